@@ -1,0 +1,150 @@
+"""The ``devsession`` command line: devices, factories, run, demo.
+
+    devsession devices
+    devsession factories --target grpc://host:2222 --device gpu:0
+    devsession run model.pb --fetch out:0 --feed x:0=x.npy --device cpu --trace trace.json
+    devsession demo
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+__all__ = ["main"]
+
+
+def _cmd_devices(args) -> int:
+    from .devices import gpu_unavailable_reason, list_local_devices
+
+    for d in list_local_devices():
+        extra = f", compute capability {d.compute_capability[0]}.{d.compute_capability[1]}" \
+            if d.compute_capability else ""
+        print(f"{d.name}  {d.device_type}  memory {d.memory_limit / 2**30:.1f} GiB  "
+              f"({d.description}{extra})")
+    reason = gpu_unavailable_reason()
+    if reason:
+        print(f"no GPU: {reason}")
+    return 0
+
+
+def _options(args):
+    from .options import SessionOptions
+
+    return SessionOptions(target=args.target, device=args.device,
+                          allow_soft_placement=not args.no_soft_placement)
+
+
+def _cmd_factories(args) -> int:
+    from .session_factory import factory_verdicts
+
+    options = _options(args)
+    verdicts = factory_verdicts(options)
+    accepted = [name for name, (_, v) in verdicts.items() if v.accepted]
+    print(f"options: target={options.target!r} device={options.device!r} "
+          f"allow_soft_placement={options.allow_soft_placement}")
+    for name, (_, verdict) in verdicts.items():
+        mark = "accepts " if verdict.accepted else "declines"
+        print(f"  {name:<16} {mark}  {verdict.reason}")
+    if len(accepted) == 1:
+        print(f"picked: {accepted[0]}")
+        return 0
+    print("error: " + ("no factory accepts these options" if not accepted else
+                       f"several factories accept these options: {', '.join(accepted)}"))
+    return 1
+
+
+def _parse_feed(text: str):
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise SystemExit(f"--feed takes NAME=FILE.npy, got {text!r}")
+    return name, np.load(path, allow_pickle=False)
+
+
+def _cmd_run(args) -> int:
+    from .graph import Graph
+    from .graph_def import import_graph_def, read_graph_def
+    from .options import RunMetadata, RunOptions
+    from .session_factory import new_session
+
+    graph = Graph()
+    import_graph_def(read_graph_def(args.graph), graph=graph)
+    feeds = dict(_parse_feed(f) for f in args.feed)
+    session = new_session(_options(args))
+    session.create(graph)
+    try:
+        metadata = RunMetadata() if args.trace else None
+        options = RunOptions(trace=bool(args.trace), timeout_s=args.timeout)
+        values = session.run(list(args.fetch), feed_dict=feeds, options=options,
+                             run_metadata=metadata)
+    finally:
+        session.close()
+    for name, value in zip(args.fetch, values):
+        if value is None:
+            print(f"{name}: ran")
+        else:
+            print(f"{name}: {value.dtype} {list(value.shape)}\n{np.array2string(value, threshold=50)}")
+    if args.out:
+        np.savez(args.out, **{n.replace(":", "_"): v for n, v in zip(args.fetch, values)
+                              if v is not None})
+        print(f"saved {args.out}")
+    if args.trace:
+        with open(args.trace, "w") as f:
+            f.write(metadata.chrome_trace())
+        print(f"trace written to {args.trace} (open in https://ui.perfetto.dev)")
+    return 0
+
+
+def _cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(json_path=args.json)
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="devsession", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("devices", help="list this machine's devices").set_defaults(fn=_cmd_devices)
+
+    def session_flags(p):
+        p.add_argument("--target", default="", help='"" (in-process) or grpc://host:port')
+        p.add_argument("--device", default="", help='"", "cpu", "gpu:0", "/device:GPU:1", ...')
+        p.add_argument("--no-soft-placement", action="store_true",
+                       help="fail instead of falling back to the CPU")
+
+    p = sub.add_parser("factories", help="which session factory serves these options, and why")
+    session_flags(p)
+    p.set_defaults(fn=_cmd_factories)
+
+    p = sub.add_parser("run", help="run a saved GraphDef")
+    p.add_argument("graph", help="a binary GraphDef file (ds.write_graph)")
+    p.add_argument("--fetch", action="append", required=True, help="tensor or op name; repeatable")
+    p.add_argument("--feed", action="append", default=[], help="NAME=FILE.npy; repeatable")
+    p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    p.add_argument("--timeout", type=float, default=None, help="deadline in seconds")
+    p.add_argument("--out", help="save the fetched arrays to this .npz file")
+    session_flags(p)
+    p.set_defaults(fn=_cmd_run)
+
+    p = sub.add_parser("demo", help="run a small model on every local device, beside numpy")
+    p.add_argument("--json", help="also write the figures to this JSON file")
+    p.set_defaults(fn=_cmd_demo)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _build_parser().parse_args(argv)
+    from .errors import OpError
+
+    try:
+        return args.fn(args)
+    except (OpError, ValueError, TypeError, OSError) as e:
+        print(f"devsession {args.command}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Device names: parse, canonicalise and merge ``/job:/replica:/task:/device:TYPE:N``.
+
+A ``DeviceSpec`` is immutable and canonical from the moment it is parsed: the device
+type is upper case ("CPU", "GPU"), "cuda" means "GPU", and the short forms users type
+("cpu", "gpu:1", "cuda:0", "/gpu:0", "/cpu:0") all parse to the same value as the long
+form.  Merging follows TF: fields set in the inner spec win, unset fields are taken
+from the outer one, so ``/job:worker/task:1`` then ``/device:GPU:0`` gives
+``/job:worker/task:1/device:GPU:0``.
+
+    >>> str(DeviceSpec.parse("gpu:1"))
+    '/device:GPU:1'
+    >>> str(DeviceSpec.parse("/job:worker/task:1").merge("cuda:0"))
+    '/job:worker/task:1/device:GPU:0'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+__all__ = ["DeviceSpec", "canonical_device"]
+
+_TYPE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU"}
+_SHORT = re.compile(r"^/?(?P<type>[A-Za-z_]+)(?::(?P<index>\d+|\*))?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceSpec:
+    """A (possibly partial) device name; unset fields are None."""
+
+    job: str | None = None
+    replica: int | None = None
+    task: int | None = None
+    device_type: str | None = None
+    device_index: int | None = None
+
+    @classmethod
+    def parse(cls, spec: "str | DeviceSpec | None") -> "DeviceSpec":
+        """Parse a device string; raises ValueError naming the part it cannot read."""
+        if spec is None:
+            return cls()
+        if isinstance(spec, DeviceSpec):
+            return spec
+        if not isinstance(spec, str):
+            raise TypeError(f"A device spec must be a string, not {type(spec).__name__}.")
+        text = spec.strip()
+        if text == "":
+            return cls()
+        short = _SHORT.match(text)
+        if short and short["type"].lower() in _TYPE_ALIASES:
+            return cls(device_type=_device_type(short["type"], spec),
+                       device_index=_index(short["index"]))
+        fields: dict = {}
+        for part in text.strip("/").split("/"):
+            if not part:
+                continue
+            key, _, rest = part.partition(":")
+            key = key.lower()
+            if key == "job" and rest:
+                fields["job"] = rest
+            elif key in ("replica", "task") and rest.isdigit():
+                fields[key] = int(rest)
+            elif key == "device" and rest:
+                dtype, _, index = rest.partition(":")
+                fields["device_type"] = _device_type(dtype, spec)
+                fields["device_index"] = _index(index or None)
+            elif key.lower() in _TYPE_ALIASES:
+                fields["device_type"] = _device_type(key, spec)
+                fields["device_index"] = _index(rest or None)
+            else:
+                raise ValueError(
+                    f"Cannot parse device spec {spec!r} at {part!r}: expected "
+                    "/job:NAME/replica:N/task:N/device:TYPE:N or a short form such as "
+                    "'cpu', 'gpu:1' or 'cuda:0'.")
+        return cls(**fields)
+
+    def merge(self, inner: "str | DeviceSpec | None") -> "DeviceSpec":
+        """This spec with every field that ``inner`` sets replaced by inner's value."""
+        inner = DeviceSpec.parse(inner)
+        fields = {f.name: getattr(inner, f.name) if getattr(inner, f.name) is not None
+                  else getattr(self, f.name) for f in dataclasses.fields(self)}
+        if inner.device_type is not None and inner.device_index is None:
+            fields["device_index"] = None
+        return DeviceSpec(**fields)
+
+    def replace(self, **changes) -> "DeviceSpec":
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def is_empty(self) -> bool:
+        return self == DeviceSpec()
+
+    @property
+    def task_key(self) -> tuple:
+        """(job, task): which process in a cluster the device belongs to."""
+        return (self.job, self.task)
+
+    def local_name(self) -> str:
+        """The device part alone, e.g. '/device:GPU:0' (index defaults to 0)."""
+        return f"/device:{self.device_type or 'CPU'}:{self.device_index or 0}"
+
+    def __str__(self) -> str:
+        parts = []
+        if self.job is not None:
+            parts.append(f"/job:{self.job}")
+        if self.replica is not None:
+            parts.append(f"/replica:{self.replica}")
+        if self.task is not None:
+            parts.append(f"/task:{self.task}")
+        if self.device_type is not None:
+            index = "*" if self.device_index is None else self.device_index
+            parts.append(f"/device:{self.device_type}:{index}")
+        return "".join(parts)
+
+    def to_string(self) -> str:
+        return str(self)
+
+
+def _device_type(text: str, spec: str) -> str:
+    canonical = _TYPE_ALIASES.get(text.lower())
+    if canonical is None:
+        raise ValueError(
+            f"Unknown device type {text!r} in {spec!r}; devsession knows CPU and GPU "
+            "(also spelled 'cpu', 'gpu', 'cuda').")
+    return canonical
+
+
+def _index(text: str | None) -> int | None:
+    return None if text in (None, "*") else int(text)
+
+
+def canonical_device(spec: "str | DeviceSpec | None") -> str:
+    """The canonical string of a device spec ('' when it sets nothing)."""
+    return str(DeviceSpec.parse(spec))

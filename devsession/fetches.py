@@ -1,0 +1,82 @@
+"""Flatten the ``fetches`` of ``Session.run`` and rebuild results in the same shape.
+
+``fetches`` may be a Tensor, an Operation, a Variable, a name, or any nesting of lists,
+tuples, namedtuples and dicts of those.  ``FetchMapper`` resolves every leaf against the
+graph once, de-duplicates them into one list of tensors and one list of target ops
+(Operations fetch None), and ``build`` puts the fetched values back into the user's
+structure.  ``make_callable`` builds a mapper once and reuses it on every call.
+"""
+
+from __future__ import annotations
+
+from .graph import Graph, Operation, Tensor
+
+__all__ = ["FetchMapper"]
+
+
+class FetchMapper:
+    """Resolved fetches: ``tensors`` and ``targets`` to run, and a rebuild function."""
+
+    def __init__(self, graph: Graph, fetches):
+        self.tensors: list[Tensor] = []
+        self.targets: list[Operation] = []
+        self._tensor_index: dict = {}
+        self._target_set: set = set()
+        self._template = self._resolve(graph, fetches)
+        self.is_single_tensor = isinstance(self._template, int)
+
+    def _leaf(self, graph: Graph, fetch):
+        try:
+            element = graph.as_graph_element(fetch)
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({_message(e)})") from None
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, "
+                            f"must be a string, Tensor or Operation. ({e})") from None
+        if isinstance(element, Operation):
+            if element not in self._target_set:
+                self._target_set.add(element)
+                self.targets.append(element)
+            return None
+        index = self._tensor_index.get(element)
+        if index is None:
+            index = self._tensor_index[element] = len(self.tensors)
+            self.tensors.append(element)
+        return index
+
+    def _resolve(self, graph: Graph, fetches):
+        if fetches is None:
+            raise TypeError("Fetch argument None has invalid type NoneType.")
+        if isinstance(fetches, dict):
+            return (type(fetches), [(k, self._resolve(graph, v)) for k, v in fetches.items()])
+        if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
+            return ("namedtuple", type(fetches), [self._resolve(graph, v) for v in fetches])
+        if isinstance(fetches, (list, tuple)):
+            return (type(fetches), [self._resolve(graph, v) for v in fetches])
+        return self._leaf(graph, fetches)
+
+    def build(self, values: list):
+        """The user's structure with each Tensor replaced by its fetched value."""
+        return _fill(self._template, values)
+
+
+def _fill(template, values):
+    if template is None:
+        return None
+    if isinstance(template, int):
+        return values[template]
+    if template[0] == "namedtuple":
+        return template[1](*[_fill(t, values) for t in template[2]])
+    kind, items = template
+    if issubclass(kind, dict):
+        out = kind() if kind is not dict else {}
+        for key, t in items:
+            out[key] = _fill(t, values)
+        return out
+    filled = [_fill(t, values) for t in items]
+    return filled if kind is list else kind(filled)
+
+
+def _message(e: Exception) -> str:
+    return e.args[0] if e.args else str(e)

@@ -1,0 +1,528 @@
+"""Graphs of operations, as TF1 builds them.
+
+A ``Graph`` owns ``Operation`` nodes in creation order (which is always a topological
+order, since an op's inputs exist before it does); each op has at most one output
+``Tensor``.  Building a node runs its ``OpDef.infer`` at once, so a dtype or shape
+mismatch is raised by the line of user code that made it.  Thread-local stacks hold the
+default graph, device scopes (merged as in TF: inner fields win), name scopes and
+control dependencies.  ``version`` counts nodes, so a session can tell what was added
+since it last looked (``Session.extend``).
+
+    g = Graph()
+    with g.as_default(), device("/job:worker/task:1"):
+        x = placeholder(float32, (None, 3), name="x")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from typing import Iterator
+
+import numpy as np
+
+from . import dtypes
+from .device_spec import DeviceSpec
+from .ops.registry import InferError, InputSpec, get_op_def
+from .tensor_shape import TensorShape
+
+__all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
+           "device", "name_scope", "control_dependencies", "convert_to_tensor"]
+
+_VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+
+
+class Tensor:
+    """The output of an ``Operation``: a symbolic value with a dtype and a static shape."""
+
+    __array_priority__ = 100  # so ndarray <op> Tensor defers to Tensor's reflected ops
+
+    def __init__(self, op: "Operation", value_index: int, dtype: dtypes.DType, shape: TensorShape):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = shape
+
+    op = property(lambda self: self._op)
+    value_index = property(lambda self: self._value_index)
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: self._shape)
+    graph = property(lambda self: self._op.graph)
+    device = property(lambda self: self._op.device)
+
+    @property
+    def name(self) -> str:
+        return f"{self._op.name}:{self._value_index}"
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    def set_shape(self, shape) -> None:
+        """Refine the static shape (as TF1's ``set_shape``); ValueError if incompatible."""
+        self._shape = self._shape.merge_with(shape)
+
+    def eval(self, feed_dict=None, session=None):
+        from .session import get_default_session
+
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate a tensor without a session: pass session= or "
+                             "use 'with ds.Session() as sess:'.")
+        return session.run(self, feed_dict=feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<ds.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+    def __bool__(self):
+        raise TypeError("Using a ds.Tensor as a Python bool is not allowed; use ds.where or "
+                        "run the graph and test the numpy value.")
+
+    def __len__(self):
+        raise TypeError(f"len() of a symbolic tensor is not defined; use .shape ('{self.name}').")
+
+    __hash__ = object.__hash__
+
+    # Operators are attached by ops/api.py, which owns the op-building functions.
+
+
+class Operation:
+    """A node: an op type, its inputs, attributes, device and control dependencies."""
+
+    def __init__(self, graph, name, op_type, inputs, attrs, device, control_inputs):
+        self._graph = graph
+        self._name = name
+        self._type = op_type
+        self._inputs = tuple(inputs)
+        self._attrs = dict(attrs)
+        self._device = device
+        self._control_inputs = tuple(control_inputs)
+        self._outputs: tuple[Tensor, ...] = ()
+
+    name = property(lambda self: self._name)
+    type = property(lambda self: self._type)
+    graph = property(lambda self: self._graph)
+    inputs = property(lambda self: self._inputs)
+    outputs = property(lambda self: self._outputs)
+    control_inputs = property(lambda self: self._control_inputs)
+    device = property(lambda self: self._device)
+    attrs = property(lambda self: dict(self._attrs))
+
+    def get_attr(self, name: str):
+        try:
+            return self._attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
+
+    def _set_device(self, device: str) -> None:
+        self._device = device
+
+    def run(self, feed_dict=None, session=None) -> None:
+        from .session import get_default_session
+
+        session = session or get_default_session()
+        if session is None:
+            raise ValueError("Cannot run an operation without a session.")
+        session.run(self, feed_dict=feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<ds.Operation '{self._name}' type={self._type}>"
+
+
+class _ThreadStacks(threading.local):
+    """Per-thread builder state, as TF1 keeps it (scopes do not leak across threads)."""
+
+    def __init__(self):
+        self.graphs: list[Graph] = []
+        self.devices: list[DeviceSpec] = []
+        self.names: list[str] = []
+        self.control: list[list[Operation] | None] = []
+
+
+_STACKS = _ThreadStacks()
+_GLOBAL_DEFAULT_LOCK = threading.Lock()
+_global_default_graph: "Graph | None" = None
+
+
+class Graph:
+    """A dataflow graph; build it inside ``with g.as_default():``."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._ops: dict[str, Operation] = {}
+        self._order: list[Operation] = []
+        self._names_in_use: dict[str, int] = {}
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self.seed: int | None = None
+
+    # --- building ---------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Graph"]:
+        _STACKS.graphs.append(self)
+        try:
+            yield self
+        finally:
+            _STACKS.graphs.pop()
+
+    def finalize(self) -> None:
+        """Forbid further changes (TF1's ``Graph.finalize``)."""
+        self._finalized = True
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    @property
+    def version(self) -> int:
+        return len(self._order)
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """``name`` inside the current name scope, made unique as TF does (x, x_1, ...)."""
+        scope = "/".join(s for s in _STACKS.names if s) if get_default_graph() is self else ""
+        full = f"{scope}/{name}" if scope else name
+        with self._lock:
+            key = full.lower()
+            count = self._names_in_use.get(key, 0)
+            candidate = full
+            if count:
+                candidate = f"{full}_{count}"
+                while candidate.lower() in self._names_in_use:
+                    count += 1
+                    candidate = f"{full}_{count}"
+            if mark_as_used:
+                self._names_in_use[key] = count + 1
+                self._names_in_use.setdefault(candidate.lower(), 1)
+        return candidate
+
+    def create_op(self, op_type: str, inputs=(), attrs=None, name: str | None = None,
+                  device: str | None = None, control_inputs=(), exact_name: bool = False) -> Operation:
+        """Create a node, inferring its output; raises ValueError/TypeError on bad inputs.
+
+        ``exact_name`` is for the GraphDef importer, whose names are already unique.
+        """
+        op_def = get_op_def(op_type)
+        inputs = list(inputs)
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Inputs of '{op_type}' must be Tensors, got {type(t).__name__}.")
+            if t.graph is not self:
+                raise ValueError(f"Tensor '{t.name}' belongs to another graph than this "
+                                 f"'{op_type}' op; build both in the same graph.")
+        if op_def.num_inputs is not None and len(inputs) != op_def.num_inputs:
+            raise ValueError(f"Op type '{op_type}' takes {op_def.num_inputs} inputs, "
+                             f"got {len(inputs)}.")
+        full_attrs = {**op_def.attr_defaults, **(attrs or {})}
+        with self._lock:
+            if self._finalized:
+                raise RuntimeError("Graph is finalized and cannot be modified.")
+            if exact_name:
+                if name in self._ops:
+                    raise ValueError(f"Duplicate node name in graph: '{name}'.")
+                if not _VALID_NAME.match(name or ""):
+                    raise ValueError(f"'{name}' is not a valid node name.")
+                self._names_in_use.setdefault(name.lower(), 1)
+            else:
+                name = self.unique_name(_clean_name(name or _default_name(op_type)))
+            specs = [InputSpec(t.dtype, t.shape, t.name) for t in inputs]
+            try:
+                out = op_def.infer(specs, full_attrs, name)
+            except InferError as e:
+                raise ValueError(str(e)) from None
+            if device is None:
+                device = str(_current_device())
+            control = list(control_inputs) + _current_control_inputs(self, inputs)
+            op = Operation(self, name, op_type, inputs, full_attrs, device,
+                           _dedupe(control))
+            if out is not None:
+                dtype, shape = out
+                op._outputs = (Tensor(op, 0, dtypes.as_dtype(dtype), TensorShape(shape)),)
+            self._ops[name] = op
+            self._order.append(op)
+        return op
+
+    # --- lookup -------------------------------------------------------------------
+
+    def get_operations(self) -> list[Operation]:
+        with self._lock:
+            return list(self._order)
+
+    def operations_since(self, version: int) -> list[Operation]:
+        with self._lock:
+            return self._order[version:]
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings, not {type(name).__name__}.")
+        if ":" in name:
+            raise ValueError(f"Name '{name}' looks like a Tensor name; an Operation name has "
+                             f"no ':' (did you mean '{name.split(':')[0]}'?).")
+        try:
+            return self._ops[name]
+        except KeyError:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph."
+                           f"{_did_you_mean(name, self._ops)}") from None
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        if not isinstance(name, str) or ":" not in name:
+            raise ValueError(f"The name '{name}' looks like an Operation name; a Tensor name "
+                             f"is 'op_name:output_index' (e.g. '{name}:0').")
+        op_name, _, index = name.rpartition(":")
+        op = self.get_operation_by_name(op_name)
+        if not index.isdigit() or int(index) >= len(op.outputs):
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist: "
+                           f"operation '{op_name}' has {len(op.outputs)} output(s).")
+        return op.outputs[int(index)]
+
+    def as_graph_element(self, obj, allow_tensor: bool = True, allow_operation: bool = True):
+        """Resolve a Tensor, Operation, Variable or name to an element of this graph."""
+        if hasattr(obj, "_as_graph_element"):
+            obj = obj._as_graph_element()
+        if isinstance(obj, str):
+            if ":" in obj:
+                if not allow_tensor:
+                    raise ValueError(f"Expected an Operation name, got tensor name '{obj}'.")
+                return self.get_tensor_by_name(obj)
+            if not allow_operation:
+                raise ValueError(f"Expected a Tensor name, got operation name '{obj}'.")
+            return self.get_operation_by_name(obj)
+        if isinstance(obj, (Tensor, Operation)):
+            if obj.graph is not self:
+                raise ValueError(f"{obj!r} is not an element of this graph.")
+            if isinstance(obj, Tensor) and not allow_tensor:
+                raise ValueError(f"Expected an Operation, got {obj!r}.")
+            if isinstance(obj, Operation) and not allow_operation:
+                raise ValueError(f"Expected a Tensor, got {obj!r}.")
+            return obj
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a graph element: {obj!r}.")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._ops
+
+    # --- collections ----------------------------------------------------------------
+
+    def add_to_collection(self, name: str, value) -> None:
+        with self._lock:
+            self._collections.setdefault(name, []).append(value)
+
+    def get_collection(self, name: str) -> list:
+        with self._lock:
+            return list(self._collections.get(name, []))
+
+    # --- scopes (methods, as TF1 has them) ------------------------------------------
+
+    def device(self, spec):
+        return device(spec)
+
+    def name_scope(self, name):
+        return name_scope(name)
+
+    def control_dependencies(self, control_inputs):
+        return control_dependencies(control_inputs)
+
+    # --- serialisation --------------------------------------------------------------
+
+    def as_graph_def(self):
+        from .graph_def import graph_to_graph_def
+
+        return graph_to_graph_def(self)
+
+
+def _default_name(op_type: str) -> str:
+    return {"ConcatV2": "concat", "SelectV2": "where", "RealDiv": "truediv", "VariableV2":
+            "Variable", "RandomStandardNormal": "random_normal", "RandomUniform":
+            "random_uniform", "MatMul": "MatMul"}.get(op_type, op_type)
+
+
+def _clean_name(name: str) -> str:
+    name = name.rstrip("/")
+    if not _VALID_NAME.match(name):
+        raise ValueError(f"'{name}' is not a valid node name: use letters, digits, '.', '_', "
+                         "'-' and '/'.")
+    return name
+
+
+def _dedupe(ops):
+    seen, out = set(), []
+    for op in ops:
+        if id(op) not in seen:
+            seen.add(id(op))
+            out.append(op)
+    return out
+
+
+def _did_you_mean(name: str, names) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+# --- default graph and scopes --------------------------------------------------------
+
+def get_default_graph() -> Graph:
+    """The innermost ``as_default()`` graph of this thread, else the global one."""
+    if _STACKS.graphs:
+        return _STACKS.graphs[-1]
+    global _global_default_graph
+    with _GLOBAL_DEFAULT_LOCK:
+        if _global_default_graph is None:
+            _global_default_graph = Graph()
+        return _global_default_graph
+
+
+def reset_default_graph() -> None:
+    """Replace the global default graph with a new, empty one."""
+    if _STACKS.graphs:
+        raise AssertionError("Do not use reset_default_graph() inside a graph's as_default().")
+    global _global_default_graph
+    with _GLOBAL_DEFAULT_LOCK:
+        _global_default_graph = Graph()
+
+
+def _current_device() -> DeviceSpec:
+    spec = DeviceSpec()
+    for d in _STACKS.devices:
+        spec = spec.merge(d)
+    return spec
+
+
+@contextlib.contextmanager
+def device(spec):
+    """Place the nodes built inside on ``spec``; nested scopes merge as in TF.
+
+    ``device(None)`` clears the placement inherited from outer scopes.
+    """
+    if spec is None:
+        saved = list(_STACKS.devices)
+        _STACKS.devices.clear()
+        try:
+            yield
+        finally:
+            _STACKS.devices[:] = saved
+        return
+    _STACKS.devices.append(DeviceSpec.parse(spec))
+    try:
+        yield
+    finally:
+        _STACKS.devices.pop()
+
+
+@contextlib.contextmanager
+def name_scope(name: str | None):
+    """Prefix the names of nodes built inside with ``name/`` (unique in the graph)."""
+    if not name:
+        saved = list(_STACKS.names)
+        _STACKS.names.clear()
+        try:
+            yield ""
+        finally:
+            _STACKS.names[:] = saved
+        return
+    graph = get_default_graph()
+    unique = graph.unique_name(name.rstrip("/")) if not name.endswith("/") else name.rstrip("/")
+    saved = list(_STACKS.names)
+    _STACKS.names[:] = [unique]
+    try:
+        yield unique + "/"
+    finally:
+        _STACKS.names[:] = saved
+
+
+@contextlib.contextmanager
+def control_dependencies(control_inputs):
+    """Make nodes built inside run after ``control_inputs`` (None clears outer ones)."""
+    if control_inputs is None:
+        _STACKS.control.append(None)
+    else:
+        graph = get_default_graph()
+        ops = []
+        for c in control_inputs:
+            element = graph.as_graph_element(c)
+            ops.append(element.op if isinstance(element, Tensor) else element)
+        _STACKS.control.append(ops)
+    try:
+        yield
+    finally:
+        _STACKS.control.pop()
+
+
+def _current_control_inputs(graph: Graph, inputs) -> list:
+    ops: list = []
+    for entry in reversed(_STACKS.control):
+        if entry is None:
+            break
+        ops.extend(op for op in entry if op.graph is graph)
+    input_ops = {id(t.op) for t in inputs}
+    return [op for op in ops if id(op) not in input_ops]
+
+
+def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph | None = None,
+                      dtype_hint=None) -> Tensor:
+    """A Tensor for ``value``: Tensors pass through, Variables give their value, anything
+    numpy can hold becomes a Const node (Python floats float32, ints int32, as in TF1).
+
+    ``dtype`` is required (TypeError if the value cannot be it without loss);
+    ``dtype_hint`` is preferred for Python values when the conversion is exact.
+    """
+    if hasattr(value, "_as_tensor"):
+        value = value._as_tensor()
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
+            raise TypeError(f"Tensor '{value.name}' has dtype {value.dtype.name}, but "
+                            f"{dtypes.as_dtype(dtype).name} is required here.")
+        return value
+    if isinstance(value, Operation):
+        raise TypeError(f"Operation '{value.name}' has no value; pass one of its outputs.")
+    from .ops.api import constant
+
+    want = dtype if dtype is not None else dtype_hint
+    array = _python_value_to_array(value, want, strict=dtype is not None)
+    return constant(array, name=name or "Const", graph=graph)
+
+
+def _python_value_to_array(value, want, strict: bool) -> np.ndarray:
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        array = np.asarray(value)
+        natural = array.dtype
+    else:
+        array = np.asarray(value)
+        if array.dtype == np.float64:
+            natural = np.dtype(np.float32)
+        elif array.dtype.kind in "iu":
+            natural = np.dtype(np.int32) if _fits(array, np.int32) else np.dtype(np.int64)
+        else:
+            natural = array.dtype
+    if array.dtype == object or array.dtype.kind not in "fiub":
+        raise TypeError(f"Cannot convert {value!r} to a tensor: devsession holds numbers and "
+                        f"bools only.")
+    if want is None:
+        return _cast_exact(array, natural, value)
+    want = dtypes.as_dtype(want).np
+    if array.dtype == want:
+        return array
+    if np.can_cast(array.dtype, want, casting="same_kind") or _values_exact(array, want):
+        return _cast_exact(array, want, value)
+    if strict:
+        raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {want.name} without "
+                        f"losing information.")
+    return _cast_exact(array, natural, value)
+
+
+def _fits(array: np.ndarray, dtype) -> bool:
+    info = np.iinfo(dtype)
+    return array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
+
+
+def _values_exact(array: np.ndarray, dtype) -> bool:
+    with np.errstate(all="ignore"):
+        converted = array.astype(dtype)
+        return bool(np.array_equal(converted.astype(array.dtype), array))
+
+
+def _cast_exact(array: np.ndarray, dtype, value) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and array.dtype.kind in "iu" and not _fits(array, dtype):
+        raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
+    return array.astype(dtype, copy=False)

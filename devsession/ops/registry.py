@@ -1,0 +1,92 @@
+"""The op registry: one ``OpDef`` per op type, the single place an op is described.
+
+An ``OpDef`` says how many inputs an op takes, which of them are references to a
+variable rather than values, and how its output dtype and static shape follow from its
+inputs and attributes.  The graph builder calls ``infer`` when a node is created (so a
+shape mismatch is a ``ValueError`` at build time), the GraphDef importer calls it again
+on every imported node, and the optimizer reads the ``elementwise`` and ``stateful``
+flags.  Adding an op is one ``register_op`` call plus its kernels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Callable, Mapping, Sequence
+
+from ..dtypes import DType
+from ..tensor_shape import TensorShape
+
+__all__ = ["OpDef", "InputSpec", "register_op", "get_op_def", "registered_ops", "InferError"]
+
+
+@dataclasses.dataclass(frozen=True)
+class InputSpec:
+    """What ``infer`` sees of one input: its dtype, static shape and display name."""
+
+    dtype: DType
+    shape: TensorShape
+    name: str
+
+
+# infer(inputs, attrs, node_name) -> (dtype, shape) of the one output, or None
+InferFn = Callable[[Sequence[InputSpec], Mapping[str, object], str], "tuple | None"]
+
+
+class InferError(ValueError):
+    """Raised by an infer function; the graph re-raises it as ValueError or TypeError."""
+
+
+@dataclasses.dataclass(frozen=True)
+class OpDef:
+    """The description of an op type.
+
+    ``num_inputs`` is an int, or None for a variadic op (ConcatV2).  ``ref_inputs`` are
+    input positions that name a variable to mutate (Assign's first input) rather than
+    read.  ``stateful`` ops are never folded, merged or pruned as duplicates.
+    ``elementwise`` ops map inputs to outputs element by element with broadcasting,
+    so regions of them can be fused into one kernel.
+    """
+
+    name: str
+    infer: InferFn
+    num_inputs: int | None
+    attr_defaults: Mapping[str, object] = dataclasses.field(default_factory=dict)
+    ref_inputs: tuple = ()
+    stateful: bool = False
+    elementwise: bool = False
+    has_output: bool = True
+
+
+_OPS: dict[str, OpDef] = {}
+_LOCK = threading.Lock()
+
+
+def register_op(op_def: OpDef) -> OpDef:
+    """Add an op type; raises ``AlreadyExistsError`` if the name is taken."""
+    from ..errors import AlreadyExistsError
+
+    with _LOCK:
+        if op_def.name in _OPS:
+            raise AlreadyExistsError(f"Op type '{op_def.name}' is already registered.")
+        _OPS[op_def.name] = op_def
+    return op_def
+
+
+def get_op_def(op_type: str) -> OpDef:
+    """The OpDef for ``op_type``; raises ``NotFoundError`` listing the known ops."""
+    try:
+        return _OPS[op_type]
+    except KeyError:
+        from ..errors import NotFoundError
+        import difflib
+
+        close = difflib.get_close_matches(op_type, _OPS, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        raise NotFoundError(
+            f"Op type not registered '{op_type}'.{hint} Known ops: "
+            f"{', '.join(sorted(_OPS))}.") from None
+
+
+def registered_ops() -> frozenset[str]:
+    return frozenset(_OPS)

@@ -1,0 +1,121 @@
+"""Value types users hand to sessions: ``SessionOptions``, ``RunOptions``, ``RunMetadata``.
+
+``SessionOptions`` is immutable and canonical once built (the device string is parsed
+and rewritten in its long form), so factories compare options without re-parsing and
+an options object can key a cache.  ``RunMetadata`` is the one mutable type: a run with
+``RunOptions(trace=True)`` appends its per-node step stats to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+
+from .device_spec import DeviceSpec
+
+__all__ = ["SessionOptions", "RunOptions", "RunMetadata", "NodeStats"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionOptions:
+    """How and where a session runs; see API.md.
+
+    ``device`` is the default device for nodes without their own placement: "" means
+    the best local device (GPU:0 when one is present, else CPU:0).
+    """
+
+    target: str = ""
+    device: str = ""
+    allow_soft_placement: bool = True
+    log_device_placement: bool = False
+    inter_op_threads: int = 0
+    intra_op_threads: int = 0
+    operation_timeout_s: float | None = None
+    config: tuple = ()   # extra (key, value) pairs for third-party factories
+
+    def __post_init__(self):
+        if not isinstance(self.target, str):
+            raise TypeError(f"SessionOptions.target must be a string, not {self.target!r}.")
+        object.__setattr__(self, "target", self.target.strip())
+        object.__setattr__(self, "device", str(DeviceSpec.parse(self.device)))
+        if self.operation_timeout_s is not None and self.operation_timeout_s <= 0:
+            raise ValueError("operation_timeout_s must be positive or None.")
+        for name in ("inter_op_threads", "intra_op_threads"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0 (0 picks from the machine).")
+        if isinstance(self.config, dict):
+            object.__setattr__(self, "config", tuple(sorted(self.config.items())))
+
+    @property
+    def device_spec(self) -> DeviceSpec:
+        return DeviceSpec.parse(self.device)
+
+    @property
+    def is_local(self) -> bool:
+        return self.target in ("", "local")
+
+    def get(self, key: str, default=None):
+        """A value from ``config`` (third-party factory settings)."""
+        return dict(self.config).get(key, default)
+
+    def replace(self, **changes) -> "SessionOptions":
+        return dataclasses.replace(self, **changes)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOptions:
+    """Per-``run`` options: a deadline and whether to trace node timings."""
+
+    timeout_s: float | None = None
+    trace: bool = False
+
+    def __post_init__(self):
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            raise ValueError("RunOptions.timeout_s must be positive or None.")
+
+
+@dataclasses.dataclass(frozen=True)
+class NodeStats:
+    """One node's execution in a traced step; times in seconds since the epoch."""
+
+    node: str
+    op: str
+    device: str
+    start: float
+    duration: float
+    thread: int = 0
+
+
+class RunMetadata:
+    """Receives step stats from a traced run; ``chrome_trace()`` renders them."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.step_stats: list[NodeStats] = []
+        self.partition_graphs: list = []
+
+    def add(self, stats: list[NodeStats]) -> None:
+        with self._lock:
+            self.step_stats.extend(stats)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.step_stats.clear()
+
+    def devices(self) -> set[str]:
+        return {s.device for s in self.step_stats}
+
+    def chrome_trace(self) -> str:
+        """Trace Event Format JSON, loadable in chrome://tracing or Perfetto."""
+        devices = sorted(self.devices())
+        pid_of = {d: i for i, d in enumerate(devices)}
+        events = [{"name": "process_name", "ph": "M", "pid": pid_of[d], "tid": 0,
+                   "args": {"name": d}} for d in devices]
+        for s in self.step_stats:
+            events.append({
+                "name": s.node, "cat": s.op, "ph": "X", "pid": pid_of[s.device],
+                "tid": s.thread, "ts": s.start * 1e6, "dur": s.duration * 1e6,
+                "args": {"op": s.op, "node": s.node, "device": s.device},
+            })
+        return json.dumps({"traceEvents": events, "displayTimeUnit": "ms"})

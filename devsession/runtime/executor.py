@@ -1,0 +1,86 @@
+"""Run a ``Plan``: the hot path of every session.
+
+``execute`` walks the plan's steps in order, feeding each kernel the values in its input
+slots and storing its result; it checks the step deadline between kernels, records
+per-node timings only when tracing, and frees each intermediate after its last reader.
+Errors leave here as ``OpError`` subclasses naming the node: a kernel's own OpError
+keeps its class, numpy's complaints become ``InvalidArgumentError``, running out of
+memory ``ResourceExhaustedError``, anything else ``InternalError``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..errors import (DeadlineExceededError, InternalError, InvalidArgumentError, OpError,
+                      ResourceExhaustedError)
+from ..options import NodeStats
+from .plan import Plan
+
+__all__ = ["execute"]
+
+
+def execute(plan: Plan, feed_values, deadline: float | None = None,
+            stats: list | None = None) -> list:
+    """Run ``plan`` with ``feed_values`` (one per feed slot); returns the fetched values.
+
+    ``deadline`` is a ``time.monotonic()`` value; ``stats`` (a list) receives NodeStats.
+    """
+    slots = [None] * plan.num_slots
+    for slot, value in zip(plan.feed_slots, feed_values):
+        slots[slot] = value
+    if stats is None and deadline is None:
+        for step in plan.steps:
+            try:
+                result = step.kernel(*[slots[i] for i in step.inputs])
+            except Exception as e:
+                _raise_node_error(e, step)
+            if step.output >= 0:
+                slots[step.output] = result
+            for i in step.frees:
+                slots[i] = None
+    else:
+        _execute_checked(plan, slots, deadline, stats)
+    return [slots[i] for i in plan.fetch_slots]
+
+
+def _execute_checked(plan: Plan, slots: list, deadline, stats) -> None:
+    thread = threading.get_ident() % 1_000_000
+    for step in plan.steps:
+        if deadline is not None and time.monotonic() > deadline:
+            raise DeadlineExceededError(
+                f"Timed out before running node '{step.name}': the step's deadline passed "
+                f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
+                step.name)
+        start_wall, start = time.time(), time.perf_counter()
+        try:
+            result = step.kernel(*[slots[i] for i in step.inputs])
+        except Exception as e:
+            _raise_node_error(e, step)
+        if stats is not None:
+            stats.append(NodeStats(step.name, step.op_type, step.device, start_wall,
+                                   time.perf_counter() - start, thread))
+        if step.output >= 0:
+            slots[step.output] = result
+        for i in step.frees:
+            slots[i] = None
+    if deadline is not None and time.monotonic() > deadline:
+        raise DeadlineExceededError("The step finished after its deadline passed.")
+
+
+def _raise_node_error(e: Exception, step) -> None:
+    if isinstance(e, OpError):
+        if e.node_name is None:
+            e.node_name = step.name
+        raise e
+    raise _node_error(e, step) from e
+
+
+def _node_error(e: Exception, step) -> OpError:
+    where = f"node '{step.name}' ({step.op_type} on {step.device})"
+    if isinstance(e, MemoryError):
+        return ResourceExhaustedError(f"Out of memory in {where}: {e}", step.name)
+    if isinstance(e, (ValueError, TypeError, IndexError)):
+        return InvalidArgumentError(f"{where} failed: {e}", step.name)
+    return InternalError(f"{where} failed: {type(e).__name__}: {e}", step.name)

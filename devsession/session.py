@@ -1,0 +1,301 @@
+"""The TF1 session surface shared by every session type.
+
+``BaseSession`` implements ``run``, ``make_callable``, feeds, fetch structures, the
+closed state and the default-session stack; a concrete session (direct, gRPC) supplies
+only ``_prepare(feeds, fetches, targets)``, which returns a function that runs one step
+on already-validated numpy feeds and returns the fetched arrays.  ``run`` resolves and
+validates everything before any kernel runs, so bad input costs nothing and leaves the
+session usable.
+
+``ds.Session(target, graph, options)`` is the convenience constructor: it builds options,
+asks the factory registry for a session, creates it with the graph, and returns it.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import threading
+import time
+
+import numpy as np
+
+from .errors import InvalidArgumentError
+from .fetches import FetchMapper
+from .graph import Graph, Tensor, get_default_graph
+from .options import RunMetadata, RunOptions, SessionOptions
+
+__all__ = ["BaseSession", "Session", "get_default_session", "validate_feed"]
+
+_CLOSED_MESSAGE = "Attempted to use a closed Session."
+
+
+class _DefaultSessions(threading.local):
+    def __init__(self):
+        self.stack: list = []
+
+
+_DEFAULTS = _DefaultSessions()
+
+
+def get_default_session():
+    """The innermost session entered with ``with sess:`` in this thread, or None."""
+    return _DEFAULTS.stack[-1] if _DEFAULTS.stack else None
+
+
+def validate_feed(tensor: Tensor, value) -> np.ndarray:
+    """``value`` as an array of ``tensor``'s dtype; ValueError for a wrong dtype or shape."""
+    want = tensor.dtype.np
+    if type(value) is np.ndarray and value.dtype == want:
+        array = value
+    elif hasattr(value, "__cuda_array_interface__") and getattr(value, "dtype", None) == want:
+        array = value
+    else:
+        if isinstance(value, (Tensor, Graph)) or hasattr(value, "_as_tensor"):
+            raise TypeError(f"The value of a feed cannot be a ds.Tensor ('{tensor.name}'); "
+                            f"feed numpy arrays or Python values.")
+        array = np.asarray(value)
+        if array.dtype != want:
+            if array.dtype.kind not in "fiub":
+                raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
+                                 f"'{tensor.name}' of dtype {tensor.dtype.name}.")
+            if not (np.can_cast(array.dtype, want, casting="same_kind") or
+                    _exact(array, want)):
+                raise ValueError(
+                    f"Cannot feed value of dtype {array.dtype.name} to tensor '{tensor.name}' "
+                    f"of dtype {tensor.dtype.name} without losing information; convert it "
+                    f"first (e.g. value.astype(np.{want.name})).")
+            array = array.astype(want)
+    dims = tensor.shape.dims
+    if dims is not None:
+        shape = array.shape
+        if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+            raise ValueError(f"Cannot feed value of shape {tuple(shape)} for Tensor "
+                             f"'{tensor.name}', which has shape {tensor.shape}.")
+    return array
+
+
+def _exact(array: np.ndarray, dtype) -> bool:
+    if array.size > 1024:  # checking every element of a big array is not worth it
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.array_equal(array.astype(dtype).astype(array.dtype), array))
+
+
+class BaseSession:
+    """A session bound to one graph; subclasses implement ``_prepare``."""
+
+    def __init__(self, options: SessionOptions):
+        self._options = options
+        self._graph: Graph | None = None
+        self._closed = False
+        self._lock = threading.RLock()
+
+    # --- the subclass interface ------------------------------------------------------
+
+    def _prepare(self, feeds: tuple, fetches: tuple, targets: tuple):
+        """A function ``step(feed_values, deadline, stats) -> list of fetched arrays``."""
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        """Release what the session holds (called once)."""
+
+    def list_devices(self) -> list:
+        raise NotImplementedError
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    @property
+    def options(self) -> SessionOptions:
+        return self._options
+
+    @property
+    def graph(self) -> Graph:
+        return self._graph
+
+    @property
+    def sess_str(self) -> str:
+        return self._options.target
+
+    def create(self, graph=None) -> "BaseSession":
+        """Bind the session to ``graph`` (a Graph, or a GraphDef imported into a new one)."""
+        self._check_open()
+        with self._lock:
+            if self._graph is not None:
+                raise InvalidArgumentError("Session.create() was already called; use "
+                                           "extend() to add nodes.")
+            if graph is None:
+                graph = get_default_graph()
+            elif not isinstance(graph, Graph):
+                from .graph_def import import_graph_def
+
+                graph_def, graph = graph, Graph()
+                import_graph_def(graph_def, graph=graph)
+            self._graph = graph
+        return self
+
+    def extend(self, graph_def) -> None:
+        """Add nodes: a GraphDef's nodes are imported; the session's own Graph may just
+        have grown, which the session sees without being told."""
+        self._check_open()
+        if self._graph is None:
+            self.create(graph_def)
+        elif isinstance(graph_def, Graph):
+            if graph_def is not self._graph:
+                raise InvalidArgumentError("extend() takes the session's own graph or a "
+                                           "GraphDef of new nodes.")
+        else:
+            from .graph_def import import_graph_def
+
+            import_graph_def(graph_def, graph=self._graph)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError(_CLOSED_MESSAGE)
+
+    def __enter__(self):
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._default_ctx.__exit__(*exc)
+        self.close()
+        return False
+
+    @contextlib.contextmanager
+    def as_default(self):
+        """Make this the default session (and its graph the default graph) inside."""
+        graph_ctx = self._graph.as_default() if self._graph is not None else \
+            contextlib.nullcontext()
+        with graph_ctx:
+            _DEFAULTS.stack.append(self)
+            try:
+                yield self
+            finally:
+                _DEFAULTS.stack.remove(self)
+
+    def __del__(self):
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:
+            pass
+
+    # --- running ---------------------------------------------------------------------------
+
+    def run(self, fetches, feed_dict=None, options: RunOptions | None = None,
+            run_metadata: RunMetadata | None = None):
+        """Run the graph for ``fetches``; returns values in the same structure (see API.md)."""
+        self._check_open()
+        if self._graph is None:
+            self.create()
+        mapper = FetchMapper(self._graph, fetches)
+        feeds, values = self._resolve_feeds(feed_dict)
+        if not mapper.tensors and not mapper.targets:
+            return mapper.build([])
+        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets))
+        return mapper.build(self._call_step(step, values, options, run_metadata))
+
+    def make_callable(self, fetches, feed_list=None, accept_options: bool = False):
+        """A function of the feeds (in ``feed_list`` order) that runs the fetches.
+
+        Fetches, feeds and the plan are resolved once, so each call only validates the
+        feed values and runs the kernels.
+        """
+        self._check_open()
+        if self._graph is None:
+            self.create()
+        mapper = FetchMapper(self._graph, fetches)
+        feeds = tuple(self._feed_tensor(key) for key in (feed_list or ()))
+        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets)) if (
+            mapper.tensors or mapper.targets) else None
+        session = self
+        timeout = self._options.operation_timeout_s
+        build, single = mapper.build, mapper.is_single_tensor
+
+        def run_callable(*feed_values, options=None, run_metadata=None):
+            if session._closed:
+                raise RuntimeError(_CLOSED_MESSAGE)
+            if len(feed_values) != len(feeds):
+                raise TypeError(f"This callable takes {len(feeds)} feed value(s), got "
+                                f"{len(feed_values)}.")
+            values = [validate_feed(t, v) for t, v in zip(feeds, feed_values)]
+            if step is None:
+                return build([])
+            if options is None and run_metadata is None and timeout is None:
+                out = step(values, None, None)
+            else:
+                out = session._call_step(step, values, options, run_metadata)
+            return out[0] if single else build(out)
+
+        return run_callable
+
+    def _call_step(self, step, values, options, run_metadata) -> list:
+        timeout = options.timeout_s if options is not None and options.timeout_s else \
+            self._options.operation_timeout_s
+        deadline = time.monotonic() + timeout if timeout else None
+        stats = [] if (options is not None and options.trace) else None
+        out = step(values, deadline, stats)
+        if stats is not None and run_metadata is not None:
+            run_metadata.add(stats)
+        return out
+
+    # --- feeds -------------------------------------------------------------------------------
+
+    def _feed_tensor(self, key) -> Tensor:
+        try:
+            element = self._graph.as_graph_element(key)
+        except (KeyError, ValueError, TypeError) as e:
+            raise ValueError(f"Cannot interpret feed_dict key {key!r} as a Tensor: "
+                             f"{e.args[0] if e.args else e}") from None
+        if not isinstance(element, Tensor):
+            if element.outputs:
+                return element.outputs[0]
+            raise ValueError(f"Cannot feed operation '{element.name}': it has no output.")
+        return element
+
+    def _resolve_feeds(self, feed_dict) -> tuple[tuple, list]:
+        if not feed_dict:
+            return (), []
+        tensors, values = [], []
+        for key, value in feed_dict.items():
+            tensor = self._feed_tensor(key)
+            tensors.append(tensor)
+            values.append(validate_feed(tensor, value))
+        if len(set(tensors)) != len(tensors):
+            raise ValueError("The same tensor is fed twice in feed_dict (by object and by name).")
+        return tuple(tensors), values
+
+
+class Session(abc.ABC):
+    """``ds.Session(target="", graph=None, options=None)``: a ready, created session.
+
+    Returns the session the one accepting factory makes (e.g. a DirectSession), which
+    counts as a ``ds.Session`` for ``isinstance``.
+    """
+
+    def __new__(cls, target: str = "", graph=None, options: SessionOptions | None = None,
+                config=None):
+        from .session_factory import new_session
+
+        options = options or config or SessionOptions()
+        if target:
+            options = options.replace(target=target)
+        session = new_session(options)
+        session.create(graph)
+        return session
+
+
+Session.register(BaseSession)

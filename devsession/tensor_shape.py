@@ -1,0 +1,154 @@
+"""Static tensor shapes with unknown dimensions, as TF1's ``TensorShape``.
+
+A shape is either of unknown rank (``dims is None``) or a tuple whose entries are ints
+or None (unknown).  Shapes compare equal to plain tuples and lists, so tests can write
+``t.shape == (None, 3)``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = ["TensorShape", "as_shape", "broadcast_static"]
+
+
+class TensorShape:
+    """Immutable static shape; ``TensorShape(None)`` has unknown rank."""
+
+    __slots__ = ("_dims",)
+
+    def __init__(self, dims: Iterable | None):
+        if dims is None:
+            self._dims = None
+        elif isinstance(dims, TensorShape):
+            self._dims = dims._dims
+        else:
+            out = []
+            for d in dims:
+                if d is None:
+                    out.append(None)
+                else:
+                    d = int(d)
+                    if d < 0:
+                        raise ValueError(f"Dimension {d} must be >= 0 or None.")
+                    out.append(d)
+            self._dims = tuple(out)
+
+    @property
+    def dims(self) -> tuple | None:
+        return self._dims
+
+    @property
+    def ndims(self) -> int | None:
+        return None if self._dims is None else len(self._dims)
+
+    rank = ndims
+
+    def as_list(self) -> list:
+        if self._dims is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self._dims)
+
+    def as_tuple(self) -> tuple | None:
+        return self._dims
+
+    def is_fully_defined(self) -> bool:
+        return self._dims is not None and all(d is not None for d in self._dims)
+
+    def num_elements(self) -> int | None:
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self._dims:
+            n *= d
+        return n
+
+    def is_compatible_with(self, other) -> bool:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return True
+        if len(self._dims) != len(other._dims):
+            return False
+        return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def merge_with(self, other) -> "TensorShape":
+        other = as_shape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible.")
+        if self._dims is None:
+            return other
+        if other._dims is None:
+            return self
+        return TensorShape(a if a is not None else b for a, b in zip(self._dims, other._dims))
+
+    def __len__(self) -> int:
+        if self._dims is None:
+            raise ValueError("Cannot take the length of a shape with unknown rank.")
+        return len(self._dims)
+
+    def __iter__(self):
+        if self._dims is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self._dims)
+
+    def __getitem__(self, key):
+        if self._dims is None:
+            return None if isinstance(key, int) else TensorShape(None)
+        got = self._dims[key]
+        return TensorShape(got) if isinstance(key, slice) else got
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, TensorShape):
+            return self._dims == other._dims
+        if isinstance(other, (tuple, list)):
+            return self._dims is not None and self._dims == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._dims)
+
+    def __repr__(self) -> str:
+        if self._dims is None:
+            return "TensorShape(None)"
+        return f"TensorShape({list(self._dims)})"
+
+    def __str__(self) -> str:
+        if self._dims is None:
+            return "<unknown>"
+        inner = ", ".join("?" if d is None else str(d) for d in self._dims)
+        return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
+
+
+def as_shape(value) -> TensorShape:
+    """A TensorShape from a TensorShape, a tuple/list of ints-or-None, or None."""
+    if isinstance(value, TensorShape):
+        return value
+    if isinstance(value, int):
+        return TensorShape((value,))
+    return TensorShape(value)
+
+
+def broadcast_static(a: TensorShape, b: TensorShape) -> TensorShape:
+    """numpy's broadcasting rule on static shapes.
+
+    Raises ValueError when two known dimensions differ and neither is 1.
+    """
+    if a.dims is None or b.dims is None:
+        return TensorShape(None)
+    x, y = a.dims, b.dims
+    n = max(len(x), len(y))
+    x = (1,) * (n - len(x)) + x
+    y = (1,) * (n - len(y)) + y
+    out = []
+    for p, q in zip(x, y):
+        if p == 1:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None:
+            out.append(q)
+        elif q is None or p == q:
+            out.append(p)
+        else:
+            raise ValueError(f"Dimensions {p} and {q} are not broadcastable.")
+    return TensorShape(out)

@@ -1,0 +1,49 @@
+"""Shared fixtures: a fresh default graph per test, a registry that tests may change, and
+``make_session``, which runs a test once per session type (tests/sessions.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))  # so tests can import sessions.py
+
+import devsession as ds
+from devsession.session_factory import SessionFactory
+
+
+@pytest.fixture(autouse=True)
+def fresh_default_graph():
+    ds.reset_default_graph()
+    yield
+    ds.reset_default_graph()
+
+
+@pytest.fixture
+def isolated_registry():
+    """Lets a test register factories; restores the registry afterwards."""
+    ds.registered_session_factories()  # make sure the built-ins are in before we snapshot
+    saved = dict(SessionFactory._factories)
+    yield SessionFactory
+    with SessionFactory._lock:
+        SessionFactory._factories.clear()
+        SessionFactory._factories.update(saved)
+
+
+@pytest.fixture(params=sorted(__import__("sessions").SESSION_MAKERS))
+def make_session(request):
+    """Builds sessions of each type in the conformance suite and closes them after."""
+    from sessions import SESSION_MAKERS
+
+    made = []
+
+    def make(graph=None, **overrides):
+        session = SESSION_MAKERS[request.param](graph, **overrides)
+        made.append(session)
+        return session
+
+    yield make
+    for session in made:
+        session.close()

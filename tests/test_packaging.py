@@ -1,0 +1,49 @@
+"""Packaging facts: lazy imports, the checked-in protobuf code, the kernels mapping."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_import_devsession_loads_no_heavy_dependency():
+    code = ("import sys, devsession as ds; g = ds.Graph(); "
+            "print(sorted(m for m in ('numba', 'cupy', 'grpc') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_kernels_are_installed_under_the_package():
+    import devsession.kernels
+
+    assert devsession.kernels.__name__ == "devsession.kernels"
+    assert os.path.samefile(os.path.dirname(devsession.kernels.__file__),
+                            os.path.join(ROOT, "kernels")) or "site-packages" in \
+        devsession.kernels.__file__
+
+
+def test_generated_protobuf_code_matches_proto_files():
+    pytest.importorskip("grpc_tools.protoc", reason="grpcio-tools not installed")
+    proto_dir = os.path.join(ROOT, "devsession", "proto")
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run(["bash", os.path.join(ROOT, "ci", "gen-proto"), out], check=True,
+                       env={**os.environ, "PYTHON": sys.executable})
+        generated = sorted(os.listdir(out))
+        assert "graph_pb2.py" in generated
+        for name in generated:
+            with open(os.path.join(out, name)) as f, \
+                    open(os.path.join(proto_dir, name)) as checked_in:
+                assert f.read() == checked_in.read(), (
+                    f"devsession/proto/{name} is stale: regenerate with ci/gen-proto")
+
+
+def test_protobuf_runtime_accepts_generated_code():
+    from devsession.proto import graph_pb2
+
+    assert graph_pb2.GraphDef().version == 0
