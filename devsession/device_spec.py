@@ -49,7 +49,7 @@ class DeviceSpec:
         short = _SHORT.match(text)
         if short and short["type"].lower() in _TYPE_ALIASES:
             return cls(device_type=_device_type(short["type"], spec),
-                       device_index=_index(short["index"]))
+                       device_index=_index(short["index"], spec))
         fields: dict = {}
         for part in text.strip("/").split("/"):
             if not part:
@@ -63,10 +63,10 @@ class DeviceSpec:
             elif key == "device" and rest:
                 dtype, _, index = rest.partition(":")
                 fields["device_type"] = _device_type(dtype, spec)
-                fields["device_index"] = _index(index or None)
+                fields["device_index"] = _index(index or None, spec)
             elif key.lower() in _TYPE_ALIASES:
                 fields["device_type"] = _device_type(key, spec)
-                fields["device_index"] = _index(rest or None)
+                fields["device_index"] = _index(rest or None, spec)
             else:
                 raise ValueError(
                     f"Cannot parse device spec {spec!r} at {part!r}: expected "
@@ -125,8 +125,13 @@ def _device_type(text: str, spec: str) -> str:
     return canonical
 
 
-def _index(text: str | None) -> int | None:
-    return None if text in (None, "*") else int(text)
+def _index(text: str | None, spec: str) -> int | None:
+    if text in (None, "*"):
+        return None
+    if not text.isdigit():
+        raise ValueError(f"Cannot parse device spec {spec!r} at {text!r}: a device index is a "
+                         f"non-negative integer or '*'.")
+    return int(text)
 
 
 def canonical_device(spec: "str | DeviceSpec | None") -> str:

@@ -102,7 +102,7 @@ def as_dtype(value) -> DType:
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
     try:
-        found = _BY_NP.get(np.dtype(value))
+        found = _BY_NP.get(np.dtype(value).newbyteorder("="))
     except TypeError:
         found = None
     if found is None:

@@ -230,8 +230,7 @@ class Graph:
                 out = op_def.infer(specs, full_attrs, name)
             except InferError as e:
                 raise ValueError(str(e)) from None
-            if device is None:
-                device = str(_current_device())
+            device = str(_current_device() if device is None else DeviceSpec.parse(device))
             control = list(control_inputs) + _current_control_inputs(self, inputs)
             op = Operation(self, name, op_type, inputs, full_attrs, device,
                            _dedupe(control))
@@ -497,6 +496,9 @@ def _python_value_to_array(value, want, strict: bool) -> np.ndarray:
     if array.dtype == object or array.dtype.kind not in "fiub":
         raise TypeError(f"Cannot convert {value!r} to a tensor: devsession holds numbers and "
                         f"bools only.")
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+        natural = natural.newbyteorder("=")
     if want is None:
         return _cast_exact(array, natural, value)
     want = dtypes.as_dtype(want).np

@@ -154,6 +154,9 @@ def import_graph_def(graph_def, name: str = "", graph: Graph | None = None,
     """
     if isinstance(graph_def, (bytes, bytearray)):
         graph_def = graph_def_from_bytes(bytes(graph_def))
+    if not isinstance(graph_def, graph_pb2.GraphDef):
+        raise TypeError(f"import_graph_def takes a GraphDef or its bytes, not "
+                        f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     prefix = f"{name}/" if name else ""
     created = {}
@@ -174,12 +177,15 @@ def import_graph_def(graph_def, name: str = "", graph: Graph | None = None,
             created[node.name] = graph.create_op(
                 node.op, data, attrs, name=prefix + node.name, device=node.device,
                 control_inputs=control, exact_name=True)
-        except (ValueError, TypeError, KeyError) as e:
+        except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
                                        node.name) from None
     if return_elements is None:
         return None
-    return [graph.as_graph_element(prefix + e) for e in return_elements]
+    try:
+        return [graph.as_graph_element(prefix + e) for e in return_elements]
+    except KeyError as e:
+        raise ValueError(f"Requested return element not found: {e.args[0]}") from None
 
 
 def graph_def_from_bytes(data: bytes) -> graph_pb2.GraphDef:

@@ -262,7 +262,8 @@ def _seeds(seed) -> tuple[int, int]:
         return 0, 0
     if seed is None:
         seed = graph.version  # distinct per op, repeatable for the same graph
-    return int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
+    pair = int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
+    return (0, 2**31 - 1) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
 
 
 def _random_shape(shape) -> tuple:

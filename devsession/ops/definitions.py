@@ -8,11 +8,13 @@ graph-building code is wrong.  Attributes arrive normalised by the builder funct
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 from ..tensor_shape import TensorShape, broadcast_static
 from .registry import InferError, OpDef, register_op
 
-UNARY_ANY = ("Identity", "Neg", "Abs", "Square", "Relu")
+UNARY_NUMERIC = ("Neg", "Abs", "Square", "Relu")
 UNARY_FLOAT = ("Exp", "Log", "Sqrt", "Tanh", "Sigmoid")
 BINARY_SAME = ("Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv")
 COMPARISONS = ("Equal", "Less", "LessEqual", "Greater", "GreaterEqual")
@@ -64,6 +66,11 @@ def normalise_axis(axis: int, rank: int | None, node: str) -> int:
 def _unary_any(inputs, attrs, node):
     (x,) = inputs
     return x.dtype, x.shape
+
+
+def _unary_numeric(inputs, attrs, node):
+    _numeric(inputs[0], node)
+    return _unary_any(inputs, attrs, node)
 
 
 def _unary_float(inputs, attrs, node):
@@ -234,6 +241,9 @@ def _softmax(inputs, attrs, node):
 
 def _const(inputs, attrs, node):
     value = attrs["value"]
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"Op '{node}': a Const's value must be a tensor, not "
+                        f"{type(value).__name__}.")
     return dtypes.as_dtype(value.dtype), TensorShape(value.shape)
 
 
@@ -269,8 +279,9 @@ def _no_output(inputs, attrs, node):
 
 
 def _register_all() -> None:
-    for name in UNARY_ANY:
-        register_op(OpDef(name, _unary_any, 1, elementwise=name != "Identity"))
+    register_op(OpDef("Identity", _unary_any, 1))
+    for name in UNARY_NUMERIC:
+        register_op(OpDef(name, _unary_numeric, 1, elementwise=True))
     for name in UNARY_FLOAT:
         register_op(OpDef(name, _unary_float, 1, elementwise=True))
     for name in BINARY_SAME:
