@@ -57,24 +57,30 @@ class FetchMapper:
         return self._leaf(graph, fetches)
 
     def build(self, values: list):
-        """The user's structure with each Tensor replaced by its fetched value."""
-        return _fill(self._template, values)
+        """The user's structure with each Tensor replaced by its fetched value.
+
+        A tensor fetched in several places gets a separate copy in each, so no two
+        results share memory."""
+        return _fill(self._template, values, set())
 
 
-def _fill(template, values):
+def _fill(template, values, used: set):
     if template is None:
         return None
     if isinstance(template, int):
+        if template in used:
+            return values[template].copy()
+        used.add(template)
         return values[template]
     if template[0] == "namedtuple":
-        return template[1](*[_fill(t, values) for t in template[2]])
+        return template[1](*[_fill(t, values, used) for t in template[2]])
     kind, items = template
     if issubclass(kind, dict):
         out = kind() if kind is not dict else {}
         for key, t in items:
-            out[key] = _fill(t, values)
+            out[key] = _fill(t, values, used)
         return out
-    filled = [_fill(t, values) for t in items]
+    filled = [_fill(t, values, used) for t in items]
     return filled if kind is list else kind(filled)
 
 

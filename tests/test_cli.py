@@ -1,0 +1,65 @@
+"""The ``devsession`` command line, run in-process through ``cli.main``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+import devsession as ds
+from devsession.cli import main
+
+
+def test_devices_lists_cpu(capsys):
+    assert main(["devices"]) == 0
+    out = capsys.readouterr().out
+    assert "/job:localhost/replica:0/task:0/device:CPU:0" in out
+
+
+def test_factories_shows_verdicts_and_pick(capsys):
+    assert main(["factories", "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "DIRECT_SESSION" in out and "accepts" in out and "picked: DIRECT_SESSION" in out
+
+
+def test_factories_no_match_exits_nonzero(capsys):
+    assert main(["factories", "--target", "localhost:2222"]) == 1
+    out = capsys.readouterr().out
+    assert "declines" in out and "did you mean grpc://localhost:2222?" in out
+
+
+def test_run_saved_graph_with_feed_and_trace(tmp_path, capsys):
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None,), name="x")
+        ds.multiply(ds.reduce_sum(x), 2.0, name="y")
+    graph_path = ds.write_graph(g, str(tmp_path / "g.pb"))
+    np.save(tmp_path / "x.npy", np.array([1.0, 2.0, 3.5], np.float32))
+    trace, out = tmp_path / "t.json", tmp_path / "out.npz"
+    assert main(["run", graph_path, "--fetch", "y:0", "--feed", f"x:0={tmp_path / 'x.npy'}",
+                 "--trace", str(trace), "--out", str(out), "--device", "cpu"]) == 0
+    assert "y:0: float32 []" in capsys.readouterr().out
+    assert float(np.load(out)["y_0"]) == 13.0
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert any(e.get("name") == "y" for e in events)
+
+
+def test_run_reports_errors_without_traceback(tmp_path, capsys):
+    g = ds.Graph()
+    with g.as_default():
+        ds.placeholder(ds.float32, (2,), name="x")
+    graph_path = ds.write_graph(g, str(tmp_path / "g.pb"))
+    assert main(["run", graph_path, "--fetch", "x:0"]) == 2
+    assert "InvalidArgumentError" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "missing.pb"), "--fetch", "x:0"]) == 2
+
+
+def test_demo_json(tmp_path, capsys, monkeypatch):
+    from devsession import demo
+
+    monkeypatch.setattr(demo, "_time", lambda fn, repeats: (fn(), 0.001)[1])
+    path = tmp_path / "demo.json"
+    assert main(["demo", "--json", str(path)]) == 0
+    rows = json.loads(path.read_text())
+    assert rows and all(r["matches_numpy"] for r in rows)
+    assert {r["ran_on"] for r in rows} >= {"CPU:0"}
