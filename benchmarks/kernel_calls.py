@@ -1,4 +1,4 @@
-"""Micro-benchmarks of the CPU kernels: ``python -m devsession.kernels.bench [out.json]``.
+"""Micro-benchmarks of the CPU kernels: ``python benchmarks/kernel_calls.py [out.json]``.
 
 Measures, with numpy as the peer in the same run:
 
