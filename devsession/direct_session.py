@@ -166,7 +166,7 @@ class DirectSession(BaseSession):
 
     def _build_step(self, feeds, fetches, targets):
         plan = build_plan(self._graph.get_operations(), feeds, fetches, targets,
-                          self._place, self._make_kernel)
+                          self._place, self._make_kernel, self._make_transfer)
         self._log_placement(plan)
         copies = plan.fetch_needs_copy
 
@@ -193,8 +193,18 @@ class DirectSession(BaseSession):
             input_shapes=tuple(t.shape.dims for t in op.inputs),
             output_dtype=op.outputs[0].dtype.np if op.outputs else None,
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
-            context=state_kernels.StateContext(self.resources, variable))
+            context=state_kernels.StateContext(self.resources, variable),
+            device=placement.short_name)
         return lookup_kernel(op.type, placement.device_type)(node)
+
+    def _make_transfer(self, src: str, dst: str):
+        """A kernel copying a value from device ``src`` to ``dst`` (e.g. CPU:0 -> GPU:0);
+        the GPU kernel module provides it, registered as ("_Transfer", "GPU")."""
+        node = KernelNode(name=f"_Transfer_{src}_{dst}", op="_Transfer",
+                          attrs={"src": src, "dst": dst}, input_dtypes=(), input_shapes=(),
+                          output_dtype=None, output_shape=None,
+                          device=dst if dst != "CPU:0" else src)
+        return lookup_kernel("_Transfer", "GPU")(node)
 
     def _log_placement(self, plan) -> None:
         moved = [(name, p) for name, p in plan.placements.items() if p.note]

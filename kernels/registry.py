@@ -66,6 +66,7 @@ class KernelNode:
     output_dtype: np.dtype | None   # None for ops without an output
     output_shape: tuple | None      # static, same convention
     context: Any = None             # session state for stateful ops
+    device: str = "CPU:0"           # where the kernel runs, e.g. "GPU:1" (picks the CUDA device)
 
 
 KernelBuilder = Callable[[KernelNode], Callable[..., Any]]

@@ -73,12 +73,22 @@ def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
     return needed
 
 
+HOST = "CPU:0"
+
+
 def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                fetches: Sequence[Tensor], targets: Sequence[Operation],
                place: Callable[[Operation], Placement],
-               make_kernel: Callable[[Operation, Placement], Callable]) -> Plan:
+               make_kernel: Callable[[Operation, Placement], Callable],
+               make_transfer: Callable[[str, str], Callable] | None = None) -> Plan:
     """Build the plan; raises InvalidArgumentError for an unfed placeholder or an op
-    that cannot be placed, naming the node."""
+    that cannot be placed, naming the node.
+
+    Values live on the device of the step that made them (feeds and fetches on the
+    host, CPU:0).  Where a step reads a value that lives elsewhere, a transfer step
+    made by ``make_transfer(src, dst)`` is inserted once per (value, device), so a
+    value crossing to the GPU is copied once however many GPU nodes read it.
+    """
     fed = set(feeds)
     needed = needed_ops(fetches, targets, fed)
     order = [op for op in graph_ops if op in needed]
@@ -89,46 +99,86 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                 f"{op.outputs[0].dtype.name} and shape {shape}.", op.name)
 
+    builder = _StepBuilder(make_transfer)
     slot_of: dict = {}
     for t in feeds:
-        slot_of[t] = len(slot_of)
+        slot_of[t] = builder.new_slot(HOST)
+    placements = {op.name: place(op) for op in order}
     for op in order:
-        if op.outputs and op.outputs[0] not in slot_of:
-            slot_of[op.outputs[0]] = len(slot_of)
+        if op.outputs and op.outputs[0] not in fed:
+            slot_of[op.outputs[0]] = builder.new_slot(placements[op.name].short_name)
 
-    placements = {}
-    raw_steps = []
     for op in order:
-        placement = place(op)
-        placements[op.name] = placement
+        placement = placements[op.name]
+        device = placement.short_name
         refs = get_op_def(op.type).ref_inputs
-        inputs = tuple(slot_of[t] for i, t in enumerate(op.inputs) if i not in refs)
+        inputs = tuple(builder.on_device(slot_of[t], device, t.name)
+                       for i, t in enumerate(op.inputs) if i not in refs)
         output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
-        raw_steps.append((make_kernel(op, placement), inputs, output, op, placement))
+        builder.add(make_kernel(op, placement), inputs, output, op.name, op.type, device)
 
-    fetch_slots = tuple(slot_of[t] for t in fetches)
-    last_read = {}
-    for index, (_, inputs, _, _, _) in enumerate(raw_steps):
-        for s in inputs:
-            last_read[s] = index
-    keep = set(fetch_slots)
-    frees: dict[int, list] = {}
-    for s, index in last_read.items():
-        if s not in keep:
-            frees.setdefault(index, []).append(s)
-    steps = tuple(
-        Step(kernel, inputs, output, tuple(frees.get(i, ())), op.name, op.type,
-             placement.short_name)
-        for i, (kernel, inputs, output, op, placement) in enumerate(raw_steps))
+    fetch_slots = tuple(builder.on_device(slot_of[t], HOST, t.name) for t in fetches)
+    steps = builder.finish(keep=set(fetch_slots))
 
     seen: set = set()
     needs_copy = []
-    for t in fetches:
-        s = slot_of[t]
-        needs_copy.append(t in fed or t.op.type in ALIASING_OPS or s in seen)
+    for t, s in zip(fetches, fetch_slots):
+        moved = s != slot_of[t]  # a device-to-host copy is already the caller's own
+        needs_copy.append(not moved and (t in fed or t.op.type in ALIASING_OPS or s in seen))
         seen.add(s)
-    return Plan(steps, len(slot_of), tuple(slot_of[t] for t in feeds), fetch_slots,
+    return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
                 tuple(needs_copy), placements)
+
+
+class _StepBuilder:
+    """Accumulates steps and slots; inserts transfers; computes when slots die."""
+
+    def __init__(self, make_transfer):
+        self._make_transfer = make_transfer
+        self._device_of: list[str] = []
+        self._moved: dict = {}       # (slot, device) -> slot holding the copy there
+        self._raw: list = []
+
+    @property
+    def num_slots(self) -> int:
+        return len(self._device_of)
+
+    def new_slot(self, device: str) -> int:
+        self._device_of.append(device)
+        return len(self._device_of) - 1
+
+    def on_device(self, slot: int, device: str, tensor_name: str) -> int:
+        """A slot holding ``slot``'s value on ``device``, adding a transfer if needed."""
+        src = self._device_of[slot]
+        if src == device:
+            return slot
+        key = (slot, device)
+        if key not in self._moved:
+            if self._make_transfer is None:
+                raise InvalidArgumentError(f"Tensor '{tensor_name}' lives on {src} but is "
+                                           f"needed on {device}, and this session cannot "
+                                           f"copy between devices.")
+            moved = self.new_slot(device)
+            self.add(self._make_transfer(src, device), (slot,), moved,
+                     f"{tensor_name}/_to_{device}", "_Transfer", device)
+            self._moved[key] = moved
+        return self._moved[key]
+
+    def add(self, kernel, inputs, output, name, op_type, device) -> None:
+        self._raw.append((kernel, inputs, output, name, op_type, device))
+
+    def finish(self, keep: set) -> tuple:
+        last_read = {}
+        for index, raw in enumerate(self._raw):
+            for s in raw[1]:
+                last_read[s] = index
+        frees: dict[int, list] = {}
+        for s, index in last_read.items():
+            if s not in keep:
+                frees.setdefault(index, []).append(s)
+        return tuple(Step(kernel, inputs, output, tuple(frees.get(i, ())), name, op_type, device)
+                     for i, (kernel, inputs, output, name, op_type, device)
+                     in enumerate(self._raw))
 
 
 def kernel_node_attrs(op: Operation) -> dict:
