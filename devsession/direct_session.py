@@ -24,6 +24,7 @@ from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, lo
 from .errors import InvalidArgumentError
 from .kernels.registry import KernelNode, lookup_kernel, registered_ops
 from .ops.registry import get_op_def
+from .optimizer import optimize
 from .options import SessionOptions
 from .runtime import state_kernels
 from .runtime.executor import execute
@@ -166,7 +167,7 @@ class DirectSession(BaseSession):
 
     def _build_step(self, feeds, fetches, targets):
         plan = build_plan(self._graph.get_operations(), feeds, fetches, targets,
-                          self._place, self._make_kernel, self._make_transfer)
+                          self._place, self._make_kernel, self._make_transfer, self._optimize)
         self._log_placement(plan)
         copies = plan.fetch_needs_copy
 
@@ -196,6 +197,14 @@ class DirectSession(BaseSession):
             context=state_kernels.StateContext(self.resources, variable),
             device=placement.short_name)
         return lookup_kernel(op.type, placement.device_type)(node)
+
+    def _optimize(self, ops, fed, fetches, targets, placements):
+        return optimize(ops, fed, fetches, targets, placements, self._options.optimizer,
+                        self._evaluate_on_cpu)
+
+    def _evaluate_on_cpu(self, op, values):
+        """Run one op on the CPU now (constant folding)."""
+        return self._make_kernel(op, Placement("CPU", 0))(*values)
 
     def _make_transfer(self, src: str, dst: str):
         """A kernel copying a value from device ``src`` to ``dst`` (e.g. CPU:0 -> GPU:0);

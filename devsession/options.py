@@ -14,7 +14,25 @@ import threading
 
 from .device_spec import DeviceSpec
 
-__all__ = ["SessionOptions", "RunOptions", "RunMetadata", "NodeStats"]
+__all__ = ["SessionOptions", "OptimizerOptions", "RunOptions", "RunMetadata", "NodeStats"]
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimizerOptions:
+    """Graph optimizer passes run once per cached plan; switch any off to debug.
+
+    Results are the same with every pass on or off (tests/test_optimizer.py).
+    """
+
+    constant_folding: bool = True
+    common_subexpression_elimination: bool = True
+    fusion: bool = True                          # elementwise regions -> one kernel
+    constant_folding_max_elements: int = 1 << 20  # don't bake bigger results into a plan
+
+    @classmethod
+    def none(cls) -> "OptimizerOptions":
+        return cls(constant_folding=False, common_subexpression_elimination=False,
+                   fusion=False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -33,6 +51,7 @@ class SessionOptions:
     intra_op_threads: int = 0
     operation_timeout_s: float | None = None
     config: tuple = ()   # extra (key, value) pairs for third-party factories
+    optimizer: OptimizerOptions = OptimizerOptions()
 
     def __post_init__(self):
         if not isinstance(self.target, str):

@@ -270,18 +270,23 @@ def _float_arg(lw, a, name) -> _Value:
 def _math(np_name: str):
     def lower(lw, a):
         a = _float_arg(lw, a, np_name)
+        if np_name == "exp" and a.dtype == np.float32:
+            lw.helpers.add("_fexp32")  # vectorisable; libm's expf is scalar (no SVML)
+            return lw.emit(f"_fexp32({a.code})", a.dtype)
         return lw.emit(_wrap(a.dtype, f"np.{np_name}({a.code})"), a.dtype)
     return lower
 
 
 def _sigmoid(lw, a):
-    # exp(-|x|) <= 1 never overflows; select the algebraically equal form by sign.
+    # exp(-|x|) <= 1 never overflows; select the algebraically equal form by sign:
+    # 1/(1+e) for x >= 0, e/(1+e) = e * (1/(1+e)) below.  One division, not two: with
+    # two, LLVM stops vectorising the loop (7x slower on 10M float32).
     x = _float_arg(lw, a, "sigmoid")
     one = _literal(1, x.dtype)
     e = _math("exp")(lw, _neg(lw, _abs(lw, x)))
     denominator = lw.emit(_wrap(x.dtype, f"{one} + {e.code}"), x.dtype)
     positive = lw.emit(_wrap(x.dtype, f"{one} / {denominator.code}"), x.dtype)
-    negative = lw.emit(_wrap(x.dtype, f"{e.code} / {denominator.code}"), x.dtype)
+    negative = lw.emit(_wrap(x.dtype, f"{e.code} * {positive.code}"), x.dtype)
     zero = _literal(0, x.dtype)
     return lw.emit(f"{positive.code} if {x.code} >= {zero} else {negative.code}", x.dtype)
 
@@ -469,7 +474,20 @@ def compile_expression(expr: str, inputs: Iterable[tuple[str, object]],
 
 # ----------------------------------------------------------------------- rendering
 
+def _source_digest(module_name: str) -> str:
+    """A digest of a helper module's source: numba's cache does not notice when code a
+    cached kernel inlines changes, so generated modules name the version they inline."""
+    import hashlib
+    import importlib.util
+
+    spec = importlib.util.find_spec(module_name)
+    with open(spec.origin, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:12]
+
+
 _HELPERS = {
+    "_fexp32": "from devsession.kernels.cpu_fastmath import fexp32 as _fexp32  # "
+               + _source_digest("devsession.kernels.cpu_fastmath"),
     # Integer power by squaring, wrapping like numpy; a negative exponent gives the
     # truncated real result (see reference.py).
     "_ipow": '''

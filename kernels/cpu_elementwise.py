@@ -39,6 +39,8 @@ import numpy as np
 from . import cpu_codegen as codegen
 from ._checks import broadcast_shape, fmt_shape, get_attr, invalid_argument, to_float16
 from ._numba_setup import num_threads
+from .buffer_pool import BufferPool
+from .elementwise_exprs import ELEMENTWISE_OPS
 from .registry import register_kernel
 
 __all__ = ["ElementwiseKernel", "ELEMENTWISE_OPS", "PARALLEL_MIN_SIZE"]
@@ -47,20 +49,6 @@ PARALLEL_MIN_SIZE = 1 << 17
 _MAX_PLANS = 64          # distinct input-shape tuples remembered per kernel
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
-ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
-    "Neg": (("x",), "-x"), "Abs": (("x",), "abs(x)"), "Square": (("x",), "x * x"),
-    "Relu": (("x",), "relu(x)"), "Exp": (("x",), "exp(x)"), "Log": (("x",), "log(x)"),
-    "Sqrt": (("x",), "sqrt(x)"), "Tanh": (("x",), "tanh(x)"),
-    "Sigmoid": (("x",), "sigmoid(x)"),
-    "Add": (("x", "y"), "x + y"), "Sub": (("x", "y"), "x - y"),
-    "Mul": (("x", "y"), "x * y"), "Pow": (("x", "y"), "x ** y"),
-    "Maximum": (("x", "y"), "max(x, y)"), "Minimum": (("x", "y"), "min(x, y)"),
-    "RealDiv": (("x", "y"), "x / y"),
-    "Equal": (("x", "y"), "x == y"), "Less": (("x", "y"), "x < y"),
-    "LessEqual": (("x", "y"), "x <= y"), "Greater": (("x", "y"), "x > y"),
-    "GreaterEqual": (("x", "y"), "x >= y"),
-    "SelectV2": (("c", "x", "y"), "x if c else y"),
-}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -85,7 +73,7 @@ class ElementwiseKernel:
     """
 
     def __init__(self, expr: str, inputs, output_dtype, *, name: str = "elementwise",
-                 op: str = "Elementwise"):
+                 op: str = "Elementwise", reuse_buffers: bool = False):
         inputs = tuple((n, np.dtype(d)) for n, d in inputs)
         self.name, self.op = name, op
         self.output_dtype = np.dtype(output_dtype)
@@ -95,6 +83,7 @@ class ElementwiseKernel:
         self._arity = len(inputs)
         self.program = _program(expr, inputs, self._store_dtype)
         self._plans: dict[tuple, tuple] = {}
+        self._pool = BufferPool() if reuse_buffers else None
 
     def __call__(self, *arrays, out=None):
         # The hot path for small arrays: keep it to a dict lookup, one np.empty, the
@@ -104,8 +93,13 @@ class ElementwiseKernel:
             plan = self._make_plan(arrays)
         out_shape, loop, fast, materialise, inner = plan
         if fast and out is None:
-            result = np.empty(out_shape, self._store_dtype)
+            if self._pool is None:
+                result = np.empty(out_shape, self._store_dtype)
+                loop(result.ravel(), *[a.ravel() for a in arrays], inner)
+                return result
+            result = self._pool.take(out_shape, self._store_dtype)
             loop(result.ravel(), *[a.ravel() for a in arrays], inner)
+            self._pool.give(result)
             return result
         result = self._output(out_shape, out)
         if loop is not None:
@@ -207,8 +201,17 @@ def _leading_ones(shape) -> int:
 def _build_for(names, expr):
     def build(node):
         return ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
-                                 name=node.name, op=node.op)
+                                 name=node.name, op=node.op, reuse_buffers=True)
     return build
+
+
+def build_fused(node):
+    """A region of elementwise ops fused by the optimizer (optimizer/fusion.py)."""
+    members = ", ".join(node.attrs.get("members", ()))
+    return ElementwiseKernel(node.attrs["expression"],
+                             zip(node.attrs["input_names"], node.input_dtypes),
+                             node.output_dtype, name=node.name,
+                             op=f"_FusedElementwise({members})", reuse_buffers=True)
 
 
 def build_cast(node):
@@ -225,3 +228,4 @@ def register(device_type: str = "CPU") -> None:
     for op, (names, expr) in ELEMENTWISE_OPS.items():
         register_kernel(op, device_type)(_build_for(names, expr))
     register_kernel("Cast", device_type)(build_cast)
+    register_kernel("_FusedElementwise", device_type)(build_fused)

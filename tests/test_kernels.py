@@ -499,7 +499,7 @@ def test_fused_expression_kernel():
 def test_codegen_dag_cse_and_types():
     from devsession.kernels.cpu_codegen import CodegenError, compile_expression
     p = compile_expression("t = exp(x - 1)\n t / (1 + t) + exp(x - 1)", [("x", F32)])
-    assert sum("np.exp" in line for line in p.body) == 1          # shared subexpression
+    assert sum("exp" in line for line in p.body) == 1             # shared subexpression
     assert p.out_dtype == F32
     assert compile_expression("x / y", [("x", I32), ("y", I32)]).out_dtype == F64
     assert compile_expression("x * 0.5", [("x", I32)]).out_dtype == F64     # NEP 50

@@ -278,6 +278,10 @@ def _no_output(inputs, attrs, node):
     return None
 
 
+def _internal(inputs, attrs, node):
+    raise TypeError(f"Op '{node}': _FusedElementwise is made by the optimizer, not by graphs.")
+
+
 def _register_all() -> None:
     register_op(OpDef("Identity", _unary_any, 1))
     for name in UNARY_NUMERIC:
@@ -303,6 +307,7 @@ def _register_all() -> None:
     register_op(OpDef("Const", _const, 0))
     register_op(OpDef("Placeholder", _placeholder, 0))
     register_op(OpDef("NoOp", _no_output, 0, has_output=False))
+    register_op(OpDef("_FusedElementwise", _internal, None))  # optimizer/fusion.py
     register_op(OpDef("VariableV2", _variable, 0, stateful=True,
                       attr_defaults={"container": "", "shared_name": ""}))
     register_op(OpDef("Assign", _assign, 2, ref_inputs=(0,), stateful=True,

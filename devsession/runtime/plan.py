@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..ops.registry import get_op_def
+from ..optimizer.ir import from_operations
 from .placement import Placement
 
 __all__ = ["Step", "Plan", "build_plan", "needed_ops"]
@@ -80,7 +81,8 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                fetches: Sequence[Tensor], targets: Sequence[Operation],
                place: Callable[[Operation], Placement],
                make_kernel: Callable[[Operation, Placement], Callable],
-               make_transfer: Callable[[str, str], Callable] | None = None) -> Plan:
+               make_transfer: Callable[[str, str], Callable] | None = None,
+               optimize: Callable | None = None) -> Plan:
     """Build the plan; raises InvalidArgumentError for an unfed placeholder or an op
     that cannot be placed, naming the node.
 
@@ -88,6 +90,10 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     host, CPU:0).  Where a step reads a value that lives elsewhere, a transfer step
     made by ``make_transfer(src, dst)`` is inserted once per (value, device), so a
     value crossing to the GPU is copied once however many GPU nodes read it.
+
+    ``optimize(ops, fed, fetches, targets, placements) -> (ops, alias)`` rewrites the
+    placed ops (``devsession.optimizer``); ``alias`` maps tensors it merged away to the
+    tensors that now carry their values.
     """
     fed = set(feeds)
     needed = needed_ops(fetches, targets, fed)
@@ -99,15 +105,21 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                 f"You must feed a value for placeholder tensor '{op.name}' with dtype "
                 f"{op.outputs[0].dtype.name} and shape {shape}.", op.name)
 
+    placements = {op.name: place(op) for op in order}
+    alias: dict = {}
+    if optimize is not None:
+        order, alias = optimize(from_operations(order), fed, fetches, targets, placements)
+        placements = {op.name: placements[op.name] for op in order}
+
     builder = _StepBuilder(make_transfer)
     slot_of: dict = {}
     for t in feeds:
         slot_of[t] = builder.new_slot(HOST)
-    placements = {op.name: place(op) for op in order}
     for op in order:
         if op.outputs and op.outputs[0] not in fed:
             slot_of[op.outputs[0]] = builder.new_slot(placements[op.name].short_name)
 
+    producer_type = {op.outputs[0]: op.type for op in order if op.outputs}
     for op in order:
         placement = placements[op.name]
         device = placement.short_name
@@ -117,14 +129,17 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
         builder.add(make_kernel(op, placement), inputs, output, op.name, op.type, device)
 
-    fetch_slots = tuple(builder.on_device(slot_of[t], HOST, t.name) for t in fetches)
+    fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], HOST, t.name)
+                        for t in fetches)
     steps = builder.finish(keep=set(fetch_slots))
 
     seen: set = set()
     needs_copy = []
     for t, s in zip(fetches, fetch_slots):
-        moved = s != slot_of[t]  # a device-to-host copy is already the caller's own
-        needs_copy.append(not moved and (t in fed or t.op.type in ALIASING_OPS or s in seen))
+        source = alias.get(t, t)
+        moved = s != slot_of[source]  # a device-to-host copy is already the caller's own
+        needs_copy.append(not moved and (source in fed or producer_type.get(source) in
+                                         ALIASING_OPS or s in seen))
         seen.add(s)
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
                 tuple(needs_copy), placements)

@@ -1,0 +1,51 @@
+"""Constant folding: compute at plan time what depends only on constants.
+
+An op whose inputs are all constants (after earlier folds) is run once, with the CPU
+kernel, through the ``evaluate(op, values)`` callback the session supplies, and becomes
+a ``Const`` holding the result; results over ``max_elements`` are left to run, so a
+plan never bakes in a huge broadcast.  Stateful ops (variables, random) and ops that
+fail to evaluate are left alone: their error belongs to the run, not the plan.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from .. import dtypes
+from ..ops.registry import get_op_def
+from .ir import PlanOp
+
+__all__ = ["fold_constants"]
+
+log = logging.getLogger("devsession.optimizer")
+
+
+def fold_constants(ops: list[PlanOp], evaluate, max_elements: int) -> list[PlanOp]:
+    constant: dict = {}
+    out = []
+    for op in ops:
+        if op.type == "Const":
+            constant[op.outputs[0]] = op.attrs["value"]
+            out.append(op)
+            continue
+        static = op.outputs[0].shape.num_elements() if op.outputs else None
+        if (not op.outputs or not op.inputs or get_op_def(op.type).stateful
+                or any(t not in constant for t in op.inputs)
+                or static is None or static > max_elements):
+            out.append(op)
+            continue
+        try:
+            value = np.asarray(evaluate(op, [constant[t] for t in op.inputs]))
+        except Exception as e:  # the run will raise it, naming the node
+            log.debug("not folding %s: %s", op.name, e)
+            out.append(op)
+            continue
+        value = np.array(value, copy=True)
+        value.setflags(write=False)
+        constant[op.outputs[0]] = value
+        out.append(PlanOp(op.name, "Const", (), op.outputs,
+                          {"value": value, "dtype": dtypes.as_dtype(value.dtype)}, op.device,
+                          (), op.source))
+    return out

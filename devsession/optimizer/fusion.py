@@ -1,0 +1,119 @@
+"""Elementwise fusion: a connected region of elementwise ops becomes one kernel.
+
+A chain of k elementwise ops run one by one reads and writes k full arrays; fused into
+one generated loop it reads its inputs once and writes its output once.  A region
+grows from a root (an elementwise op, visited last to first) through producers that
+are elementwise, on the same device, not fed, not fetched, and whose every consumer is
+already in the region (so no intermediate needs to exist outside it); growth repeats
+until nothing more joins, which also takes in diamonds (x feeding both a and b that
+meet again).  float16 ops are left alone: fused float16 would round once instead of
+per op and differ from the unfused result.
+
+The region becomes a ``_FusedElementwise`` PlanOp producing the root's tensor, whose
+``expression`` attribute is a program in the kernels' expression language
+(``kernels/elementwise_exprs.py``): one ``tN = ...`` line per member, inputs named
+``i0..ik``.  Broadcasting stays correct because every leaf is broadcast to the
+region's output shape, which is the broadcast of all the leaves.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..kernels.elementwise_exprs import ELEMENTWISE_OPS, expression_for
+from .ir import PlanOp
+
+__all__ = ["fuse_elementwise", "FUSED_OP"]
+
+FUSED_OP = "_FusedElementwise"
+_FUSIBLE = frozenset(ELEMENTWISE_OPS) | {"Cast"}
+
+
+def _fusible(op: PlanOp) -> bool:
+    return (op.type in _FUSIBLE and len(op.outputs) == 1
+            and op.outputs[0].dtype.name != "float16"
+            and all(t.dtype.name != "float16" for t in op.inputs))
+
+
+def fuse_elementwise(ops: list[PlanOp], fed: set, protected: set, placements: dict) -> list:
+    """The ops with each fusible region replaced by one op named after its root."""
+    producer = {op.outputs[0]: op for op in ops if op.outputs}
+    consumers: dict = {}
+    for op in ops:
+        for t in op.inputs:
+            consumers.setdefault(t, []).append(op)
+    position = {id(op): i for i, op in enumerate(ops)}
+    region_of: dict = {}
+    fused_for_root: dict = {}
+    for root in reversed(ops):
+        if id(root) in region_of or not _fusible(root):
+            continue
+        members = _grow(root, producer, consumers, fed, protected, placements, region_of)
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda op: position[id(op)])
+        for op in members:
+            region_of[id(op)] = root
+        fused_for_root[id(root)] = _fused_op(root, members)
+    out = []
+    for op in ops:
+        if id(op) in fused_for_root:
+            out.append(fused_for_root[id(op)])
+        elif id(op) not in region_of:
+            out.append(op)
+    return out
+
+
+def _grow(root, producer, consumers, fed, protected, placements, region_of) -> list:
+    members = [root]
+    inside = {id(root)}
+    device = placements[root.name].short_name
+    changed = True
+    while changed:
+        changed = False
+        for op in list(members):
+            for t in op.inputs:
+                p = producer.get(t)
+                if (p is None or id(p) in inside or id(p) in region_of or t in fed
+                        or t in protected or not _fusible(p)
+                        or placements[p.name].short_name != device
+                        or not all(id(c) in inside for c in consumers.get(t, ()))):
+                    continue
+                members.append(p)
+                inside.add(id(p))
+                changed = True
+    return members
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names: dict):
+        self.names = names
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            return ast.copy_location(ast.Name(self.names[node.id], ast.Load()), node)
+        return node
+
+
+def _fused_op(root: PlanOp, members: list) -> PlanOp:
+    value_name: dict = {}     # tensor -> name in the program
+    leaves: list = []
+    lines = []
+    for k, op in enumerate(members):
+        names, template = expression_for(op.type, op.attrs)
+        renames = {}
+        for formal, t in zip(names, op.inputs):
+            if t not in value_name:
+                value_name[t] = f"i{len(leaves)}"
+                leaves.append(t)
+            renames[formal] = value_name[t]
+        tree = _Rename(renames).visit(ast.parse(template, mode="eval"))
+        value_name[op.outputs[0]] = f"t{k}"
+        lines.append(f"t{k} = {ast.unparse(tree)}")
+    lines.append(f"t{len(members) - 1}")
+    return PlanOp(
+        name=root.name, type=FUSED_OP, inputs=tuple(leaves), outputs=root.outputs,
+        attrs={"expression": "\n".join(lines),
+               "input_names": tuple(f"i{k}" for k in range(len(leaves))),
+               "members": tuple(op.name for op in members)},
+        device=root.device, control_inputs=(), source=root.source)
