@@ -1,0 +1,53 @@
+"""The generated kernels' float32 exp against numpy over the whole float32 range."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from devsession.kernels.cpu_elementwise import ElementwiseKernel
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Distance in units in the last place between same-sign finite float32 values."""
+    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
+
+
+def test_exp_float32_within_3_ulp_everywhere():
+    kernel = ElementwiseKernel("exp(x)", [("x", np.float32)], np.float32)
+    # every 389th float32 bit pattern: all exponents, both signs, subnormals included
+    bits = np.arange(0, 2**32, 389, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    got = kernel(x)
+    with np.errstate(all="ignore"):
+        want = np.exp(x)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    finite = np.isfinite(want) & ~nan
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    normal = finite & (want >= np.finfo(np.float32).tiny)
+    assert ulp_distance(got[normal], want[normal]).max() <= 3
+    subnormal = finite & (want < np.finfo(np.float32).tiny)
+    assert ulp_distance(got[subnormal], want[subnormal]).max() <= 2
+
+
+def test_exp_float32_special_values():
+    kernel = ElementwiseKernel("exp(x)", [("x", np.float32)], np.float32)
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 88.72, 88.73, -103.0, -104.0, -200.0],
+                 np.float32)
+    got = kernel(x)
+    assert got[0] == np.inf and got[1] == 0.0 and np.isnan(got[2])
+    assert got[3] == 1.0 and got[4] == 1.0
+    assert np.isfinite(got[5]) and got[6] == np.inf
+    assert 0 < got[7] < np.finfo(np.float32).tiny and got[9] == 0.0
+
+
+def test_sigmoid_float32_is_stable_and_accurate():
+    kernel = ElementwiseKernel("sigmoid(x)", [("x", np.float32)], np.float32)
+    x = np.concatenate([np.linspace(-120, 120, 100_001, dtype=np.float32),
+                        np.array([np.inf, -np.inf], np.float32)])
+    got = kernel(x)
+    xd = x.astype(np.float64)
+    want = np.where(xd >= 0, 1 / (1 + np.exp(-np.abs(xd))),
+                    np.exp(-np.abs(xd)) / (1 + np.exp(-np.abs(xd))))
+    assert np.isfinite(got).all()
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-45)

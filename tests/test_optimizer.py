@@ -1,0 +1,181 @@
+"""The graph optimizer: passes change plans, never results."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.options import OptimizerOptions
+
+ALL_OFF = OptimizerOptions.none()
+
+
+def plan_of(sess, fetches, feeds=()):
+    fetches = fetches if isinstance(fetches, (list, tuple)) else [fetches]
+    return sess._prepare(tuple(feeds), tuple(fetches), ()).plan
+
+
+def op_types(plan):
+    return [s.op_type for s in plan.steps]
+
+
+def chain_graph():
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None,), name="x")
+        y = ds.nn.relu(x * 1.5 + 0.25) * ds.nn.sigmoid(x) + 0.5 * x * x
+    return g, x, y
+
+
+def test_chain_becomes_one_kernel_with_same_result():
+    g, x, y = chain_graph()
+    xv = np.random.default_rng(0).standard_normal(100_003).astype(np.float32)
+    with ds.Session(graph=g) as fused, \
+            ds.Session(graph=g, options=ds.SessionOptions(optimizer=ALL_OFF)) as plain:
+        assert op_types(plan_of(fused, y, [x])).count("_FusedElementwise") == 1
+        assert "_FusedElementwise" not in op_types(plan_of(plain, y, [x]))
+        np.testing.assert_array_equal(fused.run(y, {x: xv}), plain.run(y, {x: xv}))
+
+
+def test_fetched_intermediate_is_not_fused_away():
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None,), name="x")
+        a = ds.exp(x * 2.0)
+        b = ds.tanh(a + 1.0)
+    with ds.Session(graph=g) as sess:
+        xv = np.linspace(-1, 1, 11, dtype=np.float32)
+        av, bv = sess.run([a, b], {x: xv})
+        np.testing.assert_allclose(av, np.exp(xv * 2), rtol=1e-6)
+        np.testing.assert_allclose(bv, np.tanh(np.exp(xv * 2) + 1), rtol=1e-6)
+
+
+def test_diamond_is_one_region():
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float64, (None,), name="x")
+        s = x * 3.0
+        y = ds.sqrt(ds.abs(s)) + ds.square(s)
+    with ds.Session(graph=g) as sess:
+        plan = plan_of(sess, y, [x])
+        assert op_types(plan) == ["_FusedElementwise"] or \
+            op_types(plan).count("_FusedElementwise") == 1 and len(plan.steps) <= 4
+        xv = np.array([-2.0, 0.0, 5.0])
+        np.testing.assert_allclose(sess.run(y, {x: xv}), np.sqrt(np.abs(3 * xv)) + (3 * xv) ** 2)
+
+
+def test_cse_merges_duplicates():
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None, 4), name="x")
+        w = ds.constant(np.ones((4, 3), np.float32))
+        y = ds.matmul(x, w) + ds.matmul(x, w)
+    on = ds.SessionOptions(optimizer=OptimizerOptions(fusion=False))
+    with ds.Session(graph=g, options=on) as sess:
+        assert op_types(plan_of(sess, y, [x])).count("MatMul") == 1
+        np.testing.assert_array_equal(sess.run(y, {x: np.ones((2, 4), np.float32)}),
+                                      np.full((2, 3), 8.0, np.float32))
+
+
+def test_constant_folding_and_its_cap():
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (3,), name="x")
+        k = ds.exp(ds.constant([0.0, 1.0, 2.0])) * 2.0
+        big = ds.constant(1.0) + ds.constant(np.zeros(1 << 21, np.float32))
+        y = x + k
+    with ds.Session(graph=g) as sess:
+        plan = plan_of(sess, [y, big], [x])
+        folded = [s for s in plan.steps if s.op_type == "Const"]
+        assert any(s.name == k.op.name for s in folded)
+        assert any(s.op_type in ("Add", "_FusedElementwise") and s.name == big.op.name
+                   for s in plan.steps)  # 2M elements: over the cap, left to run
+        yv, bigv = sess.run([y, big], {x: np.zeros(3, np.float32)})
+        np.testing.assert_allclose(yv, np.exp([0.0, 1.0, 2.0]) * 2, rtol=1e-6)
+        assert bigv.shape == (1 << 21,) and bigv[0] == 1.0
+
+
+def test_fetched_results_are_never_overwritten_by_reused_buffers():
+    g, x, y = chain_graph()
+    with ds.Session(graph=g) as sess:
+        step = sess.make_callable(y, [x])
+        inputs = [np.full(1 << 16, v, np.float32) for v in (0.5, 1.0, 2.0, 3.0)]
+        kept = [step(v) for v in inputs]
+        for v, out in zip(inputs, kept):
+            want = np.maximum(v * 1.5 + 0.25, 0) / (1 + np.exp(-v)) + 0.5 * v * v
+            np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_reused_buffers_are_safe_across_threads():
+    g, x, y = chain_graph()
+    errors = []
+    with ds.Session(graph=g) as sess:
+        step = sess.make_callable(y, [x])
+
+        def work(seed):
+            try:
+                v = np.random.default_rng(seed).standard_normal(1 << 17).astype(np.float32)
+                want = np.maximum(v * 1.5 + 0.25, 0) / (1 + np.exp(-v)) + 0.5 * v * v
+                for _ in range(15):
+                    np.testing.assert_allclose(step(v), want, rtol=2e-6, atol=1e-6)
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    assert not errors, errors
+
+
+# --- results identical with passes on and off, on random graphs ---------------------------
+
+UNARY = [ds.negative, ds.abs, ds.exp, ds.tanh, ds.sigmoid, ds.nn.relu, ds.square,
+         lambda t: ds.sqrt(ds.abs(t)), lambda t: ds.log(ds.abs(t) + 1.0)]
+BINARY = [ds.add, ds.subtract, ds.multiply, ds.maximum, ds.minimum,
+          lambda a, b: ds.divide(a, ds.abs(b) + 1.0),
+          lambda a, b: ds.where(a > b, a, b)]
+
+
+def random_graph(seed: int, dtype):
+    rng = np.random.default_rng(seed)
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(dtype, (None, 5), name="x")
+        b = ds.placeholder(dtype, (5,), name="b")
+        values = [x, b, ds.constant(rng.standard_normal(5).astype(dtype.np)),
+                  ds.constant(float(rng.standard_normal()), dtype=dtype)]
+        for _ in range(int(rng.integers(4, 14))):
+            if rng.random() < 0.4:
+                op = UNARY[int(rng.integers(len(UNARY)))]
+                values.append(op(values[int(rng.integers(len(values)))]))
+            else:
+                op = BINARY[int(rng.integers(len(BINARY)))]
+                i, j = rng.integers(len(values), size=2)
+                values.append(op(values[int(i)], values[int(j)]))
+        if rng.random() < 0.3:
+            values.append(ds.reduce_sum(values[-1]))
+        fetches = [values[-1], values[int(rng.integers(4, len(values)))]]
+    return g, x, b, fetches
+
+
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("dtype", [ds.float32, ds.float64])
+def test_random_graphs_identical_with_passes_on_and_off(seed, dtype):
+    g, x, b, fetches = random_graph(seed, dtype)
+    rng = np.random.default_rng(seed + 1000)
+    feeds = {x: rng.standard_normal((7, 5)).astype(dtype.np),
+             b: rng.standard_normal(5).astype(dtype.np)}
+    results = []
+    for optimizer in (OptimizerOptions(), ALL_OFF, OptimizerOptions(fusion=False),
+                      OptimizerOptions(constant_folding=False,
+                                       common_subexpression_elimination=False)):
+        with ds.Session(graph=g, options=ds.SessionOptions(optimizer=optimizer)) as sess:
+            results.append(sess.run(fetches, feeds))
+    for other in results[1:]:
+        for got, want in zip(other, results[0]):
+            np.testing.assert_array_equal(got, want)
