@@ -35,7 +35,9 @@ import numpy as np
 from ._checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
                       to_float16)
 from ._numba_setup import num_threads
+from .buffer_pool import BufferPool
 from .cpu_elementwise import PARALLEL_MIN_SIZE
+from .cpu_fastmath import fast_exp
 from .registry import register_kernel
 
 from numba import njit, prange, types  # noqa: E402  (after _numba_setup)
@@ -118,12 +120,43 @@ def _argmax_slice(x, lo, hi):
 
 
 @njit(**_JIT)
+def _unrolled_max(xs):
+    """max of a non-empty slice, NaNs ignored.  Eight independent accumulators let LLVM
+    vectorise (a single running max is a serial dependency chain: 6x slower)."""
+    n = xs.size // 8 * 8
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xs[0]
+    for k in range(0, n, 8):
+        v = xs[k]
+        m0 = v if v > m0 else m0
+        v = xs[k + 1]
+        m1 = v if v > m1 else m1
+        v = xs[k + 2]
+        m2 = v if v > m2 else m2
+        v = xs[k + 3]
+        m3 = v if v > m3 else m3
+        v = xs[k + 4]
+        m4 = v if v > m4 else m4
+        v = xs[k + 5]
+        m5 = v if v > m5 else m5
+        v = xs[k + 6]
+        m6 = v if v > m6 else m6
+        v = xs[k + 7]
+        m7 = v if v > m7 else m7
+    m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+    for k in range(n, xs.size):
+        m = xs[k] if xs[k] > m else m
+    return m
+
+
+@njit(**_JIT)
 def _softmax_slice(x, out, lo, hi):
     xs = x[lo:hi]
     ys = out[lo:hi]
-    m = _extreme_slice(x, lo, hi, True)
+    # A NaN in the row is skipped by the max but still makes every output NaN, through
+    # exp(NaN - m) and the row sum, as numpy's formula does.
+    m = _unrolled_max(xs)
     for k in range(xs.size):
-        ys[k] = np.exp(xs[k] - m)
+        ys[k] = fast_exp(xs[k] - m)   # vectorisable for float32 (cpu_fastmath)
     scale = 1.0 / _sum_slice(out, lo, hi, 0.0)
     for k in range(ys.size):
         ys[k] = ys[k] * scale
@@ -375,13 +408,15 @@ def build_softmax(node):
     out_dtype = node.output_dtype
     widen = out_dtype == _F16
     layout = _Layout(node, (axis,), False, widen)
+    pool = BufferPool()
 
     def softmax(x):
         flat, rows, n, _, moved_shape = layout(x)
-        out = np.empty(flat.size, flat.dtype)
+        out = pool.take((flat.size,), flat.dtype)
         if out.size:
             how, _ = _strategy(rows, n)
             (softmax_rows_parallel if how != "serial" else softmax_rows)(flat, n, out)
+        pool.give(out)
         result = out.reshape(moved_shape)
         if axis != x.ndim - 1:      # move the axis back where it was
             result = np.ascontiguousarray(np.moveaxis(result, -1, axis))
