@@ -65,7 +65,7 @@ from ._module_cache import cache_dir, load_module  # noqa: F401  (part of this A
 __all__ = ["FULL", "SCALAR", "SUFFIX", "CodegenError", "Program", "compile_expression",
            "render_module", "load_module", "cache_dir", "FUNCTIONS"]
 
-CODEGEN_VERSION = 2
+CODEGEN_VERSION = 3
 FULL, SCALAR, SUFFIX = "full", "scalar", "suffix"
 
 
@@ -513,7 +513,10 @@ def _ipow(base, exponent):
 def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bool) -> str:
     loop = "prange" if parallel else "range"
     params = ", ".join(["out"] + [f"x{k}" for k in range(len(modes))] + ["inner"])
-    lines = [f'@njit(cache=True, error_model="numpy"{", parallel=True" if parallel else ""})',
+    # nogil: sessions run steps from many Python threads, and independent kernels of
+    # one step may run on two threads at once.
+    lines = [f'@njit(cache=True, nogil=True, error_model="numpy"'
+             f'{", parallel=True" if parallel else ""})',
              f"def {name}({params}):"]
     lines += [f"    v{k} = x{k}[0]" for k, m in enumerate(modes) if m == SCALAR]
     if SUFFIX in modes:

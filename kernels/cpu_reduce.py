@@ -46,8 +46,9 @@ from numba.extending import overload  # noqa: E402
 __all__ = ["register"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-_JIT = dict(cache=True, error_model="numpy")
-_PAR = dict(cache=True, error_model="numpy", parallel=True)
+# nogil: many Python threads run sessions at once (the kernels touch no Python objects).
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_PAR = dict(cache=True, nogil=True, error_model="numpy", parallel=True)
 
 
 # ------------------------------------------------------------- per-slice kernels

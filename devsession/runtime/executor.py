@@ -22,15 +22,19 @@ __all__ = ["execute"]
 
 
 def execute(plan: Plan, feed_values, deadline: float | None = None,
-            stats: list | None = None) -> list:
+            stats: list | None = None, pool=None) -> list:
     """Run ``plan`` with ``feed_values`` (one per feed slot); returns the fetched values.
 
     ``deadline`` is a ``time.monotonic()`` value; ``stats`` (a list) receives NodeStats.
+    With a thread ``pool`` (concurrent.futures), independent heavy branches of the plan
+    (``plan.waves``) run at the same time.
     """
     slots = [None] * plan.num_slots
     for slot, value in zip(plan.feed_slots, feed_values):
         slots[slot] = value
-    if stats is None and deadline is None:
+    if pool is not None and plan.waves:
+        _execute_waves(plan, slots, deadline, stats, pool)
+    elif stats is None and deadline is None:
         for step in plan.steps:
             try:
                 result = step.kernel(*[slots[i] for i in step.inputs])
@@ -46,27 +50,62 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
 
 
 def _execute_checked(plan: Plan, slots: list, deadline, stats) -> None:
-    thread = threading.get_ident() % 1_000_000
     for step in plan.steps:
-        if deadline is not None and time.monotonic() > deadline:
-            raise DeadlineExceededError(
-                f"Timed out before running node '{step.name}': the step's deadline passed "
-                f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
-                step.name)
-        start_wall, start = time.time(), time.perf_counter()
-        try:
-            result = step.kernel(*[slots[i] for i in step.inputs])
-        except Exception as e:
-            _raise_node_error(e, step)
-        if stats is not None:
-            stats.append(NodeStats(step.name, step.op_type, step.device, start_wall,
-                                   time.perf_counter() - start, thread))
-        if step.output >= 0:
-            slots[step.output] = result
+        _run_step(step, slots, deadline, stats)
         for i in step.frees:
             slots[i] = None
+    _check_finished_in_time(deadline)
+
+
+def _run_step(step, slots: list, deadline, stats) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise DeadlineExceededError(
+            f"Timed out before running node '{step.name}': the step's deadline passed "
+            f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
+            step.name)
+    start_wall, start = time.time(), time.perf_counter()
+    try:
+        result = step.kernel(*[slots[i] for i in step.inputs])
+    except Exception as e:
+        _raise_node_error(e, step)
+    if stats is not None:
+        stats.append(NodeStats(step.name, step.op_type, step.device, start_wall,
+                               time.perf_counter() - start, threading.get_ident() % 1_000_000))
+    if step.output >= 0:
+        slots[step.output] = result
+
+
+def _check_finished_in_time(deadline) -> None:
     if deadline is not None and time.monotonic() > deadline:
         raise DeadlineExceededError("The step finished after its deadline passed.")
+
+
+def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
+    """Depth by depth; a wave's steps share the pool and this thread.  Each step writes
+    its own slot, so the threads never write the same list entry."""
+    steps = plan.steps
+    for wave in plan.waves:
+        if wave.overlap:
+            first, *rest = wave.steps
+            futures = [pool.submit(_run_step, steps[i], slots, deadline, stats) for i in rest]
+            error = None
+            try:
+                _run_step(steps[first], slots, deadline, stats)
+            except Exception as e:
+                error = e
+            for future in futures:  # wait for all, even after an error: they use slots
+                try:
+                    future.result()
+                except Exception as e:
+                    error = error or e
+            if error is not None:
+                raise error
+        else:
+            for i in wave.steps:
+                _run_step(steps[i], slots, deadline, stats)
+        for i in wave.frees:
+            slots[i] = None
+    _check_finished_in_time(deadline)
 
 
 def _raise_node_error(e: Exception, step) -> None:

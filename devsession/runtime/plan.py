@@ -22,6 +22,7 @@ from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..ops.registry import get_op_def
 from ..optimizer.ir import from_operations
+from .branches import overlapping_waves
 from .placement import Placement
 
 __all__ = ["Step", "Plan", "build_plan", "needed_ops"]
@@ -36,6 +37,7 @@ class Step:
     name: str
     op_type: str
     device: str            # short device name, e.g. "CPU:0"
+    work: int = -1         # static output elements (-1: unknown), to decide what to overlap
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +48,7 @@ class Plan:
     fetch_slots: tuple     # one per fetched tensor
     fetch_needs_copy: tuple  # True where the fetched value may alias a kernel input or state
     placements: dict       # node name -> Placement, for every node the plan runs
+    waves: tuple = ()      # the steps by depth when branches are worth overlapping (branches.py)
 
 
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
@@ -127,7 +130,9 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         inputs = tuple(builder.on_device(slot_of[t], device, t.name)
                        for i, t in enumerate(op.inputs) if i not in refs)
         output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
-        builder.add(make_kernel(op, placement), inputs, output, op.name, op.type, device)
+        work = op.outputs[0].shape.num_elements() if op.outputs else 0
+        builder.add(make_kernel(op, placement), inputs, output, op.name, op.type, device,
+                    -1 if work is None else work)
 
     fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], HOST, t.name)
                         for t in fetches)
@@ -142,7 +147,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                                          ALIASING_OPS or s in seen))
         seen.add(s)
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
-                tuple(needs_copy), placements)
+                tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)))
 
 
 class _StepBuilder:
@@ -179,20 +184,21 @@ class _StepBuilder:
             self._moved[key] = moved
         return self._moved[key]
 
-    def add(self, kernel, inputs, output, name, op_type, device) -> None:
-        self._raw.append((kernel, inputs, output, name, op_type, device))
+    def add(self, kernel, inputs, output, name, op_type, device, work=-1) -> None:
+        self._raw.append((kernel, inputs, output, name, op_type, device, work))
 
     def finish(self, keep: set) -> tuple:
         last_read = {}
         for index, raw in enumerate(self._raw):
-            for s in raw[1]:
-                last_read[s] = index
+            for slot in raw[1]:
+                last_read[slot] = index
         frees: dict[int, list] = {}
-        for s, index in last_read.items():
-            if s not in keep:
-                frees.setdefault(index, []).append(s)
-        return tuple(Step(kernel, inputs, output, tuple(frees.get(i, ())), name, op_type, device)
-                     for i, (kernel, inputs, output, name, op_type, device)
+        for slot, index in last_read.items():
+            if slot not in keep:
+                frees.setdefault(index, []).append(slot)
+        return tuple(Step(kernel, inputs, output, tuple(frees.get(i, ())), name, op_type, device,
+                          work)
+                     for i, (kernel, inputs, output, name, op_type, device, work)
                      in enumerate(self._raw))
 
 

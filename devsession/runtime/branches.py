@@ -1,0 +1,66 @@
+"""Which steps of a plan may run at the same time (independent branches).
+
+Pure logic over a plan's steps: a step's *depth* is one more than the deepest step
+whose output it reads, so steps of equal depth never depend on each other.  A depth
+with at least two *heavy* steps (``HEAVY_WORK`` output elements or more, or unknown) is
+worth overlapping: the kernels release the GIL, so two threads run two branches at
+once.  Light steps are not worth a thread hand-off (tens of microseconds).  Plans with
+stateful steps (variables, random streams) are not reordered: their order stays the
+graph's, as the sequential executor runs it.
+
+When some depth is worth overlapping, the plan runs depth by depth: ``Wave``s in order,
+each freeing afterwards the slots no later wave reads (the steps' own ``frees`` assume
+the sequential order and are not used then).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = ["Wave", "overlapping_waves", "HEAVY_WORK"]
+
+HEAVY_WORK = 1 << 15
+_STATEFUL = frozenset({"VariableV2", "Assign", "AssignAdd", "RandomUniform",
+                       "RandomStandardNormal"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Wave:
+    steps: tuple        # indices into plan.steps, independent of each other
+    overlap: bool       # run them on several threads
+    frees: tuple        # slots to drop once the wave is done
+
+
+def overlapping_waves(steps, keep=frozenset()) -> tuple:
+    """The plan's steps as waves by depth, or () when nothing is worth overlapping.
+
+    ``keep`` are slots never freed (the fetches).
+    """
+    if any(step.op_type in _STATEFUL for step in steps):
+        return ()
+    depth_of_slot: dict = {}
+    by_depth: dict = {}
+    for index, step in enumerate(steps):
+        depth = 1 + max((depth_of_slot.get(s, 0) for s in step.inputs), default=0)
+        if step.output >= 0:
+            depth_of_slot[step.output] = depth
+        by_depth.setdefault(depth, []).append(index)
+    groups = [tuple(by_depth[d]) for d in sorted(by_depth)]
+    overlap = [sum(1 for i in g if _heavy(steps[i])) >= 2 for g in groups]
+    if not any(overlap):
+        return ()
+    last_group: dict = {}
+    for g, group in enumerate(groups):
+        for i in group:
+            for slot in steps[i].inputs:
+                last_group[slot] = g
+    frees: dict = {}
+    for slot, g in last_group.items():
+        if slot not in keep:
+            frees.setdefault(g, []).append(slot)
+    return tuple(Wave(group, flag, tuple(frees.get(g, ())))
+                 for g, (group, flag) in enumerate(zip(groups, overlap)))
+
+
+def _heavy(step) -> bool:
+    return step.work < 0 or step.work >= HEAVY_WORK
