@@ -13,9 +13,12 @@ threads at once.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -114,23 +117,35 @@ class DirectSession(BaseSession):
         self.device = device
         self.resources = ResourceMgr()
         self._plans: dict = {}
-        self._plan_lock = threading.Lock()
-        available = {"CPU:0"} | {d.short_name for d in gpu_devices()}
+        self._plan_lock = threading.RLock()
+        self._pool = None
+        gpus = gpu_devices()
+        available = {"CPU:0"} | {d.short_name for d in gpus}
         self._policy = PlacementPolicy(
             default=DeviceSpec(device_type=device.device_type, device_index=device.device_index),
             available=frozenset(available),
             allow_soft_placement=options.allow_soft_placement,
             has_kernel=_has_kernel)
+        self._gpus_used: set = set()          # GPU indices some plan of this session ran on
+        self._previous_gpu_limits: dict = {}  # GPU index -> pool cap before this session
+        if options.gpu_memory_limit_bytes is not None and gpus:
+            from .kernels import cuda_memory
+
+            for index in range(len(gpus)):
+                self._previous_gpu_limits[index] = cuda_memory.set_pool_limit(
+                    index, options.gpu_memory_limit_bytes)
 
     # --- devices and placement ----------------------------------------------------------
 
     def list_devices(self) -> list:
-        """The devices this session places on: CPU:0, and its GPU when it has one."""
+        """The devices this session can place on: CPU:0 and every visible GPU (none on a
+        machine without CUDA, where a GPU request fell back to the CPU).  A GPU's
+        ``memory_limit`` is the session's ``gpu_memory_limit_bytes`` when that is lower."""
         self._check_open()
-        devices = list_local_devices()
-        if self.device.device_type == "GPU":
-            return devices
-        return [d for d in devices if d.device_type == "CPU"]
+        cap = self._options.gpu_memory_limit_bytes
+        return [dataclasses.replace(d, memory_limit=min(d.memory_limit, cap))
+                if cap is not None and d.device_type == "GPU" else d
+                for d in list_local_devices()]
 
     def placement(self, fetches=None) -> dict:
         """{node name: device name} for every node of the graph (or those ``fetches`` need)."""
@@ -149,7 +164,27 @@ class DirectSession(BaseSession):
             out[op.name] = local_device_name(p.device_type, p.device_index)
         return out
 
+    def placement_notes(self, fetches=None) -> dict:
+        """{node name: why it is not where it asked to be} for the nodes that moved
+        (soft placement), including every node that fell back with the session's device."""
+        self._check_open()
+        devices = self.placement(fetches)
+        notes = {}
+        for op in self._graph.get_operations():
+            if op.name not in devices:
+                continue
+            p = self._place(op)
+            if p.note:
+                notes[op.name] = p.note
+            elif self.device.note and not op.device and p.device_type == self.device.device_type:
+                notes[op.name] = self.device.note
+        return notes
+
     def _place(self, op) -> Placement:
+        refs = get_op_def(op.type).ref_inputs
+        if refs:    # Assign/AssignAdd run where their variable lives (TF colocates them)
+            variable = op.inputs[refs[0]].op
+            return place_node(op.name, op.type, variable.device or op.device, self._policy)
         return place_node(op.name, op.type, op.device, self._policy)
 
     # --- plans -------------------------------------------------------------------------------
@@ -169,10 +204,16 @@ class DirectSession(BaseSession):
         plan = build_plan(self._graph.get_operations(), feeds, fetches, targets,
                           self._place, self._make_kernel, self._make_transfer, self._optimize)
         self._log_placement(plan)
+        self._gpus_used.update(p.device_index for p in plan.placements.values()
+                               if p.device_type == "GPU")
         copies = plan.fetch_needs_copy
+        pool = self._branch_pool() if plan.waves else None
+        set_threads = _intra_op_setter(self._options.intra_op_threads)
 
         def step(values, deadline, stats):
-            out = execute(plan, values, deadline, stats)
+            if set_threads is not None:
+                set_threads()
+            out = execute(plan, values, deadline, stats, pool)
             return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
 
         step.plan = plan
@@ -227,9 +268,36 @@ class DirectSession(BaseSession):
                 placement_log.info("%s: %s", name, local_device_name(p.device_type,
                                                                       p.device_index))
 
+    def _branch_pool(self):
+        """Threads that run independent branches (``inter_op_threads``; 0 = one per
+        core, 1 = none), made when the first plan has branches worth overlapping."""
+        threads = self._options.inter_op_threads or os.cpu_count() or 1
+        if threads < 2:
+            return None
+        with self._plan_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="devsession")
+            return self._pool
+
     def _close(self) -> None:
         self._plans.clear()
         self.resources.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        gpus = self._gpus_used | set(self._previous_gpu_limits)
+        if gpus:
+            _release_gpu_memory(gpus, self._previous_gpu_limits)
+
+
+def _intra_op_setter(threads: int):
+    """A function capping numba's threads for the calling thread (numba's setting is
+    per thread), or None when ``intra_op_threads`` is 0 (numba's default: every core)."""
+    if not threads:
+        return None
+    from .kernels._numba_setup import numba
+
+    n = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    return lambda: numba.set_num_threads(n)
 
 
 def _target_hint(target: str) -> str:
@@ -242,6 +310,21 @@ def _target_hint(target: str) -> str:
     if re.match(r"^[\w.\-\[\]:]+:\d+$", bare):
         return f"; did you mean grpc://{bare}?"
     return "; cluster targets look like grpc://host:port"
+
+
+def _release_gpu_memory(gpus, previous_limits: dict) -> None:
+    """Hand a closed session's GPU memory back to the driver and undo its pool caps."""
+    try:
+        import gc
+
+        from .kernels import cuda_memory
+
+        gc.collect()     # plans may hold device arrays in reference cycles
+        cuda_memory.release_free_memory(sorted(gpus))
+        for index, limit in previous_limits.items():
+            cuda_memory.set_pool_limit(index, limit)
+    except Exception as e:   # closing must not fail (it also runs from __del__)
+        log.warning("devsession: could not release GPU memory on close: %s", e)
 
 
 def _has_kernel(op_type: str, device_type: str) -> bool:

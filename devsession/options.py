@@ -12,6 +12,8 @@ import dataclasses
 import json
 import threading
 
+import numpy as np
+
 from .device_spec import DeviceSpec
 
 __all__ = ["SessionOptions", "OptimizerOptions", "RunOptions", "RunMetadata", "NodeStats"]
@@ -41,6 +43,8 @@ class SessionOptions:
 
     ``device`` is the default device for nodes without their own placement: "" means
     the best local device (GPU:0 when one is present, else CPU:0).
+    ``gpu_memory_limit_bytes`` caps the GPU memory pool on the session's GPUs while it
+    is open (running past it raises ``ResourceExhaustedError``); None: no cap.
     """
 
     target: str = ""
@@ -50,6 +54,7 @@ class SessionOptions:
     inter_op_threads: int = 0
     intra_op_threads: int = 0
     operation_timeout_s: float | None = None
+    gpu_memory_limit_bytes: int | None = None   # cap on the session's GPU memory pool
     config: tuple = ()   # extra (key, value) pairs for third-party factories
     optimizer: OptimizerOptions = OptimizerOptions()
 
@@ -60,6 +65,13 @@ class SessionOptions:
         object.__setattr__(self, "device", str(DeviceSpec.parse(self.device)))
         if self.operation_timeout_s is not None and self.operation_timeout_s <= 0:
             raise ValueError("operation_timeout_s must be positive or None.")
+        limit = self.gpu_memory_limit_bytes
+        if limit is not None:
+            if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
+                raise TypeError(f"gpu_memory_limit_bytes must be an int or None, not {limit!r}.")
+            if limit <= 0:
+                raise ValueError("gpu_memory_limit_bytes must be positive (None: no cap).")
+            object.__setattr__(self, "gpu_memory_limit_bytes", int(limit))
         for name in ("inter_op_threads", "intra_op_threads"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0 (0 picks from the machine).")

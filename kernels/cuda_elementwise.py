@@ -1,0 +1,146 @@
+"""Elementwise GPU kernels: one ``cupy.ElementwiseKernel`` per (expression, dtypes).
+
+``ElementwiseKernel(expr, inputs, output_dtype)`` mirrors ``cpu_elementwise``'s class
+of the same name: the same expression language (``cuda_codegen`` compiles it to CUDA
+C), the same ``(name, dtype)`` inputs, numpy broadcasting, and an optional ``out=``.
+So a fuser can hand either device one expression over k inputs and get one kernel
+launch instead of a chain of cupy calls (each of which would read and write the whole
+tensor).  Per call the kernel checks the shapes broadcast (once per shape tuple, with
+the CPU kernels' error message), allocates the output from cupy's pool and launches;
+cupy compiles the CUDA source on the first launch for each input rank and caches the
+binary on disk (``~/.cupy/kernel_cache``).  Zero-size outputs launch nothing.
+
+``ELEMENTWISE_OPS`` (``elementwise_exprs``) is the table every device shares (TF op
+type -> input names, expression), and ``_FusedElementwise`` (a region the graph
+optimizer fused into one program, ``devsession/optimizer/fusion.py``) compiles to one
+kernel here too, so a fused chain on the GPU is one launch.
+
+Example::
+
+    k = ElementwiseKernel("max(a * 1.5 + 0.25, 0) * b",
+                          [("a", np.float32), ("b", np.float32)], np.float32)
+    k(cupy.ones((5, 4), cupy.float32), cupy.arange(4, dtype=cupy.float32))
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+
+import cupy
+import numpy as np
+
+from . import cuda_codegen as codegen
+from ._checks import broadcast_shape, fmt_shape, get_attr, invalid_argument
+from .cuda_device import on_device
+from .elementwise_exprs import ELEMENTWISE_OPS
+from .registry import register_kernel
+
+__all__ = ["ElementwiseKernel", "ELEMENTWISE_OPS", "register"]
+
+_MAX_SHAPES = 64          # distinct input-shape tuples remembered per kernel
+
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(expr: str, inputs: tuple, out_dtype: np.dtype):
+    """(program, cupy.ElementwiseKernel), shared by every node with the same signature."""
+    program = codegen.compile_expression(expr, inputs, out_dtype)
+    in_params, out_params, operation, preamble = codegen.render_cuda(program)
+    tag = zlib.crc32(repr((expr, inputs, out_dtype.str)).encode())
+    kernel = cupy.ElementwiseKernel(in_params, out_params, operation,
+                                    name=f"devsession_ew_{tag:08x}", preamble=preamble)
+    return program, kernel
+
+
+class ElementwiseKernel:
+    """``kernel(*arrays, out=None) -> cupy.ndarray``: ``expr`` evaluated elementwise on
+    the current device with numpy broadcasting.
+
+    ``inputs`` is a sequence of ``(name, dtype)``; the arrays passed must be cupy arrays
+    of those dtypes (the session guarantees it).  Raises ``cuda_codegen.CodegenError``
+    for a bad expression, and (per call) ``InvalidArgumentError`` naming ``name`` when
+    the shapes do not broadcast or ``out`` does not fit.
+    """
+
+    def __init__(self, expr: str, inputs, output_dtype, *, name: str = "elementwise",
+                 op: str = "Elementwise"):
+        inputs = tuple((n, np.dtype(d)) for n, d in inputs)
+        self.name, self.op = name, op
+        self.output_dtype = np.dtype(output_dtype)
+        self.program, self._kernel = _compiled(expr, inputs, self.output_dtype)
+        self._arity = len(inputs)
+        self._shapes: dict[tuple, tuple] = {}
+
+    @property
+    def source(self) -> str:
+        """The CUDA C body (for debugging and tests)."""
+        return codegen.render_cuda(self.program)[2]
+
+    def __call__(self, *arrays, out=None):
+        shapes = tuple([a.shape for a in arrays])
+        out_shape = self._shapes.get(shapes)
+        if out_shape is None:
+            out_shape = self._out_shape(shapes)
+        if out is None:
+            out = cupy.empty(out_shape, self.output_dtype)
+        elif out.shape != out_shape or out.dtype != self.output_dtype:
+            raise invalid_argument(
+                self.name, self.op, f"out= must be {self.output_dtype} of shape "
+                f"{fmt_shape(out_shape)}, got {out.dtype} {fmt_shape(out.shape)}")
+        if out.size:
+            self._kernel(*arrays, out)
+        return out
+
+    def _out_shape(self, shapes) -> tuple:
+        if len(shapes) != self._arity:
+            raise TypeError(f"{self.op} kernel '{self.name}' takes {self._arity} inputs, "
+                            f"got {len(shapes)}")
+        out_shape = tuple(broadcast_shape(self.name, self.op, shapes))
+        if len(self._shapes) >= _MAX_SHAPES:
+            self._shapes.clear()
+        self._shapes[shapes] = out_shape
+        return out_shape
+
+    def __repr__(self):
+        return (f"ElementwiseKernel({self.program.expr!r}, inputs="
+                f"{tuple(zip(self.program.inputs, self.program.input_dtypes))}, "
+                f"output_dtype={self.output_dtype})")
+
+
+# ------------------------------------------------------------------- registration
+
+def _build_for(names, expr):
+    def build(node):
+        kernel = ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
+                                   name=node.name, op=node.op)
+        return on_device(node, kernel)
+    return build
+
+
+def build_fused(node):
+    """A region of elementwise ops fused by the optimizer (optimizer/fusion.py)."""
+    members = ", ".join(node.attrs.get("members", ()))
+    kernel = ElementwiseKernel(node.attrs["expression"],
+                               zip(node.attrs["input_names"], node.input_dtypes),
+                               node.output_dtype, name=node.name,
+                               op=f"_FusedElementwise({members})")
+    return on_device(node, kernel)
+
+
+def build_cast(node):
+    """Cast: the input itself when the dtype does not change, else the kernel ``x``
+    with a converting store (float -> int truncates toward zero, -> bool is ``!= 0``)."""
+    dst = np.dtype(get_attr(node, "DstT"))
+    if node.input_dtypes[0] == dst:
+        return lambda x: x
+    kernel = ElementwiseKernel("x", [("x", node.input_dtypes[0])], dst,
+                               name=node.name, op=node.op)
+    return on_device(node, kernel)
+
+
+def register(device_type: str = "GPU") -> None:
+    for op, (names, expr) in ELEMENTWISE_OPS.items():
+        register_kernel(op, device_type)(_build_for(names, expr))
+    register_kernel("Cast", device_type)(build_cast)
+    register_kernel("_FusedElementwise", device_type)(build_fused)

@@ -1,0 +1,114 @@
+"""Reduction-like GPU kernels: Sum, Mean, Max, Min, ArgMax and Softmax.
+
+cupy's reductions do the work (CUB device reductions where cupy chooses them), with the
+reference kernels' semantics pinned down around them:
+
+* Sum accumulates in the input dtype, float16 in float32 (numpy and the REF kernels do
+  the same); integer sums wrap, and Mean of integers divides the wrapped sum,
+  truncating toward zero (C integer division does exactly that).
+* Max/Min/ArgMax propagate NaN like numpy (cupy's reductions follow numpy; ArgMax:
+  the first NaN, ties: the first index).  Max/Min of float16 need no widening: they are
+  exact.
+* Empty reductions: Sum gives 0, float Mean NaN; integer Mean, Max, Min and ArgMax over
+  zero elements raise ``InvalidArgumentError`` naming the node (like reference.py).
+  Inputs with no elements at all never reach cupy (whose reductions refuse some of
+  them); the result is built directly.
+* Softmax subtracts the max along the axis, then one fused kernel computes
+  ``exp(x - max)`` and one divides by the sum: no inf/nan for huge finite inputs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cupy
+import numpy as np
+
+from ._checks import check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape
+from .cuda_device import on_device
+from .cuda_elementwise import ElementwiseKernel
+from .registry import register_kernel
+
+__all__ = ["register"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+# Integer Mean: C's integer division truncates toward zero, as TF's Mean does.
+_trunc_div = cupy.ElementwiseKernel("T s, int64 n", "T q", "q = (T)(s / n)",
+                                    name="devsession_trunc_div")
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    return _F32 if dtype == _F16 else dtype
+
+
+def _reduction_builder(kind):
+    def build(node):
+        axes = tuple(sorted(get_attr(node, "axis")))
+        keepdims = bool(get_attr(node, "keepdims"))
+        out_dtype = node.output_dtype
+
+        def reduce(x):
+            check_axes(node.name, node.op, x.shape, axes)
+            count = math.prod(x.shape[a] for a in axes)
+            if count == 0 and (kind in ("max", "min") or (kind == "mean" and x.dtype.kind != "f")):
+                raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
+                                       f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
+            acc = _compute_dtype(x.dtype)
+            if not axes:                  # reducing over nothing is a copy
+                return x.astype(out_dtype, copy=True)
+            if x.size == 0:
+                fill = np.nan if (kind == "mean" and count == 0) else 0
+                return cupy.full(reduced_shape(x.shape, axes, keepdims), fill, out_dtype)
+            if kind == "max":
+                r = cupy.max(x, axis=axes, keepdims=keepdims)
+            elif kind == "min":
+                r = cupy.min(x, axis=axes, keepdims=keepdims)
+            else:
+                r = cupy.sum(x, axis=axes, keepdims=keepdims, dtype=acc)
+                if kind == "mean":
+                    r = r / acc.type(count) if acc.kind == "f" else _trunc_div(r, count)
+            return r.astype(out_dtype, copy=False)
+        return on_device(node, reduce)
+    return build
+
+
+def build_argmax(node):
+    axis = int(get_attr(node, "axis"))
+    out_dtype = node.output_dtype
+
+    def argmax(x):
+        check_axes(node.name, node.op, x.shape, (axis,))
+        if x.shape[axis] == 0:
+            raise invalid_argument(node.name, node.op, f"ArgMax over an empty axis "
+                                   f"(input shape {fmt_shape(x.shape)}, axis {axis})")
+        if x.size == 0:
+            return cupy.empty(reduced_shape(x.shape, (axis,), False), out_dtype)
+        return cupy.argmax(x, axis=axis).astype(out_dtype, copy=False)
+    return on_device(node, argmax)
+
+
+def build_softmax(node):
+    axis = int(get_attr(node, "axis"))
+    out_dtype = node.output_dtype
+    acc = _compute_dtype(out_dtype)
+    shifted_exp = ElementwiseKernel("exp(x - m)", [("x", node.input_dtypes[0]), ("m", acc)],
+                                    acc, name=node.name, op=node.op)
+    normalise = ElementwiseKernel("e / s", [("e", acc), ("s", acc)], out_dtype,
+                                  name=node.name, op=node.op)
+
+    def softmax(x):
+        check_axes(node.name, node.op, x.shape, (axis,))
+        if x.size == 0:
+            return cupy.empty(x.shape, out_dtype)
+        m = cupy.max(x, axis=axis, keepdims=True).astype(acc, copy=False)
+        e = shifted_exp(x, m)
+        return normalise(e, cupy.sum(e, axis=axis, keepdims=True, dtype=acc))
+    return on_device(node, softmax)
+
+
+def register(device_type: str = "GPU") -> None:
+    for kind in ("sum", "mean", "max", "min"):
+        register_kernel(kind.capitalize(), device_type)(_reduction_builder(kind))
+    register_kernel("ArgMax", device_type)(build_argmax)
+    register_kernel("Softmax", device_type)(build_softmax)

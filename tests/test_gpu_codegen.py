@@ -1,0 +1,276 @@
+"""The CUDA expression compiler (kernels/cuda_codegen.py), tested without a GPU.
+
+``cuda_codegen`` types and lowers an expression to instructions; ``render_cuda`` prints
+them as CUDA C and ``evaluate`` runs them with numpy.  Here the numpy run is compared
+with the reference kernels for every elementwise op and dtype, and with numpy for random
+expression trees, so the typing and lowering the GPU kernels rely on are checked in CI.
+Where cupy with NVRTC is installed (a GPU machine, or a developer's scratch venv), every
+generated kernel is also compiled by NVRTC exactly as ``cupy.ElementwiseKernel`` would
+compile it; no device is needed for that.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from devsession.kernels import cuda_codegen as cg
+from devsession.kernels.elementwise_exprs import ELEMENTWISE_OPS
+from devsession.kernels.registry import KernelNode, lookup_kernel
+
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
+FLOATS = [F16, F32, F64]
+NUMERIC = FLOATS + [I32, I64]
+ALL = NUMERIC + [BOOL]
+UNARY = {"Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC, "Relu": NUMERIC,
+         "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS, "Sigmoid": FLOATS}
+BINARY = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv",
+          "Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
+SHAPES = [((7,), (7,)), ((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,))]
+
+
+def rng_for(*key):
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def random_array(rng, shape, dtype, low=-20, high=20, specials=True):
+    if dtype == BOOL:
+        return rng.random(shape) < 0.5
+    if dtype.kind == "i":
+        return rng.integers(low, high, size=shape).astype(dtype)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    if specials and x.size >= 7:
+        x.reshape(-1)[[1, 3, 5]] = [np.nan, np.inf, -np.inf]
+    return x
+
+
+def out_dtype_of(op, dtype):
+    if op in ("Equal", "Less", "LessEqual", "Greater", "GreaterEqual"):
+        return BOOL
+    return F64 if op == "RealDiv" and dtype.kind in "ib" else dtype
+
+
+def ref(op, out_dtype, *xs, attrs=None):
+    node = KernelNode(f"{op.lower()}_node", op, dict(attrs or {}), tuple(x.dtype for x in xs),
+                      tuple(None for _ in xs), out_dtype, None)
+    return lookup_kernel(op, "REF")(node)(*xs)
+
+
+def program_for(op, dtypes, out_dtype):
+    names, expr = ELEMENTWISE_OPS[op]
+    return cg.compile_expression(expr, list(zip(names, dtypes)), out_dtype)
+
+
+def assert_same(actual, expected):
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    if expected.dtype.kind in "biu":
+        np.testing.assert_array_equal(actual, expected)
+    else:
+        np.testing.assert_allclose(actual.astype(F64), expected.astype(F64), equal_nan=True,
+                                   rtol=1e-6 if expected.dtype != F16 else 1e-3, atol=0)
+
+
+# --------------------------------------------------------- the program vs REF
+
+@pytest.mark.parametrize("op,dtype", [(op, d) for op, ds in UNARY.items() for d in ds])
+def test_unary_programs_match_reference(op, dtype):
+    x = random_array(rng_for(op, dtype), (3, 7), dtype)
+    assert_same(cg.evaluate(program_for(op, [dtype], dtype), x), ref(op, dtype, x))
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("op,dtype", [(op, d) for op in BINARY
+                                      for d in (ALL if op == "Equal" else NUMERIC)])
+def test_binary_programs_match_reference(op, dtype, shapes):
+    rng = rng_for(op, dtype, shapes)
+    if op == "Pow" and dtype.kind == "i":
+        x, y = random_array(rng, shapes[0], dtype, -5, 6), random_array(rng, shapes[1], dtype,
+                                                                           -2, 7)
+    else:
+        x, y = (random_array(rng, s, dtype, specials=op != "Pow") for s in shapes)
+    out = out_dtype_of(op, dtype)
+    assert_same(cg.evaluate(program_for(op, [dtype, dtype], out), x, y), ref(op, out, x, y))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_select_program_matches_reference(dtype):
+    rng = rng_for("select", dtype)
+    c, x, y = rng.random((3, 1)) < 0.5, random_array(rng, (1, 4), dtype), \
+        random_array(rng, (), dtype)
+    program = program_for("SelectV2", [BOOL, dtype, dtype], dtype)
+    assert_same(cg.evaluate(program, c, x, y), ref("SelectV2", dtype, c, x, y))
+
+
+@pytest.mark.parametrize("src,dst", [(s, d) for s in ALL for d in ALL if s != d])
+def test_cast_programs_match_reference(src, dst):
+    x = random_array(rng_for("cast", src, dst), (3, 5), src, specials=False)
+    if src.kind == "f":
+        x[0, :3] = [0.0, -0.0, 2.75]
+        x[1, :2] = [-2.75, 0.5]
+    program = cg.compile_expression("x", [("x", src)], dst)
+    assert_same(cg.evaluate(program, x), ref("Cast", dst, x, attrs={"DstT": dst}))
+
+
+def test_integer_arithmetic_wraps_and_pow_follows_reference():
+    a = np.array([2**31 - 1, -2**31, 7, -7], np.int32)
+    b = np.array([1, -1, 3, 2], np.int32)
+    for op in ("Add", "Sub", "Mul"):
+        assert_same(cg.evaluate(program_for(op, [I32, I32], I32), a, b), ref(op, I32, a, b))
+    neg = cg.evaluate(program_for("Neg", [I32], I32), a)
+    np.testing.assert_array_equal(neg, [-(2**31 - 1), -2**31, -7, 7])
+    np.testing.assert_array_equal(
+        cg.evaluate(program_for("Pow", [I32, I32], I32), np.int32([2, 2, 1, -1, -1, 3]),
+                    np.int32([10, -1, -5, -3, -2, 0])), [1024, 0, 1, -1, 1, 1])
+
+
+# --------------------------------------------------------------------- typing
+
+def test_typing_follows_the_cpu_code_generator():
+    from devsession.kernels.cpu_codegen import compile_expression as cpu_compile
+
+    cases = [("x / y", [("x", I32), ("y", I32)]), ("x * 0.5", [("x", I32)]),
+             ("x + 2 * 3", [("x", I32)]), ("x < 2", [("x", F16)]), ("exp(x)", [("x", I64)]),
+             ("where(c, x, 1)", [("c", BOOL), ("x", F32)]), ("x + y", [("x", F32), ("y", F64)]),
+             ("cast(x, 'int32') + 1", [("x", F32)]), ("max(x, 1.5)", [("x", I64)]),
+             ("sigmoid(x) * 2", [("x", F32)]), ("x ** 2", [("x", I32)])]
+    for expr, inputs in cases:
+        assert cg.compile_expression(expr, inputs).out_dtype == \
+            cpu_compile(expr, inputs).out_dtype, expr
+    for bad in ["x +", "y + 1", "x.real", "foo(x)", "x = 1\nx", "cast(x, 'nope')", "not x",
+                "x & x", "'a'"]:
+        with pytest.raises(cg.CodegenError):
+            cg.compile_expression(bad, [("x", F32)])
+
+
+def test_dag_programs_share_subexpressions():
+    p = cg.compile_expression("t = exp(x - 1)\nt / (1 + t) + exp(x - 1)", [("x", F32)])
+    assert sum(ins.op == "exp" for ins in p.instrs) == 1
+    x = np.linspace(-2, 2, 9, dtype=F32)
+    e = np.exp(x - np.float32(1))
+    np.testing.assert_allclose(cg.evaluate(p, x), e / (1 + e) + e, rtol=1e-6)
+
+
+def test_rendered_cuda_is_typed_and_wraps():
+    p = cg.compile_expression("max(a * 1.5 + 0.25, 0) * b", [("a", F32), ("b", F32)])
+    in_params, out_params, body, preamble = cg.render_cuda(p)
+    assert in_params == "float32 x0, float32 x1" and out_params == "float32 out0"
+    assert "1.5f" in body and "0.25f" in body and "double" not in body
+    assert "(t1 != t1)" in body                                       # NaN propagates
+    body = cg.render_cuda(cg.compile_expression("x * y - x", [("x", I32), ("y", I32)]))[2]
+    assert "(unsigned int)" in body
+    in_params, out_params, body, preamble = cg.render_cuda(
+        cg.compile_expression("sigmoid(x)", [("x", F16)], F16))
+    assert in_params == "float16 x0" and "const float v0 = (float)x0;" in body
+    assert body.endswith("out0 = float16((float)(t7));") and "expf(" in body
+    assert "_ds_ipow" in cg.render_cuda(cg.compile_expression("x ** y", [("x", I64),
+                                                                         ("y", I64)]))[3]
+    assert cg.c_literal(cg.Const(-2**31, I32)) == "(-2147483647 - 1)"
+    assert cg.c_literal(cg.Const(float("-inf"), F32)) == "(-CUDART_INF_F)"
+    assert cg.c_literal(cg.Const(0.1, F32)) == "0.10000000149011612f"
+
+
+# Random expression trees: the program against numpy evaluating the same tree.
+_LEAVES = st.one_of(st.sampled_from([("a", "a"), ("b", "b")]),
+                    st.floats(-4, 4).map(lambda v: (repr(round(v, 2)),) * 2))
+
+
+def _extend(children):
+    binary = st.tuples(st.sampled_from(["+", "-", "*"]), children, children).map(
+        lambda t: (f"({t[1][0]} {t[0]} {t[2][0]})", f"({t[1][1]} {t[0]} {t[2][1]})"))
+    extreme = st.tuples(st.sampled_from(["max", "min"]), children, children).map(
+        lambda t: (f"{t[0]}({t[1][0]}, {t[2][0]})", f"np.{t[0]}imum({t[1][1]}, {t[2][1]})"))
+    select = st.tuples(children, children, children, children).map(
+        lambda t: (f"({t[2][0]} if {t[0][0]} < {t[1][0]} else {t[3][0]})",
+                   f"np.where({t[0][1]} < {t[1][1]}, {t[2][1]}, {t[3][1]})"))
+    unary = st.tuples(st.sampled_from(["abs", "tanh"]), children).map(
+        lambda t: (f"{t[0]}({t[1][0]})", f"np.{t[0]}({t[1][1]})"))
+    return st.one_of(binary, extreme, select, unary)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, database=None)
+@given(tree=st.recursive(_LEAVES, _extend, max_leaves=8), dtype=st.sampled_from([F32, F64]))
+def test_random_expressions_match_numpy(tree, dtype):
+    expr, numpy_expr = tree
+    rng = rng_for("expr", expr)
+    a, b = random_array(rng, (3, 5), dtype, specials=False), \
+        random_array(rng, (5,), dtype, specials=False)
+    program = cg.compile_expression(expr, [("a", dtype), ("b", dtype)], dtype)
+    with np.errstate(all="ignore"):
+        expected = np.broadcast_to(eval(numpy_expr, {"np": np, "a": a, "b": b}),  # noqa: S307
+                                   (3, 5)).astype(dtype)
+    np.testing.assert_allclose(cg.evaluate(program, a, b), expected,
+                               rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
+
+
+# ------------------------------------------------------- NVRTC compile check
+
+def every_kernel_program():
+    """Every program the GPU elementwise kernels can be asked to compile, plus fused ones."""
+    programs = []
+    for op, dtypes in UNARY.items():
+        programs += [program_for(op, [d], d) for d in dtypes]
+    for op in BINARY:
+        for d in (ALL if op == "Equal" else NUMERIC):
+            programs.append(program_for(op, [d, d], out_dtype_of(op, d)))
+    programs += [program_for("SelectV2", [BOOL, d, d], d) for d in ALL]
+    programs += [cg.compile_expression("x", [("x", s)], d) for s in ALL for d in ALL if s != d]
+    programs += [cg.compile_expression(e, i, o) for e, i, o in [
+        ("exp(x - m)", [("x", F16), ("m", F32)], F32),
+        ("e / s", [("e", F32), ("s", F32)], F16),
+        ("t0 = i0 * 1.5\nt1 = relu(t0 + i1)\nt2 = sigmoid(t1) + 0.5 * i0 * i0\nt2",
+         [("i0", F32), ("i1", F32)], F32),
+        ("where(x > 0, x ** 3 + y, -x) / 7", [("x", I64), ("y", I64)], F64),
+        ("cast(x > 0.5, 'float32') * nan + inf", [("x", F64)], F32),
+    ]]
+    return programs
+
+
+def nvrtc_compiler():
+    """compile(program) using cupy's own code generation and NVRTC, or skip."""
+    cupy = pytest.importorskip("cupy", reason="cupy with NVRTC not installed")
+    try:
+        from cupy._core import _kernel, core
+        from cupy.cuda import compiler
+        compiler.compile_using_nvrtc   # noqa: B018
+    except (ImportError, AttributeError) as e:
+        pytest.skip(f"this cupy's internals differ: {e}")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+        arch_patch = None
+    except Exception:   # no driver: compile for sm_90 without asking the device
+        arch_patch = ("-arch=sm_90", "cubin")
+    header = "".join(f"#include <{h}>\n" for h in core._cupy_header_list)
+    options = core.assemble_cupy_compiler_options(())
+
+    def compile_program(program, ndim=2):
+        in_params, out_params, operation, preamble = cg.render_cuda(program)
+        params = (_kernel._get_param_info(in_params, True)
+                  + _kernel._get_param_info(out_params, False)
+                  + _kernel._get_param_info("CIndexer _ind", False))
+        dtypes = list(program.input_dtypes) + [program.out_dtype]
+        arginfos = tuple(_kernel._ArgInfo(1, cupy.ndarray, d, ndim, False, True)
+                         for d in dtypes) + (_kernel._ArgInfo(2, object, None, ndim, True, True),)
+        code = _kernel._get_elementwise_kernel_code(arginfos, _kernel._TypeMap(()), params,
+                                                    operation, "k", preamble)
+        original = compiler._get_arch_for_options_for_nvrtc
+        if arch_patch:
+            compiler._get_arch_for_options_for_nvrtc = lambda arch=None: arch_patch
+        try:
+            compiler.compile_using_nvrtc(header + code, options, cache_in_memory=True)
+        finally:
+            compiler._get_arch_for_options_for_nvrtc = original
+    return compile_program
+
+
+def test_every_generated_kernel_compiles_with_nvrtc():
+    compile_program = nvrtc_compiler()
+    for program in every_kernel_program():
+        try:
+            compile_program(program)
+        except Exception as e:
+            pytest.fail(f"{program.expr!r} {program.input_dtypes} -> {program.out_dtype}: "
+                        f"{str(e)[:2000]}")
