@@ -88,7 +88,8 @@ def download(x, *, pinned_min_bytes: int | None = None) -> np.ndarray:
     """A new host (numpy) array holding cupy array ``x`` (on the current device)."""
     x = cupy.ascontiguousarray(x)
     nbytes = x.nbytes
-    if nbytes < (PINNED_MIN_BYTES if pinned_min_bytes is None else pinned_min_bytes):
+    if nbytes == 0 or nbytes < (PINNED_MIN_BYTES if pinned_min_bytes is None
+                                else pinned_min_bytes):
         return x.get()
     out = np.empty(x.shape, x.dtype)
     target = out.reshape(-1).view(np.uint8)
