@@ -1,9 +1,10 @@
-"""The ``devsession`` command line: devices, factories, run, demo.
+"""The ``devsession`` command line: devices, factories, run, demo, bench.
 
     devsession devices
     devsession factories --target grpc://host:2222 --device gpu:0
     devsession run model.pb --fetch out:0 --feed x:0=x.npy --device cpu --trace trace.json
     devsession demo
+    devsession bench --suite small --device cpu --json figures.json --plot figures.png
 """
 
 from __future__ import annotations
@@ -103,6 +104,14 @@ def _cmd_demo(args) -> int:
     return run_demo(json_path=args.json)
 
 
+def _cmd_bench(args) -> int:
+    from .benchmarks.bench import run_bench
+
+    return run_bench(devices=args.device, suite=args.suite, repeats=args.repeats,
+                     json_path=args.json, plot_path=args.plot, peers=args.peers,
+                     progress=not args.no_progress)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="devsession", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -132,6 +141,20 @@ def _build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="run a small model on every local device, beside numpy")
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.set_defaults(fn=_cmd_demo)
+
+    p = sub.add_parser("bench", help="benchmark graph workloads on each device, beside "
+                                     "numpy, numexpr, TF1 and JAX")
+    p.add_argument("--device", action="append", help="cpu, gpu:0, grpc or grpc:DEVICE (a "
+                   "local gRPC server); repeatable; default: every local device")
+    p.add_argument("--suite", default="default", help="small, default (about a minute) or full")
+    p.add_argument("--repeats", type=int, default=5,
+                   help="timed rounds after the warm-up; medians are reported (default 5)")
+    p.add_argument("--json", help="write every figure to this JSON file")
+    p.add_argument("--plot", help="draw throughputs into this PNG (needs devsession[plot])")
+    p.add_argument("--peers", help="comma-separated, from numpy,numexpr,tf1,jax,cupy "
+                   "(default: all; missing ones are listed as not installed)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.set_defaults(fn=_cmd_bench)
     return parser
 
 

@@ -1,0 +1,118 @@
+"""The performance goals of issue 5, as data, judged against one run's results.
+
+A goal compares our median with a peer's measured in the same run (``ratio``: our speed
+over theirs must reach it), or with a fixed limit (``max_s``).  A goal whose workload,
+device or peer is not in the run is "n/a" with the reason; nothing is guessed.
+
+    evaluate(GOALS, results)  ->  [{"goal": ..., "holds": True/False/None, "detail": ...}]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = ["Goal", "GOALS", "evaluate"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Goal:
+    text: str
+    workload: str
+    device: str = "CPU"               # the device type our row must have run on
+    api: str = "make_callable"
+    ours: str | None = None           # an exact contender name instead of device + api
+    peer: str | None = None           # contender name of the peer
+    peer_workload: str | None = None  # the peer's row is in another workload (bandwidths)
+    ratio: float | None = None        # our throughput / the peer's must be >= ratio
+    max_s: float | None = None        # our median must be <= max_s
+
+
+GOALS = [
+    Goal("chain 10M float32 on CPU >= 1x JAX jit", "chain_10m", peer="jax jit", ratio=1.0),
+    Goal("row softmax (4096, 1024) on CPU >= 1x JAX jit", "softmax_4096x1024",
+         peer="jax jit", ratio=1.0),
+    Goal("sum of 10M float32 on CPU >= 1x numpy", "sum_10m", peer="numpy", ratio=1.0),
+    Goal("tiny graph c = a + b: sess.run <= 50 us", "tiny", api="run", max_s=50e-6),
+    Goal("tiny graph: make_callable <= 1x JAX jit dispatch", "tiny", peer="jax jit",
+         ratio=1.0),
+    Goal("matmul 1024 float32 on CPU >= 0.95x numpy", "matmul_1024", peer="numpy",
+         ratio=0.95),
+    Goal("MLP forward (256, 784-1024-1024-10) >= 1x TF1 session", "mlp_256", peer="tf1",
+         ratio=1.0),
+    Goal("MLP forward (256, 784-1024-1024-10) >= 1x JAX jit", "mlp_256", peer="jax jit",
+         ratio=1.0),
+    Goal("warm process start (import + first run of a 20-node graph) < 1.5 s", "startup",
+         ours="devsession cpu (warm caches)", max_s=1.5),
+    Goal("GPU: chain 10M >= 80% of device-to-device copy bandwidth", "chain_10m",
+         device="GPU", peer="cupy", peer_workload="copy_d2d", ratio=0.8),
+    Goal("GPU: matmul 1024 >= 90% of cupy.matmul", "matmul_1024", device="GPU", peer="cupy",
+         ratio=0.9),
+    Goal("GPU: tiny graph step overhead beside cupy (reported, no threshold)", "tiny",
+         device="GPU", peer="cupy", ratio=0.0),
+]
+
+
+def evaluate(goals: list[Goal], workloads: list[dict]) -> list[dict]:
+    by_name = {w["name"]: w for w in workloads}
+    return [dict(goal=g.text, **_judge(g, by_name)) for g in goals]
+
+
+def _judge(goal: Goal, by_name: dict) -> dict:
+    workload = by_name.get(goal.workload)
+    if workload is None:
+        return _na(f"{goal.workload} is not in this suite")
+    if workload["skipped"]:
+        return _na(f"{goal.workload} was skipped: {workload['skipped']}")
+    ours = _our_row(goal, workload["rows"])
+    if ours is None:
+        return _na(f"no devsession row on {goal.device} ({goal.api}) in {goal.workload}")
+    if not ours.get("steady_s"):
+        return _na(f"{ours['contender']} did not finish: {ours.get('error')}")
+    if goal.max_s is not None:
+        holds = ours["steady_s"] <= goal.max_s
+        return {"holds": holds, "value": ours["steady_s"],
+                "detail": f"{_fmt_s(ours['steady_s'])} (limit {_fmt_s(goal.max_s)})"}
+    peer_workload = by_name.get(goal.peer_workload or goal.workload)
+    if peer_workload is None or peer_workload["skipped"]:
+        return _na(f"{goal.peer_workload} was not measured")
+    peer = next((r for r in peer_workload["rows"] if r["contender"] == goal.peer
+                 and r.get("steady_s")), None)
+    if peer is None:
+        return _na(f"{goal.peer} was not measured (not installed, or no such row)")
+    ratio = ours["throughput"] / peer["throughput"]
+    detail = (f"{ratio:.2f}x: {_fmt_tp(ours)} vs {goal.peer} {_fmt_tp(peer)}"
+              if goal.peer_workload else
+              f"{ratio:.2f}x: {_fmt_s(ours['steady_s'])} vs {goal.peer} "
+              f"{_fmt_s(peer['steady_s'])}")
+    if goal.ratio == 0.0:
+        return {"holds": None, "value": ratio, "detail": detail}
+    return {"holds": ratio >= goal.ratio, "value": ratio, "detail": detail}
+
+
+def _our_row(goal: Goal, rows: list[dict]):
+    for row in rows:
+        if row["side"] != "ours":
+            continue
+        if goal.ours is not None:
+            if row["contender"] == goal.ours:
+                return row
+        elif row["api"] == goal.api and goal.device in (row.get("device") or "") \
+                and row.get("factory") == "DIRECT_SESSION":
+            return row
+    return None
+
+
+def _na(reason: str) -> dict:
+    return {"holds": None, "value": None, "detail": f"n/a: {reason}"}
+
+
+def _fmt_s(seconds: float) -> str:
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} us"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _fmt_tp(row: dict) -> str:
+    return f"{row['throughput']:.3g} {row['unit']}"

@@ -1,0 +1,230 @@
+"""``devsession bench``: the small suite through the CLI (a smoke test: structure and
+correctness, never timings), its argument errors, the GPU-fallback report, the goals
+logic and the chunked comparison with numpy."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.benchmarks import goals, peers, runner, suites
+from devsession.benchmarks.contenders import parse_targets
+from devsession.cli import main
+
+HAS_MATPLOTLIB = importlib.util.find_spec("matplotlib") is not None
+GRAPH_WORKLOADS = [w.name for w in suites.get_suite("small") if w.measure is None]
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """One run of the small suite on the CPU (with a plot when matplotlib is there)."""
+    folder = tmp_path_factory.mktemp("bench")
+    argv = ["bench", "--suite", "small", "--repeats", "2", "--device", "cpu",
+            "--json", str(folder / "bench.json"), "--no-progress"]
+    if HAS_MATPLOTLIB:
+        argv += ["--plot", str(folder / "bench.png")]
+    status = main(argv)
+    with open(folder / "bench.json") as f:
+        report = json.load(f)
+    return status, report, folder
+
+
+def _workload(report, name):
+    return next(w for w in report["workloads"] if w["name"] == name)
+
+
+def test_small_suite_runs_and_every_workload_is_reported(small_run):
+    status, report, _ = small_run
+    assert status == 0
+    assert report["schema"] == 1 and report["suite"] == "small" and report["repeats"] == 2
+    assert [w["name"] for w in report["workloads"]] == \
+        [w.name for w in suites.get_suite("small")]
+    assert report["targets"] == [{"label": "cpu", "device": "cpu",
+                                  "factory": "DIRECT_SESSION"}]
+    assert any(p.startswith("numpy ") for p in report["peers"])
+    assert report["command"].startswith("devsession bench --suite small --repeats 2")
+
+
+@pytest.mark.parametrize("name", GRAPH_WORKLOADS)
+def test_graph_workloads_have_our_rows_and_numpy_rows_that_match(small_run, name):
+    _, report, _ = small_run
+    workload = _workload(report, name)
+    assert workload["skipped"] is None
+    rows = {r["contender"]: r for r in workload["rows"]}
+    ours = rows["devsession cpu"]
+    assert ours["side"] == "ours" and ours["factory"] == "DIRECT_SESSION"
+    assert ours["device"] == "CPU:0" and ours["api"] == "make_callable"
+    assert ours["matches_numpy"] is True and ours["error"] is None
+    assert len(ours["times_s"]) == 2 and ours["steady_s"] > 0 and ours["first_run_s"] > 0
+    assert ours["throughput"] > 0 and ours["vs_numpy"] > 0
+    assert rows["numpy"]["side"] == "peer" and rows["numpy"]["matches_numpy"] is True
+    for row in workload["rows"]:
+        assert row["error"] is None, row
+        assert row["matches_numpy"] is True, row
+
+
+def test_tiny_graph_is_timed_with_run_and_make_callable(small_run):
+    _, report, _ = small_run
+    apis = {r["api"] for r in _workload(report, "tiny")["rows"] if r["side"] == "ours"}
+    assert apis == {"make_callable", "run"}
+
+
+def test_copies_need_a_gpu_and_grpc_needs_a_server(small_run):
+    _, report, _ = small_run
+    for name in ("copy_h2d", "copy_d2h", "copy_d2d"):
+        assert "GPU" in _workload(report, name)["skipped"]
+    grpc = next(w for w in report["workloads"] if w["name"].startswith("grpc_transfer"))
+    if getattr(ds, "Server", None) is None or grpc["skipped"]:
+        # no ds.Server, or a cluster that could not be set up: skipped, with the reason
+        assert grpc["skipped"].startswith("gRPC session not available")
+    else:
+        ours = [r for r in grpc["rows"] if r["side"] == "ours"]
+        assert len(ours) == 2 and all(r["matches_numpy"] for r in ours)
+
+
+def test_startup_runs_cold_and_warm_processes(small_run):
+    _, report, _ = small_run
+    rows = {r["contender"]: r for r in _workload(report, "startup")["rows"]}
+    for name in ("devsession cpu (cold caches)", "devsession cpu (warm caches)", "numpy"):
+        assert rows[name]["matches_numpy"] is True, rows[name]
+        assert rows[name]["steady_s"] > rows[name]["import_s"] > 0
+    assert rows["devsession cpu (warm caches)"]["graph_nodes"] == 20
+
+
+def test_goals_are_judged_or_marked_not_applicable(small_run):
+    _, report, _ = small_run
+    judged = {g["goal"]: g for g in report["goals"]}
+    assert len(judged) == len(goals.GOALS)
+    assert judged["tiny graph c = a + b: sess.run <= 50 us"]["holds"] in (True, False)
+    chain = judged["chain 10M float32 on CPU >= 1x JAX jit"]
+    assert chain["holds"] is None and chain["detail"].startswith("n/a")
+
+
+def test_table_names_every_workload(small_run, capsys):
+    # the table went to stdout while the fixture ran; re-render it from the report
+    from devsession.benchmarks.report import format_table
+
+    _, report, _ = small_run
+    table = format_table(report)
+    for w in report["workloads"]:
+        assert w["name"] in table
+    assert "MISMATCH" not in table and "ERROR" not in table
+
+
+@pytest.mark.skipif(not HAS_MATPLOTLIB, reason="matplotlib is not installed (the plot extra)")
+def test_plot_is_a_png(small_run):
+    _, _, folder = small_run
+    with open(folder / "bench.png", "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_names_the_extra(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)    # import matplotlib -> ImportError
+    status = main(["bench", "--suite", "small", "--plot", str(tmp_path / "p.png")])
+    assert status == 2
+    assert "devsession[plot]" in capsys.readouterr().err
+    assert not (tmp_path / "p.png").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--device", "tpu:0"], "Devices here: cpu"),
+    (["--device", "/job:worker/task:1"], "not a local CPU or GPU device"),
+    (["--suite", "huge"], "suites: small, default, full"),
+    (["--peers", "numpy,torch"], "unknown peer(s) torch"),
+    (["--repeats", "0"], "--repeats must be at least 1"),
+])
+def test_bad_arguments_exit_cleanly(argv, message, capsys):
+    assert main(["bench", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("devsession bench: ValueError: ") and message in err
+    assert "Traceback" not in err
+
+
+def test_missing_peers_are_listed_not_fatal(monkeypatch):
+    monkeypatch.setitem(peers._MODULES, "jax", "no_such_module_for_devsession_tests")
+    loaded = peers.load_peers(["numpy", "jax", "cupy"], has_gpu=False, gpu_reason="hidden")
+    assert loaded["numpy"].available
+    assert loaded["jax"].describe() == "jax: not installed"
+    assert "no GPU" in loaded["cupy"].describe()
+    assert peers.parse_peers("jax,tf") == ["numpy", "jax", "tf1"]
+
+
+def _run_tiny(targets):
+    context = runner.Context(targets=parse_targets(targets),
+                             peers=peers.load_peers(["numpy"], False), repeats=1,
+                             min_batch_s=0.0005, warn=lambda message: None)
+    return runner.run_workload(suites.tiny(), context)
+
+
+def test_gpu_request_without_gpu_reports_the_cpu_it_ran_on(monkeypatch):
+    from devsession import devices
+
+    monkeypatch.setenv("DEVSESSION_VISIBLE_GPUS", "")
+    devices.forget_gpu_probe()
+    try:
+        result = _run_tiny(["gpu:0"])
+    finally:
+        devices.forget_gpu_probe()
+    ours = [r for r in result["rows"] if r["side"] == "ours"]
+    assert len(ours) == 2
+    for row in ours:
+        assert row["requested"] == "gpu:0" and row["device"] == "CPU:0"
+        assert "asked for gpu:0, ran on CPU:0" in row["notes"]
+        assert row["matches_numpy"] is True
+
+
+def test_fake_gpu_rows_say_they_ran_on_the_gpu():
+    from fake_gpu import fake_gpus
+
+    with fake_gpus(1):
+        result = _run_tiny(["gpu:0"])
+    ours = [r for r in result["rows"] if r["side"] == "ours"]
+    assert ours and all("GPU:0" in r["device"] and r["matches_numpy"] for r in ours)
+
+
+def test_compare_checks_every_chunk():
+    expected = np.linspace(0, 1, 10_001, dtype=np.float32)
+    assert runner.compare(expected.copy(), expected, 1e-6, 0.0, chunk=1000) == (True, 0.0)
+    wrong = expected.copy()
+    wrong[-1] += 0.5
+    ok, worst = runner.compare(wrong, expected, 1e-6, 0.0, chunk=1000)
+    assert not ok and worst == pytest.approx(0.5)
+    nan = expected.copy()
+    nan[5] = np.nan
+    assert runner.compare(nan, expected, 1e-3, 1e-3)[0] is False
+
+
+def _result(name, rows, skipped=None):
+    return {"name": name, "skipped": skipped, "rows": rows}
+
+
+def _r(contender, side, steady, unit="GB/s", api="make_callable", device="CPU:0",
+       factory="DIRECT_SESSION"):
+    return {"contender": contender, "side": side, "steady_s": steady, "throughput": 1 / steady,
+            "unit": unit, "api": api, "device": device, "factory": factory}
+
+
+def test_goal_ratios_limits_and_missing_pieces():
+    results = [
+        _result("chain_10m", [_r("devsession cpu", "ours", 0.010),
+                              _r("jax jit", "peer", 0.020, device="CPU", factory="")]),
+        _result("softmax_4096x1024", [_r("devsession cpu", "ours", 0.010),
+                                      _r("jax jit", "peer", 0.005, factory="")]),
+        _result("tiny", [_r("devsession cpu (run)", "ours", 60e-6, api="run")]),
+        _result("sum_10m", [], skipped="not today"),
+    ]
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, results)}
+    chain = judged["chain 10M float32 on CPU >= 1x JAX jit"]
+    assert chain["holds"] is True and chain["value"] == pytest.approx(2.0)
+    assert judged["row softmax (4096, 1024) on CPU >= 1x JAX jit"]["holds"] is False
+    run = judged["tiny graph c = a + b: sess.run <= 50 us"]
+    assert run["holds"] is False and "60.0 us" in run["detail"]
+    assert "skipped: not today" in judged["sum of 10M float32 on CPU >= 1x numpy"]["detail"]
+    assert judged["tiny graph: make_callable <= 1x JAX jit dispatch"]["holds"] is None
+    assert judged["matmul 1024 float32 on CPU >= 0.95x numpy"]["detail"] == \
+        "n/a: matmul_1024 is not in this suite"
