@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Contender", "Target", "parse_targets", "devsession_contenders", "cupy_or_none"]
+__all__ = ["Contender", "Target", "parse_targets", "devsession_contenders", "cupy_or_none",
+           "ran_on", "compact_device"]
 
 
 def _no_sync(result) -> None:
@@ -136,9 +137,23 @@ def ran_on(sess, fetch, feed_dict) -> str:
     except Exception:   # a session without tracing: say which devices it has
         devices = []
     if not devices:
-        devices = [d.name.rsplit("/", 1)[-1].replace("device:", "")
-                   for d in sess.list_devices()]
-    return "+".join(devices)
+        devices = [d.name for d in sess.list_devices()]
+    return "+".join(dict.fromkeys(compact_device(d) for d in devices))
+
+
+def compact_device(name: str) -> str:
+    """"/job:worker/replica:0/task:1/device:CPU:0" -> "worker:1/CPU:0"; a local device
+    ("/job:localhost/...", or already "CPU:0") -> "CPU:0"."""
+    import devsession as ds
+
+    try:
+        spec = ds.DeviceSpec.parse(name)
+    except ValueError:
+        return name
+    device = f"{spec.device_type}:{spec.device_index or 0}" if spec.device_type else "?"
+    if spec.job in (None, "localhost"):
+        return device
+    return f"{spec.job}:{spec.task or 0}/{device}"
 
 
 def cupy_or_none():

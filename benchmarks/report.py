@@ -58,7 +58,7 @@ def format_table(report: dict) -> str:
              f"after warm-up (medians), commit {report['commit']}",
              f"machine: {report['machine']['summary']}",
              "peers: " + "; ".join(report["peers"]), ""]
-    header = (f"  {'contender':<32}{'ran on':<12}{'first':>10}{'median':>11}{'iqr/med':>9}"
+    header = (f"  {'contender':<32}{'ran on':<16}{'first':>10}{'median':>11}{'iqr/med':>9}"
               f"{'throughput':>14}{'vs numpy':>10}  check")
     for w in report["workloads"]:
         took = f" [{w['elapsed_s']:.0f} s]" if w.get("elapsed_s") else ""
@@ -73,8 +73,8 @@ def format_table(report: dict) -> str:
                 first = (row.get("setup_s") or 0.0) + row["first_run_s"]
             spread = "-" if row.get("spread") is None else f"{row['spread'] * 100:.0f}%"
             vs = "-" if row.get("vs_numpy") is None else f"{row['vs_numpy']:.2f}x"
-            device = (row.get("device") or "-").replace("/job:worker/", "")
-            lines.append(f"  {row['contender']:<32.32}{device:<12.12}{_fmt_s(first):>10}"
+            device = row.get("device") or "-"
+            lines.append(f"  {row['contender']:<32.32}{device:<16.16}{_fmt_s(first):>10}"
                          f"{_fmt_s(row.get('steady_s')):>11}{spread:>9}"
                          f"{_fmt_tp(row.get('throughput'), row.get('unit', '')):>14}"
                          f"{vs:>10}  {_check(row)}")

@@ -194,10 +194,13 @@ def _ours_grpc(ds, target: str, x: np.ndarray) -> list[Contender]:
     common = dict(requested="grpc", factory="GRPC_SESSION", api="make_callable",
                   setup_s=setup)
     return [Contender("devsession grpc worker->worker", "ours", sess.make_callable(moved),
-                      device="/job:worker/task:0 -> task:1", close=sess.close, **common),
+                      device="worker:0 -> worker:1", close=sess.close,
+                      probe_device=functools.partial(ran_on, sess, moved, None), **common),
             Contender("devsession grpc client->worker", "ours",
                       functools.partial(sess.make_callable(fed_sum, [fed]), x),
-                      device="client -> /job:worker/task:1", **common)]
+                      device="client -> worker:1",
+                      probe_device=functools.partial(ran_on, sess, fed_sum, {fed: x}),
+                      **common)]
 
 
 def _tf1_grpc(tf, x: np.ndarray) -> list[Contender]:
@@ -212,10 +215,10 @@ def _tf1_grpc(tf, x: np.ndarray) -> list[Contender]:
     sess.run(v.initializer)
     setup = time.perf_counter() - start
     return [Contender("tf1 worker->worker", "peer", sess.make_callable(moved), api="grpc",
-                      device="/job:worker/task:0 -> task:1", setup_s=setup, close=sess.close),
+                      device="worker:0 -> worker:1", setup_s=setup, close=sess.close),
             Contender("tf1 client->worker", "peer",
                       functools.partial(sess.make_callable(fed_sum, [fed]), x), api="grpc",
-                      device="client -> /job:worker/task:1", setup_s=setup)]
+                      device="client -> worker:1", setup_s=setup)]
 
 
 def _stop(servers) -> None:
