@@ -52,3 +52,12 @@ __all__ = [
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
     "variables_initializer",
 ]
+
+
+def __getattr__(name: str):
+    """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use."""
+    if name in ("Server", "ClusterSpec"):
+        from . import distributed
+
+        return getattr(distributed, name)
+    raise AttributeError(f"module 'devsession' has no attribute {name!r}")

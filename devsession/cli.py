@@ -3,6 +3,7 @@
     devsession devices
     devsession factories --target grpc://host:2222 --device gpu:0
     devsession run model.pb --fetch out:0 --feed x:0=x.npy --device cpu --trace trace.json
+    devsession worker --cluster worker=127.0.0.1:2222,127.0.0.1:2223 --job worker --task 0
     devsession demo
     devsession bench --suite small --device cpu --json figures.json --plot figures.png
 """
@@ -112,6 +113,12 @@ def _cmd_bench(args) -> int:
                      progress=not args.no_progress)
 
 
+def _cmd_worker(args) -> int:
+    from .distributed.worker_main import run_worker
+
+    return run_worker(args)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="devsession", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -137,6 +144,12 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="save the fetched arrays to this .npz file")
     session_flags(p)
     p.set_defaults(fn=_cmd_run)
+
+    p = sub.add_parser("worker", help="serve one task of a cluster (a master and a worker)")
+    from .distributed.worker_main import add_arguments as add_worker_arguments
+
+    add_worker_arguments(p)
+    p.set_defaults(fn=_cmd_worker)
 
     p = sub.add_parser("demo", help="run a small model on every local device, beside numpy")
     p.add_argument("--json", help="also write the figures to this JSON file")

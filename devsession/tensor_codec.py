@@ -19,6 +19,7 @@ __all__ = ["array_to_proto", "proto_to_array", "shape_to_proto", "proto_to_shape
 
 def shape_to_proto(shape: TensorShape, out: "graph_pb2.TensorShapeProto | None" = None):
     proto = out if out is not None else graph_pb2.TensorShapeProto()
+    proto.SetInParent()  # a scalar shape sets no field, but must still count as set
     if shape.dims is None:
         proto.unknown_rank = True
     else:

@@ -2,9 +2,19 @@
 
 Each entry is a function (graph, **option overrides) -> a created session.  The gRPC
 session adds its entry here, and every test in test_session_*.py then runs against it.
+
+``grpc``: a cluster of two in-process servers on free loopback ports, started on first
+use and stopped when the test process exits.  The session's default device is on task
+0, and every other node the test left unplaced goes to task 1, so each test's graph is
+cut into two partitions joined by sends and receives: feeds, fetches, variables and
+random ops all cross tasks.  Variables outlive sessions on a cluster, so each new
+session starts from a reset (``ds.reset``) as a new direct session would.
 """
 
 from __future__ import annotations
+
+import atexit
+import threading
 
 import devsession as ds
 
@@ -16,4 +26,44 @@ def direct_session(graph=None, **overrides):
     return session
 
 
-SESSION_MAKERS = {"direct": direct_session}
+_cluster: list = []
+_cluster_lock = threading.Lock()
+
+
+def local_cluster() -> list:
+    """The shared two-task cluster of in-process servers (started once)."""
+    with _cluster_lock:
+        if not _cluster:
+            from devsession.distributed import create_local_cluster
+
+            _cluster.extend(create_local_cluster(2))
+            atexit.register(_stop_cluster)
+        return list(_cluster)
+
+
+def _stop_cluster() -> None:
+    for server in _cluster:
+        server.stop(grace=0)
+    _cluster.clear()
+
+
+def spread_over_tasks(graph, task: str = "/job:worker/task:1") -> None:
+    """Put every other unplaced node of ``graph`` on ``task``."""
+    for i, op in enumerate(graph.get_operations()):
+        if i % 2 and not op.device:
+            op._set_device(task)
+
+
+def grpc_session(graph=None, **overrides):
+    servers = local_cluster()
+    graph = graph if graph is not None else ds.get_default_graph()
+    spread_over_tasks(graph)
+    options = ds.SessionOptions(target=servers[0].target, device=overrides.pop("device", "cpu"),
+                                **overrides)
+    ds.reset(options)
+    session = ds.new_session(options)
+    session.create(graph)
+    return session
+
+
+SESSION_MAKERS = {"direct": direct_session, "grpc": grpc_session}

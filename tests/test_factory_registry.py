@@ -183,6 +183,8 @@ def test_property_exactly_one_or_clear_error(isolated_registry, target, device, 
     accepting = [f"P_{i}" for i, p in enumerate(prefixes) if target.startswith(p)]
     if options.is_local:
         accepting.append("DIRECT_SESSION")
+    if target.startswith("grpc://"):
+        accepting.append("GRPC_SESSION")
     names = ds.registered_session_factories()
     if len(accepting) == 1:
         factory = SessionFactory.get_factory(options)

@@ -1,0 +1,37 @@
+"""devsession on a cluster: servers, the gRPC session, and the pieces between them.
+
+How a step runs (TF1's distributed runtime, without its hangs, 2 GB limits and open
+ports):
+
+    client (GrpcSession) --PrepareStep/RunStep--> master of the task it connects to
+    master: place (cluster_placement) -> partition per task with _Send/_Recv
+            (partition) -> RegisterGraph on each task (worker_client)
+    RunStep: RunGraph on every task at once; _Send pushes each tensor straight to the
+             consuming worker's rendezvous (PushTensor[Stream]); the master's own
+             partition takes the feeds and returns the fetches
+
+Modules, pure logic first: ``cluster_spec`` (who is in the cluster), ``wire`` (tensors
+as raw byte chunks), ``rendezvous`` (tensors waiting for their receiver),
+``transfer_ops`` (the _Send/_Recv ops), ``cluster_placement`` and ``partition``,
+``worker_state`` and ``master_session`` (the logic behind the two services); then the
+gRPC shell: ``status`` (errors <-> status codes), ``security`` (TLS, token),
+``channels``, ``worker_client``/``worker_pool``, ``worker_service``/``master_service``,
+``server`` (``ds.Server``), ``grpc_session`` and ``factory`` (``GRPC_SESSION``).
+
+Importing this package imports no gRPC; ``Server`` is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from .cluster_spec import ClusterSpec
+from .security import Security
+
+__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster"]
+
+
+def __getattr__(name: str):
+    if name in ("Server", "create_local_cluster"):
+        from . import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module 'devsession.distributed' has no attribute {name!r}")

@@ -1,0 +1,213 @@
+"""``ds.Server``: one task of a cluster, serving a master and a worker over gRPC.
+
+    cluster = ds.ClusterSpec({"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]})
+    server = ds.Server(cluster, job_name="worker", task_index=0)
+    server.target                  # "grpc://127.0.0.1:2222": give it to ds.Session
+    server.stop(); server.join()
+
+The server binds exactly the address the ClusterSpec gives its task (port 0 binds a
+free port, which ``target`` and ``cluster_spec`` then report).  It owns:
+
+* a ``WorkerState`` (its partitions, variables and rendezvous), served by
+  ``WorkerServicer``; its ``_Send`` kernels reach peer tasks through the server's
+  channel pool, at the addresses of the server's own ClusterSpec;
+* a ``MasterServicer`` for the sessions clients create through this task;
+* one gRPC server with deliberate message limits and keepalive (``channels``), TLS when
+  ``security`` has a certificate, and a token check on every RPC when it has a token.
+  A server on a non-loopback address with neither logs a warning.
+
+``create_local_server()`` starts a one-task cluster on 127.0.0.1; ``create_local_cluster``
+starts several tasks in this process on free ports, each knowing the others' (tests and
+benchmarks use it).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import threading
+
+import grpc
+
+from ..errors import OpError, UnavailableError
+from . import wire
+from .channels import ChannelPool, server_options
+from .cluster_spec import ClusterSpec, parse_address, parse_task_name, task_name
+from .master_service import MasterServicer, master_handler
+from .security import Security, is_loopback_host, token_interceptor
+from .worker_client import RemoteWorker, push_timeout
+from .worker_pool import WorkerPool
+from .worker_service import WorkerServicer, worker_handler
+from .worker_state import WorkerState
+
+__all__ = ["Server", "create_local_cluster"]
+
+log = logging.getLogger("devsession.distributed")
+# Threads serving RPCs.  A RunGraph holds one for the whole step while its receives wait
+# for pushes that need threads of their own, so this bounds the steps in flight, not the
+# throughput; threads are only made when needed.
+MAX_RPC_THREADS = 512
+
+
+class Server:
+    """One task of a cluster (see the module docstring)."""
+
+    def __init__(self, server_or_cluster_def, job_name: str | None = None,
+                 task_index: int | None = None, protocol: str | None = None, config=None,
+                 start: bool = True, *, security: Security | None = None):
+        if protocol not in (None, "grpc"):
+            raise ValueError(f"Protocol {protocol!r} is not supported; devsession serves grpc.")
+        cluster = ClusterSpec(server_or_cluster_def)
+        if not cluster:
+            raise ValueError("A Server needs a ClusterSpec with at least one task.")
+        if job_name is None:
+            if len(cluster.jobs) != 1:
+                raise ValueError(f"Give job_name: the cluster has jobs {cluster.jobs}.")
+            job_name = cluster.jobs[0]
+        if task_index is None:
+            indices = cluster.task_indices(job_name)
+            if len(indices) != 1:
+                raise ValueError(f"Give task_index: job '{job_name}' has tasks {indices}.")
+            task_index = indices[0]
+        address = cluster.task_address(job_name, task_index)
+        host, port = parse_address(address)
+        self.job_name, self.task_index = job_name, task_index
+        self.task = task_name(job_name, task_index)
+        self.security = security or Security()
+        self._started = False
+        self._stopped = threading.Event()
+
+        self._channels = ChannelPool(self.security)
+        self._peers: dict[str, RemoteWorker] = {}
+        self._peers_lock = threading.Lock()
+        self.worker = WorkerState(self.task, push=self._push)
+        interceptors = [token_interceptor(self.security.token, self.task)] \
+            if self.security.token else []
+        self._grpc = grpc.server(
+            concurrent.futures.ThreadPoolExecutor(MAX_RPC_THREADS,
+                                                  thread_name_prefix="devsession-rpc"),
+            options=server_options(), interceptors=interceptors)
+        try:
+            if self.security.uses_tls:
+                bound = self._grpc.add_secure_port(address, self.security.server_credentials())
+            else:
+                bound = self._grpc.add_insecure_port(address)
+        except RuntimeError as e:
+            bound, reason = 0, str(e)
+        else:
+            reason = "gRPC could not bind it"
+        if not bound:
+            raise UnavailableError(
+                f"Cannot serve {self.task} at {address}: {reason}. Is another server using "
+                f"the port, or is {host} not an address of this machine?")
+        if port == 0:
+            cluster = cluster.with_address(job_name, task_index, f"{host}:{bound}")
+        self._cluster = cluster
+        self.pool = WorkerPool(cluster, self.worker, self._channels)
+        self.master = MasterServicer(self.pool, job_name, task_index)
+        self._grpc.add_generic_rpc_handlers((worker_handler(WorkerServicer(self.worker)),
+                                             master_handler(self.master)))
+        if self.security.is_open and not is_loopback_host(host):
+            log.warning("devsession: %s serves %s without TLS or a token: anyone who can reach "
+                        "it can run code on this machine. Give the server a Security with a "
+                        "certificate and/or a token.", self.task, address)
+        if start:
+            self.start()
+
+    # --- TF1's Server surface -----------------------------------------------------------
+
+    @property
+    def target(self) -> str:
+        return f"grpc://{self._cluster.task_address(self.job_name, self.task_index)}"
+
+    @property
+    def cluster_spec(self) -> ClusterSpec:
+        return self._cluster
+
+    @staticmethod
+    def create_local_server(config=None, start: bool = True, *,
+                            security: Security | None = None) -> "Server":
+        """A one-task cluster (job "local") on a free port of 127.0.0.1."""
+        return Server({"local": ["127.0.0.1:0"]}, "local", 0, config=config, start=start,
+                      security=security)
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._grpc.start()
+            log.info("devsession: %s serving at %s", self.task, self.target)
+
+    def stop(self, grace: float | None = 1.0) -> None:
+        """Stop serving: steps in flight here fail with UnavailableError, connections close.
+        Returns once the gRPC server has shut down (at most ``grace`` seconds later)."""
+        if self._stopped.is_set():
+            return
+        self.worker.abort_all(UnavailableError(f"{self.task} is shutting down."))
+        self.master.close_all()
+        self._grpc.stop(grace).wait()
+        self._channels.close()
+        self._stopped.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Block until ``stop`` (from another thread); False if ``timeout`` passed first."""
+        return self._stopped.wait(timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    # --- internals -------------------------------------------------------------------------
+
+    def adopt_cluster(self, cluster: ClusterSpec) -> None:
+        """Learn the other tasks' real addresses (they bound port 0); before any step."""
+        own = cluster.task_address(self.job_name, self.task_index)
+        if own != self._cluster.task_address(self.job_name, self.task_index):
+            raise ValueError(f"The new cluster gives {self.task} another address ({own}).")
+        self._cluster = cluster
+        self.pool.set_cluster(cluster)
+        with self._peers_lock:
+            self._peers.clear()
+
+    def _peer(self, task: str) -> RemoteWorker:
+        with self._peers_lock:
+            peer = self._peers.get(task)
+            if peer is None:
+                job, index = parse_task_name(task)
+                address = self._cluster.task_address(job, index)
+                peer = self._peers[task] = RemoteWorker(task, address, self._channels)
+            return peer
+
+    def _push(self, peer: str, step_id: int, key: str, value, deadline, what: str) -> None:
+        """How this worker's _Send kernels reach another task."""
+        array = wire.to_host(value)
+        try:
+            self._peer(peer).push(step_id, key, array, push_timeout(deadline, array.nbytes))
+        except OpError as e:
+            if e.node_name is None:
+                e.node_name = what.lstrip("^").split(":")[0]
+            raise
+
+
+def create_local_cluster(num_workers: int, job: str = "worker", *,
+                         security: Security | None = None, host: str = "127.0.0.1") -> list:
+    """``num_workers`` Servers in this process on free ports of ``host``, each knowing the
+    others' addresses, started; stop them with ``server.stop()``."""
+    servers = []
+    try:
+        for index in range(num_workers):
+            # Each server binds its own free port first; port-0 entries may repeat.
+            own = ClusterSpec({job: {index: f"{host}:0"}})
+            servers.append(Server(own, job, index, start=False, security=security))
+        spec = ClusterSpec({job: [s.cluster_spec.task_address(job, i)
+                                  for i, s in enumerate(servers)]})
+        for server in servers:
+            server.adopt_cluster(spec)
+            server.start()
+    except BaseException:
+        for server in servers:
+            server.stop(0)
+        raise
+    return servers

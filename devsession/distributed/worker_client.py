@@ -1,0 +1,171 @@
+"""How a master (and a worker sending tensors) talks to one task's worker.
+
+``RemoteWorker`` calls another process's WorkerService over a pooled channel: every call
+has a deadline, carries the cluster token, and turns a failed status into the
+``ds.errors`` class the worker raised (``status.error_from_rpc``), naming the task.
+``LocalWorker`` offers the same methods for the worker in the master's own process,
+called directly: the master's partition runs in the thread serving the step.
+
+Timeouts: control calls (status, registration, abort, reset) have fixed deadlines; a
+step's RunGraph has the step's deadline plus ``RUN_GRACE_S`` so the worker's own
+DeadlineExceededError (which names the node) arrives first; pushes get the step's
+deadline or, without one, a deadline that grows with the tensor's size.
+"""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+import numpy as np
+
+from ..errors import OpError
+from ..proto import worker_pb2
+from . import wire
+from .channels import ChannelPool, method_path
+from .messages import WorkerStatus, optimizer_to_proto, stats_from_proto, status_from_proto
+from .status import error_from_rpc
+
+__all__ = ["RemoteWorker", "LocalWorker", "push_timeout", "STATUS_TIMEOUT_S",
+           "REGISTER_TIMEOUT_S", "CONTROL_TIMEOUT_S", "RUN_GRACE_S"]
+
+STATUS_TIMEOUT_S = 10.0
+REGISTER_TIMEOUT_S = 300.0      # importing and compiling a big partition can take a while
+CONTROL_TIMEOUT_S = 10.0
+RUN_GRACE_S = 2.0
+
+
+def push_timeout(deadline: float | None, nbytes: int) -> float:
+    """Seconds a push may take: the step's remaining time, else 60 s + 20 MB/s."""
+    if deadline is not None:
+        return max(deadline - time.monotonic(), 0.001)
+    return 60.0 + nbytes / 20e6
+
+
+def _service(channel: grpc.Channel, method: str, kind: str):
+    path = method_path("WorkerService", method)
+    return getattr(channel, kind)(path)
+
+
+class RemoteWorker:
+    """The WorkerService of task ``task`` at ``address``."""
+
+    def __init__(self, task: str, address: str, pool: ChannelPool):
+        self.task = task
+        self.address = address
+        channel = pool.get(address)
+        self.channel = channel
+        self._metadata = pool.security.metadata()
+        self._get_status = _service(channel, "GetStatus", "unary_unary")
+        self._register = _service(channel, "RegisterGraph", "stream_unary")
+        self._deregister = _service(channel, "DeregisterGraphs", "unary_unary")
+        self._run_graph = _service(channel, "RunGraph", "unary_unary")
+        self._abort = _service(channel, "AbortStep", "unary_unary")
+        self._push = _service(channel, "PushTensor", "unary_unary")
+        self._push_stream = _service(channel, "PushTensorStream", "stream_unary")
+        self._reset = _service(channel, "ResetContainers", "unary_unary")
+
+    def __repr__(self) -> str:
+        return f"<RemoteWorker {self.task} at {self.address}>"
+
+    def _call(self, callable_, request, timeout: float, what: str, wait_for_ready=False):
+        try:
+            return callable_(request, timeout=timeout, metadata=self._metadata,
+                             wait_for_ready=wait_for_ready)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, f"{self.task} at {self.address}", what) from None
+
+    def get_status(self, timeout: float = STATUS_TIMEOUT_S,
+                   wait_for_ready: bool = False) -> WorkerStatus:
+        data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
+        message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
+        return status_from_proto(message)
+
+    def register_graph(self, session: str, graph_def, feeds, fetches, targets,
+                       optimizer) -> tuple[str, int]:
+        first = worker_pb2.RegisterGraphRequest(session_handle=session, feeds=feeds,
+                                                fetches=fetches, targets=targets)
+        optimizer_to_proto(optimizer, first.optimizer)
+        frames = wire.encode_payload_stream(first, graph_def.SerializeToString())
+        data = self._call(self._register, frames, REGISTER_TIMEOUT_S, "RegisterGraph")
+        reply, _ = wire.decode(worker_pb2.RegisterGraphResponse, data)
+        return reply.graph_handle, reply.incarnation
+
+    def run_graph_future(self, handle: str, step_id: int, incarnation: int,
+                         timeout_s: float | None, trace: bool):
+        """Start RunGraph; ``run_graph_result(future)`` gives its stats or raises."""
+        request = worker_pb2.RunGraphRequest(graph_handle=handle, step_id=step_id,
+                                             incarnation=incarnation, trace=trace,
+                                             timeout_s=timeout_s or 0.0)
+        return self._run_graph.future(request.SerializeToString(),
+                                      timeout=timeout_s + RUN_GRACE_S if timeout_s else None,
+                                      metadata=self._metadata)
+
+    def run_graph_result(self, future) -> list:
+        try:
+            data = future.result()
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, f"{self.task} at {self.address}", "RunGraph") from None
+        return stats_from_proto(wire.decode(worker_pb2.RunGraphResponse, data)[0].stats)
+
+    def abort_step(self, step_id: int, error: OpError):
+        """Tell the worker the step failed (fire and forget; returns the future)."""
+        request = worker_pb2.AbortStepRequest(step_id=step_id, code=error.code,
+                                              message=error.message,
+                                              node_name=error.node_name or "")
+        return self._abort.future(request.SerializeToString(), timeout=CONTROL_TIMEOUT_S,
+                                  metadata=self._metadata)
+
+    def push(self, step_id: int, key: str, array: np.ndarray, timeout: float) -> None:
+        """Deliver one tensor to the worker's rendezvous (inline or as a stream)."""
+        first = worker_pb2.PushTensorRequest(step_id=step_id)
+        if array.nbytes <= wire.INLINE_BYTES:
+            self._call(self._push, wire.encode_tensors(first, [key], [array]), timeout,
+                       f"sending tensor {key}")
+        else:
+            self._call(self._push_stream, wire.encode_stream(first, [key], [array]), timeout,
+                       f"sending tensor {key}")
+
+    def deregister(self, session: str, handles=()) -> None:
+        request = worker_pb2.DeregisterGraphsRequest(session_handle=session,
+                                                     graph_handles=list(handles))
+        self._call(self._deregister, request.SerializeToString(), CONTROL_TIMEOUT_S,
+                   "DeregisterGraphs")
+
+    def reset(self, containers=None) -> None:
+        request = worker_pb2.ResetContainersRequest(containers=list(containers or ()),
+                                                    all=containers is None)
+        self._call(self._reset, request.SerializeToString(), CONTROL_TIMEOUT_S,
+                   "ResetContainers")
+
+
+class LocalWorker:
+    """The worker in this process, with RemoteWorker's control methods."""
+
+    def __init__(self, state):
+        self.state = state
+        self.task = state.task
+        self.address = "(this process)"
+
+    def __repr__(self) -> str:
+        return f"<LocalWorker {self.task}>"
+
+    def get_status(self, timeout: float = STATUS_TIMEOUT_S,
+                   wait_for_ready: bool = False) -> WorkerStatus:
+        state = self.state
+        return WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
+                            state.kernels())
+
+    def register_graph(self, session, graph_def, feeds, fetches, targets, optimizer):
+        handle = self.state.register_graph(session, graph_def, feeds, fetches, targets,
+                                           optimizer)
+        return handle, self.state.incarnation
+
+    def abort_step(self, step_id: int, error: OpError):
+        self.state.abort_step(step_id, error)
+
+    def deregister(self, session: str, handles=()) -> None:
+        self.state.deregister(session, handles)
+
+    def reset(self, containers=None) -> None:
+        self.state.reset(containers)

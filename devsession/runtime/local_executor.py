@@ -1,0 +1,90 @@
+"""What any in-process runner of plans needs: kernels bound to state, device transfers,
+the optimizer, and the run step itself.
+
+Both the direct session and a cluster worker (``devsession.distributed``) run their
+graphs through one ``LocalExecutorFactory``: it builds a ``Plan`` (``plan.build_plan``)
+whose kernels read variables and random streams from the factory's resource manager,
+whose cross-device values move through the GPU module's ``_Transfer`` kernels, and whose
+ops went through ``devsession.optimizer`` with the session's options.  ``make_step``
+wraps a plan into the ``step(values, deadline, stats)`` function sessions cache.
+
+The factory holds no per-plan state and is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..kernels.registry import KernelNode, lookup_kernel
+from ..ops.registry import get_op_def
+from ..optimizer import optimize
+from . import state_kernels
+from .executor import execute
+from .placement import Placement
+from .plan import build_plan, kernel_node_attrs
+
+__all__ = ["LocalExecutorFactory", "make_step"]
+
+
+class LocalExecutorFactory:
+    """Builds plans whose stateful kernels use ``resources`` (a ResourceMgr, or anything
+    with its ``variable`` and ``random_stream`` methods)."""
+
+    def __init__(self, resources, optimizer_options):
+        self.resources = resources
+        self.optimizer_options = optimizer_options
+
+    def build_plan(self, graph_ops, feeds, fetches, targets, place):
+        """``plan.build_plan`` with this factory's kernels, transfers and optimizer."""
+        return build_plan(graph_ops, feeds, fetches, targets, place, self.make_kernel,
+                          self.make_transfer, self.optimize)
+
+    def make_kernel(self, op, placement: Placement):
+        variable = None
+        if op.type == "VariableV2":
+            variable = state_kernels.variable_key(op)
+        elif get_op_def(op.type).ref_inputs:
+            ref = op.inputs[0].op
+            if ref.type != "VariableV2":
+                raise InvalidArgumentError(f"Op '{op.name}' must assign to a Variable, not to "
+                                           f"'{ref.name}' ({ref.type}).", op.name)
+            variable = state_kernels.variable_key(ref)
+        node = KernelNode(
+            name=op.name, op=op.type, attrs=kernel_node_attrs(op),
+            input_dtypes=tuple(t.dtype.np for t in op.inputs),
+            input_shapes=tuple(t.shape.dims for t in op.inputs),
+            output_dtype=op.outputs[0].dtype.np if op.outputs else None,
+            output_shape=op.outputs[0].shape.dims if op.outputs else None,
+            context=state_kernels.StateContext(self.resources, variable),
+            device=placement.short_name)
+        return lookup_kernel(op.type, placement.device_type)(node)
+
+    def optimize(self, ops, fed, fetches, targets, placements):
+        return optimize(ops, fed, fetches, targets, placements, self.optimizer_options,
+                        self.evaluate_on_cpu)
+
+    def evaluate_on_cpu(self, op, values):
+        """Run one op on the CPU now (constant folding)."""
+        return self.make_kernel(op, Placement("CPU", 0))(*values)
+
+    def make_transfer(self, src: str, dst: str):
+        """A kernel copying a value from device ``src`` to ``dst`` (e.g. CPU:0 -> GPU:0);
+        the GPU kernel module provides it, registered as ("_Transfer", "GPU")."""
+        node = KernelNode(name=f"_Transfer_{src}_{dst}", op="_Transfer",
+                          attrs={"src": src, "dst": dst}, input_dtypes=(), input_shapes=(),
+                          output_dtype=None, output_shape=None,
+                          device=dst if dst != "CPU:0" else src)
+        return lookup_kernel("_Transfer", "GPU")(node)
+
+
+def make_step(plan):
+    """``step(values, deadline, stats) -> fetched arrays``, each the caller's own."""
+    copies = plan.fetch_needs_copy
+
+    def step(values, deadline, stats):
+        out = execute(plan, values, deadline, stats)
+        return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
+
+    step.plan = plan
+    return step
