@@ -42,7 +42,7 @@ def channel_options(security: Security) -> list:
         ("grpc.keepalive_timeout_ms", int(KEEPALIVE_TIMEOUT_S * 1000)),
         ("grpc.http2.max_pings_without_data", 0),
         ("grpc.initial_reconnect_backoff_ms", 200),
-        ("grpc.max_reconnect_backoff_ms", 2000),
+        ("grpc.max_reconnect_backoff_ms", 1000),
     ] + security.channel_options()
 
 

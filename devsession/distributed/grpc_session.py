@@ -194,10 +194,12 @@ class GrpcSession(BaseSession):
                 request.staged_feeds = self._stage(values)
                 data = request.SerializeToString()
             rpc_timeout = timeout + RUN_GRACE_S + ABORT_GRACE_S if timeout else None
-            reply, out = wire.decode_tensors(
+            reply, payload = wire.decode(
                 pb.RunStepResponse, client.call("RunStep", "unary_unary", data, rpc_timeout))
             if reply.held_results:
                 out = self._fetch_held(reply.held_results, rpc_timeout)
+            else:
+                out = wire.read_tensors(reply.tensors, payload)
             if stats is not None:
                 stats.extend(stats_from_proto(reply.stats))
             if repeated:

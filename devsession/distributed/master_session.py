@@ -46,6 +46,7 @@ __all__ = ["MasterSession", "PreparedStep", "SessionSettings"]
 
 log = logging.getLogger("devsession.distributed")
 ABORT_GRACE_S = 2.0
+RECONNECT_WAIT_S = 1.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,8 +187,10 @@ class MasterSession:
         """The task's registration of ``step``, made again if the task restarted."""
         handle, incarnation = step.registrations[task]
         if self.workers.is_suspect(task):
-            status = self.workers.status(task, self.settings.connect_timeout_s,
-                                         wait_for_ready=False)
+            # Wait a little for the connection: a worker that just restarted is reachable
+            # only after the channel's reconnect backoff.
+            status = self.workers.status(task, min(self.settings.connect_timeout_s,
+                                                   RECONNECT_WAIT_S))
             if status.incarnation != incarnation:
                 with step.lock:
                     handle, incarnation = step.registrations[task]

@@ -24,7 +24,7 @@ import hmac
 import ipaddress
 import os
 
-__all__ = ["Security", "token_interceptor", "is_loopback_host"]
+__all__ = ["Security", "token_interceptor", "is_loopback_host", "open_server_warning"]
 
 AUTH_KEY = "authorization"
 
@@ -159,3 +159,16 @@ def is_loopback_host(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def open_server_warning(task: str, address: str, security: Security) -> str | None:
+    """The warning to log for a server reachable beyond this machine without TLS or a
+    token (None when it is loopback-only or secured)."""
+    from .cluster_spec import parse_address
+
+    host, _ = parse_address(address)
+    if not security.is_open or is_loopback_host(host):
+        return None
+    return (f"devsession: {task} serves {address} without TLS or a token: anyone who can "
+            f"reach it can run code on this machine. Give the server a Security with a "
+            f"certificate and/or a token (devsession worker --tls-cert/--token-file).")

@@ -34,7 +34,7 @@ from . import wire
 from .channels import ChannelPool, server_options
 from .cluster_spec import ClusterSpec, parse_address, parse_task_name, task_name
 from .master_service import MasterServicer, master_handler
-from .security import Security, is_loopback_host, token_interceptor
+from .security import Security, open_server_warning, token_interceptor
 from .worker_client import RemoteWorker, push_timeout
 from .worker_pool import WorkerPool
 from .worker_service import WorkerServicer, worker_handler
@@ -107,10 +107,9 @@ class Server:
         self.master = MasterServicer(self.pool, job_name, task_index)
         self._grpc.add_generic_rpc_handlers((worker_handler(WorkerServicer(self.worker)),
                                              master_handler(self.master)))
-        if self.security.is_open and not is_loopback_host(host):
-            log.warning("devsession: %s serves %s without TLS or a token: anyone who can reach "
-                        "it can run code on this machine. Give the server a Security with a "
-                        "certificate and/or a token.", self.task, address)
+        warning = open_server_warning(self.task, address, self.security)
+        if warning:
+            log.warning(warning)
         if start:
             self.start()
 

@@ -34,7 +34,7 @@ from ..proto import wire_pb2
 
 __all__ = ["CHUNK_BYTES", "INLINE_BYTES", "MAX_MESSAGE_BYTES", "encode", "split", "decode",
            "to_host", "tensor_specs", "payload_views", "payload_size", "encode_stream",
-           "decode_stream", "TensorReader", "encode_tensors", "decode_tensors"]
+           "decode_stream", "TensorReader", "encode_tensors", "decode_tensors", "read_tensors"]
 
 # A stream cuts the payload into pieces of this size; 1 MiB measured best on loopback
 # (benchmarks/grpc_transfer.py): big enough that per-message costs vanish, small enough
@@ -289,12 +289,17 @@ def _allocate(spec) -> np.ndarray:
                                      f"{list(shape)} and dtype {dtype.name}: {e}") from None
 
 
+def read_tensors(specs, payload: memoryview) -> list[np.ndarray]:
+    """The tensors ``specs`` describe, from one whole ``payload``."""
+    reader = TensorReader(specs)
+    reader.add(payload)
+    return reader.finish()
+
+
 def decode_tensors(cls, data) -> tuple[object, list[np.ndarray]]:
     """(the message, its inline tensors) of one message made by ``encode_tensors``."""
     message, payload = decode(cls, data)
-    reader = TensorReader(message.tensors)
-    reader.add(payload)
-    return message, reader.finish()
+    return message, read_tensors(message.tensors, payload)
 
 
 def decode_stream(cls, frames: Iterable) -> tuple[object, list[np.ndarray]]:

@@ -14,12 +14,13 @@ deadline or, without one, a deadline that grows with the tensor's size.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import grpc
 import numpy as np
 
-from ..errors import OpError
+from ..errors import DeadlineExceededError, OpError, UnavailableError
 from ..proto import worker_pb2
 from . import wire
 from .channels import ChannelPool, method_path
@@ -40,6 +41,23 @@ def push_timeout(deadline: float | None, nbytes: int) -> float:
     if deadline is not None:
         return max(deadline - time.monotonic(), 0.001)
     return 60.0 + nbytes / 20e6
+
+
+# gRPC cancels a call whose future is garbage collected, so calls nobody waits for are
+# kept here until they finish.
+_detached: set = set()
+_detached_lock = threading.Lock()
+
+
+def _keep_until_done(future) -> None:
+    with _detached_lock:
+        _detached.add(future)
+
+    def forget(f):
+        with _detached_lock:
+            _detached.discard(f)
+
+    future.add_done_callback(forget)
 
 
 def _service(channel: grpc.Channel, method: str, kind: str):
@@ -77,7 +95,12 @@ class RemoteWorker:
 
     def get_status(self, timeout: float = STATUS_TIMEOUT_S,
                    wait_for_ready: bool = False) -> WorkerStatus:
-        data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
+        try:
+            data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
+        except DeadlineExceededError:   # waiting for a connection that never came
+            raise UnavailableError(f"{self.task} at {self.address} did not answer within "
+                                   f"{timeout:g} s: no server there, or it is not reachable."
+                                   ) from None
         message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
         return status_from_proto(message)
 
@@ -113,8 +136,10 @@ class RemoteWorker:
         request = worker_pb2.AbortStepRequest(step_id=step_id, code=error.code,
                                               message=error.message,
                                               node_name=error.node_name or "")
-        return self._abort.future(request.SerializeToString(), timeout=CONTROL_TIMEOUT_S,
-                                  metadata=self._metadata)
+        future = self._abort.future(request.SerializeToString(), timeout=CONTROL_TIMEOUT_S,
+                                    metadata=self._metadata)
+        _keep_until_done(future)
+        return future
 
     def push(self, step_id: int, key: str, array: np.ndarray, timeout: float) -> None:
         """Deliver one tensor to the worker's rendezvous (inline or as a stream)."""

@@ -138,7 +138,7 @@ class WorkerState:
         self._graphs: dict[str, RegisteredGraph] = {}
         self._sessions: dict[str, SessionResources] = {}
         self._active: dict[int, StepDeadline] = {}
-        self._idle = threading.Condition(self._lock)
+        self._idle = threading.Condition(self._lock)   # a step started or ended
         self._handles = itertools.count(1)
 
     # --- what the worker offers -----------------------------------------------------------
@@ -235,6 +235,7 @@ class WorkerState:
             if step_id in self._active:
                 raise InvalidArgumentError(f"Step {step_id} is already running on {self.task}.")
             self._active[step_id] = deadline
+            self._idle.notify_all()
         earlier = self.rendezvous.error_of(step_id)
         if earlier is not None:         # aborted before it started here
             deadline.abort(earlier)
@@ -291,6 +292,11 @@ class WorkerState:
         """Wait until no step runs here; False on timeout."""
         with self._lock:
             return self._idle.wait_for(lambda: not self._active, timeout)
+
+    def wait_busy(self, timeout: float) -> bool:
+        """Wait until some step runs here; False on timeout (tests use it)."""
+        with self._lock:
+            return self._idle.wait_for(lambda: bool(self._active), timeout)
 
     # --- transfers ----------------------------------------------------------------------------
 
