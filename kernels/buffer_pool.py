@@ -41,7 +41,10 @@ class BufferPool:
         if count * dtype.itemsize < self._min_bytes:
             return self._empty(shape, dtype)
         with self._lock:
-            for i, buf in enumerate(self._buffers):
+            # Indexing, not enumerate(): enumerate's cached result tuple would hold one
+            # more reference to the buffer and every buffer would look taken.
+            for i in range(len(self._buffers)):
+                buf = self._buffers[i]
                 if buf.shape == shape and buf.dtype == dtype and \
                         sys.getrefcount(buf) == _FREE_REFCOUNT:
                     return self._buffers.pop(i)

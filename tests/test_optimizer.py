@@ -179,3 +179,21 @@ def test_random_graphs_identical_with_passes_on_and_off(seed, dtype):
     for other in results[1:]:
         for got, want in zip(other, results[0]):
             np.testing.assert_array_equal(got, want)
+
+
+def test_buffer_pool_reuses_a_dropped_buffer_and_never_a_held_one():
+    from devsession.kernels.buffer_pool import BufferPool
+
+    pool = BufferPool()
+    first = pool.take((1 << 16,), np.float32)
+    pool.give(first)
+    address = first.ctypes.data
+    del first
+    second = pool.take((1 << 16,), np.float32)
+    assert second.ctypes.data == address          # nobody held it: reused
+    pool.give(second)
+    third = pool.take((1 << 16,), np.float32)      # `second` is still held here
+    assert third.ctypes.data != second.ctypes.data
+    small = pool.take((4,), np.float32)
+    pool.give(small)
+    assert pool.take((4,), np.float32) is not small  # small arrays are just allocated
