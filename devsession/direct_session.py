@@ -207,6 +207,7 @@ class DirectSession(BaseSession):
         self._gpus_used.update(p.device_index for p in plan.placements.values()
                                if p.device_type == "GPU")
         copies = plan.fetch_needs_copy
+        any_copy = any(copies)
         pool = self._branch_pool() if plan.waves else None
         set_threads = _intra_op_setter(self._options.intra_op_threads)
 
@@ -214,7 +215,9 @@ class DirectSession(BaseSession):
             if set_threads is not None:
                 set_threads()
             out = execute(plan, values, deadline, stats, pool)
-            return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
+            if any_copy:
+                return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
+            return out
 
         step.plan = plan
         return step

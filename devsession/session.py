@@ -25,7 +25,7 @@ from .fetches import FetchMapper
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 
-__all__ = ["BaseSession", "Session", "get_default_session", "validate_feed"]
+__all__ = ["BaseSession", "Session", "get_default_session", "validate_feed", "feed_validator"]
 
 _CLOSED_MESSAGE = "Attempted to use a closed Session."
 
@@ -73,6 +73,32 @@ def validate_feed(tensor: Tensor, value) -> np.ndarray:
             raise ValueError(f"Cannot feed value of shape {tuple(shape)} for Tensor "
                              f"'{tensor.name}', which has shape {tensor.shape}.")
     return array
+
+
+def feed_validator(tensor: Tensor):
+    """``validate_feed`` for one tensor, with a fast path for the common case: an ndarray
+    of exactly the tensor's dtype whose shape fits the static shape."""
+    want = tensor.dtype.np
+    dims = tensor.shape.dims
+    ndarray = np.ndarray
+    if dims is None:
+        return lambda value: validate_feed(tensor, value)
+    rank = len(dims)
+    if all(d is not None for d in dims):
+        def validate(value):
+            if type(value) is ndarray and value.dtype is want and value.shape == dims:
+                return value
+            return validate_feed(tensor, value)
+        return validate
+    known = tuple((i, d) for i, d in enumerate(dims) if d is not None)
+
+    def validate_partial(value):
+        if type(value) is ndarray and value.dtype is want:
+            shape = value.shape
+            if len(shape) == rank and all(shape[i] == d for i, d in known):
+                return value
+        return validate_feed(tensor, value)
+    return validate_partial
 
 
 def _exact(array: np.ndarray, dtype) -> bool:
@@ -224,6 +250,7 @@ class BaseSession:
         session = self
         timeout = self._options.operation_timeout_s
         build, single = mapper.build, mapper.is_single_tensor
+        validators = [feed_validator(t) for t in feeds]
 
         def run_callable(*feed_values, options=None, run_metadata=None):
             if session._closed:
@@ -231,7 +258,7 @@ class BaseSession:
             if len(feed_values) != len(feeds):
                 raise TypeError(f"This callable takes {len(feeds)} feed value(s), got "
                                 f"{len(feed_values)}.")
-            values = [validate_feed(t, v) for t, v in zip(feeds, feed_values)]
+            values = [check(v) for check, v in zip(validators, feed_values)]
             if step is None:
                 return build([])
             if options is None and run_metadata is None and timeout is None:

@@ -27,7 +27,7 @@ class BufferPool:
 
     def __init__(self, keep: int = 2, min_bytes: int = 1 << 16, empty=np.empty):
         self._keep = keep
-        self._min_bytes = min_bytes
+        self.min_bytes = min_bytes
         self._empty = empty
         self._buffers: list = []
         self._lock = threading.Lock()
@@ -38,7 +38,7 @@ class BufferPool:
         count = 1
         for d in shape:
             count *= d
-        if count * dtype.itemsize < self._min_bytes:
+        if count * dtype.itemsize < self.min_bytes:
             return self._empty(shape, dtype)
         with self._lock:
             # Indexing, not enumerate(): enumerate's cached result tuple would hold one
@@ -52,7 +52,7 @@ class BufferPool:
 
     def give(self, buf) -> None:
         """Remember ``buf`` (just returned by a kernel) for reuse once it is free."""
-        if buf.nbytes < self._min_bytes:
+        if buf.nbytes < self.min_bytes:
             return
         with self._lock:
             if any(b is buf for b in self._buffers):

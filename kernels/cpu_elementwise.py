@@ -91,9 +91,9 @@ class ElementwiseKernel:
         plan = self._plans.get(tuple([a.shape for a in arrays]))
         if plan is None:
             plan = self._make_plan(arrays)
-        out_shape, loop, fast, materialise, inner = plan
+        out_shape, loop, fast, materialise, inner, pooled = plan
         if fast and out is None:
-            if self._pool is None:
+            if not pooled:
                 result = np.empty(out_shape, self._store_dtype)
                 loop(result.ravel(), *[a.ravel() for a in arrays], inner)
                 return result
@@ -148,7 +148,9 @@ class ElementwiseKernel:
             loop = parallel if (size >= PARALLEL_MIN_SIZE and threads > 1
                                 and rows >= 2 * threads) else serial
         fast = loop is not None and not (any(materialise) or any(self._widen) or self._narrow)
-        plan = (out_shape, loop, fast, tuple(materialise), inner)
+        pooled = self._pool is not None and size * self._store_dtype.itemsize >= \
+            self._pool.min_bytes
+        plan = (out_shape, loop, fast, tuple(materialise), inner, pooled)
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
         self._plans[shapes] = plan

@@ -35,14 +35,14 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
     if pool is not None and plan.waves:
         _execute_waves(plan, slots, deadline, stats, pool)
     elif stats is None and deadline is None:
-        for step in plan.steps:
+        for index, (kernel, inputs, output, frees) in enumerate(plan.hot_steps):
             try:
-                result = step.kernel(*[slots[i] for i in step.inputs])
+                result = kernel(*[slots[i] for i in inputs])
             except Exception as e:
-                _raise_node_error(e, step)
-            if step.output >= 0:
-                slots[step.output] = result
-            for i in step.frees:
+                _raise_node_error(e, plan.steps[index])
+            if output >= 0:
+                slots[output] = result
+            for i in frees:
                 slots[i] = None
     else:
         _execute_checked(plan, slots, deadline, stats)

@@ -50,6 +50,15 @@ class Plan:
     placements: dict       # node name -> Placement, for every node the plan runs
     waves: tuple = ()      # the steps by depth when branches are worth overlapping (branches.py)
 
+    @property
+    def hot_steps(self) -> tuple:
+        """(kernel, inputs, output, frees) per step: what the untraced loop reads."""
+        hot = self.__dict__.get("_hot")
+        if hot is None:
+            hot = tuple((s.kernel, s.inputs, s.output, s.frees) for s in self.steps)
+            object.__setattr__(self, "_hot", hot)
+        return hot
+
 
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
 # fetch must copy it; every other kernel returns a fresh array.
