@@ -24,7 +24,7 @@ from .ops.api import (abs, add, argmax, cast, concat, constant, divide, equal, e
                       random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
                       reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose,
                       truediv, where)
-from .options import NodeStats, RunMetadata, RunOptions, SessionOptions
+from .options import NodeStats, OptimizerOptions, RunMetadata, RunOptions, SessionOptions
 from .session import BaseSession, Session, get_default_session
 from .session_factory import (SessionFactory, Verdict, new_session, registered_session_factories,
                               reset)
@@ -46,7 +46,8 @@ __all__ = [
     "less_equal", "log", "matmul", "maximum", "minimum", "multiply", "negative", "no_op",
     "placeholder", "pow", "random_normal", "random_uniform", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "relu", "reshape", "sigmoid", "softmax", "sqrt", "square",
-    "subtract", "tanh", "transpose", "truediv", "where", "NodeStats", "RunMetadata",
+    "subtract", "tanh", "transpose", "truediv", "where", "NodeStats", "OptimizerOptions",
+    "RunMetadata",
     "RunOptions", "SessionOptions", "BaseSession", "Session", "get_default_session",
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
