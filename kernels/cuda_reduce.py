@@ -19,14 +19,13 @@ reference kernels' semantics pinned down around them:
 
 from __future__ import annotations
 
-import math
-
 import cupy
 import numpy as np
 
-from ._checks import check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape
+from ._checks import check_axes, get_attr, reduced_shape
 from .cuda_device import on_device
 from .cuda_elementwise import ElementwiseKernel
+from .reduce_checks import check_argmax, check_reduction, reduction_attrs
 from .registry import register_kernel
 
 __all__ = ["register"]
@@ -44,16 +43,11 @@ def _compute_dtype(dtype: np.dtype) -> np.dtype:
 
 def _reduction_builder(kind):
     def build(node):
-        axes = tuple(sorted(get_attr(node, "axis")))
-        keepdims = bool(get_attr(node, "keepdims"))
+        axes, keepdims = reduction_attrs(node)
         out_dtype = node.output_dtype
 
         def reduce(x):
-            check_axes(node.name, node.op, x.shape, axes)
-            count = math.prod(x.shape[a] for a in axes)
-            if count == 0 and (kind in ("max", "min") or (kind == "mean" and x.dtype.kind != "f")):
-                raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
-                                       f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
+            count = check_reduction(node, kind, x, axes)
             acc = _compute_dtype(x.dtype)
             if not axes:                  # reducing over nothing is a copy
                 return x.astype(out_dtype, copy=True)
@@ -78,10 +72,7 @@ def build_argmax(node):
     out_dtype = node.output_dtype
 
     def argmax(x):
-        check_axes(node.name, node.op, x.shape, (axis,))
-        if x.shape[axis] == 0:
-            raise invalid_argument(node.name, node.op, f"ArgMax over an empty axis "
-                                   f"(input shape {fmt_shape(x.shape)}, axis {axis})")
+        check_argmax(node, x.shape, axis)
         if x.size == 0:
             return cupy.empty(reduced_shape(x.shape, (axis,), False), out_dtype)
         return cupy.argmax(x, axis=axis).astype(out_dtype, copy=False)

@@ -1,8 +1,10 @@
-"""Data-movement kernels (Identity, Reshape, Transpose, ConcatV2), shared by REF and CPU.
+"""Data-movement kernels (Identity, Reshape, Transpose, ConcatV2) for every device.
 
-These ops do no arithmetic, so numpy's own copy/view machinery is both the reference
-and the fastest CPU implementation: a numba loop would only re-implement memcpy.
-``reference.py`` and ``cpu.py`` both register the builders in ``BUILDERS``.
+These ops do no arithmetic, so the array library's own copy/view machinery is both the
+reference and the fastest implementation: a numba loop would only re-implement memcpy.
+``reference.py`` and ``cpu.py`` both register the numpy builders in ``BUILDERS``;
+``cuda_movement`` registers ``make_builders(cupy, on_device)``, so the checks and
+messages are the same on every device.
 
 Views: Identity and Reshape return a view of their input when they can (the kernel
 contract allows it, since inputs are never mutated); Transpose and ConcatV2 return a
@@ -18,7 +20,27 @@ import numpy as np
 
 from ._checks import fmt_shape, get_attr, invalid_argument
 
-__all__ = ["BUILDERS"]
+__all__ = ["BUILDERS", "make_builders"]
+
+
+def _as_is(node, fn):
+    return fn
+
+
+def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
+    """The builders for array module ``xp`` (numpy or cupy); ``wrap(node, fn)`` wraps
+    every kernel that allocates (the GPU's ``on_device``: device switch, OOM mapping)."""
+    def build_reshape(node):
+        return wrap(node, _reshape(node))
+
+    def build_transpose(node):
+        return wrap(node, _transpose(node, xp))
+
+    def build_concat(node):
+        return wrap(node, _concat(node, xp))
+
+    return {"Identity": build_identity, "Reshape": build_reshape,
+            "Transpose": build_transpose, "ConcatV2": build_concat}
 
 
 def build_identity(node):
@@ -27,7 +49,7 @@ def build_identity(node):
     return identity
 
 
-def build_reshape(node):
+def _reshape(node):
     shape = tuple(int(d) for d in get_attr(node, "shape"))
     if sum(1 for d in shape if d == -1) > 1 or any(d < -1 for d in shape):
         raise invalid_argument(node.name, node.op, f"invalid target shape {fmt_shape(shape)}")
@@ -39,10 +61,10 @@ def build_reshape(node):
             raise invalid_argument(
                 node.name, node.op, f"cannot reshape a tensor of shape {fmt_shape(x.shape)} "
                 f"({x.size} elements) into shape {fmt_shape(shape)}") from None
-    return reshape
+    return reshape      # a non-contiguous input is copied (on its GPU, for cupy)
 
 
-def build_transpose(node):
+def _transpose(node, xp):
     perm = tuple(int(p) for p in get_attr(node, "perm"))
     if sorted(perm) != list(range(len(perm))):
         raise invalid_argument(node.name, node.op, f"perm {perm} is not a permutation")
@@ -52,11 +74,11 @@ def build_transpose(node):
             raise invalid_argument(
                 node.name, node.op, f"perm {perm} does not match an input of shape "
                 f"{fmt_shape(x.shape)}")
-        return np.ascontiguousarray(x.transpose(perm))
+        return xp.ascontiguousarray(x.transpose(perm))
     return transpose
 
 
-def build_concat(node):
+def _concat(node, xp):
     axis = int(get_attr(node, "axis"))
     dtype = node.output_dtype
 
@@ -70,13 +92,8 @@ def build_concat(node):
             raise invalid_argument(
                 node.name, node.op, f"cannot concatenate along axis {axis} inputs of "
                 f"shapes {', '.join(fmt_shape(x.shape) for x in xs)}")
-        return np.concatenate(xs, axis=axis, dtype=dtype)
+        return xp.concatenate(xs, axis=axis, dtype=dtype)
     return concat
 
 
-BUILDERS: dict[str, Callable] = {
-    "Identity": build_identity,
-    "Reshape": build_reshape,
-    "Transpose": build_transpose,
-    "ConcatV2": build_concat,
-}
+BUILDERS: dict[str, Callable] = make_builders(np)

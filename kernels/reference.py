@@ -26,12 +26,12 @@ for copying).  Importing this module never imports numba.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import movement
-from ._checks import broadcast_shape, check_axes, fmt_shape, get_attr, invalid_argument
+from ._checks import broadcast_shape, check_axes, get_attr
+from .matmul_shapes import matmul_shape, transposes
+from .reduce_checks import check_argmax, check_reduction, reduction_attrs
 from .registry import register_kernel
 
 DEVICE = "REF"
@@ -107,20 +107,13 @@ def build_cast(node):
 
 
 def build_matmul(node):
-    ta, tb = bool(node.attrs.get("transpose_a")), bool(node.attrs.get("transpose_b"))
+    ta, tb = transposes(node)
     out_dtype = node.output_dtype
 
     def matmul(a, b):
-        if a.ndim < 2 or b.ndim < 2:
-            raise invalid_argument(node.name, node.op, f"inputs must have rank >= 2, got "
-                                   f"shapes {fmt_shape(a.shape)} and {fmt_shape(b.shape)}")
+        matmul_shape(node, a.shape, b.shape)
         a2 = np.swapaxes(a, -1, -2) if ta else a
         b2 = np.swapaxes(b, -1, -2) if tb else b
-        if a2.shape[-1] != b2.shape[-2]:
-            raise invalid_argument(
-                node.name, node.op, f"matrix size-incompatible: In[0]: {fmt_shape(a.shape)}, "
-                f"In[1]: {fmt_shape(b.shape)} (transpose_a={ta}, transpose_b={tb})")
-        broadcast_shape(node.name, node.op, [a2.shape[:-2], b2.shape[:-2]])
         with np.errstate(all="ignore"):
             result = np.matmul(_compute(a2), _compute(b2))
             return np.asarray(result).astype(out_dtype, copy=False)
@@ -129,16 +122,11 @@ def build_matmul(node):
 
 def _reduction_builder(kind):
     def build(node):
-        axes = tuple(sorted(get_attr(node, "axis")))
-        keepdims = bool(get_attr(node, "keepdims"))
+        axes, keepdims = reduction_attrs(node)
         out_dtype = node.output_dtype
 
         def reduce(x):
-            check_axes(node.name, node.op, x.shape, axes)
-            count = math.prod(x.shape[a] for a in axes)
-            if count == 0 and (kind in ("max", "min") or (kind == "mean" and x.dtype.kind != "f")):
-                raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
-                                       f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
+            count = check_reduction(node, kind, x, axes)
             xc = _compute(x)
             with np.errstate(all="ignore"):
                 if kind == "max":
@@ -163,10 +151,7 @@ def build_argmax(node):
     axis = int(get_attr(node, "axis"))
 
     def argmax(x):
-        check_axes(node.name, node.op, x.shape, (axis,))
-        if x.shape[axis] == 0:
-            raise invalid_argument(node.name, node.op, f"ArgMax over an empty axis "
-                                   f"(input shape {fmt_shape(x.shape)}, axis {axis})")
+        check_argmax(node, x.shape, axis)
         return np.asarray(np.argmax(x, axis=axis)).astype(node.output_dtype)
     return argmax
 

@@ -171,7 +171,8 @@ def make_cupy(limit_holder: dict):
             np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)),
         argmax=lambda x, axis=None: wrap(np.argmax(x, axis=axis)),
         matmul=lambda a, b: wrap(np.matmul(a, b)), swapaxes=lambda x, a, b: x.swapaxes(a, b),
-        concatenate=lambda xs, axis=0: wrap(np.concatenate(xs, axis=axis)),
+        concatenate=lambda xs, axis=0, dtype=None: wrap(
+            np.concatenate(xs, axis=axis, dtype=dtype)),
         get_default_memory_pool=lambda: pool,
         get_default_pinned_memory_pool=lambda: pinned_pool)
     cupy._programs = programs
