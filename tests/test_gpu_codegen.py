@@ -11,52 +11,29 @@ compile it; no device is needed for that.
 
 from __future__ import annotations
 
-import zlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import kernel_cases as cases
 from devsession.kernels import cuda_codegen as cg
 from devsession.kernels.elementwise_exprs import ELEMENTWISE_OPS
-from devsession.kernels.registry import KernelNode, lookup_kernel
+from devsession.kernels.registry import lookup_kernel
+from kernel_cases import (ALL, BOOL, EXPRESSION_TREES, F16, F32, F64, I32, I64,
+                          NUMERIC, binary_inputs, make_node, numpy_value, out_dtype_of,
+                          rng_for)
 
-F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
-I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
-FLOATS = [F16, F32, F64]
-NUMERIC = FLOATS + [I32, I64]
-ALL = NUMERIC + [BOOL]
-UNARY = {"Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC, "Relu": NUMERIC,
-         "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS, "Sigmoid": FLOATS}
-BINARY = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv",
-          "Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
+UNARY = {op: dtypes for op, dtypes in cases.UNARY.items() if op != "Identity"}
+BINARY = cases.ARITHMETIC + cases.COMPARISON
 SHAPES = [((7,), (7,)), ((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,))]
 
 
-def rng_for(*key):
-    return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
 def random_array(rng, shape, dtype, low=-20, high=20, specials=True):
-    if dtype == BOOL:
-        return rng.random(shape) < 0.5
-    if dtype.kind == "i":
-        return rng.integers(low, high, size=shape).astype(dtype)
-    x = (rng.standard_normal(shape) * 3).astype(dtype)
-    if specials and x.size >= 7:
-        x.reshape(-1)[[1, 3, 5]] = [np.nan, np.inf, -np.inf]
-    return x
-
-
-def out_dtype_of(op, dtype):
-    if op in ("Equal", "Less", "LessEqual", "Greater", "GreaterEqual"):
-        return BOOL
-    return F64 if op == "RealDiv" and dtype.kind in "ib" else dtype
+    return cases.random_array(rng, shape, dtype, low=low, high=high, specials=specials)
 
 
 def ref(op, out_dtype, *xs, attrs=None):
-    node = KernelNode(f"{op.lower()}_node", op, dict(attrs or {}), tuple(x.dtype for x in xs),
-                      tuple(None for _ in xs), out_dtype, None)
+    node = make_node(op, [x.dtype for x in xs], out_dtype, attrs)
     return lookup_kernel(op, "REF")(node)(*xs)
 
 
@@ -66,12 +43,7 @@ def program_for(op, dtypes, out_dtype):
 
 
 def assert_same(actual, expected):
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    if expected.dtype.kind in "biu":
-        np.testing.assert_array_equal(actual, expected)
-    else:
-        np.testing.assert_allclose(actual.astype(F64), expected.astype(F64), equal_nan=True,
-                                   rtol=1e-6 if expected.dtype != F16 else 1e-3, atol=0)
+    cases.assert_same(actual, expected, rtol=1e-3 if expected.dtype == F16 else 1e-6, atol=0)
 
 
 # --------------------------------------------------------- the program vs REF
@@ -86,12 +58,7 @@ def test_unary_programs_match_reference(op, dtype):
 @pytest.mark.parametrize("op,dtype", [(op, d) for op in BINARY
                                       for d in (ALL if op == "Equal" else NUMERIC)])
 def test_binary_programs_match_reference(op, dtype, shapes):
-    rng = rng_for(op, dtype, shapes)
-    if op == "Pow" and dtype.kind == "i":
-        x, y = random_array(rng, shapes[0], dtype, -5, 6), random_array(rng, shapes[1], dtype,
-                                                                           -2, 7)
-    else:
-        x, y = (random_array(rng, s, dtype, specials=op != "Pow") for s in shapes)
+    x, y = binary_inputs(op, dtype, shapes)
     out = out_dtype_of(op, dtype)
     assert_same(cg.evaluate(program_for(op, [dtype, dtype], out), x, y), ref(op, out, x, y))
 
@@ -174,34 +141,15 @@ def test_rendered_cuda_is_typed_and_wraps():
 
 
 # Random expression trees: the program against numpy evaluating the same tree.
-_LEAVES = st.one_of(st.sampled_from([("a", "a"), ("b", "b")]),
-                    st.floats(-4, 4).map(lambda v: (repr(round(v, 2)),) * 2))
-
-
-def _extend(children):
-    binary = st.tuples(st.sampled_from(["+", "-", "*"]), children, children).map(
-        lambda t: (f"({t[1][0]} {t[0]} {t[2][0]})", f"({t[1][1]} {t[0]} {t[2][1]})"))
-    extreme = st.tuples(st.sampled_from(["max", "min"]), children, children).map(
-        lambda t: (f"{t[0]}({t[1][0]}, {t[2][0]})", f"np.{t[0]}imum({t[1][1]}, {t[2][1]})"))
-    select = st.tuples(children, children, children, children).map(
-        lambda t: (f"({t[2][0]} if {t[0][0]} < {t[1][0]} else {t[3][0]})",
-                   f"np.where({t[0][1]} < {t[1][1]}, {t[2][1]}, {t[3][1]})"))
-    unary = st.tuples(st.sampled_from(["abs", "tanh"]), children).map(
-        lambda t: (f"{t[0]}({t[1][0]})", f"np.{t[0]}({t[1][1]})"))
-    return st.one_of(binary, extreme, select, unary)
-
-
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
-@given(tree=st.recursive(_LEAVES, _extend, max_leaves=8), dtype=st.sampled_from([F32, F64]))
+@given(tree=EXPRESSION_TREES, dtype=st.sampled_from([F32, F64]))
 def test_random_expressions_match_numpy(tree, dtype):
     expr, numpy_expr = tree
     rng = rng_for("expr", expr)
     a, b = random_array(rng, (3, 5), dtype, specials=False), \
         random_array(rng, (5,), dtype, specials=False)
     program = cg.compile_expression(expr, [("a", dtype), ("b", dtype)], dtype)
-    with np.errstate(all="ignore"):
-        expected = np.broadcast_to(eval(numpy_expr, {"np": np, "a": a, "b": b}),  # noqa: S307
-                                   (3, 5)).astype(dtype)
+    expected = numpy_value(numpy_expr, a, b, (3, 5), dtype)
     np.testing.assert_allclose(cg.evaluate(program, a, b), expected,
                                rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
 

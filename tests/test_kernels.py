@@ -12,60 +12,27 @@ import os
 import subprocess
 import sys
 import threading
-import zlib
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from devsession.errors import AlreadyExistsError, InvalidArgumentError, NotFoundError
-from devsession.kernels.registry import (KernelNode, lookup_kernel, register_kernel,
-                                         registered_ops)
+from devsession.kernels.registry import lookup_kernel, register_kernel, registered_ops
+from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON,
+                          EXPRESSION_TREES, F16, F32, F64, FLOATS, I32, I64, MATMUL_CASES,
+                          NUMERIC, REDUCE_CASES, UNARY, assert_same, binary_inputs,
+                          make_node, numpy_value, out_dtype_of, random_array, rng_for,
+                          reduction_tolerance)
 
-F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
-I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
-FLOATS = [F16, F32, F64]
-NUMERIC = FLOATS + [I32, I64]
-ALL = NUMERIC + [BOOL]
-BIG = 1_000_003
-
-UNARY = {"Identity": ALL, "Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC,
-         "Relu": NUMERIC, "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS,
-         "Sigmoid": FLOATS}
-ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv"]
-COMPARISON = ["Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
 REDUCTIONS = ["Sum", "Mean", "Max", "Min"]
 COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
     "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax"}
 
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,))]
-BROADCASTS = [((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,)), ((2, 1, 3), (1, 4, 1))]
 
 
 # ------------------------------------------------------------------------ helpers
-
-def rng_for(*key) -> np.random.Generator:
-    return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def random_array(rng, shape, dtype, *, low=-20, high=20, specials=False):
-    dtype = np.dtype(dtype)
-    if dtype == BOOL:
-        return rng.random(shape) < 0.5
-    if dtype.kind == "i":
-        return rng.integers(low, high, size=shape).astype(dtype)
-    x = (rng.standard_normal(shape) * 3).astype(dtype)
-    if specials and x.size >= 7:
-        flat = x.reshape(-1)
-        flat[[1, 3, 5]] = [np.nan, np.inf, -np.inf]
-    return x
-
-
-def make_node(op, input_dtypes, output_dtype, attrs=None, name=None):
-    input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
-    return KernelNode(name or f"{op.lower()}_node", op, dict(attrs or {}), input_dtypes,
-                      tuple(None for _ in input_dtypes), np.dtype(output_dtype), None)
-
 
 def run(node, device, *inputs):
     before = [x.copy() for x in inputs]
@@ -74,21 +41,6 @@ def run(node, device, *inputs):
         np.testing.assert_array_equal(x, b, err_msg="a kernel mutated its input")
     assert isinstance(result, np.ndarray)
     return result
-
-
-def assert_same(actual, expected, dtype=None, *, rtol=None, atol=None):
-    """Same dtype and shape; exact for ints/bool; close (NaN where NaN) for floats."""
-    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    dtype = np.dtype(dtype or expected.dtype)
-    if dtype.kind in "biu":
-        np.testing.assert_array_equal(actual, expected)
-        return
-    default_rtol, default_atol = {F16: (2e-3, 2e-3), F32: (2e-5, 1e-6),
-                                  F64: (1e-12, 1e-12)}[dtype]
-    np.testing.assert_allclose(actual.astype(F64), expected.astype(F64), equal_nan=True,
-                               rtol=default_rtol if rtol is None else rtol,
-                               atol=default_atol if atol is None else atol)
 
 
 def check_cpu_against_ref(node, *inputs, **tolerances):
@@ -108,26 +60,12 @@ def test_unary(op, dtype, shape):
     check_cpu_against_ref(make_node(op, [dtype], dtype), x)
 
 
-def binary_inputs(op, dtype, shapes):
-    rng = rng_for(op, dtype, shapes)
-    if op == "Pow" and dtype.kind == "i":
-        return (random_array(rng, shapes[0], dtype, low=-5, high=6),
-                random_array(rng, shapes[1], dtype, low=-2, high=7))
-    return tuple(random_array(rng, s, dtype, specials=op != "Pow") for s in shapes)
-
-
 @pytest.mark.parametrize("shapes", SAME_SHAPES + BROADCASTS, ids=str)
 @pytest.mark.parametrize("op,dtype", [(op, d) for op in ARITHMETIC + COMPARISON
                                       for d in (ALL if op == "Equal" else NUMERIC)])
 def test_binary(op, dtype, shapes):
-    if op in COMPARISON:
-        out_dtype = BOOL
-    elif op == "RealDiv" and dtype.kind == "i":
-        out_dtype = F64
-    else:
-        out_dtype = dtype
     x, y = binary_inputs(op, dtype, shapes)
-    cpu = check_cpu_against_ref(make_node(op, [dtype, dtype], out_dtype), x, y)
+    cpu = check_cpu_against_ref(make_node(op, [dtype, dtype], out_dtype_of(op, dtype)), x, y)
     assert cpu.shape == np.broadcast_shapes(*shapes)
 
 
@@ -157,13 +95,7 @@ def test_cast(src, dst):
 # ------------------------------------------------------------ structural ops
 
 @pytest.mark.parametrize("dtype", NUMERIC)
-@pytest.mark.parametrize("a_shape,b_shape,ta,tb", [
-    ((2, 3), (3, 4), False, False), ((3, 2), (3, 4), True, False),
-    ((2, 3), (4, 3), False, True), ((3, 2), (4, 3), True, True),
-    ((1, 1), (1, 1), False, False), ((7, 7), (7, 1), False, False),
-    ((2, 0), (0, 3), False, False), ((0, 3), (3, 2), False, False),
-    ((2, 1, 3, 4), (5, 4, 2), False, False), ((5, 3, 4), (3, 2), True, False),
-], ids=str)
+@pytest.mark.parametrize("a_shape,b_shape,ta,tb", MATMUL_CASES, ids=str)
 def test_matmul(dtype, a_shape, b_shape, ta, tb):
     rng = rng_for("MatMul", dtype, a_shape, b_shape)
     a, b = random_array(rng, a_shape, dtype, low=-5, high=5), \
@@ -209,23 +141,6 @@ def test_concat(dtype, shapes, axis):
 
 
 # ---------------------------------------------------------------- reductions
-
-REDUCE_CASES = [((3, 4, 5), axes, keep) for axes in [(), (0,), (1,), (2,), (0, 2), (1, 2),
-                                                      (0, 1, 2)] for keep in (False, True)]
-REDUCE_CASES += [((0,), (0,), False), ((1,), (0,), False), ((7,), (0,), True),
-                 ((0, 3), (1,), False), ((3, 0), (0,), True), ((), (), False)]
-
-
-def reduction_tolerance(op, dtype, x, axes):
-    """Error bound for a sum: a few eps of the sum of |x| (per output), over the count."""
-    if dtype.kind != "f" or op in ("Max", "Min"):
-        return {}
-    eps = float(np.finfo(np.float32 if dtype == F16 else dtype).eps)
-    scale = np.max(np.nansum(np.abs(x.astype(F64)), axis=axes), initial=0.0)
-    count = max(int(np.prod([x.shape[a] for a in axes])), 1) if op == "Mean" else 1
-    default = {F16: 2e-3, F32: 1e-6, F64: 1e-12}[dtype]
-    return {"atol": max(64 * eps * scale / count, default)}
-
 
 @pytest.mark.parametrize("shape,axes,keepdims", REDUCE_CASES, ids=str)
 @pytest.mark.parametrize("dtype", NUMERIC)
@@ -547,26 +462,8 @@ def test_non_contiguous_and_float16_inputs():
 
 
 # Random expression trees: the code generator against numpy evaluating the same tree.
-_LEAVES = st.one_of(st.sampled_from([("a", "a"), ("b", "b")]),
-                    st.floats(-4, 4).map(lambda v: (repr(round(v, 2)),) * 2))
-
-
-def _extend(children):
-    binary = st.tuples(st.sampled_from(["+", "-", "*"]), children, children).map(
-        lambda t: (f"({t[1][0]} {t[0]} {t[2][0]})", f"({t[1][1]} {t[0]} {t[2][1]})"))
-    extreme = st.tuples(st.sampled_from(["max", "min"]), children, children).map(
-        lambda t: (f"{t[0]}({t[1][0]}, {t[2][0]})",
-                   f"np.{t[0]}imum({t[1][1]}, {t[2][1]})"))
-    select = st.tuples(children, children, children, children).map(
-        lambda t: (f"({t[2][0]} if {t[0][0]} < {t[1][0]} else {t[3][0]})",
-                   f"np.where({t[0][1]} < {t[1][1]}, {t[2][1]}, {t[3][1]})"))
-    unary = st.tuples(st.sampled_from(["abs", "tanh"]), children).map(
-        lambda t: (f"{t[0]}({t[1][0]})", f"np.{t[0]}({t[1][1]})"))
-    return st.one_of(binary, extreme, select, unary)
-
-
 @settings(max_examples=12, deadline=None, derandomize=True, database=None)
-@given(tree=st.recursive(_LEAVES, _extend, max_leaves=8), dtype=st.sampled_from([F32, F64]))
+@given(tree=EXPRESSION_TREES, dtype=st.sampled_from([F32, F64]))
 def test_random_expressions_match_numpy(tree, dtype):
     from devsession.kernels.cpu_elementwise import ElementwiseKernel
     expr, numpy_expr = tree
@@ -574,7 +471,5 @@ def test_random_expressions_match_numpy(tree, dtype):
     a = random_array(rng, (3, 5), dtype)
     b = random_array(rng, (5,), dtype)
     kernel = ElementwiseKernel(expr, [("a", dtype), ("b", dtype)], dtype)
-    with np.errstate(all="ignore"):
-        expected = np.broadcast_to(eval(numpy_expr, {"np": np, "a": a, "b": b}),  # noqa: S307
-                                   (3, 5)).astype(dtype)
+    expected = numpy_value(numpy_expr, a, b, (3, 5), dtype)
     assert_same(kernel(a, b), expected, rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)

@@ -1,0 +1,139 @@
+"""What the kernel test suites share: dtypes, op lists, seeded inputs, comparisons.
+
+``test_kernels.py`` (CPU vs REF), ``test_gpu_kernels.py`` (GPU vs REF, on a real GPU)
+and ``test_gpu_codegen.py`` (the CUDA program's numpy oracle vs REF) draw their inputs
+from here, so that every device is checked on the same values with the same rules:
+exact for integers and bool, close (NaN where NaN) for floats.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+from hypothesis import strategies as st
+
+from devsession.kernels.registry import KernelNode
+
+F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
+I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
+FLOATS = [F16, F32, F64]
+NUMERIC = FLOATS + [I32, I64]
+ALL = NUMERIC + [BOOL]
+BIG = 1_000_003
+
+UNARY = {"Identity": ALL, "Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC,
+         "Relu": NUMERIC, "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS,
+         "Sigmoid": FLOATS}
+ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv"]
+COMPARISON = ["Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
+BROADCASTS = [((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,)), ((2, 1, 3), (1, 4, 1))]
+MATMUL_CASES = [
+    ((2, 3), (3, 4), False, False), ((3, 2), (3, 4), True, False),
+    ((2, 3), (4, 3), False, True), ((3, 2), (4, 3), True, True),
+    ((1, 1), (1, 1), False, False), ((7, 7), (7, 1), False, False),
+    ((2, 0), (0, 3), False, False), ((0, 3), (3, 2), False, False),
+    ((2, 1, 3, 4), (5, 4, 2), False, False), ((5, 3, 4), (3, 2), True, False),
+]
+REDUCE_CASES = [((3, 4, 5), axes, keep) for axes in [(), (0,), (1,), (2,), (0, 2), (1, 2),
+                                                      (0, 1, 2)] for keep in (False, True)]
+REDUCE_CASES += [((0,), (0,), False), ((1,), (0,), False), ((7,), (0,), True),
+                 ((0, 3), (1,), False), ((3, 0), (0,), True), ((), (), False)]
+
+
+def rng_for(*key) -> np.random.Generator:
+    """A generator seeded by ``key``: each test case gets its own, stable inputs."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def random_array(rng, shape, dtype, *, low=-20, high=20, specials=False):
+    """Random values of ``dtype``: integers in [low, high), floats ~ N(0, 3); with
+    ``specials``, elements 1, 3 and 5 become nan, inf and -inf (when there are 7)."""
+    dtype = np.dtype(dtype)
+    if dtype == BOOL:
+        return rng.random(shape) < 0.5
+    if dtype.kind == "i":
+        return rng.integers(low, high, size=shape).astype(dtype)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    if specials and x.size >= 7:
+        x.reshape(-1)[[1, 3, 5]] = [np.nan, np.inf, -np.inf]
+    return x
+
+
+def make_node(op, input_dtypes, output_dtype, attrs=None, name=None, **device):
+    """A ``KernelNode`` named ``<op>_node`` unless ``name`` is given (``device=`` too)."""
+    input_dtypes = tuple(np.dtype(d) for d in input_dtypes)
+    return KernelNode(name or f"{op.lower()}_node", op, dict(attrs or {}), input_dtypes,
+                      tuple(None for _ in input_dtypes), np.dtype(output_dtype), None,
+                      **device)
+
+
+def out_dtype_of(op, dtype):
+    """The output dtype of elementwise binary ``op`` on two ``dtype`` inputs."""
+    if op in COMPARISON:
+        return BOOL
+    return F64 if op == "RealDiv" and dtype.kind in "ib" else dtype
+
+
+def binary_inputs(op, dtype, shapes):
+    """Inputs for binary ``op``: small exponents for integer Pow, no specials for Pow."""
+    rng = rng_for(op, dtype, shapes)
+    if op == "Pow" and dtype.kind == "i":
+        return (random_array(rng, shapes[0], dtype, low=-5, high=6),
+                random_array(rng, shapes[1], dtype, low=-2, high=7))
+    return tuple(random_array(rng, s, dtype, specials=op != "Pow") for s in shapes)
+
+
+def assert_same(actual, expected, dtype=None, *, rtol=None, atol=None):
+    """Same dtype and shape; exact for ints/bool; close (NaN where NaN) for floats, with
+    per-dtype default tolerances (``dtype`` picks them; default ``expected.dtype``)."""
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    dtype = np.dtype(dtype or expected.dtype)
+    if dtype.kind in "biu":
+        np.testing.assert_array_equal(actual, expected)
+        return
+    default_rtol, default_atol = {F16: (2e-3, 2e-3), F32: (2e-5, 1e-6),
+                                  F64: (1e-12, 1e-12)}[dtype]
+    np.testing.assert_allclose(actual.astype(F64), expected.astype(F64), equal_nan=True,
+                               rtol=default_rtol if rtol is None else rtol,
+                               atol=default_atol if atol is None else atol)
+
+
+def reduction_tolerance(op, dtype, x, axes):
+    """Error bound for a sum: a few eps of the sum of |x| (per output), over the count."""
+    if dtype.kind != "f" or op in ("Max", "Min"):
+        return {}
+    eps = float(np.finfo(np.float32 if dtype == F16 else dtype).eps)
+    scale = np.max(np.nansum(np.abs(x.astype(F64)), axis=axes), initial=0.0)
+    count = max(int(np.prod([x.shape[a] for a in axes])), 1) if op == "Mean" else 1
+    default = {F16: 2e-3, F32: 1e-6, F64: 1e-12}[dtype]
+    return {"atol": max(64 * eps * scale / count, default)}
+
+
+# Random expression trees for the code generators: (expression, the numpy formula).
+_LEAVES = st.one_of(st.sampled_from([("a", "a"), ("b", "b")]),
+                    st.floats(-4, 4).map(lambda v: (repr(round(v, 2)),) * 2))
+
+
+def _extend(children):
+    binary = st.tuples(st.sampled_from(["+", "-", "*"]), children, children).map(
+        lambda t: (f"({t[1][0]} {t[0]} {t[2][0]})", f"({t[1][1]} {t[0]} {t[2][1]})"))
+    extreme = st.tuples(st.sampled_from(["max", "min"]), children, children).map(
+        lambda t: (f"{t[0]}({t[1][0]}, {t[2][0]})", f"np.{t[0]}imum({t[1][1]}, {t[2][1]})"))
+    select = st.tuples(children, children, children, children).map(
+        lambda t: (f"({t[2][0]} if {t[0][0]} < {t[1][0]} else {t[3][0]})",
+                   f"np.where({t[0][1]} < {t[1][1]}, {t[2][1]}, {t[3][1]})"))
+    unary = st.tuples(st.sampled_from(["abs", "tanh"]), children).map(
+        lambda t: (f"{t[0]}({t[1][0]})", f"np.{t[0]}({t[1][1]})"))
+    return st.one_of(binary, extreme, select, unary)
+
+
+EXPRESSION_TREES = st.recursive(_LEAVES, _extend, max_leaves=8)
+
+
+def numpy_value(numpy_expr: str, a, b, shape, dtype):
+    """The numpy formula of an ``EXPRESSION_TREES`` example, broadcast to ``shape``."""
+    with np.errstate(all="ignore"):
+        value = eval(numpy_expr, {"np": np, "a": a, "b": b})  # noqa: S307
+        return np.broadcast_to(value, shape).astype(dtype)
