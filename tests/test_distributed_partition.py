@@ -68,7 +68,7 @@ class Cluster:
         out = []
         try:
             if T0 in handles:
-                out, _ = self.states[T0].run_graph(handles[T0], step_id, list(feeds.values()),
+                out, _, _ = self.states[T0].run_graph(handles[T0], step_id, list(feeds.values()),
                                                    timeout_s=timeout_s)
         finally:
             for t in threads:

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -69,19 +70,21 @@ class ProcessCluster:
                                                    "task": {"type": "worker", "index": task}})
         else:
             cmd += ["--cluster", self.spec.to_string(), "--job", "worker", "--task", str(task)]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                text=True)
+        errors = tempfile.TemporaryFile()   # a pipe nobody reads could fill and block it
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, env=env, text=True)
         self.procs[task] = proc
         lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout] and None,
-                         daemon=True).start()
+        threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
         try:
-            line = lines.get(timeout=READY_TIMEOUT_S)
+            line = lines.get(timeout=READY_TIMEOUT_S)   # "" at once if the worker died
         except queue.Empty:
             line = ""
         if "serving at" not in line:
             proc.kill()
-            raise RuntimeError(f"worker {task} did not start: {line!r} {proc.stderr.read()}")
+            proc.wait(timeout=30)
+            errors.seek(0)
+            raise RuntimeError(f"worker {task} did not start: {line!r} "
+                               f"{errors.read().decode(errors='replace')[-3000:]}")
 
     def kill(self, task: int) -> None:
         proc = self.procs.pop(task)
@@ -222,8 +225,9 @@ def test_sigkill_mid_step_fails_fast_and_a_restart_serves_the_same_session():
     try:
         g = ds.Graph()
         with g.as_default():
+            start = ds.placeholder(ds.float32, (512, 512), name="start")  # fed on task 0
             with ds.device(W.format(1)):
-                m = ds.random_normal((512, 512), seed=1)
+                m = start
                 for _ in range(3000):               # long enough to be killed in the middle
                     m = ds.tanh(ds.matmul(m, m) * 1e-2)
                 slow = ds.reduce_sum(m, name="slow")
@@ -238,12 +242,13 @@ def test_sigkill_mid_step_fails_fast_and_a_restart_serves_the_same_session():
 
         def run_step():
             try:
-                sess.run(out)
+                sess.run(out, {start: np.ones((512, 512), np.float32)})
             except ds.errors.OpError as e:
                 failure["error"], failure["at"] = e, time.monotonic()
 
         stepping = threading.Thread(target=run_step)
         stepping.start()
+        # Task 0 sends the feed on, so its part runs during the whole step.
         assert c.server.worker.wait_busy(60), "the step never started on task 0"
         killed_at = time.monotonic()
         c.kill(1)

@@ -426,3 +426,23 @@ def test_servers_bind_where_the_spec_says_and_refuse_a_taken_port():
             ds.Server({"local": [address]}, "local", 0)
     finally:
         server.stop(grace=0)
+
+
+def test_streams_beyond_the_servers_limit_fall_back_to_unary_calls(monkeypatch):
+    import devsession.distributed.server as server_module
+
+    monkeypatch.setattr(server_module, "MAX_RPC_THREADS", 8)      # 4 exchange streams
+    server = ds.Server.create_local_server()
+    sessions = []
+    try:
+        g = ds.Graph()
+        with g.as_default():
+            c = ds.constant(3.0) * 2.0
+        for _ in range(6):               # each keeps an idle stream: the last ones are refused
+            sessions.append(new_session(server.target, g))
+            assert sessions[-1].run(c) == 6.0
+        assert all(s.run(c) == 6.0 for s in sessions)
+    finally:
+        for s in sessions:
+            s.close()
+        server.stop(grace=0)

@@ -36,6 +36,7 @@ from ..proto import master_pb2 as pb
 from ..session import BaseSession
 from . import wire
 from .channels import CONNECT_TIMEOUT_S, method_path, open_channel
+from .exchange import ExchangePool
 from .factory import SCHEME, target_address
 from .master_session import ABORT_GRACE_S
 from .messages import device_from_proto, optimizer_to_proto, stats_from_proto
@@ -61,6 +62,14 @@ class MasterClient:
         self.channel = open_channel(address, security)
         self._metadata = security.metadata()
         self._connected = False
+        self._steps = ExchangePool(
+            self.channel, method_path("MasterService", "RunStepExchange"),
+            lambda request: self.call("RunStep", "unary_unary", request, None),
+            self._metadata, f"the master at {SCHEME}{address}", "RunStep")
+
+    def exchange(self, request: bytes):
+        """RunStep as an exchange on an open stream (steps without a deadline)."""
+        return self._steps.call(request)
 
     def _method(self, name: str, kind: str):
         return getattr(self.channel, kind)(method_path("MasterService", name))
@@ -97,6 +106,7 @@ class MasterClient:
         self.call("Reset", "unary_unary", request.SerializeToString(), CONTROL_TIMEOUT_S)
 
     def close(self) -> None:
+        self._steps.close()
         self.channel.close()
 
 
@@ -193,9 +203,12 @@ class GrpcSession(BaseSession):
             else:
                 request.staged_feeds = self._stage(values)
                 data = request.SerializeToString()
-            rpc_timeout = timeout + RUN_GRACE_S + ABORT_GRACE_S if timeout else None
-            reply, payload = wire.decode(
-                pb.RunStepResponse, client.call("RunStep", "unary_unary", data, rpc_timeout))
+            if timeout is None:
+                rpc_timeout, answer = None, client.exchange(data)
+            else:
+                rpc_timeout = timeout + RUN_GRACE_S + ABORT_GRACE_S
+                answer = client.call("RunStep", "unary_unary", data, rpc_timeout)
+            reply, payload = wire.decode(pb.RunStepResponse, answer)
             if reply.held_results:
                 out = self._fetch_held(reply.held_results, rpc_timeout)
             else:

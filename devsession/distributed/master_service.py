@@ -22,6 +22,7 @@ from ..errors import InvalidArgumentError, NotFoundError, UnavailableError
 from ..graph_def import graph_def_from_bytes
 from ..proto import master_pb2 as pb
 from . import wire
+from .exchange import StreamLimit, exchange_handler
 from .master_session import MasterSession, SessionSettings
 from .messages import device_to_proto, optimizer_from_proto, stats_to_proto
 from .status import guard, guard_stream
@@ -144,6 +145,9 @@ class MasterServicer:
 
     @guard(_origin)
     def RunStep(self, request: bytes, context) -> bytes:
+        return self._run_step(request)
+
+    def _run_step(self, request: bytes, _stream=None) -> bytes:
         message, feeds = wire.decode_tensors(pb.RunStepRequest, request)
         session = self.session(message.session_handle)
         step = session.prepared(message.step_handle)
@@ -238,6 +242,9 @@ _KINDS = {
 }
 
 
-def master_handler(servicer: MasterServicer) -> grpc.GenericRpcHandler:
+def master_handler(servicer: MasterServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:
+    """The generic handler serving ``servicer`` under /devsession.MasterService/."""
     methods = {name: make(getattr(servicer, name)) for name, make in _KINDS.items()}
+    methods["RunStepExchange"] = exchange_handler(servicer._run_step,
+                                                  lambda: servicer.workers.local_task, streams)
     return grpc.method_handlers_generic_handler(SERVICE, methods)

@@ -8,7 +8,11 @@ each partition on its task.  Tasks the signature does not touch are never contac
 
 ``run(step, feeds)`` runs one step under a fresh random step id.  Remote partitions
 start first, as RunGraph calls in flight at once; the master's own partition (the one
-that takes the feeds and yields the fetches) then runs in the calling thread.  Tensors
+that takes the feeds and yields the fetches) then runs in the calling thread.  When the
+master's partition sends nothing (only receives), no remote partition can wait for it:
+the remote ones then run to completion first and return their small sends to the
+master's task inside their replies, which spares a message and a thread switch per
+step (a remote partition alone is even called from the calling thread).  Tensors
 move worker to worker by ``_Send``/``_Recv``, never through the master.  The first error
 from any partition is the step's error (``_StepRun``): every other participant gets
 ``AbortStep`` with it, so a partition waiting for a tensor that will never come fails at
@@ -67,6 +71,7 @@ class PreparedStep:
     feeds: tuple                   # fed Tensors, in request order
     fetches: tuple                 # fetched Tensors, in request order
     registrations: dict            # task -> (graph handle, worker incarnation)
+    local_sends: bool = True       # the master's own partition sends to other tasks
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
 
@@ -167,7 +172,9 @@ class MasterSession:
         plan = partition_graph(ops, feed_t, fetch_t, target_o, placements,
                                self.workers.local_task, lambda op: self._node_defs[op.name])
         self._log_placement(plan)
-        step = PreparedStep(len(self._by_handle) + 1, plan, feed_t, fetch_t, {})
+        local = plan.partitions.get(self.workers.local_task)
+        step = PreparedStep(len(self._by_handle) + 1, plan, feed_t, fetch_t, {},
+                            local is not None and bool(local.sends_to()))
         results = run_parallel({task: (lambda task=task: self._register(step, task))
                                 for task in plan.partitions})
         for result in results.values():
@@ -219,15 +226,13 @@ class MasterSession:
         remote = [(task, self.workers.worker(task), *self._registration(step, task))
                   for task in plan.remote_tasks]
         run = _StepRun(secrets.randbits(63) + 1, self.workers, [t for t, *_ in remote])
-        for task, worker, handle, incarnation in remote:
-            future = worker.run_graph_future(handle, run.step_id, incarnation,
-                                             _remaining(deadline), trace)
-            run.started(task, worker, future)
+        if remote:
+            self._start_remote(run, remote, deadline, trace, sequential=not step.local_sends)
         fetched, stats = [], []
-        if local in plan.partitions:
+        if local in plan.partitions and run.error is None:
             handle, incarnation = step.registrations[local]
             try:
-                fetched, local_stats = self.workers.worker(local).state.run_graph(
+                fetched, local_stats, _ = self.workers.worker(local).state.run_graph(
                     handle, run.step_id, feeds, _remaining(deadline), trace, incarnation)
                 stats.extend(dataclasses.replace(s, device=f"{local}/device:{s.device}")
                              for s in local_stats)
@@ -237,6 +242,30 @@ class MasterSession:
         if run.error is not None:
             raise copy_error(run.error)
         return fetched, stats
+
+    def _start_remote(self, run: "_StepRun", remote: list, deadline, trace: bool,
+                      sequential: bool) -> None:
+        """Start the remote partitions.  ``sequential`` (the master's partition sends
+        nothing, so no remote partition waits for it): they finish before the master's
+        partition starts, and their small sends to it come back with their replies; a
+        single one is then called from this thread, which saves a thread switch."""
+        return_to = self.workers.local_task if sequential else None
+        if sequential and len(remote) == 1:
+            task, worker, handle, incarnation = remote[0]
+            try:
+                stats, returned = worker.run_graph(handle, run.step_id, incarnation,
+                                                   _remaining(deadline), trace, return_to)
+            except OpError as e:
+                run.fail(task, e)
+            else:
+                run.finished(stats, returned)
+            return
+        for task, worker, handle, incarnation in remote:
+            future = worker.run_graph_future(handle, run.step_id, incarnation,
+                                             _remaining(deadline), trace, return_to)
+            run.started(task, worker, future)
+        if sequential:
+            run.wait(deadline)
 
     # --- the end ------------------------------------------------------------------------------
 
@@ -295,18 +324,26 @@ class _StepRun:
         future.add_done_callback(lambda f, t=task, w=worker: self._done(t, w, f))
 
     def _done(self, task: str, worker, future) -> None:
-        error, stats = None, []
+        error, stats, returned = None, [], []
         if not future.cancelled():
             try:
-                stats = worker.run_graph_result(future)
+                stats, returned = worker.run_graph_result(future)
             except OpError as e:
                 error = e
+        self.finished(stats, returned)
         with self._cond:
             self._pending.pop(task, None)
-            self._stats.extend(stats)
             self._cond.notify_all()
         if error is not None:
             self.fail(task, error)
+
+    def finished(self, stats: list, returned: list) -> None:
+        """A remote partition's stats, and its sends to the master's task, delivered."""
+        local = self.workers.worker(self.workers.local_task).state
+        for key, value in returned:
+            local.receive(self.step_id, key, value)
+        with self._cond:
+            self._stats.extend(stats)
 
     def fail(self, origin: str, error: OpError) -> None:
         """Record the step's error (the first wins) and abort every other participant."""

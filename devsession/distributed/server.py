@@ -23,7 +23,6 @@ benchmarks use it).
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
 import threading
 
@@ -33,6 +32,8 @@ from ..errors import OpError, UnavailableError
 from . import wire
 from .channels import ChannelPool, server_options
 from .cluster_spec import ClusterSpec, parse_address, parse_task_name, task_name
+from .daemon_pool import DaemonThreadPool
+from .exchange import StreamLimit
 from .master_service import MasterServicer, master_handler
 from .security import Security, open_server_warning, token_interceptor
 from .worker_client import RemoteWorker, push_timeout
@@ -83,10 +84,8 @@ class Server:
         self.worker = WorkerState(self.task, push=self._push)
         interceptors = [token_interceptor(self.security.token, self.task)] \
             if self.security.token else []
-        self._grpc = grpc.server(
-            concurrent.futures.ThreadPoolExecutor(MAX_RPC_THREADS,
-                                                  thread_name_prefix="devsession-rpc"),
-            options=server_options(), interceptors=interceptors)
+        self._grpc = grpc.server(DaemonThreadPool(MAX_RPC_THREADS, "devsession-rpc"),
+                                 options=server_options(), interceptors=interceptors)
         try:
             if self.security.uses_tls:
                 bound = self._grpc.add_secure_port(address, self.security.server_credentials())
@@ -105,8 +104,10 @@ class Server:
         self._cluster = cluster
         self.pool = WorkerPool(cluster, self.worker, self._channels)
         self.master = MasterServicer(self.pool, job_name, task_index)
-        self._grpc.add_generic_rpc_handlers((worker_handler(WorkerServicer(self.worker)),
-                                             master_handler(self.master)))
+        streams = StreamLimit(MAX_RPC_THREADS // 2)   # leave threads for unary calls
+        self._grpc.add_generic_rpc_handlers((
+            worker_handler(WorkerServicer(self.worker), streams),
+            master_handler(self.master, streams)))
         warning = open_server_warning(self.task, address, self.security)
         if warning:
             log.warning(warning)

@@ -25,7 +25,7 @@ from ..errors import (CancelledError, DeadlineExceededError, InternalError, OpEr
                       error_class_for_code)
 
 __all__ = ["NODE_KEY", "ORIGIN_KEY", "status_code", "abort", "guard", "guard_stream",
-           "error_from_rpc"]
+           "error_from_rpc", "as_op_error"]
 
 log = logging.getLogger("devsession.distributed")
 
@@ -51,7 +51,8 @@ def _ascii(text: str) -> str:
     return text.encode("ascii", "backslashreplace").decode("ascii")
 
 
-def _as_op_error(e: Exception, what: str) -> OpError:
+def as_op_error(e: Exception, what: str) -> OpError:
+    """``e`` if it is an OpError, else an InternalError saying what failed (logged)."""
     if isinstance(e, OpError):
         return e
     log.exception("devsession: %s failed", what)
@@ -68,7 +69,7 @@ def guard(origin_of):
             try:
                 return fn(self, request, context)
             except Exception as e:  # noqa: BLE001 - mapped to a status below
-                error = _as_op_error(e, fn.__name__)
+                error = as_op_error(e, fn.__name__)
             abort(context, error, origin_of(self))
         return handler
     return wrap
@@ -83,7 +84,7 @@ def guard_stream(origin_of):
                 yield from fn(self, request, context)
                 return
             except Exception as e:  # noqa: BLE001 - mapped to a status below
-                error = _as_op_error(e, fn.__name__)
+                error = as_op_error(e, fn.__name__)
             abort(context, error, origin_of(self))
         return handler
     return wrap

@@ -24,6 +24,7 @@ from ..errors import DeadlineExceededError, OpError, UnavailableError
 from ..proto import worker_pb2
 from . import wire
 from .channels import ChannelPool, method_path
+from .exchange import ExchangePool
 from .messages import WorkerStatus, optimizer_to_proto, stats_from_proto, status_from_proto
 from .status import error_from_rpc
 
@@ -78,6 +79,10 @@ class RemoteWorker:
         self._register = _service(channel, "RegisterGraph", "stream_unary")
         self._deregister = _service(channel, "DeregisterGraphs", "unary_unary")
         self._run_graph = _service(channel, "RunGraph", "unary_unary")
+        self._run_graph_exchange = ExchangePool(
+            channel, method_path("WorkerService", "RunGraphExchange"),
+            lambda request: self._call(self._run_graph, request, None, "RunGraph"),
+            self._metadata, f"{task} at {address}", "RunGraph")
         self._abort = _service(channel, "AbortStep", "unary_unary")
         self._push = _service(channel, "PushTensor", "unary_unary")
         self._push_stream = _service(channel, "PushTensorStream", "stream_unary")
@@ -114,22 +119,44 @@ class RemoteWorker:
         reply, _ = wire.decode(worker_pb2.RegisterGraphResponse, data)
         return reply.graph_handle, reply.incarnation
 
+    def _run_graph_request(self, handle, step_id, incarnation, timeout_s, trace, return_to):
+        return worker_pb2.RunGraphRequest(
+            graph_handle=handle, step_id=step_id, incarnation=incarnation, trace=trace,
+            timeout_s=timeout_s or 0.0, return_sends_to=return_to or "").SerializeToString()
+
     def run_graph_future(self, handle: str, step_id: int, incarnation: int,
-                         timeout_s: float | None, trace: bool):
-        """Start RunGraph; ``run_graph_result(future)`` gives its stats or raises."""
-        request = worker_pb2.RunGraphRequest(graph_handle=handle, step_id=step_id,
-                                             incarnation=incarnation, trace=trace,
-                                             timeout_s=timeout_s or 0.0)
-        return self._run_graph.future(request.SerializeToString(),
+                         timeout_s: float | None, trace: bool, return_to: str | None = None):
+        """Start RunGraph; ``run_graph_result(future)`` gives its outcome or raises."""
+        request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
+                                          return_to)
+        return self._run_graph.future(request,
                                       timeout=timeout_s + RUN_GRACE_S if timeout_s else None,
                                       metadata=self._metadata)
 
-    def run_graph_result(self, future) -> list:
+    def run_graph_result(self, future) -> tuple[list, list]:
+        """(NodeStats, returned sends as (key, array)) of a finished RunGraph future."""
         try:
             data = future.result()
         except grpc.RpcError as e:
             raise error_from_rpc(e, f"{self.task} at {self.address}", "RunGraph") from None
-        return stats_from_proto(wire.decode(worker_pb2.RunGraphResponse, data)[0].stats)
+        return self._run_graph_outcome(data)
+
+    def run_graph(self, handle: str, step_id: int, incarnation: int, timeout_s: float | None,
+                  trace: bool, return_to: str | None = None) -> tuple[list, list]:
+        """RunGraph, waiting in this thread: (NodeStats, returned sends).  Without a
+        deadline it travels as an exchange on an open stream (``exchange.py``)."""
+        request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
+                                          return_to)
+        if timeout_s is None:
+            return self._run_graph_outcome(self._run_graph_exchange.call(request))
+        data = self._call(self._run_graph, request, timeout_s + RUN_GRACE_S, "RunGraph")
+        return self._run_graph_outcome(data)
+
+    @staticmethod
+    def _run_graph_outcome(data) -> tuple[list, list]:
+        message, arrays = wire.decode_tensors(worker_pb2.RunGraphResponse, data)
+        returned = [(spec.name, array) for spec, array in zip(message.tensors, arrays)]
+        return stats_from_proto(message.stats), returned
 
     def abort_step(self, step_id: int, error: OpError):
         """Tell the worker the step failed (fire and forget; returns the future)."""

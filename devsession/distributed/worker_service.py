@@ -5,7 +5,9 @@ Handlers receive and return raw bytes (``channels``), so a malformed request fai
 turns every error into its gRPC status with the node name in the trailing metadata.
 
 A RunGraph whose caller goes away (the master cancelled the step, died, or its deadline
-passed) aborts the step here at once, so nothing keeps running for nobody.
+passed) aborts the step here at once, so nothing keeps running for nobody.  RunGraph is
+also served as exchanges on long-lived streams (``exchange.py``) for steps without a
+deadline.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from ..errors import CancelledError, InvalidArgumentError, error_class_for_code
 from ..graph_def import graph_def_from_bytes
 from ..proto import worker_pb2 as pb
 from . import wire
+from .exchange import StreamLimit, exchange_handler
 from .messages import WorkerStatus, optimizer_from_proto, stats_to_proto, status_to_proto
 from .status import guard
 from .worker_state import WorkerState
@@ -59,27 +62,25 @@ class WorkerServicer:
         self.state.deregister(message.session_handle, list(message.graph_handles))
         return b""
 
-    @guard(_origin)
-    def RunGraph(self, request: bytes, context) -> bytes:
+    def _run_graph(self, request: bytes, watch: "_CallerWatch") -> bytes:
         message, _ = wire.decode(pb.RunGraphRequest, request)
-        step_id, done = message.step_id, []
-
-        def caller_gone():
-            if not done:
-                self.state.abort_step(step_id, CancelledError(
-                    f"Step {step_id} on {self.state.task} was cancelled: its master went "
-                    f"away or gave up on it."))
-
-        context.add_callback(caller_gone)
+        watch.step = message.step_id
         try:
-            _, stats = self.state.run_graph(message.graph_handle, step_id, (),
-                                            message.timeout_s or None, message.trace,
-                                            message.incarnation or None)
+            _, stats, returned = self.state.run_graph(
+                message.graph_handle, message.step_id, (), message.timeout_s or None,
+                message.trace, message.incarnation or None, message.return_sends_to or None)
         finally:
-            done.append(True)
+            watch.step = None
         response = pb.RunGraphResponse()
         stats_to_proto(stats, response.stats, self.state.task)
-        return response.SerializeToString()
+        return wire.encode_tensors(response, [k for k, _ in returned], [v for _, v in returned])
+
+    @guard(_origin)
+    def RunGraph(self, request: bytes, context) -> bytes:
+        return self._run_graph(request, _CallerWatch(self.state, context))
+
+    def _watch(self, context) -> "_CallerWatch":
+        return _CallerWatch(self.state, context)
 
     @guard(_origin)
     def AbortStep(self, request: bytes, context) -> bytes:
@@ -112,6 +113,23 @@ class WorkerServicer:
         return b""
 
 
+class _CallerWatch:
+    """Aborts the step a call (or an exchange stream) is running when its caller goes
+    away: the master cancelled the step, died, or its deadline passed."""
+
+    def __init__(self, state: WorkerState, context):
+        self.state = state
+        self.step: int | None = None
+        context.add_callback(self._gone)
+
+    def _gone(self) -> None:
+        step = self.step
+        if step is not None:
+            self.state.abort_step(step, CancelledError(
+                f"Step {step} on {self.state.task} was cancelled: its master went away or "
+                f"gave up on it."))
+
+
 _KINDS = {
     "GetStatus": grpc.unary_unary_rpc_method_handler,
     "RegisterGraph": grpc.stream_unary_rpc_method_handler,
@@ -124,8 +142,11 @@ _KINDS = {
 }
 
 
-def worker_handler(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
+def worker_handler(servicer: WorkerServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:
     """The generic handler serving ``servicer`` under /devsession.WorkerService/."""
     methods = {name: make(getattr(servicer, name)) for name, make in _KINDS.items()}
+    methods["RunGraphExchange"] = exchange_handler(servicer._run_graph,
+                                                   lambda: servicer.state.task, streams,
+                                                   servicer._watch)
     return grpc.method_handlers_generic_handler(SERVICE, methods)
 

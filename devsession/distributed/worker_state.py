@@ -12,6 +12,8 @@ encodes), tested without sockets by wiring two WorkerStates' ``push`` to each ot
   session (each session sees the same sequence again, as with a direct session).
 * ``_Send`` kernels call ``push`` (the server's gRPC client to the peer task); pushes
   from peers arrive through ``receive`` into the ``Rendezvous`` where ``_Recv`` waits.
+  A step run with ``return_to=task`` keeps small sends to that task and returns them
+  instead (the master then delivers them to its own worker: one message fewer).
 * The ``incarnation`` is random per process: a master that registered graphs with an
   earlier incarnation gets ``AbortedError`` instead of a run, and re-registers.
 * ``abort_step`` fails a step here with the master's error: waiting receives raise it
@@ -28,6 +30,8 @@ import threading
 import time
 from typing import Callable
 
+import numpy as np
+
 from ..device_spec import DeviceSpec
 from ..devices import DeviceAttributes, list_local_devices
 from ..errors import AbortedError, DeadlineExceededError, InvalidArgumentError, NotFoundError, \
@@ -40,6 +44,7 @@ from ..runtime.placement import Placement
 from ..runtime.resources import ResourceMgr
 from . import transfer_ops
 from .rendezvous import Rendezvous, copy_error
+from .wire import INLINE_BYTES, to_host
 
 __all__ = ["WorkerState", "StepDeadline", "SessionResources", "RegisteredGraph"]
 
@@ -103,12 +108,20 @@ class RegisteredGraph:
 class _StepContext:
     """What the _Send/_Recv kernels of one step on this worker use."""
 
-    __slots__ = ("worker", "step_id", "deadline")
+    __slots__ = ("worker", "step_id", "deadline", "return_to", "returned")
 
-    def __init__(self, worker: "WorkerState", step_id: int, deadline: StepDeadline):
+    def __init__(self, worker: "WorkerState", step_id: int, deadline: StepDeadline,
+                 return_to: str | None):
         self.worker, self.step_id, self.deadline = worker, step_id, deadline
+        self.return_to = return_to
+        self.returned: list = []
 
     def send(self, peer: str, key: str, value, what: str) -> None:
+        if peer == self.return_to:
+            array = to_host(value)
+            if array.nbytes <= INLINE_BYTES:   # rides back in the RunGraph response
+                self.returned.append((key, np.array(array, copy=True)))
+                return
         self.worker.push(peer, self.step_id, key, value, self.deadline.rendezvous_deadline(),
                          what)
 
@@ -220,11 +233,15 @@ class WorkerState:
     # --- steps ----------------------------------------------------------------------------------
 
     def run_graph(self, handle: str, step_id: int, feeds=(), timeout_s: float | None = None,
-                  trace: bool = False, incarnation: int | None = None) -> tuple[list, list]:
-        """Run a registered partition as part of step ``step_id``; (fetches, stats).
+                  trace: bool = False, incarnation: int | None = None,
+                  return_to: str | None = None) -> tuple[list, list, list]:
+        """Run a registered partition as part of step ``step_id``; (fetches, stats,
+        returned sends).
 
-        Raises AbortedError when the graph is unknown here (this worker restarted since
-        it was registered), else the step's error (the master's abort error if aborted).
+        With ``return_to`` (a task), small tensors sent to that task are not pushed but
+        returned as (rendezvous key, array) pairs, for the caller to deliver.  Raises
+        AbortedError when the graph is unknown here (this worker restarted since it was
+        registered), else the step's error (the master's abort error if aborted).
         """
         graph = self._graph_for(handle, incarnation)
         if len(feeds) != graph.num_feeds:
@@ -240,8 +257,9 @@ class WorkerState:
         if earlier is not None:         # aborted before it started here
             deadline.abort(earlier)
         stats = [] if trace else None
+        context = _StepContext(self, step_id, deadline, return_to)
         try:
-            with transfer_ops.step_scope(_StepContext(self, step_id, deadline)):
+            with transfer_ops.step_scope(context):
                 out = graph.step(list(feeds), deadline, stats)
         except OpError as e:
             error = copy_error(deadline.error) if deadline.error is not None else e
@@ -254,7 +272,7 @@ class WorkerState:
                 del self._active[step_id]
                 if not self._active:
                     self._idle.notify_all()
-        return out, stats or []
+        return out, stats or [], context.returned
 
     def _graph_for(self, handle: str, incarnation: int | None) -> RegisteredGraph:
         if incarnation and incarnation != self.incarnation:

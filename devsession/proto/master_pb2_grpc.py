@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from . import master_pb2 as master__pb2
+from . import wire_pb2 as wire__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -53,6 +54,11 @@ class MasterServiceStub:
                 '/devsession.MasterService/RunStep',
                 request_serializer=master__pb2.RunStepRequest.SerializeToString,
                 response_deserializer=master__pb2.RunStepResponse.FromString,
+                _registered_method=True)
+        self.RunStepExchange = channel.stream_stream(
+                '/devsession.MasterService/RunStepExchange',
+                request_serializer=master__pb2.RunStepRequest.SerializeToString,
+                response_deserializer=wire__pb2.ExchangeReply.FromString,
                 _registered_method=True)
         self.StageFeeds = channel.stream_unary(
                 '/devsession.MasterService/StageFeeds',
@@ -104,6 +110,14 @@ class MasterServiceServicer:
 
     def RunStep(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RunStepExchange(self, request_iterator, context):
+        """RunStep for steps without a deadline, as exchanges on a long-lived stream: each
+        ExchangeReply carries a RunStepResponse or the step's error.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -160,6 +174,11 @@ def add_MasterServiceServicer_to_server(servicer, server):
                     servicer.RunStep,
                     request_deserializer=master__pb2.RunStepRequest.FromString,
                     response_serializer=master__pb2.RunStepResponse.SerializeToString,
+            ),
+            'RunStepExchange': grpc.stream_stream_rpc_method_handler(
+                    servicer.RunStepExchange,
+                    request_deserializer=master__pb2.RunStepRequest.FromString,
+                    response_serializer=wire__pb2.ExchangeReply.SerializeToString,
             ),
             'StageFeeds': grpc.stream_unary_rpc_method_handler(
                     servicer.StageFeeds,
@@ -295,6 +314,33 @@ class MasterService:
             '/devsession.MasterService/RunStep',
             master__pb2.RunStepRequest.SerializeToString,
             master__pb2.RunStepResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunStepExchange(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/devsession.MasterService/RunStepExchange',
+            master__pb2.RunStepRequest.SerializeToString,
+            wire__pb2.ExchangeReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from . import wire_pb2 as wire__pb2
 from . import worker_pb2 as worker__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -54,6 +55,11 @@ class WorkerServiceStub:
                 request_serializer=worker__pb2.RunGraphRequest.SerializeToString,
                 response_deserializer=worker__pb2.RunGraphResponse.FromString,
                 _registered_method=True)
+        self.RunGraphExchange = channel.stream_stream(
+                '/devsession.WorkerService/RunGraphExchange',
+                request_serializer=worker__pb2.RunGraphRequest.SerializeToString,
+                response_deserializer=wire__pb2.ExchangeReply.FromString,
+                _registered_method=True)
         self.AbortStep = channel.unary_unary(
                 '/devsession.WorkerService/AbortStep',
                 request_serializer=worker__pb2.AbortStepRequest.SerializeToString,
@@ -104,6 +110,14 @@ class WorkerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RunGraphExchange(self, request_iterator, context):
+        """RunGraph for steps without a deadline, as exchanges on a long-lived stream: each
+        ExchangeReply carries a RunGraphResponse or the partition's error.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def AbortStep(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -150,6 +164,11 @@ def add_WorkerServiceServicer_to_server(servicer, server):
                     servicer.RunGraph,
                     request_deserializer=worker__pb2.RunGraphRequest.FromString,
                     response_serializer=worker__pb2.RunGraphResponse.SerializeToString,
+            ),
+            'RunGraphExchange': grpc.stream_stream_rpc_method_handler(
+                    servicer.RunGraphExchange,
+                    request_deserializer=worker__pb2.RunGraphRequest.FromString,
+                    response_serializer=wire__pb2.ExchangeReply.SerializeToString,
             ),
             'AbortStep': grpc.unary_unary_rpc_method_handler(
                     servicer.AbortStep,
@@ -280,6 +299,33 @@ class WorkerService:
             '/devsession.WorkerService/RunGraph',
             worker__pb2.RunGraphRequest.SerializeToString,
             worker__pb2.RunGraphResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RunGraphExchange(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/devsession.WorkerService/RunGraphExchange',
+            worker__pb2.RunGraphRequest.SerializeToString,
+            wire__pb2.ExchangeReply.FromString,
             options,
             channel_credentials,
             insecure,
