@@ -79,7 +79,11 @@ class LocalExecutorFactory:
 
 
 def make_step(plan):
-    """``step(values, deadline, stats) -> fetched arrays``, each the caller's own."""
+    """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
+
+    The steps run one after another in plan order, never on a branch pool: a cluster
+    partition's receives and sends must keep that order (see distributed/partition.py).
+    """
     copies = plan.fetch_needs_copy
 
     def step(values, deadline, stats):
