@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from devsession.distributed.security import Security
 
 pytestmark = pytest.mark.slow
 W = "/job:worker/task:{}"
@@ -45,11 +46,13 @@ def free_ports(count: int) -> list[int]:
 class ProcessCluster:
     """Task 0 in this process, tasks 1..n as ``devsession worker`` subprocesses."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, token_file: str | None = None):
         self.spec = ds.ClusterSpec({"worker": [f"127.0.0.1:{p}"
                                                for p in free_ports(workers + 1)]})
         self.procs: dict[int, subprocess.Popen] = {}
-        self.server = ds.Server(self.spec, "worker", 0)
+        self.token_file = token_file
+        token = open(token_file).read() if token_file else None
+        self.server = ds.Server(self.spec, "worker", 0, security=Security(token=token))
         try:
             for task in range(1, workers + 1):
                 self.start(task, via_env=(task == 2))
@@ -70,6 +73,8 @@ class ProcessCluster:
                                                    "task": {"type": "worker", "index": task}})
         else:
             cmd += ["--cluster", self.spec.to_string(), "--job", "worker", "--task", str(task)]
+        if self.token_file:
+            cmd += ["--token-file", self.token_file]
         errors = tempfile.TemporaryFile()   # a pipe nobody reads could fill and block it
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, env=env, text=True)
         self.procs[task] = proc
@@ -272,5 +277,23 @@ def test_sigkill_mid_step_fails_fast_and_a_restart_serves_the_same_session():
         with session(c.target, g) as fresh:
             assert fresh.run(quick) == 6.0
         sess.close()
+    finally:
+        c.stop()
+
+
+def test_cli_worker_with_a_token_file(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("cluster-secret\n")
+    c = ProcessCluster(workers=1, token_file=str(token_file))
+    try:
+        g = ds.Graph()
+        with g.as_default():
+            with ds.device(W.format(1)):
+                a = ds.constant(4.0) * 2.0
+            b = a + 1.0
+        with pytest.raises(ds.errors.UnauthenticatedError):
+            session(c.target, g)
+        with session(c.target, g, config={"token": "cluster-secret"}) as sess:
+            assert sess.run(b) == 9.0          # task 0 -> task 1 calls carry the token too
     finally:
         c.stop()

@@ -446,3 +446,15 @@ def test_streams_beyond_the_servers_limit_fall_back_to_unary_calls(monkeypatch):
         for s in sessions:
             s.close()
         server.stop(grace=0)
+
+
+def test_a_graph_bigger_than_one_message_is_sent_in_chunks(cluster):
+    from devsession.distributed.wire import MAX_MESSAGE_BYTES
+
+    big = np.arange(MAX_MESSAGE_BYTES // 8 + 1000, dtype=np.float64)   # > one message
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device(W.format(1)):
+            total = ds.reduce_sum(ds.constant(big, name="big_constant"))
+    with new_session(cluster[0].target, g) as sess:
+        assert sess.run(total) == big.sum()

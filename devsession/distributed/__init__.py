@@ -15,8 +15,10 @@ as raw byte chunks), ``rendezvous`` (tensors waiting for their receiver),
 ``transfer_ops`` (the _Send/_Recv ops), ``cluster_placement`` and ``partition``,
 ``worker_state`` and ``master_session`` (the logic behind the two services); then the
 gRPC shell: ``status`` (errors <-> status codes), ``security`` (TLS, token),
-``channels``, ``worker_client``/``worker_pool``, ``worker_service``/``master_service``,
-``server`` (``ds.Server``), ``grpc_session`` and ``factory`` (``GRPC_SESSION``).
+``channels``, ``exchange`` (per-step calls on long-lived streams), ``worker_client``/
+``worker_pool``, ``worker_service``/``master_service``, ``daemon_pool`` and ``server``
+(``ds.Server``), ``worker_main`` (``devsession worker``), ``grpc_session`` and
+``factory`` (``GRPC_SESSION``).
 
 Importing this package imports no gRPC; ``Server`` is loaded on first use.
 """
