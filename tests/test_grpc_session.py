@@ -458,3 +458,19 @@ def test_a_graph_bigger_than_one_message_is_sent_in_chunks(cluster):
             total = ds.reduce_sum(ds.constant(big, name="big_constant"))
     with new_session(cluster[0].target, g) as sess:
         assert sess.run(total) == big.sum()
+
+
+@pytest.mark.parametrize("service,method", [("WorkerService", "RunGraphExchange"),
+                                            ("MasterService", "RunStepExchange")])
+def test_bad_bytes_on_an_exchange_stream_are_invalid_argument_and_the_stream_goes_on(
+        cluster, service, method):
+    from devsession.proto import wire_pb2
+
+    with grpc.insecure_channel(cluster[1].target[len("grpc://"):]) as channel:
+        call = channel.stream_stream(f"/devsession.{service}/{method}")
+        replies = list(call(iter([b"\xff\xff\xff\xff\x0f", b"\x80"]), timeout=10))
+        assert len(replies) == 2           # one reply per request: the stream survives both
+        for reply in replies:
+            message = wire_pb2.ExchangeReply.FromString(reply)
+            assert message.code == ds.errors.InvalidArgumentError.code
+            assert message.origin == "/job:worker/replica:0/task:1"
