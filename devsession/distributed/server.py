@@ -92,7 +92,7 @@ class Server:
             else:
                 bound = self._grpc.add_insecure_port(address)
         except RuntimeError as e:
-            bound, reason = 0, str(e)
+            bound, reason = 0, str(e).rstrip(". ")
         else:
             reason = "gRPC could not bind it"
         if not bound:
