@@ -25,14 +25,12 @@ import numpy as np
 from .device_spec import DeviceSpec
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
-from .kernels.registry import KernelNode, lookup_kernel, registered_ops
+from .kernels.registry import registered_ops
 from .ops.registry import get_op_def
-from .optimizer import optimize
 from .options import SessionOptions
-from .runtime import state_kernels
 from .runtime.executor import execute
+from .runtime.local_executor import LocalExecutorFactory
 from .runtime.placement import Placement, PlacementPolicy, place_node
-from .runtime.plan import build_plan, kernel_node_attrs
 from .runtime.resources import ResourceMgr
 from .session import BaseSession
 from .session_factory import SessionFactory, Verdict
@@ -116,6 +114,7 @@ class DirectSession(BaseSession):
         super().__init__(options)
         self.device = device
         self.resources = ResourceMgr()
+        self._executor = LocalExecutorFactory(self.resources, options.optimizer)
         self._plans: dict = {}
         self._plan_lock = threading.RLock()
         self._pool = None
@@ -201,8 +200,8 @@ class DirectSession(BaseSession):
         return step
 
     def _build_step(self, feeds, fetches, targets):
-        plan = build_plan(self._graph.get_operations(), feeds, fetches, targets,
-                          self._place, self._make_kernel, self._make_transfer, self._optimize)
+        plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
+                                         self._place)
         self._log_placement(plan)
         self._gpus_used.update(p.device_index for p in plan.placements.values()
                                if p.device_type == "GPU")
@@ -221,43 +220,6 @@ class DirectSession(BaseSession):
 
         step.plan = plan
         return step
-
-    def _make_kernel(self, op, placement: Placement):
-        variable = None
-        if op.type == "VariableV2":
-            variable = state_kernels.variable_key(op)
-        elif get_op_def(op.type).ref_inputs:
-            ref = op.inputs[0].op
-            if ref.type != "VariableV2":
-                raise InvalidArgumentError(f"Op '{op.name}' must assign to a Variable, not to "
-                                           f"'{ref.name}' ({ref.type}).", op.name)
-            variable = state_kernels.variable_key(ref)
-        node = KernelNode(
-            name=op.name, op=op.type, attrs=kernel_node_attrs(op),
-            input_dtypes=tuple(t.dtype.np for t in op.inputs),
-            input_shapes=tuple(t.shape.dims for t in op.inputs),
-            output_dtype=op.outputs[0].dtype.np if op.outputs else None,
-            output_shape=op.outputs[0].shape.dims if op.outputs else None,
-            context=state_kernels.StateContext(self.resources, variable),
-            device=placement.short_name)
-        return lookup_kernel(op.type, placement.device_type)(node)
-
-    def _optimize(self, ops, fed, fetches, targets, placements):
-        return optimize(ops, fed, fetches, targets, placements, self._options.optimizer,
-                        self._evaluate_on_cpu)
-
-    def _evaluate_on_cpu(self, op, values):
-        """Run one op on the CPU now (constant folding)."""
-        return self._make_kernel(op, Placement("CPU", 0))(*values)
-
-    def _make_transfer(self, src: str, dst: str):
-        """A kernel copying a value from device ``src`` to ``dst`` (e.g. CPU:0 -> GPU:0);
-        the GPU kernel module provides it, registered as ("_Transfer", "GPU")."""
-        node = KernelNode(name=f"_Transfer_{src}_{dst}", op="_Transfer",
-                          attrs={"src": src, "dst": dst}, input_dtypes=(), input_shapes=(),
-                          output_dtype=None, output_shape=None,
-                          device=dst if dst != "CPU:0" else src)
-        return lookup_kernel("_Transfer", "GPU")(node)
 
     def _log_placement(self, plan) -> None:
         moved = [(name, p) for name, p in plan.placements.items() if p.note]
