@@ -6,7 +6,8 @@ not numba-compiled.  ``transpose_a``/``transpose_b`` swap the last two axes as v
 numpy hands transposed-contiguous operands to BLAS as ``'T'`` without copying.  Batch
 dimensions broadcast like ``np.matmul``.  float16 is computed in float32 (numpy has no
 half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer matmul
-uses numpy's own loops and wraps like TF's.
+uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free
+(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import to_float16
+from .buffer_pool import BufferPool
 from .matmul_shapes import matmul_planner, transposes
 from .registry import register_kernel
 
@@ -28,6 +30,7 @@ def build_matmul(node):
     widen = out_dtype == _F16
     compute_dtype = _F32 if widen else out_dtype
     plan = matmul_planner(node)
+    pool = BufferPool()
 
     def matmul(a, b):
         out_shape, _ = plan(a.shape, b.shape)
@@ -37,9 +40,12 @@ def build_matmul(node):
             b = np.swapaxes(b, -1, -2)
         if widen:
             a, b = a.astype(_F32), b.astype(_F32)
-        out = np.empty(out_shape, compute_dtype)
+        if widen:
+            return to_float16(np.matmul(a, b, out=np.empty(out_shape, _F32)))
+        out = pool.take(out_shape, compute_dtype)
         np.matmul(a, b, out=out)
-        return to_float16(out) if widen else out
+        pool.give(out)
+        return out
     return matmul
 
 
