@@ -9,7 +9,6 @@ to that resource, not a read of it, so initializing never reads the uninitialize
 
 from __future__ import annotations
 
-from . import dtypes
 from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope, \
     control_dependencies
 from .ops import api

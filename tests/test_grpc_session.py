@@ -7,7 +7,6 @@ multi-process tests (CLI workers, SIGKILL, big tensors) are in test_grpc_process
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import socket

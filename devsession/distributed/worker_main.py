@@ -30,7 +30,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--cluster", help="job=host:port,host:port;job2=host:port (or JSON); "
                         f"default: ${CONFIG_ENV}")
     parser.add_argument("--job", help="this task's job (default: the only job, or the "
-                        f"config's task type)")
+                        "config's task type)")
     parser.add_argument("--task", type=int, help="this task's index in its job")
     parser.add_argument("--token-file", help=f"require this shared token on every call "
                         f"(default: ${TOKEN_ENV})")

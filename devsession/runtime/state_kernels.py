@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from ..kernels.registry import register_kernel
 from .resources import ResourceMgr
 
