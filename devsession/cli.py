@@ -1,4 +1,4 @@
-"""The ``devsession`` command line: devices, factories, run, demo, bench.
+"""The ``devsession`` command line: devices, factories, run, worker, demo, bench.
 
     devsession devices
     devsession factories --target grpc://host:2222 --device gpu:0
@@ -77,6 +77,10 @@ def _cmd_run(args) -> int:
     session = new_session(_options(args))
     session.create(graph)
     try:
+        if args.init:
+            initializers = _variable_initializers(graph)
+            if initializers:
+                session.run(initializers)
         metadata = RunMetadata() if args.trace else None
         options = RunOptions(trace=bool(args.trace), timeout_s=args.timeout)
         values = session.run(list(args.fetch), feed_dict=feeds, options=options,
@@ -97,6 +101,14 @@ def _cmd_run(args) -> int:
             f.write(metadata.chrome_trace())
         print(f"trace written to {args.trace} (open in https://ui.perfetto.dev)")
     return 0
+
+
+def _variable_initializers(graph) -> list:
+    """The Assign ops that initialize the graph's variables (named ``<variable>/Assign``
+    and reading ``<variable>/initial_value``, as ds.Variable builds them)."""
+    return [op for op in graph.get_operations()
+            if op.type == "Assign" and op.inputs[0].op.type == "VariableV2"
+            and op.name == f"{op.inputs[0].op.name}/Assign"]
 
 
 def _cmd_demo(args) -> int:
@@ -142,6 +154,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeout", type=float, default=None, help="deadline in seconds")
     p.add_argument("--out", help="save the fetched arrays to this .npz file")
+    p.add_argument("--init", action="store_true",
+                   help="initialize the graph's variables before running")
     session_flags(p)
     p.set_defaults(fn=_cmd_run)
 

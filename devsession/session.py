@@ -59,8 +59,7 @@ def validate_feed(tensor: Tensor, value) -> np.ndarray:
             if array.dtype.kind not in "fiub":
                 raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
                                  f"'{tensor.name}' of dtype {tensor.dtype.name}.")
-            if not (np.can_cast(array.dtype, want, casting="same_kind") or
-                    _exact(array, want)):
+            if not _converts_without_loss(array, want):
                 raise ValueError(
                     f"Cannot feed value of dtype {array.dtype.name} to tensor '{tensor.name}' "
                     f"of dtype {tensor.dtype.name} without losing information; convert it "
@@ -101,11 +100,20 @@ def feed_validator(tensor: Tensor):
     return validate_partial
 
 
-def _exact(array: np.ndarray, dtype) -> bool:
-    if array.size > 1024:  # checking every element of a big array is not worth it
-        return False
+def _converts_without_loss(array: np.ndarray, want: np.dtype) -> bool:
+    """Whether feeding ``array`` as ``want`` keeps every value: safe casts always; float to
+    a narrower float as TF1 does (rounding only); integers when every value fits; float or
+    int to int only when the values are whole numbers that fit."""
+    src = array.dtype
+    if np.can_cast(src, want, casting="safe"):
+        return True
+    if src.kind == "f" and want.kind == "f":
+        return True
+    if want.kind in "iu" and src.kind in "iub":
+        info = np.iinfo(want)
+        return array.size == 0 or (int(array.min()) >= info.min and int(array.max()) <= info.max)
     with np.errstate(all="ignore"):
-        return bool(np.array_equal(array.astype(dtype).astype(array.dtype), array))
+        return bool(np.array_equal(array.astype(want).astype(src), array))
 
 
 class BaseSession:

@@ -68,6 +68,8 @@ class SessionFactory(abc.ABC):
         if not isinstance(factory, SessionFactory):
             raise TypeError(f"Factory for '{runtime_type}' must be a SessionFactory, "
                             f"not {type(factory).__name__}.")
+        # Built-ins first, so taking a built-in's name fails here, not in a later lookup.
+        _ensure_builtins()
         with SessionFactory._lock:
             existing = SessionFactory._factories.get(runtime_type)
             if existing is not None:
@@ -128,12 +130,15 @@ def _load_entry_points() -> None:
 def _ensure_builtins() -> None:
     from . import builtin_factories  # noqa: F401  (registers DIRECT_SESSION, GRPC_SESSION)
 
+
+def _ensure_all() -> None:
+    _ensure_builtins()
     _load_entry_points()
 
 
 def factory_verdicts(options: SessionOptions) -> dict:
     """{name: (factory, Verdict)} for every registered factory, sorted by name."""
-    _ensure_builtins()
+    _ensure_all()
     with SessionFactory._lock:
         factories = sorted(SessionFactory._factories.items())
     out = {}
@@ -163,7 +168,7 @@ def _describe(verdicts: dict) -> str:
 
 def registered_session_factories() -> list[str]:
     """The names of the registered session factories, sorted."""
-    _ensure_builtins()
+    _ensure_all()
     with SessionFactory._lock:
         return sorted(SessionFactory._factories)
 

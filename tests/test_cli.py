@@ -63,3 +63,15 @@ def test_demo_json(tmp_path, capsys, monkeypatch):
     rows = json.loads(path.read_text())
     assert rows and all(r["matches_numpy"] for r in rows)
     assert {r["ran_on"] for r in rows} >= {"CPU:0"}
+
+
+def test_run_with_variables_needs_init(tmp_path, capsys):
+    g = ds.Graph()
+    with g.as_default():
+        v = ds.Variable([1.0, 2.0], name="v")
+        ds.multiply(v, 3.0, name="y")
+    graph_path = ds.write_graph(g, str(tmp_path / "g.pb"))
+    assert main(["run", graph_path, "--fetch", "y:0"]) == 2
+    assert "FailedPreconditionError" in capsys.readouterr().err
+    assert main(["run", graph_path, "--fetch", "y:0", "--init"]) == 0
+    assert "[3. 6.]" in capsys.readouterr().out

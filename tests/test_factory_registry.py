@@ -198,3 +198,9 @@ def test_property_exactly_one_or_clear_error(isolated_registry, target, device, 
         with pytest.raises(ds.errors.InternalError) as info:
             SessionFactory.get_factory(options)
         assert "{" + ", ".join(sorted(accepting)) + "}" in str(info.value)
+
+
+def test_taking_a_builtin_name_fails_at_once_and_breaks_nothing(isolated_registry):
+    with pytest.raises(ds.errors.AlreadyExistsError, match="DIRECT_SESSION"):
+        SessionFactory.register("DIRECT_SESSION", PrefixFactory("x://"))
+    assert {"DIRECT_SESSION", "GRPC_SESSION"} <= set(ds.registered_session_factories())

@@ -1003,7 +1003,7 @@ def test_variable_is_usable_as_a_tensor(graph):
 def test_variable_ignores_outer_control_dependencies(graph):
     a = ds.constant(1.0, name="a")
     with ds.control_dependencies([a]):
-        v = ds.Variable(1.0, name="v")
+        ds.Variable(1.0, name="v")
     for name in ("v", "v/initial_value", "v/Assign", "v/read"):
         assert graph.get_operation_by_name(name).control_inputs == ()
 
@@ -1037,3 +1037,9 @@ def test_every_registered_op_has_a_builder(graph):
     assert len(built) == 39
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
+
+
+def test_reshape_with_a_shape_tensor_says_what_is_supported(graph):
+    x = ds.placeholder(ds.float32, (2, 3))
+    with pytest.raises(TypeError, match="list of ints"):
+        ds.reshape(x, ds.constant([3, 2]))

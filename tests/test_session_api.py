@@ -399,3 +399,17 @@ def test_graph_grown_after_first_run(make_session):
     with g.as_default():
         b = a + 41.0
     assert sess.run(b) == 42.0
+
+
+def test_integer_feeds_that_do_not_fit_are_rejected(make_session):
+    g = ds.Graph()
+    with g.as_default():
+        n = ds.placeholder(ds.int32, (None,), name="n")
+        m = n + 1
+    sess = make_session(g)
+    with pytest.raises(ValueError, match="without losing information"):
+        sess.run(m, {n: np.array([2**31], np.int64)})
+    with pytest.raises(ValueError, match="without losing information"):
+        sess.run(m, {n: np.arange(2000.0) + 0.5})
+    np.testing.assert_array_equal(sess.run(m, {n: np.array([-1, 7], np.int64)}), [0, 8])
+    np.testing.assert_array_equal(sess.run(m, {n: np.arange(2000.0)}), np.arange(1, 2001))

@@ -226,10 +226,6 @@ class WorkerState:
                 del self._graphs[handle]
             self._sessions.pop(session, None)
 
-    def num_graphs(self) -> int:
-        with self._lock:
-            return len(self._graphs)
-
     # --- steps ----------------------------------------------------------------------------------
 
     def run_graph(self, handle: str, step_id: int, feeds=(), timeout_s: float | None = None,

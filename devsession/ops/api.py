@@ -215,10 +215,16 @@ def argmax(input, axis=None, name=None, output_type=dtypes.int64) -> Tensor:  # 
 
 
 def reshape(tensor, shape, name=None) -> Tensor:
-    shape = tuple(int(d) for d in (shape.as_list() if isinstance(shape, TensorShape) else
-                                   np.atleast_1d(np.asarray(shape)).tolist()
-                                   if not isinstance(shape, (list, tuple)) else shape))
-    return _op("Reshape", [convert_to_tensor(tensor)], {"shape": shape}, name)
+    """``tensor`` with a new shape (a list of ints, one of which may be -1)."""
+    if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
+        raise TypeError("reshape takes the new shape as a list of ints (one may be -1); a "
+                        "shape computed in the graph is not supported.")
+    if isinstance(shape, TensorShape):
+        shape = shape.as_list()
+    elif not isinstance(shape, (list, tuple)):
+        shape = np.atleast_1d(np.asarray(shape)).tolist()
+    return _op("Reshape", [convert_to_tensor(tensor)], {"shape": tuple(int(d) for d in shape)},
+               name)
 
 
 def transpose(a, perm=None, name=None) -> Tensor:
