@@ -30,9 +30,6 @@ import argparse
 import json
 import os
 import platform
-import queue
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +38,8 @@ import threading
 import time
 
 import numpy as np
+
+from devsession.distributed.local_processes import WorkerProcesses, first_line, free_ports
 
 MB = 1e6
 SIZES = {"4MB": 4 << 20, "100MB": 100 << 20}
@@ -65,26 +64,6 @@ RAW_SERVER = textwrap.dedent("""
     print(port, flush=True)
     sys.stdin.read()
 """)
-
-
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def first_line(proc: subprocess.Popen, timeout: float = 120) -> str:
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        return ""
 
 
 class RawGrpc:
@@ -121,45 +100,23 @@ class RawGrpc:
         self.proc.wait(timeout=10)
 
 
-class Workers:
+class Workers(WorkerProcesses):
     """``devsession worker`` processes for tasks 0..n-1 on free loopback ports."""
 
     def __init__(self, n: int):
         import devsession as ds
 
-        self.spec = ds.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in free_ports(n)]})
-        self.procs = {}
-        for task in range(n):
-            self.start(task)
-
-    def start(self, task: int) -> None:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "devsession.cli", "worker", "--cluster",
-             self.spec.to_string(), "--job", "worker", "--task", str(task)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        if "serving at" not in first_line(proc):
-            proc.kill()
-            raise RuntimeError(f"worker {task} did not start")
-        self.procs[task] = proc
+        super().__init__(ds.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in free_ports(n)]}))
+        try:
+            for task in range(n):
+                self.start(task)
+        except BaseException:
+            self.stop()
+            raise
 
     @property
     def target(self) -> str:
         return f"grpc://{self.spec.task_address('worker', 0)}"
-
-    def kill(self, task: int) -> None:
-        proc = self.procs.pop(task)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            proc.send_signal(signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        self.procs.clear()
 
 
 def build_graphs(ds):

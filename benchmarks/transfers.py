@@ -21,15 +21,16 @@ Throughput is GB/s of the array moved per step.
 from __future__ import annotations
 
 import functools
-import socket
 import time
 
 import numpy as np
 
+from devsession.distributed.local_processes import free_ports
+
 from .contenders import Contender, cupy_or_none, ran_on
 from .runner import error_row, measure
 
-__all__ = ["copies", "grpc_transfer", "free_ports"]
+__all__ = ["copies", "grpc_transfer"]
 
 GRPC_UNAVAILABLE = "gRPC session not available"
 
@@ -126,18 +127,6 @@ def grpc_transfer(n: int):
         name="grpc_transfer_" + size.replace(" ", "").lower(),
         title=f"two gRPC workers on loopback: {size} float32 from task 0 summed on task 1", unit="GB/s", work=n * 4 / 1e9, make_data=_data(n),
         measure=_measure_grpc, rtol=1e-4, atol=0.0, params={"n": n, "bytes": n * 4})
-
-
-def free_ports(count: int) -> list[int]:
-    """Ports free on 127.0.0.1 right now (bound to port 0, then released)."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
 
 
 def _measure_grpc(workload, context):

@@ -9,14 +9,8 @@ subprocesses, always killed by the fixtures.  Marked slow: deselect with -m "not
 
 from __future__ import annotations
 
-import json
-import os
-import queue
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import textwrap
 import threading
 import time
@@ -25,37 +19,23 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from devsession.distributed.local_processes import WorkerProcesses, free_ports
 from devsession.distributed.security import Security
 
 pytestmark = pytest.mark.slow
 W = "/job:worker/task:{}"
-READY_TIMEOUT_S = 120
-
-
-def free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
 class ProcessCluster:
     """Task 0 in this process, tasks 1..n as ``devsession worker`` subprocesses."""
 
     def __init__(self, workers: int, token_file: str | None = None):
         self.spec = ds.ClusterSpec({"worker": [f"127.0.0.1:{p}"
                                                for p in free_ports(workers + 1)]})
-        self.procs: dict[int, subprocess.Popen] = {}
-        self.token_file = token_file
+        self.workers = WorkerProcesses(self.spec, token_file=token_file)
         token = open(token_file).read() if token_file else None
         self.server = ds.Server(self.spec, "worker", 0, security=Security(token=token))
         try:
             for task in range(1, workers + 1):
-                self.start(task, via_env=(task == 2))
+                self.workers.start(task, via_env=(task == 2))
         except BaseException:
             self.stop()
             raise
@@ -65,47 +45,13 @@ class ProcessCluster:
         return self.server.target
 
     def start(self, task: int, via_env: bool = False) -> None:
-        """Start task ``task`` through the CLI and wait until it serves."""
-        cmd = [sys.executable, "-m", "devsession.cli", "worker"]
-        env = dict(os.environ)
-        if via_env:     # TF_CONFIG's shape, in DEVSESSION_CONFIG
-            env["DEVSESSION_CONFIG"] = json.dumps({"cluster": self.spec.as_dict(),
-                                                   "task": {"type": "worker", "index": task}})
-        else:
-            cmd += ["--cluster", self.spec.to_string(), "--job", "worker", "--task", str(task)]
-        if self.token_file:
-            cmd += ["--token-file", self.token_file]
-        errors = tempfile.TemporaryFile()   # a pipe nobody reads could fill and block it
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, env=env, text=True)
-        self.procs[task] = proc
-        lines: queue.Queue = queue.Queue()
-        threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
-        try:
-            line = lines.get(timeout=READY_TIMEOUT_S)   # "" at once if the worker died
-        except queue.Empty:
-            line = ""
-        if "serving at" not in line:
-            proc.kill()
-            proc.wait(timeout=30)
-            errors.seek(0)
-            raise RuntimeError(f"worker {task} did not start: {line!r} "
-                               f"{errors.read().decode(errors='replace')[-3000:]}")
+        self.workers.start(task, via_env)
 
     def kill(self, task: int) -> None:
-        proc = self.procs.pop(task)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+        self.workers.kill(task)
 
     def stop(self) -> None:
-        for proc in self.procs.values():
-            proc.send_signal(signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=10)
-        self.procs.clear()
+        self.workers.stop()
         self.server.stop(grace=0)
 
 
