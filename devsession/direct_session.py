@@ -20,16 +20,13 @@ import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
 from .device_spec import DeviceSpec
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
 from .ops.registry import get_op_def
 from .options import SessionOptions
-from .runtime.executor import execute
-from .runtime.local_executor import LocalExecutorFactory
+from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import Placement, PlacementPolicy, place_node
 from .runtime.resources import ResourceMgr
 from .session import BaseSession
@@ -205,21 +202,8 @@ class DirectSession(BaseSession):
         self._log_placement(plan)
         self._gpus_used.update(p.device_index for p in plan.placements.values()
                                if p.device_type == "GPU")
-        copies = plan.fetch_needs_copy
-        any_copy = any(copies)
-        pool = self._branch_pool() if plan.waves else None
-        set_threads = _intra_op_setter(self._options.intra_op_threads)
-
-        def step(values, deadline, stats):
-            if set_threads is not None:
-                set_threads()
-            out = execute(plan, values, deadline, stats, pool)
-            if any_copy:
-                return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
-            return out
-
-        step.plan = plan
-        return step
+        return make_step(plan, self._branch_pool() if plan.waves else None,
+                         _intra_op_setter(self._options.intra_op_threads))
 
     def _log_placement(self, plan) -> None:
         moved = [(name, p) for name, p in plan.placements.items() if p.note]

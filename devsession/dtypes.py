@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int32", "int64", "bool_"]
+__all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64", "int32", "int64", "bool_"]
 
 
 class DType:
@@ -109,3 +109,20 @@ def as_dtype(value) -> DType:
         names = ", ".join(d.name for d in ALL)
         raise TypeError(f"Unsupported dtype {value!r}; devsession supports {names}.")
     return found
+
+
+def converts_without_loss(array: np.ndarray, dtype) -> bool:
+    """Whether ``array`` can become ``dtype`` keeping every value: safe casts always; a
+    float to a narrower float as TF1 does (rounding only); integers when every value
+    fits; floats to integers only when the values are whole numbers that fit.  Feeds and
+    constants follow this one rule."""
+    src, want = array.dtype, np.dtype(dtype)
+    if np.can_cast(src, want, casting="safe"):
+        return True
+    if src.kind == "f" and want.kind == "f":
+        return True
+    if want.kind in "iu" and src.kind in "iub":
+        info = np.iinfo(want)
+        return array.size == 0 or (int(array.min()) >= info.min and int(array.max()) <= info.max)
+    with np.errstate(all="ignore"):
+        return bool(np.array_equal(array.astype(want).astype(src), array))

@@ -490,7 +490,8 @@ def _python_value_to_array(value, want, strict: bool) -> np.ndarray:
         if array.dtype == np.float64:
             natural = np.dtype(np.float32)
         elif array.dtype.kind in "iu":
-            natural = np.dtype(np.int32) if _fits(array, np.int32) else np.dtype(np.int64)
+            natural = np.dtype(np.int32 if dtypes.converts_without_loss(array, np.int32)
+                               else np.int64)
         else:
             natural = array.dtype
     if array.dtype == object or array.dtype.kind not in "fiub":
@@ -500,31 +501,13 @@ def _python_value_to_array(value, want, strict: bool) -> np.ndarray:
         array = array.astype(array.dtype.newbyteorder("="))
         natural = natural.newbyteorder("=")
     if want is None:
-        return _cast_exact(array, natural, value)
+        return array.astype(natural, copy=False)
     want = dtypes.as_dtype(want).np
-    if array.dtype == want:
-        return array
-    if np.can_cast(array.dtype, want, casting="same_kind") or _values_exact(array, want):
-        return _cast_exact(array, want, value)
+    if dtypes.converts_without_loss(array, want):
+        return array.astype(want, copy=False)
+    if want.kind in "iu" and array.dtype.kind in "iu":
+        raise TypeError(f"Value {value!r} does not fit in {want.name}.")
     if strict:
         raise TypeError(f"Cannot convert {value!r} to a tensor of dtype {want.name} without "
                         f"losing information.")
-    return _cast_exact(array, natural, value)
-
-
-def _fits(array: np.ndarray, dtype) -> bool:
-    info = np.iinfo(dtype)
-    return array.size == 0 or (array.min() >= info.min and array.max() <= info.max)
-
-
-def _values_exact(array: np.ndarray, dtype) -> bool:
-    with np.errstate(all="ignore"):
-        converted = array.astype(dtype)
-        return bool(np.array_equal(converted.astype(array.dtype), array))
-
-
-def _cast_exact(array: np.ndarray, dtype, value) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iu" and array.dtype.kind in "iu" and not _fits(array, dtype):
-        raise TypeError(f"Value {value!r} does not fit in {dtype.name}.")
-    return array.astype(dtype, copy=False)
+    return array.astype(natural, copy=False)

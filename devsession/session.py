@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 
+from . import dtypes
 from .errors import InvalidArgumentError
 from .fetches import FetchMapper
 from .graph import Graph, Tensor, get_default_graph
@@ -59,7 +60,7 @@ def validate_feed(tensor: Tensor, value) -> np.ndarray:
             if array.dtype.kind not in "fiub":
                 raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
                                  f"'{tensor.name}' of dtype {tensor.dtype.name}.")
-            if not _converts_without_loss(array, want):
+            if not dtypes.converts_without_loss(array, want):
                 raise ValueError(
                     f"Cannot feed value of dtype {array.dtype.name} to tensor '{tensor.name}' "
                     f"of dtype {tensor.dtype.name} without losing information; convert it "
@@ -98,22 +99,6 @@ def feed_validator(tensor: Tensor):
                 return value
         return validate_feed(tensor, value)
     return validate_partial
-
-
-def _converts_without_loss(array: np.ndarray, want: np.dtype) -> bool:
-    """Whether feeding ``array`` as ``want`` keeps every value: safe casts always; float to
-    a narrower float as TF1 does (rounding only); integers when every value fits; float or
-    int to int only when the values are whole numbers that fit."""
-    src = array.dtype
-    if np.can_cast(src, want, casting="safe"):
-        return True
-    if src.kind == "f" and want.kind == "f":
-        return True
-    if want.kind in "iu" and src.kind in "iub":
-        info = np.iinfo(want)
-        return array.size == 0 or (int(array.min()) >= info.min and int(array.max()) <= info.max)
-    with np.errstate(all="ignore"):
-        return bool(np.array_equal(array.astype(want).astype(src), array))
 
 
 class BaseSession:

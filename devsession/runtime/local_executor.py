@@ -78,17 +78,25 @@ class LocalExecutorFactory:
         return lookup_kernel("_Transfer", "GPU")(node)
 
 
-def make_step(plan):
+def make_step(plan, pool=None, before_run=None):
     """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
 
-    The steps run one after another in plan order, never on a branch pool: a cluster
-    partition's receives and sends must keep that order (see distributed/partition.py).
+    ``pool`` runs the plan's independent branches at once (``plan.waves``); a cluster
+    partition passes none: its receives and sends must keep plan order (see
+    distributed/partition.py).  ``before_run`` is called on the running thread first
+    (per-thread settings such as numba's thread count).
     """
     copies = plan.fetch_needs_copy
+    any_copy = any(copies)
+    pool = pool if plan.waves else None
 
     def step(values, deadline, stats):
-        out = execute(plan, values, deadline, stats)
-        return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
+        if before_run is not None:
+            before_run()
+        out = execute(plan, values, deadline, stats, pool)
+        if any_copy:
+            return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
+        return out
 
     step.plan = plan
     return step

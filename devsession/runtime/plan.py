@@ -50,14 +50,12 @@ class Plan:
     placements: dict       # node name -> Placement, for every node the plan runs
     waves: tuple = ()      # the steps by depth when branches are worth overlapping (branches.py)
 
-    @property
-    def hot_steps(self) -> tuple:
-        """(kernel, inputs, output, frees) per step: what the untraced loop reads."""
-        hot = self.__dict__.get("_hot")
-        if hot is None:
-            hot = tuple((s.kernel, s.inputs, s.output, s.frees) for s in self.steps)
-            object.__setattr__(self, "_hot", hot)
-        return hot
+    # (kernel, inputs, output, frees) per step: all the untraced loop reads
+    hot_steps: tuple = dataclasses.field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "hot_steps", tuple(
+            (s.kernel, s.inputs, s.output, s.frees) for s in self.steps))
 
 
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
