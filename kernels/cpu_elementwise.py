@@ -19,8 +19,9 @@ just one op.  Per call it
 Loops for each input-mode combination are generated and compiled lazily, on the first
 call that needs them, and shared by every kernel with the same expression and dtypes.
 
-``ELEMENTWISE_OPS`` maps TF op types to ``(input names, expression)``; a fuser can
-substitute these expressions into each other and build one ``ElementwiseKernel``.
+Which op is which expression, and their registration, are shared with the GPU in
+``elementwise_exprs.py``; the optimizer fuses regions by substituting those expressions
+into each other and builds one ``ElementwiseKernel`` per region.
 
 Example::
 
@@ -37,13 +38,12 @@ import math
 import numpy as np
 
 from . import cpu_codegen as codegen
-from ._checks import broadcast_shape, fmt_shape, get_attr, invalid_argument, to_float16
+from ._checks import broadcast_shape, fmt_shape, invalid_argument, to_float16
 from ._numba_setup import num_threads
 from .buffer_pool import BufferPool
-from .elementwise_exprs import ELEMENTWISE_OPS
-from .registry import register_kernel
+from .elementwise_exprs import register_elementwise_kernels
 
-__all__ = ["ElementwiseKernel", "ELEMENTWISE_OPS", "PARALLEL_MIN_SIZE"]
+__all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "register"]
 
 PARALLEL_MIN_SIZE = 1 << 17
 _MAX_PLANS = 64          # distinct input-shape tuples remembered per kernel
@@ -200,34 +200,10 @@ def _leading_ones(shape) -> int:
 
 # ------------------------------------------------------------------- registration
 
-def _build_for(names, expr):
-    def build(node):
-        return ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
-                                 name=node.name, op=node.op, reuse_buffers=True)
-    return build
-
-
-def build_fused(node):
-    """A region of elementwise ops fused by the optimizer (optimizer/fusion.py)."""
-    members = ", ".join(node.attrs.get("members", ()))
-    return ElementwiseKernel(node.attrs["expression"],
-                             zip(node.attrs["input_names"], node.input_dtypes),
-                             node.output_dtype, name=node.name,
-                             op=f"_FusedElementwise({members})", reuse_buffers=True)
-
-
-def build_cast(node):
-    """Cast: a pure view when the dtype does not change, else the loop ``x`` with a
-    converting store (float -> int truncates toward zero, -> bool is ``!= 0``)."""
-    dst = np.dtype(get_attr(node, "DstT"))
-    if node.input_dtypes[0] == dst:
-        return lambda x: x.view()
-    return ElementwiseKernel("x", [("x", node.input_dtypes[0])], dst,
-                             name=node.name, op=node.op)
+def _build(node, expr, names, output_dtype, op_label):
+    return ElementwiseKernel(expr, zip(names, node.input_dtypes), output_dtype,
+                             name=node.name, op=op_label, reuse_buffers=True)
 
 
 def register(device_type: str = "CPU") -> None:
-    for op, (names, expr) in ELEMENTWISE_OPS.items():
-        register_kernel(op, device_type)(_build_for(names, expr))
-    register_kernel("Cast", device_type)(build_cast)
-    register_kernel("_FusedElementwise", device_type)(build_fused)
+    register_elementwise_kernels(device_type, _build)

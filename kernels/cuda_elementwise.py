@@ -31,12 +31,11 @@ import cupy
 import numpy as np
 
 from . import cuda_codegen as codegen
-from ._checks import broadcast_shape, fmt_shape, get_attr, invalid_argument
+from ._checks import broadcast_shape, fmt_shape, invalid_argument
 from .cuda_device import on_device
-from .elementwise_exprs import ELEMENTWISE_OPS
-from .registry import register_kernel
+from .elementwise_exprs import register_elementwise_kernels
 
-__all__ = ["ElementwiseKernel", "ELEMENTWISE_OPS", "register"]
+__all__ = ["ElementwiseKernel", "register"]
 
 _MAX_SHAPES = 64          # distinct input-shape tuples remembered per kernel
 
@@ -110,37 +109,11 @@ class ElementwiseKernel:
 
 # ------------------------------------------------------------------- registration
 
-def _build_for(names, expr):
-    def build(node):
-        kernel = ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
-                                   name=node.name, op=node.op)
-        return on_device(node, kernel)
-    return build
-
-
-def build_fused(node):
-    """A region of elementwise ops fused by the optimizer (optimizer/fusion.py)."""
-    members = ", ".join(node.attrs.get("members", ()))
-    kernel = ElementwiseKernel(node.attrs["expression"],
-                               zip(node.attrs["input_names"], node.input_dtypes),
-                               node.output_dtype, name=node.name,
-                               op=f"_FusedElementwise({members})")
-    return on_device(node, kernel)
-
-
-def build_cast(node):
-    """Cast: the input itself when the dtype does not change, else the kernel ``x``
-    with a converting store (float -> int truncates toward zero, -> bool is ``!= 0``)."""
-    dst = np.dtype(get_attr(node, "DstT"))
-    if node.input_dtypes[0] == dst:
-        return lambda x: x
-    kernel = ElementwiseKernel("x", [("x", node.input_dtypes[0])], dst,
-                               name=node.name, op=node.op)
+def _build(node, expr, names, output_dtype, op_label):
+    kernel = ElementwiseKernel(expr, zip(names, node.input_dtypes), output_dtype,
+                               name=node.name, op=op_label)
     return on_device(node, kernel)
 
 
 def register(device_type: str = "GPU") -> None:
-    for op, (names, expr) in ELEMENTWISE_OPS.items():
-        register_kernel(op, device_type)(_build_for(names, expr))
-    register_kernel("Cast", device_type)(build_cast)
-    register_kernel("_FusedElementwise", device_type)(build_fused)
+    register_elementwise_kernels(device_type, _build)
