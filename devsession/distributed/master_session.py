@@ -42,7 +42,8 @@ from ..graph_def import GraphDef, import_graph_def
 from ..options import OptimizerOptions
 from ..runtime.plan import needed_ops
 from .cluster_placement import ClusterPlacer, colocation_root
-from .partition import PartitionPlan, check_feeds_cover_placeholders, partition_graph
+from ..runtime.plan import check_feeds_cover_placeholders
+from .partition import PartitionPlan, partition_graph
 from .rendezvous import copy_error
 from .worker_pool import WorkerPool, run_parallel
 

@@ -38,13 +38,12 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..ops.registry import get_op_def
 from ..proto import graph_pb2
-from ..runtime.plan import needed_ops
+from ..runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ..tensor_codec import shape_to_proto
 from .cluster_placement import ClusterDevice
 from .transfer_ops import RECV_OP, SEND_OP
 
-__all__ = ["Partition", "PartitionPlan", "partition_graph", "check_feeds_cover_placeholders",
-           "HOST_DEVICE"]
+__all__ = ["Partition", "PartitionPlan", "partition_graph", "HOST_DEVICE"]
 
 HOST_DEVICE = "/device:CPU:0"
 RESERVED_PREFIX = ".ds/"
@@ -80,16 +79,6 @@ class PartitionPlan:
     @property
     def remote_tasks(self) -> list:
         return sorted(t for t in self.partitions if t != self.master_task)
-
-
-def check_feeds_cover_placeholders(needed_in_order: Sequence) -> None:
-    """InvalidArgumentError (as a direct session's) for the first needed, unfed placeholder."""
-    for op in needed_in_order:
-        if op.type == "Placeholder":
-            shape = op.outputs[0].shape
-            raise InvalidArgumentError(
-                f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                f"{op.outputs[0].dtype.name} and shape {shape}.", op.name)
 
 
 def partition_graph(graph_ops: Sequence, feeds: Sequence, fetches: Sequence,

@@ -302,22 +302,32 @@ def decode_tensors(cls, data) -> tuple[object, list[np.ndarray]]:
     return message, read_tensors(message.tensors, payload)
 
 
-def decode_stream(cls, frames: Iterable) -> tuple[object, list[np.ndarray]]:
-    """(the first message, the tensors) of a stream made by ``encode_stream``.
-
-    Raises InvalidArgumentError for an empty stream, a malformed message or a byte count
-    that does not match the specs.
-    """
+def _decode_frames(cls, frames: Iterable):
+    """(the first message, an iterator of every frame's payload) of a ``cls`` stream;
+    InvalidArgumentError for an empty stream or a malformed message."""
     iterator = iter(frames)
     try:
         first_bytes = next(iterator)
     except StopIteration:
         raise InvalidArgumentError(f"Empty {cls.DESCRIPTOR.name} stream.") from None
     first, payload = decode(cls, first_bytes)
+
+    def payloads():
+        yield payload
+        for data in iterator:
+            yield decode(cls, data)[1]
+    return first, payloads()
+
+
+def decode_stream(cls, frames: Iterable) -> tuple[object, list[np.ndarray]]:
+    """(the first message, the tensors) of a stream made by ``encode_stream``.
+
+    Raises InvalidArgumentError for an empty stream, a malformed message or a byte count
+    that does not match the specs.
+    """
+    first, payloads = _decode_frames(cls, frames)
     reader = TensorReader(first.tensors)
-    reader.add(payload)
-    for data in iterator:
-        _, payload = decode(cls, data)
+    for payload in payloads:
         reader.add(payload)
     return first, reader.finish()
 
@@ -325,16 +335,8 @@ def decode_stream(cls, frames: Iterable) -> tuple[object, list[np.ndarray]]:
 def decode_payload_stream(cls, frames: Iterable) -> tuple[object, bytes]:
     """(the first message, the whole payload as bytes) of a stream of ``cls`` messages
     whose payload is one opaque byte string (a GraphDef)."""
-    iterator = iter(frames)
-    try:
-        first_bytes = next(iterator)
-    except StopIteration:
-        raise InvalidArgumentError(f"Empty {cls.DESCRIPTOR.name} stream.") from None
-    first, payload = decode(cls, first_bytes)
-    parts = [payload]
-    for data in iterator:
-        parts.append(decode(cls, data)[1])
-    return first, b"".join(parts)
+    first, payloads = _decode_frames(cls, frames)
+    return first, b"".join(payloads)
 
 
 def encode_payload_stream(first, payload: bytes, chunk: int = CHUNK_BYTES) -> Iterator[bytes]:

@@ -25,7 +25,7 @@ from ..optimizer.ir import from_operations
 from .branches import overlapping_waves
 from .placement import Placement
 
-__all__ = ["Step", "Plan", "build_plan", "needed_ops"]
+__all__ = ["Step", "Plan", "build_plan", "needed_ops", "check_feeds_cover_placeholders"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,12 +108,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     fed = set(feeds)
     needed = needed_ops(fetches, targets, fed)
     order = [op for op in graph_ops if op in needed]
-    for op in order:
-        if op.type == "Placeholder":
-            shape = op.outputs[0].shape
-            raise InvalidArgumentError(
-                f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-                f"{op.outputs[0].dtype.name} and shape {shape}.", op.name)
+    check_feeds_cover_placeholders(order)
 
     placements = {op.name: place(op) for op in order}
     alias: dict = {}
@@ -155,6 +150,16 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         seen.add(s)
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
                 tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)))
+
+
+def check_feeds_cover_placeholders(needed_in_order: Sequence) -> None:
+    """InvalidArgumentError for the first needed placeholder that is not fed."""
+    for op in needed_in_order:
+        if op.type == "Placeholder":
+            shape = op.outputs[0].shape
+            raise InvalidArgumentError(
+                f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                f"{op.outputs[0].dtype.name} and shape {shape}.", op.name)
 
 
 class _StepBuilder:
