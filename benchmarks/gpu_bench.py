@@ -79,7 +79,7 @@ def bench_copy_and_chain(n: int) -> dict:
         run_chain = sess.make_callable(y.op, feed_list=[x])
         ours = timed(lambda: run_chain(x_gpu))
         got = sess.run(y, {x: x_gpu})             # once, to check the values
-        fused = sorted({s.op_type for step in sess._plans.values() for s in step.plan.steps})
+        fused = sorted({s.op_type for step in sess._steps.values() for s in step.plan.steps})
 
     def plain():
         return cupy.maximum(x_gpu * np.float32(1.5) + np.float32(0.25), np.float32(0)) * \

@@ -112,8 +112,6 @@ class DirectSession(BaseSession):
         self.device = device
         self.resources = ResourceMgr()
         self._executor = LocalExecutorFactory(self.resources, options.optimizer)
-        self._plans: dict = {}
-        self._plan_lock = threading.RLock()
         self._pool = None
         gpus = gpu_devices()
         available = {"CPU:0"} | {d.short_name for d in gpus}
@@ -185,17 +183,6 @@ class DirectSession(BaseSession):
 
     # --- plans -------------------------------------------------------------------------------
 
-    def _prepare(self, feeds, fetches, targets):
-        key = (feeds, fetches, targets)
-        step = self._plans.get(key)
-        if step is not None:
-            return step
-        with self._plan_lock:
-            step = self._plans.get(key)
-            if step is None:
-                step = self._plans[key] = self._build_step(feeds, fetches, targets)
-        return step
-
     def _build_step(self, feeds, fetches, targets):
         plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
                                          self._place)
@@ -223,13 +210,13 @@ class DirectSession(BaseSession):
         threads = self._options.inter_op_threads or os.cpu_count() or 1
         if threads < 2:
             return None
-        with self._plan_lock:
+        with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="devsession")
             return self._pool
 
     def _close(self) -> None:
-        self._plans.clear()
+        self._forget_steps()
         self.resources.clear()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)

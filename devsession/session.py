@@ -1,9 +1,10 @@
 """The TF1 session surface shared by every session type.
 
 ``BaseSession`` implements ``run``, ``make_callable``, feeds, fetch structures, the
-closed state and the default-session stack; a concrete session (direct, gRPC) supplies
-only ``_prepare(feeds, fetches, targets)``, which returns a function that runs one step
-on already-validated numpy feeds and returns the fetched arrays.  ``run`` resolves and
+closed state, the default-session stack and the cache of steps per (feeds, fetches,
+targets) signature; a concrete session (direct, gRPC) supplies only
+``_build_step(feeds, fetches, targets)``, which returns a function that runs one step on
+already-validated numpy feeds and returns the fetched arrays.  ``run`` resolves and
 validates everything before any kernel runs, so bad input costs nothing and leaves the
 session usable.
 
@@ -102,22 +103,39 @@ def feed_validator(tensor: Tensor):
 
 
 class BaseSession:
-    """A session bound to one graph; subclasses implement ``_prepare``."""
+    """A session bound to one graph; subclasses implement ``_build_step``."""
 
     def __init__(self, options: SessionOptions):
         self._options = options
         self._graph: Graph | None = None
         self._closed = False
         self._lock = threading.RLock()
+        self._steps: dict = {}
 
     # --- the subclass interface ------------------------------------------------------
 
-    def _prepare(self, feeds: tuple, fetches: tuple, targets: tuple):
+    def _build_step(self, feeds: tuple, fetches: tuple, targets: tuple):
         """A function ``step(feed_values, deadline, stats) -> list of fetched arrays``."""
         raise NotImplementedError
 
     def _close(self) -> None:
         """Release what the session holds (called once)."""
+
+    def _prepare(self, feeds: tuple, fetches: tuple, targets: tuple):
+        """The step for this signature, built once (lock-free on a hit: the hot path)."""
+        key = (feeds, fetches, targets)
+        step = self._steps.get(key)
+        if step is None:
+            with self._lock:
+                step = self._steps.get(key)
+                if step is None:
+                    step = self._steps[key] = self._build_step(feeds, fetches, targets)
+        return step
+
+    def _forget_steps(self) -> None:
+        """Drop every cached step (the graph's placement or the cluster changed)."""
+        with self._lock:
+            self._steps.clear()
 
     def list_devices(self) -> list:
         raise NotImplementedError

@@ -157,7 +157,7 @@ def fake_gpus(count: int = 1, without=()):
 
 def plan_of(session):
     """The single plan a session has built (its run step's ``plan``)."""
-    plans = list(session._plans.values())
+    plans = list(session._steps.values())
     assert len(plans) == 1, f"expected one plan, the session has {len(plans)}"
     return plans[0].plan
 

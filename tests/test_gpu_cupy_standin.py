@@ -363,7 +363,7 @@ def test_a_session_on_the_standin(standin, monkeypatch):
         assert type(got) is np.ndarray
         np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5,
                                    atol=1e-7)
-        plan = [step.plan for step in sess._plans.values()
+        plan = [step.plan for step in sess._steps.values()
                 if any(st.name == "z" for st in step.plan.steps)][0]
         assert len([st for st in plan.steps if st.op_type == "_Transfer"]) == 4
         sess.run(bump)

@@ -26,7 +26,7 @@ def session(device="gpu:0", graph=None, **options):
 
 
 def only_plan(sess):
-    plans = list(sess._plans.values())
+    plans = list(sess._steps.values())
     assert len(plans) == 1
     return plans[0].plan
 

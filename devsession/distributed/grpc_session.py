@@ -126,7 +126,6 @@ class GrpcSession(BaseSession):
         self._handle: str | None = None
         self._sent_version = 0
         self._sync_lock = threading.Lock()
-        self._steps: dict = {}
 
     # --- the graph on the master ---------------------------------------------------------
 
@@ -166,13 +165,9 @@ class GrpcSession(BaseSession):
     def _prepare(self, feeds, fetches, targets):
         if self._graph.version != self._sent_version:
             self._sync_graph()
-        key = (feeds, fetches, targets)
-        step = self._steps.get(key)
-        if step is None:
-            step = self._steps[key] = self._make_step(feeds, fetches, targets)
-        return step
+        return super()._prepare(feeds, fetches, targets)
 
-    def _make_step(self, feeds, fetches, targets):
+    def _build_step(self, feeds, fetches, targets):
         unique = list(dict.fromkeys(fetches))
         request = pb.PrepareStepRequest(session_handle=self._handle,
                                         feeds=[t.name for t in feeds],
@@ -266,7 +261,7 @@ class GrpcSession(BaseSession):
         return [device_from_proto(d) for d in reply.devices]
 
     def _close(self) -> None:
-        self._steps.clear()
+        self._forget_steps()
         if self._handle is not None:
             request = pb.CloseSessionRequest(session_handle=self._handle)
             try:
