@@ -16,8 +16,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Sequence
 
-import numpy as np
-
 from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..ops.registry import get_op_def
@@ -227,7 +225,3 @@ def kernel_node_attrs(op: Operation) -> dict:
             value = value.dims
         out[key] = value
     return out
-
-
-def as_numpy_dtype(tensor: Tensor) -> np.dtype:
-    return tensor.dtype.np
