@@ -201,9 +201,12 @@ def test_constants_no_op_group_and_math_namespace(make_session):
 
 
 def test_mlp_forward_against_numpy(make_session):
-    from devsession.demo import build_mlp
+    from devsession.benchmarks.suites import mlp
 
+    workload = mlp(16, (20, 32, 8))
+    data = workload.make_data(np.random.default_rng(0))
     g = ds.Graph()
-    x, y, inputs, reference = build_mlp(g, batch=16, sizes=(20, 32, 8))
-    got = make_session(g).run(y, {x: inputs})
-    np.testing.assert_allclose(got, reference(inputs), rtol=1e-5, atol=1e-6)
+    with g.as_default():
+        y, placeholders = workload.graph(ds, data)
+    got = make_session(g).run(y, dict(zip(placeholders, data.feeds)))
+    np.testing.assert_allclose(got, workload.reference(data), rtol=1e-5, atol=1e-6)
