@@ -102,7 +102,7 @@ def main(argv: list[str]) -> None:
 
 
 def _threads() -> int:
-    from devsession.kernels._numba_setup import num_threads
+    from devsession.kernels.cpu.numba_setup import num_threads
     return num_threads()
 
 

@@ -181,7 +181,7 @@ def environment() -> dict:
             versions[name] = getattr(module, "__version__", "?")
     threads = None
     try:
-        from devsession.kernels._numba_setup import num_threads
+        from devsession.kernels.cpu.numba_setup import num_threads
 
         threads = num_threads()
         versions["numba_threading_layer"] = _threading_layer()

@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from .runner import summarize
+from .workload import Workload
 
 __all__ = ["startup", "measure_startup", "SCRIPTS"]
 
@@ -98,8 +99,6 @@ def _reference() -> np.ndarray:
 
 
 def startup(warm_runs: int = 3, cold_runs: int = 1, peers=("numpy", "jax")):
-    from .suites import Workload
-
     return Workload(
         name="startup", title="fresh process: import + first run of a 20-node graph "
         "(wall time of the whole process)", unit="s", measure=measure_startup,

@@ -24,53 +24,17 @@ machine) and ``full`` (all rounds for the big workloads, a bigger softmax and su
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
+
+from . import startup, transfers
+from .workload import Data, Workload
 
 __all__ = ["Data", "Workload", "SUITES", "get_suite", "tiny", "chain", "matmul", "softmax",
            "reduce_sum", "mlp"]
 
 F32 = np.float32
-
-
-@dataclasses.dataclass(frozen=True)
-class Data:
-    """A workload's inputs: ``feeds`` go in on every step, ``consts`` live in the graph."""
-
-    feeds: tuple
-    names: tuple
-    consts: tuple = ()
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.feeds)
-
-
-@dataclasses.dataclass(frozen=True)
-class Workload:
-    name: str                         # unique within a suite, e.g. "chain_10m"
-    title: str                        # one line for the table
-    unit: str                         # throughput unit: "GB/s", "GFLOP/s", "steps/s", "s"
-    work: float = 1.0                 # amount of ``unit``'s numerator per step (GB, GFLOP, 1)
-    make_data: Callable[[np.random.Generator], Data] | None = None
-    graph: Callable[[Any, Data], tuple] | None = None
-    array: Callable[..., Any] | None = None
-    numexpr: tuple | None = None      # (expression, {name: float32 constant})
-    apis: tuple = ("make_callable",)  # how sessions (ours, TF1) are driven; "run" too
-    rtol: float = 1e-4
-    atol: float = 1e-5
-    requires: str = ""                # "gpu": only where a GPU session runs
-    measure: Callable | None = None   # special workloads: fn(workload, context) -> rows
-    max_repeats: int | None = None    # fewer timed rounds where one step takes seconds
-    params: dict = dataclasses.field(default_factory=dict)
-
-    def reference(self, data: Data) -> np.ndarray:
-        return np.asarray(self.array(np, data.feeds, data.consts))
-
-    def throughput(self, seconds: float) -> float:
-        return self.work / seconds if seconds > 0 else float("inf")
 
 
 def _normal(rng, shape, scale=1.0):
@@ -225,8 +189,6 @@ def mlp(batch: int = 256, sizes: tuple = (784, 1024, 1024, 10)) -> Workload:
 # --- suites -------------------------------------------------------------------------------
 
 def _small() -> list[Workload]:
-    from . import startup, transfers
-
     return [tiny(), chain(100_000, "100k"), matmul(128), softmax(256, 64),
             reduce_sum(100_000, "100k"), mlp(16, (784, 64, 64, 10)),
             *transfers.copies(1 << 20), transfers.grpc_transfer(1 << 16),
@@ -234,8 +196,6 @@ def _small() -> list[Workload]:
 
 
 def _default() -> list[Workload]:
-    from . import startup, transfers
-
     # one step of the 100M chain or the 4096 matmul takes 0.2-1.5 s per contender here:
     # 3 timed rounds keep the suite near a minute
     return [tiny(), chain(10_000_000, "10M"), chain(100_000_000, "100M", max_repeats=3),
@@ -246,8 +206,6 @@ def _default() -> list[Workload]:
 
 
 def _full() -> list[Workload]:
-    from . import startup, transfers
-
     return [tiny(), chain(10_000_000, "10M"), chain(100_000_000, "100M"), matmul(1024),
             matmul(4096), softmax(4096, 1024),
             softmax(16384, 4096), reduce_sum(10_000_000, "10M"),

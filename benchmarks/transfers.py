@@ -27,6 +27,8 @@ import numpy as np
 
 from devsession.distributed.local_processes import free_ports
 
+from .workload import Data, Workload
+
 from .contenders import Contender, cupy_or_none, ran_on
 from .runner import error_row, measure
 
@@ -36,7 +38,6 @@ GRPC_UNAVAILABLE = "gRPC session not available"
 
 
 def _data(n: int):
-    from .suites import Data
 
     return lambda rng: Data((rng.random(n, dtype=np.float32),), ("x",))
 
@@ -44,7 +45,6 @@ def _data(n: int):
 # --- host <-> GPU copies ----------------------------------------------------------------------
 
 def copies(nbytes: int) -> list:
-    from .suites import Workload
 
     n = nbytes // 4
     label = f"{nbytes / 2**20:.0f} MiB"
@@ -120,7 +120,6 @@ def _ours_copy(direction: str, target, x: np.ndarray, host_sum) -> Contender:
 # --- two workers over gRPC ------------------------------------------------------------------
 
 def grpc_transfer(n: int):
-    from .suites import Workload
 
     size = f"{n * 4 // 2**20} MiB" if n * 4 >= 2**20 else f"{n * 4 // 2**10} KiB"
     return Workload(

@@ -18,16 +18,18 @@ from .dtypes import DType, as_dtype, bool_, float16, float32, float64, int32, in
 from .graph import (Graph, Operation, Tensor, control_dependencies, convert_to_tensor, device,
                     get_default_graph, name_scope, reset_default_graph)
 from .graph_def import GraphDef, import_graph_def, read_graph_def, write_graph
-from .ops.api import (abs, add, argmax, cast, concat, constant, divide, equal, exp, greater,
-                      greater_equal, group, identity, less, less_equal, log, matmul, maximum,
-                      minimum, multiply, negative, no_op, placeholder, pow, random_normal,
-                      random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
-                      reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose,
-                      truediv, where)
+from .ops import (abs, add, argmax, cast, concat, constant, divide, equal, exp, greater,
+                  greater_equal, group, identity, less, less_equal, log, matmul, maximum,
+                  minimum, multiply, negative, no_op, placeholder, pow, random_normal,
+                  random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
+                  reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv,
+                  where)
 from .options import NodeStats, OptimizerOptions, RunMetadata, RunOptions, SessionOptions
 from .session import BaseSession, Session, get_default_session
 from .session_factory import (SessionFactory, Verdict, new_session, registered_session_factories,
                               reset)
+from . import direct_session  # noqa: F401,E402  (registers DIRECT_SESSION)
+from .distributed.client import factory as _grpc_factory  # noqa: F401,E402  (GRPC_SESSION)
 from .tensor_shape import TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \
     variables_initializer

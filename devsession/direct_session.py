@@ -123,7 +123,7 @@ class DirectSession(BaseSession):
         self._gpus_used: set = set()          # GPU indices some plan of this session ran on
         self._previous_gpu_limits: dict = {}  # GPU index -> pool cap before this session
         if options.gpu_memory_limit_bytes is not None and gpus:
-            from .kernels import cuda_memory
+            from .kernels.cuda import memory as cuda_memory
 
             for index in range(len(gpus)):
                 self._previous_gpu_limits[index] = cuda_memory.set_pool_limit(
@@ -230,7 +230,7 @@ def _intra_op_setter(threads: int):
     per thread), or None when ``intra_op_threads`` is 0 (numba's default: every core)."""
     if not threads:
         return None
-    from .kernels._numba_setup import numba
+    from .kernels.cpu.numba_setup import numba
 
     n = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
     return lambda: numba.set_num_threads(n)
@@ -253,7 +253,7 @@ def _release_gpu_memory(gpus, previous_limits: dict) -> None:
     try:
         import gc
 
-        from .kernels import cuda_memory
+        from .kernels.cuda import memory as cuda_memory
 
         gc.collect()     # plans may hold device arrays in reference cycles
         cuda_memory.release_free_memory(sorted(gpus))
@@ -268,3 +268,6 @@ def _has_kernel(op_type: str, device_type: str) -> bool:
         return op_type in registered_ops(device_type)
     except Exception:
         return False
+
+
+SessionFactory.register("DIRECT_SESSION", DirectSessionFactory())

@@ -22,13 +22,15 @@ from typing import Iterator
 
 import numpy as np
 
-from . import dtypes
+from . import defaults, dtypes
 from .device_spec import DeviceSpec
+from .graph_codec import graph_to_graph_def
 from .ops.registry import InferError, InputSpec, get_op_def
 from .tensor_shape import TensorShape
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "device", "name_scope", "control_dependencies", "convert_to_tensor"]
+           "device", "name_scope", "control_dependencies", "convert_to_tensor",
+           "constant_from_array", "python_value_to_array"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -63,9 +65,7 @@ class Tensor:
         self._shape = self._shape.merge_with(shape)
 
     def eval(self, feed_dict=None, session=None):
-        from .session import get_default_session
-
-        session = session or get_default_session()
+        session = session or defaults.default_session()
         if session is None:
             raise ValueError("Cannot evaluate a tensor without a session: pass session= or "
                              "use 'with ds.Session() as sess:'.")
@@ -83,7 +83,7 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    # Operators are attached by ops/api.py, which owns the op-building functions.
+    # Operators are attached by ops/operators.py, above every op family.
 
 
 class Operation:
@@ -118,9 +118,7 @@ class Operation:
         self._device = device
 
     def run(self, feed_dict=None, session=None) -> None:
-        from .session import get_default_session
-
-        session = session or get_default_session()
+        session = session or defaults.default_session()
         if session is None:
             raise ValueError("Cannot run an operation without a session.")
         session.run(self, feed_dict=feed_dict)
@@ -133,7 +131,6 @@ class _ThreadStacks(threading.local):
     """Per-thread builder state, as TF1 keeps it (scopes do not leak across threads)."""
 
     def __init__(self):
-        self.graphs: list[Graph] = []
         self.devices: list[DeviceSpec] = []
         self.names: list[str] = []
         self.control: list[list[Operation] | None] = []
@@ -160,11 +157,12 @@ class Graph:
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator["Graph"]:
-        _STACKS.graphs.append(self)
+        stack = defaults.graph_stack()
+        stack.append(self)
         try:
             yield self
         finally:
-            _STACKS.graphs.pop()
+            stack.pop()
 
     def finalize(self) -> None:
         """Forbid further changes (TF1's ``Graph.finalize``)."""
@@ -323,9 +321,8 @@ class Graph:
     # --- serialisation --------------------------------------------------------------
 
     def as_graph_def(self):
-        from .graph_def import graph_to_graph_def
-
-        return graph_to_graph_def(self)
+        """This graph as a GraphDef protobuf (``ds.import_graph_def`` reads it back)."""
+        return graph_to_graph_def(self.get_operations())
 
 
 def _default_name(op_type: str) -> str:
@@ -362,8 +359,9 @@ def _did_you_mean(name: str, names) -> str:
 
 def get_default_graph() -> Graph:
     """The innermost ``as_default()`` graph of this thread, else the global one."""
-    if _STACKS.graphs:
-        return _STACKS.graphs[-1]
+    stack = defaults.graph_stack()
+    if stack:
+        return stack[-1]
     global _global_default_graph
     with _GLOBAL_DEFAULT_LOCK:
         if _global_default_graph is None:
@@ -373,7 +371,7 @@ def get_default_graph() -> Graph:
 
 def reset_default_graph() -> None:
     """Replace the global default graph with a new, empty one."""
-    if _STACKS.graphs:
+    if defaults.graph_stack():
         raise AssertionError("Do not use reset_default_graph() inside a graph's as_default().")
     global _global_default_graph
     with _GLOBAL_DEFAULT_LOCK:
@@ -474,14 +472,22 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph |
         return value
     if isinstance(value, Operation):
         raise TypeError(f"Operation '{value.name}' has no value; pass one of its outputs.")
-    from .ops.api import constant
-
     want = dtype if dtype is not None else dtype_hint
-    array = _python_value_to_array(value, want, strict=dtype is not None)
-    return constant(array, name=name or "Const", graph=graph)
+    array = python_value_to_array(value, want, strict=dtype is not None)
+    return constant_from_array(array, name=name or "Const", graph=graph)
 
 
-def _python_value_to_array(value, want, strict: bool) -> np.ndarray:
+def constant_from_array(array: np.ndarray, name: str = "Const", graph: Graph | None = None
+                        ) -> Tensor:
+    """A Const node holding a private, read-only, C-ordered copy of ``array``."""
+    array = np.array(array, copy=True, order="C")
+    array.setflags(write=False)
+    graph = graph or get_default_graph()
+    return graph.create_op("Const", (), {"value": array, "dtype": dtypes.as_dtype(array.dtype)},
+                           name=name).outputs[0]
+
+
+def python_value_to_array(value, want, strict: bool) -> np.ndarray:
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
         natural = array.dtype

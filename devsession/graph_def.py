@@ -1,92 +1,22 @@
-"""Graph <-> GraphDef (``proto/graph.proto``), and GraphDef files.
+"""GraphDef -> Graph (``import_graph_def``), and GraphDef files.
 
-Attributes are encoded by their Python type: bool, int, float (as double), str, DType,
-TensorShape, tuple of ints and ndarray (as a TensorProto).  Importing re-creates every
-node through ``Graph.create_op``, so an imported graph is checked exactly like a built
+The encoding side is ``graph_codec.py`` (``Graph.as_graph_def``).  Importing re-creates
+every node through ``Graph.create_op``, so an imported graph is checked exactly like a built
 one; nodes may arrive in any order, and a cycle or a dangling input is an
 ``InvalidArgumentError`` naming the nodes involved.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import dtypes
 from .errors import InvalidArgumentError
 from .graph import Graph, get_default_graph
+from .graph_codec import decode_attr, graph_to_graph_def
 from .proto import graph_pb2
-from .tensor_codec import array_to_proto, proto_to_array, proto_to_shape, shape_to_proto
-from .tensor_shape import TensorShape
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
            "GraphDef"]
 
 GraphDef = graph_pb2.GraphDef
-FORMAT_VERSION = 1
-
-
-# --- attributes -------------------------------------------------------------------------
-
-def _encode_attr(value, out: graph_pb2.AttrValue) -> None:
-    if isinstance(value, bool) or isinstance(value, np.bool_):
-        out.b = bool(value)
-    elif isinstance(value, (int, np.integer)):
-        out.i = int(value)
-    elif isinstance(value, (float, np.floating)):
-        out.d = float(value)
-    elif isinstance(value, str):
-        out.s = value.encode()
-    elif isinstance(value, dtypes.DType):
-        out.type = value.enum
-    elif isinstance(value, TensorShape):
-        shape_to_proto(value, out.shape)
-    elif isinstance(value, np.ndarray):
-        array_to_proto(value, out.tensor)
-    elif isinstance(value, (tuple, list)):
-        out.list.SetInParent()
-        out.list.i.extend(int(v) for v in value)
-    else:
-        raise TypeError(f"Cannot encode attribute value {value!r} of type {type(value).__name__}.")
-
-
-def _decode_attr(proto: graph_pb2.AttrValue):
-    kind = proto.WhichOneof("value")
-    if kind == "b":
-        return proto.b
-    if kind == "i":
-        return proto.i
-    if kind in ("d", "f"):
-        return float(getattr(proto, kind))
-    if kind == "s":
-        return proto.s.decode()
-    if kind == "type":
-        try:
-            return dtypes.as_dtype(int(proto.type))
-        except TypeError as e:
-            raise InvalidArgumentError(str(e)) from None
-    if kind == "shape":
-        return proto_to_shape(proto.shape)
-    if kind == "tensor":
-        array = proto_to_array(proto.tensor)
-        array.setflags(write=False)
-        return array
-    if kind == "list":
-        return tuple(proto.list.i)
-    raise InvalidArgumentError("An AttrValue has no value set.")
-
-
-# --- export -------------------------------------------------------------------------------
-
-def graph_to_graph_def(graph: Graph, ops=None) -> graph_pb2.GraphDef:
-    """The GraphDef of ``graph`` (or of the given ops only, in graph order)."""
-    out = graph_pb2.GraphDef(version=FORMAT_VERSION)
-    for op in ops if ops is not None else graph.get_operations():
-        node = out.node.add(name=op.name, op=op.type, device=op.device)
-        node.input.extend(t.name for t in op.inputs)
-        node.input.extend(f"^{c.name}" for c in op.control_inputs)
-        for key, value in sorted(op.attrs.items()):
-            _encode_attr(value, node.attr[key])
-    return out
 
 
 # --- import -------------------------------------------------------------------------------
@@ -172,7 +102,7 @@ def import_graph_def(graph_def, name: str = "", graph: Graph | None = None,
                                            f"'{producer}', which has {len(op.outputs)}.", node.name)
             else:
                 data.append(op.outputs[index])
-        attrs = {key: _decode_attr(value) for key, value in node.attr.items()}
+        attrs = {key: decode_attr(value) for key, value in node.attr.items()}
         try:
             created[node.name] = graph.create_op(
                 node.op, data, attrs, name=prefix + node.name, device=node.device,

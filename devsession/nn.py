@@ -1,5 +1,5 @@
 """TF1's ``tf.nn`` spellings, so ported code needs only its import changed."""
 
-from .ops.api import relu, sigmoid, softmax, tanh
+from .ops import relu, sigmoid, softmax, tanh
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh"]

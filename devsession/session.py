@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from . import dtypes
+from . import defaults, dtypes
 from .errors import InvalidArgumentError
 from .fetches import FetchMapper
 from .graph import Graph, Tensor, get_default_graph
@@ -32,17 +32,7 @@ __all__ = ["BaseSession", "Session", "get_default_session", "validate_feed", "fe
 _CLOSED_MESSAGE = "Attempted to use a closed Session."
 
 
-class _DefaultSessions(threading.local):
-    def __init__(self):
-        self.stack: list = []
-
-
-_DEFAULTS = _DefaultSessions()
-
-
-def get_default_session():
-    """The innermost session entered with ``with sess:`` in this thread, or None."""
-    return _DEFAULTS.stack[-1] if _DEFAULTS.stack else None
+get_default_session = defaults.default_session
 
 
 def validate_feed(tensor: Tensor, value) -> np.ndarray:
@@ -217,11 +207,12 @@ class BaseSession:
         graph_ctx = self._graph.as_default() if self._graph is not None else \
             contextlib.nullcontext()
         with graph_ctx:
-            _DEFAULTS.stack.append(self)
+            stack = defaults.session_stack()
+            stack.append(self)
             try:
                 yield self
             finally:
-                _DEFAULTS.stack.remove(self)
+                stack.remove(self)
 
     def __del__(self):
         try:

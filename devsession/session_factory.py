@@ -10,7 +10,10 @@ A factory explains a refusal by returning a ``Verdict`` (falsy, with a reason) f
 ``accepts_options``; returning a plain bool works too.  Third-party factories register
 themselves from the entry-point group ``devsession.session_factories`` (each entry
 point names a ``SessionFactory`` subclass or instance; its name is the runtime type),
-loaded once, the first time a factory is looked up.
+loaded once, the first time a factory is looked up.  The built-in factories register
+themselves where they are defined (``direct_session.py``, ``distributed/factory.py``),
+as TF's static registrars do; ``import devsession`` imports both, so they are always
+there before any other factory could take their names.
 """
 
 from __future__ import annotations
@@ -68,8 +71,6 @@ class SessionFactory(abc.ABC):
         if not isinstance(factory, SessionFactory):
             raise TypeError(f"Factory for '{runtime_type}' must be a SessionFactory, "
                             f"not {type(factory).__name__}.")
-        # Built-ins first, so taking a built-in's name fails here, not in a later lookup.
-        _ensure_builtins()
         with SessionFactory._lock:
             existing = SessionFactory._factories.get(runtime_type)
             if existing is not None:
@@ -127,12 +128,7 @@ def _load_entry_points() -> None:
             log.warning("Could not load session factory %r from %s: %s", ep.name, ep.value, e)
 
 
-def _ensure_builtins() -> None:
-    from . import builtin_factories  # noqa: F401  (registers DIRECT_SESSION, GRPC_SESSION)
-
-
 def _ensure_all() -> None:
-    _ensure_builtins()
     _load_entry_points()
 
 

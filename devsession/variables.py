@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope, \
     control_dependencies
-from .ops import api
+from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
            "variables_initializer", "GLOBAL_VARIABLES"]

@@ -47,7 +47,7 @@ import numpy as np
 from devsession.errors import AlreadyExistsError, NotFoundError
 
 __all__ = ["KernelNode", "KernelBuilder", "register_kernel", "lookup_kernel",
-           "registered_ops", "device_types"]
+           "registered_ops", "device_types", "HOST"]
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,15 @@ class KernelNode:
 
 KernelBuilder = Callable[[KernelNode], Callable[..., Any]]
 
+# Kernels that are the same numpy code on the reference device and the CPU (data
+# movement, state) register for both at once.
+HOST = ("REF", "CPU")
+
 # Device type -> module whose import registers that device type's kernels.
 _DEVICE_MODULES = {
     "CPU": "devsession.kernels.cpu",          # numba kernels
     "REF": "devsession.kernels.reference",    # plain numpy: the test oracle
-    "GPU": "devsession.kernels.cuda",         # cupy kernels (not written yet)
+    "GPU": "devsession.kernels.cuda",         # cupy kernels
 }
 # What to tell a user whose device module failed to import.
 _INSTALL_HINTS = {
@@ -89,20 +93,34 @@ _loaded: set[str] = set()
 _load_errors: dict[str, BaseException] = {}
 
 
-def register_kernel(op_type: str, device_type: str) -> Callable[[KernelBuilder], KernelBuilder]:
-    """Decorator registering a kernel builder for ``(op_type, device_type)``.
+def register_kernel(op_types: "str | tuple[str, ...]", device_types: "str | tuple[str, ...]"
+                    ) -> Callable[[KernelBuilder], KernelBuilder]:
+    """Decorator registering a kernel builder for every ``(op_type, device_type)`` pair.
 
-    Returns the builder unchanged.  Raises ``AlreadyExistsError`` if that pair has a
-    builder already.
+    The one way kernels are registered, on every backend::
+
+        @register_kernel("Softmax", "CPU")
+        def build_softmax(node): ...
+
+        @register_kernel(("Identity", "Reshape"), HOST)   # several ops, several devices
+        def build_movement(node): ...
+
+    Returns the builder unchanged.  Raises ``AlreadyExistsError`` if a pair has a
+    builder already (and then registers none of the pairs).
     """
+    ops = (op_types,) if isinstance(op_types, str) else tuple(op_types)
+    devices = (device_types,) if isinstance(device_types, str) else tuple(device_types)
+
     def decorate(builder: KernelBuilder) -> KernelBuilder:
-        key = (op_type, device_type)
+        keys = [(op, dev) for op in ops for dev in devices]
         with _lock:
-            if key in _builders:
-                raise AlreadyExistsError(
-                    f"a kernel for op '{op_type}' on device type '{device_type}' is "
-                    f"registered already (by {_describe(_builders[key])})")
-            _builders[key] = builder
+            for key in keys:
+                if key in _builders:
+                    raise AlreadyExistsError(
+                        f"a kernel for op '{key[0]}' on device type '{key[1]}' is "
+                        f"registered already (by {_describe(_builders[key])})")
+            for key in keys:
+                _builders[key] = builder
         return builder
     return decorate
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from devsession import devices
 from devsession.kernels import registry
-from devsession.kernels.cuda_codegen import compile_expression, evaluate
+from devsession.kernels.codegen.cuda import compile_expression, evaluate
 
 HOST = "CPU:0"
 

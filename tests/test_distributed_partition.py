@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import devsession as ds
-from devsession.distributed.cluster_placement import ClusterPlacer, TaskDevices, colocation_root
+from devsession.distributed.master.placement import ClusterPlacer, TaskDevices, colocation_root
 from devsession.distributed.cluster_spec import ClusterSpec, task_name
-from devsession.distributed.partition import partition_graph
-from devsession.distributed.transfer_ops import RECV_OP, SEND_OP
-from devsession.distributed.wire import to_host
-from devsession.distributed.worker_state import WorkerState
+from devsession.distributed.master.partition import partition_graph
+from devsession.distributed.worker.send_recv import RECV_OP, SEND_OP
+from devsession.distributed.transport.wire import to_host
+from devsession.distributed.worker.state import WorkerState
 from devsession.graph_def import graph_to_graph_def
 from devsession.runtime.plan import needed_ops
 
@@ -45,7 +45,7 @@ class Cluster:
         ops = needed | {colocation_root(op) for op in needed}
         placements = {op.name: placer.place(op, self.devices(placer.task_of(op))) for op in ops}
         return partition_graph(graph.get_operations(), feeds, fetches, targets, placements, T0,
-                               lambda op: graph_to_graph_def(graph, [op]).node[0])
+                               lambda op: graph_to_graph_def([op]).node[0])
 
     def run(self, graph, feeds: dict, fetches, targets=(), step_id=1, timeout_s=None):
         plan = self.plan(graph, list(feeds), fetches, targets)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.distributed.rendezvous import Rendezvous
+from devsession.distributed.worker.rendezvous import Rendezvous
 
 
 def test_put_then_get_and_get_then_put():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.distributed import wire
+from devsession.distributed.transport import wire
 from devsession.proto import master_pb2, worker_pb2
 
 DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64, np.bool_]

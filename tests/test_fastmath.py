@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from devsession.kernels.cpu_elementwise import ElementwiseKernel
+from devsession.kernels.cpu.elementwise import ElementwiseKernel
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import kernel_cases as cases
-from devsession.kernels import cuda_codegen as cg
-from devsession.kernels.elementwise_exprs import ELEMENTWISE_OPS
+from devsession.kernels.codegen import cuda as cg
+from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
 from devsession.kernels.registry import lookup_kernel
 from kernel_cases import (ALL, BOOL, EXPRESSION_TREES, F16, F32, F64, I32, I64,
                           NUMERIC, binary_inputs, make_node, numpy_value, out_dtype_of,
@@ -97,7 +97,7 @@ def test_integer_arithmetic_wraps_and_pow_follows_reference():
 # --------------------------------------------------------------------- typing
 
 def test_typing_follows_the_cpu_code_generator():
-    from devsession.kernels.cpu_codegen import compile_expression as cpu_compile
+    from devsession.kernels.codegen.cpu import compile_expression as cpu_compile
 
     cases = [("x / y", [("x", I32), ("y", I32)]), ("x * 0.5", [("x", I32)]),
              ("x + 2 * 3", [("x", I32)]), ("x < 2", [("x", F16)]), ("exp(x)", [("x", I64)]),

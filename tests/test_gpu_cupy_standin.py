@@ -24,7 +24,7 @@ import pytest
 import devsession as ds
 from devsession import devices
 from devsession.errors import InvalidArgumentError, ResourceExhaustedError
-from devsession.kernels import cuda_codegen
+from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.registry import KernelNode, lookup_kernel
 from fake_gpu import isolated_kernel_registry
 
@@ -180,10 +180,10 @@ def make_cupy(limit_holder: dict):
 
 
 def cupy_modules() -> list:
-    """The modules that import cupy (cuda_codegen does not: it stays)."""
-    return [m for m in sys.modules if (m.startswith("devsession.kernels.cuda")
-                                       and m != "devsession.kernels.cuda_codegen")
-            or m == "devsession.runtime.gpu_state_kernels"]
+    """The modules that import cupy: the kernels/cuda package (codegen/cuda.py does
+    not: it stays)."""
+    return [m for m in sys.modules if m == "devsession.kernels.cuda"
+            or m.startswith("devsession.kernels.cuda.")]
 
 
 @pytest.fixture
@@ -200,10 +200,11 @@ def standin(monkeypatch):
 
     monkeypatch.setattr(cuda_codegen, "render_cuda", recording_render)
     monkeypatch.setitem(sys.modules, "cupy", cupy)
-    for name in cupy_modules():
+    for name in sorted(cupy_modules(), reverse=True):   # children first
         monkeypatch.delitem(sys.modules, name)
         parent, _, child = name.rpartition(".")
-        monkeypatch.delattr(sys.modules[parent], child, raising=False)   # from . import x
+        if parent in sys.modules:
+            monkeypatch.delattr(sys.modules[parent], child, raising=False)   # from . import x
     with isolated_kernel_registry() as registry:
         with registry._lock:
             for key in [k for k in registry._builders if k[1] == "GPU"]:
@@ -215,14 +216,14 @@ def standin(monkeypatch):
         with devices._lock:
             devices._gpu_probe = ([fake], "")
         try:
-            registry.registered_ops("GPU")            # imports kernels/cuda.py
+            registry.registered_ops("GPU")            # imports kernels/cuda/
             yield state
         finally:
             devices.forget_gpu_probe()
-            for name in cupy_modules():
+            for name in sorted(cupy_modules(), reverse=True):   # children first
                 del sys.modules[name]
                 parent, _, child = name.rpartition(".")
-                if hasattr(sys.modules[parent], child):
+                if hasattr(sys.modules.get(parent), child):
                     delattr(sys.modules[parent], child)
 
 
@@ -322,7 +323,7 @@ def test_errors_name_the_node(standin):
 
 @pytest.mark.parametrize("nbytes", [0, 4, 4096 * 4 + 12, 10 * 4096 * 4 + 4])
 def test_chunked_pinned_transfers_are_exact(standin, monkeypatch, nbytes):
-    from devsession.kernels import cuda_transfer
+    from devsession.kernels.cuda import transfer as cuda_transfer
 
     monkeypatch.setattr(cuda_transfer, "CHUNK_BYTES", 4096 * 4)
     host = np.arange(nbytes // 4, dtype=np.float32) * 1.5
@@ -339,7 +340,7 @@ def test_chunked_pinned_transfers_are_exact(standin, monkeypatch, nbytes):
 
 
 def test_a_session_on_the_standin(standin, monkeypatch):
-    from devsession.kernels import cuda_transfer
+    from devsession.kernels.cuda import transfer as cuda_transfer
 
     monkeypatch.setattr(cuda_transfer, "PINNED_MIN_BYTES", 64)
     monkeypatch.setattr(cuda_transfer, "CHUNK_BYTES", 1000)

@@ -104,7 +104,7 @@ def test_cast(src, dst):
 def test_fused_elementwise_and_out_argument():
     import cupy
 
-    from devsession.kernels.cuda_elementwise import ElementwiseKernel
+    from devsession.kernels.cuda.elementwise import ElementwiseKernel
 
     expr = "t0 = i0 * 1.5 + 0.25\nt1 = max(t0, 0) * sigmoid(i0)\nt1 + 0.5 * i0 * i0"
     node = make_node("_FusedElementwise", [F32], F32,
@@ -273,7 +273,7 @@ def test_every_cpu_op_has_a_gpu_kernel():
 def test_out_of_memory_names_the_node_and_the_bytes():
     import cupy
 
-    from devsession.kernels import cuda_memory
+    from devsession.kernels.cuda import memory as cuda_memory
 
     previous = cuda_memory.set_pool_limit(0, 64 << 20)
     try:

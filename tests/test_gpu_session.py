@@ -138,7 +138,7 @@ def test_memory_cap_raises_resource_exhausted_then_the_session_goes_on():
 def test_closing_a_session_frees_its_device_memory():
     import cupy
 
-    from devsession.kernels import cuda_memory
+    from devsession.kernels.cuda import memory as cuda_memory
 
     pool = cupy.get_default_memory_pool()
     cupy.cuda.Device(0).synchronize()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.graph_def import FORMAT_VERSION
+from devsession.graph_codec import FORMAT_VERSION
 from devsession.ops.registry import registered_ops
 from devsession.tensor_codec import array_to_proto, proto_to_array
 

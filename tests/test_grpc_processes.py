@@ -20,7 +20,7 @@ import pytest
 
 import devsession as ds
 from devsession.distributed.local_processes import WorkerProcesses, free_ports
-from devsession.distributed.security import Security
+from devsession.distributed.transport.security import Security
 
 pytestmark = pytest.mark.slow
 W = "/job:worker/task:{}"

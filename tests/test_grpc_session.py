@@ -20,7 +20,7 @@ import pytest
 
 import devsession as ds
 from devsession.distributed import create_local_cluster
-from devsession.distributed.security import Security, open_server_warning
+from devsession.distributed.transport.security import Security, open_server_warning
 
 W = "/job:worker/task:{}"
 
@@ -321,7 +321,7 @@ def test_bad_bytes_to_any_rpc_are_invalid_argument(cluster, service, method):
 
 
 def test_wrong_push_cannot_disturb_a_step(cluster):
-    from devsession.distributed.worker_client import RemoteWorker
+    from devsession.distributed.worker.client import RemoteWorker
 
     peer = RemoteWorker("/job:worker/replica:0/task:1", cluster[1].target[7:],
                         cluster[0]._channels)
@@ -448,7 +448,7 @@ def test_streams_beyond_the_servers_limit_fall_back_to_unary_calls(monkeypatch):
 
 
 def test_a_graph_bigger_than_one_message_is_sent_in_chunks(cluster):
-    from devsession.distributed.wire import MAX_MESSAGE_BYTES
+    from devsession.distributed.transport.wire import MAX_MESSAGE_BYTES
 
     big = np.arange(MAX_MESSAGE_BYTES // 8 + 1000, dtype=np.float64)   # > one message
     g = ds.Graph()

@@ -47,3 +47,20 @@ def test_protobuf_runtime_accepts_generated_code():
     from devsession.proto import graph_pb2
 
     assert graph_pb2.GraphDef().version == 0
+
+
+def test_every_package_folder_is_installed():
+    """pyproject's package list names every folder with an __init__.py (an editable
+    install would hide a missing one; a wheel would not have it)."""
+    tomllib = pytest.importorskip("tomllib", reason="Python < 3.11 has no tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        listed = set(tomllib.load(f)["tool"]["setuptools"]["packages"])
+    roots = {"devsession": "devsession", "devsession.kernels": "kernels",
+             "devsession.benchmarks": "benchmarks"}
+    found = set()
+    for package, folder in roots.items():
+        for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+            if "__init__.py" in files:
+                rel = os.path.relpath(dirpath, os.path.join(ROOT, folder))
+                found.add(package if rel == "." else f"{package}.{rel.replace(os.sep, '.')}")
+    assert found == listed

@@ -26,7 +26,7 @@ Importing this package imports no gRPC; ``Server`` is loaded on first use.
 from __future__ import annotations
 
 from .cluster_spec import ClusterSpec
-from .security import Security
+from .transport.security import Security
 
 __all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster"]
 

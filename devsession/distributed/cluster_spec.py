@@ -21,7 +21,7 @@ import json
 import re
 from typing import Mapping
 
-__all__ = ["ClusterSpec", "task_name", "parse_address"]
+__all__ = ["ClusterSpec", "task_name", "parse_address", "target_address", "SCHEME"]
 
 _JOB = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(?P<port>\d{1,5})$")
@@ -30,6 +30,18 @@ _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(?P<por
 def task_name(job: str, task: int) -> str:
     """The full name of a task: ``/job:worker/replica:0/task:1``."""
     return f"/job:{job}/replica:0/task:{task}"
+
+
+SCHEME = "grpc://"
+
+
+def target_address(target: str) -> str:
+    """``host:port`` of a ``grpc://host:port`` target; ValueError otherwise."""
+    if not target.startswith(SCHEME):
+        raise ValueError(f"Target {target!r} is not a cluster address (grpc://host:port).")
+    address = target[len(SCHEME):].rstrip("/")
+    parse_address(address)
+    return address
 
 
 def parse_address(address: str) -> tuple[str, int]:

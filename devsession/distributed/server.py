@@ -29,17 +29,17 @@ import threading
 import grpc
 
 from ..errors import OpError, UnavailableError
-from . import wire
-from .channels import ChannelPool, server_options
+from .transport import wire
+from .transport.channels import ChannelPool, server_options
 from .cluster_spec import ClusterSpec, parse_address, parse_task_name, task_name
-from .daemon_pool import DaemonThreadPool
-from .exchange import StreamLimit
-from .master_service import MasterServicer, master_handler
-from .security import Security, open_server_warning, token_interceptor
-from .worker_client import RemoteWorker, push_timeout
-from .worker_pool import WorkerPool
-from .worker_service import WorkerServicer, worker_handler
-from .worker_state import WorkerState
+from .transport.daemon_pool import DaemonThreadPool
+from .transport.exchange import StreamLimit
+from .master.service import MasterServicer, master_handler
+from .transport.security import Security, open_server_warning, token_interceptor
+from .worker.client import RemoteWorker, push_timeout
+from .master.worker_pool import WorkerPool
+from .worker.service import WorkerServicer, worker_handler
+from .worker.state import WorkerState
 
 __all__ = ["Server", "create_local_cluster"]
 

@@ -57,7 +57,7 @@ def _cluster(args):
 
 
 def _security(args):
-    from .security import Security
+    from .transport.security import Security
 
     token = os.environ.get(TOKEN_ENV)
     if args.token_file:

@@ -11,7 +11,7 @@ per op and differ from the unfused result.
 
 The region becomes a ``_FusedElementwise`` PlanOp producing the root's tensor, whose
 ``expression`` attribute is a program in the kernels' expression language
-(``kernels/elementwise_exprs.py``): one ``tN = ...`` line per member, inputs named
+(``kernels/codegen/expressions.py``): one ``tN = ...`` line per member, inputs named
 ``i0..ik``.  Broadcasting stays correct because every leaf is broadcast to the
 region's output shape, which is the broadcast of all the leaves.
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from ..kernels.elementwise_exprs import ELEMENTWISE_OPS, expression_for
+from ..kernels.codegen.expressions import ELEMENTWISE_OPS, expression_for
 from .ir import PlanOp
 
 __all__ = ["fuse_elementwise", "FUSED_OP"]

@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
-from . import state_kernels
+from .state import StateContext, variable_key
 from .executor import execute
 from .placement import Placement
 from .plan import build_plan, kernel_node_attrs
@@ -43,20 +43,20 @@ class LocalExecutorFactory:
     def make_kernel(self, op, placement: Placement):
         variable = None
         if op.type == "VariableV2":
-            variable = state_kernels.variable_key(op)
+            variable = variable_key(op)
         elif get_op_def(op.type).ref_inputs:
             ref = op.inputs[0].op
             if ref.type != "VariableV2":
                 raise InvalidArgumentError(f"Op '{op.name}' must assign to a Variable, not to "
                                            f"'{ref.name}' ({ref.type}).", op.name)
-            variable = state_kernels.variable_key(ref)
+            variable = variable_key(ref)
         node = KernelNode(
             name=op.name, op=op.type, attrs=kernel_node_attrs(op),
             input_dtypes=tuple(t.dtype.np for t in op.inputs),
             input_shapes=tuple(t.shape.dims for t in op.inputs),
             output_dtype=op.outputs[0].dtype.np if op.outputs else None,
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
-            context=state_kernels.StateContext(self.resources, variable),
+            context=StateContext(self.resources, variable),
             device=placement.short_name)
         return lookup_kernel(op.type, placement.device_type)(node)
 

@@ -1,0 +1,125 @@
+"""Place nodes on a cluster: first on a task, then on one of that task's devices.
+
+Pure logic.  A node's device spec (``ds.device(...)``) is merged over the session's
+default device, which is itself merged over the master's own task, so a node without
+any placement runs on the master's task and a node that names only a device type runs
+on that device of the master's task.  ``/job:localhost`` names the master's task when
+the cluster has no job of that name (TF1 graphs often say it).  Ops that assign to a
+variable (ref inputs) run wherever their variable runs, whatever they ask.
+
+Two steps, because the master must reach a task before it knows its devices:
+
+1. ``task_of(op)``: the task, from the specs alone; a job or task that is not in the
+   cluster is an ``InvalidArgumentError`` naming the node and listing the tasks.
+2. ``place(op, devices)``: the device on that task, with ``runtime.placement.place_node``
+   and the task's own device list and kernel table (``TaskDevices``, from the worker's
+   GetStatus), so soft placement behaves exactly as in a direct session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Mapping
+
+from ...device_spec import DeviceSpec
+from ...errors import InvalidArgumentError
+from ...ops.registry import get_op_def
+from ...runtime.placement import Placement, PlacementPolicy, place_node
+from ..cluster_spec import ClusterSpec, task_name
+
+__all__ = ["TaskDevices", "ClusterDevice", "ClusterPlacer", "colocation_root"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TaskDevices:
+    """What placement needs to know about one task's machine."""
+
+    devices: frozenset                 # short names: {"CPU:0", "GPU:0"}
+    kernels: Mapping[str, frozenset]   # device type -> op types with a kernel there
+
+    def has_kernel(self, op_type: str, device_type: str) -> bool:
+        return op_type in self.kernels.get(device_type, ())
+
+    @property
+    def best_device(self) -> DeviceSpec:
+        gpu = "GPU:0" in self.devices
+        return DeviceSpec(device_type="GPU" if gpu else "CPU", device_index=0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterDevice:
+    """Where one node runs: a task and a device of it."""
+
+    task: str                          # "/job:worker/replica:0/task:1"
+    placement: Placement               # the device within the task (+ a note if moved)
+
+    @property
+    def name(self) -> str:
+        return f"{self.task}/device:{self.placement.short_name}"
+
+    @property
+    def local_device(self) -> str:
+        return f"/device:{self.placement.short_name}"
+
+
+def colocation_root(op):
+    """The op whose placement ``op`` follows: its variable for assign-like ops."""
+    refs = get_op_def(op.type).ref_inputs
+    while refs:
+        op = op.inputs[refs[0]].op
+        refs = get_op_def(op.type).ref_inputs
+    return op
+
+
+class ClusterPlacer:
+    """Places the nodes of one session on a cluster (see the module docstring)."""
+
+    def __init__(self, cluster: ClusterSpec, master_job: str, master_task: int,
+                 session_device: str = "", allow_soft_placement: bool = True):
+        self.cluster = cluster
+        self.master_task = task_name(master_job, master_task)
+        self._master = DeviceSpec(job=master_job, replica=0, task=master_task)
+        self._session = DeviceSpec.parse(session_device)
+        self._allow_soft = allow_soft_placement
+
+    def _spec(self, op) -> DeviceSpec:
+        root = colocation_root(op)
+        asked = self._session.merge(root.device) if root.device else self._session
+        if asked.job == "localhost" and "localhost" not in self.cluster.jobs:
+            asked = asked.replace(job=self._master.job, task=self._master.task)
+        elif asked.job not in (None, self._master.job) and asked.task is None:
+            asked = asked.replace(task=0)      # another job, no task: its first task
+        return self._master.merge(asked)
+
+    def task_of(self, op) -> str:
+        """The full name of the task ``op`` runs on; InvalidArgumentError if not in the cluster."""
+        spec = self._spec(op)
+        if spec.replica not in (None, 0):
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}': replica {spec.replica} "
+                f"does not exist (a devsession cluster has replica 0 only).", op.name)
+        if not self.cluster.has_task(spec.job, spec.task):
+            tasks = ", ".join(f"/job:{j}/task:{t}" for j, t in self.cluster.tasks())
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}': /job:{spec.job}/task:"
+                f"{spec.task} is not in the cluster (tasks: {tasks}).", op.name)
+        return task_name(spec.job, spec.task)
+
+    def place(self, op, devices: TaskDevices) -> ClusterDevice:
+        """The device ``op`` runs on, given its task's devices; InvalidArgumentError if
+        none fits and soft placement is off (or the op has no CPU kernel either)."""
+        task = self.task_of(op)
+        spec = self._spec(op)
+        local = DeviceSpec(device_type=spec.device_type, device_index=spec.device_index)
+        policy = PlacementPolicy(
+            default=devices.best_device, available=frozenset(devices.devices),
+            allow_soft_placement=self._allow_soft, has_kernel=devices.has_kernel)
+        root = colocation_root(op)
+        placement = place_node(op.name, root.type if root is not op else op.type,
+                               str(local), policy)
+        if root is not op and not devices.has_kernel(op.type, placement.device_type):
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}' ({op.type}): it must run "
+                f"with its variable '{root.name}' on {task}/device:{placement.short_name}, "
+                f"which has no {op.type} kernel.", op.name)
+        return ClusterDevice(task, placement)

@@ -1,0 +1,86 @@
+"""Conversions between devsession's value types and their wire messages (no gRPC here).
+
+Devices, step stats, optimizer options and worker status cross the wire as the small
+messages of ``proto/wire.proto`` and ``proto/worker.proto``; these functions are the one
+place that knows both shapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ...devices import DeviceAttributes
+from ...options import NodeStats, OptimizerOptions
+from ...proto import wire_pb2, worker_pb2
+from ..master.placement import TaskDevices
+
+__all__ = ["WorkerStatus", "device_to_proto", "device_from_proto", "stats_to_proto",
+           "stats_from_proto", "optimizer_to_proto", "optimizer_from_proto",
+           "status_to_proto", "status_from_proto"]
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerStatus:
+    """What a worker says about itself (GetStatus)."""
+
+    task: str
+    incarnation: int
+    devices: tuple            # DeviceAttributes with full names
+    kernels: dict             # device type -> frozenset of op types
+
+    def task_devices(self) -> TaskDevices:
+        return TaskDevices(frozenset(d.short_name for d in self.devices), self.kernels)
+
+
+def device_to_proto(d: DeviceAttributes, out=None):
+    out = out if out is not None else wire_pb2.DeviceAttributesProto()
+    out.name, out.device_type = d.name, d.device_type
+    out.memory_limit, out.description = int(d.memory_limit), d.description
+    return out
+
+
+def device_from_proto(p) -> DeviceAttributes:
+    return DeviceAttributes(p.name, p.device_type, p.memory_limit, p.description)
+
+
+def stats_to_proto(stats, out, task: str = "") -> None:
+    """Append NodeStats to the repeated field ``out``; with ``task``, short device names
+    ("CPU:0") become full ones."""
+    for s in stats:
+        device = f"{task}/device:{s.device}" if task else s.device
+        out.add(node=s.node, op=s.op, device=device, start=s.start, duration=s.duration,
+                thread=s.thread)
+
+
+def stats_from_proto(protos) -> list[NodeStats]:
+    return [NodeStats(p.node, p.op, p.device, p.start, p.duration, p.thread) for p in protos]
+
+
+def optimizer_to_proto(o: OptimizerOptions, out=None):
+    out = out if out is not None else wire_pb2.OptimizerConfig()
+    out.constant_folding = o.constant_folding
+    out.common_subexpression_elimination = o.common_subexpression_elimination
+    out.fusion = o.fusion
+    out.constant_folding_max_elements = o.constant_folding_max_elements
+    return out
+
+
+def optimizer_from_proto(p) -> OptimizerOptions:
+    return OptimizerOptions(
+        constant_folding=p.constant_folding,
+        common_subexpression_elimination=p.common_subexpression_elimination,
+        fusion=p.fusion, constant_folding_max_elements=p.constant_folding_max_elements)
+
+
+def status_to_proto(status: WorkerStatus) -> worker_pb2.GetStatusResponse:
+    out = worker_pb2.GetStatusResponse(task=status.task, incarnation=status.incarnation)
+    for d in status.devices:
+        device_to_proto(d, out.devices.add())
+    for device_type, ops in sorted(status.kernels.items()):
+        out.kernels.add(device_type=device_type, ops=sorted(ops))
+    return out
+
+
+def status_from_proto(p) -> WorkerStatus:
+    return WorkerStatus(p.task, p.incarnation, tuple(device_from_proto(d) for d in p.devices),
+                        {k.device_type: frozenset(k.ops) for k in p.kernels})

@@ -1,0 +1,219 @@
+"""How a master (and a worker sending tensors) talks to one task's worker.
+
+``RemoteWorker`` calls another process's WorkerService over a pooled channel: every call
+has a deadline, carries the cluster token, and turns a failed status into the
+``ds.errors`` class the worker raised (``status.error_from_rpc``), naming the task.
+``LocalWorker`` offers the same methods for the worker in the master's own process,
+called directly: the master's partition runs in the thread serving the step.
+
+Timeouts: control calls (status, registration, abort, reset) have fixed deadlines; a
+step's RunGraph has the step's deadline plus ``RUN_GRACE_S`` so the worker's own
+DeadlineExceededError (which names the node) arrives first; pushes get the step's
+deadline or, without one, a deadline that grows with the tensor's size.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+import numpy as np
+
+from ...errors import DeadlineExceededError, OpError, UnavailableError
+from ...proto import worker_pb2
+from ..transport import wire
+from ..transport.channels import ChannelPool, method_path
+from ..transport.exchange import ExchangePool
+from ..transport.messages import WorkerStatus, optimizer_to_proto, stats_from_proto, status_from_proto
+from ..transport.status import error_from_rpc
+from ..timeouts import CONTROL_TIMEOUT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S, STATUS_TIMEOUT_S
+
+__all__ = ["RemoteWorker", "LocalWorker", "push_timeout"]
+
+
+
+def push_timeout(deadline: float | None, nbytes: int) -> float:
+    """Seconds a push may take: the step's remaining time, else 60 s + 20 MB/s."""
+    if deadline is not None:
+        return max(deadline - time.monotonic(), 0.001)
+    return 60.0 + nbytes / 20e6
+
+
+# gRPC cancels a call whose future is garbage collected, so calls nobody waits for are
+# kept here until they finish.
+_detached: set = set()
+_detached_lock = threading.Lock()
+
+
+def _keep_until_done(future) -> None:
+    with _detached_lock:
+        _detached.add(future)
+
+    def forget(f):
+        with _detached_lock:
+            _detached.discard(f)
+
+    future.add_done_callback(forget)
+
+
+def _service(channel: grpc.Channel, method: str, kind: str):
+    path = method_path("WorkerService", method)
+    return getattr(channel, kind)(path)
+
+
+class RemoteWorker:
+    """The WorkerService of task ``task`` at ``address``."""
+
+    def __init__(self, task: str, address: str, pool: ChannelPool):
+        self.task = task
+        self.address = address
+        channel = pool.get(address)
+        self.channel = channel
+        self._metadata = pool.security.metadata()
+        self._get_status = _service(channel, "GetStatus", "unary_unary")
+        self._register = _service(channel, "RegisterGraph", "stream_unary")
+        self._deregister = _service(channel, "DeregisterGraphs", "unary_unary")
+        self._run_graph = _service(channel, "RunGraph", "unary_unary")
+        self._run_graph_exchange = ExchangePool(
+            channel, method_path("WorkerService", "RunGraphExchange"),
+            lambda request: self._call(self._run_graph, request, None, "RunGraph"),
+            self._metadata, f"{task} at {address}", "RunGraph")
+        self._abort = _service(channel, "AbortStep", "unary_unary")
+        self._push = _service(channel, "PushTensor", "unary_unary")
+        self._push_stream = _service(channel, "PushTensorStream", "stream_unary")
+        self._reset = _service(channel, "ResetContainers", "unary_unary")
+
+    def __repr__(self) -> str:
+        return f"<RemoteWorker {self.task} at {self.address}>"
+
+    def _call(self, callable_, request, timeout: float, what: str, wait_for_ready=False):
+        try:
+            return callable_(request, timeout=timeout, metadata=self._metadata,
+                             wait_for_ready=wait_for_ready)
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, f"{self.task} at {self.address}", what) from None
+
+    def get_status(self, timeout: float = STATUS_TIMEOUT_S,
+                   wait_for_ready: bool = False) -> WorkerStatus:
+        try:
+            data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
+        except DeadlineExceededError:   # waiting for a connection that never came
+            raise UnavailableError(f"{self.task} at {self.address} did not answer within "
+                                   f"{timeout:g} s: no server there, or it is not reachable."
+                                   ) from None
+        message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
+        return status_from_proto(message)
+
+    def register_graph(self, session: str, graph_def, feeds, fetches, targets,
+                       optimizer) -> tuple[str, int]:
+        first = worker_pb2.RegisterGraphRequest(session_handle=session, feeds=feeds,
+                                                fetches=fetches, targets=targets)
+        optimizer_to_proto(optimizer, first.optimizer)
+        frames = wire.encode_payload_stream(first, graph_def.SerializeToString())
+        data = self._call(self._register, frames, REGISTER_TIMEOUT_S, "RegisterGraph")
+        reply, _ = wire.decode(worker_pb2.RegisterGraphResponse, data)
+        return reply.graph_handle, reply.incarnation
+
+    def _run_graph_request(self, handle, step_id, incarnation, timeout_s, trace, return_to):
+        return worker_pb2.RunGraphRequest(
+            graph_handle=handle, step_id=step_id, incarnation=incarnation, trace=trace,
+            timeout_s=timeout_s or 0.0, return_sends_to=return_to or "").SerializeToString()
+
+    def run_graph_future(self, handle: str, step_id: int, incarnation: int,
+                         timeout_s: float | None, trace: bool, return_to: str | None = None):
+        """Start RunGraph; ``run_graph_result(future)`` gives its outcome or raises."""
+        request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
+                                          return_to)
+        return self._run_graph.future(request,
+                                      timeout=timeout_s + RUN_GRACE_S if timeout_s else None,
+                                      metadata=self._metadata)
+
+    def run_graph_result(self, future) -> tuple[list, list]:
+        """(NodeStats, returned sends as (key, array)) of a finished RunGraph future."""
+        try:
+            data = future.result()
+        except grpc.RpcError as e:
+            raise error_from_rpc(e, f"{self.task} at {self.address}", "RunGraph") from None
+        return self._run_graph_outcome(data)
+
+    def run_graph(self, handle: str, step_id: int, incarnation: int, timeout_s: float | None,
+                  trace: bool, return_to: str | None = None) -> tuple[list, list]:
+        """RunGraph, waiting in this thread: (NodeStats, returned sends).  Without a
+        deadline it travels as an exchange on an open stream (``exchange.py``)."""
+        request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
+                                          return_to)
+        if timeout_s is None:
+            return self._run_graph_outcome(self._run_graph_exchange.call(request))
+        data = self._call(self._run_graph, request, timeout_s + RUN_GRACE_S, "RunGraph")
+        return self._run_graph_outcome(data)
+
+    @staticmethod
+    def _run_graph_outcome(data) -> tuple[list, list]:
+        message, arrays = wire.decode_tensors(worker_pb2.RunGraphResponse, data)
+        returned = [(spec.name, array) for spec, array in zip(message.tensors, arrays)]
+        return stats_from_proto(message.stats), returned
+
+    def abort_step(self, step_id: int, error: OpError):
+        """Tell the worker the step failed (fire and forget; returns the future)."""
+        request = worker_pb2.AbortStepRequest(step_id=step_id, code=error.code,
+                                              message=error.message,
+                                              node_name=error.node_name or "")
+        future = self._abort.future(request.SerializeToString(), timeout=CONTROL_TIMEOUT_S,
+                                    metadata=self._metadata)
+        _keep_until_done(future)
+        return future
+
+    def push(self, step_id: int, key: str, array: np.ndarray, timeout: float) -> None:
+        """Deliver one tensor to the worker's rendezvous (inline or as a stream)."""
+        first = worker_pb2.PushTensorRequest(step_id=step_id)
+        if array.nbytes <= wire.INLINE_BYTES:
+            self._call(self._push, wire.encode_tensors(first, [key], [array]), timeout,
+                       f"sending tensor {key}")
+        else:
+            self._call(self._push_stream, wire.encode_stream(first, [key], [array]), timeout,
+                       f"sending tensor {key}")
+
+    def deregister(self, session: str, handles=()) -> None:
+        request = worker_pb2.DeregisterGraphsRequest(session_handle=session,
+                                                     graph_handles=list(handles))
+        self._call(self._deregister, request.SerializeToString(), CONTROL_TIMEOUT_S,
+                   "DeregisterGraphs")
+
+    def reset(self, containers=None) -> None:
+        request = worker_pb2.ResetContainersRequest(containers=list(containers or ()),
+                                                    all=containers is None)
+        self._call(self._reset, request.SerializeToString(), CONTROL_TIMEOUT_S,
+                   "ResetContainers")
+
+
+class LocalWorker:
+    """The worker in this process, with RemoteWorker's control methods."""
+
+    def __init__(self, state):
+        self.state = state
+        self.task = state.task
+        self.address = "(this process)"
+
+    def __repr__(self) -> str:
+        return f"<LocalWorker {self.task}>"
+
+    def get_status(self, timeout: float = STATUS_TIMEOUT_S,
+                   wait_for_ready: bool = False) -> WorkerStatus:
+        state = self.state
+        return WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
+                            state.kernels())
+
+    def register_graph(self, session, graph_def, feeds, fetches, targets, optimizer):
+        handle = self.state.register_graph(session, graph_def, feeds, fetches, targets,
+                                           optimizer)
+        return handle, self.state.incarnation
+
+    def abort_step(self, step_id: int, error: OpError):
+        self.state.abort_step(step_id, error)
+
+    def deregister(self, session: str, handles=()) -> None:
+        self.state.deregister(session, handles)
+
+    def reset(self, containers=None) -> None:
+        self.state.reset(containers)

@@ -1,0 +1,152 @@
+"""The WorkerService servicer: decode the request, call ``WorkerState``, encode the reply.
+
+Handlers receive and return raw bytes (``channels``), so a malformed request fails in
+``wire.decode`` with ``InvalidArgumentError`` and leaves the server serving; ``guard``
+turns every error into its gRPC status with the node name in the trailing metadata.
+
+A RunGraph whose caller goes away (the master cancelled the step, died, or its deadline
+passed) aborts the step here at once, so nothing keeps running for nobody.  RunGraph is
+also served as exchanges on long-lived streams (``exchange.py``) for steps without a
+deadline.
+"""
+
+from __future__ import annotations
+
+import grpc
+
+from ...errors import CancelledError, InvalidArgumentError, error_class_for_code
+from ...graph_def import graph_def_from_bytes
+from ...proto import worker_pb2 as pb
+from ..transport import wire
+from ..transport.exchange import StreamLimit, exchange_handler
+from ..transport.messages import WorkerStatus, optimizer_from_proto, stats_to_proto, status_to_proto
+from ..transport.status import guard
+from .state import WorkerState
+
+__all__ = ["WorkerServicer", "worker_handler", "SERVICE"]
+
+SERVICE = "devsession.WorkerService"
+
+
+def _origin(servicer) -> str:
+    return servicer.state.task
+
+
+class WorkerServicer:
+    """Serves one ``WorkerState``."""
+
+    def __init__(self, state: WorkerState):
+        self.state = state
+
+    @guard(_origin)
+    def GetStatus(self, request: bytes, context) -> bytes:
+        wire.decode(pb.GetStatusRequest, request)
+        state = self.state
+        status = WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
+                              state.kernels())
+        return status_to_proto(status).SerializeToString()
+
+    @guard(_origin)
+    def RegisterGraph(self, request_iterator, context) -> bytes:
+        first, payload = wire.decode_payload_stream(pb.RegisterGraphRequest, request_iterator)
+        graph_def = graph_def_from_bytes(payload)
+        handle = self.state.register_graph(
+            first.session_handle, graph_def, list(first.feeds), list(first.fetches),
+            list(first.targets), optimizer_from_proto(first.optimizer))
+        return pb.RegisterGraphResponse(graph_handle=handle,
+                                        incarnation=self.state.incarnation).SerializeToString()
+
+    @guard(_origin)
+    def DeregisterGraphs(self, request: bytes, context) -> bytes:
+        message, _ = wire.decode(pb.DeregisterGraphsRequest, request)
+        self.state.deregister(message.session_handle, list(message.graph_handles))
+        return b""
+
+    def _run_graph(self, request: bytes, watch: "_CallerWatch") -> bytes:
+        message, _ = wire.decode(pb.RunGraphRequest, request)
+        watch.step = message.step_id
+        try:
+            _, stats, returned = self.state.run_graph(
+                message.graph_handle, message.step_id, (), message.timeout_s or None,
+                message.trace, message.incarnation or None, message.return_sends_to or None)
+        finally:
+            watch.step = None
+        response = pb.RunGraphResponse()
+        stats_to_proto(stats, response.stats, self.state.task)
+        return wire.encode_tensors(response, [k for k, _ in returned], [v for _, v in returned])
+
+    @guard(_origin)
+    def RunGraph(self, request: bytes, context) -> bytes:
+        return self._run_graph(request, _CallerWatch(self.state, context))
+
+    def _watch(self, context) -> "_CallerWatch":
+        return _CallerWatch(self.state, context)
+
+    @guard(_origin)
+    def AbortStep(self, request: bytes, context) -> bytes:
+        message, _ = wire.decode(pb.AbortStepRequest, request)
+        error = error_class_for_code(message.code)(message.message, message.node_name or None)
+        self.state.abort_step(message.step_id, error)
+        return b""
+
+    @guard(_origin)
+    def PushTensor(self, request: bytes, context) -> bytes:
+        message, arrays = wire.decode_tensors(pb.PushTensorRequest, request)
+        self._receive(message, arrays)
+        return b""
+
+    @guard(_origin)
+    def PushTensorStream(self, request_iterator, context) -> bytes:
+        message, arrays = wire.decode_stream(pb.PushTensorRequest, request_iterator)
+        self._receive(message, arrays)
+        return b""
+
+    def _receive(self, message, arrays) -> None:
+        if len(arrays) != 1:
+            raise InvalidArgumentError(f"A push carries exactly one tensor, not {len(arrays)}.")
+        self.state.receive(message.step_id, message.tensors[0].name, arrays[0])
+
+    @guard(_origin)
+    def ResetContainers(self, request: bytes, context) -> bytes:
+        message, _ = wire.decode(pb.ResetContainersRequest, request)
+        self.state.reset(None if message.all else list(message.containers))
+        return b""
+
+
+class _CallerWatch:
+    """Aborts the step a call (or an exchange stream) is running when its caller goes
+    away: the master cancelled the step, died, or its deadline passed."""
+
+    def __init__(self, state: WorkerState, context):
+        self.state = state
+        self.step: int | None = None
+        context.add_callback(self._gone)
+
+    def _gone(self) -> None:
+        step = self.step
+        if step is not None:
+            self.state.abort_step(step, CancelledError(
+                f"Step {step} on {self.state.task} was cancelled: its master went away or "
+                f"gave up on it."))
+
+
+_KINDS = {
+    "GetStatus": grpc.unary_unary_rpc_method_handler,
+    "RegisterGraph": grpc.stream_unary_rpc_method_handler,
+    "DeregisterGraphs": grpc.unary_unary_rpc_method_handler,
+    "RunGraph": grpc.unary_unary_rpc_method_handler,
+    "AbortStep": grpc.unary_unary_rpc_method_handler,
+    "PushTensor": grpc.unary_unary_rpc_method_handler,
+    "PushTensorStream": grpc.stream_unary_rpc_method_handler,
+    "ResetContainers": grpc.unary_unary_rpc_method_handler,
+}
+
+
+def worker_handler(servicer: WorkerServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:
+    """The generic handler serving ``servicer`` under /devsession.WorkerService/."""
+    methods = {name: make(getattr(servicer, name)) for name, make in _KINDS.items()}
+    methods["RunGraphExchange"] = exchange_handler(servicer._run_graph,
+                                                   lambda: servicer.state.task, streams,
+                                                   servicer._watch)
+    return grpc.method_handlers_generic_handler(SERVICE, methods)
+

@@ -1,0 +1,39 @@
+"""Every op devsession knows, one module per family.
+
+Each family module holds the family's ``OpDef``s (inputs, attrs, dtype and static-shape
+inference, registered in ``registry.py``) beside the builder functions users call
+(``ds.add``, ``ds.reduce_sum``, ...).  The same family names are used for the kernels
+(``kernels/{reference,cpu,cuda}/<family>.py``):
+
+=================  ===================================================================
+``elementwise``    unary and binary math, comparisons, ``where``, ``cast``
+``reduce``         ``reduce_sum/mean/max/min``, ``argmax``
+``linalg``         ``matmul``
+``nn``             ``softmax``
+``array``          ``identity``, ``reshape``, ``transpose``, ``concat``
+``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
+                   ``random_uniform``, ``random_normal``
+``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
+=================  ===================================================================
+
+``common`` holds what the families share; importing this package registers every op.
+"""
+
+from .array import concat, identity, reshape, transpose
+from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_equal, less,
+                          less_equal, log, maximum, minimum, multiply, negative, pow, relu,
+                          sigmoid, sqrt, square, subtract, tanh, truediv, where)
+from .linalg import matmul
+from .nn import softmax
+from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
+from .state import (constant, group, no_op, placeholder, random_normal, random_uniform)
+from . import operators  # noqa: F401  (installs the Tensor operators)
+
+__all__ = [
+    "concat", "identity", "reshape", "transpose", "abs", "add", "cast", "divide", "equal",
+    "exp", "greater", "greater_equal", "less", "less_equal", "log", "maximum", "minimum",
+    "multiply", "negative", "pow", "relu", "sigmoid", "sqrt", "square", "subtract", "tanh",
+    "truediv", "where", "matmul", "softmax", "argmax", "reduce_max", "reduce_mean",
+    "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
+    "random_uniform",
+]

@@ -1,0 +1,96 @@
+"""What every op family shares: infer helpers for ``OpDef``s and builder helpers for
+the functions users call.
+
+Infer helpers raise ``InferError`` (a ValueError) for shape problems and TypeError for
+dtype problems, naming the node and the operands, so the user sees which line of
+graph-building code is wrong.  Builder helpers convert Python values to Tensors (a
+Python scalar next to a tensor takes the tensor's dtype, as in TF1) and create the node.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..graph import Operation, Tensor, convert_to_tensor, get_default_graph
+from ..tensor_shape import TensorShape, broadcast_static
+from .registry import InferError
+
+__all__ = ["numeric", "same_dtype", "broadcast", "normalise_axis", "normalised_axis",
+           "unary_any", "graph_of", "make_op", "operands"]
+
+
+def numeric(x, node: str) -> None:
+    if not x.dtype.is_numeric:
+        raise TypeError(f"Op '{node}' needs a numeric input, but '{x.name}' is {x.dtype.name}.")
+
+
+def same_dtype(inputs, node: str) -> dtypes.DType:
+    first = inputs[0]
+    for other in inputs[1:]:
+        if other.dtype != first.dtype:
+            raise TypeError(
+                f"Op '{node}': input '{other.name}' has dtype {other.dtype.name}, which does not "
+                f"match dtype {first.dtype.name} of input '{first.name}'. Cast one of them first "
+                f"(ds.cast).")
+    return first.dtype
+
+
+def broadcast(inputs, node: str) -> TensorShape:
+    shape = inputs[0].shape
+    for other in inputs[1:]:
+        try:
+            shape = broadcast_static(shape, other.shape)
+        except ValueError:
+            names = " and ".join(f"'{x.name}' with shape {x.shape}" for x in inputs)
+            raise InferError(f"Op '{node}': incompatible shapes for broadcasting: {names}.") from None
+    return shape
+
+
+def normalise_axis(axis: int, rank: int | None, node: str) -> int:
+    if rank is None:
+        if axis < 0:
+            raise InferError(f"Op '{node}': a negative axis needs an input of known rank.")
+        return axis
+    if not -rank <= axis < max(rank, 1):
+        raise InferError(f"Op '{node}': axis {axis} is out of range for rank {rank}.")
+    return axis % max(rank, 1)
+
+
+def normalised_axis(axis, rank: int | None, node: str) -> int:
+    """``normalise_axis`` for builders: a ValueError (not InferError) for a bad axis."""
+    try:
+        return normalise_axis(int(axis), rank, node)
+    except InferError as e:
+        raise ValueError(str(e)) from None
+
+
+def unary_any(inputs, attrs, node):
+    (x,) = inputs
+    return x.dtype, x.shape
+
+
+def graph_of(*values):
+    for v in values:
+        if hasattr(v, "_as_tensor"):
+            v = v._as_tensor()
+        if isinstance(v, (Tensor, Operation)):
+            return v.graph
+    return get_default_graph()
+
+
+def make_op(op_type: str, inputs, attrs=None, name=None) -> Tensor | Operation:
+    graph = graph_of(*inputs)
+    op = graph.create_op(op_type, inputs, attrs, name=name)
+    return op.outputs[0] if op.outputs else op
+
+
+def operands(*values):
+    """Tensors for the operands of an elementwise op: Python values take the dtype of
+    the first Tensor among them (float64_tensor * 3.0 stays float64)."""
+    graph = graph_of(*values)
+    hint = None
+    for v in values:
+        t = v._as_tensor() if hasattr(v, "_as_tensor") else v
+        if isinstance(t, Tensor):
+            hint = t.dtype
+            break
+    return [convert_to_tensor(v, dtype_hint=hint, graph=graph) for v in values]

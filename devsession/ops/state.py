@@ -1,0 +1,156 @@
+"""Sources and state: Const, Placeholder, NoOp (and ``group``), variables (VariableV2,
+Assign, AssignAdd) and seeded random ops.
+
+``ds.Variable`` (``devsession/variables.py``) builds its nodes from these.  Kernels:
+``kernels/reference/state.py`` (the reference and the CPU's) and
+``kernels/cuda/state.py``; variables and random streams live in the session's
+resource containers (``devsession/runtime/resources.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import (Operation, Tensor, constant_from_array, get_default_graph,
+                     python_value_to_array)
+from ..tensor_shape import TensorShape, as_shape
+from .common import graph_of, make_op
+from .registry import InferError, OpDef, register_op
+
+__all__ = ["constant", "placeholder", "no_op", "group", "random_uniform", "random_normal"]
+
+RANDOM = ("RandomUniform", "RandomStandardNormal")
+
+
+def _const(inputs, attrs, node):
+    value = attrs["value"]
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"Op '{node}': a Const's value must be a tensor, not "
+                        f"{type(value).__name__}.")
+    return dtypes.as_dtype(value.dtype), TensorShape(value.shape)
+
+
+def _placeholder(inputs, attrs, node):
+    return dtypes.as_dtype(attrs["dtype"]), attrs["shape"]
+
+
+def _variable(inputs, attrs, node):
+    return dtypes.as_dtype(attrs["dtype"]), attrs["shape"]
+
+
+def _assign(inputs, attrs, node):
+    ref, value = inputs
+    if ref.dtype != value.dtype:
+        raise TypeError(f"Op '{node}': cannot assign {value.dtype.name} value '{value.name}' to "
+                        f"{ref.dtype.name} variable '{ref.name}'.")
+    if attrs.get("validate_shape", True) and not ref.shape.is_compatible_with(value.shape):
+        raise InferError(f"Op '{node}': cannot assign value '{value.name}' with shape "
+                         f"{value.shape} to variable '{ref.name}' with shape {ref.shape}.")
+    return ref.dtype, ref.shape.merge_with(value.shape) if ref.shape.is_compatible_with(
+        value.shape) else value.shape
+
+
+def _random(inputs, attrs, node):
+    dtype = dtypes.as_dtype(attrs["dtype"])
+    if not dtype.is_floating:
+        raise TypeError(f"Op '{node}': random values must be floating point, not {dtype.name}.")
+    return dtype, TensorShape(attrs["shape"])
+
+
+def _no_output(inputs, attrs, node):
+    return None
+
+
+def _register() -> None:
+    register_op(OpDef("Const", _const, 0))
+    register_op(OpDef("Placeholder", _placeholder, 0))
+    register_op(OpDef("NoOp", _no_output, 0, has_output=False))
+    register_op(OpDef("VariableV2", _variable, 0, stateful=True,
+                      attr_defaults={"container": "", "shared_name": ""}))
+    register_op(OpDef("Assign", _assign, 2, ref_inputs=(0,), stateful=True,
+                      attr_defaults={"validate_shape": True}))
+    register_op(OpDef("AssignAdd", _assign, 2, ref_inputs=(0,), stateful=True))
+    for name in RANDOM:
+        register_op(OpDef(name, _random, 0, stateful=True))
+
+
+_register()
+
+
+def constant(value, dtype=None, shape=None, name: str = "Const", graph=None) -> Tensor:
+    """A Const node holding ``value`` (broadcast to ``shape`` when given)."""
+    array = python_value_to_array(value, dtype, strict=dtype is not None)
+    if shape is not None:
+        shape = tuple(as_shape(shape).as_list())
+        if array.size == 1:
+            array = np.broadcast_to(array.reshape(()), shape)
+        elif array.size == int(np.prod(shape)):
+            array = array.reshape(shape)
+        else:
+            raise ValueError(f"Cannot make a constant of shape {list(shape)} from a value with "
+                             f"{array.size} elements.")
+    return constant_from_array(array, name=name, graph=graph)
+
+
+def placeholder(dtype, shape=None, name: str | None = None) -> Tensor:
+    """A value fed at run time; ``shape`` may hold None for unknown dimensions."""
+    return make_op("Placeholder", (), {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
+               name or "Placeholder")
+
+
+def no_op(name=None) -> Operation:
+    return get_default_graph().create_op("NoOp", (), name=name)
+
+
+def group(*inputs, name=None) -> Operation:
+    """An op that runs after all ``inputs`` (Tensors or Operations)."""
+    flat = []
+    for item in inputs:
+        flat.extend(item if isinstance(item, (list, tuple)) else [item])
+    graph = graph_of(*flat)
+    ops = []
+    for item in flat:
+        element = graph.as_graph_element(item)
+        ops.append(element.op if isinstance(element, Tensor) else element)
+    return graph.create_op("NoOp", (), name=name or "group_deps", control_inputs=ops)
+
+
+_DEFAULT_GRAPH_SEED = 87654321
+
+
+def _seeds(seed) -> tuple[int, int]:
+    """(graph seed, op seed) as TF1 derives them; (0, 0) means "not seeded"."""
+    graph = get_default_graph()
+    if graph.seed is None and seed is None:
+        return 0, 0
+    if seed is None:
+        seed = graph.version  # distinct per op, repeatable for the same graph
+    pair = int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
+    return (0, 2**31 - 1) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
+
+
+def _random_shape(shape) -> tuple:
+    dims = as_shape(shape)
+    if not dims.is_fully_defined():
+        raise ValueError(f"Random ops need a fully defined shape, got {dims}.")
+    return dims.as_tuple()
+
+
+def random_uniform(shape, minval=0.0, maxval=1.0, dtype=dtypes.float32, seed=None,
+                   name=None) -> Tensor:
+    """Uniform values in [minval, maxval); a seeded op repeats its sequence per session."""
+    seed1, seed2 = _seeds(seed)
+    return make_op("RandomUniform", (), {"shape": _random_shape(shape), "dtype": dtypes.as_dtype(dtype),
+                                     "minval": float(minval), "maxval": float(maxval),
+                                     "seed": seed1, "seed2": seed2}, name)
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                  name=None) -> Tensor:
+    """Normal values; a seeded op repeats its sequence per session."""
+    seed1, seed2 = _seeds(seed)
+    return make_op("RandomStandardNormal", (), {"shape": _random_shape(shape),
+                                            "dtype": dtypes.as_dtype(dtype), "mean": float(mean),
+                                            "stddev": float(stddev), "seed": seed1,
+                                            "seed2": seed2}, name)

@@ -1,0 +1,141 @@
+"""Runtime shape checks shared by every device's kernels: broadcasting, axes,
+reductions and MatMul.
+
+Static shapes may be unknown when a plan is built, so kernels check the shapes they
+actually get.  Every failure is an ``InvalidArgumentError`` whose message names the
+node (and op) and shows the offending shapes TF-style (``[3,4]``), with
+``node_name`` set, so that a session can point at the node at fault.  Kept free of
+numba and of any device module: both the numpy reference kernels and the CPU kernels
+use it (as they use ``to_float16``, the one rounding step of float16 results).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from devsession.errors import InvalidArgumentError
+
+__all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "get_attr",
+           "check_axes", "reduced_shape", "reduction_attrs", "check_reduction", "check_argmax",
+           "transposes", "matmul_shape", "matmul_planner"]
+
+
+def invalid_argument(node_name: str, op: str, message: str) -> InvalidArgumentError:
+    """An ``InvalidArgumentError`` for node ``node_name`` (to be raised by the caller)."""
+    return InvalidArgumentError(f"{op} node '{node_name}': {message}", node_name=node_name)
+
+
+def fmt_shape(shape: Sequence[int]) -> str:
+    """``(3, 4)`` -> ``[3,4]``, the way TF prints shapes in error messages."""
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def broadcast_shape(node_name: str, op: str, shapes: Sequence[tuple]) -> tuple:
+    """The numpy broadcast of ``shapes``; ``InvalidArgumentError`` if they don't broadcast."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise invalid_argument(
+            node_name, op, "incompatible shapes for broadcasting: "
+            + " vs. ".join(fmt_shape(s) for s in shapes)) from None
+
+
+def get_attr(node: Any, key: str) -> Any:
+    """``node.attrs[key]``, or ``InvalidArgumentError`` naming the node if it is missing."""
+    try:
+        return node.attrs[key]
+    except KeyError:
+        raise invalid_argument(node.name, node.op, f"missing attr '{key}'") from None
+
+
+def check_axes(node_name: str, op: str, shape: tuple, axes: Sequence[int]) -> None:
+    """Raise ``InvalidArgumentError`` unless every axis is a valid index into ``shape``."""
+    for axis in axes:
+        if not 0 <= axis < len(shape):
+            raise invalid_argument(
+                node_name, op, f"axis {axis} is out of range for an input of shape "
+                f"{fmt_shape(shape)} (rank {len(shape)})")
+
+
+def reduced_shape(shape: tuple, axes: Sequence[int], keepdims: bool) -> tuple:
+    """The shape of ``shape`` reduced over ``axes`` (kept as 1s when ``keepdims``)."""
+    axes = set(axes)
+    if keepdims:
+        return tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return tuple(s for d, s in enumerate(shape) if d not in axes)
+
+
+def to_float16(x: np.ndarray) -> np.ndarray:
+    """``x`` rounded to float16; values beyond float16's range become inf silently (a
+    kernel must not warn: the caller decides what an inf means)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return x.astype(np.float16)
+
+# --- reductions -------------------------------------------------------------------------
+# An integer Mean, a Max, a Min or an ArgMax over zero elements has no value: it raises
+# InvalidArgumentError naming the node (a float Mean over nothing is NaN, a Sum 0).
+
+def reduction_attrs(node) -> tuple[tuple, bool]:
+    """``(sorted axes, keepdims)`` of a Sum/Mean/Max/Min node."""
+    return tuple(sorted(get_attr(node, "axis"))), bool(get_attr(node, "keepdims"))
+
+
+def check_reduction(node, kind: str, x, axes: tuple) -> int:
+    """The number of elements each output reduces; raises ``InvalidArgumentError`` for
+    a bad axis or an empty reduction of ``kind`` ("sum", "mean", "max", "min") with
+    no value."""
+    check_axes(node.name, node.op, x.shape, axes)
+    count = math.prod(x.shape[a] for a in axes)
+    if count == 0 and (kind in ("max", "min") or (kind == "mean" and x.dtype.kind != "f")):
+        raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
+                               f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
+    return count
+
+
+def check_argmax(node, shape: tuple, axis: int) -> None:
+    """Raises ``InvalidArgumentError`` for a bad or empty ArgMax axis."""
+    check_axes(node.name, node.op, shape, (axis,))
+    if shape[axis] == 0:
+        raise invalid_argument(node.name, node.op, f"ArgMax over an empty axis "
+                               f"(input shape {fmt_shape(shape)}, axis {axis})")
+
+
+# --- MatMul -------------------------------------------------------------------------------
+# transpose_a/transpose_b swap the last two axes of an operand; both operands need rank
+# >= 2; the inner dimensions must agree; batch dimensions broadcast like np.matmul.
+
+def transposes(node) -> tuple[bool, bool]:
+    """``(transpose_a, transpose_b)`` of a MatMul node (absent attrs are False)."""
+    return bool(node.attrs.get("transpose_a")), bool(node.attrs.get("transpose_b"))
+
+
+def matmul_shape(node, a_shape: tuple, b_shape: tuple) -> tuple[tuple, int]:
+    """``(output shape, inner dimension)``; raises ``InvalidArgumentError``."""
+    ta, tb = transposes(node)
+    if len(a_shape) < 2 or len(b_shape) < 2:
+        raise invalid_argument(node.name, node.op, f"inputs must have rank >= 2, got "
+                               f"shapes {fmt_shape(a_shape)} and {fmt_shape(b_shape)}")
+    m, k = (a_shape[-1], a_shape[-2]) if ta else (a_shape[-2], a_shape[-1])
+    k2, n = (b_shape[-1], b_shape[-2]) if tb else (b_shape[-2], b_shape[-1])
+    if k != k2:
+        raise invalid_argument(
+            node.name, node.op, f"matrix size-incompatible: In[0]: {fmt_shape(a_shape)}, "
+            f"In[1]: {fmt_shape(b_shape)} (transpose_a={ta}, transpose_b={tb})")
+    batch = tuple(broadcast_shape(node.name, node.op, [a_shape[:-2], b_shape[:-2]]))
+    return batch + (m, n), k
+
+
+def matmul_planner(node) -> Callable[[tuple, tuple], tuple[tuple, int]]:
+    """``plan(a_shape, b_shape)``: ``matmul_shape`` remembered per pair of shapes."""
+    plans: dict[tuple, tuple] = {}
+
+    def plan(a_shape, b_shape):
+        key = (a_shape, b_shape)
+        planned = plans.get(key)
+        if planned is None:
+            planned = plans[key] = matmul_shape(node, a_shape, b_shape)
+        return planned
+    return plan

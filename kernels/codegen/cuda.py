@@ -1,0 +1,190 @@
+"""Render elementwise programs as CUDA C for ``cupy.ElementwiseKernel``.
+
+The expression language and its typing are ``expr_frontend``'s, shared with
+``cpu_codegen`` so that a fuser can hand the same program to either device:
+``compile_expression`` here is the front end's with the GPU's two choices made (only
+dtypes in ``C_TYPES``; sigmoid's two-division form).  This module adds the rendering;
+it never imports cupy, so CI tests it.
+
+1. ``compile_expression(expr, inputs, out_dtype)`` -> ``Program`` (typed ``Instr``s,
+   common subexpressions shared; see ``expr_frontend``).  float16 is loaded and
+   computed as float32 and rounded once, when stored (as the CPU kernels do).
+2. ``render_cuda(program)`` turns the instructions into the ``in_params``,
+   ``out_params``, ``operation`` and ``preamble`` of a ``cupy.ElementwiseKernel``.
+   Signed integer ``+ - *`` and negation go through unsigned arithmetic, so they wrap
+   like numpy's instead of being C's undefined overflow; integer ``**`` is a
+   square-and-multiply helper with the reference kernels' negative-exponent rule.
+3. ``evaluate(program, *arrays)`` (the front end's) runs the same instructions with
+   numpy.  It is the executable specification of step 1 (tests compare it with the
+   REF kernels), so a typing bug shows up in CI although CI has no GPU to run step 2 on.
+
+Example::
+
+    p = compile_expression("max(a * 1.5 + 0.25, 0) * b",
+                           [("a", np.float32), ("b", np.float32)])
+    in_params, out_params, operation, preamble = render_cuda(p)
+    # in_params == "float32 x0, float32 x1"; operation holds "1.5f" and "0.25f"
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from devsession.kernels.codegen import frontend
+from devsession.kernels.codegen.frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
+
+__all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "render_cuda",
+           "evaluate", "c_literal", "C_TYPES", "FUNCTIONS", "CODEGEN_VERSION"]
+
+CODEGEN_VERSION = 2
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F64, _I32, _I64 = np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)
+_BOOL = np.dtype(np.bool_)
+
+# C types of the values a kernel computes with (float16 never: it is computed as float).
+C_TYPES = {_BOOL: "bool", _I32: "int", _I64: "long long", _F32: "float", _F64: "double",
+           _F16: "float16"}
+_UNSIGNED = {_I32: "unsigned int", _I64: "unsigned long long"}
+SUPPORTED_DTYPES = frozenset(C_TYPES)
+
+
+def _check_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        raise CodegenError(f"dtype {dtype} is not supported on the GPU "
+                           f"(supported: {sorted(d.name for d in SUPPORTED_DTYPES)})")
+    return dtype
+
+
+def compile_expression(expr: str, inputs, out_dtype=None) -> Program:
+    """``frontend.compile_expression`` for the GPU: a dtype outside ``C_TYPES``
+    raises ``CodegenError`` (as do the front end's errors)."""
+    return frontend.compile_expression(expr, inputs, out_dtype, check_dtype=_check_dtype)
+
+
+# ----------------------------------------------------------------------- CUDA C
+
+_HELPERS = {
+    # Integer power by squaring in unsigned 64-bit arithmetic (wraps like numpy, no C
+    # undefined behaviour); a negative exponent gives the truncated real result.
+    "ipow": """
+__device__ __forceinline__ long long _ds_ipow(long long base, long long exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (exponent % 2 == 0) ? 1 : -1;
+    return 0;
+  }
+  unsigned long long result = 1ULL, b = (unsigned long long)base;
+  while (exponent > 0) {
+    if (exponent & 1) result *= b;
+    b *= b;
+    exponent >>= 1;
+  }
+  return (long long)result;
+}
+""",
+}
+
+_FLOAT_FUNCTIONS = {"exp": ("expf", "exp"), "log": ("logf", "log"), "sqrt": ("sqrtf", "sqrt"),
+                    "tanh": ("tanhf", "tanh"), "abs": ("fabsf", "fabs"),
+                    "pow": ("powf", "pow")}
+_C_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def c_literal(c: Const) -> str:
+    """A C literal of exactly ``c.value`` in ``c.dtype``."""
+    dtype, v = c.dtype, c.value
+    if dtype.kind == "b":
+        return "true" if v else "false"
+    if dtype == _I32:
+        return "(-2147483647 - 1)" if v == -2**31 else f"({v})" if v < 0 else str(v)
+    if dtype == _I64:
+        return "(-9223372036854775807LL - 1LL)" if v == -2**63 else \
+            f"({v}LL)" if v < 0 else f"{v}LL"
+    suffix, nan, inf = ("f", "CUDART_NAN_F", "CUDART_INF_F") if dtype == _F32 else \
+        ("", "CUDART_NAN", "CUDART_INF")
+    v = float(np.float32(v)) if dtype == _F32 else float(v)
+    if math.isnan(v):
+        return nan
+    if math.isinf(v):
+        return inf if v > 0 else f"(-{inf})"
+    text = repr(v) + suffix
+    return f"({text})" if v < 0 or text.startswith("-") else text
+
+
+def _render_instr(ins: Instr, helpers: set) -> str:
+    a = [x if isinstance(x, str) else c_literal(x) for x in ins.args]
+    d, op = ins.dtype, ins.op
+    c_type = C_TYPES[d]
+    if op in ("add", "sub", "mul"):
+        symbol = {"add": "+", "sub": "-", "mul": "*"}[op]
+        if d.kind == "f":
+            return f"{a[0]} {symbol} {a[1]}"
+        u = _UNSIGNED[d]
+        return f"({c_type})(({u}){a[0]} {symbol} ({u}){a[1]})"
+    if op == "div":
+        return f"{a[0]} / {a[1]}"
+    if op == "pow":
+        if d.kind == "f":
+            return f"{_FLOAT_FUNCTIONS['pow'][d == _F64]}({a[0]}, {a[1]})"
+        helpers.add("ipow")
+        return f"({c_type})_ds_ipow((long long){a[0]}, (long long){a[1]})"
+    if op in ("max", "min"):
+        compare = ">=" if op == "max" else "<="
+        keep = f"{a[0]} {compare} {a[1]}"
+        if d.kind == "f":                 # a NaN on either side wins, like np.maximum
+            keep = f"({keep}) || ({a[0]} != {a[0]})"
+        return f"({keep}) ? {a[0]} : {a[1]}"
+    if op in _C_COMPARE:
+        return f"{a[0]} {_C_COMPARE[op]} {a[1]}"
+    if op in ("and", "or", "xor"):
+        return f"{a[0]} {({'and': '&&', 'or': '||', 'xor': '!='})[op]} {a[1]}"
+    if op == "not":
+        return f"!{a[0]}"
+    if op == "neg":
+        if d.kind == "f":
+            return f"-{a[0]}"
+        u = _UNSIGNED[d]
+        return f"({c_type})(({u})0 - ({u}){a[0]})"
+    if op == "abs":
+        if d.kind == "f":
+            return f"{_FLOAT_FUNCTIONS['abs'][d == _F64]}({a[0]})"
+        u = _UNSIGNED[d]
+        return f"({a[0]} < 0) ? ({c_type})(({u})0 - ({u}){a[0]}) : {a[0]}"
+    if op in ("exp", "log", "sqrt", "tanh"):
+        return f"{_FLOAT_FUNCTIONS[op][d == _F64]}({a[0]})"
+    if op == "select":
+        return f"{a[0]} ? {a[1]} : {a[2]}"
+    if op == "convert":
+        if d.kind == "b":
+            return f"{a[0]} != 0"
+        return f"({c_type})({a[0]})"
+    raise CodegenError(f"internal: no CUDA rendering for op {op!r}")
+
+
+def render_cuda(program: Program) -> tuple[str, str, str, str]:
+    """``(in_params, out_params, operation, preamble)`` for ``cupy.ElementwiseKernel``.
+
+    The kernel's parameters are ``x0..x{k-1}`` (dtypes as given) and ``out0``.
+    """
+    in_params = ", ".join(f"{d.name} x{k}" for k, d in enumerate(program.input_dtypes))
+    out_params = f"{program.out_dtype.name} out0"
+    lines = []
+    for k, d in enumerate(program.input_dtypes):
+        if d == _F16:
+            lines.append(f"const float v{k} = (float)x{k};")
+        else:
+            lines.append(f"const {C_TYPES[d]} v{k} = x{k};")
+    helpers: set = set()
+    for ins in program.instrs:
+        lines.append(f"const {C_TYPES[ins.dtype]} {ins.dst} = {_render_instr(ins, helpers)};")
+    result = program.result if isinstance(program.result, str) else c_literal(program.result)
+    if program.out_dtype == _F16:
+        lines.append(f"out0 = float16((float)({result}));")
+    else:
+        lines.append(f"out0 = {result};")
+    preamble = "".join(_HELPERS[h] for h in sorted(helpers))
+    return in_params, out_params, "\n".join(lines), preamble

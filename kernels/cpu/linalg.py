@@ -1,0 +1,49 @@
+"""MatMul on the CPU: BLAS through ``np.matmul`` with a preallocated ``out``.
+
+A hand-written numba loop would be an order of magnitude slower than a tuned BLAS
+(sgemm/dgemm blocking, packing, SIMD, threads), so this is the one math kernel that is
+not numba-compiled.  ``transpose_a``/``transpose_b`` swap the last two axes as views:
+numpy hands transposed-contiguous operands to BLAS as ``'T'`` without copying.  Batch
+dimensions broadcast like ``np.matmul``.  float16 is computed in float32 (numpy has no
+half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer matmul
+uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free
+(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from devsession.kernels.checks import matmul_planner, to_float16, transposes
+from devsession.kernels.cpu.buffer_pool import BufferPool
+from devsession.kernels.registry import register_kernel
+
+__all__ = ["build_matmul"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+@register_kernel("MatMul", "CPU")
+def build_matmul(node):
+    ta, tb = transposes(node)
+    out_dtype = node.output_dtype
+    widen = out_dtype == _F16
+    compute_dtype = _F32 if widen else out_dtype
+    plan = matmul_planner(node)
+    pool = BufferPool()
+
+    def matmul(a, b):
+        out_shape, _ = plan(a.shape, b.shape)
+        if ta:
+            a = np.swapaxes(a, -1, -2)
+        if tb:
+            b = np.swapaxes(b, -1, -2)
+        if widen:
+            a, b = a.astype(_F32), b.astype(_F32)
+        if widen:
+            return to_float16(np.matmul(a, b, out=np.empty(out_shape, _F32)))
+        out = pool.take(out_shape, compute_dtype)
+        np.matmul(a, b, out=out)
+        pool.give(out)
+        return out
+    return matmul

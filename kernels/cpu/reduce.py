@@ -1,0 +1,377 @@
+"""Reduction CPU kernels: Sum, Mean, Max, Min and ArgMax (and the row machinery
+``nn.py``'s Softmax shares).
+
+Layout: the kernel callable moves the reduced axes last (``np.ascontiguousarray`` of
+a transpose; no copy when they are trailing already and the input is contiguous) and
+flattens, so every numba loop sees one C-contiguous 1-D array of ``rows`` rows of
+``n`` elements.  The transpose plan is computed once per input shape.
+
+Numerics:
+
+* Sums accumulate floats in float64 and ints in int64, vectorized over blocks of 128
+  (numpy's pairwise leaf size), block sums combined with Neumaier compensation: at
+  least as accurate as numpy's pairwise summation, float32 far more so.  An inf/nan total
+  skips the compensation (which would turn inf into nan).
+* Integer sums wrap to the output dtype before Mean divides them (TF semantics);
+  integer Mean truncates toward zero.  float16 is widened to float32 on load.
+* Max/Min/ArgMax propagate NaN like numpy (ArgMax: the first NaN; ties: the first).
+
+Parallelism: below ``PARALLEL_MIN_SIZE`` elements (or with one numba thread) a serial
+loop runs.  Above it, with at least 4 rows per thread, ``prange`` runs over rows;
+with fewer (e.g. one huge row) Sum/Mean/Max/Min/ArgMax split each row into chunks,
+reduce the chunks in parallel and combine the partial results serially.
+
+Empty reductions: Sum gives 0, float Mean NaN; integer Mean, Max, Min and ArgMax over
+zero elements raise ``InvalidArgumentError`` (like the reference).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from devsession.kernels.checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
+                      to_float16)
+from devsession.kernels.registry import register_kernel
+from devsession.kernels.cpu.elementwise import PARALLEL_MIN_SIZE
+from devsession.kernels.cpu.numba_setup import num_threads
+
+from numba import njit, prange, types  # noqa: E402  (after numba_setup)
+from numba.extending import overload  # noqa: E402
+
+__all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
+           "unrolled_max"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+# nogil: many Python threads run sessions at once (the kernels touch no Python objects).
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+PAR = dict(cache=True, nogil=True, error_model="numpy", parallel=True)
+
+
+# ------------------------------------------------------------- per-slice kernels
+
+@njit(cache=True, error_model="numpy", fastmath={"reassoc"})
+def _block_sum(xs, zero):
+    """Sum of a short slice.  Allowing reassociation (only) lets LLVM vectorize this
+    with 16 accumulators; NaN and inf still propagate."""
+    acc = zero
+    for i in range(xs.size):
+        acc += xs[i]
+    return acc
+
+
+@njit(**JIT)
+def sum_slice(x, lo, hi, zero):
+    """Sum of x[lo:hi] in the type of ``zero`` (float64 or int64)."""
+    total = zero
+    comp = zero
+    for start in range(lo, hi, 128):
+        block = _block_sum(x[start:min(start + 128, hi)], zero)
+        t = total + block
+        if abs(total) >= abs(block):
+            comp += (total - t) + block
+        else:
+            comp += (block - t) + total
+        total = t
+    if total - total != 0:     # inf or nan
+        return total
+    return total + comp
+
+
+# The loops below index slices (from 0) rather than x[lo + k]: numba cannot prove
+# lo + k >= 0, and its negative-index wraparound check stops LLVM vectorizing.
+
+@njit(**JIT)
+def _extreme_slice(x, lo, hi, is_max):
+    xs = x[lo:hi]
+    m = xs[0]
+    if m != m:
+        return m
+    for k in range(1, xs.size):
+        v = xs[k]
+        if v != v:
+            return v
+        if is_max:
+            if v > m:
+                m = v
+        elif v < m:
+            m = v
+    return m
+
+
+@njit(**JIT)
+def _argmax_slice(x, lo, hi):
+    """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max."""
+    xs = x[lo:hi]
+    best = xs[0]
+    if best != best:
+        return 0
+    at = 0
+    for k in range(1, xs.size):
+        v = xs[k]
+        if v > best:
+            best = v
+            at = k
+        elif v != v:
+            return k
+    return at
+
+
+@njit(**JIT)
+def unrolled_max(xs):
+    """max of a non-empty slice, NaNs ignored.  Eight independent accumulators let LLVM
+    vectorise (a single running max is a serial dependency chain: 6x slower)."""
+    n = xs.size // 8 * 8
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xs[0]
+    for k in range(0, n, 8):
+        v = xs[k]
+        m0 = v if v > m0 else m0
+        v = xs[k + 1]
+        m1 = v if v > m1 else m1
+        v = xs[k + 2]
+        m2 = v if v > m2 else m2
+        v = xs[k + 3]
+        m3 = v if v > m3 else m3
+        v = xs[k + 4]
+        m4 = v if v > m4 else m4
+        v = xs[k + 5]
+        m5 = v if v > m5 else m5
+        v = xs[k + 6]
+        m6 = v if v > m6 else m6
+        v = xs[k + 7]
+        m7 = v if v > m7 else m7
+    m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+    for k in range(n, xs.size):
+        m = xs[k] if xs[k] > m else m
+    return m
+
+
+def _store_total(out, r, total, divisor):
+    """out[r] = total / divisor, for float totals; integer totals wrap to out's dtype
+    first and then divide truncating toward zero.  numba-only (see the overload)."""
+    raise NotImplementedError
+
+
+@overload(_store_total)
+def _store_total_overload(out, r, total, divisor):
+    if isinstance(total, types.Integer):
+        def store_int(out, r, total, divisor):
+            out[r] = total
+            if divisor != 1:
+                v = out[r]
+                q = v // divisor
+                if q < 0 and q * divisor != v:
+                    q += 1
+                out[r] = q
+        return store_int
+
+    def store_float(out, r, total, divisor):
+        out[r] = total / divisor
+    return store_float
+
+
+# ------------------------------------------------------------ row/chunk drivers
+
+@njit(**JIT)
+def _chunk_bounds(t, n, nchunks):
+    """Bounds of chunk t when each row of n elements is cut into nchunks chunks."""
+    r = t // nchunks
+    c = t - r * nchunks
+    return r * n + (c * n) // nchunks, r * n + ((c + 1) * n) // nchunks
+
+
+@njit(**JIT)
+def sum_rows(x, n, out, zero, divisor):
+    for r in range(out.size):
+        _store_total(out, r, sum_slice(x, r * n, r * n + n, zero), divisor)
+
+
+@njit(**PAR)
+def sum_rows_parallel(x, n, out, zero, divisor):
+    for r in prange(out.size):
+        _store_total(out, r, sum_slice(x, r * n, r * n + n, zero), divisor)
+
+
+@njit(**PAR)
+def sum_chunks_parallel(x, n, nchunks, partial, zero):
+    for t in prange(partial.size):
+        lo, hi = _chunk_bounds(t, n, nchunks)
+        partial[t] = sum_slice(x, lo, hi, zero)
+
+
+@njit(**JIT)
+def extreme_rows(x, n, out, is_max):
+    for r in range(out.size):
+        out[r] = _extreme_slice(x, r * n, r * n + n, is_max)
+
+
+@njit(**PAR)
+def extreme_rows_parallel(x, n, out, is_max):
+    for r in prange(out.size):
+        out[r] = _extreme_slice(x, r * n, r * n + n, is_max)
+
+
+@njit(**PAR)
+def extreme_chunks_parallel(x, n, nchunks, partial, is_max):
+    for t in prange(partial.size):
+        lo, hi = _chunk_bounds(t, n, nchunks)
+        partial[t] = _extreme_slice(x, lo, hi, is_max)
+
+
+@njit(**JIT)
+def argmax_rows(x, n, out):
+    for r in range(out.size):
+        out[r] = _argmax_slice(x, r * n, r * n + n)
+
+
+@njit(**PAR)
+def argmax_rows_parallel(x, n, out):
+    for r in prange(out.size):
+        out[r] = _argmax_slice(x, r * n, r * n + n)
+
+
+@njit(**PAR)
+def argmax_chunks_parallel(x, n, nchunks, partial):
+    for t in prange(partial.size):
+        lo, hi = _chunk_bounds(t, n, nchunks)
+        partial[t] = lo + _argmax_slice(x, lo, hi)
+
+
+@njit(**JIT)
+def argmax_combine(x, n, nchunks, partial, out):
+    """Per row, the first chunk winner that is NaN or strictly greater than earlier ones."""
+    for r in range(out.size):
+        best = partial[r * nchunks]
+        for c in range(1, nchunks):
+            if x[best] != x[best]:
+                break
+            at = partial[r * nchunks + c]
+            if x[at] > x[best] or x[at] != x[at]:
+                best = at
+        out[r] = best - r * n
+
+
+# --------------------------------------------------------------- python drivers
+
+def strategy(rows: int, n: int) -> tuple[str, int]:
+    """("serial" | "rows" | "chunks", chunks per row) for a rows x n reduction."""
+    threads = num_threads()
+    if rows * n < PARALLEL_MIN_SIZE or threads == 1:
+        return "serial", 1
+    if rows >= 4 * threads:
+        return "rows", 1
+    nchunks = min(max(n // 4096, 1), -(-4 * threads // rows))
+    return ("chunks", nchunks) if nchunks > 1 else ("rows", 1)
+
+
+class Layout:
+    """Per input shape: how to view the input as rows x n (reduced axes last)."""
+
+    def __init__(self, node, axes: tuple, keepdims: bool, widen: bool):
+        self.node, self.axes, self.keepdims, self.widen = node, axes, keepdims, widen
+        self._plans: dict[tuple, tuple] = {}
+
+    def __call__(self, x):
+        plan = self._plans.get(x.shape)
+        if plan is None:
+            if len(self._plans) >= 64:      # bound the memory of ever-changing shapes
+                self._plans.clear()
+            plan = self._plans[x.shape] = self._plan(x.shape)
+        perm, rows, n, out_shape, moved_shape = plan
+        moved = x if perm is None else x.transpose(perm)
+        flat = np.ascontiguousarray(moved, dtype=_F32 if self.widen else None).ravel()
+        return flat, rows, n, out_shape, moved_shape
+
+    def _plan(self, shape):
+        check_axes(self.node.name, self.node.op, shape, self.axes)
+        kept = [d for d in range(len(shape)) if d not in self.axes]
+        perm = tuple(kept) + self.axes
+        n = math.prod(shape[a] for a in self.axes)
+        rows = math.prod(shape[d] for d in kept)
+        return (None if perm == tuple(range(len(shape))) else perm, rows, n,
+                reduced_shape(shape, self.axes, self.keepdims),
+                tuple(shape[p] for p in perm))
+
+
+def _empty_error(node, shape, what):
+    return invalid_argument(node.name, node.op, f"cannot take the {what} of zero elements "
+                            f"(input shape {fmt_shape(shape)})")
+
+
+def _check_numeric(node):
+    if node.input_dtypes[0].kind not in "iuf":
+        raise invalid_argument(node.name, node.op,
+                               f"no CPU kernel for {node.op} on {node.input_dtypes[0]}")
+
+
+@register_kernel(("Sum", "Mean", "Max", "Min"), "CPU")
+def build_reduction(node):
+    kind = node.op.lower()
+    _check_numeric(node)
+    axes = tuple(sorted(int(a) for a in get_attr(node, "axis")))
+    keepdims = bool(get_attr(node, "keepdims"))
+    in_dtype, out_dtype = node.input_dtypes[0], node.output_dtype
+    widen = in_dtype == _F16
+    store = _F32 if widen else out_dtype
+    layout = Layout(node, axes, keepdims, widen)
+    is_float = in_dtype.kind == "f"
+    zero = np.float64(0) if is_float else np.int64(0)
+    is_max = kind == "max"
+
+    def reduce(x):
+        if not axes:               # reduce nothing: a copy
+            check_axes(node.name, node.op, x.shape, axes)
+            return np.array(x, dtype=out_dtype)
+        flat, rows, n, out_shape, _ = layout(x)
+        out = np.empty(out_shape, store)
+        flat_out = out.ravel()
+        if n == 0:
+            if kind == "sum" or (kind == "mean" and is_float):
+                flat_out[:] = 0 if kind == "sum" else np.nan
+            else:
+                raise _empty_error(node, x.shape, kind)
+        elif rows:
+            how, nchunks = strategy(rows, n)
+            if kind in ("sum", "mean"):
+                divisor = n if kind == "mean" else 1
+                if how == "chunks":
+                    partial = np.empty(rows * nchunks, zero.dtype)
+                    sum_chunks_parallel(flat, n, nchunks, partial, zero)
+                    sum_rows(partial, nchunks, flat_out, zero, divisor)
+                else:
+                    (sum_rows_parallel if how == "rows" else sum_rows)(
+                        flat, n, flat_out, zero, divisor)
+            elif how == "chunks":
+                partial = np.empty(rows * nchunks, flat.dtype)
+                extreme_chunks_parallel(flat, n, nchunks, partial, is_max)
+                extreme_rows(partial, nchunks, flat_out, is_max)
+            else:
+                (extreme_rows_parallel if how == "rows" else extreme_rows)(
+                    flat, n, flat_out, is_max)
+        return to_float16(out) if widen else out
+    return reduce
+
+
+@register_kernel("ArgMax", "CPU")
+def build_argmax(node):
+    _check_numeric(node)
+    axis = int(get_attr(node, "axis"))
+    layout = Layout(node, (axis,), False, node.input_dtypes[0] == _F16)
+    out_dtype = node.output_dtype
+
+    def argmax(x):
+        flat, rows, n, out_shape, _ = layout(x)
+        out = np.empty(out_shape, np.int64)
+        if n == 0:
+            raise _empty_error(node, x.shape, "argmax")
+        if rows:
+            how, nchunks = strategy(rows, n)
+            if how == "chunks":
+                partial = np.empty(rows * nchunks, np.int64)
+                argmax_chunks_parallel(flat, n, nchunks, partial)
+                argmax_combine(flat, n, nchunks, partial, out.ravel())
+            else:
+                (argmax_rows_parallel if how == "rows" else argmax_rows)(flat, n, out.ravel())
+        return out.astype(out_dtype, copy=False)    # int64 unless TF's output_type says int32
+    return argmax

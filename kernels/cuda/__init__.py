@@ -1,0 +1,35 @@
+"""Device type "GPU": every CUDA kernel (imported lazily by the registry).
+
+Importing this package imports cupy; without cupy the import fails, the registry
+remembers why and reports it (with the install hint) on every later GPU lookup.  Device
+discovery (``devsession.devices``) decides separately whether GPUs exist, so a
+machine with cupy but without a driver never gets here.  Every kernel takes and
+returns cupy arrays on the GPU named by ``KernelNode.device``; values stay there
+between GPU nodes, and ``_Transfer`` steps move them at device edges, feeds and
+fetches.  One module per op family, named as in ``reference/`` and ``cpu/``:
+
+==================  ===============================================================
+module              ops and how they run
+==================  ===============================================================
+``elementwise``     unary/binary math, SelectV2, Cast and fused regions: one
+                    ``cupy.ElementwiseKernel`` per expression (``codegen/cuda.py``)
+``reduce``          Sum, Mean, Max, Min, ArgMax: cupy reductions (CUB)
+``linalg``          MatMul: cuBLAS via ``cupy.matmul``
+``nn``              Softmax: max, one fused exp kernel, sum, divide
+``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
+``state``           constants uploaded once, variables held as cupy arrays, random
+                    numbers drawn on the host (the CPU's sequence) and uploaded
+``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
+                    copies
+==================  ===============================================================
+
+Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
+``ResourceExhaustedError`` naming the node and the bytes asked for), ``memory`` (pool
+caps and release).
+"""
+
+from __future__ import annotations
+
+import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
+
+from devsession.kernels.cuda import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)

@@ -1,0 +1,76 @@
+"""Reduction GPU kernels: Sum, Mean, Max, Min and ArgMax.
+
+cupy's reductions do the work (CUB device reductions where cupy chooses them), with the
+reference kernels' semantics pinned down around them:
+
+* Sum accumulates in the input dtype, float16 in float32 (numpy and the REF kernels do
+  the same); integer sums wrap, and Mean of integers divides the wrapped sum,
+  truncating toward zero (C integer division does exactly that).
+* Max/Min/ArgMax propagate NaN like numpy (cupy's reductions follow numpy; ArgMax:
+  the first NaN, ties: the first index).  Max/Min of float16 need no widening: they are
+  exact.
+* Empty reductions: Sum gives 0, float Mean NaN; integer Mean, Max, Min and ArgMax over
+  zero elements raise ``InvalidArgumentError`` naming the node (like the reference).
+  Inputs with no elements at all never reach cupy (whose reductions refuse some of
+  them); the result is built directly.
+"""
+
+from __future__ import annotations
+
+import cupy
+import numpy as np
+
+from devsession.kernels.checks import check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs
+from devsession.kernels.registry import register_kernel
+from devsession.kernels.cuda.device import on_device
+
+__all__ = ["build_reduction", "build_argmax", "compute_dtype"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+# Integer Mean: C's integer division truncates toward zero, as TF's Mean does.
+_trunc_div = cupy.ElementwiseKernel("T s, int64 n", "T q", "q = (T)(s / n)",
+                                    name="devsession_trunc_div")
+
+
+def compute_dtype(dtype: np.dtype) -> np.dtype:
+    return _F32 if dtype == _F16 else dtype
+
+
+@register_kernel(("Sum", "Mean", "Max", "Min"), "GPU")
+def build_reduction(node):
+    kind = node.op.lower()
+    axes, keepdims = reduction_attrs(node)
+    out_dtype = node.output_dtype
+
+    def reduce(x):
+        count = check_reduction(node, kind, x, axes)
+        acc = compute_dtype(x.dtype)
+        if not axes:                  # reducing over nothing is a copy
+            return x.astype(out_dtype, copy=True)
+        if x.size == 0:
+            fill = np.nan if (kind == "mean" and count == 0) else 0
+            return cupy.full(reduced_shape(x.shape, axes, keepdims), fill, out_dtype)
+        if kind == "max":
+            r = cupy.max(x, axis=axes, keepdims=keepdims)
+        elif kind == "min":
+            r = cupy.min(x, axis=axes, keepdims=keepdims)
+        else:
+            r = cupy.sum(x, axis=axes, keepdims=keepdims, dtype=acc)
+            if kind == "mean":
+                r = r / acc.type(count) if acc.kind == "f" else _trunc_div(r, count)
+        return r.astype(out_dtype, copy=False)
+    return on_device(node, reduce)
+
+
+@register_kernel("ArgMax", "GPU")
+def build_argmax(node):
+    axis = int(get_attr(node, "axis"))
+    out_dtype = node.output_dtype
+
+    def argmax(x):
+        check_argmax(node, x.shape, axis)
+        if x.size == 0:
+            return cupy.empty(reduced_shape(x.shape, (axis,), False), out_dtype)
+        return cupy.argmax(x, axis=axis).astype(out_dtype, copy=False)
+    return on_device(node, argmax)

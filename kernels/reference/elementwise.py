@@ -1,0 +1,94 @@
+"""Reference kernels of the elementwise ops (unary, binary, SelectV2, Cast): the most
+direct numpy formulation of each, the oracle the CPU and GPU kernels are tested against.
+
+* float16 is computed in float32 and rounded back once per op (like numpy's float16
+  loops and TF's CPU kernels).
+* Integer arithmetic wraps around in the input dtype (``np.int32`` overflow wraps).
+  ``Pow`` on integers with a negative exponent gives the truncated real result
+  (1 for base 1, +-1 for base -1, else 0) instead of numpy's ValueError.
+* ``RealDiv`` of integers is numpy true division: float64.  Division by zero gives
+  inf/nan, never an exception or a warning (``np.errstate``).
+* ``Sigmoid`` uses ``exp(-|x|)``, which never overflows.
+* Maximum/Minimum propagate NaN like numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..checks import broadcast_shape, get_attr
+from ..registry import register_kernel
+
+DEVICE = "REF"
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def compute_dtype(x: np.ndarray) -> np.ndarray:
+    """float16 inputs widened to float32 (the one rounding happens at the end)."""
+    return x.astype(_F32) if x.dtype == _F16 else x
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _relu(x):
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+def _pow(x, y):
+    if x.dtype.kind == "f":
+        return np.power(x, y)
+    r = np.power(x, np.maximum(y, 0))   # numpy int power wraps like TF's
+    negative = y < 0
+    if np.any(negative):
+        odd = (y % 2) != 0
+        inverse = np.where(x == 1, 1, np.where(x == -1, np.where(odd, -1, 1), 0))
+        r = np.where(negative, inverse, r)
+    return r
+
+
+UNARY = {
+    "Neg": np.negative, "Abs": np.abs, "Square": np.square, "Relu": _relu,
+    "Exp": np.exp, "Log": np.log, "Sqrt": np.sqrt, "Tanh": np.tanh, "Sigmoid": _sigmoid,
+}
+BINARY = {
+    "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Pow": _pow,
+    "Maximum": np.maximum, "Minimum": np.minimum, "RealDiv": np.true_divide,
+    "Equal": np.equal, "Less": np.less, "LessEqual": np.less_equal,
+    "Greater": np.greater, "GreaterEqual": np.greater_equal,
+}
+
+
+@register_kernel(tuple(UNARY) + tuple(BINARY), DEVICE)
+def build_elementwise(node):
+    fn = {**UNARY, **BINARY}[node.op]
+    out_dtype = node.output_dtype
+
+    def kernel(*xs):
+        broadcast_shape(node.name, node.op, [x.shape for x in xs])
+        with np.errstate(all="ignore"):   # inf/nan results and float16 overflow
+            result = fn(*[compute_dtype(x) for x in xs])
+            return np.asarray(result).astype(out_dtype, copy=False)
+    return kernel
+
+
+@register_kernel("SelectV2", DEVICE)
+def build_select(node):
+    out_dtype = node.output_dtype
+
+    def select(cond, x, y):
+        broadcast_shape(node.name, node.op, [cond.shape, x.shape, y.shape])
+        return np.asarray(np.where(cond, x, y)).astype(out_dtype, copy=False)
+    return select
+
+
+@register_kernel("Cast", DEVICE)
+def build_cast(node):
+    dst = np.dtype(get_attr(node, "DstT"))
+
+    def cast(x):
+        with np.errstate(all="ignore"):
+            return x.astype(dst)
+    return cast
