@@ -194,6 +194,7 @@ def check_ops() -> dict:
     reference exists) on one input: {op: max abs difference, or the error}."""
     import cupy
 
+    from devsession.device_spec import Device
     from devsession.kernels.registry import KernelNode, lookup_kernel, registered_ops
 
     f32, i64 = np.dtype(np.float32), np.dtype(np.int64)
@@ -228,7 +229,7 @@ def check_ops() -> dict:
         inputs, out_dtype, attrs = cases[op]
         node = KernelNode(f"check_{op}", op, attrs, tuple(a.dtype for a in inputs),
                           tuple(None for _ in inputs), np.dtype(out_dtype), None,
-                          device="GPU:0")
+                          device=Device("GPU", 0))
         try:
             oracle = "REF" if op in registered_ops("REF") else "CPU"
             want = lookup_kernel(op, oracle)(node)(*inputs)

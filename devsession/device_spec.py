@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-__all__ = ["DeviceSpec", "canonical_device"]
+__all__ = ["DeviceSpec", "Device", "canonical_device", "HOST", "task_name"]
 
 _TYPE_ALIASES = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU"}
 _SHORT = re.compile(r"^/?(?P<type>[A-Za-z_]+)(?::(?P<index>\d+|\*))?$")
@@ -114,6 +114,59 @@ class DeviceSpec:
 
     def to_string(self) -> str:
         return str(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    """One resolved device: where a node runs.
+
+    Placement turns a node's ``DeviceSpec`` (partial, as the user wrote it) into a
+    ``Device`` once; the plan, the transfers between devices and the kernel node carry
+    this same value, so nothing downstream parses a device name again.  ``job`` and
+    ``task`` are set on a cluster (the task the device belongs to), None in a local
+    session.
+    """
+
+    device_type: str               # "CPU" or "GPU"
+    index: int = 0
+    job: str | None = None
+    task: int | None = None
+
+    @property
+    def short_name(self) -> str:
+        """``GPU:1``: the device within its process."""
+        return f"{self.device_type}:{self.index}"
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.device_type == "GPU"
+
+    @property
+    def task_name(self) -> str | None:
+        """``/job:worker/replica:0/task:1`` on a cluster, None in a local session."""
+        return None if self.job is None else task_name(self.job, self.task)
+
+    def local(self) -> "Device":
+        """This device without its task (as a worker runs it)."""
+        return Device(self.device_type, self.index)
+
+    def spec(self) -> DeviceSpec:
+        return DeviceSpec(job=self.job, replica=0 if self.job is not None else None,
+                          task=self.task, device_type=self.device_type,
+                          device_index=self.index)
+
+    def __str__(self) -> str:
+        if self.job is None:
+            return f"/device:{self.short_name}"
+        return f"{self.task_name}/device:{self.short_name}"
+
+
+HOST = Device("CPU", 0)     # where feeds arrive and fetches leave
+
+
+def task_name(job: str, task: int) -> str:
+    """The full name of a cluster task: ``/job:worker/replica:0/task:1``."""
+    return f"/job:{job}/replica:0/task:{task}"
 
 
 def _device_type(text: str, spec: str) -> str:

@@ -20,14 +20,15 @@ import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 
-from .device_spec import DeviceSpec
+from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
 from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime.local_executor import LocalExecutorFactory, make_step
-from .runtime.placement import Placement, PlacementPolicy, place_node
+from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy, place_node,
+                                resolve_default_device)
 from .runtime.resources import ResourceMgr
 from .session import BaseSession
 from .session_factory import SessionFactory, Verdict
@@ -38,37 +39,14 @@ log = logging.getLogger("devsession")
 placement_log = logging.getLogger("devsession.placement")
 
 
-def resolve_local_device(options: SessionOptions) -> tuple[Placement | None, str]:
-    """(the session's default device, a reason) for local options.
+_MACHINE = Machine(gpu_count=lambda: len(gpu_devices()),
+                   gpu_description=lambda index: gpu_devices()[index].description,
+                   why_no_gpu=gpu_unavailable_reason)
 
-    Returns (None, why) when the device cannot be served here.
-    """
-    spec = options.device_spec
-    if spec.job not in (None, "localhost") or (spec.task not in (None, 0)):
-        return None, (f"device {options.device} names another process "
-                      f"({DeviceSpec(job=spec.job, task=spec.task)}); use a grpc://host:port "
-                      f"target to reach a cluster")
-    gpus = gpu_devices()
-    if spec.device_type is None:
-        if gpus:
-            return Placement("GPU", 0), "best local device is GPU:0"
-        return Placement("CPU", 0), f"best local device is CPU:0 ({gpu_unavailable_reason()})"
-    index = spec.device_index or 0
-    if spec.device_type == "CPU":
-        if index != 0:
-            if options.allow_soft_placement:
-                return Placement("CPU", 0, f"CPU:{index} does not exist; using CPU:0"), \
-                    f"CPU:{index} falls back to CPU:0 (soft placement)"
-            return None, f"device CPU:{index} does not exist (only CPU:0)"
-        return Placement("CPU", 0), "runs on CPU:0"
-    if index < len(gpus):
-        return Placement("GPU", index), f"runs on GPU:{index} ({gpus[index].description})"
-    why = gpu_unavailable_reason() if not gpus else f"only {len(gpus)} GPU(s) present"
-    if options.allow_soft_placement:
-        note = f"GPU:{index} was requested but {why}; running on CPU:0 instead"
-        return Placement("CPU", 0, note), f"GPU:{index} falls back to CPU:0 ({why})"
-    return None, (f"device GPU:{index} is not available: {why}; set allow_soft_placement=True "
-                  f"to fall back to the CPU, or install cupy and a CUDA driver")
+
+def resolve_local_device(options: SessionOptions) -> DefaultDevice:
+    """The session's default device on this machine (``placement.resolve_default_device``)."""
+    return resolve_default_device(options.device, _MACHINE, options.allow_soft_placement)
 
 
 class DirectSessionFactory(SessionFactory):
@@ -77,24 +55,37 @@ class DirectSessionFactory(SessionFactory):
     def __init__(self):
         self._sessions: "weakref.WeakSet[DirectSession]" = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._last: tuple | None = None      # (options, DefaultDevice) last resolved
 
     def accepts_options(self, options: SessionOptions) -> Verdict:
         if not options.is_local:
             return Verdict(False, f"target \"{options.target}\" is not local (\"\" or "
                                   f"\"local\"){_target_hint(options.target)}")
-        device, reason = resolve_local_device(options)
-        return Verdict(device is not None, reason)
+        default = self._resolve(options)
+        return Verdict(default.device is not None, default.reason)
 
     def new_session(self, options: SessionOptions) -> "DirectSession":
-        device, reason = resolve_local_device(options)
-        if device is None:
-            raise InvalidArgumentError(f"DIRECT_SESSION cannot serve {options.device}: {reason}.")
-        if device.note:
-            log.warning("devsession: requested device %s: %s.", options.device, device.note)
-        session = DirectSession(options, device)
+        default = self._resolve(options)
+        if default.device is None:
+            raise InvalidArgumentError(f"DIRECT_SESSION cannot serve {options.device}: "
+                                       f"{default.reason}.")
+        if default.note:
+            log.warning("devsession: requested device %s: %s.", options.device, default.note)
+        session = DirectSession(options, default)
         with self._lock:
             self._sessions.add(session)
         return session
+
+    def _resolve(self, options: SessionOptions) -> DefaultDevice:
+        """``resolve_local_device``, once for the accepts_options/new_session pair that
+        ``ds.new_session`` makes with the same options object."""
+        with self._lock:
+            if self._last is not None and self._last[0] is options:
+                return self._last[1]
+        default = resolve_local_device(options)
+        with self._lock:
+            self._last = (options, default)
+        return default
 
     def reset(self, options: SessionOptions, containers=None) -> None:
         """Clear containers in every live direct session of this process (as TF1)."""
@@ -107,25 +98,22 @@ class DirectSessionFactory(SessionFactory):
 class DirectSession(BaseSession):
     """An in-process session on one default device."""
 
-    def __init__(self, options: SessionOptions, device: Placement):
+    def __init__(self, options: SessionOptions, default: DefaultDevice):
         super().__init__(options)
-        self.device = device
+        self.device: Device = default.device
         self.resources = ResourceMgr()
         self._executor = LocalExecutorFactory(self.resources, options.optimizer)
         self._pool = None
-        gpus = gpu_devices()
-        available = {"CPU:0"} | {d.short_name for d in gpus}
         self._policy = PlacementPolicy(
-            default=DeviceSpec(device_type=device.device_type, device_index=device.device_index),
-            available=frozenset(available),
-            allow_soft_placement=options.allow_soft_placement,
-            has_kernel=_has_kernel)
+            default=default.device, default_note=default.note, exists=_exists,
+            describe_devices=_describe_devices,
+            allow_soft_placement=options.allow_soft_placement, has_kernel=_has_kernel)
         self._gpus_used: set = set()          # GPU indices some plan of this session ran on
         self._previous_gpu_limits: dict = {}  # GPU index -> pool cap before this session
-        if options.gpu_memory_limit_bytes is not None and gpus:
+        if options.gpu_memory_limit_bytes is not None and gpu_devices():
             from .kernels.cuda import memory as cuda_memory
 
-            for index in range(len(gpus)):
+            for index in range(len(gpu_devices())):
                 self._previous_gpu_limits[index] = cuda_memory.set_pool_limit(
                     index, options.gpu_memory_limit_bytes)
 
@@ -144,6 +132,17 @@ class DirectSession(BaseSession):
     def placement(self, fetches=None) -> dict:
         """{node name: device name} for every node of the graph (or those ``fetches`` need)."""
         self._check_open()
+        return {op.name: local_device_name(p.device.device_type, p.device.index)
+                for op, p in self._placements(fetches)}
+
+    def placement_notes(self, fetches=None) -> dict:
+        """{node name: why it is not where it asked to be} for the nodes that moved
+        (soft placement), including every node that runs on a default device that fell
+        back."""
+        self._check_open()
+        return {op.name: p.note for op, p in self._placements(fetches) if p.note}
+
+    def _placements(self, fetches) -> list:
         from .fetches import FetchMapper
         from .runtime.plan import needed_ops
 
@@ -152,34 +151,15 @@ class DirectSession(BaseSession):
             mapper = FetchMapper(self._graph, fetches)
             needed = needed_ops(mapper.tensors, mapper.targets, set())
             ops = [op for op in ops if op in needed]
-        out = {}
-        for op in ops:
-            p = self._place(op)
-            out[op.name] = local_device_name(p.device_type, p.device_index)
-        return out
-
-    def placement_notes(self, fetches=None) -> dict:
-        """{node name: why it is not where it asked to be} for the nodes that moved
-        (soft placement), including every node that fell back with the session's device."""
-        self._check_open()
-        devices = self.placement(fetches)
-        notes = {}
-        for op in self._graph.get_operations():
-            if op.name not in devices:
-                continue
-            p = self._place(op)
-            if p.note:
-                notes[op.name] = p.note
-            elif self.device.note and not op.device and p.device_type == self.device.device_type:
-                notes[op.name] = self.device.note
-        return notes
+        return [(op, self._place(op)) for op in ops]
 
     def _place(self, op) -> Placement:
         refs = get_op_def(op.type).ref_inputs
         if refs:    # Assign/AssignAdd run where their variable lives (TF colocates them)
             variable = op.inputs[refs[0]].op
-            return place_node(op.name, op.type, variable.device or op.device, self._policy)
-        return place_node(op.name, op.type, op.device, self._policy)
+            spec = variable.device_spec if not variable.device_spec.is_empty else op.device_spec
+            return place_node(op.name, op.type, spec, self._policy)
+        return place_node(op.name, op.type, op.device_spec, self._policy)
 
     # --- plans -------------------------------------------------------------------------------
 
@@ -187,8 +167,8 @@ class DirectSession(BaseSession):
         plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
                                          self._place)
         self._log_placement(plan)
-        self._gpus_used.update(p.device_index for p in plan.placements.values()
-                               if p.device_type == "GPU")
+        self._gpus_used.update(p.device.index for p in plan.placements.values()
+                               if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
                          _intra_op_setter(self._options.intra_op_threads))
 
@@ -201,8 +181,8 @@ class DirectSession(BaseSession):
                 placement_log.addHandler(logging.StreamHandler())
                 placement_log.setLevel(logging.INFO)
             for name, p in plan.placements.items():
-                placement_log.info("%s: %s", name, local_device_name(p.device_type,
-                                                                      p.device_index))
+                placement_log.info("%s: %s", name, local_device_name(p.device.device_type,
+                                                                      p.device.index))
 
     def _branch_pool(self):
         """Threads that run independent branches (``inter_op_threads``; 0 = one per
@@ -264,10 +244,20 @@ def _release_gpu_memory(gpus, previous_limits: dict) -> None:
 
 
 def _has_kernel(op_type: str, device_type: str) -> bool:
-    try:
-        return op_type in registered_ops(device_type)
-    except Exception:
-        return False
+    """Whether ``op_type`` has a kernel on ``device_type``.  A device type whose kernels
+    failed to load raises NotFoundError with the real cause; placement reports it."""
+    return op_type in registered_ops(device_type)
+
+
+def _exists(device: Device) -> bool:
+    """Whether this process has ``device``; GPUs are probed only when a node asks."""
+    if device.device_type == "CPU":
+        return device.index == 0
+    return device.device_type == "GPU" and device.index < len(gpu_devices())
+
+
+def _describe_devices() -> str:
+    return ", ".join(["CPU:0"] + [d.short_name for d in gpu_devices()])
 
 
 SessionFactory.register("DIRECT_SESSION", DirectSessionFactory())

@@ -89,7 +89,7 @@ class Tensor:
 class Operation:
     """A node: an op type, its inputs, attributes, device and control dependencies."""
 
-    def __init__(self, graph, name, op_type, inputs, attrs, device, control_inputs):
+    def __init__(self, graph, name, op_type, inputs, attrs, device: DeviceSpec, control_inputs):
         self._graph = graph
         self._name = name
         self._type = op_type
@@ -105,8 +105,17 @@ class Operation:
     inputs = property(lambda self: self._inputs)
     outputs = property(lambda self: self._outputs)
     control_inputs = property(lambda self: self._control_inputs)
-    device = property(lambda self: self._device)
     attrs = property(lambda self: dict(self._attrs))
+
+    @property
+    def device(self) -> str:
+        """The requested device, as TF1 prints it ('' when none was asked for)."""
+        return str(self._device)
+
+    @property
+    def device_spec(self) -> DeviceSpec:
+        """The requested device, parsed (what placement reads)."""
+        return self._device
 
     def get_attr(self, name: str):
         try:
@@ -114,8 +123,8 @@ class Operation:
         except KeyError:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
 
-    def _set_device(self, device: str) -> None:
-        self._device = device
+    def _set_device(self, device) -> None:
+        self._device = DeviceSpec.parse(device)
 
     def run(self, feed_dict=None, session=None) -> None:
         session = session or defaults.default_session()
@@ -228,7 +237,7 @@ class Graph:
                 out = op_def.infer(specs, full_attrs, name)
             except InferError as e:
                 raise ValueError(str(e)) from None
-            device = str(_current_device() if device is None else DeviceSpec.parse(device))
+            device = _current_device() if device is None else DeviceSpec.parse(device)
             control = list(control_inputs) + _current_control_inputs(self, inputs)
             op = Operation(self, name, op_type, inputs, full_attrs, device,
                            _dedupe(control))

@@ -1,8 +1,8 @@
 """Value types users hand to sessions: ``SessionOptions``, ``RunOptions``, ``RunMetadata``.
 
-``SessionOptions`` is immutable and canonical once built (the device string is parsed
-and rewritten in its long form), so factories compare options without re-parsing and
-an options object can key a cache.  ``RunMetadata`` is the one mutable type: a run with
+``SessionOptions`` is immutable and canonical once built (the device is parsed into a
+``DeviceSpec`` at the boundary: strings such as "gpu:1" are accepted there), so
+factories compare options without re-parsing and an options object can key a cache.  ``RunMetadata`` is the one mutable type: a run with
 ``RunOptions(trace=True)`` appends its per-node step stats to it.
 """
 
@@ -41,14 +41,15 @@ class OptimizerOptions:
 class SessionOptions:
     """How and where a session runs; see API.md.
 
-    ``device`` is the default device for nodes without their own placement: "" means
-    the best local device (GPU:0 when one is present, else CPU:0).
+    ``device`` is the default device for nodes without their own placement, a
+    ``DeviceSpec`` (a string is parsed): empty means the best local device (GPU:0 when
+    one is present, else CPU:0).
     ``gpu_memory_limit_bytes`` caps the GPU memory pool on the session's GPUs while it
     is open (running past it raises ``ResourceExhaustedError``); None: no cap.
     """
 
     target: str = ""
-    device: str = ""
+    device: DeviceSpec = DeviceSpec()
     allow_soft_placement: bool = True
     log_device_placement: bool = False
     inter_op_threads: int = 0
@@ -62,7 +63,7 @@ class SessionOptions:
         if not isinstance(self.target, str):
             raise TypeError(f"SessionOptions.target must be a string, not {self.target!r}.")
         object.__setattr__(self, "target", self.target.strip())
-        object.__setattr__(self, "device", str(DeviceSpec.parse(self.device)))
+        object.__setattr__(self, "device", DeviceSpec.parse(self.device))
         if self.operation_timeout_s is not None and self.operation_timeout_s <= 0:
             raise ValueError("operation_timeout_s must be positive or None.")
         limit = self.gpu_memory_limit_bytes
@@ -77,10 +78,6 @@ class SessionOptions:
                 raise ValueError(f"{name} must be >= 0 (0 picks from the machine).")
         if isinstance(self.config, dict):
             object.__setattr__(self, "config", tuple(sorted(self.config.items())))
-
-    @property
-    def device_spec(self) -> DeviceSpec:
-        return DeviceSpec.parse(self.device)
 
     @property
     def is_local(self) -> bool:

@@ -19,77 +19,20 @@ import contextlib
 import threading
 import time
 
-import numpy as np
-
-from . import defaults, dtypes
+from . import defaults
 from .errors import InvalidArgumentError
+from .feeds import feed_validator, validate_feed
 from .fetches import FetchMapper
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
+from .runtime.deadline import Deadline
 
-__all__ = ["BaseSession", "Session", "get_default_session", "validate_feed", "feed_validator"]
+__all__ = ["BaseSession", "Session", "get_default_session"]
 
 _CLOSED_MESSAGE = "Attempted to use a closed Session."
 
 
 get_default_session = defaults.default_session
-
-
-def validate_feed(tensor: Tensor, value) -> np.ndarray:
-    """``value`` as an array of ``tensor``'s dtype; ValueError for a wrong dtype or shape."""
-    want = tensor.dtype.np
-    if type(value) is np.ndarray and value.dtype == want:
-        array = value
-    elif hasattr(value, "__cuda_array_interface__") and getattr(value, "dtype", None) == want:
-        array = value
-    else:
-        if isinstance(value, (Tensor, Graph)) or hasattr(value, "_as_tensor"):
-            raise TypeError(f"The value of a feed cannot be a ds.Tensor ('{tensor.name}'); "
-                            f"feed numpy arrays or Python values.")
-        array = np.asarray(value)
-        if array.dtype != want:
-            if array.dtype.kind not in "fiub":
-                raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
-                                 f"'{tensor.name}' of dtype {tensor.dtype.name}.")
-            if not dtypes.converts_without_loss(array, want):
-                raise ValueError(
-                    f"Cannot feed value of dtype {array.dtype.name} to tensor '{tensor.name}' "
-                    f"of dtype {tensor.dtype.name} without losing information; convert it "
-                    f"first (e.g. value.astype(np.{want.name})).")
-            array = array.astype(want)
-    dims = tensor.shape.dims
-    if dims is not None:
-        shape = array.shape
-        if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
-            raise ValueError(f"Cannot feed value of shape {tuple(shape)} for Tensor "
-                             f"'{tensor.name}', which has shape {tensor.shape}.")
-    return array
-
-
-def feed_validator(tensor: Tensor):
-    """``validate_feed`` for one tensor, with a fast path for the common case: an ndarray
-    of exactly the tensor's dtype whose shape fits the static shape."""
-    want = tensor.dtype.np
-    dims = tensor.shape.dims
-    ndarray = np.ndarray
-    if dims is None:
-        return lambda value: validate_feed(tensor, value)
-    rank = len(dims)
-    if all(d is not None for d in dims):
-        def validate(value):
-            if type(value) is ndarray and value.dtype is want and value.shape == dims:
-                return value
-            return validate_feed(tensor, value)
-        return validate
-    known = tuple((i, d) for i, d in enumerate(dims) if d is not None)
-
-    def validate_partial(value):
-        if type(value) is ndarray and value.dtype is want:
-            shape = value.shape
-            if len(shape) == rank and all(shape[i] == d for i, d in known):
-                return value
-        return validate_feed(tensor, value)
-    return validate_partial
 
 
 class BaseSession:
@@ -274,7 +217,7 @@ class BaseSession:
     def _call_step(self, step, values, options, run_metadata) -> list:
         timeout = options.timeout_s if options is not None and options.timeout_s else \
             self._options.operation_timeout_s
-        deadline = time.monotonic() + timeout if timeout else None
+        deadline = Deadline.after(timeout) if timeout else None
         stats = [] if (options is not None and options.trace) else None
         out = step(values, deadline, stats)
         if stats is not None and run_metadata is not None:

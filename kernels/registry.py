@@ -44,6 +44,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from devsession.device_spec import HOST, Device
 from devsession.errors import AlreadyExistsError, NotFoundError
 
 __all__ = ["KernelNode", "KernelBuilder", "register_kernel", "lookup_kernel",
@@ -66,7 +67,7 @@ class KernelNode:
     output_dtype: np.dtype | None   # None for ops without an output
     output_shape: tuple | None      # static, same convention
     context: Any = None             # session state for stateful ops
-    device: str = "CPU:0"           # where the kernel runs, e.g. "GPU:1" (picks the CUDA device)
+    device: Device = HOST           # where the kernel runs (picks the CUDA device)
 
 
 KernelBuilder = Callable[[KernelNode], Callable[..., Any]]

@@ -237,8 +237,9 @@ def test_variable_nodes_follow_the_device_scope(graph):
 ])
 def test_session_options_canonicalise_device(given, canonical):
     opts = ds.SessionOptions(device=given)
-    assert opts.device == canonical
-    assert opts.device_spec == DeviceSpec.parse(canonical)
+    assert isinstance(opts.device, DeviceSpec)      # parsed once, at the boundary
+    assert opts.device == DeviceSpec.parse(canonical)
+    assert str(opts.device) == canonical
 
 
 def test_session_options_equal_for_equal_devices_and_hashable():
@@ -254,14 +255,14 @@ def test_session_options_are_immutable():
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.device = "cpu"
     changed = opts.replace(device="cuda:0")
-    assert changed.device == "/device:GPU:0"
-    assert opts.device == "/device:GPU:1"
+    assert str(changed.device) == "/device:GPU:0"
+    assert str(opts.device) == "/device:GPU:1"
 
 
 def test_session_options_defaults_and_target():
     opts = ds.SessionOptions()
     assert opts.target == ""
-    assert opts.device == ""
+    assert opts.device.is_empty and str(opts.device) == ""
     assert opts.allow_soft_placement is True
     assert opts.log_device_placement is False
     assert opts.is_local

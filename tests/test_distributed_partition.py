@@ -121,7 +121,7 @@ def test_partition_shape_sends_receives_and_order():
     assert send.attr["key"].s == recv.attr["key"].s
     assert send.attr["peer_task"].s.decode() == T0 and recv.attr["peer_task"].s.decode() == T1
     assert all(n.name.startswith(".ds/") for n in nodes_of(plan, T0, RECV_OP))
-    assert plan.placements["a"].name == f"{T1}/device:CPU:0"
+    assert str(plan.placements["a"].device) == f"{T1}/device:CPU:0"
 
 
 def test_ping_pong_across_tasks_never_deadlocks():
@@ -152,7 +152,7 @@ def test_control_edges_cross_tasks_and_assign_runs_with_its_variable():
         read = ds.identity(var, name="read")
     cluster = Cluster()
     plan = cluster.plan(g, [], [done])
-    assert plan.placements[bump.op.name].task == T1
+    assert plan.placements[bump.op.name].device.task_name == T1
     assert any(n.attr["tensor_name"].s.startswith(b"^") for n in nodes_of(plan, T1, SEND_OP))
     cluster.run(g, {}, [], [var.initializer])
     cluster.run(g, {}, [done], step_id=2)
@@ -215,8 +215,8 @@ def test_soft_placement_moves_a_missing_gpu_to_the_tasks_cpu_and_says_so():
         with ds.device("/job:worker/task:1/device:GPU:3"):
             a = ds.constant(1.0, name="a")
     cluster = Cluster()
-    device = cluster.plan(g, [], [a]).placements["a"]
-    assert device.name == f"{T1}/device:CPU:0" and "GPU:3" in device.placement.note
+    placement = cluster.plan(g, [], [a]).placements["a"]
+    assert str(placement.device) == f"{T1}/device:CPU:0" and "GPU:3" in placement.note
     with pytest.raises(ds.errors.InvalidArgumentError, match="allow_soft_placement"):
         cluster.plan(g, [], [a], soft=False)
 

@@ -89,7 +89,7 @@ def test_exactly_one_factory_in_every_case(no_gpu):
         for soft in (True, False):
             opts = ds.SessionOptions(device=device, allow_soft_placement=soft)
             accepted = [n for n, (_, v) in factory_verdicts(opts).items() if v.accepted]
-            if soft or "GPU" not in opts.device:
+            if soft or opts.device.device_type != "GPU":
                 assert accepted == ["DIRECT_SESSION"], (device, soft, accepted)
                 assert ds.SessionFactory.get_factory(opts) is not None
             else:
@@ -157,10 +157,10 @@ def test_gpu_present_but_kernels_broken_falls_back_per_node(caplog):
                                            atol=1e-6)
                 assert set(sess.placement().values()) == {
                     devices.local_device_name("CPU", 0)}
-        assert any("no GPU kernel" in r.getMessage() for r in caplog.records)
+        assert any("libcublas.so: cannot open" in r.getMessage() for r in caplog.records)
         strict = ds.new_session(ds.SessionOptions(device="gpu:0", allow_soft_placement=False))
         try:
-            with pytest.raises(InvalidArgumentError, match="has no GPU kernel"):
+            with pytest.raises(InvalidArgumentError, match="GPU kernels are unavailable.*libcublas"):
                 strict.run(y, {x: xv})
         finally:
             strict.close()

@@ -23,6 +23,7 @@ import pytest
 
 import devsession as ds
 from devsession import devices
+from devsession.device_spec import Device
 from devsession.errors import InvalidArgumentError, ResourceExhaustedError
 from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.registry import KernelNode, lookup_kernel
@@ -236,7 +237,7 @@ def rng_for(*key):
 def node(op, dtypes, out, attrs=None, name=None):
     return KernelNode(name or f"{op.lower()}_node", op, dict(attrs or {}),
                       tuple(np.dtype(d) for d in dtypes), tuple(None for _ in dtypes),
-                      np.dtype(out), None, device="GPU:0")
+                      np.dtype(out), None, device=Device("GPU", 0))
 
 
 def check(n, *inputs, rtol=1e-6):

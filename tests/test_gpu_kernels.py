@@ -13,6 +13,7 @@ import threading
 import numpy as np
 import pytest
 
+from devsession.device_spec import Device
 from devsession.devices import gpu_devices
 from devsession.errors import InvalidArgumentError, ResourceExhaustedError
 from devsession.kernels.registry import lookup_kernel, registered_ops
@@ -29,14 +30,14 @@ SIZES = [0, 1, 7, BIG]
 BROADCAST_DTYPES = [F32, I32, F16]
 
 
-def make_node(op, input_dtypes, output_dtype, attrs=None, name=None, device="GPU:0"):
+def make_node(op, input_dtypes, output_dtype, attrs=None, name=None, device=Device("GPU", 0)):
     return cases.make_node(op, input_dtypes, output_dtype, attrs, name, device=device)
 
 
 def run_gpu(node, *inputs):
     import cupy
 
-    index = int(node.device.split(":")[1])
+    index = node.device.index
     with cupy.cuda.Device(index):
         device_inputs = [cupy.asarray(x) for x in inputs]
     result = lookup_kernel(node.op, "GPU")(node)(*device_inputs)
@@ -321,5 +322,5 @@ def test_kernels_from_eight_threads():
 @pytest.mark.skipif(len(gpu_devices()) < 2, reason="needs two CUDA devices")
 def test_kernels_run_on_the_second_gpu():
     x = random_array(rng_for("gpu1"), (1000,), F32)
-    got = run_gpu(make_node("Exp", [F32], F32, device="GPU:1"), x)
+    got = run_gpu(make_node("Exp", [F32], F32, device=Device("GPU", 1)), x)
     np.testing.assert_allclose(got, np.exp(x), rtol=2e-6)

@@ -25,7 +25,7 @@ GPU0, GPU1 = "GPU:0", "GPU:1"
 
 
 def transfers(plan) -> list:
-    return [(s.name, s.device) for s in plan.steps if s.op_type == "_Transfer"]
+    return [(s.name, s.device.short_name) for s in plan.steps if s.op_type == "_Transfer"]
 
 
 def mlp_graph():
@@ -65,11 +65,12 @@ def test_mixed_graph_partitions_and_copies_only_at_edges(fusion):
         moved = sorted((name.split("/_to_")[0], device) for name, device in transfers(plan))
         assert moved == sorted([("x:0", GPU0), ("h:0", HOST), ("s:0", GPU0), ("z:0", HOST)])
         assert len(gpu.transfers) == 4
-        devices = {st.name: st.device for st in plan.steps if st.op_type != "_Transfer"}
+        devices = {st.name: st.device.short_name for st in plan.steps
+                   if st.op_type != "_Transfer"}
         assert devices["s"] == HOST
         assert all(d == GPU0 for n, d in devices.items() if n != "s")
         if fusion:
-            assert any(st.op_type == "_FusedElementwise" and st.device == GPU0
+            assert any(st.op_type == "_FusedElementwise" and st.device.short_name == GPU0
                        for st in plan.steps)
 
 
@@ -189,7 +190,7 @@ def test_placement_is_logged_and_traced(caplog):
                 plan = plan_of(sess)
         logged = {r.getMessage() for r in caplog.records if r.name == "devsession.placement"}
         for name, p in plan.placements.items():
-            assert f"{name}: {local_device_name(p.device_type, p.device_index)}" in logged
+            assert f"{name}: {local_device_name(p.device.device_type, p.device.index)}" in logged
         assert metadata.devices() == {HOST, GPU0}
         traced = {(st.op, st.device) for st in metadata.step_stats}
         assert ("_Transfer", GPU0) in traced and ("Sum", HOST) in traced

@@ -64,3 +64,28 @@ def test_every_package_folder_is_installed():
                 rel = os.path.relpath(dirpath, os.path.join(ROOT, folder))
                 found.add(package if rel == "." else f"{package}.{rel.replace(os.sep, '.')}")
     assert found == listed
+
+
+def test_a_cpu_session_never_tries_to_import_cupy():
+    """device="cpu" must not probe for GPUs: the probe imports cupy, which can take
+    seconds (or fail noisily) on machines that have it."""
+    code = """
+import sys
+asked = []
+class Recorder:
+    def find_spec(self, name, path=None, target=None):
+        if name == "cupy" or name.startswith("cupy."):
+            asked.append(name)
+        return None
+sys.meta_path.insert(0, Recorder())
+import numpy as np, devsession as ds
+x = ds.placeholder(ds.float32, (None, 3), name="x")
+y = ds.reduce_sum(ds.nn.relu(x * 2.0), axis=1)
+with ds.Session(options=ds.SessionOptions(device="cpu")) as sess:
+    out = sess.run(y, {x: np.ones((2, 3), np.float32)})
+    notes = sess.placement_notes()
+print(out.tolist(), notes, asked)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "[6.0, 6.0] {} []"

@@ -21,15 +21,12 @@ import json
 import re
 from typing import Mapping
 
+from ..device_spec import DeviceSpec, task_name
+
 __all__ = ["ClusterSpec", "task_name", "parse_address", "target_address", "SCHEME"]
 
 _JOB = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.\-]+):(?P<port>\d{1,5})$")
-
-
-def task_name(job: str, task: int) -> str:
-    """The full name of a task: ``/job:worker/replica:0/task:1``."""
-    return f"/job:{job}/replica:0/task:{task}"
 
 
 SCHEME = "grpc://"
@@ -208,8 +205,6 @@ class ClusterSpec:
 
 def parse_task_name(name: str) -> tuple[str, int]:
     """(job, task index) of a full task name such as ``/job:worker/replica:0/task:1``."""
-    from ..device_spec import DeviceSpec
-
     spec = DeviceSpec.parse(name)
     if spec.job is None or spec.task is None:
         raise ValueError(f"{name!r} does not name a task (/job:NAME/task:N).")

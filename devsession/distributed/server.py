@@ -31,10 +31,11 @@ import grpc
 from ..errors import OpError, UnavailableError
 from .transport import wire
 from .transport.channels import ChannelPool, server_options
-from .cluster_spec import ClusterSpec, parse_address, parse_task_name, task_name
+from .cluster_spec import ClusterSpec, parse_address, task_name
 from .transport.daemon_pool import DaemonThreadPool
 from .transport.exchange import StreamLimit
 from .master.service import MasterServicer, master_handler
+from .master.state import MasterState
 from .transport.security import Security, open_server_warning, token_interceptor
 from .worker.client import RemoteWorker, push_timeout
 from .master.worker_pool import WorkerPool
@@ -79,8 +80,6 @@ class Server:
         self._stopped = threading.Event()
 
         self._channels = ChannelPool(self.security)
-        self._peers: dict[str, RemoteWorker] = {}
-        self._peers_lock = threading.Lock()
         self.worker = WorkerState(self.task, push=self._push)
         interceptors = [token_interceptor(self.security.token, self.task)] \
             if self.security.token else []
@@ -102,8 +101,9 @@ class Server:
         if port == 0:
             cluster = cluster.with_address(job_name, task_index, f"{host}:{bound}")
         self._cluster = cluster
-        self.pool = WorkerPool(cluster, self.worker, self._channels)
-        self.master = MasterServicer(self.pool, job_name, task_index)
+        # One cache of connections to the other tasks, for the master and for _Send.
+        self.pool = WorkerPool(cluster, self.worker, self._connect)
+        self.master = MasterServicer(MasterState(self.pool, job_name, task_index))
         streams = StreamLimit(MAX_RPC_THREADS // 2)   # leave threads for unary calls
         self._grpc.add_generic_rpc_handlers((
             worker_handler(WorkerServicer(self.worker), streams),
@@ -168,23 +168,15 @@ class Server:
             raise ValueError(f"The new cluster gives {self.task} another address ({own}).")
         self._cluster = cluster
         self.pool.set_cluster(cluster)
-        with self._peers_lock:
-            self._peers.clear()
 
-    def _peer(self, task: str) -> RemoteWorker:
-        with self._peers_lock:
-            peer = self._peers.get(task)
-            if peer is None:
-                job, index = parse_task_name(task)
-                address = self._cluster.task_address(job, index)
-                peer = self._peers[task] = RemoteWorker(task, address, self._channels)
-            return peer
+    def _connect(self, task: str, address: str) -> RemoteWorker:
+        return RemoteWorker(task, address, self._channels)
 
     def _push(self, peer: str, step_id: int, key: str, value, deadline, what: str) -> None:
         """How this worker's _Send kernels reach another task."""
         array = wire.to_host(value)
         try:
-            self._peer(peer).push(step_id, key, array, push_timeout(deadline, array.nbytes))
+            self.pool.worker(peer).push(step_id, key, array, push_timeout(deadline, array.nbytes))
         except OpError as e:
             if e.node_name is None:
                 e.node_name = what.lstrip("^").split(":")[0]

@@ -67,7 +67,7 @@ def fuse_elementwise(ops: list[PlanOp], fed: set, protected: set, placements: di
 def _grow(root, producer, consumers, fed, protected, placements, region_of) -> list:
     members = [root]
     inside = {id(root)}
-    device = placements[root.name].short_name
+    device = placements[root.name].device
     changed = True
     while changed:
         changed = False
@@ -76,7 +76,7 @@ def _grow(root, producer, consumers, fed, protected, placements, region_of) -> l
                 p = producer.get(t)
                 if (p is None or id(p) in inside or id(p) in region_of or t in fed
                         or t in protected or not _fusible(p)
-                        or placements[p.name].short_name != device
+                        or placements[p.name].device != device
                         or not all(id(c) in inside for c in consumers.get(t, ()))):
                     continue
                 members.append(p)

@@ -25,7 +25,7 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
             stats: list | None = None, pool=None) -> list:
     """Run ``plan`` with ``feed_values`` (one per feed slot); returns the fetched values.
 
-    ``deadline`` is a ``time.monotonic()`` value; ``stats`` (a list) receives NodeStats.
+    ``deadline`` is a ``Deadline`` (or None); ``stats`` (a list) receives NodeStats.
     With a thread ``pool`` (concurrent.futures), independent heavy branches of the plan
     (``plan.waves``) run at the same time.
     """
@@ -58,7 +58,7 @@ def _execute_checked(plan: Plan, slots: list, deadline, stats) -> None:
 
 
 def _run_step(step, slots: list, deadline, stats) -> None:
-    if deadline is not None and time.monotonic() > deadline:
+    if deadline is not None and deadline.expired():
         raise DeadlineExceededError(
             f"Timed out before running node '{step.name}': the step's deadline passed "
             f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
@@ -69,14 +69,14 @@ def _run_step(step, slots: list, deadline, stats) -> None:
     except Exception as e:
         _raise_node_error(e, step)
     if stats is not None:
-        stats.append(NodeStats(step.name, step.op_type, step.device, start_wall,
+        stats.append(NodeStats(step.name, step.op_type, step.device.short_name, start_wall,
                                time.perf_counter() - start, threading.get_ident() % 1_000_000))
     if step.output >= 0:
         slots[step.output] = result
 
 
 def _check_finished_in_time(deadline) -> None:
-    if deadline is not None and time.monotonic() > deadline:
+    if deadline is not None and deadline.expired():
         raise DeadlineExceededError("The step finished after its deadline passed.")
 
 
@@ -117,7 +117,7 @@ def _raise_node_error(e: Exception, step) -> None:
 
 
 def _node_error(e: Exception, step) -> OpError:
-    where = f"node '{step.name}' ({step.op_type} on {step.device})"
+    where = f"node '{step.name}' ({step.op_type} on {step.device.short_name})"
     if isinstance(e, MemoryError):
         return ResourceExhaustedError(f"Out of memory in {where}: {e}", step.name)
     if isinstance(e, (ValueError, TypeError, IndexError)):

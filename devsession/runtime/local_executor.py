@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device_spec import HOST, Device
 from ..errors import InvalidArgumentError
 from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
@@ -57,8 +58,8 @@ class LocalExecutorFactory:
             output_dtype=op.outputs[0].dtype.np if op.outputs else None,
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
             context=StateContext(self.resources, variable),
-            device=placement.short_name)
-        return lookup_kernel(op.type, placement.device_type)(node)
+            device=placement.device)
+        return lookup_kernel(op.type, placement.device.device_type)(node)
 
     def optimize(self, ops, fed, fetches, targets, placements):
         return optimize(ops, fed, fetches, targets, placements, self.optimizer_options,
@@ -66,15 +67,15 @@ class LocalExecutorFactory:
 
     def evaluate_on_cpu(self, op, values):
         """Run one op on the CPU now (constant folding)."""
-        return self.make_kernel(op, Placement("CPU", 0))(*values)
+        return self.make_kernel(op, Placement(HOST))(*values)
 
-    def make_transfer(self, src: str, dst: str):
+    def make_transfer(self, src: Device, dst: Device):
         """A kernel copying a value from device ``src`` to ``dst`` (e.g. CPU:0 -> GPU:0);
         the GPU kernel module provides it, registered as ("_Transfer", "GPU")."""
-        node = KernelNode(name=f"_Transfer_{src}_{dst}", op="_Transfer",
+        node = KernelNode(name=f"_Transfer_{src.short_name}_{dst.short_name}", op="_Transfer",
                           attrs={"src": src, "dst": dst}, input_dtypes=(), input_shapes=(),
                           output_dtype=None, output_shape=None,
-                          device=dst if dst != "CPU:0" else src)
+                          device=dst if dst.is_gpu else src)
         return lookup_kernel("_Transfer", "GPU")(node)
 
 

@@ -1,11 +1,21 @@
-"""Assign every node of a local graph to one of this process's devices.
+"""Assign every node to one device: the session's default device, and each node's own.
 
-Pure logic, no devices touched: a node's own device spec (from ``ds.device``) is merged
-over the session's default device, then checked against the devices that exist and the
-kernels registered for them.  With soft placement, a node asking for a missing device
-(or for a device with no kernel for its op) goes to CPU:0 and the move is recorded as a
-note; without it, that node is an ``InvalidArgumentError`` naming it.  A job/task in a
-local session means another process, which only a cluster (grpc://) target can reach.
+Pure logic, no devices touched.  Two decisions, each made in one place:
+
+* ``resolve_default_device(requested, machine, allow_soft_placement)``: the session's
+  default device from ``SessionOptions.device`` ("" means the best local device; a GPU
+  that is missing becomes CPU:0 with soft placement, and the answer says why).  A CPU
+  request never asks the machine about GPUs, so ``device="cpu"`` never imports cupy.
+* ``place_node``: a node's own spec (from ``ds.device``) merged over the session's
+  default, checked against the devices that exist and the kernels registered for
+  them.  With soft placement a node asking for a missing device (or one without a
+  kernel for its op) goes to CPU:0 and the move is recorded as the placement's note;
+  without it, the node is an ``InvalidArgumentError`` naming it.  A node that simply
+  runs on a default device that fell back carries that fallback's note, so
+  ``placement_notes()`` reads every move from the placements alone.
+
+The result is a ``Placement``: the ``Device`` (``device_spec.py``) the node runs on,
+which the plan, the transfers and the kernel node then carry unchanged, and the note.
 """
 
 from __future__ import annotations
@@ -13,53 +23,127 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from ..device_spec import DeviceSpec
-from ..errors import InvalidArgumentError
+from ..device_spec import Device, DeviceSpec
+from ..errors import InvalidArgumentError, NotFoundError
 
-__all__ = ["PlacementPolicy", "Placement", "place_node"]
+__all__ = ["Placement", "PlacementPolicy", "place_node", "DefaultDevice",
+           "resolve_default_device", "Machine"]
 
 
 @dataclasses.dataclass(frozen=True)
 class Placement:
-    device_type: str          # "CPU" or "GPU"
-    device_index: int
-    note: str = ""            # why the node is not where it asked to be ('' if it is)
+    """Where a node runs, and why it is not where it asked to be ('' if it is)."""
 
-    @property
-    def short_name(self) -> str:
-        return f"{self.device_type}:{self.device_index}"
+    device: Device
+    note: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """What placement asks of the machine, lazily: GPUs are probed only when a node or
+    the session asks for one."""
+
+    gpu_count: Callable[[], int]
+    gpu_description: Callable[[int], str]
+    why_no_gpu: Callable[[], str]
+
+
+@dataclasses.dataclass(frozen=True)
+class DefaultDevice:
+    """The session's default device (None when it cannot be served here), the note every
+    node placed on it carries when it fell back, and one line saying why."""
+
+    device: Device | None
+    note: str
+    reason: str
+
+
+def resolve_default_device(requested: DeviceSpec, machine: Machine,
+                           allow_soft_placement: bool) -> DefaultDevice:
+    """The session's default device for ``SessionOptions.device`` on this machine."""
+    if requested.job not in (None, "localhost") or requested.task not in (None, 0):
+        return DefaultDevice(None, "", (
+            f"device {requested} names another process "
+            f"({DeviceSpec(job=requested.job, task=requested.task)}); use a "
+            f"grpc://host:port target to reach a cluster"))
+    index = requested.device_index or 0
+    if requested.device_type == "CPU":
+        if index == 0:
+            return DefaultDevice(Device("CPU"), "", "runs on CPU:0")
+        if allow_soft_placement:
+            return DefaultDevice(Device("CPU"), f"CPU:{index} does not exist; using CPU:0",
+                                 f"CPU:{index} falls back to CPU:0 (soft placement)")
+        return DefaultDevice(None, "", f"device CPU:{index} does not exist (only CPU:0)")
+    gpus = machine.gpu_count()
+    if requested.device_type is None:
+        if gpus:
+            return DefaultDevice(Device("GPU"), "", "best local device is GPU:0")
+        return DefaultDevice(Device("CPU"), "",
+                             f"best local device is CPU:0 ({machine.why_no_gpu()})")
+    if index < gpus:
+        return DefaultDevice(Device("GPU", index), "",
+                             f"runs on GPU:{index} ({machine.gpu_description(index)})")
+    why = machine.why_no_gpu() if not gpus else f"only {gpus} GPU(s) present"
+    if allow_soft_placement:
+        return DefaultDevice(Device("CPU"),
+                             f"GPU:{index} was requested but {why}; running on CPU:0 instead",
+                             f"GPU:{index} falls back to CPU:0 ({why})")
+    return DefaultDevice(None, "", (
+        f"device GPU:{index} is not available: {why}; set allow_soft_placement=True to "
+        f"fall back to the CPU, or install cupy and a CUDA driver"))
 
 
 @dataclasses.dataclass(frozen=True)
 class PlacementPolicy:
     """What placement needs to know about the session and the machine."""
 
-    default: DeviceSpec                          # the session's resolved default device
-    available: frozenset                         # e.g. {"CPU:0", "GPU:0"}
+    default: Device                              # the session's resolved default device
+    exists: Callable[[Device], bool]             # is this device here?
+    describe_devices: Callable[[], str]          # "CPU:0, GPU:0", for error messages
     allow_soft_placement: bool
     has_kernel: Callable[[str, str], bool]       # (op_type, device_type) -> bool
+    default_note: str = ""                       # the default device's fallback note
     local_jobs: frozenset = frozenset({None, "localhost"})
 
 
-def place_node(name: str, op_type: str, requested: str, policy: PlacementPolicy) -> Placement:
+def place_node(name: str, op_type: str, requested: DeviceSpec,
+               policy: PlacementPolicy) -> Placement:
     """Where node ``name`` runs; raises InvalidArgumentError when it cannot be placed."""
-    spec = policy.default.merge(DeviceSpec.parse(requested)) if requested else policy.default
+    default = policy.default
+    if requested.is_empty:
+        if not _kernel_problem(policy, op_type, default.device_type):
+            return Placement(default, policy.default_note)
+        spec = default.spec()
+    else:
+        spec = default.spec().merge(requested)
     problems = []
-    if spec.job not in policy.local_jobs:
+    if requested.job not in policy.local_jobs:
         problems.append(f"it asks for {DeviceSpec(job=spec.job, task=spec.task)}, another "
                         f"process, which only a grpc:// target can reach")
-    device_type = spec.device_type or "CPU"
-    index = spec.device_index or 0
-    if f"{device_type}:{index}" not in policy.available:
-        have = ", ".join(sorted(policy.available))
-        problems.append(f"device {device_type}:{index} does not exist here (devices: {have})")
-    elif not policy.has_kernel(op_type, device_type):
-        problems.append(f"op {op_type} has no {device_type} kernel")
+    device = Device(spec.device_type or "CPU", spec.device_index or 0)
+    if not policy.exists(device):
+        problems.append(f"device {device.short_name} does not exist here (devices: "
+                        f"{policy.describe_devices()})")
+    else:
+        missing = _kernel_problem(policy, op_type, device.device_type)
+        if missing:
+            problems.append(missing)
     if not problems:
-        return Placement(device_type, index)
+        return Placement(device, policy.default_note if device == default else "")
     reason = "; ".join(problems)
-    if policy.allow_soft_placement and policy.has_kernel(op_type, "CPU"):
-        return Placement("CPU", 0, f"placed on CPU:0 instead of {spec or 'the default'}: {reason}")
+    if policy.allow_soft_placement and not _kernel_problem(policy, op_type, "CPU"):
+        return Placement(Device("CPU"), f"placed on CPU:0 instead of {spec}: {reason}")
     raise InvalidArgumentError(
         f"Cannot assign a device for operation '{name}' ({op_type}): {reason}. Set "
         f"allow_soft_placement=True in SessionOptions to fall back to the CPU.", name)
+
+
+def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str) -> str:
+    """Why ``op_type`` cannot run on ``device_type`` ('' when it can).  A device type
+    whose kernels failed to load (a broken cupy install) says so, with the cause."""
+    try:
+        if policy.has_kernel(op_type, device_type):
+            return ""
+    except NotFoundError as e:
+        return f"the {device_type} kernels are unavailable ({e.message})"
+    return f"op {op_type} has no {device_type} kernel"

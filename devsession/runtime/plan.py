@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Sequence
 
+from ..device_spec import HOST, Device
 from ..errors import InvalidArgumentError
 from ..graph import Operation, Tensor
 from ..ops.registry import get_op_def
@@ -34,7 +35,7 @@ class Step:
     frees: tuple           # slots whose last reader is this step
     name: str
     op_type: str
-    device: str            # short device name, e.g. "CPU:0"
+    device: Device         # where the kernel runs
     work: int = -1         # static output elements (-1: unknown), to decide what to overlap
 
 
@@ -82,7 +83,6 @@ def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
     return needed
 
 
-HOST = "CPU:0"
 
 
 def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
@@ -120,12 +120,12 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         slot_of[t] = builder.new_slot(HOST)
     for op in order:
         if op.outputs and op.outputs[0] not in fed:
-            slot_of[op.outputs[0]] = builder.new_slot(placements[op.name].short_name)
+            slot_of[op.outputs[0]] = builder.new_slot(placements[op.name].device)
 
     producer_type = {op.outputs[0]: op.type for op in order if op.outputs}
     for op in order:
         placement = placements[op.name]
-        device = placement.short_name
+        device = placement.device
         refs = get_op_def(op.type).ref_inputs
         inputs = tuple(builder.on_device(slot_of[t], device, t.name)
                        for i, t in enumerate(op.inputs) if i not in refs)
@@ -165,7 +165,7 @@ class _StepBuilder:
 
     def __init__(self, make_transfer):
         self._make_transfer = make_transfer
-        self._device_of: list[str] = []
+        self._device_of: list[Device] = []
         self._moved: dict = {}       # (slot, device) -> slot holding the copy there
         self._raw: list = []
 
@@ -173,11 +173,11 @@ class _StepBuilder:
     def num_slots(self) -> int:
         return len(self._device_of)
 
-    def new_slot(self, device: str) -> int:
+    def new_slot(self, device: Device) -> int:
         self._device_of.append(device)
         return len(self._device_of) - 1
 
-    def on_device(self, slot: int, device: str, tensor_name: str) -> int:
+    def on_device(self, slot: int, device: Device, tensor_name: str) -> int:
         """A slot holding ``slot``'s value on ``device``, adding a transfer if needed."""
         src = self._device_of[slot]
         if src == device:
@@ -185,12 +185,13 @@ class _StepBuilder:
         key = (slot, device)
         if key not in self._moved:
             if self._make_transfer is None:
-                raise InvalidArgumentError(f"Tensor '{tensor_name}' lives on {src} but is "
-                                           f"needed on {device}, and this session cannot "
+                raise InvalidArgumentError(f"Tensor '{tensor_name}' lives on {src.short_name} "
+                                           f"but is needed on {device.short_name}, and this "
+                                           f"session cannot "
                                            f"copy between devices.")
             moved = self.new_slot(device)
             self.add(self._make_transfer(src, device), (slot,), moved,
-                     f"{tensor_name}/_to_{device}", "_Transfer", device)
+                     f"{tensor_name}/_to_{device.short_name}", "_Transfer", device)
             self._moved[key] = moved
         return self._moved[key]
 

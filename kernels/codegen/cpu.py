@@ -54,9 +54,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from devsession.kernels.codegen import frontend
-from devsession.kernels.codegen.module_cache import cache_dir, load_module  # noqa: F401  (part of this API)
-from devsession.kernels.codegen.frontend import FUNCTIONS, CodegenError, Const, Instr  # noqa: F401  (this API)
+from . import frontend
+from .frontend import FUNCTIONS, CodegenError, Const, Instr  # noqa: F401  (this API)
+from .module_cache import cache_dir, load_module  # noqa: F401  (part of this API)
 
 __all__ = ["FULL", "SCALAR", "SUFFIX", "CodegenError", "Program", "compile_expression",
            "render_module", "load_module", "cache_dir", "FUNCTIONS"]

@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 
-from devsession.kernels.codegen import frontend
-from devsession.kernels.codegen.frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
+from . import frontend
+from .frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
 
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "render_cuda",
            "evaluate", "c_literal", "C_TYPES", "FUNCTIONS", "CODEGEN_VERSION"]

@@ -44,7 +44,7 @@ def load_module(source: str) -> ModuleType:
     """Import ``source`` as a module from its file in ``cache_dir()``, writing the file
     first if it is missing or different.  Raises ``OSError`` if the folder is not
     writable, and whatever importing the source raises."""
-    from devsession.kernels.cpu.numba_setup import numba  # generated modules import numba: configure it first
+    from ..cpu.numba_setup import numba  # generated modules import numba: configure it first
 
     key = hashlib.sha256(
         f"{CACHE_VERSION}\0{numba.__version__}\0{source}".encode()).hexdigest()[:24]

@@ -22,6 +22,6 @@ loads from its on-disk cache, each loop on its first call.
 
 from __future__ import annotations
 
-from devsession.kernels.cpu import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from devsession.kernels.cpu import elementwise, linalg, nn, reduce  # noqa: F401  (they register)
-from devsession.kernels.reference import array, state  # noqa: F401  (register for the CPU too)
+from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
+from . import elementwise, linalg, nn, reduce  # noqa: F401  (they register)
+from ..reference import array, state  # noqa: F401  (register for the CPU too)

@@ -37,12 +37,12 @@ import math
 
 import numpy as np
 
-from devsession.kernels.codegen import cpu as codegen
-from devsession.kernels.checks import broadcast_shape, fmt_shape, invalid_argument, to_float16
-from devsession.kernels.cpu.numba_setup import num_threads
-from devsession.kernels.cpu.buffer_pool import BufferPool
-from devsession.kernels.codegen.expressions import KERNEL_OPS, elementwise_program
-from devsession.kernels.registry import register_kernel
+from ..checks import broadcast_shape, fmt_shape, invalid_argument, to_float16
+from ..codegen import cpu as codegen
+from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..registry import register_kernel
+from .buffer_pool import BufferPool
+from .numba_setup import num_threads
 
 __all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "build_elementwise"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from devsession.kernels.cpu.numba_setup import numba
+from .numba_setup import numba
 
 __all__ = ["fexp32"]
 

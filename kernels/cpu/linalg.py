@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from devsession.kernels.checks import matmul_planner, to_float16, transposes
-from devsession.kernels.cpu.buffer_pool import BufferPool
-from devsession.kernels.registry import register_kernel
+from ..checks import matmul_planner, to_float16, transposes
+from ..registry import register_kernel
+from .buffer_pool import BufferPool
 
 __all__ = ["build_matmul"]
 

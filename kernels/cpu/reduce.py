@@ -31,11 +31,11 @@ import math
 
 import numpy as np
 
-from devsession.kernels.checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
+from ..checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
                       to_float16)
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cpu.elementwise import PARALLEL_MIN_SIZE
-from devsession.kernels.cpu.numba_setup import num_threads
+from ..registry import register_kernel
+from .elementwise import PARALLEL_MIN_SIZE
+from .numba_setup import num_threads
 
 from numba import njit, prange, types  # noqa: E402  (after numba_setup)
 from numba.extending import overload  # noqa: E402

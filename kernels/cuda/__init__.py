@@ -32,4 +32,4 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from devsession.kernels.cuda import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)
+from . import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import cupy
 
-from devsession.kernels.reference.array import make_builders
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cuda.device import on_device
+from ..reference.array import make_builders
+from ..registry import register_kernel
+from .device import on_device
 
 for _op, _builder in make_builders(cupy, on_device).items():
     register_kernel(_op, "GPU")(_builder)

@@ -25,19 +25,13 @@ import numpy as np
 
 from devsession.errors import ResourceExhaustedError
 
-__all__ = ["device_index", "device_count", "on_device", "out_of_memory", "to_device",
+__all__ = ["device_count", "on_device", "out_of_memory", "to_device",
            "is_device_array", "copy_to_device"]
 
 _runtime = cupy.cuda.runtime
 _OOM_TYPES = (cupy.cuda.memory.OutOfMemoryError,)
 _ALLOC_FAILURES = ("cudaErrorMemoryAllocation", "CUBLAS_STATUS_ALLOC_FAILED",
                    "CUDA_ERROR_OUT_OF_MEMORY")
-
-
-def device_index(device: str) -> int:
-    """``"GPU:1"`` -> 1 (``""`` or a bare ``"GPU"`` -> 0)."""
-    _, _, index = (device or "").rpartition(":")
-    return int(index) if index.isdigit() else 0
 
 
 @functools.lru_cache(maxsize=1)
@@ -72,8 +66,8 @@ def _is_alloc_failure(exc: BaseException) -> bool:
 
 def on_device(node, fn):
     """``fn`` wrapped to run on ``node.device`` with out-of-memory errors mapped."""
-    index = device_index(node.device)
-    name, op, where = node.name, node.op, f"GPU:{index}"
+    index = node.device.index
+    name, op, where = node.name, node.op, node.device.short_name
 
     if index == 0 and device_count() == 1:
         def kernel(*xs):

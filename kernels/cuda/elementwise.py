@@ -30,11 +30,11 @@ import zlib
 import cupy
 import numpy as np
 
-from devsession.kernels.codegen import cuda as codegen
-from devsession.kernels.checks import broadcast_shape, fmt_shape, invalid_argument
-from devsession.kernels.cuda.device import on_device
-from devsession.kernels.codegen.expressions import KERNEL_OPS, elementwise_program
-from devsession.kernels.registry import register_kernel
+from ..checks import broadcast_shape, fmt_shape, invalid_argument
+from ..codegen import cuda as codegen
+from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..registry import register_kernel
+from .device import on_device
 
 __all__ = ["ElementwiseKernel", "build_elementwise"]
 

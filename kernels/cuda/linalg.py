@@ -14,9 +14,9 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from devsession.kernels.checks import matmul_planner, transposes
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cuda.device import on_device
+from ..checks import matmul_planner, transposes
+from ..registry import register_kernel
+from .device import on_device
 
 __all__ = ["build_matmul"]
 

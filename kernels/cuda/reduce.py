@@ -20,9 +20,9 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from devsession.kernels.checks import check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cuda.device import on_device
+from ..checks import check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs
+from ..registry import register_kernel
+from .device import on_device
 
 __all__ = ["build_reduction", "build_argmax", "compute_dtype"]
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
-from devsession.kernels.reference import state as host_state
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cuda.device import device_index, on_device, to_device
+from ..reference import state as host_state
+from ..registry import register_kernel
+from .device import on_device, to_device
 
 
 
@@ -72,7 +72,7 @@ def _on_this_device(resource, name: str, index: int):
 
 @register_kernel("VariableV2", "GPU")
 def _variable(node):
-    ctx, name, index = node.context, node.name, device_index(node.device)
+    ctx, name, index = node.context, node.name, node.device.index
     return on_device(node, lambda: _on_this_device(ctx.variable_resource(), name, index))
 
 
@@ -85,7 +85,7 @@ def _assign(node):
 
 @register_kernel("AssignAdd", "GPU")
 def _assign_add(node):
-    ctx, name, index = node.context, node.name, device_index(node.device)
+    ctx, name, index = node.context, node.name, node.device.index
 
     def kernel(delta):
         resource = ctx.variable_resource()

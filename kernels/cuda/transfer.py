@@ -31,14 +31,13 @@ import os
 import cupy
 import numpy as np
 
-from devsession.kernels.checks import get_attr
-from devsession.kernels.registry import register_kernel
-from devsession.kernels.cuda.device import copy_to_device, device_index, on_device, to_device
+from ..checks import get_attr
+from ..registry import register_kernel
+from .device import copy_to_device, on_device, to_device
 
 __all__ = ["upload", "download", "build_transfer", "PINNED_MIN_BYTES",
            "CHUNK_BYTES"]
 
-HOST = "CPU:0"
 PINNED_MIN_BYTES = int(os.environ.get("DEVSESSION_PINNED_MIN_BYTES", 4 << 20))
 CHUNK_BYTES = int(os.environ.get("DEVSESSION_PINNED_CHUNK_BYTES", 16 << 20))
 
@@ -121,21 +120,21 @@ def download(x, *, pinned_min_bytes: int | None = None) -> np.ndarray:
 @register_kernel("_Transfer", "GPU")
 def build_transfer(node):
     src, dst = get_attr(node, "src"), get_attr(node, "dst")
-    if src == HOST and dst == HOST:
+    if not src.is_gpu and not dst.is_gpu:
         return lambda x: x
-    if src == HOST:
-        index = device_index(dst)
+    if not src.is_gpu:
+        index = dst.index
 
         def host_to_device(x):
             if isinstance(x, cupy.ndarray) or hasattr(x, "__cuda_array_interface__"):
                 return to_device(x, index)     # already on a GPU (a cupy or numba feed)
             return upload(np.asarray(x))
         return on_device(node, host_to_device)
-    if dst == HOST:
+    if not dst.is_gpu:
         def device_to_host(x):
             if isinstance(x, cupy.ndarray):
                 return download(x)
             return np.array(x, copy=True)
         return on_device(node, device_to_host)
-    target = device_index(dst)
+    target = dst.index
     return on_device(node, lambda x: copy_to_device(x, target))

@@ -18,4 +18,4 @@ module              ops
 ==================  ===============================================================
 """
 
-from devsession.kernels.reference import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)

@@ -18,8 +18,8 @@ from typing import Callable
 
 import numpy as np
 
-from devsession.kernels.checks import fmt_shape, get_attr, invalid_argument
-from devsession.kernels.registry import HOST, register_kernel
+from ..checks import fmt_shape, get_attr, invalid_argument
+from ..registry import HOST, register_kernel
 
 __all__ = ["make_builders"]
 

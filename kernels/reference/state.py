@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from devsession.errors import InvalidArgumentError
 
-from devsession.kernels.registry import HOST, register_kernel
+from ..registry import HOST, register_kernel
 
 
 @register_kernel("Const", HOST)

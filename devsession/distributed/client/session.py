@@ -38,11 +38,12 @@ from ..transport import wire
 from ..transport.channels import method_path, open_channel
 from ..transport.exchange import ExchangePool
 from ..cluster_spec import SCHEME, target_address
-from ..transport.messages import device_from_proto, optimizer_to_proto, stats_from_proto
+from ..transport.messages import (connect_timeout, device_from_proto, options_to_proto,
+                                  stats_from_proto)
 from ..transport.security import Security
 from ..transport.status import error_from_rpc
 from ..timeouts import (ABORT_GRACE_S, CLIENT_CONTROL_TIMEOUT_S, CLOSE_TIMEOUT_S,
-                        CONNECT_TIMEOUT_S, PREPARE_TIMEOUT_S, RUN_GRACE_S)
+                        PREPARE_TIMEOUT_S, RUN_GRACE_S)
 
 __all__ = ["GrpcSession", "MasterClient", "master_client", "CLOSE_TIMEOUT_S"]
 
@@ -109,9 +110,8 @@ class MasterClient:
 
 def master_client(options: SessionOptions) -> MasterClient:
     """A MasterClient for the target and security settings of ``options``."""
-    timeout = float(options.get("connect_timeout_s", CONNECT_TIMEOUT_S))
     return MasterClient(target_address(options.target), Security.from_config(options.config),
-                        timeout)
+                        connect_timeout(options))
 
 
 class GrpcSession(BaseSession):
@@ -130,13 +130,7 @@ class GrpcSession(BaseSession):
         super().create(graph)
         with self._sync_lock:
             ops = self._graph.get_operations()
-            config = pb.SessionConfig(
-                device=self._options.device,
-                allow_soft_placement=self._options.allow_soft_placement,
-                log_device_placement=self._options.log_device_placement,
-                connect_timeout_s=self._client.connect_timeout)
-            optimizer_to_proto(self._options.optimizer, config.optimizer)
-            first = pb.CreateSessionRequest(config=config)
+            first = pb.CreateSessionRequest(config=options_to_proto(self._options))
             data = graph_to_graph_def(ops).SerializeToString()
             reply = self._client.call("CreateSession", "stream_unary",
                                       wire.encode_payload_stream(first, data),
@@ -182,11 +176,11 @@ class GrpcSession(BaseSession):
         def step(values, deadline, stats):
             timeout = None
             if deadline is not None:
-                timeout = deadline - time.monotonic()
-                if timeout <= 0:
+                if deadline.expired():
                     raise DeadlineExceededError(
                         "The step's deadline passed before it was sent to the cluster "
                         "(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).")
+                timeout = deadline.remaining()
             request = pb.RunStepRequest(session_handle=session, step_handle=handle,
                                         timeout_s=timeout or 0.0, trace=stats is not None)
             values = [wire.to_host(v) for v in values]

@@ -40,7 +40,6 @@ from ...ops.registry import get_op_def
 from ...proto import graph_pb2
 from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ...tensor_codec import shape_to_proto
-from .placement import ClusterDevice
 from ..worker.send_recv import RECV_OP, SEND_OP
 
 __all__ = ["Partition", "PartitionPlan", "partition_graph", "HOST_DEVICE"]
@@ -74,7 +73,7 @@ class PartitionPlan:
 
     master_task: str
     partitions: dict                 # task -> Partition
-    placements: dict                 # node name -> ClusterDevice (needed nodes only)
+    placements: dict                 # node name -> Placement (needed nodes only)
 
     @property
     def remote_tasks(self) -> list:
@@ -88,7 +87,8 @@ def partition_graph(graph_ops: Sequence, feeds: Sequence, fetches: Sequence,
 
     ``graph_ops`` is the graph's ops in creation order; ``placements`` maps the name of
     every needed op (and of every variable a needed op assigns to) to its
-    ``ClusterDevice``; ``node_def(op)`` returns the op's ``NodeDef``.
+    ``Placement`` (its device names the task); ``node_def(op)`` returns the op's
+    ``NodeDef``.
     """
     return _Partitioner(graph_ops, feeds, placements, master_task, node_def).run(
         fetches, targets)
@@ -131,7 +131,7 @@ class _Partitioner:
         return candidate
 
     def task_of(self, op) -> str:
-        return self.placements[op.name].task
+        return self.placements[op.name].device.task_name
 
     # --- the cut -----------------------------------------------------------------------
 
@@ -166,7 +166,7 @@ class _Partitioner:
         task = self.task_of(op)
         node = graph_pb2.NodeDef()
         node.CopyFrom(self.node_def(op))
-        node.device = self.placements[op.name].local_device
+        node.device = str(self.placements[op.name].device.local())
         refs = get_op_def(op.type).ref_inputs
         inputs = []
         for j, t in enumerate(op.inputs):
@@ -191,7 +191,7 @@ class _Partitioner:
                 f"is on {task}; assignments run with their variable.", var.name)
         node = graph_pb2.NodeDef()
         node.CopyFrom(self.node_def(var))
-        node.device = self.placements[var.name].local_device
+        node.device = str(self.placements[var.name].device.local())
         del node.input[:]              # only referred to here, never run for its inputs
         self.add(task, (self.position[var], 0, ""), node)
         self.included.add(var)
@@ -247,7 +247,7 @@ class _Partitioner:
         return node
 
 
-def placement_entries(plan: PartitionPlan) -> list[tuple[str, ClusterDevice]]:
+def placement_entries(plan: PartitionPlan) -> list[tuple]:
     """(node name, device) sorted by node name, for logs and PrepareStep replies."""
     return sorted(plan.placements.items())
 

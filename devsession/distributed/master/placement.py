@@ -21,13 +21,13 @@ from __future__ import annotations
 import dataclasses
 from typing import Mapping
 
-from ...device_spec import DeviceSpec
+from ...device_spec import Device, DeviceSpec
 from ...errors import InvalidArgumentError
 from ...ops.registry import get_op_def
 from ...runtime.placement import Placement, PlacementPolicy, place_node
 from ..cluster_spec import ClusterSpec, task_name
 
-__all__ = ["TaskDevices", "ClusterDevice", "ClusterPlacer", "colocation_root"]
+__all__ = ["TaskDevices", "ClusterPlacer", "colocation_root"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,25 +41,14 @@ class TaskDevices:
         return op_type in self.kernels.get(device_type, ())
 
     @property
-    def best_device(self) -> DeviceSpec:
-        gpu = "GPU:0" in self.devices
-        return DeviceSpec(device_type="GPU" if gpu else "CPU", device_index=0)
+    def best_device(self) -> Device:
+        return Device("GPU" if "GPU:0" in self.devices else "CPU")
 
+    def exists(self, device: Device) -> bool:
+        return device.short_name in self.devices
 
-@dataclasses.dataclass(frozen=True)
-class ClusterDevice:
-    """Where one node runs: a task and a device of it."""
-
-    task: str                          # "/job:worker/replica:0/task:1"
-    placement: Placement               # the device within the task (+ a note if moved)
-
-    @property
-    def name(self) -> str:
-        return f"{self.task}/device:{self.placement.short_name}"
-
-    @property
-    def local_device(self) -> str:
-        return f"/device:{self.placement.short_name}"
+    def describe(self) -> str:
+        return ", ".join(sorted(self.devices))
 
 
 def colocation_root(op):
@@ -84,7 +73,7 @@ class ClusterPlacer:
 
     def _spec(self, op) -> DeviceSpec:
         root = colocation_root(op)
-        asked = self._session.merge(root.device) if root.device else self._session
+        asked = self._session.merge(root.device_spec)
         if asked.job == "localhost" and "localhost" not in self.cluster.jobs:
             asked = asked.replace(job=self._master.job, task=self._master.task)
         elif asked.job not in (None, self._master.job) and asked.task is None:
@@ -105,21 +94,23 @@ class ClusterPlacer:
                 f"{spec.task} is not in the cluster (tasks: {tasks}).", op.name)
         return task_name(spec.job, spec.task)
 
-    def place(self, op, devices: TaskDevices) -> ClusterDevice:
-        """The device ``op`` runs on, given its task's devices; InvalidArgumentError if
-        none fits and soft placement is off (or the op has no CPU kernel either)."""
+    def place(self, op, devices: TaskDevices) -> Placement:
+        """The device ``op`` runs on (with its job and task), given its task's devices;
+        InvalidArgumentError if none fits and soft placement is off (or the op has no
+        CPU kernel either)."""
         task = self.task_of(op)
         spec = self._spec(op)
         local = DeviceSpec(device_type=spec.device_type, device_index=spec.device_index)
         policy = PlacementPolicy(
-            default=devices.best_device, available=frozenset(devices.devices),
-            allow_soft_placement=self._allow_soft, has_kernel=devices.has_kernel)
+            default=devices.best_device, exists=devices.exists,
+            describe_devices=devices.describe, allow_soft_placement=self._allow_soft,
+            has_kernel=devices.has_kernel)
         root = colocation_root(op)
-        placement = place_node(op.name, root.type if root is not op else op.type,
-                               str(local), policy)
-        if root is not op and not devices.has_kernel(op.type, placement.device_type):
+        placement = place_node(op.name, root.type if root is not op else op.type, local, policy)
+        device = dataclasses.replace(placement.device, job=spec.job, task=spec.task)
+        if root is not op and not devices.has_kernel(op.type, device.device_type):
             raise InvalidArgumentError(
                 f"Cannot assign a device for operation '{op.name}' ({op.type}): it must run "
-                f"with its variable '{root.name}' on {task}/device:{placement.short_name}, "
-                f"which has no {op.type} kernel.", op.name)
-        return ClusterDevice(task, placement)
+                f"with its variable '{root.name}' on {device}, which has no {op.type} "
+                f"kernel.", op.name)
+        return Placement(device, placement.note)

@@ -39,27 +39,18 @@ from ...errors import (AbortedError, DeadlineExceededError, InvalidArgumentError
                       OpError, UnavailableError)
 from ...graph import Graph
 from ...graph_def import GraphDef, import_graph_def
-from ...options import OptimizerOptions
-from ...runtime.plan import needed_ops
-from .placement import ClusterPlacer, colocation_root
-from ...runtime.plan import check_feeds_cover_placeholders
-from .partition import PartitionPlan, partition_graph
-from ..worker.rendezvous import copy_error
-from .worker_pool import WorkerPool, run_parallel
+from ...options import SessionOptions
+from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, RUN_GRACE_S
+from ..transport.messages import connect_timeout
+from ..worker.rendezvous import copy_error
+from .partition import PartitionPlan, partition_graph
+from .placement import ClusterPlacer, colocation_root
+from .worker_pool import WorkerPool, run_parallel
 
-__all__ = ["MasterSession", "PreparedStep", "SessionSettings"]
+__all__ = ["MasterSession", "PreparedStep"]
 
 log = logging.getLogger("devsession.distributed")
-
-
-@dataclasses.dataclass(frozen=True)
-class SessionSettings:
-    device: str = ""
-    allow_soft_placement: bool = True
-    log_device_placement: bool = False
-    optimizer: OptimizerOptions = OptimizerOptions()
-    connect_timeout_s: float = 10.0
 
 
 @dataclasses.dataclass
@@ -79,14 +70,15 @@ class MasterSession:
     """See the module docstring."""
 
     def __init__(self, handle: str, workers: WorkerPool, master_job: str, master_task: int,
-                 settings: SessionSettings):
+                 options: SessionOptions):
         self.handle = handle
         self.workers = workers
-        self.settings = settings
+        self.options = options
+        self.connect_timeout = connect_timeout(options)
         self.graph = Graph()
         self._node_defs: dict = {}
-        self.placer = ClusterPlacer(workers.cluster, master_job, master_task, settings.device,
-                                    settings.allow_soft_placement)
+        self.placer = ClusterPlacer(workers.cluster, master_job, master_task, options.device,
+                                    options.allow_soft_placement)
         self._lock = threading.Lock()
         self._prepared: dict = {}
         self._by_handle: dict[int, PreparedStep] = {}
@@ -166,7 +158,7 @@ class MasterSession:
         for op, task in task_of.items():
             nodes_on.setdefault(task, []).append(op.name)
         tasks = set(task_of.values()) | {self.workers.local_task}
-        statuses = self.workers.statuses(tasks, self.settings.connect_timeout_s, nodes_on)
+        statuses = self.workers.statuses(tasks, self.connect_timeout, nodes_on)
         placements = {op.name: self.placer.place(op, statuses[task_of[op]].task_devices())
                       for op in to_place}
         plan = partition_graph(ops, feed_t, fetch_t, target_o, placements,
@@ -186,7 +178,7 @@ class MasterSession:
         part = step.plan.partitions[task]
         handle, incarnation = self.workers.worker(task).register_graph(
             self.handle, part.graph_def(), part.feeds, part.fetches, part.targets,
-            self.settings.optimizer)
+            self.options.optimizer)
         step.registrations[task] = (handle, incarnation)
         return handle, incarnation
 
@@ -196,7 +188,7 @@ class MasterSession:
         if self.workers.is_suspect(task):
             # Wait a little for the connection: a worker that just restarted is reachable
             # only after the channel's reconnect backoff.
-            status = self.workers.status(task, min(self.settings.connect_timeout_s,
+            status = self.workers.status(task, min(self.connect_timeout,
                                                    RECONNECT_WAIT_S))
             if status.incarnation != incarnation:
                 with step.lock:
@@ -208,11 +200,11 @@ class MasterSession:
         return handle, incarnation
 
     def _log_placement(self, plan: PartitionPlan) -> None:
-        for name, device in sorted(plan.placements.items()):
-            if device.placement.note:
-                log.warning("devsession: node '%s' %s", name, device.placement.note)
-            elif self.settings.log_device_placement:
-                log.info("%s: %s", name, device.name)
+        for name, placement in sorted(plan.placements.items()):
+            if placement.note:
+                log.warning("devsession: node '%s' %s", name, placement.note)
+            elif self.options.log_device_placement:
+                log.info("%s: %s", name, placement.device)
 
     # --- steps --------------------------------------------------------------------------------
 
@@ -365,8 +357,6 @@ class _StepRun:
     def wait(self, deadline: float | None) -> list:
         """Wait for every RunGraph; cancel what still runs ABORT_GRACE_S after a failure
         (or after the deadline plus grace). Returns the remote step stats."""
-        from ..worker.client import RUN_GRACE_S
-
         with self._cond:
             while self._pending:
                 now = time.monotonic()

@@ -8,20 +8,22 @@ restarted); the next use of a suspect task asks it again, so a restarted worker'
 incarnation is noticed before a step is sent to it and its partitions are registered
 again.  ``statuses(tasks)`` asks several tasks at once and, if some cannot be reached
 within the connect timeout, raises one ``UnavailableError`` naming every one of them.
+
+The pool opens no connection itself: ``connect(task, address)`` makes the worker object
+for another task (a ``RemoteWorker`` over gRPC in a server; a ``LocalWorker`` over an
+in-process ``WorkerState`` in tests), so the master's logic runs without sockets too.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import threading
-
-import grpc
+from typing import Callable
 
 from ...errors import OpError, UnavailableError
-from ..transport.channels import ChannelPool
 from ..cluster_spec import ClusterSpec, parse_task_name, task_name
 from ..transport.messages import WorkerStatus
-from ..worker.client import LocalWorker, RemoteWorker
+from ..worker.local import LocalWorker
 from ..worker.state import WorkerState
 
 __all__ = ["WorkerPool", "run_parallel"]
@@ -46,13 +48,14 @@ def run_parallel(calls: dict, max_workers: int = 16) -> dict:
 class WorkerPool:
     """Every task of ``cluster``; the master's own task is ``local``."""
 
-    def __init__(self, cluster: ClusterSpec, local: WorkerState, channels: ChannelPool):
+    def __init__(self, cluster: ClusterSpec, local: WorkerState,
+                 connect: Callable[[str, str], object]):
         self.cluster = cluster
         self.local_task = local.task
         self._local = LocalWorker(local)
-        self._channels = channels
+        self._connect = connect
         self._lock = threading.Lock()
-        self._remote: dict[str, RemoteWorker] = {}
+        self._remote: dict = {}
         self._status: dict[str, WorkerStatus] = {}
         self._suspect: set = set()
 
@@ -67,16 +70,9 @@ class WorkerPool:
         with self._lock:
             worker = self._remote.get(task)
             if worker is None:
-                job, index = parse_task_name(task)
-                address = self.cluster.task_address(job, index)
-                worker = self._remote[task] = RemoteWorker(task, address, self._channels)
-                worker.channel.subscribe(lambda state, t=task: self._connectivity(t, state))
+                worker = self._remote[task] = self._connect(task, self.address(task))
+                worker.watch(lambda t=task: self.suspect(t))
             return worker
-
-    def _connectivity(self, task: str, state) -> None:
-        if state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE, grpc.ChannelConnectivity.IDLE,
-                     grpc.ChannelConnectivity.SHUTDOWN):
-            self.suspect(task)
 
     def suspect(self, task: str) -> None:
         """Ask ``task`` for its status again before using it next."""

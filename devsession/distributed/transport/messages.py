@@ -10,13 +10,15 @@ from __future__ import annotations
 import dataclasses
 
 from ...devices import DeviceAttributes
-from ...options import NodeStats, OptimizerOptions
-from ...proto import wire_pb2, worker_pb2
+from ...options import NodeStats, OptimizerOptions, SessionOptions
+from ...proto import master_pb2, wire_pb2, worker_pb2
+from ..timeouts import CONNECT_TIMEOUT_S
 from ..master.placement import TaskDevices
 
 __all__ = ["WorkerStatus", "device_to_proto", "device_from_proto", "stats_to_proto",
            "stats_from_proto", "optimizer_to_proto", "optimizer_from_proto",
-           "status_to_proto", "status_from_proto"]
+           "status_to_proto", "status_from_proto", "options_to_proto", "options_from_proto",
+           "connect_timeout"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,6 +72,30 @@ def optimizer_from_proto(p) -> OptimizerOptions:
         constant_folding=p.constant_folding,
         common_subexpression_elimination=p.common_subexpression_elimination,
         fusion=p.fusion, constant_folding_max_elements=p.constant_folding_max_elements)
+
+
+def connect_timeout(options: SessionOptions) -> float:
+    """How long the session waits for a task it never reached (its config's
+    ``connect_timeout_s``, else ``timeouts.CONNECT_TIMEOUT_S``)."""
+    return float(options.get("connect_timeout_s") or CONNECT_TIMEOUT_S)
+
+
+def options_to_proto(options: SessionOptions) -> master_pb2.SessionConfig:
+    """What the master needs of a client's options (never its credentials)."""
+    out = master_pb2.SessionConfig(
+        device=str(options.device), allow_soft_placement=options.allow_soft_placement,
+        log_device_placement=options.log_device_placement,
+        connect_timeout_s=connect_timeout(options))
+    optimizer_to_proto(options.optimizer, out.optimizer)
+    return out
+
+
+def options_from_proto(p: master_pb2.SessionConfig) -> SessionOptions:
+    """The client's options on the master; ValueError for a device that does not parse."""
+    return SessionOptions(
+        device=p.device, allow_soft_placement=p.allow_soft_placement,
+        log_device_placement=p.log_device_placement, optimizer=optimizer_from_proto(p.optimizer),
+        config={"connect_timeout_s": p.connect_timeout_s or CONNECT_TIMEOUT_S})
 
 
 def status_to_proto(status: WorkerStatus) -> worker_pb2.GetStatusResponse:

@@ -3,8 +3,8 @@
 ``RemoteWorker`` calls another process's WorkerService over a pooled channel: every call
 has a deadline, carries the cluster token, and turns a failed status into the
 ``ds.errors`` class the worker raised (``status.error_from_rpc``), naming the task.
-``LocalWorker`` offers the same methods for the worker in the master's own process,
-called directly: the master's partition runs in the thread serving the step.
+``worker/local.py``'s ``LocalWorker`` offers the same methods for a worker in this
+process, called directly.
 
 Timeouts: control calls (status, registration, abort, reset) have fixed deadlines; a
 step's RunGraph has the step's deadline plus ``RUN_GRACE_S`` so the worker's own
@@ -29,7 +29,7 @@ from ..transport.messages import WorkerStatus, optimizer_to_proto, stats_from_pr
 from ..transport.status import error_from_rpc
 from ..timeouts import CONTROL_TIMEOUT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S, STATUS_TIMEOUT_S
 
-__all__ = ["RemoteWorker", "LocalWorker", "push_timeout"]
+__all__ = ["RemoteWorker", "push_timeout"]
 
 
 
@@ -86,6 +86,15 @@ class RemoteWorker:
 
     def __repr__(self) -> str:
         return f"<RemoteWorker {self.task} at {self.address}>"
+
+    def watch(self, lost) -> None:
+        """Call ``lost()`` whenever the connection leaves READY (the peer died, restarted
+        or became unreachable)."""
+        def on_change(state):
+            if state in (grpc.ChannelConnectivity.TRANSIENT_FAILURE,
+                         grpc.ChannelConnectivity.IDLE, grpc.ChannelConnectivity.SHUTDOWN):
+                lost()
+        self.channel.subscribe(on_change)
 
     def _call(self, callable_, request, timeout: float, what: str, wait_for_ready=False):
         try:
@@ -185,35 +194,3 @@ class RemoteWorker:
                                                     all=containers is None)
         self._call(self._reset, request.SerializeToString(), CONTROL_TIMEOUT_S,
                    "ResetContainers")
-
-
-class LocalWorker:
-    """The worker in this process, with RemoteWorker's control methods."""
-
-    def __init__(self, state):
-        self.state = state
-        self.task = state.task
-        self.address = "(this process)"
-
-    def __repr__(self) -> str:
-        return f"<LocalWorker {self.task}>"
-
-    def get_status(self, timeout: float = STATUS_TIMEOUT_S,
-                   wait_for_ready: bool = False) -> WorkerStatus:
-        state = self.state
-        return WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
-                            state.kernels())
-
-    def register_graph(self, session, graph_def, feeds, fetches, targets, optimizer):
-        handle = self.state.register_graph(session, graph_def, feeds, fetches, targets,
-                                           optimizer)
-        return handle, self.state.incarnation
-
-    def abort_step(self, step_id: int, error: OpError):
-        self.state.abort_step(step_id, error)
-
-    def deregister(self, session: str, handles=()) -> None:
-        self.state.deregister(session, handles)
-
-    def reset(self, containers=None) -> None:
-        self.state.reset(containers)

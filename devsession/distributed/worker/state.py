@@ -17,14 +17,13 @@ encodes), tested without sockets by wiring two WorkerStates' ``push`` to each ot
 * The ``incarnation`` is random per process: a master that registered graphs with an
   earlier incarnation gets ``AbortedError`` instead of a run, and re-registers.
 * ``abort_step`` fails a step here with the master's error: waiting receives raise it
-  at once, and the executor stops before its next kernel (``StepDeadline``).
+  at once, and the executor stops before its next kernel (``runtime.deadline``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-import math
 import secrets
 import threading
 import time
@@ -32,13 +31,14 @@ from typing import Callable
 
 import numpy as np
 
-from ...device_spec import DeviceSpec
+from ...device_spec import Device
 from ...devices import DeviceAttributes, list_local_devices
 from ...errors import AbortedError, DeadlineExceededError, InvalidArgumentError, NotFoundError, \
     OpError
 from ...graph import Graph
 from ...graph_def import import_graph_def
 from ...options import OptimizerOptions
+from ...runtime.deadline import Deadline
 from ...runtime.local_executor import LocalExecutorFactory, make_step
 from ...runtime.placement import Placement
 from ...runtime.resources import ResourceMgr
@@ -46,37 +46,7 @@ from . import send_recv as transfer_ops
 from .rendezvous import Rendezvous, copy_error
 from ..transport.wire import INLINE_BYTES, to_host
 
-__all__ = ["WorkerState", "StepDeadline", "SessionResources", "RegisteredGraph"]
-
-
-class StepDeadline:
-    """A step's deadline that also counts as passed once the step is aborted.
-
-    The executor checks ``time.monotonic() > deadline`` between kernels; Python falls
-    back to this object's ``__lt__`` for that comparison, so an aborted step stops
-    before its next kernel without the executor knowing about aborts.
-    """
-
-    __slots__ = ("at", "error")
-
-    def __init__(self, at: float | None):
-        self.at = math.inf if at is None else at
-        self.error: OpError | None = None
-
-    def abort(self, error: OpError) -> None:
-        self.error = error
-
-    def __lt__(self, now) -> bool:          # now > deadline
-        return self.error is not None or now > self.at
-
-    def __gt__(self, now) -> bool:          # now < deadline
-        return self.error is None and now < self.at
-
-    def __float__(self) -> float:
-        return -math.inf if self.error is not None else self.at
-
-    def rendezvous_deadline(self) -> float | None:
-        return None if self.at == math.inf else self.at
+__all__ = ["WorkerState", "SessionResources", "RegisteredGraph"]
 
 
 class SessionResources:
@@ -110,7 +80,7 @@ class _StepContext:
 
     __slots__ = ("worker", "step_id", "deadline", "return_to", "returned")
 
-    def __init__(self, worker: "WorkerState", step_id: int, deadline: StepDeadline,
+    def __init__(self, worker: "WorkerState", step_id: int, deadline: Deadline,
                  return_to: str | None):
         self.worker, self.step_id, self.deadline = worker, step_id, deadline
         self.return_to = return_to
@@ -122,13 +92,13 @@ class _StepContext:
             if array.nbytes <= INLINE_BYTES:   # rides back in the RunGraph response
                 self.returned.append((key, np.array(array, copy=True)))
                 return
-        self.worker.push(peer, self.step_id, key, value, self.deadline.rendezvous_deadline(),
+        self.worker.push(peer, self.step_id, key, value, self.deadline.at,
                          what)
 
     def recv(self, peer: str, key: str, what: str):
         try:
             return self.worker.rendezvous.get(
-                self.step_id, key, self.deadline.rendezvous_deadline(),
+                self.step_id, key, self.deadline.at,
                 f"tensor '{what}' from {peer}")
         except DeadlineExceededError as e:
             e.node_name = what.lstrip("^").split(":")[0]
@@ -150,7 +120,7 @@ class WorkerState:
         self._lock = threading.Lock()
         self._graphs: dict[str, RegisteredGraph] = {}
         self._sessions: dict[str, SessionResources] = {}
-        self._active: dict[int, StepDeadline] = {}
+        self._active: dict[int, Deadline] = {}
         self._idle = threading.Condition(self._lock)   # a step started or ended
         self._handles = itertools.count(1)
 
@@ -205,13 +175,14 @@ class WorkerState:
         return handle
 
     def _place(self, op) -> Placement:
-        spec = DeviceSpec.parse(op.device)
-        placement = Placement(spec.device_type or "CPU", spec.device_index or 0)
-        if placement.short_name not in self._device_names:
+        """The device the master placed ``op`` on (its NodeDef's device, on this task)."""
+        spec = op.device_spec
+        device = Device(spec.device_type or "CPU", spec.device_index or 0)
+        if device.short_name not in self._device_names:
             raise InvalidArgumentError(
-                f"Node '{op.name}' was placed on {placement.short_name}, which {self.task} "
+                f"Node '{op.name}' was placed on {device.short_name}, which {self.task} "
                 f"does not have (devices: {', '.join(sorted(self._device_names))}).", op.name)
-        return placement
+        return Placement(device)
 
     def deregister(self, session: str, handles=()) -> None:
         """Drop some graphs of a session, or (no handles) the session and all its graphs."""
@@ -243,7 +214,7 @@ class WorkerState:
         if len(feeds) != graph.num_feeds:
             raise InvalidArgumentError(f"Partition {handle} takes {graph.num_feeds} feed(s), "
                                        f"got {len(feeds)}.")
-        deadline = StepDeadline(time.monotonic() + timeout_s if timeout_s else None)
+        deadline = Deadline.after(timeout_s)
         with self._lock:
             if step_id in self._active:
                 raise InvalidArgumentError(f"Step {step_id} is already running on {self.task}.")

@@ -1,0 +1,73 @@
+"""Feed values checked against the tensors they feed: one rule everywhere.
+
+A local session checks ``feed_dict`` values with it before anything runs, and a cluster
+master checks the bytes a client sent with it too (it trusts no client): the value must
+have the tensor's dtype, or convert to it without losing information, and a shape that
+fits the tensor's static shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .graph import Graph, Tensor
+
+__all__ = ["validate_feed", "feed_validator"]
+
+
+def validate_feed(tensor: Tensor, value) -> np.ndarray:
+    """``value`` as an array of ``tensor``'s dtype; ValueError for a wrong dtype or shape."""
+    want = tensor.dtype.np
+    if type(value) is np.ndarray and value.dtype == want:
+        array = value
+    elif hasattr(value, "__cuda_array_interface__") and getattr(value, "dtype", None) == want:
+        array = value
+    else:
+        if isinstance(value, (Tensor, Graph)) or hasattr(value, "_as_tensor"):
+            raise TypeError(f"The value of a feed cannot be a ds.Tensor ('{tensor.name}'); "
+                            f"feed numpy arrays or Python values.")
+        array = np.asarray(value)
+        if array.dtype != want:
+            if array.dtype.kind not in "fiub":
+                raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
+                                 f"'{tensor.name}' of dtype {tensor.dtype.name}.")
+            if not dtypes.converts_without_loss(array, want):
+                raise ValueError(
+                    f"Cannot feed value of dtype {array.dtype.name} to tensor '{tensor.name}' "
+                    f"of dtype {tensor.dtype.name} without losing information; convert it "
+                    f"first (e.g. value.astype(np.{want.name})).")
+            array = array.astype(want)
+    dims = tensor.shape.dims
+    if dims is not None:
+        shape = array.shape
+        if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
+            raise ValueError(f"Cannot feed value of shape {tuple(shape)} for Tensor "
+                             f"'{tensor.name}', which has shape {tensor.shape}.")
+    return array
+
+
+def feed_validator(tensor: Tensor):
+    """``validate_feed`` for one tensor, with a fast path for the common case: an ndarray
+    of exactly the tensor's dtype whose shape fits the static shape."""
+    want = tensor.dtype.np
+    dims = tensor.shape.dims
+    ndarray = np.ndarray
+    if dims is None:
+        return lambda value: validate_feed(tensor, value)
+    rank = len(dims)
+    if all(d is not None for d in dims):
+        def validate(value):
+            if type(value) is ndarray and value.dtype is want and value.shape == dims:
+                return value
+            return validate_feed(tensor, value)
+        return validate
+    known = tuple((i, d) for i, d in enumerate(dims) if d is not None)
+
+    def validate_partial(value):
+        if type(value) is ndarray and value.dtype is want:
+            shape = value.shape
+            if len(shape) == rank and all(shape[i] == d for i, d in known):
+                return value
+        return validate_feed(tensor, value)
+    return validate_partial

@@ -1,0 +1,39 @@
+"""A step's deadline: a time, and an abort from outside, checked between kernels.
+
+The executor asks ``deadline.expired()`` before each kernel, so a step stops at its
+time limit, or as soon as someone else ends it (a cluster worker whose step the master
+aborted because another task failed), without the executor knowing which.  Whoever
+aborts says with which error (``abort(error)``); ``error`` then tells the step's owner
+what to raise instead of the executor's ``DeadlineExceededError``.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["Deadline"]
+
+
+class Deadline:
+    """When a step must stop (``at`` is a ``time.monotonic()`` value, None: never)."""
+
+    __slots__ = ("at", "error")
+
+    def __init__(self, at: float | None = None):
+        self.at = at
+        self.error = None          # the OpError the step was aborted with, if it was
+
+    @classmethod
+    def after(cls, timeout_s: float | None) -> "Deadline":
+        return cls(time.monotonic() + timeout_s if timeout_s else None)
+
+    def abort(self, error) -> None:
+        """End the step at its next check; its owner raises ``error``."""
+        self.error = error
+
+    def expired(self) -> bool:
+        return self.error is not None or (self.at is not None and time.monotonic() > self.at)
+
+    def remaining(self) -> float | None:
+        """Seconds left (never below a microsecond), None without a time limit."""
+        return None if self.at is None else max(self.at - time.monotonic(), 1e-6)
