@@ -30,7 +30,7 @@ from .tensor_shape import TensorShape
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "device", "name_scope", "control_dependencies", "convert_to_tensor",
-           "constant_from_array", "python_value_to_array"]
+           "constant_from_array", "python_value_to_array", "constant_value"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -87,7 +87,8 @@ class Tensor:
 
 
 class Operation:
-    """A node: an op type, its inputs, attributes, device and control dependencies."""
+    """A node: an op type, its inputs, attributes, device and control dependencies, and
+    its outputs (most ops have one; ``op.outputs[k]`` is the tensor ``name:k``)."""
 
     def __init__(self, graph, name, op_type, inputs, attrs, device: DeviceSpec, control_inputs):
         self._graph = graph
@@ -232,7 +233,7 @@ class Graph:
                 self._names_in_use.setdefault(name.lower(), 1)
             else:
                 name = self.unique_name(_clean_name(name or _default_name(op_type)))
-            specs = [InputSpec(t.dtype, t.shape, t.name) for t in inputs]
+            specs = [InputSpec(t.dtype, t.shape, t.name, constant_value(t)) for t in inputs]
             try:
                 out = op_def.infer(specs, full_attrs, name)
             except InferError as e:
@@ -241,9 +242,9 @@ class Graph:
             control = list(control_inputs) + _current_control_inputs(self, inputs)
             op = Operation(self, name, op_type, inputs, full_attrs, device,
                            _dedupe(control))
-            if out is not None:
-                dtype, shape = out
-                op._outputs = (Tensor(op, 0, dtypes.as_dtype(dtype), TensorShape(shape)),)
+            outs = out if isinstance(out, list) else [] if out is None else [out]
+            op._outputs = tuple(Tensor(op, k, dtypes.as_dtype(dtype), TensorShape(shape))
+                                for k, (dtype, shape) in enumerate(outs))
             self._ops[name] = op
             self._order.append(op)
         return op
@@ -462,6 +463,28 @@ def _current_control_inputs(graph: Graph, inputs) -> list:
         ops.extend(op for op in entry if op.graph is graph)
     input_ops = {id(t.op) for t in inputs}
     return [op for op in ops if id(op) not in input_ops]
+
+
+def constant_value(tensor: Tensor):
+    """The value of ``tensor`` when the graph alone determines it (a Const, or an op
+    whose ``OpDef.static_value`` computes it from its inputs' static values), else
+    None.  Remembered on the tensor: graphs only grow, so it never changes."""
+    cached = getattr(tensor, "_static_value", _UNKNOWN)
+    if cached is not _UNKNOWN:
+        return cached
+    op = tensor.op
+    value = None
+    if op.type == "Const":
+        value = op.get_attr("value")
+    else:
+        static = get_op_def(op.type).static_value
+        if static is not None and len(op.outputs) == 1:
+            value = static(op, constant_value)
+    tensor._static_value = value
+    return value
+
+
+_UNKNOWN = object()
 
 
 def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph | None = None,

@@ -67,6 +67,8 @@ class KernelNode:
     output_dtype: np.dtype | None   # None for ops without an output
     output_shape: tuple | None      # static, same convention
     context: Any = None             # session state for stateful ops
+    output_dtypes: tuple = ()       # every output's dtype, for ops with several outputs
+    output_shapes: tuple = ()       # ... and static shape (a kernel then returns a tuple)
     device: Device = HOST           # where the kernel runs (picks the CUDA device)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from devsession import devices
 from devsession.kernels import registry
+from devsession.ops.registry import get_op_def, registered_ops
 from devsession.kernels.codegen.cuda import compile_expression, evaluate
 
 HOST = "CPU:0"
@@ -94,8 +95,10 @@ class FakeGpus:
         return build
 
     def _check_inputs(self, node, xs):
+        host_inputs = get_op_def(node.op).host_inputs if node.op in registered_ops() else ()
         for k, x in enumerate(xs):
-            if where_is(x) != node.device.short_name:
+            want = HOST if k in host_inputs else node.device.short_name
+            if where_is(x) != want:
                 raise AssertionError(f"node '{node.name}' on {node.device} got input {k} "
                                      f"living on {where_is(x)}: a transfer is missing")
 

@@ -81,7 +81,8 @@ def _concat(inputs, attrs, node):
     return dtype, TensorShape(out)
 
 
-register_op(OpDef("Identity", unary_any, 1))
+register_op(OpDef("Identity", unary_any, 1,
+                  static_value=lambda op, value_of: value_of(op.inputs[0])))
 register_op(OpDef("Reshape", _reshape, 1))
 register_op(OpDef("Transpose", _transpose, 1))
 register_op(OpDef("ConcatV2", _concat, None))

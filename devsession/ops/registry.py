@@ -22,15 +22,19 @@ __all__ = ["OpDef", "InputSpec", "register_op", "get_op_def", "registered_ops", 
 
 @dataclasses.dataclass(frozen=True)
 class InputSpec:
-    """What ``infer`` sees of one input: its dtype, static shape and display name."""
+    """What ``infer`` sees of one input: its dtype, static shape and display name, and
+    its value when the graph already determines it (a constant, the shape of a tensor
+    whose shape is known...), so a shape given as a tensor can still be inferred."""
 
     dtype: DType
     shape: TensorShape
     name: str
+    value: object = None        # np.ndarray or None
 
 
-# infer(inputs, attrs, node_name) -> (dtype, shape) of the one output, or None
-InferFn = Callable[[Sequence[InputSpec], Mapping[str, object], str], "tuple | None"]
+# infer(inputs, attrs, node_name) -> (dtype, shape) of the one output, a list of them for
+# an op with several outputs, or None for an op without outputs
+InferFn = Callable[[Sequence[InputSpec], Mapping[str, object], str], "tuple | list | None"]
 
 
 class InferError(ValueError):
@@ -45,7 +49,12 @@ class OpDef:
     input positions that name a variable to mutate (Assign's first input) rather than
     read.  ``stateful`` ops are never folded, merged or pruned as duplicates.
     ``elementwise`` ops map inputs to outputs element by element with broadcasting,
-    so regions of them can be fused into one kernel.
+    so regions of them can be fused into one kernel.  ``host_inputs`` are input
+    positions a kernel reads on the host whatever its device (shapes, axes: TF's
+    HostMemory inputs), so a GPU node gets them without a copy to the GPU.
+    ``static_value(op, value_of)`` returns the op's output value when the graph alone
+    determines it (``value_of(tensor)`` gives an input's static value or None), which
+    lets later ops infer shapes given as tensors.
     """
 
     name: str
@@ -56,6 +65,8 @@ class OpDef:
     stateful: bool = False
     elementwise: bool = False
     has_output: bool = True
+    host_inputs: tuple = ()
+    static_value: Callable | None = None
 
 
 _OPS: dict[str, OpDef] = {}

@@ -31,7 +31,7 @@ def fold_constants(ops: list[PlanOp], evaluate, max_elements: int) -> list[PlanO
             out.append(op)
             continue
         static = op.outputs[0].shape.num_elements() if op.outputs else None
-        if (not op.outputs or not op.inputs or get_op_def(op.type).stateful
+        if (len(op.outputs) != 1 or not op.inputs or get_op_def(op.type).stateful
                 or any(t not in constant for t in op.inputs)
                 or static is None or static > max_elements):
             out.append(op)

@@ -39,7 +39,7 @@ def eliminate_common_subexpressions(ops: list[PlanOp], fed: set) -> tuple[list, 
         inputs = tuple(alias.get(t, t) for t in op.inputs)
         if inputs != op.inputs:
             op = op.replace(inputs=inputs)
-        if (not op.outputs or op.outputs[0] in fed or get_op_def(op.type).stateful
+        if (not op.outputs or any(t in fed for t in op.outputs) or get_op_def(op.type).stateful
                 or op.type == "Placeholder"):
             kept.append(op)
             continue
@@ -50,5 +50,5 @@ def eliminate_common_subexpressions(ops: list[PlanOp], fed: set) -> tuple[list, 
             seen[key] = op
             kept.append(op)
         else:
-            alias[op.outputs[0]] = first.outputs[0]
+            alias.update(zip(op.outputs, first.outputs))
     return kept, alias

@@ -39,7 +39,7 @@ def _drop_dead(ops: list[PlanOp], fetched: set, target_names: set) -> list[PlanO
     live, control_live, kept = set(fetched), set(), []
     for op in reversed(ops):
         if (op.name in target_names or op.name in control_live or get_op_def(op.type).stateful
-                or (op.outputs and op.outputs[0] in live)):
+                or any(t in live for t in op.outputs)):
             kept.append(op)
             live.update(op.inputs)
             control_live.update(c.name for c in op.control_inputs)

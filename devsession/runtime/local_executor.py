@@ -57,6 +57,8 @@ class LocalExecutorFactory:
             input_shapes=tuple(t.shape.dims for t in op.inputs),
             output_dtype=op.outputs[0].dtype.np if op.outputs else None,
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
+            output_dtypes=tuple(t.dtype.np for t in op.outputs),
+            output_shapes=tuple(t.shape.dims for t in op.outputs),
             context=StateContext(self.resources, variable),
             device=placement.device)
         return lookup_kernel(op.type, placement.device.device_type)(node)

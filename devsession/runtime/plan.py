@@ -14,6 +14,7 @@ signature; each run keeps its values in its own list of slots.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Callable, Sequence
 
 from ..device_spec import HOST, Device
@@ -119,20 +120,33 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     for t in feeds:
         slot_of[t] = builder.new_slot(HOST)
     for op in order:
-        if op.outputs and op.outputs[0] not in fed:
-            slot_of[op.outputs[0]] = builder.new_slot(placements[op.name].device)
+        for t in op.outputs:
+            if t not in fed:
+                slot_of[t] = builder.new_slot(placements[op.name].device)
 
-    producer_type = {op.outputs[0]: op.type for op in order if op.outputs}
+    producer_type = {t: op.type for op in order for t in op.outputs}
     for op in order:
         placement = placements[op.name]
         device = placement.device
-        refs = get_op_def(op.type).ref_inputs
-        inputs = tuple(builder.on_device(slot_of[t], device, t.name)
-                       for i, t in enumerate(op.inputs) if i not in refs)
-        output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
+        op_def = get_op_def(op.type)
+        inputs = tuple(builder.on_device(slot_of[t], HOST if i in op_def.host_inputs else device,
+                                         t.name)
+                       for i, t in enumerate(op.inputs) if i not in op_def.ref_inputs)
+        kernel = make_kernel(op, placement)
         work = op.outputs[0].shape.num_elements() if op.outputs else 0
-        builder.add(make_kernel(op, placement), inputs, output, op.name, op.type, device,
-                    -1 if work is None else work)
+        work = -1 if work is None else work
+        if len(op.outputs) <= 1:
+            output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
+            builder.add(kernel, inputs, output, op.name, op.type, device, work)
+            continue
+        # Several outputs: the kernel returns a tuple into one slot, and a step per
+        # output takes its item out (the executor only ever stores one value per step).
+        whole = builder.new_slot(device)
+        builder.add(kernel, inputs, whole, op.name, op.type, device, work)
+        for k, t in enumerate(op.outputs):
+            if t not in fed:
+                builder.add(operator.itemgetter(k), (whole,), slot_of[t], t.name, "_Output",
+                            device, 0)
 
     fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], HOST, t.name)
                         for t in fetches)
