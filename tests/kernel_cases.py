@@ -1,9 +1,11 @@
-"""What the kernel test suites share: dtypes, op lists, seeded inputs, comparisons.
+"""What the kernel test suites share: dtypes, op lists, seeded inputs, comparisons, and
+one way to run a kernel on any device.
 
-``test_kernels.py`` (CPU vs REF), ``test_gpu_kernels.py`` (GPU vs REF, on a real GPU)
-and ``test_gpu_codegen.py`` (the CUDA program's numpy oracle vs REF) draw their inputs
-from here, so that every device is checked on the same values with the same rules:
-exact for integers and bool, close (NaN where NaN) for floats.
+Kernel tests are written once and parametrised over ``DEVICES`` (CuPy's and dask's
+habit: one test body, every backend): ``check_against_ref(device, node, *inputs)`` runs
+the node's kernel on the CPU, or on a GPU where there is one (the GPU case carries the
+``gpu`` mark and skips with "no CUDA device" elsewhere), and compares it with the numpy
+reference kernel: exact for integers and bool, close (NaN where NaN) for floats.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 import zlib
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
-from devsession.kernels.registry import KernelNode
+from devsession.device_spec import Device
+from devsession.devices import gpu_devices
+from devsession.kernels.registry import KernelNode, lookup_kernel
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
@@ -39,6 +44,64 @@ REDUCE_CASES = [((3, 4, 5), axes, keep) for axes in [(), (0,), (1,), (2,), (0, 2
                                                       (0, 1, 2)] for keep in (False, True)]
 REDUCE_CASES += [((0,), (0,), False), ((1,), (0,), False), ((7,), (0,), True),
                  ((0, 3), (1,), False), ((3, 0), (0,), True), ((), (), False)]
+
+
+# The devices a kernel test runs on; the reference ("REF") is what they are compared with.
+DEVICES = [pytest.param("CPU", id="cpu"),
+           pytest.param("GPU", id="gpu", marks=[
+               pytest.mark.gpu, pytest.mark.skipif(not gpu_devices(), reason="no CUDA device")])]
+
+
+def on_device(node: KernelNode, device: str) -> KernelNode:
+    """``node`` placed on ``device`` ("CPU", "GPU" = GPU:0, or a ``Device``)."""
+    import dataclasses
+
+    if isinstance(device, str):
+        device = Device(device)
+    return dataclasses.replace(node, device=device)
+
+
+def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
+    """The kernel of ``node`` on ``device`` ("REF", "CPU", "GPU" or a GPU ``Device``),
+    given and returning host arrays; fails if the kernel changed an input."""
+    if isinstance(device, Device) or device == "GPU":
+        return _run_on_gpu(on_device(node, device), *inputs)
+    before = [x.copy() for x in inputs]
+    result = lookup_kernel(node.op, device)(node)(*inputs)
+    for x, b in zip(inputs, before):
+        np.testing.assert_array_equal(x, b, err_msg="a kernel mutated its input")
+    return result
+
+
+def _run_on_gpu(node: KernelNode, *inputs):
+    import cupy
+
+    index = node.device.index
+    with cupy.cuda.Device(index):
+        device_inputs = [cupy.asarray(x) for x in inputs]
+    result = lookup_kernel(node.op, "GPU")(node)(*device_inputs)
+    results = result if isinstance(result, tuple) else (result,)
+    for r in results:
+        assert isinstance(r, cupy.ndarray), type(r)
+        assert r.device.id == index
+    for x, d in zip(inputs, device_inputs):
+        np.testing.assert_array_equal(cupy.asnumpy(d), x, err_msg="a kernel mutated its input")
+    out = tuple(cupy.asnumpy(r) for r in results)
+    return out if isinstance(result, tuple) else out[0]
+
+
+def check_against_ref(device, node: KernelNode, *inputs, **tolerances):
+    """``device``'s kernel against the reference kernel on the same inputs (each output
+    of a kernel with several); returns what ``device`` computed."""
+    ref = run_on("REF", node, *inputs)
+    got = run_on(device, node, *inputs)
+    if isinstance(ref, tuple):
+        for g, r in zip(got, ref):
+            assert_same(g, r, **tolerances)
+    else:
+        assert ref.dtype == node.output_dtype
+        assert_same(got, ref, **tolerances)
+    return got
 
 
 def rng_for(*key) -> np.random.Generator:

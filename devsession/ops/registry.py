@@ -5,7 +5,15 @@ variable rather than values, and how its output dtype and static shape follow fr
 inputs and attributes.  The graph builder calls ``infer`` when a node is created (so a
 shape mismatch is a ``ValueError`` at build time), the GraphDef importer calls it again
 on every imported node, and the optimizer reads the ``elementwise`` and ``stateful``
-flags.  Adding an op is one ``register_op`` call plus its kernels.
+flags.  Adding an op is one ``register_op`` call plus its kernels, and, when it is
+differentiable, a gradient function registered with ``register_gradient`` in the family's
+``<family>_grad.py`` (as TF keeps ``math_grad.py`` beside ``math_ops.py``).
+
+A gradient function ``grad(op, *output_grads) -> [input_grad, ...]`` builds graph nodes:
+it gets the forward ``Operation`` and one gradient tensor per output of the op (None for
+an output no gradient flows into), and returns one tensor per input (None where no
+gradient flows: integer inputs, shapes, axes).  ``not_differentiable`` marks ops through
+which no gradient flows at all (shapes, comparisons, argmax...).
 """
 
 from __future__ import annotations
@@ -17,7 +25,8 @@ from typing import Callable, Mapping, Sequence
 from ..dtypes import DType
 from ..tensor_shape import TensorShape
 
-__all__ = ["OpDef", "InputSpec", "register_op", "get_op_def", "registered_ops", "InferError"]
+__all__ = ["OpDef", "InputSpec", "register_op", "get_op_def", "registered_ops", "InferError",
+           "register_gradient", "not_differentiable", "get_gradient"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,3 +110,39 @@ def get_op_def(op_type: str) -> OpDef:
 
 def registered_ops() -> frozenset[str]:
     return frozenset(_OPS)
+
+
+_GRADIENTS: dict[str, Callable | None] = {}
+
+
+def register_gradient(op_type: str):
+    """Decorator registering the gradient function of ``op_type`` (see the module
+    docstring); ``AlreadyExistsError`` if it has one."""
+    def decorate(fn):
+        _add_gradient(op_type, fn)
+        return fn
+    return decorate
+
+
+def not_differentiable(*op_types: str) -> None:
+    """Mark ops no gradient flows through (their inputs get None)."""
+    for op_type in op_types:
+        _add_gradient(op_type, None)
+
+
+def _add_gradient(op_type: str, fn) -> None:
+    from ..errors import AlreadyExistsError
+
+    with _LOCK:
+        if op_type in _GRADIENTS:
+            raise AlreadyExistsError(f"Op type '{op_type}' already has a gradient.")
+        _GRADIENTS[op_type] = fn
+
+
+def get_gradient(op_type: str):
+    """The gradient function of ``op_type``, or None for a non-differentiable op;
+    ``LookupError`` (as TF raises) when the op has neither."""
+    try:
+        return _GRADIENTS[op_type]
+    except KeyError:
+        raise LookupError(f"No gradient defined for op type '{op_type}'.") from None
