@@ -172,7 +172,7 @@ def record(name, sess, graph, inputs, outputs, manifest, note, live_values=None)
     got = [np.array(v.tolist(), dtype=bytes) if np.asarray(v).dtype == object else v
            for v in got]
 
-    pb = gd.SerializeToString()
+    pb = gd.SerializeToString(deterministic=True)  # attr maps in a stable order
     with open(os.path.join(HERE, name + ".pb"), "wb") as f:
         f.write(pb)
     multi_in, multi_out = len(inputs) > 1, len(outputs) > 1
