@@ -37,3 +37,7 @@ __all__ = [
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
     "random_uniform",
 ]
+
+from .elementwise import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]

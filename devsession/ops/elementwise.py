@@ -157,3 +157,25 @@ def cast(x, dtype, name=None) -> Tensor:
     if x.dtype == dtype:
         return make_op("Identity", [x], name=name)
     return make_op("Cast", [x], {"DstT": dtype}, name=name)
+
+
+# --- TF's spellings, for GraphDefs TensorFlow wrote (devsession/tf_graph.py) -------------------
+# AddV2 is TF's Add (what TF2's tf.add and `+` build); LogicalAnd is tf.logical_and.
+
+def _logical(inputs, attrs, node):
+    for x in inputs:
+        if not x.dtype.is_bool:
+            raise TypeError(f"Op '{node}' takes bool inputs, but '{x.name}' is {x.dtype.name}.")
+    return dtypes.bool_, broadcast(inputs, node)
+
+
+register_op(OpDef("AddV2", _binary_same, 2, elementwise=True))
+register_op(OpDef("LogicalAnd", _logical, 2, elementwise=True))
+__all__ += ["logical_and"]
+
+
+def logical_and(x, y, name=None) -> Tensor:
+    """Elementwise ``x and y`` of bool tensors, with numpy broadcasting."""
+    graph = graph_of(x, y)
+    return make_op("LogicalAnd", [convert_to_tensor(v, dtype=dtypes.bool_, graph=graph)
+                                  for v in (x, y)], name=name)
