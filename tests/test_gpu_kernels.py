@@ -324,3 +324,11 @@ def test_kernels_run_on_the_second_gpu():
     x = random_array(rng_for("gpu1"), (1000,), F32)
     got = run_gpu(make_node("Exp", [F32], F32, device=Device("GPU", 1)), x)
     np.testing.assert_allclose(got, np.exp(x), rtol=2e-6)
+
+
+@pytest.mark.parametrize("shapes", [((BIG,), (BIG,))] + BROADCASTS, ids=str)
+def test_logical_and(shapes):
+    rng = rng_for("LogicalAnd", shapes)
+    x, y = (random_array(rng, s, BOOL) for s in shapes)
+    gpu = check(make_node("LogicalAnd", [BOOL, BOOL], BOOL), x, y)
+    np.testing.assert_array_equal(gpu, np.logical_and(x, y))

@@ -27,7 +27,8 @@ from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON,
 
 REDUCTIONS = ["Sum", "Mean", "Max", "Min"]
 COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
-    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax"}
+    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax",
+    "LogicalAnd"}
 
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,))]
 
@@ -474,3 +475,11 @@ def test_random_expressions_match_numpy(tree, dtype):
     kernel = ElementwiseKernel(expr, [("a", dtype), ("b", dtype)], dtype)
     expected = numpy_value(numpy_expr, a, b, (3, 5), dtype)
     assert_same(kernel(a, b), expected, rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
+
+
+@pytest.mark.parametrize("shapes", SAME_SHAPES + BROADCASTS, ids=str)
+def test_logical_and(shapes):
+    rng = rng_for("LogicalAnd", shapes)
+    x, y = (random_array(rng, s, BOOL) for s in shapes)
+    cpu = check_cpu_against_ref(make_node("LogicalAnd", [BOOL, BOOL], BOOL), x, y)
+    np.testing.assert_array_equal(cpu, np.logical_and(x, y))

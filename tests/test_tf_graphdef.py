@@ -10,6 +10,7 @@ StridedSlice...) are not run here; mlp runs with its BiasAdd spelled as AddV2.
 from __future__ import annotations
 
 import json
+import re
 import tracemalloc
 from pathlib import Path
 
@@ -288,7 +289,7 @@ def test_malformed_constants_name_the_node(dtype, dims, fields, error, message):
     found = import_without_allocating(const_graph_def(dtype, dims, **fields))
     assert type(found).__name__ == error
     assert found.node_name == "c"
-    assert __import__("re").search(message, str(found)), str(found)
+    assert re.search(message, str(found)), str(found)
 
 
 def test_cycle_and_missing_input_in_tf_form_leave_the_graph_unchanged():
