@@ -129,7 +129,7 @@ def _axis(node, axis: int, rank: int | None) -> int:
         return normalise_axis(axis, rank, node.name)
     except InferError as e:
         error = UnimplementedError if rank is None else InvalidArgumentError
-        raise error(f"{e} (node '{node.name}', {node.op})", node.name) from None
+        raise error(f"{e} ({node.op})", node.name) from None
 
 
 def _unchanged(node, inputs, attrs):
