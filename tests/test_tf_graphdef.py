@@ -441,6 +441,17 @@ def test_mlp_end_to_end():
     np.testing.assert_allclose(got, want, **TOLERANCE)
 
 
+@pytest.mark.parametrize("make", [mlp_with_add_v2, typed_consts_without_strings])
+def test_imported_tf_graphs_round_trip_through_devsessions_format(make):
+    first = ds.Graph()
+    ds.import_graph_def(make(), graph=first)
+    ours = first.as_graph_def()
+    assert not [k for n in ours.node for k in n.attr if k.startswith("_") or k == "T"]
+    second = ds.Graph()
+    ds.import_graph_def(ours, graph=second)
+    assert second.as_graph_def() == ours
+
+
 def test_cli_runs_tf_frozen_graphs(tmp_path, capsys):
     cases = [(mlp_with_add_v2(), "mlp", outputs_of("mlp")),
              (typed_consts_without_strings(), "typed_consts",
