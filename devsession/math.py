@@ -9,3 +9,6 @@ __all__ = ["abs", "add", "argmax", "divide", "equal", "exp", "greater", "greater
            "less", "less_equal", "log", "maximum", "minimum", "multiply", "negative", "pow",
            "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "sigmoid", "softmax",
            "sqrt", "square", "subtract", "tanh", "truediv"]
+from .ops import add_n, unsorted_segment_sum  # noqa: E402  (the array family's math names)
+
+__all__ += ["add_n", "unsorted_segment_sum"]
