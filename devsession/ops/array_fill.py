@@ -20,8 +20,9 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .array import (INDEX_DTYPES, identity, int_operand, int_values, partial_shape_value,
-                    refine_shape, small, vector_length, STATIC_VALUE_LIMIT)
+from .array import identity
+from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
+                             partial_shape_value, refine_shape, small, vector_length)
 from .common import graph_of, make_op, operands, same_dtype
 from .registry import InferError, OpDef, register_op
 

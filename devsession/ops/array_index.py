@@ -22,11 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..kernels.slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from ..tensor_shape import TensorShape
-from .array import (INDEX_DTYPES, check_int, int_operand, int_values, small,
-                    vector_length)
+from .array_operands import (INDEX_DTYPES, check_int, int_operand, int_values, small,
+                             vector_length)
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
@@ -349,10 +349,11 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None,
     if partition_strategy != "mod":
         raise ValueError(f"embedding_lookup over {len(shards)} shards supports "
                          f"partition_strategy='mod' only, got {partition_strategy!r}.")
-    return _sharded_lookup(shards, int_operand(ids, graph_of(*shards, ids)), name)
+    with name_scope(name or "embedding_lookup"):
+        return _sharded_lookup(shards, int_operand(ids, graph_of(*shards, ids)))
 
 
-def _sharded_lookup(shards, ids, name):
+def _sharded_lookup(shards, ids):
     """Gathers from every shard and keeps, per id, the row of its shard: id ``i`` lives
     in shard ``i % n`` at row ``i // n``.  A negative id is sent to shard 0 as it is, so
     its gather reports it."""
@@ -379,9 +380,7 @@ def _sharded_lookup(shards, ids, name):
                        and ids.shape.ndims is not None else 0):
             mine = expand_dims(mine, -1)
         out = where(mine, rows, out)
-    from .array import identity
-
-    return identity(out, name=name) if name else out
+    return out
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
