@@ -11,6 +11,7 @@ import pytest
 
 import devsession as ds
 from devsession.ops.registry import registered_ops
+from array_cases import one_of_each_array_op
 
 
 @pytest.fixture
@@ -534,29 +535,9 @@ def test_every_registered_op_has_a_builder(graph):
         v.assign_add(x),
     ]
     assert len(built) == 39
-    built += array_family_ops(x)
+    built += one_of_each_array_op(x)
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
-
-
-def array_family_ops(x) -> list:
-    """One of each op of ops/array*.py beyond the four above (the gradient-only ops
-    StridedSliceGrad and MirrorPadGrad are what those gradients build)."""
-    from devsession.ops.registry import get_gradient
-
-    i = ph((2,), ds.int32)
-    sliced = x[1:, ::-1]
-    mirrored = ds.pad(x, [[1, 1], [0, 0]], mode="REFLECT")
-    return [
-        ds.reshape(x, ds.shape(x)), ds.squeeze(x[:1]), ds.expand_dims(x, 0),
-        ds.stack([x, x]), ds.unstack(x)[0], ds.tile(x, [1, 2]), ds.pad(x, [[1, 0], [0, 1]]),
-        ds.pad(x, [[1, 0], [0, 1]], constant_values=1.0), mirrored, ds.size(x),
-        ds.rank(ph(None)), ds.fill(ds.shape(x), 2.0), ds.zeros_like(x), ds.ones_like(x),
-        ds.add_n([x, x]), ds.slice(x, [0, 0], [1, 2]), sliced, ds.gather(x, i),
-        ds.unsorted_segment_sum(x, i, 3), ds.one_hot(i, 4),
-        get_gradient("StridedSlice")(sliced.op, sliced)[0],
-        get_gradient("MirrorPad")(mirrored.op, mirrored)[0],
-    ]
 
 
 def test_reshape_takes_a_shape_tensor(graph):

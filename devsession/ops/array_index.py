@@ -277,45 +277,33 @@ def getitem(tensor, key) -> Tensor:
     """``tensor[key]`` as TF1: ints, slices (with negative steps), ``...``, ``None`` and
     scalar int tensors; TypeError for anything else (boolean masks, lists of indices)."""
     items = key if isinstance(key, (tuple, list)) else (key,)
-    begin, end, strides = [], [], []
-    masks = dict.fromkeys(MASKS, 0)
-    for i, item in enumerate(items):
-        bit = 1 << i
-        if isinstance(item, _PySlice):
-            for value, mask, bound in ((item.start, "begin_mask", begin),
-                                       (item.stop, "end_mask", end)):
-                if value is None:
-                    masks[mask] |= bit
-                    bound.append(0)
-                elif _is_index(value):
-                    bound.append(value)
-                else:
-                    raise TypeError(_bad_index(item))
-            if item.step is not None and not _is_index(item.step):
-                raise TypeError(_bad_index(item))
-            strides.append(1 if item.step is None else item.step)
-        elif item is Ellipsis:
-            if masks["ellipsis_mask"]:
-                raise ValueError("Multiple ellipses in slice spec not allowed.")
-            masks["ellipsis_mask"] |= bit
-            begin.append(0), end.append(0), strides.append(1)
-        elif item is None:
-            masks["new_axis_mask"] |= bit
-            begin.append(0), end.append(0), strides.append(1)
-        elif _is_index(item):
-            masks["shrink_axis_mask"] |= bit
-            begin.append(item)
-            end.append(item + 1)
-            strides.append(1)
-        else:
-            raise TypeError(_bad_index(item))
-    graph = graph_of(tensor, *begin, *end)
+    if sum(1 for item in items if item is Ellipsis) > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed.")
+    entries = [_sparse_entry(item) for item in items]
+    masks = {m: sum(1 << i for i, entry in enumerate(entries) if m in entry[3]) for m in MASKS}
+    graph = graph_of(tensor, *[v for entry in entries for v in entry[:3]])
     x = convert_to_tensor(tensor)
-    if not begin:
-        empty = int_operand([], graph)
-        return make_op("StridedSlice", [x, empty, empty, empty], masks, "strided_slice")
-    vectors = [int_operand(list(v), graph) for v in (begin, end, strides)]
+    vectors = [int_operand([entry[k] for entry in entries], graph) for k in range(3)]
     return make_op("StridedSlice", [x, *_same_int_dtype(vectors)], masks, "strided_slice")
+
+
+def _sparse_entry(item) -> tuple:
+    """(begin, end, stride, the masks it sets) of one item of an index, as TF's
+    ``_slice_helper`` makes them."""
+    if isinstance(item, _PySlice):
+        if any(v is not None and not _is_index(v) for v in (item.start, item.stop, item.step)):
+            raise TypeError(_bad_index(item))
+        masks = {m for m, v in (("begin_mask", item.start), ("end_mask", item.stop))
+                 if v is None}
+        return (0 if item.start is None else item.start, 0 if item.stop is None else item.stop,
+                1 if item.step is None else item.step, masks)
+    if item is Ellipsis:
+        return 0, 0, 1, {"ellipsis_mask"}
+    if item is None:
+        return 0, 0, 1, {"new_axis_mask"}
+    if _is_index(item):
+        return item, item + 1, 1, {"shrink_axis_mask"}
+    raise TypeError(_bad_index(item))
 
 
 def _bad_index(item) -> str:

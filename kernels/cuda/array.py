@@ -86,7 +86,9 @@ def build_segment_sum(node):
         out = cupy.zeros((n,) + row_shape, acc)
         if data.size and n:
             inner = data.size // flat.size
-            _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n, out)
+            # the raw arrays are indexed flat: pass 1-D views of contiguous arrays
+            _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n,
+                                          out.reshape(-1))
         return out.astype(_F16) if narrow else out
     return on_device(node, segment_sum)
 
