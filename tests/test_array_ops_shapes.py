@@ -201,7 +201,7 @@ def test_tensors_are_not_iterable():
     (lambda x, i: ds.pad(x, [[0, 0]] * 3, constant_values=ph((2,))), ValueError, "scalar"),
     (lambda x, i: ds.fill([2, -3], 1.0), ValueError, "non-negative"),
     (lambda x, i: ds.fill([2, 3], ph((2,))), ValueError, "must be a scalar"),
-    (lambda x, i: ds.add_n([x, x[:, :2]]), ValueError, "same shape"),
+    (lambda x, i: ds.add_n([x, x[:, :2]]), ValueError, "shapes of all inputs must match"),
     (lambda x, i: ds.add_n([ph((2,), ds.bool), ph((2,), ds.bool)]), TypeError, "numeric"),
     (lambda x, i: ds.one_hot(i, -1), ValueError, "depth must be non-negative"),
     (lambda x, i: ds.one_hot(i, 3, axis=2), ValueError, r"axis 2 must be in \[-1, 1\]"),

@@ -190,23 +190,25 @@ def _same_values_reshaped(op, value_of):
 
 # --- Pack, Unpack ---------------------------------------------------------------------------
 
-def _merged_shape(inputs, node) -> TensorShape:
+def alike_inputs(inputs, attrs, node) -> tuple:
+    """(dtype, static shape) that all of a variadic op's ``inputs`` share (Pack's,
+    AddN's): at least one, as many as attr N, same dtype and compatible shapes."""
+    if not inputs:
+        raise InferError(f"Op '{node}' needs at least one input.")
+    if attrs.get("N", len(inputs)) != len(inputs):
+        raise InferError(f"Op '{node}': attr N={attrs['N']} but {len(inputs)} inputs.")
+    dtype = same_dtype(inputs, node)
     shape = TensorShape(None)
     for x in inputs:
         if not shape.is_compatible_with(x.shape):
             raise InferError(f"Op '{node}': shapes of all inputs must match: '{inputs[0].name}' "
                              f"{inputs[0].shape} vs '{x.name}' {x.shape}.")
         shape = shape.merge_with(x.shape)
-    return shape
+    return dtype, shape
 
 
 def _pack(inputs, attrs, node):
-    if not inputs:
-        raise InferError(f"Op '{node}': stack needs at least one value.")
-    if attrs.get("N", len(inputs)) != len(inputs):
-        raise InferError(f"Op '{node}': attr N={attrs['N']} but {len(inputs)} inputs.")
-    dtype = same_dtype(inputs, node)
-    shape = _merged_shape(inputs, node)
+    dtype, shape = alike_inputs(inputs, attrs, node)
     if shape.ndims is None:
         return dtype, TensorShape(None)
     axis = attrs.get("axis", 0)

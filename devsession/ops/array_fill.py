@@ -20,10 +20,10 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .array import identity
+from .array import alike_inputs, identity
 from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
                              partial_shape_value, refine_shape, small, vector_length)
-from .common import graph_of, make_op, operands, same_dtype
+from .common import graph_of, make_op, operands
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["shape", "size", "rank", "fill", "zeros", "ones", "zeros_like", "ones_like",
@@ -94,19 +94,9 @@ def _like(inputs, attrs, node):
 
 
 def _add_n(inputs, attrs, node):
-    if not inputs:
-        raise InferError(f"Op '{node}': AddN needs at least one input.")
-    if attrs.get("N", len(inputs)) != len(inputs):
-        raise InferError(f"Op '{node}': attr N={attrs['N']} but {len(inputs)} inputs.")
-    dtype = same_dtype(inputs, node)
+    dtype, shape = alike_inputs(inputs, attrs, node)
     if not dtype.is_numeric:
         raise TypeError(f"Op '{node}': AddN needs numeric inputs, not {dtype.name}.")
-    shape = TensorShape(None)
-    for x in inputs:
-        if not shape.is_compatible_with(x.shape):
-            raise InferError(f"Op '{node}': AddN inputs must all have the same shape: "
-                             f"'{inputs[0].name}' {inputs[0].shape} vs '{x.name}' {x.shape}.")
-        shape = shape.merge_with(x.shape)
     return dtype, shape
 
 

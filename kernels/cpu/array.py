@@ -25,8 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import invalid_argument, to_float16
-from ..reference.array_index import (add_n_expression, check_add_n, check_segment_ids,
-                                     one_hot_axis)
+from ..reference.array_index import check_segment_ids, make_add_n_builder, one_hot_axis
 from ..registry import register_kernel
 from .elementwise import ElementwiseKernel
 from .reduce import JIT
@@ -116,13 +115,4 @@ def build_one_hot(node):
 
 # --- AddN -------------------------------------------------------------------------------------
 
-@register_kernel("AddN", "CPU")
-def build_add_n(node):
-    expr, names = add_n_expression(len(node.input_dtypes))
-    kernel = ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
-                               name=node.name, op=node.op)
-
-    def add_n(*xs):
-        check_add_n(node, xs)
-        return kernel(*xs)
-    return add_n
+build_add_n = register_kernel("AddN", "CPU")(make_add_n_builder(ElementwiseKernel))

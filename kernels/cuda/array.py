@@ -30,7 +30,7 @@ import numpy as np
 
 from ..checks import invalid_argument
 from ..reference.array import make_builders
-from ..reference.array_index import (add_n_expression, check_add_n, check_segment_ids,
+from ..reference.array_index import (check_segment_ids, make_add_n_builder,
                                      make_index_builders, one_hot_axis)
 from ..registry import register_kernel
 from .device import on_device
@@ -112,13 +112,4 @@ def build_one_hot(node):
     return on_device(node, one_hot)
 
 
-@register_kernel("AddN", "GPU")
-def build_add_n(node):
-    expr, names = add_n_expression(len(node.input_dtypes))
-    kernel = ElementwiseKernel(expr, zip(names, node.input_dtypes), node.output_dtype,
-                               name=node.name, op=node.op)
-
-    def add_n(*xs):
-        check_add_n(node, xs)
-        return kernel(*xs)
-    return on_device(node, add_n)
+build_add_n = register_kernel("AddN", "GPU")(make_add_n_builder(ElementwiseKernel, on_device))

@@ -26,7 +26,7 @@ from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from .array import as_ints
 
 __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
-           "one_hot_axis", "check_add_n", "add_n_expression"]
+           "one_hot_axis", "check_add_n", "make_add_n_builder"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 _MAX_SPECS = 64
@@ -203,11 +203,19 @@ def check_add_n(node, xs) -> None:
                                f"got {', '.join(fmt_shape(x.shape) for x in xs)}")
 
 
-def add_n_expression(count: int) -> tuple[str, tuple]:
-    """(expression, input names) of the generated elementwise loop of an AddN of
-    ``count`` inputs (the CPU's and the GPU's kernel)."""
-    names = tuple(f"x{k}" for k in range(count))
-    return " + ".join(names), names
+def make_add_n_builder(elementwise_kernel, wrap: Callable = _as_is) -> Callable:
+    """The AddN builder of a device whose ``elementwise_kernel`` class (the CPU's or the
+    GPU's ``ElementwiseKernel``) compiles ``x0 + x1 + ...``: one pass over the inputs."""
+    def build_add_n(node):
+        names = tuple(f"x{k}" for k in range(len(node.input_dtypes)))
+        kernel = elementwise_kernel(" + ".join(names), zip(names, node.input_dtypes),
+                                    node.output_dtype, name=node.name, op=node.op)
+
+        def add_n(*xs):
+            check_add_n(node, xs)
+            return kernel(*xs)
+        return wrap(node, add_n)
+    return build_add_n
 
 
 def build_add_n_ref(node):
