@@ -52,7 +52,7 @@ IGNORED_ATTRS = frozenset({
     # the dtype of an input (or the count of a list input): devsession infers it
     "T", "Tidx", "Tshape", "Tperm", "Tpaddings", "Tmultiples", "Tindices", "Tparams",
     "Taxis", "TI", "Tdim", "Tblock_shape", "Tcrops", "Tsegmentids", "Tnumsegments", "Tlen",
-    "Index", "index_type", "SrcT", "N",
+    "Index", "index_type", "SrcT",
     # hints for TF's runtime and gradients
     "grad_a", "grad_b", "use_cudnn_on_gpu", "use_locking",
 })
