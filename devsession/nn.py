@@ -3,3 +3,9 @@
 from .ops import relu, sigmoid, softmax, tanh
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh"]
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("nn", name)

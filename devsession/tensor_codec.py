@@ -1,4 +1,5 @@
-"""numpy arrays <-> ``TensorProto``: raw little-endian bytes, dtype and shape, nothing else.
+"""numpy arrays <-> ``TensorProto``: raw little-endian bytes, dtype and shape (string
+tensors: one ``string_val`` per element), nothing else.
 
 No per-element encoding and nothing executable: decoding checks the dtype is one of
 ours and the byte count matches the shape, and raises ``InvalidArgumentError``
@@ -45,6 +46,9 @@ def array_to_proto(array: np.ndarray, out: "graph_pb2.TensorProto | None" = None
     proto = out if out is not None else graph_pb2.TensorProto()
     proto.dtype = dtype.enum
     shape_to_proto(TensorShape(array.shape), proto.shape)
+    if dtype.is_string:       # one string_val per element, as TF encodes strings
+        proto.string_val.extend(dtypes.string_array(array).reshape(-1).tolist())
+        return proto
     proto.tensor_content = np.ascontiguousarray(array, dtype=dtype.np.newbyteorder("<")).tobytes()
     return proto
 
@@ -59,6 +63,13 @@ def proto_to_array(proto: "graph_pb2.TensorProto") -> np.ndarray:
     if not shape.is_fully_defined():
         raise InvalidArgumentError(f"A tensor value needs a fully defined shape, got {shape}.")
     count = shape.num_elements()
+    if dtype.is_string:
+        if len(proto.string_val) != count:
+            raise InvalidArgumentError(f"String tensor of shape {shape} needs {count} values, "
+                                       f"got {len(proto.string_val)}.")
+        out = np.empty(count, dtype=object)
+        out[:] = [bytes(v) for v in proto.string_val]
+        return out.reshape(shape.dims)
     expected = count * dtype.size
     if len(proto.tensor_content) != expected:
         raise InvalidArgumentError(

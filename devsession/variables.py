@@ -27,6 +27,8 @@ class Variable:
         graph = get_default_graph()
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
+            if callable(initial_value):    # TF1: made inside the variable's name scope
+                initial_value = initial_value()
             value = convert_to_tensor(initial_value, dtype=dtype, name="initial_value") \
                 if dtype is not None else convert_to_tensor(initial_value, name="initial_value")
             if not value.shape.is_fully_defined():
@@ -100,9 +102,10 @@ class Variable:
 
 
 def _delegate_operators() -> None:
-    names = ["add", "sub", "mul", "truediv", "pow", "matmul"]
+    names = ["add", "sub", "mul", "truediv", "pow", "matmul", "floordiv", "mod", "and", "or",
+             "xor"]
     methods = [f"__{n}__" for n in names] + [f"__r{n}__" for n in names] + [
-        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__"]
+        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"]
     for method in methods:
         def forward(self, *args, _m=method):
             return getattr(self._snapshot, _m)(*args)

@@ -11,8 +11,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``linalg``         ``matmul``
 ``nn``             ``softmax``
 ``array``          ``identity``, ``reshape``, ``transpose``, ``concat``
-``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
-                   ``random_uniform``, ``random_normal``
+``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops
+``random``         ``random_uniform``, ``random_normal``, ``truncated_normal``,
+                   ``random_shuffle``, ``set_random_seed``
+``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
@@ -26,7 +28,8 @@ from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_e
 from .linalg import matmul
 from .nn import softmax
 from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
-from .state import (constant, group, no_op, placeholder, random_normal, random_uniform)
+from .state import constant, group, no_op, placeholder
+from .random import random_normal, random_uniform
 from . import operators  # noqa: F401  (installs the Tensor operators)
 
 __all__ = [
@@ -36,4 +39,22 @@ __all__ = [
     "truediv", "where", "matmul", "softmax", "argmax", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
     "random_uniform",
+]
+
+# --- TF1 surface (branch tf1) ----------------------------------------------------------
+from .elementwise import (add_n, ceil, div, floor, floor_div, floordiv, floormod,  # noqa: E402
+                          logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
+                          reciprocal, round, rsqrt, sign, truncatediv, truncatemod)
+from .linalg import diag, matrix_determinant, tensordot  # noqa: E402
+from .random import random_shuffle, set_random_seed, truncated_normal  # noqa: E402
+from .reduce import (arg_max, arg_min, argmin, reduce_all, reduce_any,  # noqa: E402
+                     reduce_prod)
+from .sequence import range, unique  # noqa: E402
+
+__all__ += [
+    "add_n", "ceil", "div", "floor", "floor_div", "floordiv", "floormod", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "mod", "not_equal", "reciprocal", "round",
+    "rsqrt", "sign", "truncatediv", "truncatemod", "diag", "matrix_determinant", "tensordot",
+    "random_shuffle", "set_random_seed", "truncated_normal", "arg_max", "arg_min", "argmin",
+    "reduce_all", "reduce_any", "reduce_prod", "range", "unique",
 ]

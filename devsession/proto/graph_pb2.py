@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0bgraph.proto\x12\ndevsession\"l\n\x10TensorShapeProto\x12-\n\x03\x64im\x18\x02 \x03(\x0b\x32 .devsession.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a\x13\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\"w\n\x0bTensorProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.devsession.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.devsession.TensorShapeProto\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\"\x9e\x02\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12$\n\x04type\x18\x06 \x01(\x0e\x32\x14.devsession.DataTypeH\x00\x12-\n\x05shape\x18\x07 \x01(\x0b\x32\x1c.devsession.TensorShapeProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.devsession.TensorProtoH\x00\x12/\n\x04list\x18\x01 \x01(\x0b\x32\x1f.devsession.AttrValue.ListValueH\x00\x12\x0b\n\x01\x64\x18\t \x01(\x01H\x00\x1a\x16\n\tListValue\x12\t\n\x01i\x18\x03 \x03(\x03\x42\x07\n\x05value\"\xb3\x01\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12+\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1d.devsession.NodeDef.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.devsession.AttrValue:\x02\x38\x01\">\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.devsession.NodeDef\x12\x0f\n\x07version\x18\x03 \x01(\x05*m\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\x0b\n\x07\x44T_HALF\x10\x13\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0bgraph.proto\x12\ndevsession\"l\n\x10TensorShapeProto\x12-\n\x03\x64im\x18\x02 \x03(\x0b\x32 .devsession.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a\x13\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\"\x8b\x01\n\x0bTensorProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.devsession.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.devsession.TensorShapeProto\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\"\x9e\x02\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12$\n\x04type\x18\x06 \x01(\x0e\x32\x14.devsession.DataTypeH\x00\x12-\n\x05shape\x18\x07 \x01(\x0b\x32\x1c.devsession.TensorShapeProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.devsession.TensorProtoH\x00\x12/\n\x04list\x18\x01 \x01(\x0b\x32\x1f.devsession.AttrValue.ListValueH\x00\x12\x0b\n\x01\x64\x18\t \x01(\x01H\x00\x1a\x16\n\tListValue\x12\t\n\x01i\x18\x03 \x03(\x03\x42\x07\n\x05value\"\xb3\x01\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12+\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1d.devsession.NodeDef.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.devsession.AttrValue:\x02\x38\x01\">\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.devsession.NodeDef\x12\x0f\n\x07version\x18\x03 \x01(\x05*\xb4\x01\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_UINT8\x10\x04\x12\x0c\n\x08\x44T_INT16\x10\x05\x12\x0b\n\x07\x44T_INT8\x10\x06\x12\r\n\tDT_STRING\x10\x07\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\r\n\tDT_UINT16\x10\x11\x12\x0b\n\x07\x44T_HALF\x10\x13\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,22 +33,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_NODEDEF_ATTRENTRY']._loaded_options = None
   _globals['_NODEDEF_ATTRENTRY']._serialized_options = b'8\001'
-  _globals['_DATATYPE']._serialized_start=793
-  _globals['_DATATYPE']._serialized_end=902
+  _globals['_DATATYPE']._serialized_start=815
+  _globals['_DATATYPE']._serialized_end=995
   _globals['_TENSORSHAPEPROTO']._serialized_start=27
   _globals['_TENSORSHAPEPROTO']._serialized_end=135
   _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=116
   _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=135
-  _globals['_TENSORPROTO']._serialized_start=137
-  _globals['_TENSORPROTO']._serialized_end=256
-  _globals['_ATTRVALUE']._serialized_start=259
-  _globals['_ATTRVALUE']._serialized_end=545
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=514
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=536
-  _globals['_NODEDEF']._serialized_start=548
-  _globals['_NODEDEF']._serialized_end=727
-  _globals['_NODEDEF_ATTRENTRY']._serialized_start=661
-  _globals['_NODEDEF_ATTRENTRY']._serialized_end=727
-  _globals['_GRAPHDEF']._serialized_start=729
-  _globals['_GRAPHDEF']._serialized_end=791
+  _globals['_TENSORPROTO']._serialized_start=138
+  _globals['_TENSORPROTO']._serialized_end=277
+  _globals['_ATTRVALUE']._serialized_start=280
+  _globals['_ATTRVALUE']._serialized_end=566
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=535
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=557
+  _globals['_NODEDEF']._serialized_start=569
+  _globals['_NODEDEF']._serialized_end=748
+  _globals['_NODEDEF_ATTRENTRY']._serialized_start=682
+  _globals['_NODEDEF_ATTRENTRY']._serialized_end=748
+  _globals['_GRAPHDEF']._serialized_start=750
+  _globals['_GRAPHDEF']._serialized_end=812
 # @@protoc_insertion_point(module_scope)

@@ -25,3 +25,4 @@ from __future__ import annotations
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
 from . import elementwise, linalg, nn, reduce  # noqa: F401  (they register)
 from ..reference import array, state  # noqa: F401  (register for the CPU too)
+from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)

@@ -19,3 +19,4 @@ module              ops
 """
 
 from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)

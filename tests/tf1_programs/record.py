@@ -29,52 +29,13 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 tf.disable_v2_behavior()
 tf.logging.set_verbosity(tf.logging.ERROR)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from values import encode  # noqa: E402  (the one encoding, shared with the tests)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
 ALLOWED_IMPORTS = {"numpy", "tempfile", "os"}
 DEFAULT_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
-
-
-# ------------------------------------------------------------------ encoding values
-
-def encode(v):
-    """A JSON form of a recorded value that keeps numpy dtypes and shapes.
-
-    ndarray / numpy scalar -> {"kind": "ndarray"|"scalar", "dtype", "shape", "value"}
-    bytes                  -> {"kind": "bytes", "value": latin-1 text}
-    arrays of bytes        -> dtype "object", each element encoded as bytes above
-    None, bool, int, float, str stay as they are; lists/tuples become lists; dicts stay dicts.
-    """
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, (int, float)) and not isinstance(v, np.generic):
-        return v
-    if isinstance(v, bytes):
-        return {"kind": "bytes", "value": v.decode("latin-1")}
-    if isinstance(v, (np.ndarray, np.generic)):
-        arr = np.asarray(v)
-        kind = "scalar" if isinstance(v, np.generic) else "ndarray"
-        if arr.dtype == object:
-            value = _map_nested(arr.tolist(), encode)
-            dtype = "object"
-        elif arr.dtype.kind == "S":
-            value = _map_nested(arr.tolist(), encode)
-            dtype = "bytes"
-        else:
-            value = arr.tolist()
-            dtype = str(arr.dtype)
-        return {"kind": kind, "dtype": dtype, "shape": list(arr.shape), "value": value}
-    if isinstance(v, (list, tuple)):
-        return [encode(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): encode(x) for k, x in v.items()}
-    raise TypeError(f"cannot record a {type(v).__name__}: {v!r}")
-
-
-def _map_nested(x, fn):
-    if isinstance(x, list):
-        return [_map_nested(y, fn) for y in x]
-    return fn(x)
 
 
 # ------------------------------------------------------------------ the programs
