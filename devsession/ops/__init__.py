@@ -50,6 +50,7 @@ from .random import random_shuffle, set_random_seed, truncated_normal  # noqa: E
 from .reduce import (arg_max, arg_min, argmin, reduce_all, reduce_any,  # noqa: E402
                      reduce_prod)
 from .sequence import range, unique  # noqa: E402
+from . import tf1_grad  # noqa: F401,E402  (registers the gradients of the ops above)
 
 __all__ += [
     "add_n", "ceil", "div", "floor", "floor_div", "floordiv", "floormod", "logical_and",

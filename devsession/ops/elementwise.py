@@ -183,6 +183,13 @@ def _logical(inputs, attrs, node):
     return dtypes.bool_, broadcast(inputs, node)
 
 
+def _sign(inputs, attrs, node):
+    if inputs[0].dtype.is_unsigned:
+        raise TypeError(f"Op '{node}': sign of an unsigned tensor ('{inputs[0].name}') is not "
+                        f"defined; cast it to a signed type first.")
+    return _unary_numeric(inputs, attrs, node)
+
+
 def _register_tf1() -> None:
     # AddV2 is TF 2's Add (what `x + y` builds in tf.compat.v1): the same op.
     for name in ("AddV2", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"):
@@ -191,8 +198,8 @@ def _register_tf1() -> None:
     for name in ("LogicalAnd", "LogicalOr"):
         register_op(OpDef(name, _logical, 2, elementwise=True))
     register_op(OpDef("LogicalNot", _logical, 1, elementwise=True))
-    for name in ("Sign", "Round"):
-        register_op(OpDef(name, _unary_numeric, 1, elementwise=True))
+    register_op(OpDef("Sign", _sign, 1, elementwise=True))
+    register_op(OpDef("Round", _unary_numeric, 1, elementwise=True))
     for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal"):
         register_op(OpDef(name, _unary_float, 1, elementwise=True))
 

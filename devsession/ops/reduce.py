@@ -45,7 +45,9 @@ def _reduce_bool(inputs, attrs, node):
 
 def _reduced_shape(x, attrs) -> TensorShape:
     axis, keep = attrs["axis"], attrs["keepdims"]
-    if x.shape.ndims is None or attrs.get("all_axes"):
+    if attrs.get("all_axes"):          # every axis of an input of unknown rank
+        return TensorShape(None if keep else [])
+    if x.shape.ndims is None:
         return TensorShape(None)
     if keep:
         return TensorShape([1 if i in axis else d for i, d in enumerate(x.shape.dims)])
@@ -83,6 +85,8 @@ def _axis_values(axis, what: str) -> list | None:
                 f"pass a Python int or list (or a constant).")
         axis = value
     values = np.asarray(axis)
+    if values.size == 0:
+        return []
     if values.dtype.kind not in "iu":
         raise TypeError(f"{what}: axis must be ints, got {axis!r}.")
     return [int(a) for a in values.reshape(-1)]

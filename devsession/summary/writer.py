@@ -43,8 +43,10 @@ class FileWriter:
                                       "supported by devsession; pass a logdir.")
         writer_class, self._event_pb2, self._graph_pb2, self._summary_pb2 = _tensorboard()
         self._logdir = str(logdir)
-        self._writer = writer_class(self._logdir, max_queue_size=max_queue,
-                                    flush_secs=flush_secs, filename_suffix=filename_suffix or "")
+        self._open = lambda: writer_class(self._logdir, max_queue_size=max_queue,
+                                          flush_secs=flush_secs,
+                                          filename_suffix=filename_suffix or "")
+        self._writer = self._open()
         self._closed = False
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
@@ -97,8 +99,9 @@ class FileWriter:
             self._closed = True
 
     def reopen(self) -> None:
+        """Write again after ``close()`` (into a new event file in the same logdir)."""
         if self._closed:
-            self._writer.reopen()
+            self._writer = self._open()
             self._closed = False
 
     def __enter__(self):
@@ -116,7 +119,8 @@ def tensorboard_graph_def(graph_def, graph_pb2):
     out = graph_pb2.GraphDef()
     for node in graph_def.node:
         copy = out.node.add(name=node.name, op=node.op, device=node.device)
-        copy.input.extend(node.input)
+        copy.input.extend(name[:-2] if name.endswith(":0") else name   # TF's canonical form
+                          for name in node.input)
         for key, value in node.attr.items():
             if value.WhichOneof("value") == "d":
                 copy.attr[key].f = value.d
