@@ -124,8 +124,9 @@ def test_default_names_are_uniquified(graph):
     a = ds.constant(1.0)
     b = ds.constant(2.0)
     assert (a.name, b.name) == ("Const:0", "Const_1:0")
-XX
-    assert [(a + b).name, (a + b).name, ds.add(a, b).name] == ["add:0", "add_1:0", "Add:0"]
+    # as TF1: `a + b` is named "add" (its scope's name), ds.add(a, b) "Add"; names are
+    # unique regardless of case, as in TF
+    assert [(a + b).name, (a + b).name, ds.add(a, b).name] == ["add:0", "add_1:0", "Add_2:0"]
     assert ds.matmul(ph((2, 2)), ph((2, 2))).op.name == "MatMul"
 
 
