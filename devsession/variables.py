@@ -98,7 +98,12 @@ class Variable:
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        return getattr(self._snapshot, attr)
+        try:
+            return getattr(self._snapshot, attr)
+        except AttributeError:      # say Variable: the user asked a Variable, not its read
+            raise AttributeError(f"'Variable' object has no attribute {attr!r} (TF1's "
+                                 f"Variable.{attr} is not supported by devsession yet, or "
+                                 f"is misspelled)") from None
 
 
 def _delegate_operators() -> None:
