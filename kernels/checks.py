@@ -20,7 +20,7 @@ from devsession.errors import InvalidArgumentError
 
 __all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "get_attr",
            "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes", "check_reduction", "check_argmax",
-           "transposes", "matmul_shape", "matmul_planner"]
+           "transposes", "matmul_shape", "matmul_planner", "check_square_matrices"]
 
 
 def invalid_argument(node_name: str, op: str, message: str) -> InvalidArgumentError:
@@ -126,6 +126,13 @@ def check_argmax(node, shape: tuple, axis: int) -> int:
         raise invalid_argument(node.name, node.op, f"{node.op} over an empty axis "
                                f"(input shape {fmt_shape(shape)}, axis {axis})")
     return axis
+
+
+def check_square_matrices(node, shape: tuple) -> None:
+    """Raises ``InvalidArgumentError`` unless ``shape`` is a (batch of) square matrices."""
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise invalid_argument(node.name, node.op, f"input of shape {fmt_shape(shape)} is not "
+                               f"a (batch of) square matrices")
 
 
 # --- MatMul -------------------------------------------------------------------------------

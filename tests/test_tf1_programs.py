@@ -25,7 +25,7 @@ import devsession as ds
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf1_programs")
 sys.path.insert(0, HERE)
-from values import assert_matches, encode  # noqa: E402
+from values import assert_matches, encode, read_event_tags  # noqa: E402
 
 PROGRAMS = sorted(f[:-3] for f in os.listdir(HERE)
                   if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
@@ -84,28 +84,6 @@ def _expected(name) -> dict:
         return json.load(f)
 
 
-def _event_files(logdir) -> dict:
-    """What TensorBoard reads back from ``logdir``, in the recorder's form."""
-    from tensorboard.backend.event_processing import event_accumulator as ea
-
-    acc = ea.EventAccumulator(logdir, size_guidance={ea.SCALARS: 0, ea.HISTOGRAMS: 0,
-                                                     ea.IMAGES: 0})
-    acc.Reload()
-    tags = acc.Tags()
-    return {
-        "event_files": sum("tfevents" in f for f in os.listdir(logdir)),
-        "tags": {k: sorted(v) for k, v in tags.items() if isinstance(v, list) and v},
-        "has_graph": bool(tags.get("graph")),
-        "scalar_steps_and_values": {t: [[e.step, round(float(e.value), 6)]
-                                        for e in acc.Scalars(t)]
-                                    for t in sorted(tags.get("scalars", []))},
-        "histogram_steps": {t: [e.step for e in acc.Histograms(t)]
-                            for t in sorted(tags.get("histograms", []))},
-        "image_steps": {t: [e.step for e in acc.Images(t)]
-                        for t in sorted(tags.get("images", []))},
-    }
-
-
 @pytest.mark.parametrize("name", list(_params()))
 def test_program_prints_what_tf1_printed(name):
     if name in WRITES_EVENTS:
@@ -124,7 +102,7 @@ def test_program_prints_what_tf1_printed(name):
             tolerance = {**expected["tolerance"], **expected["tolerances"].get(key, {})}
             assert_matches(got[key], want, tolerance, key)
         for label, logdir in out.get("_logdirs", {}).items():
-            seen = _event_files(logdir)
+            seen = read_event_tags(logdir)
             want = expected["recorder_observed"][f"event_files_{label}"]
             tolerance = {"rtol": 1e-5, "atol": 1e-5}
             assert_matches(json.loads(json.dumps(seen)), want, tolerance, f"events[{label}]")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..checks import fmt_shape, invalid_argument, matmul_planner, transposes
+from ..checks import check_square_matrices, matmul_planner, transposes
 from ..registry import register_kernel
 from .device import on_device
 
@@ -61,9 +61,7 @@ def build_determinant(node):
     out_dtype = node.output_dtype
 
     def determinant(x):
-        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-            raise invalid_argument(node.name, node.op, f"input of shape {fmt_shape(x.shape)} "
-                                   f"is not a (batch of) square matrices")
+        check_square_matrices(node, x.shape)
         x = x.astype(_F32) if x.dtype == _F16 else x       # as the host kernel
         return cupy.linalg.det(x).astype(out_dtype, copy=False)
     return on_device(node, determinant)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import fmt_shape, invalid_argument, matmul_shape, transposes
+from ..checks import check_square_matrices, matmul_shape, transposes
 from ..registry import HOST, register_kernel
 from .elementwise import compute_dtype
 
@@ -46,8 +46,6 @@ def build_determinant(node):
     out_dtype = node.output_dtype
 
     def determinant(x):
-        if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-            raise invalid_argument(node.name, node.op, f"input of shape {fmt_shape(x.shape)} "
-                                   f"is not a (batch of) square matrices")
+        check_square_matrices(node, x.shape)
         return np.asarray(np.linalg.det(compute_dtype(x))).astype(out_dtype, copy=False)
     return determinant

@@ -23,14 +23,13 @@ import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
 tf.disable_v2_behavior()
 tf.logging.set_verbosity(tf.logging.ERROR)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from values import encode  # noqa: E402  (the one encoding, shared with the tests)
+from values import encode, read_event_tags  # noqa: E402  (shared with the tests)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
@@ -112,30 +111,6 @@ def run_once(mod):
 
 def strip_private(out):
     return {k: v for k, v in out.items() if not k.startswith("_")}
-
-
-def read_event_tags(logdir):
-    """What the summary program wrote, read back with TensorBoard (recording only)."""
-    from tensorboard.backend.event_processing import event_accumulator
-
-    files = sorted(f for f in os.listdir(logdir) if "tfevents" in f)
-    acc = event_accumulator.EventAccumulator(
-        logdir, size_guidance={event_accumulator.SCALARS: 0, event_accumulator.HISTOGRAMS: 0,
-                               event_accumulator.IMAGES: 0})
-    acc.Reload()
-    tags = acc.Tags()
-    scalars = {t: [[e.step, round(float(e.value), 6)] for e in acc.Scalars(t)]
-               for t in sorted(tags.get("scalars", []))}
-    return {
-        "event_files": len(files),
-        "tags": {k: sorted(v) for k, v in tags.items() if isinstance(v, list) and v},
-        "has_graph": bool(tags.get("graph")),
-        "scalar_steps_and_values": scalars,
-        "histogram_steps": {t: [e.step for e in acc.Histograms(t)]
-                            for t in sorted(tags.get("histograms", []))},
-        "image_steps": {t: [e.step for e in acc.Images(t)]
-                        for t in sorted(tags.get("images", []))},
-    }
 
 
 def dump_doc(doc):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["encode", "assert_matches"]
+__all__ = ["encode", "assert_matches", "read_event_tags"]
 
 
 def encode(v):
@@ -87,3 +87,31 @@ def assert_matches(got, want, tolerance: dict, where: str) -> None:
                                    err_msg=where)
     else:
         assert type(got) is type(want) and got == want, f"{where}: {got!r}, expected {want!r}"
+
+
+def read_event_tags(logdir) -> dict:
+    """What TensorBoard's ``EventAccumulator`` reads back from the event files in ``logdir``:
+    tags, steps, scalar values (6 decimals) and whether a graph is there.  Needs the
+    ``tensorboard`` package (imported here, only when called)."""
+    import os
+
+    from tensorboard.backend.event_processing import event_accumulator
+
+    files = sorted(f for f in os.listdir(logdir) if "tfevents" in f)
+    acc = event_accumulator.EventAccumulator(
+        logdir, size_guidance={event_accumulator.SCALARS: 0, event_accumulator.HISTOGRAMS: 0,
+                               event_accumulator.IMAGES: 0})
+    acc.Reload()
+    tags = acc.Tags()
+    scalars = {t: [[e.step, round(float(e.value), 6)] for e in acc.Scalars(t)]
+               for t in sorted(tags.get("scalars", []))}
+    return {
+        "event_files": len(files),
+        "tags": {k: sorted(v) for k, v in tags.items() if isinstance(v, list) and v},
+        "has_graph": bool(tags.get("graph")),
+        "scalar_steps_and_values": scalars,
+        "histogram_steps": {t: [e.step for e in acc.Histograms(t)]
+                            for t in sorted(tags.get("histograms", []))},
+        "image_steps": {t: [e.step for e in acc.Images(t)]
+                        for t in sorted(tags.get("images", []))},
+    }
