@@ -68,10 +68,54 @@ from .ops import logical_and  # noqa: E402
 __all__ += ["logical_and"]
 
 
+# --- TF1 surface (branch tf1): the rest of TF1's graph-mode API ------------------------
+from . import summary  # noqa: E402
+from .config import ConfigProto, GPUOptions  # noqa: E402
+from .dtypes import int8, int16, string, uint8, uint16  # noqa: E402
+from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
+                           glorot_uniform_initializer, ones_initializer,
+                           random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, variance_scaling_initializer,
+                           zeros_initializer)
+from .ops import (add_n, arg_max, arg_min, argmin, ceil, diag, div, floor,  # noqa: E402
+                  floor_div, floordiv, floormod, logical_and, logical_not, logical_or,
+                  logical_xor, matrix_determinant, mod, not_equal, random_shuffle, range,
+                  reciprocal, reduce_all, reduce_any, reduce_prod, round, rsqrt, sign,
+                  set_random_seed, tensordot, truncated_normal, truncatediv, truncatemod,
+                  unique)
+from .session import InteractiveSession  # noqa: E402
+from .variable_scope import (AUTO_REUSE, VariableScope, get_variable,  # noqa: E402
+                             get_variable_scope, variable_scope)
+
+initialize_all_variables = global_variables_initializer   # TF1's older names
+initialize_variables = variables_initializer
+all_variables = global_variables
+
+__all__ += [
+    "summary", "ConfigProto", "GPUOptions", "int8", "int16", "string", "uint8", "uint16",
+    "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
+    "ones_initializer", "random_normal_initializer", "random_uniform_initializer",
+    "truncated_normal_initializer", "variance_scaling_initializer", "zeros_initializer",
+    "add_n", "arg_max", "arg_min", "argmin", "ceil", "diag", "div", "floor", "floor_div",
+    "floordiv", "floormod", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "matrix_determinant", "mod", "not_equal", "random_shuffle", "range", "reciprocal",
+    "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign", "set_random_seed",
+    "tensordot", "truncated_normal", "truncatediv", "truncatemod", "unique",
+    "InteractiveSession", "AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
+    "variable_scope", "initialize_all_variables", "initialize_variables", "all_variables",
+]
+
+
 def __getattr__(name: str):
-    """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use."""
+    """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
+    TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming
+    it (``devsession/unsupported.py``)."""
     if name in ("Server", "ClusterSpec"):
         from . import distributed
 
         return getattr(distributed, name)
-    raise AttributeError(f"module 'devsession' has no attribute {name!r}")
+    from .unsupported import TF1_NAMESPACES, UnsupportedNamespace, missing
+
+    if name in TF1_NAMESPACES:
+        return UnsupportedNamespace(name)
+    raise missing("", name)

@@ -4,27 +4,43 @@ A ``DType`` wraps a numpy dtype and keeps TF1's names (``ds.float32.name == "flo
 it compares equal to the numpy dtype and to numpy type objects, so users can write
 ``t.dtype == np.float32``.  The wire enum values (``DataType`` in graph.proto) are
 defined here too, next to the names, so the two cannot drift apart.
+
+``ds.string`` holds byte strings, as TF1's: a string tensor's value is a numpy object
+array whose elements are ``bytes`` (Python ``str`` values are UTF-8 encoded on the way
+in), and a 0-d one is fetched as a ``bytes`` object.  The small integer types (int8,
+int16, uint8, uint16) wrap around on overflow, as TF's do.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64", "int32", "int64", "bool_"]
+__all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "bool_", "string"]
 
 
 class DType:
     """An element type; immutable and interned (one instance per type)."""
 
-    __slots__ = ("_np", "_enum")
+    __slots__ = ("_np", "_enum", "_name")
 
-    def __init__(self, np_dtype: np.dtype, enum: int):
+    def __init__(self, np_dtype: np.dtype, enum: int, name: str | None = None):
         self._np = np.dtype(np_dtype)
         self._enum = enum
+        self._name = name or self._np.name
 
     @property
     def name(self) -> str:
-        return self._np.name
+        return self._name
+
+    @property
+    def base_dtype(self) -> "DType":
+        """Itself (TF1's reference dtypes have a base; devsession's dtypes are all base)."""
+        return self
+
+    @property
+    def is_string(self) -> bool:
+        return self is string
 
     @property
     def as_numpy_dtype(self):
@@ -47,12 +63,25 @@ class DType:
         return self._np.kind in "iu"
 
     @property
+    def is_unsigned(self) -> bool:
+        return self._np.kind == "u"
+
+    @property
     def is_bool(self) -> bool:
         return self._np.kind == "b"
 
     @property
     def is_numeric(self) -> bool:
         return self._np.kind in "fiu"
+
+    @property
+    def min(self):
+        """The smallest value of a numeric type (as TF1's ``DType.min``)."""
+        return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
     @property
     def size(self) -> int:
@@ -65,6 +94,9 @@ class DType:
             return self._np == np.dtype(other)
         except TypeError:
             return False
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
 
     def __hash__(self) -> int:
         return hash(self._np)
@@ -82,18 +114,26 @@ float64 = DType(np.float64, 2)
 int32 = DType(np.int32, 3)
 int64 = DType(np.int64, 9)
 bool_ = DType(np.bool_, 10)
+# Enums as TF's DataType: DT_UINT8=4, DT_INT16=5, DT_INT8=6, DT_STRING=7, DT_UINT16=17.
+uint8 = DType(np.uint8, 4)
+int16 = DType(np.int16, 5)
+int8 = DType(np.int8, 6)
+string = DType(np.object_, 7, name="string")
+uint16 = DType(np.uint16, 17)
 
-ALL = (float16, float32, float64, int32, int64, bool_)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool_, string)
 FLOATS = (float16, float32, float64)
 _BY_NP = {d.np: d for d in ALL}
 _BY_ENUM = {d.enum: d for d in ALL}
-_BY_NAME = {d.name: d for d in ALL} | {"half": float16, "float": float32, "double": float64}
+_BY_NAME = {d.name: d for d in ALL} | {"half": float16, "float": float32, "double": float64,
+                                       "bool": bool_}
 
 
 def as_dtype(value) -> DType:
     """Convert a DType, numpy dtype/type, name or wire enum to a ``DType``.
 
-    Raises TypeError for anything that is not one of the six supported types.
+    ``str``, ``bytes`` and numpy's bytes/unicode/object dtypes are ``string``.  Raises
+    TypeError for anything that is not one of the supported types.
     """
     if isinstance(value, DType):
         return value
@@ -101,8 +141,11 @@ def as_dtype(value) -> DType:
         return _BY_ENUM[value]
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
+    if value in (str, bytes):
+        return string
     try:
-        found = _BY_NP.get(np.dtype(value).newbyteorder("="))
+        np_dtype = np.dtype(value)
+        found = string if np_dtype.kind in "SUO" else _BY_NP.get(np_dtype.newbyteorder("="))
     except TypeError:
         found = None
     if found is None:
@@ -117,6 +160,10 @@ def converts_without_loss(array: np.ndarray, dtype) -> bool:
     fits; floats to integers only when the values are whole numbers that fit.  Feeds and
     constants follow this one rule."""
     src, want = array.dtype, np.dtype(dtype)
+    if (src.kind in "SUO") != (want.kind in "SUO"):
+        return False     # strings and numbers never convert into each other
+    if want.kind == "O":
+        return True
     if np.can_cast(src, want, casting="safe"):
         return True
     if src.kind == "f" and want.kind == "f":
@@ -126,3 +173,33 @@ def converts_without_loss(array: np.ndarray, dtype) -> bool:
         return array.size == 0 or (int(array.min()) >= info.min and int(array.max()) <= info.max)
     with np.errstate(all="ignore"):
         return bool(np.array_equal(array.astype(want).astype(src), array))
+
+
+def string_array(value) -> np.ndarray:
+    """``value`` (bytes, str, or nested lists/arrays of them) as a string tensor's value:
+    an object array of ``bytes``, ``str`` encoded as UTF-8.  TypeError for anything else."""
+    array = np.asarray(value, dtype=object)
+    flat = array.reshape(-1)
+    out = np.empty(flat.shape, dtype=object)
+    for i, item in enumerate(flat):
+        if isinstance(item, (bytes, np.bytes_)):
+            out[i] = bytes(item)
+        elif isinstance(item, (str, np.str_)):
+            out[i] = str(item).encode("utf-8")
+        else:
+            raise TypeError(f"A string tensor holds bytes or str values, not "
+                            f"{type(item).__name__} ({item!r}).")
+    return out.reshape(array.shape)
+
+
+def holds_strings(value) -> bool:
+    """Whether a Python/numpy value is string data (bytes/str or arrays of them)."""
+    if isinstance(value, (bytes, str, np.bytes_, np.str_)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "SU" or (
+            value.dtype.kind == "O" and value.size > 0
+            and isinstance(value.reshape(-1)[0], (bytes, str)))
+    if isinstance(value, (list, tuple)) and value:
+        return holds_strings(value[0])
+    return False

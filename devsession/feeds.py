@@ -19,7 +19,9 @@ __all__ = ["validate_feed", "feed_validator"]
 def validate_feed(tensor: Tensor, value) -> np.ndarray:
     """``value`` as an array of ``tensor``'s dtype; ValueError for a wrong dtype or shape."""
     want = tensor.dtype.np
-    if type(value) is np.ndarray and value.dtype == want:
+    if tensor.dtype.is_string:
+        array = _string_feed(tensor, value)
+    elif type(value) is np.ndarray and value.dtype == want:
         array = value
     elif hasattr(value, "__cuda_array_interface__") and getattr(value, "dtype", None) == want:
         array = value
@@ -47,13 +49,21 @@ def validate_feed(tensor: Tensor, value) -> np.ndarray:
     return array
 
 
+def _string_feed(tensor: Tensor, value) -> np.ndarray:
+    try:
+        return dtypes.string_array(value)
+    except TypeError as e:
+        raise ValueError(f"Cannot feed a non-string value to string tensor '{tensor.name}': "
+                         f"{e}") from None
+
+
 def feed_validator(tensor: Tensor):
     """``validate_feed`` for one tensor, with a fast path for the common case: an ndarray
     of exactly the tensor's dtype whose shape fits the static shape."""
     want = tensor.dtype.np
     dims = tensor.shape.dims
     ndarray = np.ndarray
-    if dims is None:
+    if dims is None or tensor.dtype.is_string:
         return lambda value: validate_feed(tensor, value)
     rank = len(dims)
     if all(d is not None for d in dims):

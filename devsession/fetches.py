@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from .graph import Graph, Operation, Tensor
 
-__all__ = ["FetchMapper"]
+__all__ = ["FetchMapper", "fetched"]
+
+
+def fetched(value):
+    """A fetched array as TF1 returns it: a 0-d result becomes a numpy scalar (``bytes``
+    for a string), anything else stays the array."""
+    return value[()] if getattr(value, "ndim", None) == 0 else value
 
 
 class FetchMapper:
@@ -68,10 +74,13 @@ def _fill(template, values, used: set):
     if template is None:
         return None
     if isinstance(template, int):
+        value = values[template]
+        if getattr(value, "ndim", None) == 0:
+            return fetched(value)
         if template in used:
-            return values[template].copy()
+            return value.copy()
         used.add(template)
-        return values[template]
+        return value
     if template[0] == "namedtuple":
         return template[1](*[_fill(t, values, used) for t in template[2]])
     kind, items = template

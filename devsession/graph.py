@@ -225,7 +225,10 @@ class Graph:
         with self._lock:
             if self._finalized:
                 raise RuntimeError("Graph is finalized and cannot be modified.")
-            if exact_name:
+            if exact_name or (name and name.endswith("/")):
+                # A name ending in "/" is a name scope's own name (TF's convention): the op
+                # takes it exactly, as `x + y` names its op after its "add/" scope.
+                name = name[:-1] if not exact_name else name
                 if name in self._ops:
                     raise ValueError(f"Duplicate node name in graph: '{name}'.")
                 if not _VALID_NAME.match(name or ""):
@@ -535,6 +538,12 @@ def constant_from_array(array: np.ndarray, name: str = "Const", graph: Graph | N
 
 
 def python_value_to_array(value, want, strict: bool) -> np.ndarray:
+    wants_string = want is not None and dtypes.as_dtype(want).is_string
+    if wants_string or dtypes.holds_strings(value):
+        if want is not None and not wants_string:
+            raise TypeError(f"Cannot convert {value!r} to a tensor of dtype "
+                            f"{dtypes.as_dtype(want).name}: it holds strings.")
+        return dtypes.string_array(value)
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         array = np.asarray(value)
         natural = array.dtype
@@ -548,8 +557,8 @@ def python_value_to_array(value, want, strict: bool) -> np.ndarray:
         else:
             natural = array.dtype
     if array.dtype == object or array.dtype.kind not in "fiub":
-        raise TypeError(f"Cannot convert {value!r} to a tensor: devsession holds numbers and "
-                        f"bools only.")
+        raise TypeError(f"Cannot convert {value!r} to a tensor: devsession holds numbers, "
+                        f"bools and strings only.")
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
         natural = natural.newbyteorder("=")

@@ -10,6 +10,20 @@ __all__ = ["abs", "add", "argmax", "divide", "equal", "exp", "greater", "greater
            "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "sigmoid", "softmax",
            "sqrt", "square", "subtract", "tanh", "truediv"]
 
-from .ops import add_n, logical_and, unsorted_segment_sum  # noqa: E402
+# --- TF1 surface (branch tf1) ----------------------------------------------------------
+from .ops import (add_n, argmin, ceil, floor, floordiv, floormod, logical_and,  # noqa: E402
+                  logical_not, logical_or, logical_xor, not_equal, reciprocal, reduce_all,
+                  reduce_any, reduce_prod, round, rsqrt, sign, truncatediv, truncatemod,
+                  unsorted_segment_sum)
+from .ops.linalg import tensordot  # noqa: E402
 
-__all__ += ["add_n", "logical_and", "unsorted_segment_sum"]
+__all__ += ["add_n", "argmin", "ceil", "floor", "floordiv", "floormod", "logical_and",
+            "logical_not", "logical_or", "logical_xor", "not_equal", "reciprocal",
+            "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign",
+            "truncatediv", "truncatemod", "tensordot", "unsorted_segment_sum"]
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("math", name)

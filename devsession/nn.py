@@ -5,3 +5,9 @@ from .ops import embedding_lookup
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh"]
 __all__ += ["embedding_lookup"]
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("nn", name)

@@ -23,12 +23,12 @@ import time
 from . import defaults
 from .errors import InvalidArgumentError
 from .feeds import feed_validator, validate_feed
-from .fetches import FetchMapper
+from .fetches import FetchMapper, fetched
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 from .runtime.deadline import Deadline
 
-__all__ = ["BaseSession", "Session", "get_default_session"]
+__all__ = ["BaseSession", "Session", "InteractiveSession", "get_default_session"]
 
 _CLOSED_MESSAGE = "Attempted to use a closed Session."
 log = logging.getLogger("devsession")
@@ -143,6 +143,9 @@ class BaseSession:
                 return
             self._closed = True
         self._close()
+        leave = getattr(self, "_leave_interactive", None)
+        if leave is not None:
+            leave()
 
     @property
     def closed(self) -> bool:
@@ -228,7 +231,7 @@ class BaseSession:
                 out = step(values, None, None)
             else:
                 out = session._call_step(step, values, options, run_metadata)
-            return out[0] if single else build(out)
+            return fetched(out[0]) if single else build(out)
 
         return run_callable
 
@@ -278,9 +281,18 @@ class Session(abc.ABC):
 
     def __new__(cls, target: str = "", graph=None, options: SessionOptions | None = None,
                 config=None):
+        from .config import ConfigProto, session_options
         from .session_factory import new_session
 
-        options = options or config or SessionOptions()
+        if isinstance(options, ConfigProto):      # TF1's third positional is config
+            options, config = None, options
+        options = options or SessionOptions()
+        if config is not None:
+            if not isinstance(config, ConfigProto):
+                raise TypeError(f"config must be a ds.ConfigProto, not "
+                                f"{type(config).__name__}; devsession's own settings go in "
+                                f"options=ds.SessionOptions(...).")
+            options = session_options(config, options)
         if target:
             options = options.replace(target=target)
         session = new_session(options)
@@ -289,3 +301,25 @@ class Session(abc.ABC):
 
 
 Session.register(BaseSession)
+
+
+class InteractiveSession:
+    """TF1's ``tf.InteractiveSession(target="", graph=None, config=None)``: a session
+    that makes itself the default session (and ``graph``, when given, the default graph)
+    until it is closed, so ``t.eval()`` and ``op.run()`` need no ``with`` block."""
+
+    def __new__(cls, target: str = "", graph=None, config=None, options=None):
+        session = Session(target, graph, options=options, config=config)
+        stack = defaults.session_stack()
+        stack.append(session)
+        graph_ctx = graph.as_default() if graph is not None else None
+        if graph_ctx is not None:
+            graph_ctx.__enter__()
+
+        def leave():
+            if session in stack:
+                stack.remove(session)
+            if graph_ctx is not None:
+                graph_ctx.__exit__(None, None, None)
+        session._leave_interactive = leave
+        return session

@@ -1,13 +1,15 @@
 """numpy arrays <-> ``TensorProto``, and TF's dtype enums.
 
 Encoding writes what TensorFlow reads for every dtype: TF's dtype enum, the shape, and
-``tensor_content`` (raw little-endian bytes, C order).
+``tensor_content`` (raw little-endian bytes, C order); string tensors, one ``string_val``
+per element (TF's encoding: strings have no fixed size).
 
 Decoding reads every form TensorFlow writes:
 
 * ``tensor_content``, when present (its length must be exactly elements * item size);
 * otherwise the typed field of the dtype (``float_val``, ``double_val``, ``int_val``,
-  ``int64_val``, ``bool_val``, ``half_val``: float16 bit patterns), filling the shape in
+  ``int64_val``, ``bool_val``, ``half_val``: float16 bit patterns; the small integer types
+  in ``int_val``; strings in ``string_val``), filling the shape in
   C order, its last value repeating to fill the rest (TF's rule: one value is a fill, a
   short list is padded, an empty field means zeros).  More values than elements, or values
   in another dtype's field, are an error (TF never writes either).
@@ -41,6 +43,8 @@ _VALUE_FIELDS = {
     np.dtype(np.float32): "float_val", np.dtype(np.float64): "double_val",
     np.dtype(np.int32): "int_val", np.dtype(np.int64): "int64_val",
     np.dtype(np.bool_): "bool_val", np.dtype(np.float16): "half_val",
+    np.dtype(np.int8): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.uint8): "int_val",
+    np.dtype(np.uint16): "int_val",
 }
 _ALL_VALUE_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                      "half_val", "string_val", "uint32_val", "uint64_val")
@@ -100,6 +104,9 @@ def array_to_proto(array: np.ndarray, out: "graph_pb2.TensorProto | None" = None
     proto = out if out is not None else graph_pb2.TensorProto()
     proto.dtype = dtype.enum
     shape_to_proto(TensorShape(array.shape), proto.tensor_shape)
+    if dtype.is_string:       # one string_val per element, as TF encodes strings
+        proto.string_val.extend(dtypes.string_array(array).reshape(-1).tolist())
+        return proto
     proto.tensor_content = np.ascontiguousarray(array, dtype=dtype.np.newbyteorder("<")).tobytes()
     return proto
 
@@ -131,6 +138,8 @@ def proto_to_array(proto: "graph_pb2.TensorProto", node: str | None = None) -> n
             f"{_where(node)}A constant of dtype {dtype.name} and shape {shape} would take "
             f"{needed} bytes, more than the {constant_limit_bytes()} bytes a constant may "
             f"take; feed such a value through a placeholder instead.", node)
+    if dtype.is_string:
+        return _string_values(proto, count, shape, node).reshape(shape.dims)
     if proto.tensor_content:
         if len(proto.tensor_content) != needed:
             raise InvalidArgumentError(
@@ -169,4 +178,16 @@ def _typed_values(proto, dtype: dtypes.DType, count: int, shape, node) -> np.nda
     out[:len(given)] = given
     if len(given):
         out[len(given):] = given[-1]
+    return out
+
+
+def _string_values(proto, count: int, shape, node) -> np.ndarray:
+    """An object array of bytes: one string_val per element, or one repeated (a fill)."""
+    values = [bytes(v) for v in proto.string_val]
+    if len(values) not in (count, 1) and not (count == 0 and not values):
+        raise InvalidArgumentError(
+            f"{_where(node)}String tensor of shape {shape} needs {count} values, got "
+            f"{len(values)}.", node)
+    out = np.empty(count, dtype=object)
+    out[:] = values if len(values) == count else values * count
     return out

@@ -27,6 +27,8 @@ class Variable:
         graph = get_default_graph()
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
+            if callable(initial_value):    # TF1: made inside the variable's name scope
+                initial_value = initial_value()
             value = convert_to_tensor(initial_value, dtype=dtype, name="initial_value") \
                 if dtype is not None else convert_to_tensor(initial_value, name="initial_value")
             if not value.shape.is_fully_defined():
@@ -96,13 +98,20 @@ class Variable:
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        return getattr(self._snapshot, attr)
+        try:
+            return getattr(self._snapshot, attr)
+        except AttributeError:      # say Variable: the user asked a Variable, not its read
+            raise AttributeError(f"'Variable' object has no attribute {attr!r} (TF1's "
+                                 f"Variable.{attr} is not supported by devsession yet, or "
+                                 f"is misspelled)") from None
 
 
 def _delegate_operators() -> None:
-    names = ["add", "sub", "mul", "truediv", "pow", "matmul"]
+    names = ["add", "sub", "mul", "truediv", "pow", "matmul", "floordiv", "mod", "and", "or",
+             "xor"]
     methods = [f"__{n}__" for n in names] + [f"__r{n}__" for n in names] + [
-        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__getitem__"]
+        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__getitem__",
+        "__invert__"]
     for method in methods:
         def forward(self, *args, _m=method):
             return getattr(self._snapshot, _m)(*args)

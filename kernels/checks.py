@@ -19,8 +19,8 @@ import numpy as np
 from devsession.errors import InvalidArgumentError
 
 __all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "get_attr",
-           "check_axes", "reduced_shape", "reduction_attrs", "check_reduction", "check_argmax",
-           "transposes", "matmul_shape", "matmul_planner"]
+           "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes", "check_reduction", "check_argmax",
+           "transposes", "matmul_shape", "matmul_planner", "check_square_matrices"]
 
 
 def invalid_argument(node_name: str, op: str, message: str) -> InvalidArgumentError:
@@ -78,9 +78,31 @@ def to_float16(x: np.ndarray) -> np.ndarray:
 # An integer Mean, a Max, a Min or an ArgMax over zero elements has no value: it raises
 # InvalidArgumentError naming the node (a float Mean over nothing is NaN, a Sum 0).
 
-def reduction_attrs(node) -> tuple[tuple, bool]:
-    """``(sorted axes, keepdims)`` of a Sum/Mean/Max/Min node."""
-    return tuple(sorted(get_attr(node, "axis"))), bool(get_attr(node, "keepdims"))
+def reduction_attrs(node) -> tuple[tuple | None, bool]:
+    """``(axes, keepdims)`` of a Sum/Mean/Max/Min/Prod/All/Any node, as the graph gave
+    them: sorted non-negative axes when it knew the input's rank; otherwise ``axes`` may
+    hold negative axes (counted from the end), or be None for "every axis" (the
+    ``all_axes`` attr).  ``resolve_axes`` settles them for each input."""
+    if node.attrs.get("all_axes"):
+        return None, bool(get_attr(node, "keepdims"))
+    return tuple(sorted(int(a) for a in get_attr(node, "axis"))), \
+        bool(get_attr(node, "keepdims"))
+
+
+def resolve_axes(node, axes: tuple | None, shape: tuple) -> tuple:
+    """The sorted, non-negative axes ``axes`` (see ``reduction_attrs``) name for an input
+    of ``shape``; ``InvalidArgumentError`` for an axis out of range."""
+    rank = len(shape)
+    if axes is None:
+        return tuple(range(rank))
+    if all(0 <= a < rank for a in axes):
+        return axes
+    for axis in axes:
+        if not -rank <= axis < rank:
+            raise invalid_argument(
+                node.name, node.op, f"axis {axis} is out of range for an input of shape "
+                f"{fmt_shape(shape)} (rank {rank})")
+    return tuple(sorted({a % rank for a in axes}))
 
 
 def check_reduction(node, kind: str, x, axes: tuple) -> int:
@@ -95,12 +117,22 @@ def check_reduction(node, kind: str, x, axes: tuple) -> int:
     return count
 
 
-def check_argmax(node, shape: tuple, axis: int) -> None:
-    """Raises ``InvalidArgumentError`` for a bad or empty ArgMax axis."""
-    check_axes(node.name, node.op, shape, (axis,))
+def check_argmax(node, shape: tuple, axis: int) -> int:
+    """The non-negative axis of an ArgMax/ArgMin (whose ``axis`` attr may count from the
+    end when the graph did not know the rank); ``InvalidArgumentError`` for a bad or
+    empty axis."""
+    (axis,) = resolve_axes(node, (axis,), shape)
     if shape[axis] == 0:
-        raise invalid_argument(node.name, node.op, f"ArgMax over an empty axis "
+        raise invalid_argument(node.name, node.op, f"{node.op} over an empty axis "
                                f"(input shape {fmt_shape(shape)}, axis {axis})")
+    return axis
+
+
+def check_square_matrices(node, shape: tuple) -> None:
+    """Raises ``InvalidArgumentError`` unless ``shape`` is a (batch of) square matrices."""
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise invalid_argument(node.name, node.op, f"input of shape {fmt_shape(shape)} is not "
+                               f"a (batch of) square matrices")
 
 
 # --- MatMul -------------------------------------------------------------------------------

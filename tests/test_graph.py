@@ -125,7 +125,9 @@ def test_default_names_are_uniquified(graph):
     a = ds.constant(1.0)
     b = ds.constant(2.0)
     assert (a.name, b.name) == ("Const:0", "Const_1:0")
-    assert [(a + b).name, (a + b).name, ds.add(a, b).name] == ["Add:0", "Add_1:0", "Add_2:0"]
+    # as TF1: `a + b` is named "add" (its scope's name), ds.add(a, b) "Add"; names are
+    # unique regardless of case, as in TF
+    assert [(a + b).name, (a + b).name, ds.add(a, b).name] == ["add:0", "add_1:0", "Add_2:0"]
     assert ds.matmul(ph((2, 2)), ph((2, 2))).op.name == "MatMul"
 
 
@@ -310,9 +312,8 @@ def test_constant_with_dtype_and_shape(graph):
 
 
 @pytest.mark.parametrize("value, match", [
-    ("abc", "numbers and bools only"),
-    (np.array([1, 2], np.uint8), "Unsupported dtype"),
-    (np.array([1j]), "numbers and bools only"),
+    (np.array([1, 2], np.uint32), "Unsupported dtype"),
+    (np.array([1j]), "numbers, bools and strings only"),
 ])
 def test_constant_rejects_unsupported_values(graph, value, match):
     with pytest.raises(TypeError, match=match):
@@ -537,6 +538,7 @@ def test_every_registered_op_has_a_builder(graph):
     ]
     assert len(built) == 41
     built += one_of_each_array_op(x)
+    built += tf1_surface_ops(x)
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
 
@@ -545,3 +547,20 @@ def test_reshape_takes_a_shape_tensor(graph):
     x = ds.placeholder(ds.float32, (2, 3))
     r = ds.reshape(x, ds.constant([3, 2]))
     assert (r.op.type, len(r.op.inputs), r.shape) == ("Reshape", 2, (3, 2))
+
+
+def tf1_surface_ops(x):
+    """One node of each op the TF1 surface (branch tf1) added, built from float ``x``."""
+    i = ds.cast(x, ds.int32)
+    b = x > 0.0
+    return [
+        ds.add(x, x), x + x, ds.floordiv(x, x), ds.floormod(i, i), ds.truncatediv(i, i),
+        ds.truncatemod(i, i), ds.not_equal(x, x), ds.logical_and(b, b), ds.logical_or(b, b),
+        ds.logical_not(b), ds.sign(x), ds.floor(x), ds.ceil(x), ds.round(x), ds.rsqrt(x),
+        ds.reciprocal(x), ds.reduce_prod(x), ds.reduce_all(b), ds.reduce_any(b),
+        ds.argmin(x), ds.range(3), ds.unique(ds.constant([1, 1]))[0], ds.where(b),
+        ds.diag(ds.constant([1.0])), ds.matrix_determinant(x), ds.truncated_normal([2]),
+        ds.random_uniform([2], maxval=3, dtype=ds.int32), ds.random_shuffle(x),
+        ds.summary.scalar("s", ds.constant(1.0)), ds.summary.histogram("h", x),
+        ds.summary.image("i", ds.reshape(x, (1, 2, 2, 1))), ds.summary.merge_all(),
+    ]

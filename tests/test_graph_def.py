@@ -23,6 +23,9 @@ CONST_VALUES = {
     "c_bool": np.array([[True, False, True]]),
     "c_scalar": np.array(2.5, np.float32),
     "c_empty": np.zeros((0, 3), np.float32),
+    "c_i8": np.array([-128, 127], np.int8), "c_u8": np.array([0, 255], np.uint8),
+    "c_i16": np.array([-32768], np.int16), "c_u16": np.array([65535], np.uint16),
+    "c_str": np.array([b"a", b"", "\u00fc".encode()], dtype=object),
 }
 
 
@@ -72,8 +75,14 @@ def build_every_op_graph() -> ds.Graph:
         assign_add = v.assign_add(f, name="assign_add")
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         ds.global_variables_initializer()
-        del (unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp, both, add_v2,
-             array_ops)
+        from test_graph import tf1_surface_ops
+
+        tf1 = tf1_surface_ops(ds.placeholder(ds.float32, (2, 2), name="tf1_x"))
+        unknown = ds.placeholder(ds.float32, None, name="unknown_rank")
+        tf1 += [ds.reduce_sum(unknown, name="sum_unknown"), ds.argmax(unknown, -1, name="am_neg"),
+                ds.reduce_mean(unknown, axis=[-1, 0], keep_dims=True, name="mean_neg")]
+        del (tf1, unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp, both,
+             add_v2, array_ops)
     return g
 
 

@@ -27,8 +27,9 @@ from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DE
 
 REDUCTIONS = ["Sum", "Mean", "Max", "Min"]
 COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
-    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax",
-    "LogicalAnd"}
+    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax"}
+# The TF1 surface's ops (branch tf1) have their kernel suite in test_tf1_kernels.py.
+COVERED |= __import__("test_tf1_kernels").COVERED
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
 pytestmark = pytest.mark.parametrize("device", DEVICES)

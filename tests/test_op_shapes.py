@@ -221,7 +221,7 @@ def test_int_too_large_for_the_tensor_dtype_is_type_error(graph):
 def test_numpy_values_combine_with_tensors(graph):
     x = ph((3,))
     assert (np.ones(3) + x).dtype == ds.float32
-    assert (np.ones(3) + x).op.type == "Add"
+    assert (np.ones(3) + x).op.type == "AddV2"      # what `+` builds in TF 2's tf.compat.v1
     assert (x * np.float64(2.0)).dtype == ds.float32
     assert (np.ones((2, 3), np.float32) @ ph((3, 5))).shape == (2, 5)
 
@@ -245,7 +245,7 @@ def test_operators_build_the_expected_ops(graph):
     x = ph((2, 3), name="x")
     m = ph((3, 4), name="m")
     cases = {
-        "Add": x + 1.0, "Sub": x - 1.0, "Mul": x * 2.0, "RealDiv": x / 2.0, "Pow": x ** 2.0,
+        "AddV2": x + 1.0, "Sub": x - 1.0, "Mul": x * 2.0, "RealDiv": x / 2.0, "Pow": x ** 2.0,
         "MatMul": x @ m, "Neg": -x, "Abs": abs(x), "Less": x < 1.0, "LessEqual": x <= 1.0,
         "Greater": x > 1.0, "GreaterEqual": x >= 1.0,
     }
@@ -258,7 +258,7 @@ def test_operators_build_the_expected_ops(graph):
 
 def test_reflected_operators_put_the_scalar_first(graph):
     x = ph((2,), name="x")
-    for t, op_type in ((1.0 + x, "Add"), (1.0 - x, "Sub"), (2.0 * x, "Mul"), (2.0 / x, "RealDiv"),
+    for t, op_type in ((1.0 + x, "AddV2"), (1.0 - x, "Sub"), (2.0 * x, "Mul"), (2.0 / x, "RealDiv"),
                        (2.0 ** x, "Pow")):
         assert t.op.type == op_type
         assert t.op.inputs[0].op.type == "Const"
@@ -398,8 +398,7 @@ def test_reduction_details(graph):
         ds.reduce_sum(x, 2)
     with pytest.raises(ValueError, match="axis -3 is out of range for rank 2"):
         ds.reduce_min(x, [0, -3])
-    with pytest.raises(ValueError, match="needs a known rank"):
-        ds.reduce_sum(ph(None))
+    assert ds.reduce_sum(ph(None)).shape.as_list() == []    # every axis, decided at run time
     with pytest.raises(TypeError, match="needs a numeric input"):
         ds.reduce_sum(ph((2,), ds.bool))
 
@@ -416,8 +415,9 @@ def test_argmax(graph):
     assert ds.argmax(ph(None), 1).shape.ndims is None
     with pytest.raises(ValueError, match="axis 3 is out of range for rank 3"):
         ds.argmax(x, 3)
-    with pytest.raises(TypeError, match="argmax returns int64"):
-        ds.argmax(x, output_type=ds.int32)
+    assert ds.argmax(x, output_type=ds.int32).dtype == ds.int32
+    with pytest.raises(TypeError, match="output_type must be int32 or int64"):
+        ds.argmax(x, output_type=ds.float32)
     with pytest.raises(TypeError, match="needs a numeric input"):
         ds.argmax(ph((3,), ds.bool))
 

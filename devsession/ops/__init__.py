@@ -16,8 +16,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``embedding_lookup``, ``unsorted_segment_sum``, ``one_hot``;
                    ``array_fill``: ``shape``, ``size``, ``rank``, ``fill``, ``zeros``,
                    ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``)
-``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
-                   ``random_uniform``, ``random_normal``
+``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops
+``random``         ``random_uniform``, ``random_normal``, ``truncated_normal``,
+                   ``random_shuffle``, ``set_random_seed``
+``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
@@ -36,7 +38,8 @@ from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_e
 from .linalg import matmul
 from .nn import softmax
 from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
-from .state import (constant, group, no_op, placeholder, random_normal, random_uniform)
+from .state import constant, group, no_op, placeholder
+from .random import random_normal, random_uniform
 from . import operators  # noqa: F401  (installs the Tensor operators)
 from . import array_grad  # noqa: F401  (registers the array family's gradients)
 
@@ -53,6 +56,21 @@ __all__ = [
     "unsorted_segment_sum",
 ]
 
-from .elementwise import logical_and  # noqa: E402
+# --- TF1 surface (branch tf1) ----------------------------------------------------------
+from .elementwise import (ceil, div, floor, floor_div, floordiv, floormod,  # noqa: E402
+                          logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
+                          reciprocal, round, rsqrt, sign, truncatediv, truncatemod)
+from .linalg import diag, matrix_determinant, tensordot  # noqa: E402
+from .random import random_shuffle, set_random_seed, truncated_normal  # noqa: E402
+from .reduce import (arg_max, arg_min, argmin, reduce_all, reduce_any,  # noqa: E402
+                     reduce_prod)
+from .sequence import range, unique  # noqa: E402
+from . import tf1_grad  # noqa: F401,E402  (registers the gradients of the ops above)
 
-__all__ += ["logical_and"]
+__all__ += [
+    "ceil", "div", "floor", "floor_div", "floordiv", "floormod", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "mod", "not_equal", "reciprocal", "round",
+    "rsqrt", "sign", "truncatediv", "truncatemod", "diag", "matrix_determinant", "tensordot",
+    "random_shuffle", "set_random_seed", "truncated_normal", "arg_max", "arg_min", "argmin",
+    "reduce_all", "reduce_any", "reduce_prod", "range", "unique",
+]

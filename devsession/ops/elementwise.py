@@ -48,8 +48,8 @@ def _unary_float(inputs, attrs, node):
 
 def _binary_same(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
-    if dtype.is_bool:
-        raise TypeError(f"Op '{node}' does not take bool inputs ('{inputs[0].name}').")
+    if dtype.is_bool or dtype.is_string:
+        raise TypeError(f"Op '{node}' does not take {dtype.name} inputs ('{inputs[0].name}').")
     return dtype, broadcast(inputs, node)
 
 
@@ -64,8 +64,9 @@ def _equal(inputs, attrs, node):
 
 
 def _order(inputs, attrs, node):
-    if same_dtype(inputs, node).is_bool:
-        raise TypeError(f"Op '{node}' cannot order bool inputs ('{inputs[0].name}').")
+    dtype = same_dtype(inputs, node)
+    if dtype.is_bool or dtype.is_string:
+        raise TypeError(f"Op '{node}' cannot order {dtype.name} inputs ('{inputs[0].name}').")
     return dtypes.bool_, broadcast(inputs, node)
 
 
@@ -77,7 +78,11 @@ def _select(inputs, attrs, node):
 
 
 def _cast(inputs, attrs, node):
-    return dtypes.as_dtype(attrs["DstT"]), inputs[0].shape
+    dst = dtypes.as_dtype(attrs["DstT"])
+    if inputs[0].dtype.is_string != dst.is_string:
+        raise TypeError(f"Op '{node}': cannot cast {inputs[0].dtype.name} '{inputs[0].name}' "
+                        f"to {dst.name}; strings and numbers do not convert into each other.")
+    return dst, inputs[0].shape
 
 
 def _internal(inputs, attrs, node):
@@ -144,8 +149,15 @@ greater = _binary("Greater", "greater")
 greater_equal = _binary("GreaterEqual", "greater_equal")
 
 
-def where(condition, x, y, name=None) -> Tensor:
-    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting)."""
+def where(condition, x=None, y=None, name=None) -> Tensor:
+    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting).  With
+    ``condition`` alone, the int64 coordinates of its true elements (TF1's one-argument
+    ``tf.where``; see ``ops/sequence.py``)."""
+    if x is None and y is None:
+        return make_op("Where", [convert_to_tensor(condition)], name=name or "Where")
+    if x is None or y is None:
+        raise ValueError("where takes both x and y, or neither (for the indices of the true "
+                         "elements of condition).")
     graph = graph_of(condition, x, y)
     cond = convert_to_tensor(condition, dtype=dtypes.bool_, graph=graph)
     x, y = operands(x, y)
@@ -160,8 +172,9 @@ def cast(x, dtype, name=None) -> Tensor:
     return make_op("Cast", [x], {"DstT": dtype}, name=name)
 
 
-# --- TF's spellings, for GraphDefs TensorFlow wrote (devsession/tf_graph.py) -------------------
-# AddV2 is TF's Add (what TF2's tf.add and `+` build); LogicalAnd is tf.logical_and.
+
+# --- TF1 surface (branch tf1): integer division, rounding, logic ----------------------
+# Expressions and semantics: kernels/codegen/expressions.py's block of the same name.
 
 def _logical(inputs, attrs, node):
     for x in inputs:
@@ -170,13 +183,79 @@ def _logical(inputs, attrs, node):
     return dtypes.bool_, broadcast(inputs, node)
 
 
-register_op(OpDef("AddV2", _binary_same, 2, elementwise=True))
-register_op(OpDef("LogicalAnd", _logical, 2, elementwise=True))
-__all__ += ["logical_and"]
+def _sign(inputs, attrs, node):
+    if inputs[0].dtype.is_unsigned:
+        raise TypeError(f"Op '{node}': sign of an unsigned tensor ('{inputs[0].name}') is not "
+                        f"defined; cast it to a signed type first.")
+    return _unary_numeric(inputs, attrs, node)
 
 
-def logical_and(x, y, name=None) -> Tensor:
-    """Elementwise ``x and y`` of bool tensors, with numpy broadcasting."""
-    graph = graph_of(x, y)
-    return make_op("LogicalAnd", [convert_to_tensor(v, dtype=dtypes.bool_, graph=graph)
-                                  for v in (x, y)], name=name)
+def _register_tf1() -> None:
+    # AddV2 is TF 2's Add (what `x + y` builds in tf.compat.v1): the same op.
+    for name in ("AddV2", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"):
+        register_op(OpDef(name, _binary_same, 2, elementwise=True))
+    register_op(OpDef("NotEqual", _equal, 2, elementwise=True))
+    for name in ("LogicalAnd", "LogicalOr"):
+        register_op(OpDef(name, _logical, 2, elementwise=True))
+    register_op(OpDef("LogicalNot", _logical, 1, elementwise=True))
+    register_op(OpDef("Sign", _sign, 1, elementwise=True))
+    register_op(OpDef("Round", _unary_numeric, 1, elementwise=True))
+    for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal"):
+        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+
+
+_register_tf1()
+
+
+def _logical_unary(op_type: str, public_name: str):
+    def build(x, name=None):
+        return make_op(op_type, [convert_to_tensor(x, dtype=dtypes.bool_)], name=name)
+    return _public(build, public_name, f"Elementwise {op_type} of a bool tensor.")
+
+
+def _logical_binary(op_type: str, public_name: str):
+    def build(x, y, name=None):
+        graph = graph_of(x, y)
+        return make_op(op_type, [convert_to_tensor(v, dtype=dtypes.bool_, graph=graph)
+                                 for v in (x, y)], name=name)
+    return _public(build, public_name, f"Elementwise {op_type} of bool tensors, with numpy "
+                                       f"broadcasting.")
+
+
+add_v2 = _binary("AddV2", "add_v2")
+floordiv = floor_div = _binary("FloorDiv", "floordiv")
+floormod = mod = _binary("FloorMod", "floormod")
+truncatediv = _binary("TruncateDiv", "truncatediv")
+truncatemod = _binary("TruncateMod", "truncatemod")
+not_equal = _binary("NotEqual", "not_equal")
+logical_and = _logical_binary("LogicalAnd", "logical_and")
+logical_or = _logical_binary("LogicalOr", "logical_or")
+logical_not = _logical_unary("LogicalNot", "logical_not")
+sign = _unary("Sign", "sign")
+floor = _unary("Floor", "floor")
+ceil = _unary("Ceil", "ceil")
+round = _unary("Round", "round")  # noqa: A001  (TF1's name; half to even)
+rsqrt = _unary("Rsqrt", "rsqrt")
+reciprocal = _unary("Reciprocal", "reciprocal")
+
+
+def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    """``x != y`` for bools, built as TF1 builds it: ``(x or y) and not (x and y)``."""
+    from ..graph import name_scope
+
+    with name_scope(name):
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
+
+
+def div(x, y, name=None) -> Tensor:
+    """TF1's Python 2 division: floor division for integers, true division for floats."""
+    x, y = operands(x, y)
+    if x.dtype.is_integer:
+        return make_op("FloorDiv", [x, y], name=name)
+    return make_op("RealDiv", [x, y], name=name)
+
+
+__all__ += ["add_v2", "floordiv", "floor_div", "floormod", "mod", "truncatediv", "truncatemod",
+            "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "sign",
+            "floor", "ceil", "round", "rsqrt", "reciprocal", "div"]
+

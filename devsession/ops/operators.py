@@ -7,29 +7,37 @@ Tensor) knows nothing of the ops the operators build.
 
 from __future__ import annotations
 
-from ..graph import Tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from .array_index import getitem
-from .elementwise import (abs, add, divide, greater, greater_equal, less, less_equal,
+from .elementwise import (abs, add_v2, divide, greater, greater_equal, less, less_equal,
                           multiply, negative, pow, subtract)
 from .linalg import matmul
 
 __all__: list = []
 
 
-def _install() -> None:
-    def binary(fn, reflected=False):
-        if reflected:
-            return lambda self, other: fn(other, self)
-        return lambda self, other: fn(self, other)
+def binary_operator(fn, scope: str, reflected: bool = False):
+    """The Tensor method for ``fn``, naming nodes as TF1 does: ``x + 2.0`` builds an op
+    named after its name scope ("add", "add_1"...) and a constant "add/y" ("add/x" when
+    reflected: ``2.0 + x``), converted to the tensor's dtype."""
+    def method(self, other):
+        with name_scope(scope) as name:
+            if not (isinstance(other, Tensor) or hasattr(other, "_as_tensor")):
+                other = convert_to_tensor(other, dtype_hint=self.dtype, graph=self.graph,
+                                          name="x" if reflected else "y")
+        return fn(other, self, name=name) if reflected else fn(self, other, name=name)
+    return method
 
-    for method, fn in (("add", add), ("sub", subtract), ("mul", multiply),
+
+def _install() -> None:
+    for method, fn in (("add", add_v2), ("sub", subtract), ("mul", multiply),
                        ("truediv", divide), ("pow", pow), ("matmul", matmul)):
-        setattr(Tensor, f"__{method}__", binary(fn))
-        setattr(Tensor, f"__r{method}__", binary(fn, reflected=True))
-    Tensor.__lt__ = binary(less)
-    Tensor.__le__ = binary(less_equal)
-    Tensor.__gt__ = binary(greater)
-    Tensor.__ge__ = binary(greater_equal)
+        setattr(Tensor, f"__{method}__", binary_operator(fn, method))
+        setattr(Tensor, f"__r{method}__", binary_operator(fn, method, reflected=True))
+    Tensor.__lt__ = lambda self, other: less(self, other)
+    Tensor.__le__ = lambda self, other: less_equal(self, other)
+    Tensor.__gt__ = lambda self, other: greater(self, other)
+    Tensor.__ge__ = lambda self, other: greater_equal(self, other)
     Tensor.__neg__ = lambda self: negative(self)
     Tensor.__abs__ = lambda self: abs(self)
     Tensor.__getitem__ = getitem
@@ -44,3 +52,19 @@ def _not_iterable(self):
 
 
 _install()
+
+
+# --- TF1 surface (branch tf1): ``// %`` and the bool operators ``& | ^ ~`` ---------------
+
+def _install_tf1() -> None:
+    from .elementwise import floordiv, floormod, logical_and, logical_not, logical_or, \
+        logical_xor
+
+    for method, fn in (("floordiv", floordiv), ("mod", floormod), ("and", logical_and),
+                       ("or", logical_or), ("xor", logical_xor)):
+        setattr(Tensor, f"__{method}__", binary_operator(fn, method))
+        setattr(Tensor, f"__r{method}__", binary_operator(fn, method, reflected=True))
+    Tensor.__invert__ = lambda self: logical_not(self)
+
+
+_install_tf1()

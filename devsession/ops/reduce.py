@@ -1,6 +1,14 @@
-"""Reductions: Sum, Mean, Max, Min (``reduce_*``) and ArgMax.
+"""Reductions: Sum, Mean, Max, Min, Prod, All, Any (``reduce_*``), ArgMax and ArgMin.
 
-``axis`` attrs are sorted, non-negative axes, resolved when the node is built.
+``axis`` attrs are sorted, non-negative axes, resolved when the node is built, when the
+input's rank is known.  When it is not (a placeholder without a shape), the node is
+built anyway, as TF1 builds it: negative axes stay negative and "every axis" is the
+``all_axes`` attr, and the kernels settle them for each input they get
+(``kernels/checks.py: resolve_axes``); the static output shape is then unknown.
+
+TF1's spellings are accepted: ``reduction_indices=`` for ``axis=`` and ``keep_dims=``
+for ``keepdims=``; ``argmax``/``argmin`` take ``dimension=`` and ``output_type=``
+(int64 or int32), and ``arg_max``/``arg_min`` are the raw ops' names.
 Kernels: ``kernels/{reference,cpu,cuda}/reduce.py``.
 """
 
@@ -9,79 +17,168 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, constant_value, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .common import make_op, normalise_axis, normalised_axis, numeric
+from .common import make_op, normalise_axis, numeric
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "argmax"]
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+           "reduce_all", "reduce_any", "argmax", "argmin", "arg_max", "arg_min"]
 
-REDUCTIONS = ("Sum", "Mean", "Max", "Min")
+REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod")
+LOGICAL_REDUCTIONS = ("All", "Any")
 
 
 def _reduce(inputs, attrs, node):
     (x,) = inputs
     numeric(x, node)
+    return x.dtype, _reduced_shape(x, attrs)
+
+
+def _reduce_bool(inputs, attrs, node):
+    (x,) = inputs
+    if not x.dtype.is_bool:
+        raise TypeError(f"Op '{node}' reduces bool tensors, but '{x.name}' is {x.dtype.name}; "
+                        f"compare it first (e.g. ds.not_equal(x, 0)).")
+    return dtypes.bool_, _reduced_shape(x, attrs)
+
+
+def _reduced_shape(x, attrs) -> TensorShape:
     axis, keep = attrs["axis"], attrs["keepdims"]
-    dtype = x.dtype
+    if attrs.get("all_axes"):          # every axis of an input of unknown rank
+        return TensorShape(None if keep else [])
     if x.shape.ndims is None:
-        return dtype, TensorShape(None)
+        return TensorShape(None)
     if keep:
-        dims = [1 if i in axis else d for i, d in enumerate(x.shape.dims)]
-    else:
-        dims = [d for i, d in enumerate(x.shape.dims) if i not in axis]
-    return dtype, TensorShape(dims)
+        return TensorShape([1 if i in axis else d for i, d in enumerate(x.shape.dims)])
+    return TensorShape([d for i, d in enumerate(x.shape.dims) if i not in axis])
 
 
 def _argmax(inputs, attrs, node):
     (x,) = inputs
     numeric(x, node)
+    out = dtypes.as_dtype(attrs["output_type"])
+    if out not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Op '{node}': output_type must be int32 or int64, not {out.name}.")
     if x.shape.ndims is None:
-        return dtypes.int64, TensorShape(None)
-    return dtypes.int64, TensorShape(d for i, d in enumerate(x.shape.dims) if i != attrs["axis"])
+        return out, TensorShape(None)
+    return out, TensorShape(d for i, d in enumerate(x.shape.dims) if i != attrs["axis"])
 
 
 for _name in REDUCTIONS:
     register_op(OpDef(_name, _reduce, 1, attr_defaults={"keepdims": False}))
-register_op(OpDef("ArgMax", _argmax, 1))
+for _name in LOGICAL_REDUCTIONS:
+    register_op(OpDef(_name, _reduce_bool, 1, attr_defaults={"keepdims": False}))
+register_op(OpDef("ArgMax", _argmax, 1, attr_defaults={"output_type": dtypes.int64}))
+register_op(OpDef("ArgMin", _argmax, 1, attr_defaults={"output_type": dtypes.int64}))
 
 
-def _axes(x: Tensor, axis, name: str) -> tuple:
-    rank = x.shape.ndims
+def _axis_values(axis, what: str) -> list | None:
+    """``axis`` (None, an int, a list, or a Tensor whose value the graph knows) as ints."""
     if axis is None:
+        return None
+    if hasattr(axis, "_as_tensor") or isinstance(axis, Tensor):
+        value = constant_value(convert_to_tensor(axis))
+        if value is None:
+            raise NotImplementedError(
+                f"{what}: an axis computed at run time is not supported yet by devsession; "
+                f"pass a Python int or list (or a constant).")
+        axis = value
+    values = np.asarray(axis)
+    if values.size == 0:
+        return []
+    if values.dtype.kind not in "iu":
+        raise TypeError(f"{what}: axis must be ints, got {axis!r}.")
+    return [int(a) for a in values.reshape(-1)]
+
+
+def _axis_attrs(x: Tensor, axis, what: str) -> dict:
+    rank = x.shape.ndims
+    axes = _axis_values(axis, what)
+    if axes is None:
         if rank is None:
-            raise ValueError(f"Reducing '{x.name}' over all axes needs a known rank; "
-                             f"pass axis= explicitly.")
-        return tuple(range(rank))
-    axes = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
+            return {"axis": (), "all_axes": True}
+        return {"axis": tuple(range(rank))}
+    if rank is None:
+        return {"axis": tuple(sorted(set(axes)))}
     try:
-        out = tuple(sorted({normalise_axis(int(a), rank, name) for a in axes}))
+        return {"axis": tuple(sorted({normalise_axis(a, rank, what) for a in axes}))}
     except InferError as e:
         raise ValueError(str(e)) from None
-    return out
 
 
-def _reduction(op_type):
-    def build(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+def _pick(axis, tf1_spelling, new_name: str, old_name: str):
+    if tf1_spelling is None:
+        return axis
+    if axis is not None:
+        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+    return tf1_spelling
+
+
+def _reduction(op_type: str, public_name: str):
+    def build(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+              keep_dims=None):
         x = convert_to_tensor(input_tensor)
-        keep = bool(keep_dims if keep_dims is not None else keepdims)
-        return make_op(op_type, [x], {"axis": _axes(x, axis, name or op_type), "keepdims": keep},
-                   name)
-    build.__name__ = f"reduce_{op_type.lower()}"
-    build.__doc__ = f"{op_type} over ``axis`` (all axes when None), as tf.reduce_*."
+        axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
+        keep = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
+        attrs = {**_axis_attrs(x, axis, name or public_name), "keepdims": keep}
+        if axis is None and x.shape.ndims is not None:
+            # TF1 makes a Const of the axes here ("Const_N", unused by devsession, whose
+            # axes are an attr), so the constants built after it are numbered as in TF1.
+            convert_to_tensor(np.arange(x.shape.ndims, dtype=np.int32), graph=x.graph)
+        return make_op(op_type, [x], attrs, name)
+    # Named as users call it, so a wrong keyword says "reduce_sum() got an unexpected...".
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = (f"{op_type} over ``axis`` (every axis when None), as TF1's "
+                     f"``tf.{public_name}``; ``reduction_indices``/``keep_dims`` are TF1's "
+                     f"older names for ``axis``/``keepdims``.")
     return build
 
 
-reduce_sum = _reduction("Sum")
-reduce_mean = _reduction("Mean")
-reduce_max = _reduction("Max")
-reduce_min = _reduction("Min")
+reduce_sum = _reduction("Sum", "reduce_sum")
+reduce_mean = _reduction("Mean", "reduce_mean")
+reduce_max = _reduction("Max", "reduce_max")
+reduce_min = _reduction("Min", "reduce_min")
+reduce_prod = _reduction("Prod", "reduce_prod")
+reduce_all = _reduction("All", "reduce_all")
+reduce_any = _reduction("Any", "reduce_any")
 
 
-def argmax(input, axis=None, name=None, output_type=dtypes.int64) -> Tensor:  # noqa: A002
-    """Index of the largest value along ``axis`` (default 0, as TF1), as int64."""
-    x = convert_to_tensor(input)
-    axis = normalised_axis(0 if axis is None else axis, x.shape.ndims, name or "ArgMax")
-    if dtypes.as_dtype(output_type) != dtypes.int64:
-        raise TypeError("argmax returns int64; cast the result for another type.")
-    return make_op("ArgMax", [x], {"axis": axis}, name)
+def _arg_reduction(op_type: str, x, axis, name, output_type) -> Tensor:
+    x = convert_to_tensor(x)
+    what = name or op_type
+    axes = _axis_values(0 if axis is None else axis, what)
+    if len(axes) != 1:
+        raise ValueError(f"{what}: axis must be one int, got {axis!r}.")
+    try:
+        axis = normalise_axis(axes[0], x.shape.ndims, what) if x.shape.ndims is not None \
+            else axes[0]
+    except InferError as e:
+        raise ValueError(str(e)) from None
+    return make_op(op_type, [x], {"axis": axis, "output_type": dtypes.as_dtype(output_type)},
+                   name)
+
+
+def argmax(input, axis=None, name=None, dimension=None,  # noqa: A002  (TF1's names)
+           output_type=dtypes.int64) -> Tensor:
+    """Index of the largest value along ``axis`` (default 0, as TF1), as ``output_type``
+    (int64, or int32); ``dimension`` is TF1's older name for ``axis``."""
+    axis = _pick(axis, dimension, "axis", "dimension")
+    return _arg_reduction("ArgMax", input, axis, name, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002
+           output_type=dtypes.int64) -> Tensor:
+    """Index of the smallest value along ``axis`` (default 0), as ``output_type``."""
+    axis = _pick(axis, dimension, "axis", "dimension")
+    return _arg_reduction("ArgMin", input, axis, name, output_type)
+
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+    """TF1's raw ``tf.arg_max(input, dimension)``."""
+    return _arg_reduction("ArgMax", input, dimension, name, output_type)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
+    """TF1's raw ``tf.arg_min(input, dimension)``."""
+    return _arg_reduction("ArgMin", input, dimension, name, output_type)

@@ -1,5 +1,5 @@
-"""Sources and state: Const, Placeholder, NoOp (and ``group``), variables (VariableV2,
-Assign, AssignAdd) and seeded random ops.
+"""Sources and state: Const, Placeholder, NoOp (and ``group``) and variables (VariableV2,
+Assign, AssignAdd).  The seeded random ops are ``ops/random.py``'s.
 
 ``ds.Variable`` (``devsession/variables.py``) builds its nodes from these.  Kernels:
 ``kernels/reference/state.py`` (the reference and the CPU's) and
@@ -18,9 +18,7 @@ from ..tensor_shape import TensorShape, as_shape
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["constant", "placeholder", "no_op", "group", "random_uniform", "random_normal"]
-
-RANDOM = ("RandomUniform", "RandomStandardNormal")
+__all__ = ["constant", "placeholder", "no_op", "group"]
 
 
 def _const(inputs, attrs, node):
@@ -51,13 +49,6 @@ def _assign(inputs, attrs, node):
         value.shape) else value.shape
 
 
-def _random(inputs, attrs, node):
-    dtype = dtypes.as_dtype(attrs["dtype"])
-    if not dtype.is_floating:
-        raise TypeError(f"Op '{node}': random values must be floating point, not {dtype.name}.")
-    return dtype, TensorShape(attrs["shape"])
-
-
 def _no_output(inputs, attrs, node):
     return None
 
@@ -71,8 +62,6 @@ def _register() -> None:
     register_op(OpDef("Assign", _assign, 2, ref_inputs=(0,), stateful=True,
                       attr_defaults={"validate_shape": True}))
     register_op(OpDef("AssignAdd", _assign, 2, ref_inputs=(0,), stateful=True))
-    for name in RANDOM:
-        register_op(OpDef(name, _random, 0, stateful=True))
 
 
 _register()
@@ -114,43 +103,3 @@ def group(*inputs, name=None) -> Operation:
         element = graph.as_graph_element(item)
         ops.append(element.op if isinstance(element, Tensor) else element)
     return graph.create_op("NoOp", (), name=name or "group_deps", control_inputs=ops)
-
-
-_DEFAULT_GRAPH_SEED = 87654321
-
-
-def _seeds(seed) -> tuple[int, int]:
-    """(graph seed, op seed) as TF1 derives them; (0, 0) means "not seeded"."""
-    graph = get_default_graph()
-    if graph.seed is None and seed is None:
-        return 0, 0
-    if seed is None:
-        seed = graph.version  # distinct per op, repeatable for the same graph
-    pair = int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
-    return (0, 2**31 - 1) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
-
-
-def _random_shape(shape) -> tuple:
-    dims = as_shape(shape)
-    if not dims.is_fully_defined():
-        raise ValueError(f"Random ops need a fully defined shape, got {dims}.")
-    return dims.as_tuple()
-
-
-def random_uniform(shape, minval=0.0, maxval=1.0, dtype=dtypes.float32, seed=None,
-                   name=None) -> Tensor:
-    """Uniform values in [minval, maxval); a seeded op repeats its sequence per session."""
-    seed1, seed2 = _seeds(seed)
-    return make_op("RandomUniform", (), {"shape": _random_shape(shape), "dtype": dtypes.as_dtype(dtype),
-                                     "minval": float(minval), "maxval": float(maxval),
-                                     "seed": seed1, "seed2": seed2}, name)
-
-
-def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
-                  name=None) -> Tensor:
-    """Normal values; a seeded op repeats its sequence per session."""
-    seed1, seed2 = _seeds(seed)
-    return make_op("RandomStandardNormal", (), {"shape": _random_shape(shape),
-                                            "dtype": dtypes.as_dtype(dtype), "mean": float(mean),
-                                            "stddev": float(stddev), "seed": seed1,
-                                            "seed2": seed2}, name)

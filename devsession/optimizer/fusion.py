@@ -29,10 +29,13 @@ FUSED_OP = "_FusedElementwise"
 _FUSIBLE = frozenset(ELEMENTWISE_OPS) | {"Cast"}
 
 
+_NOT_FUSED_DTYPES = ("float16", "string")   # strings: numpy objects, no generated loop
+
+
 def _fusible(op: PlanOp) -> bool:
     return (op.type in _FUSIBLE and len(op.outputs) == 1
-            and op.outputs[0].dtype.name != "float16"
-            and all(t.dtype.name != "float16" for t in op.inputs))
+            and op.outputs[0].dtype.name not in _NOT_FUSED_DTYPES
+            and all(t.dtype.name not in _NOT_FUSED_DTYPES for t in op.inputs))
 
 
 def fuse_elementwise(ops: list[PlanOp], fed: set, protected: set, placements: dict) -> list:

@@ -61,7 +61,7 @@ from .module_cache import cache_dir, load_module  # noqa: F401  (part of this AP
 __all__ = ["FULL", "SCALAR", "SUFFIX", "CodegenError", "Program", "compile_expression",
            "render_module", "load_module", "cache_dir", "FUNCTIONS"]
 
-CODEGEN_VERSION = 4
+CODEGEN_VERSION = 5
 FULL, SCALAR, SUFFIX = "full", "scalar", "suffix"
 
 
@@ -155,7 +155,7 @@ def _statement(ins: Instr, helpers: set) -> str:
         return f"{a[1]} if {a[0]} else {a[2]}"
     if op == "convert":
         return f"{a[0]} != 0" if d.kind == "b" else f"np.{d.name}({a[0]})"
-    raise CodegenError(f"internal: no numba rendering for op {op!r}")
+    return _tf1_statement(ins, a)
 
 
 # ----------------------------------------------------------------------- rendering
@@ -245,3 +245,30 @@ def render_module(program: Program, modes: Sequence[str]) -> str:
     parts += ["", _render_loop(program, modes, "serial", False),
               _render_loop(program, modes, "parallel", True)]
     return "\n".join(parts)
+
+
+# ------------------------------------------------- TF1 surface (branch tf1): rounding
+# and integer division (see frontend's block of the same name for the semantics).
+# numba's ``//`` and ``%`` follow Python (floor, divisor's sign) and give 0 for an
+# integer division by zero under ``error_model="numpy"``.
+
+def _tf1_statement(ins: Instr, a: list) -> str:
+    d, op = ins.dtype, ins.op
+    floats = d.kind == "f"
+    if op in ("floor", "ceil", "rint", "trunc"):
+        return _wrap(d, f"np.{op}({a[0]})")
+    if op == "floordiv":
+        return _wrap(d, f"np.floor({a[0]} / {a[1]})" if floats else f"{a[0]} // {a[1]}")
+    if op == "floormod":
+        return _wrap(d, f"{a[0]} % {a[1]}")
+    if op == "truncdiv":
+        if floats:
+            return _wrap(d, f"np.trunc({a[0]} / {a[1]})")
+        return _wrap(d, f"{a[0]} // {a[1]} + (({a[0]} % {a[1]} != 0) & "
+                        f"(({a[0]} < 0) != ({a[1]} < 0)))")
+    if op == "truncmod":
+        if floats:
+            return _wrap(d, f"np.fmod({a[0]}, {a[1]})")
+        return _wrap(d, f"{a[0]} % {a[1]} - ({a[1]} if (({a[0]} % {a[1]} != 0) & "
+                        f"(({a[0]} < 0) != ({a[1]} < 0))) else 0)")
+    raise CodegenError(f"internal: no numba rendering for op {op!r}")

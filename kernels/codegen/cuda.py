@@ -38,7 +38,7 @@ from .frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "render_cuda",
            "evaluate", "c_literal", "C_TYPES", "FUNCTIONS", "CODEGEN_VERSION"]
 
-CODEGEN_VERSION = 2
+CODEGEN_VERSION = 3
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 _F64, _I32, _I64 = np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)
@@ -162,7 +162,7 @@ def _render_instr(ins: Instr, helpers: set) -> str:
         if d.kind == "b":
             return f"{a[0]} != 0"
         return f"({c_type})({a[0]})"
-    raise CodegenError(f"internal: no CUDA rendering for op {op!r}")
+    return _tf1_instr(ins, a)
 
 
 def render_cuda(program: Program) -> tuple[str, str, str, str]:
@@ -188,3 +188,54 @@ def render_cuda(program: Program) -> tuple[str, str, str, str]:
         lines.append(f"out0 = {result};")
     preamble = "".join(_HELPERS[h] for h in sorted(helpers))
     return in_params, out_params, "\n".join(lines), preamble
+
+
+# ------------------------------------------------- TF1 surface (branch tf1): small
+# integer types, rounding and integer division (semantics: frontend's block).  C's
+# integer ``/`` and ``%`` truncate; the floor forms adjust when the signs differ; a
+# zero divisor gives 0 (C leaves it undefined).  Small integers compute in their own C
+# type and wrap like the wide ones (through unsigned arithmetic).
+
+_I8, _I16 = np.dtype(np.int8), np.dtype(np.int16)
+_U8, _U16 = np.dtype(np.uint8), np.dtype(np.uint16)
+C_TYPES.update({_I8: "signed char", _I16: "short", _U8: "unsigned char",
+                _U16: "unsigned short"})
+# Small types compute through unsigned int: unsigned char/short would promote to int,
+# whose overflow (65535 * 65535) is undefined; the cast back truncates modulo 2^n.
+_UNSIGNED.update({_I8: "unsigned int", _I16: "unsigned int", _U8: "unsigned int",
+                  _U16: "unsigned int"})
+SUPPORTED_DTYPES = frozenset(C_TYPES)
+_FLOAT_FUNCTIONS.update({"floor": ("floorf", "floor"), "ceil": ("ceilf", "ceil"),
+                         "rint": ("rintf", "rint"), "trunc": ("truncf", "trunc"),
+                         "fmod": ("fmodf", "fmod")})
+
+
+_wide_c_literal = c_literal
+
+
+def c_literal(c: Const) -> str:  # noqa: F811  (extends the one above with small ints)
+    """A C literal of exactly ``c.value`` in ``c.dtype``."""
+    if c.dtype in (_I8, _I16, _U8, _U16):
+        return f"(({C_TYPES[c.dtype]}){int(c.value)})"
+    return _wide_c_literal(c)
+
+
+def _tf1_instr(ins: Instr, a: list) -> str:
+    d, op = ins.dtype, ins.op
+    c_type = C_TYPES[d]
+    if op in ("floor", "ceil", "rint", "trunc"):
+        return f"{_FLOAT_FUNCTIONS[op][d == _F64]}({a[0]})"
+    x, y = a
+    if d.kind == "f":
+        fmod = _FLOAT_FUNCTIONS["fmod"][d == _F64]
+        trunc = _FLOAT_FUNCTIONS["trunc"][d == _F64]
+        floor = _FLOAT_FUNCTIONS["floor"][d == _F64]
+        return {"floordiv": f"{floor}({x} / {y})", "truncdiv": f"{trunc}({x} / {y})",
+                "truncmod": f"{fmod}({x}, {y})",
+                "floormod": f"(({fmod}({x}, {y}) != 0) && (({fmod}({x}, {y}) < 0) != "
+                            f"({y} < 0))) ? {fmod}({x}, {y}) + {y} : {fmod}({x}, {y})"}[op]
+    differ = f"(({x} % {y} != 0) && (({x} < 0) != ({y} < 0)))"
+    body = {"truncdiv": f"{x} / {y}", "truncmod": f"{x} % {y}",
+            "floordiv": f"{x} / {y} - ({differ} ? 1 : 0)",
+            "floormod": f"{x} % {y} + ({differ} ? {y} : 0)"}[op]
+    return f"({y} == 0) ? ({c_type})0 : ({c_type})({body})"

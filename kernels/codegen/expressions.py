@@ -58,3 +58,23 @@ def elementwise_program(node) -> "tuple[str, tuple, np.dtype, str] | None":
         return "x", ("x",), dst, node.op
     names, expr = ELEMENTWISE_OPS[node.op]
     return expr, names, node.output_dtype, node.op
+
+
+# --- TF1 surface (branch tf1): integer division, rounding, logic ----------------------
+# Semantics as TF's kernels: FloorDiv of floats is floor(x / y); FloorMod has the
+# divisor's sign, TruncateMod the dividend's; Round is half to even (rint); Sign keeps
+# 0, -0.0 and NaN as they are.  Integer division or modulo by zero gives 0 (see
+# codegen/frontend.py).
+ELEMENTWISE_OPS.update({
+    "AddV2": (("x", "y"), "x + y"),
+    "FloorDiv": (("x", "y"), "floordiv(x, y)"), "FloorMod": (("x", "y"), "floormod(x, y)"),
+    "TruncateDiv": (("x", "y"), "truncdiv(x, y)"),
+    "TruncateMod": (("x", "y"), "truncmod(x, y)"),
+    "NotEqual": (("x", "y"), "x != y"),
+    "LogicalAnd": (("x", "y"), "x and y"), "LogicalOr": (("x", "y"), "x or y"),
+    "LogicalNot": (("x",), "not x"),
+    "Sign": (("x",), "1 if x > 0 else (-1 if x < 0 else x)"),
+    "Floor": (("x",), "floor(x)"), "Ceil": (("x",), "ceil(x)"), "Round": (("x",), "rint(x)"),
+    "Rsqrt": (("x",), "1 / sqrt(x)"), "Reciprocal": (("x",), "1 / x"),
+})
+KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -521,7 +521,7 @@ def _np_op(ins: Instr) -> Callable:
         "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh,
         "select": np.where, "convert": lambda x: np.asarray(x).astype(d),
     }
-    return table[ins.op]
+    return table[ins.op] if ins.op in table else _np_tf1_op(ins)
 
 
 def evaluate(program: Program, *arrays) -> np.ndarray:
@@ -542,3 +542,52 @@ def evaluate(program: Program, *arrays) -> np.ndarray:
                 .astype(ins.dtype, copy=False)
         result = np.broadcast_to(value(program.result), shape)
         return result.astype(program.out_dtype)
+
+
+# ------------------------------------------------- TF1 surface (branch tf1): rounding
+# and integer division.  Instruction ops ``floor ceil rint trunc`` (floats only: an
+# integer is already whole, so the front end returns it unchanged) and ``floordiv
+# floormod truncdiv truncmod`` on every numeric dtype.  As TF: float floor division is
+# ``floor(x / y)``; ``floormod`` has the divisor's sign (Python's ``%``); ``truncmod`` the
+# dividend's (C's ``fmod``).  An integer division or modulo by zero gives 0 (numpy's
+# result; TF raises on the CPU), so a fused loop never traps.
+
+def _rounding(name: str):
+    def lower(lw, a):
+        a = lw.typed(a)
+        _numeric(name, a.dtype)
+        return a if a.dtype.kind in "iu" else lw.emit(name, a.dtype, a)
+    return lower
+
+
+def _division(op: str):
+    def lower(lw, a, b):
+        (a, b), dtype = lw.promote(a, b)
+        _numeric(op, dtype)
+        return lw.emit(op, dtype, a, b)
+    return lower
+
+
+FUNCTIONS.update({
+    "floor": _rounding("floor"), "ceil": _rounding("ceil"), "rint": _rounding("rint"),
+    "trunc": _rounding("trunc"), "floordiv": _division("floordiv"),
+    "floormod": _division("floormod"), "truncdiv": _division("truncdiv"),
+    "truncmod": _division("truncmod"),
+})
+_BINOPS.update({ast.FloorDiv: _division("floordiv"), ast.Mod: _division("floormod")})
+
+
+def _np_int_truncdiv(x, y):
+    q = np.floor_divide(x, y)
+    return q + ((np.mod(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+
+
+def _np_tf1_op(ins: Instr) -> Callable:
+    floats = ins.dtype.kind == "f"
+    table = {
+        "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "trunc": np.trunc,
+        "floordiv": (lambda x, y: np.floor(x / y)) if floats else np.floor_divide,
+        "floormod": np.mod, "truncmod": np.fmod,
+        "truncdiv": (lambda x, y: np.trunc(x / y)) if floats else _np_int_truncdiv,
+    }
+    return table[ins.op]

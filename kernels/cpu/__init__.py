@@ -29,3 +29,4 @@ from . import numba_setup  # noqa: F401  (configure numba before anything import
 from . import array, elementwise, linalg, nn, reduce  # noqa: F401  (they register)
 from ..reference import array_index, state  # noqa: F401  (the CPU's kernels too)
 from ..reference import array as reference_array  # noqa: F401
+from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)

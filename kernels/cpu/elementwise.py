@@ -203,6 +203,10 @@ def _leading_ones(shape) -> int:
 
 @register_kernel(KERNEL_OPS, "CPU")
 def build_elementwise(node):
+    if np.dtype(object) in node.input_dtypes:     # strings (Equal, NotEqual, SelectV2):
+        from ..reference.elementwise import build_elementwise as build_on_host, build_select
+
+        return (build_select if node.op == "SelectV2" else build_on_host)(node)  # numpy
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

@@ -1,10 +1,11 @@
-"""Reduction CPU kernels: Sum, Mean, Max, Min and ArgMax (and the row machinery
-``nn.py``'s Softmax shares).
+"""Reduction CPU kernels: Sum, Mean, Max, Min, ArgMax and ArgMin (and the row machinery
+``nn.py``'s Softmax shares); Prod, All and Any are numpy's (the reference kernels).
 
 Layout: the kernel callable moves the reduced axes last (``np.ascontiguousarray`` of
 a transpose; no copy when they are trailing already and the input is contiguous) and
 flattens, so every numba loop sees one C-contiguous 1-D array of ``rows`` rows of
-``n`` elements.  The transpose plan is computed once per input shape.
+``n`` elements.  The transpose plan is computed once per input shape, and so are the
+axes when the graph did not know the input's rank (every axis, or negative axes).
 
 Numerics:
 
@@ -32,7 +33,7 @@ import math
 import numpy as np
 
 from ..checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
-                      to_float16)
+                      reduction_attrs, resolve_axes, to_float16)
 from ..registry import register_kernel
 from .elementwise import PARALLEL_MIN_SIZE
 from .numba_setup import num_threads
@@ -101,8 +102,9 @@ def _extreme_slice(x, lo, hi, is_max):
 
 
 @njit(**JIT)
-def _argmax_slice(x, lo, hi):
-    """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max."""
+def _argmax_slice(x, lo, hi, is_max):
+    """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max (its
+    min when not ``is_max``)."""
     xs = x[lo:hi]
     best = xs[0]
     if best != best:
@@ -110,7 +112,7 @@ def _argmax_slice(x, lo, hi):
     at = 0
     for k in range(1, xs.size):
         v = xs[k]
-        if v > best:
+        if (v > best) if is_max else (v < best):
             best = v
             at = k
         elif v != v:
@@ -220,34 +222,35 @@ def extreme_chunks_parallel(x, n, nchunks, partial, is_max):
 
 
 @njit(**JIT)
-def argmax_rows(x, n, out):
+def argmax_rows(x, n, out, is_max):
     for r in range(out.size):
-        out[r] = _argmax_slice(x, r * n, r * n + n)
+        out[r] = _argmax_slice(x, r * n, r * n + n, is_max)
 
 
 @njit(**PAR)
-def argmax_rows_parallel(x, n, out):
+def argmax_rows_parallel(x, n, out, is_max):
     for r in prange(out.size):
-        out[r] = _argmax_slice(x, r * n, r * n + n)
+        out[r] = _argmax_slice(x, r * n, r * n + n, is_max)
 
 
 @njit(**PAR)
-def argmax_chunks_parallel(x, n, nchunks, partial):
+def argmax_chunks_parallel(x, n, nchunks, partial, is_max):
     for t in prange(partial.size):
         lo, hi = _chunk_bounds(t, n, nchunks)
-        partial[t] = lo + _argmax_slice(x, lo, hi)
+        partial[t] = lo + _argmax_slice(x, lo, hi, is_max)
 
 
 @njit(**JIT)
-def argmax_combine(x, n, nchunks, partial, out):
-    """Per row, the first chunk winner that is NaN or strictly greater than earlier ones."""
+def argmax_combine(x, n, nchunks, partial, out, is_max):
+    """Per row, the first chunk winner that is NaN or strictly better than earlier ones."""
     for r in range(out.size):
         best = partial[r * nchunks]
         for c in range(1, nchunks):
             if x[best] != x[best]:
                 break
             at = partial[r * nchunks + c]
-            if x[at] > x[best] or x[at] != x[at]:
+            better = (x[at] > x[best]) if is_max else (x[at] < x[best])
+            if better or x[at] != x[at]:
                 best = at
         out[r] = best - r * n
 
@@ -266,9 +269,10 @@ def strategy(rows: int, n: int) -> tuple[str, int]:
 
 
 class Layout:
-    """Per input shape: how to view the input as rows x n (reduced axes last)."""
+    """Per input shape: how to view the input as rows x n (reduced axes last).  ``axes``
+    as ``checks.reduction_attrs`` gives them (None: every axis), settled per shape."""
 
-    def __init__(self, node, axes: tuple, keepdims: bool, widen: bool):
+    def __init__(self, node, axes: tuple | None, keepdims: bool, widen: bool):
         self.node, self.axes, self.keepdims, self.widen = node, axes, keepdims, widen
         self._plans: dict[tuple, tuple] = {}
 
@@ -284,13 +288,13 @@ class Layout:
         return flat, rows, n, out_shape, moved_shape
 
     def _plan(self, shape):
-        check_axes(self.node.name, self.node.op, shape, self.axes)
-        kept = [d for d in range(len(shape)) if d not in self.axes]
-        perm = tuple(kept) + self.axes
-        n = math.prod(shape[a] for a in self.axes)
+        axes = resolve_axes(self.node, self.axes, shape)
+        kept = [d for d in range(len(shape)) if d not in axes]
+        perm = tuple(kept) + axes
+        n = math.prod(shape[a] for a in axes)
         rows = math.prod(shape[d] for d in kept)
         return (None if perm == tuple(range(len(shape))) else perm, rows, n,
-                reduced_shape(shape, self.axes, self.keepdims),
+                reduced_shape(shape, axes, self.keepdims),
                 tuple(shape[p] for p in perm))
 
 
@@ -309,8 +313,7 @@ def _check_numeric(node):
 def build_reduction(node):
     kind = node.op.lower()
     _check_numeric(node)
-    axes = tuple(sorted(int(a) for a in get_attr(node, "axis")))
-    keepdims = bool(get_attr(node, "keepdims"))
+    axes, keepdims = reduction_attrs(node)
     in_dtype, out_dtype = node.input_dtypes[0], node.output_dtype
     widen = in_dtype == _F16
     store = _F32 if widen else out_dtype
@@ -320,7 +323,7 @@ def build_reduction(node):
     is_max = kind == "max"
 
     def reduce(x):
-        if not axes:               # reduce nothing: a copy
+        if axes == ():             # reduce nothing: a copy
             check_axes(node.name, node.op, x.shape, axes)
             return np.array(x, dtype=out_dtype)
         flat, rows, n, out_shape, _ = layout(x)
@@ -353,25 +356,36 @@ def build_reduction(node):
     return reduce
 
 
-@register_kernel("ArgMax", "CPU")
+@register_kernel(("ArgMax", "ArgMin"), "CPU")
 def build_argmax(node):
     _check_numeric(node)
     axis = int(get_attr(node, "axis"))
     layout = Layout(node, (axis,), False, node.input_dtypes[0] == _F16)
     out_dtype = node.output_dtype
+    is_max = node.op == "ArgMax"
 
     def argmax(x):
         flat, rows, n, out_shape, _ = layout(x)
         out = np.empty(out_shape, np.int64)
         if n == 0:
-            raise _empty_error(node, x.shape, "argmax")
+            raise _empty_error(node, x.shape, node.op.lower())
         if rows:
             how, nchunks = strategy(rows, n)
             if how == "chunks":
                 partial = np.empty(rows * nchunks, np.int64)
-                argmax_chunks_parallel(flat, n, nchunks, partial)
-                argmax_combine(flat, n, nchunks, partial, out.ravel())
+                argmax_chunks_parallel(flat, n, nchunks, partial, is_max)
+                argmax_combine(flat, n, nchunks, partial, out.ravel(), is_max)
             else:
-                (argmax_rows_parallel if how == "rows" else argmax_rows)(flat, n, out.ravel())
+                (argmax_rows_parallel if how == "rows" else argmax_rows)(
+                    flat, n, out.ravel(), is_max)
         return out.astype(out_dtype, copy=False)    # int64 unless TF's output_type says int32
     return argmax
+
+
+# --- TF1 surface (branch tf1): Prod, All, Any ------------------------------------------
+# numpy's reductions (the reference kernels) serve the CPU: they are vectorised, and
+# these ops are rare in hot loops.
+
+from ..reference.reduce import build_reduction as _numpy_reduction  # noqa: E402
+
+register_kernel(("Prod", "All", "Any"), "CPU")(_numpy_reduction)

@@ -35,3 +35,4 @@ from __future__ import annotations
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
 from . import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)
+from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..checks import matmul_planner, transposes
+from ..checks import check_square_matrices, matmul_planner, transposes
 from ..registry import register_kernel
 from .device import on_device
 
@@ -42,3 +42,26 @@ def build_matmul(node):
             return cupy.matmul(a.astype(_F32), b.astype(_F32)).astype(_F16)
         return cupy.matmul(a, b)
     return on_device(node, matmul)
+
+
+# --- TF1 surface (branch tf1): Diag, MatrixDeterminant ---------------------------------
+
+@register_kernel("Diag", "GPU")
+def build_diag(node):
+    def diag(x):
+        n = x.size
+        out = cupy.zeros((n, n), x.dtype)
+        out[cupy.arange(n), cupy.arange(n)] = x.reshape(-1)
+        return out.reshape(x.shape + x.shape)
+    return on_device(node, diag)
+
+
+@register_kernel("MatrixDeterminant", "GPU")
+def build_determinant(node):
+    out_dtype = node.output_dtype
+
+    def determinant(x):
+        check_square_matrices(node, x.shape)
+        x = x.astype(_F32) if x.dtype == _F16 else x       # as the host kernel
+        return cupy.linalg.det(x).astype(out_dtype, copy=False)
+    return on_device(node, determinant)

@@ -1,4 +1,4 @@
-"""Reduction GPU kernels: Sum, Mean, Max, Min and ArgMax.
+"""Reduction GPU kernels: Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin.
 
 cupy's reductions do the work (CUB device reductions where cupy chooses them), with the
 reference kernels' semantics pinned down around them:
@@ -20,7 +20,8 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..checks import check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs
+from ..checks import (check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs,
+                      resolve_axes)
 from ..registry import register_kernel
 from .device import on_device
 
@@ -40,10 +41,11 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
 @register_kernel(("Sum", "Mean", "Max", "Min"), "GPU")
 def build_reduction(node):
     kind = node.op.lower()
-    axes, keepdims = reduction_attrs(node)
+    spec, keepdims = reduction_attrs(node)
     out_dtype = node.output_dtype
 
     def reduce(x):
+        axes = resolve_axes(node, spec, x.shape)
         count = check_reduction(node, kind, x, axes)
         acc = compute_dtype(x.dtype)
         if not axes:                  # reducing over nothing is a copy
@@ -63,14 +65,38 @@ def build_reduction(node):
     return on_device(node, reduce)
 
 
-@register_kernel("ArgMax", "GPU")
+@register_kernel(("ArgMax", "ArgMin"), "GPU")
 def build_argmax(node):
-    axis = int(get_attr(node, "axis"))
+    spec = int(get_attr(node, "axis"))
     out_dtype = node.output_dtype
+    pick = cupy.argmax if node.op == "ArgMax" else cupy.argmin
 
     def argmax(x):
-        check_argmax(node, x.shape, axis)
+        axis = check_argmax(node, x.shape, spec)
         if x.size == 0:
             return cupy.empty(reduced_shape(x.shape, (axis,), False), out_dtype)
-        return cupy.argmax(x, axis=axis).astype(out_dtype, copy=False)
+        return pick(x, axis=axis).astype(out_dtype, copy=False)
     return on_device(node, argmax)
+
+
+# --- TF1 surface (branch tf1): Prod, All, Any ------------------------------------------
+# cupy's reductions with the reference's semantics: Prod multiplies in the input dtype
+# (float16 in float32) and wraps for integers; over zero elements Prod is 1, All True
+# and Any False (what cupy returns, and the reference).
+
+@register_kernel(("Prod", "All", "Any"), "GPU")
+def build_logical_or_product(node):
+    spec, keepdims = reduction_attrs(node)
+    out_dtype = node.output_dtype
+    reduce_fn = {"Prod": cupy.prod, "All": cupy.all, "Any": cupy.any}[node.op]
+
+    def reduce(x):
+        axes = resolve_axes(node, spec, x.shape)
+        check_reduction(node, node.op.lower(), x, axes)
+        if not axes:
+            return x.astype(out_dtype, copy=True)
+        if node.op == "Prod":
+            return cupy.prod(x, axis=axes, keepdims=keepdims,
+                             dtype=compute_dtype(x.dtype)).astype(out_dtype, copy=False)
+        return reduce_fn(x, axis=axes, keepdims=keepdims)
+    return on_device(node, reduce)

@@ -9,9 +9,9 @@ The GPU twins of ``reference/state.py``:
   once and stored back, so the variable then lives on its device; ``Assign`` and
   ``AssignAdd`` on the GPU store cupy arrays (``resources._as_array`` keeps the
   backend of the value it is given).
-* ``RandomUniform`` and ``RandomStandardNormal`` draw on the host from the session's
-  seeded numpy stream (the very kernel the CPU runs) and upload, so a seeded graph gives
-  the same sequence on the GPU as on the CPU.
+* The random ops draw on the host from the session's seeded numpy stream (the very
+  kernel the CPU runs; their shape and bounds inputs are host inputs) and upload, so a
+  seeded graph gives the same sequence on the GPU as on the CPU.
 """
 
 from __future__ import annotations
@@ -94,9 +94,19 @@ def _assign_add(node):
     return on_device(node, kernel)
 
 
-@register_kernel(("RandomUniform", "RandomStandardNormal"), "GPU")
+_HOST_DRAWS = {"RandomUniform": host_state.build_random_uniform,
+               "RandomStandardNormal": host_state.build_random_normal,
+               "TruncatedNormal": host_state.build_truncated_normal,
+               "RandomUniformInt": host_state.build_random_uniform_int}
+
+
+@register_kernel(tuple(_HOST_DRAWS), "GPU")
 def _random(node):
-    host = host_state.build_random_uniform if node.op == "RandomUniform" else \
-        host_state.build_random_normal
-    draw = host(node)     # the host kernel and its seeded stream
-    return on_device(node, lambda: cupy.asarray(draw()))
+    draw = _HOST_DRAWS[node.op](node)     # the host kernel and its seeded stream; the
+    return on_device(node, lambda *shape_and_bounds: cupy.asarray(draw(*shape_and_bounds)))
+
+
+@register_kernel("RandomShuffle", "GPU")
+def _random_shuffle(node):
+    shuffle = host_state.build_random_shuffle(node)   # the CPU's permutation, uploaded
+    return on_device(node, lambda x: cupy.asarray(shuffle(cupy.asnumpy(x))))

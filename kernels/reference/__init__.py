@@ -23,3 +23,4 @@ module              ops
 """
 
 from . import array, array_index, elementwise, linalg, nn, reduce, state  # noqa: F401
+from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)

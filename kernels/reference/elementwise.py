@@ -94,6 +94,36 @@ def build_cast(node):
     return cast
 
 
-# TF's spellings, for GraphDefs TensorFlow wrote: AddV2 is Add; LogicalAnd.
-BINARY.update({"AddV2": np.add, "LogicalAnd": np.logical_and})
-register_kernel(("AddV2", "LogicalAnd"), DEVICE)(build_elementwise)
+# --- TF1 surface (branch tf1): integer division, rounding, logic ----------------------
+# (semantics: kernels/codegen/expressions.py's block of the same name).  Equal and
+# NotEqual also compare strings (object arrays of bytes), which only this module's
+# kernels can hold.
+
+def _truncate_div(x, y):
+    if x.dtype.kind == "f":
+        return np.trunc(x / y)
+    q = np.floor_divide(x, y)
+    return q + ((np.mod(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+
+
+def _sign(x):
+    one = np.ones((), x.dtype)
+    return np.where(x > 0, one, np.where(x < 0, -one, x))
+
+
+def _floor_div(x, y):
+    return np.floor(x / y) if x.dtype.kind == "f" else np.floor_divide(x, y)
+
+
+TF1_UNARY = {
+    "LogicalNot": np.logical_not, "Sign": _sign, "Floor": np.floor, "Ceil": np.ceil,
+    "Round": np.rint, "Rsqrt": lambda x: 1 / np.sqrt(x), "Reciprocal": lambda x: 1 / x,
+}
+TF1_BINARY = {
+    "AddV2": np.add, "FloorDiv": _floor_div, "FloorMod": np.mod, "TruncateDiv": _truncate_div,
+    "TruncateMod": np.fmod, "NotEqual": np.not_equal, "LogicalAnd": np.logical_and,
+    "LogicalOr": np.logical_or,
+}
+UNARY.update(TF1_UNARY)
+BINARY.update(TF1_BINARY)
+register_kernel(tuple(TF1_UNARY) + tuple(TF1_BINARY), DEVICE)(build_elementwise)

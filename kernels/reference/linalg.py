@@ -1,12 +1,12 @@
-"""Reference kernel of MatMul: ``np.matmul`` with TF's transpose attributes; float16 is
-computed in float32 and rounded once."""
+"""Reference kernels of MatMul (``np.matmul`` with TF's transpose attributes; float16 is
+computed in float32 and rounded once), Diag and MatrixDeterminant."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..checks import matmul_shape, transposes
-from ..registry import register_kernel
+from ..checks import check_square_matrices, matmul_shape, transposes
+from ..registry import HOST, register_kernel
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
@@ -25,3 +25,27 @@ def build_matmul(node):
             result = np.matmul(compute_dtype(a2), compute_dtype(b2))
             return np.asarray(result).astype(out_dtype, copy=False)
     return matmul
+
+
+# --- TF1 surface (branch tf1): Diag, MatrixDeterminant ---------------------------------
+# numpy serves the CPU too (``HOST``): Diag only moves values; the determinant is LAPACK's
+# LU (numpy's), float16 computed in float32.
+
+@register_kernel("Diag", HOST)
+def build_diag(node):
+    def diag(x):
+        n = x.size
+        out = np.zeros((n, n), x.dtype)
+        out[np.arange(n), np.arange(n)] = x.reshape(-1)
+        return out.reshape(x.shape + x.shape)
+    return diag
+
+
+@register_kernel("MatrixDeterminant", HOST)
+def build_determinant(node):
+    out_dtype = node.output_dtype
+
+    def determinant(x):
+        check_square_matrices(node, x.shape)
+        return np.asarray(np.linalg.det(compute_dtype(x))).astype(out_dtype, copy=False)
+    return determinant

@@ -1,37 +1,44 @@
-"""Reference kernels of the reductions: Sum, Mean, Max, Min and ArgMax.
+"""Reference kernels of the reductions: Sum, Mean, Max, Min, Prod, All, Any, ArgMax and
+ArgMin.
 
 * ``Mean`` of integers truncates toward zero like TF (``-7 / 2 == -3``) and is taken
-  of the wrapped integer sum; an integer Mean, a Max, a Min or an ArgMax over zero
-  elements raises ``InvalidArgumentError`` (a float Mean over nothing is NaN, a Sum 0).
-* Max/Min/ArgMax propagate NaN like numpy (ArgMax: first NaN wins; ties: first
+  of the wrapped integer sum; an integer Mean, a Max, a Min, an ArgMax or an ArgMin over
+  zero elements raises ``InvalidArgumentError`` (a float Mean over nothing is NaN, a Sum
+  0, a Prod 1, an All True, an Any False).
+* Integer Sum and Prod wrap around in the input dtype, as TF's.
+* Max/Min/ArgMax/ArgMin propagate NaN like numpy (first NaN wins; ties: first
   occurrence).
+* Axes are settled per input (``checks.resolve_axes``): a graph that did not know its
+  input's rank reduces every axis, or counts negative axes from the end, at run time.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_argmax, check_reduction, get_attr, reduction_attrs
+from ..checks import check_argmax, check_reduction, get_attr, reduction_attrs, resolve_axes
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
+_NUMPY = {"max": np.max, "min": np.min, "prod": np.prod, "all": np.all, "any": np.any}
 
 
-@register_kernel(("Sum", "Mean", "Max", "Min"), DEVICE)
+@register_kernel(("Sum", "Mean", "Max", "Min", "Prod", "All", "Any"), DEVICE)
 def build_reduction(node):
     kind = node.op.lower()
-    axes, keepdims = reduction_attrs(node)
+    spec, keepdims = reduction_attrs(node)
     out_dtype = node.output_dtype
 
     def reduce(x):
+        axes = resolve_axes(node, spec, x.shape)
         count = check_reduction(node, kind, x, axes)
         xc = compute_dtype(x)
         with np.errstate(all="ignore"):
-            if kind == "max":
-                r = np.max(xc, axis=axes, keepdims=keepdims)
-            elif kind == "min":
-                r = np.min(xc, axis=axes, keepdims=keepdims)
+            if kind in ("max", "min", "all", "any"):
+                r = _NUMPY[kind](xc, axis=axes, keepdims=keepdims)
+            elif kind == "prod":
+                r = np.prod(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
             else:
                 r = np.sum(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
                 if kind == "mean" and axes:
@@ -45,11 +52,12 @@ def _trunc_div(s, n):
     return q + ((q < 0) & (q * n != s)).astype(q.dtype)   # floor -> toward zero
 
 
-@register_kernel("ArgMax", DEVICE)
+@register_kernel(("ArgMax", "ArgMin"), DEVICE)
 def build_argmax(node):
-    axis = int(get_attr(node, "axis"))
+    spec = int(get_attr(node, "axis"))
+    pick = np.argmax if node.op == "ArgMax" else np.argmin
 
     def argmax(x):
-        check_argmax(node, x.shape, axis)
-        return np.asarray(np.argmax(x, axis=axis)).astype(node.output_dtype)
+        axis = check_argmax(node, x.shape, spec)
+        return np.asarray(pick(x, axis=axis)).astype(node.output_dtype)
     return argmax

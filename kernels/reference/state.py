@@ -10,6 +10,8 @@ containers) never leaves a plan holding a stale variable.
 
 from __future__ import annotations
 
+import numpy as np
+
 from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
@@ -56,14 +58,34 @@ def build_assign_add(node):
     return lambda delta: ctx.variable_resource().assign_add(delta, name)
 
 
+def _shape_of(node):
+    """``shape(*inputs)``: the drawn shape, from the ``shape`` attr or, when the graph
+    gave it as a tensor, from the op's last input (read on the host)."""
+    static = tuple(node.attrs.get("shape", ()))
+    if len(node.input_dtypes) in (1, 3):      # RandomX(shape) / RandomUniformInt(lo, hi, shape)
+        def from_input(*inputs):
+            dims = np.asarray(inputs[-1]).reshape(-1)
+            if np.any(dims < 0):
+                raise InvalidArgumentError(f"{node.op} node '{node.name}': a shape cannot "
+                                           f"have negative dimensions, got {dims.tolist()}",
+                                           node.name)
+            return tuple(int(d) for d in dims)
+        return from_input
+    return lambda *inputs: static
+
+
+def _stream(node):
+    a = node.attrs
+    return node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
+
+
 @register_kernel("RandomUniform", HOST)
 def build_random_uniform(node):
-    ctx = node.context
-    a = node.attrs
-    stream = ctx.resources.random_stream(node.name, a["seed"], a["seed2"])
-    shape, dtype, low, high = tuple(a["shape"]), node.output_dtype, a["minval"], a["maxval"]
+    stream, shape_of = _stream(node), _shape_of(node)
+    dtype, low, high = node.output_dtype, node.attrs["minval"], node.attrs["maxval"]
 
-    def kernel():
+    def kernel(*inputs):
+        shape = shape_of(*inputs)
         with stream.lock:
             return stream.generator.uniform(low, high, shape).astype(dtype)
     return kernel
@@ -71,12 +93,60 @@ def build_random_uniform(node):
 
 @register_kernel("RandomStandardNormal", HOST)
 def build_random_normal(node):
-    ctx = node.context
-    a = node.attrs
-    stream = ctx.resources.random_stream(node.name, a["seed"], a["seed2"])
-    shape, dtype, mean, stddev = tuple(a["shape"]), node.output_dtype, a["mean"], a["stddev"]
+    stream, shape_of = _stream(node), _shape_of(node)
+    dtype, mean, stddev = node.output_dtype, node.attrs["mean"], node.attrs["stddev"]
 
-    def kernel():
+    def kernel(*inputs):
+        shape = shape_of(*inputs)
         with stream.lock:
             return (stream.generator.standard_normal(shape) * stddev + mean).astype(dtype)
+    return kernel
+
+
+# --- TF1 surface (branch tf1): TruncatedNormal, RandomUniformInt, RandomShuffle --------
+
+@register_kernel("TruncatedNormal", HOST)
+def build_truncated_normal(node):
+    """Standard normal draws, those beyond two standard deviations drawn again (TF's
+    rule), then scaled by the ``stddev`` and ``mean`` attrs."""
+    stream, shape_of = _stream(node), _shape_of(node)
+    dtype, mean, stddev = node.output_dtype, node.attrs["mean"], node.attrs["stddev"]
+
+    def kernel(*inputs):
+        shape = shape_of(*inputs)
+        with stream.lock:
+            values = stream.generator.standard_normal(shape)
+            outside = np.abs(values) > 2.0
+            while outside.any():
+                values[outside] = stream.generator.standard_normal(int(outside.sum()))
+                outside = np.abs(values) > 2.0
+        return (values * stddev + mean).astype(dtype)
+    return kernel
+
+
+@register_kernel("RandomUniformInt", HOST)
+def build_random_uniform_int(node):
+    stream, shape_of = _stream(node), _shape_of(node)
+    dtype = node.output_dtype
+
+    def kernel(low, high, *shape_input):
+        low, high = int(np.asarray(low)), int(np.asarray(high))
+        if low >= high:
+            raise InvalidArgumentError(f"{node.op} node '{node.name}': Need minval < maxval, "
+                                       f"got {low} >= {high}", node.name)
+        shape = shape_of(low, high, *shape_input)
+        with stream.lock:
+            return stream.generator.integers(low, high, shape, dtype=dtype)
+    return kernel
+
+
+@register_kernel("RandomShuffle", HOST)
+def build_random_shuffle(node):
+    stream = _stream(node)
+
+    def kernel(x):
+        if x.ndim == 0:
+            return x.copy()
+        with stream.lock:
+            return x[stream.generator.permutation(x.shape[0])]
     return kernel

@@ -23,58 +23,18 @@ import traceback
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import numpy as np  # noqa: E402
 import tensorflow.compat.v1 as tf  # noqa: E402
 
 tf.disable_v2_behavior()
 tf.logging.set_verbosity(tf.logging.ERROR)
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from values import encode, read_event_tags  # noqa: E402  (shared with the tests)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
 ALLOWED_IMPORTS = {"numpy", "tempfile", "os"}
 DEFAULT_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
-
-
-# ------------------------------------------------------------------ encoding values
-
-def encode(v):
-    """A JSON form of a recorded value that keeps numpy dtypes and shapes.
-
-    ndarray / numpy scalar -> {"kind": "ndarray"|"scalar", "dtype", "shape", "value"}
-    bytes                  -> {"kind": "bytes", "value": latin-1 text}
-    arrays of bytes        -> dtype "object", each element encoded as bytes above
-    None, bool, int, float, str stay as they are; lists/tuples become lists; dicts stay dicts.
-    """
-    if v is None or isinstance(v, (bool, str)):
-        return v
-    if isinstance(v, (int, float)) and not isinstance(v, np.generic):
-        return v
-    if isinstance(v, bytes):
-        return {"kind": "bytes", "value": v.decode("latin-1")}
-    if isinstance(v, (np.ndarray, np.generic)):
-        arr = np.asarray(v)
-        kind = "scalar" if isinstance(v, np.generic) else "ndarray"
-        if arr.dtype == object:
-            value = _map_nested(arr.tolist(), encode)
-            dtype = "object"
-        elif arr.dtype.kind == "S":
-            value = _map_nested(arr.tolist(), encode)
-            dtype = "bytes"
-        else:
-            value = arr.tolist()
-            dtype = str(arr.dtype)
-        return {"kind": kind, "dtype": dtype, "shape": list(arr.shape), "value": value}
-    if isinstance(v, (list, tuple)):
-        return [encode(x) for x in v]
-    if isinstance(v, dict):
-        return {str(k): encode(x) for k, x in v.items()}
-    raise TypeError(f"cannot record a {type(v).__name__}: {v!r}")
-
-
-def _map_nested(x, fn):
-    if isinstance(x, list):
-        return [_map_nested(y, fn) for y in x]
-    return fn(x)
 
 
 # ------------------------------------------------------------------ the programs
@@ -151,30 +111,6 @@ def run_once(mod):
 
 def strip_private(out):
     return {k: v for k, v in out.items() if not k.startswith("_")}
-
-
-def read_event_tags(logdir):
-    """What the summary program wrote, read back with TensorBoard (recording only)."""
-    from tensorboard.backend.event_processing import event_accumulator
-
-    files = sorted(f for f in os.listdir(logdir) if "tfevents" in f)
-    acc = event_accumulator.EventAccumulator(
-        logdir, size_guidance={event_accumulator.SCALARS: 0, event_accumulator.HISTOGRAMS: 0,
-                               event_accumulator.IMAGES: 0})
-    acc.Reload()
-    tags = acc.Tags()
-    scalars = {t: [[e.step, round(float(e.value), 6)] for e in acc.Scalars(t)]
-               for t in sorted(tags.get("scalars", []))}
-    return {
-        "event_files": len(files),
-        "tags": {k: sorted(v) for k, v in tags.items() if isinstance(v, list) and v},
-        "has_graph": bool(tags.get("graph")),
-        "scalar_steps_and_values": scalars,
-        "histogram_steps": {t: [e.step for e in acc.Histograms(t)]
-                            for t in sorted(tags.get("histograms", []))},
-        "image_steps": {t: [e.step for e in acc.Images(t)]
-                        for t in sorted(tags.get("images", []))},
-    }
 
 
 def dump_doc(doc):

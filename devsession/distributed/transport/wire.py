@@ -29,7 +29,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 
 from ... import dtypes
-from ...errors import InvalidArgumentError, ResourceExhaustedError
+from ...errors import InvalidArgumentError, ResourceExhaustedError, UnimplementedError
 from ...proto import wire_pb2
 
 __all__ = ["CHUNK_BYTES", "INLINE_BYTES", "MAX_MESSAGE_BYTES", "encode", "split", "decode",
@@ -164,6 +164,10 @@ def tensor_specs(names: Sequence[str], arrays: Sequence[np.ndarray]) -> list:
             enum = dtypes.as_dtype(array.dtype).enum
         except TypeError as e:
             raise InvalidArgumentError(f"Cannot send tensor '{name}': {e}") from None
+        if enum == dtypes.string.enum:
+            raise UnimplementedError(f"Cannot send string tensor '{name}' between processes: "
+                                     f"string tensors stay within one task in devsession so "
+                                     f"far (run string ops and summaries in a direct session).")
         specs.append(wire_pb2.TensorSpec(name=name, dtype=enum, shape=array.shape))
     return specs
 

@@ -1,0 +1,138 @@
+"""TF1's ``tf.ConfigProto`` and ``tf.GPUOptions``, accepted as TF1 scripts pass them:
+``tf.Session(config=tf.ConfigProto(...))``, and ``config.gpu_options.allow_growth = True``
+after construction.
+
+They are plain mutable objects (not protobufs); ``session_options(config, base)`` maps the
+fields a script set onto ``SessionOptions``:
+
+=====================================  ================================================
+ConfigProto / GPUOptions field         SessionOptions
+=====================================  ================================================
+``allow_soft_placement``               ``allow_soft_placement``
+``log_device_placement``               ``log_device_placement``
+``device_count={"GPU": 0}``            ``device="cpu"`` (no GPU); other counts ignored
+``intra_op_parallelism_threads``       ``intra_op_threads``
+``inter_op_parallelism_threads``       ``inter_op_threads``
+``operation_timeout_in_ms``            ``operation_timeout_s``
+``gpu_options.allow_growth``           nothing to do: the GPU memory pool grows on demand
+``gpu_options.per_process_gpu_``       ``gpu_memory_limit_bytes`` (that fraction of GPU:0's
+``memory_fraction``                    memory; nothing without a GPU)
+=====================================  ================================================
+
+Fields a script did not set keep devsession's defaults.  Any other field is accepted
+and ignored, with one warning per session naming them.
+"""
+
+from __future__ import annotations
+
+import logging
+
+__all__ = ["ConfigProto", "GPUOptions", "session_options"]
+
+log = logging.getLogger("devsession")
+
+_CONFIG_DEFAULTS = {
+    "allow_soft_placement": False, "log_device_placement": False, "device_count": None,
+    "intra_op_parallelism_threads": 0, "inter_op_parallelism_threads": 0,
+    "operation_timeout_in_ms": 0,
+}
+_GPU_DEFAULTS = {"allow_growth": False, "per_process_gpu_memory_fraction": 0.0}
+
+
+class _Fields:
+    """Attribute bag that remembers which fields were set (at construction or later)."""
+
+    _defaults: dict = {}
+
+    def __init__(self, **fields):
+        object.__setattr__(self, "_set", {})
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name, value):
+        self._set[name] = value
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name in self._set:
+            return self._set[name]
+        if name in self._defaults:
+            return self._defaults[name]
+        raise AttributeError(f"{type(self).__name__} has no field {name!r} set")
+
+    def set_fields(self) -> dict:
+        """The fields set so far, by name."""
+        return dict(self._set)
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in self._set.items())
+        return f"{type(self).__name__}({fields})"
+
+
+class GPUOptions(_Fields):
+    """TF1's ``tf.GPUOptions`` (``allow_growth``, ``per_process_gpu_memory_fraction``...)."""
+
+    _defaults = _GPU_DEFAULTS
+
+
+class ConfigProto(_Fields):
+    """TF1's ``tf.ConfigProto``; pass it as ``ds.Session(config=...)``."""
+
+    _defaults = _CONFIG_DEFAULTS
+
+    def __init__(self, **fields):
+        super().__init__(**fields)
+        if "gpu_options" not in self._set:
+            self._set["gpu_options"] = GPUOptions()
+
+    @property
+    def gpu_options(self) -> GPUOptions:
+        return self._set["gpu_options"]
+
+
+def session_options(config: ConfigProto, base):
+    """``base`` (SessionOptions) with the fields ``config`` set mapped onto it (see the
+    module docstring); logs one warning naming the fields that have no effect."""
+    fields = config.set_fields()
+    gpu = fields.pop("gpu_options", None)
+    changes, ignored = {}, []
+    renames = {"allow_soft_placement": "allow_soft_placement",
+               "log_device_placement": "log_device_placement",
+               "intra_op_parallelism_threads": "intra_op_threads",
+               "inter_op_parallelism_threads": "inter_op_threads"}
+    for name, value in fields.items():
+        if name in renames:
+            changes[renames[name]] = type(getattr(base, renames[name]))(value)
+        elif name == "operation_timeout_in_ms":
+            changes["operation_timeout_s"] = value / 1000 if value and value > 0 else None
+        elif name == "device_count":
+            counts = dict(value or {})
+            if counts.get("GPU", 1) == 0:
+                changes["device"] = "cpu"
+            if set(counts) - {"GPU", "CPU"}:
+                ignored.append(f"device_count[{sorted(set(counts) - {'GPU', 'CPU'})}]")
+        else:
+            ignored.append(name)
+    if gpu is not None:
+        for name, value in gpu.set_fields().items():
+            if name == "per_process_gpu_memory_fraction" and value:
+                limit = _gpu_memory_fraction(value)
+                if limit:
+                    changes["gpu_memory_limit_bytes"] = limit
+            elif name != "allow_growth":          # growth is what the pool does anyway
+                ignored.append(f"gpu_options.{name}")
+    if ignored:
+        log.warning("devsession: ConfigProto fields with no effect in devsession were "
+                    "ignored: %s", ", ".join(ignored))
+    return base.replace(**changes)
+
+
+def _gpu_memory_fraction(fraction: float) -> int | None:
+    """``fraction`` of GPU:0's memory in bytes, or None on a machine without a GPU."""
+    from .devices import gpu_devices
+
+    gpus = gpu_devices()
+    if not gpus:
+        return None
+    return max(1, int(gpus[0].memory_limit * float(fraction)))

@@ -1,0 +1,195 @@
+"""Seeded random ops: RandomUniform, RandomStandardNormal, TruncatedNormal,
+RandomUniformInt and RandomShuffle, and TF1's ``set_random_seed``.
+
+Seeds as TF1 derives them: an op seed and the graph's seed (``ds.set_random_seed``) make
+a pair; a seeded op draws a new value each run and the same sequence again in a new
+session; ``(0, 0)`` means unseeded.  Each op's stream lives in the session's resources.
+
+Shapes: a shape the graph knows (a list, or a tensor with a static value) is the
+``shape`` attr and the op has no shape input; a shape known only at run time (a placeholder,
+``tf.shape(x)`` of a partly unknown ``x``) is the op's one input (the last, after
+RandomUniformInt's bounds), read on the host.  ``mean``/``stddev``/``minval``/``maxval``
+given as tensors are applied with graph ops (``draw * stddev + mean``, as TF1 builds it);
+Python numbers stay attrs.  Kernels: ``kernels/reference/state.py`` (host, the CPU's too;
+the GPU draws there and uploads).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
+from ..tensor_shape import TensorShape, as_shape
+from .common import make_op
+from .registry import InferError, OpDef, register_op
+
+__all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
+           "set_random_seed"]
+
+_DEFAULT_GRAPH_SEED = 87654321
+FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
+
+
+def _drawn_shape(shape_input, attrs, node) -> TensorShape:
+    if shape_input is None:
+        return TensorShape(attrs["shape"])
+    if not shape_input.dtype.is_integer or shape_input.shape.ndims not in (None, 1):
+        raise InferError(f"Op '{node}': a shape must be a 1-D integer tensor, got "
+                         f"'{shape_input.name}' ({shape_input.dtype.name}, {shape_input.shape}).")
+    if shape_input.value is not None:
+        return TensorShape([int(d) for d in shape_input.value])
+    length = shape_input.shape[0] if shape_input.shape.ndims == 1 else None
+    return TensorShape(None if length is None else [None] * length)
+
+
+def _float_draw(inputs, attrs, node):
+    dtype = dtypes.as_dtype(attrs["dtype"])
+    if not dtype.is_floating:
+        raise TypeError(f"Op '{node}': random values must be floating point, not {dtype.name}.")
+    if len(inputs) > 1:
+        raise InferError(f"Op '{node}' takes at most one input (its shape).")
+    return dtype, _drawn_shape(inputs[0] if inputs else None, attrs, node)
+
+
+def _uniform_int(inputs, attrs, node):
+    dtype = dtypes.as_dtype(attrs["dtype"])
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Op '{node}': random integers are int32 or int64, not {dtype.name}.")
+    if len(inputs) not in (2, 3):
+        raise InferError(f"Op '{node}' takes minval, maxval and optionally a shape.")
+    for bound in inputs[:2]:
+        if bound.dtype != dtype or bound.shape.ndims not in (None, 0):
+            raise TypeError(f"Op '{node}': minval and maxval must be {dtype.name} scalars, "
+                            f"got '{bound.name}' ({bound.dtype.name}, {bound.shape}).")
+    return dtype, _drawn_shape(inputs[2] if len(inputs) == 3 else None, attrs, node)
+
+
+def _shuffle(inputs, attrs, node):
+    (x,) = inputs
+    return x.dtype, x.shape
+
+
+def _register() -> None:
+    for name in FLOAT_DRAWS:
+        register_op(OpDef(name, _float_draw, None, stateful=True, host_inputs=(0,)))
+    register_op(OpDef("RandomUniformInt", _uniform_int, None, stateful=True,
+                      host_inputs=(0, 1, 2)))
+    register_op(OpDef("RandomShuffle", _shuffle, 1, stateful=True))
+
+
+_register()
+
+
+# --- builders ----------------------------------------------------------------------------
+
+def set_random_seed(seed) -> None:
+    """Set the default graph's random seed (TF1's ``tf.set_random_seed``): every random op
+    built afterwards is seeded from it, so a program's random values repeat run to run."""
+    get_default_graph().seed = None if seed is None else int(seed)
+
+
+def _seeds(seed) -> tuple[int, int]:
+    """(graph seed, op seed) as TF1 derives them; (0, 0) means "not seeded"."""
+    graph = get_default_graph()
+    if graph.seed is None and seed is None:
+        return 0, 0
+    if seed is None:
+        seed = graph.version  # distinct per op, repeatable for the same graph
+    pair = int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
+    return (0, 2**31 - 1) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def _shape_attr_or_input(shape) -> tuple[dict, list]:
+    """({"shape": dims}, []) for a shape the graph knows, else ({}, [shape tensor])."""
+    if _is_tensor(shape):
+        tensor = convert_to_tensor(shape)
+        value = constant_value(tensor)
+        if value is None:
+            return {"shape": ()}, [tensor]
+        shape = value.tolist()
+    dims = as_shape(shape)
+    if not dims.is_fully_defined():
+        raise ValueError(f"Random ops need a fully defined shape, got {dims}; pass a shape "
+                         f"tensor (e.g. ds.shape(x)) to decide it at run time.")
+    return {"shape": dims.as_tuple()}, []
+
+
+def _scalar_or_tensor(value, dtype):
+    """A Python number stays a number; anything else becomes a tensor of ``dtype``."""
+    if _is_tensor(value):
+        return convert_to_tensor(value, dtype=dtype)
+    if isinstance(value, (int, float, np.number)):
+        return value
+    return convert_to_tensor(value, dtype=dtype)
+
+
+def _draw(op_type, shape, dtype, seed, name, extra_attrs=None, extra_inputs=()):
+    attrs, shape_inputs = _shape_attr_or_input(shape)
+    seed1, seed2 = _seeds(seed)
+    attrs.update({"dtype": dtypes.as_dtype(dtype), "seed": seed1, "seed2": seed2,
+                  **(extra_attrs or {})})
+    return make_op(op_type, list(extra_inputs) + shape_inputs, attrs, name)
+
+
+def _scaled_normal(op_type, default_name, shape, mean, stddev, dtype, seed, name):
+    dtype = dtypes.as_dtype(dtype)
+    mean, stddev = _scalar_or_tensor(mean, dtype), _scalar_or_tensor(stddev, dtype)
+    if not (_is_tensor(mean) or _is_tensor(stddev)):
+        return _draw(op_type, shape, dtype, seed, name,
+                     {"mean": float(mean), "stddev": float(stddev)})
+    with name_scope(name or default_name):           # draw * stddev + mean, as TF1 builds it
+        draw = _draw(op_type, shape, dtype, seed, op_type,
+                     {"mean": 0.0, "stddev": 1.0})
+        return make_op("Add", [make_op("Mul", [draw, convert_to_tensor(stddev, dtype=dtype)]),
+                               convert_to_tensor(mean, dtype=dtype)], name="value")
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                  name=None) -> Tensor:
+    """Normal values; ``shape``, ``mean`` and ``stddev`` may be tensors.  A seeded op
+    repeats its sequence per session."""
+    return _scaled_normal("RandomStandardNormal", "random_normal", shape, mean, stddev,
+                          dtype, seed, name)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
+                     name=None) -> Tensor:
+    """Normal values redrawn until within two standard deviations of the mean."""
+    return _scaled_normal("TruncatedNormal", "truncated_normal", shape, mean, stddev, dtype,
+                          seed, name)
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None,
+                   name=None) -> Tensor:
+    """Uniform values in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats and is
+    required for integers); ``shape`` and the bounds may be tensors."""
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.is_integer:
+        if maxval is None:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype.name}.")
+        bounds = [convert_to_tensor(v, dtype=dtype) for v in (minval, maxval)]
+        return _draw("RandomUniformInt", shape, dtype, seed, name or "random_uniform",
+                     extra_inputs=bounds)
+    maxval = 1.0 if maxval is None else maxval
+    low, high = _scalar_or_tensor(minval, dtype), _scalar_or_tensor(maxval, dtype)
+    if not (_is_tensor(low) or _is_tensor(high)):
+        return _draw("RandomUniform", shape, dtype, seed, name,
+                     {"minval": float(low), "maxval": float(high)})
+    with name_scope(name or "random_uniform"):       # draw * (max - min) + min, as TF1
+        draw = _draw("RandomUniform", shape, dtype, seed, "RandomUniform",
+                     {"minval": 0.0, "maxval": 1.0})
+        low, high = (convert_to_tensor(v, dtype=dtype) for v in (low, high))
+        return make_op("Add", [make_op("Mul", [draw, make_op("Sub", [high, low])]), low],
+                       name="value")
+
+
+def random_shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension shuffled (a new order each run)."""
+    seed1, seed2 = _seeds(seed)
+    return make_op("RandomShuffle", [convert_to_tensor(value)], {"seed": seed1, "seed2": seed2},
+                   name)

@@ -1,0 +1,129 @@
+"""``FileWriter``: TensorBoard event files, through the ``tensorboard`` package's own
+event-file writer (the optional extra ``pip install 'devsession[tensorboard]'``), so the
+TFRecord framing, CRCs and file naming are TensorBoard's and not re-implemented here.
+
+    writer = ds.summary.FileWriter("logs/run1", sess.graph)   # the graph view
+    writer.add_summary(sess.run(merged), step)                 # scalars, histograms...
+    writer.close()
+
+``add_graph`` writes devsession's GraphDef, re-encoded with TensorBoard's GraphDef
+message (devsession's graph.proto is TensorFlow's layout; float attributes are written as
+TF's ``f``), so TensorBoard's graph view shows the nodes, their ops, inputs and devices.
+Without the ``tensorboard`` package, building a FileWriter raises ``ImportError`` naming the
+extra to install; the summary ops themselves need nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["FileWriter", "tensorboard_graph_def"]
+
+_INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
+                 "package, which is not installed: pip install 'devsession[tensorboard]'")
+
+
+def _tensorboard():
+    try:
+        from tensorboard.compat.proto import event_pb2, graph_pb2, summary_pb2
+        from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    except ImportError as e:
+        raise ImportError(f"{_INSTALL_HINT} ({e}).") from None
+    return EventFileWriter, event_pb2, graph_pb2, summary_pb2
+
+
+class FileWriter:
+    """TF1's ``tf.summary.FileWriter(logdir, graph=None, max_queue=10, flush_secs=120,
+    graph_def=None, filename_suffix=None)``."""
+
+    def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
+                 filename_suffix=None, session=None):
+        if session is not None:
+            raise NotImplementedError("FileWriter(session=...) (TF2 summary writers) is not "
+                                      "supported by devsession; pass a logdir.")
+        writer_class, self._event_pb2, self._graph_pb2, self._summary_pb2 = _tensorboard()
+        self._logdir = str(logdir)
+        self._open = lambda: writer_class(self._logdir, max_queue_size=max_queue,
+                                          flush_secs=flush_secs,
+                                          filename_suffix=filename_suffix or "")
+        self._writer = self._open()
+        self._closed = False
+        if graph is not None or graph_def is not None:
+            self.add_graph(graph, graph_def=graph_def)
+
+    def get_logdir(self) -> str:
+        return self._logdir
+
+    def add_event(self, event) -> None:
+        if self._closed:
+            raise RuntimeError(f"FileWriter for {self._logdir} is closed; reopen() it first.")
+        self._writer.add_event(event)
+
+    def add_summary(self, summary, global_step=None) -> None:
+        """Write ``summary`` (the bytes a summary op fetched, or a Summary message) at
+        ``global_step``."""
+        if hasattr(summary, "SerializeToString"):
+            summary = summary.SerializeToString()
+        if not isinstance(summary, (bytes, bytearray)):
+            raise TypeError(f"add_summary takes a fetched summary (bytes) or a Summary "
+                            f"protobuf, not {type(summary).__name__}.")
+        event = self._event_pb2.Event(wall_time=time.time(),
+                                      summary=self._summary_pb2.Summary.FromString(bytes(summary)))
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
+    def add_graph(self, graph, global_step=None, graph_def=None) -> None:
+        """Write ``graph`` (a ds.Graph) or ``graph_def`` for TensorBoard's graph view."""
+        if graph is None and graph_def is None:
+            raise ValueError("add_graph needs a graph or a graph_def.")
+        graph_def = graph.as_graph_def() if graph is not None else graph_def
+        event = self._event_pb2.Event(
+            wall_time=time.time(),
+            graph_def=tensorboard_graph_def(graph_def, self._graph_pb2).SerializeToString())
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None) -> None:
+        raise NotImplementedError("FileWriter.add_run_metadata is not supported by "
+                                  "devsession yet (RunMetadata.chrome_trace() gives a trace).")
+
+    def flush(self) -> None:
+        if not self._closed:
+            self._writer.flush()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._writer.close()
+            self._closed = True
+
+    def reopen(self) -> None:
+        """Write again after ``close()`` (into a new event file in the same logdir)."""
+        if self._closed:
+            self._writer = self._open()
+            self._closed = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def tensorboard_graph_def(graph_def, graph_pb2):
+    """``graph_def`` (devsession's) as ``graph_pb2.GraphDef`` (TensorBoard's, which is
+    TensorFlow's): nodes copied field by field; attributes through their wire bytes, which
+    are TF's, except the double-precision float (written as TF's float ``f``)."""
+    out = graph_pb2.GraphDef()
+    for node in graph_def.node:
+        copy = out.node.add(name=node.name, op=node.op, device=node.device)
+        copy.input.extend(name[:-2] if name.endswith(":0") else name   # TF's canonical form
+                          for name in node.input)
+        for key, value in node.attr.items():
+            if value.WhichOneof("value") == "d":
+                copy.attr[key].f = value.d
+            else:
+                copy.attr[key].ParseFromString(value.SerializeToString())
+    return out

@@ -1,0 +1,59 @@
+"""What a TF1 program meets when it uses a TF1 symbol devsession lacks: an
+``UnsupportedTF1Error`` (an ``AttributeError``, so ``hasattr`` and ``getattr(ds, name,
+default)`` keep working) whose message names the TF1 symbol and says devsession does not
+support it yet, raised by the ``__getattr__`` of ``devsession`` and of its TF1 namespaces
+(``ds.nn``, ``ds.math``, ``ds.summary``...).
+
+A few TF1 namespaces devsession has nothing of yet (``tf.train``, ``tf.layers``,
+``tf.contrib``...) are returned as ``UnsupportedNamespace`` objects, so that
+``tf.layers.dense`` is reported as "tf.layers.dense", the symbol the program used.  The
+list is kept to namespaces TF1 really has; any other unknown name gets the same message.
+"""
+
+from __future__ import annotations
+
+__all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESPACES"]
+
+# TF1 namespaces (tf.<name>) devsession has no module for.  Kept small and honest:
+# namespaces that TF1 programs commonly use.
+TF1_NAMESPACES = frozenset({
+    "train", "layers", "contrib", "estimator", "keras", "image", "data", "io", "losses",
+    "metrics", "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
+    "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
+    "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
+    "python_io", "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",
+    "compat", "autograph", "experimental",
+})
+
+_HINTS = {
+    "contrib": "tf.contrib is outside devsession's TF1 surface",
+    "estimator": "tf.estimator is outside devsession's TF1 surface",
+    "keras": "Keras is outside devsession's TF1 surface",
+}
+
+
+class UnsupportedTF1Error(AttributeError):
+    """A TF1 symbol that devsession does not support (yet)."""
+
+
+def missing(namespace: str, name: str) -> AttributeError:
+    """The error for ``tf.<namespace>.<name>`` (``namespace`` "" for ``tf.<name>``)."""
+    if name.startswith("__") and name.endswith("__"):   # Python's own probes
+        return AttributeError(name)
+    symbol = f"tf.{namespace}.{name}" if namespace else f"tf.{name}"
+    root = (namespace or name).split(".")[0]
+    hint = f" ({_HINTS[root]})" if root in _HINTS else ""
+    return UnsupportedTF1Error(f"{symbol} is not supported by devsession yet{hint}.")
+
+
+class UnsupportedNamespace:
+    """A TF1 namespace devsession lacks: every attribute raises ``missing``."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        raise missing(self._name, attr)
+
+    def __repr__(self):
+        return f"<unsupported TF1 namespace tf.{self._name}>"

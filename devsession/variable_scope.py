@@ -1,0 +1,227 @@
+"""TF1's ``tf.variable_scope`` and ``tf.get_variable``: variables shared by name.
+
+A variable scope names variables, a name scope names ops; ``variable_scope("layer1")``
+opens both (the name scope made unique, the variable scope not: entering "layer1" twice
+builds ops under "layer1" then "layer1_1", variables under "layer1" both times).
+``get_variable(name)`` ignores name scopes: it looks ``<variable scope>/<name>`` up in the
+graph's variable store and
+
+* creates the variable when it is not there, unless the scope reuses (``reuse=True``):
+  then ValueError, as TF1 ("... does not exist, or was not created with
+  tf.get_variable() ...");
+* returns the stored variable when the scope reuses (``reuse=True`` or
+  ``reuse=ds.AUTO_REUSE``), checking shape and dtype; otherwise ValueError, as TF1
+  ("Variable layer1/w already exists, disallowed. Did you mean to set reuse=True ...").
+
+Reuse is inherited: a scope inside a reusing scope reuses; ``scope.reuse_variables()``
+turns it on for the rest of a ``with`` block.  A scope's ``initializer`` and ``dtype`` are
+its variables' defaults (inherited too); without either, floats start from
+``glorot_uniform_initializer`` and other types from zeros, as in TF1.
+
+State: a per-thread stack of the current ``VariableScope`` objects and, per graph, the
+store of the variables ``get_variable`` made and the counts of default scope names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import threading
+import weakref
+
+
+from . import dtypes
+from .graph import Tensor, get_default_graph, name_scope
+from .initializers import glorot_uniform_initializer, zeros_initializer
+from .tensor_shape import TensorShape, as_shape
+from .variables import Variable
+
+__all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable",
+           "get_variable_scope"]
+
+
+class _ReuseMode(enum.Enum):
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+
+class VariableScope:
+    """A variable scope: its ``name``, ``reuse`` (False, True or AUTO_REUSE), and the
+    ``initializer`` and ``dtype`` its variables default to."""
+
+    def __init__(self, name: str = "", reuse=False, initializer=None, dtype=None,
+                 name_scope: str = ""):
+        self._name = name
+        self._reuse = reuse
+        self.initializer = initializer
+        self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
+        self.original_name_scope = name_scope
+
+    name = property(lambda self: self._name)
+    reuse = property(lambda self: self._reuse)
+
+    def reuse_variables(self) -> None:
+        """Reuse variables in this scope from now on."""
+        self._reuse = True
+
+    def set_initializer(self, initializer) -> None:
+        self.initializer = initializer
+
+    def get_variable(self, name, shape=None, dtype=None, initializer=None, trainable=None,
+                     **kwargs):
+        return _get_variable(self, name, shape, dtype, initializer, trainable, **kwargs)
+
+    def __repr__(self):
+        return f"<ds.VariableScope '{self._name}' reuse={self._reuse}>"
+
+
+class _Stack(threading.local):
+    def __init__(self):
+        self.scopes: list[VariableScope] = []
+
+
+_STACK = _Stack()
+_STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _store(graph) -> dict:
+    """The graph's {"variables": {name: Variable}, "scope_counts": {name: n}}."""
+    store = _STORES.get(graph)
+    if store is None:
+        store = _STORES[graph] = {"variables": {}, "scope_counts": {}}
+    return store
+
+
+def get_variable_scope() -> VariableScope:
+    """The current variable scope (the root scope, named "", outside every scope)."""
+    return _STACK.scopes[-1] if _STACK.scopes else VariableScope()
+
+
+@contextlib.contextmanager
+def variable_scope(name_or_scope=None, default_name=None, values=None, initializer=None,
+                   regularizer=None, caching_device=None, partitioner=None,
+                   custom_getter=None, reuse=None, dtype=None, use_resource=None,
+                   constraint=None, auxiliary_name_scope=True):
+    """Open a variable scope (and a name scope for the ops built inside); yields the
+    ``VariableScope``.  ``name_or_scope`` is a name, a ``VariableScope`` to re-enter, or
+    None with ``default_name`` (made unique: "dense", "dense_1"...)."""
+    for option, value in (("regularizer", regularizer), ("partitioner", partitioner),
+                          ("custom_getter", custom_getter), ("constraint", constraint),
+                          ("caching_device", caching_device)):
+        if value is not None:
+            raise NotImplementedError(f"variable_scope({option}=...) is not supported by "
+                                      f"devsession yet.")
+    if reuse not in (None, True, False, AUTO_REUSE):
+        raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
+    parent = get_variable_scope()
+    graph = get_default_graph()
+    if isinstance(name_or_scope, VariableScope):
+        full_name, ns_name = name_or_scope.name, name_or_scope.original_name_scope or None
+        base = name_or_scope
+    else:
+        if name_or_scope is None:
+            if default_name is None:
+                raise TypeError("variable_scope needs name_or_scope or default_name.")
+            name_or_scope = _unique_scope_name(graph, parent.name, default_name)
+        elif not isinstance(name_or_scope, str):
+            raise TypeError(f"variable_scope takes a name or a VariableScope, not "
+                            f"{type(name_or_scope).__name__}.")
+        full_name = f"{parent.name}/{name_or_scope}" if parent.name else name_or_scope
+        ns_name, base = name_or_scope, parent
+    scope_reuse = True if (reuse is True or parent.reuse is True) else \
+        AUTO_REUSE if (reuse is AUTO_REUSE or parent.reuse is AUTO_REUSE) else \
+        (base.reuse if base is not parent else False)
+    names = name_scope(ns_name) if auxiliary_name_scope else contextlib.nullcontext(
+        parent.original_name_scope)
+    with names as opened:
+        scope = VariableScope(full_name, scope_reuse,
+                              initializer if initializer is not None else base.initializer,
+                              dtype if dtype is not None else base.dtype, opened or "")
+        _STACK.scopes.append(scope)
+        try:
+            yield scope
+        finally:
+            _STACK.scopes.pop()
+
+
+def _unique_scope_name(graph, parent: str, name: str) -> str:
+    counts = _store(graph)["scope_counts"]
+    key = f"{parent}/{name}" if parent else name
+    n = counts.get(key, 0)
+    counts[key] = n + 1
+    return name if n == 0 else f"{name}_{n}"
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 **kwargs):
+    """The variable ``<current variable scope>/<name>``, created or reused by the scope's
+    rules (see the module docstring).  Raises ValueError as TF1 does."""
+    for option, value in (("regularizer", regularizer), ("partitioner", partitioner),
+                          ("custom_getter", custom_getter), ("constraint", constraint),
+                          ("collections", collections)):
+        if value is not None:
+            raise NotImplementedError(f"get_variable({option}=...) is not supported by "
+                                      f"devsession yet.")
+    return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable)
+
+
+def _get_variable(scope, name, shape, dtype, initializer, trainable, **unused):
+    full = f"{scope.name}/{name}" if scope.name else name
+    graph = get_default_graph()
+    variables = _store(graph)["variables"]
+    found = variables.get(full)
+    if found is not None:
+        if scope.reuse is False:
+            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to "
+                             f"set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+        _check_shared(found, full, shape, dtype)
+        return found
+    if scope.reuse is True:
+        raise ValueError(f"Variable {full} does not exist, or was not created with "
+                         f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
+                         f"VarScope?")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
+    initializer = initializer if initializer is not None else scope.initializer
+    initial_value = _initial_value(full, shape, dtype, initializer)
+    variable = Variable(initial_value, name=full + "/", dtype=dtype,
+                        trainable=True if trainable is None else trainable)
+    variables[full] = variable
+    return variable
+
+
+def _initial_value(full: str, shape, dtype, initializer):
+    """A function making the initial value (called inside the variable's name scope)."""
+    if isinstance(initializer, Tensor) or hasattr(initializer, "_as_tensor") or (
+            initializer is not None and not callable(initializer)):
+        if shape is not None:
+            raise ValueError(f"If initializer is a constant, do not specify shape "
+                             f"(variable {full}).")
+        return initializer
+    if shape is None:
+        raise ValueError(f"Shape of a new variable ({full}) must be fully defined, but "
+                         f"instead was None.")
+    dims = as_shape(shape)
+    if not dims.is_fully_defined():
+        raise ValueError(f"Shape of a new variable ({full}) must be fully defined, but "
+                         f"instead was {dims}.")
+    if initializer is None:
+        initializer = glorot_uniform_initializer() if dtype.is_floating else \
+            zeros_initializer()
+    return lambda: initializer(dims.as_tuple(), dtype=dtype)
+
+
+def _check_shared(variable, full: str, shape, dtype) -> None:
+    if shape is not None and not TensorShape(variable.shape).is_compatible_with(
+            as_shape(shape)):
+        raise ValueError(f"Trying to share variable {full}, but specified shape "
+                         f"{as_shape(shape)} and found shape {variable.shape}.")
+    if dtype is not None and dtypes.as_dtype(dtype) != variable.dtype:
+        raise ValueError(f"Trying to share variable {full}, but specified dtype "
+                         f"{dtypes.as_dtype(dtype).name} and found dtype "
+                         f"{variable.dtype.name}.")
+
+

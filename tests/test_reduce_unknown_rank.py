@@ -1,0 +1,69 @@
+"""Reductions over inputs whose rank the graph does not know (issue 11): the node is built
+as TF1 builds it and reduces every axis (or counts negative axes from the end) of the
+value it gets at run time, on every session type; TF1's spellings ``reduction_indices``
+and ``keep_dims``; a tensor axis the graph knows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+REDUCTIONS = [(ds.reduce_sum, np.sum), (ds.reduce_mean, np.mean), (ds.reduce_max, np.max),
+              (ds.reduce_min, np.min), (ds.reduce_prod, np.prod)]
+
+
+@pytest.mark.parametrize("build, reference", REDUCTIONS, ids=lambda f: f.__name__)
+def test_every_axis_of_an_unshaped_placeholder(make_session, build, reference):
+    x = ds.placeholder(ds.float32)                  # no shape at all
+    y = build(x)
+    kept = build(x, keep_dims=True)
+    assert y.shape.as_list() == [] and kept.shape.ndims is None
+    sess = make_session()
+    for value in (np.float32(2.5), np.arange(1, 5, dtype=np.float32),
+                  np.arange(1, 25, dtype=np.float32).reshape(2, 3, 4) / 10):
+        got, got_kept = sess.run([y, kept], {x: value})
+        np.testing.assert_allclose(got, reference(value), rtol=1e-5)
+        assert np.shape(got_kept) == np.shape(reference(value, keepdims=True))
+
+
+def test_axes_of_an_unknown_rank_are_settled_per_run(make_session):
+    x = ds.placeholder(ds.float32, None)
+    last = ds.reduce_sum(x, axis=-1)
+    first_and_last = ds.reduce_max(x, reduction_indices=[0, -1], keep_dims=True)
+    arg = ds.argmax(x, axis=1)
+    arg_last = ds.argmin(x, axis=-1)
+    assert all(t.shape.ndims is None for t in (last, first_and_last, arg, arg_last))
+    sess = make_session()
+    for shape in [(3, 4), (2, 3, 4)]:
+        v = np.random.default_rng(len(shape)).standard_normal(shape).astype(np.float32)
+        a, b, c, d = sess.run([last, first_and_last, arg, arg_last], {x: v})
+        np.testing.assert_allclose(a, v.sum(-1), rtol=1e-5)
+        np.testing.assert_array_equal(b, v.max(axis=(0, len(shape) - 1), keepdims=True))
+        np.testing.assert_array_equal(c, v.argmax(1))
+        np.testing.assert_array_equal(d, v.argmin(-1))
+
+
+def test_an_axis_beyond_the_fed_rank_is_an_invalid_argument():
+    x = ds.placeholder(ds.float32, None)
+    y = ds.reduce_sum(x, axis=2)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="axis 2 is out of range"):
+            sess.run(y, {x: np.ones((2, 2), np.float32)})
+
+
+def test_tf1_spellings_and_tensor_axes():
+    m = ds.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    with ds.Session() as sess:
+        assert sess.run(ds.reduce_sum(m, reduction_indices=1)).tolist() == [3.0, 12.0]
+        assert sess.run(ds.reduce_mean(m, 0, keep_dims=True)).shape == (1, 3)
+        assert sess.run(ds.reduce_sum(m, axis=ds.constant([0, 1]))) == 15.0
+        assert sess.run(ds.reduce_all(ds.constant([[True, False]]), reduction_indices=[1])) \
+            .tolist() == [False]
+    with pytest.raises(ValueError, match="Cannot specify both 'axis' and 'reduction_indices'"):
+        ds.reduce_sum(m, axis=0, reduction_indices=0)
+    with pytest.raises(ValueError, match="Cannot specify both 'keepdims' and 'keep_dims'"):
+        ds.reduce_sum(m, keepdims=True, keep_dims=True)
+    with pytest.raises(NotImplementedError, match="axis computed at run time"):
+        ds.reduce_sum(m, axis=ds.placeholder(ds.int32, []))

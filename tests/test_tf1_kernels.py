@@ -1,0 +1,270 @@
+"""Kernels of the ops the TF1 surface added, on every device against the numpy reference
+(``kernel_cases.DEVICES``: the CPU here, a GPU where there is one), and the codegen
+programs the GPU compiles against the reference (no GPU needed).
+
+Elementwise: integer division and modulo (floor and truncating), rounding (half to even),
+sign, rsqrt, reciprocal, logic, not_equal, on every dtype they take, the small integers
+included (wrap-around as TF).  Reductions: Prod/All/Any/ArgMin, and axes settled at run
+time (every axis of an input whose rank the graph did not know; negative axes).  Value-
+sized outputs: Range, Unique, Where; Diag and MatrixDeterminant; the summary kernels.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from devsession.errors import InvalidArgumentError
+from devsession.kernels.codegen import cuda as cuda_codegen
+from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
+from devsession.kernels.registry import lookup_kernel
+from kernel_cases import (BOOL, DEVICES, F16, F32, F64, I32, I64, check_against_ref, make_node,
+                          random_array, rng_for, run_on)
+
+I8, I16, U8, U16 = (np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16))
+SMALL = [I8, I16, U8, U16]
+INTS = [I32, I64] + SMALL
+FLOATS = [F16, F32, F64]
+DIVISIONS = ["FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"]
+FLOAT_UNARY = ["Floor", "Ceil", "Rsqrt", "Reciprocal"]
+COVERED = set(DIVISIONS) | set(FLOAT_UNARY) | {
+    "AddV2", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Sign", "Round",
+    "Prod", "All", "Any", "ArgMin", "Range", "Unique", "Where", "Diag", "MatrixDeterminant",
+    "ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary"}
+pytestmark = pytest.mark.parametrize("device", DEVICES)
+
+
+def operands(op, dtype, shape=(4, 7)):
+    rng = rng_for(op, dtype)
+    if dtype.kind == "u":
+        x = rng.integers(0, np.iinfo(dtype).max, size=shape, endpoint=True).astype(dtype)
+        y = rng.integers(0, 9, size=shape).astype(dtype)
+    elif dtype.kind == "i":
+        info = np.iinfo(dtype)
+        x = rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape).astype(dtype)
+        y = rng.integers(-9, 9, size=shape).astype(dtype)     # zeros included: 0 as numpy
+    else:
+        x, y = random_array(rng, shape, dtype), random_array(rng, shape, dtype)
+        y.reshape(-1)[:3] = [2.0, -2.0, 0.0]
+    return x, y
+
+
+# --- elementwise --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op,dtype", [(op, d) for op in DIVISIONS for d in INTS + FLOATS])
+def test_integer_and_float_division(device, op, dtype):
+    x, y = operands(op, dtype)
+    check_against_ref(device, make_node(op, [dtype, dtype], dtype), x, y)
+
+
+@pytest.mark.parametrize("dtype", [I32, F32])
+def test_division_semantics_as_tf(device, dtype):
+    x = np.array([7, -7, 7, -7, 0], dtype)
+    y = np.array([2, 2, -2, -2, 3], dtype)
+    expected = {"FloorDiv": [3, -4, -4, 3, 0], "FloorMod": [1, 1, -1, -1, 0],
+                "TruncateDiv": [3, -3, -3, 3, 0], "TruncateMod": [1, -1, 1, -1, 0]}
+    for op, want in expected.items():
+        got = run_on(device, make_node(op, [dtype, dtype], dtype), x, y)
+        np.testing.assert_array_equal(got, np.array(want, dtype), err_msg=op)
+
+
+def test_integer_division_by_zero_gives_zero(device):
+    x, zero = np.array([5, -5], np.int32), np.zeros(2, np.int32)
+    for op in DIVISIONS:
+        np.testing.assert_array_equal(run_on(device, make_node(op, [I32, I32], I32), x, zero),
+                                      [0, 0], err_msg=op)
+
+
+@pytest.mark.parametrize("dtype", SMALL)
+def test_small_integers_wrap_around(device, dtype):
+    info = np.iinfo(dtype)
+    x = np.array([info.max, info.min, 3], dtype)
+    y = np.array([1, 1 if dtype.kind == "u" else -1, info.max], dtype)
+    for op, fn in (("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply)):
+        got = check_against_ref(device, make_node(op, [dtype, dtype], dtype), x, y)
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal(got, fn(x, y), err_msg=op)
+
+
+@pytest.mark.parametrize("op,dtype", [(op, d) for op in FLOAT_UNARY for d in FLOATS]
+                         + [("Sign", d) for d in FLOATS + [I32, I64, I8, I16]]
+                         + [("Round", d) for d in FLOATS + [I32, U8]])
+def test_unary(device, op, dtype):
+    x, _ = operands(op, dtype, (3, 7))
+    check_against_ref(device, make_node(op, [dtype], dtype), x)
+
+
+def test_round_is_half_to_even_and_sign_keeps_zero_and_nan(device):
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, np.nan, -0.0], np.float32)
+    np.testing.assert_array_equal(run_on(device, make_node("Round", [F32], F32), x),
+                                  [-2, -2, -0.0, 0, 2, 2, np.nan, -0.0])
+    assert np.signbit(run_on(device, make_node("Round", [F32], F32), x)[2])
+    np.testing.assert_array_equal(run_on(device, make_node("Sign", [F32], F32), x),
+                                  [-1, -1, -1, 1, 1, 1, np.nan, 0])
+
+
+@pytest.mark.parametrize("op", ["LogicalAnd", "LogicalOr"])
+def test_logical_binary(device, op):
+    x, y = np.array([[True, False]]), np.array([[True], [False]])
+    check_against_ref(device, make_node(op, [BOOL, BOOL], BOOL), x, y)
+
+
+def test_logical_not_and_not_equal(device):
+    check_against_ref(device, make_node("LogicalNot", [BOOL], BOOL), np.array([True, False]))
+    for dtype in (F32, I8, BOOL):
+        x, y = np.array([1, 0, 1], dtype), np.array([1, 1, 0], dtype)
+        check_against_ref(device, make_node("NotEqual", [dtype, dtype], BOOL), x, y)
+
+
+def test_add_v2_is_add(device):
+    x, y = operands("AddV2", F32)
+    np.testing.assert_array_equal(check_against_ref(device, make_node("AddV2", [F32, F32], F32),
+                                                    x, y), x + y)
+
+
+@pytest.mark.parametrize("op", sorted(set(ELEMENTWISE_OPS) & COVERED))
+def test_gpu_programs_match_the_reference(device, op):
+    """What the GPU compiles (the CUDA front end, evaluated with numpy) against REF."""
+    names, expr = ELEMENTWISE_OPS[op]
+    if op in ("LogicalAnd", "LogicalOr", "LogicalNot"):
+        dtypes = [BOOL]
+    elif op in FLOAT_UNARY:
+        dtypes = [F32, F64]
+    else:
+        dtypes = [I8, U8, I16, I32, I64, F32]
+    for dtype in dtypes:
+        if op == "Sign" and dtype.kind == "u":
+            continue                                  # not defined for unsigned (as TF)
+        inputs = operands(op, dtype)[:len(names)]
+        out = BOOL if op in ("NotEqual",) else dtype
+        program = cuda_codegen.compile_expression(expr, list(zip(names, [dtype] * len(names))),
+                                                  out)
+        cuda_codegen.render_cuda(program)          # every instruction has a CUDA rendering
+        ref = run_on("REF", make_node(op, [dtype] * len(names), out), *inputs)
+        np.testing.assert_array_equal(cuda_codegen.evaluate(program, *inputs), ref,
+                                      err_msg=f"{op} {dtype}")
+
+
+# --- reductions --------------------------------------------------------------------------
+
+def reduction(op, dtype, axis, keepdims=False, all_axes=False, out=None):
+    attrs = {"axis": axis, "keepdims": keepdims}
+    if all_axes:
+        attrs["all_axes"] = True
+    return make_node(op, [dtype], out or dtype, attrs)
+
+
+@pytest.mark.parametrize("axis,keep", [((), False), ((0,), False), ((1,), True), ((0, 2), False),
+                                       ((-1,), False), ((-3, -1), True)])
+def test_prod_all_any(device, axis, keep):
+    rng = rng_for("prod", axis)
+    x = rng.integers(-3, 4, size=(2, 3, 4)).astype(np.int32)
+    check_against_ref(device, reduction("Prod", I32, axis, keep), x)
+    f = (rng.standard_normal((2, 3, 4)) * 0.5 + 1).astype(np.float32)
+    check_against_ref(device, reduction("Prod", F32, axis, keep), f, rtol=1e-5)
+    flags = rng.random((2, 3, 4)) < 0.7
+    for op in ("All", "Any"):
+        check_against_ref(device, reduction(op, BOOL, axis, keep, out=BOOL), flags)
+
+
+def test_empty_prod_all_any(device):
+    empty = np.zeros((0, 3), np.float32)
+    np.testing.assert_array_equal(run_on(device, reduction("Prod", F32, (0,)), empty), [1, 1, 1])
+    flags = np.zeros((2, 0), bool)
+    np.testing.assert_array_equal(run_on(device, reduction("All", BOOL, (1,), out=BOOL), flags),
+                                  [True, True])
+    np.testing.assert_array_equal(run_on(device, reduction("Any", BOOL, (1,), out=BOOL), flags),
+                                  [False, False])
+
+
+@pytest.mark.parametrize("op", ["Sum", "Mean", "Max", "Min", "Prod"])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 4)], ids=str)
+def test_every_axis_of_an_input_of_unknown_rank(device, op, shape):
+    x = random_array(rng_for(op, shape), shape, F32)
+    node = reduction(op, F32, (), all_axes=True)
+    got = check_against_ref(device, node, x, rtol=1e-5)
+    assert got.shape == ()
+    kept = run_on(device, reduction(op, F32, (), keepdims=True, all_axes=True), x)
+    assert kept.shape == tuple(1 for _ in shape)
+
+
+@pytest.mark.parametrize("op", ["Sum", "Max", "Any"])
+def test_negative_axes_settled_per_input(device, op):
+    dtype = BOOL if op == "Any" else F32
+    node = reduction(op, dtype, (-1,), out=dtype)
+    for shape in [(4,), (2, 5), (2, 3, 4)]:
+        x = random_array(rng_for(op, shape), shape, dtype)
+        assert check_against_ref(device, node, x).shape == shape[:-1]
+    with pytest.raises(InvalidArgumentError, match="axis -2 is out of range"):
+        run_on(device, reduction(op, dtype, (-2,), out=dtype), np.ones(3, dtype))
+
+
+@pytest.mark.parametrize("dtype", [F32, I32, U8, F16])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_argmin(device, dtype, axis):
+    x = random_array(rng_for("argmin", dtype, axis), (5, 6), dtype)
+    x[2, :] = x.min() if dtype != BOOL else x[2, :]          # ties: the first wins
+    for out in (I64, I32):
+        node = make_node("ArgMin", [dtype], out, {"axis": axis, "output_type": out})
+        check_against_ref(device, node, x)
+    node = make_node("ArgMax", [dtype], I64, {"axis": axis})
+    check_against_ref(device, node, x)
+
+
+def test_argmin_of_a_big_row_and_nan(device):
+    x = np.arange(1_000_003, dtype=np.float32)[::-1].copy()
+    node = make_node("ArgMin", [F32], I64, {"axis": 0})
+    assert int(run_on(device, node, x)) == x.size - 1
+    x[10] = np.nan
+    assert int(run_on(device, node, x)) == 10
+
+
+# --- value-sized outputs, linear algebra, summaries ----------------------------------------
+
+def test_range(device):
+    node = make_node("Range", [I32, I32, I32], I32)
+    np.testing.assert_array_equal(run_on(device, node, *(np.array(v, np.int32)
+                                                         for v in (10, 2, -3))), [10, 7, 4])
+    fnode = make_node("Range", [F32, F32, F32], F32)
+    np.testing.assert_allclose(run_on(device, fnode, *(np.array(v, np.float32)
+                                                       for v in (0, 1, 0.3))), [0, 0.3, 0.6, 0.9])
+    with pytest.raises(InvalidArgumentError, match="delta must be non-zero"):
+        run_on(device, node, *(np.array(v, np.int32) for v in (0, 5, -1)))
+
+
+def test_unique_keeps_first_appearance_order(device):
+    node = dataclasses.replace(make_node("Unique", [I32], I32), output_dtypes=(I32, I32))
+    y, idx = run_on(device, node, np.array([4, 1, 4, 2, 1, 7], np.int32))
+    np.testing.assert_array_equal(y, [4, 1, 2, 7])
+    np.testing.assert_array_equal(idx, [0, 1, 0, 2, 1, 3])
+    with pytest.raises(InvalidArgumentError, match="1-D"):
+        run_on(device, node, np.ones((2, 2), np.int32))
+
+
+def test_where_indices(device):
+    x = np.array([[0.5, 0.0, 2.0], [0.0, 3.0, 0.0]], np.float32)
+    got = check_against_ref(device, make_node("Where", [F32], I64), x)
+    np.testing.assert_array_equal(got, [[0, 0], [0, 2], [1, 1]])
+    assert run_on(device, make_node("Where", [BOOL], I64), np.zeros((2, 2), bool)).shape == (0, 2)
+
+
+def test_diag_and_determinant(device):
+    d = check_against_ref(device, make_node("Diag", [F32], F32), np.array([[1, 2], [3, 4]],
+                                                                          np.float32))
+    assert d.shape == (2, 2, 2, 2) and d[1, 0, 1, 0] == 3 and d[1, 0, 0, 1] == 0
+    batch = np.array([[[1, 2], [3, 4]], [[0.5, 0], [0, 8]]], np.float32)
+    got = check_against_ref(device, make_node("MatrixDeterminant", [F32], F32), batch, rtol=1e-6)
+    np.testing.assert_allclose(got, [-2.0, 4.0], rtol=1e-6)
+    with pytest.raises(InvalidArgumentError, match="square"):
+        run_on(device, make_node("MatrixDeterminant", [F32], F32), np.ones((2, 3), np.float32))
+
+
+def test_summary_kernels_run_on_the_host(device):
+    tags = np.array(b"t", dtype=object)
+    for op, value in (("ScalarSummary", np.array(1.5, np.float32)),
+                      ("HistogramSummary", np.arange(5, dtype=np.float32))):
+        data = lookup_kernel(op, "REF")(make_node(op, [np.dtype(object), F32],
+                                                  np.dtype(object)))(tags, value)
+        assert data.dtype == object and isinstance(data[()], bytes)

@@ -1,0 +1,220 @@
+"""The TF1 surface beyond ops: session conveniences (ConfigProto, InteractiveSession,
+eval/run, old initializer names), get_variable/variable_scope, the errors a program meets
+for what devsession lacks, and the four bugs issue 10 found (tensor arguments to random
+ops, one-argument where, a missing Variable method's message, a reduction's wrong
+keyword).  Values a TF1 program prints are checked against TensorFlow's in
+test_tf1_programs.py; here, behaviour and messages."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.unsupported import UnsupportedTF1Error
+
+
+# --- ConfigProto ---------------------------------------------------------------------------
+
+def test_config_proto_maps_onto_session_options():
+    from devsession.config import session_options
+
+    config = ds.ConfigProto(allow_soft_placement=False, log_device_placement=True,
+                            device_count={"GPU": 0}, intra_op_parallelism_threads=2,
+                            inter_op_parallelism_threads=3, operation_timeout_in_ms=1500,
+                            gpu_options=ds.GPUOptions(allow_growth=True))
+    options = session_options(config, ds.SessionOptions())
+    assert (options.allow_soft_placement, options.log_device_placement) == (False, True)
+    assert str(options.device) == "/device:CPU:0" or options.device.device_type == "CPU"
+    assert (options.intra_op_threads, options.inter_op_threads) == (2, 3)
+    assert options.operation_timeout_s == 1.5
+    untouched = session_options(ds.ConfigProto(), ds.SessionOptions())
+    assert untouched == ds.SessionOptions()        # unset fields keep devsession's defaults
+
+
+def test_config_fields_set_after_construction_and_unknown_ones_warn_once(caplog):
+    config = ds.ConfigProto()
+    config.gpu_options.allow_growth = True
+    config.gpu_options.per_process_gpu_memory_fraction = 0.5
+    config.graph_options = "anything"
+    config.isolate_session_state = True
+    with caplog.at_level(logging.WARNING, logger="devsession"):
+        with ds.Session(config=config) as sess:
+            assert sess.run(ds.constant(2.0) * 3.0) == 6.0
+    warnings = [r.getMessage() for r in caplog.records if "ConfigProto" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "graph_options" in warnings[0] and "isolate_session_state" in warnings[0]
+    assert "allow_growth" not in warnings[0]
+
+
+def test_session_takes_config_positionally_and_rejects_other_types():
+    with ds.Session("", None, ds.ConfigProto(log_device_placement=False)) as sess:
+        assert sess.run(ds.constant(1)) == 1
+    with pytest.raises(TypeError, match="must be a ds.ConfigProto"):
+        ds.Session(config={"allow_soft_placement": True})
+
+
+# --- InteractiveSession, eval, run --------------------------------------------------------
+
+def test_interactive_session_is_the_default_until_closed():
+    v = ds.Variable([1.0, 2.0])
+    sess = ds.InteractiveSession()
+    try:
+        assert ds.get_default_session() is sess
+        v.initializer.run()
+        assert (v * 2.0).eval().tolist() == [2.0, 4.0]
+        p = ds.placeholder(ds.float32, [2])
+        assert (v + p).eval(feed_dict={p: [1.0, 1.0]}).tolist() == [2.0, 3.0]
+        ds.initialize_all_variables().run()
+    finally:
+        sess.close()
+    assert ds.get_default_session() is None
+    with pytest.raises(ValueError, match="without a session"):
+        v.eval()
+
+
+def test_interactive_session_with_a_graph_makes_it_the_default_graph():
+    g = ds.Graph()
+    with g.as_default():
+        c = ds.constant(3.0)
+    sess = ds.InteractiveSession(graph=g)
+    assert ds.get_default_graph() is g and c.eval() == 3.0
+    sess.close()
+    assert ds.get_default_graph() is not g
+
+
+def test_old_variable_names():
+    v = ds.Variable(1.0, name="v")
+    assert ds.all_variables() == [v]
+    init = ds.initialize_variables([v])
+    with ds.Session() as sess:
+        sess.run(init)
+        assert sess.run(v) == 1.0
+
+
+# --- get_variable / variable_scope ------------------------------------------------------------
+
+def test_get_variable_errors_say_what_tf1_says():
+    with ds.variable_scope("s"):
+        ds.get_variable("w", shape=[2])
+        with pytest.raises(ValueError, match="Variable s/w already exists, disallowed. Did you "
+                                             "mean to set reuse=True"):
+            ds.get_variable("w", shape=[2])
+    with ds.variable_scope("s", reuse=True):
+        with pytest.raises(ValueError, match="Variable s/x does not exist, or was not created "
+                                             "with tf.get_variable()"):
+            ds.get_variable("x", shape=[2])
+        with pytest.raises(ValueError, match="Trying to share variable s/w"):
+            ds.get_variable("w", shape=[3])
+    with pytest.raises(ValueError, match=r"Shape of a new variable \(y\) must be fully defined"):
+        ds.get_variable("y")
+
+
+def test_get_variable_default_initializers_and_scope_dtype():
+    with ds.variable_scope("d", dtype=ds.float64):
+        f = ds.get_variable("f", shape=[50, 40])               # glorot uniform
+        i = ds.get_variable("i", shape=[3], dtype=ds.int32)    # zeros
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        fv, iv = sess.run([f, i])
+    limit = np.sqrt(6.0 / 90.0)
+    assert fv.dtype == np.float64 and np.all(np.abs(fv) <= limit) and fv.std() > limit / 3
+    assert iv.tolist() == [0, 0, 0]
+
+
+def test_variable_scope_reuse_is_inherited_and_auto_reuse():
+    with ds.variable_scope("outer"):
+        with ds.variable_scope("inner"):
+            w = ds.get_variable("w", shape=[1])
+    with ds.variable_scope("outer", reuse=True):
+        with ds.variable_scope("inner"):
+            assert ds.get_variable_scope().reuse is True
+            assert ds.get_variable("w") is w
+    for _ in range(2):
+        with ds.variable_scope("auto", reuse=ds.AUTO_REUSE):
+            made = ds.get_variable("v", shape=[], initializer=ds.ones_initializer())
+    assert [v.name for v in ds.global_variables()] == ["outer/inner/w:0", "auto/v:0"]
+    assert made.name == "auto/v:0"
+
+
+def test_unsupported_scope_options_name_themselves():
+    with pytest.raises(NotImplementedError, match="partitioner"):
+        with ds.variable_scope("p", partitioner=lambda *a: 2):
+            pass
+
+
+# --- what devsession lacks ----------------------------------------------------------------
+
+@pytest.mark.parametrize("access, symbol", [
+    (lambda: ds.py_func, "tf.py_func"),
+    (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
+    (lambda: ds.math.bessel_i0, "tf.math.bessel_i0"),
+    (lambda: ds.layers.dense, "tf.layers.dense"),
+    (lambda: ds.contrib.layers, "tf.contrib.layers"),
+    (lambda: ds.summary.text, "tf.summary.text"),
+])
+def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):
+    with pytest.raises(UnsupportedTF1Error) as info:
+        access()
+    assert str(info.value).startswith(f"{symbol} is not supported by devsession yet")
+    assert isinstance(info.value, AttributeError)
+
+
+def test_probes_still_work():
+    assert not hasattr(ds, "py_func") and getattr(ds, "py_func", 7) == 7
+    assert not hasattr(ds, "__wrapped__")
+
+
+def test_missing_variable_method_names_variable_not_tensor():
+    v = ds.Variable(1.0)
+    with pytest.raises(AttributeError, match="'Variable' object has no attribute "
+                                             "'scatter_nd_update'"):
+        v.scatter_nd_update  # noqa: B018
+
+
+def test_unknown_reduction_keyword_names_the_public_function():
+    with pytest.raises(TypeError, match=r"^reduce_sum\(\) got an unexpected keyword argument "
+                                        r"'axes'"):
+        ds.reduce_sum(ds.constant([1.0]), axes=0)
+
+
+# --- the other bugs ----------------------------------------------------------------------------
+
+def test_random_ops_take_tensors_for_shape_mean_stddev_and_bounds():
+    ds.set_random_seed(3)
+    shape = ds.placeholder(ds.int32, [2])
+    mean, var = ds.constant(10.0), ds.constant(4.0)
+    normal = ds.random_normal(shape, mean=mean, stddev=ds.sqrt(var))
+    low = ds.placeholder(ds.float32, [])
+    uniform = ds.random_uniform(shape, minval=low, maxval=low + 1.0)
+    assert normal.shape.as_list() == [None, None]
+    assert ds.random_normal(ds.constant([3, 4])).shape.as_list() == [3, 4]
+    with ds.Session() as sess:
+        n, u = sess.run([normal, uniform], {shape: [200, 50], low: -5.0})
+    assert n.shape == (200, 50) and abs(n.mean() - 10.0) < 0.2 and abs(n.std() - 2.0) < 0.1
+    assert u.min() >= -5.0 and u.max() < -4.0
+
+
+def test_one_argument_where_returns_the_indices_of_true_elements():
+    x = ds.constant([[1, 0], [0, 2]])
+    idx = ds.where(ds.not_equal(x, 0))
+    assert idx.dtype == ds.int64 and idx.shape.as_list() == [None, 2]
+    with ds.Session() as sess:
+        assert sess.run(idx).tolist() == [[0, 0], [1, 1]]
+    with pytest.raises(ValueError, match="both x and y, or neither"):
+        ds.where(x > 0, x)
+
+
+def test_operators_name_nodes_as_tf1():
+    x = ds.placeholder(ds.float32, [2], name="x")
+    y = x * 2.0 + 1.0
+    assert (y.name, y.op.type, y.op.inputs[1].name) == ("add:0", "AddV2", "add/y:0")
+    assert (2.0 - x).op.inputs[0].name == "sub/x:0"
+    b = x > 0.0
+    assert [(b & b).op.type, (b | b).op.type, (~b).op.type] == [
+        "LogicalAnd", "LogicalOr", "LogicalNot"]
+    assert (x // 2.0).op.type == "FloorDiv" and (x % 2.0).op.type == "FloorMod"
+    i = ds.constant([7, -7])
+    assert ds.div(i, 2).op.type == "FloorDiv" and ds.div(x, 2.0).op.type == "RealDiv"
