@@ -13,9 +13,10 @@ module              ops
 ``linalg``          MatMul
 ``nn``              Softmax
 ``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import array, elementwise, linalg, nn, reduce, shape_of, state  # noqa: F401  (register)
