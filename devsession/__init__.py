@@ -35,6 +35,7 @@ from .variables import Variable, global_variables, global_variables_initializer,
     variables_initializer
 
 # Training (API.md "Training")
+from . import train
 from .gradients import gradients
 from .ops import assign, assign_add, assign_sub, stop_gradient
 from .variables import trainable_variables
@@ -59,7 +60,8 @@ __all__ = [
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
     "variables_initializer",
-    "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add", "assign_sub",
+    "train", "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add",
+    "assign_sub",
 ]
 
 

@@ -534,7 +534,10 @@ def test_every_registered_op_has_a_builder(graph):
         v.assign_add(x),
     ]
     built += [ds.stop_gradient(x), v.assign_sub(x)]
-    assert len(built) == 41
+    for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
+                ds.train.AdamOptimizer()):
+        built.append(opt.apply_gradients([(x, v)]))
+    assert len(built) == 44
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
 

@@ -15,6 +15,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``assign``/``assign_add``/``assign_sub``, ``random_uniform``,
                    ``random_normal``
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
+``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
@@ -33,7 +34,7 @@ from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
 from .state import (assign, assign_add, assign_sub, constant, group, no_op, placeholder,
                     random_normal, random_uniform)
 from . import operators  # noqa: F401  (installs the Tensor operators)
-from . import shape_of  # noqa: F401  (the shape-of ops gradients use)
+from . import shape_of, training  # noqa: F401  (ops for gradients and optimizers)
 from . import (array_grad, elementwise_grad, linalg_grad, nn_grad,  # noqa: F401  (register
                reduce_grad, shape_of_grad, state_grad)                # the gradients)
 

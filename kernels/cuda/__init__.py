@@ -20,6 +20,8 @@ module              ops and how they run
 ``shape_of``        the gradients' shape-of ops: cupy sums, views and counts
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
+``training``        the optimizers' updates (ApplyAdam...): one ElementwiseKernel each,
+                    in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
 ==================  ===============================================================
@@ -34,4 +36,4 @@ from __future__ import annotations
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
 from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
-               transfer)
+               training, transfer)
