@@ -191,13 +191,19 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
     except BaseException:
         _remove(tmp)
         raise
+    _fsync_directory(directory)      # the data's name is durable before an index names it
     previous = _data_file_of(prefix)
+    replaces_previous = previous is not None and os.path.basename(previous) != data_name
     index = {"format": FORMAT, "version": VERSION, "data": data_name, "sha256": digest,
              "variables": entries}
-    _write_atomically(_index_path(prefix),
-                      lambda f: f.write(json.dumps(index, indent=1, sort_keys=True).encode()))
-    _fsync_directory(directory)
-    if previous is not None and os.path.basename(previous) != data_name:
+    try:
+        _write_atomically(_index_path(prefix), lambda f: f.write(
+            json.dumps(index, indent=1, sort_keys=True).encode()))
+    except BaseException:
+        if replaces_previous or previous is None:     # not committed: nothing names it
+            _remove(os.path.join(directory, data_name))
+        raise
+    if replaces_previous:
         _remove(previous)
 
 
