@@ -182,7 +182,7 @@ class Optimizer:
             return t
         key = (t, dtype)
         if key not in self._cast_cache:
-            with name_scope(None), device(None):
+            with device(None):       # a scalar: wherever its readers run
                 self._cast_cache[key] = cast(t, dtype)
         return self._cast_cache[key]
 
