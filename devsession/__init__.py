@@ -64,6 +64,10 @@ __all__ = [
     "assign_sub",
 ]
 
+from .ops import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use."""

@@ -46,3 +46,7 @@ __all__ = [
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
     "random_uniform", "stop_gradient", "assign", "assign_add", "assign_sub",
 ]
+
+from .elementwise import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]
