@@ -220,6 +220,9 @@ def test_build_time_errors_are_tf1s():
         opt.apply_gradients([(None, w)])
     with pytest.raises(TypeError, match="float64"):
         opt.apply_gradients([(ds.constant([1.0, 2.0], ds.float64), w)])
+    step = ds.train.get_or_create_global_step()
+    with pytest.raises(TypeError, match="global_step"):
+        opt.minimize(ds.reduce_sum(w), global_step=step.value())
 
 
 def test_updates_happen_in_place_unless_a_reader_holds_the_value():
