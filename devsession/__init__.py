@@ -37,6 +37,12 @@ from .tensor_shape import TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \
     variables_initializer
 
+# Training (API.md "Training")
+from . import train
+from .gradients import gradients
+from .ops import assign, assign_add, assign_sub, stop_gradient
+from .variables import trainable_variables
+
 bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
 newaxis = None  # x[ds.newaxis], as tf.newaxis
 
@@ -61,6 +67,8 @@ __all__ = [
     "add_n", "clip_by_value", "expand_dims", "fill", "gather", "one_hot", "ones",
     "ones_like", "pad", "rank", "shape", "size", "slice", "squeeze", "stack", "strided_slice",
     "tile", "unsorted_segment_sum", "unstack", "zeros", "zeros_like", "newaxis",
+    "train", "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add",
+    "assign_sub",
 ]
 
 from .ops import logical_and  # noqa: E402

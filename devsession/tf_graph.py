@@ -23,12 +23,11 @@ attrs it reads, which OpDefs do not do yet.
 
 **Input forms.**  Where TF passes as an input what devsession's op takes as an attr
 (``Sum``/``Mean``/``Max``/``Min``/``Prod``'s axes with ``keep_dims``, ``ConcatV2``'s
-axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``'s dimension, a random op's
-shape), that input must have a value known when the graph is built (a ``Const``, or what
+axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``'s dimension), that input must have a value known when the graph is built (a ``Const``, or what
 ``graph.constant_value`` can work out), which is folded into the attr; otherwise the node
 is ``UnimplementedError`` ("Reshape with a shape computed at run time is not supported
 yet").  TF's attr defaults that devsession's ops lack are filled in (``Softmax``'s last
-axis, a random op's standard bounds, ``Placeholder``'s unknown shape).  A rewrite applies
+axis, ``Placeholder``'s unknown shape).  A rewrite applies
 only while devsession's op takes the attr form: when an op gains TF's input form (its
 OpDef takes TF's number of inputs; for ``ConcatV2``, reads an input on the host), its
 NodeDefs pass through untouched.  An op devsession lacks is ``NotFoundError`` naming it.
@@ -182,21 +181,6 @@ def _attr_from_input(attr: str, what: str):
     return rewrite
 
 
-def _random(defaults: dict):
-    """TF's random ops take their shape as an input and draw standard values."""
-    def rewrite(node, inputs, attrs):
-        if len(inputs) != 1 or not _takes_attr_form(node.op, 0):
-            return _unchanged(node, inputs, attrs)
-        shape = _vector(node, inputs[0], "the shape")
-        if any(d < 0 for d in shape):
-            raise InvalidArgumentError(f"Node '{node.name}' ({node.op}): shape {list(shape)} "
-                                       f"has a negative dimension.", node.name)
-        attrs["shape"] = shape
-        attrs = {"seed": 0, "seed2": 0, **defaults, **attrs}
-        return node.op, [], attrs
-    return rewrite
-
-
 def _softmax(node, inputs, attrs):
     if "axis" not in attrs and len(inputs) == 1:  # TF's Softmax works on the last axis
         rank = inputs[0].shape.ndims
@@ -215,8 +199,6 @@ _REWRITES = {
     "ConcatV2": _concat,
     "Transpose": _attr_from_input("perm", "the perm"),
     "Reshape": _attr_from_input("shape", "a shape"),
-    "RandomUniform": _random({"minval": 0.0, "maxval": 1.0}),
-    "RandomStandardNormal": _random({"mean": 0.0, "stddev": 1.0}),
     "Softmax": _softmax,
     "Placeholder": _placeholder,
 }

@@ -537,6 +537,10 @@ def test_every_registered_op_has_a_builder(graph):
         graph.create_op("AddV2", [x, x]),  # TF's spelling of Add, as imported TF graphs have
     ]
     assert len(built) == 41
+    built += [ds.stop_gradient(x), v.assign_sub(x)]
+    for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
+                ds.train.AdamOptimizer()):
+        built.append(opt.apply_gradients([(x, v)]))
     built += one_of_each_array_op(x)
     built += tf1_surface_ops(x)
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made

@@ -27,7 +27,8 @@ from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DE
 
 REDUCTIONS = ["Sum", "Mean", "Max", "Min"]
 COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
-    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax"}
+    "SelectV2", "Cast", "MatMul", "ArgMax", "Reshape", "Transpose", "ConcatV2", "Softmax",
+    "StopGradient"}
 # The TF1 surface's ops (branch tf1) have their kernel suite in test_tf1_kernels.py.
 COVERED |= __import__("test_tf1_kernels").COVERED
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
@@ -264,12 +265,15 @@ def test_runtime_errors_name_the_node(device):
 def test_every_ref_op_is_covered(device):
     # The state kernels (constants, placeholders, variables, random streams) need a
     # session's resources, and a cluster's _Send/_Recv a rendezvous: the session and
-    # cluster tests run them.
+    # cluster tests run them.  So do the optimizers' updates (reference/training.py):
+    # test_training_kernels.py runs those.
     from test_array_ops import ARRAY_OPS
 
     covered = COVERED | ARRAY_OPS          # each family's suite lists the ops it checks
+    needs_session = {"devsession.kernels.reference.state",
+                     "devsession.kernels.reference.training"}
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
-                 and lookup_kernel(op, "REF").__module__ != "devsession.kernels.reference.state"}
+                 and lookup_kernel(op, "REF").__module__ not in needs_session}
     assert computing == covered
     assert registered_ops(device) >= covered
     if device == "GPU":

@@ -31,34 +31,34 @@ PROGRAMS = sorted(f[:-3] for f in os.listdir(HERE)
                   if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
 CONTROL_FLOW = "control flow: tf.cond/tf.case/tf.while_loop (a later helper)"
 NEEDS = {
-    "p03_variables": "tf.zeros/tf.ones (branch array); tf.assign, assign_sub, "
-                     "trainable_variables (branch grad)",
-    "p04_scopes": "tf.fill (branch array); tf.assign, trainable_variables (branch grad)",
-    "p05_reductions_indices": "tf.shape, tf.ones (branch array)",
     "p08_random_and_where": "tf.shape (branch array)",
     "p09_cond_case": f"{CONTROL_FLOW}; tf.gradients (branch grad)",
     "p10_while_loop": f"{CONTROL_FLOW}; tf.zeros/tf.ones (branch array)",
-    "p11_linear_regression": "train.GradientDescentOptimizer (branch grad); tf.zeros "
-                             "(branch array)",
     "p12_logistic_regression": "cross-entropies (branch nn); training, tf.gradients (branch "
                                "grad); tf.zeros (branch array)",
-    "p13_optimizers": "Momentum/Adam optimizers, compute/apply_gradients (branch grad); "
-                      "clip_by_value (branch array)",
-    "p14_gradients": "tf.gradients, tf.stop_gradient (branch grad)",
     "p15_mlp": "bias_add, l2_loss, sparse cross-entropy (branch nn); training (branch grad); "
                "tf.zeros (branch array)",
     "p16_convnet": "conv2d, pools, dropout (branch nn); training (branch grad); tf.zeros, "
                    "reshape (branch array)",
-    "p17_autoencoder": "AdamOptimizer, trainable_variables (branch grad)",
     "p18_batchnorm": "moments, batch_normalization (branch nn); training, tf.gradients "
                      "(branch grad); tf.zeros/tf.ones (branch array)",
     "p19_embeddings_activations": "embedding_lookup, activations (branch nn); gather, "
                                   "one_hot, clip_by_value (branch array); training (branch "
                                   "grad)",
-    "p20_save_restore": "train.Saver, training (branch grad); tf.zeros/tf.ones (branch array)",
-    "p21_summaries": "train.GradientDescentOptimizer (branch grad)",
-    "p22_graphs_control_deps": "import_graph_def(input_map=) (branch tfimport); "
-                               "tf.assign_add/assign_sub (branch grad)",
+}
+# Where devsession differs from TensorFlow on purpose: key -> why (the key is not compared;
+# every other key of the program still is).
+DIFFERS = {
+    "p03_variables": {"tf1_ref_dtype_name": "TF1's reference dtypes (float32_ref) are an "
+                      "implementation detail devsession does not expose"},
+    "p20_save_restore": {
+        "checkpoint_files": "devsession's checkpoint format is its own (an .npz and a JSON "
+                            "index, written atomically), not TF's bundle",
+        "restore_missing_error": "API.md: restoring a missing checkpoint raises "
+                                 "NotFoundError (TF raises ValueError)"},
+    "p22_graphs_control_deps": dict.fromkeys(
+        ["op_types", "op_by_name"], "ds.add builds TF1's Add; TensorFlow 2's compat.v1 builds "
+        "AddV2, the same op"),
 }
 WRITES_EVENTS = {"p21_summaries", "p26_summaries_standalone"}
 
@@ -99,6 +99,8 @@ def test_program_prints_what_tf1_printed(name):
         got = {k: encode(v) for k, v in out.items() if not k.startswith("_")}
         assert sorted(got) == sorted(expected["values"])
         for key, want in expected["values"].items():
+            if key in DIFFERS.get(name, {}):
+                continue
             tolerance = {**expected["tolerance"], **expected["tolerances"].get(key, {})}
             assert_matches(got[key], want, tolerance, key)
         for label, logdir in out.get("_logdirs", {}).items():

@@ -11,23 +11,29 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``linalg``         ``matmul``
 ``nn``             ``softmax``
 ``array``          ``identity``, ``reshape``, ``transpose``, ``concat``, ``squeeze``,
+                   ``stop_gradient``,
                    ``expand_dims``, ``stack``, ``unstack``, ``tile``, ``pad`` (and
                    ``array_index``: ``slice``, ``strided_slice``, indexing, ``gather``,
                    ``embedding_lookup``, ``unsorted_segment_sum``, ``one_hot``;
                    ``array_fill``: ``shape``, ``size``, ``rank``, ``fill``, ``zeros``,
                    ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``)
-``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops
+``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
+                   ``assign``/``assign_add``/``assign_sub``
 ``random``         ``random_uniform``, ``random_normal``, ``truncated_normal``,
                    ``random_shuffle``, ``set_random_seed``
 ``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
+``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
+``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
-``common`` holds what the families share; importing this package registers every op.
+``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
+variables' non-differentiable ops).  ``common`` holds what the families share; importing
+this package registers every op and every gradient.
 """
 
-from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack, tile,
-                    transpose, unstack)
+from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack,
+                    stop_gradient, tile, transpose, unstack)
 from .array_fill import (add_n, clip_by_value, fill, ones, ones_like, rank, shape, size,
                          zeros, zeros_like)
 from .array_index import (embedding_lookup, gather, one_hot, slice, strided_slice,
@@ -38,10 +44,12 @@ from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_e
 from .linalg import matmul
 from .nn import softmax
 from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
-from .state import constant, group, no_op, placeholder
+from .state import assign, assign_add, assign_sub, constant, group, no_op, placeholder
 from .random import random_normal, random_uniform
 from . import operators  # noqa: F401  (installs the Tensor operators)
-from . import array_grad  # noqa: F401  (registers the array family's gradients)
+from . import shape_of, training  # noqa: F401  (ops for gradients and optimizers)
+from . import (array_grad, elementwise_grad, linalg_grad, nn_grad,  # noqa: F401  (register
+               reduce_grad, shape_of_grad, state_grad)                # the gradients)
 
 __all__ = [
     "concat", "identity", "reshape", "transpose", "abs", "add", "cast", "divide", "equal",
@@ -49,7 +57,7 @@ __all__ = [
     "multiply", "negative", "pow", "relu", "sigmoid", "sqrt", "square", "subtract", "tanh",
     "truediv", "where", "matmul", "softmax", "argmax", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
-    "random_uniform",
+    "random_uniform", "stop_gradient", "assign", "assign_add", "assign_sub",
     "expand_dims", "pad", "squeeze", "stack", "tile", "unstack", "add_n", "clip_by_value",
     "fill", "ones", "ones_like", "rank", "shape", "size", "zeros", "zeros_like",
     "embedding_lookup", "gather", "one_hot", "slice", "strided_slice",
@@ -65,7 +73,6 @@ from .random import random_shuffle, set_random_seed, truncated_normal  # noqa: E
 from .reduce import (arg_max, arg_min, argmin, reduce_all, reduce_any,  # noqa: E402
                      reduce_prod)
 from .sequence import range, unique  # noqa: E402
-from . import tf1_grad  # noqa: F401,E402  (registers the gradients of the ops above)
 
 __all__ += [
     "ceil", "div", "floor", "floor_div", "floordiv", "floormod", "logical_and",

@@ -1,6 +1,7 @@
 """Data movement that reshapes and joins: Identity, Reshape, Transpose, ConcatV2,
 Squeeze, ExpandDims, Pack (``stack``), Unpack (``unstack``), Tile, Pad, PadV2,
-MirrorPad and MirrorPadGrad (its gradient, as TF).  The rest of the family:
+MirrorPad and MirrorPadGrad (its gradient, as TF), and StopGradient (an identity that
+gradients do not cross).  The rest of the family:
 ``array_index.py`` (slicing and gathering), ``array_fill.py`` (shapes and filled
 tensors), ``array_operands.py`` (shape, axis and index operands and their static
 values), ``array_grad.py`` (gradients).
@@ -36,7 +37,7 @@ from .common import graph_of, make_op, normalised_axis, operands, same_dtype, un
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["identity", "reshape", "transpose", "concat", "squeeze", "expand_dims", "stack",
-           "unstack", "tile", "pad", "mirror_pad_grad"]
+           "unstack", "tile", "pad", "mirror_pad_grad", "stop_gradient"]
 
 # --- Reshape ------------------------------------------------------------------------------
 
@@ -493,3 +494,11 @@ def mirror_pad_grad(grad, paddings, mode, name=None) -> Tensor:
     dy = convert_to_tensor(grad)
     return make_op("MirrorPadGrad", [dy, int_operand(paddings, dy.graph)],
                    {"mode": str(mode).upper()}, name)
+
+
+register_op(OpDef("StopGradient", unary_any, 1))
+
+
+def stop_gradient(input, name=None) -> Tensor:  # noqa: A002  (TF1's argument name)
+    """``input`` unchanged, but ``ds.gradients`` sends no gradient through it."""
+    return make_op("StopGradient", operands(input), name=name)

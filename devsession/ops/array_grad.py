@@ -1,4 +1,6 @@
-"""Gradients of the data-movement ops: the inverse movement of the output gradient."""
+"""Gradients of the data-movement ops: the inverse movement of the output gradient
+(the ops added for training first, then Identity, Reshape, Transpose, ConcatV2 and
+StopGradient)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from .array_index import gather as gather_op
 from .array_index import slice as slice_op
 from .array_index import strided_slice, strided_slice_grad, unsorted_segment_sum
 from .registry import not_differentiable, register_gradient
+from .shape_of import reshape_to_shape_of, split_to_shapes_of
 
 # --- gradients of the array ops added for training
 #
@@ -184,3 +187,36 @@ def _fill_grad(op, dy):
     from .reduce import reduce_sum
 
     return [None, reduce_sum(dy)]
+
+
+# --- gradients of the original movement ops
+#
+# Identity passes the gradient on, Reshape (either form) reshapes it back, Transpose
+# applies the inverse permutation, ConcatV2 cuts it into one piece per input
+# (``_SplitToShapesOf``).  StopGradient is not differentiable: that is its purpose.
+
+not_differentiable("StopGradient")
+
+
+@register_gradient("Identity")
+def _identity_grad(op, dy):
+    return [dy]
+
+
+@register_gradient("Reshape")
+def _reshape_grad(op, dy):
+    return [reshape_to_shape_of(dy, op.inputs[0])] + [None] * (len(op.inputs) - 1)
+
+
+@register_gradient("Transpose")
+def _transpose_grad(op, dy):
+    perm = op.get_attr("perm")
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return [transpose(dy, inverse)]
+
+
+@register_gradient("ConcatV2")
+def _concat_grad(op, dy):
+    return split_to_shapes_of(dy, op.inputs, op.get_attr("axis"))

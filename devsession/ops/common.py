@@ -83,9 +83,10 @@ def make_op(op_type: str, inputs, attrs=None, name=None) -> Tensor | Operation:
     return op.outputs[0] if op.outputs else op
 
 
-def operands(*values):
+def operands(*values, names=None):
     """Tensors for the operands of an elementwise op: Python values take the dtype of
-    the first Tensor among them (float64_tensor * 3.0 stays float64)."""
+    the first Tensor among them (float64_tensor * 3.0 stays float64).  ``names`` name the
+    constants made from Python values (TF names them "x" and "y" in the op's scope)."""
     graph = graph_of(*values)
     hint = None
     for v in values:
@@ -93,4 +94,6 @@ def operands(*values):
         if isinstance(t, Tensor):
             hint = t.dtype
             break
-    return [convert_to_tensor(v, dtype_hint=hint, graph=graph) for v in values]
+    names = names or [None] * len(values)
+    return [convert_to_tensor(v, dtype_hint=hint, graph=graph, name=n)
+            for v, n in zip(values, names)]

@@ -10,7 +10,7 @@ in ``kernels/codegen/expressions.py``.
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from .common import broadcast, graph_of, make_op, numeric, operands, same_dtype, unary_any
 from .registry import OpDef, register_op
 
@@ -121,9 +121,13 @@ def _unary(op_type: str, public_name: str):
                    public_name, f"Elementwise {op_type}.")
 
 
-def _binary(op_type: str, public_name: str):
-    return _public(lambda x, y, name=None: make_op(op_type, operands(x, y), name=name),
-                   public_name, f"Elementwise {op_type} with numpy broadcasting.")
+def _binary(op_type: str, public_name: str, default_name: str | None = None):
+    def build(x, y, name=None):
+        # As TF1: the op's name scope holds the constants made from Python operands
+        # ("add/y"), and the op takes the scope's name.
+        with name_scope(name or default_name or op_type) as scope:
+            return make_op(op_type, operands(x, y, names=("x", "y")), name=scope)
+    return _public(build, public_name, f"Elementwise {op_type} with numpy broadcasting.")
 
 
 negative = _unary("Neg", "negative")
@@ -138,7 +142,7 @@ relu = _unary("Relu", "relu")
 add = _binary("Add", "add")
 subtract = _binary("Sub", "subtract")
 multiply = _binary("Mul", "multiply")
-divide = truediv = _binary("RealDiv", "divide")
+divide = truediv = _binary("RealDiv", "divide", "truediv")
 pow = _binary("Pow", "pow")  # noqa: A001
 maximum = _binary("Maximum", "maximum")
 minimum = _binary("Minimum", "minimum")

@@ -22,7 +22,7 @@ from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
 from ..tensor_shape import TensorShape, as_shape
 from .common import make_op
-from .registry import InferError, OpDef, register_op
+from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
            "set_random_seed"]
@@ -71,11 +71,19 @@ def _shuffle(inputs, attrs, node):
 
 
 def _register() -> None:
+    # TF's own ops draw standard values (what imported TF graphs hold); devsession's
+    # builders fold the bounds, mean and stddev into attrs when they are constants.
+    standard = {"RandomUniform": {"minval": 0.0, "maxval": 1.0},
+                "RandomStandardNormal": {"mean": 0.0, "stddev": 1.0},
+                "TruncatedNormal": {"mean": 0.0, "stddev": 1.0}}
     for name in FLOAT_DRAWS:
-        register_op(OpDef(name, _float_draw, None, stateful=True, host_inputs=(0,)))
+        register_op(OpDef(name, _float_draw, None, stateful=True, host_inputs=(0,),
+                          attr_defaults={"seed": 0, "seed2": 0, **standard[name]}))
     register_op(OpDef("RandomUniformInt", _uniform_int, None, stateful=True,
                       host_inputs=(0, 1, 2)))
     register_op(OpDef("RandomShuffle", _shuffle, 1, stateful=True))
+    not_differentiable("RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                       "RandomUniformInt", "RandomShuffle")  # draws
 
 
 _register()

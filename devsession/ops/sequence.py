@@ -18,7 +18,7 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .common import graph_of, make_op
-from .registry import InferError, OpDef, register_op
+from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["range", "unique", "where_indices"]
 
@@ -91,6 +91,7 @@ def _where(inputs, attrs, node):
 register_op(OpDef("Range", _range, 3, host_inputs=(0, 1, 2), static_value=_range_value))
 register_op(OpDef("Unique", _unique, 1, attr_defaults={"out_idx": dtypes.int32}))
 register_op(OpDef("Where", _where, 1))
+not_differentiable("Range", "Unique", "Where")  # index and string outputs: no gradient
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001

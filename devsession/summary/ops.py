@@ -14,7 +14,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from ..ops.common import make_op
-from ..ops.registry import InferError, OpDef, register_op
+from ..ops.registry import InferError, OpDef, not_differentiable, register_op
 from ..tensor_shape import TensorShape
 
 __all__ = ["scalar", "histogram", "image", "merge", "merge_all", "SUMMARIES"]
@@ -74,6 +74,7 @@ register_op(OpDef("HistogramSummary", _histogram_summary, 2))
 register_op(OpDef("ImageSummary", _image_summary, 2,
                   attr_defaults={"max_images": 3, "bad_color": (255, 0, 0, 255)}))
 register_op(OpDef("MergeSummary", _merge_summary, None))
+not_differentiable("ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary")  # index and string outputs: no gradient
 
 
 def _collect(summary: Tensor, collections) -> Tensor:

@@ -12,10 +12,12 @@ module              ops and how they run
 ``nn``              Softmax: numba
 ``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
                     elementwise loop
+``training``        the optimizers' updates (ApplyAdam...): one numba pass, in place
 (reference)         data movement (``reference/array.py``, the slices of
-                    ``reference/array_index.py``) and state
-                    (``reference/state.py``): the numpy kernels are the CPU's too, so
-                    those modules register for both ("REF" and "CPU")
+                    ``reference/array_index.py``), state (``reference/state.py``) and
+                    the gradients' shape-of ops (``reference/shape_of.py``): the numpy
+                    kernels are the CPU's too, so those modules register for both
+                    ("REF" and "CPU")
 ==================  ===============================================================
 
 Importing this package imports numba (through ``numba_setup``, which pins the
@@ -26,7 +28,7 @@ loads from its on-disk cache, each loop on its first call.
 from __future__ import annotations
 
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from . import array, elementwise, linalg, nn, reduce  # noqa: F401  (they register)
-from ..reference import array_index, state  # noqa: F401  (the CPU's kernels too)
+from . import array, elementwise, linalg, nn, reduce, training  # noqa: F401  (they register)
+from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's kernels too)
 from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)

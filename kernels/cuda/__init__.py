@@ -19,8 +19,11 @@ module              ops and how they run
 ``array``           data movement, slices and GatherV2: cupy views and copies (the
                     host's code over cupy); UnsortedSegmentSum: atomicAdd;
                     OneHot, AddN: generated elementwise kernels
+``shape_of``        the gradients' shape-of ops: cupy sums, views and counts
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
+``training``        the optimizers' updates (ApplyAdam...): one ElementwiseKernel each,
+                    in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
 ==================  ===============================================================
@@ -34,5 +37,6 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from . import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)
+from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
+               training, transfer)
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)

@@ -12,15 +12,19 @@ module              ops
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
 ``nn``              Softmax
-``array``           Identity, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
+``array``           Identity, StopGradient, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
                     Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
                     ZerosLike, OnesLike (also the CPU's kernels)
 ``array_index``     Slice, StridedSlice, StridedSliceGrad (also the CPU's), GatherV2,
                     UnsortedSegmentSum, OneHot, AddN
+``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
+``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
+                    the frame every device's update kernel runs in
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, array_index, elementwise, linalg, nn, reduce, state  # noqa: F401
+from . import (array, array_index, elementwise, linalg, nn, reduce, shape_of,  # noqa: F401
+               state, training)
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)

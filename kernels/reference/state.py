@@ -58,6 +58,13 @@ def build_assign_add(node):
     return lambda delta: ctx.variable_resource().assign_add(delta, name)
 
 
+@register_kernel("AssignSub", HOST)
+def build_assign_sub(node):
+    ctx = node.context
+    name = node.name
+    return lambda delta: ctx.variable_resource().assign_sub(delta, name)
+
+
 def _shape_of(node):
     """``shape(*inputs)``: the drawn shape, from the ``shape`` attr or, when the graph
     gave it as a tensor, from the op's last input (read on the host)."""
