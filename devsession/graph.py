@@ -30,7 +30,8 @@ from .tensor_shape import TensorShape
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "device", "name_scope", "control_dependencies", "convert_to_tensor",
-           "constant_from_array", "python_value_to_array", "constant_value"]
+           "constant_from_array", "python_value_to_array", "constant_value",
+           "pending_control_inputs"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -471,6 +472,11 @@ def control_dependencies(control_inputs):
         yield
     finally:
         _STACKS.control.pop()
+
+
+def pending_control_inputs(graph: Graph) -> list:
+    """The ops a node built now in ``graph`` would depend on (``control_dependencies``)."""
+    return _current_control_inputs(graph, ())
 
 
 def _current_control_inputs(graph: Graph, inputs) -> list:

@@ -146,7 +146,7 @@ def node_def_of(op, out: "graph_pb2.NodeDef | None" = None) -> graph_pb2.NodeDef
     """The NodeDef of one node (anything shaped like an ``Operation``)."""
     node = out if out is not None else graph_pb2.NodeDef()
     node.name, node.op, node.device = op.name, op.type, op.device
-    node.input.extend(t.name for t in op.inputs)
+    node.input.extend(t.op.name if t.value_index == 0 else t.name for t in op.inputs)  # as TF
     node.input.extend(f"^{c.name}" for c in op.control_inputs)
     for key, value in sorted(op.attrs.items()):
         encode_attr(value, node.attr[key])

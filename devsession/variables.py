@@ -13,8 +13,8 @@ optimizers train by default); ``collections=`` replaces the first.
 
 from __future__ import annotations
 
-from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope, \
-    control_dependencies
+from .graph import (Tensor, control_dependencies, convert_to_tensor, get_default_graph,
+                    name_scope, pending_control_inputs)
 from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
@@ -75,6 +75,12 @@ class Variable:
     read_value = value
 
     def _as_tensor(self) -> Tensor:
+        """The value, read where it is used: under ``control_dependencies`` a fresh read
+        that runs after them (TF1 reads a variable's buffer when the reader runs, so
+        ``with control_dependencies([inc]): tf.identity(v)`` sees the increment)."""
+        if pending_control_inputs(self.graph):
+            return self.graph.create_op("_ReadVariable", [self._variable],
+                                        name=f"{self.op.name}/read").outputs[0]
         return self._snapshot
 
     def _as_graph_element(self) -> Tensor:
@@ -130,7 +136,7 @@ def _delegate_operators() -> None:
         "__invert__"]
     for method in methods:
         def forward(self, *args, _m=method):
-            return getattr(self._snapshot, _m)(*args)
+            return getattr(self._as_tensor(), _m)(*args)
         setattr(Variable, method, forward)
 
 

@@ -210,3 +210,18 @@ def test_mlp_forward_against_numpy(make_session):
         y, placeholders = workload.graph(ds, data)
     got = make_session(g).run(y, dict(zip(placeholders, data.feeds)))
     np.testing.assert_allclose(got, workload.reference(data), rtol=1e-5, atol=1e-6)
+
+
+def test_a_variable_read_under_control_dependencies_runs_after_them(make_session):
+    # TF1's idiom: `with tf.control_dependencies([inc]): tf.identity(v)` sees the increment
+    v = ds.Variable(0, name="v")
+    inc = ds.assign_add(v, 1)
+    with ds.control_dependencies([inc]):
+        read_after = ds.identity(v)
+        plus_ten = v + 10
+    loss = ds.cast(v, ds.float32)                     # outside: the plain read
+    sess = make_session()
+    sess.run(v.initializer)
+    assert [int(sess.run(read_after)) for _ in range(3)] == [1, 2, 3]
+    assert int(sess.run(plus_ten)) == 14
+    assert float(sess.run(loss)) == 4.0

@@ -57,7 +57,7 @@ DIFFERS = {
         "restore_missing_error": "API.md: restoring a missing checkpoint raises "
                                  "NotFoundError (TF raises ValueError)"},
     "p22_graphs_control_deps": dict.fromkeys(
-        ["op_types", "op_by_name"], "ds.add builds TF1's Add; TensorFlow 2's compat.v1 builds "
+        ["op_types", "op_by_name", "graph_def_nodes"], "ds.add builds TF1's Add; TensorFlow 2's compat.v1 builds "
         "AddV2, the same op"),
 }
 WRITES_EVENTS = {"p21_summaries", "p26_summaries_standalone"}

@@ -39,6 +39,11 @@ def _variable(inputs, attrs, node):
     return dtypes.as_dtype(attrs["dtype"]), attrs["shape"]
 
 
+def _read_variable(inputs, attrs, node):
+    (ref,) = inputs
+    return ref.dtype, ref.shape
+
+
 def _assign(inputs, attrs, node):
     ref, value = inputs
     if ref.dtype != value.dtype:
@@ -59,6 +64,9 @@ def _register() -> None:
     register_op(OpDef("Const", _const, 0))
     register_op(OpDef("Placeholder", _placeholder, 0))
     register_op(OpDef("NoOp", _no_output, 0, has_output=False))
+    # A read of a variable at the point of the graph where it is built (under
+    # control_dependencies): TF1 reads a ref variable's buffer when the reader runs.
+    register_op(OpDef("_ReadVariable", _read_variable, 1, ref_inputs=(0,), stateful=True))
     register_op(OpDef("VariableV2", _variable, 0, stateful=True,
                       attr_defaults={"container": "", "shared_name": ""}))
     register_op(OpDef("Assign", _assign, 2, ref_inputs=(0,), stateful=True,

@@ -5,7 +5,12 @@ inputs, so they need no entry."""
 
 from __future__ import annotations
 
-from .registry import not_differentiable
+from .registry import not_differentiable, register_gradient
 
 not_differentiable("Assign", "AssignAdd", "AssignSub", "ApplyGradientDescent",
                    "ApplyMomentum", "ApplyAdam")
+
+
+@register_gradient("_ReadVariable")
+def _read_variable_grad(op, dy):
+    return [dy]          # to the variable, as the gradient of its read Identity

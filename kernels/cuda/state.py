@@ -70,7 +70,7 @@ def _on_this_device(resource, name: str, index: int):
     return moved
 
 
-@register_kernel("VariableV2", "GPU")
+@register_kernel(("VariableV2", "_ReadVariable"), "GPU")
 def _variable(node):
     ctx, name, index = node.context, node.name, node.device.index
     return on_device(node, lambda: _on_this_device(ctx.variable_resource(), name, index))

@@ -37,7 +37,7 @@ def build_placeholder(node):
     return kernel
 
 
-@register_kernel("VariableV2", HOST)
+@register_kernel(("VariableV2", "_ReadVariable"), HOST)
 def build_variable(node):
     ctx = node.context
     name = node.name
