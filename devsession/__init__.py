@@ -68,6 +68,11 @@ from .ops import logical_and  # noqa: E402
 
 __all__ += ["logical_and"]
 
+# Control flow (TF1's tf.cond, tf.case, tf.while_loop, tf.Assert)
+from .ops import Assert, case, cond, while_loop  # noqa: E402
+
+__all__ += ["Assert", "case", "cond", "while_loop"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use."""

@@ -539,6 +539,12 @@ def test_every_registered_op_has_a_builder(graph):
                 ds.train.AdamOptimizer()):
         built.append(opt.apply_gradients([(x, v)]))
     assert len(built) == 46
+    flag = ds.placeholder(ds.bool, ())
+    built += [ds.cond(flag, lambda: x, lambda: -x), ds.cond(flag, lambda: v.assign_add(x), lambda: x),
+              ds.while_loop(lambda i: i < 3, lambda i: i + 1, [ds.constant(0)]),
+              ds.while_loop(lambda t: t < 3.0, lambda t: t + ds.reduce_sum(v.assign_add(x)),
+                            [ds.constant(0.0)]),
+              ds.Assert(flag, [x])]
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
 

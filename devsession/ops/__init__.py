@@ -16,6 +16,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``random_normal``
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
+``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
+                   traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
@@ -50,3 +52,8 @@ __all__ = [
 from .elementwise import logical_and  # noqa: E402
 
 __all__ += ["logical_and"]
+
+from .control_flow import Assert, case, cond, while_loop  # noqa: E402
+from . import control_flow_grad  # noqa: F401,E402  (registers If's and While's gradients)
+
+__all__ += ["Assert", "case", "cond", "while_loop"]

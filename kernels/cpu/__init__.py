@@ -27,3 +27,4 @@ from __future__ import annotations
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
 from . import elementwise, linalg, nn, reduce, training  # noqa: F401  (they register)
 from ..reference import array, shape_of, state  # noqa: F401  (register for the CPU too)
+from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)

@@ -24,6 +24,7 @@ module              ops and how they run
                     in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
+``control_flow``    If, While, Assert: the reference drivers, whose functions run here
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -37,3 +38,4 @@ import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing
 
 from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
                training, transfer)
+from . import control_flow  # noqa: F401,E402  (registers)

@@ -18,8 +18,11 @@ module              ops
                     the frame every device's update kernel runs in
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
+``control_flow``    If, While, Assert: drivers running the nodes' functions (every
+                    device's kernels)
 ==================  ===============================================================
 """
 
 from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (they
                training)                                                # register)
+from . import control_flow  # noqa: F401,E402  (registers)
