@@ -25,8 +25,8 @@ Tracing, as TF2's ``FuncGraph``:
   input of the control-flow op (``control_captures``).
 
 The attr value is a ``FunctionAttr`` (``graph_codec.py``): the bytes of a
-``NameAttrList`` message (``proto/graph.proto``) with the function's name and attrs
-``graph`` (its GraphDef), ``inputs`` and ``outputs`` (tensor names, in order).  A GraphDef
+``NameAttrList`` message (``proto/graph.proto``) with attrs ``graph`` (the function's
+GraphDef), ``inputs`` and ``outputs`` (tensor names, in order).  A GraphDef
 holds it in the attr's ``func`` field, where TF keeps function-valued attrs.
 """
 
@@ -64,6 +64,7 @@ class FunctionGraph(Graph):
         self.variables: dict[Operation, Operation] = {}  # outer VariableV2 -> its copy here
         self.control_captures: list[Operation] = []
         self.bound_inputs: list[Tensor] | None = None    # fixed by the control-flow builder
+        self._importing = False         # import_function copies variables' nodes as they are
 
     # --- what the control-flow op needs -------------------------------------------------
 
@@ -130,7 +131,7 @@ class FunctionGraph(Graph):
 
     def _create_op(self, op_type, inputs, attrs, name, device, control_inputs, exact_name):
         op_def = get_op_def(op_type)
-        if op_type == "VariableV2" and not exact_name:
+        if op_type == "VariableV2" and not self._importing:
             raise ValueError(
                 f"Cannot create a variable inside the function '{self.name}' (a ds.cond "
                 f"branch or ds.while_loop body): create it outside and use it inside.")
@@ -177,8 +178,10 @@ class FunctionGraph(Graph):
 # --- bytes ------------------------------------------------------------------------------
 
 def serialize(function: FunctionGraph) -> FunctionAttr:
-    """The attr value of a traced function (its GraphDef, input and output names)."""
-    message = graph_pb2.NameAttrList(name=function.name)
+    """The attr value of a traced function (its GraphDef, input and output names).
+    The function's name stays out, so two ops with the same functions have equal attrs
+    (the optimizer may then merge stateless ones)."""
+    message = graph_pb2.NameAttrList()
     message.attr[FunctionAttr.BODY_KEY].s = function.as_graph_def().SerializeToString(
         deterministic=True)
     message.attr["inputs"].list.s.extend(t.name.encode() for t in function.inputs)
@@ -218,7 +221,14 @@ def import_function(function: FunctionAttr, graph: Graph, node_name: str | None 
             kept = [i for i in node.input if not i.startswith("^")]
             del node.input[:]
             node.input.extend(kept)
-    import_graph_def(graph_def, graph=graph)
+    copying = isinstance(graph, FunctionGraph)
+    if copying:
+        graph._importing = True
+    try:
+        import_graph_def(graph_def, graph=graph)
+    finally:
+        if copying:
+            graph._importing = False
     try:
         return ([graph.get_tensor_by_name(n) for n in inputs],
                 [graph.get_tensor_by_name(n) for n in outputs])
