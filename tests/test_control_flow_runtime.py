@@ -14,6 +14,7 @@ from devsession.devices import gpu_devices
 from devsession.graph_codec import FunctionAttr
 from fake_gpu import fake_gpus
 from sessions import local_cluster
+from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
 
 
 def op_types(session, fetches, feeds=()):
@@ -116,6 +117,42 @@ def test_on_a_fake_gpu_every_function_value_lives_where_its_kernel_runs():
             assert steps["pick"] == "GPU:0" and steps["loop"] == "GPU:0"
         ran = {name for name, device in gpus.calls if device == "GPU:0"}
         assert {"Exp", "Mul", "Add"} & ran, ran     # the functions' kernels ran on the GPU
+
+
+def test_the_cuda_kernels_run_control_flow_on_the_cupy_standin(standin):
+    """kernels/cuda/ itself (its Const, transfers, variables) under the drivers."""
+    x = ds.placeholder(ds.float32, (None,), name="x")
+    with ds.device("gpu:0"):
+        v = ds.Variable(np.zeros(3, np.float32), name="v")
+        y = ds.cond(ds.reduce_sum(x) > 0.0, lambda: v.assign_add(ds.exp(x)), lambda: x * x)
+        i, s = ds.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, ds.tanh(s) + x), [0, x])
+        (grad,) = ds.gradients(ds.reduce_sum(s), x)
+    xv = np.array([0.5, -0.25, 1.0], np.float32)
+    want_s = xv.copy()
+    for _ in range(4):
+        want_s = np.tanh(want_s) + xv
+    with ds.Session(options=ds.SessionOptions(device="cpu")) as sess:
+        sess.run(ds.global_variables_initializer())
+        got_y, got_s, got_i = sess.run([y, s, i], {x: xv})
+        assert type(got_y) is np.ndarray and int(got_i) == 4
+        np.testing.assert_allclose(got_y, np.exp(xv), rtol=1e-6)
+        np.testing.assert_allclose(got_s, want_s, rtol=1e-5)
+        np.testing.assert_allclose(sess.run(y, {x: -xv}), xv * xv, rtol=1e-6)
+        np.testing.assert_allclose(sess.run(v), np.exp(xv), rtol=1e-6)
+        plan = sess._prepare((x,), (y, s, i), ()).plan
+        assert {st.device.short_name for st in plan.steps if st.name in ("cond", "while")} \
+            == {"GPU:0"}
+        dx = sess.run(grad, {x: xv})
+    eps, numeric = 1e-3, []
+    for k in range(3):
+        def f(values):
+            out = values.astype(np.float64)
+            for _ in range(4):
+                out = np.tanh(out) + values
+            return out.sum()
+        d = np.eye(3)[k] * eps
+        numeric.append((f(xv + d) - f(xv - d)) / (2 * eps))
+    np.testing.assert_allclose(dx, numeric, rtol=1e-3)
 
 
 @pytest.mark.gpu
