@@ -10,6 +10,6 @@ __all__ = ["abs", "add", "argmax", "divide", "equal", "exp", "greater", "greater
            "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "sigmoid", "softmax",
            "sqrt", "square", "subtract", "tanh", "truediv"]
 
-from .ops import logical_and  # noqa: E402
+from .ops import add_n, logical_and, unsorted_segment_sum  # noqa: E402
 
-__all__ += ["logical_and"]
+__all__ += ["add_n", "logical_and", "unsorted_segment_sum"]

@@ -10,11 +10,14 @@ module              ops and how they run
 ``reduce``          Sum, Mean, Max, Min, ArgMax: numba (``cache=True``)
 ``linalg``          MatMul: BLAS via ``np.matmul``
 ``nn``              Softmax: numba
+``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
+                    elementwise loop
 ``training``        the optimizers' updates (ApplyAdam...): one numba pass, in place
-(reference)         data movement (``reference/array.py``), state
-                    (``reference/state.py``) and the gradients' shape-of ops
-                    (``reference/shape_of.py``): the numpy kernels are the CPU's too, so
-                    those modules register for both ("REF" and "CPU")
+(reference)         data movement (``reference/array.py``, the slices of
+                    ``reference/array_index.py``), state (``reference/state.py``) and
+                    the gradients' shape-of ops (``reference/shape_of.py``): the numpy
+                    kernels are the CPU's too, so those modules register for both
+                    ("REF" and "CPU")
 ==================  ===============================================================
 
 Importing this package imports numba (through ``numba_setup``, which pins the
@@ -25,6 +28,7 @@ loads from its on-disk cache, each loop on its first call.
 from __future__ import annotations
 
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from . import elementwise, linalg, nn, reduce, training  # noqa: F401  (they register)
-from ..reference import array, shape_of, state  # noqa: F401  (register for the CPU too)
+from . import array, elementwise, linalg, nn, reduce, training  # noqa: F401  (they register)
+from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's kernels too)
+from ..reference import array as reference_array  # noqa: F401
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)

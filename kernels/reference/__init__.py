@@ -12,7 +12,11 @@ module              ops
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
 ``nn``              Softmax
-``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``array``           Identity, StopGradient, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
+                    Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
+                    ZerosLike, OnesLike (also the CPU's kernels)
+``array_index``     Slice, StridedSlice, StridedSliceGrad (also the CPU's), GatherV2,
+                    UnsortedSegmentSum, OneHot, AddN
 ``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
 ``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
                     the frame every device's update kernel runs in
@@ -23,6 +27,6 @@ module              ops
 ==================  ===============================================================
 """
 
-from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (they
-               training)                                                # register)
+from . import (array, array_index, elementwise, linalg, nn, reduce, shape_of,  # noqa: F401
+               state, training)
 from . import control_flow  # noqa: F401,E402  (registers)
