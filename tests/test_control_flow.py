@@ -84,14 +84,14 @@ def test_three_levels_of_nesting_capture_through_each_level(make_session):
 def test_only_the_taken_branch_has_effects_and_outside_ops_always_run(make_session):
     x = scalar(name="x")
     with ds.device("/job:worker/task:1"):   # on a cluster: the variables and the conds together
-        inside = ds.Variable(0, name="inside")
-        outside = ds.Variable(0, name="outside")
+        inside, outside = ds.Variable(0, name="inside"), ds.Variable(0, name="outside")
 
-        def bump_then_double():
-            with ds.control_dependencies([ds.assign_add(inside, 1)]):
-                return x * 2.0
+        def counted_double():
+            bump = inside.assign_add(1)
+            with ds.control_dependencies([bump]):
+                return x + x
 
-        y = ds.cond(x > 0.0, bump_then_double, lambda: x - 1.0)
+        y = ds.cond(x > 0.0, counted_double, lambda: x - 1.0)
         bump_outside = ds.assign_add(outside, 1)           # built OUTSIDE the branches
         y2 = ds.cond(x > 0.0, lambda: ds.cast(bump_outside, ds.float32), lambda: ds.constant(-1.0))
         unused = ds.cond(x > 0.0, lambda: (ds.assign_add(inside, 100), x)[1], lambda: x)
@@ -134,7 +134,8 @@ def test_outer_control_dependencies_become_control_inputs_of_the_if():
 def test_case_first_true_default_and_exclusive(make_session):
     k = scalar(ds.int32, "k")
     cased = ds.case([(ds.equal(k, 0), lambda: ds.constant(10.0)),
-                     (ds.equal(k, 1), lambda: ds.constant(20.0))], default=lambda: ds.constant(-1.0))
+                     (ds.equal(k, 1), lambda: ds.constant(20.0))],
+                    default=lambda: ds.constant(-1.0))
     first = ds.case([(k > 0, lambda: ds.constant(1)), (k > 1, lambda: ds.constant(2))],
                     default=lambda: ds.constant(0), exclusive=False)
     exclusive = ds.case([(k > 0, lambda: ds.constant(1)), (k > 1, lambda: ds.constant(2))],

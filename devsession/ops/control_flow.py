@@ -43,7 +43,8 @@ from .elementwise import add, cast, less, less_equal, logical_and
 from .registry import InferError, OpDef, register_op
 from .state import constant
 
-__all__ = ["cond", "case", "while_loop", "Assert", "IF_OPS", "WHILE_OPS", "WHILE_GRAD_OP"]
+__all__ = ["cond", "case", "while_loop", "Assert", "IF_OPS", "WHILE_OPS", "WHILE_GRAD_OP",
+           "create_if", "create_control_flow_op", "most_specific_compatible"]
 
 IF_OPS = ("If", "StatelessIf")
 WHILE_OPS = ("While", "StatelessWhile")
@@ -52,13 +53,13 @@ WHILE_GRAD_OP = "_WhileGrad"
 
 # --- op definitions ----------------------------------------------------------------------
 
-def _scalar_bool(spec, node: str, what: str) -> None:
-    if spec.dtype != dtypes.bool_:
-        raise TypeError(f"Op '{node}': {what} '{spec.name}' must be bool, not "
-                        f"{spec.dtype.name}.")
-    if spec.shape.ndims not in (None, 0):
-        raise InferError(f"Op '{node}': {what} '{spec.name}' must be a scalar, but has "
-                         f"shape {spec.shape}.")
+def _require_bool_scalar(t, what: str, shape_error=InferError) -> None:
+    """TypeError unless ``t`` (a Tensor or an InputSpec) is bool; ``shape_error``
+    unless it may be a scalar."""
+    if t.dtype != dtypes.bool_:
+        raise TypeError(f"{what} '{t.name}' must be a bool tensor, not {t.dtype.name}.")
+    if t.shape.ndims not in (None, 0):
+        raise shape_error(f"{what} '{t.name}' must be a scalar, but has shape {t.shape}.")
 
 
 def _declared_outputs(attrs, node: str) -> list:
@@ -72,7 +73,7 @@ def _declared_outputs(attrs, node: str) -> list:
 def _infer_if(inputs, attrs, node):
     if not inputs:
         raise InferError(f"Op '{node}': an If takes its predicate as first input.")
-    _scalar_bool(inputs[0], node, "the predicate")
+    _require_bool_scalar(inputs[0], f"Op '{node}': the predicate")
     return _declared_outputs(attrs, node)
 
 
@@ -95,7 +96,7 @@ def _infer_while_grad(inputs, attrs, node):
 def _infer_assert(inputs, attrs, node):
     if not inputs:
         raise InferError(f"Op '{node}': an Assert takes its condition as first input.")
-    _scalar_bool(inputs[0], node, "the condition")
+    _require_bool_scalar(inputs[0], f"Op '{node}': the condition")
     return None
 
 
@@ -207,12 +208,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     if isinstance(pred, bool):
         raise TypeError("'pred' must not be a Python bool.")
     pred = convert_to_tensor(pred)
-    if pred.dtype != dtypes.bool_:
-        raise TypeError(f"'pred' ('{pred.name}') of ds.cond must be a bool tensor, not "
-                        f"{pred.dtype.name}.")
-    if pred.shape.ndims not in (None, 0):
-        raise ValueError(f"'pred' ('{pred.name}') of ds.cond must be a scalar, but has shape "
-                         f"{pred.shape}.")
+    _require_bool_scalar(pred, "'pred' of ds.cond", ValueError)
     graph = building_graph(pred.graph)
     with graph.as_default():
         base = graph.unique_name(name or "cond", mark_as_used=False)
@@ -232,16 +228,21 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         _check_branches_agree(results, branches)
         captured = _all_captured(branches)
         _bind_inputs(branches, captured)
-        then_fn, else_fn = branches
-        stateful = then_fn.is_stateful or else_fn.is_stateful
-        attrs = {"then_branch": serialize(then_fn), "else_branch": serialize(else_fn),
-                 "output_types": tuple(t.dtype for t in then_fn.outputs),
-                 "output_shapes": tuple(most_specific_compatible(a.shape, b.shape)
-                                        for a, b in zip(then_fn.outputs, else_fn.outputs))}
-        op = create_control_flow_op(graph, IF_OPS[0] if stateful else IF_OPS[1],
-                                     [pred, *captured], attrs,
-                                     name or "cond", branches)
+        op = create_if(graph, pred, captured, *branches, name or "cond")
     return nest.pack_sequence_as(results[0], list(op.outputs))
+
+
+def create_if(graph, pred, inputs, then_fn: FunctionGraph, else_fn: FunctionGraph,
+              name: str) -> Operation:
+    """The If (or StatelessIf) node running ``then_fn`` or ``else_fn`` on ``inputs``
+    (both functions take exactly those, in that order)."""
+    stateful = then_fn.is_stateful or else_fn.is_stateful
+    attrs = {"then_branch": serialize(then_fn), "else_branch": serialize(else_fn),
+             "output_types": tuple(t.dtype for t in then_fn.outputs),
+             "output_shapes": tuple(most_specific_compatible(a.shape, b.shape)
+                                    for a, b in zip(then_fn.outputs, else_fn.outputs))}
+    return create_control_flow_op(graph, IF_OPS[0] if stateful else IF_OPS[1],
+                                  [pred, *inputs], attrs, name, (then_fn, else_fn))
 
 
 def _one_of(value, old, name: str, old_name: str):
@@ -478,12 +479,7 @@ def _invariants(flat, loop_vars, shape_invariants) -> list:
 
 def _loop_condition(function: FunctionGraph, value) -> Tensor:
     t = _as_output(function, value)
-    if t.dtype != dtypes.bool_:
-        raise TypeError(f"The while_loop 'cond' must return a bool tensor, not "
-                        f"{t.dtype.name} ('{t.name}').")
-    if t.shape.ndims not in (None, 0):
-        raise ValueError(f"The while_loop 'cond' must return a scalar, but '{t.name}' has "
-                         f"shape {t.shape}.")
+    _require_bool_scalar(t, "The result of the while_loop's 'cond'", ValueError)
     return t
 
 

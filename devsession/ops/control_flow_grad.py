@@ -28,8 +28,7 @@ from __future__ import annotations
 from ..function_graph import FunctionGraph, import_function, serialize
 from ..gradients import gradients
 from ..graph import Operation
-from .control_flow import (IF_OPS, WHILE_GRAD_OP, WHILE_OPS, create_control_flow_op,
-                           most_specific_compatible)
+from .control_flow import WHILE_GRAD_OP, WHILE_OPS, create_control_flow_op, create_if
 from .registry import get_op_def, not_differentiable, register_gradient
 from .shape_of import zeros_like_of
 
@@ -49,15 +48,8 @@ def _if_grad(op: Operation, *out_grads):
     functions = [_gradient_function(graph, op, attr, f"{op.name}_{label}_grad", wanted,
                                     differentiable)
                  for attr, label in (("then_branch", "true"), ("else_branch", "false"))]
-    then_grad, else_grad = functions
-    stateful = then_grad.is_stateful or else_grad.is_stateful
-    attrs = {"then_branch": serialize(then_grad), "else_branch": serialize(else_grad),
-             "output_types": tuple(t.dtype for t in then_grad.outputs),
-             "output_shapes": tuple(most_specific_compatible(a.shape, b.shape)
-                                    for a, b in zip(then_grad.outputs, else_grad.outputs))}
-    grad_op = create_control_flow_op(
-        graph, IF_OPS[0] if stateful else IF_OPS[1],
-        [pred, *inputs, *[out_grads[k] for k, _, _ in wanted]], attrs, "If", functions)
+    grad_op = create_if(graph, pred, [*inputs, *[out_grads[k] for k, _, _ in wanted]],
+                        *functions, "If")
     grads = [None] * len(op.inputs)
     for k, g in zip(differentiable, grad_op.outputs):
         grads[1 + k] = g

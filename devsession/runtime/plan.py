@@ -106,9 +106,10 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
 
     Values live on the device of the step that made them (feeds and fetches on
     ``feed_device`` and ``fetch_device``: the host, CPU:0, for a session; a control-flow
-    node's own device for the functions it runs).  Where a step reads a value that lives elsewhere, a transfer step
-    made by ``make_transfer(src, dst)`` is inserted once per (value, device), so a
-    value crossing to the GPU is copied once however many GPU nodes read it.
+    node's own device for the functions it runs).  Where a step reads a value that
+    lives elsewhere, a transfer step made by ``make_transfer(src, dst)`` is inserted
+    once per (value, device), so a value crossing to the GPU is copied once however
+    many GPU nodes read it.
 
     ``optimize(ops, fed, fetches, targets, placements) -> (ops, alias)`` rewrites the
     placed ops (``devsession.optimizer``); ``alias`` maps tensors it merged away to the
