@@ -15,8 +15,10 @@ Tracing, as TF2's ``FuncGraph``:
   ``Placeholder`` of the function graph, and the outer tensor an extra input of the
   control-flow op, so it is computed outside, before the op runs (an op built outside a
   branch runs whichever branch is taken: TF1's well-known gotcha).  Nested function
-  graphs capture through each level.  A small tensor whose value the graph already
-  knows (a ``Const``) is copied in instead, so shapes given as tensors still infer.
+  graphs capture through each level.  A small integer or bool tensor whose value the
+  graph already knows (a shape, an axis) is copied in as a ``Const`` instead, so shapes
+  given as tensors still infer inside; floats are always captured, so gradients reach
+  them.
 * A variable of an enclosing graph that an op inside assigns to (a ref input) is
   re-created as a ``VariableV2`` node with the variable's container and shared name:
   the runtime finds resources by name, so the op updates the very same variable, and
@@ -42,7 +44,7 @@ from .proto import graph_pb2
 
 __all__ = ["FunctionGraph", "serialize", "parse", "import_function", "INLINE_CONSTANT_LIMIT"]
 
-# Constants up to this many elements are copied into a function instead of captured.
+# Integer constants up to this many elements are copied into a function, not captured.
 INLINE_CONSTANT_LIMIT = 1 << 12
 
 
@@ -104,7 +106,8 @@ class FunctionGraph(Graph):
             found = self._inlined.get(tensor)
         if found is None:
             value = constant_value(tensor)
-            if value is not None and value.size <= INLINE_CONSTANT_LIMIT:
+            if value is not None and not tensor.dtype.is_floating \
+                    and value.size <= INLINE_CONSTANT_LIMIT:
                 found = self._inlined[tensor] = self._inlined_constant(tensor, value)
             else:
                 found = self._captures[tensor] = self._placeholder(tensor.dtype, tensor.shape,

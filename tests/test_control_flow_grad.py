@@ -88,6 +88,21 @@ def test_gradients_through_nested_control_flow_in_every_session(make_session):
                                    rtol=1e-5, atol=1e-7)
 
 
+def test_gradients_reach_outer_constants_and_shapes_still_infer_inside():
+    c = ds.constant(np.array([1.0, 2.0, 3.0]), name="c")
+    shape = ds.constant(np.array([3, 1], np.int32), name="shape")
+    x = ds.placeholder(ds.float64, (3,), name="x")
+    y = ds.cond(ds.reduce_sum(x) > 0.0, lambda: ds.reshape(c * x, shape),
+                lambda: ds.reshape(c, shape))
+    assert y.shape.as_list() == [3, 1]                    # the int operand was copied in
+    dc, dx = ds.gradients(ds.reduce_sum(y * y), [c, x])
+    with ds.Session() as sess:
+        xv, cv = np.array([0.5, 1.0, -0.5]), np.array([1.0, 2.0, 3.0])
+        np.testing.assert_allclose(sess.run(dc, {x: xv}), 2 * cv * xv * xv)
+        np.testing.assert_allclose(sess.run(dx, {x: xv}), 2 * cv * cv * xv)
+        np.testing.assert_allclose(sess.run(dc, {x: -xv}), 2 * cv)
+
+
 def test_gradients_reach_variables_and_a_training_step_works(make_session):
     x = ds.placeholder(ds.float32, (), name="x")
     w = ds.Variable(2.0, name="w")
