@@ -181,7 +181,9 @@ def _all_captured(functions) -> list:
     return list(seen)
 
 
-def create_control_flow_op(graph, op_type, inputs, attrs, name, functions):
+def create_control_flow_op(graph, op_type, inputs, attrs, name, functions) -> Operation:
+    """The node running ``functions``, after their control captures, and placed with the
+    variables they assign when it has no device of its own."""
     control = []
     for function in functions:
         control.extend(c for c in function.control_captures if c not in control)
@@ -389,18 +391,17 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             shape_invariants = [shape_invariants]
     if not nest.flatten(loop_vars):
         raise ValueError("'loop_vars' must be provided.")
-    try_to_pack = len(loop_vars) == 1 and not return_same_structure
     if maximum_iterations is not None:
         cond, body, loop_vars, shape_invariants = _with_iteration_counter(
-            cond, body, loop_vars, shape_invariants, maximum_iterations, try_to_pack)
-        try_to_pack = False
+            cond, body, loop_vars, shape_invariants, maximum_iterations,
+            len(loop_vars) == 1 and not return_same_structure)
     result, outputs = _build_while(cond, body, loop_vars, shape_invariants, name,
                                    parallel_iterations, back_prop)
     if maximum_iterations is not None:
         return result[1]
-    if return_same_structure:
+    if return_same_structure and not single:
         return result
-    return outputs[0] if (single or try_to_pack) and len(outputs) == 1 else result
+    return result[0] if len(outputs) == 1 else result
 
 
 def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_iterations,
