@@ -75,6 +75,11 @@ from .ops import logical_and  # noqa: E402
 
 __all__ += ["logical_and"]
 
+# Control flow (TF1's tf.cond, tf.case, tf.while_loop, tf.Assert)
+from .ops import Assert, case, cond, while_loop  # noqa: E402
+
+__all__ += ["Assert", "case", "cond", "while_loop"]
+
 
 # --- TF1 surface (branch tf1): the rest of TF1's graph-mode API ------------------------
 from . import summary  # noqa: E402

@@ -31,7 +31,7 @@ from .tensor_shape import TensorShape
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "device", "name_scope", "control_dependencies", "convert_to_tensor",
            "constant_from_array", "python_value_to_array", "constant_value",
-           "pending_control_inputs"]
+           "active_control_inputs", "building_graph", "pending_control_inputs"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
@@ -210,7 +210,21 @@ class Graph:
         """Create a node, inferring its output; raises ValueError/TypeError on bad inputs.
 
         ``exact_name`` is for the GraphDef importer, whose names are already unique.
+        While a ``ds.cond`` branch or ``ds.while_loop`` body is being traced into a
+        function graph built over this one (the default graph), the node goes there
+        instead, as TF builds every op of a function in the function's graph, whatever
+        graph its inputs come from (``function_graph.py``).
         """
+        target = _function_built_over(self) or self
+        return target._create_op(op_type, inputs, attrs, name, device, control_inputs,
+                                  exact_name)
+
+    def _captures_from(self, graph) -> bool:
+        """Whether this graph takes tensors of ``graph`` as inputs (a function graph
+        nested in it does)."""
+        return False
+
+    def _create_op(self, op_type, inputs, attrs, name, device, control_inputs, exact_name):
         op_def = get_op_def(op_type)
         inputs = list(inputs)
         for t in inputs:
@@ -479,14 +493,35 @@ def pending_control_inputs(graph: Graph) -> list:
     return _current_control_inputs(graph, ())
 
 
-def _current_control_inputs(graph: Graph, inputs) -> list:
+def active_control_inputs() -> list:
+    """The ops of every ``control_dependencies`` block this thread is in, up to the
+    innermost ``control_dependencies(None)``, whatever graph they belong to."""
     ops: list = []
     for entry in reversed(_STACKS.control):
         if entry is None:
             break
-        ops.extend(op for op in entry if op.graph is graph)
+        ops.extend(entry)
+    return ops
+
+
+def _current_control_inputs(graph: Graph, inputs) -> list:
     input_ops = {id(t.op) for t in inputs}
-    return [op for op in ops if id(op) not in input_ops]
+    return [op for op in active_control_inputs()
+            if op.graph is graph and id(op) not in input_ops]
+
+
+def building_graph(graph: Graph) -> Graph:
+    """The graph a new op on ``graph``'s tensors lands in: ``graph``, or the function
+    graph being traced over it."""
+    return _function_built_over(graph) or graph
+
+
+def _function_built_over(graph: Graph) -> "Graph | None":
+    """The default graph when it is a function graph being traced over ``graph``."""
+    stack = defaults.graph_stack()
+    if stack and stack[-1] is not graph and stack[-1]._captures_from(graph):
+        return stack[-1]
+    return None
 
 
 def constant_value(tensor: Tensor):

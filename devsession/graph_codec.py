@@ -7,12 +7,17 @@ knowing graphs, and ``graph_def.py`` (the import side, above ``graph.py``) decod
 bool ``b``, int ``i``, str ``s``, DType ``type``, TensorShape ``shape``, ndarray ``tensor``
 (a TensorProto), a tuple of one kind of these ``list``; a float goes in ``f`` (float32)
 when float32 holds it exactly, as every float attr TF defines does, else in devsession's
-``double_value`` (random ops' bounds need double precision).  Decoding reads every kind
-TF writes (lists of any kind come back as tuples) and names the node in its errors; a
-TF function reference is ``UnimplementedError``.
+``double_value`` (random ops' bounds need double precision); a ``FunctionAttr`` (a
+control-flow op's traced branch or loop body, ``function_graph.py``) in ``func``, as TF
+keeps function-valued attrs, with the function's whole body inside.  Decoding reads
+every kind TF writes (lists of any kind come back as tuples) and names the node in its
+errors; a TF function reference (a ``func`` naming a function of a library devsession
+does not read) is ``UnimplementedError``.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -23,9 +28,25 @@ from .tensor_codec import (array_to_proto, dtype_from_enum, proto_to_array, prot
                            shape_to_proto)
 from .tensor_shape import TensorShape
 
-__all__ = ["encode_attr", "decode_attr", "node_def_of", "graph_to_graph_def", "FORMAT_VERSION"]
+__all__ = ["encode_attr", "decode_attr", "node_def_of", "graph_to_graph_def", "FORMAT_VERSION",
+           "FunctionAttr"]
 
 FORMAT_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionAttr:
+    """An attr value holding a whole function: the deterministic serialization of a
+    ``NameAttrList`` whose attr ``graph`` is the function's GraphDef (the rest is
+    ``function_graph.py``'s business).  Immutable and hashable, as attrs must be."""
+
+    data: bytes
+
+    # What marks a func attr as devsession's own function rather than a TF reference.
+    BODY_KEY = "graph"
+
+    def __repr__(self) -> str:
+        return f"FunctionAttr({len(self.data)} bytes)"
 
 
 def encode_attr(value, out: graph_pb2.AttrValue) -> None:
@@ -34,6 +55,8 @@ def encode_attr(value, out: graph_pb2.AttrValue) -> None:
     elif isinstance(value, (float, np.floating)) and not isinstance(value, np.float32) \
             and not _exact_in_float32(float(value)):
         out.double_value = float(value)
+    elif isinstance(value, FunctionAttr):
+        out.func.ParseFromString(value.data)
     else:
         field, encoded = _encode_scalar(value)
         if field in ("shape", "tensor"):
@@ -94,6 +117,8 @@ def decode_attr(proto: graph_pb2.AttrValue, node: str | None = None, key: str = 
     if kind is None:
         where = f"Node '{node}': attr '{key}': " if node else ""
         raise InvalidArgumentError(f"{where}An AttrValue has no value set.", node)
+    if kind == "func" and FunctionAttr.BODY_KEY in proto.func.attr:
+        return FunctionAttr(proto.func.SerializeToString(deterministic=True))
     if kind == "func":
         raise UnimplementedError(
             f"Node '{node}': attr '{key}' names the function '{proto.func.name}'; devsession "

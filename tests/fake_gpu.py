@@ -7,6 +7,8 @@ an ndarray subclass with a ``device``).  Every fake kernel checks that each inpu
 lives on its own device, so a missing or misplaced transfer fails loudly;
 ``_Transfer`` checks its source and records each copy; ``_FusedElementwise`` (the
 optimizer's fused regions) runs ``cuda_codegen``'s program with its numpy evaluator.
+Control-flow drivers (``If``, ``While``) are registered as they are: the functions they
+run go through the fake kernels, which check what reaches them.
 Leaving the context restores the kernel registry and the GPU probe exactly.
 
 Also here: ``simulated_cupy(kind)`` for the "cupy not installed" and "cupy installed,
@@ -133,7 +135,11 @@ class FakeGpus:
             registry._load_errors.pop("GPU", None)
             registry._loaded.add("GPU")
         for op in sorted(ref_ops - self.without):
-            registry.register_kernel(op, "GPU")(self._kernel(registry.lookup_kernel(op, "REF")))
+            builder = registry.lookup_kernel(op, "REF")
+            if op in registered_ops() and get_op_def(op).function_attrs:
+                registry.register_kernel(op, "GPU")(builder)   # control flow: the driver as is,
+                continue                                       # its functions run fake kernels
+            registry.register_kernel(op, "GPU")(self._kernel(builder))
         for op, builder in (("_Transfer", self._transfer), ("_FusedElementwise", self._fused)):
             if op not in self.without:
                 registry.register_kernel(op, "GPU")(builder)

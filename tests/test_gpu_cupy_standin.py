@@ -164,7 +164,8 @@ def make_cupy(limit_holder: dict):
         empty=allocate, zeros=lambda s, d=float: wrap(np.zeros(s, d)),
         full=lambda s, v, d: wrap(np.full(s, v, d)),
         asarray=lambda x: wrap(np.array(x)),
-        ascontiguousarray=lambda x: wrap(np.ascontiguousarray(x)),
+        # cupy's keeps a 0-d array 0-d (numpy's makes it 1-d)
+        ascontiguousarray=lambda x: wrap(np.ascontiguousarray(x).reshape(np.shape(x))),
         asnumpy=lambda x: np.array(x).view(np.ndarray),
         max=lambda x, axis=None, keepdims=False: wrap(np.max(x, axis=axis, keepdims=keepdims)),
         min=lambda x, axis=None, keepdims=False: wrap(np.min(x, axis=axis, keepdims=keepdims)),

@@ -541,6 +541,13 @@ def test_every_registered_op_has_a_builder(graph):
     for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
                 ds.train.AdamOptimizer()):
         built.append(opt.apply_gradients([(x, v)]))
+    flag = ds.placeholder(ds.bool, ())
+    built += [ds.cond(flag, lambda: x, lambda: -x),
+              ds.cond(flag, lambda: v.assign_add(x), lambda: x),
+              ds.while_loop(lambda i: i < 3, lambda i: i + 1, [ds.constant(0)]),
+              ds.while_loop(lambda t: t < 3.0, lambda t: t + ds.reduce_sum(v.assign_add(x)),
+                            [ds.constant(0.0)]),
+              ds.Assert(flag, [x])]
     built += one_of_each_array_op(x)
     built += tf1_surface_ops(x)
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = internal

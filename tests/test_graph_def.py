@@ -78,6 +78,14 @@ def build_every_op_graph() -> ds.Graph:
                     ds.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True)):
             training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
+        flag = ds.placeholder(ds.bool, (), name="flag")
+        training += [  # control flow: If/While hold their functions in attrs
+            ds.cond(flag, lambda: x * 2.0, lambda: x, name="choose"),
+            ds.cond(flag, lambda: v.assign_add(f), lambda: ds.identity(v), name="bump"),
+            ds.while_loop(lambda i: i < 3, lambda i: i + 1, [ds.constant(0)], name="count"),
+            ds.while_loop(lambda t: t < 3.0, lambda t: t + ds.reduce_sum(v.assign_add(f)),
+                          [ds.constant(0.0)], name="accumulate"),
+            ds.Assert(flag, [x], name="check")]
         ds.global_variables_initializer()
         from test_graph import tf1_surface_ops
 

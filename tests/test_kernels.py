@@ -266,12 +266,14 @@ def test_every_ref_op_is_covered(device):
     # The state kernels (constants, placeholders, variables, random streams) need a
     # session's resources, and a cluster's _Send/_Recv a rendezvous: the session and
     # cluster tests run them.  So do the optimizers' updates (reference/training.py):
-    # test_training_kernels.py runs those.
+    # test_training_kernels.py runs those.  The control-flow drivers run functions a
+    # session plans: test_control_flow*.py runs them.
     from test_array_ops import ARRAY_OPS
 
     covered = COVERED | ARRAY_OPS          # each family's suite lists the ops it checks
     needs_session = {"devsession.kernels.reference.state",
-                     "devsession.kernels.reference.training"}
+                     "devsession.kernels.reference.training",
+                     "devsession.kernels.reference.control_flow"}
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
                  and lookup_kernel(op, "REF").__module__ not in needs_session}
     assert computing == covered

@@ -29,11 +29,8 @@ from values import assert_matches, encode, read_event_tags  # noqa: E402
 
 PROGRAMS = sorted(f[:-3] for f in os.listdir(HERE)
                   if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
-CONTROL_FLOW = "control flow: tf.cond/tf.case/tf.while_loop (a later helper)"
 NEEDS = {
     "p08_random_and_where": "tf.shape (branch array)",
-    "p09_cond_case": f"{CONTROL_FLOW}; tf.gradients (branch grad)",
-    "p10_while_loop": f"{CONTROL_FLOW}; tf.zeros/tf.ones (branch array)",
     "p12_logistic_regression": "cross-entropies (branch nn); training, tf.gradients (branch "
                                "grad); tf.zeros (branch array)",
     "p15_mlp": "bias_add, l2_loss, sparse cross-entropy (branch nn); training (branch grad); "

@@ -24,6 +24,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
+``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
+                   traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 =================  ===================================================================
 
@@ -81,3 +83,8 @@ __all__ += [
     "random_shuffle", "set_random_seed", "truncated_normal", "arg_max", "arg_min", "argmin",
     "reduce_all", "reduce_any", "reduce_prod", "range", "unique",
 ]
+
+from .control_flow import Assert, case, cond, while_loop  # noqa: E402
+from . import control_flow_grad  # noqa: F401,E402  (registers If's and While's gradients)
+
+__all__ += ["Assert", "case", "cond", "while_loop"]

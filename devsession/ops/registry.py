@@ -63,7 +63,10 @@ class OpDef:
     HostMemory inputs), so a GPU node gets them without a copy to the GPU.
     ``static_value(op, value_of)`` returns the op's output value when the graph alone
     determines it (``value_of(tensor)`` gives an input's static value or None), which
-    lets later ops infer shapes given as tensors.
+    lets later ops infer shapes given as tensors.  ``function_attrs`` name the attrs
+    holding function bodies (``If``'s branches, ``While``'s cond and body: see
+    ``function_graph.py``); such an op's kernel gets the runtime's function service as
+    its ``KernelNode.context``, to plan and run them.
     """
 
     name: str
@@ -76,6 +79,7 @@ class OpDef:
     has_output: bool = True
     host_inputs: tuple = ()
     static_value: Callable | None = None
+    function_attrs: tuple = ()
 
 
 _OPS: dict[str, OpDef] = {}

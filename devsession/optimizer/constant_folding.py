@@ -4,7 +4,9 @@ An op whose inputs are all constants (after earlier folds) is run once, with the
 kernel, through the ``evaluate(op, values)`` callback the session supplies, and becomes
 a ``Const`` holding the result; results over ``max_elements`` are left to run, so a
 plan never bakes in a huge broadcast.  Stateful ops (variables, random) and ops that
-fail to evaluate are left alone: their error belongs to the run, not the plan.
+fail to evaluate are left alone: their error belongs to the run, not the plan.  So are
+control-flow ops (ops holding functions: ``If``, ``While``), stateless ones too: a loop
+may run long, or forever, which must happen under the run's deadline, not while planning.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def fold_constants(ops: list[PlanOp], evaluate, max_elements: int) -> list[PlanO
             out.append(op)
             continue
         static = op.outputs[0].shape.num_elements() if op.outputs else None
-        if (len(op.outputs) != 1 or not op.inputs or get_op_def(op.type).stateful
+        op_def = get_op_def(op.type)
+        if (len(op.outputs) != 1 or not op.inputs or op_def.stateful or op_def.function_attrs
                 or any(t not in constant for t in op.inputs)
                 or static is None or static > max_elements):
             out.append(op)

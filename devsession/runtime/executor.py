@@ -6,6 +6,10 @@ per-node timings only when tracing, and frees each intermediate after its last r
 Errors leave here as ``OpError`` subclasses naming the node: a kernel's own OpError
 keeps its class, numpy's complaints become ``InvalidArgumentError``, running out of
 memory ``ResourceExhaustedError``, anything else ``InternalError``.
+
+A kernel that runs plans of its own (``If``, ``While``: ``runtime/functions.py``) runs
+them under the same deadline and trace: ``running_step()`` gives the calling thread's
+(deadline, stats), which ``execute`` sets for the steps it runs.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from ..errors import (DeadlineExceededError, InternalError, InvalidArgumentError
 from ..options import NodeStats
 from .plan import Plan
 
-__all__ = ["execute"]
+__all__ = ["execute", "running_step"]
+
+_RUNNING = threading.local()
+
+
+def running_step() -> tuple:
+    """(deadline, stats) of the step this thread is executing ((None, None) outside)."""
+    return getattr(_RUNNING, "step", None) or (None, None)
 
 
 def execute(plan: Plan, feed_values, deadline: float | None = None,
@@ -32,6 +43,16 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
     slots = [None] * plan.num_slots
     for slot, value in zip(plan.feed_slots, feed_values):
         slots[slot] = value
+    outer = getattr(_RUNNING, "step", None)
+    _RUNNING.step = (deadline, stats)
+    try:
+        _execute(plan, slots, deadline, stats, pool)
+    finally:
+        _RUNNING.step = outer
+    return [slots[i] for i in plan.fetch_slots]
+
+
+def _execute(plan: Plan, slots: list, deadline, stats, pool) -> None:
     if pool is not None and plan.waves:
         _execute_waves(plan, slots, deadline, stats, pool)
     elif stats is None and deadline is None:
@@ -46,7 +67,6 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
                 slots[i] = None
     else:
         _execute_checked(plan, slots, deadline, stats)
-    return [slots[i] for i in plan.fetch_slots]
 
 
 def _execute_checked(plan: Plan, slots: list, deadline, stats) -> None:
@@ -75,6 +95,15 @@ def _run_step(step, slots: list, deadline, stats) -> None:
         slots[step.output] = result
 
 
+def _run_pooled_step(step, slots: list, deadline, stats) -> None:
+    """``_run_step`` on a pool thread, which then runs under this step's deadline."""
+    _RUNNING.step = (deadline, stats)
+    try:
+        _run_step(step, slots, deadline, stats)
+    finally:
+        _RUNNING.step = None
+
+
 def _check_finished_in_time(deadline) -> None:
     if deadline is not None and deadline.expired():
         raise DeadlineExceededError("The step finished after its deadline passed.")
@@ -87,7 +116,8 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
     for wave in plan.waves:
         if wave.overlap:
             first, *rest = wave.steps
-            futures = [pool.submit(_run_step, steps[i], slots, deadline, stats) for i in rest]
+            futures = [pool.submit(_run_pooled_step, steps[i], slots, deadline, stats)
+                       for i in rest]
             error = None
             try:
                 _run_step(steps[first], slots, deadline, stats)

@@ -20,6 +20,7 @@ from ..errors import InvalidArgumentError
 from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
+from .functions import FunctionContext
 from .state import StateContext, variable_key
 from .executor import execute
 from .placement import Placement
@@ -36,18 +37,18 @@ class LocalExecutorFactory:
         self.resources = resources
         self.optimizer_options = optimizer_options
 
-    def build_plan(self, graph_ops, feeds, fetches, targets, place):
+    def build_plan(self, graph_ops, feeds, fetches, targets, place, feed_device=HOST,
+                   fetch_device=HOST):
         """``plan.build_plan`` with this factory's kernels, transfers and optimizer."""
         return build_plan(graph_ops, feeds, fetches, targets, place, self.make_kernel,
-                          self.make_transfer, self.optimize)
+                          self.make_transfer, self.optimize, feed_device, fetch_device)
 
     def make_kernel(self, op, placement: Placement):
-        variable, refs = None, ()
-        if op.type == "VariableV2":
-            variable = variable_key(op)
-        elif get_op_def(op.type).ref_inputs:
-            refs = tuple(_ref_key(op, op.inputs[i].op) for i in get_op_def(op.type).ref_inputs)
-            variable = refs[0]
+        op_def = get_op_def(op.type)
+        if op_def.function_attrs:     # control flow: it plans and runs functions
+            context = FunctionContext(self, placement.device, op.name)
+        else:
+            context = self._state_context(op)
         node = KernelNode(
             name=op.name, op=op.type, attrs=kernel_node_attrs(op),
             input_dtypes=tuple(t.dtype.np for t in op.inputs),
@@ -56,9 +57,17 @@ class LocalExecutorFactory:
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
             output_dtypes=tuple(t.dtype.np for t in op.outputs),
             output_shapes=tuple(t.shape.dims for t in op.outputs),
-            context=StateContext(self.resources, variable, refs),
-            device=placement.device)
+            context=context, device=placement.device)
         return lookup_kernel(op.type, placement.device.device_type)(node)
+
+    def _state_context(self, op) -> StateContext:
+        variable, refs = None, ()
+        if op.type == "VariableV2":
+            variable = variable_key(op)
+        elif get_op_def(op.type).ref_inputs:
+            refs = tuple(_ref_key(op, op.inputs[i].op) for i in get_op_def(op.type).ref_inputs)
+            variable = refs[0]
+        return StateContext(self.resources, variable, refs)
 
     def optimize(self, ops, fed, fetches, targets, placements):
         return optimize(ops, fed, fetches, targets, placements, self.optimizer_options,

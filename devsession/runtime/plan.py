@@ -63,7 +63,8 @@ class Plan:
 # (Assign, the optimizers' Apply*) return their variable's state too (``_may_alias``).
 ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd",
                           "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
-                          "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf"})
+                          "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf",
+                          "If", "StatelessIf", "While", "StatelessWhile"})
 
 
 def _may_alias(op_type) -> bool:
@@ -98,14 +99,17 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                place: Callable[[Operation], Placement],
                make_kernel: Callable[[Operation, Placement], Callable],
                make_transfer: Callable[[str, str], Callable] | None = None,
-               optimize: Callable | None = None) -> Plan:
+               optimize: Callable | None = None, feed_device: Device = HOST,
+               fetch_device: Device = HOST) -> Plan:
     """Build the plan; raises InvalidArgumentError for an unfed placeholder or an op
     that cannot be placed, naming the node.
 
-    Values live on the device of the step that made them (feeds and fetches on the
-    host, CPU:0).  Where a step reads a value that lives elsewhere, a transfer step
-    made by ``make_transfer(src, dst)`` is inserted once per (value, device), so a
-    value crossing to the GPU is copied once however many GPU nodes read it.
+    Values live on the device of the step that made them (feeds and fetches on
+    ``feed_device`` and ``fetch_device``: the host, CPU:0, for a session; a control-flow
+    node's own device for the functions it runs).  Where a step reads a value that
+    lives elsewhere, a transfer step made by ``make_transfer(src, dst)`` is inserted
+    once per (value, device), so a value crossing to the GPU is copied once however
+    many GPU nodes read it.
 
     ``optimize(ops, fed, fetches, targets, placements) -> (ops, alias)`` rewrites the
     placed ops (``devsession.optimizer``); ``alias`` maps tensors it merged away to the
@@ -125,7 +129,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     builder = _StepBuilder(make_transfer)
     slot_of: dict = {}
     for t in feeds:
-        slot_of[t] = builder.new_slot(HOST)
+        slot_of[t] = builder.new_slot(feed_device)
     for op in order:
         for t in op.outputs:
             if t not in fed:
@@ -155,7 +159,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                 builder.add(operator.itemgetter(k), (whole,), slot_of[t], t.name, "_Output",
                             device, 0)
 
-    fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], HOST, t.name)
+    fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], fetch_device, t.name)
                         for t in fetches)
     steps = builder.finish(keep=set(fetch_slots))
 

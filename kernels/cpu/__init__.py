@@ -32,3 +32,4 @@ from . import array, elementwise, linalg, nn, reduce, training  # noqa: F401  (t
 from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's kernels too)
 from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)
+from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)

@@ -26,6 +26,7 @@ module              ops and how they run
                     in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
+``control_flow``    If, While, Assert: the reference drivers, whose functions run here
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -40,3 +41,4 @@ import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing
 from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
                training, transfer)
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
+from . import control_flow  # noqa: F401,E402  (registers)

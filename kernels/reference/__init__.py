@@ -22,9 +22,12 @@ module              ops
                     the frame every device's update kernel runs in
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
+``control_flow``    If, While, Assert: drivers running the nodes' functions (every
+                    device's kernels)
 ==================  ===============================================================
 """
 
 from . import (array, array_index, elementwise, linalg, nn, reduce, shape_of,  # noqa: F401
                state, training)
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
+from . import control_flow  # noqa: F401,E402  (registers)

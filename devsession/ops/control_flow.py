@@ -1,0 +1,497 @@
+"""Control flow: ``ds.cond``, ``ds.case``, ``ds.while_loop`` (TF1's semantics) and
+``ds.Assert``.
+
+Functional, as TF2 builds them: each branch (or the loop's cond and body) is traced
+into a ``FunctionGraph`` (``function_graph.py``) and becomes one node, ``If`` or
+``While``, whose attrs hold the traced functions and whose inputs are the predicate
+(``If``), the loop variables (``While``) and every outer tensor the functions captured.
+The kernels (``kernels/reference/control_flow.py``) run only the taken branch, or the
+body while the cond holds, through sub-plans the runtime builds for them
+(``runtime/functions.py``).  What TF1 users rely on follows:
+
+* Only the taken branch runs: an ``assign_add`` built inside the untaken branch's
+  function does not happen.  An op built *outside* the branch functions and used
+  inside is an input of the ``If``, so it runs whichever branch is taken.
+* Ops inside a function run only if the function's outputs need them (directly or
+  through ``control_dependencies``), as in TF1.
+* Branch results may be any nesting of tensors (``ops/nest.py``); both branches must
+  return the same structure (ValueError, or TypeError for list against tuple) and
+  dtypes (ValueError); the static shapes are merged.  A singleton list or tuple is
+  unpacked unless ``strict=True``.  An Operation result gives a bool tensor, as TF1.
+* ``while_loop`` carries a tensor or a nested list/tuple of tensors; a loop variable
+  whose static shape changes in the body is a ValueError unless ``shape_invariants``
+  relaxes it; its dtype may not change (TypeError).  ``maximum_iterations`` adds a
+  counter, as TF1 does.
+
+Ops whose functions hold no stateful op are ``StatelessIf``/``StatelessWhile``: the
+optimizer may fold or merge those; ``If``/``While`` it never touches.  A function that
+assigns a variable runs where that variable lives when it has a device (the assign
+needs it; on a cluster, the variable's task).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from .. import dtypes
+from ..function_graph import FunctionGraph, serialize
+from ..graph import (Operation, Tensor, building_graph, control_dependencies,
+                     convert_to_tensor, name_scope)
+from ..tensor_shape import TensorShape, as_shape
+from . import nest
+from .elementwise import add, cast, less, less_equal, logical_and
+from .registry import InferError, OpDef, register_op
+from .state import constant
+
+__all__ = ["cond", "case", "while_loop", "Assert", "IF_OPS", "WHILE_OPS", "WHILE_GRAD_OP",
+           "create_if", "create_control_flow_op", "most_specific_compatible"]
+
+IF_OPS = ("If", "StatelessIf")
+WHILE_OPS = ("While", "StatelessWhile")
+WHILE_GRAD_OP = "_WhileGrad"
+
+
+# --- op definitions ----------------------------------------------------------------------
+
+def _require_bool_scalar(t, what: str, shape_error=InferError) -> None:
+    """TypeError unless ``t`` (a Tensor or an InputSpec) is bool; ``shape_error``
+    unless it may be a scalar."""
+    if t.dtype != dtypes.bool_:
+        raise TypeError(f"{what} '{t.name}' must be a bool tensor, not {t.dtype.name}.")
+    if t.shape.ndims not in (None, 0):
+        raise shape_error(f"{what} '{t.name}' must be a scalar, but has shape {t.shape}.")
+
+
+def _declared_outputs(attrs, node: str) -> list:
+    types, shapes = attrs["output_types"], attrs["output_shapes"]
+    if len(types) != len(shapes):
+        raise InferError(f"Op '{node}': {len(types)} output_types but {len(shapes)} "
+                         f"output_shapes.")
+    return [(dtypes.as_dtype(t), as_shape(s)) for t, s in zip(types, shapes)]
+
+
+def _infer_if(inputs, attrs, node):
+    if not inputs:
+        raise InferError(f"Op '{node}': an If takes its predicate as first input.")
+    _require_bool_scalar(inputs[0], f"Op '{node}': the predicate")
+    return _declared_outputs(attrs, node)
+
+
+def _infer_while(inputs, attrs, node):
+    outputs = _declared_outputs(attrs, node)
+    if len(inputs) < len(outputs):
+        raise InferError(f"Op '{node}': {len(outputs)} loop variables declared but only "
+                         f"{len(inputs)} inputs.")
+    for spec, (dtype, shape) in zip(inputs, outputs):
+        if spec.dtype != dtype or not _less_or_equal(spec.shape, shape):
+            raise InferError(f"Op '{node}': loop variable '{spec.name}' ({spec.dtype.name}, "
+                             f"{spec.shape}) does not fit its declared {dtype.name} {shape}.")
+    return outputs
+
+
+def _infer_while_grad(inputs, attrs, node):
+    return _declared_outputs(attrs, node)
+
+
+def _infer_assert(inputs, attrs, node):
+    if not inputs:
+        raise InferError(f"Op '{node}': an Assert takes its condition as first input.")
+    _require_bool_scalar(inputs[0], f"Op '{node}': the condition")
+    return None
+
+
+def _register() -> None:
+    _if_attrs = {"output_types": (), "output_shapes": ()}
+    _while_attrs = {"output_types": (), "output_shapes": (), "parallel_iterations": 10}
+    for op_type, stateful in zip(IF_OPS, (True, False)):
+        register_op(OpDef(op_type, _infer_if, None, attr_defaults=_if_attrs, stateful=stateful,
+                          host_inputs=(0,), function_attrs=("then_branch", "else_branch")))
+    for op_type, stateful in zip(WHILE_OPS, (True, False)):
+        register_op(OpDef(op_type, _infer_while, None, attr_defaults=_while_attrs,
+                          stateful=stateful, function_attrs=("cond", "body")))
+    register_op(OpDef("Assert", _infer_assert, None, attr_defaults={"summarize": 3, "message": ""},
+                      stateful=True, has_output=False, host_inputs=(0,)))
+    # While's gradient (control_flow_grad.py): inputs are the loop's initial values, its
+    # captured tensors and the gradients of its outputs; outputs the gradients of the
+    # initial values (attr ``loop_var_grads`` says which) and of the captured tensors
+    # (``capture_grads``).  Its kernel runs the loop again, keeping every iteration's
+    # values, then the body's gradient function backwards over them.
+    register_op(OpDef(WHILE_GRAD_OP, _infer_while_grad, None,
+                      attr_defaults={"output_types": (), "output_shapes": ()},
+                      function_attrs=("cond", "body", "body_grad")))
+
+
+_register()
+
+
+# --- shapes --------------------------------------------------------------------------------
+
+def _less_or_equal(shape: TensorShape, bound: TensorShape) -> bool:
+    """Whether ``shape`` is at least as specific as ``bound`` (TF's
+    ``_ShapeLessThanOrEqual``: what a shape invariant allows)."""
+    if bound.dims is None:
+        return True
+    if shape.dims is None or len(shape.dims) != len(bound.dims):
+        return False
+    return all(b is None or a == b for a, b in zip(shape.dims, bound.dims))
+
+
+def most_specific_compatible(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both ``a`` and ``b`` fit (a dimension they disagree
+    on becomes unknown; different ranks give an unknown rank)."""
+    if a.dims is None or b.dims is None or len(a.dims) != len(b.dims):
+        return TensorShape(None)
+    return TensorShape(x if x == y else None for x, y in zip(a.dims, b.dims))
+
+
+# --- tracing ---------------------------------------------------------------------------------
+
+def _new_function(graph, name: str) -> FunctionGraph:
+    return FunctionGraph(graph.unique_name(name), graph)
+
+
+def _trace(function: FunctionGraph, fn, args=()):
+    """Call ``fn(*args)`` with ``function`` as the default graph (and no name scope)."""
+    with function.as_default(), name_scope(None):
+        return fn(*args)
+
+
+def _as_output(function: FunctionGraph, value, dtype_hint=None, op_value=None) -> Tensor:
+    """``value`` (a branch's or body's result leaf) as a tensor of ``function``."""
+    with function.as_default():
+        if isinstance(value, Operation):
+            # TF1 gives the predicate's value: True from the true branch, False from the other
+            with control_dependencies([value]):
+                return constant(op_value, name="op_done")
+        return function.capture(convert_to_tensor(value, dtype_hint=dtype_hint))
+
+
+def _bind_inputs(functions, captured_by_op: list) -> None:
+    """Give every function one input per captured tensor of any of them, in one order."""
+    for function in functions:
+        function.bound_inputs = function.arguments + [function.capture(t)
+                                                      for t in captured_by_op]
+
+
+def _all_captured(functions) -> list:
+    seen: dict = {}
+    for function in functions:
+        for t in function.captured:
+            seen.setdefault(t, None)
+    return list(seen)
+
+
+def create_control_flow_op(graph, op_type, inputs, attrs, name, functions) -> Operation:
+    """The node running ``functions``, after their control captures, and placed with the
+    variables they assign when it has no device of its own."""
+    control = []
+    for function in functions:
+        control.extend(c for c in function.control_captures if c not in control)
+    op = graph.create_op(op_type, inputs, attrs, name=name, control_inputs=control)
+    variables = [v for f in functions for v in f.variables if not v.device_spec.is_empty]
+    if variables and op.device_spec.is_empty:
+        op._set_device(variables[0].device_spec)   # the assigns inside need their variable
+    return op
+
+
+# --- cond ------------------------------------------------------------------------------------
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``true_fn()`` if ``pred`` else ``false_fn()``, running only that branch (TF1's
+    ``tf.cond``; see the module docstring).
+
+    Raises TypeError for a Python bool or a non-bool ``pred``, a missing or
+    non-callable branch, or results of different container types; ValueError for a
+    non-scalar ``pred``, a branch returning None or nothing, or branches whose results
+    differ in structure or dtype.
+    """
+    true_fn = _one_of(true_fn, fn1, "true_fn", "fn1")
+    false_fn = _one_of(false_fn, fn2, "false_fn", "fn2")
+    if isinstance(pred, bool):
+        raise TypeError("'pred' must not be a Python bool.")
+    pred = convert_to_tensor(pred)
+    _require_bool_scalar(pred, "'pred' of ds.cond", ValueError)
+    graph = building_graph(pred.graph)
+    with graph.as_default():
+        base = graph.unique_name(name or "cond", mark_as_used=False)
+        branches = [_new_function(graph, f"{base}_true"), _new_function(graph, f"{base}_false")]
+        results = []
+        for function, fn, label, value in zip(branches, (true_fn, false_fn),
+                                              ("true_fn", "false_fn"), (True, False)):
+            result = _trace(function, fn)
+            if result is None:
+                raise ValueError(f"'{label}' must have a return value.")
+            if not strict and isinstance(result, (list, tuple)) and len(result) == 1 \
+                    and not hasattr(result, "_fields"):
+                result = result[0]
+            function.outputs = [_as_output(function, leaf, op_value=value)
+                                for leaf in nest.flatten(result)]
+            results.append(result)
+        _check_branches_agree(results, branches)
+        captured = _all_captured(branches)
+        _bind_inputs(branches, captured)
+        op = create_if(graph, pred, captured, *branches, name or "cond")
+    return nest.pack_sequence_as(results[0], list(op.outputs))
+
+
+def create_if(graph, pred, inputs, then_fn: FunctionGraph, else_fn: FunctionGraph,
+              name: str) -> Operation:
+    """The If (or StatelessIf) node running ``then_fn`` or ``else_fn`` on ``inputs``
+    (both functions take exactly those, in that order)."""
+    stateful = then_fn.is_stateful or else_fn.is_stateful
+    attrs = {"then_branch": serialize(then_fn), "else_branch": serialize(else_fn),
+             "output_types": tuple(t.dtype for t in then_fn.outputs),
+             "output_shapes": tuple(most_specific_compatible(a.shape, b.shape)
+                                    for a, b in zip(then_fn.outputs, else_fn.outputs))}
+    return create_control_flow_op(graph, IF_OPS[0] if stateful else IF_OPS[1],
+                                  [pred, *inputs], attrs, name, (then_fn, else_fn))
+
+
+def _one_of(value, old, name: str, old_name: str):
+    if old is not None:
+        if value is not None:
+            raise TypeError(f"cond(): '{name}' and '{old_name}' may not be set simultaneously.")
+        value = old
+    if value is None:
+        raise TypeError(f"cond(): '{name}' argument required")
+    if not callable(value):
+        raise TypeError(f"'{name}' must be callable.")
+    return value
+
+
+def _check_branches_agree(results, branches) -> None:
+    try:
+        nest.assert_same_structure(results[0], results[1])
+    except TypeError as e:
+        raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': {e}") from None
+    except ValueError as e:
+        raise ValueError(f"Incompatible return values of 'true_fn' and 'false_fn': {e}") \
+            from None
+    if not branches[0].outputs:
+        raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
+    for a, b in zip(branches[0].outputs, branches[1].outputs):
+        if a.dtype != b.dtype:
+            raise ValueError(f"Outputs of 'true_fn' and 'false_fn' must have the same "
+                             f"type(s). Received {a.dtype.name} from 'true_fn' and "
+                             f"{b.dtype.name} from 'false_fn'.")
+
+
+# --- case ------------------------------------------------------------------------------------
+
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """The result of the first pair whose predicate is true, else of ``default``
+    (TF1's ``tf.case``): nested ``cond``s, so only the chosen function runs.
+
+    ``pred_fn_pairs``: a list of (bool scalar tensor, callable), or a dict (ordered by
+    the predicates' names).  With ``exclusive=True`` more than one true predicate is an
+    ``InvalidArgumentError`` at run time; without ``default`` the last pair is the
+    default, and no true predicate at all is an ``InvalidArgumentError``.  TypeError for
+    a malformed pair, a non-bool predicate or a non-callable function.
+    """
+    predicates, actions = _case_pairs(pred_fn_pairs)
+    if default is not None and not callable(default):
+        raise TypeError("'default' must be callable.")
+    with name_scope(name):
+        if default is None:
+            default, predicates, actions = _last_pair_as_default(predicates, actions)
+        fn = default
+        for predicate, action in reversed(list(zip(predicates, actions))):
+            fn = functools.partial(cond, predicate, action, fn, strict=strict)
+        if not exclusive:
+            return fn()
+        with control_dependencies([_assert_at_most_one_true(predicates)]):
+            return fn()
+
+
+def _case_pairs(pred_fn_pairs):
+    if isinstance(pred_fn_pairs, dict):
+        pred_fn_pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
+    elif not isinstance(pred_fn_pairs, (list, tuple)):
+        raise TypeError(f"'pred_fn_pairs' must be a list, tuple, or dict. Received: "
+                        f"{type(pred_fn_pairs)}")
+    if not pred_fn_pairs:
+        raise ValueError("'pred_fn_pairs' must not be empty.")
+    for pair in pred_fn_pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'pred_fn_pairs' must be a 2-tuple. Received {pair}.")
+        pred, fn = pair
+        if not isinstance(pred, Tensor):
+            raise TypeError(f"pred must be a Tensor, got: {pred!r}")
+        if pred.dtype != dtypes.bool_:
+            raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        if not callable(fn):
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    predicates, actions = zip(*pred_fn_pairs)
+    return list(predicates), list(actions)
+
+
+def _last_pair_as_default(predicates, actions):
+    predicate, action = predicates[-1], actions[-1]
+
+    def default_action():
+        check = Assert(predicate, list(predicates),
+                       message="Input error: None of conditions evaluated as True")
+        with control_dependencies([check]):
+            return action()
+    return default_action, predicates[:-1], actions[:-1]
+
+
+def _assert_at_most_one_true(predicates) -> Operation:
+    count = cast(predicates[0], dtypes.int32)
+    for p in predicates[1:]:
+        count = add(count, cast(p, dtypes.int32))
+    return Assert(less_equal(count, 1), list(predicates), name="exclusive_check",
+                  message="Input error: exclusive=True: more than 1 conditions evaluated "
+                          "as True")
+
+
+# --- Assert --------------------------------------------------------------------------------
+
+def Assert(condition, data, summarize=None, name=None, message: str = "") -> Operation:
+    """An op that raises ``InvalidArgumentError`` when ``condition`` (a bool scalar) is
+    false, showing ``data`` (a list of tensors, their first ``summarize`` values);
+    TF1's ``tf.Assert``.  Run it as a target or through ``control_dependencies``."""
+    condition = convert_to_tensor(condition)
+    values = [convert_to_tensor(d) for d in data]
+    graph = building_graph(condition.graph)
+    return graph.create_op("Assert", [condition, *values],
+                           {"summarize": 3 if summarize is None else int(summarize),
+                            "message": message}, name=name or "Assert")
+
+
+# --- while_loop ------------------------------------------------------------------------------
+
+def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10,
+               back_prop=True, swap_memory=False, maximum_iterations=None, name=None,
+               return_same_structure=False):
+    """Repeat ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)``; returns the
+    final loop variables (TF1's ``tf.while_loop``; see the module docstring).
+
+    ``loop_vars``: a tensor, or a nested list/tuple of tensors.  ``shape_invariants``
+    (same structure, TensorShapes) lets a loop variable's shape vary.  The result has
+    the structure of ``body``'s result (a single tensor for one loop variable unless
+    ``return_same_structure``).  ``parallel_iterations`` and ``swap_memory`` are
+    accepted; iterations run one after another.  ``back_prop=False`` stops gradients.
+
+    Raises TypeError for non-callable functions, a non-bool cond result or a loop
+    variable changing dtype; ValueError for a body result of another structure, a
+    shape invariant the initial value does not fit, or a shape change without one.
+    """
+    if not callable(cond):
+        raise TypeError("'cond' must be callable.")
+    if not callable(body):
+        raise TypeError("'body' must be callable.")
+    if parallel_iterations < 1:
+        raise TypeError("'parallel_iterations' must be a positive integer.")
+    del swap_memory
+    single = not nest.is_nested(loop_vars)
+    if single:
+        loop_vars = [loop_vars]
+        if shape_invariants is not None:
+            shape_invariants = [shape_invariants]
+    if not nest.flatten(loop_vars):
+        raise ValueError("'loop_vars' must be provided.")
+    if maximum_iterations is not None:
+        cond, body, loop_vars, shape_invariants = _with_iteration_counter(
+            cond, body, loop_vars, shape_invariants, maximum_iterations,
+            len(loop_vars) == 1 and not return_same_structure)
+    result, outputs = _build_while(cond, body, loop_vars, shape_invariants, name,
+                                   parallel_iterations, back_prop)
+    if maximum_iterations is not None:
+        return result[1]
+    if return_same_structure and not single:
+        return result
+    return result[0] if len(outputs) == 1 else result
+
+
+def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_iterations,
+                            try_to_pack):
+    """TF1's rewrite for ``maximum_iterations``: a counter as an extra first loop
+    variable, and ``counter < maximum_iterations`` and-ed into the cond."""
+    limit = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+    if limit.shape.ndims not in (None, 0):
+        raise ValueError(f"'maximum_iterations' must be a scalar. Received shape: "
+                         f"{limit.shape}")
+    counter = constant(0, dtype=limit.dtype, name="iteration_counter")
+    if shape_invariants is not None:
+        shape_invariants = (TensorShape([]), shape_invariants[0] if try_to_pack
+                            else shape_invariants)
+    if try_to_pack:
+        return ((lambda i, lv: logical_and(less(i, limit), cond(lv))),
+                (lambda i, lv: (i + 1, body(lv))), (counter, loop_vars[0]), shape_invariants)
+    return ((lambda i, lv: logical_and(less(i, limit), cond(*lv))),
+            (lambda i, lv: (i + 1, body(*lv))), (counter, loop_vars), shape_invariants)
+
+
+def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_iterations,
+                 back_prop):
+    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    graph = building_graph(flat[0].graph)
+    with graph.as_default():
+        invariants = _invariants(flat, loop_vars, shape_invariants)
+        base = graph.unique_name(name or "while", mark_as_used=False)
+        cond_graph = _new_function(graph, f"{base}_cond")
+        body_graph = _new_function(graph, f"{base}_body")
+        for function in (cond_graph, body_graph):
+            for t, shape in zip(flat, invariants):
+                function.add_input(t.dtype, shape, t.op.name)
+        packed = nest.pack_sequence_as(loop_vars, cond_graph.arguments)
+        cond_graph.outputs = [_loop_condition(cond_graph, _trace(cond_graph, cond_fn, packed))]
+        packed = nest.pack_sequence_as(loop_vars, body_graph.arguments)
+        body_result = _trace(body_graph, body_fn, packed)
+        if not nest.is_nested(body_result):
+            body_result = [body_result]
+        nest.assert_same_structure(list(packed), list(body_result))
+        body_graph.outputs = [_as_output(body_graph, leaf, dtype_hint=t.dtype)
+                              for leaf, t in zip(nest.flatten(body_result), flat)]
+        _check_loop_outputs(flat, body_graph.outputs, invariants)
+        functions = (cond_graph, body_graph)
+        captured = _all_captured(functions)
+        _bind_inputs(functions, captured)
+        stateful = cond_graph.is_stateful or body_graph.is_stateful
+        attrs = {"cond": serialize(cond_graph), "body": serialize(body_graph),
+                 "output_types": tuple(t.dtype for t in flat), "output_shapes": tuple(invariants),
+                 "parallel_iterations": int(parallel_iterations)}
+        if not back_prop:
+            attrs["back_prop"] = False
+        op = create_control_flow_op(graph, WHILE_OPS[0] if stateful else WHILE_OPS[1],
+                                     [*flat, *captured], attrs, name or "while", functions)
+    outputs = list(op.outputs)
+    return nest.pack_sequence_as(body_result, outputs), outputs
+
+
+def _invariants(flat, loop_vars, shape_invariants) -> list:
+    if shape_invariants is None:
+        return [t.shape for t in flat]
+    try:
+        nest.assert_same_structure(list(loop_vars), list(shape_invariants), check_types=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"'shape_invariants' must have the structure of 'loop_vars': {e}") \
+            from None
+    invariants = [as_shape(s) for s in nest.flatten(list(shape_invariants))]
+    for t, shape in zip(flat, invariants):
+        if not _less_or_equal(t.shape, shape):
+            raise ValueError(f"The shape invariant specified for {t.name} is not compatible "
+                             f"with the initial shape of the loop variable. It enters the "
+                             f"loop with shape {t.shape}, but the specified shape invariant "
+                             f"is {shape}.")
+    return invariants
+
+
+def _loop_condition(function: FunctionGraph, value) -> Tensor:
+    t = _as_output(function, value)
+    _require_bool_scalar(t, "The result of the while_loop's 'cond'", ValueError)
+    return t
+
+
+def _check_loop_outputs(flat, outputs, invariants) -> None:
+    for t, out, shape in zip(flat, outputs, invariants):
+        if out.dtype != t.dtype:
+            raise TypeError(f"Loop variable '{t.name}' enters the loop with type "
+                            f"{t.dtype.name}, but has type {out.dtype.name} after one "
+                            f"iteration.")
+        if not _less_or_equal(out.shape, shape):
+            raise ValueError(f"Input tensor '{t.name}' enters the loop with shape {shape}, "
+                             f"but has shape {out.shape} after one iteration. To allow the "
+                             f"shape to vary across iterations, use the `shape_invariants` "
+                             f"argument of ds.while_loop to specify a less-specific shape.")

@@ -1,0 +1,103 @@
+"""Nested structures of tensors, as TF1's ``nest``: what ``cond`` branches return and
+what ``while_loop`` carries.
+
+A structure is a leaf (anything but a list, tuple or dict), or a list, tuple,
+namedtuple or dict of structures.  ``flatten`` lists the leaves depth first (a dict's
+values in sorted key order, as TF does); ``pack_sequence_as`` puts a flat list back
+into a structure's shape, keeping its container types; ``assert_same_structure``
+raises what TF raises: ValueError when the nesting or the lengths differ, TypeError
+when a container's type does (a list against a tuple), unless ``check_types`` is off.
+
+    flatten((a, [b, {"y": c, "x": d}]))          # [a, b, d, c]
+    pack_sequence_as((0, [0, 0]), [1, 2, 3])      # (1, [2, 3])
+"""
+
+from __future__ import annotations
+
+__all__ = ["is_nested", "flatten", "pack_sequence_as", "assert_same_structure", "map_structure"]
+
+
+def is_nested(value) -> bool:
+    return isinstance(value, (list, tuple, dict))
+
+
+def _children(value) -> list:
+    if isinstance(value, dict):
+        return [value[k] for k in _sorted_keys(value)]
+    return list(value)
+
+
+def _sorted_keys(d: dict) -> list:
+    try:
+        return sorted(d)
+    except TypeError:          # keys of mixed types: sort by their text, as TF falls back to
+        return sorted(d, key=repr)
+
+
+def flatten(structure) -> list:
+    if not is_nested(structure):
+        return [structure]
+    out: list = []
+    for child in _children(structure):
+        out.extend(flatten(child))
+    return out
+
+
+def _rebuild(template, items: list):
+    if isinstance(template, dict):
+        values = dict(zip(_sorted_keys(template), items))
+        return type(template)((k, values[k]) for k in template)
+    if isinstance(template, tuple) and hasattr(template, "_fields"):   # a namedtuple
+        return type(template)(*items)
+    return type(template)(items)
+
+
+def pack_sequence_as(structure, flat: list):
+    """``flat`` (a list of leaves) in the nesting of ``structure``; ValueError if the
+    counts differ."""
+    flat = list(flat)
+    if len(flat) != len(flatten(structure)):
+        raise ValueError(f"Structure {structure!r} has {len(flatten(structure))} leaves, "
+                         f"but {len(flat)} values were given.")
+    position = iter(flat)
+
+    def build(template):
+        if not is_nested(template):
+            return next(position)
+        return _rebuild(template, [build(child) for child in _children(template)])
+    return build(structure)
+
+
+def assert_same_structure(a, b, check_types: bool = True) -> None:
+    """See the module docstring."""
+    def fail(cls, why):
+        raise cls(f"The two structures don't have the same nested structure ({why}). "
+                  f"First structure: {a!r}; second structure: {b!r}.")
+
+    def walk(x, y):
+        if is_nested(x) != is_nested(y):
+            fail(ValueError, f"{_describe(x)} against {_describe(y)}")
+        if not is_nested(x):
+            return
+        if check_types and _container_type(x) is not _container_type(y):
+            fail(TypeError, f"{type(x).__name__} against {type(y).__name__}")
+        if isinstance(x, dict) != isinstance(y, dict) or (
+                isinstance(x, dict) and set(x) != set(y)):
+            fail(ValueError, "dicts with different keys")
+        if len(x) != len(y):
+            fail(ValueError, f"a {type(x).__name__} of {len(x)} against one of {len(y)}")
+        for cx, cy in zip(_children(x), _children(y)):
+            walk(cx, cy)
+    walk(a, b)
+
+
+def _container_type(value):
+    return dict if isinstance(value, dict) else type(value)
+
+
+def _describe(value) -> str:
+    return f"a {type(value).__name__}" if is_nested(value) else "a single value"
+
+
+def map_structure(fn, structure):
+    return pack_sequence_as(structure, [fn(leaf) for leaf in flatten(structure)])
