@@ -9,7 +9,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``elementwise``    unary and binary math, comparisons, ``where``, ``cast``
 ``reduce``         ``reduce_sum/mean/max/min``, ``argmax``
 ``linalg``         ``matmul``
-``nn``             ``softmax``
+``nn``             ``softmax``, ``log_softmax``, cross entropies, ``l2_loss``, ``bias_add``,
+                   activations, ``dropout``, ``moments``, ``batch_normalization``
+``nn_conv``        ``conv2d`` (and its gradient ops), ``max_pool``, ``avg_pool``
 ``array``          ``identity``, ``reshape``, ``transpose``, ``concat``
 ``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
                    ``random_uniform``, ``random_normal``
@@ -27,6 +29,7 @@ from .linalg import matmul
 from .nn import softmax
 from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
 from .state import (constant, group, no_op, placeholder, random_normal, random_uniform)
+from . import nn_conv, nn_grad  # noqa: F401  (register the conv ops and nn gradients)
 from . import operators  # noqa: F401  (installs the Tensor operators)
 
 __all__ = [

@@ -157,3 +157,13 @@ def cast(x, dtype, name=None) -> Tensor:
     if x.dtype == dtype:
         return make_op("Identity", [x], name=name)
     return make_op("Cast", [x], {"DstT": dtype}, name=name)
+
+
+# --- nn family's math ops (SquaredDifference for moments, Rsqrt for batch_normalization) ---
+# Kept in one block at the end so the TF1 math spellings added elsewhere merge around it.
+
+register_op(OpDef("SquaredDifference", _binary_same, 2, elementwise=True))
+register_op(OpDef("Rsqrt", _unary_float, 1, elementwise=True))
+squared_difference = _binary("SquaredDifference")
+rsqrt = _unary("Rsqrt")
+__all__ += ["squared_difference", "rsqrt"]

@@ -11,11 +11,13 @@ module              ops
 ``elementwise``     unary and binary math, comparisons, SelectV2, Cast
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
-``nn``              Softmax
+``nn``              Softmax, LogSoftmax, the softmax cross entropies, L2Loss, BiasAdd
+                    (and its gradient), LeakyRelu, Elu, Softplus
+``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
 ``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import array, elementwise, linalg, nn, nn_conv, reduce, state  # noqa: F401  (they register)

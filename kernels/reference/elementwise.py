@@ -92,3 +92,21 @@ def build_cast(node):
         with np.errstate(all="ignore"):
             return x.astype(dst)
     return cast
+
+
+# --- nn family's math ops (ops/elementwise.py's last block) -------------------------------
+
+_NN_MATH = {"SquaredDifference": lambda x, y: np.square(x - y),
+            "Rsqrt": lambda x: 1 / np.sqrt(x)}
+
+
+@register_kernel(tuple(_NN_MATH), DEVICE)
+def build_nn_math(node):
+    fn = _NN_MATH[node.op]
+    out_dtype = node.output_dtype
+
+    def kernel(*xs):
+        broadcast_shape(node.name, node.op, [x.shape for x in xs])
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*[compute_dtype(x) for x in xs])).astype(out_dtype, copy=False)
+    return kernel

@@ -1,0 +1,228 @@
+"""Sliding windows over NHWC images: the geometry of Conv2D and pooling, and the
+window algorithms every device can run.
+
+Geometry (TF's, per spatial dimension of size ``n``, window ``k``, stride ``s``,
+dilation ``d``; the effective window is ``e = (k - 1) * d + 1``):
+
+* ``VALID``: no padding, ``out = (n - e) // s + 1`` (an error when ``n < e``);
+* ``SAME``:  ``out = ceil(n / s)``, padded with ``max((out - 1) * s + e - n, 0)``
+  elements, the odd one at the *end* (bottom/right), as TF does.
+
+Window ``(oh, ow)`` with kernel offset ``(kh, kw)`` reads input row
+``oh * s - pad_top + kh * d``; rows outside the input are padding (zero for Conv2D and
+AvgPool sums; never the max of MaxPool; not counted by AvgPool, as in TF).
+
+The array algorithms take the array module as ``xp`` (numpy or cupy) and use only
+basic slicing, ``reshape``, ``matmul`` and reductions, so the CUDA kernels run them on
+cupy while the tests run the very same code on numpy against the reference kernels:
+
+* ``patches(xp, x, g, fill)``: every window of ``x`` as an array
+  ``(N, OH, OW, KH, KW, C)`` (im2col), built from ``KH * KW`` strided copies;
+* ``add_patches(xp, cols, g)``: the inverse scatter (col2im): each window's values
+  summed back into an ``(N, H, W, C)`` array, again one strided add per offset
+  (positions within one offset never collide, so no atomics are needed).
+
+Conv2D is then ``patches @ filter``, its input gradient ``add_patches(dy @ filter.T)``
+and its filter gradient ``patches.T @ dy``; pooling reduces ``patches`` over the window
+axes.  The CPU kernels (``cpu/nn_windows.py``) do the same with numba loops.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from .checks import fmt_shape, invalid_argument
+
+__all__ = ["Geometry", "output_size", "geometry", "spatial", "patches", "add_patches",
+           "window_counts", "check_rank4", "conv_shapes", "ConvParams", "PoolParams",
+           "check_shape"]
+
+
+def output_size(size: int, k: int, stride: int, dilation: int, padding: str
+                ) -> tuple[int, int, int]:
+    """``(out, pad_before, pad_after)`` of one spatial dimension; ``out`` is negative
+    when a VALID window does not fit (callers report it)."""
+    effective = (k - 1) * dilation + 1
+    if padding == "VALID":
+        return (size - effective) // stride + 1 if size >= effective else size - effective, 0, 0
+    out = -(-size // stride)
+    total = max((out - 1) * stride + effective - size, 0)
+    return out, total // 2, total - total // 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Geometry:
+    """Where the windows of a 2-D sliding-window op fall on an NHWC input."""
+
+    batch: int
+    in_h: int
+    in_w: int
+    channels: int
+    k_h: int
+    k_w: int
+    stride_h: int
+    stride_w: int
+    dil_h: int
+    dil_w: int
+    out_h: int
+    out_w: int
+    pad_top: int
+    pad_left: int
+    pad_bottom: int
+    pad_right: int
+
+    @property
+    def window(self) -> int:
+        return self.k_h * self.k_w
+
+    @property
+    def out_shape(self) -> tuple:
+        return (self.batch, self.out_h, self.out_w)
+
+    def numba_args(self) -> tuple:
+        """The ints the numba loops take: (H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW)."""
+        return (self.in_h, self.in_w, self.channels, self.k_h, self.k_w, self.stride_h,
+                self.stride_w, self.dil_h, self.dil_w, self.pad_top, self.pad_left,
+                self.out_h, self.out_w)
+
+
+def spatial(values, node_name: str, op: str, what: str) -> tuple[int, int]:
+    """(h, w) of an NHWC 4-tuple attr (strides, ksize, dilations)."""
+    values = tuple(int(v) for v in values)
+    if len(values) != 4:
+        raise invalid_argument(node_name, op, f"{what} must have 4 elements, got {list(values)}")
+    return values[1], values[2]
+
+
+def check_rank4(node_name: str, op: str, shape: tuple, what: str) -> None:
+    if len(shape) != 4:
+        raise invalid_argument(node_name, op, f"{what} must be 4-dimensional (NHWC), got "
+                               f"shape {fmt_shape(shape)}")
+
+
+def geometry(node_name: str, op: str, x_shape: tuple, k_hw: tuple, strides: tuple,
+             dilations: tuple, padding: str) -> Geometry:
+    """The ``Geometry`` of an NHWC input; ``InvalidArgumentError`` naming the node for
+    a window that does not fit (VALID) or a bad rank."""
+    check_rank4(node_name, op, x_shape, "input")
+    n, h, w, c = x_shape
+    (kh, kw), (sh, sw), (dh, dw) = k_hw, strides, dilations
+    oh, pt, pb = output_size(h, kh, sh, dh, padding)
+    ow, pl, pr = output_size(w, kw, sw, dw, padding)
+    if oh < 0 or ow < 0:
+        raise invalid_argument(
+            node_name, op, f"a {kh}x{kw} window (dilation {dh}x{dw}) does not fit in the "
+            f"{h}x{w} input of shape {fmt_shape(x_shape)} with VALID padding")
+    return Geometry(n, h, w, c, kh, kw, sh, sw, dh, dw, oh, ow, pt, pl, pb, pr)
+
+
+def check_shape(node_name: str, op: str, what: str, got: tuple, want: tuple) -> None:
+    """``InvalidArgumentError`` unless ``got == want``."""
+    if tuple(got) != tuple(want):
+        raise invalid_argument(node_name, op, f"{what} has shape {fmt_shape(got)}, expected "
+                               f"{fmt_shape(want)}")
+
+
+class ConvParams:
+    """A Conv2D-family node's attrs, read once; ``geometry(x_shape, f_shape)`` checks
+    the shapes of one call (4-D, matching channels) and places the windows."""
+
+    def __init__(self, node):
+        self.node = node
+        attrs = node.attrs
+        self.strides = spatial(attrs["strides"], node.name, node.op, "strides")
+        self.dilations = spatial(attrs.get("dilations", (1, 1, 1, 1)), node.name, node.op,
+                                 "dilations")
+        self.padding = attrs["padding"]
+
+    def geometry(self, x_shape: tuple, f_shape: tuple) -> Geometry:
+        name, op = self.node.name, self.node.op
+        check_rank4(name, op, f_shape, "filter")
+        check_rank4(name, op, x_shape, "input")
+        if x_shape[3] != f_shape[2]:
+            raise invalid_argument(
+                name, op, f"input depth must equal the filter's in-channels: input shape "
+                f"{fmt_shape(x_shape)}, filter shape {fmt_shape(f_shape)}")
+        return geometry(name, op, x_shape, f_shape[:2], self.strides, self.dilations,
+                        self.padding)
+
+    def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
+        return (g.batch, g.out_h, g.out_w, f_shape[3])
+
+
+class PoolParams:
+    """A pooling node's attrs, read once; ``geometry(x_shape)`` places the windows."""
+
+    def __init__(self, node):
+        self.node = node
+        self.ksize = spatial(node.attrs["ksize"], node.name, node.op, "ksize")
+        self.strides = spatial(node.attrs["strides"], node.name, node.op, "strides")
+        self.padding = node.attrs["padding"]
+
+    def geometry(self, x_shape: tuple) -> Geometry:
+        return geometry(self.node.name, self.node.op, x_shape, self.ksize, self.strides,
+                        (1, 1), self.padding)
+
+    def output_shape(self, g: Geometry) -> tuple:
+        return (g.batch, g.out_h, g.out_w, g.channels)
+
+
+# ------------------------------------------------------------------ xp algorithms
+
+def _offset_slices(g: Geometry, kh: int, kw: int) -> tuple[slice, slice]:
+    """Rows and columns of the padded input that offset (kh, kw) of every window reads."""
+    top, left = kh * g.dil_h, kw * g.dil_w
+    return (slice(top, top + (g.out_h - 1) * g.stride_h + 1, g.stride_h),
+            slice(left, left + (g.out_w - 1) * g.stride_w + 1, g.stride_w))
+
+
+def _padded_shape(g: Geometry) -> tuple:
+    return (g.batch, g.in_h + g.pad_top + g.pad_bottom, g.in_w + g.pad_left + g.pad_right,
+            g.channels)
+
+
+def patches(xp, x, g: Geometry, fill=0):
+    """Every window of ``x`` (N, H, W, C) as an array (N, OH, OW, KH, KW, C); padding
+    reads ``fill``."""
+    padded = xp.full(_padded_shape(g), fill, x.dtype)
+    padded[:, g.pad_top:g.pad_top + g.in_h, g.pad_left:g.pad_left + g.in_w, :] = x
+    out = xp.empty((g.batch, g.out_h, g.out_w, g.k_h, g.k_w, g.channels), x.dtype)
+    if out.size:
+        for kh in range(g.k_h):
+            for kw in range(g.k_w):
+                rows, cols = _offset_slices(g, kh, kw)
+                out[:, :, :, kh, kw, :] = padded[:, rows, cols, :]
+    return out
+
+
+def add_patches(xp, cols, g: Geometry):
+    """The inverse of ``patches``: ``cols`` (N, OH, OW, KH, KW, C) summed back into an
+    (N, H, W, C) array (what falls on padding is dropped)."""
+    padded = xp.zeros(_padded_shape(g), cols.dtype)
+    if cols.size:
+        for kh in range(g.k_h):
+            for kw in range(g.k_w):
+                rows, columns = _offset_slices(g, kh, kw)
+                padded[:, rows, columns, :] += cols[:, :, :, kh, kw, :]
+    return padded[:, g.pad_top:g.pad_top + g.in_h, g.pad_left:g.pad_left + g.in_w, :]
+
+
+def window_counts(g: Geometry) -> np.ndarray:
+    """(OH, OW) float64 host array: how many input elements each window covers (what
+    SAME-padded AvgPool divides by)."""
+    def per_dim(size, out, stride, k, pad):
+        starts = np.arange(out) * stride - pad
+        return np.minimum(starts + k, size) - np.maximum(starts, 0)
+    rows = per_dim(g.in_h, g.out_h, g.stride_h, g.k_h, g.pad_top)
+    cols = per_dim(g.in_w, g.out_w, g.stride_w, g.k_w, g.pad_left)
+    return np.outer(rows, cols).astype(np.float64)
+
+
+def conv_shapes(g: Geometry, out_channels: int) -> tuple[int, int, int]:
+    """(rows, depth, out_channels) of Conv2D as a matmul: rows = N*OH*OW windows,
+    depth = KH*KW*C values per window."""
+    return math.prod(g.out_shape), g.window * g.channels, out_channels
+
