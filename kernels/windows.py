@@ -24,7 +24,8 @@ cupy while the tests run the very same code on numpy against the reference kerne
 
 Conv2D is then ``patches @ filter``, its input gradient ``add_patches(dy @ filter.T)``
 and its filter gradient ``patches.T @ dy``; pooling reduces ``patches`` over the window
-axes.  The CPU kernels (``cpu/nn_windows.py``) do the same with numba loops.
+axes (``conv2d``, ``max_pool``... at the end of this module, on any ``xp``).  The CPU
+kernels (``cpu/nn_conv.py``) do the same with numba loops, in cache-sized chunks.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ from .checks import fmt_shape, invalid_argument
 
 __all__ = ["Geometry", "output_size", "geometry", "spatial", "patches", "add_patches",
            "window_counts", "check_rank4", "conv_shapes", "ConvParams", "PoolParams",
-           "check_shape"]
+           "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
+           "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "avg_pool_grad"]
 
 
 def output_size(size: int, k: int, stride: int, dilation: int, padding: str
@@ -124,6 +126,22 @@ def check_shape(node_name: str, op: str, what: str, got: tuple, want: tuple) -> 
     if tuple(got) != tuple(want):
         raise invalid_argument(node_name, op, f"{what} has shape {fmt_shape(got)}, expected "
                                f"{fmt_shape(want)}")
+
+
+def shape_input(node, value, sized: bool) -> tuple:
+    """The shape a gradient op's shape input names: the values of a V1 sizes input (an
+    int vector in host memory), or a V2 tensor input's own shape."""
+    if not sized:
+        return tuple(value.shape)
+    shape = tuple(int(v) for v in np.asarray(value).reshape(-1))
+    check_rank4(node.name, node.op, shape, "the sizes input")
+    return shape
+
+
+def lowest(dtype):
+    """What MaxPool's padding reads: below every value of ``dtype``."""
+    dtype = np.dtype(dtype)
+    return np.array(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min, dtype)[()]
 
 
 class ConvParams:
@@ -226,3 +244,51 @@ def conv_shapes(g: Geometry, out_channels: int) -> tuple[int, int, int]:
     depth = KH*KW*C values per window."""
     return math.prod(g.out_shape), g.window * g.channels, out_channels
 
+
+
+# The whole ops, on any array module (the CUDA kernels run them on cupy; tests on numpy).
+# Inputs are in their compute dtype; ``counts`` is ``window_counts(g)`` on ``xp``.
+
+def conv2d(xp, x, f, g: Geometry):
+    """Conv2D: the windows times the filter as a (KH*KW*C, O) matrix."""
+    rows, depth, out_channels = conv_shapes(g, f.shape[3])
+    cols = patches(xp, x, g).reshape(rows, depth)
+    return xp.matmul(cols, f.reshape(depth, out_channels)).reshape(g.out_shape + (out_channels,))
+
+
+def conv2d_input_grad(xp, f, dy, g: Geometry):
+    rows, depth, out_channels = conv_shapes(g, f.shape[3])
+    cols = xp.matmul(dy.reshape(rows, out_channels), f.reshape(depth, out_channels).T)
+    return add_patches(xp, cols.reshape(g.out_shape + (g.k_h, g.k_w, g.channels)), g)
+
+
+def conv2d_filter_grad(xp, x, dy, g: Geometry):
+    rows, depth, out_channels = conv_shapes(g, dy.shape[3])
+    cols = patches(xp, x, g).reshape(rows, depth)
+    df = xp.matmul(cols.T, dy.reshape(rows, out_channels))
+    return df.reshape(g.k_h, g.k_w, g.channels, out_channels)
+
+
+def max_pool(xp, x, g: Geometry, floor):
+    return patches(xp, x, g, floor).max(axis=(3, 4))
+
+
+def avg_pool(xp, x, g: Geometry, counts):
+    totals = patches(xp, x, g).sum(axis=(3, 4))
+    return (totals / counts[None, :, :, None]).astype(x.dtype, copy=False)
+
+
+def max_pool_grad(xp, x, dy, g: Geometry, floor):
+    """Each gradient to its window's first maximum (the first NaN, if any)."""
+    flat = patches(xp, x, g, floor).reshape(g.out_shape + (g.window, g.channels))
+    first_max = flat.argmax(axis=3)
+    hit = xp.arange(g.window).reshape(g.window, 1) == first_max[:, :, :, None, :]
+    cols = xp.where(hit, dy[:, :, :, None, :], xp.zeros((), dy.dtype))
+    return add_patches(xp, cols.reshape(g.out_shape + (g.k_h, g.k_w, g.channels)), g)
+
+
+def avg_pool_grad(xp, dy, g: Geometry, counts):
+    share = (dy / counts[None, :, :, None]).astype(dy.dtype, copy=False)
+    cols = xp.broadcast_to(share[:, :, :, None, None, :],
+                           g.out_shape + (g.k_h, g.k_w, g.channels))
+    return add_patches(xp, cols, g)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..checks import to_float16
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams, check_rank4, check_shape
+from ..windows import ConvParams, Geometry, PoolParams, check_shape, lowest, shape_input
 from .buffer_pool import BufferPool
 from .reduce import JIT, PAR
 
@@ -181,15 +181,6 @@ def _compute(a, widen):
     return np.ascontiguousarray(a, dtype=_F32 if widen else None)
 
 
-def _shape_of(node, value, sized: bool) -> tuple:
-    """The shape a V1 sizes input holds, or a V2 tensor input's shape."""
-    if not sized:
-        return value.shape
-    shape = tuple(int(v) for v in np.asarray(value).reshape(-1))
-    check_rank4(node.name, node.op, shape, "the sizes input")
-    return shape
-
-
 @register_kernel("Conv2D", "CPU")
 def build_conv2d(node):
     params = ConvParams(node)
@@ -216,7 +207,7 @@ def build_conv2d_backprop_input(node):
     sized = node.op == "Conv2DBackpropInput"
 
     def kernel(x_or_sizes, f, dy):
-        g = params.geometry(_shape_of(node, x_or_sizes, sized), f.shape)
+        g = params.geometry(shape_input(node, x_or_sizes, sized), f.shape)
         check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f.shape))
         f, dy = _compute(f, widen), _compute(dy, widen)
         if dy.size and f.size:
@@ -234,7 +225,7 @@ def build_conv2d_backprop_filter(node):
     sized = node.op == "Conv2DBackpropFilter"
 
     def kernel(x, f_or_sizes, dy):
-        f_shape = _shape_of(node, f_or_sizes, sized)
+        f_shape = shape_input(node, f_or_sizes, sized)
         g = params.geometry(x.shape, f_shape)
         check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f_shape))
         x, dy = _compute(x, widen), _compute(dy, widen)
@@ -255,7 +246,7 @@ def _window(o, stride, pad, k, size):
 
 
 @njit(**PAR)
-def max_pool(x, g, lowest, out):
+def max_pool(x, g, floor, out):
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
     for t in prange(x.shape[0] * OH):
         n = t // OH
@@ -264,7 +255,7 @@ def max_pool(x, g, lowest, out):
         for ow in range(OW):
             w0, w1 = _window(ow, SW, PL, KW, W)
             best = out[n, oh, ow]
-            best[:] = lowest
+            best[:] = floor
             for ih in range(h0, h1):
                 for iw in range(w0, w1):
                     v = x[n, ih, iw]
@@ -340,10 +331,6 @@ def avg_pool_grad(dy, g, dx):
                             row[c] += grad[c] * share
 
 
-def _lowest(dtype):
-    return np.array(-np.inf if dtype.kind == "f" else np.iinfo(dtype).min, dtype)[()]
-
-
 @register_kernel(("MaxPool", "AvgPool"), "CPU")
 def build_pool(node):
     params = PoolParams(node)
@@ -357,7 +344,7 @@ def build_pool(node):
         out = pool.take(params.output_shape(g), x.dtype)
         if out.size:
             if is_max:
-                max_pool(x, g.numba_args(), _lowest(x.dtype), out)
+                max_pool(x, g.numba_args(), lowest(x.dtype), out)
             else:
                 avg_pool(x, g.numba_args(), out)
         pool.give(out)
@@ -388,7 +375,7 @@ def build_avg_pool_grad(node):
     widen = node.output_dtype == _F16
 
     def kernel(sizes, dy):
-        g = params.geometry(_shape_of(node, sizes, True))
+        g = params.geometry(shape_input(node, sizes, True))
         check_shape(node.name, node.op, "grad", dy.shape, params.output_shape(g))
         dy = _compute(dy, widen)
         dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dy.dtype)

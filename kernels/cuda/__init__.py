@@ -15,7 +15,10 @@ module              ops and how they run
                     ``cupy.ElementwiseKernel`` per expression (``codegen/cuda.py``)
 ``reduce``          Sum, Mean, Max, Min, ArgMax: cupy reductions (CUB)
 ``linalg``          MatMul: cuBLAS via ``cupy.matmul``
-``nn``              Softmax: max, one fused exp kernel, sum, divide
+``nn``              Softmax, LogSoftmax, cross entropies, L2Loss, BiasAdd(Grad): cupy
+                    reductions and fused elementwise kernels
+``nn_conv``         Conv2D and its gradients: im2col + cuBLAS (``windows.py``);
+                    pooling and its gradients: reductions over the packed windows
 ``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
@@ -32,4 +35,4 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from . import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)
+from . import array, elementwise, linalg, nn, nn_conv, reduce, state, transfer  # noqa: F401  (register)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams, check_rank4, check_shape
+from ..windows import ConvParams, Geometry, PoolParams, check_shape, shape_input
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
@@ -69,19 +69,13 @@ def build_conv2d(node):
     return conv2d
 
 
-def _sizes(node, sizes) -> tuple:
-    values = tuple(int(v) for v in np.asarray(sizes).reshape(-1))
-    check_rank4(node.name, node.op, values, "the sizes input")
-    return values
-
-
 @register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), DEVICE)
 def build_conv2d_backprop_input(node):
     params, out_dtype = ConvParams(node), node.output_dtype
     sized = node.op == "Conv2DBackpropInput"
 
     def backprop_input(x_or_sizes, f, dy):
-        x_shape = _sizes(node, x_or_sizes) if sized else x_or_sizes.shape
+        x_shape = shape_input(node, x_or_sizes, sized)
         g = params.geometry(x_shape, f.shape)
         check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f.shape))
         return _conv_input_grad(g, compute_dtype(f), compute_dtype(dy)).astype(out_dtype)
@@ -94,7 +88,7 @@ def build_conv2d_backprop_filter(node):
     sized = node.op == "Conv2DBackpropFilter"
 
     def backprop_filter(x, f_or_sizes, dy):
-        f_shape = _sizes(node, f_or_sizes) if sized else f_or_sizes.shape
+        f_shape = shape_input(node, f_or_sizes, sized)
         g = params.geometry(x.shape, f_shape)
         check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f_shape))
         return _conv_filter_grad(g, compute_dtype(x), compute_dtype(dy)).astype(out_dtype)
@@ -136,6 +130,8 @@ def build_max_pool_grad(node):
         for what, t in (("orig_output", y), ("grad", dy)):
             check_shape(node.name, node.op, what, t.shape, params.output_shape(g))
         dx = np.zeros(x.shape, compute_dtype(dy).dtype)
+        if dy.size == 0:
+            return dx.astype(out_dtype)
         batch, channel = np.meshgrid(np.arange(g.batch), np.arange(g.channels), indexing="ij")
         for oh, ow, rows, cols in _windows(g):
             window = x[:, rows, cols, :]
@@ -152,7 +148,7 @@ def build_avg_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
 
     def avg_pool_grad(sizes, dy):
-        g = params.geometry(_sizes(node, sizes))
+        g = params.geometry(shape_input(node, sizes, True))
         check_shape(node.name, node.op, "grad", dy.shape, params.output_shape(g))
         dyc = compute_dtype(dy)
         dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dyc.dtype)
