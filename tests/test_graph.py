@@ -533,7 +533,11 @@ def test_every_registered_op_has_a_builder(graph):
         ds.random_uniform((2,)), ds.random_normal((2,)), ds.no_op(), v.assign(x),
         v.assign_add(x),
     ]
-    assert len(built) == 39
+    built += [ds.stop_gradient(x), v.assign_sub(x)]
+    for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
+                ds.train.AdamOptimizer()):
+        built.append(opt.apply_gradients([(x, v)]))
+    assert len(built) == 44
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
 

@@ -65,9 +65,13 @@ def build_every_op_graph() -> ds.Graph:
         v = ds.Variable(np.ones((2, 3), np.float32), name="v")
         assign = v.assign(f, name="assign")
         assign_add = v.assign_add(f, name="assign_add")
+        training = [ds.stop_gradient(x, name="stopped"), v.assign_sub(f, name="assign_sub")]
+        for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.AdamOptimizer(),
+                    ds.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True)):
+            training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         ds.global_variables_initializer()
-        del unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp
+        del unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp, training
     return g
 
 

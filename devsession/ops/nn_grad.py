@@ -11,6 +11,7 @@ them, each checked against finite differences (tests/test_nn_grad.py).
 * The softmax losses reuse their ``backprop`` output, as TF does; a gradient arriving
   at that output too (second-order use) adds the softmax's Jacobian-vector product.
   Sparse labels get no gradient.
+* Softmax: ``(dy - sum(dy * y)) * y`` along its axis.
 * Activations are written with elementwise ops (``where``, ``sigmoid``), which the
   optimizer fuses into one loop with the forward pass's neighbours.
 
@@ -28,6 +29,7 @@ from .nn import log_softmax, shape_tensor, softmax
 from .nn_conv import CONV_ATTRS, POOL_ATTRS
 from .reduce import reduce_sum
 from .registry import register_gradient
+from .shape_of import reduce_to_shape_of
 
 __all__: list = []
 
@@ -105,6 +107,14 @@ def _avg_pool_grad_grad(op, grad):
 
 # --- softmax family ------------------------------------------------------------------------
 
+@register_gradient("Softmax")
+def _softmax_grad(op, dy):
+    """``(dy - sum(dy * y, axis, keepdims)) * y`` (TF's op has no axis attr: the last)."""
+    y = op.outputs[0]
+    total = reduce_sum(dy * y, axis=op.attrs.get("axis", -1), keepdims=True)
+    return [(dy - total) * y]
+
+
 def _rows_times(per_row: Tensor, matrix: Tensor) -> Tensor:
     """``per_row[:, None] * matrix``."""
     return reshape(per_row, [-1, 1]) * matrix
@@ -176,30 +186,11 @@ def _softplus_grad(op, dy):
 
 # --- nn family's math ops (ops/elementwise.py's last block) ------------------------------
 
-def sum_to(grad: Tensor, t: Tensor) -> Tensor:
-    """``grad`` (of a result ``t`` was broadcast into) summed down to ``t``'s shape: over
-    the leading axes ``t`` lacks and the axes where ``t`` has 1.  Decided on static
-    shapes; an unknown dimension of ``t`` is taken as not broadcast (the shape-of ops
-    of ``ds.gradients`` decide at run time).  ``ValueError`` for an unknown rank."""
-    if grad.shape.ndims is None or t.shape.ndims is None:
-        raise ValueError(f"The gradient of '{t.name}' needs known ranks to undo the "
-                         f"broadcast of its shape {t.shape} to {grad.shape}.")
-    lead = grad.shape.ndims - t.shape.ndims
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(t.shape.dims)
-                                if d == 1 and grad.shape.dims[lead + i] != 1]
-    if not axes:
-        return grad
-    summed = reduce_sum(grad, axis=axes, keepdims=True)
-    if lead == 0:
-        return summed
-    return reshape(summed, [-1 if d is None else d for d in t.shape.dims])
-
-
 @register_gradient("SquaredDifference")
 def _squared_difference_grad(op, dy):
     x, y = op.inputs
     twice = dy * (x - y) * 2.0
-    return [sum_to(twice, x), sum_to(-twice, y)]
+    return [reduce_to_shape_of(twice, x, peers=(y,)), reduce_to_shape_of(-twice, y, peers=(x,))]
 
 
 @register_gradient("Rsqrt")

@@ -25,6 +25,8 @@ ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "LessEqual": (("x", "y"), "x <= y"), "Greater": (("x", "y"), "x > y"),
     "GreaterEqual": (("x", "y"), "x >= y"),
     "SelectV2": (("c", "x", "y"), "x if c else y"),
+    # gradients' broadcast (ops/shape_of.py): ``like`` only lends its shape
+    "_BroadcastToShapeOf": (("x", "like"), "x"),
     # --- nn family (ops/nn.py, ops/elementwise.py's last block): TF's kernel formulas.
     # "{alpha}" is filled in from the node's attr (``expression_for``).  Softplus is
     # max(x, 0) + log1p(exp(-|x|)) with log1p(e) computed as log(u) * e / (u - 1),
@@ -38,8 +40,9 @@ ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "Rsqrt": (("x",), "1 / sqrt(x)"),
 }
 
-# Attrs an expression's "{name}" fields take, formatted as float literals.
-_EXPRESSION_ATTRS = {"LeakyRelu": ("alpha",)}
+# The attrs an expression's "{name}" fields take (formatted as float literals), with the
+# op's defaults (TF's) for a node that does not set them.
+_EXPRESSION_ATTRS = {"LeakyRelu": {"alpha": 0.2}}
 
 
 def expression_for(op_type: str, attrs) -> tuple[tuple[str, ...], str]:
@@ -50,7 +53,8 @@ def expression_for(op_type: str, attrs) -> tuple[tuple[str, ...], str]:
     names, expr = ELEMENTWISE_OPS[op_type]
     fields = _EXPRESSION_ATTRS.get(op_type)
     if fields:
-        expr = expr.format(**{k: repr(float(attrs[k])) for k in fields})
+        expr = expr.format(**{k: repr(float(attrs.get(k, default)))
+                              for k, default in fields.items()})
     return names, expr
 
 

@@ -20,8 +20,11 @@ module              ops and how they run
 ``nn_conv``         Conv2D and its gradients: im2col + cuBLAS (``windows.py``);
                     pooling and its gradients: reductions over the packed windows
 ``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
+``shape_of``        the gradients' shape-of ops: cupy sums, views and counts
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
+``training``        the optimizers' updates (ApplyAdam...): one ElementwiseKernel each,
+                    in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
 ==================  ===============================================================
@@ -35,4 +38,5 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from . import array, elementwise, linalg, nn, nn_conv, reduce, state, transfer  # noqa: F401  (register)
+from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noqa: F401
+               state, training, transfer)                              # (register)

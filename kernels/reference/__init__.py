@@ -15,9 +15,13 @@ module              ops
                     (and its gradient), LeakyRelu, Elu, Softplus
 ``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
 ``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
+``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
+                    the frame every device's update kernel runs in
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, elementwise, linalg, nn, nn_conv, reduce, state  # noqa: F401  (they register)
+from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noqa: F401
+               state, training)                                        # (they register)

@@ -45,7 +45,7 @@ from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, RUN_GRACE_S
 from ..transport.messages import connect_timeout
 from ..worker.rendezvous import copy_error
 from .partition import PartitionPlan, partition_graph
-from .placement import ClusterPlacer, colocation_root
+from .placement import ClusterPlacer, colocation_root, referenced_variables
 from .worker_pool import WorkerPool, run_parallel
 
 __all__ = ["MasterSession", "PreparedStep"]
@@ -152,7 +152,8 @@ class MasterSession:
         needed = needed_ops(fetch_t, target_o, set(feed_t))
         position = {op: i for i, op in enumerate(ops)}
         check_feeds_cover_placeholders(sorted(needed, key=position.__getitem__))
-        to_place = needed | {colocation_root(op) for op in needed}
+        to_place = needed | {colocation_root(op) for op in needed} | {
+            var for op in needed for var in referenced_variables(op)}
         task_of = {op: self.placer.task_of(op) for op in to_place}
         nodes_on: dict = {}
         for op, task in task_of.items():
