@@ -33,7 +33,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import _unary_float, rsqrt, squared_difference, where
-from .array import reshape, transpose
+from .array import reshape, stop_gradient, transpose
 from .reduce import reduce_mean
 from .registry import InferError, OpDef, register_op
 from .state import constant, random_uniform
@@ -235,8 +235,10 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
                                       name=None, axis=None) -> Tensor:
-    """TF1's v1 spelling of ``softmax_cross_entropy_with_logits_v2``."""
+    """TF1's v1 form of ``softmax_cross_entropy_with_logits_v2``: no gradient flows to
+    ``labels``."""
     _keyword_only(_sentinel, "softmax_cross_entropy_with_logits")
+    labels = stop_gradient(convert_to_tensor(labels, dtype_hint=convert_to_tensor(logits).dtype))
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
                                                 axis=dim if axis is None else axis, name=name)
 
@@ -302,13 +304,12 @@ def shape_tensor(t: Tensor) -> Tensor:
     """
     if t.shape.is_fully_defined():
         return constant(np.array(t.shape.as_list(), np.int32))
-    from . import array
-
-    shape_of = getattr(array, "shape", None)
-    if shape_of is None:
+    try:
+        from .array_fill import shape     # the array family's Shape op
+    except ImportError:
         raise ValueError(f"'{t.name}' has shape {t.shape}: this op needs it fully defined "
-                         f"(ds.shape is not available to read it at run time).")
-    return shape_of(t)
+                         f"(no Shape op here to read it at run time).") from None
+    return shape(t)
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None) -> Tensor:
@@ -363,8 +364,8 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         axes = _axes_list(axes, x.shape.ndims, "moments")
         y = x if x.dtype != dtypes.float16 else make_op("Cast", [x], {"DstT": dtypes.float32})
         kept_mean = reduce_mean(y, axes, keepdims=True, name="mean")
-        variance = reduce_mean(squared_difference(y, kept_mean), axes, keepdims=keep,
-                               name="variance")
+        variance = reduce_mean(squared_difference(y, stop_gradient(kept_mean)), axes,
+                               keepdims=keep, name="variance")
         # Without keepdims the mean is reduced again rather than reshaped, which would
         # need the shape at run time when it is not static.
         mean = kept_mean if keep else reduce_mean(y, axes, name="mean_squeezed")
