@@ -8,8 +8,9 @@ stays in L1:
 1. the max, with eight independent accumulators (``reduce.unrolled_extreme``: a single
    running max is a serial dependency chain), and a probe telling whether the row
    holds a NaN or an inf;
-2. ``exp(x - max)`` written to the output, then its sum with the reductions'
-   compensated float64 sum.  For a finite float32 row every ``x - max`` is <= 0, so the
+2. ``exp(x - max)`` written to the output, then its sum (float32 rows: vectorised
+   float32 sums of 1024 values added in float64; others: the reductions' compensated
+   float64 sum).  For a finite float32 row every ``x - max`` is <= 0, so the
    exp is a shorter vectorisable polynomial (``_exp_nonpositive32``, compiled with FMA
    contraction) than the general one of ``fastmath.py``, which rows with a NaN or an
    inf keep (numpy's NaNs for them); results below 5e-38 flush to 0;
@@ -34,7 +35,7 @@ from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
 from .fastmath import _bits_to_float32, fast_exp
 from .numba_setup import num_threads
-from .reduce import JIT, PAR, Layout, strategy, sum_slice, unrolled_extreme
+from .reduce import JIT, PAR, Layout, _block_sum, strategy, sum_slice, unrolled_extreme
 
 from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
 from numba.extending import overload  # noqa: E402
@@ -91,6 +92,30 @@ def _like_overload(x, value):
     return lambda x, value: np.float64(value)
 
 
+@njit(**JIT)
+def _float32_sum(ys):
+    """Sum of float32 values in float32 blocks of 1024 (vectorised: reassociation is
+    allowed within a block, which bounds the error to ~64 ulp of the block's sum) added
+    up in float64.  The values are exps, all >= 0, so there is no cancellation."""
+    total = 0.0
+    for start in range(0, ys.size, 1024):
+        total += _block_sum(ys[start:start + 1024], np.float32(0))
+    return total
+
+
+def row_sum(ys):
+    """Sum of a row of exps (numba-only): ``_float32_sum`` for float32, the reductions'
+    compensated float64 sum otherwise."""
+    raise NotImplementedError("row_sum is only callable from numba-compiled code")
+
+
+@overload(row_sum, inline="always")
+def _row_sum_overload(ys):
+    if ys.dtype == types.float32:
+        return lambda ys: _float32_sum(ys)
+    return lambda ys: sum_slice(ys, 0, ys.size, 0.0)
+
+
 # Contracting a * b + c into one FMA makes the inlined exp's polynomial both faster and
 # more accurate; nothing else in these loops has a multiply-add to contract.
 ROW = dict(JIT, fastmath={"contract"})
@@ -109,7 +134,7 @@ def _exp_sum(x, out, lo, hi):
     else:
         for k in range(xs.size):
             ys[k] = fast_exp(xs[k] - m)
-    return m, sum_slice(out, lo, hi, 0.0)
+    return m, row_sum(ys)
 
 
 @njit(**JIT)

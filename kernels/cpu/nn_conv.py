@@ -35,7 +35,7 @@ from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce i
 __all__ = ["CHUNK_ELEMENTS", "conv2d", "conv2d_input_grad", "conv2d_filter_grad"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-CHUNK_ELEMENTS = 1 << 20      # packed values per chunk (4 MB of float32)
+CHUNK_ELEMENTS = 1 << 22      # packed values per chunk (16 MB of float32)
 
 
 # ------------------------------------------------------------------------ packing
