@@ -170,6 +170,17 @@ class ConvParams:
     def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
         return (g.batch, g.out_h, g.out_w, f_shape[3])
 
+    def backprop_geometry(self, first, second, dy) -> tuple[Geometry, tuple]:
+        """``(geometry, filter shape)`` of a Conv2DBackpropInput/Filter(V2) call, whose
+        first two inputs are the input (or its sizes) and the filter (or its sizes);
+        raises unless ``dy`` has the convolution's output shape."""
+        op = self.node.op
+        x_shape = shape_input(self.node, first, op == "Conv2DBackpropInput")
+        f_shape = shape_input(self.node, second, op == "Conv2DBackpropFilter")
+        g = self.geometry(x_shape, f_shape)
+        check_shape(self.node.name, op, "out_backprop", dy.shape, self.output_shape(g, f_shape))
+        return g, f_shape
+
 
 class PoolParams:
     """A pooling node's attrs, read once; ``geometry(x_shape)`` places the windows."""
@@ -186,6 +197,15 @@ class PoolParams:
 
     def output_shape(self, g: Geometry) -> tuple:
         return (g.batch, g.out_h, g.out_w, g.channels)
+
+    def grad_geometry(self, x_or_sizes, *outputs) -> Geometry:
+        """The geometry of MaxPoolGrad(x, y, dy) or AvgPoolGrad(sizes, dy); raises unless
+        ``outputs`` (y and dy, or dy) have the pooling's output shape."""
+        sized = self.node.op == "AvgPoolGrad"
+        g = self.geometry(shape_input(self.node, x_or_sizes, sized))
+        for what, t in zip(("orig_output", "grad")[-len(outputs):], outputs):
+            check_shape(self.node.name, self.node.op, what, t.shape, self.output_shape(g))
+        return g
 
 
 # ------------------------------------------------------------------ xp algorithms

@@ -297,19 +297,13 @@ def softplus(features, name=None) -> Tensor:
 # --- composites --------------------------------------------------------------------------
 
 def shape_tensor(t: Tensor) -> Tensor:
-    """``t``'s shape as an int32 tensor: a constant when the graph knows it.
-
-    An unknown shape needs the array family's Shape op (``ds.shape``); without it, a
-    ``ValueError`` says what is missing.
-    """
-    if t.shape.is_fully_defined():
-        return constant(np.array(t.shape.as_list(), np.int32))
-    try:
-        from .array_fill import shape     # the array family's Shape op
-    except ImportError:
+    """``t``'s shape as an int32 tensor: a constant, which needs a fully defined static
+    shape (``ValueError`` otherwise).  With the array family's Shape op this becomes
+    ``shape(t)`` for unknown shapes."""
+    if not t.shape.is_fully_defined():
         raise ValueError(f"'{t.name}' has shape {t.shape}: this op needs it fully defined "
-                         f"(no Shape op here to read it at run time).") from None
-    return shape(t)
+                         f"(no Shape op here to read it at run time).")
+    return constant(np.array(t.shape.as_list(), np.int32))
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None) -> Tensor:

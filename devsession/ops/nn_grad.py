@@ -48,44 +48,24 @@ def _conv2d_grad(op, dy):
             make_op("Conv2DBackpropFilterV2", [x, f, dy], attrs)]
 
 
-def _backprop_input_grads(op, f, dy, grad):
-    """d/d(filter) and d/d(out_backprop) of a conv's input gradient."""
-    attrs = _attrs(op, CONV_ATTRS)
-    return (make_op("Conv2DBackpropFilterV2", [grad, f, dy], attrs),
-            make_op("Conv2D", [grad, f], attrs))
-
-
 @register_gradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
-    _, f, dy = op.inputs
-    return [None, *_backprop_input_grads(op, f, dy, grad)]
-
-
 @register_gradient("Conv2DBackpropInputV2")
-def _conv2d_backprop_input_v2_grad(op, grad):
+def _conv2d_backprop_input_grad(op, grad):
+    """The input gradient is linear in (filter, dy); its first input only lends a shape."""
     _, f, dy = op.inputs
-    return [None, *_backprop_input_grads(op, f, dy, grad)]
-
-
-def _backprop_filter_grads(op, x, dy, grad):
-    """d/d(input) and d/d(out_backprop) of a conv's filter gradient."""
     attrs = _attrs(op, CONV_ATTRS)
-    return (make_op("Conv2DBackpropInputV2", [x, grad, dy], attrs),
-            make_op("Conv2D", [x, grad], attrs))
+    return [None, make_op("Conv2DBackpropFilterV2", [grad, f, dy], attrs),
+            make_op("Conv2D", [grad, f], attrs)]
 
 
 @register_gradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
-    x, _, dy = op.inputs
-    dx, ddy = _backprop_filter_grads(op, x, dy, grad)
-    return [dx, None, ddy]
-
-
 @register_gradient("Conv2DBackpropFilterV2")
-def _conv2d_backprop_filter_v2_grad(op, grad):
+def _conv2d_backprop_filter_grad(op, grad):
+    """The filter gradient is linear in (input, dy); its second input only lends a shape."""
     x, _, dy = op.inputs
-    dx, ddy = _backprop_filter_grads(op, x, dy, grad)
-    return [dx, None, ddy]
+    attrs = _attrs(op, CONV_ATTRS)
+    return [make_op("Conv2DBackpropInputV2", [x, grad, dy], attrs), None,
+            make_op("Conv2D", [x, grad], attrs)]
 
 
 @register_gradient("MaxPool")

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..checks import to_float16
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams, check_shape, lowest, shape_input
+from ..windows import ConvParams, Geometry, PoolParams, lowest
 from .buffer_pool import BufferPool
 from .reduce import JIT, PAR
 
@@ -204,11 +204,9 @@ def build_conv2d(node):
 def build_conv2d_backprop_input(node):
     params = ConvParams(node)
     widen = node.output_dtype == _F16
-    sized = node.op == "Conv2DBackpropInput"
 
     def kernel(x_or_sizes, f, dy):
-        g = params.geometry(shape_input(node, x_or_sizes, sized), f.shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f.shape))
+        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
         f, dy = _compute(f, widen), _compute(dy, widen)
         if dy.size and f.size:
             dx = conv2d_input_grad(f, dy, g)
@@ -222,12 +220,9 @@ def build_conv2d_backprop_input(node):
 def build_conv2d_backprop_filter(node):
     params = ConvParams(node)
     widen = node.output_dtype == _F16
-    sized = node.op == "Conv2DBackpropFilter"
 
     def kernel(x, f_or_sizes, dy):
-        f_shape = shape_input(node, f_or_sizes, sized)
-        g = params.geometry(x.shape, f_shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f_shape))
+        g, f_shape = params.backprop_geometry(x, f_or_sizes, dy)
         x, dy = _compute(x, widen), _compute(dy, widen)
         if dy.size and g.window * g.channels:
             df = conv2d_filter_grad(x, dy, g, f_shape[3])
@@ -358,9 +353,7 @@ def build_max_pool_grad(node):
     widen = node.output_dtype == _F16
 
     def kernel(x, y, dy):
-        g = params.geometry(x.shape)
-        for what, t in (("orig_output", y), ("grad", dy)):
-            check_shape(node.name, node.op, what, t.shape, params.output_shape(g))
+        g = params.grad_geometry(x, y, dy)
         x, dy = _compute(x, widen), _compute(dy, widen)
         dx = np.zeros(x.shape, dy.dtype)
         if dy.size:
@@ -375,8 +368,7 @@ def build_avg_pool_grad(node):
     widen = node.output_dtype == _F16
 
     def kernel(sizes, dy):
-        g = params.geometry(shape_input(node, sizes, True))
-        check_shape(node.name, node.op, "grad", dy.shape, params.output_shape(g))
+        g = params.grad_geometry(sizes, dy)
         dy = _compute(dy, widen)
         dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dy.dtype)
         if dy.size:

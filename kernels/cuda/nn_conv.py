@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import windows
 from ..registry import register_kernel
-from ..windows import ConvParams, PoolParams, check_shape, lowest, shape_input
+from ..windows import ConvParams, PoolParams, lowest
 from .device import on_device
 
 __all__ = ["build_conv2d", "build_pool"]
@@ -55,11 +55,9 @@ def build_conv2d(node):
 @register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), "GPU")
 def build_conv2d_backprop_input(node):
     params, out_dtype = ConvParams(node), node.output_dtype
-    sized = node.op == "Conv2DBackpropInput"
 
     def backprop_input(x_or_sizes, f, dy):
-        g = params.geometry(shape_input(node, x_or_sizes, sized), f.shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f.shape))
+        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
         if dy.size == 0 or f.size == 0:
             return cupy.zeros((g.batch, g.in_h, g.in_w, g.channels), out_dtype)
         dx = windows.conv2d_input_grad(cupy, _compute(f, out_dtype), _compute(dy, out_dtype), g)
@@ -70,12 +68,9 @@ def build_conv2d_backprop_input(node):
 @register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), "GPU")
 def build_conv2d_backprop_filter(node):
     params, out_dtype = ConvParams(node), node.output_dtype
-    sized = node.op == "Conv2DBackpropFilter"
 
     def backprop_filter(x, f_or_sizes, dy):
-        f_shape = shape_input(node, f_or_sizes, sized)
-        g = params.geometry(x.shape, f_shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f_shape))
+        g, f_shape = params.backprop_geometry(x, f_or_sizes, dy)
         if dy.size == 0 or g.window * g.channels == 0:
             return cupy.zeros(f_shape, out_dtype)
         df = windows.conv2d_filter_grad(cupy, _compute(x, out_dtype), _compute(dy, out_dtype), g)
@@ -105,9 +100,7 @@ def build_max_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
 
     def max_pool_grad(x, y, dy):
-        g = params.geometry(x.shape)
-        for what, t in (("orig_output", y), ("grad", dy)):
-            check_shape(node.name, node.op, what, t.shape, params.output_shape(g))
+        g = params.grad_geometry(x, y, dy)
         if dy.size == 0:
             return cupy.zeros(x.shape, out_dtype)
         dx = windows.max_pool_grad(cupy, x, _compute(dy, out_dtype), g, lowest(x.dtype))
@@ -120,8 +113,7 @@ def build_avg_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
 
     def avg_pool_grad(sizes, dy):
-        g = params.geometry(shape_input(node, sizes, True))
-        check_shape(node.name, node.op, "grad", dy.shape, params.output_shape(g))
+        g = params.grad_geometry(sizes, dy)
         if dy.size == 0:
             return cupy.zeros((g.batch, g.in_h, g.in_w, g.channels), out_dtype)
         dyc = _compute(dy, out_dtype)

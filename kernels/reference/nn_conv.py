@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams, check_shape, shape_input
+from ..windows import ConvParams, Geometry, PoolParams
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
@@ -72,12 +72,9 @@ def build_conv2d(node):
 @register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), DEVICE)
 def build_conv2d_backprop_input(node):
     params, out_dtype = ConvParams(node), node.output_dtype
-    sized = node.op == "Conv2DBackpropInput"
 
     def backprop_input(x_or_sizes, f, dy):
-        x_shape = shape_input(node, x_or_sizes, sized)
-        g = params.geometry(x_shape, f.shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f.shape))
+        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
         return _conv_input_grad(g, compute_dtype(f), compute_dtype(dy)).astype(out_dtype)
     return backprop_input
 
@@ -85,12 +82,9 @@ def build_conv2d_backprop_input(node):
 @register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), DEVICE)
 def build_conv2d_backprop_filter(node):
     params, out_dtype = ConvParams(node), node.output_dtype
-    sized = node.op == "Conv2DBackpropFilter"
 
     def backprop_filter(x, f_or_sizes, dy):
-        f_shape = shape_input(node, f_or_sizes, sized)
-        g = params.geometry(x.shape, f_shape)
-        check_shape(node.name, node.op, "out_backprop", dy.shape, params.output_shape(g, f_shape))
+        g, _ = params.backprop_geometry(x, f_or_sizes, dy)
         return _conv_filter_grad(g, compute_dtype(x), compute_dtype(dy)).astype(out_dtype)
     return backprop_filter
 
@@ -126,9 +120,7 @@ def build_max_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
 
     def max_pool_grad(x, y, dy):
-        g = params.geometry(x.shape)
-        for what, t in (("orig_output", y), ("grad", dy)):
-            check_shape(node.name, node.op, what, t.shape, params.output_shape(g))
+        g = params.grad_geometry(x, y, dy)
         dx = np.zeros(x.shape, compute_dtype(dy).dtype)
         if dy.size == 0:
             return dx.astype(out_dtype)
@@ -148,8 +140,7 @@ def build_avg_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
 
     def avg_pool_grad(sizes, dy):
-        g = params.geometry(shape_input(node, sizes, True))
-        check_shape(node.name, node.op, "grad", dy.shape, params.output_shape(g))
+        g = params.grad_geometry(sizes, dy)
         dyc = compute_dtype(dy)
         dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dyc.dtype)
         for oh, ow, rows, cols in _windows(g):
