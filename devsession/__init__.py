@@ -24,6 +24,9 @@ from .ops import (abs, add, argmax, cast, concat, constant, divide, equal, exp, 
                   random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
                   reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv,
                   where)
+from .ops import (add_n, clip_by_value, expand_dims, fill, gather, one_hot, ones, ones_like,
+                  pad, rank, shape, size, slice, squeeze, stack, strided_slice, tile,
+                  unsorted_segment_sum, unstack, zeros, zeros_like)
 from .options import NodeStats, OptimizerOptions, RunMetadata, RunOptions, SessionOptions
 from .session import BaseSession, Session, get_default_session
 from .session_factory import (SessionFactory, Verdict, new_session, registered_session_factories,
@@ -41,6 +44,7 @@ from .ops import assign, assign_add, assign_sub, stop_gradient
 from .variables import trainable_variables
 
 bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
+newaxis = None  # x[ds.newaxis], as tf.newaxis
 
 __version__ = "0.1.0"
 
@@ -60,9 +64,16 @@ __all__ = [
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
     "variables_initializer",
+    "add_n", "clip_by_value", "expand_dims", "fill", "gather", "one_hot", "ones",
+    "ones_like", "pad", "rank", "shape", "size", "slice", "squeeze", "stack", "strided_slice",
+    "tile", "unsorted_segment_sum", "unstack", "zeros", "zeros_like", "newaxis",
     "train", "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add",
     "assign_sub",
 ]
+
+from .ops import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]
 
 
 def __getattr__(name: str):

@@ -171,6 +171,24 @@ def test_shape_of_op_gradients():
                       [rand(2, 5), rand(2, 2), rand(2, 3)], no_gradient=(1, 2))
 
 
+def test_every_op_with_inputs_has_a_gradient_or_is_marked_not_differentiable():
+    """API.md: every differentiable op has its gradient.  An op added without one (nor a
+    ``not_differentiable`` entry) fails here, naming it."""
+    from devsession.ops.registry import get_gradient, get_op_def
+
+    missing = []
+    for op in sorted(registered_ops()):
+        # "_" ops are made by the runtime (fusion, sends) or by gradients themselves
+        # (the shape-of ops: test_shape_of_op_gradients checks those)
+        if get_op_def(op).num_inputs == 0 or op.startswith("_"):
+            continue
+        try:
+            get_gradient(op)
+        except LookupError:
+            missing.append(op)
+    assert not missing, f"ops without a gradient or a not_differentiable entry: {missing}"
+
+
 # --- the engine on whole graphs --------------------------------------------------------------
 
 def run(fetches, feed=None, graph=None):

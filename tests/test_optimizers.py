@@ -220,6 +220,9 @@ def test_build_time_errors_are_tf1s():
         opt.apply_gradients([(None, w)])
     with pytest.raises(TypeError, match="float64"):
         opt.apply_gradients([(ds.constant([1.0, 2.0], ds.float64), w)])
+    step = ds.train.get_or_create_global_step()
+    with pytest.raises(TypeError, match="global_step"):
+        opt.minimize(ds.reduce_sum(w), global_step=step.value())
 
 
 def test_updates_happen_in_place_unless_a_reader_holds_the_value():
@@ -260,3 +263,37 @@ def test_assign_ops():
         ds.assign_sub(v, [1.0, 2.0, 3.0])
     with ds.Session() as sess, pytest.raises(ds.errors.FailedPreconditionError):
         sess.run(ds.assign_sub(v, [1.0, 1.0]))
+
+
+def test_concurrent_steps_lose_no_update():
+    """Updates of one variable from many threads hold its lock: none is lost, and a
+    step reading the variable meanwhile sees a whole value (old or new), never a mix."""
+    import threading
+
+    n = 1 << 18                                    # big enough for the parallel loops
+    w = ds.Variable(np.zeros(n, F32), name="w")
+    sgd = ds.train.GradientDescentOptimizer(1.0).minimize(ds.reduce_sum(w))   # grad: ones
+    first = w.value() + 0.0                        # one step reads w twice, with work
+    work = ds.reduce_sum(ds.exp(ds.tanh(first))) * 0.0    # in between
+    second = w.value() + work
+    with ds.Session() as sess:
+        sess.run(w.initializer)
+        torn = []
+
+        def train():
+            for _ in range(25):
+                sess.run(sgd)
+
+        def watch():
+            for _ in range(40):
+                a, b = sess.run([first, second])
+                if not np.array_equal(a, b) or a.min() != a.max():
+                    torn.append((a, b))
+
+        threads = [threading.Thread(target=f) for f in (train, train, train, watch)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        np.testing.assert_array_equal(sess.run(w), np.full(n, -75.0, F32))
+        assert not torn

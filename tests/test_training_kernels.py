@@ -18,7 +18,8 @@ from devsession.kernels.registry import KernelNode, lookup_kernel
 from devsession.device_spec import Device
 from devsession.runtime.resources import ResourceMgr
 from devsession.runtime.state import StateContext
-from kernel_cases import DEVICES, F16, F32, F64, assert_same, rng_for
+from kernel_cases import (DEVICES, F16, F32, F64, assert_same, check_against_ref, make_node,
+                          rng_for)
 
 # op -> (slot names, scalar hyper-parameters in input order, grad position among values)
 UPDATES = {
@@ -123,6 +124,13 @@ def test_update_errors_name_the_node(device_type):
     np.testing.assert_array_equal(var.value, np.zeros(3, F32))    # nothing changed
     kernel(*values)
     np.testing.assert_allclose(var.value, -0.05 * np.ones(3))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stop_gradient_is_an_identity(device):
+    x = rng_for("stop").standard_normal((3, 4)).astype(F32)
+    node = make_node("StopGradient", [F32], F32)
+    np.testing.assert_array_equal(check_against_ref(device, node, x), x)
 
 
 # --- shape-of kernels ------------------------------------------------------------------------

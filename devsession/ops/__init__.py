@@ -12,7 +12,13 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``nn``             ``softmax``, ``log_softmax``, cross entropies, ``l2_loss``, ``bias_add``,
                    activations, ``dropout``, ``moments``, ``batch_normalization``
 ``nn_conv``        ``conv2d`` (and its gradient ops), ``max_pool``, ``avg_pool``
-``array``          ``identity``, ``reshape``, ``transpose``, ``concat``, ``stop_gradient``
+``array``          ``identity``, ``reshape``, ``transpose``, ``concat``, ``squeeze``,
+                   ``stop_gradient``,
+                   ``expand_dims``, ``stack``, ``unstack``, ``tile``, ``pad`` (and
+                   ``array_index``: ``slice``, ``strided_slice``, indexing, ``gather``,
+                   ``embedding_lookup``, ``unsorted_segment_sum``, ``one_hot``;
+                   ``array_fill``: ``shape``, ``size``, ``rank``, ``fill``, ``zeros``,
+                   ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``)
 ``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
                    ``assign``/``assign_add``/``assign_sub``, ``random_uniform``,
                    ``random_normal``
@@ -26,7 +32,12 @@ variables' non-differentiable ops).  ``common`` holds what the families share; i
 this package registers every op and every gradient.
 """
 
-from .array import concat, identity, reshape, stop_gradient, transpose
+from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack,
+                    stop_gradient, tile, transpose, unstack)
+from .array_fill import (add_n, clip_by_value, fill, ones, ones_like, rank, shape, size,
+                         zeros, zeros_like)
+from .array_index import (embedding_lookup, gather, one_hot, slice, strided_slice,
+                          unsorted_segment_sum)
 from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_equal, less,
                           less_equal, log, maximum, minimum, multiply, negative, pow, relu,
                           sigmoid, sqrt, square, subtract, tanh, truediv, where)
@@ -47,4 +58,12 @@ __all__ = [
     "truediv", "where", "matmul", "softmax", "argmax", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
     "random_uniform", "stop_gradient", "assign", "assign_add", "assign_sub",
+    "expand_dims", "pad", "squeeze", "stack", "tile", "unstack", "add_n", "clip_by_value",
+    "fill", "ones", "ones_like", "rank", "shape", "size", "zeros", "zeros_like",
+    "embedding_lookup", "gather", "one_hot", "slice", "strided_slice",
+    "unsorted_segment_sum",
 ]
+
+from .elementwise import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]

@@ -14,7 +14,7 @@ from .elementwise import (cast, divide, greater, greater_equal, less, less_equal
 from .registry import not_differentiable, register_gradient
 from .shape_of import reduce_to_shape_of
 
-not_differentiable("Equal", "Less", "LessEqual", "Greater", "GreaterEqual")
+not_differentiable("Equal", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd")
 
 
 def _binary(op):
@@ -94,6 +94,7 @@ def _cast_grad(op, dy):
 # --- binary -------------------------------------------------------------------------------
 
 @register_gradient("Add")
+@register_gradient("AddV2")
 def _add_grad(op, dy):
     return [_to_x(dy, op), _to_y(dy, op)]
 

@@ -34,6 +34,7 @@ from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import _unary_float, rsqrt, squared_difference, where
 from .array import reshape, stop_gradient, transpose
+from .array_fill import shape
 from .reduce import reduce_mean
 from .registry import InferError, OpDef, register_op
 from .state import constant, random_uniform
@@ -297,13 +298,11 @@ def softplus(features, name=None) -> Tensor:
 # --- composites --------------------------------------------------------------------------
 
 def shape_tensor(t: Tensor) -> Tensor:
-    """``t``'s shape as an int32 tensor: a constant, which needs a fully defined static
-    shape (``ValueError`` otherwise).  With the array family's Shape op this becomes
-    ``shape(t)`` for unknown shapes."""
-    if not t.shape.is_fully_defined():
-        raise ValueError(f"'{t.name}' has shape {t.shape}: this op needs it fully defined "
-                         f"(no Shape op here to read it at run time).")
-    return constant(np.array(t.shape.as_list(), np.int32))
+    """``t``'s shape as an int32 tensor: a constant when the graph knows it, else the
+    array family's Shape op, read at run time."""
+    if t.shape.is_fully_defined():
+        return constant(np.array(t.shape.as_list(), np.int32))
+    return shape(t)
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None) -> Tensor:

@@ -62,8 +62,8 @@ class Plan:
 # fetch must copy it; every other kernel returns a fresh array.  Ops with ref inputs
 # (Assign, the optimizers' Apply*) return their variable's state too (``_may_alias``).
 ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd",
-                          "StopGradient", "_ReduceToShapeOf", "_ReshapeToShapeOf",
-                          "_ReducedSize", "_SplitToShapesOf"})
+                          "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
+                          "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf"})
 
 
 def _may_alias(op_type) -> bool:

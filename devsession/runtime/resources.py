@@ -15,8 +15,9 @@ reader undisturbed:
   no full-size temporaries per step: under the lock they ask ``updatable()`` for the
   array, which is the current one when nothing else references it (Python's reference
   count, calibrated once at import, sees every slot and view holding it) and otherwise
-  a private copy swapped in first (copy-on-write).  So a step that still reads the old
-  value, or a fetch of it being copied out, never sees it change under it.
+  a private copy swapped in first (copy-on-write).  ``read`` takes the lock too, so a
+  reader never picks up an array mid-update.  So a step reading the variable sees one
+  whole value, and a value it still holds (or a fetch being copied out) never changes.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ class VariableResource:
         self.lock = threading.Lock()
 
     def read(self, node_name: str) -> np.ndarray:
+        """The current value; waits for an in-place update in progress to finish."""
+        with self.lock:
+            return self._current(node_name)
+
+    def _current(self, node_name: str) -> np.ndarray:
         value = self.value
         if value is None:
             raise FailedPreconditionError(
@@ -53,11 +59,12 @@ class VariableResource:
         return value
 
     def updatable(self, node_name: str):
-        """The array to update in place; call with ``lock`` held.  The current value
-        when no one else references it and it is C-contiguous, else a private
-        C-contiguous copy, swapped in first.  ``FailedPreconditionError`` if the
-        variable is not initialized."""
-        self.read(node_name)
+        """The array to update in place; call with ``lock`` held (which ``read`` waits
+        for, so no reader picks the array up mid-update).  The current value when no
+        one else references it and it is C-contiguous, else a private C-contiguous
+        copy, swapped in first.  ``FailedPreconditionError`` if the variable is not
+        initialized."""
+        self._current(node_name)
         if self._references_to_value() > _UNSHARED_REFERENCES or \
                 not self.value.flags.c_contiguous:
             self.value = self.value.copy()
@@ -84,7 +91,7 @@ class VariableResource:
 
     def _combine(self, delta, node_name: str, combine, verb: str, op_name: str):
         with self.lock:
-            current = self.read(node_name)
+            current = self._current(node_name)
             try:
                 updated = combine(current, delta)
             except ValueError as e:

@@ -5,7 +5,7 @@ two non-trainable scalars, ``beta1_power`` and ``beta2_power`` (beta1**t, beta2*
 starting at beta1 and beta2), on the device of the first variable by name.  A step:
 
     lr_t = learning_rate * sqrt(1 - beta2_power) / (1 - beta1_power)
-    m = beta1 * m + (1 - beta1) * g            (as TF computes it: m += (g - m) * (1 - beta1))
+    m = beta1 * m + (1 - beta1) * g        (computed as TF does: m += (g - m) * (1 - beta1))
     v = beta2 * v + (1 - beta2) * g * g
     var -= lr_t * m / (sqrt(v) + epsilon)
 
@@ -15,8 +15,8 @@ and, after every variable's update, ``beta1_power *= beta1``, ``beta2_power *= b
 from __future__ import annotations
 
 from ..graph import control_dependencies, device
-from .optimizer import Optimizer, _group
 from ..ops.training import apply_adam
+from .optimizer import Optimizer, group_after
 
 __all__ = ["AdamOptimizer"]
 
@@ -59,4 +59,4 @@ class AdamOptimizer(Optimizer):
         with control_dependencies(update_ops), device(None), device(beta1_power.device or None):
             update_beta1 = beta1_power.assign(beta1_power * self._beta1_t, name="Assign")
             update_beta2 = beta2_power.assign(beta2_power * self._beta2_t, name="Assign")
-        return _group(update_ops + [update_beta1.op, update_beta2.op], name)
+        return group_after(update_ops + [update_beta1.op, update_beta2.op], name)

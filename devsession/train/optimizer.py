@@ -32,10 +32,10 @@ from ..graph import (Operation, Tensor, control_dependencies, convert_to_tensor,
                      name_scope)
 from ..ops.common import graph_of
 from ..ops.elementwise import cast
-from ..ops.state import assign_add
+from ..ops.state import variable_ref
 from ..variables import Variable, trainable_variables
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "group_after"]
 
 _VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -94,6 +94,8 @@ class Optimizer:
         """Build the updates of ``grads_and_vars`` (pairs with a None gradient are
         skipped); returns the train op (see the module docstring)."""
         pairs = self._checked_pairs(grads_and_vars)
+        step = None if global_step is None else variable_ref(
+            global_step, "train.Optimizer.apply_gradients(global_step=)")
         var_list = [v for g, v in pairs if g is not None]
         if not var_list:
             raise ValueError(f"No gradients provided for any variable: "
@@ -112,11 +114,11 @@ class Optimizer:
                     with name_scope("update_" + var.op.name), device(var.device or None):
                         update = self._apply_dense(grad, var)
                         updates.append(update.op if isinstance(update, Tensor) else update)
-                if global_step is None:
+                if step is None:
                     train_op = self._finish(updates, scope)
                 else:
                     with control_dependencies([self._finish(updates, "update")]):
-                        train_op = self._increment(global_step, scope)
+                        train_op = self._increment(step, scope)
         graph.add_to_collection("train_op", train_op)
         return train_op
 
@@ -145,7 +147,7 @@ class Optimizer:
 
     def _finish(self, update_ops, name: str) -> Operation:
         """What runs after the updates, as one op named ``name`` (see ``_group``)."""
-        return _group(update_ops, name)
+        return group_after(update_ops, name)
 
     # --- helpers for subclasses -------------------------------------------------------------
 
@@ -182,7 +184,7 @@ class Optimizer:
             return t
         key = (t, dtype)
         if key not in self._cast_cache:
-            with name_scope(None), device(None):
+            with device(None):       # a scalar: wherever its readers run
                 self._cast_cache[key] = cast(t, dtype)
         return self._cast_cache[key]
 
@@ -208,11 +210,11 @@ class Optimizer:
         return checked
 
     def _increment(self, step, scope: str) -> Operation:
-        """``step += 1``, the op named after ``scope`` (ending in "/")."""
-        ref = step._ref() if hasattr(step, "_ref") else step
-        one = convert_to_tensor(1, dtype_hint=ref.dtype, name="value")
-        return graph_of(ref).create_op("AssignAdd", [ref, one], name=scope.rstrip("/"),
-                                       exact_name=True)
+        """``step += 1`` (``step``: a VariableV2 tensor), the op named after ``scope``
+        (ending in "/")."""
+        one = convert_to_tensor(1, dtype_hint=step.dtype, name="value")
+        return graph_of(step).create_op("AssignAdd", [step, one], name=scope.rstrip("/"),
+                                        exact_name=True)
 
 
 def _check_dtypes(tensors) -> None:
@@ -222,7 +224,7 @@ def _check_dtypes(tensors) -> None:
                              f"{[d.name for d in _VALID_DTYPES]}.")
 
 
-def _group(ops, name: str) -> Operation:
+def group_after(ops, name: str) -> Operation:
     """A NoOp that runs after ``ops``.  A ``name`` ending in "/" is a scope's own name,
     used exactly (TF's convention: the train op is named after its scope)."""
     graph = ops[0].graph

@@ -13,11 +13,14 @@ module              ops and how they run
                     row loops; BiasAdd: a generated elementwise loop
 ``nn_conv``         Conv2D and its gradients: im2col/col2im (numba) + BLAS;
                     pooling and its gradients: numba loops
+``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
+                    elementwise loop
 ``training``        the optimizers' updates (ApplyAdam...): one numba pass, in place
-(reference)         data movement (``reference/array.py``), state
-                    (``reference/state.py``) and the gradients' shape-of ops
-                    (``reference/shape_of.py``): the numpy kernels are the CPU's too, so
-                    those modules register for both ("REF" and "CPU")
+(reference)         data movement (``reference/array.py``, the slices of
+                    ``reference/array_index.py``), state (``reference/state.py``) and
+                    the gradients' shape-of ops (``reference/shape_of.py``): the numpy
+                    kernels are the CPU's too, so those modules register for both
+                    ("REF" and "CPU")
 ==================  ===============================================================
 
 Importing this package imports numba (through ``numba_setup``, which pins the
@@ -28,5 +31,6 @@ loads from its on-disk cache, each loop on its first call.
 from __future__ import annotations
 
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from . import elementwise, linalg, nn, nn_conv, reduce, training  # noqa: F401  (they register)
-from ..reference import array, shape_of, state  # noqa: F401  (register for the CPU too)
+from . import array, elementwise, linalg, nn, nn_conv, reduce, training  # noqa: F401  (they register)
+from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's kernels too)
+from ..reference import array as reference_array  # noqa: F401

@@ -19,7 +19,9 @@ module              ops and how they run
                     reductions and fused elementwise kernels
 ``nn_conv``         Conv2D and its gradients: im2col + cuBLAS (``windows.py``);
                     pooling and its gradients: reductions over the packed windows
-``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
+``array``           data movement, slices and GatherV2: cupy views and copies (the
+                    host's code over cupy); UnsortedSegmentSum: atomicAdd;
+                    OneHot, AddN: generated elementwise kernels
 ``shape_of``        the gradients' shape-of ops: cupy sums, views and counts
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded

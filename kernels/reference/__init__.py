@@ -14,7 +14,11 @@ module              ops
 ``nn``              Softmax, LogSoftmax, the softmax cross entropies, L2Loss, BiasAdd
                     (and its gradient), LeakyRelu, Elu, Softplus
 ``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
-``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``array``           Identity, StopGradient, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
+                    Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
+                    ZerosLike, OnesLike (also the CPU's kernels)
+``array_index``     Slice, StridedSlice, StridedSliceGrad (also the CPU's), GatherV2,
+                    UnsortedSegmentSum, OneHot, AddN
 ``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
 ``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
                     the frame every device's update kernel runs in
@@ -23,5 +27,6 @@ module              ops
 ==================  ===============================================================
 """
 
-from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noqa: F401
-               state, training)                                        # (they register)
+from . import (array, array_index, elementwise, linalg, nn, nn_conv, reduce,
+               shape_of,  # noqa: F401
+               state, training)

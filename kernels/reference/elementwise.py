@@ -94,6 +94,11 @@ def build_cast(node):
     return cast
 
 
+# TF's spellings, for GraphDefs TensorFlow wrote: AddV2 is Add; LogicalAnd.
+BINARY.update({"AddV2": np.add, "LogicalAnd": np.logical_and})
+register_kernel(("AddV2", "LogicalAnd"), DEVICE)(build_elementwise)
+
+
 # --- nn family's math ops (ops/elementwise.py's last block) -------------------------------
 
 _NN_MATH = {"SquaredDifference": lambda x, y: np.square(x - y),

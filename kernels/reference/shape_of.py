@@ -7,8 +7,8 @@ The CPU's and GPU's ``_BroadcastToShapeOf`` is the generated elementwise loop (i
 in the expression table, so it fuses); the reference's is here.
 
 Views: ``_ReshapeToShapeOf`` and ``_SplitToShapesOf`` return views of their input, and
-``_ReduceToShapeOf`` its input itself when there is nothing to sum (the kernel contract allows both: inputs
-are never mutated; the plan copies such fetched values).
+``_ReduceToShapeOf`` its input itself when there is nothing to sum (the kernel contract
+allows both: inputs are never mutated; the plan copies such fetched values).
 """
 
 from __future__ import annotations
