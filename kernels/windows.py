@@ -40,7 +40,8 @@ from .checks import fmt_shape, invalid_argument
 __all__ = ["Geometry", "output_size", "geometry", "spatial", "patches", "add_patches",
            "window_counts", "check_rank4", "conv_shapes", "ConvParams", "PoolParams",
            "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
-           "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "avg_pool_grad"]
+           "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "max_pool_grad_grad",
+           "avg_pool_grad"]
 
 
 def output_size(size: int, k: int, stride: int, dilation: int, padding: str
@@ -199,12 +200,16 @@ class PoolParams:
         return (g.batch, g.out_h, g.out_w, g.channels)
 
     def grad_geometry(self, x_or_sizes, *outputs) -> Geometry:
-        """The geometry of MaxPoolGrad(x, y, dy) or AvgPoolGrad(sizes, dy); raises unless
-        ``outputs`` (y and dy, or dy) have the pooling's output shape."""
+        """The geometry of MaxPoolGrad(x, y, dy), MaxPoolGradGrad(x, y, grad) or
+        AvgPoolGrad(sizes, dy); raises unless ``outputs`` (y and dy, or dy) have the
+        pooling's output shape (MaxPoolGradGrad: y that, grad the input's)."""
         sized = self.node.op == "AvgPoolGrad"
-        g = self.geometry(shape_input(self.node, x_or_sizes, sized))
+        x_shape = shape_input(self.node, x_or_sizes, sized)
+        g = self.geometry(x_shape)
         for what, t in zip(("orig_output", "grad")[-len(outputs):], outputs):
-            check_shape(self.node.name, self.node.op, what, t.shape, self.output_shape(g))
+            want = x_shape if (what == "grad" and self.node.op == "MaxPoolGradGrad") else \
+                self.output_shape(g)
+            check_shape(self.node.name, self.node.op, what, t.shape, want)
         return g
 
 
@@ -305,6 +310,16 @@ def max_pool_grad(xp, x, dy, g: Geometry, floor):
     hit = xp.arange(g.window).reshape(g.window, 1) == first_max[:, :, :, None, :]
     cols = xp.where(hit, dy[:, :, :, None, :], xp.zeros((), dy.dtype))
     return add_patches(xp, cols.reshape(g.out_shape + (g.k_h, g.k_w, g.channels)), g)
+
+
+def max_pool_grad_grad(xp, x, grad, g: Geometry, floor):
+    """Per window, ``grad`` at the window's first maximum (the adjoint of
+    ``max_pool_grad``)."""
+    shape = g.out_shape + (g.window, g.channels)
+    first_max = patches(xp, x, g, floor).reshape(shape).argmax(axis=3)
+    picked = xp.take_along_axis(patches(xp, grad, g).reshape(shape), first_max[:, :, :, None, :],
+                                axis=3)
+    return picked[:, :, :, 0, :]
 
 
 def avg_pool_grad(xp, dy, g: Geometry, counts):

@@ -186,6 +186,9 @@ def test_pool_kernels_match_reference(device, case, dtype):
     dy = (rng.standard_normal(y.shape) * 3).astype(dtype) if dtype != I32 else \
         rng.integers(-9, 9, y.shape).astype(dtype)
     check_against_ref(device, make_node("MaxPoolGrad", [dtype] * 3, dtype, attrs), x, y, dy)
+    grad = (rng.standard_normal(shape) * 3).astype(dtype) if dtype != I32 else \
+        rng.integers(-9, 9, shape).astype(dtype)
+    check_against_ref(device, make_node("MaxPoolGradGrad", [dtype] * 3, dtype, attrs), x, y, grad)
     if dtype != I32:
         check_against_ref(device, make_node("AvgPool", [dtype], dtype, attrs), x)
         check_against_ref(device, make_node("AvgPoolGrad", [I32, dtype], dtype, attrs),

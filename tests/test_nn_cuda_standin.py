@@ -87,6 +87,7 @@ def test_pool_kernels(cupy, dtype):
         dy = rng().integers(-5, 5, y.shape).astype(dtype)
         check(cupy, node("MaxPool", [dtype], dtype, attrs), x)
         check(cupy, node("MaxPoolGrad", [dtype] * 3, dtype, attrs), x, y, dy)
+        check(cupy, node("MaxPoolGradGrad", [dtype] * 3, dtype, attrs), x, y, x[::-1].copy())
         if dtype != I32:
             tol = {"rtol": 2e-3, "atol": 2e-3} if dtype == F16 else {"rtol": 1e-6, "atol": 1e-6}
             check(cupy, node("AvgPool", [dtype], dtype, attrs), x, **tol)

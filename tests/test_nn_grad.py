@@ -12,7 +12,8 @@ from devsession.ops import nn_conv
 from devsession.ops.elementwise import rsqrt, squared_difference
 from devsession.ops.registry import get_gradient
 from gradient_check import check_op_gradient
-from kernel_cases import rng_for
+from devsession.kernels.registry import lookup_kernel
+from kernel_cases import F64, make_node, rng_for
 
 CONV = [((2, 5, 5, 2), (3, 3, 2, 3), 1, "SAME", 1), ((1, 6, 5, 2), (3, 2, 2, 2), 2, "SAME", 1),
         ((2, 5, 6, 1), (2, 3, 1, 2), 2, "VALID", 1), ((1, 6, 6, 2), (3, 3, 2, 1), 1, "SAME", 2),
@@ -72,6 +73,29 @@ def test_pool_gradients(case):
     check_op_gradient(lambda x: ds.nn.max_pool(x, k, stride, padding),
                       [distinct(("mp", case), shape)])
     check_op_gradient(lambda x: ds.nn.avg_pool(x, k, stride, padding), [normal(("ap", case), shape)])
+
+
+def test_max_pool_grad_gradients():
+    shape, k, stride, padding = POOL[0]
+    attrs = {"ksize": (1, k, k, 1), "strides": (1, stride, stride, 1), "padding": padding}
+    x = distinct(("mpg",), shape)
+    y = lookup_kernel("MaxPool", "REF")(make_node("MaxPool", [F64], F64, attrs))(x)
+
+    def op(op_type):
+        return lambda a, b, c: ds.get_default_graph().create_op(op_type, [a, b, c],
+                                                                attrs).outputs[0]
+    check_op_gradient(op("MaxPoolGrad"), [x, y, normal(("mpg dy",), y.shape)],
+                      no_gradient=(0, 1))
+    check_op_gradient(op("MaxPoolGradGrad"), [x, y, normal(("mpgg",), shape)],
+                      no_gradient=(0, 1))
+
+
+def test_bias_add_grad_gradient():
+    for data_format, shape in [("NHWC", (2, 3, 4)), ("NCHW", (2, 3, 2, 2))]:
+        check_op_gradient(
+            lambda dy: ds.get_default_graph().create_op(
+                "BiasAddGrad", [dy], {"data_format": data_format}).outputs[0],
+            [normal(("bag", data_format), shape)])
 
 
 def test_avg_pool_grad_gradient():

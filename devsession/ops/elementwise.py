@@ -187,6 +187,6 @@ def logical_and(x, y, name=None) -> Tensor:
 
 register_op(OpDef("SquaredDifference", _binary_same, 2, elementwise=True))
 register_op(OpDef("Rsqrt", _unary_float, 1, elementwise=True))
-squared_difference = _binary("SquaredDifference")
-rsqrt = _unary("Rsqrt")
+squared_difference = _binary("SquaredDifference", "squared_difference")
+rsqrt = _unary("Rsqrt", "rsqrt")
 __all__ += ["squared_difference", "rsqrt"]

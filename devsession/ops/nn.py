@@ -281,8 +281,10 @@ def bias_add(value, bias, data_format=None, name=None) -> Tensor:
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
-    """``x`` where ``x > 0``, else ``alpha * x``."""
-    return make_op("LeakyRelu", [convert_to_tensor(features)], {"alpha": float(alpha)}, name)
+    """``x`` where ``x > 0``, else ``alpha * x``.  ``alpha`` is a float32 attr, as TF's
+    (so it round-trips through GraphDefs exactly)."""
+    alpha = float(np.float32(alpha))
+    return make_op("LeakyRelu", [convert_to_tensor(features)], {"alpha": alpha}, name)
 
 
 def elu(features, name=None) -> Tensor:

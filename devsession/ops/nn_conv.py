@@ -17,7 +17,8 @@ The gradient ops take the original shapes as int32 tensors read on the host
 tensor itself, whose shape is all they read (``Conv2DBackpropInputV2(input, filter,
 out_backprop)``; gradients use these, so a batch of unknown size needs no Shape op).
 ``MaxPoolGrad(orig_input, orig_output, grad)`` routes each gradient to the first
-maximum of its window.
+maximum of its window; ``MaxPoolGradGrad`` (its gradient, for second derivatives)
+gathers back from those positions.
 
 Kernels: ``kernels/{reference,cpu,cuda}/nn_conv.py``; gradients: ``nn_grad.py``.
 """
@@ -213,6 +214,18 @@ def _max_pool_grad(inputs, attrs, node):
     return dtype, x.shape
 
 
+def _max_pool_grad_grad(inputs, attrs, node):
+    x, y, grad = inputs
+    dtype = same_dtype(inputs, node)
+    _dtype_in(x, MAX_POOL_TYPES, node)
+    expected = _pool_output(_dims4(x, node, "orig_input"), attrs, node)
+    if not expected.is_compatible_with(y.shape) or not x.shape.is_compatible_with(grad.shape):
+        raise InferError(f"Op '{node}': orig_output '{y.name}' {y.shape} must have the pooling's "
+                         f"output shape {expected} and grad '{grad.name}' {grad.shape} the "
+                         f"input's shape {x.shape}.")
+    return dtype, expected
+
+
 def _avg_pool_grad(inputs, attrs, node):
     sizes, dy = inputs
     _dtype_in(dy, FLOATS, node)
@@ -237,6 +250,7 @@ register_op(OpDef("MaxPool", _pool(MAX_POOL_TYPES), 1, attr_defaults=_POOL_DEFAU
 register_op(OpDef("AvgPool", _pool(FLOATS), 1, attr_defaults=_POOL_DEFAULTS))
 register_op(OpDef("MaxPoolGrad", _max_pool_grad, 3,
                   attr_defaults={**_POOL_DEFAULTS, "explicit_paddings": ()}))
+register_op(OpDef("MaxPoolGradGrad", _max_pool_grad_grad, 3, attr_defaults=_POOL_DEFAULTS))
 register_op(OpDef("AvgPoolGrad", _avg_pool_grad, 2, attr_defaults=_POOL_DEFAULTS,
                   host_inputs=(0,)))
 

@@ -29,7 +29,7 @@ from .nn import log_softmax, shape_tensor, softmax
 from .nn_conv import CONV_ATTRS, POOL_ATTRS
 from .reduce import reduce_sum
 from .registry import register_gradient
-from .shape_of import reduce_to_shape_of
+from .shape_of import broadcast_to_shape_of, reduce_to_shape_of
 
 __all__: list = []
 
@@ -72,6 +72,19 @@ def _conv2d_backprop_filter_grad(op, grad):
 def _max_pool_grad(op, dy):
     (x,) = op.inputs
     return [make_op("MaxPoolGrad", [x, op.outputs[0], dy], _attrs(op, POOL_ATTRS))]
+
+
+@register_gradient("MaxPoolGrad")
+def _max_pool_grad_grad(op, grad):
+    """MaxPoolGrad is linear in its gradient input (piecewise constant in the others)."""
+    x, y, _ = op.inputs
+    return [None, None, make_op("MaxPoolGradGrad", [x, y, grad], _attrs(op, POOL_ATTRS))]
+
+
+@register_gradient("MaxPoolGradGrad")
+def _max_pool_grad_grad_grad(op, grad):
+    x, y, _ = op.inputs
+    return [None, None, make_op("MaxPoolGrad", [x, y, grad], _attrs(op, POOL_ATTRS))]
 
 
 @register_gradient("AvgPool")
@@ -133,6 +146,18 @@ def _sparse_xent_grad(op, grad_loss, grad_backprop=None):
         jvp = _softmax_jvp(softmax(logits), grad_backprop)
         d_logits = jvp if d_logits is None else d_logits + jvp
     return [d_logits, None]
+
+
+@register_gradient("BiasAddGrad")
+def _bias_add_grad_grad(op, grad):
+    """BiasAddGrad sums over all but the channel axis: its gradient broadcasts back."""
+    (dy,) = op.inputs
+    if op.attrs.get("data_format", "NHWC") == "NCHW":
+        if dy.shape.ndims is None:
+            raise ValueError(f"The gradient of '{op.name}' (NCHW) needs the rank of "
+                             f"'{dy.name}'.")
+        grad = reshape(grad, [-1] + [1] * (dy.shape.ndims - 2))
+    return [broadcast_to_shape_of(grad, dy)]
 
 
 @register_gradient("L2Loss")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import windows
 from ..checks import to_float16
 from ..registry import register_kernel
 from ..windows import ConvParams, Geometry, PoolParams, lowest
@@ -359,6 +360,20 @@ def build_max_pool_grad(node):
         if dy.size:
             max_pool_grad(x, dy, g.numba_args(), dx)
         return to_float16(dx) if widen else dx
+    return kernel
+
+
+@register_kernel("MaxPoolGradGrad", "CPU")
+def build_max_pool_grad_grad(node):
+    """Second derivatives only: ``windows.py``'s numpy algorithm (no numba loop)."""
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def kernel(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        if 0 in params.output_shape(g):
+            return np.zeros(params.output_shape(g), out_dtype)
+        out = windows.max_pool_grad_grad(np, x, grad, g, lowest(x.dtype))
+        return np.ascontiguousarray(out, dtype=out_dtype)
     return kernel
 
 

@@ -108,6 +108,19 @@ def build_max_pool_grad(node):
     return on_device(node, max_pool_grad)
 
 
+@register_kernel("MaxPoolGradGrad", "GPU")
+def build_max_pool_grad_grad(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def max_pool_grad_grad(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        if 0 in params.output_shape(g):
+            return cupy.zeros(params.output_shape(g), out_dtype)
+        out = windows.max_pool_grad_grad(cupy, x, grad, g, lowest(x.dtype))
+        return cupy.ascontiguousarray(out.astype(out_dtype, copy=False))
+    return on_device(node, max_pool_grad_grad)
+
+
 @register_kernel("AvgPoolGrad", "GPU")
 def build_avg_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype

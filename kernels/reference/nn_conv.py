@@ -135,6 +135,24 @@ def build_max_pool_grad(node):
     return max_pool_grad
 
 
+@register_kernel("MaxPoolGradGrad", DEVICE)
+def build_max_pool_grad_grad(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def max_pool_grad_grad(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        out = np.zeros(params.output_shape(g), compute_dtype(grad).dtype)
+        if out.size == 0:
+            return out.astype(out_dtype)
+        for oh, ow, rows, cols in _windows(g):
+            window = x[:, rows, cols, :].reshape(g.batch, -1, g.channels)
+            first_max = np.argmax(window, axis=1)[:, None, :]
+            picked = grad[:, rows, cols, :].reshape(g.batch, -1, g.channels)
+            out[:, oh, ow, :] = np.take_along_axis(picked, first_max, axis=1)[:, 0, :]
+        return out.astype(out_dtype, copy=False)
+    return max_pool_grad_grad
+
+
 @register_kernel("AvgPoolGrad", DEVICE)
 def build_avg_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
