@@ -13,8 +13,8 @@ import numpy as np
 
 from .checks import broadcast_shape, check_axes, fmt_shape, invalid_argument
 
-__all__ = ["softmax_axis", "last_axis", "xent_shape", "sparse_xent_shapes", "label_error", "bias_axis",
-           "check_bias"]
+__all__ = ["softmax_axis", "last_axis", "xent_shape", "sparse_xent_shapes", "label_error",
+           "bias_axis", "check_bias"]
 
 
 def softmax_axis(node, shape: tuple) -> int:

@@ -72,7 +72,8 @@ def test_pool_gradients(case):
     shape, k, stride, padding = case
     check_op_gradient(lambda x: ds.nn.max_pool(x, k, stride, padding),
                       [distinct(("mp", case), shape)])
-    check_op_gradient(lambda x: ds.nn.avg_pool(x, k, stride, padding), [normal(("ap", case), shape)])
+    check_op_gradient(lambda x: ds.nn.avg_pool(x, k, stride, padding),
+                      [normal(("ap", case), shape)])
 
 
 def test_max_pool_grad_gradients():

@@ -276,7 +276,8 @@ def test_loss_builders_check_labels_at_build_time():
     assert loss.shape == (None,) and loss.op.type == "SparseSoftmaxCrossEntropyWithLogits"
     assert [t.shape for t in loss.op.outputs] == [(None,), (None, 10)]
     flat = ds.nn.softmax_cross_entropy_with_logits_v2(
-        labels=ds.placeholder(ds.float32, (4, 3, 10)), logits=ds.placeholder(ds.float32, (4, 3, 10)))
+        labels=ds.placeholder(ds.float32, (4, 3, 10)),
+        logits=ds.placeholder(ds.float32, (4, 3, 10)))
     assert flat.shape == (4, 3)
 
 

@@ -57,7 +57,8 @@ def _pack_window(x, g, n, oh, ow, out):
             last = min(W - left, KW)
             out[base:base + first * C] = 0
             if last > first:
-                out[base + first * C:base + last * C] = x[n, ih, (left + first) * C:(left + last) * C]
+                run = x[n, ih, (left + first) * C:(left + last) * C]
+                out[base + first * C:base + last * C] = run
             out[base + max(last, first) * C:base + KW * C] = 0
         else:
             for kw in range(KW):
