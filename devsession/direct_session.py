@@ -27,7 +27,8 @@ from .kernels.registry import registered_ops
 from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime.local_executor import LocalExecutorFactory, make_step
-from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy, place_node,
+from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
+                                colocation_root, place_node,
                                 resolve_default_device)
 from .runtime.resources import ResourceMgr
 from .session import BaseSession
@@ -153,12 +154,9 @@ class DirectSession(BaseSession):
         return [(op, self._place(op)) for op in ops]
 
     def _place(self, op) -> Placement:
-        refs = get_op_def(op.type).ref_inputs
-        if refs:    # Assign/AssignAdd run where their variable lives (TF colocates them)
-            variable = op.inputs[refs[0]].op
-            spec = variable.device_spec if not variable.device_spec.is_empty else op.device_spec
-            return place_node(op.name, op.type, spec, self._policy)
-        return place_node(op.name, op.type, op.device_spec, self._policy)
+        root = colocation_root(op)    # assignments run where their variable lives (as TF)
+        spec = root.device_spec if not root.device_spec.is_empty else op.device_spec
+        return place_node(op.name, op.type, spec, self._policy)
 
     # --- plans -------------------------------------------------------------------------------
 

@@ -72,7 +72,7 @@ def translate(node, inputs) -> tuple[str, list, dict]:
 def _attrs(node) -> dict:
     attrs = {}
     for key, value in node.attr.items():
-        if key.startswith("_") or key in IGNORED_ATTRS:
+        if (key.startswith("_") and key != "_class") or key in IGNORED_ATTRS:
             continue
         decoded = decode_attr(value, node.name, key)
         if key in NEUTRAL_ATTRS:

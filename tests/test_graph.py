@@ -12,6 +12,7 @@ import pytest
 import devsession as ds
 from devsession.ops.registry import registered_ops
 from array_cases import one_of_each_array_op
+from nn_cases import one_of_each_nn_op
 
 
 @pytest.fixture
@@ -550,6 +551,7 @@ def test_every_registered_op_has_a_builder(graph):
               ds.Assert(flag, [x])]
     built += one_of_each_array_op(x)
     built += tf1_surface_ops(x)
+    built += one_of_each_nn_op()
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = internal
     assert {op.type for op in graph.get_operations() if not op.type.startswith("_")} == public
 

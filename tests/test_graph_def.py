@@ -13,6 +13,7 @@ from devsession.graph_codec import FORMAT_VERSION
 from devsession.ops.registry import registered_ops
 from devsession.tensor_codec import array_to_proto, proto_to_array
 from array_cases import one_of_each_array_op
+from nn_cases import one_of_each_nn_op
 
 CONST_VALUES = {
     "c_f16": np.array([[0.5, -1.0, np.inf], [np.nan, 65504.0, -0.0]], np.float16),
@@ -64,6 +65,8 @@ def build_every_op_graph() -> ds.Graph:
         cc = ds.concat([x, f], -2, name="cc")
         with ds.name_scope("array"):
             array_ops = one_of_each_array_op(ds.placeholder(ds.float32, (2, 2), name="m"))
+        with ds.name_scope("nn"):
+            array_ops += one_of_each_nn_op()
         sm = ds.softmax(x, name="sm")
         ru = ds.random_uniform((2, 3), minval=-1.0, maxval=2.0, name="ru")
         rn = ds.random_normal((4,), mean=1.0, stddev=0.5, seed=5, dtype=ds.float64, name="rn")

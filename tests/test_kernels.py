@@ -268,9 +268,10 @@ def test_every_ref_op_is_covered(device):
     # cluster tests run them.  So do the optimizers' updates (reference/training.py):
     # test_training_kernels.py runs those.  The control-flow drivers run functions a
     # session plans: test_control_flow*.py runs them.
+    from nn_cases import NN_OPS
     from test_array_ops import ARRAY_OPS
 
-    covered = COVERED | ARRAY_OPS          # each family's suite lists the ops it checks
+    covered = COVERED | ARRAY_OPS | NN_OPS   # each family's suite lists the ops it checks
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow"}

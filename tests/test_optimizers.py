@@ -297,3 +297,19 @@ def test_concurrent_steps_lose_no_update():
             t.join()
         np.testing.assert_array_equal(sess.run(w), np.full(n, -75.0, F32))
         assert not torn
+
+
+def test_slots_follow_their_variable_when_devices_are_assigned_later():
+    # An optimizer's slots carry TF's "_class" colocation attr, so placement puts them
+    # with their variable even when the variable's device is only set after the build.
+    from devsession.runtime.placement import colocation_root
+
+    w = ds.Variable(np.ones(3, np.float32), name="w")
+    loss = ds.reduce_sum(ds.square(w))
+    ds.train.AdamOptimizer(0.1).minimize(loss)
+    graph = ds.get_default_graph()
+    slots = [graph.get_operation_by_name(n) for n in ("w/Adam", "w/Adam_1", "beta1_power")]
+    assert all(colocation_root(s) is w.op for s in slots)
+    w.op._set_device("/device:CPU:0")
+    with ds.Session() as sess:
+        assert set(sess.placement().values()) == {ds.list_local_devices()[0].name}

@@ -30,18 +30,8 @@ from values import assert_matches, encode, read_event_tags  # noqa: E402
 PROGRAMS = sorted(f[:-3] for f in os.listdir(HERE)
                   if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
 NEEDS = {
-    "p08_random_and_where": "tf.shape (branch array)",
-    "p12_logistic_regression": "cross-entropies (branch nn); training, tf.gradients (branch "
-                               "grad); tf.zeros (branch array)",
-    "p15_mlp": "bias_add, l2_loss, sparse cross-entropy (branch nn); training (branch grad); "
-               "tf.zeros (branch array)",
-    "p16_convnet": "conv2d, pools, dropout (branch nn); training (branch grad); tf.zeros, "
-                   "reshape (branch array)",
-    "p18_batchnorm": "moments, batch_normalization (branch nn); training, tf.gradients "
-                     "(branch grad); tf.zeros/tf.ones (branch array)",
-    "p19_embeddings_activations": "embedding_lookup, activations (branch nn); gather, "
-                                  "one_hot, clip_by_value (branch array); training (branch "
-                                  "grad)",
+    "p08_random_and_where": "static shapes from tf.shape of a partly known shape (TF infers "
+                            "[None, 50] for random_normal(tf.shape(z)); devsession [None, None])",
 }
 # Where devsession differs from TensorFlow on purpose: key -> why (the key is not compared;
 # every other key of the program still is).

@@ -396,12 +396,15 @@ def test_random_ops_take_their_shape_as_an_input(op, check):
     np.testing.assert_array_equal(run_imported(gd, "y:0", {}), first)  # seeded
 
 
-def test_tf_only_attrs_are_dropped():
+def test_tf_only_attrs_are_dropped_and_colocation_kept():
     gd = mlp_with_add_v2()
     g = ds.Graph()
     ds.import_graph_def(gd, graph=g)
     for op in g.get_operations():
-        assert not {"T", "_class", "grad_a", "grad_b"} & set(op.attrs), op.name
+        assert not {"T", "grad_a", "grad_b"} & set(op.attrs), op.name
+    colocated = [op for op in g.get_operations() if "_class" in op.attrs]   # "loc:@..."
+    assert colocated and all(str(c).startswith("loc:@") for op in colocated
+                             for c in op.get_attr("_class"))
     assert g.get_operation_by_name("probs").get_attr("axis") == 1  # Softmax: the last axis
 
 
@@ -456,7 +459,8 @@ def test_imported_tf_graphs_round_trip_through_devsessions_format(make):
     first = ds.Graph()
     ds.import_graph_def(make(), graph=first)
     ours = first.as_graph_def()
-    assert not [k for n in ours.node for k in n.attr if k.startswith("_") or k == "T"]
+    assert not [k for n in ours.node for k in n.attr
+                if (k.startswith("_") and k != "_class") or k == "T"]
     second = ds.Graph()
     ds.import_graph_def(ours, graph=second)
     assert second.as_graph_def() == ours

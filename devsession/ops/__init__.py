@@ -9,7 +9,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``elementwise``    unary and binary math, comparisons, ``where``, ``cast``
 ``reduce``         ``reduce_sum/mean/max/min``, ``argmax``
 ``linalg``         ``matmul``
-``nn``             ``softmax``
+``nn``             ``softmax``, ``log_softmax``, cross entropies, ``l2_loss``, ``bias_add``,
+                   activations, ``dropout``, ``moments``, ``batch_normalization``
+``nn_conv``        ``conv2d`` (and its gradient ops), ``max_pool``, ``avg_pool``
 ``array``          ``identity``, ``reshape``, ``transpose``, ``concat``, ``squeeze``,
                    ``stop_gradient``,
                    ``expand_dims``, ``stack``, ``unstack``, ``tile``, ``pad`` (and
@@ -49,7 +51,7 @@ from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
 from .state import assign, assign_add, assign_sub, constant, group, no_op, placeholder
 from .random import random_normal, random_uniform
 from . import operators  # noqa: F401  (installs the Tensor operators)
-from . import shape_of, training  # noqa: F401  (ops for gradients and optimizers)
+from . import nn_conv, shape_of, training  # noqa: F401  (conv ops; ops for gradients and optimizers)
 from . import (array_grad, elementwise_grad, linalg_grad, nn_grad,  # noqa: F401  (register
                reduce_grad, shape_of_grad, state_grad)                # the gradients)
 

@@ -263,3 +263,9 @@ __all__ += ["add_v2", "floordiv", "floor_div", "floormod", "mod", "truncatediv",
             "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "sign",
             "floor", "ceil", "round", "rsqrt", "reciprocal", "div"]
 
+
+# --- nn family's math op (SquaredDifference, for moments) ----------------------------------
+
+register_op(OpDef("SquaredDifference", _binary_same, 2, elementwise=True))
+squared_difference = _binary("SquaredDifference", "squared_difference")
+__all__ += ["squared_difference"]

@@ -188,3 +188,11 @@ def _floor_mod_grad(op, dy):
 
 not_differentiable("NotEqual", "LogicalOr", "LogicalNot", "FloorDiv", "TruncateDiv",
                    "TruncateMod")
+
+
+@register_gradient("SquaredDifference")
+def _squared_difference_grad(op, dy):
+    x, y = op.inputs
+    twice = multiply(multiply(dy, subtract(x, y)), constant_from_array(np.array(2.0, dy.dtype.np),
+                                                                       graph=dy.graph))
+    return [_to_x(twice, op), _to_y(negative(twice), op)]

@@ -1,22 +1,383 @@
-"""Neural-network ops: Softmax.
+"""Neural-network ops: activations, softmax and its losses, BiasAdd, L2Loss, and the
+composites TF builds from other ops (dropout, moments, batch_normalization).
 
-Kernels: ``kernels/{reference,cpu,cuda}/nn.py``.
+Op types and attrs are TensorFlow's, so TF GraphDefs import:
+
+* ``LeakyRelu`` (attr ``alpha``), ``Elu``, ``Softplus``: elementwise (``elementwise``
+  OpDefs with an expression in ``kernels/codegen/expressions.py``), so they fuse with
+  their neighbours; the formulas are TF's kernels' (``Elu`` is ``exp(x) - 1`` below 0;
+  ``Softplus`` is ``log1p(exp(x))`` computed without overflow).
+* ``LogSoftmax`` works on the last axis (TF's op has no axis attr; ``log_softmax``
+  transposes for another axis, as TF's Python does).
+* ``SoftmaxCrossEntropyWithLogits(features, labels)`` and
+  ``SparseSoftmaxCrossEntropyWithLogits(features, labels)`` take 2-D logits and have
+  TF's two outputs, the per-row ``loss`` and the ``backprop`` (softmax - labels) that
+  their gradient reuses; the builders flatten other ranks to 2-D.  A sparse label
+  outside [0, classes) is an ``InvalidArgumentError`` naming the node, as TF1's CPU
+  kernel raises.
+* ``BiasAdd(value, bias)`` adds ``bias`` along the channel axis (last for NHWC, axis 1
+  for NCHW); ``BiasAddGrad`` sums a gradient down to that axis.
+
+Convolution and pooling are in ``nn_conv.py``; kernels in
+``kernels/{reference,cpu,cuda}/nn.py``; gradients in ``nn_grad.py``.
 """
 
 from __future__ import annotations
 
-from ..graph import Tensor, convert_to_tensor
-from .common import make_op, normalised_axis
-from .elementwise import _unary_float
-from .registry import OpDef, register_op
+import numbers
 
-__all__ = ["softmax"]
+import numpy as np
+
+from .. import dtypes
+from ..graph import Tensor, convert_to_tensor, name_scope
+from ..tensor_shape import TensorShape
+from .common import broadcast, make_op, normalised_axis, operands, same_dtype
+from .elementwise import _unary_float, rsqrt, squared_difference, where
+from .array import reshape, stop_gradient, transpose
+from .array_fill import shape
+from .reduce import reduce_mean
+from .registry import InferError, OpDef, register_op
+from .random import random_uniform
+from .state import constant
+
+__all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
+           "l2_loss", "bias_add", "leaky_relu", "elu", "softplus", "dropout", "moments",
+           "batch_normalization", "shape_tensor"]
+
+_SPARSE_LABELS = (dtypes.int32, dtypes.int64)
+
+
+# --- inference ---------------------------------------------------------------------------
+
+def _rank_at_least(x, rank: int, node: str) -> None:
+    if x.shape.ndims is not None and x.shape.ndims < rank:
+        raise InferError(f"Op '{node}': '{x.name}' must have rank >= {rank}, got shape "
+                         f"{x.shape}.")
+
+
+def _matrix(x, node: str) -> tuple:
+    if x.shape.ndims is None:
+        return (None, None)
+    if x.shape.ndims != 2:
+        raise InferError(f"Op '{node}': '{x.name}' must be 2-D [batch, classes], got shape "
+                         f"{x.shape}.")
+    return x.shape.dims
+
+
+def _log_softmax(inputs, attrs, node):
+    _rank_at_least(inputs[0], 1, node)
+    return _unary_float(inputs, attrs, node)
+
+
+def _xent(inputs, attrs, node):
+    features, labels = inputs
+    dtype, _ = _unary_float([features], attrs, node)
+    same_dtype(inputs, node)
+    _matrix(features, node), _matrix(labels, node)
+    shape = broadcast(inputs, node)
+    batch = None if shape.ndims is None else shape.dims[0]
+    return [(dtype, TensorShape([batch])), (dtype, shape if shape.ndims else TensorShape(
+        [None, None]))]
+
+
+def _sparse_xent(inputs, attrs, node):
+    features, labels = inputs
+    dtype, _ = _unary_float([features], attrs, node)
+    if labels.dtype not in _SPARSE_LABELS:
+        raise TypeError(f"Op '{node}': labels '{labels.name}' must be int32 or int64, not "
+                        f"{labels.dtype.name}.")
+    batch, classes = _matrix(features, node)
+    if labels.shape.ndims not in (None, 1):
+        raise InferError(f"Op '{node}': labels '{labels.name}' must be 1-D [batch], got shape "
+                         f"{labels.shape}.")
+    label_batch = None if labels.shape.ndims is None else labels.shape.dims[0]
+    if batch is not None and label_batch is not None and batch != label_batch:
+        raise InferError(f"Op '{node}': logits '{features.name}' have {batch} rows but labels "
+                         f"'{labels.name}' have {label_batch}.")
+    batch = batch if batch is not None else label_batch
+    return [(dtype, TensorShape([batch])), (dtype, TensorShape([batch, classes]))]
+
+
+def _l2_loss(inputs, attrs, node):
+    dtype, _ = _unary_float(inputs, attrs, node)
+    return dtype, TensorShape(())
+
+
+def channel_axis(data_format: str, rank: int | None, node: str) -> int:
+    """The axis BiasAdd adds along (negative: counted from the end when rank is unknown)."""
+    if data_format == "NHWC":
+        return -1 if rank is None else rank - 1
+    if data_format == "NCHW":
+        return 1
+    raise InferError(f"Op '{node}': data_format must be 'NHWC' or 'NCHW', got {data_format!r}.")
+
+
+def _bias_add(inputs, attrs, node):
+    value, bias = inputs
+    dtype = same_dtype(inputs, node)
+    if not dtype.is_numeric:
+        raise TypeError(f"Op '{node}' needs numeric inputs, not {dtype.name}.")
+    _rank_at_least(value, 2, node)
+    if bias.shape.ndims not in (None, 1):
+        raise InferError(f"Op '{node}': bias '{bias.name}' must be 1-D, got shape {bias.shape}.")
+    rank = value.shape.ndims
+    axis = channel_axis(attrs.get("data_format", "NHWC"), rank, node)
+    if rank is not None and bias.shape.ndims is not None:
+        channels, size = value.shape.dims[axis], bias.shape.dims[0]
+        if channels is not None and size is not None and channels != size:
+            raise InferError(f"Op '{node}': bias '{bias.name}' has {size} elements but "
+                             f"'{value.name}' has {channels} channels (shape {value.shape}).")
+    return dtype, value.shape
+
+
+def _bias_add_grad(inputs, attrs, node):
+    (dy,) = inputs
+    _rank_at_least(dy, 2, node)
+    rank = dy.shape.ndims
+    axis = channel_axis(attrs.get("data_format", "NHWC"), rank, node)
+    return dy.dtype, TensorShape([None if rank is None else dy.shape.dims[axis]])
+
 
 register_op(OpDef("Softmax", _unary_float, 1))
+register_op(OpDef("LogSoftmax", _log_softmax, 1))
+register_op(OpDef("SoftmaxCrossEntropyWithLogits", _xent, 2))
+register_op(OpDef("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent, 2))
+register_op(OpDef("L2Loss", _l2_loss, 1))
+register_op(OpDef("BiasAdd", _bias_add, 2, attr_defaults={"data_format": "NHWC"}))
+register_op(OpDef("BiasAddGrad", _bias_add_grad, 1, attr_defaults={"data_format": "NHWC"}))
+register_op(OpDef("LeakyRelu", _unary_float, 1, attr_defaults={"alpha": 0.2},
+                  elementwise=True))
+register_op(OpDef("Elu", _unary_float, 1, elementwise=True))
+register_op(OpDef("Softplus", _unary_float, 1, elementwise=True))
 
 
-def softmax(logits, axis=-1, name=None) -> Tensor:
+# --- builders ----------------------------------------------------------------------------
+
+def softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
     """Numerically stable softmax along ``axis`` (default: the last)."""
     x = convert_to_tensor(logits)
-    axis = normalised_axis(axis, x.shape.ndims, name or "Softmax")
+    axis = normalised_axis(axis if dim is None else dim, x.shape.ndims, name or "Softmax")
     return make_op("Softmax", [x], {"axis": axis}, name)
+
+
+def _on_last_axis(x: Tensor, axis, name: str, fn) -> Tensor:
+    """``fn`` (an op over the last axis) applied along ``axis``, transposing around it."""
+    rank = x.shape.ndims
+    if axis is None or rank is None:
+        return fn(x, name)
+    axis = normalised_axis(axis, rank, name)
+    if axis == rank - 1:
+        return fn(x, name)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    return transpose(fn(transpose(x, perm), None), perm, name=name)
+
+
+def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last)."""
+    x = convert_to_tensor(logits)
+    return _on_last_axis(x, axis if dim is None else dim, name or "LogSoftmax",
+                         lambda t, n: make_op("LogSoftmax", [t], name=n))
+
+
+def _keyword_only(sentinel, fn_name: str) -> None:
+    if sentinel is not None:
+        raise ValueError(f"Only call {fn_name} with named arguments (labels=..., logits=...).")
+
+
+def _rows(x: Tensor, fn_name: str) -> tuple[list, object]:
+    """(leading dims, classes) of logits ``x``, whose rank must be known and >= 1."""
+    if x.shape.ndims is None:
+        raise ValueError(f"{fn_name} needs logits '{x.name}' of known rank.")
+    if x.shape.ndims == 0:
+        raise ValueError(f"{fn_name} needs logits of rank >= 1, got scalar '{x.name}'.")
+    dims = list(x.shape.dims)
+    return dims[:-1], dims[-1]
+
+
+def _to_matrix(t: Tensor, classes, fn_name: str) -> Tensor:
+    if classes is None:
+        raise ValueError(f"{fn_name}: flattening '{t.name}' (shape {t.shape}) to 2-D needs a "
+                         f"known number of classes.")
+    return reshape(t, [-1, classes])
+
+
+def _from_rows(loss: Tensor, lead: list, name) -> Tensor:
+    """The per-row loss of flattened logits reshaped back to their leading dims."""
+    if sum(d is None for d in lead) > 1:
+        raise ValueError(f"Cannot give the loss the logits' leading shape {lead}: more than "
+                         f"one dimension is unknown.")
+    return reshape(loss, [-1 if d is None else d for d in lead], name=name)
+
+
+def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, axis=None,
+                                         name=None, dim=None) -> Tensor:
+    """Per-row cross entropy of ``softmax(logits)`` against the distributions
+    ``labels`` (same shape, or broadcastable for 2-D logits), as TF; the gradient
+    flows to both."""
+    _keyword_only(_sentinel, "softmax_cross_entropy_with_logits_v2")
+    fn_name = name or "softmax_cross_entropy_with_logits"
+    axis = dim if axis is None else axis
+    x = convert_to_tensor(logits)
+    y = convert_to_tensor(labels, dtype_hint=x.dtype)
+    if axis is not None and x.shape.ndims is not None:
+        axis = normalised_axis(axis, x.shape.ndims, fn_name)
+        if axis != x.shape.ndims - 1:
+            perm = list(range(x.shape.ndims))
+            perm[axis], perm[-1] = perm[-1], perm[axis]
+            x, y = transpose(x, perm), transpose(y, perm)
+    lead, classes = _rows(x, fn_name)
+    if len(lead) == 1:
+        return make_op("SoftmaxCrossEntropyWithLogits", [x, y], name=name)
+    loss = make_op("SoftmaxCrossEntropyWithLogits",
+                   [_to_matrix(x, classes, fn_name), _to_matrix(y, classes, fn_name)])
+    return _from_rows(loss, lead, name)
+
+
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+                                      name=None, axis=None) -> Tensor:
+    """TF1's v1 form of ``softmax_cross_entropy_with_logits_v2``: no gradient flows to
+    ``labels``."""
+    _keyword_only(_sentinel, "softmax_cross_entropy_with_logits")
+    labels = stop_gradient(convert_to_tensor(labels, dtype_hint=convert_to_tensor(logits).dtype))
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
+                                                axis=dim if axis is None else axis, name=name)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                             name=None) -> Tensor:
+    """Per-row cross entropy of ``softmax(logits)`` against integer class ``labels``
+    (int32/int64, of shape ``logits.shape[:-1]``)."""
+    _keyword_only(_sentinel, "sparse_softmax_cross_entropy_with_logits")
+    fn_name = name or "SparseSoftmaxCrossEntropyWithLogits"
+    x = convert_to_tensor(logits)
+    y = convert_to_tensor(labels)
+    if y.dtype not in _SPARSE_LABELS:
+        raise TypeError(f"{fn_name}: labels '{y.name}' must be int32 or int64 class indices, "
+                        f"not {y.dtype.name} (softmax_cross_entropy_with_logits_v2 takes "
+                        f"distributions).")
+    lead, classes = _rows(x, fn_name)
+    if y.shape.ndims is not None and not TensorShape(lead).is_compatible_with(y.shape):
+        raise ValueError(f"{fn_name}: labels '{y.name}' have shape {y.shape}, but logits "
+                         f"'{x.name}' have shape {x.shape}: labels need the logits' shape "
+                         f"without its last (classes) dimension.")
+    if len(lead) == 1:
+        return make_op("SparseSoftmaxCrossEntropyWithLogits", [x, y], name=name)
+    loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
+                   [_to_matrix(x, classes, fn_name), reshape(y, [-1])])
+    return _from_rows(loss, lead, name)
+
+
+def l2_loss(t, name=None) -> Tensor:
+    """``sum(t ** 2) / 2``, as TF's L2Loss."""
+    return make_op("L2Loss", [convert_to_tensor(t)], name=name)
+
+
+def bias_add(value, bias, data_format=None, name=None) -> Tensor:
+    """``value + bias`` with ``bias`` along the channel axis (last, or 1 for NCHW)."""
+    x = convert_to_tensor(value)
+    b = convert_to_tensor(bias, dtype_hint=x.dtype)
+    return make_op("BiasAdd", [x, b], {"data_format": data_format or "NHWC"}, name)
+
+
+def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
+    """``x`` where ``x > 0``, else ``alpha * x``.  ``alpha`` is a float32 attr, as TF's
+    (so it round-trips through GraphDefs exactly)."""
+    alpha = float(np.float32(alpha))
+    return make_op("LeakyRelu", [convert_to_tensor(features)], {"alpha": alpha}, name)
+
+
+def elu(features, name=None) -> Tensor:
+    """``x`` where ``x >= 0``, else ``exp(x) - 1``."""
+    return make_op("Elu", [convert_to_tensor(features)], name=name)
+
+
+def softplus(features, name=None) -> Tensor:
+    """``log(1 + exp(x))``, without overflow."""
+    return make_op("Softplus", [convert_to_tensor(features)], name=name)
+
+
+# --- composites --------------------------------------------------------------------------
+
+def shape_tensor(t: Tensor) -> Tensor:
+    """``t``'s shape as an int32 tensor: a constant when the graph knows it, else the
+    array family's Shape op, read at run time."""
+    if t.shape.is_fully_defined():
+        return constant(np.array(t.shape.as_list(), np.int32))
+    return shape(t)
+
+
+def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None) -> Tensor:
+    """Zero each element with probability ``rate`` (= 1 - ``keep_prob``) and scale the
+    rest by ``1 / (1 - rate)``, as TF: ``where(uniform >= rate, x * scale, 0)``.  A rate
+    of 0 returns ``x`` itself."""
+    if keep_prob is not None:
+        if rate is not None:
+            raise ValueError("dropout takes rate= or keep_prob=, not both.")
+        if isinstance(keep_prob, Tensor):
+            rate = 1 - keep_prob
+        else:
+            rate = 1.0 - float(keep_prob)
+    if rate is None:
+        raise ValueError("dropout needs rate= (or keep_prob=).")
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise ValueError(f"dropout scales '{x.name}', so it must be floating point, not "
+                         f"{x.dtype.name}.")
+    if isinstance(rate, numbers.Real):
+        if not 0 <= rate < 1:
+            raise ValueError(f"dropout's rate must be in [0, 1), got {rate}.")
+        if rate == 0:
+            return x
+    with name_scope(name or "dropout"):
+        if isinstance(rate, numbers.Real):
+            scaled = x * (1.0 / (1.0 - rate))
+            rate = convert_to_tensor(rate, dtype=x.dtype)
+        else:
+            rate = convert_to_tensor(rate, dtype_hint=x.dtype)
+            scaled = x / (1 - rate)
+        shape = x.shape if noise_shape is None else TensorShape(noise_shape)
+        if not shape.is_fully_defined():
+            raise ValueError(f"dropout of '{x.name}' with shape {x.shape}: random ops need a "
+                             f"fully defined shape here; pass noise_shape= or a tensor of known "
+                             f"shape.")
+        noise = random_uniform(shape.as_tuple(), dtype=x.dtype, seed=seed)
+        return where(noise >= rate, scaled, 0.0)
+
+
+def _axes_list(axes, rank, fn_name) -> list:
+    axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    return sorted({normalised_axis(a, rank, fn_name) for a in axes})
+
+
+def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
+    """``(mean, variance)`` of ``x`` over ``axes``, as TF: the mean, then the mean of
+    ``squared_difference(x, mean)``; float16 is computed in float32."""
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with name_scope(name or "moments"):
+        x = convert_to_tensor(x)
+        axes = _axes_list(axes, x.shape.ndims, "moments")
+        y = x if x.dtype != dtypes.float16 else make_op("Cast", [x], {"DstT": dtypes.float32})
+        kept_mean = reduce_mean(y, axes, keepdims=True, name="mean")
+        variance = reduce_mean(squared_difference(y, stop_gradient(kept_mean)), axes,
+                               keepdims=keep, name="variance")
+        # Without keepdims the mean is reduced again rather than reshaped, which would
+        # need the shape at run time when it is not static.
+        mean = kept_mean if keep else reduce_mean(y, axes, name="mean_squeezed")
+        if x.dtype == dtypes.float16:
+            mean = make_op("Cast", [mean], {"DstT": dtypes.float16})
+            variance = make_op("Cast", [variance], {"DstT": dtypes.float16})
+        return mean, variance
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None) -> Tensor:
+    """``x * inv + (offset - mean * inv)`` with ``inv = rsqrt(variance + eps) * scale``
+    (TF's formula; ``offset``/``scale`` may be None)."""
+    with name_scope(name or "batchnorm"):
+        x, mean, variance = operands(x, mean, variance)
+        inv = rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * scale
+        shift = (offset - mean * inv) if offset is not None else -mean * inv
+        return x * inv + shift

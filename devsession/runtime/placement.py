@@ -25,9 +25,10 @@ from typing import Callable
 
 from ..device_spec import Device, DeviceSpec
 from ..errors import InvalidArgumentError, NotFoundError
+from ..ops.registry import get_op_def
 
 __all__ = ["Placement", "PlacementPolicy", "place_node", "DefaultDevice",
-           "resolve_default_device", "Machine"]
+           "resolve_default_device", "Machine", "colocation_root"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,3 +148,22 @@ def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str) -> 
     except NotFoundError as e:
         return f"the {device_type} kernels are unavailable ({e.message})"
     return f"op {op_type} has no {device_type} kernel"
+
+
+def colocation_root(op):
+    """The op whose placement ``op`` follows: the variable an assign-like op names (its
+    first ref input), or the op its TF ``_class`` attr names ("loc:@var": an optimizer's
+    slots live with their variable), followed to the end of the chain."""
+    seen = set()
+    while id(op) not in seen:
+        seen.add(id(op))
+        refs = get_op_def(op.type).ref_inputs
+        if refs:
+            op = op.inputs[refs[0]].op
+            continue
+        group = [g for g in op.attrs.get("_class", ()) if str(g).startswith("loc:@")]
+        name = str(group[0])[len("loc:@"):] if group else None
+        if name is None or name not in op.graph or op.graph.get_operation_by_name(name) is op:
+            return op
+        op = op.graph.get_operation_by_name(name)
+    return op

@@ -158,8 +158,8 @@ class Optimizer:
         if var.op not in slots:
             zeros = np.zeros(var.shape.as_list(), var.dtype.np)
             with name_scope(None), device(None), device(var.device or None):
-                slots[var.op] = Variable(zeros, name=f"{var.op.name}/{op_name}",
-                                         trainable=False)
+                slots[var.op] = colocated(Variable(zeros, name=f"{var.op.name}/{op_name}",
+                                                   trainable=False), var)
         return slots[var.op]
 
     def _non_slot_variable(self, initial_value, name: str, colocate_with):
@@ -168,7 +168,8 @@ class Optimizer:
         key = (name, colocate_with.graph)
         if key not in self._non_slot:
             with device(None), device(colocate_with.device or None):
-                self._non_slot[key] = Variable(initial_value, name=name, trainable=False)
+                self._non_slot[key] = colocated(Variable(initial_value, name=name,
+                                                         trainable=False), colocate_with)
         return self._non_slot[key]
 
     def _hyper(self, value, name: str):
@@ -232,3 +233,10 @@ def group_after(ops, name: str) -> Operation:
         return graph.create_op("NoOp", (), name=name.rstrip("/"), control_inputs=ops,
                                exact_name=True)
     return graph.create_op("NoOp", (), name=name, control_inputs=ops)
+
+
+def colocated(variable: Variable, with_variable) -> Variable:
+    """``variable`` placed wherever ``with_variable`` ends up (TF's ``_class`` attr
+    "loc:@var"), also when devices are only assigned after the graph is built."""
+    variable.op._attrs["_class"] = (f"loc:@{with_variable.op.name}",)
+    return variable

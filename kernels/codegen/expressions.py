@@ -29,7 +29,21 @@ ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "AddV2": (("x", "y"), "x + y"), "LogicalAnd": (("x", "y"), "x and y"),
     # gradients' broadcast (ops/shape_of.py): ``like`` only lends its shape
     "_BroadcastToShapeOf": (("x", "like"), "x"),
+    # --- nn family (ops/nn.py, ops/elementwise.py's last block): TF's kernel formulas.
+    # "{alpha}" is filled in from the node's attr (``expression_for``).  Softplus is
+    # max(x, 0) + log1p(exp(-|x|)) with log1p(e) computed as log(u) * e / (u - 1),
+    # u = 1 + e (exact to a few ulp; e itself where u rounds to 1): no overflow, and
+    # exp(x) for very negative x, as TF's.
+    "LeakyRelu": (("x",), "x if x > 0 else x * {alpha}"),
+    "Elu": (("x",), "exp(x) - 1 if x < 0 else x"),
+    "Softplus": (("x",), "max(x, 0) + (exp(-abs(x)) if 1 + exp(-abs(x)) == 1 else "
+                         "log(1 + exp(-abs(x))) * (exp(-abs(x)) / (1 + exp(-abs(x)) - 1)))"),
+    "SquaredDifference": (("x", "y"), "(x - y) * (x - y)"),
 }
+
+# The attrs an expression's "{name}" fields take (formatted as float literals), with the
+# op's defaults (TF's) for a node that does not set them.
+_EXPRESSION_ATTRS = {"LeakyRelu": {"alpha": 0.2}}
 
 
 def expression_for(op_type: str, attrs) -> tuple[tuple[str, ...], str]:
@@ -37,7 +51,12 @@ def expression_for(op_type: str, attrs) -> tuple[tuple[str, ...], str]:
     if op_type == "Cast":
         dst = attrs["DstT"]
         return ("x",), f"cast(x, {getattr(dst, 'name', str(dst))!r})"
-    return ELEMENTWISE_OPS[op_type]
+    names, expr = ELEMENTWISE_OPS[op_type]
+    fields = _EXPRESSION_ATTRS.get(op_type)
+    if fields:
+        expr = expr.format(**{k: repr(float(attrs.get(k, default)))
+                              for k, default in fields.items()})
+    return names, expr
 
 
 # Every op an elementwise kernel module registers: the table, Cast, and the regions the
@@ -58,7 +77,7 @@ def elementwise_program(node) -> "tuple[str, tuple, np.dtype, str] | None":
         if node.input_dtypes[0] == dst:
             return None
         return "x", ("x",), dst, node.op
-    names, expr = ELEMENTWISE_OPS[node.op]
+    names, expr = expression_for(node.op, node.attrs)
     return expr, names, node.output_dtype, node.op
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .numba_setup import numba
 
-__all__ = ["fexp32"]
+__all__ = ["fexp32", "exp_parts32", "pow2_32"]
 
 _types = numba.types
 
@@ -34,14 +34,15 @@ def _bits_to_float32(typingctx, bits):
 
 
 @numba.njit(inline="always", cache=True)
-def _pow2(n):
+def pow2_32(n):
+    """2**n as a float32, for an int32 n in [-126, 127]."""
     return _bits_to_float32(np.int32((n + np.int32(127)) << np.int32(23)))
 
 
 @numba.njit(inline="always", cache=True)
-def fexp32(x):
-    """exp(x) for a float32 x, within 3 ulp of numpy's."""
-    xc = min(max(x, np.float32(-104.0)), np.float32(89.0))
+def exp_parts32(xc):
+    """``(n, y)`` with exp(xc) = y * 2**n, n an integer (as a float32) and y from the
+    polynomial on |r| <= ln2/2; ``xc`` must already be clamped to [-104, 89]."""
     # Round to nearest by adding and subtracting 1.5 * 2**23 (exact for |t| < 2**22):
     # np.floor here compiled to a call per element and stopped the loop vectorising.
     t = xc * np.float32(1.4426950408889634)
@@ -53,10 +54,16 @@ def fexp32(x):
     p = p * r + np.float32(4.1665795894e-2)
     p = p * r + np.float32(1.6666665459e-1)
     p = p * r + np.float32(5.0000001201e-1)
-    y = p * (r * r) + r + np.float32(1.0)
+    return n, p * (r * r) + r + np.float32(1.0)
+
+
+@numba.njit(inline="always", cache=True)
+def fexp32(x):
+    """exp(x) for a float32 x, within 3 ulp of numpy's."""
+    n, y = exp_parts32(min(max(x, np.float32(-104.0)), np.float32(89.0)))
     ni = np.int32(n)
     half = ni >> np.int32(1)
-    result = (y * _pow2(half)) * _pow2(ni - half)
+    result = (y * pow2_32(half)) * pow2_32(ni - half)
     return x if x != x else result
 
 

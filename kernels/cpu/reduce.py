@@ -16,6 +16,9 @@ Numerics:
 * Integer sums wrap to the output dtype before Mean divides them (TF semantics);
   integer Mean truncates toward zero.  float16 is widened to float32 on load.
 * Max/Min/ArgMax propagate NaN like numpy (ArgMax: the first NaN; ties: the first).
+  Max/Min take eight independent accumulators (``unrolled_extreme``, which LLVM
+  vectorises) plus a probe that is NaN when the slice holds a NaN or an inf; only then
+  does a second pass look for the NaN.
 
 Parallelism: below ``PARALLEL_MIN_SIZE`` elements (or with one numba thread) a serial
 loop runs.  Above it, with at least 4 rows per thread, ``prange`` runs over rows;
@@ -42,7 +45,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup)
 from numba.extending import overload  # noqa: E402
 
 __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
-           "unrolled_max"]
+           "unrolled_extreme"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # nogil: many Python threads run sessions at once (the kernels touch no Python objects).
@@ -85,19 +88,13 @@ def sum_slice(x, lo, hi, zero):
 
 @njit(**JIT)
 def _extreme_slice(x, lo, hi, is_max):
+    """max (or min) of x[lo:hi], NaN if it holds one (numpy's propagation)."""
     xs = x[lo:hi]
-    m = xs[0]
-    if m != m:
-        return m
-    for k in range(1, xs.size):
-        v = xs[k]
-        if v != v:
-            return v
-        if is_max:
-            if v > m:
-                m = v
-        elif v < m:
-            m = v
+    m, probe = unrolled_extreme(xs, is_max)
+    if probe != probe:          # a NaN or an inf: the result is NaN only for a NaN
+        for k in range(xs.size):
+            if xs[k] != xs[k]:
+                return xs[k]
     return m
 
 
@@ -120,33 +117,54 @@ def _argmax_slice(x, lo, hi, is_max):
     return at
 
 
+@njit(inline="always")
+def _pick(v, m, is_max):
+    """v if it beats m (an invariant ``is_max``: LLVM unswitches the loop on it)."""
+    if is_max:
+        return v if v > m else m
+    return v if v < m else m
+
+
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
+def _special_probe(xs):
+    """sum(xs - xs): NaN exactly when xs holds a NaN or an inf, else 0.  Reassociation
+    (only) lets LLVM vectorise the sum; it cannot fold ``v - v`` to 0 without nnan."""
+    acc = xs[0] - xs[0]
+    for k in range(xs.size):
+        acc += xs[k] - xs[k]
+    return acc
+
+
 @njit(**JIT)
-def unrolled_max(xs):
-    """max of a non-empty slice, NaNs ignored.  Eight independent accumulators let LLVM
-    vectorise (a single running max is a serial dependency chain: 6x slower)."""
-    n = xs.size // 8 * 8
+def unrolled_extreme(xs, is_max):
+    """``(extreme, probe)`` of a non-empty slice: its max (or min) ignoring NaNs, and a
+    probe that is NaN exactly when the slice holds a NaN or an inf (0 for integers), so
+    a caller handles those apart, in a second pass, only when they occur.
+
+    Eight independent accumulators keep eight comparisons in flight (a single running
+    max is a serial dependency chain: 6x slower, and LLVM will not vectorise a max
+    reduction that must respect NaN); the probe is a vectorised sum over each block of
+    2048 values just read, while it is in L1."""
     m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xs[0]
-    for k in range(0, n, 8):
-        v = xs[k]
-        m0 = v if v > m0 else m0
-        v = xs[k + 1]
-        m1 = v if v > m1 else m1
-        v = xs[k + 2]
-        m2 = v if v > m2 else m2
-        v = xs[k + 3]
-        m3 = v if v > m3 else m3
-        v = xs[k + 4]
-        m4 = v if v > m4 else m4
-        v = xs[k + 5]
-        m5 = v if v > m5 else m5
-        v = xs[k + 6]
-        m6 = v if v > m6 else m6
-        v = xs[k + 7]
-        m7 = v if v > m7 else m7
-    m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
-    for k in range(n, xs.size):
-        m = xs[k] if xs[k] > m else m
-    return m
+    probe = xs[0] - xs[0]
+    for start in range(0, xs.size, 2048):
+        block = xs[start:min(start + 2048, xs.size)]
+        n = block.size // 8 * 8
+        for k in range(0, n, 8):
+            m0 = _pick(block[k], m0, is_max)
+            m1 = _pick(block[k + 1], m1, is_max)
+            m2 = _pick(block[k + 2], m2, is_max)
+            m3 = _pick(block[k + 3], m3, is_max)
+            m4 = _pick(block[k + 4], m4, is_max)
+            m5 = _pick(block[k + 5], m5, is_max)
+            m6 = _pick(block[k + 6], m6, is_max)
+            m7 = _pick(block[k + 7], m7, is_max)
+        for k in range(n, block.size):
+            m0 = _pick(block[k], m0, is_max)
+        probe += _special_probe(block)
+    m = _pick(_pick(_pick(m0, m1, is_max), _pick(m2, m3, is_max), is_max),
+              _pick(_pick(m4, m5, is_max), _pick(m6, m7, is_max), is_max), is_max)
+    return m, probe
 
 
 def _store_total(out, r, total, divisor):

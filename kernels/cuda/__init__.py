@@ -15,7 +15,10 @@ module              ops and how they run
                     ``cupy.ElementwiseKernel`` per expression (``codegen/cuda.py``)
 ``reduce``          Sum, Mean, Max, Min, ArgMax: cupy reductions (CUB)
 ``linalg``          MatMul: cuBLAS via ``cupy.matmul``
-``nn``              Softmax: max, one fused exp kernel, sum, divide
+``nn``              Softmax, LogSoftmax, cross entropies, L2Loss, BiasAdd(Grad): cupy
+                    reductions and fused elementwise kernels
+``nn_conv``         Conv2D and its gradients: im2col + cuBLAS (``windows.py``);
+                    pooling and its gradients: reductions over the packed windows
 ``array``           data movement, slices and GatherV2: cupy views and copies (the
                     host's code over cupy); UnsortedSegmentSum: atomicAdd;
                     OneHot, AddN: generated elementwise kernels
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
-               training, transfer)
+from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noqa: F401
+               state, training, transfer)                              # (register)
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
 from . import control_flow  # noqa: F401,E402  (registers)

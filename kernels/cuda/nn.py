@@ -1,37 +1,158 @@
-"""Neural-network GPU kernels.
+"""Neural-network GPU kernels (convolution and pooling are in ``nn_conv.py``).
 
-* Softmax subtracts the max along the axis, then one fused kernel computes
-  ``exp(x - max)`` and one divides by the sum: no inf/nan for huge finite inputs.
+Softmax and its relatives subtract the row max (a cupy reduction), then fused
+``ElementwiseKernel``s (``cuda/elementwise.py``) compute ``exp(x - max)`` and the
+result from the row sums, so huge finite inputs give no inf/nan; sums accumulate in
+float32 for float16 (rounded once).  The cross entropies return TF's two outputs.
+SparseSoftmaxCrossEntropyWithLogits checks its labels on the device and raises
+``InvalidArgumentError`` (as TF1's CPU kernel does; TF's GPU kernel gives NaN); only
+that check waits for the device.  BiasAdd is one broadcast add, BiasAddGrad a sum.
 """
 
 from __future__ import annotations
 
 import cupy
+import numpy as np
 
-from ..checks import check_axes, get_attr
+from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_axis,
+                         sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
 from .device import on_device
 from .elementwise import ElementwiseKernel
 from .reduce import compute_dtype
 
-__all__ = ["build_softmax"]
+__all__ = ["build_softmax", "build_log_softmax", "build_xent", "build_sparse_xent",
+           "build_l2_loss", "build_bias_add", "build_bias_add_grad"]
+
+
+class _Shifted:
+    """``exp(x - max)`` along an axis, and its sum, in the compute dtype."""
+
+    def __init__(self, node):
+        self.acc = compute_dtype(node.output_dtype)
+        self.exp = ElementwiseKernel("exp(x - m)", [("x", node.input_dtypes[0]),
+                                                    ("m", self.acc)], self.acc,
+                                     name=node.name, op=node.op)
+
+    def __call__(self, x, axis):
+        m = cupy.max(x, axis=axis, keepdims=True).astype(self.acc, copy=False)
+        e = self.exp(x, m)
+        return m, e, cupy.sum(e, axis=axis, keepdims=True, dtype=self.acc)
 
 
 @register_kernel("Softmax", "GPU")
 def build_softmax(node):
-    axis = int(get_attr(node, "axis"))
     out_dtype = node.output_dtype
-    acc = compute_dtype(out_dtype)
-    shifted_exp = ElementwiseKernel("exp(x - m)", [("x", node.input_dtypes[0]), ("m", acc)],
-                                    acc, name=node.name, op=node.op)
-    normalise = ElementwiseKernel("e / s", [("e", acc), ("s", acc)], out_dtype,
+    shifted = _Shifted(node)
+    normalise = ElementwiseKernel("e / s", [("e", shifted.acc), ("s", shifted.acc)], out_dtype,
                                   name=node.name, op=node.op)
 
     def softmax(x):
-        check_axes(node.name, node.op, x.shape, (axis,))
+        axis = softmax_axis(node, x.shape)
         if x.size == 0:
             return cupy.empty(x.shape, out_dtype)
-        m = cupy.max(x, axis=axis, keepdims=True).astype(acc, copy=False)
-        e = shifted_exp(x, m)
-        return normalise(e, cupy.sum(e, axis=axis, keepdims=True, dtype=acc))
+        _, e, s = shifted(x, axis)
+        return normalise(e, s)
     return on_device(node, softmax)
+
+
+@register_kernel("LogSoftmax", "GPU")
+def build_log_softmax(node):
+    out_dtype = node.output_dtype
+    shifted = _Shifted(node)
+    acc = shifted.acc
+    finish = ElementwiseKernel("(x - m) - log(s)", [("x", node.input_dtypes[0]), ("m", acc),
+                                                    ("s", acc)], out_dtype,
+                               name=node.name, op=node.op)
+
+    def log_softmax(x):
+        last_axis(node, x.shape)
+        if x.size == 0:
+            return cupy.empty(x.shape, out_dtype)
+        m, _, s = shifted(x, -1)
+        return finish(x, m, s)
+    return on_device(node, log_softmax)
+
+
+@register_kernel("SoftmaxCrossEntropyWithLogits", "GPU")
+def build_xent(node):
+    out_dtype = node.output_dtype
+    shifted = _Shifted(node)
+    acc = shifted.acc
+    dtypes = [("x", node.input_dtypes[0]), ("y", node.input_dtypes[1]), ("m", acc), ("s", acc)]
+    terms = ElementwiseKernel("y * (log(s) - (x - m))", dtypes, acc, name=node.name, op=node.op)
+    backprop = ElementwiseKernel("exp(x - m) / s - y", dtypes, out_dtype, name=node.name,
+                                 op=node.op)
+
+    def xent(logits, labels):
+        shape = xent_shape(node, logits.shape, labels.shape)
+        if shape[1] == 0 or shape[0] == 0:
+            return cupy.zeros(shape[:1], out_dtype), cupy.empty(shape, out_dtype)
+        m, _, s = shifted(logits, 1)
+        loss = cupy.sum(terms(logits, labels, m, s), axis=1, dtype=acc)
+        return loss.astype(out_dtype, copy=False), backprop(logits, labels, m, s)
+    return on_device(node, xent)
+
+
+@register_kernel("SparseSoftmaxCrossEntropyWithLogits", "GPU")
+def build_sparse_xent(node):
+    out_dtype = node.output_dtype
+    shifted = _Shifted(node)
+    acc = shifted.acc
+    probs = ElementwiseKernel("e / s", [("e", acc), ("s", acc)], acc, name=node.name, op=node.op)
+
+    def sparse_xent(logits, labels):
+        sparse_xent_shapes(node, logits.shape, labels.shape)
+        rows, classes = logits.shape
+        if labels.size and bool(cupy.any((labels < 0) | (labels >= classes))):
+            raise label_error(node, cupy.asnumpy(labels), classes)
+        if logits.size == 0:
+            return cupy.zeros((rows,), out_dtype), cupy.empty(logits.shape, out_dtype)
+        m, e, s = shifted(logits, 1)
+        index = labels.astype(np.int64, copy=False).reshape(rows, 1)
+        picked = cupy.take_along_axis(logits, index, axis=1).astype(acc, copy=False)
+        loss = cupy.log(s[:, 0]) - (picked[:, 0] - m[:, 0])
+        backprop = probs(e, s)
+        backprop[cupy.arange(rows), index[:, 0]] -= 1
+        return loss.astype(out_dtype, copy=False), backprop.astype(out_dtype, copy=False)
+    return on_device(node, sparse_xent)
+
+
+@register_kernel("L2Loss", "GPU")
+def build_l2_loss(node):
+    out_dtype = node.output_dtype
+    acc = compute_dtype(out_dtype)
+    square = ElementwiseKernel("x * x", [("x", node.input_dtypes[0])], acc, name=node.name,
+                               op=node.op)
+
+    def l2_loss(t):
+        total = cupy.sum(square(t), dtype=acc) if t.size else cupy.zeros((), acc)
+        return (total / 2).astype(out_dtype)
+    return on_device(node, l2_loss)
+
+
+@register_kernel("BiasAdd", "GPU")
+def build_bias_add(node):
+    add = ElementwiseKernel("x + b", [("x", node.input_dtypes[0]), ("b", node.input_dtypes[1])],
+                            node.output_dtype, name=node.name, op=node.op)
+
+    def bias_add(value, bias):
+        axis = check_bias(node, value.shape, bias.shape)
+        if axis != value.ndim - 1:          # NCHW: along axis 1, broadcast over H, W
+            bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
+        return add(value, bias)
+    return on_device(node, bias_add)
+
+
+@register_kernel("BiasAddGrad", "GPU")
+def build_bias_add_grad(node):
+    out_dtype = node.output_dtype
+    acc = compute_dtype(out_dtype)
+
+    def bias_add_grad(dy):
+        axis = bias_axis(node, dy.ndim)
+        others = tuple(a for a in range(dy.ndim) if a != axis)
+        if dy.size == 0:
+            return cupy.zeros((dy.shape[axis],), out_dtype)
+        return cupy.sum(dy, axis=others, dtype=acc).astype(out_dtype, copy=False)
+    return on_device(node, bias_add_grad)

@@ -11,7 +11,9 @@ module              ops
 ``elementwise``     unary and binary math, comparisons, SelectV2, Cast
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
-``nn``              Softmax
+``nn``              Softmax, LogSoftmax, the softmax cross entropies, L2Loss, BiasAdd
+                    (and its gradient), LeakyRelu, Elu, Softplus
+``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
 ``array``           Identity, StopGradient, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
                     Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
                     ZerosLike, OnesLike (also the CPU's kernels)
@@ -27,7 +29,8 @@ module              ops
 ==================  ===============================================================
 """
 
-from . import (array, array_index, elementwise, linalg, nn, reduce, shape_of,  # noqa: F401
+from . import (array, array_index, elementwise, linalg, nn, nn_conv, reduce,
+               shape_of,  # noqa: F401
                state, training)
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)

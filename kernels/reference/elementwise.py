@@ -127,3 +127,8 @@ TF1_BINARY = {
 UNARY.update(TF1_UNARY)
 BINARY.update(TF1_BINARY)
 register_kernel(tuple(TF1_UNARY) + tuple(TF1_BINARY), DEVICE)(build_elementwise)
+
+
+# --- nn family's math op (SquaredDifference, for moments) ----------------------------------
+BINARY["SquaredDifference"] = lambda x, y: np.square(x - y)
+register_kernel("SquaredDifference", DEVICE)(build_elementwise)

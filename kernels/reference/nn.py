@@ -1,30 +1,162 @@
-"""Reference kernels of the neural-network ops.
+"""Reference kernels of the neural-network ops (convolution and pooling are in
+``nn_conv.py``): the most direct numpy formulas, the oracle of the CPU and GPU kernels.
 
-* ``Softmax`` subtracts the max first, so huge finite inputs give no inf/nan.
+* Softmax, LogSoftmax and the cross entropies subtract the row max first, so huge
+  finite inputs give no inf/nan; float16 is computed in float32 and rounded once.
+* ``SoftmaxCrossEntropyWithLogits`` returns TF's two outputs: ``loss = sum(labels *
+  (log(sum(exp(z))) - z))`` with ``z = logits - max``, and ``backprop = softmax -
+  labels``; the sparse form takes class indices, and a label outside [0, classes)
+  raises ``InvalidArgumentError`` naming the node.
+* LeakyRelu, Elu and Softplus are TF's kernel formulas (``exp(x) - 1`` below 0 for Elu;
+  ``np.logaddexp(0, x)`` for Softplus).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_axes, get_attr
+from ..checks import get_attr
+from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_axis,
+                         sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
 
 
+def _shifted(x, axis):
+    xc = compute_dtype(x)
+    return xc - np.max(xc, axis=axis, keepdims=True)
+
+
 @register_kernel("Softmax", DEVICE)
 def build_softmax(node):
-    axis = int(get_attr(node, "axis"))
     out_dtype = node.output_dtype
 
     def softmax(x):
-        check_axes(node.name, node.op, x.shape, (axis,))
+        axis = softmax_axis(node, x.shape)
         if x.size == 0:
             return np.empty(x.shape, out_dtype)
-        xc = compute_dtype(x)
         with np.errstate(all="ignore"):
-            e = np.exp(xc - np.max(xc, axis=axis, keepdims=True))
+            e = np.exp(_shifted(x, axis))
             return (e / np.sum(e, axis=axis, keepdims=True)).astype(out_dtype, copy=False)
     return softmax
+
+
+@register_kernel("LogSoftmax", DEVICE)
+def build_log_softmax(node):
+    out_dtype = node.output_dtype
+
+    def log_softmax(x):
+        last_axis(node, x.shape)
+        if x.size == 0:
+            return np.empty(x.shape, out_dtype)
+        with np.errstate(all="ignore"):
+            z = _shifted(x, -1)
+            return (z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True))).astype(out_dtype)
+    return log_softmax
+
+
+@register_kernel("SoftmaxCrossEntropyWithLogits", DEVICE)
+def build_xent(node):
+    out_dtype = node.output_dtype
+
+    def xent(logits, labels):
+        shape = xent_shape(node, logits.shape, labels.shape)
+        x = np.broadcast_to(compute_dtype(logits), shape)
+        y = np.broadcast_to(compute_dtype(labels), shape)
+        if shape[1] == 0:
+            return np.zeros(shape[:1], out_dtype), np.empty(shape, out_dtype)
+        with np.errstate(all="ignore"):
+            z = x - np.max(x, axis=1, keepdims=True)
+            e = np.exp(z)
+            total = np.sum(e, axis=1, keepdims=True)
+            loss = np.sum(y * (np.log(total) - z), axis=1)
+            return loss.astype(out_dtype), (e / total - y).astype(out_dtype)
+    return xent
+
+
+@register_kernel("SparseSoftmaxCrossEntropyWithLogits", DEVICE)
+def build_sparse_xent(node):
+    out_dtype = node.output_dtype
+
+    def sparse_xent(logits, labels):
+        sparse_xent_shapes(node, logits.shape, labels.shape)
+        error = label_error(node, labels, logits.shape[1])
+        if error is not None:
+            raise error
+        if logits.size == 0:
+            return np.zeros(logits.shape[:1], out_dtype), np.empty(logits.shape, out_dtype)
+        rows = np.arange(logits.shape[0])
+        with np.errstate(all="ignore"):
+            z = _shifted(logits, 1)
+            e = np.exp(z)
+            total = np.sum(e, axis=1, keepdims=True)
+            loss = np.log(total[:, 0]) - z[rows, labels]
+            backprop = e / total
+            backprop[rows, labels] -= 1
+            return loss.astype(out_dtype), backprop.astype(out_dtype)
+    return sparse_xent
+
+
+@register_kernel("L2Loss", DEVICE)
+def build_l2_loss(node):
+    out_dtype = node.output_dtype
+
+    def l2_loss(t):
+        with np.errstate(over="ignore"):
+            xc = compute_dtype(t)
+            return np.asarray(np.sum(xc * xc) / 2).astype(out_dtype)
+    return l2_loss
+
+
+@register_kernel("BiasAdd", DEVICE)
+def build_bias_add(node):
+    out_dtype = node.output_dtype
+
+    def bias_add(value, bias):
+        axis = check_bias(node, value.shape, bias.shape)
+        shape = [1] * value.ndim
+        shape[axis] = bias.shape[0]
+        with np.errstate(over="ignore"):
+            total = compute_dtype(value) + compute_dtype(bias).reshape(shape)
+            return total.astype(out_dtype, copy=False)
+    return bias_add
+
+
+@register_kernel("BiasAddGrad", DEVICE)
+def build_bias_add_grad(node):
+    out_dtype = node.output_dtype
+
+    def bias_add_grad(dy):
+        axis = bias_axis(node, dy.ndim)
+        others = tuple(a for a in range(dy.ndim) if a != axis)
+        return np.sum(compute_dtype(dy), axis=others).astype(out_dtype)
+    return bias_add_grad
+
+
+def _leaky_relu(node):
+    alpha = float(get_attr(node, "alpha"))
+    return lambda x: np.where(x > 0, x, x * np.asarray(alpha, x.dtype))
+
+
+def _elu(node):
+    return lambda x: np.where(x < 0, np.exp(x) - 1, x)
+
+
+def _softplus(node):
+    return lambda x: np.logaddexp(np.zeros((), x.dtype), x)
+
+
+_ACTIVATIONS = {"LeakyRelu": _leaky_relu, "Elu": _elu, "Softplus": _softplus}
+
+
+@register_kernel(tuple(_ACTIVATIONS), DEVICE)
+def build_activation(node):
+    fn = _ACTIVATIONS[node.op](node)
+    out_dtype = node.output_dtype
+
+    def activation(x):
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(compute_dtype(x))).astype(out_dtype, copy=False)
+    return activation

@@ -24,7 +24,7 @@ from typing import Mapping
 from ...device_spec import Device, DeviceSpec
 from ...errors import InvalidArgumentError
 from ...ops.registry import get_op_def
-from ...runtime.placement import Placement, PlacementPolicy, place_node
+from ...runtime.placement import Placement, PlacementPolicy, colocation_root, place_node
 from ..cluster_spec import ClusterSpec, task_name
 
 __all__ = ["TaskDevices", "ClusterPlacer", "colocation_root", "referenced_variables"]
@@ -49,15 +49,6 @@ class TaskDevices:
 
     def describe(self) -> str:
         return ", ".join(sorted(self.devices))
-
-
-def colocation_root(op):
-    """The op whose placement ``op`` follows: its variable for assign-like ops."""
-    refs = get_op_def(op.type).ref_inputs
-    while refs:
-        op = op.inputs[refs[0]].op
-        refs = get_op_def(op.type).ref_inputs
-    return op
 
 
 def referenced_variables(op) -> list:

@@ -1,0 +1,352 @@
+"""Convolution and pooling ops (NHWC): Conv2D and its two gradients, MaxPool, AvgPool
+and their gradients.
+
+Op types and attrs are TensorFlow's, so TF GraphDefs import: ``strides``, ``ksize`` and
+``dilations`` are 4-lists in NHWC order whose batch and channel entries must be 1;
+``padding`` is ``"SAME"`` or ``"VALID"`` (``kernels/windows.py`` has the geometry: SAME
+puts the odd padding element at the bottom/right); ``data_format`` must be ``"NHWC"``
+(TF1's CPU kernels refuse NCHW too); Conv2D also carries ``use_cudnn_on_gpu`` and
+``explicit_paddings``, accepted and ignored.  Static shapes follow TF1: a filter
+whose in-channels differ from the input's, or a VALID window larger than the input,
+is a ``ValueError`` when the graph is built.
+
+The gradient ops take the original shapes as int32 tensors read on the host
+(``Conv2DBackpropInput(input_sizes, filter, out_backprop)``,
+``Conv2DBackpropFilter(input, filter_sizes, out_backprop)``,
+``AvgPoolGrad(orig_input_shape, grad)``), or, in TF's ``V2`` forms, the original
+tensor itself, whose shape is all they read (``Conv2DBackpropInputV2(input, filter,
+out_backprop)``; gradients use these, so a batch of unknown size needs no Shape op).
+``MaxPoolGrad(orig_input, orig_output, grad)`` routes each gradient to the first
+maximum of its window; ``MaxPoolGradGrad`` (its gradient, for second derivatives)
+gathers back from those positions.
+
+Kernels: ``kernels/{reference,cpu,cuda}/nn_conv.py``; gradients: ``nn_grad.py``.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..graph import Tensor, convert_to_tensor
+from ..kernels.windows import output_size
+from ..tensor_shape import TensorShape
+from .common import make_op, same_dtype
+from .registry import InferError, OpDef, register_op
+
+__all__ = ["conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
+           "conv2d_backprop_filter", "CONV_ATTRS"]
+
+FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
+CONV_ATTRS = ("strides", "padding", "data_format", "dilations", "explicit_paddings",
+              "use_cudnn_on_gpu")
+POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
+_CONV_DEFAULTS = {"data_format": "NHWC", "dilations": (1, 1, 1, 1),
+                  "explicit_paddings": (), "use_cudnn_on_gpu": True}
+_POOL_DEFAULTS = {"data_format": "NHWC"}
+
+
+# --- attribute and shape checks ------------------------------------------------------------
+
+def _dtype_in(x, allowed, node: str) -> None:
+    if x.dtype not in allowed:
+        raise TypeError(f"Op '{node}': '{x.name}' is {x.dtype.name}; this op takes "
+                        f"{', '.join(d.name for d in allowed)}.")
+
+
+def _window_attr(attrs, key: str, node: str) -> tuple[int, int]:
+    """(h, w) of a 4-list attr whose batch and channel entries are 1."""
+    values = tuple(int(v) for v in attrs[key])
+    if len(values) != 4:
+        raise InferError(f"Op '{node}': {key} must have 4 elements (NHWC), got {list(values)}.")
+    if values[0] != 1 or values[3] != 1:
+        raise InferError(f"Op '{node}': {key} {list(values)} must be 1 in the batch and "
+                         f"channel dimensions.")
+    if min(values) < 1:
+        raise InferError(f"Op '{node}': {key} {list(values)} must be positive.")
+    return values[1], values[2]
+
+
+def _format_and_padding(attrs, node: str) -> str:
+    if attrs.get("data_format", "NHWC") != "NHWC":
+        raise InferError(f"Op '{node}': data_format {attrs['data_format']!r} is not supported; "
+                         f"devsession's kernels take NHWC (as TF1's CPU kernels do).")
+    padding = attrs["padding"]
+    if padding not in ("SAME", "VALID"):
+        raise InferError(f"Op '{node}': padding must be 'SAME' or 'VALID', got {padding!r}.")
+    return padding
+
+
+def _dims4(x, node: str, what: str) -> tuple:
+    if x.shape.ndims is None:
+        return (None,) * 4
+    if x.shape.ndims != 4:
+        raise InferError(f"Op '{node}': {what} '{x.name}' must be 4-dimensional, got shape "
+                         f"{x.shape}.")
+    return x.shape.dims
+
+
+def _out_dim(size, k, stride, dilation, padding, node, what):
+    if size is None or (k is None and padding == "VALID"):
+        return None
+    if padding == "SAME":
+        return output_size(size, 1, stride, 1, padding)[0]     # SAME ignores the window
+    out = output_size(size, k, stride, dilation, padding)[0]
+    if out < 0:
+        raise InferError(
+            f"Op '{node}': negative dimension size caused by a window of {k} (dilation "
+            f"{dilation}) over the {what} of size {size} with VALID padding.")
+    return out
+
+
+def _matching(a, b, node: str, message: str) -> None:
+    if a is not None and b is not None and a != b:
+        raise InferError(f"Op '{node}': {message} ({a} != {b}).")
+
+
+def _conv_geometry(attrs, node):
+    padding = _format_and_padding(attrs, node)
+    strides = _window_attr(attrs, "strides", node)
+    dilations = _window_attr(attrs, "dilations", node)
+    return padding, strides, dilations
+
+
+def _conv_output(x_dims, f_dims, attrs, node) -> TensorShape:
+    padding, (sh, sw), (dh, dw) = _conv_geometry(attrs, node)
+    _matching(x_dims[3], f_dims[2], node, "the input's channels and the filter's in-channels "
+              "differ")
+    return TensorShape([x_dims[0], _out_dim(x_dims[1], f_dims[0], sh, dh, padding, node, "height"),
+                        _out_dim(x_dims[2], f_dims[1], sw, dw, padding, node, "width"),
+                        f_dims[3]])
+
+
+def _sizes(spec, node: str) -> TensorShape:
+    """The static shape an int32 sizes input describes (unknown dims until known)."""
+    if spec.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32, not {spec.dtype.name}.")
+    if spec.shape.ndims not in (None, 1) or spec.shape.dims not in (None, (None,), (4,)):
+        raise InferError(f"Op '{node}': sizes '{spec.name}' must be a vector of 4 ints, got "
+                         f"shape {spec.shape}.")
+    if spec.value is None:
+        return TensorShape([None] * 4)
+    values = [int(v) for v in spec.value.reshape(-1)]
+    if len(values) != 4 or min(values) < 0:
+        raise InferError(f"Op '{node}': sizes '{spec.name}' must be 4 non-negative ints, got "
+                         f"{values}.")
+    return TensorShape(values)
+
+
+# --- inference -------------------------------------------------------------------------
+
+def _conv2d(inputs, attrs, node):
+    x, f = inputs
+    dtype = same_dtype(inputs, node)
+    _dtype_in(x, FLOATS, node)
+    return dtype, _conv_output(_dims4(x, node, "input"), _dims4(f, node, "filter"), attrs, node)
+
+
+def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
+    expected = _conv_output(x_dims, f_dims, attrs, node)
+    if not expected.is_compatible_with(TensorShape(dy_dims)):
+        raise InferError(f"Op '{node}': the output gradient's shape {TensorShape(dy_dims)} is "
+                         f"not the convolution's output shape {expected}.")
+
+
+def _conv2d_backprop_input(inputs, attrs, node):
+    sizes, f, dy = inputs
+    dtype = same_dtype([f, dy], node)
+    _dtype_in(f, FLOATS, node)
+    shape = _sizes(sizes, node)
+    _check_backprop(shape.dims, _dims4(f, node, "filter"), _dims4(dy, node, "out_backprop"),
+                    attrs, node)
+    return dtype, shape
+
+
+def _conv2d_backprop_filter(inputs, attrs, node):
+    x, sizes, dy = inputs
+    dtype = same_dtype([x, dy], node)
+    _dtype_in(x, FLOATS, node)
+    shape = _sizes(sizes, node)
+    _check_backprop(_dims4(x, node, "input"), shape.dims, _dims4(dy, node, "out_backprop"),
+                    attrs, node)
+    return dtype, shape
+
+
+def _conv2d_backprop_input_v2(inputs, attrs, node):
+    x, f, dy = inputs
+    dtype = same_dtype(inputs, node)
+    _dtype_in(x, FLOATS, node)
+    _check_backprop(_dims4(x, node, "input"), _dims4(f, node, "filter"),
+                    _dims4(dy, node, "out_backprop"), attrs, node)
+    return dtype, x.shape
+
+
+def _conv2d_backprop_filter_v2(inputs, attrs, node):
+    x, f, dy = inputs
+    dtype, _ = _conv2d_backprop_input_v2(inputs, attrs, node)
+    return dtype, f.shape
+
+
+def _pool_output(x_dims, attrs, node) -> TensorShape:
+    padding = _format_and_padding(attrs, node)
+    kh, kw = _window_attr(attrs, "ksize", node)
+    sh, sw = _window_attr(attrs, "strides", node)
+    return TensorShape([x_dims[0], _out_dim(x_dims[1], kh, sh, 1, padding, node, "height"),
+                        _out_dim(x_dims[2], kw, sw, 1, padding, node, "width"), x_dims[3]])
+
+
+def _pool(allowed):
+    def infer(inputs, attrs, node):
+        (x,) = inputs
+        _dtype_in(x, allowed, node)
+        return x.dtype, _pool_output(_dims4(x, node, "input"), attrs, node)
+    return infer
+
+
+def _max_pool_grad(inputs, attrs, node):
+    x, y, dy = inputs
+    dtype = same_dtype(inputs, node)
+    _dtype_in(x, MAX_POOL_TYPES, node)
+    expected = _pool_output(_dims4(x, node, "orig_input"), attrs, node)
+    for t in (y, dy):
+        if not expected.is_compatible_with(t.shape):
+            raise InferError(f"Op '{node}': '{t.name}' has shape {t.shape}, but the pooling's "
+                             f"output shape is {expected}.")
+    return dtype, x.shape
+
+
+def _max_pool_grad_grad(inputs, attrs, node):
+    x, y, grad = inputs
+    dtype = same_dtype(inputs, node)
+    _dtype_in(x, MAX_POOL_TYPES, node)
+    expected = _pool_output(_dims4(x, node, "orig_input"), attrs, node)
+    if not expected.is_compatible_with(y.shape) or not x.shape.is_compatible_with(grad.shape):
+        raise InferError(f"Op '{node}': orig_output '{y.name}' {y.shape} must have the pooling's "
+                         f"output shape {expected} and grad '{grad.name}' {grad.shape} the "
+                         f"input's shape {x.shape}.")
+    return dtype, expected
+
+
+def _avg_pool_grad(inputs, attrs, node):
+    sizes, dy = inputs
+    _dtype_in(dy, FLOATS, node)
+    shape = _sizes(sizes, node)
+    expected = _pool_output(shape.dims, attrs, node)
+    if not expected.is_compatible_with(dy.shape):
+        raise InferError(f"Op '{node}': grad '{dy.name}' has shape {dy.shape}, but the "
+                         f"pooling's output shape is {expected}.")
+    return dy.dtype, shape
+
+
+register_op(OpDef("Conv2D", _conv2d, 2, attr_defaults=_CONV_DEFAULTS))
+register_op(OpDef("Conv2DBackpropInput", _conv2d_backprop_input, 3,
+                  attr_defaults=_CONV_DEFAULTS, host_inputs=(0,)))
+register_op(OpDef("Conv2DBackpropFilter", _conv2d_backprop_filter, 3,
+                  attr_defaults=_CONV_DEFAULTS, host_inputs=(1,)))
+register_op(OpDef("Conv2DBackpropInputV2", _conv2d_backprop_input_v2, 3,
+                  attr_defaults=_CONV_DEFAULTS))
+register_op(OpDef("Conv2DBackpropFilterV2", _conv2d_backprop_filter_v2, 3,
+                  attr_defaults=_CONV_DEFAULTS))
+register_op(OpDef("MaxPool", _pool(MAX_POOL_TYPES), 1, attr_defaults=_POOL_DEFAULTS))
+register_op(OpDef("AvgPool", _pool(FLOATS), 1, attr_defaults=_POOL_DEFAULTS))
+register_op(OpDef("MaxPoolGrad", _max_pool_grad, 3,
+                  attr_defaults={**_POOL_DEFAULTS, "explicit_paddings": ()}))
+register_op(OpDef("MaxPoolGradGrad", _max_pool_grad_grad, 3, attr_defaults=_POOL_DEFAULTS))
+register_op(OpDef("AvgPoolGrad", _avg_pool_grad, 2, attr_defaults=_POOL_DEFAULTS,
+                  host_inputs=(0,)))
+
+
+# --- builders ----------------------------------------------------------------------------
+
+def nhwc_list(value, what: str, name) -> tuple:
+    """TF's forms of a window attr as an NHWC 4-tuple: an int, [v], [h, w] or
+    [1, h, w, 1]."""
+    values = [value] if isinstance(value, int) else list(value) if value is not None else None
+    if values is None:
+        raise ValueError(f"'{name}' needs {what}.")
+    if len(values) == 1:
+        values = values * 2
+    if len(values) == 2:
+        values = [1, values[0], values[1], 1]
+    if len(values) != 4:
+        raise ValueError(f"{what} for '{name}' must be an int or a list of 1, 2 or 4 ints, got "
+                         f"{value!r}.")
+    return tuple(int(v) for v in values)
+
+
+def _padding(padding, name) -> str:
+    if isinstance(padding, bytes):
+        padding = padding.decode()
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"padding of '{name}' must be 'SAME' or 'VALID', got {padding!r}.")
+    return padding.upper()
+
+
+def conv_attrs(strides, padding, data_format, dilations, name, use_cudnn_on_gpu=True,
+               explicit_paddings=()) -> dict:
+    """Conv2D's attrs (shared with its gradient ops) from TF's builder arguments."""
+    return {"strides": nhwc_list(strides, "strides", name), "padding": _padding(padding, name),
+            "data_format": data_format or "NHWC",
+            "dilations": nhwc_list(1 if dilations is None else dilations, "dilations", name),
+            "explicit_paddings": tuple(int(v) for v in explicit_paddings or ()),
+            "use_cudnn_on_gpu": bool(use_cudnn_on_gpu)}
+
+
+def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's names)
+           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None,
+           filters=None) -> Tensor:
+    """2-D convolution of an NHWC ``input`` with an HWIO filter, as ``tf.nn.conv2d``."""
+    if filter is None:
+        filter = filters  # noqa: A001
+    elif filters is not None:
+        raise ValueError("conv2d takes filter= or filters=, not both.")
+    if filter is None:
+        raise ValueError("conv2d needs a filter (filters=...).")
+    x = convert_to_tensor(input)
+    f = convert_to_tensor(filter, dtype_hint=x.dtype)
+    return make_op("Conv2D", [x, f], conv_attrs(strides, padding, data_format, dilations,
+                                                 name or "Conv2D", use_cudnn_on_gpu), name)
+
+
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                          use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
+                          name=None) -> Tensor:
+    """The gradient of Conv2D with respect to its input, of shape ``input_sizes``."""
+    dy = convert_to_tensor(out_backprop)
+    sizes = convert_to_tensor(input_sizes, dtype_hint=dtypes.int32)
+    f = convert_to_tensor(filter, dtype_hint=dy.dtype)
+    return make_op("Conv2DBackpropInput", [sizes, f, dy],
+                   conv_attrs(strides, padding, data_format, dilations,
+                              name or "Conv2DBackpropInput", use_cudnn_on_gpu), name)
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=None,
+                           name=None) -> Tensor:
+    """The gradient of Conv2D with respect to its filter, of shape ``filter_sizes``."""
+    x = convert_to_tensor(input)
+    sizes = convert_to_tensor(filter_sizes, dtype_hint=dtypes.int32)
+    dy = convert_to_tensor(out_backprop, dtype_hint=x.dtype)
+    return make_op("Conv2DBackpropFilter", [x, sizes, dy],
+                   conv_attrs(strides, padding, data_format, dilations,
+                              name or "Conv2DBackpropFilter", use_cudnn_on_gpu), name)
+
+
+def _pool_builder(op_type: str):
+    def build(value=None, ksize=None, strides=None, padding=None, data_format="NHWC",
+              name=None, input=None):  # noqa: A002
+        if value is None:
+            value = input
+        label = name or op_type
+        attrs = {"ksize": nhwc_list(ksize, "ksize", label),
+                 "strides": nhwc_list(strides, "strides", label),
+                 "padding": _padding(padding, label), "data_format": data_format or "NHWC"}
+        return make_op(op_type, [convert_to_tensor(value)], attrs, name)
+    build.__name__ = "max_pool" if op_type == "MaxPool" else "avg_pool"
+    build.__doc__ = (f"{op_type} over ``ksize`` windows of an NHWC tensor, as "
+                     f"``tf.nn.{build.__name__}`` (SAME averages over the valid elements "
+                     f"only).")
+    return build
+
+
+max_pool = _pool_builder("MaxPool")
+avg_pool = _pool_builder("AvgPool")

@@ -1,0 +1,393 @@
+"""Convolution and pooling on the CPU (NHWC).
+
+Conv2D is a matrix product, so it runs at BLAS speed: the windows of a chunk of images
+are packed into a ``(windows, KH*KW*C)`` matrix (im2col, a numba loop parallel over
+windows, copying whole ``KW*C`` runs of a row when the dilation is 1) and multiplied by
+the filter seen as a ``(KH*KW*C, O)`` matrix with ``np.matmul`` into the output rows
+(BLAS, its own threads).  Chunks of about ``CHUNK_ELEMENTS`` packed values keep the
+packed matrix in cache and its memory bounded; a 1x1 filter with stride 1 needs no
+packing at all.  The gradients are the same products transposed:
+
+* input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
+  back -- as a *gather* per input row (every input element sums the windows that read
+  it), so rows run in parallel without atomics;
+* filter: ``packed.T @ dy``, accumulated over chunks.
+
+Pooling is direct numba loops (parallel over output rows, or over images for the
+gradients, whose windows overlap), with the reference kernels' semantics: MaxPool
+propagates NaN and routes gradients to the first maximum; AvgPool divides by the number
+of valid elements.  float16 is computed in float32 and rounded once.  The geometry is
+``windows.py``'s; outputs of the forward ops are reused across runs once free.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import windows
+from ..checks import to_float16
+from ..registry import register_kernel
+from ..windows import ConvParams, Geometry, PoolParams, lowest
+from .buffer_pool import BufferPool
+from .reduce import JIT, PAR
+
+from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce imports)
+
+__all__ = ["CHUNK_ELEMENTS", "conv2d", "conv2d_input_grad", "conv2d_filter_grad"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+CHUNK_ELEMENTS = 1 << 22      # packed values per chunk (16 MB of float32)
+
+
+# ------------------------------------------------------------------------ packing
+
+@njit(**JIT)
+def _pack_window(x, g, n, oh, ow, out):
+    """out[(kh*KW + kw)*C + c] = x[n, ih, iw, c] for window (oh, ow), 0 on padding.
+    ``x`` is (N, H, W*C): a row of the window with dilation 1 is one contiguous run."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    left = ow * SW - PL
+    for kh in range(KH):
+        ih = oh * SH - PT + kh * DH
+        base = kh * KW * C
+        if ih < 0 or ih >= H:
+            out[base:base + KW * C] = 0
+        elif DW == 1:
+            first = min(max(-left, 0), KW)
+            last = min(W - left, KW)
+            out[base:base + first * C] = 0
+            if last > first:
+                run = x[n, ih, (left + first) * C:(left + last) * C]
+                out[base + first * C:base + last * C] = run
+            out[base + max(last, first) * C:base + KW * C] = 0
+        else:
+            for kw in range(KW):
+                iw = left + kw * DW
+                at = base + kw * C
+                if 0 <= iw < W:
+                    out[at:at + C] = x[n, ih, iw * C:iw * C + C]
+                else:
+                    out[at:at + C] = 0
+
+
+@njit(**PAR)
+def im2col(x, g, n0, n1, cols):
+    """cols[w] = the packed window w of images n0..n1-1 (windows in NHW order)."""
+    per_image = g[11] * g[12]
+    for w in prange((n1 - n0) * per_image):
+        rest = w % per_image
+        _pack_window(x, g, n0 + w // per_image, rest // g[12], rest % g[12], cols[w])
+
+
+@njit(**PAR)
+def col2im(cols, g, n0, n1, dx):
+    """dx[n0:n1] = the sum, per input element, of the packed window values that read it
+    (a gather: each (image, input row) is written by one iteration)."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    for t in prange((n1 - n0) * H):
+        i = t // H
+        ih = t % H
+        row = dx[n0 + i, ih]
+        row[:] = 0
+        for kh in range(KH):
+            reach = ih + PT - kh * DH
+            if reach < 0 or reach % SH != 0 or reach // SH >= OH:
+                continue
+            first = (i * OH + reach // SH) * OW
+            for kw in range(KW):
+                at = (kh * KW + kw) * C
+                for iw in range(W):
+                    across = iw + PL - kw * DW
+                    if across < 0 or across % SW != 0 or across // SW >= OW:
+                        continue
+                    src = cols[first + across // SW]
+                    for c in range(C):
+                        row[iw * C + c] += src[at + c]
+
+
+# ---------------------------------------------------------------------- convolution
+
+def _images_per_chunk(g: Geometry) -> int:
+    per_image = g.out_h * g.out_w * g.window * g.channels
+    return max(1, min(g.batch, CHUNK_ELEMENTS // max(per_image, 1)))
+
+
+def _pointwise(g: Geometry) -> bool:
+    """A 1x1 window at stride 1 without padding: the input already is the packed matrix."""
+    return g.window == 1 and g.stride_h == g.stride_w == 1
+
+
+def _chunks(g: Geometry):
+    """(first image, last image + 1, first window row, last row + 1) of each chunk."""
+    step = _images_per_chunk(g)
+    per_image = g.out_h * g.out_w
+    for n0 in range(0, g.batch, step):
+        n1 = min(n0 + step, g.batch)
+        yield n0, n1, n0 * per_image, n1 * per_image
+
+
+def _packed(x, g: Geometry, n0, n1, scratch):
+    cols = scratch[:(n1 - n0) * g.out_h * g.out_w]
+    im2col(x.reshape(g.batch, g.in_h, -1), g.numba_args(), n0, n1, cols)
+    return cols
+
+
+def _scratch(g: Geometry, dtype):
+    return np.empty((_images_per_chunk(g) * g.out_h * g.out_w, g.window * g.channels), dtype)
+
+
+def conv2d(x, f, g: Geometry, out):
+    """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O)."""
+    weights = f.reshape(-1, f.shape[3])
+    rows = out.reshape(-1, f.shape[3])
+    if _pointwise(g):
+        np.matmul(x.reshape(-1, g.channels), weights, out=rows)
+        return out
+    scratch = _scratch(g, x.dtype)
+    for n0, n1, r0, r1 in _chunks(g):
+        np.matmul(_packed(x, g, n0, n1, scratch), weights, out=rows[r0:r1])
+    return out
+
+
+def conv2d_input_grad(f, dy, g: Geometry):
+    """The gradient of Conv2D with respect to its input, (N, H, W, C)."""
+    weights_t = f.reshape(-1, f.shape[3]).T
+    dy_rows = dy.reshape(-1, f.shape[3])
+    if _pointwise(g):
+        return np.matmul(dy_rows, weights_t).reshape(g.batch, g.in_h, g.in_w, g.channels)
+    dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), dy.dtype)
+    scratch = _scratch(g, dy.dtype)
+    for n0, n1, r0, r1 in _chunks(g):
+        cols = scratch[:r1 - r0]
+        np.matmul(dy_rows[r0:r1], weights_t, out=cols)
+        col2im(cols, g.numba_args(), n0, n1, dx)
+    return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
+
+
+def conv2d_filter_grad(x, dy, g: Geometry, out_channels: int):
+    """The gradient of Conv2D with respect to its filter, (KH, KW, C, O)."""
+    dy_rows = dy.reshape(-1, out_channels)
+    if _pointwise(g):
+        df = np.matmul(x.reshape(-1, g.channels).T, dy_rows)
+        return df.reshape(1, 1, g.channels, out_channels)
+    df = np.zeros((g.window * g.channels, out_channels), dy.dtype)
+    partial = np.empty_like(df)
+    scratch = _scratch(g, x.dtype)
+    for n0, n1, r0, r1 in _chunks(g):
+        np.matmul(_packed(x, g, n0, n1, scratch).T, dy_rows[r0:r1], out=partial)
+        df += partial
+    return df.reshape(g.k_h, g.k_w, g.channels, out_channels)
+
+
+def _compute(a, widen):
+    return np.ascontiguousarray(a, dtype=_F32 if widen else None)
+
+
+@register_kernel("Conv2D", "CPU")
+def build_conv2d(node):
+    params = ConvParams(node)
+    widen = node.output_dtype == _F16
+    pool = BufferPool()
+
+    def kernel(x, f):
+        g = params.geometry(x.shape, f.shape)
+        x, f = _compute(x, widen), _compute(f, widen)
+        out = pool.take(params.output_shape(g, f.shape), x.dtype)
+        if out.size and g.window * g.channels:
+            conv2d(x, f, g, out)
+        else:
+            out[...] = 0
+        pool.give(out)
+        return to_float16(out) if widen else out
+    return kernel
+
+
+@register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), "CPU")
+def build_conv2d_backprop_input(node):
+    params = ConvParams(node)
+    widen = node.output_dtype == _F16
+
+    def kernel(x_or_sizes, f, dy):
+        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
+        f, dy = _compute(f, widen), _compute(dy, widen)
+        if dy.size and f.size:
+            dx = conv2d_input_grad(f, dy, g)
+        else:
+            dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dy.dtype)
+        return to_float16(dx) if widen else dx
+    return kernel
+
+
+@register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), "CPU")
+def build_conv2d_backprop_filter(node):
+    params = ConvParams(node)
+    widen = node.output_dtype == _F16
+
+    def kernel(x, f_or_sizes, dy):
+        g, f_shape = params.backprop_geometry(x, f_or_sizes, dy)
+        x, dy = _compute(x, widen), _compute(dy, widen)
+        if dy.size and g.window * g.channels:
+            df = conv2d_filter_grad(x, dy, g, f_shape[3])
+        else:
+            df = np.zeros(f_shape, dy.dtype)
+        return to_float16(df) if widen else df
+    return kernel
+
+
+# ---------------------------------------------------------------------------- pooling
+
+@njit(**JIT)
+def _window(o, stride, pad, k, size):
+    start = o * stride - pad
+    return max(start, 0), min(start + k, size)
+
+
+@njit(**PAR)
+def max_pool(x, g, floor, out):
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    for t in prange(x.shape[0] * OH):
+        n = t // OH
+        oh = t % OH
+        h0, h1 = _window(oh, SH, PT, KH, H)
+        for ow in range(OW):
+            w0, w1 = _window(ow, SW, PL, KW, W)
+            best = out[n, oh, ow]
+            best[:] = floor
+            for ih in range(h0, h1):
+                for iw in range(w0, w1):
+                    v = x[n, ih, iw]
+                    for c in range(C):
+                        a = v[c]
+                        if a > best[c] or a != a:     # a NaN wins, as np.max
+                            best[c] = a
+
+
+@njit(**PAR)
+def avg_pool(x, g, out):
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    for t in prange(x.shape[0] * OH):
+        n = t // OH
+        oh = t % OH
+        h0, h1 = _window(oh, SH, PT, KH, H)
+        for ow in range(OW):
+            w0, w1 = _window(ow, SW, PL, KW, W)
+            total = out[n, oh, ow]
+            total[:] = 0
+            for ih in range(h0, h1):
+                for iw in range(w0, w1):
+                    v = x[n, ih, iw]
+                    for c in range(C):
+                        total[c] += v[c]
+            count = (h1 - h0) * (w1 - w0)
+            for c in range(C):
+                total[c] = total[c] / count
+
+
+@njit(**PAR)
+def max_pool_grad(x, dy, g, dx):
+    """dx[n, first max of each window, c] += dy[n, window, c] (np.argmax's first max,
+    a NaN counting as the max)."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    for n in prange(x.shape[0]):
+        dx[n] = 0
+        best = np.empty(C, x.dtype)
+        at = np.empty(C, np.int64)
+        for oh in range(OH):
+            h0, h1 = _window(oh, SH, PT, KH, H)
+            for ow in range(OW):
+                w0, w1 = _window(ow, SW, PL, KW, W)
+                best[:] = x[n, h0, w0]
+                at[:] = h0 * W + w0
+                for ih in range(h0, h1):
+                    for iw in range(w0, w1):
+                        v = x[n, ih, iw]
+                        for c in range(C):
+                            a = v[c]
+                            if a > best[c] or (a != a and best[c] == best[c]):
+                                best[c] = a
+                                at[c] = ih * W + iw
+                for c in range(C):
+                    dx[n, at[c] // W, at[c] % W, c] += dy[n, oh, ow, c]
+
+
+@njit(**PAR)
+def avg_pool_grad(dy, g, dx):
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    for n in prange(dx.shape[0]):
+        dx[n] = 0
+        for oh in range(OH):
+            h0, h1 = _window(oh, SH, PT, KH, H)
+            for ow in range(OW):
+                w0, w1 = _window(ow, SW, PL, KW, W)
+                grad = dy[n, oh, ow]
+                share = 1.0 / ((h1 - h0) * (w1 - w0))
+                for ih in range(h0, h1):
+                    for iw in range(w0, w1):
+                        row = dx[n, ih, iw]
+                        for c in range(C):
+                            row[c] += grad[c] * share
+
+
+@register_kernel(("MaxPool", "AvgPool"), "CPU")
+def build_pool(node):
+    params = PoolParams(node)
+    widen = node.output_dtype == _F16
+    is_max = node.op == "MaxPool"
+    pool = BufferPool()
+
+    def kernel(x):
+        g = params.geometry(x.shape)
+        x = _compute(x, widen)
+        out = pool.take(params.output_shape(g), x.dtype)
+        if out.size:
+            if is_max:
+                max_pool(x, g.numba_args(), lowest(x.dtype), out)
+            else:
+                avg_pool(x, g.numba_args(), out)
+        pool.give(out)
+        return to_float16(out) if widen else out
+    return kernel
+
+
+@register_kernel("MaxPoolGrad", "CPU")
+def build_max_pool_grad(node):
+    params = PoolParams(node)
+    widen = node.output_dtype == _F16
+
+    def kernel(x, y, dy):
+        g = params.grad_geometry(x, y, dy)
+        x, dy = _compute(x, widen), _compute(dy, widen)
+        dx = np.zeros(x.shape, dy.dtype)
+        if dy.size:
+            max_pool_grad(x, dy, g.numba_args(), dx)
+        return to_float16(dx) if widen else dx
+    return kernel
+
+
+@register_kernel("MaxPoolGradGrad", "CPU")
+def build_max_pool_grad_grad(node):
+    """Second derivatives only: ``windows.py``'s numpy algorithm (no numba loop)."""
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def kernel(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        if 0 in params.output_shape(g):
+            return np.zeros(params.output_shape(g), out_dtype)
+        out = windows.max_pool_grad_grad(np, x, grad, g, lowest(x.dtype))
+        return np.ascontiguousarray(out, dtype=out_dtype)
+    return kernel
+
+
+@register_kernel("AvgPoolGrad", "CPU")
+def build_avg_pool_grad(node):
+    params = PoolParams(node)
+    widen = node.output_dtype == _F16
+
+    def kernel(sizes, dy):
+        g = params.grad_geometry(sizes, dy)
+        dy = _compute(dy, widen)
+        dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dy.dtype)
+        if dy.size:
+            avg_pool_grad(dy, g.numba_args(), dx)
+        return to_float16(dx) if widen else dx
+    return kernel

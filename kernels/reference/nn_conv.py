@@ -1,0 +1,168 @@
+"""Reference kernels of convolution and pooling (NHWC): direct numpy.
+
+Conv2D and its gradients loop over the ``KH x KW`` filter offsets of a zero-padded
+input: each offset is a strided view of the input multiplied by one ``C x O`` slice of
+the filter (``tensordot``).  Pooling loops over the output positions and reduces the
+part of each window inside the input, so SAME padding is never read (AvgPool divides by
+the number of valid elements, as TF's).  MaxPoolGrad sends each gradient to the first
+maximum of its window in row-major order (a NaN counts as the maximum, as ``np.max``
+propagates it).  float16 is computed in float32 and rounded once.  The geometry
+(padding split, output sizes, shape errors) is ``windows.py``'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..registry import register_kernel
+from ..windows import ConvParams, Geometry, PoolParams
+from .elementwise import compute_dtype
+
+DEVICE = "REF"
+
+
+def _padded(x, g: Geometry):
+    return np.pad(x, ((0, 0), (g.pad_top, g.pad_bottom), (g.pad_left, g.pad_right), (0, 0)))
+
+
+def _offset(g: Geometry, kh: int, kw: int) -> tuple:
+    """The strided view, into the padded input, that filter offset (kh, kw) reads."""
+    top, left = kh * g.dil_h, kw * g.dil_w
+    return (slice(None), slice(top, top + (g.out_h - 1) * g.stride_h + 1, g.stride_h),
+            slice(left, left + (g.out_w - 1) * g.stride_w + 1, g.stride_w), slice(None))
+
+
+def _conv(g: Geometry, x, f):
+    out = np.zeros((g.batch, g.out_h, g.out_w, f.shape[3]), x.dtype)
+    padded = _padded(x, g)
+    for kh in range(g.k_h):
+        for kw in range(g.k_w):
+            out += np.tensordot(padded[_offset(g, kh, kw)], f[kh, kw], axes=([3], [0]))
+    return out
+
+
+def _conv_input_grad(g: Geometry, f, dy):
+    padded = np.zeros((g.batch, g.in_h + g.pad_top + g.pad_bottom,
+                       g.in_w + g.pad_left + g.pad_right, g.channels), dy.dtype)
+    for kh in range(g.k_h):
+        for kw in range(g.k_w):
+            padded[_offset(g, kh, kw)] += np.tensordot(dy, f[kh, kw], axes=([3], [1]))
+    return padded[:, g.pad_top:g.pad_top + g.in_h, g.pad_left:g.pad_left + g.in_w, :]
+
+
+def _conv_filter_grad(g: Geometry, x, dy):
+    padded = _padded(x, g)
+    df = np.zeros((g.k_h, g.k_w, g.channels, dy.shape[3]), dy.dtype)
+    for kh in range(g.k_h):
+        for kw in range(g.k_w):
+            df[kh, kw] = np.tensordot(padded[_offset(g, kh, kw)], dy, axes=([0, 1, 2], [0, 1, 2]))
+    return df
+
+
+@register_kernel("Conv2D", DEVICE)
+def build_conv2d(node):
+    params, out_dtype = ConvParams(node), node.output_dtype
+
+    def conv2d(x, f):
+        g = params.geometry(x.shape, f.shape)
+        return _conv(g, compute_dtype(x), compute_dtype(f)).astype(out_dtype)
+    return conv2d
+
+
+@register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), DEVICE)
+def build_conv2d_backprop_input(node):
+    params, out_dtype = ConvParams(node), node.output_dtype
+
+    def backprop_input(x_or_sizes, f, dy):
+        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
+        return _conv_input_grad(g, compute_dtype(f), compute_dtype(dy)).astype(out_dtype)
+    return backprop_input
+
+
+@register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), DEVICE)
+def build_conv2d_backprop_filter(node):
+    params, out_dtype = ConvParams(node), node.output_dtype
+
+    def backprop_filter(x, f_or_sizes, dy):
+        g, _ = params.backprop_geometry(x, f_or_sizes, dy)
+        return _conv_filter_grad(g, compute_dtype(x), compute_dtype(dy)).astype(out_dtype)
+    return backprop_filter
+
+
+def _windows(g: Geometry):
+    """(oh, ow, rows, cols) of every output position: the part of its window inside
+    the input."""
+    for oh in range(g.out_h):
+        top = oh * g.stride_h - g.pad_top
+        rows = slice(max(top, 0), min(top + g.k_h, g.in_h))
+        for ow in range(g.out_w):
+            left = ow * g.stride_w - g.pad_left
+            yield oh, ow, rows, slice(max(left, 0), min(left + g.k_w, g.in_w))
+
+
+@register_kernel(("MaxPool", "AvgPool"), DEVICE)
+def build_pool(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+    reduce = np.max if node.op == "MaxPool" else np.mean
+
+    def pool(x):
+        g = params.geometry(x.shape)
+        xc = compute_dtype(x)
+        out = np.empty(params.output_shape(g), xc.dtype)
+        for oh, ow, rows, cols in _windows(g):
+            out[:, oh, ow, :] = reduce(xc[:, rows, cols, :], axis=(1, 2))
+        return out.astype(out_dtype, copy=False)
+    return pool
+
+
+@register_kernel("MaxPoolGrad", DEVICE)
+def build_max_pool_grad(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def max_pool_grad(x, y, dy):
+        g = params.grad_geometry(x, y, dy)
+        dx = np.zeros(x.shape, compute_dtype(dy).dtype)
+        if dy.size == 0:
+            return dx.astype(out_dtype)
+        batch, channel = np.meshgrid(np.arange(g.batch), np.arange(g.channels), indexing="ij")
+        for oh, ow, rows, cols in _windows(g):
+            window = x[:, rows, cols, :]
+            width = window.shape[2]
+            first_max = np.argmax(window.reshape(g.batch, -1, g.channels), axis=1)
+            np.add.at(dx, (batch, rows.start + first_max // width, cols.start + first_max % width,
+                           channel), dy[:, oh, ow, :])
+        return dx.astype(out_dtype, copy=False)
+    return max_pool_grad
+
+
+@register_kernel("MaxPoolGradGrad", DEVICE)
+def build_max_pool_grad_grad(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def max_pool_grad_grad(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        out = np.zeros(params.output_shape(g), compute_dtype(grad).dtype)
+        if out.size == 0:
+            return out.astype(out_dtype)
+        for oh, ow, rows, cols in _windows(g):
+            window = x[:, rows, cols, :].reshape(g.batch, -1, g.channels)
+            first_max = np.argmax(window, axis=1)[:, None, :]
+            picked = grad[:, rows, cols, :].reshape(g.batch, -1, g.channels)
+            out[:, oh, ow, :] = np.take_along_axis(picked, first_max, axis=1)[:, 0, :]
+        return out.astype(out_dtype, copy=False)
+    return max_pool_grad_grad
+
+
+@register_kernel("AvgPoolGrad", DEVICE)
+def build_avg_pool_grad(node):
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def avg_pool_grad(sizes, dy):
+        g = params.grad_geometry(sizes, dy)
+        dyc = compute_dtype(dy)
+        dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dyc.dtype)
+        for oh, ow, rows, cols in _windows(g):
+            count = (rows.stop - rows.start) * (cols.stop - cols.start)
+            dx[:, rows, cols, :] += dyc[:, oh, ow, None, None, :] / count
+        return dx.astype(out_dtype, copy=False)
+    return avg_pool_grad

@@ -1,0 +1,48 @@
+"""One op of each type the nn family adds (ops/nn.py, ops/nn_conv.py and the two math ops
+of ops/elementwise.py's nn block), for the tests that walk every registered op
+(test_graph.py, test_graph_def.py); ``NN_OPS`` names the ops whose kernels the nn suites
+check against the reference (test_nn_ops.py, test_nn_conv.py), for test_kernels.py's
+coverage test."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import devsession as ds
+from devsession.ops.registry import get_gradient
+
+NN_OPS = frozenset({
+    "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+    "L2Loss", "BiasAdd", "BiasAddGrad", "LeakyRelu", "Elu", "Softplus", "SquaredDifference",
+    "Rsqrt", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
+    "Conv2DBackpropFilterV2", "MaxPool", "AvgPool", "MaxPoolGrad", "MaxPoolGradGrad",
+    "AvgPoolGrad"})
+
+
+def one_of_each_nn_op() -> list:
+    """Built from placeholders of their own; the gradient-only ops are what the gradient
+    functions build."""
+    from devsession.ops.elementwise import rsqrt, squared_difference
+
+    images = ds.placeholder(ds.float32, (2, 6, 6, 3), name="images")
+    kernel = ds.constant(np.ones((3, 3, 3, 4), np.float32), name="kernel")
+    logits = ds.placeholder(ds.float32, (2, 5), name="logits")
+    conv = ds.nn.conv2d(images, kernel, [1, 1, 1, 1], "SAME")
+    pooled = ds.nn.max_pool(conv, 2, 2, "VALID")
+    averaged = ds.nn.avg_pool(conv, 3, 2, "SAME")
+    biased = ds.nn.bias_add(conv, ds.constant(np.zeros(4, np.float32)))
+    dx_v1 = ds.nn.conv2d_backprop_input([2, 6, 6, 3], kernel, conv, [1, 1, 1, 1], "SAME")
+    dk_v1 = ds.nn.conv2d_backprop_filter(images, [3, 3, 3, 4], conv, [1, 1, 1, 1], "SAME")
+    dx, dk = get_gradient("Conv2D")(conv.op, conv)
+    (dpool,) = get_gradient("MaxPool")(pooled.op, pooled)
+    return [
+        ds.nn.log_softmax(logits), ds.nn.l2_loss(logits), ds.nn.leaky_relu(logits, 0.1),
+        ds.nn.elu(logits), ds.nn.softplus(logits), squared_difference(logits, logits),
+        rsqrt(logits),
+        ds.nn.softmax_cross_entropy_with_logits_v2(labels=ds.nn.softmax(logits), logits=logits),
+        ds.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=ds.placeholder(ds.int64, (2,), name="classes"), logits=logits),
+        biased, get_gradient("BiasAdd")(biased.op, biased)[1], dx_v1, dk_v1, dx, dk, dpool,
+        get_gradient("MaxPoolGrad")(dpool.op, dpool)[2],
+        get_gradient("AvgPool")(averaged.op, averaged)[0],
+    ]

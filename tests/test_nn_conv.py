@@ -1,0 +1,282 @@
+"""Convolution and pooling kernels (Conv2D, its gradient ops, MaxPool, AvgPool and theirs).
+
+* The reference kernels against TensorFlow's values, recorded once by
+  ``tests/data/nn_tf/record.py`` (SAME padding's odd element at the bottom/right,
+  strides, kernel sizes 1/3/5, dilation, AvgPool's valid-only division).
+* Every device's kernels against the reference on odd and empty sizes (batch 0/1/3,
+  spatial 0/1/7, zero channels), SAME and VALID, strides 1 and 2, kernel sizes 1/3/5,
+  float16/32/64 (``kernel_cases.DEVICES``).
+* ``windows.py``'s array algorithms (what the CUDA kernels run on cupy) on numpy, and the
+  CPU's chunked im2col with tiny chunks.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from devsession.errors import InvalidArgumentError
+from devsession.kernels import windows
+from devsession.kernels.registry import lookup_kernel
+from kernel_cases import DEVICES, F16, F32, F64, I32, check_against_ref, make_node, rng_for
+
+TF_VALUES = os.path.join(os.path.dirname(__file__), "data", "nn_tf", "tf_values.npz")
+
+# (input shape, filter shape, stride, padding, dilation)
+CONV_CASES = [
+    ((1, 7, 7, 3), (3, 3, 3, 2), 1, "SAME", 1),
+    ((3, 7, 6, 2), (5, 5, 2, 4), 2, "SAME", 1),
+    ((3, 7, 7, 2), (1, 1, 2, 3), 1, "VALID", 1),
+    ((3, 7, 7, 2), (1, 1, 2, 3), 2, "SAME", 1),
+    ((1, 7, 5, 1), (5, 5, 1, 2), 1, "VALID", 1),
+    ((3, 7, 7, 2), (3, 3, 2, 2), 2, "VALID", 1),
+    ((1, 1, 1, 1), (1, 1, 1, 1), 1, "SAME", 1),
+    ((1, 1, 1, 2), (3, 3, 2, 2), 2, "SAME", 1),
+    ((1, 9, 8, 2), (3, 3, 2, 3), 1, "SAME", 2),
+    ((2, 9, 9, 2), (3, 2, 2, 3), 2, "VALID", 2),
+    ((0, 7, 7, 2), (3, 3, 2, 2), 1, "SAME", 1),
+    ((2, 0, 5, 2), (3, 3, 2, 2), 1, "SAME", 1),
+    ((2, 5, 5, 0), (3, 3, 0, 2), 1, "SAME", 1),
+    ((2, 5, 5, 2), (3, 3, 2, 0), 2, "SAME", 1),
+]
+# (input shape, window, stride, padding)
+POOL_CASES = [
+    ((1, 7, 7, 3), 3, 1, "SAME"), ((3, 7, 6, 2), 3, 2, "SAME"), ((3, 7, 7, 2), 2, 2, "VALID"),
+    ((1, 7, 7, 1), 5, 2, "SAME"), ((3, 7, 5, 2), 5, 1, "VALID"), ((1, 1, 1, 1), 1, 1, "VALID"),
+    ((1, 1, 1, 2), 3, 2, "SAME"), ((3, 7, 7, 2), 1, 2, "SAME"), ((0, 7, 7, 2), 3, 2, "SAME"),
+    ((2, 0, 7, 2), 3, 1, "SAME"), ((2, 5, 5, 0), 2, 2, "VALID"),
+]
+CONV_OPS = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
+            "Conv2DBackpropFilterV2"]
+
+
+def conv_attrs(stride, padding, dilation):
+    return {"strides": (1, stride, stride, 1), "padding": padding,
+            "dilations": (1, dilation, dilation, 1)}
+
+
+def pool_attrs(k, stride, padding):
+    return {"ksize": (1, k, k, 1), "strides": (1, stride, stride, 1), "padding": padding}
+
+
+def tolerance(dtype, depth):
+    """Sums of ``depth`` products of N(0, 3) values, in different orders."""
+    if dtype == F16:
+        return {}
+    eps = float(np.finfo(dtype).eps)
+    return {"rtol": 64 * eps, "atol": 64 * eps * 9 * max(depth, 1)}
+
+
+def conv_inputs(op, case, dtype):
+    """The op's inputs for a case: (input or its sizes, filter or its sizes, dy)."""
+    x_shape, f_shape, stride, padding, dilation = case
+    rng = rng_for(op, case, dtype)
+    x = (rng.standard_normal(x_shape) * 3).astype(dtype)
+    f = (rng.standard_normal(f_shape) * 3).astype(dtype)
+    node = make_node("Conv2D", [dtype, dtype], dtype, conv_attrs(stride, padding, dilation))
+    y_shape = lookup_kernel("Conv2D", "REF")(node)(x, f).shape
+    dy = (rng.standard_normal(y_shape) * 3).astype(dtype)
+    if op == "Conv2D":
+        return x, f
+    if op == "Conv2DBackpropInput":
+        return np.array(x_shape, np.int32), f, dy
+    if op == "Conv2DBackpropFilter":
+        return x, np.array(f_shape, np.int32), dy
+    return x, f, dy
+
+
+def conv_node(op, case, dtype):
+    _, _, stride, padding, dilation = case
+    dtypes = {"Conv2D": [dtype, dtype], "Conv2DBackpropInput": [I32, dtype, dtype],
+              "Conv2DBackpropFilter": [dtype, I32, dtype]}.get(op, [dtype] * 3)
+    return make_node(op, dtypes, dtype, conv_attrs(stride, padding, dilation))
+
+
+# --------------------------------------------------------------- reference vs TensorFlow
+
+@pytest.fixture(scope="module")
+def tf_values():
+    with np.load(TF_VALUES) as data:
+        return dict(data)
+
+
+TF_CONV = [("conv_same_s1_k3", 1, "SAME", 1), ("conv_same_s2_k3", 2, "SAME", 1),
+           ("conv_same_s2_k4", 2, "SAME", 1), ("conv_valid_s2_k5", 2, "VALID", 1),
+           ("conv_valid_s1_k1", 1, "VALID", 1), ("conv_same_s1_k3_d2", 1, "SAME", 2)]
+TF_POOL = [("pool_same_k2_s2", 2, 2, "SAME"), ("pool_same_k3_s2", 3, 2, "SAME"),
+           ("pool_valid_k3_s1", 3, 1, "VALID"), ("pool_same_k5_s1", 5, 1, "SAME")]
+
+
+@pytest.mark.parametrize("device", ["REF"] + DEVICES)
+@pytest.mark.parametrize("name,stride,padding,dilation", TF_CONV)
+def test_conv_matches_tensorflow(tf_values, device, name, stride, padding, dilation):
+    from kernel_cases import run_on
+
+    x, f, dy = (tf_values[f"{name}/{k}"] for k in ("x", "f", "dy"))
+    attrs = conv_attrs(stride, padding, dilation)
+    close = dict(rtol=1e-4, atol=1e-4)
+    out = run_on(device, make_node("Conv2D", [F32, F32], F32, attrs), x, f)
+    np.testing.assert_allclose(out, tf_values[f"{name}/out"], **close)
+    dx = run_on(device, make_node("Conv2DBackpropInput", [I32, F32, F32], F32, attrs),
+                np.array(x.shape, np.int32), f, dy)
+    np.testing.assert_allclose(dx, tf_values[f"{name}/dx"], **close)
+    df = run_on(device, make_node("Conv2DBackpropFilterV2", [F32] * 3, F32, attrs), x, f, dy)
+    np.testing.assert_allclose(df, tf_values[f"{name}/df"], **close)
+
+
+@pytest.mark.parametrize("device", ["REF"] + DEVICES)
+@pytest.mark.parametrize("name,k,stride,padding", TF_POOL)
+def test_pools_match_tensorflow(tf_values, device, name, k, stride, padding):
+    from kernel_cases import run_on
+
+    x, dy = tf_values[f"{name}/x"], tf_values[f"{name}/dy"]
+    attrs = pool_attrs(k, stride, padding)
+    mx = run_on(device, make_node("MaxPool", [F32], F32, attrs), x)
+    np.testing.assert_array_equal(mx, tf_values[f"{name}/max"])
+    avg = run_on(device, make_node("AvgPool", [F32], F32, attrs), x)
+    np.testing.assert_allclose(avg, tf_values[f"{name}/avg"], rtol=1e-6, atol=1e-6)
+    dmax = run_on(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, mx, dy)
+    np.testing.assert_array_equal(dmax, tf_values[f"{name}/dmax"])
+    davg = run_on(device, make_node("AvgPoolGrad", [I32, F32], F32, attrs),
+                  np.array(x.shape, np.int32), dy)
+    np.testing.assert_allclose(davg, tf_values[f"{name}/davg"], rtol=1e-6, atol=1e-6)
+
+
+def test_same_padding_puts_the_odd_element_at_the_bottom_right():
+    # A 2x2 window at stride 1 over 2x2 needs one row and one column of padding.
+    x = np.arange(4, dtype=F64).reshape(1, 2, 2, 1)
+    node = make_node("AvgPool", [F64], F64, pool_attrs(2, 1, "SAME"))
+    out = lookup_kernel("AvgPool", "REF")(node)(x)[0, :, :, 0]
+    np.testing.assert_array_equal(out, [[1.5, 2.0], [2.5, 3.0]])   # padding below/right
+    assert windows.output_size(4, 3, 2, 1, "SAME") == (2, 0, 1)
+
+
+# ------------------------------------------------------------ every device vs reference
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
+@pytest.mark.parametrize("case", CONV_CASES, ids=str)
+@pytest.mark.parametrize("op", CONV_OPS)
+def test_conv_kernels_match_reference(device, op, case, dtype):
+    depth = case[1][0] * case[1][1] * max(case[1][2], case[1][3])
+    check_against_ref(device, conv_node(op, case, dtype), *conv_inputs(op, case, dtype),
+                      **tolerance(dtype, depth * 3))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", CONV_OPS)
+def test_conv_kernels_in_float16(device, op):
+    case = CONV_CASES[1]
+    check_against_ref(device, conv_node(op, case, F16), *conv_inputs(op, case, F16),
+                      rtol=5e-3, atol=0.1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [F16, F32, F64, I32], ids=str)
+@pytest.mark.parametrize("case", POOL_CASES, ids=str)
+def test_pool_kernels_match_reference(device, case, dtype):
+    shape, k, stride, padding = case
+    attrs = pool_attrs(k, stride, padding)
+    rng = rng_for("pool", case, dtype)
+    x = (rng.standard_normal(shape) * 3).astype(dtype) if dtype != I32 else \
+        rng.permutation(np.prod(shape)).reshape(shape).astype(dtype)   # no ties
+    y = check_against_ref(device, make_node("MaxPool", [dtype], dtype, attrs), x)
+    dy = (rng.standard_normal(y.shape) * 3).astype(dtype) if dtype != I32 else \
+        rng.integers(-9, 9, y.shape).astype(dtype)
+    check_against_ref(device, make_node("MaxPoolGrad", [dtype] * 3, dtype, attrs), x, y, dy)
+    grad = (rng.standard_normal(shape) * 3).astype(dtype) if dtype != I32 else \
+        rng.integers(-9, 9, shape).astype(dtype)
+    check_against_ref(device, make_node("MaxPoolGradGrad", [dtype] * 3, dtype, attrs), x, y, grad)
+    if dtype != I32:
+        check_against_ref(device, make_node("AvgPool", [dtype], dtype, attrs), x)
+        check_against_ref(device, make_node("AvgPoolGrad", [I32, dtype], dtype, attrs),
+                          np.array(shape, np.int32), dy)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_max_pool_propagates_nan_and_routes_ties_to_the_first(device):
+    from kernel_cases import run_on
+
+    x = np.array([[1.0, 5.0, 5.0], [np.nan, 2.0, 5.0], [0.0, 0.0, 0.0]], F32).reshape(1, 3, 3, 1)
+    attrs = pool_attrs(2, 1, "VALID")
+    y = run_on(device, make_node("MaxPool", [F32], F32, attrs), x)
+    np.testing.assert_array_equal(y[0, :, :, 0], [[np.nan, 5.0], [np.nan, 5.0]])
+    dy = np.arange(1, 5, dtype=F32).reshape(1, 2, 2, 1)
+    dx = run_on(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
+    np.testing.assert_array_equal(dx[0, :, :, 0], [[0, 2, 0], [1 + 3, 0, 4], [0, 0, 0]])
+    check_against_ref(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
+
+
+def test_chunked_packing_matches_one_chunk(monkeypatch):
+    from devsession.kernels.cpu import nn_conv
+
+    case = ((5, 7, 6, 3), (3, 3, 3, 4), 2, "SAME", 1)
+    want = {op: lookup_kernel(op, "REF")(conv_node(op, case, F64))(*conv_inputs(op, case, F64))
+            for op in CONV_OPS}
+    monkeypatch.setattr(nn_conv, "CHUNK_ELEMENTS", 100)     # one image per chunk
+    for op in CONV_OPS:
+        got = lookup_kernel(op, "CPU")(conv_node(op, case, F64))(*conv_inputs(op, case, F64))
+        np.testing.assert_allclose(got, want[op], rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------- runtime errors
+
+@pytest.mark.parametrize("device", ["REF", "CPU"])
+def test_shape_errors_name_the_node(device):
+    cases = [
+        ("Conv2D", [F32, F32], conv_attrs(1, "SAME", 1),
+         (np.ones((1, 4, 4, 3), F32), np.ones((3, 3, 2, 2), F32)), "in-channels"),
+        ("Conv2D", [F32, F32], conv_attrs(1, "VALID", 1),
+         (np.ones((1, 2, 2, 1), F32), np.ones((3, 3, 1, 1), F32)), "does not fit"),
+        ("Conv2D", [F32, F32], conv_attrs(1, "SAME", 1),
+         (np.ones((4, 4, 3), F32), np.ones((3, 3, 3, 1), F32)), "4-dimensional"),
+        ("Conv2DBackpropInputV2", [F32] * 3, conv_attrs(1, "SAME", 1),
+         (np.ones((1, 4, 4, 1), F32), np.ones((3, 3, 1, 1), F32), np.ones((1, 3, 4, 1), F32)),
+         r"out_backprop has shape \[1,3,4,1\], expected \[1,4,4,1\]"),
+        ("MaxPoolGrad", [F32] * 3, pool_attrs(2, 2, "VALID"),
+         (np.ones((1, 4, 4, 1), F32), np.ones((1, 2, 2, 1), F32), np.ones((1, 2, 3, 1), F32)),
+         "grad has shape"),
+    ]
+    for op, dtypes, attrs, inputs, pattern in cases:
+        node = make_node(op, dtypes, F32, attrs, name="bad_node")
+        with pytest.raises(InvalidArgumentError, match=pattern) as info:
+            lookup_kernel(op, device)(node)(*inputs)
+        assert info.value.node_name == "bad_node"
+        assert "bad_node" in str(info.value)
+
+
+# -------------------------------------------- windows.py's algorithms (the GPU's) on numpy
+
+@pytest.mark.parametrize("case", CONV_CASES[:10], ids=str)
+def test_window_algorithms_on_numpy_match_reference(case):
+    x, f, dy = conv_inputs("Conv2DBackpropInputV2", case, F64)
+    params = windows.ConvParams(conv_node("Conv2D", case, F64))
+    g = params.geometry(x.shape, f.shape)
+    ref = {op: lookup_kernel(op, "REF")(conv_node(op, case, F64)) for op in CONV_OPS}
+    np.testing.assert_allclose(windows.conv2d(np, x, f, g), ref["Conv2D"](x, f), rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(windows.conv2d_input_grad(np, f, dy, g),
+                               ref["Conv2DBackpropInputV2"](x, f, dy), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(windows.conv2d_filter_grad(np, x, dy, g),
+                               ref["Conv2DBackpropFilterV2"](x, f, dy), rtol=1e-12, atol=1e-11)
+
+
+@pytest.mark.parametrize("case", POOL_CASES[:8], ids=str)
+def test_window_pooling_on_numpy_matches_reference(case):
+    shape, k, stride, padding = case
+    attrs = pool_attrs(k, stride, padding)
+    x = (rng_for("wpool", case).standard_normal(shape) * 3)
+    g = windows.PoolParams(make_node("MaxPool", [F64], F64, attrs)).geometry(shape)
+    counts = windows.window_counts(g)
+    ref = {op: lookup_kernel(op, "REF")(make_node(op, [F64] * 3, F64, attrs))
+           for op in ("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad")}
+    y = windows.max_pool(np, x, g, -np.inf)
+    np.testing.assert_array_equal(y, ref["MaxPool"](x))
+    np.testing.assert_allclose(windows.avg_pool(np, x, g, counts), ref["AvgPool"](x), rtol=1e-12)
+    dy = rng_for("wpool dy", case).standard_normal(y.shape)
+    np.testing.assert_allclose(windows.max_pool_grad(np, x, dy, g, -np.inf),
+                               ref["MaxPoolGrad"](x, y, dy), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(windows.avg_pool_grad(np, dy, g, counts),
+                               ref["AvgPoolGrad"](np.array(shape), dy), rtol=1e-12, atol=1e-12)

@@ -1,0 +1,109 @@
+"""End to end: ``ds.gradients`` and the optimizers through the nn ops.
+
+A small convnet learns a synthetic task in every session type; the gradient of a whole
+conv/pool/loss graph agrees with finite differences of the same session's forward pass;
+the v1 cross entropy passes no gradient to its labels, as TF1's."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import devsession as ds
+from kernel_cases import rng_for
+
+
+def bars(rng, n):
+    """8x8 images with a bright vertical (class 0) or horizontal (class 1) bar."""
+    images = rng.uniform(0, 0.3, (n, 8, 8, 1)).astype(np.float32)
+    labels = rng.integers(0, 2, n).astype(np.int32)
+    for image, label, at in zip(images, labels, rng.integers(1, 7, n)):
+        if label == 0:
+            image[:, at, 0] += 1.0
+        else:
+            image[at, :, 0] += 1.0
+    return images, labels
+
+
+def test_a_small_convnet_learns(make_session):
+    rng = rng_for("learns")
+    images, labels = bars(rng, 32)
+    x = ds.placeholder(ds.float32, (None, 8, 8, 1))
+    y = ds.placeholder(ds.int32, (None,))
+    k1 = ds.Variable((rng.standard_normal((3, 3, 1, 4)) * 0.3).astype(np.float32))
+    b1 = ds.Variable(np.zeros(4, np.float32))
+    k2 = ds.Variable((rng.standard_normal((3, 3, 4, 4)) * 0.3).astype(np.float32))
+    w = ds.Variable((rng.standard_normal((16, 2)) * 0.3).astype(np.float32))
+    h = ds.nn.relu(ds.nn.bias_add(ds.nn.conv2d(x, k1, 1, "SAME"), b1))
+    h = ds.nn.max_pool(h, 2, 2, "SAME")                                          # 4x4x4
+    h = ds.nn.elu(ds.nn.conv2d(h, k2, strides=2, padding="SAME"))                # 2x2x4
+    logits = ds.matmul(ds.reshape(h, (-1, 16)), w)
+    loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    loss = loss + 1e-4 * ds.nn.l2_loss(k1)
+    train = ds.train.AdamOptimizer(0.05).minimize(loss)
+    correct = ds.reduce_mean(ds.cast(ds.equal(ds.cast(ds.argmax(logits, 1), ds.int32), y),
+                                     ds.float32))
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    feed = {x: images, y: labels}
+    first = sess.run(loss, feed)
+    for _ in range(60):
+        sess.run(train, feed)
+    last, accuracy = sess.run([loss, correct], feed)
+    assert last < 0.2 * first, (first, last)
+    assert accuracy == 1.0
+
+
+def test_whole_graph_gradient_matches_finite_differences():
+    rng = rng_for("whole")
+    images = rng.standard_normal((2, 6, 6, 2))
+    labels = np.array([[0.2, 0.8, 0.0], [0.5, 0.25, 0.25]])
+    kernel = rng.standard_normal((3, 3, 2, 3)) * 0.5
+    x = ds.placeholder(ds.float64, (2, 6, 6, 2))
+    k = ds.placeholder(ds.float64, (3, 3, 2, 3))
+    h = ds.nn.avg_pool(ds.nn.leaky_relu(ds.nn.conv2d(x, k, 1, "SAME")), 3, 3, "VALID")  # 2x2x3
+    logits = ds.reduce_mean(h, axis=[1, 2])
+    loss = ds.reduce_sum(ds.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
+                                                                    logits=logits))
+    loss = loss + ds.nn.l2_loss(ds.nn.log_softmax(logits)) * 0.1
+    dx, dk = ds.gradients(loss, [x, k])
+    with ds.Session() as sess:
+        got_dx, got_dk = sess.run([dx, dk], {x: images, k: kernel})
+
+        def f(imgs, kern):
+            return sess.run(loss, {x: imgs, k: kern})
+
+        eps = 1e-6
+        for value, got, which in ((images, got_dx, 0), (kernel, got_dk, 1)):
+            numeric = np.zeros(value.shape)
+            for i in range(value.size):
+                plus, minus = value.copy(), value.copy()
+                plus.reshape(-1)[i] += eps
+                minus.reshape(-1)[i] -= eps
+                args = [(plus, kernel), (minus, kernel)] if which == 0 else \
+                    [(images, plus), (images, minus)]
+                numeric.reshape(-1)[i] = (f(*args[0]) - f(*args[1])) / (2 * eps)
+            np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_v1_cross_entropy_stops_the_gradient_to_labels():
+    logits = ds.placeholder(ds.float32, (2, 3))
+    labels = ds.placeholder(ds.float32, (2, 3))
+    v1 = ds.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    v2 = ds.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+    assert ds.gradients(v1, [labels])[0] is None
+    assert ds.gradients(v2, [labels])[0] is not None
+    assert ds.gradients(v1, [logits])[0] is not None
+
+
+def test_gradients_with_an_unknown_batch():
+    x = ds.placeholder(ds.float32, (None, 6, 6, 1))
+    k = ds.Variable(np.ones((3, 3, 1, 2), np.float32))
+    h = ds.nn.max_pool(ds.nn.conv2d(x, k, 1, "SAME"), 2, 2, "VALID")       # V2 backprops
+    y = ds.reduce_sum(ds.nn.avg_pool(h, 2, 1, "SAME"))                      # a Shape op
+    dx, dk = ds.gradients(y, [x, k])
+    assert dx.shape == (None, 6, 6, 1) and dk.shape == (3, 3, 1, 2)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        for batch in (1, 3):
+            got = sess.run(dx, {x: np.ones((batch, 6, 6, 1), np.float32)})
+            assert got.shape == (batch, 6, 6, 1)
