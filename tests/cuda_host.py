@@ -234,9 +234,13 @@ def compiler() -> str | None:
 
 
 def compiler_missing() -> str:
-    """Why the host harness cannot run here ('' when it can)."""
-    return "" if compiler() else (f"no C++ compiler ({os.environ.get('CXX', 'g++')}) to "
-                                  f"run the generated CUDA C on the host")
+    """Why the host harness cannot run here, for a skip ('' when it can).  CI sets
+    ``DEVSESSION_REQUIRE_CXX=1`` (``.ci/run``): then there is no excuse, and a missing
+    compiler fails the tests instead of skipping them."""
+    if compiler() or os.environ.get("DEVSESSION_REQUIRE_CXX") == "1":
+        return ""
+    return (f"no C++ compiler ({os.environ.get('CXX', 'g++')}) to run the generated CUDA C "
+            f"on the host")
 
 
 @dataclass
@@ -306,7 +310,8 @@ def _compile(batch: list) -> list:
     ``error`` set).  Raises ``HostCompileError`` when the prelude itself fails."""
     cxx = compiler()
     if cxx is None:
-        raise HostCompileError(compiler_missing())
+        raise HostCompileError(f"no C++ compiler ({os.environ.get('CXX', 'g++')}) to run the "
+                               f"generated CUDA C on the host")
     parts, ranges, line = [PRELUDE], [], PRELUDE.count("\n") + 1
     for f in batch:
         parts.append(f.code)

@@ -10,6 +10,8 @@ enumeration, so what one checks the other checks too:
   file), and every ``Cast`` between two different GPU dtypes;
 * ``program_for(node)``: the program ``kernels/cuda/elementwise.py`` compiles for it
   (``elementwise_program`` then ``codegen.cuda.compile_expression``, as its builder);
+  ``inputs_for(node)``: seeded inputs that reach the corners (broadcasting, NaN and
+  inf against everything, integer extremes, ties);
 * ``LANGUAGE_PROGRAMS``: expressions that use the language beyond single ops (shared
   subexpressions, mixed dtypes, ``nan``/``inf`` constants, integer ``**``);
 * ``random_fused_cases(seeds)``: the ``_FusedElementwise`` kernels the optimizer makes
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import kernel_cases as cases
 from devsession import dtypes as ds_dtypes
 from devsession.device_spec import Device
 from devsession.kernels.codegen import cuda as cg
@@ -33,7 +36,7 @@ from devsession.kernels.registry import KernelNode
 from devsession.ops.registry import InputSpec, get_op_def
 from devsession.tensor_shape import TensorShape
 
-__all__ = ["GPU_DTYPES", "registry_nodes", "program_for", "LANGUAGE_PROGRAMS",
+__all__ = ["GPU_DTYPES", "registry_nodes", "program_for", "inputs_for", "label", "LANGUAGE_PROGRAMS",
            "language_programs", "FusedCase", "random_fused_cases", "every_program"]
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -80,6 +83,39 @@ def program_for(node: KernelNode) -> cg.Program:
 
 def label(node: KernelNode) -> str:
     return f"{node.op}({','.join(d.name for d in node.input_dtypes)})->{node.output_dtype.name}"
+
+
+def with_extremes(x: np.ndarray) -> np.ndarray:
+    """Integers get their dtype's min and max at elements 1 and 3 (wrap-around)."""
+    if x.dtype.kind == "i" and x.size >= 4:
+        x.reshape(-1)[[1, 3]] = [np.iinfo(x.dtype).min, np.iinfo(x.dtype).max]
+    return x
+
+
+def inputs_for(node) -> list:
+    """Seeded inputs for a registry node: broadcast shapes, NaN and inf, integer
+    extremes, ties."""
+    rng = cases.rng_for("registry inputs", label(node))
+    dtypes = node.input_dtypes
+    if node.op == "Cast":
+        x = with_extremes(cases.random_array(rng, (3, 5), dtypes[0]))
+        if x.dtype.kind == "f":
+            x[0, :3] = [0.0, -0.0, 2.75]
+            x[1, :2] = [-2.75, 0.5]
+        return [x]
+    if len(dtypes) == 1:
+        return [with_extremes(cases.random_array(rng, (3, 7), dtypes[0], specials=True))]
+    if len(dtypes) == 2:
+        shapes = ((7, 1), (1, 7))
+        if node.op == "Pow":                   # small exponents, no specials
+            return list(cases.binary_inputs(node.op, dtypes[0], shapes))
+        # every pair of (nan, inf, -inf, finite) meets; two ties, so that < and <= differ
+        x, y = (with_extremes(cases.random_array(rng, s, dtypes[0], specials=True))
+                for s in shapes)
+        y.reshape(-1)[[0, -1]] = x.reshape(-1)[[0, -1]]
+        return [x, y]
+    return [cases.random_array(rng, s, d, specials=True)
+            for s, d in zip([(3, 1), (1, 7), ()], dtypes)]
 
 
 LANGUAGE_PROGRAMS = [

@@ -22,7 +22,7 @@ import pytest
 import cuda_host
 import cuda_programs
 import kernel_cases as cases
-from cuda_programs import label, program_for
+from cuda_programs import inputs_for, label, program_for
 from devsession.kernels.codegen import cuda as cg
 from devsession.kernels.registry import lookup_kernel
 from kernel_cases import BOOL, F16, F32, F64, I32, I64, assert_same, rng_for
@@ -39,39 +39,6 @@ def host_kernel(program: cg.Program, name="kernel") -> cuda_host.ElementwiseKern
     in_params, out_params, operation, preamble = cg.render_cuda(program)
     return cuda_host.ElementwiseKernel(in_params, out_params, operation, name,
                                        preamble=preamble)
-
-
-def with_extremes(x: np.ndarray) -> np.ndarray:
-    """Integers get their dtype's min and max at elements 1 and 3 (wrap-around)."""
-    if x.dtype.kind == "i" and x.size >= 4:
-        x.reshape(-1)[[1, 3]] = [np.iinfo(x.dtype).min, np.iinfo(x.dtype).max]
-    return x
-
-
-def inputs_for(node) -> list:
-    """Seeded inputs for a registry node: broadcast shapes, NaN and inf, integer
-    extremes, ties."""
-    rng = rng_for("host", label(node))
-    dtypes = node.input_dtypes
-    if node.op == "Cast":
-        x = with_extremes(cases.random_array(rng, (3, 5), dtypes[0]))
-        if x.dtype.kind == "f":
-            x[0, :3] = [0.0, -0.0, 2.75]
-            x[1, :2] = [-2.75, 0.5]
-        return [x]
-    if len(dtypes) == 1:
-        return [with_extremes(cases.random_array(rng, (3, 7), dtypes[0], specials=True))]
-    if len(dtypes) == 2:
-        shapes = ((7, 1), (1, 7)) if dtypes[0] != F16 else ((), (7,))
-        if node.op == "Pow":                   # small exponents, no specials
-            return list(cases.binary_inputs(node.op, dtypes[0], shapes))
-        # every pair of (nan, inf, -inf, finite) meets; two ties, so that < and <= differ
-        x, y = (with_extremes(cases.random_array(rng, s, dtypes[0], specials=True))
-                for s in shapes)
-        y.reshape(-1)[[0, -1]] = x.reshape(-1)[[0, -1]]
-        return [x, y]
-    return [cases.random_array(rng, s, d, specials=True)
-            for s, d in zip([(3, 1), (1, 7), ()], dtypes)]
 
 
 def tolerances(dtype) -> dict:
