@@ -7,12 +7,18 @@ import os
 import sys
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # so tests can import sessions.py
 
 import devsession as ds
 from devsession.session_factory import SessionFactory
 
+
+# Property tests are reproducible: the same examples on every run and machine, and no
+# example database carried from one run to the next (tests may still say so themselves).
+settings.register_profile("devsession", derandomize=True, database=None)
+settings.load_profile("devsession")
 
 # On a GPU machine (ci/gpu-check sets DEVSESSION_GPU_CHECK=1) a gpu-marked test that
 # skips is a failure: "no CUDA device", a missing cupy or NVRTC must not pass silently.
