@@ -24,6 +24,9 @@ from .ops import (abs, add, argmax, cast, concat, constant, divide, equal, exp, 
                   random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
                   reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv,
                   where)
+from .ops import (add_n, clip_by_value, expand_dims, fill, gather, one_hot, ones, ones_like,
+                  pad, rank, shape, size, slice, squeeze, stack, strided_slice, tile,
+                  unsorted_segment_sum, unstack, zeros, zeros_like)
 from .options import NodeStats, OptimizerOptions, RunMetadata, RunOptions, SessionOptions
 from .session import BaseSession, Session, get_default_session
 from .session_factory import (SessionFactory, Verdict, new_session, registered_session_factories,
@@ -35,6 +38,7 @@ from .variables import Variable, global_variables, global_variables_initializer,
     variables_initializer
 
 bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
+newaxis = None  # x[ds.newaxis], as tf.newaxis
 
 __version__ = "0.1.0"
 
@@ -54,7 +58,14 @@ __all__ = [
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
     "variables_initializer",
+    "add_n", "clip_by_value", "expand_dims", "fill", "gather", "one_hot", "ones",
+    "ones_like", "pad", "rank", "shape", "size", "slice", "squeeze", "stack", "strided_slice",
+    "tile", "unsorted_segment_sum", "unstack", "zeros", "zeros_like", "newaxis",
 ]
+
+from .ops import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]
 
 
 def __getattr__(name: str):

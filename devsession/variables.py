@@ -102,7 +102,7 @@ class Variable:
 def _delegate_operators() -> None:
     names = ["add", "sub", "mul", "truediv", "pow", "matmul"]
     methods = [f"__{n}__" for n in names] + [f"__r{n}__" for n in names] + [
-        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__"]
+        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__getitem__"]
     for method in methods:
         def forward(self, *args, _m=method):
             return getattr(self._snapshot, _m)(*args)

@@ -27,7 +27,10 @@ through ``ctypes`` on numpy arrays:
   array that uses it; Python and numpy scalars are converted to the parameter's type;
   host arrays of another type are refused (``Unsupported type``); inputs broadcast;
   ``out`` must have the broadcast shape; the wrong number of arguments is a
-  ``TypeError``.  ``raw`` parameters, ``size=`` and reductions are not emulated.
+  ``TypeError``.  ``raw`` parameters are indexed flat (``x[k]``, ``x.size()``) over a
+  C-contiguous copy, as cupy's 1-D ``CArray``; ``size=`` sets the loop size; CUDA's
+  ``atomicAdd``/``Max``/``Min``/``Exch``/``CAS`` exist for the types CUDA has them for.
+  Reductions (``ReductionKernel``), ``loop_prep`` and ``after_loop`` are not emulated.
 
 Compilation is batched: constructing a kernel only *requests* its code; the first call
 of any kernel compiles every pending request into one shared library (one g++ run for
@@ -144,6 +147,29 @@ void ds_float_from_half(long long n, const unsigned short* in, float* out) {
 }
 
 struct ds_indexer { long long n; long long size() const { return n; } };
+
+/* A raw parameter (cupy's CArray indexed flat): C-contiguous memory and its size. */
+template <typename T> struct ds_raw {
+  T *data;
+  long long n;
+  T &operator[](long long k) const { return data[k]; }
+  long long size() const { return n; }
+};
+
+/* CUDA's atomics, for exactly the types CUDA has them for (one host thread runs the
+   loop, so a plain update is atomic). */
+#define DS_ATOMIC_ARITH(T) \
+  inline T atomicAdd(T *a, T v) { T old = *a; *a = old + v; return old; } \
+  inline T atomicExch(T *a, T v) { T old = *a; *a = v; return old; }
+#define DS_ATOMIC_INT(T) \
+  inline T atomicMax(T *a, T v) { T old = *a; if (v > old) *a = v; return old; } \
+  inline T atomicMin(T *a, T v) { T old = *a; if (v < old) *a = v; return old; } \
+  inline T atomicCAS(T *a, T c, T v) { T old = *a; if (old == c) *a = v; return old; }
+DS_ATOMIC_ARITH(int) DS_ATOMIC_ARITH(unsigned int) DS_ATOMIC_ARITH(unsigned long long)
+DS_ATOMIC_ARITH(float) DS_ATOMIC_ARITH(double)
+DS_ATOMIC_INT(int) DS_ATOMIC_INT(unsigned int) DS_ATOMIC_INT(unsigned long long)
+inline long long atomicMax(long long *a, long long v) { long long o = *a; if (v > o) *a = v; return o; }
+inline long long atomicMin(long long *a, long long v) { long long o = *a; if (v < o) *a = v; return o; }
 """
 
 # -O0: compiling fast matters more than running fast here (three times quicker than -O1
@@ -177,6 +203,7 @@ class Param:
     dtype: np.dtype | None      # None for a type placeholder such as "T"
     ctype: str                  # the C type, or the placeholder's letter
     is_const: bool
+    raw: bool = False           # indexed by the kernel itself, not broadcast
 
 
 def parse_params(text: str, is_const: bool) -> tuple:
@@ -186,17 +213,17 @@ def parse_params(text: str, is_const: bool) -> tuple:
         words = item.split()
         if len(words) < 2:
             raise ValueError(f"Syntax error: {item}")
-        if words[:-2]:
-            raise NotImplementedError(f"the host harness does not emulate {words[:-2]} "
-                                      f"parameters ({item.strip()!r})")
+        if any(w != "raw" for w in words[:-2]):
+            raise ValueError(f'Unknown keyword "{words[0]}"')
+        raw = "raw" in words[:-2]
         type_name, name = words[-2:]
         if len(type_name) == 1:
-            params.append(Param(name, None, type_name, is_const))
+            params.append(Param(name, None, type_name, is_const, raw))
             continue
         dtype = np.dtype(type_name)
         if dtype.name != type_name:
             raise ValueError(f"Wrong type {type_name}")
-        params.append(Param(name, dtype, C_TYPENAMES[dtype], is_const))
+        params.append(Param(name, dtype, C_TYPENAMES[dtype], is_const, raw))
     return tuple(params)
 
 
@@ -275,15 +302,19 @@ def kernel_code(symbol: str, in_params, out_params, in_types, out_types, type_ma
                 operation: str, preamble: str) -> str:
     """One kernel as a host function ``symbol(n, args, steps)`` (see the docstring)."""
     typedefs = "".join(f"typedef {C_TYPENAMES[d]} {c};\n" for c, d in type_map)
-    bindings = []
+    raw, bindings = [], []
     for k, (p, d) in enumerate(zip(in_params + out_params, in_types + out_types)):
+        if p.raw:                  # _steps[k] holds the raw array's size
+            raw.append(f"  const ds_raw<{p.ctype}> {p.name} = "
+                       f"{{({C_TYPENAMES[d]} *)_args[{k}], _steps[{k}]}};")
+            continue
         const = "const " if p.is_const else ""
         bindings.append(f"    {const}{p.ctype} &{p.name} = "
                         f"(({const}{C_TYPENAMES[d]} *)_args[{k}])[i * _steps[{k}]];")
     return (f"namespace {symbol}_ns {{\n{typedefs}{preamble}\n"
             f'extern "C" void {symbol}(long long _n, void *const *_args, '
             f"const long long *_steps) {{\n"
-            f"  const ds_indexer _ind = {{_n}};\n"
+            f"  const ds_indexer _ind = {{_n}};\n" + "".join(r + "\n" for r in raw) +
             f"  for (long long i = 0; i < _n; ++i) {{\n" + "\n".join(bindings) +
             f"\n    {operation};\n  }}\n}}\n}}\n")
 
@@ -410,27 +441,35 @@ class ElementwiseKernel:
         return found
 
     def __call__(self, *args, size=None, block_size=None, stream=None):
-        if size is not None:
-            raise NotImplementedError("the host harness does not emulate size=")
         if len(args) not in (self.nin, self.nin + self.nout):
             raise TypeError(f"Wrong number of arguments for {self.name}")
         for a in args:
             if not isinstance(a, (self._array_type, bool, int, float, np.generic)):
                 raise TypeError(f"Unsupported type {type(a)}")
-        ins, outs = args[:self.nin], args[self.nin:]
+        ins, outs = args[:self.nin], list(args[self.nin:])
         if any(not isinstance(o, self._array_type) for o in outs):
             raise TypeError("Output arguments must be cupy.ndarray")
         in_types, out_types, type_map = decide_types(
             self.in_params, self.out_params,
             [a.dtype if isinstance(a, self._array_type) else None for a in ins],
             [o.dtype for o in outs])
-        arrays = [a for a in args if isinstance(a, self._array_type)]
-        if not arrays:
+        params = self.in_params + self.out_params
+        looped = [a for p, a in zip(params, args)
+                  if isinstance(a, self._array_type) and not p.raw]
+        if size is not None:
+            if looped:
+                raise ValueError("Specified 'size' can be used only if all of the ndarray "
+                                 "are 'raw'.")
+            shape = (int(size),)
+        elif not looped:
             raise ValueError("Loop size is Undecided")
-        shape = np.broadcast_shapes(*[a.shape for a in arrays])
-        if any(o.shape != shape for o in outs):
+        else:
+            shape = np.broadcast_shapes(*[a.shape for a in looped])
+        if any(o.shape != shape for p, o in zip(self.out_params, outs) if not p.raw):
             raise ValueError("Out shape is mismatched")
         if not outs:
+            if size is None and any(p.raw for p in self.out_params):
+                raise ValueError("Output array size is Undecided")
             outs = [self._allocate(shape, t) for t in out_types]
         self._launch(ins, outs, in_types, out_types, type_map, shape)
         if self.no_return:
@@ -441,31 +480,42 @@ class ElementwiseKernel:
         n = int(np.prod(shape, dtype=np.int64))
         if n == 0:
             return
-        keep, pointers, steps = [], [], []
-        for a, t in zip(ins, in_types):
-            if isinstance(a, self._array_type) and a.size != 1:
-                host = np.ascontiguousarray(np.broadcast_to(np.asarray(a).view(np.ndarray),
-                                                            shape))
-                steps.append(1)
+        pointers, steps, keep, write_back = [], [], [], []
+
+        def writable(a):
+            """Memory the kernel may write: the array's own when C-contiguous (so aliasing
+            behaves as on the GPU), else a copy written back after."""
+            target = np.asarray(a).view(np.ndarray)
+            if target.flags.c_contiguous:
+                return target
+            buffer = np.ascontiguousarray(target)
+            write_back.append((target, buffer))
+            return buffer
+
+        for p, a, t in zip(self.in_params, ins, in_types):
+            if p.raw:
+                host, step = writable(a), np.asarray(a).size
+            elif isinstance(a, self._array_type) and a.size != 1:
+                host, step = np.ascontiguousarray(
+                    np.broadcast_to(np.asarray(a).view(np.ndarray), shape)), 1
             else:                                   # a scalar, or one element: step 0
                 host = np.array(np.asarray(a).reshape(-1)[:1], dtype=t) \
                     if isinstance(a, self._array_type) else np.array([a]).astype(t)
-                steps.append(0)
+                step = 0
             keep.append(host)
             pointers.append(host.ctypes.data)
-        results = []
-        for o in outs:
-            target = np.asarray(o).view(np.ndarray)
-            direct = target.flags.c_contiguous
-            buffer = target if direct else np.empty(shape, target.dtype)
-            results.append((target, buffer, direct))
-            pointers.append(buffer.ctypes.data)
-            steps.append(1)
+            steps.append(step)
+        for p, o in zip(self.out_params, outs):
+            host = writable(o)
+            pointers.append(host.ctypes.data)
+            steps.append(host.size if p.raw else 1)
         _library_call(self._function(tuple(in_types), tuple(out_types), type_map), n,
                       pointers, steps)
-        for target, buffer, direct in results:
-            if not direct:
-                target[...] = buffer
+        for target, buffer in write_back:
+            target[...] = buffer
+
+
+_prelude: list = []
 
 
 def prelude_library():
@@ -479,6 +529,3 @@ def prelude_library():
                 raise HostCompileError(probe.error)
             _prelude.append(probe.library)
         return _prelude[0]
-
-
-_prelude: list = []

@@ -54,11 +54,8 @@ import cuda_host
 from standin_device import (DEVICE_POOL, PINNED_POOL, STREAMS, Device, Event, MemoryPointer,
                             OutOfMemoryError, Stream, blocking, copy, launched)
 
-__all__ = ["make_cupy", "StandinUnsupported", "installed", "run_kernel", "DEVICE_NAME",
-           "ndarray", "queue_registry_kernels"]
-
-DEVICE_NAME = "gpu-standin"
-
+__all__ = ["make_cupy", "StandinUnsupported", "installed", "run_kernel", "registered_ops",
+           "lookup_kernel", "shared_cupy", "ndarray", "queue_registry_kernels"]
 
 class StandinUnsupported(NotImplementedError):
     """A cupy feature the stand-in does not emulate."""
@@ -105,6 +102,15 @@ class ndarray(np.ndarray):
         if outs is not None:
             return outs[0] if len(outs) == 1 else outs
         return to_device(result)
+
+    def __getitem__(self, key):
+        """As in cupy, indexing never gives a scalar: a single element is a 0-d view."""
+        result = super().__getitem__(key)
+        if not isinstance(result, np.ndarray):
+            key = key if isinstance(key, tuple) else (key,)
+            if not any(k is Ellipsis for k in key):
+                result = super().__getitem__(key + (Ellipsis,))
+        return result
 
     # Reading a value on the host waits for the stream, as cupy's implicit copies do.
     def __int__(self):
@@ -476,6 +482,28 @@ def _shared_instance() -> _Shared:
         return _shared[0]
 
 
+def registered_ops() -> frozenset:
+    """The ops the real kernels/cuda modules registered, imported against the stand-in."""
+    return frozenset(_shared_instance().builders)
+
+
+def lookup_kernel(op: str):
+    """The GPU kernel builder of ``op``, bound to the stand-in (its kernels take and
+    return the stand-in's device arrays: ``shared_cupy().asarray(...)``)."""
+    from devsession.errors import NotFoundError
+
+    builder = _shared_instance().builders.get(op)
+    if builder is None:
+        raise NotFoundError(f"no GPU kernel for op '{op}' (the cupy stand-in ran every "
+                            f"kernels/cuda module)")
+    return builder
+
+
+def shared_cupy() -> types.ModuleType:
+    """The stand-in module the shared kernels were imported against."""
+    return _shared_instance().cupy
+
+
 def run_kernel(node, *inputs):
     """``node``'s GPU kernel run on the stand-in (host arrays in, host arrays out);
     fails if the kernel changed an input, skips where the stand-in cannot emulate a
@@ -483,15 +511,11 @@ def run_kernel(node, *inputs):
     import pytest
 
     from devsession.device_spec import Device as DeviceSpec
-    from devsession.errors import NotFoundError
 
     shared = _shared_instance()
     cupy = shared.cupy
     node = dataclasses.replace(node, device=DeviceSpec("GPU", 0))
-    builder = shared.builders.get(node.op)
-    if builder is None:
-        raise NotFoundError(f"no GPU kernel for op '{node.op}' (the cupy stand-in ran every "
-                            f"kernels/cuda module)")
+    builder = lookup_kernel(node.op)
     with _modules(cupy, shared.modules):
         try:
             device_inputs = [cupy.asarray(x) for x in inputs]

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from cuda_host import compiler_missing
 from devsession.device_spec import Device
 from devsession.devices import gpu_devices
-from devsession.kernels.registry import KernelNode, lookup_kernel
+from devsession.kernels.registry import KernelNode, lookup_kernel, registered_ops
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
@@ -38,8 +38,9 @@ BIG = 1_000_003
 UNARY = {"Identity": ALL, "Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC,
          "Relu": NUMERIC, "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS,
          "Sigmoid": FLOATS}
-ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv"]
+ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv", "AddV2"]
 COMPARISON = ["Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
+LOGICAL = ["LogicalAnd"]  # bool inputs only
 BROADCASTS = [((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,)), ((2, 1, 3), (1, 4, 1))]
 MATMUL_CASES = [
     ((2, 3), (3, 4), False, False), ((3, 2), (3, 4), True, False),
@@ -70,6 +71,38 @@ def on_device(node: KernelNode, device: str) -> KernelNode:
     if isinstance(device, str):
         device = Device(device)
     return dataclasses.replace(node, device=device)
+
+
+def registered_on(device) -> frozenset:
+    """The ops with a kernel on ``device`` (a registry device type, or ``STANDIN``)."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.registered_ops()
+    return registered_ops(device)
+
+
+def kernel_on(device, node: KernelNode):
+    """``node``'s kernel on ``device``, taking and returning ``array_module(device)``'s
+    arrays (a test that calls it directly rather than through ``run_on``)."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.lookup_kernel(node.op)(on_device(node, "GPU"))
+    return lookup_kernel(node.op, device)(on_device(node, device))
+
+
+def array_module(device):
+    """numpy, cupy, or the cupy stand-in: the arrays ``kernel_on(device, ...)`` takes."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.shared_cupy()
+    if device == "GPU" or isinstance(device, Device):
+        import cupy
+
+        return cupy
+    return np
 
 
 def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
@@ -148,7 +181,7 @@ def make_node(op, input_dtypes, output_dtype, attrs=None, name=None, **device):
 
 def out_dtype_of(op, dtype):
     """The output dtype of elementwise binary ``op`` on two ``dtype`` inputs."""
-    if op in COMPARISON:
+    if op in COMPARISON or op in LOGICAL:
         return BOOL
     return F64 if op == "RealDiv" and dtype.kind in "ib" else dtype
 

@@ -184,6 +184,27 @@ def test_kernels_follow_cupy_calling_rules():
     assert k(np.zeros((0, 3), F32), np.ones(3, F32)).shape == (0, 3)
 
 
+def test_raw_parameters_atomics_and_size_follow_cupy():
+    histogram = cuda_host.ElementwiseKernel("int32 v", "raw int32 bins",
+                                            "atomicAdd(&bins[v], 1)", "histogram")
+    bins = np.zeros(4, I32)
+    histogram(np.int32([0, 1, 1, 3, 3, 3]), bins)
+    np.testing.assert_array_equal(bins, [1, 2, 0, 3])
+    reverse = cuda_host.ElementwiseKernel("raw T x", "raw T y", "y[i] = x[x.size() - 1 - i]",
+                                          "reverse")
+    y = np.empty(10, F64)[::2]                                   # a strided raw output
+    reverse(np.arange(5, dtype=F64), y, size=5)
+    np.testing.assert_array_equal(y, [4, 3, 2, 1, 0])
+    with pytest.raises(ValueError, match="Loop size is Undecided"):
+        reverse(np.arange(5, dtype=F64), y)
+    with pytest.raises(ValueError, match="only if all of the ndarray are 'raw'"):
+        histogram(np.int32([0]), bins, size=1)
+    long_add = cuda_host.ElementwiseKernel("int64 v", "raw int64 total",
+                                           "atomicAdd(&total[0], v)", "no_such_atomic")
+    with pytest.raises(cuda_host.HostCompileError, match="no_such_atomic"):
+        long_add(np.int64([1]), np.zeros(1, I64))                # CUDA has none for int64
+
+
 def test_a_kernel_that_does_not_compile_is_named_and_others_still_run():
     bad = cuda_host.ElementwiseKernel("float32 x", "float32 y", "x = 1; y = x", "writes_input")
     good = cuda_host.ElementwiseKernel("float32 x", "float32 y", "y = fmaxf(x, 0.5f)", "good")

@@ -157,6 +157,13 @@ def test_random_expressions_match_numpy(tree, dtype):
                                rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
 
 
+@pytest.mark.parametrize("op", cases.LOGICAL)
+def test_logical_programs_match_reference(op):
+    rng = rng_for(op, "program")
+    x, y = rng.random((3, 1)) < 0.5, rng.random((1, 4)) < 0.5
+    assert_same(cg.evaluate(program_for(op, [BOOL, BOOL], BOOL), x, y), ref(op, BOOL, x, y))
+
+
 # ------------------------------------------------- NVRTC, on a GPU (ci/gpu-check)
 
 GROUPS = sorted({n.op for n in cuda_programs.registry_nodes()}) + ["language", "fused"]
@@ -213,3 +220,4 @@ def test_every_generated_kernel_compiles_with_nvrtc_and_matches(group):
             failures.append(f"{label}: wrong values on the GPU: {str(e)[:1500]}")
     assert not failures, f"{len(failures)} of {len(kernels)} kernels failed:\n" + \
         "\n\n".join(failures)
+

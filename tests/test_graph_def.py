@@ -12,6 +12,7 @@ import devsession as ds
 from devsession.graph_codec import FORMAT_VERSION
 from devsession.ops.registry import registered_ops
 from devsession.tensor_codec import array_to_proto, proto_to_array
+from array_cases import one_of_each_array_op
 
 CONST_VALUES = {
     "c_f16": np.array([[0.5, -1.0, np.inf], [np.nan, 65504.0, -0.0]], np.float16),
@@ -44,6 +45,8 @@ def build_every_op_graph() -> ds.Graph:
                       ds.pow(x, 2.0), ds.maximum(x, 0.0), ds.minimum(x, f)]
             compare = [ds.equal(x, f), ds.less(x, f), ds.greater(x, f),
                        ds.less_equal(x, 0.0), ds.greater_equal(x, 0.0)]
+            both = ds.logical_and(compare[1], compare[2])
+            add_v2 = g.create_op("AddV2", [x, f]).outputs[0]  # TF's Add
         picked = ds.where(compare[1], x, f, name="picked")
         cast = ds.cast(consts["c_i32"], ds.float64, name="cast")
         mm = ds.matmul(x, f, transpose_b=True, name="mm")
@@ -56,6 +59,8 @@ def build_every_op_graph() -> ds.Graph:
         rs = ds.reshape(x, (-1, 3, 1), name="rs")
         tr = ds.transpose(rs, name="tr")
         cc = ds.concat([x, f], -2, name="cc")
+        with ds.name_scope("array"):
+            array_ops = one_of_each_array_op(ds.placeholder(ds.float32, (2, 2), name="m"))
         sm = ds.softmax(x, name="sm")
         ru = ds.random_uniform((2, 3), minval=-1.0, maxval=2.0, name="ru")
         rn = ds.random_normal((4,), mean=1.0, stddev=0.5, seed=5, dtype=ds.float64, name="rn")
@@ -67,7 +72,8 @@ def build_every_op_graph() -> ds.Graph:
         assign_add = v.assign_add(f, name="assign_add")
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         ds.global_variables_initializer()
-        del unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp
+        del (unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp, both, add_v2,
+             array_ops)
     return g
 
 
@@ -138,7 +144,7 @@ def test_as_graph_def_nodes(every_op_graph):
     assert nodes["mean_1"].attr["keepdims"].b is True
     assert nodes["mm"].attr["transpose_b"].b is True
     assert nodes["cc"].attr["axis"].i == 0
-    assert nodes["ru"].attr["minval"].d == -1.0
+    assert nodes["ru"].attr["minval"].f == -1.0  # TF's float field: float32 holds it exactly
     assert (nodes["rn"].attr["seed"].i, nodes["rn"].attr["seed2"].i) == (11, 5)
     assert nodes["v"].attr["container"].s == b""
     tensor = nodes["c_i64"].attr["value"].tensor
@@ -183,7 +189,7 @@ def test_tensor_codec_round_trip(dtype):
     array = (np.arange(24) % 3).reshape(2, 3, 4).astype(dtype.np)
     proto = array_to_proto(array)
     assert proto.dtype == dtype.enum
-    assert [d.size for d in proto.shape.dim] == [2, 3, 4]
+    assert [d.size for d in proto.tensor_shape.dim] == [2, 3, 4]
     assert len(proto.tensor_content) == array.size * dtype.size
     back = proto_to_array(proto)
     assert back.dtype == dtype.np
@@ -393,7 +399,8 @@ def test_garbage_bytes_are_invalid_argument(data):
         ds.import_graph_def(data, graph=ds.Graph())
 
 
-@pytest.mark.parametrize("content", [b"", b"\x00\x00\x00", b"\x00" * 5])
+# (No content at all is TF's form for zeros: tests/test_tf_graphdef.py.)
+@pytest.mark.parametrize("content", [b"\x00\x00\x00", b"\x00" * 5])
 def test_tensor_content_of_the_wrong_length(small_graph_def, content):
     _node(small_graph_def, "a").attr["value"].tensor.tensor_content = content
     with pytest.raises(ds.errors.InvalidArgumentError,
@@ -402,13 +409,13 @@ def test_tensor_content_of_the_wrong_length(small_graph_def, content):
 
 
 def test_tensor_with_unknown_dimension_is_invalid(small_graph_def):
-    _node(small_graph_def, "a").attr["value"].tensor.shape.dim.add(size=-1)
+    _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-1)
     with pytest.raises(ds.errors.InvalidArgumentError, match="fully defined shape"):
         ds.import_graph_def(small_graph_def, graph=ds.Graph())
 
 
 def test_tensor_with_bad_dimension_is_invalid(small_graph_def):
-    _node(small_graph_def, "a").attr["value"].tensor.shape.dim.add(size=-7)
+    _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-7)
     with pytest.raises(ds.errors.InvalidArgumentError, match="Invalid dimension -7"):
         ds.import_graph_def(small_graph_def, graph=ds.Graph())
 

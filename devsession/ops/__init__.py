@@ -10,7 +10,12 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``reduce``         ``reduce_sum/mean/max/min``, ``argmax``
 ``linalg``         ``matmul``
 ``nn``             ``softmax``
-``array``          ``identity``, ``reshape``, ``transpose``, ``concat``
+``array``          ``identity``, ``reshape``, ``transpose``, ``concat``, ``squeeze``,
+                   ``expand_dims``, ``stack``, ``unstack``, ``tile``, ``pad`` (and
+                   ``array_index``: ``slice``, ``strided_slice``, indexing, ``gather``,
+                   ``embedding_lookup``, ``unsorted_segment_sum``, ``one_hot``;
+                   ``array_fill``: ``shape``, ``size``, ``rank``, ``fill``, ``zeros``,
+                   ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``)
 ``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
                    ``random_uniform``, ``random_normal``
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
@@ -19,7 +24,12 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``common`` holds what the families share; importing this package registers every op.
 """
 
-from .array import concat, identity, reshape, transpose
+from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack, tile,
+                    transpose, unstack)
+from .array_fill import (add_n, clip_by_value, fill, ones, ones_like, rank, shape, size,
+                         zeros, zeros_like)
+from .array_index import (embedding_lookup, gather, one_hot, slice, strided_slice,
+                          unsorted_segment_sum)
 from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_equal, less,
                           less_equal, log, maximum, minimum, multiply, negative, pow, relu,
                           sigmoid, sqrt, square, subtract, tanh, truediv, where)
@@ -28,6 +38,7 @@ from .nn import softmax
 from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
 from .state import (constant, group, no_op, placeholder, random_normal, random_uniform)
 from . import operators  # noqa: F401  (installs the Tensor operators)
+from . import array_grad  # noqa: F401  (registers the array family's gradients)
 
 __all__ = [
     "concat", "identity", "reshape", "transpose", "abs", "add", "cast", "divide", "equal",
@@ -36,4 +47,12 @@ __all__ = [
     "truediv", "where", "matmul", "softmax", "argmax", "reduce_max", "reduce_mean",
     "reduce_min", "reduce_sum", "constant", "group", "no_op", "placeholder", "random_normal",
     "random_uniform",
+    "expand_dims", "pad", "squeeze", "stack", "tile", "unstack", "add_n", "clip_by_value",
+    "fill", "ones", "ones_like", "rank", "shape", "size", "zeros", "zeros_like",
+    "embedding_lookup", "gather", "one_hot", "slice", "strided_slice",
+    "unsorted_segment_sum",
 ]
+
+from .elementwise import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]

@@ -1,7 +1,27 @@
-"""Data movement: Identity, Reshape, Transpose, ConcatV2.
+"""Data movement that reshapes and joins: Identity, Reshape, Transpose, ConcatV2,
+Squeeze, ExpandDims, Pack (``stack``), Unpack (``unstack``), Tile, Pad, PadV2,
+MirrorPad and MirrorPadGrad (its gradient, as TF).  The rest of the family:
+``array_index.py`` (slicing and gathering), ``array_fill.py`` (shapes and filled
+tensors), ``array_operands.py`` (shape, axis and index operands and their static
+values), ``array_grad.py`` (gradients).
 
-Kernels: ``kernels/reference/array.py`` (numpy: the reference and the CPU's) and
-``kernels/cuda/array.py``.
+TF's signatures: where TF takes a shape, an axis or paddings as an input tensor
+(Reshape's shape, ExpandDims' dim, Tile's multiples, Pad's paddings), so do we, so
+that GraphDefs TensorFlow wrote import; those inputs are ``OpDef.host_inputs`` (a GPU
+kernel reads them on the host).  Their static shape is still inferred whenever the
+graph determines the value (``InputSpec.value``: constants, and ops with a
+``static_value`` hook such as ``Shape`` of a fully defined shape, ``Pack`` and
+``StridedSlice`` of such values), and builders refine it further from partially known
+shape vectors (``partial_shape_value``: ``tf.stack([tf.shape(x)[0], -1])``), as TF's
+shape inference does.  An inconsistent static shape is a ValueError at build.
+
+Reshape comes in two forms: TF's ``Reshape(tensor, shape)`` (what ``ds.reshape`` builds
+when the shape is a tensor, and what TF GraphDefs hold) and devsession's older
+one-input form with a ``shape`` attr (what ``ds.reshape`` builds for a Python list, so
+graphs and GraphDefs written before keep their meaning).  Both run the same kernel.
+
+Kernels: ``kernels/reference/array.py`` (numpy, the reference and the CPU's) and
+``kernels/cuda/array.py`` (the same code over cupy).
 """
 
 from __future__ import annotations
@@ -10,36 +30,65 @@ import numpy as np
 
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .common import make_op, normalised_axis, operands, same_dtype, unary_any
+from .array_operands import (check_int, int_operand, int_values, partial_shape_value,
+                             refine_shape, small, vector_length)
+from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["identity", "reshape", "transpose", "concat"]
+__all__ = ["identity", "reshape", "transpose", "concat", "squeeze", "expand_dims", "stack",
+           "unstack", "tile", "pad", "mirror_pad_grad"]
+
+# --- Reshape ------------------------------------------------------------------------------
+
+def reshaped_dims(x_shape: TensorShape, target, node: str, x_name: str) -> TensorShape:
+    """The static shape of a reshape of ``x_shape`` into ``target`` (ints, -1 for the one
+    inferred dimension, None for unknown ones); InferError if it cannot fit."""
+    target = list(target)
+    if sum(1 for d in target if d == -1) > 1:
+        raise InferError(f"Op '{node}': reshape target {target} has more than one -1.")
+    if any(d is not None and d < -1 for d in target):
+        raise InferError(f"Op '{node}': reshape target {target} has a negative dimension.")
+    size = x_shape.num_elements()
+    if None in target:          # a partly known shape vector: -1 cannot be resolved
+        return TensorShape(None if d == -1 else d for d in target)
+    known = int(np.prod([d for d in target if d != -1], dtype=np.int64))
+    if -1 in target:
+        if size is None:
+            return TensorShape(None if d == -1 else d for d in target)
+        if known == 0 or size % known:
+            raise InferError(f"Op '{node}': cannot reshape '{x_name}' with shape {x_shape} "
+                             f"({size} elements) into {target}.")
+        return TensorShape(size // known if d == -1 else d for d in target)
+    if size is not None and size != known:
+        raise InferError(f"Op '{node}': cannot reshape '{x_name}' with shape {x_shape} "
+                         f"({size} elements) into {target} ({known} elements).")
+    return TensorShape(target)
 
 
 def _reshape(inputs, attrs, node):
-    (x,) = inputs
-    target = tuple(attrs["shape"])
-    if sum(1 for d in target if d == -1) > 1:
-        raise InferError(f"Op '{node}': reshape target {list(target)} has more than one -1.")
-    if any(d < -1 for d in target):
-        raise InferError(f"Op '{node}': reshape target {list(target)} has a negative dimension.")
-    known = 1
-    for d in target:
-        if d != -1:
-            known *= d
-    size = x.shape.num_elements()
-    if -1 in target:
-        if size is None:
-            return x.dtype, TensorShape(None if d == -1 else d for d in target)
-        if known == 0 or size % known:
-            raise InferError(f"Op '{node}': cannot reshape '{x.name}' with shape {x.shape} "
-                             f"({size} elements) into {list(target)}.")
-        return x.dtype, TensorShape(size // known if d == -1 else d for d in target)
-    if size is not None and size != known:
-        raise InferError(f"Op '{node}': cannot reshape '{x.name}' with shape {x.shape} "
-                         f"({size} elements) into {list(target)} ({known} elements).")
-    return x.dtype, TensorShape(target)
+    if len(inputs) == 2:
+        x, shape = inputs
+        target = int_values(shape, node, "the shape")
+        if target is None:
+            n = vector_length(shape)
+            return x.dtype, TensorShape(None if n is None else [None] * n)
+    elif len(inputs) == 1 and "shape" in attrs:
+        x, target = inputs[0], list(attrs["shape"])
+    else:
+        raise InferError(f"Op '{node}': Reshape takes a tensor and a shape (as a second "
+                         f"input, or a 'shape' attr), got {len(inputs)} inputs.")
+    return x.dtype, reshaped_dims(x.shape, target, node, x.name)
 
+
+def _reshape_value(op, value_of):
+    x = value_of(op.inputs[0])
+    shape = op.attrs.get("shape") if len(op.inputs) == 1 else value_of(op.inputs[1])
+    if not small(x) or shape is None:
+        return None
+    return np.reshape(x, [int(d) for d in np.asarray(shape).reshape(-1)])
+
+
+# --- Transpose, ConcatV2 --------------------------------------------------------------------
 
 def _transpose(inputs, attrs, node):
     (x,) = inputs
@@ -81,28 +130,277 @@ def _concat(inputs, attrs, node):
     return dtype, TensorShape(out)
 
 
-register_op(OpDef("Identity", unary_any, 1,
-                  static_value=lambda op, value_of: value_of(op.inputs[0])))
-register_op(OpDef("Reshape", _reshape, 1))
-register_op(OpDef("Transpose", _transpose, 1))
-register_op(OpDef("ConcatV2", _concat, None))
+def _concat_value(op, value_of):
+    values = [value_of(t) for t in op.inputs]
+    if not all(small(v) for v in values) or "axis" not in op.attrs:
+        return None
+    return np.concatenate(values, axis=op.attrs["axis"])
 
+
+# --- Squeeze, ExpandDims ------------------------------------------------------------------
+
+def _squeeze(inputs, attrs, node):
+    (x,) = inputs
+    rank = x.shape.ndims
+    if rank is None:
+        return x.dtype, TensorShape(None)
+    axes = set()
+    for a in attrs.get("squeeze_dims", ()):
+        if not -rank <= a < rank:
+            raise InferError(f"Op '{node}': tried to squeeze dim index {a} of '{x.name}' "
+                             f"with {rank} dimensions.")
+        axes.add(a % rank)
+    dims = x.shape.dims
+    if not axes:
+        if None in dims:
+            return x.dtype, TensorShape(None)    # which dims go is only known at run time
+        return x.dtype, TensorShape(d for d in dims if d != 1)
+    for a in sorted(axes):
+        if dims[a] is not None and dims[a] != 1:
+            raise InferError(f"Op '{node}': can not squeeze dim[{a}] of '{x.name}' with "
+                             f"shape {x.shape}: expected a dimension of 1, got {dims[a]}.")
+    return x.dtype, TensorShape(d for i, d in enumerate(dims) if i not in axes)
+
+
+def _expand_dims(inputs, attrs, node):
+    x, dim = inputs
+    check_int(dim, node, "dim")
+    if dim.shape.num_elements() not in (None, 1):
+        raise InferError(f"Op '{node}': 'dim' '{dim.name}' must be a tensor with a single "
+                         f"value, but has shape {dim.shape}.")
+    rank = x.shape.ndims
+    if rank is None:
+        return x.dtype, TensorShape(None)
+    if dim.value is None:
+        return x.dtype, TensorShape([None] * (rank + 1))
+    at = int(np.asarray(dim.value).reshape(()))
+    if not -rank - 1 <= at <= rank:
+        raise InferError(f"Op '{node}': tried to expand dim index {at} of '{x.name}' with "
+                         f"{rank} dimensions (valid: [{-rank - 1}, {rank}]).")
+    at = at % (rank + 1)
+    dims = list(x.shape.dims)
+    return x.dtype, TensorShape(dims[:at] + [1] + dims[at:])
+
+
+def _same_values_reshaped(op, value_of):
+    x = value_of(op.inputs[0])
+    return np.reshape(x, op.outputs[0].shape.dims) if small(x) and \
+        op.outputs[0].shape.is_fully_defined() else None
+
+
+# --- Pack, Unpack ---------------------------------------------------------------------------
+
+def alike_inputs(inputs, attrs, node) -> tuple:
+    """(dtype, static shape) that all of a variadic op's ``inputs`` share (Pack's,
+    AddN's): at least one, as many as attr N, same dtype and compatible shapes."""
+    if not inputs:
+        raise InferError(f"Op '{node}' needs at least one input.")
+    if attrs.get("N", len(inputs)) != len(inputs):
+        raise InferError(f"Op '{node}': attr N={attrs['N']} but {len(inputs)} inputs.")
+    dtype = same_dtype(inputs, node)
+    shape = TensorShape(None)
+    for x in inputs:
+        if not shape.is_compatible_with(x.shape):
+            raise InferError(f"Op '{node}': shapes of all inputs must match: '{inputs[0].name}' "
+                             f"{inputs[0].shape} vs '{x.name}' {x.shape}.")
+        shape = shape.merge_with(x.shape)
+    return dtype, shape
+
+
+def _pack(inputs, attrs, node):
+    dtype, shape = alike_inputs(inputs, attrs, node)
+    if shape.ndims is None:
+        return dtype, TensorShape(None)
+    axis = attrs.get("axis", 0)
+    rank = shape.ndims + 1
+    if not -rank <= axis < rank:
+        raise InferError(f"Op '{node}': axis {axis} is out of range [{-rank}, {rank}) for "
+                         f"stacking values of shape {shape}.")
+    dims = list(shape.dims)
+    dims.insert(axis % rank, len(inputs))
+    return dtype, TensorShape(dims)
+
+
+def _pack_value(op, value_of):
+    values = [value_of(t) for t in op.inputs]
+    if not all(small(v) for v in values):
+        return None
+    return np.stack(values, axis=op.attrs.get("axis", 0))
+
+
+def _unpack(inputs, attrs, node):
+    (x,) = inputs
+    rank = x.shape.ndims
+    num = attrs.get("num")
+    if rank is None:
+        if num is None:
+            raise InferError(f"Op '{node}': cannot infer num from '{x.name}' of unknown rank.")
+        return [(x.dtype, TensorShape(None))] * num
+    axis = attrs.get("axis", 0)
+    if rank == 0 or not -rank <= axis < rank:
+        raise InferError(f"Op '{node}': axis {axis} is out of range for unstacking "
+                         f"'{x.name}' with shape {x.shape}.")
+    axis %= rank
+    dims = list(x.shape.dims)
+    count = dims.pop(axis)
+    if num is None:
+        if count is None:
+            raise InferError(f"Op '{node}': cannot infer num from shape {x.shape} of "
+                             f"'{x.name}'; pass num=.")
+        num = count
+    elif count is not None and count != num:
+        raise InferError(f"Op '{node}': num={num} does not match dimension {axis} of "
+                         f"'{x.name}' with shape {x.shape}.")
+    return [(x.dtype, TensorShape(dims))] * num
+
+
+# --- Tile, Pad ------------------------------------------------------------------------------
+
+def _tile(inputs, attrs, node):
+    x, multiples = inputs
+    values = int_values(multiples, node, "multiples")
+    rank = x.shape.ndims
+    n = vector_length(multiples)
+    if rank is not None and n is not None and n != rank:
+        raise InferError(f"Op '{node}': multiples '{multiples.name}' has length {n}, but "
+                         f"'{x.name}' has rank {rank} (shape {x.shape}).")
+    if rank is None:
+        return x.dtype, TensorShape(None if n is None else [None] * n)
+    if values is None:
+        return x.dtype, TensorShape([None] * rank)
+    if any(m < 0 for m in values):
+        raise InferError(f"Op '{node}': multiples {values} must be non-negative.")
+    return x.dtype, TensorShape(0 if m == 0 else None if d is None else d * m
+                                for d, m in zip(x.shape.dims, values))
+
+
+MIRROR_MODES = ("REFLECT", "SYMMETRIC")
+
+
+def _mirror_pad(inputs, attrs, node):
+    mode = attrs.get("mode")
+    if mode not in MIRROR_MODES:
+        raise InferError(f"Op '{node}': MirrorPad's mode must be one of "
+                         f"{', '.join(MIRROR_MODES)}, got {mode!r}.")
+    return _pad(inputs, attrs, node, mode)
+
+
+def _pad(inputs, attrs, node, mode=None):
+    x, paddings = inputs[:2]
+    if len(inputs) == 3:
+        value = inputs[2]
+        if value.dtype != x.dtype:
+            raise TypeError(f"Op '{node}': constant_values '{value.name}' is "
+                            f"{value.dtype.name}, but the tensor '{x.name}' is "
+                            f"{x.dtype.name}.")
+        if value.shape.ndims not in (None, 0):
+            raise InferError(f"Op '{node}': constant_values must be a scalar, got shape "
+                             f"{value.shape}.")
+    values = int_values(paddings, node, "paddings", rank=2)
+    rank = x.shape.ndims
+    pshape = paddings.shape
+    if pshape.ndims == 2 and pshape.dims[1] not in (None, 2) or (
+            rank is not None and pshape.ndims == 2 and pshape.dims[0] not in (None, rank)):
+        raise InferError(f"Op '{node}': paddings '{paddings.name}' must have shape "
+                         f"[{'?' if rank is None else rank}, 2], got {pshape}.")
+    if rank is None:
+        rank = pshape.dims[0] if pshape.ndims == 2 else None
+        if rank is None or values is None:
+            return x.dtype, TensorShape(None if rank is None else [None] * rank)
+        dims = [None] * rank
+    else:
+        dims = list(x.shape.dims)
+    if values is None:
+        return x.dtype, TensorShape([None] * rank)
+    pairs = list(zip(values[0::2], values[1::2]))
+    if any(p < 0 for pair in pairs for p in pair):
+        raise InferError(f"Op '{node}': paddings {pairs} must be non-negative.")
+    if mode is not None:
+        _check_mirror(mode, pairs, dims, node, x)
+    return x.dtype, TensorShape(None if d is None else d + a + b
+                                for d, (a, b) in zip(dims, pairs))
+
+
+def _mirror_pad_grad(inputs, attrs, node):
+    dy, paddings = inputs
+    mode = attrs.get("mode")
+    if mode not in MIRROR_MODES:
+        raise InferError(f"Op '{node}': MirrorPadGrad's mode must be one of "
+                         f"{', '.join(MIRROR_MODES)}, got {mode!r}.")
+    values = int_values(paddings, node, "paddings", rank=2)
+    if dy.shape.ndims is None or values is None:
+        return dy.dtype, TensorShape(None if dy.shape.ndims is None
+                                     else [None] * dy.shape.ndims)
+    pairs = list(zip(values[0::2], values[1::2]))
+    if len(pairs) != dy.shape.ndims or any(p < 0 for pair in pairs for p in pair):
+        raise InferError(f"Op '{node}': paddings {pairs} do not fit '{dy.name}' with shape "
+                         f"{dy.shape}.")
+    return dy.dtype, TensorShape(None if d is None else d - a - b
+                                 for d, (a, b) in zip(dy.shape.dims, pairs))
+
+
+def _check_mirror(mode, pairs, dims, node, x):
+    offset = 1 if mode == "REFLECT" else 0
+    for i, (d, pair) in enumerate(zip(dims, pairs)):
+        if d is not None and max(pair) > d - offset:
+            raise InferError(f"Op '{node}': {mode} paddings {list(pair)} of dimension {i} "
+                             f"of '{x.name}' (shape {x.shape}) must be "
+                             f"{'less than' if offset else 'at most'} {d}.")
+
+
+def _register() -> None:
+    register_op(OpDef("Identity", unary_any, 1,
+                      static_value=lambda op, value_of: value_of(op.inputs[0])))
+    register_op(OpDef("Reshape", _reshape, None, host_inputs=(1,),
+                      static_value=_reshape_value))
+    register_op(OpDef("Transpose", _transpose, 1))
+    register_op(OpDef("ConcatV2", _concat, None, static_value=_concat_value))
+    register_op(OpDef("Squeeze", _squeeze, 1, attr_defaults={"squeeze_dims": ()},
+                      static_value=_same_values_reshaped))
+    register_op(OpDef("ExpandDims", _expand_dims, 2, host_inputs=(1,),
+                      static_value=_same_values_reshaped))
+    register_op(OpDef("Pack", _pack, None, attr_defaults={"axis": 0},
+                      static_value=_pack_value))
+    register_op(OpDef("Unpack", _unpack, 1, attr_defaults={"axis": 0}))
+    register_op(OpDef("Tile", _tile, 2, host_inputs=(1,)))
+    register_op(OpDef("Pad", _pad, 2, host_inputs=(1,)))
+    register_op(OpDef("PadV2", _pad, 3, host_inputs=(1,)))
+    register_op(OpDef("MirrorPad", _mirror_pad, 2, host_inputs=(1,)))
+    register_op(OpDef("MirrorPadGrad", _mirror_pad_grad, 2, host_inputs=(1,)))
+
+
+_register()
+
+
+# --- builders -----------------------------------------------------------------------------
 
 def identity(x, name=None) -> Tensor:
     return make_op("Identity", operands(x), name=name)
 
 
 def reshape(tensor, shape, name=None) -> Tensor:
-    """``tensor`` with a new shape (a list of ints, one of which may be -1)."""
-    if isinstance(shape, Tensor) or hasattr(shape, "_as_tensor"):
-        raise TypeError("reshape takes the new shape as a list of ints (one may be -1); a "
-                        "shape computed in the graph is not supported.")
+    """``tensor`` with a new shape: a list of ints (one may be -1), a TensorShape, or an
+    int tensor (TF's form, e.g. ``ds.stack([ds.shape(x)[0], -1])``); a list holding
+    tensors is stacked."""
+    x = convert_to_tensor(tensor)
     if isinstance(shape, TensorShape):
         shape = shape.as_list()
-    elif not isinstance(shape, (list, tuple)):
-        shape = np.atleast_1d(np.asarray(shape)).tolist()
-    return make_op("Reshape", [convert_to_tensor(tensor)], {"shape": tuple(int(d) for d in shape)},
-               name)
+    tensor_shape = hasattr(shape, "_as_tensor") or isinstance(shape, Tensor) or (
+        isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) or hasattr(d, "_as_tensor") for d in shape))
+    if not tensor_shape:
+        if not isinstance(shape, (list, tuple)):
+            shape = np.atleast_1d(np.asarray(shape)).tolist()
+        return make_op("Reshape", [x], {"shape": tuple(int(d) for d in shape)}, name)
+    shape = int_operand(shape, graph_of(x, shape))
+    out = make_op("Reshape", [x, shape], name=name)
+    target = partial_shape_value(shape)
+    if target is not None and len(target) == out.shape.ndims:
+        try:
+            refine_shape(out, reshaped_dims(x.shape, target, out.op.name, x.name))
+        except InferError as e:
+            raise ValueError(str(e)) from None
+    return out
 
 
 def transpose(a, perm=None, name=None) -> Tensor:
@@ -119,3 +417,79 @@ def concat(values, axis, name=None) -> Tensor:
     rank = next((t.shape.ndims for t in tensors if t.shape.ndims is not None), None)
     axis = normalised_axis(axis, rank, name or "concat")
     return make_op("ConcatV2", tensors, {"axis": axis}, name)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None) -> Tensor:  # noqa: A002
+    """``input`` without the size-1 dimensions ``axis`` (all of them when None)."""
+    if squeeze_dims is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'squeeze_dims' and 'axis'.")
+        axis = squeeze_dims
+    axes = () if axis is None else tuple(int(a) for a in np.atleast_1d(axis))
+    return make_op("Squeeze", [convert_to_tensor(input)], {"squeeze_dims": axes}, name)
+
+
+def expand_dims(input, axis=None, name=None, dim=None) -> Tensor:  # noqa: A002
+    """``input`` with a size-1 dimension inserted at ``axis`` (which may be a tensor)."""
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dim'.")
+        axis = dim
+    if axis is None:
+        raise ValueError("expand_dims needs an axis.")
+    x = convert_to_tensor(input)
+    return make_op("ExpandDims", [x, int_operand(axis, x.graph)], name=name)
+
+
+def stack(values, axis=0, name="stack") -> Tensor:
+    """The tensors ``values`` (same shape and dtype) joined along a new ``axis``."""
+    tensors = operands(*values)
+    return make_op("Pack", tensors, {"N": len(tensors), "axis": int(axis)}, name)
+
+
+def unstack(value, num=None, axis=0, name="unstack") -> list:
+    """The slices of ``value`` along ``axis``, as a list of ``num`` tensors (``num``
+    from the static shape when None: ValueError if it is unknown)."""
+    x = convert_to_tensor(value)
+    attrs = {"axis": int(axis)}
+    if num is not None:
+        attrs["num"] = int(num)
+    elif x.shape.ndims is not None and -x.shape.ndims <= axis < x.shape.ndims:
+        count = x.shape.dims[axis]
+        if count is None:
+            raise ValueError(f"Cannot infer num from shape {x.shape} of '{x.name}'; pass "
+                             f"num=.")
+        attrs["num"] = count
+    return list(x.graph.create_op("Unpack", [x], attrs, name=name).outputs)
+
+
+def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
+    """``input`` repeated ``multiples[i]`` times along each axis ``i``."""
+    x = convert_to_tensor(input)
+    return make_op("Tile", [x, int_operand(multiples, x.graph)], name=name)
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tensor:
+    """``tensor`` padded by ``paddings`` ([rank, 2]: before and after each axis) with
+    ``constant_values`` (mode CONSTANT: Pad, or PadV2 for another value), or by
+    mirroring (REFLECT, SYMMETRIC: MirrorPad)."""
+    x = convert_to_tensor(tensor)
+    pads = int_operand(paddings, x.graph)
+    mode = str(mode).upper()
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and not hasattr(
+                constant_values, "_as_tensor") and np.all(np.asarray(constant_values) == 0):
+            return make_op("Pad", [x, pads], name=name)
+        value = convert_to_tensor(constant_values, dtype_hint=x.dtype, graph=x.graph)
+        return make_op("PadV2", [x, pads, value], name=name)
+    if mode not in MIRROR_MODES:
+        raise ValueError(f"Unknown padding mode: {mode!r} (CONSTANT, REFLECT or SYMMETRIC).")
+    return make_op("MirrorPad", [x, pads], {"mode": mode}, name)
+
+
+def mirror_pad_grad(grad, paddings, mode, name=None) -> Tensor:
+    """TF's MirrorPadGrad: ``grad`` of a MirrorPad's output folded back onto its input
+    (each mirrored element's gradient added to the element it copied)."""
+    dy = convert_to_tensor(grad)
+    return make_op("MirrorPadGrad", [dy, int_operand(paddings, dy.graph)],
+                   {"mode": str(mode).upper()}, name)

@@ -1,4 +1,5 @@
-"""The Tensor operators: ``+ - * / ** @``, comparisons, unary ``-`` and ``abs()``.
+"""The Tensor operators: ``+ - * / ** @``, comparisons, unary ``-``, ``abs()`` and
+indexing (``x[1:, ::2, 0]``: a StridedSlice, ``array_index.getitem``).
 
 Installed on ``Tensor`` here, above every op family, so ``graph.py`` (which defines
 Tensor) knows nothing of the ops the operators build.
@@ -7,6 +8,7 @@ Tensor) knows nothing of the ops the operators build.
 from __future__ import annotations
 
 from ..graph import Tensor
+from .array_index import getitem
 from .elementwise import (abs, add, divide, greater, greater_equal, less, less_equal,
                           multiply, negative, pow, subtract)
 from .linalg import matmul
@@ -30,6 +32,15 @@ def _install() -> None:
     Tensor.__ge__ = binary(greater_equal)
     Tensor.__neg__ = lambda self: negative(self)
     Tensor.__abs__ = lambda self: abs(self)
+    Tensor.__getitem__ = getitem
+    Tensor.__iter__ = _not_iterable
+
+
+def _not_iterable(self):
+    # Without this, Python would iterate through __getitem__ forever (or until an
+    # index is out of range at build time); TF1 refuses the same way in graph mode.
+    raise TypeError(f"Tensor objects are not iterable in graph mode ('{self.name}'); use "
+                    f"ds.unstack or index with x[i].")
 
 
 _install()

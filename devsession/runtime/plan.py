@@ -60,7 +60,8 @@ class Plan:
 
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
 # fetch must copy it; every other kernel returns a fresh array.
-ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd"})
+ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd",
+                          "Squeeze", "ExpandDims"})
 
 
 def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],

@@ -10,7 +10,10 @@ module              ops and how they run
 ``reduce``          Sum, Mean, Max, Min, ArgMax: numba (``cache=True``)
 ``linalg``          MatMul: BLAS via ``np.matmul``
 ``nn``              Softmax: numba
-(reference)         data movement (``reference/array.py``) and state
+``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
+                    elementwise loop
+(reference)         data movement (``reference/array.py``, the slices of
+                    ``reference/array_index.py``) and state
                     (``reference/state.py``): the numpy kernels are the CPU's too, so
                     those modules register for both ("REF" and "CPU")
 ==================  ===============================================================
@@ -23,5 +26,6 @@ loads from its on-disk cache, each loop on its first call.
 from __future__ import annotations
 
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from . import elementwise, linalg, nn, reduce  # noqa: F401  (they register)
-from ..reference import array, state  # noqa: F401  (register for the CPU too)
+from . import array, elementwise, linalg, nn, reduce  # noqa: F401  (they register)
+from ..reference import array_index, state  # noqa: F401  (the CPU's kernels too)
+from ..reference import array as reference_array  # noqa: F401

@@ -16,7 +16,9 @@ module              ops and how they run
 ``reduce``          Sum, Mean, Max, Min, ArgMax: cupy reductions (CUB)
 ``linalg``          MatMul: cuBLAS via ``cupy.matmul``
 ``nn``              Softmax: max, one fused exp kernel, sum, divide
-``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
+``array``           data movement, slices and GatherV2: cupy views and copies (the
+                    host's code over cupy); UnsortedSegmentSum: atomicAdd;
+                    OneHot, AddN: generated elementwise kernels
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer

@@ -1,19 +1,115 @@
-"""Data-movement GPU kernels: Identity, Reshape, Transpose, ConcatV2.
+"""Array GPU kernels.
 
-``reference/array.py``'s builders over cupy, each allocating kernel wrapped by
-``on_device``: the same view rules (Identity and Reshape return a view of their input
-when they can, kernels never mutate inputs; Transpose and ConcatV2 return a new
-C-contiguous array) and the same checks and messages, so a bad shape reads the same on
-every device.
+* Data movement (Identity, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims, Pack,
+  Unpack, Tile, Pad, PadV2, MirrorPad(Grad), Shape, Size, Rank, Fill, ZerosLike,
+  OnesLike, Slice, StridedSlice, StridedSliceGrad) and GatherV2: ``reference/array.py``'s
+  and ``reference/array_index.py``'s builders over cupy, each kernel wrapped by
+  ``on_device``: the same view rules, checks and messages as on the host.  Shapes,
+  axes, multiples and paddings arrive as host arrays (``OpDef.host_inputs``).  GatherV2
+  checks its indices with one reduction read back to the host (TF's GPU kernel would
+  write zeros; we report the bad index as the CPU does), then ``cupy.take``.
+* UnsortedSegmentSum: one elementwise kernel over ``data`` whose thread ``i`` adds
+  element ``i`` into its segment's row with ``atomicAdd`` (float16 accumulates in a
+  float32 buffer, int64 adds as unsigned 64-bit: two's complement wraps the same);
+  ids are checked first, like the gather's indices.  Sums of floats land in an order
+  the hardware picks, as in TF.
+* OneHot and AddN: generated elementwise kernels (``elementwise.ElementwiseKernel``):
+  ``on if i == d else off`` over the indices (a size-1 axis where the depth goes) and
+  ``arange(depth)`` broadcast against each other, and ``x0 + x1 + ...``: one launch.
+
+cupy kernels are built on first use (never at import), so importing this module needs
+no GPU.
 """
 
 from __future__ import annotations
 
-import cupy
+import functools
 
+import cupy
+import numpy as np
+
+from ..checks import invalid_argument
 from ..reference.array import make_builders
+from ..reference.array_index import (check_segment_ids, make_add_n_builder,
+                                     make_index_builders, one_hot_axis)
 from ..registry import register_kernel
 from .device import on_device
+from .elementwise import ElementwiseKernel
 
-for _op, _builder in make_builders(cupy, on_device).items():
+__all__ = ["build_segment_sum", "build_one_hot", "build_add_n"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+for _op, _builder in {**make_builders(cupy, on_device),
+                      **make_index_builders(cupy, on_device)}.items():
     register_kernel(_op, "GPU")(_builder)
+
+
+# --- UnsortedSegmentSum -----------------------------------------------------------------------
+
+_ATOMIC_ADD = {
+    "float32": "atomicAdd(&out[k], (float)x)",        # float16 data too (float32 buffer)
+    "float64": "atomicAdd(&out[k], x)",
+    "int32": "atomicAdd(&out[k], x)",
+    "int64": "atomicAdd((unsigned long long*)&out[k], (unsigned long long)x)",
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _segment_sum_kernel(acc_dtype: str):
+    return cupy.ElementwiseKernel(
+        "T x, raw I ids, int64 inner, int64 segments", "raw A out",
+        f"""
+        const long long row = i / inner;
+        const long long s = (long long)ids[row];
+        if (s >= 0 && s < segments) {{
+            const long long k = s * inner + (i - row * inner);
+            {_ATOMIC_ADD[acc_dtype]};
+        }}
+        """, name=f"devsession_segment_sum_{acc_dtype}")
+
+
+@register_kernel("UnsortedSegmentSum", "GPU")
+def build_segment_sum(node):
+    narrow = node.output_dtype == _F16
+    acc = _F32 if narrow else node.output_dtype
+
+    def segment_sum(data, ids, num_segments):
+        n = check_segment_ids(node, data, ids, num_segments)
+        flat = ids.reshape(-1)
+        if flat.size and int(flat.max()) >= n:
+            host = cupy.asnumpy(flat)
+            k = int(np.argmax(host >= n))
+            raise invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(host[k])} "
+                                   f"is out of range [0, {n})")
+        row_shape = data.shape[ids.ndim:]
+        out = cupy.zeros((n,) + row_shape, acc)
+        if data.size and n:
+            inner = data.size // flat.size
+            # the raw arrays are indexed flat: pass 1-D views of contiguous arrays
+            _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n,
+                                          out.reshape(-1))
+        return out.astype(_F16) if narrow else out
+    return on_device(node, segment_sum)
+
+
+# --- OneHot, AddN -----------------------------------------------------------------------------
+
+@register_kernel("OneHot", "GPU")
+def build_one_hot(node):
+    index_dtype = node.input_dtypes[0]
+    dtype = node.output_dtype
+    kernel = ElementwiseKernel("on if i == d else off",
+                               [("i", index_dtype), ("d", index_dtype), ("on", dtype),
+                                ("off", dtype)], dtype, name=node.name, op=node.op)
+
+    def one_hot(indices, depth, on_value, off_value):
+        d, axis = one_hot_axis(node, indices, depth)
+        spread = indices.reshape(indices.shape[:axis] + (1,) + indices.shape[axis:])
+        positions = cupy.arange(d, dtype=index_dtype).reshape(
+            (1,) * axis + (d,) + (1,) * (indices.ndim - axis))
+        return kernel(spread, positions, on_value, off_value)
+    return on_device(node, one_hot)
+
+
+build_add_n = register_kernel("AddN", "GPU")(make_add_n_builder(ElementwiseKernel, on_device))

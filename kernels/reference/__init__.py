@@ -12,10 +12,14 @@ module              ops
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
 ``nn``              Softmax
-``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``array``           Identity, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
+                    Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
+                    ZerosLike, OnesLike (also the CPU's kernels)
+``array_index``     Slice, StridedSlice, StridedSliceGrad (also the CPU's), GatherV2,
+                    UnsortedSegmentSum, OneHot, AddN
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import array, array_index, elementwise, linalg, nn, reduce, state  # noqa: F401

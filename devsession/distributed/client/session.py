@@ -48,7 +48,6 @@ from ..timeouts import (ABORT_GRACE_S, CLIENT_CONTROL_TIMEOUT_S, CLOSE_TIMEOUT_S
 __all__ = ["GrpcSession", "MasterClient", "master_client", "CLOSE_TIMEOUT_S"]
 
 log = logging.getLogger("devsession")
-placement_log = logging.getLogger("devsession.placement")
 
 
 class MasterClient:
@@ -167,7 +166,7 @@ class GrpcSession(BaseSession):
         reply = self._client.call("PrepareStep", "unary_unary", request.SerializeToString(),
                                   PREPARE_TIMEOUT_S)
         prepared = wire.decode(pb.PrepareStepResponse, reply)[0]
-        self._log_placement(prepared.placements)
+        self._log_placement((p.node, p.device, p.note) for p in prepared.placements)
         positions = [unique.index(t) for t in fetches]
         repeated = len(unique) != len(fetches)
         feed_names = [t.name for t in feeds]
@@ -227,17 +226,6 @@ class GrpcSession(BaseSession):
             return wire.decode_stream(pb.FetchResultsResponse, stream)[1]
         except grpc.RpcError as e:
             raise self._client.error(e, "FetchResults") from None
-
-    def _log_placement(self, placements) -> None:
-        for p in placements:
-            if p.note:
-                log.warning("devsession: node '%s' %s", p.node, p.note)
-        if self._options.log_device_placement:
-            if not placement_log.handlers and not logging.getLogger().handlers:
-                placement_log.addHandler(logging.StreamHandler())
-                placement_log.setLevel(logging.INFO)
-            for p in placements:
-                placement_log.info("%s: %s", p.node, p.device)
 
     # --- devices and the end -------------------------------------------------------------
 

@@ -1,0 +1,186 @@
+"""Gradients of the data-movement ops: the inverse movement of the output gradient."""
+
+from __future__ import annotations
+
+from ..graph import Tensor, constant_value
+from .array import (expand_dims, mirror_pad_grad, pad, reshape, stack, transpose,
+                    unstack)
+from .array_fill import shape, size, zeros_like
+from .array_index import gather as gather_op
+from .array_index import slice as slice_op
+from .array_index import strided_slice, strided_slice_grad, unsorted_segment_sum
+from .registry import not_differentiable, register_gradient
+
+# --- gradients of the array ops added for training
+#
+# Gathers scatter back (GatherV2 -> UnsortedSegmentSum: a dense gradient where TF makes
+# IndexedSlices; repeated ids add up), slices pad back (Slice -> Pad, StridedSlice ->
+# StridedSliceGrad), reshapes reshape back (Squeeze, ExpandDims), Pack and Unpack undo
+# each other, Tile sums over its copies, Pad slices the input's block out, MirrorPad
+# folds the mirrored borders back (MirrorPadGrad), AddN hands its gradient to every
+# input and Fill sums it into the value.  Shapes, sizes, ranks, ZerosLike/OnesLike and
+# OneHot pass no gradient, as in TF.  Indices, axes, shapes and paddings get None.  A
+# gradient uses Python shapes where the static shapes are known (so it adds no shape
+# computation to the graph) and Shape tensors where they are not.
+
+not_differentiable("Shape", "Size", "Rank", "ZerosLike", "OnesLike", "OneHot")
+
+
+def _dims(x: Tensor) -> list:
+    """x's dimensions: an int where static, else a scalar tensor ``shape(x)[i]``
+    (a list mixing both is a valid shape operand: it is stacked)."""
+    if x.shape.ndims is None:
+        raise ValueError(f"This gradient needs the rank of '{x.name}' to be known.")
+    dynamic = None
+    out = []
+    for i, d in enumerate(x.shape.dims):
+        if d is None:
+            dynamic = shape(x) if dynamic is None else dynamic
+            d = dynamic[i]
+        out.append(d)
+    return out
+
+
+def _shape_operand(x: Tensor):
+    """x's shape: a Python list when static, else its Shape tensor."""
+    return x.shape.as_list() if x.shape.is_fully_defined() else shape(x)
+
+
+def _static_int(t: Tensor, what: str) -> int:
+    value = constant_value(t)
+    if value is None:
+        raise ValueError(f"This gradient needs a static {what} ('{t.name}').")
+    return int(value)
+
+
+@register_gradient("GatherV2")
+def _gather_grad(op, dy):
+    params, indices, axis = op.inputs
+    rank = params.shape.ndims
+    if rank is None:
+        raise ValueError(f"The gradient of '{op.name}' needs the rank of '{params.name}'.")
+    a = _static_int(axis, "axis") % rank
+    dims = _dims(params)
+    count = indices.shape.num_elements()
+    count = size(indices) if count is None else count
+    flat = reshape(indices, [-1])
+    rows = reshape(dy, dims[:a] + [count] + dims[a + 1:])
+    if a == 0:
+        return [unsorted_segment_sum(rows, flat, dims[0]), None, None]
+    # Move the gathered axis first, sum the rows into their ids, and move it back.
+    perm = [a] + list(range(a)) + list(range(a + 1, rank))
+    summed = unsorted_segment_sum(transpose(rows, perm), flat, dims[a])
+    inverse = [perm.index(k) for k in range(rank)]
+    return [transpose(summed, inverse), None, None]
+
+
+@register_gradient("UnsortedSegmentSum")
+def _segment_sum_grad(op, dy):
+    from .elementwise import greater_equal, maximum, where
+
+    data, ids = op.inputs[:2]
+    zero = 0
+    rows = gather_op(dy, maximum(ids, zero))
+    kept = greater_equal(ids, zero)            # negative ids dropped their row
+    for _ in range((data.shape.ndims or 0) - (ids.shape.ndims or 0)):
+        kept = expand_dims(kept, -1)
+    return [where(kept, rows, zeros_like(rows)), None, None]
+
+
+@register_gradient("Slice")
+def _slice_grad(op, dy):
+    x, begin, _ = op.inputs
+    start = constant_value(begin)
+    if start is not None and x.shape.is_fully_defined() and dy.shape.is_fully_defined():
+        pairs = [[int(b), d - int(b) - n] for b, d, n in zip(start, x.shape.dims,
+                                                              dy.shape.dims)]
+        return [pad(dy, pairs), None, None]
+    after = shape(x, out_type=begin.dtype) - begin - shape(dy, out_type=begin.dtype)
+    return [pad(dy, stack([begin, after], axis=1)), None, None]
+
+
+def _masks(op) -> dict:
+    from ..kernels.slicing import MASKS
+
+    return {m: op.get_attr(m) for m in MASKS}
+
+
+@register_gradient("StridedSlice")
+def _strided_slice_grad(op, dy):
+    x, begin, end, strides = op.inputs
+    return [strided_slice_grad(_shape_operand(x), begin, end, strides, dy, **_masks(op)),
+            None, None, None]
+
+
+@register_gradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, ddx):
+    _, begin, end, strides, _ = op.inputs
+    return [None, None, None, None, strided_slice(ddx, begin, end, strides, **_masks(op))]
+
+
+@register_gradient("Squeeze")
+def _squeeze_grad(op, dy):
+    return [reshape(dy, _shape_operand(op.inputs[0]))]
+
+
+@register_gradient("ExpandDims")
+def _expand_dims_grad(op, dy):
+    return [reshape(dy, _shape_operand(op.inputs[0])), None]
+
+
+@register_gradient("Pack")
+def _pack_grad(op, dy):
+    return unstack(dy, num=len(op.inputs), axis=op.get_attr("axis"))
+
+
+@register_gradient("Unpack")
+def _unpack_grad(op, *dys):
+    parts = [zeros_like(out) if g is None else g for g, out in zip(dys, op.outputs)]
+    return [stack(parts, axis=op.get_attr("axis"))]
+
+
+@register_gradient("Tile")
+def _tile_grad(op, dy):
+    from .reduce import reduce_sum
+
+    x, multiples = op.inputs
+    dims = _dims(x)
+    known = constant_value(multiples)
+    copies = [int(m) for m in known] if known is not None else \
+        [multiples[i] for i in range(len(dims))]
+    # dy viewed as [m0, d0, m1, d1, ...]: summing the m axes adds up the copies
+    split = [v for m, d in zip(copies, dims) for v in (m, d)]
+    summed = reduce_sum(reshape(dy, split), axis=list(range(0, 2 * len(dims), 2)))
+    return [summed, None]
+
+
+@register_gradient("Pad")
+@register_gradient("PadV2")
+def _pad_grad(op, dy):
+    x, paddings = op.inputs[:2]
+    known = constant_value(paddings)
+    begin = paddings[:, 0] if known is None else [int(b) for b in known[:, 0]]
+    dx = slice_op(dy, begin, _shape_operand(x))
+    return [dx, None] + ([None] if len(op.inputs) == 3 else [])
+
+
+@register_gradient("MirrorPad")
+def _mirror_pad_grad(op, dy):
+    return [mirror_pad_grad(dy, op.inputs[1], op.get_attr("mode")), None]
+
+
+@register_gradient("MirrorPadGrad")
+def _mirror_pad_grad_grad(op, ddx):
+    return [pad(ddx, op.inputs[1], mode=op.get_attr("mode")), None]
+
+
+@register_gradient("AddN")
+def _add_n_grad(op, dy):
+    return [dy] * len(op.inputs)
+
+
+@register_gradient("Fill")
+def _fill_grad(op, dy):
+    from .reduce import reduce_sum
+
+    return [None, reduce_sum(dy)]

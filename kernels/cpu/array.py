@@ -1,0 +1,118 @@
+"""CPU kernels of the array ops that compute: UnsortedSegmentSum, OneHot and AddN.
+
+Pure data movement stays numpy's (``reference/array.py``, ``reference/array_index.py``),
+measured: a numba row-copy GatherV2 took 0.40 ms where ``np.take`` took 0.20 (4096 rows
+of 128 floats from a 50,000-row table; 1.7 vs 1.5 ms for 100,000 rows of 64; the
+parallel loop was slower still), and Tile's single broadcast copy beats ``np.tile``
+(1.2 vs 1.7 ms for a 1000x1000 float32 tiled 2x3).  Where numba wins:
+
+* UnsortedSegmentSum (np.add.at: 63 ms, this loop: 4 ms, for 100,000 rows of 64
+  floats) adds each row of ``data`` into its segment's row of a zeroed output, in the
+  order of the ids, skipping negative ids; the ids are checked first.  float16
+  accumulates in float32, rounded once.  A parallel version over column blocks measured
+  3-4x slower than this serial loop on the shared 2-core build machine, so there is none.
+* OneHot (the numpy formula: 9.8 ms, this: 1.9 ms, for 4096 indices of depth 1000)
+  fills the output with ``off_value`` and writes ``on_value`` at each in-range index,
+  moving the values as unsigned integers of the dtype's width (numba cannot load
+  float16), so an out-of-range index leaves an all-off row.
+* AddN is one generated elementwise loop over all its inputs (``x0 + x1 + ...``,
+  ``cpu/elementwise.py``): one pass whatever their number (0.74 ms for four 1000x1000
+  float32 inputs, numpy's chain of adds 1.14 ms).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..checks import invalid_argument, to_float16
+from ..reference.array_index import check_segment_ids, make_add_n_builder, one_hot_axis
+from ..registry import register_kernel
+from .elementwise import ElementwiseKernel
+from .reduce import JIT
+
+from numba import njit  # noqa: E402  (after numba_setup, which reduce imports)
+
+__all__ = ["build_segment_sum", "build_one_hot", "build_add_n"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+# --- UnsortedSegmentSum -----------------------------------------------------------------------
+
+@njit(**JIT)
+def _first_too_big(ids, n):
+    for k in range(ids.size):
+        if ids[k] >= n:
+            return k
+    return -1
+
+
+@njit(**JIT)
+def _segment_sum(data, ids, out):
+    for k in range(ids.size):
+        s = ids[k]
+        if s >= 0:
+            for c in range(data.shape[1]):
+                out[s, c] += data[k, c]
+
+
+@register_kernel("UnsortedSegmentSum", "CPU")
+def build_segment_sum(node):
+    narrow = node.output_dtype == _F16
+
+    def segment_sum(data, ids, num_segments):
+        n = check_segment_ids(node, data, ids, num_segments)
+        flat = ids.reshape(-1)
+        bad = _first_too_big(flat, n)
+        if bad >= 0:
+            raise invalid_argument(node.name, node.op, f"segment_ids[{bad}] = "
+                                   f"{int(flat[bad])} is out of range [0, {n})")
+        row_shape = data.shape[ids.ndim:]
+        inner = int(np.prod(row_shape, dtype=np.int64))
+        rows = np.ascontiguousarray(data, _F32 if narrow else None).reshape(flat.size, inner)
+        out = np.zeros((n, inner), rows.dtype)
+        if rows.size and n:
+            _segment_sum(rows, flat, out)
+        out = out.reshape((n,) + row_shape)
+        return to_float16(out) if narrow else out
+    return segment_sum
+
+
+# --- OneHot -----------------------------------------------------------------------------------
+
+@njit(**JIT)
+def _one_hot(indices, on, off, out):
+    """``out`` is (outer, depth, inner), ``indices`` (outer, inner)."""
+    out[:] = off
+    depth = out.shape[1]
+    for o in range(indices.shape[0]):
+        for i in range(indices.shape[1]):
+            j = indices[o, i]
+            if 0 <= j < depth:
+                out[o, j, i] = on
+
+
+@register_kernel("OneHot", "CPU")
+def build_one_hot(node):
+    dtype = node.output_dtype
+    bits = _BITS[dtype.itemsize]
+
+    def one_hot(indices, depth, on_value, off_value):
+        d, axis = one_hot_axis(node, indices, depth)
+        shape = indices.shape[:axis] + (d,) + indices.shape[axis:]
+        out = np.empty(shape, dtype)
+        if out.size:
+            outer = int(np.prod(indices.shape[:axis], dtype=np.int64))
+            inner = int(np.prod(indices.shape[axis:], dtype=np.int64))
+            on = np.asarray(on_value, dtype).view(bits)[()]
+            off = np.asarray(off_value, dtype).view(bits)[()]
+            _one_hot(np.ascontiguousarray(indices).reshape(outer, inner), on, off,
+                     out.view(bits).reshape(outer, d, inner))
+        return out
+    return one_hot
+
+
+# --- AddN -------------------------------------------------------------------------------------
+
+build_add_n = register_kernel("AddN", "CPU")(make_add_n_builder(ElementwiseKernel))

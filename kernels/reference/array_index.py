@@ -1,0 +1,238 @@
+"""Slicing and gathering kernels: Slice, StridedSlice, StridedSliceGrad and GatherV2 for
+every device (``make_index_builders(xp, wrap)``: numpy for the reference and the CPU
+here, cupy in ``cuda/array.py``), and the numpy references of the ops that compute:
+UnsortedSegmentSum, OneHot and AddN (their CPU kernels are numba and a generated loop,
+``cpu/array.py``).
+
+Slices resolve their spec with ``kernels/slicing.py`` (TF's rules; a spec is remembered
+per input shape and begin/end/strides values, so a step pays for it once) and copy
+``x[spec.index]``, so the result never aliases the input.  Index checks are TF's CPU
+checks, on every device: a gather index outside ``[0, n)`` or a segment id
+``>= num_segments`` is ``InvalidArgumentError`` naming the node and the first bad
+position (``indices[1,0] = 7 is not in [0, 5)``); negative segment ids are dropped; a
+one-hot index outside ``[0, depth)`` makes an all-off row.  float16 sums (AddN,
+UnsortedSegmentSum) accumulate in float32 and round once, as the generated loops do.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..checks import fmt_shape, invalid_argument, to_float16
+from ..registry import HOST, register_kernel
+from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
+from .array import as_ints
+
+__all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
+           "one_hot_axis", "check_add_n", "make_add_n_builder"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_MAX_SPECS = 64
+
+
+def _as_is(node, fn):
+    return fn
+
+
+def make_index_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
+    """Slice, StridedSlice, StridedSliceGrad and GatherV2 over array module ``xp``."""
+    def wrapped(make):
+        return lambda node: wrap(node, make(node, xp))
+
+    return {"Slice": wrapped(_slice), "StridedSlice": wrapped(_strided_slice),
+            "StridedSliceGrad": wrapped(_strided_slice_grad), "GatherV2": wrapped(_gather)}
+
+
+def _remembered(node, resolve):
+    """``resolve(*key)`` remembered per key, its SliceError an InvalidArgumentError."""
+    specs: dict = {}
+
+    def spec_for(*key):
+        spec = specs.get(key)
+        if spec is None:
+            try:
+                spec = resolve(*key)
+            except SliceError as e:
+                raise invalid_argument(node.name, node.op, str(e)) from None
+            if len(specs) >= _MAX_SPECS:
+                specs.clear()
+            specs[key] = spec
+        return spec
+    return spec_for
+
+
+def _slice(node, xp):
+    spec_for = _remembered(node, slice_spec)
+
+    def slice_(x, begin, size):
+        spec = spec_for(x.shape, as_ints(begin), as_ints(size))
+        return x[spec.index].copy()
+    return slice_
+
+
+def _strided_resolver(node):
+    masks = {m: int(node.attrs.get(m, 0)) for m in MASKS}
+    return _remembered(node, lambda shape, b, e, s: strided_slice_spec(shape, b, e, s, **masks))
+
+
+def _strided_slice(node, xp):
+    spec_for = _strided_resolver(node)
+
+    def strided_slice(x, begin, end, strides):
+        spec = spec_for(x.shape, as_ints(begin), as_ints(end), as_ints(strides))
+        return x[spec.index + (Ellipsis,)].copy().reshape(spec.final_shape)
+    return strided_slice
+
+
+def _strided_slice_grad(node, xp):
+    spec_for = _strided_resolver(node)
+
+    def strided_slice_grad(shape, begin, end, strides, dy):
+        dims = as_ints(shape)
+        spec = spec_for(dims, as_ints(begin), as_ints(end), as_ints(strides))
+        if dy.shape != spec.final_shape:
+            raise invalid_argument(node.name, node.op, f"the gradient has shape "
+                                   f"{fmt_shape(dy.shape)}, but the slice of a tensor of "
+                                   f"shape {fmt_shape(dims)} has shape "
+                                   f"{fmt_shape(spec.final_shape)}")
+        out = xp.zeros(dims, dy.dtype)
+        out[spec.index + (Ellipsis,)] = dy.reshape(spec.sliced_shape)
+        return out
+    return strided_slice_grad
+
+
+# --- GatherV2 ---------------------------------------------------------------------------------
+
+def first_bad_index(node, indices, bad_flat: int, n: int):
+    """The InvalidArgumentError for the bad index at flat position ``bad_flat``."""
+    where = np.unravel_index(bad_flat, indices.shape) if indices.ndim else ()
+    value = int(indices.reshape(-1)[bad_flat])
+    return invalid_argument(node.name, node.op, f"indices[{','.join(map(str, where))}] = "
+                            f"{value} is not in [0, {n})")
+
+
+def check_gather(node, params, axis) -> int:
+    """The non-negative gather axis; InvalidArgumentError when out of range."""
+    if node.attrs.get("batch_dims", 0):
+        raise invalid_argument(node.name, node.op, "batch_dims != 0 is not supported yet")
+    a = as_ints(axis)
+    if len(a) != 1 or not -params.ndim <= a[0] < params.ndim:
+        raise invalid_argument(node.name, node.op, f"Expected axis in the range "
+                               f"[{-params.ndim}, {params.ndim}), but got {list(a)}")
+    return a[0] % params.ndim
+
+
+def _gather(node, xp):
+    def gather(params, indices, axis):
+        a = check_gather(node, params, axis)
+        n = params.shape[a]
+        if indices.size:
+            bad = ((indices < 0) | (indices >= n)).reshape(-1)
+            if bad.any():
+                raise first_bad_index(node, indices, int(xp.argmax(bad)), n)
+        return xp.take(params, indices, axis=a)
+    return gather
+
+
+# --- UnsortedSegmentSum, OneHot, AddN (references) ------------------------------------------
+
+def check_segment_ids(node, data, ids, num_segments) -> int:
+    """``num_segments`` as an int; InvalidArgumentError for a bad shape or count (the
+    range of the ids is checked by the caller)."""
+    n = as_ints(num_segments)
+    if len(n) != 1 or n[0] < 0:
+        raise invalid_argument(node.name, node.op, f"num_segments must be one non-negative "
+                               f"int, got {list(n)}")
+    if data.shape[:ids.ndim] != ids.shape:
+        raise invalid_argument(node.name, node.op, f"data.shape = {fmt_shape(data.shape)} "
+                               f"does not start with segment_ids.shape = "
+                               f"{fmt_shape(ids.shape)}")
+    return n[0]
+
+
+def _segment_error(node, ids, n):
+    flat = ids.reshape(-1)
+    k = int(np.argmax(flat >= n))
+    return invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(flat[k])} is out "
+                            f"of range [0, {n})")
+
+
+def build_segment_sum_ref(node):
+    def segment_sum(data, ids, num_segments):
+        n = check_segment_ids(node, data, ids, num_segments)
+        if ids.size and ids.max() >= n:
+            raise _segment_error(node, ids, n)
+        acc = _F32 if data.dtype == _F16 else data.dtype
+        out = np.zeros((n,) + data.shape[ids.ndim:], acc)
+        rows = data.reshape((ids.size,) + data.shape[ids.ndim:]).astype(acc)
+        flat = ids.reshape(-1)
+        keep = flat >= 0          # negative ids drop their row, as TF
+        np.add.at(out, flat[keep], rows[keep])
+        return to_float16(out) if data.dtype == _F16 else out
+    return segment_sum
+
+
+def one_hot_axis(node, indices, depth) -> tuple[int, int]:
+    """(depth, the output axis of the one-hot dimension); InvalidArgumentError."""
+    d = as_ints(depth)
+    axis = int(node.attrs.get("axis", -1))
+    if len(d) != 1 or d[0] < 0 or not -1 <= axis <= indices.ndim:
+        raise invalid_argument(node.name, node.op, f"depth must be one non-negative int "
+                               f"(got {list(d)}) and axis in [-1, {indices.ndim}] "
+                               f"(got {axis})")
+    return d[0], indices.ndim if axis == -1 else axis
+
+
+def build_one_hot_ref(node):
+    dtype = node.output_dtype
+
+    def one_hot(indices, depth, on_value, off_value):
+        d, axis = one_hot_axis(node, indices, depth)
+        hot = indices[..., None] == np.arange(d)
+        out = np.where(hot, on_value, off_value).astype(dtype)
+        return np.ascontiguousarray(np.moveaxis(out, -1, axis))
+    return one_hot
+
+
+def check_add_n(node, xs) -> None:
+    first = xs[0].shape
+    if any(x.shape != first for x in xs):
+        raise invalid_argument(node.name, node.op, f"inputs must all have the same shape, "
+                               f"got {', '.join(fmt_shape(x.shape) for x in xs)}")
+
+
+def make_add_n_builder(elementwise_kernel, wrap: Callable = _as_is) -> Callable:
+    """The AddN builder of a device whose ``elementwise_kernel`` class (the CPU's or the
+    GPU's ``ElementwiseKernel``) compiles ``x0 + x1 + ...``: one pass over the inputs."""
+    def build_add_n(node):
+        names = tuple(f"x{k}" for k in range(len(node.input_dtypes)))
+        kernel = elementwise_kernel(" + ".join(names), zip(names, node.input_dtypes),
+                                    node.output_dtype, name=node.name, op=node.op)
+
+        def add_n(*xs):
+            check_add_n(node, xs)
+            return kernel(*xs)
+        return wrap(node, add_n)
+    return build_add_n
+
+
+def build_add_n_ref(node):
+    dtype = node.output_dtype
+
+    def add_n(*xs):
+        check_add_n(node, xs)
+        acc = _F32 if dtype == _F16 else dtype
+        total = xs[0].astype(acc)        # a copy, also for one input
+        for x in xs[1:]:
+            total += x
+        return to_float16(total) if dtype == _F16 else total
+    return add_n
+
+
+for _op, _builder in make_index_builders(np).items():
+    register_kernel(_op, HOST)(_builder)
+register_kernel("UnsortedSegmentSum", "REF")(build_segment_sum_ref)
+register_kernel("OneHot", "REF")(build_one_hot_ref)
+register_kernel("AddN", "REF")(build_add_n_ref)
