@@ -272,7 +272,8 @@ def test_every_ref_op_is_covered(device):
     assert computing == covered
     assert registered_on(device) >= covered
     if device in ("GPU", STANDIN):
-        missing = registered_ops("CPU") - registered_on(device)
+        # a cluster's _Send/_Recv run on the host by design (distributed/worker/send_recv.py)
+        missing = registered_ops("CPU") - registered_on(device) - {"_Send", "_Recv"}
         assert not missing, f"ops without a GPU kernel: {sorted(missing)}"
         assert "_Transfer" in registered_on(device)
 
