@@ -26,13 +26,21 @@ behaves like a GPU where a kernel module can get it wrong:
 * **ElementwiseKernel** is ``cuda_host.ElementwiseKernel``: the CUDA C itself is
   compiled by g++ and run, with cupy's argument checks (``Type is mismatched``,
   ``Unsupported type`` for a numpy array, ``Wrong number of arguments``).
-* **Everything else** -- ``cupy.sum``, ``max``, ``min``, ``argmax``, ``matmul``,
-  ``concatenate``, ufuncs and array methods, any name numpy also has -- is numpy's
-  function of that name on the same memory (a result that is a view of device
-  memory stays a view; a new result is copied into the pool).  Checks of those
-  against the REF kernels compare numpy with numpy: they test our code around
-  cupy's routines (shapes, dtypes, axes, empty inputs, views, errors), never cupy.
-  Like cupy, these refuse numpy arrays as operands (``TypeError``).
+* **Emulated by the stand-in's own code**: ``ElementwiseKernel`` (above);
+  ``empty``, ``zeros``, ``ones``, ``full`` and their ``*_like``; ``asarray``, ``array``,
+  ``asnumpy``, ``ascontiguousarray`` (a 0-d array becomes 1-d, as in cupy); indexing
+  (a single element is a 0-d array, never a scalar); ``get_default_memory_pool`` and
+  the pinned one; ``cuda.Device``, ``Stream``, ``Event``, ``get_current_stream``,
+  ``alloc_pinned_memory``, ``runtime.memcpy``/``memcpyAsync``/``deviceSynchronize``/
+  ``getDeviceCount``, ``MemoryPointer.copy_*``; ``cuda.memory.OutOfMemoryError``.
+* **Everything else** -- what the kernels call today: ``cupy.sum``, ``max``, ``min``,
+  ``argmax``, ``matmul``, ``swapaxes``, ``take``, ``arange``, ``concatenate`` and the
+  other array routines of ``reference/array*.py``, ufuncs and array methods; and any
+  name numpy also has -- is numpy's function of that name on the same memory (a result
+  that is a view of device memory stays a view; a new result is copied into the pool).
+  Checks of those against the REF kernels compare numpy with numpy: they test our code
+  around cupy's routines (shapes, dtypes, axes, empty inputs, views, errors), never
+  cupy.  Like cupy, these refuse numpy arrays as operands (``TypeError``).
 * **Not emulated**: ``RawKernel``, ``RawModule``, ``ReductionKernel``, ``fuse``,
   ``cupy.random`` and other cupy-only names.  They can be named and constructed (so
   kernel modules import), and raise ``StandinUnsupported`` when used; ``run_kernel``

@@ -1,7 +1,9 @@
 """Kernel conformance, one test body for every device: each kernel on the CPU, and on a
 GPU where there is one (``kernel_cases.DEVICES``: the GPU cases carry the ``gpu`` mark
-and skip with "no CUDA device" elsewhere; ``ci/gpu-check`` runs them), against the numpy
-reference kernels ("REF"), which are themselves checked against direct numpy formulas.
+and skip with "no CUDA device" elsewhere; ``ci/gpu-check`` runs them), and in CI on the
+numpy stand-in for cupy ("gpu-standin": the real CUDA kernel modules, their generated C
+run on the host; see ``cupy_standin.py``), against the numpy reference kernels ("REF"),
+which are themselves checked against direct numpy formulas.
 
 Sizes 0, 1, 7 and 1,000,003, broadcast shapes, every dtype the op takes.
 ``test_every_ref_op_is_covered`` fails if an op is registered without a case here.
