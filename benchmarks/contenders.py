@@ -113,7 +113,9 @@ def devsession_contenders(workload, data, target: Target, context, graph_fn=None
     import devsession as ds
 
     feeds = _device_feeds(data.feeds, target, context)
-    on_device = feeds is not data.feeds          # a real GPU, fed cupy arrays
+    # a real GPU, fed cupy arrays: the result stays there, unless each step changes state
+    # (training: its loss is fetched every step, as TF1's users do, and that is checked)
+    on_device = feeds is not data.feeds and not workload.stateful
     contenders = []
     for api in workload.apis:
         start = time.perf_counter()
@@ -132,7 +134,7 @@ def devsession_contenders(workload, data, target: Target, context, graph_fn=None
             if api == "make_callable":
                 return functools.partial(sess.make_callable(fetched, placeholders), *feeds)
             return functools.partial(sess.run, fetched, feed_dict)
-        notes = []
+        notes = ["fed device (cupy) arrays"] if feeds is not data.feeds else []
         if on_device:
             notes = ["fed device (cupy) arrays; the result stays on the GPU (the step runs "
                      "it as a target) and a fetching run is checked"]

@@ -8,7 +8,8 @@ available peer (``peers.py``).  Then ``measure``:
    or cache load, tracing) are timed per contender and reported apart;
 2. the first run's result is **checked against numpy** (shape and ``allclose`` with the
    workload's tolerances), and so is the last timed step's (buffers pooled after the
-   first run are reused by then); a mismatch is reported loudly and marks the row.  A
+   first run are reused by then; not for a ``stateful`` workload, whose later steps
+   rightly differ); a mismatch is reported loudly and marks the row.  A
    contender whose timed step returns nothing (a GPU step run as a target) is checked
    through its ``check`` run instead, at the same two points;
 3. an untimed **warm-up round**, after every contender's first run (the first steps
@@ -171,7 +172,8 @@ def measure(workload, contenders: list[Contender], expected, context: Context) -
             for c in live[shift:] + live[:shift]:
                 if rows[id(c)]["error"] is None:
                     last = _timed_batch(c, rows[id(c)], context)
-                    if r == rounds - 1 and rows[id(c)]["error"] is None:
+                    if r == rounds - 1 and rows[id(c)]["error"] is None \
+                            and not workload.stateful:
                         _check_last(workload, c, rows[id(c)], last, expected, context)
                     del last                  # one step's result alive at a time
             _advance(context, workload.name, 1)

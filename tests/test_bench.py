@@ -4,6 +4,7 @@ logic and the chunked comparison with numpy."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -125,6 +126,11 @@ def test_the_last_timed_result_is_checked_too():
     (row,) = rows
     assert row["matches_numpy"] is False and row["error"] is None
     assert "last timed step differs from numpy" in row["notes"]
+    calls.clear()                  # a training step rightly differs later: first step only
+    training = dataclasses.replace(workload, stateful=True)
+    (row,) = runner.measure(training, [Contender("trains", "ours", run)], expected,
+                            _context(["cpu"], repeats=1))
+    assert row["matches_numpy"] is True
 
 
 def test_a_gpu_row_leaves_its_result_on_the_gpu_and_checks_a_fetching_run():
