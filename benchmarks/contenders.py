@@ -11,6 +11,11 @@ builds one session per API (``make_callable``, and ``run`` where the workload as
 it) through the public API only, and after the first run asks the session where the
 nodes actually ran (a traced run's step stats; ``list_devices()`` otherwise), so a GPU
 request that fell back to the CPU is reported as CPU.
+
+Like for like on a GPU: the cupy and JAX peers leave their results on the device, so a
+GPU row does too: its timed step runs the output op as a target (nothing is copied
+back), and its ``check`` is a separate run that fetches the output, which the runner
+compares with numpy after the first run and after the last timed one.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ class Contender:
     close: Callable[[], None] | None = None
     notes: list = dataclasses.field(default_factory=list)
     reference: bool = False                     # its first result is what others must match
+    check: Callable[[], Any] | None = None      # a run giving a result to check, when the
+                                                # timed ``run`` returns none (a GPU target)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +113,9 @@ def devsession_contenders(workload, data, target: Target, context, graph_fn=None
     import devsession as ds
 
     feeds = _device_feeds(data.feeds, target, context)
+    # a real GPU, fed cupy arrays: the result stays there, unless each step changes state
+    # (training: its loss is fetched every step, as TF1's users do, and that is checked)
+    on_device = feeds is not data.feeds and not workload.stateful
     contenders = []
     for api in workload.apis:
         start = time.perf_counter()
@@ -119,30 +129,46 @@ def devsession_contenders(workload, data, target: Target, context, graph_fn=None
         if init is not None:
             sess.run(init)
         feed_dict = dict(zip(placeholders, feeds))
-        if api == "make_callable":
-            run = functools.partial(sess.make_callable(fetch, placeholders), *feeds)
-        else:
-            run = functools.partial(sess.run, fetch, feed_dict)
+
+        def step(fetched, sess=sess, placeholders=placeholders, feed_dict=feed_dict):
+            if api == "make_callable":
+                return functools.partial(sess.make_callable(fetched, placeholders), *feeds)
+            return functools.partial(sess.run, fetched, feed_dict)
+        notes = ["fed device (cupy) arrays"] if feeds is not data.feeds else []
+        if on_device:
+            notes = ["fed device (cupy) arrays; the result stays on the GPU (the step runs "
+                     "it as a target) and a fetching run is checked"]
         name = f"devsession {target.label}" + ("" if api == "make_callable" else f" ({api})")
         contenders.append(Contender(
-            name=name, side="ours", run=run, to_host=to_host, requested=target.label,
-            device=target.device,
+            name=name, side="ours", run=step(_as_targets(fetch) if on_device else fetch),
+            check=step(fetch) if on_device else None, to_host=to_host,
+            requested=target.label, device=target.device,
             factory="GRPC_SESSION" if target.grpc else "DIRECT_SESSION", api=api,
             setup_s=time.perf_counter() - start,
             probe_device=functools.partial(ran_on, sess, fetch, feed_dict),
-            sync=_gpu_sync(target, context), close=sess.close,
-            notes=["fed device (cupy) arrays"] if feeds is not data.feeds else []))
+            sync=_gpu_sync(target, context), close=sess.close, notes=notes))
     return contenders
 
 
+def _as_targets(fetch):
+    """The ops producing ``fetch`` (a tensor, an op, or a list of them): run as targets,
+    they leave their results where they were computed."""
+    if isinstance(fetch, (list, tuple)):
+        return [_as_targets(f) for f in fetch]
+    return getattr(fetch, "op", fetch)
+
+
 def ran_on(sess, fetch, feed_dict) -> str:
-    """The devices a traced step of ``fetch`` ran its nodes on, e.g. "CPU:0"."""
+    """The devices a traced step of ``fetch`` ran its nodes on, e.g. "CPU:0".  The copies
+    at the step's edges (``_Transfer``: feeds in, the fetch out) are not counted: a GPU
+    graph whose result is fetched to the host ran on "GPU:0"."""
     import devsession as ds
 
     try:
         metadata = ds.RunMetadata()
         sess.run(fetch, feed_dict, options=ds.RunOptions(trace=True), run_metadata=metadata)
-        devices = sorted(metadata.devices())
+        computed = {s.device for s in metadata.step_stats if s.op != "_Transfer"}
+        devices = sorted(computed or metadata.devices())
     except Exception:   # a session without tracing: say which devices it has
         devices = []
     if not devices:

@@ -2,7 +2,10 @@
 
 A goal compares our median with a peer's measured in the same run (``ratio``: our speed
 over theirs must reach it), or with a fixed limit (``max_s``).  A goal whose workload,
-device or peer is not in the run is "n/a" with the reason; nothing is guessed.
+device or peer is not in the run is "n/a" with the reason; nothing is guessed.  Devices
+match exactly by kind (``device_kind``): our row must have run on the goal's device
+(a GPU request that fell back to the CPU, or a row spanning CPU and GPU, is no GPU
+row), and the peer's row on the same kind as ours.
 
     evaluate(GOALS, results)  ->  [{"goal": ..., "holds": True/False/None, "detail": ...}]
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["Goal", "GOALS", "evaluate"]
+__all__ = ["Goal", "GOALS", "evaluate", "device_kind"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,9 +78,13 @@ def _judge(goal: Goal, by_name: dict) -> dict:
     peer_workload = by_name.get(goal.peer_workload or goal.workload)
     if peer_workload is None or peer_workload["skipped"]:
         return _na(f"{goal.peer_workload} was not measured")
-    peer = next((r for r in peer_workload["rows"] if r["contender"] == goal.peer
-                 and r.get("steady_s")), None)
+    kind = device_kind(ours.get("device"))
+    named = [r for r in peer_workload["rows"] if r["contender"] == goal.peer
+             and r.get("steady_s")]
+    peer = next((r for r in named if device_kind(r.get("device")) == kind), None)
     if peer is None:
+        if named:
+            return _na(f"{goal.peer} ran on {named[0].get('device')}, not on {kind} as ours")
         return _na(f"{goal.peer} was not measured (not installed, or no such row)")
     ratio = ours["throughput"] / peer["throughput"]
     detail = (f"{ratio:.2f}x: {_fmt_tp(ours)} vs {goal.peer} {_fmt_tp(peer)}"
@@ -96,10 +103,20 @@ def _our_row(goal: Goal, rows: list[dict]):
         if goal.ours is not None:
             if row["contender"] == goal.ours:
                 return row
-        elif row["api"] == goal.api and goal.device in (row.get("device") or "") \
+        elif row["api"] == goal.api and device_kind(row.get("device")) == goal.device \
                 and row.get("factory") == "DIRECT_SESSION":
             return row
     return None
+
+
+def device_kind(device: str | None) -> str | None:
+    """The one device type a row ran on: "CPU:0", "CPU", "worker:1/GPU:0", "gpu" ->
+    "CPU"/"GPU"; None for a row on several kinds ("CPU:0+GPU:0") or none."""
+    kinds = set()
+    for part in (device or "").split("+"):
+        name = part.rsplit("/", 1)[-1].split(":", 1)[0].strip().upper()
+        kinds.add("GPU" if name == "CUDA" else name)
+    return kinds.pop() if len(kinds) == 1 and "" not in kinds else None
 
 
 def _na(reason: str) -> dict:

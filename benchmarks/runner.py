@@ -7,7 +7,11 @@ available peer (``peers.py``).  Then ``measure``:
 1. **setup** (graph, session, plan, jit wrapper) and **first run** (kernel compilation
    or cache load, tracing) are timed per contender and reported apart;
 2. the first run's result is **checked against numpy** (shape and ``allclose`` with the
-   workload's tolerances); a mismatch is reported loudly and marks the row;
+   workload's tolerances), and so is the last timed step's (buffers pooled after the
+   first run are reused by then; not for a ``stateful`` workload, whose later steps
+   rightly differ); a mismatch is reported loudly and marks the row.  A
+   contender whose timed step returns nothing (a GPU step run as a target) is checked
+   through its ``check`` run instead, at the same two points;
 3. an untimed **warm-up round**, after every contender's first run (the first steps
    after the others compiled are often slow for all: thread pools, page faults); it
    also sizes the batch: steps shorter than ``min_batch_s`` are timed ``number`` at a
@@ -157,15 +161,21 @@ def measure(workload, contenders: list[Contender], expected, context: Context) -
                 rows[id(c)].update(matches_numpy=True, max_abs_err=0.0)
             if ok:
                 live.append(c)
+        result = None                             # not held through the timed rounds
         live.sort(key=contenders.index)
         _advance(context, workload.name, 1)
         for c in live:                            # round 0: warm up, size the batches
             _calibrate(c, rows[id(c)], context)
-        for r in range(context.rounds(workload)):
+        rounds = context.rounds(workload)
+        for r in range(rounds):
             shift = r % len(live) if live else 0
             for c in live[shift:] + live[:shift]:
                 if rows[id(c)]["error"] is None:
-                    _timed_batch(c, rows[id(c)], context)
+                    last = _timed_batch(c, rows[id(c)], context)
+                    if r == rounds - 1 and rows[id(c)]["error"] is None \
+                            and not workload.stateful:
+                        _check_last(workload, c, rows[id(c)], last, expected, context)
+                    del last                  # one step's result alive at a time
             _advance(context, workload.name, 1)
     finally:
         for c in contenders:
@@ -201,12 +211,15 @@ def error_row(name: str, side: str, error: BaseException, **fields) -> dict:
 
 
 def _first_run(workload, c: Contender, row: dict, expected, context: Context) -> tuple:
-    """Time the first run and check it; returns (ok, result)."""
+    """Time the first run and check it; returns (ok, the checked result)."""
     try:
         start = time.perf_counter()
         result = c.run()
         c.sync(result)
         row["first_run_s"] = time.perf_counter() - start
+        if c.check is not None:
+            result = c.check()
+            c.sync(result)
         if not (c.reference and expected is None):
             _check(workload, c, row, result, expected, context)
         if c.probe_device is not None:
@@ -220,23 +233,41 @@ def _first_run(workload, c: Contender, row: dict, expected, context: Context) ->
         return False, None
 
 
-def _check(workload, c: Contender, row: dict, result, expected, context: Context) -> None:
+def _check(workload, c: Contender, row: dict, result, expected, context: Context,
+           which: str = "first run") -> None:
+    """Compare ``result`` with numpy's; a mismatch marks the row for good."""
     if expected is None:
         return
     actual = c.to_host(result)
     expected = np.asarray(expected)
     if actual.shape != expected.shape:
-        row["matches_numpy"] = False
-        row["notes"].append(f"shape {actual.shape} != numpy's {expected.shape}")
+        ok, error = False, None
+        row["notes"].append(f"{which}: shape {actual.shape} != numpy's {expected.shape}")
     else:
-        row["matches_numpy"], row["max_abs_err"] = compare(actual, expected, workload.rtol,
-                                                           workload.atol)
-        if actual.dtype != expected.dtype:
+        ok, error = compare(actual, expected, workload.rtol, workload.atol)
+        if actual.dtype != expected.dtype and which == "first run":
             row["notes"].append(f"dtype {actual.dtype} (numpy: {expected.dtype})")
-    if not row["matches_numpy"]:
-        context.warn(f"MISMATCH: {workload.name}: {c.name} differs from numpy "
-                     f"(max abs error {row['max_abs_err']}, rtol {workload.rtol}, "
-                     f"atol {workload.atol}) {' '.join(row['notes'])}")
+    row["matches_numpy"] = ok and row["matches_numpy"] is not False
+    if error is not None:
+        row["max_abs_err"] = max(error, row["max_abs_err"] or 0.0)
+    if not ok:
+        row["notes"].append(f"{which} differs from numpy")
+        context.warn(f"MISMATCH: {workload.name}: {c.name}'s {which} differs from numpy "
+                     f"(max abs error {error}, rtol {workload.rtol}, atol {workload.atol}) "
+                     f"{' '.join(row['notes'])}")
+
+
+def _check_last(workload, c: Contender, row: dict, last, expected, context: Context) -> None:
+    """Check the last timed step's result (or, for a step run as a target, one more
+    fetching run) against numpy."""
+    try:
+        if c.check is not None:
+            last = c.check()
+            c.sync(last)
+        _check(workload, c, row, last, expected, context, which="last timed step")
+    except Exception as e:
+        row["error"] = f"{type(e).__name__}: {e}"
+        context.warn(f"{c.name} failed in its last check: {row['error']}")
 
 
 def _calibrate(c: Contender, row: dict, context: Context) -> None:
@@ -273,23 +304,27 @@ def compare(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
     return ok, worst
 
 
-def _timed_batch(c: Contender, row: dict, context: Context) -> None:
+def _timed_batch(c: Contender, row: dict, context: Context):
+    """Time one batch; returns the last step's result (None after a failure)."""
     run, sync, number = c.run, c.sync, row["number"]
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         start = time.perf_counter()
-        for _ in range(number):
-            sync(run())
+        for _ in range(number - 1):
+            sync(run())               # dropped at once: pooled buffers stay reusable
+        result = run()
+        sync(result)
         elapsed = time.perf_counter() - start
     except Exception as e:
         row["error"] = f"{type(e).__name__}: {e}"
         context.warn(f"{c.name} failed while timed: {row['error']}")
-        return
+        return None
     finally:
         if gc_was_enabled:
             gc.enable()
     row["times_s"].append(elapsed / number)
+    return result
 
 
 def summarize(workload, row: dict) -> dict:

@@ -251,7 +251,7 @@ def mlp_train(batch: int = 256, sizes: tuple = (784, 1024, 1024, 10),
         name="mlp_train", title=f"MLP training step (SGD), batch {batch}, "
         f"{'-'.join(map(str, sizes))}, sparse xent", unit="steps/s", work=1.0,
         make_data=_mlp_data(batch, sizes), measure=_measure("mlp", _mlp_graph, _mlp_loss),
-        rtol=1e-4, atol=1e-5, max_repeats=max_repeats,
+        rtol=1e-4, atol=1e-5, max_repeats=max_repeats, stateful=True,
         params={"batch": batch, "sizes": list(sizes), "gflop_per_step": flops / 1e9})
 
 
@@ -260,4 +260,4 @@ def convnet_train(batch: int = 64, max_repeats: int | None = None) -> Workload:
         name="convnet_train", title=f"Deep MNIST convnet training step (Adam), batch {batch}",
         unit="steps/s", work=1.0, make_data=_convnet_data(batch),
         measure=_measure("convnet", _convnet_graph, _convnet_loss), rtol=1e-4, atol=1e-5,
-        max_repeats=max_repeats, params={"batch": batch})
+        max_repeats=max_repeats, stateful=True, params={"batch": batch})

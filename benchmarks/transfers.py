@@ -12,8 +12,9 @@ Both include themselves only where they apply:
   ``/job:worker/task:1``, so every step ships it between the workers; a second row
   feeds the array from the client instead.  The peer is the same graph on a two-worker
   TF1 cluster (``tf.compat.v1.train.Server``; TF cannot stop its servers, so they live
-  until the process exits).  Without ``ds.Server`` the workload is skipped with the
-  reason "gRPC session not available".
+  until the process exits).  Only without ``ds.Server`` is the workload skipped (the
+  reason: "gRPC session not available"); a cluster that fails to start is an error row
+  of ours, so ``devsession bench`` exits non-zero.
 
 Throughput is GB/s of the array moved per step.
 """
@@ -140,9 +141,12 @@ def _measure_grpc(workload, context):
         for task in range(2):
             servers.append(ds.Server(cluster, job_name="worker", task_index=task))
         contenders = _ours_grpc(ds, servers[0].target, x)
-    except Exception as e:
+    except Exception as e:      # ds.Server exists, so this is a failure, not a skip
         _stop(servers)
-        return f"{GRPC_UNAVAILABLE}: {type(e).__name__}: {e}"
+        context.warn(f"{workload.name}: the two-worker cluster failed to start: "
+                     f"{type(e).__name__}: {e}")
+        return [error_row("devsession grpc (cluster set-up)", "ours", e, requested="grpc",
+                          factory="GRPC_SESSION")]
     contenders.append(Contender("numpy", "peer", x.sum, api="local sum (no transfer)",
                                 device="CPU"))
     failed = []

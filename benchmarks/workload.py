@@ -44,6 +44,8 @@ class Workload:
     requires: str = ""                # "gpu": only where a GPU session runs
     measure: Callable | None = None   # special workloads: fn(workload, context) -> rows
     max_repeats: int | None = None    # fewer timed rounds where one step takes seconds
+    stateful: bool = False            # each step changes state (training): only the first
+                                      # step's result is checked, and every step fetches it
     params: dict = dataclasses.field(default_factory=dict)
 
     def reference(self, data: Data) -> np.ndarray:

@@ -6,6 +6,13 @@ habit: one test body, every backend): ``check_against_ref(device, node, *inputs)
 the node's kernel on the CPU, or on a GPU where there is one (the GPU case carries the
 ``gpu`` mark and skips with "no CUDA device" elsewhere), and compares it with the numpy
 reference kernel: exact for integers and bool, close (NaN where NaN) for floats.
+
+The third device, ``"GPU-standin"``, runs the real CUDA kernel module on the numpy
+stand-in for cupy (``cupy_standin.py``), so every GPU kernel is exercised in CI too:
+its generated CUDA C compiled on the host, its Python logic, its copies.  cupy's own
+routines are numpy there (see that module), and a kernel using a cupy feature the
+stand-in does not emulate skips, saying which.  A test body must reach the kernel
+through ``run_on``/``check_against_ref`` for the device to mean anything.
 """
 
 from __future__ import annotations
@@ -16,9 +23,10 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
+from cuda_host import compiler_missing
 from devsession.device_spec import Device
 from devsession.devices import gpu_devices
-from devsession.kernels.registry import KernelNode, lookup_kernel
+from devsession.kernels.registry import KernelNode, lookup_kernel, registered_ops
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
@@ -48,9 +56,12 @@ REDUCE_CASES += [((0,), (0,), False), ((1,), (0,), False), ((7,), (0,), True),
 
 
 # The devices a kernel test runs on; the reference ("REF") is what they are compared with.
+STANDIN = "GPU-standin"
 DEVICES = [pytest.param("CPU", id="cpu"),
            pytest.param("GPU", id="gpu", marks=[
-               pytest.mark.gpu, pytest.mark.skipif(not gpu_devices(), reason="no CUDA device")])]
+               pytest.mark.gpu, pytest.mark.skipif(not gpu_devices(), reason="no CUDA device")]),
+           pytest.param(STANDIN, id="gpu-standin", marks=[
+               pytest.mark.skipif(bool(compiler_missing()), reason=compiler_missing() or "-")])]
 
 
 def on_device(node: KernelNode, device: str) -> KernelNode:
@@ -62,11 +73,47 @@ def on_device(node: KernelNode, device: str) -> KernelNode:
     return dataclasses.replace(node, device=device)
 
 
+def registered_on(device) -> frozenset:
+    """The ops with a kernel on ``device`` (a registry device type, or ``STANDIN``)."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.registered_ops()
+    return registered_ops(device)
+
+
+def kernel_on(device, node: KernelNode):
+    """``node``'s kernel on ``device``, taking and returning ``array_module(device)``'s
+    arrays (a test that calls it directly rather than through ``run_on``)."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.lookup_kernel(node.op)(on_device(node, "GPU"))
+    return lookup_kernel(node.op, device)(on_device(node, device))
+
+
+def array_module(device):
+    """numpy, cupy, or the cupy stand-in: the arrays ``kernel_on(device, ...)`` takes."""
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.shared_cupy()
+    if device == "GPU" or isinstance(device, Device):
+        import cupy
+
+        return cupy
+    return np
+
+
 def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
-    """The kernel of ``node`` on ``device`` ("REF", "CPU", "GPU" or a GPU ``Device``),
-    given and returning host arrays; fails if the kernel changed an input."""
+    """The kernel of ``node`` on ``device`` ("REF", "CPU", "GPU", a GPU ``Device`` or
+    ``STANDIN``), given and returning host arrays; fails if the kernel changed an input."""
     if isinstance(device, Device) or device == "GPU":
         return _run_on_gpu(on_device(node, device), *inputs)
+    if device == STANDIN:
+        import cupy_standin
+
+        return cupy_standin.run_kernel(node, *inputs)
     before = [x.copy() for x in inputs]
     result = lookup_kernel(node.op, device)(node)(*inputs)
     for x, b in zip(inputs, before):

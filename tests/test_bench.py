@@ -4,6 +4,7 @@ logic and the chunked comparison with numpy."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -79,12 +80,98 @@ def test_copies_need_a_gpu_and_grpc_needs_a_server(small_run):
     for name in ("copy_h2d", "copy_d2h", "copy_d2d"):
         assert "GPU" in _workload(report, name)["skipped"]
     grpc = next(w for w in report["workloads"] if w["name"].startswith("grpc_transfer"))
-    if getattr(ds, "Server", None) is None or grpc["skipped"]:
-        # no ds.Server, or a cluster that could not be set up: skipped, with the reason
-        assert grpc["skipped"].startswith("gRPC session not available")
-    else:
-        ours = [r for r in grpc["rows"] if r["side"] == "ours"]
-        assert len(ours) == 2 and all(r["matches_numpy"] for r in ours)
+    assert grpc["skipped"] is None                   # ds.Server exists: never skipped
+    ours = [r for r in grpc["rows"] if r["side"] == "ours"]
+    assert len(ours) == 2 and all(r["matches_numpy"] for r in ours)
+
+
+def _context(targets, **kwargs):
+    kwargs = {"repeats": 2, "min_batch_s": 0.0005, "warn": lambda message: None, **kwargs}
+    return runner.Context(targets=parse_targets(targets),
+                          peers=peers.load_peers(["numpy"], False), **kwargs)
+
+
+def test_grpc_is_skipped_only_without_a_server(monkeypatch):
+    from devsession.benchmarks import transfers
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("address already in use")
+
+    monkeypatch.setattr(ds, "Server", refuse)
+    result = runner.run_workload(transfers.grpc_transfer(16), _context(["cpu"]))
+    assert result["skipped"] is None
+    (row,) = result["rows"]
+    assert row["side"] == "ours" and "address already in use" in row["error"]
+    from devsession.benchmarks.bench import _our_failures
+    assert _our_failures([result])                   # so `devsession bench` exits 1
+    monkeypatch.setattr(ds, "Server", None)            # a build without the gRPC runtime
+    result = runner.run_workload(transfers.grpc_transfer(16), _context(["cpu"]))
+    assert result["skipped"].startswith("gRPC session not available") and not result["rows"]
+
+
+def test_the_last_timed_result_is_checked_too():
+    from devsession.benchmarks.contenders import Contender
+
+    workload = suites.chain(1000, "1k")
+    data = workload.make_data(np.random.default_rng(0))
+    expected = workload.reference(data)
+    calls = []
+
+    def run():                     # right at first, wrong once buffers are "reused"
+        calls.append(1)
+        return expected if len(calls) < 3 else expected * 2
+
+    rows = runner.measure(workload, [Contender("flaky", "ours", run)], expected,
+                          _context(["cpu"], repeats=1))
+    (row,) = rows
+    assert row["matches_numpy"] is False and row["error"] is None
+    assert "last timed step differs from numpy" in row["notes"]
+    calls.clear()                  # a training step rightly differs later: first step only
+    training = dataclasses.replace(workload, stateful=True)
+    (row,) = runner.measure(training, [Contender("trains", "ours", run)], expected,
+                            _context(["cpu"], repeats=1))
+    assert row["matches_numpy"] is True
+
+
+def test_a_gpu_row_leaves_its_result_on_the_gpu_and_checks_a_fetching_run():
+    import cupy_standin
+    from devsession.benchmarks import contenders
+
+    with cupy_standin.installed() as cupy:
+        workload = suites.chain(4096, "4k")
+        data = workload.make_data(np.random.default_rng(0))
+        context = _context(["gpu:0"], has_gpu=True)
+        (ours,) = contenders.devsession_contenders(workload, data, context.targets[0], context)
+        assert ours.run() is None                    # the output op ran as a target
+        assert isinstance(ours.check(), np.ndarray)  # fetched to the host
+        ours.close()
+        result = runner.run_workload(workload, context)
+    row = next(r for r in result["rows"] if r["side"] == "ours")
+    assert row["device"] == "GPU:0" and row["matches_numpy"] is True, row
+    assert any("stays on the GPU" in note for note in row["notes"])
+    assert cupy.ndarray is not np.ndarray
+
+
+def test_goals_match_device_kinds_exactly():
+    assert [goals.device_kind(d) for d in ("CPU:0", "CPU", "worker:1/GPU:0", "gpu", "CUDA",
+                                            "CPU:0+GPU:0", "", None)] == \
+        ["CPU", "CPU", "GPU", "GPU", "GPU", None, None, None]
+    matmul = "GPU: matmul 1024 >= 90% of cupy.matmul"
+    chain = "chain 10M float32 on CPU >= 1x JAX jit"
+    results = [_result("matmul_1024", [_r("devsession gpu:0", "ours", 0.01,
+                                          device="CPU:0+GPU:0"),
+                                       _r("cupy", "peer", 0.01, device="GPU:0", factory="")]),
+               _result("chain_10m", [_r("devsession cpu", "ours", 0.01, device="CPU:0"),
+                                     _r("jax jit", "peer", 0.02, device="GPU", factory="")])]
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, results)}
+    assert judged[matmul]["holds"] is None and "no devsession row on GPU" in \
+        judged[matmul]["detail"]
+    assert judged[chain]["holds"] is None and "jax jit ran on GPU, not on CPU" in \
+        judged[chain]["detail"]
+    results[0]["rows"][0]["device"] = "GPU:0"
+    results[1]["rows"][1]["device"] = "CPU"
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, results)}
+    assert judged[matmul]["holds"] is True and judged[chain]["holds"] is True
 
 
 def test_startup_runs_cold_and_warm_processes(small_run):
@@ -228,3 +315,27 @@ def test_goal_ratios_limits_and_missing_pieces():
     assert judged["tiny graph: make_callable <= 1x JAX jit dispatch"]["holds"] is None
     assert judged["matmul 1024 float32 on CPU >= 0.95x numpy"]["detail"] == \
         "n/a: matmul_1024 is not in this suite"
+
+
+def test_gpu_bench_runs_on_the_cupy_standin(monkeypatch):
+    """A smoke run of benchmarks/gpu_bench.py's parts (small sizes) on the stand-in, so
+    its Python runs in CI before its first GPU; cupy.random is numpy's there."""
+    import types
+
+    import cupy_standin
+    from devsession.benchmarks import gpu_bench
+
+    with cupy_standin.installed() as cupy:
+        rng = np.random.default_rng(0)
+        monkeypatch.setattr(cupy, "random", types.SimpleNamespace(
+            standard_normal=lambda n, dtype=np.float32: cupy.asarray(
+                rng.standard_normal(n).astype(dtype))), raising=False)
+        chain = gpu_bench.bench_copy_and_chain(10_000)
+        matmul = gpu_bench.bench_matmul(64)
+        copies = gpu_bench.bench_transfers(1 << 16)
+        ops = gpu_bench.check_ops()
+    assert "_FusedElementwise" in chain["chain"]["steps"]
+    assert chain["chain"]["max_rel_error_vs_cupy"] < gpu_bench.CHECK_RTOL["chain"]
+    assert matmul["matmul"]["max_rel_error_vs_cupy"] < gpu_bench.CHECK_RTOL["matmul"]
+    assert {"h2d", "d2h", "h2d_cupy_pageable"} <= set(copies)
+    assert ops and all(result.get("equal") for result in ops.values()), ops

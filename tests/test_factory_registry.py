@@ -170,7 +170,7 @@ PREFIXES = st.lists(st.sampled_from(["a://", "b://", "ab://", "a", "grpc://", "l
                     max_size=4)
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(target=TARGETS, device=DEVICES, prefixes=PREFIXES)
 def test_property_exactly_one_or_clear_error(isolated_registry, target, device, prefixes):

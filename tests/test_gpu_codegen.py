@@ -1,12 +1,13 @@
-"""The CUDA expression compiler (kernels/cuda_codegen.py), tested without a GPU.
+"""The CUDA expression compiler (kernels/codegen/cuda.py).
 
-``cuda_codegen`` types and lowers an expression to instructions; ``render_cuda`` prints
-them as CUDA C and ``evaluate`` runs them with numpy.  Here the numpy run is compared
-with the reference kernels for every elementwise op and dtype, and with numpy for random
-expression trees, so the typing and lowering the GPU kernels rely on are checked in CI.
-Where cupy with NVRTC is installed (a GPU machine, or a developer's scratch venv), every
-generated kernel is also compiled by NVRTC exactly as ``cupy.ElementwiseKernel`` would
-compile it; no device is needed for that.
+``compile_expression`` types and lowers an expression to instructions; ``render_cuda``
+prints them as CUDA C and ``evaluate`` runs them with numpy.  In CI, the numpy run is
+compared with the reference kernels for every elementwise op and dtype, and with numpy
+for random expression trees, so the typing and lowering the GPU kernels rely on are
+checked (the rendered C itself is executed by ``test_cuda_host_harness.py``).  On a GPU
+(the ``gpu`` mark; ``ci/gpu-check``), every kernel the registry can generate is
+compiled by NVRTC through ``cupy.ElementwiseKernel``, run, and compared; a kernel NVRTC
+refuses fails the test.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+import cuda_programs
 import kernel_cases as cases
+from devsession.devices import gpu_devices
 from devsession.kernels.codegen import cuda as cg
 from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
 from devsession.kernels.registry import lookup_kernel
@@ -154,79 +157,67 @@ def test_random_expressions_match_numpy(tree, dtype):
                                rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
 
 
-# ------------------------------------------------------- NVRTC compile check
-
-def every_kernel_program():
-    """Every program the GPU elementwise kernels can be asked to compile, plus fused ones."""
-    programs = []
-    for op, dtypes in UNARY.items():
-        programs += [program_for(op, [d], d) for d in dtypes]
-    for op in BINARY:
-        for d in (ALL if op == "Equal" else NUMERIC):
-            programs.append(program_for(op, [d, d], out_dtype_of(op, d)))
-    programs += [program_for("SelectV2", [BOOL, d, d], d) for d in ALL]
-    programs += [program_for(op, [BOOL, BOOL], BOOL) for op in cases.LOGICAL]
-    programs += [cg.compile_expression("x", [("x", s)], d) for s in ALL for d in ALL if s != d]
-    programs += [cg.compile_expression(e, i, o) for e, i, o in [
-        ("exp(x - m)", [("x", F16), ("m", F32)], F32),
-        ("e / s", [("e", F32), ("s", F32)], F16),
-        ("t0 = i0 * 1.5\nt1 = relu(t0 + i1)\nt2 = sigmoid(t1) + 0.5 * i0 * i0\nt2",
-         [("i0", F32), ("i1", F32)], F32),
-        ("where(x > 0, x ** 3 + y, -x) / 7", [("x", I64), ("y", I64)], F64),
-        ("cast(x > 0.5, 'float32') * nan + inf", [("x", F64)], F32),
-    ]]
-    return programs
-
-
-def nvrtc_compiler():
-    """compile(program) using cupy's own code generation and NVRTC, or skip."""
-    cupy = pytest.importorskip("cupy", reason="cupy with NVRTC not installed")
-    try:
-        from cupy._core import _kernel, core
-        from cupy.cuda import compiler
-        compiler.compile_using_nvrtc   # noqa: B018
-    except (ImportError, AttributeError) as e:
-        pytest.skip(f"this cupy's internals differ: {e}")
-    try:
-        cupy.cuda.runtime.getDeviceCount()
-        arch_patch = None
-    except Exception:   # no driver: compile for sm_90 without asking the device
-        arch_patch = ("-arch=sm_90", "cubin")
-    header = "".join(f"#include <{h}>\n" for h in core._cupy_header_list)
-    options = core.assemble_cupy_compiler_options(())
-
-    def compile_program(program, ndim=2):
-        in_params, out_params, operation, preamble = cg.render_cuda(program)
-        params = (_kernel._get_param_info(in_params, True)
-                  + _kernel._get_param_info(out_params, False)
-                  + _kernel._get_param_info("CIndexer _ind", False))
-        dtypes = list(program.input_dtypes) + [program.out_dtype]
-        arginfos = tuple(_kernel._ArgInfo(1, cupy.ndarray, d, ndim, False, True)
-                         for d in dtypes) + (_kernel._ArgInfo(2, object, None, ndim, True, True),)
-        code = _kernel._get_elementwise_kernel_code(arginfos, _kernel._TypeMap(()), params,
-                                                    operation, "k", preamble)
-        original = compiler._get_arch_for_options_for_nvrtc
-        if arch_patch:
-            compiler._get_arch_for_options_for_nvrtc = lambda arch=None: arch_patch
-        try:
-            compiler.compile_using_nvrtc(header + code, options, cache_in_memory=True)
-        finally:
-            compiler._get_arch_for_options_for_nvrtc = original
-    return compile_program
-
-
-def test_every_generated_kernel_compiles_with_nvrtc():
-    compile_program = nvrtc_compiler()
-    for program in every_kernel_program():
-        try:
-            compile_program(program)
-        except Exception as e:
-            pytest.fail(f"{program.expr!r} {program.input_dtypes} -> {program.out_dtype}: "
-                        f"{str(e)[:2000]}")
-
-
 @pytest.mark.parametrize("op", cases.LOGICAL)
 def test_logical_programs_match_reference(op):
     rng = rng_for(op, "program")
     x, y = rng.random((3, 1)) < 0.5, rng.random((1, 4)) < 0.5
     assert_same(cg.evaluate(program_for(op, [BOOL, BOOL], BOOL), x, y), ref(op, BOOL, x, y))
+
+
+# ------------------------------------------------- NVRTC, on a GPU (ci/gpu-check)
+
+GROUPS = sorted({n.op for n in cuda_programs.registry_nodes()}) + ["language", "fused"]
+
+
+def kernels_of(group: str) -> list:
+    """(label, program, inputs, expected, tolerances) of every kernel in ``group``."""
+    if group == "language":
+        rng = rng_for("nvrtc language")
+        out = []
+        for p in cuda_programs.language_programs():
+            xs = [cases.random_array(rng, (4, 6), d) for d in p.input_dtypes]
+            out.append((p.expr, p, xs, cg.evaluate(p, *xs), {}))
+        return out
+    if group == "fused":
+        loose = {F32: {"rtol": 1e-4, "atol": 1e-5}, F64: {"rtol": 1e-9, "atol": 1e-12}}
+        return [(c.node.attrs["expression"], cuda_programs.program_for(c.node), c.inputs,
+                 c.expected, loose.get(c.expected.dtype, {}))
+                for c in cuda_programs.random_fused_cases(range(12))]
+    out = []
+    for node in cuda_programs.registry_nodes():
+        if node.op == group:
+            xs = cuda_programs.inputs_for(node)
+            out.append((cuda_programs.label(node), cuda_programs.program_for(node), xs,
+                        ref(node.op, node.output_dtype, *xs, attrs=node.attrs), {}))
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_devices(), reason="no CUDA device")
+@pytest.mark.parametrize("group", GROUPS)
+def test_every_generated_kernel_compiles_with_nvrtc_and_matches(group):
+    """Every kernel the registry can generate (each elementwise op with every dtype its
+    OpDef accepts, every Cast, language programs, fused kernels of random graphs) is
+    compiled by NVRTC through ``cupy.ElementwiseKernel`` and run on the GPU, against
+    the reference.  A kernel that does not compile fails here, naming it."""
+    import cupy
+
+    failures = []
+    kernels = kernels_of(group)
+    assert kernels, f"nothing to compile in group {group}"
+    for k, (label, program, xs, expected, tolerances) in enumerate(kernels):
+        in_params, out_params, operation, preamble = cg.render_cuda(program)
+        try:
+            kernel = cupy.ElementwiseKernel(in_params, out_params, operation,
+                                            name=f"nvrtc_check_{group}_{k}", preamble=preamble)
+            got = cupy.asnumpy(kernel(*[cupy.asarray(x) for x in xs]))
+        except Exception as e:
+            failures.append(f"{label}: {type(e).__name__}: {str(e)[:3000]}")
+            continue
+        try:
+            cases.assert_same(got, np.asarray(expected), **tolerances)
+        except AssertionError as e:
+            failures.append(f"{label}: wrong values on the GPU: {str(e)[:1500]}")
+    assert not failures, f"{len(failures)} of {len(kernels)} kernels failed:\n" + \
+        "\n\n".join(failures)
+

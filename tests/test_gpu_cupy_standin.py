@@ -1,232 +1,45 @@
-"""The CUDA kernel modules' Python logic, run in CI on a numpy stand-in for cupy.
+"""The CUDA kernel modules run in CI on a numpy stand-in for cupy (``cupy_standin.py``).
 
-CI has no GPU, so ``kernels/cuda*.py`` would otherwise first run on a GPU machine.
-Here ``sys.modules["cupy"]`` is a small numpy-backed stand-in (host memory plays device
-memory; ``ElementwiseKernel`` runs the program ``cuda_codegen`` compiled, through its
-numpy evaluator, instead of the CUDA C; raw copies are ``memmove``) and the real
-``devsession.kernels.cuda`` is imported against it.  That runs every kernel builder,
-shape check, dtype rule, empty-input path, the chunked pinned-memory transfers, the
-device state kernels, out-of-memory mapping and whole sessions, and compares with the
-reference kernels.  What it cannot check -- the CUDA C itself and cupy's real
-behaviour -- test_gpu_codegen.py (NVRTC) and the gpu-marked tests cover.
+CI has no GPU, so ``kernels/cuda/`` would otherwise first run on a GPU machine.  Here
+``sys.modules["cupy"]`` is the stand-in and the real ``devsession.kernels.cuda`` is
+imported against it: every kernel builder, shape check, dtype rule and empty-input path
+runs, elementwise kernels execute their generated CUDA C (compiled on the host by g++),
+the chunked pinned-memory transfers run against streams whose copies land only when
+waited for, and whole sessions run.  Results are compared with the reference kernels.
+What the stand-in computes with numpy (cupy's reductions, matmul, concatenate...) is
+numpy compared with numpy there: those checks test our code around cupy's routines.
+What it cannot check -- NVRTC and cupy's real behaviour -- the gpu-marked tests cover
+(``ci/gpu-check``).
 """
 
 from __future__ import annotations
 
-import ctypes
 import sys
-import types
 import zlib
 
 import numpy as np
 import pytest
 
+import cuda_host
+import cupy_standin
 import devsession as ds
-from devsession import devices
 from devsession.device_spec import Device
 from devsession.errors import InvalidArgumentError, ResourceExhaustedError
-from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.registry import KernelNode, lookup_kernel
-from fake_gpu import isolated_kernel_registry
+
+pytestmark = pytest.mark.skipif(bool(cuda_host.compiler_missing()),
+                                reason=cuda_host.compiler_missing() or "-")
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
 
 
-# ------------------------------------------------------------------ the stand-in
-
-def make_cupy(limit_holder: dict):
-    cupy = types.ModuleType("cupy")
-    programs: dict = {}            # CUDA operation text -> cuda_codegen Program
-
-    class Device:
-        def __init__(self, id=0):
-            self.id = id
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-        def synchronize(self):
-            pass
-
-    class MemPtr:
-        def __init__(self, array):
-            self.ptr = array.ctypes.data
-
-        def copy_from_device(self, src, size):
-            ctypes.memmove(self.ptr, src.ptr, size)
-
-        copy_from_device_async = lambda self, src, size, stream=None: \
-            self.copy_from_device(src, size)  # noqa: E731
-
-    class ndarray(np.ndarray):
-        @property
-        def device(self):
-            return Device(0)
-
-        @property
-        def data(self):
-            return MemPtr(self)
-
-        def get(self, out=None):
-            host = np.array(self).view(np.ndarray)
-            if out is not None:
-                out[...] = host
-                return out
-            return host
-
-        def set(self, array, stream=None):
-            self[...] = array
-
-    class OutOfMemoryError(MemoryError):
-        def __init__(self, size, total, limit=0):
-            super().__init__(f"Out of memory allocating {size:,} bytes (allocated so far: "
-                             f"{total:,} bytes, limit set to: {limit:,} bytes).")
-            self._size, self._total, self._limit = size, total, limit
-
-    def wrap(x):
-        return np.asarray(x).view(ndarray)
-
-    def allocate(shape, dtype):
-        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
-        if limit_holder.get("limit") and nbytes > limit_holder["limit"]:
-            raise OutOfMemoryError(nbytes, 0, limit_holder["limit"])
-        return np.empty(shape, dtype).view(ndarray)
-
-    class ElementwiseKernel:
-        def __init__(self, in_params, out_params, operation, name="kernel", preamble=""):
-            self.operation, self.nin = operation, len(in_params.split(","))
-
-        def __call__(self, *args):
-            inputs, out = args[:self.nin], args[self.nin] if len(args) > self.nin else None
-            if self.operation == "q = (T)(s / n)":          # cuda_reduce's integer Mean
-                s, n = np.asarray(inputs[0]), int(inputs[1])
-                q = np.trunc(s / n).astype(s.dtype)
-            else:
-                program = programs[self.operation]
-                q = cuda_codegen.evaluate(program, *[np.asarray(x) for x in inputs])
-            if out is None:
-                return wrap(q)
-            out[...] = q
-            return out
-
-    class Pinned(bytearray):
-        def __init__(self, size):
-            super().__init__(size)
-            self.ptr = ctypes.addressof((ctypes.c_char * size).from_buffer(self))
-
-    class Event:
-        def __init__(self, *a, **k):
-            pass
-
-        def record(self, stream=None):
-            pass
-
-        def synchronize(self):
-            pass
-
-    class Stream:
-        ptr = 0
-
-        def synchronize(self):
-            pass
-
-        def wait_event(self, event):
-            pass
-
-    class Pool:
-        def set_limit(self, size=None, fraction=None):
-            limit_holder["limit"] = size or 0
-
-        def get_limit(self):
-            return limit_holder.get("limit", 0)
-
-        def free_all_blocks(self):
-            limit_holder["freed"] = limit_holder.get("freed", 0) + 1
-
-        used_bytes = total_bytes = lambda self: 0  # noqa: E731
-
-    def memcpy(dst, src, size, kind, stream):
-        ctypes.memmove(dst, src, size)
-
-    runtime = types.SimpleNamespace(
-        getDeviceCount=lambda: 1, getDevice=lambda: 0, setDevice=lambda i: None,
-        memcpyAsync=memcpy, memcpyHostToDevice=1, memcpyDeviceToHost=2, memcpyDefault=4)
-    cupy.cuda = types.SimpleNamespace(
-        runtime=runtime, Device=Device, Event=Event, get_current_stream=lambda: Stream(),
-        alloc_pinned_memory=Pinned, memory=types.SimpleNamespace(OutOfMemoryError=OutOfMemoryError))
-    pool, pinned_pool = Pool(), Pool()
-    cupy.__dict__.update(
-        ndarray=ndarray, ElementwiseKernel=ElementwiseKernel, float32=np.float32,
-        empty=allocate, zeros=lambda s, d=float: wrap(np.zeros(s, d)),
-        full=lambda s, v, d: wrap(np.full(s, v, d)),
-        asarray=lambda x: wrap(np.array(x)),
-        # cupy's keeps a 0-d array 0-d (numpy's makes it 1-d)
-        ascontiguousarray=lambda x: wrap(np.ascontiguousarray(x).reshape(np.shape(x))),
-        asnumpy=lambda x: np.array(x).view(np.ndarray),
-        max=lambda x, axis=None, keepdims=False: wrap(np.max(x, axis=axis, keepdims=keepdims)),
-        min=lambda x, axis=None, keepdims=False: wrap(np.min(x, axis=axis, keepdims=keepdims)),
-        sum=lambda x, axis=None, keepdims=False, dtype=None: wrap(
-            np.sum(x, axis=axis, keepdims=keepdims, dtype=dtype)),
-        argmax=lambda x, axis=None: wrap(np.argmax(x, axis=axis)),
-        matmul=lambda a, b: wrap(np.matmul(a, b)), swapaxes=lambda x, a, b: x.swapaxes(a, b),
-        concatenate=lambda xs, axis=0, dtype=None: wrap(
-            np.concatenate(xs, axis=axis, dtype=dtype)),
-        get_default_memory_pool=lambda: pool,
-        get_default_pinned_memory_pool=lambda: pinned_pool)
-    cupy._programs = programs
-    return cupy
-
-
-def cupy_modules() -> list:
-    """The modules that import cupy: the kernels/cuda package (codegen/cuda.py does
-    not: it stays)."""
-    return [m for m in sys.modules if m == "devsession.kernels.cuda"
-            or m.startswith("devsession.kernels.cuda.")]
-
-
 @pytest.fixture
-def standin(monkeypatch):
-    """The real devsession.kernels.cuda, imported against the stand-in, on one fake GPU."""
-    state: dict = {}
-    cupy = make_cupy(state)
-    original_render = cuda_codegen.render_cuda
-
-    def recording_render(program):
-        rendered = original_render(program)
-        cupy._programs[rendered[2]] = program
-        return rendered
-
-    monkeypatch.setattr(cuda_codegen, "render_cuda", recording_render)
-    monkeypatch.setitem(sys.modules, "cupy", cupy)
-    for name in sorted(cupy_modules(), reverse=True):   # children first
-        monkeypatch.delitem(sys.modules, name)
-        parent, _, child = name.rpartition(".")
-        if parent in sys.modules:
-            monkeypatch.delattr(sys.modules[parent], child, raising=False)   # from . import x
-    with isolated_kernel_registry() as registry:
-        with registry._lock:
-            for key in [k for k in registry._builders if k[1] == "GPU"]:
-                del registry._builders[key]
-            registry._loaded.discard("GPU")
-            registry._load_errors.pop("GPU", None)
-        fake = devices.DeviceAttributes(devices.local_device_name("GPU", 0), "GPU", 8 << 30,
-                                        "numpy stand-in for cupy", (9, 0))
-        with devices._lock:
-            devices._gpu_probe = ([fake], "")
-        try:
-            registry.registered_ops("GPU")            # imports kernels/cuda/
-            yield state
-        finally:
-            devices.forget_gpu_probe()
-            for name in sorted(cupy_modules(), reverse=True):   # children first
-                del sys.modules[name]
-                parent, _, child = name.rpartition(".")
-                if hasattr(sys.modules.get(parent), child):
-                    delattr(sys.modules[parent], child)
+def standin():
+    """The real devsession.kernels.cuda, imported against the stand-in, on one fake GPU;
+    yields the stand-in cupy module."""
+    with cupy_standin.installed() as cupy:
+        yield cupy
 
 
 # ---------------------------------------------------------------------- kernels
@@ -341,6 +154,59 @@ def test_chunked_pinned_transfers_are_exact(standin, monkeypatch, nbytes):
                                pinned_min_bytes=0), strided)
 
 
+def test_async_copies_land_only_when_waited_for(standin):
+    runtime = standin.cuda.runtime
+    stream = standin.cuda.get_current_stream()
+    staging = standin.cuda.alloc_pinned_memory(16)
+    host = np.frombuffer(staging, np.float32, 4)
+    host[:] = [1, 2, 3, 4]
+    device = standin.full(4, -1, np.float32)
+    runtime.memcpyAsync(device.data.ptr, staging.ptr, 16, runtime.memcpyHostToDevice,
+                        stream.ptr)
+    landed = standin.cuda.Event()
+    landed.record(stream)
+    host[:] = [5, 6, 7, 8]                  # refilled before the copy was waited for
+    assert (device.view(np.ndarray) == -1).all()           # nothing has landed yet
+    landed.synchronize()
+    np.testing.assert_array_equal(device.get(), [5, 6, 7, 8])   # the copy read it late
+    pageable = np.float32([9, 9, 9, 9])
+    runtime.memcpyAsync(device.data.ptr, pageable.ctypes.data, 16,
+                        runtime.memcpyHostToDevice, stream.ptr)        # synchronous
+    np.testing.assert_array_equal(device.view(np.ndarray), pageable)
+
+
+@pytest.mark.parametrize("direction", ["upload", "download"])
+def test_a_missing_wait_in_the_transfers_corrupts_data(standin, monkeypatch, direction):
+    from devsession.kernels.cuda import transfer as cuda_transfer
+
+    class NoWaitEvent(standin.cuda.Event):
+        def synchronize(self):            # as if the wait had been deleted
+            pass
+
+    monkeypatch.setattr(cuda_transfer, "CHUNK_BYTES", 1024)
+    host = np.arange(8 * 256, dtype=np.float32)          # 8 chunks through 2 buffers
+    on_gpu = cuda_transfer.upload(host, pinned_min_bytes=0)
+    np.testing.assert_array_equal(cuda_transfer.download(on_gpu, pinned_min_bytes=0), host)
+    monkeypatch.setattr(standin.cuda, "Event", NoWaitEvent)
+    if direction == "upload":
+        broken = cuda_transfer.upload(host, pinned_min_bytes=0).get()
+    else:
+        broken = cuda_transfer.download(on_gpu, pinned_min_bytes=0)
+    assert not np.array_equal(broken, host)
+
+
+def test_elementwise_kernels_check_argument_types_like_cupy(standin):
+    add = lookup_kernel("Add", "GPU")(node("Add", [F32, F32], F32, name="my_add"))
+    x = standin.asarray(np.ones(3, F32))
+    np.testing.assert_array_equal(add(x, x).get(), [2, 2, 2])
+    with pytest.raises(TypeError, match="Type is mismatched"):
+        add(x, standin.asarray(np.ones(3, F64)))
+    with pytest.raises(TypeError, match="Unsupported type"):
+        add(x, np.ones(3, F32))                          # a host array, not a device one
+    with pytest.raises(TypeError, match="Unsupported type"):
+        x + np.ones(3, F32)                              # cupy's operators refuse them too
+
+
 def test_a_session_on_the_standin(standin, monkeypatch):
     from devsession.kernels.cuda import transfer as cuda_transfer
 
@@ -358,9 +224,11 @@ def test_a_session_on_the_standin(standin, monkeypatch):
     hv = np.maximum(xv @ np.full((6, 3), 0.5, np.float32) + 1, 0)
     t = hv * hv.sum(axis=1, keepdims=True)
     e = np.exp(t - t.max(axis=1, keepdims=True))
+    pool = standin.get_default_memory_pool()
+    frees = standin.get_default_memory_pool()._pool.free_all_calls
     with ds.Session(options=ds.SessionOptions(device="cpu",
                                               gpu_memory_limit_bytes=1 << 30)) as sess:
-        assert standin["limit"] == 1 << 30
+        assert pool.get_limit() == 1 << 30
         sess.run(ds.global_variables_initializer())
         got = sess.run(z, {x: xv})
         assert type(got) is np.ndarray
@@ -372,8 +240,9 @@ def test_a_session_on_the_standin(standin, monkeypatch):
         sess.run(bump)
         np.testing.assert_array_equal(sess.run(w), np.full((6, 3), 1.5, np.float32))
         assert isinstance(sess.resources.variable("", "w", F32, (6, 3)).value,
-                          sys.modules["cupy"].ndarray)       # the variable lives on the GPU
-    assert standin["limit"] == 0 and standin["freed"] >= 1   # cap undone, memory released
+                          standin.ndarray)                   # the variable lives on the GPU
+    assert pool.get_limit() == 0                             # cap undone, memory released
+    assert standin.get_default_memory_pool()._pool.free_all_calls > frees
 
 
 def test_out_of_memory_is_resource_exhausted_and_the_session_goes_on(standin):

@@ -154,7 +154,8 @@ def _available_memory() -> int:
 
 
 @pytest.mark.skipif(_available_memory() < 8 << 30,
-                    reason="needs 8 GB of free memory to move a tensor over 2 GB")
+                    reason="needs 8 GB of free memory to move a tensor over 2 GB "
+                           "(test_grpc_message_limit.py proves the chunking with 2 MiB messages)")
 def test_tensor_over_2gb_moves_between_workers(cluster):
     copies, n = 65, 1 << 22            # 65 copies of 32 MB of float64: 2.18 GB
     g = ds.Graph()

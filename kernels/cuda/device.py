@@ -107,7 +107,7 @@ def copy_to_device(x: "cupy.ndarray", dst: int) -> "cupy.ndarray":
     returning, because ``x`` may be freed (and its memory reused) as soon as we return.
     """
     with cupy.cuda.Device(x.device.id):
-        x = cupy.ascontiguousarray(x)
+        x = cupy.ascontiguousarray(x).reshape(x.shape)   # 0-d stays 0-d (cupy ravels it)
         ready = cupy.cuda.Event(disable_timing=True)
         ready.record()
     with cupy.cuda.Device(dst):

@@ -55,7 +55,8 @@ class _Staging:
 
 def upload(host, *, pinned_min_bytes: int | None = None) -> "cupy.ndarray":
     """A copy of host array ``host`` on the current device."""
-    host = np.ascontiguousarray(host)
+    host = np.asarray(host)
+    host = np.ascontiguousarray(host).reshape(host.shape)   # 0-d stays 0-d (numpy ravels it)
     out = cupy.empty(host.shape, host.dtype)
     nbytes = host.nbytes
     if nbytes == 0:
@@ -85,7 +86,7 @@ def upload(host, *, pinned_min_bytes: int | None = None) -> "cupy.ndarray":
 
 def download(x, *, pinned_min_bytes: int | None = None) -> np.ndarray:
     """A new host (numpy) array holding cupy array ``x`` (on the current device)."""
-    x = cupy.ascontiguousarray(x)
+    x = cupy.ascontiguousarray(x).reshape(x.shape)   # 0-d stays 0-d (cupy ravels it)
     nbytes = x.nbytes
     if nbytes == 0 or nbytes < (PINNED_MIN_BYTES if pinned_min_bytes is None
                                 else pinned_min_bytes):
