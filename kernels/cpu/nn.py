@@ -17,7 +17,7 @@ from ..checks import get_attr, to_float16
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .fastmath import fast_exp
-from .reduce import JIT, PAR, Layout, strategy, sum_slice, unrolled_max
+from .reduce import INNER, JIT, PAR, Layout, strategy, sum_slice, unrolled_max
 
 from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce imports)
 
@@ -26,7 +26,7 @@ __all__ = ["build_softmax"]
 _F16 = np.dtype(np.float16)
 
 
-@njit(**JIT)
+@njit(**INNER)        # called only from the row loops: no CPython wrapper to build
 def _softmax_slice(x, out, lo, hi):
     xs = x[lo:hi]
     ys = out[lo:hi]

@@ -41,17 +41,21 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup)
 from numba.extending import overload  # noqa: E402
 
 __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
-           "unrolled_max"]
+           "unrolled_max", "JIT", "PAR", "INNER"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # nogil: many Python threads run sessions at once (the kernels touch no Python objects).
-JIT = dict(cache=True, nogil=True, error_model="numpy")
-PAR = dict(cache=True, nogil=True, error_model="numpy", parallel=True)
+# no_cfunc_wrapper: nothing calls these through a C function pointer, and each wrapper is
+# one more module for LLVM to build on a cold start.  INNER functions are called only from
+# other numba functions, so they need no CPython wrapper either.
+JIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
+PAR = dict(JIT, parallel=True)
+INNER = dict(JIT, no_cpython_wrapper=True)
 
 
 # ------------------------------------------------------------- per-slice kernels
 
-@njit(cache=True, error_model="numpy", fastmath={"reassoc"})
+@njit(fastmath={"reassoc"}, **INNER)
 def _block_sum(xs, zero):
     """Sum of a short slice.  Allowing reassociation (only) lets LLVM vectorize this
     with 16 accumulators; NaN and inf still propagate."""
@@ -61,13 +65,14 @@ def _block_sum(xs, zero):
     return acc
 
 
-@njit(**JIT)
+@njit(**INNER)
 def sum_slice(x, lo, hi, zero):
     """Sum of x[lo:hi] in the type of ``zero`` (float64 or int64)."""
     total = zero
     comp = zero
-    for start in range(lo, hi, 128):
-        block = _block_sum(x[start:min(start + 128, hi)], zero)
+    xs = x[lo:hi]
+    for start in range(0, xs.size, 128):
+        block = _block_sum(xs[start:start + 128], zero)   # the slice stops at the end
         t = total + block
         if abs(total) >= abs(block):
             comp += (total - t) + block
@@ -82,7 +87,7 @@ def sum_slice(x, lo, hi, zero):
 # The loops below index slices (from 0) rather than x[lo + k]: numba cannot prove
 # lo + k >= 0, and its negative-index wraparound check stops LLVM vectorizing.
 
-@njit(**JIT)
+@njit(**INNER)
 def _extreme_slice(x, lo, hi, is_max):
     xs = x[lo:hi]
     m = xs[0]
@@ -100,7 +105,7 @@ def _extreme_slice(x, lo, hi, is_max):
     return m
 
 
-@njit(**JIT)
+@njit(**INNER)
 def _argmax_slice(x, lo, hi):
     """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max."""
     xs = x[lo:hi]
@@ -118,7 +123,7 @@ def _argmax_slice(x, lo, hi):
     return at
 
 
-@njit(**JIT)
+@njit(**INNER)
 def unrolled_max(xs):
     """max of a non-empty slice, NaNs ignored.  Eight independent accumulators let LLVM
     vectorise (a single running max is a serial dependency chain: 6x slower)."""
@@ -141,7 +146,15 @@ def unrolled_max(xs):
         m6 = v if v > m6 else m6
         v = xs[k + 7]
         m7 = v if v > m7 else m7
-    m = max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
+    # Combined as max() would (keep the left unless the right is larger), written out:
+    # numba compiles the builtin max per type on a cold start.
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    m4 = m5 if m5 > m4 else m4
+    m6 = m7 if m7 > m6 else m6
+    m0 = m2 if m2 > m0 else m0
+    m4 = m6 if m6 > m4 else m4
+    m = m4 if m4 > m0 else m0
     for k in range(n, xs.size):
         m = xs[k] if xs[k] > m else m
     return m
@@ -173,7 +186,7 @@ def _store_total_overload(out, r, total, divisor):
 
 # ------------------------------------------------------------ row/chunk drivers
 
-@njit(**JIT)
+@njit(**INNER)
 def _chunk_bounds(t, n, nchunks):
     """Bounds of chunk t when each row of n elements is cut into nchunks chunks."""
     r = t // nchunks
