@@ -24,9 +24,9 @@ its first run calls, for the dtypes and input layouts it meets, one function at 
 numba holds a process-wide lock for a whole compile, so threads cannot share the work,
 and a helper process would spend ~0.5 s importing numpy and numba before compiling
 anything.  What bounds it is numba's cost per compiled function and signature (Python
-typing and lowering, then LLVM at O3: 40-150 ms each) times the functions a plan needs,
-plus ~0.4 s of imports and ~0.2 s for numba's first-compile setup.  So kernels keep that
-count down (tests/test_cold_start.py counts it): functions only other numba code calls
+typing and lowering, then LLVM at O3: 45 ms for a trivial one, up to 250 ms) times the
+functions a plan needs, plus ~0.4 s of imports and ~0.2 s of numba's own set-up on its
+first compile (CPU times).  So kernels keep that count down (tests/test_cold_start.py counts it): functions only other numba code calls
 are ``INNER`` (no CPython wrapper to build), none builds a cfunc wrapper, an
 ``@overload`` is not ``inline="always"`` (numba would compile it to type it and then
 type its inlined IR again), and scalar min/max are written out or ``fastmath``'s select
