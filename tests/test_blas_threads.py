@@ -204,13 +204,17 @@ def test_a_per_thread_blas_is_capped_on_the_running_thread_and_restored(monkeypa
     assert lib.num_threads == 4 and seen_elsewhere == [4]
 
 
-def test_holding_a_cap_costs_microseconds():
+def test_holding_a_cap_does_not_rescan_the_libraries():
+    # ~6 us per hold+release here (a read and two ctypes calls); scanning the loaded
+    # libraries per run, as threadpool_limits() does, costs ~300 us.  The best of several
+    # batches keeps a busy machine from failing this.
     blas_threads.hold(1)      # the first hold finds the libraries (once per process)
     blas_threads.release(1)
-    n = 2000
-    start = time.perf_counter()
-    for _ in range(n):
-        blas_threads.hold(1)
-        blas_threads.release(1)
-    per_run = (time.perf_counter() - start) / n
-    assert per_run < 50e-6, f"{per_run * 1e6:.1f} us per capped run"
+    batches = []
+    for _ in range(7):
+        start = time.perf_counter()
+        for _ in range(200):
+            blas_threads.hold(1)
+            blas_threads.release(1)
+        batches.append((time.perf_counter() - start) / 200)
+    assert min(batches) < 100e-6, f"{min(batches) * 1e6:.1f} us per capped run"
