@@ -168,7 +168,8 @@ class DirectSession(BaseSession):
         self._gpus_used.update(p.device.index for p in plan.placements.values()
                                if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
-                         _intra_op_setter(self._options.intra_op_threads))
+                         _intra_op_setter(self._options.intra_op_threads),
+                         blas_threads=self._options.intra_op_threads)
 
     def _branch_pool(self):
         """Threads that run independent branches (``inter_op_threads``; 0 = one per
@@ -177,8 +178,10 @@ class DirectSession(BaseSession):
         if threads < 2:
             return None
         with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(threads - 1, thread_name_prefix="devsession")
+            if self._pool is None:   # its threads run kernels: cap numba in each too
+                self._pool = ThreadPoolExecutor(
+                    threads - 1, thread_name_prefix="devsession",
+                    initializer=_intra_op_setter(self._options.intra_op_threads))
             return self._pool
 
     def _close(self) -> None:

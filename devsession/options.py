@@ -105,7 +105,14 @@ class RunOptions:
 
 @dataclasses.dataclass(frozen=True)
 class NodeStats:
-    """One node's execution in a traced step; times in seconds since the epoch."""
+    """One node's execution in a traced step; times in seconds since the epoch.
+
+    A node the optimizer fused into one kernel with others (``OptimizerOptions.fusion``)
+    still has its own stat: ``kernel`` names the fused kernel (after its last node, as
+    TF names fused nodes; "" for a node that ran its own kernel), and the members of one
+    kernel run split its time into equal consecutive shares, in the kernel's order (one
+    loop computes them all, so they cannot be timed apart).
+    """
 
     node: str
     op: str
@@ -113,6 +120,7 @@ class NodeStats:
     start: float
     duration: float
     thread: int = 0
+    kernel: str = ""
 
 
 class RunMetadata:
@@ -135,15 +143,48 @@ class RunMetadata:
         return {s.device for s in self.step_stats}
 
     def chrome_trace(self) -> str:
-        """Trace Event Format JSON, loadable in chrome://tracing or Perfetto."""
-        devices = sorted(self.devices())
+        """Trace Event Format JSON, loadable in chrome://tracing or Perfetto.
+
+        One process per device, one complete ("X") event per node.  A fused kernel is an
+        event of its own, named after the kernel, whose ``args`` list its ``members``
+        and their ``ops``; its members' events nest inside it.
+        """
+        with self._lock:
+            stats = list(self.step_stats)
+        devices = sorted({s.device for s in stats})
         pid_of = {d: i for i, d in enumerate(devices)}
         events = [{"name": "process_name", "ph": "M", "pid": pid_of[d], "tid": 0,
                    "args": {"name": d}} for d in devices]
-        for s in self.step_stats:
-            events.append({
-                "name": s.node, "cat": s.op, "ph": "X", "pid": pid_of[s.device],
-                "tid": s.thread, "ts": s.start * 1e6, "dur": s.duration * 1e6,
-                "args": {"op": s.op, "node": s.node, "device": s.device},
-            })
+        for group in _kernel_runs(stats):
+            first = group[0]
+            if first.kernel:
+                events.append({
+                    "name": first.kernel, "cat": "fused", "ph": "X",
+                    "pid": pid_of[first.device], "tid": first.thread, "ts": first.start * 1e6,
+                    "dur": sum(s.duration for s in group) * 1e6,
+                    "args": {"members": [s.node for s in group], "ops": [s.op for s in group],
+                             "device": first.device}})
+            for s in group:
+                args = {"op": s.op, "node": s.node, "device": s.device}
+                if s.kernel:
+                    args["kernel"] = s.kernel
+                events.append({
+                    "name": s.node, "cat": s.op, "ph": "X", "pid": pid_of[s.device],
+                    "tid": s.thread, "ts": s.start * 1e6, "dur": s.duration * 1e6,
+                    "args": args})
         return json.dumps({"traceEvents": events, "displayTimeUnit": "ms"})
+
+
+def _kernel_runs(stats: list) -> list:
+    """``stats`` cut into runs of one kernel each: a lone node, or the consecutive
+    members of one fused kernel run (same kernel, device and thread)."""
+    runs: list = []
+    for s in stats:
+        previous = runs[-1][-1] if runs else None
+        if (s.kernel and previous is not None and previous.kernel == s.kernel
+                and previous.device == s.device and previous.thread == s.thread
+                and s.node not in {p.node for p in runs[-1]}):
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return runs

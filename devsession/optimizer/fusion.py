@@ -12,8 +12,10 @@ per op and differ from the unfused result.
 The region becomes a ``_FusedElementwise`` PlanOp producing the root's tensor, whose
 ``expression`` attribute is a program in the kernels' expression language
 (``kernels/codegen/expressions.py``): one ``tN = ...`` line per member, inputs named
-``i0..ik``.  Broadcasting stays correct because every leaf is broadcast to the
-region's output shape, which is the broadcast of all the leaves.
+``i0..ik``; ``members`` and ``member_ops`` name the graph nodes it runs and their
+types, in order, so that traces still report every node.  Broadcasting stays correct
+because every leaf is broadcast to the region's output shape, which is the broadcast
+of all the leaves.
 """
 
 from __future__ import annotations
@@ -118,5 +120,6 @@ def _fused_op(root: PlanOp, members: list) -> PlanOp:
         name=root.name, type=FUSED_OP, inputs=tuple(leaves), outputs=root.outputs,
         attrs={"expression": "\n".join(lines),
                "input_names": tuple(f"i{k}" for k in range(len(leaves))),
-               "members": tuple(op.name for op in members)},
+               "members": tuple(op.name for op in members),
+               "member_ops": tuple(op.type for op in members)},
         device=root.device, control_inputs=(), source=root.source)

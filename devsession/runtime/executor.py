@@ -2,7 +2,8 @@
 
 ``execute`` walks the plan's steps in order, feeding each kernel the values in its input
 slots and storing its result; it checks the step deadline between kernels, records
-per-node timings only when tracing, and frees each intermediate after its last reader.
+per-node timings only when tracing (one per graph node, also for the nodes a fused
+kernel runs), and frees each intermediate after its last reader.
 Errors leave here as ``OpError`` subclasses naming the node: a kernel's own OpError
 keeps its class, numpy's complaints become ``InvalidArgumentError``, running out of
 memory ``ResourceExhaustedError``, anything else ``InternalError``.
@@ -89,8 +90,7 @@ def _run_step(step, slots: list, deadline, stats) -> None:
     except Exception as e:
         _raise_node_error(e, step)
     if stats is not None:
-        stats.append(NodeStats(step.name, step.op_type, step.device.short_name, start_wall,
-                               time.perf_counter() - start, threading.get_ident() % 1_000_000))
+        _record(stats, step, start_wall, time.perf_counter() - start)
     if step.output >= 0:
         slots[step.output] = result
 
@@ -102,6 +102,20 @@ def _run_pooled_step(step, slots: list, deadline, stats) -> None:
         _run_step(step, slots, deadline, stats)
     finally:
         _RUNNING.step = None
+
+
+def _record(stats: list, step, start: float, duration: float) -> None:
+    """One NodeStats for the step, or for each graph node a fused step ran: equal
+    consecutive shares of its time, in member order (one extend: waves' threads append
+    to the same list, and a kernel's members stay together)."""
+    thread = threading.get_ident() % 1_000_000
+    device = step.device.short_name
+    if not step.members:
+        stats.append(NodeStats(step.name, step.op_type, device, start, duration, thread))
+        return
+    share = duration / len(step.members)
+    stats.extend([NodeStats(node, op, device, start + k * share, share, thread, step.name)
+                  for k, (node, op) in enumerate(step.members)])
 
 
 def _check_finished_in_time(deadline) -> None:

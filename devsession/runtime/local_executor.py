@@ -21,6 +21,7 @@ from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
 from .functions import FunctionContext
+from . import blas_threads as blas_cap
 from .state import StateContext, variable_key
 from .executor import execute
 from .placement import Placement
@@ -94,13 +95,15 @@ def _ref_key(op, ref) -> tuple:
     return variable_key(ref)
 
 
-def make_step(plan, pool=None, before_run=None):
+def make_step(plan, pool=None, before_run=None, blas_threads: int = 0):
     """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
 
     ``pool`` runs the plan's independent branches at once (``plan.waves``); a cluster
     partition passes none: its receives and sends must keep plan order (see
     distributed/partition.py).  ``before_run`` is called on the running thread first
-    (per-thread settings such as numba's thread count).
+    (per-thread settings such as numba's thread count).  ``blas_threads`` (0: no cap)
+    caps the BLAS library's process-wide thread count while the step runs
+    (``blas_threads.py``).
     """
     copies = plan.fetch_needs_copy
     any_copy = any(copies)
@@ -114,5 +117,13 @@ def make_step(plan, pool=None, before_run=None):
             return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
         return out
 
-    step.plan = plan
-    return step
+    def capped_step(values, deadline, stats):
+        blas_cap.hold(blas_threads)
+        try:
+            return step(values, deadline, stats)
+        finally:
+            blas_cap.release(blas_threads)
+
+    chosen = capped_step if blas_threads else step
+    chosen.plan = plan
+    return chosen

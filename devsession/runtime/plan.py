@@ -25,7 +25,8 @@ from ..optimizer.ir import from_operations
 from .branches import overlapping_waves
 from .placement import Placement
 
-__all__ = ["Step", "Plan", "build_plan", "needed_ops", "check_feeds_cover_placeholders"]
+__all__ = ["Step", "Plan", "build_plan", "needed_ops", "check_feeds_cover_placeholders",
+           "fused_members"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Step:
     op_type: str
     device: Device         # where the kernel runs
     work: int = -1         # static output elements (-1: unknown), to decide what to overlap
+    members: tuple = ()    # (node, op type) of each graph node a fused kernel runs, in order
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,7 +150,8 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         work = -1 if work is None else work
         if len(op.outputs) <= 1:
             output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
-            builder.add(kernel, inputs, output, op.name, op.type, device, work)
+            builder.add(kernel, inputs, output, op.name, op.type, device, work,
+                        fused_members(op))
             continue
         # Several outputs: the kernel returns a tuple into one slot, and a step per
         # output takes its item out (the executor only ever stores one value per step).
@@ -220,8 +223,8 @@ class _StepBuilder:
             self._moved[key] = moved
         return self._moved[key]
 
-    def add(self, kernel, inputs, output, name, op_type, device, work=-1) -> None:
-        self._raw.append((kernel, inputs, output, name, op_type, device, work))
+    def add(self, kernel, inputs, output, name, op_type, device, work=-1, members=()) -> None:
+        self._raw.append((kernel, inputs, output, name, op_type, device, work, members))
 
     def finish(self, keep: set) -> tuple:
         last_read = {}
@@ -233,9 +236,15 @@ class _StepBuilder:
             if slot not in keep:
                 frees.setdefault(index, []).append(slot)
         return tuple(Step(kernel, inputs, output, tuple(frees.get(i, ())), name, op_type, device,
-                          work)
-                     for i, (kernel, inputs, output, name, op_type, device, work)
+                          work, members)
+                     for i, (kernel, inputs, output, name, op_type, device, work, members)
                      in enumerate(self._raw))
+
+
+def fused_members(op) -> tuple:
+    """(node, op type) of each graph node an optimizer-fused op runs, in order (its
+    ``members`` and ``member_ops`` attributes); () for an op that is one graph node."""
+    return tuple(zip(op.attrs.get("members", ()), op.attrs.get("member_ops", ())))
 
 
 def kernel_node_attrs(op: Operation) -> dict:

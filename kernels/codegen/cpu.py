@@ -201,7 +201,9 @@ def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bo
     params = ", ".join(["out"] + [f"x{k}" for k in range(len(modes))] + ["inner"])
     # nogil: sessions run steps from many Python threads, and independent kernels of
     # one step may run on two threads at once.
-    lines = [f'@njit(cache=True, nogil=True, error_model="numpy"'
+    # no_cfunc_wrapper: the loops are only called from Python; a wrapper is one more
+    # module for LLVM to build on a cold start.
+    lines = [f'@njit(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True'
              f'{", parallel=True" if parallel else ""})',
              f"def {name}({params}):"]
     lines += [f"    v{k} = x{k}[0]" for k, m in enumerate(modes) if m == SCALAR]

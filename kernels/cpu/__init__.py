@@ -26,6 +26,25 @@ module              ops and how they run
 Importing this package imports numba (through ``numba_setup``, which pins the
 thread-safe OpenMP threading layer first) but compiles nothing: numba compiles, or
 loads from its on-disk cache, each loop on its first call.
+
+Cold start (empty caches: a machine's first process).  A plan compiles only the loops
+its first run calls, for the dtypes and input layouts it meets, one function at a time:
+numba holds a process-wide lock for a whole compile, so threads cannot share the work,
+and a helper process would spend ~0.5 s importing numpy and numba before compiling
+anything.  What bounds it is numba's cost per compiled function and signature (Python
+typing and lowering, then LLVM at O3: 45 ms for a trivial one, up to 250 ms) times the
+functions a plan needs, plus ~0.4 s of imports and ~0.2 s of numba's own set-up on its
+first compile (CPU times).  So kernels keep that count down (tests/test_cold_start.py counts it): functions only other numba code calls
+are ``INNER`` (no CPython wrapper to build), none builds a cfunc wrapper, an
+``@overload`` is not ``inline="always"`` (numba would compile it to type it and then
+type its inlined IR again), and scalar min/max are written out or ``fastmath``'s select
+intrinsics (the builtins compile a function per type).
+
+Compiled caches are not shipped with the package: numba keys each cached function by
+the host CPU's name and feature flags as well as its source, so caches built on the
+build machine would load only on an identical CPU (never wrongly: a mismatch compiles
+afresh), and portable ones (``NUMBA_CPU_NAME=generic``) would give every user loops
+without AVX.  The first process on a machine compiles; later ones load in milliseconds.
 """
 
 from __future__ import annotations

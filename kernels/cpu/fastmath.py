@@ -33,6 +33,22 @@ def _bits_to_float32(typingctx, bits):
     return _types.float32(_types.int32), codegen
 
 
+def _select_intrinsic(predicate: str):
+    """max (">") or min ("<") of two float32s exactly as numba's builtin max/min compute
+    them (``b if b > a else a``: one select, which becomes vmaxps/vminps), but typed for
+    free: the builtins compile a function per type, a cost on every cold start."""
+    @numba.extending.intrinsic
+    def select(typingctx, a, b):
+        def codegen(context, builder, signature, args):
+            a, b = args
+            return builder.select(builder.fcmp_ordered(predicate, b, a), b, a)
+        return _types.float32(_types.float32, _types.float32), codegen
+    return select
+
+
+_max32, _min32 = _select_intrinsic(">"), _select_intrinsic("<")
+
+
 @numba.njit(inline="always", cache=True)
 def pow2_32(n):
     """2**n as a float32, for an int32 n in [-126, 127]."""
@@ -60,7 +76,7 @@ def exp_parts32(xc):
 @numba.njit(inline="always", cache=True)
 def fexp32(x):
     """exp(x) for a float32 x, within 3 ulp of numpy's."""
-    n, y = exp_parts32(min(max(x, np.float32(-104.0)), np.float32(89.0)))
+    n, y = exp_parts32(_min32(_max32(x, np.float32(-104.0)), np.float32(89.0)))
     ni = np.int32(n)
     half = ni >> np.int32(1)
     result = (y * pow2_32(half)) * pow2_32(ni - half)
@@ -72,7 +88,10 @@ def fast_exp(x):
     raise NotImplementedError("fast_exp is only callable from numba-compiled code")
 
 
-@numba.extending.overload(fast_exp, inline="always")
+# Not inline="always": numba would compile the implementation anyway, to type it, and
+# then inline and type its IR again at each call site (a quarter of a cold softmax
+# compile); LLVM inlines the compiled call, so the loops vectorise the same.
+@numba.extending.overload(fast_exp)
 def _fast_exp_overload(x):
     if x == _types.float32:
         return lambda x: fexp32(x)

@@ -45,17 +45,21 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup)
 from numba.extending import overload  # noqa: E402
 
 __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
-           "unrolled_extreme"]
+           "unrolled_extreme", "JIT", "PAR", "INNER"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # nogil: many Python threads run sessions at once (the kernels touch no Python objects).
-JIT = dict(cache=True, nogil=True, error_model="numpy")
-PAR = dict(cache=True, nogil=True, error_model="numpy", parallel=True)
+# no_cfunc_wrapper: nothing calls these through a C function pointer, and each wrapper is
+# one more module for LLVM to build on a cold start.  INNER functions are called only from
+# other numba functions, so they need no CPython wrapper either.
+JIT = dict(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True)
+PAR = dict(JIT, parallel=True)
+INNER = dict(JIT, no_cpython_wrapper=True)
 
 
 # ------------------------------------------------------------- per-slice kernels
 
-@njit(cache=True, error_model="numpy", fastmath={"reassoc"})
+@njit(fastmath={"reassoc"}, **INNER)
 def _block_sum(xs, zero):
     """Sum of a short slice.  Allowing reassociation (only) lets LLVM vectorize this
     with 16 accumulators; NaN and inf still propagate."""
@@ -65,13 +69,14 @@ def _block_sum(xs, zero):
     return acc
 
 
-@njit(**JIT)
+@njit(**INNER)
 def sum_slice(x, lo, hi, zero):
     """Sum of x[lo:hi] in the type of ``zero`` (float64 or int64)."""
     total = zero
     comp = zero
-    for start in range(lo, hi, 128):
-        block = _block_sum(x[start:min(start + 128, hi)], zero)
+    xs = x[lo:hi]
+    for start in range(0, xs.size, 128):
+        block = _block_sum(xs[start:start + 128], zero)   # the slice stops at the end
         t = total + block
         if abs(total) >= abs(block):
             comp += (total - t) + block
@@ -86,7 +91,7 @@ def sum_slice(x, lo, hi, zero):
 # The loops below index slices (from 0) rather than x[lo + k]: numba cannot prove
 # lo + k >= 0, and its negative-index wraparound check stops LLVM vectorizing.
 
-@njit(**JIT)
+@njit(**INNER)
 def _extreme_slice(x, lo, hi, is_max):
     """max (or min) of x[lo:hi], NaN if it holds one (numpy's propagation)."""
     xs = x[lo:hi]
@@ -98,7 +103,7 @@ def _extreme_slice(x, lo, hi, is_max):
     return m
 
 
-@njit(**JIT)
+@njit(**INNER)
 def _argmax_slice(x, lo, hi, is_max):
     """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max (its
     min when not ``is_max``)."""
@@ -193,7 +198,7 @@ def _store_total_overload(out, r, total, divisor):
 
 # ------------------------------------------------------------ row/chunk drivers
 
-@njit(**JIT)
+@njit(**INNER)
 def _chunk_bounds(t, n, nchunks):
     """Bounds of chunk t when each row of n elements is cut into nchunks chunks."""
     r = t // nchunks

@@ -51,11 +51,12 @@ def stats_to_proto(stats, out, task: str = "") -> None:
     for s in stats:
         device = f"{task}/device:{s.device}" if task else s.device
         out.add(node=s.node, op=s.op, device=device, start=s.start, duration=s.duration,
-                thread=s.thread)
+                thread=s.thread, kernel=s.kernel)
 
 
 def stats_from_proto(protos) -> list[NodeStats]:
-    return [NodeStats(p.node, p.op, p.device, p.start, p.duration, p.thread) for p in protos]
+    return [NodeStats(p.node, p.op, p.device, p.start, p.duration, p.thread, p.kernel)
+            for p in protos]
 
 
 def optimizer_to_proto(o: OptimizerOptions, out=None):
