@@ -9,7 +9,7 @@ to that resource, not a read of it, so initializing never reads the uninitialize
 
 from __future__ import annotations
 
-from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope, \
+from .graph import Tensor, convert_to_tensor, device, get_default_graph, name_scope, \
     control_dependencies
 from . import ops as api
 
@@ -36,9 +36,10 @@ class Variable:
                 "VariableV2", (), {"dtype": value.dtype, "shape": value.shape,
                                    "container": container, "shared_name": shared_name},
                 name=base, exact_name=True).outputs[0]
-            self._initializer = graph.create_op(
-                "Assign", [self._variable, value], name="Assign").outputs[0].op
-            self._snapshot = api.identity(self._variable, name="read")
+            with device(self._variable.op.device):   # as TF1: both follow the variable
+                self._initializer = graph.create_op(
+                    "Assign", [self._variable, value], name="Assign").outputs[0].op
+                self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
         self.trainable = trainable
         graph.add_to_collection(GLOBAL_VARIABLES, self)
