@@ -25,8 +25,8 @@ def test_variables_round_robin_over_ps_tasks_and_the_rest_on_the_worker():
         w = ds.Variable(np.zeros((3, 2), np.float32), name="w")
         b = ds.Variable(np.zeros(2, np.float32), name="b")
         with ds.device("/job:ps/task:0"):
-            pinned = ds.Variable(0, name="g")
-        third = ds.Variable(1.0, name="third")
+            ds.Variable(0, name="g")
+        ds.Variable(1.0, name="third")
         with ds.device("/device:GPU:0"):
             x = ds.placeholder(ds.float32, (None, 3), name="x")
         y = ds.matmul(x, w) + b
