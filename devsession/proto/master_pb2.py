@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import wire_pb2 as wire__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cmaster.proto\x12\ndevsession\x1a\nwire.proto\"\xa6\x01\n\rSessionConfig\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12\x1c\n\x14\x61llow_soft_placement\x18\x02 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x03 \x01(\x08\x12.\n\toptimizer\x18\x04 \x01(\x0b\x32\x1b.devsession.OptimizerConfig\x12\x19\n\x11\x63onnect_timeout_s\x18\x05 \x01(\x01\"T\n\x14\x43reateSessionRequest\x12)\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x19.devsession.SessionConfig\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"B\n\x15\x43reateSessionResponse\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x11\n\tdata_port\x18\x02 \x01(\r\"A\n\x14\x45xtendSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"\x17\n\x15\x45xtendSessionResponse\"]\n\x12PrepareStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\r\n\x05\x66\x65\x65\x64s\x18\x02 \x03(\t\x12\x0f\n\x07\x66\x65tches\x18\x03 \x03(\t\x12\x0f\n\x07targets\x18\x04 \x03(\t\";\n\rNodePlacement\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"Y\n\x13PrepareStepResponse\x12\x13\n\x0bstep_handle\x18\x01 \x01(\x06\x12-\n\nplacements\x18\x02 \x03(\x0b\x32\x19.devsession.NodePlacement\"\xac\x01\n\x0eRunStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x13\n\x0bstep_handle\x18\x02 \x01(\x06\x12\x11\n\ttimeout_s\x18\x03 \x01(\x01\x12\r\n\x05trace\x18\x04 \x01(\x08\x12\x14\n\x0cstaged_feeds\x18\x05 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"\x89\x01\n\x0fRunStepResponse\x12)\n\x05stats\x18\x01 \x03(\x0b\x32\x1a.devsession.NodeStatsProto\x12\x14\n\x0cheld_results\x18\x02 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"b\n\x11StageFeedsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x12StageFeedsResponse\x12\x14\n\x0cstaged_feeds\x18\x01 \x01(\t\"C\n\x13\x46\x65tchResultsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cheld_results\x18\x02 \x01(\t\"M\n\x14\x46\x65tchResultsResponse\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"-\n\x13\x43loseSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\",\n\x12ListDevicesRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"^\n\x13ListDevicesResponse\x12\x32\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32!.devsession.DeviceAttributesProto\x12\x13\n\x0bunreachable\x18\x02 \x03(\t\"/\n\x0cResetRequest\x12\x12\n\ncontainers\x18\x01 \x03(\t\x12\x0b\n\x03\x61ll\x18\x02 \x01(\x08\"\x0f\n\rResetResponse2\xa6\x06\n\rMasterService\x12V\n\rCreateSession\x12 .devsession.CreateSessionRequest\x1a!.devsession.CreateSessionResponse(\x01\x12V\n\rExtendSession\x12 .devsession.ExtendSessionRequest\x1a!.devsession.ExtendSessionResponse(\x01\x12N\n\x0bPrepareStep\x12\x1e.devsession.PrepareStepRequest\x1a\x1f.devsession.PrepareStepResponse\x12\x42\n\x07RunStep\x12\x1a.devsession.RunStepRequest\x1a\x1b.devsession.RunStepResponse\x12L\n\x0fRunStepExchange\x12\x1a.devsession.RunStepRequest\x1a\x19.devsession.ExchangeReply(\x01\x30\x01\x12M\n\nStageFeeds\x12\x1d.devsession.StageFeedsRequest\x1a\x1e.devsession.StageFeedsResponse(\x01\x12S\n\x0c\x46\x65tchResults\x12\x1f.devsession.FetchResultsRequest\x1a .devsession.FetchResultsResponse0\x01\x12Q\n\x0c\x43loseSession\x12\x1f.devsession.CloseSessionRequest\x1a .devsession.CloseSessionResponse\x12N\n\x0bListDevices\x12\x1e.devsession.ListDevicesRequest\x1a\x1f.devsession.ListDevicesResponse\x12<\n\x05Reset\x12\x18.devsession.ResetRequest\x1a\x19.devsession.ResetResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cmaster.proto\x12\ndevsession\x1a\nwire.proto\"\xa6\x01\n\rSessionConfig\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12\x1c\n\x14\x61llow_soft_placement\x18\x02 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x03 \x01(\x08\x12.\n\toptimizer\x18\x04 \x01(\x0b\x32\x1b.devsession.OptimizerConfig\x12\x19\n\x11\x63onnect_timeout_s\x18\x05 \x01(\x01\"T\n\x14\x43reateSessionRequest\x12)\n\x06\x63onfig\x18\x01 \x01(\x0b\x32\x19.devsession.SessionConfig\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"B\n\x15\x43reateSessionResponse\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x11\n\tdata_port\x18\x02 \x01(\r\"A\n\x14\x45xtendSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"\x17\n\x15\x45xtendSessionResponse\"p\n\x12PrepareStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\r\n\x05\x66\x65\x65\x64s\x18\x02 \x03(\t\x12\x0f\n\x07\x66\x65tches\x18\x03 \x03(\t\x12\x0f\n\x07targets\x18\x04 \x03(\t\x12\x11\n\ttimeout_s\x18\x05 \x01(\x01\";\n\rNodePlacement\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x02 \x01(\t\x12\x0c\n\x04note\x18\x03 \x01(\t\"Y\n\x13PrepareStepResponse\x12\x13\n\x0bstep_handle\x18\x01 \x01(\x06\x12-\n\nplacements\x18\x02 \x03(\x0b\x32\x19.devsession.NodePlacement\"\xac\x01\n\x0eRunStepRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x13\n\x0bstep_handle\x18\x02 \x01(\x06\x12\x11\n\ttimeout_s\x18\x03 \x01(\x01\x12\r\n\x05trace\x18\x04 \x01(\x08\x12\x14\n\x0cstaged_feeds\x18\x05 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"\x89\x01\n\x0fRunStepResponse\x12)\n\x05stats\x18\x01 \x03(\x0b\x32\x1a.devsession.NodeStatsProto\x12\x14\n\x0cheld_results\x18\x02 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"b\n\x11StageFeedsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x12StageFeedsResponse\x12\x14\n\x0cstaged_feeds\x18\x01 \x01(\t\"C\n\x13\x46\x65tchResultsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cheld_results\x18\x02 \x01(\t\"M\n\x14\x46\x65tchResultsResponse\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"-\n\x13\x43loseSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x16\n\x14\x43loseSessionResponse\",\n\x12ListDevicesRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"^\n\x13ListDevicesResponse\x12\x32\n\x07\x64\x65vices\x18\x01 \x03(\x0b\x32!.devsession.DeviceAttributesProto\x12\x13\n\x0bunreachable\x18\x02 \x03(\t\"/\n\x0cResetRequest\x12\x12\n\ncontainers\x18\x01 \x03(\t\x12\x0b\n\x03\x61ll\x18\x02 \x01(\x08\"\x0f\n\rResetResponse2\xa6\x06\n\rMasterService\x12V\n\rCreateSession\x12 .devsession.CreateSessionRequest\x1a!.devsession.CreateSessionResponse(\x01\x12V\n\rExtendSession\x12 .devsession.ExtendSessionRequest\x1a!.devsession.ExtendSessionResponse(\x01\x12N\n\x0bPrepareStep\x12\x1e.devsession.PrepareStepRequest\x1a\x1f.devsession.PrepareStepResponse\x12\x42\n\x07RunStep\x12\x1a.devsession.RunStepRequest\x1a\x1b.devsession.RunStepResponse\x12L\n\x0fRunStepExchange\x12\x1a.devsession.RunStepRequest\x1a\x19.devsession.ExchangeReply(\x01\x30\x01\x12M\n\nStageFeeds\x12\x1d.devsession.StageFeedsRequest\x1a\x1e.devsession.StageFeedsResponse(\x01\x12S\n\x0c\x46\x65tchResults\x12\x1f.devsession.FetchResultsRequest\x1a .devsession.FetchResultsResponse0\x01\x12Q\n\x0c\x43loseSession\x12\x1f.devsession.CloseSessionRequest\x1a .devsession.CloseSessionResponse\x12N\n\x0bListDevices\x12\x1e.devsession.ListDevicesRequest\x1a\x1f.devsession.ListDevicesResponse\x12<\n\x05Reset\x12\x18.devsession.ResetRequest\x1a\x19.devsession.ResetResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,35 +43,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXTENDSESSIONRESPONSE']._serialized_start=430
   _globals['_EXTENDSESSIONRESPONSE']._serialized_end=453
   _globals['_PREPARESTEPREQUEST']._serialized_start=455
-  _globals['_PREPARESTEPREQUEST']._serialized_end=548
-  _globals['_NODEPLACEMENT']._serialized_start=550
-  _globals['_NODEPLACEMENT']._serialized_end=609
-  _globals['_PREPARESTEPRESPONSE']._serialized_start=611
-  _globals['_PREPARESTEPRESPONSE']._serialized_end=700
-  _globals['_RUNSTEPREQUEST']._serialized_start=703
-  _globals['_RUNSTEPREQUEST']._serialized_end=875
-  _globals['_RUNSTEPRESPONSE']._serialized_start=878
-  _globals['_RUNSTEPRESPONSE']._serialized_end=1015
-  _globals['_STAGEFEEDSREQUEST']._serialized_start=1017
-  _globals['_STAGEFEEDSREQUEST']._serialized_end=1115
-  _globals['_STAGEFEEDSRESPONSE']._serialized_start=1117
-  _globals['_STAGEFEEDSRESPONSE']._serialized_end=1159
-  _globals['_FETCHRESULTSREQUEST']._serialized_start=1161
-  _globals['_FETCHRESULTSREQUEST']._serialized_end=1228
-  _globals['_FETCHRESULTSRESPONSE']._serialized_start=1230
-  _globals['_FETCHRESULTSRESPONSE']._serialized_end=1307
-  _globals['_CLOSESESSIONREQUEST']._serialized_start=1309
-  _globals['_CLOSESESSIONREQUEST']._serialized_end=1354
-  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1356
-  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1378
-  _globals['_LISTDEVICESREQUEST']._serialized_start=1380
-  _globals['_LISTDEVICESREQUEST']._serialized_end=1424
-  _globals['_LISTDEVICESRESPONSE']._serialized_start=1426
-  _globals['_LISTDEVICESRESPONSE']._serialized_end=1520
-  _globals['_RESETREQUEST']._serialized_start=1522
-  _globals['_RESETREQUEST']._serialized_end=1569
-  _globals['_RESETRESPONSE']._serialized_start=1571
-  _globals['_RESETRESPONSE']._serialized_end=1586
-  _globals['_MASTERSERVICE']._serialized_start=1589
-  _globals['_MASTERSERVICE']._serialized_end=2395
+  _globals['_PREPARESTEPREQUEST']._serialized_end=567
+  _globals['_NODEPLACEMENT']._serialized_start=569
+  _globals['_NODEPLACEMENT']._serialized_end=628
+  _globals['_PREPARESTEPRESPONSE']._serialized_start=630
+  _globals['_PREPARESTEPRESPONSE']._serialized_end=719
+  _globals['_RUNSTEPREQUEST']._serialized_start=722
+  _globals['_RUNSTEPREQUEST']._serialized_end=894
+  _globals['_RUNSTEPRESPONSE']._serialized_start=897
+  _globals['_RUNSTEPRESPONSE']._serialized_end=1034
+  _globals['_STAGEFEEDSREQUEST']._serialized_start=1036
+  _globals['_STAGEFEEDSREQUEST']._serialized_end=1134
+  _globals['_STAGEFEEDSRESPONSE']._serialized_start=1136
+  _globals['_STAGEFEEDSRESPONSE']._serialized_end=1178
+  _globals['_FETCHRESULTSREQUEST']._serialized_start=1180
+  _globals['_FETCHRESULTSREQUEST']._serialized_end=1247
+  _globals['_FETCHRESULTSRESPONSE']._serialized_start=1249
+  _globals['_FETCHRESULTSRESPONSE']._serialized_end=1326
+  _globals['_CLOSESESSIONREQUEST']._serialized_start=1328
+  _globals['_CLOSESESSIONREQUEST']._serialized_end=1373
+  _globals['_CLOSESESSIONRESPONSE']._serialized_start=1375
+  _globals['_CLOSESESSIONRESPONSE']._serialized_end=1397
+  _globals['_LISTDEVICESREQUEST']._serialized_start=1399
+  _globals['_LISTDEVICESREQUEST']._serialized_end=1443
+  _globals['_LISTDEVICESRESPONSE']._serialized_start=1445
+  _globals['_LISTDEVICESRESPONSE']._serialized_end=1539
+  _globals['_RESETREQUEST']._serialized_start=1541
+  _globals['_RESETREQUEST']._serialized_end=1588
+  _globals['_RESETRESPONSE']._serialized_start=1590
+  _globals['_RESETRESPONSE']._serialized_end=1605
+  _globals['_MASTERSERVICE']._serialized_start=1608
+  _globals['_MASTERSERVICE']._serialized_end=2414
 # @@protoc_insertion_point(module_scope)

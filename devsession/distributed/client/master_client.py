@@ -23,11 +23,11 @@ refused at 127.0.0.1:2222 (nothing listening there)", no answer, a TLS failure.
 from __future__ import annotations
 
 import hmac
-import socket
 
 import grpc
 
-from ...errors import UnauthenticatedError, UnavailableError
+from ...errors import (DeadlineExceededError, OpError, UnauthenticatedError, UnavailableError,
+                       error_class_for_code)
 from ...options import SessionOptions
 from ...proto import master_pb2 as pb
 from ..cluster_spec import SCHEME, parse_address, target_address
@@ -38,20 +38,10 @@ from ..transport.exchange import ExchangePool
 from ..transport.frames import RUN_STEP
 from ..transport.messages import connect_timeout, stats_from_proto
 from ..transport.security import Security
-from ..transport.socket_client import SocketPool, connect_error
+from ..transport.socket_client import SocketPool, probe
 from ..transport.status import as_op_error, error_from_rpc
 
 __all__ = ["MasterClient", "LocalMasterClient", "master_client"]
-
-
-def probe(address: str, timeout: float = 0.5) -> str:
-    """What connecting to ``address`` sees right now, in words."""
-    host, port = parse_address(address)
-    try:
-        with socket.create_connection((host.strip("[]"), port), timeout=timeout):
-            return f"{address} accepts connections but did not answer as a devsession server"
-    except OSError as e:
-        return connect_error(e, host, port, timeout)
 
 
 class MasterClient:
@@ -98,17 +88,30 @@ class MasterClient:
 
     def error(self, e: grpc.RpcError, name: str, connecting: bool = False,
               waited: float | None = None):
-        """The ds.errors instance for a failed call (a connection error if ``connecting``)."""
+        """The ds.errors instance for a failed call (a connection error if ``connecting``:
+        UnavailableError after the connect timeout, DeadlineExceededError when the
+        caller's shorter timeout ended the wait)."""
         code = e.code() if hasattr(e, "code") else None
         if connecting and code in (grpc.StatusCode.DEADLINE_EXCEEDED,
                                    grpc.StatusCode.UNAVAILABLE):
+            waited = waited or self.connect_timeout
+            seen = probe(self.address)
+            if waited < self.connect_timeout:
+                return DeadlineExceededError(
+                    f"{name}: no answer from the devsession master at {SCHEME}{self.address} "
+                    f"within the operation's timeout of {waited:.3g} s ({seen}). Raise "
+                    f"RunOptions.timeout_s or SessionOptions.operation_timeout_s.")
             return UnavailableError(
                 f"Cannot reach the devsession master at {SCHEME}{self.address} within "
-                f"{waited or self.connect_timeout:g} s: {probe(self.address)}. Start a "
-                f"server there (devsession worker --cluster ... --job JOB --task N, or "
-                f"ds.Server), check the address (and TLS settings), or wait longer with "
-                f"SessionOptions(config={{'connect_timeout_s': ...}}).")
+                f"{waited:.3g} s: {seen}. Start a server there (devsession worker --cluster "
+                f"... --job JOB --task N, or ds.Server), check the address (and TLS "
+                f"settings), or wait longer with SessionOptions(config={{'connect_timeout_s': "
+                f"...}}).")
         return error_from_rpc(e, self.peer, name)
+
+    def reconnect(self) -> None:
+        """The master went away: the next call waits for it again, as the first did."""
+        self._connected = False
 
     def learn_data_port(self, port: int) -> None:
         """CreateSession's reply named the master's direct port (0: none)."""
@@ -193,15 +196,21 @@ class LocalMasterClient:
         try:
             return method(self.servicer, request, None)
         except Exception as e:  # noqa: BLE001 - as the servicer's guard would map it
-            raise as_op_error(e, name) from None
+            raise _as_reply(as_op_error(e, name)) from None
 
     def learn_data_port(self, port: int) -> None:
         pass
 
+    def reconnect(self) -> None:
+        pass
+
     def run_step(self, request: pb.RunStepRequest, names: list, values: list,
                  timeout: float | None, rpc_timeout: float | None) -> tuple[list, list]:
-        result = self.state.run_step(request.session_handle, request.step_handle, values,
-                                     timeout, request.trace, hold=False)
+        try:
+            result = self.state.run_step(request.session_handle, request.step_handle, values,
+                                         timeout, request.trace, hold=False)
+        except OpError as e:
+            raise _as_reply(e) from None
         return [wire.to_host(v) for v in result.fetched], result.stats
 
     def reset(self, containers) -> None:
@@ -209,6 +218,13 @@ class LocalMasterClient:
 
     def close(self) -> None:
         pass
+
+
+def _as_reply(error: OpError) -> OpError:
+    """``error`` as a remote master's reply would raise it: the plain class of its code
+    (the transport's own subclasses describe the master's connections to its workers,
+    not the client's to its master)."""
+    return error_class_for_code(error.code)(error.message, error.node_name)
 
 
 def master_client(options: SessionOptions):

@@ -73,7 +73,7 @@ class MasterServicer:
     def PrepareStep(self, request: bytes, context) -> bytes:
         message, _ = wire.decode(pb.PrepareStepRequest, request)
         step = self.state.prepare(message.session_handle, message.feeds, message.fetches,
-                                  message.targets)
+                                  message.targets, message.timeout_s or None)
         reply = pb.PrepareStepResponse(step_handle=step.handle)
         for name, placement in sorted(step.plan.placements.items()):
             reply.placements.add(node=name, device=str(placement.device), note=placement.note)

@@ -133,8 +133,11 @@ class MasterState:
 
     # --- steps -------------------------------------------------------------------------------
 
-    def prepare(self, handle: str, feeds, fetches, targets) -> PreparedStep:
-        return self.session(handle).prepare(list(feeds), list(fetches), list(targets))
+    def prepare(self, handle: str, feeds, fetches, targets,
+                timeout_s: float | None = None) -> PreparedStep:
+        """Place, partition and register a signature, within ``timeout_s`` if given."""
+        return self.session(handle).prepare(list(feeds), list(fetches), list(targets),
+                                            timeout_s)
 
     def run_step(self, handle: str, step_handle: int, feeds: list | None, timeout_s,
                  trace: bool, staged: str = "", hold: bool = True) -> StepResult:

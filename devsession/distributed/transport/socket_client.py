@@ -8,9 +8,10 @@ cancelling it closes its connection, which the server notices and aborts the wor
 (``socket_server.HangupWatch``).
 
 Errors read like the gRPC path's: an ERROR frame raises the ``ds.errors`` class the
-peer raised, with its node; no connection raises ``UnavailableError`` saying what was
-seen ("connection refused at 127.0.0.1:2223", "no answer within 5 s", a TLS failure);
-a connection lost in the middle of a call raises ``UnavailableError``; a call past its
+peer raised, with its node; no connection raises ``ConnectFailed`` (an
+``UnavailableError``) saying what was seen ("connection refused at 127.0.0.1:2223", "no
+answer within 5 s", a TLS failure); a connection lost in the middle of a call raises
+``ConnectionLost`` (an ``UnavailableError`` too); a call past its
 ``timeout`` raises ``DeadlineExceededError``, closing the connection so that the peer
 stops working for nobody.
 """
@@ -24,16 +25,16 @@ import ssl
 import threading
 import time
 
-from ...errors import (CancelledError, DeadlineExceededError, UnavailableError,
-                       error_class_for_code)
+from ...errors import CancelledError, DeadlineExceededError, error_class_for_code
 from ...proto import wire_pb2
 from ..timeouts import CONNECT_TIMEOUT_S, IDLE_CLOSE_S
 from .daemon_pool import DaemonThreadPool
 from .frames import ERROR, HELLO, MAGIC, OK, WELCOME, ConnectionClosed, FrameError, FrameSocket
 from .security import Security
 from .socket_options import client_tls_context, configure
+from .status import ConnectFailed, ConnectionLost
 
-__all__ = ["SocketPool", "CallFuture", "connect_error"]
+__all__ = ["SocketPool", "CallFuture", "connect_error", "probe", "refused"]
 
 MAX_IDLE = 8
 _CALLS = DaemonThreadPool(256, "devsession-call")
@@ -45,7 +46,7 @@ def connect_error(error: BaseException, host: str, port: int, timeout: float) ->
     if isinstance(error, ConnectionRefusedError):
         return f"connection refused at {where} (nothing listening there)"
     if isinstance(error, (socket.timeout, TimeoutError)):
-        return f"no answer from {where} within {timeout:g} s"
+        return f"no answer from {where} within {timeout:.3g} s"
     if isinstance(error, ssl.SSLError):
         return f"the TLS handshake with {where} failed ({error.reason or error})"
     if isinstance(error, socket.gaierror):
@@ -53,6 +54,33 @@ def connect_error(error: BaseException, host: str, port: int, timeout: float) ->
     if isinstance(error, ConnectionClosed):
         return f"{where} closed the connection while it opened"
     return f"cannot connect to {where} ({type(error).__name__}: {error})"
+
+
+def probe(address: str, timeout: float = 0.5) -> str:
+    """What connecting to ``address`` ("host:port") sees right now, in words."""
+    from ..cluster_spec import parse_address
+
+    host, port = parse_address(address)
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return f"{address} accepts connections but did not answer as a devsession server"
+    except OSError as e:
+        return connect_error(e, host, port, timeout)
+
+
+def refused(address: str, timeout: float = 0.2) -> bool:
+    """True if nothing listens at ``address`` right now (the connection is refused)."""
+    from ..cluster_spec import parse_address
+
+    host, port = parse_address(address)
+    try:
+        with socket.create_connection((host.strip("[]"), port), timeout=timeout):
+            return False
+    except ConnectionRefusedError:
+        return True
+    except OSError:
+        return False
 
 
 class _Connection:
@@ -119,8 +147,8 @@ class SocketPool:
                 f"RunOptions.timeout_s or SessionOptions.operation_timeout_s).") from None
         except (OSError, FrameError) as e:
             conn.close()
-            raise UnavailableError(f"{self.peer} is unavailable ({what}): the connection was "
-                                   f"lost ({_reason(e)}).") from None
+            raise ConnectionLost(f"{self.peer} is unavailable ({what}): the connection was "
+                                 f"lost ({_reason(e)}).") from None
         except BaseException:
             conn.close()
             raise
@@ -165,9 +193,8 @@ class SocketPool:
         except (OSError, FrameError) as e:
             if sock is not None:
                 sock.close()
-            raise UnavailableError(f"{self.peer} is unavailable ({what}): "
-                                   f"{connect_error(e, self.host, self.port, timeout)}.") \
-                from None
+            raise ConnectFailed(f"{self.peer} is unavailable ({what}): "
+                                f"{connect_error(e, self.host, self.port, timeout)}.") from None
         if kind == ERROR:
             sock.close()
             raise error_class_for_code(welcome.code)(welcome.message, None)
@@ -233,7 +260,7 @@ class CallFuture:
             return self._future.result(timeout)
         except concurrent.futures.CancelledError:
             raise CancelledError("The call was cancelled before it started.") from None
-        except UnavailableError:
+        except ConnectionLost:
             if self._cancelled:
                 raise CancelledError("The call was cancelled.") from None
             raise

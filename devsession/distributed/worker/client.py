@@ -33,7 +33,7 @@ from ..transport import wire
 from ..transport.channels import ChannelPool, method_path
 from ..transport.exchange import ExchangePool
 from ..transport.frames import PUSH_TENSOR, RUN_GRAPH
-from ..transport.socket_client import CallFuture, SocketPool
+from ..transport.socket_client import CallFuture, SocketPool, probe
 from ..transport.messages import WorkerStatus, optimizer_to_proto, stats_from_proto, status_from_proto
 from ..transport.status import error_from_rpc
 from ..timeouts import CONTROL_TIMEOUT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S, STATUS_TIMEOUT_S
@@ -122,8 +122,7 @@ class RemoteWorker:
             data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
         except DeadlineExceededError:   # waiting for a connection that never came
             raise UnavailableError(f"{self.task} at {self.address} did not answer within "
-                                   f"{timeout:g} s: no server there, or it is not reachable."
-                                   ) from None
+                                   f"{timeout:.3g} s: {probe(self.address)}.") from None
         message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
         status = status_from_proto(message)
         self._learn_data_port(status.data_port)
@@ -166,13 +165,13 @@ class RemoteWorker:
             self._direct_failed()
             raise
 
-    def register_graph(self, session: str, graph_def, feeds, fetches, targets,
-                       optimizer) -> tuple[str, int]:
+    def register_graph(self, session: str, graph_def, feeds, fetches, targets, optimizer,
+                       timeout: float = REGISTER_TIMEOUT_S) -> tuple[str, int]:
         first = worker_pb2.RegisterGraphRequest(session_handle=session, feeds=feeds,
                                                 fetches=fetches, targets=targets)
         optimizer_to_proto(optimizer, first.optimizer)
         frames = wire.encode_payload_stream(first, graph_def.SerializeToString())
-        data = self._call(self._register, frames, REGISTER_TIMEOUT_S, "RegisterGraph")
+        data = self._call(self._register, frames, timeout, "RegisterGraph")
         reply, _ = wire.decode(worker_pb2.RegisterGraphResponse, data)
         return reply.graph_handle, reply.incarnation
 
