@@ -96,8 +96,13 @@ def _label(short_name: str) -> str:
     return "cpu" if short_name == "CPU:0" else short_name.lower()
 
 
-def devsession_contenders(workload, data, target: Target, context) -> list[Contender]:
-    """One contender per API the workload asks for, each with its own session."""
+def devsession_contenders(workload, data, target: Target, context, graph_fn=None,
+                          initialize: bool = False, to_host=np.asarray) -> list[Contender]:
+    """One contender per API the workload asks for, each with its own session.
+
+    ``graph_fn`` builds the graph (default: the workload's ``graph``); with
+    ``initialize`` the session runs the graph's variable initializers first (training
+    workloads); ``to_host`` turns a step's result into the array checked against numpy."""
     import devsession as ds
 
     feeds = _device_feeds(data.feeds, target, context)
@@ -106,10 +111,13 @@ def devsession_contenders(workload, data, target: Target, context) -> list[Conte
         start = time.perf_counter()
         graph = ds.Graph()
         with graph.as_default():
-            fetch, placeholders = workload.graph(ds, data)
+            fetch, placeholders = (graph_fn or workload.graph)(ds, data)
+            init = ds.global_variables_initializer() if initialize else None
         options = ds.SessionOptions(device=target.device)
         session_target = context.grpc_target() if target.grpc else ""
         sess = ds.Session(target=session_target, graph=graph, options=options)
+        if init is not None:
+            sess.run(init)
         feed_dict = dict(zip(placeholders, feeds))
         if api == "make_callable":
             run = functools.partial(sess.make_callable(fetch, placeholders), *feeds)
@@ -117,7 +125,8 @@ def devsession_contenders(workload, data, target: Target, context) -> list[Conte
             run = functools.partial(sess.run, fetch, feed_dict)
         name = f"devsession {target.label}" + ("" if api == "make_callable" else f" ({api})")
         contenders.append(Contender(
-            name=name, side="ours", run=run, requested=target.label, device=target.device,
+            name=name, side="ours", run=run, to_host=to_host, requested=target.label,
+            device=target.device,
             factory="GRPC_SESSION" if target.grpc else "DIRECT_SESSION", api=api,
             setup_s=time.perf_counter() - start,
             probe_device=functools.partial(ran_on, sess, fetch, feed_dict),

@@ -34,6 +34,12 @@ from .tensor_shape import TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \
     variables_initializer
 
+# Training (API.md "Training")
+from . import train
+from .gradients import gradients
+from .ops import assign, assign_add, assign_sub, stop_gradient
+from .variables import trainable_variables
+
 bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
 
 __version__ = "0.1.0"
@@ -54,7 +60,13 @@ __all__ = [
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
     "TensorShape", "Variable", "global_variables", "global_variables_initializer",
     "variables_initializer",
+    "train", "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add",
+    "assign_sub",
 ]
+
+from .ops import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]
 
 
 def __getattr__(name: str):

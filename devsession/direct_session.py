@@ -36,7 +36,6 @@ from .session_factory import SessionFactory, Verdict
 __all__ = ["DirectSession", "DirectSessionFactory", "resolve_local_device"]
 
 log = logging.getLogger("devsession")
-placement_log = logging.getLogger("devsession.placement")
 
 
 _MACHINE = Machine(gpu_count=lambda: len(gpu_devices()),
@@ -166,23 +165,12 @@ class DirectSession(BaseSession):
     def _build_step(self, feeds, fetches, targets, timeout=None):
         plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
                                          self._place)
-        self._log_placement(plan)
+        self._log_placement((name, local_device_name(p.device.device_type, p.device.index),
+                             p.note) for name, p in plan.placements.items())
         self._gpus_used.update(p.device.index for p in plan.placements.values()
                                if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
                          _intra_op_setter(self._options.intra_op_threads))
-
-    def _log_placement(self, plan) -> None:
-        moved = [(name, p) for name, p in plan.placements.items() if p.note]
-        for name, p in moved:
-            log.warning("devsession: node '%s' %s", name, p.note)
-        if self._options.log_device_placement:
-            if not placement_log.handlers and not logging.getLogger().handlers:
-                placement_log.addHandler(logging.StreamHandler())
-                placement_log.setLevel(logging.INFO)
-            for name, p in plan.placements.items():
-                placement_log.info("%s: %s", name, local_device_name(p.device.device_type,
-                                                                      p.device.index))
 
     def _branch_pool(self):
         """Threads that run independent branches (``inter_op_threads``; 0 = one per

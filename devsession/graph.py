@@ -251,6 +251,21 @@ class Graph:
             self._order.append(op)
         return op
 
+    @contextlib.contextmanager
+    def _all_or_nothing(self):
+        """Nodes made inside the block stay only if it completes (the GraphDef importer:
+        a failed import leaves the graph as it was).  Holds the graph's lock."""
+        with self._lock:
+            version, names = len(self._order), dict(self._names_in_use)
+            try:
+                yield
+            except BaseException:
+                for op in self._order[version:]:
+                    del self._ops[op.name]
+                del self._order[version:]
+                self._names_in_use = names
+                raise
+
     # --- lookup -------------------------------------------------------------------
 
     def get_operations(self) -> list[Operation]:

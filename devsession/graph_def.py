@@ -2,16 +2,25 @@
 
 The encoding side is ``graph_codec.py`` (``Graph.as_graph_def``).  Importing re-creates
 every node through ``Graph.create_op``, so an imported graph is checked exactly like a built
-one; nodes may arrive in any order, and a cycle or a dangling input is an
-``InvalidArgumentError`` naming the nodes involved.
+one, after ``tf_graph.translate`` has mapped the NodeDefs TensorFlow writes onto
+devsession's ops.  Nodes may arrive in any order; a cycle or a dangling input is an
+``InvalidArgumentError`` naming the nodes involved, and a failed import leaves the graph
+as it was.
+
+An input names, in this order: an entry of ``input_map`` (TF1's: ``"x:0"`` or ``"x"``
+to a Tensor of the graph, ``"^x"`` to an Operation); a node of the GraphDef (imported
+under ``name/`` when ``name`` is set); else an existing node of the target graph, by its
+full name.  The last is what ``Session.extend`` needs: a GraphDef of new nodes reading
+nodes the session's graph already has (TF's ``ExtendSession``).
 """
 
 from __future__ import annotations
 
 from .errors import InvalidArgumentError
-from .graph import Graph, get_default_graph
-from .graph_codec import decode_attr, graph_to_graph_def
+from .graph import Graph, Operation, Tensor, get_default_graph
+from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
+from .tf_graph import translate
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
            "GraphDef"]
@@ -33,23 +42,60 @@ def _parse_input(text: str, node: str) -> tuple[str, int, bool]:
     return name, int(index), False
 
 
-def _topological(graph_def: graph_pb2.GraphDef) -> list:
+def _key(producer: str, index: int) -> str:
+    """An input's key in ``input_map``: 'x:0', or '^x' for a control input."""
+    return f"^{producer}" if index < 0 else f"{producer}:{index}"
+
+
+def _input_map(input_map, graph: Graph) -> dict:
+    """``input_map`` with keys in one form ('x' -> 'x:0'), values checked."""
+    out = {}
+    for key, value in (input_map or {}).items():
+        if not isinstance(key, str):
+            raise TypeError(f"input_map keys are input names (strings), not {key!r}.")
+        producer, index, control = _parse_input(key, "input_map")
+        if hasattr(value, "_as_tensor"):
+            value = value._as_tensor()
+        if control and isinstance(value, Tensor):
+            value = value.op
+        wanted = Operation if control else Tensor
+        if not isinstance(value, wanted):
+            raise TypeError(f"input_map maps '{key}' to {value!r}; it takes "
+                            f"{'an Operation' if control else 'a Tensor'}.")
+        if value.graph is not graph:
+            raise ValueError(f"input_map maps '{key}' to {value!r}, which is not in the graph "
+                             f"being imported into.")
+        out[_key(producer, -1 if control else index)] = value
+    return out
+
+
+def _topological(graph_def: graph_pb2.GraphDef, graph: Graph, mapped: dict) -> list:
+    """The GraphDef's nodes, each after the nodes of the GraphDef it reads; raises for a
+    duplicate name, an input found nowhere, an unused ``input_map`` key or a cycle."""
     nodes = {}
     for node in graph_def.node:
         if node.name in nodes:
             raise InvalidArgumentError(f"Duplicate node name '{node.name}' in GraphDef.", node.name)
         nodes[node.name] = node
-    deps = {}
+    deps, used = {}, set()
     for node in graph_def.node:
         names = []
         for text in node.input:
-            producer = _parse_input(text, node.name)[0]
-            if producer not in nodes:
+            producer, index, _ = _parse_input(text, node.name)
+            key = _key(producer, index)
+            if key in mapped:
+                used.add(key)
+            elif producer in nodes:
+                names.append(producer)
+            elif producer not in graph:
                 raise InvalidArgumentError(
                     f"Node '{node.name}' has input '{text}', but no node '{producer}' is in "
-                    f"the GraphDef.", node.name)
-            names.append(producer)
+                    f"the GraphDef or in the graph it is imported into.", node.name)
         deps[node.name] = names
+    unused = sorted(set(mapped) - used)
+    if unused:
+        raise ValueError(f"Attempted to map inputs that were not found in graph_def: "
+                         f"[{', '.join(unused)}]")
     order, state = [], {}  # state: 1 = on the stack, 2 = done
     for root in nodes:
         if state.get(root) == 2:
@@ -74,14 +120,37 @@ def _topological(graph_def: graph_pb2.GraphDef) -> list:
     return order
 
 
-def import_graph_def(graph_def, name: str = "", graph: Graph | None = None,
-                     return_elements=None):
-    """Add the nodes of ``graph_def`` to ``graph`` (default: the default graph).
+def _source(text: str, node, created: dict, graph: Graph, mapped: dict):
+    """The Tensor (data input) or Operation (control input) an input string names."""
+    producer, index, control = _parse_input(text, node.name)
+    key = _key(producer, index)
+    if key in mapped:
+        return mapped[key]
+    op = created.get(producer) or graph.get_operation_by_name(producer)
+    if control:
+        return op
+    if index >= len(op.outputs):
+        raise InvalidArgumentError(f"Node '{node.name}' reads output {index} of "
+                                   f"'{producer}', which has {len(op.outputs)}.", node.name)
+    return op.outputs[index]
 
-    Node names get the prefix ``name/`` when ``name`` is set.  Returns the elements named
-    in ``return_elements`` ("op" or "op:0"), else None.  Raises ``NotFoundError`` for an
-    op type devsession does not know and ``InvalidArgumentError`` for a malformed graph.
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name: str = "",
+                     op_dict=None, producer_op_list=None, graph: Graph | None = None):
+    """Add the nodes of ``graph_def`` (a GraphDef or its bytes, devsession's or
+    TensorFlow's) to ``graph`` (default: the default graph); TF1's signature.
+
+    Node names get the prefix ``name/`` when ``name`` is set (devsession's default is no
+    prefix; TF1's is "import").  ``input_map`` replaces inputs with tensors of the graph
+    (see the module docstring for how inputs resolve).  Returns the elements named in
+    ``return_elements`` (GraphDef names: "op" for an Operation, "op:0" for a Tensor),
+    else None.  ``op_dict`` and ``producer_op_list`` are accepted and ignored, as TF1
+    ignores the first and devsession needs no op list.  Raises ``NotFoundError`` for an op
+    type devsession does not know, ``UnimplementedError`` for a TF form it does not
+    support yet, ``InvalidArgumentError`` for a malformed graph; the graph is then
+    unchanged.
     """
+    del op_dict, producer_op_list
     if isinstance(graph_def, (bytes, bytearray)):
         graph_def = graph_def_from_bytes(bytes(graph_def))
     if not isinstance(graph_def, graph_pb2.GraphDef):
@@ -89,33 +158,33 @@ def import_graph_def(graph_def, name: str = "", graph: Graph | None = None,
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     prefix = f"{name}/" if name else ""
-    created = {}
-    for node in _topological(graph_def):
-        data, control = [], []
-        for text in node.input:
-            producer, index, is_control = _parse_input(text, node.name)
-            op = created[producer]
-            if is_control:
-                control.append(op)
-            elif index >= len(op.outputs):
-                raise InvalidArgumentError(f"Node '{node.name}' reads output {index} of "
-                                           f"'{producer}', which has {len(op.outputs)}.", node.name)
-            else:
-                data.append(op.outputs[index])
-        attrs = {key: decode_attr(value) for key, value in node.attr.items()}
-        try:
-            created[node.name] = graph.create_op(
-                node.op, data, attrs, name=prefix + node.name, device=node.device,
-                control_inputs=control, exact_name=True)
-        except (ValueError, TypeError, KeyError, AttributeError) as e:
-            raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
-                                       node.name) from None
+    mapped = _input_map(input_map, graph)
+    created: dict = {}
+    with graph._all_or_nothing():
+        for node in _topological(graph_def, graph, mapped):
+            data, control = [], []
+            for text in node.input:
+                source = _source(text, node, created, graph, mapped)
+                (control if text.startswith("^") else data).append(source)
+            op_type, data, attrs = translate(node, data)
+            try:
+                created[node.name] = graph.create_op(
+                    op_type, data, attrs, name=prefix + node.name, device=node.device,
+                    control_inputs=control, exact_name=True)
+            except (ValueError, TypeError, KeyError, AttributeError) as e:
+                raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
+                                           node.name) from None
     if return_elements is None:
         return None
-    try:
-        return [graph.as_graph_element(prefix + e) for e in return_elements]
-    except KeyError as e:
-        raise ValueError(f"Requested return element not found: {e.args[0]}") from None
+    return [_return_element(e, created) for e in return_elements]
+
+
+def _return_element(text: str, created: dict):
+    producer, index, control = _parse_input(text, "return_elements")
+    op = created.get(producer)
+    if op is None or control or (":" in text and index >= len(op.outputs)):
+        raise ValueError(f"Requested return element '{text}' was not found in the GraphDef.")
+    return op.outputs[index] if ":" in text else op
 
 
 def graph_def_from_bytes(data: bytes) -> graph_pb2.GraphDef:

@@ -9,3 +9,7 @@ __all__ = ["abs", "add", "argmax", "divide", "equal", "exp", "greater", "greater
            "less", "less_equal", "log", "maximum", "minimum", "multiply", "negative", "pow",
            "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "sigmoid", "softmax",
            "sqrt", "square", "subtract", "tanh", "truediv"]
+
+from .ops import logical_and  # noqa: E402
+
+__all__ += ["logical_and"]

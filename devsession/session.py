@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import logging
 import threading
 import time
 
@@ -30,6 +31,8 @@ from .runtime.deadline import Deadline
 __all__ = ["BaseSession", "Session", "get_default_session"]
 
 _CLOSED_MESSAGE = "Attempted to use a closed Session."
+log = logging.getLogger("devsession")
+placement_log = logging.getLogger("devsession.placement")
 
 
 get_default_session = defaults.default_session
@@ -68,6 +71,21 @@ class BaseSession:
                     step = self._steps[key] = self._build_step(feeds, fetches, targets,
                                                                timeout)
         return step
+
+    def _log_placement(self, entries) -> None:
+        """Warn about every node that moved (soft placement), and with
+        ``log_device_placement`` log each node's device as TF1 does.  ``entries`` are
+        (node name, device name, note) triples."""
+        entries = list(entries)
+        for name, _, note in entries:
+            if note:
+                log.warning("devsession: node '%s' %s", name, note)
+        if self._options.log_device_placement:
+            if not placement_log.handlers and not logging.getLogger().handlers:
+                placement_log.addHandler(logging.StreamHandler())
+                placement_log.setLevel(logging.INFO)
+            for name, device, _ in entries:
+                placement_log.info("%s: %s", name, device)
 
     def _forget_steps(self) -> None:
         """Drop every cached step (the graph's placement or the cluster changed)."""

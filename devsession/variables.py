@@ -5,6 +5,10 @@ A Variable is four nodes, named as in TF1: ``v`` (VariableV2, which names the re
 (the value other ops consume).  The resource itself lives in the target's containers,
 keyed by (container, shared_name or node name); an Assign's first input is a *reference*
 to that resource, not a read of it, so initializing never reads the uninitialized value.
+
+Collections, as TF1's: every variable is in ``"variables"`` (``global_variables()``),
+trainable ones also in ``"trainable_variables"`` (``trainable_variables()``, what the
+optimizers train by default); ``collections=`` replaces the first.
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ from .graph import Tensor, convert_to_tensor, device, get_default_graph, name_sc
 from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
-           "variables_initializer", "GLOBAL_VARIABLES"]
+           "trainable_variables", "variables_initializer", "GLOBAL_VARIABLES",
+           "TRAINABLE_VARIABLES"]
 
 GLOBAL_VARIABLES = "variables"
+TRAINABLE_VARIABLES = "trainable_variables"
 
 
 class Variable:
     """A mutable tensor; ``sess.run(v.initializer)`` before reading it."""
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
-                 trainable: bool = True, container: str = "", shared_name: str = ""):
+                 trainable: bool = True, container: str = "", shared_name: str = "",
+                 collections=None):
         graph = get_default_graph()
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
@@ -41,8 +48,11 @@ class Variable:
                     "Assign", [self._variable, value], name="Assign").outputs[0].op
                 self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
-        self.trainable = trainable
-        graph.add_to_collection(GLOBAL_VARIABLES, self)
+        self.trainable = bool(trainable)
+        for collection in (GLOBAL_VARIABLES,) if collections is None else collections:
+            graph.add_to_collection(collection, self)
+        if self.trainable:
+            graph.add_to_collection(TRAINABLE_VARIABLES, self)
 
     # --- properties, as TF1's ---------------------------------------------------------
 
@@ -69,17 +79,23 @@ class Variable:
     def _as_graph_element(self) -> Tensor:
         return self._snapshot
 
-    def assign(self, value, name=None) -> Tensor:
-        """An op that sets the variable; fetching it gives the new value."""
-        value = convert_to_tensor(value, dtype_hint=self.dtype, graph=self.graph)
-        return self.graph.create_op("Assign", [self._variable, value], name=name or
-                                    f"{self.op.name}/Assign").outputs[0]
+    def _ref(self) -> Tensor:
+        """The variable itself (its VariableV2 tensor), as TF1's: what assignments
+        write to and what ``ds.gradients`` differentiates with respect to."""
+        return self._variable
 
-    def assign_add(self, delta, name=None) -> Tensor:
+    def assign(self, value, use_locking=False, name=None, read_value=True) -> Tensor:
+        """An op that sets the variable; fetching it gives the new value."""
+        return api.assign(self, value, name=name or f"{self.op.name}/Assign")
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
         """An op that adds ``delta`` to the variable; fetching it gives the new value."""
-        delta = convert_to_tensor(delta, dtype_hint=self.dtype, graph=self.graph)
-        return self.graph.create_op("AssignAdd", [self._variable, delta], name=name or
-                                    f"{self.op.name}/AssignAdd").outputs[0]
+        return api.assign_add(self, delta, name=name or f"{self.op.name}/AssignAdd")
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
+        """An op that subtracts ``delta`` from the variable; fetching it gives the new
+        value."""
+        return api.assign_sub(self, delta, name=name or f"{self.op.name}/AssignSub")
 
     def eval(self, session=None):
         return self._snapshot.eval(session=session)
@@ -115,6 +131,11 @@ _delegate_operators()
 
 def global_variables(graph=None) -> list[Variable]:
     return (graph or get_default_graph()).get_collection(GLOBAL_VARIABLES)
+
+
+def trainable_variables(graph=None) -> list[Variable]:
+    """The variables made with ``trainable=True`` (TF1's "trainable_variables")."""
+    return (graph or get_default_graph()).get_collection(TRAINABLE_VARIABLES)
 
 
 def variables_initializer(var_list, name: str = "init"):

@@ -30,8 +30,9 @@ BIG = 1_000_003
 UNARY = {"Identity": ALL, "Neg": NUMERIC, "Abs": NUMERIC, "Square": NUMERIC,
          "Relu": NUMERIC, "Exp": FLOATS, "Log": FLOATS, "Sqrt": FLOATS, "Tanh": FLOATS,
          "Sigmoid": FLOATS}
-ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv"]
+ARITHMETIC = ["Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv", "AddV2"]
 COMPARISON = ["Equal", "Less", "LessEqual", "Greater", "GreaterEqual"]
+LOGICAL = ["LogicalAnd"]  # bool inputs only
 BROADCASTS = [((3, 1), (1, 4)), ((5, 4), (4,)), ((), (7,)), ((2, 1, 3), (1, 4, 1))]
 MATMUL_CASES = [
     ((2, 3), (3, 4), False, False), ((3, 2), (3, 4), True, False),
@@ -133,7 +134,7 @@ def make_node(op, input_dtypes, output_dtype, attrs=None, name=None, **device):
 
 def out_dtype_of(op, dtype):
     """The output dtype of elementwise binary ``op`` on two ``dtype`` inputs."""
-    if op in COMPARISON:
+    if op in COMPARISON or op in LOGICAL:
         return BOOL
     return F64 if op == "RealDiv" and dtype.kind in "ib" else dtype
 

@@ -165,6 +165,7 @@ def every_kernel_program():
         for d in (ALL if op == "Equal" else NUMERIC):
             programs.append(program_for(op, [d, d], out_dtype_of(op, d)))
     programs += [program_for("SelectV2", [BOOL, d, d], d) for d in ALL]
+    programs += [program_for(op, [BOOL, BOOL], BOOL) for op in cases.LOGICAL]
     programs += [cg.compile_expression("x", [("x", s)], d) for s in ALL for d in ALL if s != d]
     programs += [cg.compile_expression(e, i, o) for e, i, o in [
         ("exp(x - m)", [("x", F16), ("m", F32)], F32),
@@ -222,3 +223,10 @@ def test_every_generated_kernel_compiles_with_nvrtc():
         except Exception as e:
             pytest.fail(f"{program.expr!r} {program.input_dtypes} -> {program.out_dtype}: "
                         f"{str(e)[:2000]}")
+
+
+@pytest.mark.parametrize("op", cases.LOGICAL)
+def test_logical_programs_match_reference(op):
+    rng = rng_for(op, "program")
+    x, y = rng.random((3, 1)) < 0.5, rng.random((1, 4)) < 0.5
+    assert_same(cg.evaluate(program_for(op, [BOOL, BOOL], BOOL), x, y), ref(op, BOOL, x, y))

@@ -5,7 +5,7 @@ inputs live on its own device and each transfer checks where its input lives.  S
 tests prove the session's partitioning: transfers exactly at CPU/GPU edges, feeds and
 fetches, none between two GPU nodes, a value copied once however many GPU nodes read
 it, plain numpy arrays fetched, soft placement of an op without a GPU kernel, and
-GPU:0 -> GPU:1 copies.  The real CUDA kernels are tested by test_gpu_kernels.py and
+GPU:0 -> GPU:1 copies.  The real CUDA kernels are tested by test_kernels.py (GPU cases) and
 test_gpu_session.py on a machine with a GPU.
 """
 

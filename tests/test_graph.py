@@ -531,9 +531,14 @@ def test_every_registered_op_has_a_builder(graph):
         ds.reduce_mean(x), ds.reduce_max(x), ds.reduce_min(x), ds.argmax(x),
         ds.reshape(x, (-1,)), ds.transpose(x), ds.concat([x, x], 0), ds.softmax(x),
         ds.random_uniform((2,)), ds.random_normal((2,)), ds.no_op(), v.assign(x),
-        v.assign_add(x),
+        v.assign_add(x), ds.logical_and(x > x, True),
+        graph.create_op("AddV2", [x, x]),  # TF's spelling of Add, as imported TF graphs have
     ]
-    assert len(built) == 39
+    built += [ds.stop_gradient(x), v.assign_sub(x)]
+    for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
+                ds.train.AdamOptimizer()):
+        built.append(opt.apply_gradients([(x, v)]))
+    assert len(built) == 46
     public = {op for op in registered_ops() if not op.startswith("_")}  # "_" = optimizer-made
     assert {op.type for op in graph.get_operations()} == public
 

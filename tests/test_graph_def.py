@@ -44,6 +44,8 @@ def build_every_op_graph() -> ds.Graph:
                       ds.pow(x, 2.0), ds.maximum(x, 0.0), ds.minimum(x, f)]
             compare = [ds.equal(x, f), ds.less(x, f), ds.greater(x, f),
                        ds.less_equal(x, 0.0), ds.greater_equal(x, 0.0)]
+            both = ds.logical_and(compare[1], compare[2])
+            add_v2 = g.create_op("AddV2", [x, f]).outputs[0]  # TF's Add
         picked = ds.where(compare[1], x, f, name="picked")
         cast = ds.cast(consts["c_i32"], ds.float64, name="cast")
         mm = ds.matmul(x, f, transpose_b=True, name="mm")
@@ -65,9 +67,14 @@ def build_every_op_graph() -> ds.Graph:
         v = ds.Variable(np.ones((2, 3), np.float32), name="v")
         assign = v.assign(f, name="assign")
         assign_add = v.assign_add(f, name="assign_add")
+        training = [ds.stop_gradient(x, name="stopped"), v.assign_sub(f, name="assign_sub")]
+        for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.AdamOptimizer(),
+                    ds.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True)):
+            training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         ds.global_variables_initializer()
-        del unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp
+        del unary, binary, picked, cast, mm, mm_t, reductions, am, tr, cc, sm, grp, both, add_v2
+        del training
     return g
 
 
@@ -138,7 +145,7 @@ def test_as_graph_def_nodes(every_op_graph):
     assert nodes["mean_1"].attr["keepdims"].b is True
     assert nodes["mm"].attr["transpose_b"].b is True
     assert nodes["cc"].attr["axis"].i == 0
-    assert nodes["ru"].attr["minval"].d == -1.0
+    assert nodes["ru"].attr["minval"].f == -1.0  # TF's float field: float32 holds it exactly
     assert (nodes["rn"].attr["seed"].i, nodes["rn"].attr["seed2"].i) == (11, 5)
     assert nodes["v"].attr["container"].s == b""
     tensor = nodes["c_i64"].attr["value"].tensor
@@ -183,7 +190,7 @@ def test_tensor_codec_round_trip(dtype):
     array = (np.arange(24) % 3).reshape(2, 3, 4).astype(dtype.np)
     proto = array_to_proto(array)
     assert proto.dtype == dtype.enum
-    assert [d.size for d in proto.shape.dim] == [2, 3, 4]
+    assert [d.size for d in proto.tensor_shape.dim] == [2, 3, 4]
     assert len(proto.tensor_content) == array.size * dtype.size
     back = proto_to_array(proto)
     assert back.dtype == dtype.np
@@ -393,7 +400,8 @@ def test_garbage_bytes_are_invalid_argument(data):
         ds.import_graph_def(data, graph=ds.Graph())
 
 
-@pytest.mark.parametrize("content", [b"", b"\x00\x00\x00", b"\x00" * 5])
+# (No content at all is TF's form for zeros: tests/test_tf_graphdef.py.)
+@pytest.mark.parametrize("content", [b"\x00\x00\x00", b"\x00" * 5])
 def test_tensor_content_of_the_wrong_length(small_graph_def, content):
     _node(small_graph_def, "a").attr["value"].tensor.tensor_content = content
     with pytest.raises(ds.errors.InvalidArgumentError,
@@ -402,13 +410,13 @@ def test_tensor_content_of_the_wrong_length(small_graph_def, content):
 
 
 def test_tensor_with_unknown_dimension_is_invalid(small_graph_def):
-    _node(small_graph_def, "a").attr["value"].tensor.shape.dim.add(size=-1)
+    _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-1)
     with pytest.raises(ds.errors.InvalidArgumentError, match="fully defined shape"):
         ds.import_graph_def(small_graph_def, graph=ds.Graph())
 
 
 def test_tensor_with_bad_dimension_is_invalid(small_graph_def):
-    _node(small_graph_def, "a").attr["value"].tensor.shape.dim.add(size=-7)
+    _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-7)
     with pytest.raises(ds.errors.InvalidArgumentError, match="Invalid dimension -7"):
         ds.import_graph_def(small_graph_def, graph=ds.Graph())
 

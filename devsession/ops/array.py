@@ -1,4 +1,5 @@
-"""Data movement: Identity, Reshape, Transpose, ConcatV2.
+"""Data movement: Identity, Reshape, Transpose, ConcatV2 (and StopGradient, an identity
+that gradients do not cross).
 
 Kernels: ``kernels/reference/array.py`` (numpy: the reference and the CPU's) and
 ``kernels/cuda/array.py``.
@@ -13,7 +14,7 @@ from ..tensor_shape import TensorShape
 from .common import make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["identity", "reshape", "transpose", "concat"]
+__all__ = ["identity", "reshape", "transpose", "concat", "stop_gradient"]
 
 
 def _reshape(inputs, attrs, node):
@@ -119,3 +120,11 @@ def concat(values, axis, name=None) -> Tensor:
     rank = next((t.shape.ndims for t in tensors if t.shape.ndims is not None), None)
     axis = normalised_axis(axis, rank, name or "concat")
     return make_op("ConcatV2", tensors, {"axis": axis}, name)
+
+
+register_op(OpDef("StopGradient", unary_any, 1))
+
+
+def stop_gradient(input, name=None) -> Tensor:  # noqa: A002  (TF1's argument name)
+    """``input`` unchanged, but ``ds.gradients`` sends no gradient through it."""
+    return make_op("StopGradient", operands(input), name=name)

@@ -104,43 +104,44 @@ _register()
 
 # --- builders ----------------------------------------------------------------------------
 
-def _unary(op_type):
-    def build(x, name=None):
-        return make_op(op_type, operands(x), name=name)
-    build.__name__ = op_type.lower()
-    build.__doc__ = f"Elementwise {op_type}."
+def _public(build, public_name: str, doc: str):
+    """``build`` as users see it: named ``ds.<public_name>`` in tracebacks and help()."""
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = doc
     return build
 
 
-def _binary(op_type):
-    def build(x, y, name=None):
-        return make_op(op_type, operands(x, y), name=name)
-    build.__name__ = op_type.lower()
-    build.__doc__ = f"Elementwise {op_type} with numpy broadcasting."
-    return build
+def _unary(op_type: str, public_name: str):
+    return _public(lambda x, name=None: make_op(op_type, operands(x), name=name),
+                   public_name, f"Elementwise {op_type}.")
 
 
-negative = _unary("Neg")
-abs = _unary("Abs")  # noqa: A001  (TF1's name)
-exp = _unary("Exp")
-log = _unary("Log")
-sqrt = _unary("Sqrt")
-square = _unary("Square")
-tanh = _unary("Tanh")
-sigmoid = _unary("Sigmoid")
-relu = _unary("Relu")
-add = _binary("Add")
-subtract = _binary("Sub")
-multiply = _binary("Mul")
-divide = truediv = _binary("RealDiv")
-pow = _binary("Pow")  # noqa: A001
-maximum = _binary("Maximum")
-minimum = _binary("Minimum")
-equal = _binary("Equal")
-less = _binary("Less")
-less_equal = _binary("LessEqual")
-greater = _binary("Greater")
-greater_equal = _binary("GreaterEqual")
+def _binary(op_type: str, public_name: str):
+    return _public(lambda x, y, name=None: make_op(op_type, operands(x, y), name=name),
+                   public_name, f"Elementwise {op_type} with numpy broadcasting.")
+
+
+negative = _unary("Neg", "negative")
+abs = _unary("Abs", "abs")  # noqa: A001  (TF1's name)
+exp = _unary("Exp", "exp")
+log = _unary("Log", "log")
+sqrt = _unary("Sqrt", "sqrt")
+square = _unary("Square", "square")
+tanh = _unary("Tanh", "tanh")
+sigmoid = _unary("Sigmoid", "sigmoid")
+relu = _unary("Relu", "relu")
+add = _binary("Add", "add")
+subtract = _binary("Sub", "subtract")
+multiply = _binary("Mul", "multiply")
+divide = truediv = _binary("RealDiv", "divide")
+pow = _binary("Pow", "pow")  # noqa: A001
+maximum = _binary("Maximum", "maximum")
+minimum = _binary("Minimum", "minimum")
+equal = _binary("Equal", "equal")
+less = _binary("Less", "less")
+less_equal = _binary("LessEqual", "less_equal")
+greater = _binary("Greater", "greater")
+greater_equal = _binary("GreaterEqual", "greater_equal")
 
 
 def where(condition, x, y, name=None) -> Tensor:
@@ -157,3 +158,25 @@ def cast(x, dtype, name=None) -> Tensor:
     if x.dtype == dtype:
         return make_op("Identity", [x], name=name)
     return make_op("Cast", [x], {"DstT": dtype}, name=name)
+
+
+# --- TF's spellings, for GraphDefs TensorFlow wrote (devsession/tf_graph.py) -------------------
+# AddV2 is TF's Add (what TF2's tf.add and `+` build); LogicalAnd is tf.logical_and.
+
+def _logical(inputs, attrs, node):
+    for x in inputs:
+        if not x.dtype.is_bool:
+            raise TypeError(f"Op '{node}' takes bool inputs, but '{x.name}' is {x.dtype.name}.")
+    return dtypes.bool_, broadcast(inputs, node)
+
+
+register_op(OpDef("AddV2", _binary_same, 2, elementwise=True))
+register_op(OpDef("LogicalAnd", _logical, 2, elementwise=True))
+__all__ += ["logical_and"]
+
+
+def logical_and(x, y, name=None) -> Tensor:
+    """Elementwise ``x and y`` of bool tensors, with numpy broadcasting."""
+    graph = graph_of(x, y)
+    return make_op("LogicalAnd", [convert_to_tensor(v, dtype=dtypes.bool_, graph=graph)
+                                  for v in (x, y)], name=name)

@@ -1,5 +1,6 @@
 """Sources and state: Const, Placeholder, NoOp (and ``group``), variables (VariableV2,
-Assign, AssignAdd) and seeded random ops.
+Assign, AssignAdd, AssignSub, and ``ds.assign``/``assign_add``/``assign_sub``) and seeded
+random ops.
 
 ``ds.Variable`` (``devsession/variables.py``) builds its nodes from these.  Kernels:
 ``kernels/reference/state.py`` (the reference and the CPU's) and
@@ -12,13 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import (Operation, Tensor, constant_from_array, get_default_graph,
-                     python_value_to_array)
+from ..graph import (Operation, Tensor, constant_from_array, convert_to_tensor,
+                     get_default_graph, python_value_to_array)
 from ..tensor_shape import TensorShape, as_shape
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["constant", "placeholder", "no_op", "group", "random_uniform", "random_normal"]
+__all__ = ["constant", "placeholder", "no_op", "group", "random_uniform", "random_normal",
+           "assign", "assign_add", "assign_sub", "variable_ref"]
 
 RANDOM = ("RandomUniform", "RandomStandardNormal")
 
@@ -71,6 +73,7 @@ def _register() -> None:
     register_op(OpDef("Assign", _assign, 2, ref_inputs=(0,), stateful=True,
                       attr_defaults={"validate_shape": True}))
     register_op(OpDef("AssignAdd", _assign, 2, ref_inputs=(0,), stateful=True))
+    register_op(OpDef("AssignSub", _assign, 2, ref_inputs=(0,), stateful=True))
     for name in RANDOM:
         register_op(OpDef(name, _random, 0, stateful=True))
 
@@ -154,3 +157,40 @@ def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None,
                                             "dtype": dtypes.as_dtype(dtype), "mean": float(mean),
                                             "stddev": float(stddev), "seed": seed1,
                                             "seed2": seed2}, name)
+
+
+# --- assignments ---------------------------------------------------------------------------
+
+def variable_ref(ref, what: str = "assign") -> Tensor:
+    """The ``VariableV2`` tensor ``ref`` names (a ``ds.Variable`` or that tensor);
+    TypeError for anything else, as TF1 refuses a non-ref input."""
+    if hasattr(ref, "_ref"):
+        return ref._ref()
+    if isinstance(ref, Tensor) and ref.op.type == "VariableV2":
+        return ref
+    raise TypeError(f"ds.{what} needs a ds.Variable (or its VariableV2 tensor) to assign to, "
+                    f"not {ref!r}.")
+
+
+def _assignment(op_type: str, what: str, ref, value, name, attrs=None) -> Tensor:
+    target = variable_ref(ref, what)
+    value = convert_to_tensor(value, dtype_hint=target.dtype, graph=target.graph)
+    return target.graph.create_op(op_type, [target, value], attrs, name=name or op_type
+                                  ).outputs[0]
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> Tensor:
+    """An op setting variable ``ref`` to ``value``; fetching it gives the new value.
+    ``use_locking`` is accepted and ignored (updates always hold the variable's lock)."""
+    attrs = None if validate_shape is None else {"validate_shape": bool(validate_shape)}
+    return _assignment("Assign", "assign", ref, value, name, attrs)
+
+
+def assign_add(ref, value, use_locking=None, name=None) -> Tensor:
+    """An op adding ``value`` to variable ``ref``; fetching it gives the new value."""
+    return _assignment("AssignAdd", "assign_add", ref, value, name)
+
+
+def assign_sub(ref, value, use_locking=None, name=None) -> Tensor:
+    """An op subtracting ``value`` from variable ``ref``; fetching it gives the new value."""
+    return _assignment("AssignSub", "assign_sub", ref, value, name)

@@ -24,31 +24,43 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0bgraph.proto\x12\ndevsession\"l\n\x10TensorShapeProto\x12-\n\x03\x64im\x18\x02 \x03(\x0b\x32 .devsession.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a\x13\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\"w\n\x0bTensorProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.devsession.DataType\x12+\n\x05shape\x18\x02 \x01(\x0b\x32\x1c.devsession.TensorShapeProto\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\"\x9e\x02\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12$\n\x04type\x18\x06 \x01(\x0e\x32\x14.devsession.DataTypeH\x00\x12-\n\x05shape\x18\x07 \x01(\x0b\x32\x1c.devsession.TensorShapeProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.devsession.TensorProtoH\x00\x12/\n\x04list\x18\x01 \x01(\x0b\x32\x1f.devsession.AttrValue.ListValueH\x00\x12\x0b\n\x01\x64\x18\t \x01(\x01H\x00\x1a\x16\n\tListValue\x12\t\n\x01i\x18\x03 \x03(\x03\x42\x07\n\x05value\"\xb3\x01\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12+\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1d.devsession.NodeDef.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.devsession.AttrValue:\x02\x38\x01\">\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.devsession.NodeDef\x12\x0f\n\x07version\x18\x03 \x01(\x05*m\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\x0b\n\x07\x44T_HALF\x10\x13\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0bgraph.proto\x12\ndevsession\"z\n\x10TensorShapeProto\x12-\n\x03\x64im\x18\x02 \x03(\x0b\x32 .devsession.TensorShapeProto.Dim\x12\x14\n\x0cunknown_rank\x18\x03 \x01(\x08\x1a!\n\x03\x44im\x12\x0c\n\x04size\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\"\xc1\x02\n\x0bTensorProto\x12#\n\x05\x64type\x18\x01 \x01(\x0e\x32\x14.devsession.DataType\x12\x32\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1c.devsession.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x10\n\x08half_val\x18\r \x03(\x05\x12\x11\n\tfloat_val\x18\x05 \x03(\x02\x12\x12\n\ndouble_val\x18\x06 \x03(\x01\x12\x0f\n\x07int_val\x18\x07 \x03(\x05\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x11\n\tint64_val\x18\n \x03(\x03\x12\x10\n\x08\x62ool_val\x18\x0b \x03(\x08\x12\x12\n\nuint32_val\x18\x10 \x03(\r\x12\x12\n\nuint64_val\x18\x11 \x03(\x04\"\x92\x01\n\x0cNameAttrList\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x30\n\x04\x61ttr\x18\x02 \x03(\x0b\x32\".devsession.NameAttrList.AttrEntry\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.devsession.AttrValue:\x02\x38\x01\"\xaf\x04\n\tAttrValue\x12\x0b\n\x01s\x18\x02 \x01(\x0cH\x00\x12\x0b\n\x01i\x18\x03 \x01(\x03H\x00\x12\x0b\n\x01\x66\x18\x04 \x01(\x02H\x00\x12\x0b\n\x01\x62\x18\x05 \x01(\x08H\x00\x12$\n\x04type\x18\x06 \x01(\x0e\x32\x14.devsession.DataTypeH\x00\x12-\n\x05shape\x18\x07 \x01(\x0b\x32\x1c.devsession.TensorShapeProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.devsession.TensorProtoH\x00\x12/\n\x04list\x18\x01 \x01(\x0b\x32\x1f.devsession.AttrValue.ListValueH\x00\x12(\n\x04\x66unc\x18\n \x01(\x0b\x32\x18.devsession.NameAttrListH\x00\x12\x15\n\x0bplaceholder\x18\t \x01(\tH\x00\x12\x17\n\x0c\x64ouble_value\x18\xe9\x07 \x01(\x01H\x00\x1a\xd9\x01\n\tListValue\x12\t\n\x01s\x18\x02 \x03(\x0c\x12\t\n\x01i\x18\x03 \x03(\x03\x12\t\n\x01\x66\x18\x04 \x03(\x02\x12\t\n\x01\x62\x18\x05 \x03(\x08\x12\"\n\x04type\x18\x06 \x03(\x0e\x32\x14.devsession.DataType\x12+\n\x05shape\x18\x07 \x03(\x0b\x32\x1c.devsession.TensorShapeProto\x12\'\n\x06tensor\x18\x08 \x03(\x0b\x32\x17.devsession.TensorProto\x12&\n\x04\x66unc\x18\t \x03(\x0b\x32\x18.devsession.NameAttrListB\x07\n\x05value\"\xd2\x02\n\x07NodeDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\r\n\x05input\x18\x03 \x03(\t\x12\x0e\n\x06\x64\x65vice\x18\x04 \x01(\t\x12+\n\x04\x61ttr\x18\x05 \x03(\x0b\x32\x1d.devsession.NodeDef.AttrEntry\x12J\n\x17\x65xperimental_debug_info\x18\x06 \x01(\x0b\x32).devsession.NodeDef.ExperimentalDebugInfo\x1aQ\n\x15\x45xperimentalDebugInfo\x12\x1b\n\x13original_node_names\x18\x01 \x03(\t\x12\x1b\n\x13original_func_names\x18\x02 \x03(\t\x1a\x42\n\tAttrEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.devsession.AttrValue:\x02\x38\x01\"K\n\nVersionDef\x12\x10\n\x08producer\x18\x01 \x01(\x05\x12\x14\n\x0cmin_consumer\x18\x02 \x01(\x05\x12\x15\n\rbad_consumers\x18\x03 \x03(\x05\"\x14\n\x12\x46unctionDefLibrary\"\x99\x01\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.devsession.NodeDef\x12(\n\x08versions\x18\x04 \x01(\x0b\x32\x16.devsession.VersionDef\x12\x0f\n\x07version\x18\x03 \x01(\x05\x12/\n\x07library\x18\x02 \x01(\x0b\x32\x1e.devsession.FunctionDefLibrary*\xf4\x02\n\x08\x44\x61taType\x12\x0e\n\nDT_INVALID\x10\x00\x12\x0c\n\x08\x44T_FLOAT\x10\x01\x12\r\n\tDT_DOUBLE\x10\x02\x12\x0c\n\x08\x44T_INT32\x10\x03\x12\x0c\n\x08\x44T_UINT8\x10\x04\x12\x0c\n\x08\x44T_INT16\x10\x05\x12\x0b\n\x07\x44T_INT8\x10\x06\x12\r\n\tDT_STRING\x10\x07\x12\x10\n\x0c\x44T_COMPLEX64\x10\x08\x12\x0c\n\x08\x44T_INT64\x10\t\x12\x0b\n\x07\x44T_BOOL\x10\n\x12\x0c\n\x08\x44T_QINT8\x10\x0b\x12\r\n\tDT_QUINT8\x10\x0c\x12\r\n\tDT_QINT32\x10\r\x12\x0f\n\x0b\x44T_BFLOAT16\x10\x0e\x12\r\n\tDT_QINT16\x10\x0f\x12\x0e\n\nDT_QUINT16\x10\x10\x12\r\n\tDT_UINT16\x10\x11\x12\x11\n\rDT_COMPLEX128\x10\x12\x12\x0b\n\x07\x44T_HALF\x10\x13\x12\x0f\n\x0b\x44T_RESOURCE\x10\x14\x12\x0e\n\nDT_VARIANT\x10\x15\x12\r\n\tDT_UINT32\x10\x16\x12\r\n\tDT_UINT64\x10\x17\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'graph_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_NAMEATTRLIST_ATTRENTRY']._loaded_options = None
+  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_options = b'8\001'
   _globals['_NODEDEF_ATTRENTRY']._loaded_options = None
   _globals['_NODEDEF_ATTRENTRY']._serialized_options = b'8\001'
-  _globals['_DATATYPE']._serialized_start=793
-  _globals['_DATATYPE']._serialized_end=902
+  _globals['_DATATYPE']._serialized_start=1783
+  _globals['_DATATYPE']._serialized_end=2155
   _globals['_TENSORSHAPEPROTO']._serialized_start=27
-  _globals['_TENSORSHAPEPROTO']._serialized_end=135
+  _globals['_TENSORSHAPEPROTO']._serialized_end=149
   _globals['_TENSORSHAPEPROTO_DIM']._serialized_start=116
-  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=135
-  _globals['_TENSORPROTO']._serialized_start=137
-  _globals['_TENSORPROTO']._serialized_end=256
-  _globals['_ATTRVALUE']._serialized_start=259
-  _globals['_ATTRVALUE']._serialized_end=545
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=514
-  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=536
-  _globals['_NODEDEF']._serialized_start=548
-  _globals['_NODEDEF']._serialized_end=727
-  _globals['_NODEDEF_ATTRENTRY']._serialized_start=661
-  _globals['_NODEDEF_ATTRENTRY']._serialized_end=727
-  _globals['_GRAPHDEF']._serialized_start=729
-  _globals['_GRAPHDEF']._serialized_end=791
+  _globals['_TENSORSHAPEPROTO_DIM']._serialized_end=149
+  _globals['_TENSORPROTO']._serialized_start=152
+  _globals['_TENSORPROTO']._serialized_end=473
+  _globals['_NAMEATTRLIST']._serialized_start=476
+  _globals['_NAMEATTRLIST']._serialized_end=622
+  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_start=556
+  _globals['_NAMEATTRLIST_ATTRENTRY']._serialized_end=622
+  _globals['_ATTRVALUE']._serialized_start=625
+  _globals['_ATTRVALUE']._serialized_end=1184
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_start=958
+  _globals['_ATTRVALUE_LISTVALUE']._serialized_end=1175
+  _globals['_NODEDEF']._serialized_start=1187
+  _globals['_NODEDEF']._serialized_end=1525
+  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_start=1376
+  _globals['_NODEDEF_EXPERIMENTALDEBUGINFO']._serialized_end=1457
+  _globals['_NODEDEF_ATTRENTRY']._serialized_start=556
+  _globals['_NODEDEF_ATTRENTRY']._serialized_end=622
+  _globals['_VERSIONDEF']._serialized_start=1527
+  _globals['_VERSIONDEF']._serialized_end=1602
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_start=1604
+  _globals['_FUNCTIONDEFLIBRARY']._serialized_end=1624
+  _globals['_GRAPHDEF']._serialized_start=1627
+  _globals['_GRAPHDEF']._serialized_end=1780
 # @@protoc_insertion_point(module_scope)

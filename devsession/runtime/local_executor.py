@@ -42,15 +42,12 @@ class LocalExecutorFactory:
                           self.make_transfer, self.optimize)
 
     def make_kernel(self, op, placement: Placement):
-        variable = None
+        variable, refs = None, ()
         if op.type == "VariableV2":
             variable = variable_key(op)
         elif get_op_def(op.type).ref_inputs:
-            ref = op.inputs[0].op
-            if ref.type != "VariableV2":
-                raise InvalidArgumentError(f"Op '{op.name}' must assign to a Variable, not to "
-                                           f"'{ref.name}' ({ref.type}).", op.name)
-            variable = variable_key(ref)
+            refs = tuple(_ref_key(op, op.inputs[i].op) for i in get_op_def(op.type).ref_inputs)
+            variable = refs[0]
         node = KernelNode(
             name=op.name, op=op.type, attrs=kernel_node_attrs(op),
             input_dtypes=tuple(t.dtype.np for t in op.inputs),
@@ -59,7 +56,7 @@ class LocalExecutorFactory:
             output_shape=op.outputs[0].shape.dims if op.outputs else None,
             output_dtypes=tuple(t.dtype.np for t in op.outputs),
             output_shapes=tuple(t.shape.dims for t in op.outputs),
-            context=StateContext(self.resources, variable),
+            context=StateContext(self.resources, variable, refs),
             device=placement.device)
         return lookup_kernel(op.type, placement.device.device_type)(node)
 
@@ -79,6 +76,13 @@ class LocalExecutorFactory:
                           output_dtype=None, output_shape=None,
                           device=dst if dst.is_gpu else src)
         return lookup_kernel("_Transfer", "GPU")(node)
+
+
+def _ref_key(op, ref) -> tuple:
+    if ref.type != "VariableV2":
+        raise InvalidArgumentError(f"Op '{op.name}' must assign to a Variable, not to "
+                                   f"'{ref.name}' ({ref.type}).", op.name)
+    return variable_key(ref)
 
 
 def make_step(plan, pool=None, before_run=None):

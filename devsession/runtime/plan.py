@@ -59,8 +59,15 @@ class Plan:
 
 
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
-# fetch must copy it; every other kernel returns a fresh array.
-ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd"})
+# fetch must copy it; every other kernel returns a fresh array.  Ops with ref inputs
+# (Assign, the optimizers' Apply*) return their variable's state too (``_may_alias``).
+ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign", "AssignAdd",
+                          "StopGradient", "_ReduceToShapeOf", "_ReshapeToShapeOf",
+                          "_ReducedSize", "_SplitToShapesOf"})
+
+
+def _may_alias(op_type) -> bool:
+    return op_type in ALIASING_OPS or bool(op_type and get_op_def(op_type).ref_inputs)
 
 
 def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
@@ -157,8 +164,8 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     for t, s in zip(fetches, fetch_slots):
         source = alias.get(t, t)
         moved = s != slot_of[source]  # a device-to-host copy is already the caller's own
-        needs_copy.append(not moved and (source in fed or producer_type.get(source) in
-                                         ALIASING_OPS or s in seen))
+        needs_copy.append(not moved and (source in fed or _may_alias(producer_type.get(source))
+                                         or s in seen))
         seen.add(s)
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
                 tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)))

@@ -2,13 +2,27 @@
 
 A ``ResourceMgr`` maps container name -> resource name -> resource.  A direct session
 owns one; on a cluster each worker owns one that outlives client sessions.  ``clear``
-drops whole containers (``ds.reset``).  Variable values are never mutated in place:
-``Assign`` and ``AssignAdd`` swap in a new array under the variable's lock, so a reader
-holding the old array is never disturbed.
+drops whole containers (``ds.reset``).
+
+Values and readers: ``VariableV2`` hands its kernel the variable's current array itself
+(no copy per read), so that array may be held by a running step (its slot, or a view
+of it) while another op changes the variable.  Two ways of changing it keep such a
+reader undisturbed:
+
+* ``Assign``, ``AssignAdd`` and ``AssignSub`` swap in a new array under the variable's
+  lock.
+* The optimizers' fused updates (``ApplyAdam``...) update in place, as TF does, to make
+  no full-size temporaries per step: under the lock they ask ``updatable()`` for the
+  array, which is the current one when nothing else references it (Python's reference
+  count, calibrated once at import, sees every slot and view holding it) and otherwise
+  a private copy swapped in first (copy-on-write).  So a step that still reads the old
+  value, or a fetch of it being copied out, never sees it change under it.
 """
 
 from __future__ import annotations
 
+import operator
+import sys
 import threading
 
 import numpy as np
@@ -38,6 +52,20 @@ class VariableResource:
                 f"first (sess.run(ds.global_variables_initializer())).", node_name)
         return value
 
+    def updatable(self, node_name: str):
+        """The array to update in place; call with ``lock`` held.  The current value
+        when no one else references it and it is C-contiguous, else a private
+        C-contiguous copy, swapped in first.  ``FailedPreconditionError`` if the
+        variable is not initialized."""
+        self.read(node_name)
+        if self._references_to_value() > _UNSHARED_REFERENCES or \
+                not self.value.flags.c_contiguous:
+            self.value = self.value.copy()
+        return self.value
+
+    def _references_to_value(self) -> int:
+        return sys.getrefcount(self.value)
+
     def assign(self, value, node_name: str, validate_shape: bool = True):
         value = _as_array(value, self.dtype, node_name)
         if validate_shape and self.shape is not None and not _shape_ok(self.shape, value.shape):
@@ -49,20 +77,37 @@ class VariableResource:
         return value
 
     def assign_add(self, delta, node_name: str):
+        return self._combine(delta, node_name, operator.add, "add", "assign_add")
+
+    def assign_sub(self, delta, node_name: str):
+        return self._combine(delta, node_name, operator.sub, "subtract", "assign_sub")
+
+    def _combine(self, delta, node_name: str, combine, verb: str, op_name: str):
         with self.lock:
             current = self.read(node_name)
             try:
-                updated = current + delta
+                updated = combine(current, delta)
             except ValueError as e:
                 raise InvalidArgumentError(
-                    f"Cannot add a value of shape {list(np.shape(delta))} to variable "
+                    f"Cannot {verb} a value of shape {list(np.shape(delta))} to variable "
                     f"{self.name} of shape {list(current.shape)}: {e}", node_name) from None
             if updated.shape != current.shape:
                 raise InvalidArgumentError(
-                    f"assign_add would change the shape of variable {self.name} from "
+                    f"{op_name} would change the shape of variable {self.name} from "
                     f"{list(current.shape)} to {list(updated.shape)}.", node_name)
             self.value = _as_array(updated, self.dtype, node_name)
             return self.value
+
+
+def _unshared_references() -> int:
+    """What ``_references_to_value`` counts for a value nothing else holds (the
+    interpreter's own references differ between Python versions, so measure them)."""
+    probe = VariableResource("probe", np.float32, None)
+    probe.value = np.empty(1, np.float32)
+    return probe._references_to_value()
+
+
+_UNSHARED_REFERENCES = _unshared_references()
 
 
 def _as_array(value, dtype, node_name):

@@ -17,14 +17,20 @@ __all__ = ["StateContext", "variable_key"]
 @dataclasses.dataclass(frozen=True)
 class StateContext:
     """Session state a kernel may use: the resource manager, and for ops on a variable
-    (VariableV2 itself, Assign, AssignAdd) the variable's key."""
+    (VariableV2 itself, Assign, AssignAdd) the variable's key; for ops with several ref
+    inputs (ApplyAdam: the variable and its slots) every ref input's key, in order."""
 
     resources: ResourceMgr
     variable: tuple | None = None    # (container, name, np.dtype, shape)
+    refs: tuple = ()                 # one such key per ref input
 
     def variable_resource(self):
         container, name, dtype, shape = self.variable
         return self.resources.variable(container, name, dtype, shape)
+
+    def ref_resources(self) -> list:
+        """The VariableResource of every ref input, in input order."""
+        return [self.resources.variable(*key) for key in self.refs]
 
 
 def variable_key(op) -> tuple:

@@ -25,6 +25,10 @@ ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "LessEqual": (("x", "y"), "x <= y"), "Greater": (("x", "y"), "x > y"),
     "GreaterEqual": (("x", "y"), "x >= y"),
     "SelectV2": (("c", "x", "y"), "x if c else y"),
+    # TF's spellings, for GraphDefs TensorFlow wrote
+    "AddV2": (("x", "y"), "x + y"), "LogicalAnd": (("x", "y"), "x and y"),
+    # gradients' broadcast (ops/shape_of.py): ``like`` only lends its shape
+    "_BroadcastToShapeOf": (("x", "like"), "x"),
 }
 
 

@@ -10,8 +10,10 @@ module              ops and how they run
 ``reduce``          Sum, Mean, Max, Min, ArgMax: numba (``cache=True``)
 ``linalg``          MatMul: BLAS via ``np.matmul``
 ``nn``              Softmax: numba
-(reference)         data movement (``reference/array.py``) and state
-                    (``reference/state.py``): the numpy kernels are the CPU's too, so
+``training``        the optimizers' updates (ApplyAdam...): one numba pass, in place
+(reference)         data movement (``reference/array.py``), state
+                    (``reference/state.py``) and the gradients' shape-of ops
+                    (``reference/shape_of.py``): the numpy kernels are the CPU's too, so
                     those modules register for both ("REF" and "CPU")
 ==================  ===============================================================
 
@@ -23,5 +25,5 @@ loads from its on-disk cache, each loop on its first call.
 from __future__ import annotations
 
 from . import numba_setup  # noqa: F401  (configure numba before anything imports it)
-from . import elementwise, linalg, nn, reduce  # noqa: F401  (they register)
-from ..reference import array, state  # noqa: F401  (register for the CPU too)
+from . import elementwise, linalg, nn, reduce, training  # noqa: F401  (they register)
+from ..reference import array, shape_of, state  # noqa: F401  (register for the CPU too)

@@ -17,8 +17,11 @@ module              ops and how they run
 ``linalg``          MatMul: cuBLAS via ``cupy.matmul``
 ``nn``              Softmax: max, one fused exp kernel, sum, divide
 ``array``           Identity, Reshape, Transpose, ConcatV2: cupy views and copies
+``shape_of``        the gradients' shape-of ops: cupy sums, views and counts
 ``state``           constants uploaded once, variables held as cupy arrays, random
                     numbers drawn on the host (the CPU's sequence) and uploaded
+``training``        the optimizers' updates (ApplyAdam...): one ElementwiseKernel each,
+                    in place
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
 ==================  ===============================================================
@@ -32,4 +35,5 @@ from __future__ import annotations
 
 import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing)
 
-from . import array, elementwise, linalg, nn, reduce, state, transfer  # noqa: F401  (register)
+from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (register)
+               training, transfer)

@@ -69,18 +69,10 @@ def on_device(node, fn):
     index = node.device.index
     name, op, where = node.name, node.op, node.device.short_name
 
-    if index == 0 and device_count() == 1:
-        def kernel(*xs):
-            try:
-                return fn(*xs)
-            except Exception as e:
-                if _is_alloc_failure(e):
-                    raise out_of_memory(name, op, where, e) from None
-                raise
-        return kernel
+    switch = not (index == 0 and device_count() == 1)    # one GPU: nothing to switch
 
-    def kernel_on(*xs):
-        previous = _runtime.getDevice()
+    def kernel(*xs):
+        previous = _runtime.getDevice() if switch else index
         if previous != index:
             _runtime.setDevice(index)
         try:
@@ -92,7 +84,7 @@ def on_device(node, fn):
         finally:
             if previous != index:
                 _runtime.setDevice(previous)
-    return kernel_on
+    return kernel
 
 
 def to_device(value, index: int) -> "cupy.ndarray":

@@ -6,9 +6,9 @@ The GPU twins of ``reference/state.py``:
   device array on every later run (kernels never mutate their inputs).
 * ``VariableV2`` returns the variable's value as a cupy array on the node's GPU.  A
   value that was set on the host (by a CPU ``Assign``) or on another GPU is copied
-  once and stored back, so the variable then lives on its device; ``Assign`` and
-  ``AssignAdd`` on the GPU store cupy arrays (``resources._as_array`` keeps the
-  backend of the value it is given).
+  once and stored back, so the variable then lives on its device; ``Assign``,
+  ``AssignAdd`` and ``AssignSub`` on the GPU store cupy arrays (``resources._as_array``
+  keeps the backend of the value it is given).
 * ``RandomUniform`` and ``RandomStandardNormal`` draw on the host from the session's
   seeded numpy stream (the very kernel the CPU runs) and upload, so a seeded graph gives
   the same sequence on the GPU as on the CPU.
@@ -83,13 +83,16 @@ def _assign(node):
     return on_device(node, lambda value: ctx.variable_resource().assign(value, name, validate))
 
 
-@register_kernel("AssignAdd", "GPU")
+@register_kernel(("AssignAdd", "AssignSub"), "GPU")
 def _assign_add(node):
     ctx, name, index = node.context, node.name, node.device.index
+    subtract = node.op == "AssignSub"
 
     def kernel(delta):
         resource = ctx.variable_resource()
         _on_this_device(resource, name, index)
+        if subtract:
+            return resource.assign_sub(delta, name)
         return resource.assign_add(delta, name)
     return on_device(node, kernel)
 

@@ -13,9 +13,13 @@ module              ops
 ``linalg``          MatMul
 ``nn``              Softmax
 ``array``           Identity, Reshape, Transpose, ConcatV2 (also the CPU's kernels)
+``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
+``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
+                    the frame every device's update kernel runs in
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ==================  ===============================================================
 """
 
-from . import array, elementwise, linalg, nn, reduce, state  # noqa: F401  (they register)
+from . import (array, elementwise, linalg, nn, reduce, shape_of, state,  # noqa: F401  (they
+               training)                                                # register)

@@ -1,4 +1,5 @@
-"""Data-movement kernels (Identity, Reshape, Transpose, ConcatV2) for every device.
+"""Data-movement kernels (Identity, StopGradient, Reshape, Transpose, ConcatV2) for every
+device.
 
 These ops do no arithmetic, so the array library's own copy/view machinery is both the
 reference and the fastest implementation: a numba loop would only re-implement memcpy.
@@ -40,8 +41,8 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
     def build_concat(node):
         return wrap(node, _concat(node, xp))
 
-    return {"Identity": build_identity, "Reshape": build_reshape,
-            "Transpose": build_transpose, "ConcatV2": build_concat}
+    return {"Identity": build_identity, "StopGradient": build_identity,
+            "Reshape": build_reshape, "Transpose": build_transpose, "ConcatV2": build_concat}
 
 
 def build_identity(node):

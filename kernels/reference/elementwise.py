@@ -92,3 +92,8 @@ def build_cast(node):
         with np.errstate(all="ignore"):
             return x.astype(dst)
     return cast
+
+
+# TF's spellings, for GraphDefs TensorFlow wrote: AddV2 is Add; LogicalAnd.
+BINARY.update({"AddV2": np.add, "LogicalAnd": np.logical_and})
+register_kernel(("AddV2", "LogicalAnd"), DEVICE)(build_elementwise)

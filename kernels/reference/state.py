@@ -56,6 +56,13 @@ def build_assign_add(node):
     return lambda delta: ctx.variable_resource().assign_add(delta, name)
 
 
+@register_kernel("AssignSub", HOST)
+def build_assign_sub(node):
+    ctx = node.context
+    name = node.name
+    return lambda delta: ctx.variable_resource().assign_sub(delta, name)
+
+
 @register_kernel("RandomUniform", HOST)
 def build_random_uniform(node):
     ctx = node.context

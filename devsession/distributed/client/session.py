@@ -51,7 +51,6 @@ from .master_client import master_client
 __all__ = ["GrpcSession", "master_client", "CLOSE_TIMEOUT_S"]
 
 log = logging.getLogger("devsession")
-placement_log = logging.getLogger("devsession.placement")
 
 
 class _RemoteStep:
@@ -182,7 +181,7 @@ class GrpcSession(BaseSession):
                                       request.timeout_s + RUN_GRACE_S)
             prepared = wire.decode(pb.PrepareStepResponse, reply)[0]
             remote.handle, remote.generation = prepared.step_handle, generation
-        self._log_placement(prepared.placements)
+        self._log_placement((p.node, p.device, p.note) for p in prepared.placements)
 
     def _build_step(self, feeds, fetches, targets, timeout=None):
         unique = list(dict.fromkeys(fetches))
@@ -225,17 +224,6 @@ class GrpcSession(BaseSession):
             return out
 
         return step
-
-    def _log_placement(self, placements) -> None:
-        for p in placements:
-            if p.note:
-                log.warning("devsession: node '%s' %s", p.node, p.note)
-        if self._options.log_device_placement:
-            if not placement_log.handlers and not logging.getLogger().handlers:
-                placement_log.addHandler(logging.StreamHandler())
-                placement_log.setLevel(logging.INFO)
-            for p in placements:
-                placement_log.info("%s: %s", p.node, p.device)
 
     # --- devices and the end -------------------------------------------------------------
 

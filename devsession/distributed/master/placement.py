@@ -27,7 +27,7 @@ from ...ops.registry import get_op_def
 from ...runtime.placement import Placement, PlacementPolicy, place_node
 from ..cluster_spec import ClusterSpec, task_name
 
-__all__ = ["TaskDevices", "ClusterPlacer", "colocation_root"]
+__all__ = ["TaskDevices", "ClusterPlacer", "colocation_root", "referenced_variables"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +58,12 @@ def colocation_root(op):
         op = op.inputs[refs[0]].op
         refs = get_op_def(op.type).ref_inputs
     return op
+
+
+def referenced_variables(op) -> list:
+    """The ops of every ref input of ``op`` (an optimizer's update names its variable
+    and slots): they must be placed, and on ``op``'s task, though ``op`` reads none."""
+    return [op.inputs[i].op for i in get_op_def(op.type).ref_inputs]
 
 
 class ClusterPlacer:

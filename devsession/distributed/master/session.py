@@ -41,14 +41,15 @@ import time
 from ...errors import (AbortedError, DeadlineExceededError, InvalidArgumentError, NotFoundError,
                       OpError, UnavailableError)
 from ...graph import Graph
-from ...graph_def import GraphDef, import_graph_def
+from ...graph_codec import node_def_of
+from ...graph_def import import_graph_def
 from ...options import SessionOptions
 from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S
 from ..transport.messages import connect_timeout
 from ..worker.rendezvous import copy_error
 from .partition import PartitionPlan, partition_graph
-from .placement import ClusterPlacer, colocation_root
+from .placement import ClusterPlacer, colocation_root, referenced_variables
 from .worker_pool import WorkerPool, run_parallel
 
 __all__ = ["MasterSession", "PreparedStep"]
@@ -79,7 +80,6 @@ class MasterSession:
         self.options = options
         self.connect_timeout = connect_timeout(options)
         self.graph = Graph()
-        self._node_defs: dict = {}
         self.placer = ClusterPlacer(workers.cluster, master_job, master_task, options.device,
                                     options.allow_soft_placement)
         self._lock = threading.Lock()
@@ -92,23 +92,10 @@ class MasterSession:
 
     def extend(self, graph_def) -> None:
         """Add the nodes of ``graph_def`` (validated as any import); they may read nodes
-        the session already has."""
+        the session already has.  Prepared steps stay: new nodes change no old node."""
         with self._lock:
             self._check_open()
-            new = {node.name for node in graph_def.node}
-            if all(_producer(i) in new for node in graph_def.node for i in node.input):
-                import_graph_def(graph_def, graph=self.graph)
-            else:
-                # import_graph_def resolves inputs within its GraphDef only, so rebuild the
-                # graph from every node so far; prepared steps keep the ops they were made of.
-                whole = GraphDef(version=graph_def.version)
-                whole.node.extend(self._node_defs.values())
-                whole.node.extend(graph_def.node)
-                graph = Graph()
-                import_graph_def(whole, graph=graph)
-                self.graph = graph
-            for node in graph_def.node:
-                self._node_defs[node.name] = node
+            import_graph_def(graph_def, graph=self.graph)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -156,7 +143,8 @@ class MasterSession:
         needed = needed_ops(fetch_t, target_o, set(feed_t))
         position = {op: i for i, op in enumerate(ops)}
         check_feeds_cover_placeholders(sorted(needed, key=position.__getitem__))
-        to_place = needed | {colocation_root(op) for op in needed}
+        to_place = needed | {colocation_root(op) for op in needed} | {
+            var for op in needed for var in referenced_variables(op)}
         task_of = {op: self.placer.task_of(op) for op in to_place}
         nodes_on: dict = {}
         for op, task in task_of.items():
@@ -167,7 +155,7 @@ class MasterSession:
         placements = {op.name: self.placer.place(op, statuses[task_of[op]].task_devices())
                       for op in to_place}
         plan = partition_graph(ops, feed_t, fetch_t, target_o, placements,
-                               self.workers.local_task, lambda op: self._node_defs[op.name])
+                               self.workers.local_task, node_def_of)
         self._log_placement(plan)
         local = plan.partitions.get(self.workers.local_task)
         step = PreparedStep(len(self._by_handle) + 1, plan, feed_t, fetch_t, {},
@@ -288,12 +276,6 @@ class MasterSession:
         if tasks:
             threading.Thread(target=deregister, name="devsession-deregister",
                              daemon=True).start()
-
-
-def _producer(node_input: str) -> str:
-    """The node an input string of a NodeDef reads ("^x", "x:0", "x" -> "x")."""
-    return node_input.lstrip("^").rsplit(":", 1)[0] if ":" in node_input else \
-        node_input.lstrip("^")
 
 
 def _within(limit: float, deadline: float | None) -> float:

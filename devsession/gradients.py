@@ -1,0 +1,230 @@
+"""``ds.gradients``: symbolic reverse-mode differentiation, with TF1's semantics.
+
+``gradients(ys, xs)`` adds the backward pass to the graph ``ys`` and ``xs`` live in,
+under a ``gradients/`` name scope (one ``gradients/<op>_grad/`` scope per forward op,
+as TF names them), and returns one tensor per x: the sum over every y and every path
+of dy/dx, weighted by ``grad_ys`` (ones by default); None for an x no y depends on.
+
+Algorithm (TF's ``_GradientsHelper``, minus control flow):
+
+1. *Reached* ops: walking forward from the ops of ``xs`` through consumers, along
+   floating-point tensors only (integer and bool tensors carry no gradient, so a cast
+   to int cuts the path).
+2. *Between* ops: the reached ops from which some y is reached walking backward.  Only
+   these get gradient nodes.
+3. Walk the between ops in reverse creation order (the graph's creation order is
+   topological, so every consumer of an op's outputs is done before the op), summing
+   the gradients each output received (a chain of ``Add``, which the optimizer fuses
+   into one kernel), and call the op's gradient function (``ops/registry.py``:
+   ``grad(op, *output_grads) -> [input_grad or None, ...]``, one output grad per output,
+   None for an output no gradient reached).  The gradient of each floating-point input
+   is recorded (its static shape merged with the input's); other inputs get none.
+
+Stopping: an op of ``stop_gradients`` or a ``StopGradient`` op (``not_differentiable``)
+passes nothing to its inputs; nor does an op of ``xs`` none of whose inputs lies
+between (its gradient function is not even looked up).  An op between ``xs`` and
+``ys`` with no gradient registered raises ``LookupError`` naming it, as TF does.
+
+Variables: an x that is a ``ds.Variable`` means the variable itself (its ``VariableV2``
+tensor, whose ``read`` Identity the forward pass consumed), as TF1's ``as_ref``.
+
+    y = x * x + 3 * x
+    (dx,) = ds.gradients(y, [x])        # 2x + 3
+    (ddx,) = ds.gradients(dx, [x])      # 2: gradients of gradients work too
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .graph import Operation, Tensor, convert_to_tensor, name_scope
+from .ops.common import graph_of
+from .ops.elementwise import add
+from .ops.registry import get_gradient
+from .ops.shape_of import ones_like_of, zeros_like_of
+
+__all__ = ["gradients", "UnconnectedGradients"]
+
+
+class UnconnectedGradients:
+    """What ``gradients`` returns for an x that no y depends on (TF's enum values)."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
+              gate_gradients=False, aggregation_method=None, stop_gradients=None,
+              unconnected_gradients=UnconnectedGradients.NONE):
+    """The symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
+
+    ``grad_ys`` weights each y (default: ones of its shape).  ``stop_gradients``:
+    tensors held constant (no gradient flows through their ops).  The TF1 arguments
+    ``colocate_gradients_with_ops``, ``gate_gradients`` and ``aggregation_method`` are
+    accepted and ignored.  Returns a list as long as ``xs``.
+
+    Raises ``LookupError`` for an op on a path without a registered gradient,
+    ``TypeError``/``ValueError`` for a ``grad_ys`` entry of the wrong dtype or shape
+    and for tensors of different graphs.
+    """
+    del colocate_gradients_with_ops, gate_gradients, aggregation_method
+    ys, xs = _as_list(ys), _as_list(xs)
+    graph = graph_of(*ys, *xs)
+    ys = [convert_to_tensor(y, graph=graph) for y in ys]
+    xs = [_as_x(x, graph) for x in xs]
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"gradients: {len(grad_ys)} grad_ys for {len(ys)} ys.")
+    if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown unconnected_gradients value {unconnected_gradients!r}; "
+                         f"use 'none' or 'zero'.")
+    for t in ys + xs:
+        if t.graph is not graph:
+            raise ValueError(f"Tensor '{t.name}' is not in the graph of the other ys and xs.")
+    stop_ops = {_op_of(s) for s in _as_list(stop_gradients or [])}
+
+    with graph.as_default(), name_scope(name):
+        grads: dict[Tensor, list] = defaultdict(list)
+        for k, (y, g) in enumerate(zip(ys, grad_ys)):
+            grads[y].append(_grad_y(y, g, k))
+        between = _between_ops(ys, xs, _consumers(graph))
+        stop_ops |= _xs_ops_with_nothing_between(xs, between)
+        for op in sorted(between, key=_creation_order(graph), reverse=True):
+            out_grads = [_aggregate(grads, t) for t in op.outputs]
+            if op in stop_ops or all(g is None for g in out_grads):
+                continue
+            for t_in, g in zip(op.inputs, _input_grads(op, out_grads)):
+                if g is not None and _carries_gradient(t_in):
+                    grads[t_in].append(g)
+        results = [_aggregate(grads, x) for x in xs]
+        if unconnected_gradients == UnconnectedGradients.ZERO:
+            results = [zeros_like_of(x) if g is None else g for x, g in zip(xs, results)]
+    return results
+
+
+def _as_list(values) -> list:
+    return list(values) if isinstance(values, (list, tuple)) else [values]
+
+
+def _as_x(x, graph) -> Tensor:
+    if hasattr(x, "_ref"):           # a Variable: the variable itself, not a read of it
+        return x._ref()
+    return convert_to_tensor(x, graph=graph)
+
+
+def _op_of(value) -> Operation:
+    if isinstance(value, Operation):
+        return value
+    if hasattr(value, "op"):         # a Tensor, or a Variable (its VariableV2 op, as TF1)
+        return value.op
+    raise TypeError(f"stop_gradients takes tensors, not {type(value).__name__}.")
+
+
+def _carries_gradient(t: Tensor) -> bool:
+    return t.dtype.is_floating
+
+
+def _grad_y(y: Tensor, grad_y, k: int) -> Tensor:
+    """The weight of ``y``: ones of its shape by default (TF's ``grad_ys_k``)."""
+    if grad_y is None:
+        return ones_like_of(y, name=f"grad_ys_{k}")
+    grad_y = convert_to_tensor(grad_y, dtype_hint=y.dtype, graph=y.graph)
+    if grad_y.dtype != y.dtype:
+        raise TypeError(f"grad_ys[{k}] ('{grad_y.name}') has dtype {grad_y.dtype.name} but "
+                        f"ys[{k}] ('{y.name}') is {y.dtype.name}.")
+    if not grad_y.shape.is_compatible_with(y.shape):
+        raise ValueError(f"grad_ys[{k}] ('{grad_y.name}') has shape {grad_y.shape}, which "
+                         f"does not match shape {y.shape} of ys[{k}] ('{y.name}').")
+    return grad_y
+
+
+def _consumers(graph) -> dict:
+    """tensor -> the ops that take it as an input (gradients flow along these edges)."""
+    consumers: dict = defaultdict(list)
+    for op in graph.get_operations():
+        for t in op.inputs:
+            consumers[t].append(op)
+    return consumers
+
+
+def _between_ops(ys, xs, consumers) -> set:
+    """The ops on some path from an x to a y along floating-point tensors."""
+    reached: set = set()
+    stack = [x.op for x in xs]
+    while stack:
+        op = stack.pop()
+        if op in reached:
+            continue
+        reached.add(op)
+        for t in op.outputs:
+            if _carries_gradient(t):
+                stack.extend(consumers.get(t, ()))
+    between: set = set()
+    stack = [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op in between or op not in reached:
+            continue
+        between.add(op)
+        stack.extend(t.op for t in op.inputs)
+    return between
+
+
+def _xs_ops_with_nothing_between(xs, between) -> set:
+    """Ops of ``xs`` whose inputs all lie outside the between ops: their gradient
+    function is never needed (TF's ``_StopOps``)."""
+    return {x.op for x in xs
+            if not any(t.op in between for t in x.op.inputs)}
+
+
+def _creation_order(graph):
+    position = {id(op): i for i, op in enumerate(graph.get_operations())}
+    return lambda op: position[id(op)]
+
+
+def _aggregate(grads: dict, t: Tensor) -> Tensor | None:
+    """The sum of the gradients ``t`` received (remembered as its only gradient)."""
+    received = grads.get(t)
+    if not received:
+        return None
+    total = received[0]
+    for g in received[1:]:
+        total = add(total, g, name="AddN")
+    grads[t] = [total]
+    return total
+
+
+def _input_grads(op: Operation, out_grads: list) -> list:
+    """The gradient function's result for ``op``, checked: one entry per input, each
+    None or a tensor of the input's dtype and a compatible shape."""
+    try:
+        fn = get_gradient(op.type)
+    except LookupError:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
+                          f"{op.type}). Wrap the input in ds.stop_gradient if no gradient "
+                          f"should flow through it.") from None
+    if fn is None:                   # not differentiable: it blocks
+        return [None] * len(op.inputs)
+    with name_scope(op.name + "_grad"):
+        in_grads = fn(op, *out_grads)
+    in_grads = list(in_grads) if isinstance(in_grads, (list, tuple)) else [in_grads]
+    if len(in_grads) != len(op.inputs):
+        raise ValueError(f"The gradient function of '{op.type}' returned {len(in_grads)} "
+                         f"gradients for operation '{op.name}', which has {len(op.inputs)} "
+                         f"inputs.")
+    checked = []
+    for t_in, g in zip(op.inputs, in_grads):
+        if g is not None and _carries_gradient(t_in):
+            g = convert_to_tensor(g, dtype_hint=t_in.dtype, graph=op.graph)
+            if g.dtype != t_in.dtype:
+                raise TypeError(f"The gradient of input '{t_in.name}' of '{op.name}' "
+                                f"({op.type}) has dtype {g.dtype.name}, not {t_in.dtype.name}.")
+            try:
+                g.set_shape(t_in.shape)
+            except ValueError:
+                raise ValueError(f"Incompatible shapes between op input and calculated "
+                                 f"input gradient for '{op.name}' ({op.type}): input "
+                                 f"'{t_in.name}' has shape {t_in.shape}, its gradient "
+                                 f"'{g.name}' {g.shape}.") from None
+        checked.append(g)
+    return checked

@@ -1,0 +1,149 @@
+"""Gradients of the elementwise ops (TF's ``math_grad.py`` formulas).
+
+Binary ops broadcast, so each input's gradient is the output gradient summed down to
+that input's shape (``shape_of.reduce_to_shape_of``: static ``Sum`` nodes when the
+shapes decide, TF's ``BroadcastGradientArgs`` at run time otherwise).  Every formula
+is elementwise, so the optimizer fuses a gradient chain into one kernel.  Comparisons
+are not differentiable; Cast passes gradients between floating types only.
+"""
+
+from __future__ import annotations
+
+from .elementwise import (cast, divide, greater, greater_equal, less, less_equal, log,
+                          multiply, negative, pow, subtract, where)
+from .registry import not_differentiable, register_gradient
+from .shape_of import reduce_to_shape_of
+
+not_differentiable("Equal", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd")
+
+
+def _binary(op):
+    return op.inputs[0], op.inputs[1]
+
+
+def _to_x(grad, op):
+    x, y = _binary(op)
+    return reduce_to_shape_of(grad, x, peers=(y,))
+
+
+def _to_y(grad, op):
+    x, y = _binary(op)
+    return reduce_to_shape_of(grad, y, peers=(x,))
+
+
+# --- unary --------------------------------------------------------------------------------
+
+@register_gradient("Neg")
+def _neg_grad(op, dy):
+    return [negative(dy)]
+
+
+@register_gradient("Abs")
+def _abs_grad(op, dy):
+    x = op.inputs[0]
+    sign = subtract(cast(greater(x, 0), x.dtype), cast(less(x, 0), x.dtype))
+    return [multiply(dy, sign)]
+
+
+@register_gradient("Square")
+def _square_grad(op, dy):
+    return [multiply(dy, multiply(op.inputs[0], 2))]
+
+
+@register_gradient("Relu")
+def _relu_grad(op, dy):
+    y = op.outputs[0]
+    return [multiply(dy, cast(greater(y, 0), dy.dtype))]     # TF's ReluGrad
+
+
+@register_gradient("Exp")
+def _exp_grad(op, dy):
+    return [multiply(dy, op.outputs[0])]
+
+
+@register_gradient("Log")
+def _log_grad(op, dy):
+    return [multiply(dy, divide(1, op.inputs[0]))]
+
+
+@register_gradient("Sqrt")
+def _sqrt_grad(op, dy):
+    return [divide(multiply(dy, 0.5), op.outputs[0])]      # TF's SqrtGrad: 0.5 * dy / y
+
+
+@register_gradient("Tanh")
+def _tanh_grad(op, dy):
+    y = op.outputs[0]
+    return [multiply(dy, subtract(1, multiply(y, y)))]     # TF's TanhGrad
+
+
+@register_gradient("Sigmoid")
+def _sigmoid_grad(op, dy):
+    y = op.outputs[0]
+    return [multiply(multiply(dy, y), subtract(1, y))]     # TF's SigmoidGrad
+
+
+@register_gradient("Cast")
+def _cast_grad(op, dy):
+    source = op.inputs[0].dtype
+    if source.is_floating and op.outputs[0].dtype.is_floating:
+        return [cast(dy, source)]
+    return [None]
+
+
+# --- binary -------------------------------------------------------------------------------
+
+@register_gradient("Add")
+@register_gradient("AddV2")
+def _add_grad(op, dy):
+    return [_to_x(dy, op), _to_y(dy, op)]
+
+
+@register_gradient("Sub")
+def _sub_grad(op, dy):
+    return [_to_x(dy, op), negative(_to_y(dy, op))]
+
+
+@register_gradient("Mul")
+def _mul_grad(op, dy):
+    x, y = _binary(op)
+    return [_to_x(multiply(dy, y), op), _to_y(multiply(x, dy), op)]
+
+
+@register_gradient("RealDiv")
+def _real_div_grad(op, dy):
+    x, y = _binary(op)
+    return [_to_x(divide(dy, y), op), _to_y(multiply(dy, divide(divide(negative(x), y), y)), op)]
+
+
+@register_gradient("Pow")
+def _pow_grad(op, dy):
+    x, y = _binary(op)
+    z = op.outputs[0]
+    dx = multiply(multiply(dy, y), pow(x, subtract(y, 1)))
+    # d/dy x**y = x**y * log(x), taken as 0 where x <= 0 (TF avoids the false
+    # singularity at 0 the same way)
+    positive = greater(x, 0)
+    log_x = where(positive, log(where(positive, x, 1)), 0)
+    return [_to_x(dx, op), _to_y(multiply(multiply(dy, z), log_x), op)]
+
+
+def _select_by(mask, dy, op):
+    return [_to_x(where(mask, dy, 0), op), _to_y(where(mask, 0, dy), op)]
+
+
+@register_gradient("Maximum")
+def _maximum_grad(op, dy):
+    return _select_by(greater_equal(*_binary(op)), dy, op)   # ties go to x, as in TF
+
+
+@register_gradient("Minimum")
+def _minimum_grad(op, dy):
+    return _select_by(less_equal(*_binary(op)), dy, op)
+
+
+@register_gradient("SelectV2")
+def _select_grad(op, dy):
+    c, x, y = op.inputs
+    return [None, reduce_to_shape_of(where(c, dy, 0), x, peers=(c, y)),
+            reduce_to_shape_of(where(c, 0, dy), y, peers=(c, x))]

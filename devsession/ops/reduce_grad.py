@@ -1,0 +1,47 @@
+"""Gradients of the reductions (TF's ``math_grad.py`` formulas).
+
+The output gradient is put back in the input's rank (size-1 axes where the reduction
+went: ``shape_of.reshape_to_shape_of``) and broadcast to the input's shape; Mean
+divides by the number of elements each output gathered (known statically, or
+``_ReducedSize`` at run time); Max and Min send the gradient to the elements equal to
+the result, split equally among ties.  ArgMax is not differentiable.
+"""
+
+from __future__ import annotations
+
+from .elementwise import cast, divide, equal, multiply
+from .registry import not_differentiable, register_gradient
+from .shape_of import broadcast_to_shape_of, reduced_size, reshape_to_shape_of
+from .common import make_op
+
+not_differentiable("ArgMax")
+
+
+def _kept(op, t):
+    """``t`` (shaped like the op's output) in the input's rank, keepdims-style."""
+    if op.get_attr("keepdims"):
+        return t
+    return reshape_to_shape_of(t, op.inputs[0], reduced_axes=op.get_attr("axis"))
+
+
+@register_gradient("Sum")
+def _sum_grad(op, dy):
+    return [broadcast_to_shape_of(_kept(op, dy), op.inputs[0])]
+
+
+@register_gradient("Mean")
+def _mean_grad(op, dy):
+    x = op.inputs[0]
+    count = reduced_size(x, op.get_attr("axis"), dy.dtype)
+    return [broadcast_to_shape_of(divide(_kept(op, dy), count), x)]
+
+
+def _extremum_grad(op, dy):
+    x = op.inputs[0]
+    chosen = cast(equal(_kept(op, op.outputs[0]), x), dy.dtype)
+    ties = make_op("Sum", [chosen], {"axis": op.get_attr("axis"), "keepdims": True})
+    return [multiply(divide(chosen, ties), _kept(op, dy))]
+
+
+register_gradient("Max")(_extremum_grad)
+register_gradient("Min")(_extremum_grad)

@@ -1,0 +1,96 @@
+"""The optimizers' fused updates, as TF1's ``training_ops``: ApplyGradientDescent,
+ApplyMomentum and ApplyAdam, with TF's input order and attrs.
+
+Input 0 (and the slots after it) are *references* to variables (``OpDef.ref_inputs``,
+so the op runs where its variable lives and updates it in place under its lock, see
+``runtime/resources.py``); the hyper-parameters are scalars of the variable's dtype;
+the output, when fetched, is the variable's new value.  ``ds.train``'s optimizers build
+these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` and
+``cuda/training.py`` make one pass over the arrays):
+
+* ApplyGradientDescent(var, alpha, delta): ``var -= alpha * delta``
+* ApplyMomentum(var, accum, lr, grad, momentum): ``accum = accum * momentum + grad``;
+  ``var -= lr * accum`` (Nesterov: ``var -= grad * lr + accum * momentum * lr``)
+* ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+  ``alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)``;
+  ``m += (grad - m) * (1 - beta1)``; ``v += (grad**2 - v) * (1 - beta2)``;
+  ``var -= m * alpha / (sqrt(v) + epsilon)``
+"""
+
+from __future__ import annotations
+
+from ..graph import Tensor, convert_to_tensor
+from .registry import InferError, OpDef, register_op
+from .state import variable_ref
+
+__all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "TRAINING_OPS"]
+
+# op type -> (input names, how many leading inputs are variable references)
+TRAINING_OPS = {
+    "ApplyGradientDescent": (("var", "alpha", "delta"), 1),
+    "ApplyMomentum": (("var", "accum", "lr", "grad", "momentum"), 2),
+    "ApplyAdam": (("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
+                   "epsilon", "grad"), 3),
+}
+_TENSOR_INPUTS = {"delta", "grad"}      # shaped like the variable; the rest are scalars
+
+
+def _infer(op_type):
+    names, num_refs = TRAINING_OPS[op_type]
+
+    def infer(inputs, attrs, node):
+        var = inputs[0]
+        if not var.dtype.is_floating:
+            raise TypeError(f"Op '{node}' ({op_type}) updates floating-point variables, not "
+                            f"{var.dtype.name} '{var.name}'.")
+        for name, t in zip(names[1:], inputs[1:]):
+            if t.dtype != var.dtype:
+                raise TypeError(f"Op '{node}' ({op_type}): input {name} '{t.name}' is "
+                                f"{t.dtype.name}, but variable '{var.name}' is "
+                                f"{var.dtype.name}.")
+            shaped = name in _TENSOR_INPUTS or names.index(name) < num_refs
+            if shaped and not t.shape.is_compatible_with(var.shape):
+                raise InferError(f"Op '{node}' ({op_type}): {name} '{t.name}' has shape "
+                                 f"{t.shape}, variable '{var.name}' {var.shape}.")
+            if not shaped and not t.shape.is_compatible_with(()):
+                raise InferError(f"Op '{node}' ({op_type}): {name} '{t.name}' must be a "
+                                 f"scalar, got shape {t.shape}.")
+        return var.dtype, var.shape
+    return infer
+
+
+for _op_type, (_names, _num_refs) in TRAINING_OPS.items():
+    _attrs = {"use_locking": False}
+    if _op_type != "ApplyGradientDescent":
+        _attrs["use_nesterov"] = False
+    register_op(OpDef(_op_type, _infer(_op_type), len(_names),
+                      ref_inputs=tuple(range(_num_refs)), stateful=True, attr_defaults=_attrs))
+
+
+def _build(op_type, refs, values, attrs, name) -> Tensor:
+    targets = [variable_ref(r, op_type) for r in refs]
+    graph = targets[0].graph
+    dtype = targets[0].dtype
+    tensors = [convert_to_tensor(v, dtype_hint=dtype, graph=graph) for v in values]
+    return graph.create_op(op_type, targets + tensors, attrs, name=name or op_type).outputs[0]
+
+
+def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None) -> Tensor:
+    """``var -= alpha * delta`` in place; the variable's new value."""
+    return _build("ApplyGradientDescent", [var], [alpha, delta],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False,
+                   name=None) -> Tensor:
+    """TF's ApplyMomentum: ``accum = accum * momentum + grad``, then the step on var."""
+    return _build("ApplyMomentum", [var, accum], [lr, grad, momentum],
+                  {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)}, name)
+
+
+def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
+               use_locking=False, use_nesterov=False, name=None) -> Tensor:
+    """TF's ApplyAdam (see the module docstring)."""
+    return _build("ApplyAdam", [var, m, v],
+                  [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
+                  {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)}, name)

@@ -1,0 +1,222 @@
+"""TensorFlow's NodeDefs -> devsession's ops: the one place TF's forms are translated.
+
+``import_graph_def`` calls ``translate(node_def, inputs)`` for every NodeDef, its data
+inputs already resolved to Tensors, and creates the op it returns.  A NodeDef devsession
+wrote itself passes through unchanged; one TensorFlow wrote is mapped in two ways.
+
+**Attrs.**  TF writes attrs that never change what a node computes, and they are dropped:
+
+* every attr whose name starts with ``_`` (TF's internal ones: ``_class`` colocation
+  hints, ``_output_shapes``...);
+* ``IGNORED_ATTRS``: the dtype attrs of inputs (``T``, ``Tidx``, ``Tshape``...: devsession
+  infers every dtype from the inputs, and each op rejects inputs of a type it cannot
+  take), the input count ``N``, and hints for TF's own runtime (``grad_a``,
+  ``use_cudnn_on_gpu``, ``use_locking``);
+* ``NEUTRAL_ATTRS`` at their neutral value (``Cast``'s ``Truncate: false``).  With any
+  other value such an attr changes the result in a way devsession does not implement:
+  ``UnimplementedError`` naming the node and the attr.
+
+Every other attr goes to devsession's op as it is: the ops added with TF's names and
+input forms (``BiasAdd``, ``Conv2D``, ``GatherV2``, ``StridedSlice``...) read TF's attrs
+themselves.  Rejecting every attr an op does not read would need each OpDef to list the
+attrs it reads, which OpDefs do not do yet.
+
+**Input forms.**  Where TF passes as an input what devsession's op takes as an attr
+(``Sum``/``Mean``/``Max``/``Min``/``Prod``'s axes with ``keep_dims``, ``ConcatV2``'s
+axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``'s dimension, a random op's
+shape), that input must have a value known when the graph is built (a ``Const``, or what
+``graph.constant_value`` can work out), which is folded into the attr; otherwise the node
+is ``UnimplementedError`` ("Reshape with a shape computed at run time is not supported
+yet").  TF's attr defaults that devsession's ops lack are filled in (``Softmax``'s last
+axis, a random op's standard bounds, ``Placeholder``'s unknown shape).  A rewrite applies
+only while devsession's op takes the attr form: when an op gains TF's input form (its
+OpDef takes TF's number of inputs; for ``ConcatV2``, reads an input on the host), its
+NodeDefs pass through untouched.  An op devsession lacks is ``NotFoundError`` naming it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .errors import InvalidArgumentError, UnimplementedError
+from .graph import constant_value
+from .graph_codec import decode_attr
+from .ops.common import normalise_axis
+from .ops.registry import InferError, get_op_def
+from .tensor_shape import TensorShape
+
+__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS"]
+
+IGNORED_ATTRS = frozenset({
+    # the dtype of an input (or the count of a list input): devsession infers it
+    "T", "Tidx", "Tshape", "Tperm", "Tpaddings", "Tmultiples", "Tindices", "Tparams",
+    "Taxis", "TI", "Tdim", "Tblock_shape", "Tcrops", "Tsegmentids", "Tnumsegments", "Tlen",
+    "Index", "index_type", "SrcT", "N",
+    # hints for TF's runtime and gradients
+    "grad_a", "grad_b", "use_cudnn_on_gpu", "use_locking",
+})
+
+# attr -> the value at which it changes nothing; any other value is not implemented
+NEUTRAL_ATTRS = {"Truncate": False}
+
+
+def translate(node, inputs) -> tuple[str, list, dict]:
+    """(op type, data inputs, attrs) of the devsession op for the NodeDef ``node``."""
+    attrs = _attrs(node)
+    rewrite = _REWRITES.get(node.op)
+    if rewrite is None:
+        return node.op, list(inputs), attrs
+    return rewrite(node, list(inputs), attrs)
+
+
+def _attrs(node) -> dict:
+    attrs = {}
+    for key, value in node.attr.items():
+        if key.startswith("_") or key in IGNORED_ATTRS:
+            continue
+        decoded = decode_attr(value, node.name, key)
+        if key in NEUTRAL_ATTRS:
+            if decoded != NEUTRAL_ATTRS[key]:
+                raise UnimplementedError(
+                    f"Node '{node.name}' ({node.op}): attr {key}={decoded!r} is not supported "
+                    f"yet; devsession implements only {key}={NEUTRAL_ATTRS[key]!r}.", node.name)
+            continue
+        attrs[key] = decoded
+    return attrs
+
+
+# --- folding constant inputs into attrs -------------------------------------------------
+
+def _takes_attr_form(op_type: str, attr_form_inputs: int) -> bool:
+    """Whether devsession's ``op_type`` still takes ``attr_form_inputs`` data inputs (and
+    the rest as attrs); NotFoundError if devsession has no such op."""
+    return get_op_def(op_type).num_inputs == attr_form_inputs
+
+
+def _constant_ints(node, tensor, what: str) -> np.ndarray:
+    value = constant_value(tensor)
+    if value is None:
+        raise UnimplementedError(
+            f"Node '{node.name}': {node.op} with {what} computed at run time is not supported "
+            f"yet; devsession needs {what} known when the graph is built (a Const), but "
+            f"'{tensor.name}' is computed by a {tensor.op.type}.", node.name)
+    if value.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"Node '{node.name}' ({node.op}): {what} '{tensor.name}' must be integers, not "
+            f"{value.dtype.name}.", node.name)
+    return value
+
+
+def _vector(node, tensor, what: str) -> tuple:
+    value = _constant_ints(node, tensor, what)
+    if value.ndim > 1:
+        raise InvalidArgumentError(f"Node '{node.name}' ({node.op}): {what} '{tensor.name}' "
+                                   f"must be a scalar or a vector, not {value.shape}.", node.name)
+    return tuple(int(v) for v in value.reshape(-1))
+
+
+def _scalar(node, tensor, what: str) -> int:
+    value = _constant_ints(node, tensor, what)
+    if value.ndim != 0:
+        raise InvalidArgumentError(f"Node '{node.name}' ({node.op}): {what} '{tensor.name}' "
+                                   f"must be a scalar, not of shape {value.shape}.", node.name)
+    return int(value)
+
+
+def _axis(node, axis: int, rank: int | None) -> int:
+    try:
+        return normalise_axis(axis, rank, node.name)
+    except InferError as e:
+        error = UnimplementedError if rank is None else InvalidArgumentError
+        raise error(f"{e} ({node.op})", node.name) from None
+
+
+def _unchanged(node, inputs, attrs):
+    return node.op, inputs, attrs
+
+
+def _reduction(node, inputs, attrs):
+    if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
+        return _unchanged(node, inputs, attrs)
+    x, axes = inputs
+    rank = x.shape.ndims
+    attrs["axis"] = tuple(sorted({_axis(node, a, rank)
+                                  for a in _vector(node, axes, "reduction axes")}))
+    attrs["keepdims"] = bool(attrs.pop("keep_dims", False))  # TF's default
+    return node.op, [x], attrs
+
+
+def _arg_max(node, inputs, attrs):
+    if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
+        return _unchanged(node, inputs, attrs)
+    x, dimension = inputs
+    output_type = attrs.pop("output_type", dtypes.int64)
+    if output_type != dtypes.int64:
+        raise UnimplementedError(
+            f"Node '{node.name}': {node.op} with output_type {output_type.name} is not "
+            f"supported yet; devsession's {node.op} gives int64.", node.name)
+    attrs["axis"] = _axis(node, _scalar(node, dimension, "the dimension"), x.shape.ndims)
+    return node.op, [x], attrs
+
+
+def _concat(node, inputs, attrs):
+    if "axis" in attrs or get_op_def(node.op).host_inputs:
+        return _unchanged(node, inputs, attrs)  # devsession's own form, or TF's accepted
+    if len(inputs) < 2:
+        raise InvalidArgumentError(f"Node '{node.name}' ({node.op}) needs values and an axis "
+                                   f"input, got {len(inputs)} input(s).", node.name)
+    values, axis = inputs[:-1], inputs[-1]
+    attrs["axis"] = _axis(node, _scalar(node, axis, "the axis"),
+                          next((v.shape.ndims for v in values if v.shape.ndims is not None), None))
+    return node.op, values, attrs
+
+
+def _attr_from_input(attr: str, what: str):
+    """A rewrite folding the second input (``what``) into ``attr`` (Transpose, Reshape)."""
+    def rewrite(node, inputs, attrs):
+        if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
+            return _unchanged(node, inputs, attrs)
+        attrs[attr] = _vector(node, inputs[1], what)
+        return node.op, inputs[:1], attrs
+    return rewrite
+
+
+def _random(defaults: dict):
+    """TF's random ops take their shape as an input and draw standard values."""
+    def rewrite(node, inputs, attrs):
+        if len(inputs) != 1 or not _takes_attr_form(node.op, 0):
+            return _unchanged(node, inputs, attrs)
+        shape = _vector(node, inputs[0], "the shape")
+        if any(d < 0 for d in shape):
+            raise InvalidArgumentError(f"Node '{node.name}' ({node.op}): shape {list(shape)} "
+                                       f"has a negative dimension.", node.name)
+        attrs["shape"] = shape
+        attrs = {"seed": 0, "seed2": 0, **defaults, **attrs}
+        return node.op, [], attrs
+    return rewrite
+
+
+def _softmax(node, inputs, attrs):
+    if "axis" not in attrs and len(inputs) == 1:  # TF's Softmax works on the last axis
+        rank = inputs[0].shape.ndims
+        attrs["axis"] = -1 if rank is None else max(rank - 1, 0)
+    return node.op, inputs, attrs
+
+
+def _placeholder(node, inputs, attrs):
+    attrs.setdefault("shape", TensorShape(None))  # TF's default: any shape
+    return node.op, inputs, attrs
+
+
+_REWRITES = {
+    **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")},
+    "ArgMax": _arg_max,
+    "ConcatV2": _concat,
+    "Transpose": _attr_from_input("perm", "the perm"),
+    "Reshape": _attr_from_input("shape", "a shape"),
+    "RandomUniform": _random({"minval": 0.0, "maxval": 1.0}),
+    "RandomStandardNormal": _random({"mean": 0.0, "stddev": 1.0}),
+    "Softmax": _softmax,
+    "Placeholder": _placeholder,
+}

@@ -1,0 +1,32 @@
+"""``ds.train``: TF1's training API: optimizers, the global step, and checkpoints.
+
+==========================  ==============================================================
+``Optimizer``               the base class: ``minimize``, ``compute_gradients``,
+                            ``apply_gradients`` (``optimizer.py``)
+``GradientDescentOptimizer``  ``var -= lr * grad``
+``MomentumOptimizer``       slot ``<var>/Momentum``, optionally Nesterov
+``AdamOptimizer``           slots ``<var>/Adam``, ``<var>/Adam_1``; ``beta1_power``,
+                            ``beta2_power``
+``Saver``                   ``save``/``restore`` through graph ops, any session type;
+                            ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``)
+global step                 ``get_or_create_global_step``, ``get_global_step``,
+                            ``create_global_step``, ``global_step`` (``training_util.py``)
+==========================  ==============================================================
+
+The updates are fused ops (``devsession/ops/training.py``) that change each variable in
+place in one pass over its arrays, on the variable's device.
+"""
+
+from .adam import AdamOptimizer
+from .gradient_descent import GradientDescentOptimizer
+from .momentum import MomentumOptimizer
+from .optimizer import Optimizer
+from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
+                    latest_checkpoint)
+from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
+                            global_step)
+
+__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
+           "checkpoint_exists", "create_global_step", "get_global_step",
+           "get_or_create_global_step", "global_step"]

@@ -1,0 +1,234 @@
+"""``Optimizer``: TF1's base class, turning a loss into fused variable updates.
+
+``minimize(loss)`` = ``compute_gradients`` (``ds.gradients`` of the loss with respect to
+the trainable variables, or ``var_list``) + ``apply_gradients``, which builds, in a name
+scope named after the optimizer (``GradientDescent``, ``Momentum``, ``Adam``):
+
+1. the slot variables each algorithm keeps per variable, created once per variable and
+   named as TF names them (``w/Momentum``, ``w/Adam``, ``w/Adam_1``), not trainable, on
+   their variable's device (``ds.device(var.device)``), outside any control dependency;
+2. one fused update op per variable with a gradient (``ApplyMomentum``... in
+   ``ops/training.py``; ``update_<var>/`` scopes), the hyper-parameters converted once
+   (``learning_rate``, a float or a Tensor) and cast to each variable's dtype;
+3. ``_finish``: what runs after every update (Adam's ``beta1_power``/``beta2_power``),
+   grouped into one op named after the scope; with ``global_step``, an ``AssignAdd`` of
+   1 to it, after the updates, is the op returned instead (as TF1's).
+
+Subclasses implement ``_create_slots(var_list)``, ``_prepare()`` and
+``_apply_dense(grad, var)`` (and may extend ``_finish``), as in TF.
+
+Errors at build time, as TF1's: no variables to optimize, or no gradient for any of
+them: ``ValueError``; a loss (or ``grad_loss``) that is not floating point:
+``ValueError``; something other than a Variable in ``var_list``: ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..gradients import gradients
+from ..graph import (Operation, Tensor, control_dependencies, convert_to_tensor, device,
+                     name_scope)
+from ..ops.common import graph_of
+from ..ops.elementwise import cast
+from ..ops.state import variable_ref
+from ..variables import Variable, trainable_variables
+
+__all__ = ["Optimizer", "group_after"]
+
+_VALID_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+class Optimizer:
+    """The base class of the optimizers (see the module docstring)."""
+
+    GATE_NONE, GATE_OP, GATE_GRAPH = 0, 1, 2
+
+    def __init__(self, use_locking: bool, name: str):
+        if not name:
+            raise ValueError("Must specify the optimizer name.")
+        self._use_locking = bool(use_locking)
+        self._name = name
+        self._slots: dict[str, dict] = {}            # slot name -> {VariableV2 op: slot}
+        self._non_slot: dict = {}                    # (name, graph) -> Variable
+        self._cast_cache: dict = {}
+
+    def get_name(self) -> str:
+        return self._name
+
+    # --- the public API ---------------------------------------------------------------------
+
+    def minimize(self, loss, global_step=None, var_list=None, gate_gradients=GATE_OP,
+                 aggregation_method=None, colocate_gradients_with_ops=False, name=None,
+                 grad_loss=None) -> Operation:
+        """``compute_gradients`` then ``apply_gradients``; the train op."""
+        grads_and_vars = self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss)
+        if not any(g is not None for g, _ in grads_and_vars):
+            raise ValueError(
+                f"No gradients provided for any variable, check your graph for ops that do "
+                f"not support gradients, between variables "
+                f"{[v.name for _, v in grads_and_vars]} and loss {loss}.")
+        return self.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP,
+                          aggregation_method=None, colocate_gradients_with_ops=False,
+                          grad_loss=None) -> list:
+        """``[(gradient or None, variable)]`` for ``var_list`` (default: the trainable
+        variables of the loss's graph)."""
+        if callable(loss) and not isinstance(loss, (Tensor, Variable)):
+            raise TypeError("compute_gradients takes a loss tensor; a callable loss is "
+                            "eager execution, which devsession does not have.")
+        loss = convert_to_tensor(loss)
+        _check_dtypes([loss] + ([] if grad_loss is None else [convert_to_tensor(grad_loss)]))
+        var_list = trainable_variables(loss.graph) if var_list is None else list(var_list)
+        for v in var_list:
+            if not isinstance(v, Variable):
+                raise TypeError(f"var_list holds {v!r}; it takes ds.Variable objects.")
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
+        return list(zip(grads, var_list))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None) -> Operation:
+        """Build the updates of ``grads_and_vars`` (pairs with a None gradient are
+        skipped); returns the train op (see the module docstring)."""
+        pairs = self._checked_pairs(grads_and_vars)
+        step = None if global_step is None else variable_ref(
+            global_step, "train.Optimizer.apply_gradients(global_step=)")
+        var_list = [v for g, v in pairs if g is not None]
+        if not var_list:
+            raise ValueError(f"No gradients provided for any variable: "
+                             f"{[v.name for _, v in pairs]}.")
+        graph = var_list[0].graph
+        with graph.as_default():
+            with control_dependencies(None):
+                self._create_slots(var_list)
+            with name_scope(name or self._name) as scope:
+                self._cast_cache = {}
+                self._prepare()
+                updates = []
+                for grad, var in pairs:
+                    if grad is None:
+                        continue
+                    with name_scope("update_" + var.op.name), device(var.device or None):
+                        update = self._apply_dense(grad, var)
+                        updates.append(update.op if isinstance(update, Tensor) else update)
+                if step is None:
+                    train_op = self._finish(updates, scope)
+                else:
+                    with control_dependencies([self._finish(updates, "update")]):
+                        train_op = self._increment(step, scope)
+        graph.add_to_collection("train_op", train_op)
+        return train_op
+
+    def get_slot(self, var, name: str):
+        """The slot variable ``name`` of ``var`` (None if it has none)."""
+        return self._slots.get(name, {}).get(var.op)
+
+    def get_slot_names(self) -> list:
+        return sorted(self._slots)
+
+    def variables(self) -> list:
+        """The variables this optimizer created (slots and e.g. Adam's beta powers)."""
+        made = [v for slots in self._slots.values() for v in slots.values()]
+        return made + list(self._non_slot.values())
+
+    # --- what subclasses implement ------------------------------------------------------------
+
+    def _create_slots(self, var_list) -> None:
+        pass
+
+    def _prepare(self) -> None:
+        pass
+
+    def _apply_dense(self, grad, var):
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense.")
+
+    def _finish(self, update_ops, name: str) -> Operation:
+        """What runs after the updates, as one op named ``name`` (see ``_group``)."""
+        return group_after(update_ops, name)
+
+    # --- helpers for subclasses -------------------------------------------------------------
+
+    def _zeros_slot(self, var, slot_name: str, op_name: str):
+        """The zero-initialized slot ``slot_name`` of ``var`` (made once), named
+        ``<var>/<op_name>`` (``_1``... when taken) on the variable's device."""
+        slots = self._slots.setdefault(slot_name, {})
+        if var.op not in slots:
+            zeros = np.zeros(var.shape.as_list(), var.dtype.np)
+            with name_scope(None), device(None), device(var.device or None):
+                slots[var.op] = Variable(zeros, name=f"{var.op.name}/{op_name}",
+                                         trainable=False)
+        return slots[var.op]
+
+    def _non_slot_variable(self, initial_value, name: str, colocate_with):
+        """A variable of the optimizer itself (Adam's beta powers), made once per graph,
+        on the device of ``colocate_with``."""
+        key = (name, colocate_with.graph)
+        if key not in self._non_slot:
+            with device(None), device(colocate_with.device or None):
+                self._non_slot[key] = Variable(initial_value, name=name, trainable=False)
+        return self._non_slot[key]
+
+    def _hyper(self, value, name: str):
+        """A hyper-parameter as a tensor (a float becomes a float32 Const, as in TF)."""
+        value = value() if callable(value) and not isinstance(value, (Tensor, Variable)) \
+            else value
+        return convert_to_tensor(value, name=name)
+
+    def _cast(self, t, dtype):
+        """``t`` in ``dtype`` (one Cast per tensor and dtype, shared by the updates)."""
+        t = convert_to_tensor(t)
+        if t.dtype == dtype:
+            return t
+        key = (t, dtype)
+        if key not in self._cast_cache:
+            with device(None):       # a scalar: wherever its readers run
+                self._cast_cache[key] = cast(t, dtype)
+        return self._cast_cache[key]
+
+    def _checked_pairs(self, grads_and_vars) -> list:
+        pairs = list(grads_and_vars)
+        if not pairs:
+            raise ValueError("No variables provided.")
+        checked = []
+        for pair in pairs:
+            try:
+                grad, var = pair
+            except (TypeError, ValueError):
+                raise TypeError(f"apply_gradients takes (gradient, variable) pairs, got "
+                                f"{pair!r}.") from None
+            if not isinstance(var, Variable):
+                raise TypeError(f"apply_gradients: {var!r} is not a ds.Variable.")
+            if grad is not None:
+                grad = convert_to_tensor(grad, dtype_hint=var.dtype, graph=var.graph)
+                if grad.dtype != var.dtype:
+                    raise TypeError(f"The gradient '{grad.name}' of variable '{var.op.name}' "
+                                    f"is {grad.dtype.name}, the variable {var.dtype.name}.")
+            checked.append((grad, var))
+        return checked
+
+    def _increment(self, step, scope: str) -> Operation:
+        """``step += 1`` (``step``: a VariableV2 tensor), the op named after ``scope``
+        (ending in "/")."""
+        one = convert_to_tensor(1, dtype_hint=step.dtype, name="value")
+        return graph_of(step).create_op("AssignAdd", [step, one], name=scope.rstrip("/"),
+                                        exact_name=True)
+
+
+def _check_dtypes(tensors) -> None:
+    for t in tensors:
+        if t.dtype not in _VALID_DTYPES:
+            raise ValueError(f"Invalid type {t.dtype.name} for {t.name}, expected: "
+                             f"{[d.name for d in _VALID_DTYPES]}.")
+
+
+def group_after(ops, name: str) -> Operation:
+    """A NoOp that runs after ``ops``.  A ``name`` ending in "/" is a scope's own name,
+    used exactly (TF's convention: the train op is named after its scope)."""
+    graph = ops[0].graph
+    if name.endswith("/"):
+        return graph.create_op("NoOp", (), name=name.rstrip("/"), control_inputs=ops,
+                               exact_name=True)
+    return graph.create_op("NoOp", (), name=name, control_inputs=ops)

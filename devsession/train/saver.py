@@ -1,0 +1,424 @@
+"""``ds.train.Saver``: checkpoints of variables, written atomically, restored by name.
+
+Works for every session type through graph ops only: ``save`` fetches the variables'
+values (``sess.run``), ``restore`` feeds them to placeholders that ``Assign`` ops read
+(built once, when the Saver is made, under a ``save/`` name scope).  So a cluster
+session saves and restores like a direct one, and a checkpoint written from one
+restores into the other: variables are matched by name (their op name, ``w``,
+``w/Adam``, ``global_step``...; or the keys of a ``var_list`` dict).
+
+On disk, a checkpoint is a *prefix* ``P`` (what ``save`` returns, e.g.
+``/runs/model-1000``) and two files:
+
+* ``P.data-<digest>.npz``: numpy's ``.npz`` (an uncompressed zip of ``.npy`` arrays,
+  each member CRC-32 checked when read), one member ``v<k>`` per variable, read with
+  ``allow_pickle=False``; ``<digest>`` is the first 16 hex digits of the file's SHA-256;
+* ``P.index``: JSON, ``{"format": "devsession-checkpoint", "version": 1,
+  "data": "<data file name>", "sha256": "<of the data file>", "variables":
+  {"<name>": {"key": "v<k>", "dtype": "float32", "shape": [3, 2]}, ...}}``.
+
+Next to them, the directory's ``checkpoint`` file (TF's text format) names the latest
+checkpoint and the ones kept (``max_to_keep``), relative to the directory:
+``model_checkpoint_path: "model-1000"`` then ``all_model_checkpoint_paths: "..."`` lines.
+
+Crash safety: every file is written to a temporary file in the same directory, flushed
+and fsync'ed, then moved into place with ``os.replace`` (and the directory fsync'ed).
+The index is the commit point: a new data file has a new name, so until the new index
+replaces the old one the previous checkpoint (index and data) is untouched; after, the
+old data file is deleted.  A crash or a full disk mid-save therefore leaves the previous
+checkpoint restorable (a failed save deletes its temporary file; ``ENOSPC`` is raised as
+``ResourceExhaustedError``).
+
+Restoring validates everything before assigning anything: a missing index is
+``NotFoundError``; an unreadable index, a missing, truncated or altered data file, or an
+array that is not what the index says is ``DataLossError``; a variable of the Saver that
+the checkpoint lacks is ``NotFoundError`` naming it; a shape or dtype that differs from
+the variable's is ``InvalidArgumentError``.
+
+    saver = ds.train.Saver()
+    path = saver.save(sess, "/tmp/run/model", global_step=step)    # "/tmp/run/model-7"
+    saver.restore(sess, ds.train.latest_checkpoint("/tmp/run"))
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import errno
+import hashlib
+import io
+import json
+import os
+import re
+import tempfile
+import zipfile
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError,
+                      ResourceExhaustedError, UnknownError)
+from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..ops.state import assign, group, placeholder
+from ..variables import global_variables
+
+__all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
+           "CheckpointState"]
+
+FORMAT = "devsession-checkpoint"
+VERSION = 1
+STATE_FILE = "checkpoint"
+
+CheckpointState = collections.namedtuple(
+    "CheckpointState", ["model_checkpoint_path", "all_model_checkpoint_paths"])
+
+
+class Saver:
+    """Saves and restores variables (see the module docstring).
+
+    ``var_list``: None (every global variable), a list of Variables, or a dict
+    ``{name in the checkpoint: Variable}``.  ``max_to_keep``: how many recent
+    checkpoints this Saver keeps (older ones it wrote are deleted; None or 0 keeps all).
+    ``ValueError`` at construction when there is nothing to save or two variables share
+    a name.
+    """
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
+                 saver_def=None, builder=None, defer_build=False, allow_empty=False,
+                 write_version=None, pad_step_number=False, save_relative_paths=False,
+                 filename=None):
+        self._variables = _named_variables(var_list)
+        if not self._variables and not allow_empty:
+            raise ValueError("No variables to save.")
+        self._max_to_keep = max_to_keep or 0
+        self._last_checkpoints: list[str] = []
+        graph = (next(iter(self._variables.values())).graph if self._variables
+                 else get_default_graph())
+        self._feeds = {}
+        with graph.as_default(), control_dependencies(None), name_scope(name or "save"):
+            assigns = []
+            for k, (key, var) in enumerate(sorted(self._variables.items())):
+                with device(None), device(var.device or None):
+                    value = placeholder(var.dtype, var.shape, name=f"restore_value_{k}")
+                    assigns.append(assign(var, value, name=f"restore_{k}"))
+                self._feeds[key] = value
+            self._restore_op = group(*assigns, name="restore_all") if assigns else None
+
+    @property
+    def last_checkpoints(self) -> list:
+        """The checkpoints this Saver wrote and keeps, oldest first."""
+        return list(self._last_checkpoints)
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
+             strip_default_attrs=False, save_debug_info=False) -> str:
+        """Write the variables' current values; returns the checkpoint's prefix
+        (``save_path``, with ``-<global_step>`` when given: an int, or a variable or
+        tensor holding it).  ``ValueError`` if the directory does not exist; I/O
+        failures as ``ds.errors`` (a full disk: ``ResourceExhaustedError``)."""
+        save_path = os.fspath(save_path)
+        if global_step is not None:
+            step = global_step if isinstance(global_step, (int, np.integer)) \
+                else sess.run(global_step)
+            save_path = f"{save_path}-{int(step)}"
+        directory = os.path.dirname(os.path.abspath(save_path))
+        if not os.path.isdir(directory):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+        names = sorted(self._variables)
+        values = sess.run([self._variables[n].value() for n in names])
+        with _as_op_errors(save_path):
+            _write_checkpoint(save_path, dict(zip(names, values)))
+            if write_state:
+                self._remember(save_path)
+                _write_state(directory, save_path, self._last_checkpoints,
+                             latest_filename or STATE_FILE)
+        return save_path
+
+    def restore(self, sess, save_path) -> None:
+        """Set every variable of this Saver from checkpoint ``save_path``: all checked
+        first (see the module docstring for the errors), then assigned in one run."""
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        arrays = _read_checkpoint(os.fspath(save_path), self._variables)
+        if self._restore_op is not None:
+            sess.run(self._restore_op, {self._feeds[k]: a for k, a in arrays.items()})
+
+    def _remember(self, path: str) -> None:
+        if path in self._last_checkpoints:
+            self._last_checkpoints.remove(path)
+        self._last_checkpoints.append(path)
+        while self._max_to_keep and len(self._last_checkpoints) > self._max_to_keep:
+            _delete_checkpoint(self._last_checkpoints.pop(0))
+
+
+def _named_variables(var_list) -> dict:
+    if var_list is None:
+        var_list = global_variables()
+    if isinstance(var_list, dict):
+        named = dict(var_list)
+    else:
+        named = {}
+        for var in var_list:
+            name = var.op.name
+            if name in named:
+                raise ValueError(f"At least two variables have the same name: {name}")
+            named[name] = var
+    for name, var in named.items():
+        if not hasattr(var, "_ref"):
+            raise TypeError(f"Saver saves ds.Variable objects; '{name}' is {var!r}.")
+    return named
+
+
+# --- files -------------------------------------------------------------------------------------
+
+def _index_path(prefix: str) -> str:
+    return prefix + ".index"
+
+
+def _write_checkpoint(prefix: str, values: dict) -> None:
+    """The data file, then the index that commits it, then the old data file goes."""
+    directory = os.path.dirname(os.path.abspath(prefix))
+    keys = {name: f"v{k}" for k, name in enumerate(values)}
+    entries = {name: {"key": keys[name], "dtype": np.dtype(v.dtype).name,
+                      "shape": list(np.shape(v))} for name, v in values.items()}
+    tmp = _write_temp(directory, os.path.basename(prefix),
+                      lambda f: _write_npz(f, {keys[n]: np.asarray(v) for n, v in values.items()}))
+    try:
+        digest = _sha256(tmp)
+        data_name = f"{os.path.basename(prefix)}.data-{digest[:16]}.npz"
+        os.replace(tmp, os.path.join(directory, data_name))
+    except BaseException:
+        _remove(tmp)
+        raise
+    _fsync_directory(directory)      # the data's name is durable before an index names it
+    previous = _data_file_of(prefix)
+    replaces_previous = previous is not None and os.path.basename(previous) != data_name
+    index = {"format": FORMAT, "version": VERSION, "data": data_name, "sha256": digest,
+             "variables": entries}
+    try:
+        _write_atomically(_index_path(prefix), lambda f: f.write(
+            json.dumps(index, indent=1, sort_keys=True).encode()))
+    except BaseException:
+        if replaces_previous or previous is None:     # not committed: nothing names it
+            _remove(os.path.join(directory, data_name))
+        raise
+    if replaces_previous:
+        _remove(previous)
+
+
+def _write_npz(fileobj, arrays: dict) -> None:
+    """The one place array bytes are written (tests make it fail halfway)."""
+    np.savez(fileobj, **arrays)
+
+
+def _write_temp(directory: str, stem: str, write) -> str:
+    """A new fsync'ed temporary file in ``directory`` holding what ``write(f)`` wrote;
+    removed again if writing fails."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _remove(tmp)
+        raise
+    return tmp
+
+
+def _write_atomically(path: str, write) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = _write_temp(directory, os.path.basename(path), write)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: str) -> None:
+    """Make the renames in ``directory`` durable (where the OS allows opening it)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _as_op_errors(path: str):
+    """OSErrors while writing ``path`` as the ``ds.errors`` class TF would raise."""
+    try:
+        yield
+    except OSError as e:
+        if isinstance(e, FileNotFoundError):
+            cls = NotFoundError
+        elif e.errno in (errno.ENOSPC, errno.EDQUOT):
+            cls = ResourceExhaustedError
+        elif e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            cls = PermissionDeniedError
+        else:
+            cls = UnknownError
+        raise cls(f"Failed to write checkpoint {path}: {e}") from e
+
+
+def _delete_checkpoint(prefix: str) -> None:
+    data = _data_file_of(prefix)
+    _remove(_index_path(prefix))
+    if data is not None:
+        _remove(data)
+
+
+def _data_file_of(prefix: str) -> str | None:
+    """The data file the index of ``prefix`` names, if it has a readable one."""
+    try:
+        with open(_index_path(prefix), "rb") as f:
+            name = json.loads(f.read())["data"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return os.path.join(os.path.dirname(os.path.abspath(prefix)), os.path.basename(name))
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+def _read_checkpoint(prefix: str, variables: dict) -> dict:
+    """{name: array} for every variable, all checked; raises before anything is assigned."""
+    if prefix.endswith(".index"):
+        prefix = prefix[:-len(".index")]
+    index = _read_index(prefix)
+    data_path = os.path.join(os.path.dirname(os.path.abspath(prefix)),
+                             os.path.basename(index["data"]))
+    try:
+        with open(data_path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise DataLossError(f"Checkpoint {prefix}: its data file {data_path} is missing."
+                            ) from None
+    if hashlib.sha256(raw).hexdigest() != index["sha256"]:
+        raise DataLossError(f"Checkpoint {prefix}: data file {data_path} is corrupt or "
+                            f"truncated (its SHA-256 differs from the index's).")
+    missing = [name for name in variables if name not in index["variables"]]
+    if missing:
+        raise NotFoundError(f"Key {missing[0]} not found in checkpoint {prefix} (missing: "
+                            f"{', '.join(sorted(missing))}).")
+    arrays = {}
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
+            for name, var in variables.items():
+                entry = index["variables"][name]
+                arrays[name] = _checked_array(prefix, name, npz[entry["key"]], entry, var)
+    except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
+        raise DataLossError(f"Checkpoint {prefix}: cannot read its data file {data_path}: "
+                            f"{type(e).__name__}: {e}") from e
+    return arrays
+
+
+def _read_index(prefix: str) -> dict:
+    path = _index_path(prefix)
+    try:
+        with open(path, "rb") as f:
+            index = json.loads(f.read())
+    except FileNotFoundError:
+        raise NotFoundError(f"Checkpoint {prefix} not found: no file {path}.") from None
+    except (OSError, ValueError) as e:
+        raise DataLossError(f"Checkpoint index {path} is unreadable: {e}") from e
+    ok = (isinstance(index, dict) and index.get("format") == FORMAT
+          and isinstance(index.get("data"), str) and isinstance(index.get("sha256"), str)
+          and isinstance(index.get("variables"), dict))
+    if not ok:
+        raise DataLossError(f"{path} is not a devsession checkpoint index.")
+    if index.get("version") != VERSION:
+        raise DataLossError(f"{path} has checkpoint format version {index.get('version')}; "
+                            f"this devsession reads version {VERSION}.")
+    return index
+
+
+def _checked_array(prefix, name, array, entry, var) -> np.ndarray:
+    if array.dtype.name != entry.get("dtype") or list(array.shape) != entry.get("shape"):
+        raise DataLossError(f"Checkpoint {prefix}: '{name}' is {array.dtype} {array.shape} "
+                            f"in the data file but {entry.get('dtype')} {entry.get('shape')} "
+                            f"in the index.")
+    if dtypes.as_dtype(array.dtype) != var.dtype:
+        raise InvalidArgumentError(f"Checkpoint {prefix}: '{name}' is {array.dtype}, but "
+                                   f"variable '{var.op.name}' is {var.dtype.name}.")
+    if not var.shape.is_compatible_with(array.shape):
+        raise InvalidArgumentError(f"Checkpoint {prefix}: '{name}' has shape "
+                                   f"{list(array.shape)}, but variable '{var.op.name}' has "
+                                   f"shape {var.shape}.")
+    return array
+
+
+# --- the "checkpoint" state file ----------------------------------------------------------------
+
+def _write_state(directory: str, latest: str, kept: list, filename: str) -> None:
+    def rel(path):
+        path = os.path.abspath(path)
+        return os.path.relpath(path, directory) if os.path.dirname(path) == directory else path
+
+    lines = [f"model_checkpoint_path: {json.dumps(rel(latest))}"]
+    lines += [f"all_model_checkpoint_paths: {json.dumps(rel(p))}" for p in kept]
+    text = "\n".join(lines) + "\n"
+    _write_atomically(os.path.join(directory, filename), lambda f: f.write(text.encode()))
+
+
+_STATE_LINE = re.compile(r'^\s*(\w+)\s*:\s*(".*")\s*$')
+
+
+def get_checkpoint_state(checkpoint_dir, latest_filename=None) -> CheckpointState | None:
+    """The directory's ``checkpoint`` file (paths made absolute), or None if absent."""
+    checkpoint_dir = os.fspath(checkpoint_dir)
+    path = os.path.join(checkpoint_dir, latest_filename or STATE_FILE)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    latest, kept = None, []
+    for line in text.splitlines():
+        match = _STATE_LINE.match(line)
+        if not match:
+            continue
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            continue
+        value = value if os.path.isabs(value) else os.path.join(checkpoint_dir, value)
+        if match.group(1) == "model_checkpoint_path":
+            latest = value
+        elif match.group(1) == "all_model_checkpoint_paths":
+            kept.append(value)
+    if latest is None:
+        return None
+    return CheckpointState(latest, kept)
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None) -> str | None:
+    """The prefix of the latest checkpoint in ``checkpoint_dir``, or None."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not checkpoint_exists(state.model_checkpoint_path):
+        return None
+    return state.model_checkpoint_path
+
+
+def checkpoint_exists(checkpoint_prefix) -> bool:
+    return os.path.exists(_index_path(os.fspath(checkpoint_prefix)))

@@ -1,0 +1,54 @@
+"""The global step, as TF1's ``training_util``: one int64 variable named ``global_step``
+in the graph's ``"global_step"`` collection (and ``"variables"``), never trained, that
+``Optimizer.apply_gradients(..., global_step=gs)`` increments once per step."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..variables import GLOBAL_VARIABLES, Variable, global_variables
+
+__all__ = ["GLOBAL_STEP", "get_global_step", "create_global_step",
+           "get_or_create_global_step", "global_step"]
+
+GLOBAL_STEP = "global_step"
+
+
+def get_global_step(graph=None):
+    """The graph's global step variable, or None.  ``ValueError`` if the collection holds
+    several or a non-integer one."""
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GLOBAL_STEP)
+    if not found:
+        found = [v for v in global_variables(graph) if v.op.name == "global_step"]
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ValueError(f"There are {len(found)} global step variables in the graph's "
+                         f"'{GLOBAL_STEP}' collection; there must be one.")
+    step = found[0]
+    if not step.dtype.is_integer:
+        raise TypeError(f"Existing 'global_step' ('{step.name}') does not have integer "
+                        f"type: {step.dtype.name}.")
+    return step
+
+
+def create_global_step(graph=None) -> Variable:
+    """Create the global step (0, int64); ``ValueError`` if the graph has one."""
+    graph = graph or get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
+    with graph.as_default(), control_dependencies(None), name_scope(None), device(None):
+        return Variable(np.int64(0), name="global_step", trainable=False,
+                        collections=[GLOBAL_VARIABLES, GLOBAL_STEP])
+
+
+def get_or_create_global_step(graph=None) -> Variable:
+    step = get_global_step(graph)
+    return step if step is not None else create_global_step(graph)
+
+
+def global_step(sess, global_step_tensor) -> int:
+    """The value of the global step, as a Python int (TF1's ``tf.train.global_step``)."""
+    return int(sess.run(global_step_tensor))

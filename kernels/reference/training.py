@@ -1,0 +1,120 @@
+"""Kernels of the optimizers' fused updates (``devsession/ops/training.py``): the frame
+every device runs them in, and the reference formulas.
+
+``apply_kernel(node, update, to_device=None)`` is the frame.  A kernel gets the op's
+value inputs (hyper-parameters as 0-d arrays, and the gradient); the variables its ref
+inputs name come from the session's resources (``KernelNode.context.ref_resources()``).
+It locks them in input order (the variable first, so two optimizers of one variable
+cannot deadlock), asks each for an array it may update in place (copy-on-write when a
+reader still holds the current one: ``VariableResource.updatable``), checks shapes
+like TF (``InvalidArgumentError`` naming the node), runs
+``update(var, *slots, *values)`` and returns the variable's array (the plan copies
+it if fetched).  An uninitialized variable or slot is ``FailedPreconditionError``.
+``to_device(resource)`` first moves a value to the kernel's device (the GPU's).
+
+The formulas are TF's kernels' (``training_ops.cc``), written over an array module
+``xp`` so numpy runs them here (the "REF" oracle, and the CPU's float16 path) and cupy
+runs them for float16 on the GPU; the CPU and GPU run float32/float64 in one pass
+(``cpu/training.py``, ``cuda/training.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..checks import fmt_shape, invalid_argument
+from ..registry import register_kernel
+
+__all__ = ["apply_kernel", "make_updates", "with_nesterov", "SHAPED_INPUTS"]
+
+DEVICE = "REF"
+
+# op type -> positions, among the op's value inputs, of those shaped like the variable
+SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,)}
+_SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v")}
+
+
+def apply_kernel(node, update, to_device=None):
+    """The kernel of ``node`` running ``update`` (see the module docstring)."""
+    ctx, name, op = node.context, node.name, node.op
+    shaped = SHAPED_INPUTS[op]
+    slot_names = _SLOT_NAMES.get(op, ())
+
+    def kernel(*values):
+        resources = ctx.ref_resources()
+        if to_device is not None:
+            for resource in resources:
+                to_device(resource)
+        for resource in resources:
+            resource.lock.acquire()
+        try:
+            arrays = [resource.updatable(name) for resource in resources]
+            _check_shapes(node, arrays, values, shaped, slot_names)
+            update(*arrays, *values)
+            return arrays[0]
+        finally:
+            for resource in reversed(resources):
+                resource.lock.release()
+    return kernel
+
+
+def _check_shapes(node, arrays, values, shaped, slot_names) -> None:
+    shape = arrays[0].shape
+    for slot, array in zip(slot_names, arrays[1:]):
+        if array.shape != shape:
+            raise invalid_argument(node.name, node.op, f"var and {slot} do not have the "
+                                   f"same shape: {fmt_shape(shape)} {fmt_shape(array.shape)}")
+    for k, value in enumerate(values):
+        if k in shaped:
+            if value.shape != shape:
+                raise invalid_argument(node.name, node.op, f"var and grad do not have the "
+                                       f"same shape: {fmt_shape(shape)} "
+                                       f"{fmt_shape(value.shape)}")
+        elif value.ndim != 0:
+            raise invalid_argument(node.name, node.op, f"input {k + len(arrays)} is not a "
+                                   f"scalar: {fmt_shape(value.shape)}")
+
+
+def make_updates(xp) -> dict:
+    """op type -> ``update(var, *slots, *values)``, in place, with array module ``xp``."""
+
+    def gradient_descent(var, alpha, delta):
+        var -= delta * alpha
+
+    def momentum(var, accum, lr, grad, momentum, nesterov=False):
+        accum *= momentum
+        accum += grad
+        if nesterov:
+            var -= grad * lr + accum * momentum * lr
+        else:
+            var -= accum * lr
+
+    def adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
+             nesterov=False):
+        one = var.dtype.type(1)
+        alpha = lr * xp.sqrt(one - beta2_power) / (one - beta1_power)
+        m += (grad - m) * (one - beta1)
+        v += (grad * grad - v) * (one - beta2)
+        if nesterov:
+            var -= (grad * (one - beta1) + beta1 * m) * alpha / (xp.sqrt(v) + epsilon)
+        else:
+            var -= m * alpha / (xp.sqrt(v) + epsilon)
+
+    return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
+            "ApplyAdam": adam}
+
+
+def with_nesterov(node, update):
+    """``update`` with the node's ``use_nesterov`` attr bound (where the op has one)."""
+    if node.op == "ApplyGradientDescent":
+        return update
+    nesterov = bool(node.attrs.get("use_nesterov", False))
+    return lambda *args: update(*args, nesterov=nesterov)
+
+
+_NUMPY_UPDATES = make_updates(np)
+
+
+@register_kernel(tuple(_NUMPY_UPDATES), DEVICE)
+def build_apply(node):
+    return apply_kernel(node, with_nesterov(node, _NUMPY_UPDATES[node.op]))

@@ -1,0 +1,265 @@
+"""``ds.train``'s optimizers against TF1's update rules, written out in numpy.
+
+Each optimizer runs several steps on a quadratic loss whose gradient depends on the
+variable (so a wrong update compounds), and the variables, slots, beta powers and
+global step are compared with a numpy loop of TF1's formulas.  Then: a training loop on
+every session type, slot names and devices, ``var_list`` and ``trainable=False``,
+learning rates as tensors, the errors TF1 raises at build time, and the assign ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+F32, F64 = np.float32, np.float64
+A = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 3.0]])
+TARGET = np.array([1.0, -2.0, 0.5])
+
+
+def quadratic(dtype, start=(0.3, -0.7, 1.1)):
+    """w, loss = 0.5 w^T A w - target . w; its gradient is A w - target."""
+    w = ds.Variable(np.array(start, dtype), name="w")
+    a = ds.constant(A.astype(dtype))
+    wc = ds.reshape(w, (3, 1))
+    loss = 0.5 * ds.reduce_sum(wc * ds.matmul(a, wc)) - ds.reduce_sum(w * TARGET.astype(dtype))
+    return w, loss
+
+
+def grad_of(w):
+    return A.astype(w.dtype) @ w - TARGET.astype(w.dtype)
+
+
+def steps(train, fetches, n=5):
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        for _ in range(n):
+            sess.run(train)
+        return sess.run(fetches)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_gradient_descent_steps(dtype):
+    w, loss = quadratic(dtype)
+    train = ds.train.GradientDescentOptimizer(0.1).minimize(loss)
+    got = steps(train, w)
+    want = np.array([0.3, -0.7, 1.1], dtype)
+    lr = dtype(F32(0.1))                      # a Python float becomes float32, as in TF
+    for _ in range(5):
+        want = want - grad_of(want) * lr
+    np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == F32 else 1e-12)
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_momentum_steps(dtype, nesterov):
+    w, loss = quadratic(dtype)
+    opt = ds.train.MomentumOptimizer(0.05, 0.9, use_nesterov=nesterov)
+    train = opt.minimize(loss)
+    got_w, got_accum = steps(train, [w, opt.get_slot(w, "momentum")])
+    lr, mom = dtype(F32(0.05)), dtype(F32(0.9))
+    var, accum = np.array([0.3, -0.7, 1.1], dtype), np.zeros(3, dtype)
+    for _ in range(5):
+        g = grad_of(var)
+        accum = accum * mom + g
+        var = var - (g * lr + accum * mom * lr if nesterov else accum * lr)
+    tol = 1e-5 if dtype == F32 else 1e-12
+    np.testing.assert_allclose(got_w, var, rtol=tol)
+    np.testing.assert_allclose(got_accum, accum, rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_adam_steps_and_beta_powers(dtype):
+    w, loss = quadratic(dtype)
+    opt = ds.train.AdamOptimizer(learning_rate=0.1, beta1=0.8, beta2=0.95, epsilon=1e-3)
+    gs = ds.train.get_or_create_global_step()
+    train = opt.minimize(loss, global_step=gs)
+    b1p, b2p = [v for v in opt.variables() if v.op.name in ("beta1_power", "beta2_power")]
+    got = steps(train, [w, opt.get_slot(w, "m"), opt.get_slot(w, "v"), b1p, b2p, gs], n=6)
+    lr, b1, b2, eps = (dtype(F32(x)) for x in (0.1, 0.8, 0.95, 1e-3))
+    var, m, v = np.array([0.3, -0.7, 1.1], dtype), np.zeros(3, dtype), np.zeros(3, dtype)
+    p1, p2 = F32(0.8), F32(0.95)               # the beta powers are float32 variables
+    for _ in range(6):
+        g = grad_of(var)
+        lr_t = lr * np.sqrt(1 - dtype(p2)) / (1 - dtype(p1))
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        var = var - lr_t * m / (np.sqrt(v) + eps)
+        p1, p2 = p1 * F32(0.8), p2 * F32(0.95)
+    tol = 2e-5 if dtype == F32 else 1e-12
+    for value, want in zip(got, [var, m, v]):
+        np.testing.assert_allclose(value, want, rtol=tol, atol=1e-7)
+    np.testing.assert_allclose(got[3:5], [p1, p2], rtol=1e-6)
+    assert got[5] == 6 and got[5].dtype == np.int64
+
+
+def test_the_loss_goes_down_on_every_session_type(make_session):
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((64, 4)).astype(F32)
+    yv = np.tanh(xv @ rng.standard_normal((4, 1)).astype(F32))
+    graph = ds.Graph()
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, (None, 4), name="x")
+        y = ds.placeholder(ds.float32, (None, 1), name="y")
+        with ds.device("/device:CPU:0"):      # variables stay together on a cluster
+            w1 = ds.Variable(rng.standard_normal((4, 8)).astype(F32) * 0.5, name="w1")
+            b1 = ds.Variable(np.zeros(8, F32), name="b1")
+            w2 = ds.Variable(rng.standard_normal((8, 1)).astype(F32) * 0.5, name="w2")
+        h = ds.nn.relu(ds.matmul(x, w1) + b1)
+        loss = ds.reduce_mean(ds.square(ds.tanh(ds.matmul(h, w2)) - y))
+        gs = ds.train.get_or_create_global_step()
+        train = ds.train.AdamOptimizer(0.05).minimize(loss, global_step=gs)
+        init = ds.global_variables_initializer()
+    sess = make_session(graph)
+    sess.run(init)
+    first = sess.run(loss, {x: xv, y: yv})
+    for _ in range(60):
+        sess.run(train, {x: xv, y: yv})
+    last = sess.run(loss, {x: xv, y: yv})
+    assert last < 0.25 * first, (first, last)
+    assert sess.run(gs) == 60
+
+
+def test_slots_are_named_as_tf_names_them_and_live_with_their_variable():
+    with ds.device("/device:CPU:0"):
+        w = ds.Variable(np.ones((2, 2), F32), name="w")
+    b = ds.Variable(np.ones(2, F32), name="b")
+    loss = ds.reduce_sum(ds.matmul(w, ds.reshape(b, (2, 1))))
+    with ds.device("/device:GPU:0"):          # the update scope does not move the slots
+        adam = ds.train.AdamOptimizer()
+        adam.minimize(loss)
+        momentum = ds.train.MomentumOptimizer(0.1, 0.9)
+        momentum.minimize(loss)
+    assert adam.get_slot(w, "m").op.name == "w/Adam"
+    assert adam.get_slot(w, "v").op.name == "w/Adam_1"
+    assert adam.get_slot(b, "m").op.name == "b/Adam"
+    assert momentum.get_slot(w, "momentum").op.name == "w/Momentum"
+    assert adam.get_slot_names() == ["m", "v"] and momentum.get_slot_names() == ["momentum"]
+    assert adam.get_slot(w, "m").device == w.device == "/device:CPU:0"
+    assert momentum.get_slot(b, "momentum").device == b.device == ""
+    names = [v.op.name for v in ds.global_variables()]
+    assert {"beta1_power", "beta2_power", "w/Adam", "w/Adam_1", "b/Adam_1",
+            "w/Momentum"} <= set(names)
+    beta1 = [v for v in ds.global_variables() if v.op.name == "beta1_power"][0]
+    assert beta1.device == b.device                 # the first variable by name is "b"
+    assert [v.op.name for v in ds.trainable_variables()] == ["w", "b"]
+    ops = {op.name: op for op in ds.get_default_graph().get_operations()}
+    assert ops["Adam/update_w/ApplyAdam"].type == "ApplyAdam"
+    assert ops["Momentum/update_b/ApplyMomentum"].type == "ApplyMomentum"
+    assert ops["Adam"].type == "NoOp" and ops["Momentum"].type == "NoOp"
+
+
+def test_global_step_counts_applies():
+    w, loss = quadratic(F64)
+    assert ds.train.get_global_step() is None
+    gs = ds.train.get_or_create_global_step()
+    assert ds.train.get_or_create_global_step() is gs is ds.train.get_global_step()
+    assert gs.dtype == ds.int64 and not gs.trainable and gs.op.name == "global_step"
+    with pytest.raises(ValueError, match="already exists"):
+        ds.train.create_global_step()
+    train = ds.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs)
+    assert train.name == "GradientDescent" and train.type == "AssignAdd"
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        assert sess.run(train) is None
+        sess.run(train)
+        assert ds.train.global_step(sess, gs) == 2
+
+
+def test_var_list_and_non_trainable_variables():
+    a = ds.Variable(np.array([1.0, 2.0]), name="a")
+    frozen = ds.Variable(np.array([3.0, 4.0]), name="frozen", trainable=False)
+    c = ds.Variable(np.array([5.0, 6.0]), name="c")
+    loss = ds.reduce_sum(a * a + frozen * frozen + c * c)
+    pairs = ds.train.GradientDescentOptimizer(0.5).compute_gradients(loss)
+    assert [v.op.name for _, v in pairs] == ["a", "c"]
+    only_c = ds.train.GradientDescentOptimizer(0.5).minimize(loss, var_list=[c])
+    everything = ds.train.GradientDescentOptimizer(0.5).minimize(loss)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run(only_c)
+        np.testing.assert_allclose(sess.run([a, frozen, c]), [[1, 2], [3, 4], [0, 0]])
+        sess.run(everything)
+        np.testing.assert_allclose(sess.run([a, frozen, c]), [[0, 0], [3, 4], [0, 0]])
+
+
+def test_learning_rate_can_be_a_tensor_and_gradients_can_be_edited():
+    w = ds.Variable(np.array([1.0, -1.0], F32), name="w")
+    loss = ds.reduce_sum(w * w)
+    lr = ds.placeholder(ds.float32, (), name="lr")
+    opt = ds.train.GradientDescentOptimizer(lr)
+    pairs = opt.compute_gradients(loss)
+    clipped = [(ds.maximum(ds.minimum(g, 1.0), -1.0), v) for g, v in pairs]
+    train = opt.apply_gradients(clipped)
+    with ds.Session() as sess:
+        sess.run(w.initializer)
+        sess.run(train, {lr: 0.5})               # grad 2w = [2, -2], clipped to [1, -1]
+        np.testing.assert_allclose(sess.run(w), [0.5, -0.5])
+        sess.run(train, {lr: 0.25})               # grad [1, -1]
+        np.testing.assert_allclose(sess.run(w), [0.25, -0.25])
+
+
+def test_build_time_errors_are_tf1s():
+    opt = ds.train.GradientDescentOptimizer(0.1)
+    x = ds.placeholder(ds.float32, (2,))
+    with pytest.raises(ValueError, match="No variables to optimize"):
+        opt.minimize(ds.reduce_sum(x * x))
+    w = ds.Variable(np.ones(2, F32), name="w")
+    with pytest.raises(ValueError, match="Invalid type int32"):
+        opt.minimize(ds.cast(ds.reduce_sum(w), ds.int32))
+    unrelated = ds.Variable(np.ones(2, F32), name="unrelated")
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.minimize(ds.reduce_sum(x * x), var_list=[unrelated])
+    with pytest.raises(TypeError, match="ds.Variable"):
+        opt.minimize(ds.reduce_sum(w), var_list=[w.value()])
+    with pytest.raises(ValueError, match="No variables provided"):
+        opt.apply_gradients([])
+    with pytest.raises(ValueError, match="No gradients provided"):
+        opt.apply_gradients([(None, w)])
+    with pytest.raises(TypeError, match="float64"):
+        opt.apply_gradients([(ds.constant([1.0, 2.0], ds.float64), w)])
+    step = ds.train.get_or_create_global_step()
+    with pytest.raises(TypeError, match="global_step"):
+        opt.minimize(ds.reduce_sum(w), global_step=step.value())
+
+
+def test_updates_happen_in_place_unless_a_reader_holds_the_value():
+    w = ds.Variable(np.zeros(4, F32), name="w")
+    sgd = ds.train.GradientDescentOptimizer(1.0).apply_gradients(
+        [(ds.constant(np.ones(4, F32)), w)])
+    with ds.Session(options=ds.SessionOptions(device="cpu")) as sess:
+        sess.run(w.initializer)
+        resource = sess.resources.variable("", "w", np.dtype(F32), (4,))
+        before = resource.value.ctypes.data                   # (holding it would copy)
+        sess.run(sgd)
+        assert resource.value.ctypes.data == before           # updated in place
+        np.testing.assert_array_equal(resource.value, -np.ones(4))
+        held = resource.value                                 # a reader holds it...
+        sess.run(sgd)
+        np.testing.assert_array_equal(held, -np.ones(4))      # ...and it never changes
+        np.testing.assert_array_equal(sess.run(w), -2 * np.ones(4))
+        for _ in range(20):     # a read fetched with an update is the old or the new value
+            old = sess.run(w)
+            got, _ = sess.run([w.value(), sgd])
+            assert np.array_equal(got, old) or np.array_equal(got, old - 1)
+
+
+def test_assign_ops():
+    v = ds.Variable(np.array([1.0, 2.0], F32), name="v")
+    ops = [ds.assign(v, [5.0, 6.0]), ds.assign_add(v, [1.0, 1.0], use_locking=True),
+           ds.assign_sub(v, [0.5, 0.5]), v.assign_sub([1.0, 2.0]),
+           ds.assign(v, [7.0, 8.0], validate_shape=True, use_locking=False)]
+    assert [op.op.type for op in ops] == ["Assign", "AssignAdd", "AssignSub", "AssignSub",
+                                          "Assign"]
+    with ds.Session() as sess:
+        sess.run(v.initializer)
+        got = [sess.run(op) for op in ops]
+    np.testing.assert_array_equal(got, [[5, 6], [6, 7], [5.5, 6.5], [4.5, 4.5], [7, 8]])
+    with pytest.raises(TypeError, match="Variable"):
+        ds.assign(v.value(), [1.0, 2.0])
+    with pytest.raises(ValueError):
+        ds.assign_sub(v, [1.0, 2.0, 3.0])
+    with ds.Session() as sess, pytest.raises(ds.errors.FailedPreconditionError):
+        sess.run(ds.assign_sub(v, [1.0, 1.0]))

@@ -1,0 +1,173 @@
+"""The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam) and the
+gradients' shape-of kernels, on every device against the numpy reference.
+
+An update kernel works on variables in a resource manager, so each case sets up the
+same variables for the reference and for the device, runs a few updates with fresh
+gradients, and compares the variable and its slots; sizes cover empty, odd and
+parallel-sized arrays, and float16 (the reference formulas on every device).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from devsession.errors import FailedPreconditionError, InvalidArgumentError
+from devsession.kernels.cpu.elementwise import PARALLEL_MIN_SIZE
+from devsession.kernels.registry import KernelNode, lookup_kernel
+from devsession.device_spec import Device
+from devsession.runtime.resources import ResourceMgr
+from devsession.runtime.state import StateContext
+from kernel_cases import (DEVICES, F16, F32, F64, assert_same, check_against_ref, make_node,
+                          rng_for)
+
+# op -> (slot names, scalar hyper-parameters in input order, grad position among values)
+UPDATES = {
+    "ApplyGradientDescent": ((), {"alpha": 0.1}, 1),
+    "ApplyMomentum": (("accum",), {"lr": 0.05, "momentum": 0.9}, 1),
+    "ApplyAdam": (("m", "v"), {"beta1_power": 0.9 ** 3, "beta2_power": 0.999 ** 3, "lr": 0.01,
+                               "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}, 6),
+}
+SIZES = [(0,), (1,), (7,), (3, 5), (PARALLEL_MIN_SIZE + 3,)]
+
+
+def _values(op, dtype, grad):
+    slots, scalars, grad_at = UPDATES[op]
+    values = [np.array(v, dtype) for v in scalars.values()]
+    values.insert(grad_at, grad)
+    return values
+
+
+def _node(op, dtype, shape, resources, nesterov, device):
+    slots = UPDATES[op][0]
+    names = ("var",) + slots
+    keys = tuple(("", f"{op}_{name}", np.dtype(dtype), shape) for name in names)
+    n_inputs = len(names) + len(UPDATES[op][1]) + 1
+    attrs = {"use_locking": False} if op == "ApplyGradientDescent" else {
+        "use_locking": False, "use_nesterov": nesterov}
+    return KernelNode(f"{op.lower()}_node", op, attrs, (np.dtype(dtype),) * n_inputs,
+                      (shape,) * n_inputs, np.dtype(dtype), shape,
+                      context=StateContext(resources, keys[0], keys), device=device)
+
+
+def _run(device_type, op, dtype, shape, nesterov, initial, grads):
+    """The variable and slots after one update per gradient, on ``device_type``."""
+    resources = ResourceMgr()
+    device = Device("GPU" if device_type == "GPU" else "CPU")
+    node = _node(op, dtype, shape, resources, nesterov, device)
+    to_device, to_host = lambda x: x, np.asarray
+    if device_type == "GPU":
+        import cupy
+        to_device, to_host = cupy.asarray, cupy.asnumpy
+    for key, value in zip(node.context.refs, initial):
+        resources.variable(*key).assign(to_device(value), "init")
+    kernel = lookup_kernel(op, device_type)(node)
+    for grad in grads:
+        result = kernel(*[to_device(v) for v in _values(op, dtype, grad)])
+    final = [to_host(r.value) for r in node.context.ref_resources()]
+    np.testing.assert_array_equal(to_host(result), final[0])
+    return final
+
+
+CASES = [(op, dtype, nesterov) for op in UPDATES for dtype in (F16, F32, F64)
+         for nesterov in ((False, True) if op != "ApplyGradientDescent" else (False,))]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", SIZES, ids=str)
+@pytest.mark.parametrize("op,dtype,nesterov", CASES, ids=str)
+def test_updates_match_the_reference(device, op, dtype, nesterov, shape):
+    rng = rng_for(op, dtype, nesterov, shape)
+    slots = UPDATES[op][0]
+    initial = [rng.standard_normal(shape).astype(dtype)]
+    initial += [np.abs(rng.standard_normal(shape)).astype(dtype) for _ in slots]
+    grads = [rng.standard_normal(shape).astype(dtype) for _ in range(3)]
+    want = _run("REF", op, dtype, shape, nesterov, initial, grads)
+    got = _run(device, op, dtype, shape, nesterov, initial, grads)
+    for g, w in zip(got, want):
+        assert_same(g, w)
+
+
+def test_the_reference_is_tf1s_formula():
+    var, m, v, g = np.array([1.0, -2.0]), np.array([0.1, 0.2]), np.array([0.3, 0.4]), \
+        np.array([0.5, -0.5])
+    got = _run("REF", "ApplyAdam", F64, (2,), False, [var, m, v], [g])
+    scalars = UPDATES["ApplyAdam"][1]
+    alpha = scalars["lr"] * np.sqrt(1 - scalars["beta2_power"]) / (1 - scalars["beta1_power"])
+    m2 = 0.9 * m + 0.1 * g
+    v2 = 0.999 * v + 0.001 * g * g
+    np.testing.assert_allclose(got[1], m2, rtol=1e-14)
+    np.testing.assert_allclose(got[2], v2, rtol=1e-14)
+    np.testing.assert_allclose(got[0], var - alpha * m2 / (np.sqrt(v2) + 1e-7), rtol=1e-14)
+
+
+@pytest.mark.parametrize("device_type", ["REF", "CPU"])
+def test_update_errors_name_the_node(device_type):
+    resources = ResourceMgr()
+    node = _node("ApplyMomentum", F32, (3,), resources, False, Device("CPU"))
+    kernel = lookup_kernel("ApplyMomentum", device_type)(node)
+    values = _values("ApplyMomentum", F32, np.ones(3, F32))
+    with pytest.raises(FailedPreconditionError, match="uninitialized"):
+        kernel(*values)
+    var, accum = node.context.ref_resources()
+    var.assign(np.zeros(3, F32), "init")
+    with pytest.raises(FailedPreconditionError, match="ApplyMomentum_accum"):
+        kernel(*values)
+    accum.assign(np.zeros(3, F32), "init")
+    with pytest.raises(InvalidArgumentError, match=r"applymomentum_node.*same shape") as info:
+        kernel(*_values("ApplyMomentum", F32, np.ones(4, F32)))
+    assert info.value.node_name == "applymomentum_node"
+    bad = list(values)
+    bad[0] = np.ones(2, F32)
+    with pytest.raises(InvalidArgumentError, match="not a scalar"):
+        kernel(*bad)
+    np.testing.assert_array_equal(var.value, np.zeros(3, F32))    # nothing changed
+    kernel(*values)
+    np.testing.assert_allclose(var.value, -0.05 * np.ones(3))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_stop_gradient_is_an_identity(device):
+    x = rng_for("stop").standard_normal((3, 4)).astype(F32)
+    node = make_node("StopGradient", [F32], F32)
+    np.testing.assert_array_equal(check_against_ref(device, node, x), x)
+
+
+# --- shape-of kernels ------------------------------------------------------------------------
+
+def _shape_node(op, dtypes, out, attrs=None, device="CPU"):
+    dtypes = tuple(np.dtype(d) for d in dtypes)
+    return KernelNode(f"{op.strip('_').lower()}_node", op, dict(attrs or {}), dtypes,
+                      tuple(None for _ in dtypes), np.dtype(out), None, device=Device(device))
+
+
+@pytest.mark.parametrize("device_type", ["REF", "CPU"])
+def test_shape_of_kernels(device_type):
+    rng = rng_for("shape_of")
+    g = rng.standard_normal((2, 3, 4))
+
+    def run(op, *inputs, attrs=None, out=F64):
+        node = _shape_node(op, [x.dtype for x in inputs], out, attrs)
+        return lookup_kernel(op, device_type)(node)(*inputs)
+
+    np.testing.assert_allclose(run("_ReduceToShapeOf", g, np.zeros((3, 1), bool)),
+                               g.sum(axis=(0, 2)).reshape(3, 1))
+    assert run("_ReduceToShapeOf", g, np.zeros((2, 3, 4))) is g
+    with pytest.raises(InvalidArgumentError, match="reducetoshapeof_node"):
+        run("_ReduceToShapeOf", g, np.zeros((2, 4)))
+    assert run("_ReshapeToShapeOf", g.reshape(6, 4), np.zeros((2, 3, 4)),
+               attrs={"reduced_axes": ()}).shape == (2, 3, 4)
+    assert run("_ReshapeToShapeOf", g.sum(axis=1), g,
+               attrs={"reduced_axes": (1,)}).shape == (2, 1, 4)
+    size = run("_ReducedSize", g, attrs={"axis": (0, 2), "dtype": F32}, out=F32)
+    assert size.dtype == F32 and size == 8
+    first, second = run("_SplitToShapesOf", g, np.zeros((2, 1, 4)), np.zeros((2, 2, 4)),
+                        attrs={"axis": 1})
+    np.testing.assert_array_equal(first, g[:, :1])
+    np.testing.assert_array_equal(second, g[:, 1:])
+    with pytest.raises(InvalidArgumentError, match="cannot cut"):
+        run("_SplitToShapesOf", g, np.zeros((2, 1, 4)), attrs={"axis": 1})
+    node = _shape_node("_BroadcastToShapeOf", [F64, bool], F64)
+    got = lookup_kernel("_BroadcastToShapeOf", device_type)(node)(g[:1, :, :1],
+                                                                  np.zeros((2, 3, 4), bool))
+    np.testing.assert_array_equal(got, np.broadcast_to(g[:1, :, :1], (2, 3, 4)))
