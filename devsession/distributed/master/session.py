@@ -115,7 +115,7 @@ class MasterSession:
             step = self._prepared.get(key)
             if step is not None:
                 return step
-            step = self._build(*key, deadline=deadline)
+            step = self._build(*key, deadline)
             self._prepared[key] = step
             self._by_handle[step.handle] = step
             return step
