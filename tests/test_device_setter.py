@@ -1,4 +1,4 @@
-"""``replica_device_setter`` and device functions in ``ds.device``, against the placements
+"""``ds.train.replica_device_setter`` and device functions in ``ds.device``, against the placements
 TF1 (tensorflow 2.21, ``tf.compat.v1.train.replica_device_setter``) gives the same model.
 """
 
@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.distributed import replica_device_setter
 
 CLUSTER = ds.ClusterSpec({"ps": ["127.0.0.1:1", "127.0.0.1:2"],
                           "worker": ["127.0.0.1:3", "127.0.0.1:4"]})
@@ -20,7 +19,7 @@ def devices(graph) -> dict:
 
 def test_variables_round_robin_over_ps_tasks_and_the_rest_on_the_worker():
     g = ds.Graph()
-    with g.as_default(), ds.device(replica_device_setter(
+    with g.as_default(), ds.device(ds.train.replica_device_setter(
             cluster=CLUSTER, worker_device="/job:worker/task:1")):
         w = ds.Variable(np.zeros((3, 2), np.float32), name="w")
         b = ds.Variable(np.zeros(2, np.float32), name="b")
@@ -47,7 +46,7 @@ def test_variables_round_robin_over_ps_tasks_and_the_rest_on_the_worker():
 
 def test_ps_tasks_without_a_cluster_and_merge_devices_off():
     g = ds.Graph()
-    setter = replica_device_setter(ps_tasks=3, merge_devices=False)
+    setter = ds.train.replica_device_setter(ps_tasks=3, merge_devices=False)
     with g.as_default(), ds.device(setter):
         vs = [ds.Variable(float(i), name=f"v{i}") for i in range(4)]
         with ds.device("/job:elsewhere/task:2"):
@@ -59,10 +58,10 @@ def test_ps_tasks_without_a_cluster_and_merge_devices_off():
 
 
 def test_no_ps_tasks_gives_none_and_device_none_places_nothing():
-    assert replica_device_setter(ps_tasks=0) is None
+    assert ds.train.replica_device_setter(ps_tasks=0) is None
     g = ds.Graph()
     with g.as_default(), ds.device("/job:worker/task:1"):
-        with ds.device(replica_device_setter()):
+        with ds.device(ds.train.replica_device_setter()):
             c = ds.constant(1.0, name="c")
     assert c.op.device == ""
 
@@ -75,7 +74,7 @@ def test_a_custom_strategy_and_ps_ops():
         chosen.append(op.name)
         return 1
 
-    with g.as_default(), ds.device(replica_device_setter(
+    with g.as_default(), ds.device(ds.train.replica_device_setter(
             ps_tasks=2, ps_strategy=last_task, ps_ops=["VariableV2", "Const"])):
         c = ds.constant(1.0, name="c")
         v = ds.Variable(c, name="v")
@@ -85,11 +84,11 @@ def test_a_custom_strategy_and_ps_ops():
 
 def test_a_cluster_lacking_the_named_job_is_an_error_naming_it():
     with pytest.raises(ValueError, match="job 'ps', which the cluster lacks.*jobs: worker"):
-        replica_device_setter(cluster={"worker": ["127.0.0.1:3"]})
+        ds.train.replica_device_setter(cluster={"worker": ["127.0.0.1:3"]})
     with pytest.raises(ValueError, match="'trainer'.*lacks"):
-        replica_device_setter(cluster=CLUSTER, worker_device="/job:trainer/task:0")
+        ds.train.replica_device_setter(cluster=CLUSTER, worker_device="/job:trainer/task:0")
     with pytest.raises(ValueError, match="ps_tasks"):
-        replica_device_setter(ps_tasks=-1)
+        ds.train.replica_device_setter(ps_tasks=-1)
 
 
 def test_device_functions_nest_with_specs_as_in_tf1():
@@ -117,7 +116,7 @@ def test_a_job_missing_from_the_cluster_is_named_when_the_step_is_prepared():
     servers = create_local_cluster(1)
     try:
         g = ds.Graph()
-        with g.as_default(), ds.device(replica_device_setter(ps_tasks=1)):
+        with g.as_default(), ds.device(ds.train.replica_device_setter(ps_tasks=1)):
             v = ds.Variable(1.0, name="v")
         with ds.Session(servers[0].target, graph=g) as sess:
             with pytest.raises(ds.errors.InvalidArgumentError,

@@ -26,11 +26,9 @@ Importing this package imports no gRPC; ``Server`` is loaded on first use.
 from __future__ import annotations
 
 from .cluster_spec import ClusterSpec
-from .device_setter import replica_device_setter
 from .transport.security import Security
 
-__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster",
-           "replica_device_setter"]
+__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster"]
 
 
 def __getattr__(name: str):

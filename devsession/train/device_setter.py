@@ -23,7 +23,7 @@ ValueError naming the job, since such a script would otherwise train without its
 from __future__ import annotations
 
 from ..device_spec import DeviceSpec
-from .cluster_spec import ClusterSpec
+from ..distributed.cluster_spec import ClusterSpec
 
 __all__ = ["replica_device_setter", "STANDARD_PS_OPS"]
 
