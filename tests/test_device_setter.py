@@ -124,3 +124,10 @@ def test_a_job_missing_from_the_cluster_is_named_when_the_step_is_prepared():
                 sess.run(v.initializer)
     finally:
         servers[0].stop(grace=0)
+
+
+def test_the_global_step_follows_the_device_scope_to_a_ps_task():
+    g = ds.Graph()
+    with g.as_default(), ds.device(ds.train.replica_device_setter(cluster=CLUSTER)):
+        step = ds.train.get_or_create_global_step()
+    assert step.device == "/job:ps/task:0"      # where every replica's steps count it

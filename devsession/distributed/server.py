@@ -233,20 +233,27 @@ class Server:
             raise
 
 
-def create_local_cluster(num_workers: int, job: str = "worker", *,
+def create_local_cluster(num_workers, job: str = "worker", *,
                          security: Security | None = None, host: str = "127.0.0.1",
                          data_port: int | None = 0) -> list:
-    """``num_workers`` Servers in this process on free ports of ``host``, each knowing the
-    others' addresses, started; stop them with ``server.stop()``."""
+    """Servers in this process on free ports of ``host``, each knowing the others'
+    addresses, started; stop them with ``server.stop()``.
+
+    ``num_workers`` tasks of ``job``, or a dict of tasks per job (``{"ps": 1, "worker":
+    2}``); the servers come in the ClusterSpec's order (jobs by name, then task index).
+    """
+    jobs = dict(num_workers) if isinstance(num_workers, dict) else {job: num_workers}
     servers = []
     try:
-        for index in range(num_workers):
-            # Each server binds its own free port first; port-0 entries may repeat.
-            own = ClusterSpec({job: {index: f"{host}:0"}})
-            servers.append(Server(own, job, index, start=False, security=security,
-                                  data_port=data_port))
-        spec = ClusterSpec({job: [s.cluster_spec.task_address(job, i)
-                                  for i, s in enumerate(servers)]})
+        for name, count in sorted(jobs.items()):
+            for index in range(count):
+                # Each server binds its own free port first; port-0 entries may repeat.
+                own = ClusterSpec({name: {index: f"{host}:0"}})
+                servers.append(Server(own, name, index, start=False, security=security,
+                                      data_port=data_port))
+        spec = ClusterSpec({name: [s.cluster_spec.task_address(name, s.task_index)
+                                   for s in servers if s.job_name == name]
+                            for name in jobs})
         for server in servers:
             server.adopt_cluster(spec)
             server.start()
