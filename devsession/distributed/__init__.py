@@ -20,7 +20,8 @@ gRPC shell: ``status`` (errors <-> status codes), ``security`` (TLS, token),
 (``ds.Server``), ``worker_main`` (``devsession worker``), ``grpc_session`` and
 ``factory`` (``GRPC_SESSION``).
 
-Importing this package imports no gRPC; ``Server`` is loaded on first use.
+Importing this package imports no gRPC; ``Server`` is loaded on first use, and
+``RayCluster`` (``ray_cluster``: tasks as Ray actors, the ``devsession[ray]`` extra).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 from .cluster_spec import ClusterSpec
 from .transport.security import Security
 
-__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster"]
+__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster", "RayCluster"]
 
 
 def __getattr__(name: str):
@@ -36,4 +37,8 @@ def __getattr__(name: str):
         from . import server
 
         return getattr(server, name)
+    if name == "RayCluster":            # Ray itself is imported when one is made
+        from .ray_cluster import RayCluster
+
+        return RayCluster
     raise AttributeError(f"module 'devsession.distributed' has no attribute {name!r}")

@@ -37,7 +37,7 @@ from ..transport.channels import method_path, open_channel
 from ..transport.exchange import ExchangePool
 from ..transport.frames import RUN_STEP
 from ..transport.messages import connect_timeout, stats_from_proto
-from ..transport.security import Security
+from ..transport.security import Security, client_security
 from ..transport.socket_client import SocketPool, probe
 from ..transport.status import as_op_error, error_from_rpc
 
@@ -234,7 +234,7 @@ def master_client(options: SessionOptions):
     from ..server import local_server
 
     address = target_address(options.target)
-    security = Security.from_config(options.config)
+    security = client_security(options.config, address)
     config = dict(options.config or ())
     server = local_server(address) if config.get("local_master", True) else None
     if server is not None and not server.security.uses_tls:
