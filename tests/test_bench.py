@@ -228,3 +228,21 @@ def test_goal_ratios_limits_and_missing_pieces():
     assert judged["tiny graph: make_callable <= 1x JAX jit dispatch"]["holds"] is None
     assert judged["matmul 1024 float32 on CPU >= 0.95x numpy"]["detail"] == \
         "n/a: matmul_1024 is not in this suite"
+
+
+def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
+    """The tiny two-worker step and data-parallel training on ps + 2 workers (the small
+    suite skips the latter without ``--device grpc``)."""
+    from devsession.benchmarks import cluster_training, transfers
+
+    context = runner.Context(targets=parse_targets(["grpc"]), peers=peers.load_peers(
+        ["numpy"], False), repeats=1, min_batch_s=0.001)
+    try:
+        for workload in (transfers.grpc_tiny_step(),
+                         cluster_training.mlp_train_ps(16, (784, 64, 64, 10))):
+            result = runner.run_workload(workload, context)
+            ours = [r for r in result["rows"] if r["side"] == "ours"]
+            assert not result["skipped"] and len(ours) == 1, result
+            assert ours[0]["matches_numpy"] and ours[0]["throughput"] > 0, ours
+    finally:
+        context.close()
