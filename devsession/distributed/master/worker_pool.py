@@ -139,7 +139,7 @@ class WorkerPool:
                 (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "") + ")" if nodes else ""
             lines.append(f"  {task} at {self.address(task)}{where}: {_reason(error)}")
         raise UnavailableError(
-            f"Cannot reach {len(failed)} task(s) of the cluster within {connect_timeout:.3g} s:\n"
+            f"Cannot reach {len(failed)} task(s) of the cluster within {connect_timeout:.2g} s:\n"
             + "\n".join(lines) + "\nStart the missing workers (devsession worker --cluster ... "
             "--job JOB --task N), check their addresses, or place those nodes elsewhere.")
 

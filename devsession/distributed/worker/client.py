@@ -122,7 +122,7 @@ class RemoteWorker:
             data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
         except DeadlineExceededError:   # waiting for a connection that never came
             raise UnavailableError(f"{self.task} at {self.address} did not answer within "
-                                   f"{timeout:.3g} s: {probe(self.address)}.") from None
+                                   f"{timeout:.2g} s: {probe(self.address)}.") from None
         message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
         status = status_from_proto(message)
         self._learn_data_port(status.data_port)
