@@ -20,7 +20,7 @@ tensorflow is given) TF1's distributed runtime doing the same steps.
   ``UnavailableError``.
 
 Warm-up first; then ``--repeats`` interleaved rounds (ours and raw alternate, so machine
-noise falls on both) and medians.  Setup time (process start, first step with its kernel
+noise falls on both; tiny steps alternate by blocks of ``TINY_BLOCK``) and medians.  Setup time (process start, first step with its kernel
 compilation) is reported apart.
 """
 
@@ -43,6 +43,10 @@ from devsession.distributed.local_processes import WorkerProcesses, first_line, 
 
 MB = 1e6
 SIZES = {"4MB": 4 << 20, "100MB": 100 << 20}
+# Tiny steps are timed in blocks of this many, ours and raw grpcio's alternating by block:
+# a step right after another process's call (raw grpcio's server) costs twice as much
+# here, and TF1's steps, timed in their own process, never follow one.
+TINY_BLOCK = 50
 
 RAW_SERVER = textwrap.dedent("""
     import sys, grpc
@@ -191,9 +195,9 @@ def measure_ours_and_raw(repeats: int, tiny_steps: int) -> dict:
             samples["ours_fetch_100MB"].append(timed(fetch_big))
             samples["ours_feed_100MB"].append(timed(lambda: feed_big(feed_value)))
         tiny_ours, tiny_raw = [], []
-        for _ in range(tiny_steps):
-            tiny_ours.append(timed(tiny_step))
-            tiny_raw.append(raw.round_trip())
+        for _ in range(0, tiny_steps, TINY_BLOCK):    # blocks: each step right after another
+            tiny_ours += [timed(tiny_step) for _ in range(TINY_BLOCK)]
+            tiny_raw += [raw.round_trip() for _ in range(TINY_BLOCK)]
 
         for name, size in SIZES.items():
             ours = size / statistics.median(samples[f"ours_w2w_{name}"]) / MB

@@ -15,6 +15,7 @@ import pytest
 import devsession as ds
 from devsession.distributed.transport.frames import (PUSH_TENSOR, RUN_GRAPH, FrameError,
                                                      FrameSocket)
+from devsession.distributed.transport import socket_options
 from devsession.distributed.transport.security import Security
 from devsession.distributed.transport.socket_client import SocketPool
 from devsession.distributed.transport.socket_server import SocketServer
@@ -112,8 +113,11 @@ class Echo:
         return worker_pb2.PushTensorResponse(), ()
 
 
-@pytest.fixture
-def served():
+@pytest.fixture(params=["unix", "tcp"])
+def served(request, monkeypatch):
+    """A server, reached through its Unix socket or (as from another machine) TCP."""
+    if request.param == "tcp":
+        monkeypatch.setattr(socket_options, "LOCAL_SOCKETS", False)
     echo = Echo()
     server = SocketServer("127.0.0.1", 0, Security(token="t0ken"), TASK, 42, {
         RUN_GRAPH: (Push, echo.run),
@@ -137,6 +141,8 @@ def test_calls_reply_and_connections_are_reused(served):
                                   worker_pb2.RunGraphResponse, 5)
         assert out.tolist() == [2 * i] * 4
     assert len(pool._idle) == 1 and pool.incarnation == 42
+    family = pool._idle[0].sock.family
+    assert family == (socket.AF_UNIX if socket_options.LOCAL_SOCKETS else socket.AF_INET)
     pool.close()
 
 

@@ -1,7 +1,9 @@
 """The three ways a client reaches its master, each against the same cluster tests:
 
 * ``in_process``: a server of the test's own process, called directly;
-* ``direct``: over the network, steps as raw frames on the direct socket path;
+* ``direct``: over the network, steps as raw frames on the direct socket path (through
+  the tasks' Unix sockets, since they share this machine);
+* ``direct_tcp``: the same on TCP, as between machines (the Unix sockets switched off);
 * ``grpc_only``: servers without a direct path (``data_port=None``) and a client told
   not to use one: steps as gRPC exchanges, big feeds staged, big fetches streamed back.
 
@@ -19,11 +21,13 @@ import pytest
 import devsession as ds
 from devsession.distributed import create_local_cluster
 from devsession.distributed.client.master_client import LocalMasterClient, MasterClient
+from devsession.distributed.transport import socket_options
 
 W = "/job:worker/task:{}"
 PATHS = {
     "in_process": (0, {}),
     "direct": (0, {"local_master": False}),
+    "direct_tcp": (0, {"local_master": False}),
     "grpc_only": (None, {"local_master": False, "direct_path": False}),
 }
 
@@ -42,10 +46,13 @@ class Path:
 
 @pytest.fixture(scope="module", params=sorted(PATHS))
 def path(request):
-    p = Path(request.param)
-    yield p
-    for server in p.servers:
-        server.stop(grace=0)
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "direct_tcp":
+            patch.setattr(socket_options, "LOCAL_SOCKETS", False)
+        p = Path(request.param)
+        yield p
+        for server in p.servers:
+            server.stop(grace=0)
 
 
 def three_task_graph():
@@ -75,7 +82,9 @@ def test_the_client_takes_the_path_it_was_given(path):
         assert isinstance(client, LocalMasterClient)
     else:
         assert isinstance(client, MasterClient)
-        assert (client._direct is not None) == (path.name == "direct")
+        assert (client._direct is not None) == path.name.startswith("direct")
+    if path.name.startswith("direct"):
+        assert client._direct._local == (path.name == "direct")
 
 
 def test_three_tasks_against_numpy_with_a_trace(path):

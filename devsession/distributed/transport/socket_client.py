@@ -1,8 +1,9 @@
 """The client end of the direct path: pooled connections to one task's direct port.
 
 ``SocketPool.call`` lends an open connection to one request and its reply (a new one is
-opened when none is idle: TLS when the cluster uses it, then ``MAGIC`` and the HELLO with
-the token), and takes it back afterwards; a connection found closed while idle (its peer
+opened when none is idle: through the peer's Unix socket when it is on this machine,
+else TCP; TLS when the cluster uses it, then ``MAGIC`` and the HELLO with the token),
+and takes it back afterwards; a connection found closed while idle (its peer
 restarted) is dropped before use.  ``call_future`` runs a call on a pool thread;
 cancelling it closes its connection, which the server notices and aborts the work
 (``socket_server.HangupWatch``).
@@ -31,7 +32,8 @@ from ..timeouts import CONNECT_TIMEOUT_S, IDLE_CLOSE_S
 from .daemon_pool import DaemonThreadPool
 from .frames import ERROR, HELLO, MAGIC, OK, WELCOME, ConnectionClosed, FrameError, FrameSocket
 from .security import Security
-from .socket_options import client_tls_context, configure
+from . import socket_options
+from .socket_options import client_tls_context, configure, is_local_address, local_name
 from .status import ConnectFailed, ConnectionLost
 
 __all__ = ["SocketPool", "CallFuture", "connect_error", "probe", "refused"]
@@ -117,6 +119,7 @@ class SocketPool:
         self.security = security
         self.connect_timeout = connect_timeout
         self._tls = client_tls_context(security) if security.uses_tls else None
+        self._local = socket_options.LOCAL_SOCKETS and is_local_address(self.host)
         self._lock = threading.Lock()
         self._idle: list[_Connection] = []
         self._closed = False
@@ -177,9 +180,11 @@ class SocketPool:
                           else min(timeout, self.connect_timeout), what)
 
     def _open(self, timeout: float, what: str) -> _Connection:
-        sock = None
+        sock = self._connect_locally(timeout) if self._local else None
         try:
-            sock = socket.create_connection((self.host, self.port), timeout=max(timeout, 1e-3))
+            if sock is None:
+                sock = socket.create_connection((self.host, self.port),
+                                                timeout=max(timeout, 1e-3))
             configure(sock)
             if self._tls is not None:
                 sock = self._tls.wrap_socket(
@@ -200,6 +205,17 @@ class SocketPool:
             raise error_class_for_code(welcome.code)(welcome.message, None)
         self.incarnation = welcome.incarnation
         return _Connection(sock, frames, welcome.incarnation)
+
+    def _connect_locally(self, timeout: float):
+        """A connection to the peer's Unix socket (it is on this machine), or None."""
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(max(timeout, 1e-3))
+        try:
+            sock.connect(local_name(self.port))
+        except OSError:
+            sock.close()
+            return None
+        return sock
 
     def _give_back(self, conn: _Connection) -> None:
         conn.used = time.monotonic()

@@ -5,6 +5,9 @@ the gRPC side uses, so both paths check the same certificates and tokens.
   (fewer wake-ups per large tensor), and TCP keepalive so a call waiting on a machine
   that vanished without a reset fails after about ``KEEPALIVE_S`` + 5 probes, like the
   gRPC channels' keepalive.
+* ``local_name``: tasks on one machine also reach each other's direct path through an
+  abstract Unix socket named after the TCP port, three times TCP loopback's bandwidth
+  here (8.3 vs 2.4 GB/s for 8 MB); the same handshake (TLS, token, task) runs on it.
 * ``server_tls_context`` / ``client_tls_context``: TLS 1.2+, the server presenting
   ``certificate``; clients verifying it against ``root_certificates`` (the host name, or
   ``target_name_override``, must match, as gRPC checks); with ``require_client_auth`` the
@@ -18,17 +21,44 @@ from __future__ import annotations
 import os
 import socket
 import ssl
+import sys
 import tempfile
 
 from ..timeouts import KEEPALIVE_S
 from .security import Security
 
-__all__ = ["configure", "server_tls_context", "client_tls_context", "BUFFER_BYTES"]
+__all__ = ["configure", "server_tls_context", "client_tls_context", "BUFFER_BYTES",
+           "local_name", "is_local_address", "LOCAL_SOCKETS"]
 
 BUFFER_BYTES = 4 << 20
+# Linux's abstract Unix sockets (no file; gone with their process; one namespace per
+# network namespace, like TCP ports).
+LOCAL_SOCKETS = sys.platform.startswith("linux") and hasattr(socket, "AF_UNIX")
+
+
+def local_name(port: int) -> str:
+    """The abstract Unix socket beside TCP data port ``port`` of this machine."""
+    return f"\0devsession-data:{port}"
+
+
+def is_local_address(host: str) -> bool:
+    """True if ``host`` is an address of this machine (so a peer listening there shares
+    its abstract Unix sockets): a loopback address, or one a socket can bind."""
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as probe:
+            probe.bind((host, 0))
+        return True
+    except OSError:
+        return False
 
 
 def configure(sock: socket.socket) -> None:
+    if sock.family == getattr(socket, "AF_UNIX", None):
+        return                          # no TCP options; the default buffers are best
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
         try:

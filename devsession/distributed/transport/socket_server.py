@@ -15,8 +15,9 @@ server's ``HangupWatch``, which polls the connections of running calls and calls
 cancelled it).
 
 Connections are bounded (``max_connections``); one beyond the bound gets an ERROR frame
-(RESOURCE_EXHAUSTED) in answer to its HELLO.  ``stop()`` closes the listener and every
-connection.
+(RESOURCE_EXHAUSTED) in answer to its HELLO.  On Linux the server also listens on an
+abstract Unix socket named after its port (``socket_options.local_name``), which clients
+on the same machine use.  ``stop()`` closes the listeners and every connection.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from ...errors import (FailedPreconditionError, OpError, ResourceExhaustedError,
 from ...proto import wire_pb2
 from .frames import ERROR, HELLO, MAGIC, OK, WELCOME, FrameError, FrameSocket
 from .security import Security
-from .socket_options import configure, server_tls_context
+from . import socket_options
+from .socket_options import configure, local_name, server_tls_context
 from .status import as_op_error
 
 __all__ = ["SocketServer", "ServerCall", "HangupWatch"]
@@ -171,32 +173,41 @@ class SocketServer:
             self._listener.close()
             raise
         self.port = self._listener.getsockname()[1]
-        self._accepting: threading.Thread | None = None
+        self._listeners = [self._listener]
+        if socket_options.LOCAL_SOCKETS:     # the same service for tasks on this machine
+            local = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                local.bind(local_name(self.port))
+                local.listen(128)
+                self._listeners.append(local)
+            except OSError:             # the name is taken: TCP only
+                local.close()
 
     def start(self) -> None:
-        self._accepting = threading.Thread(target=self._accept, daemon=True,
-                                           name=f"devsession-accept-{self.port}")
-        self._accepting.start()
+        for listener in self._listeners:
+            threading.Thread(target=self._accept, args=(listener,), daemon=True,
+                             name=f"devsession-accept-{self.port}").start()
 
     def stop(self) -> None:
         with self._lock:
             self._stopped = True
             connections = list(self._connections)
-        try:
-            self._listener.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self._listener.close()
+        for listener in self._listeners:
+            try:
+                listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            listener.close()
         for sock in connections:
             _close(sock)
         self.watch.stop()
 
     # --- connections --------------------------------------------------------------------------
 
-    def _accept(self) -> None:
+    def _accept(self, listener) -> None:
         while True:
             try:
-                sock, address = self._listener.accept()
+                sock, address = listener.accept()
             except OSError:
                 return                        # the listener was closed: stop()
             with self._lock:
@@ -208,7 +219,7 @@ class SocketServer:
                              name="devsession-socket").start()
 
     def _serve(self, sock, address) -> None:
-        peer = f"{address[0]}:{address[1]}"
+        peer = f"{address[0]}:{address[1]}" if isinstance(address, tuple) else "this machine"
         try:
             frames = self._open(sock)
             if frames is not None:
