@@ -16,11 +16,11 @@ So every product runs with OpenBLAS single-threaded in its thread
 (``openblas_set_num_threads_local``: thread-local, found in the OpenBLAS that numpy
 loaded, as threadpoolctl finds it), and OpenBLAS's own threads never wake.  A 2-D product
 of at least ``MIN_BLOCKED_MACS`` multiply-adds that starts while no other product runs in
-the process is cut in row blocks (one per usable core) run on ``_POOL`` (threads with
-the same setting), the caller's thread running the first; when products already run at
-once (towers of a cluster in one process, parallel branches), each stays whole in its
-own thread: they keep the cores busy without the blocks' hand-offs (58 ms a training
-step instead of 64 ms, beside TF1's 59 ms).  Where
+the process (nor more than one cluster task's step: ``parallelism.py``) is cut in row
+blocks (one per usable core) run on ``_POOL`` (threads with the same setting), the
+caller's thread running the first; when work already runs at once (towers of a cluster
+in one process, parallel branches), each product stays whole in its own thread: they
+keep the cores busy without the blocks' hand-offs.  Where
 that function is missing (MKL, Accelerate, an older OpenBLAS) every product goes to
 ``np.matmul`` and the BLAS's own threads, unchanged.
 """
@@ -33,6 +33,8 @@ import os
 import threading
 
 import numpy as np
+
+from ..parallelism import task_steps_running
 
 __all__ = ["matmul_into", "blocked_available", "MIN_BLOCKED_MACS"]
 
@@ -97,7 +99,7 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     futures = ()
     with _ACTIVE_LOCK:
         _ACTIVE[0] += 1
-        alone = _ACTIVE[0] == 1
+        alone = _ACTIVE[0] == 1 and task_steps_running() <= 1
     try:
         if (alone and _CORES > 1 and a.ndim == 2 and b.ndim == 2 and
                 rows >= 2 * _MIN_BLOCK_ROWS and

@@ -32,8 +32,9 @@ __all__ = ["configure", "server_tls_context", "client_tls_context", "BUFFER_BYTE
 
 BUFFER_BYTES = 4 << 20
 # Linux's abstract Unix sockets (no file; gone with their process; one namespace per
-# network namespace, like TCP ports).
-LOCAL_SOCKETS = sys.platform.startswith("linux") and hasattr(socket, "AF_UNIX")
+# network namespace, like TCP ports); DEVSESSION_LOCAL_SOCKETS=0 keeps to TCP.
+LOCAL_SOCKETS = (sys.platform.startswith("linux") and hasattr(socket, "AF_UNIX") and
+                 os.environ.get("DEVSESSION_LOCAL_SOCKETS", "1") != "0")
 
 
 def local_name(port: int) -> str:
