@@ -14,8 +14,9 @@ tensorflow is given) TF1's distributed runtime doing the same steps.
   streaming the same bytes in 1 MiB and 4 MiB chunks (the better of the two);
 * client feed / fetch of 100 MB through the master (feed a placeholder consumed by an
   identity target; fetch a variable), in MB/s;
-* tiny two-worker step: a constant on task 1 plus one on task 0, fetched, in ms, beside a
-  raw grpcio unary round trip;
+* tiny two-worker step: a scalar made on task 1 (the identity of a constant: constants
+  are copied to the tasks that read them) plus a constant on task 0, fetched, in ms,
+  beside a raw grpcio unary round trip;
 * SIGKILL: the time from killing task 1 in the middle of a long step to the client's
   ``UnavailableError``.
 
@@ -140,7 +141,7 @@ def build_graphs(ds):
             fed_used = ds.identity(fed, name="fed_used")
             tiny_0 = ds.constant(1.0, name="tiny0")
         with ds.device("/job:worker/task:1"):
-            tiny_1 = ds.constant(2.0, name="tiny1")
+            tiny_1 = ds.identity(ds.constant(2.0), name="tiny1")   # computed there, not a constant
         with ds.device("/job:worker/task:0"):
             tiny = ds.add(tiny_0, tiny_1, name="tiny")
         init = ds.global_variables_initializer()
@@ -292,7 +293,7 @@ TF1_SCRIPT = textwrap.dedent("""
                 fed_used = tf.identity(fed)
                 t0 = tf.constant(1.0)
             with tf.device("/job:worker/task:1"):
-                t1 = tf.constant(2.0)
+                t1 = tf.identity(tf.constant(2.0))
             with tf.device("/job:worker/task:0"):
                 tiny = t0 + t1
             init = v1.global_variables_initializer()

@@ -15,8 +15,9 @@ Both include themselves only where they apply:
   until the process exits).  Without ``ds.Server`` the workload is skipped with the
   reason "gRPC session not available".
 
-* ``grpc_tiny_step``: the same two workers; a constant on task 1 added to one on task 0
-  and fetched: the per-step cost of a step that spans two tasks (steps/s).  Peer: the
+* ``grpc_tiny_step``: the same two workers; a scalar made on task 1 (the identity of a
+  constant: a constant itself would be copied to its reader instead of sent) added to
+  one on task 0 and fetched: the per-step cost of a step that spans two tasks.  Peer: the
   same graph on TF1's two workers.
 
 Throughput is GB/s of the array moved per step (steps/s for the tiny step).
@@ -134,7 +135,7 @@ def grpc_transfer(n: int):
 
 def grpc_tiny_step():
     return Workload(
-        name="grpc_tiny_step", title="two gRPC workers on loopback: a constant on task 1 "
+        name="grpc_tiny_step", title="two gRPC workers on loopback: a scalar made on task 1 "
         "added to one on task 0, fetched (per-step cost across tasks)", unit="steps/s",
         work=1.0, make_data=lambda rng: Data((), ()), measure=_measure_grpc, rtol=0.0,
         atol=0.0, params={"tasks": 2})
@@ -186,11 +187,11 @@ def _two_worker_graph(api, x: np.ndarray):
 
 
 def _tiny_graph(api):
-    """A constant on task 1 plus one on task 0 (= 3.0), in the default graph."""
+    """A scalar made on task 1 plus a constant on task 0 (= 3.0), in the default graph."""
     with api.device("/job:worker/task:0"):
         here = api.constant(1.0, name="tiny0")
     with api.device("/job:worker/task:1"):
-        there = api.constant(2.0, name="tiny1")
+        there = api.identity(api.constant(2.0), name="tiny1")   # a value made there
     with api.device("/job:worker/task:0"):
         return api.add(here, there, name="tiny")
 
