@@ -26,7 +26,6 @@ import dataclasses
 import itertools
 import secrets
 import threading
-import time
 from typing import Callable
 
 import numpy as np
