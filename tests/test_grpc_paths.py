@@ -22,6 +22,7 @@ import devsession as ds
 from devsession.distributed import create_local_cluster
 from devsession.distributed.client.master_client import LocalMasterClient, MasterClient
 from devsession.distributed.transport import socket_options
+from test_grpc_session import three_task_graph, three_task_reference as reference
 
 W = "/job:worker/task:{}"
 PATHS = {
@@ -53,26 +54,6 @@ def path(request):
         yield p
         for server in p.servers:
             server.stop(grace=0)
-
-
-def three_task_graph():
-    g = ds.Graph()
-    with g.as_default():
-        x = ds.placeholder(ds.float32, (None, 8), name="x")
-        with ds.device(W.format(1)):
-            w1 = ds.constant(np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8))
-            h = ds.nn.relu(ds.matmul(x, w1), name="h")
-        with ds.device(W.format(2)):
-            s = ds.reduce_sum(ds.square(h), axis=1, keepdims=True, name="s")
-        y = ds.nn.softmax(h / (s + 1.0), name="y")
-    return g, x, y
-
-
-def reference(xv):
-    h = np.maximum(xv @ np.linspace(-1, 1, 64, dtype=np.float32).reshape(8, 8), 0)
-    z = h / ((h * h).sum(1, keepdims=True) + 1)
-    e = np.exp(z - z.max(1, keepdims=True))
-    return e / e.sum(1, keepdims=True)
 
 
 def test_the_client_takes_the_path_it_was_given(path):
