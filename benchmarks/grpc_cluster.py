@@ -14,13 +14,14 @@ tensorflow is given) TF1's distributed runtime doing the same steps.
   streaming the same bytes in 1 MiB and 4 MiB chunks (the better of the two);
 * client feed / fetch of 100 MB through the master (feed a placeholder consumed by an
   identity target; fetch a variable), in MB/s;
-* tiny two-worker step: a constant on task 1 plus one on task 0, fetched, in ms, beside a
-  raw grpcio unary round trip;
+* tiny two-worker step: a scalar made on task 1 (the identity of a constant: constants
+  are copied to the tasks that read them) plus a constant on task 0, fetched, in ms,
+  beside a raw grpcio unary round trip;
 * SIGKILL: the time from killing task 1 in the middle of a long step to the client's
   ``UnavailableError``.
 
 Warm-up first; then ``--repeats`` interleaved rounds (ours and raw alternate, so machine
-noise falls on both) and medians.  Setup time (process start, first step with its kernel
+noise falls on both; tiny steps alternate by blocks of ``TINY_BLOCK``) and medians.  Setup time (process start, first step with its kernel
 compilation) is reported apart.
 """
 
@@ -43,6 +44,10 @@ from devsession.distributed.local_processes import WorkerProcesses, first_line, 
 
 MB = 1e6
 SIZES = {"4MB": 4 << 20, "100MB": 100 << 20}
+# Tiny steps are timed in blocks of this many, ours and raw grpcio's alternating by block:
+# a step right after another process's call (raw grpcio's server) costs twice as much
+# here, and TF1's steps, timed in their own process, never follow one.
+TINY_BLOCK = 50
 
 RAW_SERVER = textwrap.dedent("""
     import sys, grpc
@@ -136,7 +141,7 @@ def build_graphs(ds):
             fed_used = ds.identity(fed, name="fed_used")
             tiny_0 = ds.constant(1.0, name="tiny0")
         with ds.device("/job:worker/task:1"):
-            tiny_1 = ds.constant(2.0, name="tiny1")
+            tiny_1 = ds.identity(ds.constant(2.0), name="tiny1")   # computed there, not a constant
         with ds.device("/job:worker/task:0"):
             tiny = ds.add(tiny_0, tiny_1, name="tiny")
         init = ds.global_variables_initializer()
@@ -191,9 +196,9 @@ def measure_ours_and_raw(repeats: int, tiny_steps: int) -> dict:
             samples["ours_fetch_100MB"].append(timed(fetch_big))
             samples["ours_feed_100MB"].append(timed(lambda: feed_big(feed_value)))
         tiny_ours, tiny_raw = [], []
-        for _ in range(tiny_steps):
-            tiny_ours.append(timed(tiny_step))
-            tiny_raw.append(raw.round_trip())
+        for _ in range(0, tiny_steps, TINY_BLOCK):    # blocks: each step right after another
+            tiny_ours += [timed(tiny_step) for _ in range(TINY_BLOCK)]
+            tiny_raw += [raw.round_trip() for _ in range(TINY_BLOCK)]
 
         for name, size in SIZES.items():
             ours = size / statistics.median(samples[f"ours_w2w_{name}"]) / MB
@@ -288,7 +293,7 @@ TF1_SCRIPT = textwrap.dedent("""
                 fed_used = tf.identity(fed)
                 t0 = tf.constant(1.0)
             with tf.device("/job:worker/task:1"):
-                t1 = tf.constant(2.0)
+                t1 = tf.identity(tf.constant(2.0))
             with tf.device("/job:worker/task:0"):
                 tiny = t0 + t1
             init = v1.global_variables_initializer()

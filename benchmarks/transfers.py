@@ -16,7 +16,12 @@ Both include themselves only where they apply:
   reason: "gRPC session not available"); a cluster that fails to start is an error row
   of ours, so ``devsession bench`` exits non-zero.
 
-Throughput is GB/s of the array moved per step.
+* ``grpc_tiny_step``: the same two workers; a scalar made on task 1 (the identity of a
+  constant: a constant itself would be copied to its reader instead of sent) added to
+  one on task 0 and fetched: the per-step cost of a step that spans two tasks.  Peer: the
+  same graph on TF1's two workers.
+
+Throughput is GB/s of the array moved per step (steps/s for the tiny step).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from .workload import Data, Workload
 from .contenders import Contender, cupy_or_none, ran_on
 from .runner import error_row, measure
 
-__all__ = ["copies", "grpc_transfer"]
+__all__ = ["copies", "grpc_transfer", "grpc_tiny_step"]
 
 GRPC_UNAVAILABLE = "gRPC session not available"
 
@@ -129,12 +134,21 @@ def grpc_transfer(n: int):
         measure=_measure_grpc, rtol=1e-4, atol=0.0, params={"n": n, "bytes": n * 4})
 
 
+def grpc_tiny_step():
+    return Workload(
+        name="grpc_tiny_step", title="two gRPC workers on loopback: a scalar made on task 1 "
+        "added to one on task 0, fetched (per-step cost across tasks)", unit="steps/s",
+        work=1.0, make_data=lambda rng: Data((), ()), measure=_measure_grpc, rtol=0.0,
+        atol=0.0, params={"tasks": 2})
+
+
 def _measure_grpc(workload, context):
     import devsession as ds
 
     if getattr(ds, "Server", None) is None or getattr(ds, "ClusterSpec", None) is None:
         return f"{GRPC_UNAVAILABLE} (devsession has no ds.Server / ds.ClusterSpec)"
-    x = workload.make_data(np.random.default_rng(context.seed)).feeds[0]
+    tiny = workload.name == "grpc_tiny_step"
+    x = None if tiny else workload.make_data(np.random.default_rng(context.seed)).feeds[0]
     servers = []
     try:
         cluster = ds.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]})
@@ -147,8 +161,9 @@ def _measure_grpc(workload, context):
                      f"{type(e).__name__}: {e}")
         return [error_row("devsession grpc (cluster set-up)", "ours", e, requested="grpc",
                           factory="GRPC_SESSION")]
-    contenders.append(Contender("numpy", "peer", x.sum, api="local sum (no transfer)",
-                                device="CPU"))
+    if not tiny:
+        contenders.append(Contender("numpy", "peer", x.sum, api="local sum (no transfer)",
+                                    device="CPU"))
     failed = []
     tf1 = context.peers.get("tf1")
     if tf1 is not None and tf1.available:
@@ -157,7 +172,8 @@ def _measure_grpc(workload, context):
         except Exception as e:
             failed.append(error_row("tf1", "peer", e))
     try:
-        return measure(workload, contenders, x.sum(), context) + failed
+        return measure(workload, contenders, np.float32(3.0) if tiny else x.sum(),
+                       context) + failed
     finally:
         _stop(servers)
 
@@ -174,13 +190,32 @@ def _two_worker_graph(api, x: np.ndarray):
     return v, moved, fed, fed_sum
 
 
-def _ours_grpc(ds, target: str, x: np.ndarray) -> list[Contender]:
+def _tiny_graph(api):
+    """A scalar made on task 1 plus a constant on task 0 (= 3.0), in the default graph."""
+    with api.device("/job:worker/task:0"):
+        here = api.constant(1.0, name="tiny0")
+    with api.device("/job:worker/task:1"):
+        there = api.identity(api.constant(2.0), name="tiny1")   # a value made there
+    with api.device("/job:worker/task:0"):
+        return api.add(here, there, name="tiny")
+
+
+def _ours_grpc(ds, target: str, x: np.ndarray | None) -> list[Contender]:
+    """Our rows: the tiny step when ``x`` is None, else the two transfers of ``x``."""
     start = time.perf_counter()
     graph = ds.Graph()
+    options = ds.SessionOptions(target=target, device="cpu")
+    if x is None:
+        with graph.as_default():
+            tiny = _tiny_graph(ds)
+        sess = ds.Session(target=target, graph=graph, options=options)
+        return [Contender("devsession grpc two-worker step", "ours", sess.make_callable(tiny),
+                          requested="grpc", factory="GRPC_SESSION", api="make_callable",
+                          device="worker:0 + worker:1", close=sess.close,
+                          setup_s=time.perf_counter() - start)]
     with graph.as_default():
         v, moved, fed, fed_sum = _two_worker_graph(ds, x)
-    sess = ds.Session(target=target, graph=graph,
-                      options=ds.SessionOptions(target=target, device="cpu"))
+    sess = ds.Session(target=target, graph=graph, options=options)
     sess.run(v.initializer)
     setup = time.perf_counter() - start
     common = dict(requested="grpc", factory="GRPC_SESSION", api="make_callable",
@@ -195,12 +230,19 @@ def _ours_grpc(ds, target: str, x: np.ndarray) -> list[Contender]:
                       **common)]
 
 
-def _tf1_grpc(tf, x: np.ndarray) -> list[Contender]:
+def _tf1_grpc(tf, x: np.ndarray | None) -> list[Contender]:
     v1 = tf.compat.v1
     start = time.perf_counter()
     cluster = v1.train.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in free_ports(2)]})
     servers = [v1.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
     graph = tf.Graph()
+    if x is None:
+        with graph.as_default():
+            tiny = _tiny_graph(v1)
+        sess = v1.Session(servers[0].target, graph=graph)
+        return [Contender("tf1 two-worker step", "peer", sess.make_callable(tiny), api="grpc",
+                          device="worker:0 + worker:1", close=sess.close,
+                          setup_s=time.perf_counter() - start)]
     with graph.as_default():
         v, moved, fed, fed_sum = _two_worker_graph(v1, x)
     sess = v1.Session(servers[0].target, graph=graph)

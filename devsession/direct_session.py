@@ -160,7 +160,7 @@ class DirectSession(BaseSession):
 
     # --- plans -------------------------------------------------------------------------------
 
-    def _build_step(self, feeds, fetches, targets):
+    def _build_step(self, feeds, fetches, targets, timeout=None):
         plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
                                          self._place)
         self._log_placement((name, local_device_name(p.device.device_type, p.device.index),

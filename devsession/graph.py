@@ -263,6 +263,8 @@ class Graph:
             outs = out if isinstance(out, list) else [] if out is None else [out]
             op._outputs = tuple(Tensor(op, k, dtypes.as_dtype(dtype), TensorShape(shape))
                                 for k, (dtype, shape) in enumerate(outs))
+            if device is _DEVICE_FUNCTIONS_PENDING:
+                op._device = _device_from_functions(op)
             self._ops[name] = op
             self._order.append(op)
         return op
@@ -421,10 +423,30 @@ def reset_default_graph() -> None:
         _global_default_graph = Graph()
 
 
+# _current_device's answer when a device function is in scope: the op must exist first.
+_DEVICE_FUNCTIONS_PENDING = DeviceSpec(job="\0device functions pending")
+
+
 def _current_device() -> DeviceSpec:
     spec = DeviceSpec()
     for d in _STACKS.devices:
+        if callable(d):
+            return _DEVICE_FUNCTIONS_PENDING
         spec = spec.merge(d)
+    return spec
+
+
+def _device_from_functions(op) -> DeviceSpec:
+    """The device of ``op`` when device functions are in scope, in TF1's order: innermost
+    scope first; a spec fills in only the fields inner scopes left unset; a function sees
+    the op with the device so far (``op.device``) and returns the op's device."""
+    spec = DeviceSpec()
+    for d in reversed(_STACKS.devices):
+        if callable(d):
+            op._device = spec
+            spec = DeviceSpec.parse(d(op) or "")
+        else:
+            spec = d.merge(spec)
     return spec
 
 
@@ -432,7 +454,10 @@ def _current_device() -> DeviceSpec:
 def device(spec):
     """Place the nodes built inside on ``spec``; nested scopes merge as in TF.
 
-    ``device(None)`` clears the placement inherited from outer scopes.
+    ``spec`` may also be a device function, as in TF1: called with each new Operation
+    (whose ``device`` is what inner scopes asked), it returns the op's device string
+    (``ds.train.replica_device_setter`` makes one).  ``device(None)`` clears the
+    placement inherited from outer scopes.
     """
     if spec is None:
         saved = list(_STACKS.devices)
@@ -442,7 +467,7 @@ def device(spec):
         finally:
             _STACKS.devices[:] = saved
         return
-    _STACKS.devices.append(DeviceSpec.parse(spec))
+    _STACKS.devices.append(spec if callable(spec) else DeviceSpec.parse(spec))
     try:
         yield
     finally:

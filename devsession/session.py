@@ -50,14 +50,17 @@ class BaseSession:
 
     # --- the subclass interface ------------------------------------------------------
 
-    def _build_step(self, feeds: tuple, fetches: tuple, targets: tuple):
-        """A function ``step(feed_values, deadline, stats) -> list of fetched arrays``."""
+    def _build_step(self, feeds: tuple, fetches: tuple, targets: tuple,
+                    timeout: float | None = None):
+        """A function ``step(feed_values, deadline, stats) -> list of fetched arrays``;
+        building it may take at most ``timeout`` seconds (None: no bound asked)."""
         raise NotImplementedError
 
     def _close(self) -> None:
         """Release what the session holds (called once)."""
 
-    def _prepare(self, feeds: tuple, fetches: tuple, targets: tuple):
+    def _prepare(self, feeds: tuple, fetches: tuple, targets: tuple,
+                 timeout: float | None = None):
         """The step for this signature, built once (lock-free on a hit: the hot path)."""
         key = (feeds, fetches, targets)
         step = self._steps.get(key)
@@ -65,7 +68,8 @@ class BaseSession:
             with self._lock:
                 step = self._steps.get(key)
                 if step is None:
-                    step = self._steps[key] = self._build_step(feeds, fetches, targets)
+                    step = self._steps[key] = self._build_step(feeds, fetches, targets,
+                                                               timeout)
         return step
 
     def _log_placement(self, entries) -> None:
@@ -197,8 +201,10 @@ class BaseSession:
         feeds, values = self._resolve_feeds(feed_dict)
         if not mapper.tensors and not mapper.targets:
             return mapper.build([])
-        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets))
-        return mapper.build(self._call_step(step, values, options, run_metadata))
+        deadline = self._deadline(options)     # bounds preparing the step too
+        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets),
+                             deadline.remaining() if deadline is not None else None)
+        return mapper.build(self._call_step(step, values, options, run_metadata, deadline))
 
     def make_callable(self, fetches, feed_list=None, accept_options: bool = False):
         """A function of the feeds (in ``feed_list`` order) that runs the fetches.
@@ -211,10 +217,10 @@ class BaseSession:
             self.create()
         mapper = FetchMapper(self._graph, fetches)
         feeds = tuple(self._feed_tensor(key) for key in (feed_list or ()))
-        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets)) if (
-            mapper.tensors or mapper.targets) else None
-        session = self
         timeout = self._options.operation_timeout_s
+        step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets), timeout) \
+            if (mapper.tensors or mapper.targets) else None
+        session = self
         build, single = mapper.build, mapper.is_single_tensor
         validators = [feed_validator(t) for t in feeds]
 
@@ -235,10 +241,16 @@ class BaseSession:
 
         return run_callable
 
-    def _call_step(self, step, values, options, run_metadata) -> list:
+    def _deadline(self, options: RunOptions | None) -> Deadline | None:
+        """The deadline of a run: ``RunOptions.timeout_s``, else the session's
+        ``operation_timeout_s``, else none."""
         timeout = options.timeout_s if options is not None and options.timeout_s else \
             self._options.operation_timeout_s
-        deadline = Deadline.after(timeout) if timeout else None
+        return Deadline.after(timeout) if timeout else None
+
+    def _call_step(self, step, values, options, run_metadata, deadline=False) -> list:
+        if deadline is False:
+            deadline = self._deadline(options)
         stats = [] if (options is not None and options.trace) else None
         out = step(values, deadline, stats)
         if stats is not None and run_metadata is not None:

@@ -13,8 +13,8 @@ optimizers train by default); ``collections=`` replaces the first.
 
 from __future__ import annotations
 
-from .graph import (Tensor, control_dependencies, convert_to_tensor, get_default_graph,
-                    name_scope, pending_control_inputs)
+from .graph import (Tensor, control_dependencies, convert_to_tensor, device,
+                    get_default_graph, name_scope, pending_control_inputs)
 from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
@@ -45,9 +45,10 @@ class Variable:
                 "VariableV2", (), {"dtype": value.dtype, "shape": value.shape,
                                    "container": container, "shared_name": shared_name},
                 name=base, exact_name=True).outputs[0]
-            self._initializer = graph.create_op(
-                "Assign", [self._variable, value], name="Assign").outputs[0].op
-            self._snapshot = api.identity(self._variable, name="read")
+            with device(self._variable.op.device):   # as TF1: both follow the variable
+                self._initializer = graph.create_op(
+                    "Assign", [self._variable, value], name="Assign").outputs[0].op
+                self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
         self.trainable = bool(trainable)
         for collection in (GLOBAL_VARIABLES,) if collections is None else collections:

@@ -4,7 +4,9 @@ Each entry is a function (graph, **option overrides) -> a created session.  The 
 session adds its entry here, and every test in test_session_*.py then runs against it.
 
 ``grpc``: a cluster of two in-process servers on free loopback ports, started on first
-use and stopped when the test process exits.  The session's default device is on task
+use and stopped when the test process exits.  The session reaches its master over the
+network (``config={"local_master": False}``: the direct socket path), not through the
+in-process shortcut, so the suite covers what a client on another machine does.  The session's default device is on task
 0, and every other node the test left unplaced goes to task 1, so each test's graph is
 cut into two partitions joined by sends and receives: feeds, fetches, variables and
 random ops all cross tasks.  Variables outlive sessions on a cluster, so each new
@@ -58,8 +60,9 @@ def grpc_session(graph=None, **overrides):
     servers = local_cluster()
     graph = graph if graph is not None else ds.get_default_graph()
     spread_over_tasks(graph)
+    config = {"local_master": False, **dict(overrides.pop("config", None) or {})}
     options = ds.SessionOptions(target=servers[0].target, device=overrides.pop("device", "cpu"),
-                                **overrides)
+                                config=config, **overrides)
     ds.reset(options)
     session = ds.new_session(options)
     session.create(graph)

@@ -339,3 +339,21 @@ def test_gpu_bench_runs_on_the_cupy_standin(monkeypatch):
     assert matmul["matmul"]["max_rel_error_vs_cupy"] < gpu_bench.CHECK_RTOL["matmul"]
     assert {"h2d", "d2h", "h2d_cupy_pageable"} <= set(copies)
     assert ops and all(result.get("equal") for result in ops.values()), ops
+
+
+def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
+    """The tiny two-worker step and data-parallel training on ps + 2 workers (the small
+    suite skips the latter without ``--device grpc``)."""
+    from devsession.benchmarks import cluster_training, transfers
+
+    context = runner.Context(targets=parse_targets(["grpc"]), peers=peers.load_peers(
+        ["numpy"], False), repeats=1, min_batch_s=0.001)
+    try:
+        for workload in (transfers.grpc_tiny_step(),
+                         cluster_training.mlp_train_ps(16, (784, 64, 64, 10))):
+            result = runner.run_workload(workload, context)
+            ours = [r for r in result["rows"] if r["side"] == "ours"]
+            assert not result["skipped"] and len(ours) == 1, result
+            assert ours[0]["matches_numpy"] and ours[0]["throughput"] > 0, ours
+    finally:
+        context.close()

@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 import devsession as ds
 from devsession.kernels.registry import HOST, register_kernel
 from devsession.ops.registry import OpDef, register_op
-from devsession.runtime import blas_threads
+from devsession.kernels import blas_threads
 from devsession.tensor_shape import TensorShape
 
 
@@ -218,3 +218,47 @@ def test_holding_a_cap_does_not_rescan_the_libraries():
             blas_threads.release(1)
         batches.append((time.perf_counter() - start) / 200)
     assert min(batches) < 100e-6, f"{min(batches) * 1e6:.1f} us per capped run"
+
+
+def _pool_submissions(monkeypatch) -> list:
+    """Counts the row blocks ``kernels/cpu/blas.py`` hands to its own threads."""
+    from devsession.kernels.cpu import blas
+
+    if not blas.blocked_available():
+        pytest.skip("needs OpenBLAS's per-thread count and 2 cores for blocked products")
+    submitted = []
+    real_pool = blas._pool
+
+    class Recording:
+        def submit(self, *args, **kwargs):
+            submitted.append(args[1].shape)
+            return real_pool().submit(*args, **kwargs)
+
+    monkeypatch.setattr(blas, "_pool", Recording)
+    return submitted
+
+
+@pytest.mark.parametrize("cap, blocked", [(0, True), (1, False)])
+def test_blocked_products_stay_within_the_sessions_cap(monkeypatch, cap, blocked):
+    submitted = _pool_submissions(monkeypatch)
+    rng = np.random.default_rng(0)
+    av, bv = (rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2))
+    g = ds.Graph()
+    with g.as_default():
+        a = ds.placeholder(ds.float32, (256, 256))
+        c = ds.matmul(a, ds.constant(bv))
+    with ds.Session(graph=g, options=ds.SessionOptions(intra_op_threads=cap)) as sess:
+        np.testing.assert_allclose(sess.run(c, {a: av}), av @ bv, rtol=1e-4, atol=1e-4)
+    assert bool(submitted) == blocked, submitted
+
+
+def test_a_product_under_a_cap_leaves_its_thread_following_the_process_count(monkeypatch):
+    from devsession.kernels.cpu import blas
+
+    _pool_submissions(monkeypatch)
+    a = np.ones((256, 256), np.float32)
+    out = np.empty_like(a)
+    with blas_threads.capped_blas_threads(1):
+        blas.matmul_into(a, a, out)
+    np.testing.assert_array_equal(out, a @ a)
+    assert blas_counts() == START       # in this very thread, after the cap ended

@@ -124,6 +124,27 @@ def test_partition_shape_sends_receives_and_order():
     assert str(plan.placements["a"].device) == f"{T1}/device:CPU:0"
 
 
+def test_constants_are_copied_to_the_tasks_that_read_them_not_sent():
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device("/job:worker/task:1"):
+            rate = ds.constant(0.5, name="rate")          # made here, read elsewhere only
+            here = ds.constant(2.0, name="here")
+            used_here = ds.exp(here, name="used_here")
+        with ds.device("/job:worker/task:2"):
+            scaled = ds.multiply(used_here, rate, name="scaled")
+        out = ds.add(scaled, rate, name="out")             # and on task 0
+    cluster = Cluster()
+    plan = cluster.plan(g, [], [out])
+    ops = {task: [n.op for n in nodes_of(plan, task)] for task in plan.partitions}
+    assert ops[T0].count(RECV_OP) == 1                      # only 'scaled'
+    assert ops[T0].count("Const") == 1 and ops[T2].count("Const") == 1
+    assert "rate" not in [n.name for n in nodes_of(plan, T1)]     # task 1 never runs it
+    assert [n.name for n in nodes_of(plan, T1) if n.op == "Const"] == ["here"]
+    assert cluster.run(g, {}, [out])[0] == np.float32(np.exp(2.0) * 0.5 + 0.5)
+    assert cluster.pushes == 2                             # used_here -> 2, scaled -> 0
+
+
 def test_ping_pong_across_tasks_never_deadlocks():
     g = ds.Graph()
     with g.as_default():
@@ -236,7 +257,7 @@ def test_timeout_bounds_a_partition_waiting_for_a_value():
     g = ds.Graph()
     with g.as_default():
         with ds.device("/job:worker/task:1"):
-            a = ds.constant(1.0, name="a")
+            a = ds.exp(ds.constant(0.0), name="a")
         b = ds.identity(a, name="b")
     cluster = Cluster()
     plan = cluster.plan(g, [], [b])

@@ -1,26 +1,32 @@
-"""devsession on a cluster: servers, the gRPC session, and the pieces between them.
+"""devsession on a cluster: servers, the cluster session, and the pieces between them.
 
 How a step runs (TF1's distributed runtime, without its hangs, 2 GB limits and open
 ports):
 
-    client (GrpcSession) --PrepareStep/RunStep--> master of the task it connects to
-    master: place (cluster_placement) -> partition per task with _Send/_Recv
-            (partition) -> RegisterGraph on each task (worker_client)
+    client (GrpcSession) --CreateSession/PrepareStep (gRPC)--> master of its task
+    master: place (master/placement) -> partition per task with _Send/_Recv
+            (master/partition) -> RegisterGraph on each task (gRPC)
     RunStep: RunGraph on every task at once; _Send pushes each tensor straight to the
-             consuming worker's rendezvous (PushTensor[Stream]); the master's own
-             partition takes the feeds and returns the fetches
+             consuming worker's rendezvous; the master's own partition takes the
+             feeds and returns the fetches
 
-Modules, pure logic first: ``cluster_spec`` (who is in the cluster), ``wire`` (tensors
-as raw byte chunks), ``rendezvous`` (tensors waiting for their receiver),
-``transfer_ops`` (the _Send/_Recv ops), ``cluster_placement`` and ``partition``,
-``worker_state`` and ``master_session`` (the logic behind the two services); then the
-gRPC shell: ``status`` (errors <-> status codes), ``security`` (TLS, token),
-``channels``, ``exchange`` (per-step calls on long-lived streams), ``worker_client``/
-``worker_pool``, ``worker_service``/``master_service``, ``daemon_pool`` and ``server``
-(``ds.Server``), ``worker_main`` (``devsession worker``), ``grpc_session`` and
-``factory`` (``GRPC_SESSION``).
+Control calls travel over gRPC; a step's calls (RunStep, RunGraph, tensor pushes) over
+the direct path, raw frames on a second port of each task (``transport/frames.py``),
+with the same TLS and token; a master in the client's own process is called directly.
 
-Importing this package imports no gRPC; ``Server`` is loaded on first use.
+Packages, pure logic first: ``cluster_spec`` (who is in the cluster), ``master/``
+(``placement``, ``partition``, ``state`` over a ``worker_pool``, ``session`` = one
+client session on the master, ``service`` = the gRPC and frame decoding), ``worker/``
+(``state``, ``rendezvous``, ``send_recv``, ``service``, ``client`` = ``RemoteWorker``,
+``local`` = ``LocalWorker``), ``transport/`` (``wire``, ``frames``, ``socket_server``/
+``socket_client``, ``channels``, ``exchange``, ``status``, ``security``, ``messages``),
+``client/`` (``session`` = ``GrpcSession``, ``master_client``, ``factory``), ``server``
+(``ds.Server``), ``worker_main`` (``devsession worker``), ``timeouts`` (every deadline),
+``ray_cluster`` (``RayCluster``: tasks as Ray actors), ``local_processes`` (worker
+processes for tests and benchmarks).
+
+Importing this package imports no gRPC; ``Server`` is loaded on first use, and
+``RayCluster`` imports Ray (the ``devsession[ray]`` extra) only when one is made.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from __future__ import annotations
 from .cluster_spec import ClusterSpec
 from .transport.security import Security
 
-__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster"]
+__all__ = ["ClusterSpec", "Security", "Server", "create_local_cluster", "RayCluster"]
 
 
 def __getattr__(name: str):
@@ -36,4 +42,8 @@ def __getattr__(name: str):
         from . import server
 
         return getattr(server, name)
+    if name == "RayCluster":            # Ray itself is imported when one is made
+        from .ray_cluster import RayCluster
+
+        return RayCluster
     raise AttributeError(f"module 'devsession.distributed' has no attribute {name!r}")

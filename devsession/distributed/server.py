@@ -14,7 +14,14 @@ free port, which ``target`` and ``cluster_spec`` then report).  It owns:
 * a ``MasterServicer`` for the sessions clients create through this task;
 * one gRPC server with deliberate message limits and keepalive (``channels``), TLS when
   ``security`` has a certificate, and a token check on every RPC when it has a token.
-  A server on a non-loopback address with neither logs a warning.
+  A server on a non-loopback address with neither logs a warning;
+* the direct path (``transport/socket_server.py``): a second port on the same host
+  (``data_port``: 0 picks a free one, None serves gRPC only) where the step's calls
+  (RunStep, RunGraph, tensor pushes) travel as raw frames, with the same TLS and token;
+  peers learn the port from the worker's status and CreateSession's reply;
+* its entry in this process's table of servers (``local_server``), through which a
+  session created in the same process calls its master directly, as TF1's in-process
+  master does (servers with TLS are always reached through their ports).
 
 ``create_local_server()`` starts a one-task cluster on 127.0.0.1; ``create_local_cluster``
 starts several tasks in this process on free ports, each knowing the others' (tests and
@@ -37,12 +44,13 @@ from .transport.exchange import StreamLimit
 from .master.service import MasterServicer, master_handler
 from .master.state import MasterState
 from .transport.security import Security, open_server_warning, token_interceptor
+from .transport.socket_server import SocketServer
 from .worker.client import RemoteWorker, push_timeout
 from .master.worker_pool import WorkerPool
 from .worker.service import WorkerServicer, worker_handler
 from .worker.state import WorkerState
 
-__all__ = ["Server", "create_local_cluster"]
+__all__ = ["Server", "create_local_cluster", "local_server"]
 
 log = logging.getLogger("devsession.distributed")
 # Threads serving RPCs.  A RunGraph holds one for the whole step while its receives wait
@@ -50,13 +58,23 @@ log = logging.getLogger("devsession.distributed")
 # throughput; threads are only made when needed.
 MAX_RPC_THREADS = 512
 
+_LOCAL_LOCK = threading.Lock()
+_LOCAL: dict = {}           # "host:port" -> a started Server of this process
+
+
+def local_server(address: str) -> "Server | None":
+    """The started, running Server of this process at ``address``, if any."""
+    with _LOCAL_LOCK:
+        return _LOCAL.get(address)
+
 
 class Server:
     """One task of a cluster (see the module docstring)."""
 
     def __init__(self, server_or_cluster_def, job_name: str | None = None,
                  task_index: int | None = None, protocol: str | None = None, config=None,
-                 start: bool = True, *, security: Security | None = None):
+                 start: bool = True, *, security: Security | None = None,
+                 data_port: int | None = 0):
         if protocol not in (None, "grpc"):
             raise ValueError(f"Protocol {protocol!r} is not supported; devsession serves grpc.")
         cluster = ClusterSpec(server_or_cluster_def)
@@ -104,10 +122,14 @@ class Server:
         # One cache of connections to the other tasks, for the master and for _Send.
         self.pool = WorkerPool(cluster, self.worker, self._connect)
         self.master = MasterServicer(MasterState(self.pool, job_name, task_index))
+        self._worker_servicer = WorkerServicer(self.worker)
         streams = StreamLimit(MAX_RPC_THREADS // 2)   # leave threads for unary calls
         self._grpc.add_generic_rpc_handlers((
-            worker_handler(WorkerServicer(self.worker), streams),
+            worker_handler(self._worker_servicer, streams),
             master_handler(self.master, streams)))
+        self._sockets = None
+        if data_port is not None:
+            self._sockets = self._serve_sockets(host, data_port)
         warning = open_server_warning(self.task, address, self.security)
         if warning:
             log.warning(warning)
@@ -131,10 +153,19 @@ class Server:
         return Server({"local": ["127.0.0.1:0"]}, "local", 0, config=config, start=start,
                       security=security)
 
+    @property
+    def data_port(self) -> int:
+        """The port of the direct path (0 when this server has none)."""
+        return self._sockets.port if self._sockets is not None else 0
+
     def start(self) -> None:
         if not self._started:
             self._started = True
             self._grpc.start()
+            if self._sockets is not None:
+                self._sockets.start()
+            with _LOCAL_LOCK:
+                _LOCAL[self._cluster.task_address(self.job_name, self.task_index)] = self
             log.info("devsession: %s serving at %s", self.task, self.target)
 
     def stop(self, grace: float | None = 1.0) -> None:
@@ -142,8 +173,14 @@ class Server:
         Returns once the gRPC server has shut down (at most ``grace`` seconds later)."""
         if self._stopped.is_set():
             return
+        with _LOCAL_LOCK:
+            address = self._cluster.task_address(self.job_name, self.task_index)
+            if _LOCAL.get(address) is self:
+                del _LOCAL[address]
         self.worker.abort_all(UnavailableError(f"{self.task} is shutting down."))
         self.master.close_all()
+        if self._sockets is not None:
+            self._sockets.stop()
         self._grpc.stop(grace).wait()
         self._channels.close()
         self._stopped.set()
@@ -169,6 +206,19 @@ class Server:
         self._cluster = cluster
         self.pool.set_cluster(cluster)
 
+    def _serve_sockets(self, host: str, port: int) -> SocketServer:
+        handlers = {**self._worker_servicer.socket_handlers(), **self.master.socket_handlers()}
+        try:
+            sockets = SocketServer(host, port, self.security, self.task,
+                                   self.worker.incarnation, handlers)
+        except OSError as e:
+            self._grpc.stop(0)
+            raise UnavailableError(f"Cannot serve the direct path of {self.task} at "
+                                   f"{host}:{port}: {e.strerror or e}. Give another data "
+                                   f"port, or none (gRPC only).") from None
+        self._worker_servicer.data_port = self.master.data_port = sockets.port
+        return sockets
+
     def _connect(self, task: str, address: str) -> RemoteWorker:
         return RemoteWorker(task, address, self._channels)
 
@@ -183,18 +233,27 @@ class Server:
             raise
 
 
-def create_local_cluster(num_workers: int, job: str = "worker", *,
-                         security: Security | None = None, host: str = "127.0.0.1") -> list:
-    """``num_workers`` Servers in this process on free ports of ``host``, each knowing the
-    others' addresses, started; stop them with ``server.stop()``."""
+def create_local_cluster(num_workers, job: str = "worker", *,
+                         security: Security | None = None, host: str = "127.0.0.1",
+                         data_port: int | None = 0) -> list:
+    """Servers in this process on free ports of ``host``, each knowing the others'
+    addresses, started; stop them with ``server.stop()``.
+
+    ``num_workers`` tasks of ``job``, or a dict of tasks per job (``{"ps": 1, "worker":
+    2}``); the servers come in the ClusterSpec's order (jobs by name, then task index).
+    """
+    jobs = dict(num_workers) if isinstance(num_workers, dict) else {job: num_workers}
     servers = []
     try:
-        for index in range(num_workers):
-            # Each server binds its own free port first; port-0 entries may repeat.
-            own = ClusterSpec({job: {index: f"{host}:0"}})
-            servers.append(Server(own, job, index, start=False, security=security))
-        spec = ClusterSpec({job: [s.cluster_spec.task_address(job, i)
-                                  for i, s in enumerate(servers)]})
+        for name, count in sorted(jobs.items()):
+            for index in range(count):
+                # Each server binds its own free port first; port-0 entries may repeat.
+                own = ClusterSpec({name: {index: f"{host}:0"}})
+                servers.append(Server(own, name, index, start=False, security=security,
+                                      data_port=data_port))
+        spec = ClusterSpec({name: [s.cluster_spec.task_address(name, s.task_index)
+                                   for s in servers if s.job_name == name]
+                            for name in jobs})
         for server in servers:
             server.adopt_cluster(spec)
             server.start()

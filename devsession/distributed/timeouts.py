@@ -9,7 +9,7 @@ or ``RunOptions.timeout_s`` bounds a step; these bound what the user did not tim
 KEEPALIVE_S = 5.0              # clients ping a peer this often during calls ...
 KEEPALIVE_TIMEOUT_S = 5.0      # ... and give up on it when it does not answer within this
 CONNECT_TIMEOUT_S = 10.0       # waiting for a task never reached (config "connect_timeout_s")
-RECONNECT_WAIT_S = 1.5         # waiting for a task that answered before and then failed
+RECONNECT_WAIT_S = 5.0         # waiting for a task that failed and accepts connections again
 
 # Control calls
 STATUS_TIMEOUT_S = 10.0        # a worker's status (devices, kernels, incarnation)

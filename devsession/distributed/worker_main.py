@@ -5,12 +5,16 @@
         devsession worker
     devsession worker --cluster ... --task 0 --token-file token.txt \
         --tls-cert server.pem --tls-key server.key [--tls-ca ca.pem --require-client-cert]
+    devsession worker --cluster ... --task 0 --data-port 2300     # or --data-port off
 
 The cluster comes from ``--cluster`` (``job=host:port,...;job2=...`` or JSON) or else from
 the environment variable ``DEVSESSION_CONFIG`` (TF_CONFIG's shape, which also gives the
 job and task).  The token comes from ``--token-file`` or ``DEVSESSION_TOKEN``.  Once
 serving, the command prints one line, ``devsession worker TASK serving at grpc://...``,
 and runs until SIGINT or SIGTERM, then stops (steps in flight fail as unavailable).
+Steps' tensors travel on a second port of the task's host (``--data-port``, default any
+free one; peers learn it from the task), which firewalls must let through; with
+``--data-port off`` everything travels over the cluster address's gRPC port.
 """
 
 from __future__ import annotations
@@ -40,6 +44,18 @@ def add_arguments(parser) -> None:
                         "with --require-client-cert, the clients' certificates")
     parser.add_argument("--require-client-cert", action="store_true",
                         help="mutual TLS: refuse clients without a certificate from --tls-ca")
+    parser.add_argument("--data-port", type=_data_port, default=0,
+                        help="port of the direct path for steps' tensors, on the task's host "
+                        "(default: any free port; 'off': gRPC only)")
+
+
+def _data_port(text: str):
+    if text.strip().lower() in ("off", "none", "no"):
+        return None
+    port = int(text)
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--data-port {text}: not a port")
+    return port
 
 
 def _cluster(args):
@@ -72,7 +88,7 @@ def run_worker(args) -> int:
     from .server import Server
 
     cluster, job, task = _cluster(args)
-    server = Server(cluster, job, task, security=_security(args))
+    server = Server(cluster, job, task, security=_security(args), data_port=args.data_port)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

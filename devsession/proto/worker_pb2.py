@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import wire_pb2 as wire__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cworker.proto\x12\ndevsession\x1a\nwire.proto\"\x12\n\x10GetStatusRequest\"\x96\x01\n\x11GetStatusResponse\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x12\x32\n\x07\x64\x65vices\x18\x03 \x03(\x0b\x32!.devsession.DeviceAttributesProto\x12*\n\x07kernels\x18\x04 \x03(\x0b\x32\x19.devsession.DeviceKernels\"\xa2\x01\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\r\n\x05\x66\x65\x65\x64s\x18\x02 \x03(\t\x12\x0f\n\x07\x66\x65tches\x18\x03 \x03(\t\x12\x0f\n\x07targets\x18\x04 \x03(\t\x12.\n\toptimizer\x18\x05 \x01(\x0b\x32\x1b.devsession.OptimizerConfig\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"B\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\"H\n\x17\x44\x65registerGraphsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x15\n\rgraph_handles\x18\x02 \x03(\t\"\x1a\n\x18\x44\x65registerGraphsResponse\"\x88\x01\n\x0fRunGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x06\x12\x13\n\x0bincarnation\x18\x03 \x01(\x06\x12\x11\n\ttimeout_s\x18\x04 \x01(\x01\x12\r\n\x05trace\x18\x05 \x01(\x08\x12\x17\n\x0freturn_sends_to\x18\x06 \x01(\t\"t\n\x10RunGraphResponse\x12)\n\x05stats\x18\x01 \x03(\x0b\x32\x1a.devsession.NodeStatsProto\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"U\n\x10\x41\x62ortStepRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x06\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x11\n\tnode_name\x18\x04 \x01(\t\"\x13\n\x11\x41\x62ortStepResponse\"[\n\x11PushTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x06\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"\x14\n\x12PushTensorResponse\"9\n\x16ResetContainersRequest\x12\x12\n\ncontainers\x18\x01 \x03(\t\x12\x0b\n\x03\x61ll\x18\x02 \x01(\x08\"\x19\n\x17ResetContainersResponse2\xef\x05\n\rWorkerService\x12H\n\tGetStatus\x12\x1c.devsession.GetStatusRequest\x1a\x1d.devsession.GetStatusResponse\x12V\n\rRegisterGraph\x12 .devsession.RegisterGraphRequest\x1a!.devsession.RegisterGraphResponse(\x01\x12]\n\x10\x44\x65registerGraphs\x12#.devsession.DeregisterGraphsRequest\x1a$.devsession.DeregisterGraphsResponse\x12\x45\n\x08RunGraph\x12\x1b.devsession.RunGraphRequest\x1a\x1c.devsession.RunGraphResponse\x12N\n\x10RunGraphExchange\x12\x1b.devsession.RunGraphRequest\x1a\x19.devsession.ExchangeReply(\x01\x30\x01\x12H\n\tAbortStep\x12\x1c.devsession.AbortStepRequest\x1a\x1d.devsession.AbortStepResponse\x12K\n\nPushTensor\x12\x1d.devsession.PushTensorRequest\x1a\x1e.devsession.PushTensorResponse\x12S\n\x10PushTensorStream\x12\x1d.devsession.PushTensorRequest\x1a\x1e.devsession.PushTensorResponse(\x01\x12Z\n\x0fResetContainers\x12\".devsession.ResetContainersRequest\x1a#.devsession.ResetContainersResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x0cworker.proto\x12\ndevsession\x1a\nwire.proto\"\x12\n\x10GetStatusRequest\"\xa9\x01\n\x11GetStatusResponse\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x12\x32\n\x07\x64\x65vices\x18\x03 \x03(\x0b\x32!.devsession.DeviceAttributesProto\x12*\n\x07kernels\x18\x04 \x03(\x0b\x32\x19.devsession.DeviceKernels\x12\x11\n\tdata_port\x18\x05 \x01(\r\"\xa2\x01\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\r\n\x05\x66\x65\x65\x64s\x18\x02 \x03(\t\x12\x0f\n\x07\x66\x65tches\x18\x03 \x03(\t\x12\x0f\n\x07targets\x18\x04 \x03(\t\x12.\n\toptimizer\x18\x05 \x01(\x0b\x32\x1b.devsession.OptimizerConfig\x12\x11\n\tgraph_def\x18\x0f \x01(\x0c\"B\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\"H\n\x17\x44\x65registerGraphsRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x15\n\rgraph_handles\x18\x02 \x03(\t\"\x1a\n\x18\x44\x65registerGraphsResponse\"\x88\x01\n\x0fRunGraphRequest\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\x12\x0f\n\x07step_id\x18\x02 \x01(\x06\x12\x13\n\x0bincarnation\x18\x03 \x01(\x06\x12\x11\n\ttimeout_s\x18\x04 \x01(\x01\x12\r\n\x05trace\x18\x05 \x01(\x08\x12\x17\n\x0freturn_sends_to\x18\x06 \x01(\t\"t\n\x10RunGraphResponse\x12)\n\x05stats\x18\x01 \x03(\x0b\x32\x1a.devsession.NodeStatsProto\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"U\n\x10\x41\x62ortStepRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x06\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x11\n\tnode_name\x18\x04 \x01(\t\"\x13\n\x11\x41\x62ortStepResponse\"[\n\x11PushTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x06\x12\'\n\x07tensors\x18\x0e \x03(\x0b\x32\x16.devsession.TensorSpec\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"\x14\n\x12PushTensorResponse\"9\n\x16ResetContainersRequest\x12\x12\n\ncontainers\x18\x01 \x03(\t\x12\x0b\n\x03\x61ll\x18\x02 \x01(\x08\"\x19\n\x17ResetContainersResponse2\xef\x05\n\rWorkerService\x12H\n\tGetStatus\x12\x1c.devsession.GetStatusRequest\x1a\x1d.devsession.GetStatusResponse\x12V\n\rRegisterGraph\x12 .devsession.RegisterGraphRequest\x1a!.devsession.RegisterGraphResponse(\x01\x12]\n\x10\x44\x65registerGraphs\x12#.devsession.DeregisterGraphsRequest\x1a$.devsession.DeregisterGraphsResponse\x12\x45\n\x08RunGraph\x12\x1b.devsession.RunGraphRequest\x1a\x1c.devsession.RunGraphResponse\x12N\n\x10RunGraphExchange\x12\x1b.devsession.RunGraphRequest\x1a\x19.devsession.ExchangeReply(\x01\x30\x01\x12H\n\tAbortStep\x12\x1c.devsession.AbortStepRequest\x1a\x1d.devsession.AbortStepResponse\x12K\n\nPushTensor\x12\x1d.devsession.PushTensorRequest\x1a\x1e.devsession.PushTensorResponse\x12S\n\x10PushTensorStream\x12\x1d.devsession.PushTensorRequest\x1a\x1e.devsession.PushTensorResponse(\x01\x12Z\n\x0fResetContainers\x12\".devsession.ResetContainersRequest\x1a#.devsession.ResetContainersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,31 +35,31 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GETSTATUSREQUEST']._serialized_start=40
   _globals['_GETSTATUSREQUEST']._serialized_end=58
   _globals['_GETSTATUSRESPONSE']._serialized_start=61
-  _globals['_GETSTATUSRESPONSE']._serialized_end=211
-  _globals['_REGISTERGRAPHREQUEST']._serialized_start=214
-  _globals['_REGISTERGRAPHREQUEST']._serialized_end=376
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=378
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=444
-  _globals['_DEREGISTERGRAPHSREQUEST']._serialized_start=446
-  _globals['_DEREGISTERGRAPHSREQUEST']._serialized_end=518
-  _globals['_DEREGISTERGRAPHSRESPONSE']._serialized_start=520
-  _globals['_DEREGISTERGRAPHSRESPONSE']._serialized_end=546
-  _globals['_RUNGRAPHREQUEST']._serialized_start=549
-  _globals['_RUNGRAPHREQUEST']._serialized_end=685
-  _globals['_RUNGRAPHRESPONSE']._serialized_start=687
-  _globals['_RUNGRAPHRESPONSE']._serialized_end=803
-  _globals['_ABORTSTEPREQUEST']._serialized_start=805
-  _globals['_ABORTSTEPREQUEST']._serialized_end=890
-  _globals['_ABORTSTEPRESPONSE']._serialized_start=892
-  _globals['_ABORTSTEPRESPONSE']._serialized_end=911
-  _globals['_PUSHTENSORREQUEST']._serialized_start=913
-  _globals['_PUSHTENSORREQUEST']._serialized_end=1004
-  _globals['_PUSHTENSORRESPONSE']._serialized_start=1006
-  _globals['_PUSHTENSORRESPONSE']._serialized_end=1026
-  _globals['_RESETCONTAINERSREQUEST']._serialized_start=1028
-  _globals['_RESETCONTAINERSREQUEST']._serialized_end=1085
-  _globals['_RESETCONTAINERSRESPONSE']._serialized_start=1087
-  _globals['_RESETCONTAINERSRESPONSE']._serialized_end=1112
-  _globals['_WORKERSERVICE']._serialized_start=1115
-  _globals['_WORKERSERVICE']._serialized_end=1866
+  _globals['_GETSTATUSRESPONSE']._serialized_end=230
+  _globals['_REGISTERGRAPHREQUEST']._serialized_start=233
+  _globals['_REGISTERGRAPHREQUEST']._serialized_end=395
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=397
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=463
+  _globals['_DEREGISTERGRAPHSREQUEST']._serialized_start=465
+  _globals['_DEREGISTERGRAPHSREQUEST']._serialized_end=537
+  _globals['_DEREGISTERGRAPHSRESPONSE']._serialized_start=539
+  _globals['_DEREGISTERGRAPHSRESPONSE']._serialized_end=565
+  _globals['_RUNGRAPHREQUEST']._serialized_start=568
+  _globals['_RUNGRAPHREQUEST']._serialized_end=704
+  _globals['_RUNGRAPHRESPONSE']._serialized_start=706
+  _globals['_RUNGRAPHRESPONSE']._serialized_end=822
+  _globals['_ABORTSTEPREQUEST']._serialized_start=824
+  _globals['_ABORTSTEPREQUEST']._serialized_end=909
+  _globals['_ABORTSTEPRESPONSE']._serialized_start=911
+  _globals['_ABORTSTEPRESPONSE']._serialized_end=930
+  _globals['_PUSHTENSORREQUEST']._serialized_start=932
+  _globals['_PUSHTENSORREQUEST']._serialized_end=1023
+  _globals['_PUSHTENSORRESPONSE']._serialized_start=1025
+  _globals['_PUSHTENSORRESPONSE']._serialized_end=1045
+  _globals['_RESETCONTAINERSREQUEST']._serialized_start=1047
+  _globals['_RESETCONTAINERSREQUEST']._serialized_end=1104
+  _globals['_RESETCONTAINERSRESPONSE']._serialized_start=1106
+  _globals['_RESETCONTAINERSRESPONSE']._serialized_end=1131
+  _globals['_WORKERSERVICE']._serialized_start=1134
+  _globals['_WORKERSERVICE']._serialized_end=1885
 # @@protoc_insertion_point(module_scope)

@@ -21,7 +21,7 @@ from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
 from .functions import FunctionContext
-from . import blas_threads as blas_cap
+from ..kernels import blas_threads as blas_cap
 from .state import StateContext, variable_key
 from .executor import execute
 from .placement import Placement

@@ -11,6 +11,8 @@
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
+``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
+                            (``device_setter.py``)
 ==========================  ==============================================================
 
 The updates are fused ops (``devsession/ops/training.py``) that change each variable in
@@ -18,6 +20,7 @@ place in one pass over its arrays, on the variable's device.
 """
 
 from .adam import AdamOptimizer
+from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
 from .momentum import MomentumOptimizer
 from .optimizer import Optimizer
@@ -29,4 +32,4 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
-           "get_or_create_global_step", "global_step"]
+           "get_or_create_global_step", "global_step", "replica_device_setter"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import GLOBAL_VARIABLES, Variable, global_variables
 
 __all__ = ["GLOBAL_STEP", "get_global_step", "create_global_step",
@@ -39,7 +39,9 @@ def create_global_step(graph=None) -> Variable:
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
-    with graph.as_default(), control_dependencies(None), name_scope(None), device(None):
+    # The device scope applies, as in TF1: under replica_device_setter the step lives on
+    # a ps task, where every replica's steps count it.
+    with graph.as_default(), control_dependencies(None), name_scope(None):
         return Variable(np.int64(0), name="global_step", trainable=False,
                         collections=[GLOBAL_VARIABLES, GLOBAL_STEP])
 

@@ -7,7 +7,9 @@ numpy hands transposed-contiguous operands to BLAS as ``'T'`` without copying.  
 dimensions broadcast like ``np.matmul``.  float16 is computed in float32 (numpy has no
 half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer matmul
 uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free
-(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.
+(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.  Big 2-D
+products run in row blocks on devsession's own threads, OpenBLAS single-threaded in each
+(``blas.py``: OpenBLAS's spinning threads starve concurrent work).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from ..checks import matmul_planner, to_float16, transposes
 from ..registry import register_kernel
+from .blas import matmul_into
 from .buffer_pool import BufferPool
 
 __all__ = ["build_matmul"]
@@ -43,7 +46,7 @@ def build_matmul(node):
         if widen:
             return to_float16(np.matmul(a, b, out=np.empty(out_shape, _F32)))
         out = pool.take(out_shape, compute_dtype)
-        np.matmul(a, b, out=out)
+        matmul_into(a, b, out)
         pool.give(out)
         return out
     return matmul

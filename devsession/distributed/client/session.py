@@ -6,15 +6,24 @@ The client is thin: it keeps the master's copy of the graph in step with its own
 next step), asks the master to prepare each signature once (``PrepareStep`` places,
 partitions and registers; errors such as an unfed placeholder come back from there,
 naming the node), and then runs steps by handle.  Per step it sends only the feed
-bytes and gets back only the fetch bytes: inline up to ``wire.INLINE_BYTES``, else
-staged (``StageFeeds``) or streamed back (``FetchResults``) in chunks.
+bytes and gets back only the fetch bytes, through ``master_client.py``: directly to a
+master of this process, else as raw frames on the master's direct socket path, else
+over gRPC.
 
 Deadlines: the first call waits up to ``connect_timeout_s`` (SessionOptions config,
-default ``channels.CONNECT_TIMEOUT_S``) for the master to answer, then fails with an
-``UnavailableError`` saying where it looked; steps carry their own deadline
-(``operation_timeout_s`` / ``RunOptions.timeout_s``) to the master and the workers;
-``close`` waits at most ``CLOSE_TIMEOUT_S``.  A step without a deadline is bounded by
-gRPC keepalive, which fails it when a peer stops answering.
+default ``timeouts.CONNECT_TIMEOUT_S``) for the master to answer, then fails with an
+``UnavailableError`` saying what it saw there; ``operation_timeout_s`` bounds every call
+of the session (creating it, preparing a signature: the master bounds reaching and
+registering on the workers by it too, and every step), and ``RunOptions.timeout_s`` a
+run, its preparation included; ``close`` waits at most ``CLOSE_TIMEOUT_S``.  A step
+without a deadline is bounded by keepalive, which fails it when a peer stops answering.
+
+A master that restarts loses its sessions.  The client notices (its session is unknown
+there, or the master's direct port is gone) and creates the session again with the
+whole graph, re-preparing each signature on its next use: a step that had not reached
+the master runs as if nothing happened; one in flight when the connection broke fails
+with ``AbortedError`` (TF1's class for "retrying may work").  Variables that lived only
+on the restarted task are uninitialized there, and read as such.
 
 Security settings come from ``SessionOptions.config`` (``security.Security.from_config``).
 """
@@ -23,94 +32,37 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
-import grpc
 import numpy as np
 
 from ...devices import DeviceAttributes
-from ...errors import DeadlineExceededError, UnavailableError
+from ...errors import AbortedError, DeadlineExceededError, NotFoundError
 from ...graph_def import graph_to_graph_def
 from ...options import SessionOptions
 from ...proto import master_pb2 as pb
 from ...session import BaseSession
 from ..transport import wire
-from ..transport.channels import method_path, open_channel
-from ..transport.exchange import ExchangePool
-from ..cluster_spec import SCHEME, target_address
-from ..transport.messages import (connect_timeout, device_from_proto, options_to_proto,
-                                  stats_from_proto)
-from ..transport.security import Security
-from ..transport.status import error_from_rpc
+from ..transport.messages import device_from_proto, options_to_proto
+from ..transport.status import ConnectFailed, ConnectionLost
 from ..timeouts import (ABORT_GRACE_S, CLIENT_CONTROL_TIMEOUT_S, CLOSE_TIMEOUT_S,
                         PREPARE_TIMEOUT_S, RUN_GRACE_S)
+from .master_client import master_client
 
-__all__ = ["GrpcSession", "MasterClient", "master_client", "CLOSE_TIMEOUT_S"]
+__all__ = ["GrpcSession", "master_client", "CLOSE_TIMEOUT_S"]
 
 log = logging.getLogger("devsession")
 
 
-class MasterClient:
-    """The MasterService at one address; every call has a deadline and maps errors."""
+class _RemoteStep:
+    """A signature as the master knows it: names, and its handle there for one
+    incarnation of the client's session on the master (``generation``)."""
 
-    def __init__(self, address: str, security: Security, connect_timeout: float):
-        self.address = address
-        self.connect_timeout = connect_timeout
-        self.channel = open_channel(address, security)
-        self._metadata = security.metadata()
-        self._connected = False
-        self._steps = ExchangePool(
-            self.channel, method_path("MasterService", "RunStepExchange"),
-            lambda request: self.call("RunStep", "unary_unary", request, None),
-            self._metadata, f"the master at {SCHEME}{address}", "RunStep")
+    __slots__ = ("feeds", "fetches", "targets", "handle", "generation", "lock")
 
-    def exchange(self, request: bytes):
-        """RunStep as an exchange on an open stream (steps without a deadline)."""
-        return self._steps.call(request)
-
-    def _method(self, name: str, kind: str):
-        return getattr(self.channel, kind)(method_path("MasterService", name))
-
-    def call(self, name: str, kind: str, request, timeout: float | None):
-        """Call method ``name``; the first call of a client waits for the connection."""
-        first = not self._connected
-        try:
-            out = self._method(name, kind)(
-                request, timeout=self.connect_timeout if first else timeout,
-                metadata=self._metadata, wait_for_ready=first)
-            if kind == "unary_stream":
-                return out
-        except grpc.RpcError as e:
-            raise self.error(e, name, first) from None
-        self._connected = True
-        return out
-
-    def error(self, e: grpc.RpcError, name: str, connecting: bool = False):
-        """The ds.errors instance for a failed call (a connection error if ``connecting``)."""
-        code = e.code() if hasattr(e, "code") else None
-        if connecting and code in (grpc.StatusCode.DEADLINE_EXCEEDED,
-                                   grpc.StatusCode.UNAVAILABLE):
-            return UnavailableError(
-                f"Cannot reach the devsession master at {SCHEME}{self.address} within "
-                f"{self.connect_timeout:g} s ({e.details() or code.name}). Start a server "
-                f"there (devsession worker --cluster ... --job JOB --task N, or ds.Server), "
-                f"check the address (and TLS settings, which fail the same way), or wait "
-                f"longer with SessionOptions(config={{'connect_timeout_s': ...}}).")
-        return error_from_rpc(e, f"the master at {SCHEME}{self.address}", name)
-
-    def reset(self, containers) -> None:
-        request = pb.ResetRequest(containers=list(containers or ()), all=containers is None)
-        self.call("Reset", "unary_unary", request.SerializeToString(), CLIENT_CONTROL_TIMEOUT_S)
-
-    def close(self) -> None:
-        self._steps.close()
-        self.channel.close()
-
-
-def master_client(options: SessionOptions) -> MasterClient:
-    """A MasterClient for the target and security settings of ``options``."""
-    return MasterClient(target_address(options.target), Security.from_config(options.config),
-                        connect_timeout(options))
+    def __init__(self, feeds, fetches, targets):
+        self.feeds, self.fetches, self.targets = feeds, fetches, targets
+        self.handle, self.generation = 0, -1
+        self.lock = threading.Lock()
 
 
 class GrpcSession(BaseSession):
@@ -121,24 +73,38 @@ class GrpcSession(BaseSession):
         self._client = master_client(options)
         self._handle: str | None = None
         self._sent_version = 0
-        self._sync_lock = threading.Lock()
+        self._sync_lock = threading.RLock()
+        self._generation = 0      # how many times the session was created on the master
+        self._lost = False        # the master lost it: create it again before the next call
+
+    def _within(self, limit: float, timeout: float | None = None) -> float:
+        """``limit`` seconds, bounded by ``operation_timeout_s`` and ``timeout``."""
+        bounds = [limit, timeout, self._options.operation_timeout_s]
+        return min(b for b in bounds if b)
 
     # --- the graph on the master ---------------------------------------------------------
 
     def create(self, graph=None) -> "GrpcSession":
         super().create(graph)
+        self._create_on_master(self._within(CLIENT_CONTROL_TIMEOUT_S))
+        return self
+
+    def _create_on_master(self, timeout: float) -> None:
+        """Create the session on the master with every node of the graph so far."""
         with self._sync_lock:
             ops = self._graph.get_operations()
             first = pb.CreateSessionRequest(config=options_to_proto(self._options))
             data = graph_to_graph_def(ops).SerializeToString()
             reply = self._client.call("CreateSession", "stream_unary",
-                                      wire.encode_payload_stream(first, data),
-                                      CLIENT_CONTROL_TIMEOUT_S)
-            self._handle = wire.decode(pb.CreateSessionResponse, reply)[0].session_handle
+                                      wire.encode_payload_stream(first, data), timeout)
+            created = wire.decode(pb.CreateSessionResponse, reply)[0]
+            self._handle = created.session_handle
+            self._client.learn_data_port(created.data_port)
             self._sent_version = len(ops)
-        return self
+            self._generation += 1
+            self._lost = False
 
-    def _sync_graph(self) -> None:
+    def _sync_graph(self, timeout: float) -> None:
         """Send the master the nodes added to the graph since it last heard."""
         with self._sync_lock:
             ops = self._graph.operations_since(self._sent_version)
@@ -147,59 +113,107 @@ class GrpcSession(BaseSession):
             first = pb.ExtendSessionRequest(session_handle=self._handle)
             data = graph_to_graph_def(ops).SerializeToString()
             self._client.call("ExtendSession", "stream_unary",
-                              wire.encode_payload_stream(first, data), CLIENT_CONTROL_TIMEOUT_S)
+                              wire.encode_payload_stream(first, data), timeout)
             self._sent_version += len(ops)
+
+    # --- a master that restarted ---------------------------------------------------------------
+
+    def _on_master(self, call, timeout: float | None):
+        """``call()``, a request to the master about this session.  If the master lost
+        the session (it restarted: the session is unknown there, or its direct port is
+        gone) before the request reached it, the session is created there again with the
+        whole graph and the call made once more; if the connection broke while the
+        master had the request, the call fails with AbortedError and the session is
+        created again before the next one."""
+        for attempt in (0, 1):
+            if self._lost:
+                self._recover(timeout)
+            try:
+                return call()
+            except ConnectionLost as e:
+                self._lost = True
+                self._client.reconnect()
+                raise AbortedError(
+                    f"The connection to {self._client.peer} broke during the call "
+                    f"({e.message}). The master may have restarted: the session creates "
+                    f"its graph there again before the next call, so retrying may work "
+                    f"(variables that lived only on a restarted task must be initialized "
+                    f"again).") from None
+            except (ConnectFailed, NotFoundError) as e:
+                if attempt or not self._lost_by_master(e):
+                    raise
+                self._lost = True
+                self._client.reconnect()
+        raise AssertionError("unreachable")
+
+    def _lost_by_master(self, error) -> bool:
+        if isinstance(error, ConnectFailed):
+            return True
+        return bool(self._handle) and self._handle in error.message
+
+    def _recover(self, timeout: float | None) -> None:
+        with self._sync_lock:
+            if self._lost:
+                old = self._handle
+                self._create_on_master(self._within(CLIENT_CONTROL_TIMEOUT_S, timeout))
+                log.warning("devsession: the master at %s lost session %s (it restarted?); "
+                            "created it again as %s", self._client.address, old, self._handle)
 
     # --- steps ---------------------------------------------------------------------------
 
-    def _prepare(self, feeds, fetches, targets):
+    def _prepare(self, feeds, fetches, targets, timeout=None):
         if self._graph.version != self._sent_version:
-            self._sync_graph()
-        return super()._prepare(feeds, fetches, targets)
+            self._on_master(lambda: self._sync_graph(
+                self._within(CLIENT_CONTROL_TIMEOUT_S, timeout)), timeout)
+        return super()._prepare(feeds, fetches, targets, timeout)
 
-    def _build_step(self, feeds, fetches, targets):
-        unique = list(dict.fromkeys(fetches))
-        request = pb.PrepareStepRequest(session_handle=self._handle,
-                                        feeds=[t.name for t in feeds],
-                                        fetches=[t.name for t in unique],
-                                        targets=[op.name for op in targets])
-        reply = self._client.call("PrepareStep", "unary_unary", request.SerializeToString(),
-                                  PREPARE_TIMEOUT_S)
-        prepared = wire.decode(pb.PrepareStepResponse, reply)[0]
+    def _prepare_on_master(self, remote: _RemoteStep, timeout: float | None) -> None:
+        """Place, partition and register ``remote``'s signature for the current session
+        on the master (within ``timeout``: the master bounds its own work by it)."""
+        with remote.lock:
+            if remote.generation == self._generation:
+                return
+            generation = self._generation
+            request = pb.PrepareStepRequest(session_handle=self._handle, feeds=remote.feeds,
+                                            fetches=remote.fetches, targets=remote.targets,
+                                            timeout_s=self._within(PREPARE_TIMEOUT_S, timeout))
+            reply = self._client.call("PrepareStep", "unary_unary", request.SerializeToString(),
+                                      request.timeout_s + RUN_GRACE_S)
+            prepared = wire.decode(pb.PrepareStepResponse, reply)[0]
+            remote.handle, remote.generation = prepared.step_handle, generation
         self._log_placement((p.node, p.device, p.note) for p in prepared.placements)
+
+    def _build_step(self, feeds, fetches, targets, timeout=None):
+        unique = list(dict.fromkeys(fetches))
+        remote = _RemoteStep([t.name for t in feeds], [t.name for t in unique],
+                             [op.name for op in targets])
+        self._on_master(lambda: self._prepare_on_master(remote, timeout), timeout)
         positions = [unique.index(t) for t in fetches]
         repeated = len(unique) != len(fetches)
-        feed_names = [t.name for t in feeds]
-        handle, session, client = prepared.step_handle, self._handle, self._client
+        client = self._client
 
         def step(values, deadline, stats):
-            timeout = None
+            timeout = rpc_timeout = None
             if deadline is not None:
                 if deadline.expired():
                     raise DeadlineExceededError(
                         "The step's deadline passed before it was sent to the cluster "
                         "(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).")
                 timeout = deadline.remaining()
-            request = pb.RunStepRequest(session_handle=session, step_handle=handle,
-                                        timeout_s=timeout or 0.0, trace=stats is not None)
-            values = [wire.to_host(v) for v in values]
-            if wire.payload_size(values) <= wire.INLINE_BYTES:
-                data = wire.encode_tensors(request, feed_names, values)
-            else:
-                request.staged_feeds = self._stage(values)
-                data = request.SerializeToString()
-            if timeout is None:
-                rpc_timeout, answer = None, client.exchange(data)
-            else:
                 rpc_timeout = timeout + RUN_GRACE_S + ABORT_GRACE_S
-                answer = client.call("RunStep", "unary_unary", data, rpc_timeout)
-            reply, payload = wire.decode(pb.RunStepResponse, answer)
-            if reply.held_results:
-                out = self._fetch_held(reply.held_results, rpc_timeout)
-            else:
-                out = wire.read_tensors(reply.tensors, payload)
+            values = [wire.to_host(v) for v in values]
+
+            def run_once():
+                if remote.generation != self._generation:     # created again meanwhile
+                    self._prepare_on_master(remote, timeout)
+                request = pb.RunStepRequest(session_handle=self._handle,
+                                            step_handle=remote.handle, timeout_s=timeout or 0.0,
+                                            trace=stats is not None)
+                return client.run_step(request, remote.feeds, values, timeout, rpc_timeout)
+
+            out, step_stats = self._on_master(run_once, timeout)
             if stats is not None:
-                stats.extend(stats_from_proto(reply.stats))
+                stats.extend(step_stats)
             if repeated:
                 seen = set()
                 picked = []
@@ -211,22 +225,6 @@ class GrpcSession(BaseSession):
 
         return step
 
-    def _stage(self, values) -> str:
-        first = pb.StageFeedsRequest(session_handle=self._handle)
-        frames = wire.encode_stream(first, [str(i) for i in range(len(values))], values)
-        reply = self._client.call("StageFeeds", "stream_unary", frames,
-                                  CLIENT_CONTROL_TIMEOUT_S + wire.payload_size(values) / 20e6)
-        return wire.decode(pb.StageFeedsResponse, reply)[0].staged_feeds
-
-    def _fetch_held(self, key: str, timeout) -> list:
-        request = pb.FetchResultsRequest(session_handle=self._handle, held_results=key)
-        stream = self._client.call("FetchResults", "unary_stream", request.SerializeToString(),
-                                   timeout or CLIENT_CONTROL_TIMEOUT_S * 10)
-        try:
-            return wire.decode_stream(pb.FetchResultsResponse, stream)[1]
-        except grpc.RpcError as e:
-            raise self._client.error(e, "FetchResults") from None
-
     # --- devices and the end -------------------------------------------------------------
 
     def list_devices(self) -> list[DeviceAttributes]:
@@ -234,7 +232,8 @@ class GrpcSession(BaseSession):
         self._check_open()
         request = pb.ListDevicesRequest(session_handle=self._handle or "")
         reply = wire.decode(pb.ListDevicesResponse, self._client.call(
-            "ListDevices", "unary_unary", request.SerializeToString(), CLIENT_CONTROL_TIMEOUT_S))[0]
+            "ListDevices", "unary_unary", request.SerializeToString(),
+            self._within(CLIENT_CONTROL_TIMEOUT_S)))[0]
         for line in reply.unreachable:
             log.warning("devsession: list_devices: cannot reach %s", line)
         return [device_from_proto(d) for d in reply.devices]
@@ -245,7 +244,7 @@ class GrpcSession(BaseSession):
             request = pb.CloseSessionRequest(session_handle=self._handle)
             try:
                 self._client.call("CloseSession", "unary_unary", request.SerializeToString(),
-                                  CLOSE_TIMEOUT_S)
+                                  self._within(CLOSE_TIMEOUT_S))
             except Exception as e:  # noqa: BLE001 - closing never fails
                 log.info("devsession: closing session %s: %s", self._handle, e)
         self._client.close()

@@ -11,6 +11,12 @@ carrying an empty token, the consumer taking a control input on the ``_Recv``.  
 task, values move between devices through the plan builder's own transfers, so sends
 and receives always sit on the task's CPU:0.
 
+A constant read on another task is not sent there on every step: each task that reads
+it gets its own copy of the ``Const`` node (registered once, like the rest of its
+partition), and a task runs the original only if it reads it itself.  (An optimizer's
+learning rate, made on the client's default task and read on the ps, cost a message on
+every step's critical path.)
+
 The client talks to the master's task only, so feeds enter there (a ``Placeholder``
 per fed tensor, sent on to whichever task consumes it) and fetches end there (a value
 made elsewhere is sent to the master's task).  Partitions other than the master's have
@@ -148,10 +154,12 @@ class _Partitioner:
             self.feed_source[t] = f"{name}:0"
             self.part(self.master).feeds.append(f"{name}:0")
         for op in order:
-            self.include(op)
+            if not _copyable(op):        # constants: where they are read (bring)
+                self.include(op)
         for t in fetches:
             self.part(self.master).fetches.append(self.bring(t, self.master))
         for op in targets:
+            self.include(op)
             self.part(self.task_of(op)).targets.append(op.name)
         for task, part in self.partitions.items():
             part.nodes = [node for _, node in sorted(self.keyed[task], key=lambda kn: kn[0])]
@@ -205,6 +213,11 @@ class _Partitioner:
     def bring(self, t, dst: str) -> str:
         """The name under which tensor ``t``'s value is available on task ``dst``."""
         src, name, position = self.source(t)
+        if t not in self.fed and _copyable(t.op):
+            if src == dst:
+                self.include(t.op)
+                return name
+            return self.copy_constant(t, dst, position)
         if src == dst:
             return name
         pair = (t, dst)
@@ -220,8 +233,22 @@ class _Partitioner:
             self.pairs[pair] = f"{recv.name}:0"
         return self.pairs[pair]
 
+    def copy_constant(self, t, dst: str, position: int) -> str:
+        """A copy of constant ``t``'s node on task ``dst`` (one per task)."""
+        pair = (t, dst)
+        if pair not in self.pairs:
+            node = graph_pb2.NodeDef()
+            node.CopyFrom(self.node_def(t.op))
+            node.name = self.fresh(f"const/{t.op.name}")
+            node.device = HOST_DEVICE
+            self.add(dst, (position, 0, ""), node)
+            self.pairs[pair] = f"{node.name}:0"
+        return self.pairs[pair]
+
     def bring_control(self, c, dst: str) -> str:
         """The control input on task ``dst`` that fires after op ``c`` ran."""
+        if _copyable(c):                 # a constant "runs" wherever it is read
+            self.include(c)
         src = self.task_of(c)
         if src == dst:
             return f"^{c.name}"
@@ -245,6 +272,11 @@ class _Partitioner:
         node.attr["peer_task"].s = peer.encode()
         node.attr["tensor_name"].s = what.encode()
         return node
+
+
+def _copyable(op) -> bool:
+    """A constant with nothing to wait for: the same value on any task."""
+    return op.type == "Const" and not op.inputs and not op.control_inputs
 
 
 def placement_entries(plan: PartitionPlan) -> list[tuple]:

@@ -84,6 +84,12 @@ class ClusterPlacer:
             raise InvalidArgumentError(
                 f"Cannot assign a device for operation '{op.name}': replica {spec.replica} "
                 f"does not exist (a devsession cluster has replica 0 only).", op.name)
+        if spec.job not in self.cluster.jobs:
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}': it asks for job "
+                f"'{spec.job}', which the cluster lacks (jobs: {', '.join(self.cluster.jobs)}). "
+                f"Add the job to the ClusterSpec of every task, or place the op on one of "
+                f"its jobs.", op.name)
         if not self.cluster.has_task(spec.job, spec.task):
             tasks = ", ".join(f"/job:{j}/task:{t}" for j, t in self.cluster.tasks())
             raise InvalidArgumentError(

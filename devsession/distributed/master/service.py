@@ -4,7 +4,9 @@ Nothing else happens here (``state.py`` holds the sessions, the held tensors and
 decision); ``status.guard`` maps errors to gRPC codes with the node name.  Feeds and
 fetches up to ``wire.INLINE_BYTES`` ride inside RunStep; bigger feeds are uploaded first
 (StageFeeds, a stream) and named by RunStep, bigger fetches are held by the state and
-streamed back by FetchResults.
+streamed back by FetchResults.  On the direct socket path (``socket_handlers``, which
+clients use when CreateSession's reply names a ``data_port``) a RunStep frame carries
+feeds and fetches of any size as raw bytes, so nothing is staged or held.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ def _origin(servicer) -> str:
 class MasterServicer:
     """The master of one server, over gRPC."""
 
-    def __init__(self, state: MasterState):
+    def __init__(self, state: MasterState, data_port: int = 0):
         state.inline_bytes = wire.INLINE_BYTES
         self.state = state
+        self.data_port = data_port
 
     def close_all(self) -> None:
         self.state.close_all()
@@ -49,7 +52,8 @@ class MasterServicer:
         except (ValueError, TypeError) as e:
             raise InvalidArgumentError(f"Bad session options: {e}") from None
         handle = self.state.create_session(options, graph_def_from_bytes(payload))
-        return pb.CreateSessionResponse(session_handle=handle).SerializeToString()
+        return pb.CreateSessionResponse(session_handle=handle,
+                                        data_port=self.data_port).SerializeToString()
 
     @guard(_origin)
     def ExtendSession(self, request_iterator, context) -> bytes:
@@ -69,7 +73,7 @@ class MasterServicer:
     def PrepareStep(self, request: bytes, context) -> bytes:
         message, _ = wire.decode(pb.PrepareStepRequest, request)
         step = self.state.prepare(message.session_handle, message.feeds, message.fetches,
-                                  message.targets)
+                                  message.targets, message.timeout_s or None)
         reply = pb.PrepareStepResponse(step_handle=step.handle)
         for name, placement in sorted(step.plan.placements.items()):
             reply.placements.add(node=name, device=str(placement.device), note=placement.note)
@@ -92,6 +96,21 @@ class MasterServicer:
             reply.tensors.extend(wire.tensor_specs(result.names, fetched))
             return reply.SerializeToString()
         return wire.encode_tensors(reply, result.names, fetched)
+
+    def socket_run_step(self, message, feeds, call):
+        result = self.state.run_step(message.session_handle, message.step_handle, feeds,
+                                     message.timeout_s or None, message.trace, hold=False)
+        reply = pb.RunStepResponse()
+        stats_to_proto(result.stats, reply.stats)
+        fetched = [wire.to_host(v) for v in result.fetched]
+        reply.tensors.extend(wire.tensor_specs(result.names, fetched))
+        return reply, fetched
+
+    def socket_handlers(self) -> dict:
+        """{frame kind: (request class, handler)} for ``SocketServer``."""
+        from ..transport.frames import RUN_STEP
+
+        return {RUN_STEP: (pb.RunStepRequest, self.socket_run_step)}
 
     @guard(_origin)
     def StageFeeds(self, request_iterator, context) -> bytes:

@@ -1,10 +1,11 @@
 """A client's session on the master: its graph, its prepared signatures, its steps.
 
-``prepare(feeds, fetches, targets)`` does all the per-signature work once and caches it
-(as a direct session caches its plans): prune to the needed nodes, find their tasks,
-reach those tasks (``WorkerPool.statuses``: one error naming every unreachable task),
-place every node on a device of its task, partition (``partition.py``) and register
-each partition on its task.  Tasks the signature does not touch are never contacted.
+``prepare(feeds, fetches, targets, timeout_s)`` does all the per-signature work once and
+caches it (as a direct session caches its plans): prune to the needed nodes, find their
+tasks, reach those tasks (``WorkerPool.statuses``: one error naming every unreachable
+task), place every node on a device of its task, partition (``partition.py``) and
+register each partition on its task, all within the client's timeout when it gave one.
+Tasks the signature does not touch are never contacted.
 
 ``run(step, feeds)`` runs one step under a fresh random step id.  Remote partitions
 start first, as RunGraph calls in flight at once; the master's own partition (the one
@@ -24,7 +25,9 @@ progress and has no deadline.
 A registration remembers the incarnation of the worker it was made on; before a step a
 suspect task (see ``WorkerPool``) is asked for its incarnation, and a partition made on
 an earlier one is registered again, so a restarted worker costs at most one step
-(``AbortedError``) and usually none.
+(``AbortedError``) and usually none.  A suspect task that is still down fails the step
+at once (``WorkerPool.recheck``: "connection refused", in milliseconds), not after a
+wait.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from ...graph_codec import node_def_of
 from ...graph_def import import_graph_def
 from ...options import SessionOptions
 from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
-from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, RUN_GRACE_S
+from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S
 from ..transport.messages import connect_timeout
 from ..worker.rendezvous import copy_error
 from .partition import PartitionPlan, partition_graph
@@ -100,18 +103,19 @@ class MasterSession:
 
     # --- signatures --------------------------------------------------------------------------
 
-    def prepare(self, feeds, fetches, targets) -> PreparedStep:
-        """The PreparedStep of a signature (names), made once."""
+    def prepare(self, feeds, fetches, targets, timeout_s: float | None = None) -> PreparedStep:
+        """The PreparedStep of a signature (names), made once, within ``timeout_s``."""
         key = (tuple(feeds), tuple(fetches), tuple(targets))
         step = self._prepared.get(key)
         if step is not None:
             return step
+        deadline = time.monotonic() + timeout_s if timeout_s else None
         with self._lock:
             self._check_open()
             step = self._prepared.get(key)
             if step is not None:
                 return step
-            step = self._build(*key)
+            step = self._build(*key, deadline)
             self._prepared[key] = step
             self._by_handle[step.handle] = step
             return step
@@ -133,7 +137,7 @@ class MasterSession:
                                        f"{e.args[0] if e.args else e}") from None
         return feed_t, fetch_t, target_o
 
-    def _build(self, feeds, fetches, targets) -> PreparedStep:
+    def _build(self, feeds, fetches, targets, deadline: float | None = None) -> PreparedStep:
         feed_t, fetch_t, target_o = self._lookup(feeds, fetches, targets)
         ops = self.graph.get_operations()
         needed = needed_ops(fetch_t, target_o, set(feed_t))
@@ -146,7 +150,8 @@ class MasterSession:
         for op, task in task_of.items():
             nodes_on.setdefault(task, []).append(op.name)
         tasks = set(task_of.values()) | {self.workers.local_task}
-        statuses = self.workers.statuses(tasks, self.connect_timeout, nodes_on)
+        statuses = self.workers.statuses(tasks, _within(self.connect_timeout, deadline),
+                                         nodes_on)
         placements = {op.name: self.placer.place(op, statuses[task_of[op]].task_devices())
                       for op in to_place}
         plan = partition_graph(ops, feed_t, fetch_t, target_o, placements,
@@ -155,18 +160,19 @@ class MasterSession:
         local = plan.partitions.get(self.workers.local_task)
         step = PreparedStep(len(self._by_handle) + 1, plan, feed_t, fetch_t, {},
                             local is not None and bool(local.sends_to()))
-        results = run_parallel({task: (lambda task=task: self._register(step, task))
-                                for task in plan.partitions})
+        results = run_parallel({task: (lambda task=task: self._register(
+            step, task, _within(REGISTER_TIMEOUT_S, deadline))) for task in plan.partitions})
         for result in results.values():
             if isinstance(result, Exception):
                 raise result
         return step
 
-    def _register(self, step: PreparedStep, task: str) -> tuple[str, int]:
+    def _register(self, step: PreparedStep, task: str,
+                  timeout: float = REGISTER_TIMEOUT_S) -> tuple[str, int]:
         part = step.plan.partitions[task]
         handle, incarnation = self.workers.worker(task).register_graph(
             self.handle, part.graph_def(), part.feeds, part.fetches, part.targets,
-            self.options.optimizer)
+            self.options.optimizer, timeout)
         step.registrations[task] = (handle, incarnation)
         return handle, incarnation
 
@@ -174,10 +180,9 @@ class MasterSession:
         """The task's registration of ``step``, made again if the task restarted."""
         handle, incarnation = step.registrations[task]
         if self.workers.is_suspect(task):
-            # Wait a little for the connection: a worker that just restarted is reachable
-            # only after the channel's reconnect backoff.
-            status = self.workers.status(task, min(self.connect_timeout,
-                                                   RECONNECT_WAIT_S))
+            # A worker that is back may be reachable only after the channel's reconnect
+            # backoff, so wait a little for it; one still down fails at once.
+            status = self.workers.recheck(task, min(self.connect_timeout, RECONNECT_WAIT_S))
             if status.incarnation != incarnation:
                 with step.lock:
                     handle, incarnation = step.registrations[task]
@@ -271,6 +276,13 @@ class MasterSession:
         if tasks:
             threading.Thread(target=deregister, name="devsession-deregister",
                              daemon=True).start()
+
+
+def _within(limit: float, deadline: float | None) -> float:
+    """``limit`` seconds, or what is left until ``deadline`` if that is less."""
+    if deadline is None:
+        return limit
+    return max(min(limit, deadline - time.monotonic()), 1e-3)
 
 
 def _remaining(deadline: float | None) -> float | None:

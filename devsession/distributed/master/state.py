@@ -133,19 +133,24 @@ class MasterState:
 
     # --- steps -------------------------------------------------------------------------------
 
-    def prepare(self, handle: str, feeds, fetches, targets) -> PreparedStep:
-        return self.session(handle).prepare(list(feeds), list(fetches), list(targets))
+    def prepare(self, handle: str, feeds, fetches, targets,
+                timeout_s: float | None = None) -> PreparedStep:
+        """Place, partition and register a signature, within ``timeout_s`` if given."""
+        return self.session(handle).prepare(list(feeds), list(fetches), list(targets),
+                                            timeout_s)
 
     def run_step(self, handle: str, step_handle: int, feeds: list | None, timeout_s,
-                 trace: bool, staged: str = "") -> StepResult:
-        """Run a prepared step on ``feeds`` (or on the feeds staged under ``staged``)."""
+                 trace: bool, staged: str = "", hold: bool = True) -> StepResult:
+        """Run a prepared step on ``feeds`` (or on the feeds staged under ``staged``).
+        With ``hold``, fetches bigger than ``inline_bytes`` are held for ``take_results``."""
         session = self.session(handle)
         step = session.prepared(step_handle)
         if staged:
             feeds = self.held.take(session.handle, staged)
         fetched, stats = session.run(step, _checked_feeds(step.feeds, feeds), timeout_s, trace)
         names = [t.name for t in step.fetches]
-        if self.inline_bytes is not None and sum(v.nbytes for v in fetched) > self.inline_bytes:
+        if hold and self.inline_bytes is not None and \
+                sum(v.nbytes for v in fetched) > self.inline_bytes:
             return StepResult(names, fetched, stats, self.held.put(session.handle, fetched))
         return StepResult(names, fetched, stats)
 

@@ -4,9 +4,11 @@ about itself, and which ones need checking again.
 ``status(task)`` asks a task for its devices, kernels and incarnation once and caches
 the answer.  A task becomes *suspect* when a call to it failed as unavailable or
 aborted, or when its channel's connectivity left READY (its process died or
-restarted); the next use of a suspect task asks it again, so a restarted worker's new
-incarnation is noticed before a step is sent to it and its partitions are registered
-again.  ``statuses(tasks)`` asks several tasks at once and, if some cannot be reached
+restarted); the next use of a suspect task asks it again (``recheck``), so a restarted
+worker's new incarnation is noticed before a step is sent to it and its partitions are
+registered again, and a worker still down fails the step at once: when the quick
+question fails and nothing listens at the task's address, there is nothing to wait
+for.  ``statuses(tasks)`` asks several tasks at once and, if some cannot be reached
 within the connect timeout, raises one ``UnavailableError`` naming every one of them.
 
 The pool opens no connection itself: ``connect(task, address)`` makes the worker object
@@ -23,6 +25,7 @@ from typing import Callable
 from ...errors import OpError, UnavailableError
 from ..cluster_spec import ClusterSpec, parse_task_name, task_name
 from ..transport.messages import WorkerStatus
+from ..transport.socket_client import refused
 from ..worker.local import LocalWorker
 from ..worker.state import WorkerState
 
@@ -101,6 +104,22 @@ class WorkerPool:
             self._suspect.discard(task)
         return status
 
+    def recheck(self, task: str, wait: float) -> WorkerStatus:
+        """The status of a (suspect) task: asked without waiting for a connection; if
+        that fails and the connection is refused, UnavailableError at once; else asked
+        again, waiting up to ``wait`` (a restarted worker is reachable again only after
+        the channel's reconnect backoff)."""
+        try:
+            return self.status(task, wait, wait_for_ready=False)
+        except UnavailableError:
+            address = self.address(task)
+            if refused(address):
+                raise UnavailableError(
+                    f"{task} at {address} is down: connection refused at {address} (nothing "
+                    f"listening there). Start it again (devsession worker --cluster ... "
+                    f"--task N); the session uses it again as soon as it serves.") from None
+        return self.status(task, wait, wait_for_ready=True)
+
     def statuses(self, tasks, connect_timeout: float, nodes_on: dict | None = None,
                  wait_for_ready: bool = True) -> dict:
         """{task: WorkerStatus}; UnavailableError naming every task that did not answer
@@ -120,7 +139,7 @@ class WorkerPool:
                 (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "") + ")" if nodes else ""
             lines.append(f"  {task} at {self.address(task)}{where}: {_reason(error)}")
         raise UnavailableError(
-            f"Cannot reach {len(failed)} task(s) of the cluster within {connect_timeout:g} s:\n"
+            f"Cannot reach {len(failed)} task(s) of the cluster within {connect_timeout:.2g} s:\n"
             + "\n".join(lines) + "\nStart the missing workers (devsession worker --cluster ... "
             "--job JOB --task N), check their addresses, or place those nodes elsewhere.")
 

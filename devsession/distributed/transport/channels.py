@@ -23,7 +23,7 @@ import grpc
 
 from .security import Security
 from .wire import MAX_MESSAGE_BYTES
-from ..timeouts import CONNECT_TIMEOUT_S, KEEPALIVE_S, KEEPALIVE_TIMEOUT_S
+from ..timeouts import KEEPALIVE_S, KEEPALIVE_TIMEOUT_S
 
 __all__ = ["channel_options",
            "server_options", "ChannelPool", "method_path"]

@@ -31,10 +31,10 @@ import time
 
 import grpc
 
-from ...errors import UnavailableError, error_class_for_code
+from ...errors import error_class_for_code
 from ...proto import wire_pb2
 from . import wire
-from .status import as_op_error, error_from_rpc
+from .status import ConnectionLost, as_op_error, error_from_rpc
 from ..timeouts import IDLE_CLOSE_S
 
 __all__ = ["ExchangePool", "exchange_handler", "StreamLimit", "MAX_IDLE_STREAMS",
@@ -145,8 +145,8 @@ class ExchangePool:
             raise error_from_rpc(e, self._peer, self._what) from None
         except StopIteration:
             stream.close()
-            raise UnavailableError(f"{self._peer} closed the stream of {self._what} calls "
-                                   f"without answering (it is shutting down).") from None
+            raise ConnectionLost(f"{self._peer} closed the stream of {self._what} calls "
+                                 f"without answering (it is shutting down).") from None
         except BaseException:
             stream.close()
             raise

@@ -29,6 +29,7 @@ class WorkerStatus:
     incarnation: int
     devices: tuple            # DeviceAttributes with full names
     kernels: dict             # device type -> frozenset of op types
+    data_port: int = 0        # its direct socket path's port (0: gRPC only)
 
     def task_devices(self) -> TaskDevices:
         return TaskDevices(frozenset(d.short_name for d in self.devices), self.kernels)
@@ -100,7 +101,8 @@ def options_from_proto(p: master_pb2.SessionConfig) -> SessionOptions:
 
 
 def status_to_proto(status: WorkerStatus) -> worker_pb2.GetStatusResponse:
-    out = worker_pb2.GetStatusResponse(task=status.task, incarnation=status.incarnation)
+    out = worker_pb2.GetStatusResponse(task=status.task, incarnation=status.incarnation,
+                                       data_port=status.data_port)
     for d in status.devices:
         device_to_proto(d, out.devices.add())
     for device_type, ops in sorted(status.kernels.items()):
@@ -110,4 +112,4 @@ def status_to_proto(status: WorkerStatus) -> worker_pb2.GetStatusResponse:
 
 def status_from_proto(p) -> WorkerStatus:
     return WorkerStatus(p.task, p.incarnation, tuple(device_from_proto(d) for d in p.devices),
-                        {k.device_type: frozenset(k.ops) for k in p.kernels})
+                        {k.device_type: frozenset(k.ops) for k in p.kernels}, p.data_port)

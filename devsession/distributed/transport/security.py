@@ -15,6 +15,9 @@ PEM values may be given as bytes, as PEM text, or as a path to a PEM file.  A se
 takes its client settings from ``SessionOptions.config`` (keys ``token``,
 ``root_certificates``, ``certificate``, ``private_key``, ``target_name_override``);
 a server from ``ds.Server(..., security=Security(...))`` or the worker command's flags.
+A session whose config gives none uses the settings registered in its process for its
+target's address (``remember``: a ``RayCluster`` registers the token it made for its
+tasks, so the driver's sessions need not pass it).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import hmac
 import ipaddress
 import os
 
-__all__ = ["Security", "token_interceptor", "is_loopback_host", "open_server_warning"]
+__all__ = ["Security", "token_interceptor", "is_loopback_host", "open_server_warning",
+           "remember", "forget", "client_security"]
 
 AUTH_KEY = "authorization"
 
@@ -108,6 +112,29 @@ class Security:
         if self.uses_tls and self.target_name_override:
             return [("grpc.ssl_target_name_override", self.target_name_override)]
         return []
+
+
+_REMEMBERED: dict = {}       # "host:port" -> Security, for sessions of this process
+
+
+def remember(addresses, security: Security) -> None:
+    """Sessions of this process that give no security settings use ``security`` for
+    these addresses."""
+    for address in addresses:
+        _REMEMBERED[address] = security
+
+
+def forget(addresses) -> None:
+    for address in addresses:
+        _REMEMBERED.pop(address, None)
+
+
+def client_security(config, address: str) -> Security:
+    """A session's settings: its config's, else those remembered for ``address``."""
+    given = Security.from_config(config)
+    if given.is_open and given.target_name_override is None:
+        return _REMEMBERED.get(address, given)
+    return given
 
 
 def token_interceptor(token: str, origin: str):

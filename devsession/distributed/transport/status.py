@@ -11,6 +11,12 @@ names the peer task and says what to check.
 
 Servicers never let an exception escape as gRPC's generic UNKNOWN: ``guard`` maps
 ``OpError`` to its code and anything else to INTERNAL, logging the traceback.
+
+When the transport itself fails (no answer from the peer at all) the error is one of two
+``UnavailableError`` subclasses, so a caller that can recover knows what happened:
+``ConnectFailed`` (no connection: the request was never sent) or ``ConnectionLost``
+(the connection broke during the call: the peer may have acted on it).  Errors a peer
+sent are always the plain class of their code.
 """
 
 from __future__ import annotations
@@ -25,9 +31,19 @@ from ...errors import (CancelledError, DeadlineExceededError, InternalError, OpE
                       error_class_for_code)
 
 __all__ = ["NODE_KEY", "ORIGIN_KEY", "status_code", "abort", "guard", "guard_stream",
-           "error_from_rpc", "as_op_error"]
+           "error_from_rpc", "as_op_error", "ConnectFailed", "ConnectionLost"]
 
 log = logging.getLogger("devsession.distributed")
+
+
+
+class ConnectFailed(UnavailableError):
+    """No connection to the peer could be made: the request was not sent."""
+
+
+class ConnectionLost(UnavailableError):
+    """The connection to the peer broke during the call: it may have acted on it."""
+
 
 NODE_KEY = "ds-node"
 ORIGIN_KEY = "ds-origin"
@@ -103,8 +119,8 @@ def error_from_rpc(e: grpc.RpcError, peer: str, what: str) -> OpError:
         cls = error_class_for_code(code.value[0])
         return cls(details, metadata.get(NODE_KEY))
     if code == grpc.StatusCode.UNAVAILABLE:
-        return UnavailableError(f"{peer} is unavailable ({what}): {details}. Check that its "
-                                f"server is running and reachable.")
+        return ConnectionLost(f"{peer} is unavailable ({what}): {details}. Check that its "
+                              f"server is running and reachable.")
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return DeadlineExceededError(f"{what} on {peer} did not finish before its deadline "
                                      f"(raise RunOptions.timeout_s or "

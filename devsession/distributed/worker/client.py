@@ -6,6 +6,12 @@ has a deadline, carries the cluster token, and turns a failed status into the
 ``worker/local.py``'s ``LocalWorker`` offers the same methods for a worker in this
 process, called directly.
 
+The step's calls (RunGraph, and pushes of tensors to the worker) take the direct socket
+path (``transport/socket_client.py``: raw frames, no gRPC per call) whenever the
+worker's status names a ``data_port``; the status is asked once (the master asks it
+anyway before registering) and again after the path failed, since a restarted worker
+listens on a new port.  Control calls always use gRPC.
+
 Timeouts: control calls (status, registration, abort, reset) have fixed deadlines; a
 step's RunGraph has the step's deadline plus ``RUN_GRACE_S`` so the worker's own
 DeadlineExceededError (which names the node) arrives first; pushes get the step's
@@ -22,9 +28,12 @@ import numpy as np
 
 from ...errors import DeadlineExceededError, OpError, UnavailableError
 from ...proto import worker_pb2
+from ..cluster_spec import parse_address
 from ..transport import wire
 from ..transport.channels import ChannelPool, method_path
 from ..transport.exchange import ExchangePool
+from ..transport.frames import PUSH_TENSOR, RUN_GRAPH
+from ..transport.socket_client import CallFuture, SocketPool, probe
 from ..transport.messages import WorkerStatus, optimizer_to_proto, stats_from_proto, status_from_proto
 from ..transport.status import error_from_rpc
 from ..timeouts import CONTROL_TIMEOUT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S, STATUS_TIMEOUT_S
@@ -70,7 +79,11 @@ class RemoteWorker:
         self.address = address
         channel = pool.get(address)
         self.channel = channel
+        self.security = pool.security
         self._metadata = pool.security.metadata()
+        self._sockets_lock = threading.Lock()
+        self._sockets: SocketPool | None = None
+        self._data_port: int | None = None      # None: not asked yet; 0: gRPC only
         self._get_status = _service(channel, "GetStatus", "unary_unary")
         self._register = _service(channel, "RegisterGraph", "stream_unary")
         self._deregister = _service(channel, "DeregisterGraphs", "unary_unary")
@@ -109,57 +122,113 @@ class RemoteWorker:
             data = self._call(self._get_status, b"", timeout, "GetStatus", wait_for_ready)
         except DeadlineExceededError:   # waiting for a connection that never came
             raise UnavailableError(f"{self.task} at {self.address} did not answer within "
-                                   f"{timeout:g} s: no server there, or it is not reachable."
-                                   ) from None
+                                   f"{timeout:.2g} s: {probe(self.address)}.") from None
         message, _ = wire.decode(worker_pb2.GetStatusResponse, data)
-        return status_from_proto(message)
+        status = status_from_proto(message)
+        self._learn_data_port(status.data_port)
+        return status
 
-    def register_graph(self, session: str, graph_def, feeds, fetches, targets,
-                       optimizer) -> tuple[str, int]:
+    # --- the direct path -------------------------------------------------------------------
+
+    def _learn_data_port(self, port: int) -> None:
+        with self._sockets_lock:
+            if port == self._data_port:
+                return
+            old, self._sockets, self._data_port = self._sockets, None, port
+            if port:
+                host, _ = parse_address(self.address)
+                self._sockets = SocketPool(host, port, self.security,
+                                           f"{self.task} at {self.address}", self.task)
+        if old is not None:
+            old.close()
+
+    def _direct(self, timeout: float | None) -> SocketPool | None:
+        """The direct path's connections (asking the worker's status first if need be),
+        or None when the worker offers none."""
+        if self._data_port is None:
+            self.get_status(min(timeout or STATUS_TIMEOUT_S, STATUS_TIMEOUT_S))
+        return self._sockets
+
+    def _direct_failed(self) -> None:
+        """Ask the status again before the next direct call (the worker may listen on
+        another port now)."""
+        with self._sockets_lock:
+            old, self._sockets, self._data_port = self._sockets, None, None
+        if old is not None:
+            old.close()
+
+    def _direct_call(self, sockets: SocketPool, kind, message, arrays, reply_cls, timeout,
+                     what):
+        try:
+            return sockets.call(kind, message, arrays, reply_cls, timeout, what)
+        except UnavailableError:
+            self._direct_failed()
+            raise
+
+    def register_graph(self, session: str, graph_def, feeds, fetches, targets, optimizer,
+                       timeout: float = REGISTER_TIMEOUT_S) -> tuple[str, int]:
         first = worker_pb2.RegisterGraphRequest(session_handle=session, feeds=feeds,
                                                 fetches=fetches, targets=targets)
         optimizer_to_proto(optimizer, first.optimizer)
         frames = wire.encode_payload_stream(first, graph_def.SerializeToString())
-        data = self._call(self._register, frames, REGISTER_TIMEOUT_S, "RegisterGraph")
+        data = self._call(self._register, frames, timeout, "RegisterGraph")
         reply, _ = wire.decode(worker_pb2.RegisterGraphResponse, data)
         return reply.graph_handle, reply.incarnation
 
-    def _run_graph_request(self, handle, step_id, incarnation, timeout_s, trace, return_to):
+    @staticmethod
+    def _run_graph_request(handle, step_id, incarnation, timeout_s, trace, return_to):
         return worker_pb2.RunGraphRequest(
             graph_handle=handle, step_id=step_id, incarnation=incarnation, trace=trace,
-            timeout_s=timeout_s or 0.0, return_sends_to=return_to or "").SerializeToString()
+            timeout_s=timeout_s or 0.0, return_sends_to=return_to or "")
 
     def run_graph_future(self, handle: str, step_id: int, incarnation: int,
                          timeout_s: float | None, trace: bool, return_to: str | None = None):
         """Start RunGraph; ``run_graph_result(future)`` gives its outcome or raises."""
         request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
                                           return_to)
-        return self._run_graph.future(request,
-                                      timeout=timeout_s + RUN_GRACE_S if timeout_s else None,
+        timeout = timeout_s + RUN_GRACE_S if timeout_s else None
+        sockets = self._direct(timeout)
+        if sockets is not None:
+            return sockets.call_future(RUN_GRAPH, request, (), worker_pb2.RunGraphResponse,
+                                       timeout, "RunGraph")
+        return self._run_graph.future(request.SerializeToString(), timeout=timeout,
                                       metadata=self._metadata)
 
     def run_graph_result(self, future) -> tuple[list, list]:
         """(NodeStats, returned sends as (key, array)) of a finished RunGraph future."""
+        if isinstance(future, CallFuture):
+            try:
+                return self._run_graph_outcome(*future.result())
+            except UnavailableError:
+                self._direct_failed()
+                raise
         try:
             data = future.result()
         except grpc.RpcError as e:
             raise error_from_rpc(e, f"{self.task} at {self.address}", "RunGraph") from None
-        return self._run_graph_outcome(data)
+        return self._run_graph_outcome(*wire.decode_tensors(worker_pb2.RunGraphResponse, data))
 
     def run_graph(self, handle: str, step_id: int, incarnation: int, timeout_s: float | None,
                   trace: bool, return_to: str | None = None) -> tuple[list, list]:
-        """RunGraph, waiting in this thread: (NodeStats, returned sends).  Without a
-        deadline it travels as an exchange on an open stream (``exchange.py``)."""
+        """RunGraph, waiting in this thread: (NodeStats, returned sends).  On gRPC, a step
+        without a deadline travels as an exchange on an open stream (``exchange.py``)."""
         request = self._run_graph_request(handle, step_id, incarnation, timeout_s, trace,
                                           return_to)
-        if timeout_s is None:
-            return self._run_graph_outcome(self._run_graph_exchange.call(request))
-        data = self._call(self._run_graph, request, timeout_s + RUN_GRACE_S, "RunGraph")
-        return self._run_graph_outcome(data)
+        timeout = timeout_s + RUN_GRACE_S if timeout_s else None
+        sockets = self._direct(timeout)
+        if sockets is not None:
+            return self._run_graph_outcome(*self._direct_call(
+                sockets, RUN_GRAPH, request, (), worker_pb2.RunGraphResponse, timeout,
+                "RunGraph"))
+        request = request.SerializeToString()
+        if timeout is None:
+            data = self._run_graph_exchange.call(request)
+        else:
+            data = self._call(self._run_graph, request, timeout, "RunGraph")
+        return self._run_graph_outcome(*wire.decode_tensors(worker_pb2.RunGraphResponse, data))
 
     @staticmethod
-    def _run_graph_outcome(data) -> tuple[list, list]:
-        message, arrays = wire.decode_tensors(worker_pb2.RunGraphResponse, data)
+    def _run_graph_outcome(message, arrays) -> tuple[list, list]:
         returned = [(spec.name, array) for spec, array in zip(message.tensors, arrays)]
         return stats_from_proto(message.stats), returned
 
@@ -174,8 +243,15 @@ class RemoteWorker:
         return future
 
     def push(self, step_id: int, key: str, array: np.ndarray, timeout: float) -> None:
-        """Deliver one tensor to the worker's rendezvous (inline or as a stream)."""
+        """Deliver one tensor to the worker's rendezvous (a frame on the direct path;
+        else inline or as a stream)."""
         first = worker_pb2.PushTensorRequest(step_id=step_id)
+        sockets = self._direct(timeout)
+        if sockets is not None:
+            first.tensors.extend(wire.tensor_specs([key], [array]))
+            self._direct_call(sockets, PUSH_TENSOR, first, (array,),
+                              worker_pb2.PushTensorResponse, timeout, f"sending tensor {key}")
+            return
         if array.nbytes <= wire.INLINE_BYTES:
             self._call(self._push, wire.encode_tensors(first, [key], [array]), timeout,
                        f"sending tensor {key}")

@@ -41,7 +41,8 @@ class LocalWorker:
         return WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
                             state.kernels())
 
-    def register_graph(self, session, graph_def, feeds, fetches, targets, optimizer):
+    def register_graph(self, session, graph_def, feeds, fetches, targets, optimizer,
+                       timeout: float | None = None):
         handle = self.state.register_graph(session, graph_def, feeds, fetches, targets,
                                            optimizer)
         return handle, self.state.incarnation

@@ -27,14 +27,16 @@ import collections
 import threading
 import time
 
-from ...errors import DeadlineExceededError, InvalidArgumentError, OpError
+from ...errors import DeadlineExceededError, InvalidArgumentError, OpError, error_class_for_code
 
 __all__ = ["Rendezvous", "copy_error"]
 
 
 def copy_error(error: OpError) -> OpError:
-    """A fresh error of the same class, message and node (errors are raised per thread)."""
-    return type(error)(error.message, error.node_name)
+    """A fresh error of the same ``ds.errors`` class (the class of its code: a transport's
+    own subclasses stay where they were raised), message and node; errors are raised per
+    thread."""
+    return error_class_for_code(error.code)(error.message, error.node_name)
 
 
 class _Step:

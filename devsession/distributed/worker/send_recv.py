@@ -24,7 +24,7 @@ import numpy as np
 
 from ...errors import InternalError
 from ...kernels.registry import register_kernel
-from ...ops.registry import OpDef, register_op
+from ...ops.registry import OpDef, not_differentiable, register_op
 from ...tensor_shape import TensorShape
 
 __all__ = ["SEND_OP", "RECV_OP", "control_token", "step_scope", "current_step"]
@@ -88,6 +88,8 @@ def _recv_infer(inputs, attrs, node):
 
 register_op(OpDef(SEND_OP, _send_infer, None, stateful=True, has_output=False))
 register_op(OpDef(RECV_OP, _recv_infer, 0, stateful=True))
+# Partitioning inserts them into graphs whose gradients were built already.
+not_differentiable(SEND_OP, RECV_OP)
 
 
 def _send_kernel(node):

@@ -7,7 +7,9 @@ turns every error into its gRPC status with the node name in the trailing metada
 A RunGraph whose caller goes away (the master cancelled the step, died, or its deadline
 passed) aborts the step here at once, so nothing keeps running for nobody.  RunGraph is
 also served as exchanges on long-lived streams (``exchange.py``) for steps without a
-deadline.
+deadline, and RunGraph and PushTensor on the direct socket path (``socket_handlers``:
+tensors as raw frames, ``transport/frames.py``), which callers use whenever the worker's
+status names a ``data_port``.
 """
 
 from __future__ import annotations
@@ -33,17 +35,18 @@ def _origin(servicer) -> str:
 
 
 class WorkerServicer:
-    """Serves one ``WorkerState``."""
+    """Serves one ``WorkerState``; ``data_port`` is the direct path's port it advertises."""
 
-    def __init__(self, state: WorkerState):
+    def __init__(self, state: WorkerState, data_port: int = 0):
         self.state = state
+        self.data_port = data_port
 
     @guard(_origin)
     def GetStatus(self, request: bytes, context) -> bytes:
         wire.decode(pb.GetStatusRequest, request)
         state = self.state
         status = WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
-                              state.kernels())
+                              state.kernels(), self.data_port)
         return status_to_proto(status).SerializeToString()
 
     @guard(_origin)
@@ -66,14 +69,40 @@ class WorkerServicer:
         message, _ = wire.decode(pb.RunGraphRequest, request)
         watch.step = message.step_id
         try:
-            _, stats, returned = self.state.run_graph(
-                message.graph_handle, message.step_id, (), message.timeout_s or None,
-                message.trace, message.incarnation or None, message.return_sends_to or None)
+            response, returned = self._run_registered(message)
         finally:
             watch.step = None
+        return wire.encode_tensors(response, [k for k, _ in returned], [v for _, v in returned])
+
+    def _run_registered(self, message) -> tuple:
+        """(RunGraphResponse without tensors, returned sends) of one RunGraphRequest."""
+        _, stats, returned = self.state.run_graph(
+            message.graph_handle, message.step_id, (), message.timeout_s or None,
+            message.trace, message.incarnation or None, message.return_sends_to or None)
         response = pb.RunGraphResponse()
         stats_to_proto(stats, response.stats, self.state.task)
-        return wire.encode_tensors(response, [k for k, _ in returned], [v for _, v in returned])
+        return response, returned
+
+    # --- the direct socket path ---------------------------------------------------------------
+
+    def socket_run_graph(self, message, arrays, call):
+        step = message.step_id
+        with call.on_hangup(lambda: self.state.abort_step(step, _cancelled(self.state, step))):
+            response, returned = self._run_registered(message)
+        values = [wire.to_host(v) for _, v in returned]
+        response.tensors.extend(wire.tensor_specs([k for k, _ in returned], values))
+        return response, values
+
+    def socket_push(self, message, arrays, call):
+        self._receive(message, arrays)
+        return pb.PushTensorResponse(), ()
+
+    def socket_handlers(self) -> dict:
+        """{frame kind: (request class, handler)} for ``SocketServer``."""
+        from ..transport.frames import PUSH_TENSOR, RUN_GRAPH
+
+        return {RUN_GRAPH: (pb.RunGraphRequest, self.socket_run_graph),
+                PUSH_TENSOR: (pb.PushTensorRequest, self.socket_push)}
 
     @guard(_origin)
     def RunGraph(self, request: bytes, context) -> bytes:
@@ -125,9 +154,12 @@ class _CallerWatch:
     def _gone(self) -> None:
         step = self.step
         if step is not None:
-            self.state.abort_step(step, CancelledError(
-                f"Step {step} on {self.state.task} was cancelled: its master went away or "
-                f"gave up on it."))
+            self.state.abort_step(step, _cancelled(self.state, step))
+
+
+def _cancelled(state: WorkerState, step: int) -> CancelledError:
+    return CancelledError(f"Step {step} on {state.task} was cancelled: its master went away "
+                          f"or gave up on it.")
 
 
 _KINDS = {

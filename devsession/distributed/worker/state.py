@@ -26,7 +26,6 @@ import dataclasses
 import itertools
 import secrets
 import threading
-import time
 from typing import Callable
 
 import numpy as np
@@ -37,6 +36,7 @@ from ...errors import AbortedError, DeadlineExceededError, InvalidArgumentError,
     OpError
 from ...graph import Graph
 from ...graph_def import import_graph_def
+from ...kernels.parallelism import task_step
 from ...options import OptimizerOptions
 from ...runtime.deadline import Deadline
 from ...runtime.local_executor import LocalExecutorFactory, make_step
@@ -226,7 +226,7 @@ class WorkerState:
         stats = [] if trace else None
         context = _StepContext(self, step_id, deadline, return_to)
         try:
-            with transfer_ops.step_scope(context):
+            with transfer_ops.step_scope(context), task_step():
                 out = graph.step(list(feeds), deadline, stats)
         except OpError as e:
             error = copy_error(deadline.error) if deadline.error is not None else e

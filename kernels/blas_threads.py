@@ -34,7 +34,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-__all__ = ["capped_blas_threads", "hold", "release"]
+__all__ = ["capped_blas_threads", "hold", "release", "held_cap", "has_process_wide_blas"]
 
 _lock = threading.Lock()
 _held: dict[int, int] = {}       # cap -> runs holding it
@@ -53,6 +53,17 @@ def _blas_libraries() -> tuple:
         per_thread = [lib for lib in found if _counts_per_thread(lib)]
         _libraries = ([lib for lib in found if lib not in per_thread], per_thread)
     return _libraries
+
+
+def has_process_wide_blas() -> bool:
+    """Whether numpy's BLAS keeps one thread count for the whole process."""
+    return bool(_blas_libraries()[0])
+
+
+def held_cap() -> int | None:
+    """The smallest cap held now (a session's ``intra_op_threads``), None when none is."""
+    with _lock:
+        return min(_held) if _held else None
 
 
 def _counts_per_thread(lib) -> bool:

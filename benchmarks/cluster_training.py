@@ -1,0 +1,182 @@
+"""Data-parallel training on a parameter-server cluster: the step distributed users run.
+
+``mlp_train_ps``: ps + 2 workers on loopback (servers of this process, as in
+``transfers.grpc_transfer``), one client; the MLP 784-1024-1024-10 (ReLU, softmax
+cross-entropy), its batch of 256 split in two towers, one per worker; each tower reads
+the weights from the ps and computes its gradients, which are averaged and applied with
+SGD on the ps (TF1's in-graph replication).  Every step moves the weights (7.4 MB) to
+each worker and the gradients (7.4 MB) back.  TF1 runs the same graph builder on its own
+three in-process ``tf.train.Server``s, its client also in this process.
+
+Measured only when the run asks for a gRPC target (``--device grpc``); steps/s.  The
+first step's loss (before its update) is checked against numpy.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from devsession.distributed.local_processes import free_ports
+
+from .contenders import Contender
+from .runner import error_row, measure
+from .workload import Data, Workload
+
+__all__ = ["mlp_train_ps"]
+
+F32 = np.float32
+TOWERS = ("/job:worker/task:0", "/job:worker/task:1")
+PS = "/job:ps/task:0"
+
+
+def _data(batch, sizes):
+    def make(rng) -> Data:
+        x = rng.standard_normal((batch, sizes[0]), dtype=F32)
+        labels = rng.integers(0, sizes[-1], batch)
+        onehot = np.eye(sizes[-1], dtype=F32)[labels]
+        params = []
+        for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+            params += [(rng.standard_normal((n_in, n_out), dtype=F32) *
+                        F32(np.sqrt(2.0 / n_in))), np.zeros(n_out, F32)]
+        return Data((x, onehot), ("x", "onehot"), tuple(params))
+    return make
+
+
+def _graph(api, data, learning_rate=0.01):
+    """(fetches [loss, train], placeholders [x0, onehot0, x1, onehot1]) in the default
+    graph; ``api`` is devsession or tf.compat.v1."""
+    with api.device(PS):
+        params = [api.Variable(p, name=f"p{k}") for k, p in enumerate(data.consts)]
+    opt = api.train.GradientDescentOptimizer(learning_rate)
+    half = len(data.feeds[0]) // len(TOWERS)
+    placeholders, losses, tower_grads = [], [], []
+    for i, tower in enumerate(TOWERS):
+        with api.device(tower):
+            x = api.placeholder(api.float32, (half, data.feeds[0].shape[1]), name=f"x{i}")
+            onehot = api.placeholder(api.float32, (half, data.feeds[1].shape[1]),
+                                     name=f"onehot{i}")
+            h = x
+            for k in range(0, len(params) - 2, 2):
+                h = api.nn.relu(api.matmul(h, params[k]) + params[k + 1])
+            logits = api.matmul(h, params[-2]) + params[-1]
+            top = api.stop_gradient(api.reduce_max(logits, axis=1, keepdims=True))
+            log_probs = logits - top - api.log(api.reduce_sum(api.exp(logits - top), axis=1,
+                                                              keepdims=True))
+            loss = -api.reduce_mean(api.reduce_sum(onehot * log_probs, axis=1))
+            tower_grads.append(opt.compute_gradients(loss, params))
+        placeholders += [x, onehot]
+        losses.append(loss)
+    with api.device(PS):
+        averaged = [((g0 + g1) * 0.5, v) for (g0, v), (g1, _) in zip(*tower_grads)]
+        mean_loss = (losses[0] + losses[1]) * 0.5
+    return [mean_loss, opt.apply_gradients(averaged)], placeholders
+
+
+def _split_feeds(data) -> list:
+    half = len(data.feeds[0]) // len(TOWERS)
+    out = []
+    for i in range(len(TOWERS)):
+        rows = slice(i * half, (i + 1) * half)
+        out += [data.feeds[0][rows], data.feeds[1][rows]]
+    return out
+
+
+def _reference_loss(data):
+    h = data.feeds[0].astype(np.float64)
+    params = [p.astype(np.float64) for p in data.consts]
+    for k in range(0, len(params) - 2, 2):
+        h = np.maximum(h @ params[k] + params[k + 1], 0)
+    logits = h @ params[-2] + params[-1]
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return np.float32(-(data.feeds[1] * log_probs).sum(axis=1).mean())
+
+
+def _cluster_spec(api):
+    ports = free_ports(3)
+    return {"ps": [f"127.0.0.1:{ports[0]}"],
+            "worker": [f"127.0.0.1:{p}" for p in ports[1:]]}
+
+
+def _ours(data) -> Contender:
+    import devsession as ds
+
+    start = time.perf_counter()
+    spec = ds.ClusterSpec(_cluster_spec(ds))
+    servers = [ds.Server(spec, job, index) for job, index in spec.tasks()]
+
+    def close():
+        if sess is not None:
+            sess.close()
+        for server in servers:
+            server.stop()
+
+    sess = None
+    try:
+        graph = ds.Graph()
+        with graph.as_default():
+            fetches, placeholders = _graph(ds, data)
+            init = ds.global_variables_initializer()
+        target = next(s.target for s in servers if (s.job_name, s.task_index) == ("worker", 0))
+        sess = ds.Session(target, graph=graph,
+                          options=ds.SessionOptions(target=target, device="cpu"))
+        sess.run(init)
+        step = sess.make_callable(fetches, placeholders)
+    except BaseException:
+        close()
+        raise
+    return Contender("devsession grpc ps+2 workers", "ours",
+                     functools.partial(step, *_split_feeds(data)),
+                     to_host=lambda r: np.asarray(r[0]), requested="grpc", device="ps + 2 workers",
+                     factory="GRPC_SESSION", api="make_callable",
+                     setup_s=time.perf_counter() - start, close=close)
+
+
+def _tf1(tf, data) -> Contender:
+    v1 = tf.compat.v1
+    start = time.perf_counter()
+    cluster = v1.train.ClusterSpec(_cluster_spec(tf))
+    # TF cannot stop its servers: they live until the process exits.
+    servers = [v1.train.Server(cluster, job_name=job, task_index=index)
+               for job in ("ps", "worker") for index in range(cluster.num_tasks(job))]
+    graph = tf.Graph()
+    with graph.as_default():
+        fetches, placeholders = _graph(v1, data)
+        init = v1.global_variables_initializer()
+    sess = v1.Session(servers[1].target, graph=graph)          # worker 0
+    sess.run(init)
+    step = sess.make_callable(fetches, placeholders)
+    return Contender("tf1 ps+2 workers", "peer", functools.partial(step, *_split_feeds(data)),
+                     to_host=lambda r: np.asarray(r[0]), api="grpc", device="ps + 2 workers",
+                     setup_s=time.perf_counter() - start, close=sess.close)
+
+
+def _measure(workload, context):
+    if not any(t.grpc for t in context.targets):
+        return "needs a gRPC target (--device grpc)"
+    data = workload.make_data(np.random.default_rng(context.seed))
+    contenders, failed = [], []
+    try:
+        contenders.append(_ours(data))
+    except Exception as e:
+        failed.append(error_row("devsession grpc ps+2 workers", "ours", e, requested="grpc"))
+    tf1 = context.peers.get("tf1")
+    if tf1 is not None and tf1.available:
+        try:
+            contenders.append(_tf1(tf1.module, data))
+        except Exception as e:
+            failed.append(error_row("tf1", "peer", e))
+    return measure(workload, contenders, _reference_loss(data), context) + failed
+
+
+def mlp_train_ps(batch: int = 256, sizes: tuple = (784, 1024, 1024, 10),
+                 max_repeats: int | None = None) -> Workload:
+    return Workload(
+        name="mlp_train_ps", title=f"data-parallel MLP training (SGD) on ps + 2 workers: "
+        f"batch {batch} in two towers, {'-'.join(map(str, sizes))}", unit="steps/s",
+        work=1.0, make_data=_data(batch, sizes), measure=_measure, rtol=1e-4, atol=1e-5,
+        max_repeats=max_repeats, stateful=True,
+        params={"batch": batch, "sizes": list(sizes), "towers": 2})
