@@ -45,7 +45,9 @@ GPU_DTYPES = tuple(sorted(cg.SUPPORTED_DTYPES, key=lambda d: d.name))
 
 
 def _node(op, input_dtypes, output_dtype, attrs=None) -> KernelNode:
-    return KernelNode(f"{op.lower()}_node", op, dict(attrs or {}), tuple(input_dtypes),
+    """A GPU node of ``op`` with its OpDef's default attrs (as a built graph has)."""
+    attrs = {**get_op_def(op).attr_defaults, **(attrs or {})}
+    return KernelNode(f"{op.lower()}_node", op, attrs, tuple(input_dtypes),
                       tuple((3,) for _ in input_dtypes), np.dtype(output_dtype), (3,),
                       device=Device("GPU", 0))
 
@@ -87,7 +89,7 @@ def label(node: KernelNode) -> str:
 
 def with_extremes(x: np.ndarray) -> np.ndarray:
     """Integers get their dtype's min and max at elements 1 and 3 (wrap-around)."""
-    if x.dtype.kind == "i" and x.size >= 4:
+    if x.dtype.kind in "iu" and x.size >= 4:
         x.reshape(-1)[[1, 3]] = [np.iinfo(x.dtype).min, np.iinfo(x.dtype).max]
     return x
 
@@ -113,9 +115,10 @@ def inputs_for(node) -> list:
                 x.reshape(-1)[:4], y.reshape(-1)[:4] = [-1, 1, 0, -2], [-1, -3, -2, 3]
             return [x, y]
         # every pair of (nan, inf, -inf, finite) meets; two ties, so that < and <= differ
-        x, y = (with_extremes(cases.random_array(rng, s, dtypes[0], specials=True))
-                for s in shapes)
-        y.reshape(-1)[[0, -1]] = x.reshape(-1)[[0, -1]]
+        x, y = (with_extremes(cases.random_array(rng, s, d, specials=True))
+                for s, d in zip(shapes, dtypes))
+        if x.dtype == y.dtype:
+            y.reshape(-1)[[0, -1]] = x.reshape(-1)[[0, -1]]
         return [x, y]
     return [cases.random_array(rng, s, d, specials=True)
             for s, d in zip([(3, 1), (1, 7), ()], dtypes)]

@@ -63,7 +63,7 @@ from standin_device import (DEVICE_POOL, PINNED_POOL, STREAMS, Device, Event, Me
                             OutOfMemoryError, Stream, blocking, copy, launched)
 
 __all__ = ["make_cupy", "StandinUnsupported", "installed", "run_kernel", "registered_ops",
-           "lookup_kernel", "shared_cupy", "ndarray", "queue_registry_kernels"]
+           "lookup_kernel", "shared_cupy", "shared_modules", "ndarray", "queue_registry_kernels"]
 
 class StandinUnsupported(NotImplementedError):
     """A cupy feature the stand-in does not emulate."""
@@ -505,6 +505,16 @@ def lookup_kernel(op: str):
         raise NotFoundError(f"no GPU kernel for op '{op}' (the cupy stand-in ran every "
                             f"kernels/cuda module)")
     return builder
+
+
+@contextlib.contextmanager
+def shared_modules():
+    """The shared stand-in and its kernel modules in ``sys.modules`` for the duration, as
+    ``run_kernel`` runs a kernel: for tests that call ``lookup_kernel``'s builders
+    themselves.  Yields the stand-in module."""
+    shared = _shared_instance()
+    with _modules(shared.cupy, shared.modules):
+        yield shared.cupy
 
 
 def shared_cupy() -> types.ModuleType:

@@ -158,13 +158,16 @@ def rng_for(*key) -> np.random.Generator:
 
 
 def random_array(rng, shape, dtype, *, low=-20, high=20, specials=False):
-    """Random values of ``dtype``: integers in [low, high), floats ~ N(0, 3); with
-    ``specials``, elements 1, 3 and 5 become nan, inf and -inf (when there are 7)."""
+    """Random values of ``dtype``: integers in [low, high) (unsigned ones in [0, high)),
+    floats ~ N(0, 3); with ``specials``, elements 1, 3 and 5 of a float array become nan,
+    inf and -inf (when there are 7)."""
     dtype = np.dtype(dtype)
     if dtype == BOOL:
         return rng.random(shape) < 0.5
     if dtype.kind == "i":
         return rng.integers(low, high, size=shape).astype(dtype)
+    if dtype.kind == "u":
+        return rng.integers(max(low, 0), high, size=shape).astype(dtype)
     x = (rng.standard_normal(shape) * 3).astype(dtype)
     if specials and x.size >= 7:
         x.reshape(-1)[[1, 3, 5]] = [np.nan, np.inf, -np.inf]

@@ -138,7 +138,10 @@ def test_pools_match_tensorflow(tf_values, device, name, k, stride, padding):
     avg = run_on(device, make_node("AvgPool", [F32], F32, attrs), x)
     np.testing.assert_allclose(avg, tf_values[f"{name}/avg"], rtol=1e-6, atol=1e-6)
     dmax = run_on(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, mx, dy)
-    np.testing.assert_array_equal(dmax, tf_values[f"{name}/dmax"])
+    if device in ("REF", "CPU"):
+        np.testing.assert_array_equal(dmax, tf_values[f"{name}/dmax"])
+    else:       # the GPU adds overlapping windows' gradients in another order (atomics)
+        np.testing.assert_allclose(dmax, tf_values[f"{name}/dmax"], rtol=1e-6, atol=1e-6)
     davg = run_on(device, make_node("AvgPoolGrad", [I32, F32], F32, attrs),
                   np.array(x.shape, np.int32), dy)
     np.testing.assert_allclose(davg, tf_values[f"{name}/davg"], rtol=1e-6, atol=1e-6)

@@ -77,6 +77,18 @@ def test_integer_division_by_zero_gives_zero(device):
                                       [0, 0], err_msg=op)
 
 
+@pytest.mark.parametrize("dtype", [I8, I16, I32, I64])
+def test_signed_minimum_divided_by_minus_one_wraps_as_numpy(device, dtype):
+    """MIN / -1 overflows (a trap on x86, undefined in C): numpy's MIN and 0 everywhere."""
+    info = np.iinfo(dtype)
+    x, y = np.array([info.min, info.max, -7], dtype), np.array([-1, -1, -1], dtype)
+    want = {"FloorDiv": [info.min, -info.max, 7], "TruncateDiv": [info.min, -info.max, 7],
+            "FloorMod": [0, 0, 0], "TruncateMod": [0, 0, 0]}
+    for op, expected in want.items():
+        got = check_against_ref(device, make_node(op, [dtype, dtype], dtype), x, y)
+        np.testing.assert_array_equal(got, np.array(expected, dtype), err_msg=op)
+
+
 @pytest.mark.parametrize("dtype", SMALL)
 def test_small_integers_wrap_around(device, dtype):
     info = np.iinfo(dtype)

@@ -61,7 +61,7 @@ from .module_cache import cache_dir, load_module  # noqa: F401  (part of this AP
 __all__ = ["FULL", "SCALAR", "SUFFIX", "CodegenError", "Program", "compile_expression",
            "render_module", "load_module", "cache_dir", "FUNCTIONS"]
 
-CODEGEN_VERSION = 5
+CODEGEN_VERSION = 6
 FULL, SCALAR, SUFFIX = "full", "scalar", "suffix"
 
 
@@ -259,6 +259,17 @@ def _tf1_statement(ins: Instr, a: list) -> str:
     floats = d.kind == "f"
     if op in ("floor", "ceil", "rint", "trunc"):
         return _wrap(d, f"np.{op}({a[0]})")
+    if d.kind == "i" and op in ("floordiv", "floormod", "truncdiv", "truncmod"):
+        # A division by -1 is a negation (MIN wraps to itself, as numpy's and the GPU's;
+        # numba gives 0 for int64 MIN // -1).
+        by_minus_one = _wrap(d, f"-{a[0]}") if op.endswith("div") else _wrap(d, "0")
+        return f"({by_minus_one} if {a[1]} == -1 else {_tf1_division(ins, a)})"
+    return _tf1_division(ins, a)
+
+
+def _tf1_division(ins: Instr, a: list) -> str:
+    d, op = ins.dtype, ins.op
+    floats = d.kind == "f"
     if op == "floordiv":
         return _wrap(d, f"np.floor({a[0]} / {a[1]})" if floats else f"{a[0]} // {a[1]}")
     if op == "floormod":

@@ -38,7 +38,7 @@ from .frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "render_cuda",
            "evaluate", "c_literal", "C_TYPES", "FUNCTIONS", "CODEGEN_VERSION"]
 
-CODEGEN_VERSION = 3
+CODEGEN_VERSION = 4
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 _F64, _I32, _I64 = np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)
@@ -238,4 +238,11 @@ def _tf1_instr(ins: Instr, a: list) -> str:
     body = {"truncdiv": f"{x} / {y}", "truncmod": f"{x} % {y}",
             "floordiv": f"{x} / {y} - ({differ} ? 1 : 0)",
             "floormod": f"{x} % {y} + ({differ} ? {y} : 0)"}[op]
-    return f"({y} == 0) ? ({c_type})0 : ({c_type})({body})"
+    guarded = f"({y} == 0) ? ({c_type})0 : ({c_type})({body})"
+    if d.kind != "i":
+        return guarded
+    # A signed division by -1 is a negation (MIN / -1 overflows: undefined in C, a trap
+    # on x86), computed in unsigned arithmetic so that MIN wraps to itself, as numpy's.
+    by_minus_one = (f"({c_type})(0u - ({_UNSIGNED[d]}){x})" if op.endswith("div")
+                    else f"({c_type})0")
+    return f"({y} == -1) ? {by_minus_one} : {guarded}"

@@ -33,7 +33,7 @@ from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
-from .fastmath import exp_parts32, fast_exp, pow2_32
+from .fastmath import _max32, exp_parts32, fast_exp, pow2_32
 from .numba_setup import num_threads
 from .reduce import JIT, PAR, Layout, _block_sum, strategy, sum_slice, unrolled_extreme
 
@@ -53,7 +53,7 @@ def _exp_nonpositive32(t):
     """exp(t) for a float32 ``t <= 0`` that is not NaN (0 below -86, where exp(t) is
     under 5e-38): ``fexp32`` without its clamp above, its NaN select and the two-step
     scaling that subnormal results need, so each element costs ~40% less."""
-    n, y = exp_parts32(max(t, np.float32(-86.0)))
+    n, y = exp_parts32(_max32(t, np.float32(-86.0)))
     return np.float32(0.0) if t < np.float32(-86.0) else y * pow2_32(np.int32(n))
 
 
@@ -62,7 +62,7 @@ def exp_nonpositive(t):
     raise NotImplementedError("exp_nonpositive is only callable from numba-compiled code")
 
 
-@overload(exp_nonpositive, inline="always")
+@overload(exp_nonpositive)
 def _exp_nonpositive_overload(t):
     if t == types.float32:
         return lambda t: _exp_nonpositive32(t)
@@ -75,7 +75,7 @@ def like(x, value):
     raise NotImplementedError("like is only callable from numba-compiled code")
 
 
-@overload(like, inline="always")
+@overload(like)
 def _like_overload(x, value):
     if x == types.float32:
         return lambda x, value: np.float32(value)
@@ -99,7 +99,7 @@ def row_sum(ys):
     raise NotImplementedError("row_sum is only callable from numba-compiled code")
 
 
-@overload(row_sum, inline="always")
+@overload(row_sum)
 def _row_sum_overload(ys):
     if ys.dtype == types.float32:
         return lambda ys: _float32_sum(ys)

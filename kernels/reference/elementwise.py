@@ -115,9 +115,15 @@ def _floor_div(x, y):
     return np.floor(x / y) if x.dtype.kind == "f" else np.floor_divide(x, y)
 
 
+def _rounding(fn):
+    """An integer is already whole: TF returns it as is (numpy would go through float64,
+    which loses int64's low bits)."""
+    return lambda x: x if x.dtype.kind in "iu" else fn(x)
+
+
 TF1_UNARY = {
-    "LogicalNot": np.logical_not, "Sign": _sign, "Floor": np.floor, "Ceil": np.ceil,
-    "Round": np.rint, "Rsqrt": lambda x: 1 / np.sqrt(x), "Reciprocal": lambda x: 1 / x,
+    "LogicalNot": np.logical_not, "Sign": _sign, "Floor": _rounding(np.floor),
+    "Ceil": _rounding(np.ceil), "Round": _rounding(np.rint), "Rsqrt": lambda x: 1 / np.sqrt(x), "Reciprocal": lambda x: 1 / x,
 }
 TF1_BINARY = {
     "AddV2": np.add, "FloorDiv": _floor_div, "FloorMod": np.mod, "TruncateDiv": _truncate_div,
