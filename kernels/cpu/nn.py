@@ -8,12 +8,11 @@ stays in L1:
 1. the max, with eight independent accumulators (``reduce.unrolled_extreme``: a single
    running max is a serial dependency chain), and a probe telling whether the row
    holds a NaN or an inf;
-2. ``exp(x - max)`` written to the output, then its sum (float32 rows: vectorised
-   float32 sums of 1024 values added in float64; others: the reductions' compensated
-   float64 sum).  For a finite float32 row every ``x - max`` is <= 0, so the
-   exp is a shorter vectorisable polynomial (``_exp_nonpositive32``, compiled with FMA
-   contraction) than the general one of ``fastmath.py``, which rows with a NaN or an
-   inf keep (numpy's NaNs for them); results below 5e-38 flush to 0;
+2. ``exp(x - max)`` written to the output, then its sum (vectorised sums of 1024
+   values in the row's type, added in float64).  For a finite float32 row every
+   ``x - max`` is <= 0, so the exp is a short vectorisable polynomial
+   (``_exp_nonpositive32``, compiled with FMA contraction; results below 5e-38 flush
+   to 0); a row with a NaN or an inf takes libm's exp (numpy's NaNs for them);
 3. the scaling (Softmax), or ``x - max - log(sum)`` (LogSoftmax), or the loss and
    ``backprop = exp / sum - labels`` (the cross entropies).
 
@@ -33,9 +32,9 @@ from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
-from .fastmath import _max32, exp_parts32, fast_exp, pow2_32
+from .fastmath import _max32, exp_parts32, pow2_32
 from .numba_setup import num_threads
-from .reduce import JIT, PAR, Layout, _block_sum, strategy, sum_slice, unrolled_extreme
+from .reduce import JIT, PAR, Layout, _block_sum, strategy, unrolled_extreme
 
 from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
 from numba.extending import overload  # noqa: E402
@@ -69,43 +68,6 @@ def _exp_nonpositive_overload(t):
     return lambda t: np.exp(t)
 
 
-def like(x, value):
-    """``value`` in the float type of ``x`` (numba-only), so a loop over float32 data
-    multiplies in float32 instead of converting every element to float64."""
-    raise NotImplementedError("like is only callable from numba-compiled code")
-
-
-@overload(like)
-def _like_overload(x, value):
-    if x == types.float32:
-        return lambda x, value: np.float32(value)
-    return lambda x, value: np.float64(value)
-
-
-@njit(**JIT)
-def _float32_sum(ys):
-    """Sum of float32 values in float32 blocks of 1024 (vectorised: reassociation is
-    allowed within a block, which bounds the error to ~64 ulp of the block's sum) added
-    up in float64.  The values are exps, all >= 0, so there is no cancellation."""
-    total = 0.0
-    for start in range(0, ys.size, 1024):
-        total += _block_sum(ys[start:start + 1024], np.float32(0))
-    return total
-
-
-def row_sum(ys):
-    """Sum of a row of exps (numba-only): ``_float32_sum`` for float32, the reductions'
-    compensated float64 sum otherwise."""
-    raise NotImplementedError("row_sum is only callable from numba-compiled code")
-
-
-@overload(row_sum)
-def _row_sum_overload(ys):
-    if ys.dtype == types.float32:
-        return lambda ys: _float32_sum(ys)
-    return lambda ys: sum_slice(ys, 0, ys.size, 0.0)
-
-
 # Contracting a * b + c into one FMA makes the inlined exp's polynomial both faster and
 # more accurate; nothing else in these loops has a multiply-add to contract.
 ROW = dict(JIT, fastmath={"contract"})
@@ -114,7 +76,13 @@ ROW = dict(JIT, fastmath={"contract"})
 @njit(**ROW)
 def _exp_sum(x, out, lo, hi):
     """``(max, sum)`` of the row x[lo:hi], writing out[lo:hi] = exp(x - max).  A row
-    with a NaN or an inf takes ``fast_exp``, which gives numpy's NaNs for them."""
+    with a NaN or an inf takes libm's exp, which gives numpy's NaNs for them.
+
+    The sum adds blocks of 1024 exps, each summed in the row's type (vectorised:
+    reassociation is allowed within a block, which bounds a float32 block's error to
+    ~64 ulp) and added up in float64; the exps are all >= 0, so nothing cancels.  All
+    in one function: each numba function a row kernel calls is one more compile (and
+    LLVM pass over everything below it) on a cold start."""
     xs = x[lo:hi]
     ys = out[lo:hi]
     m, probe = unrolled_extreme(xs, True)
@@ -123,15 +91,19 @@ def _exp_sum(x, out, lo, hi):
             ys[k] = exp_nonpositive(xs[k] - m)
     else:
         for k in range(xs.size):
-            ys[k] = fast_exp(xs[k] - m)
-    return m, row_sum(ys)
+            ys[k] = np.exp(xs[k] - m)
+    zero = ys.dtype.type(0)
+    total = 0.0
+    for start in range(0, ys.size, 1024):
+        total += _block_sum(ys[start:start + 1024], zero)
+    return m, total
 
 
 @njit(**JIT)
 def _softmax_row(x, out, lo, hi):
     _, total = _exp_sum(x, out, lo, hi)
     ys = out[lo:hi]
-    scale = like(ys[0], 1.0 / total)
+    scale = ys.dtype.type(1.0 / total)
     for k in range(ys.size):
         ys[k] = ys[k] * scale
 
@@ -140,7 +112,7 @@ def _softmax_row(x, out, lo, hi):
 def _log_softmax_row(x, out, lo, hi):
     xs = x[lo:hi]
     m, total = _exp_sum(x, out, lo, hi)
-    log_sum = like(xs[0], np.log(total))
+    log_sum = xs.dtype.type(np.log(total))
     ys = out[lo:hi]
     for k in range(ys.size):
         ys[k] = (xs[k] - m) - log_sum
@@ -154,7 +126,7 @@ def _xent_row(x, labels, backprop, lo, hi):
     m, total = _exp_sum(x, backprop, lo, hi)
     log_sum = np.log(total)
     bs = backprop[lo:hi]
-    inverse = like(bs[0], 1.0 / total)
+    inverse = bs.dtype.type(1.0 / total)
     loss = 0.0
     for k in range(xs.size):
         loss += ys[k] * (log_sum - (xs[k] - m))
@@ -167,7 +139,7 @@ def _sparse_xent_row(x, label, backprop, lo, hi):
     xs = x[lo:hi]
     m, total = _exp_sum(x, backprop, lo, hi)
     bs = backprop[lo:hi]
-    inverse = like(bs[0], 1.0 / total)
+    inverse = bs.dtype.type(1.0 / total)
     for k in range(bs.size):
         bs[k] = bs[k] * inverse
     bs[label] -= 1

@@ -122,15 +122,6 @@ def _argmax_slice(x, lo, hi, is_max):
     return at
 
 
-@njit(**INNER)
-def _pick(v, m, is_max):
-    """v if it beats m (an invariant ``is_max``: LLVM inlines this and unswitches the loop
-    on it; numba's own ``inline="always"`` would type it again at all 15 call sites)."""
-    if is_max:
-        return v if v > m else m
-    return v if v < m else m
-
-
 @njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc"})
 def _special_probe(xs):
     """sum(xs - xs): NaN exactly when xs holds a NaN or an inf, else 0.  Reassociation
@@ -151,25 +142,32 @@ def unrolled_extreme(xs, is_max):
     max is a serial dependency chain: 6x slower, and LLVM will not vectorise a max
     reduction that must respect NaN); the probe is a vectorised sum over each block of
     2048 values just read, while it is in L1."""
+    # ``(v > m if is_max else v < m)``: is_max is a compile-time literal, so each
+    # comparison is one instruction.  Written out rather than a helper numba inlines:
+    # typing 15 inlined copies cost a second of a cold start.
     m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xs[0]
     probe = xs[0] - xs[0]
     for start in range(0, xs.size, 2048):
         block = xs[start:start + 2048]          # a slice stops at the end
         n = block.size // 8 * 8
         for k in range(0, n, 8):
-            m0 = _pick(block[k], m0, is_max)
-            m1 = _pick(block[k + 1], m1, is_max)
-            m2 = _pick(block[k + 2], m2, is_max)
-            m3 = _pick(block[k + 3], m3, is_max)
-            m4 = _pick(block[k + 4], m4, is_max)
-            m5 = _pick(block[k + 5], m5, is_max)
-            m6 = _pick(block[k + 6], m6, is_max)
-            m7 = _pick(block[k + 7], m7, is_max)
+            v0, v1, v2, v3 = block[k], block[k + 1], block[k + 2], block[k + 3]
+            v4, v5, v6, v7 = block[k + 4], block[k + 5], block[k + 6], block[k + 7]
+            m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
+            m1 = v1 if (v1 > m1 if is_max else v1 < m1) else m1
+            m2 = v2 if (v2 > m2 if is_max else v2 < m2) else m2
+            m3 = v3 if (v3 > m3 if is_max else v3 < m3) else m3
+            m4 = v4 if (v4 > m4 if is_max else v4 < m4) else m4
+            m5 = v5 if (v5 > m5 if is_max else v5 < m5) else m5
+            m6 = v6 if (v6 > m6 if is_max else v6 < m6) else m6
+            m7 = v7 if (v7 > m7 if is_max else v7 < m7) else m7
         for k in range(n, block.size):
-            m0 = _pick(block[k], m0, is_max)
+            v0 = block[k]
+            m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
         probe += _special_probe(block)
-    m = _pick(_pick(_pick(m0, m1, is_max), _pick(m2, m3, is_max), is_max),
-              _pick(_pick(m4, m5, is_max), _pick(m6, m7, is_max), is_max), is_max)
+    for v0 in (m1, m2, m3, m4, m5, m6, m7):
+        m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
+    m = m0
     return m, probe
 
 
