@@ -18,9 +18,12 @@ import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
-__all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "get_attr",
-           "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes", "check_reduction", "check_argmax",
-           "transposes", "matmul_shape", "matmul_planner", "check_square_matrices"]
+from .plan_cache import remember
+
+__all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "call_shape",
+           "get_attr", "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes",
+           "check_reduction", "ReductionParams", "check_argmax", "transposes", "matmul_shape",
+           "matmul_planner", "check_square_matrices"]
 
 
 def invalid_argument(node_name: str, op: str, message: str) -> InvalidArgumentError:
@@ -41,6 +44,15 @@ def broadcast_shape(node_name: str, op: str, shapes: Sequence[tuple]) -> tuple:
         raise invalid_argument(
             node_name, op, "incompatible shapes for broadcasting: "
             + " vs. ".join(fmt_shape(s) for s in shapes)) from None
+
+
+def call_shape(name: str, op: str, arity: int, shapes: Sequence[tuple]) -> tuple:
+    """The output shape of an elementwise kernel called with inputs of ``shapes`` (their
+    broadcast); ``TypeError`` for a call with other than ``arity`` inputs (a caller's
+    bug, not the graph's)."""
+    if len(shapes) != arity:
+        raise TypeError(f"{op} kernel '{name}' takes {arity} inputs, got {len(shapes)}")
+    return broadcast_shape(name, op, shapes)
 
 
 def get_attr(node: Any, key: str) -> Any:
@@ -117,6 +129,20 @@ def check_reduction(node, kind: str, x, axes: tuple) -> int:
     return count
 
 
+class ReductionParams:
+    """A Sum/Mean/Max/Min/Prod/All/Any node's attrs, read once (``reduction_attrs``);
+    ``settle(x)`` checks one call's input and gives ``(axes, count)``: its sorted
+    non-negative axes and the elements each output reduces (``check_reduction``)."""
+
+    def __init__(self, node):
+        self.node, self.kind = node, node.op.lower()
+        self.spec, self.keepdims = reduction_attrs(node)
+
+    def settle(self, x) -> tuple[tuple, int]:
+        axes = resolve_axes(self.node, self.spec, x.shape)
+        return axes, check_reduction(self.node, self.kind, x, axes)
+
+
 def check_argmax(node, shape: tuple, axis: int) -> int:
     """The non-negative axis of an ArgMax/ArgMin (whose ``axis`` attr may count from the
     end when the graph did not know the rank); ``InvalidArgumentError`` for a bad or
@@ -160,14 +186,26 @@ def matmul_shape(node, a_shape: tuple, b_shape: tuple) -> tuple[tuple, int]:
     return batch + (m, n), k
 
 
-def matmul_planner(node) -> Callable[[tuple, tuple], tuple[tuple, int]]:
-    """``plan(a_shape, b_shape)``: ``matmul_shape`` remembered per pair of shapes."""
+def matmul_planner(node, xp) -> Callable:
+    """``plan(a, b) -> (out_shape, k, a, b)``: ``matmul_shape`` remembered per pair of
+    shapes, and the operands as the product takes them: transposed (transpose_a/b) as
+    views of array module ``xp``, which BLAS and cuBLAS read without a copy, and
+    float16 widened to float32 (computed in float32, rounded once, on every device)."""
+    ta, tb = transposes(node)
+    widen = node.output_dtype == np.float16
     plans: dict[tuple, tuple] = {}
 
-    def plan(a_shape, b_shape):
-        key = (a_shape, b_shape)
+    def plan(a, b):
+        key = (a.shape, b.shape)
         planned = plans.get(key)
         if planned is None:
-            planned = plans[key] = matmul_shape(node, a_shape, b_shape)
-        return planned
+            planned = remember(plans, key, matmul_shape(node, *key))
+        out_shape, k = planned
+        if ta:
+            a = xp.swapaxes(a, -1, -2)
+        if tb:
+            b = xp.swapaxes(b, -1, -2)
+        if widen:
+            a, b = a.astype(np.float32), b.astype(np.float32)
+        return out_shape, k, a, b
     return plan

@@ -14,7 +14,7 @@ import numpy as np
 from .checks import broadcast_shape, check_axes, fmt_shape, invalid_argument
 
 __all__ = ["softmax_axis", "last_axis", "xent_shape", "sparse_xent_shapes", "label_error",
-           "bias_axis", "check_bias"]
+           "bias_axis", "check_bias", "broadcastable_bias"]
 
 
 def softmax_axis(node, shape: tuple) -> int:
@@ -81,3 +81,12 @@ def check_bias(node, value_shape: tuple, bias_shape: tuple) -> int:
                                f"channel: value {fmt_shape(value_shape)}, bias "
                                f"{fmt_shape(bias_shape)}")
     return axis
+
+
+def broadcastable_bias(node, value_shape: tuple, bias):
+    """``bias`` shaped to broadcast along BiasAdd's channel axis of a ``value_shape``
+    input (NCHW: ``(C, 1, 1)``, across H and W); raises like ``check_bias``."""
+    rank = len(value_shape)
+    if check_bias(node, value_shape, bias.shape) != rank - 1:
+        return bias.reshape((-1,) + (1,) * (rank - 2))
+    return bias

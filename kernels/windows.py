@@ -37,11 +37,16 @@ import numpy as np
 
 from .checks import fmt_shape, invalid_argument
 
-__all__ = ["Geometry", "output_size", "geometry", "spatial", "patches", "add_patches",
-           "window_counts", "check_rank4", "conv_shapes", "ConvParams", "PoolParams",
-           "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
+__all__ = ["CONV_BACKPROP_OPS", "Geometry", "output_size", "geometry", "spatial", "patches",
+           "add_patches", "window_counts", "check_rank4", "conv_shapes", "ConvParams",
+           "PoolParams", "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
            "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "max_pool_grad_grad",
-           "avg_pool_grad"]
+           "avg_pool_grad", "max_pool_grad_grad_kernel"]
+
+# One builder per device serves the four: the input's and the filter's gradients are the
+# same products transposed.
+CONV_BACKPROP_OPS = ("Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
+                     "Conv2DBackpropFilterV2")
 
 
 def output_size(size: int, k: int, stride: int, dilation: int, padding: str
@@ -171,16 +176,23 @@ class ConvParams:
     def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
         return (g.batch, g.out_h, g.out_w, f_shape[3])
 
-    def backprop_geometry(self, first, second, dy) -> tuple[Geometry, tuple]:
-        """``(geometry, filter shape)`` of a Conv2DBackpropInput/Filter(V2) call, whose
-        first two inputs are the input (or its sizes) and the filter (or its sizes);
-        raises unless ``dy`` has the convolution's output shape."""
+    @property
+    def grads_input(self) -> bool:
+        """Whether the node is a Conv2DBackpropInput(V2) (else a ...Filter(V2))."""
+        return self.node.op.startswith("Conv2DBackpropInput")
+
+    def backprop(self, first, second, dy) -> tuple[Geometry, tuple, object]:
+        """``(geometry, gradient shape, operand)`` of a Conv2DBackpropInput/Filter(V2)
+        call, whose first two inputs are the input (or its sizes) and the filter (or its
+        sizes); the operand is what ``dy`` multiplies: the filter for the input's
+        gradient, the input for the filter's.  Raises unless ``dy`` has the
+        convolution's output shape."""
         op = self.node.op
         x_shape = shape_input(self.node, first, op == "Conv2DBackpropInput")
         f_shape = shape_input(self.node, second, op == "Conv2DBackpropFilter")
         g = self.geometry(x_shape, f_shape)
         check_shape(self.node.name, op, "out_backprop", dy.shape, self.output_shape(g, f_shape))
-        return g, f_shape
+        return (g, x_shape, second) if self.grads_input else (g, f_shape, first)
 
 
 class PoolParams:
@@ -327,3 +339,17 @@ def avg_pool_grad(xp, dy, g: Geometry, counts):
     cols = xp.broadcast_to(share[:, :, :, None, None, :],
                            g.out_shape + (g.k_h, g.k_w, g.channels))
     return add_patches(xp, cols, g)
+
+
+def max_pool_grad_grad_kernel(xp, node):
+    """MaxPoolGradGrad's kernel on ``xp`` (numpy for the CPU, cupy for the GPU): second
+    derivatives only, so no device has a faster loop for it."""
+    params, out_dtype = PoolParams(node), node.output_dtype
+
+    def kernel(x, y, grad):
+        g = params.grad_geometry(x, y, grad)
+        if 0 in params.output_shape(g):
+            return xp.zeros(params.output_shape(g), out_dtype)
+        out = max_pool_grad_grad(xp, x, grad, g, lowest(x.dtype))
+        return xp.ascontiguousarray(out.astype(out_dtype, copy=False))
+    return kernel

@@ -88,10 +88,17 @@ __device__ __forceinline__ long long _ds_ipow(long long base, long long exponent
 """,
 }
 
+# C functions per op: (float's, double's); the TF1 block adds the rounding ones.
 _FLOAT_FUNCTIONS = {"exp": ("expf", "exp"), "log": ("logf", "log"), "sqrt": ("sqrtf", "sqrt"),
                     "tanh": ("tanhf", "tanh"), "abs": ("fabsf", "fabs"),
                     "pow": ("powf", "pow")}
-_C_COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/",
+          "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+          "and": "&&", "or": "||", "xor": "!="}
+# The C expression of each op whose form is the same for every dtype but integer
+# ``+ - *``, negation, abs and ``**`` (``_integer_instr``).
+_C_FORMS = {**{op: f"{{0}} {symbol} {{1}}" for op, symbol in _INFIX.items()},
+            "not": "!{0}", "neg": "-{0}", "select": "{0} ? {1} : {2}"}
 
 
 def c_literal(c: Const) -> str:
@@ -115,53 +122,43 @@ def c_literal(c: Const) -> str:
     return f"({text})" if v < 0 or text.startswith("-") else text
 
 
+def _c_call(op: str, d: np.dtype, args) -> str:
+    """A call of the C function computing ``op`` in ``d`` (``expf`` for float)."""
+    return f"{_FLOAT_FUNCTIONS[op][d == _F64]}({', '.join(args)})"
+
+
+def _integer_instr(ins: Instr, a: list, helpers: set) -> str:
+    """Integer ``**`` by squaring; ``+ - *``, negation and abs in unsigned arithmetic,
+    which wraps like numpy where C's signed overflow is undefined."""
+    d, op = ins.dtype, ins.op
+    c_type = C_TYPES[d]
+    if op == "pow":
+        helpers.add("ipow")
+        return f"({c_type})_ds_ipow((long long){a[0]}, (long long){a[1]})"
+    u = _UNSIGNED[d]
+    if op in _INFIX:
+        return f"({c_type})(({u}){a[0]} {_INFIX[op]} ({u}){a[1]})"
+    negated = f"({c_type})(({u})0 - ({u}){a[0]})"
+    return negated if op == "neg" else f"({a[0]} < 0) ? {negated} : {a[0]}"
+
+
 def _render_instr(ins: Instr, helpers: set) -> str:
     a = [x if isinstance(x, str) else c_literal(x) for x in ins.args]
     d, op = ins.dtype, ins.op
-    c_type = C_TYPES[d]
-    if op in ("add", "sub", "mul"):
-        symbol = {"add": "+", "sub": "-", "mul": "*"}[op]
-        if d.kind == "f":
-            return f"{a[0]} {symbol} {a[1]}"
-        u = _UNSIGNED[d]
-        return f"({c_type})(({u}){a[0]} {symbol} ({u}){a[1]})"
-    if op == "div":
-        return f"{a[0]} / {a[1]}"
-    if op == "pow":
-        if d.kind == "f":
-            return f"{_FLOAT_FUNCTIONS['pow'][d == _F64]}({a[0]}, {a[1]})"
-        helpers.add("ipow")
-        return f"({c_type})_ds_ipow((long long){a[0]}, (long long){a[1]})"
+    if d.kind != "f" and op in ("add", "sub", "mul", "neg", "abs", "pow"):
+        return _integer_instr(ins, a, helpers)
+    if op in _C_FORMS:
+        return _C_FORMS[op].format(*a)
+    if op in _FLOAT_FUNCTIONS:
+        return _c_call(op, d, a)
     if op in ("max", "min"):
         compare = ">=" if op == "max" else "<="
         keep = f"{a[0]} {compare} {a[1]}"
         if d.kind == "f":                 # a NaN on either side wins, like np.maximum
             keep = f"({keep}) || ({a[0]} != {a[0]})"
         return f"({keep}) ? {a[0]} : {a[1]}"
-    if op in _C_COMPARE:
-        return f"{a[0]} {_C_COMPARE[op]} {a[1]}"
-    if op in ("and", "or", "xor"):
-        return f"{a[0]} {({'and': '&&', 'or': '||', 'xor': '!='})[op]} {a[1]}"
-    if op == "not":
-        return f"!{a[0]}"
-    if op == "neg":
-        if d.kind == "f":
-            return f"-{a[0]}"
-        u = _UNSIGNED[d]
-        return f"({c_type})(({u})0 - ({u}){a[0]})"
-    if op == "abs":
-        if d.kind == "f":
-            return f"{_FLOAT_FUNCTIONS['abs'][d == _F64]}({a[0]})"
-        u = _UNSIGNED[d]
-        return f"({a[0]} < 0) ? ({c_type})(({u})0 - ({u}){a[0]}) : {a[0]}"
-    if op in ("exp", "log", "sqrt", "tanh"):
-        return f"{_FLOAT_FUNCTIONS[op][d == _F64]}({a[0]})"
-    if op == "select":
-        return f"{a[0]} ? {a[1]} : {a[2]}"
     if op == "convert":
-        if d.kind == "b":
-            return f"{a[0]} != 0"
-        return f"({c_type})({a[0]})"
+        return f"{a[0]} != 0" if d.kind == "b" else f"({C_TYPES[d]})({a[0]})"
     return _tf1_instr(ins, a)
 
 
@@ -221,19 +218,16 @@ def c_literal(c: Const) -> str:  # noqa: F811  (extends the one above with small
 
 
 def _tf1_instr(ins: Instr, a: list) -> str:
+    """Integer and float division and modulo (rounding is ``_FLOAT_FUNCTIONS``')."""
     d, op = ins.dtype, ins.op
     c_type = C_TYPES[d]
-    if op in ("floor", "ceil", "rint", "trunc"):
-        return f"{_FLOAT_FUNCTIONS[op][d == _F64]}({a[0]})"
     x, y = a
     if d.kind == "f":
-        fmod = _FLOAT_FUNCTIONS["fmod"][d == _F64]
-        trunc = _FLOAT_FUNCTIONS["trunc"][d == _F64]
-        floor = _FLOAT_FUNCTIONS["floor"][d == _F64]
-        return {"floordiv": f"{floor}({x} / {y})", "truncdiv": f"{trunc}({x} / {y})",
-                "truncmod": f"{fmod}({x}, {y})",
-                "floormod": f"(({fmod}({x}, {y}) != 0) && (({fmod}({x}, {y}) < 0) != "
-                            f"({y} < 0))) ? {fmod}({x}, {y}) + {y} : {fmod}({x}, {y})"}[op]
+        rem = _c_call("fmod", d, a)
+        return {"floordiv": _c_call("floor", d, [f"{x} / {y}"]),
+                "truncdiv": _c_call("trunc", d, [f"{x} / {y}"]), "truncmod": rem,
+                "floormod": f"(({rem} != 0) && (({rem} < 0) != ({y} < 0))) ? {rem} + {y} "
+                            f": {rem}"}[op]
     differ = f"(({x} % {y} != 0) && (({x} < 0) != ({y} < 0)))"
     body = {"truncdiv": f"{x} / {y}", "truncmod": f"{x} % {y}",
             "floordiv": f"{x} / {y} - ({differ} ? 1 : 0)",

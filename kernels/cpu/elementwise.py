@@ -37,9 +37,10 @@ import math
 
 import numpy as np
 
-from ..checks import broadcast_shape, fmt_shape, invalid_argument, to_float16
+from ..checks import call_shape, fmt_shape, invalid_argument, to_float16
 from ..codegen import cpu as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..plan_cache import remember
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .numba_setup import num_threads
@@ -47,7 +48,6 @@ from .numba_setup import num_threads
 __all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "build_elementwise"]
 
 PARALLEL_MIN_SIZE = 1 << 17
-_MAX_PLANS = 64          # distinct input-shape tuples remembered per kernel
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
@@ -133,11 +133,8 @@ class ElementwiseKernel:
         return flat
 
     def _make_plan(self, arrays) -> tuple:
-        if len(arrays) != self._arity:
-            raise TypeError(f"{self.op} kernel '{self.name}' takes {self._arity} inputs, "
-                            f"got {len(arrays)}")
         shapes = tuple(a.shape for a in arrays)
-        out_shape = broadcast_shape(self.name, self.op, shapes)
+        out_shape = call_shape(self.name, self.op, self._arity, shapes)
         size = math.prod(out_shape)
         modes, materialise, inner = _input_modes(shapes, out_shape, size)
         if size == 0:
@@ -151,11 +148,8 @@ class ElementwiseKernel:
         fast = loop is not None and not (any(materialise) or any(self._widen) or self._narrow)
         pooled = self._pool is not None and size * self._store_dtype.itemsize >= \
             self._pool.min_bytes
-        plan = (out_shape, loop, fast, tuple(materialise), inner, pooled)
-        if len(self._plans) >= _MAX_PLANS:
-            self._plans.clear()
-        self._plans[shapes] = plan
-        return plan
+        return remember(self._plans, shapes,
+                        (out_shape, loop, fast, tuple(materialise), inner, pooled))
 
     def __repr__(self):
         return (f"ElementwiseKernel({self.program.expr!r}, inputs={self.program.inputs}, "

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import matmul_planner, to_float16, transposes
+from ..checks import matmul_planner, to_float16
 from ..registry import register_kernel
 from .blas import matmul_into
 from .buffer_pool import BufferPool
@@ -28,24 +28,15 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 @register_kernel("MatMul", "CPU")
 def build_matmul(node):
-    ta, tb = transposes(node)
     out_dtype = node.output_dtype
-    widen = out_dtype == _F16
-    compute_dtype = _F32 if widen else out_dtype
-    plan = matmul_planner(node)
+    plan = matmul_planner(node, np)
     pool = BufferPool()
 
     def matmul(a, b):
-        out_shape, _ = plan(a.shape, b.shape)
-        if ta:
-            a = np.swapaxes(a, -1, -2)
-        if tb:
-            b = np.swapaxes(b, -1, -2)
-        if widen:
-            a, b = a.astype(_F32), b.astype(_F32)
-        if widen:
+        out_shape, _, a, b = plan(a, b)
+        if out_dtype == _F16:                  # a and b are float32
             return to_float16(np.matmul(a, b, out=np.empty(out_shape, _F32)))
-        out = pool.take(out_shape, compute_dtype)
+        out = pool.take(out_shape, out_dtype)
         matmul_into(a, b, out)
         pool.give(out)
         return out

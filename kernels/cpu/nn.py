@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import to_float16
-from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_axis,
-                         sparse_xent_shapes, xent_shape)
+from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
+                         softmax_axis, sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
@@ -337,10 +337,7 @@ def build_bias_add(node):
                             dtype, name=node.name, op=node.op, reuse_buffers=True)
 
     def bias_add(value, bias):
-        axis = check_bias(node, value.shape, bias.shape)
-        if axis != value.ndim - 1:          # NCHW: along axis 1, broadcast over H, W
-            bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
-        return add(value, bias)
+        return add(value, broadcastable_bias(node, value.shape, bias))
     return bias_add
 
 

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import windows
 from ..checks import to_float16
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams, lowest
+from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
+                       max_pool_grad_grad_kernel)
 from .buffer_pool import BufferPool
 from .reduce import JIT, PAR
 
@@ -164,8 +164,9 @@ def conv2d_input_grad(f, dy, g: Geometry):
     return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
 
 
-def conv2d_filter_grad(x, dy, g: Geometry, out_channels: int):
+def conv2d_filter_grad(x, dy, g: Geometry):
     """The gradient of Conv2D with respect to its filter, (KH, KW, C, O)."""
+    out_channels = dy.shape[3]
     dy_rows = dy.reshape(-1, out_channels)
     if _pointwise(g):
         df = np.matmul(x.reshape(-1, g.channels).T, dy_rows)
@@ -202,35 +203,20 @@ def build_conv2d(node):
     return kernel
 
 
-@register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), "CPU")
-def build_conv2d_backprop_input(node):
+@register_kernel(CONV_BACKPROP_OPS, "CPU")
+def build_conv2d_backprop(node):
     params = ConvParams(node)
     widen = node.output_dtype == _F16
+    grad = conv2d_input_grad if params.grads_input else conv2d_filter_grad
 
-    def kernel(x_or_sizes, f, dy):
-        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
-        f, dy = _compute(f, widen), _compute(dy, widen)
-        if dy.size and f.size:
-            dx = conv2d_input_grad(f, dy, g)
-        else:
-            dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dy.dtype)
-        return to_float16(dx) if widen else dx
-    return kernel
-
-
-@register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), "CPU")
-def build_conv2d_backprop_filter(node):
-    params = ConvParams(node)
-    widen = node.output_dtype == _F16
-
-    def kernel(x, f_or_sizes, dy):
-        g, f_shape = params.backprop_geometry(x, f_or_sizes, dy)
-        x, dy = _compute(x, widen), _compute(dy, widen)
+    def kernel(first, second, dy):
+        g, grad_shape, operand = params.backprop(first, second, dy)
+        operand, dy = _compute(operand, widen), _compute(dy, widen)
         if dy.size and g.window * g.channels:
-            df = conv2d_filter_grad(x, dy, g, f_shape[3])
+            out = grad(operand, dy, g)
         else:
-            df = np.zeros(f_shape, dy.dtype)
-        return to_float16(df) if widen else df
+            out = np.zeros(grad_shape, dy.dtype)
+        return to_float16(out) if widen else out
     return kernel
 
 
@@ -367,15 +353,7 @@ def build_max_pool_grad(node):
 @register_kernel("MaxPoolGradGrad", "CPU")
 def build_max_pool_grad_grad(node):
     """Second derivatives only: ``windows.py``'s numpy algorithm (no numba loop)."""
-    params, out_dtype = PoolParams(node), node.output_dtype
-
-    def kernel(x, y, grad):
-        g = params.grad_geometry(x, y, grad)
-        if 0 in params.output_shape(g):
-            return np.zeros(params.output_shape(g), out_dtype)
-        out = windows.max_pool_grad_grad(np, x, grad, g, lowest(x.dtype))
-        return np.ascontiguousarray(out, dtype=out_dtype)
-    return kernel
+    return max_pool_grad_grad_kernel(np, node)
 
 
 @register_kernel("AvgPoolGrad", "CPU")

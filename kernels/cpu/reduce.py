@@ -37,6 +37,7 @@ import numpy as np
 
 from ..checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
                       reduction_attrs, resolve_axes, to_float16)
+from ..plan_cache import remember
 from ..registry import register_kernel
 from .elementwise import PARALLEL_MIN_SIZE
 from .numba_setup import num_threads
@@ -301,9 +302,7 @@ class Layout:
     def __call__(self, x):
         plan = self._plans.get(x.shape)
         if plan is None:
-            if len(self._plans) >= 64:      # bound the memory of ever-changing shapes
-                self._plans.clear()
-            plan = self._plans[x.shape] = self._plan(x.shape)
+            plan = remember(self._plans, x.shape, self._plan(x.shape))
         perm, rows, n, out_shape, moved_shape = plan
         moved = x if perm is None else x.transpose(perm)
         flat = np.ascontiguousarray(moved, dtype=_F32 if self.widen else None).ravel()

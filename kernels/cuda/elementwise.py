@@ -30,16 +30,14 @@ import zlib
 import cupy
 import numpy as np
 
-from ..checks import broadcast_shape, fmt_shape, invalid_argument
+from ..checks import call_shape, fmt_shape, invalid_argument
 from ..codegen import cuda as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..plan_cache import remember
 from ..registry import register_kernel
 from .device import on_device
 
 __all__ = ["ElementwiseKernel", "build_elementwise"]
-
-_MAX_SHAPES = 64          # distinct input-shape tuples remembered per kernel
-
 
 
 @functools.lru_cache(maxsize=1024)
@@ -81,7 +79,8 @@ class ElementwiseKernel:
         shapes = tuple([a.shape for a in arrays])
         out_shape = self._shapes.get(shapes)
         if out_shape is None:
-            out_shape = self._out_shape(shapes)
+            out_shape = remember(self._shapes, shapes,
+                                 call_shape(self.name, self.op, self._arity, shapes))
         if out is None:
             out = cupy.empty(out_shape, self.output_dtype)
         elif out.shape != out_shape or out.dtype != self.output_dtype:
@@ -91,16 +90,6 @@ class ElementwiseKernel:
         if out.size:
             self._kernel(*arrays, out)
         return out
-
-    def _out_shape(self, shapes) -> tuple:
-        if len(shapes) != self._arity:
-            raise TypeError(f"{self.op} kernel '{self.name}' takes {self._arity} inputs, "
-                            f"got {len(shapes)}")
-        out_shape = tuple(broadcast_shape(self.name, self.op, shapes))
-        if len(self._shapes) >= _MAX_SHAPES:
-            self._shapes.clear()
-        self._shapes[shapes] = out_shape
-        return out_shape
 
     def __repr__(self):
         return (f"ElementwiseKernel({self.program.expr!r}, inputs="

@@ -14,8 +14,8 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_axis,
-                         sparse_xent_shapes, xent_shape)
+from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
+                         softmax_axis, sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
 from .device import on_device
 from .elementwise import ElementwiseKernel
@@ -26,13 +26,20 @@ __all__ = ["build_softmax", "build_log_softmax", "build_xent", "build_sparse_xen
 
 
 class _Shifted:
-    """``exp(x - max)`` along an axis, and its sum, in the compute dtype."""
+    """A softmax-family node's ``exp(x - max)`` along an axis, and its sum, in the compute
+    dtype ``acc``; ``kernel(expr, names, out_dtype)`` fuses what follows into one
+    elementwise kernel over the values named x (the logits), y (the labels), m (the
+    max), e (``exp(x - m)``) and s (the sum)."""
 
     def __init__(self, node):
+        self.node = node
         self.acc = compute_dtype(node.output_dtype)
-        self.exp = ElementwiseKernel("exp(x - m)", [("x", node.input_dtypes[0]),
-                                                    ("m", self.acc)], self.acc,
-                                     name=node.name, op=node.op)
+        self._dtypes = dict(zip("xy", node.input_dtypes), m=self.acc, e=self.acc, s=self.acc)
+        self.exp = self.kernel("exp(x - m)", "xm", self.acc)
+
+    def kernel(self, expr: str, names: str, out_dtype) -> ElementwiseKernel:
+        return ElementwiseKernel(expr, [(n, self._dtypes[n]) for n in names], out_dtype,
+                                 name=self.node.name, op=self.node.op)
 
     def __call__(self, x, axis):
         m = cupy.max(x, axis=axis, keepdims=True).astype(self.acc, copy=False)
@@ -42,10 +49,8 @@ class _Shifted:
 
 @register_kernel("Softmax", "GPU")
 def build_softmax(node):
-    out_dtype = node.output_dtype
-    shifted = _Shifted(node)
-    normalise = ElementwiseKernel("e / s", [("e", shifted.acc), ("s", shifted.acc)], out_dtype,
-                                  name=node.name, op=node.op)
+    shifted, out_dtype = _Shifted(node), node.output_dtype
+    normalise = shifted.kernel("e / s", "es", out_dtype)
 
     def softmax(x):
         axis = softmax_axis(node, x.shape)
@@ -58,12 +63,8 @@ def build_softmax(node):
 
 @register_kernel("LogSoftmax", "GPU")
 def build_log_softmax(node):
-    out_dtype = node.output_dtype
-    shifted = _Shifted(node)
-    acc = shifted.acc
-    finish = ElementwiseKernel("(x - m) - log(s)", [("x", node.input_dtypes[0]), ("m", acc),
-                                                    ("s", acc)], out_dtype,
-                               name=node.name, op=node.op)
+    shifted, out_dtype = _Shifted(node), node.output_dtype
+    finish = shifted.kernel("(x - m) - log(s)", "xms", out_dtype)
 
     def log_softmax(x):
         last_axis(node, x.shape)
@@ -76,30 +77,24 @@ def build_log_softmax(node):
 
 @register_kernel("SoftmaxCrossEntropyWithLogits", "GPU")
 def build_xent(node):
-    out_dtype = node.output_dtype
-    shifted = _Shifted(node)
-    acc = shifted.acc
-    dtypes = [("x", node.input_dtypes[0]), ("y", node.input_dtypes[1]), ("m", acc), ("s", acc)]
-    terms = ElementwiseKernel("y * (log(s) - (x - m))", dtypes, acc, name=node.name, op=node.op)
-    backprop = ElementwiseKernel("exp(x - m) / s - y", dtypes, out_dtype, name=node.name,
-                                 op=node.op)
+    shifted, out_dtype = _Shifted(node), node.output_dtype
+    terms = shifted.kernel("y * (log(s) - (x - m))", "xyms", shifted.acc)
+    backprop = shifted.kernel("exp(x - m) / s - y", "xyms", out_dtype)
 
     def xent(logits, labels):
         shape = xent_shape(node, logits.shape, labels.shape)
         if shape[1] == 0 or shape[0] == 0:
             return cupy.zeros(shape[:1], out_dtype), cupy.empty(shape, out_dtype)
         m, _, s = shifted(logits, 1)
-        loss = cupy.sum(terms(logits, labels, m, s), axis=1, dtype=acc)
+        loss = cupy.sum(terms(logits, labels, m, s), axis=1, dtype=shifted.acc)
         return loss.astype(out_dtype, copy=False), backprop(logits, labels, m, s)
     return on_device(node, xent)
 
 
 @register_kernel("SparseSoftmaxCrossEntropyWithLogits", "GPU")
 def build_sparse_xent(node):
-    out_dtype = node.output_dtype
-    shifted = _Shifted(node)
-    acc = shifted.acc
-    probs = ElementwiseKernel("e / s", [("e", acc), ("s", acc)], acc, name=node.name, op=node.op)
+    shifted, out_dtype = _Shifted(node), node.output_dtype
+    probs = shifted.kernel("e / s", "es", shifted.acc)
 
     def sparse_xent(logits, labels):
         sparse_xent_shapes(node, logits.shape, labels.shape)
@@ -110,7 +105,7 @@ def build_sparse_xent(node):
             return cupy.zeros((rows,), out_dtype), cupy.empty(logits.shape, out_dtype)
         m, e, s = shifted(logits, 1)
         index = labels.astype(np.int64, copy=False).reshape(rows, 1)
-        picked = cupy.take_along_axis(logits, index, axis=1).astype(acc, copy=False)
+        picked = cupy.take_along_axis(logits, index, axis=1).astype(shifted.acc, copy=False)
         loss = cupy.log(s[:, 0]) - (picked[:, 0] - m[:, 0])
         backprop = probs(e, s)
         backprop[cupy.arange(rows), index[:, 0]] -= 1
@@ -137,10 +132,7 @@ def build_bias_add(node):
                             node.output_dtype, name=node.name, op=node.op)
 
     def bias_add(value, bias):
-        axis = check_bias(node, value.shape, bias.shape)
-        if axis != value.ndim - 1:          # NCHW: along axis 1, broadcast over H, W
-            bias = bias.reshape((-1,) + (1,) * (value.ndim - 2))
-        return add(value, bias)
+        return add(value, broadcastable_bias(node, value.shape, bias))
     return on_device(node, bias_add)
 
 

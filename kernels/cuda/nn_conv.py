@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import windows
 from ..registry import register_kernel
-from ..windows import ConvParams, PoolParams, lowest
+from ..windows import CONV_BACKPROP_OPS, ConvParams, PoolParams, lowest
 from .device import on_device
 
 __all__ = ["build_conv2d", "build_pool"]
@@ -52,30 +52,18 @@ def build_conv2d(node):
     return on_device(node, conv2d)
 
 
-@register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), "GPU")
-def build_conv2d_backprop_input(node):
+@register_kernel(CONV_BACKPROP_OPS, "GPU")
+def build_conv2d_backprop(node):
     params, out_dtype = ConvParams(node), node.output_dtype
+    grad = windows.conv2d_input_grad if params.grads_input else windows.conv2d_filter_grad
 
-    def backprop_input(x_or_sizes, f, dy):
-        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
-        if dy.size == 0 or f.size == 0:
-            return cupy.zeros((g.batch, g.in_h, g.in_w, g.channels), out_dtype)
-        dx = windows.conv2d_input_grad(cupy, _compute(f, out_dtype), _compute(dy, out_dtype), g)
-        return cupy.ascontiguousarray(dx.astype(out_dtype, copy=False))
-    return on_device(node, backprop_input)
-
-
-@register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), "GPU")
-def build_conv2d_backprop_filter(node):
-    params, out_dtype = ConvParams(node), node.output_dtype
-
-    def backprop_filter(x, f_or_sizes, dy):
-        g, f_shape = params.backprop_geometry(x, f_or_sizes, dy)
+    def backprop(first, second, dy):
+        g, grad_shape, operand = params.backprop(first, second, dy)
         if dy.size == 0 or g.window * g.channels == 0:
-            return cupy.zeros(f_shape, out_dtype)
-        df = windows.conv2d_filter_grad(cupy, _compute(x, out_dtype), _compute(dy, out_dtype), g)
-        return df.astype(out_dtype, copy=False)
-    return on_device(node, backprop_filter)
+            return cupy.zeros(grad_shape, out_dtype)
+        out = grad(cupy, _compute(operand, out_dtype), _compute(dy, out_dtype), g)
+        return cupy.ascontiguousarray(out.astype(out_dtype, copy=False))
+    return on_device(node, backprop)
 
 
 @register_kernel(("MaxPool", "AvgPool"), "GPU")
@@ -110,15 +98,7 @@ def build_max_pool_grad(node):
 
 @register_kernel("MaxPoolGradGrad", "GPU")
 def build_max_pool_grad_grad(node):
-    params, out_dtype = PoolParams(node), node.output_dtype
-
-    def max_pool_grad_grad(x, y, grad):
-        g = params.grad_geometry(x, y, grad)
-        if 0 in params.output_shape(g):
-            return cupy.zeros(params.output_shape(g), out_dtype)
-        out = windows.max_pool_grad_grad(cupy, x, grad, g, lowest(x.dtype))
-        return cupy.ascontiguousarray(out.astype(out_dtype, copy=False))
-    return on_device(node, max_pool_grad_grad)
+    return on_device(node, windows.max_pool_grad_grad_kernel(cupy, node))
 
 
 @register_kernel("AvgPoolGrad", "GPU")

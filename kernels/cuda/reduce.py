@@ -20,8 +20,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..checks import (check_argmax, check_reduction, get_attr, reduced_shape, reduction_attrs,
-                      resolve_axes)
+from ..checks import ReductionParams, check_argmax, get_attr, reduced_shape
 from ..registry import register_kernel
 from .device import on_device
 
@@ -40,13 +39,11 @@ def compute_dtype(dtype: np.dtype) -> np.dtype:
 
 @register_kernel(("Sum", "Mean", "Max", "Min"), "GPU")
 def build_reduction(node):
-    kind = node.op.lower()
-    spec, keepdims = reduction_attrs(node)
-    out_dtype = node.output_dtype
+    params, out_dtype = ReductionParams(node), node.output_dtype
+    kind, keepdims = params.kind, params.keepdims
 
     def reduce(x):
-        axes = resolve_axes(node, spec, x.shape)
-        count = check_reduction(node, kind, x, axes)
+        axes, count = params.settle(x)
         acc = compute_dtype(x.dtype)
         if not axes:                  # reducing over nothing is a copy
             return x.astype(out_dtype, copy=True)
@@ -86,13 +83,12 @@ def build_argmax(node):
 
 @register_kernel(("Prod", "All", "Any"), "GPU")
 def build_logical_or_product(node):
-    spec, keepdims = reduction_attrs(node)
-    out_dtype = node.output_dtype
+    params, out_dtype = ReductionParams(node), node.output_dtype
+    keepdims = params.keepdims
     reduce_fn = {"Prod": cupy.prod, "All": cupy.all, "Any": cupy.any}[node.op]
 
     def reduce(x):
-        axes = resolve_axes(node, spec, x.shape)
-        check_reduction(node, node.op.lower(), x, axes)
+        axes, _ = params.settle(x)
         if not axes:
             return x.astype(out_dtype, copy=True)
         if node.op == "Prod":

@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as np
 
 from ..checks import fmt_shape, invalid_argument, to_float16
+from ..plan_cache import remember
 from ..registry import HOST, register_kernel
 from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from .array import as_ints
@@ -29,7 +30,6 @@ __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segm
            "one_hot_axis", "check_add_n", "make_add_n_builder"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-_MAX_SPECS = 64
 
 
 def _as_is(node, fn):
@@ -56,9 +56,7 @@ def _remembered(node, resolve):
                 spec = resolve(*key)
             except SliceError as e:
                 raise invalid_argument(node.name, node.op, str(e)) from None
-            if len(specs) >= _MAX_SPECS:
-                specs.clear()
-            specs[key] = spec
+            remember(specs, key, spec)
         return spec
     return spec_for
 

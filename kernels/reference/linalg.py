@@ -31,21 +31,33 @@ def build_matmul(node):
 # numpy serves the CPU too (``HOST``): Diag only moves values; the determinant is LAPACK's
 # LU (numpy's), float16 computed in float32.
 
-@register_kernel("Diag", HOST)
-def build_diag(node):
+def diag_kernel(xp):
+    """Diag on array module ``xp`` (numpy here, cupy in ``cuda/linalg.py``): ``x``'s
+    values on the diagonal of a ``shape + shape`` array of zeros."""
     def diag(x):
         n = x.size
-        out = np.zeros((n, n), x.dtype)
-        out[np.arange(n), np.arange(n)] = x.reshape(-1)
+        out = xp.zeros((n, n), x.dtype)
+        out[xp.arange(n), xp.arange(n)] = x.reshape(-1)
         return out.reshape(x.shape + x.shape)
     return diag
 
 
-@register_kernel("MatrixDeterminant", HOST)
-def build_determinant(node):
+def determinant_kernel(node, xp):
+    """MatrixDeterminant on array module ``xp`` (LU: LAPACK's or cuSOLVER's, which have
+    no float16)."""
     out_dtype = node.output_dtype
 
     def determinant(x):
         check_square_matrices(node, x.shape)
-        return np.asarray(np.linalg.det(compute_dtype(x))).astype(out_dtype, copy=False)
+        return xp.asarray(xp.linalg.det(compute_dtype(x))).astype(out_dtype, copy=False)
     return determinant
+
+
+@register_kernel("Diag", HOST)
+def build_diag(node):
+    return diag_kernel(np)
+
+
+@register_kernel("MatrixDeterminant", HOST)
+def build_determinant(node):
+    return determinant_kernel(node, np)

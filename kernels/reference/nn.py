@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..checks import get_attr
-from ..nn_checks import (bias_axis, check_bias, label_error, last_axis, softmax_axis,
-                         sparse_xent_shapes, xent_shape)
+from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
+                         softmax_axis, sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
@@ -115,11 +115,9 @@ def build_bias_add(node):
     out_dtype = node.output_dtype
 
     def bias_add(value, bias):
-        axis = check_bias(node, value.shape, bias.shape)
-        shape = [1] * value.ndim
-        shape[axis] = bias.shape[0]
+        bias = broadcastable_bias(node, value.shape, bias)
         with np.errstate(over="ignore"):
-            total = compute_dtype(value) + compute_dtype(bias).reshape(shape)
+            total = compute_dtype(value) + compute_dtype(bias)
             return total.astype(out_dtype, copy=False)
     return bias_add
 

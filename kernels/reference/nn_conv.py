@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_kernel
-from ..windows import ConvParams, Geometry, PoolParams
+from ..windows import CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
@@ -69,24 +69,15 @@ def build_conv2d(node):
     return conv2d
 
 
-@register_kernel(("Conv2DBackpropInput", "Conv2DBackpropInputV2"), DEVICE)
-def build_conv2d_backprop_input(node):
+@register_kernel(CONV_BACKPROP_OPS, DEVICE)
+def build_conv2d_backprop(node):
     params, out_dtype = ConvParams(node), node.output_dtype
+    grad = _conv_input_grad if params.grads_input else _conv_filter_grad
 
-    def backprop_input(x_or_sizes, f, dy):
-        g, _ = params.backprop_geometry(x_or_sizes, f, dy)
-        return _conv_input_grad(g, compute_dtype(f), compute_dtype(dy)).astype(out_dtype)
-    return backprop_input
-
-
-@register_kernel(("Conv2DBackpropFilter", "Conv2DBackpropFilterV2"), DEVICE)
-def build_conv2d_backprop_filter(node):
-    params, out_dtype = ConvParams(node), node.output_dtype
-
-    def backprop_filter(x, f_or_sizes, dy):
-        g, _ = params.backprop_geometry(x, f_or_sizes, dy)
-        return _conv_filter_grad(g, compute_dtype(x), compute_dtype(dy)).astype(out_dtype)
-    return backprop_filter
+    def backprop(first, second, dy):
+        g, _, operand = params.backprop(first, second, dy)
+        return grad(g, compute_dtype(operand), compute_dtype(dy)).astype(out_dtype)
+    return backprop
 
 
 def _windows(g: Geometry):
@@ -115,54 +106,56 @@ def build_pool(node):
     return pool
 
 
-@register_kernel("MaxPoolGrad", DEVICE)
-def build_max_pool_grad(node):
+def _first_maxima(x, g: Geometry):
+    """(oh, ow, at) of every output position: ``x[at]`` (N, C) is the first maximum of
+    each image's and channel's window, in row-major order (a NaN counts as the maximum,
+    as ``np.max`` propagates it)."""
+    if x.size == 0:
+        return
+    batch, channel = np.meshgrid(np.arange(g.batch), np.arange(g.channels), indexing="ij")
+    for oh, ow, rows, cols in _windows(g):
+        window = x[:, rows, cols, :]
+        width = window.shape[2]
+        first = np.argmax(window.reshape(g.batch, -1, g.channels), axis=1)
+        yield oh, ow, (batch, rows.start + first // width, cols.start + first % width, channel)
+
+
+def _max_pool_grad(g: Geometry, x, y, dy):
+    """Each gradient added at its window's first maximum."""
+    dx = np.zeros(x.shape, compute_dtype(dy).dtype)
+    for oh, ow, at in _first_maxima(x, g):
+        np.add.at(dx, at, dy[:, oh, ow, :])
+    return dx
+
+
+def _max_pool_grad_grad(g: Geometry, x, y, grad):
+    """Per window, ``grad`` at its first maximum (the adjoint of ``_max_pool_grad``)."""
+    out = np.zeros(g.out_shape + (g.channels,), compute_dtype(grad).dtype)
+    for oh, ow, at in _first_maxima(x, g):
+        out[:, oh, ow, :] = grad[at]
+    return out
+
+
+def _avg_pool_grad(g: Geometry, sizes, dy):
+    """Each gradient shared evenly by the valid elements of its window."""
+    dyc = compute_dtype(dy)
+    dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dyc.dtype)
+    for oh, ow, rows, cols in _windows(g):
+        count = (rows.stop - rows.start) * (cols.stop - cols.start)
+        dx[:, rows, cols, :] += dyc[:, oh, ow, None, None, :] / count
+    return dx
+
+
+_POOL_GRADS = {"MaxPoolGrad": _max_pool_grad, "MaxPoolGradGrad": _max_pool_grad_grad,
+               "AvgPoolGrad": _avg_pool_grad}
+
+
+@register_kernel(tuple(_POOL_GRADS), DEVICE)
+def build_pool_grad(node):
     params, out_dtype = PoolParams(node), node.output_dtype
+    grad = _POOL_GRADS[node.op]
 
-    def max_pool_grad(x, y, dy):
-        g = params.grad_geometry(x, y, dy)
-        dx = np.zeros(x.shape, compute_dtype(dy).dtype)
-        if dy.size == 0:
-            return dx.astype(out_dtype)
-        batch, channel = np.meshgrid(np.arange(g.batch), np.arange(g.channels), indexing="ij")
-        for oh, ow, rows, cols in _windows(g):
-            window = x[:, rows, cols, :]
-            width = window.shape[2]
-            first_max = np.argmax(window.reshape(g.batch, -1, g.channels), axis=1)
-            np.add.at(dx, (batch, rows.start + first_max // width, cols.start + first_max % width,
-                           channel), dy[:, oh, ow, :])
-        return dx.astype(out_dtype, copy=False)
-    return max_pool_grad
-
-
-@register_kernel("MaxPoolGradGrad", DEVICE)
-def build_max_pool_grad_grad(node):
-    params, out_dtype = PoolParams(node), node.output_dtype
-
-    def max_pool_grad_grad(x, y, grad):
-        g = params.grad_geometry(x, y, grad)
-        out = np.zeros(params.output_shape(g), compute_dtype(grad).dtype)
-        if out.size == 0:
-            return out.astype(out_dtype)
-        for oh, ow, rows, cols in _windows(g):
-            window = x[:, rows, cols, :].reshape(g.batch, -1, g.channels)
-            first_max = np.argmax(window, axis=1)[:, None, :]
-            picked = grad[:, rows, cols, :].reshape(g.batch, -1, g.channels)
-            out[:, oh, ow, :] = np.take_along_axis(picked, first_max, axis=1)[:, 0, :]
-        return out.astype(out_dtype, copy=False)
-    return max_pool_grad_grad
-
-
-@register_kernel("AvgPoolGrad", DEVICE)
-def build_avg_pool_grad(node):
-    params, out_dtype = PoolParams(node), node.output_dtype
-
-    def avg_pool_grad(sizes, dy):
-        g = params.grad_geometry(sizes, dy)
-        dyc = compute_dtype(dy)
-        dx = np.zeros((g.batch, g.in_h, g.in_w, g.channels), dyc.dtype)
-        for oh, ow, rows, cols in _windows(g):
-            count = (rows.stop - rows.start) * (cols.stop - cols.start)
-            dx[:, rows, cols, :] += dyc[:, oh, ow, None, None, :] / count
-        return dx.astype(out_dtype, copy=False)
-    return avg_pool_grad
+    def pool_grad(*inputs):
+        g = params.grad_geometry(*inputs)
+        return grad(g, *inputs).astype(out_dtype, copy=False)
+    return pool_grad

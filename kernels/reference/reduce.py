@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import check_argmax, check_reduction, get_attr, reduction_attrs, resolve_axes
+from ..checks import ReductionParams, check_argmax, get_attr
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
@@ -26,13 +26,11 @@ _NUMPY = {"max": np.max, "min": np.min, "prod": np.prod, "all": np.all, "any": n
 
 @register_kernel(("Sum", "Mean", "Max", "Min", "Prod", "All", "Any"), DEVICE)
 def build_reduction(node):
-    kind = node.op.lower()
-    spec, keepdims = reduction_attrs(node)
-    out_dtype = node.output_dtype
+    params, out_dtype = ReductionParams(node), node.output_dtype
+    kind, keepdims = params.kind, params.keepdims
 
     def reduce(x):
-        axes = resolve_axes(node, spec, x.shape)
-        count = check_reduction(node, kind, x, axes)
+        axes, count = params.settle(x)
         xc = compute_dtype(x)
         with np.errstate(all="ignore"):
             if kind in ("max", "min", "all", "any"):

@@ -86,28 +86,30 @@ def _stream(node):
     return node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
 
 
-@register_kernel("RandomUniform", HOST)
-def build_random_uniform(node):
+def _random_kernel(node, draw):
+    """A kernel returning ``draw(generator, shape)`` in the node's dtype, drawn from the
+    node's seeded stream under its lock (draws from one stream stay in one order)."""
     stream, shape_of = _stream(node), _shape_of(node)
-    dtype, low, high = node.output_dtype, node.attrs["minval"], node.attrs["maxval"]
+    dtype = node.output_dtype
 
     def kernel(*inputs):
         shape = shape_of(*inputs)
         with stream.lock:
-            return stream.generator.uniform(low, high, shape).astype(dtype)
+            return draw(stream.generator, shape).astype(dtype)
     return kernel
+
+
+@register_kernel("RandomUniform", HOST)
+def build_random_uniform(node):
+    low, high = node.attrs["minval"], node.attrs["maxval"]
+    return _random_kernel(node, lambda generator, shape: generator.uniform(low, high, shape))
 
 
 @register_kernel("RandomStandardNormal", HOST)
 def build_random_normal(node):
-    stream, shape_of = _stream(node), _shape_of(node)
-    dtype, mean, stddev = node.output_dtype, node.attrs["mean"], node.attrs["stddev"]
-
-    def kernel(*inputs):
-        shape = shape_of(*inputs)
-        with stream.lock:
-            return (stream.generator.standard_normal(shape) * stddev + mean).astype(dtype)
-    return kernel
+    mean, stddev = node.attrs["mean"], node.attrs["stddev"]
+    return _random_kernel(
+        node, lambda generator, shape: generator.standard_normal(shape) * stddev + mean)
 
 
 # --- TF1 surface (branch tf1): TruncatedNormal, RandomUniformInt, RandomShuffle --------
@@ -116,19 +118,16 @@ def build_random_normal(node):
 def build_truncated_normal(node):
     """Standard normal draws, those beyond two standard deviations drawn again (TF's
     rule), then scaled by the ``stddev`` and ``mean`` attrs."""
-    stream, shape_of = _stream(node), _shape_of(node)
-    dtype, mean, stddev = node.output_dtype, node.attrs["mean"], node.attrs["stddev"]
+    mean, stddev = node.attrs["mean"], node.attrs["stddev"]
 
-    def kernel(*inputs):
-        shape = shape_of(*inputs)
-        with stream.lock:
-            values = stream.generator.standard_normal(shape)
+    def draw(generator, shape):
+        values = generator.standard_normal(shape)
+        outside = np.abs(values) > 2.0
+        while outside.any():
+            values[outside] = generator.standard_normal(int(outside.sum()))
             outside = np.abs(values) > 2.0
-            while outside.any():
-                values[outside] = stream.generator.standard_normal(int(outside.sum()))
-                outside = np.abs(values) > 2.0
-        return (values * stddev + mean).astype(dtype)
-    return kernel
+        return values * stddev + mean
+    return _random_kernel(node, draw)
 
 
 @register_kernel("RandomUniformInt", HOST)
