@@ -21,6 +21,7 @@ import numpy as np
 
 from devsession.distributed.local_processes import free_ports
 
+from . import mlp
 from .contenders import Contender
 from .runner import error_row, measure
 from .workload import Data, Workload
@@ -37,11 +38,7 @@ def _data(batch, sizes):
         x = rng.standard_normal((batch, sizes[0]), dtype=F32)
         labels = rng.integers(0, sizes[-1], batch)
         onehot = np.eye(sizes[-1], dtype=F32)[labels]
-        params = []
-        for n_in, n_out in zip(sizes[:-1], sizes[1:]):
-            params += [(rng.standard_normal((n_in, n_out), dtype=F32) *
-                        F32(np.sqrt(2.0 / n_in))), np.zeros(n_out, F32)]
-        return Data((x, onehot), ("x", "onehot"), tuple(params))
+        return Data((x, onehot), ("x", "onehot"), tuple(mlp.he_params(rng, sizes)))
     return make
 
 
@@ -58,10 +55,7 @@ def _graph(api, data, learning_rate=0.01):
             x = api.placeholder(api.float32, (half, data.feeds[0].shape[1]), name=f"x{i}")
             onehot = api.placeholder(api.float32, (half, data.feeds[1].shape[1]),
                                      name=f"onehot{i}")
-            h = x
-            for k in range(0, len(params) - 2, 2):
-                h = api.nn.relu(api.matmul(h, params[k]) + params[k + 1])
-            logits = api.matmul(h, params[-2]) + params[-1]
+            logits = mlp.logits(x, params, api.matmul, api.nn.relu)
             top = api.stop_gradient(api.reduce_max(logits, axis=1, keepdims=True))
             log_probs = logits - top - api.log(api.reduce_sum(api.exp(logits - top), axis=1,
                                                               keepdims=True))
@@ -85,11 +79,8 @@ def _split_feeds(data) -> list:
 
 
 def _reference_loss(data):
-    h = data.feeds[0].astype(np.float64)
     params = [p.astype(np.float64) for p in data.consts]
-    for k in range(0, len(params) - 2, 2):
-        h = np.maximum(h @ params[k] + params[k + 1], 0)
-    logits = h @ params[-2] + params[-1]
+    logits = mlp.logits(data.feeds[0].astype(np.float64), params, np.matmul, mlp.np_relu)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     return np.float32(-(data.feeds[1] * log_probs).sum(axis=1).mean())

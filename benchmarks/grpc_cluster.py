@@ -28,6 +28,7 @@ compilation) is reported apart.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import platform
@@ -125,7 +126,9 @@ class Workers(WorkerProcesses):
 
 
 def build_graphs(ds):
-    """{name: (fn, bytes moved per call or None)} of our steps, as make_callables."""
+    """(graph, init, {size: tensor moved from task 1 to 0}, the 100 MB variable, the
+    placeholder fed, its identity, the tiny step's sum), built with ``ds``: devsession,
+    or ``tf.compat.v1`` in ``tf1_script``, which runs this very source."""
     g = ds.Graph()
     moves, values = {}, {}
     with g.as_default():
@@ -148,6 +151,17 @@ def build_graphs(ds):
     return g, init, moves, big, fed, fed_used, tiny
 
 
+def make_steps(sess, init, moves, big, fed, fed_used, tiny):
+    """({size: move}, fetch 100 MB, feed 100 MB, tiny step): the steps timed, as callables
+    of ``sess`` on ``build_graphs``' graph (run in ``tf1_script`` too)."""
+    sess.run(init)
+    moved = {name: sess.make_callable(t.op) for name, t in moves.items()}
+    fetch_big = sess.make_callable(big.value())
+    feed_big = sess.make_callable(fed_used.op, [fed])
+    tiny_step = sess.make_callable(tiny)
+    return moved, fetch_big, feed_big, tiny_step
+
+
 def timed(fn) -> float:
     start = time.perf_counter()
     fn()
@@ -166,13 +180,9 @@ def measure_ours_and_raw(repeats: int, tiny_steps: int) -> dict:
     raw = RawGrpc()
     out: dict = {}
     try:
-        g, init, moves, big, fed, fed_used, tiny = build_graphs(ds)
+        g, *graph = build_graphs(ds)
         sess = ds.Session(workers.target, graph=g)
-        sess.run(init)
-        moved = {name: sess.make_callable(t.op) for name, t in moves.items()}
-        fetch_big = sess.make_callable(big.value())
-        feed_big = sess.make_callable(fed_used.op, [fed])
-        tiny_step = sess.make_callable(tiny)
+        moved, fetch_big, feed_big, tiny_step = make_steps(sess, *graph)
         feed_value = np.random.default_rng(3).random(SIZES["100MB"] // 4).astype(np.float32)
         assert tiny_step() == 3.0 and fetch_big().nbytes == SIZES["100MB"]
         for fn in moved.values():
@@ -255,7 +265,7 @@ def measure_sigkill(ds, workers: Workers) -> float | None:
     return (result["at"] - killed) * 1e3 if "at" in result else None
 
 
-TF1_SCRIPT = textwrap.dedent("""
+TF1_HEAD = textwrap.dedent("""
     import json, os, signal, socket, statistics, subprocess, sys, time
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import numpy as np
@@ -263,6 +273,9 @@ TF1_SCRIPT = textwrap.dedent("""
     v1 = tf.compat.v1
     v1.disable_eager_execution()
     repeats, tiny_steps = int(sys.argv[1]), int(sys.argv[2])
+""")
+
+TF1_BODY = textwrap.dedent("""
     def free_ports(n):
         ss = [socket.socket() for _ in range(n)]
         for s in ss: s.bind(("127.0.0.1", 0))
@@ -278,46 +291,22 @@ TF1_SCRIPT = textwrap.dedent("""
              for i in range(2)]
     try:
         for p in procs: p.stdout.readline()
-        sizes = {"4MB": 4 << 20, "100MB": 100 << 20}
-        g = tf.Graph()
-        with g.as_default():
-            moves = {}
-            for name, size in sizes.items():
-                with tf.device("/job:worker/task:1"):
-                    v = tf.Variable(v1.random_uniform((size // 4,), seed=1), name="v" + name)
-                with tf.device("/job:worker/task:0"):
-                    moves[name] = tf.identity(v)
-            with tf.device("/job:worker/task:0"):
-                big = tf.Variable(v1.random_uniform((sizes["100MB"] // 4,), seed=2))
-                fed = v1.placeholder(tf.float32, (None,))
-                fed_used = tf.identity(fed)
-                t0 = tf.constant(1.0)
-            with tf.device("/job:worker/task:1"):
-                t1 = tf.identity(tf.constant(2.0))
-            with tf.device("/job:worker/task:0"):
-                tiny = t0 + t1
-            init = v1.global_variables_initializer()
+        g, *graph = build_graphs(v1)
         sess = v1.Session("grpc://" + hosts[0], graph=g)
-        sess.run(init)
-        moved = {n: sess.make_callable(t.op) for n, t in moves.items()}
-        fetch_big = sess.make_callable(big.value())
-        feed_big = sess.make_callable(fed_used.op, [fed])
-        tiny_step = sess.make_callable(tiny)
-        x = np.random.default_rng(3).random(sizes["100MB"] // 4).astype(np.float32)
+        moved, fetch_big, feed_big, tiny_step = make_steps(sess, *graph)
+        x = np.random.default_rng(3).random(SIZES["100MB"] // 4).astype(np.float32)
         for fn in moved.values(): fn()
         fetch_big(); feed_big(x); tiny_step()
-        def timed(fn):
-            t = time.perf_counter(); fn(); return time.perf_counter() - t
         samples = {k: [] for k in ("4MB", "100MB", "fetch", "feed")}
         for _ in range(repeats):
-            for n in sizes: samples[n].append(timed(moved[n]))
+            for n in SIZES: samples[n].append(timed(moved[n]))
             samples["fetch"].append(timed(fetch_big))
             samples["feed"].append(timed(lambda: feed_big(x)))
         tiny_times = [timed(tiny_step) for _ in range(tiny_steps)]
         out = {f"worker_to_worker_{n}_mb_s": s / statistics.median(samples[n]) / 1e6
-               for n, s in sizes.items()}
-        out["client_fetch_100MB_mb_s"] = sizes["100MB"] / statistics.median(samples["fetch"]) / 1e6
-        out["client_feed_100MB_mb_s"] = sizes["100MB"] / statistics.median(samples["feed"]) / 1e6
+               for n, s in SIZES.items()}
+        out["client_fetch_100MB_mb_s"] = SIZES["100MB"] / statistics.median(samples["fetch"]) / 1e6
+        out["client_feed_100MB_mb_s"] = SIZES["100MB"] / statistics.median(samples["feed"]) / 1e6
         out["tiny_two_worker_step_ms"] = statistics.median(tiny_times) * 1e3
         out["version"] = tf.__version__
         print(json.dumps(out), flush=True)
@@ -329,11 +318,18 @@ TF1_SCRIPT = textwrap.dedent("""
 """)
 
 
+def tf1_script() -> str:
+    """The TF1 run, a script for a Python with tensorflow: our graph and steps (their
+    source, so both sides time the same steps) on two ``tf.train.Server`` processes."""
+    shared = [inspect.getsource(fn) for fn in (build_graphs, make_steps, timed)]
+    return "\n".join([TF1_HEAD, f"SIZES = {SIZES!r}", *shared, TF1_BODY])
+
+
 def measure_tf1(python: str, repeats: int, tiny_steps: int) -> dict:
     if not python or not os.path.exists(python):
         return {"skipped": f"no Python with tensorflow at {python!r}"}
     try:
-        done = subprocess.run([python, "-c", TF1_SCRIPT, str(repeats), str(tiny_steps)],
+        done = subprocess.run([python, "-c", tf1_script(), str(repeats), str(tiny_steps)],
                               capture_output=True, text=True, timeout=900)
     except subprocess.TimeoutExpired:
         return {"skipped": "TF1 run timed out"}

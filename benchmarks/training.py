@@ -23,11 +23,13 @@ import time
 
 import numpy as np
 
+from . import mlp
 from .contenders import Contender, devsession_contenders
 from .runner import error_row, measure
 from .workload import Data, Workload
 
-__all__ = ["mlp_train", "convnet_train"]
+__all__ = ["mlp_train", "convnet_train", "mlp_data", "mlp_graph", "convnet_data",
+           "convnet_graph"]
 
 F32 = np.float32
 ADAM = dict(learning_rate=1e-4, beta1=0.9, beta2=0.999, epsilon=1e-8)
@@ -35,19 +37,15 @@ ADAM = dict(learning_rate=1e-4, beta1=0.9, beta2=0.999, epsilon=1e-8)
 
 # --- the models, as data ------------------------------------------------------------------
 
-def _mlp_data(batch, sizes):
+def mlp_data(batch, sizes):
     def make(rng) -> Data:
         x = rng.standard_normal((batch, sizes[0]), dtype=F32)
         labels = rng.integers(0, sizes[-1], batch).astype(np.int32)
-        params = []
-        for n_in, n_out in zip(sizes[:-1], sizes[1:]):
-            params += [(rng.standard_normal((n_in, n_out), dtype=F32) *
-                        F32(np.sqrt(2.0 / n_in))), np.zeros(n_out, F32)]
-        return Data((x, labels), ("x", "labels"), tuple(params))
+        return Data((x, labels), ("x", "labels"), tuple(mlp.he_params(rng, sizes)))
     return make
 
 
-def _convnet_data(batch):
+def convnet_data(batch):
     def make(rng) -> Data:
         x = rng.random((batch, 28, 28, 1), dtype=F32)
         labels = rng.integers(0, 10, batch).astype(np.int32)
@@ -59,21 +57,17 @@ def _convnet_data(batch):
     return make
 
 
-def _mlp_graph(api, data, learning_rate=0.01):
+def mlp_graph(api, data, learning_rate=0.01):
     x = api.placeholder(api.float32, data.feeds[0].shape, name="x")
     labels = api.placeholder(api.int32, data.feeds[1].shape, name="labels")
     params = [api.Variable(p, name=f"p{k}") for k, p in enumerate(data.consts)]
-    h = x
-    for k in range(0, len(params) - 2, 2):
-        h = api.nn.relu(api.matmul(h, params[k]) + params[k + 1])
-    logits = api.matmul(h, params[-2]) + params[-1]
     loss = api.reduce_mean(api.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=labels, logits=logits))
+        labels=labels, logits=mlp.logits(x, params, api.matmul, api.nn.relu)))
     train = api.train.GradientDescentOptimizer(learning_rate).minimize(loss)
     return [loss, train], [x, labels]
 
 
-def _convnet_graph(api, data):
+def convnet_graph(api, data):
     x = api.placeholder(api.float32, data.feeds[0].shape, name="x")
     labels = api.placeholder(api.int32, data.feeds[1].shape, name="labels")
     w1, b1, w2, b2, w3, b3, w4, b4 = [api.Variable(p, name=f"p{k}")
@@ -104,10 +98,7 @@ def _xent(logits, labels):
 def _mlp_loss(data):
     x, labels = (a.astype(np.float64) if a.dtype == F32 else a for a in data.feeds)
     params = [p.astype(np.float64) for p in data.consts]
-    h = x
-    for k in range(0, len(params) - 2, 2):
-        h = np.maximum(h @ params[k] + params[k + 1], 0)
-    return np.float32(_xent(h @ params[-2] + params[-1], labels))
+    return np.float32(_xent(mlp.logits(x, params, np.matmul, mlp.np_relu), labels))
 
 
 def _conv_same(x, w):
@@ -138,10 +129,7 @@ def _convnet_loss(data):
 
 def _jax_forward(jnp, lax, kind, params, x):
     if kind == "mlp":
-        h = x
-        for k in range(0, len(params) - 2, 2):
-            h = jnp.maximum(h @ params[k] + params[k + 1], 0)
-        return h @ params[-2] + params[-1]
+        return mlp.logits(x, params, jnp.matmul, lambda h: jnp.maximum(h, 0))
     w1, b1, w2, b2, w3, b3, w4, b4 = params
 
     def conv_pool(h, w, b):
@@ -250,7 +238,7 @@ def mlp_train(batch: int = 256, sizes: tuple = (784, 1024, 1024, 10),
     return Workload(
         name="mlp_train", title=f"MLP training step (SGD), batch {batch}, "
         f"{'-'.join(map(str, sizes))}, sparse xent", unit="steps/s", work=1.0,
-        make_data=_mlp_data(batch, sizes), measure=_measure("mlp", _mlp_graph, _mlp_loss),
+        make_data=mlp_data(batch, sizes), measure=_measure("mlp", mlp_graph, _mlp_loss),
         rtol=1e-4, atol=1e-5, max_repeats=max_repeats, stateful=True,
         params={"batch": batch, "sizes": list(sizes), "gflop_per_step": flops / 1e9})
 
@@ -258,6 +246,6 @@ def mlp_train(batch: int = 256, sizes: tuple = (784, 1024, 1024, 10),
 def convnet_train(batch: int = 64, max_repeats: int | None = None) -> Workload:
     return Workload(
         name="convnet_train", title=f"Deep MNIST convnet training step (Adam), batch {batch}",
-        unit="steps/s", work=1.0, make_data=_convnet_data(batch),
-        measure=_measure("convnet", _convnet_graph, _convnet_loss), rtol=1e-4, atol=1e-5,
+        unit="steps/s", work=1.0, make_data=convnet_data(batch),
+        measure=_measure("convnet", convnet_graph, _convnet_loss), rtol=1e-4, atol=1e-5,
         max_repeats=max_repeats, stateful=True, params={"batch": batch})

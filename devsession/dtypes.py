@@ -19,6 +19,11 @@ __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "
            "int8", "int16", "int32", "int64", "uint8", "uint16", "bool_", "string"]
 
 
+def _kind_in(kinds: str, doc: str) -> property:
+    """A DType flag: whether its numpy kind (one letter) is one of ``kinds``."""
+    return property(lambda self: self._np.kind in kinds, doc=doc)
+
+
 class DType:
     """An element type; immutable and interned (one instance per type)."""
 
@@ -54,25 +59,11 @@ class DType:
     def enum(self) -> int:
         return self._enum
 
-    @property
-    def is_floating(self) -> bool:
-        return self._np.kind == "f"
-
-    @property
-    def is_integer(self) -> bool:
-        return self._np.kind in "iu"
-
-    @property
-    def is_unsigned(self) -> bool:
-        return self._np.kind == "u"
-
-    @property
-    def is_bool(self) -> bool:
-        return self._np.kind == "b"
-
-    @property
-    def is_numeric(self) -> bool:
-        return self._np.kind in "fiu"
+    is_floating = _kind_in("f", "float16, float32 or float64.")
+    is_integer = _kind_in("iu", "A signed or unsigned integer type.")
+    is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16).")
+    is_bool = _kind_in("b", "The boolean type.")
+    is_numeric = _kind_in("fiu", "A floating or integer type (not bool, not string).")
 
     @property
     def min(self):

@@ -107,12 +107,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     """Open a variable scope (and a name scope for the ops built inside); yields the
     ``VariableScope``.  ``name_or_scope`` is a name, a ``VariableScope`` to re-enter, or
     None with ``default_name`` (made unique: "dense", "dense_1"...)."""
-    for option, value in (("regularizer", regularizer), ("partitioner", partitioner),
-                          ("custom_getter", custom_getter), ("constraint", constraint),
-                          ("caching_device", caching_device)):
-        if value is not None:
-            raise NotImplementedError(f"variable_scope({option}=...) is not supported by "
-                                      f"devsession yet.")
+    _refuse("variable_scope", regularizer=regularizer, partitioner=partitioner,
+            custom_getter=custom_getter, constraint=constraint, caching_device=caching_device)
     if reuse not in (None, True, False, AUTO_REUSE):
         raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
     parent = get_variable_scope()
@@ -146,6 +142,14 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
             _STACK.scopes.pop()
 
 
+def _refuse(function: str, **options) -> None:
+    """Raise NotImplementedError for the first TF1 option given that devsession lacks."""
+    for option, value in options.items():
+        if value is not None:
+            raise NotImplementedError(f"{function}({option}=...) is not supported by "
+                                      f"devsession yet.")
+
+
 def _unique_scope_name(graph, parent: str, name: str) -> str:
     counts = _store(graph)["scope_counts"]
     key = f"{parent}/{name}" if parent else name
@@ -160,12 +164,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  **kwargs):
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
     rules (see the module docstring).  Raises ValueError as TF1 does."""
-    for option, value in (("regularizer", regularizer), ("partitioner", partitioner),
-                          ("custom_getter", custom_getter), ("constraint", constraint),
-                          ("collections", collections)):
-        if value is not None:
-            raise NotImplementedError(f"get_variable({option}=...) is not supported by "
-                                      f"devsession yet.")
+    _refuse("get_variable", regularizer=regularizer, partitioner=partitioner,
+            custom_getter=custom_getter, constraint=constraint, collections=collections)
     return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable)
 
 

@@ -303,8 +303,8 @@ def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's 
         raise ValueError("conv2d needs a filter (filters=...).")
     x = convert_to_tensor(input)
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
-    return make_op("Conv2D", [x, f], conv_attrs(strides, padding, data_format, dilations,
-                                                 name or "Conv2D", use_cudnn_on_gpu), name)
+    return _conv_op("Conv2D", [x, f], strides, padding, use_cudnn_on_gpu, data_format,
+                    dilations, name)
 
 
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
@@ -314,9 +314,8 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  
     dy = convert_to_tensor(out_backprop)
     sizes = convert_to_tensor(input_sizes, dtype_hint=dtypes.int32)
     f = convert_to_tensor(filter, dtype_hint=dy.dtype)
-    return make_op("Conv2DBackpropInput", [sizes, f, dy],
-                   conv_attrs(strides, padding, data_format, dilations,
-                              name or "Conv2DBackpropInput", use_cudnn_on_gpu), name)
+    return _conv_op("Conv2DBackpropInput", [sizes, f, dy], strides, padding,
+                    use_cudnn_on_gpu, data_format, dilations, name)
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
@@ -326,9 +325,15 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
     x = convert_to_tensor(input)
     sizes = convert_to_tensor(filter_sizes, dtype_hint=dtypes.int32)
     dy = convert_to_tensor(out_backprop, dtype_hint=x.dtype)
-    return make_op("Conv2DBackpropFilter", [x, sizes, dy],
-                   conv_attrs(strides, padding, data_format, dilations,
-                              name or "Conv2DBackpropFilter", use_cudnn_on_gpu), name)
+    return _conv_op("Conv2DBackpropFilter", [x, sizes, dy], strides, padding,
+                    use_cudnn_on_gpu, data_format, dilations, name)
+
+
+def _conv_op(op_type, inputs, strides, padding, use_cudnn_on_gpu, data_format, dilations,
+             name) -> Tensor:
+    """A Conv2D-family op of ``inputs``, with the attrs of its builder's arguments."""
+    return make_op(op_type, inputs, conv_attrs(strides, padding, data_format, dilations,
+                                               name or op_type, use_cudnn_on_gpu), name)
 
 
 def _pool_builder(op_type: str):

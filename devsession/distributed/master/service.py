@@ -1,12 +1,13 @@
 """The MasterService servicer: decode the request, call ``MasterState``, encode the reply.
 
 Nothing else happens here (``state.py`` holds the sessions, the held tensors and every
-decision); ``status.guard`` maps errors to gRPC codes with the node name.  Feeds and
-fetches up to ``wire.INLINE_BYTES`` ride inside RunStep; bigger feeds are uploaded first
-(StageFeeds, a stream) and named by RunStep, bigger fetches are held by the state and
-streamed back by FetchResults.  On the direct socket path (``socket_handlers``, which
-clients use when CreateSession's reply names a ``data_port``) a RunStep frame carries
-feeds and fetches of any size as raw bytes, so nothing is staged or held.
+decision; ``transport/servicer.py`` decodes, encodes and maps errors to gRPC codes with
+the node name, as for the worker).  Feeds and fetches up to ``wire.INLINE_BYTES`` ride
+inside RunStep; bigger feeds are uploaded first (StageFeeds, a stream) and named by
+RunStep, bigger fetches are held by the state and streamed back by FetchResults.  On the
+direct socket path (``socket_handlers``, which clients use when CreateSession's reply
+names a ``data_port``) a RunStep frame carries feeds and fetches of any size as raw
+bytes, so nothing is staged or held.
 """
 
 from __future__ import annotations
@@ -17,18 +18,14 @@ from ...errors import InvalidArgumentError
 from ...graph_def import graph_def_from_bytes
 from ...proto import master_pb2 as pb
 from ..transport import wire
-from ..transport.exchange import StreamLimit, exchange_handler
+from ..transport.exchange import StreamLimit
 from ..transport.messages import device_to_proto, options_from_proto, stats_to_proto
-from ..transport.status import guard, guard_stream
+from ..transport.servicer import STREAM_IN, STREAM_OUT, generic_handler, raw_rpc, rpc
 from .state import MasterState
 
 __all__ = ["MasterServicer", "master_handler", "SERVICE"]
 
 SERVICE = "devsession.MasterService"
-
-
-def _origin(servicer) -> str:
-    return servicer.state.task
 
 
 class MasterServicer:
@@ -44,42 +41,35 @@ class MasterServicer:
 
     # --- sessions -------------------------------------------------------------------------
 
-    @guard(_origin)
-    def CreateSession(self, request_iterator, context) -> bytes:
-        first, payload = wire.decode_payload_stream(pb.CreateSessionRequest, request_iterator)
+    @rpc(pb.CreateSessionRequest, wire.decode_payload_stream, STREAM_IN)
+    def CreateSession(self, first, payload):
         try:
             options = options_from_proto(first.config)
         except (ValueError, TypeError) as e:
             raise InvalidArgumentError(f"Bad session options: {e}") from None
         handle = self.state.create_session(options, graph_def_from_bytes(payload))
-        return pb.CreateSessionResponse(session_handle=handle,
-                                        data_port=self.data_port).SerializeToString()
+        return pb.CreateSessionResponse(session_handle=handle, data_port=self.data_port)
 
-    @guard(_origin)
-    def ExtendSession(self, request_iterator, context) -> bytes:
-        first, payload = wire.decode_payload_stream(pb.ExtendSessionRequest, request_iterator)
+    @rpc(pb.ExtendSessionRequest, wire.decode_payload_stream, STREAM_IN)
+    def ExtendSession(self, first, payload):
         self.state.extend_session(first.session_handle, graph_def_from_bytes(payload))
-        return b""
 
-    @guard(_origin)
-    def CloseSession(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.CloseSessionRequest, request)
+    @rpc(pb.CloseSessionRequest)
+    def CloseSession(self, message, _):
         self.state.close_session(message.session_handle)
-        return b""
 
     # --- steps ----------------------------------------------------------------------------
 
-    @guard(_origin)
-    def PrepareStep(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.PrepareStepRequest, request)
+    @rpc(pb.PrepareStepRequest)
+    def PrepareStep(self, message, _):
         step = self.state.prepare(message.session_handle, message.feeds, message.fetches,
                                   message.targets, message.timeout_s or None)
         reply = pb.PrepareStepResponse(step_handle=step.handle)
         for name, placement in sorted(step.plan.placements.items()):
             reply.placements.add(node=name, device=str(placement.device), note=placement.note)
-        return reply.SerializeToString()
+        return reply
 
-    @guard(_origin)
+    @raw_rpc()
     def RunStep(self, request: bytes, context) -> bytes:
         return self._run_step(request)
 
@@ -112,13 +102,12 @@ class MasterServicer:
 
         return {RUN_STEP: (pb.RunStepRequest, self.socket_run_step)}
 
-    @guard(_origin)
-    def StageFeeds(self, request_iterator, context) -> bytes:
-        first, arrays = wire.decode_stream(pb.StageFeedsRequest, request_iterator)
+    @rpc(pb.StageFeedsRequest, wire.decode_stream, STREAM_IN)
+    def StageFeeds(self, first, arrays):
         key = self.state.stage_feeds(first.session_handle, arrays)
-        return pb.StageFeedsResponse(staged_feeds=key).SerializeToString()
+        return pb.StageFeedsResponse(staged_feeds=key)
 
-    @guard_stream(_origin)
+    @raw_rpc(STREAM_OUT)
     def FetchResults(self, request: bytes, context):
         message, _ = wire.decode(pb.FetchResultsRequest, request)
         arrays = self.state.take_results(message.session_handle, message.held_results)
@@ -127,38 +116,20 @@ class MasterServicer:
 
     # --- the cluster ------------------------------------------------------------------------
 
-    @guard(_origin)
-    def ListDevices(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.ListDevicesRequest, request)
+    @rpc(pb.ListDevicesRequest)
+    def ListDevices(self, message, _):
         devices, unreachable = self.state.list_devices(message.session_handle)
         reply = pb.ListDevicesResponse(unreachable=unreachable)
         for device in devices:
             device_to_proto(device, reply.devices.add())
-        return reply.SerializeToString()
+        return reply
 
-    @guard(_origin)
-    def Reset(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.ResetRequest, request)
+    @rpc(pb.ResetRequest)
+    def Reset(self, message, _):
         self.state.reset(None if message.all else list(message.containers))
-        return b""
-
-
-_KINDS = {
-    "CreateSession": grpc.stream_unary_rpc_method_handler,
-    "ExtendSession": grpc.stream_unary_rpc_method_handler,
-    "PrepareStep": grpc.unary_unary_rpc_method_handler,
-    "RunStep": grpc.unary_unary_rpc_method_handler,
-    "StageFeeds": grpc.stream_unary_rpc_method_handler,
-    "FetchResults": grpc.unary_stream_rpc_method_handler,
-    "CloseSession": grpc.unary_unary_rpc_method_handler,
-    "ListDevices": grpc.unary_unary_rpc_method_handler,
-    "Reset": grpc.unary_unary_rpc_method_handler,
-}
 
 
 def master_handler(servicer: MasterServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:
     """The generic handler serving ``servicer`` under /devsession.MasterService/."""
-    methods = {name: make(getattr(servicer, name)) for name, make in _KINDS.items()}
-    methods["RunStepExchange"] = exchange_handler(servicer._run_step,
-                                                  lambda: servicer.state.task, streams)
-    return grpc.method_handlers_generic_handler(SERVICE, methods)
+    return generic_handler(SERVICE, servicer, streams,
+                           {"RunStepExchange": (servicer._run_step, None)})

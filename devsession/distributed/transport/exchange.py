@@ -31,10 +31,10 @@ import time
 
 import grpc
 
-from ...errors import error_class_for_code
 from ...proto import wire_pb2
 from . import wire
-from .status import ConnectionLost, as_op_error, error_from_rpc
+from .idle import IdleConnections
+from .status import ConnectionLost, as_op_error, carried_error, error_from_rpc, error_reply
 from ..timeouts import IDLE_CLOSE_S
 
 __all__ = ["ExchangePool", "exchange_handler", "StreamLimit", "MAX_IDLE_STREAMS",
@@ -85,9 +85,7 @@ def exchange_handler(handle, origin_of, limit: StreamLimit, on_stream=None):
                     data = handle(request, state)
                 except Exception as e:  # noqa: BLE001 - sent back as the exchange's error
                     error = as_op_error(e, getattr(handle, "__name__", "exchange"))
-                    yield wire_pb2.ExchangeReply(
-                        code=error.code, message=error.message,
-                        node_name=error.node_name or "", origin=origin_of()).SerializeToString()
+                    yield error_reply(error, origin_of()).SerializeToString()
                     continue
                 yield wire.encode(wire_pb2.ExchangeReply(), [data])
         finally:
@@ -129,53 +127,26 @@ class ExchangePool:
         self._unary = unary
         self._metadata = metadata
         self._peer, self._what = peer, what or path.rsplit("/", 1)[-1]
-        self._lock = threading.Lock()
-        self._idle: list[_Stream] = []
+        self._idle = IdleConnections(MAX_IDLE_STREAMS)
 
     def call(self, request: bytes):
         """The reply to ``request`` (the method's reply bytes); raises its ds.errors."""
-        stream = self._take()
+        stream = self._idle.take() or _Stream(self._callable, self._metadata)
         try:
-            data = stream.exchange(request)
+            with self._idle.lent(stream):
+                data = stream.exchange(request)
         except grpc.RpcError as e:
-            stream.close()
             if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and \
                     dict(e.trailing_metadata() or ()).get(FULL_KEY):
                 return self._unary(request)      # refused before the request was read
             raise error_from_rpc(e, self._peer, self._what) from None
         except StopIteration:
-            stream.close()
             raise ConnectionLost(f"{self._peer} closed the stream of {self._what} calls "
                                  f"without answering (it is shutting down).") from None
-        except BaseException:
-            stream.close()
-            raise
-        self._give_back(stream)
         reply, payload = wire.decode(wire_pb2.ExchangeReply, data)
         if reply.code:
-            raise error_class_for_code(reply.code)(reply.message, reply.node_name or None)
+            raise carried_error(reply)
         return payload
 
-    def _take(self) -> _Stream:
-        now = time.monotonic()
-        with self._lock:
-            while self._idle:
-                stream = self._idle.pop()
-                if now - stream.used < IDLE_CLOSE_S and stream.alive():
-                    return stream
-                stream.close()
-        return _Stream(self._callable, self._metadata)
-
-    def _give_back(self, stream: _Stream) -> None:
-        stream.used = time.monotonic()
-        with self._lock:
-            if len(self._idle) < MAX_IDLE_STREAMS:
-                self._idle.append(stream)
-                return
-        stream.close()
-
     def close(self) -> None:
-        with self._lock:
-            streams, self._idle = self._idle, []
-        for stream in streams:
-            stream.close()
+        self._idle.close()

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...errors import OpError
 from . import wire
+from .status import error_reply
 
 __all__ = ["MAGIC", "HELLO", "WELCOME", "OK", "ERROR", "RUN_STEP", "RUN_GRAPH", "PUSH_TENSOR",
            "FrameError", "FrameSocket", "ConnectionClosed", "MAX_HEAD_BYTES"]
@@ -101,11 +102,7 @@ class FrameSocket:
                 self.sock.sendall(view)
 
     def send_error(self, error: OpError, origin: str) -> None:
-        from ...proto import wire_pb2
-
-        self.send(ERROR, wire_pb2.ExchangeReply(code=error.code, message=error.message,
-                                                node_name=error.node_name or "",
-                                                origin=origin))
+        self.send(ERROR, error_reply(error, origin))
 
     # --- receiving --------------------------------------------------------------------------
 

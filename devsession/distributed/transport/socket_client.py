@@ -26,15 +26,16 @@ import ssl
 import threading
 import time
 
-from ...errors import CancelledError, DeadlineExceededError, error_class_for_code
+from ...errors import CancelledError, DeadlineExceededError
 from ...proto import wire_pb2
-from ..timeouts import CONNECT_TIMEOUT_S, IDLE_CLOSE_S
+from ..timeouts import CONNECT_TIMEOUT_S
 from .daemon_pool import DaemonThreadPool
 from .frames import ERROR, HELLO, MAGIC, OK, WELCOME, ConnectionClosed, FrameError, FrameSocket
+from .idle import IdleConnections
 from .security import Security
 from . import socket_options
 from .socket_options import client_tls_context, configure, is_local_address, local_name
-from .status import ConnectFailed, ConnectionLost
+from .status import ConnectFailed, ConnectionLost, carried_error
 
 __all__ = ["SocketPool", "CallFuture", "connect_error", "probe", "refused"]
 
@@ -92,13 +93,13 @@ class _Connection:
         self.sock, self.frames, self.incarnation = sock, frames, incarnation
         self.used = time.monotonic()
 
-    def closed_by_peer(self) -> bool:
-        """True if the idle connection has something to read: its peer closed it."""
+    def alive(self) -> bool:
+        """False if the idle connection has something to read: its peer closed it."""
         try:
             readable, _, _ = select.select([self.sock], [], [], 0)
         except (OSError, ValueError):
-            return True
-        return bool(readable)
+            return False
+        return not readable
 
     def close(self) -> None:
         try:
@@ -120,9 +121,7 @@ class SocketPool:
         self.connect_timeout = connect_timeout
         self._tls = client_tls_context(security) if security.uses_tls else None
         self._local = socket_options.LOCAL_SOCKETS and is_local_address(self.host)
-        self._lock = threading.Lock()
-        self._idle: list[_Connection] = []
-        self._closed = False
+        self._idle = IdleConnections(MAX_IDLE)
         self.incarnation: int | None = None     # of the peer, from its last welcome
 
     def __repr__(self) -> str:
@@ -138,26 +137,21 @@ class SocketPool:
         if _started is not None:
             _started(conn)
         try:
-            conn.sock.settimeout(None if deadline is None else
-                                 max(deadline - time.monotonic(), 1e-3))
-            conn.frames.send(kind, message, arrays)
-            reply_kind, reply, reply_arrays = conn.frames.receive(
-                {OK: reply_cls, ERROR: wire_pb2.ExchangeReply})
+            with self._idle.lent(conn):
+                conn.sock.settimeout(None if deadline is None else
+                                     max(deadline - time.monotonic(), 1e-3))
+                conn.frames.send(kind, message, arrays)
+                reply_kind, reply, reply_arrays = conn.frames.receive(
+                    {OK: reply_cls, ERROR: wire_pb2.ExchangeReply})
         except (socket.timeout, TimeoutError):
-            conn.close()
             raise DeadlineExceededError(
                 f"{what} on {self.peer} did not finish before its deadline (raise "
                 f"RunOptions.timeout_s or SessionOptions.operation_timeout_s).") from None
         except (OSError, FrameError) as e:
-            conn.close()
             raise ConnectionLost(f"{self.peer} is unavailable ({what}): the connection was "
                                  f"lost ({_reason(e)}).") from None
-        except BaseException:
-            conn.close()
-            raise
-        self._give_back(conn)
         if reply_kind == ERROR:
-            raise error_class_for_code(reply.code)(reply.message, reply.node_name or None)
+            raise carried_error(reply)
         return reply, reply_arrays
 
     def call_future(self, kind: int, message, arrays, reply_cls, timeout: float | None = None,
@@ -167,17 +161,10 @@ class SocketPool:
     # --- connections ------------------------------------------------------------------------
 
     def _take(self, timeout: float | None, what: str) -> _Connection:
-        now = time.monotonic()
-        with self._lock:
-            if self._closed:
-                raise CancelledError(f"The connection to {self.peer} was closed.")
-            while self._idle:
-                conn = self._idle.pop()
-                if now - conn.used < IDLE_CLOSE_S and not conn.closed_by_peer():
-                    return conn
-                conn.close()
-        return self._open(self.connect_timeout if timeout is None
-                          else min(timeout, self.connect_timeout), what)
+        if self._idle.closed:
+            raise CancelledError(f"The connection to {self.peer} was closed.")
+        return self._idle.take() or self._open(
+            self.connect_timeout if timeout is None else min(timeout, self.connect_timeout), what)
 
     def _open(self, timeout: float, what: str) -> _Connection:
         sock = self._connect_locally(timeout) if self._local else None
@@ -202,7 +189,7 @@ class SocketPool:
                                 f"{connect_error(e, self.host, self.port, timeout)}.") from None
         if kind == ERROR:
             sock.close()
-            raise error_class_for_code(welcome.code)(welcome.message, None)
+            raise carried_error(welcome)
         self.incarnation = welcome.incarnation
         return _Connection(sock, frames, welcome.incarnation)
 
@@ -217,20 +204,8 @@ class SocketPool:
             return None
         return sock
 
-    def _give_back(self, conn: _Connection) -> None:
-        conn.used = time.monotonic()
-        with self._lock:
-            if not self._closed and len(self._idle) < MAX_IDLE:
-                self._idle.append(conn)
-                return
-        conn.close()
-
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+        self._idle.close()
 
 
 def _reason(error: BaseException) -> str:

@@ -10,7 +10,10 @@ deadline, a message too large): it becomes the matching class with a message tha
 names the peer task and says what to check.
 
 Servicers never let an exception escape as gRPC's generic UNKNOWN: ``guard`` maps
-``OpError`` to its code and anything else to INTERNAL, logging the traceback.
+``OpError`` to its code and anything else to INTERNAL, logging the traceback.  Where a
+reply cannot be a gRPC status (an exchange on a stream that goes on, a socket ERROR
+frame) the error travels as an ``ExchangeReply`` (``error_reply``) with the same fields,
+and ``carried_error`` raises it again on the other side.
 
 When the transport itself fails (no answer from the peer at all) the error is one of two
 ``UnavailableError`` subclasses, so a caller that can recover knows what happened:
@@ -29,9 +32,11 @@ import grpc
 from ...errors import (CancelledError, DeadlineExceededError, InternalError, OpError,
                       ResourceExhaustedError, UnauthenticatedError, UnavailableError,
                       error_class_for_code)
+from ...proto import wire_pb2
 
 __all__ = ["NODE_KEY", "ORIGIN_KEY", "status_code", "abort", "guard", "guard_stream",
-           "error_from_rpc", "as_op_error", "ConnectFailed", "ConnectionLost"]
+           "error_from_rpc", "as_op_error", "error_reply", "carried_error", "ConnectFailed",
+           "ConnectionLost"]
 
 log = logging.getLogger("devsession.distributed")
 
@@ -73,6 +78,18 @@ def as_op_error(e: Exception, what: str) -> OpError:
         return e
     log.exception("devsession: %s failed", what)
     return InternalError(f"{what} failed: {type(e).__name__}: {e}")
+
+
+def error_reply(error: OpError, origin: str) -> wire_pb2.ExchangeReply:
+    """The ``ExchangeReply`` carrying ``error``, raised by ``origin`` (a task name)."""
+    return wire_pb2.ExchangeReply(code=error.code, message=error.message,
+                                  node_name=error.node_name or "", origin=origin)
+
+
+def carried_error(message) -> OpError:
+    """The ``ds.errors`` instance a message carries in its ``code``, ``message`` and
+    ``node_name`` fields (an ``ExchangeReply``, an ``AbortStepRequest``)."""
+    return error_class_for_code(message.code)(message.message, message.node_name or None)
 
 
 def guard(origin_of):

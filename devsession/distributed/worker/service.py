@@ -1,8 +1,9 @@
 """The WorkerService servicer: decode the request, call ``WorkerState``, encode the reply.
 
 Handlers receive and return raw bytes (``channels``), so a malformed request fails in
-``wire.decode`` with ``InvalidArgumentError`` and leaves the server serving; ``guard``
-turns every error into its gRPC status with the node name in the trailing metadata.
+``wire.decode`` with ``InvalidArgumentError`` and leaves the server serving;
+``transport/servicer.py`` decodes and encodes, and turns every error into its gRPC status
+with the node name in the trailing metadata, as for the master.
 
 A RunGraph whose caller goes away (the master cancelled the step, died, or its deadline
 passed) aborts the step here at once, so nothing keeps running for nobody.  RunGraph is
@@ -16,22 +17,19 @@ from __future__ import annotations
 
 import grpc
 
-from ...errors import CancelledError, InvalidArgumentError, error_class_for_code
+from ...errors import CancelledError, InvalidArgumentError
 from ...graph_def import graph_def_from_bytes
 from ...proto import worker_pb2 as pb
 from ..transport import wire
-from ..transport.exchange import StreamLimit, exchange_handler
+from ..transport.exchange import StreamLimit
 from ..transport.messages import WorkerStatus, optimizer_from_proto, stats_to_proto, status_to_proto
-from ..transport.status import guard
+from ..transport.servicer import STREAM_IN, generic_handler, raw_rpc, rpc
+from ..transport.status import carried_error
 from .state import WorkerState
 
 __all__ = ["WorkerServicer", "worker_handler", "SERVICE"]
 
 SERVICE = "devsession.WorkerService"
-
-
-def _origin(servicer) -> str:
-    return servicer.state.task
 
 
 class WorkerServicer:
@@ -41,29 +39,24 @@ class WorkerServicer:
         self.state = state
         self.data_port = data_port
 
-    @guard(_origin)
-    def GetStatus(self, request: bytes, context) -> bytes:
-        wire.decode(pb.GetStatusRequest, request)
+    @rpc(pb.GetStatusRequest)
+    def GetStatus(self, message, _):
         state = self.state
         status = WorkerStatus(state.task, state.incarnation, tuple(state.devices()),
                               state.kernels(), self.data_port)
-        return status_to_proto(status).SerializeToString()
+        return status_to_proto(status)
 
-    @guard(_origin)
-    def RegisterGraph(self, request_iterator, context) -> bytes:
-        first, payload = wire.decode_payload_stream(pb.RegisterGraphRequest, request_iterator)
+    @rpc(pb.RegisterGraphRequest, wire.decode_payload_stream, STREAM_IN)
+    def RegisterGraph(self, first, payload):
         graph_def = graph_def_from_bytes(payload)
         handle = self.state.register_graph(
             first.session_handle, graph_def, list(first.feeds), list(first.fetches),
             list(first.targets), optimizer_from_proto(first.optimizer))
-        return pb.RegisterGraphResponse(graph_handle=handle,
-                                        incarnation=self.state.incarnation).SerializeToString()
+        return pb.RegisterGraphResponse(graph_handle=handle, incarnation=self.state.incarnation)
 
-    @guard(_origin)
-    def DeregisterGraphs(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.DeregisterGraphsRequest, request)
+    @rpc(pb.DeregisterGraphsRequest)
+    def DeregisterGraphs(self, message, _):
         self.state.deregister(message.session_handle, list(message.graph_handles))
-        return b""
 
     def _run_graph(self, request: bytes, watch: "_CallerWatch") -> bytes:
         message, _ = wire.decode(pb.RunGraphRequest, request)
@@ -104,42 +97,33 @@ class WorkerServicer:
         return {RUN_GRAPH: (pb.RunGraphRequest, self.socket_run_graph),
                 PUSH_TENSOR: (pb.PushTensorRequest, self.socket_push)}
 
-    @guard(_origin)
+    @raw_rpc()
     def RunGraph(self, request: bytes, context) -> bytes:
-        return self._run_graph(request, _CallerWatch(self.state, context))
+        return self._run_graph(request, self._watch(context))
 
     def _watch(self, context) -> "_CallerWatch":
         return _CallerWatch(self.state, context)
 
-    @guard(_origin)
-    def AbortStep(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.AbortStepRequest, request)
-        error = error_class_for_code(message.code)(message.message, message.node_name or None)
-        self.state.abort_step(message.step_id, error)
-        return b""
+    @rpc(pb.AbortStepRequest)
+    def AbortStep(self, message, _):
+        self.state.abort_step(message.step_id, carried_error(message))
 
-    @guard(_origin)
-    def PushTensor(self, request: bytes, context) -> bytes:
-        message, arrays = wire.decode_tensors(pb.PushTensorRequest, request)
+    @rpc(pb.PushTensorRequest, wire.decode_tensors)
+    def PushTensor(self, message, arrays):
         self._receive(message, arrays)
-        return b""
 
-    @guard(_origin)
-    def PushTensorStream(self, request_iterator, context) -> bytes:
-        message, arrays = wire.decode_stream(pb.PushTensorRequest, request_iterator)
+    @rpc(pb.PushTensorRequest, wire.decode_stream, STREAM_IN)
+    def PushTensorStream(self, message, arrays):
         self._receive(message, arrays)
-        return b""
 
     def _receive(self, message, arrays) -> None:
         if len(arrays) != 1:
             raise InvalidArgumentError(f"A push carries exactly one tensor, not {len(arrays)}.")
         self.state.receive(message.step_id, message.tensors[0].name, arrays[0])
 
-    @guard(_origin)
-    def ResetContainers(self, request: bytes, context) -> bytes:
-        message, _ = wire.decode(pb.ResetContainersRequest, request)
+    @rpc(pb.ResetContainersRequest)
+    def ResetContainers(self, message, _):
         self.state.reset(None if message.all else list(message.containers))
-        return b""
 
 
 class _CallerWatch:
@@ -162,23 +146,7 @@ def _cancelled(state: WorkerState, step: int) -> CancelledError:
                           f"or gave up on it.")
 
 
-_KINDS = {
-    "GetStatus": grpc.unary_unary_rpc_method_handler,
-    "RegisterGraph": grpc.stream_unary_rpc_method_handler,
-    "DeregisterGraphs": grpc.unary_unary_rpc_method_handler,
-    "RunGraph": grpc.unary_unary_rpc_method_handler,
-    "AbortStep": grpc.unary_unary_rpc_method_handler,
-    "PushTensor": grpc.unary_unary_rpc_method_handler,
-    "PushTensorStream": grpc.stream_unary_rpc_method_handler,
-    "ResetContainers": grpc.unary_unary_rpc_method_handler,
-}
-
-
 def worker_handler(servicer: WorkerServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:
     """The generic handler serving ``servicer`` under /devsession.WorkerService/."""
-    methods = {name: make(getattr(servicer, name)) for name, make in _KINDS.items()}
-    methods["RunGraphExchange"] = exchange_handler(servicer._run_graph,
-                                                   lambda: servicer.state.task, streams,
-                                                   servicer._watch)
-    return grpc.method_handlers_generic_handler(SERVICE, methods)
-
+    return generic_handler(SERVICE, servicer, streams,
+                           {"RunGraphExchange": (servicer._run_graph, servicer._watch)})
