@@ -1,11 +1,15 @@
-"""Shared fixtures: a fresh default graph per test, a registry that tests may change, and
-``make_session``, which runs a test once per session type (tests/sessions.py)."""
+"""Shared fixtures: a fresh default graph per test, ``graph`` (a new graph that is the
+default during the test, for the graph-building tests), ``rng`` (a generator seeded by
+the test's id), a registry that tests may change, and ``make_session``, which runs a test
+once per session type (tests/sessions.py)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import zlib
 
+import numpy as np
 import pytest
 from hypothesis import settings
 
@@ -43,6 +47,20 @@ def fresh_default_graph():
     ds.reset_default_graph()
     yield
     ds.reset_default_graph()
+
+
+@pytest.fixture
+def rng(request):
+    """A generator for this test alone, seeded by its id: the same inputs whichever tests
+    ran before it, or in which order (xdist, -k, a rerun)."""
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+
+
+@pytest.fixture
+def graph():
+    """A new graph, the default one for the whole test."""
+    with ds.Graph().as_default() as g:
+        yield g
 
 
 @pytest.fixture

@@ -11,6 +11,10 @@ in-process shortcut, so the suite covers what a client on another machine does. 
 cut into two partitions joined by sends and receives: feeds, fetches, variables and
 random ops all cross tasks.  Variables outlive sessions on a cluster, so each new
 session starts from a reset (``ds.reset``) as a new direct session would.
+
+``assert_heals_within_one_abort``: what the gRPC tests ask of a session's steps after a task
+of its cluster restarted.  ``assert_fails_without_soft_placement``: what the placement tests
+ask of a CPU session that may not move a node.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from __future__ import annotations
 import atexit
 import threading
 
+import pytest
+
 import devsession as ds
+from devsession.errors import InvalidArgumentError
 
 
 def direct_session(graph=None, **overrides):
@@ -70,3 +77,26 @@ def grpc_session(graph=None, **overrides):
 
 
 SESSION_MAKERS = {"direct": direct_session, "grpc": grpc_session}
+
+
+def assert_fails_without_soft_placement(fetch, feeds, match: str) -> None:
+    """A CPU session of the default graph with ``allow_soft_placement=False`` refuses to run
+    ``fetch``: an InvalidArgumentError whose message ``match`` finds."""
+    strict = ds.Session(options=ds.SessionOptions(device="cpu", allow_soft_placement=False))
+    try:
+        with pytest.raises(InvalidArgumentError, match=match):
+            strict.run(fetch, feeds)
+    finally:
+        strict.close()
+
+
+def assert_heals_within_one_abort(run_step, want, steps: int = 3) -> None:
+    """After a task of its cluster restarted, a session's steps (``run_step()``, ``steps``
+    times) heal: at most one of them fails with AbortedError, and the last gives ``want``."""
+    outcomes = []
+    for _ in range(steps):
+        try:
+            outcomes.append(run_step())
+        except ds.errors.AbortedError:
+            outcomes.append("aborted")
+    assert outcomes.count("aborted") <= 1 and outcomes[-1] == want, outcomes

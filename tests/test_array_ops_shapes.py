@@ -9,16 +9,10 @@ import pytest
 
 import devsession as ds
 from devsession.graph import constant_value
+from graph_building import ph
 
 
-@pytest.fixture(autouse=True)
-def graph():
-    with ds.Graph().as_default() as g:
-        yield g
-
-
-def ph(shape, dtype=ds.float32, name=None):
-    return ds.placeholder(dtype, shape, name=name)
+pytestmark = pytest.mark.usefixtures("graph")   # every test builds in a new graph
 
 
 # --- what each builder makes --------------------------------------------------------------------

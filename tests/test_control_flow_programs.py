@@ -6,9 +6,9 @@ tests/test_tf1_programs.py; this one checks the control-flow pair on its own.)""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -16,13 +16,12 @@ import pytest
 import devsession as ds
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf1_programs")
+sys.path.insert(0, HERE)
+from values import load_program  # noqa: E402
 
 
 def run_program(name: str) -> tuple[dict, dict]:
-    spec = importlib.util.spec_from_file_location(f"cf_program_{name}",
-                                                  os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_program(name)
     with open(os.path.join(HERE, "expected", name + ".json")) as f:
         expected = json.load(f)
     out: dict = {}

@@ -11,12 +11,6 @@ import devsession as ds
 from devsession.device_spec import DeviceSpec, canonical_device
 
 
-@pytest.fixture
-def graph():
-    with ds.Graph().as_default() as g:
-        yield g
-
-
 # --- parsing ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, fields, canonical", [

@@ -27,6 +27,13 @@ class PrefixFactory(SessionFactory):
         return ("session-from", self.prefix, options.target)
 
 
+def get_factory_error(error, options) -> str:
+    """The message of the ``error`` that looking up a factory for ``options`` raises."""
+    with pytest.raises(error) as info:
+        SessionFactory.get_factory(options)
+    return str(info.value)
+
+
 def test_builtin_direct_session_is_registered():
     assert "DIRECT_SESSION" in ds.registered_session_factories()
 
@@ -39,9 +46,8 @@ def test_local_target_gets_direct_session():
 
 def test_no_factory_is_not_found_with_reasons(isolated_registry):
     SessionFactory.register("ZZZ_TEST", PrefixFactory("zzz://"))
-    with pytest.raises(ds.errors.NotFoundError) as info:
-        SessionFactory.get_factory(ds.SessionOptions(target="localhost:2222"))
-    message = str(info.value)
+    message = get_factory_error(ds.errors.NotFoundError,
+                                ds.SessionOptions(target="localhost:2222"))
     assert message.startswith("No session factory registered for the given session options")
     assert 'target: "localhost:2222"' in message
     assert "DIRECT_SESSION: declines" in message
@@ -54,9 +60,7 @@ def test_no_factory_is_not_found_with_reasons(isolated_registry):
 def test_several_factories_is_internal_error_naming_them(isolated_registry):
     SessionFactory.register("A_TEST", PrefixFactory("x://"))
     SessionFactory.register("B_TEST", PrefixFactory("x://"))
-    with pytest.raises(ds.errors.InternalError) as info:
-        SessionFactory.get_factory(ds.SessionOptions(target="x://host"))
-    message = str(info.value)
+    message = get_factory_error(ds.errors.InternalError, ds.SessionOptions(target="x://host"))
     assert message.startswith("Multiple session factories registered for the given session options")
     assert "{A_TEST, B_TEST}" in message
 
@@ -190,14 +194,12 @@ def test_property_exactly_one_or_clear_error(isolated_registry, target, device, 
         factory = SessionFactory.get_factory(options)
         assert factory is SessionFactory._factories[accepting[0]]
     elif not accepting:
-        with pytest.raises(ds.errors.NotFoundError) as info:
-            SessionFactory.get_factory(options)
+        message = get_factory_error(ds.errors.NotFoundError, options)
         for name in names:
-            assert f"{name}: declines" in str(info.value)
+            assert f"{name}: declines" in message
     else:
-        with pytest.raises(ds.errors.InternalError) as info:
-            SessionFactory.get_factory(options)
-        assert "{" + ", ".join(sorted(accepting)) + "}" in str(info.value)
+        message = get_factory_error(ds.errors.InternalError, options)
+        assert "{" + ", ".join(sorted(accepting)) + "}" in message
 
 
 def test_taking_a_builtin_name_fails_at_once_and_breaks_nothing(isolated_registry):

@@ -21,6 +21,7 @@ from devsession import devices
 from devsession.errors import InvalidArgumentError, NotFoundError
 from devsession.session_factory import factory_verdicts
 from fake_gpu import fake_gpus, isolated_kernel_registry, simulated_cupy
+from sessions import assert_fails_without_soft_placement
 
 MACHINES = {
     "missing": "cupy is not installed",
@@ -105,12 +106,8 @@ def test_nodes_pinned_to_a_missing_gpu(no_gpu, caplog):
             np.testing.assert_allclose(sess.run(z, {x: xv}), 2 * expected, rtol=1e-5, atol=1e-6)
             assert "z" in sess.placement_notes()
     assert any("'z'" in r.getMessage() and "CPU:0" in r.getMessage() for r in caplog.records)
-    strict = ds.Session(options=ds.SessionOptions(device="cpu", allow_soft_placement=False))
-    try:
-        with pytest.raises(InvalidArgumentError, match="operation '(z|z/y|Const(_1)?)'.*GPU:0 does not exist"):
-            strict.run(z, {x: xv})
-    finally:
-        strict.close()
+    assert_fails_without_soft_placement(
+        z, {x: xv}, match="operation '(z|z/y|Const(_1)?)'.*GPU:0 does not exist")
 
 
 def test_cli_shows_the_fallback(no_gpu, capsys):

@@ -18,8 +18,8 @@ import pytest
 
 import devsession as ds
 from devsession.devices import local_device_name
-from devsession.errors import InvalidArgumentError
 from fake_gpu import HOST, fake_gpus, plan_of
+from sessions import assert_fails_without_soft_placement
 
 GPU0, GPU1 = "GPU:0", "GPU:1"
 
@@ -126,12 +126,7 @@ def test_soft_placement_moves_an_op_without_a_gpu_kernel(caplog):
         assert any("'z'" in r.getMessage() and "Softmax has no GPU kernel" in r.getMessage()
                    for r in caplog.records)
         assert not any(name == "z" for name, _ in gpu.calls)
-        strict = ds.Session(options=ds.SessionOptions(device="cpu", allow_soft_placement=False))
-        try:
-            with pytest.raises(InvalidArgumentError, match="'z'.*Softmax has no GPU kernel"):
-                strict.run(z, {x: xv})
-        finally:
-            strict.close()
+        assert_fails_without_soft_placement(z, {x: xv}, match="'z'.*Softmax has no GPU kernel")
 
 
 def test_second_gpu_gets_a_device_to_device_copy():

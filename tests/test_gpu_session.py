@@ -6,12 +6,11 @@ Skipped with "no CUDA device" where there is none (CI); ``ci/gpu-check`` runs th
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 import devsession as ds
+from concurrency import run_in_threads
 from devsession.devices import gpu_devices, local_device_name
 from devsession.errors import ResourceExhaustedError
 
@@ -176,22 +175,12 @@ def test_eight_threads_share_a_gpu_session():
         want = cpu.run(probs, {x: xv})
     with session("gpu:0") as sess:
         step = sess.make_callable(probs, feed_list=[x])
-        errors, barrier = [], threading.Barrier(8)
 
-        def work():
-            try:
-                barrier.wait()
-                for _ in range(10):
-                    np.testing.assert_allclose(step(xv), want, rtol=1e-4, atol=1e-6)
-            except BaseException as exc:
-                errors.append(exc)
+        def work(thread):
+            for _ in range(10):
+                np.testing.assert_allclose(step(xv), want, rtol=1e-4, atol=1e-6)
 
-        threads = [threading.Thread(target=work) for _ in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    assert not errors, errors
+        run_in_threads(work, 8, together=True)
 
 
 def test_log_device_placement_and_the_default_device(caplog):

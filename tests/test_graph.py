@@ -12,17 +12,8 @@ import pytest
 import devsession as ds
 from devsession.ops.registry import registered_ops
 from array_cases import one_of_each_array_op
+from graph_building import ph
 from nn_cases import one_of_each_nn_op
-
-
-@pytest.fixture
-def graph():
-    with ds.Graph().as_default() as g:
-        yield g
-
-
-def ph(shape, dtype=ds.float32, name=None):
-    return ds.placeholder(dtype, shape, name=name)
 
 
 # --- default graph --------------------------------------------------------------------------
@@ -221,26 +212,30 @@ def test_get_tensor_and_operation_by_name(graph):
     assert "b" not in graph
 
 
-def test_lookup_of_unknown_names(graph):
-    ds.constant(1.0, name="alpha")
-    with pytest.raises(KeyError, match="'alpah' refers to an Operation not in the graph"):
-        graph.get_operation_by_name("alpah")
-    with pytest.raises(KeyError, match="Did you mean 'alpha'"):
-        graph.get_operation_by_name("alpah")
-    with pytest.raises(KeyError, match="'nope' refers to an Operation not in the graph"):
-        graph.get_tensor_by_name("nope:0")
-    with pytest.raises(KeyError, match="'alpha:1' refers to a Tensor which does not exist"):
-        graph.get_tensor_by_name("alpha:1")
+# (the graph's one constant, a lookup of an operation or a tensor by this name, the error)
+BAD_LOOKUPS = {
+    "unknown-op": ("alpha", "op", "alpah", KeyError,
+                   "'alpah' refers to an Operation not in the graph"),
+    "unknown-op-suggests": ("alpha", "op", "alpah", KeyError, "Did you mean 'alpha'"),
+    "tensor-of-unknown-op": ("alpha", "tensor", "nope:0", KeyError,
+                             "'nope' refers to an Operation not in the graph"),
+    "unknown-output": ("alpha", "tensor", "alpha:1", KeyError,
+                       "'alpha:1' refers to a Tensor which does not exist"),
+    "op-by-tensor-name": ("a", "op", "a:0", ValueError,
+                          "'a:0' looks like a Tensor name.*did you mean 'a'"),
+    "tensor-by-op-name": ("a", "tensor", "a", ValueError,
+                          "'a' looks like an Operation name.*'a:0'"),
+    "op-name-not-a-string": ("a", "op", 3, TypeError, "Operation names are strings"),
+}
 
 
-def test_lookup_with_the_wrong_kind_of_name(graph):
-    ds.constant(1.0, name="a")
-    with pytest.raises(ValueError, match="'a:0' looks like a Tensor name.*did you mean 'a'"):
-        graph.get_operation_by_name("a:0")
-    with pytest.raises(ValueError, match="'a' looks like an Operation name.*'a:0'"):
-        graph.get_tensor_by_name("a")
-    with pytest.raises(TypeError, match="Operation names are strings"):
-        graph.get_operation_by_name(3)
+@pytest.mark.parametrize("existing, kind, name, error, match", BAD_LOOKUPS.values(),
+                         ids=BAD_LOOKUPS.keys())
+def test_lookups_of_unknown_or_wrong_kinds_of_names(graph, existing, kind, name, error, match):
+    ds.constant(1.0, name=existing)
+    lookup = graph.get_operation_by_name if kind == "op" else graph.get_tensor_by_name
+    with pytest.raises(error, match=match):
+        lookup(name)
 
 
 def test_as_graph_element(graph):

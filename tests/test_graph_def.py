@@ -345,29 +345,35 @@ def small_graph_def():
     return g.as_graph_def()
 
 
+def assert_import_fails(graph_def, error=ds.errors.InvalidArgumentError, match=None):
+    """Importing ``graph_def`` into a new graph raises ``error`` (with a message that
+    ``match`` finds, where given); returns it."""
+    with pytest.raises(error, match=match) as info:
+        ds.import_graph_def(graph_def, graph=ds.Graph())
+    return info.value
+
+
 def _node(gd, name):
     return next(n for n in gd.node if n.name == name)
 
 
 def test_unknown_op_type_is_not_found(small_graph_def):
     _node(small_graph_def, "b").op = "Frobnicate"
-    with pytest.raises(ds.errors.NotFoundError, match="Op type not registered 'Frobnicate'"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, ds.errors.NotFoundError,
+                        match="Op type not registered 'Frobnicate'")
 
 
 def test_unknown_op_type_suggests_a_close_name(small_graph_def):
     _node(small_graph_def, "b").op = "Ad"
-    with pytest.raises(ds.errors.NotFoundError, match="Did you mean 'Add'"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, ds.errors.NotFoundError, match="Did you mean 'Add'")
 
 
 def test_cycle_is_invalid_argument_naming_the_nodes(small_graph_def):
     _node(small_graph_def, "a").input.append("b")
-    with pytest.raises(ds.errors.InvalidArgumentError) as info:
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
-    assert re.search(r"cycle: (a -> b -> a|b -> a -> b)\.", str(info.value))
-    assert info.value.node_name in ("a", "b")
-    assert info.value.code == ds.errors.InvalidArgumentError.code
+    error = assert_import_fails(small_graph_def)
+    assert re.search(r"cycle: (a -> b -> a|b -> a -> b)\.", str(error))
+    assert error.node_name in ("a", "b")
+    assert error.code == ds.errors.InvalidArgumentError.code
 
 
 def test_longer_cycle_through_a_control_input():
@@ -376,123 +382,104 @@ def test_longer_cycle_through_a_control_input():
     gd.node.add(name="q", op="NoOp", input=["^p"])
     gd.node.add(name="r", op="NoOp", input=["^q"])
     gd.node.add(name="outside", op="NoOp")
-    with pytest.raises(ds.errors.InvalidArgumentError, match="cycle") as info:
-        ds.import_graph_def(gd, graph=ds.Graph())
-    cycle_text = str(info.value).split("cycle")[1]
+    error = assert_import_fails(gd, match="cycle")
+    cycle_text = str(error).split("cycle")[1]
     for name in ("p", "q", "r"):
         assert name in cycle_text
-    assert "outside" not in str(info.value)
+    assert "outside" not in str(error)
 
 
 def test_self_loop_is_a_cycle(small_graph_def):
     _node(small_graph_def, "n").input.append("^n")
-    with pytest.raises(ds.errors.InvalidArgumentError, match="cycle: n -> n"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="cycle: n -> n")
 
 
 @pytest.mark.parametrize("bad_input", ["missing", "missing:0", "^missing"])
 def test_input_naming_a_missing_node(small_graph_def, bad_input):
     _node(small_graph_def, "b").input[1] = bad_input
-    with pytest.raises(ds.errors.InvalidArgumentError) as info:
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
-    assert f"Node 'b' has input '{bad_input}', but no node 'missing'" in str(info.value)
-    assert info.value.node_name == "b"
+    error = assert_import_fails(small_graph_def)
+    assert f"Node 'b' has input '{bad_input}', but no node 'missing'" in str(error)
+    assert error.node_name == "b"
 
 
 def test_input_reading_an_output_that_does_not_exist(small_graph_def):
     _node(small_graph_def, "b").input[1] = "n:0"
-    with pytest.raises(ds.errors.InvalidArgumentError,
-                       match="Node 'b' reads output 0 of 'n', which has 0"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Node 'b' reads output 0 of 'n', which has 0")
 
 
 def test_malformed_input_string(small_graph_def):
     _node(small_graph_def, "b").input[1] = "a:x"
-    with pytest.raises(ds.errors.InvalidArgumentError, match="malformed input 'a:x'"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="malformed input 'a:x'")
 
 
 def test_wrong_number_of_inputs(small_graph_def):
     del _node(small_graph_def, "b").input[1]
-    with pytest.raises(ds.errors.InvalidArgumentError, match="'Add' takes 2 inputs, got 1"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="'Add' takes 2 inputs, got 1")
 
 
 @pytest.mark.parametrize("data", [b"\xff\xff\xff\xff", b"\x0a\x05abc", b"garbage bytes!!"])
 def test_garbage_bytes_are_invalid_argument(data):
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Cannot parse a GraphDef"):
-        ds.import_graph_def(data, graph=ds.Graph())
+    assert_import_fails(data, match="Cannot parse a GraphDef")
 
 
 # (No content at all is TF's form for zeros: tests/test_tf_graphdef.py.)
 @pytest.mark.parametrize("content", [b"\x00\x00\x00", b"\x00" * 5])
 def test_tensor_content_of_the_wrong_length(small_graph_def, content):
     _node(small_graph_def, "a").attr["value"].tensor.tensor_content = content
-    with pytest.raises(ds.errors.InvalidArgumentError,
-                       match=rf"dtype float32 and shape \(\) needs 4 bytes, got {len(content)}"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def,
+                        match=rf"dtype float32 and shape \(\) needs 4 bytes, got {len(content)}")
 
 
 def test_tensor_with_unknown_dimension_is_invalid(small_graph_def):
     _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-1)
-    with pytest.raises(ds.errors.InvalidArgumentError, match="fully defined shape"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="fully defined shape")
 
 
 def test_tensor_with_bad_dimension_is_invalid(small_graph_def):
     _node(small_graph_def, "a").attr["value"].tensor.tensor_shape.dim.add(size=-7)
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Invalid dimension -7"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Invalid dimension -7")
 
 
 def test_tensor_with_unsupported_dtype_enum(small_graph_def):
     _node(small_graph_def, "a").attr["value"].tensor.dtype = 0
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Unsupported tensor dtype enum 0"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Unsupported tensor dtype enum 0")
 
 
 def test_type_attr_with_unsupported_enum(small_graph_def):
     _node(small_graph_def, "a").attr["dtype"].type = 0
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Unsupported dtype 0"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Unsupported dtype 0")
 
 
 def test_attr_without_a_value(small_graph_def):
     _node(small_graph_def, "a").attr["value"].Clear()
-    with pytest.raises(ds.errors.InvalidArgumentError, match="AttrValue has no value set"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="AttrValue has no value set")
 
 
 def test_missing_required_attr(small_graph_def):
     del _node(small_graph_def, "a").attr["value"]
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Cannot import node 'a' \\(Const\\)"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Cannot import node 'a' \\(Const\\)")
 
 
 @pytest.mark.parametrize("kind", ["i", "f"])
 def test_attr_of_the_wrong_kind_is_invalid_argument(small_graph_def, kind):
     setattr(_node(small_graph_def, "a").attr["value"], kind, 3)
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Cannot import node 'a'"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="Cannot import node 'a'")
 
 
 def test_duplicate_node_names(small_graph_def):
     small_graph_def.node.add().CopyFrom(_node(small_graph_def, "n"))
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Duplicate node name 'n'") as info:
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
-    assert info.value.node_name == "n"
+    error = assert_import_fails(small_graph_def, match="Duplicate node name 'n'")
+    assert error.node_name == "n"
 
 
 def test_invalid_node_name(small_graph_def):
     _node(small_graph_def, "n").name = "bad name"
-    with pytest.raises(ds.errors.InvalidArgumentError, match="'bad name' is not a valid node name"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="'bad name' is not a valid node name")
 
 
 def test_failed_import_errors_are_op_errors(small_graph_def):
     _node(small_graph_def, "a").input.append("b")
-    with pytest.raises(ds.errors.OpError):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, ds.errors.OpError)
 
 
 def test_imported_device_is_kept(small_graph_def):
@@ -511,5 +498,4 @@ def test_imported_device_is_canonical(small_graph_def):
 
 def test_imported_invalid_device_is_invalid_argument(small_graph_def):
     _node(small_graph_def, "a").device = "/job:worker/nonsense"
-    with pytest.raises(ds.errors.InvalidArgumentError, match="nonsense"):
-        ds.import_graph_def(small_graph_def, graph=ds.Graph())
+    assert_import_fails(small_graph_def, match="nonsense")

@@ -12,7 +12,6 @@ Workers talk to each other the way their servers offer (the direct path, or gRPC
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -22,6 +21,7 @@ import devsession as ds
 from devsession.distributed import create_local_cluster
 from devsession.distributed.client.master_client import LocalMasterClient, MasterClient
 from devsession.distributed.transport import socket_options
+from concurrency import run_in_threads
 from test_grpc_session import three_task_graph, three_task_reference as reference
 
 W = "/job:worker/task:{}"
@@ -131,23 +131,14 @@ def test_a_timed_out_step_is_cancelled_on_the_workers(path):
 
 def test_many_threads_step_at_once(path):
     g, x, y = three_task_graph()
-    errors = []
     with path.session(g) as sess:
         fn = sess.make_callable(y, [x])
 
         def work(seed):
             rng = np.random.default_rng(seed)
-            try:
-                for _ in range(15):
-                    xv = rng.standard_normal((4, 8)).astype(np.float32)
-                    np.testing.assert_allclose(fn(xv), reference(xv), rtol=1e-5)
-            except Exception as e:   # reported below
-                errors.append(e)
+            for _ in range(15):
+                xv = rng.standard_normal((4, 8)).astype(np.float32)
+                np.testing.assert_allclose(fn(xv), reference(xv), rtol=1e-5)
 
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-    assert not errors, errors[:1]
+        run_in_threads(work, 8, timeout=120)
     assert all(s.worker.active_steps() == 0 for s in path.servers)

@@ -14,11 +14,10 @@ CPU-only behaviour (parallel chunking, the code generator, the disk cache) is in
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
+from concurrency import run_in_threads
 from devsession.errors import InvalidArgumentError
 from devsession.kernels.registry import lookup_kernel, registered_ops
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
@@ -296,27 +295,17 @@ def test_kernels_from_eight_threads(device):
     x = xp.arange(BIG, dtype=xp.float32)
     rows = xp.ones((64, 4096), xp.float32)
     host = np.arange(BIG, dtype=np.float32)
-    errors, barrier = [], threading.Barrier(8)
 
     def as_host(a):
         return a if xp is np else xp.asnumpy(a)
 
     def work(k):
-        try:
-            barrier.wait()
-            for _ in range(5):
-                np.testing.assert_array_equal(as_host(add(x, xp.asarray(np.float32(k)))),
-                                              host + np.float32(k))
-                np.testing.assert_array_equal(as_host(total(rows * k)), np.full(64, 4096.0 * k))
-        except BaseException as exc:   # reported by the main thread
-            errors.append(exc)
+        for _ in range(5):
+            np.testing.assert_array_equal(as_host(add(x, xp.asarray(np.float32(k)))),
+                                          host + np.float32(k))
+            np.testing.assert_array_equal(as_host(total(rows * k)), np.full(64, 4096.0 * k))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_in_threads(work, 8, together=True)
 
 
 @pytest.mark.parametrize("shapes", SAME_SHAPES + BROADCASTS, ids=str)

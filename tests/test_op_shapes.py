@@ -8,16 +8,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-
-
-@pytest.fixture
-def graph():
-    with ds.Graph().as_default() as g:
-        yield g
-
-
-def ph(shape, dtype=ds.float32, name=None):
-    return ds.placeholder(dtype, shape, name=name)
+from graph_building import ph
 
 
 # --- elementwise ops --------------------------------------------------------------------------------

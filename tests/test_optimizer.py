@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
 import devsession as ds
 from devsession.options import OptimizerOptions
+from concurrency import run_in_threads
 
 ALL_OFF = OptimizerOptions.none()
 
@@ -111,25 +110,16 @@ def test_fetched_results_are_never_overwritten_by_reused_buffers():
 
 def test_reused_buffers_are_safe_across_threads():
     g, x, y = chain_graph()
-    errors = []
     with ds.Session(graph=g) as sess:
         step = sess.make_callable(y, [x])
 
         def work(seed):
-            try:
-                v = np.random.default_rng(seed).standard_normal(1 << 17).astype(np.float32)
-                want = np.maximum(v * 1.5 + 0.25, 0) / (1 + np.exp(-v)) + 0.5 * v * v
-                for _ in range(15):
-                    np.testing.assert_allclose(step(v), want, rtol=2e-6, atol=1e-6)
-            except Exception as e:  # reported below
-                errors.append(e)
+            v = np.random.default_rng(seed).standard_normal(1 << 17).astype(np.float32)
+            want = np.maximum(v * 1.5 + 0.25, 0) / (1 + np.exp(-v)) + 0.5 * v * v
+            for _ in range(15):
+                np.testing.assert_allclose(step(v), want, rtol=2e-6, atol=1e-6)
 
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-    assert not errors, errors
+        run_in_threads(work, 6, timeout=120)
 
 
 # --- results identical with passes on and off, on random graphs ---------------------------

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import collections
 import json
-import threading
 
 import numpy as np
 import pytest
 
 import devsession as ds
+from concurrency import run_in_threads
 
 
 @pytest.fixture
@@ -20,6 +20,15 @@ def add_graph():
         b = ds.placeholder(ds.float32, (None,), name="b")
         c = ds.add(a, b, name="c")
     return g, a, b, c
+
+
+@pytest.fixture
+def int32_graph():
+    g = ds.Graph()
+    with g.as_default():
+        n = ds.placeholder(ds.int32, (None,), name="n")
+        m = n + 1
+    return g, n, m
 
 
 A = np.array([1.0, 2.0, 3.0], np.float32)
@@ -133,11 +142,8 @@ def test_wrong_feed_shape_is_value_error(make_session, add_graph):
     np.testing.assert_array_equal(sess.run(y, {x: np.zeros((1, 2), np.float32)}), [[1, 1]])
 
 
-def test_wrong_feed_dtype_is_value_error(make_session):
-    g = ds.Graph()
-    with g.as_default():
-        n = ds.placeholder(ds.int32, (None,), name="n")
-        m = n + 1
+def test_wrong_feed_dtype_is_value_error(make_session, int32_graph):
+    g, n, m = int32_graph
     sess = make_session(g)
     with pytest.raises(ValueError, match="float64.*'n:0'.*int32"):
         sess.run(m, {n: np.array([1.5, 2.5])})
@@ -261,12 +267,18 @@ def test_seeded_random_repeats_per_session_and_changes_per_run(make_session):
 
 # --- options: timeouts, tracing, placement ---------------------------------------------------
 
-def test_run_deadline_exceeded(make_session):
+def slow_graph(size, steps):
+    """A graph whose one fetch takes a while: ``steps`` products of a size x size matrix."""
     g = ds.Graph()
     with g.as_default():
-        x = ds.random_normal((300, 300), seed=1)
-        for _ in range(40):
+        x = ds.random_normal((size, size), seed=1)
+        for _ in range(steps):
             x = ds.tanh(ds.matmul(x, x))
+    return g, x
+
+
+def test_run_deadline_exceeded(make_session):
+    g, x = slow_graph(300, 40)
     sess = make_session(g)
     with pytest.raises(ds.errors.DeadlineExceededError):
         sess.run(x, options=ds.RunOptions(timeout_s=1e-6))
@@ -274,11 +286,7 @@ def test_run_deadline_exceeded(make_session):
 
 
 def test_operation_timeout_from_session_options(make_session):
-    g = ds.Graph()
-    with g.as_default():
-        x = ds.random_normal((200, 200), seed=1)
-        for _ in range(20):
-            x = ds.tanh(ds.matmul(x, x))
+    g, x = slow_graph(200, 20)
     with pytest.raises(ds.errors.DeadlineExceededError):
         # A cluster session's creation is bounded by the timeout too (as TF1's), and may
         # be where it passes.
@@ -331,27 +339,19 @@ def test_eight_threads_run_concurrently(make_session):
         w = ds.constant(np.arange(16 * 4, dtype=np.float32).reshape(16, 4) / 100)
         y = ds.reduce_sum(ds.nn.relu(ds.matmul(x, w) - 1.0), axis=1)
     sess = make_session(g)
-    errors, results = [], {}
+    results = {}
 
     def worker(seed):
-        try:
-            rng = np.random.default_rng(seed)
-            for _ in range(30):
-                xv = rng.standard_normal((8, 16)).astype(np.float32)
-                got = sess.run(y, {x: xv})
-                want = np.maximum(xv @ (np.arange(64, dtype=np.float32).reshape(16, 4) / 100)
-                                  - 1.0, 0).sum(axis=1)
-                np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-            results[seed] = True
-        except Exception as e:  # reported below
-            errors.append(e)
+        rng = np.random.default_rng(seed)
+        for _ in range(30):
+            xv = rng.standard_normal((8, 16)).astype(np.float32)
+            got = sess.run(y, {x: xv})
+            want = np.maximum(xv @ (np.arange(64, dtype=np.float32).reshape(16, 4) / 100)
+                              - 1.0, 0).sum(axis=1)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        results[seed] = True
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not errors, errors
+    run_in_threads(worker, 8, timeout=60)
     assert len(results) == 8
 
 
@@ -403,11 +403,8 @@ def test_graph_grown_after_first_run(make_session):
     assert sess.run(b) == 42.0
 
 
-def test_integer_feeds_that_do_not_fit_are_rejected(make_session):
-    g = ds.Graph()
-    with g.as_default():
-        n = ds.placeholder(ds.int32, (None,), name="n")
-        m = n + 1
+def test_integer_feeds_that_do_not_fit_are_rejected(make_session, int32_graph):
+    g, n, m = int32_graph
     sess = make_session(g)
     with pytest.raises(ValueError, match="without losing information"):
         sess.run(m, {n: np.array([2**31], np.int64)})

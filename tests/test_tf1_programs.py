@@ -13,7 +13,6 @@ with the reason, so the list is explicit and turns red when a merge makes one pa
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -25,10 +24,10 @@ import devsession as ds
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf1_programs")
 sys.path.insert(0, HERE)
-from values import assert_matches, encode, read_event_tags  # noqa: E402
+from values import (assert_matches, encode, load_program, program_names,  # noqa: E402
+                    read_event_tags)
 
-PROGRAMS = sorted(f[:-3] for f in os.listdir(HERE)
-                  if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
+PROGRAMS = program_names()
 NEEDS = {
     "p08_random_and_where": "static shapes from tf.shape of a partly known shape (TF infers "
                             "[None, 50] for random_normal(tf.shape(z)); devsession [None, None])",
@@ -58,14 +57,6 @@ def _params():
         yield pytest.param(name, marks=marks, id=name)
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"tf1_program_{name}",
-                                                  os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _expected(name) -> dict:
     with open(os.path.join(HERE, "expected", name + ".json")) as f:
         return json.load(f)
@@ -77,7 +68,7 @@ def test_program_prints_what_tf1_printed(name):
         pytest.importorskip("tensorboard", reason="the summary programs write event files "
                                                   "with the tensorboard extra")
     expected = _expected(name)
-    module = _load(name)
+    module = load_program(name)
     ds.reset_default_graph()
     out = {}
     try:

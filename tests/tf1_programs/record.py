@@ -13,7 +13,6 @@ same values (keys with a loose tolerance excepted), so nothing recorded depends 
 from __future__ import annotations
 
 import ast
-import importlib.util
 import json
 import os
 import shutil
@@ -29,7 +28,8 @@ tf.disable_v2_behavior()
 tf.logging.set_verbosity(tf.logging.ERROR)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from values import encode, read_event_tags  # noqa: E402  (shared with the tests)
+# shared with the tests
+from values import encode, load_program, program_names, read_event_tags  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
@@ -38,19 +38,6 @@ DEFAULT_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
 
 
 # ------------------------------------------------------------------ the programs
-
-def program_names():
-    return sorted(f[:-3] for f in os.listdir(HERE)
-                  if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"tf1_programs_{name}",
-                                                  os.path.join(HERE, name + ".py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def check_imports(tree, name):
     for node in ast.walk(tree):
@@ -130,7 +117,7 @@ def record(name):
     with open(path) as f:
         tree = ast.parse(f.read(), path)
     check_imports(tree, name)
-    mod = load(name)
+    mod = load_program(name)
 
     t0 = time.perf_counter()
     first = run_once(mod)

@@ -1,15 +1,37 @@
-"""Recorded values: the JSON encoding the recorder writes and the comparison the tests make.
+"""Recorded values: the JSON encoding the recorder writes and the comparison the tests make;
+also which programs there are and how one is loaded.
 
 Shared by ``record.py`` (which runs under TensorFlow) and ``tests/test_tf1_programs.py``
-(which runs under devsession), so both sides agree on one encoding; see README.md's
-"Value encoding in the JSON".  Imports nothing but numpy.
+(which runs under devsession), so both sides agree on one encoding and run the same
+programs; see README.md's "Value encoding in the JSON".  Imports nothing but numpy and the
+standard library.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
+
 import numpy as np
 
-__all__ = ["encode", "assert_matches", "read_event_tags"]
+__all__ = ["program_names", "load_program", "encode", "assert_matches", "read_event_tags"]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def program_names() -> list:
+    """The programs in this folder (``pNN_topic``), sorted."""
+    return sorted(f[:-3] for f in os.listdir(HERE)
+                  if f.startswith("p") and f[1:3].isdigit() and f.endswith(".py"))
+
+
+def load_program(name: str):
+    """Program ``name`` imported as a module of its own; ``main(tf, out)`` runs it."""
+    spec = importlib.util.spec_from_file_location(f"tf1_program_{name}",
+                                                  os.path.join(HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def encode(v):
@@ -93,8 +115,6 @@ def read_event_tags(logdir) -> dict:
     """What TensorBoard's ``EventAccumulator`` reads back from the event files in ``logdir``:
     tags, steps, scalar values (6 decimals) and whether a graph is there.  Needs the
     ``tensorboard`` package (imported here, only when called)."""
-    import os
-
     from tensorboard.backend.event_processing import event_accumulator
 
     files = sorted(f for f in os.listdir(logdir) if "tfevents" in f)
