@@ -124,8 +124,7 @@ def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes():
 
 # --- gradients ---------------------------------------------------------------------------------
 
-RNG = np.random.default_rng(0)
-X = RNG.standard_normal((4, 3, 2))
+X = np.random.default_rng(0).standard_normal((4, 3, 2))    # fixed data, drawn once
 
 GRADIENT_CASES = {
     "gather repeated ids": (lambda p, i: ds.gather(p, i), [X, np.array([1, 1, 3, 0, 1])],
@@ -160,11 +159,11 @@ def test_gradient_matches_finite_differences(case):
     check_op_gradient(build, inputs, no_gradient=no_gradient)
 
 
-def test_gradients_of_the_gradient_ops():
+def test_gradients_of_the_gradient_ops(rng):
     from devsession.ops.array import mirror_pad_grad
     from devsession.ops.array_index import strided_slice_grad
 
-    x = RNG.standard_normal((3, 4))
+    x = rng.standard_normal((3, 4))
     check_op_gradient(lambda dy: strided_slice_grad([3, 4], [1, 0], [0, 4], [1, 2], dy,
                                                     end_mask=1), [x[:2, :2]])
     check_op_gradient(lambda dy: mirror_pad_grad(dy, [[1, 0], [1, 1]], "REFLECT"), [x])

@@ -13,8 +13,6 @@ import pytest
 import devsession as ds
 from devsession.errors import DeadlineExceededError, InvalidArgumentError
 
-RNG = np.random.default_rng(7)
-
 
 def scalar(dtype=ds.float32, name=None):
     return ds.placeholder(dtype, (), name=name)
@@ -22,13 +20,13 @@ def scalar(dtype=ds.float32, name=None):
 
 # --- cond ------------------------------------------------------------------------------------
 
-def test_cond_runs_the_chosen_branch(make_session):
+def test_cond_runs_the_chosen_branch(make_session, rng):
     x = ds.placeholder(ds.float32, (None, 3), name="x")
     p = scalar(ds.bool, "p")
     y = ds.cond(p, lambda: ds.reduce_sum(x * x, axis=1), lambda: ds.reduce_max(x, axis=1) - 1.0)
     assert (y.dtype, y.shape.as_list(), y.op.type) == (ds.float32, [None], "StatelessIf")
     sess = make_session()
-    xv = RNG.standard_normal((4, 3)).astype(np.float32)
+    xv = rng.standard_normal((4, 3)).astype(np.float32)
     np.testing.assert_allclose(sess.run(y, {x: xv, p: True}), (xv * xv).sum(1), rtol=1e-6)
     np.testing.assert_allclose(sess.run(y, {x: xv, p: False}), xv.max(1) - 1.0, rtol=1e-6)
 

@@ -10,15 +10,16 @@ import pytest
 import devsession as ds
 from gradient_check import check_op_gradient
 
-RNG = np.random.default_rng(11)
-
-
-def vec(n=4, shift=0.0):
-    return (RNG.standard_normal(n) + shift).astype(np.float64)
+@pytest.fixture
+def vec(rng):
+    """Random float64 vectors of this test's own generator (``rng``)."""
+    def draw(n=4, shift=0.0):
+        return (rng.standard_normal(n) + shift).astype(np.float64)
+    return draw
 
 
 @pytest.mark.parametrize("shift", [2.0, -2.0], ids=["true_branch", "false_branch"])
-def test_if_gradient_function_against_finite_differences(shift):
+def test_if_gradient_function_against_finite_differences(shift, vec):
     def build(x, w):
         return ds.cond(ds.reduce_sum(x) > 0.0,
                        lambda: (ds.tanh(x) * w, x * x, ds.constant(1)),
@@ -26,14 +27,14 @@ def test_if_gradient_function_against_finite_differences(shift):
     check_op_gradient(build, [vec(shift=shift), vec()])
 
 
-def test_if_gradient_where_a_branch_ignores_an_input():
+def test_if_gradient_where_a_branch_ignores_an_input(vec):
     def build(x, w):
         return ds.cond(ds.reduce_sum(x) > 0.0, lambda: x * 3.0, lambda: w + 1.0)
     grads = check_op_gradient(build, [vec(shift=2.0), vec()])   # per input: pred, x, w
     np.testing.assert_array_equal(grads[2], np.zeros(4))
 
 
-def test_while_gradient_function_against_finite_differences():
+def test_while_gradient_function_against_finite_differences(vec):
     def build(a0, b0, w):
         return ds.while_loop(lambda i, a, b: i < 3,
                              lambda i, a, b: (i + 1, ds.tanh(a) * w + b, b * 0.5 + a * a),
@@ -41,14 +42,14 @@ def test_while_gradient_function_against_finite_differences():
     check_op_gradient(build, [vec(3), vec(3), vec(3)], rtol=1e-5, atol=1e-6)
 
 
-def test_while_gradient_with_a_growing_tensor_and_no_iterations():
+def test_while_gradient_with_a_growing_tensor_and_no_iterations(vec):
     def grow(x):
         return ds.while_loop(lambda j, r: j < 3,
                              lambda j, r: (j + 1, ds.concat(
                                  [r, ds.reshape(ds.tanh(ds.reduce_sum(r, axis=0)), (1, 2))], 0)),
                              [ds.constant(0), x],
                              shape_invariants=[ds.TensorShape([]), ds.TensorShape([None, 2])])
-    check_op_gradient(grow, [RNG.standard_normal((1, 2))])
+    check_op_gradient(grow, [vec(2).reshape(1, 2)])
 
     def never(x, w):
         return ds.while_loop(lambda t, s: t < 0, lambda t, s: (t + 1, s * w), [ds.constant(0), x])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import zlib
 
 import numpy as np
 import pytest
@@ -20,13 +19,6 @@ def run(make_session, build, *arrays, dtype=None):
                for i, a in enumerate(arrays)]
         out = build(*phs)
     return make_session(g).run(out, dict(zip(phs, arrays)))
-
-
-@pytest.fixture
-def rng(request):
-    """A generator for this test alone, seeded by its id: the same inputs whichever tests
-    ran before it, or in which order (xdist, -k, a rerun)."""
-    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 def rand(rng, shape, dtype, positive=False):
