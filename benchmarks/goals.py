@@ -1,4 +1,4 @@
-"""The performance goals of issue 5, as data, judged against one run's results.
+"""The performance goals (issues 5, 9, 11 and 13), as data, judged against one run's results.
 
 A goal compares our median with a peer's measured in the same run (``ratio``: our speed
 over theirs must reach it), or with a fixed limit (``max_s``).  A goal whose workload,
@@ -44,6 +44,22 @@ GOALS = [
          ratio=1.0),
     Goal("MLP forward (256, 784-1024-1024-10) >= 1x JAX jit", "mlp_256", peer="jax jit",
          ratio=1.0),
+    Goal("MLP training step (256, 784-1024-1024-10, SGD) >= 1.1x TF1 session", "mlp_train",
+         peer="tf1", ratio=1.1),
+    Goal("MLP training step (256, 784-1024-1024-10, SGD) >= 1.1x JAX jit", "mlp_train",
+         peer="jax jit", ratio=1.1),
+    Goal("Deep MNIST convnet training step (64, Adam) >= 1x TF1 session", "convnet_train",
+         peer="tf1", ratio=1.0),
+    Goal("Deep MNIST convnet training step (64, Adam) >= 2x JAX jit", "convnet_train",
+         peer="jax jit", ratio=2.0),
+    Goal("gRPC: tiny two-worker step >= 1x TF1", "grpc_tiny_step",
+         ours="devsession grpc two-worker step", peer="tf1 two-worker step", ratio=1.0),
+    Goal("gRPC: 16 MiB worker to worker >= 1x TF1", "grpc_transfer_16mib",
+         ours="devsession grpc worker->worker", peer="tf1 worker->worker", ratio=1.0),
+    Goal("gRPC: 16 MiB client to worker >= 1x TF1", "grpc_transfer_16mib",
+         ours="devsession grpc client->worker", peer="tf1 client->worker", ratio=1.0),
+    Goal("gRPC: data-parallel MLP training on ps + 2 workers >= 1x TF1", "mlp_train_ps",
+         ours="devsession grpc ps+2 workers", peer="tf1 ps+2 workers", ratio=1.0),
     Goal("warm process start (import + first run of a 20-node graph) < 1.5 s", "startup",
          ours="devsession cpu (warm caches)", max_s=1.5),
     Goal("GPU: chain 10M >= 80% of device-to-device copy bandwidth", "chain_10m",

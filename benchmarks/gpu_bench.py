@@ -14,6 +14,9 @@ Each figure is measured against a peer doing the same work in the same run:
 * ``step_overhead``: a 4-op graph on 1000 floats via ``make_callable`` (feed and fetch
   included) against the same cupy calls plus ``.get()``.
 * ``ops``: every GPU op against the CPU on one small input (max abs difference).
+* ``train_mlp`` / ``train_convnet``: ``training_curves.compare_training``: the MLP (SGD)
+  and the Deep MNIST convnet (Adam) trained from the same weights on the GPU and on the
+  CPU; the loss curves must agree within float32 tolerance; steps/s of both.
 
 Warm-up first; the first call (kernel compilation) is reported apart from the steady
 state, which is the median of several timed runs.  Our results are checked after the
@@ -259,6 +262,13 @@ def check_ops() -> dict:
     return results
 
 
+def bench_training(steps: int) -> dict:
+    from devsession.benchmarks.training_curves import compare_training
+
+    return {f"train_{kind}": compare_training(kind, "gpu:0", steps)
+            for kind in ("mlp", "convnet")}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", help="write the figures here")
@@ -276,7 +286,8 @@ def main(argv=None) -> int:
     parts = [("ops", check_ops), ("copy_and_chain", lambda: bench_copy_and_chain(n_chain)),
              ("matmul", lambda: bench_matmul(n_matmul)),
              ("transfers", lambda: bench_transfers(copy_bytes)),
-             ("step_overhead", bench_step_overhead)]
+             ("step_overhead", bench_step_overhead),
+             ("training", lambda: bench_training(5 if args.quick else 20))]
     for label, fn in parts:
         t0 = time.perf_counter()
         try:
@@ -305,7 +316,11 @@ def main(argv=None) -> int:
              and fig.get("max_rel_error_vs_cupy", 0.0) > CHECK_RTOL.get(name, 1e-5)]
     if wrong:
         print(f"our result after the timed runs differs from cupy's: {', '.join(wrong)}")
-    return 1 if report["errors"] or bad_ops or wrong else 0
+    diverged = [name for name, fig in report["figures"].items() if isinstance(fig, dict)
+                and fig.get("curves_match") is False]
+    if diverged:
+        print(f"the GPU's loss curve differs from the CPU's: {', '.join(diverged)}")
+    return 1 if report["errors"] or bad_ops or wrong or diverged else 0
 
 
 if __name__ == "__main__":
