@@ -187,3 +187,48 @@ def test_buffer_pool_reuses_a_dropped_buffer_and_never_a_held_one():
     small = pool.take((4,), np.float32)
     pool.give(small)
     assert pool.take((4,), np.float32) is not small  # small arrays are just allocated
+
+
+def test_fusion_and_codegen_parse_one_thread_at_a_time(monkeypatch):
+    """Sessions planning in several threads (cluster tasks in one process) parse fused
+    expressions one at a time: CPython 3.11's ast conversion is not thread-safe
+    ("SystemError: AST constructor recursion depth mismatch", seen registering graphs)."""
+    import ast
+    import threading
+    import time
+
+    from devsession.kernels.codegen import frontend
+
+    import sys
+
+    inside, most, ours, lock = [0], [0], [0], threading.Lock()
+    real_parse = ast.parse
+
+    def watched(*args, **kwargs):
+        if sys._getframe(1).f_code is not frontend.parse.__code__:
+            return real_parse(*args, **kwargs)     # CPython's own (inspect): not ours
+        with lock:
+            ours[0] += 1
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.002)              # give another thread the chance to come in
+        try:
+            return real_parse(*args, **kwargs)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setattr(frontend.ast, "parse", watched)
+
+    def plan_and_run(i):
+        g = ds.Graph()
+        with g.as_default():
+            x = ds.placeholder(ds.float32, (None,))
+            y = ds.nn.relu(x * (1.5 + i) + 0.25) * ds.sigmoid(x)
+        with ds.Session(graph=g) as sess:
+            np.testing.assert_allclose(sess.run(y, {x: np.ones(3, np.float32)}),
+                                       np.maximum(1.75 + i, 0) / (1 + np.exp(-1)),
+                                       rtol=1e-5)
+
+    run_in_threads(plan_and_run, 4, timeout=120)
+    assert ours[0] >= 8 and most[0] == 1        # fusion and codegen, each in every thread

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 
 from ..kernels.codegen.expressions import ELEMENTWISE_OPS, expression_for
+from ..kernels.codegen.frontend import parse
 from .ir import PlanOp
 
 __all__ = ["fuse_elementwise", "FUSED_OP"]
@@ -112,7 +113,7 @@ def _fused_op(root: PlanOp, members: list) -> PlanOp:
                 value_name[t] = f"i{len(leaves)}"
                 leaves.append(t)
             renames[formal] = value_name[t]
-        tree = _Rename(renames).visit(ast.parse(template, mode="eval"))
+        tree = _Rename(renames).visit(parse(template, mode="eval"))
         value_name[op.outputs[0]] = f"t{k}"
         lines.append(f"t{k} = {ast.unparse(tree)}")
     lines.append(f"t{len(members) - 1}")

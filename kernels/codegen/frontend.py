@@ -49,13 +49,14 @@ from __future__ import annotations
 
 import ast
 import operator
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "evaluate",
-           "compute_dtype", "FUNCTIONS"]
+           "parse", "compute_dtype", "FUNCTIONS"]
 
 _F16, _F64 = np.dtype(np.float16), np.dtype(np.float64)
 _I64, _BOOL = np.dtype(np.int64), np.dtype(np.bool_)
@@ -449,6 +450,18 @@ class _Lowerer(ast.NodeVisitor):
         return _fold(_FOLD.get(name), args) or lower(self.lw, *args)
 
 
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(source: str, mode: str = "exec") -> ast.AST:
+    """``ast.parse``, one thread at a time: CPython 3.11's conversion of the parse tree to
+    ``ast`` objects keeps its recursion count in shared state, and two threads parsing at
+    once (cluster tasks registering graphs in one process) fail with "SystemError: AST
+    constructor recursion depth mismatch" (python/cpython#106905)."""
+    with _PARSE_LOCK:
+        return ast.parse(source, mode=mode)
+
+
 def compile_expression(expr: str, inputs: Iterable[tuple[str, object]], out_dtype=None, *,
                        check_dtype: Callable[[np.dtype], np.dtype] = np.dtype,
                        one_division_sigmoid: bool = False) -> Program:
@@ -464,7 +477,7 @@ def compile_expression(expr: str, inputs: Iterable[tuple[str, object]], out_dtyp
         raise CodegenError(f"input names must be distinct identifiers, got {names}")
     try:
         # No blocks in this language, so indentation is never meaningful.
-        tree = ast.parse("\n".join(line.strip() for line in expr.splitlines()), mode="exec")
+        tree = parse("\n".join(line.strip() for line in expr.splitlines()), mode="exec")
     except SyntaxError as exc:
         raise CodegenError(f"syntax error in {expr!r}: {exc.msg}") from None
     lw = _Lowering({name: _Val(f"v{k}", compute_dtype(dtype))
