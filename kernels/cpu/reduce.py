@@ -49,6 +49,7 @@ __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
            "unrolled_extreme", "JIT", "PAR", "INNER"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_MIN_COLUMNS = 16          # below, a row of totals is too short to vectorise: transpose
 # nogil: many Python threads run sessions at once (the kernels touch no Python objects).
 # no_cfunc_wrapper: nothing calls these through a C function pointer, and each wrapper is
 # one more module for LLVM to build on a cold start.  INNER functions are called only from
@@ -225,6 +226,18 @@ def sum_chunks_parallel(x, n, nchunks, partial, zero):
         partial[t] = sum_slice(x, lo, hi, zero)
 
 
+@njit(fastmath={"reassoc"}, **JIT)
+def sum_columns(x, n, acc):
+    """acc[c] += x[r, c] over the n rows of x (n x acc.size, C-contiguous), in acc's type:
+    each row is read once, contiguously, and added to a row of totals that stays in L1.
+    Reassociation (only) lets LLVM vectorise the row add; the order of the rows is kept."""
+    cols = acc.size
+    for r in range(n):
+        row = x[r * cols:(r + 1) * cols]
+        for c in range(cols):
+            acc[c] += row[c]
+
+
 @njit(**JIT)
 def extreme_rows(x, n, out, is_max):
     for r in range(out.size):
@@ -308,6 +321,19 @@ class Layout:
         flat = np.ascontiguousarray(moved, dtype=_F32 if self.widen else None).ravel()
         return flat, rows, n, out_shape, moved_shape
 
+    def leading(self, x) -> tuple | None:
+        """``(columns, output shape)`` when ``x`` (C-contiguous) reduces over its leading
+        axes only, as a bias gradient sums a batch away: rows x columns then needs no
+        transpose (``sum_columns``).  None otherwise, or for fewer columns than a vector."""
+        plan = self._plans.get(("leading", x.shape))
+        if plan is None:
+            axes = resolve_axes(self.node, self.axes, x.shape)
+            lead = bool(axes) and axes == tuple(range(len(axes))) and len(axes) < x.ndim
+            cols = math.prod(x.shape[len(axes):]) if lead else 0
+            plan = remember(self._plans, ("leading", x.shape),
+                            (cols, reduced_shape(x.shape, axes, self.keepdims)))
+        return plan if plan[0] >= _MIN_COLUMNS and x.flags.c_contiguous else None
+
     def _plan(self, shape):
         axes = resolve_axes(self.node, self.axes, shape)
         kept = [d for d in range(len(shape)) if d not in axes]
@@ -330,6 +356,16 @@ def _check_numeric(node):
                                f"no CPU kernel for {node.op} on {node.input_dtypes[0]}")
 
 
+def _column_total(x, cols, out_shape, kind, out_dtype):
+    """Sum or Mean over the leading axes of a float array, from float64 column totals."""
+    n = x.size // cols
+    acc = np.zeros(cols, np.float64)
+    sum_columns(x.reshape(-1), n, acc)
+    if kind == "mean":
+        acc /= n
+    return acc.astype(out_dtype).reshape(out_shape)
+
+
 @register_kernel(("Sum", "Mean", "Max", "Min"), "CPU")
 def build_reduction(node):
     kind = node.op.lower()
@@ -347,6 +383,10 @@ def build_reduction(node):
         if axes == ():             # reduce nothing: a copy
             check_axes(node.name, node.op, x.shape, axes)
             return np.array(x, dtype=out_dtype)
+        if kind in ("sum", "mean") and is_float and not widen and x.size:
+            columns = layout.leading(x)
+            if columns is not None:
+                return _column_total(x, *columns, kind, out_dtype)
         flat, rows, n, out_shape, _ = layout(x)
         out = np.empty(out_shape, store)
         flat_out = out.ravel()
