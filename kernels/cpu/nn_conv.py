@@ -275,7 +275,8 @@ def max_pool_grad(x, dy, g, dx):
     a NaN counting as the max)."""
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
     for n in prange(x.shape[0]):
-        dx[n] = 0
+        image = dx[n].reshape(-1)           # the maxima's places as flat offsets: no
+        image[:] = 0                        # division per element to scatter
         best = np.empty(C, x.dtype)
         at = np.empty(C, np.int64)
         for oh in range(OH):
@@ -283,17 +284,21 @@ def max_pool_grad(x, dy, g, dx):
             for ow in range(OW):
                 w0, w1 = _window(ow, SW, PL, KW, W)
                 best[:] = x[n, h0, w0]
-                at[:] = h0 * W + w0
+                first = (h0 * W + w0) * C
+                for c in range(C):
+                    at[c] = first + c
                 for ih in range(h0, h1):
                     for iw in range(w0, w1):
                         v = x[n, ih, iw]
+                        here = (ih * W + iw) * C
                         for c in range(C):
                             a = v[c]
                             if a > best[c] or (a != a and best[c] == best[c]):
                                 best[c] = a
-                                at[c] = ih * W + iw
+                                at[c] = here + c
+                grad = dy[n, oh, ow]
                 for c in range(C):
-                    dx[n, at[c] // W, at[c] % W, c] += dy[n, oh, ow, c]
+                    image[at[c]] += grad[c]
 
 
 @njit(**PAR)
@@ -343,9 +348,11 @@ def build_max_pool_grad(node):
     def kernel(x, y, dy):
         g = params.grad_geometry(x, y, dy)
         x, dy = _compute(x, widen), _compute(dy, widen)
-        dx = np.zeros(x.shape, dy.dtype)
         if dy.size:
+            dx = np.empty(x.shape, dy.dtype)       # each image zeroed by the loop
             max_pool_grad(x, dy, g.numba_args(), dx)
+        else:
+            dx = np.zeros(x.shape, dy.dtype)
         return to_float16(dx) if widen else dx
     return kernel
 
