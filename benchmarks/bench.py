@@ -33,6 +33,7 @@ __all__ = ["run_bench"]
 
 # Steps shorter than this are timed in batches; a smaller batch keeps the small suite fast.
 MIN_BATCH_S = {"small": 0.002, "default": 0.02, "full": 0.05}
+SETTLE_S = {"small": 0.0, "default": 0.15, "full": 0.15}   # small: a smoke run
 
 
 def run_bench(devices=None, suite: str = "default", repeats: int = 5, json_path=None,
@@ -68,7 +69,8 @@ def run_bench(devices=None, suite: str = "default", repeats: int = 5, json_path=
                   f"session falls back to the CPU, and its rows say so", file=sys.stderr)
     loaded = load_peers(peer_names, has_gpu, gpu_reason)
     context = Context(targets=targets, peers=loaded, repeats=repeats,
-                      min_batch_s=MIN_BATCH_S.get(suite, 0.02), has_gpu=has_gpu,
+                      min_batch_s=MIN_BATCH_S.get(suite, 0.02),
+                      settle_s=SETTLE_S.get(suite, 0.15), has_gpu=has_gpu,
                       gpu_reason=gpu_reason)
     context.progress = make_progress(context.units(workloads), enabled=progress)
     try:

@@ -19,7 +19,11 @@ available peer (``peers.py``).  Then ``measure``:
 4. ``repeats`` timed **rounds** (fewer for a workload with ``max_repeats``),
    interleaved: each round times one batch of every contender,
    starting with a different contender each round, so that the noise of a shared
-   2-core machine falls on all of them alike.  ``sync(result)`` runs after every step
+   2-core machine falls on all of them alike.  Between two contenders' batches the
+   runner pauses ``settle_s`` (0.15 s by default): OpenBLAS's threads busy-wait for
+   about 0.1 s after each call, so without the pause the contender that follows numpy
+   (or anything else on OpenBLAS) competes with numpy's spinning threads -- which
+   measures the two together, not one after the other.  ``sync(result)`` runs after every step
    (GPU streams and JAX's async dispatch finish before the clock is read); the garbage
    collector is off inside a batch.
 
@@ -56,6 +60,7 @@ class Context:
     peers: dict[str, Peer]
     repeats: int = 5
     min_batch_s: float = 0.02
+    settle_s: float = 0.15
     seed: int = 0
     has_gpu: bool = False
     gpu_reason: str = ""
@@ -171,6 +176,7 @@ def measure(workload, contenders: list[Contender], expected, context: Context) -
             shift = r % len(live) if live else 0
             for c in live[shift:] + live[:shift]:
                 if rows[id(c)]["error"] is None:
+                    time.sleep(context.settle_s)   # the previous contender's threads idle
                     last = _timed_batch(c, rows[id(c)], context)
                     if r == rounds - 1 and rows[id(c)]["error"] is None \
                             and not workload.stateful:

@@ -86,7 +86,8 @@ def test_copies_need_a_gpu_and_grpc_needs_a_server(small_run):
 
 
 def _context(targets, **kwargs):
-    kwargs = {"repeats": 2, "min_batch_s": 0.0005, "warn": lambda message: None, **kwargs}
+    kwargs = {"repeats": 2, "min_batch_s": 0.0005, "settle_s": 0.0,
+              "warn": lambda message: None, **kwargs}
     return runner.Context(targets=parse_targets(targets),
                           peers=peers.load_peers(["numpy"], False), **kwargs)
 
@@ -244,8 +245,18 @@ def test_missing_peers_are_listed_not_fatal(monkeypatch):
 def _run_tiny(targets):
     context = runner.Context(targets=parse_targets(targets),
                              peers=peers.load_peers(["numpy"], False), repeats=1,
-                             min_batch_s=0.0005, warn=lambda message: None)
+                             min_batch_s=0.0005, settle_s=0.0, warn=lambda message: None)
     return runner.run_workload(suites.tiny(), context)
+
+
+def test_each_timed_batch_starts_after_a_pause(monkeypatch):
+    """The previous contender's BLAS threads go idle before the next one is timed."""
+    pauses = []
+    monkeypatch.setattr(runner.time, "sleep", pauses.append)
+    context = _context(["cpu"], settle_s=0.125)
+    result = runner.run_workload(suites.tiny(), context)
+    batches = sum(len(r["times_s"]) for r in result["rows"] if r.get("times_s"))
+    assert batches >= 4 and pauses.count(0.125) == batches
 
 
 def test_gpu_request_without_gpu_reports_the_cpu_it_ran_on(monkeypatch):
@@ -347,7 +358,7 @@ def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
     from devsession.benchmarks import cluster_training, transfers
 
     context = runner.Context(targets=parse_targets(["grpc"]), peers=peers.load_peers(
-        ["numpy"], False), repeats=1, min_batch_s=0.001)
+        ["numpy"], False), repeats=1, min_batch_s=0.001, settle_s=0.0)
     try:
         for workload in (transfers.grpc_tiny_step(),
                          cluster_training.mlp_train_ps(16, (784, 64, 64, 10))):
