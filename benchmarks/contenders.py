@@ -125,6 +125,10 @@ def devsession_contenders(workload, data, target: Target, context, graph_fn=None
             init = ds.global_variables_initializer() if initialize else None
         options = ds.SessionOptions(device=target.device)
         session_target = context.grpc_target() if target.grpc else ""
+        if init is not None and session_target:
+            # a cluster keeps variables by name across sessions (TF1's): an earlier
+            # workload's "p0" of another shape must not meet this one's
+            ds.reset(ds.SessionOptions(target=session_target))
         sess = ds.Session(target=session_target, graph=graph, options=options)
         if init is not None:
             sess.run(init)

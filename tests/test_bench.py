@@ -8,6 +8,7 @@ import dataclasses
 import importlib.util
 import json
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -249,14 +250,35 @@ def _run_tiny(targets):
     return runner.run_workload(suites.tiny(), context)
 
 
-def test_each_timed_batch_starts_after_a_pause(monkeypatch):
-    """The previous contender's BLAS threads go idle before the next one is timed."""
-    pauses = []
-    monkeypatch.setattr(runner.time, "sleep", pauses.append)
-    context = _context(["cpu"], settle_s=0.125)
-    result = runner.run_workload(suites.tiny(), context)
-    batches = sum(len(r["times_s"]) for r in result["rows"] if r.get("times_s"))
-    assert batches >= 4 and pauses.count(0.125) == batches
+def test_each_timed_batch_follows_settle_s_of_untimed_steps(monkeypatch):
+    """Before each timed batch a contender keeps stepping, untimed, for ``settle_s``: the
+    previous contender's spinning BLAS threads go idle while its own stay awake."""
+    from devsession.benchmarks.contenders import Contender
+
+    steps, log = [], []
+    contenders = [Contender(name, "ours" if name == "a" else "peer",
+                            (lambda name=name: steps.append(name) or np.float32(1.0)),
+                            reference=name == "b") for name in ("a", "b")]
+    lead_in, timed_batch = runner._lead_in, runner._timed_batch
+
+    def logged_lead_in(c, row, context):
+        before, start = len(steps), time.perf_counter()
+        lead_in(c, row, context)
+        log.append(("lead-in", c.name, time.perf_counter() - start, len(steps) - before))
+
+    def logged_batch(c, row, context):
+        log.append(("batch", c.name))
+        return timed_batch(c, row, context)
+
+    monkeypatch.setattr(runner, "_lead_in", logged_lead_in)
+    monkeypatch.setattr(runner, "_timed_batch", logged_batch)
+    context = _context(["cpu"], settle_s=0.03, min_batch_s=0.0)
+    rows = runner.measure(suites.tiny(), contenders, np.float32(1.0), context)
+    assert all(r["error"] is None and len(r["times_s"]) == 2 for r in rows), rows
+    assert len(log) == 8
+    for lead, batch in zip(log[::2], log[1::2]):
+        assert lead[0] == "lead-in" and batch == ("batch", lead[1])
+        assert lead[2] >= 0.03 and lead[3] >= 2, lead
 
 
 def test_gpu_request_without_gpu_reports_the_cpu_it_ran_on(monkeypatch):
@@ -353,15 +375,18 @@ def test_gpu_bench_runs_on_the_cupy_standin(monkeypatch):
 
 
 def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
-    """The tiny two-worker step and data-parallel training on ps + 2 workers (the small
-    suite skips the latter without ``--device grpc``)."""
-    from devsession.benchmarks import cluster_training, transfers
+    """The tiny two-worker step, data-parallel training on ps + 2 workers (the small
+    suite skips it without ``--device grpc``), and both training steps one after the
+    other on the same server (a variable named as the previous workload's, of another
+    shape, must not meet it there)."""
+    from devsession.benchmarks import cluster_training, training, transfers
 
     context = runner.Context(targets=parse_targets(["grpc"]), peers=peers.load_peers(
         ["numpy"], False), repeats=1, min_batch_s=0.001, settle_s=0.0)
     try:
         for workload in (transfers.grpc_tiny_step(),
-                         cluster_training.mlp_train_ps(16, (784, 64, 64, 10))):
+                         cluster_training.mlp_train_ps(16, (784, 64, 64, 10)),
+                         training.mlp_train(16, (784, 64, 64, 10)), training.convnet_train(2)):
             result = runner.run_workload(workload, context)
             ours = [r for r in result["rows"] if r["side"] == "ours"]
             assert not result["skipped"] and len(ours) == 1, result
