@@ -19,11 +19,12 @@ available peer (``peers.py``).  Then ``measure``:
 4. ``repeats`` timed **rounds** (fewer for a workload with ``max_repeats``),
    interleaved: each round times one batch of every contender,
    starting with a different contender each round, so that the noise of a shared
-   2-core machine falls on all of them alike.  Between two contenders' batches the
-   runner pauses ``settle_s`` (0.15 s by default): OpenBLAS's threads busy-wait for
-   about 0.1 s after each call, so without the pause the contender that follows numpy
-   (or anything else on OpenBLAS) competes with numpy's spinning threads -- which
-   measures the two together, not one after the other.  ``sync(result)`` runs after every step
+   2-core machine falls on all of them alike.  Before its timed batch a contender runs
+   untimed steps for ``settle_s`` (0.15 s by default, at least one step): OpenBLAS's
+   threads busy-wait for about 0.1 s after each call, so the contender that follows
+   numpy (or anything else on OpenBLAS) would be timed against numpy's spinning
+   threads -- the two together, not one after the other -- and a pause instead would
+   let every contender's own threads fall asleep before its first timed step.  ``sync(result)`` runs after every step
    (GPU streams and JAX's async dispatch finish before the clock is read); the garbage
    collector is off inside a batch.
 
@@ -176,7 +177,9 @@ def measure(workload, contenders: list[Contender], expected, context: Context) -
             shift = r % len(live) if live else 0
             for c in live[shift:] + live[:shift]:
                 if rows[id(c)]["error"] is None:
-                    time.sleep(context.settle_s)   # the previous contender's threads idle
+                    _lead_in(c, rows[id(c)], context)
+                    if rows[id(c)]["error"] is not None:
+                        continue
                     last = _timed_batch(c, rows[id(c)], context)
                     if r == rounds - 1 and rows[id(c)]["error"] is None \
                             and not workload.stateful:
@@ -308,6 +311,22 @@ def compare(actual: np.ndarray, expected: np.ndarray, rtol: float, atol: float,
                 worst = max(worst, float(np.max(diff)))
             ok = ok and bool(np.all(diff <= atol + rtol * np.abs(y)))
     return ok, worst
+
+
+def _lead_in(c: Contender, row: dict, context: Context) -> None:
+    """Untimed steps for ``context.settle_s`` (none when it is 0): the previous
+    contender's spinning threads go idle while this one's stay awake."""
+    if context.settle_s <= 0:
+        return
+    end = time.perf_counter() + context.settle_s
+    try:
+        while True:
+            c.sync(c.run())
+            if time.perf_counter() >= end:
+                return
+    except Exception as e:
+        row["error"] = f"{type(e).__name__}: {e}"
+        context.warn(f"{c.name} failed before a timed batch: {row['error']}")
 
 
 def _timed_batch(c: Contender, row: dict, context: Context):
