@@ -2,10 +2,9 @@
 
 A process can host several tasks of a cluster (tests, benchmarks, a client beside a ps
 and its workers); their steps then run at once on their own threads and fill the cores
-between them.  A kernel that would split its own work over threads (``cpu/blas.py``)
-asks ``task_steps_running()`` first and does not when more than one runs: the split
-would only add threads competing for the same cores (a data-parallel training step with
-its ps and two workers in one process: 43 ms with split products, 39 ms without).
+between them.  A kernel that would use several threads of its own (``cpu/blas.py``'s
+products) asks ``task_steps_running()`` first and keeps to one when more than one runs:
+more would only add threads competing for the same cores.
 
 The cluster's worker wraps each partition it runs in ``task_step()``.  Nothing here
 imports numba or devsession's runtime.

@@ -220,27 +220,27 @@ def test_holding_a_cap_does_not_rescan_the_libraries():
     assert min(batches) < 100e-6, f"{min(batches) * 1e6:.1f} us per capped run"
 
 
-def _pool_submissions(monkeypatch) -> list:
-    """Counts the row blocks ``kernels/cpu/blas.py`` hands to its own threads."""
+def _product_counts(monkeypatch) -> list:
+    """The BLAS thread counts each product of ``kernels/cpu/blas.py`` saw while it ran."""
     from devsession.kernels.cpu import blas
 
-    if not blas.blocked_available():
-        pytest.skip("needs OpenBLAS's per-thread count and 2 cores for blocked products")
-    submitted = []
-    real_pool = blas._pool
+    if not blas_threads.has_process_wide_blas():
+        pytest.skip("needs a BLAS with one thread count per process (OpenBLAS on pthreads)")
+    seen = []
+    real_matmul = np.matmul
 
-    class Recording:
-        def submit(self, *args, **kwargs):
-            submitted.append(args[1].shape)
-            return real_pool().submit(*args, **kwargs)
+    def watched(a, b, out=None):
+        seen.append(max(blas_counts()))
+        return real_matmul(a, b, out=out)
 
-    monkeypatch.setattr(blas, "_pool", Recording)
-    return submitted
+    monkeypatch.setattr(blas, "np", type("numpy", (), {"matmul": staticmethod(watched)}))
+    return seen
 
 
-@pytest.mark.parametrize("cap, blocked", [(0, True), (1, False)])
-def test_blocked_products_stay_within_the_sessions_cap(monkeypatch, cap, blocked):
-    submitted = _pool_submissions(monkeypatch)
+@pytest.mark.parametrize("cap", [0, 1])
+def test_a_lone_product_keeps_the_sessions_blas_count(monkeypatch, cap):
+    """Alone, a product uses BLAS's own threads (numpy's), or the session's cap."""
+    seen = _product_counts(monkeypatch)
     rng = np.random.default_rng(0)
     av, bv = (rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2))
     g = ds.Graph()
@@ -249,13 +249,39 @@ def test_blocked_products_stay_within_the_sessions_cap(monkeypatch, cap, blocked
         c = ds.matmul(a, ds.constant(bv))
     with ds.Session(graph=g, options=ds.SessionOptions(intra_op_threads=cap)) as sess:
         np.testing.assert_allclose(sess.run(c, {a: av}), av @ bv, rtol=1e-4, atol=1e-4)
-    assert bool(submitted) == blocked, submitted
+    assert seen == [cap or max(START)]
+    assert blas_counts() == START
 
 
-def test_a_product_under_a_cap_leaves_its_thread_following_the_process_count(monkeypatch):
+def test_products_at_once_run_on_one_blas_thread_each(monkeypatch):
+    """A product that starts while another is in flight, or while two cluster tasks'
+    steps run in this process (towers), holds BLAS to one thread: BLAS's spinning
+    threads would starve the other's."""
+    from devsession.kernels import parallelism
     from devsession.kernels.cpu import blas
 
-    _pool_submissions(monkeypatch)
+    seen = _product_counts(monkeypatch)
+    a = np.ones((256, 256), np.float32)
+    outs = [np.empty_like(a) for _ in range(3)]
+    with blas._ACTIVE_LOCK:
+        blas._ACTIVE[0] += 1                          # another product in flight
+    try:
+        blas.matmul_into(a, a, outs[0])
+    finally:
+        with blas._ACTIVE_LOCK:
+            blas._ACTIVE[0] -= 1
+    with parallelism.task_step(), parallelism.task_step():
+        blas.matmul_into(a, a, outs[1])
+    blas.matmul_into(a, a, outs[2])                   # alone: BLAS's own count
+    assert seen == [1, 1, max(START)]
+    for out in outs:
+        np.testing.assert_array_equal(out, a @ a)
+    assert blas_counts() == START
+
+
+def test_a_product_under_a_cap_leaves_its_thread_following_the_process_count():
+    from devsession.kernels.cpu import blas
+
     a = np.ones((256, 256), np.float32)
     out = np.empty_like(a)
     with blas_threads.capped_blas_threads(1):

@@ -7,9 +7,9 @@ numpy hands transposed-contiguous operands to BLAS as ``'T'`` without copying.  
 dimensions broadcast like ``np.matmul``.  float16 is computed in float32 (numpy has no
 half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer matmul
 uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free
-(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.  Big 2-D
-products run in row blocks on devsession's own threads, OpenBLAS single-threaded in each
-(``blas.py``: OpenBLAS's spinning threads starve concurrent work).
+(``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.  Products
+that run at once hold BLAS to one thread each (``blas.py``: OpenBLAS's spinning threads
+starve concurrent work); one that runs alone uses BLAS's own threads.
 """
 
 from __future__ import annotations
