@@ -230,6 +230,12 @@ def _ours_grpc(ds, target: str, x: np.ndarray | None) -> list[Contender]:
                       **common)]
 
 
+# Where TF1's transfer rows ran, named as our rows' probes name devices (TF1 has only its
+# CPUs here: no GPU is asked for), so the goals match its rows to ours by device kind.
+TF1_DEVICES = {"worker->worker": "worker:0/CPU:0+worker:1/CPU:0",
+               "client->worker": "worker:1/CPU:0"}
+
+
 def _tf1_grpc(tf, x: np.ndarray | None) -> list[Contender]:
     v1 = tf.compat.v1
     start = time.perf_counter()
@@ -249,10 +255,11 @@ def _tf1_grpc(tf, x: np.ndarray | None) -> list[Contender]:
     sess.run(v.initializer)
     setup = time.perf_counter() - start
     return [Contender("tf1 worker->worker", "peer", sess.make_callable(moved), api="grpc",
-                      device="worker:0 -> worker:1", setup_s=setup, close=sess.close),
+                      device=TF1_DEVICES["worker->worker"], setup_s=setup,
+                      close=sess.close),
             Contender("tf1 client->worker", "peer",
                       functools.partial(sess.make_callable(fed_sum, [fed]), x), api="grpc",
-                      device="client -> worker:1", setup_s=setup)]
+                      device=TF1_DEVICES["client->worker"], setup_s=setup)]
 
 
 def _stop(servers) -> None:

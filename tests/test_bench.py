@@ -393,3 +393,11 @@ def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
             assert ours[0]["matches_numpy"] and ours[0]["throughput"] > 0, ours
     finally:
         context.close()
+
+
+def test_tf1s_transfer_rows_are_judged_on_the_cpu_as_ours():
+    """The 16 MiB goals compare TF1's rows with ours: both must read as CPU rows."""
+    from devsession.benchmarks import transfers
+
+    assert {goals.device_kind(d) for d in transfers.TF1_DEVICES.values()} == {"CPU"}
+    assert goals.device_kind("worker:0/CPU:0+worker:1/CPU:0") == "CPU"
