@@ -4,7 +4,8 @@
 Layout: the kernel callable moves the reduced axes last (``np.ascontiguousarray`` of
 a transpose; no copy when they are trailing already and the input is contiguous) and
 flattens, so every numba loop sees one C-contiguous 1-D array of ``rows`` rows of
-``n`` elements.  The transpose plan is computed once per input shape, and so are the
+``n`` elements.  A float Sum or Mean over the *leading* axes (a bias gradient summing a
+batch away) skips the transpose: ``sum_columns`` adds the rows into float64 totals.  The transpose plan is computed once per input shape, and so are the
 axes when the graph did not know the input's rank (every axis, or negative axes).
 
 Numerics:
@@ -226,11 +227,11 @@ def sum_chunks_parallel(x, n, nchunks, partial, zero):
         partial[t] = sum_slice(x, lo, hi, zero)
 
 
-@njit(fastmath={"reassoc"}, **JIT)
+@njit(**JIT)
 def sum_columns(x, n, acc):
     """acc[c] += x[r, c] over the n rows of x (n x acc.size, C-contiguous), in acc's type:
-    each row is read once, contiguously, and added to a row of totals that stays in L1.
-    Reassociation (only) lets LLVM vectorise the row add; the order of the rows is kept."""
+    each row is read once, contiguously, and added to a row of totals that stays in L1
+    (the columns are independent, so the add vectorises as it is)."""
     cols = acc.size
     for r in range(n):
         row = x[r * cols:(r + 1) * cols]
