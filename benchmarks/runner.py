@@ -24,9 +24,9 @@ available peer (``peers.py``).  Then ``measure``:
    threads busy-wait for about 0.1 s after each call, so the contender that follows
    numpy (or anything else on OpenBLAS) would be timed against numpy's spinning
    threads -- the two together, not one after the other -- and a pause instead would
-   let every contender's own threads fall asleep before its first timed step.  ``sync(result)`` runs after every step
-   (GPU streams and JAX's async dispatch finish before the clock is read); the garbage
-   collector is off inside a batch.
+   let every contender's own threads fall asleep before its first timed step.
+   ``sync(result)`` runs after every step (GPU streams and JAX's async dispatch finish
+   before the clock is read); the garbage collector is off inside a batch.
 
 Rows are plain dicts (the JSON's rows): median, min, max, quartiles and every sample,
 so two runs can be diffed.  A contender that fails is a row with ``error`` set; it

@@ -58,8 +58,10 @@ def compare_training(kind: str, device: str, steps: int = 20, *, reference: str 
     same start; the two loss curves, their largest relative difference, and steps/s."""
     import devsession as ds
 
-    data = _model(kind, small)[0](np.random.default_rng(seed))
-    graph_fn = _model(kind, small)[1]
+    if device == reference:
+        raise ValueError(f"compare {device!r} with another device, not with itself")
+    make_data, graph_fn = _model(kind, small)
+    data = make_data(np.random.default_rng(seed))
     curves, speeds, placed = {}, {}, {}
     for dev in (reference, device):
         sess, step, devices = _session(ds, graph_fn, data, dev)

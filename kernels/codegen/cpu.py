@@ -256,7 +256,6 @@ def render_module(program: Program, modes: Sequence[str]) -> str:
 
 def _tf1_statement(ins: Instr, a: list) -> str:
     d, op = ins.dtype, ins.op
-    floats = d.kind == "f"
     if op in ("floor", "ceil", "rint", "trunc"):
         return _wrap(d, f"np.{op}({a[0]})")
     if d.kind == "i" and op in ("floordiv", "floormod", "truncdiv", "truncmod"):

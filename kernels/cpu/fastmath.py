@@ -20,7 +20,7 @@ import numpy as np
 
 from .numba_setup import numba
 
-__all__ = ["fexp32", "exp_parts32", "pow2_32"]
+__all__ = ["fexp32", "exp_parts32", "pow2_32", "max32", "min32"]
 
 _types = numba.types
 
@@ -46,7 +46,7 @@ def _select_intrinsic(predicate: str):
     return select
 
 
-_max32, _min32 = _select_intrinsic(">"), _select_intrinsic("<")
+max32, min32 = _select_intrinsic(">"), _select_intrinsic("<")
 
 
 @numba.njit(inline="always", cache=True)
@@ -76,7 +76,7 @@ def exp_parts32(xc):
 @numba.njit(inline="always", cache=True)
 def fexp32(x):
     """exp(x) for a float32 x, within 3 ulp of numpy's."""
-    n, y = exp_parts32(_min32(_max32(x, np.float32(-104.0)), np.float32(89.0)))
+    n, y = exp_parts32(min32(max32(x, np.float32(-104.0)), np.float32(89.0)))
     ni = np.int32(n)
     half = ni >> np.int32(1)
     result = (y * pow2_32(half)) * pow2_32(ni - half)

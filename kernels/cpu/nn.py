@@ -32,7 +32,7 @@ from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
 from ..registry import register_kernel
 from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
-from .fastmath import _max32, exp_parts32, pow2_32
+from .fastmath import max32, exp_parts32, pow2_32
 from .numba_setup import num_threads
 from .reduce import JIT, PAR, Layout, _block_sum, strategy, unrolled_extreme
 
@@ -52,7 +52,7 @@ def _exp_nonpositive32(t):
     """exp(t) for a float32 ``t <= 0`` that is not NaN (0 below -86, where exp(t) is
     under 5e-38): ``fexp32`` without its clamp above, its NaN select and the two-step
     scaling that subnormal results need, so each element costs ~40% less."""
-    n, y = exp_parts32(_max32(t, np.float32(-86.0)))
+    n, y = exp_parts32(max32(t, np.float32(-86.0)))
     return np.float32(0.0) if t < np.float32(-86.0) else y * pow2_32(np.int32(n))
 
 

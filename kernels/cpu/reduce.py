@@ -4,9 +4,10 @@
 Layout: the kernel callable moves the reduced axes last (``np.ascontiguousarray`` of
 a transpose; no copy when they are trailing already and the input is contiguous) and
 flattens, so every numba loop sees one C-contiguous 1-D array of ``rows`` rows of
-``n`` elements.  A float Sum or Mean over the *leading* axes (a bias gradient summing a
-batch away) skips the transpose: ``sum_columns`` adds the rows into float64 totals.  The transpose plan is computed once per input shape, and so are the
-axes when the graph did not know the input's rank (every axis, or negative axes).
+``n`` elements.  The transpose plan is computed once per input shape, and so are the
+axes when the graph did not know the input's rank (every axis, or negative axes).  A
+float Sum or Mean over the *leading* axes (a bias gradient summing a batch away) skips
+the transpose: ``sum_columns`` adds the rows into float64 totals.
 
 Numerics:
 
