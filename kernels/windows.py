@@ -315,10 +315,27 @@ def avg_pool(xp, x, g: Geometry, counts):
     return (totals / counts[None, :, :, None]).astype(x.dtype, copy=False)
 
 
+def _inside(xp, g: Geometry):
+    """(1, OH, OW, window, 1) bool: which element of each window lies on the input, not
+    on the padding."""
+    one = dataclasses.replace(g, batch=1, channels=1)
+    ones = np.ones((1, g.in_h, g.in_w, 1), np.bool_)
+    return xp.asarray(patches(np, ones, one).reshape(one.out_shape + (g.window, 1)))
+
+
+def _first_maxima(xp, x, g: Geometry, floor):
+    """(N, OH, OW, C): the offset in each window of its first NaN, else of its first
+    maximum among the elements on the input.  (An argmax over the padded windows would
+    pick the padding when the maximum equals the padding's value, -inf or INT_MIN.)"""
+    flat = patches(xp, x, g, floor).reshape(g.out_shape + (g.window, g.channels))
+    top = flat.max(axis=3, keepdims=True)                 # NaN where a window has one
+    hit = ((flat == top) | (flat != flat)) & _inside(xp, g)
+    return hit.argmax(axis=3)
+
+
 def max_pool_grad(xp, x, dy, g: Geometry, floor):
     """Each gradient to its window's first maximum (the first NaN, if any)."""
-    flat = patches(xp, x, g, floor).reshape(g.out_shape + (g.window, g.channels))
-    first_max = flat.argmax(axis=3)
+    first_max = _first_maxima(xp, x, g, floor)
     hit = xp.arange(g.window).reshape(g.window, 1) == first_max[:, :, :, None, :]
     cols = xp.where(hit, dy[:, :, :, None, :], xp.zeros((), dy.dtype))
     return add_patches(xp, cols.reshape(g.out_shape + (g.k_h, g.k_w, g.channels)), g)
@@ -328,7 +345,7 @@ def max_pool_grad_grad(xp, x, grad, g: Geometry, floor):
     """Per window, ``grad`` at the window's first maximum (the adjoint of
     ``max_pool_grad``)."""
     shape = g.out_shape + (g.window, g.channels)
-    first_max = patches(xp, x, g, floor).reshape(shape).argmax(axis=3)
+    first_max = _first_maxima(xp, x, g, floor)
     picked = xp.take_along_axis(patches(xp, grad, g).reshape(shape), first_max[:, :, :, None, :],
                                 axis=3)
     return picked[:, :, :, 0, :]

@@ -199,6 +199,26 @@ def test_pool_kernels_match_reference(device, case, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [F32, I32], ids=str)
+def test_max_pool_gradients_never_route_to_the_padding(device, dtype):
+    """A window whose maximum equals what the padding reads (-inf, INT_MIN) still sends
+    its gradient to the first element on the input (an argmax over padded windows
+    picked the padding, and the gradient was dropped)."""
+    lowest = -np.inf if dtype == F32 else np.iinfo(dtype).min
+    x = np.full((1, 3, 3, 1), lowest, dtype)
+    attrs = pool_attrs(3, 1, "SAME")
+    y = check_against_ref(device, make_node("MaxPool", [dtype], dtype, attrs), x)
+    dy = np.ones(y.shape, dtype)
+    dx = check_against_ref(device, make_node("MaxPoolGrad", [dtype] * 3, dtype, attrs),
+                           x, y, dy)
+    assert dx.sum() == dy.size and dx[0, 0, 0, 0] == 4            # 4 windows start there
+    grad = np.arange(9, dtype=dtype).reshape(x.shape)
+    gg = check_against_ref(device, make_node("MaxPoolGradGrad", [dtype] * 3, dtype, attrs),
+                           x, y, grad)
+    np.testing.assert_array_equal(gg[0, :, :, 0], [[0, 0, 1], [0, 0, 1], [3, 3, 4]])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_max_pool_propagates_nan_and_routes_ties_to_the_first(device):
     from kernel_cases import run_on
 
