@@ -144,6 +144,7 @@ def check_against_ref(device, node: KernelNode, *inputs, **tolerances):
     ref = run_on("REF", node, *inputs)
     got = run_on(device, node, *inputs)
     if isinstance(ref, tuple):
+        assert isinstance(got, tuple) and len(got) == len(ref), "outputs missing"
         for g, r in zip(got, ref):
             assert_same(g, r, **tolerances)
     else:

@@ -113,6 +113,22 @@ def test_unsorted_segment_sum_big(device):
     np.testing.assert_allclose(got, segment_sum_formula(data, ids, 50), atol=2e-3)
 
 
+SMALL_INTS = [np.dtype(t) for t in (np.int8, np.int16, np.uint8, np.uint16)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", SMALL_INTS, ids=str)
+def test_unsorted_segment_sum_of_small_integers_wraps(device, dtype):
+    # CUDA has no atomicAdd for these: the totals go through int32 and wrap back as TF's
+    info = np.iinfo(dtype)
+    data = np.full((600, 2), info.max, dtype)
+    ids = np.repeat(np.arange(3), 200).astype(I32)
+    node = make_node("UnsortedSegmentSum", [dtype, I32, I32], dtype)
+    got = check_against_ref(device, node, data, ids, np.array(3, I32))
+    want = (np.full((3, 2), 200 * int(info.max)) % 2 ** (8 * dtype.itemsize))
+    assert_same(got, want.astype(np.uint64).astype(dtype))
+
+
 @pytest.mark.parametrize("device", ["REF", *DEVICES])
 def test_segment_id_out_of_range_names_the_node(device):
     node = make_node("UnsortedSegmentSum", [F32, I32, I32], F32, name="scatter")
@@ -143,6 +159,16 @@ def test_one_hot(device, dtype, index_shape, depth, axis):
         hot = np.moveaxis(np.equal.outer(indices, np.arange(depth)), -1,
                           indices.ndim if axis == -1 else axis)
         assert_same(got, np.where(hot, on, off).astype(dtype))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_one_hot_deeper_than_the_index_dtype(device):
+    # a uint8 index never reaches position 300: no position may wrap onto it
+    indices = np.array([0, 44, 255], np.uint8)
+    node = make_node("OneHot", [np.dtype(np.uint8), I32, F32, F32], F32, {"axis": -1})
+    got = check_against_ref(device, node, indices, np.array(300, I32),
+                            np.array(1, F32), np.array(0, F32))
+    assert_same(got, np.equal.outer(indices, np.arange(300)).astype(F32))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -69,10 +69,16 @@ def _segment_sum_kernel(acc_dtype: str):
         """, name=f"devsession_segment_sum_{acc_dtype}")
 
 
+# CUDA has atomicAdd for these only: float16 adds into float32, small integers into int32
+# (cast back, the total wraps modulo 2^n as TF's).
+_ACCUMULATOR = {"float16": _F32, "int8": np.dtype(np.int32), "int16": np.dtype(np.int32),
+                "uint8": np.dtype(np.int32), "uint16": np.dtype(np.int32)}
+
+
 @register_kernel("UnsortedSegmentSum", "GPU")
 def build_segment_sum(node):
-    narrow = node.output_dtype == _F16
-    acc = _F32 if narrow else node.output_dtype
+    acc = _ACCUMULATOR.get(node.output_dtype.name, node.output_dtype)
+    narrow = acc != node.output_dtype
 
     def segment_sum(data, ids, num_segments):
         n = check_segment_ids(node, data, ids, num_segments)
@@ -89,7 +95,7 @@ def build_segment_sum(node):
             # the raw arrays are indexed flat: pass 1-D views of contiguous arrays
             _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n,
                                           out.reshape(-1))
-        return out.astype(_F16) if narrow else out
+        return out.astype(node.output_dtype) if narrow else out
     return on_device(node, segment_sum)
 
 
@@ -99,14 +105,15 @@ def build_segment_sum(node):
 def build_one_hot(node):
     index_dtype = node.input_dtypes[0]
     dtype = node.output_dtype
+    # positions are int64: in the index dtype a depth past its range would wrap (uint8)
     kernel = ElementwiseKernel("on if i == d else off",
-                               [("i", index_dtype), ("d", index_dtype), ("on", dtype),
+                               [("i", index_dtype), ("d", np.dtype(np.int64)), ("on", dtype),
                                 ("off", dtype)], dtype, name=node.name, op=node.op)
 
     def one_hot(indices, depth, on_value, off_value):
         d, axis = one_hot_axis(node, indices, depth)
         spread = indices.reshape(indices.shape[:axis] + (1,) + indices.shape[axis:])
-        positions = cupy.arange(d, dtype=index_dtype).reshape(
+        positions = cupy.arange(d, dtype=np.int64).reshape(
             (1,) * axis + (d,) + (1,) * (indices.ndim - axis))
         return kernel(spread, positions, on_value, off_value)
     return on_device(node, one_hot)
