@@ -13,7 +13,7 @@ optimizers train by default); ``collections=`` replaces the first.
 
 from __future__ import annotations
 
-from .graph import (Tensor, control_dependencies, convert_to_tensor, device,
+from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor, device,
                     get_default_graph, name_scope, pending_control_inputs)
 from . import ops as api
 
@@ -79,9 +79,10 @@ class Variable:
         """The value, read where it is used: under ``control_dependencies`` a fresh read
         that runs after them (TF1 reads a variable's buffer when the reader runs, so
         ``with control_dependencies([inc]): tf.identity(v)`` sees the increment)."""
-        if pending_control_inputs(self.graph):
-            return self.graph.create_op("_ReadVariable", [self._variable],
-                                        name=f"{self.op.name}/read").outputs[0]
+        graph = building_graph(self.graph)     # a cond/while body reads inside it
+        if pending_control_inputs(graph):
+            return graph.create_op("_ReadVariable", [self._variable],
+                                   name=f"{self.op.name}/read").outputs[0]
         return self._snapshot
 
     def _as_graph_element(self) -> Tensor:

@@ -225,3 +225,23 @@ def test_a_variable_read_under_control_dependencies_runs_after_them(make_session
     assert [int(sess.run(read_after)) for _ in range(3)] == [1, 2, 3]
     assert int(sess.run(plus_ten)) == 14
     assert float(sess.run(loss)) == 4.0
+
+
+def test_a_read_under_control_dependencies_inside_a_cond_or_loop_body(make_session):
+    # the same idiom inside a branch or a loop body reads after the body's increment
+    def branch():
+        with ds.control_dependencies([ds.assign_add(v, 5.0)]):
+            return ds.identity(v)
+
+    def body(t, seen):
+        with ds.control_dependencies([ds.assign_add(v, 1.0)]):
+            return t + 1, seen + ds.identity(v)
+    with ds.device("/job:worker/task:1"):   # on a cluster: the variable and its bodies together
+        v = ds.Variable(1.0, name="v")
+        branched = ds.cond(ds.constant(True), branch, lambda: ds.identity(v))
+        _, seen = ds.while_loop(lambda t, seen: t < 3, body,
+                                [ds.constant(0), ds.constant(0.0)])
+    sess = make_session()
+    sess.run(v.initializer)
+    assert float(sess.run(branched)) == 6.0
+    assert float(sess.run(seen)) == 7.0 + 8.0 + 9.0
