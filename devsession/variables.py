@@ -118,6 +118,17 @@ class Variable:
     def __repr__(self) -> str:
         return f"<ds.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
+    # As a Tensor's: symbolic, so no truth value, length or iteration (iterating would
+    # otherwise fall back to __getitem__ and build slices until one is out of range).
+    def __bool__(self):
+        return self._snapshot.__bool__()
+
+    def __len__(self):
+        return self._snapshot.__len__()
+
+    def __iter__(self):
+        return self._snapshot.__iter__()
+
     # Arithmetic goes through the snapshot, so a Variable works wherever a Tensor does.
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):

@@ -497,6 +497,18 @@ def test_variable_is_usable_as_a_tensor(graph):
     assert ds.where(v > 0.0, v, 0.0).shape == (1, 2)
 
 
+def test_variable_is_symbolic_like_a_tensor(graph):
+    v = ds.Variable([[1.0, 2.0], [3.0, 4.0]], name="v")
+    before = len(graph.get_operations())
+    with pytest.raises(TypeError, match="not iterable"):
+        list(v)
+    with pytest.raises(TypeError, match="bool"):
+        bool(v)
+    with pytest.raises(TypeError, match="len"):
+        len(v)
+    assert len(graph.get_operations()) == before       # no slices were built on the way
+
+
 def test_variable_ignores_outer_control_dependencies(graph):
     a = ds.constant(1.0, name="a")
     with ds.control_dependencies([a]):
