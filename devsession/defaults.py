@@ -32,6 +32,15 @@ def session_stack() -> list:
     return _STACKS.sessions
 
 
+def remove_innermost(stack: list, item) -> None:
+    """Take the innermost ``item`` (by identity) out of ``stack``, if it is there: what
+    a scope that pushed it does on leaving, whatever was pushed or taken out since."""
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is item:
+            del stack[i]
+            return
+
+
 def default_session():
     """The innermost session entered with ``with sess:`` in this thread, or None."""
     sessions = _STACKS.sessions

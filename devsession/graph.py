@@ -173,7 +173,7 @@ class Graph:
         try:
             yield self
         finally:
-            stack.pop()
+            defaults.remove_innermost(stack, self)
 
     def finalize(self) -> None:
         """Forbid further changes (TF1's ``Graph.finalize``)."""

@@ -180,7 +180,7 @@ class BaseSession:
             try:
                 yield self
             finally:
-                stack.remove(self)
+                defaults.remove_innermost(stack, self)
 
     def __del__(self):
         try:
@@ -322,16 +322,16 @@ class InteractiveSession:
 
     def __new__(cls, target: str = "", graph=None, config=None, options=None):
         session = Session(target, graph, options=options, config=config)
-        stack = defaults.session_stack()
-        stack.append(session)
-        graph_ctx = graph.as_default() if graph is not None else None
-        if graph_ctx is not None:
-            graph_ctx.__enter__()
+        # this thread's stacks, kept: close() may come from another thread, or while an
+        # inner as_default() is open, and must take out only what it put in
+        sessions, graphs = defaults.session_stack(), defaults.graph_stack()
+        sessions.append(session)
+        if graph is not None:
+            graphs.append(graph)
 
         def leave():
-            if session in stack:
-                stack.remove(session)
-            if graph_ctx is not None:
-                graph_ctx.__exit__(None, None, None)
+            defaults.remove_innermost(sessions, session)
+            if graph is not None:
+                defaults.remove_innermost(graphs, graph)
         session._leave_interactive = leave
         return session

@@ -85,6 +85,20 @@ def test_interactive_session_with_a_graph_makes_it_the_default_graph():
     assert ds.get_default_graph() is not g
 
 
+def test_interactive_session_closed_inside_or_after_other_scopes_leaves_them_alone():
+    g, inner, outer = ds.Graph(), ds.Graph(), ds.Graph()
+    sess = ds.InteractiveSession(graph=g)
+    with inner.as_default():
+        sess.close()                        # closed while another graph is the default
+        assert ds.get_default_graph() is inner
+    assert ds.get_default_graph() is not g and ds.get_default_session() is None
+    with outer.as_default():
+        sess = ds.InteractiveSession(graph=g)
+    assert ds.get_default_graph() is g      # the scope left; the session's graph stays
+    sess.close()
+    assert ds.get_default_graph() not in (g, outer)
+
+
 def test_old_variable_names():
     v = ds.Variable(1.0, name="v")
     assert ds.all_variables() == [v]
