@@ -107,3 +107,24 @@ def test_gradients_with_an_unknown_batch():
         for batch in (1, 3):
             got = sess.run(dx, {x: np.ones((batch, 6, 6, 1), np.float32)})
             assert got.shape == (batch, 6, 6, 1)
+
+
+def test_dropout_of_a_batch_of_unknown_size_trains(make_session):
+    # the Deep MNIST tutorial's `tf.nn.dropout(h_fc1, keep_prob)` on a (None, n) tensor
+    x = ds.placeholder(ds.float32, (None, 400))
+    keep = ds.placeholder(ds.float32, ())
+    w = ds.Variable(np.ones((400, 1), np.float32), name="w")
+    dropped = ds.nn.dropout(x, keep_prob=keep, seed=5)
+    rows = ds.nn.dropout(x, rate=0.5, noise_shape=[None, 1], seed=6)   # whole rows
+    loss = ds.reduce_sum(ds.matmul(dropped, w))
+    grad, = ds.gradients(loss, [w])
+    assert dropped.shape.as_list() == [None, 400] and rows.shape.as_list() == [None, 400]
+    sess = make_session()
+    sess.run(w.initializer)
+    feed = {x: np.ones((3, 400), np.float32), keep: 0.5}
+    out, g, whole = sess.run([dropped, grad, rows], feed)
+    assert out.shape == (3, 400) and set(np.unique(out)) <= {0.0, 2.0}
+    assert 0.4 < (out != 0).mean() < 0.6
+    np.testing.assert_allclose(g[:, 0], out.sum(axis=0))
+    assert all(len(set(row)) == 1 for row in whole)          # each row kept or dropped
+    assert sess.run(dropped, {x: np.ones((5, 400), np.float32), keep: 0.5}).shape == (5, 400)

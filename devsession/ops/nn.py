@@ -33,7 +33,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import _unary_float, rsqrt, squared_difference, where
-from .array import reshape, stop_gradient, transpose
+from .array import reshape, stack, stop_gradient, transpose
 from .array_fill import shape
 from .reduce import reduce_mean
 from .registry import InferError, OpDef, register_op
@@ -337,13 +337,26 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         else:
             rate = convert_to_tensor(rate, dtype_hint=x.dtype)
             scaled = x / (1 - rate)
-        shape = x.shape if noise_shape is None else TensorShape(noise_shape)
-        if not shape.is_fully_defined():
-            raise ValueError(f"dropout of '{x.name}' with shape {x.shape}: random ops need a "
-                             f"fully defined shape here; pass noise_shape= or a tensor of known "
-                             f"shape.")
-        noise = random_uniform(shape.as_tuple(), dtype=x.dtype, seed=seed)
+        noise = random_uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
         return where(noise >= rate, scaled, 0.0)
+
+
+def _noise_shape(x: Tensor, noise_shape):
+    """Dropout's draw shape: ``noise_shape`` (a tensor, or dims with None meaning x's),
+    else x's, read at run time where the graph leaves it open (a batch of None)."""
+    if isinstance(noise_shape, Tensor):
+        return noise_shape
+    if noise_shape is None:
+        return x.shape.as_tuple() if x.shape.is_fully_defined() else shape(x)
+    dims = TensorShape(noise_shape)
+    if dims.is_fully_defined():
+        return dims.as_tuple()
+    if dims.ndims is None or dims.ndims != x.shape.ndims:
+        raise ValueError(f"dropout of '{x.name}' with shape {x.shape}: noise_shape "
+                         f"{dims} must give one dim per dim of x.")
+    runtime = shape(x)
+    return stack([runtime[i] if d is None else constant(d, dtypes.int32)
+                  for i, d in enumerate(dims.as_list())])
 
 
 def _axes_list(axes, rank, fn_name) -> list:
