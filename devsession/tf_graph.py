@@ -23,7 +23,8 @@ attrs it reads, which OpDefs do not do yet.
 
 **Input forms.**  Where TF passes as an input what devsession's op takes as an attr
 (``Sum``/``Mean``/``Max``/``Min``/``Prod``'s axes with ``keep_dims``, ``ConcatV2``'s
-axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``'s dimension), that input must have a value known when the graph is built (a ``Const``, or what
+axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``/``ArgMin``'s dimension), that
+input must have a value known when the graph is built (a ``Const``, or what
 ``graph.constant_value`` can work out), which is folded into the attr; otherwise the node
 is ``UnimplementedError`` ("Reshape with a shape computed at run time is not supported
 yet").  TF's attr defaults that devsession's ops lack are filled in (``Softmax``'s last
@@ -146,15 +147,12 @@ def _reduction(node, inputs, attrs):
     return node.op, [x], attrs
 
 
-def _arg_max(node, inputs, attrs):
+def _arg_reduction(node, inputs, attrs):
+    """ArgMax/ArgMin: TF's ``dimension`` input folded into the axis; ``output_type``
+    (int64 or int32) passes through."""
     if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
         return _unchanged(node, inputs, attrs)
     x, dimension = inputs
-    output_type = attrs.pop("output_type", dtypes.int64)
-    if output_type != dtypes.int64:
-        raise UnimplementedError(
-            f"Node '{node.name}': {node.op} with output_type {output_type.name} is not "
-            f"supported yet; devsession's {node.op} gives int64.", node.name)
     attrs["axis"] = _axis(node, _scalar(node, dimension, "the dimension"), x.shape.ndims)
     return node.op, [x], attrs
 
@@ -195,7 +193,8 @@ def _placeholder(node, inputs, attrs):
 
 _REWRITES = {
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")},
-    "ArgMax": _arg_max,
+    "ArgMax": _arg_reduction,
+    "ArgMin": _arg_reduction,
     "ConcatV2": _concat,
     "Transpose": _attr_from_input("perm", "the perm"),
     "Reshape": _attr_from_input("shape", "a shape"),

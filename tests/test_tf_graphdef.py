@@ -375,12 +375,16 @@ def test_input_computed_at_run_time_is_unimplemented_or_runs():
     np.testing.assert_array_equal(out, np.arange(6).reshape(3, 2))
 
 
-def test_arg_max_to_int32_is_unimplemented():
+@pytest.mark.parametrize("op,fn", [("ArgMax", np.argmax), ("ArgMin", np.argmin)])
+@pytest.mark.parametrize("output_type", [ds.int32, ds.int64, None])
+def test_arg_reductions_take_their_dimension_and_output_type(op, fn, output_type):
     def build(gd):
-        tf_const(gd, "d", 0, np.int32)
-        add_node(gd, "y", "ArgMax", ["x", "d"], T=ds.float32, output_type=ds.int32)
-    with pytest.raises(ds.errors.UnimplementedError, match="output_type int32"):
-        run_tf_form(build)
+        tf_const(gd, "d", -1, np.int32)
+        attrs = {} if output_type is None else {"output_type": output_type}  # TF's: int64
+        add_node(gd, "y", op, ["x", "d"], T=ds.float32, Tidx=ds.int32, **attrs)
+    got = run_tf_form(build)
+    assert got.dtype == (output_type or ds.int64).np
+    np.testing.assert_array_equal(got, fn(X, axis=-1))
 
 
 @pytest.mark.parametrize("op,check", [
