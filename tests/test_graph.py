@@ -517,6 +517,17 @@ def test_variable_ignores_outer_control_dependencies(graph):
         assert graph.get_operation_by_name(name).control_inputs == ()
 
 
+def test_a_variable_under_control_dependencies_is_read_once_per_use(graph):
+    v = ds.Variable(1.0, name="v")
+    inc = ds.assign_add(v, 1.0)
+    with ds.control_dependencies([inc]):
+        uses = [v + 1.0, ds.maximum(v, 0.5), 2.0 * v]
+    reads = [op for op in graph.get_operations() if op.type == "_ReadVariable"]
+    assert len(reads) == len(uses)                       # no orphan reads on the way
+    assert all(read.control_inputs == (inc.op,) for read in reads)
+    assert [u.op.inputs[0].op for u in uses[:2]] + [uses[2].op.inputs[1].op] == reads
+
+
 def test_global_variables_initializer(graph):
     v = ds.Variable(1.0, name="v")
     w = ds.Variable(2.0, name="w")

@@ -69,10 +69,10 @@ def unary_any(inputs, attrs, node):
 
 
 def graph_of(*values):
+    """The graph of the first tensor, operation or variable among ``values`` (a
+    variable's own graph: asking for its tensor here would build a read)."""
     for v in values:
-        if hasattr(v, "_as_tensor"):
-            v = v._as_tensor()
-        if isinstance(v, (Tensor, Operation)):
+        if isinstance(v, (Tensor, Operation)) or hasattr(v, "_as_tensor"):
             return v.graph
     return get_default_graph()
 
@@ -90,9 +90,8 @@ def operands(*values, names=None):
     graph = graph_of(*values)
     hint = None
     for v in values:
-        t = v._as_tensor() if hasattr(v, "_as_tensor") else v
-        if isinstance(t, Tensor):
-            hint = t.dtype
+        if isinstance(v, Tensor) or hasattr(v, "_as_tensor"):
+            hint = v.dtype
             break
     names = names or [None] * len(values)
     return [convert_to_tensor(v, dtype_hint=hint, graph=graph, name=n)
