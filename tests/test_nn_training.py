@@ -128,3 +128,13 @@ def test_dropout_of_a_batch_of_unknown_size_trains(make_session):
     np.testing.assert_allclose(g[:, 0], out.sum(axis=0))
     assert all(len(set(row)) == 1 for row in whole)          # each row kept or dropped
     assert sess.run(dropped, {x: np.ones((5, 400), np.float32), keep: 0.5}).shape == (5, 400)
+
+
+def test_moments_reads_its_input_twice_not_three_times():
+    # the mean, then the squared differences from it; the squeezed mean reuses the mean
+    x = ds.placeholder(ds.float32, (None, 3, 4))
+    mean, variance = ds.nn.moments(x, axes=[0, 1])
+    readers = sorted(op.type for op in ds.get_default_graph().get_operations()
+                     if x in op.inputs)
+    assert readers == ["Mean", "SquaredDifference"]
+    assert mean.shape.as_list() == [4] and variance.shape.as_list() == [4]

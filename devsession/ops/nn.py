@@ -33,7 +33,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import _unary_float, rsqrt, squared_difference, where
-from .array import reshape, stack, stop_gradient, transpose
+from .array import reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
 from .reduce import reduce_mean
 from .registry import InferError, OpDef, register_op
@@ -375,9 +375,8 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         kept_mean = reduce_mean(y, axes, keepdims=True, name="mean")
         variance = reduce_mean(squared_difference(y, stop_gradient(kept_mean)), axes,
                                keepdims=keep, name="variance")
-        # Without keepdims the mean is reduced again rather than reshaped, which would
-        # need the shape at run time when it is not static.
-        mean = kept_mean if keep else reduce_mean(y, axes, name="mean_squeezed")
+        # the kept dims are 1 statically, so squeezing them needs no run-time shape
+        mean = kept_mean if keep else squeeze(kept_mean, axes)
         if x.dtype == dtypes.float16:
             mean = make_op("Cast", [mean], {"DstT": dtypes.float16})
             variance = make_op("Cast", [variance], {"DstT": dtypes.float16})
