@@ -28,7 +28,7 @@ from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
-                                colocation_root, place_node,
+                                colocation_root, place_node, takes_or_makes_strings,
                                 resolve_default_device)
 from .runtime.resources import ResourceMgr
 from .session import BaseSession
@@ -156,7 +156,7 @@ class DirectSession(BaseSession):
     def _place(self, op) -> Placement:
         root = colocation_root(op)    # assignments run where their variable lives (as TF)
         spec = root.device_spec if not root.device_spec.is_empty else op.device_spec
-        return place_node(op.name, op.type, spec, self._policy)
+        return place_node(op.name, op.type, spec, self._policy, takes_or_makes_strings(op))
 
     # --- plans -------------------------------------------------------------------------------
 

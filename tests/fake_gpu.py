@@ -41,7 +41,11 @@ class DeviceArray(np.ndarray):
 
 
 def on_device(device: str, array) -> DeviceArray:
-    out = np.asarray(array).view(DeviceArray)
+    out = np.asarray(array)
+    if out.dtype.kind in "OSU":      # as cupy: a device array holds no strings
+        raise AssertionError(f"a string array was put on fake GPU {device}; string "
+                             f"tensors live on the host")
+    out = out.view(DeviceArray)
     out.device = device
     return out
 

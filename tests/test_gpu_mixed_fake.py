@@ -129,6 +129,30 @@ def test_soft_placement_moves_an_op_without_a_gpu_kernel(caplog):
         assert_fails_without_soft_placement(z, {x: xv}, match="'z'.*Softmax has no GPU kernel")
 
 
+def test_string_nodes_stay_on_the_host_of_a_gpu_session():
+    # as TF's: no GPU kernel holds strings, so a summary and its tag run on CPU:0 and
+    # only the number crosses (the fake GPU refuses string arrays, as cupy does)
+    from devsession.proto import summary_pb2
+
+    with fake_gpus(1) as gpu:
+        x = ds.placeholder(ds.float32, (3,), name="x")
+        total = ds.reduce_sum(x * 2.0, name="total")
+        summary = ds.summary.scalar("loss", total)
+        with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+            got = summary_pb2.Summary.FromString(sess.run(summary, {x: [1.0, 2.0, 3.0]}))
+            placed, notes = sess.placement(summary), sess.placement_notes(summary)
+        assert (got.value[0].tag, got.value[0].simple_value) == ("loss", 12.0)
+        assert placed["total"] == local_device_name("GPU", 0)
+        for name in ("loss/tag", "loss"):         # the tag constant and the summary
+            assert placed[name] == local_device_name("CPU", 0)
+            assert "no GPU kernel for string tensors" in notes[name]
+        assert ("total", GPU0) in gpu.calls and gpu.transfers_between(GPU0, HOST)
+        strict = ds.SessionOptions(device="gpu:0", allow_soft_placement=False)
+        with ds.Session(options=strict) as sess, pytest.raises(
+                ds.errors.InvalidArgumentError, match="no GPU kernel for string tensors"):
+            sess.run(summary, {x: [1.0, 2.0, 3.0]})
+
+
 def test_second_gpu_gets_a_device_to_device_copy():
     with fake_gpus(2) as gpu:
         x = ds.placeholder(ds.float32, (4,), name="x")

@@ -28,7 +28,7 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..ops.registry import get_op_def
 
 __all__ = ["Placement", "PlacementPolicy", "place_node", "DefaultDevice",
-           "resolve_default_device", "Machine", "colocation_root"]
+           "resolve_default_device", "Machine", "colocation_root", "takes_or_makes_strings"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,11 +108,12 @@ class PlacementPolicy:
 
 
 def place_node(name: str, op_type: str, requested: DeviceSpec,
-               policy: PlacementPolicy) -> Placement:
-    """Where node ``name`` runs; raises InvalidArgumentError when it cannot be placed."""
+               policy: PlacementPolicy, strings: bool = False) -> Placement:
+    """Where node ``name`` runs; raises InvalidArgumentError when it cannot be placed.
+    ``strings``: the node takes or makes string tensors, which only the CPU holds."""
     default = policy.default
     if requested.is_empty:
-        if not _kernel_problem(policy, op_type, default.device_type):
+        if not _kernel_problem(policy, op_type, default.device_type, strings):
             return Placement(default, policy.default_note)
         spec = default.spec()
     else:
@@ -126,7 +127,7 @@ def place_node(name: str, op_type: str, requested: DeviceSpec,
         problems.append(f"device {device.short_name} does not exist here (devices: "
                         f"{policy.describe_devices()})")
     else:
-        missing = _kernel_problem(policy, op_type, device.device_type)
+        missing = _kernel_problem(policy, op_type, device.device_type, strings)
         if missing:
             problems.append(missing)
     if not problems:
@@ -139,15 +140,23 @@ def place_node(name: str, op_type: str, requested: DeviceSpec,
         f"allow_soft_placement=True in SessionOptions to fall back to the CPU.", name)
 
 
-def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str) -> str:
+def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str,
+                    strings: bool = False) -> str:
     """Why ``op_type`` cannot run on ``device_type`` ('' when it can).  A device type
     whose kernels failed to load (a broken cupy install) says so, with the cause."""
+    if strings and device_type != "CPU":     # as TF's: no device kernel holds strings
+        return f"op {op_type} has no {device_type} kernel for string tensors"
     try:
         if policy.has_kernel(op_type, device_type):
             return ""
     except NotFoundError as e:
         return f"the {device_type} kernels are unavailable ({e.message})"
     return f"op {op_type} has no {device_type} kernel"
+
+
+def takes_or_makes_strings(op) -> bool:
+    """Whether ``op`` has a string input or output (a summary, its tag constant)."""
+    return any(t.dtype.is_string for t in (*op.inputs, *op.outputs))
 
 
 def colocation_root(op):

@@ -24,7 +24,8 @@ from typing import Mapping
 from ...device_spec import Device, DeviceSpec
 from ...errors import InvalidArgumentError
 from ...ops.registry import get_op_def
-from ...runtime.placement import Placement, PlacementPolicy, colocation_root, place_node
+from ...runtime.placement import (Placement, PlacementPolicy, colocation_root, place_node,
+                                  takes_or_makes_strings)
 from ..cluster_spec import ClusterSpec, task_name
 
 __all__ = ["TaskDevices", "ClusterPlacer", "colocation_root", "referenced_variables"]
@@ -109,7 +110,8 @@ class ClusterPlacer:
             describe_devices=devices.describe, allow_soft_placement=self._allow_soft,
             has_kernel=devices.has_kernel)
         root = colocation_root(op)
-        placement = place_node(op.name, root.type if root is not op else op.type, local, policy)
+        placement = place_node(op.name, root.type if root is not op else op.type, local, policy,
+                               takes_or_makes_strings(op))
         device = dataclasses.replace(placement.device, job=spec.job, task=spec.task)
         if root is not op and not devices.has_kernel(op.type, device.device_type):
             raise InvalidArgumentError(
