@@ -102,13 +102,17 @@ def reduction_attrs(node) -> tuple[tuple | None, bool]:
 
 
 def resolve_axes(node, axes: tuple | None, shape: tuple) -> tuple:
-    """The sorted, non-negative axes ``axes`` (see ``reduction_attrs``) name for an input
-    of ``shape``; ``InvalidArgumentError`` for an axis out of range."""
+    """The sorted, distinct, non-negative axes ``axes`` (see ``reduction_attrs``) name
+    for an input of ``shape``; ``InvalidArgumentError`` for an axis out of range.
+
+    An axis named twice (``(0, 0)``, or ``(1, -1)`` on rank 2) is reduced once: TF1
+    reduces over the set of the axes, and numpy rejects repeats (``np.sum``'s and
+    ``transpose``'s "duplicate value in 'axis'", "axes don't match array")."""
     rank = len(shape)
     if axes is None:
         return tuple(range(rank))
-    if all(0 <= a < rank for a in axes):
-        return axes
+    if all(0 <= a < rank for a in axes) and all(a < b for a, b in zip(axes, axes[1:])):
+        return axes                 # already sorted and distinct: the graph builders' form
     for axis in axes:
         if not -rank <= axis < rank:
             raise invalid_argument(

@@ -143,6 +143,19 @@ def test_rendered_cuda_is_typed_and_wraps():
     assert cg.c_literal(cg.Const(0.1, F32)) == "0.10000000149011612f"
 
 
+@pytest.mark.parametrize("op,dtype,args", [("frobnicate", F32, ("v0",)),
+                                           ("hypot", F64, ("v0", "v0")),
+                                           ("bitcount", I32, ("v0", "v0"))])
+def test_an_op_the_renderer_does_not_know_raises_codegen_error_naming_it(op, dtype, args):
+    """A front-end op without a CUDA rendering must fail at render time, saying which
+    (it must not fall into the division renderer and fail there, or print wrong C)."""
+    program = cg.Program(expr=f"{op}(x)", inputs=("x",), input_dtypes=(dtype,),
+                         out_dtype=dtype, instrs=(cg.Instr("t0", dtype, op, args),),
+                         result="t0")
+    with pytest.raises(cg.CodegenError, match=rf"'{op}'"):
+        cg.render_cuda(program)
+
+
 # Random expression trees: the program against numpy evaluating the same tree.
 @settings(max_examples=25, deadline=None, derandomize=True, database=None)
 @given(tree=EXPRESSION_TREES, dtype=st.sampled_from([F32, F64]))

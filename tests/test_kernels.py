@@ -171,6 +171,24 @@ def test_reduction(device, op, dtype, shape, axes, keepdims):
                     **reduction_tolerance(op, dtype, x, axes))
 
 
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize("axes,numpy_axes", [((1, -1), (1,)), ((0, 0), (0,)), ((1, 1), (1,)),
+                                             ((0, 1, -1), (0, 1))], ids=str)
+@pytest.mark.parametrize("op", REDUCTIONS)
+def test_reduction_over_repeated_axes_reduces_their_set(device, op, axes, numpy_axes,
+                                                        keepdims):
+    """TF1 reduces over the *set* of the axes it is given: an axis named twice, or as
+    both 1 and -1, is reduced once (a node can carry repeats: one built by
+    ``create_op``, or for an input whose rank the graph did not know).  17 columns: the
+    CPU's transpose-free column path takes axis 0."""
+    x = random_array(rng_for("repeated axes", op, axes), (3, 17), F32)
+    node = make_node(op, [F32], F32, {"axis": axes, "keepdims": keepdims})
+    got = check_against_ref(device, node, x, **reduction_tolerance(op, F32, x, numpy_axes))
+    numpy_fn = {"Sum": np.sum, "Mean": np.mean, "Max": np.max, "Min": np.min}[op]
+    assert_same(got, numpy_fn(x, axis=numpy_axes, keepdims=keepdims),
+                **reduction_tolerance(op, F32, x, numpy_axes))
+
+
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["Max", "Min", "Sum"])
 def test_reduction_nan_propagates(device, op, dtype):

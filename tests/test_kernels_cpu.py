@@ -1,6 +1,7 @@
 """CPU-only kernel behaviour: parallel and chunked loops on large inputs, summation
-accuracy, the reference kernels against direct numpy formulas, the kernel registry, the
-elementwise code generator and its disk cache.  Every op's conformance (CPU and GPU
+accuracy, the BLAS thread policy of the convolution and float16 MatMul products, the
+reference kernels against direct numpy formulas, the kernel registry, the elementwise
+code generator and its disk cache.  Every op's conformance (CPU and GPU
 against the reference) is in ``test_kernels.py``.
 """
 
@@ -67,6 +68,99 @@ def test_float32_sum_is_more_accurate_than_naive():
     node = make_node("Sum", [F32], F32, {"axis": (0,), "keepdims": False})
     exact = np.float32(np.sum(x.astype(F64)))
     assert run_on("CPU", node, x) == exact           # float64 accumulation: correctly rounded
+
+
+def test_reduce_sum_over_an_axis_named_twice_reduces_it_once():
+    """Through a session: ``axis=[1, -1]`` (the builder folds it to ``(1,)``), a node
+    made with ``create_op`` that names axis 1 twice, and a placeholder of unknown rank
+    (its node keeps ``(-1, 1)``; the kernel settles them per input), all as numpy's
+    ``axis=1``."""
+    import devsession as ds
+
+    x = random_array(rng_for("axis named twice"), (3, 20), F32)
+    g = ds.Graph()
+    with g.as_default():
+        c = ds.constant(x)
+        folded = ds.reduce_sum(c, axis=[1, -1])
+        repeated = g.create_op("Sum", [c], attrs={"axis": (1, 1), "keepdims": False})
+        unknown = ds.placeholder(ds.float32, None)
+        settled = ds.reduce_sum(unknown, axis=[1, -1])
+    with ds.Session(graph=g) as sess:
+        results = sess.run([folded, repeated.outputs[0], settled], {unknown: x})
+    for got in results:
+        np.testing.assert_allclose(got, x.sum(axis=1), rtol=1e-6, atol=1e-5)
+
+
+# ------------------------------------------------------------ BLAS thread policy
+
+def _blas_counts() -> list:
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def _conv_case(op, x_shape, f_shape, stride):
+    """(node, inputs) of a Conv2D-family op on float32 N(0, 1) values, "SAME" padding."""
+    rng = rng_for("blas policy", op, x_shape, f_shape)
+    attrs = {"strides": (1, stride, stride, 1), "padding": "SAME", "dilations": (1, 1, 1, 1)}
+    x = rng.standard_normal(x_shape).astype(F32)
+    f = rng.standard_normal(f_shape).astype(F32)
+    y = lookup_kernel("Conv2D", "REF")(make_node("Conv2D", [F32, F32], F32, attrs))(x, f)
+    dy = rng.standard_normal(y.shape).astype(F32)
+    if op == "Conv2D":
+        return make_node(op, [F32, F32], F32, attrs), (x, f)
+    if op == "Conv2DBackpropInput":
+        return make_node(op, [I32, F32, F32], F32, attrs), (np.array(x_shape, np.int32), f, dy)
+    return make_node(op, [F32, I32, F32], F32, attrs), (x, np.array(f_shape, np.int32), dy)
+
+
+def _policy_cases():
+    """Products big enough for BLAS to thread (``blas.MIN_THREADED_MACS``): Conv2D and
+    its gradients, packed (3x3) and pointwise (1x1), and float16's float32 MatMul."""
+    rng = rng_for("blas policy matmul")
+    a, b = (rng.standard_normal((128, 128)).astype(F16) for _ in range(2))
+    cases = [pytest.param(make_node("MatMul", [F16, F16], F16), (a, b), id="MatMul-float16")]
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+        cases.append(pytest.param(*_conv_case(op, (2, 16, 16, 8), (3, 3, 8, 16), 1),
+                                  id=f"{op}-3x3"))
+        cases.append(pytest.param(*_conv_case(op, (2, 16, 16, 64), (1, 1, 64, 32), 1),
+                                  id=f"{op}-1x1"))
+    return cases
+
+
+@pytest.mark.parametrize("node,inputs", _policy_cases())
+def test_conv_and_float16_matmul_products_follow_the_blas_thread_policy(monkeypatch, node,
+                                                                       inputs):
+    """Every product of these kernels goes through ``blas.matmul_into``: run alone it
+    keeps BLAS's own thread count; while another product is in flight it holds BLAS to
+    one thread (``test_blas_threads.py`` tests the policy itself, on MatMul)."""
+    from devsession.kernels import blas_threads
+    from devsession.kernels.cpu import blas
+
+    start = _blas_counts()
+    if not blas_threads.has_process_wide_blas() or max(start, default=0) < 2:
+        pytest.skip("needs a process-wide BLAS (OpenBLAS on pthreads) with >= 2 threads")
+    seen = []
+    real_matmul = np.matmul
+
+    def watched(a, b, out=None):
+        seen.append(max(_blas_counts()))
+        return real_matmul(a, b, out=out)
+
+    monkeypatch.setattr(blas, "np", type("numpy", (), {"matmul": staticmethod(watched)}))
+    expected = run_on("REF", node, *inputs)
+    assert_same(run_on("CPU", node, *inputs), expected, rtol=1e-4, atol=1e-3)
+    assert seen and set(seen) == {max(start)}, seen      # alone: BLAS's own threads
+    seen.clear()
+    with blas._ACTIVE_LOCK:
+        blas._ACTIVE[0] += 1                              # another product in flight
+    try:
+        assert_same(run_on("CPU", node, *inputs), expected, rtol=1e-4, atol=1e-3)
+    finally:
+        with blas._ACTIVE_LOCK:
+            blas._ACTIVE[0] -= 1
+    assert seen and set(seen) == {1}, seen
+    assert _blas_counts() == start
 
 
 # ------------------------------------------------------- REF against numpy formulas

@@ -169,6 +169,58 @@ def test_bias_add_and_its_gradient(device, value_shape, bias_shape, data_format,
                                    rtol=2e-3 if dtype == F16 else 1e-5, atol=0.1)
 
 
+def test_cpu_l2_loss_is_serial_below_the_parallel_threshold(monkeypatch):
+    """A small input is one chunk: the CPU's L2Loss sums it serially, and takes the
+    parallel kernel only from ``PARALLEL_MIN_SIZE`` elements (with more than one
+    numba thread), as the other CPU kernels do."""
+    from devsession.kernels.cpu import nn
+    from devsession.kernels.cpu.elementwise import PARALLEL_MIN_SIZE
+    from devsession.kernels.cpu.numba_setup import num_threads
+
+    parallel_sizes = []
+    real_parallel = nn.sum_squares_parallel
+
+    def watched(x, nchunks):
+        parallel_sizes.append(x.size)
+        return real_parallel(x, nchunks)
+
+    monkeypatch.setattr(nn, "sum_squares_parallel", watched)
+    kernel = lookup_kernel("L2Loss", "CPU")(make_node("L2Loss", [F32], F32))
+    for size in (0, 7, PARALLEL_MIN_SIZE - 1, PARALLEL_MIN_SIZE):
+        x = random_array(rng_for("l2 serial", size), (size,), F32)
+        np.testing.assert_allclose(kernel(x), np.sum(x.astype(F64) ** 2) / 2, rtol=1e-6)
+    assert parallel_sizes == ([PARALLEL_MIN_SIZE] if num_threads() > 1 else [])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("value_shape,data_format", [((40, 3, 17), "NHWC"),
+                                                     ((4, 17, 2, 3), "NCHW"),
+                                                     ((3, 0), "NHWC"), ((0, 0), "NHWC")],
+                         ids=str)
+def test_cpu_bias_add_grad_is_the_reduce_modules_column_sum(monkeypatch, value_shape,
+                                                            data_format, dtype):
+    """BiasAddGrad on the CPU sums through ``reduce.sum_columns`` (one column loop for a
+    bias gradient and a Sum over the batch), keeping the output dtype; zero channels
+    give an empty gradient, as the reference."""
+    from devsession.kernels.cpu import reduce
+
+    calls = []
+    real_sum_columns = reduce.sum_columns
+
+    def watched(x, n, acc):
+        calls.append((n, acc.size))
+        return real_sum_columns(x, n, acc)
+
+    monkeypatch.setattr(reduce, "sum_columns", watched)
+    value = random_array(rng_for("bias grad columns", value_shape, dtype), value_shape, dtype)
+    node = make_node("BiasAddGrad", [dtype], dtype, {"data_format": data_format})
+    got = check_against_ref("CPU", node, value, **({"rtol": 1e-5, "atol": 1e-4}
+                                                   if dtype == F32 else {}))
+    assert got.dtype == dtype
+    channels = value_shape[1 if data_format == "NCHW" else -1]
+    assert calls == ([(value.size // channels, channels)] if channels else [])
+
+
 @pytest.mark.parametrize("device", ["REF"] + DEVICES)
 def test_bias_add_checks_the_bias(device):
     node = make_node("BiasAdd", [F32, F32], F32, {"data_format": "NHWC"}, name="ba")

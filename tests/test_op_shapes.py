@@ -368,6 +368,8 @@ REDUCTIONS = [(ds.reduce_sum, "Sum"), (ds.reduce_mean, "Mean"), (ds.reduce_max, 
     (-1, True, (2, None, 1), (2,)),
     ([0, 2], False, (None,), (0, 2)),
     ((-1, 0), True, (1, None, 1), (0, 2)),
+    ([2, -1], False, (2, None), (2,)),           # one axis named twice: reduced once
+    ([0, 0], True, (1, None, 4), (0,)),
     ([], False, (2, None, 4), ()),
 ])
 def test_reductions(graph, fn, op_type, axis, keepdims, out, stored):
@@ -384,6 +386,8 @@ def test_reduction_details(graph):
     assert ds.reduce_sum(x, np.int64(1)).shape == (2,)
     assert ds.reduce_mean(ph((4,), ds.int32)).dtype == ds.int32
     assert ds.reduce_sum(ph(None), axis=1).shape.ndims is None
+    # Unknown rank: 1 and -1 both stay, and the kernels reduce over their set per input.
+    assert ds.reduce_sum(ph(None), axis=[1, -1, 1]).op.get_attr("axis") == (-1, 1)
     assert ds.reduce_max(3.0).shape == ()
     with pytest.raises(ValueError, match="axis 2 is out of range for rank 2"):
         ds.reduce_sum(x, 2)

@@ -143,6 +143,8 @@ def _integer_instr(ins: Instr, a: list, helpers: set) -> str:
 
 
 def _render_instr(ins: Instr, helpers: set) -> str:
+    """The C expression of one instruction; ``CodegenError`` naming an op this renderer
+    has no form for (a front-end op added without its CUDA rendering)."""
     a = [x if isinstance(x, str) else c_literal(x) for x in ins.args]
     d, op = ins.dtype, ins.op
     if d.kind != "f" and op in ("add", "sub", "mul", "neg", "abs", "pow"):
@@ -159,7 +161,10 @@ def _render_instr(ins: Instr, helpers: set) -> str:
         return f"({keep}) ? {a[0]} : {a[1]}"
     if op == "convert":
         return f"{a[0]} != 0" if d.kind == "b" else f"({C_TYPES[d]})({a[0]})"
-    return _tf1_instr(ins, a)
+    if op in _DIVISIONS:
+        return _tf1_instr(ins, a)
+    known = sorted({*_C_FORMS, *_FLOAT_FUNCTIONS, "max", "min", "convert", *_DIVISIONS})
+    raise CodegenError(f"op '{op}' ({d}) has no CUDA rendering; rendered ops: {known}")
 
 
 def render_cuda(program: Program) -> tuple[str, str, str, str]:
@@ -217,8 +222,12 @@ def c_literal(c: Const) -> str:  # noqa: F811  (extends the one above with small
     return _wide_c_literal(c)
 
 
+_DIVISIONS = frozenset({"floordiv", "floormod", "truncdiv", "truncmod"})
+
+
 def _tf1_instr(ins: Instr, a: list) -> str:
-    """Integer and float division and modulo (rounding is ``_FLOAT_FUNCTIONS``')."""
+    """Integer and float division and modulo, the ``_DIVISIONS`` (rounding is
+    ``_FLOAT_FUNCTIONS``')."""
     d, op = ins.dtype, ins.op
     c_type = C_TYPES[d]
     x, y = a

@@ -9,7 +9,8 @@ half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer ma
 uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free
 (``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.  Products
 that run at once hold BLAS to one thread each (``blas.py``: OpenBLAS's spinning threads
-starve concurrent work); one that runs alone uses BLAS's own threads.
+starve concurrent work); one that runs alone uses BLAS's own threads.  float16's
+float32 product takes the same path.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ def build_matmul(node):
     def matmul(a, b):
         out_shape, _, a, b = plan(a, b)
         if out_dtype == _F16:                  # a and b are float32
-            return to_float16(np.matmul(a, b, out=np.empty(out_shape, _F32)))
+            wide = np.empty(out_shape, _F32)
+            matmul_into(a, b, wide)
+            return to_float16(wide)
         out = pool.take(out_shape, out_dtype)
         matmul_into(a, b, out)
         pool.give(out)

@@ -20,6 +20,11 @@ Rows run in parallel (``prange``) above ``PARALLEL_MIN_SIZE`` elements; outputs 
 from buffer pools reused once free.  A NaN in a row is skipped by the max but still
 makes every output of the row NaN (through the exp and the sum), as numpy's formula
 does.  float16 is computed in float32 and rounded once.
+
+L2Loss sums squares in float64: serially below ``PARALLEL_MIN_SIZE`` elements (or with
+one numba thread), in ``4 * threads`` parallel chunks above.  BiasAddGrad moves the
+channel axis last and takes the reduce module's column sum (``reduce.column_total``),
+so a bias gradient and a Sum over the batch axes share one loop.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ from .buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
 from .fastmath import max32, exp_parts32, pow2_32
 from .numba_setup import num_threads
-from .reduce import JIT, PAR, Layout, _block_sum, strategy, unrolled_extreme
+from .reduce import (JIT, PAR, Layout, _block_sum, column_total, strategy,
+                     unrolled_extreme)
 
 from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
 from numba.extending import overload  # noqa: E402
@@ -306,8 +312,18 @@ def _block_sum_squares(xs):
     return acc
 
 
+@njit(**JIT)
+def sum_squares(x):
+    """sum(x**2) in float64, in blocks of 4096 (serial: an input below
+    ``PARALLEL_MIN_SIZE`` is one chunk, and a prange over it only adds a thread launch)."""
+    total = 0.0
+    for start in range(0, x.size, 4096):
+        total += _block_sum_squares(x[start:start + 4096])
+    return total
+
+
 @njit(**PAR)
-def sum_squares(x, nchunks):
+def sum_squares_parallel(x, nchunks):
     """sum(x**2) in float64, over ``nchunks`` chunks in parallel."""
     partial = np.zeros(nchunks)
     for c in prange(nchunks):
@@ -324,9 +340,13 @@ def build_l2_loss(node):
 
     def l2_loss(t):
         flat = np.ascontiguousarray(t, dtype=_F32 if t.dtype == _F16 else None).ravel()
-        nchunks = 4 * num_threads() if flat.size >= PARALLEL_MIN_SIZE else 1
+        threads = num_threads()
+        if flat.size < PARALLEL_MIN_SIZE or threads == 1:
+            total = sum_squares(flat)
+        else:
+            total = sum_squares_parallel(flat, 4 * threads)
         with np.errstate(over="ignore"):
-            return np.asarray(sum_squares(flat, nchunks) / 2).astype(out_dtype)
+            return np.asarray(total / 2).astype(out_dtype)
     return l2_loss
 
 
@@ -341,23 +361,11 @@ def build_bias_add(node):
     return bias_add
 
 
-@njit(**PAR)
-def column_sums(x, nchunks, out):
-    """out[c] = sum over rows of x[:, c] (float64 partial sums per chunk of rows)."""
-    rows, cols = x.shape
-    partial = np.zeros((nchunks, cols))
-    for p in prange(nchunks):
-        acc = partial[p]
-        for r in range((p * rows) // nchunks, ((p + 1) * rows) // nchunks):
-            row = x[r]
-            for c in range(cols):
-                acc[c] += row[c]
-    for c in range(cols):
-        out[c] = partial[:, c].sum()
-
-
 @register_kernel("BiasAddGrad", "CPU")
 def build_bias_add_grad(node):
+    """dy summed over every axis but the channel one: the channel axis moved last, then
+    the reduce module's column path (``reduce.column_total``: float64 totals of rows
+    read contiguously), rounded once to the output dtype."""
     out_dtype = node.output_dtype
     widen = out_dtype == _F16
 
@@ -365,10 +373,10 @@ def build_bias_add_grad(node):
         axis = bias_axis(node, dy.ndim)
         if axis != dy.ndim - 1:
             dy = np.moveaxis(dy, axis, -1)
-        matrix = _compute(dy, widen).reshape(-1, dy.shape[-1])
-        out = np.empty(matrix.shape[1], matrix.dtype)
-        rows = matrix.shape[0]
-        nchunks = min(max(rows // 256, 1), 64) if _parallel(rows, matrix.shape[1]) else 1
-        column_sums(matrix, nchunks, out)
-        return to_float16(out) if widen else out.astype(out_dtype, copy=False)
+        cols = dy.shape[-1]
+        if cols == 0:
+            return np.zeros(0, out_dtype)
+        matrix = _compute(dy, widen)
+        totals = column_total(matrix, cols, (cols,), "sum", np.float64)
+        return to_float16(totals) if widen else totals.astype(out_dtype, copy=False)
     return bias_add_grad

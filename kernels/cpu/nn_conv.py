@@ -3,10 +3,12 @@
 Conv2D is a matrix product, so it runs at BLAS speed: the windows of a chunk of images
 are packed into a ``(windows, KH*KW*C)`` matrix (im2col, a numba loop parallel over
 windows, copying whole ``KW*C`` runs of a row when the dilation is 1) and multiplied by
-the filter seen as a ``(KH*KW*C, O)`` matrix with ``np.matmul`` into the output rows
-(BLAS, its own threads).  Chunks of about ``CHUNK_ELEMENTS`` packed values keep the
-packed matrix in cache and its memory bounded; a 1x1 filter with stride 1 needs no
-packing at all.  The gradients are the same products transposed:
+the filter seen as a ``(KH*KW*C, O)`` matrix into the output rows.  Every product goes
+through ``blas.matmul_into``, so the BLAS thread policy holds for convolutions as for
+MatMul: a lone product uses BLAS's own threads, one that runs while others do (towers,
+parallel branches) holds BLAS to one thread.  Chunks of about ``CHUNK_ELEMENTS``
+packed values keep the packed matrix in cache and its memory bounded; a 1x1 filter
+with stride 1 needs no packing at all.  The gradients are the same products transposed:
 
 * input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
   back -- as a *gather* per input row (every input element sums the windows that read
@@ -28,6 +30,7 @@ from ..checks import to_float16
 from ..registry import register_kernel
 from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
                        max_pool_grad_grad_kernel)
+from .blas import matmul_into
 from .buffer_pool import BufferPool
 from .reduce import JIT, PAR
 
@@ -136,16 +139,23 @@ def _scratch(g: Geometry, dtype):
     return np.empty((_images_per_chunk(g) * g.out_h * g.out_w, g.window * g.channels), dtype)
 
 
+def _product(a, b):
+    """``a @ b`` into a fresh array, under the BLAS thread policy (``matmul_into``)."""
+    out = np.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
+    matmul_into(a, b, out)
+    return out
+
+
 def conv2d(x, f, g: Geometry, out):
     """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O)."""
     weights = f.reshape(-1, f.shape[3])
     rows = out.reshape(-1, f.shape[3])
     if _pointwise(g):
-        np.matmul(x.reshape(-1, g.channels), weights, out=rows)
+        matmul_into(x.reshape(-1, g.channels), weights, rows)
         return out
     scratch = _scratch(g, x.dtype)
     for n0, n1, r0, r1 in _chunks(g):
-        np.matmul(_packed(x, g, n0, n1, scratch), weights, out=rows[r0:r1])
+        matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1])
     return out
 
 
@@ -154,12 +164,12 @@ def conv2d_input_grad(f, dy, g: Geometry):
     weights_t = f.reshape(-1, f.shape[3]).T
     dy_rows = dy.reshape(-1, f.shape[3])
     if _pointwise(g):
-        return np.matmul(dy_rows, weights_t).reshape(g.batch, g.in_h, g.in_w, g.channels)
+        return _product(dy_rows, weights_t).reshape(g.batch, g.in_h, g.in_w, g.channels)
     dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), dy.dtype)
     scratch = _scratch(g, dy.dtype)
     for n0, n1, r0, r1 in _chunks(g):
         cols = scratch[:r1 - r0]
-        np.matmul(dy_rows[r0:r1], weights_t, out=cols)
+        matmul_into(dy_rows[r0:r1], weights_t, cols)
         col2im(cols, g.numba_args(), n0, n1, dx)
     return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
 
@@ -169,13 +179,13 @@ def conv2d_filter_grad(x, dy, g: Geometry):
     out_channels = dy.shape[3]
     dy_rows = dy.reshape(-1, out_channels)
     if _pointwise(g):
-        df = np.matmul(x.reshape(-1, g.channels).T, dy_rows)
+        df = _product(x.reshape(-1, g.channels).T, dy_rows)
         return df.reshape(1, 1, g.channels, out_channels)
     df = np.zeros((g.window * g.channels, out_channels), dy.dtype)
     partial = np.empty_like(df)
     scratch = _scratch(g, x.dtype)
     for n0, n1, r0, r1 in _chunks(g):
-        np.matmul(_packed(x, g, n0, n1, scratch).T, dy_rows[r0:r1], out=partial)
+        matmul_into(_packed(x, g, n0, n1, scratch).T, dy_rows[r0:r1], partial)
         df += partial
     return df.reshape(g.k_h, g.k_w, g.channels, out_channels)
 

@@ -11,10 +11,16 @@ the transpose: ``sum_columns`` adds the rows into float64 totals.
 
 Numerics:
 
-* Sums accumulate floats in float64 and ints in int64, vectorized over blocks of 128
-  (numpy's pairwise leaf size), block sums combined with Neumaier compensation: at
-  least as accurate as numpy's pairwise summation, float32 far more so.  An inf/nan total
-  skips the compensation (which would turn inf into nan).
+* Row sums (``sum_slice``) accumulate floats in float64 and ints in int64, vectorized
+  over blocks of 128 (numpy's pairwise leaf size), block sums combined with Neumaier
+  compensation: at least as accurate as numpy's pairwise summation, float32 far more
+  so.  An inf/nan total skips the compensation (which would turn inf into nan).
+* Column sums (``sum_columns``: Sum/Mean over the leading axes, and ``nn.py``'s
+  BiasAddGrad) are *not* compensated: each column is a plain running float64 total,
+  one add per row, so the error bound is a naive sum's: about rows * 1.1e-16 of the
+  column's sum of |x|.  For float32 and float16 inputs that stays below float32's
+  rounding of the same sum of |x| up to ~10^8 rows; a float64 input gets it as numpy's
+  own sum over the leading axis of a C-contiguous array does.
 * Integer sums wrap to the output dtype before Mean divides them (TF semantics);
   integer Mean truncates toward zero.  float16 is widened to float32 on load.
 * Max/Min/ArgMax propagate NaN like numpy (ArgMax: the first NaN; ties: the first).
@@ -48,7 +54,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup)
 from numba.extending import overload  # noqa: E402
 
 __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
-           "unrolled_extreme", "JIT", "PAR", "INNER"]
+           "sum_columns", "column_total", "unrolled_extreme", "JIT", "PAR", "INNER"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 _MIN_COLUMNS = 16          # below, a row of totals is too short to vectorise: transpose
@@ -358,8 +364,10 @@ def _check_numeric(node):
                                f"no CPU kernel for {node.op} on {node.input_dtypes[0]}")
 
 
-def _column_total(x, cols, out_shape, kind, out_dtype):
-    """Sum or Mean over the leading axes of a float array, from float64 column totals."""
+def column_total(x, cols, out_shape, kind, out_dtype):
+    """Sum or Mean over the leading axes of a C-contiguous array of ``cols`` (> 0)
+    trailing elements, from float64 column totals (``sum_columns``): the transpose-free
+    path of this module's Sum/Mean, which ``nn.py``'s BiasAddGrad shares."""
     n = x.size // cols
     acc = np.zeros(cols, np.float64)
     sum_columns(x.reshape(-1), n, acc)
@@ -388,7 +396,7 @@ def build_reduction(node):
         if kind in ("sum", "mean") and is_float and not widen and x.size:
             columns = layout.leading(x)
             if columns is not None:
-                return _column_total(x, *columns, kind, out_dtype)
+                return column_total(x, *columns, kind, out_dtype)
         flat, rows, n, out_shape, _ = layout(x)
         out = np.empty(out_shape, store)
         flat_out = out.ravel()
