@@ -5,7 +5,9 @@ over theirs must reach it), or with a fixed limit (``max_s``).  A goal whose wor
 device or peer is not in the run is "n/a" with the reason; nothing is guessed.  Devices
 match exactly by kind (``device_kind``): our row must have run on the goal's device
 (a GPU request that fell back to the CPU, or a row spanning CPU and GPU, is no GPU
-row), and the peer's row on the same kind as ours.
+row), and the peer's row on the same kind as ours.  A row with no one device kind (a
+cluster's "ps + 2 workers", "worker:0 + worker:1") is judged only by a goal that says its
+rows span devices (``spans_devices``: the cluster goals), which matches rows by name.
 
     evaluate(GOALS, results)  ->  [{"goal": ..., "holds": True/False/None, "detail": ...}]
 """
@@ -28,6 +30,7 @@ class Goal:
     peer_workload: str | None = None  # the peer's row is in another workload (bandwidths)
     ratio: float | None = None        # our throughput / the peer's must be >= ratio
     max_s: float | None = None        # our median must be <= max_s
+    spans_devices: bool = False       # rows span a cluster: matched by name, not by kind
 
 
 GOALS = [
@@ -53,13 +56,15 @@ GOALS = [
     Goal("Deep MNIST convnet training step (64, Adam) >= 2x JAX jit", "convnet_train",
          peer="jax jit", ratio=2.0),
     Goal("gRPC: tiny two-worker step >= 1x TF1", "grpc_tiny_step",
-         ours="devsession grpc two-worker step", peer="tf1 two-worker step", ratio=1.0),
+         ours="devsession grpc two-worker step", peer="tf1 two-worker step", ratio=1.0,
+         spans_devices=True),
     Goal("gRPC: 16 MiB worker to worker >= 1x TF1", "grpc_transfer_16mib",
          ours="devsession grpc worker->worker", peer="tf1 worker->worker", ratio=1.0),
     Goal("gRPC: 16 MiB client to worker >= 1x TF1", "grpc_transfer_16mib",
          ours="devsession grpc client->worker", peer="tf1 client->worker", ratio=1.0),
     Goal("gRPC: data-parallel MLP training on ps + 2 workers >= 1x TF1", "mlp_train_ps",
-         ours="devsession grpc ps+2 workers", peer="tf1 ps+2 workers", ratio=1.0),
+         ours="devsession grpc ps+2 workers", peer="tf1 ps+2 workers", ratio=1.0,
+         spans_devices=True),
     Goal("warm process start (import + first run of a 20-node graph) < 1.5 s", "startup",
          ours="devsession cpu (warm caches)", max_s=1.5),
     Goal("GPU: chain 10M >= 80% of device-to-device copy bandwidth", "chain_10m",
@@ -87,6 +92,10 @@ def _judge(goal: Goal, by_name: dict) -> dict:
         return _na(f"no devsession row on {goal.device} ({goal.api}) in {goal.workload}")
     if not ours.get("steady_s"):
         return _na(f"{ours['contender']} did not finish: {ours.get('error')}")
+    kind = device_kind(ours.get("device"))
+    if not goal.spans_devices and kind != goal.device:
+        return _na(f"{ours['contender']} ran on {ours.get('device') or 'no named device'}, "
+                   f"not on {goal.device}")
     if goal.max_s is not None:
         holds = ours["steady_s"] <= goal.max_s
         return {"holds": holds, "value": ours["steady_s"],
@@ -94,10 +103,10 @@ def _judge(goal: Goal, by_name: dict) -> dict:
     peer_workload = by_name.get(goal.peer_workload or goal.workload)
     if peer_workload is None or peer_workload["skipped"]:
         return _na(f"{goal.peer_workload} was not measured")
-    kind = device_kind(ours.get("device"))
     named = [r for r in peer_workload["rows"] if r["contender"] == goal.peer
              and r.get("steady_s")]
-    peer = next((r for r in named if device_kind(r.get("device")) == kind), None)
+    peer = next((r for r in named
+                 if goal.spans_devices or device_kind(r.get("device")) == kind), None)
     if peer is None:
         if named:
             return _na(f"{goal.peer} ran on {named[0].get('device')}, not on {kind} as ours")
@@ -125,14 +134,19 @@ def _our_row(goal: Goal, rows: list[dict]):
     return None
 
 
+DEVICE_KINDS = ("CPU", "GPU")
+
+
 def device_kind(device: str | None) -> str | None:
     """The one device type a row ran on: "CPU:0", "CPU", "worker:1/GPU:0", "gpu" ->
-    "CPU"/"GPU"; None for a row on several kinds ("CPU:0+GPU:0") or none."""
+    "CPU"/"GPU"; None for a row on several kinds ("CPU:0+GPU:0"), on none, or named by
+    something that is no device ("worker:0 -> worker:1", "ps + 2 workers")."""
     kinds = set()
     for part in (device or "").split("+"):
         name = part.rsplit("/", 1)[-1].split(":", 1)[0].strip().upper()
         kinds.add("GPU" if name == "CUDA" else name)
-    return kinds.pop() if len(kinds) == 1 and "" not in kinds else None
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind if kind in DEVICE_KINDS else None
 
 
 def _na(reason: str) -> dict:

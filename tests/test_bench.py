@@ -156,8 +156,13 @@ def test_a_gpu_row_leaves_its_result_on_the_gpu_and_checks_a_fetching_run():
 
 def test_goals_match_device_kinds_exactly():
     assert [goals.device_kind(d) for d in ("CPU:0", "CPU", "worker:1/GPU:0", "gpu", "CUDA",
-                                            "CPU:0+GPU:0", "", None)] == \
-        ["CPU", "CPU", "GPU", "GPU", "GPU", None, None, None]
+                                            "worker:0/CPU:0+worker:1/CPU:0", "CPU:0+GPU:0",
+                                            "", None)] == \
+        ["CPU", "CPU", "GPU", "GPU", "GPU", "CPU", None, None, None]
+    # names that are no device: a cluster's tasks, a copy's direction
+    assert {goals.device_kind(d) for d in ("worker:0 -> worker:1", "client -> worker:1",
+                                           "worker:0 + worker:1", "ps + 2 workers",
+                                           "worker:1", "tpu:0")} == {None}
     matmul = "GPU: matmul 1024 >= 90% of cupy.matmul"
     chain = "chain 10M float32 on CPU >= 1x JAX jit"
     results = [_result("matmul_1024", [_r("devsession gpu:0", "ours", 0.01,
@@ -395,9 +400,70 @@ def test_cluster_rows_run_on_a_grpc_target_and_match_numpy():
         context.close()
 
 
+TRANSFER_GOALS = {"gRPC: 16 MiB worker to worker >= 1x TF1": "worker->worker",
+                  "gRPC: 16 MiB client to worker >= 1x TF1": "client->worker"}
+
+
+def _transfer_results(our_device, tf1_device):
+    """A grpc_transfer_16mib result: ours 10 ms, TF1's 15 ms, for both directions."""
+    rows = []
+    for direction in TRANSFER_GOALS.values():
+        rows += [_r(f"devsession grpc {direction}", "ours", 0.010, device=our_device,
+                    factory="GRPC_SESSION"),
+                 _r(f"tf1 {direction}", "peer", 0.015, api="grpc",
+                    device=tf1_device(direction), factory="")]
+    return [_result("grpc_transfer_16mib", rows)]
+
+
 def test_tf1s_transfer_rows_are_judged_on_the_cpu_as_ours():
-    """The 16 MiB goals compare TF1's rows with ours: both must read as CPU rows."""
+    """The 16 MiB goals compare TF1's rows (named with ``TF1_DEVICES``) with ours (as our
+    probe names them): both read as CPU rows, so the goals give a verdict; a TF1 row named
+    by something that is no device kind (as these rows once were) reads n/a."""
     from devsession.benchmarks import transfers
 
-    assert {goals.device_kind(d) for d in transfers.TF1_DEVICES.values()} == {"CPU"}
-    assert goals.device_kind("worker:0/CPU:0+worker:1/CPU:0") == "CPU"
+    assert set(transfers.TF1_DEVICES) == set(TRANSFER_GOALS.values())
+    probed = "worker:0/CPU:0+worker:1/CPU:0"
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, _transfer_results(
+        probed, lambda direction: transfers.TF1_DEVICES[direction]))}
+    for goal in TRANSFER_GOALS:
+        assert judged[goal]["holds"] is True, judged[goal]
+        assert judged[goal]["value"] == pytest.approx(1.5)
+    no_device = {"worker->worker": "worker:0 -> worker:1", "client->worker": "client -> worker:1"}
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, _transfer_results(
+        probed, no_device.get))}
+    for goal, direction in TRANSFER_GOALS.items():
+        assert judged[goal]["holds"] is None and judged[goal]["value"] is None
+        assert judged[goal]["detail"] == \
+            f"n/a: tf1 {direction} ran on {no_device[direction]}, not on CPU as ours"
+
+
+def test_rows_with_no_device_kind_are_judged_only_by_goals_that_span_devices():
+    """A cluster row ("ps + 2 workers") has no device kind: the cluster goals, which say
+    their rows span devices, judge it by name; any other goal reads n/a for it, even
+    when the peer's row has no device kind either."""
+    ps = "gRPC: data-parallel MLP training on ps + 2 workers >= 1x TF1"
+    tiny = "gRPC: tiny two-worker step >= 1x TF1"
+    assert {g.text for g in goals.GOALS if g.spans_devices} == {ps, tiny}
+    assert all(g.ours for g in goals.GOALS if g.spans_devices)      # matched by name
+    results = [
+        _result("mlp_train_ps", [_r("devsession grpc ps+2 workers", "ours", 0.05,
+                                    device="ps + 2 workers", factory="GRPC_SESSION"),
+                                 _r("tf1 ps+2 workers", "peer", 0.06, api="grpc",
+                                    device="ps + 2 workers", factory="")]),
+        _result("grpc_tiny_step", [_r("devsession grpc two-worker step", "ours", 0.001,
+                                      device="worker:0 + worker:1", factory="GRPC_SESSION"),
+                                   _r("tf1 two-worker step", "peer", 0.0005, api="grpc",
+                                      device="worker:0 + worker:1", factory="")]),
+    ]
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, results)}
+    assert judged[ps]["holds"] is True and judged[ps]["value"] == pytest.approx(1.2)
+    assert judged[tiny]["holds"] is False and judged[tiny]["value"] == pytest.approx(0.5)
+    # the 16 MiB goals are judged per device kind: ours on no one kind (a task's CPU and
+    # another's GPU), TF1's on none either, is no verdict
+    mixed = "worker:0/CPU:0+worker:1/GPU:0"
+    judged = {g["goal"]: g for g in goals.evaluate(goals.GOALS, _transfer_results(
+        mixed, lambda direction: "ps + 2 workers"))}
+    for goal, direction in TRANSFER_GOALS.items():
+        assert judged[goal]["holds"] is None and judged[goal]["value"] is None
+        assert judged[goal]["detail"] == \
+            f"n/a: devsession grpc {direction} ran on {mixed}, not on CPU"

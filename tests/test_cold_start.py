@@ -2,7 +2,8 @@
 
 Not timed (benchmarks/startup.py measures the time): numba's compile events are counted
 in a fresh process with empty caches, so a kernel that starts compiling signatures the
-plan does not run, or more helper functions than it needs, shows up here.
+plan does not run, or more helper functions than it needs, shows up here; so does a run
+that compiled less than its plan's kernels (caches that were not empty after all).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from devsession.benchmarks.startup import SCRIPTS
 # NaN probe, the float32 exp, a block sum); Sum (row driver, compensated slice sum, its
 # block sum, the store).  The whole list prints on failure.
 COMPILE_BUDGET = 13
+# At least one compile per kernel of the plan: a cold process cannot run them without.
+MIN_COLD_COMPILES = 4
+# The module numba sees for the optimizer's generated elementwise programs.
+GENERATED_ELEMENTWISE = "_devsession_generated_ew_"
 
 LISTEN = '''
 import json, sys
@@ -50,3 +55,11 @@ def test_first_run_compiles_only_what_its_plan_runs(tmp_path):
     assert not any(name.endswith("parallel") for _, name, _ in compiled), listing
     assert not any(module.startswith("numba.") for module, _, _ in compiled), listing
     assert len(compiled) <= COMPILE_BUDGET, f"{len(compiled)} compiles:\n{listing}"
+    # And the run was cold: numba fires no compile event for a function it loads from a
+    # cache, so warm caches (or kernels that were never run) would list nothing here.
+    # Each of the plan's CPU kernels compiled: both fused regions, Softmax and Sum.
+    modules = [module for module, _, _ in compiled]
+    cold = f"{len(compiled)} compiles (were the caches warm?):\n{listing}"
+    assert len(compiled) >= MIN_COLD_COMPILES, cold
+    assert sum(m.startswith(GENERATED_ELEMENTWISE) for m in modules) == 2, cold
+    assert {"devsession.kernels.cpu.nn", "devsession.kernels.cpu.reduce"} <= set(modules), cold

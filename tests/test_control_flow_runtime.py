@@ -6,6 +6,8 @@ value a function's kernels get; the gpu-marked test runs on a real one), and clu
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -108,15 +110,24 @@ def test_on_a_fake_gpu_every_function_value_lives_where_its_kernel_runs():
         with ds.Session(options=ds.SessionOptions(device="cpu")) as sess:
             xv = np.array([1.0, -0.5, 2.0], np.float32)
             got_y, got_total = sess.run([y, total], {x: xv})
+            positive = list(gpus.calls)
             np.testing.assert_allclose(got_y, np.exp(xv), rtol=1e-6)
             np.testing.assert_allclose(got_total, 3 * xv, rtol=1e-6)
             np.testing.assert_allclose(sess.run(y, {x: -xv}), xv * xv, rtol=1e-6)
+            negative = gpus.calls[len(positive):]
             assert type(got_y) is np.ndarray
             plan = sess._prepare((x,), (y, total), ()).plan
             steps = {s.name: s.device.short_name for s in plan.steps}
             assert steps["pick"] == "GPU:0" and steps["loop"] == "GPU:0"
-        ran = {name for name, device in gpus.calls if device == "GPU:0"}
-        assert {"Exp", "Mul", "Add"} & ran, ran     # the functions' kernels ran on the GPU
+    # The fake kernels record node names; those of the functions' bodies ran on the GPU as
+    # often as the functions ran them: then-branch "Exp" once, the loop's condition "Less"
+    # four times and its body ("add": i + 1, "add_1": s + x) three times; with x < 0 only
+    # the else branch ("mul": x * x) runs, no loop (y alone is fetched).
+    assert {device for _, device in gpus.calls} == {"GPU:0"}, gpus.calls
+    ran = Counter(name for name, _ in positive)
+    assert (ran["Exp"], ran["Less"], ran["add"], ran["add_1"]) == (1, 4, 3, 3), positive
+    ran = Counter(name for name, _ in negative)
+    assert ran["mul"] == 1 and not {"Exp", "Less", "add", "add_1"} & set(ran), negative
 
 
 def test_the_cuda_kernels_run_control_flow_on_the_cupy_standin(standin):

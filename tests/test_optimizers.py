@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from concurrency import run_in_threads
 
 F32, F64 = np.float32, np.float64
 A = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 3.0]])
@@ -268,8 +269,6 @@ def test_assign_ops():
 def test_concurrent_steps_lose_no_update():
     """Updates of one variable from many threads hold its lock: none is lost, and a
     step reading the variable meanwhile sees a whole value (old or new), never a mix."""
-    import threading
-
     n = 1 << 18                                    # big enough for the parallel loops
     w = ds.Variable(np.zeros(n, F32), name="w")
     sgd = ds.train.GradientDescentOptimizer(1.0).minimize(ds.reduce_sum(w))   # grad: ones
@@ -290,11 +289,8 @@ def test_concurrent_steps_lose_no_update():
                 if not np.array_equal(a, b) or a.min() != a.max():
                     torn.append((a, b))
 
-        threads = [threading.Thread(target=f) for f in (train, train, train, watch)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        steps = (train, train, train, watch)
+        run_in_threads(lambda i: steps[i](), len(steps), timeout=120, together=True)
         np.testing.assert_array_equal(sess.run(w), np.full(n, -75.0, F32))
         assert not torn
 
