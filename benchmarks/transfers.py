@@ -230,8 +230,9 @@ def _ours_grpc(ds, target: str, x: np.ndarray | None) -> list[Contender]:
                       **common)]
 
 
-# Where TF1's transfer rows ran, named as our rows' probes name devices (TF1 has only its
-# CPUs here: no GPU is asked for), so the goals match its rows to ours by device kind.
+# Where TF1's transfer rows ran, named as our rows' probes name devices (TF1's graphs are
+# pinned to its CPUs, as ours run with device="cpu"), so the goals match its rows to ours
+# by device kind.
 TF1_DEVICES = {"worker->worker": "worker:0/CPU:0+worker:1/CPU:0",
                "client->worker": "worker:1/CPU:0"}
 
@@ -243,13 +244,13 @@ def _tf1_grpc(tf, x: np.ndarray | None) -> list[Contender]:
     servers = [v1.train.Server(cluster, job_name="worker", task_index=i) for i in range(2)]
     graph = tf.Graph()
     if x is None:
-        with graph.as_default():
+        with graph.as_default(), v1.device("/device:CPU:0"):   # a GPU build stays on CPUs
             tiny = _tiny_graph(v1)
         sess = v1.Session(servers[0].target, graph=graph)
         return [Contender("tf1 two-worker step", "peer", sess.make_callable(tiny), api="grpc",
                           device="worker:0 + worker:1", close=sess.close,
                           setup_s=time.perf_counter() - start)]
-    with graph.as_default():
+    with graph.as_default(), v1.device("/device:CPU:0"):
         v, moved, fed, fed_sum = _two_worker_graph(v1, x)
     sess = v1.Session(servers[0].target, graph=graph)
     sess.run(v.initializer)
