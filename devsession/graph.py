@@ -61,6 +61,11 @@ class Tensor:
     def get_shape(self) -> TensorShape:
         return self._shape
 
+    def consumers(self) -> list:
+        """The operations that take this tensor as a data input, in graph order (TF1's)."""
+        return [op for op in self.graph.get_operations()
+                if any(t is self for t in op.inputs)]
+
     def set_shape(self, shape) -> None:
         """Refine the static shape (as TF1's ``set_shape``); ValueError if incompatible."""
         self._shape = self._shape.merge_with(shape)

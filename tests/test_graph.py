@@ -497,6 +497,14 @@ def test_variable_is_usable_as_a_tensor(graph):
     assert ds.where(v > 0.0, v, 0.0).shape == (1, 2)
 
 
+def test_consumers_are_the_ops_reading_a_tensor(graph):
+    x = ph((2,))
+    doubled, squared = x * 2.0, ds.square(x)
+    twice = ds.add(x, x)                               # one consumer, read twice
+    assert x.consumers() == [doubled.op, squared.op, twice.op]
+    assert doubled.consumers() == [] and doubled.op.inputs[1].consumers() == [doubled.op]
+
+
 def test_variable_is_symbolic_like_a_tensor(graph):
     v = ds.Variable([[1.0, 2.0], [3.0, 4.0]], name="v")
     before = len(graph.get_operations())

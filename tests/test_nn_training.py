@@ -134,7 +134,6 @@ def test_moments_reads_its_input_twice_not_three_times():
     # the mean, then the squared differences from it; the squeezed mean reuses the mean
     x = ds.placeholder(ds.float32, (None, 3, 4))
     mean, variance = ds.nn.moments(x, axes=[0, 1])
-    readers = sorted(op.type for op in ds.get_default_graph().get_operations()
-                     if x in op.inputs)
+    readers = sorted(op.type for op in x.consumers())
     assert readers == ["Mean", "SquaredDifference"]
     assert mean.shape.as_list() == [4] and variance.shape.as_list() == [4]
