@@ -139,3 +139,23 @@ def test_huge_spec_is_resource_exhausted_not_a_crash():
 def test_limits_are_deliberate():
     assert wire.CHUNK_BYTES <= wire.INLINE_BYTES < wire.MAX_MESSAGE_BYTES
     assert wire.MAX_MESSAGE_BYTES != 4 * 1024 * 1024   # not gRPC's default
+
+
+def test_received_arrays_reuse_a_dropped_buffer_never_a_held_one():
+    # 2 MB tensors come from the receive pool: one the caller still holds (or a view of
+    # it) keeps its values; one it dropped is written again instead of fresh pages
+    def received(value):
+        data = wire.encode_tensors(worker_pb2.PushTensorRequest(step_id=1), ["t"],
+                                   [np.full(1 << 19, value, np.float32)])
+        return wire.decode_tensors(worker_pb2.PushTensorRequest, data)[1][0]
+
+    held = received(1.0)
+    view = received(2.0)[:10]
+    again = received(3.0)
+    assert not np.shares_memory(held, again) and not np.shares_memory(view, again)
+    assert (held == 1.0).all() and (view == 2.0).all() and (again == 3.0).all()
+    address = again.__array_interface__["data"][0]
+    del again
+    assert received(4.0).__array_interface__["data"][0] == address
+    big = wire._POOLED_BYTES[1] // 4 + 1                    # past the pool: plain arrays
+    assert wire._too_big_to_pool((big,), np.dtype(np.float32))

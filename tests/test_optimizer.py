@@ -172,7 +172,7 @@ def test_random_graphs_identical_with_passes_on_and_off(seed, dtype):
 
 
 def test_buffer_pool_reuses_a_dropped_buffer_and_never_a_held_one():
-    from devsession.kernels.cpu.buffer_pool import BufferPool
+    from devsession.kernels.buffer_pool import BufferPool
 
     pool = BufferPool()
     first = pool.take((1 << 16,), np.float32)

@@ -15,7 +15,7 @@ module              ops and how they run
                     pooling and its gradients: numba loops
 ``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
                     elementwise loop
-``training``        the optimizers' updates (ApplyAdam...): one numba pass, in place
+``training``        the optimizers' updates (ApplyAdam...): numba loops, in place
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``) and
                     the gradients' shape-of ops (``reference/shape_of.py``): the numpy

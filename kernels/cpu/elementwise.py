@@ -42,7 +42,7 @@ from ..codegen import cpu as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
 from ..plan_cache import remember
 from ..registry import register_kernel
-from .buffer_pool import BufferPool
+from ..buffer_pool import BufferPool
 from .numba_setup import num_threads
 
 __all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "build_elementwise"]

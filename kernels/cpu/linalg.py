@@ -20,7 +20,7 @@ import numpy as np
 from ..checks import matmul_planner, to_float16
 from ..registry import register_kernel
 from .blas import matmul_into
-from .buffer_pool import BufferPool
+from ..buffer_pool import BufferPool
 
 __all__ = ["build_matmul"]
 

@@ -35,7 +35,7 @@ from ..checks import to_float16
 from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
                          softmax_axis, sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
-from .buffer_pool import BufferPool
+from ..buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
 from .fastmath import max32, exp_parts32, pow2_32
 from .numba_setup import num_threads

@@ -31,7 +31,7 @@ from ..registry import register_kernel
 from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
                        max_pool_grad_grad_kernel)
 from .blas import matmul_into
-from .buffer_pool import BufferPool
+from ..buffer_pool import BufferPool
 from .reduce import JIT, PAR
 
 from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce imports)
