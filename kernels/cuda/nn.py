@@ -122,7 +122,8 @@ def build_l2_loss(node):
 
     def l2_loss(t):
         total = cupy.sum(square(t), dtype=acc) if t.size else cupy.zeros((), acc)
-        return (total / 2).astype(out_dtype)
+        with np.errstate(over="ignore"):     # a float16 total past 65504 is inf, as TF's
+            return (total / 2).astype(out_dtype)
     return on_device(node, l2_loss)
 
 
