@@ -24,7 +24,6 @@ from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
-from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,

@@ -18,7 +18,6 @@ import abc
 import contextlib
 import logging
 import threading
-import time
 
 from . import defaults
 from .errors import InvalidArgumentError

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import dtypes
 from .errors import InvalidArgumentError, UnimplementedError
 from .graph import constant_value
 from .graph_codec import decode_attr
