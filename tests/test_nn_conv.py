@@ -40,6 +40,10 @@ CONV_CASES = [
     ((2, 0, 5, 2), (3, 3, 2, 2), 1, "SAME", 1),
     ((2, 5, 5, 0), (3, 3, 0, 2), 1, "SAME", 1),
     ((2, 5, 5, 2), (3, 3, 2, 0), 2, "SAME", 1),
+    # more channels than TRANSPOSED_MAX_CHANNELS: windows packed as rows
+    ((2, 7, 6, 5), (3, 3, 5, 4), 2, "SAME", 1),
+    ((1, 9, 8, 4), (3, 3, 4, 3), 1, "SAME", 2),
+    ((2, 7, 7, 6), (5, 5, 6, 2), 1, "VALID", 1),
 ]
 # (input shape, window, stride, padding)
 POOL_CASES = [
@@ -232,10 +236,12 @@ def test_max_pool_propagates_nan_and_routes_ties_to_the_first(device):
     check_against_ref(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
 
 
-def test_chunked_packing_matches_one_chunk(monkeypatch):
+@pytest.mark.parametrize("channels", [3, 5], ids=["as-columns", "as-rows"])
+def test_chunked_packing_matches_one_chunk(monkeypatch, channels):
     from devsession.kernels.cpu import nn_conv
 
-    case = ((5, 7, 6, 3), (3, 3, 3, 4), 2, "SAME", 1)
+    assert (channels <= nn_conv.TRANSPOSED_MAX_CHANNELS) == (channels == 3)
+    case = ((5, 7, 6, channels), (3, 3, channels, 4), 2, "SAME", 1)
     want = {op: lookup_kernel(op, "REF")(conv_node(op, case, F64))(*conv_inputs(op, case, F64))
             for op in CONV_OPS}
     monkeypatch.setattr(nn_conv, "CHUNK_ELEMENTS", 100)     # one image per chunk
