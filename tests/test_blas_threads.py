@@ -15,6 +15,8 @@ from devsession.kernels.registry import HOST, register_kernel
 from devsession.ops.registry import OpDef, register_op
 from devsession.kernels import blas_threads
 from devsession.tensor_shape import TensorShape
+from kernel_cases import F16, F32, I32, assert_same, make_node, rng_for, run_on
+from devsession.kernels.registry import lookup_kernel
 
 
 def blas_counts() -> list:
@@ -288,3 +290,62 @@ def test_a_product_under_a_cap_leaves_its_thread_following_the_process_count():
         blas.matmul_into(a, a, out)
     np.testing.assert_array_equal(out, a @ a)
     assert blas_counts() == START       # in this very thread, after the cap ended
+
+
+# --- the kernels whose products take the policy: convolutions, float16 MatMul ----------
+
+def _conv_case(op, x_shape, f_shape, stride):
+    """(node, inputs) of a Conv2D-family op on float32 N(0, 1) values, "SAME" padding."""
+    rng = rng_for("blas policy", op, x_shape, f_shape)
+    attrs = {"strides": (1, stride, stride, 1), "padding": "SAME", "dilations": (1, 1, 1, 1)}
+    x = rng.standard_normal(x_shape).astype(F32)
+    f = rng.standard_normal(f_shape).astype(F32)
+    y = lookup_kernel("Conv2D", "REF")(make_node("Conv2D", [F32, F32], F32, attrs))(x, f)
+    dy = rng.standard_normal(y.shape).astype(F32)
+    if op == "Conv2D":
+        return make_node(op, [F32, F32], F32, attrs), (x, f)
+    if op == "Conv2DBackpropInput":
+        return make_node(op, [I32, F32, F32], F32, attrs), (np.array(x_shape, np.int32), f, dy)
+    return make_node(op, [F32, I32, F32], F32, attrs), (x, np.array(f_shape, np.int32), dy)
+
+
+def _policy_cases():
+    """Products big enough for BLAS to thread (``blas.MIN_THREADED_MACS``): Conv2D and
+    its gradients, packed as rows (3x3), as columns (one channel) and pointwise (1x1),
+    and float16's float32 MatMul."""
+    rng = rng_for("blas policy matmul")
+    a, b = (rng.standard_normal((128, 128)).astype(F16) for _ in range(2))
+    cases = [pytest.param(make_node("MatMul", [F16, F16], F16), (a, b), id="MatMul-float16")]
+    for op in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"):
+        cases.append(pytest.param(*_conv_case(op, (2, 16, 16, 8), (3, 3, 8, 16), 1),
+                                  id=f"{op}-3x3"))
+        cases.append(pytest.param(*_conv_case(op, (2, 16, 16, 64), (1, 1, 64, 32), 1),
+                                  id=f"{op}-1x1"))
+        cases.append(pytest.param(*_conv_case(op, (4, 32, 32, 1), (5, 5, 1, 32), 1),
+                                  id=f"{op}-5x5-one-channel"))     # windows packed as columns
+    return cases
+
+
+@pytest.mark.parametrize("node,inputs", _policy_cases())
+def test_conv_and_float16_matmul_products_follow_the_blas_thread_policy(monkeypatch, node,
+                                                                       inputs):
+    """Every product of these kernels goes through ``blas.matmul_into``: run alone it
+    keeps BLAS's own thread count; while another product is in flight it holds BLAS to
+    one thread (the tests above check the policy itself, on MatMul)."""
+    from devsession.kernels.cpu import blas
+
+    start = blas_counts()
+    seen = _product_counts(monkeypatch)
+    expected = run_on("REF", node, *inputs)
+    assert_same(run_on("CPU", node, *inputs), expected, rtol=1e-4, atol=1e-3)
+    assert seen and set(seen) == {max(start)}, seen      # alone: BLAS's own threads
+    seen.clear()
+    with blas._ACTIVE_LOCK:
+        blas._ACTIVE[0] += 1                              # another product in flight
+    try:
+        assert_same(run_on("CPU", node, *inputs), expected, rtol=1e-4, atol=1e-3)
+    finally:
+        with blas._ACTIVE_LOCK:
+            blas._ACTIVE[0] -= 1
+    assert seen and set(seen) == {1}, seen
+    assert blas_counts() == start
