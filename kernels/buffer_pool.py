@@ -23,11 +23,14 @@ _FREE_REFCOUNT = 3
 
 
 class BufferPool:
-    """Per-kernel pool of output arrays; small arrays are just allocated."""
+    """Per-kernel pool of output arrays; arrays below ``min_bytes`` (or above
+    ``max_bytes``, too big to keep idle) are just allocated."""
 
-    def __init__(self, keep: int = 2, min_bytes: int = 1 << 16, empty=np.empty):
+    def __init__(self, keep: int = 2, min_bytes: int = 1 << 16, empty=np.empty,
+                 max_bytes: int | None = None):
         self._keep = keep
         self.min_bytes = min_bytes
+        self.max_bytes = max_bytes
         self._empty = empty
         self._buffers: list = []
         self._lock = threading.Lock()
@@ -38,7 +41,7 @@ class BufferPool:
         count = 1
         for d in shape:
             count *= d
-        if count * dtype.itemsize < self.min_bytes:
+        if not self._pooled(count * dtype.itemsize):
             return self._empty(shape, dtype)
         with self._lock:
             # Indexing, not enumerate(): enumerate's cached result tuple would hold one
@@ -52,7 +55,7 @@ class BufferPool:
 
     def give(self, buf) -> None:
         """Remember ``buf`` (just returned by a kernel) for reuse once it is free."""
-        if buf.nbytes < self.min_bytes:
+        if not self._pooled(buf.nbytes):
             return
         with self._lock:
             if any(b is buf for b in self._buffers):
@@ -60,3 +63,7 @@ class BufferPool:
             if len(self._buffers) >= self._keep:
                 self._buffers.pop(0)
             self._buffers.append(buf)
+
+    def _pooled(self, nbytes: int) -> bool:
+        return nbytes >= self.min_bytes and (self.max_bytes is None or
+                                             nbytes <= self.max_bytes)

@@ -157,5 +157,5 @@ def test_received_arrays_reuse_a_dropped_buffer_never_a_held_one():
     address = again.__array_interface__["data"][0]
     del again
     assert received(4.0).__array_interface__["data"][0] == address
-    big = wire._POOLED_BYTES[1] // 4 + 1                    # past the pool: plain arrays
-    assert wire._too_big_to_pool((big,), np.dtype(np.float32))
+    big = wire._RECEIVED.max_bytes // 4 + 1                 # past the pool: plain arrays
+    assert not wire._RECEIVED._pooled(big * 4) and wire._RECEIVED.max_bytes == 64 << 20

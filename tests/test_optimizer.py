@@ -187,6 +187,9 @@ def test_buffer_pool_reuses_a_dropped_buffer_and_never_a_held_one():
     small = pool.take((4,), np.float32)
     pool.give(small)
     assert pool.take((4,), np.float32) is not small  # small arrays are just allocated
+    capped = BufferPool(max_bytes=1 << 18)
+    capped.give(capped.take((1 << 17,), np.float32))   # 512 KB: above the cap
+    assert capped._buffers == []                       # never kept, so never reused
 
 
 def test_fusion_and_codegen_parse_one_thread_at_a_time(monkeypatch):

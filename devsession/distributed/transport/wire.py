@@ -283,8 +283,7 @@ class TensorReader:
         return self.arrays
 
 
-_POOLED_BYTES = (1 << 20, 64 << 20)     # bigger ones are rare, and too big to keep idle
-_RECEIVED = BufferPool(keep=8, min_bytes=_POOLED_BYTES[0])
+_RECEIVED = BufferPool(keep=8, min_bytes=1 << 20, max_bytes=64 << 20)
 
 
 def _allocate(spec) -> np.ndarray:
@@ -298,20 +297,12 @@ def _allocate(spec) -> np.ndarray:
         raise InvalidArgumentError(f"Tensor '{spec.name}' has a negative dimension in shape "
                                    f"{list(shape)}.")
     try:
-        array = np.empty(shape, dtype) if _too_big_to_pool(shape, dtype) \
-            else _RECEIVED.take(shape, dtype)
+        array = _RECEIVED.take(shape, dtype)
     except (MemoryError, ValueError) as e:
         raise ResourceExhaustedError(f"Cannot allocate tensor '{spec.name}' of shape "
                                      f"{list(shape)} and dtype {dtype.name}: {e}") from None
     _RECEIVED.give(array)             # reused only once nobody else holds it
     return array
-
-
-def _too_big_to_pool(shape: tuple, dtype: np.dtype) -> bool:
-    count = 1
-    for d in shape:
-        count *= d
-    return count * dtype.itemsize > _POOLED_BYTES[1]
 
 
 def read_tensors(specs, payload: memoryview) -> list[np.ndarray]:
