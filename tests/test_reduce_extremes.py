@@ -35,7 +35,9 @@ def test_nan_and_inf_anywhere(dtype, n):
         np.testing.assert_array_equal(reduce_rows(op, x), want)
 
 
-@pytest.mark.parametrize("dtype", [I32, I64], ids=str)
+# Unsigned types compare unsigned: 200 > 100 in uint8, though its bits read -56 signed.
+@pytest.mark.parametrize("dtype", [I32, I64, np.dtype(np.int8), np.dtype(np.uint8),
+                                   np.dtype(np.uint32)], ids=str)
 @pytest.mark.parametrize("n", SIZES)
 def test_integer_extremes(dtype, n):
     info = np.iinfo(dtype)

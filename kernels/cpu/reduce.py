@@ -51,7 +51,7 @@ from .elementwise import PARALLEL_MIN_SIZE
 from .numba_setup import num_threads
 
 from numba import njit, prange, types  # noqa: E402  (after numba_setup)
-from numba.extending import overload  # noqa: E402
+from numba.extending import intrinsic, overload  # noqa: E402
 
 __all__ = ["build_reduction", "build_argmax", "Layout", "strategy", "sum_slice",
            "sum_columns", "column_total", "unrolled_extreme", "JIT", "PAR", "INNER"]
@@ -142,6 +142,40 @@ def _special_probe(xs):
     return acc
 
 
+@intrinsic
+def _keep_extreme(typingctx, is_max, m, v):
+    """``v`` if it beats ``m`` (greater when ``is_max``, else less), else ``m``: one
+    compare and a select, which LLVM turns into vmaxps/vpmaxsd.  A NaN ``v`` never
+    beats (ordered compare).  An intrinsic rather than ``v if v > m else m`` so the
+    unrolled loop below is one basic block for numba's front end to build and type."""
+    if m != v:
+        return None
+
+    def codegen(context, builder, signature, args):
+        is_max, m, v = args
+        kind = signature.args[1]
+        if isinstance(kind, types.Float):
+            compare = builder.fcmp_ordered
+        elif getattr(kind, "signed", False):
+            compare = builder.icmp_signed
+        else:                                   # unsigned integers and booleans
+            compare = builder.icmp_unsigned
+        # A branch on is_max, not a select: LLVM unswitches the loop on it, and each
+        # copy then vectorises its one compare.
+        with builder.if_else(is_max) as (then, otherwise):
+            with then:
+                for_max = builder.select(compare(">", v, m), v, m)
+                from_max = builder.block
+            with otherwise:
+                for_min = builder.select(compare("<", v, m), v, m)
+                from_min = builder.block
+        result = builder.phi(m.type)
+        result.add_incoming(for_max, from_max)
+        result.add_incoming(for_min, from_min)
+        return result
+    return m(types.boolean, m, m), codegen
+
+
 @njit(**JIT)
 def unrolled_extreme(xs, is_max):
     """``(extreme, probe)`` of a non-empty slice: its max (or min) ignoring NaNs, and a
@@ -152,33 +186,29 @@ def unrolled_extreme(xs, is_max):
     max is a serial dependency chain: 6x slower, and LLVM will not vectorise a max
     reduction that must respect NaN); the probe is a vectorised sum over each block of
     2048 values just read, while it is in L1."""
-    # ``(v > m if is_max else v < m)``: is_max is a compile-time literal, so each
-    # comparison is one instruction.  Written out rather than a helper numba inlines:
-    # typing 15 inlined copies cost a second of a cold start.
     m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = xs[0]
     probe = xs[0] - xs[0]
     for start in range(0, xs.size, 2048):
         block = xs[start:start + 2048]          # a slice stops at the end
         n = block.size // 8 * 8
         for k in range(0, n, 8):
-            v0, v1, v2, v3 = block[k], block[k + 1], block[k + 2], block[k + 3]
-            v4, v5, v6, v7 = block[k + 4], block[k + 5], block[k + 6], block[k + 7]
-            m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
-            m1 = v1 if (v1 > m1 if is_max else v1 < m1) else m1
-            m2 = v2 if (v2 > m2 if is_max else v2 < m2) else m2
-            m3 = v3 if (v3 > m3 if is_max else v3 < m3) else m3
-            m4 = v4 if (v4 > m4 if is_max else v4 < m4) else m4
-            m5 = v5 if (v5 > m5 if is_max else v5 < m5) else m5
-            m6 = v6 if (v6 > m6 if is_max else v6 < m6) else m6
-            m7 = v7 if (v7 > m7 if is_max else v7 < m7) else m7
+            m0 = _keep_extreme(is_max, m0, block[k])
+            m1 = _keep_extreme(is_max, m1, block[k + 1])
+            m2 = _keep_extreme(is_max, m2, block[k + 2])
+            m3 = _keep_extreme(is_max, m3, block[k + 3])
+            m4 = _keep_extreme(is_max, m4, block[k + 4])
+            m5 = _keep_extreme(is_max, m5, block[k + 5])
+            m6 = _keep_extreme(is_max, m6, block[k + 6])
+            m7 = _keep_extreme(is_max, m7, block[k + 7])
         for k in range(n, block.size):
-            v0 = block[k]
-            m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
+            m0 = _keep_extreme(is_max, m0, block[k])
         probe += _special_probe(block)
-    for v0 in (m1, m2, m3, m4, m5, m6, m7):
-        m0 = v0 if (v0 > m0 if is_max else v0 < m0) else m0
-    m = m0
-    return m, probe
+    m0 = _keep_extreme(is_max, m0, m1)
+    m2 = _keep_extreme(is_max, m2, m3)
+    m4 = _keep_extreme(is_max, m4, m5)
+    m6 = _keep_extreme(is_max, m6, m7)
+    return _keep_extreme(is_max, _keep_extreme(is_max, m0, m2),
+                         _keep_extreme(is_max, m4, m6)), probe
 
 
 def _store_total(out, r, total, divisor):
