@@ -6,12 +6,17 @@ from __future__ import annotations
 import threading
 
 
-def run_in_threads(work, count: int, *, timeout: float | None = None,
+# A hung thread fails its test after this long rather than holding up the whole run.
+DEFAULT_TIMEOUT_S = 300.0
+
+
+def run_in_threads(work, count: int, *, timeout: float = DEFAULT_TIMEOUT_S,
                    together: bool = False) -> None:
     """Calls ``work(i)`` for each i in range(count), each in a thread of its own, and waits
     for them (``timeout`` seconds each at most); then asserts that every thread finished
     and none raised.  ``together``: the threads wait at a barrier first, so that the calls
-    overlap."""
+    overlap.  The threads are daemons: one that hangs fails the test and does not keep
+    pytest from exiting."""
     errors = []
     barrier = threading.Barrier(count) if together else None
 
@@ -23,7 +28,7 @@ def run_in_threads(work, count: int, *, timeout: float | None = None,
         except BaseException as exc:   # reported by the calling thread, below
             errors.append(exc)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(count)]
     for t in threads:
         t.start()
     for t in threads:
