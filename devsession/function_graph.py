@@ -34,6 +34,8 @@ holds it in the attr's ``func`` field, where TF keeps function-valued attrs.
 
 from __future__ import annotations
 
+import functools
+
 from . import dtypes
 from .errors import InvalidArgumentError
 from .graph import (Graph, Operation, Tensor, active_control_inputs, constant_value,
@@ -42,7 +44,8 @@ from .graph_codec import FunctionAttr
 from .ops.registry import get_op_def
 from .proto import graph_pb2
 
-__all__ = ["FunctionGraph", "serialize", "parse", "import_function", "INLINE_CONSTANT_LIMIT"]
+__all__ = ["FunctionGraph", "serialize", "parse", "import_function", "assigned_variables",
+           "INLINE_CONSTANT_LIMIT"]
 
 # Integer constants up to this many elements are copied into a function, not captured.
 INLINE_CONSTANT_LIMIT = 1 << 12
@@ -209,6 +212,33 @@ def parse(function, node_name: str | None = None):
     inputs = [s.decode() for s in message.attr["inputs"].list.s]
     outputs = [s.decode() for s in message.attr["outputs"].list.s]
     return message.name, graph_def, inputs, outputs
+
+
+def assigned_variables(op) -> tuple[str, ...]:
+    """The shared names of the variables that the function bodies of ``op`` (a cond or
+    while_loop, nested ones included) assign to, sorted: the variables it must run
+    beside, as the runtime finds them by name where the op runs."""
+    names: set = set()
+    for value in op.attrs.values():
+        if isinstance(value, FunctionAttr):
+            names.update(_function_variables(value.data))
+    return tuple(sorted(names))
+
+
+@functools.lru_cache(maxsize=256)
+def _function_variables(data: bytes) -> frozenset:
+    message = graph_pb2.NameAttrList()
+    message.ParseFromString(data)
+    graph_def = graph_pb2.GraphDef()
+    graph_def.ParseFromString(message.attr[FunctionAttr.BODY_KEY].s)
+    names = set()
+    for node in graph_def.node:
+        if node.op == "VariableV2":
+            names.add(node.attr["shared_name"].s.decode() or node.name)
+        for value in node.attr.values():
+            if value.HasField("func") and FunctionAttr.BODY_KEY in value.func.attr:
+                names.update(_function_variables(value.func.SerializeToString()))
+    return frozenset(names)
 
 
 def import_function(function: FunctionAttr, graph: Graph, node_name: str | None = None,

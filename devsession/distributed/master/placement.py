@@ -5,7 +5,10 @@ default device, which is itself merged over the master's own task, so a node wit
 any placement runs on the master's task and a node that names only a device type runs
 on that device of the master's task.  ``/job:localhost`` names the master's task when
 the cluster has no job of that name (TF1 graphs often say it).  Ops that assign to a
-variable (ref inputs) run wherever their variable runs, whatever they ask.
+variable (ref inputs) run wherever their variable runs, whatever they ask; so does a
+cond or while_loop whose bodies assign to variables (a body finds its variables by name
+on the task it runs on), and one whose variables live on several tasks is an
+``InvalidArgumentError`` naming them.
 
 Two steps, because the master must reach a task before it knows its devices:
 
@@ -23,6 +26,7 @@ from typing import Mapping
 
 from ...device_spec import Device, DeviceSpec
 from ...errors import InvalidArgumentError
+from ...function_graph import assigned_variables
 from ...ops.registry import get_op_def
 from ...runtime.placement import (Placement, PlacementPolicy, colocation_root, place_node,
                                   takes_or_makes_strings)
@@ -70,13 +74,34 @@ class ClusterPlacer:
         self._allow_soft = allow_soft_placement
 
     def _spec(self, op) -> DeviceSpec:
-        root = colocation_root(op)
+        root = self._root(op)
         asked = self._session.merge(root.device_spec)
         if asked.job == "localhost" and "localhost" not in self.cluster.jobs:
             asked = asked.replace(job=self._master.job, task=self._master.task)
         elif asked.job not in (None, self._master.job) and asked.task is None:
             asked = asked.replace(task=0)      # another job, no task: its first task
         return self._master.merge(asked)
+
+    def _root(self, op):
+        """The op whose device ``op`` takes: ``colocation_root``'s, or for a cond or
+        while_loop, the variable its bodies assign to."""
+        root = colocation_root(op)
+        if root is not op:
+            return root
+        graph = op.graph
+        variables = [colocation_root(graph.get_operation_by_name(name))
+                     for name in assigned_variables(op) if name in graph]
+        if not variables:
+            return op
+        tasks = {self.task_of(v): v for v in variables}
+        if len(tasks) > 1:
+            listed = ", ".join(f"'{v.name}' on {task}" for task, v in sorted(tasks.items()))
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}' ({op.type}): its body "
+                f"assigns to variables on more than one task ({listed}), and a body runs "
+                f"on one task.  Place those variables on one task (ds.device), or update "
+                f"them outside the {op.type}.", op.name)
+        return variables[0]
 
     def task_of(self, op) -> str:
         """The full name of the task ``op`` runs on; InvalidArgumentError if not in the cluster."""
