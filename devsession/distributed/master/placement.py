@@ -127,7 +127,7 @@ class ClusterPlacer:
         """The device ``op`` runs on (with its job and task), given its task's devices;
         InvalidArgumentError if none fits and soft placement is off (or the op has no
         CPU kernel either)."""
-        task = self.task_of(op)
+        self.task_of(op)            # a job or task the cluster lacks is named here
         spec = self._spec(op)
         local = DeviceSpec(device_type=spec.device_type, device_index=spec.device_index)
         policy = PlacementPolicy(
