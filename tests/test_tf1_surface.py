@@ -168,6 +168,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.layers.dense, "tf.layers.dense"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.summary.text, "tf.summary.text"),
+    (lambda: ds.train.SyncReplicasOptimizer, "tf.train.SyncReplicasOptimizer"),
 ])
 def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):
     with pytest.raises(UnsupportedTF1Error) as info:

@@ -13,7 +13,12 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
                             (``device_setter.py``)
+``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
+                            natural exp, inverse time, polynomial, piecewise constant
+                            (``learning_rate_decay.py``)
 ==========================  ==============================================================
+
+A TF1 ``tf.train`` name devsession lacks is an ``UnsupportedTF1Error`` naming it.
 
 The updates are fused ops (``devsession/ops/training.py``) that change each variable in
 place in one pass over its arrays, on the variable's device.
@@ -22,6 +27,8 @@ place in one pass over its arrays, on the variable's device.
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
+from .learning_rate_decay import (exponential_decay, inverse_time_decay, natural_exp_decay,
+                                  piecewise_constant, polynomial_decay)
 from .momentum import MomentumOptimizer
 from .optimizer import Optimizer
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
@@ -32,4 +39,12 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
-           "get_or_create_global_step", "global_step", "replica_device_setter"]
+           "get_or_create_global_step", "global_step", "replica_device_setter",
+           "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
+           "piecewise_constant"]
+
+
+def __getattr__(name: str):
+    from ..unsupported import missing
+
+    raise missing("train", name)

@@ -1,0 +1,79 @@
+"""``ds.train``'s learning-rate schedules against the values TensorFlow computed for the
+same arguments at the same global steps (tests/data/tf_lr_schedules.json, written by
+tests/data/make_tf_lr_schedules.py), their errors, and one driving an optimizer."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+with open(os.path.join(DATA, "tf_lr_schedules.json")) as f:
+    RECORDED = json.load(f)
+_spec = importlib.util.spec_from_file_location("lr_schedule_cases",
+                                               os.path.join(DATA, "lr_schedule_cases.py"))
+CASES = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CASES)
+
+
+@pytest.mark.parametrize("case", sorted(CASES.CASES))
+def test_schedule_matches_tensorflow(case):
+    fn, kwargs = CASES.CASES[case]
+    g = ds.Graph()
+    with g.as_default():
+        step = ds.placeholder(ds.int64, (), name="global_step")
+        rate = getattr(ds.train, fn)(**{k: (step if v == "STEP" else v)
+                                        for k, v in kwargs.items()})
+    assert rate.dtype == ds.float32
+    with ds.Session(graph=g) as sess:
+        got = [float(sess.run(rate, {step: s})) for s in RECORDED["steps"]]
+    np.testing.assert_allclose(got, RECORDED["values"][case], rtol=2e-6, atol=1e-37)
+
+
+def test_a_decayed_rate_drives_gradient_descent_step_by_step():
+    g = ds.Graph()
+    with g.as_default():
+        gs = ds.train.get_or_create_global_step()
+        w = ds.Variable(0.0, name="w")
+        lr = ds.train.exponential_decay(1.0, gs, decay_steps=1, decay_rate=0.5)
+        train = ds.train.GradientDescentOptimizer(lr).minimize(-w, global_step=gs)  # grad -1
+        init = ds.global_variables_initializer()
+    with ds.Session(graph=g) as sess:
+        sess.run(init)
+        for _ in range(4):
+            sess.run(train)
+        assert sess.run(gs) == 4
+        assert sess.run(w) == pytest.approx(1 + 0.5 + 0.25 + 0.125)   # lr at steps 0..3
+
+
+@pytest.mark.parametrize("fn", ["exponential_decay", "natural_exp_decay",
+                                "inverse_time_decay"])
+def test_no_global_step_is_a_value_error_naming_the_schedule(fn):
+    with ds.Graph().as_default():
+        with pytest.raises(ValueError, match=f"global_step is required for {fn}"):
+            getattr(ds.train, fn)(0.1, None, 10, 0.5)
+
+
+def test_piecewise_constant_checks_its_lists():
+    with ds.Graph().as_default():
+        step = ds.placeholder(ds.int64, ())
+        with pytest.raises(ValueError, match="should be 1 less"):
+            ds.train.piecewise_constant(step, [10, 20], [0.1, 0.01])
+        with pytest.raises(ValueError, match="same dtype"):
+            ds.train.piecewise_constant(step, [10], [ds.constant(1.0), ds.constant(1)])
+
+
+def test_piecewise_constant_with_int32_steps_and_tensor_boundaries():
+    g = ds.Graph()
+    with g.as_default():
+        step = ds.placeholder(ds.int32, ())
+        rate = ds.train.piecewise_constant(step, [ds.constant(3, ds.int64), 6], [1, 2, 3])
+    with ds.Session(graph=g) as sess:
+        assert [int(sess.run(rate, {step: s})) for s in range(8)] == [1, 1, 1, 1, 2, 2, 2, 3]
+
