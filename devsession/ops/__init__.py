@@ -29,6 +29,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
                    traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
+``clipping``       ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm`` (composites)
 =================  ===================================================================
 
 ``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
@@ -40,6 +41,7 @@ from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack,
                     stop_gradient, tile, transpose, unstack)
 from .array_fill import (add_n, clip_by_value, fill, ones, ones_like, rank, shape, size,
                          zeros, zeros_like)
+from .clipping import clip_by_global_norm, clip_by_norm, global_norm
 from .array_index import (embedding_lookup, gather, one_hot, slice, strided_slice,
                           unsorted_segment_sum)
 from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_equal, less,
@@ -65,7 +67,7 @@ __all__ = [
     "expand_dims", "pad", "squeeze", "stack", "tile", "unstack", "add_n", "clip_by_value",
     "fill", "ones", "ones_like", "rank", "shape", "size", "zeros", "zeros_like",
     "embedding_lookup", "gather", "one_hot", "slice", "strided_slice",
-    "unsorted_segment_sum",
+    "unsorted_segment_sum", "clip_by_norm", "clip_by_global_norm", "global_norm",
 ]
 
 # --- TF1 surface (branch tf1) ----------------------------------------------------------

@@ -1,0 +1,69 @@
+"""Norm clipping, as TF1's ``clip_ops``: ``global_norm``, ``clip_by_norm`` and
+``clip_by_global_norm`` (how most training scripts tame their gradients), built from
+ordinary ops exactly as TF builds them, so they fuse, place and differentiate like the
+rest.
+
+* ``global_norm(ts)`` is ``sqrt(2 * sum(l2_loss(t)))`` over the tensors that are not None.
+* ``clip_by_norm(t, c, axes)`` scales ``t`` by ``c / max(norm, c)``, the norm over
+  ``axes`` (all by default); a zero norm leaves ``t`` as it is.
+* ``clip_by_global_norm(ts, c)`` scales every tensor by ``c * min(1 / norm, 1 / c)`` and
+  returns ``(clipped, norm)``; a norm that is inf or NaN makes every value NaN (TF's
+  ``+ (norm - norm)``), so a diverged step is visible rather than silently clipped.
+"""
+
+from __future__ import annotations
+
+from ..graph import Tensor, convert_to_tensor, name_scope
+from .array import identity, stack
+from .array_fill import ones_like
+from .elementwise import cast, maximum, minimum, sqrt, where
+from .nn import l2_loss
+from .reduce import reduce_sum
+
+__all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm"]
+
+
+def _tensor_list(t_list, fn: str) -> list:
+    if isinstance(t_list, Tensor) or not hasattr(t_list, "__iter__"):
+        raise TypeError(f"{fn}: t_list should be a sequence of tensors, not "
+                        f"{type(t_list).__name__}.")
+    return [None if t is None else convert_to_tensor(t) for t in t_list]
+
+
+def global_norm(t_list, name=None) -> Tensor:
+    """``sqrt(sum(sum(t ** 2)))`` over every tensor of ``t_list`` (None entries skipped)."""
+    tensors = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
+    if not tensors:
+        raise ValueError("global_norm: t_list holds no tensors.")
+    with name_scope(name or "global_norm"):
+        half_squares = stack([l2_loss(t) for t in tensors])
+        return sqrt(reduce_sum(half_squares) * 2, name="global_norm")
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
+    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``."""
+    with name_scope(name or "clip_by_norm"):
+        t = convert_to_tensor(t, name="t")
+        l2sum = reduce_sum(t * t, axes, keepdims=True)
+        positive = l2sum > 0
+        l2norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
+        clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+        return identity(t * clip_norm / maximum(l2norm, clip_norm), name="clipped")
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """``([t * clip_norm / max(norm, clip_norm) for t in t_list], norm)``, the norm over
+    all of them (``use_norm`` if given); None entries stay None."""
+    tensors = _tensor_list(t_list, "clip_by_global_norm")
+    with name_scope(name or "clip_by_global_norm"):
+        norm = global_norm(tensors) if use_norm is None else convert_to_tensor(use_norm)
+        clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
+        scale = clip_norm * minimum(1.0 / norm, 1.0 / clip_norm) + (norm - norm)
+        clipped = []
+        for i, t in enumerate(tensors):
+            if t is None:
+                clipped.append(None)
+                continue
+            factor = scale if t.dtype == norm.dtype else cast(scale, t.dtype)
+            clipped.append(identity(t * factor, name=f"clipped_{i}"))
+        return clipped, norm
