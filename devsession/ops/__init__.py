@@ -49,7 +49,8 @@ from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_e
                           sigmoid, sqrt, square, subtract, tanh, truediv, where)
 from .linalg import matmul
 from .nn import softmax
-from .reduce import argmax, reduce_max, reduce_mean, reduce_min, reduce_sum
+from .reduce import (argmax, reduce_logsumexp, reduce_max, reduce_mean, reduce_min,
+                     reduce_sum)
 from .state import assign, assign_add, assign_sub, constant, group, no_op, placeholder
 from .random import random_normal, random_uniform
 from . import operators  # noqa: F401  (installs the Tensor operators)
@@ -68,6 +69,7 @@ __all__ = [
     "fill", "ones", "ones_like", "rank", "shape", "size", "zeros", "zeros_like",
     "embedding_lookup", "gather", "one_hot", "slice", "strided_slice",
     "unsorted_segment_sum", "clip_by_norm", "clip_by_global_norm", "global_norm",
+    "reduce_logsumexp",
 ]
 
 # --- TF1 surface (branch tf1) ----------------------------------------------------------

@@ -23,7 +23,8 @@ from .common import make_op, normalise_axis, numeric
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-           "reduce_all", "reduce_any", "argmax", "argmin", "arg_max", "arg_min"]
+           "reduce_all", "reduce_any", "reduce_logsumexp", "argmax", "argmin", "arg_max",
+           "arg_min"]
 
 REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod")
 LOGICAL_REDUCTIONS = ("All", "Any")
@@ -142,6 +143,29 @@ reduce_min = _reduction("Min", "reduce_min")
 reduce_prod = _reduction("Prod", "reduce_prod")
 reduce_all = _reduction("All", "reduce_all")
 reduce_any = _reduction("Any", "reduce_any")
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
+                     reduction_indices=None, keep_dims=None) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, as TF1's (and built as TF builds it): the max
+    is subtracted first, so large values do not overflow, and it is held constant for
+    the gradient (which is then softmax); an infinite max is replaced by 0, so a row of
+    -inf gives -inf and one holding +inf gives inf."""
+    from ..graph import name_scope
+    from .array import stop_gradient
+    from .array_fill import zeros_like
+    from .elementwise import abs, exp, less, log, where
+
+    axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
+    keep = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
+    with name_scope(name or "ReduceLogSumExp"):
+        x = convert_to_tensor(input_tensor)
+        raw_max = reduce_max(x, axis, keepdims=True)
+        finite = less(abs(raw_max), np.inf)
+        shift = stop_gradient(where(finite, raw_max, zeros_like(raw_max)))
+        total = log(reduce_sum(exp(x - shift), axis, keepdims=keep))
+        # Summing the shift's size-1 axes drops them exactly as the total's were.
+        return total + (shift if keep else reduce_sum(shift, axis))
 
 
 def _arg_reduction(op_type: str, x, axis, name, output_type) -> Tensor:
