@@ -9,9 +9,8 @@ import pytest
 
 import devsession as ds
 
-RNG = np.random.default_rng(7)
-A = RNG.standard_normal((4, 5)).astype(np.float32)
-B = RNG.standard_normal(3).astype(np.float32) * 10
+A = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
+B = np.random.default_rng(8).standard_normal(3).astype(np.float32) * 10
 
 
 def run(fetches, graph):
