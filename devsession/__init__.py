@@ -90,8 +90,8 @@ from .initializers import (constant_initializer, glorot_normal_initializer,  # n
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
-from .ops import (clip_by_global_norm, clip_by_norm, global_norm,  # noqa: E402
-                  reduce_logsumexp)
+from .ops import (clip_by_global_norm, clip_by_norm, cos, global_norm,  # noqa: E402
+                  reduce_logsumexp, sin)
 from .ops import (add_n, arg_max, arg_min, argmin, ceil, diag, div, floor,  # noqa: E402
                   floor_div, floordiv, floormod, logical_and, logical_not, logical_or,
                   logical_xor, matrix_determinant, mod, not_equal, random_shuffle, range,
@@ -118,7 +118,7 @@ __all__ += [
     "tensordot", "truncated_normal", "truncatediv", "truncatemod", "unique",
     "InteractiveSession", "AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
     "variable_scope", "initialize_all_variables", "initialize_variables", "all_variables",
-    "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp",
+    "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
 ]
 
 

@@ -16,13 +16,13 @@ from .ops import (add_n, argmin, ceil, floor, floordiv, floormod, logical_and,  
                   reduce_any, reduce_prod, round, rsqrt, sign, truncatediv, truncatemod,
                   unsorted_segment_sum)
 from .ops.linalg import tensordot  # noqa: E402
-from .ops import reduce_logsumexp  # noqa: E402
+from .ops import cos, reduce_logsumexp, sin  # noqa: E402
 
 __all__ += ["add_n", "argmin", "ceil", "floor", "floordiv", "floormod", "logical_and",
             "logical_not", "logical_or", "logical_xor", "not_equal", "reciprocal",
             "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign",
             "truncatediv", "truncatemod", "tensordot", "unsorted_segment_sum",
-            "reduce_logsumexp"]
+            "reduce_logsumexp", "sin", "cos"]
 
 
 def __getattr__(name: str):

@@ -178,6 +178,8 @@ def test_tf1_math_gradients():
     check_op_gradient(ds.floormod, [x, y])
     check_op_gradient(ds.rsqrt, [x])
     check_op_gradient(ds.reciprocal, [x])
+    check_op_gradient(ds.sin, [x])
+    check_op_gradient(ds.cos, [x])
     check_op_gradient(ds.diag, [rng.standard_normal(3)])
     check_op_gradient(ds.diag, [rng.standard_normal((2, 2))])
     for op in (ds.floor, ds.round, ds.sign):

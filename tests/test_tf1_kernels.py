@@ -3,7 +3,7 @@
 programs the GPU compiles against the reference (no GPU needed).
 
 Elementwise: integer division and modulo (floor and truncating), rounding (half to even),
-sign, rsqrt, reciprocal, logic, not_equal, on every dtype they take, the small integers
+sign, rsqrt, reciprocal, sin, cos, logic, not_equal, on every dtype they take, the small integers
 included (wrap-around as TF).  Reductions: Prod/All/Any/ArgMin, and axes settled at run
 time (every axis of an input whose rank the graph did not know; negative axes).  Value-
 sized outputs: Range, Unique, Where; Diag and MatrixDeterminant; the summary kernels.
@@ -28,7 +28,7 @@ SMALL = [I8, I16, U8, U16]
 INTS = [I32, I64] + SMALL
 FLOATS = [F16, F32, F64]
 DIVISIONS = ["FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"]
-FLOAT_UNARY = ["Floor", "Ceil", "Rsqrt", "Reciprocal"]
+FLOAT_UNARY = ["Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"]
 COVERED = set(DIVISIONS) | set(FLOAT_UNARY) | {
     "AddV2", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Sign", "Round",
     "Prod", "All", "Any", "ArgMin", "Range", "Unique", "Where", "Diag", "MatrixDeterminant",

@@ -75,7 +75,8 @@ __all__ = [
 # --- TF1 surface (branch tf1) ----------------------------------------------------------
 from .elementwise import (ceil, div, floor, floor_div, floordiv, floormod,  # noqa: E402
                           logical_and, logical_not, logical_or, logical_xor, mod, not_equal,
-                          reciprocal, round, rsqrt, sign, truncatediv, truncatemod)
+                          reciprocal, round, rsqrt, sign, truncatediv, truncatemod,
+                          sin, cos)
 from .linalg import diag, matrix_determinant, tensordot  # noqa: E402
 from .random import random_shuffle, set_random_seed, truncated_normal  # noqa: E402
 from .reduce import (arg_max, arg_min, argmin, reduce_all, reduce_any,  # noqa: E402
@@ -87,7 +88,7 @@ __all__ += [
     "logical_not", "logical_or", "logical_xor", "mod", "not_equal", "reciprocal", "round",
     "rsqrt", "sign", "truncatediv", "truncatemod", "diag", "matrix_determinant", "tensordot",
     "random_shuffle", "set_random_seed", "truncated_normal", "arg_max", "arg_min", "argmin",
-    "reduce_all", "reduce_any", "reduce_prod", "range", "unique",
+    "reduce_all", "reduce_any", "reduce_prod", "range", "unique", "sin", "cos",
 ]
 
 from .control_flow import Assert, case, cond, while_loop  # noqa: E402

@@ -204,7 +204,7 @@ def _register_tf1() -> None:
     register_op(OpDef("LogicalNot", _logical, 1, elementwise=True))
     register_op(OpDef("Sign", _sign, 1, elementwise=True))
     register_op(OpDef("Round", _unary_numeric, 1, elementwise=True))
-    for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal"):
+    for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"):
         register_op(OpDef(name, _unary_float, 1, elementwise=True))
 
 
@@ -241,6 +241,8 @@ ceil = _unary("Ceil", "ceil")
 round = _unary("Round", "round")  # noqa: A001  (TF1's name; half to even)
 rsqrt = _unary("Rsqrt", "rsqrt")
 reciprocal = _unary("Reciprocal", "reciprocal")
+sin = _unary("Sin", "sin")
+cos = _unary("Cos", "cos")
 
 
 def logical_xor(x, y, name="LogicalXor") -> Tensor:
@@ -261,7 +263,7 @@ def div(x, y, name=None) -> Tensor:
 
 __all__ += ["add_v2", "floordiv", "floor_div", "floormod", "mod", "truncatediv", "truncatemod",
             "not_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "sign",
-            "floor", "ceil", "round", "rsqrt", "reciprocal", "div"]
+            "floor", "ceil", "round", "rsqrt", "reciprocal", "div", "sin", "cos"]
 
 
 # --- nn family's math op (SquaredDifference, for moments) ----------------------------------

@@ -170,6 +170,16 @@ def _reciprocal_grad(op, grad):
     return [make_op("Mul", [grad, make_op("Neg", [make_op("Mul", [y, y])])])]
 
 
+@register_gradient("Sin")
+def _sin_grad(op, grad):
+    return [make_op("Mul", [grad, make_op("Cos", [op.inputs[0]])])]
+
+
+@register_gradient("Cos")
+def _cos_grad(op, grad):
+    return [make_op("Mul", [grad, make_op("Neg", [make_op("Sin", [op.inputs[0]])])])]
+
+
 @register_gradient("Floor")
 @register_gradient("Ceil")
 @register_gradient("Round")

@@ -256,7 +256,7 @@ def render_module(program: Program, modes: Sequence[str]) -> str:
 
 def _tf1_statement(ins: Instr, a: list) -> str:
     d, op = ins.dtype, ins.op
-    if op in ("floor", "ceil", "rint", "trunc"):
+    if op in ("floor", "ceil", "rint", "trunc", "sin", "cos"):
         return _wrap(d, f"np.{op}({a[0]})")
     if d.kind == "i" and op in ("floordiv", "floormod", "truncdiv", "truncmod"):
         # A division by -1 is a negation (MIN wraps to itself, as numpy's and the GPU's;

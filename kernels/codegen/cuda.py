@@ -209,7 +209,8 @@ _UNSIGNED.update({_I8: "unsigned int", _I16: "unsigned int", _U8: "unsigned int"
 SUPPORTED_DTYPES = frozenset(C_TYPES)
 _FLOAT_FUNCTIONS.update({"floor": ("floorf", "floor"), "ceil": ("ceilf", "ceil"),
                          "rint": ("rintf", "rint"), "trunc": ("truncf", "trunc"),
-                         "fmod": ("fmodf", "fmod")})
+                         "fmod": ("fmodf", "fmod"), "sin": ("sinf", "sin"),
+                         "cos": ("cosf", "cos")})
 
 
 _wide_c_literal = c_literal

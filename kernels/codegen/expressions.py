@@ -97,5 +97,6 @@ ELEMENTWISE_OPS.update({
     "Sign": (("x",), "1 if x > 0 else (-1 if x < 0 else x)"),
     "Floor": (("x",), "floor(x)"), "Ceil": (("x",), "ceil(x)"), "Round": (("x",), "rint(x)"),
     "Rsqrt": (("x",), "1 / sqrt(x)"), "Reciprocal": (("x",), "1 / x"),
+    "Sin": (("x",), "sin(x)"), "Cos": (("x",), "cos(x)"),
 })
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -557,8 +557,9 @@ def evaluate(program: Program, *arrays) -> np.ndarray:
         return result.astype(program.out_dtype)
 
 
-# ------------------------------------------------- TF1 surface (branch tf1): rounding
-# and integer division.  Instruction ops ``floor ceil rint trunc`` (floats only: an
+# ------------------------------------------------- TF1 surface (branch tf1): sines,
+# rounding and integer division.  ``sin cos`` take floats (as ``exp``).  Instruction ops
+# ``floor ceil rint trunc`` (floats only: an
 # integer is already whole, so the front end returns it unchanged) and ``floordiv
 # floormod truncdiv truncmod`` on every numeric dtype.  As TF: float floor division is
 # ``floor(x / y)``; ``floormod`` has the divisor's sign (Python's ``%``); ``truncmod`` the
@@ -582,6 +583,7 @@ def _division(op: str):
 
 
 FUNCTIONS.update({
+    "sin": _math("sin"), "cos": _math("cos"),
     "floor": _rounding("floor"), "ceil": _rounding("ceil"), "rint": _rounding("rint"),
     "trunc": _rounding("trunc"), "floordiv": _division("floordiv"),
     "floormod": _division("floormod"), "truncdiv": _division("truncdiv"),
@@ -599,6 +601,7 @@ def _np_tf1_op(ins: Instr) -> Callable:
     floats = ins.dtype.kind == "f"
     table = {
         "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "trunc": np.trunc,
+        "sin": np.sin, "cos": np.cos,
         "floordiv": (lambda x, y: np.floor(x / y)) if floats else np.floor_divide,
         "floormod": np.mod, "truncmod": np.fmod,
         "truncdiv": (lambda x, y: np.trunc(x / y)) if floats else _np_int_truncdiv,

@@ -125,6 +125,7 @@ TF1_UNARY = {
     "LogicalNot": np.logical_not, "Sign": _sign, "Floor": _rounding(np.floor),
     "Ceil": _rounding(np.ceil), "Round": _rounding(np.rint),
     "Rsqrt": lambda x: 1 / np.sqrt(x), "Reciprocal": lambda x: 1 / x,
+    "Sin": np.sin, "Cos": np.cos,
 }
 TF1_BINARY = {
     "AddV2": np.add, "FloorDiv": _floor_div, "FloorMod": np.mod, "TruncateDiv": _truncate_div,
