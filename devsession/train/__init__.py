@@ -14,7 +14,8 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
                             (``device_setter.py``)
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
-                            natural exp, inverse time, polynomial, piecewise constant
+                            natural exp, inverse time, polynomial, cosine, piecewise
+                            constant
                             (``learning_rate_decay.py``)
 ==========================  ==============================================================
 
@@ -27,8 +28,8 @@ place in one pass over its arrays, on the variable's device.
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
-from .learning_rate_decay import (exponential_decay, inverse_time_decay, natural_exp_decay,
-                                  piecewise_constant, polynomial_decay)
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)
 from .momentum import MomentumOptimizer
 from .optimizer import Optimizer
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
@@ -41,7 +42,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
-           "piecewise_constant"]
+           "cosine_decay", "piecewise_constant"]
 
 
 def __getattr__(name: str):

@@ -13,18 +13,23 @@ decay_steps`` (floored with ``staircase``):
 ``polynomial_decay``       ``(lr - end) * (1 - p) ** power + end``, the step capped at
                            ``decay_steps`` (``cycle``: ``decay_steps`` grows to the next
                            multiple above the step instead)
+``cosine_decay``           ``lr * ((1 - alpha) * (1 + cos(pi * p)) / 2 + alpha)``, the step
+                           capped at ``decay_steps``
 ``piecewise_constant``     ``values[i]`` for ``boundaries[i-1] < x <= boundaries[i]``
 =========================  ================================================================
 """
 
 from __future__ import annotations
 
+import math
+
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
-from ..ops import cast, ceil, constant, equal, exp, floor, less_equal, minimum, pow, where
+from ..ops import (cast, ceil, constant, cos, equal, exp, floor, less_equal, minimum, pow,
+                   where)
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
-           "polynomial_decay", "piecewise_constant"]
+           "polynomial_decay", "cosine_decay", "piecewise_constant"]
 
 
 def _step(global_step, schedule: str):
@@ -83,6 +88,19 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         else:
             step = minimum(step, steps)
         return (lr - end) * pow(1 - step / steps, cast(power, lr.dtype)) + end
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
+    ``decay_steps`` steps, then constant."""
+    _step(global_step, "cosine_decay")
+    with name_scope(name or "CosineDecay"):
+        lr = convert_to_tensor(learning_rate, name="learning_rate")
+        steps = cast(decay_steps, lr.dtype)
+        done = minimum(cast(global_step, lr.dtype), steps) / steps
+        cosine = 0.5 * (1.0 + cos(constant(math.pi, lr.dtype) * done))
+        alpha = cast(alpha, lr.dtype)
+        return lr * ((1 - alpha) * cosine + alpha)
 
 
 def piecewise_constant(x, boundaries, values, name=None):

@@ -28,6 +28,9 @@ CASES = {
     "polynomial_cycle": ("polynomial_decay", dict(
         learning_rate=0.1, global_step="STEP", decay_steps=30, end_learning_rate=0.001,
         power=0.5, cycle=True)),
+    "cosine": ("cosine_decay", dict(learning_rate=0.1, global_step="STEP", decay_steps=30)),
+    "cosine_alpha": ("cosine_decay", dict(learning_rate=0.1, global_step="STEP",
+                                          decay_steps=30, alpha=0.2)),
     "piecewise": ("piecewise_constant", dict(x="STEP", boundaries=[10, 25, 60],
                                              values=[0.1, 0.05, 0.01, 0.001])),
 }
