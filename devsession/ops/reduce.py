@@ -17,9 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, constant_value, convert_to_tensor
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
+from .array import stop_gradient
+from .array_fill import zeros_like
 from .common import make_op, normalise_axis, numeric
+from .elementwise import abs as absolute, exp, less, log, where
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
@@ -151,17 +154,12 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
     is subtracted first, so large values do not overflow, and it is held constant for
     the gradient (which is then softmax); an infinite max is replaced by 0, so a row of
     -inf gives -inf and one holding +inf gives inf."""
-    from ..graph import name_scope
-    from .array import stop_gradient
-    from .array_fill import zeros_like
-    from .elementwise import abs, exp, less, log, where
-
     axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
     keep = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
     with name_scope(name or "ReduceLogSumExp"):
         x = convert_to_tensor(input_tensor)
         raw_max = reduce_max(x, axis, keepdims=True)
-        finite = less(abs(raw_max), np.inf)
+        finite = less(absolute(raw_max), np.inf)
         shift = stop_gradient(where(finite, raw_max, zeros_like(raw_max)))
         total = log(reduce_sum(exp(x - shift), axis, keepdims=keep))
         # Summing the shift's size-1 axes drops them exactly as the total's were.

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..ops import (cast, ceil, constant, cos, equal, exp, floor, less_equal, minimum, pow,
                    where)
@@ -32,10 +31,9 @@ __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
            "polynomial_decay", "cosine_decay", "piecewise_constant"]
 
 
-def _step(global_step, schedule: str):
+def _require_step(global_step, schedule: str) -> None:
     if global_step is None:
         raise ValueError(f"global_step is required for {schedule}.")
-    return global_step
 
 
 def _progress(learning_rate, global_step, decay_steps, staircase: bool):
@@ -48,7 +46,7 @@ def _progress(learning_rate, global_step, decay_steps, staircase: bool):
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * decay_rate ** (global_step / decay_steps)``."""
-    _step(global_step, "exponential_decay")
+    _require_step(global_step, "exponential_decay")
     with name_scope(name or "ExponentialDecay"):
         lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
         return lr * pow(cast(decay_rate, lr.dtype), p)
@@ -57,7 +55,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
-    _step(global_step, "natural_exp_decay")
+    _require_step(global_step, "natural_exp_decay")
     with name_scope(name or "NaturalExpDecay"):
         lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
         return lr * pow(exp(-cast(decay_rate, lr.dtype)), p)
@@ -66,7 +64,7 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
-    _step(global_step, "inverse_time_decay")
+    _require_step(global_step, "inverse_time_decay")
     with name_scope(name or "InverseTimeDecay"):
         lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
         return lr / (1 + cast(decay_rate, lr.dtype) * p)
@@ -76,7 +74,7 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
                      power=1.0, cycle=False, name=None):
     """From ``learning_rate`` to ``end_learning_rate`` in ``decay_steps`` steps along
     ``(1 - p) ** power``; then constant, or (``cycle``) again over a longer period."""
-    _step(global_step, "polynomial_decay")
+    _require_step(global_step, "polynomial_decay")
     with name_scope(name or "PolynomialDecay"):
         lr = convert_to_tensor(learning_rate, name="learning_rate")
         end = cast(end_learning_rate, lr.dtype)
@@ -93,7 +91,7 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
     ``decay_steps`` steps, then constant."""
-    _step(global_step, "cosine_decay")
+    _require_step(global_step, "cosine_decay")
     with name_scope(name or "CosineDecay"):
         lr = convert_to_tensor(learning_rate, name="learning_rate")
         steps = cast(decay_steps, lr.dtype)
@@ -120,6 +118,6 @@ def piecewise_constant(x, boundaries, values, name=None):
         result = values[-1]
         for bound, value in zip(reversed(boundaries), reversed(values[:-1])):
             bound = cast(bound, x.dtype) if isinstance(bound, Tensor) else \
-                constant(bound, dtypes.as_dtype(x.dtype))
+                constant(bound, x.dtype)
             result = where(less_equal(x, bound), value, result)
         return result
