@@ -18,9 +18,15 @@ HERE, THERE = "/job:worker/task:0", "/job:worker/task:1"
 
 
 def cluster_session(graph):
+    """A session of ``graph`` on the shared cluster, its variables reset (they outlive
+    sessions on a cluster) and initialized."""
     target = local_cluster()[0].target
-    ds.reset(ds.SessionOptions(target=target))      # variables outlive sessions on a cluster
-    return ds.Session(target, graph=graph)
+    ds.reset(ds.SessionOptions(target=target))
+    with graph.as_default():
+        init = ds.global_variables_initializer()
+    sess = ds.Session(target, graph=graph)
+    sess.run(init)
+    return sess
 
 
 def counting_loop(v, times: int, extra=None):
@@ -44,9 +50,7 @@ def test_a_while_loop_updates_its_variable_on_another_task():
             w = ds.Variable(0.0, name="nested")
         with ds.device(HERE):
             loop = counting_loop(v, 5, extra=w)
-        init = ds.global_variables_initializer()
     with cluster_session(g) as sess:
-        sess.run(init)
         assert sess.run(loop) == 5
         assert sess.run([v, w]) == [5.0, 20.0]      # i = 3 and 4 pass the nested cond
         sess.run(loop)
@@ -60,9 +64,7 @@ def test_a_variable_assigned_only_in_a_nested_cond_places_the_loop():
             w = ds.Variable(0.0, name="nested_only")
         with ds.device(HERE):
             loop = counting_loop(None, 4, extra=w)
-        init = ds.global_variables_initializer()
     with cluster_session(g) as sess:
-        sess.run(init)
         sess.run(loop)
         assert sess.run(w) == 10.0                  # only i = 3 passes
 
@@ -75,9 +77,7 @@ def test_a_cond_updates_its_variable_on_another_task():
         take = ds.placeholder(ds.bool, (), name="take")
         with ds.device(HERE):
             branch = ds.cond(take, lambda: v.assign_add(10.0), lambda: v.assign_sub(1.0))
-        init = ds.global_variables_initializer()
     with cluster_session(g) as sess:
-        sess.run(init)
         assert sess.run(branch, {take: True}) == 11.0
         assert sess.run(branch, {take: False}) == 10.0
         assert sess.run(v) == 10.0
@@ -90,10 +90,8 @@ def test_the_replica_device_setters_loop_runs_beside_its_ps_variable():
     with g.as_default(), ds.device(setter):
         v = ds.Variable(0.0, name="steps")
         loop = counting_loop(v, 3)
-        init = ds.global_variables_initializer()
     assert v.op.device == THERE and loop.op.device == HERE     # as the setter asked
     with cluster_session(g) as sess:
-        sess.run(init)
         sess.run(loop)
         assert sess.run(v) == 3.0
 
@@ -110,9 +108,7 @@ def test_a_body_assigning_variables_on_two_tasks_is_an_error_naming_them():
             with ds.control_dependencies([a.assign_add(1.0), b.assign_add(1.0)]):
                 return i + 1
         loop = ds.while_loop(lambda i: i < 2, body, [ds.constant(0)], name="both")
-        init = ds.global_variables_initializer()
     with cluster_session(g) as sess:
-        sess.run(init)
         with pytest.raises(ds.errors.InvalidArgumentError) as caught:
             sess.run(loop)
         message = str(caught.value)
