@@ -6,9 +6,15 @@ the import and the first run took and the result, which is checked against numpy
 The wall time of the whole process (interpreter start included) is the figure.
 
 * **cold**: ``NUMBA_CACHE_DIR`` and ``DEVSESSION_CACHE_DIR`` point to empty temporary
-  folders, so every kernel is generated and compiled;
-* **warm**: the same folders again, now holding the compiled kernels (what every run
-  after the first on a machine sees).
+  folders, so no kernel is compiled yet: by default (``kernel_compile="background"``)
+  the run uses the reference kernels while numba compiles on a background thread, which
+  the exit stops;
+* **cold, eager compile**: the same with ``DEVSESSION_KERNEL_COMPILE=eager``: every
+  kernel is generated and compiled before the first result (what a cold start cost
+  before the tiers, and what a session that must run compiled code at once pays);
+* **warm**: folders holding the compiled kernels (a priming process ran the graph and
+  waited for ``sess.wait_compiled()``, untimed), what every run after a compiled one
+  on a machine sees.
 
 Peers run the same computation in the same kind of fresh process: numpy (no compile),
 ``jax.jit`` and a TF1 session; their import time is most of their start-up.  Runs are
@@ -77,6 +83,11 @@ SCRIPTS = {
 with api.Session(graph=g, options=api.SessionOptions(device="cpu")) as sess:
     out = sess.run(y, {x: X})
 '''),
+    "devsession-prime": _COMMON.format(imports="import devsession as api", body=_GRAPH + '''
+with api.Session(graph=g, options=api.SessionOptions(device="cpu")) as sess:
+    out = sess.run(y, {x: X})
+    assert sess.wait_compiled(300), "the background compile did not finish"
+'''),
     "numpy": _COMMON.format(imports="", body=_ARRAY + "out = compute(np, X, W)\n"),
     "jax": _COMMON.format(imports="import jax, jax.numpy as jnp", body=_ARRAY + '''
 out = jax.jit(lambda x, w: compute(jnp, x, w))(X, W).block_until_ready()
@@ -121,7 +132,9 @@ def measure_startup(workload, context) -> list[dict]:
     params = workload.params
     expected = _reference()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL=os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"))
+    env.pop("DEVSESSION_KERNEL_COMPILE", None)    # the default, whatever this process uses
     rows = {"cold": _row("devsession cpu (cold caches)", "ours"),
+            "cold_eager": _row("devsession cpu (cold caches, eager compile)", "ours"),
             "warm": _row("devsession cpu (warm caches)", "ours")}
     peers = [p for p in params["peers"]
              if p in context.peers and context.peers[p].available]
@@ -130,11 +143,15 @@ def measure_startup(workload, context) -> list[dict]:
     caches = tempfile.mkdtemp(prefix="devsession-bench-cache-")
     try:
         ours_env = dict(env, NUMBA_CACHE_DIR=caches, DEVSESSION_CACHE_DIR=caches)
+        eager_env = dict(ours_env, DEVSESSION_KERNEL_COMPILE="eager")
         for i in range(max(1, params["cold_runs"])):
-            shutil.rmtree(caches, ignore_errors=True)
-            os.makedirs(caches)
-            _sample(rows["cold"], "devsession", ours_env, expected, workload, context,
-                    keep=params["cold_runs"] > 0)
+            for key, script_env in (("cold", ours_env), ("cold_eager", eager_env)):
+                shutil.rmtree(caches, ignore_errors=True)
+                os.makedirs(caches)
+                _sample(rows[key], "devsession", script_env, expected, workload, context,
+                        keep=params["cold_runs"] > 0)
+        _sample(rows["warm"], "devsession-prime", ours_env, expected, workload, context,
+                keep=False)
         for r in range(params["warm_runs"]):
             order = ["warm"] + peers
             shift = r % len(order)
@@ -146,7 +163,7 @@ def measure_startup(workload, context) -> list[dict]:
         shutil.rmtree(caches, ignore_errors=True)
     out = []
     for key, row in rows.items():
-        if key == "cold" and params["cold_runs"] == 0:
+        if key.startswith("cold") and params["cold_runs"] == 0:
             continue
         for field in ("import_s", "child_first_run_s"):
             samples = row.pop(f"_{field}")

@@ -17,19 +17,25 @@ import dataclasses
 import logging
 import os
 import threading
+import time
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
 
 from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
+from .ops.registry import get_op_def
 from .options import SessionOptions
+from .runtime import tiered
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
                                 colocation_root, place_node, takes_or_makes_strings,
                                 resolve_default_device)
 from .runtime.resources import ResourceMgr
+from .runtime.state import variable_key
 from .session import BaseSession
 from .session_factory import SessionFactory, Verdict
 
@@ -102,6 +108,11 @@ class DirectSession(BaseSession):
         self.device: Device = default.device
         self.resources = ResourceMgr()
         self._executor = LocalExecutorFactory(self.resources, options.optimizer)
+        # The first tier of runtime/tiered.py: numpy reference kernels for CPU nodes,
+        # unfused (fusion makes kernels only the compiled tier has).
+        self._reference_executor = LocalExecutorFactory(
+            self.resources, dataclasses.replace(options.optimizer, fusion=False),
+            kernel_device_types={"CPU": "REF"})
         self._pool = None
         self._policy = PlacementPolicy(
             default=default.device, default_note=default.note, exists=_exists,
@@ -160,15 +171,94 @@ class DirectSession(BaseSession):
     # --- plans -------------------------------------------------------------------------------
 
     def _build_step(self, feeds, fetches, targets, timeout=None):
+        if self._options.kernel_compile == "background" and not self.device.is_gpu:
+            step = self._tiered_step(feeds, fetches, targets)
+            if step is not None:
+                return step
+        return self._compiled_step(feeds, fetches, targets)
+
+    def _compiled_step(self, feeds, fetches, targets, log_placement=True):
         plan = self._executor.build_plan(self._graph.get_operations(), feeds, fetches, targets,
                                          self._place)
-        self._log_placement((name, local_device_name(p.device.device_type, p.device.index),
-                             p.note) for name, p in plan.placements.items())
+        if log_placement:
+            self._log_plan(plan)
         self._gpus_used.update(p.device.index for p in plan.placements.values()
                                if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
                          _intra_op_setter(self._options.intra_op_threads),
                          blas_threads=self._options.intra_op_threads)
+
+    def _tiered_step(self, feeds, fetches, targets):
+        """A ``TieredStep`` for a CPU plan whose kernels this machine has not compiled;
+        None when they are compiled (or some node is on a GPU): then build eagerly."""
+        ops = self._graph.get_operations()
+        fingerprint = tiered.plan_fingerprint(ops, feeds, fetches, targets)
+        if tiered.is_compiled(fingerprint):
+            return None
+        plan = self._reference_executor.build_plan(ops, feeds, fetches, targets, self._place)
+        if any(p.device.device_type != "CPU" for p in plan.placements.values()):
+            return None
+        self._log_plan(plan)
+        setter, threads = _intra_op_setter(self._options.intra_op_threads), \
+            self._options.intra_op_threads
+        key = (feeds, fetches, targets)
+
+        def build_compiled():      # also for a callable whose step the cache forgot
+            if self._closed:
+                return None
+            return self._compiled_step(feeds, fetches, targets, log_placement=False)
+
+        def adopt(compiled):
+            tiered.mark_compiled(fingerprint)
+            with self._lock:
+                if not self._closed and self._steps.get(key) is step:
+                    self._steps[key] = compiled
+
+        step = tiered.TieredStep(
+            make_step(plan, None, setter, blas_threads=threads),
+            lambda observe: make_step(plan, None, setter, threads, observe=observe),
+            feeds, build_compiled, adopt, self._scratch_kernel)
+        return step
+
+    def _scratch_kernel(self, step):
+        """The compiled kernel of a step that updates variables (``ApplyAdam``), bound
+        to zero-filled variables of its own, so warming it leaves the session's state
+        alone; None when its variables' shapes are not fully known."""
+        try:
+            op = self._graph.get_operation_by_name(step.name)
+        except (KeyError, ValueError):
+            return None
+        scratch = ResourceMgr()
+        for i in get_op_def(op.type).ref_inputs:
+            ref = op.inputs[i].op
+            if ref.type != "VariableV2":
+                return None
+            container, name, dtype, shape = variable_key(ref)
+            if shape is None or None in shape:
+                return None
+            scratch.variable(container, name, dtype, shape).assign(
+                np.zeros(shape, dtype), op.name)
+        return LocalExecutorFactory(scratch, self._options.optimizer).make_kernel(
+            op, self._place(op))
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Wait until every plan this session ran runs on compiled kernels (with
+        ``kernel_compile="background"`` its first runs used the reference kernels);
+        True if they all do, False if ``timeout`` seconds passed first or a compile
+        failed (the log says why).  Timing a session's steady state starts after this."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            steps = [s for s in self._steps.values()
+                     if isinstance(s, tiered.TieredStep) and s.started]
+        for step in steps:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not step.settled.wait(left) or step.tier != "compiled":
+                return False
+        return True
+
+    def _log_plan(self, plan) -> None:
+        self._log_placement((name, local_device_name(p.device.device_type, p.device.index),
+                             p.note) for name, p in plan.placements.items())
 
     def _branch_pool(self):
         """Threads that run independent branches (``inter_op_threads``; 0 = one per
@@ -233,8 +323,12 @@ def _release_gpu_memory(gpus, previous_limits: dict) -> None:
 
 def _has_kernel(op_type: str, device_type: str) -> bool:
     """Whether ``op_type`` has a kernel on ``device_type``.  A device type whose kernels
-    failed to load raises NotFoundError with the real cause; placement reports it."""
-    return op_type in registered_ops(device_type)
+    failed to load raises NotFoundError with the real cause; placement reports it.
+
+    The CPU has a kernel for exactly the reference ops (tests/test_tiered_compile.py
+    checks it), so asking the reference registry spares a tiered start importing numba
+    on the caller's thread; a missing numba still fails when the CPU kernel is built."""
+    return op_type in registered_ops("REF" if device_type == "CPU" else device_type)
 
 
 def _exists(device: Device) -> bool:

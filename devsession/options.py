@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import threading
 
 import numpy as np
@@ -37,6 +38,9 @@ class OptimizerOptions:
                    fusion=False)
 
 
+KERNEL_COMPILE_MODES = ("background", "eager")
+
+
 @dataclasses.dataclass(frozen=True)
 class SessionOptions:
     """How and where a session runs; see API.md.
@@ -46,6 +50,11 @@ class SessionOptions:
     one is present, else CPU:0).
     ``gpu_memory_limit_bytes`` caps the GPU memory pool on the session's GPUs while it
     is open (running past it raises ``ResourceExhaustedError``); None: no cap.
+    ``kernel_compile`` says when a direct session's numba kernels compile:
+    "background" (the default; ``$DEVSESSION_KERNEL_COMPILE`` may change it) runs a
+    plan that was never compiled on this machine with the numpy reference kernels
+    while its numba kernels compile on a background thread (``runtime/tiered.py``);
+    "eager" compiles them during the first run.
     """
 
     target: str = ""
@@ -58,8 +67,14 @@ class SessionOptions:
     gpu_memory_limit_bytes: int | None = None   # cap on the session's GPU memory pool
     config: tuple = ()   # extra (key, value) pairs for third-party factories
     optimizer: OptimizerOptions = OptimizerOptions()
+    kernel_compile: str = dataclasses.field(default_factory=lambda: os.environ.get(
+        "DEVSESSION_KERNEL_COMPILE", "background"))
 
     def __post_init__(self):
+        if self.kernel_compile not in KERNEL_COMPILE_MODES:
+            raise ValueError(f"kernel_compile must be one of {', '.join(KERNEL_COMPILE_MODES)}"
+                             f", not {self.kernel_compile!r} (from the argument or "
+                             f"$DEVSESSION_KERNEL_COMPILE).")
         if not isinstance(self.target, str):
             raise TypeError(f"SessionOptions.target must be a string, not {self.target!r}.")
         object.__setattr__(self, "target", self.target.strip())

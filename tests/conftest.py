@@ -15,6 +15,12 @@ from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # so tests can import sessions.py
 
+# The tests check the compiled CPU kernels, so sessions compile them on the first run
+# (and so do the worker processes tests start); tests/test_tiered_compile.py asks for
+# the default, "background", itself.  A run with this set to "background" checks the
+# reference tier instead.
+os.environ.setdefault("DEVSESSION_KERNEL_COMPILE", "eager")
+
 import devsession as ds
 from devsession.session_factory import SessionFactory
 

@@ -41,7 +41,8 @@ event.register("numba:compile", Listener())
 
 def test_first_run_compiles_only_what_its_plan_runs(tmp_path):
     script = LISTEN + SCRIPTS["devsession"] + "\nprint(json.dumps(compiled))\n"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), DEVSESSION_CACHE_DIR=str(tmp_path))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), DEVSESSION_CACHE_DIR=str(tmp_path),
+               DEVSESSION_KERNEL_COMPILE="eager")     # what the first run compiles itself
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stderr

@@ -34,12 +34,14 @@ def running_step() -> tuple:
 
 
 def execute(plan: Plan, feed_values, deadline: float | None = None,
-            stats: list | None = None, pool=None) -> list:
+            stats: list | None = None, pool=None, observe=None) -> list:
     """Run ``plan`` with ``feed_values`` (one per feed slot); returns the fetched values.
 
     ``deadline`` is a ``Deadline`` (or None); ``stats`` (a list) receives NodeStats.
     With a thread ``pool`` (concurrent.futures), independent heavy branches of the plan
-    (``plan.waves``) run at the same time.
+    (``plan.waves``) run at the same time.  ``observe(step, slots)``, if given, is
+    called after each step, in plan order on this thread (``tiered.py`` notes the
+    values' types with it).
     """
     slots = [None] * plan.num_slots
     for slot, value in zip(plan.feed_slots, feed_values):
@@ -47,7 +49,10 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
     outer = getattr(_RUNNING, "step", None)
     _RUNNING.step = (deadline, stats)
     try:
-        _execute(plan, slots, deadline, stats, pool)
+        if observe is None:
+            _execute(plan, slots, deadline, stats, pool)
+        else:
+            _execute_checked(plan, slots, deadline, stats, observe)
     finally:
         _RUNNING.step = outer
     return [slots[i] for i in plan.fetch_slots]
@@ -70,9 +75,11 @@ def _execute(plan: Plan, slots: list, deadline, stats, pool) -> None:
         _execute_checked(plan, slots, deadline, stats)
 
 
-def _execute_checked(plan: Plan, slots: list, deadline, stats) -> None:
+def _execute_checked(plan: Plan, slots: list, deadline, stats, observe=None) -> None:
     for step in plan.steps:
         _run_step(step, slots, deadline, stats)
+        if observe is not None:
+            observe(step, slots)
         for i in step.frees:
             slots[i] = None
     _check_finished_in_time(deadline)

@@ -32,11 +32,15 @@ __all__ = ["LocalExecutorFactory", "make_step"]
 
 class LocalExecutorFactory:
     """Builds plans whose stateful kernels use ``resources`` (a ResourceMgr, or anything
-    with its ``variable`` and ``random_stream`` methods)."""
+    with its ``variable`` and ``random_stream`` methods), with the kernels of each
+    placement's device type or of ``kernel_device_types[device type]``."""
 
-    def __init__(self, resources, optimizer_options):
+    def __init__(self, resources, optimizer_options, kernel_device_types=None):
         self.resources = resources
         self.optimizer_options = optimizer_options
+        # Device type whose kernels a placement gets: {"CPU": "REF"} builds the numpy
+        # reference kernels for CPU nodes (the first tier of ``tiered.py``).
+        self.kernel_device_types = dict(kernel_device_types or {})
 
     def build_plan(self, graph_ops, feeds, fetches, targets, place, feed_device=HOST,
                    fetch_device=HOST):
@@ -59,7 +63,8 @@ class LocalExecutorFactory:
             output_dtypes=tuple(t.dtype.np for t in op.outputs),
             output_shapes=tuple(t.shape.dims for t in op.outputs),
             context=context, device=placement.device)
-        return lookup_kernel(op.type, placement.device.device_type)(node)
+        device_type = placement.device.device_type
+        return lookup_kernel(op.type, self.kernel_device_types.get(device_type, device_type))(node)
 
     def _state_context(self, op) -> StateContext:
         variable, refs = None, ()
@@ -95,7 +100,7 @@ def _ref_key(op, ref) -> tuple:
     return variable_key(ref)
 
 
-def make_step(plan, pool=None, before_run=None, blas_threads: int = 0):
+def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=None):
     """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
 
     ``pool`` runs the plan's independent branches at once (``plan.waves``); a cluster
@@ -103,7 +108,8 @@ def make_step(plan, pool=None, before_run=None, blas_threads: int = 0):
     distributed/partition.py).  ``before_run`` is called on the running thread first
     (per-thread settings such as numba's thread count).  ``blas_threads`` (0: no cap)
     caps the BLAS library's process-wide thread count while the step runs
-    (``blas_threads.py``).
+    (``blas_threads.py``).  ``observe`` goes to ``execute`` (which then runs the steps
+    one by one).
     """
     copies = plan.fetch_needs_copy
     any_copy = any(copies)
@@ -112,7 +118,7 @@ def make_step(plan, pool=None, before_run=None, blas_threads: int = 0):
     def step(values, deadline, stats):
         if before_run is not None:
             before_run()
-        out = execute(plan, values, deadline, stats, pool)
+        out = execute(plan, values, deadline, stats, pool, observe)
         if any_copy:
             return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
         return out
