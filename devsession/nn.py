@@ -6,12 +6,14 @@ from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, leaky
                      softmax_cross_entropy_with_logits_v2, softplus,
                      sparse_softmax_cross_entropy_with_logits)
 from .ops.nn_conv import avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool
+from .ops.top_k import in_top_k, top_k
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
            "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "dropout", "elu",
            "l2_loss", "leaky_relu", "log_softmax", "max_pool", "moments",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
-           "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup"]
+           "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
+           "in_top_k", "top_k"]
 
 
 def __getattr__(name: str):

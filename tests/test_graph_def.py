@@ -67,6 +67,8 @@ def build_every_op_graph() -> ds.Graph:
             array_ops = one_of_each_array_op(ds.placeholder(ds.float32, (2, 2), name="m"))
         with ds.name_scope("nn"):
             array_ops += one_of_each_nn_op()
+            array_ops += [*ds.nn.top_k(x, 2, name="top"),
+                          ds.nn.in_top_k(x, ds.constant([0, 2], ds.int64), 1, name="hits")]
         sm = ds.softmax(x, name="sm")
         ru = ds.random_uniform((2, 3), minval=-1.0, maxval=2.0, name="ru")
         rn = ds.random_normal((4,), mean=1.0, stddev=0.5, seed=5, dtype=ds.float64, name="rn")

@@ -289,8 +289,10 @@ def test_every_ref_op_is_covered(device):
     # session plans: test_control_flow*.py runs them.
     from nn_cases import NN_OPS
     from test_array_ops import ARRAY_OPS
+    from test_top_k import TOP_K_OPS
 
-    covered = COVERED | ARRAY_OPS | NN_OPS   # each family's suite lists the ops it checks
+    # each family's suite lists the ops it checks
+    covered = COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow"}

@@ -16,6 +16,7 @@ module              ops and how they run
 ``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
                     elementwise loop
 ``training``        the optimizers' updates (ApplyAdam...): numba loops, in place
+``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``) and
                     the gradients' shape-of ops (``reference/shape_of.py``): the numpy
@@ -55,3 +56,4 @@ from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's k
 from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)
+from . import top_k  # noqa: F401,E402  (registers)

@@ -30,6 +30,7 @@ module              ops and how they run
 ``transfer``        ``_Transfer``: pinned double-buffered host<->device copies, peer
                     copies
 ``control_flow``    If, While, Assert: the reference drivers, whose functions run here
+``top_k``           TopKV2, InTopKV2: cupy's stable argsort and array operations
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -45,3 +46,4 @@ from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noq
                state, training, transfer)                              # (register)
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
 from . import control_flow  # noqa: F401,E402  (registers)
+from . import top_k  # noqa: F401,E402  (registers)

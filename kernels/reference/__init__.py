@@ -26,6 +26,7 @@ module              ops
                     CPU's kernels)
 ``control_flow``    If, While, Assert: drivers running the nodes' functions (every
                     device's kernels)
+``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ==================  ===============================================================
 """
 
@@ -34,3 +35,4 @@ from . import (array, array_index, elementwise, linalg, nn, nn_conv, reduce,
                state, training)
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)
+from . import top_k  # noqa: F401,E402  (registers)
