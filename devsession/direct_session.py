@@ -215,8 +215,9 @@ class DirectSession(BaseSession):
                     self._steps[key] = compiled
 
         step = tiered.TieredStep(
-            make_step(plan, None, setter, blas_threads=threads),
-            lambda observe: make_step(plan, None, setter, threads, observe=observe),
+            tiered.owning_fetches(make_step(plan, None, setter, blas_threads=threads)),
+            lambda observe: tiered.owning_fetches(
+                make_step(plan, None, setter, threads, observe=observe)),
             feeds, build_compiled, adopt, self._scratch_kernel)
         return step
 

@@ -15,6 +15,12 @@ numba's compiler lock is released by its own ``with`` blocks.
 
 ``CompileCancelled`` is a BaseException, like KeyboardInterrupt: a job's ``except
 Exception`` (a kernel failing on stand-in values) must not swallow it.
+
+A job still queued when the worker stops is called once more, on the way out, with
+``cancelled()`` already True: it returns at once, and whoever waits for it (a session's
+``wait_compiled``, from a thread that outlives the main one) hears that it ended.  The
+worker drops each job when it is done with it: a job's closure may hold a whole
+session, which must go when its user drops it.
 """
 
 from __future__ import annotations
@@ -63,7 +69,8 @@ def submit(job: Job) -> bool:
 def shutdown(timeout: float = 10.0) -> None:
     """Stop the worker at its next cancellation point and wait for it (at most
     ``timeout`` seconds); later submissions are refused.  Called at interpreter exit."""
-    _stop.set()
+    with _lock:                # a job that submit() queued is seen by the worker's drain
+        _stop.set()
     _jobs.put(None)
     thread = _thread
     if thread is not None and thread is not threading.current_thread():
@@ -76,18 +83,39 @@ def worker_thread() -> threading.Thread | None:
 
 
 def _work() -> None:
-    while not _stop.is_set():
-        job = _jobs.get()
-        if job is None or _stop.is_set():
-            return
+    try:
+        while not _stop.is_set():
+            job = _jobs.get()
+            if job is None or _stop.is_set():
+                if job is not None:
+                    _jobs.put(job)          # dropped with the others, below
+                return
+            try:
+                _listen_for_stop()
+                job(_stop.is_set)
+            except CompileCancelled:
+                return
+            except Exception:                              # noqa: BLE001 (reported)
+                _log.warning("devsession: a background kernel compile failed; the "
+                             "reference kernels keep running", exc_info=True)
+            finally:
+                job = None
+    finally:
+        _drop_queued()
+
+
+def _drop_queued() -> None:
+    """Call each job left in the queue with ``cancelled()`` True, so it settles."""
+    while True:
         try:
-            _listen_for_stop()
-            job(_stop.is_set)
-        except CompileCancelled:
+            job = _jobs.get_nowait()
+        except queue.Empty:
             return
-        except Exception:                                  # noqa: BLE001 (reported)
-            _log.warning("devsession: a background kernel compile failed; the reference "
-                         "kernels keep running", exc_info=True)
+        if job is not None:
+            try:
+                job(lambda: True)
+            except BaseException:                          # noqa: BLE001 (exiting)
+                pass
 
 
 def _listen_for_stop() -> None:
