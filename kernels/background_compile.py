@@ -16,6 +16,10 @@ numba's compiler lock is released by its own ``with`` blocks.
 ``CompileCancelled`` is a BaseException, like KeyboardInterrupt: a job's ``except
 Exception`` (a kernel failing on stand-in values) must not swallow it.
 
+A fork waits for the compile in flight: numba's compiler lock is held across it
+(``os.register_at_fork``), as ``logging`` holds its own, since a child that inherited
+it locked by the worker, a thread it does not have, would hang on its first compile.
+
 A job still queued when the worker stops is called once more, on the way out, with
 ``cancelled()`` already True: it returns at once, and whoever waits for it (a session's
 ``wait_compiled``, from a thread that outlives the main one) hears that it ended.  The
@@ -26,6 +30,7 @@ session, which must go when its user drops it.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 from typing import Callable
@@ -46,6 +51,8 @@ _jobs: "queue.SimpleQueue[Job | None]" = queue.SimpleQueue()
 _stop = threading.Event()
 _thread: threading.Thread | None = None
 _listening = False
+_compiler_lock = None     # numba's, once the worker has set numba up
+_held_for_fork: list = []
 
 
 def submit(job: Job) -> bool:
@@ -135,4 +142,24 @@ def _listen_for_stop() -> None:
             pass
 
     numba.core.event.register("numba:run_pass", StopListener())
+    global _compiler_lock
+    from numba.core.compiler_lock import global_compiler_lock
+    _compiler_lock = global_compiler_lock
     _listening = True
+
+
+def _before_fork() -> None:
+    lock = _compiler_lock
+    if lock is not None:
+        lock.acquire()           # waits for the worker's compile in flight
+        _held_for_fork.append(lock)
+
+
+def _after_fork() -> None:
+    while _held_for_fork:
+        _held_for_fork.pop().release()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork,
+                        after_in_child=_after_fork)

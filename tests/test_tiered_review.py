@@ -268,3 +268,43 @@ def test_threads_running_a_callable_across_the_swap_lose_no_update():
         assert sess.wait_compiled(WAIT_S)
         run_in_threads(work, 2, together=True)
         assert sess.run(count) == 6 * calls
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_child_forked_during_a_background_compile_can_compile(tmp_path):
+    # The worker holds numba's compiler lock while it compiles; a child forked then
+    # inherited it locked by a thread it does not have, and hung on its first compile.
+    report = run_script("""
+    import json, os, signal, threading, time
+    import numpy as np
+    import devsession as ds
+    from devsession.kernels import background_compile as bc
+    from devsession.kernels.cpu.numba_setup import numba
+    from numba.core.compiler_lock import global_compiler_lock
+
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None, 4), name="x")
+        y = ds.reduce_sum(ds.tanh(x) * 2.0, 1)
+    sess = ds.Session(graph=g, options=ds.SessionOptions(device="cpu"))
+    sess.run(y, {x: np.ones((2, 4), np.float32)})
+    assert sess.wait_compiled(120)          # the worker has set numba up
+    compiling = threading.Event()
+
+    def compile_for_a_while(cancelled):     # the worker, inside numba's compiler lock
+        with global_compiler_lock:
+            compiling.set()
+            time.sleep(1.0)
+    bc.submit(compile_for_a_while)
+    assert compiling.wait(60)
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)
+        @numba.njit
+        def add_one(v):
+            return v + 1
+        os._exit(0 if add_one(1) == 2 else 1)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps({"child_status": status}))
+    """, tmp_path)
+    assert report == {"child_status": 0}, report
