@@ -116,9 +116,10 @@ def _floor_div(x, y):
 
 
 def _rounding(fn):
-    """An integer is already whole: TF returns it as is (numpy would go through float64,
-    which loses int64's low bits)."""
-    return lambda x: x if x.dtype.kind in "iu" else fn(x)
+    """An integer is already whole: TF returns its value as is (numpy would go through
+    float64, which loses int64's low bits), in a new array as every kernel's output is
+    (the input may be a feed or a variable's storage, which a fetch must not share)."""
+    return lambda x: x.copy() if x.dtype.kind in "iu" else fn(x)
 
 
 TF1_UNARY = {
