@@ -27,6 +27,7 @@ from cuda_host import compiler_missing
 from devsession.device_spec import Device
 from devsession.devices import gpu_devices
 from devsession.kernels.registry import KernelNode, lookup_kernel, registered_ops
+from devsession.runtime.plan import ALIASING_OPS
 
 F16, F32, F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 I32, I64, BOOL = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.bool_)
@@ -107,7 +108,9 @@ def array_module(device):
 
 def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
     """The kernel of ``node`` on ``device`` ("REF", "CPU", "GPU", a GPU ``Device`` or
-    ``STANDIN``), given and returning host arrays; fails if the kernel changed an input."""
+    ``STANDIN``), given and returning host arrays; fails if the kernel changed an input,
+    or (on the host) returned an input's memory when its op is not one the plan copies
+    fetches of (``plan.ALIASING_OPS``): a fetch would then share a feed or a variable."""
     if isinstance(device, Device) or device == "GPU":
         return _run_on_gpu(on_device(node, device), *inputs)
     if device == STANDIN:
@@ -118,7 +121,17 @@ def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
     result = lookup_kernel(node.op, device)(node)(*inputs)
     for x, b in zip(inputs, before):
         np.testing.assert_array_equal(x, b, err_msg="a kernel mutated its input")
+    if node.op not in ALIASING_OPS and not _cast_to_own_dtype(node):
+        for out in result if isinstance(result, tuple) else (result,):
+            assert not any(np.shares_memory(out, x) for x in inputs
+                           if isinstance(out, np.ndarray) and isinstance(x, np.ndarray)), \
+                f"{device} {node.op} returned an input's memory"
     return result
+
+
+def _cast_to_own_dtype(node: KernelNode) -> bool:
+    """A Cast to its input's dtype may return a view (the plan copies its fetches)."""
+    return node.op == "Cast" and node.input_dtypes[0] == np.dtype(node.output_dtype)
 
 
 def _run_on_gpu(node: KernelNode, *inputs):

@@ -91,17 +91,23 @@ def test_fetched_arrays_are_the_callers_own(make_session):
         k = ds.constant([1.0, 2.0], name="k")
         r = ds.reshape(k, [2, 1])
         v = ds.Variable([5.0, 6.0], name="v")
+        x = ds.placeholder(ds.float32, (2,), name="x")
+        # A Cast to its own dtype, as imported GraphDefs have: the CPU kernel's view.
+        same = {"SrcT": ds.float32, "DstT": ds.float32}
+        cast_v = g.create_op("Cast", [v.value()], same, name="cast_v").outputs[0]
+        cast_x = g.create_op("Cast", [x], same, name="cast_x").outputs[0]
         init = ds.global_variables_initializer()
     sess = make_session(g)
     sess.run(init)
-    for fetch in (k, r, v):
+    for fetch in (k, r, v, cast_v):
         first = sess.run(fetch)
         first[...] = 0
         assert sess.run(fetch).sum() > 0
     fed = np.array([1.0, 2.0], np.float32)
-    out = sess.run(k, {k: fed})
-    out[0] = 9
-    assert fed[0] == 1.0
+    for fetch, feed in ((k, k), (cast_x, x)):
+        out = sess.run(fetch, {feed: fed})
+        out[0] = 9
+        assert fed[0] == 1.0
 
 
 # --- feeds --------------------------------------------------------------------------------

@@ -73,6 +73,14 @@ def _may_alias(op_type) -> bool:
     return op_type in ALIASING_OPS or bool(op_type and get_op_def(op_type).ref_inputs)
 
 
+def _aliasing_type(op) -> str:
+    """``op``'s type, as ``_may_alias`` should see it: a Cast to its own dtype is a view
+    of its input (the CPU kernel's ``x.view()``), as an Identity is."""
+    if op.type == "Cast" and op.inputs and op.inputs[0].dtype == op.outputs[0].dtype:
+        return "Identity"
+    return op.type
+
+
 def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
                fed: set) -> set:
     """The ops the fetches and targets depend on, not looking past fed tensors.
@@ -137,7 +145,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
             if t not in fed:
                 slot_of[t] = builder.new_slot(placements[op.name].device)
 
-    producer_type = {t: op.type for op in order for t in op.outputs}
+    producer_type = {t: _aliasing_type(op) for op in order for t in op.outputs}
     for op in order:
         placement = placements[op.name]
         device = placement.device

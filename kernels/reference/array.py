@@ -137,7 +137,7 @@ def _transpose(node, xp):
             raise invalid_argument(
                 node.name, node.op, f"perm {perm} does not match an input of shape "
                 f"{fmt_shape(x.shape)}")
-        return xp.ascontiguousarray(x.transpose(perm))
+        return x.transpose(perm).copy()     # a new array even for the identity perm
     return transpose
 
 
