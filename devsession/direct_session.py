@@ -215,9 +215,8 @@ class DirectSession(BaseSession):
                     self._steps[key] = compiled
 
         step = tiered.TieredStep(
-            tiered.owning_fetches(make_step(plan, None, setter, blas_threads=threads)),
-            lambda observe: tiered.owning_fetches(
-                make_step(plan, None, setter, threads, observe=observe)),
+            make_step(plan, None, setter, blas_threads=threads),
+            lambda observe: make_step(plan, None, setter, threads, observe=observe),
             feeds, build_compiled, adopt, self._scratch_kernel)
         return step
 

@@ -78,9 +78,10 @@ def mlp_graph():
 # --- what the reference tier hands back ------------------------------------------------------
 
 def test_a_fetch_of_the_reference_tier_is_the_callers_own_array():
-    # The reference Round of integers returns its input (numpy's no-op path): fetched
+    # The reference Round of integers returned its input (numpy's no-op path): fetched
     # as is, the caller got the feed itself, or the variable's own storage, which a
-    # write then changed.  The compiled tier returns a new array.
+    # write then changed.  Kernels return new arrays unless the plan copies their
+    # fetches (checked for every host kernel in kernel_cases.run_on).
     g = ds.Graph()
     with g.as_default():
         x = ds.placeholder(ds.int32, (3,), name="x")

@@ -46,8 +46,7 @@ from ..kernels.codegen.module_cache import CACHE_VERSION, cache_dir
 from ..ops.registry import get_op_def
 from .plan import needed_ops
 
-__all__ = ["TieredStep", "owning_fetches", "plan_fingerprint", "is_compiled", "mark_compiled",
-           "COPY_LIMIT"]
+__all__ = ["TieredStep", "plan_fingerprint", "is_compiled", "mark_compiled", "COPY_LIMIT"]
 
 _log = logging.getLogger("devsession")
 
@@ -124,23 +123,6 @@ class TieredStep:
                          "it keeps running on the reference kernels", type(e).__name__, e)
         finally:
             self.settled.set()
-
-
-def owning_fetches(step: Callable) -> Callable:
-    """``step`` (a reference step) copying each fetched array its plan does not copy.
-
-    The plan copies the fetches of the ops whose kernels may return an input or state
-    (``plan.ALIASING_OPS``, the compiled kernels' rule), but a reference kernel may hand
-    back its input through numpy's no-op paths (``Round`` of integers): a feed, or a
-    variable's own storage, that the caller would then share and could write."""
-    copied = step.plan.fetch_needs_copy
-
-    def run(values, deadline, stats):
-        out = step(values, deadline, stats)
-        return [np.array(v, copy=True) if not c and isinstance(v, np.ndarray) else v
-                for v, c in zip(out, copied)]
-    run.plan = step.plan
-    return run
 
 
 def recorder(plan, feeds: tuple, values: list, samples: dict) -> Callable:
