@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 
 import grpc
@@ -135,6 +136,29 @@ def test_close_never_hangs(cluster):
     assert time.monotonic() - start < 6
     with pytest.raises(RuntimeError, match="closed Session"):
         sess.run(c)
+
+
+UNCLOSED_SESSION_SCRIPT = """
+import devsession as ds
+from devsession.distributed import create_local_cluster
+servers = create_local_cluster(2)
+with ds.device("/job:worker/task:1"):
+    there = ds.identity(ds.constant(2.0))
+with ds.device("/job:worker/task:0"):
+    total = there + 1.0
+sess = ds.Session(servers[0].target)
+print(sess.run(total))
+"""
+
+
+def test_a_script_that_never_closes_its_session_exits():
+    """TF1 scripts often end without ``sess.close()``: the session, its master in this
+    process and registered on another task, is closed during the interpreter's
+    finalization, which once waited forever for a thread that never starts."""
+    done = subprocess.run([sys.executable, "-c", UNCLOSED_SESSION_SCRIPT], timeout=60,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["3.0"]
 
 
 def test_closed_port_fails_fast_and_says_where(cluster):

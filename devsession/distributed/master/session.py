@@ -35,6 +35,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import sys
 import threading
 import time
 
@@ -273,7 +274,10 @@ class MasterSession:
                     log.info("devsession: could not deregister session %s on %s: %s",
                              handle, task, e)
 
-        if tasks:
+        # An unclosed session meets its end in the interpreter's finalization, where a
+        # new thread never starts (and Thread.start would wait for it forever): its tasks
+        # end with this process, or keep the registration as after a killed client.
+        if tasks and not sys.is_finalizing():
             threading.Thread(target=deregister, name="devsession-deregister",
                              daemon=True).start()
 
