@@ -75,6 +75,12 @@ def header(kind, head, payload):
                              .SerializeToString()), 0)
      + Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=77)]).SerializeToString(),
      "unsupported dtype"),
+    # a string tensor (enum 7) of 2 elements, 16 payload bytes: strings never travel as raw
+    # bytes, which would land in an array of object pointers
+    (header(PUSH_TENSOR, len(Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=7, shape=[2])])
+                             .SerializeToString()), 16)
+     + Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=7, shape=[2])]).SerializeToString()
+     + bytes(16), "unsupported dtype"),
 ])
 def test_malformed_frames_are_frame_errors(raw, match):
     a, b = socket.socketpair()

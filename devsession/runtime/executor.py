@@ -91,12 +91,17 @@ def _run_step(step, slots: list, deadline, stats) -> None:
             f"Timed out before running node '{step.name}': the step's deadline passed "
             f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
             step.name)
-    start_wall, start = time.time(), time.perf_counter()
-    try:
-        result = step.kernel(*[slots[i] for i in step.inputs])
-    except Exception as e:
-        _raise_node_error(e, step)
-    if stats is not None:
+    if stats is None:
+        try:
+            result = step.kernel(*[slots[i] for i in step.inputs])
+        except Exception as e:
+            _raise_node_error(e, step)
+    else:
+        start_wall, start = time.time(), time.perf_counter()
+        try:
+            result = step.kernel(*[slots[i] for i in step.inputs])
+        except Exception as e:
+            _raise_node_error(e, step)
         _record(stats, step, start_wall, time.perf_counter() - start)
     if step.output >= 0:
         slots[step.output] = result

@@ -182,19 +182,16 @@ class FrameSocket:
 
 
 def _nbytes(spec) -> int:
-    from ... import dtypes
-
-    try:
-        itemsize = dtypes.as_dtype(int(spec.dtype)).np.itemsize
-    except TypeError:
+    dtype = wire.WIRE_DTYPES.get(spec.dtype)
+    if dtype is None:
         raise FrameError(f"tensor '{spec.name}' has an unsupported dtype enum "
-                         f"{spec.dtype}") from None
+                         f"{spec.dtype}")
     count = 1
     for d in spec.shape:
         if d < 0:
             raise FrameError(f"tensor '{spec.name}' has a negative dimension")
         count *= d
-    return count * itemsize
+    return count * dtype.itemsize
 
 
 def _send_gathered(sock, parts: list) -> None:

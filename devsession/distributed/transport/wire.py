@@ -154,6 +154,11 @@ def decode(cls, data) -> tuple[object, memoryview]:
 
 # --- tensors <-> specs and byte views -----------------------------------------------------
 
+# The numpy dtype of each wire enum a tensor may carry, and back (strings never travel).
+WIRE_DTYPES = {d.enum: np.dtype(d.np) for d in dtypes.ALL if d is not dtypes.string}
+_WIRE_ENUMS = {dtype: enum for enum, dtype in WIRE_DTYPES.items()}
+
+
 def to_host(value) -> np.ndarray:
     """A C-contiguous numpy array of ``value`` (a numpy or cupy array, or a scalar)."""
     if hasattr(value, "__cuda_array_interface__"):
@@ -165,18 +170,22 @@ def to_host(value) -> np.ndarray:
 
 
 def tensor_specs(names: Sequence[str], arrays: Sequence[np.ndarray]) -> list:
-    specs = []
-    for name, array in zip(names, arrays):
-        try:
-            enum = dtypes.as_dtype(array.dtype).enum
-        except TypeError as e:
-            raise InvalidArgumentError(f"Cannot send tensor '{name}': {e}") from None
-        if enum == dtypes.string.enum:
-            raise UnimplementedError(f"Cannot send string tensor '{name}' between processes: "
-                                     f"string tensors stay within one task in devsession so "
-                                     f"far (run string ops and summaries in a direct session).")
-        specs.append(wire_pb2.TensorSpec(name=name, dtype=enum, shape=array.shape))
-    return specs
+    return [wire_pb2.TensorSpec(name=name, dtype=_WIRE_ENUMS.get(array.dtype) or
+                                _unsendable(name, array.dtype), shape=array.shape)
+            for name, array in zip(names, arrays)]
+
+
+def _unsendable(name: str, dtype) -> int:
+    """Raise the error for a tensor whose dtype has no wire enum."""
+    try:
+        enum = dtypes.as_dtype(dtype).enum
+    except TypeError as e:
+        raise InvalidArgumentError(f"Cannot send tensor '{name}': {e}") from None
+    if enum == dtypes.string.enum:
+        raise UnimplementedError(f"Cannot send string tensor '{name}' between processes: "
+                                 f"string tensors stay within one task in devsession so "
+                                 f"far (run string ops and summaries in a direct session).")
+    return enum          # another byte order of a wire dtype
 
 
 def payload_views(arrays: Sequence[np.ndarray]) -> list[memoryview]:
@@ -286,16 +295,19 @@ class TensorReader:
 _RECEIVED = BufferPool(keep=8, min_bytes=1 << 20, max_bytes=64 << 20)
 
 
+
+
 def _allocate(spec) -> np.ndarray:
-    try:
-        dtype = dtypes.as_dtype(int(spec.dtype)).np
-    except TypeError:
+    dtype = WIRE_DTYPES.get(spec.dtype)
+    if dtype is None:
         raise InvalidArgumentError(f"Tensor '{spec.name}' has an unsupported dtype enum "
-                                   f"{spec.dtype}.") from None
+                                   f"{spec.dtype}.")
     shape = tuple(spec.shape)
     if any(d < 0 for d in shape):
         raise InvalidArgumentError(f"Tensor '{spec.name}' has a negative dimension in shape "
                                    f"{list(shape)}.")
+    if not shape:                     # a scalar: not worth the pool's lock
+        return np.empty((), dtype)
     try:
         array = _RECEIVED.take(shape, dtype)
     except (MemoryError, ValueError) as e:
