@@ -19,7 +19,6 @@ import os
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from .kernels.registry import registered_ops
 from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime import tiered
+from .runtime.daemon_pool import DaemonThreadPool
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
                                 colocation_root, place_node, takes_or_makes_strings,
@@ -268,8 +268,8 @@ class DirectSession(BaseSession):
             return None
         with self._lock:
             if self._pool is None:   # its threads run kernels: cap numba in each too
-                self._pool = ThreadPoolExecutor(
-                    threads - 1, thread_name_prefix="devsession",
+                self._pool = DaemonThreadPool(
+                    threads - 1, "devsession",
                     initializer=_intra_op_setter(self._options.intra_op_threads))
             return self._pool
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 
 import devsession as ds
@@ -58,3 +61,66 @@ def test_branchy_graph_same_result_with_and_without_threads():
     assert results[0] == results[1]
     want = sum(np.tanh(xv.astype(np.float64) * k).sum() for k in range(1, 5))
     np.testing.assert_allclose(results[0], want, rtol=1e-5)
+
+
+# --- a step's branches and the end of the process ---------------------------------------
+
+LONG_BRANCHES = """
+import os, signal, sys, threading, time
+import subprocess
+import sys
+
+import numpy as np
+import devsession as ds
+x = ds.placeholder(ds.float32, (40000,))
+n = ds.placeholder(ds.int32, ())
+def loop(k):   # a heavy loop variable: the three loops overlap on the branch pool
+    s, _ = ds.while_loop(lambda s, i: i < n, lambda s, i: (s + 1.0, i + 1),
+                         [x * float(k), ds.constant(0)])
+    return ds.reduce_sum(s)
+total = ds.add_n([loop(1), loop(2), loop(3)])
+sess = ds.Session(config=ds.ConfigProto(inter_op_parallelism_threads=4))
+feed = {x: np.ones(40000, np.float32)}
+sess.run(total, {**feed, n: 3})
+assert sess.wait_compiled(120)
+long_step = {**feed, n: 10_000_000}
+"""
+
+
+def _run_script(body: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", LONG_BRANCHES + body], timeout=60,
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+def test_a_step_still_running_when_the_script_ends_does_not_keep_the_process():
+    """The branch pool's threads are daemons: a long step started on another thread
+    does not hold the process once its script is done (a ThreadPoolExecutor's threads
+    were joined at exit, for as long as the step computed)."""
+    done = _run_script("""
+threading.Thread(target=lambda: sess.run(total, long_step), daemon=True).start()
+time.sleep(1.0)
+print("done")
+""")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["done"]
+
+
+def test_ctrl_c_stops_the_branches_of_the_interrupted_step():
+    """After a KeyboardInterrupt the pool's branches stop before their next kernel
+    (they computed on for the abandoned step), and the session still runs."""
+    done = _run_script("""
+threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+try:
+    sess.run(total, long_step)
+    print("not interrupted")
+except KeyboardInterrupt:
+    pass
+time.sleep(0.3)                 # the branches reach their next kernel
+start = time.process_time()
+time.sleep(1.0)
+print(f"{time.process_time() - start:.2f}", sess.run(total, {**feed, n: 2}))
+""")
+    assert done.returncode == 0, done.stderr[-2000:]
+    busy, value = done.stdout.split()
+    assert float(busy) < 0.3, f"the interrupted step's branches still ran: {busy} s of CPU"
+    assert float(value) == 40000 * (1 + 2 + 3 + 3 * 2)

@@ -39,7 +39,7 @@ from ..errors import OpError, UnavailableError
 from .transport import wire
 from .transport.channels import ChannelPool, server_options
 from .cluster_spec import ClusterSpec, parse_address, task_name
-from .transport.daemon_pool import DaemonThreadPool
+from ..runtime.daemon_pool import DaemonThreadPool
 from .transport.exchange import StreamLimit
 from .master.service import MasterServicer, master_handler
 from .master.state import MasterState

@@ -18,9 +18,10 @@ from __future__ import annotations
 import threading
 import time
 
-from ..errors import (DeadlineExceededError, InternalError, InvalidArgumentError, OpError,
-                      ResourceExhaustedError)
+from ..errors import (CancelledError, DeadlineExceededError, InternalError,
+                      InvalidArgumentError, OpError, ResourceExhaustedError)
 from ..options import NodeStats
+from .deadline import Deadline
 from .plan import Plan
 
 __all__ = ["execute", "running_step"]
@@ -139,6 +140,7 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
     """Depth by depth; a wave's steps share the pool and this thread.  Each step writes
     its own slot, so the threads never write the same list entry."""
     steps = plan.steps
+    deadline = deadline or Deadline()     # abortable, for an interrupt (below)
     for wave in plan.waves:
         if wave.overlap:
             first, *rest = wave.steps
@@ -146,14 +148,22 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
                        for i in rest]
             error = None
             try:
-                _run_step(steps[first], slots, deadline, stats)
-            except Exception as e:
-                error = e
-            for future in futures:  # wait for all, even after an error: they use slots
                 try:
-                    future.result()
+                    _run_step(steps[first], slots, deadline, stats)
                 except Exception as e:
-                    error = error or e
+                    error = e
+                for future in futures:  # all, even after an error: they use slots
+                    try:
+                        future.result()
+                    except Exception as e:
+                        error = error or e
+            except BaseException as e:
+                # Ctrl-C (or SystemExit) on this thread: the pool's steps stop before their
+                # next kernel (a While's body checks between its kernels too) rather than
+                # computing on for an abandoned step.
+                deadline.abort(CancelledError(f"The step was interrupted "
+                                              f"({type(e).__name__}).", None))
+                raise
             if error is not None:
                 raise error
         else:

@@ -29,7 +29,7 @@ import time
 from ...errors import CancelledError, DeadlineExceededError
 from ...proto import wire_pb2
 from ..timeouts import CONNECT_TIMEOUT_S
-from .daemon_pool import DaemonThreadPool
+from ...runtime.daemon_pool import DaemonThreadPool
 from .frames import ERROR, HELLO, MAGIC, OK, WELCOME, ConnectionClosed, FrameError, FrameSocket
 from .idle import IdleConnections
 from .security import Security
