@@ -20,13 +20,11 @@ import threading
 import time
 import weakref
 
-import numpy as np
 
 from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
-from .ops.registry import get_op_def
 from .options import SessionOptions
 from .runtime import tiered
 from .runtime.daemon_pool import DaemonThreadPool
@@ -35,7 +33,6 @@ from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPoli
                                 colocation_root, place_node, takes_or_makes_strings,
                                 resolve_default_device)
 from .runtime.resources import ResourceMgr
-from .runtime.state import variable_key
 from .session import BaseSession
 from .session_factory import SessionFactory, Verdict
 
@@ -108,11 +105,7 @@ class DirectSession(BaseSession):
         self.device: Device = default.device
         self.resources = ResourceMgr()
         self._executor = LocalExecutorFactory(self.resources, options.optimizer)
-        # The first tier of runtime/tiered.py: numpy reference kernels for CPU nodes,
-        # unfused (fusion makes kernels only the compiled tier has).
-        self._reference_executor = LocalExecutorFactory(
-            self.resources, dataclasses.replace(options.optimizer, fusion=False),
-            kernel_device_types={"CPU": "REF"})
+        self._reference_executor = tiered.reference_factory(self.resources, options.optimizer)
         self._pool = None
         self._policy = PlacementPolicy(
             default=default.device, default_note=default.note, exists=_exists,
@@ -217,29 +210,9 @@ class DirectSession(BaseSession):
         step = tiered.TieredStep(
             make_step(plan, None, setter, blas_threads=threads),
             lambda observe: make_step(plan, None, setter, threads, observe=observe),
-            feeds, build_compiled, adopt, self._scratch_kernel)
+            feeds, build_compiled, adopt,
+            tiered.scratch_kernels(self._graph, self._options.optimizer, self._place))
         return step
-
-    def _scratch_kernel(self, step):
-        """The compiled kernel of a step that updates variables (``ApplyAdam``), bound
-        to zero-filled variables of its own, so warming it leaves the session's state
-        alone; None when its variables' shapes are not fully known."""
-        try:
-            op = self._graph.get_operation_by_name(step.name)
-        except (KeyError, ValueError):
-            return None
-        scratch = ResourceMgr()
-        for i in get_op_def(op.type).ref_inputs:
-            ref = op.inputs[i].op
-            if ref.type != "VariableV2":
-                return None
-            container, name, dtype, shape = variable_key(ref)
-            if shape is None or None in shape:
-                return None
-            scratch.variable(container, name, dtype, shape).assign(
-                np.zeros(shape, dtype), op.name)
-        return LocalExecutorFactory(scratch, self._options.optimizer).make_kernel(
-            op, self._place(op))
 
     def wait_compiled(self, timeout: float | None = None) -> bool:
         """Wait until every plan this session ran runs on compiled kernels (with

@@ -152,6 +152,64 @@ def test_variables_carry_across_the_swap_and_training_matches_an_eager_session()
     np.testing.assert_allclose(bg_w, eager_w, rtol=1e-5, atol=1e-6)
 
 
+def test_cluster_partitions_start_on_the_reference_tier_and_train_as_eager_ones(monkeypatch):
+    """A worker takes ``$DEVSESSION_KERNEL_COMPILE`` for the partitions it is given: a
+    fresh worker's first step ran its partition's numba compiles on the serving thread
+    (2.6 s for a small MLP on cold caches, 20 s for bigger graphs).  With "background"
+    the first steps run the reference kernels (nothing fused), the compiled plans take
+    over, and training matches eager workers."""
+    from devsession.distributed.local_processes import free_ports
+
+    rng = np.random.default_rng(3)
+    data = rng.normal(size=(32, 6)).astype(np.float32)
+    targets = rng.integers(0, 3, size=32).astype(np.int32)
+    runs = {}
+    for mode in ("background", "eager"):
+        monkeypatch.setenv("DEVSESSION_KERNEL_COMPILE", mode)
+        ports = free_ports(2)
+        spec = ds.ClusterSpec({"ps": [f"127.0.0.1:{ports[0]}"],
+                               "worker": [f"127.0.0.1:{ports[1]}"]})
+        servers = [ds.Server(spec, job_name="ps", task_index=0),
+                   ds.Server(spec, job_name="worker", task_index=0)]
+        try:
+            g = ds.Graph()
+            with g.as_default(), ds.device(ds.train.replica_device_setter(cluster=spec)):
+                x = ds.placeholder(ds.float32, (None, 6), name="x")
+                labels = ds.placeholder(ds.int32, (None,), name="labels")
+                w = ds.Variable(np.linspace(-0.5, 0.5, 18).reshape(6, 3).astype(np.float32))
+                hidden = ds.nn.relu(ds.matmul(x, w) * 2.0 + 0.1)
+                loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=labels, logits=hidden))
+                train = ds.train.AdamOptimizer(0.1).minimize(loss)
+                init = ds.global_variables_initializer()
+            with ds.Session(servers[1].target, graph=g) as sess:
+                sess.run(init)
+                losses, fused = [], []
+                for i in range(6):
+                    if i == 2 and mode == "background":     # steps 0-1 on the reference tier
+                        for server in servers:
+                            for registered in list(server.worker._graphs.values()):
+                                if isinstance(registered.step, tiered.TieredStep):
+                                    assert registered.step.settled.wait(WAIT_S)
+                                    assert registered.step.tier == "compiled"
+                    metadata = ds.RunMetadata()
+                    losses.append(sess.run([loss, train], {x: data, labels: targets},
+                                           options=ds.RunOptions(trace=True),
+                                           run_metadata=metadata)[0])
+                    fused.append(any(s.kernel for s in metadata.step_stats))
+                runs[mode] = losses, fused, sess.run(w)
+        finally:
+            for server in servers:
+                server.stop(grace=0)
+    (bg_losses, bg_fused, bg_w), (eager_losses, eager_fused, eager_w) = \
+        runs["background"], runs["eager"]
+    assert bg_fused == [False, False, True, True, True, True]
+    assert eager_fused == [True] * 6
+    np.testing.assert_allclose(bg_losses, eager_losses, rtol=1e-5)
+    np.testing.assert_allclose(bg_w, eager_w, rtol=1e-5, atol=1e-6)
+    assert bg_losses[-1] < bg_losses[0]
+
+
 def test_a_callable_made_before_the_swap_runs_the_compiled_plan_after_it():
     g, x, y = mlp_graph()
     data = np.linspace(-1, 1, 4 * 16, dtype=np.float32).reshape(4, 16)

@@ -31,6 +31,7 @@ exits first stops the worker (whatever numba finished is in its cache for next t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
 import logging
@@ -44,9 +45,13 @@ from ..errors import NotFoundError
 from ..kernels import background_compile
 from ..kernels.codegen.module_cache import CACHE_VERSION, cache_dir
 from ..ops.registry import get_op_def
+from .local_executor import LocalExecutorFactory
 from .plan import needed_ops
+from .resources import ResourceMgr
+from .state import variable_key
 
-__all__ = ["TieredStep", "plan_fingerprint", "is_compiled", "mark_compiled", "COPY_LIMIT"]
+__all__ = ["TieredStep", "plan_fingerprint", "is_compiled", "mark_compiled", "COPY_LIMIT",
+           "reference_factory", "scratch_kernels"]
 
 _log = logging.getLogger("devsession")
 
@@ -123,6 +128,37 @@ class TieredStep:
                          "it keeps running on the reference kernels", type(e).__name__, e)
         finally:
             self.settled.set()
+
+
+def reference_factory(resources, optimizer) -> LocalExecutorFactory:
+    """The first tier's executor: numpy reference kernels for CPU nodes, unfused (fusion
+    makes kernels only the compiled tier has)."""
+    return LocalExecutorFactory(resources, dataclasses.replace(optimizer, fusion=False),
+                                kernel_device_types={"CPU": "REF"})
+
+
+def scratch_kernels(graph, optimizer, place) -> Callable:
+    """``scratch_kernel`` for a TieredStep of ``graph``: the compiled kernel of a step
+    that updates variables (``ApplyAdam``), bound to zero-filled variables of its own,
+    so warming it leaves the real ones alone; None when its variables' shapes are not
+    fully known."""
+    def scratch_kernel(step):
+        try:
+            op = graph.get_operation_by_name(step.name)
+        except (KeyError, ValueError):
+            return None
+        scratch = ResourceMgr()
+        for i in get_op_def(op.type).ref_inputs:
+            ref = op.inputs[i].op
+            if ref.type != "VariableV2":
+                return None
+            container, name, dtype, shape = variable_key(ref)
+            if shape is None or None in shape:
+                return None
+            scratch.variable(container, name, dtype, shape).assign(
+                np.zeros(shape, dtype), op.name)
+        return LocalExecutorFactory(scratch, optimizer).make_kernel(op, place(op))
+    return scratch_kernel
 
 
 def recorder(plan, feeds: tuple, values: list, samples: dict) -> Callable:

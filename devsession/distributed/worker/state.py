@@ -37,7 +37,8 @@ from ...errors import AbortedError, DeadlineExceededError, InvalidArgumentError,
 from ...graph import Graph
 from ...graph_def import import_graph_def
 from ...kernels.parallelism import task_step
-from ...options import OptimizerOptions
+from ...options import OptimizerOptions, default_kernel_compile
+from ...runtime import tiered
 from ...runtime.deadline import Deadline
 from ...runtime.local_executor import LocalExecutorFactory, make_step
 from ...runtime.placement import Placement
@@ -165,14 +166,52 @@ class WorkerState:
             resources = self._sessions.get(session)
             if resources is None:
                 resources = self._sessions[session] = SessionResources(self.resources)
-        factory = LocalExecutorFactory(resources, optimizer or OptimizerOptions())
-        plan = factory.build_plan(graph.get_operations(), feed_tensors, fetch_tensors,
-                                  target_ops, self._place)
+        optimizer = optimizer or OptimizerOptions()
+        factory = LocalExecutorFactory(resources, optimizer)
+        ops = graph.get_operations()
         with self._lock:
             handle = f"{self.incarnation:x}.{next(self._handles)}"
-            self._graphs[handle] = RegisteredGraph(handle, session, make_step(plan),
-                                                   len(feed_tensors))
+
+        def compiled_step():
+            return make_step(factory.build_plan(ops, feed_tensors, fetch_tensors, target_ops,
+                                                self._place))
+
+        step = None
+        if default_kernel_compile() == "background":
+            step = self._tiered_step(graph, resources, optimizer, feed_tensors, fetch_tensors,
+                                     target_ops, compiled_step,
+                                     still_wanted=lambda: handle in self._graphs)
+        step = step or compiled_step()
+        with self._lock:
+            self._graphs[handle] = RegisteredGraph(handle, session, step, len(feed_tensors))
         return handle
+
+    def _tiered_step(self, graph, resources, optimizer, feeds, fetches, targets, compiled_step,
+                     still_wanted) -> tiered.TieredStep | None:
+        """A partition never compiled on this machine runs on the reference kernels while
+        its numba kernels compile in the background, as in a direct session
+        (``runtime/tiered.py``): a fresh worker's first step took 20 s compiling on the
+        thread serving it.  None (build it compiled) when it was compiled here before,
+        some node is on a GPU, or the reference plan cannot be built."""
+        ops = graph.get_operations()
+        fingerprint = tiered.plan_fingerprint(ops, feeds, fetches, targets)
+        if tiered.is_compiled(fingerprint):
+            return None
+        try:
+            plan = tiered.reference_factory(resources, optimizer).build_plan(
+                ops, feeds, fetches, targets, self._place)
+        except OpError:
+            return None                # the compiled plan says what is wrong
+        if any(p.device.device_type != "CPU" for p in plan.placements.values()):
+            return None
+
+        def build_compiled():
+            return compiled_step() if still_wanted() else None
+
+        return tiered.TieredStep(
+            make_step(plan), lambda observe: make_step(plan, observe=observe), tuple(feeds),
+            build_compiled, lambda compiled: tiered.mark_compiled(fingerprint),
+            tiered.scratch_kernels(graph, optimizer, self._place))
 
     def _place(self, op) -> Placement:
         """The device the master placed ``op`` on (its NodeDef's device, on this task)."""
