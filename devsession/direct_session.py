@@ -23,11 +23,12 @@ import weakref
 
 from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
-from .errors import InvalidArgumentError
+from .errors import CancelledError, InvalidArgumentError
 from .kernels.registry import registered_ops
 from .options import SessionOptions
 from .runtime import tiered
 from .runtime.daemon_pool import DaemonThreadPool
+from .runtime.deadline import StepsInFlight
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
                                 colocation_root, place_node, takes_or_makes_strings,
@@ -107,6 +108,7 @@ class DirectSession(BaseSession):
         self._executor = LocalExecutorFactory(self.resources, options.optimizer)
         self._reference_executor = tiered.reference_factory(self.resources, options.optimizer)
         self._pool = None
+        self._in_flight = StepsInFlight()     # steps that close() cancels
         self._policy = PlacementPolicy(
             default=default.device, default_note=default.note, exists=_exists,
             describe_devices=_describe_devices,
@@ -179,7 +181,7 @@ class DirectSession(BaseSession):
                                if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
                          _intra_op_setter(self._options.intra_op_threads),
-                         blas_threads=self._options.intra_op_threads)
+                         blas_threads=self._options.intra_op_threads, in_flight=self._in_flight)
 
     def _tiered_step(self, feeds, fetches, targets):
         """A ``TieredStep`` for a CPU plan whose kernels this machine has not compiled;
@@ -208,8 +210,9 @@ class DirectSession(BaseSession):
                     self._steps[key] = compiled
 
         step = tiered.TieredStep(
-            make_step(plan, None, setter, blas_threads=threads),
-            lambda observe: make_step(plan, None, setter, threads, observe=observe),
+            make_step(plan, None, setter, blas_threads=threads, in_flight=self._in_flight),
+            lambda observe: make_step(plan, None, setter, threads, observe=observe,
+                                      in_flight=self._in_flight),
             feeds, build_compiled, adopt,
             tiered.scratch_kernels(self._graph, self._options.optimizer, self._place))
         return step
@@ -247,6 +250,9 @@ class DirectSession(BaseSession):
             return self._pool
 
     def _close(self) -> None:
+        self._in_flight.cancel_all(CancelledError(
+            "The session was closed while this step ran: Session.close() cancels the steps "
+            "in flight, as TF1's does."))
         self._forget_steps()
         self.resources.clear()
         if self._pool is not None:

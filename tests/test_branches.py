@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import devsession as ds
 from devsession.runtime.branches import HEAVY_WORK, overlapping_waves
@@ -71,6 +72,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import devsession as ds
 x = ds.placeholder(ds.float32, (40000,))
 n = ds.placeholder(ds.int32, ())
@@ -124,3 +126,25 @@ print(f"{time.process_time() - start:.2f}", sess.run(total, {**feed, n: 2}))
     busy, value = done.stdout.split()
     assert float(busy) < 0.3, f"the interrupted step's branches still ran: {busy} s of CPU"
     assert float(value) == 40000 * (1 + 2 + 3 + 3 * 2)
+
+
+def test_a_branch_cancelled_on_the_pool_is_the_librarys_cancelled_error():
+    """A branch the pool cancelled before it ran (its session closing) fails the step
+    with ``ds.errors.CancelledError``, not concurrent.futures' own."""
+    import concurrent.futures
+
+    from devsession.runtime.executor import execute
+
+    class CancellingPool:
+        def submit(self, fn, *args):
+            future = concurrent.futures.Future()
+            future.cancel()
+            return future
+
+    x = ds.placeholder(ds.float32, (40000,))
+    heavy = [ds.reduce_sum(ds.tanh(x * float(k))) for k in (1, 2, 3)]
+    sess = ds.Session(config=ds.ConfigProto(inter_op_parallelism_threads=3))
+    step = sess._prepare((x,), (ds.add_n(heavy),), ())
+    assert step.plan.waves, "the three branches should overlap"
+    with pytest.raises(ds.errors.CancelledError, match="closed"):
+        execute(step.plan, [np.ones(40000, np.float32)], None, None, CancellingPool())

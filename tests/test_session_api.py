@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import collections
 import json
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -371,6 +373,45 @@ def test_closed_session_raises_runtime_error(make_session, add_graph):
     with pytest.raises(RuntimeError, match="closed Session"):
         fn(A, B)
     sess.close()  # closing twice is fine
+
+
+@pytest.mark.parametrize("size, loops", [(100, 2), (40000, 2), (40000, 5)],
+                         ids=["loops", "overlapped loops", "more loops than threads"])
+def test_close_cancels_a_step_in_flight(size, loops):
+    """As TF1's: a step running on another thread when the session closes stops at its
+    loop's next iteration with CancelledError (it ran on to its end, and then read the
+    variables close() had cleared: "uninitialized value"; with branches still queued on
+    the pool, close() cancelled them and the step raised concurrent.futures' error)."""
+    x = ds.placeholder(ds.float32, (size,))        # heavy loop variables: loops overlap
+    n = ds.placeholder(ds.int32, ())
+    total = ds.Variable(np.zeros(size, np.float32))
+    ends = [ds.while_loop(lambda s, i: i < n, lambda s, i: (s + 1.0, i + 1),
+                          [x * float(k), ds.constant(0)])[0] for k in range(1, loops + 1)]
+    update = ds.assign_add(total, ds.add_n(ends))
+    sess = ds.Session(config=ds.ConfigProto(inter_op_parallelism_threads=2))
+    sess.run(total.initializer)
+    feed = {x: np.ones(size, np.float32)}
+    want = sum(k + 2 for k in range(1, loops + 1))
+    np.testing.assert_array_equal(sess.run(update, {**feed, n: 2}), np.full(size, want))
+    outcome = {}
+
+    def long_step():
+        start = time.monotonic()
+        try:
+            sess.run(update, {**feed, n: 10_000_000})
+        except Exception as e:      # noqa: BLE001 - the test looks at it
+            outcome["error"] = e
+        outcome["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=long_step)
+    thread.start()
+    time.sleep(0.5)
+    sess.close()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "the step ran on after close()"
+    assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
+    assert "closed" in str(outcome["error"])
+    assert outcome["seconds"] < 10
 
 
 def test_session_context_manager_sets_defaults():

@@ -9,9 +9,10 @@ what to raise instead of the executor's ``DeadlineExceededError``.
 
 from __future__ import annotations
 
+import threading
 import time
 
-__all__ = ["Deadline"]
+__all__ = ["Deadline", "StepsInFlight"]
 
 
 class Deadline:
@@ -37,3 +38,31 @@ class Deadline:
     def remaining(self) -> float | None:
         """Seconds left (never below a microsecond), None without a time limit."""
         return None if self.at is None else max(self.at - time.monotonic(), 1e-6)
+
+
+class StepsInFlight:
+    """The deadlines of a session's running steps, so that closing the session ends them
+    (TF1's ``Session.close()`` cancels the steps in flight): each stops before its next
+    kernel, or its loop's next iteration, and raises ``error``."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running: set = set()
+        self.error = None
+
+    def start(self, deadline: Deadline) -> None:
+        with self._lock:
+            self._running.add(deadline)
+            if self.error is not None:
+                deadline.abort(self.error)
+
+    def finish(self, deadline: Deadline) -> None:
+        with self._lock:
+            self._running.discard(deadline)
+
+    def cancel_all(self, error) -> None:
+        with self._lock:
+            self.error = error
+            running = list(self._running)
+        for deadline in running:
+            deadline.abort(error)

@@ -15,6 +15,7 @@ them under the same deadline and trace: ``running_step()`` gives the calling thr
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import time
 
@@ -72,6 +73,19 @@ def _execute(plan: Plan, slots: list, deadline, stats, pool) -> None:
                 slots[output] = result
             for i in frees:
                 slots[i] = None
+    elif stats is None and deadline.at is None:    # no time limit: only an abort to see
+        for index, (kernel, inputs, output, frees) in enumerate(plan.hot_steps):
+            if deadline.error is not None:
+                _raise_expired(plan.steps[index])
+            try:
+                result = kernel(*[slots[i] for i in inputs])
+            except Exception as e:
+                _raise_node_error(e, plan.steps[index])
+            if output >= 0:
+                slots[output] = result
+            for i in frees:
+                slots[i] = None
+        _check_finished_in_time(deadline)
     else:
         _execute_checked(plan, slots, deadline, stats)
 
@@ -88,10 +102,7 @@ def _execute_checked(plan: Plan, slots: list, deadline, stats, observe=None) -> 
 
 def _run_step(step, slots: list, deadline, stats) -> None:
     if deadline is not None and deadline.expired():
-        raise DeadlineExceededError(
-            f"Timed out before running node '{step.name}': the step's deadline passed "
-            f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).",
-            step.name)
+        _raise_expired(step)
     if stats is None:
         try:
             result = step.kernel(*[slots[i] for i in step.inputs])
@@ -106,6 +117,14 @@ def _run_step(step, slots: list, deadline, stats) -> None:
         _record(stats, step, start_wall, time.perf_counter() - start)
     if step.output >= 0:
         slots[step.output] = result
+
+
+def _raise_expired(step) -> None:
+    """The error of a step stopped by its deadline; an owner that aborted the step
+    raises the abort's error instead (``Deadline.error``)."""
+    raise DeadlineExceededError(
+        f"Timed out before running node '{step.name}': the step's deadline passed "
+        f"(raise RunOptions.timeout_s or SessionOptions.operation_timeout_s).", step.name)
 
 
 def _run_pooled_step(step, slots: list, deadline, stats) -> None:
@@ -144,10 +163,10 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
     for wave in plan.waves:
         if wave.overlap:
             first, *rest = wave.steps
-            futures = [pool.submit(_run_pooled_step, steps[i], slots, deadline, stats)
-                       for i in rest]
-            error = None
+            futures, error = [], None
             try:
+                futures = [pool.submit(_run_pooled_step, steps[i], slots, deadline, stats)
+                           for i in rest]
                 try:
                     _run_step(steps[first], slots, deadline, stats)
                 except Exception as e:
@@ -155,6 +174,9 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
                 for future in futures:  # all, even after an error: they use slots
                     try:
                         future.result()
+                    except concurrent.futures.CancelledError:   # the session closed
+                        error = error or CancelledError(
+                            "The session was closed while this step ran.", None)
                     except Exception as e:
                         error = error or e
             except BaseException as e:

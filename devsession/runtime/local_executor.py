@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..device_spec import HOST, Device
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NotFoundError, OpError
 from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
 from .functions import FunctionContext
 from ..kernels import blas_threads as blas_cap
 from .state import StateContext, variable_key
+from .deadline import Deadline
 from .executor import execute
 from .placement import Placement
 from .plan import build_plan, kernel_node_attrs
@@ -100,7 +101,8 @@ def _ref_key(op, ref) -> tuple:
     return variable_key(ref)
 
 
-def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=None):
+def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=None,
+              in_flight=None):
     """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
 
     ``pool`` runs the plan's independent branches at once (``plan.waves``); a cluster
@@ -109,7 +111,10 @@ def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=N
     (per-thread settings such as numba's thread count).  ``blas_threads`` (0: no cap)
     caps the BLAS library's process-wide thread count while the step runs
     (``blas_threads.py``).  ``observe`` goes to ``execute`` (which then runs the steps
-    one by one).
+    one by one).  ``in_flight`` (a ``StepsInFlight``) tracks the runs of a plan that may
+    run long (loops, conditionals, overlapped branches), so that closing their session
+    ends them with its error; other plans finish within their few kernels anyway, and
+    keep their hot path.
     """
     copies = plan.fetch_needs_copy
     any_copy = any(copies)
@@ -131,5 +136,36 @@ def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=N
             blas_cap.release(blas_threads)
 
     chosen = capped_step if blas_threads else step
+    if in_flight is not None and _may_run_long(plan):
+        chosen = _tracked(chosen, in_flight)
     chosen.plan = plan
     return chosen
+
+
+def _may_run_long(plan) -> bool:
+    return bool(plan.waves) or any(_runs_functions(op_type)
+                                   for op_type in {s.op_type for s in plan.steps})
+
+
+def _runs_functions(op_type: str) -> bool:
+    try:
+        return bool(get_op_def(op_type).function_attrs)
+    except NotFoundError:          # the plan's own steps (_FusedElementwise, _Output)
+        return False
+
+
+def _tracked(step, in_flight):
+    """``step`` under an abortable deadline that ``in_flight`` knows while it runs; a
+    step ended that way raises the error it was ended with."""
+    def tracked(values, deadline, stats):
+        deadline = deadline or Deadline()
+        in_flight.start(deadline)
+        try:
+            return step(values, deadline, stats)
+        except OpError as e:
+            if deadline.error is None:
+                raise
+            raise type(deadline.error)(deadline.error.message, e.node_name) from None
+        finally:
+            in_flight.finish(deadline)
+    return tracked
