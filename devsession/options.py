@@ -41,12 +41,6 @@ class OptimizerOptions:
 KERNEL_COMPILE_MODES = ("background", "eager")
 
 
-def default_kernel_compile() -> str:
-    """``$DEVSESSION_KERNEL_COMPILE``, else "background": the default of direct sessions,
-    and what a cluster worker does with the partitions it is given."""
-    return os.environ.get("DEVSESSION_KERNEL_COMPILE", "background")
-
-
 @dataclasses.dataclass(frozen=True)
 class SessionOptions:
     """How and where a session runs; see API.md.
@@ -73,7 +67,8 @@ class SessionOptions:
     gpu_memory_limit_bytes: int | None = None   # cap on the session's GPU memory pool
     config: tuple = ()   # extra (key, value) pairs for third-party factories
     optimizer: OptimizerOptions = OptimizerOptions()
-    kernel_compile: str = dataclasses.field(default_factory=lambda: default_kernel_compile())
+    kernel_compile: str = dataclasses.field(default_factory=lambda: os.environ.get(
+        "DEVSESSION_KERNEL_COMPILE", "background"))
 
     def __post_init__(self):
         if self.kernel_compile not in KERNEL_COMPILE_MODES:

@@ -43,3 +43,14 @@ def test_shutdown_cancels_queued_work_and_waits_for_running_work():
     assert running.done() and running.result() == "ran"
     with pytest.raises(RuntimeError, match="shut down"):
         pool.submit(lambda: None)
+
+
+def test_a_failing_initializer_breaks_the_pool_instead_of_stranding_its_work():
+    from devsession.runtime.daemon_pool import BrokenThreadPool
+
+    pool = DaemonThreadPool(1, initializer=lambda: 1 / 0)
+    waiting = pool.submit(lambda: "ran")
+    with pytest.raises(BrokenThreadPool, match="ZeroDivisionError"):
+        waiting.result(timeout=10)
+    with pytest.raises(BrokenThreadPool):
+        pool.submit(lambda: None)

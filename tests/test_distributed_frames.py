@@ -49,6 +49,20 @@ def test_tensors_round_trip_exactly_in_one_frame():
         assert got.flags.writeable and got.flags.c_contiguous
 
 
+def test_big_endian_arrays_arrive_with_their_values():
+    """Arrays of the other byte order travel little-endian, as every payload does (their
+    bytes went out as they were, and [1.5, -2.5] arrived as tiny garbage numbers)."""
+    sent = [np.array([1.5, -2.5], ">f4"), np.arange(3, dtype=">i8").reshape(3, 1)]
+    left, right = pair()
+    sender = threading.Thread(target=left.send, args=(PUSH_TENSOR, Push(), sent))
+    sender.start()
+    _, _, arrays = right.receive({PUSH_TENSOR: Push})
+    sender.join()
+    for got, want in zip(arrays, sent):
+        assert got.dtype == want.dtype.newbyteorder("=") and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
 def test_frames_follow_each_other_on_one_connection():
     left, right = pair()
     for i in range(50):                       # small frames share the reader's buffer

@@ -13,13 +13,18 @@ made on demand up to ``max_workers`` and reused when idle, as ThreadPoolExecutor
 from __future__ import annotations
 
 import concurrent.futures
+from concurrent.futures.thread import BrokenThreadPool
 import queue
 import threading
 
-__all__ = ["DaemonThreadPool"]
+__all__ = ["DaemonThreadPool", "BrokenThreadPool"]
 
 
 class DaemonThreadPool(concurrent.futures.Executor):
+    """``submit`` raises RuntimeError after ``shutdown``; if ``initializer`` raises, the
+    pool is broken: its waiting work fails and ``submit`` raises ``BrokenThreadPool``,
+    as ThreadPoolExecutor does."""
+
     def __init__(self, max_workers: int, thread_name_prefix: str = "devsession",
                  initializer=None):
         self._max = max_workers
@@ -30,24 +35,30 @@ class DaemonThreadPool(concurrent.futures.Executor):
         self._lock = threading.Lock()
         self._running: list[threading.Thread] = []
         self._shutdown = False
+        self._broken: str | None = None
 
     def submit(self, fn, /, *args, **kwargs) -> concurrent.futures.Future:
-        if self._shutdown:
-            raise RuntimeError("cannot submit to a pool that was shut down")
         future: concurrent.futures.Future = concurrent.futures.Future()
-        self._work.put((future, fn, args, kwargs))
-        if not self._idle.acquire(blocking=False):
-            with self._lock:
-                if len(self._running) < self._max:
-                    thread = threading.Thread(target=self._run, daemon=True,
-                                              name=f"{self._prefix}-{len(self._running) + 1}")
-                    self._running.append(thread)
-                    thread.start()
+        with self._lock:       # against shutdown(): nothing may queue behind its stops
+            if self._broken is not None:
+                raise BrokenThreadPool(self._broken)
+            if self._shutdown:
+                raise RuntimeError("cannot submit to a pool that was shut down")
+            self._work.put((future, fn, args, kwargs))
+            if not self._idle.acquire(blocking=False) and len(self._running) < self._max:
+                thread = threading.Thread(target=self._run, daemon=True,
+                                          name=f"{self._prefix}-{len(self._running) + 1}")
+                self._running.append(thread)
+                thread.start()
         return future
 
     def _run(self) -> None:
         if self._initializer is not None:
-            self._initializer()
+            try:
+                self._initializer()
+            except BaseException as e:  # noqa: BLE001 - the pool is broken: say so
+                self._break(f"A thread initializer failed: {type(e).__name__}: {e}")
+                return
         while True:
             item = self._work.get()
             if item is None:
@@ -61,6 +72,24 @@ class DaemonThreadPool(concurrent.futures.Executor):
             del item, future, fn, args, kwargs
             self._idle.release()
 
+    def _break(self, why: str) -> None:
+        with self._lock:
+            self._broken = why
+        for future in self._drain():
+            if future.set_running_or_notify_cancel():
+                future.set_exception(BrokenThreadPool(why))
+
+    def _drain(self) -> list:
+        """The futures of the work no thread has taken yet, taken off the queue."""
+        futures = []
+        while True:
+            try:
+                item = self._work.get_nowait()
+            except queue.Empty:
+                return futures
+            if item is not None:
+                futures.append(item[0])
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """No new work; with ``cancel_futures``, work not started yet is cancelled; with
         ``wait``, returns once every thread has finished what it runs."""
@@ -68,13 +97,8 @@ class DaemonThreadPool(concurrent.futures.Executor):
             self._shutdown = True
             threads = list(self._running)
         if cancel_futures:
-            while True:
-                try:
-                    item = self._work.get_nowait()
-                except queue.Empty:
-                    break
-                if item is not None:
-                    item[0].cancel()
+            for future in self._drain():
+                future.cancel()
         for _ in threads:
             self._work.put(None)
         if wait:

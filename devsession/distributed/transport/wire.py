@@ -176,7 +176,8 @@ def tensor_specs(names: Sequence[str], arrays: Sequence[np.ndarray]) -> list:
 
 
 def _unsendable(name: str, dtype) -> int:
-    """Raise the error for a tensor whose dtype has no wire enum."""
+    """The wire enum of a dtype outside the table (another byte order of a wire dtype:
+    ``payload_views`` sends it little-endian); raises for one that cannot travel."""
     try:
         enum = dtypes.as_dtype(dtype).enum
     except TypeError as e:
@@ -192,8 +193,9 @@ def payload_views(arrays: Sequence[np.ndarray]) -> list[memoryview]:
     """One flat byte view per (host, C-contiguous) array, little-endian."""
     views = []
     for array in arrays:
-        if not _LITTLE and array.dtype.itemsize > 1:
-            array = array.astype(array.dtype.newbyteorder("<"))
+        little = array.dtype.newbyteorder("<")
+        if array.dtype != little:          # a big-endian array, or any on a big-endian host
+            array = array.astype(little)
         views.append(memoryview(array.reshape(-1).view(np.uint8)))
     return views
 
@@ -293,8 +295,6 @@ class TensorReader:
 
 
 _RECEIVED = BufferPool(keep=8, min_bytes=1 << 20, max_bytes=64 << 20)
-
-
 
 
 def _allocate(spec) -> np.ndarray:

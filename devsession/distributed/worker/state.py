@@ -5,8 +5,9 @@ encodes), tested without sockets by wiring two WorkerStates' ``push`` to each ot
 
 * ``register_graph`` imports a partition's GraphDef and builds its plan once, with the
   same ``LocalExecutorFactory`` (kernels, device transfers, optimizer) and executor as a
-  direct session; the plan is then run by ``run_graph`` under any number of step ids,
-  from any number of threads at once.
+  direct session (and, as a direct session does, first on the reference kernels while
+  the compiled plan is built in the background: ``runtime/tiered.py``); the plan is then
+  run by ``run_graph`` under any number of step ids, from any number of threads at once.
 * Variables live in the worker's own ``ResourceMgr`` and outlive the sessions that made
   them, until ``reset`` clears their containers; seeded random streams belong to the
   session (each session sees the same sequence again, as with a direct session).
@@ -37,7 +38,7 @@ from ...errors import AbortedError, DeadlineExceededError, InvalidArgumentError,
 from ...graph import Graph
 from ...graph_def import import_graph_def
 from ...kernels.parallelism import task_step
-from ...options import OptimizerOptions, default_kernel_compile
+from ...options import OptimizerOptions, SessionOptions
 from ...runtime import tiered
 from ...runtime.deadline import Deadline
 from ...runtime.local_executor import LocalExecutorFactory, make_step
@@ -72,7 +73,7 @@ class SessionResources:
 class RegisteredGraph:
     handle: str
     session: str
-    step: Callable                 # make_step(plan)
+    step: Callable                 # make_step(plan), or a TieredStep
     num_feeds: int
 
 
@@ -177,7 +178,7 @@ class WorkerState:
                                                 self._place))
 
         step = None
-        if default_kernel_compile() == "background":
+        if SessionOptions().kernel_compile == "background":   # checks the variable too
             step = self._tiered_step(graph, resources, optimizer, feed_tensors, fetch_tensors,
                                      target_ops, compiled_step,
                                      still_wanted=lambda: handle in self._graphs)
