@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import grpc
@@ -136,6 +137,44 @@ def test_close_never_hangs(cluster):
     assert time.monotonic() - start < 6
     with pytest.raises(RuntimeError, match="closed Session"):
         sess.run(c)
+
+
+@pytest.mark.parametrize("local_master", [True, False], ids=["in-process master",
+                                                              "master over the network"])
+def test_close_cancels_a_step_in_flight(cluster, local_master):
+    """As TF1's: a step running when its session closes ends with CancelledError, on
+    every task, at its loop's next iteration (it ran on to its end and returned)."""
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device(W.format(1)):
+            x = ds.placeholder(ds.float32, (100,), name="x")
+            n = ds.placeholder(ds.int32, (), name="n")
+            s, _ = ds.while_loop(lambda s, i: i < n, lambda s, i: (s + 1.0, i + 1),
+                                 [x, ds.constant(0)])
+        with ds.device(W.format(0)):
+            total = ds.reduce_sum(s)
+    sess = new_session(cluster[0].target, g, local_master=local_master)
+    feed = {x: np.ones(100, np.float32)}
+    assert sess.run(total, {**feed, n: 3}) == 400.0
+    outcome = {}
+
+    def long_step():
+        start = time.monotonic()
+        try:
+            sess.run(total, {**feed, n: 10_000_000})
+        except Exception as e:      # noqa: BLE001 - the test looks at it
+            outcome["error"] = e
+        outcome["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=long_step)
+    thread.start()
+    time.sleep(0.5)
+    sess.close()
+    thread.join(timeout=30)
+    assert not thread.is_alive(), "the step ran on after close()"
+    assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
+    assert "closed" in str(outcome["error"]) and outcome["seconds"] < 10
+    assert not cluster[1].worker.active_steps()
 
 
 UNCLOSED_SESSION_SCRIPT = """

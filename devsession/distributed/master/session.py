@@ -39,8 +39,8 @@ import sys
 import threading
 import time
 
-from ...errors import (AbortedError, DeadlineExceededError, InvalidArgumentError, NotFoundError,
-                      OpError, UnavailableError)
+from ...errors import (AbortedError, CancelledError, DeadlineExceededError,
+                      InvalidArgumentError, NotFoundError, OpError, UnavailableError)
 from ...graph import Graph
 from ...graph_codec import node_def_of
 from ...graph_def import import_graph_def
@@ -87,6 +87,7 @@ class MasterSession:
         self._prepared: dict = {}
         self._by_handle: dict[int, PreparedStep] = {}
         self._closed = False
+        self._running: set = set()      # the _StepRuns in flight: close() cancels them
         self.last_used = time.monotonic()
 
     # --- the graph -------------------------------------------------------------------------
@@ -208,10 +209,21 @@ class MasterSession:
         self._check_open()
         self.last_used = time.monotonic()
         deadline = time.monotonic() + timeout_s if timeout_s else None
-        plan, local = step.plan, self.workers.local_task
         remote = [(task, self.workers.worker(task), *self._registration(step, task))
-                  for task in plan.remote_tasks]
+                  for task in step.plan.remote_tasks]
         run = _StepRun(secrets.randbits(63) + 1, self.workers, [t for t, *_ in remote])
+        with self._lock:
+            self._check_open()
+            self._running.add(run)
+        try:
+            return self._run(step, run, remote, feeds, deadline, trace)
+        finally:
+            with self._lock:
+                self._running.discard(run)
+
+    def _run(self, step: PreparedStep, run: "_StepRun", remote: list, feeds: list,
+             deadline: float | None, trace: bool) -> tuple[list, list]:
+        plan, local = step.plan, self.workers.local_task
         if remote:
             self._start_remote(run, remote, deadline, trace, sequential=not step.local_sends)
         fetched, stats = [], []
@@ -264,6 +276,11 @@ class MasterSession:
             tasks = {task for step in self._by_handle.values() for task in step.registrations}
             self._prepared.clear()
             self._by_handle.clear()
+            running = list(self._running)
+        for run in running:     # as TF1's close: the steps in flight end, cancelled
+            run.fail(None, CancelledError(
+                "The session was closed while this step ran: Session.close() cancels the "
+                "steps in flight, as TF1's does.", None))
         workers, handle = self.workers, self.handle
 
         def deregister():
