@@ -68,11 +68,7 @@ def test_branchy_graph_same_result_with_and_without_threads():
 
 LONG_BRANCHES = """
 import os, signal, sys, threading, time
-import subprocess
-import sys
-
 import numpy as np
-import pytest
 import devsession as ds
 x = ds.placeholder(ds.float32, (40000,))
 n = ds.placeholder(ds.int32, ())

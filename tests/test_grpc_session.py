@@ -168,13 +168,48 @@ def test_close_cancels_a_step_in_flight(cluster, local_master):
 
     thread = threading.Thread(target=long_step)
     thread.start()
-    time.sleep(0.5)
+    assert cluster[1].worker.wait_busy(30), "the step did not start"
     sess.close()
     thread.join(timeout=30)
     assert not thread.is_alive(), "the step ran on after close()"
     assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
     assert "closed" in str(outcome["error"]) and outcome["seconds"] < 10
     assert not cluster[1].worker.active_steps()
+
+
+def test_stopping_the_master_fails_a_step_in_flight_as_unavailable():
+    """``Server.stop()`` ends the steps of its sessions with UnavailableError (retrying
+    may work elsewhere), not with the CancelledError of a user's close()."""
+    servers = create_local_cluster(2)
+    try:
+        g = ds.Graph()
+        with g.as_default():
+            with ds.device(W.format(1)):
+                x = ds.placeholder(ds.float32, (100,), name="x")
+                s, _ = ds.while_loop(lambda s, i: i < 10_000_000,
+                                     lambda s, i: (s + 1.0, i + 1), [x, ds.constant(0)])
+            with ds.device(W.format(0)):
+                total = ds.reduce_sum(s)
+        sess = new_session(servers[0].target, g)
+        outcome = {}
+
+        def long_step():
+            try:
+                sess.run(total, {x: np.ones(100, np.float32)})
+            except Exception as e:      # noqa: BLE001 - the test looks at it
+                outcome["error"] = e
+
+        thread = threading.Thread(target=long_step)
+        thread.start()
+        assert servers[1].worker.wait_busy(30), "the step did not start"
+        servers[0].stop(grace=0)
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "the step ran on after stop()"
+        assert isinstance(outcome.get("error"), ds.errors.UnavailableError), outcome
+        assert "shutting down" in str(outcome["error"])
+    finally:
+        for server in servers:
+            server.stop(grace=0)
 
 
 UNCLOSED_SESSION_SCRIPT = """

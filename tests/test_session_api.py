@@ -405,13 +405,20 @@ def test_close_cancels_a_step_in_flight(size, loops):
 
     thread = threading.Thread(target=long_step)
     thread.start()
-    time.sleep(0.5)
+    wait_until(lambda: sess._in_flight._running, "the step to start")
     sess.close()
     thread.join(timeout=30)
     assert not thread.is_alive(), "the step ran on after close()"
     assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
     assert "closed" in str(outcome["error"])
     assert outcome["seconds"] < 10
+
+
+def wait_until(condition, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
 
 
 def test_session_context_manager_sets_defaults():

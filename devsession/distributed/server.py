@@ -177,8 +177,9 @@ class Server:
             address = self._cluster.task_address(self.job_name, self.task_index)
             if _LOCAL.get(address) is self:
                 del _LOCAL[address]
-        self.worker.abort_all(UnavailableError(f"{self.task} is shutting down."))
-        self.master.close_all()
+        shutting_down = UnavailableError(f"{self.task} is shutting down.")
+        self.worker.abort_all(shutting_down)
+        self.master.close_all(shutting_down)
         if self._sockets is not None:
             self._sockets.stop()
         self._grpc.stop(grace).wait()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..device_spec import HOST, Device
-from ..errors import InvalidArgumentError, NotFoundError, OpError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..kernels.registry import KernelNode, lookup_kernel
 from ..ops.registry import get_op_def
 from ..optimizer import optimize
@@ -162,10 +162,11 @@ def _tracked(step, in_flight):
         in_flight.start(deadline)
         try:
             return step(values, deadline, stats)
-        except OpError as e:
+        except Exception as e:  # noqa: BLE001 - once ended, whatever broke says so
             if deadline.error is None:
                 raise
-            raise type(deadline.error)(deadline.error.message, e.node_name) from None
+            raise type(deadline.error)(deadline.error.message,
+                                       getattr(e, "node_name", None)) from None
         finally:
             in_flight.finish(deadline)
     return tracked

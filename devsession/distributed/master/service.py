@@ -36,8 +36,8 @@ class MasterServicer:
         self.state = state
         self.data_port = data_port
 
-    def close_all(self) -> None:
-        self.state.close_all()
+    def close_all(self, error=None) -> None:
+        self.state.close_all(error)
 
     # --- sessions -------------------------------------------------------------------------
 

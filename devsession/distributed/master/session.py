@@ -88,6 +88,7 @@ class MasterSession:
         self._by_handle: dict[int, PreparedStep] = {}
         self._closed = False
         self._running: set = set()      # the _StepRuns in flight: close() cancels them
+        self._running_lock = threading.Lock()   # after _lock when both are taken
         self.last_used = time.monotonic()
 
     # --- the graph -------------------------------------------------------------------------
@@ -212,13 +213,13 @@ class MasterSession:
         remote = [(task, self.workers.worker(task), *self._registration(step, task))
                   for task in step.plan.remote_tasks]
         run = _StepRun(secrets.randbits(63) + 1, self.workers, [t for t, *_ in remote])
-        with self._lock:
+        with self._running_lock:     # not _lock: prepare() holds it across network calls
             self._check_open()
             self._running.add(run)
         try:
             return self._run(step, run, remote, feeds, deadline, trace)
         finally:
-            with self._lock:
+            with self._running_lock:
                 self._running.discard(run)
 
     def _run(self, step: PreparedStep, run: "_StepRun", remote: list, feeds: list,
@@ -267,18 +268,21 @@ class MasterSession:
 
     # --- the end ------------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """Forget the graph and deregister every partition (best effort, in the background)."""
+    def close(self, error: OpError | None = None) -> None:
+        """Forget the graph and deregister every partition (best effort, in the
+        background).  Steps in flight end with ``error``: by default CancelledError, as
+        TF1's close cancels them; a stopping server says it is shutting down."""
         with self._lock:
             if self._closed:
                 return
-            self._closed = True
+            with self._running_lock:
+                self._closed = True
+                running = list(self._running)
             tasks = {task for step in self._by_handle.values() for task in step.registrations}
             self._prepared.clear()
             self._by_handle.clear()
-            running = list(self._running)
-        for run in running:     # as TF1's close: the steps in flight end, cancelled
-            run.fail(None, CancelledError(
+        for run in running:
+            run.fail(None, error or CancelledError(
                 "The session was closed while this step ran: Session.close() cancels the "
                 "steps in flight, as TF1's does.", None))
         workers, handle = self.workers, self.handle

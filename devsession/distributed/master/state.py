@@ -23,7 +23,7 @@ import secrets
 import threading
 import time
 
-from ...errors import InvalidArgumentError, NotFoundError, UnavailableError
+from ...errors import InvalidArgumentError, NotFoundError, OpError, UnavailableError
 from ...feeds import validate_feed
 from ...options import SessionOptions
 from ..timeouts import HOLD_TTL_S
@@ -124,12 +124,14 @@ class MasterState:
             self.held.drop_owner(session.handle)
             session.close()
 
-    def close_all(self) -> None:
+    def close_all(self, error: OpError | None = None) -> None:
+        """Close every session; their steps in flight end with ``error`` (see
+        ``MasterSession.close``)."""
         with self._lock:
             sessions, self._sessions = list(self._sessions.values()), {}
         for session in sessions:
             self.held.drop_owner(session.handle)
-            session.close()
+            session.close(error)
 
     # --- steps -------------------------------------------------------------------------------
 
