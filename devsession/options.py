@@ -24,12 +24,13 @@ __all__ = ["SessionOptions", "OptimizerOptions", "RunOptions", "RunMetadata", "N
 class OptimizerOptions:
     """Graph optimizer passes run once per cached plan; switch any off to debug.
 
-    Results are the same with every pass on or off (tests/test_optimizer.py).
+    Results are the same with every pass on or off (tests/test_optimizer.py), to float
+    rounding where a product folds into its SGD update (tests/test_gemm_updates.py).
     """
 
     constant_folding: bool = True
     common_subexpression_elimination: bool = True
-    fusion: bool = True                          # elementwise regions -> one kernel
+    fusion: bool = True      # elementwise regions -> one kernel; a product into its update
     constant_folding_max_elements: int = 1 << 20  # don't bake bigger results into a plan
 
     @classmethod

@@ -23,7 +23,11 @@ from ..graph import Tensor, convert_to_tensor
 from .registry import InferError, OpDef, register_op
 from .state import variable_ref
 
-__all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "TRAINING_OPS"]
+__all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "TRAINING_OPS",
+           "MATMUL_GRADIENT_DESCENT"]
+
+# var -= alpha * MatMul(a, b): made only by optimizer/gemm_updates.py
+MATMUL_GRADIENT_DESCENT = "_MatMulApplyGradientDescent"
 
 # op type -> (input names, how many leading inputs are variable references)
 TRAINING_OPS = {
@@ -65,6 +69,16 @@ for _op_type, (_names, _num_refs) in TRAINING_OPS.items():
         _attrs["use_nesterov"] = False
     register_op(OpDef(_op_type, _infer(_op_type), len(_names),
                       ref_inputs=tuple(range(_num_refs)), stateful=True, attr_defaults=_attrs))
+
+
+def _made_by_the_optimizer(inputs, attrs, node):
+    raise TypeError(f"Op '{node}': {MATMUL_GRADIENT_DESCENT} is made by the optimizer, not "
+                    f"by graphs.")
+
+
+# inputs: var, alpha, a, b; attrs transpose_a, transpose_b (the product's)
+register_op(OpDef(MATMUL_GRADIENT_DESCENT, _made_by_the_optimizer, 4, ref_inputs=(0,),
+                  stateful=True, attr_defaults={"transpose_a": False, "transpose_b": False}))
 
 
 def _build(op_type, refs, values, attrs, name) -> Tensor:

@@ -7,7 +7,9 @@ Runs once per cached plan (never on the hot path), on the pruned, placed op list
 2. ``constant_folding``: runs subgraphs that depend only on constants at plan time and
    bakes their results in (up to ``constant_folding_max_elements`` per result);
 3. ``fusion``: turns each connected region of elementwise ops on one device into one
-   generated kernel that reads its inputs once and writes its output once.
+   generated kernel that reads its inputs once and writes its output once;
+4. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update,
+   one BLAS call that accumulates into the variable on the CPU.
 
 Every pass maps ``PlanOp``s to ``PlanOp``s (``ir.py``): op-like records that share the
 original ``Tensor`` objects, so a fused or folded op still produces the tensor its

@@ -7,6 +7,7 @@ from ..options import OptimizerOptions
 from .constant_folding import fold_constants
 from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
+from .gemm_updates import fold_gemm_updates
 from .ir import PlanOp
 
 __all__ = ["optimize"]
@@ -28,6 +29,7 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     ops = _drop_dead(ops, fetched, {op.name for op in targets})
     if options.fusion:
         ops = fuse_elementwise(ops, fed, fetched, placements)
+        ops = fold_gemm_updates(ops, fetched, placements)
     return ops, alias
 
 

@@ -15,7 +15,8 @@ module              ops and how they run
                     pooling and its gradients: numba loops
 ``array``           GatherV2, UnsortedSegmentSum, OneHot: numba; AddN: one generated
                     elementwise loop
-``training``        the optimizers' updates (ApplyAdam...): numba loops, in place
+``training``        the optimizers' updates (ApplyAdam...): numba loops, in place; a
+                    product folded into its SGD update: one sgemm (``sgemm``)
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``) and

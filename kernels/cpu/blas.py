@@ -30,7 +30,7 @@ import numpy as np
 from ..parallelism import task_steps_running
 from .. import blas_threads
 
-__all__ = ["matmul_into", "MIN_THREADED_MACS"]
+__all__ = ["matmul_into", "run_product", "MIN_THREADED_MACS"]
 
 MIN_THREADED_MACS = 1 << 18     # below this OpenBLAS runs a product on one thread anyway
 _ACTIVE = [0]                   # products in flight in this process
@@ -40,19 +40,26 @@ _ACTIVE_LOCK = threading.Lock()
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``np.matmul(a, b, out=out)``; with BLAS held to one thread while other products
     (or other cluster tasks' steps) run in this process."""
-    if out.size * a.shape[-1] < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
+    macs = out.size * a.shape[-1]
+    if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         np.matmul(a, b, out=out)
         return
+    run_product(lambda: np.matmul(a, b, out=out), macs)
+
+
+def run_product(product, macs: int):
+    """``product()``, a BLAS call of ``macs`` multiply-adds, under the policy above."""
+    if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
+        return product()
     with _ACTIVE_LOCK:
         _ACTIVE[0] += 1
         alone = _ACTIVE[0] == 1 and task_steps_running() <= 1
     try:
         if alone:
-            np.matmul(a, b, out=out)
-            return
+            return product()
         blas_threads.hold(1)
         try:
-            np.matmul(a, b, out=out)
+            return product()
         finally:
             blas_threads.release(1)
     finally:

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops.training import MATMUL_GRADIENT_DESCENT
+from ..checks import fmt_shape, invalid_argument
 from ..reference.training import apply_kernel, make_updates, with_nesterov
 from ..registry import register_kernel
+from .sgemm import sgemm_update
 from .elementwise import PARALLEL_MIN_SIZE
 from .numba_setup import num_threads
 from .reduce import JIT, PAR
@@ -25,7 +28,7 @@ from numba import njit, prange  # noqa: E402  (after numba_setup)
 __all__ = ["build_apply"]
 
 _CHUNK = 1 << 14
-_F16 = np.dtype(np.float16)
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
 # --- one range of elements per update ------------------------------------------------------
@@ -152,3 +155,32 @@ def build_apply(node):
     dtype = np.dtype(node.input_dtypes[0])
     update = _NUMPY[node.op] if dtype == _F16 else _FUSED[node.op]
     return apply_kernel(node, with_nesterov(node, update))
+
+
+@register_kernel(MATMUL_GRADIENT_DESCENT, "CPU")
+def build_matmul_gradient_descent(node):
+    """``var -= alpha * op(a) @ op(b)``: the product and update the optimizer folded
+    (``optimizer/gemm_updates.py``), one sgemm into the variable."""
+    transpose_a, transpose_b = node.attrs["transpose_a"], node.attrs["transpose_b"]
+    ctx, name = node.context, node.name
+
+    def kernel(alpha, a, b):
+        (resource,) = ctx.ref_resources()
+        with resource.lock:
+            var = resource.updatable(name)
+            rows = a.shape[1] if transpose_a else a.shape[0]
+            inner = (a.shape[0] if transpose_a else a.shape[1],
+                     b.shape[1] if transpose_b else b.shape[0])
+            cols = b.shape[0] if transpose_b else b.shape[1]
+            if inner[0] != inner[1] or var.shape != (rows, cols):
+                raise invalid_argument(name, node.op, f"var {fmt_shape(var.shape)} and the "
+                                       f"product of {fmt_shape(a.shape)} and "
+                                       f"{fmt_shape(b.shape)} do not match")
+            if var.dtype == _F32 and var.flags.c_contiguous:
+                sgemm_update(var, alpha[()], a, transpose_a, b, transpose_b)
+            else:
+                var -= alpha[()] * np.matmul(a.T if transpose_a else a,
+                                             b.T if transpose_b else b)
+            return var
+    return kernel
+
