@@ -106,8 +106,8 @@ def test_small_or_double_products_stay_apart(model):
 
 
 class _Library:
-    def __init__(self, path):
-        self.filepath = path
+    def __init__(self, path, internal_api="openblas"):
+        self.filepath, self.internal_api = path, internal_api
 
 
 def test_the_blas_picked_is_numpys_own_not_another_packages():
@@ -115,5 +115,47 @@ def test_the_blas_picked_is_numpys_own_not_another_packages():
     ours = _Library(f"{numpy_libs}/libscipy_openblas64_-x.so")
     scipys = _Library("/site-packages/scipy.libs/libscipy_openblas-y.so")
     assert sgemm._numpys([scipys, ours]) == [ours]
-    assert sgemm._numpys([scipys]) == [scipys]          # the only one loaded
+    assert sgemm._numpys([scipys]) == [scipys]          # the only BLAS loaded
     assert sgemm._numpys([scipys, _Library("/usr/lib/libopenblas.so")]) == []
+    assert sgemm._numpys([scipys, _Library("/opt/libmkl_rt.so", "mkl")]) == []   # numpy's MKL
+
+
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_sgemm_update_against_numpy(transpose_a, transpose_b, rng):
+    m, k, n = 70, 33, 51
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(np.float32)
+    var = rng.standard_normal((m, n)).astype(np.float32)
+    want = var - np.float32(0.25) * ((a.T if transpose_a else a) @ (b.T if transpose_b else b))
+    sgemm.sgemm_update(var, np.float32(0.25), a[::1], transpose_a, b, transpose_b)
+    np.testing.assert_allclose(var, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_transposed_product_in_the_graph_folds_and_trains_as_apart():
+    """``w @ x.T`` and ``x.T @ w`` give the other transpose combinations."""
+    runs = []
+    for fusion in (True, False):
+        rng = np.random.default_rng(2)
+        g = ds.Graph()
+        with g.as_default():
+            x = ds.placeholder(ds.float32, (64, 96), name="x")
+            w = ds.Variable((rng.standard_normal((80, 96)) * 0.1).astype(np.float32))
+            v = ds.Variable((rng.standard_normal((64, 72)) * 0.1).astype(np.float32))
+            h = ds.matmul(w, x, transpose_b=True)                # (80, 64)
+            out = ds.matmul(h, v)                                # (80, 72)
+            loss = ds.reduce_mean(ds.square(out))
+            train_op = ds.train.GradientDescentOptimizer(LR).minimize(loss)
+        options = ds.SessionOptions(device="cpu",
+                                    optimizer=ds.OptimizerOptions(fusion=fusion))
+        with ds.Session(graph=g, options=options) as sess:
+            sess.run(ds.variables_initializer([w, v]))
+            step = sess._prepare((x,), (loss,), (train_op,))
+            folded = [s for s in step.plan.steps if s.op_type == MATMUL_GRADIENT_DESCENT]
+            assert len(folded) == (2 if fusion else 0)
+            data = rng.standard_normal((64, 96)).astype(np.float32)
+            losses = [sess.run([loss, train_op], {x: data})[0] for _ in range(4)]
+            runs.append((losses, sess.run([w, v])))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-5)
+    for got, want in zip(runs[0][1], runs[1][1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

@@ -147,6 +147,8 @@ def scratch_kernels(graph, optimizer, place) -> Callable:
             op = graph.get_operation_by_name(step.name)
         except (KeyError, ValueError):
             return None
+        if op.type != step.op_type:    # an op the optimizer made (a product folded in)
+            return None
         scratch = ResourceMgr()
         for i in get_op_def(op.type).ref_inputs:
             ref = op.inputs[i].op

@@ -35,10 +35,10 @@ def _sgemm():
     try:
         from threadpoolctl import ThreadpoolController
 
-        libraries = ThreadpoolController().select(internal_api="openblas").lib_controllers
+        blas = ThreadpoolController().select(user_api="blas").lib_controllers
     except Exception:  # noqa: BLE001 - no threadpoolctl or no BLAS found: no fusion
         return None
-    for library in _numpys(libraries):
+    for library in _numpys(blas):
         for symbol, integer in _SYMBOLS:
             function = getattr(library.dynlib, symbol, None)
             if function is None:
@@ -52,17 +52,18 @@ def _sgemm():
     return None
 
 
-def _numpys(libraries: list) -> list:
-    """The OpenBLAS numpy's own products run on: the one its wheel ships (under
-    ``numpy.libs`` or ``numpy/.dylibs``), else the only one loaded.  Another package's
-    (scipy ships its own) would run our products on a second set of BLAS threads, each
-    set spinning between its calls while the other computes (an MLP step took 40-55 ms
-    instead of 15 ms with scipy's picked)."""
+def _numpys(blas: list) -> list:
+    """The OpenBLAS numpy's own products run on, among the BLAS libraries loaded: the one
+    its wheel ships (under ``numpy.libs`` or ``numpy/.dylibs``), else the only BLAS
+    loaded, if it is an OpenBLAS.  Another package's (scipy ships its own) would run our
+    products on a second set of BLAS threads, each set spinning between its calls while
+    the other computes (an MLP step took 40-55 ms instead of 15 ms with scipy's picked)."""
+    openblas = [lib for lib in blas if lib.internal_api == "openblas"]
     numpy_dir = os.path.dirname(os.path.realpath(np.__file__))
-    shipped = [lib for lib in libraries
+    shipped = [lib for lib in openblas
                if os.path.realpath(lib.filepath).startswith((numpy_dir + os.sep,
                                                               numpy_dir + ".libs" + os.sep))]
-    return shipped or (libraries if len(libraries) == 1 else [])
+    return shipped or (openblas if len(blas) == 1 else [])
 
 
 def available() -> bool:

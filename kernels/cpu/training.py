@@ -172,6 +172,9 @@ def build_matmul_gradient_descent(node):
             inner = (a.shape[0] if transpose_a else a.shape[1],
                      b.shape[1] if transpose_b else b.shape[0])
             cols = b.shape[0] if transpose_b else b.shape[1]
+            if np.ndim(alpha) != 0:
+                raise invalid_argument(name, node.op, f"alpha must be a scalar, got shape "
+                                       f"{fmt_shape(np.shape(alpha))}")
             if inner[0] != inner[1] or var.shape != (rows, cols):
                 raise invalid_argument(name, node.op, f"var {fmt_shape(var.shape)} and the "
                                        f"product of {fmt_shape(a.shape)} and "
