@@ -63,19 +63,10 @@ def execute(plan: Plan, feed_values, deadline: float | None = None,
 def _execute(plan: Plan, slots: list, deadline, stats, pool) -> None:
     if pool is not None and plan.waves:
         _execute_waves(plan, slots, deadline, stats, pool)
-    elif stats is None and deadline is None:
+    elif stats is None and (deadline is None or deadline.at is None):
+        # the hot loop: no time limit, so only an abort (Deadline.error) to look for
         for index, (kernel, inputs, output, frees) in enumerate(plan.hot_steps):
-            try:
-                result = kernel(*[slots[i] for i in inputs])
-            except Exception as e:
-                _raise_node_error(e, plan.steps[index])
-            if output >= 0:
-                slots[output] = result
-            for i in frees:
-                slots[i] = None
-    elif stats is None and deadline.at is None:    # no time limit: only an abort to see
-        for index, (kernel, inputs, output, frees) in enumerate(plan.hot_steps):
-            if deadline.error is not None:
+            if deadline is not None and deadline.error is not None:
                 _raise_expired(plan.steps[index])
             try:
                 result = kernel(*[slots[i] for i in inputs])
