@@ -20,15 +20,14 @@ import threading
 import time
 import weakref
 
-
 from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
-from .errors import CancelledError, InvalidArgumentError
+from .errors import InvalidArgumentError
 from .kernels.registry import registered_ops
 from .options import SessionOptions
 from .runtime import tiered
 from .runtime.daemon_pool import DaemonThreadPool
-from .runtime.deadline import StepsInFlight
+from .runtime.deadline import StepsInFlight, session_closed_error
 from .runtime.local_executor import LocalExecutorFactory, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
                                 colocation_root, place_node, takes_or_makes_strings,
@@ -250,9 +249,7 @@ class DirectSession(BaseSession):
             return self._pool
 
     def _close(self) -> None:
-        self._in_flight.cancel_all(CancelledError(
-            "The session was closed while this step ran: Session.close() cancels the steps "
-            "in flight, as TF1's does."))
+        self._in_flight.cancel_all(session_closed_error())
         self._forget_steps()
         self.resources.clear()
         if self._pool is not None:

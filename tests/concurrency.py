@@ -4,6 +4,7 @@ of them raised (an assertion error in a thread is otherwise lost)."""
 from __future__ import annotations
 
 import threading
+import time
 
 
 # A hung thread fails its test after this long rather than holding up the whole run.
@@ -35,3 +36,30 @@ def run_in_threads(work, count: int, *, timeout: float = DEFAULT_TIMEOUT_S,
         t.join(timeout=timeout)
     assert not errors, errors
     assert not any(t.is_alive() for t in threads), "a thread did not finish in time"
+
+
+def ended_by(step, end, started, timeout: float = 30.0):
+    """Runs ``step()`` in a daemon thread, waits until ``started()`` is true, calls
+    ``end()`` (a close, a server's stop) and waits for the step; returns (what the step
+    raised or None, seconds the step ran).  Fails the test when it never started or ran on
+    ``timeout`` seconds after ``end()``."""
+    outcome = {}
+
+    def run():
+        begun = time.monotonic()
+        try:
+            step()
+        except Exception as exc:    # noqa: BLE001 - returned to the test
+            outcome["error"] = exc
+        outcome["seconds"] = time.monotonic() - begun
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    give_up = time.monotonic() + timeout
+    while not started():
+        assert time.monotonic() < give_up, "the step did not start"
+        time.sleep(0.01)
+    end()
+    thread.join(timeout=timeout)
+    assert not thread.is_alive(), "the step ran on after it was ended"
+    return outcome.get("error"), outcome["seconds"]

@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
 
 import grpc
@@ -23,6 +22,7 @@ import pytest
 import devsession as ds
 from devsession.distributed import create_local_cluster
 from devsession.distributed.transport.security import Security, open_server_warning
+from concurrency import ended_by
 from sessions import assert_heals_within_one_abort
 
 W = "/job:worker/task:{}"
@@ -156,24 +156,10 @@ def test_close_cancels_a_step_in_flight(cluster, local_master):
     sess = new_session(cluster[0].target, g, local_master=local_master)
     feed = {x: np.ones(100, np.float32)}
     assert sess.run(total, {**feed, n: 3}) == 400.0
-    outcome = {}
-
-    def long_step():
-        start = time.monotonic()
-        try:
-            sess.run(total, {**feed, n: 10_000_000})
-        except Exception as e:      # noqa: BLE001 - the test looks at it
-            outcome["error"] = e
-        outcome["seconds"] = time.monotonic() - start
-
-    thread = threading.Thread(target=long_step)
-    thread.start()
-    assert cluster[1].worker.wait_busy(30), "the step did not start"
-    sess.close()
-    thread.join(timeout=30)
-    assert not thread.is_alive(), "the step ran on after close()"
-    assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
-    assert "closed" in str(outcome["error"]) and outcome["seconds"] < 10
+    error, seconds = ended_by(lambda: sess.run(total, {**feed, n: 10_000_000}), sess.close,
+                              started=lambda: cluster[1].worker.active_steps())
+    assert isinstance(error, ds.errors.CancelledError), error
+    assert "closed" in str(error) and seconds < 10
     assert not cluster[1].worker.active_steps()
 
 
@@ -191,22 +177,11 @@ def test_stopping_the_master_fails_a_step_in_flight_as_unavailable():
             with ds.device(W.format(0)):
                 total = ds.reduce_sum(s)
         sess = new_session(servers[0].target, g)
-        outcome = {}
-
-        def long_step():
-            try:
-                sess.run(total, {x: np.ones(100, np.float32)})
-            except Exception as e:      # noqa: BLE001 - the test looks at it
-                outcome["error"] = e
-
-        thread = threading.Thread(target=long_step)
-        thread.start()
-        assert servers[1].worker.wait_busy(30), "the step did not start"
-        servers[0].stop(grace=0)
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "the step ran on after stop()"
-        assert isinstance(outcome.get("error"), ds.errors.UnavailableError), outcome
-        assert "shutting down" in str(outcome["error"])
+        error, _ = ended_by(lambda: sess.run(total, {x: np.ones(100, np.float32)}),
+                            lambda: servers[0].stop(grace=0),
+                            started=lambda: servers[1].worker.active_steps())
+        assert isinstance(error, ds.errors.UnavailableError), error
+        assert "shutting down" in str(error)
     finally:
         for server in servers:
             server.stop(grace=0)

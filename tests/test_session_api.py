@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import collections
 import json
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import devsession as ds
-from concurrency import run_in_threads
+from concurrency import ended_by, run_in_threads
 
 
 @pytest.fixture
@@ -393,32 +391,11 @@ def test_close_cancels_a_step_in_flight(size, loops):
     feed = {x: np.ones(size, np.float32)}
     want = sum(k + 2 for k in range(1, loops + 1))
     np.testing.assert_array_equal(sess.run(update, {**feed, n: 2}), np.full(size, want))
-    outcome = {}
-
-    def long_step():
-        start = time.monotonic()
-        try:
-            sess.run(update, {**feed, n: 10_000_000})
-        except Exception as e:      # noqa: BLE001 - the test looks at it
-            outcome["error"] = e
-        outcome["seconds"] = time.monotonic() - start
-
-    thread = threading.Thread(target=long_step)
-    thread.start()
-    wait_until(lambda: sess._in_flight._running, "the step to start")
-    sess.close()
-    thread.join(timeout=30)
-    assert not thread.is_alive(), "the step ran on after close()"
-    assert isinstance(outcome.get("error"), ds.errors.CancelledError), outcome
-    assert "closed" in str(outcome["error"])
-    assert outcome["seconds"] < 10
-
-
-def wait_until(condition, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
+    error, seconds = ended_by(lambda: sess.run(update, {**feed, n: 10_000_000}), sess.close,
+                              started=lambda: sess._in_flight._running)
+    assert isinstance(error, ds.errors.CancelledError), error
+    assert "closed" in str(error)
+    assert seconds < 10
 
 
 def test_session_context_manager_sets_defaults():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-__all__ = ["Deadline", "StepsInFlight"]
+__all__ = ["Deadline", "StepsInFlight", "session_closed_error"]
 
 
 class Deadline:
@@ -38,6 +38,14 @@ class Deadline:
     def remaining(self) -> float | None:
         """Seconds left (never below a microsecond), None without a time limit."""
         return None if self.at is None else max(self.at - time.monotonic(), 1e-6)
+
+
+def session_closed_error():
+    """What a step that its session's close() ended raises (TF1's class for it)."""
+    from ..errors import CancelledError
+
+    return CancelledError("The session was closed while this step ran: Session.close() "
+                          "cancels the steps in flight, as TF1's does.", None)
 
 
 class StepsInFlight:

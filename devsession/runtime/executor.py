@@ -22,7 +22,7 @@ import time
 from ..errors import (CancelledError, DeadlineExceededError, InternalError,
                       InvalidArgumentError, OpError, ResourceExhaustedError)
 from ..options import NodeStats
-from .deadline import Deadline
+from .deadline import Deadline, session_closed_error
 from .plan import Plan
 
 __all__ = ["execute", "running_step"]
@@ -166,8 +166,7 @@ def _execute_waves(plan: Plan, slots: list, deadline, stats, pool) -> None:
                     try:
                         future.result()
                     except concurrent.futures.CancelledError:   # the session closed
-                        error = error or CancelledError(
-                            "The session was closed while this step ran.", None)
+                        error = error or session_closed_error()
                     except Exception as e:
                         error = error or e
             except BaseException as e:

@@ -39,12 +39,13 @@ import sys
 import threading
 import time
 
-from ...errors import (AbortedError, CancelledError, DeadlineExceededError,
-                      InvalidArgumentError, NotFoundError, OpError, UnavailableError)
+from ...errors import (AbortedError, DeadlineExceededError, InvalidArgumentError, NotFoundError,
+                      OpError, UnavailableError)
 from ...graph import Graph
 from ...graph_codec import node_def_of
 from ...graph_def import import_graph_def
 from ...options import SessionOptions
+from ...runtime.deadline import session_closed_error
 from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S
 from ..transport.messages import connect_timeout
@@ -282,9 +283,7 @@ class MasterSession:
             self._prepared.clear()
             self._by_handle.clear()
         for run in running:
-            run.fail(None, error or CancelledError(
-                "The session was closed while this step ran: Session.close() cancels the "
-                "steps in flight, as TF1's does.", None))
+            run.fail(None, error or session_closed_error())
         workers, handle = self.workers, self.handle
 
         def deregister():
