@@ -223,9 +223,12 @@ def test_holding_a_cap_does_not_rescan_the_libraries():
 
 
 def _product_counts(monkeypatch) -> list:
-    """The BLAS thread counts each product of ``kernels/cpu/blas.py`` saw while it ran."""
-    from devsession.kernels.cpu import blas
+    """The BLAS thread counts each product of ``kernels/cpu/blas.py`` saw while it ran.
+    Products go to BLAS here: the float32 ones ``register_gemm`` would take are turned
+    away (its own policy is tests/test_register_gemm.py's)."""
+    from devsession.kernels.cpu import blas, register_gemm
 
+    monkeypatch.setattr(register_gemm, "_ENABLED", False)
     if not blas_threads.has_process_wide_blas():
         pytest.skip("needs a BLAS with one thread count per process (OpenBLAS on pthreads)")
     seen = []

@@ -23,24 +23,33 @@ built on OpenMP) or none was found, every product goes to ``np.matmul`` unchange
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy as np
 
 from ..parallelism import task_steps_running
 from .. import blas_threads
+from . import register_gemm
 
-__all__ = ["matmul_into", "run_product", "MIN_THREADED_MACS"]
+__all__ = ["matmul_into", "run_product", "in_flight", "MIN_THREADED_MACS"]
 
 MIN_THREADED_MACS = 1 << 18     # below this OpenBLAS runs a product on one thread anyway
+REGISTER_GEMM_MACS = 1 << 16    # below this numpy's call costs less than register_gemm's
+_F32 = np.dtype(np.float32)
 _ACTIVE = [0]                   # products in flight in this process
 _ACTIVE_LOCK = threading.Lock()
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``np.matmul(a, b, out=out)``; with BLAS held to one thread while other products
-    (or other cluster tasks' steps) run in this process."""
+    (or other cluster tasks' steps) run in this process.  A float32 product goes to
+    ``register_gemm`` instead where it can, on numba's threads when it runs alone."""
     macs = out.size * a.shape[-1]
+    if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and register_gemm.usable():
+        with in_flight() as alone:
+            if register_gemm.gemm_into(a, b, out, parallel=alone):
+                return
     if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         np.matmul(a, b, out=out)
         return
@@ -51,10 +60,7 @@ def run_product(product, macs: int):
     """``product()``, a BLAS call of ``macs`` multiply-adds, under the policy above."""
     if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         return product()
-    with _ACTIVE_LOCK:
-        _ACTIVE[0] += 1
-        alone = _ACTIVE[0] == 1 and task_steps_running() <= 1
-    try:
+    with in_flight() as alone:
         if alone:
             return product()
         blas_threads.hold(1)
@@ -62,6 +68,17 @@ def run_product(product, macs: int):
             return product()
         finally:
             blas_threads.release(1)
+
+
+@contextlib.contextmanager
+def in_flight():
+    """Count a product in flight for as long as it runs; yields whether it runs alone
+    (no other product in this process, at most one cluster task's step)."""
+    with _ACTIVE_LOCK:
+        _ACTIVE[0] += 1
+        alone = _ACTIVE[0] == 1 and task_steps_running() <= 1
+    try:
+        yield alone
     finally:
         with _ACTIVE_LOCK:
             _ACTIVE[0] -= 1

@@ -19,7 +19,8 @@ import os
 
 import numpy as np
 
-from .blas import run_product
+from . import register_gemm
+from .blas import in_flight, run_product
 
 __all__ = ["available", "sgemm_update"]
 
@@ -74,6 +75,12 @@ def sgemm_update(var: np.ndarray, lr: float, a: np.ndarray, transpose_a: bool,
                  b: np.ndarray, transpose_b: bool) -> None:
     """``var -= lr * op(a) @ op(b)`` in place; all float32, ``var`` C-contiguous and
     (m, n), ``op(a)`` (m, k), ``op(b)`` (k, n): the caller checked the shapes."""
+    op_a, op_b = (a.T if transpose_a else a), (b.T if transpose_b else b)
+    if op_a.shape[1] and register_gemm.usable():
+        with in_flight() as alone:
+            if register_gemm.gemm_into(op_a, op_b, var, alpha=-float(lr), accumulate=True,
+                                       parallel=alone):
+                return
     a = np.ascontiguousarray(a, np.float32)
     b = np.ascontiguousarray(b, np.float32)
     m, n = var.shape

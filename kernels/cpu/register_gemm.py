@@ -1,0 +1,310 @@
+"""float32 products on AVX-512 CPUs: register-blocked kernels generated with llvmlite,
+run on numba's threads.
+
+Why: two reasons, measured on a 2-core AVX-512 machine (benchmarks/README.md).
+OpenBLAS (what numpy's wheels ship) runs the narrow products of convolutions well below
+the machine's peak: the Deep MNIST layer 2 (12544 x 800 by 800 x 64) at 135 GFLOP/s,
+where these kernels reach 195.  And OpenBLAS's threads busy-wait after each call, so
+the numba loops of the same step (im2col, pooling, the optimizers) ran on a core they
+were spinning on; with every float32 product on numba's threads, one pool does all the
+work, as oneDNN's does in TF1.
+
+How: each kernel keeps a ``MR x (16 * nv)`` tile of C in ``MR * nv`` vector registers
+(``MR`` = 6, ``nv`` <= 4: 24 of the 32 zmm registers), and for each k broadcasts one
+element of each of the tile's A rows and multiplies it by ``nv`` vectors of B's row k
+(``llvm.fma``; the last vector masked to the columns C has).  So A may have any
+strides (a transposed A costs nothing); B's rows must be contiguous (a transposed B is
+copied into a scratch buffer first), and C's too.  llvmlite (numba's own code
+generator) compiles the kernels for the host CPU once per process (about 0.4 s, on the
+background compile thread when a plan warms); a numba loop hands tiles to numba's
+threads, over blocks of ``KC`` k so a block of B stays in cache.
+
+``gemm_into`` returns False for what it does not take (another dtype, batches,
+overlapping memory, a CPU without AVX-512, ``DEVSESSION_REGISTER_GEMM=0``), and the
+caller uses BLAS: ``blas.matmul_into`` and ``sgemm.sgemm_update`` do.  The kernels'
+IR is portable, so tests run them on any x86-64 CPU (``FORCE``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+
+import numpy as np
+
+from .reduce import JIT, PAR
+
+import llvmlite.ir as ir  # noqa: E402
+from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+__all__ = ["usable", "gemm_into", "MR", "KC", "LANES"]
+
+MR = 6            # rows of a tile
+MAX_NV = 4        # vectors of 16 floats across a tile
+LANES = 16        # floats in a vector
+PANEL = LANES * MAX_NV
+KC = 1024         # k per pass over C: the B block a pass reads stays in cache
+DOT_MIN_K = 128   # a transposed B: with rows this long and at most DOT_MAX_M rows of A,
+DOT_MAX_M = 128   # sums along k (``dot``); else B is packed, transposed, into panels
+B_CACHED_BYTES = 1 << 19    # a block of B this small stays in L2 while every tile reads it
+PARALLEL_MACS = 1 << 22     # smaller ones stay on the calling thread (a wake-up: ~50 us)
+FORCE = False     # tests: run the kernels on any CPU (they are slower without AVX-512)
+
+_F32 = np.dtype(np.float32)
+_ENABLED = os.environ.get("DEVSESSION_REGISTER_GEMM", "1") != "0"
+_compiled: list = []          # [(engine, the addresses of tile, dot, transpose)] once compiled
+_compile_lock = threading.Lock()
+_scratches = threading.local()
+
+
+def usable() -> bool:
+    """Whether float32 products go through these kernels on this machine."""
+    return _ENABLED and (FORCE or _host_has_avx512())
+
+
+@functools.cache
+def _host_has_avx512() -> bool:
+    import llvmlite.binding as llvm
+
+    return bool(llvm.get_host_cpu_features().get("avx512f", False))
+
+
+def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
+              accumulate: bool = False, parallel: bool = True) -> bool:
+    """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
+    operands; False, with ``out`` untouched, when these kernels do not take them."""
+    if not _fits(a, b, out) or not usable():
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        if not accumulate:
+            out[...] = 0
+        return True
+    parallel = parallel and m * n * k >= PARALLEL_MACS
+    ldc = out.strides[0] // 4 if m > 1 else n
+    transposed = b.strides[1] != 4 and n > 1 and k > 1
+    tile, dot, transpose = _addresses()
+    if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4:
+        drive = _dot_parallel if parallel else _dot_serial
+        drive(dot, a.ctypes.data, a.strides[0] // 4, b.ctypes.data, b.strides[1] // 4,
+              out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha), 1 if accumulate else 0)
+        return True
+    b_address, ldb = b.ctypes.data, (b.strides[1] if transposed else b.strides[0]) // 4
+    packed = 0
+    if 4 * min(k, KC) * n > B_CACHED_BYTES:       # B panel by panel, packed as it goes
+        packed = _scratch(min(k, KC) * -(-n // PANEL) * PANEL).ctypes.data
+    elif transposed:                              # a small B.T: transposed once, whole
+        b_address = _scratch(k * n).ctypes.data
+        _pack_transposed(transpose, b.ctypes.data, ldb, b_address, n, k, n)
+        ldb, transposed = n, False
+    drive = _drive_parallel if parallel else _drive_serial
+    drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, b_address,
+          ldb if k > 1 else n, out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha),
+          1 if accumulate else 0, packed, transpose if transposed else 0)
+    return True
+
+
+def _scratch(floats: int) -> np.ndarray:
+    """This thread's buffer for packed panels of B, grown as needed (a fresh one per
+    call would cost page faults on every product)."""
+    buffer = getattr(_scratches, "buffer", None)
+    if buffer is None or buffer.size < floats:
+        buffer = _scratches.buffer = np.empty(floats, _F32)
+    return buffer
+
+
+def _fits(a, b, out) -> bool:
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2:
+        return False
+    if not (a.dtype == b.dtype == out.dtype == _F32):
+        return False
+    (m, k), (k2, n) = a.shape, b.shape
+    if k2 != k or out.shape != (m, n) or not out.flags.writeable:
+        return False
+    if any(s % 4 or s < 0 for s in out.strides) or (n > 1 and out.strides[1] != 4):
+        return False
+    if k == 0:
+        return True
+    if any(s % 4 or s < 0 for s in a.strides + b.strides):
+        return False
+    if n > 1 and b.strides[1] != 4 and not (k == 1 or b.strides[0] == 4):
+        return False            # rows nor columns contiguous: BLAS copies it anyway
+    return not (np.may_share_memory(out, a) or np.may_share_memory(out, b))
+
+
+@intrinsic
+def _call_tile(typingctx, address, mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha,
+               accumulate, tail):
+    """Call the ``tile`` function at ``address`` (an integer: numba caches the compiled
+    driver, and the address changes with every process)."""
+    signature = types.void(types.int64, *[types.int64] * 10, types.float32, types.int64,
+                           types.int64)
+
+    def codegen(context, builder, sig, args):
+        i64, f32 = ir.IntType(64), ir.FloatType()
+        function = ir.FunctionType(ir.VoidType(), [i64] * 10 + [f32, i64, i64])
+        pointer = builder.inttoptr(args[0], function.as_pointer())
+        builder.call(pointer, list(args[1:]))
+        return context.get_dummy_value()
+    return signature, codegen
+
+
+@intrinsic
+def _call_transpose(typingctx, address, source, source_stride, target, target_stride):
+    """Call the ``transpose`` function at ``address`` (a LANES x LANES block)."""
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        function = ir.FunctionType(ir.VoidType(), [i64] * 4)
+        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
+        return context.get_dummy_value()
+    return types.void(*[types.int64] * 5), codegen
+
+
+@intrinsic
+def _copy_floats(typingctx, target, source, count):
+    """memcpy of ``count`` floats between two addresses."""
+    def codegen(context, builder, sig, args):
+        i8p = ir.IntType(8).as_pointer()
+        target_, source_ = (builder.inttoptr(v, i8p) for v in args[:2])
+        cgutils.raw_memcpy(builder, target_, source_, args[2], 4)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
+def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
+           transpose):
+    """Every (row block, column panel) tile of C, a pass per block of ``kc`` k; tiles of
+    one pass are independent, so ``prange`` shares them out.
+
+    A block of B small enough to stay in cache is read where it is, and each row block
+    of A meets every panel of B while it is in L1.  With a bigger one, a task is a
+    panel: it copies the panel's rows into its part of ``packed`` (an address, ``min(kc,
+    k) * PANEL`` floats per panel) and runs every row block against it while it is in L2.
+    Packed, a tile reads consecutive rows of 256 bytes, not rows ``ldb`` apart (the same
+    cache sets again and again when ``ldb`` is a multiple of 1024).  With ``transpose``
+    (the address of the block transpose), ``b`` is B.T, row-major, and the copy
+    transposes it 16 x 16 floats at a time."""
+    blocks = (m + MR - 1) // MR
+    panels = (n + PANEL - 1) // PANEL
+    k0 = 0
+    while True:
+        kk = min(kc, k - k0)
+        adds = accumulate if k0 == 0 else 1
+        if packed == 0:
+            for t in prange(blocks * panels):
+                i, p = (t // panels) * MR, t % panels
+                _panel_tile(tile, i, p, a + 4 * k0 * csa, rsa, csa, b + 4 * (k0 * ldb + p * PANEL),
+                            ldb, c, ldc, m, n, kk, alpha, adds)
+        else:
+            for p in prange(panels):
+                panel = packed + 4 * p * min(kc, k) * PANEL
+                if transpose == 0:
+                    for q in range(kk):
+                        _copy_floats(panel + 4 * q * PANEL, b + 4 * ((k0 + q) * ldb + p * PANEL),
+                                     min(PANEL, n - p * PANEL))
+                else:
+                    _pack_transposed(transpose, b + 4 * (p * PANEL * ldb + k0), ldb, panel,
+                                     PANEL, kk, min(PANEL, n - p * PANEL))
+                for i in range(0, m, MR):
+                    _panel_tile(tile, i, p, a + 4 * k0 * csa, rsa, csa, panel, PANEL, c, ldc,
+                                m, n, kk, alpha, adds)
+        k0 += kc
+        if k0 >= k:
+            break
+
+
+@njit(**JIT)
+def _pack_transposed(transpose, source, stride, target, target_stride, rows, columns):
+    """target[q * target_stride + c] = source[c * stride + q] for q < rows, c < columns:
+    whole LANES x LANES blocks by the transpose function, the edges a float at a time."""
+    for q0 in range(0, rows, LANES):
+        for c0 in range(0, columns, LANES):
+            if q0 + LANES <= rows and c0 + LANES <= columns:
+                _call_transpose(transpose, source + 4 * (c0 * stride + q0), stride,
+                                target + 4 * (q0 * target_stride + c0), target_stride)
+                continue
+            for q in range(q0, min(q0 + LANES, rows)):
+                for c in range(c0, min(c0 + LANES, columns)):
+                    _copy_floats(target + 4 * (q * target_stride + c),
+                                 source + 4 * (c * stride + q), 1)
+
+
+@njit(**JIT)
+def _panel_tile(tile, i, p, a, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds):
+    """The tile of C at row ``i`` and panel ``p``, from ``panel``: B's columns there."""
+    width = min(PANEL, n - p * PANEL)
+    nv = (width + LANES - 1) // LANES
+    _call_tile(tile, min(MR, m - i), nv, a + 4 * i * rsa, rsa, csa, panel, ldb,
+               c + 4 * (i * ldc + p * PANEL), ldc, k, alpha, adds, width - LANES * (nv - 1))
+
+
+def _dot(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
+    """``_drive`` for a transposed B (``dot`` tiles): a task is one row block of A
+    against a group of ``PANEL`` rows of B.T, so that group stays in cache while the
+    row blocks pass."""
+    blocks = (m + MR - 1) // MR
+    groups = (n + PANEL - 1) // PANEL
+    k0 = 0
+    while True:
+        kk = min(kc, k - k0)
+        adds = accumulate if k0 == 0 else 1
+        for t in prange(blocks * groups):
+            i, first = (t % blocks) * MR, (t // blocks) * PANEL
+            for j in range(first, min(first + PANEL, n), MAX_NV):
+                _call_tile(dot, min(MR, m - i), min(MAX_NV, n - j), a + 4 * (i * lda + k0),
+                           lda, 1, bt + 4 * (j * ldbt + k0), ldbt, c + 4 * (i * ldc + j),
+                           ldc, kk, alpha, adds, 0)
+        k0 += kc
+        if k0 >= k:
+            break
+
+
+def _dot_here(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
+    _dot_inline(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate)
+
+
+def _serial(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
+            transpose):
+    """``_drive`` on the calling thread (a function of its own: numba's cache would
+    hand one compiled body to both)."""
+    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
+                  transpose)
+
+
+_drive_parallel = njit(**PAR)(_drive)
+_drive_inline = njit(**JIT, inline="always")(_drive)
+_drive_serial = njit(**JIT)(_serial)
+_dot_parallel = njit(**PAR)(_dot)
+_dot_inline = njit(**JIT, inline="always")(_dot)
+_dot_serial = njit(**JIT)(_dot_here)
+
+
+def _addresses() -> tuple:
+    """The addresses of the compiled ``tile`` and ``dot`` functions (compiled on first
+    use, once per process)."""
+    if not _compiled:
+        with _compile_lock:
+            if not _compiled:
+                _compiled.append(_compile())
+    return _compiled[0][1:]
+
+
+def _compile():
+    import llvmlite.binding as llvm
+
+    from . import gemm_ir
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(str(gemm_ir.module(MR, MAX_NV, LANES)))
+    module.verify()
+    machine = llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
+    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(3))
+    passes.getModulePassManager().run(module, passes)
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    return (engine, *(engine.get_function_address(name) for name in ("tile", "dot", "transpose")))

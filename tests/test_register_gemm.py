@@ -1,0 +1,202 @@
+"""The register-blocked float32 products (``kernels/cpu/register_gemm.py``): every path
+(B read in place, packed panel by panel, packed transposed, transposed whole, sums along
+k) against numpy in float64, the edges of C left alone, what they turn away, and which
+products ``blas.matmul_into`` and the SGD fold hand them.
+
+``FORCE`` runs the kernels on any CPU: their IR is portable, only slower without AVX-512.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from devsession.kernels.cpu import blas, register_gemm, sgemm
+from kernel_cases import rng_for
+
+F32 = np.float32
+
+
+@pytest.fixture(autouse=True)
+def forced(monkeypatch):
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    monkeypatch.setattr(register_gemm, "_ENABLED", True)
+
+
+def operands(m, k, n, transpose_a, transpose_b, key=()):
+    """a (m, k) and b (k, n), each a transposed view of row-major memory when asked."""
+    rng = rng_for("register gemm", m, k, n, transpose_a, transpose_b, *key)
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(F32)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(F32)
+    return (a.T if transpose_a else a), (b.T if transpose_b else b)
+
+
+def expected(a, b, alpha=1.0, before=None):
+    product = alpha * (a.astype(np.float64) @ b.astype(np.float64))
+    return product if before is None else before + product
+
+
+def check(out, want, k):
+    np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5 * max(k, 1) ** 0.5 * 4)
+
+
+SMALL = [(m, k, n) for m in (1, 5, 6, 7, 13) for k in (1, 2, 17) for n in (1, 15, 16, 17, 64, 65)]
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("m,k,n", SMALL)
+def test_small_products_with_every_tail(m, k, n, transpose_a, transpose_b):
+    """Row blocks of 1-6 rows, panels of 1-4 vectors with the last one masked."""
+    a, b = operands(m, k, n, transpose_a, transpose_b)
+    out = np.full((m, n), np.nan, F32)                  # overwritten, never read
+    assert register_gemm.gemm_into(a, b, out, parallel=False)
+    check(out, expected(a, b), k)
+
+
+# (m, k, n): which path each takes (``B_CACHED_BYTES``, ``DOT_MIN_K``, ``DOT_MAX_M``, ``KC``)
+PATHS = {
+    "B in place, rows first": (70, 300, 100),
+    "B packed by panels": (40, 300, 700),
+    "passes over k": (30, 2 * register_gemm.KC + 37, 48),
+    "B packed by panels, passes over k": (20, register_gemm.KC + 5, 300),
+}
+TRANSPOSED_PATHS = {
+    "B.T transposed whole": (70, 40, 100),
+    "B.T packed, transposed, by panels": (200, 300, 700),
+    "sums along k": (50, 300, 70),
+    "sums along k, passes over k": (9, register_gemm.KC + 100, 33),
+}
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
+def test_every_path_against_numpy(monkeypatch, case, transpose_a, parallel, accumulate):
+    monkeypatch.setattr(register_gemm, "PARALLEL_MACS", 0)    # parallel means parallel
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, transpose_a, case in TRANSPOSED_PATHS)
+    before = rng_for("before", case).standard_normal((m, n)).astype(F32)
+    out = before.copy()
+    assert register_gemm.gemm_into(a, b, out, alpha=-0.25, accumulate=accumulate,
+                                   parallel=parallel)
+    check(out, expected(a, b, -0.25, before if accumulate else None), k)
+
+
+def test_the_paths_are_the_ones_named(monkeypatch):
+    """The cases above reach the drivers their names say (a guard on the constants)."""
+    calls = []
+    for name in ("_drive_serial", "_dot_serial"):
+        real = getattr(register_gemm, name)
+        monkeypatch.setattr(register_gemm, name,
+                            lambda *args, _real=real, _name=name: (calls.append((_name, args)),
+                                                                   _real(*args)))
+    for case, (m, k, n) in {**PATHS, **TRANSPOSED_PATHS}.items():
+        calls.clear()
+        a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
+        assert register_gemm.gemm_into(a, b, np.empty((m, n), F32), parallel=False)
+        (name, args), = calls
+        packed, transpose = args[-2:] if name == "_drive_serial" else (None, None)
+        if case.startswith("sums along k"):
+            assert name == "_dot_serial", case
+        elif "by panels" in case:
+            assert packed != 0 and (transpose != 0) == case.startswith("B.T"), case
+        else:
+            assert name == "_drive_serial" and packed == 0 and transpose == 0, case
+        assert ("passes over k" in case) == (k > register_gemm.KC), case
+
+
+@pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
+def test_memory_around_c_is_left_alone(case):
+    """C inside a bigger array: the columns right of it and the rows below it keep their
+    values (the last vector of a row is masked, not written whole)."""
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
+    memory = np.full((m + 3, n + 21), 7.0, F32)
+    out = memory[:m, :n]
+    assert register_gemm.gemm_into(a, b, out, parallel=False)
+    check(out, expected(a, b), k)
+    assert (memory[m:] == 7).all() and (memory[:, n:] == 7).all()
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_an_empty_sum_adds_nothing(accumulate):
+    """k == 0: C becomes zeros, or keeps its values when the product is added to it."""
+    a, b = np.ones((5, 0), F32), np.ones((0, 20), F32)
+    out = np.full((5, 20), 3.0, F32)
+    assert register_gemm.gemm_into(a, b, out, accumulate=accumulate, parallel=False)
+    np.testing.assert_array_equal(out, 3.0 if accumulate else 0.0)
+
+
+@pytest.mark.parametrize("why,make", [
+    ("float64", lambda a, b, out: (a.astype(np.float64), b.astype(np.float64),
+                                   out.astype(np.float64))),
+    ("batched", lambda a, b, out: (a[None], b[None], out[None])),
+    ("C overlaps A", lambda a, b, out: (a, b, a[:, :b.shape[1]])),
+    ("read-only C", lambda a, b, out: (a, b, _read_only(out))),
+    ("reversed rows", lambda a, b, out: (a[::-1], b, out)),
+    ("B neither way contiguous", lambda a, b, out: (a[:, :8], np.ones((16, 40), F32)[::2, ::2],
+                                                     out)),
+])
+def test_what_it_turns_away_is_left_to_blas(why, make):
+    a, b = np.ones((20, 8), F32), np.ones((8, 20), F32)
+    a, b, out = make(a, b, np.full((20, 20), 5.0, F32))
+    before = out.copy()
+    assert not register_gemm.gemm_into(a, b, out), why
+    np.testing.assert_array_equal(out, before)
+
+
+def _read_only(array):
+    array.flags.writeable = False
+    return array
+
+
+def test_disabled_it_takes_nothing(monkeypatch):
+    monkeypatch.setattr(register_gemm, "_ENABLED", False)
+    out = np.zeros((20, 20), F32)
+    assert not register_gemm.gemm_into(np.ones((20, 8), F32), np.ones((8, 20), F32), out)
+    assert (out == 0).all()
+
+
+# --- who hands it products ------------------------------------------------------------------
+
+def spied(monkeypatch) -> list:
+    seen = []
+    real = register_gemm.gemm_into
+
+    def spy(a, b, out, **options):
+        seen.append(options)
+        return real(a, b, out, **options)
+    monkeypatch.setattr(register_gemm, "gemm_into", spy)
+    return seen
+
+
+def test_matmul_into_hands_it_float32_products_parallel_when_alone(monkeypatch):
+    seen = spied(monkeypatch)
+    a, b = operands(100, 120, 90, False, True)
+    out = np.empty((100, 90), F32)
+    blas.matmul_into(a, b, out)
+    check(out, expected(a, b), 120)
+    with blas._ACTIVE_LOCK:
+        blas._ACTIVE[0] += 1                          # another product in flight
+    try:
+        blas.matmul_into(a, b, out)
+    finally:
+        with blas._ACTIVE_LOCK:
+            blas._ACTIVE[0] -= 1
+    check(out, expected(a, b), 120)
+    blas.matmul_into(a.astype(np.float64), b.astype(np.float64), np.empty((100, 90)))
+    blas.matmul_into(np.ones((4, 4), F32), np.ones((4, 4), F32), np.empty((4, 4), F32))
+    assert seen == [{"parallel": True}, {"parallel": False}]   # not float64, not tiny
+
+
+def test_the_sgd_fold_accumulates_through_it(monkeypatch):
+    """``var -= lr * op(a) @ op(b)`` with the transposes a weight gradient has."""
+    seen = spied(monkeypatch)
+    x, dy = operands(64, 48, 80, False, False, key=("fold",))   # x (64, 48), dy (48, 80)
+    var = rng_for("fold var").standard_normal((64, 80)).astype(F32)
+    want = var - 0.1 * (x.astype(np.float64) @ dy)
+    sgemm.sgemm_update(var, 0.1, np.ascontiguousarray(x.T), True, dy, False)
+    check(var, want, 48)
+    assert seen and seen[0]["accumulate"] and seen[0]["alpha"] == pytest.approx(-0.1)
