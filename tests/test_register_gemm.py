@@ -200,3 +200,29 @@ def test_the_sgd_fold_accumulates_through_it(monkeypatch):
     sgemm.sgemm_update(var, 0.1, np.ascontiguousarray(x.T), True, dy, False)
     check(var, want, 48)
     assert seen and seen[0]["accumulate"] and seen[0]["alpha"] == pytest.approx(-0.1)
+
+
+def test_compiled_code_is_reused_and_a_damaged_file_compiled_again(monkeypatch, tmp_path):
+    monkeypatch.setenv("DEVSESSION_CACHE_DIR", str(tmp_path))
+    written = []
+    real_write = register_gemm._write
+    monkeypatch.setattr(register_gemm, "_write", lambda *args: (written.append(args[0]),
+                                                                  real_write(*args)))
+    a, b = operands(30, 50, 40, False, True)
+
+    def product_with_fresh_kernels():
+        engine, *addresses = register_gemm._compile()
+        monkeypatch.setattr(register_gemm, "_compiled", [(engine, *addresses)])
+        out = np.empty((30, 40), F32)
+        assert register_gemm.gemm_into(a, b, out, parallel=False)
+        check(out, expected(a, b), 50)
+
+    product_with_fresh_kernels()
+    assert len(written) == 1 and written[0].exists()        # compiled, stored
+    product_with_fresh_kernels()
+    assert len(written) == 1                                # loaded
+    stored = written[0].read_bytes()
+    written[0].write_bytes(stored[:100] + bytes([stored[100] ^ 0xFF]) + stored[101:])
+    product_with_fresh_kernels()
+    assert len(written) == 2                                # damaged: compiled again
+    assert written[1].read_bytes() == stored

@@ -1,33 +1,41 @@
 """float32 products on AVX-512 CPUs: register-blocked kernels generated with llvmlite,
 run on numba's threads.
 
-Why: two reasons, measured on a 2-core AVX-512 machine (benchmarks/README.md).
-OpenBLAS (what numpy's wheels ship) runs the narrow products of convolutions well below
-the machine's peak: the Deep MNIST layer 2 (12544 x 800 by 800 x 64) at 135 GFLOP/s,
-where these kernels reach 195.  And OpenBLAS's threads busy-wait after each call, so
-the numba loops of the same step (im2col, pooling, the optimizers) ran on a core they
-were spinning on; with every float32 product on numba's threads, one pool does all the
-work, as oneDNN's does in TF1.
+Why, measured on a 2-core AVX-512 machine (benchmarks/README.md): OpenBLAS (what
+numpy's wheels ship) runs a convolution's narrow products well below the machine's
+peak (the Deep MNIST layer 2, 12544 x 800 by 800 x 64: 135 GFLOP/s, these kernels
+195), and its threads busy-wait after each call, so the numba loops of the same step
+(im2col, pooling, the optimizers) ran on cores they were spinning on.  With every
+float32 product on numba's threads one pool does all the work, as oneDNN's does in TF1.
 
-How: each kernel keeps a ``MR x (16 * nv)`` tile of C in ``MR * nv`` vector registers
-(``MR`` = 6, ``nv`` <= 4: 24 of the 32 zmm registers), and for each k broadcasts one
-element of each of the tile's A rows and multiplies it by ``nv`` vectors of B's row k
-(``llvm.fma``; the last vector masked to the columns C has).  So A may have any
-strides (a transposed A costs nothing); B's rows must be contiguous (a transposed B is
-copied into a scratch buffer first), and C's too.  llvmlite (numba's own code
-generator) compiles the kernels for the host CPU once per process (about 0.4 s, on the
-background compile thread when a plan warms); a numba loop hands tiles to numba's
-threads, over blocks of ``KC`` k so a block of B stays in cache.
+The kernels (``gemm_ir.py``) keep a 6 x (16 * nv) tile of C in registers (nv <= 4: 24
+of the 32 zmm registers), multiplying a broadcast element of each of A's six rows by nv
+vectors of B's row k, k after k; the last vector is masked to the columns C has.  So A
+may have any strides.  B is read in one of four ways (``gemm_into`` picks):
 
-``gemm_into`` returns False for what it does not take (another dtype, batches,
-overlapping memory, a CPU without AVX-512, ``DEVSESSION_REGISTER_GEMM=0``), and the
-caller uses BLAS: ``blas.matmul_into`` and ``sgemm.sgemm_update`` do.  The kernels'
-IR is portable, so tests run them on any x86-64 CPU (``FORCE``).
+* in place, when a block of ``KC`` rows of it fits in L2 (``B_CACHED_BYTES``): a row
+  block of A meets every panel of 64 columns while it is in L1;
+* packed: a task copies a panel into consecutive 256-byte rows and runs every row block
+  against it (rows ``ldb`` apart would hit the same cache sets when ``ldb`` is a
+  multiple of 1024: the MLP's 1024 x 1024 layer);
+* a transposed B (a layer's input gradient, ``dy @ w.T``) is packed the same way by
+  16 x 16 block transposes, or transposed whole when it is small;
+* or, for a short A (at most ``DOT_MAX_M`` rows) and long rows of B.T, as sums along k
+  (``dot`` tiles), which needs no copy at all.
+
+llvmlite (numba's own code generator) compiles the kernels for the host CPU once (0.7
+s, on the background compile thread when a plan warms) and keeps the object code in the
+kernel cache, so later processes load it (0.14 s).  ``gemm_into`` returns False for what
+it does not take (another dtype, batches, overlapping memory, a CPU without AVX-512,
+``DEVSESSION_REGISTER_GEMM=0``), and the caller uses BLAS: ``blas.matmul_into`` and
+``sgemm.sgemm_update`` do.  The IR is portable, so tests run it on any x86-64 CPU
+(``FORCE``).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import threading
 
@@ -293,18 +301,53 @@ def _addresses() -> tuple:
 
 
 def _compile():
+    """Compile the kernels for this CPU, or load the object code an earlier process
+    compiled (``$DEVSESSION_CACHE_DIR/register_gemm``, keyed by the IR, the CPU and
+    llvmlite): compiling takes 0.7 s, loading milliseconds."""
+    import llvmlite
     import llvmlite.binding as llvm
 
+    from ..codegen.module_cache import cache_dir
     from . import gemm_ir
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(str(gemm_ir.module(MR, MAX_NV, LANES)))
+    source = str(gemm_ir.module(MR, MAX_NV, LANES))
+    cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    key = hashlib.sha256("\n".join((source, cpu, features, llvmlite.__version__)).encode())
+    cached = cache_dir() / "register_gemm" / f"{key.hexdigest()[:32]}.o"
+    module = llvm.parse_assembly(source)
     module.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
-    passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(3))
-    passes.getModulePassManager().run(module, passes)
+    machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features,
+                                                                      opt=3)
+    code = _read(cached)
+    if code is None:
+        passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(3))
+        passes.getModulePassManager().run(module, passes)
     engine = llvm.create_mcjit_compiler(module, machine)
+    engine.set_object_cache(notify_func=lambda _, compiled: _write(cached, compiled),
+                            getbuffer_func=lambda _: code)
     engine.finalize_object()
     return (engine, *(engine.get_function_address(name) for name in ("tile", "dot", "transpose")))
+
+
+def _read(path) -> bytes | None:
+    """The object code stored at ``path``, or None if there is none or it does not match
+    its checksum (a damaged file is compiled again, never loaded)."""
+    try:
+        stored = path.read_bytes()
+    except OSError:
+        return None
+    code, checksum = stored[:-32], stored[-32:]
+    return code if len(stored) > 32 and hashlib.sha256(code).digest() == checksum else None
+
+
+def _write(path, code: bytes) -> None:
+    """Best effort, atomic: a reader sees the whole file or none."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_bytes(code + hashlib.sha256(code).digest())
+        os.replace(partial, path)
+    except OSError:
+        pass
