@@ -192,7 +192,8 @@ def environment() -> dict:
                f"{versions.get('numba', '?')} ({threads} threads)")
     return {"summary": summary, "cpu_count": os.cpu_count(), "platform": platform.platform(),
             "versions": versions, "numba_threads": threads,
-            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+            "gomp_spincount": os.environ.get("GOMP_SPINCOUNT")}
 
 
 def _threading_layer() -> str:

@@ -4,10 +4,15 @@ numba through here (``from .numba_setup import numba``).
 Why: sessions run steps from many Python threads at once.  numba's default
 "workqueue" threading layer is not thread-safe and aborts the whole process when two
 threads launch ``parallel=True`` kernels concurrently, so we pin the OpenMP layer,
-which is.  ``OMP_WAIT_POLICY=PASSIVE`` keeps idle OpenMP workers from spinning on a
-core after every parallel loop (the machine is shared with the session's own threads,
-and the env var must be set before libgomp loads).  Both respect an explicit user
-choice: an existing ``OMP_WAIT_POLICY`` or ``NUMBA_THREADING_LAYER`` is left alone.
+which is.  Its idle workers spin for a bounded while before they sleep
+(``GOMP_SPINCOUNT``, about 0.2 ms here): a step launches a parallel loop for each big op
+(products, im2col, pooling, the optimizers), a few microseconds apart, and waking a
+sleeping worker for each cost 35 us on a 2-core VM, about 4 ms of a Deep MNIST training
+step (benchmarks/README.md).  A longer spin (libgomp's default, ~15 ms) or none
+(``OMP_WAIT_POLICY=PASSIVE``, what this module set before float32 products moved off
+OpenBLAS's own spinning threads) measured no better.  The variable must be set before
+libgomp loads.  An explicit user choice is left alone: an existing ``OMP_WAIT_POLICY``,
+``GOMP_SPINCOUNT`` or ``NUMBA_THREADING_LAYER``.
 
 If numba's OpenMP layer is missing from this build, we fall back to "threadsafe"
 (TBB or OpenMP, whichever loads) and log it; if numba had already launched a parallel
@@ -20,7 +25,9 @@ from __future__ import annotations
 import logging
 import os
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+SPIN_COUNT = "5000"      # libgomp's pause loops before an idle worker sleeps (~0.2 ms)
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", SPIN_COUNT)
 
 import numba  # noqa: E402  (must come after the environment is set)
 
