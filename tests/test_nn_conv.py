@@ -8,6 +8,9 @@
   float16/32/64 (``kernel_cases.DEVICES``).
 * ``windows.py``'s array algorithms (what the CUDA kernels run on cupy) on numpy, and the
   CPU's chunked im2col with tiny chunks.
+
+On a CPU ``register_gemm`` runs on, float32 (and float16's float32) convolutions take
+``conv_fused``'s path and float64 the chunked one, so the cases cover both.
 """
 
 from __future__ import annotations

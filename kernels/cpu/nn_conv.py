@@ -1,8 +1,11 @@
 """Convolution and pooling on the CPU (NHWC).
 
-Conv2D is a matrix product, so it runs at BLAS speed: the windows of a chunk of images
-are packed into a ``(windows, KH*KW*C)`` matrix (im2col, a numba loop parallel over
-windows, copying whole ``KW*C`` runs of a row when the dilation is 1) and multiplied by
+Conv2D is a matrix product, so it runs at BLAS speed.  In float32, on a CPU
+``register_gemm`` runs on, ``conv_fused`` packs and multiplies image by image in one
+parallel loop; otherwise (and in float64) this module's chunked path does: the windows
+of a chunk of images are packed into a ``(windows, KH*KW*C)`` matrix (im2col, a numba
+loop parallel over windows, copying whole ``KW*C`` runs of a row when the dilation is
+1) and multiplied by
 the filter seen as a ``(KH*KW*C, O)`` matrix into the output rows.  Every product goes
 through ``blas.matmul_into``, so the BLAS thread policy holds for convolutions as for
 MatMul: a lone product uses BLAS's own threads, one that runs while others do (towers,
@@ -48,7 +51,7 @@ TRANSPOSED_MAX_CHANNELS = 3   # up to this many input channels, windows pack as 
 # ------------------------------------------------------------------------ packing
 
 @njit(**JIT)
-def _pack_window(x, g, n, oh, ow, out):
+def pack_window(x, g, n, oh, ow, out):
     """out[(kh*KW + kw)*C + c] = x[n, ih, iw, c] for window (oh, ow), 0 on padding.
     ``x`` is (N, H, W*C): a row of the window with dilation 1 is one contiguous run."""
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
@@ -82,7 +85,7 @@ def im2col(x, g, n0, n1, cols):
     per_image = g[11] * g[12]
     for w in prange((n1 - n0) * per_image):
         rest = w % per_image
-        _pack_window(x, g, n0 + w // per_image, rest // g[12], rest % g[12], cols[w])
+        pack_window(x, g, n0 + w // per_image, rest // g[12], rest % g[12], cols[w])
 
 
 @njit(**PAR)
@@ -90,48 +93,57 @@ def im2col_transposed(x, g, n0, n1, cols_t):
     """cols_t[(kh*KW + kw)*C + c, w] = the same values as ``im2col``'s cols[w, ...], one
     (filter tap, image row) a task: each writes a contiguous run of OW values, where
     ``im2col`` would copy a run of only KW*C values per window (few channels)."""
-    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
-    rows = (n1 - n0) * OH
-    for t in prange(KH * KW * rows):
+    rows = (n1 - n0) * g[11]
+    for t in prange(g[3] * g[4] * rows):
         tap, r = t // rows, t % rows
-        kh, kw = tap // KW, tap % KW
-        n, oh = n0 + r // OH, r % OH
-        ih = oh * SH - PT + kh * DH
-        for c in range(C):
-            dst = cols_t[tap * C + c, r * OW:(r + 1) * OW]
-            if ih < 0 or ih >= H:
-                dst[:] = 0
-                continue
-            src = x[n, ih]
-            for ow in range(OW):
-                iw = ow * SW - PL + kw * DW
-                dst[ow] = src[iw * C + c] if 0 <= iw < W else 0
+        pack_tap_row(x, g, tap, n0 + r // g[11], r % g[11], r, cols_t)
+
+
+@njit(**JIT)
+def pack_tap_row(x, g, tap, n, oh, r, cols_t):
+    """Filter tap ``tap``'s values for output row ``oh`` of image ``n``, into row
+    block ``r`` (OW values) of each of the tap's C rows of ``cols_t``."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    kh, kw = tap // KW, tap % KW
+    ih = oh * SH - PT + kh * DH
+    for c in range(C):
+        dst = cols_t[tap * C + c, r * OW:(r + 1) * OW]
+        if ih < 0 or ih >= H:
+            dst[:] = 0
+            continue
+        src = x[n, ih]
+        for ow in range(OW):
+            iw = ow * SW - PL + kw * DW
+            dst[ow] = src[iw * C + c] if 0 <= iw < W else 0
 
 
 @njit(**PAR)
 def col2im(cols, g, n0, n1, dx):
     """dx[n0:n1] = the sum, per input element, of the packed window values that read it
     (a gather: each (image, input row) is written by one iteration)."""
+    for t in prange((n1 - n0) * g[0]):
+        col2im_row(cols, g, t // g[0], t % g[0], dx[n0 + t // g[0], t % g[0]])
+
+
+@njit(**JIT)
+def col2im_row(cols, g, i, ih, row):
+    """Input row ``ih`` of the ``i``-th image in ``cols``: the sum of what reads it."""
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
-    for t in prange((n1 - n0) * H):
-        i = t // H
-        ih = t % H
-        row = dx[n0 + i, ih]
-        row[:] = 0
-        for kh in range(KH):
-            reach = ih + PT - kh * DH
-            if reach < 0 or reach % SH != 0 or reach // SH >= OH:
-                continue
-            first = (i * OH + reach // SH) * OW
-            for kw in range(KW):
-                at = (kh * KW + kw) * C
-                for iw in range(W):
-                    across = iw + PL - kw * DW
-                    if across < 0 or across % SW != 0 or across // SW >= OW:
-                        continue
-                    src = cols[first + across // SW]
-                    for c in range(C):
-                        row[iw * C + c] += src[at + c]
+    row[:] = 0
+    for kh in range(KH):
+        reach = ih + PT - kh * DH
+        if reach < 0 or reach % SH != 0 or reach // SH >= OH:
+            continue
+        first = (i * OH + reach // SH) * OW
+        for kw in range(KW):
+            at = (kh * KW + kw) * C
+            for iw in range(W):
+                across = iw + PL - kw * DW
+                if across < 0 or across % SW != 0 or across // SW >= OW:
+                    continue
+                src = cols[first + across // SW]
+                for c in range(C):
+                    row[iw * C + c] += src[at + c]
 
 
 # ---------------------------------------------------------------------- convolution
@@ -194,6 +206,9 @@ def conv2d(x, f, g: Geometry, out):
     if _pointwise(g):
         matmul_into(x.reshape(-1, g.channels), weights, rows)
         return out
+    if conv_fused.usable(x, f):
+        conv_fused.forward(x, f, g, out, _transposed(g))
+        return out
     scratch = _scratch(g, x.dtype)
     for n0, n1, r0, r1 in _chunks(g):
         matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1])
@@ -206,6 +221,8 @@ def conv2d_input_grad(f, dy, g: Geometry):
     dy_rows = dy.reshape(-1, f.shape[3])
     if _pointwise(g):
         return _product(dy_rows, weights_t).reshape(g.batch, g.in_h, g.in_w, g.channels)
+    if conv_fused.usable(f, dy):
+        return conv_fused.input_grad(f, dy, g)
     dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), dy.dtype)
     scratch = _scratch(g, dy.dtype)
     for n0, n1, r0, r1 in _chunks(g):
@@ -222,6 +239,8 @@ def conv2d_filter_grad(x, dy, g: Geometry):
     if _pointwise(g):
         df = _product(x.reshape(-1, g.channels).T, dy_rows)
         return df.reshape(1, 1, g.channels, out_channels)
+    if conv_fused.usable(x, dy):
+        return conv_fused.filter_grad(x, dy, g, _transposed(g))
     df = np.zeros((g.window * g.channels, out_channels), dy.dtype)
     partial = np.empty_like(df)
     scratch = _scratch(g, x.dtype)
@@ -427,3 +446,6 @@ def build_avg_pool_grad(node):
             avg_pool_grad(dy, g.numba_args(), dx)
         return to_float16(dx) if widen else dx
     return kernel
+
+
+from . import conv_fused  # noqa: E402  (last: it imports this module's packing loops)

@@ -48,7 +48,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "MR", "KC", "LANES"]
+__all__ = ["usable", "gemm_into", "tile_address", "multiply", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
 MAX_NV = 4        # vectors of 16 floats across a tile
@@ -288,6 +288,21 @@ _drive_serial = njit(**JIT)(_serial)
 _dot_parallel = njit(**PAR)(_dot)
 _dot_inline = njit(**JIT, inline="always")(_dot)
 _dot_serial = njit(**JIT)(_dot_here)
+
+
+def _multiply(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, alpha, accumulate):
+    """``C = alpha * A @ B`` (``+=`` when ``accumulate``) on the calling thread, B read
+    in place (addresses and strides as ``_drive``'s): for numba loops of other kernels
+    that pack a block of A themselves and multiply it while it is in cache."""
+    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0)
+
+
+multiply = njit(**JIT)(_multiply)
+
+
+def tile_address() -> int:
+    """The address of the compiled ``tile`` function, for ``multiply``."""
+    return _addresses()[0]
 
 
 def _addresses() -> tuple:

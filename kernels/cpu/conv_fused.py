@@ -1,0 +1,133 @@
+"""Convolutions on ``register_gemm``'s kernels with the packing in the same loop: each
+task packs one image's windows into its own buffer and multiplies it while it is in L2.
+
+Why: ``nn_conv``'s chunked path packs up to 16 MB of windows (im2col) in one parallel
+loop and multiplies them in another, so the packed matrix goes out to memory and comes
+back (the Deep MNIST layer 2 packs 40 MB a step, three times: forward, and both
+gradients).  An image's windows are 627 KB there, and stay in the task's L2 between its
+packing and its product; one parallel loop per op instead of two per chunk.
+
+* forward: ``out[n] = windows(x[n]) @ filter``;
+* input gradient: ``windows = dy[n] @ filter.T``, then col2im of that image's rows;
+* filter gradient: each task adds ``windows(x[n]).T @ dy[n]`` over its images into its
+  own partial sum; the partial sums are added at the end.
+
+Used for float32 when ``register_gemm`` is (``nn_conv`` decides); the chunked path
+stays for everything else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import register_gemm
+from .nn_conv import col2im_row, pack_tap_row, pack_window
+from .reduce import JIT, PAR
+
+from numba import get_num_threads, njit, prange  # noqa: E402  (after numba_setup)
+
+__all__ = ["usable", "forward", "input_grad", "filter_grad"]
+
+_F32 = np.dtype(np.float32)
+
+
+def usable(*arrays) -> bool:
+    return register_gemm.usable() and all(a.dtype == _F32 for a in arrays)
+
+
+def forward(x, f, g, out, by_columns: bool) -> None:
+    """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O)."""
+    _forward(register_gemm.tile_address(), x.reshape(g.batch, g.in_h, -1), g.numba_args(),
+             np.ascontiguousarray(f.reshape(-1, f.shape[3])), out.reshape(g.batch, -1),
+             by_columns, _tasks(g.batch))
+
+
+def input_grad(f, dy, g) -> np.ndarray:
+    """The gradient of Conv2D with respect to its input, (N, H, W, C)."""
+    dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), _F32)
+    _input_grad(register_gemm.tile_address(), np.ascontiguousarray(dy).reshape(g.batch, -1),
+                g.numba_args(), np.ascontiguousarray(f.reshape(-1, f.shape[3]).T), dx,
+                _tasks(g.batch))
+    return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
+
+
+def filter_grad(x, dy, g, by_columns: bool) -> np.ndarray:
+    """The gradient of Conv2D with respect to its filter, (KH, KW, C, O)."""
+    out_channels = dy.shape[3]
+    tasks = _tasks(g.batch)
+    partials = np.empty((tasks, g.window * g.channels, out_channels), _F32)
+    _filter_grad(register_gemm.tile_address(), x.reshape(g.batch, g.in_h, -1), g.numba_args(),
+                 np.ascontiguousarray(dy).reshape(g.batch, -1), partials, by_columns)
+    return partials.sum(axis=0).reshape(g.k_h, g.k_w, g.channels, out_channels)
+
+
+def _tasks(batch: int) -> int:
+    """One task per thread: each packs into one buffer, reused image after image."""
+    return max(1, min(batch, get_num_threads()))
+
+
+@njit(**JIT)
+def _pack(x, g, n, cols, by_columns):
+    """Image ``n``'s windows into ``cols``: (windows, KH*KW*C) rows, or with
+    ``by_columns`` its transpose (few channels: rows of whole output rows)."""
+    if by_columns:
+        for tap in range(g[3] * g[4]):
+            for oh in range(g[11]):
+                pack_tap_row(x, g, tap, n, oh, oh, cols)
+    else:
+        for w in range(g[11] * g[12]):
+            pack_window(x, g, n, w // g[12], w % g[12], cols[w])
+
+
+@njit(**JIT)
+def _images(task, tasks, batch):
+    return task * batch // tasks, (task + 1) * batch // tasks
+
+
+@njit(**PAR)
+def _forward(tile, x, g, weights, out, by_columns, tasks):
+    windows, width = g[11] * g[12], weights.shape[0]
+    outputs = weights.shape[1]
+    for task in prange(tasks):
+        shape = (width, windows) if by_columns else (windows, width)
+        cols = np.empty(shape, np.float32)
+        rows, columns = (1, windows) if by_columns else (width, 1)    # A = cols (or .T)
+        first, last = _images(task, tasks, x.shape[0])
+        for n in range(first, last):
+            _pack(x, g, n, cols, by_columns)
+            register_gemm.multiply(tile, cols.ctypes.data, rows, columns,
+                                   weights.ctypes.data, outputs, out[n].ctypes.data, outputs,
+                                   windows, outputs, width, np.float32(1.0), 0)
+
+
+@njit(**PAR)
+def _input_grad(tile, dy, g, weights_t, dx, tasks):
+    windows, width = g[11] * g[12], weights_t.shape[1]
+    outputs = weights_t.shape[0]
+    for task in prange(tasks):
+        cols = np.empty((windows, width), np.float32)
+        first, last = _images(task, tasks, dx.shape[0])
+        for n in range(first, last):
+            register_gemm.multiply(tile, dy[n].ctypes.data, outputs, 1, weights_t.ctypes.data,
+                                   width, cols.ctypes.data, width, windows, width, outputs,
+                                   np.float32(1.0), 0)
+            for ih in range(g[0]):
+                col2im_row(cols, g, 0, ih, dx[n, ih])
+
+
+@njit(**PAR)
+def _filter_grad(tile, x, g, dy, partials, by_columns):
+    tasks, width, outputs = partials.shape
+    windows = g[11] * g[12]
+    for task in prange(tasks):
+        shape = (width, windows) if by_columns else (windows, width)
+        cols = np.empty(shape, np.float32)
+        rows, columns = (windows, 1) if by_columns else (1, width)    # A = cols.T
+        first, last = _images(task, tasks, x.shape[0])
+        if first == last:
+            partials[task] = 0
+        for n in range(first, last):
+            _pack(x, g, n, cols, by_columns)
+            register_gemm.multiply(tile, cols.ctypes.data, rows, columns, dy[n].ctypes.data,
+                                   outputs, partials[task].ctypes.data, outputs, width,
+                                   outputs, windows, np.float32(1.0), 0 if n == first else 1)
