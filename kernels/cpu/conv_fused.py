@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import register_gemm
-from .nn_conv import col2im_row, pack_tap_row, pack_window
+from .im2col import col2im_row, pack_tap_row, pack_window
 from .reduce import JIT, PAR
 
 from numba import get_num_threads, njit, prange  # noqa: E402  (after numba_setup)

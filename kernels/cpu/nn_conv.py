@@ -35,8 +35,10 @@ from ..checks import to_float16
 from ..registry import register_kernel
 from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
                        max_pool_grad_grad_kernel)
+from . import conv_fused
 from .blas import matmul_into
 from ..buffer_pool import BufferPool
+from .im2col import col2im, im2col, im2col_transposed
 from .reduce import JIT, PAR
 
 from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce imports)
@@ -46,104 +48,6 @@ __all__ = ["CHUNK_ELEMENTS", "TRANSPOSED_MAX_CHANNELS", "conv2d", "conv2d_input_
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 CHUNK_ELEMENTS = 1 << 22      # packed values per chunk (16 MB of float32)
 TRANSPOSED_MAX_CHANNELS = 3   # up to this many input channels, windows pack as columns
-
-
-# ------------------------------------------------------------------------ packing
-
-@njit(**JIT)
-def pack_window(x, g, n, oh, ow, out):
-    """out[(kh*KW + kw)*C + c] = x[n, ih, iw, c] for window (oh, ow), 0 on padding.
-    ``x`` is (N, H, W*C): a row of the window with dilation 1 is one contiguous run."""
-    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
-    left = ow * SW - PL
-    for kh in range(KH):
-        ih = oh * SH - PT + kh * DH
-        base = kh * KW * C
-        if ih < 0 or ih >= H:
-            out[base:base + KW * C] = 0
-        elif DW == 1:
-            first = min(max(-left, 0), KW)
-            last = min(W - left, KW)
-            out[base:base + first * C] = 0
-            if last > first:
-                run = x[n, ih, (left + first) * C:(left + last) * C]
-                out[base + first * C:base + last * C] = run
-            out[base + max(last, first) * C:base + KW * C] = 0
-        else:
-            for kw in range(KW):
-                iw = left + kw * DW
-                at = base + kw * C
-                if 0 <= iw < W:
-                    out[at:at + C] = x[n, ih, iw * C:iw * C + C]
-                else:
-                    out[at:at + C] = 0
-
-
-@njit(**PAR)
-def im2col(x, g, n0, n1, cols):
-    """cols[w] = the packed window w of images n0..n1-1 (windows in NHW order)."""
-    per_image = g[11] * g[12]
-    for w in prange((n1 - n0) * per_image):
-        rest = w % per_image
-        pack_window(x, g, n0 + w // per_image, rest // g[12], rest % g[12], cols[w])
-
-
-@njit(**PAR)
-def im2col_transposed(x, g, n0, n1, cols_t):
-    """cols_t[(kh*KW + kw)*C + c, w] = the same values as ``im2col``'s cols[w, ...], one
-    (filter tap, image row) a task: each writes a contiguous run of OW values, where
-    ``im2col`` would copy a run of only KW*C values per window (few channels)."""
-    rows = (n1 - n0) * g[11]
-    for t in prange(g[3] * g[4] * rows):
-        tap, r = t // rows, t % rows
-        pack_tap_row(x, g, tap, n0 + r // g[11], r % g[11], r, cols_t)
-
-
-@njit(**JIT)
-def pack_tap_row(x, g, tap, n, oh, r, cols_t):
-    """Filter tap ``tap``'s values for output row ``oh`` of image ``n``, into row
-    block ``r`` (OW values) of each of the tap's C rows of ``cols_t``."""
-    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
-    kh, kw = tap // KW, tap % KW
-    ih = oh * SH - PT + kh * DH
-    for c in range(C):
-        dst = cols_t[tap * C + c, r * OW:(r + 1) * OW]
-        if ih < 0 or ih >= H:
-            dst[:] = 0
-            continue
-        src = x[n, ih]
-        for ow in range(OW):
-            iw = ow * SW - PL + kw * DW
-            dst[ow] = src[iw * C + c] if 0 <= iw < W else 0
-
-
-@njit(**PAR)
-def col2im(cols, g, n0, n1, dx):
-    """dx[n0:n1] = the sum, per input element, of the packed window values that read it
-    (a gather: each (image, input row) is written by one iteration)."""
-    for t in prange((n1 - n0) * g[0]):
-        col2im_row(cols, g, t // g[0], t % g[0], dx[n0 + t // g[0], t % g[0]])
-
-
-@njit(**JIT)
-def col2im_row(cols, g, i, ih, row):
-    """Input row ``ih`` of the ``i``-th image in ``cols``: the sum of what reads it."""
-    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
-    row[:] = 0
-    for kh in range(KH):
-        reach = ih + PT - kh * DH
-        if reach < 0 or reach % SH != 0 or reach // SH >= OH:
-            continue
-        first = (i * OH + reach // SH) * OW
-        for kw in range(KW):
-            at = (kh * KW + kw) * C
-            for iw in range(W):
-                across = iw + PL - kw * DW
-                if across < 0 or across % SW != 0 or across // SW >= OW:
-                    continue
-                src = cols[first + across // SW]
-                for c in range(C):
-                    row[iw * C + c] += src[at + c]
 
 
 # ---------------------------------------------------------------------- convolution
@@ -446,6 +350,3 @@ def build_avg_pool_grad(node):
             avg_pool_grad(dy, g.numba_args(), dx)
         return to_float16(dx) if widen else dx
     return kernel
-
-
-from . import conv_fused  # noqa: E402  (last: it imports this module's packing loops)
