@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import register_gemm
-from .im2col import col2im_row, pack_tap_row, pack_window
+from .im2col import col2im_row, pack_tap, pack_window
 from .reduce import JIT, PAR
 
 from numba import get_num_threads, njit, prange  # noqa: E402  (after numba_setup)
@@ -72,8 +72,7 @@ def _pack(x, g, n, cols, by_columns):
     ``by_columns`` its transpose (few channels: rows of whole output rows)."""
     if by_columns:
         for tap in range(g[3] * g[4]):
-            for oh in range(g[11]):
-                pack_tap_row(x, g, tap, n, oh, oh, cols)
+            pack_tap(x, g, tap, n, cols, 0)
     else:
         for w in range(g[11] * g[12]):
             pack_window(x, g, n, w // g[12], w % g[12], cols[w])
