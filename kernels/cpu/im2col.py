@@ -8,39 +8,70 @@ from __future__ import annotations
 
 from .reduce import JIT, PAR
 
-from numba import njit, prange  # noqa: E402  (after numba_setup, which reduce imports)
+import llvmlite.ir as ir  # noqa: E402
+from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
+from numba.core import cgutils  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
 
 __all__ = ["pack_window", "im2col", "im2col_transposed", "pack_tap", "col2im",
            "col2im_row"]
 
 
+@intrinsic
+def _copy_bytes(typingctx, target, source, count):
+    """memcpy between two addresses (integers)."""
+    def codegen(context, builder, sig, args):
+        bytes_ = ir.IntType(8).as_pointer()
+        cgutils.raw_memcpy(builder, builder.inttoptr(args[0], bytes_),
+                           builder.inttoptr(args[1], bytes_), args[2], 1)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64, types.int64), codegen
+
+
+@intrinsic
+def _zero_bytes(typingctx, target, count):
+    """memset to 0 at an address (an integer)."""
+    def codegen(context, builder, sig, args):
+        cgutils.memset(builder, builder.inttoptr(args[0], ir.IntType(8).as_pointer()),
+                       args[1], 0)
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64), codegen
+
+
 @njit(**JIT)
 def pack_window(x, g, n, oh, ow, out):
     """out[(kh*KW + kw)*C + c] = x[n, ih, iw, c] for window (oh, ow), 0 on padding.
-    ``x`` is (N, H, W*C): a row of the window with dilation 1 is one contiguous run."""
+    ``x`` is (N, H, W*C) and ``out`` a row, both contiguous along their last axis: a
+    row of the window with dilation 1 is one run, copied by memcpy.  Addresses, not
+    slice assignments: numba's cost ~15 ns each, and at five rows of up to three runs
+    a window they took most of the packing (Deep MNIST layer 2, 64 images on one thread:
+    3.3 ms with slices, 7.9 ms with loops of single values, 1.06 ms so)."""
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    size = x.itemsize
     left = ow * SW - PL
+    row = KW * C
+    target = out.ctypes.data
     for kh in range(KH):
         ih = oh * SH - PT + kh * DH
-        base = kh * KW * C
+        at = target + kh * row * size
         if ih < 0 or ih >= H:
-            out[base:base + KW * C] = 0
-        elif DW == 1:
-            first = min(max(-left, 0), KW)
-            last = min(W - left, KW)
-            out[base:base + first * C] = 0
-            if last > first:
-                run = x[n, ih, (left + first) * C:(left + last) * C]
-                out[base + first * C:base + last * C] = run
-            out[base + max(last, first) * C:base + KW * C] = 0
+            _zero_bytes(at, row * size)
+            continue
+        source = x.ctypes.data + n * x.strides[0] + ih * x.strides[1]
+        if DW == 1:
+            first = min(max(-left, 0), KW) * C              # the run inside the input
+            last = max(min(W - left, KW) * C, first)
+            _zero_bytes(at, first * size)
+            _copy_bytes(at + first * size, source + (left * C + first) * size,
+                        (last - first) * size)
+            _zero_bytes(at + last * size, (row - last) * size)
         else:
             for kw in range(KW):
                 iw = left + kw * DW
-                at = base + kw * C
                 if 0 <= iw < W:
-                    out[at:at + C] = x[n, ih, iw * C:iw * C + C]
+                    _copy_bytes(at + kw * C * size, source + iw * C * size, C * size)
                 else:
-                    out[at:at + C] = 0
+                    _zero_bytes(at + kw * C * size, C * size)
 
 
 @njit(**PAR)
