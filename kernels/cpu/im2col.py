@@ -103,19 +103,24 @@ def pack_tap(x, g, tap, n, cols_t, r0):
     shift = kw * DW - PL                      # iw = ow * SW + shift
     first = min(-(shift // SW) if shift < 0 else 0, OW)   # the first ow inside the row
     last = max(min((W - 1 - shift) // SW + 1 if W - 1 - shift >= 0 else 0, OW), first)
+    size = x.itemsize
     for oh in range(OH):
         ih = oh * SH - PT + kh * DH
         at = (r0 + oh) * OW
-        inside = 0 <= ih < H
         for c in range(C):
-            row = tap * C + c
-            for ow in range(first if inside else OW):         # explicit loops: numba's
-                cols_t[row, at + ow] = 0                      # slice assignments cost
-            if inside:                                        # ~10 ns each, 4x the copy
+            target = cols_t.ctypes.data + (tap * C + c) * cols_t.strides[0] + at * size
+            if ih < 0 or ih >= H:
+                _zero_bytes(target, OW * size)
+                continue
+            _zero_bytes(target, first * size)
+            _zero_bytes(target + last * size, (OW - last) * size)
+            if SW == 1 and C == 1:                  # one run: memcpy (as pack_window)
+                source = x.ctypes.data + n * x.strides[0] + ih * x.strides[1]
+                _copy_bytes(target + first * size, source + (first + shift) * size,
+                            (last - first) * size)
+            else:
                 for ow in range(first, last):
-                    cols_t[row, at + ow] = x[n, ih, (ow * SW + shift) * C + c]
-                for ow in range(last, OW):
-                    cols_t[row, at + ow] = 0
+                    cols_t[tap * C + c, at + ow] = x[n, ih, (ow * SW + shift) * C + c]
 
 
 @njit(**PAR)
