@@ -226,3 +226,17 @@ def test_compiled_code_is_reused_and_a_damaged_file_compiled_again(monkeypatch, 
     product_with_fresh_kernels()
     assert len(written) == 2                                # damaged: compiled again
     assert written[1].read_bytes() == stored
+
+
+def test_the_products_benchmark_prints_a_row_per_shape(monkeypatch, capsys):
+    """``python -m devsession.benchmarks.products`` on two small shapes (no timing
+    asserted: it must run, and print each shape with both rates and a ratio)."""
+    from devsession.benchmarks import products
+
+    monkeypatch.setattr(products, "SHAPES", [("plain", 20, 30, 40, False),
+                                             ("transposed", 20, 30, 40, True)])
+    monkeypatch.setattr(products.time, "sleep", lambda _: None)
+    assert products.main() == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split()[0] for r in rows] == ["plain", "transposed"]
+    assert all(r.count("GF/s") == 2 and r.rstrip().endswith("x") for r in rows)

@@ -1,7 +1,7 @@
 """Fold a weight gradient's product into its gradient-descent update.
 
 ``ApplyGradientDescent(var, lr, MatMul(a, b))`` becomes one ``_MatMulApplyGradientDescent``
-whose CPU kernel is a single sgemm accumulating ``-lr * a @ b`` into the variable
+whose CPU kernel is a single product accumulating ``-lr * a @ b`` into the variable
 (``kernels/cpu/sgemm.py``): the gradient is never written out and read back, and the
 update is no second pass over the variable.  It applies where that is the same
 computation: the product feeds only the update (not fetched, no other reader), both run
@@ -61,6 +61,6 @@ def _fits(update: PlanOp, product: PlanOp, placements: dict) -> bool:
 
 
 def _sgemm_available() -> bool:
-    from ..kernels.cpu.sgemm import available    # numba-free, but only CPU plans need it
+    from ..kernels.cpu.sgemm import available    # imported here: only CPU plans need it
 
     return available()

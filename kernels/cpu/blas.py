@@ -1,5 +1,6 @@
-"""Matrix products through BLAS: with BLAS's own threads when a product runs alone, on
-one BLAS thread each when several run at once.
+"""Matrix products: with every thread when a product runs alone, on one thread each when
+several run at once.  A 2-D float32 product goes to ``register_gemm`` (devsession's own
+kernels, on numba's threads) where that runs; the rest go to BLAS, as below.
 
 OpenBLAS parallelises a call with its own threads, which busy-wait between calls (for
 about 0.1 s).  For one product at a time that is what numpy does, and the fastest: a

@@ -1,9 +1,10 @@
-"""MatMul on the CPU: BLAS through ``np.matmul`` with a preallocated ``out``.
+"""MatMul on the CPU: ``blas.matmul_into`` with a preallocated ``out``.
 
-A hand-written numba loop would be an order of magnitude slower than a tuned BLAS
-(sgemm/dgemm blocking, packing, SIMD, threads), so this is the one math kernel that is
-not numba-compiled.  ``transpose_a``/``transpose_b`` swap the last two axes as views:
-numpy hands transposed-contiguous operands to BLAS as ``'T'`` without copying.  Batch
+A plain numba loop would be an order of magnitude slower than a tuned BLAS (blocking,
+packing, SIMD, threads), so the products go to ``register_gemm``'s register-blocked
+kernels (2-D float32 on an AVX-512 CPU) or to BLAS through ``np.matmul`` (the rest).
+``transpose_a``/``transpose_b`` swap the last two axes as views: both take
+transposed-contiguous operands without copying.  Batch
 dimensions broadcast like ``np.matmul``.  float16 is computed in float32 (numpy has no
 half-precision BLAS; TF's CPU kernel does the same) and rounded once; integer matmul
 uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once free

@@ -1,5 +1,6 @@
-"""``var -= lr * op(a) @ op(b)`` in one BLAS call: ``cblas_sgemm`` with ``alpha = -lr``
-and ``beta = 1``, writing into the variable.
+"""``var -= lr * op(a) @ op(b)`` in one product that accumulates into the variable:
+``register_gemm``'s kernels where they run (alpha ``-lr``, added to C), else one BLAS
+call, ``cblas_sgemm`` with ``alpha = -lr`` and ``beta = 1``.
 
 Why: a dense layer's SGD update otherwise writes the weight gradient out (the product)
 and then passes over the variable and the gradient again (the update); one sgemm that
