@@ -138,6 +138,10 @@ def test_an_empty_sum_adds_nothing(accumulate):
     ("reversed rows", lambda a, b, out: (a[::-1], b, out)),
     ("B neither way contiguous", lambda a, b, out: (a[:, :8], np.ones((16, 40), F32)[::2, ::2],
                                                      out)),
+    ("B one strided row", lambda a, b, out: (a[:, :1], np.arange(40, dtype=F32)[None, ::2],
+                                              out)),
+    ("C's rows overlap", lambda a, b, out: (a, b, np.lib.stride_tricks.as_strided(
+        out, (20, 20), (4, 4)))),
 ])
 def test_what_it_turns_away_is_left_to_blas(why, make):
     a, b = np.ones((20, 8), F32), np.ones((8, 20), F32)

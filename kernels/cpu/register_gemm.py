@@ -134,12 +134,14 @@ def _fits(a, b, out) -> bool:
         return False
     if any(s % 4 or s < 0 for s in out.strides) or (n > 1 and out.strides[1] != 4):
         return False
+    if m > 1 and out.strides[0] < 4 * n:
+        return False            # C's rows overlap each other
     if k == 0:
         return True
     if any(s % 4 or s < 0 for s in a.strides + b.strides):
         return False
-    if n > 1 and b.strides[1] != 4 and not (k == 1 or b.strides[0] == 4):
-        return False            # rows nor columns contiguous: BLAS copies it anyway
+    if n > 1 and b.strides[1] != 4 and (k == 1 or b.strides[0] != 4):
+        return False            # B's rows nor B.T's contiguous: BLAS copies it anyway
     return not (np.may_share_memory(out, a) or np.may_share_memory(out, b))
 
 
