@@ -244,3 +244,17 @@ def test_the_products_benchmark_prints_a_row_per_shape(monkeypatch, capsys):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [r.split()[0] for r in rows] == ["plain", "transposed"]
     assert all(r.count("GF/s") == 2 and r.rstrip().endswith("x") for r in rows)
+
+
+def test_kernels_that_fail_to_compile_leave_every_product_to_blas(monkeypatch, caplog):
+    def broken():
+        raise AttributeError("no create_pass_builder in this llvmlite")
+    monkeypatch.setattr(register_gemm, "_compile", broken)
+    monkeypatch.setattr(register_gemm, "_compiled", [])
+    assert not register_gemm.usable()
+    a, b = operands(40, 50, 60, False, False)
+    out = np.empty((40, 60), F32)
+    assert not register_gemm.gemm_into(a, b, out)
+    blas.matmul_into(a, b, out)                       # BLAS's product instead
+    check(out, expected(a, b), 50)
+    assert "did not compile" in caplog.text and "create_pass_builder" in caplog.text

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 import threading
 
@@ -66,11 +67,13 @@ _ENABLED = os.environ.get("DEVSESSION_REGISTER_GEMM", "1") != "0"
 _compiled: list = []          # [(engine, the addresses of tile, dot, transpose)] once compiled
 _compile_lock = threading.Lock()
 _scratches = threading.local()
+_log = logging.getLogger("devsession")
 
 
 def usable() -> bool:
-    """Whether float32 products go through these kernels on this machine."""
-    return _ENABLED and (FORCE or _host_has_avx512())
+    """Whether float32 products go through these kernels on this machine (the first
+    call compiles them; if that fails, BLAS keeps every product)."""
+    return _ENABLED and (FORCE or _host_has_avx512()) and _addresses() is not None
 
 
 @functools.cache
@@ -307,14 +310,20 @@ def tile_address() -> int:
     return _addresses()[0]
 
 
-def _addresses() -> tuple:
-    """The addresses of the compiled ``tile`` and ``dot`` functions (compiled on first
-    use, once per process)."""
+def _addresses() -> tuple | None:
+    """The addresses of the compiled ``tile``, ``dot`` and ``transpose`` functions
+    (compiled on first use, once per process), or None if they failed to compile (an
+    llvmlite without the pass builder this needs, say: logged once)."""
     if not _compiled:
         with _compile_lock:
             if not _compiled:
-                _compiled.append(_compile())
-    return _compiled[0][1:]
+                try:
+                    _compiled.append(_compile())
+                except Exception as e:                  # noqa: BLE001 - BLAS takes over
+                    _log.warning("devsession: the float32 product kernels did not "
+                                 "compile (%s: %s); products go to BLAS", type(e).__name__, e)
+                    _compiled.append(None)
+    return _compiled[0][1:] if _compiled[0] is not None else None
 
 
 def _compile():
