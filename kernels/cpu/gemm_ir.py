@@ -1,14 +1,18 @@
 """The LLVM IR of ``register_gemm``'s kernels, written with llvmlite's IR builder.
 
-One kernel per tile shape: ``k{mr}x{nv}`` computes an ``mr x (lanes * nv)`` tile of
-``C = alpha * A @ B`` (``C += ...`` when ``accumulate``), keeping the tile in ``mr * nv``
-vector registers across the whole k loop (phi nodes, so LLVM allocates them as
-registers), and ``tile`` picks the kernel for ``(mr, nv)``.  Every argument is an
-integer (addresses and strides counted in floats) but ``alpha``, so numba calls
-``tile`` as a plain ctypes function::
+* ``k{mr}x{nv}``: an ``mr x (lanes * nv)`` tile of ``C = alpha * A @ B`` (``C += ...``
+  when ``accumulate``), kept in ``mr * nv`` vector registers across the whole k loop
+  (phi nodes, so LLVM allocates them as registers); the last vector of each row is
+  masked to ``tail`` lanes, so a tile never reads past B's row nor writes past C's.
+* ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
+* ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
+  ``lanes x lanes`` block.
+
+Every argument is an integer (addresses and strides counted in floats) but ``alpha``,
+so numba calls them through an address (``register_gemm._call_tile``)::
 
     tile(mr, nv, a, a_row_stride, a_col_stride, b, b_row_stride, c, c_row_stride,
-         k, alpha, accumulate)
+         k, alpha, accumulate, tail)
 """
 
 from __future__ import annotations
