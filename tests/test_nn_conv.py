@@ -54,6 +54,9 @@ POOL_CASES = [
     ((1, 7, 7, 1), 5, 2, "SAME"), ((3, 7, 5, 2), 5, 1, "VALID"), ((1, 1, 1, 1), 1, 1, "VALID"),
     ((1, 1, 1, 2), 3, 2, "SAME"), ((3, 7, 7, 2), 1, 2, "SAME"), ((0, 7, 7, 2), 3, 2, "SAME"),
     ((2, 0, 7, 2), 3, 1, "SAME"), ((2, 5, 5, 0), 2, 2, "VALID"),
+    # windows that tile the input (the CPU's own MaxPoolGrad loop): SAME padding on top
+    # and on the left, and a last window cut short
+    ((2, 7, 8, 3), 3, 3, "SAME"), ((2, 7, 7, 3), 2, 2, "SAME"),
 ]
 CONV_OPS = ["Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
             "Conv2DBackpropFilterV2"]
@@ -236,6 +239,22 @@ def test_max_pool_propagates_nan_and_routes_ties_to_the_first(device):
     dy = np.arange(1, 5, dtype=F32).reshape(1, 2, 2, 1)
     dx = run_on(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
     np.testing.assert_array_equal(dx[0, :, :, 0], [[0, 2, 0], [1 + 3, 0, 4], [0, 0, 0]])
+    check_against_ref(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tiling_max_pool_gradients_route_to_the_first_max_and_nan(device):
+    from kernel_cases import run_on
+
+    x = np.array([[1.0, 5.0, 5.0, 3.0], [5.0, 2.0, np.nan, 5.0], [0.0, 0.0, -1.0, -2.0],
+                  [0.0, 0.0, -2.0, -1.0]], F32).reshape(1, 4, 4, 1)
+    attrs = pool_attrs(2, 2, "VALID")
+    y = run_on(device, make_node("MaxPool", [F32], F32, attrs), x)
+    np.testing.assert_array_equal(y[0, :, :, 0], [[5.0, np.nan], [0.0, -1.0]])
+    dy = np.arange(1, 5, dtype=F32).reshape(1, 2, 2, 1)
+    dx = run_on(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
+    np.testing.assert_array_equal(dx[0, :, :, 0], [[0, 1, 0, 0], [0, 0, 2, 0], [3, 0, 4, 0],
+                                                  [0, 0, 0, 0]])
     check_against_ref(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
 
 

@@ -37,6 +37,10 @@ __all__ = ["conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
+# MaxPoolGrad(x, y, dy) times the gradient of a ReLU that made x, with the per-channel
+# sums of that (a bias's gradient) as a second output when ``bias_grad``: made only by
+# optimizer/pool_gradients.py, for the CPU.
+MAX_POOL_RELU_GRAD = "_MaxPoolReluGrad"
 CONV_ATTRS = ("strides", "padding", "data_format", "dilations", "explicit_paddings",
               "use_cudnn_on_gpu")
 POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
@@ -180,6 +184,11 @@ def _conv2d_backprop_input_v2(inputs, attrs, node):
     return dtype, x.shape
 
 
+def _made_by_the_optimizer(inputs, attrs, node):
+    raise TypeError(f"Op '{node}': {MAX_POOL_RELU_GRAD} is made by the optimizer, not by "
+                    f"graphs.")
+
+
 def _conv2d_backprop_filter_v2(inputs, attrs, node):
     x, f, dy = inputs
     dtype, _ = _conv2d_backprop_input_v2(inputs, attrs, node)
@@ -251,6 +260,8 @@ register_op(OpDef("AvgPool", _pool(FLOATS), 1, attr_defaults=_POOL_DEFAULTS))
 register_op(OpDef("MaxPoolGrad", _max_pool_grad, 3,
                   attr_defaults={**_POOL_DEFAULTS, "explicit_paddings": ()}))
 register_op(OpDef("MaxPoolGradGrad", _max_pool_grad_grad, 3, attr_defaults=_POOL_DEFAULTS))
+register_op(OpDef(MAX_POOL_RELU_GRAD, _made_by_the_optimizer, 3,
+                  attr_defaults={**_POOL_DEFAULTS, "bias_grad": False}))
 register_op(OpDef("AvgPoolGrad", _avg_pool_grad, 2, attr_defaults=_POOL_DEFAULTS,
                   host_inputs=(0,)))
 

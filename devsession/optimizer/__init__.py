@@ -6,9 +6,11 @@ Runs once per cached plan (never on the hot path), on the pruned, placed op list
    (same type, attrs, inputs and device; never stateful ops);
 2. ``constant_folding``: runs subgraphs that depend only on constants at plan time and
    bakes their results in (up to ``constant_folding_max_elements`` per result);
-3. ``fusion``: turns each connected region of elementwise ops on one device into one
+3. ``pool_gradients`` (with fusion): folds a max-pool's gradient, the gradient of the
+   ReLU before the pool and the bias's gradient into one pass on the CPU;
+4. ``fusion``: turns each connected region of elementwise ops on one device into one
    generated kernel that reads its inputs once and writes its output once;
-4. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update,
+5. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update,
    one BLAS call that accumulates into the variable on the CPU.
 
 Every pass maps ``PlanOp``s to ``PlanOp``s (``ir.py``): op-like records that share the

@@ -9,6 +9,7 @@ from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .gemm_updates import fold_gemm_updates
 from .ir import PlanOp
+from .pool_gradients import fold_pool_gradients
 
 __all__ = ["optimize"]
 
@@ -26,6 +27,8 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     if options.constant_folding:
         ops = fold_constants(ops, evaluate, options.constant_folding_max_elements)
     fetched = {alias.get(t, t) for t in fetches}
+    if options.fusion:          # before fusion takes the ReLU's gradient into a region
+        ops = fold_pool_gradients(ops, fetched, placements)
     ops = _drop_dead(ops, fetched, {op.name for op in targets})
     if options.fusion:
         ops = fuse_elementwise(ops, fed, fetched, placements)

@@ -164,7 +164,8 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         # Several outputs: the kernel returns a tuple into one slot, and a step per
         # output takes its item out (the executor only ever stores one value per step).
         whole = builder.new_slot(device)
-        builder.add(kernel, inputs, whole, op.name, op.type, device, work)
+        builder.add(kernel, inputs, whole, op.name, op.type, device, work,
+                    fused_members(op))
         for k, t in enumerate(op.outputs):
             if t not in fed:
                 builder.add(operator.itemgetter(k), (whole,), slot_of[t], t.name, "_Output",

@@ -21,7 +21,8 @@ channels (a first layer's images) the windows pack as columns instead
 * filter: ``packed.T @ dy``, accumulated over chunks.
 
 Pooling is direct numba loops (parallel over output rows, or over images for the
-gradients, whose windows overlap), with the reference kernels' semantics: MaxPool
+gradients, whose windows may overlap; windows that tile the input, stride = window,
+write each position once instead of zeroing and scattering), with the reference kernels' semantics: MaxPool
 propagates NaN and routes gradients to the first maximum; AvgPool divides by the number
 of valid elements.  float16 is computed in float32 and rounded once.  The geometry is
 ``windows.py``'s; outputs of the forward ops are reused across runs once free.
@@ -33,6 +34,7 @@ import numpy as np
 
 from ..checks import to_float16
 from ..registry import register_kernel
+from ...ops.nn_conv import MAX_POOL_RELU_GRAD
 from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
                        max_pool_grad_grad_kernel)
 from . import conv_fused
@@ -244,15 +246,24 @@ def avg_pool(x, g, out):
 
 
 @njit(**PAR)
-def max_pool_grad(x, dy, g, dx):
+def max_pool_grad(x, dy, g, dx, relu, bias_parts):
     """dx[n, first max of each window, c] += dy[n, window, c] (np.argmax's first max,
-    a NaN counting as the max)."""
+    a NaN counting as the max).
+
+    With ``relu``, a window whose maximum is not positive passes nothing: that is the
+    gradient of a ReLU before the pool (``_MaxPoolReluGrad``), the ReLU's mask being 1
+    at a window's maximum exactly when the maximum is positive.  ``bias_parts[n, c]``
+    (when it has rows) sums what image n passes in channel c: a bias's gradient.
+    """
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    sums = bias_parts.shape[0] > 0
     for n in prange(x.shape[0]):
         image = dx[n].reshape(-1)           # the maxima's places as flat offsets: no
         image[:] = 0                        # division per element to scatter
         best = np.empty(C, x.dtype)
         at = np.empty(C, np.int64)
+        if sums:
+            bias_parts[n] = 0
         for oh in range(OH):
             h0, h1 = _window(oh, SH, PT, KH, H)
             for ow in range(OW):
@@ -272,7 +283,57 @@ def max_pool_grad(x, dy, g, dx):
                                 at[c] = here + c
                 grad = dy[n, oh, ow]
                 for c in range(C):
-                    image[at[c]] += grad[c]
+                    if not relu or best[c] > 0:
+                        image[at[c]] += grad[c]
+                        if sums:
+                            bias_parts[n, c] += grad[c]
+
+
+@njit(**PAR)
+def max_pool_grad_tiled(x, dy, g, dx, relu, bias_parts):
+    """``max_pool_grad`` for windows that tile the input (stride = window): each window
+    writes its own positions once, the gradient at its maximum and zeros elsewhere, a
+    loop over channels that vectorises, instead of zeroing the image and scattering."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    sums = bias_parts.shape[0] > 0
+    h_end, w_end = min(OH * SH - PT, H), min(OW * SW - PL, W)   # VALID leaves a margin
+    for n in prange(x.shape[0]):
+        best = np.empty(C, x.dtype)
+        which = np.empty(C, np.int64)
+        passed = np.empty(C, dy.dtype)
+        if sums:
+            bias_parts[n] = 0
+        for oh in range(OH):
+            h0, h1 = _window(oh, SH, PT, KH, H)
+            for ow in range(OW):
+                w0, w1 = _window(ow, SW, PL, KW, W)
+                best[:] = x[n, h0, w0]
+                which[:] = 0
+                k = 0
+                for ih in range(h0, h1):
+                    for iw in range(w0, w1):
+                        v = x[n, ih, iw]
+                        for c in range(C):
+                            a = v[c]
+                            if a > best[c] or (a != a and best[c] == best[c]):
+                                best[c] = a
+                                which[c] = k
+                        k += 1
+                grad = dy[n, oh, ow]
+                for c in range(C):
+                    passed[c] = grad[c] if not relu or best[c] > 0 else 0
+                if sums:
+                    for c in range(C):
+                        bias_parts[n, c] += passed[c]
+                k = 0
+                for ih in range(h0, h1):
+                    for iw in range(w0, w1):
+                        row = dx[n, ih, iw]
+                        for c in range(C):
+                            row[c] = passed[c] if which[c] == k else 0
+                        k += 1
+        dx[n, h_end:] = 0
+        dx[n, :h_end, w_end:] = 0
 
 
 @njit(**PAR)
@@ -314,20 +375,50 @@ def build_pool(node):
     return kernel
 
 
+def _max_pool_grad_into(x, dy, g, dx, relu, bias_parts):
+    tiled = g.k_h == g.stride_h and g.k_w == g.stride_w
+    (max_pool_grad_tiled if tiled else max_pool_grad)(x, dy, g.numba_args(), dx, relu,
+                                                      bias_parts)
+
+
 @register_kernel("MaxPoolGrad", "CPU")
 def build_max_pool_grad(node):
     params = PoolParams(node)
     widen = node.output_dtype == _F16
+    pool = BufferPool()
 
     def kernel(x, y, dy):
         g = params.grad_geometry(x, y, dy)
         x, dy = _compute(x, widen), _compute(dy, widen)
         if dy.size:
-            dx = np.empty(x.shape, dy.dtype)       # each image zeroed by the loop
-            max_pool_grad(x, dy, g.numba_args(), dx)
+            dx = pool.take(x.shape, dy.dtype)      # every element written by the loop
+            _max_pool_grad_into(x, dy, g, dx, False, np.empty((0, 0), dy.dtype))
+            pool.give(dx)
         else:
             dx = np.zeros(x.shape, dy.dtype)
         return to_float16(dx) if widen else dx
+    return kernel
+
+
+@register_kernel(MAX_POOL_RELU_GRAD, "CPU")
+def build_max_pool_relu_grad(node):
+    """MaxPoolGrad with the gradient of the ReLU before the pool, and with ``bias_grad``
+    the per-channel sums of the result as a second output: three passes over the
+    pool's input folded into one (``optimizer/pool_gradients.py``)."""
+    params = PoolParams(node)
+    with_bias = node.attrs["bias_grad"]
+    pool = BufferPool()
+
+    def kernel(x, y, dy):
+        g = params.grad_geometry(x, y, dy)
+        parts = np.zeros((x.shape[0] if with_bias else 0, x.shape[3]), dy.dtype)
+        if dy.size:
+            dx = pool.take(x.shape, dy.dtype)
+            _max_pool_grad_into(x, dy, g, dx, True, parts)
+            pool.give(dx)
+        else:
+            dx = np.zeros(x.shape, dy.dtype)
+        return (dx, parts.sum(axis=0)) if with_bias else dx
     return kernel
 
 

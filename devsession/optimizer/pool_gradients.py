@@ -1,0 +1,119 @@
+"""Fold a max-pool's gradient, the gradient of the ReLU before it, and the bias's gradient.
+
+A convnet layer ``pool(relu(conv + b))`` differentiates into three passes over the
+pool's full-size input: ``MaxPoolGrad`` scatters each window's gradient to its maximum,
+the ReLU's gradient multiplies that by ``relu_out > 0``, and the bias's gradient sums it
+per channel.  The mask is 1 at a window's maximum exactly when the maximum is positive,
+so one pass does all three (``_MaxPoolReluGrad``): a window whose maximum is not
+positive passes nothing, and what the others pass is summed per channel as it is
+scattered.  Same values, one full-size array written instead of two, none read back.
+
+Matched (before fusion, on the CPU, float32 or float64, nothing in between fetched):
+
+    g = MaxPoolGrad(x, y, dy)                          read only by the Mul
+    r = Mul(g, Cast(Greater(x, 0)))                    the ReLU's gradient (``Relu``'s)
+    s = Sum(r, axis=(0, 1, 2)) or BiasAddGrad(r)       optional: the bias's gradient
+
+The fold produces ``r`` (and ``s`` as its second output), keeps the Mul's name, and
+names every node it replaces in traces.  A Greater or Cast that something else still
+reads stays as it was.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ..dtypes import float32, float64
+from ..ops.nn_conv import MAX_POOL_RELU_GRAD
+from .ir import PlanOp
+
+__all__ = ["fold_pool_gradients"]
+
+_BIAS_AXES = (0, 1, 2)
+
+
+def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
+    producer = {t: op for op in ops for t in op.outputs}
+    readers = collections.defaultdict(list)
+    for op in ops:
+        for t in op.inputs:
+            readers[t].append(op)
+    replaced, dropped = {}, set()
+    for mul in ops:
+        match = _match(mul, producer, readers, fetched, placements)
+        if match is None:
+            continue
+        pool_grad, mask_ops = match
+        bias = _bias_sum(mul, readers, placements)
+        members = [pool_grad, *mask_ops, mul] + ([bias] if bias is not None else [])
+        replaced[id(mul)] = PlanOp(
+            name=mul.name, type=MAX_POOL_RELU_GRAD, inputs=pool_grad.inputs,
+            outputs=mul.outputs + (bias.outputs if bias is not None else ()),
+            attrs={**{k: pool_grad.attrs[k] for k in ("ksize", "strides", "padding")},
+                   "bias_grad": bias is not None,
+                   "members": tuple(op.name for op in members),
+                   "member_ops": tuple(op.type for op in members)},
+            device=mul.device,
+            control_inputs=tuple(dict.fromkeys(c for op in members for c in op.control_inputs)),
+            source=mul.source)
+        dropped.update(id(op) for op in members if op is not mul)
+    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+
+
+def _match(mul, producer, readers, fetched, placements):
+    """(the MaxPoolGrad, the mask ops only this Mul reads) when ``mul`` is a ReLU's
+    gradient of a max-pool's gradient that can fold, else None."""
+    if mul.type != "Mul" or len(mul.inputs) != 2 or not _on_cpu(mul, placements):
+        return None
+    for grad, mask in (mul.inputs, mul.inputs[::-1]):
+        pool_grad, cast = producer.get(grad), producer.get(mask)
+        if pool_grad is None or cast is None or pool_grad.type != "MaxPoolGrad" or \
+                cast.type != "Cast":
+            continue
+        greater = producer.get(cast.inputs[0])
+        if greater is None or greater.type != "Greater" or \
+                greater.inputs[0] is not pool_grad.inputs[0] or \
+                not _is_zero(producer.get(greater.inputs[1])):
+            continue
+        if grad in fetched or len(readers[grad]) != 1 or not _on_cpu(pool_grad, placements) or \
+                mul.outputs[0].dtype not in (float32, float64) or \
+                grad.dtype != mul.outputs[0].dtype or mask.dtype != grad.dtype or \
+                mask.shape.dims != grad.shape.dims:
+            continue
+        mask_ops = []
+        if _only_reader(mul, cast, readers, fetched):
+            mask_ops = [greater, cast] if _only_reader(cast, greater, readers, fetched) \
+                else [cast]
+        return pool_grad, mask_ops
+    return None
+
+
+def _bias_sum(mul, readers, placements):
+    """The reader of the ReLU's gradient that sums it per channel, if there is one."""
+    for op in readers[mul.outputs[0]]:
+        if not _on_cpu(op, placements):
+            continue
+        if op.type == "Sum" and len(op.inputs) == 1 and not op.attrs.get("keepdims") and \
+                tuple(op.attrs.get("axis", ())) == _BIAS_AXES:
+            return op
+        if op.type == "BiasAddGrad" and op.attrs.get("data_format", "NHWC") == "NHWC":
+            return op
+    return None
+
+
+def _only_reader(reader, op, readers, fetched) -> bool:
+    out = op.outputs[0]
+    return out not in fetched and all(r is reader for r in readers[out])
+
+
+def _is_zero(const) -> bool:
+    if const is None or const.type != "Const":
+        return False
+    value = const.attrs.get("value")
+    return isinstance(value, np.ndarray) and value.shape == () and value == 0
+
+
+def _on_cpu(op, placements) -> bool:
+    return placements[op.name].device.device_type == "CPU"
