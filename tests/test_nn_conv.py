@@ -48,6 +48,16 @@ CONV_CASES = [
     ((1, 9, 8, 4), (3, 3, 4, 3), 1, "SAME", 2),
     ((2, 7, 7, 6), (5, 5, 6, 2), 1, "VALID", 1),
 ]
+# stride 1 with window rows of at least conv_fused.DIRECT_MIN_RUN floats: float32 reads
+# the windows in place (forward: KW * C; input gradient: KW * O)
+DIRECT_CASES = [
+    ((2, 7, 6, 16), (5, 4, 16, 20), 1, "SAME", 1),     # both; even KW: padding uneven
+    ((3, 9, 8, 32), (3, 3, 32, 24), 1, "VALID", 1),    # both
+    ((2, 5, 7, 64), (2, 1, 64, 70), 1, "SAME", 1),     # both; 70 = a masked tail
+    ((2, 6, 6, 32), (3, 3, 32, 8), 1, "SAME", 1),      # forward only
+    ((1, 6, 5, 4), (3, 3, 4, 40), 1, "SAME", 1),       # input gradient only
+]
+CONV_CASES += DIRECT_CASES
 # (input shape, window, stride, padding)
 POOL_CASES = [
     ((1, 7, 7, 3), 3, 1, "SAME"), ((3, 7, 6, 2), 3, 2, "SAME"), ((3, 7, 7, 2), 2, 2, "VALID"),
@@ -256,6 +266,28 @@ def test_tiling_max_pool_gradients_route_to_the_first_max_and_nan(device):
     np.testing.assert_array_equal(dx[0, :, :, 0], [[0, 1, 0, 0], [0, 0, 2, 0], [3, 0, 4, 0],
                                                   [0, 0, 0, 0]])
     check_against_ref(device, make_node("MaxPoolGrad", [F32] * 3, F32, attrs), x, y, dy)
+
+
+@pytest.mark.parametrize("case", DIRECT_CASES, ids=str)
+def test_stride_one_float32_convolutions_read_windows_in_place(monkeypatch, case):
+    """On any x86-64 CPU (``FORCE``): the direct forward and input gradient run where
+    their rows are long enough, and match the reference."""
+    from devsession.kernels.cpu import conv_fused, register_gemm
+
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    if not register_gemm.usable():
+        pytest.skip("register_gemm's kernels do not compile here (logged)")
+    ran = []
+    for name in ("_forward_direct", "_input_grad_direct"):
+        original = getattr(conv_fused, name)
+        monkeypatch.setattr(conv_fused, name, lambda *a, _f=original, _n=name: (
+            ran.append(_n), _f(*a)))
+    (_, kw, channels, outputs) = case[1]
+    for op in ("Conv2D", "Conv2DBackpropInputV2"):
+        check_against_ref("CPU", conv_node(op, case, F32), *conv_inputs(op, case, F32),
+                          **tolerance(F32, case[1][0] * kw * max(channels, outputs) * 3))
+    assert ran == ["_forward_direct"] * (kw * channels >= conv_fused.DIRECT_MIN_RUN) + \
+        ["_input_grad_direct"] * (kw * outputs >= conv_fused.DIRECT_MIN_RUN)
 
 
 @pytest.mark.parametrize("channels", [3, 5], ids=["as-columns", "as-rows"])

@@ -13,12 +13,12 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["pack_window", "im2col", "im2col_transposed", "pack_tap", "col2im",
+__all__ = ["copy_bytes", "pack_window", "im2col", "im2col_transposed", "pack_tap", "col2im",
            "col2im_row"]
 
 
 @intrinsic
-def _copy_bytes(typingctx, target, source, count):
+def copy_bytes(typingctx, target, source, count):
     """memcpy between two addresses (integers)."""
     def codegen(context, builder, sig, args):
         bytes_ = ir.IntType(8).as_pointer()
@@ -62,14 +62,14 @@ def pack_window(x, g, n, oh, ow, out):
             first = min(max(-left, 0), KW) * C              # the run inside the input
             last = max(min(W - left, KW) * C, first)
             _zero_bytes(at, first * size)
-            _copy_bytes(at + first * size, source + (left * C + first) * size,
+            copy_bytes(at + first * size, source + (left * C + first) * size,
                         (last - first) * size)
             _zero_bytes(at + last * size, (row - last) * size)
         else:
             for kw in range(KW):
                 iw = left + kw * DW
                 if 0 <= iw < W:
-                    _copy_bytes(at + kw * C * size, source + iw * C * size, C * size)
+                    copy_bytes(at + kw * C * size, source + iw * C * size, C * size)
                 else:
                     _zero_bytes(at + kw * C * size, C * size)
 
@@ -116,7 +116,7 @@ def pack_tap(x, g, tap, n, cols_t, r0):
             _zero_bytes(target + last * size, (OW - last) * size)
             if SW == 1 and C == 1:                  # one run: memcpy (as pack_window)
                 source = x.ctypes.data + n * x.strides[0] + ih * x.strides[1]
-                _copy_bytes(target + first * size, source + (first + shift) * size,
+                copy_bytes(target + first * size, source + (first + shift) * size,
                             (last - first) * size)
             else:
                 for ow in range(first, last):
