@@ -48,14 +48,13 @@ CONV_CASES = [
     ((1, 9, 8, 4), (3, 3, 4, 3), 1, "SAME", 2),
     ((2, 7, 7, 6), (5, 5, 6, 2), 1, "VALID", 1),
 ]
-# stride 1 with window rows of at least conv_fused.DIRECT_MIN_RUN floats: float32 reads
-# the windows in place (forward: KW * C; input gradient: KW * O)
+# stride 1: float32 reads the windows in place (the input gradient with >= 16 channels)
 DIRECT_CASES = [
-    ((2, 7, 6, 16), (5, 4, 16, 20), 1, "SAME", 1),     # both; even KW: padding uneven
-    ((3, 9, 8, 32), (3, 3, 32, 24), 1, "VALID", 1),    # both
-    ((2, 5, 7, 64), (2, 1, 64, 70), 1, "SAME", 1),     # both; 70 = a masked tail
-    ((2, 6, 6, 32), (3, 3, 32, 8), 1, "SAME", 1),      # forward only
-    ((1, 6, 5, 4), (3, 3, 4, 40), 1, "SAME", 1),       # input gradient only
+    ((2, 7, 6, 16), (5, 4, 16, 20), 1, "SAME", 1),     # even KW: padding uneven
+    ((3, 9, 8, 32), (3, 3, 32, 24), 1, "VALID", 1),
+    ((2, 5, 7, 64), (2, 1, 64, 70), 1, "SAME", 1),     # 70 outputs: a masked tail
+    ((2, 6, 6, 3), (3, 3, 3, 8), 1, "SAME", 1),        # the input gradient packed
+    ((3, 9, 7, 1), (5, 5, 1, 40), 1, "SAME", 1),       # one channel (a first layer)
 ]
 CONV_CASES += DIRECT_CASES
 # (input shape, window, stride, padding)
@@ -270,24 +269,24 @@ def test_tiling_max_pool_gradients_route_to_the_first_max_and_nan(device):
 
 @pytest.mark.parametrize("case", DIRECT_CASES, ids=str)
 def test_stride_one_float32_convolutions_read_windows_in_place(monkeypatch, case):
-    """On any x86-64 CPU (``FORCE``): the direct forward and input gradient run where
-    their rows are long enough, and match the reference."""
+    """On any x86-64 CPU (``FORCE``): the direct loops run where they apply, and all
+    three ops match the reference."""
     from devsession.kernels.cpu import conv_fused, register_gemm
 
     monkeypatch.setattr(register_gemm, "FORCE", True)
     if not register_gemm.usable():
         pytest.skip("register_gemm's kernels do not compile here (logged)")
     ran = []
-    for name in ("_forward_direct", "_input_grad_direct"):
+    for name in ("_forward_direct", "_input_grad_direct", "_filter_grad_direct"):
         original = getattr(conv_fused, name)
         monkeypatch.setattr(conv_fused, name, lambda *a, _f=original, _n=name: (
             ran.append(_n), _f(*a)))
-    (_, kw, channels, outputs) = case[1]
-    for op in ("Conv2D", "Conv2DBackpropInputV2"):
+    (kh, kw, channels, outputs) = case[1]
+    for op in ("Conv2D", "Conv2DBackpropInputV2", "Conv2DBackpropFilterV2"):
         check_against_ref("CPU", conv_node(op, case, F32), *conv_inputs(op, case, F32),
-                          **tolerance(F32, case[1][0] * kw * max(channels, outputs) * 3))
-    assert ran == ["_forward_direct"] * (kw * channels >= conv_fused.DIRECT_MIN_RUN) + \
-        ["_input_grad_direct"] * (kw * outputs >= conv_fused.DIRECT_MIN_RUN)
+                          **tolerance(F32, kh * kw * max(channels, outputs) * 3))
+    assert ran == ["_forward_direct"] + ["_input_grad_direct"] * (channels >= 16) + \
+        ["_filter_grad_direct"]
 
 
 @pytest.mark.parametrize("channels", [3, 5], ids=["as-columns", "as-rows"])

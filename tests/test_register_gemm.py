@@ -121,6 +121,35 @@ def test_memory_around_c_is_left_alone(case):
 
 
 @pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("m,n,k,runs", [(1, 1, 1, 1), (7, 17, 3, 4), (6, 64, 5, 5),
+                                        (13, 70, 9, 2), (5, 130, 1, 7), (4, 16, 2, 0)])
+def test_products_summed_over_runs_of_k(m, n, k, runs, accumulate):
+    """``multiply_runs``: A_j and B_j start a fixed step after A_{j-1} and B_{j-1}, here
+    with strided rows and columns and runs that overlap in memory, as a convolution's."""
+    rng = rng_for("runs", m, n, k, runs)
+    rsa, csa, a_outer, ldb, b_outer, ldc = 3, 2, 5, n + 3, 2 * n + 1, n + 2
+    a_mem = rng.standard_normal((m - 1) * rsa + (k - 1) * csa + max(runs - 1, 0) * a_outer + 1)
+    b_mem = rng.standard_normal((k - 1) * ldb + n + max(runs - 1, 0) * b_outer)
+    a_mem, b_mem = a_mem.astype(F32), b_mem.astype(F32)
+    want = np.zeros((m, n))
+    for j in range(runs):
+        a = np.lib.stride_tricks.as_strided(a_mem[j * a_outer:], (m, k), (4 * rsa, 4 * csa))
+        b = np.lib.stride_tricks.as_strided(b_mem[j * b_outer:], (k, n), (4 * ldb, 4))
+        want += expected(a, b)
+    c_mem = rng.standard_normal((m + 1) * ldc).astype(F32)        # a row of C beyond m
+    before = c_mem.copy()
+    c = c_mem[:m * ldc].reshape(m, ldc)[:, :n]
+    want = 0.5 * want + (c.astype(np.float64) if accumulate else 0)
+    register_gemm.multiply_runs(register_gemm.tiles_address(), a_mem.ctypes.data, rsa, csa,
+                                a_outer, b_mem.ctypes.data, ldb, b_outer, c_mem.ctypes.data,
+                                ldc, m, n, k, runs, np.float32(0.5), int(accumulate))
+    check(c, want, k * max(runs, 1))
+    outside = np.ones(c_mem.shape, bool)
+    outside[:m * ldc].reshape(m, ldc)[:, :n] = False
+    np.testing.assert_array_equal(c_mem[outside], before[outside])
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
 def test_an_empty_sum_adds_nothing(accumulate):
     """k == 0: C becomes zeros, or keeps its values when the product is added to it."""
     a, b = np.ones((5, 0), F32), np.ones((0, 20), F32)

@@ -12,15 +12,21 @@ packing and its product; one parallel loop per op instead of two per chunk.
 * filter gradient: each task adds ``windows(x[n]).T @ dy[n]`` over its images into its
   own partial sum; the partial sums are added at the end.
 
-With stride and dilation 1 (``direct``), the forward and input-gradient products read
-their windows where they lie instead: in a zero-padded copy of the image, the row ``kh``
-of the windows of output row ``oh`` is a matrix whose rows (the output columns) are
-``C`` floats apart and whose ``KW * C`` columns are contiguous, which is what a tile
-reads.  So ``out[n, oh] = sum over kh of that @ filter[kh]``, ``KH`` products
-accumulating into the output row, and no windows are packed (Deep MNIST layer 2: the
-forward 6.1 -> 5.75 ms, the input gradient, a convolution of the padded ``dy`` with the
-flipped filter, 6.65 -> 6.07 ms, no col2im).  The filter gradient keeps the packed
-windows: read directly, its products would be only ``OW`` long.
+With stride and dilation 1 (``direct``), the products read the windows where they lie
+instead, and nothing is packed: in a zero-padded copy of the image, the row ``kh`` of
+the windows of output row ``oh`` is a matrix whose rows (the output columns) are ``C``
+floats apart and whose ``KW * C`` columns are contiguous, which is what a tile reads.
+``register_gemm.multiply_runs`` sums such products over kh (runs of k, ``KH * KW * C``
+in all) with the tile in registers:
+
+* forward: ``out[n, oh] = sum over kh of windows(oh, kh) @ filter[kh]``;
+* input gradient: the same, of the padded ``dy`` with the filter turned half a turn
+  (with at least 16 input channels, a tile's width; no col2im);
+* filter gradient: ``filter[kh] += windows(kh).T @ dy[n]``, k running over the output
+  positions, OW along a row and OH rows.
+
+Deep MNIST, layer 2 (forward, input and filter gradients): 6.1, 6.65, 6.2 ms packed,
+5.85, 6.2, 5.8 ms direct; layer 1's forward and filter gradient 0.57 -> 0.43, 0.38 ms.
 
 Used for float32 when ``register_gemm`` is (``nn_conv`` decides); the chunked path
 stays for everything else.
@@ -39,25 +45,21 @@ from numba import get_num_threads, njit, prange  # noqa: E402  (after numba_setu
 __all__ = ["usable", "forward", "input_grad", "filter_grad", "direct"]
 
 _F32 = np.dtype(np.float32)
-DIRECT_MIN_RUN = 64     # floats in a window row (KW * channels): shorter, and the tiles'
-                        # KH passes over each output row cost more than packing saves
 
 
 def usable(*arrays) -> bool:
     return register_gemm.usable() and all(a.dtype == _F32 for a in arrays)
 
 
-def direct(g, channels: int) -> bool:
-    """Whether windows of ``channels`` channels are read in place (stride and dilation
-    1, rows long enough)."""
-    return (g.stride_h == g.stride_w == g.dil_h == g.dil_w == 1
-            and g.k_w * channels >= DIRECT_MIN_RUN)
+def direct(g) -> bool:
+    """Whether the windows are read in place (stride and dilation 1)."""
+    return g.stride_h == g.stride_w == g.dil_h == g.dil_w == 1
 
 
 def forward(x, f, g, out, by_columns: bool) -> None:
     """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O)."""
-    if direct(g, g.channels):
-        _forward_direct(register_gemm.tile_address(), x.reshape(g.batch, g.in_h, -1),
+    if direct(g):
+        _forward_direct(register_gemm.tiles_address(), x.reshape(g.batch, g.in_h, -1),
                         g.numba_args(), np.ascontiguousarray(f.reshape(-1, f.shape[3])),
                         out.reshape(g.batch, -1), _tasks(g.batch))
         return
@@ -70,10 +72,11 @@ def input_grad(f, dy, g) -> np.ndarray:
     """The gradient of Conv2D with respect to its input, (N, H, W, C)."""
     dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), _F32)
     out_channels = f.shape[3]
-    if direct(g, out_channels):       # dy convolved with the filter turned half a turn
+    if direct(g) and g.channels >= register_gemm.LANES:    # C: the tiles' columns
+        # dy convolved with the filter turned half a turn
         flipped = np.ascontiguousarray(f[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(
             g.k_h, g.k_w * out_channels, g.channels)
-        _input_grad_direct(register_gemm.tile_address(),
+        _input_grad_direct(register_gemm.tiles_address(),
                            np.ascontiguousarray(dy).reshape(g.batch, g.out_h, -1),
                            g.numba_args(), flipped, dx, _tasks(g.batch))
         return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
@@ -88,6 +91,11 @@ def filter_grad(x, dy, g, by_columns: bool) -> np.ndarray:
     out_channels = dy.shape[3]
     tasks = _tasks(g.batch)
     partials = np.empty((tasks, g.window * g.channels, out_channels), _F32)
+    if direct(g):
+        _filter_grad_direct(register_gemm.tiles_address(), x.reshape(g.batch, g.in_h, -1),
+                            g.numba_args(), np.ascontiguousarray(dy).reshape(g.batch, g.out_h, -1),
+                            partials)
+        return partials.sum(axis=0).reshape(g.k_h, g.k_w, g.channels, out_channels)
     _filter_grad(register_gemm.tile_address(), x.reshape(g.batch, g.in_h, -1), g.numba_args(),
                  np.ascontiguousarray(dy).reshape(g.batch, -1), partials, by_columns)
     return partials.sum(axis=0).reshape(g.k_h, g.k_w, g.channels, out_channels)
@@ -165,13 +173,13 @@ def _filter_grad(tile, x, g, dy, partials, by_columns):
 
 
 @njit(**PAR)
-def _forward_direct(tile, x, g, weights, out, tasks):
-    """``forward`` from a zero-padded copy of each image: rows ``kh * KW * C`` on of
-    ``weights`` are the filter's row kh, a matrix of ``KW * C`` rows."""
+def _forward_direct(tiles, x, g, weights, out, tasks):
+    """``forward`` from a zero-padded copy of each image: output row oh is the sum over
+    kh of (padded row oh + kh's windows) @ (the filter's row kh), one ``multiply_runs``
+    over the KH runs; ``weights`` is the filter as (KH * KW * C, O)."""
     H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
     outputs = weights.shape[1]
-    run = KW * C
-    width = OW + KW - 1                                  # the padded image's
+    run, width = KW * C, OW + KW - 1                     # width: the padded image's
     for task in prange(tasks):
         padded = np.zeros((OH + KH - 1, width * C), np.float32)   # the margins stay 0
         first, last = _images(task, tasks, x.shape[0])
@@ -180,16 +188,14 @@ def _forward_direct(tile, x, g, weights, out, tasks):
                 copy_bytes(padded[ih + PT].ctypes.data + 4 * PL * C,
                            x[n, ih].ctypes.data, 4 * W * C)
             for oh in range(OH):
-                for kh in range(KH):
-                    register_gemm.multiply(
-                        tile, padded[oh + kh].ctypes.data, C, 1,
-                        weights.ctypes.data + 4 * kh * run * outputs, outputs,
-                        out[n].ctypes.data + 4 * oh * OW * outputs, outputs, OW, outputs, run,
-                        np.float32(1.0), 0 if kh == 0 else 1)
+                register_gemm.multiply_runs(
+                    tiles, padded[oh].ctypes.data, C, 1, width * C, weights.ctypes.data,
+                    outputs, run * outputs, out[n].ctypes.data + 4 * oh * OW * outputs,
+                    outputs, OW, outputs, run, KH, np.float32(1.0), 0)
 
 
 @njit(**PAR)
-def _input_grad_direct(tile, dy, g, flipped, dx, tasks):
+def _input_grad_direct(tiles, dy, g, flipped, dx, tasks):
     """``input_grad`` as the convolution of ``dy``, padded by the filter's size less the
     forward padding, with ``flipped`` (KH, KW * O, C): ``f[KH-1-kh, KW-1-kw, c, o]`` at
     ``[kh, kw * O + o, c]``."""
@@ -205,8 +211,31 @@ def _input_grad_direct(tile, dy, g, flipped, dx, tasks):
                 copy_bytes(padded[oh + top].ctypes.data + 4 * left * outputs,
                            dy[n, oh].ctypes.data, 4 * OW * outputs)
             for ih in range(H):
-                for kh in range(KH):
-                    register_gemm.multiply(
-                        tile, padded[ih + kh].ctypes.data, outputs, 1, flipped[kh].ctypes.data,
-                        C, dx[n, ih].ctypes.data, C, W, C, run, np.float32(1.0),
-                        0 if kh == 0 else 1)
+                register_gemm.multiply_runs(
+                    tiles, padded[ih].ctypes.data, outputs, 1, width * outputs,
+                    flipped.ctypes.data, C, run * C, dx[n, ih].ctypes.data, C, W, C, run, KH,
+                    np.float32(1.0), 0)
+
+
+@njit(**PAR)
+def _filter_grad_direct(tiles, x, g, dy, partials):
+    """``filter_grad`` from a zero-padded copy of each image: the filter's row kh, as a
+    (KW * C, O) matrix, gains (the windows' row kh).T @ dy[n], k running over the output
+    positions: OW along a padded row, OH rows (``multiply_runs``'s runs)."""
+    H, W, C, KH, KW, SH, SW, DH, DW, PT, PL, OH, OW = g
+    tasks, _, outputs = partials.shape
+    run, width = KW * C, OW + KW - 1
+    for task in prange(tasks):
+        padded = np.zeros((OH + KH - 1, width * C), np.float32)
+        first, last = _images(task, tasks, x.shape[0])
+        if first == last:
+            partials[task] = 0
+        for n in range(first, last):
+            for ih in range(H):
+                copy_bytes(padded[ih + PT].ctypes.data + 4 * PL * C,
+                           x[n, ih].ctypes.data, 4 * W * C)
+            for kh in range(KH):
+                register_gemm.multiply_runs(
+                    tiles, padded[kh].ctypes.data, 1, C, width * C, dy[n].ctypes.data, outputs,
+                    OW * outputs, partials[task].ctypes.data + 4 * kh * run * outputs, outputs,
+                    run, outputs, OW, OH, np.float32(1.0), 0 if n == first else 1)

@@ -7,12 +7,16 @@
 * ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
 * ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
   ``lanes x lanes`` block.
+* ``tiles`` is ``tile`` with k in two levels: ``k_outer`` runs of ``k``, each run's A
+  and B ``a_outer`` and ``b_outer`` floats after the last's start (a convolution's
+  window rows, read where they lie: ``conv_fused``), the tile in registers throughout.
 
 Every argument is an integer (addresses and strides counted in floats) but ``alpha``,
 so numba calls them through an address (``register_gemm._call_tile``)::
 
     tile(mr, nv, a, a_row_stride, a_col_stride, b, b_row_stride, c, c_row_stride,
          k, alpha, accumulate, tail)
+    tiles(..., tail, k_outer, a_outer, b_outer)
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ def module(max_mr: int, max_nv: int, lanes: int) -> ir.Module:
     kernels = {(mr, nv): _kernel(mod, intrinsics, vector, mr, nv)
                for mr in range(1, max_mr + 1) for nv in range(1, max_nv + 1)}
     _dispatch(mod, "tile", kernels, max_nv)
+    _dispatch(mod, "tiles", kernels, max_nv, outer=True)
     reduce_add = ir.Function(mod, ir.FunctionType(_F32, [_F32, vector]),
                              name=f"llvm.vector.reduce.fadd.v{lanes}f32")
     dots = {(mr, nc): _dot_kernel(mod, (*intrinsics, reduce_add), vector, mr, nc)
@@ -52,34 +57,45 @@ def _const(value: int) -> ir.Constant:
     return ir.Constant(_I64, value)
 
 
-def _kernel_type() -> ir.FunctionType:
+def _kernel_type(outer: bool = False) -> ir.FunctionType:
     fp = _F32.as_pointer()
-    return ir.FunctionType(ir.VoidType(),
-                           [fp, _I64, _I64, fp, _I64, fp, _I64, _I64, _F32, _I64, _I64])
+    return ir.FunctionType(ir.VoidType(), [fp, _I64, _I64, fp, _I64, fp, _I64, _I64, _F32,
+                                           _I64, _I64] + [_I64] * (3 if outer else 0))
 
 
 def _kernel(mod, intrinsics, vector, mr, nv) -> ir.Function:
-    fn = ir.Function(mod, _kernel_type(), name=f"k{mr}x{nv}")
+    fn = ir.Function(mod, _kernel_type(outer=True), name=f"k{mr}x{nv}")
     fn.linkage = "internal"
-    a, a_rows, a_cols, b, ldb, c, ldc, k, alpha, accumulate, tail = fn.args
+    a, a_rows, a_cols, b, ldb, c, ldc, k, alpha, accumulate, tail, runs, a_outer, b_outer = \
+        fn.args
     fma, masked_load, masked_store = intrinsics
     for pointer in (a, b, c):
         pointer.add_attribute("noalias")
-    entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "loop", "done"))
+    entry, run, loop, next_run, done = (fn.append_basic_block(n) for n in (
+        "entry", "run", "loop", "next_run", "done"))
     lanes = vector.count
     zero = ir.Constant(vector, None)
     builder = ir.IRBuilder(entry)
     mask = _lanes_below(builder, lanes, tail)    # the last vector's columns inside C
-    builder.cbranch(builder.icmp_signed(">", k, _const(0)), loop, done)
+    builder.cbranch(builder.and_(builder.icmp_signed(">", k, _const(0)),
+                                 builder.icmp_signed(">", runs, _const(0))), run, done)
+
+    builder.position_at_end(run)                 # a run of k: A and B moved on
+    j = builder.phi(_I64, name="run")
+    j.add_incoming(_const(0), entry)
+    carried = [[builder.phi(vector) for _ in range(nv)] for _ in range(mr)]
+    a_run = builder.gep(a, [builder.mul(j, a_outer)])
+    b_run = builder.gep(b, [builder.mul(j, b_outer)])
+    builder.branch(loop)
 
     builder.position_at_end(loop)
     kk = builder.phi(_I64, name="k")
-    kk.add_incoming(_const(0), entry)
+    kk.add_incoming(_const(0), run)
     tile = [[builder.phi(vector) for _ in range(nv)] for _ in range(mr)]
-    b_row = builder.gep(b, [builder.mul(kk, ldb)])
+    b_row = builder.gep(b_run, [builder.mul(kk, ldb)])
     b_vectors = [_load(builder, masked_load, vector, builder.gep(b_row, [_const(lanes * v)]),
                        mask if v == nv - 1 else None) for v in range(nv)]
-    a_column = builder.gep(a, [builder.mul(kk, a_cols)])
+    a_column = builder.gep(a_run, [builder.mul(kk, a_cols)])
     updated = []
     for r in range(mr):
         element = builder.load(builder.gep(a_column, [builder.mul(_const(r), a_rows)]), align=4)
@@ -89,9 +105,16 @@ def _kernel(mod, intrinsics, vector, mr, nv) -> ir.Function:
     kk.add_incoming(next_k, loop)
     for r in range(mr):
         for v in range(nv):
-            tile[r][v].add_incoming(zero, entry)
+            carried[r][v].add_incoming(zero, entry)
+            carried[r][v].add_incoming(updated[r][v], next_run)
+            tile[r][v].add_incoming(carried[r][v], run)
             tile[r][v].add_incoming(updated[r][v], loop)
-    builder.cbranch(builder.icmp_signed("<", next_k, k), loop, done)
+    builder.cbranch(builder.icmp_signed("<", next_k, k), loop, next_run)
+
+    builder.position_at_end(next_run)
+    following = builder.add(j, _const(1))
+    j.add_incoming(following, next_run)
+    builder.cbranch(builder.icmp_signed("<", following, runs), run, done)
 
     builder.position_at_end(done)
     totals = []
@@ -99,7 +122,7 @@ def _kernel(mod, intrinsics, vector, mr, nv) -> ir.Function:
         for v in range(nv):
             totals.append(builder.phi(vector))
             totals[-1].add_incoming(zero, entry)
-            totals[-1].add_incoming(updated[r][v], loop)
+            totals[-1].add_incoming(updated[r][v], next_run)
     scale = _splat(builder, vector, alpha)
     results = [builder.fmul(total, scale) for total in totals]
     places = []
@@ -153,12 +176,14 @@ def _splat(builder, vector, scalar):
                                   ir.Constant(ir.VectorType(_I32, vector.count), None))
 
 
-def _dispatch(mod, name: str, kernels: dict, max_nv: int) -> None:
+def _dispatch(mod, name: str, kernels: dict, max_nv: int, outer: bool = False) -> None:
     """``name(mr, nv, ...)``: a switch on ``mr * (max_nv + 1) + nv`` to the kernel; the
-    addresses arrive as integers (numba passes them as they are)."""
-    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [_I64] * 10 + [_F32, _I64, _I64]),
-                     name=name)
-    mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha, accumulate, tail = fn.args
+    addresses arrive as integers (numba passes them as they are).  Without ``outer``,
+    k is one run (``tile``, ``dot``)."""
+    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [_I64] * 10 + [_F32, _I64, _I64] +
+                                          [_I64] * (3 if outer else 0)), name=name)
+    mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha, accumulate, tail = fn.args[:13]
+    runs = list(fn.args[13:]) if outer else [_const(1), _const(0), _const(0)]
     entry, fallthrough = fn.append_basic_block("entry"), fn.append_basic_block("none")
     builder = ir.IRBuilder(entry)
     key = builder.add(builder.mul(mr, _const(max_nv + 1)), nv)
@@ -168,8 +193,11 @@ def _dispatch(mod, name: str, kernels: dict, max_nv: int) -> None:
         case = fn.append_basic_block(f"{kernel.name}")
         switch.add_case(_const(rows * (max_nv + 1) + vectors), case)
         builder.position_at_end(case)
-        builder.call(kernel, [builder.inttoptr(a, fp), a_rows, a_cols, builder.inttoptr(b, fp),
-                              ldb, builder.inttoptr(c, fp), ldc, k, alpha, accumulate, tail])
+        arguments = [builder.inttoptr(a, fp), a_rows, a_cols, builder.inttoptr(b, fp), ldb,
+                     builder.inttoptr(c, fp), ldc, k, alpha, accumulate, tail]
+        if len(kernel.args) > len(arguments):
+            arguments += runs
+        builder.call(kernel, arguments)
         builder.ret_void()
     builder.position_at_end(fallthrough)
     builder.ret_void()

@@ -49,7 +49,8 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "tile_address", "multiply", "MR", "KC", "LANES"]
+__all__ = ["usable", "gemm_into", "tile_address", "multiply", "tiles_address", "multiply_runs",
+           "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
 MAX_NV = 4        # vectors of 16 floats across a tile
@@ -97,7 +98,7 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     parallel = parallel and m * n * k >= PARALLEL_MACS
     ldc = out.strides[0] // 4 if m > 1 else n
     transposed = b.strides[1] != 4 and n > 1 and k > 1
-    tile, dot, transpose = _addresses()
+    tile, dot, transpose, _ = _addresses()
     if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4:
         drive = _dot_parallel if parallel else _dot_serial
         drive(dot, a.ctypes.data, a.strides[0] // 4, b.ctypes.data, b.strides[1] // 4,
@@ -148,21 +149,35 @@ def _fits(a, b, out) -> bool:
     return not (np.may_share_memory(out, a) or np.may_share_memory(out, b))
 
 
-@intrinsic
-def _call_tile(typingctx, address, mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha,
-               accumulate, tail):
-    """Call the ``tile`` function at ``address`` (an integer: numba caches the compiled
-    driver, and the address changes with every process)."""
-    signature = types.void(types.int64, *[types.int64] * 10, types.float32, types.int64,
-                           types.int64)
+def _tile_call(runs: bool):
+    """(signature, codegen) of a call to ``tile`` (or with ``runs``, ``tiles``) at an
+    address (an integer: numba caches the compiled driver, and the address changes with
+    every process)."""
+    after_alpha = 5 if runs else 2
+    signature = types.void(types.int64, *[types.int64] * 10, types.float32,
+                           *[types.int64] * after_alpha)
 
     def codegen(context, builder, sig, args):
         i64, f32 = ir.IntType(64), ir.FloatType()
-        function = ir.FunctionType(ir.VoidType(), [i64] * 10 + [f32, i64, i64])
+        function = ir.FunctionType(ir.VoidType(), [i64] * 10 + [f32] + [i64] * after_alpha)
         pointer = builder.inttoptr(args[0], function.as_pointer())
         builder.call(pointer, list(args[1:]))
         return context.get_dummy_value()
     return signature, codegen
+
+
+@intrinsic
+def _call_tile(typingctx, address, mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha,
+               accumulate, tail):
+    """Call the ``tile`` function at ``address``."""
+    return _tile_call(runs=False)
+
+
+@intrinsic
+def _call_tiles(typingctx, address, mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k, alpha,
+                accumulate, tail, runs, a_outer, b_outer):
+    """Call the ``tiles`` function at ``address``."""
+    return _tile_call(runs=True)
 
 
 @intrinsic
@@ -310,8 +325,31 @@ def tile_address() -> int:
     return _addresses()[0]
 
 
+@njit(**JIT)
+def multiply_runs(tiles, a, rsa, csa, a_outer, b, ldb, b_outer, c, ldc, m, n, k, runs, alpha,
+                  accumulate):
+    """``C = alpha * sum over j < runs of A_j @ B_j`` (``+=`` when ``accumulate``) on the
+    calling thread, B read in place, where A_j and B_j (m x k, k x n) start ``a_outer``
+    and ``b_outer`` floats after A_{j-1} and B_{j-1} (addresses and strides as
+    ``_drive``'s): a product whose k is a grid, as a convolution's windows read where
+    they lie, with each tile of C in registers throughout.  ``tiles`` is
+    ``tiles_address()``."""
+    for i in range(0, m, MR):
+        for p in range((n + PANEL - 1) // PANEL):
+            width = min(PANEL, n - p * PANEL)
+            nv = (width + LANES - 1) // LANES
+            _call_tiles(tiles, min(MR, m - i), nv, a + 4 * i * rsa, rsa, csa, b + 4 * p * PANEL,
+                        ldb, c + 4 * (i * ldc + p * PANEL), ldc, k, alpha, accumulate,
+                        width - LANES * (nv - 1), runs, a_outer, b_outer)
+
+
+def tiles_address() -> int:
+    """The address of the compiled ``tiles`` function, for ``multiply_runs``."""
+    return _addresses()[3]
+
+
 def _addresses() -> tuple | None:
-    """The addresses of the compiled ``tile``, ``dot`` and ``transpose`` functions
+    """The addresses of the compiled ``tile``, ``dot``, ``transpose`` and ``tiles`` functions
     (compiled on first use, once per process), or None if they failed to compile (an
     llvmlite without the pass builder this needs, say: logged once)."""
     if not _compiled:
@@ -354,7 +392,8 @@ def _compile():
     engine.set_object_cache(notify_func=lambda _, compiled: _write(cached, compiled),
                             getbuffer_func=lambda _: code)
     engine.finalize_object()
-    return (engine, *(engine.get_function_address(name) for name in ("tile", "dot", "transpose")))
+    return (engine, *(engine.get_function_address(name)
+                      for name in ("tile", "dot", "transpose", "tiles")))
 
 
 def _read(path) -> bytes | None:
