@@ -333,12 +333,16 @@ def multiply_runs(tiles, a, rsa, csa, a_outer, b, ldb, b_outer, c, ldc, m, n, k,
     and ``b_outer`` floats after A_{j-1} and B_{j-1} (addresses and strides as
     ``_drive``'s): a product whose k is a grid, as a convolution's windows read where
     they lie, with each tile of C in registers throughout.  ``tiles`` is
-    ``tiles_address()``."""
-    for i in range(0, m, MR):
+    ``tiles_address()``.  The rows are shared evenly among the row blocks (14: 5, 5, 4,
+    not 6, 6, 2): a tile of two rows and few columns has too few sums to hide the
+    latency of its multiply-adds."""
+    blocks = (m + MR - 1) // MR
+    for block in range(blocks):
+        i, rows = block * m // blocks, (block + 1) * m // blocks - block * m // blocks
         for p in range((n + PANEL - 1) // PANEL):
             width = min(PANEL, n - p * PANEL)
             nv = (width + LANES - 1) // LANES
-            _call_tiles(tiles, min(MR, m - i), nv, a + 4 * i * rsa, rsa, csa, b + 4 * p * PANEL,
+            _call_tiles(tiles, rows, nv, a + 4 * i * rsa, rsa, csa, b + 4 * p * PANEL,
                         ldb, c + 4 * (i * ldc + p * PANEL), ldc, k, alpha, accumulate,
                         width - LANES * (nv - 1), runs, a_outer, b_outer)
 
