@@ -41,6 +41,9 @@ MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
 # sums of that (a bias's gradient) as a second output when ``bias_grad``: made only by
 # optimizer/pool_gradients.py, for the CPU.
 MAX_POOL_RELU_GRAD = "_MaxPoolReluGrad"
+# Conv2D(x, f) + bias (O,), then a ReLU when ``relu``: made only by
+# optimizer/conv_bias.py, for the CPU; inputs (x, f, bias), Conv2D's attrs.
+CONV2D_BIAS = "_Conv2DBias"
 CONV_ATTRS = ("strides", "padding", "data_format", "dilations", "explicit_paddings",
               "use_cudnn_on_gpu")
 POOL_ATTRS = ("ksize", "strides", "padding", "data_format")
@@ -185,8 +188,8 @@ def _conv2d_backprop_input_v2(inputs, attrs, node):
 
 
 def _made_by_the_optimizer(inputs, attrs, node):
-    raise TypeError(f"Op '{node}': {MAX_POOL_RELU_GRAD} is made by the optimizer, not by "
-                    f"graphs.")
+    raise TypeError(f"Op '{node}': {MAX_POOL_RELU_GRAD} and {CONV2D_BIAS} are made by the "
+                    f"optimizer, not by graphs.")
 
 
 def _conv2d_backprop_filter_v2(inputs, attrs, node):
@@ -260,6 +263,8 @@ register_op(OpDef("AvgPool", _pool(FLOATS), 1, attr_defaults=_POOL_DEFAULTS))
 register_op(OpDef("MaxPoolGrad", _max_pool_grad, 3,
                   attr_defaults={**_POOL_DEFAULTS, "explicit_paddings": ()}))
 register_op(OpDef("MaxPoolGradGrad", _max_pool_grad_grad, 3, attr_defaults=_POOL_DEFAULTS))
+register_op(OpDef(CONV2D_BIAS, _made_by_the_optimizer, 3,
+                  attr_defaults={**_CONV_DEFAULTS, "relu": False}))
 register_op(OpDef(MAX_POOL_RELU_GRAD, _made_by_the_optimizer, 3,
                   attr_defaults={**_POOL_DEFAULTS, "bias_grad": False}))
 register_op(OpDef("AvgPoolGrad", _avg_pool_grad, 2, attr_defaults=_POOL_DEFAULTS,

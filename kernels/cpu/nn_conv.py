@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import to_float16
+from ..checks import fmt_shape, invalid_argument, to_float16
 from ..registry import register_kernel
-from ...ops.nn_conv import MAX_POOL_RELU_GRAD
+from ...ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
                        max_pool_grad_grad_kernel)
 from . import conv_fused
@@ -105,19 +105,24 @@ def _product(a, b):
     return out
 
 
-def conv2d(x, f, g: Geometry, out):
-    """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O)."""
+def conv2d(x, f, g: Geometry, out, bias=None, relu: bool = False):
+    """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O),
+    plus ``bias`` (O,) and clipped at 0 with ``relu`` (``_Conv2DBias``)."""
     weights = f.reshape(-1, f.shape[3])
     rows = out.reshape(-1, f.shape[3])
+    if conv_fused.usable(x, f) and not _pointwise(g):
+        conv_fused.forward(x, f, g, out, _transposed(g), bias, relu)
+        return out
     if _pointwise(g):
         matmul_into(x.reshape(-1, g.channels), weights, rows)
-        return out
-    if conv_fused.usable(x, f):
-        conv_fused.forward(x, f, g, out, _transposed(g))
-        return out
-    scratch = _scratch(g, x.dtype)
-    for n0, n1, r0, r1 in _chunks(g):
-        matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1])
+    else:
+        scratch = _scratch(g, x.dtype)
+        for n0, n1, r0, r1 in _chunks(g):
+            matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1])
+    if bias is not None:
+        rows += bias
+        if relu:
+            np.maximum(rows, 0, out=rows)
     return out
 
 
@@ -176,6 +181,33 @@ def build_conv2d(node):
             out[...] = 0
         pool.give(out)
         return to_float16(out) if widen else out
+    return kernel
+
+
+@register_kernel(CONV2D_BIAS, "CPU")
+def build_conv2d_bias(node):
+    """Conv2D plus a bias, then a ReLU when ``relu``: the additions and the clipping done
+    on each output row while it is in cache (``optimizer/conv_bias.py``)."""
+    params = ConvParams(node)
+    relu = node.attrs["relu"]
+    pool = BufferPool()
+
+    def kernel(x, f, bias):
+        g = params.geometry(x.shape, f.shape)
+        if bias.shape != (f.shape[3],):
+            raise invalid_argument(node.name, node.op, f"bias must have shape "
+                                   f"{fmt_shape((f.shape[3],))} (the filter's out-channels), "
+                                   f"got {fmt_shape(bias.shape)}")
+        x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
+        out = pool.take(params.output_shape(g, f.shape), x.dtype)
+        if out.size and g.window * g.channels:
+            conv2d(x, f, g, out, bias, relu)
+        else:
+            out[...] = bias
+            if relu:
+                np.maximum(out, 0, out=out)
+        pool.give(out)
+        return out
     return kernel
 
 
