@@ -21,7 +21,7 @@ from concurrency import run_in_threads
 from devsession.errors import InvalidArgumentError
 from devsession.kernels.registry import lookup_kernel, registered_ops
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
-from devsession.ops.training import MATMUL_GRADIENT_DESCENT
+from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
                           F32, F64, FLOATS, I32, I64, MATMUL_CASES, NUMERIC, REDUCE_CASES,
                           STANDIN, UNARY, array_module, assert_same, binary_inputs,
@@ -283,7 +283,8 @@ def test_runtime_errors_name_the_node(device):
             assert info.value.node_name == node.name and f"'{node.name}'" in str(info.value)
 
 
-CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MAX_POOL_RELU_GRAD, CONV2D_BIAS}   # the optimizer's CPU folds
+CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
+            CONV2D_BIAS}   # the optimizer's CPU folds
 
 
 def test_every_ref_op_is_covered(device):

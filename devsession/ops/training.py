@@ -24,10 +24,12 @@ from .registry import InferError, OpDef, register_op
 from .state import variable_ref
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "TRAINING_OPS",
-           "MATMUL_GRADIENT_DESCENT"]
+           "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
-# var -= alpha * MatMul(a, b): made only by optimizer/gemm_updates.py
+# var -= alpha * MatMul(a, b), and Adam's update with MatMul(a, b) as its gradient: made
+# only by optimizer/gemm_updates.py
 MATMUL_GRADIENT_DESCENT = "_MatMulApplyGradientDescent"
+MATMUL_ADAM = "_MatMulApplyAdam"
 
 # op type -> (input names, how many leading inputs are variable references)
 TRAINING_OPS = {
@@ -72,13 +74,18 @@ for _op_type, (_names, _num_refs) in TRAINING_OPS.items():
 
 
 def _made_by_the_optimizer(inputs, attrs, node):
-    raise TypeError(f"Op '{node}': {MATMUL_GRADIENT_DESCENT} is made by the optimizer, not "
-                    f"by graphs.")
+    raise TypeError(f"Op '{node}': {MATMUL_GRADIENT_DESCENT} and {MATMUL_ADAM} are made by "
+                    f"the optimizer, not by graphs.")
 
 
+_PRODUCT_ATTRS = {"transpose_a": False, "transpose_b": False}
 # inputs: var, alpha, a, b; attrs transpose_a, transpose_b (the product's)
 register_op(OpDef(MATMUL_GRADIENT_DESCENT, _made_by_the_optimizer, 4, ref_inputs=(0,),
-                  stateful=True, attr_defaults={"transpose_a": False, "transpose_b": False}))
+                  stateful=True, attr_defaults=_PRODUCT_ATTRS))
+# inputs: ApplyAdam's but the gradient, then a, b; attrs ApplyAdam's and the product's
+register_op(OpDef(MATMUL_ADAM, _made_by_the_optimizer, 11, ref_inputs=(0, 1, 2),
+                  stateful=True, attr_defaults={**_PRODUCT_ATTRS, "use_locking": False,
+                                                "use_nesterov": False}))
 
 
 def _build(op_type, refs, values, attrs, name) -> Tensor:

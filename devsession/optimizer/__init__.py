@@ -11,8 +11,9 @@ Runs once per cached plan (never on the hot path), on the pruned, placed op list
 4. ``conv_bias`` (with fusion): folds a convolution's bias and ReLU into it on the CPU;
 5. ``fusion``: turns each connected region of elementwise ops on one device into one
    generated kernel that reads its inputs once and writes its output once;
-6. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update,
-   one BLAS call that accumulates into the variable on the CPU.
+6. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update
+   (one BLAS call that accumulates into the variable) or its Adam update (the gradient
+   made and used a block of rows at a time, in cache) on the CPU.
 
 Every pass maps ``PlanOp``s to ``PlanOp``s (``ir.py``): op-like records that share the
 original ``Tensor`` objects, so a fused or folded op still produces the tensor its

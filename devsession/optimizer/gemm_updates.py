@@ -1,13 +1,16 @@
-"""Fold a weight gradient's product into its gradient-descent update.
+"""Fold a weight gradient's product into its update (gradient descent or Adam).
 
 ``ApplyGradientDescent(var, lr, MatMul(a, b))`` becomes one ``_MatMulApplyGradientDescent``
 whose CPU kernel is a single product accumulating ``-lr * a @ b`` into the variable
 (``kernels/cpu/sgemm.py``): the gradient is never written out and read back, and the
-update is no second pass over the variable.  It applies where that is the same
-computation: the product feeds only the update (not fetched, no other reader), both run
-on the CPU in float32 on 2-D operands of known shapes, the product is big enough for the
-saving to outweigh a ctypes call (``MIN_MACS``), and numpy's BLAS has an sgemm we can
-call.  The fused op keeps the update's name and tensor, and names both nodes in traces.
+update is no second pass over the variable.  ``ApplyAdam(var, m, v, ..., MatMul(a, b))``
+becomes ``_MatMulApplyAdam``, whose kernel makes the gradient a block of rows at a time
+in cache and updates that block of var, m and v at once (``kernels/cpu/training.py``).
+It applies where that is the same computation: the product feeds only the update (not
+fetched, no other reader), both run on the CPU in float32 on 2-D operands of known
+shapes, the product is big enough for the saving to outweigh a call (``MIN_MACS``), and
+for gradient descent, numpy's BLAS has an sgemm we can call.  The fused op keeps the
+update's name and tensor, and names both nodes in traces.
 """
 
 from __future__ import annotations
@@ -15,12 +18,14 @@ from __future__ import annotations
 import collections
 
 from ..dtypes import float32
-from ..ops.training import MATMUL_GRADIENT_DESCENT
+from ..ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from .ir import PlanOp
 
 __all__ = ["fold_gemm_updates", "MIN_MACS"]
 
-MIN_MACS = 1 << 18          # smaller products: a ctypes call costs more than it saves
+MIN_MACS = 1 << 18          # smaller products: a call costs more than it saves
+# update -> (the op it folds into, the position of its gradient input)
+_FOLDS = {"ApplyGradientDescent": (MATMUL_GRADIENT_DESCENT, 2), "ApplyAdam": (MATMUL_ADAM, 9)}
 
 
 def fold_gemm_updates(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
@@ -28,22 +33,24 @@ def fold_gemm_updates(ops: list[PlanOp], fetched: set, placements: dict) -> list
     producer = {t: op for op in ops for t in op.outputs}
     folded, dropped = {}, set()
     for op in ops:
-        if op.type != "ApplyGradientDescent":
+        if op.type not in _FOLDS:
             continue
-        product = producer.get(op.inputs[2])
-        if product is None or product.type != "MatMul" or readers[op.inputs[2]] != 1 or \
-                op.inputs[2] in fetched or not _fits(op, product, placements):
+        fused_type, at = _FOLDS[op.type]
+        gradient = op.inputs[at]
+        product = producer.get(gradient)
+        if product is None or product.type != "MatMul" or readers[gradient] != 1 or \
+                gradient in fetched or not _fits(op, product, placements) or \
+                (fused_type == MATMUL_GRADIENT_DESCENT and not _sgemm_available()):
             continue
         folded[id(op)] = op.replace(
-            type=MATMUL_GRADIENT_DESCENT, inputs=(*op.inputs[:2], *product.inputs),
-            attrs={"transpose_a": bool(product.attrs.get("transpose_a")),
+            type=fused_type, inputs=(*op.inputs[:at], *product.inputs),
+            attrs={**{k: v for k, v in op.attrs.items() if k in ("use_locking", "use_nesterov")},
+                   "transpose_a": bool(product.attrs.get("transpose_a")),
                    "transpose_b": bool(product.attrs.get("transpose_b")),
                    "members": (product.name, op.name),
                    "member_ops": (product.type, op.type)},
             control_inputs=tuple(dict.fromkeys(product.control_inputs + op.control_inputs)))
         dropped.add(id(product))
-    if folded and not _sgemm_available():
-        return ops
     return [folded.get(id(op), op) for op in ops if id(op) not in dropped]
 
 

@@ -182,7 +182,9 @@ def warm(plan, feeds: tuple, samples: dict, cancelled: Callable[[], bool],
     """Call each kernel of ``plan`` that has no side effects once on stand-ins of its
     inputs; returns how many ran.  A kernel that updates variables (an optimizer's
     Apply*) runs only as ``scratch_kernel(step)`` makes it: bound to zero-filled copies
-    of its variables (None: skipped).  Other stateful kernels and control flow are
+    of its variables (None: skipped), unless it has a ``warm()`` of its own (an update
+    the optimizer folded a product into), which compiles it on arrays of its own and
+    is called instead.  Other stateful kernels and control flow are
     skipped, and so is a kernel that fails on stand-ins: each compiles on its first
     real call."""
     names = slot_tensors(plan, feeds)
@@ -216,6 +218,9 @@ def _warmable_kernel(step, scratch_kernel):
     if op_def.function_attrs:
         return None
     if op_def.ref_inputs:
+        warm = getattr(step.kernel, "warm", None)     # compiles on arrays of its own
+        if warm is not None:
+            return lambda *_: warm()
         return scratch_kernel(step) if scratch_kernel is not None else None
     return None if op_def.stateful else step.kernel
 

@@ -7,17 +7,21 @@ formula.  The frame (locks, copy-on-write, shape checks) is
 converted to scalars of the variable's dtype, so float32 variables update in float32
 arithmetic as TF's kernels do (Adam's ``alpha`` too).  Arrays of at least
 ``PARALLEL_MIN_SIZE`` elements are split into chunks updated in parallel (``prange``).
-float16 variables (which numba cannot load) take the reference formulas.
+float16 variables (which numba cannot load) take the reference formulas.  The updates the
+optimizer folded a product into (``optimizer/gemm_updates.py``) are here too: SGD's as
+one product accumulating into the variable, Adam's with the gradient made a block of
+rows at a time in cache (``adam_product_update``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...ops.training import MATMUL_GRADIENT_DESCENT
+from ...ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from ..checks import fmt_shape, invalid_argument
 from ..reference.training import apply_kernel, make_updates, with_nesterov
 from ..registry import register_kernel
+from . import register_gemm
 from .sgemm import sgemm_update
 from .elementwise import PARALLEL_MIN_SIZE
 from .numba_setup import num_threads
@@ -25,7 +29,7 @@ from .reduce import JIT, PAR
 
 from numba import njit, prange  # noqa: E402  (after numba_setup)
 
-__all__ = ["build_apply"]
+__all__ = ["build_apply", "adam_product_update"]
 
 _CHUNK = 1 << 14
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
@@ -157,33 +161,142 @@ def build_apply(node):
     return apply_kernel(node, with_nesterov(node, update))
 
 
-@register_kernel(MATMUL_GRADIENT_DESCENT, "CPU")
-def build_matmul_gradient_descent(node):
-    """``var -= alpha * op(a) @ op(b)``: the product and update the optimizer folded
-    (``optimizer/gemm_updates.py``), one sgemm into the variable."""
+def _check_folded(node, var, slots, scalars, a, b) -> None:
+    """InvalidArgumentError, as the update and the product apart would raise, for
+    operands of a folded update that do not fit (a and b already transposed)."""
+    for slot in slots:
+        if slot.shape != var.shape:
+            raise invalid_argument(node.name, node.op, f"var and its slots do not have the "
+                                   f"same shape: {fmt_shape(var.shape)} "
+                                   f"{fmt_shape(slot.shape)}")
+    for value in scalars:
+        if np.ndim(value) != 0:
+            raise invalid_argument(node.name, node.op, f"the update's hyper-parameters must "
+                                   f"be scalars, got shape {fmt_shape(np.shape(value))}")
+    if a.shape[1] != b.shape[0] or var.shape != (a.shape[0], b.shape[1]):
+        raise invalid_argument(node.name, node.op, f"var {fmt_shape(var.shape)} and the "
+                               f"product of {fmt_shape(a.shape)} and {fmt_shape(b.shape)} "
+                               f"do not match")
+
+
+def _folded_kernel(node, update):
+    """The kernel of an update the optimizer folded a product into
+    (``optimizer/gemm_updates.py``): ``update(var, *slots, *scalars, a, b)`` under the
+    variables' locks (in input order, as ``apply_kernel``), the product's
+    ``transpose_a``/``transpose_b`` being the update's to apply."""
     transpose_a, transpose_b = node.attrs["transpose_a"], node.attrs["transpose_b"]
     ctx, name = node.context, node.name
 
-    def kernel(alpha, a, b):
-        (resource,) = ctx.ref_resources()
-        with resource.lock:
-            var = resource.updatable(name)
-            rows = a.shape[1] if transpose_a else a.shape[0]
-            inner = (a.shape[0] if transpose_a else a.shape[1],
-                     b.shape[1] if transpose_b else b.shape[0])
-            cols = b.shape[0] if transpose_b else b.shape[1]
-            if np.ndim(alpha) != 0:
-                raise invalid_argument(name, node.op, f"alpha must be a scalar, got shape "
-                                       f"{fmt_shape(np.shape(alpha))}")
-            if inner[0] != inner[1] or var.shape != (rows, cols):
-                raise invalid_argument(name, node.op, f"var {fmt_shape(var.shape)} and the "
-                                       f"product of {fmt_shape(a.shape)} and "
-                                       f"{fmt_shape(b.shape)} do not match")
-            if var.dtype == _F32 and var.flags.c_contiguous:
-                sgemm_update(var, alpha[()], a, transpose_a, b, transpose_b)
-            else:
-                var -= alpha[()] * np.matmul(a.T if transpose_a else a,
-                                             b.T if transpose_b else b)
+    def kernel(*values):
+        *scalars, a, b = values
+        resources = ctx.ref_resources()
+        for resource in resources:
+            resource.lock.acquire()
+        try:
+            var, *slots = [resource.updatable(name) for resource in resources]
+            _check_folded(node, var, slots, scalars, a.T if transpose_a else a,
+                          b.T if transpose_b else b)
+            update(var, *slots, *scalars, a, b)
             return var
+        finally:
+            for resource in reversed(resources):
+                resource.lock.release()
     return kernel
 
+
+@register_kernel(MATMUL_GRADIENT_DESCENT, "CPU")
+def build_matmul_gradient_descent(node):
+    """``var -= alpha * op(a) @ op(b)``: one sgemm into the variable."""
+    transpose_a, transpose_b = node.attrs["transpose_a"], node.attrs["transpose_b"]
+
+    def update(var, alpha, a, b):
+        if var.dtype == _F32 and var.flags.c_contiguous:
+            sgemm_update(var, alpha[()], a, transpose_a, b, transpose_b)
+        else:
+            var -= alpha[()] * np.matmul(a.T if transpose_a else a, b.T if transpose_b else b)
+    return _folded_kernel(node, update)
+
+
+@register_kernel(MATMUL_ADAM, "CPU")
+def build_matmul_adam(node):
+    """Adam's update whose gradient is ``op(a) @ op(b)`` (``adam_product_update``)."""
+    nesterov = bool(node.attrs.get("use_nesterov", False))
+    transpose_a, transpose_b = node.attrs["transpose_a"], node.attrs["transpose_b"]
+
+    def update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, a, b):
+        adam_product_update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                            a.T if transpose_a else a, b.T if transpose_b else b, nesterov)
+    kernel = _folded_kernel(node, update)
+    kernel.warm = _warm_adam_product
+    return kernel
+
+
+# --- Adam with its gradient's product folded in --------------------------------------------
+
+_BLOCK_FLOATS = 1 << 15       # a block of the gradient, 128 KiB: made and used in L2
+
+
+def adam_product_update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, a, b,
+                        nesterov=False):
+    """Adam's update of var (m, v) with the gradient ``a @ b``, made a block of rows at
+    a time into a buffer that stays in cache, each block of var, m and v updated right
+    after: the gradient never goes out to memory and back (Deep MNIST's dense layer,
+    3136 x 1024: 3.9 -> 3.3 ms).  The block's product is ``register_gemm``'s, the same
+    sums in the same order as the product apart, and the update ``_adam``: the results
+    are the same to the bit.  float32 on a CPU ``register_gemm`` runs on; anything else
+    takes the product and the update apart."""
+    if not (var.dtype == a.dtype == b.dtype == _F32 and register_gemm.usable() and
+            all(x.flags.c_contiguous for x in (var, m, v)) and
+            all(s >= 0 and s % 4 == 0 for s in a.strides)):
+        _adam_update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                     np.matmul(a, b), nesterov)
+        return
+    if b.strides[1] != 4 or b.strides[0] % 4 or b.strides[0] < 0:
+        b = np.ascontiguousarray(b)                # tiles read B's rows in place
+    one = var.dtype.type(1)
+    alpha = var.dtype.type(lr[()] * np.sqrt(one - beta2_power[()]) / (one - beta1_power[()]))
+    rows, n = var.shape
+    block = max(register_gemm.MR, _BLOCK_FLOATS // max(n, 1) // register_gemm.MR *
+                register_gemm.MR)
+    tasks = num_threads() if _parallel(var.size) else 1
+    (_adam_product_parallel if tasks > 1 else _adam_product_serial)(
+        register_gemm.tile_address(), a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4,
+        b.ctypes.data, b.strides[0] // 4 if b.shape[0] > 1 else n, a.shape[1], var, m, v,
+        alpha, beta1[()], one - beta1[()], one - beta2[()], epsilon[()], nesterov, block,
+        tasks)
+
+
+def _adam_product(tile, a, rsa, csa, b, ldb, k, var, m, v, alpha, beta1, one_minus_beta1,
+                  one_minus_beta2, epsilon, nesterov, block, tasks):
+    """Each task: its share of var's rows, ``block`` rows at a time, the gradient's
+    rows made into the task's buffer and used there (addresses and strides in floats,
+    as ``register_gemm.multiply``'s)."""
+    rows, n = var.shape
+    for task in prange(tasks):
+        gradient = np.empty((block, n), np.float32)
+        first, last = task * rows // tasks, (task + 1) * rows // tasks
+        for r0 in range(first, last, block):
+            r1 = min(last, r0 + block)
+            register_gemm.multiply(tile, a + 4 * r0 * rsa, rsa, csa, b, ldb,
+                                   gradient.ctypes.data, n, r1 - r0, n, k, np.float32(1.0), 0)
+            size = (r1 - r0) * n
+            _adam(var[r0:r1].reshape(-1), m[r0:r1].reshape(-1), v[r0:r1].reshape(-1),
+                  gradient.reshape(-1)[:size], alpha, beta1, one_minus_beta1, one_minus_beta2,
+                  epsilon, nesterov, 0, size)
+
+
+_adam_product_parallel = njit(**PAR)(_adam_product)
+_adam_product_serial = njit(**JIT)(_adam_product)
+
+
+def _warm_adam_product() -> None:
+    """Compile both drivers on small arrays of their own (a plan's warming calls this
+    instead of the kernel, which would update the real variables)."""
+    if not register_gemm.usable():
+        return
+    f32 = np.float32
+    for driver, tasks in ((_adam_product_serial, 1), (_adam_product_parallel, 2)):
+        var, m, v = (np.zeros((12, 16), f32) for _ in range(3))
+        a, b = np.ones((12, 3), f32), np.ones((3, 16), f32)
+        driver(register_gemm.tile_address(), a.ctypes.data, 3, 1, b.ctypes.data, 16, 3,
+               var, m, v, f32(1e-3), f32(0.9), f32(0.1), f32(1e-3), f32(1e-8), False, 6, tasks)
