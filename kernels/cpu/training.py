@@ -285,8 +285,17 @@ def _adam_product(tile, a, rsa, csa, b, ldb, k, var, m, v, alpha, beta1, one_min
                   epsilon, nesterov, 0, size)
 
 
+def _adam_product_here(tile, a, rsa, csa, b, ldb, k, var, m, v, alpha, beta1, one_minus_beta1,
+                       one_minus_beta2, epsilon, nesterov, block, tasks):
+    """``_adam_product`` on the calling thread (a function of its own: numba's disk
+    cache keys compiled code by function, and would hand the parallel body to both)."""
+    _adam_product_inline(tile, a, rsa, csa, b, ldb, k, var, m, v, alpha, beta1,
+                         one_minus_beta1, one_minus_beta2, epsilon, nesterov, block, tasks)
+
+
 _adam_product_parallel = njit(**PAR)(_adam_product)
-_adam_product_serial = njit(**JIT)(_adam_product)
+_adam_product_inline = njit(**JIT, inline="always")(_adam_product)
+_adam_product_serial = njit(**JIT)(_adam_product_here)
 
 
 def _warm_adam_product() -> None:
