@@ -26,7 +26,7 @@ in all) with the tile in registers:
   positions, OW along a row and OH rows.
 
 Deep MNIST, layer 2 (forward, input and filter gradients): 6.1, 6.65, 6.2 ms packed,
-5.85, 6.2, 5.8 ms direct; layer 1's forward and filter gradient 0.57 -> 0.43, 0.38 ms.
+5.7, 6.1, 5.8 ms direct; layer 1's forward and filter gradient 0.57 -> 0.43, 0.38 ms.
 
 Used for float32 when ``register_gemm`` is (``nn_conv`` decides); the chunked path
 stays for everything else.

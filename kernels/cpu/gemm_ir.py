@@ -7,16 +7,16 @@
 * ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
 * ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
   ``lanes x lanes`` block.
-* ``tiles`` is ``tile`` with k in two levels: ``k_outer`` runs of ``k``, each run's A
-  and B ``a_outer`` and ``b_outer`` floats after the last's start (a convolution's
-  window rows, read where they lie: ``conv_fused``), the tile in registers throughout.
+* ``tiles`` is ``tile`` with k in two levels: ``runs`` runs of ``k``, each run's A and
+  B ``a_outer`` and ``b_outer`` floats after the last's start (a convolution's window
+  rows, read where they lie: ``conv_fused``), the tile in registers throughout.
 
 Every argument is an integer (addresses and strides counted in floats) but ``alpha``,
 so numba calls them through an address (``register_gemm._call_tile``)::
 
     tile(mr, nv, a, a_row_stride, a_col_stride, b, b_row_stride, c, c_row_stride,
          k, alpha, accumulate, tail)
-    tiles(..., tail, k_outer, a_outer, b_outer)
+    tiles(..., tail, runs, a_outer, b_outer)
 """
 
 from __future__ import annotations

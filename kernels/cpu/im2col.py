@@ -63,7 +63,7 @@ def pack_window(x, g, n, oh, ow, out):
             last = max(min(W - left, KW) * C, first)
             _zero_bytes(at, first * size)
             copy_bytes(at + first * size, source + (left * C + first) * size,
-                        (last - first) * size)
+                       (last - first) * size)
             _zero_bytes(at + last * size, (row - last) * size)
         else:
             for kw in range(KW):
@@ -117,7 +117,7 @@ def pack_tap(x, g, tap, n, cols_t, r0):
             if SW == 1 and C == 1:                  # one run: memcpy (as pack_window)
                 source = x.ctypes.data + n * x.strides[0] + ih * x.strides[1]
                 copy_bytes(target + first * size, source + (first + shift) * size,
-                            (last - first) * size)
+                           (last - first) * size)
             else:
                 for ow in range(first, last):
                     cols_t[tap * C + c, at + ow] = x[n, ih, (ow * SW + shift) * C + c]

@@ -1,19 +1,21 @@
 """Convolution and pooling on the CPU (NHWC).
 
 Conv2D is a matrix product, so it runs at BLAS speed.  In float32, on a CPU
-``register_gemm`` runs on, ``conv_fused`` packs and multiplies image by image in one
-parallel loop; otherwise (and in float64) this module's chunked path does: the windows
-of a chunk of images are packed into a ``(windows, KH*KW*C)`` matrix (im2col, a numba
-loop parallel over windows, copying whole ``KW*C`` runs of a row when the dilation is
-1) and multiplied by
-the filter seen as a ``(KH*KW*C, O)`` matrix into the output rows.  Every product goes
+``register_gemm`` runs on, ``conv_fused`` does it image by image in one parallel loop
+(reading the windows in place at stride 1, packing them otherwise); else (and in
+float64) this module's chunked path does: the windows of a chunk of images are packed
+into a ``(windows, KH*KW*C)`` matrix (im2col, a numba loop parallel over windows,
+copying whole ``KW*C`` runs of a row when the dilation is 1) and multiplied by the
+filter seen as a ``(KH*KW*C, O)`` matrix into the output rows.  Every product goes
 through ``blas.matmul_into``, so the BLAS thread policy holds for convolutions as for
 MatMul: a lone product uses BLAS's own threads, one that runs while others do (towers,
 parallel branches) holds BLAS to one thread.  Chunks of about ``CHUNK_ELEMENTS``
 packed values keep the packed matrix in cache and its memory bounded; a 1x1 filter
 with stride 1 needs no packing at all.  With at most ``TRANSPOSED_MAX_CHANNELS`` input
 channels (a first layer's images) the windows pack as columns instead
-(``im2col_transposed``: runs of a whole output row), and BLAS multiplies the transpose.  The gradients are the same products transposed:
+(``im2col_transposed``: runs of a whole output row), and BLAS multiplies the transpose.
+``_Conv2DBias`` (the optimizer's fold, ``optimizer/conv_bias.py``) adds a bias and
+clips at zero as it goes.  The gradients are the same products transposed:
 
 * input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
   back -- as a *gather* per input row (every input element sums the windows that read
@@ -22,9 +24,10 @@ channels (a first layer's images) the windows pack as columns instead
 
 Pooling is direct numba loops (parallel over output rows, or over images for the
 gradients, whose windows may overlap; windows that tile the input, stride = window,
-write each position once instead of zeroing and scattering), with the reference kernels' semantics: MaxPool
-propagates NaN and routes gradients to the first maximum; AvgPool divides by the number
-of valid elements.  float16 is computed in float32 and rounded once.  The geometry is
+write each position once instead of zeroing and scattering), with the reference
+kernels' semantics: MaxPool propagates NaN and routes gradients to the first maximum;
+AvgPool divides by the number of valid elements.  ``_MaxPoolReluGrad`` (the optimizer's
+fold, ``optimizer/pool_gradients.py``) is MaxPoolGrad passing only positive maxima.  float16 is computed in float32 and rounded once.  The geometry is
 ``windows.py``'s; outputs of the forward ops are reused across runs once free.
 """
 

@@ -353,8 +353,8 @@ def tiles_address() -> int:
 
 
 def _addresses() -> tuple | None:
-    """The addresses of the compiled ``tile``, ``dot``, ``transpose`` and ``tiles`` functions
-    (compiled on first use, once per process), or None if they failed to compile (an
+    """The addresses of the compiled ``tile``, ``dot``, ``transpose`` and ``tiles``
+    functions (compiled on first use, once per process), or None if they failed to compile (an
     llvmlite without the pass builder this needs, say: logged once)."""
     if not _compiled:
         with _compile_lock:
