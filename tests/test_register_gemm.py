@@ -122,7 +122,8 @@ def test_memory_around_c_is_left_alone(case):
 
 @pytest.mark.parametrize("accumulate", [False, True])
 @pytest.mark.parametrize("m,n,k,runs", [(1, 1, 1, 1), (7, 17, 3, 4), (6, 64, 5, 5),
-                                        (13, 70, 9, 2), (5, 130, 1, 7), (4, 16, 2, 0)])
+                                        (13, 70, 9, 2), (5, 130, 1, 7), (4, 16, 2, 0),
+                                        (23, 32, 5, 3), (12, 9, 4, 2)])
 def test_products_summed_over_runs_of_k(m, n, k, runs, accumulate):
     """``multiply_runs``: A_j and B_j start a fixed step after A_{j-1} and B_{j-1}, here
     with strided rows and columns and runs that overlap in memory, as a convolution's."""

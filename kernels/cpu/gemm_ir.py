@@ -4,6 +4,7 @@
   when ``accumulate``), kept in ``mr * nv`` vector registers across the whole k loop
   (phi nodes, so LLVM allocates them as registers); the last vector of each row is
   masked to ``tail`` lanes, so a tile never reads past B's row nor writes past C's.
+  ``mr`` goes up to ``max_mr``, and to twice that for tiles at most half as wide.
 * ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
 * ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
   ``lanes x lanes`` block.
@@ -40,8 +41,10 @@ def module(max_mr: int, max_nv: int, lanes: int) -> ir.Module:
                     name=f"llvm.masked.load.v{lanes}f32.p0"),
         ir.Function(mod, ir.FunctionType(ir.VoidType(), [vector, pointer, _I32, mask]),
                     name=f"llvm.masked.store.v{lanes}f32.p0"))
+    # the same registers hold twice the rows of a tile half as wide
     kernels = {(mr, nv): _kernel(mod, intrinsics, vector, mr, nv)
-               for mr in range(1, max_mr + 1) for nv in range(1, max_nv + 1)}
+               for nv in range(1, max_nv + 1)
+               for mr in range(1, (2 * max_mr if 2 * nv <= max_nv else max_mr) + 1)}
     _dispatch(mod, "tile", kernels, max_nv)
     _dispatch(mod, "tiles", kernels, max_nv, outer=True)
     reduce_add = ir.Function(mod, ir.FunctionType(_F32, [_F32, vector]),

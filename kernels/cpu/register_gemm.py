@@ -333,10 +333,12 @@ def multiply_runs(tiles, a, rsa, csa, a_outer, b, ldb, b_outer, c, ldc, m, n, k,
     and ``b_outer`` floats after A_{j-1} and B_{j-1} (addresses and strides as
     ``_drive``'s): a product whose k is a grid, as a convolution's windows read where
     they lie, with each tile of C in registers throughout.  ``tiles`` is
-    ``tiles_address()``.  The rows are shared evenly among the row blocks (14: 5, 5, 4,
-    not 6, 6, 2): a tile of two rows and few columns has too few sums to hide the
-    latency of its multiply-adds."""
-    blocks = (m + MR - 1) // MR
+    ``tiles_address()``.  A C of at most 32 columns takes tiles of up to 12 rows (the
+    registers of a 6 x 64 tile), so each of B's vectors serves twice the rows; the rows
+    are shared evenly among the row blocks (14: 7, 7, not 12, 2): a tile of two rows and
+    few columns has too few sums to hide the latency of its multiply-adds."""
+    most = 2 * MR if 2 * n <= PANEL else MR
+    blocks = (m + most - 1) // most
     for block in range(blocks):
         i, rows = block * m // blocks, (block + 1) * m // blocks - block * m // blocks
         for p in range((n + PANEL - 1) // PANEL):
