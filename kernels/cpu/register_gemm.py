@@ -61,6 +61,8 @@ DOT_MIN_K = 128   # a transposed B: with rows this long and at most DOT_MAX_M ro
 DOT_MAX_M = 128   # sums along k (``dot``); else B is packed, transposed, into panels
 B_CACHED_BYTES = 1 << 19    # a block of B this small stays in L2 while every tile reads it
 PARALLEL_MACS = 1 << 22     # smaller ones stay on the calling thread (a wake-up: ~50 us)
+PREFETCH_ROWS = 16          # packing B, rows asked for ahead of their copy (rows a page
+                            # apart: the hardware's prefetchers stop at page boundaries)
 FORCE = False     # tests: run the kernels on any CPU (they are slower without AVX-512)
 
 _F32 = np.dtype(np.float32)
@@ -192,6 +194,26 @@ def _call_transpose(typingctx, address, source, source_stride, target, target_st
 
 
 @intrinsic
+def _prefetch(typingctx, address):
+    """Ask for the cache line at ``address`` (an integer) ahead of its use."""
+    def codegen(context, builder, sig, args):
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(fn, [builder.inttoptr(args[0], i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.void(types.int64), codegen
+
+
+@njit(**JIT)
+def _prefetch_row(address, count):
+    """Ask for the ``count`` bytes from ``address``, a cache line at a time."""
+    for line in range(0, count, 64):
+        _prefetch(address + line)
+
+
+@intrinsic
 def _copy_floats(typingctx, target, source, count):
     """memcpy of ``count`` floats between two addresses."""
     def codegen(context, builder, sig, args):
@@ -230,9 +252,13 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
             for p in prange(panels):
                 panel = packed + 4 * p * min(kc, k) * PANEL
                 if transpose == 0:
+                    width = min(PANEL, n - p * PANEL)
                     for q in range(kk):
+                        if q + PREFETCH_ROWS < kk:
+                            _prefetch_row(b + 4 * ((k0 + q + PREFETCH_ROWS) * ldb + p * PANEL),
+                                          4 * width)
                         _copy_floats(panel + 4 * q * PANEL, b + 4 * ((k0 + q) * ldb + p * PANEL),
-                                     min(PANEL, n - p * PANEL))
+                                     width)
                 else:
                     _pack_transposed(transpose, b + 4 * (p * PANEL * ldb + k0), ldb, panel,
                                      PANEL, kk, min(PANEL, n - p * PANEL))
