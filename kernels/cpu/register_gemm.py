@@ -60,7 +60,8 @@ KC = 1024         # k per pass over C: the B block a pass reads stays in cache
 DOT_MIN_K = 128   # a transposed B: with rows this long and at most DOT_MAX_M rows of A,
 DOT_MAX_M = 128   # sums along k (``dot``); else B is packed, transposed, into panels
 B_CACHED_BYTES = 1 << 19    # a block of B this small stays in L2 while every tile reads it
-PARALLEL_MACS = 1 << 22     # smaller ones stay on the calling thread (a wake-up: ~50 us)
+PARALLEL_MACS = 1 << 20     # smaller ones stay on the calling thread: a wake-up costs
+                            # ~35 us, but in a step the workers are mostly spinning
 PREFETCH_ROWS = 16          # packing B, rows asked for ahead of their copy (rows a page
                             # apart: the hardware's prefetchers stop at page boundaries)
 FORCE = False     # tests: run the kernels on any CPU (they are slower without AVX-512)
