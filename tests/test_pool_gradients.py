@@ -173,3 +173,26 @@ def test_a_relu_that_is_not_the_pools_input_does_not_fold():
 def test_float16_stays_apart():
     steps, _ = gradients(True, dtype=np.float16)
     assert not folds(steps)
+
+
+def test_a_window_whose_maximum_is_nan_passes_nothing_as_apart():
+    """relu(NaN) is NaN, the pool's maximum then NaN, and the ReLU's mask (NaN > 0) 0:
+    the folded pass must drop that window's gradient as the ops apart do."""
+    rng = np.random.default_rng(12)
+    g, x, loss, params = conv_layer(rng)
+    with g.as_default():
+        grads = ds.gradients(loss, params)
+    data = rng.standard_normal(x.shape.dims).astype(F32)
+    data[0, 3, 4, 1] = np.nan
+    values = []
+    for fusion in (True, False):
+        options = ds.SessionOptions(device="cpu",
+                                    optimizer=ds.OptimizerOptions(fusion=fusion))
+        with ds.Session(graph=g, options=options) as sess:
+            sess.run(ds.variables_initializer(params))
+            values.append(sess.run(grads, {x: data}))
+            if fusion:
+                assert folds(sess._prepare((x,), tuple(grads), ()).plan.steps)
+    for got, want in zip(*values):
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
