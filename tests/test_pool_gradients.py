@@ -196,3 +196,53 @@ def test_a_window_whose_maximum_is_nan_passes_nothing_as_apart():
     for got, want in zip(*values):
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("pool", [(2, 2, "VALID"), (2, 1, "VALID")], ids=["tiling",
+                                                                          "overlapping"])
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_a_non_finite_gradient_at_a_non_positive_maximum_stays_nan_as_apart(pool, bad):
+    """Apart, the ReLU's gradient is dy * 0 there, NaN for an infinite or NaN dy (TF's
+    ReluGrad too); the fold must not drop it to 0 (a helper's review found it did)."""
+    k, stride, padding = pool
+    values = []
+    for fusion in (True, False):
+        g = ds.Graph()
+        with g.as_default():
+            x = ds.placeholder(F32, (1, 2, 2, 1))
+            w = ds.placeholder(F32, (1, 1, 1, 1))
+            b = ds.Variable(np.zeros(1, F32), name="b")
+            p = ds.nn.max_pool(ds.nn.relu(x + b), [1, k, k, 1], [1, stride, stride, 1],
+                               padding)
+            gx, gb = ds.gradients(ds.reduce_sum(p * w), [x, b])
+        options = ds.SessionOptions(device="cpu", optimizer=ds.OptimizerOptions(fusion=fusion))
+        with ds.Session(graph=g, options=options) as sess:
+            sess.run(ds.variables_initializer([b]))
+            feed = {x: -np.ones((1, 2, 2, 1), F32), w: np.full((1, 1, 1, 1), bad, F32)}
+            values.append(sess.run([gx, gb], feed))
+            if fusion:
+                assert folds(sess._prepare((x, w), (gx, gb), ()).plan.steps)
+    for got, want in zip(*values):
+        np.testing.assert_array_equal(got, want)        # NaN where apart has NaN
+    assert np.isnan(values[1][0]).any()
+
+
+def test_a_bias_sum_with_control_inputs_stays_apart():
+    rng = np.random.default_rng(13)
+    g, x, loss, (w, b) = conv_layer(rng)
+    with g.as_default():
+        dw, db = ds.gradients(loss, [w, b])
+        counter = ds.Variable(0.0, name="counter")
+        bump = ds.assign_add(counter, 1.0)
+        mask_grad = g.get_operation_by_name("gradients/Relu_grad/Mul").outputs[0]
+        with g.control_dependencies([bump]):
+            db_after = ds.reduce_sum(mask_grad, axis=[0, 1, 2])
+    data = rng.standard_normal(x.shape.dims).astype(F32)
+    with ds.Session(graph=g, options=ds.SessionOptions(device="cpu")) as sess:
+        sess.run(ds.variables_initializer([w, b, counter]))
+        plan = sess._prepare((x,), (dw, db_after), ()).plan
+        (fold,) = folds(plan.steps)
+        assert [op for _, op in fold.members][-1] == "Mul"
+        got, summed = sess.run([db, db_after], {x: data})
+        assert sess.run(counter) == 1.0
+    np.testing.assert_allclose(summed, got, rtol=1e-5, atol=1e-5)

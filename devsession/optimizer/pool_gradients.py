@@ -5,8 +5,9 @@ pool's full-size input: ``MaxPoolGrad`` scatters each window's gradient to its m
 the ReLU's gradient multiplies that by ``relu_out > 0``, and the bias's gradient sums it
 per channel.  The mask is 1 at a window's maximum exactly when the maximum is positive,
 so one pass does all three (``_MaxPoolReluGrad``): a window whose maximum is not
-positive passes nothing, and what the others pass is summed per channel as it is
-scattered.  Same values, one full-size array written instead of two, none read back.
+positive passes its gradient times 0 (NaN stays NaN), and what the windows pass is
+summed per channel as it is scattered.  The same values (the bias's gradient summed in
+another order), one full-size array written instead of two, none read back.
 
 Matched (before fusion, on the CPU, float32 or float64, nothing in between fetched):
 
@@ -16,7 +17,8 @@ Matched (before fusion, on the CPU, float32 or float64, nothing in between fetch
 
 The fold produces ``r`` (and ``s`` as its second output), keeps the Mul's name, and
 names every node it replaces in traces.  A Greater or Cast that something else still
-reads stays as it was.
+reads stays as it was, and so does a sum with control inputs (the fold runs where the
+Mul did, maybe before them).
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def _match(mul, producer, readers, fetched, placements):
 def _bias_sum(mul, readers, placements):
     """The reader of the ReLU's gradient that sums it per channel, if there is one."""
     for op in readers[mul.outputs[0]]:
-        if not _on_cpu(op, placements):
+        if not _on_cpu(op, placements) or op.control_inputs:
             continue
         if op.type == "Sum" and len(op.inputs) == 1 and not op.attrs.get("keepdims") and \
                 tuple(op.attrs.get("axis", ())) == _BIAS_AXES:

@@ -285,7 +285,8 @@ def max_pool_grad(x, dy, g, dx, relu, bias_parts):
     """dx[n, first max of each window, c] += dy[n, window, c] (np.argmax's first max,
     a NaN counting as the max).
 
-    With ``relu``, a window whose maximum is not positive passes nothing: that is the
+    With ``relu``, a window whose maximum is not positive passes its gradient times 0
+    (0, or NaN for a NaN or infinite gradient, as the product apart): that is the
     gradient of a ReLU before the pool (``_MaxPoolReluGrad``), the ReLU's mask being 1
     at a window's maximum exactly when the maximum is positive.  ``bias_parts[n, c]``
     (when it has rows) sums what image n passes in channel c: a bias's gradient.
@@ -318,10 +319,12 @@ def max_pool_grad(x, dy, g, dx, relu, bias_parts):
                                 at[c] = here + c
                 grad = dy[n, oh, ow]
                 for c in range(C):
-                    if not relu or best[c] > 0:
-                        image[at[c]] += grad[c]
-                        if sums:
-                            bias_parts[n, c] += grad[c]
+                    g = grad[c]
+                    if relu and not best[c] > 0:
+                        g = g * 0           # the mask's 0: NaN or inf stays NaN, as apart
+                    image[at[c]] += g
+                    if sums:
+                        bias_parts[n, c] += g
 
 
 @njit(**PAR)
@@ -356,7 +359,7 @@ def max_pool_grad_tiled(x, dy, g, dx, relu, bias_parts):
                         k += 1
                 grad = dy[n, oh, ow]
                 for c in range(C):
-                    passed[c] = grad[c] if not relu or best[c] > 0 else 0
+                    passed[c] = grad[c] if not relu or best[c] > 0 else grad[c] * 0
                 if sums:
                     for c in range(C):
                         bias_parts[n, c] += passed[c]
