@@ -19,11 +19,10 @@ replaces in traces.
 
 from __future__ import annotations
 
-import collections
-
 from ..dtypes import float32, float64
 from ..ops.nn_conv import CONV2D_BIAS
-from .ir import PlanOp
+from .ir import PlanOp, folded_op, on_cpu, producers
+from .ir import readers as readers_of
 
 __all__ = ["fold_conv_bias"]
 
@@ -31,11 +30,7 @@ _ADDS = ("Add", "AddV2", "BiasAdd")
 
 
 def fold_conv_bias(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
-    producer = {t: op for op in ops for t in op.outputs}
-    readers = collections.defaultdict(list)
-    for op in ops:
-        for t in op.inputs:
-            readers[t].append(op)
+    producer, readers = producers(ops), readers_of(ops)
     replaced, dropped = {}, set()
     for add in ops:
         match = _match(add, producer, readers, fetched, placements)
@@ -45,28 +40,22 @@ def fold_conv_bias(ops: list[PlanOp], fetched: set, placements: dict) -> list[Pl
         relu = _only_relu(add, readers, fetched, placements)
         last = relu or add
         members = [conv, add] + ([relu] if relu else [])
-        replaced[id(last)] = PlanOp(
-            name=last.name, type=CONV2D_BIAS, inputs=(*conv.inputs, bias),
-            outputs=last.outputs, attrs={**conv.attrs, "relu": relu is not None,
-                                         "members": tuple(op.name for op in members),
-                                         "member_ops": tuple(op.type for op in members)},
-            device=last.device,
-            control_inputs=tuple(dict.fromkeys(c for op in members for c in op.control_inputs)),
-            source=last.source)
+        replaced[id(last)] = folded_op(members, last, CONV2D_BIAS, (*conv.inputs, bias),
+                                       last.outputs, {**conv.attrs, "relu": relu is not None})
         dropped.update(id(op) for op in members if op is not last)
     return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
 
 
 def _match(add, producer, readers, fetched, placements):
     """(the Conv2D, the bias) when ``add`` adds a bias to a convolution it alone reads."""
-    if add.type not in _ADDS or len(add.inputs) != 2 or not _on_cpu(add, placements):
+    if add.type not in _ADDS or len(add.inputs) != 2 or not on_cpu(add, placements):
         return None
     if add.type == "BiasAdd" and add.attrs.get("data_format", "NHWC") != "NHWC":
         return None
     pairs = [add.inputs] if add.type == "BiasAdd" else [add.inputs, add.inputs[::-1]]
     for conv_out, bias in pairs:
         conv = producer.get(conv_out)
-        if conv is None or conv.type != "Conv2D" or not _on_cpu(conv, placements) or \
+        if conv is None or conv.type != "Conv2D" or not on_cpu(conv, placements) or \
                 conv.attrs.get("data_format", "NHWC") != "NHWC":
             continue
         dims = conv_out.shape.dims
@@ -85,8 +74,4 @@ def _only_relu(add, readers, fetched, placements):
     if out in fetched or len(readers[out]) != 1:
         return None
     relu = readers[out][0]
-    return relu if relu.type == "Relu" and _on_cpu(relu, placements) else None
-
-
-def _on_cpu(op, placements) -> bool:
-    return placements[op.name].device.device_type == "CPU"
+    return relu if relu.type == "Relu" and on_cpu(relu, placements) else None

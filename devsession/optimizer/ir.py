@@ -8,9 +8,10 @@ nothing downstream needs renaming.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
-__all__ = ["PlanOp", "from_operations"]
+__all__ = ["PlanOp", "from_operations", "producers", "readers", "on_cpu", "folded_op"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -34,3 +35,37 @@ class PlanOp:
 def from_operations(ops) -> list[PlanOp]:
     return [PlanOp(op.name, op.type, tuple(op.inputs), tuple(op.outputs), op.attrs, op.device,
                    tuple(op.control_inputs), op) for op in ops]
+
+
+# --- for the passes that fold several ops into one ----------------------------------------
+
+def producers(ops) -> dict:
+    """tensor -> the op that makes it."""
+    return {t: op for op in ops for t in op.outputs}
+
+
+def readers(ops) -> dict:
+    """tensor -> the ops that read it, in order (a list, empty for none)."""
+    out = collections.defaultdict(list)
+    for op in ops:
+        for t in op.inputs:
+            out[t].append(op)
+    return out
+
+
+def on_cpu(op: PlanOp, placements: dict) -> bool:
+    return placements[op.name].device.device_type == "CPU"
+
+
+def folded_op(members: list, last: PlanOp, op_type: str, inputs: tuple, outputs: tuple,
+              attrs: dict) -> PlanOp:
+    """One op running ``members`` (in graph order) in the place of ``last``: its name,
+    device and source, every member's control inputs, and ``members``/``member_ops`` so
+    that traces still report each node (``runtime/plan.fused_members``)."""
+    return PlanOp(name=last.name, type=op_type, inputs=inputs, outputs=outputs,
+                  attrs={**attrs, "members": tuple(op.name for op in members),
+                         "member_ops": tuple(op.type for op in members)},
+                  device=last.device,
+                  control_inputs=tuple(dict.fromkeys(c for op in members
+                                                     for c in op.control_inputs)),
+                  source=last.source)

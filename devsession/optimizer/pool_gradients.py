@@ -23,13 +23,12 @@ Mul did, maybe before them).
 
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 
 from ..dtypes import float32, float64
 from ..ops.nn_conv import MAX_POOL_RELU_GRAD
-from .ir import PlanOp
+from .ir import PlanOp, folded_op, on_cpu, producers
+from .ir import readers as readers_of
 
 __all__ = ["fold_pool_gradients"]
 
@@ -37,11 +36,7 @@ _BIAS_AXES = (0, 1, 2)
 
 
 def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
-    producer = {t: op for op in ops for t in op.outputs}
-    readers = collections.defaultdict(list)
-    for op in ops:
-        for t in op.inputs:
-            readers[t].append(op)
+    producer, readers = producers(ops), readers_of(ops)
     replaced, dropped = {}, set()
     for mul in ops:
         match = _match(mul, producer, readers, fetched, placements)
@@ -50,16 +45,11 @@ def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> li
         pool_grad, mask_ops = match
         bias = _bias_sum(mul, readers, placements)
         members = [pool_grad, *mask_ops, mul] + ([bias] if bias is not None else [])
-        replaced[id(mul)] = PlanOp(
-            name=mul.name, type=MAX_POOL_RELU_GRAD, inputs=pool_grad.inputs,
-            outputs=mul.outputs + (bias.outputs if bias is not None else ()),
-            attrs={**{k: pool_grad.attrs[k] for k in ("ksize", "strides", "padding")},
-                   "bias_grad": bias is not None,
-                   "members": tuple(op.name for op in members),
-                   "member_ops": tuple(op.type for op in members)},
-            device=mul.device,
-            control_inputs=tuple(dict.fromkeys(c for op in members for c in op.control_inputs)),
-            source=mul.source)
+        replaced[id(mul)] = folded_op(
+            members, mul, MAX_POOL_RELU_GRAD, pool_grad.inputs,
+            mul.outputs + (bias.outputs if bias is not None else ()),
+            {**{k: pool_grad.attrs[k] for k in ("ksize", "strides", "padding")},
+             "bias_grad": bias is not None})
         dropped.update(id(op) for op in members if op is not mul)
     return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
 
@@ -67,7 +57,7 @@ def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> li
 def _match(mul, producer, readers, fetched, placements):
     """(the MaxPoolGrad, the mask ops only this Mul reads) when ``mul`` is a ReLU's
     gradient of a max-pool's gradient that can fold, else None."""
-    if mul.type != "Mul" or len(mul.inputs) != 2 or not _on_cpu(mul, placements):
+    if mul.type != "Mul" or len(mul.inputs) != 2 or not on_cpu(mul, placements):
         return None
     for grad, mask in (mul.inputs, mul.inputs[::-1]):
         pool_grad, cast = producer.get(grad), producer.get(mask)
@@ -79,7 +69,7 @@ def _match(mul, producer, readers, fetched, placements):
                 greater.inputs[0] is not pool_grad.inputs[0] or \
                 not _is_zero(producer.get(greater.inputs[1])):
             continue
-        if grad in fetched or len(readers[grad]) != 1 or not _on_cpu(pool_grad, placements) or \
+        if grad in fetched or len(readers[grad]) != 1 or not on_cpu(pool_grad, placements) or \
                 mul.outputs[0].dtype not in (float32, float64) or \
                 grad.dtype != mul.outputs[0].dtype or mask.dtype != grad.dtype or \
                 mask.shape.dims != grad.shape.dims:
@@ -95,7 +85,7 @@ def _match(mul, producer, readers, fetched, placements):
 def _bias_sum(mul, readers, placements):
     """The reader of the ReLU's gradient that sums it per channel, if there is one."""
     for op in readers[mul.outputs[0]]:
-        if not _on_cpu(op, placements) or op.control_inputs:
+        if not on_cpu(op, placements) or op.control_inputs:
             continue
         if op.type == "Sum" and len(op.inputs) == 1 and not op.attrs.get("keepdims") and \
                 tuple(op.attrs.get("axis", ())) == _BIAS_AXES:
@@ -115,7 +105,3 @@ def _is_zero(const) -> bool:
         return False
     value = const.attrs.get("value")
     return isinstance(value, np.ndarray) and value.shape == () and value == 0
-
-
-def _on_cpu(op, placements) -> bool:
-    return placements[op.name].device.device_type == "CPU"

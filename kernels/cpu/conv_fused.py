@@ -196,6 +196,15 @@ def _filter_grad(tile, x, g, dy, partials, by_columns):
                                    outputs, windows, np.float32(1.0), 0 if n == first else 1)
 
 
+@njit(**JIT)
+def _pad_into(padded, image, top, left):
+    """The rows of ``image`` into ``padded`` from row ``top`` and float ``left`` on; the
+    margins keep their zeros."""
+    for r in range(image.shape[0]):
+        copy_bytes(padded[r + top].ctypes.data + 4 * left, image[r].ctypes.data,
+                   4 * image.shape[1])
+
+
 @njit(**PAR)
 def _forward_direct(tiles, x, g, weights, out, tasks, bias, relu):
     """``forward`` from a zero-padded copy of each image: output row oh is the sum over
@@ -208,9 +217,7 @@ def _forward_direct(tiles, x, g, weights, out, tasks, bias, relu):
         padded = np.zeros((OH + KH - 1, width * C), np.float32)   # the margins stay 0
         first, last = _images(task, tasks, x.shape[0])
         for n in range(first, last):
-            for ih in range(H):
-                copy_bytes(padded[ih + PT].ctypes.data + 4 * PL * C,
-                           x[n, ih].ctypes.data, 4 * W * C)
+            _pad_into(padded, x[n], PT, PL * C)
             for oh in range(OH):
                 register_gemm.multiply_runs(
                     tiles, padded[oh].ctypes.data, C, 1, width * C, weights.ctypes.data,
@@ -232,9 +239,7 @@ def _input_grad_direct(tiles, dy, g, flipped, dx, tasks):
         padded = np.zeros((H + KH - 1, width * outputs), np.float32)
         first, last = _images(task, tasks, dy.shape[0])
         for n in range(first, last):
-            for oh in range(OH):
-                copy_bytes(padded[oh + top].ctypes.data + 4 * left * outputs,
-                           dy[n, oh].ctypes.data, 4 * OW * outputs)
+            _pad_into(padded, dy[n], top, left * outputs)
             for ih in range(H):
                 register_gemm.multiply_runs(
                     tiles, padded[ih].ctypes.data, outputs, 1, width * outputs,
@@ -256,9 +261,7 @@ def _filter_grad_direct(tiles, x, g, dy, partials):
         if first == last:
             partials[task] = 0
         for n in range(first, last):
-            for ih in range(H):
-                copy_bytes(padded[ih + PT].ctypes.data + 4 * PL * C,
-                           x[n, ih].ctypes.data, 4 * W * C)
+            _pad_into(padded, x[n], PT, PL * C)
             for kh in range(KH):
                 register_gemm.multiply_runs(
                     tiles, padded[kh].ctypes.data, 1, C, width * C, dy[n].ctypes.data, outputs,
