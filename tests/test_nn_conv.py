@@ -55,6 +55,9 @@ DIRECT_CASES = [
     ((2, 5, 7, 64), (2, 1, 64, 70), 1, "SAME", 1),     # 70 outputs: a masked tail
     ((2, 6, 6, 3), (3, 3, 3, 8), 1, "SAME", 1),        # the input gradient packed
     ((3, 9, 7, 1), (5, 5, 1, 40), 1, "SAME", 1),       # one channel (a first layer)
+    # the Deep MNIST layer 2: the filter (forward, input gradient) and dy (filter
+    # gradient) are read in blocks that stay in L1 (conv_fused.L1_BLOCK)
+    ((2, 14, 14, 32), (5, 5, 32, 64), 1, "SAME", 1),
 ]
 CONV_CASES += DIRECT_CASES
 # (input shape, window, stride, padding)
@@ -287,6 +290,18 @@ def test_stride_one_float32_convolutions_read_windows_in_place(monkeypatch, case
                           **tolerance(F32, kh * kw * max(channels, outputs) * 3))
     assert ran == ["_forward_direct"] + ["_input_grad_direct"] * (channels >= 16) + \
         ["_filter_grad_direct"]
+
+
+def test_direct_convolutions_read_b_in_blocks_shared_evenly():
+    """A run of B per block when one fills L1_BLOCK; else as few blocks as fit, even."""
+    from devsession.kernels.cpu import conv_fused
+
+    block = conv_fused.L1_BLOCK
+    assert conv_fused._blocks(5, block) == [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1)]
+    assert conv_fused._blocks(5, 2 * block) == [(k, 1) for k in range(5)]
+    assert conv_fused._blocks(14, 14 * 64 * 4) == [(0, 7), (7, 7)]
+    assert conv_fused._blocks(5, 640) == [(0, 5)]
+    assert conv_fused._blocks(0, 640) == []
 
 
 @pytest.mark.parametrize("channels", [3, 5], ids=["as-columns", "as-rows"])
