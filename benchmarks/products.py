@@ -1,9 +1,11 @@
-"""float32 products: ``register_gemm``'s kernels beside numpy's BLAS, on the shapes the
-training workloads make (``python -m devsession.benchmarks.products``).
+"""float32 products: ``register_gemm``'s kernels and OpenBLAS called once per numba
+thread (``blas_shares``) beside numpy's own BLAS call, on the shapes the training
+workloads make (``python -m devsession.benchmarks.products``).
 
-Each shape: our product timed (median of 21 calls, best of 3 batches), a 0.3 s pause
-(OpenBLAS's threads busy-wait for ~0.1 s after a call and would slow whatever follows),
-numpy's timed the same way, another pause.  Prints ms and GFLOP/s of both and the ratio.
+Each shape: each engine's product timed (median of 21 calls, best of 3 batches), then a
+0.3 s pause (OpenBLAS's threads busy-wait for ~0.1 s after a call and would slow
+whatever follows), numpy's timed the same way, another pause.  Prints ms and GFLOP/s of
+each and numpy's time over each engine's.
 """
 
 from __future__ import annotations
@@ -43,27 +45,36 @@ def _best_ms(call) -> float:
 
 
 def main() -> int:
-    from devsession.kernels.cpu import register_gemm
+    from devsession.kernels.cpu import blas, blas_shares, register_gemm
 
     if not register_gemm.usable():
         print("register_gemm does not run on this CPU (no AVX-512, or "
               "DEVSESSION_REGISTER_GEMM=0): every product goes to BLAS")
         return 0
+    engines = [("register_gemm", register_gemm.gemm_into)]
+    if blas_shares.usable():
+        engines.append(("blas_shares", blas_shares.gemm_into))
+    chosen = blas.plain_products().__name__.rsplit(".", 1)[1]
+    print(f"plain products here go to {chosen}; ratios are numpy's time over each engine's")
     rng = np.random.default_rng(0)
-    print(f"{'shape':34s} {'m x k x n':>18s}  {'ours':>16s}  {'numpy':>16s}  ratio")
+    print(f"{'shape':34s} {'m x k x n':>18s}  " +
+          "  ".join(f"{name:>16s}" for name, _ in engines) + f"  {'numpy':>16s}  ratios")
     for label, m, k, n, transposed in SHAPES:
         a = rng.standard_normal((m, k), dtype=np.float32)
         b = (rng.standard_normal((n, k), dtype=np.float32).T if transposed
              else rng.standard_normal((k, n), dtype=np.float32))
         out = np.empty((m, n), np.float32)
-        ours = _best_ms(lambda: register_gemm.gemm_into(a, b, out))
-        time.sleep(0.3)
+        times = []
+        for _, gemm_into in engines:
+            times.append(_best_ms(lambda: gemm_into(a, b, out)))
+            time.sleep(0.3)
         theirs = _best_ms(lambda: np.matmul(a, b, out=out))
         time.sleep(0.3)
         gflop = 2 * m * k * n / 1e9
         shape = f"{m}x{k}x{n}{' (B.T)' if transposed else ''}"
-        print(f"{label:34s} {shape:>18s}  {ours:6.2f} ms {gflop / ours * 1e3:4.0f} GF/s  "
-              f"{theirs:6.2f} ms {gflop / theirs * 1e3:4.0f} GF/s  {theirs / ours:4.2f}x")
+        rates = "  ".join(f"{ms:6.2f} ms {gflop / ms * 1e3:4.0f} GF/s" for ms in times + [theirs])
+        ratios = " ".join(f"{theirs / ms:4.2f}x" for ms in times)
+        print(f"{label:34s} {shape:>18s}  {rates}  {ratios}")
     return 0
 
 

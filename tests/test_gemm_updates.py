@@ -4,11 +4,13 @@ same as with the product and update apart."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.kernels.cpu import sgemm
+from devsession.kernels.cpu import cblas, sgemm
 from devsession.ops.training import MATMUL_GRADIENT_DESCENT
 
 pytestmark = pytest.mark.skipif(not sgemm.available(),
@@ -111,13 +113,13 @@ class _Library:
 
 
 def test_the_blas_picked_is_numpys_own_not_another_packages():
-    numpy_libs = sgemm.os.path.dirname(sgemm.os.path.realpath(np.__file__)) + ".libs"
+    numpy_libs = os.path.dirname(os.path.realpath(np.__file__)) + ".libs"
     ours = _Library(f"{numpy_libs}/libscipy_openblas64_-x.so")
     scipys = _Library("/site-packages/scipy.libs/libscipy_openblas-y.so")
-    assert sgemm._numpys([scipys, ours]) == [ours]
-    assert sgemm._numpys([scipys]) == [scipys]          # the only BLAS loaded
-    assert sgemm._numpys([scipys, _Library("/usr/lib/libopenblas.so")]) == []
-    assert sgemm._numpys([scipys, _Library("/opt/libmkl_rt.so", "mkl")]) == []   # numpy's MKL
+    assert cblas.numpys([scipys, ours]) == [ours]
+    assert cblas.numpys([scipys]) == [scipys]          # the only BLAS loaded
+    assert cblas.numpys([scipys, _Library("/usr/lib/libopenblas.so")]) == []
+    assert cblas.numpys([scipys, _Library("/opt/libmkl_rt.so", "mkl")]) == []   # numpy's MKL
 
 
 @pytest.mark.parametrize("transpose_a", [False, True])

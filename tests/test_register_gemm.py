@@ -196,6 +196,9 @@ def test_disabled_it_takes_nothing(monkeypatch):
 # --- who hands it products ------------------------------------------------------------------
 
 def spied(monkeypatch) -> list:
+    """The options of each product handed to these kernels, chosen for plain products
+    whatever this CPU's choice (tests/test_blas_shares.py tests the choice)."""
+    monkeypatch.setattr(blas, "_chosen_engine", lambda: register_gemm)
     seen = []
     real = register_gemm.gemm_into
 
@@ -264,16 +267,19 @@ def test_compiled_code_is_reused_and_a_damaged_file_compiled_again(monkeypatch, 
 
 def test_the_products_benchmark_prints_a_row_per_shape(monkeypatch, capsys):
     """``python -m devsession.benchmarks.products`` on two small shapes (no timing
-    asserted: it must run, and print each shape with both rates and a ratio)."""
+    asserted: it must run, and print each shape with every engine's rate and ratio)."""
     from devsession.benchmarks import products
 
     monkeypatch.setattr(products, "SHAPES", [("plain", 20, 30, 40, False),
                                              ("transposed", 20, 30, 40, True)])
     monkeypatch.setattr(products.time, "sleep", lambda _: None)
     assert products.main() == 0
-    rows = capsys.readouterr().out.splitlines()[1:]
+    from devsession.kernels.cpu import blas_shares
+
+    rows = capsys.readouterr().out.splitlines()[2:]
+    engines = 2 if blas_shares.usable() else 1
     assert [r.split()[0] for r in rows] == ["plain", "transposed"]
-    assert all(r.count("GF/s") == 2 and r.rstrip().endswith("x") for r in rows)
+    assert all(r.count("GF/s") == engines + 1 and r.count("x") >= engines + 2 for r in rows)
 
 
 def test_kernels_that_fail_to_compile_leave_every_product_to_blas(monkeypatch, caplog):

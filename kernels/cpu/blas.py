@@ -1,6 +1,8 @@
 """Matrix products: with every thread when a product runs alone, on one thread each when
-several run at once.  A 2-D float32 product goes to ``register_gemm`` (devsession's own
-kernels, on numba's threads) where that runs; the rest go to BLAS, as below.
+several run at once.  On a CPU with AVX-512 a 2-D float32 product runs on numba's
+threads, by the engine ``plain_products`` picks: devsession's own kernels
+(``register_gemm``), or OpenBLAS's called once per thread (``blas_shares``).  The rest
+go to BLAS, as below.
 
 OpenBLAS parallelises a call with its own threads, which busy-wait between calls (for
 about 0.1 s).  For one product at a time that is what numpy does, and the fastest: a
@@ -25,15 +27,18 @@ built on OpenMP) or none was found, every product goes to ``np.matmul`` unchange
 from __future__ import annotations
 
 import contextlib
+import functools
+import logging
+import os
 import threading
 
 import numpy as np
 
 from ..parallelism import task_steps_running
 from .. import blas_threads
-from . import register_gemm
+from . import blas_shares, register_gemm
 
-__all__ = ["matmul_into", "run_product", "in_flight", "MIN_THREADED_MACS"]
+__all__ = ["matmul_into", "run_product", "in_flight", "plain_products", "MIN_THREADED_MACS"]
 
 MIN_THREADED_MACS = 1 << 18     # below this OpenBLAS runs a product on one thread anyway
 REGISTER_GEMM_MACS = 1 << 16    # below this numpy's call costs less than register_gemm's
@@ -47,9 +52,9 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     (or other cluster tasks' steps) run in this process.  A float32 product goes to
     ``register_gemm`` instead where it can, on numba's threads when it runs alone."""
     macs = out.size * a.shape[-1]
-    if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and register_gemm.usable():
+    if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and (engine := plain_products()):
         with in_flight() as alone:
-            if register_gemm.gemm_into(a, b, out, parallel=alone):
+            if engine.gemm_into(a, b, out, parallel=alone):
                 return
     if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         np.matmul(a, b, out=out)
@@ -83,3 +88,32 @@ def in_flight():
     finally:
         with _ACTIVE_LOCK:
             _ACTIVE[0] -= 1
+
+
+def plain_products():
+    """The module (``register_gemm`` or ``blas_shares``) whose ``gemm_into`` takes 2-D
+    float32 products on this CPU, or None where ``register_gemm`` does not run (no
+    AVX-512, ``DEVSESSION_REGISTER_GEMM=0``): BLAS then, threaded by itself.
+
+    Measured on two machines (benchmarks/README.md): on AMD Zen 4, whose cores split a
+    512-bit multiply-add in two, ``register_gemm``'s kernels beat OpenBLAS's by
+    1.2-1.4x; on an Intel Xeon with two 512-bit FMA units a core, OpenBLAS's beat them
+    by 1.1-1.25x on the training products (the MLP step 12.6 -> 11.7 ms, Deep MNIST
+    28.6 -> 27.4 ms).  So AMD CPUs keep ``register_gemm`` and the others get OpenBLAS,
+    called on numba's threads; ``DEVSESSION_PRODUCTS=register`` or ``=blas`` chooses."""
+    return _chosen_engine() if register_gemm.usable() else None
+
+
+@functools.cache
+def _chosen_engine():
+    wanted = os.environ.get("DEVSESSION_PRODUCTS", "auto")
+    if wanted not in ("auto", "register", "blas"):
+        logging.getLogger("devsession").warning(
+            "devsession: DEVSESSION_PRODUCTS=%r is not auto, register or blas; using auto",
+            wanted)
+        wanted = "auto"
+    if wanted == "auto":
+        wanted = "register" if register_gemm.host_cpu_name().startswith("znver") else "blas"
+    if wanted == "blas" and blas_shares.usable():
+        return blas_shares
+    return register_gemm

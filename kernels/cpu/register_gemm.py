@@ -85,6 +85,14 @@ def usable() -> bool:
 
 
 @functools.cache
+def host_cpu_name() -> str:
+    """LLVM's name for this CPU ("znver4", "sapphirerapids", ...)."""
+    import llvmlite.binding as llvm
+
+    return llvm.get_host_cpu_name()
+
+
+@functools.cache
 def _host_has_avx512() -> bool:
     import llvmlite.binding as llvm
 

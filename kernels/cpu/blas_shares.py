@@ -1,0 +1,191 @@
+"""float32 products as OpenBLAS calls on numba's threads: each thread one share of C's
+columns (or rows), by one single-threaded ``cblas_sgemm``, with OpenBLAS held to one
+thread meanwhile.
+
+Why: on an Intel Xeon with AVX-512 (two FMA units a core) OpenBLAS's kernels run the
+training products 1.1-1.25x faster than ``register_gemm``'s (benchmarks/README.md), but
+threaded by OpenBLAS itself they leave its threads busy-waiting for ~0.1 s after each
+call, on the cores numba's loops of the same step need (the Deep MNIST step took 51 ms
+instead of 29 with its dense layers on OpenBLAS's threads).  Called on numba's threads,
+one share each, OpenBLAS's own threads never wake, and one pool does all the work.
+
+``gemm_into`` has ``register_gemm.gemm_into``'s contract: False, with ``out``
+untouched, for what it does not take (then the caller uses another engine); which of
+the two a plain product goes to is ``blas.py``'s choice.  A narrow product (a side
+under ``NARROW``: a classifier's 10 outputs) goes to ``register_gemm`` all the same:
+one OpenBLAS call per thread took 70-118 us where its kernels took 53-71 (the MLP's
+last layer).  Convolutions stay on ``register_gemm``'s tiles, which read the windows
+in place.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import llvmlite.ir as ir
+import numpy as np
+
+from .. import blas_threads
+from . import cblas, register_gemm
+from .reduce import JIT, PAR
+
+from numba import njit, prange, types  # noqa: E402  (after numba_setup, which reduce imports)
+from numba.extending import intrinsic  # noqa: E402
+
+__all__ = ["usable", "gemm_into", "PARALLEL_MACS", "NARROW"]
+
+PARALLEL_MACS = 1 << 20     # smaller products stay on the calling thread
+NARROW = 32                 # products with a side this short go to register_gemm
+_ROW_MAJOR, _NO_TRANS, _TRANS = cblas.ROW_MAJOR, cblas.NO_TRANS, cblas.TRANS
+_F32 = np.dtype(np.float32)
+_LANES = 16                 # shares of columns start on a vector's boundary
+
+
+@functools.cache
+def _cblas() -> tuple[int, bool] | None:
+    """(the address of numpy's OpenBLAS ``cblas_sgemm``, whether its integers are 64
+    bits), or None: no such BLAS, or one without a process-wide thread count to hold."""
+    function = cblas.sgemm()
+    if function is None or not blas_threads.has_process_wide_blas():
+        return None
+    wide = function.argtypes[3] is ctypes.c_int64
+    return ctypes.cast(function, ctypes.c_void_p).value, wide
+
+
+def usable() -> bool:
+    return _cblas() is not None
+
+
+def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
+              accumulate: bool = False, parallel: bool = True) -> bool:
+    """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
+    operands, each row-major or transposed (a row or column stride of one float); False,
+    with ``out`` untouched, for anything else."""
+    found = _cblas()
+    if found is None or not _fits(a, b, out):
+        return False
+    (m, k), n = a.shape, b.shape[1]
+    if m == 0 or n == 0:
+        return True
+    if k == 0:
+        if not accumulate:
+            out[...] = 0
+        return True
+    if min(m, n, k) < NARROW and register_gemm.gemm_into(
+            a, b, out, alpha=alpha, accumulate=accumulate, parallel=parallel):
+        return True
+    (trans_a, lda), (trans_b, ldb) = _layout(a), _layout(b)
+    ldc = out.strides[0] // 4 if m > 1 else n
+    tasks = _threads() if parallel and m * n * k >= PARALLEL_MACS else 1
+    address, wide = found
+    blas_threads.hold(1)
+    try:
+        _shares(address, wide, trans_a, trans_b, m, n, k, np.float32(alpha), a.ctypes.data,
+                lda, b.ctypes.data, ldb, np.float32(1.0 if accumulate else 0.0),
+                out.ctypes.data, ldc, tasks, n >= m)
+    finally:
+        blas_threads.release(1)
+    return True
+
+
+def _threads() -> int:
+    from numba import get_num_threads
+
+    return get_num_threads()
+
+
+def _layout(x: np.ndarray) -> tuple[int, int] | None:
+    """(CBLAS transpose flag, leading dimension) of a row-major or transposed matrix, or
+    None if it is neither (BLAS needs one of its strides to be one float)."""
+    rows, columns = x.shape
+    row_stride, column_stride = x.strides
+    if (column_stride == 4 or columns == 1) and row_stride % 4 == 0:
+        lead = row_stride // 4 if rows > 1 else columns
+        if lead >= max(columns, 1):
+            return _NO_TRANS, lead
+    if (row_stride == 4 or rows == 1) and column_stride % 4 == 0:
+        lead = column_stride // 4 if columns > 1 else rows
+        if lead >= max(rows, 1):
+            return _TRANS, lead
+    return None
+
+
+def _fits(a, b, out) -> bool:
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2:
+        return False
+    if not (a.dtype == b.dtype == out.dtype == _F32):
+        return False
+    (m, k), (k2, n) = a.shape, b.shape
+    if k2 != k or out.shape != (m, n) or not out.flags.writeable:
+        return False
+    if m == 0 or n == 0:
+        return True                 # nothing to write (numpy gives such arrays any strides)
+    if (n > 1 and out.strides[1] != 4) or out.strides[0] % 4 or (m > 1 and out.strides[0] < 4 * n):
+        return False
+    if m and n and k and (_layout(a) is None or _layout(b) is None):
+        return False
+    return not (np.may_share_memory(out, a) or np.may_share_memory(out, b))
+
+
+def _cblas_call(wide: bool):
+    """(signature, codegen) of a ``cblas_sgemm`` call, row-major, at an address."""
+    signature = types.void(types.int64, *[types.int64] * 5, types.float32, types.int64,
+                           types.int64, types.int64, types.int64, types.float32, types.int64,
+                           types.int64)
+
+    def codegen(context, builder, sig, args):
+        i32, f32, i8p = ir.IntType(32), ir.FloatType(), ir.IntType(8).as_pointer()
+        size = ir.IntType(64) if wide else i32
+        function = ir.FunctionType(ir.VoidType(), [i32] * 3 + [size] * 3 + [f32, i8p, size,
+                                                                            i8p, size, f32, i8p, size])
+        (address, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) = args
+        integer = (lambda v: v) if wide else (lambda v: builder.trunc(v, i32))
+        builder.call(builder.inttoptr(address, function.as_pointer()), [
+            ir.Constant(i32, _ROW_MAJOR), builder.trunc(trans_a, i32), builder.trunc(trans_b, i32),
+            integer(m), integer(n), integer(k), alpha, builder.inttoptr(a, i8p), integer(lda),
+            builder.inttoptr(b, i8p), integer(ldb), beta, builder.inttoptr(c, i8p), integer(ldc)])
+        return context.get_dummy_value()
+    return signature, codegen
+
+
+@intrinsic
+def _sgemm64(typingctx, address, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    """``cblas_sgemm`` with 64-bit integers (numpy's ILP64 OpenBLAS) at ``address``."""
+    return _cblas_call(wide=True)
+
+
+@intrinsic
+def _sgemm32(typingctx, address, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    """``cblas_sgemm`` with 32-bit integers at ``address``."""
+    return _cblas_call(wide=False)
+
+
+@njit(**JIT)
+def _call(address, wide, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    if wide:
+        _sgemm64(address, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+    else:
+        _sgemm32(address, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+
+
+@njit(**PAR)
+def _shares(address, wide, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+            tasks, by_columns):
+    """One ``cblas_sgemm`` per task, on C's columns (each task reads all of A and its
+    share of B) or rows (all of B, its share of A): the bigger operand is shared out.
+    Addresses as integers, strides in floats."""
+    for task in prange(tasks):
+        if by_columns:
+            first = task * n // tasks // _LANES * _LANES if task else 0
+            last = (task + 1) * n // tasks // _LANES * _LANES if task + 1 < tasks else n
+            if last > first:
+                offset = first * ldb if trans_b == _TRANS else first
+                _call(address, wide, trans_a, trans_b, m, last - first, k, alpha, a, lda,
+                      b + 4 * offset, ldb, beta, c + 4 * first, ldc)
+        else:
+            first, last = task * m // tasks, (task + 1) * m // tasks
+            if last > first:
+                offset = first if trans_a == _TRANS else first * lda
+                _call(address, wide, trans_a, trans_b, last - first, n, k, alpha, a + 4 * offset,
+                      lda, b, ldb, beta, c + 4 * first * ldc, ldc)
