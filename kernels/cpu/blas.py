@@ -49,8 +49,9 @@ _ACTIVE_LOCK = threading.Lock()
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """``np.matmul(a, b, out=out)``; with BLAS held to one thread while other products
-    (or other cluster tasks' steps) run in this process.  A float32 product goes to
-    ``register_gemm`` instead where it can, on numba's threads when it runs alone."""
+    (or other cluster tasks' steps) run in this process.  A float32 product goes to the
+    engine ``plain_products`` picks instead where it can, on numba's threads when it runs
+    alone."""
     macs = out.size * a.shape[-1]
     if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and (engine := plain_products()):
         with in_flight() as alone:
