@@ -62,15 +62,93 @@ def test_every_layout_and_share_against_numpy(m, k, n, transpose_a, transpose_b,
     check(out, expected(a, b, -0.25, before if accumulate else None), k)
 
 
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("transpose_a", [False, True])
 @pytest.mark.parametrize("m,k,n", [(1, 40, 50), (50, 40, 1), (40, 1, 50), (5, 7, 9)])
-def test_narrow_products(monkeypatch, m, k, n):
-    """A side under NARROW: register_gemm's kernels where they run, else one BLAS call."""
-    for forced in (True, False):
-        monkeypatch.setattr(register_gemm, "FORCE", forced)
-        a, b = operands(m, k, n, False, True)
-        out = np.empty((m, n), F32)
-        assert blas_shares.gemm_into(a, b, out)
-        check(out, expected(a, b), k)
+def test_narrow_products(monkeypatch, m, k, n, transpose_a, transpose_b):
+    """A side under NARROW: register_gemm's kernels where they run, else one BLAS call
+    (vectors with strides, a transposed operand of one row)."""
+    a, b = operands(m, k, n, transpose_a, transpose_b, lead=5)
+    for register in (True, False):
+        monkeypatch.setattr(register_gemm, "FORCE", True)
+        monkeypatch.setattr(register_gemm, "_ENABLED", register)
+        out = np.full((m, n), 2.0, F32)
+        assert blas_shares.gemm_into(a, b, out, alpha=0.5, accumulate=True)
+        check(out, expected(a, b, 0.5, np.full((m, n), 2.0)), k)
+
+
+@pytest.mark.parametrize("tasks", [3, 5, 7])
+@pytest.mark.parametrize("by_columns", [True, False])
+@pytest.mark.parametrize("transpose_a,transpose_b", [(False, False), (True, True)])
+def test_any_number_of_shares(tasks, by_columns, transpose_a, transpose_b):
+    """The share loop itself, whatever the machine's thread count: shares that end
+    inside a vector or hold nothing, C's rows further apart than its width."""
+    m, k, n = 37, 29, 45
+    a, b = operands(m, k, n, transpose_a, transpose_b, lead=2)
+    frame = np.full((m, n + 11), 7.0, F32)
+    out = frame[:, 3:3 + n]
+    (trans_a, lda), (trans_b, ldb) = blas_shares._layout(a), blas_shares._layout(b)
+    address, wide = blas_shares._cblas()
+    blas_threads.hold(1)
+    try:
+        blas_shares._shares(address, wide, trans_a, trans_b, m, n, k, F32(1.5), a.ctypes.data,
+                            lda, b.ctypes.data, ldb, F32(0.0), out.ctypes.data, n + 11, tasks,
+                            by_columns)
+    finally:
+        blas_threads.release(1)
+    check(out, expected(a, b, 1.5), k)
+    frame[:, 3:3 + n] = 7.0
+    assert (frame == 7.0).all()
+
+
+def test_a_product_on_the_calling_thread_starts_no_parallel_loop(monkeypatch):
+    """``parallel=False`` (other products running): one call here, no OpenMP team to
+    wake (numba's workqueue layer aborts on concurrent parallel loops)."""
+    monkeypatch.setattr(blas_shares, "_shares", lambda *a: pytest.fail("parallel loop"))
+    a, b = operands(128, 128, 128, True, False)
+    out = np.empty((128, 128), F32)
+    assert blas_shares.gemm_into(a, b, out, parallel=False)
+    check(out, expected(a, b), 128)
+
+
+def test_products_from_several_python_threads_at_once():
+    import threading
+
+    a, b = operands(96, 80, 112, False, True)
+    want = expected(a, b)
+    failures = []
+
+    def work(parallel):
+        out = np.empty((96, 112), F32)
+        for _ in range(30):
+            assert blas_shares.gemm_into(a, b, out, parallel=parallel)
+            try:
+                check(out, want, 80)
+            except AssertionError as e:
+                failures.append(e)
+    threads = [threading.Thread(target=work, args=(p,)) for p in (True, False, False)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    assert blas_threads.held_cap() is None
+
+
+def test_an_operand_blas_cannot_read_goes_to_register_gemm(monkeypatch):
+    """An A with no unit stride: register_gemm reads any strides; without it, False and
+    the caller's BLAS call (never OpenBLAS's threads behind numba's back)."""
+    a = rng_for("strided").standard_normal((80, 80)).astype(F32)[::2, ::2]
+    b = rng_for("strided b").standard_normal((40, 50)).astype(F32)
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    out = np.full((40, 50), 5.0, F32)
+    assert blas_shares.gemm_into(a, b, out) == register_gemm.usable()
+    if register_gemm.usable():
+        check(out, expected(a, b), 40)
+    monkeypatch.setattr(register_gemm, "_ENABLED", False)
+    out = np.full((40, 50), 5.0, F32)
+    assert not blas_shares.gemm_into(a, b, out)
+    assert (out == 5.0).all()
 
 
 def test_memory_around_c_is_left_alone():
@@ -105,12 +183,13 @@ def _read_only(array):
     ("C overlaps A", lambda a, b, out: (a, b, a[:, :b.shape[1]])),
     ("read-only C", lambda a, b, out: (a, b, _read_only(out))),
     ("reversed rows", lambda a, b, out: (a[::-1], b, out)),
-    ("A neither way contiguous", lambda a, b, out: (np.ones((80, 80), F32)[::2, ::2], b, out)),
     ("C's columns strided", lambda a, b, out: (a, b, np.empty((40, 80), F32)[:, ::2])),
     ("C's rows overlap", lambda a, b, out: (a, b, np.lib.stride_tricks.as_strided(
         out, (40, 40), (4, 4)))),
 ])
-def test_what_it_turns_away(why, make):
+def test_what_it_turns_away(monkeypatch, why, make):
+    """What neither BLAS nor register_gemm (which takes BLAS's refusals) takes."""
+    monkeypatch.setattr(register_gemm, "FORCE", True)
     a, b = np.ones((40, 40), F32), np.ones((40, 40), F32)
     a, b, out = make(a, b, np.full((40, 40), 5.0, F32))
     before = np.array(out)
@@ -131,6 +210,16 @@ def test_openblas_is_held_to_one_thread_while_the_shares_run(monkeypatch):
     out = np.empty((128, 128), F32)
     assert blas_shares.gemm_into(a, b, out)
     assert calls == [("hold", 1), ("release", 1)]
+    assert blas_threads.held_cap() is None
+
+
+def test_the_hold_is_released_when_a_share_fails(monkeypatch):
+    def broken(*arguments):
+        raise RuntimeError("a share failed")
+    monkeypatch.setattr(blas_shares, "_shares", broken)
+    a, b = operands(128, 128, 128, False, False)
+    with pytest.raises(RuntimeError, match="a share failed"):
+        blas_shares.gemm_into(a, b, np.empty((128, 128), F32))
     assert blas_threads.held_cap() is None
 
 

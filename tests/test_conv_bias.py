@@ -60,8 +60,10 @@ def test_bias_and_relu_fold_into_the_convolution(add, relu):
 
 @pytest.mark.parametrize("geometry", [
     dict(stride=1), dict(stride=2), dict(k=1), dict(dtype=np.float64),
-    dict(shape=(2, 7, 7, 1), out=33), dict(shape=(2, 5, 6, 0))],
-    ids=["in place", "packed", "pointwise", "float64", "one channel", "no channels"])
+    dict(shape=(2, 7, 7, 1), out=33), dict(shape=(2, 5, 6, 0)),
+    dict(shape=(2, 9, 7, 32), k=5, out=64)],
+    ids=["in place", "packed", "pointwise", "float64", "one channel", "no channels",
+         "filter in blocks"])
 def test_every_convolution_path_adds_the_bias(geometry):
     g, x, y, _, _ = layer(**geometry)
     data = data_for(x)

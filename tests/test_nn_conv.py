@@ -58,6 +58,8 @@ DIRECT_CASES = [
     # the Deep MNIST layer 2: the filter (forward, input gradient) and dy (filter
     # gradient) are read in blocks that stay in L1 (conv_fused.L1_BLOCK)
     ((2, 14, 14, 32), (5, 5, 32, 64), 1, "SAME", 1),
+    ((2, 9, 7, 16), (5, 3, 16, 100), 1, "SAME", 1),    # blocks of 1, 2 and 2 runs
+    ((3, 31, 9, 5), (4, 2, 5, 110), 1, "SAME", 1),     # dy's rows in blocks of 7, 8, 8, 8
 ]
 CONV_CASES += DIRECT_CASES
 # (input shape, window, stride, padding)

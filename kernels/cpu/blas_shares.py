@@ -10,8 +10,9 @@ instead of 29 with its dense layers on OpenBLAS's threads).  Called on numba's t
 one share each, OpenBLAS's own threads never wake, and one pool does all the work.
 
 ``gemm_into`` has ``register_gemm.gemm_into``'s contract: False, with ``out``
-untouched, for what it does not take (then the caller uses another engine); which of
-the two a plain product goes to is ``blas.py``'s choice.  A narrow product (a side
+untouched, for what it does not take (then the caller uses BLAS's own call); which of
+the two a plain product goes to is ``blas.py``'s choice.  What BLAS cannot take (an
+operand with no unit stride) goes to ``register_gemm``, which reads any strides.  A narrow product (a side
 under ``NARROW``: a classifier's 10 outputs) goes to ``register_gemm`` all the same:
 one OpenBLAS call per thread took 70-118 us where its kernels took 53-71 (the MLP's
 last layer).  Convolutions stay on ``register_gemm``'s tiles, which read the windows
@@ -63,8 +64,9 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     operands, each row-major or transposed (a row or column stride of one float); False,
     with ``out`` untouched, for anything else."""
     found = _cblas()
-    if found is None or not _fits(a, b, out):
-        return False
+    if found is None or not _fits(a, b, out):       # e.g. an A with no unit stride
+        return register_gemm.gemm_into(a, b, out, alpha=alpha, accumulate=accumulate,
+                                       parallel=parallel)
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0:
         return True
@@ -79,11 +81,15 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     ldc = out.strides[0] // 4 if m > 1 else n
     tasks = _threads() if parallel and m * n * k >= PARALLEL_MACS else 1
     address, wide = found
+    arguments = (address, wide, trans_a, trans_b, m, n, k, np.float32(alpha), a.ctypes.data,
+                 lda, b.ctypes.data, ldb, np.float32(1.0 if accumulate else 0.0),
+                 out.ctypes.data, ldc)
     blas_threads.hold(1)
     try:
-        _shares(address, wide, trans_a, trans_b, m, n, k, np.float32(alpha), a.ctypes.data,
-                lda, b.ctypes.data, ldb, np.float32(1.0 if accumulate else 0.0),
-                out.ctypes.data, ldc, tasks, n >= m)
+        if tasks == 1:
+            _call(*arguments)           # no parallel loop: others may be running theirs
+        else:
+            _shares(*arguments, tasks, n >= m)
     finally:
         blas_threads.release(1)
     return True
