@@ -39,7 +39,6 @@ __all__ = ["usable", "gemm_into", "PARALLEL_MACS", "NARROW"]
 PARALLEL_MACS = 1 << 20     # smaller products stay on the calling thread
 NARROW = 32                 # products with a side this short go to register_gemm
 _ROW_MAJOR, _NO_TRANS, _TRANS = cblas.ROW_MAJOR, cblas.NO_TRANS, cblas.TRANS
-_F32 = np.dtype(np.float32)
 _LANES = 16                 # shares of columns start on a vector's boundary
 
 
@@ -118,13 +117,9 @@ def _layout(x: np.ndarray) -> tuple[int, int] | None:
 
 
 def _fits(a, b, out) -> bool:
-    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2:
+    if not register_gemm.float32_product(a, b, out):
         return False
-    if not (a.dtype == b.dtype == out.dtype == _F32):
-        return False
-    (m, k), (k2, n) = a.shape, b.shape
-    if k2 != k or out.shape != (m, n) or not out.flags.writeable:
-        return False
+    (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0:
         return True                 # nothing to write (numpy gives such arrays any strides)
     if (n > 1 and out.strides[1] != 4) or out.strides[0] % 4 or (m > 1 and out.strides[0] < 4 * n):

@@ -53,8 +53,8 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "tile_address", "multiply", "tiles_address", "multiply_runs",
-           "MR", "KC", "LANES"]
+__all__ = ["usable", "gemm_into", "float32_product", "tile_address", "multiply",
+           "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
 MAX_NV = 4        # vectors of 16 floats across a tile
@@ -143,14 +143,21 @@ def _scratch(floats: int) -> np.ndarray:
     return buffer
 
 
-def _fits(a, b, out) -> bool:
+def float32_product(a, b, out) -> bool:
+    """Whether ``out = a @ b`` is a product of 2-D float32 matrices into a writeable
+    ``out`` of the right shape (what both engines of plain products ask first)."""
     if a.ndim != 2 or b.ndim != 2 or out.ndim != 2:
         return False
     if not (a.dtype == b.dtype == out.dtype == _F32):
         return False
     (m, k), (k2, n) = a.shape, b.shape
-    if k2 != k or out.shape != (m, n) or not out.flags.writeable:
+    return k2 == k and out.shape == (m, n) and out.flags.writeable
+
+
+def _fits(a, b, out) -> bool:
+    if not float32_product(a, b, out):
         return False
+    (m, k), n = a.shape, b.shape[1]
     if any(s % 4 or s < 0 for s in out.strides) or (n > 1 and out.strides[1] != 4):
         return False
     if m > 1 and out.strides[0] < 4 * n:
