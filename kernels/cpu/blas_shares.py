@@ -12,11 +12,11 @@ one share each, OpenBLAS's own threads never wake, and one pool does all the wor
 ``gemm_into`` has ``register_gemm.gemm_into``'s contract: False, with ``out``
 untouched, for what it does not take (then the caller uses BLAS's own call); which of
 the two a plain product goes to is ``blas.py``'s choice.  What BLAS cannot take (an
-operand with no unit stride) goes to ``register_gemm``, which reads any strides.  A narrow product (a side
-under ``NARROW``: a classifier's 10 outputs) goes to ``register_gemm`` all the same:
-one OpenBLAS call per thread took 70-118 us where its kernels took 53-71 (the MLP's
-last layer).  Convolutions stay on ``register_gemm``'s tiles, which read the windows
-in place.
+operand with no unit stride) goes to ``register_gemm``, which reads any strides, and
+so does a narrow product (a side under ``NARROW``: a classifier's 10 outputs), where
+one OpenBLAS call per thread took 70-118 us and its kernels 53-71 (the MLP's last
+layer).  Convolutions stay on ``register_gemm``'s tiles, which read the windows in
+place.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def usable() -> bool:
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
               accumulate: bool = False, parallel: bool = True) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
-    operands, each row-major or transposed (a row or column stride of one float); False,
-    with ``out`` untouched, for anything else."""
+    operands, each row-major or transposed (a row or column stride of one float), or
+    any strides ``register_gemm`` takes; False, with ``out`` untouched, for the rest."""
     found = _cblas()
     if found is None or not _fits(a, b, out):       # e.g. an A with no unit stride
         return register_gemm.gemm_into(a, b, out, alpha=alpha, accumulate=accumulate,
