@@ -265,3 +265,22 @@ def numpy_value(numpy_expr: str, a, b, shape, dtype):
     with np.errstate(all="ignore"):
         value = eval(numpy_expr, {"np": np, "a": a, "b": b})  # noqa: S307
         return np.broadcast_to(value, shape).astype(dtype)
+
+
+def _read_only(array):
+    array.flags.writeable = False
+    return array
+
+
+# (why, make) of float32 products no engine of plain products takes (register_gemm,
+# blas_shares): make(a, b, out) -> the operands; out is left as it was.
+PRODUCTS_TURNED_AWAY = [
+    ("float64", lambda a, b, out: (a.astype(np.float64), b.astype(np.float64),
+                                   out.astype(np.float64))),
+    ("batched", lambda a, b, out: (a[None], b[None], out[None])),
+    ("C overlaps A", lambda a, b, out: (a, b, a[:, :b.shape[1]])),
+    ("read-only C", lambda a, b, out: (a, b, _read_only(out))),
+    ("reversed rows", lambda a, b, out: (a[::-1], b, out)),
+    ("C's rows overlap", lambda a, b, out: (a, b, np.lib.stride_tricks.as_strided(
+        out, out.shape, (4, 4)))),
+]
