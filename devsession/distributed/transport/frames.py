@@ -17,6 +17,9 @@ The sender hands the arrays' own buffers to ``sendmsg`` (no copy in Python); the
 receiver allocates each announced tensor and ``recv_into``s its bytes (no copy either),
 so the kernel's two copies are the only ones, and no size is limited but memory.
 Both calls release the GIL, so a transfer does not stall the process's other threads.
+A frame of up to 64 KiB goes out in one send; on a plain socket whose answers come
+soon, ``handover.send_then_watch`` sends it and watches for the answer without the GIL
+(a wake-up saved on each side of a round trip).
 
 A connection starts with ``MAGIC`` and a HELLO frame (``SocketHello``: the token and
 the task the client means to reach); the server answers WELCOME (``SocketWelcome``) or
@@ -34,11 +37,12 @@ from __future__ import annotations
 
 import struct
 import sys
+import time
 
 import numpy as np
 
 from ...errors import OpError
-from . import wire
+from . import handover, wire
 from .status import error_reply
 
 __all__ = ["MAGIC", "HELLO", "WELCOME", "OK", "ERROR", "RUN_STEP", "RUN_GRAPH", "PUSH_TENSOR",
@@ -72,10 +76,13 @@ class FrameSocket:
 
     def __init__(self, sock):
         self.sock = sock
-        self._gather = hasattr(sock, "sendmsg") and not hasattr(sock, "cipher")
+        self._plain = not hasattr(sock, "cipher")           # TLS bytes go through SSL
+        self._gather = self._plain and hasattr(sock, "sendmsg")
         self._buffer = bytearray(_BUFFER_BYTES)
         self._view = memoryview(self._buffer)
         self._start = self._end = 0
+        self._watch = handover.WatchPolicy()
+        self._sent_at = 0               # when the last small frame went out, until answered
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -93,13 +100,32 @@ class FrameSocket:
         size = sum(len(v) for v in views)
         header = _HEADER.pack(kind, len(head), size)
         if size <= _JOIN_BYTES:
-            self.sock.sendall(b"".join([header, head, *views]))
-        elif self._gather:
+            self._send_small(b"".join([header, head, *views]))
+            return
+        self._sent_at = 0           # how soon a big frame is answered says nothing here
+        if self._gather:
             _send_gathered(self.sock, [header + head, *views])
         else:
             self.sock.sendall(header + head)
             for view in views:
                 self.sock.sendall(view)
+
+    def _send_small(self, data: bytes) -> None:
+        """Send, then watch for the answer without the GIL (``handover.py``) when answers
+        here come soon and nothing is buffered to read first."""
+        sent = 0
+        self._sent_at = time.monotonic_ns()
+        watch_ns = self._watch.watch_ns()
+        if watch_ns and self._plain and self._start == self._end and handover.ready():
+            sent = handover.send_then_watch(self.sock, data, watch_ns)
+        if sent < len(data):
+            self.sock.sendall(memoryview(data)[sent:])
+
+    def _answered(self) -> None:
+        """A frame began arriving: tell the watch policy how soon, after a small send."""
+        if self._sent_at:
+            self._watch.answered(time.monotonic_ns() - self._sent_at)
+            self._sent_at = 0
 
     def send_error(self, error: OpError, origin: str) -> None:
         self.send(ERROR, error_reply(error, origin))
@@ -112,6 +138,7 @@ class FrameSocket:
         malformed frame, ConnectionClosed at the end of the stream, OSError from the
         socket (a timeout included)."""
         kind, head_size, payload_size = _HEADER.unpack(self._read_bytes(_HEADER.size))
+        self._answered()
         cls = classes.get(kind)
         if cls is None:
             raise FrameError(f"unexpected frame kind {kind:#x}")
