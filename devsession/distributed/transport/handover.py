@@ -6,13 +6,14 @@ idle vCPUs halt (no guest halt-polling, as here), a thread asleep in ``recv`` co
 sender that takes the GIL back after its ``send`` holds it just as its woken peer
 wants it, so the peer sleeps once more on the GIL.  A socketpair ping-pong between two
 Python threads measured 61 us a round trip blocking, 51 us watching the socket after
-Python's own ``sendall``, 18 us sending and watching in one call without the GIL
+Python's own ``sendall``, 11-18 us sending and watching in one call without the GIL
 (benchmarks/README.md).  TensorFlow's runtime threads spin the same way before they
 sleep.
 
 ``send_then_watch(sock, data, spin_ns)`` sends ``data`` with ``send(2)`` and then polls
-the socket for up to ``spin_ns`` until something arrives, in one numba function that
-runs without the GIL; the caller then reads as usual.  It returns how many bytes it
+the socket for up to ``spin_ns`` until something arrives (yielding the CPU between
+polls to any thread waiting for it), in one numba function that runs without the GIL;
+the caller then reads as usual.  It returns how many bytes it
 sent: fewer than ``len(data)`` when the socket would block or failed, and the caller
 sends the rest with ``sendall``, which raises what the socket says.  The longest watch
 is ``SPIN_NS`` (``DEVSESSION_SOCKET_SPIN_US``, 100 us by default; 0 turns watching
@@ -57,8 +58,9 @@ _loaded = threading.Event()
 
 
 @functools.cache
-def _libc() -> tuple[int, int, int] | None:
-    """The addresses of libc's ``send``, ``poll`` and ``clock_gettime``, or None."""
+def _libc() -> tuple[int, int, int, int] | None:
+    """The addresses of libc's ``send``, ``poll``, ``clock_gettime`` and ``sched_yield``,
+    or None."""
     if not sys.platform.startswith("linux") or SPIN_NS <= 0:
         return None
     try:
