@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -53,6 +54,33 @@ def test_the_bytes_arrive_exactly(size):
     assert handover.send_then_watch(a, data, 0) == size
     reader.join()
     assert got == [data]
+    a.close(), b.close()
+
+
+def test_a_send_stopped_part_way_goes_on_from_where_it_stopped():
+    """send(2) on a blocking socket with a send timeout returns what it sent when the
+    reader stalls; the next send(2) must start after those bytes."""
+    a, b = socket.socketpair()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 30_000))
+    data = np.random.default_rng(5).integers(0, 256, 256 << 10, dtype=np.uint8).tobytes()
+    received = bytearray()
+
+    def slow_reader():              # 32 KiB every 40 ms: the sender stalls in between
+        while len(received) < len(data):
+            time.sleep(0.04)
+            chunk = b.recv(32 << 10)
+            if not chunk:
+                return
+            received.extend(chunk)
+
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    sent = handover.send_then_watch(a, data, 0)
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", 0, 0))
+    a.sendall(memoryview(data)[sent:])
+    reader.join(30)
+    assert sent > 0 and bytes(received) == data
     a.close(), b.close()
 
 
