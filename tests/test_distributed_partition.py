@@ -181,6 +181,29 @@ def test_control_edges_cross_tasks_and_assign_runs_with_its_variable():
     np.testing.assert_array_equal(got, [1.0, 1.0])
 
 
+def test_control_edges_from_one_task_cross_as_one_token_that_waits_for_them_all():
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device("/job:worker/task:1"):
+            variables = [ds.Variable(np.zeros(2, np.float32), name=f"v{i}") for i in range(3)]
+            bumps = [v.assign_add(np.full(2, i + 1, np.float32)) for i, v in enumerate(variables)]
+        with ds.device("/job:worker/task:2"):
+            other = ds.Variable(np.zeros(2, np.float32), name="other")
+            bump_other = other.assign_add(np.ones(2, np.float32))
+        with ds.control_dependencies([*bumps, bump_other]):
+            done = ds.identity(ds.constant(1.0), name="done")
+    cluster = Cluster()
+    plan = cluster.plan(g, [], [done])
+    tokens = [n for n in nodes_of(plan, T1, SEND_OP) if n.attr["tensor_name"].s.startswith(b"^")]
+    assert len(tokens) == 1                 # one message for the three updates, not three
+    assert len([n for n in nodes_of(plan, T0, RECV_OP)]) == 2      # one per task
+    cluster.run(g, {}, [], [v.initializer for v in variables] + [other.initializer])
+    cluster.run(g, {}, [done], step_id=2)
+    got = cluster.run(g, {}, [*variables, other], step_id=3)
+    for value, want in zip(got, [1.0, 2.0, 3.0, 1.0]):   # every update ran
+        np.testing.assert_array_equal(value, [want, want])
+
+
 def test_fetching_a_fed_tensor_and_feeding_any_tensor():
     g = ds.Graph()
     with g.as_default():
