@@ -196,7 +196,7 @@ def test_control_edges_from_one_task_cross_as_one_token_that_waits_for_them_all(
     plan = cluster.plan(g, [], [done])
     tokens = [n for n in nodes_of(plan, T1, SEND_OP) if n.attr["tensor_name"].s.startswith(b"^")]
     assert len(tokens) == 1                 # one message for the three updates, not three
-    assert len([n for n in nodes_of(plan, T0, RECV_OP)]) == 2      # one per task
+    assert len(nodes_of(plan, T0, RECV_OP)) == 2      # one per task
     cluster.run(g, {}, [], [v.initializer for v in variables] + [other.initializer])
     cluster.run(g, {}, [done], step_id=2)
     got = cluster.run(g, {}, [*variables, other], step_id=3)

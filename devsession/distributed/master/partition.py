@@ -294,7 +294,7 @@ class _Partitioner:
         send = self.transfer_node(SEND_OP, f"send/^{base}", key, dst, f"^{name}")
         send.input.append(f"^{name}")
         recv = self.transfer_node(RECV_OP, f"recv/^{base}", key, src, f"^{name}")
-        recv.attr["dtype"].type = dtypes.bool_.enum
+        recv.attr["dtype"].type = dtypes.bool_.enum      # an empty token
         recv.attr["shape"].shape.dim.add(size=0)
         self.add(src, (position, 1, "^" + dst), send)
         self.add(dst, (position, 2, "^" + src), recv)
