@@ -101,6 +101,24 @@ def test_any_number_of_shares(tasks, by_columns, transpose_a, transpose_b):
     assert (frame == 7.0).all()
 
 
+@pytest.mark.parametrize("m,transpose_a,tiles", [
+    (blas_shares.TALL, False, True),     # the MLP's batch: the tiles beat OpenBLAS
+    (blas_shares.TALL - 1, False, False),  # Deep MNIST's 64 rows: OpenBLAS beats them
+    (blas_shares.TALL, True, False),     # a weight gradient's x.T: OpenBLAS packs it
+])
+def test_which_engine_multiplies_a_wide_product(monkeypatch, m, transpose_a, tiles):
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    taken = []
+    real = register_gemm.gemm_into
+    monkeypatch.setattr(register_gemm, "gemm_into",
+                        lambda *a, **kw: taken.append(True) or real(*a, **kw))
+    a, b = operands(m, 96, 80, transpose_a, False)
+    out = np.empty((m, 80), F32)
+    assert blas_shares.gemm_into(a, b, out)
+    assert bool(taken) == tiles
+    check(out, expected(a, b), 96)
+
+
 def test_a_product_on_the_calling_thread_starts_no_parallel_loop(monkeypatch):
     """``parallel=False`` (other products running): one call here, no OpenMP team to
     wake (numba's workqueue layer aborts on concurrent parallel loops)."""
@@ -193,7 +211,7 @@ def test_openblas_is_held_to_one_thread_while_the_shares_run(monkeypatch):
                                                            real_hold(cap)))
     monkeypatch.setattr(blas_threads, "release", lambda cap: (calls.append(("release", cap)),
                                                               real_release(cap)))
-    a, b = operands(128, 128, 128, False, False)
+    a, b = operands(128, 128, 128, True, False)    # OpenBLAS's: x.T
     out = np.empty((128, 128), F32)
     assert blas_shares.gemm_into(a, b, out)
     assert calls == [("hold", 1), ("release", 1)]
@@ -204,7 +222,7 @@ def test_the_hold_is_released_when_a_share_fails(monkeypatch):
     def broken(*arguments):
         raise RuntimeError("a share failed")
     monkeypatch.setattr(blas_shares, "_shares", broken)
-    a, b = operands(128, 128, 128, False, False)
+    a, b = operands(128, 128, 128, True, False)    # OpenBLAS's: x.T
     with pytest.raises(RuntimeError, match="a share failed"):
         blas_shares.gemm_into(a, b, np.empty((128, 128), F32))
     assert blas_threads.held_cap() is None

@@ -192,6 +192,39 @@ def test_buffer_pool_reuses_a_dropped_buffer_and_never_a_held_one():
     assert capped._buffers == []                       # never kept, so never reused
 
 
+def test_pooled_buffers_start_on_a_cache_line_and_a_view_of_a_view_holds_them():
+    """Kernels' vectors load from pooled buffers without straddling cache lines, and a
+    caller who keeps only a view of a view of a result still keeps the buffer from
+    reuse (numpy refers such views to the memory's owner, which is not the buffer)."""
+    from devsession.kernels.buffer_pool import BufferPool, aligned, aligned_empty
+
+    pool = BufferPool()
+    first = pool.take((64, 1024), np.float32)
+    assert first.ctypes.data % 64 == 0 and first.flags.c_contiguous and first.flags.writeable
+    first[...] = 1.0
+    pool.give(first)
+    address = first.ctypes.data
+    kept = first[1:].reshape(-1)[::2]
+    del first
+    second = pool.take((64, 1024), np.float32)
+    assert second.ctypes.data != address           # `kept` still sees the first buffer
+    second[...] = 2.0
+    assert (kept == 1.0).all()
+    del kept
+    pool.give(second)
+    assert pool.take((64, 1024), np.float32).ctypes.data == address  # now free: reused
+
+    for shape, dtype in [((3, 5), np.float64), ((), np.int32)]:
+        empty = aligned_empty(shape, dtype)
+        assert (empty.shape, empty.dtype, empty.ctypes.data % 64) == (shape, dtype, 0)
+    assert aligned_empty((0, 4), np.float32).shape == (0, 4)
+    x = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)[:, ::-1].transpose(0, 2, 1)
+    copy = aligned(x)
+    assert copy.ctypes.data % 64 == 0 and copy.flags.c_contiguous
+    np.testing.assert_array_equal(copy, x)
+    assert aligned(copy) is copy
+
+
 def test_fusion_and_codegen_parse_one_thread_at_a_time(monkeypatch):
     """Sessions planning in several threads (cluster tasks in one process) parse fused
     expressions one at a time: CPython 3.11's ast conversion is not thread-safe
