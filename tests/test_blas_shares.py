@@ -101,12 +101,13 @@ def test_any_number_of_shares(tasks, by_columns, transpose_a, transpose_b):
     assert (frame == 7.0).all()
 
 
-@pytest.mark.parametrize("m,transpose_a,tiles", [
-    (blas_shares.TALL, False, True),     # the MLP's batch: the tiles beat OpenBLAS
-    (blas_shares.TALL - 1, False, False),  # Deep MNIST's 64 rows: OpenBLAS beats them
-    (blas_shares.TALL, True, False),     # a weight gradient's x.T: OpenBLAS packs it
+@pytest.mark.parametrize("m,transpose_a,parallel,tiles", [
+    (blas_shares.TALL, False, True, True),    # the MLP's batch: the tiles beat OpenBLAS
+    (blas_shares.TALL - 1, False, True, False),  # fewer rows: OpenBLAS beats them
+    (blas_shares.TALL, True, True, False),    # a weight gradient's x.T: OpenBLAS packs it
+    (blas_shares.TALL, False, False, False),  # one thread (a cluster's tower): OpenBLAS
 ])
-def test_which_engine_multiplies_a_wide_product(monkeypatch, m, transpose_a, tiles):
+def test_which_engine_multiplies_a_wide_product(monkeypatch, m, transpose_a, parallel, tiles):
     monkeypatch.setattr(register_gemm, "FORCE", True)
     taken = []
     real = register_gemm.gemm_into
@@ -114,7 +115,7 @@ def test_which_engine_multiplies_a_wide_product(monkeypatch, m, transpose_a, til
                         lambda *a, **kw: taken.append(True) or real(*a, **kw))
     a, b = operands(m, 96, 80, transpose_a, False)
     out = np.empty((m, 80), F32)
-    assert blas_shares.gemm_into(a, b, out)
+    assert blas_shares.gemm_into(a, b, out, parallel=parallel)
     assert bool(taken) == tiles
     check(out, expected(a, b), 96)
 

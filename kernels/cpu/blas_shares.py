@@ -15,8 +15,8 @@ the two a plain product goes to is ``blas.py``'s choice.  What BLAS cannot take 
 operand with no unit stride) goes to ``register_gemm``, which reads any strides, and
 so does a narrow product (a side under ``NARROW``: a classifier's 10 outputs), where
 one OpenBLAS call per thread took 70-118 us and its kernels 53-71 (the MLP's last
-layer), and so does a tall row-major A (``TALL`` rows: the MLP's batch), once its
-kernels packed B on cache lines (``_registers_win``).  Convolutions stay on ``register_gemm``'s tiles, which read the windows in
+layer), and so does a tall row-major A (``TALL`` rows: the MLP's batch) on every
+thread, once its kernels packed B on cache lines (``_registers_win``).  Convolutions stay on ``register_gemm``'s tiles, which read the windows in
 place.
 """
 
@@ -39,7 +39,7 @@ __all__ = ["usable", "gemm_into", "PARALLEL_MACS", "NARROW", "TALL"]
 
 PARALLEL_MACS = 1 << 20     # smaller products stay on the calling thread
 NARROW = 32                 # products with a side this short go to register_gemm
-TALL = 128                  # and so do those of a row-major A with this many rows
+TALL = 192                  # and so do those of a row-major A with this many rows
 _ROW_MAJOR, _NO_TRANS, _TRANS = cblas.ROW_MAJOR, cblas.NO_TRANS, cblas.TRANS
 _LANES = 16                 # shares of columns start on a vector's boundary
 
@@ -75,7 +75,7 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
         if not accumulate:
             out[...] = 0
         return True
-    if _registers_win(a, m, n, k) and register_gemm.gemm_into(
+    if _registers_win(a, m, n, k, parallel) and register_gemm.gemm_into(
             a, b, out, alpha=alpha, accumulate=accumulate, parallel=parallel):
         return True
     (trans_a, lda), (trans_b, ldb) = _layout(a), _layout(b)
@@ -96,13 +96,14 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     return True
 
 
-def _registers_win(a: np.ndarray, m: int, n: int, k: int) -> bool:
+def _registers_win(a: np.ndarray, m: int, n: int, k: int, parallel: bool) -> bool:
     """Whether ``register_gemm``'s tiles beat one OpenBLAS call per thread here: for a
-    narrow product, and for a row-major A of ``TALL`` rows or more (the MLP's batch of
-    256: 1.05-1.13x OpenBLAS's time on an Intel Xeon, where Deep MNIST's dense layer of
-    64 rows ran 1.1x faster on OpenBLAS).  A transposed A (a weight gradient's ``x.T``)
-    stays on OpenBLAS, which packs it; the tiles would read it down its columns."""
-    return min(m, n, k) < NARROW or (m >= TALL and a.strides[1] == 4)
+    narrow product, and for a row-major A of ``TALL`` rows or more shared among the
+    threads (the MLP's batch of 256: 1.05-1.13x OpenBLAS's time on an Intel Xeon, where
+    Deep MNIST's dense layer of 64 rows ran 1.1x faster on OpenBLAS, and so did 128 rows
+    on one thread, as a cluster's towers run them).  A transposed A (a weight gradient's
+    ``x.T``) stays on OpenBLAS, which packs it; the tiles would read it down its columns."""
+    return min(m, n, k) < NARROW or (parallel and m >= TALL and a.strides[1] == 4)
 
 
 def _threads() -> int:
