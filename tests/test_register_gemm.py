@@ -97,7 +97,7 @@ def test_the_paths_are_the_ones_named(monkeypatch):
         a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
         assert register_gemm.gemm_into(a, b, np.empty((m, n), F32), parallel=False)
         (name, args), = calls
-        packed, transpose = args[-2:] if name == "_drive_serial" else (None, None)
+        packed, transpose = args[-5:-3] if name == "_drive_serial" else (None, None)
         if case.startswith("sums along k"):
             assert name == "_dot_serial", case
         elif "by panels" in case:
@@ -107,17 +107,46 @@ def test_the_paths_are_the_ones_named(monkeypatch):
         assert ("passes over k" in case) == (k > register_gemm.KC), case
 
 
+@pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
-def test_memory_around_c_is_left_alone(case):
+def test_memory_around_c_is_left_alone(case, bias):
     """C inside a bigger array: the columns right of it and the rows below it keep their
-    values (the last vector of a row is masked, not written whole)."""
+    values (the last vector of a row is masked, not written whole), bias and all."""
     m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
     a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
     memory = np.full((m + 3, n + 21), 7.0, F32)
     out = memory[:m, :n]
-    assert register_gemm.gemm_into(a, b, out, parallel=False)
-    check(out, expected(a, b), k)
+    along = np.linspace(-1, 1, n, dtype=F32) if bias else None
+    assert register_gemm.gemm_into(a, b, out, parallel=False, bias=along, relu=bias)
+    want = expected(a, b) + (along if bias else 0)
+    check(out, np.maximum(want, 0) if bias else want, k)
     assert (memory[m:] == 7).all() and (memory[:, n:] == 7).all()
+
+
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
+def test_a_bias_and_relu_on_every_path_give_the_bits_of_the_ops_apart(monkeypatch, case,
+                                                                     parallel, relu):
+    """``_MatMulBias``: added to each tile after it is stored (B read in rows), or after
+    the product (sums along k): the same float32 additions and clipping as the product,
+    ``+ bias`` and ``Relu`` apart, so the same bits; NaN stays NaN."""
+    monkeypatch.setattr(register_gemm, "PARALLEL_MACS", 0)
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
+    a = a.copy()
+    a[1, 0] = np.nan                                   # row 1 of C: NaN throughout
+    bias = rng_for("bias", case).standard_normal(n).astype(F32)
+    out = np.full((m, n), 7.0, F32)
+    assert register_gemm.gemm_into(a, b, out, parallel=parallel, bias=bias, relu=relu)
+    apart = np.empty((m, n), F32)
+    assert register_gemm.gemm_into(a, b, apart, parallel=parallel)
+    apart += bias
+    if relu:
+        apart[apart < 0] = 0
+    np.testing.assert_array_equal(out, apart)
+    assert np.isnan(out[1]).all() and not np.isnan(np.delete(out, 1, axis=0)).any()
+    assert (out < 0).any() != relu
 
 
 @pytest.mark.parametrize("accumulate", [False, True])
@@ -212,7 +241,8 @@ def test_matmul_into_hands_it_float32_products_parallel_when_alone(monkeypatch):
     check(out, expected(a, b), 120)
     blas.matmul_into(a.astype(np.float64), b.astype(np.float64), np.empty((100, 90)))
     blas.matmul_into(np.ones((4, 4), F32), np.ones((4, 4), F32), np.empty((4, 4), F32))
-    assert seen == [{"parallel": True}, {"parallel": False}]   # not float64, not tiny
+    assert seen == [dict(parallel=True, bias=None, relu=False),     # not float64, not tiny
+                    dict(parallel=False, bias=None, relu=False)]
 
 
 def test_the_sgd_fold_accumulates_through_it(monkeypatch):

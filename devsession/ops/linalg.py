@@ -45,6 +45,18 @@ def _matmul(inputs, attrs, node):
 register_op(OpDef("MatMul", _matmul, 2,
                   attr_defaults={"transpose_a": False, "transpose_b": False}))
 
+# MatMul(a, b) + bias (n,), then a ReLU when ``relu``: made only by
+# optimizer/bias_folds.py, for the CPU; inputs (a, b, bias), MatMul's attrs.
+MATMUL_BIAS = "_MatMulBias"
+
+
+def _made_by_the_optimizer(inputs, attrs, node):
+    raise TypeError(f"Op '{node}': {MATMUL_BIAS} is made by the optimizer, not by graphs.")
+
+
+register_op(OpDef(MATMUL_BIAS, _made_by_the_optimizer, 3,
+                  attr_defaults={"transpose_a": False, "transpose_b": False, "relu": False}))
+
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None) -> Tensor:
     return make_op("MatMul", operands(a, b),

@@ -42,7 +42,7 @@ MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
 # optimizer/pool_gradients.py, for the CPU.
 MAX_POOL_RELU_GRAD = "_MaxPoolReluGrad"
 # Conv2D(x, f) + bias (O,), then a ReLU when ``relu``: made only by
-# optimizer/conv_bias.py, for the CPU; inputs (x, f, bias), Conv2D's attrs.
+# optimizer/bias_folds.py, for the CPU; inputs (x, f, bias), Conv2D's attrs.
 CONV2D_BIAS = "_Conv2DBias"
 CONV_ATTRS = ("strides", "padding", "data_format", "dilations", "explicit_paddings",
               "use_cudnn_on_gpu")

@@ -8,7 +8,8 @@ Runs once per cached plan (never on the hot path), on the pruned, placed op list
    bakes their results in (up to ``constant_folding_max_elements`` per result);
 3. ``pool_gradients`` (with fusion): folds a max-pool's gradient, the gradient of the
    ReLU before the pool and the bias's gradient into one pass on the CPU;
-4. ``conv_bias`` (with fusion): folds a convolution's bias and ReLU into it on the CPU;
+4. ``bias_folds`` (with fusion): folds the bias and ReLU after a convolution or a
+   dense layer's product into it on the CPU;
 5. ``fusion``: turns each connected region of elementwise ops on one device into one
    generated kernel that reads its inputs once and writes its output once;
 6. ``gemm_updates`` (with fusion): folds a weight gradient's product into its SGD update

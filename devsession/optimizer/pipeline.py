@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ops.registry import get_op_def
 from ..options import OptimizerOptions
 from .constant_folding import fold_constants
-from .conv_bias import fold_conv_bias
+from .bias_folds import fold_biases
 from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .gemm_updates import fold_gemm_updates
@@ -30,7 +30,7 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     fetched = {alias.get(t, t) for t in fetches}
     if options.fusion:          # before fusion takes the ReLUs into regions
         ops = fold_pool_gradients(ops, fetched, placements)
-        ops = fold_conv_bias(ops, fetched, placements)
+        ops = fold_biases(ops, fetched, placements)
     ops = _drop_dead(ops, fetched, {op.name for op in targets})
     if options.fusion:
         ops = fuse_elementwise(ops, fed, fetched, placements)

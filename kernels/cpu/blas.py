@@ -47,20 +47,23 @@ _ACTIVE = [0]                   # products in flight in this process
 _ACTIVE_LOCK = threading.Lock()
 
 
-def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray | None = None,
+                relu: bool = False) -> None:
     """``np.matmul(a, b, out=out)``; with BLAS held to one thread while other products
     (or other cluster tasks' steps) run in this process.  A float32 product goes to the
     engine ``plain_products`` picks instead where it can, on numba's threads when it runs
-    alone."""
+    alone.  With a ``bias`` (``_MatMulBias``), ``out += bias`` and, with ``relu``,
+    negatives become 0: in the product's tiles where its engine can."""
     macs = out.size * a.shape[-1]
     if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and (engine := plain_products()):
         with in_flight() as alone:
-            if engine.gemm_into(a, b, out, parallel=alone):
+            if engine.gemm_into(a, b, out, parallel=alone, bias=bias, relu=relu):
                 return
     if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         np.matmul(a, b, out=out)
-        return
-    run_product(lambda: np.matmul(a, b, out=out), macs)
+    else:
+        run_product(lambda: np.matmul(a, b, out=out), macs)
+    register_gemm.add_bias(out, bias, relu)
 
 
 def run_product(product, macs: int):

@@ -60,23 +60,27 @@ def usable() -> bool:
 
 
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
-              accumulate: bool = False, parallel: bool = True) -> bool:
+              accumulate: bool = False, parallel: bool = True,
+              bias: np.ndarray | None = None, relu: bool = False) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
     operands, each row-major or transposed (a row or column stride of one float), or
-    any strides ``register_gemm`` takes; False, with ``out`` untouched, for the rest."""
+    any strides ``register_gemm`` takes; False, with ``out`` untouched, for the rest.
+    ``bias`` and ``relu`` as ``register_gemm.gemm_into``'s."""
     found = _cblas()
     if found is None or not _fits(a, b, out):       # e.g. an A with no unit stride
         return register_gemm.gemm_into(a, b, out, alpha=alpha, accumulate=accumulate,
-                                       parallel=parallel)
+                                       parallel=parallel, bias=bias, relu=relu)
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0:
         return True
     if k == 0:
         if not accumulate:
             out[...] = 0
+        register_gemm.add_bias(out, bias, relu)
         return True
     if _registers_win(a, m, n, k, parallel) and register_gemm.gemm_into(
-            a, b, out, alpha=alpha, accumulate=accumulate, parallel=parallel):
+            a, b, out, alpha=alpha, accumulate=accumulate, parallel=parallel, bias=bias,
+            relu=relu):
         return True
     (trans_a, lda), (trans_b, ldb) = _layout(a), _layout(b)
     ldc = out.strides[0] // 4 if m > 1 else n
@@ -93,6 +97,7 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
             _shares(*arguments, tasks, n >= m)
     finally:
         blas_threads.release(1)
+    register_gemm.add_bias(out, bias, relu)
     return True
 
 

@@ -73,7 +73,7 @@ def direct(g) -> bool:
 def forward(x, f, g, out, by_columns: bool, bias=None, relu: bool = False) -> None:
     """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O),
     plus ``bias`` (O,) and clipped at 0 with ``relu``, each image's (or row's) while it
-    is in cache (``optimizer/conv_bias.py``)."""
+    is in cache (``optimizer/bias_folds.py``)."""
     bias = np.empty(0, _F32) if bias is None else np.ascontiguousarray(bias, _F32)
     weights = aligned(f.reshape(-1, f.shape[3]))
     if direct(g):

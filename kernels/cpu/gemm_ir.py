@@ -8,6 +8,9 @@
 * ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
 * ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
   ``lanes x lanes`` block.
+* ``bias_relu`` adds a bias along the columns of a tile of C and, if asked, clips it
+  at 0: a dense layer's bias and ReLU, done on each tile right after it is stored,
+  while it is in L1 (``optimizer/bias_folds.py``).
 * ``tiles`` is ``tile`` with k in two levels: ``runs`` runs of ``k``, each run's A and
   B ``a_outer`` and ``b_outer`` floats after the last's start (a convolution's window
   rows, read where they lie: ``conv_fused``), the tile in registers throughout.
@@ -18,6 +21,7 @@ so numba calls them through an address (``register_gemm._call_tile``)::
     tile(mr, nv, a, a_row_stride, a_col_stride, b, b_row_stride, c, c_row_stride,
          k, alpha, accumulate, tail)
     tiles(..., tail, runs, a_outer, b_outer)
+    bias_relu(c, c_row_stride, rows, columns, bias, relu)
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ def module(max_mr: int, max_nv: int, lanes: int) -> ir.Module:
             for mr in range(1, max_mr + 1) for nc in range(1, max_nv + 1)}
     _dispatch(mod, "dot", dots, max_nv)
     _transpose_block(mod, vector)
+    _bias_relu(mod, intrinsics, vector, max_nv)
     return mod
 
 
@@ -296,4 +301,42 @@ def _transpose_block(mod, vector) -> None:
     for r, row in enumerate(rows):
         place = builder.gep(target, [builder.mul(_const(r), target_stride)])
         builder.store(row, builder.bitcast(place, vector.as_pointer()), align=4)
+    builder.ret_void()
+
+
+def _bias_relu(mod, intrinsics, vector, max_nv: int) -> None:
+    """``bias_relu(c, ldc, rows, columns, bias, relu)`` (integers; addresses, ``ldc`` in
+    floats): ``c[r, j] += bias[j]`` for r < rows, j < columns <= lanes * max_nv, then
+    with ``relu`` a negative sum becomes 0 (NaN stays, as ``Relu``'s kernel keeps it).
+    The same float32 addition and comparison as the ops apart, so the same bits."""
+    _, masked_load, masked_store = intrinsics
+    lanes = vector.count
+    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [_I64] * 6), name="bias_relu")
+    c, ldc, rows, columns, bias, relu = fn.args
+    entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "row", "done"))
+    builder = ir.IRBuilder(entry)
+    fp = _F32.as_pointer()
+    c, bias = builder.inttoptr(c, fp), builder.inttoptr(bias, fp)
+    masks = [_lanes_below(builder, lanes, builder.sub(columns, _const(lanes * v)))
+             for v in range(max_nv)]
+    sums = [_load(builder, masked_load, vector, builder.gep(bias, [_const(lanes * v)]), mask)
+            for v, mask in enumerate(masks)]
+    clip = builder.icmp_signed("!=", relu, _const(0))
+    zero = ir.Constant(vector, None)
+    builder.cbranch(builder.icmp_signed(">", rows, _const(0)), loop, done)
+
+    builder.position_at_end(loop)
+    r = builder.phi(_I64, name="r")
+    r.add_incoming(_const(0), entry)
+    row = builder.gep(c, [builder.mul(r, ldc)])
+    for v, (mask, add) in enumerate(zip(masks, sums)):
+        place = builder.gep(row, [_const(lanes * v)])
+        total = builder.fadd(_load(builder, masked_load, vector, place, mask), add)
+        clipped = builder.select(builder.fcmp_ordered("<", total, zero), zero, total)
+        _store(builder, masked_store, builder.select(clip, clipped, total), place, mask)
+    following = builder.add(r, _const(1))
+    r.add_incoming(following, loop)
+    builder.cbranch(builder.icmp_signed("<", following, rows), loop, done)
+
+    builder.position_at_end(done)
     builder.ret_void()

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import matmul_planner, to_float16
+from ...ops.linalg import MATMUL_BIAS
+from ..buffer_pool import BufferPool
+from ..checks import fmt_shape, invalid_argument, matmul_planner, to_float16
 from ..registry import register_kernel
 from .blas import matmul_into
-from ..buffer_pool import BufferPool
 
-__all__ = ["build_matmul"]
+__all__ = ["build_matmul", "build_matmul_bias"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -45,3 +46,24 @@ def build_matmul(node):
         pool.give(out)
         return out
     return matmul
+
+
+@register_kernel(MATMUL_BIAS, "CPU")
+def build_matmul_bias(node):
+    """MatMul plus a bias, then a ReLU when ``relu``: added to each tile of the product
+    while it is in cache (``optimizer/bias_folds.py``)."""
+    plan = matmul_planner(node, np)
+    relu = node.attrs["relu"]
+    pool = BufferPool()
+
+    def kernel(a, b, bias):
+        out_shape, _, a, b = plan(a, b)
+        if bias.shape != out_shape[-1:]:
+            raise invalid_argument(node.name, node.op, f"bias must have shape "
+                                   f"{fmt_shape(out_shape[-1:])} (the product's columns), "
+                                   f"got {fmt_shape(bias.shape)}")
+        out = pool.take(out_shape, node.output_dtype)
+        matmul_into(a, b, out, bias, relu)
+        pool.give(out)
+        return out
+    return kernel

@@ -14,7 +14,7 @@ packed values keep the packed matrix in cache and its memory bounded; a 1x1 filt
 with stride 1 needs no packing at all.  With at most ``TRANSPOSED_MAX_CHANNELS`` input
 channels (a first layer's images) the windows pack as columns instead
 (``im2col_transposed``: runs of a whole output row), and BLAS multiplies the transpose.
-``_Conv2DBias`` (the optimizer's fold, ``optimizer/conv_bias.py``) adds a bias and
+``_Conv2DBias`` (the optimizer's fold, ``optimizer/bias_folds.py``) adds a bias and
 clips at zero as it goes.  The gradients are the same products transposed:
 
 * input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
@@ -190,7 +190,7 @@ def build_conv2d(node):
 @register_kernel(CONV2D_BIAS, "CPU")
 def build_conv2d_bias(node):
     """Conv2D plus a bias, then a ReLU when ``relu``: the additions and the clipping done
-    on each output row while it is in cache (``optimizer/conv_bias.py``)."""
+    on each output row while it is in cache (``optimizer/bias_folds.py``)."""
     params = ConvParams(node)
     relu = node.attrs["relu"]
     pool = BufferPool()

@@ -54,7 +54,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "float32_product", "tile_address", "multiply",
+__all__ = ["usable", "gemm_into", "add_bias", "float32_product", "tile_address", "multiply",
            "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
@@ -73,7 +73,7 @@ FORCE = False     # tests: run the kernels on any CPU (they are slower without A
 
 _F32 = np.dtype(np.float32)
 _ENABLED = os.environ.get("DEVSESSION_REGISTER_GEMM", "1") != "0"
-_compiled: list = []          # [(engine, the addresses of tile, dot, transpose)] once compiled
+_compiled: list = []          # [(engine, the kernels' addresses)] once compiled
 _compile_lock = threading.Lock()
 _scratches = threading.local()
 _log = logging.getLogger("devsession")
@@ -101,24 +101,30 @@ def _host_has_avx512() -> bool:
 
 
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
-              accumulate: bool = False, parallel: bool = True) -> bool:
+              accumulate: bool = False, parallel: bool = True,
+              bias: np.ndarray | None = None, relu: bool = False) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
-    operands; False, with ``out`` untouched, when these kernels do not take them."""
+    operands; False, with ``out`` untouched, when these kernels do not take them.
+    With a ``bias`` (n floats, not with ``accumulate``), ``out += bias`` then, with
+    ``relu``, negatives become 0: in each tile while it is in L1 where B is read in
+    rows (``add_bias`` after the product otherwise)."""
     if not _fits(a, b, out) or not usable():
         return False
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0 or k == 0:
         if not accumulate:
             out[...] = 0
+        add_bias(out, bias, relu)
         return True
     parallel = parallel and m * n * k >= PARALLEL_MACS
     ldc = out.strides[0] // 4 if m > 1 else n
     transposed = b.strides[1] != 4 and n > 1 and k > 1
-    tile, dot, transpose, _ = _addresses()
+    tile, dot, transpose, _, finish = _addresses()
     if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4:
         drive = _dot_parallel if parallel else _dot_serial
         drive(dot, a.ctypes.data, a.strides[0] // 4, b.ctypes.data, b.strides[1] // 4,
               out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha), 1 if accumulate else 0)
+        add_bias(out, bias, relu)
         return True
     b_address, ldb = b.ctypes.data, (b.strides[1] if transposed else b.strides[0]) // 4
     packed = 0
@@ -128,11 +134,33 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
         b_address = _scratch(k * n).ctypes.data
         _pack_transposed(transpose, b.ctypes.data, ldb, b_address, n, k, n)
         ldb, transposed = n, False
+    if bias is not None:
+        bias = np.ascontiguousarray(bias, _F32)
     drive = _drive_parallel if parallel else _drive_serial
     drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, b_address,
           ldb if k > 1 else n, out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha),
-          1 if accumulate else 0, packed, transpose if transposed else 0)
+          1 if accumulate else 0, packed, transpose if transposed else 0,
+          0 if bias is None else finish, 0 if bias is None else bias.ctypes.data, int(relu))
     return True
+
+
+def add_bias(out: np.ndarray, bias: np.ndarray | None, relu: bool) -> None:
+    """``out += bias`` (along its last axis) and, with ``relu``, negatives made 0 (NaN
+    stays, as ``Relu``'s kernel keeps it): a fused product's bias where its tiles could
+    not add it, in one pass over ``out`` (by ``bias_relu``, panel by panel) where these
+    kernels run.  Nothing without a bias."""
+    if bias is None or out.size == 0:
+        return
+    if out.ndim == 2 and out.dtype == _F32 and out.strides[1] == 4 and \
+            out.strides[0] % 4 == 0 and usable():
+        bias = np.ascontiguousarray(bias, _F32)
+        (m, n), finish = out.shape, _addresses()[4]
+        _bias_panels(finish, out.ctypes.data, out.strides[0] // 4 if m > 1 else n, m, n,
+                     bias.ctypes.data, int(relu))
+        return
+    np.add(out, bias, out=out)
+    if relu:
+        np.copyto(out, 0, where=out < 0)
 
 
 def _scratch(floats: int) -> np.ndarray:
@@ -229,6 +257,17 @@ def _prefetch(typingctx, address):
     return types.void(types.int64), codegen
 
 
+@intrinsic
+def _call_bias_relu(typingctx, address, c, ldc, rows, columns, bias, relu):
+    """Call the ``bias_relu`` function at ``address``."""
+    def codegen(context, builder, sig, args):
+        i64 = ir.IntType(64)
+        function = ir.FunctionType(ir.VoidType(), [i64] * 6)
+        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
+        return context.get_dummy_value()
+    return types.void(*[types.int64] * 7), codegen
+
+
 @njit(**JIT)
 def _prefetch_row(address, count):
     """Ask for the ``count`` bytes from ``address``, a cache line at a time."""
@@ -248,7 +287,7 @@ def _copy_floats(typingctx, target, source, count):
 
 
 def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-           transpose):
+           transpose, finish, bias, relu):
     """Every (row block, column panel) tile of C, a pass per block of ``kc`` k; tiles of
     one pass are independent, so ``prange`` shares them out.
 
@@ -259,18 +298,21 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
     Packed, a tile reads consecutive rows of 256 bytes, not rows ``ldb`` apart (the same
     cache sets again and again when ``ldb`` is a multiple of 1024).  With ``transpose``
     (the address of the block transpose), ``b`` is B.T, row-major, and the copy
-    transposes it 16 x 16 floats at a time."""
+    transposes it 16 x 16 floats at a time.  With ``finish`` (the address of
+    ``bias_relu``), the last pass adds the bias (and clips with ``relu``) to each tile
+    right after storing it."""
     blocks = (m + MR - 1) // MR
     panels = (n + PANEL - 1) // PANEL
     k0 = 0
     while True:
         kk = min(kc, k - k0)
         adds = accumulate if k0 == 0 else 1
+        last = finish if k0 + kc >= k else 0
         if packed == 0:
             for t in prange(blocks * panels):
                 i, p = (t // panels) * MR, t % panels
                 _panel_tile(tile, i, p, a + 4 * k0 * csa, rsa, csa, b + 4 * (k0 * ldb + p * PANEL),
-                            ldb, c, ldc, m, n, kk, alpha, adds)
+                            ldb, c, ldc, m, n, kk, alpha, adds, last, bias, relu)
         else:
             for p in prange(panels):
                 panel = packed + 4 * p * min(kc, k) * PANEL
@@ -287,10 +329,18 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
                                      PANEL, kk, min(PANEL, n - p * PANEL))
                 for i in range(0, m, MR):
                     _panel_tile(tile, i, p, a + 4 * k0 * csa, rsa, csa, panel, PANEL, c, ldc,
-                                m, n, kk, alpha, adds)
+                                m, n, kk, alpha, adds, last, bias, relu)
         k0 += kc
         if k0 >= k:
             break
+
+
+@njit(**JIT)
+def _bias_panels(finish, c, ldc, m, n, bias, relu):
+    """``bias_relu`` over all of C, a panel of columns at a time."""
+    for p in range((n + PANEL - 1) // PANEL):
+        _call_bias_relu(finish, c + 4 * p * PANEL, ldc, m, min(PANEL, n - p * PANEL),
+                        bias + 4 * p * PANEL, relu)
 
 
 @njit(**JIT)
@@ -310,12 +360,17 @@ def _pack_transposed(transpose, source, stride, target, target_stride, rows, col
 
 
 @njit(**JIT)
-def _panel_tile(tile, i, p, a, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds):
-    """The tile of C at row ``i`` and panel ``p``, from ``panel``: B's columns there."""
+def _panel_tile(tile, i, p, a, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds, finish,
+                bias, relu):
+    """The tile of C at row ``i`` and panel ``p``, from ``panel``: B's columns there;
+    then, with ``finish``, its bias and ReLU."""
     width = min(PANEL, n - p * PANEL)
     nv = (width + LANES - 1) // LANES
-    _call_tile(tile, min(MR, m - i), nv, a + 4 * i * rsa, rsa, csa, panel, ldb,
-               c + 4 * (i * ldc + p * PANEL), ldc, k, alpha, adds, width - LANES * (nv - 1))
+    rows, corner = min(MR, m - i), c + 4 * (i * ldc + p * PANEL)
+    _call_tile(tile, rows, nv, a + 4 * i * rsa, rsa, csa, panel, ldb, corner, ldc, k, alpha,
+               adds, width - LANES * (nv - 1))
+    if finish != 0:
+        _call_bias_relu(finish, corner, ldc, rows, width, bias + 4 * p * PANEL, relu)
 
 
 def _dot(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
@@ -344,11 +399,11 @@ def _dot_here(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
 
 
 def _serial(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-            transpose):
+            transpose, finish, bias, relu):
     """``_drive`` on the calling thread (a function of its own: numba's cache would
     hand one compiled body to both)."""
     _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-                  transpose)
+                  transpose, finish, bias, relu)
 
 
 _drive_parallel = njit(**PAR)(_drive)
@@ -363,7 +418,8 @@ def _multiply(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, alpha, accumulate):
     """``C = alpha * A @ B`` (``+=`` when ``accumulate``) on the calling thread, B read
     in place (addresses and strides as ``_drive``'s): for numba loops of other kernels
     that pack a block of A themselves and multiply it while it is in cache."""
-    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0)
+    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0, 0, 0,
+                  0)
 
 
 multiply = njit(**JIT)(_multiply)
@@ -404,9 +460,10 @@ def tiles_address() -> int:
 
 
 def _addresses() -> tuple | None:
-    """The addresses of the compiled ``tile``, ``dot``, ``transpose`` and ``tiles``
-    functions (compiled on first use, once per process), or None if they failed to compile (an
-    llvmlite without the pass builder this needs, say: logged once)."""
+    """The addresses of the compiled ``tile``, ``dot``, ``transpose``, ``tiles`` and
+    ``bias_relu`` functions (compiled on first use, once per process), or None if they
+    failed to compile (an llvmlite without the pass builder this needs, say: logged
+    once)."""
     if not _compiled:
         with _compile_lock:
             if not _compiled:
@@ -448,7 +505,7 @@ def _compile():
                             getbuffer_func=lambda _: code)
     engine.finalize_object()
     return (engine, *(engine.get_function_address(name)
-                      for name in ("tile", "dot", "transpose", "tiles")))
+                      for name in ("tile", "dot", "transpose", "tiles", "bias_relu")))
 
 
 def _read(path) -> bytes | None:
