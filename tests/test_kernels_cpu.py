@@ -70,6 +70,33 @@ def test_float32_sum_is_more_accurate_than_naive():
     assert run_on("CPU", node, x) == exact           # float64 accumulation: correctly rounded
 
 
+@pytest.mark.parametrize("op", ["Sum", "Mean"])
+def test_a_sum_over_the_batch_shares_its_columns_with_the_same_bits(monkeypatch, op):
+    """A bias gradient's Sum over the leading axis, big enough to share its columns among
+    the threads (blocks of ``COLUMN_BLOCK``, the last one short): each column adds its
+    rows in the same order as the one-thread loop, so the same float64 totals."""
+    from devsession.kernels.cpu import reduce
+    from devsession.kernels.cpu.numba_setup import num_threads
+
+    if num_threads() < 2:
+        pytest.skip("one numba thread: the columns are never shared")
+    shared = []
+    real = reduce.sum_columns_parallel
+    monkeypatch.setattr(reduce, "sum_columns_parallel",
+                        lambda *a: (shared.append(a[-1]), real(*a))[1])
+    rows, cols = 300, 2 * reduce.COLUMN_BLOCK + 37
+    x = random_array(rng_for("column sums", op), (rows, cols), F32)
+    node = make_node(op, [F32], F32, {"axis": (0,), "keepdims": False})
+    got = run_on("CPU", node, x)
+    assert shared == [reduce.COLUMN_BLOCK]
+    totals = np.zeros(cols)
+    reduce.sum_columns(x.reshape(-1), rows, totals)
+    want = (totals / rows if op == "Mean" else totals).astype(F32)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got, getattr(np, op.lower())(x.astype(F64), axis=0), rtol=1e-6,
+                               atol=1e-6)
+
+
 def test_reduce_sum_over_an_axis_named_twice_reduces_it_once():
     """Through a session: ``axis=[1, -1]`` (the builder folds it to ``(1,)``), a node
     made with ``create_op`` that names axis 1 twice, and a placeholder of unknown rank
