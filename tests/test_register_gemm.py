@@ -57,6 +57,7 @@ def test_small_products_with_every_tail(m, k, n, transpose_a, transpose_b):
 # (m, k, n): which path each takes (``B_CACHED_BYTES``, ``DOT_MIN_K``, ``DOT_MAX_M``, ``KC``)
 PATHS = {
     "B in place, rows first": (70, 300, 100),
+    "B in place, narrow C in tiles of 12 rows": (100, 300, 20),
     "B packed by panels": (40, 300, 700),
     "passes over k": (30, 2 * register_gemm.KC + 37, 48),
     "B packed by panels, passes over k": (20, register_gemm.KC + 5, 300),
