@@ -15,9 +15,9 @@ the two a plain product goes to is ``blas.py``'s choice.  What BLAS cannot take 
 operand with no unit stride) goes to ``register_gemm``, which reads any strides, and
 so does a narrow product (a side under ``NARROW``: a classifier's 10 outputs), where
 one OpenBLAS call per thread took 70-118 us and its kernels 53-71 (the MLP's last
-layer), and so does a tall row-major A (``TALL`` rows: the MLP's batch) on every
-thread, once its kernels packed B on cache lines (``_registers_win``).  Convolutions stay on ``register_gemm``'s tiles, which read the windows in
-place.
+layer), and so does a tall row-major A (``TALL`` rows: the MLP's batch) shared among
+the threads, since its kernels pack B on cache lines (``_registers_win``).
+Convolutions stay on ``register_gemm``'s tiles, which read the windows in place.
 """
 
 from __future__ import annotations

@@ -34,9 +34,9 @@ C): a tile reading all of layer 2's 200 KB filter streamed it from L2, which a c
 two FMA units outruns (on an Intel Xeon with AVX-512, interleaved in one process: 5.25,
 5.06, 4.64 ms whole; 4.59, 4.67, 4.23 ms in blocks).
 
-B starts on a cache line (``buffer_pool.aligned``: copied if it does not), so no vector
-a tile loads straddles two (layer 2's forward 4.2 -> 3.8 ms, its filter gradient 4.15
--> 3.9).
+B (the filter, or dy for the filter gradient) starts on a cache line
+(``buffer_pool.aligned``: copied if it does not), so no vector a tile loads straddles
+two (layer 2's forward 4.2 -> 3.8 ms, its filter gradient 4.15 -> 3.9).
 
 Used for float32 when ``register_gemm`` is (``nn_conv`` decides); the chunked path
 stays for everything else.
@@ -98,8 +98,7 @@ def input_grad(f, dy, g) -> np.ndarray:
                            g.numba_args(), flipped, dx, _tasks(g.batch))
         return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
     _input_grad(register_gemm.tile_address(), np.ascontiguousarray(dy).reshape(g.batch, -1),
-                g.numba_args(), np.ascontiguousarray(f.reshape(-1, f.shape[3]).T), dx,
-                _tasks(g.batch))
+                g.numba_args(), aligned(f.reshape(-1, f.shape[3]).T), dx, _tasks(g.batch))
     return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
 
 
@@ -114,7 +113,7 @@ def filter_grad(x, dy, g, by_columns: bool) -> np.ndarray:
                             partials)
         return partials.sum(axis=0).reshape(g.k_h, g.k_w, g.channels, out_channels)
     _filter_grad(register_gemm.tile_address(), x.reshape(g.batch, g.in_h, -1), g.numba_args(),
-                 np.ascontiguousarray(dy).reshape(g.batch, -1), partials, by_columns)
+                 aligned(dy).reshape(g.batch, -1), partials, by_columns)
     return partials.sum(axis=0).reshape(g.k_h, g.k_w, g.channels, out_channels)
 
 
