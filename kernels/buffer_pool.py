@@ -8,13 +8,14 @@ result the caller dropped, is written again, while one the caller still holds is
 touched.  Taking a buffer removes it from the pool under the lock, so two threads
 never get the same one.
 
-Buffers start on a cache line (``aligned_empty``): numpy's start 16 bytes into one, so
-every 64-byte vector a kernel loads from them straddles two lines (a convolution reading
-its filter that way took 4.2 ms instead of 3.8).
+Buffers of ``min_bytes`` or more start on a cache line (``aligned_empty``): numpy's
+start 16 bytes into one, so every 64-byte vector a kernel loads from them straddles two
+lines (a convolution reading its filter that way took 4.2 ms instead of 3.8).
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 
@@ -37,10 +38,8 @@ class _Block(np.ndarray):
 def aligned_empty(shape, dtype=np.float32) -> np.ndarray:
     """``np.empty(shape, dtype)`` whose first element starts a cache line."""
     dtype = np.dtype(dtype)
-    count = 1
-    for d in (shape if isinstance(shape, tuple) else (shape,)):
-        count *= d
-    nbytes = count * dtype.itemsize
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    nbytes = math.prod(shape) * dtype.itemsize
     block = np.empty(nbytes + _LINE, np.uint8).view(_Block)
     skip = -block.ctypes.data % _LINE
     return np.ndarray(shape, dtype, buffer=block[skip:skip + nbytes])
@@ -57,14 +56,13 @@ def aligned(x: np.ndarray) -> np.ndarray:
 
 class BufferPool:
     """Per-kernel pool of output arrays; arrays below ``min_bytes`` (or above
-    ``max_bytes``, too big to keep idle) are just allocated."""
+    ``max_bytes``, too big to keep idle) are just allocated (the big ones on a cache
+    line too)."""
 
-    def __init__(self, keep: int = 2, min_bytes: int = 1 << 16, empty=aligned_empty,
-                 max_bytes: int | None = None):
+    def __init__(self, keep: int = 2, min_bytes: int = 1 << 16, max_bytes: int | None = None):
         self._keep = keep
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
-        self._empty = empty
         self._buffers: list = []
         self._lock = threading.Lock()
 
@@ -74,8 +72,11 @@ class BufferPool:
         count = 1
         for d in shape:
             count *= d
-        if not self._pooled(count * dtype.itemsize):
-            return self._empty(shape, dtype)
+        nbytes = count * dtype.itemsize
+        if nbytes < self.min_bytes:
+            return np.empty(shape, dtype)       # small: alignment is not worth 4 calls
+        if not self._pooled(nbytes):
+            return aligned_empty(shape, dtype)
         with self._lock:
             # Indexing, not enumerate(): enumerate's cached result tuple would hold one
             # more reference to the buffer and every buffer would look taken.
@@ -84,7 +85,7 @@ class BufferPool:
                 if buf.shape == shape and buf.dtype == dtype and \
                         sys.getrefcount(buf) == _FREE_REFCOUNT:
                     return self._buffers.pop(i)
-        return self._empty(shape, dtype)
+        return aligned_empty(shape, dtype)
 
     def give(self, buf) -> None:
         """Remember ``buf`` (just returned by a kernel) for reuse once it is free."""

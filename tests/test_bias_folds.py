@@ -187,12 +187,23 @@ def test_bias_and_relu_fold_into_the_product(add, relu):
     dict(shape=(5, 0), out=7), dict(shape=(0, 9), out=7), dict(dtype=np.float64)],
     ids=["packed panels", "sums along k", "B.T packed", "narrow", "no k", "no rows",
          "float64"])
-def test_every_product_path_adds_the_bias(layer_kw):
+@pytest.mark.parametrize("engine", ["register_gemm", "blas_shares"])
+def test_every_product_path_adds_the_bias(monkeypatch, engine, layer_kw):
+    """On each engine of plain products (``register_gemm``'s kernels forced to run on
+    any CPU): the same bits as the product, the addition and the ReLU apart."""
+    from devsession.kernels.cpu import blas, blas_shares, register_gemm
+
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    monkeypatch.setattr(register_gemm, "_ENABLED", True)
+    chosen = {"register_gemm": register_gemm, "blas_shares": blas_shares}[engine]
+    if not chosen.usable():
+        pytest.skip("numpy's BLAS has no cblas_sgemm with one thread count per process")
+    monkeypatch.setattr(blas, "_chosen_engine", lambda: chosen)
     g, x, y, _, _ = dense(**layer_kw)
     data = data_for(x)
     (folded,), (fold,) = run_dense(g, x, y, data)
     (apart,), _ = run_dense(g, x, y, data, fusion=False)
-    np.testing.assert_allclose(folded, apart, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(folded, apart)
 
 
 def test_nan_stays_nan_through_the_dense_relu():

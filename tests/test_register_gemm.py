@@ -106,6 +106,7 @@ def test_the_paths_are_the_ones_named(monkeypatch):
         else:
             assert name == "_drive_serial" and packed == 0 and transpose == 0, case
         assert ("passes over k" in case) == (k > register_gemm.KC), case
+        assert ("tiles of 12 rows" in case) == (register_gemm._block_rows(n) == 12), case
 
 
 @pytest.mark.parametrize("bias", [False, True])
@@ -148,6 +149,17 @@ def test_a_bias_and_relu_on_every_path_give_the_bits_of_the_ops_apart(monkeypatc
     np.testing.assert_array_equal(out, apart)
     assert np.isnan(out[1]).all() and not np.isnan(np.delete(out, 1, axis=0)).any()
     assert (out < 0).any() != relu
+
+
+def test_a_bias_must_have_one_value_per_column():
+    a, b = operands(8, 16, 40, False, False)
+    out = np.zeros((8, 40), F32)
+    for bias in (np.ones(1, F32), np.ones(41, F32), np.ones((1, 40), F32)):
+        with pytest.raises(ValueError, match=r"must have shape \(40,\)"):
+            register_gemm.gemm_into(a, b, out, bias=bias)
+        with pytest.raises(ValueError, match=r"must have shape \(40,\)"):
+            register_gemm.add_bias(out, bias, relu=False)
+    assert not out.any()                       # nothing written before the check
 
 
 @pytest.mark.parametrize("accumulate", [False, True])

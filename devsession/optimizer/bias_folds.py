@@ -6,8 +6,9 @@ bias and writes the sum, then reads that to clip it.  Folded (``_Conv2DBias``), 
 CPU kernel adds the bias and clips each output row right after computing it, while it
 is in cache: one full-size array written instead of three, the same values (the same
 float32 additions and maximum).  A dense layer's ``Relu(MatMul(a, w) + b)`` folds the
-same way (``_MatMulBias``): each tile of the product gets its bias and ReLU right after
-it is stored (an MLP's forward pass: 0.2 ms of its 3.9 were those passes).
+same way (``_MatMulBias``): on ``register_gemm``'s kernels each tile of the product gets
+its bias and ReLU right after it is stored (an MLP's forward pass: 0.2 ms of its 3.9 were
+those passes); other engines add them in one pass after the product.
 
 Matched (on the CPU, float32 or float64, nothing in between fetched or read elsewhere):
 

@@ -102,9 +102,11 @@ def plain_products():
     Measured on two machines (benchmarks/README.md): on AMD Zen 4, whose cores split a
     512-bit multiply-add in two, ``register_gemm``'s kernels beat OpenBLAS's by
     1.2-1.4x; on an Intel Xeon with two 512-bit FMA units a core, OpenBLAS's beat them
-    by 1.1-1.25x on the training products (the MLP step 12.6 -> 11.7 ms, Deep MNIST
-    28.6 -> 27.4 ms).  So AMD CPUs keep ``register_gemm`` and the others get OpenBLAS,
-    called on numba's threads; ``DEVSESSION_PRODUCTS=register`` or ``=blas`` chooses."""
+    by 1.1-1.25x on most training products (the MLP step 12.6 -> 11.7 ms, Deep MNIST
+    28.6 -> 27.4 ms).  So AMD CPUs keep ``register_gemm`` and the others get
+    ``blas_shares``, OpenBLAS called on numba's threads, which still hands the shapes
+    the tiles win (narrow products, tall row-major ones) to ``register_gemm``;
+    ``DEVSESSION_PRODUCTS=register`` or ``=blas`` chooses."""
     return _chosen_engine() if register_gemm.usable() else None
 
 

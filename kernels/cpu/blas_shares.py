@@ -104,9 +104,9 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
 def _registers_win(a: np.ndarray, m: int, n: int, k: int, parallel: bool) -> bool:
     """Whether ``register_gemm``'s tiles beat one OpenBLAS call per thread here: for a
     narrow product, and for a row-major A of ``TALL`` rows or more shared among the
-    threads (the MLP's batch of 256: 1.05-1.13x OpenBLAS's time on an Intel Xeon, where
-    Deep MNIST's dense layer of 64 rows ran 1.1x faster on OpenBLAS, and so did 128 rows
-    on one thread, as a cluster's towers run them).  A transposed A (a weight gradient's
+    threads (the MLP's batch of 256: 1.05-1.13x faster than OpenBLAS on an Intel Xeon,
+    where Deep MNIST's dense layer of 64 rows ran 1.1x faster on OpenBLAS, and so did
+    128 rows on one thread, as a cluster's towers run them).  A transposed A (a weight gradient's
     ``x.T``) stays on OpenBLAS, which packs it; the tiles would read it down its columns."""
     return min(m, n, k) < NARROW or (parallel and m >= TALL and a.strides[1] == 4)
 

@@ -23,9 +23,12 @@ may have any strides.  B is read in one of four ways (``gemm_into`` picks):
 * or, for a short A (at most ``DOT_MAX_M`` rows) and long rows of B.T, as sums along k
   (``dot`` tiles), which needs no copy at all.
 
-``multiply_runs`` (for ``conv_fused``) sums products whose k runs over a grid, a
-convolution's windows read where they lie: ``tiles`` keeps the tile in registers across
-the runs, and a C of at most 32 columns takes tiles of up to 12 rows.
+A C of at most 32 columns takes tiles of up to 12 rows (the same 24 registers), so
+each of B's vectors serves twice the rows.  ``multiply_runs`` (for ``conv_fused``) sums
+products whose k runs over a grid, a convolution's windows read where they lie:
+``tiles`` keeps the tile in registers across the runs.  A dense layer's bias and ReLU
+(``_MatMulBias``) are added to each tile right after it is stored (``bias_relu``).
+Packed panels start on a cache line, so no vector a tile loads straddles two.
 
 llvmlite (numba's own code generator) compiles the kernels for the host CPU once (1.8
 s, on the background compile thread when a plan warms) and keeps the object code in the
@@ -105,12 +108,13 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
               bias: np.ndarray | None = None, relu: bool = False) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
     operands; False, with ``out`` untouched, when these kernels do not take them.
-    With a ``bias`` (n floats, not with ``accumulate``), ``out += bias`` then, with
-    ``relu``, negatives become 0: in each tile while it is in L1 where B is read in
-    rows (``add_bias`` after the product otherwise)."""
+    With a ``bias`` (n floats), ``out += bias`` after the product, then with ``relu``
+    negatives become 0: in each tile while it is in L1 where B is read in rows
+    (``add_bias`` after the product otherwise)."""
     if not _fits(a, b, out) or not usable():
         return False
     (m, k), n = a.shape, b.shape[1]
+    _check_bias(bias, n)
     if m == 0 or n == 0 or k == 0:
         if not accumulate:
             out[...] = 0
@@ -151,6 +155,7 @@ def add_bias(out: np.ndarray, bias: np.ndarray | None, relu: bool) -> None:
     kernels run.  Nothing without a bias."""
     if bias is None or out.size == 0:
         return
+    _check_bias(bias, out.shape[-1])
     if out.ndim == 2 and out.dtype == _F32 and out.strides[1] == 4 and \
             out.strides[0] % 4 == 0 and usable():
         bias = np.ascontiguousarray(bias, _F32)
@@ -161,6 +166,13 @@ def add_bias(out: np.ndarray, bias: np.ndarray | None, relu: bool) -> None:
     np.add(out, bias, out=out)
     if relu:
         np.copyto(out, 0, where=out < 0)
+
+
+def _check_bias(bias, n: int) -> None:
+    """A bias has one value per column of C (the kernels read ``n`` of them)."""
+    if bias is not None and bias.shape != (n,):
+        raise ValueError(f"a bias of shape {bias.shape} for a product of {n} columns: it "
+                         f"must have shape ({n},)")
 
 
 def _scratch(floats: int) -> np.ndarray:
