@@ -46,20 +46,6 @@ def data_for(x, rng_seed=1):
     return rng.standard_normal(x.shape.dims).astype(x.dtype.np)
 
 
-@pytest.mark.parametrize("add", ["add", "reversed", "bias_add"])
-@pytest.mark.parametrize("relu", [True, False])
-def test_bias_and_relu_fold_into_the_convolution(add, relu):
-    g, x, y, _, _ = layer(add=add, relu=relu)
-    data = data_for(x)
-    (folded, *_), (fold,) = run(g, x, y, data)
-    (apart, *_), none = run(g, x, y, data, fusion=False)
-    assert not none
-    assert [op for _, op in fold.members] == ["Conv2D", "BiasAdd" if add == "bias_add" else
-                                              "AddV2"] + (["Relu"] if relu else [])
-    np.testing.assert_allclose(folded, apart, rtol=1e-6, atol=1e-6)
-    assert (folded < 0).any() != relu
-
-
 @pytest.mark.parametrize("geometry", [
     dict(stride=1), dict(stride=2), dict(k=1), dict(dtype=np.float64),
     dict(shape=(2, 7, 7, 1), out=33), dict(shape=(2, 5, 6, 0)),
@@ -169,13 +155,15 @@ def run_dense(g, x, y, data, **kw):
 
 @pytest.mark.parametrize("add", ["add", "reversed", "bias_add"])
 @pytest.mark.parametrize("relu", [True, False])
-def test_bias_and_relu_fold_into_the_product(add, relu):
-    g, x, y, _, _ = dense(add=add, relu=relu)
+@pytest.mark.parametrize("base", ["Conv2D", "MatMul"])
+def test_bias_and_relu_fold_into_the_convolution_or_product(base, add, relu):
+    build, folded_op = (layer, CONV2D_BIAS) if base == "Conv2D" else (dense, MATMUL_BIAS)
+    g, x, y, _, _ = build(add=add, relu=relu)
     data = data_for(x)
-    (folded, *_), (fold,) = run_dense(g, x, y, data)
-    (apart, *_), none = run_dense(g, x, y, data, fusion=False)
+    (folded, *_), (fold,) = run(g, x, y, data, folded=folded_op)
+    (apart, *_), none = run(g, x, y, data, fusion=False, folded=folded_op)
     assert not none
-    assert [op for _, op in fold.members] == ["MatMul", "BiasAdd" if add == "bias_add" else
+    assert [op for _, op in fold.members] == [base, "BiasAdd" if add == "bias_add" else
                                               "AddV2"] + (["Relu"] if relu else [])
     np.testing.assert_allclose(folded, apart, rtol=1e-6, atol=1e-6)
     assert (folded < 0).any() != relu
