@@ -67,6 +67,10 @@ ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign"
                           "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
                           "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf",
                           "If", "StatelessIf", "While", "StatelessWhile"})
+# Ops whose kernels compute nothing: they hand back a stored value or a view of their
+# input, so a thread hand-off to overlap them would cost more than they do.
+NO_WORK_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Squeeze",
+                         "ExpandDims", "StopGradient"})
 
 
 def _may_alias(op_type) -> bool:
@@ -79,6 +83,15 @@ def _aliasing_type(op) -> str:
     if op.type == "Cast" and op.inputs and op.inputs[0].dtype == op.outputs[0].dtype:
         return "Identity"
     return op.type
+
+
+def _static_work(op) -> int:
+    """Output elements ``op``'s kernel computes (-1: unknown until run; 0 for a view or
+    a stored value): what ``overlapping_waves`` weighs."""
+    if not op.outputs or _aliasing_type(op) in NO_WORK_OPS:
+        return 0
+    work = op.outputs[0].shape.num_elements()
+    return -1 if work is None else work
 
 
 def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
@@ -154,8 +167,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                                          t.name)
                        for i, t in enumerate(op.inputs) if i not in op_def.ref_inputs)
         kernel = make_kernel(op, placement)
-        work = op.outputs[0].shape.num_elements() if op.outputs else 0
-        work = -1 if work is None else work
+        work = _static_work(op)
         if len(op.outputs) <= 1:
             output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
             builder.add(kernel, inputs, output, op.name, op.type, device, work,
