@@ -120,6 +120,23 @@ def test_which_engine_multiplies_a_wide_product(monkeypatch, m, transpose_a, par
     check(out, expected(a, b), 96)
 
 
+def test_a_b_packed_already_goes_to_the_tiles(monkeypatch):
+    """A constant B packed once (a frozen model's weights) spares the tiles' packing, so
+    they take even the products OpenBLAS wins otherwise (a few rows, one thread)."""
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    taken = []
+    real = register_gemm.gemm_into
+    monkeypatch.setattr(register_gemm, "gemm_into",
+                        lambda *a, **kw: taken.append(kw["packed_b"]) or real(*a, **kw))
+    a, b = operands(64, 300, 700, True, False)
+    packed = register_gemm.pack_b(b)
+    for given in (None, packed):
+        out = np.empty((64, 700), F32)
+        assert blas_shares.gemm_into(a, b, out, parallel=False, packed_b=given)
+        check(out, expected(a, b), 300)
+    assert taken == [packed] and packed is not None
+
+
 def test_a_product_on_the_calling_thread_starts_no_parallel_loop(monkeypatch):
     """``parallel=False`` (other products running): one call here, no OpenMP team to
     wake (numba's workqueue layer aborts on concurrent parallel loops)."""
@@ -281,5 +298,5 @@ def test_matmul_and_the_sgd_fold_go_through_the_chosen_engine(monkeypatch, choos
     want = var - 0.1 * expected(a, b)
     sgemm.sgemm_update(var, 0.1, np.ascontiguousarray(a.T), True, b, False)
     check(var, want, 120)
-    assert seen == [{"parallel": True, "bias": None, "relu": False},
+    assert seen == [{"parallel": True, "bias": None, "relu": False, "packed_b": None},
                     {"alpha": pytest.approx(-0.1), "accumulate": True, "parallel": True}]

@@ -98,7 +98,7 @@ def test_the_paths_are_the_ones_named(monkeypatch):
         a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
         assert register_gemm.gemm_into(a, b, np.empty((m, n), F32), parallel=False)
         (name, args), = calls
-        packed, transpose = args[-5:-3] if name == "_drive_serial" else (None, None)
+        packed, transpose = (args[-6], args[-4]) if name == "_drive_serial" else (None, None)
         if case.startswith("sums along k"):
             assert name == "_dot_serial", case
         elif "by panels" in case:
@@ -149,6 +149,62 @@ def test_a_bias_and_relu_on_every_path_give_the_bits_of_the_ops_apart(monkeypatc
     np.testing.assert_array_equal(out, apart)
     assert np.isnan(out[1]).all() and not np.isnan(np.delete(out, 1, axis=0)).any()
     assert (out < 0).any() != relu
+
+
+PACKED_PATHS = [case for case in [*PATHS, *TRANSPOSED_PATHS] if "by panels" in case]
+
+
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("case", PACKED_PATHS)
+def test_a_b_packed_once_gives_the_bits_of_packing_as_it_goes(monkeypatch, case, parallel,
+                                                                relu):
+    """``pack_b``: every panel of every pass over k laid out where the driver reads it
+    (a frozen model's weights), the same sums in the same order."""
+    monkeypatch.setattr(register_gemm, "PARALLEL_MACS", 0)
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
+    bias = rng_for("bias", case).standard_normal(n).astype(F32)
+    packed = register_gemm.pack_b(b)
+    assert packed is not None and packed.holds(b)
+    once, as_it_goes = np.full((m, n), 7.0, F32), np.full((m, n), 7.0, F32)
+    assert register_gemm.gemm_into(a, b, once, parallel=parallel, bias=bias, relu=relu,
+                                   packed_b=packed)
+    assert register_gemm.gemm_into(a, b, as_it_goes, parallel=parallel, bias=bias, relu=relu)
+    np.testing.assert_array_equal(once, as_it_goes)
+    want = expected(a, b) + bias
+    check(once, np.maximum(want, 0) if relu else want, k)
+
+
+def test_a_packed_b_serves_only_the_b_it_was_packed_from(monkeypatch):
+    """Another B of the same shape (other memory, or the same memory read transposed)
+    is packed as it goes; a short transposed B, summed along k unpacked, takes the tiles
+    once packed; a B read in place is never packed."""
+    calls = []
+    real = register_gemm._drive_serial
+    monkeypatch.setattr(register_gemm, "_drive_serial",
+                        lambda *args: (calls.append(args[-5]), real(*args)))
+    m, k, n = PATHS["B packed by panels, passes over k"]
+    a, b = operands(m, k, n, False, False)
+    packed = register_gemm.pack_b(b)
+    other = b + 1
+    out = np.empty((m, n), F32)
+    assert register_gemm.gemm_into(a, other, out, parallel=False, packed_b=packed)
+    check(out, expected(a, other), k)
+    assert calls == [0]
+    square = operands(k, k, k, False, False)[1]
+    assert not register_gemm.pack_b(square).holds(square.T)
+
+    m, k, n = 20, 300, 700                              # sums along k, unpacked
+    assert m <= register_gemm.DOT_MAX_M and k >= register_gemm.DOT_MIN_K
+    a, bt = operands(m, k, n, False, True)
+    out = np.empty((m, n), F32)
+    assert register_gemm.gemm_into(a, bt, out, parallel=False,
+                                   packed_b=register_gemm.pack_b(bt))
+    check(out, expected(a, bt), k)
+    assert calls == [0, 1]
+    assert register_gemm.pack_b(operands(*PATHS["B in place, rows first"], False, False)[1]) \
+        is None
 
 
 def test_a_bias_must_have_one_value_per_column():
@@ -254,8 +310,8 @@ def test_matmul_into_hands_it_float32_products_parallel_when_alone(monkeypatch):
     check(out, expected(a, b), 120)
     blas.matmul_into(a.astype(np.float64), b.astype(np.float64), np.empty((100, 90)))
     blas.matmul_into(np.ones((4, 4), F32), np.ones((4, 4), F32), np.empty((4, 4), F32))
-    assert seen == [dict(parallel=True, bias=None, relu=False),     # not float64, not tiny
-                    dict(parallel=False, bias=None, relu=False)]
+    plain = dict(bias=None, relu=False, packed_b=None)
+    assert seen == [dict(parallel=True, **plain), dict(parallel=False, **plain)]  # no f64, tiny
 
 
 def test_the_sgd_fold_accumulates_through_it(monkeypatch):

@@ -48,6 +48,7 @@ register_op(OpDef("MatMul", _matmul, 2,
 # MatMul(a, b) + bias (n,), then a ReLU when ``relu``: made only by
 # optimizer/bias_folds.py, for the CPU; inputs (a, b, bias), MatMul's attrs.
 MATMUL_BIAS = "_MatMulBias"
+CONSTANT_B = "_constant_b"     # attr the optimizer sets: B is a graph constant
 
 
 def _made_by_the_optimizer(inputs, attrs, node):

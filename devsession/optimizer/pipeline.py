@@ -6,6 +6,7 @@ from ..ops.registry import get_op_def
 from ..options import OptimizerOptions
 from .constant_folding import fold_constants
 from .bias_folds import fold_biases
+from .constant_weights import mark_constant_weights
 from .cse import eliminate_common_subexpressions
 from .fusion import fuse_elementwise
 from .gemm_updates import fold_gemm_updates
@@ -35,7 +36,7 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     if options.fusion:
         ops = fuse_elementwise(ops, fed, fetched, placements)
         ops = fold_gemm_updates(ops, fetched, placements)
-    return ops, alias
+    return mark_constant_weights(ops, placements), alias
 
 
 def _drop_dead(ops: list[PlanOp], fetched: set, target_names: set) -> list[PlanOp]:

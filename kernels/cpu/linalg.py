@@ -11,17 +11,20 @@ uses numpy's own loops and wraps like TF's.  Outputs are reused across runs once
 (``buffer_pool.py``): a fresh 4 MB output costs page faults on every step.  Products
 that run at once hold BLAS to one thread each (``blas.py``: OpenBLAS's spinning threads
 starve concurrent work); one that runs alone uses BLAS's own threads.  float16's
-float32 product takes the same path.
+float32 product takes the same path.  A B that is a graph constant (the optimizer
+marks it: ``optimizer/constant_weights.py``) is packed for ``register_gemm``'s tiles on
+the first run and kept.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...ops.linalg import MATMUL_BIAS
+from ...ops.linalg import CONSTANT_B, MATMUL_BIAS
 from ..buffer_pool import BufferPool
 from ..checks import fmt_shape, invalid_argument, matmul_planner, to_float16
 from ..registry import register_kernel
+from . import register_gemm
 from .blas import matmul_into
 
 __all__ = ["build_matmul", "build_matmul_bias"]
@@ -34,15 +37,17 @@ def build_matmul(node):
     out_dtype = node.output_dtype
     plan = matmul_planner(node, np)
     pool = BufferPool()
+    constant = _ConstantB() if node.attrs.get(CONSTANT_B) else None
 
     def matmul(a, b):
+        source = b
         out_shape, _, a, b = plan(a, b)
         if out_dtype == _F16:                  # a and b are float32
             wide = np.empty(out_shape, _F32)
             matmul_into(a, b, wide)
             return to_float16(wide)
         out = pool.take(out_shape, out_dtype)
-        matmul_into(a, b, out)
+        matmul_into(a, b, out, packed_b=constant and constant.packed(source, b))
         pool.give(out)
         return out
     return matmul
@@ -55,15 +60,33 @@ def build_matmul_bias(node):
     plan = matmul_planner(node, np)
     relu = node.attrs["relu"]
     pool = BufferPool()
+    constant = _ConstantB() if node.attrs.get(CONSTANT_B) else None
 
     def kernel(a, b, bias):
+        source = b
         out_shape, _, a, b = plan(a, b)
         if bias.shape != out_shape[-1:]:
             raise invalid_argument(node.name, node.op, f"bias must have shape "
                                    f"{fmt_shape(out_shape[-1:])} (the product's columns), "
                                    f"got {fmt_shape(bias.shape)}")
         out = pool.take(out_shape, node.output_dtype)
-        matmul_into(a, b, out, bias, relu)
+        matmul_into(a, b, out, bias, relu, constant and constant.packed(source, b))
         pool.give(out)
         return out
     return kernel
+
+
+class _ConstantB:
+    """A product's constant B, packed on the first run (``register_gemm.pack_b``; None
+    where its engine reads B in place) and used while the kernel is handed the same
+    array: the Const kernel hands back its read-only value every run.  Any other B is
+    packed as it goes, as any product's is."""
+
+    def __init__(self):
+        self._source = self._packed = None
+
+    def packed(self, source: np.ndarray, b: np.ndarray):
+        """The packing for ``b``, the product's view of ``source`` (the kernel's input)."""
+        if self._source is None:
+            self._packed, self._source = register_gemm.pack_b(b), source
+        return self._packed if source is self._source else None

@@ -17,7 +17,8 @@ may have any strides.  B is read in one of four ways (``gemm_into`` picks):
   block of A meets every panel of 64 columns while it is in L1;
 * packed: a task copies a panel into consecutive 256-byte rows and runs every row block
   against it (rows ``ldb`` apart would hit the same cache sets when ``ldb`` is a
-  multiple of 1024: the MLP's 1024 x 1024 layer);
+  multiple of 1024: the MLP's 1024 x 1024 layer).  A constant B is packed whole once
+  (``pack_b``) and never copied again;
 * a transposed B (a layer's input gradient, ``dy @ w.T``) is packed the same way by
   16 x 16 block transposes, or transposed whole when it is small;
 * or, for a short A (at most ``DOT_MAX_M`` rows) and long rows of B.T, as sums along k
@@ -57,8 +58,8 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "add_bias", "float32_product", "tile_address", "multiply",
-           "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
+__all__ = ["usable", "gemm_into", "add_bias", "pack_b", "PackedB", "float32_product",
+           "tile_address", "multiply", "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
 MAX_NV = 4        # vectors of 16 floats across a tile
@@ -105,12 +106,14 @@ def _host_has_avx512() -> bool:
 
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
               accumulate: bool = False, parallel: bool = True,
-              bias: np.ndarray | None = None, relu: bool = False) -> bool:
+              bias: np.ndarray | None = None, relu: bool = False,
+              packed_b: PackedB | None = None) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
     operands; False, with ``out`` untouched, when these kernels do not take them.
     With a ``bias`` (n floats), ``out += bias`` after the product, then with ``relu``
     negatives become 0: in each tile while it is in L1 where B is read in rows
-    (``add_bias`` after the product otherwise)."""
+    (``add_bias`` after the product otherwise).  ``packed_b`` (``pack_b(b)``, for a B
+    that has not changed since) spares the packing."""
     if not _fits(a, b, out) or not usable():
         return False
     (m, k), n = a.shape, b.shape[1]
@@ -124,7 +127,8 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     ldc = out.strides[0] // 4 if m > 1 else n
     transposed = b.strides[1] != 4 and n > 1 and k > 1
     tile, dot, transpose, _, finish = _addresses()
-    if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4:
+    prepacked = packed_b is not None and packed_b.holds(b)
+    if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4 and not prepacked:
         drive = _dot_parallel if parallel else _dot_serial
         drive(dot, a.ctypes.data, a.strides[0] // 4, b.ctypes.data, b.strides[1] // 4,
               out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha), 1 if accumulate else 0)
@@ -132,7 +136,9 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
         return True
     b_address, ldb = b.ctypes.data, (b.strides[1] if transposed else b.strides[0]) // 4
     packed = 0
-    if 4 * min(k, KC) * n > B_CACHED_BYTES:       # B panel by panel, packed as it goes
+    if prepacked:                                 # every panel packed already
+        packed = packed_b.buffer.ctypes.data
+    elif _packs(k, n):                            # B panel by panel, packed as it goes
         packed = _scratch(min(k, KC) * -(-n // PANEL) * PANEL).ctypes.data
     elif transposed:                              # a small B.T: transposed once, whole
         b_address = _scratch(k * n).ctypes.data
@@ -143,9 +149,50 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     drive = _drive_parallel if parallel else _drive_serial
     drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, b_address,
           ldb if k > 1 else n, out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha),
-          1 if accumulate else 0, packed, transpose if transposed else 0,
+          1 if accumulate else 0, packed, int(prepacked), transpose if transposed else 0,
           0 if bias is None else finish, 0 if bias is None else bias.ctypes.data, int(relu))
     return True
+
+
+class PackedB:
+    """B's panels as ``gemm_into``'s tiles read them, packed once (``pack_b``): a
+    constant B, such as a frozen model's weights, is then never packed again.
+    ``holds`` checks that a B is the same memory read the same way (address, shape,
+    strides); that its values are still the same is the caller's to know (a graph
+    constant's never change)."""
+
+    __slots__ = ("address", "shape", "strides", "buffer")
+
+    def __init__(self, b: np.ndarray, buffer: np.ndarray):
+        self.address, self.shape, self.strides, self.buffer = \
+            b.ctypes.data, b.shape, b.strides, buffer
+
+    def holds(self, b: np.ndarray) -> bool:
+        return (b.ctypes.data, b.shape, b.strides) == (self.address, self.shape, self.strides)
+
+
+def pack_b(b: np.ndarray) -> PackedB | None:
+    """``b``'s panels packed for every product that will read it, or None where
+    ``gemm_into`` reads such a B in place (a block of it fits in L2) or does not take
+    it.  Costs a copy of B (padded to whole panels of 64 columns), kept as long as the
+    PackedB is."""
+    if not usable() or b.ndim != 2 or b.dtype != _F32 or b.shape[0] < 2 or not _packs(*b.shape):
+        return None
+    (k, n), (row_stride, column_stride) = b.shape, b.strides
+    transposed = column_stride != 4
+    if row_stride % 4 or column_stride % 4 or (transposed and row_stride != 4):
+        return None
+    panels = -(-n // PANEL)
+    buffer = aligned_empty(k * panels * PANEL, _F32)
+    _pack_all(_addresses()[2] if transposed else 0, b.ctypes.data,
+              (column_stride if transposed else row_stride) // 4, buffer.ctypes.data, n, k, KC)
+    return PackedB(b, buffer)
+
+
+def _packs(k: int, n: int) -> bool:
+    """Whether ``gemm_into`` packs a B of ``k`` x ``n``: a block of ``KC`` rows of it
+    would not stay in L2 while the tiles read it."""
+    return 4 * min(k, KC) * n > B_CACHED_BYTES
 
 
 def add_bias(out: np.ndarray, bias: np.ndarray | None, relu: bool) -> None:
@@ -299,14 +346,15 @@ def _copy_floats(typingctx, target, source, count):
 
 
 def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-           transpose, finish, bias, relu):
+           prepacked, transpose, finish, bias, relu):
     """Every (row block, column panel) tile of C, a pass per block of ``kc`` k; tiles of
     one pass are independent, so ``prange`` shares them out.
 
     A block of B small enough to stay in cache is read where it is, and each row block
     of A meets every panel of B while it is in L1.  With a bigger one, a task is a
     panel: it copies the panel's rows into its part of ``packed`` (an address, ``min(kc,
-    k) * PANEL`` floats per panel) and runs every row block against it while it is in L2.
+    k) * PANEL`` floats per panel) and runs every row block against it while it is in L2;
+    with ``prepacked``, ``packed`` holds every panel of every pass already (``_pack_all``).
     Packed, a tile reads consecutive rows of 256 bytes, not rows ``ldb`` apart (the same
     cache sets again and again when ``ldb`` is a multiple of 1024).  With ``transpose``
     (the address of the block transpose), ``b`` is B.T, row-major, and the copy
@@ -329,24 +377,43 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
                             last, bias, relu)
         else:
             for p in prange(panels):
-                panel = packed + 4 * p * min(kc, k) * PANEL
-                if transpose == 0:
-                    width = min(PANEL, n - p * PANEL)
-                    for q in range(kk):
-                        if q + PREFETCH_ROWS < kk:
-                            _prefetch_row(b + 4 * ((k0 + q + PREFETCH_ROWS) * ldb + p * PANEL),
-                                          4 * width)
-                        _copy_floats(panel + 4 * q * PANEL, b + 4 * ((k0 + q) * ldb + p * PANEL),
-                                     width)
+                if prepacked:
+                    panel = packed + 4 * (k0 * panels + p * kk) * PANEL
                 else:
-                    _pack_transposed(transpose, b + 4 * (p * PANEL * ldb + k0), ldb, panel,
-                                     PANEL, kk, min(PANEL, n - p * PANEL))
+                    panel = packed + 4 * p * min(kc, k) * PANEL
+                    _pack_panel(transpose, b, ldb, n, k0, kk, p, panel)
                 for i in range(0, m, most):
                     _panel_tile(tile, i, most, p, a + 4 * k0 * csa, rsa, csa, panel, PANEL, c,
                                 ldc, m, n, kk, alpha, adds, last, bias, relu)
         k0 += kc
         if k0 >= k:
             break
+
+
+@njit(**JIT)
+def _pack_panel(transpose, b, ldb, n, k0, kk, p, panel):
+    """Copy rows ``k0`` to ``k0 + kk`` of B's panel ``p`` into consecutive rows of
+    ``PANEL`` floats at ``panel``; with ``transpose``, ``b`` is B.T (as ``_drive``'s)."""
+    width = min(PANEL, n - p * PANEL)
+    if transpose != 0:
+        _pack_transposed(transpose, b + 4 * (p * PANEL * ldb + k0), ldb, panel, PANEL, kk, width)
+        return
+    for q in range(kk):
+        if q + PREFETCH_ROWS < kk:
+            _prefetch_row(b + 4 * ((k0 + q + PREFETCH_ROWS) * ldb + p * PANEL), 4 * width)
+        _copy_floats(panel + 4 * q * PANEL, b + 4 * ((k0 + q) * ldb + p * PANEL), width)
+
+
+@njit(**JIT)
+def _pack_all(transpose, b, ldb, packed, n, k, kc):
+    """Every panel of every pass of ``kc`` rows, where ``_drive`` with ``prepacked``
+    reads them: pass ``k0``'s panels start ``k0 * panels * PANEL`` floats in."""
+    panels = (n + PANEL - 1) // PANEL
+    for k0 in range(0, k, kc):
+        kk = min(kc, k - k0)
+        for p in range(panels):
+            panel = packed + 4 * (k0 * panels + p * kk) * PANEL
+            _pack_panel(transpose, b, ldb, n, k0, kk, p, panel)
 
 
 @njit(**JIT)
@@ -422,11 +489,11 @@ def _dot_here(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
 
 
 def _serial(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-            transpose, finish, bias, relu):
+            prepacked, transpose, finish, bias, relu):
     """``_drive`` on the calling thread (a function of its own: numba's cache would
     hand one compiled body to both)."""
     _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-                  transpose, finish, bias, relu)
+                  prepacked, transpose, finish, bias, relu)
 
 
 _drive_parallel = njit(**PAR)(_drive)
@@ -442,7 +509,7 @@ def _multiply(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, alpha, accumulate):
     in place (addresses and strides as ``_drive``'s): for numba loops of other kernels
     that pack a block of A themselves and multiply it while it is in cache."""
     _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0, 0, 0,
-                  0)
+                  0, 0)
 
 
 multiply = njit(**JIT)(_multiply)

@@ -1,0 +1,103 @@
+"""A product whose B is a graph constant packs B once, on its first run
+(``optimizer/constant_weights.py``, ``register_gemm.pack_b``), and only such a B: a fed
+tensor or a variable is packed as it goes, so what changes between runs is always read
+anew.  ``FORCE`` runs the kernels on any CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.kernels.cpu import blas, register_gemm
+
+F32 = np.float32
+RNG = np.random.default_rng(11)
+
+
+@pytest.fixture(autouse=True)
+def tiles(monkeypatch):
+    """The tiles run every float32 product, and every ``pack_b`` that packed is listed."""
+    monkeypatch.setattr(register_gemm, "FORCE", True)
+    monkeypatch.setattr(register_gemm, "_ENABLED", True)
+    monkeypatch.setattr(blas, "_chosen_engine", lambda: register_gemm)
+    packed = []
+    real = register_gemm.pack_b
+
+    def spy(b):
+        result = real(b)
+        if result is not None:
+            packed.append(b.shape)
+        return result
+    monkeypatch.setattr(register_gemm, "pack_b", spy)
+    return packed
+
+
+def frozen_mlp(w1, w2, transpose_b=False):
+    """(graph, x, y): two dense layers whose weights are constants, as in a frozen .pb."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None, w1.shape[1] if transpose_b else w1.shape[0]),
+                           name="x")
+        b1 = ds.constant(np.linspace(-1, 1, w2.shape[0], dtype=F32), name="b1")
+        h = ds.nn.relu(ds.matmul(x, ds.constant(w1, name="w1"), transpose_b=transpose_b) + b1)
+        y = ds.matmul(h, ds.constant(w2, name="w2"))
+    return g, x, y
+
+
+def reference(x, w1, w2, transpose_b=False):
+    bias = np.linspace(-1, 1, w2.shape[0], dtype=F32).astype(np.float64)
+    w1 = w1.T if transpose_b else w1
+    return np.maximum(x.astype(np.float64) @ w1 + bias, 0) @ w2
+
+
+@pytest.mark.parametrize("transpose_b", [False, True])
+def test_constant_weights_are_packed_on_the_first_run_only(tiles, transpose_b):
+    w1 = RNG.standard_normal((700, 300) if transpose_b else (300, 700)).astype(F32)
+    w2 = RNG.standard_normal((700, 400)).astype(F32) / 30
+    g, x, y = frozen_mlp(w1, w2, transpose_b)
+    with ds.Session(graph=g) as sess:
+        assert sess.wait_compiled(120)
+        for batch in (40, 5, 40):
+            data = RNG.standard_normal((batch, 300)).astype(F32)
+            np.testing.assert_allclose(sess.run(y, {x: data}),
+                                       reference(data, w1, w2, transpose_b),
+                                       rtol=1e-4, atol=1e-3)
+    assert tiles == [(300, 700), (700, 400)]        # each once, over three runs
+
+
+def test_a_fed_weight_changed_in_place_between_runs_is_read_anew(tiles):
+    """Feeding a constant's tensor replaces it: the product reads the fed array, even
+    the same array object with new values."""
+    w1 = RNG.standard_normal((300, 700)).astype(F32)
+    w2 = RNG.standard_normal((700, 400)).astype(F32) / 30
+    g, x, y = frozen_mlp(w1, w2)
+    data = RNG.standard_normal((40, 300)).astype(F32)
+    fed = RNG.standard_normal((700, 400)).astype(F32)
+    with ds.Session(graph=g) as sess:
+        assert sess.wait_compiled(120)
+        w2_tensor = g.get_tensor_by_name("w2:0")
+        for scale in (1.0, -3.0):
+            fed *= scale
+            np.testing.assert_allclose(sess.run(y, {x: data, w2_tensor: fed}),
+                                       reference(data, w1, fed), rtol=1e-4, atol=1e-3)
+    assert tiles == [(300, 700)]
+
+
+def test_a_variable_weight_is_read_anew_after_each_assignment(tiles):
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (40, 300), name="x")
+        w = ds.Variable(np.zeros((300, 700), F32), name="w")
+        new = ds.placeholder(ds.float32, (300, 700))
+        assign = ds.assign(w, new)
+        y = ds.matmul(x, w)
+    data = RNG.standard_normal((40, 300)).astype(F32)
+    with ds.Session(graph=g) as sess:
+        assert sess.wait_compiled(120)
+        for _ in range(2):
+            value = RNG.standard_normal((300, 700)).astype(F32)
+            sess.run(assign, {new: value})
+            np.testing.assert_allclose(sess.run(y, {x: data}), data.astype(np.float64) @ value,
+                                       rtol=1e-4, atol=1e-3)
+    assert tiles == []
