@@ -12,7 +12,6 @@ import devsession as ds
 from devsession.kernels.cpu import blas, register_gemm
 
 F32 = np.float32
-RNG = np.random.default_rng(11)
 
 
 @pytest.fixture(autouse=True)
@@ -53,13 +52,14 @@ def reference(x, w1, w2, transpose_b=False):
 
 @pytest.mark.parametrize("transpose_b", [False, True])
 def test_constant_weights_are_packed_on_the_first_run_only(tiles, transpose_b):
-    w1 = RNG.standard_normal((700, 300) if transpose_b else (300, 700)).astype(F32)
-    w2 = RNG.standard_normal((700, 400)).astype(F32) / 30
+    rng = np.random.default_rng(11)
+    w1 = rng.standard_normal((700, 300) if transpose_b else (300, 700)).astype(F32)
+    w2 = rng.standard_normal((700, 400)).astype(F32) / 30
     g, x, y = frozen_mlp(w1, w2, transpose_b)
     with ds.Session(graph=g) as sess:
         assert sess.wait_compiled(120)
         for batch in (40, 5, 40):
-            data = RNG.standard_normal((batch, 300)).astype(F32)
+            data = rng.standard_normal((batch, 300)).astype(F32)
             np.testing.assert_allclose(sess.run(y, {x: data}),
                                        reference(data, w1, w2, transpose_b),
                                        rtol=1e-4, atol=1e-3)
@@ -69,11 +69,12 @@ def test_constant_weights_are_packed_on_the_first_run_only(tiles, transpose_b):
 def test_a_fed_weight_changed_in_place_between_runs_is_read_anew(tiles):
     """Feeding a constant's tensor replaces it: the product reads the fed array, even
     the same array object with new values."""
-    w1 = RNG.standard_normal((300, 700)).astype(F32)
-    w2 = RNG.standard_normal((700, 400)).astype(F32) / 30
+    rng = np.random.default_rng(12)
+    w1 = rng.standard_normal((300, 700)).astype(F32)
+    w2 = rng.standard_normal((700, 400)).astype(F32) / 30
     g, x, y = frozen_mlp(w1, w2)
-    data = RNG.standard_normal((40, 300)).astype(F32)
-    fed = RNG.standard_normal((700, 400)).astype(F32)
+    data = rng.standard_normal((40, 300)).astype(F32)
+    fed = rng.standard_normal((700, 400)).astype(F32)
     with ds.Session(graph=g) as sess:
         assert sess.wait_compiled(120)
         w2_tensor = g.get_tensor_by_name("w2:0")
@@ -85,6 +86,7 @@ def test_a_fed_weight_changed_in_place_between_runs_is_read_anew(tiles):
 
 
 def test_a_variable_weight_is_read_anew_after_each_assignment(tiles):
+    rng = np.random.default_rng(13)
     g = ds.Graph()
     with g.as_default():
         x = ds.placeholder(ds.float32, (40, 300), name="x")
@@ -92,11 +94,11 @@ def test_a_variable_weight_is_read_anew_after_each_assignment(tiles):
         new = ds.placeholder(ds.float32, (300, 700))
         assign = ds.assign(w, new)
         y = ds.matmul(x, w)
-    data = RNG.standard_normal((40, 300)).astype(F32)
+    data = rng.standard_normal((40, 300)).astype(F32)
     with ds.Session(graph=g) as sess:
         assert sess.wait_compiled(120)
         for _ in range(2):
-            value = RNG.standard_normal((300, 700)).astype(F32)
+            value = rng.standard_normal((300, 700)).astype(F32)
             sess.run(assign, {new: value})
             np.testing.assert_allclose(sess.run(y, {x: data}), data.astype(np.float64) @ value,
                                        rtol=1e-4, atol=1e-3)
