@@ -151,6 +151,30 @@ def test_a_bias_and_relu_on_every_path_give_the_bits_of_the_ops_apart(monkeypatc
     assert (out < 0).any() != relu
 
 
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
+def test_a_transposed_a_is_packed_by_row_blocks_with_the_same_bits(monkeypatch, case,
+                                                                   parallel):
+    """A weight gradient's ``x.T`` is copied into row blocks before the tiles read it
+    (``packs_a``), where C has more than one panel: the same sums in the same order as
+    read in place."""
+    monkeypatch.setattr(register_gemm, "PARALLEL_MACS", 0)
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, True, case in TRANSPOSED_PATHS)
+    packed_a = []
+    name = "_drive_parallel" if parallel else "_drive_serial"
+    real = getattr(register_gemm, name)
+    monkeypatch.setattr(register_gemm, name, lambda *args: (packed_a.append(args[4]),
+                                                            real(*args)))
+    packed, in_place = np.full((m, n), 7.0, F32), np.full((m, n), 7.0, F32)
+    assert register_gemm.gemm_into(a, b, packed, parallel=parallel, alpha=0.5)
+    monkeypatch.setattr(register_gemm, "packs_a", lambda a, n: False)
+    assert register_gemm.gemm_into(a, b, in_place, parallel=parallel, alpha=0.5)
+    np.testing.assert_array_equal(packed, in_place)
+    check(packed, expected(a, b, 0.5), k)
+    assert (packed_a[0] != 0) == (n > register_gemm.PANEL) and packed_a[1] == 0
+
+
 PACKED_PATHS = [case for case in [*PATHS, *TRANSPOSED_PATHS] if "by panels" in case]
 
 

@@ -24,7 +24,7 @@ may have any strides.  B is read in one of four ways (``gemm_into`` picks):
 * or, for a short A (at most ``DOT_MAX_M`` rows) and long rows of B.T, as sums along k
   (``dot`` tiles), which needs no copy at all.
 
-A C of at most 32 columns takes tiles of up to 12 rows (the same 24 registers), so
+A transposed A is copied into row blocks first (``packs_a``).  A C of at most 32 columns takes tiles of up to 12 rows (the same 24 registers), so
 each of B's vectors serves twice the rows.  ``multiply_runs`` (for ``conv_fused``) sums
 products whose k runs over a grid, a convolution's windows read where they lie:
 ``tiles`` keeps the tile in registers across the runs.  A dense layer's bias and ReLU
@@ -58,7 +58,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "add_bias", "pack_b", "PackedB", "float32_product",
+__all__ = ["usable", "gemm_into", "add_bias", "pack_b", "PackedB", "packs_a", "float32_product",
            "tile_address", "multiply", "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
@@ -144,14 +144,31 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
         b_address = _scratch(k * n).ctypes.data
         _pack_transposed(transpose, b.ctypes.data, ldb, b_address, n, k, n)
         ldb, transposed = n, False
+    packed_a = 0
+    if packs_a(a, n):
+        rows = -(-m // MR) * MR
+        packed_a = _scratch(rows * min(k, KC), "a").ctypes.data
     if bias is not None:
         bias = np.ascontiguousarray(bias, _F32)
     drive = _drive_parallel if parallel else _drive_serial
-    drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, b_address,
+    drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, packed_a, b_address,
           ldb if k > 1 else n, out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha),
           1 if accumulate else 0, packed, int(prepacked), transpose if transposed else 0,
           0 if bias is None else finish, 0 if bias is None else bias.ctypes.data, int(relu))
     return True
+
+
+def packs_a(a: np.ndarray, n: int) -> bool:
+    """Whether ``gemm_into`` copies a transposed A (a weight gradient's ``x.T``) into
+    row blocks whose k-th six values lie together: read in place, each six values of a
+    tile's step along k sit in a line of their own, rows ``lda`` apart, and each line
+    serves three row blocks at different times.  Packed, the MLP's weight gradients ran
+    217-226 GFLOP/s on two threads where they ran 190-191, and its training step on these
+    kernels alone took 13.9 ms instead of 15.0 (Intel Xeon; ``blas_shares`` still hands
+    such products to OpenBLAS there, faster in a step).  Not for a C of one panel: each
+    value of A is read once then."""
+    (m, k), (row_stride, column_stride) = a.shape, a.strides
+    return row_stride == 4 and column_stride != 4 and m > 1 and k > 1 and n > PANEL
 
 
 class PackedB:
@@ -222,14 +239,16 @@ def _check_bias(bias, n: int) -> None:
                          f"must have shape ({n},)")
 
 
-def _scratch(floats: int) -> np.ndarray:
-    """This thread's buffer for packed panels of B, grown as needed (a fresh one per
-    call would cost page faults on every product).  It starts on a cache line: on
-    numpy's 16 bytes into one, every vector a tile loaded straddled two (the 6 x 64
-    tile ran at 142 GFLOP/s a core on such a B, 170 on an aligned one)."""
-    buffer = getattr(_scratches, "buffer", None)
+def _scratch(floats: int, which: str = "b") -> np.ndarray:
+    """This thread's buffer for packed panels of B (or, ``which="a"``, blocks of A),
+    grown as needed (a fresh one per call would cost page faults on every product).  It
+    starts on a cache line: on numpy's 16 bytes into one, every vector a tile loaded
+    straddled two (the 6 x 64 tile ran at 142 GFLOP/s a core on such a B, 170 on an
+    aligned one)."""
+    buffer = getattr(_scratches, which, None)
     if buffer is None or buffer.size < floats:
-        buffer = _scratches.buffer = aligned_empty(floats, _F32)
+        buffer = aligned_empty(floats, _F32)
+        setattr(_scratches, which, buffer)
     return buffer
 
 
@@ -345,8 +364,8 @@ def _copy_floats(typingctx, target, source, count):
     return types.void(types.int64, types.int64, types.int64), codegen
 
 
-def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-           prepacked, transpose, finish, bias, relu):
+def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
+           packed, prepacked, transpose, finish, bias, relu):
     """Every (row block, column panel) tile of C, a pass per block of ``kc`` k; tiles of
     one pass are independent, so ``prange`` shares them out.
 
@@ -360,7 +379,9 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
     (the address of the block transpose), ``b`` is B.T, row-major, and the copy
     transposes it 16 x 16 floats at a time.  With ``finish`` (the address of
     ``bias_relu``), the last pass adds the bias (and clips with ``relu``) to each tile
-    right after storing it."""
+    right after storing it.  With ``packed_a`` (an address), each pass first copies
+    A's row blocks there, a block's values for one k together (A transposed: ``rsa``
+    is 1), and the tiles read them from there."""
     most = _block_rows(n)
     blocks = (m + most - 1) // most
     panels = (n + PANEL - 1) // PANEL
@@ -369,12 +390,22 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
         kk = min(kc, k - k0)
         adds = accumulate if k0 == 0 else 1
         last = finish if k0 + kc >= k else 0
+        if packed_a != 0:
+            for block in prange(blocks):
+                first = block * most
+                target = packed_a + 4 * first * kk
+                for q in range(kk):
+                    _copy_floats(target + 4 * q * most, a + 4 * (first + (k0 + q) * csa),
+                                 min(most, m - first))
+            a_pass, rows_apart, k_apart, block_apart = packed_a, 1, most, most * kk
+        else:
+            a_pass, rows_apart, k_apart, block_apart = a + 4 * k0 * csa, rsa, csa, most * rsa
         if packed == 0:
             for t in prange(blocks * panels):
-                i, p = (t // panels) * most, t % panels
-                _panel_tile(tile, i, most, p, a + 4 * k0 * csa, rsa, csa,
-                            b + 4 * (k0 * ldb + p * PANEL), ldb, c, ldc, m, n, kk, alpha, adds,
-                            last, bias, relu)
+                block, p = t // panels, t % panels
+                _panel_tile(tile, block * most, most, p, a_pass + 4 * block * block_apart,
+                            rows_apart, k_apart, b + 4 * (k0 * ldb + p * PANEL), ldb, c, ldc,
+                            m, n, kk, alpha, adds, last, bias, relu)
         else:
             for p in prange(panels):
                 if prepacked:
@@ -382,9 +413,10 @@ def _drive(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, pa
                 else:
                     panel = packed + 4 * p * min(kc, k) * PANEL
                     _pack_panel(transpose, b, ldb, n, k0, kk, p, panel)
-                for i in range(0, m, most):
-                    _panel_tile(tile, i, most, p, a + 4 * k0 * csa, rsa, csa, panel, PANEL, c,
-                                ldc, m, n, kk, alpha, adds, last, bias, relu)
+                for block in range(blocks):
+                    _panel_tile(tile, block * most, most, p, a_pass + 4 * block * block_apart,
+                                rows_apart, k_apart, panel, PANEL, c, ldc, m, n, kk, alpha,
+                                adds, last, bias, relu)
         k0 += kc
         if k0 >= k:
             break
@@ -450,14 +482,15 @@ def _pack_transposed(transpose, source, stride, target, target_stride, rows, col
 
 
 @njit(**JIT)
-def _panel_tile(tile, i, most, p, a, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds,
+def _panel_tile(tile, i, most, p, a_rows, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds,
                 finish, bias, relu):
     """The tile of C at row ``i`` (of at most ``most`` rows) and panel ``p``, from
-    ``panel``: B's columns there; then, with ``finish``, its bias and ReLU."""
+    ``a_rows`` (A's rows from ``i``) and ``panel`` (B's columns there); then, with
+    ``finish``, its bias and ReLU."""
     width = min(PANEL, n - p * PANEL)
     nv = (width + LANES - 1) // LANES
     rows, corner = min(most, m - i), c + 4 * (i * ldc + p * PANEL)
-    _call_tile(tile, rows, nv, a + 4 * i * rsa, rsa, csa, panel, ldb, corner, ldc, k, alpha,
+    _call_tile(tile, rows, nv, a_rows, rsa, csa, panel, ldb, corner, ldc, k, alpha,
                adds, width - LANES * (nv - 1))
     if finish != 0:
         _call_bias_relu(finish, corner, ldc, rows, width, bias + 4 * p * PANEL, relu)
@@ -488,12 +521,12 @@ def _dot_here(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
     _dot_inline(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate)
 
 
-def _serial(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-            prepacked, transpose, finish, bias, relu):
+def _serial(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
+            packed, prepacked, transpose, finish, bias, relu):
     """``_drive`` on the calling thread (a function of its own: numba's cache would
     hand one compiled body to both)."""
-    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate, packed,
-                  prepacked, transpose, finish, bias, relu)
+    _drive_inline(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
+                  packed, prepacked, transpose, finish, bias, relu)
 
 
 _drive_parallel = njit(**PAR)(_drive)
@@ -508,8 +541,8 @@ def _multiply(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, alpha, accumulate):
     """``C = alpha * A @ B`` (``+=`` when ``accumulate``) on the calling thread, B read
     in place (addresses and strides as ``_drive``'s): for numba loops of other kernels
     that pack a block of A themselves and multiply it while it is in cache."""
-    _drive_inline(tile, a, rsa, csa, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0, 0, 0,
-                  0, 0)
+    _drive_inline(tile, a, rsa, csa, 0, b, ldb, c, ldc, m, n, k, KC, alpha, accumulate, 0, 0, 0,
+                  0, 0, 0)
 
 
 multiply = njit(**JIT)(_multiply)
