@@ -24,8 +24,9 @@ may have any strides.  B is read in one of four ways (``gemm_into`` picks):
 * or, for a short A (at most ``DOT_MAX_M`` rows) and long rows of B.T, as sums along k
   (``dot`` tiles), which needs no copy at all.
 
-A transposed A is copied into row blocks first (``packs_a``).  A C of at most 32 columns takes tiles of up to 12 rows (the same 24 registers), so
-each of B's vectors serves twice the rows.  ``multiply_runs`` (for ``conv_fused``) sums
+A transposed A is copied into row blocks first (``packs_a``).  A C of at most 32
+columns takes tiles of up to 12 rows (the same 24 registers), so each of B's vectors
+serves twice the rows.  ``multiply_runs`` (for ``conv_fused``) sums
 products whose k runs over a grid, a convolution's windows read where they lie:
 ``tiles`` keeps the tile in registers across the runs.  A dense layer's bias and ReLU
 (``_MatMulBias``) are added to each tile right after it is stored (``bias_relu``).
