@@ -32,11 +32,14 @@ class OptimizerOptions:
     common_subexpression_elimination: bool = True
     fusion: bool = True      # elementwise regions -> one kernel; a product into its update
     constant_folding_max_elements: int = 1 << 20  # don't bake bigger results into a plan
+    # a product's constant B (a frozen model's weights) packed once for the CPU's tiles,
+    # not on every run: a second copy of it in memory, shared by every session
+    pack_constant_weights: bool = True
 
     @classmethod
     def none(cls) -> "OptimizerOptions":
         return cls(constant_folding=False, common_subexpression_elimination=False,
-                   fusion=False)
+                   fusion=False, pack_constant_weights=False)
 
 
 KERNEL_COMPILE_MODES = ("background", "eager")

@@ -129,8 +129,8 @@ def test_a_b_packed_already_goes_to_the_tiles(monkeypatch):
     monkeypatch.setattr(register_gemm, "gemm_into",
                         lambda *a, **kw: taken.append(kw["packed_b"]) or real(*a, **kw))
     a, b = operands(64, 300, 700, True, False)
-    packed = register_gemm.pack_b(b)
-    for given in (None, packed):
+    packed, of_another = register_gemm.pack_b(b), register_gemm.pack_b(b + 1)
+    for given in (None, packed, of_another):
         out = np.empty((64, 700), F32)
         assert blas_shares.gemm_into(a, b, out, parallel=False, packed_b=given)
         check(out, expected(a, b), 300)

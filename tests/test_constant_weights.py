@@ -20,6 +20,7 @@ def tiles(monkeypatch):
     monkeypatch.setattr(register_gemm, "FORCE", True)
     monkeypatch.setattr(register_gemm, "_ENABLED", True)
     monkeypatch.setattr(blas, "_chosen_engine", lambda: register_gemm)
+    monkeypatch.delenv("DEVSESSION_PRODUCTS", raising=False)
     packed = []
     real = register_gemm.pack_b
 
@@ -30,6 +31,20 @@ def tiles(monkeypatch):
         return result
     monkeypatch.setattr(register_gemm, "pack_b", spy)
     return packed
+
+
+@pytest.fixture
+def products(monkeypatch):
+    """(B's shape, whether the packing handed with it holds it) for each product."""
+    seen = []
+    real = register_gemm.gemm_into
+
+    def spy(a, b, out, **options):
+        given = options.get("packed_b")
+        seen.append((b.shape, given is not None and given.holds(b)))
+        return real(a, b, out, **options)
+    monkeypatch.setattr(register_gemm, "gemm_into", spy)
+    return seen
 
 
 def frozen_mlp(w1, w2, transpose_b=False):
@@ -51,7 +66,7 @@ def reference(x, w1, w2, transpose_b=False):
 
 
 @pytest.mark.parametrize("transpose_b", [False, True])
-def test_constant_weights_are_packed_on_the_first_run_only(tiles, transpose_b):
+def test_constant_weights_are_packed_on_the_first_run_only(tiles, products, transpose_b):
     rng = np.random.default_rng(11)
     w1 = rng.standard_normal((700, 300) if transpose_b else (300, 700)).astype(F32)
     w2 = rng.standard_normal((700, 400)).astype(F32) / 30
@@ -64,6 +79,44 @@ def test_constant_weights_are_packed_on_the_first_run_only(tiles, transpose_b):
                                        reference(data, w1, w2, transpose_b),
                                        rtol=1e-4, atol=1e-3)
     assert tiles == [(300, 700), (700, 400)]        # each once, over three runs
+    assert [used for b, used in products] == [True] * 6        # B is (k, n) either way
+
+
+def test_one_packing_serves_every_plan_and_session_reading_the_constant(tiles, products):
+    """Each fetch signature builds its own kernels; they share one packed copy."""
+    rng = np.random.default_rng(14)
+    w1 = rng.standard_normal((300, 700)).astype(F32)
+    w2 = rng.standard_normal((700, 400)).astype(F32) / 30
+    g, x, y = frozen_mlp(w1, w2)
+    data = rng.standard_normal((40, 300)).astype(F32)
+    want = reference(data, w1, w2)
+    for _ in range(2):
+        with ds.Session(graph=g) as sess:
+            assert sess.wait_compiled(120)
+            np.testing.assert_allclose(sess.run(y, {x: data}), want, rtol=1e-4, atol=1e-3)
+            doubled, = sess.run([y * 2.0], {x: data})
+            np.testing.assert_allclose(doubled, 2 * want, rtol=1e-4, atol=1e-3)
+    assert tiles == [(300, 700), (700, 400)]
+    assert all(used for _, used in products)
+
+
+@pytest.mark.parametrize("off", ["option", "DEVSESSION_PRODUCTS=blas"])
+def test_packing_constants_can_be_turned_off(tiles, monkeypatch, off):
+    rng = np.random.default_rng(15)
+    w1 = rng.standard_normal((300, 700)).astype(F32)
+    w2 = rng.standard_normal((700, 400)).astype(F32) / 30
+    g, x, y = frozen_mlp(w1, w2)
+    options = ds.SessionOptions()
+    if off == "option":
+        options = ds.SessionOptions(optimizer=ds.OptimizerOptions(pack_constant_weights=False))
+    else:
+        monkeypatch.setenv("DEVSESSION_PRODUCTS", "blas")
+    data = rng.standard_normal((40, 300)).astype(F32)
+    with ds.Session(graph=g, options=options) as sess:
+        assert sess.wait_compiled(120)
+        np.testing.assert_allclose(sess.run(y, {x: data}), reference(data, w1, w2),
+                                   rtol=1e-4, atol=1e-3)
+    assert tiles == []
 
 
 def test_a_fed_weight_changed_in_place_between_runs_is_read_anew(tiles):

@@ -5,7 +5,9 @@ that their kernel packs B once, on the first run, and not on every run.
 read it, every run.  For a B that never changes that copy is the same every time: kept
 from the first run (``register_gemm.pack_b``), a frozen MLP's products ran 1.11-1.14x
 faster, a 7-row one 1.7x.  A fed tensor is never a constant here: its Const op is not
-among the plan's ops.
+among the plan's ops.  The packed copy (as big as B) is one per constant for the
+process, shared by every plan and session that reads it (``kernels/cpu/linalg.py``);
+``OptimizerOptions(pack_constant_weights=False)`` goes without it.
 """
 
 from __future__ import annotations

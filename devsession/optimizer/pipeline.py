@@ -36,7 +36,9 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     if options.fusion:
         ops = fuse_elementwise(ops, fed, fetched, placements)
         ops = fold_gemm_updates(ops, fetched, placements)
-    return mark_constant_weights(ops, placements), alias
+    if options.pack_constant_weights:
+        ops = mark_constant_weights(ops, placements)
+    return ops, alias
 
 
 def _drop_dead(ops: list[PlanOp], fetched: set, target_names: set) -> list[PlanOp]:

@@ -67,8 +67,9 @@ ALIASING_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Assign"
                           "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
                           "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf",
                           "If", "StatelessIf", "While", "StatelessWhile"})
-# Ops whose kernels compute nothing: they hand back a stored value or a view of their
-# input, so a thread hand-off to overlap them would cost more than they do.
+# Ops whose kernels compute nothing (a Reshape copies only an input that is not
+# contiguous): they hand back a stored value or a view of their input, so a thread
+# hand-off to overlap them would cost more than they do.
 NO_WORK_OPS = frozenset({"Identity", "Reshape", "Const", "VariableV2", "Squeeze",
                          "ExpandDims", "StopGradient"})
 

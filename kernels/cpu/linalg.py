@@ -18,6 +18,9 @@ the first run and kept.
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 
 from ...ops.linalg import CONSTANT_B, MATMUL_BIAS
@@ -25,7 +28,7 @@ from ..buffer_pool import BufferPool
 from ..checks import fmt_shape, invalid_argument, matmul_planner, to_float16
 from ..registry import register_kernel
 from . import register_gemm
-from .blas import matmul_into
+from .blas import matmul_into, packs_constant_b
 
 __all__ = ["build_matmul", "build_matmul_bias"]
 
@@ -88,5 +91,23 @@ class _ConstantB:
     def packed(self, source: np.ndarray, b: np.ndarray):
         """The packing for ``b``, the product's view of ``source`` (the kernel's input)."""
         if self._source is None:
-            self._packed, self._source = register_gemm.pack_b(b), source
+            self._packed, self._source = _shared_packing(source, b), source
         return self._packed if source is self._source else None
+
+
+# One packing per constant and view of it, shared by every plan and session that reads
+# it (each fetch signature builds its own kernels): (id of the Const's value, address,
+# shape, strides of the view) -> PackedB or None, dropped when the value is.
+_PACKINGS: dict = {}
+_PACKINGS_LOCK = threading.Lock()
+
+
+def _shared_packing(source: np.ndarray, b: np.ndarray):
+    if not packs_constant_b():
+        return None
+    key = (id(source), b.ctypes.data, b.shape, b.strides)
+    with _PACKINGS_LOCK:
+        if key not in _PACKINGS:
+            _PACKINGS[key] = register_gemm.pack_b(b)
+            weakref.finalize(source, _PACKINGS.pop, key, None)
+        return _PACKINGS[key]

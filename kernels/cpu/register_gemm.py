@@ -176,8 +176,9 @@ class PackedB:
     """B's panels as ``gemm_into``'s tiles read them, packed once (``pack_b``): a
     constant B, such as a frozen model's weights, is then never packed again.
     ``holds`` checks that a B is the same memory read the same way (address, shape,
-    strides); that its values are still the same is the caller's to know (a graph
-    constant's never change)."""
+    strides), not that it is the same array: that the memory still holds the same
+    values is the caller's to know (``linalg.py`` keeps the graph constant it packed
+    alive, and its values never change)."""
 
     __slots__ = ("address", "shape", "strides", "buffer")
 
