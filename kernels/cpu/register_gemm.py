@@ -147,8 +147,8 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
         ldb, transposed = n, False
     packed_a = 0
     if packs_a(a, n):
-        rows = -(-m // MR) * MR
-        packed_a = _scratch(rows * min(k, KC), "a").ctypes.data
+        most = _block_rows(n)                     # the driver's rows per block
+        packed_a = _scratch(-(-m // most) * most * min(k, KC), "a").ctypes.data
     if bias is not None:
         bias = np.ascontiguousarray(bias, _F32)
     drive = _drive_parallel if parallel else _drive_serial
