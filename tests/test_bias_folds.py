@@ -25,12 +25,18 @@ def layer(*, add="add", relu=True, stride=1, k=3, dtype=F32, shape=(3, 9, 8, 4),
         f = ds.constant(rng.standard_normal((k, k, shape[3], out)).astype(dtype), name="f")
         b = ds.constant(rng.standard_normal(out).astype(dtype), name="b")
         conv = ds.nn.conv2d(x, f, strides=[1, stride, stride, 1], padding="SAME")
-        summed = {"add": lambda: conv + b, "reversed": lambda: b + conv,
-                  "bias_add": lambda: ds.nn.bias_add(conv, b)}[add]()
-        y = ds.nn.relu(summed) if relu else summed
-        if extra_reader:
-            y = y + ds.reduce_sum(conv)
+        y, summed = with_bias(conv, b, add, relu, extra_reader)
     return g, x, y, conv, summed
+
+
+def with_bias(base, b, add, relu, extra_reader):
+    """(y, summed): summed = base <add> b, y = [relu](summed) [+ another read of base]."""
+    summed = {"add": lambda: base + b, "reversed": lambda: b + base,
+              "bias_add": lambda: ds.nn.bias_add(base, b)}[add]()
+    y = ds.nn.relu(summed) if relu else summed
+    if extra_reader:
+        y = y + ds.reduce_sum(base)
+    return y, summed
 
 
 def run(g, x, y, data, fusion=True, fetch=(), folded=CONV2D_BIAS):
@@ -111,11 +117,7 @@ def dense(*, add="add", relu=True, shape=(20, 30), out=40, transpose_b=False, dt
         w = ds.constant(w.astype(dtype), name="w")
         b = ds.constant(rng.standard_normal(bias_shape or out).astype(dtype), name="b")
         product = ds.matmul(x, w, transpose_b=transpose_b)
-        summed = {"add": lambda: product + b, "reversed": lambda: b + product,
-                  "bias_add": lambda: ds.nn.bias_add(product, b)}[add]()
-        y = ds.nn.relu(summed) if relu else summed
-        if extra_reader:
-            y = y + ds.reduce_sum(product)
+        y, summed = with_bias(product, b, add, relu, extra_reader)
     return g, x, y, product, summed
 
 

@@ -313,15 +313,20 @@ def _call_tiles(typingctx, address, mr, nv, a, a_rows, a_cols, b, ldb, c, ldc, k
     return _tile_call(runs=True)
 
 
+def _integer_call(arguments: int):
+    """(signature, codegen) of a call to a void function of ``arguments`` integers at an
+    address (the intrinsic's first argument)."""
+    def codegen(context, builder, sig, args):
+        function = ir.FunctionType(ir.VoidType(), [ir.IntType(64)] * arguments)
+        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
+        return context.get_dummy_value()
+    return types.void(*[types.int64] * (arguments + 1)), codegen
+
+
 @intrinsic
 def _call_transpose(typingctx, address, source, source_stride, target, target_stride):
     """Call the ``transpose`` function at ``address`` (a LANES x LANES block)."""
-    def codegen(context, builder, sig, args):
-        i64 = ir.IntType(64)
-        function = ir.FunctionType(ir.VoidType(), [i64] * 4)
-        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
-        return context.get_dummy_value()
-    return types.void(*[types.int64] * 5), codegen
+    return _integer_call(4)
 
 
 @intrinsic
@@ -340,12 +345,7 @@ def _prefetch(typingctx, address):
 @intrinsic
 def _call_bias_relu(typingctx, address, c, ldc, rows, columns, bias, relu):
     """Call the ``bias_relu`` function at ``address``."""
-    def codegen(context, builder, sig, args):
-        i64 = ir.IntType(64)
-        function = ir.FunctionType(ir.VoidType(), [i64] * 6)
-        builder.call(builder.inttoptr(args[0], function.as_pointer()), list(args[1:]))
-        return context.get_dummy_value()
-    return types.void(*[types.int64] * 7), codegen
+    return _integer_call(6)
 
 
 @njit(**JIT)
