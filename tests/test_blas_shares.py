@@ -298,5 +298,5 @@ def test_matmul_and_the_sgd_fold_go_through_the_chosen_engine(monkeypatch, choos
     want = var - 0.1 * expected(a, b)
     sgemm.sgemm_update(var, 0.1, np.ascontiguousarray(a.T), True, b, False)
     check(var, want, 120)
-    assert seen == [{"parallel": True, "bias": None, "relu": False, "packed_b": None},
+    assert seen == [{"parallel": True, "bias": None, "relu": False, "packed_b": None, "gate": None},
                     {"alpha": pytest.approx(-0.1), "accumulate": True, "parallel": True}]

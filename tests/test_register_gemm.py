@@ -231,6 +231,74 @@ def test_a_packed_b_serves_only_the_b_it_was_packed_from(monkeypatch):
         is None
 
 
+def relu_output(m, n, key, strided=False):
+    """A ReLU's output as a gate: zeros, positives, and the values a gate must still
+    close on (negatives, -0.0, NaN); inside a bigger array when ``strided``."""
+    y = rng_for("gate", m, n, *key).standard_normal((m, n)).astype(F32)
+    y[y < -0.5] = 0
+    y.flat[::7] = -0.0
+    y.flat[3::11] = np.nan
+    if not strided:
+        return y
+    memory = np.full((m + 2, n + 5), 1.0, F32)
+    memory[1:m + 1, 2:n + 2] = y
+    return memory[1:m + 1, 2:n + 2]
+
+
+@pytest.mark.parametrize("strided", [False, True])
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("case", [*PATHS, *TRANSPOSED_PATHS])
+def test_a_relu_gate_on_every_path_gives_the_bits_of_the_ops_apart(monkeypatch, case,
+                                                                  parallel, strided):
+    """``_MatMulReluGrad``: ``C * (y > 0)`` on each tile after it is stored (B read in
+    rows), or after the product (sums along k): the same float32 multiplications as
+    ``dy * cast(y > 0)`` apart, so the same bits; an infinite product closed by the
+    gate stays NaN, as 0 * inf is."""
+    monkeypatch.setattr(register_gemm, "PARALLEL_MACS", 0)
+    m, k, n = PATHS.get(case) or TRANSPOSED_PATHS[case]
+    a, b = operands(m, k, n, False, case in TRANSPOSED_PATHS)
+    a = a.copy()
+    a[2, 0] = np.inf                                   # row 2 of C: +-inf throughout
+    y = relu_output(m, n, (case,), strided)
+    out = np.full((m, n), 7.0, F32)
+    assert register_gemm.gemm_into(a, b, out, parallel=parallel, gate=y)
+    apart = np.empty((m, n), F32)
+    assert register_gemm.gemm_into(a, b, apart, parallel=parallel)
+    with np.errstate(invalid="ignore"):                 # 0 * inf
+        apart = apart * (y > 0).astype(F32)
+    np.testing.assert_array_equal(out, apart)
+    assert np.isnan(out[2][~(y[2] > 0)]).all() and (out[3][~(y[3] > 0)] == 0).all()
+
+
+def test_a_gate_after_the_product_gives_the_same_bits():
+    """``finish_product``: the gate where the tiles could not apply it (another engine's
+    product), on these kernels and on numpy's arithmetic alike."""
+    a, b = operands(30, 50, 90, False, False)
+    y = relu_output(30, 90, ("after",))
+    product = (a @ b).astype(F32)
+    want = product * (y > 0).astype(F32)
+    out = product.copy()
+    register_gemm.finish_product(out, gate=y)
+    np.testing.assert_array_equal(out, want)
+    wide = product.astype(np.float64)
+    register_gemm.finish_product(wide, gate=y.astype(np.float64))
+    np.testing.assert_array_equal(wide, product.astype(np.float64) * (y > 0))
+
+
+def test_a_gate_must_have_the_products_shape_and_no_bias_beside_it():
+    a, b = operands(8, 16, 40, False, False)
+    out = np.zeros((8, 40), F32)
+    for gate in (np.ones((8, 41), F32), np.ones((40,), F32), np.ones((1, 40), F32)):
+        with pytest.raises(ValueError, match="must have the product's shape"):
+            register_gemm.gemm_into(a, b, out, gate=gate)
+        with pytest.raises(ValueError, match="must have the product's shape"):
+            register_gemm.finish_product(out, gate=gate)
+    with pytest.raises(ValueError, match="a bias or a gate, not both"):
+        register_gemm.gemm_into(a, b, out, bias=np.ones(40, F32), gate=np.ones((8, 40), F32))
+    assert not register_gemm.gemm_into(a, b, out, gate=np.ones((8, 40)))   # float64: BLAS's
+    assert not out.any()                       # nothing written before the checks
+
+
 def test_a_bias_must_have_one_value_per_column():
     a, b = operands(8, 16, 40, False, False)
     out = np.zeros((8, 40), F32)
@@ -238,7 +306,7 @@ def test_a_bias_must_have_one_value_per_column():
         with pytest.raises(ValueError, match=r"must have shape \(40,\)"):
             register_gemm.gemm_into(a, b, out, bias=bias)
         with pytest.raises(ValueError, match=r"must have shape \(40,\)"):
-            register_gemm.add_bias(out, bias, relu=False)
+            register_gemm.finish_product(out, bias, relu=False)
     assert not out.any()                       # nothing written before the check
 
 
@@ -334,7 +402,7 @@ def test_matmul_into_hands_it_float32_products_parallel_when_alone(monkeypatch):
     check(out, expected(a, b), 120)
     blas.matmul_into(a.astype(np.float64), b.astype(np.float64), np.empty((100, 90)))
     blas.matmul_into(np.ones((4, 4), F32), np.ones((4, 4), F32), np.empty((4, 4), F32))
-    plain = dict(bias=None, relu=False, packed_b=None)
+    plain = dict(bias=None, relu=False, packed_b=None, gate=None)
     assert seen == [dict(parallel=True, **plain), dict(parallel=False, **plain)]  # no f64, tiny
 
 

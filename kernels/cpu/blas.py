@@ -48,24 +48,26 @@ _ACTIVE_LOCK = threading.Lock()
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray | None = None,
-                relu: bool = False, packed_b: register_gemm.PackedB | None = None) -> None:
+                relu: bool = False, packed_b: register_gemm.PackedB | None = None,
+                gate: np.ndarray | None = None) -> None:
     """``np.matmul(a, b, out=out)``; with BLAS held to one thread while other products
     (or other cluster tasks' steps) run in this process.  A float32 product goes to the
     engine ``plain_products`` picks instead where it can, on numba's threads when it runs
     alone.  With a ``bias`` (``_MatMulBias``), ``out += bias`` and, with ``relu``,
-    negatives become 0: in the product's tiles where its engine can.  ``packed_b``
+    negatives become 0; with a ``gate`` (``_MatMulReluGrad``: a ReLU's output),
+    ``out *= gate > 0``: in the product's tiles where its engine can.  ``packed_b``
     (``register_gemm.pack_b(b)``) spares packing a constant B."""
     macs = out.size * a.shape[-1]
     if macs >= REGISTER_GEMM_MACS and out.dtype == _F32 and (engine := plain_products()):
         with in_flight() as alone:
             if engine.gemm_into(a, b, out, parallel=alone, bias=bias, relu=relu,
-                                packed_b=packed_b):
+                                packed_b=packed_b, gate=gate):
                 return
     if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
         np.matmul(a, b, out=out)
     else:
         run_product(lambda: np.matmul(a, b, out=out), macs)
-    register_gemm.add_bias(out, bias, relu)
+    register_gemm.finish_product(out, bias, relu, gate)
 
 
 def run_product(product, macs: int):

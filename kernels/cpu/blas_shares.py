@@ -62,29 +62,30 @@ def usable() -> bool:
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
               accumulate: bool = False, parallel: bool = True,
               bias: np.ndarray | None = None, relu: bool = False,
-              packed_b: register_gemm.PackedB | None = None) -> bool:
+              packed_b: register_gemm.PackedB | None = None,
+              gate: np.ndarray | None = None) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
     operands, each row-major or transposed (a row or column stride of one float), or
     any strides ``register_gemm`` takes; False, with ``out`` untouched, for the rest.
-    ``bias``, ``relu`` and ``packed_b`` as ``register_gemm.gemm_into``'s: a B packed
+    ``bias``, ``relu``, ``gate`` and ``packed_b`` as ``register_gemm.gemm_into``'s: a B packed
     already goes to its tiles (without the packing, they ran a frozen MLP's products
     1.11-1.14x faster, and a 7-row one 1.7x)."""
     found = _cblas()
     if found is None or not _fits(a, b, out) or (packed_b is not None and packed_b.holds(b)):
         return register_gemm.gemm_into(a, b, out, alpha=alpha, accumulate=accumulate,
                                        parallel=parallel, bias=bias, relu=relu,
-                                       packed_b=packed_b)
+                                       packed_b=packed_b, gate=gate)
     (m, k), n = a.shape, b.shape[1]
     if m == 0 or n == 0:
         return True
     if k == 0:
         if not accumulate:
             out[...] = 0
-        register_gemm.add_bias(out, bias, relu)
+        register_gemm.finish_product(out, bias, relu, gate)
         return True
     if _registers_win(a, m, n, k, parallel) and register_gemm.gemm_into(
             a, b, out, alpha=alpha, accumulate=accumulate, parallel=parallel, bias=bias,
-            relu=relu):
+            relu=relu, gate=gate):
         return True
     (trans_a, lda), (trans_b, ldb) = _layout(a), _layout(b)
     ldc = out.strides[0] // 4 if m > 1 else n
@@ -101,7 +102,7 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
             _shares(*arguments, tasks, n >= m)
     finally:
         blas_threads.release(1)
-    register_gemm.add_bias(out, bias, relu)
+    register_gemm.finish_product(out, bias, relu, gate)
     return True
 
 

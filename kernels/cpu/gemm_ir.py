@@ -8,9 +8,11 @@
 * ``d{mr}x{nc}``: an ``mr x nc`` tile of ``C = alpha * A @ Bt.T`` as sums along k.
 * ``tile`` and ``dot`` pick the kernel for ``(mr, nv)``; ``transpose`` transposes a
   ``lanes x lanes`` block.
-* ``bias_relu`` adds a bias along the columns of a tile of C and, if asked, clips it
-  at 0: a dense layer's bias and ReLU, done on each tile right after it is stored,
-  while it is in L1 (``optimizer/bias_folds.py``).
+* the epilogues change a tile of C right after it is stored, while it is in L1:
+  ``bias`` adds a bias along its columns and ``bias_relu`` then clips it at 0 (a
+  dense layer's bias and ReLU: ``optimizer/bias_folds.py``); ``relu_gate`` zeroes
+  the values whose ReLU output ``y`` is not positive (a ReLU's gradient:
+  ``optimizer/relu_gate_folds.py``).
 * ``tiles`` is ``tile`` with k in two levels: ``runs`` runs of ``k``, each run's A and
   B ``a_outer`` and ``b_outer`` floats after the last's start (a convolution's window
   rows, read where they lie: ``conv_fused``), the tile in registers throughout.
@@ -21,14 +23,17 @@ so numba calls them through an address (``register_gemm._call_tile``)::
     tile(mr, nv, a, a_row_stride, a_col_stride, b, b_row_stride, c, c_row_stride,
          k, alpha, accumulate, tail)
     tiles(..., tail, runs, a_outer, b_outer)
-    bias_relu(c, c_row_stride, rows, columns, bias, relu)
+    bias(c, c_row_stride, rows, columns, x, x_row_stride)     # and bias_relu, relu_gate
+
+An epilogue's operand ``x`` is read as a matrix like C: a bias is one with a row stride
+of 0.
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as ir
 
-__all__ = ["module"]
+__all__ = ["module", "EPILOGUES"]
 
 _F32 = ir.FloatType()
 _I32 = ir.IntType(32)
@@ -57,7 +62,8 @@ def module(max_mr: int, max_nv: int, lanes: int) -> ir.Module:
             for mr in range(1, max_mr + 1) for nc in range(1, max_nv + 1)}
     _dispatch(mod, "dot", dots, max_nv)
     _transpose_block(mod, vector)
-    _bias_relu(mod, intrinsics, vector, max_nv)
+    for name, combine in EPILOGUES.items():
+        _epilogue(mod, intrinsics, vector, max_nv, name, combine)
     return mod
 
 
@@ -304,36 +310,56 @@ def _transpose_block(mod, vector) -> None:
     builder.ret_void()
 
 
-def _bias_relu(mod, intrinsics, vector, max_nv: int) -> None:
-    """``bias_relu(c, ldc, rows, columns, bias, relu)`` (integers; addresses, ``ldc`` in
-    floats): ``c[r, j] += bias[j]`` for r < rows, j < columns <= lanes * max_nv, then
-    with ``relu`` a negative sum becomes 0 (NaN stays, as ``Relu``'s kernel keeps it).
-    The same float32 addition and comparison as the ops apart, so the same bits."""
+def _add(builder, c, x):
+    return builder.fadd(c, x)
+
+
+def _add_relu(builder, c, x):
+    """max(c + x, 0), NaN kept, as ``Relu``'s kernel keeps it."""
+    total = builder.fadd(c, x)
+    zero = ir.Constant(total.type, None)
+    return builder.select(builder.fcmp_ordered("<", total, zero), zero, total)
+
+
+def _gate(builder, c, y):
+    """c * (y > 0 ? 1 : 0): ``dy * cast(y > 0)``, a ReLU's gradient, as its ops compute
+    it (a NaN y closes the gate, and 0 * inf stays NaN)."""
+    zero = ir.Constant(c.type, None)
+    one = ir.Constant(c.type, [1.0] * c.type.count)
+    return builder.fmul(c, builder.select(builder.fcmp_ordered(">", y, zero), one, zero))
+
+
+# name -> how a vector of C and one of the operand make the new vector of C.  Each is
+# the same float32 arithmetic as the ops it replaces, so the same bits.
+EPILOGUES = {"bias": _add, "bias_relu": _add_relu, "relu_gate": _gate}
+
+
+def _epilogue(mod, intrinsics, vector, max_nv: int, name: str, combine) -> None:
+    """``name(c, ldc, rows, columns, x, ldx)`` (integers; addresses, strides in floats):
+    ``c[r, j] = combine(c[r, j], x[r, j])`` for r < rows, j < columns <= lanes * max_nv,
+    row r of x ``r * ldx`` floats after x (0: one row for all, a bias)."""
     _, masked_load, masked_store = intrinsics
     lanes = vector.count
-    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [_I64] * 6), name="bias_relu")
-    c, ldc, rows, columns, bias, relu = fn.args
+    fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [_I64] * 6), name=name)
+    c, ldc, rows, columns, x, ldx = fn.args
     entry, loop, done = (fn.append_basic_block(n) for n in ("entry", "row", "done"))
     builder = ir.IRBuilder(entry)
     fp = _F32.as_pointer()
-    c, bias = builder.inttoptr(c, fp), builder.inttoptr(bias, fp)
+    c, x = builder.inttoptr(c, fp), builder.inttoptr(x, fp)
     masks = [_lanes_below(builder, lanes, builder.sub(columns, _const(lanes * v)))
              for v in range(max_nv)]
-    sums = [_load(builder, masked_load, vector, builder.gep(bias, [_const(lanes * v)]), mask)
-            for v, mask in enumerate(masks)]
-    clip = builder.icmp_signed("!=", relu, _const(0))
-    zero = ir.Constant(vector, None)
     builder.cbranch(builder.icmp_signed(">", rows, _const(0)), loop, done)
 
     builder.position_at_end(loop)
     r = builder.phi(_I64, name="r")
     r.add_incoming(_const(0), entry)
-    row = builder.gep(c, [builder.mul(r, ldc)])
-    for v, (mask, add) in enumerate(zip(masks, sums)):
+    row, operand_row = builder.gep(c, [builder.mul(r, ldc)]), builder.gep(x, [builder.mul(r, ldx)])
+    for v, mask in enumerate(masks):
         place = builder.gep(row, [_const(lanes * v)])
-        total = builder.fadd(_load(builder, masked_load, vector, place, mask), add)
-        clipped = builder.select(builder.fcmp_ordered("<", total, zero), zero, total)
-        _store(builder, masked_store, builder.select(clip, clipped, total), place, mask)
+        operand = _load(builder, masked_load, vector,
+                        builder.gep(operand_row, [_const(lanes * v)]), mask)
+        value = combine(builder, _load(builder, masked_load, vector, place, mask), operand)
+        _store(builder, masked_store, value, place, mask)
     following = builder.add(r, _const(1))
     r.add_incoming(following, loop)
     builder.cbranch(builder.icmp_signed("<", following, rows), loop, done)

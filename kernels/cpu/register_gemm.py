@@ -29,7 +29,8 @@ columns takes tiles of up to 12 rows (the same 24 registers), so each of B's vec
 serves twice the rows.  ``multiply_runs`` (for ``conv_fused``) sums
 products whose k runs over a grid, a convolution's windows read where they lie:
 ``tiles`` keeps the tile in registers across the runs.  A dense layer's bias and ReLU
-(``_MatMulBias``) are added to each tile right after it is stored (``bias_relu``).
+(``_MatMulBias``) are added to each tile right after it is stored (``bias_relu``), and
+so is a ReLU's gradient to the product before it (``relu_gate``: ``_MatMulReluGrad``).
 Packed panels start on a cache line, so no vector a tile loads straddles two.
 
 llvmlite (numba's own code generator) compiles the kernels for the host CPU once (1.8
@@ -59,7 +60,7 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "add_bias", "pack_b", "PackedB", "packs_a", "float32_product",
+__all__ = ["usable", "gemm_into", "finish_product", "pack_b", "PackedB", "packs_a", "float32_product",
            "tile_address", "multiply", "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
@@ -108,32 +109,33 @@ def _host_has_avx512() -> bool:
 def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1.0,
               accumulate: bool = False, parallel: bool = True,
               bias: np.ndarray | None = None, relu: bool = False,
-              packed_b: PackedB | None = None) -> bool:
+              packed_b: PackedB | None = None, gate: np.ndarray | None = None) -> bool:
     """``out = alpha * a @ b`` (``out += ...`` when ``accumulate``) for 2-D float32
     operands; False, with ``out`` untouched, when these kernels do not take them.
     With a ``bias`` (n floats), ``out += bias`` after the product, then with ``relu``
-    negatives become 0: in each tile while it is in L1 where B is read in rows
-    (``add_bias`` after the product otherwise).  ``packed_b`` (``pack_b(b)``, for a B
-    that has not changed since) spares the packing."""
-    if not _fits(a, b, out) or not usable():
+    negatives become 0; with a ``gate`` (a ReLU's output, C's shape), ``out *= gate >
+    0``: in each tile while it is in L1 where B is read in rows (``finish_product``
+    after the product otherwise).  ``packed_b`` (``pack_b(b)``, for a B that has not
+    changed since) spares the packing."""
+    if not _fits(a, b, out) or not usable() or (gate is not None and gate.dtype != _F32):
         return False
     (m, k), n = a.shape, b.shape[1]
-    _check_bias(bias, n)
+    _check_epilogue(bias, gate, out.shape)
     if m == 0 or n == 0 or k == 0:
         if not accumulate:
             out[...] = 0
-        add_bias(out, bias, relu)
+        finish_product(out, bias, relu, gate)
         return True
     parallel = parallel and m * n * k >= PARALLEL_MACS
     ldc = out.strides[0] // 4 if m > 1 else n
     transposed = b.strides[1] != 4 and n > 1 and k > 1
-    tile, dot, transpose, _, finish = _addresses()
+    tile, dot, transpose, _, epilogues = _addresses()
     prepacked = packed_b is not None and packed_b.holds(b)
     if transposed and k >= DOT_MIN_K and m <= DOT_MAX_M and a.strides[1] == 4 and not prepacked:
         drive = _dot_parallel if parallel else _dot_serial
         drive(dot, a.ctypes.data, a.strides[0] // 4, b.ctypes.data, b.strides[1] // 4,
               out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha), 1 if accumulate else 0)
-        add_bias(out, bias, relu)
+        finish_product(out, bias, relu, gate)
         return True
     b_address, ldb = b.ctypes.data, (b.strides[1] if transposed else b.strides[0]) // 4
     packed = 0
@@ -149,14 +151,25 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
     if packs_a(a, n):
         most = _block_rows(n)                     # the driver's rows per block
         packed_a = _scratch(-(-m // most) * most * min(k, KC), "a").ctypes.data
-    if bias is not None:
-        bias = np.ascontiguousarray(bias, _F32)
+    finish, operand, ldx = _epilogue(epilogues, bias, relu, gate)
     drive = _drive_parallel if parallel else _drive_serial
     drive(tile, a.ctypes.data, a.strides[0] // 4, a.strides[1] // 4, packed_a, b_address,
           ldb if k > 1 else n, out.ctypes.data, ldc, m, n, k, KC, np.float32(alpha),
           1 if accumulate else 0, packed, int(prepacked), transpose if transposed else 0,
-          0 if bias is None else finish, 0 if bias is None else bias.ctypes.data, int(relu))
+          finish, 0 if operand is None else operand.ctypes.data, ldx)
     return True
+
+
+def _epilogue(epilogues: dict, bias, relu: bool, gate) -> tuple:
+    """(the address of the epilogue function, its operand, the operand's row stride in
+    floats) for ``_drive``; (0, None, 0) for none.  A bias is an operand of one row."""
+    if gate is not None:
+        if gate.strides[1] != 4 or gate.strides[0] % 4 or gate.strides[0] < 0:
+            gate = np.ascontiguousarray(gate)
+        return epilogues["relu_gate"], gate, gate.strides[0] // 4
+    if bias is not None:
+        return epilogues["bias_relu" if relu else "bias"], np.ascontiguousarray(bias, _F32), 0
+    return 0, None, 0
 
 
 def packs_a(a: np.ndarray, n: int) -> bool:
@@ -214,31 +227,43 @@ def _packs(k: int, n: int) -> bool:
     return 4 * min(k, KC) * n > B_CACHED_BYTES
 
 
-def add_bias(out: np.ndarray, bias: np.ndarray | None, relu: bool) -> None:
-    """``out += bias`` (along its last axis) and, with ``relu``, negatives made 0 (NaN
-    stays, as ``Relu``'s kernel keeps it): a fused product's bias where its tiles could
-    not add it, in one pass over ``out`` (by ``bias_relu``, panel by panel) where these
-    kernels run.  Nothing without a bias."""
-    if bias is None or out.size == 0:
+def finish_product(out: np.ndarray, bias: np.ndarray | None = None, relu: bool = False,
+                   gate: np.ndarray | None = None) -> None:
+    """A fused product's epilogue where its tiles could not apply it: ``out += bias``
+    (along its last axis) and, with ``relu``, negatives made 0 (NaN stays, as
+    ``Relu``'s kernel keeps it); or ``out *= gate > 0`` (a ReLU's gradient, as its ops
+    compute it).  One pass over ``out``, panel by panel where these kernels run.
+    Nothing without a bias or a gate."""
+    if (bias is None and gate is None) or out.size == 0:
         return
-    _check_bias(bias, out.shape[-1])
+    _check_epilogue(bias, gate, out.shape)
     if out.ndim == 2 and out.dtype == _F32 and out.strides[1] == 4 and \
-            out.strides[0] % 4 == 0 and usable():
-        bias = np.ascontiguousarray(bias, _F32)
-        (m, n), finish = out.shape, _addresses()[4]
-        _bias_panels(finish, out.ctypes.data, out.strides[0] // 4 if m > 1 else n, m, n,
-                     bias.ctypes.data, int(relu))
+            out.strides[0] % 4 == 0 and (gate is None or gate.dtype == _F32) and usable():
+        (m, n) = out.shape
+        finish, operand, ldx = _epilogue(_addresses()[4], bias, relu, gate)
+        _epilogue_panels(finish, out.ctypes.data, out.strides[0] // 4 if m > 1 else n, m, n,
+                         operand.ctypes.data, ldx)
+        return
+    if gate is not None:
+        with np.errstate(invalid="ignore"):                 # 0 * inf is NaN, as apart
+            np.multiply(out, (gate > 0).astype(out.dtype), out=out)
         return
     np.add(out, bias, out=out)
     if relu:
         np.copyto(out, 0, where=out < 0)
 
 
-def _check_bias(bias, n: int) -> None:
-    """A bias has one value per column of C (the kernels read ``n`` of them)."""
-    if bias is not None and bias.shape != (n,):
-        raise ValueError(f"a bias of shape {bias.shape} for a product of {n} columns: it "
-                         f"must have shape ({n},)")
+def _check_epilogue(bias, gate, shape: tuple) -> None:
+    """A bias has one value per column of C (the kernels read ``n`` of them), a gate
+    C's shape; a product takes one or the other."""
+    if bias is not None and gate is not None:
+        raise ValueError("a product takes a bias or a gate, not both")
+    if bias is not None and bias.shape != shape[-1:]:
+        raise ValueError(f"a bias of shape {bias.shape} for a product of {shape[-1]} "
+                         f"columns: it must have shape ({shape[-1]},)")
+    if gate is not None and gate.shape != shape:
+        raise ValueError(f"a gate of shape {gate.shape} for a product of shape {shape}: "
+                         f"it must have the product's shape")
 
 
 def _scratch(floats: int, which: str = "b") -> np.ndarray:
@@ -343,8 +368,8 @@ def _prefetch(typingctx, address):
 
 
 @intrinsic
-def _call_bias_relu(typingctx, address, c, ldc, rows, columns, bias, relu):
-    """Call the ``bias_relu`` function at ``address``."""
+def _call_epilogue(typingctx, address, c, ldc, rows, columns, x, ldx):
+    """Call the epilogue function (``bias``, ``relu_gate``, ...) at ``address``."""
     return _integer_call(6)
 
 
@@ -367,7 +392,7 @@ def _copy_floats(typingctx, target, source, count):
 
 
 def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
-           packed, prepacked, transpose, finish, bias, relu):
+           packed, prepacked, transpose, finish, x, ldx):
     """Every (row block, column panel) tile of C, a pass per block of ``kc`` k; tiles of
     one pass are independent, so ``prange`` shares them out.
 
@@ -379,9 +404,9 @@ def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accu
     Packed, a tile reads consecutive rows of 256 bytes, not rows ``ldb`` apart (the same
     cache sets again and again when ``ldb`` is a multiple of 1024).  With ``transpose``
     (the address of the block transpose), ``b`` is B.T, row-major, and the copy
-    transposes it 16 x 16 floats at a time.  With ``finish`` (the address of
-    ``bias_relu``), the last pass adds the bias (and clips with ``relu``) to each tile
-    right after storing it.  With ``packed_a`` (an address), each pass first copies
+    transposes it 16 x 16 floats at a time.  With ``finish`` (the address of an
+    epilogue: ``bias``, ``relu_gate``, ...), the last pass applies it to each tile
+    right after storing it, with its operand ``x`` (rows ``ldx`` apart; 0: a bias).  With ``packed_a`` (an address), each pass first copies
     A's row blocks there, a block's values for one k together (A transposed: ``rsa``
     is 1), and the tiles read them from there."""
     most = _block_rows(n)
@@ -407,7 +432,7 @@ def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accu
                 block, p = t // panels, t % panels
                 _panel_tile(tile, block * most, most, p, a_pass + 4 * block * block_apart,
                             rows_apart, k_apart, b + 4 * (k0 * ldb + p * PANEL), ldb, c, ldc,
-                            m, n, kk, alpha, adds, last, bias, relu)
+                            m, n, kk, alpha, adds, last, x, ldx)
         else:
             for p in prange(panels):
                 if prepacked:
@@ -418,7 +443,7 @@ def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accu
                 for block in range(blocks):
                     _panel_tile(tile, block * most, most, p, a_pass + 4 * block * block_apart,
                                 rows_apart, k_apart, panel, PANEL, c, ldc, m, n, kk, alpha,
-                                adds, last, bias, relu)
+                                adds, last, x, ldx)
         k0 += kc
         if k0 >= k:
             break
@@ -451,11 +476,11 @@ def _pack_all(transpose, b, ldb, packed, n, k, kc):
 
 
 @njit(**JIT)
-def _bias_panels(finish, c, ldc, m, n, bias, relu):
-    """``bias_relu`` over all of C, a panel of columns at a time."""
+def _epilogue_panels(finish, c, ldc, m, n, x, ldx):
+    """The epilogue at ``finish`` over all of C, a panel of columns at a time."""
     for p in range((n + PANEL - 1) // PANEL):
-        _call_bias_relu(finish, c + 4 * p * PANEL, ldc, m, min(PANEL, n - p * PANEL),
-                        bias + 4 * p * PANEL, relu)
+        _call_epilogue(finish, c + 4 * p * PANEL, ldc, m, min(PANEL, n - p * PANEL),
+                       x + 4 * p * PANEL, ldx)
 
 
 @njit(**JIT)
@@ -485,17 +510,17 @@ def _pack_transposed(transpose, source, stride, target, target_stride, rows, col
 
 @njit(**JIT)
 def _panel_tile(tile, i, most, p, a_rows, rsa, csa, panel, ldb, c, ldc, m, n, k, alpha, adds,
-                finish, bias, relu):
+                finish, x, ldx):
     """The tile of C at row ``i`` (of at most ``most`` rows) and panel ``p``, from
     ``a_rows`` (A's rows from ``i``) and ``panel`` (B's columns there); then, with
-    ``finish``, its bias and ReLU."""
+    ``finish``, its epilogue."""
     width = min(PANEL, n - p * PANEL)
     nv = (width + LANES - 1) // LANES
     rows, corner = min(most, m - i), c + 4 * (i * ldc + p * PANEL)
     _call_tile(tile, rows, nv, a_rows, rsa, csa, panel, ldb, corner, ldc, k, alpha,
                adds, width - LANES * (nv - 1))
     if finish != 0:
-        _call_bias_relu(finish, corner, ldc, rows, width, bias + 4 * p * PANEL, relu)
+        _call_epilogue(finish, corner, ldc, rows, width, x + 4 * (i * ldx + p * PANEL), ldx)
 
 
 def _dot(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
@@ -524,11 +549,11 @@ def _dot_here(dot, a, lda, bt, ldbt, c, ldc, m, n, k, kc, alpha, accumulate):
 
 
 def _serial(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
-            packed, prepacked, transpose, finish, bias, relu):
+            packed, prepacked, transpose, finish, x, ldx):
     """``_drive`` on the calling thread (a function of its own: numba's cache would
     hand one compiled body to both)."""
     _drive_inline(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accumulate,
-                  packed, prepacked, transpose, finish, bias, relu)
+                  packed, prepacked, transpose, finish, x, ldx)
 
 
 _drive_parallel = njit(**PAR)(_drive)
@@ -585,8 +610,9 @@ def tiles_address() -> int:
 
 
 def _addresses() -> tuple | None:
-    """The addresses of the compiled ``tile``, ``dot``, ``transpose``, ``tiles`` and
-    ``bias_relu`` functions (compiled on first use, once per process), or None if they
+    """The addresses of the compiled ``tile``, ``dot``, ``transpose`` and ``tiles``
+    functions and {name: address} of the epilogues (compiled on first use, once per
+    process), or None if they
     failed to compile (an llvmlite without the pass builder this needs, say: logged
     once)."""
     if not _compiled:
@@ -629,8 +655,9 @@ def _compile():
     engine.set_object_cache(notify_func=lambda _, compiled: _write(cached, compiled),
                             getbuffer_func=lambda _: code)
     engine.finalize_object()
+    epilogues = {name: engine.get_function_address(name) for name in gemm_ir.EPILOGUES}
     return (engine, *(engine.get_function_address(name)
-                      for name in ("tile", "dot", "transpose", "tiles", "bias_relu")))
+                      for name in ("tile", "dot", "transpose", "tiles")), epilogues)
 
 
 def _read(path) -> bytes | None:
