@@ -48,15 +48,21 @@ register_op(OpDef("MatMul", _matmul, 2,
 # MatMul(a, b) + bias (n,), then a ReLU when ``relu``: made only by
 # optimizer/bias_folds.py, for the CPU; inputs (a, b, bias), MatMul's attrs.
 MATMUL_BIAS = "_MatMulBias"
+# MatMul(a, b) * Cast(Greater(y, 0)), a ReLU's gradient of a product: made only by
+# optimizer/relu_gate_folds.py, for the CPU; inputs (a, b, y), MatMul's attrs.
+MATMUL_RELU_GRAD = "_MatMulReluGrad"
 CONSTANT_B = "_constant_b"     # attr the optimizer sets: B is a graph constant
 
 
 def _made_by_the_optimizer(inputs, attrs, node):
-    raise TypeError(f"Op '{node}': {MATMUL_BIAS} is made by the optimizer, not by graphs.")
+    raise TypeError(f"Op '{node}': {MATMUL_BIAS} and {MATMUL_RELU_GRAD} are made by the "
+                    f"optimizer, not by graphs.")
 
 
 register_op(OpDef(MATMUL_BIAS, _made_by_the_optimizer, 3,
                   attr_defaults={"transpose_a": False, "transpose_b": False, "relu": False}))
+register_op(OpDef(MATMUL_RELU_GRAD, _made_by_the_optimizer, 3,
+                  attr_defaults={"transpose_a": False, "transpose_b": False}))
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None) -> Tensor:

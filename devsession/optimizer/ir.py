@@ -11,7 +11,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 
-__all__ = ["PlanOp", "from_operations", "producers", "readers", "on_cpu", "folded_op"]
+import numpy as np
+
+__all__ = ["PlanOp", "from_operations", "producers", "readers", "on_cpu", "folded_op",
+           "relu_gradients", "mask_ops"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -69,3 +72,39 @@ def folded_op(members: list, last: PlanOp, op_type: str, inputs: tuple, outputs:
                   control_inputs=tuple(dict.fromkeys(c for op in members
                                                      for c in op.control_inputs)),
                   source=last.source)
+
+
+def relu_gradients(mul: PlanOp, producer: dict) -> list:
+    """(gradient, Cast, Greater) for each way ``mul`` reads as ``gradient * Cast(Greater(y,
+    0))``, a ReLU's gradient as ``Relu``'s is built (``y`` is the Greater's first input);
+    [] when it is not one."""
+    if mul.type != "Mul" or len(mul.inputs) != 2:
+        return []
+    found = []
+    for gradient, mask in (mul.inputs, mul.inputs[::-1]):
+        cast = producer.get(mask)
+        greater = producer.get(cast.inputs[0]) if cast is not None and cast.type == "Cast" \
+            else None
+        if greater is not None and greater.type == "Greater" and \
+                _is_zero(producer.get(greater.inputs[1])):
+            found.append((gradient, cast, greater))
+    return found
+
+
+def mask_ops(mul: PlanOp, cast: PlanOp, greater: PlanOp, readers: dict, fetched: set) -> list:
+    """The mask's ops that a fold of ``mul`` takes in: those nothing else reads."""
+    if not _only_reader(mul, cast, readers, fetched):
+        return []
+    return [greater, cast] if _only_reader(cast, greater, readers, fetched) else [cast]
+
+
+def _only_reader(reader, op, readers, fetched) -> bool:
+    out = op.outputs[0]
+    return out not in fetched and all(r is reader for r in readers[out])
+
+
+def _is_zero(const) -> bool:
+    if const is None or const.type != "Const":
+        return False
+    value = const.attrs.get("value")
+    return isinstance(value, np.ndarray) and value.shape == () and value == 0

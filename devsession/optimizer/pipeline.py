@@ -12,6 +12,7 @@ from .fusion import fuse_elementwise
 from .gemm_updates import fold_gemm_updates
 from .ir import PlanOp
 from .pool_gradients import fold_pool_gradients
+from .relu_gate_folds import fold_relu_gates
 
 __all__ = ["optimize"]
 
@@ -31,6 +32,7 @@ def optimize(ops: list[PlanOp], fed: set, fetches, targets, placements: dict,
     fetched = {alias.get(t, t) for t in fetches}
     if options.fusion:          # before fusion takes the ReLUs into regions
         ops = fold_pool_gradients(ops, fetched, placements)
+        ops = fold_relu_gates(ops, fetched, placements)
         ops = fold_biases(ops, fetched, placements)
     ops = _drop_dead(ops, fetched, {op.name for op in targets})
     if options.fusion:

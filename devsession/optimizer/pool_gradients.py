@@ -23,11 +23,9 @@ Mul did, maybe before them).
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..dtypes import float32, float64
 from ..ops.nn_conv import MAX_POOL_RELU_GRAD
-from .ir import PlanOp, folded_op, on_cpu, producers
+from .ir import PlanOp, folded_op, mask_ops, on_cpu, producers, relu_gradients
 from .ir import readers as readers_of
 
 __all__ = ["fold_pool_gradients"]
@@ -57,28 +55,19 @@ def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> li
 def _match(mul, producer, readers, fetched, placements):
     """(the MaxPoolGrad, the mask ops only this Mul reads) when ``mul`` is a ReLU's
     gradient of a max-pool's gradient that can fold, else None."""
-    if mul.type != "Mul" or len(mul.inputs) != 2 or not on_cpu(mul, placements):
+    if not on_cpu(mul, placements):
         return None
-    for grad, mask in (mul.inputs, mul.inputs[::-1]):
-        pool_grad, cast = producer.get(grad), producer.get(mask)
-        if pool_grad is None or cast is None or pool_grad.type != "MaxPoolGrad" or \
-                cast.type != "Cast":
-            continue
-        greater = producer.get(cast.inputs[0])
-        if greater is None or greater.type != "Greater" or \
-                greater.inputs[0] is not pool_grad.inputs[0] or \
-                not _is_zero(producer.get(greater.inputs[1])):
+    for grad, cast, greater in relu_gradients(mul, producer):
+        pool_grad, mask = producer.get(grad), cast.outputs[0]
+        if pool_grad is None or pool_grad.type != "MaxPoolGrad" or \
+                greater.inputs[0] is not pool_grad.inputs[0]:
             continue
         if grad in fetched or len(readers[grad]) != 1 or not on_cpu(pool_grad, placements) or \
                 mul.outputs[0].dtype not in (float32, float64) or \
                 grad.dtype != mul.outputs[0].dtype or mask.dtype != grad.dtype or \
                 mask.shape.dims != grad.shape.dims:
             continue
-        mask_ops = []
-        if _only_reader(mul, cast, readers, fetched):
-            mask_ops = [greater, cast] if _only_reader(cast, greater, readers, fetched) \
-                else [cast]
-        return pool_grad, mask_ops
+        return pool_grad, mask_ops(mul, cast, greater, readers, fetched)
     return None
 
 
@@ -93,15 +82,3 @@ def _bias_sum(mul, readers, placements):
         if op.type == "BiasAddGrad" and op.attrs.get("data_format", "NHWC") == "NHWC":
             return op
     return None
-
-
-def _only_reader(reader, op, readers, fetched) -> bool:
-    out = op.outputs[0]
-    return out not in fetched and all(r is reader for r in readers[out])
-
-
-def _is_zero(const) -> bool:
-    if const is None or const.type != "Const":
-        return False
-    value = const.attrs.get("value")
-    return isinstance(value, np.ndarray) and value.shape == () and value == 0

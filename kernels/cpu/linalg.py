@@ -23,14 +23,14 @@ import weakref
 
 import numpy as np
 
-from ...ops.linalg import CONSTANT_B, MATMUL_BIAS
+from ...ops.linalg import CONSTANT_B, MATMUL_BIAS, MATMUL_RELU_GRAD
 from ..buffer_pool import BufferPool
 from ..checks import fmt_shape, invalid_argument, matmul_planner, to_float16
 from ..registry import register_kernel
 from . import register_gemm
 from .blas import matmul_into, packs_constant_b
 
-__all__ = ["build_matmul", "build_matmul_bias"]
+__all__ = ["build_matmul", "build_matmul_bias", "build_matmul_relu_grad"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -74,6 +74,27 @@ def build_matmul_bias(node):
                                    f"got {fmt_shape(bias.shape)}")
         out = pool.take(out_shape, node.output_dtype)
         matmul_into(a, b, out, bias, relu, constant and constant.packed(source, b))
+        pool.give(out)
+        return out
+    return kernel
+
+
+@register_kernel(MATMUL_RELU_GRAD, "CPU")
+def build_matmul_relu_grad(node):
+    """MatMul times ``y > 0`` (a ReLU's gradient, ``y`` its output): applied to each
+    tile of the product while it is in cache (``optimizer/relu_gate_folds.py``)."""
+    plan = matmul_planner(node, np)
+    pool = BufferPool()
+
+    def kernel(a, b, y):
+        out_shape, _, a, b = plan(a, b)
+        if y.shape != out_shape:            # broadcast, as by the Mul it replaces
+            product = np.empty(out_shape, node.output_dtype)
+            matmul_into(a, b, product)
+            with np.errstate(invalid="ignore"):                     # 0 * inf
+                return product * (y > 0).astype(product.dtype)
+        out = pool.take(out_shape, node.output_dtype)
+        matmul_into(a, b, out, gate=y)
         pool.give(out)
         return out
     return kernel

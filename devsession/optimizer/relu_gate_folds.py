@@ -1,0 +1,65 @@
+"""Fold a ReLU's gradient into the product that makes the gradient it gates.
+
+Backpropagating through ``Relu(h @ w + b)``, the next layer's input gradient ``dy @
+w2.T`` is written out, then read back with the ReLU's output to make ``dy * (y > 0)``
+and written again.  Folded (``_MatMulReluGrad``), the CPU kernel multiplies each tile of
+the product by its gate right after storing it, while it is in L1 (XLA fuses the same
+way): one full-size array written instead of two, the same float32 multiplications, so
+the same bits.
+
+Matched (before fusion, on the CPU, float32 or float64, nothing in between fetched):
+
+    g = MatMul(a, w) of two matrices                    read only by the Mul
+    r = Mul(g, Cast(Greater(y, 0)))                     the ReLU's gradient (``Relu``'s)
+
+with ``y`` of the product's dtype and static shape.  The fold produces ``r``, keeps the
+Mul's name, and names every node it replaces in traces.  A Greater or Cast that
+something else still reads stays as it was (``ir.mask_ops``).
+"""
+
+from __future__ import annotations
+
+from ..dtypes import float32, float64
+from ..ops.linalg import MATMUL_RELU_GRAD
+from .ir import PlanOp, folded_op, mask_ops, on_cpu, producers, relu_gradients
+from .ir import readers as readers_of
+
+__all__ = ["fold_relu_gates"]
+
+
+def fold_relu_gates(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
+    producer, readers = producers(ops), readers_of(ops)
+    replaced, dropped = {}, set()
+    for mul in ops:
+        match = _match(mul, producer, readers, fetched, placements)
+        if match is None:
+            continue
+        product, y, masks = match
+        members = [product, *masks, mul]
+        replaced[id(mul)] = folded_op(
+            members, mul, MATMUL_RELU_GRAD, (*product.inputs, y), mul.outputs,
+            {k: bool(product.attrs.get(k)) for k in ("transpose_a", "transpose_b")})
+        dropped.update(id(op) for op in members if op is not mul)
+    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+
+
+def _match(mul, producer, readers, fetched, placements):
+    """(the MatMul, the ReLU's output, the mask ops only this Mul reads) when ``mul``
+    gates a product that can fold, else None."""
+    if not on_cpu(mul, placements):
+        return None
+    for gradient, cast, greater in relu_gradients(mul, producer):
+        product, y = producer.get(gradient), greater.inputs[0]
+        if product is None or product.type != "MatMul" or not on_cpu(product, placements) or \
+                gradient in fetched or readers[gradient] != [mul]:
+            continue
+        dims = gradient.shape.dims
+        if dims is None or len(dims) != 2 or \
+                any(t.shape.dims is None or len(t.shape.dims) != 2 for t in product.inputs) or \
+                gradient.dtype not in (float32, float64) or \
+                mul.outputs[0].dtype != gradient.dtype or cast.outputs[0].dtype != gradient.dtype or \
+                y.dtype != gradient.dtype or y.shape.dims != dims or \
+                mul.outputs[0].shape.dims != dims:
+            continue
+        return product, y, mask_ops(mul, cast, greater, readers, fetched)
+    return None
