@@ -20,7 +20,7 @@ import pytest
 from concurrency import run_in_threads
 from devsession.errors import InvalidArgumentError
 from devsession.kernels.registry import lookup_kernel, registered_ops
-from devsession.ops.linalg import MATMUL_BIAS
+from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
@@ -285,7 +285,7 @@ def test_runtime_errors_name_the_node(device):
 
 
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
-            CONV2D_BIAS, MATMUL_BIAS}   # the optimizer's CPU folds
+            CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
 
 def test_every_ref_op_is_covered(device):

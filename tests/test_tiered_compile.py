@@ -249,13 +249,13 @@ def test_wait_compiled_times_out_and_ignores_plans_never_run():
 def test_the_cpu_has_a_kernel_for_exactly_the_reference_ops():
     # Placement asks the reference registry about the CPU (direct_session._has_kernel);
     # the optimizer's own ops (only the compiled tier optimizes) are never placed.
-    from devsession.ops.linalg import MATMUL_BIAS
+    from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
     from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
     from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 
     assert registered_ops("CPU") == registered_ops("REF") | {
         "_FusedElementwise", MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
-        CONV2D_BIAS, MATMUL_BIAS}
+        CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}
 
 
 def test_stand_ins_keep_small_values_and_the_layout_of_big_ones():
