@@ -53,13 +53,21 @@ def _match(mul, producer, readers, fetched, placements):
         if product is None or product.type != "MatMul" or not on_cpu(product, placements) or \
                 gradient in fetched or readers[gradient] != [mul]:
             continue
-        dims = gradient.shape.dims
-        if dims is None or len(dims) != 2 or \
-                any(t.shape.dims is None or len(t.shape.dims) != 2 for t in product.inputs) or \
-                gradient.dtype not in (float32, float64) or \
-                mul.outputs[0].dtype != gradient.dtype or cast.outputs[0].dtype != gradient.dtype or \
-                y.dtype != gradient.dtype or y.shape.dims != dims or \
-                mul.outputs[0].shape.dims != dims:
-            continue
-        return product, y, mask_ops(mul, cast, greater, readers, fetched)
+        if _matrices(product, y, mul) and _one_dtype(product, y, cast, mul):
+            return product, y, mask_ops(mul, cast, greater, readers, fetched)
     return None
+
+
+def _matrices(product, y, mul) -> bool:
+    """A product of two matrices, gated by a ``y`` of its (static) shape."""
+    dims = product.outputs[0].shape.dims
+    return dims is not None and len(dims) == 2 and y.shape.dims == dims and \
+        mul.outputs[0].shape.dims == dims and \
+        all(t.shape.dims is not None and len(t.shape.dims) == 2 for t in product.inputs)
+
+
+def _one_dtype(product, y, cast, mul) -> bool:
+    """float32 or float64 throughout: the product, the gate, the mask and the result."""
+    dtype = product.outputs[0].dtype
+    return dtype in (float32, float64) and \
+        all(t.dtype == dtype for t in (y, cast.outputs[0], mul.outputs[0]))

@@ -60,8 +60,9 @@ from numba import njit, prange, types  # noqa: E402  (after numba_setup, which r
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
-__all__ = ["usable", "gemm_into", "finish_product", "pack_b", "PackedB", "packs_a", "float32_product",
-           "tile_address", "multiply", "tiles_address", "multiply_runs", "MR", "KC", "LANES"]
+__all__ = ["usable", "gemm_into", "finish_product", "pack_b", "PackedB", "packs_a",
+           "float32_product", "tile_address", "multiply", "tiles_address", "multiply_runs",
+           "MR", "KC", "LANES"]
 
 MR = 6            # rows of a tile
 MAX_NV = 4        # vectors of 16 floats across a tile
@@ -406,9 +407,10 @@ def _drive(tile, a, rsa, csa, packed_a, b, ldb, c, ldc, m, n, k, kc, alpha, accu
     (the address of the block transpose), ``b`` is B.T, row-major, and the copy
     transposes it 16 x 16 floats at a time.  With ``finish`` (the address of an
     epilogue: ``bias``, ``relu_gate``, ...), the last pass applies it to each tile
-    right after storing it, with its operand ``x`` (rows ``ldx`` apart; 0: a bias).  With ``packed_a`` (an address), each pass first copies
-    A's row blocks there, a block's values for one k together (A transposed: ``rsa``
-    is 1), and the tiles read them from there."""
+    right after storing it, with its operand ``x`` (rows ``ldx`` apart; 0: a bias).
+    With ``packed_a`` (an address), each pass first copies A's row blocks there, a
+    block's values for one k together (A transposed: ``rsa`` is 1), and the tiles read
+    them from there."""
     most = _block_rows(n)
     blocks = (m + most - 1) // most
     panels = (n + PANEL - 1) // PANEL
