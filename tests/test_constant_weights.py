@@ -82,6 +82,33 @@ def test_constant_weights_are_packed_on_the_first_run_only(tiles, products, tran
     assert [used for b, used in products] == [True] * 6        # B is (k, n) either way
 
 
+def test_an_input_gradient_through_constant_weights_packs_them_once(tiles, products):
+    """``d(sum(relu(x @ w1) @ w2)) / dx`` of a frozen network (saliency): the gradient of
+    the hidden layer is a product by the constant ``w2.T``, gated by the ReLU
+    (``_MatMulReluGrad``), and it packs ``w2.T`` once too."""
+    rng = np.random.default_rng(17)
+    w1 = rng.standard_normal((300, 700)).astype(F32) / 20
+    w2 = rng.standard_normal((700, 400)).astype(F32) / 30
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None, 300), name="x")
+        h = ds.nn.relu(ds.matmul(x, ds.constant(w1, name="w1")))
+        y = ds.matmul(h, ds.constant(w2, name="w2"))
+        dx, = ds.gradients(ds.reduce_sum(y * y), [x])
+    with ds.Session(graph=g) as sess:
+        assert sess.wait_compiled(120)
+        for batch in (40, 40):
+            data = rng.standard_normal((batch, 300)).astype(F32)
+            pre = data.astype(np.float64) @ w1
+            out = np.maximum(pre, 0) @ w2
+            want = ((2 * out) @ w2.T * (pre > 0)) @ w1.T
+            np.testing.assert_allclose(sess.run(dx, {x: data}), want, rtol=1e-3, atol=1e-3)
+        steps = sess._prepare((x,), (dx,), ()).plan.steps
+    assert [s.op_type for s in steps].count("_MatMulReluGrad") == 1
+    assert (400, 700) in tiles and tiles.count((400, 700)) == 1    # w2.T, packed once
+    assert [used for shape, used in products if shape == (400, 700)] == [True, True]
+
+
 def test_one_packing_serves_every_plan_and_session_reading_the_constant(tiles, products):
     """Each fetch signature builds its own kernels; they share one packed copy."""
     rng = np.random.default_rng(14)

@@ -12,12 +12,12 @@ process, shared by every plan and session that reads it (``kernels/cpu/linalg.py
 
 from __future__ import annotations
 
-from ..ops.linalg import CONSTANT_B, MATMUL_BIAS
+from ..ops.linalg import CONSTANT_B, MATMUL_BIAS, MATMUL_RELU_GRAD
 from .ir import PlanOp, on_cpu, producers
 
 __all__ = ["mark_constant_weights"]
 
-_PRODUCTS = ("MatMul", MATMUL_BIAS)
+_PRODUCTS = ("MatMul", MATMUL_BIAS, MATMUL_RELU_GRAD)
 
 
 def mark_constant_weights(ops: list[PlanOp], placements: dict) -> list[PlanOp]:

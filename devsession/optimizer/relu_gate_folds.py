@@ -12,8 +12,10 @@ Matched (before fusion, on the CPU, float32 or float64, nothing in between fetch
     g = MatMul(a, w) of two matrices                    read only by the Mul
     r = Mul(g, Cast(Greater(y, 0)))                     the ReLU's gradient (``Relu``'s)
 
-with ``y`` of the product's dtype and static shape.  The fold produces ``r``, keeps the
-Mul's name, and names every node it replaces in traces.  A Greater or Cast that
+with ``y`` of the product's dtype and static dims (unknown ones allowed: a gate that
+turns out to broadcast is applied after the product, as the Mul would).  The fold
+produces ``r``, keeps the Mul's name, and names every node it replaces in traces.  A
+constant ``w`` is packed once (``constant_weights.py``), as a plain product's is.  A Greater or Cast that
 something else still reads stays as it was (``ir.mask_ops``).
 """
 

@@ -85,16 +85,19 @@ def build_matmul_relu_grad(node):
     tile of the product while it is in cache (``optimizer/relu_gate_folds.py``)."""
     plan = matmul_planner(node, np)
     pool = BufferPool()
+    constant = _ConstantB() if node.attrs.get(CONSTANT_B) else None
 
     def kernel(a, b, y):
+        source = b
         out_shape, _, a, b = plan(a, b)
+        packed = constant and constant.packed(source, b)
         if y.shape != out_shape:            # broadcast, as by the Mul it replaces
             product = np.empty(out_shape, node.output_dtype)
-            matmul_into(a, b, product)
+            matmul_into(a, b, product, packed_b=packed)
             with np.errstate(invalid="ignore"):                     # 0 * inf
                 return product * (y > 0).astype(product.dtype)
         out = pool.take(out_shape, node.output_dtype)
-        matmul_into(a, b, out, gate=y)
+        matmul_into(a, b, out, packed_b=packed, gate=y)
         pool.give(out)
         return out
     return kernel
