@@ -25,8 +25,7 @@ from __future__ import annotations
 from ..dtypes import float32, float64
 from ..ops.linalg import MATMUL_BIAS
 from ..ops.nn_conv import CONV2D_BIAS
-from .ir import PlanOp, folded_op, on_cpu, producers
-from .ir import readers as readers_of
+from .ir import PlanOp, fold_each, folded_op, on_cpu
 
 __all__ = ["fold_biases"]
 
@@ -35,21 +34,17 @@ _FOLDS = {"Conv2D": (CONV2D_BIAS, 4), "MatMul": (MATMUL_BIAS, 2)}   # (folded op
 
 
 def fold_biases(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
-    producer, readers = producers(ops), readers_of(ops)
-    replaced, dropped = {}, set()
-    for add in ops:
+    def fold(add, producer, readers):
         match = _match(add, producer, readers, fetched, placements)
         if match is None:
-            continue
+            return None
         base, bias = match
         relu = _only_relu(add, readers, fetched, placements)
         last = relu or add
         members = [base, add] + ([relu] if relu else [])
-        replaced[id(last)] = folded_op(members, last, _FOLDS[base.type][0],
-                                       (*base.inputs, bias), last.outputs,
-                                       {**base.attrs, "relu": relu is not None})
-        dropped.update(id(op) for op in members if op is not last)
-    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+        return members, folded_op(members, last, _FOLDS[base.type][0], (*base.inputs, bias),
+                                  last.outputs, {**base.attrs, "relu": relu is not None})
+    return fold_each(ops, fold)
 
 
 def _match(add, producer, readers, fetched, placements):

@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 
 __all__ = ["PlanOp", "from_operations", "producers", "readers", "on_cpu", "folded_op",
-           "relu_gradients", "mask_ops"]
+           "fold_each", "relu_gradients", "mask_ops"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -72,6 +72,23 @@ def folded_op(members: list, last: PlanOp, op_type: str, inputs: tuple, outputs:
                   control_inputs=tuple(dict.fromkeys(c for op in members
                                                      for c in op.control_inputs)),
                   source=last.source)
+
+
+def fold_each(ops: list[PlanOp], fold) -> list[PlanOp]:
+    """``ops`` with every fold made: ``fold(op, producer, readers)`` (the maps of the ops
+    as given) returns None, or (the members it folds, the folded op), which takes the
+    place of the member it is named after (``folded_op``) while the others go."""
+    producer, reading = producers(ops), readers(ops)
+    replaced, dropped = {}, set()
+    for op in ops:
+        found = fold(op, producer, reading)
+        if found is None:
+            continue
+        members, folded = found
+        last, = [member for member in members if member.name == folded.name]
+        replaced[id(last)] = folded
+        dropped.update(id(member) for member in members if member is not last)
+    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
 
 
 def relu_gradients(mul: PlanOp, producer: dict) -> list:

@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from ..dtypes import float32, float64
 from ..ops.nn_conv import MAX_POOL_RELU_GRAD
-from .ir import PlanOp, folded_op, mask_ops, on_cpu, producers, relu_gradients
-from .ir import readers as readers_of
+from .ir import PlanOp, fold_each, folded_op, mask_ops, on_cpu, relu_gradients
 
 __all__ = ["fold_pool_gradients"]
 
@@ -34,22 +33,19 @@ _BIAS_AXES = (0, 1, 2)
 
 
 def fold_pool_gradients(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
-    producer, readers = producers(ops), readers_of(ops)
-    replaced, dropped = {}, set()
-    for mul in ops:
+    def fold(mul, producer, readers):
         match = _match(mul, producer, readers, fetched, placements)
         if match is None:
-            continue
-        pool_grad, mask_ops = match
+            return None
+        pool_grad, masks = match
         bias = _bias_sum(mul, readers, placements)
-        members = [pool_grad, *mask_ops, mul] + ([bias] if bias is not None else [])
-        replaced[id(mul)] = folded_op(
+        members = [pool_grad, *masks, mul] + ([bias] if bias is not None else [])
+        return members, folded_op(
             members, mul, MAX_POOL_RELU_GRAD, pool_grad.inputs,
             mul.outputs + (bias.outputs if bias is not None else ()),
             {**{k: pool_grad.attrs[k] for k in ("ksize", "strides", "padding")},
              "bias_grad": bias is not None})
-        dropped.update(id(op) for op in members if op is not mul)
-    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+    return fold_each(ops, fold)
 
 
 def _match(mul, producer, readers, fetched, placements):

@@ -23,26 +23,22 @@ from __future__ import annotations
 
 from ..dtypes import float32, float64
 from ..ops.linalg import MATMUL_RELU_GRAD
-from .ir import PlanOp, folded_op, mask_ops, on_cpu, producers, relu_gradients
-from .ir import readers as readers_of
+from .ir import PlanOp, fold_each, folded_op, mask_ops, on_cpu, relu_gradients
 
 __all__ = ["fold_relu_gates"]
 
 
 def fold_relu_gates(ops: list[PlanOp], fetched: set, placements: dict) -> list[PlanOp]:
-    producer, readers = producers(ops), readers_of(ops)
-    replaced, dropped = {}, set()
-    for mul in ops:
+    def fold(mul, producer, readers):
         match = _match(mul, producer, readers, fetched, placements)
         if match is None:
-            continue
+            return None
         product, y, masks = match
         members = [product, *masks, mul]
-        replaced[id(mul)] = folded_op(
+        return members, folded_op(
             members, mul, MATMUL_RELU_GRAD, (*product.inputs, y), mul.outputs,
             {k: bool(product.attrs.get(k)) for k in ("transpose_a", "transpose_b")})
-        dropped.update(id(op) for op in members if op is not mul)
-    return [replaced.get(id(op), op) for op in ops if id(op) not in dropped]
+    return fold_each(ops, fold)
 
 
 def _match(mul, producer, readers, fetched, placements):
