@@ -11,6 +11,7 @@ import pytest
 import devsession as ds
 from devsession.ops.linalg import MATMUL_BIAS
 from devsession.ops.nn_conv import CONV2D_BIAS
+from fold_training import sgd_losses
 
 F32 = np.float32
 
@@ -224,18 +225,11 @@ def test_a_traced_step_names_every_folded_node_and_training_is_the_same(model, b
         g = ds.Graph()
         with g.as_default():
             x, data, loss, variables = model(np.random.default_rng(3))
-            step = ds.train.GradientDescentOptimizer(rate).minimize(loss)
-        options = ds.SessionOptions(device="cpu", optimizer=ds.OptimizerOptions(fusion=fusion))
-        with ds.Session(graph=g, options=options) as sess:
-            sess.run(ds.variables_initializer(variables))
-            metadata = ds.RunMetadata()
-            losses = [sess.run([loss, step], {x: data}, options=ds.RunOptions(trace=True),
-                               run_metadata=metadata)[0]]
-            losses += [sess.run([loss, step], {x: data})[0] for _ in range(5)]
-        return np.array(losses), metadata
+        return sgd_losses(g, {x: data}, loss, variables, rate, 6, fusion)
 
     losses, metadata = train(True)
-    apart, _ = train(False)
+    apart, unfolded = train(False)
+    assert not any(s.kernel for s in unfolded.step_stats)     # apart means apart
     np.testing.assert_allclose(losses, apart, rtol=1e-5)
     assert losses[-1] < losses[0]
     kernels = {s.node: s.kernel for s in metadata.step_stats}
