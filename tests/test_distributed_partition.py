@@ -124,6 +124,23 @@ def test_partition_shape_sends_receives_and_order():
     assert str(plan.placements["a"].device) == f"{T1}/device:CPU:0"
 
 
+def test_a_receive_waits_just_before_its_first_reader():
+    """Work that does not need a received value runs before the receive blocks."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (3,), name="x")
+        with ds.device("/job:worker/task:1"):
+            a = ds.exp(x, name="a")
+        local = ds.multiply(x, 2.0, name="local")       # made after a, needs nothing of it
+        later = ds.negative(local, name="later")
+        c = ds.add(a, later, name="c")
+    plan = Cluster().plan(g, [x], [c])
+    ops = [n.op for n in nodes_of(plan, T0) if n.op != "Const"]
+    assert ops == ["Placeholder", SEND_OP, "Mul", "Neg", RECV_OP, "Add"]
+    got, = Cluster().run(g, {x: np.ones(3, np.float32)}, [c])
+    np.testing.assert_allclose(got, np.exp(1.0) - 2.0, rtol=1e-6)
+
+
 def test_constants_are_copied_to_the_tasks_that_read_them_not_sent():
     g = ds.Graph()
     with g.as_default():

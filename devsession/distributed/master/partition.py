@@ -28,9 +28,12 @@ no feeds or fetches, only targets: their sends and the user's targets placed the
 Deadlock freedom.  Every worker runs its partition's nodes one after another, in the
 order of the partition's GraphDef, which is sorted by a key derived from one global
 topological order (the graph's creation order): an op at position i has key (i, 0),
-the send of its output (i, 1, ...), the receive of that output (i, 2, ...); feeds come
-first.  Sends never wait for their receiver.  Take the pending node with the smallest
-key across all partitions: every input of an op precedes it in the key order, so it has
+the send of its output (i, 1, ...), the receive of that output (j, -1, ...), where j > i
+is the position of its first reader on the receiving task (a receive waits just before
+the op that needs it, so the work before that op overlaps the transfer: a tower starts
+its first layer while the ps still sends the next layer's weights); feeds come first.
+Sends never wait for their receiver.  Take the pending node with the smallest key
+across all partitions: every input of an op precedes it in the key order, so it has
 run; a send's input is its op, which has run; a receive's send has a smaller key, so it
 has run and its value is on the way.  So some node can always make progress, whatever
 the graph.  (The worker imports a GraphDef in its given order when that order is
@@ -160,7 +163,7 @@ class _Partitioner:
             if not _copyable(op):        # constants: where they are read (bring)
                 self.include(op)
         for t in fetches:
-            self.part(self.master).fetches.append(self.bring(t, self.master))
+            self.part(self.master).fetches.append(self.bring(t, self.master, len(self.position)))
         for op in targets:
             self.include(op)
             self.part(self.task_of(op)).targets.append(op.name)
@@ -185,7 +188,7 @@ class _Partitioner:
                 self.include_variable(t.op, task)
                 inputs.append(t.name)
             else:
-                inputs.append(self.bring(t, task))
+                inputs.append(self.bring(t, task, self.position[op]))
         inputs.extend(self.bring_controls(op.control_inputs, task))
         del node.input[:]
         node.input.extend(inputs)
@@ -213,8 +216,9 @@ class _Partitioner:
             return self.master, self.feed_source[t], self.feeds.index(t) - len(self.feeds)
         return self.task_of(t.op), t.name, self.position[t.op]
 
-    def bring(self, t, dst: str) -> str:
-        """The name under which tensor ``t``'s value is available on task ``dst``."""
+    def bring(self, t, dst: str, reader: int) -> str:
+        """The name under which tensor ``t``'s value is available on task ``dst``, for a
+        reader at position ``reader`` (a receive sits just before its first reader)."""
         src, name, position = self.source(t)
         if t not in self.fed and _copyable(t.op):
             if src == dst:
@@ -232,7 +236,7 @@ class _Partitioner:
             recv.attr["dtype"].type = t.dtype.enum
             shape_to_proto(t.shape, recv.attr["shape"].shape)
             self.add(src, (position, 1, dst), send)
-            self.add(dst, (position, 2, src), recv)
+            self.add(dst, (reader, -1, src), recv)
             self.pairs[pair] = f"{recv.name}:0"
         return self.pairs[pair]
 
