@@ -364,6 +364,48 @@ def test_dropout_keeps_or_zeroes_and_scales(make_session):
     np.testing.assert_array_equal(again, a)                # the same sequence per session
 
 
+def test_dropout_with_a_keep_prob_of_no_shape_keeps_its_input_shape(make_session):
+    # the TF1 tutorials' `keep_prob = tf.placeholder(tf.float32)`
+    x = ds.placeholder(ds.float32, (None, 6))
+    keep = ds.placeholder(ds.float32, name="keep_prob")
+    dropped = ds.nn.dropout(x, keep)
+    assert dropped.shape.as_list() == [None, 6]
+    sess = make_session()
+    ones = np.ones((4, 6), np.float32)
+    out = sess.run(dropped, {x: ones, keep: 0.5})
+    assert out.shape == (4, 6) and set(np.unique(out)) <= {0.0, 2.0}
+    np.testing.assert_array_equal(sess.run(dropped, {x: ones, keep: 1.0}), ones)
+    with pytest.raises(ds.errors.InvalidArgumentError, match="shape \\[\\]"):
+        sess.run(dropped, {x: ones, keep: [0.5, 0.5]})
+    with pytest.raises(ValueError, match="'keep_vector:0' with shape \\(2,\\)"):
+        ds.nn.dropout(x, ds.placeholder(ds.float32, (2,), name="keep_vector"))
+    with pytest.raises(ValueError, match="must be a scalar"):
+        ds.nn.dropout(x, rate=ds.placeholder(ds.float32, (1, 1)))
+
+
+def test_cross_entropies_take_logits_of_unknown_rank(make_session):
+    """Flattened to rows of their run-time last dimension, as TF1 flattens them."""
+    rng = rng_for("xent of unknown rank")
+    logits = rng.standard_normal((2, 3, 5)).astype(np.float32)
+    labels = rng.integers(0, 5, (2, 3)).astype(np.int32)
+    onehot = np.eye(5, dtype=np.float32)[labels]
+    lg, lb, sl = (ds.placeholder(ds.float32), ds.placeholder(ds.float32),
+                  ds.placeholder(ds.int32))
+    dense = ds.nn.softmax_cross_entropy_with_logits_v2(labels=lb, logits=lg)
+    sparse = ds.nn.sparse_softmax_cross_entropy_with_logits(labels=sl, logits=lg)
+    grad, = ds.gradients(ds.reduce_sum(dense) + ds.reduce_sum(sparse), [lg])
+    shifted = logits.astype(np.float64) - logits.max(-1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    got_dense, got_sparse, got_grad = make_session().run(
+        [dense, sparse, grad], {lg: logits, lb: onehot, sl: labels})
+    assert got_dense.shape == got_sparse.shape == (2, 3)
+    np.testing.assert_allclose(got_dense, -(onehot * log_p).sum(-1), rtol=1e-5)
+    np.testing.assert_allclose(got_sparse, -(onehot * log_p).sum(-1), rtol=1e-5)
+    np.testing.assert_allclose(got_grad, 2 * (np.exp(log_p) - onehot), rtol=1e-4, atol=1e-6)
+    with pytest.raises(ValueError, match="axis=0 needs logits .* of known rank"):
+        ds.nn.softmax_cross_entropy_with_logits_v2(labels=lb, logits=lg, axis=0)
+
+
 def test_moments_and_batch_normalization(make_session):
     rng = rng_for("moments")
     x = rng.standard_normal((6, 3, 4)).astype(np.float32) * 2 + 1

@@ -130,6 +130,58 @@ def test_dropout_of_a_batch_of_unknown_size_trains(make_session):
     assert sess.run(dropped, {x: np.ones((5, 400), np.float32), keep: 0.5}).shape == (5, 400)
 
 
+def test_the_deep_mnist_tutorial_runs_as_written(make_session):
+    """TF1's "Deep MNIST for experts", its graph code verbatim: ``keep_prob`` is a
+    placeholder of no shape, so the logits' rank comes only from dropout keeping its
+    input's shape (TF1 sets it), and the v1 cross entropy takes them."""
+    tf = ds
+
+    def weight_variable(shape):
+        return tf.Variable(tf.truncated_normal(shape, stddev=0.1))
+
+    def bias_variable(shape):
+        return tf.Variable(tf.constant(0.1, shape=shape))
+
+    def conv2d(x, W):
+        return tf.nn.conv2d(x, W, strides=[1, 1, 1, 1], padding='SAME')
+
+    def max_pool_2x2(x):
+        return tf.nn.max_pool(x, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding='SAME')
+
+    x = tf.placeholder(tf.float32, shape=[None, 784])
+    y_ = tf.placeholder(tf.float32, shape=[None, 10])
+    x_image = tf.reshape(x, [-1, 28, 28, 1])
+    W_conv1, b_conv1 = weight_variable([5, 5, 1, 32]), bias_variable([32])
+    h_pool1 = max_pool_2x2(tf.nn.relu(conv2d(x_image, W_conv1) + b_conv1))
+    W_conv2, b_conv2 = weight_variable([5, 5, 32, 64]), bias_variable([64])
+    h_pool2 = max_pool_2x2(tf.nn.relu(conv2d(h_pool1, W_conv2) + b_conv2))
+    W_fc1, b_fc1 = weight_variable([7 * 7 * 64, 1024]), bias_variable([1024])
+    h_fc1 = tf.nn.relu(tf.matmul(tf.reshape(h_pool2, [-1, 7 * 7 * 64]), W_fc1) + b_fc1)
+    keep_prob = tf.placeholder(tf.float32)
+    h_fc1_drop = tf.nn.dropout(h_fc1, keep_prob)
+    W_fc2, b_fc2 = weight_variable([1024, 10]), bias_variable([10])
+    y_conv = tf.matmul(h_fc1_drop, W_fc2) + b_fc2
+    cross_entropy = tf.reduce_mean(
+        tf.nn.softmax_cross_entropy_with_logits(labels=y_, logits=y_conv))
+    train_step = tf.train.AdamOptimizer(1e-4).minimize(cross_entropy)
+    correct_prediction = tf.equal(tf.argmax(y_conv, 1), tf.argmax(y_, 1))
+    accuracy = tf.reduce_mean(tf.cast(correct_prediction, tf.float32))
+    assert h_fc1_drop.shape.as_list() == [None, 1024] and y_conv.shape.as_list() == [None, 10]
+
+    rng = rng_for("deep mnist")
+    labels = np.arange(8) % 10
+    images = rng.uniform(0, 0.2, (8, 784)).astype(np.float32)
+    images[np.arange(8), labels * 70] = 1.0
+    feed = {x: images, y_: np.eye(10, dtype=np.float32)[labels]}
+    sess = make_session()
+    sess.run(tf.global_variables_initializer())
+    before = sess.run(cross_entropy, {**feed, keep_prob: 1.0})
+    for _ in range(3):
+        sess.run(train_step, {**feed, keep_prob: 0.5})
+    after, acc = sess.run([cross_entropy, accuracy], {**feed, keep_prob: 1.0})
+    assert after < before and 0.0 <= acc <= 1.0
+
+
 def test_moments_reads_its_input_twice_not_three_times():
     # the mean, then the squared differences from it; the squeezed mean reuses the mean
     x = ds.placeholder(ds.float32, (None, 3, 4))

@@ -1,7 +1,7 @@
 """Reductions over inputs whose rank the graph does not know (issue 11): the node is built
 as TF1 builds it and reduces every axis (or counts negative axes from the end) of the
-value it gets at run time, on every session type; TF1's spellings ``reduction_indices``
-and ``keep_dims``; a tensor axis the graph knows."""
+value it gets at run time, on every session type, and so do their gradients; TF1's
+spellings ``reduction_indices`` and ``keep_dims``; a tensor axis the graph knows."""
 
 from __future__ import annotations
 
@@ -67,3 +67,28 @@ def test_tf1_spellings_and_tensor_axes():
         ds.reduce_sum(m, keepdims=True, keep_dims=True)
     with pytest.raises(NotImplementedError, match="axis computed at run time"):
         ds.reduce_sum(m, axis=ds.placeholder(ds.int32, []))
+
+
+GRADIENT_AXES = [None, 1, -1, (0, -1)]
+
+
+@pytest.mark.parametrize("build", [ds.reduce_sum, ds.reduce_mean, ds.reduce_max,
+                                   ds.reduce_min], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("axis", GRADIENT_AXES, ids=str)
+@pytest.mark.parametrize("keepdims", [False, True], ids=["", "keepdims"])
+def test_gradients_over_an_unknown_rank_equal_those_over_the_known_shape(
+        make_session, build, axis, keepdims):
+    """The gradient puts the output gradient back along the axes the reduction went
+    over, settled per run as the reduction settles them (every axis, or counted from the
+    end); the same graph over a placeholder of known shape is the oracle."""
+    value = np.array([[0.5, 3.0, 2.0], [3.0, -1.0, 0.25]], np.float32)   # a tie for max
+    grads = []
+    for shape in (None, value.shape):
+        x = ds.placeholder(ds.float32, shape)
+        y = build(x, axis=axis, keepdims=keepdims)
+        grads.append((x, ds.gradients(y * 3.0, x)[0]))
+    (unknown_x, unknown), (known_x, known) = grads
+    sess = make_session()
+    got, want = sess.run([unknown, known], {unknown_x: value, known_x: value})
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert np.abs(want).sum() > 0

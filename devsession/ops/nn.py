@@ -33,7 +33,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import _unary_float, rsqrt, squared_difference, where
-from .array import reshape, squeeze, stack, stop_gradient, transpose
+from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
 from .reduce import reduce_mean
 from .registry import InferError, OpDef, register_op
@@ -196,6 +196,12 @@ def _rows(x: Tensor, fn_name: str) -> tuple[list, object]:
     return dims[:-1], dims[-1]
 
 
+def _flat_rows(t: Tensor, dims: Tensor) -> Tensor:
+    """``t`` as rows of the last of the run-time dims ``dims`` (logits of unknown rank,
+    flattened as TF1 flattens them)."""
+    return reshape(t, concat([[-1], dims[-1:]], 0))
+
+
 def _to_matrix(t: Tensor, classes, fn_name: str) -> Tensor:
     if classes is None:
         raise ValueError(f"{fn_name}: flattening '{t.name}' (shape {t.shape}) to 2-D needs a "
@@ -227,6 +233,13 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
             perm = list(range(x.shape.ndims))
             perm[axis], perm[-1] = perm[-1], perm[axis]
             x, y = transpose(x, perm), transpose(y, perm)
+    if x.shape.ndims is None:
+        if axis not in (None, -1):
+            raise ValueError(f"{fn_name}: axis={axis} needs logits '{x.name}' of known rank.")
+        dims = shape(x)
+        loss = make_op("SoftmaxCrossEntropyWithLogits",
+                       [_flat_rows(x, dims), _flat_rows(y, dims)])
+        return reshape(loss, dims[:-1], name=name)
     lead, classes = _rows(x, fn_name)
     if len(lead) == 1:
         return make_op("SoftmaxCrossEntropyWithLogits", [x, y], name=name)
@@ -257,6 +270,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         raise TypeError(f"{fn_name}: labels '{y.name}' must be int32 or int64 class indices, "
                         f"not {y.dtype.name} (softmax_cross_entropy_with_logits_v2 takes "
                         f"distributions).")
+    if x.shape.ndims is None:
+        dims = shape(x)
+        loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
+                       [_flat_rows(x, dims), reshape(y, [-1])])
+        return reshape(loss, dims[:-1], name=name)
     lead, classes = _rows(x, fn_name)
     if y.shape.ndims is not None and not TensorShape(lead).is_compatible_with(y.shape):
         raise ValueError(f"{fn_name}: labels '{y.name}' have shape {y.shape}, but logits "
@@ -316,7 +334,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if rate is not None:
             raise ValueError("dropout takes rate= or keep_prob=, not both.")
         if isinstance(keep_prob, Tensor):
-            rate = 1 - keep_prob
+            rate = 1 - _scalar_rate(keep_prob)
         else:
             rate = 1.0 - float(keep_prob)
     if rate is None:
@@ -335,10 +353,20 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             scaled = x * (1.0 / (1.0 - rate))
             rate = convert_to_tensor(rate, dtype=x.dtype)
         else:
-            rate = convert_to_tensor(rate, dtype_hint=x.dtype)
+            rate = _scalar_rate(convert_to_tensor(rate, dtype_hint=x.dtype))
             scaled = x / (1 - rate)
         noise = random_uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
         return where(noise >= rate, scaled, 0.0)
+
+
+def _scalar_rate(rate: Tensor) -> Tensor:
+    """A rate (or ``1 - keep_prob``) tensor as a scalar, so that the output keeps x's
+    static shape (TF1 sets it; a ``keep_prob`` placeholder usually has no shape): one of
+    another shape is a ValueError here, or an InvalidArgumentError when fed."""
+    if not rate.shape.is_compatible_with(TensorShape([])):
+        raise ValueError(f"dropout's rate (or keep_prob) must be a scalar, got '{rate.name}' "
+                         f"with shape {rate.shape}.")
+    return rate if rate.shape.ndims == 0 else reshape(rate, [])
 
 
 def _noise_shape(x: Tensor, noise_shape):

@@ -18,11 +18,17 @@ from ..errors import UnimplementedError
 not_differentiable("ArgMax", "ArgMin", "All", "Any")
 
 
+def _axes(op):
+    """The axes the reduction ``op`` went over: None for every axis of an input of
+    unknown rank (its ``all_axes`` attr); they may count from the end then."""
+    return None if op.attrs.get("all_axes") else op.get_attr("axis")
+
+
 def _kept(op, t):
     """``t`` (shaped like the op's output) in the input's rank, keepdims-style."""
     if op.get_attr("keepdims"):
         return t
-    return reshape_to_shape_of(t, op.inputs[0], reduced_axes=op.get_attr("axis"))
+    return reshape_to_shape_of(t, op.inputs[0], reduced_axes=_axes(op))
 
 
 @register_gradient("Sum")
@@ -33,14 +39,15 @@ def _sum_grad(op, dy):
 @register_gradient("Mean")
 def _mean_grad(op, dy):
     x = op.inputs[0]
-    count = reduced_size(x, op.get_attr("axis"), dy.dtype)
+    count = reduced_size(x, _axes(op), dy.dtype)
     return [broadcast_to_shape_of(divide(_kept(op, dy), count), x)]
 
 
 def _extremum_grad(op, dy):
     x = op.inputs[0]
     chosen = cast(equal(_kept(op, op.outputs[0]), x), dy.dtype)
-    ties = make_op("Sum", [chosen], {"axis": op.get_attr("axis"), "keepdims": True})
+    every = {"all_axes": True} if op.attrs.get("all_axes") else {}
+    ties = make_op("Sum", [chosen], {"axis": op.get_attr("axis"), "keepdims": True, **every})
     return [multiply(divide(chosen, ties), _kept(op, dy))]
 
 

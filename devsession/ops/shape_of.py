@@ -24,6 +24,8 @@ values (so a GPU node copies nothing to the host):
 ``_ReducedSize(like)``                  how many elements of ``like`` each output of a
                                         reduction over attr ``axis`` gathers, as a
                                         scalar of attr ``dtype``
+(both: where ``like``'s rank is unknown, axes may count from the end, and attr
+``all_axes`` means every axis, as the reductions' own attrs)
 ``_SplitToShapesOf(value, *likes)``     ``value`` cut along attr ``axis`` into one piece
                                         per ``like``, each as long as its ``like`` there
                                         (the gradient of a concat)
@@ -94,8 +96,8 @@ def _split_to_shapes_of(inputs, attrs, node):
 register_op(OpDef("_BroadcastToShapeOf", _broadcast_to_shape_of, 2, elementwise=True))
 register_op(OpDef("_ReduceToShapeOf", _reduce_to_shape_of, 2))
 register_op(OpDef("_ReshapeToShapeOf", _reshape_to_shape_of, 2,
-                  attr_defaults={"reduced_axes": ()}))
-register_op(OpDef("_ReducedSize", _reduced_size, 1))
+                  attr_defaults={"reduced_axes": (), "all_axes": False}))
+register_op(OpDef("_ReducedSize", _reduced_size, 1, attr_defaults={"all_axes": False}))
 register_op(OpDef("_SplitToShapesOf", _split_to_shapes_of, None))
 
 
@@ -182,30 +184,43 @@ def _absent_or_one(peer: tuple, out_rank: int, axis: int) -> bool:
     return k < 0 or peer[k] == 1
 
 
+def _axis_attrs(like: Tensor, axes, name: str) -> dict:
+    """Attrs naming ``axes`` of ``like`` (None: every axis; negative: from the end)
+    for a kernel that settles them per input when ``like``'s rank is unknown."""
+    rank = like.shape.ndims
+    if axes is None:
+        return {name: tuple(range(rank))} if rank is not None else {name: (), "all_axes": True}
+    axes = tuple(int(a) for a in axes)
+    if rank is not None:
+        axes = tuple(sorted({a % rank for a in axes}))
+    return {name: axes}
+
+
 def reshape_to_shape_of(value: Tensor, like: Tensor, reduced_axes=(), name=None) -> Tensor:
-    """``value`` reshaped to ``like``'s shape with ``reduced_axes`` as 1: a static
-    ``Reshape`` when at most one of those dimensions is unknown."""
-    reduced_axes = tuple(reduced_axes)
-    target = kept_shape(like.shape, reduced_axes)
+    """``value`` reshaped to ``like``'s shape with ``reduced_axes`` as 1 (None: every
+    axis, as a reduction over all of an input of unknown rank): a static ``Reshape``
+    when at most one of those dimensions is unknown."""
+    attrs = _axis_attrs(like, reduced_axes, "reduced_axes")
+    target = kept_shape(like.shape, attrs["reduced_axes"])
     if target.ndims is not None and sum(d is None for d in target.dims) <= 1:
         if value.shape == target:
             return value
         dims = tuple(-1 if d is None else d for d in target.dims)
         return make_op("Reshape", [value], {"shape": dims}, name=name)
-    return make_op("_ReshapeToShapeOf", [value, like], {"reduced_axes": reduced_axes},
-                   name=name or "ReshapeTo")
+    return make_op("_ReshapeToShapeOf", [value, like], attrs, name=name or "ReshapeTo")
 
 
 def reduced_size(like: Tensor, axes, dtype, name=None) -> Tensor:
-    """The number of elements of ``like`` along ``axes``, as a scalar of ``dtype``."""
+    """The number of elements of ``like`` along ``axes`` (None: every axis), as a
+    scalar of ``dtype``."""
     dtype = dtypes.as_dtype(dtype)
-    axes = tuple(axes)
+    attrs = _axis_attrs(like, axes, "axis")
     dims = like.shape.dims
-    if dims is not None and all(dims[a] is not None for a in axes):
-        count = math.prod(dims[a] for a in axes)
+    if dims is not None and all(dims[a] is not None for a in attrs["axis"]):
+        count = math.prod(dims[a] for a in attrs["axis"])
         return constant_from_array(np.array(count, dtype.np), name=name or "Size",
                                    graph=like.graph)
-    return make_op("_ReducedSize", [like], {"axis": axes, "dtype": dtype}, name=name or "Size")
+    return make_op("_ReducedSize", [like], {**attrs, "dtype": dtype}, name=name or "Size")
 
 
 def split_to_shapes_of(value: Tensor, likes, axis: int, name=None) -> list:

@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..checks import fmt_shape, get_attr, invalid_argument
+from ..checks import fmt_shape, get_attr, invalid_argument, resolve_axes
 from ..registry import HOST, register_kernel
 
 __all__ = ["make_builders", "broadcast_axes"]
@@ -62,10 +62,11 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         return wrap(node, reduce_to)
 
     def build_reshape_to_shape_of(node):
-        reduced = tuple(get_attr(node, "reduced_axes"))
+        reduced = None if node.attrs.get("all_axes") else tuple(get_attr(node, "reduced_axes"))
 
         def reshape_to(value, like):
-            target = tuple(1 if i in reduced else d for i, d in enumerate(like.shape))
+            axes = resolve_axes(node, reduced, like.shape)
+            target = tuple(1 if i in axes else d for i, d in enumerate(like.shape))
             if math.prod(target) != value.size:
                 raise invalid_argument(node.name, node.op, f"cannot reshape a tensor of "
                                        f"shape {fmt_shape(value.shape)} into shape "
@@ -74,15 +75,12 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         return wrap(node, reshape_to)
 
     def build_reduced_size(node):
-        axes = tuple(get_attr(node, "axis"))
+        axes = None if node.attrs.get("all_axes") else tuple(get_attr(node, "axis"))
         dtype = np.dtype(get_attr(node, "dtype"))
         made: dict = {}         # count -> array, so a GPU uploads each count once
 
         def reduced_size(like):
-            if any(a >= like.ndim for a in axes):
-                raise invalid_argument(node.name, node.op, f"axis {axes} is out of range "
-                                       f"for shape {fmt_shape(like.shape)}")
-            count = math.prod(like.shape[a] for a in axes)
+            count = math.prod(like.shape[a] for a in resolve_axes(node, axes, like.shape))
             value = made.get(count)
             if value is None:
                 value = made[count] = xp.asarray(np.array(count, dtype))
