@@ -101,6 +101,8 @@ from .ops import (add_n, arg_max, arg_min, argmin, ceil, diag, div, floor,  # no
 from .session import InteractiveSession  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_variable,  # noqa: E402
                              get_variable_scope, variable_scope)
+from . import layers, losses  # noqa: E402
+from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
 initialize_variables = variables_initializer
@@ -117,7 +119,8 @@ __all__ += [
     "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign", "set_random_seed",
     "tensordot", "truncated_normal", "truncatediv", "truncatemod", "unique",
     "InteractiveSession", "AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
-    "variable_scope", "initialize_all_variables", "initialize_variables", "all_variables",
+    "variable_scope", "layers", "losses", "GraphKeys", "add_to_collection",
+    "get_collection", "initialize_all_variables", "initialize_variables", "all_variables",
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
 ]
 

@@ -1,8 +1,9 @@
 """TF1's ``tf.nn`` spellings, so ported code needs only its import changed."""
 
 from .ops import embedding_lookup, relu, sigmoid, tanh
-from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, leaky_relu,
-                     log_softmax, moments, softmax, softmax_cross_entropy_with_logits,
+from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, l2_normalize,
+                     leaky_relu, log_softmax, moments, sigmoid_cross_entropy_with_logits,
+                     softmax, softmax_cross_entropy_with_logits,
                      softmax_cross_entropy_with_logits_v2, softplus,
                      sparse_softmax_cross_entropy_with_logits)
 from .ops.nn_conv import avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool
@@ -10,7 +11,8 @@ from .ops.top_k import in_top_k, top_k
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
            "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "dropout", "elu",
-           "l2_loss", "leaky_relu", "log_softmax", "max_pool", "moments",
+           "l2_loss", "l2_normalize", "sigmoid_cross_entropy_with_logits", "leaky_relu",
+           "log_softmax", "max_pool", "moments",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
            "in_top_k", "top_k"]

@@ -4,8 +4,8 @@ default)`` keep working) whose message names the TF1 symbol and says devsession 
 support it yet, raised by the ``__getattr__`` of ``devsession`` and of its TF1 namespaces
 (``ds.nn``, ``ds.math``, ``ds.summary``...).
 
-A few TF1 namespaces devsession has nothing of yet (``tf.train``, ``tf.layers``,
-``tf.contrib``...) are returned as ``UnsupportedNamespace`` objects, so that
+A few TF1 namespaces devsession has nothing of yet (``tf.contrib``, ``tf.image``,
+``tf.keras``...) are returned as ``UnsupportedNamespace`` objects, so that
 ``tf.layers.dense`` is reported as "tf.layers.dense", the symbol the program used.  The
 list is kept to namespaces TF1 really has; any other unknown name gets the same message.
 """
@@ -17,7 +17,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # TF1 namespaces (tf.<name>) devsession has no module for.  Kept small and honest:
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
-    "train", "layers", "contrib", "estimator", "keras", "image", "data", "io", "losses",
+    "contrib", "estimator", "keras", "image", "data", "io",
     "metrics", "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
     "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",

@@ -32,10 +32,10 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
-from .elementwise import _unary_float, rsqrt, squared_difference, where
+from .elementwise import _unary_float, greater_equal, maximum, rsqrt, squared_difference, where
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
-from .reduce import reduce_mean
+from .reduce import reduce_mean, reduce_sum
 from .registry import InferError, OpDef, register_op
 from .random import random_uniform
 from .state import constant
@@ -43,7 +43,8 @@ from .state import constant
 __all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
            "l2_loss", "bias_add", "leaky_relu", "elu", "softplus", "dropout", "moments",
-           "batch_normalization", "shape_tensor"]
+           "batch_normalization", "shape_tensor", "sigmoid_cross_entropy_with_logits",
+           "l2_normalize"]
 
 _SPARSE_LABELS = (dtypes.int32, dtypes.int64)
 
@@ -285,6 +286,37 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
                    [_to_matrix(x, classes, fn_name), reshape(y, [-1])])
     return _from_rows(loss, lead, name)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+                                      name=None) -> Tensor:
+    """Per-element cross entropy of ``sigmoid(logits)`` against ``labels`` in [0, 1], as
+    TF: ``max(x, 0) - x * z + log(1 + exp(-|x|))``, which never overflows."""
+    _keyword_only(_sentinel, "sigmoid_cross_entropy_with_logits")
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels, dtype_hint=x.dtype)
+    if not x.dtype.is_floating or z.dtype != x.dtype:
+        raise TypeError(f"sigmoid_cross_entropy_with_logits: logits '{x.name}' must be "
+                        f"floating point and labels '{z.name}' of the same dtype, got "
+                        f"{x.dtype.name} and {z.dtype.name}.")
+    if x.shape.ndims is not None and z.shape.ndims is not None and \
+            not x.shape.is_compatible_with(z.shape):
+        raise ValueError(f"sigmoid_cross_entropy_with_logits: logits '{x.name}' {x.shape} "
+                         f"and labels '{z.name}' {z.shape} must have the same shape.")
+    with name_scope(name or "logistic_loss"):
+        # TF's where()s, not relu and abs: their gradients at x = 0 sum to the true
+        # sigmoid(0) - z there (relu's and abs's would give -z)
+        positive = greater_equal(x, 0.0)
+        return where(positive, x, 0.0) - x * z + softplus(where(positive, -x, x))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
+    """``x / sqrt(max(sum(x ** 2, axis), epsilon))``, as TF."""
+    axis = dim if axis is None else axis
+    x = convert_to_tensor(x)
+    with name_scope(name or "l2_normalize"):
+        total = reduce_sum(x * x, axis=axis, keepdims=True)
+        return x * rsqrt(maximum(total, epsilon))
 
 
 def l2_loss(t, name=None) -> Tensor:

@@ -1,0 +1,45 @@
+"""TF1's ``tf.GraphKeys`` and the module-level collection functions.
+
+A collection is a named list on the graph (``Graph.add_to_collection``): variables,
+trainable variables, summaries, losses, regularization losses, update ops.  devsession's
+own builders use the same names, so a TF1 program's ``tf.get_collection(...)`` finds
+what it expects.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .graph import get_default_graph
+
+__all__ = ["GraphKeys", "get_collection", "add_to_collection"]
+
+
+class GraphKeys:
+    """The standard collection names (TF1's values)."""
+    GLOBAL_VARIABLES = "variables"
+    VARIABLES = GLOBAL_VARIABLES
+    TRAINABLE_VARIABLES = "trainable_variables"
+    LOCAL_VARIABLES = "local_variables"
+    MODEL_VARIABLES = "model_variables"
+    GLOBAL_STEP = "global_step"
+    SUMMARIES = "summaries"
+    LOSSES = "losses"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    UPDATE_OPS = "update_ops"
+    TRAIN_OP = "train_op"
+
+
+def get_collection(key: str, scope: str | None = None) -> list:
+    """The default graph's collection ``key`` (a copy); with ``scope``, only the items
+    whose ``name`` matches it from the start (a regular expression, as TF1's)."""
+    items = get_default_graph().get_collection(key)
+    if scope is None:
+        return items
+    pattern = re.compile(scope)
+    return [item for item in items
+            if getattr(item, "name", None) is not None and pattern.match(item.name)]
+
+
+def add_to_collection(name: str, value) -> None:
+    get_default_graph().add_to_collection(name, value)

@@ -1,0 +1,205 @@
+"""``ds.layers``: TF1's ``tf.layers`` functions, built from ``ds`` ops and ``get_variable``.
+
+=====================================  ===================================================
+``dense(inputs, units, activation)``   ``inputs @ kernel + bias`` over the last axis
+``conv2d(inputs, filters, kernel_size)``  NHWC convolution, then the bias
+``max_pooling2d``, ``average_pooling2d``  NHWC pooling; ``padding`` "valid" or "same"
+``flatten(inputs)``                    ``(batch, everything else)``
+``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
+                                       bool tensor)
+=====================================  ===================================================
+
+As TF1's: each layer with variables opens a variable scope named after it ("dense",
+"dense_1", ... or ``name``; ``reuse=True`` shares an earlier layer's variables), its
+variables are ``<scope>/kernel`` and ``<scope>/bias`` (so a checkpoint TF1 wrote names
+them alike), the kernel starts Glorot-uniform and the bias at 0, and a
+``kernel_regularizer``/``bias_regularizer`` adds its loss to the graph's
+``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
+What TF1 layers take but devsession does not (channels_first, dilations, constraints)
+is a clear error, never ignored.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import nn
+from .dtypes import float32
+from .graph import convert_to_tensor, get_default_graph, name_scope
+from .initializers import glorot_uniform_initializer, zeros_initializer
+from .ops import identity, matmul, reshape, shape, stack, tensordot, where
+from .variable_scope import get_variable, variable_scope
+
+__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout"]
+
+REGULARIZATION_LOSSES = "regularization_losses"   # TF1's tf.GraphKeys.REGULARIZATION_LOSSES
+
+
+def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+          bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+          trainable=True, name=None, reuse=None):
+    """``activation(inputs @ kernel + bias)``, the product over the last axis of
+    ``inputs`` (whose size must be known: it is the kernel's first dimension)."""
+    _refuse("dense", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    x = convert_to_tensor(inputs)
+    depth = _last_dimension(x, "dense")
+    with variable_scope(name, default_name="dense", reuse=reuse):
+        kernel, bias = _weights((depth, int(units)), int(units), x.dtype, use_bias,
+                                kernel_initializer, bias_initializer, kernel_regularizer,
+                                bias_regularizer, trainable)
+        if x.shape.ndims == 2:
+            y = nn.bias_add(matmul(x, kernel), bias) if use_bias else matmul(x, kernel)
+        else:
+            y = tensordot(x, kernel, [[x.shape.ndims - 1], [0]])
+            y = y + bias if use_bias else y
+        return activation(y) if activation is not None else y
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 2-D convolution of NHWC ``inputs`` with ``filters`` output channels, then the
+    bias and ``activation``."""
+    _refuse("conv2d", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv2d", data_format)
+    if _pair(dilation_rate, "dilation_rate") != (1, 1):
+        raise ValueError(f"tf.layers.conv2d: devsession does not support dilation_rate="
+                         f"{dilation_rate} yet; use (1, 1).")
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv2d")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    with variable_scope(name, default_name="conv2d", reuse=reuse):
+        kernel, bias = _weights((kh, kw, channels, int(filters)), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding))
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The maximum over each ``pool_size`` window of NHWC ``inputs``."""
+    return _pooling(nn.max_pool, "max_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The mean over each ``pool_size`` window of NHWC ``inputs`` (windows cut by a
+    "same" border average only what they cover, as TF's)."""
+    return _pooling(nn.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """``inputs`` as ``(batch, everything else)``."""
+    _channels_last("flatten", data_format)
+    x = convert_to_tensor(inputs)
+    if x.shape.ndims is None:
+        raise ValueError(f"tf.layers.flatten needs inputs '{x.name}' of known rank.")
+    if x.shape.ndims == 0:
+        raise ValueError(f"tf.layers.flatten needs inputs of rank >= 1, got scalar "
+                         f"'{x.name}'.")
+    rest = x.shape.dims[1:]
+    with name_scope(name or "flatten"):
+        if all(d is not None for d in rest):
+            return reshape(x, [-1, math.prod(rest)])
+        return reshape(x, stack([shape(x)[0], -1]))
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """``ds.nn.dropout(inputs, rate=rate)`` while ``training`` (a Python bool, or a
+    bool tensor chosen at run time), ``inputs`` unchanged otherwise; gradients flow
+    through either."""
+    x = convert_to_tensor(inputs)
+    if isinstance(training, bool):
+        if not training:
+            return identity(x, name=name)
+        return nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed, name=name)
+    # a select, not a cond: the gradient of a cond cannot run its random draw again
+    with name_scope(name or "dropout"):
+        dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
+        return where(convert_to_tensor(training), dropped, x)
+
+
+# --- shared ---------------------------------------------------------------------------------
+
+def _weights(kernel_shape, units, dtype, use_bias, kernel_initializer, bias_initializer,
+             kernel_regularizer, bias_regularizer, trainable):
+    """The layer's kernel and bias (None without ``use_bias``) in the current scope."""
+    dtype = dtype if dtype.is_floating else float32
+    kernel = get_variable("kernel", kernel_shape, dtype,
+                          kernel_initializer or glorot_uniform_initializer(),
+                          trainable=trainable)
+    _regularize(kernel_regularizer, kernel)
+    bias = None
+    if use_bias:
+        bias = get_variable("bias", (units,), dtype, bias_initializer or zeros_initializer(),
+                            trainable=trainable)
+        _regularize(bias_regularizer, bias)
+    return kernel, bias
+
+
+def _regularize(regularizer, variable) -> None:
+    if regularizer is None:
+        return
+    with name_scope("Regularizer"):
+        penalty = regularizer(variable)
+    if penalty is not None:
+        get_default_graph().add_to_collection(REGULARIZATION_LOSSES, penalty)
+
+
+def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    _channels_last(layer, data_format)
+    ph, pw = _pair(pool_size, "pool_size")
+    sh, sw = _pair(strides, "strides")
+    return pool(convert_to_tensor(inputs), ksize=[1, ph, pw, 1], strides=[1, sh, sw, 1],
+                padding=_padding(padding), name=name or layer)
+
+
+def _last_dimension(x, layer: str) -> int:
+    if x.shape.ndims is None or x.shape.dims[-1] is None:
+        raise ValueError(f"tf.layers.{layer}: the last dimension of inputs '{x.name}' "
+                         f"(shape {x.shape}) must be known: it sizes the kernel.")
+    return int(x.shape.dims[-1])
+
+
+def _pair(value, what: str) -> tuple[int, int]:
+    """An int, or a pair of ints, as a pair (TF1 layers take both)."""
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise ValueError(f"{what} must be a positive int or a pair of them, got {value!r}.")
+    return pair
+
+
+def _padding(padding: str) -> str:
+    upper = str(padding).upper()
+    if upper not in ("VALID", "SAME"):
+        raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}.")
+    return upper
+
+
+def _channels_last(layer: str, data_format: str) -> None:
+    if data_format != "channels_last":
+        raise ValueError(f"tf.layers.{layer}: devsession supports data_format="
+                         f"'channels_last' (NHWC) only, got {data_format!r}.")
+
+
+def _refuse(layer: str, **given) -> None:
+    for key, value in given.items():
+        if value is not None:
+            raise ValueError(f"tf.layers.{layer}: devsession does not support {key} yet.")
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("layers", name)

@@ -1,0 +1,184 @@
+"""``ds.losses``: TF1's ``tf.losses``: per-example losses weighted and reduced to the
+number a training script minimizes, and the graph's collection of them.
+
+=============================================  ==========================================
+``sparse_softmax_cross_entropy(labels, logits)``  class indices
+``softmax_cross_entropy(onehot_labels, logits)``  distributions; ``label_smoothing``
+``sigmoid_cross_entropy(multi_class_labels, logits)``  independent classes
+``mean_squared_error(labels, predictions)``    squared differences
+``compute_weighted_loss(losses, weights)``     the weighting and reduction they share
+``get_losses``, ``get_regularization_loss``,   the collections: every loss made here
+``get_total_loss``, ``add_loss``               joins ``"losses"``
+=============================================  ==========================================
+
+As TF1: ``weights`` (a scalar, or a tensor that broadcasts to the losses) multiply the
+per-example losses, and ``reduction`` (``Reduction.SUM_BY_NONZERO_WEIGHTS`` by default:
+the sum over the number of non-zero weights, so the mean with ``weights=1``) makes them
+one number; a reduction over nothing, or over weights that are all 0, is 0, not NaN.
+"""
+
+from __future__ import annotations
+
+from . import nn
+from .graph import convert_to_tensor, get_default_graph, name_scope
+from .layers import REGULARIZATION_LOSSES
+from .ops import (add_n, cast, constant, maximum, multiply, not_equal, ones_like,
+                  reduce_sum, size, stop_gradient, where)
+from .ops.elementwise import squared_difference
+
+__all__ = ["Reduction", "compute_weighted_loss", "sparse_softmax_cross_entropy",
+           "softmax_cross_entropy", "sigmoid_cross_entropy", "mean_squared_error",
+           "add_loss", "get_losses", "get_regularization_losses", "get_regularization_loss",
+           "get_total_loss"]
+
+LOSSES = "losses"                  # TF1's tf.GraphKeys.LOSSES
+
+
+class Reduction:
+    """How ``compute_weighted_loss`` reduces the weighted losses (TF1's values)."""
+    NONE = "none"
+    SUM = "weighted_sum"
+    SUM_OVER_BATCH_SIZE = "weighted_sum_over_batch_size"
+    MEAN = "weighted_mean"
+    SUM_BY_NONZERO_WEIGHTS = "weighted_sum_by_nonzero_weights"
+    SUM_OVER_NONZERO_WEIGHTS = SUM_BY_NONZERO_WEIGHTS
+
+    @classmethod
+    def all(cls) -> tuple:
+        return (cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE, cls.MEAN,
+                cls.SUM_BY_NONZERO_WEIGHTS)
+
+
+def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSES,
+                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``losses * weights`` reduced by ``reduction``; added to ``loss_collection``."""
+    if reduction not in Reduction.all():
+        raise ValueError(f"reduction must be one of ds.losses.Reduction's values "
+                         f"{Reduction.all()}, got {reduction!r}.")
+    with name_scope(scope or "weighted_loss"):
+        losses = convert_to_tensor(losses)
+        if not losses.dtype.is_floating:
+            raise TypeError(f"losses '{losses.name}' must be floating point, not "
+                            f"{losses.dtype.name}.")
+        weights = cast(convert_to_tensor(weights, dtype_hint=losses.dtype), losses.dtype)
+        weighted = multiply(losses, weights)
+        if reduction == Reduction.NONE:
+            loss = weighted
+        else:
+            loss = reduce_sum(weighted)
+            if reduction == Reduction.MEAN:
+                loss = _safe_divide(loss, reduce_sum(multiply(ones_like(losses), weights)))
+            elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
+                loss = _safe_divide(loss, cast(size(weighted), losses.dtype))
+            elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
+                present = cast(not_equal(multiply(ones_like(losses), weights), 0), losses.dtype)
+                loss = _safe_divide(loss, reduce_sum(present))
+    add_loss(loss, loss_collection)
+    return loss
+
+
+def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
+                                 loss_collection=LOSSES,
+                                 reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """The softmax cross entropy of ``logits`` against class indices ``labels``."""
+    with name_scope(scope or "sparse_softmax_cross_entropy_loss"):
+        losses = nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                             name="xentropy")
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
+                          loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """The softmax cross entropy of ``logits`` against distributions ``onehot_labels``,
+    smoothed toward uniform by ``label_smoothing``; no gradient reaches the labels."""
+    with name_scope(scope or "softmax_cross_entropy_loss"):
+        logits = convert_to_tensor(logits)
+        labels = cast(convert_to_tensor(onehot_labels, dtype_hint=logits.dtype), logits.dtype)
+        if label_smoothing:
+            classes = labels.shape.dims[-1] if labels.shape.ndims else None
+            if classes is None:
+                raise ValueError(f"label_smoothing needs labels '{labels.name}' with a known "
+                                 f"number of classes, got shape {labels.shape}.")
+            labels = labels * (1.0 - label_smoothing) + label_smoothing / classes
+        losses = nn.softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels),
+                                                         logits=logits, name="xentropy")
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0,
+                          scope=None, loss_collection=LOSSES,
+                          reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """The sigmoid cross entropy of each logit against its label in [0, 1], smoothed
+    toward 1/2 by ``label_smoothing``."""
+    with name_scope(scope or "sigmoid_cross_entropy_loss"):
+        logits = convert_to_tensor(logits)
+        labels = cast(convert_to_tensor(multi_class_labels, dtype_hint=logits.dtype),
+                      logits.dtype)
+        if label_smoothing:
+            labels = labels * (1.0 - label_smoothing) + 0.5 * label_smoothing
+        losses = nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
+                       reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``(predictions - labels) ** 2``, weighted and reduced."""
+    with name_scope(scope or "mean_squared_error"):
+        predictions = convert_to_tensor(predictions)
+        labels = cast(convert_to_tensor(labels, dtype_hint=predictions.dtype),
+                      predictions.dtype)
+        if predictions.shape.ndims is not None and labels.shape.ndims is not None and \
+                not predictions.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"mean_squared_error: predictions '{predictions.name}' "
+                             f"{predictions.shape} and labels '{labels.name}' {labels.shape} "
+                             f"must have the same shape.")
+        losses = squared_difference(predictions, labels)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+# --- the collections ------------------------------------------------------------------------
+
+def add_loss(loss, loss_collection=LOSSES) -> None:
+    """Add ``loss`` to ``loss_collection`` (none when it is None)."""
+    if loss_collection:
+        get_default_graph().add_to_collection(loss_collection, loss)
+
+
+def get_losses(scope=None, loss_collection=LOSSES) -> list:
+    return _collection(loss_collection, scope)
+
+
+def get_regularization_losses(scope=None) -> list:
+    return _collection(REGULARIZATION_LOSSES, scope)
+
+
+def get_regularization_loss(scope=None, name="total_regularization_loss"):
+    """The sum of the regularization losses (layers' ``kernel_regularizer``...), or 0."""
+    losses = get_regularization_losses(scope)
+    return add_n(losses, name=name) if losses else constant(0.0, name=name)
+
+
+def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
+    """The sum of ``get_losses()`` and, by default, the regularization losses."""
+    losses = get_losses(scope)
+    if add_regularization_losses:
+        losses += get_regularization_losses(scope)
+    if not losses:
+        raise ValueError("No losses to sum: build one with ds.losses first.")
+    return add_n(losses, name=name)
+
+
+def _collection(key: str, scope) -> list:
+    from .graph_keys import get_collection
+    return get_collection(key, scope)
+
+
+def _safe_divide(total, count):
+    """``total / count``, and 0 where ``count`` is 0 (TF1's ``div_no_nan``)."""
+    return where(count > 0, total / maximum(count, 1e-30), 0.0 * total)
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("losses", name)

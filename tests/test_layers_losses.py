@@ -1,0 +1,274 @@
+"""``ds.layers``, ``ds.losses`` and the collections: TF1's names, variables and values.
+
+Values are checked against numpy (or, for the convolution and pooling layers, against
+the ``ds.nn`` ops they are made of, which test_nn_conv checks against numpy); variable
+names against TF1's (``dense/kernel``, ``dense_1/bias``...).  A run against TF1 2.21's
+``tf.compat.v1.layers`` and ``losses`` on the same weights gave the same names, losses
+and gradients (max difference 1e-6); TF is not a test dependency.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.unsupported import UnsupportedTF1Error
+
+
+def names(variables) -> list:
+    return [v.op.name for v in variables]
+
+
+def run_initialized(make_session, fetches, feed=None):
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    return sess, sess.run(fetches, feed)
+
+
+# --- layers ---------------------------------------------------------------------------------
+
+def test_dense_layers_name_their_variables_as_tf1_and_compute_x_w_plus_b(make_session, rng):
+    x = ds.placeholder(ds.float32, (None, 5))
+    h = ds.layers.dense(x, 4, activation=ds.nn.relu)
+    y = ds.layers.dense(h, 3, name="out", bias_initializer=ds.constant_initializer(0.25))
+    again = ds.layers.dense(h, 3, name="out", reuse=True)       # shares out/kernel, out/bias
+    plain = ds.layers.dense(x, 2, use_bias=False, trainable=False)
+    assert names(ds.trainable_variables()) == ["dense/kernel", "dense/bias", "out/kernel",
+                                               "out/bias"]
+    assert names(ds.global_variables())[-1] == "dense_1/kernel"
+    assert y.shape.as_list() == [None, 3] and plain.shape.as_list() == [None, 2]
+    value = rng.standard_normal((6, 5)).astype(np.float32)
+    sess, (k1, b1, k2, b2, k3, got, shared, no_bias) = run_initialized(
+        make_session, ds.global_variables() + [y, again, plain], {x: value})
+    want = np.maximum(value @ k1 + b1, 0) @ k2 + b2
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(shared, got)
+    np.testing.assert_allclose(no_bias, value @ k3, rtol=1e-5, atol=1e-6)
+    assert not b1.any() and (b2 == 0.25).all()                    # biases start at 0
+    limit = np.sqrt(6 / (5 + 4))                                  # Glorot-uniform kernels
+    assert np.abs(k1).max() <= limit and k1.std() > limit / 4
+
+
+def test_dense_over_a_rank_3_input_multiplies_its_last_axis(make_session, rng):
+    x = ds.placeholder(ds.float32, (2, 3, 4))
+    y = ds.layers.dense(x, 5)
+    value = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    _, (kernel, bias, got) = run_initialized(make_session, ds.global_variables() + [y],
+                                             {x: value})
+    assert got.shape == (2, 3, 5) and y.shape.as_list() == [2, 3, 5]
+    np.testing.assert_allclose(got, value @ kernel + bias, rtol=1e-5, atol=1e-6)
+
+
+def test_a_regularizer_adds_its_loss_to_the_regularization_collection(make_session):
+    x = ds.placeholder(ds.float32, (None, 3))
+    ds.layers.dense(x, 2, kernel_regularizer=lambda w: 0.5 * ds.reduce_sum(w * w))
+    penalty = ds.losses.get_regularization_loss()
+    assert len(ds.get_collection(ds.GraphKeys.REGULARIZATION_LOSSES)) == 1
+    _, (kernel, got) = run_initialized(make_session, [ds.global_variables()[0], penalty])
+    np.testing.assert_allclose(got, 0.5 * (kernel ** 2).sum(), rtol=1e-5)
+
+
+def test_conv_and_pooling_layers_are_the_nn_ops_with_their_variables(make_session, rng):
+    x = ds.placeholder(ds.float32, (None, 8, 8, 3))
+    c = ds.layers.conv2d(x, 4, 3, padding="same", activation=ds.nn.relu,
+                         bias_initializer=ds.constant_initializer(0.5))
+    strided = ds.layers.conv2d(x, 2, (3, 2), strides=(2, 1), name="strided",
+                               bias_initializer=ds.constant_initializer(-1.0))
+    pooled = ds.layers.max_pooling2d(c, 2, 2)
+    averaged = ds.layers.average_pooling2d(c, (3, 3), 2, padding="same")
+    kernel, bias, k2, b2 = ds.global_variables()
+    assert names([kernel, bias, k2, b2]) == ["conv2d/kernel", "conv2d/bias", "strided/kernel",
+                                             "strided/bias"]
+    assert kernel.shape.as_list() == [3, 3, 3, 4] and k2.shape.as_list() == [3, 2, 3, 2]
+    assert strided.shape.as_list() == [None, 3, 7, 2]
+    assert pooled.shape.as_list() == [None, 4, 4, 4]
+    assert averaged.shape.as_list() == [None, 4, 4, 4]
+    by_hand = [ds.nn.relu(ds.nn.conv2d(x, kernel, [1, 1, 1, 1], "SAME") + bias),
+               ds.nn.conv2d(x, k2, [1, 2, 1, 1], "VALID") + b2]
+    by_hand += [ds.nn.max_pool(by_hand[0], [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+                ds.nn.avg_pool(by_hand[0], [1, 3, 3, 1], [1, 2, 2, 1], "SAME")]
+    value = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
+    _, got = run_initialized(make_session, [c, strided, pooled, averaged] + by_hand, {x: value})
+    for layer, hand in zip(got[:4], got[4:]):
+        np.testing.assert_allclose(layer, hand, rtol=1e-6)
+    assert got[0].min() == 0 and got[0].max() > 0
+
+
+def test_flatten_keeps_the_batch_and_multiplies_the_rest(make_session):
+    x = ds.placeholder(ds.float32, (None, 2, 3, 4))
+    loose = ds.placeholder(ds.float32, (None, None, 2))
+    flat, flat_loose = ds.layers.flatten(x), ds.layers.flatten(loose)
+    assert flat.shape.as_list() == [None, 24]
+    value = np.arange(48, dtype=np.float32).reshape(2, 2, 3, 4)
+    sess = make_session()
+    got, got_loose = sess.run([flat, flat_loose], {x: value, loose: value.reshape(2, 12, 2)})
+    np.testing.assert_array_equal(got, value.reshape(2, 24))
+    np.testing.assert_array_equal(got_loose, value.reshape(2, 24))
+
+
+def test_dropout_applies_only_while_training(make_session):
+    x = ds.constant(np.ones((50, 40), np.float32))
+    training = ds.placeholder(ds.bool, ())
+    off, on = ds.layers.dropout(x, 0.5), ds.layers.dropout(x, 0.5, training=True)
+    chosen = ds.layers.dropout(x, 0.5, training=training)
+    sess = make_session()
+    np.testing.assert_array_equal(sess.run(off), np.ones((50, 40)))
+    for out in (sess.run(on), sess.run(chosen, {training: True})):
+        assert set(np.unique(out)) == {0.0, 2.0} and 0.4 < (out == 0).mean() < 0.6
+    np.testing.assert_array_equal(sess.run(chosen, {training: False}), np.ones((50, 40)))
+    grad, = ds.gradients(ds.reduce_sum(chosen * 3.0), [x])        # through either branch
+    np.testing.assert_array_equal(sess.run(grad, {training: False}), np.full((50, 40), 3.0))
+    trained = sess.run(grad, {training: True})
+    assert set(np.unique(trained)) == {0.0, 6.0}
+
+
+def test_what_layers_do_not_take_is_a_clear_error():
+    x = ds.placeholder(ds.float32, (None, 8, 8, 3))
+    with pytest.raises(ValueError, match="channels_last"):
+        ds.layers.conv2d(x, 2, 3, data_format="channels_first")
+    with pytest.raises(ValueError, match="dilation_rate"):
+        ds.layers.conv2d(x, 2, 3, dilation_rate=2)
+    with pytest.raises(ValueError, match="padding must be 'valid' or 'same'"):
+        ds.layers.max_pooling2d(x, 2, 2, padding="full")
+    with pytest.raises(ValueError, match="kernel_size must be a positive int"):
+        ds.layers.conv2d(x, 2, (3, 0))
+    with pytest.raises(ValueError, match="last dimension of inputs .* must be known"):
+        ds.layers.dense(ds.placeholder(ds.float32, (None, None)), 3)
+    with pytest.raises(ValueError, match="kernel_constraint"):
+        ds.layers.dense(ds.placeholder(ds.float32, (None, 3)), 3, kernel_constraint=abs)
+    with pytest.raises(UnsupportedTF1Error, match="tf.layers.batch_normalization"):
+        ds.layers.batch_normalization(x)
+
+
+def test_a_layered_convnet_learns(make_session, rng):
+    images = rng.standard_normal((32, 6, 6, 1)).astype(np.float32)
+    labels = (images[:, :3].sum((1, 2, 3)) > images[:, 3:].sum((1, 2, 3))).astype(np.int32)
+    x = ds.placeholder(ds.float32, (None, 6, 6, 1))
+    y = ds.placeholder(ds.int32, (None,))
+    h = ds.layers.conv2d(x, 4, 3, padding="same", activation=ds.nn.relu)
+    h = ds.layers.flatten(ds.layers.max_pooling2d(h, 2, 2))
+    training = ds.placeholder(ds.bool, ())
+    logits = ds.layers.dense(ds.layers.dropout(h, 0.1, training=training), 2)
+    loss = ds.losses.sparse_softmax_cross_entropy(y, logits)
+    train = ds.train.AdamOptimizer(0.02).minimize(ds.losses.get_total_loss())
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    evaluate = {x: images, y: labels, training: False}
+    first = sess.run(loss, evaluate)
+    for _ in range(40):
+        sess.run(train, {x: images, y: labels, training: True})
+    assert sess.run(loss, evaluate) < 0.5 * first
+
+
+# --- losses ---------------------------------------------------------------------------------
+
+def log_softmax(x):
+    shifted = x.astype(np.float64) - x.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def sigmoid_xent(x, z):
+    x = x.astype(np.float64)
+    return np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x)))
+
+
+def test_losses_weight_and_reduce_as_tf1(make_session, rng):
+    logits_v = rng.standard_normal((6, 4)).astype(np.float32)
+    labels_v = rng.integers(0, 4, 6).astype(np.int32)
+    weights_v = np.array([1.0, 0.5, 0.0, 2.0, 1.0, 0.0], np.float32)
+    target_v = rng.standard_normal((6, 4)).astype(np.float32)
+    logits, labels = ds.constant(logits_v), ds.constant(labels_v)
+    weights, target = ds.constant(weights_v), ds.constant(target_v)
+    onehot = np.eye(4, dtype=np.float32)[labels_v]
+    R = ds.losses.Reduction
+    built = {
+        "sparse": ds.losses.sparse_softmax_cross_entropy(labels, logits),
+        "sparse weighted": ds.losses.sparse_softmax_cross_entropy(labels, logits, weights),
+        "smoothed": ds.losses.softmax_cross_entropy(onehot, logits, label_smoothing=0.2),
+        "sigmoid": ds.losses.sigmoid_cross_entropy(onehot, logits, weights=2.0),
+        "mse mean": ds.losses.mean_squared_error(target, logits, reduction=R.MEAN,
+                                                 weights=ds.reshape(weights, (6, 1))),
+        "mse sum": ds.losses.mean_squared_error(target, logits, reduction=R.SUM),
+        "mse batch": ds.losses.mean_squared_error(target, logits,
+                                                  reduction=R.SUM_OVER_BATCH_SIZE),
+        "all weights 0": ds.losses.mean_squared_error(target, logits, weights=0.0),
+        "none": ds.losses.mean_squared_error(target, logits, reduction=R.NONE,
+                                             loss_collection=None),
+    }
+    xent = -(onehot * log_softmax(logits_v)).sum(-1)
+    smooth = onehot * 0.8 + 0.05
+    squares = (logits_v.astype(np.float64) - target_v) ** 2
+    want = {
+        "sparse": xent.mean(),
+        "sparse weighted": (xent * weights_v).sum() / 4,          # 4 weights are not 0
+        "smoothed": (-(smooth * log_softmax(logits_v)).sum(-1)).mean(),
+        "sigmoid": (2 * sigmoid_xent(logits_v, onehot)).sum() / 24,
+        "mse mean": (squares * weights_v[:, None]).sum() / (4 * weights_v.sum()),
+        "mse sum": squares.sum(),
+        "mse batch": squares.sum() / 24,
+        "all weights 0": 0.0,
+        "none": squares,
+    }
+    got = make_session().run(built)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
+    assert len(ds.losses.get_losses()) == 8                       # not the one kept out
+    assert ds.get_collection(ds.GraphKeys.LOSSES, scope="mean_squared") == \
+        [built["mse mean"], built["mse sum"], built["mse batch"], built["all weights 0"]]
+
+
+def test_total_loss_sums_the_losses_and_regularization(make_session):
+    w = ds.Variable(np.float32(3.0), name="w")
+    ds.losses.add_loss(w * 2.0)
+    ds.losses.mean_squared_error(ds.constant([1.0, 2.0]), ds.stack([w, w]))
+    ds.add_to_collection(ds.GraphKeys.REGULARIZATION_LOSSES, w * w)
+    _, (total, plain) = run_initialized(
+        make_session, [ds.losses.get_total_loss(),
+                       ds.losses.get_total_loss(add_regularization_losses=False)])
+    assert plain == pytest.approx(6.0 + (4 + 1) / 2) and total == pytest.approx(plain + 9)
+    ds.reset_default_graph()
+    with pytest.raises(ValueError, match="No losses"):
+        ds.losses.get_total_loss()
+
+
+def test_bad_loss_arguments_are_clear_errors():
+    logits = ds.placeholder(ds.float32, (None, 3))
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        ds.losses.sparse_softmax_cross_entropy(ds.placeholder(ds.int32, (None,)), logits,
+                                               reduction="average")
+    with pytest.raises(ValueError, match="same shape"):
+        ds.losses.mean_squared_error(ds.placeholder(ds.float32, (None, 2)), logits)
+    with pytest.raises(TypeError, match="floating point"):
+        ds.losses.compute_weighted_loss(ds.constant([1, 2]))
+    with pytest.raises(UnsupportedTF1Error, match="tf.losses.huber_loss"):
+        ds.losses.huber_loss
+
+
+# --- nn additions ---------------------------------------------------------------------------
+
+def test_sigmoid_cross_entropy_never_overflows_and_has_tf1s_gradient(make_session):
+    x_v = np.array([[-100.0, -2.0, 0.0], [0.5, 3.0, 100.0]], np.float32)
+    z_v = np.array([[0.0, 1.0, 0.5], [1.0, 0.0, 1.0]], np.float32)
+    x = ds.constant(x_v)
+    loss = ds.nn.sigmoid_cross_entropy_with_logits(labels=z_v, logits=x)
+    grad, = ds.gradients(ds.reduce_sum(loss), [x])
+    got, got_grad = make_session().run([loss, grad])
+    np.testing.assert_allclose(got, sigmoid_xent(x_v, z_v), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_grad, 1 / (1 + np.exp(-x_v.astype(np.float64))) - z_v,
+                               rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="same shape"):
+        ds.nn.sigmoid_cross_entropy_with_logits(labels=np.zeros(2, np.float32), logits=x)
+    with pytest.raises(ValueError, match="named arguments"):
+        ds.nn.sigmoid_cross_entropy_with_logits(z_v, x)
+
+
+def test_l2_normalize(make_session, rng):
+    v = rng.standard_normal((3, 4)).astype(np.float32)
+    rows, columns = ds.nn.l2_normalize(v, axis=1), ds.nn.l2_normalize(v, dim=0)
+    zero = ds.nn.l2_normalize(np.zeros(3, np.float32))
+    got_rows, got_columns, got_zero = make_session().run([rows, columns, zero])
+    np.testing.assert_allclose(got_rows, v / np.linalg.norm(v, axis=1, keepdims=True),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got_columns, v / np.linalg.norm(v, axis=0), rtol=1e-5)
+    np.testing.assert_array_equal(got_zero, np.zeros(3))
