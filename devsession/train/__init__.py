@@ -13,6 +13,10 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
                             (``device_setter.py``)
+``MonitoredTrainingSession``  the training loop's session: init or restore on the chief,
+                            the others wait; hooks (``StopAtStepHook``,
+                            ``CheckpointSaverHook``, ``SummarySaverHook``)
+                            (``monitored_session.py``)
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
                             natural exp, inverse time, polynomial, cosine, piecewise
                             constant
@@ -31,6 +35,9 @@ from .gradient_descent import GradientDescentOptimizer
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .momentum import MomentumOptimizer
+from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, SessionRunArgs,
+                                SessionRunContext, SessionRunHook, SessionRunValues,
+                                StopAtStepHook, SummarySaverHook)
 from .optimizer import Optimizer
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     latest_checkpoint)
@@ -42,7 +49,9 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
-           "cosine_decay", "piecewise_constant"]
+           "cosine_decay", "piecewise_constant", "MonitoredTrainingSession", "SessionRunHook",
+           "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
+           "CheckpointSaverHook", "SummarySaverHook"]
 
 
 def __getattr__(name: str):

@@ -1,0 +1,329 @@
+"""TF1's training loop: ``MonitoredTrainingSession`` and its hooks.
+
+    with ds.train.MonitoredTrainingSession(master=server.target, is_chief=task == 0,
+                                           checkpoint_dir="/tmp/run",
+                                           hooks=[ds.train.StopAtStepHook(last_step=1000)]) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+
+What it does, as TF1's:
+
+* the chief restores the newest checkpoint in ``checkpoint_dir`` if there is one, else
+  initializes every global variable; any other worker waits (up to ``max_wait_secs``)
+  until the chief has, polling a run that reads every variable;
+* hooks (``SessionRunHook``) see each ``run``: ``before_run`` may add fetches, and
+  ``after_run`` gets their values and may ``request_stop()``, which ``should_stop()``
+  reports; ``end`` runs when the block ends normally;
+* with a ``checkpoint_dir``, the chief saves a checkpoint once the session exists,
+  every ``save_checkpoint_secs`` (600 by default) or ``save_checkpoint_steps``, and at
+  the end; and writes the graph's merged summaries there every
+  ``save_summaries_steps`` (100) for TensorBoard;
+* ``OutOfRangeError`` (an input that ran out) ends the ``with`` block quietly.
+
+Not done (a clear error where a program asks for them): ``scaffold`` and
+``stop_grace_period_secs`` are accepted and ignored where TF1's defaults hold; a session
+that fails with ``AbortedError`` is not re-created here (devsession's cluster sessions
+heal after a worker restart by themselves).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import time
+
+from ..errors import DeadlineExceededError, FailedPreconditionError, OutOfRangeError
+from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..ops import group, identity
+from ..variables import global_variables, global_variables_initializer
+from .saver import Saver, latest_checkpoint
+from .training_util import get_global_step
+
+__all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
+           "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook",
+           "MonitoredTrainingSession"]
+
+log = logging.getLogger("devsession")
+
+SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"],
+                                        defaults=(None, None))
+SessionRunValues = collections.namedtuple("SessionRunValues",
+                                          ["results", "options", "run_metadata"])
+_WAIT_POLL_S = 0.5
+
+
+class SessionRunContext:
+    """What a hook sees of one ``run``: its arguments, the session, and the stop flag."""
+
+    def __init__(self, original_args: SessionRunArgs, session):
+        self.original_args = original_args
+        self.session = session
+        self._stop_requested = False
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_requested
+
+
+class SessionRunHook:
+    """Does nothing at every point of the loop; hooks override what they need."""
+
+    def begin(self):
+        """Before the session exists: the last chance to add ops to the graph."""
+
+    def after_create_session(self, session, coord):
+        """The session exists and its variables are initialized or restored."""
+
+    def before_run(self, run_context):
+        """Return ``SessionRunArgs`` to add fetches (and feeds) to this run, or None."""
+        return None
+
+    def after_run(self, run_context, run_values):
+        """``run_values.results`` holds the values of what ``before_run`` asked for."""
+
+    def end(self, session):
+        """The block ended normally."""
+
+
+class StopAtStepHook(SessionRunHook):
+    """Stop once the global step reaches ``last_step``, or ``num_steps`` steps after the
+    session starts (give one of them)."""
+
+    def __init__(self, num_steps=None, last_step=None):
+        if (num_steps is None) == (last_step is None):
+            raise ValueError("StopAtStepHook takes exactly one of num_steps and last_step.")
+        self._num_steps, self._last_step = num_steps, last_step
+
+    def begin(self):
+        self._step = _global_step_or_error("StopAtStepHook")
+
+    def after_create_session(self, session, coord):
+        if self._num_steps is not None:
+            self._last_step = int(session.run(self._step)) + self._num_steps
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        # the value fetched is the step before this run's update; read it again
+        if int(run_values.results) + 1 >= self._last_step and \
+                int(run_context.session.run(self._step)) >= self._last_step:
+            run_context.request_stop()
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Save a checkpoint into ``checkpoint_dir`` when the session starts, every
+    ``save_secs`` or ``save_steps`` (one of them), and at the end."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt"):
+        if (save_secs is None) == (save_steps is None):
+            raise ValueError("CheckpointSaverHook takes exactly one of save_secs and "
+                             "save_steps.")
+        self._path = os.path.join(checkpoint_dir, checkpoint_basename)
+        self._dir = checkpoint_dir
+        self._secs, self._steps, self._saver = save_secs, save_steps, saver
+
+    def begin(self):
+        os.makedirs(self._dir, exist_ok=True)
+        self._step = _global_step_or_error("CheckpointSaverHook")
+        self._saver = self._saver or Saver()
+
+    def after_create_session(self, session, coord):
+        self._save(session)
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._step)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results) + 1
+        if (self._steps is not None and step >= self._saved_step + self._steps) or \
+                (self._secs is not None and time.monotonic() >= self._saved_at + self._secs):
+            self._save(run_context.session)
+
+    def end(self, session):
+        if int(session.run(self._step)) != self._saved_step:
+            self._save(session)
+
+    def _save(self, session):
+        self._saved_step = int(session.run(self._step))
+        self._saved_at = time.monotonic()
+        self._saver.save(session, self._path, global_step=self._saved_step)
+
+
+class SummarySaverHook(SessionRunHook):
+    """Write ``summary_op``'s value (by default, every summary of the graph merged)
+    into ``output_dir`` every ``save_steps`` steps, for TensorBoard."""
+
+    def __init__(self, save_steps=100, output_dir=None, summary_op=None):
+        self._every, self._dir, self._op = save_steps, output_dir, summary_op
+
+    def begin(self):
+        from ..summary import merge_all
+
+        self._step = _global_step_or_error("SummarySaverHook")
+        self._op = self._op if self._op is not None else merge_all()
+        self._writer = None
+        self._coming = None            # the step the next run makes; None: not known yet
+        self._due = 0
+
+    def after_create_session(self, session, coord):
+        from ..summary import FileWriter
+
+        if self._op is not None:
+            self._writer = FileWriter(self._dir, session.graph)
+
+    def before_run(self, run_context):
+        fetches = {"step": self._step}
+        if self._writer is not None and (self._coming is None or self._coming >= self._due):
+            fetches["summary"] = self._op         # only on the runs that write it
+        return SessionRunArgs(fetches)
+
+    def after_run(self, run_context, run_values):
+        step = int(run_values.results["step"])
+        if "summary" in run_values.results and step >= self._due:
+            self._writer.add_summary(run_values.results["summary"], step)
+            self._due = step + self._every
+        self._coming = step + 1
+
+    def end(self, session):
+        if self._writer is not None:
+            self._writer.close()
+
+
+class _MonitoredSession:
+    """The session ``MonitoredTrainingSession`` returns (see the module docstring)."""
+
+    def __init__(self, session, hooks):
+        self._session, self._hooks = session, hooks
+        self._stop = False
+        self.graph = session.graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """``fetches``' values, after every hook's ``before_run`` and before its
+        ``after_run``; a hook's ``request_stop`` makes ``should_stop()`` true."""
+        context = SessionRunContext(SessionRunArgs(fetches, feed_dict, options), self._session)
+        asked = [hook.before_run(context) for hook in self._hooks]
+        feeds = dict(feed_dict or {})
+        for args in asked:
+            if args is not None and args.feed_dict:
+                for key, value in args.feed_dict.items():
+                    if key in feeds:
+                        raise RuntimeError(f"A hook feeds {key}, which the caller feeds too.")
+                    feeds[key] = value
+        wanted = [k for k, args in enumerate(asked) if args is not None]
+        results, more = self._session.run([fetches, [asked[k].fetches for k in wanted]],
+                                          feeds, options=options, run_metadata=run_metadata)
+        values = dict(zip(wanted, more))
+        for k, hook in enumerate(self._hooks):
+            hook.after_run(context, SessionRunValues(values.get(k), options, run_metadata))
+        self._stop = self._stop or context.stop_requested
+        return results
+
+    def should_stop(self) -> bool:
+        return self._stop
+
+    def close(self, ended_normally: bool = True) -> None:
+        try:
+            if ended_normally:
+                for hook in self._hooks:
+                    hook.end(self._session)
+        finally:
+            self._session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        quiet = kind is not None and issubclass(kind, (OutOfRangeError, StopIteration))
+        self.close(ended_normally=kind is None or quiet)
+        return quiet
+
+
+def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None,
+                             hooks=None, chief_only_hooks=None, save_checkpoint_secs=600,
+                             save_summaries_steps=100, save_summaries_secs=None, config=None,
+                             stop_grace_period_secs=120, log_step_count_steps=100,
+                             max_wait_secs=7200, save_checkpoint_steps=None,
+                             summary_dir=None):
+    """A session for a training loop (see the module docstring), as TF1's."""
+    from ..options import SessionOptions
+    from ..session import Session
+
+    if scaffold is not None:
+        raise ValueError("MonitoredTrainingSession: devsession does not support scaffold "
+                         "yet; build init ops and savers in the graph instead.")
+    hooks = list(hooks or [])
+    if is_chief:
+        hooks += list(chief_only_hooks or [])
+        if checkpoint_dir is not None:
+            if save_checkpoint_steps is not None or save_checkpoint_secs is not None:
+                hooks.append(CheckpointSaverHook(
+                    checkpoint_dir, save_secs=None if save_checkpoint_steps else
+                    save_checkpoint_secs, save_steps=save_checkpoint_steps))
+            if save_summaries_steps:
+                hooks.append(SummarySaverHook(save_summaries_steps,
+                                              summary_dir or checkpoint_dir))
+    graph = get_default_graph()
+    with name_scope("monitored_session"), control_dependencies(None):
+        variables = global_variables()
+        init_op = global_variables_initializer()
+        ready_op = group(*[_read_where_it_lives(v) for v in variables]) if variables else None
+        saver = Saver() if variables and is_chief and checkpoint_dir is not None else None
+    for hook in hooks:
+        hook.begin()
+    settings = {"options": config} if isinstance(config, SessionOptions) else {"config": config}
+    session = Session(master, graph=graph, **settings)
+    try:
+        if is_chief:
+            _initialize_or_restore(session, init_op, saver, checkpoint_dir)
+        elif ready_op is not None:
+            _wait_until_ready(session, ready_op, max_wait_secs)
+        for hook in hooks:
+            hook.after_create_session(session, None)
+    except BaseException:
+        session.close()
+        raise
+    return _MonitoredSession(session, hooks)
+
+
+def _initialize_or_restore(session, init_op, saver, checkpoint_dir) -> None:
+    path = latest_checkpoint(checkpoint_dir) if saver is not None else None
+    if path is not None:
+        log.info("devsession: restoring the variables from %s", path)
+        saver.restore(session, path)
+    else:
+        session.run(init_op)
+
+
+def _wait_until_ready(session, ready_op, max_wait_secs) -> None:
+    """Poll until every variable reads (the chief initialized them)."""
+    deadline = time.monotonic() + max_wait_secs
+    while True:
+        try:
+            session.run(ready_op)
+            return
+        except FailedPreconditionError as e:
+            if time.monotonic() >= deadline:
+                raise DeadlineExceededError(
+                    f"The chief did not initialize the variables within {max_wait_secs} s "
+                    f"(still: {e.message})", None) from None
+        time.sleep(_WAIT_POLL_S)
+
+
+def _read_where_it_lives(variable):
+    """A read of ``variable`` on its own device: polling it moves no values."""
+    with device(None), device(variable.device or None):
+        return identity(variable)
+
+
+def _global_step_or_error(hook: str):
+    step = get_global_step()
+    if step is None:
+        raise RuntimeError(f"{hook} needs a global step: create one with "
+                           f"ds.train.get_or_create_global_step() before the session.")
+    return step

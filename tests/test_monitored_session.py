@@ -1,0 +1,203 @@
+"""``ds.train.MonitoredTrainingSession`` and its hooks: TF1's training loop.
+
+The chief initializes or restores, saves checkpoints and summaries; another worker waits
+for the chief's variables; hooks see every run and stop the loop; an input that runs out
+ends the block quietly.  Between-graph replication on a ps + 2 workers cluster runs in
+threads of this process, each client its own graph, as TF1's distributed guide writes it.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.distributed import create_local_cluster
+from devsession.errors import DeadlineExceededError, OutOfRangeError
+from test_summaries import accumulator  # noqa: F401  (the fixture reading event files)
+
+F32 = np.float32
+W_TRUE = np.array([[1.5], [-2.0], [0.5]], F32)
+
+
+def regression(device_fn=None):
+    """A linear regression trained by SGD, in the default graph: (train op, loss, x, y)."""
+    with ds.device(device_fn):
+        step = ds.train.get_or_create_global_step()
+        w = ds.Variable(np.zeros((3, 1), F32), name="w")
+        x = ds.placeholder(ds.float32, (None, 3), name="x")
+        y = ds.placeholder(ds.float32, (None, 1), name="y")
+        loss = ds.reduce_mean(ds.square(ds.matmul(x, w) - y))
+        train = ds.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    ds.summary.scalar("loss", loss)
+    return train, loss, x, y
+
+
+def batch(rng):
+    x = rng.standard_normal((16, 3)).astype(F32)
+    return x, x @ W_TRUE
+
+
+class Recorder(ds.train.SessionRunHook):
+    """Records the calls it gets; asks for ``fetch`` (and feeds ``feed``) on every run,
+    and stops the loop after ``stop_after`` runs."""
+
+    def __init__(self, fetch=None, feed=None, stop_after=None):
+        self.calls, self.values = [], []
+        self.fetch, self.feed, self.stop_after = fetch, feed, stop_after
+
+    def begin(self):
+        self.calls.append("begin")
+
+    def after_create_session(self, session, coord):
+        self.calls.append("after_create_session")
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        if self.fetch is not None:
+            return ds.train.SessionRunArgs(self.fetch, self.feed)
+        return None
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        self.values.append(run_values.results)
+        if self.stop_after is not None and len(self.values) >= self.stop_after:
+            run_context.request_stop()
+
+    def end(self, session):
+        self.calls.append("end")
+
+
+def test_the_chief_trains_saves_and_a_new_session_restores(tmp_path, accumulator):
+    rng = np.random.default_rng(0)
+    train, loss, x, y = regression()
+    hooks = [ds.train.StopAtStepHook(last_step=6)]
+    losses = []
+    with ds.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=hooks,
+                                           save_checkpoint_steps=4,
+                                           save_summaries_steps=4) as sess:
+        while not sess.should_stop():
+            xb, yb = batch(rng)
+            losses.append(sess.run([train, loss], {x: xb, y: yb})[1])
+        trained = sess.run(ds.global_variables()[1])
+    assert len(losses) == 6 and losses[-1] < 0.5 * losses[0]
+    # saved when the session started (step 0), at step 4 and at the end (step 6)
+    assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-6")
+    kept = ds.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths
+    assert [p.rsplit("-", 1)[1] for p in kept] == ["0", "4", "6"]
+    steps = [e.step for e in accumulator(str(tmp_path)).Scalars("loss")]
+    assert steps == [0, 4]
+
+    ds.reset_default_graph()                       # a new process, as it were
+    train, loss, x, y = regression()
+    with ds.train.MonitoredTrainingSession(
+            checkpoint_dir=str(tmp_path), save_checkpoint_secs=None,
+            save_summaries_steps=None, hooks=[ds.train.StopAtStepHook(num_steps=2)]) as sess:
+        step = ds.train.get_global_step()
+        assert sess.run(step) == 6                 # restored, not initialized
+        np.testing.assert_array_equal(sess.run(ds.global_variables()[1]), trained)
+        runs = 0
+        while not sess.should_stop():
+            xb, yb = batch(rng)
+            sess.run(train, {x: xb, y: yb})
+            runs += 1
+        assert runs == 2 and sess.run(step) == 8
+
+
+def test_hooks_see_every_run_add_fetches_and_feeds_and_stop_the_loop():
+    train, loss, x, y = regression()
+    scale = ds.placeholder(ds.float32, ())          # fed by the hook
+    watcher = Recorder(fetch={"step": ds.train.get_global_step(), "twice": scale * 2.0},
+                       feed={scale: F32(4.0)}, stop_after=3)
+    quiet = Recorder()
+    rng = np.random.default_rng(1)
+    with ds.train.MonitoredTrainingSession(hooks=[watcher, quiet]) as sess:
+        while not sess.should_stop():
+            xb, yb = batch(rng)
+            assert sess.run(train, {x: xb, y: yb}) is None
+    assert watcher.values == [{"step": 0, "twice": 8.0}, {"step": 1, "twice": 8.0},
+                              {"step": 2, "twice": 8.0}]
+    assert quiet.values == [None, None, None]
+    assert quiet.calls == ["begin", "after_create_session"] + \
+        ["before_run", "after_run"] * 3 + ["end"]
+
+
+def test_an_input_that_runs_out_ends_the_block_and_other_errors_pass(tmp_path):
+    regression()
+    hook = Recorder()
+    with ds.train.MonitoredTrainingSession(hooks=[hook]) as sess:
+        raise OutOfRangeError("the input ran out", None)
+    assert hook.calls[-1] == "end"
+    hook = Recorder()
+    with pytest.raises(ZeroDivisionError):
+        with ds.train.MonitoredTrainingSession(hooks=[hook]) as sess:
+            1 / 0
+    assert "end" not in hook.calls
+    with pytest.raises(RuntimeError, match="closed"):
+        sess._session.run(ds.train.get_global_step())
+
+
+def test_hook_arguments_and_a_missing_global_step_are_clear_errors():
+    with pytest.raises(ValueError, match="exactly one of num_steps and last_step"):
+        ds.train.StopAtStepHook()
+    with pytest.raises(ValueError, match="exactly one of save_secs and save_steps"):
+        ds.train.CheckpointSaverHook("/tmp", save_secs=1, save_steps=1)
+    ds.Variable(1.0, name="v")
+    with pytest.raises(RuntimeError, match="needs a global step"):
+        ds.train.MonitoredTrainingSession(hooks=[ds.train.StopAtStepHook(last_step=1)])
+
+
+def test_a_worker_waits_for_the_chief_then_both_train_the_shared_variables():
+    servers = create_local_cluster({"ps": 1, "worker": 2})
+    spec = servers[0].cluster_spec
+    results, errors = {}, []
+
+    def client(index):
+        try:
+            with ds.Graph().as_default():
+                train, loss, x, y = regression(ds.train.replica_device_setter(
+                    cluster=spec, worker_device=f"/job:worker/task:{index}"))
+                target = next(s.target for s in servers
+                              if (s.job_name, s.task_index) == ("worker", index))
+                rng = np.random.default_rng(index)
+                mine = 0
+                with ds.train.MonitoredTrainingSession(
+                        master=target, is_chief=index == 0,
+                        hooks=[ds.train.StopAtStepHook(last_step=30)]) as sess:
+                    while not sess.should_stop():
+                        xb, yb = batch(rng)
+                        sess.run(train, {x: xb, y: yb})
+                        mine += 1
+                    w = sess.run(ds.global_variables()[1])
+                results[index] = (mine, w)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    try:
+        waiting = threading.Thread(target=client, args=(1,))
+        waiting.start()                           # before the chief: it must wait
+        waiting.join(0.3)
+        assert waiting.is_alive()
+        chief = threading.Thread(target=client, args=(0,))
+        chief.start()
+        for thread in (chief, waiting):
+            thread.join(120)
+        assert not errors, errors
+        assert results[0][0] + results[1][0] >= 30 and min(results[0][0], results[1][0]) > 0
+        np.testing.assert_allclose(results[0][1], W_TRUE, atol=0.05)
+    finally:
+        for server in servers:
+            server.stop(grace=0)
+
+
+def test_a_worker_gives_up_when_no_chief_initializes():
+    servers = create_local_cluster({"worker": 1})
+    try:
+        regression()
+        with pytest.raises(DeadlineExceededError, match="did not initialize the variables"):
+            ds.train.MonitoredTrainingSession(master=servers[0].target, is_chief=False,
+                                              max_wait_secs=0.3)
+    finally:
+        servers[0].stop(grace=0)
