@@ -25,15 +25,13 @@ import math
 
 from . import nn
 from .dtypes import float32
-from .graph import convert_to_tensor, get_default_graph, name_scope
+from .graph import convert_to_tensor, name_scope
+from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, zeros_initializer
 from .ops import identity, matmul, reshape, shape, stack, tensordot, where
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout"]
-
-REGULARIZATION_LOSSES = "regularization_losses"   # TF1's tf.GraphKeys.REGULARIZATION_LOSSES
-
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
           bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -154,7 +152,7 @@ def _regularize(regularizer, variable) -> None:
     with name_scope("Regularizer"):
         penalty = regularizer(variable)
     if penalty is not None:
-        get_default_graph().add_to_collection(REGULARIZATION_LOSSES, penalty)
+        add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)
 
 
 def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name):

@@ -20,8 +20,8 @@ one number; a reduction over nothing, or over weights that are all 0, is 0, not 
 from __future__ import annotations
 
 from . import nn
-from .graph import convert_to_tensor, get_default_graph, name_scope
-from .layers import REGULARIZATION_LOSSES
+from .graph import convert_to_tensor, name_scope
+from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .ops import (add_n, cast, constant, maximum, multiply, not_equal, ones_like,
                   reduce_sum, size, stop_gradient, where)
 from .ops.elementwise import squared_difference
@@ -31,7 +31,7 @@ __all__ = ["Reduction", "compute_weighted_loss", "sparse_softmax_cross_entropy",
            "add_loss", "get_losses", "get_regularization_losses", "get_regularization_loss",
            "get_total_loss"]
 
-LOSSES = "losses"                  # TF1's tf.GraphKeys.LOSSES
+LOSSES = GraphKeys.LOSSES
 
 
 class Reduction:
@@ -141,15 +141,15 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
 def add_loss(loss, loss_collection=LOSSES) -> None:
     """Add ``loss`` to ``loss_collection`` (none when it is None)."""
     if loss_collection:
-        get_default_graph().add_to_collection(loss_collection, loss)
+        add_to_collection(loss_collection, loss)
 
 
 def get_losses(scope=None, loss_collection=LOSSES) -> list:
-    return _collection(loss_collection, scope)
+    return get_collection(loss_collection, scope)
 
 
 def get_regularization_losses(scope=None) -> list:
-    return _collection(REGULARIZATION_LOSSES, scope)
+    return get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
 
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
@@ -166,11 +166,6 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     if not losses:
         raise ValueError("No losses to sum: build one with ds.losses first.")
     return add_n(losses, name=name)
-
-
-def _collection(key: str, scope) -> list:
-    from .graph_keys import get_collection
-    return get_collection(key, scope)
 
 
 def _safe_divide(total, count):
