@@ -22,8 +22,8 @@ from __future__ import annotations
 from . import nn
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
-from .ops import (add_n, cast, constant, maximum, multiply, not_equal, ones_like,
-                  reduce_sum, size, stop_gradient, where)
+from .ops import (add_n, cast, constant, equal, multiply, not_equal, ones_like, reduce_sum,
+                  size, stop_gradient, where, zeros_like)
 from .ops.elementwise import squared_difference
 
 __all__ = ["Reduction", "compute_weighted_loss", "sparse_softmax_cross_entropy",
@@ -169,8 +169,10 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
 
 
 def _safe_divide(total, count):
-    """``total / count``, and 0 where ``count`` is 0 (TF1's ``div_no_nan``)."""
-    return where(count > 0, total / maximum(count, 1e-30), 0.0 * total)
+    """``total / count``, and 0 where ``count`` is 0 (TF1's ``div_no_nan``; a sum of
+    weights may be negative, and is divided by as it is)."""
+    nothing = equal(count, 0.0)
+    return where(nothing, zeros_like(total), total / where(nothing, ones_like(count), count))
 
 
 def __getattr__(name: str):

@@ -193,6 +193,8 @@ def test_losses_weight_and_reduce_as_tf1(make_session, rng):
         "mse batch": ds.losses.mean_squared_error(target, logits,
                                                   reduction=R.SUM_OVER_BATCH_SIZE),
         "all weights 0": ds.losses.mean_squared_error(target, logits, weights=0.0),
+        "negative weights": ds.losses.compute_weighted_loss(    # divided as they sum
+            ds.constant([1.0, 2.0]), weights=[1.0, -3.0], reduction=R.MEAN),
         "none": ds.losses.mean_squared_error(target, logits, reduction=R.NONE,
                                              loss_collection=None),
     }
@@ -208,12 +210,13 @@ def test_losses_weight_and_reduce_as_tf1(make_session, rng):
         "mse sum": squares.sum(),
         "mse batch": squares.sum() / 24,
         "all weights 0": 0.0,
+        "negative weights": (1.0 - 6.0) / (1.0 - 3.0),
         "none": squares,
     }
     got = make_session().run(built)
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
-    assert len(ds.losses.get_losses()) == 8                       # not the one kept out
+    assert len(ds.losses.get_losses()) == 9                       # not the one kept out
     assert ds.get_collection(ds.GraphKeys.LOSSES, scope="mean_squared") == \
         [built["mse mean"], built["mse sum"], built["mse batch"], built["all weights 0"]]
 

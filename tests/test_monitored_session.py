@@ -83,6 +83,9 @@ def test_the_chief_trains_saves_and_a_new_session_restores(tmp_path, accumulator
             losses.append(sess.run([train, loss], {x: xb, y: yb})[1])
         trained = sess.run(ds.global_variables()[1])
     assert len(losses) == 6 and losses[-1] < 0.5 * losses[0]
+    restores = [op for op in ds.get_default_graph().get_operations()
+                if op.type == "Assign" and "restore" in op.name]
+    assert len(restores) == len(ds.global_variables())    # one Saver restores and saves
     # saved when the session started (step 0), at step 4 and at the end (step 6)
     assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-6")
     kept = ds.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths

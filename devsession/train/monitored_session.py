@@ -257,6 +257,13 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     if scaffold is not None:
         raise ValueError("MonitoredTrainingSession: devsession does not support scaffold "
                          "yet; build init ops and savers in the graph instead.")
+    graph = get_default_graph()
+    with name_scope("monitored_session"), control_dependencies(None):
+        variables = global_variables()
+        init_op = global_variables_initializer()
+        ready_op = group(*[_read_where_it_lives(v) for v in variables]) if variables else None
+        # one Saver restores and saves: each Saver adds a restore op per variable
+        saver = Saver() if variables and is_chief and checkpoint_dir is not None else None
     hooks = list(hooks or [])
     if is_chief:
         hooks += list(chief_only_hooks or [])
@@ -264,16 +271,10 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
             if save_checkpoint_steps is not None or save_checkpoint_secs is not None:
                 hooks.append(CheckpointSaverHook(
                     checkpoint_dir, save_secs=None if save_checkpoint_steps else
-                    save_checkpoint_secs, save_steps=save_checkpoint_steps))
+                    save_checkpoint_secs, save_steps=save_checkpoint_steps, saver=saver))
             if save_summaries_steps:
                 hooks.append(SummarySaverHook(save_summaries_steps,
                                               summary_dir or checkpoint_dir))
-    graph = get_default_graph()
-    with name_scope("monitored_session"), control_dependencies(None):
-        variables = global_variables()
-        init_op = global_variables_initializer()
-        ready_op = group(*[_read_where_it_lives(v) for v in variables]) if variables else None
-        saver = Saver() if variables and is_chief and checkpoint_dir is not None else None
     for hook in hooks:
         hook.begin()
     settings = {"options": config} if isinstance(config, SessionOptions) else {"config": config}
