@@ -566,7 +566,9 @@ def test_every_registered_op_has_a_builder(graph):
     assert len(built) == 41
     built += [ds.stop_gradient(x), v.assign_sub(x)]
     for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
-                ds.train.AdamOptimizer()):
+                ds.train.AdamOptimizer(), ds.train.RMSPropOptimizer(0.1),
+                ds.train.RMSPropOptimizer(0.1, centered=True), ds.train.AdagradOptimizer(0.1),
+                ds.train.AdadeltaOptimizer()):
         built.append(opt.apply_gradients([(x, v)]))
     flag = ds.placeholder(ds.bool, ())
     built += [ds.cond(flag, lambda: x, lambda: -x),

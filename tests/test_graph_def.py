@@ -80,7 +80,9 @@ def build_every_op_graph() -> ds.Graph:
         assign_add = v.assign_add(f, name="assign_add")
         training = [ds.stop_gradient(x, name="stopped"), v.assign_sub(f, name="assign_sub")]
         for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.AdamOptimizer(),
-                    ds.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True)):
+                    ds.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+                    ds.train.RMSPropOptimizer(0.1), ds.train.AdagradOptimizer(0.1),
+                    ds.train.RMSPropOptimizer(0.1, centered=True), ds.train.AdadeltaOptimizer()):
             training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         flag = ds.placeholder(ds.bool, (), name="flag")

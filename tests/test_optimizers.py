@@ -96,7 +96,96 @@ def test_adam_steps_and_beta_powers(dtype):
     assert got[5] == 6 and got[5].dtype == np.int64
 
 
-def test_the_loss_goes_down_on_every_session_type(make_session):
+@pytest.mark.parametrize("centered", [False, True])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_rms_prop_steps(dtype, centered):
+    w, loss = quadratic(dtype)
+    opt = ds.train.RMSPropOptimizer(0.05, decay=0.8, momentum=0.5, epsilon=1e-2,
+                                    centered=centered)
+    train = opt.minimize(loss)
+    names = ["rms", "momentum"] + (["mg"] if centered else [])
+    got = steps(train, [w] + [opt.get_slot(w, k) for k in names], n=6)
+    lr, rho, mom, eps = (dtype(F32(x)) for x in (0.05, 0.8, 0.5, 1e-2))
+    var, ms, moment, mg = np.array([0.3, -0.7, 1.1], dtype), np.ones(3, dtype), \
+        np.zeros(3, dtype), np.zeros(3, dtype)
+    for _ in range(6):
+        g = grad_of(var)
+        ms = rho * ms + (1 - rho) * g * g
+        mg = rho * mg + (1 - rho) * g
+        moment = mom * moment + lr * g / np.sqrt((ms - mg * mg if centered else ms) + eps)
+        var = var - moment
+    tol = 2e-5 if dtype == F32 else 1e-12
+    for value, want in zip(got, [var, ms, moment, mg]):
+        np.testing.assert_allclose(value, want, rtol=tol, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_adagrad_steps(dtype):
+    w, loss = quadratic(dtype)
+    opt = ds.train.AdagradOptimizer(0.2, initial_accumulator_value=0.3)
+    got = steps(opt.minimize(loss), [w, opt.get_slot(w, "accumulator")])
+    lr = dtype(F32(0.2))
+    var, accum = np.array([0.3, -0.7, 1.1], dtype), np.full(3, 0.3, dtype)
+    for _ in range(5):
+        g = grad_of(var)
+        accum = accum + g * g
+        var = var - lr * g / np.sqrt(accum)
+    tol = 2e-5 if dtype == F32 else 1e-12
+    np.testing.assert_allclose(got[0], var, rtol=tol)
+    np.testing.assert_allclose(got[1], accum, rtol=tol)
+    with pytest.raises(ValueError, match="initial_accumulator_value must be positive"):
+        ds.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0)
+
+
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_adadelta_steps(dtype):
+    w, loss = quadratic(dtype)
+    opt = ds.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-4)
+    got = steps(opt.minimize(loss), [w, opt.get_slot(w, "accum"),
+                                     opt.get_slot(w, "accum_update")])
+    lr, rho, eps = (dtype(F32(x)) for x in (1.0, 0.9, 1e-4))
+    var, accum, accum_update = np.array([0.3, -0.7, 1.1], dtype), np.zeros(3, dtype), \
+        np.zeros(3, dtype)
+    for _ in range(5):
+        g = grad_of(var)
+        accum = accum * rho + g * g * (1 - rho)
+        update = np.sqrt(accum_update + eps) / np.sqrt(accum + eps) * g
+        var = var - update * lr
+        accum_update = accum_update * rho + update * update * (1 - rho)
+    tol = 2e-5 if dtype == F32 else 1e-12
+    for value, want in zip(got, [var, accum, accum_update]):
+        np.testing.assert_allclose(value, want, rtol=tol, atol=1e-9)
+
+
+def test_the_other_optimizers_slots_are_named_as_tf_names_them():
+    w = ds.Variable(np.ones(2, F32), name="w")
+    loss = ds.reduce_sum(w * w)
+    rms, centered = ds.train.RMSPropOptimizer(0.1), ds.train.RMSPropOptimizer(0.1, centered=True)
+    adagrad, adadelta = ds.train.AdagradOptimizer(0.1), ds.train.AdadeltaOptimizer()
+    for opt in (rms, centered, adagrad, adadelta):
+        opt.minimize(loss)
+    assert [rms.get_slot(w, k).op.name for k in ("rms", "momentum")] == \
+        ["w/RMSProp", "w/RMSProp_1"]
+    assert [centered.get_slot(w, k).op.name for k in ("rms", "mg", "momentum")] == \
+        ["w/RMSProp_2", "w/RMSProp_3", "w/RMSProp_4"]
+    assert adagrad.get_slot(w, "accumulator").op.name == "w/Adagrad"
+    assert [adadelta.get_slot(w, k).op.name for k in ("accum", "accum_update")] == \
+        ["w/Adadelta", "w/Adadelta_1"]
+    ops = {op.name: op.type for op in ds.get_default_graph().get_operations()}
+    assert ops["RMSProp/update_w/ApplyRMSProp"] == "ApplyRMSProp"
+    assert ops["RMSProp_1/update_w/ApplyCenteredRMSProp"] == "ApplyCenteredRMSProp"
+    assert ops["Adagrad/update_w/ApplyAdagrad"] == "ApplyAdagrad"
+    assert ops["Adadelta/update_w/ApplyAdadelta"] == "ApplyAdadelta"
+    assert not any(v.trainable for opt in (rms, adagrad, adadelta) for v in opt.variables())
+
+
+OPTIMIZERS = {"adam": lambda: ds.train.AdamOptimizer(0.05),
+              "rms_prop": lambda: ds.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+              "adagrad": lambda: ds.train.AdagradOptimizer(0.3)}
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_the_loss_goes_down_on_every_session_type(make_session, optimizer):
     rng = np.random.default_rng(0)
     xv = rng.standard_normal((64, 4)).astype(F32)
     yv = np.tanh(xv @ rng.standard_normal((4, 1)).astype(F32))
@@ -111,7 +200,7 @@ def test_the_loss_goes_down_on_every_session_type(make_session):
         h = ds.nn.relu(ds.matmul(x, w1) + b1)
         loss = ds.reduce_mean(ds.square(ds.tanh(ds.matmul(h, w2)) - y))
         gs = ds.train.get_or_create_global_step()
-        train = ds.train.AdamOptimizer(0.05).minimize(loss, global_step=gs)
+        train = OPTIMIZERS[optimizer]().minimize(loss, global_step=gs)
         init = ds.global_variables_initializer()
     sess = make_session(graph)
     sess.run(init)

@@ -1,4 +1,5 @@
-"""The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam) and the
+"""The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad,
+ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta) and the
 gradients' shape-of kernels, on every device against the numpy reference.
 
 An update kernel works on variables in a resource manager, so each case sets up the
@@ -30,7 +31,15 @@ UPDATES = {
     "ApplyMomentum": (("accum",), {"lr": 0.05, "momentum": 0.9}, 1),
     "ApplyAdam": (("m", "v"), {"beta1_power": 0.9 ** 3, "beta2_power": 0.999 ** 3, "lr": 0.01,
                                "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}, 6),
+    "ApplyAdagrad": (("accum",), {"lr": 0.1}, 1),
+    "ApplyRMSProp": (("ms", "mom"), {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6},
+                     4),
+    "ApplyCenteredRMSProp": (("mg", "ms", "mom"), {"lr": 0.01, "rho": 0.9, "momentum": 0.5,
+                                                   "epsilon": 0.1}, 4),
+    "ApplyAdadelta": (("accum", "accum_update"), {"lr": 1.0, "rho": 0.95, "epsilon": 1e-6}, 3),
 }
+FLAG_ATTRS = {"ApplyMomentum": "use_nesterov", "ApplyAdam": "use_nesterov",
+              "ApplyAdagrad": "update_slots"}
 SIZES = [(0,), (1,), (7,), (3, 5), (PARALLEL_MIN_SIZE + 3,)]
 
 
@@ -41,24 +50,25 @@ def _values(op, dtype, grad):
     return values
 
 
-def _node(op, dtype, shape, resources, nesterov, device):
+def _node(op, dtype, shape, resources, flag, device):
     slots = UPDATES[op][0]
     names = ("var",) + slots
     keys = tuple(("", f"{op}_{name}", np.dtype(dtype), shape) for name in names)
     n_inputs = len(names) + len(UPDATES[op][1]) + 1
-    attrs = {"use_locking": False} if op == "ApplyGradientDescent" else {
-        "use_locking": False, "use_nesterov": nesterov}
+    attrs = {"use_locking": False}
+    if op in FLAG_ATTRS:
+        attrs[FLAG_ATTRS[op]] = flag
     return KernelNode(f"{op.lower()}_node", op, attrs, (np.dtype(dtype),) * n_inputs,
                       (shape,) * n_inputs, np.dtype(dtype), shape,
                       context=StateContext(resources, keys[0], keys), device=device)
 
 
-def _run(device, op, dtype, shape, nesterov, initial, grads):
+def _run(device, op, dtype, shape, flag, initial, grads):
     """The variable and slots after one update per gradient, on ``device`` ("REF", "CPU",
     "GPU" or the cupy stand-in)."""
     resources = ResourceMgr()
     on_gpu = device in ("GPU", STANDIN)
-    node = _node(op, dtype, shape, resources, nesterov, Device("GPU" if on_gpu else "CPU"))
+    node = _node(op, dtype, shape, resources, flag, Device("GPU" if on_gpu else "CPU"))
     frame = cupy_standin.shared_modules() if device == STANDIN else contextlib.nullcontext()
     with frame:
         xp = array_module(device)
@@ -73,21 +83,24 @@ def _run(device, op, dtype, shape, nesterov, initial, grads):
     return final
 
 
-CASES = [(op, dtype, nesterov) for op in UPDATES for dtype in (F16, F32, F64)
-         for nesterov in ((False, True) if op != "ApplyGradientDescent" else (False,))]
+# (op, dtype, the value of its flag attr: use_nesterov, update_slots, or None)
+CASES = [(op, dtype, flag) for op in UPDATES for dtype in (F16, F32, F64)
+         for flag in ((False, True) if op in FLAG_ATTRS else (None,))]
 
 
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("shape", SIZES, ids=str)
-@pytest.mark.parametrize("op,dtype,nesterov", CASES, ids=str)
-def test_updates_match_the_reference(device, op, dtype, nesterov, shape):
-    rng = rng_for(op, dtype, nesterov, shape)
+@pytest.mark.parametrize("op,dtype,flag", CASES, ids=str)
+def test_updates_match_the_reference(device, op, dtype, flag, shape):
+    rng = rng_for(op, dtype, flag, shape)
     slots = UPDATES[op][0]
     initial = [rng.standard_normal(shape).astype(dtype)]
-    initial += [np.abs(rng.standard_normal(shape)).astype(dtype) for _ in slots]
+    # slots start positive, and a centered mean gradient small next to its mean square
+    initial += [np.abs(rng.standard_normal(shape)).astype(dtype) * (0.1 if s == "mg" else 1)
+                + (1 if s == "ms" else 0) for s in slots]
     grads = [rng.standard_normal(shape).astype(dtype) for _ in range(3)]
-    want = _run("REF", op, dtype, shape, nesterov, initial, grads)
-    got = _run(device, op, dtype, shape, nesterov, initial, grads)
+    want = _run("REF", op, dtype, shape, flag, initial, grads)
+    got = _run(device, op, dtype, shape, flag, initial, grads)
     for g, w in zip(got, want):
         assert_same(g, w)
 

@@ -1,5 +1,6 @@
 """The optimizers' fused updates, as TF1's ``training_ops``: ApplyGradientDescent,
-ApplyMomentum and ApplyAdam, with TF's input order and attrs.
+ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp and
+ApplyAdadelta, with TF's input order and attrs.
 
 Input 0 (and the slots after it) are *references* to variables (``OpDef.ref_inputs``,
 so the op runs where its variable lives and updates it in place under its lock, see
@@ -15,6 +16,18 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   ``alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)``;
   ``m += (grad - m) * (1 - beta1)``; ``v += (grad**2 - v) * (1 - beta2)``;
   ``var -= m * alpha / (sqrt(v) + epsilon)``
+* ApplyAdagrad(var, accum, lr, grad): ``accum += grad**2`` (unless ``update_slots`` is
+  false); ``var -= grad * lr / sqrt(accum)``
+* ApplyRMSProp(var, ms, mom, lr, rho, momentum, epsilon, grad):
+  ``ms += (grad**2 - ms) * (1 - rho)``;
+  ``mom = mom * momentum + grad * lr / sqrt(ms + epsilon)``; ``var -= mom``
+* ApplyCenteredRMSProp(var, mg, ms, mom, lr, rho, momentum, epsilon, grad): as
+  ApplyRMSProp, with ``mg += (grad - mg) * (1 - rho)`` and ``ms - mg**2 + epsilon`` under
+  the root
+* ApplyAdadelta(var, accum, accum_update, lr, rho, epsilon, grad):
+  ``accum = accum * rho + grad**2 * (1 - rho)``;
+  ``update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad``;
+  ``var -= update * lr``; ``accum_update = accum_update * rho + update**2 * (1 - rho)``
 """
 
 from __future__ import annotations
@@ -23,8 +36,9 @@ from ..graph import Tensor, convert_to_tensor
 from .registry import InferError, OpDef, register_op
 from .state import variable_ref
 
-__all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "TRAINING_OPS",
-           "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
+__all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "apply_adagrad",
+           "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "TRAINING_OPS",
+           "FLAG_ATTRS", "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
 # var -= alpha * MatMul(a, b), and Adam's update with MatMul(a, b) as its gradient: made
 # only by optimizer/gemm_updates.py
@@ -37,7 +51,15 @@ TRAINING_OPS = {
     "ApplyMomentum": (("var", "accum", "lr", "grad", "momentum"), 2),
     "ApplyAdam": (("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
                    "epsilon", "grad"), 3),
+    "ApplyAdagrad": (("var", "accum", "lr", "grad"), 2),
+    "ApplyRMSProp": (("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3),
+    "ApplyCenteredRMSProp": (("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon",
+                              "grad"), 4),
+    "ApplyAdadelta": (("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3),
 }
+# op type -> (the boolean attr its formula depends on, that attr's default)
+FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_nesterov", False),
+              "ApplyAdagrad": ("update_slots", True)}
 _TENSOR_INPUTS = {"delta", "grad"}      # shaped like the variable; the rest are scalars
 
 
@@ -67,8 +89,8 @@ def _infer(op_type):
 
 for _op_type, (_names, _num_refs) in TRAINING_OPS.items():
     _attrs = {"use_locking": False}
-    if _op_type != "ApplyGradientDescent":
-        _attrs["use_nesterov"] = False
+    if _op_type in FLAG_ATTRS:
+        _attrs[FLAG_ATTRS[_op_type][0]] = FLAG_ATTRS[_op_type][1]
     register_op(OpDef(_op_type, _infer(_op_type), len(_names),
                       ref_inputs=tuple(range(_num_refs)), stateful=True, attr_defaults=_attrs))
 
@@ -115,3 +137,31 @@ def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, g
     return _build("ApplyAdam", [var, m, v],
                   [beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad],
                   {"use_locking": bool(use_locking), "use_nesterov": bool(use_nesterov)}, name)
+
+
+def apply_adagrad(var, accum, lr, grad, use_locking=False, update_slots=True,
+                  name=None) -> Tensor:
+    """TF's ApplyAdagrad: ``accum += grad**2``, then ``var -= grad * lr / sqrt(accum)``."""
+    return _build("ApplyAdagrad", [var, accum], [lr, grad],
+                  {"use_locking": bool(use_locking), "update_slots": bool(update_slots)}, name)
+
+
+def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, use_locking=False,
+                   name=None) -> Tensor:
+    """TF's ApplyRMSProp (see the module docstring)."""
+    return _build("ApplyRMSProp", [var, ms, mom], [lr, rho, momentum, epsilon, grad],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+                            use_locking=False, name=None) -> Tensor:
+    """TF's ApplyCenteredRMSProp: RMSProp over the gradient's estimated variance."""
+    return _build("ApplyCenteredRMSProp", [var, mg, ms, mom], [lr, rho, momentum, epsilon, grad],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, use_locking=False,
+                   name=None) -> Tensor:
+    """TF's ApplyAdadelta (see the module docstring)."""
+    return _build("ApplyAdadelta", [var, accum, accum_update], [lr, rho, epsilon, grad],
+                  {"use_locking": bool(use_locking)}, name)

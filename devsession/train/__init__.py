@@ -7,6 +7,9 @@
 ``MomentumOptimizer``       slot ``<var>/Momentum``, optionally Nesterov
 ``AdamOptimizer``           slots ``<var>/Adam``, ``<var>/Adam_1``; ``beta1_power``,
                             ``beta2_power``
+``RMSPropOptimizer``        slots ``rms`` (ones), ``momentum``; ``centered`` adds ``mg``
+``AdagradOptimizer``        slot ``<var>/Adagrad`` from ``initial_accumulator_value``
+``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
@@ -29,6 +32,8 @@ The updates are fused ops (``devsession/ops/training.py``) that change each vari
 place in one pass over its arrays, on the variable's device.
 """
 
+from .adadelta import AdadeltaOptimizer
+from .adagrad import AdagradOptimizer
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
@@ -39,12 +44,14 @@ from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, S
                                 SessionRunContext, SessionRunHook, SessionRunValues,
                                 StopAtStepHook, SummarySaverHook)
 from .optimizer import Optimizer
+from .rmsprop import RMSPropOptimizer
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     latest_checkpoint)
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
                             global_step)
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",

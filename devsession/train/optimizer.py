@@ -2,7 +2,7 @@
 
 ``minimize(loss)`` = ``compute_gradients`` (``ds.gradients`` of the loss with respect to
 the trainable variables, or ``var_list``) + ``apply_gradients``, which builds, in a name
-scope named after the optimizer (``GradientDescent``, ``Momentum``, ``Adam``):
+scope named after the optimizer (``GradientDescent``, ``Momentum``, ``Adam``...):
 
 1. the slot variables each algorithm keeps per variable, created once per variable and
    named as TF names them (``w/Momentum``, ``w/Adam``, ``w/Adam_1``), not trainable, on
@@ -152,13 +152,17 @@ class Optimizer:
     # --- helpers for subclasses -------------------------------------------------------------
 
     def _zeros_slot(self, var, slot_name: str, op_name: str):
-        """The zero-initialized slot ``slot_name`` of ``var`` (made once), named
-        ``<var>/<op_name>`` (``_1``... when taken) on the variable's device."""
+        """The zero-initialized slot ``slot_name`` of ``var`` (see ``_filled_slot``)."""
+        return self._filled_slot(var, slot_name, op_name, 0)
+
+    def _filled_slot(self, var, slot_name: str, op_name: str, value):
+        """The slot ``slot_name`` of ``var`` (made once), starting as ``value`` everywhere,
+        named ``<var>/<op_name>`` (``_1``... when taken) on the variable's device."""
         slots = self._slots.setdefault(slot_name, {})
         if var.op not in slots:
-            zeros = np.zeros(var.shape.as_list(), var.dtype.np)
+            initial = np.full(var.shape.as_list(), value, var.dtype.np)
             with name_scope(None), device(None), device(var.device or None):
-                slots[var.op] = colocated(Variable(zeros, name=f"{var.op.name}/{op_name}",
+                slots[var.op] = colocated(Variable(initial, name=f"{var.op.name}/{op_name}",
                                                    trainable=False), var)
         return slots[var.op]
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from ..checks import fmt_shape, invalid_argument
-from ..reference.training import apply_kernel, make_updates, with_nesterov
+from ..reference.training import apply_kernel, make_updates, with_flag
 from ..registry import register_kernel
 from . import register_gemm
 from .sgemm import sgemm_update
@@ -87,6 +87,58 @@ def _adam(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_beta2, epsil
                 w[i] -= mb[i] * alpha / (np.sqrt(vb[i]) + epsilon)
 
 
+@njit(**JIT)
+def _adagrad(var, accum, grad, lr, update_slots, lo, hi):
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        w, a, g = var[start:stop], accum[start:stop], grad[start:stop]
+        if update_slots:
+            for i in range(stop - start):
+                a[i] += g[i] * g[i]
+        for i in range(stop - start):
+            w[i] -= g[i] * lr / np.sqrt(a[i])
+
+
+@njit(**JIT)
+def _rms_prop(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon, centered, lo,
+              hi):
+    """ApplyRMSProp, or with ``centered`` ApplyCenteredRMSProp (``mg`` unused without)."""
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        w, s, m, g = var[start:stop], ms[start:stop], mom[start:stop], grad[start:stop]
+        for i in range(stop - start):
+            s[i] += (g[i] * g[i] - s[i]) * one_minus_rho
+        if centered:
+            c = mg[start:stop]
+            for i in range(stop - start):
+                c[i] += (g[i] - c[i]) * one_minus_rho
+            for i in range(stop - start):
+                m[i] = m[i] * momentum + g[i] * lr / np.sqrt(s[i] - c[i] * c[i] + epsilon)
+        else:
+            for i in range(stop - start):
+                m[i] = m[i] * momentum + g[i] * lr / np.sqrt(s[i] + epsilon)
+        for i in range(stop - start):
+            w[i] -= m[i]
+
+
+@njit(**JIT)
+def _adadelta(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, lo, hi):
+    step = np.empty(min(_BLOCK, max(hi - lo, 0)), var.dtype)
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        w, a, u, g = (var[start:stop], accum[start:stop], accum_update[start:stop],
+                      grad[start:stop])
+        t = step[:stop - start]
+        for i in range(stop - start):
+            a[i] = a[i] * rho + g[i] * g[i] * one_minus_rho
+        for i in range(stop - start):
+            t[i] = np.sqrt(u[i] + epsilon) / np.sqrt(a[i] + epsilon) * g[i]
+        for i in range(stop - start):
+            w[i] -= t[i] * lr
+        for i in range(stop - start):
+            u[i] = u[i] * rho + t[i] * t[i] * one_minus_rho
+
+
 # --- drivers: the whole array at once, or chunks in parallel --------------------------------
 
 @njit(**PAR)
@@ -111,6 +163,30 @@ def _adam_parallel(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_bet
     for c in prange((n + chunk - 1) // chunk):
         _adam(var, m, v, grad, alpha, beta1, one_minus_beta1, one_minus_beta2, epsilon,
               nesterov, c * chunk, min(n, c * chunk + chunk))
+
+
+@njit(**PAR)
+def _adagrad_parallel(var, accum, grad, lr, update_slots, chunk):
+    n = var.size
+    for c in prange((n + chunk - 1) // chunk):
+        _adagrad(var, accum, grad, lr, update_slots, c * chunk, min(n, c * chunk + chunk))
+
+
+@njit(**PAR)
+def _rms_prop_parallel(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon, centered,
+                       chunk):
+    n = var.size
+    for c in prange((n + chunk - 1) // chunk):
+        _rms_prop(var, mg, ms, mom, grad, lr, one_minus_rho, momentum, epsilon, centered,
+                  c * chunk, min(n, c * chunk + chunk))
+
+
+@njit(**PAR)
+def _adadelta_parallel(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, chunk):
+    n = var.size
+    for c in prange((n + chunk - 1) // chunk):
+        _adadelta(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, c * chunk,
+                  min(n, c * chunk + chunk))
 
 
 def _flat(x):
@@ -149,8 +225,41 @@ def _adam_update(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
         _adam(*args, 0, var.size)
 
 
+def _run(serial, parallel, size, *args):
+    """``serial(*args, 0, size)``, or ``parallel(*args, chunk)`` over a large array."""
+    if _parallel(size):
+        parallel(*args, _CHUNK)
+    else:
+        serial(*args, 0, size)
+
+
+def _adagrad_update(var, accum, lr, grad, update_slots=True):
+    _run(_adagrad, _adagrad_parallel, var.size, var.reshape(-1), accum.reshape(-1),
+         _flat(grad), lr[()], update_slots)
+
+
+def _rms_prop_update(var, ms, mom, lr, rho, momentum, epsilon, grad):
+    _centered_rms_prop_update(var, None, ms, mom, lr, rho, momentum, epsilon, grad)
+
+
+def _centered_rms_prop_update(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    one = var.dtype.type(1)
+    flat = var.reshape(-1)
+    _run(_rms_prop, _rms_prop_parallel, var.size, flat,
+         flat[:0] if mg is None else mg.reshape(-1), ms.reshape(-1), mom.reshape(-1),
+         _flat(grad), lr[()], one - rho[()], momentum[()], epsilon[()], mg is not None)
+
+
+def _adadelta_update(var, accum, accum_update, lr, rho, epsilon, grad):
+    one = var.dtype.type(1)
+    _run(_adadelta, _adadelta_parallel, var.size, var.reshape(-1), accum.reshape(-1),
+         accum_update.reshape(-1), _flat(grad), lr[()], rho[()], one - rho[()], epsilon[()])
+
+
 _FUSED = {"ApplyGradientDescent": _gd_update, "ApplyMomentum": _momentum_update,
-          "ApplyAdam": _adam_update}
+          "ApplyAdam": _adam_update, "ApplyAdagrad": _adagrad_update,
+          "ApplyRMSProp": _rms_prop_update, "ApplyCenteredRMSProp": _centered_rms_prop_update,
+          "ApplyAdadelta": _adadelta_update}
 _NUMPY = make_updates(np)
 
 
@@ -158,7 +267,7 @@ _NUMPY = make_updates(np)
 def build_apply(node):
     dtype = np.dtype(node.input_dtypes[0])
     update = _NUMPY[node.op] if dtype == _F16 else _FUSED[node.op]
-    return apply_kernel(node, with_nesterov(node, update))
+    return apply_kernel(node, with_flag(node, update))
 
 
 def _check_folded(node, var, slots, scalars, a, b) -> None:

@@ -9,8 +9,8 @@ so an update never waits for the GPU to hand a scalar to the host; Adam's
 in the variable's type, which costs nothing next to the memory traffic.  float16
 variables take the reference formulas over cupy.
 
-The operations are written in the common subset of C and Python (statements of
-``x -= expr;``, ``sqrt``), which lets CI's numpy stand-in for cupy run the very text.
+The operations are the CUDA C cupy compiles; CI's stand-in for cupy compiles the same
+text with the host's C++ compiler (``tests/cuda_host.py``) and runs it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..reference.training import apply_kernel, make_updates, with_nesterov
+from ...ops.training import TRAINING_OPS
+from ..reference.training import apply_kernel, flag_of, make_updates, with_flag
 from ..registry import register_kernel
 from .device import on_device
 from .state import _on_this_device
@@ -27,9 +28,10 @@ __all__ = ["OPERATIONS", "build_apply"]
 
 _F16 = np.dtype(np.float16)
 
-# (op type, use_nesterov) -> (in_params, out_params, operation); inputs in the op's order
+# (op type, its flag: use_nesterov, update_slots or None) -> (in_params, out_params,
+# operation); inputs in the op's order
 OPERATIONS = {
-    ("ApplyGradientDescent", False): (
+    ("ApplyGradientDescent", None): (
         "T alpha, T delta", "T var",
         "var -= delta * alpha;"),
     ("ApplyMomentum", False): (
@@ -53,6 +55,30 @@ OPERATIONS = {
         "v += (grad * grad - v) * (1 - beta2);\n"
         "var -= (grad * (1 - beta1) + beta1 * m) * (lr * sqrt(1 - beta2_power) / "
         "(1 - beta1_power)) / (sqrt(v) + epsilon);"),
+    ("ApplyAdagrad", True): (
+        "T lr, T grad", "T var, T accum",
+        "accum += grad * grad;\n"
+        "var -= grad * lr / sqrt(accum);"),
+    ("ApplyAdagrad", False): (
+        "T lr, T grad", "T var, T accum",
+        "var -= grad * lr / sqrt(accum);"),
+    ("ApplyRMSProp", None): (
+        "T lr, T rho, T momentum, T epsilon, T grad", "T var, T ms, T mom",
+        "ms += (grad * grad - ms) * (1 - rho);\n"
+        "mom = mom * momentum + grad * lr / sqrt(ms + epsilon);\n"
+        "var -= mom;"),
+    ("ApplyCenteredRMSProp", None): (
+        "T lr, T rho, T momentum, T epsilon, T grad", "T var, T mg, T ms, T mom",
+        "ms += (grad * grad - ms) * (1 - rho);\n"
+        "mg += (grad - mg) * (1 - rho);\n"
+        "mom = mom * momentum + grad * lr / sqrt(ms - mg * mg + epsilon);\n"
+        "var -= mom;"),
+    ("ApplyAdadelta", None): (
+        "T lr, T rho, T epsilon, T grad", "T var, T accum, T accum_update",
+        "accum = accum * rho + grad * grad * (1 - rho);\n"
+        "T step = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;\n"
+        "var -= step * lr;\n"
+        "accum_update = accum_update * rho + step * step * (1 - rho);"),
 }
 
 _kernels: dict = {}
@@ -63,7 +89,7 @@ def _update(key):
     in_params, out_params, operation = OPERATIONS[key]
     kernel = _kernels.get(key)
     if kernel is None:
-        name = f"devsession_{key[0].lower()}{'_nesterov' if key[1] else ''}"
+        name = f"devsession_{key[0].lower()}{'' if key[1] is None else f'_{int(key[1])}'}"
         kernel = _kernels[key] = cupy.ElementwiseKernel(in_params, out_params, operation,
                                                         name=name)
     outs = len(out_params.split(","))
@@ -76,12 +102,12 @@ def _update(key):
 _CUPY = make_updates(cupy)
 
 
-@register_kernel(("ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"), "GPU")
+@register_kernel(tuple(TRAINING_OPS), "GPU")
 def build_apply(node):
     name, index = node.name, node.device.index
     if np.dtype(node.input_dtypes[0]) == _F16:
-        update = with_nesterov(node, _CUPY[node.op])
+        update = with_flag(node, _CUPY[node.op])
     else:
-        update = _update((node.op, bool(node.attrs.get("use_nesterov", False))))
+        update = _update((node.op, flag_of(node)))
     return on_device(node, apply_kernel(
         node, update, to_device=lambda resource: _on_this_device(resource, name, index)))

@@ -22,16 +22,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops.training import FLAG_ATTRS
 from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 
-__all__ = ["apply_kernel", "make_updates", "with_nesterov", "SHAPED_INPUTS"]
+__all__ = ["apply_kernel", "make_updates", "flag_of", "with_flag", "SHAPED_INPUTS"]
 
 DEVICE = "REF"
 
 # op type -> positions, among the op's value inputs, of those shaped like the variable
-SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,)}
-_SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v")}
+SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,),
+                 "ApplyAdagrad": (1,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
+                 "ApplyAdadelta": (3,)}
+_SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
+               "ApplyRMSProp": ("ms", "mom"), "ApplyCenteredRMSProp": ("mg", "ms", "mom"),
+               "ApplyAdadelta": ("accum", "accum_update")}
 
 
 def apply_kernel(node, update, to_device=None):
@@ -100,16 +105,53 @@ def make_updates(xp) -> dict:
         else:
             var -= m * alpha / (xp.sqrt(v) + epsilon)
 
+    def adagrad(var, accum, lr, grad, update_slots=True):
+        if update_slots:
+            accum += grad * grad
+        var -= grad * lr / xp.sqrt(accum)
+
+    def rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
+        one = var.dtype.type(1)
+        ms += (grad * grad - ms) * (one - rho)
+        mom *= momentum
+        mom += grad * lr / xp.sqrt(ms + epsilon)
+        var -= mom
+
+    def centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+        one = var.dtype.type(1)
+        ms += (grad * grad - ms) * (one - rho)
+        mg += (grad - mg) * (one - rho)
+        mom *= momentum
+        mom += grad * lr / xp.sqrt(ms - mg * mg + epsilon)
+        var -= mom
+
+    def adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
+        one = var.dtype.type(1)
+        accum *= rho
+        accum += grad * grad * (one - rho)
+        update = xp.sqrt(accum_update + epsilon) / xp.sqrt(accum + epsilon) * grad
+        var -= update * lr
+        accum_update *= rho
+        accum_update += update * update * (one - rho)
+
     return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
-            "ApplyAdam": adam}
+            "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyRMSProp": rms_prop,
+            "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta}
 
 
-def with_nesterov(node, update):
-    """``update`` with the node's ``use_nesterov`` attr bound (where the op has one)."""
-    if node.op == "ApplyGradientDescent":
-        return update
-    nesterov = bool(node.attrs.get("use_nesterov", False))
-    return lambda *args: update(*args, nesterov=nesterov)
+def flag_of(node):
+    """The node's value of the boolean attr its formula depends on (``use_nesterov``,
+    ``update_slots``), None for an op without one (``FLAG_ATTRS``)."""
+    if node.op not in FLAG_ATTRS:
+        return None
+    attr, default = FLAG_ATTRS[node.op]
+    return bool(node.attrs.get(attr, default))
+
+
+def with_flag(node, update):
+    """``update`` with the node's flag (``flag_of``) bound as its last argument."""
+    flag = flag_of(node)
+    return update if flag is None else (lambda *args: update(*args, flag))
 
 
 _NUMPY_UPDATES = make_updates(np)
@@ -117,4 +159,4 @@ _NUMPY_UPDATES = make_updates(np)
 
 @register_kernel(tuple(_NUMPY_UPDATES), DEVICE)
 def build_apply(node):
-    return apply_kernel(node, with_nesterov(node, _NUMPY_UPDATES[node.op]))
+    return apply_kernel(node, with_flag(node, _NUMPY_UPDATES[node.op]))
