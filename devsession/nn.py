@@ -7,6 +7,7 @@ from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, l2_no
                      softmax_cross_entropy_with_logits_v2, softplus,
                      sparse_softmax_cross_entropy_with_logits)
 from .ops.nn_conv import avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input, max_pool
+from .ops.nn_batch_norm import fused_batch_norm
 from .ops.top_k import in_top_k, top_k
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
@@ -15,7 +16,7 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "log_softmax", "max_pool", "moments",
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
-           "in_top_k", "top_k"]
+           "in_top_k", "top_k", "fused_batch_norm"]
 
 
 def __getattr__(name: str):

@@ -35,7 +35,12 @@ def one_of_each_nn_op() -> list:
     dk_v1 = ds.nn.conv2d_backprop_filter(images, [3, 3, 3, 4], conv, [1, 1, 1, 1], "SAME")
     dx, dk = get_gradient("Conv2D")(conv.op, conv)
     (dpool,) = get_gradient("MaxPool")(pooled.op, pooled)
-    return [
+    channels = [ds.constant(np.ones(4, np.float32)) for _ in range(4)]
+    normalized = ds.nn.fused_batch_norm(conv, *channels[:2], mean=channels[2],
+                                        variance=channels[3], is_training=False)
+    older = [ds.get_default_graph().create_op(op, [conv] + channels).outputs[0]
+             for op in ("FusedBatchNorm", "FusedBatchNormV2")]
+    return [*normalized, *older,
         ds.nn.log_softmax(logits), ds.nn.l2_loss(logits), ds.nn.leaky_relu(logits, 0.1),
         ds.nn.elu(logits), ds.nn.softplus(logits), squared_difference(logits, logits),
         rsqrt(logits),

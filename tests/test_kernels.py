@@ -296,10 +296,11 @@ def test_every_ref_op_is_covered(device):
     # session plans: test_control_flow*.py runs them.
     from nn_cases import NN_OPS
     from test_array_ops import ARRAY_OPS
+    from test_batch_norm import OPS as BATCH_NORM_OPS
     from test_top_k import TOP_K_OPS
 
     # each family's suite lists the ops it checks
-    covered = COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS
+    covered = COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow"}

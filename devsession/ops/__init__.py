@@ -25,6 +25,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``random_shuffle``, ``set_random_seed``
 ``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``top_k``          ``top_k``, ``in_top_k`` (selection along the last axis)
+``nn_batch_norm``  ``fused_batch_norm`` (FusedBatchNormV3, training and inference)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
@@ -98,3 +99,4 @@ from . import control_flow_grad  # noqa: F401,E402  (registers If's and While's 
 __all__ += ["Assert", "case", "cond", "while_loop"]
 
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
+from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)

@@ -18,6 +18,7 @@ module              ops and how they run
 ``training``        the optimizers' updates (ApplyAdam...): numba loops, in place; a
                     product folded into its SGD update: one sgemm (``sgemm``)
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
+``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``) and
                     the gradients' shape-of ops (``reference/shape_of.py``): the numpy
@@ -58,3 +59,4 @@ from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)
 from . import top_k  # noqa: F401,E402  (registers)
+from . import batch_norm  # noqa: F401,E402  (registers)

@@ -31,6 +31,7 @@ module              ops and how they run
                     copies
 ``control_flow``    If, While, Assert: the reference drivers, whose functions run here
 ``top_k``           TopKV2, InTopKV2: cupy's stable argsort and array operations
+``batch_norm``      FusedBatchNorm(V2, V3): the reference's formulas over cupy
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -47,3 +48,4 @@ from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noq
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import top_k  # noqa: F401,E402  (registers)
+from . import batch_norm  # noqa: F401,E402  (registers)

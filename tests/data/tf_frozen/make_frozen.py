@@ -417,6 +417,43 @@ def build_typed_consts(manifest):
         assert forms[node]["fields"] == fields, (node, forms[node])
 
 
+def build_convnet_bn(manifest):
+    """Conv + fused batch norm in inference mode (FusedBatchNormV3, as Keras and
+    tf.layers freeze it) and a dense layer with tf.nn.batch_normalization (Rsqrt...)."""
+    rng = np.random.RandomState(SEED + 3)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 12, 12, 3], name="x")
+        k = (rng.standard_normal((3, 3, 3, 8)) * 0.3).astype(np.float32)
+        wd, bd = dense_params(rng, 6 * 6 * 8, 10, 0.1)
+
+        def stats(n):
+            return [tf.Variable(v.astype(np.float32), name=name) for v, name in (
+                (rng.standard_normal(n) * 0.5 + 1, "gamma"), (rng.standard_normal(n) * 0.2, "beta"),
+                (rng.standard_normal(n) * 0.3, "moving_mean"),
+                (rng.uniform(0.5, 2.0, n), "moving_variance"))]
+        with tf.variable_scope("conv"):
+            K = tf.Variable(k, name="kernel")
+            gamma, beta, mean, variance = stats(8)
+            h, _, _ = tf.nn.fused_batch_norm(
+                tf.nn.conv2d(x, K, strides=[1, 1, 1, 1], padding="SAME"), gamma, beta,
+                mean=mean, variance=variance, epsilon=0.001, is_training=False)
+            p = tf.nn.max_pool(tf.nn.relu(h), ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1],
+                               padding="VALID")
+        with tf.variable_scope("dense"):
+            WD = tf.Variable(wd, name="weights")
+            gamma, beta, mean, variance = stats(10)
+            z = tf.matmul(tf.reshape(p, [-1, 6 * 6 * 8]), WD)
+            logits = tf.nn.batch_normalization(z, mean, variance, beta, gamma, 1e-3)
+        probs = tf.nn.softmax(logits, name="probs")
+        with _session() as sess:
+            sess.run(tf.global_variables_initializer())
+            xin = rng.standard_normal((3, 12, 12, 3)).astype(np.float32)
+            record("convnet_bn", sess, g, [(x, xin)], [probs], manifest,
+                   "x[None,12,12,3] -> Conv2D -> FusedBatchNormV3 (inference) -> Relu -> "
+                   "MaxPool -> MatMul -> batch_normalization (Rsqrt) -> Softmax")
+
+
 def main():
     manifest = {
         "generated_by": "tests/data/tf_frozen/make_frozen.py",
@@ -430,6 +467,7 @@ def main():
     build_convnet(manifest)
     build_ops_mix(manifest)
     build_typed_consts(manifest)
+    build_convnet_bn(manifest)
     total = 0
     for name in manifest["models"]:
         size = os.path.getsize(os.path.join(HERE, name + ".pb"))

@@ -1,0 +1,90 @@
+"""Kernels of the fused batch norms (FusedBatchNorm, V2, V3; ``ops/nn_batch_norm.py``):
+TF's formulas over an array module ``xp``, so numpy runs them here (the "REF" oracle,
+and the CPU's kernel: numpy's reductions already stream at memory speed) and cupy on
+the GPU (``cuda/batch_norm.py``).
+
+``make_fused_batch_norm(xp, node)`` checks operands as TF's kernel does
+(``InvalidArgumentError`` naming the node: x not 4-D, a scale, offset, mean or variance
+that is not 1-D of the channels) and returns ``y``, the two statistics and the reserve
+spaces (the batch's mean and population variance; V3's third reserve space empty).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...ops.nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis
+from ..checks import fmt_shape, invalid_argument
+from ..registry import register_kernel
+
+__all__ = ["make_fused_batch_norm"]
+
+DEVICE = "REF"
+
+
+def _check(node, x, params, training_stats: bool) -> None:
+    if x.ndim != 4:
+        raise invalid_argument(node.name, node.op, f"input must be 4-dimensional "
+                               f"{fmt_shape(x.shape)}")
+    channels = x.shape[channel_axis(node.attrs.get("data_format", "NHWC"))]
+    for what, p in params:
+        if p.ndim != 1:
+            raise invalid_argument(node.name, node.op, f"{what} must be 1-dimensional "
+                                   f"{fmt_shape(p.shape)}")
+        if p.shape[0] != channels and not (training_stats and what in ("mean", "variance")
+                                           and p.shape[0] == 0):
+            raise invalid_argument(node.name, node.op, f"{what} must have the same number "
+                                   f"of elements as the channels of x, got "
+                                   f"{p.shape[0]} and {channels}")
+
+
+def make_fused_batch_norm(xp, node):
+    """The kernel of a FusedBatchNorm* ``node`` over array module ``xp``."""
+    axis = channel_axis(node.attrs.get("data_format", "NHWC"))
+    axes = tuple(a for a in range(4) if a != axis)
+    epsilon = node.attrs.get("epsilon", 0.0001)
+    factor = node.attrs.get("exponential_avg_factor", 1.0)
+    training = bool(node.attrs.get("is_training", True))
+    outputs = FUSED_BATCH_NORM_OPS[node.op]
+    shape = [1, 1, 1, 1]
+
+    def kernel(x, scale, offset, mean, variance):
+        _check(node, x, (("scale", scale), ("offset", offset), ("mean", mean),
+                         ("variance", variance)), training and factor == 1.0)
+        param = scale.dtype
+        shape[axis] = x.shape[axis]
+
+        def per_channel(v):
+            return v.reshape(shape)
+
+        xf = x.astype(param, copy=False)
+        if training:
+            count = x.size // max(x.shape[axis], 1)
+            if count:
+                batch_mean = xf.mean(axis=axes)
+                batch_var = xp.square(xf - per_channel(batch_mean)).mean(axis=axes)
+            else:           # an empty batch: NaN statistics, as TF
+                batch_mean = xp.full(x.shape[axis], np.nan, param)
+                batch_var = xp.full(x.shape[axis], np.nan, param)
+            corrected = batch_var * param.type(count / (count - 1) if count > 1 else 1)
+            used_mean, used_var = batch_mean, batch_var
+            if factor != 1.0:
+                keep, take = param.type(1 - factor), param.type(factor)
+                out_mean, out_var = keep * mean + take * batch_mean, \
+                    keep * variance + take * corrected
+            else:
+                out_mean, out_var = batch_mean, corrected
+        else:
+            used_mean, used_var = mean, variance
+            out_mean, out_var = mean.copy(), variance.copy()
+            batch_mean, batch_var = mean, variance
+        inv = (1 / xp.sqrt(used_var + param.type(epsilon))) * scale
+        y = (xf * per_channel(inv) + per_channel(offset - used_mean * inv)).astype(x.dtype)
+        results = (y, out_mean, out_var, batch_mean.copy(), batch_var.copy())
+        return results + ((xp.empty(0, param),) if outputs == 6 else ())
+    return kernel
+
+
+@register_kernel(tuple(FUSED_BATCH_NORM_OPS), DEVICE)
+def build_fused_batch_norm(node):
+    return make_fused_batch_norm(np, node)
