@@ -7,6 +7,9 @@
 ``flatten(inputs)``                    ``(batch, everything else)``
 ``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
                                        bool tensor)
+``batch_normalization(inputs, training)``  the batch's statistics while ``training``, the
+                                       moving averages otherwise; their updates go
+                                       in ``tf.GraphKeys.UPDATE_OPS``
 =====================================  ===================================================
 
 As TF1's: each layer with variables opens a variable scope named after it ("dense",
@@ -17,21 +20,42 @@ them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 ``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
 What TF1 layers take but devsession does not (channels_first, dilations, constraints)
 is a clear error, never ignored.
+
+``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
+``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
+trainable), float32 for float16 inputs.  A 4-D input normalized over axis 3 or 1 takes
+the fused op (FusedBatchNormV3), as TF1 does, whose moving variance averages the batch
+variance with Bessel's correction; any other input takes ``nn.moments`` and
+``nn.batch_normalization``, whose moving variance averages the population variance.
+The moving averages move by ``(moving - batch) * (1 - momentum)``
+(``AssignMovingAvg``), ops the caller runs with the train op, as in TF1::
+
+    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
+        train = optimizer.minimize(loss)
+
+With a bool tensor for ``training`` both results are computed and one is selected
+(``where``), and the updates change nothing when it is false.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import nn
-from .dtypes import float32
+from .dtypes import float16, float32
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection
-from .initializers import glorot_uniform_initializer, zeros_initializer
-from .ops import identity, matmul, reshape, shape, stack, tensordot, where
+from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
+from .ops import cast, constant, identity, matmul, reshape, shape, stack, tensordot, where
+from .ops.nn_batch_norm import fused_batch_norm
+from .ops.state import variable_ref
 from .variable_scope import get_variable, variable_scope
 
-__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout"]
+__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
+           "batch_normalization"]
+
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
           bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -126,6 +150,116 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
     with name_scope(name or "dropout"):
         dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
         return where(convert_to_tensor(training), dropped, x)
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=None, gamma_initializer=None,
+                        moving_mean_initializer=None, moving_variance_initializer=None,
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                        gamma_constraint=None, training=False, trainable=True, name=None,
+                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
+                        fused=None, virtual_batch_size=None, adjustment=None):
+    """``inputs`` normalized per channel of ``axis`` (see the module docstring)."""
+    _refuse("batch_normalization", beta_constraint=beta_constraint,
+            gamma_constraint=gamma_constraint, virtual_batch_size=virtual_batch_size,
+            adjustment=adjustment, renorm_clipping=renorm_clipping, renorm=renorm or None)
+    x = convert_to_tensor(inputs)
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"tf.layers.batch_normalization needs inputs '{x.name}' of known "
+                         f"rank.")
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"tf.layers.batch_normalization: axis {axis} is out of range for "
+                         f"inputs '{x.name}' of rank {rank}.")
+    axis = int(axis) % rank
+    channels = x.shape.dims[axis]
+    if channels is None:
+        raise ValueError(f"tf.layers.batch_normalization: axis {axis} of inputs '{x.name}' "
+                         f"(shape {x.shape}) must be known: it sizes the variables.")
+    param = float32 if x.dtype in (float16, float32) else x.dtype
+    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+        gamma = _statistic("gamma", channels, param, gamma_initializer or ones_initializer(),
+                           trainable, gamma_regularizer) if scale else None
+        beta = _statistic("beta", channels, param, beta_initializer or zeros_initializer(),
+                          trainable, beta_regularizer) if center else None
+        moving_mean = _statistic("moving_mean", channels, param,
+                                 moving_mean_initializer or zeros_initializer(), False)
+        moving_variance = _statistic("moving_variance", channels, param,
+                                     moving_variance_initializer or ones_initializer(), False)
+        use_fused = fused is not False and rank == 4 and axis in (1, 3) and param == float32
+        normalize = _fused_normalization if use_fused else _moments_normalization
+        y, mean, variance = normalize(x, axis, gamma, beta, moving_mean, moving_variance,
+                                      epsilon, training)
+        if training is not False:
+            for moving, batch in ((moving_mean, mean), (moving_variance, variance)):
+                add_to_collection(GraphKeys.UPDATE_OPS,
+                                  _assign_moving_average(moving, batch, momentum).op)
+        return y
+
+
+def _statistic(name, channels, dtype, initializer, trainable, regularizer=None):
+    variable = get_variable(name, (channels,), dtype, initializer, trainable=trainable)
+    _regularize(regularizer, variable)
+    return variable
+
+
+def _select(training, when_training, otherwise):
+    """``when_training`` or ``otherwise`` as the Python bool or bool tensor ``training``
+    says (a select: both are computed)."""
+    if isinstance(training, bool):
+        return when_training if training else otherwise
+    return where(convert_to_tensor(training), when_training, otherwise)
+
+
+def _fused_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
+                         training):
+    """FusedBatchNormV3, as TF1 builds it for 4-D inputs: ``(y, mean, variance)``, the
+    statistics to average (the batch's when training, else the moving ones)."""
+    data_format = "NHWC" if axis == 3 else "NCHW"
+    channels = moving_mean.shape.dims[0]
+    gamma = gamma if gamma is not None else constant(np.ones(channels, moving_mean.dtype.np))
+    beta = beta if beta is not None else constant(np.zeros(channels, moving_mean.dtype.np))
+    inference = None if training is True else fused_batch_norm(
+        x, gamma, beta, mean=moving_mean, variance=moving_variance, epsilon=epsilon,
+        data_format=data_format, is_training=False)[0]
+    if training is False:
+        return inference, moving_mean, moving_variance
+    y, mean, variance = fused_batch_norm(x, gamma, beta, mean=moving_mean,
+                                         variance=moving_variance, epsilon=epsilon,
+                                         data_format=data_format, is_training=True)
+    return (_select(training, y, inference), _select(training, mean, moving_mean),
+            _select(training, variance, moving_variance))
+
+
+def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
+                           training):
+    """``nn.moments`` and ``nn.batch_normalization``, as TF1 builds them for other inputs
+    (float16 computed in float32)."""
+    rank = x.shape.ndims
+    xf = cast(x, moving_mean.dtype) if x.dtype != moving_mean.dtype else x
+    if training is False:
+        mean, variance = moving_mean, moving_variance
+    else:
+        batch_mean, batch_variance = nn.moments(xf, [a for a in range(rank) if a != axis])
+        mean = _select(training, batch_mean, moving_mean)
+        variance = _select(training, batch_variance, moving_variance)
+
+    def along_axis(v):             # a [channels] vector against x's layout
+        if v is None or axis == rank - 1:
+            return v
+        return reshape(v, [-1 if a == axis else 1 for a in range(rank)])
+    y = nn.batch_normalization(xf, along_axis(mean), along_axis(variance), along_axis(beta),
+                               along_axis(gamma), epsilon)
+    return (cast(y, x.dtype) if y.dtype != x.dtype else y), mean, variance
+
+
+def _assign_moving_average(moving, value, momentum):
+    """``moving -= (moving - value) * (1 - momentum)``, TF1's ``AssignMovingAvg``."""
+    with name_scope("AssignMovingAvg") as scope:
+        decay = convert_to_tensor(1.0 - momentum, dtype_hint=moving.dtype, name="decay")
+        target = variable_ref(moving, "AssignMovingAvg")
+        return target.graph.create_op("AssignSub", [target, (moving - value) * decay],
+                                      name=scope.rstrip("/"), exact_name=True).outputs[0]
 
 
 # --- shared ---------------------------------------------------------------------------------

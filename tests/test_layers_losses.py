@@ -137,8 +137,8 @@ def test_what_layers_do_not_take_is_a_clear_error():
         ds.layers.dense(ds.placeholder(ds.float32, (None, None)), 3)
     with pytest.raises(ValueError, match="kernel_constraint"):
         ds.layers.dense(ds.placeholder(ds.float32, (None, 3)), 3, kernel_constraint=abs)
-    with pytest.raises(UnsupportedTF1Error, match="tf.layers.batch_normalization"):
-        ds.layers.batch_normalization(x)
+    with pytest.raises(UnsupportedTF1Error, match="tf.layers.conv2d_transpose"):
+        ds.layers.conv2d_transpose(x, 2, 3)
 
 
 def test_a_layered_convnet_learns(make_session, rng):
@@ -157,6 +157,111 @@ def test_a_layered_convnet_learns(make_session, rng):
     evaluate = {x: images, y: labels, training: False}
     first = sess.run(loss, evaluate)
     for _ in range(40):
+        sess.run(train, {x: images, y: labels, training: True})
+    assert sess.run(loss, evaluate) < 0.5 * first
+
+
+def numpy_batch_norm(x, axis, gamma, beta, mean, variance, epsilon):
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    return (x - mean.reshape(shape)) / np.sqrt(variance.reshape(shape) + epsilon) * \
+        gamma.reshape(shape) + beta.reshape(shape)
+
+
+@pytest.mark.parametrize("shape,axis", [((6, 3, 3, 4), -1), ((5, 3, 2, 4), 1), ((8, 3), -1),
+                                        ((4, 3, 5), 1)], ids=str)
+def test_batch_normalization_trains_on_batch_statistics_and_moves_its_averages(
+        make_session, rng, shape, axis):
+    """4-D inputs over axis 3 or 1 take the fused op, whose moving variance averages the
+    batch variance with Bessel's correction; others the population variance (TF1's)."""
+    batches = [(rng.standard_normal(shape) * 2 + 1).astype(np.float32) for _ in range(3)]
+    x = ds.placeholder(ds.float32, shape)
+    training = ds.placeholder(ds.bool, ())
+    init = ds.constant_initializer(np.linspace(0.5, 1.5, shape[axis]))
+    y_train = ds.layers.batch_normalization(x, axis=axis, momentum=0.75, epsilon=0.01,
+                                            training=True, gamma_initializer=init)
+    y_infer = ds.layers.batch_normalization(x, axis=axis, training=False, name="batch_normalization",
+                                            reuse=True)
+    y_flag = ds.layers.batch_normalization(x, axis=axis, training=training, momentum=0.75,
+                                           epsilon=0.01, name="batch_normalization", reuse=True)
+    updates = ds.get_collection(ds.GraphKeys.UPDATE_OPS)
+    # the layers reusing the variables open name scopes of their own ("_1", "_2")
+    assert [op.name for op in updates] == [f"batch_normalization{s}/AssignMovingAvg{t}"
+                                           for s in ("", "_2") for t in ("", "_1")]
+    assert names(ds.trainable_variables()) == ["batch_normalization/gamma",
+                                               "batch_normalization/beta"]
+    assert names(ds.global_variables())[2:] == ["batch_normalization/moving_mean",
+                                                "batch_normalization/moving_variance"]
+    gamma, beta, moving_mean, moving_variance = ds.global_variables()
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    axes = tuple(a for a in range(len(shape)) if a != axis % len(shape))
+    fused = len(shape) == 4
+    want_mean, want_var = np.zeros(shape[axis]), np.ones(shape[axis])
+    g = np.linspace(0.5, 1.5, shape[axis])
+    for batch in batches:
+        got, _, _ = sess.run([y_train] + updates[:2], {x: batch})
+        mean, var = batch.mean(axes, dtype=np.float64), batch.var(axes, dtype=np.float64)
+        np.testing.assert_allclose(got, numpy_batch_norm(batch, axis, g, 0 * g, mean, var, 0.01),
+                                   rtol=1e-4, atol=1e-5)
+        n = batch.size // shape[axis]
+        want_mean -= (want_mean - mean) * 0.25
+        want_var -= (want_var - (var * n / (n - 1) if fused else var)) * 0.25
+    np.testing.assert_allclose(sess.run(moving_mean), want_mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sess.run(moving_variance), want_var, rtol=1e-5)
+    inferred = numpy_batch_norm(batches[0], axis, g, 0 * g, want_mean, want_var, 0.001)
+    np.testing.assert_allclose(sess.run(y_infer, {x: batches[0]}), inferred, rtol=1e-4,
+                               atol=1e-5)
+    # a bool tensor: false normalizes with the moving averages and leaves them alone
+    got, *_ = sess.run([y_flag] + updates[2:], {x: batches[0], training: False})
+    np.testing.assert_allclose(got, numpy_batch_norm(batches[0], axis, g, 0 * g, want_mean,
+                                                     want_var, 0.01), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(sess.run(moving_mean), want_mean, rtol=1e-5, atol=1e-6)
+    sess.run(updates[2:], {x: batches[1], training: True})
+    mean = batches[1].mean(axes, dtype=np.float64)
+    np.testing.assert_allclose(sess.run(moving_mean), want_mean - (want_mean - mean) * 0.25,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_batch_normalization_of_float16_keeps_float32_variables_and_refuses_what_it_lacks():
+    y = ds.layers.batch_normalization(ds.placeholder(ds.float16, (None, 4, 4, 3)),
+                                      training=True, center=False, scale=False)
+    assert y.dtype == ds.float16
+    assert [(v.op.name, v.dtype) for v in ds.global_variables()] == [
+        ("batch_normalization/moving_mean", ds.float32),
+        ("batch_normalization/moving_variance", ds.float32)]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got = sess.run(y, {"Placeholder:0": np.arange(96, dtype=np.float16).reshape(2, 4, 4, 3)})
+    np.testing.assert_allclose(got.astype(np.float64).mean((0, 1, 2)), 0, atol=2e-3)
+    with pytest.raises(ValueError, match="renorm"):
+        ds.layers.batch_normalization(y, renorm=True)
+    with pytest.raises(ValueError, match="must be known"):
+        ds.layers.batch_normalization(ds.placeholder(ds.float32, (2, None)))
+    with pytest.raises(ValueError, match="known rank"):
+        ds.layers.batch_normalization(ds.placeholder(ds.float32, None))
+    with pytest.raises(ValueError, match="axis 4 is out of range"):
+        ds.layers.batch_normalization(y, axis=4)
+
+
+def test_a_batch_normalized_convnet_learns(make_session, rng):
+    images = rng.standard_normal((32, 6, 6, 1)).astype(np.float32) * 3 + 2
+    labels = (images[:, :3].sum((1, 2, 3)) > images[:, 3:].sum((1, 2, 3))).astype(np.int32)
+    x = ds.placeholder(ds.float32, (None, 6, 6, 1))
+    y = ds.placeholder(ds.int32, (None,))
+    training = ds.placeholder(ds.bool, ())
+    h = ds.layers.conv2d(x, 4, 3, padding="same", use_bias=False)
+    h = ds.nn.relu(ds.layers.batch_normalization(h, training=training, momentum=0.5))
+    logits = ds.layers.dense(ds.layers.flatten(h), 2)
+    logits = ds.layers.batch_normalization(logits, training=training, momentum=0.5)
+    loss = ds.losses.sparse_softmax_cross_entropy(y, logits)
+    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
+        train = ds.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    evaluate = {x: images, y: labels, training: False}
+    first = sess.run(loss, evaluate)
+    for _ in range(30):
         sess.run(train, {x: images, y: labels, training: True})
     assert sess.run(loss, evaluate) < 0.5 * first
 
