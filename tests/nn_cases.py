@@ -14,6 +14,7 @@ from devsession.ops.registry import get_gradient
 NN_OPS = frozenset({
     "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
     "L2Loss", "BiasAdd", "BiasAddGrad", "LeakyRelu", "Elu", "Softplus", "SquaredDifference",
+    "Relu6", "Selu", "Softsign",
     "Rsqrt", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
     "Conv2DBackpropFilterV2", "MaxPool", "AvgPool", "MaxPoolGrad", "MaxPoolGradGrad",
     "AvgPoolGrad"})
@@ -43,7 +44,7 @@ def one_of_each_nn_op() -> list:
     return [*normalized, *older,
         ds.nn.log_softmax(logits), ds.nn.l2_loss(logits), ds.nn.leaky_relu(logits, 0.1),
         ds.nn.elu(logits), ds.nn.softplus(logits), squared_difference(logits, logits),
-        rsqrt(logits),
+        rsqrt(logits), ds.nn.relu6(logits), ds.nn.selu(logits), ds.nn.softsign(logits),
         ds.nn.softmax_cross_entropy_with_logits_v2(labels=ds.nn.softmax(logits), logits=logits),
         ds.nn.sparse_softmax_cross_entropy_with_logits(
             labels=ds.placeholder(ds.int64, (2,), name="classes"), logits=logits),

@@ -135,6 +135,11 @@ def test_activation_gradients():
     check_op_gradient(lambda t: ds.nn.elu(t), [x])
     check_op_gradient(lambda t: ds.nn.softplus(t), [x])
     check_op_gradient(rsqrt, [np.abs(x) + 0.5])
+    check_op_gradient(lambda t: ds.nn.selu(t), [x])
+    check_op_gradient(lambda t: ds.nn.softsign(t), [x])
+    wide = x * 3                            # reaches past 6, off the kinks at 0 and 6
+    wide[np.abs(wide - 6) < 0.05] = 5.0
+    check_op_gradient(lambda t: ds.nn.relu6(t), [wide])
 
 
 def test_squared_difference_gradient_undoes_broadcasting():

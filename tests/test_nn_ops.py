@@ -231,7 +231,7 @@ def test_bias_add_checks_the_bias(device):
 # -------------------------------------------------------------- elementwise activations
 
 ACTIVATIONS = [("LeakyRelu", {"alpha": 0.2}), ("LeakyRelu", {"alpha": 1.5}), ("Elu", {}),
-               ("Softplus", {}), ("Rsqrt", {})]
+               ("Softplus", {}), ("Rsqrt", {}), ("Relu6", {}), ("Selu", {}), ("Softsign", {})]
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -248,7 +248,14 @@ def test_activations(device, op, attrs, dtype, shape):
 def test_activation_references_against_formulas():
     x = np.array([-1000.0, -40.0, -20.0, -1.0, -1e-6, 0.0, 1e-6, 1.0, 20.0, 40.0, 1000.0])
     run = {op: lookup_kernel(op, "REF")(make_node(op, [F64], F64, {"alpha": 0.3}))
-           for op in ("LeakyRelu", "Elu", "Softplus")}
+           for op in ("LeakyRelu", "Elu", "Softplus", "Relu6", "Selu", "Softsign")}
+    np.testing.assert_array_equal(run["Relu6"](x), np.clip(x, 0, 6))
+    np.testing.assert_array_equal(run["Softsign"](x), x / (1 + np.abs(x)))
+    scale, alpha = 1.0507009873554804934, 1.6732632423543772848   # TF's, to 20 digits
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(run["Selu"](x), np.where(x > 0, scale * x,
+                                                            scale * alpha * np.expm1(x)),
+                                   rtol=1e-13, atol=1e-15)
     np.testing.assert_array_equal(run["LeakyRelu"](x), np.where(x > 0, x, 0.3 * x))
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(run["Elu"](x), np.where(x < 0, np.exp(x) - 1, x))

@@ -1,5 +1,6 @@
 """Data movement that reshapes and joins: Identity, Reshape, Transpose, ConcatV2,
-Squeeze, ExpandDims, Pack (``stack``), Unpack (``unstack``), Tile, Pad, PadV2,
+Squeeze, ExpandDims, Pack (``stack``), Unpack (``unstack``), Split and SplitV
+(``split``: TF's inputs, the axis a host input), Tile, Pad, PadV2,
 MirrorPad and MirrorPadGrad (its gradient, as TF), and StopGradient (an identity that
 gradients do not cross).  The rest of the family:
 ``array_index.py`` (slicing and gathering), ``array_fill.py`` (shapes and filled
@@ -37,7 +38,7 @@ from .common import graph_of, make_op, normalised_axis, operands, same_dtype, un
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["identity", "reshape", "transpose", "concat", "squeeze", "expand_dims", "stack",
-           "unstack", "tile", "pad", "mirror_pad_grad", "stop_gradient"]
+           "unstack", "split", "tile", "pad", "mirror_pad_grad", "stop_gradient"]
 
 # --- Reshape ------------------------------------------------------------------------------
 
@@ -255,6 +256,71 @@ def _unpack(inputs, attrs, node):
     return [(x.dtype, TensorShape(dims))] * num
 
 
+# --- Split, SplitV -----------------------------------------------------------------------------
+
+def _split_axis(dim, x, node) -> int | None:
+    """The static axis of a split (None while unknown), checked against ``x``'s rank."""
+    axis = int_values(dim, node, "split_dim", rank=0)
+    rank = x.shape.ndims
+    if axis is None or rank is None:
+        return None
+    if not -rank <= axis < rank:
+        raise InferError(f"Op '{node}': split_dim {axis} is out of range for '{x.name}' "
+                         f"of rank {rank} (shape {x.shape}).")
+    return axis % rank
+
+
+def _split_shapes(x, axis, sizes):
+    """(dtype, shape) of each part: ``x``'s shape with ``sizes[k]`` along ``axis``."""
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))] * len(sizes)
+    if axis is None:
+        return [(x.dtype, TensorShape([None] * x.shape.ndims))] * len(sizes)
+    parts = []
+    for size in sizes:
+        dims = list(x.shape.dims)
+        dims[axis] = size
+        parts.append((x.dtype, TensorShape(dims)))
+    return parts
+
+
+def _split(inputs, attrs, node):
+    dim, x = inputs
+    num = int(attrs.get("num_split", 0))
+    if num < 1:
+        raise InferError(f"Op '{node}': num_split must be at least 1, got {num}.")
+    axis = _split_axis(dim, x, node)
+    size = None if axis is None else x.shape.dims[axis]
+    if size is not None and size % num:
+        raise InferError(f"Op '{node}': Number of ways to split should evenly divide the "
+                         f"split dimension, but got split_dim {axis} (size = {size}) and "
+                         f"num_split {num}.")
+    return _split_shapes(x, axis, [None if size is None else size // num] * num)
+
+
+def _split_v(inputs, attrs, node):
+    x, size_splits, dim = inputs
+    num = int(attrs.get("num_split", 0))
+    sizes = int_values(size_splits, node, "size_splits")
+    length = vector_length(size_splits)
+    if num < 1 or (length is not None and length != num):
+        raise InferError(f"Op '{node}': num_split {num} must be at least 1 and the length "
+                         f"of size_splits '{size_splits.name}' ({length}).")
+    axis = _split_axis(dim, x, node)
+    if sizes is None:
+        return _split_shapes(x, axis, [None] * num)
+    if sum(1 for s in sizes if s == -1) > 1 or any(s < -1 for s in sizes):
+        raise InferError(f"Op '{node}': size_splits {sizes} may hold one -1 and no other "
+                         f"negative size.")
+    size = None if axis is None else x.shape.dims[axis]
+    known = sum(s for s in sizes if s != -1)
+    if size is not None and (known > size or (-1 not in sizes and known != size)):
+        raise InferError(f"Op '{node}': size_splits {sizes} must sum to dimension {axis} "
+                         f"of '{x.name}' ({size}), shape {x.shape}.")
+    rest = None if size is None else size - known
+    return _split_shapes(x, axis, [rest if s == -1 else s for s in sizes])
+
+
 # --- Tile, Pad ------------------------------------------------------------------------------
 
 def _tile(inputs, attrs, node):
@@ -363,6 +429,8 @@ def _register() -> None:
     register_op(OpDef("Pack", _pack, None, attr_defaults={"axis": 0},
                       static_value=_pack_value))
     register_op(OpDef("Unpack", _unpack, 1, attr_defaults={"axis": 0}))
+    register_op(OpDef("Split", _split, 2, host_inputs=(0,)))
+    register_op(OpDef("SplitV", _split_v, 3, host_inputs=(1, 2)))
     register_op(OpDef("Tile", _tile, 2, host_inputs=(1,)))
     register_op(OpDef("Pad", _pad, 2, host_inputs=(1,)))
     register_op(OpDef("PadV2", _pad, 3, host_inputs=(1,)))
@@ -462,6 +530,26 @@ def unstack(value, num=None, axis=0, name="unstack") -> list:
                              f"num=.")
         attrs["num"] = count
     return list(x.graph.create_op("Unpack", [x], attrs, name=name).outputs)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list:
+    """``value`` cut along ``axis`` into ``num_or_size_splits`` equal parts (an int:
+    Split) or into parts of the given sizes (a list or 1-D int tensor, one size may be
+    -1: SplitV; ``num`` parts when the sizes' length is not static), as TF1's."""
+    x = convert_to_tensor(value)
+    graph = x.graph
+    dim = int_operand(axis, graph, name="split_dim")
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        return list(graph.create_op("Split", [dim, x], {"num_split": int(num_or_size_splits)},
+                                    name=name).outputs)
+    sizes = int_operand(num_or_size_splits, graph)
+    if num is None:
+        num = vector_length(sizes)
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {sizes.shape} of "
+                             f"size_splits '{sizes.name}'; pass num=.")
+    return list(graph.create_op("SplitV", [x, sizes, dim], {"num_split": int(num)},
+                                name=name).outputs)
 
 
 def tile(input, multiples, name=None) -> Tensor:  # noqa: A002

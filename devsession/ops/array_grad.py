@@ -5,7 +5,7 @@ StopGradient)."""
 from __future__ import annotations
 
 from ..graph import Tensor, constant_value
-from .array import (expand_dims, mirror_pad_grad, pad, reshape, stack, transpose,
+from .array import (concat, expand_dims, mirror_pad_grad, pad, reshape, stack, transpose,
                     unstack)
 from .array_fill import shape, size, zeros_like
 from .array_index import gather as gather_op
@@ -19,7 +19,8 @@ from .shape_of import reshape_to_shape_of, split_to_shapes_of
 # Gathers scatter back (GatherV2 -> UnsortedSegmentSum: a dense gradient where TF makes
 # IndexedSlices; repeated ids add up), slices pad back (Slice -> Pad, StridedSlice ->
 # StridedSliceGrad), reshapes reshape back (Squeeze, ExpandDims), Pack and Unpack undo
-# each other, Tile sums over its copies, Pad slices the input's block out, MirrorPad
+# each other, Split and SplitV concatenate (zeros for a part no gradient reached), Tile
+# sums over its copies, Pad slices the input's block out, MirrorPad
 # folds the mirrored borders back (MirrorPadGrad), AddN hands its gradient to every
 # input and Fill sums it into the value.  Shapes, sizes, ranks, ZerosLike/OnesLike and
 # OneHot pass no gradient, as in TF.  Indices, axes, shapes and paddings get None.  A
@@ -140,6 +141,25 @@ def _pack_grad(op, dy):
 def _unpack_grad(op, *dys):
     parts = [zeros_like(out) if g is None else g for g, out in zip(dys, op.outputs)]
     return [stack(parts, axis=op.get_attr("axis"))]
+
+
+def _concat_parts(op, dys, dim):
+    axis = constant_value(dim)
+    if axis is None:
+        raise ValueError(f"The gradient of {op.type} '{op.name}' needs a constant split "
+                         f"axis; '{dim.name}' is computed at run time.")
+    parts = [zeros_like(out) if g is None else g for g, out in zip(dys, op.outputs)]
+    return concat(parts, int(axis))
+
+
+@register_gradient("Split")
+def _split_grad(op, *dys):
+    return [None, _concat_parts(op, dys, op.inputs[0])]
+
+
+@register_gradient("SplitV")
+def _split_v_grad(op, *dys):
+    return [_concat_parts(op, dys, op.inputs[2]), None, None]
 
 
 @register_gradient("Tile")

@@ -3,7 +3,8 @@ composites TF builds from other ops (dropout, moments, batch_normalization).
 
 Op types and attrs are TensorFlow's, so TF GraphDefs import:
 
-* ``LeakyRelu`` (attr ``alpha``), ``Elu``, ``Softplus``: elementwise (``elementwise``
+* ``LeakyRelu`` (attr ``alpha``), ``Elu``, ``Softplus``, ``Relu6``, ``Selu``,
+  ``Softsign``: elementwise (``elementwise``
   OpDefs with an expression in ``kernels/codegen/expressions.py``), so they fuse with
   their neighbours; the formulas are TF's kernels' (``Elu`` is ``exp(x) - 1`` below 0;
   ``Softplus`` is ``log1p(exp(x))`` computed without overflow).
@@ -32,7 +33,10 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
-from .elementwise import _unary_float, greater_equal, maximum, rsqrt, squared_difference, where
+from .elementwise import abs as abs_
+from .elementwise import (_unary_float, greater_equal, maximum, relu, rsqrt, sigmoid,
+                          squared_difference, where)
+from .linalg import matmul
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
 from .reduce import reduce_mean, reduce_sum
@@ -44,7 +48,8 @@ __all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "sparse_softmax_cross_entropy_with_logits",
            "l2_loss", "bias_add", "leaky_relu", "elu", "softplus", "dropout", "moments",
            "batch_normalization", "shape_tensor", "sigmoid_cross_entropy_with_logits",
-           "l2_normalize"]
+           "l2_normalize", "relu6", "selu", "softsign", "swish", "xw_plus_b",
+           "weighted_cross_entropy_with_logits"]
 
 _SPARSE_LABELS = (dtypes.int32, dtypes.int64)
 
@@ -151,6 +156,9 @@ register_op(OpDef("LeakyRelu", _unary_float, 1, attr_defaults={"alpha": 0.2},
                   elementwise=True))
 register_op(OpDef("Elu", _unary_float, 1, elementwise=True))
 register_op(OpDef("Softplus", _unary_float, 1, elementwise=True))
+register_op(OpDef("Relu6", _unary_float, 1, elementwise=True))
+register_op(OpDef("Selu", _unary_float, 1, elementwise=True))
+register_op(OpDef("Softsign", _unary_float, 1, elementwise=True))
 
 
 # --- builders ----------------------------------------------------------------------------
@@ -310,6 +318,34 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
         return where(positive, x, 0.0) - x * z + softplus(where(positive, -x, x))
 
 
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
+                                       targets=None) -> Tensor:
+    """``sigmoid_cross_entropy_with_logits`` with the positive term weighted by
+    ``pos_weight``, as TF: ``(1 - z) * x + (1 + (q - 1) * z) * (log(1 + exp(-|x|)) +
+    max(-x, 0))``.  ``targets`` is TF1's older name for ``labels``."""
+    if labels is None:
+        labels = targets
+    if labels is None or logits is None or pos_weight is None:
+        raise ValueError("weighted_cross_entropy_with_logits needs labels (or targets), "
+                         "logits and pos_weight.")
+    with name_scope(name or "logistic_loss"):
+        x = convert_to_tensor(logits, name="logits")
+        z = convert_to_tensor(labels, dtype_hint=x.dtype, name="labels")
+        if not x.dtype.is_floating or z.dtype != x.dtype:
+            raise TypeError(f"weighted_cross_entropy_with_logits: logits '{x.name}' must be "
+                            f"floating point and labels '{z.name}' of the same dtype, got "
+                            f"{x.dtype.name} and {z.dtype.name}.")
+        if x.shape.ndims is not None and z.shape.ndims is not None and \
+                not x.shape.is_compatible_with(z.shape):
+            raise ValueError(f"weighted_cross_entropy_with_logits: logits '{x.name}' "
+                             f"{x.shape} and labels '{z.name}' {z.shape} must have the "
+                             f"same shape.")
+        q = convert_to_tensor(pos_weight, dtype_hint=x.dtype, name="pos_weight")
+        log_weight = 1.0 + (q - 1.0) * z
+        # relu, not maximum: at x = 0 TF's gradient of this term is 0
+        return (1.0 - z) * x + log_weight * (softplus(-abs_(x)) + relu(-x))
+
+
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
     """``x / sqrt(max(sum(x ** 2, axis), epsilon))``, as TF."""
     axis = dim if axis is None else axis
@@ -346,6 +382,37 @@ def elu(features, name=None) -> Tensor:
 def softplus(features, name=None) -> Tensor:
     """``log(1 + exp(x))``, without overflow."""
     return make_op("Softplus", [convert_to_tensor(features)], name=name)
+
+
+def relu6(features, name=None) -> Tensor:
+    """``min(max(x, 0), 6)``."""
+    return make_op("Relu6", [convert_to_tensor(features)], name=name)
+
+
+def selu(features, name=None) -> Tensor:
+    """``scale * x`` where ``x > 0``, else ``scale * alpha * (exp(x) - 1)`` (Klambauer et
+    al.'s constants, as TF's)."""
+    return make_op("Selu", [convert_to_tensor(features)], name=name)
+
+
+def softsign(features, name=None) -> Tensor:
+    """``x / (|x| + 1)``."""
+    return make_op("Softsign", [convert_to_tensor(features)], name=name)
+
+
+def swish(features, name=None) -> Tensor:
+    """``x * sigmoid(x)`` (TF's composite; its gradient is the product's)."""
+    with name_scope(name or "swish"):
+        x = convert_to_tensor(features, name="features")
+        return x * sigmoid(x)
+
+
+def xw_plus_b(x, weights, biases, name=None) -> Tensor:
+    """``matmul(x, weights) + biases`` (a MatMul and a BiasAdd, as TF1's)."""
+    with name_scope(name or "xw_plus_b"):
+        x = convert_to_tensor(x, name="x")
+        return bias_add(matmul(x, convert_to_tensor(weights, dtype_hint=x.dtype, name="weights")),
+                        convert_to_tensor(biases, dtype_hint=x.dtype, name="biases"))
 
 
 # --- composites --------------------------------------------------------------------------

@@ -24,14 +24,18 @@ from __future__ import annotations
 from ..graph import Tensor
 from .array import reshape
 from .common import make_op
-from .elementwise import sigmoid, where
+from .array_fill import zeros_like
+from .elementwise import abs as abs_
+from .elementwise import logical_and, sigmoid, where
 from .nn import log_softmax, shape_tensor, softmax
 from .nn_conv import CONV_ATTRS, POOL_ATTRS
 from .reduce import reduce_sum
 from .registry import register_gradient
-from .shape_of import broadcast_to_shape_of, reduce_to_shape_of
+from .shape_of import broadcast_to_shape_of
 
 __all__: list = []
+
+SELU_SCALE, SELU_ALPHA = 1.0507009873554805, 1.6732632423543772   # TF's constants
 
 
 def _attrs(op, keys) -> dict:
@@ -187,3 +191,21 @@ def _elu_grad(op, dy):
 @register_gradient("Softplus")
 def _softplus_grad(op, dy):
     return [dy * sigmoid(op.inputs[0])]
+
+
+@register_gradient("Relu6")
+def _relu6_grad(op, dy):
+    (x,) = op.inputs
+    return [where(logical_and(x > 0, x < 6), dy, zeros_like(dy))]
+
+
+@register_gradient("Selu")
+def _selu_grad(op, dy):
+    y = op.outputs[0]          # TF's SeluGrad: from the output
+    return [where(y < 0, dy * (y + SELU_SCALE * SELU_ALPHA), dy * SELU_SCALE)]
+
+
+@register_gradient("Softsign")
+def _softsign_grad(op, dy):
+    denominator = abs_(op.inputs[0]) + 1
+    return [dy / (denominator * denominator)]

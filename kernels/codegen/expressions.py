@@ -39,6 +39,10 @@ ELEMENTWISE_OPS: dict[str, tuple[tuple[str, ...], str]] = {
     "Softplus": (("x",), "max(x, 0) + (exp(-abs(x)) if 1 + exp(-abs(x)) == 1 else "
                          "log(1 + exp(-abs(x))) * (exp(-abs(x)) / (1 + exp(-abs(x)) - 1)))"),
     "SquaredDifference": (("x", "y"), "(x - y) * (x - y)"),
+    # Selu's constants are TF's scale and scale * alpha
+    "Relu6": (("x",), "min(max(x, 0), 6)"),
+    "Selu": (("x",), "1.0507009873554805 * x if x > 0 else 1.7580993408473766 * (exp(x) - 1)"),
+    "Softsign": (("x",), "x / (abs(x) + 1)"),
 }
 
 # The attrs an expression's "{name}" fields take (formatted as float literals), with the

@@ -56,7 +56,8 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                 "Reshape": wrapped(_reshape),
                 "Squeeze": wrapped(_squeeze), "ExpandDims": wrapped(_expand_dims)}
     for op, make in (("Transpose", _transpose), ("ConcatV2", _concat), ("Pack", _pack),
-                     ("Unpack", _unpack), ("Tile", _tile), ("Pad", _pad), ("PadV2", _pad),
+                     ("Unpack", _unpack), ("Split", _split), ("SplitV", _split_v),
+                     ("Tile", _tile), ("Pad", _pad), ("PadV2", _pad),
                      ("MirrorPad", _mirror_pad), ("MirrorPadGrad", _mirror_pad_grad),
                      ("Shape", _shape), ("Size", _size),
                      ("Rank", _rank), ("Fill", _fill), ("ZerosLike", _zeros_like),
@@ -191,6 +192,55 @@ def _unpack(node, xp):
         lead = (slice(None),) * (axis % x.ndim)
         return tuple(x[lead + (k,)].copy() for k in range(x.shape[axis]))
     return unpack
+
+
+def _split_parts(node, x, dim, sizes):
+    """Copies of ``x``'s consecutive parts of ``sizes`` along axis ``dim``."""
+    axis = as_ints(dim)
+    if len(axis) != 1 or not -x.ndim <= axis[0] < x.ndim:
+        raise invalid_argument(node.name, node.op, f"split_dim {list(axis)} must be a scalar "
+                               f"in [{-x.ndim}, {x.ndim}) for a tensor of shape "
+                               f"{fmt_shape(x.shape)}")
+    axis = axis[0] % x.ndim
+    lead, start, parts = (slice(None),) * axis, 0, []
+    for size in sizes:
+        parts.append(x[lead + (slice(start, start + size),)].copy())
+        start += size
+    return tuple(parts)
+
+
+def _split(node, xp):
+    num = int(node.attrs["num_split"])
+
+    def split(dim, x):
+        axis = as_ints(dim)
+        size = x.shape[axis[0]] if len(axis) == 1 and -x.ndim <= axis[0] < x.ndim else 0
+        if size % num:
+            raise invalid_argument(node.name, node.op, f"Number of ways to split should "
+                                   f"evenly divide the split dimension, but got split_dim "
+                                   f"{axis[0]} (size = {size}) and num_split {num}")
+        return _split_parts(node, x, dim, [size // num] * num)
+    return split
+
+
+def _split_v(node, xp):
+    num = int(node.attrs["num_split"])
+
+    def split_v(x, size_splits, dim):
+        sizes = list(as_ints(size_splits))
+        axis = as_ints(dim)
+        size = x.shape[axis[0]] if len(axis) == 1 and -x.ndim <= axis[0] < x.ndim else 0
+        if sizes.count(-1) == 1:
+            sizes[sizes.index(-1)] = size - sum(s for s in sizes if s != -1)
+        if len(sizes) != num or any(s < 0 for s in sizes) or sum(sizes) != size:
+            raise invalid_argument(node.name, node.op, f"Determined shape must either match "
+                                   f"input shape along split_dim exactly if fully "
+                                   f"specified, or be less than the size of the input "
+                                   f"along split_dim if not fully specified.  Got: "
+                                   f"{list(as_ints(size_splits))} for {num} parts of "
+                                   f"{fmt_shape(x.shape)} along {list(axis)}")
+        return _split_parts(node, x, dim, sizes)
+    return split_v
 
 
 def _tile(node, xp):

@@ -7,7 +7,7 @@
   (log(sum(exp(z))) - z))`` with ``z = logits - max``, and ``backprop = softmax -
   labels``; the sparse form takes class indices, and a label outside [0, classes)
   raises ``InvalidArgumentError`` naming the node.
-* LeakyRelu, Elu and Softplus are TF's kernel formulas (``exp(x) - 1`` below 0 for Elu;
+* LeakyRelu, Elu, Softplus, Relu6, Selu and Softsign are TF's kernel formulas (``exp(x) - 1`` below 0 for Elu;
   ``np.logaddexp(0, x)`` for Softplus).
 """
 
@@ -146,7 +146,23 @@ def _softplus(node):
     return lambda x: np.logaddexp(np.zeros((), x.dtype), x)
 
 
-_ACTIVATIONS = {"LeakyRelu": _leaky_relu, "Elu": _elu, "Softplus": _softplus}
+def _relu6(node):
+    return lambda x: np.minimum(np.maximum(x, 0), 6)
+
+
+SELU_SCALE, SELU_ALPHA = 1.0507009873554805, 1.6732632423543772   # TF's constants
+
+
+def _selu(node):
+    return lambda x: np.where(x > 0, SELU_SCALE * x, SELU_SCALE * SELU_ALPHA * (np.exp(x) - 1))
+
+
+def _softsign(node):
+    return lambda x: x / (np.abs(x) + 1)
+
+
+_ACTIVATIONS = {"LeakyRelu": _leaky_relu, "Elu": _elu, "Softplus": _softplus,
+                "Relu6": _relu6, "Selu": _selu, "Softsign": _softsign}
 
 
 @register_kernel(tuple(_ACTIVATIONS), DEVICE)
