@@ -3,6 +3,8 @@
 =====================================  ===================================================
 ``dense(inputs, units, activation)``   ``inputs @ kernel + bias`` over the last axis
 ``conv2d(inputs, filters, kernel_size)``  NHWC convolution, then the bias
+``conv2d_transpose(inputs, filters,``  the transposed convolution (``nn.conv2d_transpose``),
+``kernel_size)``                       then the bias
 ``max_pooling2d``, ``average_pooling2d``  NHWC pooling; ``padding`` "valid" or "same"
 ``flatten(inputs)``                    ``(batch, everything else)``
 ``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
@@ -53,8 +55,8 @@ from .ops.nn_batch_norm import fused_batch_norm
 from .ops.state import variable_ref
 from .variable_scope import get_variable, variable_scope
 
-__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
-           "batch_normalization"]
+__all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
+           "flatten", "dropout", "batch_normalization"]
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -101,6 +103,46 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable)
         y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding))
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """The transposed 2-D convolution of NHWC ``inputs`` to ``filters`` channels (kernel
+    ``(kh, kw, filters, in_channels)``), each spatial size ``size * stride`` ("same") or
+    ``size * stride + max(k - stride, 0)`` ("valid"), as Keras computes it; then the
+    bias and ``activation``."""
+    _refuse("conv2d_transpose", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv2d_transpose", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv2d_transpose")
+    if x.shape.ndims != 4:
+        raise ValueError(f"tf.layers.conv2d_transpose takes 4-D inputs, got '{x.name}' "
+                         f"with shape {x.shape}.")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    same = _padding(padding) == "SAME"
+
+    def grown(size, k, s):
+        return size * s if same else size * s + max(k - s, 0)
+    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
+        kernel, bias = _weights((kh, kw, int(filters), channels), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        dims = x.shape.dims
+        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
+                   for i, (d, k, s) in enumerate(zip(dims[1:3], (kh, kw), (sh, sw)))]
+        output_shape = stack([shape(x)[0], *spatial, int(filters)])
+        y = nn.conv2d_transpose(x, kernel, output_shape, strides=[1, sh, sw, 1],
+                                padding=_padding(padding))
+        y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
+                    [int(filters)])
         if use_bias:
             y = nn.bias_add(y, bias)
         return activation(y) if activation is not None else y

@@ -20,6 +20,7 @@ import os
 import numpy as np
 import pytest
 
+import devsession as ds
 from devsession.errors import InvalidArgumentError
 from devsession.kernels import windows
 from devsession.kernels.registry import lookup_kernel
@@ -379,3 +380,71 @@ def test_window_pooling_on_numpy_matches_reference(case):
                                ref["MaxPoolGrad"](x, y, dy), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(windows.avg_pool_grad(np, dy, g, counts),
                                ref["AvgPoolGrad"](np.array(shape), dy), rtol=1e-12, atol=1e-12)
+
+
+# --- conv2d_transpose (nn and layers) ---------------------------------------------------------
+
+def numpy_conv2d_transpose(x, f, out_hw, stride, padding):
+    """Scatter-add: each input pixel adds ``f[a, b] @ x[i, j]`` at ``(i*s + a, j*s + b)``
+    less the padding the forward convolution of that output size would use (float64)."""
+    n, h, w, _ = x.shape
+    kh, kw, out_channels, _ = f.shape
+    (oh, ow), s = out_hw, stride
+    top = max((h - 1) * s + kh - oh, 0) // 2 if padding == "SAME" else 0
+    left = max((w - 1) * s + kw - ow, 0) // 2 if padding == "SAME" else 0
+    out = np.zeros((n, oh + kh + h * s, ow + kw + w * s, out_channels))
+    for i in range(h):
+        for j in range(w):
+            for a in range(kh):
+                for b in range(kw):
+                    out[:, i * s + a, j * s + b] += x[:, i, j].astype(np.float64) @ \
+                        f[a, b].astype(np.float64).T
+    return out[:, top:top + oh, left:left + ow]
+
+
+@pytest.mark.parametrize("padding,stride,out_hw", [("SAME", 2, (10, 8)), ("VALID", 2, (11, 9)),
+                                                   ("SAME", 1, (5, 4)), ("VALID", 3, (15, 13))],
+                         ids=str)
+def test_conv2d_transpose_scatters_the_filter_and_is_conv2ds_adjoint(padding, stride, out_hw):
+    rng = rng_for("deconv", padding, stride)
+    x = rng.standard_normal((2, 5, 4, 3)).astype(F32)
+    f = rng.standard_normal((3, 3, 6, 3)).astype(F32)
+    y = ds.nn.conv2d_transpose(x, f, [2, *out_hw, 6], [1, stride, stride, 1], padding)
+    assert y.op.name == "conv2d_transpose" and y.op.type == "Conv2DBackpropInput"
+    probe = rng.standard_normal((2, *out_hw, 6)).astype(F32)
+    forward = ds.nn.conv2d(probe, f, [1, stride, stride, 1], padding)   # f: [h, w, in=6, out=3]
+    with ds.Session() as sess:
+        got, conv = sess.run([y, forward])
+    np.testing.assert_allclose(got, numpy_conv2d_transpose(x, f, out_hw, stride, padding),
+                               rtol=1e-4, atol=1e-4)
+    # <conv2d(probe), x> == <probe, conv2d_transpose(x)>
+    np.testing.assert_allclose(np.sum(conv.astype(F64) * x), np.sum(probe.astype(F64) * got),
+                               rtol=1e-4)
+
+
+def test_conv2d_transpose_checks_channels_at_build():
+    x = ds.placeholder(ds.float32, (2, 5, 4, 3))
+    with pytest.raises(ValueError, match=r"channels of value .* \(3\) do not match .* \(4\)"):
+        ds.nn.conv2d_transpose(x, np.ones((3, 3, 6, 4), F32), [2, 10, 8, 6], [1, 2, 2, 1])
+    with pytest.raises(ValueError, match="output_shape .* 5 channels but the filter makes 6"):
+        ds.nn.conv2d_transpose(x, np.ones((3, 3, 6, 3), F32), [2, 10, 8, 5], [1, 2, 2, 1])
+
+
+@pytest.mark.parametrize("padding,stride", [("same", 2), ("valid", 2), ("valid", 1)], ids=str)
+def test_conv2d_transpose_layer_grows_the_image_as_keras(make_session, padding, stride):
+    rng = rng_for("deconv layer", padding, stride)
+    xv = rng.standard_normal((2, 5, 4, 3)).astype(F32)
+    x = ds.placeholder(ds.float32, (None, 5, 4, 3))
+    y = ds.layers.conv2d_transpose(x, 4, (3, 2), strides=stride, padding=padding,
+                                   bias_initializer=ds.constant_initializer(0.5))
+    grow = {"same": lambda n, k: n * stride, "valid": lambda n, k: n * stride + max(k - stride, 0)}
+    out_hw = (grow[padding](5, 3), grow[padding](4, 2))
+    assert y.shape.as_list() == [None, *out_hw, 4]
+    kernel, bias = ds.global_variables()
+    assert (kernel.op.name, bias.op.name) == ("conv2d_transpose/kernel", "conv2d_transpose/bias")
+    assert kernel.shape.as_list() == [3, 2, 4, 3]
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    got, k = sess.run([y, kernel], {x: xv})
+    want = numpy_conv2d_transpose(xv, k, out_hw, stride, padding.upper()) + 0.5
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -165,7 +165,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.py_func, "tf.py_func"),
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_i0, "tf.math.bessel_i0"),
-    (lambda: ds.layers.conv2d_transpose, "tf.layers.conv2d_transpose"),
+    (lambda: ds.layers.separable_conv2d, "tf.layers.separable_conv2d"),
     (lambda: ds.losses.huber_loss, "tf.losses.huber_loss"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.summary.text, "tf.summary.text"),

@@ -26,14 +26,17 @@ Kernels: ``kernels/{reference,cpu,cuda}/nn_conv.py``; gradients: ``nn_grad.py``.
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+import numpy as np
+
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
+from .array_operands import int_operand
 from .common import make_op, same_dtype
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
-           "conv2d_backprop_filter", "CONV_ATTRS"]
+           "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS"]
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
@@ -332,6 +335,36 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  
     f = convert_to_tensor(filter, dtype_hint=dy.dtype)
     return _conv_op("Conv2DBackpropInput", [sizes, f, dy], strides, padding,
                     use_cudnn_on_gpu, data_format, dilations, name)
+
+
+def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None) -> Tensor:
+    """TF1's ``tf.nn.conv2d_transpose``: the gradient of a convolution with respect to
+    its input, run forward (a Conv2DBackpropInput of ``output_shape``); ``filter`` is
+    ``[height, width, output channels, input channels]``.  ValueError when the channels
+    of ``value``, ``filter`` and ``output_shape`` disagree."""
+    value = input if value is None else value
+    filter = filters if filter is None else filter
+    with name_scope(name or "conv2d_transpose") as scope:
+        x = convert_to_tensor(value, name="value")
+        f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter")
+        sizes = int_operand(output_shape, x.graph, name="output_shape")
+        channels = x.shape.dims[-1] if x.shape.ndims == 4 else None
+        if channels is not None and f.shape.ndims == 4 and f.shape.dims[3] is not None \
+                and channels != f.shape.dims[3]:
+            raise ValueError(f"conv2d_transpose: input channels of value '{x.name}' "
+                             f"({channels}) do not match the filter's last dimension "
+                             f"({f.shape.dims[3]}), filter shape {f.shape}.")
+        known = constant_value(sizes)
+        if known is not None and f.shape.ndims == 4 and f.shape.dims[2] is not None and \
+                int(np.asarray(known).reshape(-1)[-1]) != f.shape.dims[2]:
+            raise ValueError(f"conv2d_transpose: output_shape {list(np.asarray(known))} has "
+                             f"{int(np.asarray(known).reshape(-1)[-1])} channels but the "
+                             f"filter makes {f.shape.dims[2]}, filter shape {f.shape}.")
+        attrs = conv_attrs(strides, padding, data_format, dilations, "conv2d_transpose")
+        return x.graph.create_op("Conv2DBackpropInput", [sizes, f, x], attrs,
+                                 name=scope.rstrip("/"), exact_name=True).outputs[0]
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
