@@ -105,6 +105,7 @@ from . import layers, losses  # noqa: E402
 from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 from .ops.array import split  # noqa: E402
+from .train.moving_averages import moving_average_variables  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
@@ -125,7 +126,7 @@ __all__ += [
     "variable_scope", "layers", "losses", "GraphKeys", "add_to_collection",
     "get_collection", "initialize_all_variables", "initialize_variables", "all_variables",
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
-    "split", "squared_difference",
+    "split", "squared_difference", "moving_average_variables",
 ]
 
 

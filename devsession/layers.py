@@ -52,7 +52,7 @@ from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
 from .ops import cast, constant, identity, matmul, reshape, shape, stack, tensordot, where
 from .ops.nn_batch_norm import fused_batch_norm
-from .ops.state import variable_ref
+from .train.moving_averages import assign_moving_average
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
@@ -235,7 +235,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         if training is not False:
             for moving, batch in ((moving_mean, mean), (moving_variance, variance)):
                 add_to_collection(GraphKeys.UPDATE_OPS,
-                                  _assign_moving_average(moving, batch, momentum).op)
+                                  assign_moving_average(moving, batch, momentum).op)
         return y
 
 
@@ -293,15 +293,6 @@ def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, e
     y = nn.batch_normalization(xf, along_axis(mean), along_axis(variance), along_axis(beta),
                                along_axis(gamma), epsilon)
     return (cast(y, x.dtype) if y.dtype != x.dtype else y), mean, variance
-
-
-def _assign_moving_average(moving, value, momentum):
-    """``moving -= (moving - value) * (1 - momentum)``, TF1's ``AssignMovingAvg``."""
-    with name_scope("AssignMovingAvg") as scope:
-        decay = convert_to_tensor(1.0 - momentum, dtype_hint=moving.dtype, name="decay")
-        target = variable_ref(moving, "AssignMovingAvg")
-        return target.graph.create_op("AssignSub", [target, (moving - value) * decay],
-                                      name=scope.rstrip("/"), exact_name=True).outputs[0]
 
 
 # --- shared ---------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             the others wait; hooks (``StopAtStepHook``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``)
                             (``monitored_session.py``)
+``ExponentialMovingAverage``  shadow variables following others (``moving_averages.py``)
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
                             natural exp, inverse time, polynomial, cosine, piecewise
                             constant
@@ -40,6 +41,7 @@ from .gradient_descent import GradientDescentOptimizer
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .momentum import MomentumOptimizer
+from .moving_averages import ExponentialMovingAverage
 from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, SessionRunArgs,
                                 SessionRunContext, SessionRunHook, SessionRunValues,
                                 StopAtStepHook, SummarySaverHook)
@@ -58,7 +60,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
            "cosine_decay", "piecewise_constant", "MonitoredTrainingSession", "SessionRunHook",
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
-           "CheckpointSaverHook", "SummarySaverHook"]
+           "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage"]
 
 
 def __getattr__(name: str):
