@@ -6,6 +6,9 @@ number a training script minimizes, and the graph's collection of them.
 ``softmax_cross_entropy(onehot_labels, logits)``  distributions; ``label_smoothing``
 ``sigmoid_cross_entropy(multi_class_labels, logits)``  independent classes
 ``mean_squared_error(labels, predictions)``    squared differences
+``absolute_difference``, ``huber_loss``,       absolute differences; quadratic within
+``log_loss``, ``hinge_loss``,                  ``delta``; binary log loss; hinge on
+``cosine_distance``                            {0, 1} labels; ``1 - cos`` along ``axis``
 ``compute_weighted_loss(losses, weights)``     the weighting and reduction they share
 ``get_losses``, ``get_regularization_loss``,   the collections: every loss made here
 ``get_total_loss``, ``add_loss``               joins ``"losses"``
@@ -24,10 +27,14 @@ from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .ops import (add_n, cast, constant, equal, multiply, not_equal, ones_like, reduce_sum,
                   size, stop_gradient, where, zeros_like)
+from .dtypes import float32
+from .ops import log, minimum, relu
+from .ops.elementwise import abs as abs_
 from .ops.elementwise import squared_difference
 
 __all__ = ["Reduction", "compute_weighted_loss", "sparse_softmax_cross_entropy",
            "softmax_cross_entropy", "sigmoid_cross_entropy", "mean_squared_error",
+           "absolute_difference", "huber_loss", "log_loss", "hinge_loss", "cosine_distance",
            "add_loss", "get_losses", "get_regularization_losses", "get_regularization_loss",
            "get_total_loss"]
 
@@ -124,16 +131,75 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``(predictions - labels) ** 2``, weighted and reduced."""
     with name_scope(scope or "mean_squared_error"):
-        predictions = convert_to_tensor(predictions)
-        labels = cast(convert_to_tensor(labels, dtype_hint=predictions.dtype),
-                      predictions.dtype)
-        if predictions.shape.ndims is not None and labels.shape.ndims is not None and \
-                not predictions.shape.is_compatible_with(labels.shape):
-            raise ValueError(f"mean_squared_error: predictions '{predictions.name}' "
-                             f"{predictions.shape} and labels '{labels.name}' {labels.shape} "
-                             f"must have the same shape.")
+        predictions, labels = _paired(predictions, labels, "mean_squared_error")
         losses = squared_difference(predictions, labels)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
+                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``|predictions - labels|``, weighted and reduced."""
+    with name_scope(scope or "absolute_difference"):
+        predictions, labels = _paired(predictions, labels, "absolute_difference")
+        losses = abs_(predictions - labels)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
+               loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``0.5 * e**2`` where ``|e| <= delta``, else ``delta * (|e| - 0.5 * delta)``
+    (``e = predictions - labels``), written as TF1's: ``0.5 * q**2 + delta * (|e| - q)``
+    with ``q = min(|e|, delta)``."""
+    with name_scope(scope or "huber_loss"):
+        predictions, labels = _paired(predictions, labels, "huber_loss")
+        error = abs_(predictions - labels)
+        quadratic = minimum(error, delta)
+        losses = 0.5 * quadratic * quadratic + delta * (error - quadratic)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
+             loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``-z log(p + eps) - (1 - z) log(1 - p + eps)`` for probabilities ``p``."""
+    with name_scope(scope or "log_loss"):
+        p, z = _paired(predictions, labels, "log_loss")
+        losses = -z * log(p + epsilon) - (1.0 - z) * log(1.0 - p + epsilon)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``max(0, 1 - (2z - 1) * logits)`` for labels ``z`` in {0, 1}."""
+    with name_scope(scope or "hinge_loss"):
+        logits, z = _paired(logits, labels, "hinge_loss")
+        losses = relu(1.0 - (2.0 * z - 1.0) * logits)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
+                    loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+                    dim=None):
+    """``1 - sum(labels * predictions, axis)`` (both unit-normalized along ``axis``, as
+    TF1 assumes), the axis kept; ``dim`` is TF1's older name for ``axis``."""
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    with name_scope(scope or "cosine_distance_loss"):
+        predictions, labels = _paired(predictions, labels, "cosine_distance")
+        losses = 1.0 - reduce_sum(predictions * labels, axis=(int(axis),), keepdims=True)
+        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def _paired(predictions, labels, loss: str):
+    """``predictions`` and ``labels`` as tensors of the predictions' dtype (float32 for
+    Python values), of compatible shapes (else ValueError, as TF1's)."""
+    predictions = convert_to_tensor(predictions, dtype_hint=float32)
+    labels = cast(convert_to_tensor(labels, dtype_hint=predictions.dtype), predictions.dtype)
+    if predictions.shape.ndims is not None and labels.shape.ndims is not None and \
+            not predictions.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"{loss}: predictions '{predictions.name}' {predictions.shape} and "
+                         f"labels '{labels.name}' {labels.shape} must have the same shape.")
+    return predictions, labels
 
 
 # --- the collections ------------------------------------------------------------------------

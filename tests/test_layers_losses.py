@@ -326,6 +326,40 @@ def test_losses_weight_and_reduce_as_tf1(make_session, rng):
         [built["mse mean"], built["mse sum"], built["mse batch"], built["all weights 0"]]
 
 
+def test_the_regression_and_margin_losses_are_tf1s(make_session, rng):
+    p_v = rng.random((4, 3)).astype(np.float32)
+    z_v = (rng.random((4, 3)) > 0.5).astype(np.float32)
+    y_v = (rng.standard_normal((4, 3)) * 2).astype(np.float32)
+    w_v = np.array([[1.0], [0.5], [0.0], [2.0]], np.float32)
+    unit = lambda v: v / np.linalg.norm(v.astype(np.float64), axis=1, keepdims=True)  # noqa
+    R = ds.losses.Reduction
+    built = {
+        "absolute": ds.losses.absolute_difference(y_v, p_v, weights=w_v),
+        "huber": ds.losses.huber_loss(y_v, p_v, delta=0.7, reduction=R.NONE),
+        "log": ds.losses.log_loss(z_v, p_v),
+        "hinge": ds.losses.hinge_loss(z_v, y_v, weights=w_v, reduction=R.SUM),
+        "cosine": ds.losses.cosine_distance(unit(y_v).astype(np.float32),
+                                            unit(p_v).astype(np.float32), axis=1,
+                                            reduction=R.NONE),
+    }
+    e = np.abs(p_v.astype(np.float64) - y_v)
+    want = {
+        "absolute": (e * w_v).sum() / 9,              # 9 broadcast weights are not 0
+        "huber": np.where(e <= 0.7, 0.5 * e ** 2, 0.7 * (e - 0.35)),
+        "log": (-z_v * np.log(p_v + 1e-7) - (1 - z_v) * np.log(1 - p_v + 1e-7)).mean(),
+        "hinge": (np.maximum(0, 1 - (2 * z_v - 1) * y_v) * w_v).sum(),
+        "cosine": 1 - (unit(y_v) * unit(p_v)).sum(1, keepdims=True),
+    }
+    got = make_session().run(built)
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
+    assert got["cosine"].shape == (4, 1)
+    with pytest.raises(ValueError, match="specify 'axis'"):
+        ds.losses.cosine_distance(y_v, p_v)
+    with pytest.raises(ValueError, match="huber_loss: predictions .* must have the same shape"):
+        ds.losses.huber_loss(y_v, p_v[:, :2])
+
+
 def test_total_loss_sums_the_losses_and_regularization(make_session):
     w = ds.Variable(np.float32(3.0), name="w")
     ds.losses.add_loss(w * 2.0)
@@ -349,8 +383,8 @@ def test_bad_loss_arguments_are_clear_errors():
         ds.losses.mean_squared_error(ds.placeholder(ds.float32, (None, 2)), logits)
     with pytest.raises(TypeError, match="floating point"):
         ds.losses.compute_weighted_loss(ds.constant([1, 2]))
-    with pytest.raises(UnsupportedTF1Error, match="tf.losses.huber_loss"):
-        ds.losses.huber_loss
+    with pytest.raises(UnsupportedTF1Error, match="tf.losses.mean_pairwise_squared_error"):
+        ds.losses.mean_pairwise_squared_error
 
 
 # --- nn additions ---------------------------------------------------------------------------

@@ -166,7 +166,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_i0, "tf.math.bessel_i0"),
     (lambda: ds.layers.separable_conv2d, "tf.layers.separable_conv2d"),
-    (lambda: ds.losses.huber_loss, "tf.losses.huber_loss"),
+    (lambda: ds.losses.mean_pairwise_squared_error, "tf.losses.mean_pairwise_squared_error"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.summary.text, "tf.summary.text"),
     (lambda: ds.train.SyncReplicasOptimizer, "tf.train.SyncReplicasOptimizer"),
