@@ -204,3 +204,86 @@ def test_a_worker_gives_up_when_no_chief_initializes():
                                               max_wait_secs=0.3)
     finally:
         servers[0].stop(grace=0)
+
+
+# --- Scaffold and the everyday hooks ------------------------------------------------------
+
+def test_a_scaffold_initializes_with_its_own_op_then_its_init_fn(tmp_path):
+    train, loss, x, y = regression()
+    start = ds.placeholder(ds.float32, (3, 1), name="start")
+    w = [v for v in ds.global_variables() if v.op.name == "w"][0]
+    loaded = []
+
+    def init_fn(scaffold, session):            # e.g. pretrained weights
+        loaded.append(scaffold)
+        session.run(w.assign(session.run(w) + 1.0))
+    scaffold = ds.train.Scaffold(
+        init_op=ds.group(ds.variables_initializer([ds.train.get_global_step()]),
+                         w.assign(start)),
+        init_feed_dict={start: np.full((3, 1), 2.0, F32)}, init_fn=init_fn)
+    with ds.train.MonitoredTrainingSession(scaffold=scaffold, log_step_count_steps=0,
+                                           save_summaries_steps=0,
+                                           checkpoint_dir=str(tmp_path)) as sess:
+        assert loaded == [scaffold]
+        np.testing.assert_array_equal(sess.run(w), np.full((3, 1), 3.0))
+    assert scaffold.saver is not None and scaffold.init_fn is init_fn
+    copy = ds.train.Scaffold(copy_from_scaffold=scaffold)
+    assert copy.init_op is scaffold.init_op and copy.saver is scaffold.saver
+    with pytest.raises(TypeError, match="not a Scaffold"):
+        ds.train.Scaffold(copy_from_scaffold=object())
+
+
+def test_a_scaffolds_ready_op_holds_a_worker_until_it_is_empty():
+    regression()
+    names = ds.placeholder(ds.string, (None,), name="names")
+    not_ready = ds.identity(ds.constant([b"w"]), name="not_ready")
+    with pytest.raises(DeadlineExceededError, match="did not initialize.*not ready"):
+        ds.train.MonitoredTrainingSession(
+            is_chief=False, max_wait_secs=0.3, log_step_count_steps=0,
+            scaffold=ds.train.Scaffold(ready_op=not_ready))
+    ready = ds.train.Scaffold(ready_op=ds.constant(np.zeros(0, np.float32)))
+    with ds.train.MonitoredTrainingSession(is_chief=False, scaffold=ready,
+                                           log_step_count_steps=0) as sess:
+        assert not sess.should_stop()
+    del names
+
+
+def test_nan_tensor_hook_fails_or_stops_on_a_nan_loss(caplog):
+    train, loss, x, y = regression()
+    xv, yv = batch(np.random.default_rng(3))
+    bad = {x: np.full_like(xv, np.nan), y: yv}
+    with pytest.raises(ds.train.NanLossDuringTrainingError, match="NaN loss"):
+        with ds.train.MonitoredTrainingSession(hooks=[ds.train.NanTensorHook(loss)],
+                                               log_step_count_steps=0) as sess:
+            sess.run(train, {x: xv, y: yv})           # a finite loss passes
+            sess.run(train, bad)
+    with ds.train.MonitoredTrainingSession(
+            hooks=[ds.train.NanTensorHook(loss, fail_on_nan_loss=False)],
+            log_step_count_steps=0) as sess:
+        sess.run(train, bad)
+        assert sess.should_stop()
+    assert "diverged with loss = NaN" in caplog.text
+
+
+def test_logging_and_step_counter_hooks_report_on_their_schedule(caplog):
+    train, loss, x, y = regression()
+    xv, yv = batch(np.random.default_rng(4))
+    step = ds.train.get_global_step()
+    logging_hook = ds.train.LoggingTensorHook({"step": step, "loss": loss}, every_n_iter=3)
+    at_end = ds.train.LoggingTensorHook([step], at_end=True,
+                                        formatter=lambda v: f"step = {v[step.name]}, at end")
+    counter = ds.train.StepCounterHook(every_n_steps=2)
+    caplog.set_level("INFO", logger="devsession")
+    with ds.train.MonitoredTrainingSession(hooks=[logging_hook, at_end, counter],
+                                           log_step_count_steps=0) as sess:
+        for _ in range(7):
+            sess.run(train, {x: xv, y: yv})
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("step = ")]
+    # runs 0, 3 and 6 (the step fetched before each run's update), then the end's
+    assert [line.split(",")[0] for line in lines] == ["step = 0", "step = 3", "step = 6",
+                                                      "step = 7"]
+    assert "loss = " in lines[0]
+    assert counter.steps_per_sec is not None and counter.steps_per_sec > 0
+    assert any(r.getMessage().startswith("global_step/sec: ") for r in caplog.records)
+    with pytest.raises(ValueError, match="exactly one of every_n_iter and every_n_secs"):
+        ds.train.LoggingTensorHook([loss], every_n_iter=2, every_n_secs=1.0)

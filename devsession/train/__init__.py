@@ -18,8 +18,9 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             (``device_setter.py``)
 ``MonitoredTrainingSession``  the training loop's session: init or restore on the chief,
                             the others wait; hooks (``StopAtStepHook``,
-                            ``CheckpointSaverHook``, ``SummarySaverHook``)
-                            (``monitored_session.py``)
+                            ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
+                            (``monitored_session.py``); ``NanTensorHook``,
+                            ``LoggingTensorHook``, ``StepCounterHook`` (``hooks.py``)
 ``ExponentialMovingAverage``  shadow variables following others (``moving_averages.py``)
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
                             natural exp, inverse time, polynomial, cosine, piecewise
@@ -42,9 +43,11 @@ from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .momentum import MomentumOptimizer
 from .moving_averages import ExponentialMovingAverage
-from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, SessionRunArgs,
-                                SessionRunContext, SessionRunHook, SessionRunValues,
-                                StopAtStepHook, SummarySaverHook)
+from .hooks import (LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+                    StepCounterHook)
+from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, Scaffold,
+                                SessionRunArgs, SessionRunContext, SessionRunHook,
+                                SessionRunValues, StopAtStepHook, SummarySaverHook)
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
@@ -60,7 +63,9 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
            "cosine_decay", "piecewise_constant", "MonitoredTrainingSession", "SessionRunHook",
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
-           "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage"]
+           "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
+           "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
+           "StepCounterHook"]
 
 
 def __getattr__(name: str):

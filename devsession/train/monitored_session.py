@@ -20,10 +20,14 @@ What it does, as TF1's:
   ``save_summaries_steps`` (100) for TensorBoard;
 * ``OutOfRangeError`` (an input that ran out) ends the ``with`` block quietly.
 
-Not done (a clear error where a program asks for them): ``scaffold`` and
-``stop_grace_period_secs`` are accepted and ignored where TF1's defaults hold; a session
-that fails with ``AbortedError`` is not re-created here (devsession's cluster sessions
-heal after a worker restart by themselves).
+A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
+``init_feed_dict``), ``init_fn(scaffold, session)`` run after it (e.g. to load
+pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
+not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form),
+``summary_op`` and ``saver``.  ``log_step_count_steps`` adds a ``StepCounterHook`` on the
+chief.  ``stop_grace_period_secs`` is accepted and ignored; a session that fails with
+``AbortedError`` is not re-created here (devsession's cluster sessions heal after a
+worker restart by themselves).  More hooks: ``hooks.py``.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from .saver import Saver, latest_checkpoint
 from .training_util import get_global_step
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
-           "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook",
+           "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "Scaffold",
            "MonitoredTrainingSession"]
 
 log = logging.getLogger("devsession")
@@ -195,6 +199,60 @@ class SummarySaverHook(SessionRunHook):
             self._writer.close()
 
 
+class Scaffold:
+    """What ``MonitoredTrainingSession`` initializes, checks and saves with (see the
+    module docstring); ``finalize()`` fills in the defaults."""
+
+    def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
+                 ready_for_local_init_op=None, local_init_op=None, summary_op=None,
+                 saver=None, copy_from_scaffold=None, local_init_feed_dict=None):
+        if copy_from_scaffold is not None:
+            if not isinstance(copy_from_scaffold, Scaffold):
+                raise TypeError("copy_from_scaffold is not a Scaffold instance.")
+            given = copy_from_scaffold
+            init_op, init_feed_dict, init_fn = (init_op or given.init_op, init_feed_dict or
+                                                given.init_feed_dict, init_fn or given.init_fn)
+            ready_op, local_init_op = ready_op or given.ready_op, local_init_op or \
+                given.local_init_op
+            summary_op, saver = summary_op or given.summary_op, saver or given.saver
+        self.init_op, self.init_feed_dict, self.init_fn = init_op, init_feed_dict, init_fn
+        self.ready_op, self.ready_for_local_init_op = ready_op, ready_for_local_init_op
+        self.local_init_op, self.local_init_feed_dict = local_init_op, local_init_feed_dict
+        self.summary_op, self.saver = summary_op, saver
+        self._finalized = False
+
+    def finalize(self, with_saver: bool = True) -> "Scaffold":
+        """Build the defaults: every global variable's initializer, a check that reads
+        them all where they live, the merged summaries and (``with_saver``: the session
+        saves or restores) a ``Saver``."""
+        if self._finalized:
+            return self
+        from ..summary import merge_all
+
+        with name_scope("monitored_session"), control_dependencies(None):
+            variables = global_variables()
+            if self.init_op is None:
+                self.init_op = global_variables_initializer()
+            if self.ready_op is None and variables:
+                self._reads = group(*[_read_where_it_lives(v) for v in variables])
+            if self.summary_op is None:
+                self.summary_op = merge_all()
+            # one Saver restores and saves: each Saver adds a restore op per variable
+            if self.saver is None and variables and with_saver:
+                self.saver = Saver()
+        self._finalized = True
+        return self
+
+    def wait_until_ready(self, session, max_wait_secs) -> None:
+        """Poll until the chief has initialized (``ready_op`` empty, or, by default,
+        every variable reads)."""
+        if self.ready_op is not None:
+            _wait_until(lambda: not _size(session.run(self.ready_op)), max_wait_secs,
+                        lambda: f"not ready: {session.run(self.ready_op)!r}")
+        elif getattr(self, "_reads", None) is not None:
+            _wait_until_ready(session, self._reads, max_wait_secs)
+
+
 class _MonitoredSession:
     """The session ``MonitoredTrainingSession`` returns (see the module docstring)."""
 
@@ -254,19 +312,17 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     from ..options import SessionOptions
     from ..session import Session
 
-    if scaffold is not None:
-        raise ValueError("MonitoredTrainingSession: devsession does not support scaffold "
-                         "yet; build init ops and savers in the graph instead.")
+    from .hooks import StepCounterHook
+
     graph = get_default_graph()
-    with name_scope("monitored_session"), control_dependencies(None):
-        variables = global_variables()
-        init_op = global_variables_initializer()
-        ready_op = group(*[_read_where_it_lives(v) for v in variables]) if variables else None
-        # one Saver restores and saves: each Saver adds a restore op per variable
-        saver = Saver() if variables and is_chief and checkpoint_dir is not None else None
+    saves = is_chief and checkpoint_dir is not None
+    scaffold = (scaffold or Scaffold()).finalize(with_saver=saves)
+    saver = scaffold.saver if saves else None
     hooks = list(hooks or [])
     if is_chief:
         hooks += list(chief_only_hooks or [])
+        if log_step_count_steps and log_step_count_steps > 0:
+            hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
         if checkpoint_dir is not None:
             if save_checkpoint_steps is not None or save_checkpoint_secs is not None:
                 hooks.append(CheckpointSaverHook(
@@ -274,16 +330,17 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                     save_checkpoint_secs, save_steps=save_checkpoint_steps, saver=saver))
             if save_summaries_steps:
                 hooks.append(SummarySaverHook(save_summaries_steps,
-                                              summary_dir or checkpoint_dir))
+                                              summary_dir or checkpoint_dir,
+                                              summary_op=scaffold.summary_op))
     for hook in hooks:
         hook.begin()
     settings = {"options": config} if isinstance(config, SessionOptions) else {"config": config}
     session = Session(master, graph=graph, **settings)
     try:
         if is_chief:
-            _initialize_or_restore(session, init_op, saver, checkpoint_dir)
-        elif ready_op is not None:
-            _wait_until_ready(session, ready_op, max_wait_secs)
+            _initialize_or_restore(session, scaffold, saver, checkpoint_dir)
+        else:
+            scaffold.wait_until_ready(session, max_wait_secs)
         for hook in hooks:
             hook.after_create_session(session, None)
     except BaseException:
@@ -292,13 +349,30 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     return _MonitoredSession(session, hooks)
 
 
-def _initialize_or_restore(session, init_op, saver, checkpoint_dir) -> None:
+def _initialize_or_restore(session, scaffold, saver, checkpoint_dir) -> None:
     path = latest_checkpoint(checkpoint_dir) if saver is not None else None
     if path is not None:
         log.info("devsession: restoring the variables from %s", path)
         saver.restore(session, path)
     else:
-        session.run(init_op)
+        session.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
+        if scaffold.init_fn is not None:
+            scaffold.init_fn(scaffold, session)
+    if scaffold.local_init_op is not None:
+        session.run(scaffold.local_init_op, feed_dict=scaffold.local_init_feed_dict)
+
+
+def _size(value) -> int:
+    return getattr(value, "size", len(value) if hasattr(value, "__len__") else 1)
+
+
+def _wait_until(ready, max_wait_secs, still) -> None:
+    deadline = time.monotonic() + max_wait_secs
+    while not ready():
+        if time.monotonic() >= deadline:
+            raise DeadlineExceededError(f"The chief did not initialize the variables within "
+                                        f"{max_wait_secs} s ({still()})", None)
+        time.sleep(_WAIT_POLL_S)
 
 
 def _wait_until_ready(session, ready_op, max_wait_secs) -> None:
