@@ -105,10 +105,16 @@ from . import layers, losses  # noqa: E402
 from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 from .ops.array import split  # noqa: E402
+from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
+                          sequence_mask)
+from .variables import local_variables, local_variables_initializer  # noqa: E402
+from .variables import tables_initializer  # noqa: E402
 from .train.moving_averages import moving_average_variables  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
+initialize_local_variables = local_variables_initializer
+lin_space = linspace
 initialize_variables = variables_initializer
 all_variables = global_variables
 
@@ -126,7 +132,9 @@ __all__ += [
     "variable_scope", "layers", "losses", "GraphKeys", "add_to_collection",
     "get_collection", "initialize_all_variables", "initialize_variables", "all_variables",
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
-    "split", "squared_difference", "moving_average_variables",
+    "split", "squared_difference", "moving_average_variables", "boolean_mask",
+    "count_nonzero", "linspace", "lin_space", "reverse", "sequence_mask", "local_variables",
+    "local_variables_initializer", "tables_initializer",
 ]
 
 

@@ -18,11 +18,13 @@ from .graph import (Tensor, building_graph, control_dependencies, convert_to_ten
 from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
-           "trainable_variables", "variables_initializer", "GLOBAL_VARIABLES",
-           "TRAINABLE_VARIABLES"]
+           "trainable_variables", "variables_initializer", "local_variables",
+           "local_variables_initializer", "tables_initializer", "GLOBAL_VARIABLES",
+           "TRAINABLE_VARIABLES", "LOCAL_VARIABLES"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
+LOCAL_VARIABLES = "local_variables"
 
 
 class Variable:
@@ -175,6 +177,23 @@ def variables_initializer(var_list, name: str = "init"):
 def global_variables_initializer():
     """An op that initializes every Variable in the default graph."""
     return variables_initializer(global_variables(), name="init")
+
+
+def local_variables(graph=None) -> list[Variable]:
+    """The variables made with ``collections=[LOCAL_VARIABLES]`` (TF1's
+    "local_variables": per-process state such as metrics' counters)."""
+    return (graph or get_default_graph()).get_collection(LOCAL_VARIABLES)
+
+
+def local_variables_initializer():
+    """An op that initializes the local variables (a NoOp when there are none, as
+    TF1's, so ``sess.run([global_init, local_init])`` works unchanged)."""
+    return variables_initializer(local_variables(), name="init")
+
+
+def tables_initializer(name: str = "init_all_tables"):
+    """TF1's initializer of lookup tables; devsession has none, so a NoOp."""
+    return api.no_op(name=name)
 
 
 

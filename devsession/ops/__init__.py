@@ -26,6 +26,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``top_k``          ``top_k``, ``in_top_k`` (selection along the last axis)
 ``nn_batch_norm``  ``fused_batch_norm`` (FusedBatchNormV3, training and inference)
+``masking``        ``boolean_mask``, ``sequence_mask``, ``count_nonzero``, ``reverse``,
+                   ``linspace`` (composites)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
@@ -100,3 +102,6 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
 from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)
+from .masking import boolean_mask, count_nonzero, linspace, reverse, sequence_mask  # noqa: E402
+
+__all__ += ["boolean_mask", "count_nonzero", "linspace", "reverse", "sequence_mask"]

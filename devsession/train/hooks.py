@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from .monitored_session import SessionRunArgs, SessionRunHook, _global_step_or_error
+from .session_run_hook import SessionRunArgs, SessionRunHook, global_step_or_error
 
 __all__ = ["NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook"]
@@ -127,7 +127,7 @@ class StepCounterHook(SessionRunHook):
         self.steps_per_sec = None           # the last rate logged
 
     def begin(self):
-        self._step = _global_step_or_error("StepCounterHook")
+        self._step = global_step_or_error("StepCounterHook")
 
     def before_run(self, run_context):
         return SessionRunArgs(self._step)

@@ -27,12 +27,12 @@ not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form),
 ``summary_op`` and ``saver``.  ``log_step_count_steps`` adds a ``StepCounterHook`` on the
 chief.  ``stop_grace_period_secs`` is accepted and ignored; a session that fails with
 ``AbortedError`` is not re-created here (devsession's cluster sessions heal after a
-worker restart by themselves).  More hooks: ``hooks.py``.
+worker restart by themselves).  The hooks' base class: ``session_run_hook.py``; more
+hooks: ``hooks.py``.
 """
 
 from __future__ import annotations
 
-import collections
 import logging
 import os
 import time
@@ -41,8 +41,10 @@ from ..errors import DeadlineExceededError, FailedPreconditionError, OutOfRangeE
 from ..graph import control_dependencies, device, get_default_graph, name_scope
 from ..ops import group, identity
 from ..variables import global_variables, global_variables_initializer
+from .hooks import StepCounterHook
 from .saver import Saver, latest_checkpoint
-from .training_util import get_global_step
+from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook,
+                               SessionRunValues, global_step_or_error)
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
            "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "Scaffold",
@@ -50,47 +52,7 @@ __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunCo
 
 log = logging.getLogger("devsession")
 
-SessionRunArgs = collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"],
-                                        defaults=(None, None))
-SessionRunValues = collections.namedtuple("SessionRunValues",
-                                          ["results", "options", "run_metadata"])
 _WAIT_POLL_S = 0.5
-
-
-class SessionRunContext:
-    """What a hook sees of one ``run``: its arguments, the session, and the stop flag."""
-
-    def __init__(self, original_args: SessionRunArgs, session):
-        self.original_args = original_args
-        self.session = session
-        self._stop_requested = False
-
-    def request_stop(self) -> None:
-        self._stop_requested = True
-
-    @property
-    def stop_requested(self) -> bool:
-        return self._stop_requested
-
-
-class SessionRunHook:
-    """Does nothing at every point of the loop; hooks override what they need."""
-
-    def begin(self):
-        """Before the session exists: the last chance to add ops to the graph."""
-
-    def after_create_session(self, session, coord):
-        """The session exists and its variables are initialized or restored."""
-
-    def before_run(self, run_context):
-        """Return ``SessionRunArgs`` to add fetches (and feeds) to this run, or None."""
-        return None
-
-    def after_run(self, run_context, run_values):
-        """``run_values.results`` holds the values of what ``before_run`` asked for."""
-
-    def end(self, session):
-        """The block ended normally."""
 
 
 class StopAtStepHook(SessionRunHook):
@@ -103,7 +65,7 @@ class StopAtStepHook(SessionRunHook):
         self._num_steps, self._last_step = num_steps, last_step
 
     def begin(self):
-        self._step = _global_step_or_error("StopAtStepHook")
+        self._step = global_step_or_error("StopAtStepHook")
 
     def after_create_session(self, session, coord):
         if self._num_steps is not None:
@@ -134,7 +96,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def begin(self):
         os.makedirs(self._dir, exist_ok=True)
-        self._step = _global_step_or_error("CheckpointSaverHook")
+        self._step = global_step_or_error("CheckpointSaverHook")
         self._saver = self._saver or Saver()
 
     def after_create_session(self, session, coord):
@@ -169,7 +131,7 @@ class SummarySaverHook(SessionRunHook):
     def begin(self):
         from ..summary import merge_all
 
-        self._step = _global_step_or_error("SummarySaverHook")
+        self._step = global_step_or_error("SummarySaverHook")
         self._op = self._op if self._op is not None else merge_all()
         self._writer = None
         self._coming = None            # the step the next run makes; None: not known yet
@@ -312,8 +274,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     from ..options import SessionOptions
     from ..session import Session
 
-    from .hooks import StepCounterHook
-
     graph = get_default_graph()
     saves = is_chief and checkpoint_dir is not None
     scaffold = (scaffold or Scaffold()).finalize(with_saver=saves)
@@ -394,11 +354,3 @@ def _read_where_it_lives(variable):
     """A read of ``variable`` on its own device: polling it moves no values."""
     with device(None), device(variable.device or None):
         return identity(variable)
-
-
-def _global_step_or_error(hook: str):
-    step = get_global_step()
-    if step is None:
-        raise RuntimeError(f"{hook} needs a global step: create one with "
-                           f"ds.train.get_or_create_global_step() before the session.")
-    return step

@@ -1,0 +1,128 @@
+"""TF1's masking and counting composites, built from ops devsession has (so their
+gradients come with them): ``boolean_mask``, ``sequence_mask``, ``count_nonzero``,
+``reverse`` and ``linspace``.
+
+* ``boolean_mask(tensor, mask, axis=0)``: the entries of ``tensor`` whose ``mask`` (a
+  bool tensor of the shape of ``tensor``'s dimensions ``axis .. axis + mask.ndim``) is
+  true, those dimensions flattened into one: a Where of the flattened mask and a
+  GatherV2 (whose gradient scatters back), as TF's.
+* ``sequence_mask(lengths, maxlen=None)``: ``range(maxlen) < lengths[..., None]``
+  (``maxlen`` the longest length when not given), cast to ``dtype``.
+* ``count_nonzero(x, axis)``: the number of non-zero entries along ``axis``, int64 by
+  default.
+* ``reverse(tensor, axis)``: ``tensor`` with the given axes reversed (a strided slice of
+  stride -1 on each).
+* ``linspace(start, stop, num)``: ``num`` evenly spaced values from ``start`` to
+  ``stop`` included, in ``start``'s float dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
+from .array import concat, expand_dims, reshape, squeeze
+from .array_fill import shape
+from .array_index import gather, strided_slice
+from .elementwise import cast, less, maximum, not_equal, where
+from .reduce import reduce_max, reduce_prod, reduce_sum
+from .sequence import range as range_op
+
+__all__ = ["boolean_mask", "sequence_mask", "count_nonzero", "reverse", "linspace"]
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
+    """See the module docstring; ValueError when the mask's rank is unknown or 0, or its
+    static shape does not match ``tensor``'s dimensions it covers."""
+    with name_scope(name):
+        x = convert_to_tensor(tensor, name="tensor")
+        m = convert_to_tensor(mask, dtype=dtypes.bool_, graph=x.graph, name="mask")
+        rank = m.shape.ndims
+        if rank is None or rank == 0:
+            raise ValueError(f"boolean_mask: the mask '{m.name}' needs a known rank of at "
+                             f"least 1, got shape {m.shape}.")
+        axis = 0 if axis is None else int(axis)
+        if x.shape.ndims is not None:
+            covered = x.shape.dims[axis:axis + rank]
+            if len(covered) != rank or not m.shape.is_compatible_with(covered):
+                raise ValueError(f"boolean_mask: the mask's shape {m.shape} does not match "
+                                 f"dimensions {axis}..{axis + rank - 1} of '{x.name}' "
+                                 f"({x.shape}).")
+        static = x.shape.dims
+        dims = shape(x)
+        flat = concat([dims[:axis], reduce_prod(dims[axis:axis + rank], keepdims=True),
+                       dims[axis + rank:]], 0)
+        indices = squeeze(where(reshape(m, [-1])), axis=[1])
+        masked = gather(reshape(x, flat), indices, axis=axis)
+        if static is not None:
+            masked.set_shape(list(static[:axis]) + [None] + list(static[axis + rank:]))
+        return masked
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None) -> Tensor:
+    """See the module docstring."""
+    with name_scope(name or "SequenceMask"):
+        lengths = convert_to_tensor(lengths, dtype_hint=dtypes.int32, name="lengths")
+        if maxlen is None:
+            maxlen = reduce_max(lengths, axis=None)
+        maxlen = cast(convert_to_tensor(maxlen, dtype_hint=lengths.dtype), lengths.dtype)
+        steps = range_op(0, maxlen, 1, dtype=lengths.dtype)
+        mask = less(steps, expand_dims(lengths, -1))
+        dtype = dtypes.as_dtype(dtype)
+        return mask if dtype == dtypes.bool_ else cast(mask, dtype)
+
+
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None, input=None) -> Tensor:  # noqa: A002
+    """See the module docstring."""
+    x = input if input_tensor is None else input_tensor
+    axis = reduction_indices if axis is None else axis
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    with name_scope(name or "count_nonzero"):
+        x = convert_to_tensor(x, name="input_tensor")
+        zero = np.zeros((), x.dtype.np) if x.dtype != dtypes.string else b""
+        nonzero = cast(not_equal(x, zero), dtypes.int64)
+        return cast(reduce_sum(nonzero, axis=axis, keepdims=keep), dtype)
+
+
+def reverse(tensor, axis, name=None) -> Tensor:
+    """See the module docstring."""
+    x = convert_to_tensor(tensor)
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"reverse needs '{x.name}' of known rank.")
+    axes = {int(a) % rank if -rank <= int(a) < rank else _bad_axis(a, rank)
+            for a in np.atleast_1d(axis)}
+    begin, end, strides = [0] * rank, [0] * rank, [1] * rank
+    begin_mask = end_mask = 0
+    for a in range(rank):
+        begin_mask |= 1 << a
+        end_mask |= 1 << a
+        if a in axes:
+            strides[a] = -1
+    return strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
+                         name=name or "reverse")
+
+
+def _bad_axis(axis, rank):
+    raise ValueError(f"reverse: axis {axis} is out of range for a tensor of rank {rank}.")
+
+
+def linspace(start, stop, num, name=None, axis=0) -> Tensor:
+    """See the module docstring (scalars ``start`` and ``stop`` only)."""
+    with name_scope(name or "LinSpace"):
+        start = convert_to_tensor(start, dtype_hint=dtypes.float32, name="start")
+        stop = convert_to_tensor(stop, dtype_hint=start.dtype, name="stop")
+        if not start.dtype.is_floating:
+            raise TypeError(f"linspace: start '{start.name}' must be floating point, not "
+                            f"{start.dtype.name}.")
+        known = constant_value(convert_to_tensor(num))
+        if known is not None and int(known) < 1:
+            raise ValueError(f"linspace: num must be positive, got {int(known)}.")
+        if axis != 0:
+            raise ValueError("linspace: devsession supports scalar start and stop (axis=0).")
+        steps = cast(range_op(0, num, 1), start.dtype)
+        count = cast(convert_to_tensor(num), start.dtype)
+        width = (stop - start) / maximum(count - 1, 1.0)      # one point has no step
+        return start + steps * width

@@ -1,0 +1,72 @@
+"""TF1's masking and counting composites (``ops/masking.py``) against numpy, through
+every session type, and the initializers TF1 scripts run beside
+``global_variables_initializer``.  Beside TF 2.21 the values, dtypes, shapes and
+gradients came out the same (TF is not a test dependency)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+F32 = np.float32
+
+
+def test_boolean_mask_keeps_the_true_entries_and_scatters_its_gradient(make_session, rng):
+    xv = rng.standard_normal((3, 4, 2)).astype(F32)
+    mv = rng.random((3, 4)) > 0.5
+    x = ds.placeholder(ds.float32, (None, 4, 2))
+    rows = ds.boolean_mask(x, mv)
+    columns = ds.boolean_mask(x, mv[0], axis=1)
+    dx, = ds.gradients(ds.reduce_sum(rows * rows), [x])
+    got_rows, got_columns, got_dx = make_session().run([rows, columns, dx], {x: xv})
+    np.testing.assert_array_equal(got_rows, xv[mv])
+    np.testing.assert_array_equal(got_columns, xv[:, mv[0]])
+    np.testing.assert_allclose(got_dx, np.where(mv[..., None], 2 * xv, 0), rtol=1e-6)
+    assert rows.shape.as_list() == [None, 2]
+    with pytest.raises(ValueError, match="does not match dimensions"):
+        ds.boolean_mask(x, np.ones((3, 5), bool))
+    with pytest.raises(ValueError, match="known rank of at least 1"):
+        ds.boolean_mask(x, True)
+
+
+def test_sequence_mask_count_nonzero_reverse_and_linspace(make_session, rng):
+    lengths = np.array([1, 3, 0, 4], np.int32)
+    bits = rng.random((3, 5)) > 0.5
+    xv = rng.standard_normal((2, 3, 4)).astype(F32)
+    built = {
+        "mask": ds.sequence_mask(lengths),
+        "mask6": ds.sequence_mask(lengths, 6, dtype=ds.float32),
+        "count": ds.count_nonzero(bits),
+        "count rows": ds.count_nonzero(bits, axis=1, keepdims=True, dtype=ds.int32),
+        "count floats": ds.count_nonzero(np.array([0.0, -0.0, 1e-30, np.nan], F32)),
+        "reverse": ds.reverse(xv, [0, -1]),
+        "linspace": ds.linspace(1.0, 2.0, 5),
+        "one point": ds.lin_space(-1.0, 3.0, 1),
+    }
+    got = make_session().run(built)
+    np.testing.assert_array_equal(got["mask"], np.arange(4)[None, :] < lengths[:, None])
+    assert got["mask"].dtype == bool and got["mask6"].shape == (4, 6)
+    np.testing.assert_array_equal(got["mask6"], (np.arange(6) < lengths[:, None]).astype(F32))
+    assert got["count"] == bits.sum() and got["count"].dtype == np.int64
+    np.testing.assert_array_equal(got["count rows"], bits.sum(1, keepdims=True))
+    assert got["count rows"].dtype == np.int32 and got["count floats"] == 2
+    np.testing.assert_array_equal(got["reverse"], xv[::-1, :, ::-1])
+    np.testing.assert_allclose(got["linspace"], np.linspace(1.0, 2.0, 5), rtol=1e-6)
+    np.testing.assert_array_equal(got["one point"], [-1.0])
+    with pytest.raises(ValueError, match="axis 3 is out of range"):
+        ds.reverse(xv, [3])
+    with pytest.raises(ValueError, match="num must be positive"):
+        ds.linspace(0.0, 1.0, 0)
+
+
+def test_local_and_table_initializers_run_beside_the_global_one():
+    counter = ds.Variable(np.int64(5), name="count", collections=[ds.GraphKeys.LOCAL_VARIABLES])
+    w = ds.Variable(F32(1.0), name="w")
+    assert ds.local_variables() == [counter] and ds.global_variables() == [w]
+    with ds.Session() as sess:
+        sess.run([ds.global_variables_initializer(), ds.local_variables_initializer(),
+                  ds.tables_initializer()])
+        assert sess.run(counter) == 5 and sess.run(w) == 1.0
+    assert ds.local_variables_initializer.__name__ == "local_variables_initializer"
