@@ -28,6 +28,7 @@ class GraphKeys:
     REGULARIZATION_LOSSES = "regularization_losses"
     UPDATE_OPS = "update_ops"
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    METRIC_VARIABLES = "metric_variables"
     TRAIN_OP = "train_op"
 
 

@@ -18,7 +18,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras", "image", "data", "io",
-    "metrics", "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
+    "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
     "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
     "python_io", "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",
