@@ -9,7 +9,9 @@ from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, l2_no
                      weighted_cross_entropy_with_logits, xw_plus_b)
 from .ops.nn_conv import (avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input,
                           conv2d_transpose, max_pool)
+from . import rnn as _rnn
 from .ops.nn_batch_norm import fused_batch_norm
+from .rnn import dynamic_rnn, static_rnn
 from .ops.top_k import in_top_k, top_k
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
@@ -19,7 +21,24 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
            "in_top_k", "top_k", "fused_batch_norm", "relu6", "selu", "softsign", "swish",
-           "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose"]
+           "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose",
+           "dynamic_rnn", "static_rnn", "rnn_cell"]
+
+
+class _RNNCells:
+    """``tf.nn.rnn_cell``: the cells of ``devsession/rnn.py``."""
+
+    RNNCell, BasicRNNCell, BasicLSTMCell = _rnn.RNNCell, _rnn.BasicRNNCell, _rnn.BasicLSTMCell
+    LSTMCell, GRUCell, MultiRNNCell = _rnn.LSTMCell, _rnn.GRUCell, _rnn.MultiRNNCell
+    LSTMStateTuple = _rnn.LSTMStateTuple
+
+    def __getattr__(self, name):
+        from .unsupported import missing
+
+        raise missing("nn.rnn_cell", name)
+
+
+rnn_cell = _RNNCells()
 
 
 def __getattr__(name: str):

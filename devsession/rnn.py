@@ -1,0 +1,291 @@
+"""TF1's recurrent networks: ``tf.nn.rnn_cell`` and ``tf.nn.dynamic_rnn`` /
+``static_rnn``, built from ``ds`` ops (so gradients, fusion and placement apply).
+
+=================================  ===============================================================
+``BasicRNNCell(num_units)``        ``h = tanh([x, h] @ kernel + bias)``
+``BasicLSTMCell(num_units)``       TF1's LSTM: gates ``i, j, f, o`` from ``[x, h] @ kernel + bias``;
+``LSTMCell(num_units)``            ``c = c * sigmoid(f + forget_bias) + sigmoid(i) * tanh(j)``,
+                                   ``h = tanh(c) * sigmoid(o)``; state ``LSTMStateTuple(c, h)``
+``GRUCell(num_units)``             ``r, u = sigmoid([x, h] @ gates + 1-initialized bias)``,
+                                   ``h = u * h + (1 - u) * tanh([x, r * h] @ candidate + b)``
+``MultiRNNCell(cells)``            the cells stacked, each in scope ``cell_<k>``; a tuple state
+=================================  ===============================================================
+
+A cell makes its variables on its first call, in a variable scope named after it
+(``basic_lstm_cell``, ``lstm_cell``, ``gru_cell``, ``basic_rnn_cell``, or ``name``) inside
+the scope it is called in, so ``dynamic_rnn``'s variables are TF1's
+(``rnn/basic_lstm_cell/kernel``, ``rnn/gru_cell/gates/bias``...) and a TF1 checkpoint
+matches by name; two cells in one scope collide, as in TF1 (pass ``scope=``).  Kernels
+start Glorot-uniform, biases at 0 (the GRU's gates at 1).
+
+``dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+time_major=False, scope=None)`` runs the cell over the time axis of ``inputs``
+(``[batch, time, depth]``, or time first) and returns ``(outputs, final_state)``; with
+``sequence_length`` a sequence's outputs past its length are 0 and its state stays the
+last valid one, as TF1's.  devsession unrolls the loop, so the number of time steps must
+be known when the graph is built (a ValueError otherwise); ``static_rnn`` takes a list of
+inputs.  Options TF1's cells have and devsession lacks (peepholes, projections,
+``state_is_tuple=False``) are ValueErrors, never ignored.
+"""
+
+from __future__ import annotations
+
+import collections
+
+from . import dtypes
+from .graph import convert_to_tensor
+from .initializers import constant_initializer, zeros_initializer
+from .ops import (concat, expand_dims, less, matmul, sigmoid, stack, tanh, unstack, where,
+                  zeros, zeros_like)
+from .ops.array import split
+from .ops.array_fill import shape
+from .ops.elementwise import cast
+from .ops.nn import bias_add
+from .variable_scope import get_variable, variable_scope
+
+__all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+           "LSTMStateTuple", "dynamic_rnn", "static_rnn"]
+
+LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
+
+
+class RNNCell:
+    """The base of the cells: ``cell(inputs, state) -> (output, new_state)``."""
+
+    _default_name = "rnn_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        self._num_units = int(num_units)
+        self._activation = activation or tanh
+        self._reuse, self._name, self._dtype = reuse, name, dtype
+        self._variables = None           # made on the first call
+
+    @property
+    def state_size(self):
+        return self._num_units
+
+    @property
+    def output_size(self):
+        return self._num_units
+
+    def zero_state(self, batch_size, dtype):
+        """A zero state for ``batch_size`` sequences (an int or a scalar tensor)."""
+        return _zeros_like_size(self.state_size, batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        inputs = convert_to_tensor(inputs)
+        depth = inputs.shape.dims[-1] if inputs.shape.ndims == 2 else None
+        if depth is None:
+            raise ValueError(f"{type(self).__name__}: inputs '{inputs.name}' must be 2-D "
+                             f"with a known last dimension, got {inputs.shape}.")
+        with variable_scope(scope or self._name or self._default_name, reuse=self._reuse):
+            if self._variables is None:
+                self._variables = self._build(depth, self._dtype or inputs.dtype)
+            return self._step(inputs, state, *self._variables)
+
+    def _build(self, depth, dtype):
+        raise NotImplementedError
+
+    def _step(self, inputs, state, *variables):
+        raise NotImplementedError
+
+
+def _weights(depth, units, dtype, kernel_initializer=None, bias_initializer=None):
+    kernel = get_variable("kernel", (depth, units), dtype, kernel_initializer)
+    bias = get_variable("bias", (units,), dtype, bias_initializer or zeros_initializer())
+    return kernel, bias
+
+
+class BasicRNNCell(RNNCell):
+    _default_name = "basic_rnn_cell"
+
+    def _build(self, depth, dtype):
+        return _weights(depth + self._num_units, self._num_units, dtype)
+
+    def _step(self, inputs, state, kernel, bias):
+        output = self._activation(bias_add(matmul(concat([inputs, state], 1), kernel), bias))
+        return output, output
+
+
+class BasicLSTMCell(RNNCell):
+    _default_name = "basic_lstm_cell"
+
+    def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
+                 reuse=None, name=None, dtype=None, initializer=None):
+        if not state_is_tuple:
+            raise ValueError(f"{type(self).__name__}: devsession supports state_is_tuple=True "
+                             f"(LSTMStateTuple states) only.")
+        super().__init__(num_units, activation, reuse, name, dtype)
+        self._forget_bias = float(forget_bias)
+        self._initializer = initializer
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_units)
+
+    def _build(self, depth, dtype):
+        return _weights(depth + self._num_units, 4 * self._num_units, dtype, self._initializer)
+
+    def _step(self, inputs, state, kernel, bias):
+        c, h = state
+        gates = bias_add(matmul(concat([inputs, h], 1), kernel), bias)
+        i, j, f, o = split(gates, 4, axis=1)
+        new_c = c * sigmoid(f + self._forget_bias) + sigmoid(i) * self._activation(j)
+        new_h = self._activation(new_c) * sigmoid(o)
+        return new_h, LSTMStateTuple(new_c, new_h)
+
+
+class LSTMCell(BasicLSTMCell):
+    """TF1's ``LSTMCell`` without peepholes, projections or clipping: ``BasicLSTMCell``'s
+    formulas, with an ``initializer`` for the kernel."""
+
+    _default_name = "lstm_cell"
+
+    def __init__(self, num_units, use_peepholes=False, cell_clip=None, initializer=None,
+                 num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
+                 forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
+                 dtype=None):
+        for option, value in (("use_peepholes", use_peepholes or None), ("cell_clip", cell_clip),
+                              ("num_proj", num_proj), ("proj_clip", proj_clip),
+                              ("num_unit_shards", num_unit_shards),
+                              ("num_proj_shards", num_proj_shards)):
+            if value is not None:
+                raise ValueError(f"LSTMCell: devsession does not support {option} yet.")
+        super().__init__(num_units, forget_bias, state_is_tuple, activation, reuse, name,
+                         dtype, initializer)
+
+
+class GRUCell(RNNCell):
+    _default_name = "gru_cell"
+
+    def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
+                 bias_initializer=None, name=None, dtype=None):
+        super().__init__(num_units, activation, reuse, name, dtype)
+        self._kernel_initializer, self._bias_initializer = kernel_initializer, bias_initializer
+
+    def _build(self, depth, dtype):
+        units = self._num_units
+        with variable_scope("gates"):
+            gates = _weights(depth + units, 2 * units, dtype, self._kernel_initializer,
+                             self._bias_initializer or constant_initializer(1.0))
+        with variable_scope("candidate"):
+            candidate = _weights(depth + units, units, dtype, self._kernel_initializer,
+                                 self._bias_initializer)
+        return gates + candidate
+
+    def _step(self, inputs, state, gate_kernel, gate_bias, kernel, bias):
+        value = sigmoid(bias_add(matmul(concat([inputs, state], 1), gate_kernel), gate_bias))
+        r, u = split(value, 2, axis=1)
+        candidate = self._activation(bias_add(matmul(concat([inputs, r * state], 1), kernel),
+                                              bias))
+        new_h = u * state + (1 - u) * candidate
+        return new_h, new_h
+
+
+class MultiRNNCell(RNNCell):
+    """``cells`` stacked: each one's output is the next one's input; the state is the
+    tuple of theirs."""
+
+    _default_name = "multi_rnn_cell"
+
+    def __init__(self, cells, state_is_tuple=True):
+        if not cells:
+            raise ValueError("Must specify at least one cell for MultiRNNCell.")
+        if not state_is_tuple:
+            raise ValueError("MultiRNNCell: devsession supports state_is_tuple=True only.")
+        self._cells = list(cells)
+        self._reuse, self._name = None, None
+
+    @property
+    def state_size(self):
+        return tuple(cell.state_size for cell in self._cells)
+
+    @property
+    def output_size(self):
+        return self._cells[-1].output_size
+
+    def __call__(self, inputs, state, scope=None):
+        with variable_scope(scope or self._default_name):
+            new_states = []
+            for k, (cell, cell_state) in enumerate(zip(self._cells, state)):
+                with variable_scope(f"cell_{k}"):
+                    inputs, new_state = cell(inputs, cell_state)
+                new_states.append(new_state)
+            return inputs, tuple(new_states)
+
+
+def _zeros_like_size(size, batch_size, dtype):
+    if isinstance(size, tuple):            # LSTMStateTuple, or a MultiRNNCell's tuple
+        parts = [_zeros_like_size(s, batch_size, dtype) for s in size]
+        return type(size)(*parts) if hasattr(size, "_fields") else tuple(parts)
+    if isinstance(batch_size, int):
+        return zeros((batch_size, size), dtype)
+    return zeros(stack([batch_size, size]), dtype)
+
+
+def _map_state(fn, *states):
+    """``fn`` over the tensors of (nested) states of one structure."""
+    first = states[0]
+    if isinstance(first, tuple):
+        parts = [_map_state(fn, *parts) for parts in zip(*states)]
+        return type(first)(*parts) if hasattr(first, "_fields") else tuple(parts)
+    return fn(*states)
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None,
+               scope=None):
+    """The cell run over the list ``inputs`` (each ``[batch, depth]``): ``(outputs,
+    final_state)`` (see the module docstring)."""
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not inputs:
+        raise ValueError("static_rnn: inputs must not be empty.")
+    with variable_scope(scope or "rnn"):
+        return _unrolled(cell, inputs, initial_state, dtype, sequence_length)
+
+
+def _unrolled(cell, inputs, initial_state, dtype, sequence_length):
+    """One cell call per input; past a sequence's length, a zero output and the state
+    kept (a select per step)."""
+    state = _initial_state(cell, inputs[0], initial_state, dtype)
+    lengths = None if sequence_length is None else \
+        cast(convert_to_tensor(sequence_length), dtypes.int32)
+    outputs = []
+    for t, x in enumerate(inputs):
+        output, new_state = cell(x, state)
+        if lengths is not None:
+            live = expand_dims(less(t, lengths), 1)
+            output = where(live, output, zeros_like(output))
+            new_state = _map_state(lambda new, old: where(live, new, old), new_state, state)
+        outputs.append(output)
+        state = new_state
+    return outputs, state
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """The cell run over the time axis of ``inputs``: ``(outputs, final_state)`` (see the
+    module docstring)."""
+    x = convert_to_tensor(inputs)
+    if x.shape.ndims is None or x.shape.ndims < 3:
+        raise ValueError(f"dynamic_rnn: inputs '{x.name}' must be [batch, time, depth] (or "
+                         f"time first), got shape {x.shape}.")
+    time_axis = 0 if time_major else 1
+    steps = x.shape.dims[time_axis]
+    if steps is None:
+        raise ValueError(f"dynamic_rnn: devsession unrolls the loop and needs the number of "
+                         f"time steps of '{x.name}' ({x.shape}) when the graph is built.")
+    with variable_scope(scope or "rnn"):
+        outputs, state = _unrolled(cell, unstack(x, num=steps, axis=time_axis),
+                                   initial_state, dtype, sequence_length)
+        return stack(outputs, axis=time_axis), state
+
+
+def _initial_state(cell, first_input, initial_state, dtype):
+    if initial_state is not None:
+        return initial_state
+    if dtype is None:
+        raise ValueError("If there is no initial_state, you must give a dtype.")
+    batch = first_input.shape.dims[0] if first_input.shape.ndims else None
+    return cell.zero_state(batch if batch is not None else shape(first_input)[0],
+                           dtypes.as_dtype(dtype))
+
