@@ -105,6 +105,7 @@ from . import layers, losses, metrics  # noqa: E402
 from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 from .ops.array import split  # noqa: E402
+from .ops.state import placeholder_with_default  # noqa: E402
 from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                           sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
@@ -133,6 +134,7 @@ __all__ += [
     "get_collection", "initialize_all_variables", "initialize_variables", "all_variables",
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
     "split", "squared_difference", "moving_average_variables", "boolean_mask",
+    "placeholder_with_default",
     "count_nonzero", "linspace", "lin_space", "reverse", "sequence_mask", "local_variables",
     "local_variables_initializer", "tables_initializer",
 ]

@@ -30,6 +30,7 @@ class _RNNCells:
 
     RNNCell, BasicRNNCell, BasicLSTMCell = _rnn.RNNCell, _rnn.BasicRNNCell, _rnn.BasicLSTMCell
     LSTMCell, GRUCell, MultiRNNCell = _rnn.LSTMCell, _rnn.GRUCell, _rnn.MultiRNNCell
+    DropoutWrapper = _rnn.DropoutWrapper
     LSTMStateTuple = _rnn.LSTMStateTuple
 
     def __getattr__(self, name):

@@ -9,6 +9,8 @@
 ``GRUCell(num_units)``             ``r, u = sigmoid([x, h] @ gates + 1-initialized bias)``,
                                    ``h = u * h + (1 - u) * tanh([x, r * h] @ candidate + b)``
 ``MultiRNNCell(cells)``            the cells stacked, each in scope ``cell_<k>``; a tuple state
+``DropoutWrapper(cell, ...)``      dropout on the cell's inputs, outputs and state (keep
+                                   probabilities: numbers or tensors; 1 adds nothing)
 =================================  ===============================================================
 
 A cell makes its variables on its first call, in a variable scope named after it
@@ -40,11 +42,11 @@ from .ops import (concat, expand_dims, less, matmul, sigmoid, stack, tanh, unsta
 from .ops.array import split
 from .ops.array_fill import shape
 from .ops.elementwise import cast
-from .ops.nn import bias_add
+from .ops.nn import bias_add, dropout
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "LSTMStateTuple", "dynamic_rnn", "static_rnn"]
+           "DropoutWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
 
@@ -212,6 +214,49 @@ class MultiRNNCell(RNNCell):
                     inputs, new_state = cell(inputs, cell_state)
                 new_states.append(new_state)
             return inputs, tuple(new_states)
+
+
+class DropoutWrapper(RNNCell):
+    """``cell`` with ``nn.dropout`` on its inputs, outputs and new state, each kept with
+    its probability (a float or a scalar tensor: a placeholder switches dropout off at
+    evaluation); the wrapped cell's variables keep their names, as TF1's.  Each step
+    draws its own masks (TF1's ``variational_recurrent=False``)."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        if variational_recurrent:
+            raise ValueError("DropoutWrapper: devsession does not support "
+                             "variational_recurrent=True yet.")
+        for what, keep in (("input_keep_prob", input_keep_prob),
+                           ("output_keep_prob", output_keep_prob),
+                           ("state_keep_prob", state_keep_prob)):
+            if isinstance(keep, (int, float)) and not 0.0 < keep <= 1.0:
+                raise ValueError(f"Parameter {what} must be between 0 and 1: {keep}")
+        self._cell, self._seed = cell, seed
+        self._keep = (input_keep_prob, output_keep_prob, state_keep_prob)
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        keep_inputs, keep_outputs, keep_state = self._keep
+        output, new_state = self._cell(self._dropout(inputs, keep_inputs), state, scope)
+        new_state = _map_state(lambda t: self._dropout(t, keep_state), new_state)
+        return self._dropout(output, keep_outputs), new_state
+
+    def _dropout(self, t, keep):
+        if isinstance(keep, (int, float)) and keep == 1.0:
+            return t
+        return dropout(t, keep_prob=keep, seed=self._seed)
 
 
 def _zeros_like_size(size, batch_size, dtype):

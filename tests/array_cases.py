@@ -17,6 +17,7 @@ def one_of_each_array_op(x: ds.Tensor) -> list:
         ds.reshape(x, ds.shape(x)), ds.squeeze(x[:1]), ds.expand_dims(x, 0),
         ds.stack([x, x]), ds.unstack(x, num=2)[0], ds.tile(x, [1, 2]),
         ds.split(x, 2, axis=1)[0], ds.split(x, [1, -1], axis=1)[1],
+        ds.placeholder_with_default(x, (None, None)),
         ds.pad(x, [[1, 0], [0, 1]]), ds.pad(x, [[1, 0], [0, 1]], constant_values=1.0),
         mirrored, ds.size(x), ds.rank(ds.placeholder(ds.float32, None)),
         ds.fill(ds.shape(x), 2.0), ds.zeros_like(x), ds.ones_like(x), ds.add_n([x, x]),

@@ -381,7 +381,7 @@ def gpu_standin(standin, monkeypatch):  # noqa: F811  (the imported fixture)
 ARRAY_OPS = {"GatherV2", "UnsortedSegmentSum", "OneHot", "AddN", "Slice", "StridedSlice",
              "StridedSliceGrad", "Squeeze", "ExpandDims", "Pack", "Unpack", "Tile", "Pad",
              "PadV2", "MirrorPad", "MirrorPadGrad", "Shape", "Size", "Rank", "Fill",
-             "ZerosLike", "OnesLike", "Reshape", "Split", "SplitV"}
+             "ZerosLike", "OnesLike", "Reshape", "Split", "SplitV", "PlaceholderWithDefault"}
 
 
 def test_gpu_kernels_over_the_standin(gpu_standin):

@@ -171,5 +171,28 @@ def test_what_the_rnns_refuse():
         ds.nn.rnn_cell.LSTMCell(2, use_peepholes=True)
     with pytest.raises(ValueError, match="state_is_tuple=True"):
         ds.nn.rnn_cell.BasicLSTMCell(2, state_is_tuple=False)
-    with pytest.raises(AttributeError, match="tf.nn.rnn_cell.DropoutWrapper"):
-        ds.nn.rnn_cell.DropoutWrapper
+    with pytest.raises(AttributeError, match="tf.nn.rnn_cell.ResidualWrapper"):
+        ds.nn.rnn_cell.ResidualWrapper
+    with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
+        ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(2), output_keep_prob=1.5)
+
+
+def test_dropout_wrapper_drops_only_while_its_keep_probability_says(rng):
+    xv = rng.standard_normal((4, 3, 2)).astype(F32)
+    keep = ds.placeholder_with_default(1.0, ())
+    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.BasicLSTMCell(50),
+                                         output_keep_prob=keep, state_keep_prob=keep)
+    outputs, _ = ds.nn.dynamic_rnn(cell, xv, dtype=ds.float32)
+    plain_cell = ds.nn.rnn_cell.BasicLSTMCell(50, name="plain")
+    plain, _ = ds.nn.dynamic_rnn(plain_cell, xv, dtype=ds.float32, scope="other")
+    assert [v.op.name for v in ds.trainable_variables()][:2] == [
+        "rnn/basic_lstm_cell/kernel", "rnn/basic_lstm_cell/bias"]       # the cell's names
+    assert cell.state_size == (50, 50) and cell.output_size == 50
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run([v.assign(w) for v, w in zip(ds.trainable_variables()[2:],
+                                              sess.run(ds.trainable_variables()[:2]))])
+        np.testing.assert_allclose(sess.run(outputs), sess.run(plain), rtol=1e-6)
+        dropped = sess.run(outputs, {keep: 0.5})
+    zeros = np.mean(dropped == 0)
+    assert 0.35 < zeros < 0.65, zeros                              # about half dropped

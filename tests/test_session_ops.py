@@ -245,3 +245,17 @@ def test_a_read_under_control_dependencies_inside_a_cond_or_loop_body(make_sessi
     sess.run(v.initializer)
     assert float(sess.run(branched)) == 6.0
     assert float(sess.run(seen)) == 7.0 + 8.0 + 9.0
+
+
+def test_placeholder_with_default_flows_its_input_unless_fed(make_session):
+    keep = ds.placeholder_with_default(1.0, (), name="keep")
+    x = ds.placeholder_with_default(np.ones((2, 3), np.float32), (None, 3))
+    y = keep * ds.reduce_sum(x)
+    assert keep.op.type == "PlaceholderWithDefault" and x.shape.as_list() == [None, 3]
+    dx, = ds.gradients(y, [x])
+    sess = make_session()
+    assert sess.run(y) == 6.0
+    assert sess.run(y, {keep: 0.5, x: np.ones((4, 3), np.float32)}) == 6.0
+    np.testing.assert_array_equal(sess.run(dx, {keep: 2.0}), np.full((2, 3), 2.0))
+    with pytest.raises(ValueError, match="not compatible with the placeholder's shape"):
+        ds.placeholder_with_default(np.ones(3, np.float32), (2,))

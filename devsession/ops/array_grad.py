@@ -137,6 +137,11 @@ def _pack_grad(op, dy):
     return unstack(dy, num=len(op.inputs), axis=op.get_attr("axis"))
 
 
+@register_gradient("PlaceholderWithDefault")
+def _placeholder_with_default_grad(op, dy):
+    return [dy]                 # an identity while its default flows
+
+
 @register_gradient("Unpack")
 def _unpack_grad(op, *dys):
     parts = [zeros_like(out) if g is None else g for g, out in zip(dys, op.outputs)]

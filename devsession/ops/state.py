@@ -1,4 +1,5 @@
-"""Sources and state: Const, Placeholder, NoOp (and ``group``) and variables (VariableV2,
+"""Sources and state: Const, Placeholder, PlaceholderWithDefault (its input unless
+fed: ``placeholder_with_default``), NoOp (and ``group``) and variables (VariableV2,
 Assign, AssignAdd, AssignSub, and ``ds.assign``/``assign_add``/``assign_sub``).  The
 seeded random ops are ``ops/random.py``'s.
 
@@ -19,8 +20,8 @@ from ..tensor_shape import TensorShape, as_shape
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["constant", "placeholder", "no_op", "group", "assign", "assign_add", "assign_sub",
-           "variable_ref"]
+__all__ = ["constant", "placeholder", "placeholder_with_default", "no_op", "group", "assign",
+           "assign_add", "assign_sub", "variable_ref"]
 
 
 def _const(inputs, attrs, node):
@@ -60,10 +61,22 @@ def _no_output(inputs, attrs, node):
     return None
 
 
+def _placeholder_with_default(inputs, attrs, node):
+    (value,) = inputs
+    shape = as_shape(attrs.get("shape"))
+    if not shape.is_compatible_with(value.shape):
+        raise InferError(f"Op '{node}': the default '{value.name}' has shape {value.shape}, "
+                         f"not compatible with the placeholder's shape {shape}.")
+    return value.dtype, shape
+
+
 def _register() -> None:
     register_op(OpDef("Const", _const, 0))
     register_op(OpDef("Placeholder", _placeholder, 0))
     register_op(OpDef("NoOp", _no_output, 0, has_output=False))
+    # stateful: never folded or merged, so that feeding it always replaces its input
+    register_op(OpDef("PlaceholderWithDefault", _placeholder_with_default, 1, stateful=True,
+                      attr_defaults={"shape": TensorShape(None)}))
     # A read of a variable at the point of the graph where it is built (under
     # control_dependencies): TF1 reads a ref variable's buffer when the reader runs.
     register_op(OpDef("_ReadVariable", _read_variable, 1, ref_inputs=(0,), stateful=True))
@@ -97,6 +110,15 @@ def placeholder(dtype, shape=None, name: str | None = None) -> Tensor:
     """A value fed at run time; ``shape`` may hold None for unknown dimensions."""
     return make_op("Placeholder", (), {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
                name or "Placeholder")
+
+
+def placeholder_with_default(input, shape, name=None) -> Tensor:  # noqa: A002  (TF's name)
+    """``input`` unless a value is fed in its place, as TF1's: e.g. a ``keep_prob``
+    that is 1 unless training feeds 0.5.  ``shape`` (None dimensions allowed) is the
+    static shape a fed value must have; ValueError if ``input``'s does not fit it."""
+    value = convert_to_tensor(input)
+    return make_op("PlaceholderWithDefault", [value], {"shape": as_shape(shape)},
+                   name or "PlaceholderWithDefault")
 
 
 def no_op(name=None) -> Operation:

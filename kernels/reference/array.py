@@ -53,6 +53,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         return lambda node: wrap(node, make(node, xp))
 
     builders = {"Identity": build_identity, "StopGradient": build_identity,
+                "PlaceholderWithDefault": build_identity,
                 "Reshape": wrapped(_reshape),
                 "Squeeze": wrapped(_squeeze), "ExpandDims": wrapped(_expand_dims)}
     for op, make in (("Transpose", _transpose), ("ConcatV2", _concat), ("Pack", _pack),
