@@ -107,7 +107,7 @@ from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E4
 from .ops.array import split  # noqa: E402
 from .ops.state import placeholder_with_default  # noqa: E402
 from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
-                          sequence_mask)
+                          reverse_sequence, sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
 from .variables import tables_initializer  # noqa: E402
 from .train.moving_averages import moving_average_variables  # noqa: E402
@@ -135,7 +135,8 @@ __all__ += [
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
     "split", "squared_difference", "moving_average_variables", "boolean_mask",
     "placeholder_with_default",
-    "count_nonzero", "linspace", "lin_space", "reverse", "sequence_mask", "local_variables",
+    "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
+    "local_variables",
     "local_variables_initializer", "tables_initializer",
 ]
 

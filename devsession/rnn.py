@@ -20,6 +20,11 @@ the scope it is called in, so ``dynamic_rnn``'s variables are TF1's
 matches by name; two cells in one scope collide, as in TF1 (pass ``scope=``).  Kernels
 start Glorot-uniform, biases at 0 (the GRU's gates at 1).
 
+``bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, ...)`` runs one cell forward and the
+other over each sequence reversed (``reverse_sequence`` by ``sequence_length``), in
+scopes ``bidirectional_rnn/fw`` and ``/bw``: ``((outputs_fw, outputs_bw), (state_fw,
+state_bw))``, the backward outputs back in time order.
+
 ``dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
 time_major=False, scope=None)`` runs the cell over the time axis of ``inputs``
 (``[batch, time, depth]``, or time first) and returns ``(outputs, final_state)``; with
@@ -42,11 +47,13 @@ from .ops import (concat, expand_dims, less, matmul, sigmoid, stack, tanh, unsta
 from .ops.array import split
 from .ops.array_fill import shape
 from .ops.elementwise import cast
+from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn"]
+           "DropoutWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn",
+           "bidirectional_dynamic_rnn"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
 
@@ -310,7 +317,13 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
                 parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
     """The cell run over the time axis of ``inputs``: ``(outputs, final_state)`` (see the
     module docstring)."""
-    x = convert_to_tensor(inputs)
+    with variable_scope(scope or "rnn"):
+        return _over_time(cell, convert_to_tensor(inputs), sequence_length, initial_state,
+                          dtype, time_major)
+
+
+def _over_time(cell, x, sequence_length, initial_state, dtype, time_major):
+    """``dynamic_rnn`` in the current variable scope."""
     if x.shape.ndims is None or x.shape.ndims < 3:
         raise ValueError(f"dynamic_rnn: inputs '{x.name}' must be [batch, time, depth] (or "
                          f"time first), got shape {x.shape}.")
@@ -319,10 +332,34 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
     if steps is None:
         raise ValueError(f"dynamic_rnn: devsession unrolls the loop and needs the number of "
                          f"time steps of '{x.name}' ({x.shape}) when the graph is built.")
-    with variable_scope(scope or "rnn"):
-        outputs, state = _unrolled(cell, unstack(x, num=steps, axis=time_axis),
-                                   initial_state, dtype, sequence_length)
-        return stack(outputs, axis=time_axis), state
+    outputs, state = _unrolled(cell, unstack(x, num=steps, axis=time_axis), initial_state,
+                               dtype, sequence_length)
+    return stack(outputs, axis=time_axis), state
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
+                              initial_state_fw=None, initial_state_bw=None, dtype=None,
+                              parallel_iterations=None, swap_memory=False, time_major=False,
+                              scope=None):
+    """``cell_fw`` over ``inputs`` and ``cell_bw`` over each sequence reversed (see the
+    module docstring)."""
+    x = convert_to_tensor(inputs)
+    time_axis, batch_axis = (0, 1) if time_major else (1, 0)
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw"):
+            outputs_fw, state_fw = _over_time(cell_fw, x, sequence_length, initial_state_fw,
+                                              dtype, time_major)
+
+        def backwards(t):
+            if sequence_length is None:
+                return reverse(t, [time_axis])
+            return reverse_sequence(t, sequence_length, seq_axis=time_axis,
+                                    batch_axis=batch_axis)
+        with variable_scope("bw"):
+            reversed_outputs, state_bw = _over_time(cell_bw, backwards(x), sequence_length,
+                                                    initial_state_bw, dtype, time_major)
+            outputs_bw = backwards(reversed_outputs)
+    return (outputs_fw, outputs_bw), (state_fw, state_bw)
 
 
 def _initial_state(cell, first_input, initial_state, dtype):

@@ -70,3 +70,28 @@ def test_local_and_table_initializers_run_beside_the_global_one():
                   ds.tables_initializer()])
         assert sess.run(counter) == 5 and sess.run(w) == 1.0
     assert ds.local_variables_initializer.__name__ == "local_variables_initializer"
+
+
+def test_reverse_sequence_reverses_each_sequence_up_to_its_length(make_session, rng):
+    xv = rng.standard_normal((3, 5, 2)).astype(F32)
+    lengths = np.array([5, 2, 0])
+    x = ds.placeholder(ds.float32, (None, 5, 2))
+    batch_major = ds.reverse_sequence(x, lengths, seq_axis=1, batch_axis=0)
+    time_major = ds.reverse_sequence(ds.transpose(x, [1, 0, 2]), lengths, seq_dim=0,
+                                     batch_dim=1)
+    dx, = ds.gradients(ds.reduce_sum(batch_major * np.arange(10.0, dtype=F32).reshape(5, 2)),
+                       [x])
+    assert batch_major.shape.as_list() == [None, 5, 2]
+    got, got_time, got_dx = make_session().run([batch_major, time_major, dx], {x: xv})
+    want = xv.copy()
+    for b, n in enumerate(lengths):
+        want[b, :n] = xv[b, :n][::-1]
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_time, want.transpose(1, 0, 2))
+    weights = np.arange(10.0).reshape(5, 2)
+    want_dx = np.broadcast_to(weights, xv.shape).copy()
+    for b, n in enumerate(lengths):
+        want_dx[b, :n] = weights[:n][::-1]
+    np.testing.assert_array_equal(got_dx, want_dx)
+    with pytest.raises(ValueError, match="must be two axes"):
+        ds.reverse_sequence(x, lengths, seq_axis=1, batch_axis=1)

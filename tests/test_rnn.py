@@ -196,3 +196,31 @@ def test_dropout_wrapper_drops_only_while_its_keep_probability_says(rng):
         dropped = sess.run(outputs, {keep: 0.5})
     zeros = np.mean(dropped == 0)
     assert 0.35 < zeros < 0.65, zeros                              # about half dropped
+
+
+def test_a_bidirectional_rnn_reads_each_sequence_both_ways(rng):
+    xv = rng.standard_normal((3, 5, 4)).astype(F32)
+    lengths = np.array([5, 2, 0], np.int32)
+    (forward, backward), (state_fw, state_bw) = ds.nn.bidirectional_dynamic_rnn(
+        ds.nn.rnn_cell.BasicLSTMCell(3), ds.nn.rnn_cell.BasicLSTMCell(2), xv,
+        sequence_length=lengths, dtype=ds.float32)
+    assert [v.op.name for v in ds.trainable_variables()] == [
+        "bidirectional_rnn/fw/basic_lstm_cell/kernel", "bidirectional_rnn/fw/basic_lstm_cell/bias",
+        "bidirectional_rnn/bw/basic_lstm_cell/kernel", "bidirectional_rnn/bw/basic_lstm_cell/bias"]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        w = values_of(sess, ds.trainable_variables())
+        got = sess.run([forward, backward, state_fw.h, state_bw.h])
+    x64 = xv.astype(F64)
+    want_fw, _, h_fw = numpy_lstm(x64, w["bidirectional_rnn/fw/basic_lstm_cell/kernel"],
+                                  w["bidirectional_rnn/fw/basic_lstm_cell/bias"], lengths)
+    flipped = x64.copy()
+    for b, n in enumerate(lengths):
+        flipped[b, :n] = x64[b, :n][::-1]
+    out_bw, _, h_bw = numpy_lstm(flipped, w["bidirectional_rnn/bw/basic_lstm_cell/kernel"],
+                                 w["bidirectional_rnn/bw/basic_lstm_cell/bias"], lengths)
+    want_bw = out_bw.copy()
+    for b, n in enumerate(lengths):
+        want_bw[b, :n] = out_bw[b, :n][::-1]
+    for g, e in zip(got, [want_fw, want_bw, h_fw, h_bw]):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)

@@ -102,6 +102,8 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
 from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)
-from .masking import boolean_mask, count_nonzero, linspace, reverse, sequence_mask  # noqa: E402
+from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
+                      reverse_sequence, sequence_mask)
 
-__all__ += ["boolean_mask", "count_nonzero", "linspace", "reverse", "sequence_mask"]
+__all__ += ["boolean_mask", "count_nonzero", "linspace", "reverse", "reverse_sequence",
+            "sequence_mask"]

@@ -12,6 +12,9 @@ gradients come with them): ``boolean_mask``, ``sequence_mask``, ``count_nonzero`
   default.
 * ``reverse(tensor, axis)``: ``tensor`` with the given axes reversed (a strided slice of
   stride -1 on each).
+* ``reverse_sequence(input, seq_lengths, seq_axis, batch_axis)``: each sequence's first
+  ``seq_lengths[b]`` steps reversed, the rest left in place (one gather of the
+  reordered steps, so its gradient scatters back).
 * ``linspace(start, stop, num)``: ``num`` evenly spaced values from ``start`` to
   ``stop`` included, in ``start``'s float dtype.
 """
@@ -22,14 +25,15 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
-from .array import concat, expand_dims, reshape, squeeze
+from .array import concat, expand_dims, reshape, squeeze, transpose
 from .array_fill import shape
 from .array_index import gather, strided_slice
 from .elementwise import cast, less, maximum, not_equal, where
 from .reduce import reduce_max, reduce_prod, reduce_sum
 from .sequence import range as range_op
 
-__all__ = ["boolean_mask", "sequence_mask", "count_nonzero", "reverse", "linspace"]
+__all__ = ["boolean_mask", "sequence_mask", "count_nonzero", "reverse", "reverse_sequence",
+           "linspace"]
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
@@ -103,6 +107,37 @@ def reverse(tensor, axis, name=None) -> Tensor:
             strides[a] = -1
     return strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
                          name=name or "reverse")
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
+                     seq_dim=None, batch_dim=None) -> Tensor:
+    """See the module docstring; ``seq_dim``/``batch_dim`` are TF1's older names."""
+    seq_axis = seq_dim if seq_axis is None else seq_axis
+    batch_axis = (batch_dim if batch_dim is not None else 0) if batch_axis is None \
+        else batch_axis
+    if seq_axis is None:
+        raise ValueError("reverse_sequence needs seq_axis.")
+    with name_scope(name or "ReverseSequence"):
+        x = convert_to_tensor(input, name="input")
+        rank = x.shape.ndims
+        if rank is None or not (0 <= seq_axis < rank and 0 <= batch_axis < rank) or \
+                seq_axis == batch_axis:
+            raise ValueError(f"reverse_sequence: seq_axis {seq_axis} and batch_axis "
+                             f"{batch_axis} must be two axes of '{x.name}' ({x.shape}).")
+        order = [batch_axis, seq_axis] + [a for a in range(rank) if a not in (batch_axis,
+                                                                             seq_axis)]
+        inverse = [order.index(a) for a in range(rank)]
+        moved = transpose(x, order)                       # [batch, time, ...]
+        dims = shape(moved)
+        lengths = cast(convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32), dtypes.int32)
+        steps = expand_dims(range_op(0, dims[1], 1), 0)   # [1, time]
+        length = expand_dims(lengths, 1)                  # [batch, 1]
+        source = where(less(steps, length), length - 1 - steps, steps)
+        rows = expand_dims(range_op(0, dims[0], 1), 1) * dims[1]
+        flat = reshape(moved, concat([[-1], dims[2:]], 0))
+        picked = reshape(gather(flat, reshape(rows + source, [-1])), dims)
+        picked.set_shape(moved.shape)
+        return transpose(picked, inverse)
 
 
 def _bad_axis(axis, rank):
