@@ -46,6 +46,10 @@ DIFFERS = {
         ["op_types", "op_by_name", "graph_def_nodes"], "ds.add builds TF1's Add; TensorFlow 2's compat.v1 builds "
         "AddV2, the same op"),
 }
+DIFFERS["p28_sequence_training"] = {
+    "update_ops": "with a bool tensor for training, TF's batch norm over a matrix builds "
+                  "conds (its update ops are their Merge nodes); devsession selects, and the "
+                  "update ops are the AssignMovingAvg assignments themselves"}
 WRITES_EVENTS = {"p21_summaries", "p26_summaries_standalone"}
 
 
