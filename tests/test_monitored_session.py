@@ -287,3 +287,11 @@ def test_logging_and_step_counter_hooks_report_on_their_schedule(caplog):
     assert any(r.getMessage().startswith("global_step/sec: ") for r in caplog.records)
     with pytest.raises(ValueError, match="exactly one of every_n_iter and every_n_secs"):
         ds.train.LoggingTensorHook([loss], every_n_iter=2, every_n_secs=1.0)
+
+
+def test_without_a_directory_no_step_counter_asks_for_a_global_step():
+    w = ds.Variable(F32(1.0), name="w")
+    train = ds.train.GradientDescentOptimizer(0.1).minimize(w * w)      # no global step
+    with ds.train.MonitoredTrainingSession() as sess:
+        sess.run(train)
+        assert sess.run(w) == pytest.approx(0.8)

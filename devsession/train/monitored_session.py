@@ -25,7 +25,7 @@ A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
 pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
 not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form),
 ``summary_op`` and ``saver``.  ``log_step_count_steps`` adds a ``StepCounterHook`` on the
-chief.  ``stop_grace_period_secs`` is accepted and ignored; a session that fails with
+chief when it writes summaries or checkpoints.  ``stop_grace_period_secs`` is accepted and ignored; a session that fails with
 ``AbortedError`` is not re-created here (devsession's cluster sessions heal after a
 worker restart by themselves).  The hooks' base class: ``session_run_hook.py``; more
 hooks: ``hooks.py``.
@@ -281,7 +281,8 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
     hooks = list(hooks or [])
     if is_chief:
         hooks += list(chief_only_hooks or [])
-        if log_step_count_steps and log_step_count_steps > 0:
+        if (summary_dir or checkpoint_dir) and log_step_count_steps and \
+                log_step_count_steps > 0:           # as TF1's: beside the summaries
             hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
         if checkpoint_dir is not None:
             if save_checkpoint_steps is not None or save_checkpoint_secs is not None:
