@@ -301,21 +301,28 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
     """Per-element cross entropy of ``sigmoid(logits)`` against ``labels`` in [0, 1], as
     TF: ``max(x, 0) - x * z + log(1 + exp(-|x|))``, which never overflows."""
     _keyword_only(_sentinel, "sigmoid_cross_entropy_with_logits")
-    x = convert_to_tensor(logits)
-    z = convert_to_tensor(labels, dtype_hint=x.dtype)
-    if not x.dtype.is_floating or z.dtype != x.dtype:
-        raise TypeError(f"sigmoid_cross_entropy_with_logits: logits '{x.name}' must be "
-                        f"floating point and labels '{z.name}' of the same dtype, got "
-                        f"{x.dtype.name} and {z.dtype.name}.")
-    if x.shape.ndims is not None and z.shape.ndims is not None and \
-            not x.shape.is_compatible_with(z.shape):
-        raise ValueError(f"sigmoid_cross_entropy_with_logits: logits '{x.name}' {x.shape} "
-                         f"and labels '{z.name}' {z.shape} must have the same shape.")
+    x, z = _logits_and_labels(logits, labels, "sigmoid_cross_entropy_with_logits")
     with name_scope(name or "logistic_loss"):
         # TF's where()s, not relu and abs: their gradients at x = 0 sum to the true
         # sigmoid(0) - z there (relu's and abs's would give -z)
         positive = greater_equal(x, 0.0)
         return where(positive, x, 0.0) - x * z + softplus(where(positive, -x, x))
+
+
+def _logits_and_labels(logits, labels, loss: str):
+    """Floating-point ``logits`` and ``labels`` of their dtype and a compatible shape
+    (TypeError, ValueError otherwise, as TF's)."""
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels, dtype_hint=x.dtype)
+    if not x.dtype.is_floating or z.dtype != x.dtype:
+        raise TypeError(f"{loss}: logits '{x.name}' must be floating point and labels "
+                        f"'{z.name}' of the same dtype, got {x.dtype.name} and "
+                        f"{z.dtype.name}.")
+    if x.shape.ndims is not None and z.shape.ndims is not None and \
+            not x.shape.is_compatible_with(z.shape):
+        raise ValueError(f"{loss}: logits '{x.name}' {x.shape} and labels '{z.name}' "
+                         f"{z.shape} must have the same shape.")
+    return x, z
 
 
 def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
@@ -329,17 +336,7 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
         raise ValueError("weighted_cross_entropy_with_logits needs labels (or targets), "
                          "logits and pos_weight.")
     with name_scope(name or "logistic_loss"):
-        x = convert_to_tensor(logits, name="logits")
-        z = convert_to_tensor(labels, dtype_hint=x.dtype, name="labels")
-        if not x.dtype.is_floating or z.dtype != x.dtype:
-            raise TypeError(f"weighted_cross_entropy_with_logits: logits '{x.name}' must be "
-                            f"floating point and labels '{z.name}' of the same dtype, got "
-                            f"{x.dtype.name} and {z.dtype.name}.")
-        if x.shape.ndims is not None and z.shape.ndims is not None and \
-                not x.shape.is_compatible_with(z.shape):
-            raise ValueError(f"weighted_cross_entropy_with_logits: logits '{x.name}' "
-                             f"{x.shape} and labels '{z.name}' {z.shape} must have the "
-                             f"same shape.")
+        x, z = _logits_and_labels(logits, labels, "weighted_cross_entropy_with_logits")
         q = convert_to_tensor(pos_weight, dtype_hint=x.dtype, name="pos_weight")
         log_weight = 1.0 + (q - 1.0) * z
         # relu, not maximum: at x = 0 TF's gradient of this term is 0
