@@ -226,15 +226,18 @@ class MultiRNNCell(RNNCell):
 class DropoutWrapper(RNNCell):
     """``cell`` with ``nn.dropout`` on its inputs, outputs and new state, each kept with
     its probability (a float or a scalar tensor: a placeholder switches dropout off at
-    evaluation); the wrapped cell's variables keep their names, as TF1's.  Each step
-    draws its own masks (TF1's ``variational_recurrent=False``)."""
+    evaluation); the wrapped cell's variables keep their names, as TF1's.  An LSTM's
+    memory ``c`` is never dropped, only its ``h`` (TF1's default state filter).  Each
+    step draws its own masks (TF1's ``variational_recurrent=False``)."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
-        if variational_recurrent:
-            raise ValueError("DropoutWrapper: devsession does not support "
-                             "variational_recurrent=True yet.")
+        for option, value in (("variational_recurrent", variational_recurrent or None),
+                              ("dropout_state_filter_visitor", dropout_state_filter_visitor)):
+            if value is not None:
+                raise ValueError(f"DropoutWrapper: devsession does not support {option} "
+                                 f"yet.")
         for what, keep in (("input_keep_prob", input_keep_prob),
                            ("output_keep_prob", output_keep_prob),
                            ("state_keep_prob", state_keep_prob)):
@@ -257,8 +260,14 @@ class DropoutWrapper(RNNCell):
     def __call__(self, inputs, state, scope=None):
         keep_inputs, keep_outputs, keep_state = self._keep
         output, new_state = self._cell(self._dropout(inputs, keep_inputs), state, scope)
-        new_state = _map_state(lambda t: self._dropout(t, keep_state), new_state)
-        return self._dropout(output, keep_outputs), new_state
+        return self._dropout(output, keep_outputs), self._drop_state(new_state, keep_state)
+
+    def _drop_state(self, state, keep):
+        if isinstance(state, LSTMStateTuple):
+            return LSTMStateTuple(state.c, self._dropout(state.h, keep))
+        if isinstance(state, tuple):             # a MultiRNNCell's
+            return tuple(self._drop_state(s, keep) for s in state)
+        return self._dropout(state, keep)
 
     def _dropout(self, t, keep):
         if isinstance(keep, (int, float)) and keep == 1.0:
@@ -267,16 +276,16 @@ class DropoutWrapper(RNNCell):
 
 
 def _zeros_like_size(size, batch_size, dtype):
-    if isinstance(size, tuple):            # LSTMStateTuple, or a MultiRNNCell's tuple
-        parts = [_zeros_like_size(s, batch_size, dtype) for s in size]
-        return type(size)(*parts) if hasattr(size, "_fields") else tuple(parts)
-    if isinstance(batch_size, int):
-        return zeros((batch_size, size), dtype)
-    return zeros(stack([batch_size, size]), dtype)
+    """Zeros of the (nested) ``size``: ``[batch_size, units]`` each."""
+    def zero(units):
+        return zeros((batch_size, units) if isinstance(batch_size, int) else
+                     stack([batch_size, units]), dtype)
+    return _map_state(zero, size)
 
 
 def _map_state(fn, *states):
-    """``fn`` over the tensors of (nested) states of one structure."""
+    """``fn`` over the leaves (tensors, or a state size's ints) of (nested) states of
+    one structure."""
     first = states[0]
     if isinstance(first, tuple):
         parts = [_map_state(fn, *parts) for parts in zip(*states)]

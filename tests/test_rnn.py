@@ -196,6 +196,18 @@ def test_dropout_wrapper_drops_only_while_its_keep_probability_says(rng):
         dropped = sess.run(outputs, {keep: 0.5})
     zeros = np.mean(dropped == 0)
     assert 0.35 < zeros < 0.65, zeros                              # about half dropped
+    with pytest.raises(ValueError, match="dropout_state_filter_visitor"):
+        ds.nn.rnn_cell.DropoutWrapper(plain_cell, dropout_state_filter_visitor=lambda s: True)
+
+
+def test_dropout_wrapper_keeps_an_lstms_memory(rng):
+    xv = rng.standard_normal((8, 4, 2)).astype(F32)
+    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.BasicLSTMCell(40), state_keep_prob=0.5)
+    _, state = ds.nn.dynamic_rnn(cell, xv, dtype=ds.float32)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        c, h = sess.run([state.c, state.h])
+    assert np.mean(h == 0) > 0.3 and np.mean(c == 0) == 0     # h dropped, c never
 
 
 def test_a_bidirectional_rnn_reads_each_sequence_both_ways(rng):
