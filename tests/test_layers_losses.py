@@ -152,13 +152,18 @@ def test_a_layered_convnet_learns(make_session, rng):
     logits = ds.layers.dense(ds.layers.dropout(h, 0.1, training=training), 2)
     loss = ds.losses.sparse_softmax_cross_entropy(y, logits)
     train = ds.train.AdamOptimizer(0.02).minimize(ds.losses.get_total_loss())
-    sess = make_session()
+    assert_training_halves_the_loss(make_session(), train, loss, training,
+                                    {x: images, y: labels}, steps=40)
+
+
+def assert_training_halves_the_loss(sess, train, loss, training, feed, steps):
+    """``steps`` runs of ``train`` (``training`` fed True) at least halve ``loss`` as
+    evaluated with ``training`` False."""
     sess.run(ds.global_variables_initializer())
-    evaluate = {x: images, y: labels, training: False}
-    first = sess.run(loss, evaluate)
-    for _ in range(40):
-        sess.run(train, {x: images, y: labels, training: True})
-    assert sess.run(loss, evaluate) < 0.5 * first
+    first = sess.run(loss, {**feed, training: False})
+    for _ in range(steps):
+        sess.run(train, {**feed, training: True})
+    assert sess.run(loss, {**feed, training: False}) < 0.5 * first
 
 
 def numpy_batch_norm(x, axis, gamma, beta, mean, variance, epsilon):
@@ -257,13 +262,8 @@ def test_a_batch_normalized_convnet_learns(make_session, rng):
     loss = ds.losses.sparse_softmax_cross_entropy(y, logits)
     with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
         train = ds.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
-    sess = make_session()
-    sess.run(ds.global_variables_initializer())
-    evaluate = {x: images, y: labels, training: False}
-    first = sess.run(loss, evaluate)
-    for _ in range(30):
-        sess.run(train, {x: images, y: labels, training: True})
-    assert sess.run(loss, evaluate) < 0.5 * first
+    assert_training_halves_the_loss(make_session(), train, loss, training,
+                                    {x: images, y: labels}, steps=30)
 
 
 # --- losses ---------------------------------------------------------------------------------
