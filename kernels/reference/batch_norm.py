@@ -46,15 +46,14 @@ def make_fused_batch_norm(xp, node):
     factor = node.attrs.get("exponential_avg_factor", 1.0)
     training = bool(node.attrs.get("is_training", True))
     outputs = FUSED_BATCH_NORM_OPS[node.op]
-    shape = [1, 1, 1, 1]
 
     def kernel(x, scale, offset, mean, variance):
         _check(node, x, (("scale", scale), ("offset", offset), ("mean", mean),
                          ("variance", variance)), training and factor == 1.0)
         param = scale.dtype
-        shape[axis] = x.shape[axis]
+        shape = tuple(x.shape[axis] if a == axis else 1 for a in range(4))
 
-        def per_channel(v):
+        def per_channel(v):            # a [C] vector against x's layout
             return v.reshape(shape)
 
         xf = x.astype(param, copy=False)
