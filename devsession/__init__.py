@@ -112,12 +112,18 @@ from .variables import local_variables, local_variables_initializer  # noqa: E40
 from .variables import tables_initializer  # noqa: E402
 from .train.moving_averages import moving_average_variables  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
+from .ops.reduce import cumprod, cumsum  # noqa: E402
+from .ops.gather_nd import (gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: E402
+                            tensor_scatter_nd_sub, tensor_scatter_nd_update)
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
 initialize_local_variables = local_variables_initializer
 lin_space = linspace
 initialize_variables = variables_initializer
 all_variables = global_variables
+tensor_scatter_update = tensor_scatter_nd_update     # TF 1.14's names
+tensor_scatter_add = tensor_scatter_nd_add
+tensor_scatter_sub = tensor_scatter_nd_sub
 
 __all__ += [
     "summary", "ConfigProto", "GPUOptions", "int8", "int16", "string", "uint8", "uint16",
@@ -137,7 +143,10 @@ __all__ += [
     "placeholder_with_default",
     "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
     "local_variables",
-    "local_variables_initializer", "tables_initializer",
+    "local_variables_initializer", "tables_initializer", "cumsum", "cumprod",
+    "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+    "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
+    "tensor_scatter_sub",
 ]
 
 

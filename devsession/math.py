@@ -19,12 +19,13 @@ from .ops.linalg import tensordot  # noqa: E402
 from .ops import cos, reduce_logsumexp, sin  # noqa: E402
 from .ops.top_k import in_top_k, top_k  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
+from .ops.reduce import cumprod, cumsum  # noqa: E402
 
 __all__ += ["add_n", "argmin", "ceil", "floor", "floordiv", "floormod", "logical_and",
             "logical_not", "logical_or", "logical_xor", "not_equal", "reciprocal",
             "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign",
             "truncatediv", "truncatemod", "tensordot", "unsorted_segment_sum",
-            "reduce_logsumexp", "sin", "cos", "in_top_k", "top_k", "squared_difference"]
+            "reduce_logsumexp", "sin", "cos", "in_top_k", "top_k", "squared_difference", "cumsum", "cumprod"]
 
 
 def __getattr__(name: str):

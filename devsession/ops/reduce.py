@@ -1,4 +1,5 @@
-"""Reductions: Sum, Mean, Max, Min, Prod, All, Any (``reduce_*``), ArgMax and ArgMin.
+"""Reductions: Sum, Mean, Max, Min, Prod, All, Any (``reduce_*``), ArgMax and ArgMin;
+and their running forms, the scans Cumsum and Cumprod (``cumsum``, ``cumprod``).
 
 ``axis`` attrs are sorted, non-negative axes, resolved when the node is built, when the
 input's rank is known.  When it is not (a placeholder without a shape), the node is
@@ -9,6 +10,13 @@ built anyway, as TF1 builds it: negative axes stay negative and "every axis" is 
 TF1's spellings are accepted: ``reduction_indices=`` for ``axis=`` and ``keep_dims=``
 for ``keepdims=``; ``argmax``/``argmin`` take ``dimension=`` and ``output_type=``
 (int64 or int32), and ``arg_max``/``arg_min`` are the raw ops' names.
+
+**Cumsum/Cumprod(x, axis)** keep TF's op types and attrs: ``axis`` is an int32 or int64
+scalar *input* read on the host, ``exclusive`` starts each run from the identity (0 or
+1, so the last element is left out) and ``reverse`` runs from the end of the axis.
+Integers wrap and float16 accumulates in float32, as the reductions do; an axis outside
+``[-rank, rank)`` is a ValueError when the graph knows it, else InvalidArgumentError.
+
 Kernels: ``kernels/{reference,cpu,cuda}/reduce.py``.
 """
 
@@ -25,12 +33,13 @@ from .common import make_op, normalise_axis, numeric
 from .elementwise import abs as absolute, exp, less, log, where
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+__all__ = ["cumsum", "cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_all", "reduce_any", "reduce_logsumexp", "argmax", "argmin", "arg_max",
            "arg_min"]
 
 REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod")
 LOGICAL_REDUCTIONS = ("All", "Any")
+SCANS = ("Cumsum", "Cumprod")
 
 
 def _reduce(inputs, attrs, node):
@@ -69,6 +78,25 @@ def _argmax(inputs, attrs, node):
     return out, TensorShape(d for i, d in enumerate(x.shape.dims) if i != attrs["axis"])
 
 
+def _scan(inputs, attrs, node):
+    x, axis = inputs
+    numeric(x, node)
+    if axis.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Op '{node}': axis '{axis.name}' must be int32 or int64, not "
+                        f"{axis.dtype.name}.")
+    if axis.shape.ndims not in (None, 0):
+        raise InferError(f"Op '{node}': axis '{axis.name}' must be a scalar, but has shape "
+                         f"{axis.shape}.")
+    rank = x.shape.ndims
+    if axis.value is not None and rank is not None and not -rank <= int(axis.value) < rank:
+        raise InferError(f"Op '{node}': axis {int(axis.value)} is out of range for "
+                         f"'{x.name}' of rank {rank} (expected [-{rank}, {rank})).")
+    return x.dtype, x.shape
+
+
+for _name in SCANS:
+    register_op(OpDef(_name, _scan, 2, attr_defaults={"exclusive": False, "reverse": False},
+                      host_inputs=(1,)))
 for _name in REDUCTIONS:
     register_op(OpDef(_name, _reduce, 1, attr_defaults={"keepdims": False}))
 for _name in LOGICAL_REDUCTIONS:
@@ -204,3 +232,20 @@ def arg_max(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:  #
 def arg_min(input, dimension, output_type=dtypes.int64, name=None) -> Tensor:  # noqa: A002
     """TF1's raw ``tf.arg_min(input, dimension)``."""
     return _arg_reduction("ArgMin", input, dimension, name, output_type)
+
+
+def _scan_builder(op_type: str, public_name: str):
+    def build(x, axis=0, exclusive=False, reverse=False, name=None) -> Tensor:
+        x = convert_to_tensor(x, name="x")
+        axis = convert_to_tensor(axis, dtype_hint=dtypes.int32, graph=x.graph, name="axis")
+        return make_op(op_type, [x, axis], {"exclusive": bool(exclusive),
+                                            "reverse": bool(reverse)}, name or op_type)
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = (f"The running {'sum' if op_type == 'Cumsum' else 'product'} of ``x`` "
+                     f"along ``axis``, as TF1's ``tf.{public_name}`` (see the module "
+                     f"docstring for ``exclusive`` and ``reverse``).")
+    return build
+
+
+cumsum = _scan_builder("Cumsum", "cumsum")
+cumprod = _scan_builder("Cumprod", "cumprod")

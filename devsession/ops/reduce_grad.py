@@ -5,6 +5,10 @@ went: ``shape_of.reshape_to_shape_of``) and broadcast to the input's shape; Mean
 divides by the number of elements each output gathered (known statically, or
 ``_ReducedSize`` at run time); Max and Min send the gradient to the elements equal to
 the result, split equally among ties.  ArgMax is not differentiable.
+
+The scans: Cumsum's gradient is the cumsum of the output gradient run the other way;
+Cumprod's is TF's ``cumsum(cumprod(x) * dy, reverse=not reverse) / x`` (so, as TF's,
+not finite where an ``x`` is 0).  The axis gets no gradient.
 """
 
 from __future__ import annotations
@@ -59,3 +63,21 @@ register_gradient("Min")(_extremum_grad)
 def _prod_grad(op, dy):
     raise UnimplementedError(f"The gradient of Prod ('{op.name}') is not implemented yet.",
                              op.name)
+
+
+def _scan(op_type: str, op, x, reverse: bool):
+    return make_op(op_type, [x, op.inputs[1]], {"exclusive": op.get_attr("exclusive"),
+                                                "reverse": reverse})
+
+
+@register_gradient("Cumsum")
+def _cumsum_grad(op, dy):
+    return [_scan("Cumsum", op, dy, not op.get_attr("reverse")), None]
+
+
+@register_gradient("Cumprod")
+def _cumprod_grad(op, dy):
+    x = op.inputs[0]
+    products = _scan("Cumprod", op, x, op.get_attr("reverse"))
+    return [divide(_scan("Cumsum", op, multiply(products, dy), not op.get_attr("reverse")),
+                   x), None]

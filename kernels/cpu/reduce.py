@@ -1,5 +1,6 @@
 """Reduction CPU kernels: Sum, Mean, Max, Min, ArgMax and ArgMin (and the row machinery
-``nn.py``'s Softmax shares); Prod, All and Any are numpy's (the reference kernels).
+``nn.py``'s Softmax shares); Prod, All and Any, and the scans Cumsum and Cumprod, are
+numpy's (the reference kernels).
 
 Layout: the kernel callable moves the reduced axes last (``np.ascontiguousarray`` of
 a transpose; no copy when they are trailing already and the input is contiguous) and
@@ -505,10 +506,12 @@ def build_argmax(node):
     return argmax
 
 
-# --- TF1 surface (branch tf1): Prod, All, Any ------------------------------------------
-# numpy's reductions (the reference kernels) serve the CPU: they are vectorised, and
-# these ops are rare in hot loops.
+# --- TF1 surface (branch tf1): Prod, All, Any, Cumsum, Cumprod ---------------------------
+# numpy's reductions and scans (the reference kernels) serve the CPU: they are
+# vectorised (a scan is one memory-bound pass), and these ops are rare in hot loops.
 
 from ..reference.reduce import build_reduction as _numpy_reduction  # noqa: E402
+from ..reference.reduce import build_scan as _numpy_scan  # noqa: E402
 
 register_kernel(("Prod", "All", "Any"), "CPU")(_numpy_reduction)
+register_kernel(("Cumsum", "Cumprod"), "CPU")(_numpy_scan)

@@ -13,6 +13,10 @@
   float32 buffer, int64 adds as unsigned 64-bit: two's complement wraps the same);
   ids are checked first, like the gather's indices.  Sums of floats land in an order
   the hardware picks, as in TF.
+* GatherNd: the reference's builder (coordinates checked and turned into rows,
+  ``reference.array_index.nd_rows``, then ``cupy.take``).  ScatterNd and
+  TensorScatterAdd/Sub run UnsortedSegmentSum's kernel over those rows (into zeros or
+  a copy; Sub negates the updates); TensorScatterUpdate assigns the rows.
 * OneHot and AddN: generated elementwise kernels (``elementwise.ElementwiseKernel``):
   ``on if i == d else off`` over the indices (a size-1 axis where the depth goes) and
   ``arange(depth)`` broadcast against each other, and ``x0 + x1 + ...``: one launch.
@@ -30,13 +34,15 @@ import numpy as np
 
 from ..checks import invalid_argument
 from ..reference.array import make_builders
-from ..reference.array_index import (check_segment_ids, make_add_n_builder,
-                                     make_index_builders, one_hot_axis)
+from ..reference.array_index import (as_table, check_segment_ids, make_add_n_builder,
+                                     make_index_builders, nd_rows, nd_updates,
+                                     one_hot_axis, scatter_shape)
 from ..registry import register_kernel
 from .device import on_device
 from .elementwise import ElementwiseKernel
 
-__all__ = ["build_segment_sum", "build_one_hot", "build_add_n"]
+__all__ = ["build_segment_sum", "build_one_hot", "build_add_n", "build_scatter_nd",
+           "build_tensor_scatter"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -97,6 +103,44 @@ def build_segment_sum(node):
                                           out.reshape(-1))
         return out.astype(node.output_dtype) if narrow else out
     return on_device(node, segment_sum)
+
+
+# --- ScatterNd, TensorScatterUpdate/Add/Sub -----------------------------------------------
+
+def _add_rows(out, rows, values):
+    """``values`` (rows x inner) added into the rows ``rows`` of the table ``out`` (of
+    the output's dtype) by the segment-sum kernel; returns the result."""
+    acc = _ACCUMULATOR.get(out.dtype.name, out.dtype)
+    total = out.astype(acc) if acc != out.dtype else out
+    if values.size:
+        _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(values), rows,
+                                      values.shape[1], total.shape[0], total.reshape(-1))
+    return total.astype(out.dtype) if acc != out.dtype else total
+
+
+@register_kernel("ScatterNd", "GPU")
+def build_scatter_nd(node):
+    def scatter_nd(indices, updates, shape):
+        dims = scatter_shape(node, shape)
+        rows = nd_rows(node, cupy, indices, dims)
+        values = nd_updates(node, updates, indices, dims)
+        out = as_table(cupy.zeros(dims, updates.dtype), indices.shape[-1])
+        return _add_rows(out, rows, values).reshape(dims)
+    return on_device(node, scatter_nd)
+
+
+@register_kernel(("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub"), "GPU")
+def build_tensor_scatter(node):
+    def tensor_scatter(tensor, indices, updates):
+        rows = nd_rows(node, cupy, indices, tensor.shape)
+        values = nd_updates(node, updates, indices, tensor.shape)
+        out = as_table(tensor.copy(), indices.shape[-1])
+        if node.op == "TensorScatterUpdate":
+            out[rows] = values
+        else:
+            out = _add_rows(out, rows, -values if node.op == "TensorScatterSub" else values)
+        return out.reshape(tensor.shape)
+    return on_device(node, tensor_scatter)
 
 
 # --- OneHot, AddN -----------------------------------------------------------------------------

@@ -13,6 +13,8 @@ reference kernels' semantics pinned down around them:
   zero elements raise ``InvalidArgumentError`` naming the node (like the reference).
   Inputs with no elements at all never reach cupy (whose reductions refuse some of
   them); the result is built directly.
+* Cumsum/Cumprod: cupy's scans through the reference's ``scan_along`` (flip for
+  ``reverse``, an identity shift for ``exclusive``), the axis checked on the host.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import cupy
 import numpy as np
 
 from ..checks import ReductionParams, check_argmax, get_attr, reduced_shape
+from ..reference.reduce import scan_along, scan_axis
 from ..registry import register_kernel
 from .device import on_device
 
@@ -96,3 +99,10 @@ def build_logical_or_product(node):
                              dtype=compute_dtype(x.dtype)).astype(out_dtype, copy=False)
         return reduce_fn(x, axis=axes, keepdims=keepdims)
     return on_device(node, reduce)
+
+
+@register_kernel(("Cumsum", "Cumprod"), "GPU")
+def build_scan(node):
+    def scan(x, axis):
+        return scan_along(cupy, node, x, scan_axis(node, x.ndim, axis))
+    return on_device(node, scan)

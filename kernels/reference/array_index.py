@@ -1,8 +1,14 @@
-"""Slicing and gathering kernels: Slice, StridedSlice, StridedSliceGrad and GatherV2 for
-every device (``make_index_builders(xp, wrap)``: numpy for the reference and the CPU
-here, cupy in ``cuda/array.py``), and the numpy references of the ops that compute:
-UnsortedSegmentSum, OneHot and AddN (their CPU kernels are numba and a generated loop,
+"""Slicing and gathering kernels: Slice, StridedSlice, StridedSliceGrad, GatherV2 and
+GatherNd for every device (``make_index_builders(xp, wrap)``: numpy for the reference
+and the CPU here, cupy in ``cuda/array.py``), TensorScatterUpdate for the host, and the
+numpy references of the ops that compute: UnsortedSegmentSum, OneHot, AddN, ScatterNd
+and TensorScatterAdd/Sub (their CPU kernels are numba and a generated loop,
 ``cpu/array.py``).
+
+The ``*Nd`` ops see their tensor as a table of ``prod(shape[:K])`` rows of
+``prod(shape[K:])`` elements: ``nd_rows`` turns the coordinates into row numbers
+(checked, on every device, against the shape), after which GatherNd is a ``take`` of
+rows and the scatters write or add rows (``np.add.at`` here: repeated rows add up).
 
 Slices resolve their spec with ``kernels/slicing.py`` (TF's rules; a spec is remembered
 per input shape and begin/end/strides values, so a step pays for it once) and copy
@@ -27,7 +33,8 @@ from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from .array import as_ints
 
 __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
-           "one_hot_axis", "check_add_n", "make_add_n_builder"]
+           "one_hot_axis", "check_add_n", "make_add_n_builder", "nd_rows", "nd_updates",
+           "scatter_shape", "as_table"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -37,12 +44,14 @@ def _as_is(node, fn):
 
 
 def make_index_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
-    """Slice, StridedSlice, StridedSliceGrad and GatherV2 over array module ``xp``."""
+    """Slice, StridedSlice, StridedSliceGrad, GatherV2 and GatherNd over array module
+    ``xp``."""
     def wrapped(make):
         return lambda node: wrap(node, make(node, xp))
 
     return {"Slice": wrapped(_slice), "StridedSlice": wrapped(_strided_slice),
-            "StridedSliceGrad": wrapped(_strided_slice_grad), "GatherV2": wrapped(_gather)}
+            "StridedSliceGrad": wrapped(_strided_slice_grad), "GatherV2": wrapped(_gather),
+            "GatherNd": wrapped(_gather_nd)}
 
 
 def _remembered(node, resolve):
@@ -229,8 +238,112 @@ def build_add_n_ref(node):
     return add_n
 
 
+
+
+# --- GatherNd, ScatterNd, TensorScatterUpdate/Add/Sub ------------------------------------------
+
+def nd_rows(node, xp, indices, shape: tuple):
+    """The coordinates in the last axis of ``indices`` as flat row numbers into ``shape``
+    viewed as ``(prod(shape[:K]), prod(shape[K:]))``, checked: InvalidArgumentError
+    naming the first coordinate outside ``shape`` (read back to the host only then)."""
+    k = indices.shape[-1] if indices.ndim else 0
+    if indices.ndim == 0 or k > len(shape):
+        raise invalid_argument(node.name, node.op, f"indices must have rank >= 1 and "
+                               f"coordinates of length <= {len(shape)} (the rank of "
+                               f"{fmt_shape(shape)}), got indices of shape "
+                               f"{fmt_shape(indices.shape)}")
+    coords = indices.reshape(_count(indices.shape[:-1]), k)
+    bounds = xp.asarray(np.asarray(shape[:k], np.int64))
+    if coords.size:
+        bad = ((coords < 0) | (coords >= bounds)).any(axis=1)
+        if bad.any():
+            row = int(xp.argmax(bad))
+            where = np.unravel_index(row, indices.shape[:-1]) if indices.ndim > 1 else ()
+            value = [int(v) for v in np.asarray(coords[row].tolist())]
+            raise invalid_argument(node.name, node.op, f"indices[{','.join(map(str, where))}]"
+                                   f" = {value} does not index into shape "
+                                   f"{fmt_shape(shape)}")
+    strides = np.cumprod((shape[1:k] + (1,))[::-1], dtype=np.int64)[::-1].copy()
+    return (coords.astype(np.int64) * xp.asarray(strides)).sum(axis=1)
+
+
+def nd_updates(node, updates, indices, shape: tuple):
+    """``updates`` as ``(rows, prod(shape[K:]))``; InvalidArgumentError unless their shape
+    is ``indices.shape[:-1] + shape[K:]``."""
+    k = indices.shape[-1]
+    expected = indices.shape[:-1] + tuple(shape[k:])
+    if updates.shape != expected:
+        raise invalid_argument(node.name, node.op, f"updates must have shape "
+                               f"{fmt_shape(expected)} for indices of shape "
+                               f"{fmt_shape(indices.shape)} into shape {fmt_shape(shape)}, "
+                               f"got {fmt_shape(updates.shape)}")
+    return updates.reshape(_count(indices.shape[:-1]), _count(shape[k:]))
+
+
+def as_table(x, k: int):
+    """``x`` viewed as ``(prod(shape[:k]), prod(shape[k:]))`` (empty shapes too)."""
+    return x.reshape(_count(x.shape[:k]), _count(x.shape[k:]))
+
+
+def _count(dims) -> int:
+    return int(np.prod(dims, dtype=np.int64))
+
+
+def scatter_shape(node, shape) -> tuple:
+    """ScatterNd's ``shape`` input as a tuple of non-negative ints."""
+    dims = as_ints(shape)
+    if any(d < 0 for d in dims):
+        raise invalid_argument(node.name, node.op, f"shape must be non-negative, got "
+                               f"{list(dims)}")
+    return tuple(dims)
+
+
+def _gather_nd(node, xp):
+    def gather_nd(params, indices):
+        rows = nd_rows(node, xp, indices, params.shape)
+        k = indices.shape[-1]
+        inner = params.shape[k:]
+        return xp.take(as_table(params, k), rows, axis=0).reshape(indices.shape[:-1] + inner)
+    return gather_nd
+
+
+def _scatter_into(out, rows, values, op_type: str):
+    """numpy: ``values`` written into (or added to, subtracted from) the rows of the 2-D
+    ``out``, repeated rows accumulating (``np.add.at``: the plain, slow formulation)."""
+    if op_type == "TensorScatterUpdate":
+        out[rows] = values
+    else:
+        np.add.at(out, rows, values if op_type != "TensorScatterSub" else -values)
+
+
+def build_scatter_nd_ref(node):
+    def scatter_nd(indices, updates, shape):
+        dims = scatter_shape(node, shape)
+        rows = nd_rows(node, np, indices, dims)
+        values = nd_updates(node, updates, indices, dims)
+        acc = _F32 if updates.dtype == _F16 else updates.dtype
+        out = as_table(np.zeros(dims, acc), indices.shape[-1])
+        _scatter_into(out, rows, values.astype(acc), "ScatterNd")
+        out = out.astype(updates.dtype, copy=False)
+        return out.reshape(dims)
+    return scatter_nd
+
+
+def build_tensor_scatter_ref(node):
+    def tensor_scatter(tensor, indices, updates):
+        rows = nd_rows(node, np, indices, tensor.shape)
+        values = nd_updates(node, updates, indices, tensor.shape)
+        out = as_table(tensor.copy(), indices.shape[-1])
+        _scatter_into(out, rows, values, node.op)
+        return out.reshape(tensor.shape)
+    return tensor_scatter
+
+
 for _op, _builder in make_index_builders(np).items():
     register_kernel(_op, HOST)(_builder)
 register_kernel("UnsortedSegmentSum", "REF")(build_segment_sum_ref)
 register_kernel("OneHot", "REF")(build_one_hot_ref)
 register_kernel("AddN", "REF")(build_add_n_ref)
+register_kernel("ScatterNd", "REF")(build_scatter_nd_ref)
+register_kernel(("TensorScatterAdd", "TensorScatterSub"), "REF")(build_tensor_scatter_ref)
+register_kernel("TensorScatterUpdate", HOST)(build_tensor_scatter_ref)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import ReductionParams, check_argmax, get_attr
+from ..checks import ReductionParams, check_argmax, get_attr, invalid_argument
 from ..registry import register_kernel
 from .elementwise import compute_dtype
+
+__all__ = ["scan_axis", "scan_along"]
 
 DEVICE = "REF"
 _NUMPY = {"max": np.max, "min": np.min, "prod": np.prod, "all": np.all, "any": np.any}
@@ -59,3 +61,48 @@ def build_argmax(node):
         axis = check_argmax(node, x.shape, spec)
         return np.asarray(pick(x, axis=axis)).astype(node.output_dtype)
     return argmax
+
+
+def scan_axis(node, rank: int, axis) -> int:
+    """The scan axis of a Cumsum/Cumprod node, checked against the input's ``rank``."""
+    axis = np.asarray(axis)
+    if axis.ndim != 0:
+        raise invalid_argument(node.name, node.op, f"axis must be a scalar, got shape "
+                               f"{list(axis.shape)}")
+    if not -rank <= int(axis) < rank:
+        raise invalid_argument(node.name, node.op, f"Expected scan axis in the range "
+                               f"[{-rank}, {rank}), but got {int(axis)}")
+    return int(axis) % rank
+
+
+def scan_along(xp, node, x, axis: int):
+    """Cumsum or Cumprod (``node.op``) of ``x`` along ``axis`` with the node's
+    ``exclusive`` and ``reverse`` attrs, computed by the array module ``xp`` (numpy or
+    cupy): float16 in float32, integers wrapping in their own dtype."""
+    exclusive, reverse = bool(get_attr(node, "exclusive")), bool(get_attr(node, "reverse"))
+    total = node.op == "Cumsum"
+    acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    if reverse:
+        x = xp.flip(x, axis)
+    out = (xp.cumsum if total else xp.cumprod)(x, axis=axis, dtype=acc)
+    if exclusive and x.shape[axis]:
+        identity = xp.full_like(out[_first(x.ndim, axis)], 0 if total else 1)
+        out = xp.concatenate([identity, out[_all_but_last(x.ndim, axis)]], axis=axis)
+    if reverse:
+        out = xp.flip(out, axis)
+    return xp.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
+def _first(rank: int, axis: int) -> tuple:
+    return tuple(slice(0, 1) if a == axis else slice(None) for a in range(rank))
+
+
+def _all_but_last(rank: int, axis: int) -> tuple:
+    return tuple(slice(0, -1) if a == axis else slice(None) for a in range(rank))
+
+
+@register_kernel(("Cumsum", "Cumprod"), DEVICE)
+def build_scan(node):
+    def scan(x, axis):
+        return scan_along(np, node, x, scan_axis(node, x.ndim, axis))
+    return scan

@@ -454,6 +454,33 @@ def build_convnet_bn(manifest):
                    "MaxPool -> MatMul -> batch_normalization (Rsqrt) -> Softmax")
 
 
+def build_scans_and_nd(manifest):
+    """Cumsum/Cumprod with every exclusive/reverse form, GatherNd, ScatterNd and the
+    TensorScatter ops (unique coordinates, so Update's result is defined)."""
+    rng = np.random.RandomState(SEED + 4)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3, 4, 2], name="x")
+        coords = tf.placeholder(tf.int32, [4, 2], name="coords")
+        scans = [tf.cumsum(x, axis=1, exclusive=e, reverse=r) for e in (False, True)
+                 for r in (False, True)]
+        scans += [tf.cumprod(x, axis=-1, exclusive=True), tf.cumprod(x, axis=0, reverse=True)]
+        picked = tf.gather_nd(x, coords)                                  # [4,2]
+        scattered = tf.scatter_nd(coords, picked * 2.0, [3, 4, 2])
+        dense = tf.tensor_scatter_nd_add(x, coords, picked)
+        dense = tf.tensor_scatter_nd_sub(dense, coords[:2], picked[:2] * 0.5)
+        dense = tf.tensor_scatter_nd_update(dense, coords[2:], -picked[2:])
+        outs = {"scans": tf.stack(scans), "gather_nd": picked,
+                "scatter_nd": scattered, "tensor_scatter": dense}
+        fetches = [tf.identity(t, name="out_" + k) for k, t in outs.items()]
+        with _session() as sess:
+            xin = rng.standard_normal((3, 4, 2)).astype(np.float32)
+            coordsin = np.array([[0, 1], [2, 3], [1, 0], [2, 1]], np.int32)
+            record("scans_and_nd", sess, g, [(x, xin), (coords, coordsin)], fetches, manifest,
+                   "Cumsum/Cumprod (exclusive, reverse), GatherNd, ScatterNd, "
+                   "TensorScatterAdd/Sub/Update; inputs x float32 [3,4,2], coords int32 [4,2]")
+
+
 def main():
     manifest = {
         "generated_by": "tests/data/tf_frozen/make_frozen.py",
@@ -468,6 +495,7 @@ def main():
     build_ops_mix(manifest)
     build_typed_consts(manifest)
     build_convnet_bn(manifest)
+    build_scans_and_nd(manifest)
     total = 0
     for name in manifest["models"]:
         size = os.path.getsize(os.path.join(HERE, name + ".pb"))

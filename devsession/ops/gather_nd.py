@@ -1,0 +1,144 @@
+"""Indexing by coordinate tuples: GatherNd, ScatterNd and TensorScatterUpdate/Add/Sub
+(``gather_nd``, ``scatter_nd``, ``tensor_scatter_nd_update/add/sub``), TF's op types.
+
+The last axis of ``indices`` (length ``K``) holds coordinates into the first ``K``
+dimensions of a tensor; each coordinate picks a *slice* of the remaining dimensions:
+
+* ``GatherNd(params, indices)`` -> ``indices.shape[:-1] + params.shape[K:]``.
+* ``ScatterNd(indices, updates, shape)``: zeros of ``shape`` with each slice of
+  ``updates`` (``indices.shape[:-1] + shape[K:]``) *added* at its coordinate, so
+  repeated coordinates sum (the gradient of GatherNd; ``shape`` is a host input).
+* ``TensorScatterUpdate/Add/Sub(tensor, indices, updates)``: a copy of ``tensor`` with
+  the slices replaced, added or subtracted (a repeated coordinate of Update keeps one
+  of its updates, which one is unspecified, as in TF).
+
+A coordinate outside the tensor is an ``InvalidArgumentError`` naming the node and the
+coordinate, on every device (TF's GPU kernels would silently drop or zero it).  Static
+shapes as TF infers them: ``K`` larger than the rank, or ``updates`` whose known shape
+differs from what the indices and shape call for, is a ValueError when the graph is
+built.  Gradients: ``gather_nd_grad.py``.  Kernels: ``kernels/reference/array_index.py``
+(numpy; the CPU's for GatherNd and Update), ``kernels/cpu/array.py`` (the adds: the
+segment-sum loop) and ``kernels/cuda/array.py``.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..graph import Tensor, convert_to_tensor
+from ..tensor_shape import TensorShape
+from .array_operands import check_int, int_operand, int_values, vector_length
+from .common import graph_of, make_op
+from .registry import InferError, OpDef, register_op
+
+__all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
+           "tensor_scatter_nd_sub", "TENSOR_SCATTERS"]
+
+TENSOR_SCATTERS = ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+
+
+def _depth(indices, rank, node: str, what: str):
+    """``K``, the coordinate length (None when unknown), checked against ``rank``."""
+    check_int(indices, node, "indices")
+    if indices.shape.ndims == 0:
+        raise InferError(f"Op '{node}': indices '{indices.name}' must have rank >= 1, but "
+                         f"is a scalar.")
+    k = indices.shape.dims[-1] if indices.shape.ndims is not None else None
+    if k is not None and rank is not None and k > rank:
+        raise InferError(f"Op '{node}': the coordinates of indices '{indices.name}' have "
+                         f"length {k}, more than the rank {rank} of {what}.")
+    return k
+
+
+def _sliced_shape(indices, k, dims) -> TensorShape:
+    """``indices.shape[:-1] + dims[k:]``, as far as known."""
+    if indices.shape.ndims is None or k is None or dims is None:
+        return TensorShape(None)
+    return TensorShape(list(indices.shape.dims[:-1]) + list(dims[k:]))
+
+
+def _gather_nd(inputs, attrs, node):
+    params, indices = inputs
+    k = _depth(indices, params.shape.ndims, node, f"params '{params.name}'")
+    return params.dtype, _sliced_shape(indices, k, params.shape.dims)
+
+
+def _check_updates(updates, expected: TensorShape, node: str) -> None:
+    if not updates.shape.is_compatible_with(expected):
+        raise InferError(f"Op '{node}': updates '{updates.name}' have shape {updates.shape}, "
+                         f"but the indices and the output shape call for {expected}.")
+
+
+def _scatter_nd(inputs, attrs, node):
+    indices, updates, shape = inputs
+    dims = int_values(shape, node, "shape")
+    if dims is not None and any(d is not None and d < 0 for d in dims):
+        raise InferError(f"Op '{node}': shape must be non-negative, got {dims}.")
+    length = vector_length(shape)
+    out = TensorShape(dims if dims is not None else
+                      None if length is None else [None] * length)
+    k = _depth(indices, out.ndims, node, "the output")
+    _check_updates(updates, _sliced_shape(indices, k, out.dims), node)
+    return updates.dtype, out
+
+
+def _tensor_scatter(inputs, attrs, node):
+    tensor, indices, updates = inputs
+    if updates.dtype != tensor.dtype:
+        raise TypeError(f"Op '{node}': updates '{updates.name}' are {updates.dtype.name} but "
+                        f"tensor '{tensor.name}' is {tensor.dtype.name}.")
+    k = _depth(indices, tensor.shape.ndims, node, f"tensor '{tensor.name}'")
+    _check_updates(updates, _sliced_shape(indices, k, tensor.shape.dims), node)
+    return tensor.dtype, tensor.shape
+
+
+register_op(OpDef("GatherNd", _gather_nd, 2))
+register_op(OpDef("ScatterNd", _scatter_nd, 3, host_inputs=(2,)))
+for _op in TENSOR_SCATTERS:
+    register_op(OpDef(_op, _tensor_scatter, 3))
+
+
+def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
+    """The slices of ``params`` at the coordinates in the last axis of ``indices``, as
+    TF1's ``tf.gather_nd`` (``batch_dims`` 0 only)."""
+    if batch_dims:
+        raise ValueError("gather_nd: devsession supports batch_dims=0 only.")
+    graph = graph_of(params, indices)
+    params = convert_to_tensor(params, graph=graph, name="params")
+    indices = convert_to_tensor(indices, graph=graph, name="indices")
+    return make_op("GatherNd", [params, indices], name=name or "GatherNd")
+
+
+def scatter_nd(indices, updates, shape, name=None) -> Tensor:
+    """Zeros of ``shape`` with ``updates`` summed in at ``indices``, as TF1's
+    ``tf.scatter_nd``."""
+    graph = graph_of(indices, updates, shape)
+    indices = convert_to_tensor(indices, graph=graph, name="indices")
+    updates = convert_to_tensor(updates, graph=graph, name="updates")
+    shape = int_operand(shape, graph, name="shape")
+    if shape.dtype != indices.dtype and indices.dtype in (dtypes.int32, dtypes.int64):
+        from .elementwise import cast
+
+        shape = cast(shape, indices.dtype)
+    return make_op("ScatterNd", [indices, updates, shape], name=name or "ScatterNd")
+
+
+def _tensor_scatter_builder(op_type: str, public_name: str, verb: str):
+    def build(tensor, indices, updates, name=None) -> Tensor:
+        graph = graph_of(tensor, indices, updates)
+        tensor = convert_to_tensor(tensor, graph=graph, name="tensor")
+        indices = convert_to_tensor(indices, graph=graph, name="indices")
+        updates = convert_to_tensor(updates, dtype=tensor.dtype, graph=graph,
+                                    name="updates")
+        return make_op(op_type, [tensor, indices, updates], name=name or op_type)
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = (f"A copy of ``tensor`` with ``updates`` {verb} at ``indices``, as "
+                     f"TF1's ``tf.{public_name}``.")
+    return build
+
+
+tensor_scatter_nd_update = _tensor_scatter_builder("TensorScatterUpdate",
+                                                   "tensor_scatter_nd_update", "written")
+tensor_scatter_nd_add = _tensor_scatter_builder("TensorScatterAdd", "tensor_scatter_nd_add",
+                                                "added")
+tensor_scatter_nd_sub = _tensor_scatter_builder("TensorScatterSub", "tensor_scatter_nd_sub",
+                                                "subtracted")

@@ -1,0 +1,60 @@
+"""Gradients of the coordinate-indexing ops (``gather_nd.py``), as TF's ``array_grad.py``:
+
+* GatherNd: the output gradient scattered back, ``ScatterNd(indices, dy,
+  shape(params))`` (a coordinate gathered twice gets both gradients added).
+* ScatterNd: each update's gradient is the output gradient at its coordinate,
+  ``GatherNd(dy, indices)``.
+* TensorScatterAdd/Sub: the tensor's gradient is ``dy``; the updates' is
+  ``GatherNd(dy, indices)`` (negated for Sub).
+* TensorScatterUpdate: the overwritten slices of the tensor get no gradient (``dy``
+  with zeros written at the coordinates); the updates get ``GatherNd(dy, indices)``.
+
+Indices and shapes get none.  Checked against finite differences in
+tests/test_gather_nd.py.
+"""
+
+from __future__ import annotations
+
+from ..graph import convert_to_tensor
+from .array_fill import shape, zeros_like
+from .common import make_op
+from .elementwise import negative
+from .gather_nd import TENSOR_SCATTERS
+from .registry import register_gradient
+
+__all__: list = []
+
+
+def _gathered(dy, indices):
+    return make_op("GatherNd", [dy, indices])
+
+
+@register_gradient("GatherNd")
+def _gather_nd_grad(op, dy):
+    params, indices = op.inputs
+    dims = params.shape.as_list() if params.shape.is_fully_defined() else \
+        shape(params, out_type=indices.dtype)
+    return [make_op("ScatterNd", [indices, dy, _index_typed(dims, indices)]), None]
+
+
+def _index_typed(dims, indices):
+    """ScatterNd's shape operand, in the indices' dtype as TF's op requires."""
+    return convert_to_tensor(dims, dtype=indices.dtype, graph=indices.graph)
+
+
+@register_gradient("ScatterNd")
+def _scatter_nd_grad(op, dy):
+    return [None, _gathered(dy, op.inputs[0]), None]
+
+
+def _tensor_scatter_grad(op, dy):
+    _, indices, updates = op.inputs
+    picked = _gathered(dy, indices)
+    if op.type == "TensorScatterUpdate":
+        cleared = make_op("TensorScatterUpdate", [dy, indices, zeros_like(updates)])
+        return [cleared, None, picked]
+    return [dy, None, negative(picked) if op.type == "TensorScatterSub" else picked]
+
+
+for _op in TENSOR_SCATTERS:
+    register_gradient(_op)(_tensor_scatter_grad)
