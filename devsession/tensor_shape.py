@@ -81,6 +81,13 @@ class TensorShape:
             return self
         return TensorShape(a if a is not None else b for a, b in zip(self._dims, other._dims))
 
+    def concatenate(self, other) -> "TensorShape":
+        """This shape's dimensions followed by ``other``'s (unknown if either is)."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None:
+            return TensorShape(None)
+        return TensorShape(self._dims + other._dims)
+
     def __len__(self) -> int:
         if self._dims is None:
             raise ValueError("Cannot take the length of a shape with unknown rank.")

@@ -606,4 +606,15 @@ def tf1_surface_ops(x):
         ds.random_uniform([2], maxval=3, dtype=ds.int32), ds.random_shuffle(x),
         ds.summary.scalar("s", ds.constant(1.0)), ds.summary.histogram("h", x),
         ds.summary.image("i", ds.reshape(x, (1, 2, 2, 1))), ds.summary.merge_all(),
+        ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
+        ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
+        ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
+        *_dataset_ops(x),
     ]
+
+
+def _dataset_ops(x) -> list:
+    """An initializable iterator's initializer and get_next (a map function inside)."""
+    iterator = ds.data.Dataset.from_tensor_slices(x).map(lambda row: row * 2.0) \
+        .make_initializable_iterator()
+    return [iterator.initializer, iterator.get_next()]

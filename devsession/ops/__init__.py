@@ -30,6 +30,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    (coordinate tuples into the leading dimensions)
 ``masking``        ``boolean_mask``, ``sequence_mask``, ``count_nonzero``, ``reverse``,
                    ``linspace`` (composites)
+``dataset``        the iterator ops behind ``ds.data`` (host-side input pipelines)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
@@ -105,6 +106,7 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
 from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)
 from . import gather_nd, gather_nd_grad  # noqa: F401,E402  (registers; gradients)
+from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

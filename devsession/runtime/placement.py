@@ -10,7 +10,9 @@ Pure logic, no devices touched.  Two decisions, each made in one place:
   default, checked against the devices that exist and the kernels registered for
   them.  With soft placement a node asking for a missing device (or one without a
   kernel for its op) goes to CPU:0 and the move is recorded as the placement's note;
-  without it, the node is an ``InvalidArgumentError`` naming it.  A node that simply
+  without it, the node is an ``InvalidArgumentError`` naming it.  A node that asks for
+  no device and whose op only the CPU runs (a dataset iterator) goes to CPU:0 either
+  way, as TF's placer puts host-only ops.  A node that simply
   runs on a default device that fell back carries that fallback's note, so
   ``placement_notes()`` reads every move from the placements alone.
 
@@ -113,8 +115,13 @@ def place_node(name: str, op_type: str, requested: DeviceSpec,
     ``strings``: the node takes or makes string tensors, which only the CPU holds."""
     default = policy.default
     if requested.is_empty:
-        if not _kernel_problem(policy, op_type, default.device_type, strings):
+        problem = _kernel_problem(policy, op_type, default.device_type, strings)
+        if not problem:
             return Placement(default, policy.default_note)
+        if _host_only(policy, op_type, default.device_type):
+            # a dataset iterator that asked for no device runs on the CPU, as TF's
+            # placer puts host-only ops, soft placement or not
+            return Placement(Device("CPU"), f"placed on CPU:0: {problem}")
         spec = default.spec()
     else:
         spec = default.spec().merge(requested)
@@ -152,6 +159,16 @@ def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str,
     except NotFoundError as e:
         return f"the {device_type} kernels are unavailable ({e.message})"
     return f"op {op_type} has no {device_type} kernel"
+
+
+def _host_only(policy: PlacementPolicy, op_type: str, device_type: str) -> bool:
+    """Whether ``device_type``'s kernels load but have none for ``op_type``, which the
+    CPU runs (not a device whose kernels are broken: that falls back only softly)."""
+    try:
+        return not policy.has_kernel(op_type, device_type) and \
+            policy.has_kernel(op_type, "CPU")
+    except NotFoundError:
+        return False
 
 
 def takes_or_makes_strings(op) -> bool:

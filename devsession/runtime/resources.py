@@ -1,4 +1,5 @@
-"""Resource containers: where variables (and seeded random streams) live.
+"""Resource containers: where variables (and seeded random streams, and dataset
+iterators) live.
 
 A ``ResourceMgr`` maps container name -> resource name -> resource.  A direct session
 owns one; on a cluster each worker owns one that outlives client sessions.  ``clear``
@@ -165,6 +166,26 @@ class ResourceMgr:
             found = store.get(name)
             if found is None:
                 found = store[name] = RandomStream(seed, seed2)
+            return found
+
+    def get(self, container: str, name: str):
+        """The resource ``name`` of ``container`` (a dataset iterator...), or None."""
+        with self._lock:
+            return self._containers.get(container, {}).get(name)
+
+    def put(self, container: str, name: str, resource) -> None:
+        """Store ``resource`` as ``name`` of ``container``, replacing what was there."""
+        with self._lock:
+            self._containers.setdefault(container, {})[name] = resource
+
+    def get_or_put(self, container: str, name: str, make):
+        """The resource ``name`` of ``container``, made by ``make()`` and stored when
+        missing (once, however many threads ask at the same time)."""
+        with self._lock:
+            store = self._containers.setdefault(container, {})
+            found = store.get(name)
+            if found is None:
+                found = store[name] = make()
             return found
 
     def clear(self, containers=None) -> None:

@@ -20,8 +20,9 @@ module              ops and how they run
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
 (reference)         data movement (``reference/array.py``, the slices of
-                    ``reference/array_index.py``), state (``reference/state.py``) and
-                    the gradients' shape-of ops (``reference/shape_of.py``): the numpy
+                    ``reference/array_index.py``), state (``reference/state.py``), the
+                    gradients' shape-of ops (``reference/shape_of.py``) and the dataset
+                    iterators (``reference/dataset.py``): the numpy
                     kernels are the CPU's too, so those modules register for both
                     ("REF" and "CPU")
 ==================  ===============================================================
@@ -58,5 +59,6 @@ from ..reference import array_index, shape_of, state  # noqa: F401  (the CPU's k
 from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)
+from ..reference import dataset  # noqa: F401,E402  (the iterator ops on the CPU too)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)

@@ -26,6 +26,7 @@ module              ops
                     CPU's kernels)
 ``control_flow``    If, While, Assert: drivers running the nodes' functions (every
                     device's kernels)
+``dataset``         the iterator ops behind ``ds.data``: the host-side pipeline (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
 ==================  ===============================================================
@@ -36,5 +37,6 @@ from . import (array, array_index, elementwise, linalg, nn, nn_conv, reduce,
                state, training)
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)
+from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)

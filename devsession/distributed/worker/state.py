@@ -53,7 +53,7 @@ __all__ = ["WorkerState", "SessionResources", "RegisteredGraph"]
 
 class SessionResources:
     """The resources a partition's kernels see: the worker's variables (shared by every
-    session) and the session's own random streams."""
+    session) and the session's own random streams and dataset iterators."""
 
     def __init__(self, shared: ResourceMgr):
         self.shared = shared
@@ -64,6 +64,15 @@ class SessionResources:
 
     def random_stream(self, name, seed, seed2):
         return self.own.random_stream(name, seed, seed2)
+
+    def get(self, container, name):
+        return self.own.get(container, name)
+
+    def put(self, container, name, resource) -> None:
+        self.own.put(container, name, resource)
+
+    def get_or_put(self, container, name, make):
+        return self.own.get_or_put(container, name, make)
 
     def clear(self, containers=None) -> None:
         self.own.clear(containers)

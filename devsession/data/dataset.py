@@ -1,0 +1,309 @@
+"""``ds.data.Dataset``: TF1's input pipelines, built as graph data and run on the host.
+
+A ``Dataset`` is immutable: each transformation returns a new one holding one more
+stage.  It records what its iterator op needs (``ops/dataset.py``): the stages as JSON,
+the op's inputs (the source's tensors, then each traced function's captured tensors)
+and the traced functions.  Elements are nested structures as TF's: tuples
+(``map(lambda x, y: ...)`` receives a tuple's items as arguments), dicts and
+namedtuples; a list is a tensor, as in ``tf.data`` (a list returned by a map function
+becomes a tuple, as TF1 converts it).
+
+    dataset = ds.data.Dataset.from_tensor_slices((images, labels))
+    dataset = dataset.shuffle(1000, seed=1).batch(128).repeat()
+    images_batch, labels_batch = dataset.make_one_shot_iterator().get_next()
+
+Iterators: ``iterator.py``.  Kernels: ``kernels/reference/dataset.py``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .. import dtypes
+from ..function_graph import FunctionGraph, serialize
+from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
+from ..ops import nest
+from ..ops.dataset import FUNCTION_SLOTS
+from ..tensor_shape import TensorShape
+
+__all__ = ["Dataset", "ElementSpec", "AUTOTUNE"]
+
+AUTOTUNE = -1      # tf.data.experimental.AUTOTUNE: devsession runs stages on demand
+
+
+class ElementSpec:
+    """One component of a dataset's elements: its dtype and static shape."""
+
+    __slots__ = ("dtype", "shape")
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtypes.as_dtype(dtype)
+        self.shape = TensorShape(shape)
+
+    def __repr__(self):
+        return f"ElementSpec({self.dtype.name}, {self.shape})"
+
+
+class Dataset:
+    """A TF1 ``tf.data.Dataset`` (see the module docstring).  Build one with
+    ``from_tensor_slices``, ``from_tensors`` or ``range``."""
+
+    def __init__(self, graph, stages, inputs, functions, structure, captured_control=()):
+        self._graph = graph
+        self._stages = tuple(stages)
+        self._inputs = tuple(inputs)
+        self._functions = tuple(functions)
+        self._structure = structure          # a nest of ElementSpec
+        self._control = tuple(captured_control)
+
+    # --- sources -----------------------------------------------------------------------------
+
+    @staticmethod
+    def from_tensor_slices(tensors) -> "Dataset":
+        """One element per row of the tensors (they must agree on their first dimension)."""
+        structure, flat = _as_tensors(tensors, "from_tensor_slices")
+        rows = set()
+        for t in flat:
+            if t.shape.ndims == 0:
+                raise ValueError(f"from_tensor_slices: '{t.name}' is a scalar; every "
+                                 f"component needs a first dimension to slice.")
+            if t.shape.ndims is not None and t.shape.dims[0] is not None:
+                rows.add(t.shape.dims[0])
+        if len(rows) > 1:
+            raise ValueError(f"from_tensor_slices: the components' first dimensions differ "
+                             f"({sorted(rows)}); they must be equal.")
+        specs = [ElementSpec(t.dtype, TensorShape(None) if t.shape.ndims is None
+                             else t.shape.dims[1:]) for t in flat]
+        return Dataset(flat[0].graph, [_stage("slices", 0, len(flat))], flat, (),
+                       nest.pack_sequence_as(structure, specs))
+
+    @staticmethod
+    def from_tensors(tensors) -> "Dataset":
+        """A dataset of exactly one element: ``tensors``."""
+        structure, flat = _as_tensors(tensors, "from_tensors")
+        specs = [ElementSpec(t.dtype, t.shape) for t in flat]
+        return Dataset(flat[0].graph, [_stage("tensors", 0, len(flat))], flat, (),
+                       nest.pack_sequence_as(structure, specs))
+
+    @staticmethod
+    def range(*args) -> "Dataset":
+        """int64 scalars as Python's ``range(start, stop, step)`` gives them."""
+        if not 1 <= len(args) <= 3:
+            raise ValueError(f"Dataset.range takes 1 to 3 arguments, got {len(args)}.")
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        start, stop, step = (_python_int(v, "range") for v in (start, stop, step))
+        if step == 0:
+            raise ValueError("Dataset.range: step must not be 0.")
+        stage = {"kind": "range", "start": start, "stop": stop, "step": step}
+        return Dataset(get_default_graph(), [stage], (), (), ElementSpec(dtypes.int64, []))
+
+    # --- what it yields ------------------------------------------------------------------------
+
+    @property
+    def output_types(self):
+        return nest.map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self):
+        return nest.map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def output_classes(self):
+        return nest.map_structure(lambda s: Tensor, self._structure)
+
+    # --- transformations -----------------------------------------------------------------------
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None) -> "Dataset":
+        """``map_func`` applied to each element (traced once into a function)."""
+        function, result = self._trace(map_func, "map")
+        structure = nest.pack_sequence_as(
+            result, [ElementSpec(t.dtype, t.shape) for t in function.outputs])
+        return self._then_function("map", function, structure)
+
+    def filter(self, predicate) -> "Dataset":
+        """The elements for which ``predicate`` (a scalar bool tensor) is True."""
+        function, _ = self._trace(predicate, "filter")
+        out = function.outputs
+        if len(out) != 1 or out[0].dtype != dtypes.bool_ or \
+                not out[0].shape.is_compatible_with([]):
+            raise ValueError(f"Dataset.filter: the predicate must return a scalar bool "
+                             f"tensor, got {[(t.dtype.name, str(t.shape)) for t in out]}.")
+        return self._then_function("filter", function, self._structure)
+
+    def batch(self, batch_size, drop_remainder=False) -> "Dataset":
+        """``batch_size`` consecutive elements stacked into one (the last batch may be
+        smaller unless ``drop_remainder``)."""
+        size = _python_int(batch_size, "batch", minimum=1)
+        lead = size if drop_remainder else None
+        structure = nest.map_structure(
+            lambda s: ElementSpec(s.dtype, TensorShape([lead]).concatenate(s.shape)),
+            self._structure)
+        return self._then({"kind": "batch", "batch_size": size,
+                           "drop_remainder": bool(drop_remainder)}, structure)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
+        """Elements in random order, drawn from a buffer of ``buffer_size`` (TF's
+        algorithm); seeded by ``seed`` and the graph seed as TF1's random ops."""
+        from ..ops.random import _seeds
+
+        with self._graph.as_default():
+            seeds = list(_seeds(seed))
+        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        return self._then({"kind": "shuffle", "seeds": seeds, "reshuffle": reshuffle,
+                           "buffer_size": _python_int(buffer_size, "shuffle", minimum=1)})
+
+    def repeat(self, count=None) -> "Dataset":
+        """The elements ``count`` times over (forever when None or -1)."""
+        return self._then({"kind": "repeat", "count": _count(count, "repeat")})
+
+    def take(self, count) -> "Dataset":
+        return self._then({"kind": "take", "count": _count(count, "take")})
+
+    def skip(self, count) -> "Dataset":
+        return self._then({"kind": "skip", "count": _count(count, "skip")})
+
+    def cache(self, filename="") -> "Dataset":
+        """The first complete pass kept in memory and replayed (no cache files)."""
+        if filename:
+            raise ValueError("Dataset.cache: devsession caches in memory only; call "
+                             "cache() without a filename.")
+        return self._then({"kind": "cache"})
+
+    def prefetch(self, buffer_size) -> "Dataset":
+        """Accepted and a no-op: get_next makes each element when it is asked for."""
+        _python_int(buffer_size, "prefetch", minimum=-1)
+        return self._then({"kind": "prefetch"})
+
+    # --- iterators -------------------------------------------------------------------------------
+
+    def make_one_shot_iterator(self):
+        from .iterator import Iterator
+
+        return Iterator.one_shot(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        from .iterator import Iterator
+
+        return Iterator.initializable(self, shared_name)
+
+    def __iter__(self):
+        raise TypeError("A devsession Dataset is iterated inside a session: use "
+                        "dataset.make_one_shot_iterator().get_next() and sess.run it.")
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from ..unsupported import missing
+
+        raise missing("data.Dataset", name)
+
+    # --- what the iterator op needs -----------------------------------------------------------
+
+    def op_attrs(self) -> dict:
+        """The pipeline and function attrs of an iterator op over this dataset."""
+        attrs = {"pipeline": json.dumps(list(self._stages), sort_keys=True)}
+        attrs.update(zip(FUNCTION_SLOTS, self._functions))
+        return attrs
+
+    @property
+    def flat_specs(self) -> list:
+        return nest.flatten(self._structure)
+
+    # --- helpers -------------------------------------------------------------------------------
+
+    def _then(self, stage: dict, structure=None) -> "Dataset":
+        return Dataset(self._graph, self._stages + (stage,), self._inputs, self._functions,
+                       self._structure if structure is None else structure, self._control)
+
+    def _then_function(self, kind, function: FunctionGraph, structure) -> "Dataset":
+        if len(self._functions) == len(FUNCTION_SLOTS):
+            raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} map "
+                             f"and filter functions.")
+        captured = function.captured
+        function.bound_inputs = function.arguments + [function.capture(t) for t in captured]
+        slot = FUNCTION_SLOTS[len(self._functions)]
+        start = len(self._inputs)
+        stage = {**_stage(kind, start, start + len(captured)), "fn": slot}
+        return Dataset(self._graph, self._stages + (stage,), self._inputs + tuple(captured),
+                       self._functions + (serialize(function),), structure,
+                       self._control + tuple(function.control_captures))
+
+    def _trace(self, fn, kind: str):
+        """``fn`` traced over placeholders of one element: (function graph, result)."""
+        graph = self._graph
+        function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
+        with function.as_default(), name_scope(None):
+            args = [function.add_input(s.dtype, s.shape, f"arg{k}")
+                    for k, s in enumerate(self.flat_specs)]
+            element = nest.pack_sequence_as(self._structure, args)
+            result = fn(*element) if type(element) is tuple else fn(element)
+            if result is None:
+                raise ValueError(f"The function given to Dataset.{kind} returned None.")
+            result = _lists_as_tuples(result)
+            function.outputs = [function.capture(convert_to_tensor(leaf))
+                                for leaf in nest.flatten(result)]
+        return function, result
+
+
+def _stage(kind: str, start: int, stop: int) -> dict:
+    return {"kind": kind, "inputs": [start, stop]}
+
+
+def _as_tensors(value, where: str):
+    """(structure, flat tensors): tuples and dicts stay structure; anything else (a
+    list, an array, a number) is one tensor."""
+    structure = _lists_as_leaves(value) if isinstance(value, (tuple, dict)) else _Leaf(value)
+    flat = [convert_to_tensor(leaf.value if isinstance(leaf, _Leaf) else leaf,
+                              name="component")
+            for leaf in nest.flatten(structure)]
+    if not flat:
+        raise ValueError(f"Dataset.{where}: the structure holds no tensors.")
+    graphs = {t.graph for t in flat}
+    if len(graphs) > 1:
+        raise ValueError(f"Dataset.{where}: the tensors belong to different graphs.")
+    return structure, flat
+
+
+class _Leaf:
+    """A list (or other value) standing as one component in a structure."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _lists_as_leaves(value):
+    if isinstance(value, dict):
+        return type(value)((k, _lists_as_leaves(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        items = [_lists_as_leaves(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return _Leaf(value) if isinstance(value, list) else value
+
+
+def _lists_as_tuples(value):
+    if isinstance(value, list):
+        return tuple(_lists_as_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return type(value)((k, _lists_as_tuples(v)) for k, v in value.items())
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_lists_as_tuples(v) for v in value)
+    return value
+
+
+def _python_int(value, where: str, minimum=None) -> int:
+    known = constant_value(value) if isinstance(value, Tensor) else value
+    if known is None or np.ndim(known) != 0 or np.asarray(known).dtype.kind not in "iu":
+        raise ValueError(f"Dataset.{where}: expected a Python int (or a constant int "
+                         f"tensor), got {value!r}.")
+    number = int(known)
+    if minimum is not None and number < minimum:
+        raise ValueError(f"Dataset.{where}: expected at least {minimum}, got {number}.")
+    return number
+
+
+def _count(value, where: str) -> int:
+    return -1 if value is None else _python_int(value, where, minimum=-1)

@@ -1,0 +1,137 @@
+"""``ds.data.Iterator``: TF1's iterators over a ``Dataset``, as graph ops.
+
+* one-shot (``dataset.make_one_shot_iterator()``): ``get_next()`` starts the iterator on
+  its first run; it cannot be restarted.
+* initializable (``dataset.make_initializable_iterator()``): run ``iterator.initializer``
+  first (and again to start over), feeding the placeholders the dataset was built from.
+* reinitializable (``Iterator.from_structure(types, shapes)``):
+  ``iterator.make_initializer(dataset)`` gives one initializer per dataset of that
+  structure (TF1's training/validation switch).
+
+Each ``get_next()`` call builds a ``DatasetIteratorGetNext`` op; running it gives the
+next element, and ``OutOfRangeError`` after the last (what TF1's input loops catch).
+The iterator is named by a ``shared_name`` unique to the iterator (so two programs on
+one cluster never share one by accident), under which the session keeps it.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from .. import dtypes
+from ..graph import Operation, Tensor, get_default_graph
+from ..ops import nest
+from ..ops.dataset import GET_NEXT, MAKE_ITERATOR
+from ..tensor_shape import TensorShape
+from .dataset import Dataset, ElementSpec
+
+__all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
+
+
+class Iterator:
+    """A TF1 ``tf.data.Iterator`` (see the module docstring); made by a Dataset's
+    ``make_*_iterator`` or by ``Iterator.from_structure``."""
+
+    def __init__(self, graph, shared_name: str, structure, initializer=None,
+                 one_shot: Dataset | None = None):
+        self._graph = graph
+        self._shared_name = shared_name
+        self._structure = structure
+        self._initializer = initializer
+        self._one_shot = one_shot
+
+    @classmethod
+    def one_shot(cls, dataset: Dataset) -> "Iterator":
+        return cls(dataset._graph, _unique("OneShotIterator"), dataset._structure,
+                   one_shot=dataset)
+
+    @classmethod
+    def initializable(cls, dataset: Dataset, shared_name=None) -> "Iterator":
+        iterator = cls(dataset._graph, shared_name or _unique("Iterator"), dataset._structure)
+        iterator._initializer = iterator.make_initializer(dataset, name="MakeIterator")
+        return iterator
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None,
+                       output_classes=None) -> "Iterator":
+        """An iterator of that structure, started by ``make_initializer(dataset)``."""
+        types = nest.map_structure(dtypes.as_dtype, output_types)
+        if output_shapes is None:
+            output_shapes = nest.map_structure(lambda _: TensorShape(None), types)
+        nest.assert_same_structure(types, output_shapes)
+        structure = nest.pack_sequence_as(types, [
+            ElementSpec(t, s) for t, s in zip(nest.flatten(types), nest.flatten(output_shapes))])
+        return Iterator(get_default_graph(), shared_name or _unique("Iterator"), structure)
+
+    # --- TF1's surface --------------------------------------------------------------------------
+
+    @property
+    def initializer(self) -> Operation:
+        if self._initializer is None:
+            raise ValueError("This iterator has no initializer: a one-shot iterator starts "
+                             "on its first get_next(); a from_structure iterator is started "
+                             "by the op make_initializer(dataset) returns.")
+        return self._initializer
+
+    def make_initializer(self, dataset: Dataset, name=None) -> Operation:
+        """The op starting this iterator over ``dataset`` (same structure and dtypes,
+        compatible shapes, else TypeError/ValueError)."""
+        nest.assert_same_structure(self._structure, dataset._structure)
+        for mine, theirs in zip(nest.flatten(self._structure), dataset.flat_specs):
+            if mine.dtype != theirs.dtype:
+                raise TypeError(f"make_initializer: the dataset yields {theirs.dtype.name} "
+                                f"where the iterator expects {mine.dtype.name}.")
+            if not mine.shape.is_compatible_with(theirs.shape):
+                raise ValueError(f"make_initializer: the dataset yields shape "
+                                 f"{theirs.shape} where the iterator expects {mine.shape}.")
+        attrs = {**dataset.op_attrs(), "shared_name": self._shared_name}
+        return dataset._graph.create_op(MAKE_ITERATOR, list(dataset._inputs), attrs,
+                                        name=name or "make_initializer",
+                                        control_inputs=dataset._control)
+
+    def get_next(self, name=None):
+        """The next element: a structure of tensors as the dataset's elements."""
+        specs = nest.flatten(self._structure)
+        attrs = {"shared_name": self._shared_name,
+                 "output_types": tuple(s.dtype for s in specs),
+                 "output_shapes": tuple(s.shape for s in specs)}
+        inputs, control = [], ()
+        if self._one_shot is not None:
+            attrs.update(self._one_shot.op_attrs(), one_shot=True)
+            inputs, control = list(self._one_shot._inputs), self._one_shot._control
+        op = self._graph.create_op(GET_NEXT, inputs, attrs, name=name or "IteratorGetNext",
+                                   control_inputs=control)
+        return nest.pack_sequence_as(self._structure, list(op.outputs))
+
+    @property
+    def output_types(self):
+        return nest.map_structure(lambda s: s.dtype, self._structure)
+
+    @property
+    def output_shapes(self):
+        return nest.map_structure(lambda s: s.shape, self._structure)
+
+    @property
+    def output_classes(self):
+        return nest.map_structure(lambda s: Tensor, self._structure)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from ..unsupported import missing
+
+        raise missing("data.Iterator", name)
+
+
+def _unique(kind: str) -> str:
+    return f"{kind}_{uuid.uuid4().hex[:16]}"
+
+
+def make_one_shot_iterator(dataset: Dataset) -> Iterator:
+    """TF1's ``tf.compat.v1.data.make_one_shot_iterator(dataset)``."""
+    return dataset.make_one_shot_iterator()
+
+
+def make_initializable_iterator(dataset: Dataset, shared_name=None) -> Iterator:
+    """TF1's ``tf.compat.v1.data.make_initializable_iterator(dataset)``."""
+    return dataset.make_initializable_iterator(shared_name)

@@ -1,0 +1,313 @@
+"""Kernels of the dataset iterator ops (``devsession/ops/dataset.py``): the host-side
+pipeline behind ``ds.data``, for the reference device and the CPU (``HOST``; GPU
+sessions place these ops on the CPU, as TF places its iterator ops).
+
+A pipeline is the op's ``pipeline`` attr, a JSON list of stages, run as a chain of
+*sources*: a source is a callable returning a fresh Python iterator of elements (an
+element is a list of numpy arrays, one per component), so ``repeat`` starts its
+upstream again for each epoch and ``shuffle`` draws a new order each time.  Stages:
+
+==============  ===========================================================================
+``slices``      element ``i`` is row ``i`` of each input (all with the same first dimension)
+``tensors``     one element: the inputs
+``range``       int64 scalars ``start, start + step, ...`` before ``stop``
+``map``         the traced function ``fn`` (an ``f<k>`` attr) on each element and the
+                tensors it captured
+``filter``      the elements for which the traced predicate is True
+``shuffle``     TF's buffered shuffle: a buffer of ``buffer_size`` elements, each output
+                drawn from it at random and its place refilled from upstream
+``batch``       ``batch_size`` consecutive elements stacked (the last, smaller batch kept
+                unless ``drop_remainder``); elements of differing shapes are an error
+``repeat``      the upstream ``count`` times (-1: forever; an epoch with no elements ends it)
+``take/skip``   the first ``count`` elements / all but them (-1: all)
+``cache``       the first complete pass recorded in memory and replayed after it
+``prefetch``    nothing: elements are made when ``get_next`` asks for them
+==============  ===========================================================================
+
+The iterator lives in the session's resources (container ``_datasets``) under the op's
+``shared_name``; ``get_next`` takes its lock, so concurrent runs each get their own
+elements.  Each element is checked against the op's declared dtypes and static shapes.
+An error inside the pipeline (a map function's, a batch of mismatched shapes) is raised
+for that ``get_next`` and leaves the iterator failed until its initializer runs again,
+rather than ending the data early in silence.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+
+import numpy as np
+
+from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+
+from ..registry import HOST, register_kernel
+
+__all__ = ["DatasetIterator", "build_pipeline"]
+
+CONTAINER = "_datasets"
+
+
+class DatasetIterator:
+    """One iterator's position in its pipeline (a session resource)."""
+
+    def __init__(self, elements):
+        self._elements = elements
+        self._failure: BaseException | None = None
+        self.lock = threading.Lock()
+
+    def next(self, node) -> list:
+        with self.lock:
+            if self._failure is not None:
+                raise FailedPreconditionError(
+                    f"The iterator read by '{node.name}' failed earlier ({self._failure}); "
+                    f"run its initializer to start it again.", node.name)
+            try:
+                return next(self._elements)
+            except StopIteration:
+                raise OutOfRangeError("End of sequence", node.name) from None
+            except BaseException as e:
+                self._failure = e
+                raise
+
+
+def build_pipeline(node, stages: list, inputs: list, functions: dict):
+    """The source of elements the JSON ``stages`` describe, over the op's ``inputs``."""
+    source = None
+    for stage in stages:
+        kind = stage["kind"]
+        args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
+        if source is None:
+            source = _SOURCES[kind](node, stage, args)
+        else:
+            source = _STAGES[kind](node, stage, source, args, functions)
+    return source
+
+
+# --- sources ---------------------------------------------------------------------------------
+
+def _slices(node, stage, components):
+    rows = {c.shape[0] if c.ndim else None for c in components}
+    if None in rows or len(rows) != 1:
+        shapes = ", ".join(str(list(c.shape)) for c in components)
+        raise InvalidArgumentError(f"'{node.name}': the tensors sliced into a dataset must "
+                                   f"have the same first dimension, got shapes {shapes}.",
+                                   node.name)
+    (count,) = rows
+    return lambda: ([c[i].copy() for c in components] for i in range(count))
+
+
+def _tensors(node, stage, components):
+    return lambda: iter([[c.copy() for c in components]])
+
+
+def _range(node, stage, _):
+    start, stop, step = stage["start"], stage["stop"], stage["step"]
+    return lambda: ([np.int64(v)] for v in range(start, stop, step))
+
+
+_SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range}
+
+
+# --- stages ----------------------------------------------------------------------------------
+
+def _map(node, stage, upstream, captured, functions):
+    fn = functions[stage["fn"]]
+    return lambda: (fn(element + captured) for element in upstream())
+
+
+def _filter(node, stage, upstream, captured, functions):
+    predicate = functions[stage["fn"]]
+
+    def keep(element) -> bool:
+        value = np.asarray(predicate(element + captured)[0])
+        if value.shape != () or value.dtype != np.bool_:
+            raise InvalidArgumentError(f"'{node.name}': a filter predicate must return a "
+                                       f"scalar bool, got {value.dtype} {list(value.shape)}.",
+                                       node.name)
+        return bool(value)
+    return lambda: (element for element in upstream() if keep(element))
+
+
+def _shuffle(node, stage, upstream, _, __):
+    size, seeds, reshuffle = stage["buffer_size"], stage["seeds"], stage["reshuffle"]
+    # Seeded: the same orders each time the iterator starts, as TF's.  Unseeded: one
+    # entropy per start.  Each epoch draws a new order unless ``reshuffle`` is off.
+    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
+    epochs = itertools.count()
+
+    def shuffled():
+        rng = np.random.default_rng([*base, next(epochs) if reshuffle else 0])
+        elements = upstream()
+        buffer = list(itertools.islice(elements, size))
+        while buffer:
+            k = int(rng.integers(len(buffer)))
+            picked = buffer[k]
+            refill = next(elements, None)
+            if refill is not None:
+                buffer[k] = refill
+            else:
+                buffer[k] = buffer[-1]
+                buffer.pop()
+            yield picked
+    return shuffled
+
+
+def _batch(node, stage, upstream, _, __):
+    size, drop = stage["batch_size"], stage["drop_remainder"]
+
+    def batches():
+        elements = upstream()
+        while True:
+            group = list(itertools.islice(elements, size))
+            if not group or (drop and len(group) < size):
+                return
+            yield [_stacked(node, [e[k] for e in group], k) for k in range(len(group[0]))]
+    return batches
+
+
+def _stacked(node, values: list, component: int) -> np.ndarray:
+    first = values[0].shape
+    for index, v in enumerate(values):
+        if v.shape != first:
+            raise InvalidArgumentError(
+                f"'{node.name}': cannot batch tensors with different shapes in component "
+                f"{component}. First element had shape {list(first)} and element {index} "
+                f"had shape {list(v.shape)}.", node.name)
+    return np.stack(values)
+
+
+def _repeat(node, stage, upstream, _, __):
+    count = stage["count"]
+
+    def repeated():
+        epochs = itertools.count() if count < 0 else range(count)
+        for _ in epochs:
+            produced = False
+            for element in upstream():
+                produced = True
+                yield element
+            if not produced:
+                return
+    return repeated
+
+
+def _take(node, stage, upstream, _, __):
+    count = stage["count"]
+    return lambda: itertools.islice(upstream(), None if count < 0 else count)
+
+
+def _skip(node, stage, upstream, _, __):
+    count = stage["count"]
+
+    def skipped():
+        return itertools.islice(upstream(), count, None) if count >= 0 else iter(())
+    return skipped
+
+
+def _cache(node, stage, upstream, _, __):
+    memory = _Recording()          # the iterator's lock guards it
+
+    def cached():
+        if memory.complete:
+            for element in memory.elements:
+                yield [v.copy() for v in element]
+            return
+        memory.elements = []
+        for element in upstream():
+            memory.elements.append(element)
+            yield [v.copy() for v in element]
+        memory.complete = True
+    return cached
+
+
+class _Recording:
+    elements: list = []
+    complete = False
+
+
+def _prefetch(node, stage, upstream, _, __):
+    return upstream
+
+
+_STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
+           "repeat": _repeat, "take": _take, "skip": _skip, "cache": _cache,
+           "prefetch": _prefetch}
+
+
+# --- the kernels ---------------------------------------------------------------------------------
+
+def _resources(node):
+    return node.context.factory.resources
+
+
+def _starter(node):
+    """``start(inputs)``: a new DatasetIterator at the pipeline's first element."""
+    try:
+        stages = json.loads(node.attrs["pipeline"])
+    except (KeyError, ValueError) as e:
+        raise InvalidArgumentError(f"'{node.name}': its pipeline attr is not a dataset "
+                                   f"pipeline ({e}).", node.name) from None
+    functions = {slot: node.context.instantiate(node.attrs[slot], slot)
+                 for slot in {s["fn"] for s in stages if "fn" in s}}
+
+    def start(inputs) -> DatasetIterator:
+        source = build_pipeline(node, stages, [np.asarray(x) for x in inputs], functions)
+        return DatasetIterator(iter(source()))
+    return start
+
+
+@register_kernel("MakeDatasetIterator", HOST)
+def build_make_iterator(node):
+    start, name = _starter(node), node.attrs["shared_name"]
+
+    def make_iterator(*inputs):
+        _resources(node).put(CONTAINER, name, start(inputs))
+    return make_iterator
+
+
+@register_kernel("DatasetIteratorGetNext", HOST)
+def build_get_next(node):
+    name = node.attrs["shared_name"]
+    start = _starter(node) if node.attrs.get("one_shot") else None
+    check = _element_check(node)
+
+    def get_next(*inputs):
+        resources = _resources(node)
+        iterator = resources.get(CONTAINER, name)
+        if iterator is None and start is not None:
+            iterator = resources.get_or_put(CONTAINER, name, lambda: start(inputs))
+        if iterator is None:
+            raise FailedPreconditionError(
+                "GetNext() failed because the iterator has not been initialized. Ensure "
+                "that you have run the initializer operation for this iterator before "
+                "getting the next element.", node.name)
+        element = check(iterator.next(node))
+        return element[0] if len(element) == 1 else tuple(element)
+    return get_next
+
+
+def _element_check(node):
+    dtypes = [np.dtype(d) for d in node.output_dtypes]
+    shapes = list(node.output_shapes)
+
+    def check(element: list) -> list:
+        out = []
+        for k, (value, dtype, shape) in enumerate(zip(element, dtypes, shapes)):
+            value = np.asarray(value)
+            fits = shape is None or (len(shape) == value.ndim and all(
+                d is None or d == v for d, v in zip(shape, value.shape)))
+            if value.dtype != dtype or not fits:
+                raise InvalidArgumentError(
+                    f"'{node.name}': component {k} of the element is {value.dtype} "
+                    f"{list(value.shape)}, but the dataset declares {dtype} "
+                    f"{'unknown' if shape is None else list(shape)}.", node.name)
+            out.append(value)
+        if len(element) != len(dtypes):
+            raise InvalidArgumentError(f"'{node.name}': the element has {len(element)} "
+                                       f"components, the dataset declares {len(dtypes)}.",
+                                       node.name)
+        return out
+    return check
+

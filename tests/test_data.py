@@ -1,0 +1,315 @@
+"""``ds.data``: datasets and iterators, run in sessions.  Elements are checked against
+numpy computations of the same pipeline; errors by class and the node they name.  The
+TF1 program tests/tf1_programs/p29_dataset_input.py checks the same surface against
+TensorFlow's recorded outputs.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.errors import (FailedPreconditionError, InvalidArgumentError,
+                               OutOfRangeError)
+from devsession.unsupported import UnsupportedTF1Error
+from fake_gpu import fake_gpus
+from sessions import SESSION_MAKERS
+
+RNG = np.random.default_rng(5)
+FEATURES = RNG.standard_normal((10, 3)).astype(np.float32)
+LABELS = np.arange(10, dtype=np.int64)
+
+
+def drain(sess, fetch, feed=None, limit=1000) -> list:
+    """Every element ``fetch`` gives until OutOfRangeError (at most ``limit``)."""
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(fetch, feed))
+        except OutOfRangeError:
+            return out
+    raise AssertionError(f"no OutOfRangeError after {limit} elements")
+
+
+def run_all(dataset) -> list:
+    with ds.Session() as sess:
+        return drain(sess, dataset.make_one_shot_iterator().get_next())
+
+
+# --- sources and element structure ---------------------------------------------------------
+
+def test_slices_of_a_tuple_map_filter_batch():
+    dataset = ds.data.Dataset.from_tensor_slices((FEATURES, LABELS))
+    dataset = dataset.map(lambda x, y: (x * 2.0, y + 1)).filter(lambda x, y: y % 3 > 0)
+    dataset = dataset.batch(4)
+    assert dataset.output_types == (ds.float32, ds.int64)
+    assert [s.as_list() for s in dataset.output_shapes] == [[None, 3], [None]]
+    batches = run_all(dataset)
+    keep = (LABELS + 1) % 3 > 0
+    assert [len(b[1]) for b in batches] == [4, 3]
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in batches]), LABELS[keep] + 1)
+    np.testing.assert_allclose(np.concatenate([b[0] for b in batches]), FEATURES[keep] * 2)
+    assert batches[0][0].dtype == np.float32 and batches[0][1].dtype == np.int64
+
+
+def test_dicts_namedtuples_and_lists_as_tensors():
+    Pair = collections.namedtuple("Pair", "a b")
+    dataset = ds.data.Dataset.from_tensor_slices(
+        {"x": FEATURES, "pair": Pair(LABELS, np.tile(np.int64([1, 2]), (10, 1)))})
+    mapped = dataset.map(lambda e: {"sum": e["pair"].a + e["pair"].b, "x": e["x"]})
+    mapped = mapped.map(lambda e: [e["x"], e["sum"]])
+    assert isinstance(mapped.output_types, tuple)        # TF1 makes a list a tuple
+    elements = run_all(mapped.take(3))
+    for k, (x, total) in enumerate(elements):
+        np.testing.assert_array_equal(x, FEATURES[k])
+        np.testing.assert_array_equal(total, [k + 1, k + 2])
+    first = run_all(dataset.take(1))[0]
+    assert isinstance(first["pair"], Pair) and first["pair"].b.tolist() == [1, 2]
+
+
+def test_from_tensors_and_range():
+    assert [v.tolist() for v in run_all(ds.data.Dataset.from_tensors(FEATURES[:2]))] == \
+        [FEATURES[:2].tolist()]
+    assert run_all(ds.data.Dataset.range(5)) == list(range(5))
+    assert run_all(ds.data.Dataset.range(10, 2, -3)) == [10, 7, 4]
+    assert ds.data.Dataset.range(3).output_types == ds.int64
+
+
+def test_repeat_take_skip_and_cache():
+    base = ds.data.Dataset.range(4)
+    assert run_all(base.repeat(2)) == [0, 1, 2, 3] * 2
+    assert run_all(base.repeat().take(6)) == [0, 1, 2, 3, 0, 1]
+    assert run_all(base.skip(1).take(2)) == [1, 2]
+    assert run_all(base.skip(-1)) == [] and run_all(base.take(-1)) == [0, 1, 2, 3]
+    assert run_all(base.filter(lambda x: x > 10).repeat()) == []    # ends, no hang
+    noisy = base.map(lambda x: ds.cast(x, ds.float32) + ds.random_uniform([]))
+    cached = run_all(noisy.cache().repeat(3))
+    np.testing.assert_array_equal(cached[:4], cached[4:8])
+    assert run_all(noisy.repeat(2))[:4] != run_all(noisy.repeat(2))[4:]   # uncached: new draws
+
+
+def test_batch_with_drop_remainder_has_a_static_batch_dimension():
+    dataset = ds.data.Dataset.from_tensor_slices(FEATURES).batch(3, drop_remainder=True)
+    assert dataset.output_shapes.as_list() == [3, 3]
+    batches = run_all(dataset)
+    assert len(batches) == 3
+    np.testing.assert_array_equal(np.concatenate(batches), FEATURES[:9])
+
+
+def test_map_captures_outer_tensors_and_feeds():
+    scale = ds.placeholder(ds.float32, [])
+    offset = ds.constant([1.0, 2.0, 3.0])
+    dataset = ds.data.Dataset.from_tensor_slices(FEATURES).map(lambda x: x * scale + offset)
+    iterator = dataset.make_initializable_iterator()
+    row = iterator.get_next()
+    with ds.Session() as sess:
+        sess.run(iterator.initializer, {scale: 3.0})
+        np.testing.assert_allclose(sess.run(row), FEATURES[0] * 3 + [1, 2, 3], rtol=1e-6)
+
+
+# --- shuffle ---------------------------------------------------------------------------------
+
+def _orders(dataset, epochs):
+    values = run_all(dataset)
+    n = len(values) // epochs
+    return [values[k * n:(k + 1) * n] for k in range(epochs)]
+
+
+def test_shuffle_is_a_permutation_seeded_and_reshuffled_each_epoch():
+    base = ds.data.Dataset.range(50)
+    first, second = _orders(base.shuffle(20, seed=3).repeat(2), 2)
+    assert sorted(first) == sorted(second) == list(range(50))
+    assert first != list(range(50)) and first != second
+    again = _orders(base.shuffle(20, seed=3).repeat(2), 2)
+    assert again == [first, second]                        # the same seed, the same orders
+    fixed = _orders(base.shuffle(20, seed=3, reshuffle_each_iteration=False).repeat(2), 2)
+    assert fixed[0] == fixed[1]
+    assert run_all(base.shuffle(1, seed=3)) == list(range(50))   # a buffer of one keeps order
+
+
+def test_a_graph_seed_seeds_the_shuffle():
+    def orders():
+        ds.reset_default_graph()
+        ds.set_random_seed(11)
+        return run_all(ds.data.Dataset.range(30).shuffle(30))
+    assert orders() == orders() != list(range(30))
+
+
+# --- iterators -------------------------------------------------------------------------------
+
+def test_initializable_iterator_restarts_with_new_feeds():
+    source = ds.placeholder(ds.float32, [None, 3])
+    iterator = ds.data.Dataset.from_tensor_slices(source).batch(4) \
+        .make_initializable_iterator()
+    rows = iterator.get_next()
+    with ds.Session() as sess:
+        with pytest.raises(FailedPreconditionError, match="not been initialized"):
+            sess.run(rows)
+        sess.run(iterator.initializer, {source: FEATURES})
+        assert len(drain(sess, rows)) == 3
+        with pytest.raises(OutOfRangeError, match=rows.op.name):
+            sess.run(rows)
+        sess.run(iterator.initializer, {source: FEATURES[:2]})
+        np.testing.assert_array_equal(drain(sess, rows)[0], FEATURES[:2])
+
+
+def test_a_reinitializable_iterator_switches_datasets():
+    train = ds.data.Dataset.from_tensor_slices(FEATURES[:6]).batch(2)
+    valid = ds.data.Dataset.from_tensor_slices(FEATURES[6:]).batch(2)
+    iterator = ds.data.Iterator.from_structure(train.output_types, train.output_shapes)
+    to_train, to_valid = iterator.make_initializer(train), iterator.make_initializer(valid)
+    rows = iterator.get_next()
+    with ds.Session() as sess:
+        sess.run(to_valid)
+        np.testing.assert_array_equal(sess.run(rows), FEATURES[6:8])
+        sess.run(to_train)
+        np.testing.assert_array_equal(np.concatenate(drain(sess, rows)), FEATURES[:6])
+    with pytest.raises(TypeError, match="int64"):
+        iterator.make_initializer(ds.data.Dataset.range(3))
+    with pytest.raises(ValueError, match="one-shot"):
+        train.make_one_shot_iterator().initializer
+
+
+def test_two_get_next_ops_share_one_position():
+    iterator = ds.data.Dataset.range(6).make_one_shot_iterator()
+    a, b = iterator.get_next(), iterator.get_next()
+    with ds.Session() as sess:
+        assert [sess.run(a), sess.run(b), sess.run(a)] == [0, 1, 2]
+        assert sorted(sess.run([a, b])) == [3, 4]     # one run, two elements
+
+
+def test_each_session_starts_a_one_shot_iterator_afresh():
+    value = ds.data.Dataset.range(3).make_one_shot_iterator().get_next()
+    for _ in range(2):
+        with ds.Session() as sess:
+            assert drain(sess, value) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("make", sorted(SESSION_MAKERS))
+def test_iterators_run_in_direct_and_cluster_sessions(make):
+    graph = ds.Graph()
+    with graph.as_default():
+        dataset = ds.data.Dataset.from_tensor_slices((FEATURES, LABELS)).batch(4)
+        x, y = dataset.make_one_shot_iterator().get_next()
+        total = ds.reduce_sum(x, axis=1)
+    session = SESSION_MAKERS[make](graph)
+    try:
+        got = drain(session, [total, y])
+    finally:
+        session.close()
+    np.testing.assert_allclose(np.concatenate([g[0] for g in got]), FEATURES.sum(axis=1),
+                               rtol=1e-5)
+    np.testing.assert_array_equal(np.concatenate([g[1] for g in got]), LABELS)
+
+
+def test_a_pipeline_survives_a_graph_def_round_trip():
+    graph = ds.Graph()
+    with graph.as_default():
+        dataset = ds.data.Dataset.from_tensor_slices(FEATURES).map(lambda x: x * 2.0)
+        rows = dataset.shuffle(4, seed=1).batch(5).make_one_shot_iterator().get_next()
+    copy = ds.Graph()
+    with copy.as_default():
+        ds.import_graph_def(graph.as_graph_def(), name="")
+    results = []
+    for g in (graph, copy):
+        with ds.Session(graph=g) as sess:
+            results.append(drain(sess, g.get_tensor_by_name(rows.name)))
+    np.testing.assert_array_equal(np.concatenate(results[0]), np.concatenate(results[1]))
+    np.testing.assert_allclose(np.sort(np.concatenate(results[0]).sum(axis=1)),
+                               np.sort(FEATURES.sum(axis=1) * 2), rtol=1e-5)
+
+
+def test_a_gpu_session_runs_the_iterators_on_the_host_without_soft_placement(caplog):
+    with fake_gpus(1, without={"MakeDatasetIterator", "DatasetIteratorGetNext"}):
+        x = ds.data.Dataset.from_tensor_slices(FEATURES).batch(5) \
+            .make_one_shot_iterator().get_next()
+        doubled = x * 2.0
+        options = ds.SessionOptions(device="gpu:0", allow_soft_placement=False)
+        with caplog.at_level(logging.WARNING, logger="devsession"):
+            with ds.Session(options=options) as sess:
+                np.testing.assert_allclose(np.concatenate(drain(sess, doubled)), FEATURES * 2)
+                placed = sess.placement()
+        assert placed[x.op.name].endswith("CPU:0") and placed[doubled.op.name].endswith("GPU:0")
+
+
+def test_monitored_training_ends_quietly_when_the_data_runs_out():
+    w_true = np.array([[1.5], [-2.0], [0.5]], np.float32)
+    pairs = ds.data.Dataset.from_tensor_slices((FEATURES, FEATURES @ w_true)).batch(5) \
+        .repeat(40)
+    x, y = pairs.make_one_shot_iterator().get_next()
+    w = ds.Variable(np.zeros((3, 1), np.float32))
+    loss = ds.reduce_mean(ds.square(ds.matmul(x, w) - y))
+    step = ds.train.GradientDescentOptimizer(0.1).minimize(loss)
+    losses = []
+    with ds.train.MonitoredTrainingSession() as sess:
+        while not sess.should_stop():
+            losses.append(sess.run([step, loss])[1])
+    assert len(losses) == 80
+    assert losses[-1] < losses[0] * 1e-3
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+def test_bad_pipelines_are_build_time_errors():
+    Dataset = ds.data.Dataset
+    with pytest.raises(ValueError, match="first dimensions differ"):
+        Dataset.from_tensor_slices((FEATURES, LABELS[:4]))
+    with pytest.raises(ValueError, match="scalar"):
+        Dataset.from_tensor_slices(3.0)
+    with pytest.raises(ValueError, match="scalar bool"):
+        Dataset.range(3).filter(lambda x: x + 1)
+    with pytest.raises(ValueError, match="at least 1"):
+        Dataset.range(3).batch(0)
+    with pytest.raises(ValueError, match="Python int"):
+        Dataset.range(3).batch(ds.placeholder(ds.int64, []))
+    with pytest.raises(ValueError, match="in memory only"):
+        Dataset.range(3).cache("/tmp/x")
+    with pytest.raises(ValueError, match="returned None"):
+        Dataset.range(3).map(lambda x: None)
+    with pytest.raises(UnsupportedTF1Error, match="tf.data.Dataset.interleave"):
+        Dataset.range(3).interleave
+    with pytest.raises(UnsupportedTF1Error, match="tf.data.TFRecordDataset"):
+        ds.data.TFRecordDataset
+    with pytest.raises(TypeError, match="inside a session"):
+        iter(Dataset.range(3))
+
+
+def test_a_batch_of_ragged_elements_fails_and_the_iterator_stays_failed():
+    rows = ds.placeholder(ds.float32, [None])
+    dataset = ds.data.Dataset.range(4).map(
+        lambda n: ds.fill(ds.reshape(ds.cast(n, ds.int32) % 2 + 1, [1]), 1.0)).batch(2)
+    iterator = dataset.make_initializable_iterator()
+    value = iterator.get_next()
+    with ds.Session() as sess:
+        sess.run(iterator.initializer)
+        with pytest.raises(InvalidArgumentError, match="cannot batch tensors with different "
+                                                       "shapes in component 0"):
+            sess.run(value)
+        with pytest.raises(FailedPreconditionError, match="failed earlier"):
+            sess.run(value)
+        sess.run(iterator.initializer)               # starts it again
+        with pytest.raises(InvalidArgumentError):
+            sess.run(value)
+    del rows
+
+
+def test_a_map_function_error_names_the_node_inside():
+    table = ds.constant([1.0, 2.0, 3.0])
+    value = ds.data.Dataset.range(5).map(lambda i: ds.gather(table, i)) \
+        .make_one_shot_iterator().get_next()
+    with ds.Session() as sess:
+        assert [sess.run(value) for _ in range(3)] == [1.0, 2.0, 3.0]
+        with pytest.raises(InvalidArgumentError, match=r"indices.* = 3 is not in \[0, 3\)"):
+            sess.run(value)
+
+
+def test_slices_of_fed_tensors_must_agree_at_run_time():
+    a, b = ds.placeholder(ds.float32, [None]), ds.placeholder(ds.float32, [None])
+    iterator = ds.data.Dataset.from_tensor_slices((a, b)).make_initializable_iterator()
+    with ds.Session() as sess:
+        with pytest.raises(InvalidArgumentError, match="same first dimension"):
+            sess.run(iterator.initializer, {a: np.ones(3), b: np.ones(4)})
