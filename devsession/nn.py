@@ -11,6 +11,7 @@ from .ops.nn_conv import (avg_pool, conv2d, conv2d_backprop_filter, conv2d_backp
                           conv2d_transpose, max_pool)
 from . import rnn as _rnn
 from .ops.nn_batch_norm import fused_batch_norm
+from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from .ops.top_k import in_top_k, top_k
 
@@ -22,7 +23,8 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
            "in_top_k", "top_k", "fused_batch_norm", "relu6", "selu", "softsign", "swish",
            "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose",
-           "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell"]
+           "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
+           "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d"]
 
 
 class _RNNCells:

@@ -19,6 +19,7 @@ module              ops and how they run
                     product folded into its SGD update: one sgemm (``sgemm``)
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
+``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``), the
                     gradients' shape-of ops (``reference/shape_of.py``) and the dataset
@@ -62,3 +63,4 @@ from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on t
 from ..reference import dataset  # noqa: F401,E402  (the iterator ops on the CPU too)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
+from . import depthwise  # noqa: F401,E402  (registers)

@@ -32,6 +32,8 @@ module              ops and how they run
 ``control_flow``    If, While, Assert: the reference drivers, whose functions run here
 ``top_k``           TopKV2, InTopKV2: cupy's stable argsort and array operations
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's formulas over cupy
+``depthwise``       DepthwiseConv2dNative and its input gradient: an ElementwiseKernel
+                    each; its filter gradient: packed windows + batched cuBLAS
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -49,3 +51,4 @@ from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
+from . import depthwise  # noqa: F401,E402  (registers)

@@ -29,6 +29,8 @@ module              ops
 ``dataset``         the iterator ops behind ``ds.data``: the host-side pipeline (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
+``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
+                    (and the run-time checks every device shares)
 ==================  ===============================================================
 """
 
@@ -40,3 +42,4 @@ from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
+from . import depthwise  # noqa: F401,E402  (registers)
