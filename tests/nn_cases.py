@@ -17,7 +17,8 @@ NN_OPS = frozenset({
     "Relu6", "Selu", "Softsign",
     "Rsqrt", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
     "Conv2DBackpropFilterV2", "MaxPool", "AvgPool", "MaxPoolGrad", "MaxPoolGradGrad",
-    "AvgPoolGrad"})
+    "AvgPoolGrad", "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter"})
 
 
 def one_of_each_nn_op() -> list:
@@ -37,6 +38,8 @@ def one_of_each_nn_op() -> list:
     dx, dk = get_gradient("Conv2D")(conv.op, conv)
     (dpool,) = get_gradient("MaxPool")(pooled.op, pooled)
     channels = [ds.constant(np.ones(4, np.float32)) for _ in range(4)]
+    depthwise = ds.nn.depthwise_conv2d(images, ds.constant(np.ones((3, 3, 3, 2), np.float32)),
+                                       [1, 1, 1, 1], "SAME")
     normalized = ds.nn.fused_batch_norm(conv, *channels[:2], mean=channels[2],
                                         variance=channels[3], is_training=False)
     older = [ds.get_default_graph().create_op(op, [conv] + channels).outputs[0]
@@ -51,4 +54,5 @@ def one_of_each_nn_op() -> list:
         biased, get_gradient("BiasAdd")(biased.op, biased)[1], dx_v1, dk_v1, dx, dk, dpool,
         get_gradient("MaxPoolGrad")(dpool.op, dpool)[2],
         get_gradient("AvgPool")(averaged.op, averaged)[0],
+        depthwise, *get_gradient("DepthwiseConv2dNative")(depthwise.op, depthwise),
     ]
