@@ -17,7 +17,6 @@ import devsession as ds
 from gradient_check import check_op_gradient
 from kernel_cases import (DEVICES, F16, F32, F64, I32, I64, STANDIN, check_against_ref,
                           make_node, rng_for, run_on)
-from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
 
 OPS = {"Cumsum", "Cumprod", "GatherNd", "ScatterNd", "TensorScatterUpdate", "TensorScatterAdd",
        "TensorScatterSub"}

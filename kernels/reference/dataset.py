@@ -73,16 +73,44 @@ class DatasetIterator:
 
 
 def build_pipeline(node, stages: list, inputs: list, functions: dict):
-    """The source of elements the JSON ``stages`` describe, over the op's ``inputs``."""
-    source = None
+    """The source of elements the JSON ``stages`` describe, over the op's ``inputs``.
+
+    Slices travel as row numbers through the stages that only reorder, drop or repeat
+    elements (``_ROW_STAGES``), so that a batch of them is one ``np.take`` per component
+    rather than a row copy and a stack per element; the first stage that reads an
+    element (or the end of the pipeline) materializes the rows."""
+    source, table = None, None
     for stage in stages:
         kind = stage["kind"]
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
         if source is None:
             source = _SOURCES[kind](node, stage, args)
+            table = args if kind == "slices" else None
+        elif table is not None and kind == "batch":
+            source, table = _gathered_batches(stage, source, table), None
         else:
+            if table is not None and kind not in _ROW_STAGES:
+                source, table = _rows(source, table), None
             source = _STAGES[kind](node, stage, source, args, functions)
-    return source
+    return source if table is None else _rows(source, table)
+
+
+def _rows(numbers, table: list):
+    """Elements from a source of row numbers into the components ``table``."""
+    return lambda: ([c[i].copy() for c in table] for i in numbers())
+
+
+def _gathered_batches(stage, numbers, table: list):
+    size, drop = stage["batch_size"], stage["drop_remainder"]
+
+    def batches():
+        rows = numbers()
+        while True:
+            picked = np.fromiter(itertools.islice(rows, size), np.int64)
+            if not picked.size or (drop and picked.size < size):
+                return
+            yield [np.take(c, picked, axis=0) for c in table]
+    return batches
 
 
 # --- sources ---------------------------------------------------------------------------------
@@ -95,7 +123,7 @@ def _slices(node, stage, components):
                                    f"have the same first dimension, got shapes {shapes}.",
                                    node.name)
     (count,) = rows
-    return lambda: ([c[i].copy() for c in components] for i in range(count))
+    return lambda: iter(range(count))           # row numbers: see build_pipeline
 
 
 def _tensors(node, stage, components):
@@ -139,10 +167,11 @@ def _shuffle(node, stage, upstream, _, __):
 
     def shuffled():
         rng = np.random.default_rng([*base, next(epochs) if reshuffle else 0])
+        draws = _uniforms(rng)
         elements = upstream()
         buffer = list(itertools.islice(elements, size))
         while buffer:
-            k = int(rng.integers(len(buffer)))
+            k = int(next(draws) * len(buffer))
             picked = buffer[k]
             refill = next(elements, None)
             if refill is not None:
@@ -152,6 +181,13 @@ def _shuffle(node, stage, upstream, _, __):
                 buffer.pop()
             yield picked
     return shuffled
+
+
+def _uniforms(rng):
+    """Uniform floats in [0, 1), drawn a block at a time (one numpy call per element
+    would cost more than the shuffle itself)."""
+    while True:
+        yield from rng.random(1024).tolist()
 
 
 def _batch(node, stage, upstream, _, __):
@@ -231,6 +267,8 @@ def _prefetch(node, stage, upstream, _, __):
     return upstream
 
 
+# Stages that never look inside an element, so they pass row numbers through.
+_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "prefetch"}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "repeat": _repeat, "take": _take, "skip": _skip, "cache": _cache,
            "prefetch": _prefetch}
