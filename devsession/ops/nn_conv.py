@@ -36,7 +36,8 @@ from .common import make_op, same_dtype
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
-           "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS"]
+           "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS", "conv_output_shape",
+           "dims4", "dtype_in", "sizes_operand"]
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
@@ -57,7 +58,7 @@ _POOL_DEFAULTS = {"data_format": "NHWC"}
 
 # --- attribute and shape checks ------------------------------------------------------------
 
-def _dtype_in(x, allowed, node: str) -> None:
+def dtype_in(x, allowed, node: str) -> None:
     if x.dtype not in allowed:
         raise TypeError(f"Op '{node}': '{x.name}' is {x.dtype.name}; this op takes "
                         f"{', '.join(d.name for d in allowed)}.")
@@ -86,7 +87,7 @@ def _format_and_padding(attrs, node: str) -> str:
     return padding
 
 
-def _dims4(x, node: str, what: str) -> tuple:
+def dims4(x, node: str, what: str) -> tuple:
     if x.shape.ndims is None:
         return (None,) * 4
     if x.shape.ndims != 4:
@@ -120,7 +121,7 @@ def _conv_geometry(attrs, node):
     return padding, strides, dilations
 
 
-def _conv_output(x_dims, f_dims, attrs, node) -> TensorShape:
+def conv_output_shape(x_dims, f_dims, attrs, node) -> TensorShape:
     padding, (sh, sw), (dh, dw) = _conv_geometry(attrs, node)
     _matching(x_dims[3], f_dims[2], node, "the input's channels and the filter's in-channels "
               "differ")
@@ -129,7 +130,7 @@ def _conv_output(x_dims, f_dims, attrs, node) -> TensorShape:
                         f_dims[3]])
 
 
-def _sizes(spec, node: str) -> TensorShape:
+def sizes_operand(spec, node: str) -> TensorShape:
     """The static shape an int32 sizes input describes (unknown dims until known)."""
     if spec.dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32, not {spec.dtype.name}.")
@@ -150,12 +151,12 @@ def _sizes(spec, node: str) -> TensorShape:
 def _conv2d(inputs, attrs, node):
     x, f = inputs
     dtype = same_dtype(inputs, node)
-    _dtype_in(x, FLOATS, node)
-    return dtype, _conv_output(_dims4(x, node, "input"), _dims4(f, node, "filter"), attrs, node)
+    dtype_in(x, FLOATS, node)
+    return dtype, conv_output_shape(dims4(x, node, "input"), dims4(f, node, "filter"), attrs, node)
 
 
 def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
-    expected = _conv_output(x_dims, f_dims, attrs, node)
+    expected = conv_output_shape(x_dims, f_dims, attrs, node)
     if not expected.is_compatible_with(TensorShape(dy_dims)):
         raise InferError(f"Op '{node}': the output gradient's shape {TensorShape(dy_dims)} is "
                          f"not the convolution's output shape {expected}.")
@@ -164,9 +165,9 @@ def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
 def _conv2d_backprop_input(inputs, attrs, node):
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
-    _dtype_in(f, FLOATS, node)
-    shape = _sizes(sizes, node)
-    _check_backprop(shape.dims, _dims4(f, node, "filter"), _dims4(dy, node, "out_backprop"),
+    dtype_in(f, FLOATS, node)
+    shape = sizes_operand(sizes, node)
+    _check_backprop(shape.dims, dims4(f, node, "filter"), dims4(dy, node, "out_backprop"),
                     attrs, node)
     return dtype, shape
 
@@ -174,9 +175,9 @@ def _conv2d_backprop_input(inputs, attrs, node):
 def _conv2d_backprop_filter(inputs, attrs, node):
     x, sizes, dy = inputs
     dtype = same_dtype([x, dy], node)
-    _dtype_in(x, FLOATS, node)
-    shape = _sizes(sizes, node)
-    _check_backprop(_dims4(x, node, "input"), shape.dims, _dims4(dy, node, "out_backprop"),
+    dtype_in(x, FLOATS, node)
+    shape = sizes_operand(sizes, node)
+    _check_backprop(dims4(x, node, "input"), shape.dims, dims4(dy, node, "out_backprop"),
                     attrs, node)
     return dtype, shape
 
@@ -184,9 +185,9 @@ def _conv2d_backprop_filter(inputs, attrs, node):
 def _conv2d_backprop_input_v2(inputs, attrs, node):
     x, f, dy = inputs
     dtype = same_dtype(inputs, node)
-    _dtype_in(x, FLOATS, node)
-    _check_backprop(_dims4(x, node, "input"), _dims4(f, node, "filter"),
-                    _dims4(dy, node, "out_backprop"), attrs, node)
+    dtype_in(x, FLOATS, node)
+    _check_backprop(dims4(x, node, "input"), dims4(f, node, "filter"),
+                    dims4(dy, node, "out_backprop"), attrs, node)
     return dtype, x.shape
 
 
@@ -212,16 +213,16 @@ def _pool_output(x_dims, attrs, node) -> TensorShape:
 def _pool(allowed):
     def infer(inputs, attrs, node):
         (x,) = inputs
-        _dtype_in(x, allowed, node)
-        return x.dtype, _pool_output(_dims4(x, node, "input"), attrs, node)
+        dtype_in(x, allowed, node)
+        return x.dtype, _pool_output(dims4(x, node, "input"), attrs, node)
     return infer
 
 
 def _max_pool_grad(inputs, attrs, node):
     x, y, dy = inputs
     dtype = same_dtype(inputs, node)
-    _dtype_in(x, MAX_POOL_TYPES, node)
-    expected = _pool_output(_dims4(x, node, "orig_input"), attrs, node)
+    dtype_in(x, MAX_POOL_TYPES, node)
+    expected = _pool_output(dims4(x, node, "orig_input"), attrs, node)
     for t in (y, dy):
         if not expected.is_compatible_with(t.shape):
             raise InferError(f"Op '{node}': '{t.name}' has shape {t.shape}, but the pooling's "
@@ -232,8 +233,8 @@ def _max_pool_grad(inputs, attrs, node):
 def _max_pool_grad_grad(inputs, attrs, node):
     x, y, grad = inputs
     dtype = same_dtype(inputs, node)
-    _dtype_in(x, MAX_POOL_TYPES, node)
-    expected = _pool_output(_dims4(x, node, "orig_input"), attrs, node)
+    dtype_in(x, MAX_POOL_TYPES, node)
+    expected = _pool_output(dims4(x, node, "orig_input"), attrs, node)
     if not expected.is_compatible_with(y.shape) or not x.shape.is_compatible_with(grad.shape):
         raise InferError(f"Op '{node}': orig_output '{y.name}' {y.shape} must have the pooling's "
                          f"output shape {expected} and grad '{grad.name}' {grad.shape} the "
@@ -243,8 +244,8 @@ def _max_pool_grad_grad(inputs, attrs, node):
 
 def _avg_pool_grad(inputs, attrs, node):
     sizes, dy = inputs
-    _dtype_in(dy, FLOATS, node)
-    shape = _sizes(sizes, node)
+    dtype_in(dy, FLOATS, node)
+    shape = sizes_operand(sizes, node)
     expected = _pool_output(shape.dims, attrs, node)
     if not expected.is_compatible_with(dy.shape):
         raise InferError(f"Op '{node}': grad '{dy.name}' has shape {dy.shape}, but the "

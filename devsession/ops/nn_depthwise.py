@@ -35,9 +35,9 @@ from __future__ import annotations
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import make_op, same_dtype
-from .nn_conv import FLOATS, conv2d, conv_attrs, nhwc_list
 # Conv2D's static checks, shared: the windows' geometry and the in-channels are the same.
-from .nn_conv import _conv_output, _dims4, _dtype_in, _sizes
+from .nn_conv import (FLOATS, conv2d, conv_attrs, conv_output_shape, dims4, dtype_in,
+                      nhwc_list, sizes_operand)
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
@@ -51,7 +51,7 @@ _DEFAULTS = {"data_format": "NHWC", "dilations": (1, 1, 1, 1), "explicit_padding
 
 def _output(x_dims, f_dims, attrs, node) -> TensorShape:
     """[N, OH, OW, C * M], checked as Conv2D's output (whose last dim is the filter's)."""
-    n, oh, ow, _ = _conv_output(x_dims, f_dims, attrs, node).dims
+    n, oh, ow, _ = conv_output_shape(x_dims, f_dims, attrs, node).dims
     channels = x_dims[3] if x_dims[3] is not None else f_dims[2]
     multiplier = f_dims[3]
     return TensorShape([n, oh, ow, None if channels is None or multiplier is None
@@ -68,25 +68,25 @@ def _check_out_backprop(x_dims, f_dims, dy, attrs, node) -> None:
 def _depthwise(inputs, attrs, node):
     x, f = inputs
     dtype = same_dtype(inputs, node)
-    _dtype_in(x, FLOATS, node)
-    return dtype, _output(_dims4(x, node, "input"), _dims4(f, node, "filter"), attrs, node)
+    dtype_in(x, FLOATS, node)
+    return dtype, _output(dims4(x, node, "input"), dims4(f, node, "filter"), attrs, node)
 
 
 def _backprop_input(inputs, attrs, node):
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
-    _dtype_in(f, FLOATS, node)
-    shape = _sizes(sizes, node)
-    _check_out_backprop(shape.dims, _dims4(f, node, "filter"), dy, attrs, node)
+    dtype_in(f, FLOATS, node)
+    shape = sizes_operand(sizes, node)
+    _check_out_backprop(shape.dims, dims4(f, node, "filter"), dy, attrs, node)
     return dtype, shape
 
 
 def _backprop_filter(inputs, attrs, node):
     x, sizes, dy = inputs
     dtype = same_dtype([x, dy], node)
-    _dtype_in(x, FLOATS, node)
-    shape = _sizes(sizes, node)
-    _check_out_backprop(_dims4(x, node, "input"), shape.dims, dy, attrs, node)
+    dtype_in(x, FLOATS, node)
+    shape = sizes_operand(sizes, node)
+    _check_out_backprop(dims4(x, node, "input"), shape.dims, dy, attrs, node)
     return dtype, shape
 
 
