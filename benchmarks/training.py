@@ -209,6 +209,13 @@ def _tf1_contender(tf, graph_fn, data):
 
 
 def _measure(kind, graph_fn, reference):
+    return measure_with(graph_fn, reference, jax_kind=kind)
+
+
+def measure_with(graph_fn, reference, peers=("tf1", "jax"), jax_kind=None):
+    """A workload's ``measure``: devsession on each target and the ``peers`` (TF1 with
+    the same graph builder, JAX with ``jax_kind``'s model) each advancing a step per
+    call; the first result is checked against ``reference(data)``."""
     def measure_training(workload, context):
         data = workload.make_data(np.random.default_rng(context.seed))
         contenders, failed = [], []
@@ -221,9 +228,9 @@ def _measure(kind, graph_fn, reference):
                 failed.append(error_row(f"devsession {target.label}", "ours", e,
                                         requested=target.label))
         builders = {"tf1": lambda m: _tf1_contender(m, graph_fn, data),
-                    "jax": lambda m: _jax_contender(m, kind, data)}
+                    "jax": lambda m: _jax_contender(m, jax_kind, data)}
         for peer in context.available_peers():
-            if peer.name in builders:
+            if peer.name in builders and peer.name in peers:
                 try:
                     contenders.append(builders[peer.name](peer.module))
                 except Exception as e:
