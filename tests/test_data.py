@@ -111,6 +111,46 @@ def test_map_captures_outer_tensors_and_feeds():
         np.testing.assert_allclose(sess.run(row), FEATURES[0] * 3 + [1, 2, 3], rtol=1e-6)
 
 
+def test_zip_and_concatenate_combine_pipelines():
+    numbers = ds.data.Dataset.range(4)
+    doubled = ds.data.Dataset.from_tensor_slices(FEATURES).map(lambda x: x * 2.0)
+    tens = numbers.map(lambda n: n * 10)        # its function and doubled's: two slots
+    zipped = ds.data.Dataset.zip({"n": tens, "pair": (doubled, numbers.skip(1))})
+    assert zipped.output_types == {"n": ds.int64, "pair": (ds.float32, ds.int64)}
+    elements = run_all(zipped.batch(2))
+    assert len(elements) == 2                                 # the shortest branch: 3
+    np.testing.assert_array_equal(elements[0]["n"], [0, 10])
+    np.testing.assert_allclose(elements[0]["pair"][0], FEATURES[:2] * 2)
+    np.testing.assert_array_equal(elements[1]["pair"][1], [3])
+    tail = ds.data.Dataset.from_tensor_slices(FEATURES[:2, :2])
+    chained = ds.data.Dataset.from_tensor_slices(FEATURES[:3]).map(lambda x: x[:2]) \
+        .concatenate(tail)
+    assert chained.output_shapes.as_list() == [2]
+    np.testing.assert_allclose(np.stack(run_all(chained)),
+                               np.concatenate([FEATURES[:3, :2], FEATURES[:2, :2]]))
+    with pytest.raises(TypeError, match="int64 components after float32"):
+        doubled.concatenate(numbers.map(lambda n: ds.fill([3], n)))
+
+
+def test_padded_batch_pads_each_batch_to_its_longest():
+    ragged = ds.data.Dataset.range(1, 6).map(
+        lambda n: ds.fill(ds.reshape(ds.cast(n, ds.int32), [1]), ds.cast(n, ds.float32)))
+    batches = run_all(ragged.padded_batch(2, padded_shapes=[None], padding_values=-1.0))
+    want = [[[1, -1], [2, 2]], [[3, 3, 3, -1], [4, 4, 4, 4]], [[5, 5, 5, 5, 5]]]
+    assert [b.tolist() for b in batches] == want
+    fixed = ragged.padded_batch(2, padded_shapes=[6], drop_remainder=True)
+    assert fixed.output_shapes.as_list() == [2, 6]
+    assert [b.shape for b in run_all(fixed)] == [(2, 6), (2, 6)]
+    with ds.Session() as sess:
+        too_short = ragged.padded_batch(2, padded_shapes=[3]).make_one_shot_iterator()
+        value = too_short.get_next()
+        sess.run(value)
+        with pytest.raises(InvalidArgumentError, match="to the smaller shape \\[3\\]"):
+            sess.run(value)
+    with pytest.raises(ValueError, match="cannot be padded"):
+        ds.data.Dataset.from_tensor_slices(FEATURES).padded_batch(2, padded_shapes=[2])
+
+
 # --- shuffle ---------------------------------------------------------------------------------
 
 def _orders(dataset, epochs):

@@ -99,6 +99,28 @@ class Dataset:
         stage = {"kind": "range", "start": start, "stop": stop, "step": step}
         return Dataset(get_default_graph(), [stage], (), (), ElementSpec(dtypes.int64, []))
 
+    @staticmethod
+    def zip(datasets) -> "Dataset":
+        """Elements of several datasets side by side (a tuple or dict of datasets gives
+        tuples or dicts of their elements), until the shortest ends."""
+        flat = nest.flatten(datasets)
+        if not flat or not all(isinstance(d, Dataset) for d in flat):
+            raise TypeError("Dataset.zip takes a tuple or dict of Datasets.")
+        structure = nest.pack_sequence_as(datasets, [d._structure for d in flat])
+        return _combined("zip", flat, structure)
+
+    def concatenate(self, dataset) -> "Dataset":
+        """This dataset's elements, then ``dataset``'s (the same structure and dtypes)."""
+        nest.assert_same_structure(self._structure, dataset._structure)
+        specs = []
+        for mine, theirs in zip(self.flat_specs, dataset.flat_specs):
+            if mine.dtype != theirs.dtype:
+                raise TypeError(f"Dataset.concatenate: {theirs.dtype.name} components "
+                                f"after {mine.dtype.name} ones.")
+            specs.append(ElementSpec(mine.dtype, _common_shape(mine.shape, theirs.shape)))
+        return _combined("concatenate", [self, dataset],
+                         nest.pack_sequence_as(self._structure, specs))
+
     # --- what it yields ------------------------------------------------------------------------
 
     @property
@@ -142,6 +164,38 @@ class Dataset:
             self._structure)
         return self._then({"kind": "batch", "batch_size": size,
                            "drop_remainder": bool(drop_remainder)}, structure)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False) -> "Dataset":
+        """``batch``, each component padded to its ``padded_shapes`` entry (a None or -1
+        dimension: the batch's largest; default: every dimension) with its
+        ``padding_values`` entry (default 0, or ``b""`` for strings)."""
+        size = _python_int(batch_size, "padded_batch", minimum=1)
+        specs = self.flat_specs
+        shapes = [TensorShape([None] * s.shape.ndims) if s.shape.ndims is not None else None
+                  for s in specs] if padded_shapes is None else \
+            [_padded_shape(p) for p in _flat_like(self._structure, padded_shapes)]
+        if any(s is None for s in shapes):
+            raise ValueError("Dataset.padded_batch: components of unknown rank need "
+                             "padded_shapes.")
+        for spec, padded in zip(specs, shapes):
+            if not _pads_to(spec.shape, padded):
+                raise ValueError(f"Dataset.padded_batch: components of shape {spec.shape} "
+                                 f"cannot be padded to {padded}.")
+        values = [b"" if s.dtype == dtypes.string else 0 for s in specs] \
+            if padding_values is None else _flat_like(self._structure, padding_values)
+        pads = [convert_to_tensor(v, dtype=s.dtype, name="padding_value")
+                for v, s in zip(values, specs)]
+        lead = size if drop_remainder else None
+        structure = nest.pack_sequence_as(self._structure, [
+            ElementSpec(s.dtype, TensorShape([lead]).concatenate(p))
+            for s, p in zip(specs, shapes)])
+        start = len(self._inputs)
+        stage = {**_stage("padded_batch", start, start + len(pads)), "batch_size": size,
+                 "drop_remainder": bool(drop_remainder),
+                 "padded_shapes": [[-1 if d is None else d for d in p.dims] for p in shapes]}
+        return Dataset(self._graph, self._stages + (stage,), self._inputs + tuple(pads),
+                       self._functions, structure, self._control)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
         """Elements in random order, drawn from a buffer of ``buffer_size`` (TF's
@@ -245,6 +299,71 @@ class Dataset:
             function.outputs = [function.capture(convert_to_tensor(leaf))
                                 for leaf in nest.flatten(result)]
         return function, result
+
+
+def _combined(kind: str, datasets: list, structure) -> Dataset:
+    """One dataset running ``datasets`` as branches of a ``zip`` or ``concatenate``
+    stage: their inputs and functions concatenated, each branch's references shifted."""
+    if len({d._graph for d in datasets}) > 1:
+        raise ValueError(f"Dataset.{kind}: the datasets belong to different graphs.")
+    branches, inputs, functions, control = [], (), (), ()
+    for d in datasets:
+        branches.append(_shifted(d._stages, len(inputs), len(functions)))
+        inputs, functions = inputs + d._inputs, functions + d._functions
+        control += d._control
+    if len(functions) > len(FUNCTION_SLOTS):
+        raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} map "
+                         f"and filter functions.")
+    return Dataset(datasets[0]._graph, [{"kind": kind, "branches": branches}], inputs,
+                   functions, structure, control)
+
+
+def _shifted(stages, inputs_by: int, functions_by: int) -> list:
+    """``stages`` with their input ranges and function slots moved along."""
+    out = []
+    for stage in stages:
+        stage = dict(stage)
+        if "inputs" in stage:
+            stage["inputs"] = [i + inputs_by for i in stage["inputs"]]
+        if "fn" in stage:
+            stage["fn"] = FUNCTION_SLOTS[FUNCTION_SLOTS.index(stage["fn"]) + functions_by]
+        if "branches" in stage:
+            stage["branches"] = [_shifted(b, inputs_by, functions_by)
+                                 for b in stage["branches"]]
+        out.append(stage)
+    return out
+
+
+def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both fit: equal dimensions kept, others unknown."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
+
+
+def _flat_like(structure, value) -> list:
+    """``value`` (shaped like ``structure``, or one leaf for a one-component element)
+    flattened in ``structure``'s order."""
+    if not nest.is_nested(structure):
+        return [value]
+    nest.assert_same_structure(structure, value, check_types=False)
+    return nest.flatten(value)
+
+
+def _padded_shape(value) -> TensorShape:
+    if isinstance(value, Tensor):
+        value = constant_value(value)
+    dims = value.dims if isinstance(value, TensorShape) else value
+    if dims is None:
+        return None
+    return TensorShape([None if d is None or int(d) < 0 else int(d) for d in dims])
+
+
+def _pads_to(shape: TensorShape, padded: TensorShape) -> bool:
+    if shape.ndims is None:
+        return True
+    return shape.ndims == padded.ndims and all(
+        s is None or p is None or s <= p for s, p in zip(shape.dims, padded.dims))
 
 
 def _stage(kind: str, start: int, stop: int) -> dict:

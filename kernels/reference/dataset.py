@@ -7,22 +7,26 @@ A pipeline is the op's ``pipeline`` attr, a JSON list of stages, run as a chain 
 element is a list of numpy arrays, one per component), so ``repeat`` starts its
 upstream again for each epoch and ``shuffle`` draws a new order each time.  Stages:
 
-==============  ===========================================================================
-``slices``      element ``i`` is row ``i`` of each input (all with the same first dimension)
-``tensors``     one element: the inputs
-``range``       int64 scalars ``start, start + step, ...`` before ``stop``
-``map``         the traced function ``fn`` (an ``f<k>`` attr) on each element and the
-                tensors it captured
-``filter``      the elements for which the traced predicate is True
-``shuffle``     TF's buffered shuffle: a buffer of ``buffer_size`` elements, each output
-                drawn from it at random and its place refilled from upstream
-``batch``       ``batch_size`` consecutive elements stacked (the last, smaller batch kept
-                unless ``drop_remainder``); elements of differing shapes are an error
-``repeat``      the upstream ``count`` times (-1: forever; an epoch with no elements ends it)
-``take/skip``   the first ``count`` elements / all but them (-1: all)
-``cache``       the first complete pass recorded in memory and replayed after it
-``prefetch``    nothing: elements are made when ``get_next`` asks for them
-==============  ===========================================================================
+================  =========================================================================
+``slices``        element ``i`` is row ``i`` of each input (all with the same first dimension)
+``tensors``       one element: the inputs
+``range``         int64 scalars ``start, start + step, ...`` before ``stop``
+``zip``           the elements of several pipelines (``branches``) side by side, until the
+                  shortest ends; ``concatenate``: one pipeline's elements after another's
+``map``           the traced function ``fn`` (an ``f<k>`` attr) on each element and the
+                  tensors it captured
+``filter``        the elements for which the traced predicate is True
+``shuffle``       TF's buffered shuffle: a buffer of ``buffer_size`` elements, each output
+                  drawn from it at random and its place refilled from upstream
+``batch``         ``batch_size`` consecutive elements stacked (the last, smaller batch kept
+                  unless ``drop_remainder``); elements of differing shapes are an error
+``padded_batch``  as ``batch``, each component padded with its padding value (an input)
+                  to its padded shape (-1: the batch's largest)
+``repeat``        the upstream ``count`` times (-1: forever; an epoch with no elements ends it)
+``take/skip``     the first ``count`` elements / all but them (-1: all)
+``cache``         the first complete pass recorded in memory and replayed after it
+``prefetch``      nothing: elements are made when ``get_next`` asks for them
+================  =========================================================================
 
 The iterator lives in the session's resources (container ``_datasets``) under the op's
 ``shared_name``; ``get_next`` takes its lock, so concurrent runs each get their own
@@ -83,7 +87,10 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
     for stage in stages:
         kind = stage["kind"]
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
-        if source is None:
+        if source is None and kind in _COMBINED:
+            branches = [build_pipeline(node, b, inputs, functions) for b in stage["branches"]]
+            source = _COMBINED[kind](branches)
+        elif source is None:
             source = _SOURCES[kind](node, stage, args)
             table = args if kind == "slices" else None
         elif table is not None and kind == "batch":
@@ -135,7 +142,19 @@ def _range(node, stage, _):
     return lambda: ([np.int64(v)] for v in range(start, stop, step))
 
 
+def _zipped(branches):
+    """Each element the concatenated components of the branches' elements, until the
+    shortest branch ends."""
+    return lambda: ([v for e in elements for v in e]
+                    for elements in zip(*[branch() for branch in branches]))
+
+
+def _concatenated(branches):
+    return lambda: itertools.chain.from_iterable(branch() for branch in branches)
+
+
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range}
+_COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 
 
 # --- stages ----------------------------------------------------------------------------------
@@ -214,6 +233,38 @@ def _stacked(node, values: list, component: int) -> np.ndarray:
     return np.stack(values)
 
 
+def _padded_batch(node, stage, upstream, padding, __):
+    size, drop, shapes = stage["batch_size"], stage["drop_remainder"], stage["padded_shapes"]
+
+    def batches():
+        elements = upstream()
+        while True:
+            group = list(itertools.islice(elements, size))
+            if not group or (drop and len(group) < size):
+                return
+            yield [_padded(node, [e[k] for e in group], shapes[k], padding[k], k)
+                   for k in range(len(group[0]))]
+    return batches
+
+
+def _padded(node, values: list, declared: list, pad, component: int) -> np.ndarray:
+    """``values`` stacked, each padded with ``pad`` to ``declared`` (-1: the largest)."""
+    if any(v.ndim != len(declared) for v in values):
+        raise InvalidArgumentError(f"'{node.name}': component {component} has rank "
+                                   f"{values[0].ndim}, its padded shape {declared} another.",
+                                   node.name)
+    target = [d if d >= 0 else max(v.shape[axis] for v in values)
+              for axis, d in enumerate(declared)]
+    out = np.full((len(values), *target), pad, dtype=values[0].dtype)
+    for index, v in enumerate(values):
+        if any(n > t for n, t in zip(v.shape, target)):
+            raise InvalidArgumentError(
+                f"'{node.name}': attempted to pad component {component} of shape "
+                f"{list(v.shape)} to the smaller shape {target}.", node.name)
+        out[(index, *(slice(0, n) for n in v.shape))] = v
+    return out
+
+
 def _repeat(node, stage, upstream, _, __):
     count = stage["count"]
 
@@ -270,6 +321,7 @@ def _prefetch(node, stage, upstream, _, __):
 # Stages that never look inside an element, so they pass row numbers through.
 _ROW_STAGES = {"shuffle", "repeat", "take", "skip", "prefetch"}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
+           "padded_batch": _padded_batch,
            "repeat": _repeat, "take": _take, "skip": _skip, "cache": _cache,
            "prefetch": _prefetch}
 
@@ -288,12 +340,21 @@ def _starter(node):
         raise InvalidArgumentError(f"'{node.name}': its pipeline attr is not a dataset "
                                    f"pipeline ({e}).", node.name) from None
     functions = {slot: node.context.instantiate(node.attrs[slot], slot)
-                 for slot in {s["fn"] for s in stages if "fn" in s}}
+                 for slot in _function_slots(stages)}
 
     def start(inputs) -> DatasetIterator:
         source = build_pipeline(node, stages, [np.asarray(x) for x in inputs], functions)
         return DatasetIterator(iter(source()))
     return start
+
+
+def _function_slots(stages) -> set:
+    """The function attrs the stages (and their branches) use."""
+    slots = {s["fn"] for s in stages if "fn" in s}
+    for stage in stages:
+        for branch in stage.get("branches", ()):
+            slots |= _function_slots(branch)
+    return slots
 
 
 @register_kernel("MakeDatasetIterator", HOST)

@@ -1,8 +1,8 @@
 """A TF1 input pipeline as tutorials write it: tf.data slices of numpy arrays mapped,
 filtered, batched and repeated, read by a one-shot iterator until OutOfRangeError; an
 initializable iterator fed through placeholders and restarted; a reinitializable
-iterator switching between a training and a validation dataset; and a linear model
-trained from batches.  Shuffled orders are recorded only as order-free statistics
+iterator switching between a training and a validation dataset; padded_batch, zip and
+concatenate; and a linear model trained from batches.  Shuffled orders are recorded only as order-free statistics
 (TensorFlow's shuffle RNG is its own)."""
 
 import numpy as np
@@ -60,6 +60,23 @@ def main(tf, out):
         out["valid_first"] = sess.run(rows)
         sess.run(use_train)
         out["train_first"] = sess.run(rows)
+
+    numbers = tf.data.Dataset.range(1, 6)
+    ragged = numbers.map(lambda n: tf.fill(tf.reshape(tf.cast(n, tf.int32), [1]), n))
+    padded = ragged.padded_batch(2, padded_shapes=[None], padding_values=tf.constant(-1, tf.int64))
+    pairs_of = tf.data.Dataset.zip((numbers, tf.data.Dataset.from_tensor_slices(labels[:3])))
+    chained = numbers.take(2).concatenate(tf.data.Dataset.range(40, 42))
+    out["padded_shapes"] = padded.output_shapes.as_list()
+    with tf.Session() as sess:
+        for key, dataset in (("padded", padded), ("zipped", pairs_of), ("chained", chained)):
+            value = tf.data.make_one_shot_iterator(dataset).get_next()
+            got = []
+            while True:
+                try:
+                    got.append(sess.run(value))
+                except tf.errors.OutOfRangeError:
+                    break
+            out[key] = [list(g) if isinstance(g, tuple) else g for g in got]
 
     w_true = np.array([[1.5], [-2.0], [0.5]], np.float32)
     targets = features @ w_true + 0.25
