@@ -113,6 +113,7 @@ from .variables import tables_initializer  # noqa: E402
 from .train.moving_averages import moving_average_variables  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
 from .ops.reduce import cumprod, cumsum  # noqa: E402
+from .ops.script import numpy_function, py_func  # noqa: E402
 from .ops.gather_nd import (gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: E402
                             tensor_scatter_nd_sub, tensor_scatter_nd_update)
 
@@ -146,7 +147,7 @@ __all__ += [
     "local_variables_initializer", "tables_initializer", "cumsum", "cumprod",
     "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
-    "tensor_scatter_sub",
+    "tensor_scatter_sub", "py_func", "numpy_function",
 ]
 
 

@@ -609,7 +609,8 @@ def tf1_surface_ops(x):
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
-        *_dataset_ops(x),
+        *_dataset_ops(x), ds.py_func(np.negative, [x], ds.float32),
+        ds.py_func(np.negative, [x], [ds.float32], stateful=False),
     ]
 
 

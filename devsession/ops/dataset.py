@@ -24,7 +24,7 @@ Both are stateful and run on the host (TF's iterator ops are CPU ops too).
 from __future__ import annotations
 
 from ..tensor_shape import TensorShape
-from .registry import InferError, OpDef, register_op
+from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["MAKE_ITERATOR", "GET_NEXT", "FUNCTION_SLOTS"]
 
@@ -52,3 +52,4 @@ register_op(OpDef(MAKE_ITERATOR, _make_iterator, None, stateful=True, has_output
                   function_attrs=FUNCTION_SLOTS))
 register_op(OpDef(GET_NEXT, _get_next, None, stateful=True, function_attrs=FUNCTION_SLOTS,
                   attr_defaults={"one_shot": False, "pipeline": ""}))
+not_differentiable(MAKE_ITERATOR, GET_NEXT)

@@ -22,8 +22,9 @@ module              ops and how they run
 ``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``), the
-                    gradients' shape-of ops (``reference/shape_of.py``) and the dataset
-                    iterators (``reference/dataset.py``): the numpy
+                    gradients' shape-of ops (``reference/shape_of.py``), the dataset
+                    iterators (``reference/dataset.py``) and PyFunc
+                    (``reference/script.py``): the numpy
                     kernels are the CPU's too, so those modules register for both
                     ("REF" and "CPU")
 ==================  ===============================================================
@@ -61,6 +62,7 @@ from ..reference import array as reference_array  # noqa: F401
 from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Range...: HOST)
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)
 from ..reference import dataset  # noqa: F401,E402  (the iterator ops on the CPU too)
+from ..reference import script  # noqa: F401,E402  (PyFunc on the CPU too)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
