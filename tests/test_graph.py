@@ -611,7 +611,17 @@ def tf1_surface_ops(x):
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
         *_dataset_ops(x), ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
+        *_variable_scatters(x),
     ]
+
+
+def _variable_scatters(x) -> list:
+    w = ds.Variable(np.zeros((2, 2), np.float32), name="scattered")
+    rows = [build(w, [0], x[:1]) for build in (ds.scatter_update, ds.scatter_add,
+                                                 ds.scatter_sub)]
+    points = [build(w, [[0, 1]], [1.0]) for build in (ds.scatter_nd_update, ds.scatter_nd_add,
+                                                       ds.scatter_nd_sub)]
+    return rows + points
 
 
 def _dataset_ops(x) -> list:

@@ -33,6 +33,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``masking``        ``boolean_mask``, ``sequence_mask``, ``count_nonzero``, ``reverse``,
                    ``linspace`` (composites)
 ``dataset``        the iterator ops behind ``ds.data`` (host-side input pipelines)
+``state_scatter``  ``scatter_update/add/sub``, ``scatter_nd_update/add/sub`` (variables
+                   changed in place at indices)
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
@@ -112,6 +114,7 @@ from . import nn_depthwise, nn_depthwise_grad  # noqa: F401,E402  (ds.nn only; g
 from . import gather_nd, gather_nd_grad  # noqa: F401,E402  (registers; gradients)
 from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)
 from . import script  # noqa: F401,E402  (py_func)
+from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

@@ -31,12 +31,13 @@ from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
-           "tensor_scatter_nd_sub", "TENSOR_SCATTERS"]
+           "tensor_scatter_nd_sub", "TENSOR_SCATTERS", "coordinate_depth", "sliced_shape",
+           "check_updates"]
 
 TENSOR_SCATTERS = ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
 
 
-def _depth(indices, rank, node: str, what: str):
+def coordinate_depth(indices, rank, node: str, what: str):
     """``K``, the coordinate length (None when unknown), checked against ``rank``."""
     check_int(indices, node, "indices")
     if indices.shape.ndims == 0:
@@ -49,7 +50,7 @@ def _depth(indices, rank, node: str, what: str):
     return k
 
 
-def _sliced_shape(indices, k, dims) -> TensorShape:
+def sliced_shape(indices, k, dims) -> TensorShape:
     """``indices.shape[:-1] + dims[k:]``, as far as known."""
     if indices.shape.ndims is None or k is None or dims is None:
         return TensorShape(None)
@@ -58,11 +59,11 @@ def _sliced_shape(indices, k, dims) -> TensorShape:
 
 def _gather_nd(inputs, attrs, node):
     params, indices = inputs
-    k = _depth(indices, params.shape.ndims, node, f"params '{params.name}'")
-    return params.dtype, _sliced_shape(indices, k, params.shape.dims)
+    k = coordinate_depth(indices, params.shape.ndims, node, f"params '{params.name}'")
+    return params.dtype, sliced_shape(indices, k, params.shape.dims)
 
 
-def _check_updates(updates, expected: TensorShape, node: str) -> None:
+def check_updates(updates, expected: TensorShape, node: str) -> None:
     if not updates.shape.is_compatible_with(expected):
         raise InferError(f"Op '{node}': updates '{updates.name}' have shape {updates.shape}, "
                          f"but the indices and the output shape call for {expected}.")
@@ -76,8 +77,8 @@ def _scatter_nd(inputs, attrs, node):
     length = vector_length(shape)
     out = TensorShape(dims if dims is not None else
                       None if length is None else [None] * length)
-    k = _depth(indices, out.ndims, node, "the output")
-    _check_updates(updates, _sliced_shape(indices, k, out.dims), node)
+    k = coordinate_depth(indices, out.ndims, node, "the output")
+    check_updates(updates, sliced_shape(indices, k, out.dims), node)
     return updates.dtype, out
 
 
@@ -86,8 +87,8 @@ def _tensor_scatter(inputs, attrs, node):
     if updates.dtype != tensor.dtype:
         raise TypeError(f"Op '{node}': updates '{updates.name}' are {updates.dtype.name} but "
                         f"tensor '{tensor.name}' is {tensor.dtype.name}.")
-    k = _depth(indices, tensor.shape.ndims, node, f"tensor '{tensor.name}'")
-    _check_updates(updates, _sliced_shape(indices, k, tensor.shape.dims), node)
+    k = coordinate_depth(indices, tensor.shape.ndims, node, f"tensor '{tensor.name}'")
+    check_updates(updates, sliced_shape(indices, k, tensor.shape.dims), node)
     return tensor.dtype, tensor.shape
 
 

@@ -42,7 +42,7 @@ from .device import on_device
 from .elementwise import ElementwiseKernel
 
 __all__ = ["build_segment_sum", "build_one_hot", "build_add_n", "build_scatter_nd",
-           "build_tensor_scatter"]
+           "build_tensor_scatter", "add_rows"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -107,7 +107,7 @@ def build_segment_sum(node):
 
 # --- ScatterNd, TensorScatterUpdate/Add/Sub -----------------------------------------------
 
-def _add_rows(out, rows, values):
+def add_rows(out, rows, values):
     """``values`` (rows x inner) added into the rows ``rows`` of the table ``out`` (of
     the output's dtype) by the segment-sum kernel; returns the result."""
     acc = _ACCUMULATOR.get(out.dtype.name, out.dtype)
@@ -125,7 +125,7 @@ def build_scatter_nd(node):
         rows = nd_rows(node, cupy, indices, dims)
         values = nd_updates(node, updates, indices, dims)
         out = as_table(cupy.zeros(dims, updates.dtype), indices.shape[-1])
-        return _add_rows(out, rows, values).reshape(dims)
+        return add_rows(out, rows, values).reshape(dims)
     return on_device(node, scatter_nd)
 
 
@@ -138,7 +138,7 @@ def build_tensor_scatter(node):
         if node.op == "TensorScatterUpdate":
             out[rows] = values
         else:
-            out = _add_rows(out, rows, -values if node.op == "TensorScatterSub" else values)
+            out = add_rows(out, rows, -values if node.op == "TensorScatterSub" else values)
         return out.reshape(tensor.shape)
     return on_device(node, tensor_scatter)
 

@@ -25,6 +25,7 @@ from devsession.errors import InvalidArgumentError
 
 from ..reference import state as host_state
 from ..registry import register_kernel
+from .array import add_rows
 from .device import on_device, to_device
 
 
@@ -113,3 +114,24 @@ def _random(node):
 def _random_shuffle(node):
     shuffle = host_state.build_random_shuffle(node)   # the CPU's permutation, uploaded
     return on_device(node, lambda x: cupy.asarray(shuffle(cupy.asnumpy(x))))
+
+
+# --- the variable scatters: the host's frame, the rows changed on the device -------------------
+
+def _device_rows(table, rows, values, op: str) -> None:
+    """The rows of ``table`` (a view of the variable) written, or added to by the
+    segment-sum kernel (repeated rows accumulate; float16 through float32)."""
+    if op == "ScatterUpdate":
+        table[rows] = values
+        return
+    total = add_rows(table, rows, -values if op == "ScatterSub" else values)
+    if total is not table:
+        table[...] = total
+
+
+@register_kernel(host_state.ROW_SCATTERS + host_state.ND_SCATTERS, "GPU")
+def _scatter(node):
+    name, index = node.name, node.device.index
+    return on_device(node, host_state.scatter_kernel(
+        node, cupy, _device_rows, prepare=lambda resource: _on_this_device(resource, name,
+                                                                           index)))

@@ -1,5 +1,6 @@
 """Kernels that touch session state rather than compute: constants, placeholders,
-variables and seeded random streams, for the reference device and the CPU (``HOST``).
+variables (with their sparse updates, the Scatter ops) and seeded random streams, for
+the reference device and the CPU (``HOST``).
 
 They read the session state they need from ``KernelNode.context``: the runtime's
 ``StateContext`` (``devsession/runtime/state.py``), which offers ``variable_resource()``
@@ -15,6 +16,7 @@ import numpy as np
 from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
+from .array_index import as_table, first_bad_index, nd_rows, nd_updates
 
 
 @register_kernel("Const", HOST)
@@ -156,3 +158,67 @@ def build_random_shuffle(node):
         with stream.lock:
             return x[stream.generator.permutation(x.shape[0])]
     return kernel
+
+
+# --- ScatterUpdate/Add/Sub and their Nd forms: sparse updates in place ---------------------------
+
+ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub")
+ND_SCATTERS = ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub")
+
+
+def scatter_kernel(node, xp, scatter_rows, prepare=None):
+    """The kernel of a variable scatter op over array module ``xp``: under the
+    variable's lock, its indices checked (nothing changes when one is bad), then
+    ``scatter_rows(table, rows, values, op)`` changes the rows of the variable's table
+    view in place (copy-on-write, as the optimizers' updates: ``updatable``).
+    ``prepare(resource)`` runs first (the GPU moves the variable to its device)."""
+    ctx, name, nd = node.context, node.name, node.op in ND_SCATTERS
+    op = node.op.replace("Nd", "")
+
+    def kernel(indices, updates):
+        resource = ctx.variable_resource()
+        if prepare is not None:
+            prepare(resource)
+        with resource.lock:
+            value = resource.updatable(name)
+            if nd:
+                rows = nd_rows(node, xp, indices, value.shape)
+                values = nd_updates(node, updates, indices, value.shape)
+                table = as_table(value, indices.shape[-1])
+            else:
+                rows, values, table = _row_targets(node, xp, value, indices, updates)
+            scatter_rows(table, rows, values, op)
+            return value
+    return kernel
+
+
+def _row_targets(node, xp, value, indices, updates):
+    if value.ndim == 0:
+        raise InvalidArgumentError(f"{node.op} node '{node.name}': the variable is a "
+                                   f"scalar; it has no rows.", node.name)
+    rows = indices.reshape(-1)
+    n = value.shape[0]
+    if rows.size:
+        bad = (rows < 0) | (rows >= n)
+        if bad.any():
+            raise first_bad_index(node, indices, int(xp.argmax(bad)), n)
+    expected = indices.shape + value.shape[1:]
+    if updates.shape != expected:
+        raise InvalidArgumentError(
+            f"{node.op} node '{node.name}': updates must have shape {list(expected)} "
+            f"(indices.shape + the variable's shape[1:]), got {list(updates.shape)}.",
+            node.name)
+    inner = int(np.prod(value.shape[1:], dtype=np.int64))
+    return rows, updates.reshape(rows.size, inner), value.reshape(n, inner)
+
+
+def _numpy_rows(table, rows, values, op: str) -> None:
+    if op == "ScatterUpdate":
+        table[rows] = values
+    else:
+        np.add.at(table, rows, values if op == "ScatterAdd" else -values)
+
+
+@register_kernel(ROW_SCATTERS + ND_SCATTERS, HOST)
+def build_scatter(node):
+    return scatter_kernel(node, np, _numpy_rows)

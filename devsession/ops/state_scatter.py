@@ -1,0 +1,88 @@
+"""Sparse updates of a variable in place: TF1's ``scatter_update``, ``scatter_add``,
+``scatter_sub`` (op types ScatterUpdate/Add/Sub: rows of the variable named by
+``indices`` along its first dimension) and ``scatter_nd_update/add/sub``
+(ScatterNdUpdate/Add/Sub: coordinate tuples, as ``gather_nd.py``'s ops read them).
+
+``ref`` is the variable (a ref input, as Assign's), ``updates`` has the shape
+``indices.shape + ref.shape[1:]`` (``indices.shape[:-1] + ref.shape[K:]`` for the Nd
+forms); fetching the op gives the variable's new value.  Repeated indices add up for
+Add and Sub; for Update one of them wins (which one is unspecified, as in TF).  An index
+outside the variable is an ``InvalidArgumentError`` naming the node, and the variable is
+left unchanged.  Not differentiable, as in TF.  Kernels: ``kernels/reference/state.py``
+(the host's) and ``kernels/cuda/state.py``.
+"""
+
+from __future__ import annotations
+
+from ..graph import Tensor, convert_to_tensor
+from ..tensor_shape import TensorShape
+from .array_operands import check_int
+from .gather_nd import check_updates, coordinate_depth, sliced_shape
+from .registry import InferError, OpDef, not_differentiable, register_op
+from .state import variable_ref
+
+__all__ = ["scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update",
+           "scatter_nd_add", "scatter_nd_sub", "ROW_SCATTERS", "ND_SCATTERS"]
+
+ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub")
+ND_SCATTERS = ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub")
+
+
+def _same_dtype(ref, updates, node: str) -> None:
+    if updates.dtype != ref.dtype:
+        raise TypeError(f"Op '{node}': updates '{updates.name}' are {updates.dtype.name} but "
+                        f"the variable '{ref.name}' is {ref.dtype.name}.")
+
+
+def _row_scatter(inputs, attrs, node):
+    ref, indices, updates = inputs
+    check_int(indices, node, "indices")
+    _same_dtype(ref, updates, node)
+    if indices.shape.ndims is not None and ref.shape.ndims is not None:
+        expected = TensorShape(list(indices.shape.dims) + list(ref.shape.dims[1:]))
+        if ref.shape.ndims == 0:
+            raise InferError(f"Op '{node}': the variable '{ref.name}' is a scalar; it has "
+                             f"no rows to scatter into.")
+        check_updates(updates, expected, node)
+    return ref.dtype, ref.shape
+
+
+def _nd_scatter(inputs, attrs, node):
+    ref, indices, updates = inputs
+    _same_dtype(ref, updates, node)
+    k = coordinate_depth(indices, ref.shape.ndims, node, f"the variable '{ref.name}'")
+    check_updates(updates, sliced_shape(indices, k, ref.shape.dims), node)
+    return ref.dtype, ref.shape
+
+
+for _op in ROW_SCATTERS:
+    register_op(OpDef(_op, _row_scatter, 3, ref_inputs=(0,), stateful=True,
+                      attr_defaults={"use_locking": True}))
+for _op in ND_SCATTERS:
+    register_op(OpDef(_op, _nd_scatter, 3, ref_inputs=(0,), stateful=True,
+                      attr_defaults={"use_locking": True}))
+not_differentiable(*ROW_SCATTERS, *ND_SCATTERS)
+
+
+def _builder(op_type: str, public_name: str, verb: str):
+    def build(ref, indices, updates, use_locking=True, name=None) -> Tensor:
+        target = variable_ref(ref, public_name)
+        indices = convert_to_tensor(indices, graph=target.graph, name="indices")
+        updates = convert_to_tensor(updates, dtype=target.dtype, graph=target.graph,
+                                    name="updates")
+        return target.graph.create_op(op_type, [target, indices, updates],
+                                      {"use_locking": bool(use_locking)},
+                                      name=name or op_type).outputs[0]
+    build.__name__ = build.__qualname__ = public_name
+    build.__doc__ = (f"An op {verb} ``updates`` at ``indices`` of variable ``ref`` in "
+                     f"place, as TF1's ``tf.{public_name}``; fetching it gives the new "
+                     f"value (see the module docstring).")
+    return build
+
+
+scatter_update = _builder("ScatterUpdate", "scatter_update", "writing")
+scatter_add = _builder("ScatterAdd", "scatter_add", "adding")
+scatter_sub = _builder("ScatterSub", "scatter_sub", "subtracting")
+scatter_nd_update = _builder("ScatterNdUpdate", "scatter_nd_update", "writing")
+scatter_nd_add = _builder("ScatterNdAdd", "scatter_nd_add", "adding")
+scatter_nd_sub = _builder("ScatterNdSub", "scatter_nd_sub", "subtracting")
