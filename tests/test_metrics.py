@@ -63,3 +63,41 @@ def test_metric_variables_names_and_collections():
         assert sess.run(update) == 0.5
     with pytest.raises(ValueError, match="accuracy: predictions .* must have the same shape"):
         ds.metrics.accuracy(labels, ds.constant([1, 2, 3]))
+
+
+def test_confusion_counts_precision_recall_and_auc_against_numpy():
+    rng = np.random.default_rng(4)
+    truth = rng.integers(0, 2, 60).astype(bool)
+    scores = np.clip(truth * 0.4 + rng.uniform(0, 0.6, 60), 0, 1).astype(np.float32)
+    labels = ds.placeholder(ds.bool, [None])
+    score = ds.placeholder(ds.float32, [None])
+    predicted = score > 0.5
+    metrics = {"precision": ds.metrics.precision(labels, predicted),
+               "recall": ds.metrics.recall(labels, predicted),
+               "fn": ds.metrics.false_negatives(labels, predicted),
+               "auc": ds.metrics.auc(labels, score, num_thresholds=1000)}
+    with ds.Session() as sess:
+        sess.run(ds.local_variables_initializer())
+        assert sess.run(metrics["precision"][0]) == 0.0          # no positive yet
+        for part in np.split(np.arange(60), 3):
+            sess.run([u for _, u in metrics.values()], {labels: truth[part],
+                                                        score: scores[part]})
+        got = sess.run({k: v for k, (v, _) in metrics.items()})
+    guess = scores > 0.5
+    tp, fp, fn = (np.sum(truth & guess), np.sum(~truth & guess), np.sum(truth & ~guess))
+    np.testing.assert_allclose(got["precision"], tp / (tp + fp), rtol=1e-6)
+    np.testing.assert_allclose(got["recall"], tp / (tp + fn), rtol=1e-6)
+    assert got["fn"] == fn
+    pairs = scores[truth][:, None] - scores[~truth][None, :]     # the ROC AUC is the
+    rank_auc = np.mean((pairs > 0) + 0.5 * (pairs == 0))        # chance a positive ranks first
+    np.testing.assert_allclose(got["auc"], rank_auc, atol=2e-3)
+    assert sorted(v.op.name for v in ds.local_variables() if v.op.name.startswith("auc")) == \
+        ["auc/false_negatives", "auc/false_positives", "auc/true_negatives",
+         "auc/true_positives"]
+
+
+def test_auc_refuses_what_it_does_not_compute():
+    with pytest.raises(ValueError, match="curve"):
+        ds.metrics.auc([True], [0.5], curve="DET")
+    with pytest.raises(ValueError, match="trapezoidal"):
+        ds.metrics.auc([True], [0.5], summation_method="careful_interpolation")
