@@ -3,7 +3,12 @@ numpy (float64): outputs, final states, ``sequence_length`` (zero outputs and th
 kept past a sequence's end), time-major inputs, stacked cells; TF1's variable names;
 gradients against finite differences; and a small LSTM that learns.  Beside TF 2.21's
 ``compat.v1`` cells, given the same weights, the names, outputs, states and gradients
-came out the same (to 1e-6; TF is not a test dependency)."""
+came out the same (to 1e-6; TF is not a test dependency).
+
+An unknown number of time steps runs a while loop: its outputs, states and gradients
+equal the unrolled steps' (same variables, one graph, several lengths fed), for each
+cell, with and without ``sequence_length``, time first or not; bidirectional too; 0 and
+1 steps; TF 2.21's values hard-coded; an LSTM trained on batches of varying length."""
 
 from __future__ import annotations
 
@@ -158,8 +163,8 @@ def test_an_lstm_learns_to_sum_a_sequence(rng):
 
 
 def test_what_the_rnns_refuse():
-    x = ds.placeholder(ds.float32, (None, None, 3))
-    with pytest.raises(ValueError, match="number of time steps"):
+    x = ds.placeholder(ds.float32, (None, None))
+    with pytest.raises(ValueError, match=r"must be \[batch, time, depth\]"):
         ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(2), x, dtype=ds.float32)
     fixed = ds.placeholder(ds.float32, (None, 4, 3))
     with pytest.raises(ValueError, match="you must give a dtype"):
@@ -236,3 +241,177 @@ def test_a_bidirectional_rnn_reads_each_sequence_both_ways(rng):
         want_bw[b, :n] = out_bw[b, :n][::-1]
     for g, e in zip(got, [want_fw, want_bw, h_fw, h_bw]):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+# --- unknown number of time steps: the while loop ------------------------------------------
+
+CELLS = {
+    "rnn": lambda: ds.nn.rnn_cell.BasicRNNCell(3),
+    "lstm": lambda: ds.nn.rnn_cell.BasicLSTMCell(3),
+    "gru": lambda: ds.nn.rnn_cell.GRUCell(3),
+    "stacked": lambda: ds.nn.rnn_cell.MultiRNNCell([ds.nn.rnn_cell.LSTMCell(4),
+                                                    ds.nn.rnn_cell.GRUCell(3)]),
+}
+
+
+def leaves(state):
+    return [state] if not isinstance(state, tuple) else \
+        [leaf for part in state for leaf in leaves(part)]
+
+
+def rnn_and_gradients(make_cell, x, lengths, time_major, reuse):
+    """dynamic_rnn's outputs and state leaves, then the gradients of a loss of them all
+    (the outputs weighted by a fed tensor) w.r.t. the inputs and the variables."""
+    with ds.variable_scope(ds.get_variable_scope(), reuse=reuse):
+        outputs, state = ds.nn.dynamic_rnn(make_cell(), x, sequence_length=lengths,
+                                           dtype=ds.float64, time_major=time_major)
+    weights = ds.placeholder(ds.float64, (None, None, 3))
+    loss = ds.reduce_sum(outputs * weights) + ds.add_n(
+        [ds.reduce_sum(s * (k + 1.0)) for k, s in enumerate(leaves(state))])
+    return [outputs, *leaves(state)], ds.gradients(loss, [x, *ds.trainable_variables()]), \
+        weights
+
+
+@pytest.mark.parametrize("time_major", [False, True], ids=["batch_major", "time_major"])
+@pytest.mark.parametrize("with_lengths", [False, True], ids=["full", "lengths"])
+@pytest.mark.parametrize("kind", sorted(CELLS))
+def test_unknown_time_loops_with_the_unrolled_values_and_gradients(kind, with_lengths,
+                                                                   time_major, rng):
+    """One graph: the loop over [?, ?, 2] inputs, and the unrolled steps over 3 and 7
+    steps sharing its variables (by name: the loop made them under TF1's names); both
+    lengths fed into the loop in one session."""
+    lengths = ds.placeholder(ds.int32, (None,)) if with_lengths else None
+    x = ds.placeholder(ds.float64, (None, None, 2))
+    looped = rnn_and_gradients(CELLS[kind], x, lengths, time_major, reuse=False)
+    assert any(op.type in ("While", "StatelessWhile") for op in ds.get_default_graph()
+               .get_operations())
+    unrolled = {}
+    for steps in (3, 7):
+        fixed = ds.placeholder(ds.float64, (steps, None, 2) if time_major else (None, steps, 2))
+        unrolled[steps] = fixed, rnn_and_gradients(CELLS[kind], fixed, lengths, time_major,
+                                                   reuse=True)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        for steps, (fixed, (values, grads, weights)) in unrolled.items():
+            xv = rng.standard_normal((steps, 4, 2) if time_major else (4, steps, 2))
+            feed = {lengths: [steps, 2, 0, 1]} if with_lengths else {}
+            feed[looped[2]] = feed[weights] = rng.standard_normal(
+                (steps, 4, 3) if time_major else (4, steps, 3))
+            want = sess.run(values + grads, {**feed, fixed: xv})
+            got = sess.run(looped[0] + looped[1], {**feed, x: xv})
+            assert got[0].shape == want[0].shape
+            for g, e in zip(got, want):
+                np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    if with_lengths:                        # lengths 0 and 1: zeros past them
+        outputs = got[0] if time_major else got[0].transpose(1, 0, 2)
+        assert not outputs[:, 2].any() and not outputs[1:, 3].any() and outputs[0, 3].all()
+
+
+def test_the_loop_over_unknown_time_gives_tf1s_values(make_session):
+    # From TF 2.21 (tf.compat.v1, legacy Keras cells): tf.nn.dynamic_rnn of
+    # LSTMCell(3, initializer=tf.constant_initializer(kernel)) over a [None, None, 2]
+    # float32 placeholder, sequence_length [T, min(2, T)], x = cos(arange).reshape(2, T, 2);
+    # gradients of reduce_sum(outputs) + reduce_sum(state.c).
+    x = ds.placeholder(ds.float32, (None, None, 2))
+    lengths = ds.placeholder(ds.int32, (None,))
+    kernel0 = (0.5 * np.sin(np.arange(60))).reshape(5, 12)
+    cell = ds.nn.rnn_cell.LSTMCell(3, initializer=ds.constant_initializer(kernel0))
+    outputs, state = ds.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=ds.float32)
+    kernel = ds.trainable_variables()[0]
+    assert kernel.op.name == "rnn/lstm_cell/kernel"
+    dk, dx = ds.gradients(ds.reduce_sum(outputs) + ds.reduce_sum(state.c), [kernel, x])
+    sess = make_session()
+    sess.run(ds.global_variables_initializer())
+    want = {4: ([0.03603106, -0.11745526, -0.12435617],
+                [[-0.06584761, 0.04102931, 0.10603114], [-0.06466814, 0.11043201, 0.16510145],
+                 [0, 0, 0], [0, 0, 0]],
+                [[0.05813511, -0.27776158, -0.41844264], [-0.14175645, 0.19621326, 0.27523777]],
+                [0.33803761, -0.03327133, 0.00732560], [-0.87137842, -0.39366663]),
+            1: ([0.06760502, -0.11351450, -0.13006389],
+                [[-0.07125869, 0.06222190, 0.12736993]],
+                [[0.11195664, -0.26918942, -0.42314911], [-0.19102174, 0.11808747, 0.19795947]],
+                [0.14303611, -0.07399148, 0.0], [-0.54467350, -0.21995312])}
+    for steps, (out_0_last, out_1, c, dk_some, dx_00) in want.items():
+        xv = np.cos(np.arange(2 * steps * 2)).reshape(2, steps, 2).astype(F32)
+        got = sess.run([outputs, state.c, state.h, dk, dx],
+                       {x: xv, lengths: [steps, min(2, steps)]})
+        for g, e in zip([got[0][0, -1], got[0][1], got[1], got[2][1], got[3].reshape(-1)[
+                [0, 17, 59]], got[4][0, 0]], [out_0_last, out_1, c, out_1[min(2, steps) - 1],
+                                              dk_some, dx_00]):
+            np.testing.assert_allclose(g, e, rtol=2e-5, atol=2e-6)
+
+
+def test_the_loop_runs_zero_steps_and_one(rng):
+    x = ds.placeholder(ds.float32, (None, None, 2))
+    start = ds.nn.rnn_cell.LSTMStateTuple(ds.placeholder(ds.float32, (None, 3)),
+                                          ds.placeholder(ds.float32, (None, 3)))
+    outputs, state = ds.nn.dynamic_rnn(ds.nn.rnn_cell.BasicLSTMCell(3), x, initial_state=start)
+    grads = ds.gradients(ds.reduce_sum(outputs) + ds.reduce_sum(state.h),
+                         [x, start.c, *ds.trainable_variables()])
+    c0, h0 = rng.standard_normal((2, 4, 3)).astype(F32)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        feed = {x: np.zeros((4, 0, 2), F32), start.c: c0, start.h: h0}
+        out, (c, h), (dx, dc, dk, db) = sess.run([outputs, state, grads], feed)
+        assert out.shape == (4, 0, 3) and dx.shape == (4, 0, 2)
+        np.testing.assert_array_equal(c, c0)       # TF1 too (with a known batch size)
+        np.testing.assert_array_equal(h, h0)
+        assert not dc.any() and not dk.any() and not db.any()
+        out, (c, h) = sess.run([outputs, state], {**feed, x: np.ones((4, 1, 2), F32)})
+        assert out.shape == (4, 1, 3) and not np.allclose(c, c0)
+        np.testing.assert_array_equal(out[:, 0], h)
+
+
+def test_a_bidirectional_rnn_over_unknown_time_equals_the_unrolled_one(rng):
+    lengths = np.array([5, 2, 0], np.int32)
+    xv = rng.standard_normal((3, 5, 4)).astype(F32)
+    results = []
+    for shape, reuse in (((None, None, 4), False), ((None, 5, 4), True)):
+        x = ds.placeholder(ds.float32, shape)
+        with ds.variable_scope(ds.get_variable_scope(), reuse=reuse):
+            (forward, backward), (state_fw, state_bw) = ds.nn.bidirectional_dynamic_rnn(
+                ds.nn.rnn_cell.BasicLSTMCell(3), ds.nn.rnn_cell.GRUCell(2), x,
+                sequence_length=lengths, dtype=ds.float32)
+        loss = ds.reduce_sum(forward * backward[:, :, :1]) + ds.reduce_sum(state_bw)
+        results.append((x, [forward, backward, state_fw.c, state_bw] + ds.gradients(
+            loss, [x] + ds.trainable_variables())))
+    assert len(ds.trainable_variables()) == 6
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        (x, looped), (fixed, unrolled) = results
+        for g, e in zip(sess.run(looped, {x: xv}), sess.run(unrolled, {fixed: xv})):
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_an_lstm_over_variable_length_batches_learns(rng):
+    x = ds.placeholder(ds.float32, (None, None, 1))
+    y = ds.placeholder(ds.float32, (None, 1))
+    lengths = ds.placeholder(ds.int32, (None,))
+    _, state = ds.nn.dynamic_rnn(ds.nn.rnn_cell.LSTMCell(8), x, sequence_length=lengths,
+                                 dtype=ds.float32)
+    loss = ds.losses.mean_squared_error(y, ds.layers.dense(state.h, 1))
+    train = ds.train.AdamOptimizer(0.03).minimize(loss)
+    batches = []
+    for steps in (4, 6, 3):
+        xv = rng.standard_normal((32, steps, 1)).astype(F32)
+        n = rng.integers(1, steps + 1, 32).astype(np.int32)
+        xv[np.arange(steps) >= n[:, None]] = 0       # past its length, nothing to sum
+        batches.append({x: xv, y: xv.sum(1), lengths: n})
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        first = np.mean([sess.run(loss, b) for b in batches])
+        for k in range(120):
+            sess.run(train, batches[k % 3])
+        assert np.mean([sess.run(loss, b) for b in batches]) < 0.1 * first
+
+
+def test_dropout_in_the_loop_runs_forward_but_its_gradient_is_refused(rng):
+    x = ds.placeholder(ds.float32, (None, None, 2))
+    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(40), output_keep_prob=0.5)
+    outputs, _ = ds.nn.dynamic_rnn(cell, x, dtype=ds.float32)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        dropped = sess.run(outputs, {x: rng.standard_normal((4, 3, 2)).astype(F32)})
+    assert dropped.shape == (4, 3, 40) and 0.3 < np.mean(dropped == 0) < 0.7
+    with pytest.raises(ValueError, match="Cannot differentiate through 'rnn/while'"):
+        ds.gradients(ds.reduce_sum(outputs), ds.trainable_variables())
