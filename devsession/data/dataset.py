@@ -27,23 +27,12 @@ from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph
 from ..ops import nest
 from ..ops.dataset import FUNCTION_SLOTS
 from ..tensor_shape import TensorShape
+from .iterator import Iterator
+from .structure import ElementSpec
 
 __all__ = ["Dataset", "ElementSpec", "AUTOTUNE"]
 
 AUTOTUNE = -1      # tf.data.experimental.AUTOTUNE: devsession runs stages on demand
-
-
-class ElementSpec:
-    """One component of a dataset's elements: its dtype and static shape."""
-
-    __slots__ = ("dtype", "shape")
-
-    def __init__(self, dtype, shape):
-        self.dtype = dtypes.as_dtype(dtype)
-        self.shape = TensorShape(shape)
-
-    def __repr__(self):
-        return f"ElementSpec({self.dtype.name}, {self.shape})"
 
 
 class Dataset:
@@ -232,14 +221,10 @@ class Dataset:
 
     # --- iterators -------------------------------------------------------------------------------
 
-    def make_one_shot_iterator(self):
-        from .iterator import Iterator
-
+    def make_one_shot_iterator(self) -> Iterator:
         return Iterator.one_shot(self)
 
-    def make_initializable_iterator(self, shared_name=None):
-        from .iterator import Iterator
-
+    def make_initializable_iterator(self, shared_name=None) -> Iterator:
         return Iterator.initializable(self, shared_name)
 
     def __iter__(self):

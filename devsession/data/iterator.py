@@ -23,7 +23,7 @@ from ..graph import Operation, Tensor, get_default_graph
 from ..ops import nest
 from ..ops.dataset import GET_NEXT, MAKE_ITERATOR
 from ..tensor_shape import TensorShape
-from .dataset import Dataset, ElementSpec
+from .structure import ElementSpec
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
 
@@ -32,8 +32,7 @@ class Iterator:
     """A TF1 ``tf.data.Iterator`` (see the module docstring); made by a Dataset's
     ``make_*_iterator`` or by ``Iterator.from_structure``."""
 
-    def __init__(self, graph, shared_name: str, structure, initializer=None,
-                 one_shot: Dataset | None = None):
+    def __init__(self, graph, shared_name: str, structure, initializer=None, one_shot=None):
         self._graph = graph
         self._shared_name = shared_name
         self._structure = structure
@@ -41,12 +40,12 @@ class Iterator:
         self._one_shot = one_shot
 
     @classmethod
-    def one_shot(cls, dataset: Dataset) -> "Iterator":
+    def one_shot(cls, dataset) -> "Iterator":
         return cls(dataset._graph, _unique("OneShotIterator"), dataset._structure,
                    one_shot=dataset)
 
     @classmethod
-    def initializable(cls, dataset: Dataset, shared_name=None) -> "Iterator":
+    def initializable(cls, dataset, shared_name=None) -> "Iterator":
         iterator = cls(dataset._graph, shared_name or _unique("Iterator"), dataset._structure)
         iterator._initializer = iterator.make_initializer(dataset, name="MakeIterator")
         return iterator
@@ -73,7 +72,7 @@ class Iterator:
                              "by the op make_initializer(dataset) returns.")
         return self._initializer
 
-    def make_initializer(self, dataset: Dataset, name=None) -> Operation:
+    def make_initializer(self, dataset, name=None) -> Operation:
         """The op starting this iterator over ``dataset`` (same structure and dtypes,
         compatible shapes, else TypeError/ValueError)."""
         nest.assert_same_structure(self._structure, dataset._structure)
@@ -127,11 +126,11 @@ def _unique(kind: str) -> str:
     return f"{kind}_{uuid.uuid4().hex[:16]}"
 
 
-def make_one_shot_iterator(dataset: Dataset) -> Iterator:
+def make_one_shot_iterator(dataset) -> Iterator:
     """TF1's ``tf.compat.v1.data.make_one_shot_iterator(dataset)``."""
     return dataset.make_one_shot_iterator()
 
 
-def make_initializable_iterator(dataset: Dataset, shared_name=None) -> Iterator:
+def make_initializable_iterator(dataset, shared_name=None) -> Iterator:
     """TF1's ``tf.compat.v1.data.make_initializable_iterator(dataset)``."""
     return dataset.make_initializable_iterator(shared_name)
