@@ -256,7 +256,7 @@ class Graph:
                 self._names_in_use.setdefault(name.lower(), 1)
             else:
                 name = self.unique_name(_clean_name(name or _default_name(op_type)))
-            specs = [InputSpec(t.dtype, t.shape, t.name, constant_value(t)) for t in inputs]
+            specs = [InputSpec(t.dtype, t.shape, t.name, constant_value(t), t) for t in inputs]
             try:
                 out = op_def.infer(specs, full_attrs, name)
             except InferError as e:

@@ -69,7 +69,7 @@ import collections
 from . import dtypes
 from .graph import convert_to_tensor
 from .initializers import constant_initializer, zeros_initializer
-from .ops import (concat, constant, expand_dims, gather, less, matmul, reshape, sigmoid, stack,
+from .ops import (concat, constant, expand_dims, gather, less, matmul, sigmoid, stack,
                   tanh, transpose, unstack, where, zeros, zeros_like)
 from .ops.array import split
 from .ops.array_fill import shape
@@ -393,13 +393,11 @@ def _swap_batch_and_time(x):
 def _looped(cell, x, initial_state, dtype, sequence_length):
     """The cell over time-major ``x`` ([time, batch, depth], time unknown) in a
     ``while_loop``: ``(outputs [time, batch, units], final_state)``."""
-    state = _map_state(lambda t: _stated(convert_to_tensor(t)),
-                       _initial_state(cell, x, 1, initial_state, dtype))
+    state = _map_state(convert_to_tensor, _initial_state(cell, x, 1, initial_state, dtype))
     lengths = _lengths(sequence_length)
     # Makes the cell's variables and shows its output's dtype and shape; never runs.
     first_output, first_state = cell(gather(x, 0), state)
-    zero_output = _stated(_zeros_like_size(cell.output_size, _batch_size(x, 1),
-                                           first_output.dtype))
+    zero_output = _zeros_like_size(cell.output_size, _batch_size(x, 1), first_output.dtype)
     no_outputs = expand_dims(zero_output, 0)[:0]
     steps = shape(x)[0]
 
@@ -417,18 +415,6 @@ def _looped(cell, x, initial_state, dtype, sequence_length):
                                    (constant(0), state, no_outputs),
                                    shape_invariants=invariants, name="while")
     return outputs, state
-
-
-def _stated(t):
-    """``t``, reshaped to its static shape when one dimension is unknown, so that the
-    node itself states the shape.  A GraphDef import (a cluster session's) infers each
-    node's shape again from the node alone, and a ``Fill`` of partly known dims
-    (``zero_state`` of a run-time batch size) then comes out fully unknown, no longer
-    fitting the loop variable shapes the ``While`` node declares."""
-    dims = t.shape.dims
-    if dims is None or dims.count(None) != 1 or 0 in dims:
-        return t
-    return reshape(t, [-1 if d is None else d for d in dims])
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,

@@ -223,3 +223,22 @@ def test_embedding_lookup_shapes_and_arguments():
         ds.nn.embedding_lookup([table, table], ids, partition_strategy="div")
     with pytest.raises(ValueError, match="max_norm"):
         ds.nn.embedding_lookup(table, ids, max_norm=1.0)
+
+
+def test_shapes_given_as_partly_known_vectors_survive_a_graph_def_import():
+    """The node alone states them (inferred when it is built, from the Shape/Pack/
+    ConcatV2 feeding its shape input), so an imported graph (a cluster's, a saved one)
+    sees the same static shapes, as a while_loop's declared loop shapes need."""
+    graph = ds.Graph()
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, [None, 3, 4])
+        rows = ds.shape(x)[0]
+        built = [ds.zeros(ds.stack([rows, 3])), ds.ones(ds.concat([ds.shape(x)[:2], [7]], 0)),
+                 ds.fill(ds.stack([2, rows]), 1.5), ds.reshape(x, ds.stack([rows, 12])),
+                 ds.random_uniform(ds.stack([rows, 5])), ds.random_normal(ds.shape(x))]
+    want = [[None, 3], [None, 3, 7], [2, None], [None, 12], [None, 5], [None, 3, 4]]
+    assert [t.shape.as_list() for t in built] == want
+    imported = ds.Graph()
+    with imported.as_default():
+        ds.import_graph_def(graph.as_graph_def(), name="")
+    assert [imported.get_tensor_by_name(t.name).shape.as_list() for t in built] == want

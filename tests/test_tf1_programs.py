@@ -28,10 +28,7 @@ from values import (assert_matches, encode, load_program, program_names,  # noqa
                     read_event_tags)
 
 PROGRAMS = program_names()
-NEEDS = {
-    "p08_random_and_where": "static shapes from tf.shape of a partly known shape (TF infers "
-                            "[None, 50] for random_normal(tf.shape(z)); devsession [None, None])",
-}
+NEEDS: dict = {}
 # Where devsession differs from TensorFlow on purpose: key -> why (the key is not compared;
 # every other key of the program still is).
 DIFFERS = {

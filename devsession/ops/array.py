@@ -33,7 +33,7 @@ import numpy as np
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array_operands import (check_int, int_operand, int_values, partial_shape_value,
-                             refine_shape, small, vector_length)
+                             small, vector_length)
 from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
 
@@ -71,6 +71,8 @@ def _reshape(inputs, attrs, node):
     if len(inputs) == 2:
         x, shape = inputs
         target = int_values(shape, node, "the shape")
+        if target is None and shape.tensor is not None:
+            target = partial_shape_value(shape.tensor)     # [tf.shape(x)[0], -1]...
         if target is None:
             n = vector_length(shape)
             return x.dtype, TensorShape(None if n is None else [None] * n)
@@ -462,14 +464,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
             shape = np.atleast_1d(np.asarray(shape)).tolist()
         return make_op("Reshape", [x], {"shape": tuple(int(d) for d in shape)}, name)
     shape = int_operand(shape, graph_of(x, shape))
-    out = make_op("Reshape", [x, shape], name=name)
-    target = partial_shape_value(shape)
-    if target is not None and len(target) == out.shape.ndims:
-        try:
-            refine_shape(out, reshaped_dims(x.shape, target, out.op.name, x.name))
-        except InferError as e:
-            raise ValueError(str(e)) from None
-    return out
+    return make_op("Reshape", [x, shape], name=name)
 
 
 def transpose(a, perm=None, name=None) -> Tensor:

@@ -22,7 +22,7 @@ from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array import alike_inputs, identity
 from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
-                             partial_shape_value, refine_shape, small, vector_length)
+                             shape_operand, small)
 from .common import graph_of, make_op, operands
 from .registry import InferError, OpDef, register_op
 
@@ -74,8 +74,7 @@ def _fill(inputs, attrs, node):
         raise InferError(f"Op '{node}': value '{value.name}' must be a scalar, got shape "
                          f"{value.shape}.")
     if shape is None:
-        n = vector_length(dims)
-        return value.dtype, TensorShape(None if n is None else [None] * n)
+        return value.dtype, shape_operand(dims)
     if any(d < 0 for d in shape):
         raise InferError(f"Op '{node}': dims {shape} must be non-negative.")
     return value.dtype, TensorShape(shape)
@@ -151,8 +150,7 @@ def fill(dims, value, name=None) -> Tensor:
     """A tensor of shape ``dims`` (ints or an int tensor) filled with scalar ``value``."""
     graph = graph_of(dims, value)
     shape_vector = int_operand(dims, graph)
-    out = make_op("Fill", [shape_vector, convert_to_tensor(value, graph=graph)], name=name)
-    return refine_shape(out, partial_shape_value(shape_vector))
+    return make_op("Fill", [shape_vector, convert_to_tensor(value, graph=graph)], name=name)
 
 
 def _filled(value: int, what: str):

@@ -20,7 +20,7 @@ from .common import make_op
 from .registry import InferError
 
 __all__ = ["STATIC_VALUE_LIMIT", "INDEX_DTYPES", "check_int", "int_values", "vector_length",
-           "small", "int_operand", "partial_shape_value", "refine_shape"]
+           "small", "int_operand", "partial_shape_value", "shape_operand"]
 
 # Static values (shape arithmetic) are worked out at build time only for small arrays:
 # they are kept on the tensor, and a big constant is the optimizer's business.
@@ -89,9 +89,10 @@ def int_operand(value, graph=None, name: str | None = None) -> Tensor:
 def partial_shape_value(tensor: Tensor) -> list | None:
     """What the graph knows of int vector ``tensor`` used as a shape: a list with an int
     where an element is known and None where not, or None when even its length is
-    unknown.  Sees through Shape (the input's static dims), Pack of scalars (each one's
-    static value, or a dimension of a Shape picked by ``shape(x)[i]``) and ConcatV2 of
-    such vectors, as TF's shape inference does."""
+    unknown.  Sees through Shape (the input's static dims), a strided slice of one
+    (``shape(x)[1:]``), Pack of scalars (each one's static value, or a dimension of a
+    Shape picked by ``shape(x)[i]``) and ConcatV2 of such vectors, as TF's shape
+    inference does."""
     value = constant_value(tensor)
     if value is not None:
         return [int(v) for v in np.asarray(value).reshape(-1)]
@@ -101,6 +102,10 @@ def partial_shape_value(tensor: Tensor) -> list | None:
     if op.type == "Pack" and op.attrs.get("axis", 0) == 0 and \
             all(t.shape.ndims == 0 for t in op.inputs):
         return [_scalar_value(t) for t in op.inputs]
+    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
+        dims = _sliced_dims(op)
+        if dims is not None:
+            return dims
     if op.type == "ConcatV2" and len(op.inputs) and op.attrs.get("axis") == 0:
         parts = [partial_shape_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
@@ -108,6 +113,21 @@ def partial_shape_value(tensor: Tensor) -> list | None:
     if tensor.shape.ndims == 1 and tensor.shape.dims[0] is not None:
         return [None] * tensor.shape.dims[0]
     return None
+
+
+def _sliced_dims(op) -> list | None:
+    """``tf.shape(x)[1:3]``: the static dims of ``x`` that a 1-D strided slice (constant
+    begin, end and stride; no special masks) of its Shape picks."""
+    if any(op.attrs.get(m) for m in ("ellipsis_mask", "new_axis_mask", "shrink_axis_mask")):
+        return None
+    dims = op.inputs[0].op.inputs[0].shape.dims
+    spec = [constant_value(t) for t in op.inputs[1:]]
+    if dims is None or any(v is None or np.size(v) != 1 for v in spec):
+        return None
+    begin, end, stride = (int(np.asarray(v).reshape(())) for v in spec)
+    begin = None if op.attrs.get("begin_mask", 0) & 1 else begin
+    end = None if op.attrs.get("end_mask", 0) & 1 else end
+    return list(dims)[begin:end:stride] if stride else None
 
 
 def _scalar_value(t: Tensor) -> int | None:
@@ -126,9 +146,15 @@ def _scalar_value(t: Tensor) -> int | None:
     return None
 
 
-def refine_shape(t: Tensor, dims) -> Tensor:
-    """``t`` with its static shape merged with ``dims`` (what a builder knows beyond the
-    infer function)."""
-    if dims is not None and t.shape.is_compatible_with(TensorShape(dims)):
-        t.set_shape(TensorShape(dims))
-    return t
+def shape_operand(spec) -> TensorShape:
+    """The static shape an int vector input describes, as far as the graph knows it
+    (its value, else ``partial_shape_value`` of its tensor): inferred when the node is
+    built, so a GraphDef imported later gets the same shapes."""
+    if spec.value is not None:
+        return TensorShape([int(d) for d in np.asarray(spec.value).reshape(-1)])
+    dims = partial_shape_value(spec.tensor) if spec.tensor is not None else None
+    if dims is None and spec.shape.ndims == 1:
+        dims = [None] * spec.shape.dims[0] if spec.shape.dims[0] is not None else None
+    return TensorShape(None if dims is None else [d if d is None or d >= 0 else None
+                                                  for d in dims])
+

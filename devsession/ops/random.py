@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
 from ..tensor_shape import TensorShape, as_shape
+from .array_operands import shape_operand
 from .common import make_op
 from .registry import InferError, OpDef, not_differentiable, register_op
 
@@ -37,10 +38,7 @@ def _drawn_shape(shape_input, attrs, node) -> TensorShape:
     if not shape_input.dtype.is_integer or shape_input.shape.ndims not in (None, 1):
         raise InferError(f"Op '{node}': a shape must be a 1-D integer tensor, got "
                          f"'{shape_input.name}' ({shape_input.dtype.name}, {shape_input.shape}).")
-    if shape_input.value is not None:
-        return TensorShape([int(d) for d in shape_input.value])
-    length = shape_input.shape[0] if shape_input.shape.ndims == 1 else None
-    return TensorShape(None if length is None else [None] * length)
+    return shape_operand(shape_input)
 
 
 def _float_draw(inputs, attrs, node):

@@ -33,12 +33,15 @@ __all__ = ["OpDef", "InputSpec", "register_op", "get_op_def", "registered_ops", 
 class InputSpec:
     """What ``infer`` sees of one input: its dtype, static shape and display name, and
     its value when the graph already determines it (a constant, the shape of a tensor
-    whose shape is known...), so a shape given as a tensor can still be inferred."""
+    whose shape is known...), so a shape given as a tensor can still be inferred; and
+    the tensor itself, for what the graph knows of a value only in part (a shape vector
+    ``[tf.shape(x)[0], 3]``: ``array_operands.shape_operand``)."""
 
     dtype: DType
     shape: TensorShape
     name: str
     value: object = None        # np.ndarray or None
+    tensor: object = None       # the input Tensor
 
 
 # infer(inputs, attrs, node_name) -> (dtype, shape) of the one output, a list of them for
