@@ -19,8 +19,7 @@ from devsession.unsupported import UnsupportedTF1Error
 from fake_gpu import fake_gpus
 from sessions import SESSION_MAKERS
 
-RNG = np.random.default_rng(5)
-FEATURES = RNG.standard_normal((10, 3)).astype(np.float32)
+FEATURES = np.random.default_rng(5).standard_normal((10, 3)).astype(np.float32)
 LABELS = np.arange(10, dtype=np.int64)
 
 
