@@ -11,7 +11,10 @@
 ``AdagradOptimizer``        slot ``<var>/Adagrad`` from ``initial_accumulator_value``
 ``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
-                            ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``)
+                            ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
+                            restores TensorFlow's checkpoints too (``tf_checkpoint.py``)
+``NewCheckpointReader``     ``list_variables``, ``load_variable``: a checkpoint's tensors
+                            without a graph (``checkpoint_reader.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
@@ -50,6 +53,8 @@ from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, S
                                 SessionRunValues, StopAtStepHook, SummarySaverHook)
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
+from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
+                                load_variable)
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     latest_checkpoint)
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
@@ -65,7 +70,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
-           "StepCounterHook"]
+           "StepCounterHook", "CheckpointReader", "NewCheckpointReader", "list_variables",
+           "load_variable"]
 
 
 def __getattr__(name: str):

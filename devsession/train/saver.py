@@ -58,6 +58,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError,
                       ResourceExhaustedError, UnknownError)
+from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from ..graph import control_dependencies, device, get_default_graph, name_scope
 from ..ops.state import assign, group, placeholder
 from ..variables import global_variables
@@ -302,35 +303,82 @@ def _data_file_of(prefix: str) -> str | None:
 # --- reading -----------------------------------------------------------------------------------
 
 def _read_checkpoint(prefix: str, variables: dict) -> dict:
-    """{name: array} for every variable, all checked; raises before anything is assigned."""
+    """{name: array} for every variable, all checked; raises before anything is assigned.
+    Reads devsession's checkpoints and TensorFlow's (``tf_checkpoint.py``)."""
+    checkpoint = open_checkpoint(prefix)
+    _check_present(checkpoint.prefix, variables, set(checkpoint.names()))
+    return {name: _fits_variable(checkpoint.prefix, name, checkpoint.tensor(name), var)
+            for name, var in variables.items()}
+
+
+def open_checkpoint(prefix: str):
+    """The checkpoint at ``prefix`` (devsession's or TensorFlow's), its data checked:
+    ``names()``, ``shape(name)``, ``dtype(name)``, ``tensor(name)``."""
+    prefix = os.fspath(prefix)
     if prefix.endswith(".index"):
         prefix = prefix[:-len(".index")]
-    index = _read_index(prefix)
-    data_path = os.path.join(os.path.dirname(os.path.abspath(prefix)),
-                             os.path.basename(index["data"]))
-    try:
-        with open(data_path, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise DataLossError(f"Checkpoint {prefix}: its data file {data_path} is missing."
-                            ) from None
-    if hashlib.sha256(raw).hexdigest() != index["sha256"]:
-        raise DataLossError(f"Checkpoint {prefix}: data file {data_path} is corrupt or "
-                            f"truncated (its SHA-256 differs from the index's).")
-    missing = [name for name in variables if name not in index["variables"]]
+    if is_tf_checkpoint(prefix):
+        return TFCheckpoint(prefix)
+    return _Checkpoint(prefix)
+
+
+class _Checkpoint:
+    """A devsession checkpoint: its index read and its data file's SHA-256 checked."""
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+        self._index = _read_index(prefix)
+        self._data_path = os.path.join(os.path.dirname(os.path.abspath(prefix)),
+                                       os.path.basename(self._index["data"]))
+        try:
+            with open(self._data_path, "rb") as f:
+                self._raw = f.read()
+        except FileNotFoundError:
+            raise DataLossError(f"Checkpoint {prefix}: its data file {self._data_path} is "
+                                f"missing.") from None
+        self._npz = None            # the .npz, opened on the first read
+        if hashlib.sha256(self._raw).hexdigest() != self._index["sha256"]:
+            raise DataLossError(f"Checkpoint {prefix}: data file {self._data_path} is "
+                                f"corrupt or truncated (its SHA-256 differs from the "
+                                f"index's).")
+
+    def names(self) -> list:
+        return sorted(self._index["variables"])
+
+    def shape(self, name: str) -> list:
+        return list(self._entry(name)["shape"])
+
+    def dtype(self, name: str) -> dtypes.DType:
+        return dtypes.as_dtype(self._entry(name)["dtype"])
+
+    def tensor(self, name: str) -> np.ndarray:
+        entry = self._entry(name)
+        try:
+            if self._npz is None:
+                self._npz = np.load(io.BytesIO(self._raw), allow_pickle=False)
+            array = self._npz[entry["key"]]
+        except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
+            raise DataLossError(f"Checkpoint {self.prefix}: cannot read its data file "
+                                f"{self._data_path}: {type(e).__name__}: {e}") from e
+        if array.dtype.name != entry.get("dtype") or list(array.shape) != entry.get("shape"):
+            raise DataLossError(f"Checkpoint {self.prefix}: '{name}' is {array.dtype} "
+                                f"{array.shape} in the data file but {entry.get('dtype')} "
+                                f"{entry.get('shape')} in the index.")
+        return array
+
+    def _entry(self, name: str) -> dict:
+        try:
+            return self._index["variables"][name]
+        except KeyError:
+            raise NotFoundError(f"Key {name} not found in checkpoint {self.prefix}.") \
+                from None
+
+
+def _check_present(prefix: str, variables: dict, stored) -> None:
+    missing = [name for name in variables if name not in stored]
     if missing:
         raise NotFoundError(f"Key {missing[0]} not found in checkpoint {prefix} (missing: "
                             f"{', '.join(sorted(missing))}).")
-    arrays = {}
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-            for name, var in variables.items():
-                entry = index["variables"][name]
-                arrays[name] = _checked_array(prefix, name, npz[entry["key"]], entry, var)
-    except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
-        raise DataLossError(f"Checkpoint {prefix}: cannot read its data file {data_path}: "
-                            f"{type(e).__name__}: {e}") from e
-    return arrays
 
 
 def _read_index(prefix: str) -> dict:
@@ -353,11 +401,8 @@ def _read_index(prefix: str) -> dict:
     return index
 
 
-def _checked_array(prefix, name, array, entry, var) -> np.ndarray:
-    if array.dtype.name != entry.get("dtype") or list(array.shape) != entry.get("shape"):
-        raise DataLossError(f"Checkpoint {prefix}: '{name}' is {array.dtype} {array.shape} "
-                            f"in the data file but {entry.get('dtype')} {entry.get('shape')} "
-                            f"in the index.")
+def _fits_variable(prefix, name, array, var) -> np.ndarray:
+    """``array`` if variable ``var`` can take it, else InvalidArgumentError."""
     if dtypes.as_dtype(array.dtype) != var.dtype:
         raise InvalidArgumentError(f"Checkpoint {prefix}: '{name}' is {array.dtype}, but "
                                    f"variable '{var.op.name}' is {var.dtype.name}.")
