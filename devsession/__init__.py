@@ -115,6 +115,7 @@ from .ops.elementwise import squared_difference  # noqa: E402
 from .ops.reduce import cumprod, cumsum  # noqa: E402
 from .ops.script import numpy_function, py_func  # noqa: E402
 from .ops.functional import foldl, foldr, map_fn, scan  # noqa: E402
+from .ops.einsum import einsum  # noqa: E402
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
 from .ops.gather_nd import (gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: E402
@@ -152,7 +153,7 @@ __all__ += [
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
-    "foldl", "foldr",
+    "foldl", "foldr", "einsum",
 ]
 
 

@@ -35,6 +35,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``dataset``        the iterator ops behind ``ds.data`` (host-side input pipelines)
 ``state_scatter``  ``scatter_update/add/sub``, ``scatter_nd_update/add/sub`` (variables
                    changed in place at indices)
+``einsum``         ``einsum`` (transposes, reshapes and MatMuls; a composite)
 ``functional``     ``map_fn``, ``scan``, ``foldl``, ``foldr`` (``while_loop``s; composites)
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients

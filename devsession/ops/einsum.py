@@ -1,0 +1,138 @@
+"""``einsum``: TF1's ``tf.einsum(equation, *inputs)``, built from the ops devsession has
+(reductions, transposes, reshapes and one MatMul per pair of operands), so its
+gradient, fusion and kernels come with them.
+
+Operands are contracted left to right.  For each pair, indices of one operand that
+nothing later needs are summed away first; then the indices both share and the output
+keeps are *batch* dimensions, those both share and nothing keeps are *contracted*, and
+the rest are each side's free dimensions: ``a`` is transposed to (batch, free,
+contracted) and ``b`` to (batch, contracted, free), each reshaped to three dimensions,
+multiplied by one batched MatMul and reshaped back.  A last transpose puts the result
+in the output's order.
+
+Equations as numpy's: ``"ij,jk->ik"``, or implicit (``"ij,jk"``: the indices that appear
+once, sorted).  Not supported (a ValueError saying so): ``...`` and an index repeated
+within one operand (a trace or a diagonal, ``"ii->i"``).  Sizes of an index that differ
+between operands are a ValueError when the graph knows them.
+"""
+
+from __future__ import annotations
+
+from ..graph import Tensor, convert_to_tensor, name_scope
+from .array import reshape, stack, transpose
+from .array_fill import shape as shape_of
+from .common import graph_of
+from .linalg import matmul
+from .reduce import reduce_prod, reduce_sum
+
+__all__ = ["einsum"]
+
+
+def einsum(equation: str, *inputs, name=None) -> Tensor:
+    """``equation`` (``"ij,jk->ik"``) applied to ``inputs`` (see the module docstring)."""
+    subscripts, output = _parse(equation, len(inputs))
+    graph = graph_of(*inputs)
+    with name_scope(name or "einsum"):
+        tensors = [convert_to_tensor(x, graph=graph) for x in inputs]
+        sizes = _sizes(subscripts, tensors)
+        value, indices = tensors[0], subscripts[0]
+        for k in range(1, len(tensors)):
+            later = set(output).union(*subscripts[k + 1:])
+            value, indices = _contract(value, indices, tensors[k], subscripts[k], later,
+                                       sizes)
+        value, indices = _sum_away(value, indices, set(output))
+        if indices != output:
+            value = transpose(value, [indices.index(i) for i in output])
+        return value
+
+
+def _parse(equation: str, count: int):
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError(f"einsum: ellipses ('...') are not supported yet: {equation!r}.")
+    given, arrow, output = equation.partition("->")
+    subscripts = given.split(",")
+    if len(subscripts) != count:
+        raise ValueError(f"einsum: {equation!r} names {len(subscripts)} operands, but "
+                         f"{count} were given.")
+    letters = "".join(subscripts)
+    if not arrow:
+        output = "".join(sorted(i for i in set(letters) if letters.count(i) == 1))
+    for part in subscripts + [output]:
+        if not part.isalpha() and part:
+            raise ValueError(f"einsum: subscripts are letters, got {part!r} in "
+                             f"{equation!r}.")
+        if len(set(part)) != len(part):
+            raise ValueError(f"einsum: an index repeated within {part!r} (a trace or a "
+                             f"diagonal) is not supported yet, in {equation!r}.")
+    missing = set(output) - set(letters)
+    if missing:
+        raise ValueError(f"einsum: output index {sorted(missing)} of {equation!r} appears "
+                         f"in no operand.")
+    return subscripts, output
+
+
+def _sizes(subscripts, tensors) -> dict:
+    """index -> a static size (or a size tensor); ValueError for ranks or sizes that
+    disagree."""
+    static: dict = {}
+    dynamic: dict = {}
+    for indices, t in zip(subscripts, tensors):
+        if t.shape.ndims is not None and t.shape.ndims != len(indices):
+            raise ValueError(f"einsum: operand '{t.name}' has rank {t.shape.ndims} but "
+                             f"subscripts {indices!r}.")
+        for axis, index in enumerate(indices):
+            size = t.shape.dims[axis] if t.shape.ndims is not None else None
+            if size is not None:
+                if static.setdefault(index, size) != size:
+                    raise ValueError(f"einsum: index {index!r} has sizes {static[index]} "
+                                     f"and {size}.")
+            else:
+                dynamic.setdefault(index, shape_of(t)[axis])
+    return {index: static.get(index, dynamic.get(index)) for index in {*static, *dynamic}}
+
+
+def _sum_away(value, indices: str, keep: set):
+    """``value`` with the axes of indices not in ``keep`` summed."""
+    axes = [axis for axis, i in enumerate(indices) if i not in keep]
+    if not axes:
+        return value, indices
+    return reduce_sum(value, axis=axes), "".join(i for i in indices if i in keep)
+
+
+def _contract(a, sa: str, b, sb: str, later: set, sizes: dict):
+    a, sa = _sum_away(a, sa, later | set(sb))
+    b, sb = _sum_away(b, sb, later | set(sa))
+    batch = [i for i in sa if i in sb and i in later]
+    summed = [i for i in sa if i in sb and i not in later]
+    left = [i for i in sa if i not in sb]
+    right = [i for i in sb if i not in sa]
+    a3 = _grouped(a, sa, [batch, left, summed], sizes)
+    b3 = _grouped(b, sb, [batch, summed, right], sizes)
+    product = matmul(a3, b3)
+    indices = batch + left + right
+    return reshape(product, _dims(indices, sizes)), "".join(indices)
+
+
+def _grouped(value, indices: str, groups, sizes: dict):
+    """``value`` transposed to the order of ``groups`` and reshaped to one dimension
+    per group."""
+    order = [i for group in groups for i in group]
+    if list(indices) != order:
+        value = transpose(value, [indices.index(i) for i in order])
+    return reshape(value, [_product(group, sizes) for group in groups])
+
+
+def _product(group, sizes: dict):
+    values = [sizes[i] for i in group]
+    if all(isinstance(v, int) for v in values):
+        total = 1
+        for v in values:
+            total *= v
+        return total
+    return reduce_prod(stack([v if not isinstance(v, int) else convert_to_tensor(v)
+                              for v in values]))
+
+
+def _dims(indices, sizes: dict) -> list:
+    return [sizes[i] for i in indices]

@@ -1,0 +1,68 @@
+"""``ds.einsum``: values against ``np.einsum`` for static and unknown shapes, gradients
+against finite differences, and the equations it refuses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+CASES = [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]),
+         ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+         ("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]), ("i,i->", [(4,), (4,)]),
+         ("i,j->ij", [(3,), (4,)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]),
+         ("ijk,jl,lk->i", [(2, 3, 4), (3, 5), (5, 4)]), ("bi,bi->b", [(3, 4), (3, 4)]),
+         ("ab,cd->abcd", [(2, 3), (4, 5)]), ("ijk->kij", [(2, 3, 4)]),
+         ("ij,kj->ik", [(2, 3), (4, 3)]), ("ij,ij->ij", [(0, 3), (0, 3)])]
+
+
+def inputs_for(shapes, seed=0, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+@pytest.mark.parametrize("equation,shapes", CASES, ids=[c[0] for c in CASES])
+def test_einsum_matches_numpy(equation, shapes):
+    xs = inputs_for(shapes)
+    unknown = [ds.placeholder(ds.float32, [None] * len(s)) for s in shapes]
+    fed = ds.einsum(equation, *unknown)
+    static = ds.einsum(equation, *[ds.constant(x) for x in xs])
+    want = np.einsum(equation, *xs)
+    assert static.shape.as_list() == list(want.shape)
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(fed, dict(zip(unknown, xs))), want, rtol=1e-5,
+                                   atol=1e-5)
+        np.testing.assert_allclose(sess.run(static), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("equation,shapes", [CASES[2], CASES[3], CASES[8], CASES[10]],
+                         ids=lambda c: str(c))
+def test_einsum_gradients_match_finite_differences(equation, shapes):
+    xs = inputs_for(shapes, seed=1, dtype=np.float64)
+    weights = np.random.default_rng(2).standard_normal(np.einsum(equation, *xs).shape)
+    holders = [ds.placeholder(ds.float64, s) for s in shapes]
+    loss = ds.reduce_sum(ds.einsum(equation, *holders) * weights)
+    grads = ds.gradients(loss, holders)
+    with ds.Session() as sess:
+        feed = dict(zip(holders, xs))
+        got = sess.run(grads, feed)
+        for k, x in enumerate(xs):
+            numeric = np.zeros_like(x)
+            for index in np.ndindex(x.shape):
+                step = np.zeros_like(x)
+                step[index] = 1e-6
+                up = sess.run(loss, {**feed, holders[k]: x + step})
+                down = sess.run(loss, {**feed, holders[k]: x - step})
+                numeric[index] = (up - down) / 2e-6
+            np.testing.assert_allclose(got[k], numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("equation,shapes,match", [
+    ("ii->i", [(3, 3)], "repeated"), ("...ij,jk", [(2, 3, 4), (4, 5)], "ellipses"),
+    ("ij,jk->ik", [(3, 4)], "2 operands"), ("ij,jk->il", [(3, 4), (4, 5)], "appears in no"),
+    ("ij,jk->ik", [(3, 4), (5, 6)], "sizes 4 and 5"), ("ijk,jk", [(3, 4), (4, 5)], "rank 2"),
+])
+def test_equations_it_refuses(equation, shapes, match):
+    with pytest.raises(ValueError, match=match):
+        ds.einsum(equation, *[ds.zeros(s) for s in shapes])
