@@ -6,6 +6,8 @@
 ``conv2d_transpose(inputs, filters,``  the transposed convolution (``nn.conv2d_transpose``),
 ``kernel_size)``                       then the bias
 ``max_pooling2d``, ``average_pooling2d``  NHWC pooling; ``padding`` "valid" or "same"
+``conv1d``, ``max_pooling1d``,          their 1-D forms over NWC inputs (TF's: the 2-D ops
+``average_pooling1d``                   over a height of 1)
 ``flatten(inputs)``                    ``(batch, everything else)``
 ``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
                                        bool tensor)
@@ -20,8 +22,8 @@ variables are ``<scope>/kernel`` and ``<scope>/bias`` (so a checkpoint TF1 wrote
 them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 ``kernel_regularizer``/``bias_regularizer`` adds its loss to the graph's
 ``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
-What TF1 layers take but devsession does not (channels_first, dilations, constraints)
-is a clear error, never ignored.
+What TF1 layers take but devsession does not (channels_first, constraints) is a clear
+error, never ignored.
 
 ``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
 ``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
@@ -50,13 +52,15 @@ from .dtypes import float16, float32
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
-from .ops import cast, constant, identity, matmul, reshape, shape, stack, tensordot, where
+from .ops import (cast, constant, expand_dims, identity, matmul, reshape, shape, squeeze,
+                  stack, tensordot, where)
 from .ops.nn_batch_norm import fused_batch_norm
 from .train.moving_averages import assign_moving_average
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
-           "flatten", "dropout", "batch_normalization"]
+           "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
+           "average_pooling1d"]
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -91,18 +95,46 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     _refuse("conv2d", activity_regularizer=activity_regularizer,
             kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
     _channels_last("conv2d", data_format)
-    if _pair(dilation_rate, "dilation_rate") != (1, 1):
-        raise ValueError(f"tf.layers.conv2d: devsession does not support dilation_rate="
-                         f"{dilation_rate} yet; use (1, 1).")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv2d")
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
+    _strided_or_dilated("conv2d", (sh, sw), (dh, dw))
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel, bias = _weights((kh, kw, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable)
-        y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding))
+        y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding),
+                      dilations=[1, dh, dw, 1])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 1-D convolution of NWC ``inputs`` ([batch, width, channels]) with ``filters``
+    output channels (kernel ``(kernel_size, channels, filters)``), then the bias and
+    ``activation``."""
+    _refuse("conv1d", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv1d", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv1d")
+    (k,) = _single(kernel_size, "kernel_size")
+    _strided_or_dilated("conv1d", _single(strides, "strides"),
+                        _single(dilation_rate, "dilation_rate"))
+    with variable_scope(name, default_name="conv1d", reuse=reuse):
+        kernel, bias = _weights((k, channels, int(filters)), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        y = nn.conv1d(x, kernel, stride=_single(strides, "strides")[0],
+                      padding=_padding(padding),
+                      dilations=_single(dilation_rate, "dilation_rate")[0])
         if use_bias:
             y = nn.bias_add(y, bias)
         return activation(y) if activation is not None else y
@@ -161,6 +193,20 @@ def average_pooling2d(inputs, pool_size, strides, padding="valid",
     "same" border average only what they cover, as TF's)."""
     return _pooling(nn.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding,
                     data_format, name)
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The maximum over each ``pool_size`` window of NWC ``inputs``."""
+    return _pooling_1d(nn.max_pool, "max_pooling1d", inputs, pool_size, strides, padding,
+                       data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The mean over each ``pool_size`` window of NWC ``inputs``."""
+    return _pooling_1d(nn.avg_pool, "average_pooling1d", inputs, pool_size, strides,
+                       padding, data_format, name)
 
 
 def flatten(inputs, name=None, data_format="channels_last"):
@@ -328,6 +374,31 @@ def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name
     sh, sw = _pair(strides, "strides")
     return pool(convert_to_tensor(inputs), ksize=[1, ph, pw, 1], strides=[1, sh, sw, 1],
                 padding=_padding(padding), name=name or layer)
+
+
+def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    """A 1-D pooling as Keras builds it: the 2-D pooling over a height of 1."""
+    _channels_last(layer, data_format)
+    (size,), (step,) = _single(pool_size, "pool_size"), _single(strides, "strides")
+    with name_scope(name or layer):
+        x = expand_dims(convert_to_tensor(inputs), 1)
+        pooled = pool(x, ksize=[1, 1, size, 1], strides=[1, 1, step, 1],
+                      padding=_padding(padding))
+        return squeeze(pooled, [1])
+
+
+def _strided_or_dilated(layer: str, strides, dilations) -> None:
+    if max(strides) > 1 and max(dilations) > 1:
+        raise ValueError(f"tf.layers.{layer}: strides > 1 together with dilation_rate > 1 "
+                         f"is not supported (as in TF), got strides={strides}, "
+                         f"dilation_rate={dilations}.")
+
+
+def _single(value, what: str) -> tuple:
+    values = tuple(int(v) for v in (value if isinstance(value, (list, tuple)) else [value]))
+    if len(values) != 1:
+        raise ValueError(f"{what} must be one int for a 1-D layer, got {value!r}.")
+    return values
 
 
 def _last_dimension(x, layer: str) -> int:

@@ -7,8 +7,8 @@ from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, l2_no
                      softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
                      softplus, softsign, sparse_softmax_cross_entropy_with_logits, swish,
                      weighted_cross_entropy_with_logits, xw_plus_b)
-from .ops.nn_conv import (avg_pool, conv2d, conv2d_backprop_filter, conv2d_backprop_input,
-                          conv2d_transpose, max_pool)
+from .ops.nn_conv import (avg_pool, conv1d, conv2d, conv2d_backprop_filter,
+                          conv2d_backprop_input, conv2d_transpose, max_pool)
 from . import rnn as _rnn
 from .ops.nn_batch_norm import fused_batch_norm
 from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d
@@ -22,7 +22,7 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2",
            "softplus", "sparse_softmax_cross_entropy_with_logits", "embedding_lookup",
            "in_top_k", "top_k", "fused_batch_norm", "relu6", "selu", "softsign", "swish",
-           "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose",
+           "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose", "conv1d",
            "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
            "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d"]
 

@@ -1,5 +1,5 @@
 """Convolution and pooling ops (NHWC): Conv2D and its two gradients, MaxPool, AvgPool
-and their gradients.
+and their gradients; ``conv1d`` is a Conv2D over a height of 1, as TF1 builds it.
 
 Op types and attrs are TensorFlow's, so TF GraphDefs import: ``strides``, ``ksize`` and
 ``dilations`` are 4-lists in NHWC order whose batch and channel entries must be 1;
@@ -31,11 +31,12 @@ import numpy as np
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
+from .array import expand_dims, squeeze
 from .array_operands import int_operand
 from .common import make_op, same_dtype
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
+__all__ = ["conv1d", "conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
            "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS", "conv_output_shape",
            "dims4", "dtype_in", "sizes_operand"]
 
@@ -325,6 +326,38 @@ def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's 
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
     return _conv_op("Conv2D", [x, f], strides, padding, use_cudnn_on_gpu, data_format,
                     dilations, name)
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (TF's names)
+           use_cudnn_on_gpu=None, data_format=None, name=None, input=None, dilations=None
+           ) -> Tensor:
+    """1-D convolution of an NWC ``value`` ([batch, width, in]) with a filter [width, in,
+    out], as TF1's ``tf.nn.conv1d``: a Conv2D over a height of 1 (ExpandDims, Conv2D,
+    Squeeze under a ``conv1d`` scope, TF's nodes)."""
+    value = input if value is None else value
+    if value is None or filters is None:
+        raise ValueError("conv1d needs value= (or input=) and filters=.")
+    if data_format not in (None, "NWC", "NHWC"):
+        raise ValueError(f"conv1d: data_format must be 'NWC', got {data_format!r}.")
+    with name_scope(name or "conv1d"):
+        x = expand_dims(convert_to_tensor(value, name="value"), 1)
+        f = expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype, name="filters"), 0)
+        step = _one_int(stride, "stride")
+        rate = 1 if dilations is None else _one_int(dilations, "dilations")
+        y = _conv_op("Conv2D", [x, f], [1, 1, step, 1], padding,
+                     True if use_cudnn_on_gpu is None else use_cudnn_on_gpu, "NHWC",
+                     [1, 1, rate, 1], None)
+        return squeeze(y, [1])
+
+
+def _one_int(value, what: str) -> int:
+    """``stride``/``dilations`` of a 1-D op: an int or a 1- or 3-list (NWC)."""
+    values = [int(v) for v in np.atleast_1d(value)]
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 3 and values[0] == values[2] == 1:
+        return values[1]
+    raise ValueError(f"conv1d: {what} must be an int or [1, n, 1], got {value!r}.")
 
 
 def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
