@@ -6,6 +6,7 @@
 ``conv2d_transpose(inputs, filters,``  the transposed convolution (``nn.conv2d_transpose``),
 ``kernel_size)``                       then the bias
 ``max_pooling2d``, ``average_pooling2d``  NHWC pooling; ``padding`` "valid" or "same"
+``separable_conv2d``                    a depthwise then a 1x1 convolution, then the bias
 ``conv1d``, ``max_pooling1d``,          their 1-D forms over NWC inputs (TF's: the 2-D ops
 ``average_pooling1d``                   over a height of 1)
 ``flatten(inputs)``                    ``(batch, everything else)``
@@ -60,7 +61,7 @@ from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
            "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
-           "average_pooling1d"]
+           "average_pooling1d", "separable_conv2d"]
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -136,6 +137,47 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
                       padding=_padding(padding),
                       dilations=_single(dilation_rate, "dilation_rate")[0])
         if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                     activation=None, use_bias=True, depthwise_initializer=None,
+                     pointwise_initializer=None, bias_initializer=None,
+                     depthwise_regularizer=None, pointwise_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A depthwise convolution of NHWC ``inputs`` (``depth_multiplier`` filters per
+    channel, ``<scope>/depthwise_kernel``) then a 1x1 one to ``filters`` channels
+    (``<scope>/pointwise_kernel``), then the bias and ``activation``."""
+    _refuse("separable_conv2d", activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint)
+    _channels_last("separable_conv2d", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "separable_conv2d")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    _strided_or_dilated("separable_conv2d", (sh, sw), (dh, dw))
+    multiplier, filters = int(depth_multiplier), int(filters)
+    glorot = glorot_uniform_initializer()
+    with variable_scope(name, default_name="separable_conv2d", reuse=reuse):
+        depthwise = get_variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
+                                 depthwise_initializer or glorot, trainable=trainable)
+        pointwise = get_variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
+                                 x.dtype, pointwise_initializer or glorot,
+                                 trainable=trainable)
+        _regularize(depthwise_regularizer, depthwise)
+        _regularize(pointwise_regularizer, pointwise)
+        y = nn.separable_conv2d(x, depthwise, pointwise, strides=[1, sh, sw, 1],
+                                padding=_padding(padding), dilations=[dh, dw])
+        if use_bias:
+            bias = get_variable("bias", (filters,), x.dtype,
+                                bias_initializer or zeros_initializer(), trainable=trainable)
+            _regularize(bias_regularizer, bias)
             y = nn.bias_add(y, bias)
         return activation(y) if activation is not None else y
 

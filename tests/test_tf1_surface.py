@@ -165,7 +165,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.sparse_placeholder, "tf.sparse_placeholder"),
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_i0, "tf.math.bessel_i0"),
-    (lambda: ds.layers.separable_conv2d, "tf.layers.separable_conv2d"),
+    (lambda: ds.layers.conv3d, "tf.layers.conv3d"),
     (lambda: ds.losses.mean_pairwise_squared_error, "tf.losses.mean_pairwise_squared_error"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.summary.text, "tf.summary.text"),
