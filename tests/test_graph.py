@@ -612,6 +612,8 @@ def tf1_surface_ops(x):
         *_dataset_ops(x), ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
         *_variable_scatters(x),
+        *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
+        ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
     ]
 
 

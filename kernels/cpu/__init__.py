@@ -23,8 +23,8 @@ module              ops and how they run
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``), the
                     gradients' shape-of ops (``reference/shape_of.py``), the dataset
-                    iterators (``reference/dataset.py``) and PyFunc
-                    (``reference/script.py``): the numpy
+                    iterators (``reference/dataset.py``), PyFunc
+                    (``reference/script.py``) and the candidate samplers: the numpy
                     kernels are the CPU's too, so those modules register for both
                     ("REF" and "CPU")
 ==================  ===============================================================
@@ -63,6 +63,7 @@ from ..reference import linalg, sequence, summary  # noqa: F401,E402  (Diag, Ran
 from ..reference import control_flow  # noqa: F401,E402  (If, While, Assert on the CPU too)
 from ..reference import dataset  # noqa: F401,E402  (the iterator ops on the CPU too)
 from ..reference import script  # noqa: F401,E402  (PyFunc on the CPU too)
+from ..reference import candidate_sampling  # noqa: F401,E402  (the samplers too)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)

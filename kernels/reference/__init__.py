@@ -27,6 +27,7 @@ module              ops
 ``control_flow``    If, While, Assert: drivers running the nodes' functions (every
                     device's kernels)
 ``dataset``         the iterator ops behind ``ds.data``: the host-side pipeline (HOST)
+``candidate_sampling``  the Log/UniformCandidateSampler draws (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
@@ -42,6 +43,7 @@ from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
+from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
