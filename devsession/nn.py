@@ -14,6 +14,7 @@ from .ops.nn_batch_norm import fused_batch_norm
 from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from .ops.top_k import in_top_k, top_k
+from .ops.nn_lrn import local_response_normalization, lrn
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
 
@@ -26,7 +27,7 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "in_top_k", "top_k", "fused_batch_norm", "relu6", "selu", "softsign", "swish",
            "xw_plus_b", "weighted_cross_entropy_with_logits", "conv2d_transpose", "conv1d",
            "nce_loss", "sampled_softmax_loss", "log_uniform_candidate_sampler",
-           "uniform_candidate_sampler",
+           "uniform_candidate_sampler", "local_response_normalization", "lrn",
            "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
            "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d"]
 

@@ -18,7 +18,7 @@ NN_OPS = frozenset({
     "Rsqrt", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
     "Conv2DBackpropFilterV2", "MaxPool", "AvgPool", "MaxPoolGrad", "MaxPoolGradGrad",
     "AvgPoolGrad", "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
-    "DepthwiseConv2dNativeBackpropFilter"})
+    "DepthwiseConv2dNativeBackpropFilter", "LRN", "LRNGrad"})
 
 
 def one_of_each_nn_op() -> list:
@@ -38,6 +38,7 @@ def one_of_each_nn_op() -> list:
     dx, dk = get_gradient("Conv2D")(conv.op, conv)
     (dpool,) = get_gradient("MaxPool")(pooled.op, pooled)
     channels = [ds.constant(np.ones(4, np.float32)) for _ in range(4)]
+    normalized_locally = ds.nn.lrn(conv, 2, alpha=0.1, beta=0.75)
     depthwise = ds.nn.depthwise_conv2d(images, ds.constant(np.ones((3, 3, 3, 2), np.float32)),
                                        [1, 1, 1, 1], "SAME")
     normalized = ds.nn.fused_batch_norm(conv, *channels[:2], mean=channels[2],
@@ -55,4 +56,5 @@ def one_of_each_nn_op() -> list:
         get_gradient("MaxPoolGrad")(dpool.op, dpool)[2],
         get_gradient("AvgPool")(averaged.op, averaged)[0],
         depthwise, *get_gradient("DepthwiseConv2dNative")(depthwise.op, depthwise),
+        normalized_locally, get_gradient("LRN")(normalized_locally.op, normalized_locally)[0],
     ]

@@ -37,6 +37,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    changed in place at indices)
 ``einsum``         ``einsum`` (transposes, reshapes and MatMuls; a composite)
 ``functional``     ``map_fn``, ``scan``, ``foldl``, ``foldr`` (``while_loop``s; composites)
+``nn_lrn``         ``nn.local_response_normalization`` (LRN, LRNGrad)
 ``candidate_sampling``  ``nn.log_uniform_candidate_sampler``, ``nn.nce_loss``,
                    ``nn.sampled_softmax_loss``
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
@@ -120,6 +121,7 @@ from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)
 from . import script  # noqa: F401,E402  (py_func)
 from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
+from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

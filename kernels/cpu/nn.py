@@ -380,3 +380,14 @@ def build_bias_add_grad(node):
         totals = column_total(matrix, cols, (cols,), "sum", np.float64)
         return to_float16(totals) if widen else totals.astype(out_dtype, copy=False)
     return bias_add_grad
+
+
+# --- LRN, LRNGrad: the reference's numpy formula (a cumulative sum over the channels and
+# a few elementwise passes, at memory speed) ------------------------------------------------------
+
+from ..reference.nn import make_lrn  # noqa: E402
+
+
+@register_kernel(("LRN", "LRNGrad"), "CPU")
+def build_lrn(node):
+    return make_lrn(np, node)

@@ -149,3 +149,13 @@ def build_bias_add_grad(node):
             return cupy.zeros((dy.shape[axis],), out_dtype)
         return cupy.sum(dy, axis=others, dtype=acc).astype(out_dtype, copy=False)
     return on_device(node, bias_add_grad)
+
+
+# --- LRN, LRNGrad: the reference's formula over cupy -------------------------------------------
+
+from ..reference.nn import make_lrn  # noqa: E402
+
+
+@register_kernel(("LRN", "LRNGrad"), "GPU")
+def build_lrn(node):
+    return on_device(node, make_lrn(cupy, node))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import get_attr
+from ..checks import fmt_shape, get_attr, invalid_argument
 from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
                          softmax_axis, sparse_xent_shapes, xent_shape)
 from ..registry import register_kernel
@@ -174,3 +174,58 @@ def build_activation(node):
         with np.errstate(all="ignore"):
             return np.asarray(fn(compute_dtype(x))).astype(out_dtype, copy=False)
     return activation
+
+
+# --- LRN, LRNGrad: one formula over numpy or cupy (the GPU's in cuda/nn.py) ---------------------
+
+def _window_sums(xp, v, radius: int):
+    """The sums of ``v`` over channels ``c - radius .. c + radius`` (last axis), by one
+    cumulative sum, in float32 (float64 for float64 inputs)."""
+    acc = v.astype(np.float64 if v.dtype == np.float64 else np.float32)
+    channels = v.shape[-1]
+    total = xp.cumsum(acc, axis=-1)
+    zero = xp.zeros(v.shape[:-1] + (1,), total.dtype)
+    padded = xp.concatenate([zero, total], axis=-1)          # padded[k] = sum of v[:k]
+    index = np.arange(channels)
+    hi = xp.asarray(np.minimum(index + radius + 1, channels))
+    lo = xp.asarray(np.maximum(index - radius, 0))
+    return xp.take(padded, hi, axis=-1) - xp.take(padded, lo, axis=-1)
+
+
+def _lrn_params(node):
+    a = node.attrs
+    return int(a["depth_radius"]), float(a["bias"]), float(a["alpha"]), float(a["beta"])
+
+
+def _four_d(node, *arrays) -> None:
+    for x in arrays:
+        if x.ndim != 4:
+            raise invalid_argument(node.name, node.op, f"inputs must be 4-dimensional, got "
+                                   f"{fmt_shape(x.shape)}")
+    if any(x.shape != arrays[0].shape for x in arrays[1:]):
+        raise invalid_argument(node.name, node.op, "input_grads, input_image and "
+                               "output_image must have the same shape")
+
+
+def make_lrn(xp, node):
+    """The LRN or LRNGrad kernel of ``node`` over array module ``xp``."""
+    radius, bias, alpha, beta = _lrn_params(node)
+
+    def norm_of(x):
+        return bias + alpha * _window_sums(xp, x.astype(np.float32) ** 2, radius)
+
+    def lrn(x):
+        _four_d(node, x)
+        return (x * norm_of(x) ** -beta).astype(x.dtype)
+
+    def lrn_grad(dy, x, y):
+        _four_d(node, dy, x, y)
+        norm = norm_of(x)
+        around = _window_sums(xp, dy * y / norm, radius)
+        return (dy * norm ** -beta - 2.0 * alpha * beta * x * around).astype(x.dtype)
+    return lrn if node.op == "LRN" else lrn_grad
+
+
+@register_kernel(("LRN", "LRNGrad"), DEVICE)
+def build_lrn(node):
+    return make_lrn(np, node)
