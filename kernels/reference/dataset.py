@@ -310,8 +310,11 @@ def _cache(node, stage, upstream, _, __):
 
 
 class _Recording:
-    elements: list = []
-    complete = False
+    """What a cache stage has seen: the elements of a pass, and whether it finished."""
+
+    def __init__(self):
+        self.elements: list = []
+        self.complete = False
 
 
 def _prefetch(node, stage, upstream, _, __):
