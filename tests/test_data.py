@@ -352,3 +352,19 @@ def test_slices_of_fed_tensors_must_agree_at_run_time():
     with ds.Session() as sess:
         with pytest.raises(InvalidArgumentError, match="same first dimension"):
             sess.run(iterator.initializer, {a: np.ones(3), b: np.ones(4)})
+
+
+def test_a_malformed_pipeline_in_a_graph_def_is_an_invalid_argument():
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.data.Dataset.range(3).make_one_shot_iterator().get_next(name="next")
+    definition = graph.as_graph_def()
+    node = next(n for n in definition.node if n.name == "next")
+    node.attr["pipeline"].s = b'[{"kind": "range", "start": 0}]'     # no stop
+    imported = ds.Graph()
+    with imported.as_default():
+        ds.import_graph_def(definition, name="")
+    with ds.Session(graph=imported) as sess:
+        with pytest.raises(InvalidArgumentError, match="'next': its dataset pipeline is "
+                                                       "malformed"):
+            sess.run("next:0")

@@ -38,6 +38,7 @@ rather than ending the data early in silence.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -337,18 +338,28 @@ def _resources(node):
 
 def _starter(node):
     """``start(inputs)``: a new DatasetIterator at the pipeline's first element."""
-    try:
+    with _malformed_pipeline(node):
         stages = json.loads(node.attrs["pipeline"])
-    except (KeyError, ValueError) as e:
-        raise InvalidArgumentError(f"'{node.name}': its pipeline attr is not a dataset "
-                                   f"pipeline ({e}).", node.name) from None
-    functions = {slot: node.context.instantiate(node.attrs[slot], slot)
-                 for slot in _function_slots(stages)}
+        functions = {slot: node.context.instantiate(node.attrs[slot], slot)
+                     for slot in _function_slots(stages)}
 
     def start(inputs) -> DatasetIterator:
-        source = build_pipeline(node, stages, [np.asarray(x) for x in inputs], functions)
+        with _malformed_pipeline(node):
+            source = build_pipeline(node, stages, [np.asarray(x) for x in inputs],
+                                    functions)
         return DatasetIterator(iter(source()))
     return start
+
+
+@contextlib.contextmanager
+def _malformed_pipeline(node):
+    """A pipeline attr that is not what ``devsession/data`` writes (a GraphDef is
+    untrusted input) is an InvalidArgumentError naming the node, not a crash."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        raise InvalidArgumentError(f"'{node.name}': its dataset pipeline is malformed "
+                                   f"({type(e).__name__}: {e}).", node.name) from None
 
 
 def _function_slots(stages) -> set:
@@ -395,6 +406,10 @@ def _element_check(node):
     shapes = list(node.output_shapes)
 
     def check(element: list) -> list:
+        if len(element) != len(dtypes):
+            raise InvalidArgumentError(f"'{node.name}': the element has {len(element)} "
+                                       f"components, the dataset declares {len(dtypes)}.",
+                                       node.name)
         out = []
         for k, (value, dtype, shape) in enumerate(zip(element, dtypes, shapes)):
             value = np.asarray(value)
@@ -406,10 +421,6 @@ def _element_check(node):
                     f"{list(value.shape)}, but the dataset declares {dtype} "
                     f"{'unknown' if shape is None else list(shape)}.", node.name)
             out.append(value)
-        if len(element) != len(dtypes):
-            raise InvalidArgumentError(f"'{node.name}': the element has {len(element)} "
-                                       f"components, the dataset declares {len(dtypes)}.",
-                                       node.name)
         return out
     return check
 
