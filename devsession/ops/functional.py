@@ -44,9 +44,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
 
         def element(i):
             return nest.pack_sequence_as(elems, [gather(t, i) for t in flat])
-        results = _collect(lambda i, _: fn(element(i)), count, _probe_specs(
-            lambda: fn(nest.pack_sequence_as(elems, _element_inputs(flat)))), None,
-            back_prop, "map_fn")
+        specs = _probe_specs(lambda: fn(nest.pack_sequence_as(elems, _element_inputs(flat))))
+        results = _collect(lambda i, _: fn(element(i)), count, specs, None, back_prop,
+                           "map_fn")
         _check_dtype(dtype, results, "map_fn")
         return results
 
