@@ -101,7 +101,7 @@ from .ops import (add_n, arg_max, arg_min, argmin, ceil, diag, div, floor,  # no
 from .session import InteractiveSession  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_variable,  # noqa: E402
                              get_variable_scope, variable_scope)
-from . import data, layers, losses, metrics  # noqa: E402
+from . import data, image, layers, losses, metrics  # noqa: E402
 from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 from .ops.array import split  # noqa: E402
@@ -142,6 +142,7 @@ __all__ += [
     "tensordot", "truncated_normal", "truncatediv", "truncatemod", "unique",
     "InteractiveSession", "AUTO_REUSE", "VariableScope", "get_variable", "get_variable_scope",
     "variable_scope", "data", "layers", "losses", "metrics", "GraphKeys", "add_to_collection",
+    "image",
     "get_collection", "initialize_all_variables", "initialize_variables", "all_variables",
     "clip_by_global_norm", "clip_by_norm", "global_norm", "reduce_logsumexp", "sin", "cos",
     "split", "squared_difference", "moving_average_variables", "boolean_mask",

@@ -17,7 +17,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # TF1 namespaces (tf.<name>) devsession has no module for.  Kept small and honest:
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
-    "contrib", "estimator", "keras", "image", "io",
+    "contrib", "estimator", "keras", "io",
     "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
     "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",

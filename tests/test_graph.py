@@ -612,6 +612,7 @@ def tf1_surface_ops(x):
         *_dataset_ops(x), ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
         *_variable_scatters(x),
+        *_image_ops(x),
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
     ]
@@ -624,6 +625,16 @@ def _variable_scatters(x) -> list:
     points = [build(w, [[0, 1]], [1.0]) for build in (ds.scatter_nd_update, ds.scatter_nd_add,
                                                        ds.scatter_nd_sub)]
     return rows + points
+
+
+def _image_ops(x) -> list:
+    """The resize ops of ds.image and their gradient ops, from a 1x2x2x1 image."""
+    from devsession.ops.image import resize_bilinear_grad, resize_nearest_neighbor_grad
+
+    image = ds.reshape(x, (1, 2, 2, 1))
+    bigger = ds.image.resize_bilinear(image, [3, 3])
+    return [bigger, ds.image.resize_nearest_neighbor(image, [3, 3]),
+            resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2])]
 
 
 def _dataset_ops(x) -> list:

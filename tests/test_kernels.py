@@ -301,10 +301,12 @@ def test_every_ref_op_is_covered(device):
     from test_batch_norm import OPS as BATCH_NORM_OPS
     from test_scans_and_nd import OPS as SCAN_AND_ND_OPS
     from test_top_k import TOP_K_OPS
+    from test_image import IMAGE_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
+    covered |= IMAGE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow",

@@ -20,6 +20,8 @@ module              ops and how they run
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
 ``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
+``image``           ResizeBilinear(Grad): numba row loops (the gradient a gather);
+                    ResizeNearestNeighbor(Grad): numpy takes and reduceats
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``), the
                     gradients' shape-of ops (``reference/shape_of.py``), the dataset
@@ -67,3 +69,4 @@ from ..reference import candidate_sampling  # noqa: F401,E402  (the samplers too
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
+from . import image  # noqa: F401,E402  (registers)

@@ -34,6 +34,8 @@ module              ops and how they run
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's formulas over cupy
 ``depthwise``       DepthwiseConv2dNative and its input gradient: an ElementwiseKernel
                     each; its filter gradient: packed windows + batched cuBLAS
+``image``           ResizeBilinear(Grad): an ElementwiseKernel each (the gradient with
+                    atomicAdd); ResizeNearestNeighbor(Grad): cupy takes, segment sums
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -52,3 +54,4 @@ from . import control_flow  # noqa: F401,E402  (registers)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
+from . import image  # noqa: F401,E402  (registers)

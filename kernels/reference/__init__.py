@@ -33,6 +33,8 @@ module              ops
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
 ``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
                     (and the run-time checks every device shares)
+``image``           ResizeBilinear, ResizeNearestNeighbor and their gradients (and the
+                    run-time checks and sampling tables every device shares)
 ==================  ===============================================================
 """
 
@@ -47,3 +49,4 @@ from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
+from . import image  # noqa: F401,E402  (registers)

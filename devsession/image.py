@@ -1,0 +1,601 @@
+"""``ds.image``: TF1's ``tf.image`` for input preprocessing and augmentation.
+
+Two ops of their own (``ops/image.py``: ResizeBilinear, ResizeNearestNeighbor and their
+gradients, TF's op types and attrs, so GraphDefs TensorFlow wrote import); everything
+else is built from ``ds`` ops as TF 2.21's ``image_ops_impl.py`` builds it, so values
+match TF's and gradients come with the ops:
+
+==========================================  ==============================================
+``resize_images(images, size, method)``     TF1's (also ``resize``): BILINEAR or
+                                            NEAREST_NEIGHBOR, 3-D or 4-D images; no resize
+                                            when the size is statically the images' own
+``resize_bilinear``, ``resize_nearest_neighbor``  the ops (4-D images)
+``flip_left_right``, ``flip_up_down``       ``reverse`` along the width or height
+``random_flip_left_right(image, seed)``,    each image flipped with probability 1/2
+``random_flip_up_down``                     (one uniform draw per image; ``where``)
+``central_crop(image, central_fraction)``   the centre ``fraction`` of height and width
+``crop_to_bounding_box``, ``pad_to_bounding_box``  ``slice`` / ``pad``, offsets checked
+``resize_image_with_crop_or_pad``           centre crop and/or zero pad to a size
+``random_crop(value, size, seed)``          ``tf.random_crop``: a slice at a uniform offset
+``per_image_standardization``               ``(x - mean) / max(stddev, 1/sqrt(pixels))``
+``convert_image_dtype(image, dtype)``       [0, 1] floats <-> an integer type's [0, max]
+``adjust_brightness``, ``random_brightness``  ``+ delta`` in float, saturated back
+``adjust_contrast``, ``random_contrast``    ``(x - mean) * factor + mean`` per channel
+``rgb_to_grayscale``, ``grayscale_to_rgb``  TF's weights (0.2989, 0.5870, 0.1140) / tiling
+==========================================  ==============================================
+
+Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
+3-D or builds a ``cond`` on the rank; devsession raises ``ValueError`` instead), and
+static problems (a known dimension of 0, an offset past the image, a fraction outside
+(0, 1]) are ``ValueError`` when the graph is built.  Where only the run knows (fed
+sizes and offsets) an ``Assert`` raises ``InvalidArgumentError`` with TF's message.
+Random functions take TF1's op ``seed`` (and ``ds.set_random_seed``): the same draws in
+each new session, though not TF's stream.  Other ``tf.image`` names raise
+``UnsupportedTF1Error``.
+
+    image = ds.image.random_flip_left_right(ds.image.resize_images(raw, [224, 224]))
+    image = ds.image.per_image_standardization(image)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .graph import Tensor, constant_value, control_dependencies, convert_to_tensor, name_scope
+from .ops import (cast, clip_by_value, concat, constant, expand_dims, identity, matmul,
+                  maximum, minimum, pad, random_uniform, reduce_mean, reduce_prod, reshape,
+                  shape, slice, sqrt, square, squeeze, stack, tile, where)
+from .ops.control_flow import Assert
+from .ops.elementwise import (abs as abs_op, floordiv, floormod, logical_and,
+                               round as round_op, rsqrt)
+from .ops.image import resize_bilinear, resize_nearest_neighbor
+from .ops.masking import reverse
+from .ops.reduce import reduce_all
+
+__all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
+           "resize_nearest_neighbor", "flip_left_right", "flip_up_down",
+           "random_flip_left_right", "random_flip_up_down", "central_crop",
+           "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
+           "resize_with_crop_or_pad", "random_crop", "per_image_standardization",
+           "convert_image_dtype", "adjust_brightness", "random_brightness",
+           "adjust_contrast", "random_contrast", "rgb_to_grayscale", "grayscale_to_rgb"]
+
+
+class ResizeMethod:
+    """TF1's ``tf.image.ResizeMethod``; TF2's string names are accepted as well."""
+
+    BILINEAR = 0
+    NEAREST_NEIGHBOR = 1
+    BICUBIC = 2
+    AREA = 3
+
+
+_RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, "bilinear": resize_bilinear,
+             ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
+             "nearest": resize_nearest_neighbor}
+_NOT_YET = {ResizeMethod.BICUBIC: "BICUBIC", "bicubic": "BICUBIC", ResizeMethod.AREA: "AREA",
+            "area": "AREA"}
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def _known(value):
+    """A Python int for an int or a tensor whose value the graph knows, else None."""
+    if _is_tensor(value):
+        found = constant_value(convert_to_tensor(value))
+        return None if found is None else int(np.asarray(found).reshape(()))
+    return int(value)
+
+
+def _assert(condition, message: str) -> list:
+    """TF's ``_assert``: a Python ``False`` raises ValueError now; a tensor becomes an
+    ``Assert`` op (returned in a list) that fails the run with ``message``."""
+    if _is_tensor(condition):
+        return [Assert(condition, [message], message=message)]
+    if not condition:
+        raise ValueError(message)
+    return []
+
+
+def _after(checks: list, x: Tensor) -> Tensor:
+    """``x``, once ``checks`` have run."""
+    if not checks:
+        return x
+    with control_dependencies(checks):
+        return identity(x)
+
+
+def _rank(image: Tensor, ranks, what: str) -> int:
+    rank = image.shape.ndims
+    if rank is None or rank not in ranks:
+        wanted = " or ".join(str(r) for r in ranks)
+        raise ValueError(f"{what}: 'image' (shape {image.shape}) must have {wanted} "
+                         f"dimensions (a known rank).")
+    return rank
+
+
+def _nonzero_inner(image: Tensor, what: str) -> list:
+    """TF's ``_CheckAtLeast3DImage(require_static=False)``: a known 0 among the inner 3
+    dimensions is a ValueError; unknown ones get an ``Assert``."""
+    dims = image.shape.dims[-3:]
+    if 0 in dims:
+        raise ValueError(f"{what}: inner 3 dims of 'image.shape' must be > 0: {image.shape}")
+    if None in dims:
+        return _assert(reduce_all(shape(image)[-3:] > 0),
+                       "inner 3 dims of 'image.shape' must be > 0.")
+    return []
+
+
+def _dims(image: Tensor) -> list:
+    """TF's ``_ImageDimensions``: each dimension an int where known, else a scalar tensor
+    (``shape(image)[i]``)."""
+    dims = image.shape.dims
+    dynamic = shape(image) if None in dims else None
+    return [dynamic[i] if d is None else d for i, d in enumerate(dims)]
+
+
+def _as_batch(image: Tensor, what: str):
+    """``(image as 4-D, whether it was 4-D)``; an image of unknown rank is taken as 3-D,
+    as TF's bounding-box functions take it."""
+    rank = image.shape.ndims
+    if rank == 4:
+        return image, True
+    if rank == 3:
+        return expand_dims(image, 0), False
+    if rank is None:
+        batched = expand_dims(image, 0)
+        batched.set_shape([None] * 4)
+        return batched, False
+    raise ValueError(f"{what}: 'image' (shape {image.shape}) must have either 3 or 4 "
+                     f"dimensions.")
+
+
+def _static(values) -> list:
+    return [None if _is_tensor(v) else v for v in values]       # for set_shape
+
+
+def _max(x, y):
+    return maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
+
+
+def _min(x, y):
+    return minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
+
+
+# --- resizing ---------------------------------------------------------------------------------
+
+def _resizer(method):
+    key = method if isinstance(method, (int, str)) else None
+    if key in _NOT_YET:
+        raise ValueError(f"Resize method ResizeMethod.{_NOT_YET[key]} is not supported by "
+                         f"devsession yet (BILINEAR and NEAREST_NEIGHBOR are).")
+    if key not in _RESIZERS:
+        raise ValueError(f"Resize method is not implemented: {method}")
+    return _RESIZERS[key]
+
+
+def _aspect_size(images: Tensor, size: Tensor) -> Tensor:
+    """The largest size within ``size`` with ``images``' aspect ratio, rounded as TF
+    rounds it (float32, half to even); a constant when the graph knows everything."""
+    _, height, width, _ = _dims(images)
+    wanted = constant_value(size)
+    if wanted is not None and not _is_tensor(height) and not _is_tensor(width):
+        f32 = np.float32
+        scale = min(f32(wanted[0]) / f32(height), f32(wanted[1]) / f32(width))
+        return constant([int(np.round(scale * f32(height))), int(np.round(scale * f32(width)))],
+                        dtypes.int32, name="size")
+    height_f = cast(convert_to_tensor(height), dtypes.float32)
+    width_f = cast(convert_to_tensor(width), dtypes.float32)
+    scale = minimum(cast(size[0], dtypes.float32) / height_f,
+                    cast(size[1], dtypes.float32) / width_f)
+    return stack([cast(round_op(scale * height_f), dtypes.int32),
+                  cast(round_op(scale * width_f), dtypes.int32)], name="size")
+
+
+def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
+                  preserve_aspect_ratio=False, name=None) -> Tensor:
+    """``images`` (4-D, or 3-D ``[height, width, channels]``) resized to ``size``
+    (``[new_height, new_width]``) as TF1's ``tf.image.resize_images``: BILINEAR gives
+    float32, NEAREST_NEIGHBOR keeps the dtype; a size the graph knows to be the images'
+    own skips the resize (TF1's shortcut, dtype kept).  ``preserve_aspect_ratio`` shrinks
+    the size to the images' aspect ratio.  ValueError: unknown rank, a rank other than 3
+    or 4, a ``size`` not of 2 ints, a method other than BILINEAR and NEAREST_NEIGHBOR
+    (BICUBIC and AREA are not supported yet)."""
+    resize = _resizer(method)
+    with name_scope(name or "resize"):
+        images = convert_to_tensor(images, name="images")
+        if images.shape.ndims is None:
+            raise ValueError("'images' contains no shape.")
+        if images.shape.ndims not in (3, 4):
+            raise ValueError(f"'images' must have either 3 or 4 dimensions, got shape "
+                             f"{images.shape}.")
+        batched = images.shape.ndims == 4
+        if not batched:
+            images = expand_dims(images, 0)
+        _, height, width, _ = images.shape.dims
+        try:
+            size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        except (TypeError, ValueError):
+            raise ValueError("'size' must be a 1-D int32 Tensor") from None
+        if not size.shape.is_compatible_with([2]):
+            raise ValueError("'size' must be a 1-D Tensor of 2 elements: new_height, "
+                             "new_width")
+        if preserve_aspect_ratio:
+            size = _aspect_size(images, size)
+        wanted = constant_value(size)
+        if wanted is not None and [int(v) for v in wanted] == [height, width]:
+            return images if batched else squeeze(images, [0])
+        resized = resize(images, size, align_corners=align_corners)
+        return resized if batched else squeeze(resized, [0])
+
+
+resize = resize_images      # TF1's tf.image.resize is resize_images
+
+
+# --- flips ------------------------------------------------------------------------------------
+
+def _flip(image, axis: int, what: str) -> Tensor:
+    with name_scope(what):
+        image = convert_to_tensor(image, name="image")
+        rank = _rank(image, (3, 4), what)
+        _nonzero_inner(image, what)
+        return reverse(image, [axis + rank - 3])
+
+
+def flip_left_right(image) -> Tensor:
+    """``image`` (3-D or 4-D) reversed along its width."""
+    return _flip(image, 1, "flip_left_right")
+
+
+def flip_up_down(image) -> Tensor:
+    """``image`` (3-D or 4-D) reversed along its height."""
+    return _flip(image, 0, "flip_up_down")
+
+
+def _random_flip(image, axis: int, seed, what: str) -> Tensor:
+    with name_scope(what):
+        image = convert_to_tensor(image, name="image")
+        rank = _rank(image, (3, 4), what)
+        _nonzero_inner(image, what)
+        flipped = reverse(image, [axis + rank - 3])
+        if rank == 3:
+            draw = random_uniform([], 0, 1.0, seed=seed)
+            return where(draw < 0.5, flipped, image)
+        batch = _dims(image)[0]
+        draw = random_uniform([batch], 0, 1.0, seed=seed)
+        return where(reshape(draw < 0.5, [-1, 1, 1, 1]), flipped, image)
+
+
+def random_flip_left_right(image, seed=None) -> Tensor:
+    """``image`` (3-D), or each image of a batch, flipped left to right with p = 1/2."""
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None) -> Tensor:
+    """``image`` (3-D), or each image of a batch, flipped upside down with p = 1/2."""
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+# --- crops and pads ---------------------------------------------------------------------------
+
+def central_crop(image, central_fraction) -> Tensor:
+    """The central ``central_fraction`` (in (0, 1]) of ``image``'s height and width, as
+    TF: the crop starts at ``int((size - size * fraction) / 2)`` and is symmetric.
+    ValueError for a fraction outside (0, 1] or a rank other than 3 or 4."""
+    with name_scope("central_crop"):
+        image = convert_to_tensor(image, name="image")
+        fraction = constant_value(central_fraction) if _is_tensor(central_fraction) \
+            else central_fraction
+        checks = []
+        if fraction is not None:
+            fraction = float(fraction)
+            if fraction <= 0.0 or fraction > 1.0:
+                raise ValueError("central_fraction must be within (0, 1]")
+            if fraction == 1.0:
+                return image
+        else:
+            f = convert_to_tensor(central_fraction, dtype_hint=dtypes.float32)
+            checks = _assert(logical_and(f > 0.0, f <= 1.0),
+                             "central_fraction must be within (0, 1]")
+        rank = _rank(image, (3, 4), "central_crop")
+        _nonzero_inner(image, "central_crop")
+        image = _after(checks, image)
+        dims = _dims(image)
+        first = rank - 3                      # the height's axis
+        starts, sizes = [], []
+        for axis in (first, first + 1):
+            size = dims[axis]
+            if fraction is not None and not _is_tensor(size):
+                start = int((float(size) - float(size) * fraction) / 2)
+            else:
+                size_f = cast(convert_to_tensor(size), dtypes.float64)
+                share = cast(convert_to_tensor(central_fraction), dtypes.float64)
+                start = cast((size_f - size_f * share) / 2.0, dtypes.int32)
+            starts.append(start)
+            sizes.append(size - start * 2)
+        begin = [0] * first + starts + [0]
+        extent = [-1] * first + sizes + [-1]
+        cropped = slice(image, begin, extent)
+        cropped.set_shape(list(image.shape.dims[:first]) + _static(sizes)
+                          + [image.shape.dims[-1]])
+        return cropped
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height,
+                        target_width) -> Tensor:
+    """``image`` (3-D or 4-D) zero-padded to ``target_height`` x ``target_width`` with
+    its top-left corner at (``offset_height``, ``offset_width``).  ValueError (or, for
+    tensors, an ``InvalidArgumentError`` at run time) for a negative offset or an image
+    that does not fit."""
+    with name_scope("pad_to_bounding_box"):
+        image = convert_to_tensor(image, name="image")
+        image, batched = _as_batch(image, "pad_to_bounding_box")
+        batch, height, width, depth = _dims(image)
+        after_width = target_width - offset_width - width
+        after_height = target_height - offset_height - height
+        checks = _nonzero_inner(image, "pad_to_bounding_box")
+        checks += _assert(offset_height >= 0, "offset_height must be >= 0")
+        checks += _assert(offset_width >= 0, "offset_width must be >= 0")
+        checks += _assert(after_width >= 0, "width must be <= target - offset")
+        checks += _assert(after_height >= 0, "height must be <= target - offset")
+        image = _after(checks, image)
+        paddings = [0, 0, offset_height, after_height, offset_width, after_width, 0, 0]
+        if any(_is_tensor(p) for p in paddings):
+            paddings = reshape(stack([convert_to_tensor(p, dtype=dtypes.int32)
+                                      for p in paddings]), [4, 2])
+        else:
+            paddings = np.array(paddings, np.int32).reshape(4, 2)
+        padded = pad(image, paddings)
+        padded.set_shape(_static([batch, target_height, target_width, depth]))
+        return padded if batched else squeeze(padded, [0])
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height,
+                         target_width) -> Tensor:
+    """The ``target_height`` x ``target_width`` block of ``image`` (3-D or 4-D) whose
+    top-left corner is (``offset_height``, ``offset_width``).  ValueError (or, for
+    tensors, an ``InvalidArgumentError`` at run time) for negative offsets, empty
+    targets or a block past the image."""
+    with name_scope("crop_to_bounding_box"):
+        image = convert_to_tensor(image, name="image")
+        image, batched = _as_batch(image, "crop_to_bounding_box")
+        checks = _nonzero_inner(image, "crop_to_bounding_box")
+        batch, height, width, depth = _dims(image)
+        checks += _assert(offset_width >= 0, "offset_width must be >= 0.")
+        checks += _assert(offset_height >= 0, "offset_height must be >= 0.")
+        checks += _assert(target_width > 0, "target_width must be > 0.")
+        checks += _assert(target_height > 0, "target_height must be > 0.")
+        checks += _assert(width >= target_width + offset_width,
+                          "width must be >= target + offset.")
+        checks += _assert(height >= target_height + offset_height,
+                          "height must be >= target + offset.")
+        image = _after(checks, image)
+        cropped = slice(image, [0, offset_height, offset_width, 0],
+                        [-1, target_height, target_width, -1])
+        cropped.set_shape(_static([batch, target_height, target_width, depth]))
+        return cropped if batched else squeeze(cropped, [0])
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
+    """``image`` (3-D or 4-D) cropped about its centre and/or zero-padded evenly to
+    ``target_height`` x ``target_width``, as TF."""
+    with name_scope("resize_image_with_crop_or_pad"):
+        image = convert_to_tensor(image, name="image")
+        image, batched = _as_batch(image, "resize_image_with_crop_or_pad")
+        checks = _nonzero_inner(image, "resize_image_with_crop_or_pad")
+        checks += _assert(target_width > 0, "target_width must be > 0.")
+        checks += _assert(target_height > 0, "target_height must be > 0.")
+        image = _after(checks, image)
+        _, height, width, _ = _dims(image)
+        width_diff = target_width - width
+        crop_width = _max(-width_diff // 2, 0)
+        pad_width = _max(width_diff // 2, 0)
+        height_diff = target_height - height
+        crop_height = _max(-height_diff // 2, 0)
+        pad_height = _max(height_diff // 2, 0)
+        cropped = crop_to_bounding_box(image, crop_height, crop_width,
+                                       _min(target_height, height), _min(target_width, width))
+        resized = pad_to_bounding_box(cropped, pad_height, pad_width, target_height,
+                                      target_width)
+        return resized if batched else squeeze(resized, [0])
+
+
+resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def random_crop(value, size, seed=None, name=None) -> Tensor:
+    """A ``size`` block of ``value`` (any rank) at a uniformly drawn offset: TF1's
+    ``tf.random_crop``.  ValueError when a known dimension is smaller than its size; at
+    run time the same check is an ``Assert``."""
+    with name_scope(name or "random_crop"):
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        wanted = constant_value(size)
+        if wanted is not None and value.shape.ndims is not None:
+            if len(wanted) != value.shape.ndims:
+                raise ValueError(f"random_crop: size {list(wanted)} must have one entry per "
+                                 f"dimension of 'value' ({value.shape}).")
+            if any(d is not None and d < s for d, s in zip(value.shape.dims, wanted)):
+                raise ValueError(f"random_crop: need value.shape >= size, got "
+                                 f"{value.shape} and {list(wanted)}.")
+        dims = shape(value)
+        check = Assert(reduce_all(dims >= size), ["Need value.shape >= size, got ", dims, size],
+                       summarize=1000)
+        with control_dependencies([check]):
+            dims = identity(dims)
+        limit = dims - size + 1
+        rank = value.shape.ndims if value.shape.ndims is not None else shape(dims)
+        draw = random_uniform([rank] if value.shape.ndims is not None else rank,
+                              dtype=dtypes.int32, maxval=dtypes.int32.max, seed=seed)
+        return slice(value, floormod(draw, limit), size)
+
+
+# --- values -----------------------------------------------------------------------------------
+
+def _saturate_cast(value: Tensor, dtype) -> Tensor:
+    """TF 2.21's ``saturate_cast``: clip to the target's range (its limits nudged toward
+    0 where the source type cannot hold them exactly), then cast."""
+    source, target = value.dtype, dtypes.as_dtype(dtype)
+    kind = source.np.type
+    promoted = np.promote_types(source.np, target.np)
+    with np.errstate(over="ignore"):
+        low = kind(np.maximum(source.min, target.min))
+        if np.array([low, target.min], promoted)[0] < np.array([low, target.min], promoted)[1]:
+            low = np.nextafter(low, kind(0), dtype=source.np)
+        high = kind(np.minimum(float(source.max), float(target.max)))
+        if np.array([high, target.max], promoted)[0] > np.array([high, target.max], promoted)[1]:
+            high = np.nextafter(high, kind(0), dtype=source.np)
+    clipped = clip_by_value(value, constant(low, source), constant(high, source))
+    return cast(clipped, target)
+
+
+def _in_dtype(value, dtype: dtypes.DType) -> Tensor:
+    """A Python number as a constant of ``dtype`` (rounded to it, as TF converts)."""
+    with np.errstate(over="ignore"):
+        return constant(np.asarray(value).astype(dtype.np), dtype)
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
+    """``image`` in ``dtype``, rescaled as TF: floats span [0, 1), integers [0, max]
+    (integer to integer by a power-of-two factor; float to integer by ``max + 0.5`` and
+    truncation).  ``saturate`` clips before casting.  AttributeError (as TF) for a
+    non-numeric dtype."""
+    image = convert_to_tensor(image, name="image")
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_numeric:
+        raise AttributeError("dtype must be either floating point or integer")
+    if not image.dtype.is_numeric:
+        raise AttributeError("image dtype must be either floating point or integer")
+    if dtype == image.dtype:
+        return identity(image, name=name)
+    with name_scope(name or "convert_image"):
+        if image.dtype.is_integer and dtype.is_integer:
+            scale_in, scale_out = int(image.dtype.max), int(dtype.max)
+            if scale_in > scale_out:
+                scaled = floordiv(image, _in_dtype((scale_in + 1) // (scale_out + 1),
+                                                   image.dtype))
+                return _saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
+            converted = _saturate_cast(image, dtype) if saturate else cast(image, dtype)
+            return converted * _in_dtype((scale_out + 1) // (scale_in + 1), dtype)
+        if image.dtype.is_floating and dtype.is_floating:
+            return cast(image, dtype)
+        if image.dtype.is_integer:
+            return cast(image, dtype) * _in_dtype(1.0 / float(image.dtype.max), dtype)
+        scaled = image * _in_dtype(float(dtype.max) + 0.5, image.dtype)
+        return _saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
+
+
+def _as_float(image: Tensor) -> Tensor:
+    """float16 and float32 images as they are, others converted to float32 in [0, 1]."""
+    if image.dtype in (dtypes.float16, dtypes.float32):
+        return image
+    return convert_image_dtype(image, dtypes.float32)
+
+
+def adjust_brightness(image, delta) -> Tensor:
+    """``image + delta`` in float (integers scaled to [0, 1]), converted back saturated."""
+    with name_scope("adjust_brightness"):
+        image = convert_to_tensor(image, name="image")
+        flt = _as_float(image)
+        adjusted = flt + cast(convert_to_tensor(delta, dtype_hint=flt.dtype), flt.dtype)
+        return convert_image_dtype(adjusted, image.dtype, saturate=True)
+
+
+def random_brightness(image, max_delta, seed=None) -> Tensor:
+    """``adjust_brightness`` by a delta drawn uniformly from [-max_delta, max_delta);
+    ValueError for a negative ``max_delta``."""
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+def adjust_contrast(images, contrast_factor) -> Tensor:
+    """``(x - mean) * contrast_factor + mean``, the mean over height and width per
+    channel, in float (TF's AdjustContrastv2), converted back saturated.  ``images``
+    need a known rank of at least 3."""
+    with name_scope("adjust_contrast"):
+        images = convert_to_tensor(images, name="images")
+        if images.shape.ndims is None or images.shape.ndims < 3:
+            raise ValueError(f"adjust_contrast: 'images' (shape {images.shape}) must be at "
+                             f"least 3-D (a known rank).")
+        flt = _as_float(images)
+        factor = cast(convert_to_tensor(contrast_factor, dtype_hint=dtypes.float32),
+                      flt.dtype)
+        mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
+        adjusted = (flt - mean) * factor + mean
+        return convert_image_dtype(adjusted, images.dtype, saturate=True)
+
+
+def random_contrast(image, lower, upper, seed=None) -> Tensor:
+    """``adjust_contrast`` by a factor drawn uniformly from [lower, upper); ValueError
+    unless ``0 <= lower < upper``."""
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    factor = random_uniform([], lower, upper, seed=seed)
+    return adjust_contrast(image, factor)
+
+
+def per_image_standardization(image) -> Tensor:
+    """Each image (the last 3 dimensions) scaled to mean 0 and variance 1, float32:
+    ``(x - mean) / max(stddev, 1 / sqrt(num_pixels))`` as TF."""
+    with name_scope("per_image_standardization"):
+        image = convert_to_tensor(image, name="image")
+        if image.shape.ndims is None or image.shape.ndims < 3:
+            raise ValueError(f"per_image_standardization: 'image' (shape {image.shape}) "
+                             f"must be at least three-dimensional (a known rank).")
+        image = _after(_nonzero_inner(image, "per_image_standardization"), image)
+        image = cast(image, dtypes.float32)
+        inner = image.shape.dims[-3:]
+        pixels = int(np.prod(inner)) if None not in inner else reduce_prod(shape(image)[-3:])
+        axes = [-1, -2, -3]
+        mean = reduce_mean(image, axis=axes, keepdims=True)
+        variance = reduce_mean(square(abs_op(image - mean)), axis=axes, keepdims=True)
+        min_stddev = rsqrt(cast(convert_to_tensor(pixels), dtypes.float32))
+        return (image - mean) / maximum(sqrt(variance), min_stddev)
+
+
+def rgb_to_grayscale(images, name=None) -> Tensor:
+    """The luma ``0.2989 R + 0.5870 G + 0.1140 B`` of ``images`` (``[..., 3]``) as
+    ``[..., 1]``, computed in float32 and converted back to ``images``' dtype."""
+    with name_scope(name or "rgb_to_grayscale"):
+        images = convert_to_tensor(images, name="images")
+        if images.shape.ndims is None or images.shape.dims[-1] not in (None, 3):
+            raise ValueError(f"rgb_to_grayscale: 'images' (shape {images.shape}) must have "
+                             f"a known rank and 3 channels.")
+        flt = convert_image_dtype(images, dtypes.float32)
+        weights = constant([[0.2989], [0.5870], [0.1140]], dtypes.float32, name="rgb_weights")
+        gray = matmul(reshape(flt, [-1, 3]), weights)        # TF's tensordot
+        dims = images.shape.dims
+        if None in dims[:-1]:
+            gray = reshape(gray, concat([shape(flt)[:-1], [1]], 0))
+        else:
+            gray = reshape(gray, list(dims[:-1]) + [1])
+        gray.set_shape(list(dims[:-1]) + [1])
+        return convert_image_dtype(gray, images.dtype)
+
+
+def grayscale_to_rgb(images, name=None) -> Tensor:
+    """``images`` (``[..., 1]``) with the channel repeated 3 times."""
+    with name_scope(name or "grayscale_to_rgb"):
+        images = convert_to_tensor(images, name="images")
+        rank = images.shape.ndims
+        if rank is None or rank < 2:
+            raise ValueError(f"A grayscale image (shape {images.shape}) must be at least "
+                             f"two-dimensional (a known rank).")
+        if images.shape.dims[-1] not in (None, 1):
+            raise ValueError("Last dimension of a grayscale image should be size 1.")
+        return tile(images, [1] * (rank - 1) + [3])
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("image", name)
