@@ -126,6 +126,7 @@ initialize_local_variables = local_variables_initializer
 lin_space = linspace
 initialize_variables = variables_initializer
 all_variables = global_variables
+random_crop = image.random_crop                      # TF1's tf.random_crop
 tensor_scatter_update = tensor_scatter_nd_update     # TF 1.14's names
 tensor_scatter_add = tensor_scatter_nd_add
 tensor_scatter_sub = tensor_scatter_nd_sub
@@ -154,7 +155,7 @@ __all__ += [
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
-    "foldl", "foldr", "einsum",
+    "foldl", "foldr", "einsum", "random_crop",
 ]
 
 
