@@ -368,3 +368,22 @@ def test_a_malformed_pipeline_in_a_graph_def_is_an_invalid_argument():
         with pytest.raises(InvalidArgumentError, match="'next': its dataset pipeline is "
                                                        "malformed"):
             sess.run("next:0")
+
+
+def test_an_augmentation_pipeline_of_image_ops_runs_in_map():
+    images = np.random.default_rng(3).uniform(0, 255, (10, 12, 12, 3)).astype(np.uint8)
+
+    def augment(image):
+        image = ds.image.convert_image_dtype(image, ds.float32)
+        image = ds.image.random_flip_left_right(ds.random_crop(image, [8, 8, 3], seed=1),
+                                                seed=2)
+        return ds.image.per_image_standardization(image)
+    batch = ds.data.Dataset.from_tensor_slices(images).map(augment).batch(4) \
+        .make_one_shot_iterator().get_next()
+    assert batch.shape.as_list() == [None, 8, 8, 3]
+    with ds.Session() as sess:
+        got = drain(sess, batch)
+    assert [b.shape[0] for b in got] == [4, 4, 2]
+    every = np.concatenate(got)
+    np.testing.assert_allclose(every.mean(axis=(1, 2, 3)), 0, atol=1e-5)
+    np.testing.assert_allclose(every.std(axis=(1, 2, 3)), 1, rtol=1e-4)
