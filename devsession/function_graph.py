@@ -44,11 +44,20 @@ from .graph_codec import FunctionAttr
 from .ops.registry import get_op_def
 from .proto import graph_pb2
 
-__all__ = ["FunctionGraph", "serialize", "parse", "import_function", "assigned_variables",
+__all__ = ["FunctionGraph", "serialize", "function_attr", "parse", "import_function",
+           "assigned_variables", "function_nodes", "holds_draws", "DRAW_OPS",
            "INLINE_CONSTANT_LIMIT"]
 
 # Integer constants up to this many elements are copied into a function, not captured.
 INLINE_CONSTANT_LIMIT = 1 << 12
+
+# The random ops (``ops/random.py``, ``ops/candidate_sampling.py``): each run draws new
+# values.  A cond or while_loop whose functions hold one records what it drew (all its
+# outputs), so that its gradient computes with those very values
+# (``ops/control_flow.py``, ``ops/control_flow_grad.py``).
+DRAW_OPS = frozenset({"RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                      "RandomUniformInt", "RandomShuffle", "LogUniformCandidateSampler",
+                      "UniformCandidateSampler"})
 
 
 class FunctionGraph(Graph):
@@ -88,6 +97,22 @@ class FunctionGraph(Graph):
     def is_stateful(self) -> bool:
         """Whether any op inside has effects or reads state (If rather than StatelessIf)."""
         return any(get_op_def(op.type).stateful for op in self.get_operations())
+
+    @property
+    def holds_draws(self) -> bool:
+        """Whether a random op (``DRAW_OPS``) is inside, maybe in a nested function."""
+        return any(op.type in DRAW_OPS or holds_draws(op) for op in self.get_operations())
+
+    def needed_operations(self) -> set:
+        """The ops that computing the outputs runs (through control inputs too)."""
+        needed, stack = set(), [t.op for t in self.outputs]
+        while stack:
+            op = stack.pop()
+            if op not in needed:
+                needed.add(op)
+                stack.extend(t.op for t in op.inputs)
+                stack.extend(op.control_inputs)
+        return needed
 
     def add_input(self, dtype, shape, name: str) -> Tensor:
         """A new explicit argument (a loop variable): a Placeholder."""
@@ -187,11 +212,17 @@ def serialize(function: FunctionGraph) -> FunctionAttr:
     """The attr value of a traced function (its GraphDef, input and output names).
     The function's name stays out, so two ops with the same functions have equal attrs
     (the optimizer may then merge stateless ones)."""
+    return function_attr(function.as_graph_def(), [t.name for t in function.inputs],
+                         [t.name for t in function.outputs])
+
+
+def function_attr(graph_def, inputs, outputs) -> FunctionAttr:
+    """The attr value of a function given as a GraphDef and the names of its input and
+    output tensors (``serialize``'s, for a function rewritten as a GraphDef)."""
     message = graph_pb2.NameAttrList()
-    message.attr[FunctionAttr.BODY_KEY].s = function.as_graph_def().SerializeToString(
-        deterministic=True)
-    message.attr["inputs"].list.s.extend(t.name.encode() for t in function.inputs)
-    message.attr["outputs"].list.s.extend(t.name.encode() for t in function.outputs)
+    message.attr[FunctionAttr.BODY_KEY].s = graph_def.SerializeToString(deterministic=True)
+    message.attr["inputs"].list.s.extend(name.encode() for name in inputs)
+    message.attr["outputs"].list.s.extend(name.encode() for name in outputs)
     return FunctionAttr(message.SerializeToString(deterministic=True))
 
 
@@ -227,18 +258,47 @@ def assigned_variables(op) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=256)
 def _function_variables(data: bytes) -> frozenset:
-    message = graph_pb2.NameAttrList()
-    message.ParseFromString(data)
-    graph_def = graph_pb2.GraphDef()
-    graph_def.ParseFromString(message.attr[FunctionAttr.BODY_KEY].s)
     names = set()
-    for node in graph_def.node:
+    for node in _graph_def_of(data).node:
         if node.op == "VariableV2":
             names.add(node.attr["shared_name"].s.decode() or node.name)
         for value in node.attr.values():
             if value.HasField("func") and FunctionAttr.BODY_KEY in value.func.attr:
                 names.update(_function_variables(value.func.SerializeToString()))
     return frozenset(names)
+
+
+def function_nodes(function: FunctionAttr) -> tuple:
+    """(name, op type) of every node of ``function`` and of the functions its nodes hold
+    (nested ones named ``outer/inner``), in GraphDef order."""
+    return _function_nodes(function.data)
+
+
+@functools.lru_cache(maxsize=256)
+def _function_nodes(data: bytes) -> tuple:
+    found = []
+    for node in _graph_def_of(data).node:
+        found.append((node.name, node.op))
+        for value in node.attr.values():
+            if value.HasField("func") and FunctionAttr.BODY_KEY in value.func.attr:
+                found.extend((f"{node.name}/{name}", op_type) for name, op_type
+                             in _function_nodes(value.func.SerializeToString()))
+    return tuple(found)
+
+
+def holds_draws(op) -> bool:
+    """Whether a function of ``op`` (a cond's or loop's node), or one nested in it, holds a
+    random op (``DRAW_OPS``)."""
+    return any(op_type in DRAW_OPS for value in op.attrs.values()
+               if isinstance(value, FunctionAttr) for _, op_type in function_nodes(value))
+
+
+def _graph_def_of(data: bytes) -> graph_pb2.GraphDef:
+    message = graph_pb2.NameAttrList()
+    message.ParseFromString(data)
+    graph_def = graph_pb2.GraphDef()
+    graph_def.ParseFromString(message.attr[FunctionAttr.BODY_KEY].s)
+    return graph_def
 
 
 def import_function(function: FunctionAttr, graph: Graph, node_name: str | None = None,

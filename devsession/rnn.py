@@ -58,8 +58,9 @@ How the time loop runs:
   beyond.  At 20 steps the loop costs about 1.3x the unrolled forward and 2.2x its
   forward+backward (3.6 and 16 ms against 2.8 and 7 ms; 200 steps: 58 and 300 ms
   against 28 and 86 ms).  A cell with random ops inside (``DropoutWrapper`` with
-  dropout) runs forward, but the loop's gradient refuses it (a ValueError:
-  recomputing a random op would differ).
+  dropout) trains too: the loop records each step's dropout draws, and its gradient
+  replays the steps with those masks (``ops/control_flow.py``); the draws are kept
+  until the step ends (``[T, batch, units]`` per dropout).
 """
 
 from __future__ import annotations

@@ -1,6 +1,12 @@
 """Gradients through ds.cond and ds.while_loop: each gradient function against float64
 finite differences (tests/gradient_check.py), whole graphs through ds.gradients on
-every session type, and the gradients devsession refuses to build."""
+every session type, and the gradients devsession refuses to build.
+
+Random ops inside (dropout in a loop): the gradient uses the very values the forward
+pass drew (the tests fetch them through an extra loop variable and compute the
+gradients in numpy), seeded or not, after 0, 1 or more iterations, in conds, nested
+conds and loops, on a cluster whose gradient runs on another task than the loop, from
+an imported GraphDef, and on the CUDA module's drivers (cupy's stand-in)."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import pytest
 
 import devsession as ds
 from gradient_check import check_op_gradient
+from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
 
 @pytest.fixture
 def vec(rng):
@@ -120,18 +127,19 @@ def test_gradients_reach_variables_and_a_training_step_works(make_session):
 
 def test_gradients_devsession_refuses_or_stops():
     x = ds.placeholder(ds.float32, (2,), name="x")
-    noisy = ds.cond(ds.reduce_sum(x) > 0.0,
-                    lambda: ds.tanh(x + ds.random_normal((2,), seed=1)), lambda: x)
-    with pytest.raises(ValueError, match="stateful op .*RandomStandardNormal"):
-        ds.gradients(noisy, x)
     counter = ds.Variable(0, name="counter")
 
     def counting(t):
         with ds.control_dependencies([ds.assign_add(counter, 1)]):
             return t * 1.5
     counted = ds.while_loop(lambda t: ds.reduce_sum(t) < 10.0, counting, [x])
-    with pytest.raises(ValueError, match="stateful ops"):
+    with pytest.raises(ValueError, match=r"stateful op 'AssignAdd' \(AssignAdd\).*Random ops "
+                                         r"are fine.*assigns and other stateful ops are not"):
         ds.gradients(counted, x)
+    bumping = ds.cond(ds.reduce_sum(x) > 0.0,
+                      lambda: x * ds.cast(ds.assign_add(counter, 1), ds.float32), lambda: x)
+    with pytest.raises(ValueError, match="stateful op 'AssignAdd' .*assigns"):
+        ds.gradients(bumping, x)
     stopped = ds.while_loop(lambda t: ds.reduce_sum(t) < 10.0, lambda t: t * 1.5, [x],
                             back_prop=False)
     assert ds.gradients(stopped, x) == [None]
@@ -143,3 +151,236 @@ def test_gradients_devsession_refuses_or_stops():
         np.testing.assert_allclose(sess.run(ds.gradients(bumped, x)[0], {x: [1.0, 2.0]}),
                                    [1.5, 1.5])
         assert int(sess.run(counter)) == 1
+
+
+# --- random ops inside: the gradient computes with what the forward pass drew --------------
+
+W = np.array([0.5, -1.0, 2.0])
+KEEP = 0.6
+
+
+def noisy_loop(seed, loop_device=""):
+    """A loop over ``n`` (fed) iterations that multiplies by ``ds.random_uniform`` and
+    applies ``ds.nn.dropout``; its third loop variable stacks what each iteration drew
+    (the uniform values, then the dropout's factor: 0 or 1 / keep), so that a test sees
+    the draws of the very run whose gradients it checks.  The loop (not its gradient)
+    is placed on ``loop_device``."""
+    x = ds.placeholder(ds.float64, (3,), name="x")
+    n = ds.placeholder(ds.int32, (), name="n")
+    w = ds.constant(W, name="w")
+
+    def body(i, s, drawn):
+        r = ds.random_uniform((3,), dtype=ds.float64, seed=seed)
+        dropped = ds.nn.dropout(s, rate=1 - KEEP, seed=seed)
+        factor = ds.cast(ds.not_equal(dropped, 0.0), ds.float64) / KEEP
+        return (i + 1, ds.tanh(dropped * r) * w + 0.1 * s,
+                ds.concat([drawn, ds.reshape(ds.stack([r, factor]), (1, 2, 3))], 0))
+    with ds.device(loop_device):
+        _, y, drawn = ds.while_loop(
+            lambda i, s, drawn: i < n, body, [0, x, ds.zeros((0, 2, 3), ds.float64)],
+            shape_invariants=[ds.TensorShape([]), ds.TensorShape([3]),
+                              ds.TensorShape([None, 2, 3])])
+    dx, dw = ds.gradients(ds.reduce_sum(y * y), [x, w])
+    return (x, n), (y, drawn, dx, dw)
+
+
+def noisy_loop_in_numpy(x, drawn):
+    """``noisy_loop``'s y and the gradients of sum(y * y) w.r.t. x and w, given the draws."""
+    states = [x]
+    for r, factor in drawn:
+        states.append(np.tanh(states[-1] * factor * r) * W + 0.1 * states[-1])
+    dy, dw = 2 * states[-1], np.zeros(3)
+    for (r, factor), s in zip(drawn[::-1], states[-2::-1]):
+        t = np.tanh(s * factor * r)
+        dw += dy * t
+        dy = dy * (W * (1 - t * t) * factor * r + 0.1)
+    return states[-1], dy, dw
+
+
+def run_noisy_loop(sess, feeds, fetches, xv, steps) -> np.ndarray:
+    """Run ``noisy_loop`` for ``steps`` iterations, check its values and gradients against
+    numpy given the draws fetched in the same run, and return those draws."""
+    y, drawn, dx, dw = sess.run(fetches, {feeds[0]: xv, feeds[1]: steps})
+    assert drawn.shape == (steps, 2, 3)
+    for got, want in zip((y, dx, dw), noisy_loop_in_numpy(xv, drawn)):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    return drawn
+
+
+@pytest.mark.parametrize("seed", [None, 5], ids=["unseeded", "seeded"])
+def test_a_loop_with_random_ops_differentiates_with_the_values_it_drew(seed, vec):
+    feeds, fetches = noisy_loop(seed)
+    xv = vec(3)
+    with ds.Session() as sess:
+        drawn = [run_noisy_loop(sess, feeds, fetches, xv, steps) for steps in (6, 6, 1, 0)]
+    assert not np.array_equal(drawn[0], drawn[1])             # new draws each run
+    factors = np.concatenate([drawn[0][:, 1], drawn[1][:, 1]])
+    assert 0 < np.mean(factors == 0) < 1                      # dropout dropped some
+    if seed is not None:                                      # a new session repeats them
+        with ds.Session() as sess:
+            again = [run_noisy_loop(sess, feeds, fetches, xv, steps) for steps in (6, 6)]
+        np.testing.assert_array_equal(again[0], drawn[0])
+        np.testing.assert_array_equal(again[1], drawn[1])
+
+
+@pytest.mark.parametrize("seed", [None, 2], ids=["unseeded", "seeded"])
+def test_a_cond_with_a_random_op_differentiates_with_the_value_it_drew(seed, vec):
+    x = ds.placeholder(ds.float64, (3,), name="x")
+
+    def noisy():
+        r = ds.random_normal((3,), dtype=ds.float64, seed=seed)
+        return ds.tanh(x * r), r
+    y, r = ds.cond(ds.reduce_sum(x) > 0.0, noisy, lambda: (x * x, ds.zeros_like(x)))
+    (dx,) = ds.gradients(ds.reduce_sum(y), x)
+    xv = vec(3, shift=2.0)
+    with ds.Session() as sess:
+        drawn = []
+        for value in (xv, xv):
+            got_y, got_r, got_dx = sess.run([y, r, dx], {x: value})
+            np.testing.assert_allclose(got_y, np.tanh(value * got_r), rtol=1e-12)
+            np.testing.assert_allclose(got_dx, (1 - np.tanh(value * got_r) ** 2) * got_r,
+                                       rtol=1e-10)
+            drawn.append(got_r)
+        np.testing.assert_allclose(sess.run(dx, {x: -xv}), -2 * xv)
+    assert not np.array_equal(*drawn)
+
+
+def nested_noisy_loop():
+    """A loop whose body runs a cond with dropout in a branch, then an inner loop
+    multiplying by random values; its third loop variable keeps each iteration's
+    factor (what dropout kept, times the inner loop's product), so y = x * prod(factors)."""
+    x = ds.placeholder(ds.float64, (4,), name="x")
+
+    def inner(j, t, product):
+        r = ds.random_uniform((4,), dtype=ds.float64, seed=5)
+        return j + 1, t * r, product * r
+
+    def body(i, s, factors):
+        dropped = ds.cond(i % 2 > 0, lambda: ds.nn.dropout(s, rate=0.5, seed=3),
+                          lambda: s * 1.5)
+        _, t, product = ds.while_loop(lambda j, t, p: j < i, inner,
+                                      [0, dropped, ds.ones((4,), ds.float64)])
+        kept = ds.where(ds.equal(s, 0.0), ds.zeros_like(s), dropped / s)   # 0 stays 0
+        factor = ds.stop_gradient(kept * product)
+        return i + 1, t, ds.concat([factors, ds.reshape(factor, (1, 4))], 0)
+    _, y, factors = ds.while_loop(
+        lambda i, s, f: i < 4, body, [0, x, ds.zeros((0, 4), ds.float64)],
+        shape_invariants=[ds.TensorShape([]), ds.TensorShape([4]), ds.TensorShape([None, 4])])
+    (dx,) = ds.gradients(ds.reduce_sum(y), x)
+    return x, y, factors, dx
+
+
+def test_nested_conds_and_loops_with_random_ops_in_every_session(make_session, vec):
+    x, y, factors, dx = nested_noisy_loop()
+    sess = make_session()
+    xv = vec(4, shift=3.0)
+    dropped = []
+    for _ in range(3):
+        got_y, got_factors, got_dx = sess.run([y, factors, dx], {x: xv})
+        product = np.prod(got_factors, axis=0)
+        np.testing.assert_allclose(got_y, xv * product, rtol=1e-10)
+        np.testing.assert_allclose(got_dx, product, rtol=1e-10)
+        dropped.append(product == 0)
+    assert 0 < np.mean(dropped) < 1
+
+
+def test_a_cluster_sends_a_loops_records_to_its_gradient_on_another_task(vec):
+    from sessions import local_cluster
+
+    feeds, fetches = noisy_loop(seed=4, loop_device="/job:worker/task:1")
+    assert fetches[0].op.device == "/job:worker/task:1"
+    (gradient,) = [op for op in ds.get_default_graph().get_operations()
+                   if op.type == "_WhileGrad"]
+    assert gradient.device == ""                      # the session's: task 0
+    target = local_cluster()[0].target
+    options = ds.SessionOptions(target=target, device="/job:worker/task:0/cpu:0")
+    ds.reset(options)
+    with ds.Session(target, options=options) as sess:
+        for steps in (4, 0):
+            run_noisy_loop(sess, feeds, fetches, vec(3), steps)
+
+
+def test_a_loop_that_does_not_record_inside_one_that_does_and_graphdefs(vec):
+    """A back_prop=False loop drawing random values, nested in a loop differentiated:
+    the outer loop records its outputs; a GraphDef of the whole keeps the records, and a
+    gradient built on the imported graph uses them."""
+    x = ds.placeholder(ds.float64, (3,), name="x")
+
+    def body(i, s, ks):
+        _, k = ds.while_loop(lambda j, k: j < 2,
+                             lambda j, k: (j + 1, k * ds.random_uniform((3,), dtype=ds.float64)),
+                             [0, ds.ones((3,), ds.float64)], back_prop=False)
+        return i + 1, ds.tanh(s * k), ds.concat([ks, ds.reshape(k, (1, 3))], 0)
+    _, y, ks = ds.while_loop(lambda i, s, ks: i < 3, body, [0, x, ds.zeros((0, 3), ds.float64)],
+                             shape_invariants=[ds.TensorShape([]), ds.TensorShape([3]),
+                                               ds.TensorShape([None, 3])])
+    graph_def, imported = ds.get_default_graph().as_graph_def(), ds.Graph()
+    with imported.as_default():
+        ds.import_graph_def(graph_def, name="")
+        names = (x.name, y.name, ks.name)
+        copies = [imported.get_tensor_by_name(n) for n in names]
+        copies.append(ds.gradients(ds.reduce_sum(copies[1]), copies[0])[0])
+    (dx,) = ds.gradients(ds.reduce_sum(y), x)
+    xv = vec(3)
+    for graph, (x_, y_, ks_, dx_) in ((ds.get_default_graph(), (x, y, ks, dx)),
+                                      (imported, copies)):
+        with ds.Session(graph=graph) as sess:
+            got_y, got_ks, got_dx = sess.run([y_, ks_, dx_], {x_: xv})
+        s, ds_dx = xv, np.ones(3)
+        for k in got_ks:
+            s = np.tanh(s * k)
+            ds_dx = ds_dx * (1 - s * s) * k
+        np.testing.assert_allclose(got_y, s, rtol=1e-12)
+        np.testing.assert_allclose(got_dx, ds_dx, rtol=1e-10)
+
+
+def test_only_loops_and_conds_with_random_ops_record():
+    """Records cost nothing where there is nothing to record (a loop without random ops,
+    or with back_prop=False); a loop whose random ops nothing needs, or whose cond alone
+    draws, records only its iteration count (its gradient replays the body that many
+    times); while_loop and cond return only their own values."""
+    x = ds.placeholder(ds.float32, (3,), name="x")
+    plain = ds.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * 2.0), [0, x])
+    stopped = ds.while_loop(lambda i, s: i < 3,
+                            lambda i, s: (i + 1, s * ds.random_uniform((3,))), [0, x],
+                            back_prop=False)
+
+    def unused_draw(i, s):
+        ds.random_uniform((3,))             # nothing needs it, so it never runs
+        return i + 1, s * 2.0
+    unused = ds.while_loop(lambda i, s: i < 3, unused_draw, [0, x])
+    noisy = ds.while_loop(lambda i, s: ds.random_uniform(()) < 0.9,
+                          lambda i, s: (i + 1, s * 2.0), [0, x])
+    picked = ds.cond(ds.reduce_sum(x) > 0.0, lambda: x * ds.random_uniform((3,)), lambda: x)
+    for result, outputs in ((plain, 2), (stopped, 2), (unused, 3), (noisy, 3), ([picked], 2)):
+        op = result[-1].op
+        assert len(op.outputs) == outputs, op.name
+        assert ("num_records" in op.attrs) == (outputs > len(result)), op.name
+    dx = ds.gradients([ds.reduce_sum(unused[1]), ds.reduce_sum(noisy[1])], x)[0]
+    with ds.Session() as sess:
+        steps, got_dx = sess.run([noisy[0], dx], {x: [1.0, 2.0, 3.0]})
+    np.testing.assert_allclose(got_dx, np.full(3, 8.0 + 2.0 ** steps))
+
+
+def test_records_on_the_cuda_modules_drivers(standin):
+    """kernels/cuda/ records with cupy (the stand-in) and replays them."""
+    feeds = ds.placeholder(ds.float32, (3,), name="x")
+    with ds.device("gpu:0"):
+        def body(i, s, drawn):
+            r = ds.random_uniform((3,), seed=2)
+            return i + 1, ds.tanh(s * r), ds.concat([drawn, ds.reshape(r, (1, 3))], 0)
+        _, y, drawn = ds.while_loop(lambda i, s, d: i < 3, body, [0, feeds, ds.zeros((0, 3))],
+                                    shape_invariants=[ds.TensorShape([]), ds.TensorShape([3]),
+                                                      ds.TensorShape([None, 3])])
+        (dx,) = ds.gradients(ds.reduce_sum(y), feeds)
+    xv = np.array([0.5, -0.25, 1.0], np.float32)
+    with ds.Session(options=ds.SessionOptions(device="cpu")) as sess:
+        got_drawn, got_dx = sess.run([drawn, dx], {feeds: xv})
+        plan = sess._prepare((feeds,), (dx,), ()).plan
+    assert {st.device.short_name for st in plan.steps if st.op_type in ("While", "_WhileGrad")} \
+        == {"GPU:0"}
+    s, want = xv.astype(np.float64), np.ones(3)
+    for r in got_drawn:
+        s = np.tanh(s * r)
+        want = want * (1 - s * s) * r
+    np.testing.assert_allclose(got_dx, want, rtol=1e-5)

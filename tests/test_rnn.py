@@ -8,7 +8,9 @@ came out the same (to 1e-6; TF is not a test dependency).
 An unknown number of time steps runs a while loop: its outputs, states and gradients
 equal the unrolled steps' (same variables, one graph, several lengths fed), for each
 cell, with and without ``sequence_length``, time first or not; bidirectional too; 0 and
-1 steps; TF 2.21's values hard-coded; an LSTM trained on batches of varying length."""
+1 steps; TF 2.21's values hard-coded; an LSTM trained on batches of varying length.
+Dropout inside the loop: the gradient uses the masks the forward pass drew (against the
+unrolled steps given those masks), and an LSTM with dropout learns."""
 
 from __future__ import annotations
 
@@ -405,13 +407,52 @@ def test_an_lstm_over_variable_length_batches_learns(rng):
         assert np.mean([sess.run(loss, b) for b in batches]) < 0.1 * first
 
 
-def test_dropout_in_the_loop_runs_forward_but_its_gradient_is_refused(rng):
-    x = ds.placeholder(ds.float32, (None, None, 2))
-    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(40), output_keep_prob=0.5)
-    outputs, _ = ds.nn.dynamic_rnn(cell, x, dtype=ds.float32)
+def test_dropout_in_the_loop_differentiates_with_the_masks_the_forward_pass_drew(rng):
+    """Output dropout in a loop over unknown time: its gradient is the unrolled cell's
+    gradient under the masks this very run drew (read off its outputs' zeros, fed to
+    the unrolled steps as a mask), so the gradient did not draw masks of its own."""
+    x = ds.placeholder(ds.float64, (None, None, 2))
+    weights = ds.placeholder(ds.float64, (None, None, 5))
+    keep = 0.6
+    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(5), output_keep_prob=keep,
+                                         seed=4)
+    outputs, _ = ds.nn.dynamic_rnn(cell, x, dtype=ds.float64)
+    variables = ds.trainable_variables()
+    looped = ds.gradients(ds.reduce_sum(outputs * weights), [x, *variables])
+    fixed = ds.placeholder(ds.float64, (None, 4, 2))
+    mask = ds.placeholder(ds.float64, (None, 4, 5))
+    with ds.variable_scope(ds.get_variable_scope(), reuse=True):
+        plain, _ = ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(5), fixed, dtype=ds.float64)
+    unrolled = ds.gradients(ds.reduce_sum(plain * mask / keep * weights), [fixed, *variables])
+    assert len(ds.trainable_variables()) == 4                  # the same variables
+    masks = []
     with ds.Session() as sess:
         sess.run(ds.global_variables_initializer())
-        dropped = sess.run(outputs, {x: rng.standard_normal((4, 3, 2)).astype(F32)})
-    assert dropped.shape == (4, 3, 40) and 0.3 < np.mean(dropped == 0) < 0.7
-    with pytest.raises(ValueError, match="Cannot differentiate through 'rnn/while'"):
-        ds.gradients(ds.reduce_sum(outputs), ds.trainable_variables())
+        for _ in range(3):
+            xv, wv = rng.standard_normal((3, 4, 2)), rng.standard_normal((3, 4, 5))
+            got, *grads = sess.run([outputs, *looped], {x: xv, weights: wv})
+            masks.append((got != 0).astype(F64))
+            want = sess.run(unrolled, {fixed: xv, mask: masks[-1], weights: wv})
+            for g, e in zip(grads, want):
+                np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+    assert 0.2 < np.mean(masks) < 0.9 and not np.array_equal(masks[0], masks[1])
+
+
+def test_an_lstm_with_dropout_over_unknown_time_learns(rng):
+    x = ds.placeholder(ds.float32, (None, None, 1))
+    y = ds.placeholder(ds.float32, (None, 1))
+    cell = ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.LSTMCell(16), output_keep_prob=0.8,
+                                         state_keep_prob=0.9, seed=1)
+    _, state = ds.nn.dynamic_rnn(cell, x, dtype=ds.float32)
+    loss = ds.losses.mean_squared_error(y, ds.layers.dense(state.h, 1))
+    train = ds.train.AdamOptimizer(0.03).minimize(loss)
+    batches = []
+    for steps in (4, 6, 3):
+        xv = rng.standard_normal((32, steps, 1)).astype(F32)
+        batches.append({x: xv, y: xv.sum(1)})
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        first = np.mean([sess.run(loss, b) for b in batches])
+        for k in range(120):
+            sess.run(train, batches[k % 3])
+        assert np.mean([sess.run(loss, b) for b in batches]) < 0.1 * first

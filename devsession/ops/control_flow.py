@@ -27,14 +27,27 @@ Ops whose functions hold no stateful op are ``StatelessIf``/``StatelessWhile``: 
 optimizer may fold or merge those; ``If``/``While`` it never touches.  A function that
 assigns a variable runs where that variable lives when it has a device (the assign
 needs it; on a cluster, the variable's task).
+
+Random ops inside *record* what they drew, for the gradient, which computes the
+functions again (``control_flow_grad.py`` says why and how): extra outputs after the
+op's own, counted by attr ``num_records`` (absent where there is nothing to record,
+so other conds and loops are exactly as before).  An ``If`` records each value its
+branches' random ops (``DRAW_OPS``) drew (a branch gives empty stand-ins for the other
+branch's); a ``While`` (unless ``back_prop=False``) the number of iterations, then per
+random op of the body its draws of every iteration, raveled and concatenated, and their
+shapes (``[iterations, rank]`` int64: shapes may change between iterations).  A cond
+or loop nested in a function records through it: the function records the inner op's
+records (a loop with ``back_prop=False`` holding random ops: its outputs).
 """
 
 from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .. import dtypes
-from ..function_graph import FunctionGraph, serialize
+from ..function_graph import DRAW_OPS, FunctionGraph, holds_draws, serialize
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
                      convert_to_tensor, name_scope)
 from ..tensor_shape import TensorShape, as_shape
@@ -44,11 +57,14 @@ from .registry import InferError, OpDef, register_op
 from .state import constant
 
 __all__ = ["cond", "case", "while_loop", "Assert", "IF_OPS", "WHILE_OPS", "WHILE_GRAD_OP",
-           "create_if", "create_control_flow_op", "most_specific_compatible"]
+           "WHILE_REPLAY_OP", "create_if", "create_control_flow_op", "most_specific_compatible",
+           "record_count"]
 
 IF_OPS = ("If", "StatelessIf")
 WHILE_OPS = ("While", "StatelessWhile")
 WHILE_GRAD_OP = "_WhileGrad"
+WHILE_REPLAY_OP = "_WhileReplay"
+RECORDS_ATTR = "num_records"
 
 
 # --- op definitions ----------------------------------------------------------------------
@@ -79,10 +95,11 @@ def _infer_if(inputs, attrs, node):
 
 def _infer_while(inputs, attrs, node):
     outputs = _declared_outputs(attrs, node)
-    if len(inputs) < len(outputs):
-        raise InferError(f"Op '{node}': {len(outputs)} loop variables declared but only "
+    loop_vars = len(outputs) - attrs.get(RECORDS_ATTR, 0)
+    if len(inputs) < loop_vars:
+        raise InferError(f"Op '{node}': {loop_vars} loop variables declared but only "
                          f"{len(inputs)} inputs.")
-    for spec, (dtype, shape) in zip(inputs, outputs):
+    for spec, (dtype, shape) in zip(inputs, outputs[:loop_vars]):
         if spec.dtype != dtype or not _less_or_equal(spec.shape, shape):
             raise InferError(f"Op '{node}': loop variable '{spec.name}' ({spec.dtype.name}, "
                              f"{spec.shape}) does not fit its declared {dtype.name} {shape}.")
@@ -112,13 +129,19 @@ def _register() -> None:
     register_op(OpDef("Assert", _infer_assert, None, attr_defaults={"summarize": 3, "message": ""},
                       stateful=True, has_output=False, host_inputs=(0,)))
     # While's gradient (control_flow_grad.py): inputs are the loop's initial values, its
-    # captured tensors and the gradients of its outputs; outputs the gradients of the
-    # initial values (attr ``loop_var_grads`` says which) and of the captured tensors
-    # (``capture_grads``).  Its kernel runs the loop again, keeping every iteration's
-    # values, then the body's gradient function backwards over them.
+    # captured tensors, the gradients of its outputs and the loop's records; outputs the
+    # gradients of the initial values (attr ``loop_var_grads`` says which) and of the
+    # captured tensors (``capture_grads``).  Its kernel runs the loop again, keeping every
+    # iteration's values, then the body's gradient function backwards over them.
     register_op(OpDef(WHILE_GRAD_OP, _infer_while_grad, None,
                       attr_defaults={"output_types": (), "output_shapes": ()},
                       function_attrs=("cond", "body", "body_grad")))
+    # A recording While inside a function that a gradient replays: the body (its random
+    # ops replaced by inputs) once per recorded iteration, reading the draws from the
+    # records (inputs after the loop values and captured tensors); no cond.
+    register_op(OpDef(WHILE_REPLAY_OP, _infer_while_grad, None,
+                      attr_defaults={"output_types": (), "output_shapes": ()},
+                      function_attrs=("body",)))
 
 
 _register()
@@ -181,6 +204,35 @@ def _all_captured(functions) -> list:
     return list(seen)
 
 
+def record_count(op) -> int:
+    """How many of ``op``'s outputs are records (an If or While; see the module
+    docstring), or, for a ``_WhileReplay``, of its inputs."""
+    try:
+        return op.get_attr(RECORDS_ATTR)
+    except ValueError:
+        return 0
+
+
+def _recorded_values(function: FunctionGraph) -> list:
+    """The values of ``function`` its op records (see the module docstring): what the
+    random ops its outputs need drew, and the records of the conds and loops nested in
+    it (all the outputs of a loop that holds random ops but records nothing)."""
+    needed, values = function.needed_operations(), []
+    for op in function.get_operations():
+        if op not in needed:
+            continue
+        if op.type in DRAW_OPS:
+            values.extend(op.outputs)
+        elif op.type in IF_OPS + WHILE_OPS:
+            records = record_count(op)
+            if records:
+                values.extend(op.outputs[len(op.outputs) - records:])
+            elif op.type in WHILE_OPS and not op.attrs.get("back_prop", True) \
+                    and holds_draws(op):
+                values.extend(op.outputs)
+    return values
+
+
 def create_control_flow_op(graph, op_type, inputs, attrs, name, functions) -> Operation:
     """The node running ``functions``, after their control captures, and placed with the
     variables they assign when it has no device of its own."""
@@ -228,23 +280,53 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                                 for leaf in nest.flatten(result)]
             results.append(result)
         _check_branches_agree(results, branches)
+        declared = len(branches[0].outputs)
+        records = _record_branches(branches)
         captured = _all_captured(branches)
         _bind_inputs(branches, captured)
-        op = create_if(graph, pred, captured, *branches, name or "cond")
-    return nest.pack_sequence_as(results[0], list(op.outputs))
+        op = create_if(graph, pred, captured, *branches, name or "cond", records)
+    return nest.pack_sequence_as(results[0], list(op.outputs[:declared]))
 
 
 def create_if(graph, pred, inputs, then_fn: FunctionGraph, else_fn: FunctionGraph,
-              name: str) -> Operation:
+              name: str, num_records: int = 0) -> Operation:
     """The If (or StatelessIf) node running ``then_fn`` or ``else_fn`` on ``inputs``
-    (both functions take exactly those, in that order)."""
+    (both functions take exactly those, in that order); the last ``num_records`` of
+    their outputs are records (see the module docstring)."""
     stateful = then_fn.is_stateful or else_fn.is_stateful
     attrs = {"then_branch": serialize(then_fn), "else_branch": serialize(else_fn),
              "output_types": tuple(t.dtype for t in then_fn.outputs),
              "output_shapes": tuple(most_specific_compatible(a.shape, b.shape)
                                     for a, b in zip(then_fn.outputs, else_fn.outputs))}
+    if num_records:
+        attrs[RECORDS_ATTR] = num_records
     return create_control_flow_op(graph, IF_OPS[0] if stateful else IF_OPS[1],
                                   [pred, *inputs], attrs, name, (then_fn, else_fn))
+
+
+def _record_branches(branches) -> int:
+    """Add the branches' records to their outputs (see the module docstring): the
+    values the true branch drew, then the false branch's, each branch giving an empty
+    stand-in for the other's; returns how many."""
+    if not any(function.is_stateful for function in branches):    # as random ops are
+        return 0
+    drawn = [_recorded_values(function) for function in branches]
+    for k, function in enumerate(branches):
+        for j, values in enumerate(drawn):
+            function.outputs.extend(values if j == k else
+                                    [_stand_in(function, t) for t in values])
+    return sum(len(values) for values in drawn)
+
+
+def _stand_in(function: FunctionGraph, t: Tensor) -> Tensor:
+    """A constant of ``t``'s dtype and rank, empty (but for a scalar), keeping the
+    dimensions ``t`` is known to have but one: a record keeps its rank whichever branch
+    ran, and its static shape what it can."""
+    dims = [d if d is not None else 0 for d in t.shape.dims or ()]
+    if dims and 0 not in dims:
+        dims[0] = 0
+    with function.as_default(), control_dependencies(None):
+        return constant(np.zeros(dims, t.dtype.np), dtype=t.dtype, name="unused_record")
 
 
 def _one_of(value, old, name: str, old_name: str):
@@ -445,19 +527,37 @@ def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_i
         body_graph.outputs = [_as_output(body_graph, leaf, dtype_hint=t.dtype)
                               for leaf, t in zip(nest.flatten(body_result), flat)]
         _check_loop_outputs(flat, body_graph.outputs, invariants)
+        stateful = cond_graph.is_stateful or body_graph.is_stateful   # as random ops are
+        recording = back_prop and stateful and (body_graph.holds_draws
+                                                or cond_graph.holds_draws)
+        records = _recorded_values(body_graph) if recording else []
+        body_graph.outputs.extend(records)
         functions = (cond_graph, body_graph)
         captured = _all_captured(functions)
         _bind_inputs(functions, captured)
-        stateful = cond_graph.is_stateful or body_graph.is_stateful
         attrs = {"cond": serialize(cond_graph), "body": serialize(body_graph),
                  "output_types": tuple(t.dtype for t in flat), "output_shapes": tuple(invariants),
                  "parallel_iterations": int(parallel_iterations)}
         if not back_prop:
             attrs["back_prop"] = False
+        if recording:
+            _declare_loop_records(attrs, records)
         op = create_control_flow_op(graph, WHILE_OPS[0] if stateful else WHILE_OPS[1],
                                      [*flat, *captured], attrs, name or "while", functions)
-    outputs = list(op.outputs)
+    outputs = list(op.outputs[:len(flat)])
     return nest.pack_sequence_as(body_result, outputs), outputs
+
+
+def _declare_loop_records(attrs: dict, records) -> None:
+    """A recording loop's outputs after its loop variables (see the module docstring):
+    the iteration count, then per recorded value its draws (1-D) and their shapes."""
+    types, shapes = [dtypes.int64], [TensorShape([])]
+    for t in records:
+        types += [t.dtype, dtypes.int64]
+        shapes += [TensorShape([None]), TensorShape([None, t.shape.ndims])]
+    attrs["output_types"] += tuple(types)
+    attrs["output_shapes"] += tuple(shapes)
+    attrs[RECORDS_ATTR] = len(types)
 
 
 def _invariants(flat, loop_vars, shape_invariants) -> list:
