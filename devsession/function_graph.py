@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 
 from . import dtypes
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, NotFoundError
 from .graph import (Graph, Operation, Tensor, active_control_inputs, constant_value,
                     control_dependencies)
 from .graph_codec import FunctionAttr
@@ -45,7 +45,7 @@ from .ops.registry import get_op_def
 from .proto import graph_pb2
 
 __all__ = ["FunctionGraph", "serialize", "function_attr", "parse", "import_function",
-           "assigned_variables", "function_nodes", "holds_draws", "DRAW_OPS",
+           "assigned_variables", "function_nodes", "holds_draws", "draws",
            "INLINE_CONSTANT_LIMIT"]
 
 # Integer constants up to this many elements are copied into a function, not captured.
@@ -55,9 +55,12 @@ INLINE_CONSTANT_LIMIT = 1 << 12
 # values.  A cond or while_loop whose functions hold one records what it drew (all its
 # outputs), so that its gradient computes with those very values
 # (``ops/control_flow.py``, ``ops/control_flow_grad.py``).
-DRAW_OPS = frozenset({"RandomUniform", "RandomStandardNormal", "TruncatedNormal",
-                      "RandomUniformInt", "RandomShuffle", "LogUniformCandidateSampler",
-                      "UniformCandidateSampler"})
+def draws(op_type: str) -> bool:
+    """Whether ``op_type`` draws random values (``OpDef.draws``)."""
+    try:
+        return get_op_def(op_type).draws
+    except NotFoundError:          # a function's internal op types (none draws)
+        return False
 
 
 class FunctionGraph(Graph):
@@ -100,8 +103,8 @@ class FunctionGraph(Graph):
 
     @property
     def holds_draws(self) -> bool:
-        """Whether a random op (``DRAW_OPS``) is inside, maybe in a nested function."""
-        return any(op.type in DRAW_OPS or holds_draws(op) for op in self.get_operations())
+        """Whether a random op (``OpDef.draws``) is inside, maybe in a nested function."""
+        return any(draws(op.type) or holds_draws(op) for op in self.get_operations())
 
     def needed_operations(self) -> set:
         """The ops that computing the outputs runs (through control inputs too)."""
@@ -288,8 +291,8 @@ def _function_nodes(data: bytes) -> tuple:
 
 def holds_draws(op) -> bool:
     """Whether a function of ``op`` (a cond's or loop's node), or one nested in it, holds a
-    random op (``DRAW_OPS``)."""
-    return any(op_type in DRAW_OPS for value in op.attrs.values()
+    random op (``OpDef.draws``)."""
+    return any(draws(op_type) for value in op.attrs.values()
                if isinstance(value, FunctionAttr) for _, op_type in function_nodes(value))
 
 

@@ -384,3 +384,15 @@ def test_records_on_the_cuda_modules_drivers(standin):
         s = np.tanh(s * r)
         want = want * (1 - s * s) * r
     np.testing.assert_allclose(got_dx, want, rtol=1e-5)
+
+
+def test_a_loop_gradient_of_zero_iterations_is_a_copy_not_the_fed_array():
+    x = ds.placeholder(ds.float32, [3])
+    dy = ds.placeholder(ds.float32, [3])
+    looped = ds.while_loop(lambda v: ds.reduce_sum(v) < -1.0, lambda v: v * 2.0, [x])
+    (dx,) = ds.gradients(looped, [x], grad_ys=[dy])
+    fed = np.array([1.0, 2.0, 3.0], np.float32)
+    with ds.Session() as sess:
+        got = sess.run(dx, {x: np.ones(3, np.float32), dy: fed})
+    np.testing.assert_array_equal(got, fed)
+    assert not np.shares_memory(got, fed)

@@ -70,7 +70,7 @@ def _sampler(inputs, attrs, node):
 
 
 for _name in SAMPLERS:
-    register_op(OpDef(_name, _sampler, 1, stateful=True,
+    register_op(OpDef(_name, _sampler, 1, stateful=True, draws=True,
                       attr_defaults={"seed": 0, "seed2": 0}))
 not_differentiable(*SAMPLERS)
 

@@ -32,7 +32,7 @@ Random ops inside *record* what they drew, for the gradient, which computes the
 functions again (``control_flow_grad.py`` says why and how): extra outputs after the
 op's own, counted by attr ``num_records`` (absent where there is nothing to record,
 so other conds and loops are exactly as before).  An ``If`` records each value its
-branches' random ops (``DRAW_OPS``) drew (a branch gives empty stand-ins for the other
+branches' random ops (``OpDef.draws``) drew (a branch gives empty stand-ins for the other
 branch's); a ``While`` (unless ``back_prop=False``) the number of iterations, then per
 random op of the body its draws of every iteration, raveled and concatenated, and their
 shapes (``[iterations, rank]`` int64: shapes may change between iterations).  A cond
@@ -47,7 +47,7 @@ import functools
 import numpy as np
 
 from .. import dtypes
-from ..function_graph import DRAW_OPS, FunctionGraph, holds_draws, serialize
+from ..function_graph import FunctionGraph, draws, holds_draws, serialize
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
                      convert_to_tensor, name_scope)
 from ..tensor_shape import TensorShape, as_shape
@@ -221,7 +221,7 @@ def _recorded_values(function: FunctionGraph) -> list:
     for op in function.get_operations():
         if op not in needed:
             continue
-        if op.type in DRAW_OPS:
+        if draws(op.type):
             values.extend(op.outputs)
         elif op.type in IF_OPS + WHILE_OPS:
             records = record_count(op)

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..function_graph import (DRAW_OPS, FunctionGraph, function_attr, function_nodes,
+from ..function_graph import (FunctionGraph, draws, function_attr, function_nodes,
                               import_function, parse, serialize)
 from ..gradients import gradients
 from ..graph import Graph, Operation
@@ -163,7 +163,7 @@ def _refuse_repeated_effects(op: Operation, records: int) -> None:
         return
     for attr in ("cond", "body"):
         for name, op_type in function_nodes(op.get_attr(attr)):
-            if op_type in DRAW_OPS and records or op_type in _CONTAINERS | _REPEATABLE \
+            if draws(op_type) and records or op_type in _CONTAINERS | _REPEATABLE \
                     or not get_op_def(op_type).stateful:
                 continue
             raise ValueError(

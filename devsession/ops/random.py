@@ -76,10 +76,11 @@ def _register() -> None:
                 "TruncatedNormal": {"mean": 0.0, "stddev": 1.0}}
     for name in FLOAT_DRAWS:
         register_op(OpDef(name, _float_draw, None, stateful=True, host_inputs=(0,),
-                          attr_defaults={"seed": 0, "seed2": 0, **standard[name]}))
+                          attr_defaults={"seed": 0, "seed2": 0, **standard[name]},
+                          draws=True))
     register_op(OpDef("RandomUniformInt", _uniform_int, None, stateful=True,
-                      host_inputs=(0, 1, 2)))
-    register_op(OpDef("RandomShuffle", _shuffle, 1, stateful=True))
+                      host_inputs=(0, 1, 2), draws=True))
+    register_op(OpDef("RandomShuffle", _shuffle, 1, stateful=True, draws=True))
     not_differentiable("RandomUniform", "RandomStandardNormal", "TruncatedNormal",
                        "RandomUniformInt", "RandomShuffle")  # draws
 

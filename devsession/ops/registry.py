@@ -69,7 +69,9 @@ class OpDef:
     lets later ops infer shapes given as tensors.  ``function_attrs`` name the attrs
     holding function bodies (``If``'s branches, ``While``'s cond and body: see
     ``function_graph.py``); such an op's kernel gets the runtime's function service as
-    its ``KernelNode.context``, to plan and run them.
+    its ``KernelNode.context``, to plan and run them.  ``draws`` ops take random values
+    from a stream: a cond or loop holding one records what it drew, so that its
+    gradient computes with those very values (``ops/control_flow.py``).
     """
 
     name: str
@@ -83,6 +85,7 @@ class OpDef:
     host_inputs: tuple = ()
     static_value: Callable | None = None
     function_attrs: tuple = ()
+    draws: bool = False
 
 
 _OPS: dict[str, OpDef] = {}
