@@ -28,14 +28,14 @@ from ..ops import nest
 from ..ops.dataset import FUNCTION_SLOTS
 from ..tensor_shape import TensorShape
 from .iterator import Iterator
-from .structure import ElementSpec
+from .structure import ElementSpec, Structured
 
 __all__ = ["Dataset", "ElementSpec", "AUTOTUNE"]
 
 AUTOTUNE = -1      # tf.data.experimental.AUTOTUNE: devsession runs stages on demand
 
 
-class Dataset:
+class Dataset(Structured):
     """A TF1 ``tf.data.Dataset`` (see the module docstring).  Build one with
     ``from_tensor_slices``, ``from_tensors`` or ``range``."""
 
@@ -109,20 +109,6 @@ class Dataset:
             specs.append(ElementSpec(mine.dtype, _common_shape(mine.shape, theirs.shape)))
         return _combined("concatenate", [self, dataset],
                          nest.pack_sequence_as(self._structure, specs))
-
-    # --- what it yields ------------------------------------------------------------------------
-
-    @property
-    def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._structure)
-
-    @property
-    def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
 
     # --- transformations -----------------------------------------------------------------------
 

@@ -19,16 +19,16 @@ from __future__ import annotations
 import uuid
 
 from .. import dtypes
-from ..graph import Operation, Tensor, get_default_graph
+from ..graph import Operation, get_default_graph
 from ..ops import nest
 from ..ops.dataset import GET_NEXT, MAKE_ITERATOR
 from ..tensor_shape import TensorShape
-from .structure import ElementSpec
+from .structure import ElementSpec, Structured
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
 
 
-class Iterator:
+class Iterator(Structured):
     """A TF1 ``tf.data.Iterator`` (see the module docstring); made by a Dataset's
     ``make_*_iterator`` or by ``Iterator.from_structure``."""
 
@@ -101,18 +101,6 @@ class Iterator:
         op = self._graph.create_op(GET_NEXT, inputs, attrs, name=name or "IteratorGetNext",
                                    control_inputs=control)
         return nest.pack_sequence_as(self._structure, list(op.outputs))
-
-    @property
-    def output_types(self):
-        return nest.map_structure(lambda s: s.dtype, self._structure)
-
-    @property
-    def output_shapes(self):
-        return nest.map_structure(lambda s: s.shape, self._structure)
-
-    @property
-    def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
 
     def __getattr__(self, name):
         if name.startswith("_"):

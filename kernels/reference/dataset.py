@@ -109,14 +109,9 @@ def _rows(numbers, table: list):
 
 
 def _gathered_batches(stage, numbers, table: list):
-    size, drop = stage["batch_size"], stage["drop_remainder"]
-
     def batches():
-        rows = numbers()
-        while True:
-            picked = np.fromiter(itertools.islice(rows, size), np.int64)
-            if not picked.size or (drop and picked.size < size):
-                return
+        for group in _groups(numbers(), stage):
+            picked = np.asarray(group, np.int64)
             yield [np.take(c, picked, axis=0) for c in table]
     return batches
 
@@ -210,15 +205,20 @@ def _uniforms(rng):
         yield from rng.random(1024).tolist()
 
 
-def _batch(node, stage, upstream, _, __):
+def _groups(items, stage):
+    """Lists of ``batch_size`` consecutive items (the last one shorter unless
+    ``drop_remainder``)."""
     size, drop = stage["batch_size"], stage["drop_remainder"]
+    while True:
+        group = list(itertools.islice(items, size))
+        if not group or (drop and len(group) < size):
+            return
+        yield group
 
+
+def _batch(node, stage, upstream, _, __):
     def batches():
-        elements = upstream()
-        while True:
-            group = list(itertools.islice(elements, size))
-            if not group or (drop and len(group) < size):
-                return
+        for group in _groups(upstream(), stage):
             yield [_stacked(node, [e[k] for e in group], k) for k in range(len(group[0]))]
     return batches
 
@@ -235,14 +235,10 @@ def _stacked(node, values: list, component: int) -> np.ndarray:
 
 
 def _padded_batch(node, stage, upstream, padding, __):
-    size, drop, shapes = stage["batch_size"], stage["drop_remainder"], stage["padded_shapes"]
+    shapes = stage["padded_shapes"]
 
     def batches():
-        elements = upstream()
-        while True:
-            group = list(itertools.islice(elements, size))
-            if not group or (drop and len(group) < size):
-                return
+        for group in _groups(upstream(), stage):
             yield [_padded(node, [e[k] for e in group], shapes[k], padding[k], k)
                    for k in range(len(group[0]))]
     return batches
