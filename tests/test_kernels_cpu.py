@@ -256,3 +256,20 @@ def test_random_expressions_match_numpy(tree, dtype):
     kernel = ElementwiseKernel(expr, [("a", dtype), ("b", dtype)], dtype)
     expected = numpy_value(numpy_expr, a, b, (3, 5), dtype)
     assert_same(kernel(a, b), expected, rtol=1e-5 if dtype == F32 else 1e-12, atol=1e-5)
+
+
+def test_a_mean_over_middle_axes_sums_slabs_without_a_transpose():
+    """Global average pooling (Mean over H and W of NHWC): ``Layout.slabs`` takes it, and
+    it equals numpy's float64 mean; a batch smaller than the threads takes the
+    transposing path, with the same result."""
+    from devsession.kernels.cpu.reduce import Layout
+
+    rng = np.random.default_rng(4)
+    for shape in [(16, 56, 56, 64), (1, 20, 20, 64)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        node = make_node("Mean", [F32], F32, {"axis": (1, 2), "keepdims": False})
+        got = run_on("CPU", node, x)
+        np.testing.assert_allclose(got, x.astype(np.float64).mean(axis=(1, 2)), rtol=1e-5,
+                                   atol=1e-7)
+        takes_slabs = Layout(node, (1, 2), False, False).slabs(x) is not None
+        assert takes_slabs == (shape[0] >= 16)

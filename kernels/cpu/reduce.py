@@ -296,6 +296,21 @@ def sum_columns_parallel(x, n, acc, block):
                 totals[c] += row[c]
 
 
+@njit(**PAR)
+def sum_slabs_parallel(x, mid, acc):
+    """acc[o, c] += x[o, m, c] over m for every o (x C-contiguous, outer x mid x cols
+    flattened; acc outer x cols): ``sum_columns`` on each slab, the slabs shared among
+    the threads (a global average pool over H and W keeps the batch and the channels)."""
+    outer, cols = acc.shape
+    for o in prange(outer):
+        base = o * mid * cols
+        totals = acc[o]
+        for r in range(mid):
+            row = x[base + r * cols:base + (r + 1) * cols]
+            for c in range(cols):
+                totals[c] += row[c]
+
+
 @njit(**JIT)
 def extreme_rows(x, n, out, is_max):
     for r in range(out.size):
@@ -392,6 +407,25 @@ class Layout:
                             (cols, reduced_shape(x.shape, axes, self.keepdims)))
         return plan if plan[0] >= _MIN_COLUMNS and x.flags.c_contiguous else None
 
+    def slabs(self, x) -> tuple | None:
+        """``(outer, mid, cols, output shape)`` when ``x`` (C-contiguous) reduces over a
+        block of middle axes, with axes kept before it (``outer`` > 1, at least as many
+        as there are threads) and after it (``cols``, a vector's worth): each slab then
+        sums its rows like ``sum_columns``, no transpose.  None otherwise."""
+        plan = self._plans.get(("slabs", x.shape))
+        if plan is None:
+            axes = resolve_axes(self.node, self.axes, x.shape)
+            block = bool(axes) and axes == tuple(range(axes[0], axes[-1] + 1)) and \
+                0 < axes[0] and axes[-1] < x.ndim - 1
+            plan = (math.prod(x.shape[:axes[0]]), math.prod(x.shape[a] for a in axes),
+                    math.prod(x.shape[axes[-1] + 1:]),
+                    reduced_shape(x.shape, axes, self.keepdims)) if block else None
+            remember(self._plans, ("slabs", x.shape), plan)
+        if plan is None or not x.flags.c_contiguous or plan[2] < _MIN_COLUMNS or \
+                plan[0] < num_threads() or x.size < PARALLEL_MIN_SIZE:
+            return None
+        return plan
+
     def _plan(self, shape):
         axes = resolve_axes(self.node, self.axes, shape)
         kept = [d for d in range(len(shape)) if d not in axes]
@@ -429,6 +463,16 @@ def column_total(x, cols, out_shape, kind, out_dtype):
     return acc.astype(out_dtype).reshape(out_shape)
 
 
+def slab_total(x, outer, mid, cols, out_shape, kind, out_dtype):
+    """Sum or Mean over a block of middle axes (``Layout.slabs``), from float64 totals
+    as ``column_total``'s (the same numerics)."""
+    acc = np.zeros((outer, cols), np.float64)
+    sum_slabs_parallel(x.reshape(-1), mid, acc)
+    if kind == "mean":
+        acc /= mid
+    return acc.astype(out_dtype).reshape(out_shape)
+
+
 @register_kernel(("Sum", "Mean", "Max", "Min"), "CPU")
 def build_reduction(node):
     kind = node.op.lower()
@@ -450,6 +494,9 @@ def build_reduction(node):
             columns = layout.leading(x)
             if columns is not None:
                 return column_total(x, *columns, kind, out_dtype)
+            slabs = layout.slabs(x)
+            if slabs is not None:
+                return slab_total(x, *slabs, kind, out_dtype)
         flat, rows, n, out_shape, _ = layout(x)
         out = np.empty(out_shape, store)
         flat_out = out.ravel()
