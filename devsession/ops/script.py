@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import uuid
 
 from .. import dtypes
 from ..graph import convert_to_tensor, get_default_graph
@@ -37,6 +38,9 @@ PY_FUNC_OPS = ("PyFunc", "PyFuncStateless")
 _functions: dict[str, object] = {}
 _lock = threading.Lock()
 _tokens = itertools.count()
+# Tokens name this process too, so a graph built in another one (whose tokens count from
+# 0 as well) never runs a function registered here under the same number.
+_PROCESS = uuid.uuid4().hex[:12]
 
 
 def registered_function(token: str):
@@ -47,7 +51,7 @@ def registered_function(token: str):
 
 def _register_function(func) -> str:
     with _lock:
-        token = f"pyfunc_{next(_tokens)}"
+        token = f"pyfunc_{_PROCESS}_{next(_tokens)}"
         _functions[token] = func
         return token
 
