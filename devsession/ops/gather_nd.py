@@ -28,6 +28,7 @@ from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array_operands import check_int, int_operand, int_values, vector_length
 from .common import graph_of, make_op
+from .elementwise import cast
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
@@ -117,9 +118,7 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     updates = convert_to_tensor(updates, graph=graph, name="updates")
     shape = int_operand(shape, graph, name="shape")
     if shape.dtype != indices.dtype and indices.dtype in (dtypes.int32, dtypes.int64):
-        from .elementwise import cast
-
-        shape = cast(shape, indices.dtype)
+        shape = cast(shape, indices.dtype)       # TF's ScatterNd takes both in one dtype
     return make_op("ScatterNd", [indices, updates, shape], name=name or "ScatterNd")
 
 
