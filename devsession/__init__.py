@@ -101,7 +101,7 @@ from .ops import (add_n, arg_max, arg_min, argmin, ceil, diag, div, floor,  # no
 from .session import InteractiveSession  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_variable,  # noqa: E402
                              get_variable_scope, variable_scope)
-from . import data, image, layers, losses, metrics  # noqa: E402
+from . import data, image, io, layers, losses, metrics, python_io  # noqa: E402
 from .graph_keys import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 from .ops.array import split  # noqa: E402
@@ -155,7 +155,7 @@ __all__ += [
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
-    "foldl", "foldr", "einsum", "random_crop",
+    "foldl", "foldr", "einsum", "random_crop", "io", "python_io",
 ]
 
 

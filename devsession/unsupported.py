@@ -17,11 +17,11 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # TF1 namespaces (tf.<name>) devsession has no module for.  Kept small and honest:
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
-    "contrib", "estimator", "keras", "io",
+    "contrib", "estimator", "keras",
     "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
     "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
-    "python_io", "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",
+    "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",
     "compat", "autograph", "experimental",
 })
 

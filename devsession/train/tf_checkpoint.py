@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DataLossError, NotFoundError, UnimplementedError
+from ..io.tfrecord import masked_crc32c as _masked_crc
 from ..proto import graph_pb2, tensor_bundle_pb2
 
 __all__ = ["TFCheckpoint", "is_tf_checkpoint"]
@@ -203,10 +204,3 @@ def _varint(data: bytes, at: int, path: str):
             return value, at
         shift += 7
 
-
-def _masked_crc(data: bytes) -> int:
-    """TF's (and LevelDB's) masked CRC-32C."""
-    import google_crc32c
-
-    crc = google_crc32c.value(data)
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
