@@ -25,6 +25,9 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             (``monitored_session.py``); ``NanTensorHook``,
                             ``LoggingTensorHook``, ``StepCounterHook`` (``hooks.py``)
 ``ExponentialMovingAverage``  shadow variables following others (``moving_averages.py``)
+``Example``, ``Features``   TF's Example protos (``Feature``, ``BytesList``, ``FloatList``,
+                            ``Int64List``, ``SequenceExample``, ``FeatureList(s)``):
+                            ``proto/example.proto``, serialized as TF serializes them
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
                             natural exp, inverse time, polynomial, cosine, piecewise
                             constant
@@ -37,6 +40,8 @@ The updates are fused ops (``devsession/ops/training.py``) that change each vari
 place in one pass over its arrays, on the variable's device.
 """
 
+from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists,
+                                 Features, FloatList, Int64List, SequenceExample)
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adam import AdamOptimizer
@@ -71,7 +76,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "CheckpointReader", "NewCheckpointReader", "list_variables",
-           "load_variable"]
+           "load_variable", "Example", "Features", "Feature", "BytesList", "FloatList",
+           "Int64List", "SequenceExample", "FeatureList", "FeatureLists"]
 
 
 def __getattr__(name: str):

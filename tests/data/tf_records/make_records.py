@@ -10,7 +10,8 @@ It writes, next to this script:
   records.tfrecord.gz          the same records, TFRecordOptions compression "GZIP"
   records.tfrecord.zlib        ... and "ZLIB"
   examples.tfrecord            the serialized tf.train.Examples of EXAMPLES
-  expected.json                the records (hex), each Example's SerializeToString (hex),
+  expected.json                the records (hex), each Example's SerializeToString (hex;
+                               also with deterministic=True, which sorts map keys),
                                and what tf.parse_single_example gave for FEATURES
 """
 
@@ -90,6 +91,9 @@ def main():
     expected = {
         "records": [r.hex() for r in RECORDS],
         "examples": [s.hex() for s in serialized],
+        # a map's order on the wire is unspecified; deterministic=True sorts the keys
+        "examples_deterministic": [_example(e).SerializeToString(deterministic=True).hex()
+                                   for e in EXAMPLES],
         "parsed": [{k: (v.hex() if isinstance(v, bytes) else np.asarray(v).tolist())
                     for k, v in sorted(value.items())} for value in values],
     }
