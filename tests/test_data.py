@@ -311,8 +311,6 @@ def test_bad_pipelines_are_build_time_errors():
         Dataset.range(3).map(lambda x: None)
     with pytest.raises(UnsupportedTF1Error, match="tf.data.Dataset.interleave"):
         Dataset.range(3).interleave
-    with pytest.raises(UnsupportedTF1Error, match="tf.data.TFRecordDataset"):
-        ds.data.TFRecordDataset
     with pytest.raises(TypeError, match="inside a session"):
         iter(Dataset.range(3))
 

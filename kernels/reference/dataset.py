@@ -11,6 +11,7 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``slices``        element ``i`` is row ``i`` of each input (all with the same first dimension)
 ``tensors``       one element: the inputs
 ``range``         int64 scalars ``start, start + step, ...`` before ``stop``
+``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``)
 ``zip``           the elements of several pipelines (``branches``) side by side, until the
                   shortest ends; ``concatenate``: one pipeline's elements after another's
 ``map``           the traced function ``fn`` (an ``f<k>`` attr) on each element and the
@@ -48,6 +49,7 @@ import numpy as np
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 from ..registry import HOST, register_kernel
+from .dataset_readers import tfrecord_source
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -149,7 +151,8 @@ def _concatenated(branches):
     return lambda: itertools.chain.from_iterable(branch() for branch in branches)
 
 
-_SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range}
+_SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
+            "tfrecord": tfrecord_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 
 

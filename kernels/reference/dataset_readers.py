@@ -1,0 +1,95 @@
+"""The dataset sources that read files (``kernels/reference/dataset.py`` runs the
+pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io/tfrecord.py``
+reads the frames), files one after another or ``cycle_length`` of them interleaved a
+record at a time, as TF's ``num_parallel_reads`` orders them.
+
+Each record is a scalar string element.  An error reading a file (``NotFoundError``,
+``DataLossError``) is raised for the ``get_next`` that reached it, naming the node.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from devsession.errors import InvalidArgumentError, OpError
+from devsession.io.tfrecord import read_records
+
+__all__ = ["tfrecord_source", "interleaved", "default_cycle_length"]
+
+
+def default_cycle_length() -> int:
+    """TF's AUTOTUNE cycle length: the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                  # not on Linux
+        return os.cpu_count() or 1
+
+
+def tfrecord_source(node, stage, args):
+    (files,) = args
+    if files.ndim > 1:
+        raise InvalidArgumentError(f"'{node.name}': filenames must be a scalar or a vector, "
+                                   f"got shape {list(files.shape)}.", node.name)
+    paths = [_text(f) for f in np.asarray(files, dtype=object).reshape(-1)]
+    compression, cycle = stage["compression"], stage["cycle_length"]
+    if cycle < 0:
+        cycle = default_cycle_length()
+
+    def records_of(path):
+        return _naming(node, ([np.array(r, dtype=object)]
+                              for r in read_records(path, compression)))
+
+    if cycle == 1:
+        return lambda: (e for path in paths for e in records_of(path))
+    return lambda: interleaved(iter(paths), records_of, cycle, 1)
+
+
+def interleaved(inputs, open_element, cycle_length: int, block_length: int):
+    """TF's interleave order (``InterleaveDatasetOp``): ``cycle_length`` slots, each
+    holding an iterator opened by ``open_element(input)``; ``block_length`` elements from
+    a slot, then the next slot.  An empty slot takes the next input when the cycle comes
+    to it; a slot whose iterator ends is emptied and the cycle moves on."""
+    slots = [None] * cycle_length
+    index = block = opened = 0
+    end_of_input = False
+    while not end_of_input or opened:
+        current = slots[index]
+        if current is not None:
+            element = next(current, _END)
+            if element is not _END:
+                block += 1
+                if block == block_length:
+                    block, index = 0, (index + 1) % cycle_length
+                yield element
+                continue
+            slots[index] = None
+            opened -= 1
+            block, index = 0, (index + 1) % cycle_length
+        elif not end_of_input:
+            item = next(inputs, _END)
+            if item is _END:
+                end_of_input = True
+            else:
+                slots[index] = iter(open_element(item))
+                opened += 1
+        else:
+            block, index = 0, (index + 1) % cycle_length
+
+
+_END = object()
+
+
+def _naming(node, elements):
+    """``elements``, with an error of no node named as this node's."""
+    try:
+        yield from elements
+    except OpError as e:
+        if e.node_name:
+            raise
+        raise type(e)(f"'{node.name}': {e.message}", node.name) from None
+
+
+def _text(name) -> str:
+    return name.decode() if isinstance(name, bytes) else str(name)
