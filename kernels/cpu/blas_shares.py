@@ -40,6 +40,7 @@ __all__ = ["usable", "gemm_into", "PARALLEL_MACS", "NARROW", "TALL"]
 PARALLEL_MACS = 1 << 20     # smaller products stay on the calling thread
 NARROW = 32                 # products with a side this short go to register_gemm
 TALL = 192                  # and so do those of a row-major A with this many rows
+K_LONG_C, K_LONG = 128 * 128, 8     # and small C's summed over a long k (``_k_long``)
 _ROW_MAJOR, _NO_TRANS, _TRANS = cblas.ROW_MAJOR, cblas.NO_TRANS, cblas.TRANS
 _LANES = 16                 # shares of columns start on a vector's boundary
 
@@ -108,14 +109,28 @@ def gemm_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, *, alpha: float = 1
 
 def _registers_win(a: np.ndarray, m: int, n: int, k: int, parallel: bool) -> bool:
     """Whether ``register_gemm``'s tiles beat one OpenBLAS call per thread here: for a
-    narrow product, and for a row-major A of ``TALL`` rows or more shared among the
+    narrow product, for a row-major A of ``TALL`` rows or more shared among the
     threads (the MLP's batch of 256: 1.05-1.13x faster than OpenBLAS on an Intel Xeon,
     where Deep MNIST's dense layer of 64 rows ran 1.1x faster on OpenBLAS, and so did
-    128 rows on one thread, as a cluster's towers run them).  A transposed A (a weight gradient's
-    ``x.T``) stays on OpenBLAS, which packs it: the tiles pack it too (``packs_a``) and
-    won alone (219 vs 199 GFLOP/s), but lost in the MLP's step (its two weight
-    gradients, folded into SGD: 2.16 and 2.57 ms against 2.12 and 2.46)."""
-    return min(m, n, k) < NARROW or (parallel and m >= TALL and a.strides[1] == 4)
+    128 rows on one thread, as a cluster's towers run them), and for a small C summed
+    over a long k (``_k_long``).  Other transposed A's (a weight gradient's ``x.T``)
+    stay on OpenBLAS, which packs them: the tiles pack them too (``packs_a``) and won
+    alone (219 vs 199 GFLOP/s), but lost in the MLP's step (its two weight gradients,
+    folded into SGD: 2.16 and 2.57 ms against 2.12 and 2.46)."""
+    return min(m, n, k) < NARROW or (parallel and m >= TALL and a.strides[1] == 4) or \
+        _k_long(m, n, k)
+
+
+def _k_long(m: int, n: int, k: int) -> bool:
+    """A C of at most ``K_LONG_C`` elements summed over ``k`` of at least ``K_LONG``
+    times its longer side: a 1x1 convolution's filter gradient (``x.T @ dy`` over every
+    pixel of the batch).  One OpenBLAS call per thread splits C, so each thread reads
+    all of the long operand it does not split; the tiles share out k's row blocks
+    instead.  On the Intel Xeon, 64 x 64 and 32 x 64 C's over 50176 pixels took 2.2 and
+    1.3 ms on the tiles against 5.5 and 3.4 on OpenBLAS shares (numpy's own threaded
+    call: 3.5 and 2.6); 64 x 64 over 512-4096 rows 1.5-1.9x faster, 128 x 128 over
+    2048 1.2x; 256 x 256 at parity or behind, so C's that big stay on OpenBLAS."""
+    return m * n <= K_LONG_C and k >= K_LONG * max(m, n)
 
 
 def _threads() -> int:
