@@ -55,6 +55,14 @@ def test_slices_of_a_tuple_map_filter_batch():
     assert batches[0][0].dtype == np.float32 and batches[0][1].dtype == np.int64
 
 
+def test_slices_of_strings_are_scalar_strings():
+    names = np.array([b"a", b"bc", b""], dtype=object)
+    dataset = ds.data.Dataset.from_tensor_slices((names, LABELS[:3])).shuffle(3, seed=1)
+    got = run_all(dataset)
+    assert sorted(got) == [(b"", 2), (b"a", 0), (b"bc", 1)]
+    assert all(isinstance(name, bytes) for name, _ in got)
+
+
 def test_dicts_namedtuples_and_lists_as_tensors():
     Pair = collections.namedtuple("Pair", "a b")
     dataset = ds.data.Dataset.from_tensor_slices(

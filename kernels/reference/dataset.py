@@ -107,7 +107,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
 
 def _rows(numbers, table: list):
     """Elements from a source of row numbers into the components ``table``."""
-    return lambda: ([c[i].copy() for c in table] for i in numbers())
+    return lambda: ([c[i, ...].copy() for c in table] for i in numbers())
 
 
 def _gathered_batches(stage, numbers, table: list):
