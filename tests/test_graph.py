@@ -638,7 +638,11 @@ def _image_ops(x) -> list:
 
 
 def _dataset_ops(x) -> list:
-    """An initializable iterator's initializer and get_next (a map function inside)."""
+    """An initializable iterator's initializer and get_next (a map function inside), and
+    the Example parsers."""
     iterator = ds.data.Dataset.from_tensor_slices(x).map(lambda row: row * 2.0) \
         .make_initializable_iterator()
-    return [iterator.initializer, iterator.get_next()]
+    spec = {"x": ds.io.FixedLenFeature([], ds.float32)}
+    return [iterator.initializer, iterator.get_next(),
+            ds.parse_single_example(ds.placeholder(ds.string, []), spec)["x"],
+            ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"]]

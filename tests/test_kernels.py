@@ -285,7 +285,8 @@ def test_runtime_errors_name_the_node(device):
 
 
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
-             "LogUniformCandidateSampler", "UniformCandidateSampler"}
+             "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
+             "ParseExampleV2"}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -312,8 +313,9 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
                      "devsession.kernels.reference.script",    # and test_py_func.py these
-                     "devsession.kernels.reference.candidate_sampling"}  # and these
+                     "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
+                     "devsession.kernels.reference.parsing"}   # and test_parsing.py these
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
                  and lookup_kernel(op, "REF").__module__ not in needs_session}
     assert computing == covered
@@ -322,8 +324,8 @@ def test_every_ref_op_is_covered(device):
         # the kernel modules' ops (not a cluster's host-only _Send/_Recv, nor test ops)
         # (the optimizer folds a product into its SGD update only on the CPU, where one
         # BLAS call can do both: optimizer/gemm_updates.py)
-        # (the dataset iterators, PyFunc and the candidate samplers are host-only, as
-        # TF's: GPU sessions place them on the CPU)
+        # (the dataset iterators, PyFunc, the candidate samplers and the Example
+        # parsers are host-only, as TF's: GPU sessions place them on the CPU)
         missing = {op for op in registered_ops("CPU") - registered_on(device) - CPU_ONLY
                    - HOST_ONLY
                    if lookup_kernel(op, "CPU").__module__.startswith("devsession.kernels.")}

@@ -1,5 +1,6 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
-files (``tfrecord.py``).
+files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
+``parse_example``, ``FixedLenFeature``: ``ops/parsing.py``).
 
     with ds.io.TFRecordWriter("/tmp/train.tfrecord") as writer:
         writer.write(b"a record")
@@ -8,11 +9,15 @@ files (``tfrecord.py``).
 Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupported.
 """
 
+from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
+                           SparseFeature, VarLenFeature, parse_example, parse_single_example)
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
                        tf_record_iterator)
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
-           "tf_record_iterator"]
+           "tf_record_iterator", "parse_single_example", "parse_example",
+           "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
+           "RaggedFeature"]
 
 
 def __getattr__(name: str):

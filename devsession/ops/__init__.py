@@ -42,6 +42,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``nn.sampled_softmax_loss``
 ``image``          ``image.resize_bilinear``, ``image.resize_nearest_neighbor`` (and
                    their gradient ops; the rest of ``ds.image``: ``devsession/image.py``)
+``parsing``        ``parse_single_example``, ``parse_example``, ``FixedLenFeature``
+                   (serialized Examples into dense tensors, on the host)
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
@@ -124,6 +126,7 @@ from . import script  # noqa: F401,E402  (py_func)
 from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
 from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
+from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)

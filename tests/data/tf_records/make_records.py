@@ -10,6 +10,10 @@ It writes, next to this script:
   records.tfrecord.gz          the same records, TFRecordOptions compression "GZIP"
   records.tfrecord.zlib        ... and "ZLIB"
   examples.tfrecord            the serialized tf.train.Examples of EXAMPLES
+  parse_graph.pb               a GraphDef: placeholders "one" (a scalar string) and
+                               "batch" (a vector) into ParseSingleExample and
+                               ParseExampleV2 over FEATURES, outputs "single/<key>" and
+                               "batched/<key>" (Identity nodes)
   expected.json                the records (hex), each Example's SerializeToString (hex;
                                also with deterministic=True, which sorts map keys),
                                and what tf.parse_single_example gave for FEATURES
@@ -84,10 +88,22 @@ def main():
         path = os.path.join(HERE, "records.tfrecord" + suffix)
         assert list(tf.io.tf_record_iterator(
             path, tf.io.TFRecordOptions(compression_type=kind))) == RECORDS
-    placeholder = tf.placeholder(tf.string, [])
-    parsed = tf.parse_single_example(placeholder, _features())
-    with tf.Session() as sess:
-        values = [sess.run(parsed, {placeholder: s}) for s in serialized]
+    graph = tf.Graph()
+    with graph.as_default():
+        placeholder = tf.placeholder(tf.string, [], name="one")
+        batch = tf.placeholder(tf.string, [None], name="batch")
+        parsed = tf.parse_single_example(placeholder, _features())
+        batched = tf.parse_example(batch, _features())
+        for key in parsed:
+            tf.identity(parsed[key], name=f"single/{key}")
+            tf.identity(batched[key], name=f"batched/{key}")
+        with tf.Session() as sess:
+            values = [sess.run(parsed, {placeholder: s}) for s in serialized]
+            together = sess.run(batched, {batch: serialized})
+        for key, value in together.items():
+            assert all(np.array_equal(v[key], value[i]) for i, v in enumerate(values))
+    with open(os.path.join(HERE, "parse_graph.pb"), "wb") as f:
+        f.write(graph.as_graph_def().SerializeToString())
     expected = {
         "records": [r.hex() for r in RECORDS],
         "examples": [s.hex() for s in serialized],

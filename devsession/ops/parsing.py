@@ -1,0 +1,228 @@
+"""Parsing serialized ``tf.train.Example`` protos into dense tensors: TF1's
+``parse_single_example`` and ``parse_example`` (``ds.io`` and ``ds``), with
+``FixedLenFeature`` describing each feature.
+
+    features = {"label": ds.io.FixedLenFeature([], ds.int64),
+                "image": ds.io.FixedLenFeature([28, 28], ds.float32),
+                "weight": ds.io.FixedLenFeature([], ds.float32, default_value=1.0)}
+    dataset = ds.data.TFRecordDataset(files).map(
+        lambda record: ds.io.parse_single_example(record, features))
+
+The ops are TF's, with TF's inputs and attrs, so TF GraphDefs holding them import:
+
+* ``ParseSingleExample(serialized, dense_defaults...)``: attrs ``dense_keys`` (list of
+  strings), ``Tdense``, ``dense_shapes``, ``num_sparse`` (0), ``sparse_keys``,
+  ``sparse_types`` (empty); one output per dense key, of its shape.
+* ``ParseExampleV2(serialized, names, sparse_keys, dense_keys, ragged_keys,
+  dense_defaults...)``: the keys are string-vector inputs; attrs ``Tdense``,
+  ``dense_shapes``, ``num_sparse``, ``sparse_types``, ``ragged_value_types``,
+  ``ragged_split_types``; outputs ``serialized.shape + dense_shape``.
+
+Keys are taken in sorted order, as TF's, and the result is a dict by key.  A default
+of no elements (what ``default_value=None`` becomes) makes a feature required.  Only
+dense features exist here: devsession has no SparseTensor or RaggedTensor, so
+``VarLenFeature``, ``SparseFeature``, ``FixedLenSequenceFeature`` and ``RaggedFeature``
+raise ``UnsupportedTF1Error`` (and a GraphDef with sparse or ragged keys does not
+import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature that
+is missing without a default, of another kind than its dtype or of another size than
+its shape is an ``InvalidArgumentError`` naming the key and the node.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..tensor_shape import TensorShape
+from .array import reshape
+from .registry import InferError, OpDef, not_differentiable, register_op
+
+__all__ = ["FixedLenFeature", "VarLenFeature", "SparseFeature", "FixedLenSequenceFeature",
+           "RaggedFeature", "parse_single_example", "parse_example", "PARSE_EXAMPLE",
+           "PARSE_SINGLE_EXAMPLE", "FEATURE_DTYPES"]
+
+PARSE_EXAMPLE = "ParseExampleV2"
+PARSE_SINGLE_EXAMPLE = "ParseSingleExample"
+# The dtypes an Example's features hold: Int64List, FloatList, BytesList.
+FEATURE_DTYPES = (dtypes.int64, dtypes.float32, dtypes.string)
+
+
+class FixedLenFeature(collections.namedtuple(
+        "FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """TF1's ``tf.io.FixedLenFeature(shape, dtype, default_value=None)``: a feature of
+    exactly ``prod(shape)`` values of ``dtype`` (int64, float32 or string);
+    ``default_value`` (reshaped to ``shape``) when an example lacks it, else the
+    feature is required."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+
+def _unsupported(name: str, why: str):
+    def unsupported(*args, **kwargs):
+        from ..unsupported import UnsupportedTF1Error
+
+        raise UnsupportedTF1Error(f"tf.io.{name} is not supported by devsession yet: {why}; "
+                                  f"use FixedLenFeature (with a default_value for a "
+                                  f"feature some examples lack).")
+    unsupported.__name__ = unsupported.__qualname__ = name
+    unsupported.__doc__ = f"TF1's ``tf.io.{name}``: raises ``UnsupportedTF1Error`` ({why})."
+    return unsupported
+
+
+VarLenFeature = _unsupported("VarLenFeature", "it parses into a SparseTensor, which "
+                                              "devsession lacks")
+SparseFeature = _unsupported("SparseFeature", "it parses into a SparseTensor, which "
+                                              "devsession lacks")
+RaggedFeature = _unsupported("RaggedFeature", "it parses into a RaggedTensor, which "
+                                              "devsession lacks")
+FixedLenSequenceFeature = _unsupported(
+    "FixedLenSequenceFeature", "it parses sequences of unknown length (allow_missing "
+    "padding), which devsession's parse ops do not")
+
+
+# --- the ops ---------------------------------------------------------------------------------
+
+def _dense_attrs(attrs, node: str, defaults) -> tuple:
+    """(dtypes, shapes) of the dense outputs, checked; InferError for what is unsupported."""
+    if attrs.get("num_sparse", 0) or attrs.get("sparse_types") or \
+            attrs.get("ragged_value_types") or attrs.get("ragged_split_types"):
+        raise InferError(f"Op '{node}': sparse and ragged features are not supported "
+                         f"(devsession has no SparseTensor or RaggedTensor).")
+    types, shapes = tuple(attrs["Tdense"]), tuple(attrs["dense_shapes"])
+    if len(types) != len(shapes) or len(defaults) != len(types):
+        raise InferError(f"Op '{node}': {len(types)} Tdense, {len(shapes)} dense_shapes and "
+                         f"{len(defaults)} dense_defaults must agree.")
+    for dtype, default in zip(types, defaults):
+        if dtype not in FEATURE_DTYPES or default.dtype != dtype:
+            raise InferError(f"Op '{node}': a dense feature is int64, float32 or string and "
+                             f"its default of the same dtype, got {dtype.name} with a "
+                             f"{default.dtype.name} default.")
+    for shape in shapes:
+        if not TensorShape(shape).is_fully_defined():
+            raise InferError(f"Op '{node}': dense_shapes must be fully defined, got "
+                             f"{TensorShape(shape)}.")
+    return types, [TensorShape(s) for s in shapes]
+
+
+def _infer_single(inputs, attrs, node):
+    serialized, defaults = inputs[0], inputs[1:]
+    if serialized.dtype != dtypes.string or not serialized.shape.is_compatible_with([]):
+        raise InferError(f"Op '{node}': serialized must be a scalar string, got "
+                         f"{serialized.dtype.name} {serialized.shape}.")
+    types, shapes = _dense_attrs(attrs, node, defaults)
+    if len(attrs.get("dense_keys", ())) != len(types):
+        raise InferError(f"Op '{node}': {len(attrs.get('dense_keys', ()))} dense_keys for "
+                         f"{len(types)} Tdense.")
+    return [(t, s) for t, s in zip(types, shapes)]
+
+
+def _infer_batch(inputs, attrs, node):
+    if len(inputs) < 5:
+        raise InferError(f"Op '{node}': ParseExampleV2 takes serialized, names, "
+                         f"sparse_keys, dense_keys, ragged_keys and the dense defaults.")
+    serialized, keys, defaults = inputs[0], inputs[1:5], inputs[5:]
+    if any(t.dtype != dtypes.string for t in (serialized, *keys)):
+        raise InferError(f"Op '{node}': serialized, names and the keys must be strings.")
+    types, shapes = _dense_attrs(attrs, node, defaults)
+    lead = serialized.shape
+    return [(t, lead.concatenate(s) if lead.ndims is not None else TensorShape(None))
+            for t, s in zip(types, shapes)]
+
+
+register_op(OpDef(PARSE_SINGLE_EXAMPLE, _infer_single, None,
+                  attr_defaults={"num_sparse": 0, "sparse_keys": (), "sparse_types": ()}))
+register_op(OpDef(PARSE_EXAMPLE, _infer_batch, None,
+                  attr_defaults={"num_sparse": 0, "sparse_types": (),
+                                 "ragged_value_types": (), "ragged_split_types": ()}))
+not_differentiable(PARSE_SINGLE_EXAMPLE, PARSE_EXAMPLE)
+
+
+# --- the builders ----------------------------------------------------------------------------
+
+def _dense_features(features, where: str):
+    """(sorted keys, dtypes, shapes, default tensors) of ``features``, a dict of
+    FixedLenFeature; ``ValueError``/``TypeError`` for anything else."""
+    if not isinstance(features, dict) or not features:
+        raise ValueError(f"{where}: features must be a non-empty dict of FixedLenFeature.")
+    keys, types, shapes, defaults = [], [], [], []
+    for key in sorted(features):
+        feature = features[key]
+        if not isinstance(feature, FixedLenFeature):
+            raise TypeError(f"{where}: feature '{key}' is a {type(feature).__name__}; "
+                            f"devsession parses FixedLenFeature only.")
+        dtype = dtypes.as_dtype(feature.dtype)
+        if dtype not in FEATURE_DTYPES:
+            raise ValueError(f"{where}: feature '{key}' has dtype {dtype.name}; Examples "
+                             f"hold int64, float32 and string features.")
+        shape = TensorShape(feature.shape)
+        if not shape.is_fully_defined():
+            raise ValueError(f"{where}: all dimensions of shape for feature '{key}' need "
+                             f"to be known but received {shape}.")
+        keys.append(key)
+        types.append(dtype)
+        shapes.append(shape)
+        defaults.append(_default_tensor(key, feature.default_value, dtype, shape))
+    return keys, types, shapes, defaults
+
+
+def _default_tensor(key: str, value, dtype, shape: TensorShape) -> Tensor:
+    """The default as TF1 passes it: an empty tensor when there is none, else the value
+    reshaped to the feature's shape."""
+    if value is None:
+        empty = dtypes.string_array([]) if dtype == dtypes.string else \
+            np.zeros([0], dtype=dtype.as_numpy_dtype)
+        return convert_to_tensor(empty, dtype=dtype, name=f"{_safe(key)}_no_default")
+    if isinstance(value, Tensor):
+        return reshape(value, shape.as_list())
+    array = np.asarray(dtypes.string_array(value) if dtype == dtypes.string else
+                       np.asarray(value, dtype=dtype.as_numpy_dtype))
+    if array.size != shape.num_elements():
+        raise ValueError(f"Feature '{key}': its default_value has {array.size} elements, "
+                         f"its shape {shape} needs {shape.num_elements()}.")
+    return convert_to_tensor(array.reshape(shape.as_list()), dtype=dtype,
+                             name=f"key_{_safe(key)}")
+
+
+def _safe(key: str) -> str:
+    return "".join(c if c.isalnum() or c in "_.-/" else "_" for c in key)
+
+
+def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
+    """TF1's ``tf.io.parse_single_example``: the dense features of one serialized
+    Example (a scalar string tensor), as a dict by key of tensors of each feature's
+    shape (see the module docstring)."""
+    keys, types, shapes, defaults = _dense_features(features, "parse_single_example")
+    graph = get_default_graph()
+    with name_scope(name or "ParseSingleExample"):
+        serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)
+        attrs = {"dense_keys": tuple(keys), "Tdense": tuple(types),
+                 "dense_shapes": tuple(shapes), "num_sparse": 0, "sparse_keys": (),
+                 "sparse_types": ()}
+        op = graph.create_op(PARSE_SINGLE_EXAMPLE, [serialized, *defaults], attrs,
+                             name="ParseSingleExample")
+    return dict(zip(keys, op.outputs))
+
+
+def parse_example(serialized, features, name=None, example_names=None) -> dict:
+    """TF1's ``tf.io.parse_example``: the dense features of a vector of serialized
+    Examples, as a dict by key of tensors ``[batch] + shape`` (see the module
+    docstring).  ``example_names`` (strings, one per example) name them in errors."""
+    keys, types, shapes, defaults = _dense_features(features, "parse_example")
+    graph = get_default_graph()
+    with name_scope(name or "ParseExample"):
+        serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)
+        names = example_names if isinstance(example_names, Tensor) else \
+            convert_to_tensor(dtypes.string_array(list(example_names or [])),
+                              dtype=dtypes.string, name="names")
+        key_tensors = [convert_to_tensor(dtypes.string_array(k), dtype=dtypes.string, name=n)
+                       for k, n in (([], "sparse_keys"), (keys, "dense_keys"),
+                                    ([], "ragged_keys"))]
+        attrs = {"Tdense": tuple(types), "dense_shapes": tuple(shapes), "num_sparse": 0,
+                 "sparse_types": (), "ragged_value_types": (), "ragged_split_types": ()}
+        op = graph.create_op(PARSE_EXAMPLE, [serialized, names, *key_tensors, *defaults],
+                             attrs, name="ParseExampleV2")
+    return dict(zip(keys, op.outputs))
