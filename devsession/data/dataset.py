@@ -37,7 +37,8 @@ AUTOTUNE = -1      # tf.data.experimental.AUTOTUNE: devsession runs stages on de
 
 class Dataset(Structured):
     """A TF1 ``tf.data.Dataset`` (see the module docstring).  Build one with
-    ``from_tensor_slices``, ``from_tensors`` or ``range``."""
+    ``from_tensor_slices``, ``from_tensors``, ``range`` or ``TFRecordDataset``
+    (``readers.py``)."""
 
     def __init__(self, graph, stages, inputs, functions, structure, captured_control=()):
         self._graph = graph
@@ -118,6 +119,26 @@ class Dataset(Structured):
         structure = nest.pack_sequence_as(
             result, [ElementSpec(t.dtype, t.shape) for t in function.outputs])
         return self._then_function("map", function, structure)
+
+    def flat_map(self, map_func) -> "Dataset":
+        """The elements of the dataset ``map_func`` returns for each element, one
+        dataset after another."""
+        return self._nested("flat_map", map_func, 1, 1)
+
+    def interleave(self, map_func, cycle_length=None, block_length=1,
+                   num_parallel_calls=None, deterministic=None) -> "Dataset":
+        """The datasets ``map_func`` returns for the elements, ``cycle_length`` of them
+        at a time, ``block_length`` elements from each in turn, in TF's deterministic
+        order (``kernels/reference/dataset_readers.py``).  ``cycle_length`` None or
+        AUTOTUNE: the number of CPUs, as TF's.  ``num_parallel_calls`` and
+        ``deterministic`` change nothing: the order is always TF's deterministic one."""
+        cycle = AUTOTUNE if cycle_length is None else \
+            _python_int(cycle_length, "interleave", minimum=AUTOTUNE)
+        if cycle == 0:
+            raise ValueError("Dataset.interleave: cycle_length must be positive (or "
+                             "AUTOTUNE).")
+        return self._nested("interleave", map_func, cycle,
+                            _python_int(block_length, "interleave", minimum=1))
 
     def filter(self, predicate) -> "Dataset":
         """The elements for which ``predicate`` (a scalar bool tensor) is True."""
@@ -255,7 +276,26 @@ class Dataset(Structured):
                        self._functions + (serialize(function),), structure,
                        self._control + tuple(function.control_captures))
 
-    def _trace(self, fn, kind: str):
+    def _nested(self, kind, map_func, cycle_length: int, block_length: int) -> "Dataset":
+        """An ``interleave`` stage: the traced ``map_func`` computes the inputs of the
+        dataset it returns, whose stages (and functions, after this one's) the stage
+        holds to run once per element."""
+        function, inner = self._trace(map_func, kind, returns_dataset=True)
+        if len(self._functions) + 1 + len(inner._functions) > len(FUNCTION_SLOTS):
+            raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} "
+                             f"functions (map, filter, interleave and theirs).")
+        if inner._control:
+            raise ValueError(f"Dataset.{kind}: the dataset map_func returns depends on "
+                             f"control inputs, which devsession cannot carry into it.")
+        nested = _shifted(inner._stages, 0, len(self._functions) + 1)
+        dataset = self._then_function("interleave", function, inner._structure)
+        stage = {**dataset._stages[-1], "stages": nested, "cycle_length": cycle_length,
+                 "block_length": block_length}
+        return Dataset(dataset._graph, dataset._stages[:-1] + (stage,), dataset._inputs,
+                       dataset._functions + inner._functions, inner._structure,
+                       dataset._control)
+
+    def _trace(self, fn, kind: str, returns_dataset=False):
         """``fn`` traced over placeholders of one element: (function graph, result)."""
         graph = self._graph
         function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
@@ -266,9 +306,15 @@ class Dataset(Structured):
             result = fn(*element) if type(element) is tuple else fn(element)
             if result is None:
                 raise ValueError(f"The function given to Dataset.{kind} returned None.")
-            result = _lists_as_tuples(result)
-            function.outputs = [function.capture(convert_to_tensor(leaf))
-                                for leaf in nest.flatten(result)]
+            if returns_dataset != isinstance(result, Dataset):
+                raise TypeError(f"The function given to Dataset.{kind} must return "
+                                f"{'a Dataset' if returns_dataset else 'tensors'}, got "
+                                f"{type(result).__name__}.")
+            leaves = result._inputs if returns_dataset else \
+                nest.flatten(_lists_as_tuples(result))
+            if not returns_dataset:
+                result = _lists_as_tuples(result)
+            function.outputs = [function.capture(convert_to_tensor(leaf)) for leaf in leaves]
         return function, result
 
 
@@ -301,6 +347,8 @@ def _shifted(stages, inputs_by: int, functions_by: int) -> list:
         if "branches" in stage:
             stage["branches"] = [_shifted(b, inputs_by, functions_by)
                                  for b in stage["branches"]]
+        if "stages" in stage:      # an interleave's: inputs are its function's outputs
+            stage["stages"] = _shifted(stage["stages"], 0, functions_by)
         out.append(stage)
     return out
 

@@ -27,6 +27,10 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``take/skip``     the first ``count`` elements / all but them (-1: all)
 ``cache``         the first complete pass recorded in memory and replayed after it
 ``prefetch``      nothing: elements are made when ``get_next`` asks for them
+``interleave``    per element, the traced ``fn`` computes the inputs of the nested
+                  pipeline ``stages``; ``cycle_length`` of those run interleaved,
+                  ``block_length`` elements each in turn, in TF's order (``flat_map``:
+                  one at a time)
 ================  =========================================================================
 
 The iterator lives in the session's resources (container ``_datasets``) under the op's
@@ -49,7 +53,7 @@ import numpy as np
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 from ..registry import HOST, register_kernel
-from .dataset_readers import tfrecord_source
+from .dataset_readers import default_cycle_length, interleaved, tfrecord_source
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -321,12 +325,22 @@ def _prefetch(node, stage, upstream, _, __):
     return upstream
 
 
+def _interleave(node, stage, upstream, captured, functions):
+    fn, nested = functions[stage["fn"]], stage["stages"]
+    cycle = stage["cycle_length"] if stage["cycle_length"] > 0 else default_cycle_length()
+
+    def open_element(element):
+        inputs = [np.asarray(v) for v in fn(element + captured)]
+        return build_pipeline(node, nested, inputs, functions)()
+    return lambda: interleaved(upstream(), open_element, cycle, stage["block_length"])
+
+
 # Stages that never look inside an element, so they pass row numbers through.
 _ROW_STAGES = {"shuffle", "repeat", "take", "skip", "prefetch"}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "padded_batch": _padded_batch,
            "repeat": _repeat, "take": _take, "skip": _skip, "cache": _cache,
-           "prefetch": _prefetch}
+           "prefetch": _prefetch, "interleave": _interleave}
 
 
 # --- the kernels ---------------------------------------------------------------------------------
@@ -365,7 +379,7 @@ def _function_slots(stages) -> set:
     """The function attrs the stages (and their branches) use."""
     slots = {s["fn"] for s in stages if "fn" in s}
     for stage in stages:
-        for branch in stage.get("branches", ()):
+        for branch in (*stage.get("branches", ()), stage.get("stages", ())):
             slots |= _function_slots(branch)
     return slots
 
