@@ -202,6 +202,29 @@ def test_fused_expression_kernel():
     assert all("float64" not in line for line in kernel.program.body)
 
 
+@pytest.mark.parametrize("g_shape,r_shape,mode", [
+    ((16, 1, 1, 64), (16, 56, 56, 64), "block"),     # a global mean's gradient, parallel
+    ((4, 1, 32), (4, 3, 32), "block"),               # serial
+    ((2, 1, 3, 1, 32), (2, 5, 3, 1, 32), "block"),   # a 1 of the output inside the run
+    ((3, 1, 8), (3, 4, 8), "full"),                  # rows too short: materialised
+    ((1, 64), (9, 64), "suffix"),
+])
+def test_a_broadcast_over_middle_axes_is_read_in_place(g_shape, r_shape, mode):
+    """(N, 1, 1, C) over (N, H, W, C): each output row reads its input row where it lies
+    (a BLOCK), instead of a materialised copy of the broadcast."""
+    from devsession.kernels.cpu.elementwise import ElementwiseKernel, _input_modes
+    kernel = ElementwiseKernel("where(r > 0, g / 3136, 0) + r * g",
+                               [("g", F32), ("r", F32)], F32)
+    rng = rng_for("block", g_shape, r_shape)
+    g, r = (random_array(rng, s, F32) for s in (g_shape, r_shape))
+    expected = np.where(r > 0, g / np.float32(3136), np.float32(0)) + r * g
+    assert_same(kernel(g, r), expected, rtol=1e-6, atol=1e-6)
+    assert_same(kernel(r, g), np.where(g > 0, r / np.float32(3136), np.float32(0)) + g * r,
+                rtol=1e-6, atol=1e-6)     # the block as the second input
+    modes, materialised, _ = _input_modes((g_shape, r_shape), expected.shape, expected.size)
+    assert modes[0] == mode and materialised[0] == (mode == "full" and g.size < r.size)
+
+
 def test_codegen_dag_cse_and_types():
     from devsession.kernels.codegen.cpu import CodegenError, compile_expression
     p = compile_expression("t = exp(x - 1)\n t / (1 + t) + exp(x - 1)", [("x", F32)])

@@ -24,9 +24,13 @@ Pipeline (pure functions; numba is only imported by ``load_module``):
    * ``SCALAR`` -- one element, read once before the loop:         ``x[0]``
    * ``SUFFIX`` -- the output's trailing dims (a bias row): rows x inner loop,
      read as ``x[j]`` (no ``i % n``; rows are slices, see ``_render_loop``)
+   * ``BLOCK``  -- the output's leading and trailing dims, broadcast over the ones
+     between (a global mean's gradient, (N, 1, 1, C) over (N, H, W, C)): row ``r``
+     reads row ``r // repeat`` of it, ``repeat`` output rows per input row
 
    Any other broadcast is materialised by the driver, which also flattens every
-   array to 1-D.  Signature: ``serial(out, x0, ..., x{k-1}, inner)``.
+   array to 1-D.  Signature: ``serial(out, x0, ..., x{k-1}, inner)``, with a last
+   ``repeat`` argument when an input is a BLOCK.
 3. ``load_module(source)`` (from ``module_cache``) writes the source to a file in
    ``$DEVSESSION_CACHE_DIR`` (default ``~/.cache/devsession/kernels``) named by a
    hash of the source and the numba version, and imports it.  Because the functions
@@ -58,11 +62,11 @@ from . import frontend
 from .frontend import FUNCTIONS, CodegenError, Const, Instr  # noqa: F401  (this API)
 from .module_cache import cache_dir, load_module  # noqa: F401  (part of this API)
 
-__all__ = ["FULL", "SCALAR", "SUFFIX", "CodegenError", "Program", "compile_expression",
+__all__ = ["FULL", "SCALAR", "SUFFIX", "BLOCK", "CodegenError", "Program", "compile_expression",
            "render_module", "load_module", "cache_dir", "FUNCTIONS"]
 
 CODEGEN_VERSION = 6
-FULL, SCALAR, SUFFIX = "full", "scalar", "suffix"
+FULL, SCALAR, SUFFIX, BLOCK = "full", "scalar", "suffix", "block"
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,9 @@ def _ipow(base, exponent):
 
 def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bool) -> str:
     loop = "prange" if parallel else "range"
-    params = ", ".join(["out"] + [f"x{k}" for k in range(len(modes))] + ["inner"])
+    blocks = BLOCK in modes
+    params = ", ".join(["out"] + [f"x{k}" for k in range(len(modes))] + ["inner"]
+                       + (["repeat"] if blocks else []))
     # nogil: sessions run steps from many Python threads, and independent kernels of
     # one step may run on two threads at once.
     # no_cfunc_wrapper: the loops are only called from Python; a wrapper is one more
@@ -207,17 +213,21 @@ def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bo
              f'{", parallel=True" if parallel else ""})',
              f"def {name}({params}):"]
     lines += [f"    v{k} = x{k}[0]" for k, m in enumerate(modes) if m == SCALAR]
-    if SUFFIX in modes:
+    if SUFFIX in modes or blocks:
         # Rows are sliced rather than indexed as base + j: numba cannot prove base + j
         # >= 0, and its negative-index wraparound check stops LLVM vectorizing.
         lines += [f"    for r in {loop}(out.shape[0] // inner):",
                   "        lo = r * inner",
                   "        out_r = out[lo:lo + inner]"]
+        if blocks:
+            lines += ["        block = r // repeat * inner"]
         lines += [f"        x{k}_r = x{k}[lo:lo + inner]"
                   for k, m in enumerate(modes) if m == FULL]
+        lines += [f"        x{k}_r = x{k}[block:block + inner]"
+                  for k, m in enumerate(modes) if m == BLOCK]
         lines += ["        for j in range(inner):"]
         indent, out_ref = " " * 12, "out_r[j]"
-        loads = {FULL: "x{k}_r[j]", SUFFIX: "x{k}[j]"}
+        loads = {FULL: "x{k}_r[j]", SUFFIX: "x{k}[j]", BLOCK: "x{k}_r[j]"}
     else:
         lines += [f"    for i in {loop}(out.shape[0]):"]
         indent, out_ref = " " * 8, "out[i]"
@@ -231,9 +241,10 @@ def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bo
 
 def render_module(program: Program, modes: Sequence[str]) -> str:
     """Python source of a module defining ``serial`` and ``parallel`` loop kernels for
-    ``program`` with input ``modes`` (one of FULL/SCALAR/SUFFIX per input)."""
-    if len(modes) != len(program.inputs) or not set(modes) <= {FULL, SCALAR, SUFFIX}:
-        raise CodegenError(f"need one mode of {FULL}/{SCALAR}/{SUFFIX} per input, got {modes}")
+    ``program`` with input ``modes`` (one of FULL/SCALAR/SUFFIX/BLOCK per input)."""
+    if len(modes) != len(program.inputs) or not set(modes) <= {FULL, SCALAR, SUFFIX, BLOCK}:
+        raise CodegenError(f"need one mode of {FULL}/{SCALAR}/{SUFFIX}/{BLOCK} per input, "
+                           f"got {modes}")
     signature = ", ".join(f"{n}:{d.name}[{m}]" for n, d, m in
                           zip(program.inputs, program.input_dtypes, modes))
     parts = [

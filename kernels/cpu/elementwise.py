@@ -5,11 +5,11 @@ and also the public entry point for fused kernels: any expression over k inputs,
 just one op.  Per call it
 
 1. looks up a *plan* for the input shapes (cached per shape tuple): the broadcast
-   output shape, how each input is read (FULL, SCALAR, SUFFIX, or materialised with
-   ``np.broadcast_to`` and then FULL) and which compiled loop to run -- the
+   output shape, how each input is read (FULL, SCALAR, SUFFIX, BLOCK, or materialised
+   with ``np.broadcast_to`` and then FULL) and which compiled loop to run -- the
    ``parallel`` prange loop only when the output has at least ``PARALLEL_MIN_SIZE``
    elements (below that, thread start-up costs more than it saves) and, for a SUFFIX
-   input, at least two rows per thread;
+   or BLOCK input, at least two rows per thread;
 2. flattens the inputs to 1-D views (copying only inputs that are not C-contiguous,
    or that are float16, which numba cannot load: they are widened to float32);
 3. runs the loop into ``out`` (a fresh ``np.empty`` unless the caller passes a
@@ -48,6 +48,7 @@ from .numba_setup import num_threads
 __all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "build_elementwise"]
 
 PARALLEL_MIN_SIZE = 1 << 17
+BLOCK_MIN_INNER = 16        # shorter rows are materialised: a loop per row would cost more
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
@@ -92,19 +93,19 @@ class ElementwiseKernel:
         plan = self._plans.get(tuple([a.shape for a in arrays]))
         if plan is None:
             plan = self._make_plan(arrays)
-        out_shape, loop, fast, materialise, inner, pooled = plan
+        out_shape, loop, fast, materialise, rows, pooled = plan
         if fast and out is None:
             if not pooled:
                 result = np.empty(out_shape, self._store_dtype)
-                loop(result.ravel(), *[a.ravel() for a in arrays], inner)
+                loop(result.ravel(), *[a.ravel() for a in arrays], *rows)
                 return result
             result = self._pool.take(out_shape, self._store_dtype)
-            loop(result.ravel(), *[a.ravel() for a in arrays], inner)
+            loop(result.ravel(), *[a.ravel() for a in arrays], *rows)
             self._pool.give(result)
             return result
         result = self._output(out_shape, out)
         if loop is not None:
-            loop(result.ravel(), *self._prepare(arrays, out_shape, materialise), inner)
+            loop(result.ravel(), *self._prepare(arrays, out_shape, materialise), *rows)
         if not self._narrow:
             return result
         if out is None:
@@ -136,7 +137,8 @@ class ElementwiseKernel:
         shapes = tuple(a.shape for a in arrays)
         out_shape = call_shape(self.name, self.op, self._arity, shapes)
         size = math.prod(out_shape)
-        modes, materialise, inner = _input_modes(shapes, out_shape, size)
+        modes, materialise, row_arguments = _input_modes(shapes, out_shape, size)
+        inner = row_arguments[0]
         if size == 0:
             loop = None
         else:
@@ -149,7 +151,7 @@ class ElementwiseKernel:
         pooled = self._pool is not None and size * self._store_dtype.itemsize >= \
             self._pool.min_bytes
         return remember(self._plans, shapes,
-                        (out_shape, loop, fast, tuple(materialise), inner, pooled))
+                        (out_shape, loop, fast, tuple(materialise), row_arguments, pooled))
 
     def __repr__(self):
         return (f"ElementwiseKernel({self.program.expr!r}, inputs={self.program.inputs}, "
@@ -157,19 +159,24 @@ class ElementwiseKernel:
 
 
 def _input_modes(shapes, out_shape, size):
-    """Per input: its loop mode and whether to materialise it; plus the SUFFIX length.
+    """Per input: its loop mode and whether to materialise it; plus the loop's row
+    arguments: ``(inner,)``, the SUFFIX length, or ``(inner, repeat)`` with a BLOCK.
 
-    Only one SUFFIX length can be looped over; inputs with a shorter suffix are
+    Only one row length (and one BLOCK repeat) can be looped over; other broadcasts are
     materialised (rare: two bias-like inputs of different lengths).
     """
-    suffix_len = {}
+    suffix_len, blocks = {}, {}
     for k, shape in enumerate(shapes):
         n = math.prod(shape)
         if n != size and n != 1:
             trimmed = tuple(shape[_leading_ones(shape):])
             if trimmed == tuple(out_shape[len(out_shape) - len(trimmed):]):
                 suffix_len[k] = n
-    inner = max(suffix_len.values(), default=0)
+            elif (block := _block(shape, out_shape)) is not None:
+                blocks[k] = block
+    inner = max(suffix_len.values(), default=0) or \
+        next((inner for _, inner in blocks.values()), 0)
+    repeat = next((r for r, i in blocks.values() if i == inner), None)
     modes, materialise = [], []
     for k, shape in enumerate(shapes):
         n = math.prod(shape)
@@ -179,11 +186,26 @@ def _input_modes(shapes, out_shape, size):
             modes.append(codegen.SCALAR)
         elif suffix_len.get(k) == inner:
             modes.append(codegen.SUFFIX)
+        elif blocks.get(k) == (repeat, inner):
+            modes.append(codegen.BLOCK)
         else:
             modes.append(codegen.FULL)
             materialise.append(k)
     flags = [k in materialise for k in range(len(shapes))]
-    return tuple(modes), flags, inner
+    return tuple(modes), flags, (inner,) if codegen.BLOCK not in modes else (inner, repeat)
+
+
+def _block(shape, out_shape) -> tuple[int, int] | None:
+    """(repeat, inner) when ``shape`` is ``out_shape`` with one run of its dims set to 1
+    and some dims before it (a BLOCK: ``repeat`` output rows of ``inner`` per row of
+    the input), else None."""
+    shape = (1,) * (len(out_shape) - len(shape)) + tuple(shape)
+    spread = [i for i, (s, o) in enumerate(zip(shape, out_shape)) if s != o]
+    first, last = spread[0], spread[-1]
+    if any(shape[i] != 1 for i in range(first, last + 1)) or math.prod(shape[:first]) == 1:
+        return None
+    inner = math.prod(out_shape[last + 1:])
+    return (math.prod(out_shape[first:last + 1]), inner) if inner >= BLOCK_MIN_INNER else None
 
 
 def _leading_ones(shape) -> int:
