@@ -27,6 +27,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph
 from ..ops import nest
 from ..ops.dataset import FUNCTION_SLOTS
 from ..tensor_shape import TensorShape
+from .generator import generator_stage
 from .iterator import Iterator
 from .structure import ElementSpec, Structured
 
@@ -88,6 +89,14 @@ class Dataset(Structured):
             raise ValueError("Dataset.range: step must not be 0.")
         stage = {"kind": "range", "start": start, "stop": stop, "step": step}
         return Dataset(get_default_graph(), [stage], (), (), ElementSpec(dtypes.int64, []))
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None) -> "Dataset":
+        """The elements ``generator(*args)`` yields, checked against ``output_types``
+        and ``output_shapes`` (``generator.py``)."""
+        graph, stage, inputs, structure = generator_stage(generator, output_types,
+                                                          output_shapes, args)
+        return Dataset(graph, [stage], inputs, (), structure)
 
     @staticmethod
     def zip(datasets) -> "Dataset":

@@ -12,6 +12,7 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``tensors``       one element: the inputs
 ``range``         int64 scalars ``start, start + step, ...`` before ``stop``
 ``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``)
+``generator``     what a registered Python generator yields (``dataset_readers.py``)
 ``zip``           the elements of several pipelines (``branches``) side by side, until the
                   shortest ends; ``concatenate``: one pipeline's elements after another's
 ``map``           the traced function ``fn`` (an ``f<k>`` attr) on each element and the
@@ -53,7 +54,8 @@ import numpy as np
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 from ..registry import HOST, register_kernel
-from .dataset_readers import default_cycle_length, interleaved, tfrecord_source
+from .dataset_readers import (default_cycle_length, generator_source, interleaved,
+                              tfrecord_source)
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -156,7 +158,7 @@ def _concatenated(branches):
 
 
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
-            "tfrecord": tfrecord_source}
+            "tfrecord": tfrecord_source, "generator": generator_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 
 

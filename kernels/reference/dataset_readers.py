@@ -1,7 +1,9 @@
-"""The dataset sources that read files (``kernels/reference/dataset.py`` runs the
-pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io/tfrecord.py``
-reads the frames), files one after another or ``cycle_length`` of them interleaved a
-record at a time, as TF's ``num_parallel_reads`` orders them.
+"""The dataset sources that read files or call Python (``kernels/reference/dataset.py``
+runs the pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io/
+tfrecord.py`` reads the frames), files one after another or ``cycle_length`` of them
+interleaved a record at a time, as TF's ``num_parallel_reads`` orders them; and
+``generator``, the elements of the generator registered under the stage's ``token``
+(``devsession/data/generator.py``), called with the stage's inputs.
 
 Each record is a scalar string element.  An error reading a file (``NotFoundError``,
 ``DataLossError``) is raised for the ``get_next`` that reached it, naming the node.
@@ -13,10 +15,11 @@ import os
 
 import numpy as np
 
-from devsession.errors import InvalidArgumentError, OpError
+from devsession.errors import FailedPreconditionError, InvalidArgumentError, OpError
 from devsession.io.tfrecord import read_records
+from devsession.ops.script import registered_function
 
-__all__ = ["tfrecord_source", "interleaved", "default_cycle_length"]
+__all__ = ["tfrecord_source", "generator_source", "interleaved", "default_cycle_length"]
 
 
 def default_cycle_length() -> int:
@@ -44,6 +47,16 @@ def tfrecord_source(node, stage, args):
     if cycle == 1:
         return lambda: (e for path in paths for e in records_of(path))
     return lambda: interleaved(iter(paths), records_of, cycle, 1)
+
+
+def generator_source(node, stage, args):
+    elements = registered_function(stage["token"])
+    if elements is None:
+        raise FailedPreconditionError(
+            f"'{node.name}': the generator of this dataset (token {stage['token']!r}) is "
+            f"not registered in this process: a from_generator dataset runs only in the "
+            f"process that built it.", node.name)
+    return lambda: _naming(node, elements(*args))
 
 
 def interleaved(inputs, open_element, cycle_length: int, block_length: int):
