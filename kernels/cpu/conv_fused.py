@@ -85,9 +85,9 @@ def forward(x, f, g, out, by_columns: bool, bias=None, relu: bool = False) -> No
              weights, out.reshape(g.batch, -1), by_columns, _tasks(g.batch), bias, relu)
 
 
-def input_grad(f, dy, g) -> np.ndarray:
-    """The gradient of Conv2D with respect to its input, (N, H, W, C)."""
-    dx = np.empty((g.batch, g.in_h, g.in_w * g.channels), _F32)
+def input_grad(f, dy, g, dx) -> None:
+    """The gradient of Conv2D with respect to its input into ``dx`` (N, H, W * C),
+    every element written."""
     out_channels = f.shape[3]
     if direct(g) and g.channels >= register_gemm.LANES:    # C: the tiles' columns
         # dy convolved with the filter turned half a turn
@@ -96,10 +96,9 @@ def input_grad(f, dy, g) -> np.ndarray:
         _input_grad_direct(register_gemm.tiles_address(),
                            np.ascontiguousarray(dy).reshape(g.batch, g.out_h, -1),
                            g.numba_args(), flipped, dx, _tasks(g.batch))
-        return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
+        return
     _input_grad(register_gemm.tile_address(), np.ascontiguousarray(dy).reshape(g.batch, -1),
                 g.numba_args(), aligned(f.reshape(-1, f.shape[3]).T), dx, _tasks(g.batch))
-    return dx.reshape(g.batch, g.in_h, g.in_w, g.channels)
 
 
 def filter_grad(x, dy, g, by_columns: bool) -> np.ndarray:

@@ -168,6 +168,7 @@ def build_depthwise(node):
         out = pool.take(params.output_shape(g, f.shape), x.dtype)
         if out.size:
             depthwise_forward(x, _taps(f), g.numba_args(), out)
+        pool.give(out)
         return to_float16(out) if widen else out
     return kernel
 
@@ -186,6 +187,7 @@ def build_depthwise_backprop(node):
         if out.size and dy.size:
             if params.grads_input:
                 depthwise_input_grad(_taps(operand), dy, g.numba_args(), out)
+                pool.give(out)
             else:
                 parts = np.empty((min(num_threads(), g.batch * g.out_h),) + _taps(out).shape,
                                  dy.dtype)
