@@ -116,16 +116,14 @@ def conv2d(x, f, g: Geometry, out, bias=None, relu: bool = False):
     if conv_fused.usable(x, f) and not _pointwise(g):
         conv_fused.forward(x, f, g, out, _transposed(g), bias, relu)
         return out
+    # the bias and ReLU in the product's tiles, while they are in cache
     if _pointwise(g):
-        matmul_into(x.reshape(-1, g.channels), weights, rows)
+        matmul_into(x.reshape(-1, g.channels), weights, rows, bias=bias, relu=relu)
     else:
         scratch = _scratch(g, x.dtype)
         for n0, n1, r0, r1 in _chunks(g):
-            matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1])
-    if bias is not None:
-        rows += bias
-        if relu:
-            np.maximum(rows, 0, out=rows)
+            matmul_into(_packed(x, g, n0, n1, scratch), weights, rows[r0:r1], bias=bias,
+                        relu=relu)
     return out
 
 
