@@ -93,19 +93,19 @@ class ElementwiseKernel:
         plan = self._plans.get(tuple([a.shape for a in arrays]))
         if plan is None:
             plan = self._make_plan(arrays)
-        out_shape, loop, fast, materialise, rows, pooled = plan
+        out_shape, loop, fast, materialise, row_arguments, pooled = plan
         if fast and out is None:
             if not pooled:
                 result = np.empty(out_shape, self._store_dtype)
-                loop(result.ravel(), *[a.ravel() for a in arrays], *rows)
+                loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments)
                 return result
             result = self._pool.take(out_shape, self._store_dtype)
-            loop(result.ravel(), *[a.ravel() for a in arrays], *rows)
+            loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments)
             self._pool.give(result)
             return result
         result = self._output(out_shape, out)
         if loop is not None:
-            loop(result.ravel(), *self._prepare(arrays, out_shape, materialise), *rows)
+            loop(result.ravel(), *self._prepare(arrays, out_shape, materialise), *row_arguments)
         if not self._narrow:
             return result
         if out is None:
