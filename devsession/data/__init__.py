@@ -1,6 +1,6 @@
 """TF1's ``tf.data``: ``Dataset`` input pipelines and their ``Iterator``s, run inside a
 session on the host (``dataset.py``, ``iterator.py``; the ops: ``ops/dataset.py``), and
-``TFRecordDataset`` (``readers.py``).
+``TFRecordDataset`` and ``TextLineDataset`` (``readers.py``).
 
     dataset = ds.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(10000)
     images, labels = dataset.batch(128).repeat(5).make_one_shot_iterator().get_next()
@@ -18,9 +18,10 @@ from types import SimpleNamespace
 
 from .dataset import AUTOTUNE, Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
-from .readers import TFRecordDataset
+from .readers import TextLineDataset, TFRecordDataset
 
-__all__ = ["Dataset", "TFRecordDataset", "Iterator", "make_one_shot_iterator", "make_initializable_iterator",
+__all__ = ["Dataset", "TFRecordDataset", "TextLineDataset", "Iterator",
+           "make_one_shot_iterator", "make_initializable_iterator",
            "get_output_types", "get_output_shapes", "get_output_classes", "experimental"]
 
 

@@ -11,7 +11,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``slices``        element ``i`` is row ``i`` of each input (all with the same first dimension)
 ``tensors``       one element: the inputs
 ``range``         int64 scalars ``start, start + step, ...`` before ``stop``
-``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``)
+``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``);
+                  ``textline``: the lines of text files
 ``generator``     what a registered Python generator yields (``dataset_readers.py``)
 ``zip``           the elements of several pipelines (``branches``) side by side, until the
                   shortest ends; ``concatenate``: one pipeline's elements after another's
@@ -55,7 +56,7 @@ from devsession.errors import FailedPreconditionError, InvalidArgumentError, Out
 
 from ..registry import HOST, register_kernel
 from .dataset_readers import (default_cycle_length, generator_source, interleaved,
-                              tfrecord_source)
+                              textline_source, tfrecord_source)
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -158,7 +159,8 @@ def _concatenated(branches):
 
 
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
-            "tfrecord": tfrecord_source, "generator": generator_source}
+            "tfrecord": tfrecord_source, "textline": textline_source,
+            "generator": generator_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 
 

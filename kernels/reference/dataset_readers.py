@@ -1,8 +1,9 @@
 """The dataset sources that read files or call Python (``kernels/reference/dataset.py``
 runs the pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io/
-tfrecord.py`` reads the frames), files one after another or ``cycle_length`` of them
-interleaved a record at a time, as TF's ``num_parallel_reads`` orders them; and
-``generator``, the elements of the generator registered under the stage's ``token``
+tfrecord.py`` reads the frames) and ``textline``, the lines of text files (``devsession/
+io/plain_records.py``), files one after another or ``cycle_length`` of them interleaved a
+record at a time, as TF's ``num_parallel_reads`` orders them; and ``generator``, the
+elements of the generator registered under the stage's ``token``
 (``devsession/data/generator.py``), called with the stage's inputs.
 
 Each record is a scalar string element.  An error reading a file (``NotFoundError``,
@@ -16,10 +17,12 @@ import os
 import numpy as np
 
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OpError
+from devsession.io.plain_records import read_lines
 from devsession.io.tfrecord import read_records
 from devsession.ops.script import registered_function
 
-__all__ = ["tfrecord_source", "generator_source", "interleaved", "default_cycle_length"]
+__all__ = ["tfrecord_source", "textline_source", "generator_source", "interleaved",
+           "default_cycle_length"]
 
 
 def default_cycle_length() -> int:
@@ -30,23 +33,41 @@ def default_cycle_length() -> int:
         return os.cpu_count() or 1
 
 
-def tfrecord_source(node, stage, args):
-    (files,) = args
-    if files.ndim > 1:
-        raise InvalidArgumentError(f"'{node.name}': filenames must be a scalar or a vector, "
-                                   f"got shape {list(files.shape)}.", node.name)
-    paths = [_text(f) for f in np.asarray(files, dtype=object).reshape(-1)]
-    compression, cycle = stage["compression"], stage["cycle_length"]
-    if cycle < 0:
-        cycle = default_cycle_length()
+def _file_source(records):
+    """A source of the scalar string records ``records(path)`` gives for each file of
+    the stage's input, read one after another or ``cycle_length`` interleaved."""
+    def source(node, stage, args):
+        (files,) = args
+        if files.ndim > 1:
+            raise InvalidArgumentError(f"'{node.name}': filenames must be a scalar or a "
+                                       f"vector, got shape {list(files.shape)}.", node.name)
+        paths = [_text(f) for f in np.asarray(files, dtype=object).reshape(-1)]
+        read = records(node, stage)
+        cycle = stage["cycle_length"]
+        if cycle < 0:
+            cycle = default_cycle_length()
 
-    def records_of(path):
-        return _naming(node, ([np.array(r, dtype=object)]
-                              for r in read_records(path, compression)))
+        def records_of(path):
+            return _naming(node, ([np.array(r, dtype=object)] for r in read(path)))
 
-    if cycle == 1:
-        return lambda: (e for path in paths for e in records_of(path))
-    return lambda: interleaved(iter(paths), records_of, cycle, 1)
+        if cycle == 1:
+            return lambda: (e for path in paths for e in records_of(path))
+        return lambda: interleaved(iter(paths), records_of, cycle, 1)
+    return source
+
+
+def _tfrecords(node, stage):
+    compression = stage["compression"]
+    return lambda path: read_records(path, compression)
+
+
+def _lines(node, stage):
+    compression = stage["compression"]
+    return lambda path: read_lines(path, compression)
+
+
+tfrecord_source = _file_source(_tfrecords)
+textline_source = _file_source(_lines)
 
 
 def generator_source(node, stage, args):
