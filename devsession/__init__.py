@@ -117,7 +117,8 @@ from .ops.script import numpy_function, py_func  # noqa: E402
 from .ops.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
 from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
-                          SparseFeature, VarLenFeature, parse_example, parse_single_example)
+                          SparseFeature, VarLenFeature, decode_raw, parse_example,
+                          parse_single_example)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
 from .ops.gather_nd import (gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: E402
@@ -159,7 +160,7 @@ __all__ += [
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
     "foldl", "foldr", "einsum", "random_crop", "io", "python_io",
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
-    "FixedLenSequenceFeature", "SparseFeature",
+    "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
 ]
 
 

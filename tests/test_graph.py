@@ -639,10 +639,11 @@ def _image_ops(x) -> list:
 
 def _dataset_ops(x) -> list:
     """An initializable iterator's initializer and get_next (a map function inside), and
-    the Example parsers."""
+    the Example parsers and DecodeRaw."""
     iterator = ds.data.Dataset.from_tensor_slices(x).map(lambda row: row * 2.0) \
         .make_initializable_iterator()
     spec = {"x": ds.io.FixedLenFeature([], ds.float32)}
     return [iterator.initializer, iterator.get_next(),
             ds.parse_single_example(ds.placeholder(ds.string, []), spec)["x"],
-            ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"]]
+            ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"],
+            ds.io.decode_raw(ds.placeholder(ds.string, [None]), ds.int16)]

@@ -286,7 +286,7 @@ def test_runtime_errors_name_the_node(device):
 
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
-             "ParseExampleV2"}
+             "ParseExampleV2", "DecodeRaw"}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -324,8 +324,8 @@ def test_every_ref_op_is_covered(device):
         # the kernel modules' ops (not a cluster's host-only _Send/_Recv, nor test ops)
         # (the optimizer folds a product into its SGD update only on the CPU, where one
         # BLAS call can do both: optimizer/gemm_updates.py)
-        # (the dataset iterators, PyFunc, the candidate samplers and the Example
-        # parsers are host-only, as TF's: GPU sessions place them on the CPU)
+        # (the dataset iterators, PyFunc, the candidate samplers, the Example
+        # parsers and DecodeRaw are host-only, as TF's: GPU sessions place them on the CPU)
         missing = {op for op in registered_ops("CPU") - registered_on(device) - CPU_ONLY
                    - HOST_ONLY
                    if lookup_kernel(op, "CPU").__module__.startswith("devsession.kernels.")}

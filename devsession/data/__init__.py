@@ -1,6 +1,7 @@
 """TF1's ``tf.data``: ``Dataset`` input pipelines and their ``Iterator``s, run inside a
 session on the host (``dataset.py``, ``iterator.py``; the ops: ``ops/dataset.py``), and
-``TFRecordDataset`` and ``TextLineDataset`` (``readers.py``).
+the file readers ``TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecordDataset``
+(``readers.py``).
 
     dataset = ds.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(10000)
     images, labels = dataset.batch(128).repeat(5).make_one_shot_iterator().get_next()
@@ -18,9 +19,10 @@ from types import SimpleNamespace
 
 from .dataset import AUTOTUNE, Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
-from .readers import TextLineDataset, TFRecordDataset
+from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 
-__all__ = ["Dataset", "TFRecordDataset", "TextLineDataset", "Iterator",
+__all__ = ["Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
+           "Iterator",
            "make_one_shot_iterator", "make_initializable_iterator",
            "get_output_types", "get_output_shapes", "get_output_classes", "experimental"]
 

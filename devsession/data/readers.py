@@ -1,5 +1,6 @@
-"""``ds.data.TFRecordDataset`` and ``TextLineDataset``: the records of TFRecord files, or
-the lines of text files, as a dataset's source.
+"""``ds.data.TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecordDataset``: the
+records of TFRecord files, the lines of text files, or the fixed-length records of binary
+files (CIFAR-10's), as a dataset's source.
 
     filenames = ds.placeholder(ds.string, [None])
     dataset = ds.data.TFRecordDataset(filenames).map(parse).batch(32)
@@ -7,7 +8,7 @@ the lines of text files, as a dataset's source.
     sess.run(iterator.initializer, {filenames: ["train-0.tfrecord", "train-1.tfrecord"]})
 
 Elements are scalar ``string`` tensors, one per record or line, read when ``get_next``
-asks for them (``io/tfrecord.py`` reads the frames, ``io/plain_records.py`` the lines;
+asks for them (``io/tfrecord.py`` reads the frames, ``io/plain_records.py`` the rest;
 the kernels are ``kernels/reference/dataset_readers.py``).  The files are read one
 after another, or with ``num_parallel_reads=n`` in TF's order for that: ``n`` files
 interleaved a record at a time (devsession reads them on one thread; the order is what
@@ -22,7 +23,7 @@ from ..io.tfrecord import compression_name
 from .dataset import AUTOTUNE, Dataset, _python_int
 from .structure import ElementSpec
 
-__all__ = ["TFRecordDataset", "TextLineDataset"]
+__all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset"]
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None,  # noqa: N802
@@ -45,6 +46,32 @@ def TextLineDataset(filenames, compression_type=None, buffer_size=None,  # noqa:
     ``TFRecordDataset``'s."""
     return _file_dataset("textline", "TextLineDataset", filenames, compression_type,
                          num_parallel_reads)
+
+
+def FixedLengthRecordDataset(filenames, record_bytes, header_bytes=None,  # noqa: N802
+                             footer_bytes=None, buffer_size=None, compression_type=None,
+                             num_parallel_reads=None) -> Dataset:
+    """TF1's ``tf.data.FixedLengthRecordDataset``: a dataset of the ``record_bytes``-long
+    records of each file in ``filenames``, after its first ``header_bytes`` and before
+    its last ``footer_bytes`` (the sizes Python ints or constants).  Each record is a
+    scalar string; ``ds.io.decode_raw`` turns it into numbers:
+
+        # CIFAR-10's binary files: a label byte, then 32x32x3 image bytes (CHW)
+        dataset = ds.data.FixedLengthRecordDataset(files, 1 + 32 * 32 * 3).map(
+            lambda r: ds.io.decode_raw(r, ds.uint8))
+
+    A file whose body is not a whole number of records fails the ``get_next`` that
+    reaches it with ``InvalidArgumentError`` naming the file and the sizes (a compressed
+    one: ``DataLossError``, after its whole records), as TF's.  Other arguments and
+    errors as ``TFRecordDataset``'s; a size below its minimum is ``ValueError``."""
+    sizes = {}
+    for key, value, least in (("record_bytes", record_bytes, 1),
+                              ("header_bytes", header_bytes, 0),
+                              ("footer_bytes", footer_bytes, 0)):
+        sizes[key] = 0 if value is None else \
+            _python_int(value, f"FixedLengthRecordDataset: {key}", minimum=least)
+    return _file_dataset("fixed_length", "FixedLengthRecordDataset", filenames,
+                         compression_type, num_parallel_reads, **sizes)
 
 
 def _file_dataset(kind: str, where: str, filenames, compression_type, num_parallel_reads,

@@ -1,6 +1,6 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
-``parse_example``, ``FixedLenFeature``: ``ops/parsing.py``).
+``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``).
 
     with ds.io.TFRecordWriter("/tmp/train.tfrecord") as writer:
         writer.write(b"a record")
@@ -10,14 +10,15 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 """
 
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
-                           SparseFeature, VarLenFeature, parse_example, parse_single_example)
+                           SparseFeature, VarLenFeature, decode_raw, parse_example,
+                           parse_single_example)
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
                        tf_record_iterator)
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
-           "RaggedFeature"]
+           "RaggedFeature", "decode_raw"]
 
 
 def __getattr__(name: str):

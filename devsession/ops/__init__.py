@@ -43,7 +43,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``image``          ``image.resize_bilinear``, ``image.resize_nearest_neighbor`` (and
                    their gradient ops; the rest of ``ds.image``: ``devsession/image.py``)
 ``parsing``        ``parse_single_example``, ``parse_example``, ``FixedLenFeature``
-                   (serialized Examples into dense tensors, on the host)
+                   (serialized Examples into dense tensors, on the host), ``decode_raw``
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``

@@ -1,6 +1,7 @@
 """Parsing serialized ``tf.train.Example`` protos into dense tensors: TF1's
 ``parse_single_example`` and ``parse_example`` (``ds.io`` and ``ds``), with
-``FixedLenFeature`` describing each feature.
+``FixedLenFeature`` describing each feature; and ``decode_raw``, the bytes of strings
+read as numbers (TF's ``DecodeRaw``).
 
     features = {"label": ds.io.FixedLenFeature([], ds.int64),
                 "image": ds.io.FixedLenFeature([28, 28], ds.float32),
@@ -26,6 +27,11 @@ raise ``UnsupportedTF1Error`` (and a GraphDef with sparse or ragged keys does no
 import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature that
 is missing without a default, of another kind than its dtype or of another size than
 its shape is an ``InvalidArgumentError`` naming the key and the node.
+
+``DecodeRaw(bytes)``: attrs ``out_type`` and ``little_endian``; each string of
+``bytes`` read as a vector of ``out_type`` (output ``bytes.shape + [n]``).  The strings
+must all have the same length, a multiple of the dtype's size (else
+``InvalidArgumentError`` with TF's wording), as CIFAR-10's fixed-length records do.
 """
 
 from __future__ import annotations
@@ -42,9 +48,15 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "SparseFeature", "FixedLenSequenceFeature",
            "RaggedFeature", "parse_single_example", "parse_example", "PARSE_EXAMPLE",
-           "PARSE_SINGLE_EXAMPLE", "FEATURE_DTYPES"]
+           "PARSE_SINGLE_EXAMPLE", "FEATURE_DTYPES", "decode_raw", "DECODE_RAW",
+           "RAW_DTYPES"]
 
 PARSE_EXAMPLE = "ParseExampleV2"
+DECODE_RAW = "DecodeRaw"
+# The dtypes DecodeRaw reads (TF's out_type, less bool, bfloat16 and the complex types
+# devsession lacks).
+RAW_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8, dtypes.int16,
+              dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16)
 PARSE_SINGLE_EXAMPLE = "ParseSingleExample"
 # The dtypes an Example's features hold: Int64List, FloatList, BytesList.
 FEATURE_DTYPES = (dtypes.int64, dtypes.float32, dtypes.string)
@@ -138,7 +150,23 @@ register_op(OpDef(PARSE_SINGLE_EXAMPLE, _infer_single, None,
 register_op(OpDef(PARSE_EXAMPLE, _infer_batch, None,
                   attr_defaults={"num_sparse": 0, "sparse_types": (),
                                  "ragged_value_types": (), "ragged_split_types": ()}))
-not_differentiable(PARSE_SINGLE_EXAMPLE, PARSE_EXAMPLE)
+
+
+def _infer_decode_raw(inputs, attrs, node):
+    (data,) = inputs
+    dtype = dtypes.as_dtype(attrs["out_type"])
+    if data.dtype != dtypes.string:
+        raise InferError(f"Op '{node}': DecodeRaw reads strings, got {data.dtype.name}.")
+    if dtype not in RAW_DTYPES:
+        raise InferError(f"Op '{node}': DecodeRaw's out_type is one of "
+                         f"{', '.join(d.name for d in RAW_DTYPES)}, got {dtype.name}.")
+    shape = data.shape.concatenate([None]) if data.shape.ndims is not None else \
+        TensorShape(None)
+    return [(dtype, shape)]
+
+
+register_op(OpDef(DECODE_RAW, _infer_decode_raw, 1, attr_defaults={"little_endian": True}))
+not_differentiable(PARSE_SINGLE_EXAMPLE, PARSE_EXAMPLE, DECODE_RAW)
 
 
 # --- the builders ----------------------------------------------------------------------------
@@ -226,3 +254,32 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
         op = graph.create_op(PARSE_EXAMPLE, [serialized, names, *key_tensors, *defaults],
                              attrs, name="ParseExampleV2")
     return dict(zip(keys, op.outputs))
+
+
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None,
+               name=None, bytes=None):  # noqa: A002  (TF1's keyword)
+    """TF1's ``tf.io.decode_raw`` / ``tf.decode_raw``: each string of ``input_bytes`` read
+    as a vector of ``out_type`` (shape ``input_bytes.shape + [n]``), little-endian unless
+    ``little_endian=False``.  ``bytes`` is TF1's older name for ``input_bytes``.  Raises
+    ``TypeError`` for an ``out_type`` it cannot read and ``UnsupportedTF1Error`` for
+    ``fixed_length`` (TF's DecodePaddedRaw)."""
+    if input_bytes is None:
+        input_bytes = bytes
+    if input_bytes is None or out_type is None:
+        raise ValueError("decode_raw needs input_bytes and out_type.")
+    if fixed_length is not None:
+        from ..unsupported import UnsupportedTF1Error
+
+        raise UnsupportedTF1Error("tf.io.decode_raw(fixed_length=...) is not supported by "
+                                  "devsession yet; records of one length (as "
+                                  "FixedLengthRecordDataset reads) need no fixed_length.")
+    dtype = dtypes.as_dtype(out_type)
+    if dtype not in RAW_DTYPES:
+        raise TypeError(f"decode_raw: out_type must be one of "
+                        f"{', '.join(d.name for d in RAW_DTYPES)}, got {dtype.name}.")
+    graph = get_default_graph()
+    data = convert_to_tensor(input_bytes, dtype=dtypes.string, graph=graph)
+    op = graph.create_op(DECODE_RAW, [data], {"out_type": dtype,
+                                              "little_endian": bool(little_endian)},
+                         name=name or "DecodeRaw")
+    return op.outputs[0]

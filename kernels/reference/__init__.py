@@ -28,7 +28,8 @@ module              ops
                     device's kernels)
 ``dataset``         the iterator ops behind ``ds.data``: the host-side pipeline (HOST)
 ``candidate_sampling``  the Log/UniformCandidateSampler draws (HOST)
-``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays (HOST)
+``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
+                    DecodeRaw: the bytes of strings as numbers (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
@@ -47,7 +48,7 @@ from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
-from . import parsing  # noqa: F401,E402  (the Example parsers: HOST)
+from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)

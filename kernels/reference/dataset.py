@@ -12,7 +12,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``tensors``       one element: the inputs
 ``range``         int64 scalars ``start, start + step, ...`` before ``stop``
 ``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``);
-                  ``textline``: the lines of text files
+                  ``textline``: the lines of text files; ``fixed_length``: their
+                  ``record_bytes``-long records between a header and a footer
 ``generator``     what a registered Python generator yields (``dataset_readers.py``)
 ``zip``           the elements of several pipelines (``branches``) side by side, until the
                   shortest ends; ``concatenate``: one pipeline's elements after another's
@@ -56,7 +57,7 @@ from devsession.errors import FailedPreconditionError, InvalidArgumentError, Out
 
 from ..registry import HOST, register_kernel
 from .dataset_readers import (default_cycle_length, generator_source, interleaved,
-                              textline_source, tfrecord_source)
+                              fixed_length_source, textline_source, tfrecord_source)
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -160,6 +161,7 @@ def _concatenated(branches):
 
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
+            "fixed_length": fixed_length_source,
             "generator": generator_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 

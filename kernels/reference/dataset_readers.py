@@ -1,9 +1,10 @@
 """The dataset sources that read files or call Python (``kernels/reference/dataset.py``
 runs the pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io/
-tfrecord.py`` reads the frames) and ``textline``, the lines of text files (``devsession/
-io/plain_records.py``), files one after another or ``cycle_length`` of them interleaved a
-record at a time, as TF's ``num_parallel_reads`` orders them; and ``generator``, the
-elements of the generator registered under the stage's ``token``
+tfrecord.py`` reads the frames), ``textline``, the lines of text files, and
+``fixed_length``, their records of ``record_bytes`` between a header and a footer
+(``devsession/io/plain_records.py``), files one after another or ``cycle_length`` of
+them interleaved a record at a time, as TF's ``num_parallel_reads`` orders them; and
+``generator``, the elements of the generator registered under the stage's ``token``
 (``devsession/data/generator.py``), called with the stage's inputs.
 
 Each record is a scalar string element.  An error reading a file (``NotFoundError``,
@@ -17,12 +18,12 @@ import os
 import numpy as np
 
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OpError
-from devsession.io.plain_records import read_lines
+from devsession.io.plain_records import read_fixed_length, read_lines
 from devsession.io.tfrecord import read_records
 from devsession.ops.script import registered_function
 
-__all__ = ["tfrecord_source", "textline_source", "generator_source", "interleaved",
-           "default_cycle_length"]
+__all__ = ["tfrecord_source", "textline_source", "fixed_length_source", "generator_source",
+           "interleaved", "default_cycle_length"]
 
 
 def default_cycle_length() -> int:
@@ -66,8 +67,20 @@ def _lines(node, stage):
     return lambda path: read_lines(path, compression)
 
 
+def _fixed_length(node, stage):
+    compression = stage["compression"]
+    sizes = [int(stage[k]) for k in ("record_bytes", "header_bytes", "footer_bytes")]
+    for key, size, least in zip(("record_bytes", "header_bytes", "footer_bytes"), sizes,
+                                (1, 0, 0)):
+        if size < least:         # what a GraphDef may say; ds.data checks when building
+            raise InvalidArgumentError(f"'{node.name}': `{key}` must be "
+                                       f"{'> 0' if least else '>= 0'}", node.name)
+    return lambda path: read_fixed_length(path, *sizes, compression)
+
+
 tfrecord_source = _file_source(_tfrecords)
 textline_source = _file_source(_lines)
+fixed_length_source = _file_source(_fixed_length)
 
 
 def generator_source(node, stage, args):

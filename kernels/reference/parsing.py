@@ -1,6 +1,7 @@
-"""Kernels of ``ParseSingleExample`` and ``ParseExampleV2`` (``devsession/ops/parsing.py``):
-serialized ``tf.train.Example`` protos into dense arrays, on the host (``HOST``; GPU
-sessions place them on the CPU, as TF's parse ops are CPU ops).
+"""Kernels of ``ParseSingleExample``, ``ParseExampleV2`` and ``DecodeRaw``
+(``devsession/ops/parsing.py``): serialized ``tf.train.Example`` protos, or the raw bytes
+of strings, into dense arrays, on the host (``HOST``; GPU sessions place them on the CPU,
+as TF's parse ops are CPU ops).
 
 Each example is decoded with the Example message of ``proto/example.proto``; for each
 dense key (sorted, as the op's attrs or inputs list them) its feature's value list must
@@ -135,3 +136,27 @@ def build_parse_example(node):
             values.append(stacked.reshape(serialized.shape + shape))
         return values[0] if len(values) == 1 else tuple(values)
     return parse_example
+
+
+@register_kernel("DecodeRaw", HOST)
+def build_decode_raw(node):
+    dtype = np.dtype(node.output_dtypes[0])
+    stored = dtype.newbyteorder("<" if node.attrs.get("little_endian", True) else ">")
+
+    def decode_raw(data):
+        data = np.asarray(data, dtype=object)
+        flat = [bytes(b) for b in data.reshape(-1)]
+        size = len(flat[0]) if flat else 0
+        if size % dtype.itemsize:
+            raise InvalidArgumentError(
+                f"'{node.name}': Input to DecodeRaw has length {size} that is not a "
+                f"multiple of {dtype.itemsize}, the size of {dtypes.as_dtype(dtype).name}",
+                node.name)
+        for index, b in enumerate(flat):
+            if len(b) != size:
+                raise InvalidArgumentError(
+                    f"'{node.name}': DecodeRaw requires input strings to all be the same "
+                    f"size, but element {index} has size {len(b)} != {size}", node.name)
+        values = np.frombuffer(b"".join(flat), dtype=stored).astype(dtype)
+        return values.reshape(data.shape + (size // dtype.itemsize,))
+    return decode_raw
