@@ -38,8 +38,8 @@ AUTOTUNE = -1      # tf.data.experimental.AUTOTUNE: devsession runs stages on de
 
 class Dataset(Structured):
     """A TF1 ``tf.data.Dataset`` (see the module docstring).  Build one with
-    ``from_tensor_slices``, ``from_tensors``, ``range`` or ``TFRecordDataset``
-    (``readers.py``)."""
+    ``from_tensor_slices``, ``from_tensors``, ``range``, ``from_generator``,
+    ``list_files`` or a file reader (``TFRecordDataset``...: ``readers.py``)."""
 
     def __init__(self, graph, stages, inputs, functions, structure, captured_control=()):
         self._graph = graph
@@ -97,6 +97,25 @@ class Dataset(Structured):
         graph, stage, inputs, structure = generator_stage(generator, output_types,
                                                           output_shapes, args)
         return Dataset(graph, [stage], inputs, (), structure)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None) -> "Dataset":
+        """TF1's ``Dataset.list_files``: the paths matching ``file_pattern`` (a glob
+        pattern, a list of them, or a string tensor of rank 0 or 1), matched when the
+        iterator starts and sorted; with ``shuffle`` None or True, shuffled anew each
+        epoch (seeded by ``seed`` and the graph seed as ``shuffle``; TF's order itself
+        is not reproduced).  No file matching any pattern fails the iterator's start
+        with ``InvalidArgumentError`` ("No files matched pattern: ..."), as TF's.
+        Raises ``TypeError``/``ValueError`` for patterns that are not strings of rank
+        <= 1."""
+        patterns = file_pattern if isinstance(file_pattern, Tensor) else \
+            convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
+        _check_names(patterns, "list_files: file_pattern")
+        dataset = Dataset(patterns.graph, [_stage("list_files", 0, 1)], [patterns], (),
+                          ElementSpec(dtypes.string, []))
+        if shuffle is None or shuffle:
+            dataset = dataset._shuffled(seed, buffer_size=-1)    # all of them, as TF's
+        return dataset
 
     @staticmethod
     def zip(datasets) -> "Dataset":
@@ -205,13 +224,18 @@ class Dataset(Structured):
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
         """Elements in random order, drawn from a buffer of ``buffer_size`` (TF's
         algorithm); seeded by ``seed`` and the graph seed as TF1's random ops."""
+        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        return self._shuffled(seed, _python_int(buffer_size, "shuffle", minimum=1),
+                              reshuffle)
+
+    def _shuffled(self, seed, buffer_size: int, reshuffle=True) -> "Dataset":
+        """A shuffle stage (``buffer_size`` -1: every element, list_files' shuffle)."""
         from ..ops.random import _seeds
 
         with self._graph.as_default():
             seeds = list(_seeds(seed))
-        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
         return self._then({"kind": "shuffle", "seeds": seeds, "reshuffle": reshuffle,
-                           "buffer_size": _python_int(buffer_size, "shuffle", minimum=1)})
+                           "buffer_size": buffer_size})
 
     def repeat(self, count=None) -> "Dataset":
         """The elements ``count`` times over (forever when None or -1)."""
@@ -439,6 +463,16 @@ def _lists_as_tuples(value):
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return tuple(_lists_as_tuples(v) for v in value)
     return value
+
+
+def _check_names(files: Tensor, where: str) -> None:
+    """``TypeError``/``ValueError`` unless ``files`` (file names or patterns) is a string
+    tensor of rank 0 or 1."""
+    if files.dtype != dtypes.string:
+        raise TypeError(f"{where} must be a string tensor, got {files.dtype.name}.")
+    if files.shape.ndims is not None and files.shape.ndims > 1:
+        raise ValueError(f"{where} must be a scalar or a vector, got shape "
+                         f"{files.shape}.")
 
 
 def _python_int(value, where: str, minimum=None) -> int:

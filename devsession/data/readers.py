@@ -1,6 +1,6 @@
 """``ds.data.TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecordDataset``: the
 records of TFRecord files, the lines of text files, or the fixed-length records of binary
-files (CIFAR-10's), as a dataset's source.
+files (CIFAR-10's), as a dataset's source (``Dataset.list_files`` lists the files).
 
     filenames = ds.placeholder(ds.string, [None])
     dataset = ds.data.TFRecordDataset(filenames).map(parse).batch(32)
@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor
 from ..io.tfrecord import compression_name
-from .dataset import AUTOTUNE, Dataset, _python_int
+from .dataset import AUTOTUNE, Dataset, _check_names, _python_int
 from .structure import ElementSpec
 
 __all__ = ["TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset"]
@@ -79,12 +79,7 @@ def _file_dataset(kind: str, where: str, filenames, compression_type, num_parall
     """A dataset whose source stage ``kind`` reads the files ``filenames``."""
     files = filenames if isinstance(filenames, Tensor) else \
         convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
-    if files.dtype != dtypes.string:
-        raise TypeError(f"{where}: filenames must be a string tensor, got "
-                        f"{files.dtype.name}.")
-    if files.shape.ndims is not None and files.shape.ndims > 1:
-        raise ValueError(f"{where}: filenames must be a scalar or a vector, got "
-                         f"shape {files.shape}.")
+    _check_names(files, f"{where}: filenames")
     if isinstance(compression_type, Tensor):
         known = constant_value(compression_type)
         if known is None:

@@ -15,13 +15,16 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   ``textline``: the lines of text files; ``fixed_length``: their
                   ``record_bytes``-long records between a header and a footer
 ``generator``     what a registered Python generator yields (``dataset_readers.py``)
+``list_files``    the sorted paths matching the input's glob patterns, matched when the
+                  iterator starts (``dataset_readers.py``)
 ``zip``           the elements of several pipelines (``branches``) side by side, until the
                   shortest ends; ``concatenate``: one pipeline's elements after another's
 ``map``           the traced function ``fn`` (an ``f<k>`` attr) on each element and the
                   tensors it captured
 ``filter``        the elements for which the traced predicate is True
-``shuffle``       TF's buffered shuffle: a buffer of ``buffer_size`` elements, each output
-                  drawn from it at random and its place refilled from upstream
+``shuffle``       TF's buffered shuffle: a buffer of ``buffer_size`` elements (-1: all of
+                  them), each output drawn from it at random and its place refilled from
+                  upstream
 ``batch``         ``batch_size`` consecutive elements stacked (the last, smaller batch kept
                   unless ``drop_remainder``); elements of differing shapes are an error
 ``padded_batch``  as ``batch``, each component padded with its padding value (an input)
@@ -56,8 +59,9 @@ import numpy as np
 from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 from ..registry import HOST, register_kernel
-from .dataset_readers import (default_cycle_length, generator_source, interleaved,
-                              fixed_length_source, textline_source, tfrecord_source)
+from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
+                              interleaved, list_files_source, textline_source,
+                              tfrecord_source)
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -162,7 +166,7 @@ def _concatenated(branches):
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
             "fixed_length": fixed_length_source,
-            "generator": generator_source}
+            "generator": generator_source, "list_files": list_files_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 
 
@@ -197,7 +201,7 @@ def _shuffle(node, stage, upstream, _, __):
         rng = np.random.default_rng([*base, next(epochs) if reshuffle else 0])
         draws = _uniforms(rng)
         elements = upstream()
-        buffer = list(itertools.islice(elements, size))
+        buffer = list(itertools.islice(elements, size if size > 0 else None))
         while buffer:
             k = int(next(draws) * len(buffer))
             picked = buffer[k]

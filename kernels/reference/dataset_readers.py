@@ -3,8 +3,8 @@ runs the pipeline): ``tfrecord``, the records of TFRecord files (``devsession/io
 tfrecord.py`` reads the frames), ``textline``, the lines of text files, and
 ``fixed_length``, their records of ``record_bytes`` between a header and a footer
 (``devsession/io/plain_records.py``), files one after another or ``cycle_length`` of
-them interleaved a record at a time, as TF's ``num_parallel_reads`` orders them; and
-``generator``, the elements of the generator registered under the stage's ``token``
+them interleaved a record at a time, as TF's ``num_parallel_reads`` orders them;
+``list_files``, the sorted paths matching glob patterns; and ``generator``, the elements of the generator registered under the stage's ``token``
 (``devsession/data/generator.py``), called with the stage's inputs.
 
 Each record is a scalar string element.  An error reading a file (``NotFoundError``,
@@ -13,6 +13,7 @@ Each record is a scalar string element.  An error reading a file (``NotFoundErro
 
 from __future__ import annotations
 
+import glob
 import os
 
 import numpy as np
@@ -23,7 +24,7 @@ from devsession.io.tfrecord import read_records
 from devsession.ops.script import registered_function
 
 __all__ = ["tfrecord_source", "textline_source", "fixed_length_source", "generator_source",
-           "interleaved", "default_cycle_length"]
+           "list_files_source", "interleaved", "default_cycle_length"]
 
 
 def default_cycle_length() -> int:
@@ -81,6 +82,22 @@ def _fixed_length(node, stage):
 tfrecord_source = _file_source(_tfrecords)
 textline_source = _file_source(_lines)
 fixed_length_source = _file_source(_fixed_length)
+
+
+def list_files_source(node, stage, args):
+    """The paths matching the patterns of the stage's input, all of them sorted (TF's
+    MatchingFiles), matched once, when the iterator starts."""
+    (patterns,) = args
+    if patterns.ndim > 1:
+        raise InvalidArgumentError(f"'{node.name}': file_pattern must be a scalar or a "
+                                   f"vector, got shape {list(patterns.shape)}.", node.name)
+    texts = [_text(p) for p in np.asarray(patterns, dtype=object).reshape(-1)]
+    paths = sorted(os.fsencode(path) for pattern in texts
+                   for path in glob.glob(pattern, include_hidden=True))
+    if not paths:
+        raise InvalidArgumentError(f"'{node.name}': No files matched pattern: "
+                                   f"{', '.join(texts)}", node.name)
+    return lambda: ([np.array(path, dtype=object)] for path in paths)
 
 
 def generator_source(node, stage, args):
