@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from ..errors import DataLossError, InvalidArgumentError
-from .tfrecord import _decompressing, _open, _read
+from .tfrecord import decompressing, open_file, read_up_to
 
 __all__ = ["read_lines", "read_fixed_length"]
 
@@ -28,11 +28,11 @@ _CHUNK = 1 << 16
 
 def read_lines(path: str, compression: str = ""):
     """A generator of the lines of ``path`` as bytes, without their endings."""
-    with _open(path, "rb") as raw:
-        stream = _decompressing(raw, compression)
+    with open_file(path, "rb") as raw:
+        stream = decompressing(raw, compression)
         pending, offset = [], 0
         while True:
-            chunk = _read(stream, _CHUNK, path, offset)
+            chunk = read_up_to(stream, _CHUNK, path, offset)
             if not chunk:
                 break
             offset += len(chunk)
@@ -52,7 +52,7 @@ def read_fixed_length(path: str, record_bytes: int, header_bytes: int = 0,
                       footer_bytes: int = 0, compression: str = ""):
     """A generator of the ``record_bytes``-long records of ``path`` between its header
     and footer (see the module docstring for the errors)."""
-    with _open(path, "rb") as raw:
+    with open_file(path, "rb") as raw:
         if not compression:
             size = os.fstat(raw.fileno()).st_size
             body = size - header_bytes - footer_bytes
@@ -61,24 +61,24 @@ def read_fixed_length(path: str, record_bytes: int, header_bytes: int = 0,
                                                    header_bytes, footer_bytes))
             raw.seek(header_bytes)
             for index in range(body // record_bytes):
-                record = _read(raw, record_bytes, path, header_bytes + index * record_bytes)
+                record = read_up_to(raw, record_bytes, path, header_bytes + index * record_bytes)
                 if len(record) < record_bytes:     # the file shrank while it was read
                     raise DataLossError(f"{path}: truncated record at offset "
                                         f"{header_bytes + index * record_bytes}.")
                 yield record
             return
-        yield from _decompressed_records(path, _decompressing(raw, compression),
+        yield from _decompressed_records(path, decompressing(raw, compression),
                                          record_bytes, header_bytes, footer_bytes)
 
 
 def _decompressed_records(path, stream, record_bytes, header_bytes, footer_bytes):
     """The records of a stream whose length is known only at its end: a record is
     given out once ``footer_bytes`` more are known to follow it."""
-    header = _read(stream, header_bytes, path, 0)
+    header = read_up_to(stream, header_bytes, path, 0)
     offset = len(header)
     buffer, start = bytearray(), 0
     while True:
-        chunk = _read(stream, _CHUNK, path, offset + len(buffer))
+        chunk = read_up_to(stream, _CHUNK, path, offset + len(buffer))
         if not chunk:
             break
         buffer += chunk

@@ -33,7 +33,8 @@ import zlib
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
-           "tf_record_iterator", "read_records", "masked_crc32c", "compression_name"]
+           "tf_record_iterator", "read_records", "masked_crc32c", "compression_name",
+           "open_file", "decompressing", "read_up_to"]
 
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -105,7 +106,7 @@ class TFRecordWriter:
         self._path = _path_string(path)
         compression = compression_name(options)
         level = options.compression_level if isinstance(options, TFRecordOptions) else -1
-        raw = _open(self._path, "wb")
+        raw = open_file(self._path, "wb")
         if compression == "GZIP":
             self._file = gzip.GzipFile(fileobj=raw, mode="wb",
                                        compresslevel=9 if level < 0 else level)
@@ -152,11 +153,11 @@ def tf_record_iterator(path, options=None):
 
 def read_records(path: str, compression: str = ""):
     """A generator of the records of ``path`` (``compression`` "", "GZIP" or "ZLIB")."""
-    with _open(path, "rb") as raw:
-        stream = _decompressing(raw, compression)
+    with open_file(path, "rb") as raw:
+        stream = decompressing(raw, compression)
         offset = 0
         while True:
-            header = _read(stream, _HEADER, path, offset)
+            header = read_up_to(stream, _HEADER, path, offset)
             if not header:
                 return
             if len(header) < _HEADER:
@@ -166,7 +167,7 @@ def read_records(path: str, compression: str = ""):
                 raise _loss(path, offset, "corrupted record (the length's checksum does "
                                           "not match)")
             (size,) = _LENGTH.unpack(length)
-            body = _read(stream, size + _CRC.size, path, offset)
+            body = read_up_to(stream, size + _CRC.size, path, offset)
             if len(body) < size + _CRC.size:
                 raise _loss(path, offset, f"truncated record (its {size} bytes are cut "
                                           f"short)")
@@ -182,8 +183,10 @@ def _loss(path: str, offset: int, what: str) -> DataLossError:
     return DataLossError(f"{path}: {what} at offset {offset}.")
 
 
-def _read(stream, size: int, path: str, offset: int) -> bytes:
-    """Up to ``size`` bytes (fewer only at the end of the stream)."""
+def read_up_to(stream, size: int, path: str, offset: int) -> bytes:
+    """Up to ``size`` bytes (fewer only at the end of the stream); a corrupt compressed
+    stream is ``DataLossError`` naming ``path`` and ``offset``.  The other file readers
+    (``plain_records.py``) share it, as they share ``open_file`` and ``decompressing``."""
     parts, wanted = [], size
     try:
         while wanted:
@@ -198,7 +201,8 @@ def _read(stream, size: int, path: str, offset: int) -> bytes:
     return b"".join(parts)
 
 
-def _decompressing(raw, compression: str):
+def decompressing(raw, compression: str):
+    """``raw`` read through its compression ("", "GZIP" or "ZLIB")."""
     if compression == "GZIP":
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if compression == "ZLIB":
@@ -206,7 +210,8 @@ def _decompressing(raw, compression: str):
     return raw
 
 
-def _open(path: str, mode: str):
+def open_file(path: str, mode: str):
+    """``open`` whose failures are ``ds.errors`` classes, as TF's file system's."""
     try:
         return open(path, mode)
     except FileNotFoundError:
