@@ -163,6 +163,15 @@ __all__ += [
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
 ]
 
+# --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------
+from .ops import (acos, asin, atan, atan2, check_numerics, cosh, div_no_nan,  # noqa: E402
+                  erf, erfc, expm1, is_finite, is_inf, is_nan, log1p, sinh, tan,
+                  verify_tensor_all_finite)
+
+__all__ += ["acos", "asin", "atan", "atan2", "check_numerics", "cosh", "div_no_nan", "erf",
+            "erfc", "expm1", "is_finite", "is_inf", "is_nan", "log1p", "sinh", "tan",
+            "verify_tensor_all_finite"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

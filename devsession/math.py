@@ -27,6 +27,13 @@ __all__ += ["add_n", "argmin", "ceil", "floor", "floordiv", "floormod", "logical
             "truncatediv", "truncatemod", "tensordot", "unsorted_segment_sum",
             "reduce_logsumexp", "sin", "cos", "in_top_k", "top_k", "squared_difference", "cumsum", "cumprod"]
 
+# --- TF1 math (branch tf1-math) ------------------------------------------------------------
+from .ops import (acos, asin, atan, atan2, cosh, divide_no_nan, erf, erfc, expm1,  # noqa: E402
+                  is_finite, is_inf, is_nan, log1p, sinh, tan, xlogy)
+
+__all__ += ["acos", "asin", "atan", "atan2", "cosh", "divide_no_nan", "erf", "erfc", "expm1",
+            "is_finite", "is_inf", "is_nan", "log1p", "sinh", "tan", "xlogy"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

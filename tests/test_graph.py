@@ -615,7 +615,16 @@ def tf1_surface_ops(x):
         *_image_ops(x),
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
+        *tf1_math_ops(x),
     ]
+
+
+def tf1_math_ops(x):
+    """One node of each op the TF1 math branch added, built from float ``x``."""
+    return [ds.log1p(x), ds.expm1(x), ds.erf(x), ds.erfc(x), ds.tan(x), ds.asin(x),
+            ds.acos(x), ds.atan(x), ds.sinh(x), ds.cosh(x), ds.is_nan(x), ds.is_inf(x),
+            ds.is_finite(x), ds.atan2(x, x), ds.math.xlogy(x, x), ds.div_no_nan(x, x),
+            ds.check_numerics(x, "x")]
 
 
 def _variable_scatters(x) -> list:

@@ -513,8 +513,12 @@ def test_tf1_spellings_are_the_same_functions():
     for name in ("relu", "sigmoid", "tanh", "softmax"):
         assert getattr(ds.nn, name) is getattr(ds, name)
     only_in_math = {"top_k", "in_top_k"}     # TF1 has no tf.top_k, tf.in_top_k either
-    for name in set(ds.math.__all__) - only_in_math:
+    math_only = {"xlogy", "divide_no_nan"}   # nor tf.xlogy, tf.divide_no_nan (tf.div_no_nan)
+    for name in set(ds.math.__all__) - only_in_math - math_only:
         assert getattr(ds.math, name) is getattr(ds, name), name
+    for name in math_only:
+        assert not hasattr(ds, name), name
+    assert ds.div_no_nan is ds.math.divide_no_nan
     for name in only_in_math:
         assert getattr(ds.math, name) is getattr(ds.nn, name)
         assert not hasattr(ds, name), name

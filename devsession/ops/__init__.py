@@ -51,6 +51,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 ``clipping``       ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm`` (composites)
+``debugging``      ``check_numerics``, ``verify_tensor_all_finite`` (CheckNumerics)
 =================  ===================================================================
 
 ``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
@@ -133,3 +134,14 @@ from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E
 
 __all__ += ["boolean_mask", "count_nonzero", "linspace", "reverse", "reverse_sequence",
             "sequence_mask"]
+
+# --- TF1 math (branch tf1-math) ----------------------------------------------------------
+from .elementwise import (acos, asin, atan, atan2, cosh, div_no_nan,  # noqa: E402
+                          divide_no_nan, erf, erfc, expm1, is_finite, is_inf, is_nan, log1p,
+                          sinh, tan, xlogy)
+from . import debugging_grad  # noqa: F401,E402  (CheckNumerics' gradient)
+from .debugging import check_numerics, verify_tensor_all_finite  # noqa: E402
+
+__all__ += ["acos", "asin", "atan", "atan2", "cosh", "div_no_nan", "divide_no_nan", "erf",
+            "erfc", "expm1", "is_finite", "is_inf", "is_nan", "log1p", "sinh", "tan", "xlogy",
+            "check_numerics", "verify_tensor_all_finite"]

@@ -121,12 +121,13 @@ def _unary(op_type: str, public_name: str):
                    public_name, f"Elementwise {op_type}.")
 
 
-def _binary(op_type: str, public_name: str, default_name: str | None = None):
+def _binary(op_type: str, public_name: str, default_name: str | None = None,
+            names=("x", "y")):
     def build(x, y, name=None):
         # As TF1: the op's name scope holds the constants made from Python operands
         # ("add/y"), and the op takes the scope's name.
         with name_scope(name or default_name or op_type) as scope:
-            return make_op(op_type, operands(x, y, names=("x", "y")), name=scope)
+            return make_op(op_type, operands(x, y, names=names), name=scope)
     return _public(build, public_name, f"Elementwise {op_type} with numpy broadcasting.")
 
 
@@ -271,3 +272,56 @@ __all__ += ["add_v2", "floordiv", "floor_div", "floormod", "mod", "truncatediv",
 register_op(OpDef("SquaredDifference", _binary_same, 2, elementwise=True))
 squared_difference = _binary("SquaredDifference", "squared_difference")
 __all__ += ["squared_difference"]
+
+
+# --- TF1 math (branch tf1-math): libm functions, float predicates, Atan2, Xlogy,
+# DivNoNan (expressions: kernels/codegen/expressions.py's block of the same name) -----
+
+MATH_UNARY = ("Log1p", "Expm1", "Erf", "Erfc", "Tan", "Asin", "Acos", "Atan", "Sinh",
+              "Cosh")
+PREDICATES = ("IsNan", "IsInf", "IsFinite")
+MATH_BINARY = ("Atan2", "Xlogy", "DivNoNan")
+
+
+def _float_predicate(inputs, attrs, node):
+    _unary_float(inputs, attrs, node)        # as TF: an integer input is a TypeError
+    return dtypes.bool_, inputs[0].shape
+
+
+def _binary_float(inputs, attrs, node):
+    dtype, shape = _binary_same(inputs, attrs, node)
+    if not dtype.is_floating:
+        raise TypeError(f"Op '{node}' needs floating-point inputs, but '{inputs[0].name}' "
+                        f"is {dtype.name}; use ds.cast(x, ds.float32) first.")
+    return dtype, shape
+
+
+def _register_math() -> None:
+    for name in MATH_UNARY:
+        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+    for name in PREDICATES:
+        register_op(OpDef(name, _float_predicate, 1, elementwise=True))
+    for name in MATH_BINARY:
+        register_op(OpDef(name, _binary_float, 2, elementwise=True))
+
+
+_register_math()
+
+log1p = _unary("Log1p", "log1p")
+expm1 = _unary("Expm1", "expm1")
+erf = _unary("Erf", "erf")
+erfc = _unary("Erfc", "erfc")
+tan = _unary("Tan", "tan")
+asin = _unary("Asin", "asin")
+acos = _unary("Acos", "acos")
+atan = _unary("Atan", "atan")
+sinh = _unary("Sinh", "sinh")
+cosh = _unary("Cosh", "cosh")
+is_nan = _unary("IsNan", "is_nan")
+is_inf = _unary("IsInf", "is_inf")
+is_finite = _unary("IsFinite", "is_finite")
+atan2 = _binary("Atan2", "atan2", names=("y", "x"))
+xlogy = _binary("Xlogy", "xlogy")
+div_no_nan = divide_no_nan = _binary("DivNoNan", "div_no_nan")
+__all__ += ["log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh",
+            "is_nan", "is_inf", "is_finite", "atan2", "xlogy", "div_no_nan", "divide_no_nan"]

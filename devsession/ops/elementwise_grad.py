@@ -13,8 +13,9 @@ import numpy as np
 
 from ..graph import constant_from_array
 from .common import make_op
-from .elementwise import (cast, divide, greater, greater_equal, less, less_equal, log,
-                          multiply, negative, pow, subtract, where)
+from .elementwise import (add, cast, cos, cosh, div_no_nan, divide, exp, greater,
+                          greater_equal, less, less_equal, log, multiply, negative,
+                          not_equal, pow, rsqrt, sinh, square, subtract, where, xlogy)
 from .registry import not_differentiable, register_gradient
 from .shape_of import reduce_to_shape_of
 
@@ -206,3 +207,53 @@ def _squared_difference_grad(op, dy):
     twice = multiply(multiply(dy, subtract(x, y)), constant_from_array(np.array(2.0, dy.dtype.np),
                                                                        graph=dy.graph))
     return [_to_x(twice, op), _to_y(negative(twice), op)]
+
+
+# --- TF1 math (branch tf1-math): TF's math_grad.py formulas --------------------------------
+
+def _unary_chain(derivative):
+    """The gradient ``dy * derivative(x)`` of a unary op."""
+    return lambda op, dy: [multiply(dy, derivative(op.inputs[0]))]
+
+
+_TWO_OVER_ROOT_PI = 2 / np.sqrt(np.pi)
+register_gradient("Log1p")(_unary_chain(lambda x: divide(1, add(1, x))))
+register_gradient("Expm1")(_unary_chain(exp))
+register_gradient("Erf")(_unary_chain(
+    lambda x: multiply(_TWO_OVER_ROOT_PI, exp(negative(multiply(x, x))))))
+register_gradient("Erfc")(_unary_chain(
+    lambda x: multiply(-_TWO_OVER_ROOT_PI, exp(negative(multiply(x, x))))))
+register_gradient("Tan")(_unary_chain(lambda x: square(divide(1, cos(x)))))  # sec(x)**2
+register_gradient("Asin")(_unary_chain(lambda x: rsqrt(subtract(1, multiply(x, x)))))
+register_gradient("Acos")(_unary_chain(
+    lambda x: negative(rsqrt(subtract(1, multiply(x, x))))))
+register_gradient("Atan")(_unary_chain(lambda x: divide(1, add(1, multiply(x, x)))))
+register_gradient("Sinh")(_unary_chain(cosh))
+register_gradient("Cosh")(_unary_chain(sinh))
+not_differentiable("IsNan", "IsInf", "IsFinite")
+
+
+@register_gradient("Atan2")
+def _atan2_grad(op, dy):
+    # atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    y, x = op.inputs
+    scaled = divide(dy, add(multiply(x, x), multiply(y, y)))
+    return [reduce_to_shape_of(multiply(x, scaled), y, peers=(x,)),
+            reduce_to_shape_of(negative(multiply(y, scaled)), x, peers=(y,))]
+
+
+@register_gradient("Xlogy")
+def _xlogy_grad(op, dy):
+    # d/dx = xlogy(x != 0, y) (0 where x is 0), d/dy = x / y (0 where x is 0: TF's xdivy)
+    x, y = op.inputs
+    nonzero = not_equal(x, 0)
+    partial_x = xlogy(cast(nonzero, x.dtype), y)
+    partial_y = where(nonzero, divide(x, where(nonzero, y, 1)), 0)
+    return [_to_x(multiply(dy, partial_x), op), _to_y(multiply(dy, partial_y), op)]
+
+
+@register_gradient("DivNoNan")
+def _div_no_nan_grad(op, dy):
+    x, y = op.inputs
+    return [_to_x(div_no_nan(dy, y), op),
+            _to_y(multiply(dy, div_no_nan(div_no_nan(negative(x), y), y)), op)]

@@ -159,6 +159,8 @@ def _statement(ins: Instr, helpers: set) -> str:
         return f"{a[1]} if {a[0]} else {a[2]}"
     if op == "convert":
         return f"{a[0]} != 0" if d.kind == "b" else f"np.{d.name}({a[0]})"
+    if op in _MATH_STATEMENTS:
+        return _math_statement(ins, a, helpers)
     return _tf1_statement(ins, a)
 
 
@@ -295,3 +297,23 @@ def _tf1_division(ins: Instr, a: list) -> str:
         return _wrap(d, f"{a[0]} % {a[1]} - ({a[1]} if (({a[0]} % {a[1]} != 0) & "
                         f"(({a[0]} < 0) != ({a[1]} < 0))) else 0)")
     raise CodegenError(f"internal: no numba rendering for op {op!r}")
+
+
+# ------------------------------------------------- TF1 math (branch tf1-math): libm
+# functions through numpy's scalar ufuncs (numba lowers them to libm calls); erf and
+# erfc through ``math`` (numba has no np.erf).  The predicates are bool.
+
+_MATH_STATEMENTS = {"log1p": "np.log1p", "expm1": "np.expm1", "erf": "math.erf",
+                    "erfc": "math.erfc", "tan": "np.tan", "asin": "np.arcsin",
+                    "acos": "np.arccos", "atan": "np.arctan", "sinh": "np.sinh",
+                    "cosh": "np.cosh", "atan2": "np.arctan2", "isnan": "np.isnan",
+                    "isinf": "np.isinf", "isfinite": "np.isfinite"}
+_HELPERS["_math"] = "import math"
+
+
+def _math_statement(ins: Instr, a: list, helpers: set) -> str:
+    function = _MATH_STATEMENTS[ins.op]
+    if function.startswith("math."):
+        helpers.add("_math")
+    call = f"{function}({', '.join(a)})"
+    return call if ins.op.startswith("is") else _wrap(ins.dtype, call)

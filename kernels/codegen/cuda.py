@@ -250,3 +250,12 @@ def _tf1_instr(ins: Instr, a: list) -> str:
     by_minus_one = (f"({c_type})(0u - ({_UNSIGNED[d]}){x})" if op.endswith("div")
                     else f"({c_type})0")
     return f"({y} == -1) ? {by_minus_one} : {guarded}"
+
+
+# ------------------------------------------------- TF1 math (branch tf1-math): CUDA's
+# libm (``log1pf``/``log1p``...); the predicates are CUDA's overloaded ``isnan``,
+# ``isinf`` and ``isfinite``, bool for float and double alike.
+_FLOAT_FUNCTIONS.update({name: (f"{name}f", name) for name in (
+    "log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh",
+    "atan2")})
+_C_FORMS.update({name: f"{name}({{0}})" for name in ("isnan", "isinf", "isfinite")})

@@ -104,3 +104,20 @@ ELEMENTWISE_OPS.update({
     "Sin": (("x",), "sin(x)"), "Cos": (("x",), "cos(x)"),
 })
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
+
+
+# --- TF1 math (branch tf1-math): TF's kernels' formulas.  Xlogy is 0 where x is 0 (y
+# NaN or 0 included) and DivNoNan 0 where y is 0 (x NaN included), as TF's; Atan2 takes
+# (y, x) as TF's.  IsNan, IsInf and IsFinite give bools.
+ELEMENTWISE_OPS.update({
+    "Log1p": (("x",), "log1p(x)"), "Expm1": (("x",), "expm1(x)"),
+    "Erf": (("x",), "erf(x)"), "Erfc": (("x",), "erfc(x)"),
+    "Tan": (("x",), "tan(x)"), "Asin": (("x",), "asin(x)"), "Acos": (("x",), "acos(x)"),
+    "Atan": (("x",), "atan(x)"), "Sinh": (("x",), "sinh(x)"), "Cosh": (("x",), "cosh(x)"),
+    "IsNan": (("x",), "isnan(x)"), "IsInf": (("x",), "isinf(x)"),
+    "IsFinite": (("x",), "isfinite(x)"),
+    "Atan2": (("y", "x"), "atan2(y, x)"),
+    "Xlogy": (("x", "y"), "0 if x == 0 else x * log(y)"),
+    "DivNoNan": (("x", "y"), "0 if y == 0 else x / y"),
+})
+KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -605,5 +605,60 @@ def _np_tf1_op(ins: Instr) -> Callable:
         "floordiv": (lambda x, y: np.floor(x / y)) if floats else np.floor_divide,
         "floormod": np.mod, "truncmod": np.fmod,
         "truncdiv": (lambda x, y: np.trunc(x / y)) if floats else _np_int_truncdiv,
+        **_NP_MATH,                                       # the TF1 math block below
     }
     return table[ins.op]
+
+
+# ------------------------------------------------- TF1 math (branch tf1-math): the libm
+# functions ``log1p expm1 erf erfc tan asin acos atan sinh cosh`` (floats, as ``exp``:
+# an integer argument is computed in float64), ``atan2(y, x)`` (floats, promoted), and
+# the predicates ``isnan isinf isfinite`` (a bool of a float; an integer is always
+# finite, so the front end folds those to constants).
+
+_LIBM = ("log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh")
+_PREDICATES = ("isnan", "isinf", "isfinite")
+
+
+def _atan2(lw, y, x):
+    (y, x), dtype = lw.promote(y, x)
+    _numeric("atan2", dtype)
+    if dtype.kind != "f":
+        dtype = _F64
+        y, x = lw.convert(y, dtype), lw.convert(x, dtype)
+    return lw.emit("atan2", dtype, y, x)
+
+
+def _predicate(name: str):
+    def lower(lw, a):
+        a = lw.typed(a)
+        _numeric(name, a.dtype)
+        if a.dtype.kind != "f":
+            return lw.constant(name == "isfinite", _BOOL)
+        return lw.emit(name, _BOOL, a)
+    return lower
+
+
+FUNCTIONS.update({name: _math(name) for name in _LIBM})
+FUNCTIONS.update({name: _predicate(name) for name in _PREDICATES})
+FUNCTIONS["atan2"] = _atan2
+
+
+def _np_erf(x):
+    import math
+
+    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def _np_erfc(x):
+    import math
+
+    return np.vectorize(math.erfc, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+_NP_MATH = {
+    "log1p": np.log1p, "expm1": np.expm1, "erf": _np_erf, "erfc": _np_erfc, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+    "cosh": np.cosh, "atan2": np.arctan2, "isnan": np.isnan, "isinf": np.isinf,
+    "isfinite": np.isfinite,
+}

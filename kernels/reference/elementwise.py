@@ -14,6 +14,8 @@ direct numpy formulation of each, the oracle the CPU and GPU kernels are tested 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..checks import broadcast_shape, get_attr
@@ -141,3 +143,31 @@ register_kernel(tuple(TF1_UNARY) + tuple(TF1_BINARY), DEVICE)(build_elementwise)
 # --- nn family's math op (SquaredDifference, for moments) ----------------------------------
 BINARY["SquaredDifference"] = lambda x, y: np.square(x - y)
 register_kernel("SquaredDifference", DEVICE)(build_elementwise)
+
+
+# --- TF1 math (branch tf1-math): libm functions, predicates, Atan2, Xlogy, DivNoNan ----
+# (semantics: kernels/codegen/expressions.py's block of the same name).  erf and erfc
+# are Python's ``math`` ones (numpy has none), element by element.
+
+def _vectorized(fn):
+    return lambda x: np.vectorize(fn, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+def _xlogy(x, y):
+    return np.where(x == 0, np.zeros((), x.dtype), x * np.log(y))
+
+
+def _div_no_nan(x, y):
+    return np.where(y == 0, np.zeros((), x.dtype), x / np.where(y == 0, np.ones((), y.dtype), y))
+
+
+MATH_UNARY = {
+    "Log1p": np.log1p, "Expm1": np.expm1, "Erf": _vectorized(math.erf),
+    "Erfc": _vectorized(math.erfc), "Tan": np.tan, "Asin": np.arcsin, "Acos": np.arccos,
+    "Atan": np.arctan, "Sinh": np.sinh, "Cosh": np.cosh, "IsNan": np.isnan,
+    "IsInf": np.isinf, "IsFinite": np.isfinite,
+}
+MATH_BINARY = {"Atan2": np.arctan2, "Xlogy": _xlogy, "DivNoNan": _div_no_nan}
+UNARY.update(MATH_UNARY)
+BINARY.update(MATH_BINARY)
+register_kernel(tuple(MATH_UNARY) + tuple(MATH_BINARY), DEVICE)(build_elementwise)
