@@ -19,6 +19,8 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
                             (``device_setter.py``)
+``Server``, ``ClusterSpec``  TF1's spellings of ``ds.Server`` and ``ds.ClusterSpec``
+                            (``devsession/distributed``, loaded on first use)
 ``MonitoredTrainingSession``  the training loop's session: init or restore on the chief,
                             the others wait; hooks (``StopAtStepHook``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
@@ -81,6 +83,11 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
 
 
 def __getattr__(name: str):
+    """``Server`` and ``ClusterSpec`` load the distributed runtime on first use."""
+    if name in ("Server", "ClusterSpec"):
+        from .. import distributed
+
+        return getattr(distributed, name)
     from ..unsupported import missing
 
     raise missing("train", name)
