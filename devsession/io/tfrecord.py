@@ -30,7 +30,8 @@ import gzip
 import struct
 import zlib
 
-from ..errors import DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError
+from ..errors import DataLossError
+from .local_files import open_local
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "read_records", "masked_crc32c", "compression_name",
@@ -211,15 +212,10 @@ def decompressing(raw, compression: str):
 
 
 def open_file(path: str, mode: str):
-    """``open`` whose failures are ``ds.errors`` classes, as TF's file system's."""
-    try:
-        return open(path, mode)
-    except FileNotFoundError:
-        raise NotFoundError(f"{path}; No such file or directory") from None
-    except PermissionError:
-        raise PermissionDeniedError(f"{path}; Permission denied") from None
-    except IsADirectoryError:
-        raise InvalidArgumentError(f"{path}; Is a directory") from None
+    """``open`` whose failures are ``ds.errors`` classes, as TF's file system's
+    (``local_files.py``: a missing file is ``NotFoundError``, a URL scheme other than
+    file:// ``UnimplementedError``)."""
+    return open_local(path, mode)
 
 
 def _path_string(path) -> str:
