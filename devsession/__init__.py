@@ -173,6 +173,14 @@ __all__ += ["acos", "asin", "atan", "atan2", "check_numerics", "cosh", "div_no_n
             "verify_tensor_all_finite"]
 
 
+# --- TF1 utility namespaces: tf.app, tf.flags, tf.logging, tf.gfile (pure Python) ------------
+from . import app, flags  # noqa: E402
+from . import tf_logging as logging  # noqa: E402  (ds.logging; the stdlib's stays `logging`)
+from .io import gfile  # noqa: E402
+
+__all__ += ["app", "flags", "logging", "gfile"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

@@ -18,7 +18,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
-    "saved_model", "app", "flags", "logging", "gfile", "sparse", "strings",
+    "saved_model", "sparse", "strings",
     "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
     "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",

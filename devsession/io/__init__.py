@@ -1,6 +1,7 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
-``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``).
+``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``), and TF2's
+``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names).
 
     with ds.io.TFRecordWriter("/tmp/train.tfrecord") as writer:
         writer.write(b"a record")
@@ -12,13 +13,14 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
+from . import gfile
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
                        tf_record_iterator)
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
-           "RaggedFeature", "decode_raw"]
+           "RaggedFeature", "decode_raw", "gfile"]
 
 
 def __getattr__(name: str):
