@@ -46,3 +46,9 @@ def _asks_for_help(argv) -> bool:
     if "--" in args:
         args = args[:args.index("--")]
     return any(arg in _HELP for arg in args) and "help" not in flags.FLAGS
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("app", name)

@@ -36,7 +36,8 @@ import sys
 __all__ = ["FLAGS", "FlagValues", "Flag", "Error", "DuplicateFlagError",
            "IllegalFlagValueError", "UnrecognizedFlagError", "UnparsedFlagAccessError",
            "DEFINE_string", "DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool",
-           "DEFINE_list", "DEFINE_enum", "DEFINE_multi_string"]
+           "DEFINE_list", "DEFINE_enum", "DEFINE_multi_string", "mark_flag_as_required",
+           "mark_flags_as_required"]
 
 
 class Error(Exception):
@@ -159,6 +160,7 @@ class FlagValues:
         self.__dict__["_flags"] = {}
         self.__dict__["_parsed"] = False
         self.__dict__["_parse_argv_on_first_read"] = parse_argv_on_first_read
+        self.__dict__["_required"] = []
 
     # --- defining -----------------------------------------------------------------------
     def define(self, flag: Flag) -> Flag:
@@ -195,6 +197,10 @@ class FlagValues:
                 raise UnrecognizedFlagError(self._unknown_message(unknown[0]))
         values = {name: self._flags[name].parse_command_line(texts)
                   for name, texts in given.items()}
+        for name in self._required:
+            if values.get(name, self._flags[name].value) is None:
+                raise IllegalFlagValueError(f"flag --{name}=None: Flag --{name} must have "
+                                            f"a value other than None (it is required).")
         for name, value in values.items():
             self._flags[name].value = value
             self._flags[name].present = True
@@ -236,6 +242,13 @@ class FlagValues:
         known = ", ".join(f"--{n}" for n in sorted(self._flags)) or "none"
         return (f"Unknown command line flag '{name}' (in {arg!r}): no DEFINE_* made it. "
                 f"Defined flags: {known}.")
+
+    def mark_as_required(self, name: str):
+        """Parsing fails unless flag ``name`` ends up with a value other than None."""
+        if name not in self._flags:
+            raise KeyError(f"mark_flag_as_required: no flag '{name}' is defined.")
+        if name not in self._required:
+            self._required.append(name)
 
     def is_parsed(self) -> bool:
         return self._parsed
@@ -382,3 +395,20 @@ def DEFINE_multi_string(name, default, help, flag_values=None):
     given at all, it replaces the default."""
     return _define(flag_values, name, default, help, str, multi=True,
                    kind=", repeat it for a list")
+
+
+def mark_flag_as_required(name, flag_values=None):
+    """absl's ``flags.mark_flag_as_required``: parsing raises ``IllegalFlagValueError``
+    unless flag ``name`` has a value other than None (give it a None default)."""
+    (FLAGS if flag_values is None else flag_values).mark_as_required(name)
+
+
+def mark_flags_as_required(names, flag_values=None):
+    for name in names:
+        mark_flag_as_required(name, flag_values)
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("flags", name)

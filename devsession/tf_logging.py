@@ -24,7 +24,8 @@ import threading
 
 __all__ = ["DEBUG", "INFO", "WARN", "ERROR", "FATAL", "get_logger", "set_verbosity",
            "get_verbosity", "log", "debug", "info", "warn", "warning", "error", "fatal",
-           "vlog", "log_if", "log_every_n", "log_first_n", "flush"]
+           "vlog", "log_if", "log_every_n", "log_first_n", "flush",
+           "TaskLevelStatusMessage"]
 
 DEBUG = _logging.DEBUG
 INFO = _logging.INFO
@@ -123,6 +124,11 @@ def log_first_n(level, msg, n, *args):
     """``msg % args`` on this call site's first ``n`` calls only."""
     if _next_count_here() < n:
         get_logger().log(level, msg, *args, stacklevel=2)
+
+
+def TaskLevelStatusMessage(msg):
+    """TF1's: ``msg`` at ERROR level."""
+    get_logger().error(msg, stacklevel=2)
 
 
 def flush():

@@ -11,6 +11,7 @@ import pytest
 
 import devsession as ds
 from devsession import flags as F
+from devsession.unsupported import UnsupportedTF1Error
 
 
 @pytest.fixture
@@ -160,6 +161,26 @@ def test_tf1_keyword_names_are_accepted(fv):
     F.DEFINE_string(flag_name="dir", default_value="/tmp", docstring="Where.", flag_values=fv)
     fv(["prog"])
     assert fv.dir == "/tmp" and fv["dir"].help == "Where."
+
+
+def test_a_required_flag_must_be_given(fv):
+    F.DEFINE_string("data_dir", None, "Where the data is.", flag_values=fv)
+    F.mark_flag_as_required("data_dir", flag_values=fv)
+    with pytest.raises(F.IllegalFlagValueError, match="--data_dir must have a value other "
+                                                      "than None"):
+        fv(["prog", "--steps=2"])
+    assert fv["steps"].value == 3
+    fv(["prog", "--data_dir=/data"])
+    assert fv.data_dir == "/data"
+    with pytest.raises(KeyError, match="no flag 'nope'"):
+        F.mark_flags_as_required(["nope"], flag_values=fv)
+
+
+def test_a_missing_flags_or_app_symbol_is_named():
+    with pytest.raises(UnsupportedTF1Error, match=r"^tf.flags.DEFINE_spaceship is not"):
+        ds.flags.DEFINE_spaceship  # noqa: B018
+    with pytest.raises(UnsupportedTF1Error, match=r"^tf.app.start is not"):
+        ds.app.start  # noqa: B018
 
 
 def test_help_lists_every_flag_with_its_help_and_default(fv):

@@ -82,10 +82,15 @@ def test_log_first_n_logs_the_first_n_calls_per_call_site(caplog):
     assert [m for _, m in messages(caplog)] == ["step 0", "step 1"]
 
 
+def test_task_level_status_message_logs_an_error(caplog):
+    ds.logging.TaskLevelStatusMessage("task 3 done")
+    assert messages(caplog) == [(40, "task 3 done")]
+
+
 def test_a_missing_logging_symbol_is_named():
     with pytest.raises(UnsupportedTF1Error,
-                       match=r"^tf.logging.TaskLevelStatusMessage is not supported"):
-        ds.logging.TaskLevelStatusMessage  # noqa: B018
+                       match=r"^tf.logging.log_every_minute is not supported"):
+        ds.logging.log_every_minute  # noqa: B018
 
 
 def test_a_script_prints_info_to_stderr_in_tf1s_format():
