@@ -180,6 +180,14 @@ from .io import gfile  # noqa: E402
 
 __all__ += ["app", "flags", "logging", "gfile"]
 
+from .ops import (broadcast_to, eye, matrix_band_part, matrix_diag,  # noqa: E402
+                  matrix_diag_part, matrix_transpose, norm, to_double, to_float, to_int32,
+                  to_int64, trace)
+
+__all__ += ["broadcast_to", "eye", "matrix_band_part", "matrix_diag", "matrix_diag_part",
+            "matrix_transpose", "norm", "to_double", "to_float", "to_int32", "to_int64",
+            "trace"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -34,6 +34,12 @@ from .ops import (acos, asin, atan, atan2, cosh, divide_no_nan, erf, erfc, expm1
 __all__ += ["acos", "asin", "atan", "atan2", "cosh", "divide_no_nan", "erf", "erfc", "expm1",
             "is_finite", "is_inf", "is_nan", "log1p", "sinh", "tan", "xlogy"]
 
+from .ops import count_nonzero, reduce_std, reduce_variance  # noqa: E402
+from .ops.nn import l2_normalize, softplus, softsign  # noqa: E402
+
+__all__ += ["count_nonzero", "reduce_std", "reduce_variance", "l2_normalize", "softplus",
+            "softsign"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

@@ -6,7 +6,8 @@ reference against TF's values.
 Elementwise: Log1p, Expm1, Erf, Erfc, Tan, Asin, Acos, Atan, Sinh, Cosh (every float
 dtype), IsNan/IsInf/IsFinite (bool out), Atan2, Xlogy, DivNoNan (broadcasting); sizes 0,
 1, 7 and 1,000,003 with NaN and infinities among the values.  CheckNumerics: the input
-passed through, and TF's messages.
+passed through, and TF's messages.  BroadcastTo (the one array op of the branch): every
+dtype, sizes 0 and 1, leading axes added, and its error.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import pytest
 from devsession.errors import InvalidArgumentError
 from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
-from kernel_cases import (BIG, BOOL, BROADCASTS, DEVICES, F16, F32, F64, FLOATS, assert_same,
+from kernel_cases import (ALL, BIG, BOOL, BROADCASTS, DEVICES, F16, F32, F64, FLOATS, I32,
+                          assert_same,
                           check_against_ref, make_node, random_array, rng_for, run_on)
 
 MATH_UNARY = ["Log1p", "Expm1", "Erf", "Erfc", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh"]
 PREDICATES = ["IsNan", "IsInf", "IsFinite"]
 MATH_BINARY = ["Atan2", "Xlogy", "DivNoNan"]
-COVERED = set(MATH_UNARY) | set(PREDICATES) | set(MATH_BINARY) | {"CheckNumerics"}
+COVERED = set(MATH_UNARY) | set(PREDICATES) | set(MATH_BINARY) | {"CheckNumerics",
+                                                                     "BroadcastTo"}
 SHAPES = [(0,), (1,), (7,), (3, 5)]
 pytestmark = pytest.mark.parametrize("device", DEVICES)
 
@@ -133,3 +136,25 @@ def test_check_numerics_fails_with_tf_message(device, values, what):
                            match=f"'checked': loss : Tensor had {what} values$") as info:
             run_on(where, node, np.array(values, F32))
         assert info.value.node_name == "checked"
+
+
+# --- BroadcastTo -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("shape,target", [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (0,)),
+                                          ((1,), (1,)), ((1, 0), (3, 0)), ((2, 1, 3), (4, 2, 5, 3)),
+                                          ((7,), (7,))], ids=str)
+def test_broadcast_to(device, dtype, shape, target):
+    x = random_array(rng_for("BroadcastTo", dtype, shape), shape, dtype)
+    node = make_node("BroadcastTo", [dtype, I32], dtype)
+    got = check_against_ref(device, node, x, np.array(target, np.int32))
+    np.testing.assert_array_equal(got, np.broadcast_to(x, target))
+
+
+def test_broadcast_to_refuses_shapes_that_do_not_broadcast(device):
+    node = make_node("BroadcastTo", [F32, I32], F32, name="bt")
+    for where in ("REF", device):
+        for shape, target in (((2, 3), (2, 4)), ((2, 3), (3,)), ((1,), (-1,))):
+            with pytest.raises(InvalidArgumentError, match=r"'bt': unable to broadcast tensor "
+                                                           r"of shape \["):
+                run_on(where, node, np.ones(shape, F32), np.array(target, np.int32))

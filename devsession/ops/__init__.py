@@ -18,7 +18,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``array_index``: ``slice``, ``strided_slice``, indexing, ``gather``,
                    ``embedding_lookup``, ``unsorted_segment_sum``, ``one_hot``;
                    ``array_fill``: ``shape``, ``size``, ``rank``, ``fill``, ``zeros``,
-                   ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``)
+                   ``ones``, ``zeros_like``, ``ones_like``, ``add_n``, ``clip_by_value``,
+                   ``broadcast_to``)
 ``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
                    ``assign``/``assign_add``/``assign_sub``
 ``random``         ``random_uniform``, ``random_normal``, ``truncated_normal``,
@@ -52,6 +53,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 ``clipping``       ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm`` (composites)
 ``debugging``      ``check_numerics``, ``verify_tensor_all_finite`` (CheckNumerics)
+``norms``          ``norm``, ``reduce_variance``, ``reduce_std`` (composites)
+``matrix``         ``eye``, ``matrix_transpose``, ``trace``, ``matrix_band_part``,
+                   ``matrix_diag``, ``matrix_diag_part`` (composites over the last two axes)
 =================  ===================================================================
 
 ``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
@@ -145,3 +149,14 @@ from .debugging import check_numerics, verify_tensor_all_finite  # noqa: E402
 __all__ += ["acos", "asin", "atan", "atan2", "cosh", "div_no_nan", "divide_no_nan", "erf",
             "erfc", "expm1", "is_finite", "is_inf", "is_nan", "log1p", "sinh", "tan", "xlogy",
             "check_numerics", "verify_tensor_all_finite"]
+
+# --- TF1 composites (branch tf1-math): casts, norms, matrix helpers, BroadcastTo ------------
+from .elementwise import to_double, to_float, to_int32, to_int64  # noqa: E402
+from .array_fill import broadcast_to  # noqa: E402
+from .norms import norm, reduce_std, reduce_variance  # noqa: E402
+from .matrix import (eye, matrix_band_part, matrix_diag, matrix_diag_part,  # noqa: E402
+                     matrix_transpose, trace)
+
+__all__ += ["to_double", "to_float", "to_int32", "to_int64", "broadcast_to", "norm",
+            "reduce_std", "reduce_variance", "eye", "matrix_band_part", "matrix_diag",
+            "matrix_diag_part", "matrix_transpose", "trace"]

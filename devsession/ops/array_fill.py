@@ -1,5 +1,6 @@
 """Shapes and filled tensors: Shape, Size, Rank, Fill (``zeros``, ``ones``, ``fill``),
-ZerosLike, OnesLike, AddN (``add_n``) and ``clip_by_value``.
+ZerosLike, OnesLike, BroadcastTo (``broadcast_to``), AddN (``add_n``) and
+``clip_by_value``.
 
 ``Shape``, ``Size`` and ``Rank`` know their value at build time when the input's static
 shape does (``static_value``), so shape arithmetic on them (``ds.shape(x)[0]``, a
@@ -27,7 +28,7 @@ from .common import graph_of, make_op, operands
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["shape", "size", "rank", "fill", "zeros", "ones", "zeros_like", "ones_like",
-           "add_n", "clip_by_value"]
+           "add_n", "clip_by_value", "broadcast_to"]
 
 
 def _out_type(attrs, node):
@@ -92,6 +93,22 @@ def _like(inputs, attrs, node):
     return x.dtype, x.shape
 
 
+def _broadcast_to(inputs, attrs, node):
+    x, shape = inputs
+    int_values(shape, node, "shape")
+    target = shape_operand(shape)
+    if target.ndims is None or x.shape.ndims is None:
+        return x.dtype, target
+    if x.shape.ndims > target.ndims:
+        raise InferError(f"Op '{node}': cannot broadcast '{x.name}' of shape {x.shape} to "
+                         f"the lower rank shape {target}.")
+    for have, want in zip(reversed(x.shape.dims), reversed(target.dims)):
+        if None not in (have, want) and have not in (1, want):
+            raise InferError(f"Op '{node}': cannot broadcast '{x.name}' of shape {x.shape} "
+                             f"to shape {target}: dimensions {have} and {want} differ.")
+    return x.dtype, target
+
+
 def _add_n(inputs, attrs, node):
     dtype, shape = alike_inputs(inputs, attrs, node)
     if not dtype.is_numeric:
@@ -117,6 +134,7 @@ def _register() -> None:
     register_op(OpDef("ZerosLike", _like, 1))
     register_op(OpDef("OnesLike", _like, 1))
     register_op(OpDef("AddN", _add_n, None, static_value=_add_n_value))
+    register_op(OpDef("BroadcastTo", _broadcast_to, 2, host_inputs=(1,)))
 
 
 _register()
@@ -227,3 +245,12 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
                          f"its shape.")
     return clipped
 
+
+
+def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002  (TF1's argument name)
+    """``input`` broadcast to ``shape`` (ints or an int tensor) by numpy's rules, as TF's
+    ``BroadcastTo``: ValueError when the static shapes cannot broadcast, else
+    ``InvalidArgumentError`` at run time."""
+    graph = graph_of(input, shape)
+    return make_op("BroadcastTo", [convert_to_tensor(input, graph=graph),
+                                   int_operand(shape, graph)], name=name or "BroadcastTo")

@@ -182,6 +182,15 @@ def _tile_grad(op, dy):
     return [summed, None]
 
 
+@register_gradient("BroadcastTo")
+def _broadcast_to_grad(op, dy):
+    # the adjoint of broadcasting: dy summed down to x's shape (the output as the peer
+    # tells the static decision which axes were widened)
+    from .shape_of import reduce_to_shape_of
+
+    return [reduce_to_shape_of(dy, op.inputs[0], peers=(op.outputs[0],)), None]
+
+
 @register_gradient("Pad")
 @register_gradient("PadV2")
 def _pad_grad(op, dy):

@@ -325,3 +325,19 @@ xlogy = _binary("Xlogy", "xlogy")
 div_no_nan = divide_no_nan = _binary("DivNoNan", "div_no_nan")
 __all__ += ["log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh",
             "is_nan", "is_inf", "is_finite", "atan2", "xlogy", "div_no_nan", "divide_no_nan"]
+
+
+# --- TF1's casting shorthands (branch tf1-math): Cast nodes named as TF1 names them -------
+
+def _cast_to(dtype, default_name: str, public_name: str):
+    def build(x, name=default_name):
+        return cast(x, dtype, name=name)
+    return _public(build, public_name, f"``cast(x, {dtype.name})``, named '{default_name}' "
+                                       f"as TF1's ``tf.{public_name}``.")
+
+
+to_float = _cast_to(dtypes.float32, "ToFloat", "to_float")
+to_double = _cast_to(dtypes.float64, "ToDouble", "to_double")
+to_int32 = _cast_to(dtypes.int32, "ToInt32", "to_int32")
+to_int64 = _cast_to(dtypes.int64, "ToInt64", "to_int64")
+__all__ += ["to_float", "to_double", "to_int32", "to_int64"]

@@ -1,6 +1,6 @@
 """Data-movement kernels for every device: Identity, Reshape, Transpose, ConcatV2,
 Squeeze, ExpandDims, Pack, Unpack, Tile, Pad, PadV2, MirrorPad, MirrorPadGrad, Shape,
-Size, Rank, Fill, ZerosLike and OnesLike.
+Size, Rank, Fill, ZerosLike, OnesLike and BroadcastTo.
 
 These ops do no arithmetic, so the array library's own copy/view machinery is both the
 reference and the fastest implementation: a numba loop would only re-implement memcpy
@@ -62,7 +62,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                      ("MirrorPad", _mirror_pad), ("MirrorPadGrad", _mirror_pad_grad),
                      ("Shape", _shape), ("Size", _size),
                      ("Rank", _rank), ("Fill", _fill), ("ZerosLike", _zeros_like),
-                     ("OnesLike", _ones_like)):
+                     ("OnesLike", _ones_like), ("BroadcastTo", _broadcast_to)):
         builders[op] = wrapped(make)
     return builders
 
@@ -387,5 +387,19 @@ def _ones_like(node, xp):
     return lambda x: xp.ones(x.shape, x.dtype)
 
 
+def _broadcast_to(node, xp):
+    def broadcast_to(x, shape):
+        target = as_ints(shape)
+        fits = x.ndim <= len(target) and all(
+            d in (1, t) for d, t in zip(reversed(x.shape), reversed(target)))
+        if not fits or any(t < 0 for t in target):
+            raise invalid_argument(node.name, node.op, f"unable to broadcast tensor of shape "
+                                   f"{fmt_shape(x.shape)} to tensor of shape "
+                                   f"{fmt_shape(target)}")
+        return xp.broadcast_to(x, target).copy()
+    return broadcast_to
+
+
 for _op, _builder in make_builders(np).items():
     register_kernel(_op, HOST)(_builder)
+

@@ -1,0 +1,136 @@
+"""Matrix helpers over the last two axes, built from existing ops as composites (so their
+gradients come from those ops'): ``eye``, ``matrix_transpose``, ``trace``,
+``matrix_band_part`` (TF's ``MatrixBandPart`` semantics), ``matrix_diag`` and
+``matrix_diag_part``.
+
+The band, the diagonal and the trace all select elements with a boolean mask of the
+(rows, columns) grid, ``band_mask``: row indices ``i`` (a column) against column indices
+``j`` (a row), compared once and broadcast over any batch axes.  Sizes come from the
+static shape when it is known, else from ``ds.shape`` at run time.
+
+    ds.matrix_band_part(scores, -1, 0)    # lower triangle (a causal attention mask)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..graph import Tensor, constant_from_array, convert_to_tensor, get_default_graph, \
+    name_scope
+from .array import expand_dims, transpose
+from .array_fill import shape, zeros_like
+from .array_index import strided_slice
+from .elementwise import (cast, equal, less, less_equal, logical_and, logical_or, subtract,
+                          where)
+from .reduce import reduce_sum
+from .sequence import range as range_
+
+__all__ = ["eye", "matrix_transpose", "trace", "matrix_band_part", "matrix_diag",
+           "matrix_diag_part", "band_mask"]
+
+
+def _rank_at_least_2(x: Tensor, what: str) -> int:
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"{what} needs the rank of '{x.name}' to be known when the graph "
+                         f"is built.")
+    if rank < 2:
+        raise ValueError(f"Argument 'a' should be a (batch) matrix with rank >= 2.  Received "
+                         f"'{x.name}' with shape {x.shape}.")
+    return rank
+
+
+def _dim(x: Tensor, axis: int):
+    """``x``'s size along ``axis``: a Python int when static, else a scalar tensor."""
+    known = x.shape.dims[axis]
+    return known if known is not None else strided_slice(shape(x), [axis], [axis + 1],
+                                                         shrink_axis_mask=1)
+
+
+def band_mask(rows, columns, num_lower=-1, num_upper=-1) -> Tensor:
+    """A bool (rows, columns) tensor, true where ``i - j <= num_lower`` (or num_lower <
+    0) and ``j - i <= num_upper`` (or num_upper < 0): TF's MatrixBandPart band."""
+    i = expand_dims(range_(rows), 1)
+    j = expand_dims(range_(columns), 0)
+    lower, upper = (cast(v, i.dtype) if isinstance(v, Tensor) else
+                    convert_to_tensor(v, dtype=i.dtype) for v in (num_lower, num_upper))
+    below = logical_or(less(lower, 0), less_equal(subtract(i, j), lower))
+    above = logical_or(less(upper, 0), less_equal(subtract(j, i), upper))
+    return logical_and(below, above)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
+        name=None) -> Tensor:
+    """The (``batch_shape`` +) ``num_rows`` x ``num_columns`` identity matrix.  Python ints
+    give a Const, as TF's constant folding would; tensors a computed mask."""
+    dtype = dtypes.as_dtype(dtype)
+    num_columns = num_rows if num_columns is None else num_columns
+    batch = [] if batch_shape is None else [int(d) for d in batch_shape]
+    if all(isinstance(v, (int, np.integer)) for v in (num_rows, num_columns)):
+        value = np.eye(int(num_rows), int(num_columns), dtype=dtype.np)
+        return constant_from_array(np.broadcast_to(value, batch + list(value.shape)),
+                                   name=name or "eye", graph=get_default_graph())
+    with name_scope(name or "eye"):
+        matrix = cast(equal(expand_dims(range_(num_rows), 1),
+                            expand_dims(range_(num_columns), 0)), dtype)
+        if not batch:
+            return matrix
+        from .array_fill import broadcast_to
+
+        return broadcast_to(matrix, batch + [_dim(matrix, 0), _dim(matrix, 1)])
+
+
+def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
+    """``a`` with its last two axes swapped (a rank known at build time, at least 2)."""
+    with name_scope(name or "matrix_transpose"):
+        x = convert_to_tensor(a)
+        rank = _rank_at_least_2(x, "matrix_transpose")
+        return transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa: A002
+    """``input`` with every element outside the band of each innermost matrix set to 0:
+    ``num_lower`` subdiagonals and ``num_upper`` superdiagonals kept (negative: all)."""
+    with name_scope(name or "MatrixBandPart"):
+        x = convert_to_tensor(input)
+        rank = _rank_at_least_2(x, "matrix_band_part")
+        mask = band_mask(_dim(x, rank - 2), _dim(x, rank - 1), num_lower, num_upper)
+        return where(mask, x, zeros_like(x))
+
+
+def matrix_diag_part(input, name=None) -> Tensor:  # noqa: A002
+    """The main diagonal of each innermost matrix: shape (..., min(rows, columns))."""
+    with name_scope(name or "matrix_diag_part"):
+        x = convert_to_tensor(input)
+        rank = _rank_at_least_2(x, "matrix_diag_part")
+        rows, columns = x.shape.dims[rank - 2], x.shape.dims[rank - 1]
+        if rows is None or columns is None:
+            raise ValueError(f"matrix_diag_part needs the static matrix size of '{x.name}' "
+                             f"(got {x.shape}).")
+        kept = where(band_mask(rows, columns, 0, 0), x, zeros_like(x))
+        # each row holds its diagonal element (rows past the last column hold none: then
+        # sum the columns instead)
+        return reduce_sum(kept, axis=rank - 2 if rows > columns else rank - 1)
+
+
+def matrix_diag(diagonal, name=None) -> Tensor:
+    """A batch of square matrices with ``diagonal`` (..., n) on their main diagonals."""
+    with name_scope(name or "matrix_diag"):
+        d = convert_to_tensor(diagonal)
+        if d.shape.ndims is None or d.shape.ndims < 1:
+            raise ValueError(f"matrix_diag needs a diagonal of rank >= 1 and known rank, "
+                             f"got '{d.name}' with shape {d.shape}.")
+        n = _dim(d, d.shape.ndims - 1)
+        on_diagonal = band_mask(n, n, 0, 0)
+        spread = expand_dims(d, -1)                      # (..., n, 1) against (n, n)
+        return where(on_diagonal, spread, zeros_like(spread))
+
+
+def trace(x, name=None) -> Tensor:
+    """The sum of the main diagonal of each innermost matrix."""
+    with name_scope(name or "Trace"):
+        x = convert_to_tensor(x)
+        rank = _rank_at_least_2(x, "trace")
+        on_diagonal = band_mask(_dim(x, rank - 2), _dim(x, rank - 1), 0, 0)
+        return reduce_sum(where(on_diagonal, x, zeros_like(x)), axis=[rank - 2, rank - 1])

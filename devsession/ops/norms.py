@@ -1,0 +1,97 @@
+"""Norms and spreads, built from existing ops as TF1 builds them (so their gradients come
+from those ops'): ``norm`` (TF1's ``tf.norm``), ``reduce_variance`` and ``reduce_std``.
+
+``norm(x, ord, axis)``: with ``axis`` None the whole tensor is one vector; an int is a
+vector norm along that axis; a pair of axes is a matrix norm.  Vector ords:
+'euclidean' (= 2), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p)``).  Matrix ords:
+'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
+``|x|``), ``np.inf`` (the largest row sum).  The matrix 2-norm needs a singular value
+decomposition, which devsession lacks: a ValueError says so.  Other ords and axes are
+TF's ValueErrors.
+
+    ds.norm(x, axis=-1, keepdims=True)          # row lengths, for normalising rows
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Tensor, convert_to_tensor, name_scope
+from .elementwise import abs as abs_
+from .elementwise import pow as pow_
+from .elementwise import multiply, sqrt, square, subtract
+from .reduce import reduce_max, reduce_mean, reduce_sum
+
+__all__ = ["norm", "reduce_variance", "reduce_std"]
+
+_VECTOR_ORDS = ("euclidean", 1, 2, np.inf)
+_MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
+
+
+def _checked_axis(axis):
+    """None, an int, or a pair of distinct ints (TF's rule)."""
+    if axis is None or isinstance(axis, (int, np.integer)):
+        return axis
+    if isinstance(axis, (tuple, list)) and len(axis) == 1:
+        return int(axis[0])
+    if isinstance(axis, (tuple, list)) and len(axis) == 2 and axis[0] != axis[1] \
+            and all(isinstance(a, (int, np.integer)) for a in axis):
+        return tuple(int(a) for a in axis)
+    raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique integers, "
+                     f"got {axis}")
+
+
+def _is_positive_number(ord) -> bool:  # noqa: A002
+    return isinstance(ord, (int, float, np.number)) and not isinstance(ord, bool) and ord > 0
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
+         keep_dims=None) -> Tensor:
+    """The vector or matrix norm of ``tensor`` (see the module docstring); ValueError for
+    an ord or axis TF refuses, and for the matrix 2-norm (no SVD yet)."""
+    keep = bool(keepdims if keepdims is not None else keep_dims)
+    axis = _checked_axis(axis)
+    matrix = isinstance(axis, tuple)
+    if matrix and ord not in _MATRIX_ORDS:
+        raise ValueError(f"'ord' must be a supported matrix norm in {list(_MATRIX_ORDS)}, "
+                         f"got {ord}")
+    if not matrix and not (ord in _VECTOR_ORDS or _is_positive_number(ord)):
+        raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+    if matrix and ord == 2:
+        raise ValueError("the matrix 2-norm (largest singular value) needs an SVD, which "
+                         "devsession does not support yet; use ord='fro', 1 or np.inf.")
+    with name_scope(name or "norm"):
+        x = convert_to_tensor(tensor)
+        if ord in ("euclidean", "fro", 2):
+            return sqrt(reduce_sum(multiply(x, x), axis=axis, keepdims=keep))
+        magnitude = abs_(x)
+        if matrix:
+            # ord 1: sum over rows (axis[0]), max over columns; inf: the other way round
+            summed, maxed = axis if ord == 1 else axis[::-1]
+            sums = reduce_sum(magnitude, axis=summed, keepdims=True)
+            result = reduce_max(sums, axis=maxed, keepdims=True)
+            return result if keep else reduce_sum(result, axis=list(axis))
+        if ord == np.inf:
+            return reduce_max(magnitude, axis=axis, keepdims=keep)
+        if ord == 1:
+            return reduce_sum(magnitude, axis=axis, keepdims=keep)
+        total = reduce_sum(pow_(magnitude, float(ord)), axis=axis, keepdims=keep)
+        return pow_(total, 1.0 / float(ord))
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """The mean squared deviation from the mean over ``axis``, as TF builds it; a
+    non-float tensor is a TypeError, as TF's."""
+    with name_scope(name or "reduce_variance"):
+        x = convert_to_tensor(input_tensor)
+        if not x.dtype.is_floating:
+            raise TypeError(f"Input must be either real or complex. Received integer type "
+                            f"{x.dtype.name}.")
+        means = reduce_mean(x, axis=axis, keepdims=True)
+        return reduce_mean(square(subtract(x, means)), axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:
+    """The square root of ``reduce_variance``."""
+    with name_scope(name or "reduce_std"):
+        return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
