@@ -188,6 +188,11 @@ __all__ += ["broadcast_to", "eye", "matrix_band_part", "matrix_diag", "matrix_di
             "matrix_transpose", "norm", "to_double", "to_float", "to_int32", "to_int64",
             "trace"]
 
+# TF1's tf.random, tf.linalg and tf.debugging (branch tf1-math)
+from . import debugging, linalg, random  # noqa: E402
+
+__all__ += ["debugging", "linalg", "random"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -19,9 +19,9 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "saved_model", "sparse", "strings",
-    "linalg", "initializers", "distributions", "random", "feature_column", "graph_util",
+    "initializers", "distributions", "feature_column", "graph_util",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
-    "resource_loader", "sysconfig", "test", "user_ops", "manip", "debugging",
+    "resource_loader", "sysconfig", "test", "user_ops", "manip",
     "compat", "autograph", "experimental",
 })
 
