@@ -193,6 +193,14 @@ from . import debugging, linalg, random  # noqa: E402
 
 __all__ += ["debugging", "linalg", "random"]
 
+from .ops import (Print, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+                  assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                  assert_non_positive, assert_none_equal, assert_positive)
+
+__all__ += ["Print", "assert_equal", "assert_greater", "assert_greater_equal", "assert_less",
+            "assert_less_equal", "assert_negative", "assert_non_negative",
+            "assert_non_positive", "assert_none_equal", "assert_positive"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

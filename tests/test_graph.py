@@ -624,7 +624,7 @@ def tf1_math_ops(x):
     return [ds.log1p(x), ds.expm1(x), ds.erf(x), ds.erfc(x), ds.tan(x), ds.asin(x),
             ds.acos(x), ds.atan(x), ds.sinh(x), ds.cosh(x), ds.is_nan(x), ds.is_inf(x),
             ds.is_finite(x), ds.atan2(x, x), ds.math.xlogy(x, x), ds.div_no_nan(x, x),
-            ds.check_numerics(x, "x"), ds.broadcast_to(x, [3, 2, 2])]
+            ds.check_numerics(x, "x"), ds.broadcast_to(x, [3, 2, 2]), ds.Print(x, [x])]
 
 
 def _variable_scatters(x) -> list:

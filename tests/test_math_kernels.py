@@ -7,7 +7,8 @@ Elementwise: Log1p, Expm1, Erf, Erfc, Tan, Asin, Acos, Atan, Sinh, Cosh (every f
 dtype), IsNan/IsInf/IsFinite (bool out), Atan2, Xlogy, DivNoNan (broadcasting); sizes 0,
 1, 7 and 1,000,003 with NaN and infinities among the values.  CheckNumerics: the input
 passed through, and TF's messages.  BroadcastTo (the one array op of the branch): every
-dtype, sizes 0 and 1, leading axes added, and its error.
+dtype, sizes 0 and 1, leading axes added, and its error.  Print: its input passed
+through, TF's text on stderr, ``first_n``.
 """
 
 from __future__ import annotations
@@ -19,14 +20,14 @@ from devsession.errors import InvalidArgumentError
 from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
 from kernel_cases import (ALL, BIG, BOOL, BROADCASTS, DEVICES, F16, F32, F64, FLOATS, I32,
-                          assert_same,
+                          array_module, assert_same, kernel_on,
                           check_against_ref, make_node, random_array, rng_for, run_on)
 
 MATH_UNARY = ["Log1p", "Expm1", "Erf", "Erfc", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh"]
 PREDICATES = ["IsNan", "IsInf", "IsFinite"]
 MATH_BINARY = ["Atan2", "Xlogy", "DivNoNan"]
 COVERED = set(MATH_UNARY) | set(PREDICATES) | set(MATH_BINARY) | {"CheckNumerics",
-                                                                     "BroadcastTo"}
+                                                                     "BroadcastTo", "Print"}
 SHAPES = [(0,), (1,), (7,), (3, 5)]
 pytestmark = pytest.mark.parametrize("device", DEVICES)
 
@@ -158,3 +159,28 @@ def test_broadcast_to_refuses_shapes_that_do_not_broadcast(device):
             with pytest.raises(InvalidArgumentError, match=r"'bt': unable to broadcast tensor "
                                                            r"of shape \["):
                 run_on(where, node, np.ones(shape, F32), np.array(target, np.int32))
+
+
+# --- Print -----------------------------------------------------------------------------------
+
+def test_print_passes_its_input_and_writes_tf_text(device, capfd):
+    node = make_node("Print", [F32, I32, F32], F32,
+                     {"message": "step: ", "first_n": 2, "summarize": 2})
+    x = np.array([1.5, -2.0, 3.0], F32)
+    data = (np.arange(6, dtype=np.int32).reshape(2, 3), np.array(0.25, F32))
+    np.testing.assert_array_equal(run_on(device, node, x, *data), x)
+    xp = array_module(device)
+    kernel = kernel_on(device, node)                  # first_n counts one kernel's runs
+    for _ in range(3):
+        out = kernel(*(xp.asarray(a) for a in (x, *data)))
+        np.testing.assert_array_equal(out if xp is np else xp.asnumpy(out), x)
+    lines = capfd.readouterr().err.splitlines()
+    assert lines == ["step: [[0 1...]...][0.25]"] * 3             # first_n: 2 of 3 runs
+
+
+def test_print_shows_strings_on_the_host(device, capfd):
+    if device != "CPU":
+        pytest.skip("strings stay on the host (sessions place string ops there)")
+    node = make_node("Print", [F32, np.dtype(object)], F32, {"message": "m"})
+    run_on("CPU", node, np.zeros(1, F32), np.array([b"a", b"bc"], object))
+    assert capfd.readouterr().err == "m[a bc]\n"

@@ -52,7 +52,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
 ``clipping``       ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm`` (composites)
-``debugging``      ``check_numerics``, ``verify_tensor_all_finite`` (CheckNumerics)
+``debugging``      ``check_numerics``, ``verify_tensor_all_finite``, ``Print``
+``assertions``     ``assert_equal``, ``assert_less``, ``assert_positive``... (``Assert``s)
 ``norms``          ``norm``, ``reduce_variance``, ``reduce_std`` (composites)
 ``matrix``         ``eye``, ``matrix_transpose``, ``trace``, ``matrix_band_part``,
                    ``matrix_diag``, ``matrix_diag_part`` (composites over the last two axes)
@@ -160,3 +161,13 @@ from .matrix import (eye, matrix_band_part, matrix_diag, matrix_diag_part,  # no
 __all__ += ["to_double", "to_float", "to_int32", "to_int64", "broadcast_to", "norm",
             "reduce_std", "reduce_variance", "eye", "matrix_band_part", "matrix_diag",
             "matrix_diag_part", "matrix_transpose", "trace"]
+
+# --- TF1 assertions and Print (branch tf1-math) ---------------------------------------------
+from .assertions import (assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+                         assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                         assert_non_positive, assert_none_equal, assert_positive)
+from .debugging import Print  # noqa: E402
+
+__all__ += ["assert_equal", "assert_greater", "assert_greater_equal", "assert_less",
+            "assert_less_equal", "assert_negative", "assert_non_negative",
+            "assert_non_positive", "assert_none_equal", "assert_positive", "Print"]

@@ -1,10 +1,13 @@
-"""Numeric checks: ``check_numerics`` (TF's ``CheckNumerics`` op) and
-``verify_tensor_all_finite``.
+"""Numeric checks and prints: ``check_numerics`` (TF's ``CheckNumerics`` op),
+``verify_tensor_all_finite`` and TF1's ``Print``.
 
 ``CheckNumerics`` passes its float input through unchanged and fails the step with an
 ``InvalidArgumentError`` ("<message> : Tensor had NaN values", "Inf values" or "Inf and
 NaN values", as TF's kernel words it, naming the node) when the input holds a NaN or an
 infinity.  Its gradient checks the incoming gradient the same way, as TF's does.
+``Print`` passes its first input through and writes ``message`` and its data tensors
+(``[1 2 3...]``, TF's summaries, ``kernels/reference/summarize.py``) to stderr each time
+it runs, the first ``first_n`` times only when that is set; the gradient passes through.
 Kernels: ``kernels/reference/debugging.py`` (the host's) and ``kernels/cuda/debugging.py``.
 """
 
@@ -15,7 +18,7 @@ from .array import identity
 from .common import make_op
 from .registry import OpDef, register_op
 
-__all__ = ["check_numerics", "verify_tensor_all_finite"]
+__all__ = ["check_numerics", "verify_tensor_all_finite", "Print"]
 
 
 def _check_numerics(inputs, attrs, node):
@@ -45,3 +48,24 @@ def verify_tensor_all_finite(t, msg, name=None) -> Tensor:
         checked = check_numerics(t, msg)
         with control_dependencies([checked.op]):
             return identity(t)
+
+
+def _print(inputs, attrs, node):
+    return inputs[0].dtype, inputs[0].shape
+
+
+register_op(OpDef("Print", _print, None, stateful=True,
+                  attr_defaults={"message": "", "first_n": -1, "summarize": 3}))
+
+
+def Print(input_, data, message=None, first_n=None, summarize=None, name=None) -> Tensor:
+    """``input_`` itself; each time it is computed, ``message`` followed by every tensor
+    of ``data`` (TF's ``[1 2 3...]``, ``summarize`` elements, 3 by default) is written to
+    stderr, only the first ``first_n`` times when that is given (TF1's ``tf.Print``)."""
+    with name_scope(name or "Print") as scope:
+        x = convert_to_tensor(input_)
+        values = [convert_to_tensor(d, name=f"data_{k}") for k, d in enumerate(data)]
+        attrs = {"message": "" if message is None else str(message),
+                 "first_n": -1 if first_n is None else int(first_n),
+                 "summarize": 3 if summarize is None else int(summarize)}
+        return make_op("Print", [x, *values], attrs, name=scope)

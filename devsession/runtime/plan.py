@@ -66,7 +66,7 @@ class Plan:
 ALIASING_OPS = frozenset({"Identity", "PlaceholderWithDefault", "Reshape", "Const",
                           "VariableV2", "Assign", "AssignAdd", "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
                           "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf",
-                          "CheckNumerics", "If", "StatelessIf", "While", "StatelessWhile",
+                          "CheckNumerics", "Print", "If", "StatelessIf", "While", "StatelessWhile",
                           "_WhileGrad", "_WhileReplay"})   # 0 iterations: their inputs
 # Ops whose kernels compute nothing (a Reshape copies only an input that is not
 # contiguous): they hand back a stored value or a view of their input, so a thread

@@ -26,6 +26,7 @@ import numpy as np
 from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
+from .summarize import bracketed
 
 
 def host_array(value) -> np.ndarray:
@@ -169,12 +170,13 @@ def build_assert(node):
     message, summarize = node.attrs.get("message", ""), node.attrs.get("summarize", 3)
 
     def kernel(condition, *data):
+        # TF's text: "assertion failed: [1 2 3...] [x]" (the message attr, which TF's
+        # Assert lacks, goes first)
         if not truth(condition, node, "condition"):
-            shown = ", ".join(np.array2string(host_array(d).reshape(-1)[:summarize],
-                                              separator=" ") for d in data)
+            shown = [bracketed(host_array(d), summarize) for d in data]
             raise InvalidArgumentError(
-                f"assertion failed in '{node.name}': {message or 'condition is false'}"
-                + (f" [{shown}]" if shown else ""), node.name)
+                " ".join(["assertion failed:"] + ([message] if message else []) + shown),
+                node.name)
     return kernel
 
 

@@ -1,0 +1,120 @@
+"""TF1's ``tf.Assert`` text, the element-wise assertions (``tf.assert_equal``,
+``tf.assert_less``, ``tf.assert_positive``... as TF1's ``check_ops`` builds them) and
+``tf.Print``, through a session; the expected texts are TF 2.21's ``tf.compat.v1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+ASSERTIONS = [  # (name, holds for, fails for, TF's condition text)
+    ("assert_equal", ([1, 2], [1, 2]), ([1, 2], [1, 3]), "x == y"),
+    ("assert_none_equal", ([1, 2], [2, 1]), ([1, 2], [0, 2]), "x != y"),
+    ("assert_less", ([1, 2], [2, 3]), ([1, 2], [1, 3]), "x < y"),
+    ("assert_less_equal", ([1, 2], [1, 3]), ([1, 4], [1, 3]), "x <= y"),
+    ("assert_greater", ([2, 3], [1, 2]), ([2, 3], [2, 2]), "x > y"),
+    ("assert_greater_equal", ([2, 3], [2, 2]), ([1, 3], [2, 2]), "x >= y"),
+]
+SIGNS = [("assert_positive", [1, 2], [1, -2], "x > 0"),
+         ("assert_negative", [-1, -2], [-1, 0], "x < 0"),
+         ("assert_non_negative", [0, 2], [0, -2], "x >= 0"),
+         ("assert_non_positive", [0, -2], [0, 2], "x <= 0")]
+
+
+@pytest.fixture(autouse=True)
+def graph():
+    with ds.Graph().as_default() as g:
+        yield g
+
+
+def failure(target, feed=None) -> str:
+    with ds.Session() as sess, pytest.raises(ds.errors.InvalidArgumentError) as info:
+        sess.run(target, feed)
+    return info.value.message
+
+
+def test_assert_text_is_tfs():
+    flag = ds.placeholder(ds.bool, ())
+    data = ["x", ds.constant(5), ds.constant([1.5, 2.0, 3.0, 4.0]), ds.constant([[1, 2], [3, 4]]),
+            ds.constant([True, False]), ds.constant(np.zeros((0,), np.float32))]
+    check = ds.Assert(flag, data, summarize=2)
+    with ds.Session() as sess:
+        sess.run(check, {flag: True})
+    assert failure(check, {flag: False}) == \
+        "assertion failed: [x] [5] [1.5 2...] [[1 2]...] [1 0] []"
+    big = ds.Assert(flag, [ds.constant(np.arange(25).reshape(5, 5))], summarize=30, name="big")
+    assert failure(big, {flag: False}) == ("assertion failed: [[0 1 2 3 4][5 6 7 8 9]"
+                                           "[10 11 12 13 14][15 16 17 18 19][20 21 22 23 24]]")
+    assert failure(ds.Assert(flag, [ds.range(5)]), {flag: False}) == \
+        "assertion failed: [0 1 2...]"                   # summarize: 3 by default
+
+
+@pytest.mark.parametrize("name,good,bad,condition", ASSERTIONS, ids=[a[0] for a in ASSERTIONS])
+def test_binary_assertions(name, good, bad, condition):
+    build = getattr(ds, name)
+    assert getattr(ds.debugging, name) is build
+    x = ds.placeholder(ds.int32, (2,), name="x")
+    y = ds.placeholder(ds.int32, (2,), name="y")
+    check = build(x, y, message="checked")
+    assert check.type == "Assert" and check.name == f"{name}/Assert"
+    with ds.control_dependencies([check]):
+        out = ds.identity(x)
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out, {x: good[0], y: good[1]}), good[0])
+    shown = lambda v: "[" + " ".join(str(e) for e in v) + "]"   # noqa: E731
+    assert failure(out, {x: bad[0], y: bad[1]}) == (
+        f"assertion failed: [checked] [Condition {condition} did not hold element-wise:] "
+        f"[x (x:0) = ] {shown(bad[0])} [y (y:0) = ] {shown(bad[1])}")
+
+
+@pytest.mark.parametrize("name,good,bad,condition", SIGNS, ids=[s[0] for s in SIGNS])
+def test_sign_assertions(name, good, bad, condition):
+    x = ds.placeholder(ds.float32, (None,), name="v")
+    check = getattr(ds.debugging, name)(x)
+    with ds.Session() as sess:
+        sess.run(check, {x: good})
+        sess.run(check, {x: np.zeros((0,), np.float32)})       # nothing to fail
+    values = " ".join(str(int(v)) for v in bad)
+    assert failure(check, {x: bad}) == (
+        f"assertion failed: [Condition {condition} did not hold element-wise:] "
+        f"[x (v:0) = ] [{values}]")
+
+
+def test_assertions_broadcast_and_take_data_and_summarize():
+    x = ds.placeholder(ds.float32, (2, 3))
+    check = ds.assert_less(x, 10.0, data=["custom", x], summarize=2)
+    assert failure(check, {x: np.full((2, 3), 11.0, np.float32)}) == \
+        "assertion failed: [custom] [[11 11...]...]"
+
+
+def test_constant_operands_are_checked_when_the_graph_is_built():
+    with pytest.raises(ds.errors.InvalidArgumentError) as info:
+        ds.assert_equal(ds.constant([1, 2], name="a"), ds.constant([1, 3], name="b"))
+    assert info.value.message == ("Condition x == y did not hold element-wise:\n"
+                                  "x (a:0) = \n[1 2]\ny (b:0) = \n[1 3]")
+    assert ds.assert_equal(ds.constant([1, 2]), [1, 2]).type == "Assert"     # holds
+
+
+# --- Print ------------------------------------------------------------------------------------
+
+def test_print_passes_its_input_and_writes_tf_text(capfd):
+    x = ds.constant([1.0, 2.0])
+    y = ds.Print(x, [x, "s", ds.constant(3)], message="msg: ", summarize=1)
+    assert (y.op.type, y.op.name, y.shape.as_list()) == ("Print", "Print", [2])
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(y * 2.0), [2.0, 4.0])
+    assert capfd.readouterr().err == "msg: [1...][s][3]\n"
+
+
+def test_print_first_n_and_gradient(capfd):
+    x = ds.placeholder(ds.float64, (2,))
+    y = ds.Print(x, [x], first_n=2)
+    (g,) = ds.gradients(ds.reduce_sum(y * y), [x])
+    with ds.Session() as sess:
+        for k in range(3):
+            sess.run(y, {x: [k, 1]})
+        np.testing.assert_array_equal(sess.run(g, {x: [1.0, 3.0]}), [2.0, 6.0])
+    assert capfd.readouterr().err.splitlines() == ["[0 1]", "[1 1]"]   # first 2 runs only
