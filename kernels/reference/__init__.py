@@ -16,7 +16,7 @@ module              ops
 ``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
 ``array``           Identity, StopGradient, Reshape, Transpose, ConcatV2, Squeeze, ExpandDims,
                     Pack, Unpack, Tile, Pad, PadV2, MirrorPad, Shape, Size, Rank, Fill,
-                    ZerosLike, OnesLike (also the CPU's kernels)
+                    ZerosLike, OnesLike, BroadcastTo (also the CPU's kernels)
 ``array_index``     Slice, StridedSlice, StridedSliceGrad (also the CPU's), GatherV2,
                     UnsortedSegmentSum, OneHot, AddN
 ``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
@@ -37,6 +37,8 @@ module              ops
                     (and the run-time checks every device shares)
 ``image``           ResizeBilinear, ResizeNearestNeighbor and their gradients (and the
                     run-time checks and sampling tables every device shares)
+``debugging``       CheckNumerics (over numpy or cupy), Print (HOST and GPU); ``summarize``
+                    is TF's text of a tensor in Assert's and Print's messages
 ==================  ===============================================================
 """
 
