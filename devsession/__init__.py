@@ -201,6 +201,12 @@ __all__ += ["Print", "assert_equal", "assert_greater", "assert_greater_equal", "
             "assert_less_equal", "assert_negative", "assert_non_negative",
             "assert_non_positive", "assert_none_equal", "assert_positive"]
 
+from .ops import (assert_integer, assert_rank, assert_rank_at_least,  # noqa: E402
+                  assert_scalar, assert_type)
+
+__all__ += ["assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
+            "assert_type"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

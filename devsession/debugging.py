@@ -1,11 +1,14 @@
 """TF1's ``tf.debugging``: ``check_numerics`` and ``assert_all_finite`` (TF1's
 ``verify_tensor_all_finite``), the float predicates, ``Assert`` and the element-wise
-assertions (``assert_equal``, ``assert_less``, ``assert_positive``...).  The rest raises
+assertions (``assert_equal``, ``assert_less``, ``assert_positive``...) and the static
+ones (``assert_rank``, ``assert_type``, ``assert_scalar``...).  The rest raises
 ``UnsupportedTF1Error`` naming it."""
 
-from .ops.assertions import (assert_equal, assert_greater, assert_greater_equal, assert_less,
-                             assert_less_equal, assert_negative, assert_non_negative,
-                             assert_non_positive, assert_none_equal, assert_positive)
+from .ops.assertions import (assert_equal, assert_greater, assert_greater_equal, assert_integer,
+                             assert_less, assert_less_equal, assert_negative,
+                             assert_non_negative, assert_non_positive, assert_none_equal,
+                             assert_positive, assert_rank, assert_rank_at_least, assert_scalar,
+                             assert_type)
 from .ops.control_flow import Assert
 from .ops.debugging import check_numerics
 from .ops.debugging import verify_tensor_all_finite as assert_all_finite
@@ -14,7 +17,8 @@ from .ops.elementwise import is_finite, is_inf, is_nan
 __all__ = ["check_numerics", "assert_all_finite", "is_finite", "is_inf", "is_nan", "Assert",
            "assert_equal", "assert_greater", "assert_greater_equal", "assert_less",
            "assert_less_equal", "assert_negative", "assert_non_negative",
-           "assert_non_positive", "assert_none_equal", "assert_positive"]
+           "assert_non_positive", "assert_none_equal", "assert_positive", "assert_integer",
+           "assert_rank", "assert_rank_at_least", "assert_scalar", "assert_type"]
 
 
 def __getattr__(name: str):

@@ -1,6 +1,7 @@
 """TF1's ``tf.Assert`` text, the element-wise assertions (``tf.assert_equal``,
-``tf.assert_less``, ``tf.assert_positive``... as TF1's ``check_ops`` builds them) and
-``tf.Print``, through a session; the expected texts are TF 2.21's ``tf.compat.v1``.
+``tf.assert_less``, ``tf.assert_positive``... as TF1's ``check_ops`` builds them), the
+static ones (``tf.assert_rank``, ``tf.assert_type``...) and ``tf.Print``, through a
+session; the expected texts are TF 2.21's ``tf.compat.v1``.
 """
 
 from __future__ import annotations
@@ -96,6 +97,47 @@ def test_constant_operands_are_checked_when_the_graph_is_built():
     assert info.value.message == ("Condition x == y did not hold element-wise:\n"
                                   "x (a:0) = \n[1 2]\ny (b:0) = \n[1 3]")
     assert ds.assert_equal(ds.constant([1, 2]), [1, 2]).type == "Assert"     # holds
+
+
+# --- static assertions ---------------------------------------------------------------------
+
+def test_static_assertions_decide_at_build_time_with_tf_texts():
+    x = ds.constant([1.0, 2.0], name="v")
+    for build, text in (
+            (lambda: ds.assert_rank(x, 2), "Tensor v:0 must have rank 2.  Received rank 1, "
+                                           "shape (2,)"),
+            (lambda: ds.assert_rank(x, 2, message="mm"), "mm.  Tensor v:0 must have rank 2."),
+            (lambda: ds.assert_rank_at_least(x, 2), "Tensor v:0 must have rank at least 2."),
+            (lambda: ds.assert_scalar(x), "Expected scalar shape for v:0, saw shape: (2,).")):
+        with pytest.raises(ValueError) as info:
+            build()
+        assert str(info.value).startswith(text)
+    for build, text in (
+            (lambda: ds.assert_type(x, ds.int32), "v:0 must be of type tf.int32; got "
+                                                  "tf.float32"),
+            (lambda: ds.assert_integer(x), 'Expected "x" to be integer type.  Found: v:0 of '
+                                           "dtype <dtype: 'float32'>")):
+        with pytest.raises(TypeError) as info:
+            build()
+        assert str(info.value) == text
+    ok = [ds.assert_rank(x, 1), ds.assert_rank_at_least(x, 1), ds.assert_type(x, ds.float32),
+          ds.assert_integer(ds.constant(1)), ds.assert_rank_at_least(ds.zeros((2, 2, 2)), 2)]
+    assert [op.type for op in ok] == ["NoOp"] * 5
+    assert ok[0].name.endswith("/static_checks_determined_all_ok")    # as TF names it
+    scalar = ds.constant(1.0)
+    assert ds.debugging.assert_scalar(scalar) is scalar
+
+
+def test_rank_assertions_of_an_unknown_rank_run_as_asserts():
+    p = ds.placeholder(ds.float32, None, name="p")
+    exact, at_least = ds.assert_rank(p, 2), ds.debugging.assert_rank_at_least(p, 2)
+    with ds.Session() as sess:
+        sess.run([exact, at_least], {p: [[1.0]]})
+        sess.run(at_least, {p: np.zeros((1, 1, 1), np.float32)})
+    assert failure(exact, {p: [1.0]}) == ("assertion failed: [] [Tensor p:0 must have rank] "
+                                          "[2] [Received shape: ] [1]")
+    assert failure(at_least, {p: [1.0]}) == ("assertion failed: [] [Tensor p:0 must have rank "
+                                             "at least] [2] [Received shape: ] [1]")
 
 
 # --- Print ------------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ def test_other_spellings():
 
 @pytest.mark.parametrize("namespace,name", [("random", "categorical"), ("random", "gamma"),
                                             ("linalg", "svd"), ("linalg", "cholesky"),
-                                            ("debugging", "assert_rank_in")])
+                                            ("debugging", "assert_rank_in"),
+                                            ("debugging", "assert_shapes")])
 def test_missing_names_are_named(namespace, name):
     assert namespace not in TF1_NAMESPACES
     with pytest.raises(UnsupportedTF1Error) as info:

@@ -166,8 +166,12 @@ __all__ += ["to_double", "to_float", "to_int32", "to_int64", "broadcast_to", "no
 from .assertions import (assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
                          assert_less, assert_less_equal, assert_negative, assert_non_negative,
                          assert_non_positive, assert_none_equal, assert_positive)
+from .assertions import (assert_integer, assert_rank, assert_rank_at_least,  # noqa: E402
+                         assert_scalar, assert_type)
 from .debugging import Print  # noqa: E402
 
 __all__ += ["assert_equal", "assert_greater", "assert_greater_equal", "assert_less",
             "assert_less_equal", "assert_negative", "assert_non_negative",
-            "assert_non_positive", "assert_none_equal", "assert_positive", "Print"]
+            "assert_non_positive", "assert_none_equal", "assert_positive", "Print",
+            "assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
+            "assert_type"]

@@ -10,6 +10,11 @@ When both operands are constants the graph already knows the answer: a false con
 is an ``InvalidArgumentError`` at build time, as in TF1, whose message is the data, one
 per line.
 
+The static assertions (``assert_rank``, ``assert_rank_at_least``, ``assert_type``,
+``assert_integer``, ``assert_scalar``) decide from the graph's static dtype and shape
+when they can, with TF's ValueError/TypeError texts, returning a NoOp (``assert_scalar``:
+the tensor); ``assert_rank`` of a tensor of unknown rank is an ``Assert`` at run time.
+
     with ds.control_dependencies([ds.assert_positive(x)]):
         y = ds.log(x)
 """
@@ -18,15 +23,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Operation, constant_value, convert_to_tensor, name_scope
+from ..graph import Operation, Tensor, constant_value, convert_to_tensor, name_scope
+from .array_fill import rank as rank_of
+from .array_fill import shape as shape_of
 from .control_flow import Assert
-from .elementwise import equal, greater, greater_equal, less, less_equal, not_equal
+from .elementwise import cast, equal, greater, greater_equal, less, less_equal, not_equal
 from .reduce import reduce_all
+from .state import no_op
 
 __all__ = ["assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
-           "assert_non_negative", "assert_non_positive"]
+           "assert_non_negative", "assert_non_positive", "assert_rank", "assert_rank_at_least",
+           "assert_type", "assert_integer", "assert_scalar"]
 
 
 def _static_failure(data) -> InvalidArgumentError:
@@ -88,3 +98,67 @@ assert_positive = _sign_assert(">", "assert_positive", assert_less, True)
 assert_negative = _sign_assert("<", "assert_negative", assert_less, False)
 assert_non_negative = _sign_assert(">=", "assert_non_negative", assert_less_equal, True)
 assert_non_positive = _sign_assert("<=", "assert_non_positive", assert_less_equal, False)
+
+
+# --- static assertions -------------------------------------------------------------------------
+
+def _rank_assert(default_name: str, wording: str, holds, compare):
+    def build(x, rank, data=None, summarize=None, message=None, name=None) -> Operation:
+        with name_scope(name or default_name):
+            x = convert_to_tensor(x)
+            if isinstance(rank, (int, np.integer)) and x.shape.ndims is not None:
+                if not holds(x.shape.ndims, int(rank)):
+                    prefix = f"{message}.  " if message else ""
+                    raise ValueError(f"{prefix}Tensor {x.name} must have {wording} {rank}.  "
+                                     f"Received rank {x.shape.ndims}, shape {x.shape}")
+                return no_op(name="static_checks_determined_all_ok")
+            wanted = convert_to_tensor(rank)
+            if wanted.dtype != dtypes.int32:              # Rank gives int32
+                wanted = cast(wanted, dtypes.int32)
+            if data is None:
+                data = [message or "", f"Tensor {x.name} must have {wording}", wanted,
+                        "Received shape: ", shape_of(x)]
+            return Assert(compare(rank_of(x), wanted), data, summarize=summarize)
+    build.__name__ = build.__qualname__ = default_name
+    build.__doc__ = (f"That ``x`` has {wording} ``rank``: a ValueError now when the static "
+                     f"rank decides, else an ``Assert`` at run time.")
+    return build
+
+
+assert_rank = _rank_assert("assert_rank", "rank", int.__eq__, equal)
+assert_rank_at_least = _rank_assert("assert_rank_at_least", "rank at least", int.__ge__,
+                                    greater_equal)
+
+
+def assert_type(tensor, tf_type, message=None, name=None) -> Operation:
+    """TypeError unless ``tensor``'s dtype is ``tf_type``; a NoOp otherwise."""
+    with name_scope(name or "assert_type"):
+        tensor = convert_to_tensor(tensor)
+        want = dtypes.as_dtype(tf_type)
+        if tensor.dtype != want:
+            prefix = f"{message}: " if message else ""
+            raise TypeError(f"{prefix}{tensor.name} must be of type tf.{want.name}; got "
+                            f"tf.{tensor.dtype.name}")
+        return no_op(name="statically_determined_correct_type")
+
+
+def assert_integer(x, message=None, name=None) -> Operation:
+    """TypeError unless ``x`` has an integer dtype; a NoOp otherwise."""
+    with name_scope(name or "assert_integer"):
+        x = convert_to_tensor(x)
+        if not x.dtype.is_integer:
+            prefix = f"{message}: " if message else ""
+            raise TypeError(f'{prefix}Expected "x" to be integer type.  Found: {x.name} of '
+                            f"dtype <dtype: '{x.dtype.name}'>")
+        return no_op(name="statically_determined_was_integer")
+
+
+def assert_scalar(tensor, name=None, message=None) -> Tensor:
+    """``tensor`` itself; ValueError unless its static shape is a scalar's."""
+    with name_scope(name or "assert_scalar"):
+        tensor = convert_to_tensor(tensor)
+        if tensor.shape.ndims != 0:
+            prefix = f"{message}: " if message else ""
+            raise ValueError(f"{prefix}Expected scalar shape for {tensor.name}, saw shape: "
+                             f"{tensor.shape}.")
+        return tensor
