@@ -148,8 +148,8 @@ def _build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=_cmd_factories)
 
     p = sub.add_parser("run", help="run a saved GraphDef")
-    p.add_argument("graph", help="a binary GraphDef file (ds.write_graph, or a graph "
-                                 "TensorFlow froze)")
+    p.add_argument("graph", help="a GraphDef file, binary or text format (ds.write_graph, "
+                                 "ds.train.write_graph, or a graph TensorFlow froze)")
     p.add_argument("--fetch", action="append", required=True, help="tensor or op name; repeatable")
     p.add_argument("--feed", action="append", default=[], help="NAME=FILE.npy; repeatable")
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")

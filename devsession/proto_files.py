@@ -1,0 +1,72 @@
+"""Protobuf messages in files, in either of TF's two forms: binary or text format.
+
+TF1 writes graphs and meta graphs both ways (``tf.train.write_graph(..., as_text=True)``
+writes ``text_format``; ``Saver.save`` writes a binary ``.meta``) and reads either,
+trying binary first and text second, as TF's ``read_meta_graph_file`` does.  A text file
+almost never parses as binary: its first byte ('n' of ``node``, 'm' of
+``meta_info_def``...) starts a field with an invalid wire type.
+
+Writing is atomic (a temporary file in the same directory, then ``os.replace``), so a
+reader never sees half a graph.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from google.protobuf import message as _message
+from google.protobuf import text_format
+
+from .errors import DataLossError, NotFoundError
+
+__all__ = ["read_message", "write_message", "parse_message"]
+
+
+def parse_message(data: bytes, message_class, source: str):
+    """A ``message_class`` parsed from ``data`` (binary, else text format); raises
+    ``DataLossError`` naming ``source`` when it is neither."""
+    message = message_class()
+    try:
+        message.ParseFromString(data)
+        return message
+    except (_message.DecodeError, ValueError, RuntimeError) as binary_error:
+        error = binary_error
+    try:
+        return text_format.Parse(data.decode("utf-8"), message_class())
+    except (text_format.ParseError, UnicodeDecodeError) as text_error:
+        raise DataLossError(
+            f"{source} is not a {message_class.DESCRIPTOR.name}: it parses neither as "
+            f"binary ({error}) nor as text format ({text_error}).") from None
+
+
+def read_message(path, message_class):
+    """The ``message_class`` in file ``path`` (binary or text format).  ``NotFoundError``
+    when there is no such file, ``DataLossError`` when it holds something else."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise NotFoundError(f"File {path} does not exist.") from None
+    return parse_message(data, message_class, path)
+
+
+def write_message(path, message, as_text: bool = False) -> str:
+    """Write ``message`` to ``path`` atomically (text format when ``as_text``); returns
+    the path."""
+    path = os.fspath(path)
+    data = text_format.MessageToString(message).encode() if as_text \
+        else message.SerializeToString()
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return path
