@@ -357,6 +357,11 @@ class Graph:
         with self._lock:
             return list(self._collections.get(name, []))
 
+    def get_all_collection_keys(self) -> list:
+        """The names of the graph's non-empty collections (what a MetaGraphDef saves)."""
+        with self._lock:
+            return [name for name, items in self._collections.items() if items]
+
     # --- scopes (methods, as TF1 has them) ------------------------------------------
 
     def device(self, spec):

@@ -72,6 +72,51 @@ class Variable:
     def get_shape(self):
         return self.shape
 
+    # --- VariableDef, as TF1's (how a MetaGraphDef names a variable) -------------------
+
+    def to_proto(self, export_scope=None):
+        """This variable as a ``VariableDef``: the names of its four nodes."""
+        from .proto.meta_graph_pb2 import VariableDef
+
+        if export_scope is not None:
+            raise NotImplementedError("Variable.to_proto(export_scope=...) is not supported "
+                                      "by devsession yet.")
+        return VariableDef(
+            variable_name=self._variable.name, initializer_name=self._initializer.name,
+            snapshot_name=self._snapshot.name, trainable=self.trainable,
+            initial_value_name=self._initial_value.name if self._initial_value is not None
+            else "")
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None, graph=None) -> "Variable":
+        """The Variable whose nodes ``variable_def`` names, already in ``graph`` (the
+        default graph), under ``import_scope/`` when given; it joins no collection.
+        ``KeyError`` for a node the graph lacks; ``UnimplementedError`` for TF's resource
+        and partitioned variables, which devsession does not have."""
+        from .errors import UnimplementedError
+
+        graph = graph or get_default_graph()
+        prefix = f"{import_scope}/" if import_scope else ""
+        name = variable_def.variable_name
+        if variable_def.is_resource:
+            raise UnimplementedError(f"Variable '{name}' is a resource variable; devsession "
+                                     f"has reference variables (VariableV2) only.")
+        if variable_def.HasField("save_slice_info_def"):
+            raise UnimplementedError(f"Variable '{name}' is a slice of a partitioned "
+                                     f"variable, which devsession does not support yet.")
+        var = Variable.__new__(Variable)
+        var._variable = graph.get_tensor_by_name(prefix + name)
+        if var._variable.op.type != "VariableV2":
+            raise UnimplementedError(f"Variable '{name}' is a {var._variable.op.type} node; "
+                                     f"devsession imports VariableV2 variables only.")
+        var._initializer = graph.get_operation_by_name(prefix + variable_def.initializer_name)
+        var._snapshot = graph.get_tensor_by_name(prefix + variable_def.snapshot_name)
+        var._initial_value = graph.get_tensor_by_name(
+            prefix + variable_def.initial_value_name) if variable_def.initial_value_name \
+            else None
+        var.trainable = bool(variable_def.trainable)
+        return var
+
     def value(self) -> Tensor:
         return self._snapshot
 
