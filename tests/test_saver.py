@@ -76,7 +76,7 @@ def test_state_file_latest_checkpoint_and_max_to_keep(tmp_path):
     assert not ds.train.checkpoint_exists(paths[0])
     files = sorted(os.listdir(tmp_path))
     assert [f for f in files if not f.endswith(".npz")] == [
-        "checkpoint", "model-2.index", "model-3.index"]
+        "checkpoint", "model-2.index", "model-2.meta", "model-3.index", "model-3.meta"]
     assert len([f for f in files if f.endswith(".npz")]) == 2
     text = (tmp_path / "checkpoint").read_text()
     assert text.splitlines() == ['model_checkpoint_path: "model-3"',

@@ -1,7 +1,8 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
 ``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``), and TF2's
-``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names).
+``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names), and TF1's
+``tf.io.write_graph`` (``ds.train.write_graph``).
 
     with ds.io.TFRecordWriter("/tmp/train.tfrecord") as writer:
         writer.write(b"a record")
@@ -13,6 +14,7 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
+from ..train.graph_io import write_graph
 from . import gfile
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
                        tf_record_iterator)
@@ -20,7 +22,7 @@ from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
-           "RaggedFeature", "decode_raw", "gfile"]
+           "RaggedFeature", "decode_raw", "gfile", "write_graph"]
 
 
 def __getattr__(name: str):

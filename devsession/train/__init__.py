@@ -12,7 +12,13 @@
 ``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
-                            restores TensorFlow's checkpoints too (``tf_checkpoint.py``)
+                            restores TensorFlow's checkpoints too (``tf_checkpoint.py``);
+                            ``save`` also writes ``<prefix>.meta``
+``import_meta_graph``       a ``.meta`` (devsession's or TF's) into the default graph:
+                            nodes, collections, variables, a Saver; ``export_meta_graph``
+                            writes one; ``MetaGraphDef`` (``meta_graph.py``,
+                            ``saver.py``)
+``write_graph``             TF1's ``(graph, logdir, name, as_text=True)`` (``graph_io.py``)
 ``NewCheckpointReader``     ``list_variables``, ``load_variable``: a checkpoint's tensors
                             without a graph (``checkpoint_reader.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
@@ -44,13 +50,16 @@ place in one pass over its arrays, on the variable's device.
 
 from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists,
                                  Features, FloatList, Int64List, SequenceExample)
+from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
+from .graph_io import write_graph
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
+from .meta_graph import export_meta_graph
 from .momentum import MomentumOptimizer
 from .moving_averages import ExponentialMovingAverage
 from .hooks import (LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
@@ -63,7 +72,7 @@ from .rmsprop import RMSPropOptimizer
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
-                    latest_checkpoint)
+                    import_meta_graph, latest_checkpoint)
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
                             global_step)
 
@@ -79,7 +88,9 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "CheckpointReader", "NewCheckpointReader", "list_variables",
            "load_variable", "Example", "Features", "Feature", "BytesList", "FloatList",
-           "Int64List", "SequenceExample", "FeatureList", "FeatureLists"]
+           "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
+           "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
+           "SaverDef"]
 
 
 def __getattr__(name: str):

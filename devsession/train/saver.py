@@ -35,6 +35,12 @@ array that is not what the index says is ``DataLossError``; a variable of the Sa
 the checkpoint lacks is ``NotFoundError`` naming it; a shape or dtype that differs from
 the variable's is ``InvalidArgumentError``.
 
+Beside them, ``save`` writes ``P.meta`` (unless ``write_meta_graph=False``): the graph's
+MetaGraphDef, as TF1's Saver does, so that ``ds.train.import_meta_graph("P.meta")``
+rebuilds the graph, its collections and this Saver in a program without the model's code
+(``meta_graph.py``).  Its SaverDef names the restore op (``save/restore_all``); its
+filename and save tensor names are empty, since devsession's Saver saves from Python.
+
     saver = ds.train.Saver()
     path = saver.save(sess, "/tmp/run/model", global_step=step)    # "/tmp/run/model-7"
     saver.restore(sess, ds.train.latest_checkpoint("/tmp/run"))
@@ -56,15 +62,18 @@ import zipfile
 import numpy as np
 
 from .. import dtypes
+from .. import tf_logging as logging
 from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError,
                       ResourceExhaustedError, UnknownError)
+from .meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
 from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from ..graph import control_dependencies, device, get_default_graph, name_scope
 from ..ops.state import assign, group, placeholder
+from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from ..variables import global_variables
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
-           "CheckpointState"]
+           "CheckpointState", "import_meta_graph"]
 
 FORMAT = "devsession-checkpoint"
 VERSION = 1
@@ -93,9 +102,11 @@ class Saver:
         if not self._variables and not allow_empty:
             raise ValueError("No variables to save.")
         self._max_to_keep = max_to_keep or 0
+        self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._last_checkpoints: list[str] = []
         graph = (next(iter(self._variables.values())).graph if self._variables
                  else get_default_graph())
+        self._graph = graph
         self._feeds = {}
         with graph.as_default(), control_dependencies(None), name_scope(name or "save"):
             assigns = []
@@ -111,13 +122,38 @@ class Saver:
         """The checkpoints this Saver wrote and keeps, oldest first."""
         return list(self._last_checkpoints)
 
+    @property
+    def saver_def(self) -> SaverDef:
+        """This Saver as TF1's SaverDef (what a ``.meta`` records; see the module
+        docstring)."""
+        return SaverDef(restore_op_name=self._restore_op.name if self._restore_op else "",
+                        max_to_keep=self._max_to_keep,
+                        keep_checkpoint_every_n_hours=self._keep_every_n_hours,
+                        version=SaverDef.V2)
+
+    def as_saver_def(self) -> SaverDef:
+        return self.saver_def
+
+    def export_meta_graph(self, filename=None, collection_list=None, as_text=False,
+                          export_scope=None, clear_devices=False,
+                          clear_extraneous_savers=False, strip_default_attrs=False,
+                          save_debug_info=False):
+        """The MetaGraphDef of this Saver's graph with its SaverDef, written to
+        ``filename`` when given (``ds.train.export_meta_graph``)."""
+        return export_meta_graph(filename=filename, graph=self._graph,
+                                 saver_def=self.saver_def, collection_list=collection_list,
+                                 as_text=as_text, export_scope=export_scope,
+                                 clear_devices=clear_devices)
+
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
              strip_default_attrs=False, save_debug_info=False) -> str:
         """Write the variables' current values; returns the checkpoint's prefix
         (``save_path``, with ``-<global_step>`` when given: an int, or a variable or
         tensor holding it).  ``ValueError`` if the directory does not exist; I/O
-        failures as ``ds.errors`` (a full disk: ``ResourceExhaustedError``)."""
+        failures as ``ds.errors`` (a full disk: ``ResourceExhaustedError``).  With
+        ``write_meta_graph``, also writes ``<prefix>.<meta_graph_suffix>``, the graph's
+        MetaGraphDef."""
         save_path = os.fspath(save_path)
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) \
@@ -130,6 +166,8 @@ class Saver:
         values = sess.run([self._variables[n].value() for n in names])
         with _as_op_errors(save_path):
             _write_checkpoint(save_path, dict(zip(names, values)))
+            if write_meta_graph:
+                self._write_meta_graph(f"{save_path}.{meta_graph_suffix}")
             if write_state:
                 self._remember(save_path)
                 _write_state(directory, save_path, self._last_checkpoints,
@@ -145,12 +183,39 @@ class Saver:
         if self._restore_op is not None:
             sess.run(self._restore_op, {self._feeds[k]: a for k, a in arrays.items()})
 
+    def _write_meta_graph(self, path: str) -> None:
+        """The ``.meta`` beside a checkpoint; a graph with an attr no GraphDef can hold
+        (a Python function of ``py_func``) gets none, with a warning, so that saving the
+        variables never fails for it."""
+        try:
+            self.export_meta_graph(path)
+        except TypeError as e:
+            logging.warning("Saver: no MetaGraph written to %s: %s", path, e)
+
     def _remember(self, path: str) -> None:
         if path in self._last_checkpoints:
             self._last_checkpoints.remove(path)
         self._last_checkpoints.append(path)
         while self._max_to_keep and len(self._last_checkpoints) > self._max_to_keep:
             _delete_checkpoint(self._last_checkpoints.pop(0))
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None,
+                      input_map=None, **kwargs):
+    """TF1's ``tf.train.import_meta_graph``: a MetaGraphDef (or its ``.meta`` file, binary
+    or text) imported into the default graph (nodes, collections, variables:
+    ``meta_graph.py``), and a Saver over its variables returned (None when it has none).
+    ``NotFoundError`` for a missing file, ``DataLossError`` for one that is not a
+    MetaGraphDef; ``import_graph_def``'s errors for a graph devsession cannot run."""
+    del kwargs
+    meta = meta_graph_or_file if isinstance(meta_graph_or_file, MetaGraphDef) \
+        else read_meta_graph_file(meta_graph_or_file)
+    imported = import_scoped_meta_graph(meta, clear_devices=clear_devices,
+                                        import_scope=import_scope, input_map=input_map)
+    if not imported.var_list:
+        return None
+    with name_scope(import_scope) if import_scope else contextlib.nullcontext():
+        return Saver(imported.var_list, name=imported.saver_name, **imported.saver_options)
 
 
 def _named_variables(var_list) -> dict:
@@ -286,6 +351,7 @@ def _as_op_errors(path: str):
 def _delete_checkpoint(prefix: str) -> None:
     data = _data_file_of(prefix)
     _remove(_index_path(prefix))
+    _remove(prefix + ".meta")
     if data is not None:
         _remove(data)
 

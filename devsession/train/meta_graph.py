@@ -1,0 +1,262 @@
+"""MetaGraphs: a graph saved with what a program needs to use it without its Python code.
+
+``export_meta_graph`` writes a ``MetaGraphDef`` (``proto/meta_graph.proto``, TF's field
+numbers): the GraphDef, the Saver's ``SaverDef`` and the graph's collections.
+``import_scoped_meta_graph`` rebuilds them in the default graph, and
+``import_meta_graph`` (in ``saver.py``, as in TF1) returns a Saver for them, so TF1's
+restore-without-the-model-code pattern works, with a ``.meta`` devsession or TensorFlow
+wrote:
+
+    saver = ds.train.import_meta_graph("/runs/model-100.meta")
+    with ds.Session() as sess:
+        saver.restore(sess, "/runs/model-100")
+        logits = sess.graph.get_tensor_by_name("logits:0")
+
+**Collections**, as TF1 writes them: a variable collection (``VARIABLE_COLLECTIONS``:
+``variables``, ``trainable_variables``, ``global_step``...) as serialized ``VariableDef``s
+in ``bytes_list``; Operations, Tensors and other Variables by name in ``node_list``; ints,
+floats and strings in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is
+left out with a warning, as TF1 does.  On import each ``VariableDef`` becomes one
+``ds.Variable`` (``Variable.from_proto``; the same object in every collection that names
+it), so ``trainable_variables()``, optimizers and ``Saver()`` see the imported variables
+as if the program had built them.
+
+**The Saver's nodes are not imported.**  TF's Saver keeps its ops in the graph
+(``save/SaveV2``, ``save/RestoreV2``, ``save/Assign_k``, ``save/restore_all``), and
+devsession's keeps its own (placeholders feeding ``Assign``\\ s); neither runs as the
+other's.  So the nodes of the SaverDef's scope (``save/``) that its restore op, save
+tensor and filename tensor reach are dropped (any a kept node reads stay), and a fresh
+devsession Saver is built under the same scope name, over the variables the dropped
+restore ops assigned, keyed by their names as written in the graph (TF1's default
+checkpoint keys; a TF Saver built with a renamed ``var_list`` is not followed).  Without
+a SaverDef the Saver covers every imported global variable; with no variables
+``import_meta_graph`` returns None, as TF1's.
+
+Errors: a missing file is ``NotFoundError``; a file that is not a MetaGraphDef (binary or
+text format) ``DataLossError`` naming it; an op devsession lacks is
+``import_graph_def``'s ``NotFoundError`` naming it, and the graph is left as it was.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+from .. import tf_logging as logging
+from ..graph import Graph, Operation, Tensor, get_default_graph
+from ..graph_def import import_graph_def
+from ..proto import graph_pb2
+from ..proto.meta_graph_pb2 import CollectionDef, MetaGraphDef, VariableDef
+from ..proto_files import read_message, write_message
+from ..variables import Variable
+
+__all__ = ["export_meta_graph", "import_scoped_meta_graph", "read_meta_graph_file",
+           "ImportedMetaGraph", "VARIABLE_COLLECTIONS"]
+
+# TF1's collections whose items are VariableDefs (TF registers a proto function for each).
+VARIABLE_COLLECTIONS = frozenset({
+    "variables", "trainable_variables", "local_variables", "model_variables",
+    "global_step", "moving_average_variables", "metric_variables",
+})
+
+# TF1's collections of other protos (SaverDef, control-flow contexts, queue runners):
+# devsession has no objects for them, so an import skips them with a warning.
+_SKIPPED_PROTO_COLLECTIONS = frozenset({"savers", "cond_context", "while_context",
+                                        "queue_runners"})
+
+
+# --- export --------------------------------------------------------------------------------
+
+def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
+                      collection_list=None, as_text=False, graph=None, export_scope=None,
+                      clear_devices=False, clear_extraneous_savers=False,
+                      strip_default_attrs=False, save_debug_info=False,
+                      **kwargs) -> MetaGraphDef:
+    """The MetaGraphDef of ``graph`` (default: the default graph) with ``saver_def`` and
+    the collections in ``collection_list`` (default: all); written to ``filename`` when
+    given (text format when ``as_text``).  TF1's signature; ``export_scope`` is not
+    supported (``NotImplementedError``), the debug-info and attr-stripping flags change
+    nothing here."""
+    del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
+    if export_scope is not None:
+        raise NotImplementedError("export_meta_graph(export_scope=...) is not supported by "
+                                  "devsession yet.")
+    graph = graph or get_default_graph()
+    meta = MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = graph.get_all_collection_keys() if collection_list is None else collection_list
+    for key in keys:
+        collection = _collection_def(key, graph.get_collection(key))
+        if collection is not None:
+            meta.collection_def[key].CopyFrom(collection)
+    if filename is not None:
+        write_message(filename, meta, as_text=as_text)
+    return meta
+
+
+def _collection_def(key: str, items: list) -> CollectionDef | None:
+    """A collection as TF1 writes it, or None (with a warning) when its items have no
+    MetaGraphDef form."""
+    if not items:
+        return None
+    if key in VARIABLE_COLLECTIONS and all(isinstance(i, Variable) for i in items):
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[v.to_proto().SerializeToString() for v in items]))
+    if all(isinstance(i, (Operation, Tensor, Variable)) for i in items):
+        return CollectionDef(node_list=CollectionDef.NodeList(value=[i.name for i in items]))
+    if all(isinstance(i, (str, bytes)) for i in items):
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[i.encode() if isinstance(i, str) else i for i in items]))
+    if all(isinstance(i, numbers.Integral) for i in items):
+        return CollectionDef(int64_list=CollectionDef.Int64List(value=[int(i) for i in items]))
+    if all(isinstance(i, numbers.Real) for i in items):
+        return CollectionDef(float_list=CollectionDef.FloatList(value=[float(i) for i in items]))
+    logging.warning("Collection '%s' is not saved in the MetaGraphDef: its items (%s) have "
+                    "no MetaGraphDef form.", key, type(items[0]).__name__)
+    return None
+
+
+# --- import --------------------------------------------------------------------------------
+
+def read_meta_graph_file(filename) -> MetaGraphDef:
+    """The MetaGraphDef in ``filename`` (binary or text format).  ``NotFoundError``,
+    ``DataLossError``."""
+    return read_message(filename, MetaGraphDef)
+
+
+def import_scoped_meta_graph(meta: MetaGraphDef, graph: Graph | None = None,
+                             clear_devices=False, import_scope=None,
+                             input_map=None) -> "ImportedMetaGraph":
+    """Import ``meta``'s graph (less its Saver's nodes) and collections into ``graph``
+    (the default graph), nodes under ``import_scope/`` when given; returns what a Saver
+    for it needs (``import_meta_graph``, in ``saver.py`` as in TF1, builds that Saver)."""
+    graph = graph or get_default_graph()
+    saver_nodes = _saver_nodes(meta.graph_def, meta.saver_def)
+    graph_def = graph_pb2.GraphDef()
+    graph_def.CopyFrom(meta.graph_def)
+    del graph_def.node[:]
+    graph_def.node.extend(n for n in meta.graph_def.node if n.name not in saver_nodes)
+    if clear_devices:
+        for node in graph_def.node:
+            node.device = ""
+    import_graph_def(graph_def, input_map=input_map, name=import_scope or "", graph=graph)
+    variables = _import_collections(meta, graph, import_scope, saver_nodes)
+    return _saver_plan(meta, variables, saver_nodes)
+
+
+class ImportedMetaGraph(NamedTuple):
+    """What ``import_scoped_meta_graph`` imported, for the Saver rebuilt over it."""
+    var_list: dict          # checkpoint key (the name in the MetaGraphDef) -> Variable
+    saver_name: str         # the dropped Saver's scope ("save")
+    saver_options: dict     # max_to_keep, keep_checkpoint_every_n_hours from the SaverDef
+
+
+def _producer(text: str) -> str:
+    """The node an input string ('^a', 'a', 'a:1') reads."""
+    name = text[1:] if text.startswith("^") else text
+    head, sep, tail = name.rpartition(":")
+    return head if sep and tail.isdigit() else name
+
+
+def _saver_nodes(graph_def, saver_def) -> set:
+    """The names of the nodes only the Saver uses: in its scope, and reached through
+    inputs from its restore op, save tensor or filename tensor."""
+    roots = [_producer(n) for n in (saver_def.restore_op_name, saver_def.save_tensor_name,
+                                    saver_def.filename_tensor_name) if n]
+    if not roots or "/" not in roots[0]:
+        return set()
+    scope = roots[0].rpartition("/")[0] + "/"
+    nodes = {n.name: n for n in graph_def.node}
+    found, stack = set(), list(roots)
+    while stack:
+        name = stack.pop()
+        if name in found or name not in nodes or not name.startswith(scope):
+            continue
+        found.add(name)
+        stack.extend(_producer(i) for i in nodes[name].input)
+    changed = True
+    while changed:                 # a node the model reads stays, and what it reads
+        changed = False
+        for node in graph_def.node:
+            if node.name not in found:
+                for text in node.input:
+                    if _producer(text) in found:
+                        found.discard(_producer(text))
+                        changed = True
+    return found
+
+
+def _import_collections(meta, graph: Graph, import_scope, saver_nodes) -> dict:
+    """Add the MetaGraphDef's collections to ``graph``; returns {variable name as in the
+    MetaGraphDef ('w:0'): the imported Variable}."""
+    prefix = f"{import_scope}/" if import_scope else ""
+    variables: dict = {}
+    for key in sorted(meta.collection_def):
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind is None:
+            continue
+        values = list(getattr(collection, kind).value)
+        if key in _SKIPPED_PROTO_COLLECTIONS:
+            logging.warning("Collection '%s' of the MetaGraphDef is not imported: devsession "
+                            "has no objects for its protos.", key)
+            continue
+        if key in VARIABLE_COLLECTIONS and kind == "bytes_list":
+            for data in values:
+                variable_def = VariableDef.FromString(data)
+                name = variable_def.variable_name
+                if name not in variables:
+                    variables[name] = Variable.from_proto(variable_def, import_scope, graph)
+                graph.add_to_collection(key, variables[name])
+        elif kind == "node_list":
+            for name in values:
+                if _producer(name) in saver_nodes:
+                    continue
+                graph.add_to_collection(key, graph.as_graph_element(prefix + name))
+        else:
+            for value in values:
+                graph.add_to_collection(key, value)
+    return variables
+
+
+def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
+    """The variables, name and options of the Saver that replaces the dropped one (see
+    the module docstring)."""
+    by_op_name = {name.rpartition(":")[0]: var for name, var in variables.items()}
+    if saver_nodes:
+        nodes = {n.name: n for n in meta.graph_def.node}
+        restored = sorted({_producer(nodes[n].input[0]) for n in saver_nodes
+                           if nodes[n].op == "Assign" and nodes[n].input})
+        missing = [n for n in restored if n not in by_op_name]
+        if missing:
+            logging.warning("The Saver of the MetaGraphDef restores %s, which no variable "
+                            "collection names; the rebuilt Saver leaves them out.",
+                            ", ".join(missing))
+        var_list = {n: by_op_name[n] for n in restored if n in by_op_name}
+        name = meta.saver_def.restore_op_name.rpartition("/")[0]
+    else:
+        global_names = {VariableDef.FromString(data).variable_name.rpartition(":")[0]
+                        for data in _values(meta, "variables", "bytes_list")}
+        var_list = {n: var for n, var in by_op_name.items() if n in global_names}
+        name = "save"
+    options = {}
+    if meta.HasField("saver_def"):
+        options["max_to_keep"] = meta.saver_def.max_to_keep
+        if meta.saver_def.keep_checkpoint_every_n_hours:
+            options["keep_checkpoint_every_n_hours"] = \
+                meta.saver_def.keep_checkpoint_every_n_hours
+    return ImportedMetaGraph(var_list, name, options)
+
+
+def _values(meta, key: str, kind: str) -> list:
+    collection = meta.collection_def.get(key)
+    if collection is None or collection.WhichOneof("kind") != kind:
+        return []
+    return list(getattr(collection, kind).value)
