@@ -66,7 +66,7 @@ def test_save_writes_a_meta_graph_that_restores_without_the_model_code(tmp_path)
         assert isinstance(train, ds.Operation)
         # the saved Saver's nodes were dropped; the rebuilt Saver has the same names
         assert [op.name for op in graph.get_operations()
-                if op.name.endswith("restore_all")] == ["save/restore_all"]
+                if "restore_all" in op.name] == ["save/restore_all"]
         with ds.Session() as sess:
             saver.restore(sess, prefix)
             for var in ds.global_variables():
@@ -87,6 +87,28 @@ def test_save_writes_a_meta_graph_that_restores_without_the_model_code(tmp_path)
             sess.run(ds.global_variables_initializer())
             saver.restore(sess, again)
             np.testing.assert_array_equal(sess.run("w:0"), trained)
+
+
+def test_import_meta_graph_restores_and_trains_on_every_session_type(make_session):
+    """TF's fine-tuning program on a direct and a gRPC session: TF's .meta imported,
+    TF's checkpoint restored, TF's values and TF's training steps."""
+    expected = np.load(os.path.join(TF_DATA, "expected.npz"))
+    prefix = os.path.join(TF_DATA, "model.ckpt-5")
+    graph = ds.Graph()
+    with graph.as_default():
+        saver = ds.train.import_meta_graph(prefix + ".meta")
+        loss = graph.get_tensor_by_name("loss:0")
+        train = ds.train.GradientDescentOptimizer(0.05).minimize(loss)
+    sess = make_session(graph)
+    saver.restore(sess, prefix)
+    feed = {"x:0": expected["x"], "y:0": expected["y"]}
+    np.testing.assert_allclose(sess.run("logits:0", feed), expected["logits"], rtol=1e-6,
+                               atol=1e-6)
+    losses = []
+    for _ in range(3):
+        sess.run(train, feed)
+        losses.append(sess.run(loss, feed))
+    np.testing.assert_allclose(losses, expected["losses_after_steps"], rtol=1e-5)
 
 
 def test_an_optimizer_built_after_import_trains_the_imported_variables(tmp_path):
