@@ -184,6 +184,24 @@ def test_import_scope_prefixes_nodes_and_keeps_the_checkpoint_keys():
     np.testing.assert_allclose(logits, expected["logits"], rtol=1e-6, atol=1e-6)
 
 
+def test_a_graph_with_two_tf_savers_and_renamed_checkpoint_keys():
+    """TF's ``.meta`` of a graph holding a second Saver (dropped too) whose SaverDef's
+    Saver renamed every variable (the rebuilt Saver reads RestoreV2's names)."""
+    expected = np.load(os.path.join(TF_DATA, "expected.npz"))
+    prefix = os.path.join(TF_DATA, "renamed.ckpt")
+    with ds.Graph().as_default() as graph:
+        saver = ds.train.import_meta_graph(prefix + ".meta")
+        assert {key: var.op.name for key, var in saver._variables.items()} == {
+            "first/kernel": "dense/w", "first/bias": "dense/b", "second/kernel": "out/w",
+            "second/bias": "out/b", "scale": "ema_scale", "step": "global_step"}
+        assert not [op for op in graph.get_operations() if op.type in ("SaveV2", "RestoreV2")]
+        with ds.Session() as sess:
+            saver.restore(sess, prefix)
+            logits = sess.run("logits:0", {"x:0": expected["x"]})
+            assert sess.run("global_step:0") == 5
+    np.testing.assert_allclose(logits, expected["logits"], rtol=1e-6, atol=1e-6)
+
+
 def test_export_meta_graph_and_its_text_form(tmp_path):
     graph = ds.Graph()
     with graph.as_default():

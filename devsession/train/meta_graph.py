@@ -25,12 +25,13 @@ as if the program had built them.
 (``save/SaveV2``, ``save/RestoreV2``, ``save/Assign_k``, ``save/restore_all``), and
 devsession's keeps its own (placeholders feeding ``Assign``\\ s); neither runs as the
 other's.  So the nodes of the SaverDef's scope (``save/``) that its restore op, save
-tensor and filename tensor reach are dropped (any a kept node reads stay), and a fresh
-devsession Saver is built under the same scope name, over the variables the dropped
-restore ops assigned, keyed by their names as written in the graph (TF1's default
-checkpoint keys; a TF Saver built with a renamed ``var_list`` is not followed).  Without
-a SaverDef the Saver covers every imported global variable; with no variables
-``import_meta_graph`` returns None, as TF1's.
+tensor and filename tensor reach are dropped, as are the scopes of any other TF Saver
+(a scope holding a ``SaveV2``/``RestoreV2``...), any node a kept node reads excepted.  A
+fresh devsession Saver is built under the SaverDef's scope name, over the variables its
+restore ops assigned, keyed as the checkpoint keys them: the names TF's ``RestoreV2``
+lists (so a TF Saver built with a renamed ``var_list`` dict is followed), else the
+variables' names.  Without a SaverDef the Saver covers every imported global variable;
+with no variables ``import_meta_graph`` returns None, as TF1's.
 
 Errors: a missing file is ``NotFoundError``; a file that is not a MetaGraphDef (binary or
 text format) ``DataLossError`` naming it; an op devsession lacks is
@@ -48,6 +49,7 @@ from ..graph_def import import_graph_def
 from ..proto import graph_pb2
 from ..proto.meta_graph_pb2 import CollectionDef, MetaGraphDef, VariableDef
 from ..proto_files import read_message, write_message
+from ..tensor_codec import proto_to_array
 from ..variables import Variable
 
 __all__ = ["export_meta_graph", "import_scoped_meta_graph", "read_meta_graph_file",
@@ -63,6 +65,10 @@ VARIABLE_COLLECTIONS = frozenset({
 # devsession has no objects for them, so an import skips them with a warning.
 _SKIPPED_PROTO_COLLECTIONS = frozenset({"savers", "cond_context", "while_context",
                                         "queue_runners"})
+
+# TF's checkpoint ops: a scope holding one is a TF Saver's.
+_CHECKPOINT_OPS = frozenset({"SaveV2", "RestoreV2", "Save", "SaveSlices", "Restore",
+                             "RestoreSlice", "MergeV2Checkpoints"})
 
 
 # --- export --------------------------------------------------------------------------------
@@ -138,7 +144,7 @@ def import_scoped_meta_graph(meta: MetaGraphDef, graph: Graph | None = None,
     (the default graph), nodes under ``import_scope/`` when given; returns what a Saver
     for it needs (``import_meta_graph``, in ``saver.py`` as in TF1, builds that Saver)."""
     graph = graph or get_default_graph()
-    saver_nodes = _saver_nodes(meta.graph_def, meta.saver_def)
+    own_saver, saver_nodes = _saver_nodes(meta.graph_def, meta.saver_def)
     graph_def = graph_pb2.GraphDef()
     graph_def.CopyFrom(meta.graph_def)
     del graph_def.node[:]
@@ -148,7 +154,7 @@ def import_scoped_meta_graph(meta: MetaGraphDef, graph: Graph | None = None,
             node.device = ""
     import_graph_def(graph_def, input_map=input_map, name=import_scope or "", graph=graph)
     variables = _import_collections(meta, graph, import_scope, saver_nodes)
-    return _saver_plan(meta, variables, saver_nodes)
+    return _saver_plan(meta, variables, own_saver)
 
 
 class ImportedMetaGraph(NamedTuple):
@@ -165,24 +171,30 @@ def _producer(text: str) -> str:
     return head if sep and tail.isdigit() else name
 
 
-def _saver_nodes(graph_def, saver_def) -> set:
-    """The names of the nodes only the Saver uses: in its scope, and reached through
-    inputs from its restore op, save tensor or filename tensor."""
+def _saver_nodes(graph_def, saver_def) -> tuple[set, set]:
+    """(the nodes of the SaverDef's Saver, the nodes of every Saver): the names of the
+    nodes to drop.  The SaverDef's: in its scope, reached through inputs from its restore
+    op, save tensor or filename tensor.  Other TF Savers (a graph may have several): every
+    node in a scope holding one of TF's checkpoint ops.  Any node a kept node reads stays,
+    and what it reads."""
+    nodes = {n.name: n for n in graph_def.node}
     roots = [_producer(n) for n in (saver_def.restore_op_name, saver_def.save_tensor_name,
                                     saver_def.filename_tensor_name) if n]
-    if not roots or "/" not in roots[0]:
-        return set()
-    scope = roots[0].rpartition("/")[0] + "/"
-    nodes = {n.name: n for n in graph_def.node}
-    found, stack = set(), list(roots)
-    while stack:
-        name = stack.pop()
-        if name in found or name not in nodes or not name.startswith(scope):
-            continue
-        found.add(name)
-        stack.extend(_producer(i) for i in nodes[name].input)
+    own: set = set()
+    if roots and "/" in roots[0]:
+        scope = roots[0].rpartition("/")[0] + "/"
+        stack = list(roots)
+        while stack:
+            name = stack.pop()
+            if name in own or name not in nodes or not name.startswith(scope):
+                continue
+            own.add(name)
+            stack.extend(_producer(i) for i in nodes[name].input)
+    scopes = {n.name.rpartition("/")[0] + "/" for n in graph_def.node
+              if n.op in _CHECKPOINT_OPS and "/" in n.name}
+    found = own | {name for name in nodes if any(name.startswith(s) for s in scopes)}
     changed = True
-    while changed:                 # a node the model reads stays, and what it reads
+    while changed:
         changed = False
         for node in graph_def.node:
             if node.name not in found:
@@ -190,7 +202,25 @@ def _saver_nodes(graph_def, saver_def) -> set:
                     if _producer(text) in found:
                         found.discard(_producer(text))
                         changed = True
-    return found
+    return own & found, found
+
+
+def _checkpoint_key(nodes: dict, assign) -> str:
+    """The checkpoint key a Saver's ``Assign`` restores its variable from: the name TF's
+    ``RestoreV2`` lists for it (a Saver built with a ``var_list`` dict renames), else the
+    variable's name (devsession's Saver keys by the name)."""
+    var_name = _producer(assign.input[0])
+    source = assign.input[1] if len(assign.input) > 1 else ""
+    restore = nodes.get(_producer(source))
+    if restore is None or restore.op != "RestoreV2" or len(restore.input) < 2:
+        return var_name
+    names = nodes.get(_producer(restore.input[1]))
+    if names is None or names.op != "Const":
+        return var_name
+    _, colon, index = source.rpartition(":")
+    keys = proto_to_array(names.attr["value"].tensor, names.name).reshape(-1)
+    key = keys[int(index) if colon and index.isdigit() else 0]
+    return key.decode() if isinstance(key, bytes) else str(key)
 
 
 def _import_collections(meta, graph: Graph, import_scope, saver_nodes) -> dict:
@@ -232,14 +262,14 @@ def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
     by_op_name = {name.rpartition(":")[0]: var for name, var in variables.items()}
     if saver_nodes:
         nodes = {n.name: n for n in meta.graph_def.node}
-        restored = sorted({_producer(nodes[n].input[0]) for n in saver_nodes
-                           if nodes[n].op == "Assign" and nodes[n].input})
-        missing = [n for n in restored if n not in by_op_name]
+        restored = {_checkpoint_key(nodes, nodes[n]): _producer(nodes[n].input[0])
+                    for n in sorted(saver_nodes) if nodes[n].op == "Assign" and nodes[n].input}
+        missing = sorted(v for v in restored.values() if v not in by_op_name)
         if missing:
             logging.warning("The Saver of the MetaGraphDef restores %s, which no variable "
                             "collection names; the rebuilt Saver leaves them out.",
                             ", ".join(missing))
-        var_list = {n: by_op_name[n] for n in restored if n in by_op_name}
+        var_list = {key: by_op_name[v] for key, v in restored.items() if v in by_op_name}
         name = meta.saver_def.restore_op_name.rpartition("/")[0]
     else:
         global_names = {VariableDef.FromString(data).variable_name.rpartition(":")[0]

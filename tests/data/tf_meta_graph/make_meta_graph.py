@@ -12,6 +12,9 @@ tests/test_meta_graph.py, and what TensorFlow computes from them.
   ``global_step`` and ``ema_scale`` are not trainable), ``global_step``, ``losses``
   (node list), ``inputs`` (node list: ``x:0``, ``y:0``), ``sizes`` (int64 list),
   ``rates`` (float list), ``tags`` (bytes list).
+* ``renamed.ckpt`` (and ``.meta``): the same model and values in a graph with two
+  Savers: the default one (``save/``) and the one that saved, built with a ``var_list``
+  dict that renames every variable (``first/kernel``...; scope ``renamed_saver/``).
 * ``expected.npz``: ``x``, ``y`` (the feed), ``logits`` and ``loss`` TF computes after
   ``import_meta_graph`` + ``restore``, and ``losses_after_steps``: the loss after each
   of 3 steps of ``GradientDescentOptimizer(0.05).minimize(loss)`` built on the imported
@@ -74,6 +77,19 @@ def main():
         with tf.Session() as sess:
             saver.restore(sess, train_prefix)
             prefix = saver.save(sess, PREFIX, global_step=step)
+    with tf.Graph().as_default():
+        build_model(np.random.RandomState(1))
+        tf.train.get_or_create_global_step()
+        default = tf.train.Saver()
+        by_name = {v.op.name: v for v in tf.global_variables()}
+        renamed = tf.train.Saver(
+            {"first/kernel": by_name["dense/w"], "first/bias": by_name["dense/b"],
+             "second/kernel": by_name["out/w"], "second/bias": by_name["out/b"],
+             "scale": by_name["ema_scale"], "step": by_name["global_step"]},
+            name="renamed_saver")
+        with tf.Session() as sess:
+            default.restore(sess, train_prefix)
+            renamed.save(sess, os.path.join(HERE, "renamed.ckpt"), write_state=False)
     for name in os.listdir(HERE):
         if name.startswith("train_tmp"):
             os.remove(os.path.join(HERE, name))
