@@ -220,6 +220,12 @@ def test_export_meta_graph_and_its_text_form(tmp_path):
                     initial_value_name="v/initial_value:0", trainable=True)
     assert not any(node.device for node in meta.graph_def.node)
     assert open(path).read().startswith("graph_def {")
+    with ds.Graph().as_default() as placed:
+        ds.train.import_meta_graph(saver.export_meta_graph(), clear_devices=True)
+        assert placed.get_operation_by_name("v").device == ""
+    with ds.Graph().as_default() as placed:
+        ds.train.import_meta_graph(saver.export_meta_graph())
+        assert "CPU:0" in placed.get_operation_by_name("v").device
     only = ds.train.export_meta_graph(graph=graph, collection_list=["outputs"])
     assert list(only.collection_def) == ["outputs"] and not only.HasField("saver_def")
     with ds.Graph().as_default():
