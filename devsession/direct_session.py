@@ -28,7 +28,7 @@ from .options import SessionOptions
 from .runtime import tiered
 from .runtime.daemon_pool import DaemonThreadPool
 from .runtime.deadline import StepsInFlight, session_closed_error
-from .runtime.local_executor import LocalExecutorFactory, make_step
+from .runtime.local_executor import LocalExecutorFactory, intra_op_setter, make_step
 from .runtime.placement import (DefaultDevice, Machine, Placement, PlacementPolicy,
                                 colocation_root, place_node, takes_or_makes_strings,
                                 resolve_default_device)
@@ -179,8 +179,7 @@ class DirectSession(BaseSession):
         self._gpus_used.update(p.device.index for p in plan.placements.values()
                                if p.device.is_gpu)
         return make_step(plan, self._branch_pool() if plan.waves else None,
-                         _intra_op_setter(self._options.intra_op_threads),
-                         blas_threads=self._options.intra_op_threads, in_flight=self._in_flight)
+                         threads=self._options.intra_op_threads, in_flight=self._in_flight)
 
     def _tiered_step(self, feeds, fetches, targets):
         """A ``TieredStep`` for a CPU plan whose kernels this machine has not compiled;
@@ -193,8 +192,7 @@ class DirectSession(BaseSession):
         if any(p.device.device_type != "CPU" for p in plan.placements.values()):
             return None
         self._log_plan(plan)
-        setter, threads = _intra_op_setter(self._options.intra_op_threads), \
-            self._options.intra_op_threads
+        threads = self._options.intra_op_threads
         key = (feeds, fetches, targets)
 
         def build_compiled():      # also for a callable whose step the cache forgot
@@ -209,8 +207,8 @@ class DirectSession(BaseSession):
                     self._steps[key] = compiled
 
         step = tiered.TieredStep(
-            make_step(plan, None, setter, blas_threads=threads, in_flight=self._in_flight),
-            lambda observe: make_step(plan, None, setter, threads, observe=observe,
+            make_step(plan, threads=threads, in_flight=self._in_flight),
+            lambda observe: make_step(plan, threads=threads, observe=observe,
                                       in_flight=self._in_flight),
             feeds, build_compiled, adopt,
             tiered.scratch_kernels(self._graph, self._options.optimizer, self._place))
@@ -245,7 +243,7 @@ class DirectSession(BaseSession):
             if self._pool is None:   # its threads run kernels: cap numba in each too
                 self._pool = DaemonThreadPool(
                     threads - 1, "devsession",
-                    initializer=_intra_op_setter(self._options.intra_op_threads))
+                    initializer=intra_op_setter(self._options.intra_op_threads))
             return self._pool
 
     def _close(self) -> None:
@@ -257,17 +255,6 @@ class DirectSession(BaseSession):
         gpus = self._gpus_used | set(self._previous_gpu_limits)
         if gpus:
             _release_gpu_memory(gpus, self._previous_gpu_limits)
-
-
-def _intra_op_setter(threads: int):
-    """A function capping numba's threads for the calling thread (numba's setting is
-    per thread), or None when ``intra_op_threads`` is 0 (numba's default: every core)."""
-    if not threads:
-        return None
-    from .kernels.cpu.numba_setup import numba
-
-    n = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
-    return lambda: numba.set_num_threads(n)
 
 
 def _target_hint(target: str) -> str:

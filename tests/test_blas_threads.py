@@ -92,6 +92,21 @@ def test_intra_op_threads_caps_blas_inside_the_run_only():
     assert [seen[2] for seen in SEEN] == [1, 1]      # numba too
 
 
+def test_a_capped_run_gives_its_thread_numbas_own_count_back():
+    """numba's count is per thread: a run of a session with ``intra_op_threads=1`` must
+    not leave it at 1 for what the thread runs next (another session's run here)."""
+    from devsession.kernels.cpu.numba_setup import numba
+
+    for tag, options in (("capped", ds.SessionOptions(intra_op_threads=1)),
+                         ("free", ds.SessionOptions())):
+        g, x, y = probe_graph(tag)
+        with ds.Session(graph=g, options=options) as sess:
+            sess.run(y, {x: XV})
+    assert [(seen[0], seen[2]) for seen in SEEN] == \
+        [("capped", 1), ("free", numba.config.NUMBA_NUM_THREADS)]
+    assert SEEN[0][3] == SEEN[1][3] == threading.get_ident()     # one thread ran both
+
+
 def test_no_cap_without_intra_op_threads():
     g, x, y = probe_graph("free")
     with ds.Session(graph=g) as sess:

@@ -457,3 +457,46 @@ def test_bad_bytes_on_an_exchange_stream_are_invalid_argument_and_the_stream_goe
             message = wire_pb2.ExchangeReply.FromString(reply)
             assert message.code == ds.errors.InvalidArgumentError.code
             assert message.origin == "/job:worker/replica:0/task:1"
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2 or
+                    __import__("numba").config.NUMBA_NUM_THREADS < 2,
+                    reason="one core: a cap of one thread is every core's count")
+def test_a_servers_config_caps_the_threads_of_its_partitions_kernels(monkeypatch):
+    """``ConfigProto(intra_op_parallelism_threads=1)`` in a server's config (as TF1's,
+    for tasks sharing a machine's cores): its partitions' steps run with numba held to
+    one thread and BLAS capped at one; a server without it leaves both at their own."""
+    from devsession.kernels import blas_threads
+    from devsession.kernels.cpu.numba_setup import numba
+    from devsession.runtime import local_executor
+
+    seen = []
+    execute = local_executor.execute
+
+    def recording(*args, **kwargs):
+        seen.append((numba.get_num_threads(), blas_threads.held_cap()))
+        return execute(*args, **kwargs)
+
+    monkeypatch.setattr(local_executor, "execute", recording)
+    configs = {1: ds.ConfigProto(intra_op_parallelism_threads=1), 0: None}
+    for threads, config in configs.items():
+        server = ds.Server({"local": ["127.0.0.1:0"]}, config=config)
+        try:
+            g = ds.Graph()
+            with g.as_default():
+                x = ds.placeholder(ds.float32, [None])
+                y = ds.reduce_sum(x * 2.0)
+            seen.clear()
+            with new_session(server.target, g) as sess:
+                assert sess.run(y, {x: np.arange(4, dtype=np.float32)}) == 12.0
+        finally:
+            server.stop(grace=0)
+        assert seen, "the partition's step never ran through the executor"
+        if threads:
+            assert set(seen) == {(1, 1)}, seen
+        else:
+            assert all(n == numba.config.NUMBA_NUM_THREADS and cap is None
+                       for n, cap in seen), seen
+    with pytest.raises(ValueError, match="intra_op_parallelism_threads"):
+        ds.Server({"local": ["127.0.0.1:0"]},
+                  config=ds.ConfigProto(intra_op_parallelism_threads=-1))

@@ -23,6 +23,11 @@ free port, which ``target`` and ``cluster_spec`` then report).  It owns:
   session created in the same process calls its master directly, as TF1's in-process
   master does (servers with TLS are always reached through their ports).
 
+``config`` (a ``ds.ConfigProto``) sets, as TF1's server config does for its devices, how
+many threads the task's kernels use: ``intra_op_parallelism_threads`` caps numba's and
+BLAS's threads in every partition the task runs (0, the default: every core), e.g. 1 for
+each of several tasks sharing a machine's cores.  Its other fields are for sessions.
+
 ``create_local_server()`` starts a one-task cluster on 127.0.0.1; ``create_local_cluster``
 starts several tasks in this process on free ports, each knowing the others' (tests and
 benchmarks use it).
@@ -62,6 +67,17 @@ _LOCAL_LOCK = threading.Lock()
 _LOCAL: dict = {}           # "host:port" -> a started Server of this process
 
 
+def _intra_op_threads(config) -> int:
+    """``config.intra_op_parallelism_threads`` (0 without a config); ValueError for a
+    negative count."""
+    threads = int(getattr(config, "intra_op_parallelism_threads", 0) or 0) \
+        if config is not None else 0
+    if threads < 0:
+        raise ValueError(f"intra_op_parallelism_threads must be 0 (every core) or more, "
+                         f"got {threads}.")
+    return threads
+
+
 def local_server(address: str) -> "Server | None":
     """The started, running Server of this process at ``address``, if any."""
     with _LOCAL_LOCK:
@@ -98,7 +114,8 @@ class Server:
         self._stopped = threading.Event()
 
         self._channels = ChannelPool(self.security)
-        self.worker = WorkerState(self.task, push=self._push)
+        self.worker = WorkerState(self.task, push=self._push,
+                                  intra_op_threads=_intra_op_threads(config))
         interceptors = [token_interceptor(self.security.token, self.task)] \
             if self.security.token else []
         self._grpc = grpc.server(DaemonThreadPool(MAX_RPC_THREADS, "devsession-rpc"),

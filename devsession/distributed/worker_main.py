@@ -6,6 +6,7 @@
     devsession worker --cluster ... --task 0 --token-file token.txt \
         --tls-cert server.pem --tls-key server.key [--tls-ca ca.pem --require-client-cert]
     devsession worker --cluster ... --task 0 --data-port 2300     # or --data-port off
+    devsession worker --cluster ... --task 0 --intra-op-threads 1  # tasks sharing cores
 
 The cluster comes from ``--cluster`` (``job=host:port,...;job2=...`` or JSON) or else from
 the environment variable ``DEVSESSION_CONFIG`` (TF_CONFIG's shape, which also gives the
@@ -44,6 +45,10 @@ def add_arguments(parser) -> None:
                         "with --require-client-cert, the clients' certificates")
     parser.add_argument("--require-client-cert", action="store_true",
                         help="mutual TLS: refuse clients without a certificate from --tls-ca")
+    parser.add_argument("--intra-op-threads", type=_thread_count, default=0,
+                        help="threads each kernel of this task may use (numba's and BLAS's; "
+                        "default 0: every core), as TF1's ConfigProto."
+                        "intra_op_parallelism_threads in the server's config")
     parser.add_argument("--data-port", type=_data_port, default=0,
                         help="port of the direct path for steps' tensors, on the task's host "
                         "(default: any free port; 'off': gRPC only)")
@@ -56,6 +61,13 @@ def _data_port(text: str):
     if not 0 <= port <= 65535:
         raise ValueError(f"--data-port {text}: not a port")
     return port
+
+
+def _thread_count(text: str) -> int:
+    threads = int(text)
+    if threads < 0:
+        raise ValueError(f"--intra-op-threads {text}: not 0 (every core) or more")
+    return threads
 
 
 def _cluster(args):
@@ -85,10 +97,13 @@ def _security(args):
 
 
 def run_worker(args) -> int:
+    from ..config import ConfigProto
     from .server import Server
 
     cluster, job, task = _cluster(args)
-    server = Server(cluster, job, task, security=_security(args), data_port=args.data_port)
+    config = ConfigProto(intra_op_parallelism_threads=args.intra_op_threads)
+    server = Server(cluster, job, task, config=config, security=_security(args),
+                    data_port=args.data_port)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -28,7 +28,7 @@ from .executor import execute
 from .placement import Placement
 from .plan import build_plan, kernel_node_attrs
 
-__all__ = ["LocalExecutorFactory", "make_step"]
+__all__ = ["LocalExecutorFactory", "make_step", "intra_op_setter"]
 
 
 class LocalExecutorFactory:
@@ -101,57 +101,80 @@ def _ref_key(op, ref) -> tuple:
     return variable_key(ref)
 
 
-def make_step(plan, pool=None, before_run=None, blas_threads: int = 0, observe=None,
-              in_flight=None):
+def make_step(plan, pool=None, threads: int = 0, observe=None, in_flight=None):
     """``step(values, deadline, stats) -> fetched arrays``, each the caller's own.
 
     ``pool`` runs the plan's independent branches at once (``plan.waves``); a cluster
     partition passes none: its receives and sends must keep plan order (see
-    distributed/partition.py).  ``before_run`` is called on the running thread first
-    (per-thread settings such as numba's thread count).  ``blas_threads`` (0: no cap)
-    caps the BLAS library's process-wide thread count while the step runs
-    (``blas_threads.py``).  ``observe`` goes to ``execute`` (which then runs the steps
-    one by one).  ``in_flight`` (a ``StepsInFlight``) tracks the runs of a plan that may
-    run long (loops, conditionals, overlapped branches), so that closing their session
-    ends them with its error; other plans finish within their few kernels anyway, and
-    keep their hot path.
+    distributed/partition.py).  ``threads`` (0: no cap; a session's ``intra_op_threads``)
+    holds numba's threads on the running thread to that many while the step runs, and
+    then gives the thread back its previous count (numba's setting is per thread, and a
+    thread may serve other sessions next), and caps the BLAS library's process-wide
+    thread count meanwhile (``blas_threads.py``).  ``observe`` goes to ``execute`` (which
+    then runs the steps one by one).  ``in_flight`` (a ``StepsInFlight``) tracks the runs
+    of a plan that may run long (loops, conditionals, overlapped branches), so that
+    closing their session ends them with its error; other plans finish within their few
+    kernels anyway, and keep their hot path.
     """
     copies = plan.fetch_needs_copy
     any_copy = any(copies)
     pool = pool if plan.waves else None
 
     def step(values, deadline, stats):
-        if before_run is not None:
-            before_run()
         out = execute(plan, values, deadline, stats, pool, observe)
         if any_copy:
             return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
         return out
 
-    def capped_step(values, deadline, stats):
-        blas_cap.hold(blas_threads)
-        try:
-            return step(values, deadline, stats)
-        finally:
-            blas_cap.release(blas_threads)
-
-    chosen = capped_step if blas_threads else step
+    chosen = _capped(step, threads) if threads else step
     if in_flight is not None and _may_run_long(plan):
         chosen = _tracked(chosen, in_flight)
     chosen.plan = plan
     return chosen
 
 
+def _capped(step, threads: int):
+    from ..kernels.cpu.numba_setup import numba
+
+    numba_threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+
+    def capped_step(values, deadline, stats):
+        previous = numba.get_num_threads()
+        numba.set_num_threads(numba_threads)
+        blas_cap.hold(threads)
+        try:
+            return step(values, deadline, stats)
+        finally:
+            blas_cap.release(threads)
+            numba.set_num_threads(previous)
+    return capped_step
+
+
+def intra_op_setter(threads: int):
+    """A function capping numba's threads for the calling thread (numba's setting is
+    per thread), or None when ``threads`` is 0 (numba's default: every core): the
+    initializer of a pool whose threads only ever run one session's kernels."""
+    if not threads:
+        return None
+    from ..kernels.cpu.numba_setup import numba
+
+    n = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    return lambda: numba.set_num_threads(n)
+
+
 def _may_run_long(plan) -> bool:
-    return bool(plan.waves) or any(_runs_functions(op_type)
+    return bool(plan.waves) or any(_runs_functions_or_blocks(op_type)
                                    for op_type in {s.op_type for s in plan.steps})
 
 
-def _runs_functions(op_type: str) -> bool:
+def _runs_functions_or_blocks(op_type: str) -> bool:
+    """Whether ``op_type`` runs functions (control flow) or may wait for another step
+    (a queue's enqueue or dequeue: ``OpDef.blocks``)."""
     try:
-        return bool(get_op_def(op_type).function_attrs)
+        op_def = get_op_def(op_type)
     except NotFoundError:          # the plan's own steps (_FusedElementwise, _Output)
         return False
+    return bool(op_def.function_attrs) or op_def.blocks
 
 
 def _tracked(step, in_flight):

@@ -120,8 +120,9 @@ class WorkerState:
     """One task's worker (see the module docstring)."""
 
     def __init__(self, task: str, push: Callable | None = None, incarnation: int | None = None,
-                 devices: list[DeviceAttributes] | None = None):
+                 devices: list[DeviceAttributes] | None = None, intra_op_threads: int = 0):
         self.task = task
+        self.intra_op_threads = intra_op_threads    # 0: numba's and BLAS's own counts
         self.incarnation = incarnation if incarnation is not None else secrets.randbits(63) + 1
         self.push_fn = push
         self.resources = ResourceMgr()
@@ -183,8 +184,8 @@ class WorkerState:
             handle = f"{self.incarnation:x}.{next(self._handles)}"
 
         def compiled_step():
-            return make_step(factory.build_plan(ops, feed_tensors, fetch_tensors, target_ops,
-                                                self._place))
+            return self._make_step(factory.build_plan(ops, feed_tensors, fetch_tensors,
+                                                      target_ops, self._place))
 
         step = None
         if SessionOptions().kernel_compile == "background":   # checks the variable too
@@ -219,9 +220,16 @@ class WorkerState:
             return compiled_step() if still_wanted() else None
 
         return tiered.TieredStep(
-            make_step(plan), lambda observe: make_step(plan, observe=observe), tuple(feeds),
+            self._make_step(plan), lambda observe: self._make_step(plan, observe=observe),
+            tuple(feeds),
             build_compiled, lambda compiled: tiered.mark_compiled(fingerprint),
             tiered.scratch_kernels(graph, optimizer, self._place))
+
+    def _make_step(self, plan, observe=None):
+        """The partition's step, its kernels held to ``intra_op_threads`` (the server's
+        ``ConfigProto.intra_op_parallelism_threads``, as TF1's server config sets its
+        devices' thread pools)."""
+        return make_step(plan, threads=self.intra_op_threads, observe=observe)
 
     def _place(self, op) -> Placement:
         """The device the master placed ``op`` on (its NodeDef's device, on this task)."""
