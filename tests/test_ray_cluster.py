@@ -73,9 +73,11 @@ def test_tasks_serve_on_the_nodes_address_and_train_across_the_cluster(local_ray
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 3)).astype(F32)
     y = x @ np.array([[2.0], [-1.0], [0.5]], F32) + F32(0.25)
-    with RayCluster({"ps": 1, "worker": 2}) as rc:
+    with RayCluster({"ps": 1, "worker": 2}, resources={"worker": {"CPU": 1}}) as rc:
         spec = rc.cluster_spec
         assert spec.jobs == ["ps", "worker"] and spec.num_tasks("worker") == 2
+        # a task's kernels use the CPUs it reserved; one that reserved none, every core
+        assert [rc.task_intra_op_threads(j, i) for j, i in spec.tasks()] == [0, 1, 1]
         addresses = [spec.task_address(j, i) for j, i in spec.tasks()]
         assert all(a.startswith(node + ":") for a in addresses), addresses
         pids = {rc.task_pid(j, i) for j, i in spec.tasks()}

@@ -13,7 +13,8 @@
 
 Each task is one actor that reserves its job's ``resources`` (Ray's names: ``CPU``,
 ``GPU``, custom ones; Ray sets ``CUDA_VISIBLE_DEVICES`` for the GPUs it grants, so a
-task sees its GPUs as GPU:0, GPU:1...) and serves a ``ds.Server`` on its node's address
+task sees its GPUs as GPU:0, GPU:1...; a task that reserves CPUs runs its kernels on
+that many threads, its server's ``intra_op_parallelism_threads``) and serves a ``ds.Server`` on its node's address
 (``ray.util.get_node_ip_address()``, never a loopback one, so tasks on other nodes reach
 it).  Starting is two-phase, as for servers in one process: every actor binds a free
 port, then all of them learn the whole ClusterSpec and start serving.
@@ -33,6 +34,7 @@ this process find it by address, other processes take ``rc.session_config()``
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 
@@ -57,13 +59,15 @@ def _ray():
 class _Task:
     """The body of one task's actor (wrapped by ``ray.remote`` when first used)."""
 
-    def __init__(self, job: str, index: int, security: Security):
+    def __init__(self, job: str, index: int, security: Security, threads: int):
         import ray
 
+        from ..config import ConfigProto
         from .server import Server
 
         host = ray.util.get_node_ip_address()
         self.server = Server(ClusterSpec({job: {index: f"{host}:0"}}), job, index,
+                             config=ConfigProto(intra_op_parallelism_threads=threads),
                              start=False, security=security)
 
     def address(self) -> str:
@@ -77,6 +81,9 @@ class _Task:
 
     def devices(self) -> list:
         return [d.short_name for d in self.server.worker.devices()]
+
+    def intra_op_threads(self) -> int:
+        return self.server.worker.intra_op_threads
 
     def pid(self) -> int:
         import os
@@ -142,6 +149,10 @@ class RayCluster:
         """The devices the task sees ("CPU:0", "GPU:0"...)."""
         return _ray().get(self._actors[(job, index)].devices.remote(), timeout=60)
 
+    def task_intra_op_threads(self, job: str, index: int = 0) -> int:
+        """The threads the task's kernels may use (its CPUs; 0: every core)."""
+        return _ray().get(self._actors[(job, index)].intra_op_threads.remote(), timeout=60)
+
     def task_pid(self, job: str, index: int = 0) -> int:
         return _ray().get(self._actors[(job, index)].pid.remote(), timeout=60)
 
@@ -173,8 +184,9 @@ class RayCluster:
         actor_class = ray.remote(_Task)
         deadline = time.monotonic() + timeout
         for job, index in self._tasks:
+            threads = math.ceil(self._asks[job].get("CPU", 0))
             self._actors[(job, index)] = actor_class.options(**self._options(job)).remote(
-                job, index, self.security)
+                job, index, self.security, threads)
         addresses = self._wait({key: actor.address.remote()
                                 for key, actor in self._actors.items()}, deadline, ray)
         spec = ClusterSpec({job: [addresses[(job, i)] for j, i in self._tasks if j == job]
