@@ -207,6 +207,12 @@ from .ops import (assert_integer, assert_rank, assert_rank_at_least,  # noqa: E4
 __all__ += ["assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
             "assert_type"]
 
+from . import queues as queue  # noqa: E402  (tf.queue.*)
+from .queues import (FIFOQueue, PaddingFIFOQueue, QueueBase,  # noqa: E402
+                     RandomShuffleQueue)
+
+__all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

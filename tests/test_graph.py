@@ -609,7 +609,7 @@ def tf1_surface_ops(x):
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
-        *_dataset_ops(x), ds.py_func(np.negative, [x], ds.float32),
+        *_dataset_ops(x), *_queue_ops(x), ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
         *_variable_scatters(x),
         *_image_ops(x),
@@ -644,6 +644,16 @@ def _image_ops(x) -> list:
     bigger = ds.image.resize_bilinear(image, [3, 3])
     return [bigger, ds.image.resize_nearest_neighbor(image, [3, 3]),
             resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2])]
+
+
+def _queue_ops(x) -> list:
+    """One of each queue kind and each op on a queue (TF1's queue-based input)."""
+    fifo = ds.FIFOQueue(4, [ds.float32], shapes=[x.shape])
+    shuffled = ds.RandomShuffleQueue(4, 1, ds.float32)
+    padded = ds.PaddingFIFOQueue(4, ds.float32, shapes=[[None]])
+    return [fifo.enqueue(x), fifo.enqueue_many(ds.expand_dims(x, 0)), fifo.dequeue(),
+            fifo.dequeue_many(2), fifo.dequeue_up_to(2), fifo.close(), fifo.size(),
+            fifo.is_closed(), shuffled.dequeue(), padded.dequeue()]
 
 
 def _dataset_ops(x) -> list:

@@ -285,9 +285,13 @@ def test_runtime_errors_name_the_node(device):
             assert info.value.node_name == node.name and f"'{node.name}'" in str(info.value)
 
 
+# TF1's queues: host-side session resources (test_queues.py runs their kernels)
+QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
+             "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+             "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
-             "ParseExampleV2", "DecodeRaw"}
+             "ParseExampleV2", "DecodeRaw", *QUEUE_OPS}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -316,7 +320,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.script",    # and test_py_func.py these
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
-                     "devsession.kernels.reference.parsing"}   # and test_parsing.py these
+                     "devsession.kernels.reference.parsing",   # and test_parsing.py these
+                     "devsession.kernels.reference.queues"}    # and test_queues.py these
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
                  and lookup_kernel(op, "REF").__module__ not in needs_session}
     assert computing == covered

@@ -71,7 +71,9 @@ class OpDef:
     ``function_graph.py``); such an op's kernel gets the runtime's function service as
     its ``KernelNode.context``, to plan and run them.  ``draws`` ops take random values
     from a stream: a cond or loop holding one records what it drew, so that its
-    gradient computes with those very values (``ops/control_flow.py``).
+    gradient computes with those very values (``ops/control_flow.py``).  ``blocks`` ops
+    may wait for another step (a queue's enqueue and dequeue): a step running one is
+    tracked, so that its deadline or closing its session ends the wait.
     """
 
     name: str
@@ -86,6 +88,7 @@ class OpDef:
     static_value: Callable | None = None
     function_attrs: tuple = ()
     draws: bool = False
+    blocks: bool = False
 
 
 _OPS: dict[str, OpDef] = {}

@@ -30,6 +30,8 @@ module              ops
 ``candidate_sampling``  the Log/UniformCandidateSampler draws (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
                     DecodeRaw: the bytes of strings as numbers (HOST)
+``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
+                    size ops, over ``devsession/runtime/queues.py`` (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
@@ -49,6 +51,7 @@ from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
+from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
