@@ -30,6 +30,7 @@ class GraphKeys:
     MOVING_AVERAGE_VARIABLES = "moving_average_variables"
     METRIC_VARIABLES = "metric_variables"
     TRAIN_OP = "train_op"
+    QUEUE_RUNNERS = "queue_runners"
 
 
 def get_collection(key: str, scope: str | None = None) -> list:

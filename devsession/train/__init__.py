@@ -32,6 +32,10 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
                             (``monitored_session.py``); ``NanTensorHook``,
                             ``LoggingTensorHook``, ``StepCounterHook`` (``hooks.py``)
+``Coordinator``             stop requests and the first error of a loop's threads
+                            (``coordinator.py``)
+``QueueRunner``             threads running a queue's enqueue ops; ``add_queue_runner``,
+                            ``start_queue_runners`` (``queue_runner.py``)
 ``ExponentialMovingAverage``  shadow variables following others (``moving_averages.py``)
 ``Example``, ``Features``   TF's Example protos (``Feature``, ``BytesList``, ``FloatList``,
                             ``Int64List``, ``SequenceExample``, ``FeatureList(s)``):
@@ -69,6 +73,9 @@ from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, S
                                 SessionRunValues, StopAtStepHook, SummarySaverHook)
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
+from . import queue_runner
+from .coordinator import Coordinator
+from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
@@ -90,7 +97,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "load_variable", "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
-           "SaverDef"]
+           "SaverDef", "Coordinator", "QueueRunner", "add_queue_runner",
+           "start_queue_runners", "queue_runner"]
 
 
 def __getattr__(name: str):
