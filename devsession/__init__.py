@@ -213,6 +213,10 @@ from .queues import (FIFOQueue, PaddingFIFOQueue, QueueBase,  # noqa: E402
 
 __all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"]
 
+from .ops.state import count_up_to  # noqa: E402
+
+__all__ += ["count_up_to"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

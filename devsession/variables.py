@@ -153,6 +153,13 @@ class Variable:
         value."""
         return api.assign_sub(self, delta, name=name or f"{self.op.name}/AssignSub")
 
+    def count_up_to(self, limit) -> Tensor:
+        """An op adding 1 to this integer variable and giving its value before;
+        ``OutOfRangeError`` once that reached ``limit``."""
+        from .ops.state import count_up_to
+
+        return count_up_to(self, limit)
+
     def eval(self, session=None):
         return self._snapshot.eval(session=session)
 

@@ -653,7 +653,8 @@ def _queue_ops(x) -> list:
     padded = ds.PaddingFIFOQueue(4, ds.float32, shapes=[[None]])
     return [fifo.enqueue(x), fifo.enqueue_many(ds.expand_dims(x, 0)), fifo.dequeue(),
             fifo.dequeue_many(2), fifo.dequeue_up_to(2), fifo.close(), fifo.size(),
-            fifo.is_closed(), shuffled.dequeue(), padded.dequeue()]
+            fifo.is_closed(), shuffled.dequeue(), padded.dequeue(),
+            ds.Variable(0, name="epochs").count_up_to(3)]
 
 
 def _dataset_ops(x) -> list:

@@ -291,7 +291,7 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Queue
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
-             "ParseExampleV2", "DecodeRaw", *QUEUE_OPS}
+             "ParseExampleV2", "DecodeRaw", "CountUpTo", *QUEUE_OPS}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 

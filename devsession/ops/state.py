@@ -21,6 +21,7 @@ from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["constant", "placeholder", "placeholder_with_default", "no_op", "group", "assign",
+           "count_up_to",
            "assign_add", "assign_sub", "variable_ref"]
 
 
@@ -57,6 +58,14 @@ def _assign(inputs, attrs, node):
         value.shape) else value.shape
 
 
+def _count_up_to(inputs, attrs, node):
+    (ref,) = inputs
+    if not ref.dtype.is_integer or ref.shape.rank not in (None, 0):
+        raise InferError(f"Op '{node}': count_up_to needs a scalar integer variable, got "
+                         f"{ref.dtype.name} {ref.shape}.")
+    return ref.dtype, TensorShape([])
+
+
 def _no_output(inputs, attrs, node):
     return None
 
@@ -86,6 +95,7 @@ def _register() -> None:
                       attr_defaults={"validate_shape": True}))
     register_op(OpDef("AssignAdd", _assign, 2, ref_inputs=(0,), stateful=True))
     register_op(OpDef("AssignSub", _assign, 2, ref_inputs=(0,), stateful=True))
+    register_op(OpDef("CountUpTo", _count_up_to, 1, ref_inputs=(0,), stateful=True))
 
 
 _register()
@@ -168,6 +178,15 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> Tens
 def assign_add(ref, value, use_locking=None, name=None) -> Tensor:
     """An op adding ``value`` to variable ``ref``; fetching it gives the new value."""
     return _assignment("AssignAdd", "assign_add", ref, value, name)
+
+
+def count_up_to(ref, limit, name=None) -> Tensor:
+    """TF1's ``count_up_to``: an op adding 1 to the integer variable ``ref`` and giving
+    its value before; once that value reached ``limit``, running it is
+    ``OutOfRangeError`` (how ``limit_epochs`` ends an input)."""
+    target = variable_ref(ref, "count_up_to")
+    return target.graph.create_op("CountUpTo", [target], {"limit": int(limit)},
+                                  name=name or "CountUpTo").outputs[0]
 
 
 def assign_sub(ref, value, use_locking=None, name=None) -> Tensor:

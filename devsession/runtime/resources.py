@@ -29,7 +29,7 @@ import threading
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
 
 __all__ = ["ResourceMgr", "VariableResource", "RandomStream"]
 
@@ -89,6 +89,16 @@ class VariableResource:
 
     def assign_sub(self, delta, node_name: str):
         return self._combine(delta, node_name, operator.sub, "subtract", "assign_sub")
+
+    def count_up_to(self, limit: int, node_name: str) -> np.ndarray:
+        """Add 1 and give the value before; ``OutOfRangeError`` once it reached
+        ``limit`` (TF1's ``CountUpTo``)."""
+        with self.lock:
+            before = self._current(node_name)
+            if before >= limit:
+                raise OutOfRangeError(f"Reached limit of {limit}", node_name)
+            self.value = np.array(before + 1, before.dtype)
+            return np.array(before, before.dtype)
 
     def _combine(self, delta, node_name: str, combine, verb: str, op_name: str):
         with self.lock:

@@ -76,6 +76,9 @@ from .rmsprop import RMSPropOptimizer
 from . import queue_runner
 from .coordinator import Coordinator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
+from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,
+                    shuffle_batch, shuffle_batch_join, slice_input_producer,
+                    string_input_producer)
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
@@ -98,7 +101,9 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
            "SaverDef", "Coordinator", "QueueRunner", "add_queue_runner",
-           "start_queue_runners", "queue_runner"]
+           "start_queue_runners", "queue_runner", "batch", "batch_join", "input_producer",
+           "limit_epochs", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
+           "slice_input_producer", "string_input_producer"]
 
 
 def __getattr__(name: str):

@@ -60,6 +60,13 @@ def build_assign_add(node):
     return lambda delta: ctx.variable_resource().assign_add(delta, name)
 
 
+@register_kernel("CountUpTo", HOST)
+def build_count_up_to(node):
+    ctx, name, limit = node.context, node.name, int(node.attrs["limit"])
+
+    return lambda *_: ctx.variable_resource().count_up_to(limit, name)
+
+
 @register_kernel("AssignSub", HOST)
 def build_assign_sub(node):
     ctx = node.context
