@@ -16,8 +16,7 @@ from devsession.proto.meta_graph_pb2 import MetaGraphDef, VariableDef
 
 F32 = np.float32
 TF_DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_meta_graph")
-RNG = np.random.RandomState(7)
-XS = RNG.standard_normal((16, 3)).astype(F32)
+XS = np.random.default_rng(7).standard_normal((16, 3)).astype(F32)
 YS = (XS @ np.array([[1.0], [-2.0], [0.5]], F32) + 0.25).astype(F32)
 
 
