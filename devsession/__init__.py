@@ -214,8 +214,11 @@ from .queues import (FIFOQueue, PaddingFIFOQueue, QueueBase,  # noqa: E402
 __all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"]
 
 from .ops.state import count_up_to  # noqa: E402
+from .readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402
+                      TFRecordReader, WholeFileReader)
 
-__all__ += ["count_up_to"]
+__all__ += ["count_up_to", "FixedLengthRecordReader", "ReaderBase", "TextLineReader",
+            "TFRecordReader", "WholeFileReader"]
 
 
 def __getattr__(name: str):

@@ -654,7 +654,16 @@ def _queue_ops(x) -> list:
     return [fifo.enqueue(x), fifo.enqueue_many(ds.expand_dims(x, 0)), fifo.dequeue(),
             fifo.dequeue_many(2), fifo.dequeue_up_to(2), fifo.close(), fifo.size(),
             fifo.is_closed(), shuffled.dequeue(), padded.dequeue(),
-            ds.Variable(0, name="epochs").count_up_to(3)]
+            ds.Variable(0, name="epochs").count_up_to(3), *_reader_ops(fifo)]
+
+
+def _reader_ops(queue) -> list:
+    """One of each reader and each op on a reader."""
+    readers = [ds.TFRecordReader(), ds.FixedLengthRecordReader(4), ds.TextLineReader(),
+               ds.WholeFileReader()]
+    return [*(r.read(queue)[0] for r in readers), readers[0].read_up_to(queue, 2)[0],
+            readers[0].num_records_produced(), readers[0].num_work_units_completed(),
+            readers[0].reset()]
 
 
 def _dataset_ops(x) -> list:

@@ -288,7 +288,11 @@ def test_runtime_errors_name_the_node(device):
 # TF1's queues: host-side session resources (test_queues.py runs their kernels)
 QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
              "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
-             "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}
+             "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",
+             # and TF1's readers (test_queue_pipelines.py runs theirs)
+             "TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
+             "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
+             "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"}
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", *QUEUE_OPS}
@@ -321,7 +325,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
-                     "devsession.kernels.reference.queues"}    # and test_queues.py these
+                     "devsession.kernels.reference.queues",    # and test_queues.py these
+                     "devsession.kernels.reference.readers"}   # test_queue_pipelines.py
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
                  and lookup_kernel(op, "REF").__module__ not in needs_session}
     assert computing == covered

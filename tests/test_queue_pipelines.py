@@ -167,3 +167,142 @@ def test_enqueue_many_and_join_variants(graph):
         assert sess.run(many).tolist() == [[0, 1], [2, 3], [4, 5]] * 2
         assert set(sess.run(joined).tolist()) <= {1, 2}
         assert set(sess.run(mixed).tolist()) <= {7, 8}
+
+
+# --- readers ---------------------------------------------------------------------------------
+
+def read_all(graph, reader, files, up_to=None) -> list:
+    """Every (key, value) ``reader`` gives from a closed queue of ``files``."""
+    queue = ds.FIFOQueue(10, ds.string)
+    fill = queue.enqueue_many([[str(f) for f in files]])
+    record = reader.read(queue) if up_to is None else reader.read_up_to(queue, up_to)
+    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as sess:
+        sess.run([fill, queue.close()])
+        got = drain(sess, list(record))
+    if up_to is None:
+        return [(k.decode(), v) for k, v in got]
+    return [([k.decode() for k in keys], list(values)) for keys, values in got]
+
+
+# The expectations are what TensorFlow 1.15's readers give for the same files.
+
+def test_text_line_reader_numbers_lines_from_one_across_files(graph, tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_bytes(b"head\nl1\nl2\n\nl4")
+    second.write_bytes(b"h\nm1\n")
+    reader = ds.TextLineReader(skip_header_lines=1)
+    assert reader.reader_ref.op.type == "TextLineReaderV2"
+    assert read_all(graph, reader, [first, second]) == [
+        (f"{first}:2", b"l1"), (f"{first}:3", b"l2"), (f"{first}:4", b""),
+        (f"{first}:5", b"l4"), (f"{second}:2", b"m1")]
+
+
+def test_read_up_to_stays_within_one_file(graph, tmp_path):
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_bytes(b"head\nl1\nl2\n\nl4")
+    second.write_bytes(b"h\nm1\n")
+    got = read_all(graph, ds.TextLineReader(), [first, second], up_to=3)
+    assert got == [([f"{first}:1", f"{first}:2", f"{first}:3"], [b"head", b"l1", b"l2"]),
+                   ([f"{first}:4", f"{first}:5"], [b"", b"l4"]),
+                   ([f"{second}:1", f"{second}:2"], [b"h", b"m1"])]
+
+
+def test_fixed_length_record_reader_with_header_footer_and_hop(graph, tmp_path):
+    path = tmp_path / "b.bin"
+    path.write_bytes(bytes(range(2)) + bytes(range(10, 22)) + b"F")
+    plain = ds.FixedLengthRecordReader(record_bytes=4, header_bytes=2, footer_bytes=1)
+    hopping = ds.FixedLengthRecordReader(record_bytes=4, header_bytes=2, footer_bytes=1,
+                                         hop_bytes=3)
+    assert read_all(graph, plain, [path]) == [
+        (f"{path}:0", bytes([10, 11, 12, 13])), (f"{path}:1", bytes([14, 15, 16, 17])),
+        (f"{path}:2", bytes([18, 19, 20, 21]))]
+    assert [v for _, v in read_all(ds.get_default_graph(), hopping, [path])] == [
+        bytes([10, 11, 12, 13]), bytes([13, 14, 15, 16]), bytes([16, 17, 18, 19])]
+
+
+def test_tfrecord_and_whole_file_readers(graph, tmp_path):
+    path = tmp_path / "r.tfrecord"
+    with ds.python_io.TFRecordWriter(str(path)) as writer:
+        writer.write(b"abc")
+        writer.write(b"defgh")
+    assert read_all(graph, ds.TFRecordReader(), [path]) == [
+        (f"{path}:0", b"abc"), (f"{path}:19", b"defgh")]      # keys: byte offsets
+    text = tmp_path / "t.txt"
+    text.write_bytes(b"whole\nfile")
+    assert read_all(ds.get_default_graph(), ds.WholeFileReader(), [text, path])[0] == (
+        str(text), b"whole\nfile")
+
+
+def test_reader_counts_reset_and_a_missing_file(graph, tmp_path):
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"x\ny\n")
+    reader = ds.TextLineReader()
+    queue = ds.FIFOQueue(10, ds.string)
+    fill = queue.enqueue_many([[str(path), str(path), str(tmp_path / "missing.txt")]])
+    key, value = reader.read(queue)
+    produced, finished = reader.num_records_produced(), reader.num_work_units_completed()
+    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as sess:
+        sess.run(fill)
+        assert [sess.run(value) for _ in range(3)] == [b"x", b"y", b"x"]
+        assert (sess.run(produced), sess.run(finished)) == (3, 1)
+        sess.run(reader.reset())
+        assert (sess.run(produced), sess.run(finished)) == (0, 0)
+        with pytest.raises(ds.errors.NotFoundError, match="missing.txt"):
+            sess.run(key)                          # the reset dropped the file half read
+        with pytest.raises(ds.errors.DeadlineExceededError):
+            sess.run(key, options=ds.RunOptions(timeout_s=0.2))   # an empty, open queue
+
+
+# --- the CIFAR-10 tutorial's pipeline, on small files ------------------------------------------
+
+HEIGHT, WIDTH, DEPTH = 4, 4, 3
+RECORD_BYTES = 1 + HEIGHT * WIDTH * DEPTH
+
+
+def write_cifar_like(directory, files=2, per_file=10) -> tuple:
+    """Files of records: a label byte (the record's number), then an image depth-major."""
+    rng = np.random.default_rng(0)
+    images, paths = [], []
+    for f in range(files):
+        records = bytearray()
+        for r in range(per_file):
+            image = rng.integers(0, 256, (DEPTH, HEIGHT, WIDTH), dtype=np.uint8)
+            images.append(image.transpose(1, 2, 0).astype(np.float32))
+            records += bytes([f * per_file + r]) + image.tobytes()
+        path = directory / f"data_batch_{f + 1}.bin"
+        path.write_bytes(bytes(records))
+        paths.append(str(path))
+    return paths, np.stack(images)
+
+
+def test_cifar10_input_pipeline_end_to_end(graph, tmp_path):
+    paths, expected = write_cifar_like(tmp_path)
+    filename_queue = ds.train.string_input_producer(paths, num_epochs=1, seed=7)
+    reader = ds.FixedLengthRecordReader(record_bytes=RECORD_BYTES)
+    _, value = reader.read(filename_queue)
+    record = ds.decode_raw(value, ds.uint8)
+    label = ds.cast(ds.strided_slice(record, [0], [1]), ds.int32)
+    depth_major = ds.reshape(ds.strided_slice(record, [1], [RECORD_BYTES]),
+                             [DEPTH, HEIGHT, WIDTH])
+    image = ds.cast(ds.transpose(depth_major, [1, 2, 0]), ds.float32)
+    label.set_shape([1])
+    images, labels = ds.train.shuffle_batch([image, label], batch_size=5, num_threads=4,
+                                            capacity=16, min_after_dequeue=4, seed=1)
+    assert images.shape.as_list() == [5, HEIGHT, WIDTH, DEPTH]
+    seen = []
+    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as sess:
+        sess.run([ds.global_variables_initializer(), ds.local_variables_initializer()])
+        coord = ds.train.Coordinator()
+        threads = ds.train.start_queue_runners(sess=sess, coord=coord)
+        try:
+            while not coord.should_stop():
+                batch_images, batch_labels = sess.run([images, labels])
+                for img, lab in zip(batch_images, batch_labels[:, 0]):
+                    np.testing.assert_array_equal(img, expected[lab])
+                    seen.append(int(lab))
+        except OutOfRangeError:
+            pass                                       # one epoch done
+        finally:
+            coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert sorted(seen) == list(range(20))             # each record exactly once

@@ -32,6 +32,8 @@ module              ops
                     DecodeRaw: the bytes of strings as numbers (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
                     size ops, over ``devsession/runtime/queues.py`` (HOST)
+``readers``         TF1's readers: TFRecordReaderV2... and ReaderReadV2, ReaderReadUpToV2
+                    (records of the files a queue names) (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
@@ -52,6 +54,7 @@ from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
 from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
+from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
