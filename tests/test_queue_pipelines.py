@@ -6,6 +6,7 @@ operation timeout, so a broken pipeline fails instead of hanging."""
 from __future__ import annotations
 
 import contextlib
+import time
 
 import numpy as np
 import pytest
@@ -306,3 +307,30 @@ def test_cifar10_input_pipeline_end_to_end(graph, tmp_path):
             coord.request_stop()
         coord.join(threads, stop_grace_period_secs=5)
     assert sorted(seen) == list(range(20))             # each record exactly once
+
+
+# --- MonitoredTrainingSession starts the graph's runners, as TF1's ---------------------------
+
+def test_monitored_training_session_runs_the_queue_runners(graph):
+    index = ds.train.range_input_producer(6, num_epochs=2, shuffle=False).dequeue()
+    batched = ds.train.batch([index], batch_size=4, allow_smaller_final_batch=True)
+    got = []
+    with ds.train.MonitoredTrainingSession(
+            config=ds.SessionOptions(operation_timeout_s=10)) as sess:   # epochs: local
+        while not sess.should_stop():                                    # init by default
+            got.extend(sess.run(batched).tolist())
+    assert got == list(range(6)) * 2                   # the with block ended the epochs
+
+
+def test_monitored_training_session_reports_a_runner_error(graph):
+    q = ds.FIFOQueue(4, ds.float32, shapes=[[]])
+    bad = ds.check_numerics(ds.constant(np.nan, ds.float32), "bad input")
+    ds.train.add_queue_runner(ds.train.QueueRunner(q, [q.enqueue(bad)]))
+    with pytest.raises(ds.errors.InvalidArgumentError, match="bad input"):
+        with ds.train.MonitoredTrainingSession(
+                config=ds.SessionOptions(operation_timeout_s=10)) as sess:
+            for _ in range(200):                      # until the runner's error stops it
+                if sess.should_stop():
+                    break
+                time.sleep(0.01)
+            assert sess.should_stop()

@@ -24,8 +24,14 @@ A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
 ``init_feed_dict``), ``init_fn(scaffold, session)`` run after it (e.g. to load
 pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
 not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form),
-``summary_op`` and ``saver``.  ``log_step_count_steps`` adds a ``StepCounterHook`` on the
-chief when it writes summaries or checkpoints.  ``stop_grace_period_secs`` is accepted and ignored; a session that fails with
+``summary_op`` and ``saver``; its default ``local_init_op`` initializes the local
+variables (``limit_epochs``' counters), as TF1's.  ``log_step_count_steps`` adds a
+``StepCounterHook`` on the chief when it writes summaries or checkpoints.
+
+The graph's queue runners (``QUEUE_RUNNERS``) start once the session is ready, under a
+``Coordinator``; a runner's error stops the loop (``should_stop()``), and closing the
+session stops them, waits ``stop_grace_period_secs`` for their threads and re-raises
+that error, as TF1's.  A session that fails with
 ``AbortedError`` is not re-created here (devsession's cluster sessions heal after a
 worker restart by themselves).  The hooks' base class: ``session_run_hook.py``; more
 hooks: ``hooks.py``.
@@ -40,7 +46,8 @@ import time
 from ..errors import DeadlineExceededError, FailedPreconditionError, OutOfRangeError
 from ..graph import control_dependencies, device, get_default_graph, name_scope
 from ..ops import group, identity
-from ..variables import global_variables, global_variables_initializer
+from ..variables import (global_variables, global_variables_initializer, local_variables,
+                         local_variables_initializer)
 from .hooks import StepCounterHook
 from .saver import Saver, latest_checkpoint
 from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook,
@@ -197,6 +204,8 @@ class Scaffold:
                 self.init_op = global_variables_initializer()
             if self.ready_op is None and variables:
                 self._reads = group(*[_read_where_it_lives(v) for v in variables])
+            if self.local_init_op is None and local_variables():
+                self.local_init_op = local_variables_initializer()
             if self.summary_op is None:
                 self.summary_op = merge_all()
             # one Saver restores and saves: each Saver adds a restore op per variable
@@ -218,10 +227,12 @@ class Scaffold:
 class _MonitoredSession:
     """The session ``MonitoredTrainingSession`` returns (see the module docstring)."""
 
-    def __init__(self, session, hooks):
+    def __init__(self, session, hooks, coord=None, threads=(), stop_grace_period_secs=120):
         self._session, self._hooks = session, hooks
         self._stop = False
         self.graph = session.graph
+        self._coord, self._threads = coord, list(threads)
+        self._stop_grace_period_secs = stop_grace_period_secs
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         """``fetches``' values, after every hook's ``before_run`` and before its
@@ -245,7 +256,7 @@ class _MonitoredSession:
         return results
 
     def should_stop(self) -> bool:
-        return self._stop
+        return self._stop or (self._coord is not None and self._coord.should_stop())
 
     def close(self, ended_normally: bool = True) -> None:
         try:
@@ -253,7 +264,17 @@ class _MonitoredSession:
                 for hook in self._hooks:
                     hook.end(self._session)
         finally:
-            self._session.close()
+            try:
+                self._stop_queue_runners()
+            finally:
+                self._session.close()
+
+    def _stop_queue_runners(self) -> None:
+        """Stop the runners and wait for them; a runner's error is raised here."""
+        if self._coord is not None:
+            self._coord.request_stop()
+            self._coord.join(self._threads, stop_grace_period_secs=self._stop_grace_period_secs,
+                             ignore_live_threads=True)
 
     def __enter__(self):
         return self
@@ -297,17 +318,34 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         hook.begin()
     settings = {"options": config} if isinstance(config, SessionOptions) else {"config": config}
     session = Session(master, graph=graph, **settings)
+    coord = None
     try:
         if is_chief:
             _initialize_or_restore(session, scaffold, saver, checkpoint_dir)
         else:
             scaffold.wait_until_ready(session, max_wait_secs)
+        coord, threads = _start_queue_runners(session, graph)
         for hook in hooks:
-            hook.after_create_session(session, None)
+            hook.after_create_session(session, coord)
     except BaseException:
+        if coord is not None:
+            coord.request_stop()        # the runners end with the session's close
         session.close()
         raise
-    return _MonitoredSession(session, hooks)
+    return _MonitoredSession(session, hooks, coord, threads, stop_grace_period_secs)
+
+
+def _start_queue_runners(session, graph) -> tuple:
+    """A coordinator and the threads of the graph's queue runners, started (as TF1's
+    monitored session: every error they raise counts, none is a clean stop)."""
+    from ..graph_keys import GraphKeys
+    from .coordinator import Coordinator
+    from .queue_runner import start_queue_runners
+
+    coord = Coordinator(clean_stop_exception_types=[])
+    if not graph.get_collection(GraphKeys.QUEUE_RUNNERS):
+        return coord, []
+    return coord, start_queue_runners(session, coord)
 
 
 def _initialize_or_restore(session, scaffold, saver, checkpoint_dir) -> None:
