@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 import devsession as ds
 from devsession.cli import main
@@ -75,3 +76,16 @@ def test_run_with_variables_needs_init(tmp_path, capsys):
     assert "FailedPreconditionError" in capsys.readouterr().err
     assert main(["run", graph_path, "--fetch", "y:0", "--init"]) == 0
     assert "[3. 6.]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--intra-op-threads", "-1"], "argument --intra-op-threads: '-1': give 0 (every core) "
+                                   "or more threads"),
+    (["--data-port", "70000"], "argument --data-port: '70000' is not a port")])
+def test_worker_arguments_out_of_range_say_why(args, says, capsys):
+    """A bad count or port is refused before anything serves, and the message says what
+    is wrong with it (argparse hides a plain ValueError's text)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["worker", "--cluster", "worker=127.0.0.1:0", "--task", "0", *args])
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err

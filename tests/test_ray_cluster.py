@@ -76,7 +76,8 @@ def test_tasks_serve_on_the_nodes_address_and_train_across_the_cluster(local_ray
     with RayCluster({"ps": 1, "worker": 2}, resources={"worker": {"CPU": 1}}) as rc:
         spec = rc.cluster_spec
         assert spec.jobs == ["ps", "worker"] and spec.num_tasks("worker") == 2
-        # a task's kernels use the CPUs it reserved; one that reserved none, every core
+        # a task's server caps its kernels' threads at the CPUs it reserved (none
+        # reserved: no cap); test_grpc_session checks what a server's cap does
         assert [rc.task_intra_op_threads(j, i) for j, i in spec.tasks()] == [0, 1, 1]
         addresses = [spec.task_address(j, i) for j, i in spec.tasks()]
         assert all(a.startswith(node + ":") for a in addresses), addresses

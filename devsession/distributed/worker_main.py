@@ -20,6 +20,7 @@ free one; peers learn it from the task), which firewalls must let through; with
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -59,14 +60,14 @@ def _data_port(text: str):
         return None
     port = int(text)
     if not 0 <= port <= 65535:
-        raise ValueError(f"--data-port {text}: not a port")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port")
     return port
 
 
 def _thread_count(text: str) -> int:
     threads = int(text)
     if threads < 0:
-        raise ValueError(f"--intra-op-threads {text}: not 0 (every core) or more")
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 (every core) or more threads")
     return threads
 
 

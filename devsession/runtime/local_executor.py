@@ -133,10 +133,19 @@ def make_step(plan, pool=None, threads: int = 0, observe=None, in_flight=None):
     return chosen
 
 
-def _capped(step, threads: int):
-    from ..kernels.cpu.numba_setup import numba
+def _numba():
+    from ..kernels.cpu.numba_setup import numba     # imported here: the CPU's plans only
 
-    numba_threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    return numba
+
+
+def _numba_threads(threads: int) -> int:
+    """``threads`` as numba can take it: at least one, at most its pool's size."""
+    return max(1, min(threads, _numba().config.NUMBA_NUM_THREADS))
+
+
+def _capped(step, threads: int):
+    numba, numba_threads = _numba(), _numba_threads(threads)
 
     def capped_step(values, deadline, stats):
         previous = numba.get_num_threads()
@@ -156,9 +165,7 @@ def intra_op_setter(threads: int):
     initializer of a pool whose threads only ever run one session's kernels."""
     if not threads:
         return None
-    from ..kernels.cpu.numba_setup import numba
-
-    n = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))
+    numba, n = _numba(), _numba_threads(threads)
     return lambda: numba.set_num_threads(n)
 
 
