@@ -184,6 +184,34 @@ def test_glob(tree):
     assert ds.gfile.Glob(str(tree / "*.zz")) == []
 
 
+def test_glob_matches_hidden_files_without_include_hidden(tree, monkeypatch):
+    """Python 3.10's glob has no include_hidden: Glob matches hidden files itself there."""
+    (tree / ".hidden.txt").write_text("h")
+    (tree / ".hid").mkdir()
+    (tree / ".hid" / "x.txt").write_text("x")
+    (tree / "sub" / ".c.txt").write_text("c")
+    real_glob = G._glob.glob
+
+    def glob_of_python_3_10(pattern, *, recursive=False):
+        return real_glob(pattern, recursive=recursive)
+
+    monkeypatch.setattr(G._glob, "glob", glob_of_python_3_10)
+    monkeypatch.setattr(G, "_GLOB_HAS_INCLUDE_HIDDEN", False, raising=False)
+    assert ds.gfile.Glob(str(tree / "*.txt")) == [str(tree / ".hidden.txt"),
+                                                  str(tree / "a.txt")]
+    assert ds.gfile.Glob(str(tree / "*" / "*.txt")) == [
+        str(tree / ".hid" / "x.txt"), str(tree / "sub" / ".c.txt"),
+        str(tree / "sub" / "c.txt")]
+    assert ds.gfile.Glob(str(tree / "s?b" / "c.txt")) == [str(tree / "sub" / "c.txt")]
+    assert ds.gfile.Glob(str(tree / "a.txt")) == [str(tree / "a.txt")]
+    assert ds.gfile.Glob(str(tree / "*") + os.sep) == [str(tree / ".hid") + os.sep,
+                                                   str(tree / "sub") + os.sep]
+    assert ds.gfile.Glob(str(tree / "zz" / "*")) == []
+    assert ds.gfile.Glob(str(tree / "[ab].*")) == [str(tree / "a.txt"), str(tree / "b.bin")]
+    monkeypatch.chdir(tree)
+    assert ds.gfile.Glob("*.txt") == [".hidden.txt", "a.txt"]
+
+
 def test_walk(tree):
     (tree / "sub" / "deeper").mkdir()
     top = str(tree)

@@ -24,9 +24,11 @@ write either.  ``tell``/``seek`` count bytes.  ``ListDirectory``, ``Walk`` and
 from __future__ import annotations
 
 import collections
+import fnmatch
 import glob as _glob
 import os
 import shutil
+import sys
 
 from ..errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
                       NotFoundError, PermissionDeniedError)
@@ -39,6 +41,9 @@ __all__ = ["GFile", "Open", "FastGFile", "Exists", "IsDirectory", "ListDirectory
            "copy", "glob", "stat", "walk", "join"]
 
 _MODES = ("r", "w", "a", "r+", "w+", "a+")
+
+# glob.glob's include_hidden is new in Python 3.11; before, Glob matches names itself.
+_GLOB_HAS_INCLUDE_HIDDEN = sys.version_info >= (3, 11)
 
 
 class GFile:
@@ -268,8 +273,35 @@ def Glob(pattern) -> list:
     """The paths matching ``pattern`` (a glob, or a list of them), sorted; hidden
     files match too, as TF's MatchingFiles."""
     patterns = [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else pattern
-    return sorted({path for p in patterns
-                   for path in _glob.glob(local_path(p), include_hidden=True)})
+    return sorted({path for p in patterns for path in _glob_with_hidden(local_path(p))})
+
+
+def _glob_with_hidden(pattern: str) -> list:
+    """``glob.glob(pattern, include_hidden=True)``, also where ``glob`` lacks
+    ``include_hidden`` (Python 3.10): then each wildcard component is matched with
+    ``fnmatch`` against every name ``os.listdir`` gives, dot-files included."""
+    if _GLOB_HAS_INCLUDE_HIDDEN:
+        return _glob.glob(pattern, include_hidden=True)
+    if not _glob.has_magic(pattern):
+        return [pattern] if os.path.lexists(pattern) else []
+    dirname, basename = os.path.split(pattern)
+    if dirname == pattern:                      # a root: nothing left to match
+        return [pattern] if os.path.lexists(pattern) else []
+    parents = _glob_with_hidden(dirname) if _glob.has_magic(dirname) else [dirname]
+    found = []
+    for parent in parents:
+        if not basename:                        # "pattern/": directories only
+            if os.path.isdir(parent):
+                found.append(os.path.join(parent, ""))
+        elif _glob.has_magic(basename):
+            try:
+                names = os.listdir(parent or os.curdir)
+            except OSError:
+                continue
+            found.extend(os.path.join(parent, n) for n in fnmatch.filter(names, basename))
+        elif os.path.lexists(os.path.join(parent, basename)):
+            found.append(os.path.join(parent, basename))
+    return found
 
 
 def Stat(path) -> FileStatistics:
