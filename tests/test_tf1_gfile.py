@@ -224,6 +224,19 @@ def test_walk(tree):
     assert list(ds.gfile.Walk(str(tree / "zz"))) == []
 
 
+def test_walk_calls_onerror_for_a_listing_error_as_tfs(tree):
+    errors_seen = []
+    assert list(ds.io.gfile.walk(str(tree / "zz"), onerror=errors_seen.append)) == []
+    assert [type(e) for e in errors_seen] == [errors.NotFoundError]
+    assert "Could not find directory" in str(errors_seen[0])
+
+    def abort(error):
+        raise error
+
+    with pytest.raises(errors.NotFoundError):       # re-raising aborts the walk (TF's doc)
+        list(ds.io.gfile.walk(str(tree / "a.txt"), onerror=abort))
+
+
 def test_file_urls_are_local_paths(tree):
     assert ds.gfile.Exists("file://" + str(tree / "a.txt"))
     assert ds.gfile.GFile("file://" + str(tree / "a.txt")).read(5) == "hello"

@@ -315,21 +315,26 @@ def Stat(path) -> FileStatistics:
     return FileStatistics(info.st_size, info.st_mtime_ns, os.path.isdir(path))
 
 
-def Walk(top, in_order: bool = True):
+def Walk(top, in_order: bool = True, onerror=None):
     """``(dirname, subdirectory names, file names)`` for ``top`` and every directory
-    under it, parents first (``in_order``) or last; nothing if ``top`` does not
-    exist."""
+    under it, parents first (``in_order``) or last.  A directory that cannot be listed
+    (``top`` missing, or a file) is skipped; ``onerror``, when given, is called first
+    with its ``NotFoundError`` (raising from it aborts the walk)."""
     top = local_path(top)
     try:
         names = ListDirectory(top)
-    except NotFoundError:
+    except NotFoundError as e:
+        # TF calls onerror, then fails on its unbound listing (an UnboundLocalError);
+        # its docstring means what os.walk does: skip the directory.
+        if onerror is not None:
+            onerror(e)
         return
     subdirs = [n for n in names if os.path.isdir(os.path.join(top, n))]
     files = [n for n in names if n not in subdirs]
     if in_order:
         yield top, subdirs, files
     for subdir in subdirs:
-        yield from Walk(os.path.join(top, subdir), in_order)
+        yield from Walk(os.path.join(top, subdir), in_order, onerror)
     if not in_order:
         yield top, subdirs, files
 
@@ -341,7 +346,7 @@ remove, rmtree, rename, copy, glob, stat = Remove, DeleteRecursively, Rename, Co
 
 def walk(top, topdown: bool = True, onerror=None):
     """TF2's ``tf.io.gfile.walk`` (``Walk`` with ``topdown`` for ``in_order``)."""
-    return Walk(top, in_order=topdown)
+    return Walk(top, in_order=topdown, onerror=onerror)
 
 
 def join(path, *paths) -> str:
