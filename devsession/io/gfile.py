@@ -32,7 +32,7 @@ import sys
 
 from ..errors import (AlreadyExistsError, FailedPreconditionError, InvalidArgumentError,
                       NotFoundError, PermissionDeniedError)
-from .local_files import local_path, op_error
+from .local_files import local_path, op_error, open_local
 
 __all__ = ["GFile", "Open", "FastGFile", "Exists", "IsDirectory", "ListDirectory",
            "MakeDirs", "MkDir", "Remove", "DeleteRecursively", "Rename", "Copy", "Glob",
@@ -80,10 +80,7 @@ class GFile:
                                         f"(opened with mode {self._mode!r}; use 'r' or "
                                         f"'{plain}+').")
         if self._file is None:
-            try:
-                self._file = open(self._path, plain + "b")
-            except OSError as e:
-                raise op_error(e, self._path) from None
+            self._file = open_local(self._path, plain + "b")
         return self._file
 
     def _text(self, data: bytes):
