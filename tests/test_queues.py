@@ -283,3 +283,19 @@ def test_many_producers_and_consumers_share_every_element_once(sess):
         p()
     got = sorted(x for c in consumers for batch in c() for x in batch)
     assert got == list(range(100))
+
+
+def test_plans_that_wait_on_a_queue_keep_off_the_branch_pool():
+    # a dequeue waiting on one of the session's few pool threads would starve the steps
+    # (the producers') that need the pool to end its wait
+    from devsession.runtime.branches import HEAVY_WORK, overlapping_waves
+    from devsession.runtime.plan import Step
+
+    def step(inputs, output, op):
+        return Step(None, tuple(inputs), output, (), f"n{output}", op, "CPU:0", HEAVY_WORK)
+
+    heavy = [step([0], 1, "Tanh"), step([0], 2, "Tanh"), step([1, 2], 3, "Add")]
+    assert overlapping_waves(heavy) != ()
+    waiting = [step([0], 1, "QueueDequeueManyV2"), step([0], 2, "Tanh"),
+               step([1, 2], 3, "Add")]
+    assert overlapping_waves(waiting) == ()

@@ -6,7 +6,10 @@ with at least two *heavy* steps (``HEAVY_WORK`` output elements or more, or unkn
 worth overlapping: the kernels release the GIL, so two threads run two branches at
 once.  Light steps are not worth a thread hand-off (tens of microseconds).  Plans with
 stateful steps (variables, random streams) are not reordered: their order stays the
-graph's, as the sequential executor runs it.
+graph's, as the sequential executor runs it.  Nor are plans with steps that may wait for
+another step (a queue's dequeue, a reader: ``OpDef.blocks``): waiting on one of the
+session's few pool threads, such a step would starve the other steps that need the pool,
+among them those that would end its wait.
 
 When some depth is worth overlapping, the plan runs depth by depth: ``Wave``s in order,
 each freeing afterwards the slots no later wave reads (the steps' own ``frees`` assume
@@ -36,7 +39,7 @@ def overlapping_waves(steps, keep=frozenset()) -> tuple:
 
     ``keep`` are slots never freed (the fetches).
     """
-    if any(step.op_type in _STATEFUL for step in steps):
+    if any(step.op_type in _STATEFUL or _waits(step.op_type) for step in steps):
         return ()
     depth_of_slot: dict = {}
     by_depth: dict = {}
@@ -64,3 +67,13 @@ def overlapping_waves(steps, keep=frozenset()) -> tuple:
 
 def _heavy(step) -> bool:
     return step.work < 0 or step.work >= HEAVY_WORK
+
+
+def _waits(op_type) -> bool:
+    from ..errors import NotFoundError
+    from ..ops.registry import get_op_def
+
+    try:
+        return get_op_def(op_type).blocks
+    except NotFoundError:          # the plan's own steps (_FusedElementwise, _Output)
+        return False
