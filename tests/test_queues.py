@@ -299,3 +299,23 @@ def test_plans_that_wait_on_a_queue_keep_off_the_branch_pool():
     waiting = [step([0], 1, "QueueDequeueManyV2"), step([0], 2, "Tanh"),
                step([1, 2], 3, "Add")]
     assert overlapping_waves(waiting) == ()
+
+
+def test_a_queue_on_a_cluster_task_blocks_and_times_out(graph):
+    from sessions import local_cluster
+
+    servers = local_cluster()
+    with ds.device("/job:worker/task:1"):
+        q = ds.FIFOQueue(2, ds.int32, shapes=[[]])
+        enqueue, dequeue = q.enqueue_many([[1, 2, 3]]), q.dequeue()
+    sess = ds.Session(servers[0].target, graph=graph)
+    try:
+        ds.reset(ds.SessionOptions(target=servers[0].target))
+        filling = in_thread(lambda: sess.run(enqueue, options=ds.RunOptions(timeout_s=10)))
+        assert still_blocked(filling)                  # 3 into a queue of 2
+        assert [sess.run(dequeue) for _ in range(3)] == [1, 2, 3]
+        filling()
+        with pytest.raises(DeadlineExceededError):
+            sess.run(dequeue, options=SHORT)
+    finally:
+        sess.close()
