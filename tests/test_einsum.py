@@ -14,7 +14,13 @@ CASES = [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]),
          ("i,j->ij", [(3,), (4,)]), ("ij->ji", [(3, 4)]), ("ij->", [(3, 4)]),
          ("ijk,jl,lk->i", [(2, 3, 4), (3, 5), (5, 4)]), ("bi,bi->b", [(3, 4), (3, 4)]),
          ("ab,cd->abcd", [(2, 3), (4, 5)]), ("ijk->kij", [(2, 3, 4)]),
-         ("ij,kj->ik", [(2, 3), (4, 3)]), ("ij,ij->ij", [(0, 3), (0, 3)])]
+         ("ij,kj->ik", [(2, 3), (4, 3)]), ("ij,ij->ij", [(0, 3), (0, 3)]),
+         ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("...ij,jk", [(2, 3, 4), (4, 5)]),
+         ("i...,i...->...", [(3, 2, 4), (3, 2, 4)]), ("b...d,bd->b...", [(2, 3, 4, 5), (2, 5)]),
+         ("...,...->...", [(2, 3), (2, 3)]), ("...ij->...ji", [(2, 3)])]
+# the ellipses' dimensions broadcast (size 1 against more, or absent): static sizes only
+BROADCAST = [("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)]), ("...,...->...", [(2, 3), (3,)]),
+             ("...i,...i", [(4, 1, 3), (2, 3)]), ("a...,...a->...", [(3, 2, 1), (1, 4, 3)])]
 
 
 def inputs_for(shapes, seed=0, dtype=np.float32):
@@ -36,7 +42,18 @@ def test_einsum_matches_numpy(equation, shapes):
         np.testing.assert_allclose(sess.run(static), want, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("equation,shapes", [CASES[2], CASES[3], CASES[8], CASES[10]],
+@pytest.mark.parametrize("equation,shapes", BROADCAST, ids=[c[0] for c in BROADCAST])
+def test_ellipses_broadcast_as_numpys(equation, shapes):
+    xs = inputs_for(shapes, seed=3)
+    got = ds.einsum(equation, *[ds.constant(x) for x in xs])
+    want = np.einsum(equation, *xs)
+    assert got.shape.as_list() == list(want.shape)
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(got), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("equation,shapes", [CASES[2], CASES[3], CASES[8], CASES[10],
+                                             CASES[17], BROADCAST[0]],
                          ids=lambda c: str(c))
 def test_einsum_gradients_match_finite_differences(equation, shapes):
     xs = inputs_for(shapes, seed=1, dtype=np.float64)
@@ -59,10 +76,16 @@ def test_einsum_gradients_match_finite_differences(equation, shapes):
 
 
 @pytest.mark.parametrize("equation,shapes,match", [
-    ("ii->i", [(3, 3)], "repeated"), ("...ij,jk", [(2, 3, 4), (4, 5)], "ellipses"),
+    ("ii->i", [(3, 3)], "repeated"), ("..ij,jk", [(2, 3, 4), (4, 5)], "only allowed as"),
+    ("...ij,jk->ik", [(2, 3, 4), (4, 5)], "no '...'"), ("...ijk", [(3, 4)], "fewer than"),
     ("ij,jk->ik", [(3, 4)], "2 operands"), ("ij,jk->il", [(3, 4), (4, 5)], "appears in no"),
     ("ij,jk->ik", [(3, 4), (5, 6)], "sizes 4 and 5"), ("ijk,jk", [(3, 4), (4, 5)], "rank 2"),
 ])
 def test_equations_it_refuses(equation, shapes, match):
     with pytest.raises(ValueError, match=match):
         ds.einsum(equation, *[ds.zeros(s) for s in shapes])
+
+
+def test_an_ellipsis_needs_its_operands_rank():
+    with pytest.raises(ValueError, match=r"'\.\.\.' in '\.\.\.ij' needs the rank"):
+        ds.einsum("...ij,jk", ds.placeholder(ds.float32), ds.zeros((4, 5)))

@@ -11,15 +11,19 @@ multiplied by one batched MatMul and reshaped back.  A last transpose puts the r
 in the output's order.
 
 Equations as numpy's: ``"ij,jk->ik"``, or implicit (``"ij,jk"``: the indices that appear
-once, sorted).  Not supported (a ValueError saying so): ``...`` and an index repeated
-within one operand (a trace or a diagonal, ``"ii->i"``).  Sizes of an index that differ
-between operands are a ValueError when the graph knows them.
+once, sorted).  An ellipsis (``"...ij,...jk->...ik"``) stands for the dimensions its
+operand has beyond its letters (its rank must be known when the graph is built): each is
+given letters of its own, aligned right across the operands, and a dimension of size 1
+against a larger one is broadcast (squeezed from that operand, when the graph knows
+both sizes), as numpy and TF do; implicit output puts them first.  Not supported (a ValueError saying so): an index
+repeated within one operand (a trace or a diagonal, ``"ii->i"``).  Sizes of an index
+that differ between operands are a ValueError when the graph knows them.
 """
 
 from __future__ import annotations
 
 from ..graph import Tensor, convert_to_tensor, name_scope
-from .array import reshape, stack, transpose
+from .array import reshape, squeeze, stack, transpose
 from .array_fill import shape as shape_of
 from .common import graph_of
 from .linalg import matmul
@@ -30,10 +34,13 @@ __all__ = ["einsum"]
 
 def einsum(equation: str, *inputs, name=None) -> Tensor:
     """``equation`` (``"ij,jk->ik"``) applied to ``inputs`` (see the module docstring)."""
-    subscripts, output = _parse(equation, len(inputs))
     graph = graph_of(*inputs)
     with name_scope(name or "einsum"):
         tensors = [convert_to_tensor(x, graph=graph) for x in inputs]
+        written = equation
+        if "." in equation:
+            equation, tensors = _expand_ellipses(equation, tensors)
+        subscripts, output = _parse(equation, len(inputs), written)
         sizes = _sizes(subscripts, tensors)
         value, indices = tensors[0], subscripts[0]
         for k in range(1, len(tensors)):
@@ -46,14 +53,73 @@ def einsum(equation: str, *inputs, name=None) -> Tensor:
         return value
 
 
-def _parse(equation: str, count: int):
+def _expand_ellipses(equation: str, tensors: list):
+    """(the equation with each ``...`` spelled as letters of its own, the operands with
+    their broadcast axes of size 1 squeezed); see the module docstring."""
+    equation = equation.replace(" ", "")
+    given, arrow, output = equation.partition("->")
+    subscripts = given.split(",")
+    if len(subscripts) != len(tensors) or any(
+            part.replace("...", "", 1).count(".") for part in subscripts + [output]):
+        return equation, tensors       # _parse says what is wrong
+    counts = []
+    for part, t in zip(subscripts, tensors):
+        if "..." not in part:
+            counts.append(0)
+        elif t.shape.ndims is None:
+            raise ValueError(f"einsum: '...' in {part!r} needs the rank of operand "
+                             f"'{t.name}' known when the graph is built, in {equation!r}.")
+        else:
+            counts.append(t.shape.ndims - (len(part) - 3))
+            if counts[-1] < 0:
+                raise ValueError(f"einsum: operand '{t.name}' has rank {t.shape.ndims}, "
+                                 f"fewer than the letters of {part!r}.")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in equation]
+    broadcast = "".join(spare[:max(counts)])
+    subscripts = [part.replace("...", broadcast[len(broadcast) - n:]) if "..." in part
+                  else part for part, n in zip(subscripts, counts)]
+    if not arrow:
+        letters = "".join(subscripts)
+        output = broadcast + "".join(sorted(i for i in set(letters) - set(broadcast)
+                                            if letters.count(i) == 1))
+    elif "..." in output:
+        output = output.replace("...", broadcast)
+    elif broadcast:
+        raise ValueError(f"einsum: the output of {equation!r} has no '...' for the "
+                         f"dimensions the operands' '...' stand for.")
+    subscripts, tensors = _squeeze_broadcast(subscripts, list(tensors), set(broadcast))
+    return ",".join(subscripts) + "->" + output, tensors
+
+
+def _squeeze_broadcast(subscripts, tensors, broadcast: set):
+    """Axes of size 1 that an ellipsis letter has where another operand's is larger,
+    squeezed away (that operand then simply lacks the index)."""
+    largest: dict = {}
+    for part, t in zip(subscripts, tensors):
+        for axis, index in enumerate(part):
+            size = t.shape.dims[axis]
+            if index in broadcast and size is not None:
+                largest[index] = max(largest.get(index, 1), size)
+    for k, (part, t) in enumerate(zip(subscripts, tensors)):
+        axes = [axis for axis, index in enumerate(part)
+                if t.shape.dims[axis] == 1 and largest.get(index, 1) > 1]
+        if axes:
+            tensors[k] = squeeze(t, axis=axes)
+            subscripts[k] = "".join(i for axis, i in enumerate(part) if axis not in axes)
+    return subscripts, tensors
+
+
+def _parse(equation: str, count: int, written: str):
+    """(subscripts, output) of ``equation``; errors quote the equation as ``written``."""
     equation = equation.replace(" ", "")
     if "." in equation:
-        raise ValueError(f"einsum: ellipses ('...') are not supported yet: {equation!r}.")
+        raise ValueError(f"einsum: a '.' is only allowed as one '...' per operand, in "
+                         f"{written!r}.")
     given, arrow, output = equation.partition("->")
     subscripts = given.split(",")
     if len(subscripts) != count:
-        raise ValueError(f"einsum: {equation!r} names {len(subscripts)} operands, but "
+        raise ValueError(f"einsum: {written!r} names {len(subscripts)} operands, but "
                          f"{count} were given.")
     letters = "".join(subscripts)
     if not arrow:
@@ -61,13 +127,13 @@ def _parse(equation: str, count: int):
     for part in subscripts + [output]:
         if not part.isalpha() and part:
             raise ValueError(f"einsum: subscripts are letters, got {part!r} in "
-                             f"{equation!r}.")
+                             f"{written!r}.")
         if len(set(part)) != len(part):
             raise ValueError(f"einsum: an index repeated within {part!r} (a trace or a "
-                             f"diagonal) is not supported yet, in {equation!r}.")
+                             f"diagonal) is not supported yet, in {written!r}.")
     missing = set(output) - set(letters)
     if missing:
-        raise ValueError(f"einsum: output index {sorted(missing)} of {equation!r} appears "
+        raise ValueError(f"einsum: output index {sorted(missing)} of {written!r} appears "
                          f"in no operand.")
     return subscripts, output
 
