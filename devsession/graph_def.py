@@ -16,11 +16,11 @@ nodes the session's graph already has (TF's ``ExtendSession``).
 
 from __future__ import annotations
 
-from .errors import DataLossError, InvalidArgumentError
+from .errors import InvalidArgumentError
 from .graph import Graph, Operation, Tensor, get_default_graph
 from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
-from .proto_files import parse_message
+from .proto_files import read_message
 from .tf_graph import translate
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
@@ -209,13 +209,6 @@ def write_graph(graph_or_graph_def, path: str) -> str:
 def read_graph_def(path: str) -> graph_pb2.GraphDef:
     """Load a GraphDef file: binary (``write_graph``'s output) or text format
     (``ds.train.write_graph(..., as_text=True)``, a ``.pbtxt``).  ``InvalidArgumentError``
-    when it is neither."""
-    with open(path, "rb") as f:
-        data = f.read()
-    try:
-        return graph_def_from_bytes(data)
-    except InvalidArgumentError as binary_error:
-        try:
-            return parse_message(data, graph_pb2.GraphDef, path)
-        except DataLossError:
-            raise binary_error from None
+    when it is neither; file errors as ``proto_files.read_message`` (``NotFoundError``,
+    ``FailedPreconditionError`` for a directory...)."""
+    return read_message(path, graph_pb2.GraphDef, error=InvalidArgumentError)

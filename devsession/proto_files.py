@@ -18,38 +18,42 @@ import tempfile
 from google.protobuf import message as _message
 from google.protobuf import text_format
 
-from .errors import DataLossError, NotFoundError
+from .errors import DataLossError
 
 __all__ = ["read_message", "write_message", "parse_message"]
 
 
-def parse_message(data: bytes, message_class, source: str):
+def parse_message(data: bytes, message_class, source: str, error=DataLossError):
     """A ``message_class`` parsed from ``data`` (binary, else text format); raises
-    ``DataLossError`` naming ``source`` when it is neither."""
+    ``error`` (``DataLossError`` unless given) naming ``source`` when it is neither."""
     message = message_class()
     try:
         message.ParseFromString(data)
         return message
     except (_message.DecodeError, ValueError, RuntimeError) as binary_error:
-        error = binary_error
+        reason = binary_error
     try:
         return text_format.Parse(data.decode("utf-8"), message_class())
     except (text_format.ParseError, UnicodeDecodeError) as text_error:
-        raise DataLossError(
-            f"{source} is not a {message_class.DESCRIPTOR.name}: it parses neither as "
-            f"binary ({error}) nor as text format ({text_error}).") from None
+        name = message_class.DESCRIPTOR.name
+        raise error(
+            f"{source} is not a {name}: Cannot parse a {name} from its {len(data)} bytes "
+            f"as binary ({reason}) nor as text format ({text_error}).") from None
 
 
-def read_message(path, message_class):
-    """The ``message_class`` in file ``path`` (binary or text format).  ``NotFoundError``
-    when there is no such file, ``DataLossError`` when it holds something else."""
-    path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise NotFoundError(f"File {path} does not exist.") from None
-    return parse_message(data, message_class, path)
+def read_message(path, message_class, error=DataLossError):
+    """The ``message_class`` in file ``path`` (binary or text format; a local path or a
+    file:// URL).  File errors are ``ds.errors`` classes as TF's file system gives them
+    (``NotFoundError`` when there is no such file, ``FailedPreconditionError`` for a
+    directory...: ``io/local_files.py``); ``error`` (``DataLossError`` unless given) when
+    the file holds something else."""
+    # Imported here: devsession.io's __init__ imports train.graph_io, which imports this.
+    from .io.local_files import local_path, open_local
+
+    path = local_path(path)
+    with open_local(path, "rb") as f:
+        data = f.read()
+    return parse_message(data, message_class, path, error)
 
 
 def write_message(path, message, as_text: bool = False) -> str:

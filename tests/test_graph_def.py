@@ -300,6 +300,18 @@ def test_read_graph_def_of_a_garbage_file(tmp_path):
         ds.read_graph_def(str(path))
 
 
+def test_read_graph_def_reports_file_errors_as_tfs_classes(tmp_path):
+    with pytest.raises(ds.errors.NotFoundError, match="nothing.pb; No such file"):
+        ds.read_graph_def(str(tmp_path / "nothing.pb"))
+    with pytest.raises(ds.errors.FailedPreconditionError, match="Is a directory"):
+        ds.read_graph_def(str(tmp_path))
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.constant(1.0, name="a")
+    path = ds.write_graph(graph, str(tmp_path / "g.pb"))
+    assert ds.read_graph_def("file://" + path) == graph.as_graph_def()
+
+
 @pytest.mark.parametrize("order", ["reversed", "shuffled"])
 def test_nodes_in_any_order(every_op_graph, order):
     gd = every_op_graph.as_graph_def()

@@ -265,6 +265,18 @@ def test_a_missing_meta_graph_file_is_not_found(tmp_path):
         ds.train.import_meta_graph(str(tmp_path / "nothing.meta"))
 
 
+def test_meta_graph_file_errors_are_tfs_classes_and_file_urls_are_read(tmp_path):
+    with pytest.raises(ds.errors.FailedPreconditionError, match="Is a directory"):
+        ds.train.import_meta_graph(str(tmp_path))        # TF: "<dir>; Is a directory"
+    with ds.Graph().as_default():
+        ds.add(ds.constant(1.0, name="a"), 2.0, name="sum")
+        path = str(tmp_path / "m.meta")
+        ds.train.export_meta_graph(path)
+    with ds.Graph().as_default() as graph:
+        ds.train.import_meta_graph("file://" + path)
+        assert "sum" in [op.name for op in graph.get_operations()]
+
+
 def test_a_corrupt_meta_graph_file_is_data_loss_naming_it(tmp_path):
     path = tmp_path / "corrupt.meta"
     path.write_bytes(b"\xff\xfe\x00 not a meta graph \x07\x09")
