@@ -6,18 +6,18 @@ trying binary first and text second, as TF's ``read_meta_graph_file`` does.  A t
 almost never parses as binary: its first byte ('n' of ``node``, 'm' of
 ``meta_info_def``...) starts a field with an invalid wire type.
 
-Writing is atomic (a temporary file in the same directory, then ``os.replace``), so a
-reader never sees half a graph.
+Writing is atomic and durable (``atomic_files``: a temporary file in the same directory,
+fsync'ed, then ``os.replace``), so a reader never sees half a graph.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 
 from google.protobuf import message as _message
 from google.protobuf import text_format
 
+from .atomic_files import write_atomically
 from .errors import DataLossError
 
 __all__ = ["read_message", "write_message", "parse_message"]
@@ -57,20 +57,10 @@ def read_message(path, message_class, error=DataLossError):
 
 
 def write_message(path, message, as_text: bool = False) -> str:
-    """Write ``message`` to ``path`` atomically (text format when ``as_text``); returns
-    the path."""
+    """Write ``message`` to ``path`` atomically and durably (``atomic_files``; text format
+    when ``as_text``); returns the path.  ``OSError``s pass through."""
     path = os.fspath(path)
     data = text_format.MessageToString(message).encode() if as_text \
         else message.SerializeToString()
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                               dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    write_atomically(path, lambda f: f.write(data))
     return path

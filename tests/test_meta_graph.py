@@ -298,6 +298,25 @@ def test_an_op_devsession_lacks_is_import_graph_defs_error_and_nothing_is_import
         assert ds.global_variables() == []
 
 
+def test_tf1_write_graph_writes_a_durable_file_with_the_umasks_mode(tmp_path, monkeypatch):
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    old = os.umask(0o022)
+    try:
+        path = ds.train.write_graph(ds.Graph(), str(tmp_path), "g.pbtxt")
+    finally:
+        os.umask(old)
+    assert os.stat(path).st_mode & 0o777 == 0o644            # not mkstemp's 0600
+    assert any(os.path.basename(p).startswith(".g.pbtxt.") for p in synced)
+    assert str(tmp_path) in synced                           # its directory entry too
+
+
 def test_tf1_write_graph_writes_text_or_binary_that_read_graph_def_reads(tmp_path):
     graph = ds.Graph()
     with graph.as_default():

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from devsession import atomic_files
 from devsession.train import saver as saver_module
 
 F32 = np.float32
@@ -176,6 +177,7 @@ def test_debris_of_a_crashed_save_does_not_matter(tmp_path, monkeypatch):
 
     monkeypatch.setattr(saver_module, "_write_npz", killed)
     monkeypatch.setattr(saver_module, "_remove", lambda p: None)   # no cleanup: a real crash
+    monkeypatch.setattr(atomic_files, "_remove", lambda p: None)
     with pytest.raises(SystemExit):
         saver.save(sess, path)
     monkeypatch.undo()
@@ -184,6 +186,23 @@ def test_debris_of_a_crashed_save_does_not_matter(tmp_path, monkeypatch):
     np.testing.assert_array_equal(sess.run(w), W0 + 1)
     again = saver.save(sess, path)
     saver.restore(sess, again)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027], ids=["umask022", "umask027"])
+def test_checkpoint_files_have_the_umasks_mode_as_tfs(tmp_path, umask):
+    """Not mkstemp's owner-only 0600: TF creates files 0666 less the umask."""
+    model()
+    saver = ds.train.Saver()
+    old = os.umask(umask)
+    try:
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            saver.save(sess, str(tmp_path / "model"))
+    finally:
+        os.umask(old)
+    modes = {f: os.stat(tmp_path / f).st_mode & 0o777 for f in os.listdir(tmp_path)}
+    assert len(modes) == 4            # data, index, .meta, checkpoint
+    assert set(modes.values()) == {0o666 & ~umask}, modes
 
 
 def test_a_missing_checkpoint_is_not_found(tmp_path):

@@ -56,12 +56,12 @@ import io
 import json
 import os
 import re
-import tempfile
 import zipfile
 
 import numpy as np
 
 from .. import dtypes
+from ..atomic_files import fsync_directory, write_atomically, write_temp
 from .. import tf_logging as logging
 from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError,
                       ResourceExhaustedError, UnknownError)
@@ -248,7 +248,7 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
     keys = {name: f"v{k}" for k, name in enumerate(values)}
     entries = {name: {"key": keys[name], "dtype": np.dtype(v.dtype).name,
                       "shape": list(np.shape(v))} for name, v in values.items()}
-    tmp = _write_temp(directory, os.path.basename(prefix),
+    tmp = write_temp(directory, os.path.basename(prefix),
                       lambda f: _write_npz(f, {keys[n]: np.asarray(v) for n, v in values.items()}))
     try:
         digest = _sha256(tmp)
@@ -257,13 +257,13 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
     except BaseException:
         _remove(tmp)
         raise
-    _fsync_directory(directory)      # the data's name is durable before an index names it
+    fsync_directory(directory)       # the data's name is durable before an index names it
     previous = _data_file_of(prefix)
     replaces_previous = previous is not None and os.path.basename(previous) != data_name
     index = {"format": FORMAT, "version": VERSION, "data": data_name, "sha256": digest,
              "variables": entries}
     try:
-        _write_atomically(_index_path(prefix), lambda f: f.write(
+        write_atomically(_index_path(prefix), lambda f: f.write(
             json.dumps(index, indent=1, sort_keys=True).encode()))
     except BaseException:
         if replaces_previous or previous is None:     # not committed: nothing names it
@@ -276,46 +276,6 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
 def _write_npz(fileobj, arrays: dict) -> None:
     """The one place array bytes are written (tests make it fail halfway)."""
     np.savez(fileobj, **arrays)
-
-
-def _write_temp(directory: str, stem: str, write) -> str:
-    """A new fsync'ed temporary file in ``directory`` holding what ``write(f)`` wrote;
-    removed again if writing fails."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        _remove(tmp)
-        raise
-    return tmp
-
-
-def _write_atomically(path: str, write) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = _write_temp(directory, os.path.basename(path), write)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        _remove(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the renames in ``directory`` durable (where the OS allows opening it)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _remove(path: str) -> None:
@@ -489,7 +449,7 @@ def _write_state(directory: str, latest: str, kept: list, filename: str) -> None
     lines = [f"model_checkpoint_path: {json.dumps(rel(latest))}"]
     lines += [f"all_model_checkpoint_paths: {json.dumps(rel(p))}" for p in kept]
     text = "\n".join(lines) + "\n"
-    _write_atomically(os.path.join(directory, filename), lambda f: f.write(text.encode()))
+    write_atomically(os.path.join(directory, filename), lambda f: f.write(text.encode()))
 
 
 _STATE_LINE = re.compile(r'^\s*(\w+)\s*:\s*(".*")\s*$')
