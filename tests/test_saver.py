@@ -168,6 +168,23 @@ def test_a_full_disk_leaves_the_previous_checkpoint(tmp_path, monkeypatch):
     assert_restores_first_save(sess, saver, path, w, tmp_path)
 
 
+def test_save_errors_are_tfs_classes_for_their_errno(tmp_path, monkeypatch):
+    sess, saver, path, w = saved_once(tmp_path)
+    real = saver_module._write_npz
+
+    def over_quota(f, arrays):
+        raise OSError(errno.EDQUOT, "Disk quota exceeded")
+
+    monkeypatch.setattr(saver_module, "_write_npz", over_quota)
+    with pytest.raises(ds.errors.ResourceExhaustedError, match="model; Disk quota exceeded"):
+        saver.save(sess, path)
+    monkeypatch.setattr(saver_module, "_write_npz", real)
+    other = str(tmp_path / "other")
+    os.mkdir(other + ".index")                  # a directory where the index goes
+    with pytest.raises(ds.errors.FailedPreconditionError, match="Is a directory"):
+        saver.save(sess, other)
+
+
 def test_debris_of_a_crashed_save_does_not_matter(tmp_path, monkeypatch):
     sess, saver, path, w = saved_once(tmp_path)
 

@@ -5,6 +5,7 @@ TF1's ``AlreadyExistsError``)."""
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
@@ -235,6 +236,15 @@ def test_walk_calls_onerror_for_a_listing_error_as_tfs(tree):
 
     with pytest.raises(errors.NotFoundError):       # re-raising aborts the walk (TF's doc)
         list(ds.io.gfile.walk(str(tree / "a.txt"), onerror=abort))
+
+
+def test_a_disk_quota_is_resource_exhausted_as_a_full_disk():
+    from devsession.io import local_files
+
+    for code in (errno.ENOSPC, errno.EDQUOT):
+        error = local_files.op_error(OSError(code, os.strerror(code)), "/x/f")
+        assert type(error) is errors.ResourceExhaustedError
+        assert str(error) == f"/x/f; {os.strerror(code)}"
 
 
 def test_file_urls_are_local_paths(tree):

@@ -29,6 +29,7 @@ _BY_ERRNO = {
     errno.EROFS: PermissionDeniedError, errno.EISDIR: FailedPreconditionError,
     errno.ENOTDIR: FailedPreconditionError, errno.ENOTEMPTY: FailedPreconditionError,
     errno.EBUSY: FailedPreconditionError, errno.ENOSPC: ResourceExhaustedError,
+    errno.EDQUOT: ResourceExhaustedError,
     errno.EMFILE: ResourceExhaustedError, errno.EFBIG: ResourceExhaustedError,
     errno.EINVAL: InvalidArgumentError, errno.ENAMETOOLONG: InvalidArgumentError,
 }

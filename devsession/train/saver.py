@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import errno
 import hashlib
 import io
 import json
@@ -61,10 +60,10 @@ import zipfile
 import numpy as np
 
 from .. import dtypes
-from ..atomic_files import fsync_directory, write_atomically, write_temp
 from .. import tf_logging as logging
-from ..errors import (DataLossError, InvalidArgumentError, NotFoundError, PermissionDeniedError,
-                      ResourceExhaustedError, UnknownError)
+from ..atomic_files import fsync_directory, write_atomically, write_temp
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError
+from ..io.local_files import op_error
 from .meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
 from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from ..graph import control_dependencies, device, get_default_graph, name_scope
@@ -293,19 +292,12 @@ def _sha256(path: str) -> str:
 
 @contextlib.contextmanager
 def _as_op_errors(path: str):
-    """OSErrors while writing ``path`` as the ``ds.errors`` class TF would raise."""
+    """OSErrors while writing checkpoint ``path`` as the ``ds.errors`` class TF's file
+    system gives for their errno (``io/local_files.op_error``)."""
     try:
         yield
     except OSError as e:
-        if isinstance(e, FileNotFoundError):
-            cls = NotFoundError
-        elif e.errno in (errno.ENOSPC, errno.EDQUOT):
-            cls = ResourceExhaustedError
-        elif e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-            cls = PermissionDeniedError
-        else:
-            cls = UnknownError
-        raise cls(f"Failed to write checkpoint {path}: {e}") from e
+        raise op_error(e, e.filename or path, f"writing checkpoint {path}") from e
 
 
 def _delete_checkpoint(prefix: str) -> None:
