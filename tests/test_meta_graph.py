@@ -260,6 +260,21 @@ def test_write_meta_graph_false_and_max_to_keep(tmp_path):
             assert not os.path.exists(third + ".meta")
 
 
+def test_max_to_keep_deletes_meta_graphs_of_another_suffix(tmp_path):
+    with ds.Graph().as_default():
+        ds.Variable(1.0, name="v")
+        saver = ds.train.Saver(max_to_keep=1)
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            first = saver.save(sess, str(tmp_path / "m"), global_step=1,
+                               meta_graph_suffix="graph")
+            assert os.path.exists(first + ".graph")
+            second = saver.save(sess, str(tmp_path / "m"), global_step=2,
+                                meta_graph_suffix="graph")
+    assert sorted(f for f in os.listdir(tmp_path) if f.endswith(".graph")) == \
+        [os.path.basename(second) + ".graph"]
+
+
 def test_a_missing_meta_graph_file_is_not_found(tmp_path):
     with pytest.raises(ds.errors.NotFoundError, match="nothing.meta"):
         ds.train.import_meta_graph(str(tmp_path / "nothing.meta"))

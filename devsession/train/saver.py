@@ -168,7 +168,7 @@ class Saver:
             if write_meta_graph:
                 self._write_meta_graph(f"{save_path}.{meta_graph_suffix}")
             if write_state:
-                self._remember(save_path)
+                self._remember(save_path, meta_graph_suffix)
                 _write_state(directory, save_path, self._last_checkpoints,
                              latest_filename or STATE_FILE)
         return save_path
@@ -191,12 +191,14 @@ class Saver:
         except TypeError as e:
             logging.warning("Saver: no MetaGraph written to %s: %s", path, e)
 
-    def _remember(self, path: str) -> None:
+    def _remember(self, path: str, meta_graph_suffix: str) -> None:
+        """Keep ``path``; delete the checkpoints past ``max_to_keep``, with their meta
+        graph of this save's suffix (as TF's ``_MaybeDeleteOldCheckpoints``)."""
         if path in self._last_checkpoints:
             self._last_checkpoints.remove(path)
         self._last_checkpoints.append(path)
         while self._max_to_keep and len(self._last_checkpoints) > self._max_to_keep:
-            _delete_checkpoint(self._last_checkpoints.pop(0))
+            _delete_checkpoint(self._last_checkpoints.pop(0), meta_graph_suffix)
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None,
@@ -300,10 +302,10 @@ def _as_op_errors(path: str):
         raise op_error(e, e.filename or path, f"writing checkpoint {path}") from e
 
 
-def _delete_checkpoint(prefix: str) -> None:
+def _delete_checkpoint(prefix: str, meta_graph_suffix: str = "meta") -> None:
     data = _data_file_of(prefix)
     _remove(_index_path(prefix))
-    _remove(prefix + ".meta")
+    _remove(f"{prefix}.{meta_graph_suffix}")
     if data is not None:
         _remove(data)
 
