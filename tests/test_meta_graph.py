@@ -275,6 +275,32 @@ def test_max_to_keep_deletes_meta_graphs_of_another_suffix(tmp_path):
         [os.path.basename(second) + ".graph"]
 
 
+def test_saver_warnings_use_the_library_logger_not_ds_logging(tmp_path, monkeypatch, caplog):
+    """ds.logging's logger gets a stderr handler when first used; a library warning
+    through it would print twice once the program calls logging.basicConfig."""
+    import logging
+
+    from devsession import tf_logging
+
+    monkeypatch.setattr(tf_logging, "_configured", False)
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])     # nothing prints yet
+    handlers = list(logging.getLogger("devsession").handlers)
+    with ds.Graph().as_default():
+        ds.Variable(1.0, name="v")
+        ds.add_to_collection("objects", object())
+        saver = ds.train.Saver()
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            saver.save(sess, str(tmp_path / "m"))
+    assert logging.getLogger("devsession").handlers == handlers
+    monkeypatch.undo()
+    with caplog.at_level(logging.WARNING), ds.Graph().as_default():
+        ds.add_to_collection("objects", object())
+        ds.train.export_meta_graph(str(tmp_path / "g.meta"))
+    assert [(r.name, r.getMessage()[:30]) for r in caplog.records] == \
+        [("devsession.train", "Collection 'objects' is not sa")]
+
+
 def test_a_missing_meta_graph_file_is_not_found(tmp_path):
     with pytest.raises(ds.errors.NotFoundError, match="nothing.meta"):
         ds.train.import_meta_graph(str(tmp_path / "nothing.meta"))

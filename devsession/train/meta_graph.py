@@ -40,10 +40,10 @@ text format) ``DataLossError`` naming it; an op devsession lacks is
 
 from __future__ import annotations
 
+import logging
 import numbers
 from typing import NamedTuple
 
-from .. import tf_logging as logging
 from ..graph import Graph, Operation, Tensor, get_default_graph
 from ..graph_def import import_graph_def
 from ..proto import graph_pb2
@@ -54,6 +54,8 @@ from ..variables import Variable
 
 __all__ = ["export_meta_graph", "import_scoped_meta_graph", "read_meta_graph_file",
            "ImportedMetaGraph", "VARIABLE_COLLECTIONS"]
+
+log = logging.getLogger("devsession.train")
 
 # TF1's collections whose items are VariableDefs (TF registers a proto function for each).
 VARIABLE_COLLECTIONS = frozenset({
@@ -124,8 +126,8 @@ def _collection_def(key: str, items: list) -> CollectionDef | None:
         return CollectionDef(int64_list=CollectionDef.Int64List(value=[int(i) for i in items]))
     if all(isinstance(i, numbers.Real) for i in items):
         return CollectionDef(float_list=CollectionDef.FloatList(value=[float(i) for i in items]))
-    logging.warning("Collection '%s' is not saved in the MetaGraphDef: its items (%s) have "
-                    "no MetaGraphDef form.", key, type(items[0]).__name__)
+    log.warning("Collection '%s' is not saved in the MetaGraphDef: its items (%s) have "
+                "no MetaGraphDef form.", key, type(items[0]).__name__)
     return None
 
 
@@ -235,8 +237,8 @@ def _import_collections(meta, graph: Graph, import_scope, saver_nodes) -> dict:
             continue
         values = list(getattr(collection, kind).value)
         if key in _SKIPPED_PROTO_COLLECTIONS:
-            logging.warning("Collection '%s' of the MetaGraphDef is not imported: devsession "
-                            "has no objects for its protos.", key)
+            log.warning("Collection '%s' of the MetaGraphDef is not imported: devsession "
+                        "has no objects for its protos.", key)
             continue
         if key in VARIABLE_COLLECTIONS and kind == "bytes_list":
             for data in values:
@@ -266,9 +268,9 @@ def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
                     for n in sorted(saver_nodes) if nodes[n].op == "Assign" and nodes[n].input}
         missing = sorted(v for v in restored.values() if v not in by_op_name)
         if missing:
-            logging.warning("The Saver of the MetaGraphDef restores %s, which no variable "
-                            "collection names; the rebuilt Saver leaves them out.",
-                            ", ".join(missing))
+            log.warning("The Saver of the MetaGraphDef restores %s, which no variable "
+                        "collection names; the rebuilt Saver leaves them out.",
+                        ", ".join(missing))
         var_list = {key: by_op_name[v] for key, v in restored.items() if v in by_op_name}
         name = meta.saver_def.restore_op_name.rpartition("/")[0]
     else:

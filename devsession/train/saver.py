@@ -53,6 +53,7 @@ import contextlib
 import hashlib
 import io
 import json
+import logging
 import os
 import re
 import zipfile
@@ -60,7 +61,6 @@ import zipfile
 import numpy as np
 
 from .. import dtypes
-from .. import tf_logging as logging
 from ..atomic_files import fsync_directory, write_atomically, write_temp
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..io.local_files import op_error
@@ -73,6 +73,8 @@ from ..variables import global_variables
 
 __all__ = ["Saver", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists",
            "CheckpointState", "import_meta_graph"]
+
+log = logging.getLogger("devsession.train")
 
 FORMAT = "devsession-checkpoint"
 VERSION = 1
@@ -189,7 +191,7 @@ class Saver:
         try:
             self.export_meta_graph(path)
         except TypeError as e:
-            logging.warning("Saver: no MetaGraph written to %s: %s", path, e)
+            log.warning("Saver: no MetaGraph written to %s: %s", path, e)
 
     def _remember(self, path: str, meta_graph_suffix: str) -> None:
         """Keep ``path``; delete the checkpoints past ``max_to_keep``, with their meta
