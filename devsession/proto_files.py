@@ -3,8 +3,13 @@
 TF1 writes graphs and meta graphs both ways (``tf.train.write_graph(..., as_text=True)``
 writes ``text_format``; ``Saver.save`` writes a binary ``.meta``) and reads either,
 trying binary first and text second, as TF's ``read_meta_graph_file`` does.  A text file
-almost never parses as binary: its first byte ('n' of ``node``, 'm' of
-``meta_info_def``...) starts a field with an invalid wire type.
+almost never parses as binary, though not because its first byte is always an invalid
+tag: read as wire format, each byte's low three bits are a wire type, and a text file's
+bytes soon contradict themselves.  'n' (0x6e, of ``node``) is wire type 6, which does not
+exist; ``meta_info_def {`` gets further ('m', 0x6d, is a valid fixed32 field that takes
+"eta_"; 'i' a fixed64 one) until '{' (0x7b) opens a group (wire type 3) that no end-group
+byte closes, and a newline (0x0a) starts a length-delimited field whose length (the next
+character) runs past the data.
 
 Writing is atomic and durable (``atomic_files``: a temporary file in the same directory,
 fsync'ed, then ``os.replace``), so a reader never sees half a graph.
