@@ -7,9 +7,8 @@ almost never parses as binary, though not because its first byte is always an in
 tag: read as wire format, each byte's low three bits are a wire type, and a text file's
 bytes soon contradict themselves.  'n' (0x6e, of ``node``) is wire type 6, which does not
 exist; ``meta_info_def {`` gets further ('m', 0x6d, is a valid fixed32 field that takes
-"eta_"; 'i' a fixed64 one) until '{' (0x7b) opens a group (wire type 3) that no end-group
-byte closes, and a newline (0x0a) starts a length-delimited field whose length (the next
-character) runs past the data.
+"eta_"; 'i' a fixed64 one) until '{' (0x7b) opens a group (wire type 3) that only a
+matching end-group byte ('|', 0x7c) would close, and the bytes inside it fail first.
 
 Writing is atomic and durable (``atomic_files``: a temporary file in the same directory,
 fsync'ed, then ``os.replace``), so a reader never sees half a graph.
