@@ -128,6 +128,36 @@ def test_static_assertions_decide_at_build_time_with_tf_texts():
     assert ds.debugging.assert_scalar(scalar) is scalar
 
 
+def test_static_assertions_prefix_the_message_as_tf():
+    x = ds.constant([1.0, 2.0], name="v")
+    with pytest.raises(TypeError) as info:
+        ds.assert_type(x, ds.int32, message="M")
+    assert str(info.value) == "M.  v:0 must be of type tf.int32; got tf.float32"
+    with pytest.raises(TypeError) as info:
+        ds.assert_integer(x, message="M")
+    assert str(info.value) == ('M.  Expected "x" to be integer type.  Found: v:0 of dtype '
+                               "<dtype: 'float32'>")
+    with pytest.raises(ValueError) as info:
+        ds.assert_scalar(x, message="M")
+    assert str(info.value) == "M.  Expected scalar shape for v:0, saw shape: (2,)."
+
+
+def test_a_constant_rank_tensor_is_decided_at_build_time_as_tf():
+    x = ds.constant([1.0, 2.0], name="v")
+    ok = [ds.assert_rank(x, ds.constant(1)), ds.assert_rank_at_least(x, ds.constant(1))]
+    assert [op.type for op in ok] == ["NoOp", "NoOp"]
+    assert ok[0].name.endswith("/static_checks_determined_all_ok")
+    with pytest.raises(ValueError) as info:
+        ds.assert_rank(x, ds.constant(2), message="M")
+    assert str(info.value) == "M.  Tensor v:0 must have rank 2.  Received rank 1, shape (2,)"
+    with pytest.raises(ValueError) as info:
+        ds.assert_rank_at_least(x, ds.constant(3))
+    assert str(info.value) == ("Tensor v:0 must have rank at least 3.  Received rank 1, "
+                               "shape (2,)")
+    p = ds.placeholder(ds.float32, None)       # a rank unknown until run time
+    assert ds.assert_rank(p, ds.constant(1)).type == "Assert"
+
+
 def test_rank_assertions_of_an_unknown_rank_run_as_asserts():
     p = ds.placeholder(ds.float32, None, name="p")
     exact, at_least = ds.assert_rank(p, 2), ds.debugging.assert_rank_at_least(p, 2)

@@ -136,7 +136,7 @@ def assert_type(tensor, tf_type, message=None, name=None) -> Operation:
         tensor = convert_to_tensor(tensor)
         want = dtypes.as_dtype(tf_type)
         if tensor.dtype != want:
-            prefix = f"{message}: " if message else ""
+            prefix = f"{message}.  " if message else ""
             raise TypeError(f"{prefix}{tensor.name} must be of type tf.{want.name}; got "
                             f"tf.{tensor.dtype.name}")
         return no_op(name="statically_determined_correct_type")
@@ -147,7 +147,7 @@ def assert_integer(x, message=None, name=None) -> Operation:
     with name_scope(name or "assert_integer"):
         x = convert_to_tensor(x)
         if not x.dtype.is_integer:
-            prefix = f"{message}: " if message else ""
+            prefix = f"{message}.  " if message else ""
             raise TypeError(f'{prefix}Expected "x" to be integer type.  Found: {x.name} of '
                             f"dtype <dtype: '{x.dtype.name}'>")
         return no_op(name="statically_determined_was_integer")
@@ -158,7 +158,7 @@ def assert_scalar(tensor, name=None, message=None) -> Tensor:
     with name_scope(name or "assert_scalar"):
         tensor = convert_to_tensor(tensor)
         if tensor.shape.ndims != 0:
-            prefix = f"{message}: " if message else ""
+            prefix = f"{message}.  " if message else ""
             raise ValueError(f"{prefix}Expected scalar shape for {tensor.name}, saw shape: "
                              f"{tensor.shape}.")
         return tensor
