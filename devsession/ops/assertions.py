@@ -13,7 +13,9 @@ per line.
 The static assertions (``assert_rank``, ``assert_rank_at_least``, ``assert_type``,
 ``assert_integer``, ``assert_scalar``) decide from the graph's static dtype and shape
 when they can, with TF's ValueError/TypeError texts, returning a NoOp (``assert_scalar``:
-the tensor); ``assert_rank`` of a tensor of unknown rank is an ``Assert`` at run time.
+the tensor); a rank given as a constant tensor counts as known, as TF's
+``constant_value`` makes it.  ``assert_rank`` of a tensor of unknown rank, or against a
+rank only the run computes, is an ``Assert`` at run time.
 
     with ds.control_dependencies([ds.assert_positive(x)]):
         y = ds.log(x)
@@ -106,11 +108,13 @@ def _rank_assert(default_name: str, wording: str, holds, compare):
     def build(x, rank, data=None, summarize=None, message=None, name=None) -> Operation:
         with name_scope(name or default_name):
             x = convert_to_tensor(x)
-            if isinstance(rank, (int, np.integer)) and x.shape.ndims is not None:
-                if not holds(x.shape.ndims, int(rank)):
+            static_rank = _static_rank(rank)
+            if static_rank is not None and x.shape.ndims is not None:
+                if not holds(x.shape.ndims, static_rank):
                     prefix = f"{message}.  " if message else ""
-                    raise ValueError(f"{prefix}Tensor {x.name} must have {wording} {rank}.  "
-                                     f"Received rank {x.shape.ndims}, shape {x.shape}")
+                    raise ValueError(f"{prefix}Tensor {x.name} must have {wording} "
+                                     f"{static_rank}.  Received rank {x.shape.ndims}, "
+                                     f"shape {x.shape}")
                 return no_op(name="static_checks_determined_all_ok")
             wanted = convert_to_tensor(rank)
             if wanted.dtype != dtypes.int32:              # Rank gives int32
@@ -120,9 +124,23 @@ def _rank_assert(default_name: str, wording: str, holds, compare):
                         "Received shape: ", shape_of(x)]
             return Assert(compare(rank_of(x), wanted), data, summarize=summarize)
     build.__name__ = build.__qualname__ = default_name
-    build.__doc__ = (f"That ``x`` has {wording} ``rank``: a ValueError now when the static "
-                     f"rank decides, else an ``Assert`` at run time.")
+    build.__doc__ = (f"That ``x`` has {wording} ``rank`` (an int, or a tensor): a NoOp or "
+                     f"a ValueError now when the static rank of ``x`` and the value of "
+                     f"``rank`` decide, else an ``Assert`` at run time.")
     return build
+
+
+def _static_rank(rank) -> int | None:
+    """``rank`` as an int when the graph knows it: a Python or numpy integer, or a tensor
+    whose value is a constant integer scalar (TF's ``constant_value``)."""
+    if isinstance(rank, (int, np.integer)):
+        return int(rank)
+    if isinstance(rank, Tensor):
+        value = constant_value(rank)
+        if value is not None and np.ndim(value) == 0 \
+                and np.issubdtype(np.asarray(value).dtype, np.integer):
+            return int(value)
+    return None
 
 
 assert_rank = _rank_assert("assert_rank", "rank", int.__eq__, equal)
