@@ -43,12 +43,14 @@ import numpy as np
 
 from . import dtypes
 from .graph import Tensor, constant_value, control_dependencies, convert_to_tensor, name_scope
-from .ops import (cast, clip_by_value, concat, constant, expand_dims, identity, matmul,
-                  maximum, minimum, pad, random_uniform, reduce_mean, reduce_prod, reshape,
-                  shape, slice, sqrt, square, squeeze, stack, tile, where)
+from .image_checks import (after, assert_or_raise, image_dims, is_tensor, known_rank,
+                           nonzero_inner)
+from .image_dtype import as_float, convert_image_dtype
+from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum, minimum,
+                  pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
+                  square, squeeze, stack, tile, where)
 from .ops.control_flow import Assert
-from .ops.elementwise import (abs as abs_op, floordiv, floormod, logical_and,
-                               round as round_op, rsqrt)
+from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.masking import reverse
 from .ops.reduce import reduce_all
@@ -80,65 +82,6 @@ _NOT_YET = {ResizeMethod.BICUBIC: "BICUBIC", "bicubic": "BICUBIC", ResizeMethod.
 
 # --- helpers ----------------------------------------------------------------------------------
 
-def _is_tensor(value) -> bool:
-    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
-
-
-def _known(value):
-    """A Python int for an int or a tensor whose value the graph knows, else None."""
-    if _is_tensor(value):
-        found = constant_value(convert_to_tensor(value))
-        return None if found is None else int(np.asarray(found).reshape(()))
-    return int(value)
-
-
-def _assert(condition, message: str) -> list:
-    """TF's ``_assert``: a Python ``False`` raises ValueError now; a tensor becomes an
-    ``Assert`` op (returned in a list) that fails the run with ``message``."""
-    if _is_tensor(condition):
-        return [Assert(condition, [message], message=message)]
-    if not condition:
-        raise ValueError(message)
-    return []
-
-
-def _after(checks: list, x: Tensor) -> Tensor:
-    """``x``, once ``checks`` have run."""
-    if not checks:
-        return x
-    with control_dependencies(checks):
-        return identity(x)
-
-
-def _rank(image: Tensor, ranks, what: str) -> int:
-    rank = image.shape.ndims
-    if rank is None or rank not in ranks:
-        wanted = " or ".join(str(r) for r in ranks)
-        raise ValueError(f"{what}: 'image' (shape {image.shape}) must have {wanted} "
-                         f"dimensions (a known rank).")
-    return rank
-
-
-def _nonzero_inner(image: Tensor, what: str) -> list:
-    """TF's ``_CheckAtLeast3DImage(require_static=False)``: a known 0 among the inner 3
-    dimensions is a ValueError; unknown ones get an ``Assert``."""
-    dims = image.shape.dims[-3:]
-    if 0 in dims:
-        raise ValueError(f"{what}: inner 3 dims of 'image.shape' must be > 0: {image.shape}")
-    if None in dims:
-        return _assert(reduce_all(shape(image)[-3:] > 0),
-                       "inner 3 dims of 'image.shape' must be > 0.")
-    return []
-
-
-def _dims(image: Tensor) -> list:
-    """TF's ``_ImageDimensions``: each dimension an int where known, else a scalar tensor
-    (``shape(image)[i]``)."""
-    dims = image.shape.dims
-    dynamic = shape(image) if None in dims else None
-    return [dynamic[i] if d is None else d for i, d in enumerate(dims)]
-
-
 def _as_batch(image: Tensor, what: str):
     """``(image as 4-D, whether it was 4-D)``; an image of unknown rank is taken as 3-D,
     as TF's bounding-box functions take it."""
@@ -156,15 +99,15 @@ def _as_batch(image: Tensor, what: str):
 
 
 def _static(values) -> list:
-    return [None if _is_tensor(v) else v for v in values]       # for set_shape
+    return [None if is_tensor(v) else v for v in values]       # for set_shape
 
 
 def _max(x, y):
-    return maximum(x, y) if _is_tensor(x) or _is_tensor(y) else max(x, y)
+    return maximum(x, y) if is_tensor(x) or is_tensor(y) else max(x, y)
 
 
 def _min(x, y):
-    return minimum(x, y) if _is_tensor(x) or _is_tensor(y) else min(x, y)
+    return minimum(x, y) if is_tensor(x) or is_tensor(y) else min(x, y)
 
 
 # --- resizing ---------------------------------------------------------------------------------
@@ -182,9 +125,9 @@ def _resizer(method):
 def _aspect_size(images: Tensor, size: Tensor) -> Tensor:
     """The largest size within ``size`` with ``images``' aspect ratio, rounded as TF
     rounds it (float32, half to even); a constant when the graph knows everything."""
-    _, height, width, _ = _dims(images)
+    _, height, width, _ = image_dims(images)
     wanted = constant_value(size)
-    if wanted is not None and not _is_tensor(height) and not _is_tensor(width):
+    if wanted is not None and not is_tensor(height) and not is_tensor(width):
         f32 = np.float32
         scale = min(f32(wanted[0]) / f32(height), f32(wanted[1]) / f32(width))
         return constant([int(np.round(scale * f32(height))), int(np.round(scale * f32(width)))],
@@ -242,8 +185,8 @@ resize = resize_images      # TF1's tf.image.resize is resize_images
 def _flip(image, axis: int, what: str) -> Tensor:
     with name_scope(what):
         image = convert_to_tensor(image, name="image")
-        rank = _rank(image, (3, 4), what)
-        _nonzero_inner(image, what)
+        rank = known_rank(image, (3, 4), what)
+        nonzero_inner(image, what)
         return reverse(image, [axis + rank - 3])
 
 
@@ -260,13 +203,13 @@ def flip_up_down(image) -> Tensor:
 def _random_flip(image, axis: int, seed, what: str) -> Tensor:
     with name_scope(what):
         image = convert_to_tensor(image, name="image")
-        rank = _rank(image, (3, 4), what)
-        _nonzero_inner(image, what)
+        rank = known_rank(image, (3, 4), what)
+        nonzero_inner(image, what)
         flipped = reverse(image, [axis + rank - 3])
         if rank == 3:
             draw = random_uniform([], 0, 1.0, seed=seed)
             return where(draw < 0.5, flipped, image)
-        batch = _dims(image)[0]
+        batch = image_dims(image)[0]
         draw = random_uniform([batch], 0, 1.0, seed=seed)
         return where(reshape(draw < 0.5, [-1, 1, 1, 1]), flipped, image)
 
@@ -289,7 +232,7 @@ def central_crop(image, central_fraction) -> Tensor:
     ValueError for a fraction outside (0, 1] or a rank other than 3 or 4."""
     with name_scope("central_crop"):
         image = convert_to_tensor(image, name="image")
-        fraction = constant_value(central_fraction) if _is_tensor(central_fraction) \
+        fraction = constant_value(central_fraction) if is_tensor(central_fraction) \
             else central_fraction
         checks = []
         if fraction is not None:
@@ -300,17 +243,17 @@ def central_crop(image, central_fraction) -> Tensor:
                 return image
         else:
             f = convert_to_tensor(central_fraction, dtype_hint=dtypes.float32)
-            checks = _assert(logical_and(f > 0.0, f <= 1.0),
+            checks = assert_or_raise(logical_and(f > 0.0, f <= 1.0),
                              "central_fraction must be within (0, 1]")
-        rank = _rank(image, (3, 4), "central_crop")
-        _nonzero_inner(image, "central_crop")
-        image = _after(checks, image)
-        dims = _dims(image)
+        rank = known_rank(image, (3, 4), "central_crop")
+        nonzero_inner(image, "central_crop")
+        image = after(checks, image)
+        dims = image_dims(image)
         first = rank - 3                      # the height's axis
         starts, sizes = [], []
         for axis in (first, first + 1):
             size = dims[axis]
-            if fraction is not None and not _is_tensor(size):
+            if fraction is not None and not is_tensor(size):
                 start = int((float(size) - float(size) * fraction) / 2)
             else:
                 size_f = cast(convert_to_tensor(size), dtypes.float64)
@@ -335,17 +278,17 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height,
     with name_scope("pad_to_bounding_box"):
         image = convert_to_tensor(image, name="image")
         image, batched = _as_batch(image, "pad_to_bounding_box")
-        batch, height, width, depth = _dims(image)
+        batch, height, width, depth = image_dims(image)
         after_width = target_width - offset_width - width
         after_height = target_height - offset_height - height
-        checks = _nonzero_inner(image, "pad_to_bounding_box")
-        checks += _assert(offset_height >= 0, "offset_height must be >= 0")
-        checks += _assert(offset_width >= 0, "offset_width must be >= 0")
-        checks += _assert(after_width >= 0, "width must be <= target - offset")
-        checks += _assert(after_height >= 0, "height must be <= target - offset")
-        image = _after(checks, image)
+        checks = nonzero_inner(image, "pad_to_bounding_box")
+        checks += assert_or_raise(offset_height >= 0, "offset_height must be >= 0")
+        checks += assert_or_raise(offset_width >= 0, "offset_width must be >= 0")
+        checks += assert_or_raise(after_width >= 0, "width must be <= target - offset")
+        checks += assert_or_raise(after_height >= 0, "height must be <= target - offset")
+        image = after(checks, image)
         paddings = [0, 0, offset_height, after_height, offset_width, after_width, 0, 0]
-        if any(_is_tensor(p) for p in paddings):
+        if any(is_tensor(p) for p in paddings):
             paddings = reshape(stack([convert_to_tensor(p, dtype=dtypes.int32)
                                       for p in paddings]), [4, 2])
         else:
@@ -364,17 +307,17 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height,
     with name_scope("crop_to_bounding_box"):
         image = convert_to_tensor(image, name="image")
         image, batched = _as_batch(image, "crop_to_bounding_box")
-        checks = _nonzero_inner(image, "crop_to_bounding_box")
-        batch, height, width, depth = _dims(image)
-        checks += _assert(offset_width >= 0, "offset_width must be >= 0.")
-        checks += _assert(offset_height >= 0, "offset_height must be >= 0.")
-        checks += _assert(target_width > 0, "target_width must be > 0.")
-        checks += _assert(target_height > 0, "target_height must be > 0.")
-        checks += _assert(width >= target_width + offset_width,
+        checks = nonzero_inner(image, "crop_to_bounding_box")
+        batch, height, width, depth = image_dims(image)
+        checks += assert_or_raise(offset_width >= 0, "offset_width must be >= 0.")
+        checks += assert_or_raise(offset_height >= 0, "offset_height must be >= 0.")
+        checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
+        checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
+        checks += assert_or_raise(width >= target_width + offset_width,
                           "width must be >= target + offset.")
-        checks += _assert(height >= target_height + offset_height,
+        checks += assert_or_raise(height >= target_height + offset_height,
                           "height must be >= target + offset.")
-        image = _after(checks, image)
+        image = after(checks, image)
         cropped = slice(image, [0, offset_height, offset_width, 0],
                         [-1, target_height, target_width, -1])
         cropped.set_shape(_static([batch, target_height, target_width, depth]))
@@ -387,11 +330,11 @@ def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
     with name_scope("resize_image_with_crop_or_pad"):
         image = convert_to_tensor(image, name="image")
         image, batched = _as_batch(image, "resize_image_with_crop_or_pad")
-        checks = _nonzero_inner(image, "resize_image_with_crop_or_pad")
-        checks += _assert(target_width > 0, "target_width must be > 0.")
-        checks += _assert(target_height > 0, "target_height must be > 0.")
-        image = _after(checks, image)
-        _, height, width, _ = _dims(image)
+        checks = nonzero_inner(image, "resize_image_with_crop_or_pad")
+        checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
+        checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
+        image = after(checks, image)
+        _, height, width, _ = image_dims(image)
         width_diff = target_width - width
         crop_width = _max(-width_diff // 2, 0)
         pad_width = _max(width_diff // 2, 0)
@@ -437,71 +380,11 @@ def random_crop(value, size, seed=None, name=None) -> Tensor:
 
 # --- values -----------------------------------------------------------------------------------
 
-def _saturate_cast(value: Tensor, dtype) -> Tensor:
-    """TF 2.21's ``saturate_cast``: clip to the target's range (its limits nudged toward
-    0 where the source type cannot hold them exactly), then cast."""
-    source, target = value.dtype, dtypes.as_dtype(dtype)
-    kind = source.np.type
-    promoted = np.promote_types(source.np, target.np)
-    with np.errstate(over="ignore"):
-        low = kind(np.maximum(source.min, target.min))
-        if np.array([low, target.min], promoted)[0] < np.array([low, target.min], promoted)[1]:
-            low = np.nextafter(low, kind(0), dtype=source.np)
-        high = kind(np.minimum(float(source.max), float(target.max)))
-        if np.array([high, target.max], promoted)[0] > np.array([high, target.max], promoted)[1]:
-            high = np.nextafter(high, kind(0), dtype=source.np)
-    clipped = clip_by_value(value, constant(low, source), constant(high, source))
-    return cast(clipped, target)
-
-
-def _in_dtype(value, dtype: dtypes.DType) -> Tensor:
-    """A Python number as a constant of ``dtype`` (rounded to it, as TF converts)."""
-    with np.errstate(over="ignore"):
-        return constant(np.asarray(value).astype(dtype.np), dtype)
-
-
-def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
-    """``image`` in ``dtype``, rescaled as TF: floats span [0, 1), integers [0, max]
-    (integer to integer by a power-of-two factor; float to integer by ``max + 0.5`` and
-    truncation).  ``saturate`` clips before casting.  AttributeError (as TF) for a
-    non-numeric dtype."""
-    image = convert_to_tensor(image, name="image")
-    dtype = dtypes.as_dtype(dtype)
-    if not dtype.is_numeric:
-        raise AttributeError("dtype must be either floating point or integer")
-    if not image.dtype.is_numeric:
-        raise AttributeError("image dtype must be either floating point or integer")
-    if dtype == image.dtype:
-        return identity(image, name=name)
-    with name_scope(name or "convert_image"):
-        if image.dtype.is_integer and dtype.is_integer:
-            scale_in, scale_out = int(image.dtype.max), int(dtype.max)
-            if scale_in > scale_out:
-                scaled = floordiv(image, _in_dtype((scale_in + 1) // (scale_out + 1),
-                                                   image.dtype))
-                return _saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
-            converted = _saturate_cast(image, dtype) if saturate else cast(image, dtype)
-            return converted * _in_dtype((scale_out + 1) // (scale_in + 1), dtype)
-        if image.dtype.is_floating and dtype.is_floating:
-            return cast(image, dtype)
-        if image.dtype.is_integer:
-            return cast(image, dtype) * _in_dtype(1.0 / float(image.dtype.max), dtype)
-        scaled = image * _in_dtype(float(dtype.max) + 0.5, image.dtype)
-        return _saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
-
-
-def _as_float(image: Tensor) -> Tensor:
-    """float16 and float32 images as they are, others converted to float32 in [0, 1]."""
-    if image.dtype in (dtypes.float16, dtypes.float32):
-        return image
-    return convert_image_dtype(image, dtypes.float32)
-
-
 def adjust_brightness(image, delta) -> Tensor:
     """``image + delta`` in float (integers scaled to [0, 1]), converted back saturated."""
     with name_scope("adjust_brightness"):
         image = convert_to_tensor(image, name="image")
-        flt = _as_float(image)
+        flt = as_float(image)
         adjusted = flt + cast(convert_to_tensor(delta, dtype_hint=flt.dtype), flt.dtype)
         return convert_image_dtype(adjusted, image.dtype, saturate=True)
 
@@ -524,7 +407,7 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
         if images.shape.ndims is None or images.shape.ndims < 3:
             raise ValueError(f"adjust_contrast: 'images' (shape {images.shape}) must be at "
                              f"least 3-D (a known rank).")
-        flt = _as_float(images)
+        flt = as_float(images)
         factor = cast(convert_to_tensor(contrast_factor, dtype_hint=dtypes.float32),
                       flt.dtype)
         mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
@@ -551,7 +434,7 @@ def per_image_standardization(image) -> Tensor:
         if image.shape.ndims is None or image.shape.ndims < 3:
             raise ValueError(f"per_image_standardization: 'image' (shape {image.shape}) "
                              f"must be at least three-dimensional (a known rank).")
-        image = _after(_nonzero_inner(image, "per_image_standardization"), image)
+        image = after(nonzero_inner(image, "per_image_standardization"), image)
         image = cast(image, dtypes.float32)
         inner = image.shape.dims[-3:]
         pixels = int(np.prod(inner)) if None not in inner else reduce_prod(shape(image)[-3:])
