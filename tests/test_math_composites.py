@@ -189,6 +189,22 @@ def test_matrix_band_part_as_tf(lower, upper):
                                   np.where(keep, x, 0))
 
 
+def test_matrix_band_part_refuses_a_band_wider_than_the_matrix_as_tf():
+    # TF's kernel: tf.compat.v1.matrix_band_part(tf.ones([2, 3]), 5, 0) fails
+    for lower, upper, text in (
+            (5, 0, "num_lower must be negative or less or equal to number of rows (2) got: 5"),
+            (3, 0, "num_lower must be negative or less or equal to number of rows (2) got: 3"),
+            (0, 4, "num_upper must be negative or less or equal to number of columns (3) "
+                   "got: 4"),
+            (5, 5, "num_lower must be negative or less or equal to number of rows (2) got: 5"),
+            (ds.constant(5, ds.int64), 0, "number of rows (2) got: 5")):
+        with pytest.raises(ds.errors.InvalidArgumentError) as info:
+            ds.matrix_band_part(ds.ones([2, 3]), lower, upper)
+        assert text in str(info.value)
+    for lower, upper in ((2, 3), (-2, 0), (0, -1)):     # TF takes these
+        assert run(ds.matrix_band_part(ds.ones([2, 3]), lower, upper)).shape == (2, 3)
+
+
 def test_matrix_band_part_value_from_tf():
     # tf.compat.v1.matrix_band_part(tf.ones((3, 4)), 1, -1)
     np.testing.assert_array_equal(run(ds.matrix_band_part(ds.ones((3, 4)), 1, -1)),

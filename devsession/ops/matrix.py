@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, constant_from_array, convert_to_tensor, get_default_graph, \
-    name_scope
+from ..errors import InvalidArgumentError
+from ..graph import Tensor, constant_from_array, constant_value, convert_to_tensor, \
+    get_default_graph, name_scope
 from .array import expand_dims, transpose
 from .array_fill import shape, zeros_like
 from .array_index import strided_slice
@@ -91,12 +92,29 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
 
 def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa: A002
     """``input`` with every element outside the band of each innermost matrix set to 0:
-    ``num_lower`` subdiagonals and ``num_upper`` superdiagonals kept (negative: all)."""
+    ``num_lower`` subdiagonals and ``num_upper`` superdiagonals kept (negative: all).
+    ``InvalidArgumentError`` when ``num_lower`` exceeds the number of rows or
+    ``num_upper`` the number of columns, with TF's kernel's text; devsession raises it
+    when the graph knows both numbers (TF at run time), and takes such a band unchecked
+    when one is known only at run time."""
     with name_scope(name or "MatrixBandPart"):
         x = convert_to_tensor(input)
         rank = _rank_at_least_2(x, "matrix_band_part")
-        mask = band_mask(_dim(x, rank - 2), _dim(x, rank - 1), num_lower, num_upper)
+        rows, columns = _dim(x, rank - 2), _dim(x, rank - 1)
+        _check_band(num_lower, rows, "num_lower", "rows")
+        _check_band(num_upper, columns, "num_upper", "columns")
+        mask = band_mask(rows, columns, num_lower, num_upper)
         return where(mask, x, zeros_like(x))
+
+
+def _check_band(num, size, what: str, dimension: str) -> None:
+    """TF's MatrixBandPart check of ``num`` against a static ``size``."""
+    value = constant_value(num) if isinstance(num, Tensor) else num
+    if isinstance(size, Tensor) or value is None or np.ndim(value) != 0:
+        return
+    if int(value) > size:
+        raise InvalidArgumentError(f"{what} must be negative or less or equal to number of "
+                                   f"{dimension} ({size}) got: {int(value)}")
 
 
 def matrix_diag_part(input, name=None) -> Tensor:  # noqa: A002
