@@ -24,6 +24,13 @@ match TF's and gradients come with the ops:
 ``rgb_to_grayscale``, ``grayscale_to_rgb``  TF's weights (0.2989, 0.5870, 0.1140) / tiling
 ==========================================  ==============================================
 
+The rest of ``ds.image`` lives beside this module and is exposed here: colour spaces
+and adjustments (``image_color.py``: ``rgb_to_hsv``, ``hsv_to_rgb``, hue, saturation,
+gamma, YIQ, YUV), quarter turns and transposes (``image_rotate.py``), image measures
+(``image_metrics.py``: ``image_gradients``, ``total_variation``, ``sobel_edges``,
+``psnr``, ``ssim``, ``ssim_multiscale``); the shared checks and ``convert_image_dtype``
+are ``image_checks.py`` and ``image_dtype.py``.
+
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
 3-D or builds a ``cond`` on the rank; devsession raises ``ValueError`` instead), and
 static problems (a known dimension of 0, an offset past the image, a fraction outside
@@ -45,7 +52,13 @@ from . import dtypes
 from .graph import Tensor, constant_value, control_dependencies, convert_to_tensor, name_scope
 from .image_checks import (after, assert_or_raise, image_dims, is_tensor, known_rank,
                            nonzero_inner)
+from .image_color import (adjust_gamma, adjust_hue, adjust_saturation, hsv_to_rgb,
+                          random_hue, random_saturation, rgb_to_hsv, rgb_to_yiq, rgb_to_yuv,
+                          yiq_to_rgb, yuv_to_rgb)
 from .image_dtype import as_float, convert_image_dtype
+from .image_metrics import (image_gradients, psnr, sobel_edges, ssim, ssim_multiscale,
+                            total_variation)
+from .image_rotate import rot90, transpose, transpose_image
 from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum, minimum,
                   pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
                   square, squeeze, stack, tile, where)
@@ -61,7 +74,16 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
            "resize_with_crop_or_pad", "random_crop", "per_image_standardization",
            "convert_image_dtype", "adjust_brightness", "random_brightness",
-           "adjust_contrast", "random_contrast", "rgb_to_grayscale", "grayscale_to_rgb"]
+           "adjust_contrast", "random_contrast", "rgb_to_grayscale", "grayscale_to_rgb",
+           # image_color.py
+           "rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "random_saturation",
+           "adjust_hue", "random_hue", "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb",
+           "rgb_to_yuv", "yuv_to_rgb",
+           # image_rotate.py
+           "rot90", "transpose", "transpose_image",
+           # image_metrics.py
+           "image_gradients", "total_variation", "sobel_edges", "psnr", "ssim",
+           "ssim_multiscale"]
 
 
 class ResizeMethod:
