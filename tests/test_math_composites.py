@@ -105,6 +105,8 @@ def test_norm_keepdims_shapes_and_tf_errors():
                             ({"ord": -1}, "supported vector norm, got -1"),
                             ({"ord": 3, "axis": (0, 1)}, "supported matrix norm"),
                             ({"axis": (0, 0)}, "tuple of 2 unique integers"),
+                            ({"axis": [1]}, r"tuple of 2 unique integers, got \[1\]"),
+                            ({"axis": (1,)}, r"tuple of 2 unique integers, got \(1,\)"),
                             ({"ord": 2, "axis": (0, 1)}, "needs an SVD")):
         with pytest.raises(ValueError, match=message):
             ds.norm(x, **kwargs)

@@ -2,7 +2,8 @@
 from those ops'): ``norm`` (TF1's ``tf.norm``), ``reduce_variance`` and ``reduce_std``.
 
 ``norm(x, ord, axis)``: with ``axis`` None the whole tensor is one vector; an int is a
-vector norm along that axis; a pair of axes is a matrix norm.  Vector ords:
+vector norm along that axis; a pair of axes (tuple or list) is a matrix norm; anything
+else, a one-axis list ``[1]`` included, is TF's ValueError.  Vector ords:
 'euclidean' (= 2), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p)``).  Matrix ords:
 'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
 ``|x|``), ``np.inf`` (the largest row sum).  The matrix 2-norm needs a singular value
@@ -29,11 +30,10 @@ _MATRIX_ORDS = ("euclidean", "fro", 1, 2, np.inf)
 
 
 def _checked_axis(axis):
-    """None, an int, or a pair of distinct ints (TF's rule)."""
+    """None, an int, or a pair of distinct ints (TF's rule: a one-axis list is a
+    ValueError, not a vector norm)."""
     if axis is None or isinstance(axis, (int, np.integer)):
         return axis
-    if isinstance(axis, (tuple, list)) and len(axis) == 1:
-        return int(axis[0])
     if isinstance(axis, (tuple, list)) and len(axis) == 2 and axis[0] != axis[1] \
             and all(isinstance(a, (int, np.integer)) for a in axis):
         return tuple(int(a) for a in axis)
