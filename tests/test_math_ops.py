@@ -199,7 +199,8 @@ def test_check_numerics_gradient_passes_through_and_checks_the_gradient():
 def test_verify_tensor_all_finite_is_an_identity_after_the_check():
     x = ds.placeholder(ds.float32, (2,))
     y = ds.verify_tensor_all_finite(x, "input")
-    assert y.op.type == "Identity" and y.op.name.startswith("VerifyFinite")
+    assert y.op.type == "Identity" and y.name == "VerifyFinite/control_dependency:0"   # TF's
+    assert ds.verify_tensor_all_finite(x, "m", name="vf").name == "vf/control_dependency:0"
     with ds.Session() as sess:
         np.testing.assert_array_equal(sess.run(y, {x: [1, 2]}), [1, 2])
         with pytest.raises(ds.errors.InvalidArgumentError, match="input : Tensor had Inf"):

@@ -47,7 +47,7 @@ def verify_tensor_all_finite(t, msg, name=None) -> Tensor:
         t = convert_to_tensor(t)
         checked = check_numerics(t, msg)
         with control_dependencies([checked.op]):
-            return identity(t)
+            return identity(t, name="control_dependency")
 
 
 def _print(inputs, attrs, node):
