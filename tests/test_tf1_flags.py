@@ -4,6 +4,7 @@ on fresh ``FlagValues`` so that no test sees another's flags; the tests of the g
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import types
 
@@ -28,17 +29,36 @@ def fv():
     return values
 
 
-@pytest.fixture
-def global_flags(monkeypatch):
-    """ds.flags.FLAGS as it was, after the test (its flags and whether it was parsed)."""
+@contextlib.contextmanager
+def restored_global_flags():
+    """ds.flags.FLAGS as it was, after the block (its flags, their values, the required
+    ones, whether it was parsed)."""
     saved = dict(F.FLAGS._flags), F.FLAGS.is_parsed()
+    required = list(F.FLAGS._required)
     values = {name: (flag.value, flag.present) for name, flag in F.FLAGS._flags.items()}
-    yield F.FLAGS
-    F.FLAGS._flags.clear()
-    F.FLAGS._flags.update(saved[0])
-    for name, (value, present) in values.items():
-        F.FLAGS[name].value, F.FLAGS[name].present = value, present
-    F.FLAGS.__dict__["_parsed"] = saved[1]
+    try:
+        yield F.FLAGS
+    finally:
+        F.FLAGS._flags.clear()
+        F.FLAGS._flags.update(saved[0])
+        for name, (value, present) in values.items():
+            F.FLAGS[name].value, F.FLAGS[name].present = value, present
+        F.FLAGS.__dict__["_parsed"] = saved[1]
+        F.FLAGS._required[:] = required
+
+
+@pytest.fixture
+def global_flags():
+    with restored_global_flags() as flags:
+        yield flags
+
+
+def test_the_global_flags_are_restored_with_their_required_ones():
+    with restored_global_flags():
+        F.DEFINE_string("needed_in_one_test", None, "Required here only.")
+        F.mark_flag_as_required("needed_in_one_test")
+    assert "needed_in_one_test" not in F.FLAGS._flags
+    assert "needed_in_one_test" not in F.FLAGS._required
 
 
 def test_the_namespaces_are_tf1s():
