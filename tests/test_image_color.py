@@ -4,8 +4,8 @@
 under "in/"; TensorFlow is not needed to run these tests), and against numpy references
 (``colorsys``, matrix products, differences, ``np.rot90``); 1x1 images, single images and
 batches, uint8 and float inputs; static shapes; build-time and run-time errors; seeded
-random hue and saturation; gradients through ``ds.gradients`` against finite
-differences and TF's.
+random hue and saturation; every op on the stand-in GPU; gradients through
+``ds.gradients`` against finite differences and TF's.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import test_gpu_cupy_standin
+from devsession.devices import local_device_name
 
+standin = test_gpu_cupy_standin.standin      # the fixture: the stand-in cupy on a fake GPU
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "tf_image_color.npz"))
 IN = {k[3:]: DATA[k] for k in DATA.files if k.startswith("in/")}
 im = ds.image
@@ -344,3 +347,20 @@ def test_gradients_stay_finite_on_black_gray_and_white_pixels():
     grads = ds.gradients([ds.reduce_sum(im.adjust_saturation(image, 0.5)),
                           ds.reduce_sum(im.adjust_hue(image, 0.1))], [image])
     assert all(np.isfinite(g).all() for g in run(*grads))
+
+
+def test_on_the_stand_in_gpu(standin):
+    """The composites place on a GPU like any ds ops (the stand-in cupy on a fake GPU)."""
+    with ds.device("gpu:0"):
+        img1 = c("img_a")
+        outs = {"hue_0.3": im.adjust_hue(c("rgb"), 0.3),
+                "saturation_u8": im.adjust_saturation(c("u8"), 1.7),
+                "sobel_edges": im.sobel_edges(c("rgb")),
+                "ssim": im.ssim(img1, c("img_b"), max_val=1.0)}
+        outs["ssim_grad"], = ds.gradients(ds.reduce_sum(outs["ssim"]), [img1])
+    with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+        got = sess.run(outs)
+        placed = set(sess.placement().values())
+    assert placed == {local_device_name("GPU", 0)}           # no op fell back to the CPU
+    for case, value in got.items():
+        np.testing.assert_allclose(value, DATA[case], rtol=1e-4, atol=1e-6, err_msg=case)
