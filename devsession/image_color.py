@@ -32,9 +32,8 @@ from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .image_checks import after, assert_or_raise, is_tensor
 from .image_dtype import as_float, convert_image_dtype
-from .ops import (cast, constant, equal, matmul, maximum, minimum, ones_like, random_uniform,
-                  reshape, shape, stack, unstack, where, zeros_like)
-from .ops.array import concat
+from .ops import (cast, concat, constant, equal, matmul, maximum, minimum, ones_like,
+                  random_uniform, reshape, shape, stack, unstack, where, zeros_like)
 from .ops.elementwise import abs as abs_op, floormod, pow as pow_op
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "random_saturation",

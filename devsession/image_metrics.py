@@ -30,8 +30,8 @@ from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .image_checks import after, assert_or_raise
 from .image_dtype import convert_image_dtype
-from .ops import (abs, cast, concat, constant, identity, log, pad, reduce_mean, reduce_prod,
-                  reduce_sum, relu, reshape, shape, square, stack, tile, zeros)
+from .ops import (abs as abs_op, cast, concat, constant, log, pad, reduce_mean,
+                  reduce_prod, reduce_sum, relu, reshape, shape, square, stack, tile, zeros)
 from .ops.elementwise import equal, floormod, greater_equal, pow as pow_op
 from .ops.nn_conv import avg_pool
 from .ops.nn_depthwise import depthwise_conv2d
@@ -82,7 +82,7 @@ def total_variation(images, name=None) -> Tensor:
             axes = [1, 2, 3]
         else:
             raise ValueError("'images' must be either 3 or 4-dimensional.")
-        return reduce_sum(abs(down), axis=axes) + reduce_sum(abs(across), axis=axes)
+        return reduce_sum(abs_op(down), axis=axes) + reduce_sum(abs_op(across), axis=axes)
 
 
 # TF's Sobel kernels, [3, 3, 1, 2]: the vertical (dy) one, then the horizontal (dx) one.
@@ -254,5 +254,4 @@ def ssim_multiscale(img1, img2, max_val, power_factors=MSSSIM_WEIGHTS, filter_si
         terms[-1] = relu(value)
         weights = constant(np.asarray(power_factors, np.float32), dtypes.float32)
         per_channel = reduce_prod(pow_op(stack(terms, axis=-1), weights), [-1])
-        result = reduce_mean(per_channel, [-1])
-        return identity(result)
+        return reduce_mean(per_channel, [-1])       # over channels
