@@ -364,3 +364,28 @@ def test_on_the_stand_in_gpu(standin):
     assert placed == {local_device_name("GPU", 0)}           # no op fell back to the CPU
     for case, value in got.items():
         np.testing.assert_allclose(value, DATA[case], rtol=1e-4, atol=1e-6, err_msg=case)
+
+
+def test_inception_distort_color_runs_as_written():
+    """Inception's ``distort_color`` (both colour orderings), as TF1 scripts write it."""
+    def distort_color(image, color_ordering=0):
+        if color_ordering == 0:
+            image = im.random_brightness(image, max_delta=32. / 255., seed=1)
+            image = im.random_saturation(image, lower=0.5, upper=1.5, seed=2)
+            image = im.random_hue(image, max_delta=0.2, seed=3)
+            image = im.random_contrast(image, lower=0.5, upper=1.5, seed=4)
+        else:
+            image = im.random_saturation(image, lower=0.5, upper=1.5, seed=5)
+            image = im.random_brightness(image, max_delta=32. / 255., seed=6)
+            image = im.random_contrast(image, lower=0.5, upper=1.5, seed=7)
+            image = im.random_hue(image, max_delta=0.2, seed=8)
+        return ds.clip_by_value(image, 0.0, 1.0)
+
+    image = im.convert_image_dtype(c("u8"), ds.float32)
+    outs = [distort_color(image, ordering) for ordering in (0, 1)]
+    assert all(o.shape.as_list() == [4, 5, 3] for o in outs)
+    first = [run(*outs) for _ in range(2)]
+    for got in first[0]:
+        assert got.dtype == np.float32 and 0 <= got.min() and got.max() <= 1
+        assert not np.allclose(got, IN["u8"] / 255.0, atol=1e-3)
+    np.testing.assert_array_equal(first[0][0], first[1][0])     # seeded: new sessions agree
