@@ -1,5 +1,6 @@
 """TF1's ``tf.flags`` (also ``tf.app.flags``): command-line flags as TF1 scripts define
-them, with absl's names and behaviour, on the standard library's ``argparse``.
+them, with absl's names and behaviour (``--help`` text by the standard library's
+``argparse``).
 
     FLAGS = ds.flags.FLAGS
     ds.flags.DEFINE_integer("max_steps", 1000, "Number of batches to run.")
@@ -18,8 +19,10 @@ Parsing (``FLAGS(argv)``): argv[0] is the program; ``--name=value``, ``--name va
 ``-name=value`` set a flag; a boolean flag is ``--name``, ``--noname`` or
 ``--name=true|false|t|f|1|0``; ``--`` ends the flags.  Positional arguments (anywhere,
 as GNU getopt) and, with ``known_only=True``, unknown flags are returned after argv[0].
-Flags not on the command line keep their values.  argparse splits the tokens; the
-values are converted here, so that a bad value names the flag as absl's errors do.
+As absl's, a non-boolean flag written without "=" takes the next argument as its value
+even when it starts with a dash (``--name -x``, ``--name --``).  Flags not on the
+command line keep their values.  The tokens are split and the values converted here,
+so that a bad value names the flag as absl's errors do.
 
 Reading a flag before parsing is absl's ``UnparsedFlagAccessError`` on a fresh
 ``FlagValues``; TF1's ``tf.flags.FLAGS`` instead parses ``sys.argv`` on that first read
@@ -179,17 +182,17 @@ class FlagValues:
     def __call__(self, argv, known_only: bool = False) -> list:
         """Parses ``argv`` (argv[0] is the program); returns argv[0] and the arguments
         that are not flags (with ``known_only``, also the unknown flags and a ``--``).
-        Raises ``UnrecognizedFlagError`` naming an unknown flag and
-        ``IllegalFlagValueError`` for a value a flag cannot take."""
-        if isinstance(argv, (str, bytes)) or not argv:
-            raise TypeError("FLAGS(argv) takes a list of strings starting with the "
-                            "program name, e.g. FLAGS(sys.argv).")
-        head, tail = list(argv[1:]), []
-        if "--" in head:
-            at = head.index("--")
-            head, tail = head[:at], head[at + 1:]
-            if known_only:
-                tail.insert(0, "--")
+        Raises ``UnrecognizedFlagError`` naming an unknown flag,
+        ``IllegalFlagValueError`` for a value a flag cannot take or a missing one, and,
+        as absl, ``ValueError`` for an empty ``argv``, ``TypeError`` for a string."""
+        if isinstance(argv, (str, bytes)):
+            raise TypeError("argv should be a tuple/list of strings, not bytes or string "
+                            "(e.g. FLAGS(sys.argv)).")
+        if not argv:
+            raise ValueError("argv cannot be an empty list, and must contain the program "
+                             "name as the first element (e.g. FLAGS(sys.argv)).")
+        head, tail = self._spelled(list(argv[1:]))
+        tail = [] if tail is None else ["--"] + tail if known_only else tail
         given, rest = self._split(head)
         if not known_only:
             unknown = [arg for arg in rest if arg.startswith("-") and arg != "-"]
@@ -207,15 +210,47 @@ class FlagValues:
         self.__dict__["_parsed"] = True
         return [argv[0]] + rest + tail
 
-    def _split(self, args: list):
-        """{flag name: its command-line strings} and the arguments left over."""
-        parser = _RaisingArgumentParser(add_help=False, allow_abbrev=False)
-        for name in self._flags:
-            parser.add_argument(f"--{name}", dest=name, action="append",
-                                default=argparse.SUPPRESS)
-        spelled = [self._canonical(arg) for arg in args]
-        namespace, rest = parser.parse_known_args(spelled)
-        return vars(namespace), rest
+    def _spelled(self, args: list):
+        """``args`` up to a ``--`` that ends the flags, each flag spelled ``--name=value``
+        (``_canonical``), and what follows that ``--`` (None without one).  As absl's, a
+        non-boolean flag without "=" takes the next argument as its value whatever it
+        is (``--name -x``, ``--name --n=3``, ``--name --``)."""
+        spelled, at = [], 0
+        while at < len(args):
+            arg = args[at]
+            if arg == "--":
+                return spelled, args[at + 1:]
+            name = self._needing_next_value(arg)
+            if name is None:
+                spelled.append(self._canonical(arg))
+                at += 1
+                continue
+            if at + 1 == len(args):
+                raise IllegalFlagValueError(f"Missing value for flag {arg}")
+            spelled.append(f"--{name}={args[at + 1]}")
+            at += 2
+        return spelled, None
+
+    def _needing_next_value(self, arg: str):
+        """The name of the non-boolean flag ``arg`` is, spelled without a value; else
+        None."""
+        if not arg.startswith("-") or arg.startswith("---") or "=" in arg:
+            return None
+        flag = self._flags.get(arg.lstrip("-"))
+        return flag.name if flag is not None and not flag.boolean else None
+
+    def _split(self, spelled: list):
+        """{flag name: its command-line strings} and the arguments left over, from
+        arguments ``_spelled`` made (a defined flag is ``--name=value`` there).  Not
+        argparse: it would take a value of "--" (``--name --``, absl's) as none."""
+        given, rest = {}, []
+        for arg in spelled:
+            name, has_value, value = arg[2:].partition("=")
+            if arg.startswith("--") and has_value and name in self._flags:
+                given.setdefault(name, []).append(value)
+            else:
+                rest.append(arg)
+        return given, rest
 
     def _canonical(self, arg: str) -> str:
         """``arg`` as ``--name=value``: one dash becomes two, and a boolean's bare
@@ -323,14 +358,6 @@ class FlagValues:
 
     def __str__(self):
         return self.get_help()
-
-
-class _RaisingArgumentParser(argparse.ArgumentParser):
-    """argparse raises where it would print usage and exit the process."""
-
-    def error(self, message):
-        raise IllegalFlagValueError(message.replace("expected one argument",
-                                                    "missing its value"))
 
 
 FLAGS = FlagValues(parse_argv_on_first_read=True)

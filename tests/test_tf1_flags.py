@@ -134,12 +134,43 @@ def test_an_unknown_flag_is_an_error_naming_it(fv):
     ("--lr=fast", r"flag --lr=fast: 'fast' is not a number"),
     ("--fast=yes", r"flag --fast=yes: 'yes' is not a boolean"),
     ("--nofast=1", r"--nofast=1: a --no<flag> takes no value"),
-    ("--steps", r"--steps: missing its value"),
+    ("--steps", r"Missing value for flag --steps"),          # absl's text
 ])
 def test_a_bad_value_names_the_flag_and_changes_nothing(fv, arg, words):
     with pytest.raises(F.IllegalFlagValueError, match=words):
         fv(["prog", "--name=bob", arg])
     assert fv["name"].value == "alice" and not fv.is_parsed()
+
+
+@pytest.mark.parametrize("args, name, steps, rest", [     # absl-py's results
+    (["--name", "-x"], "-x", 3, []),
+    (["--name", "--steps=7"], "--steps=7", 3, []),
+    (["-name", "--steps=7"], "--steps=7", 3, []),
+    (["--name", "--"], "--", 3, []),
+    (["--name", "--", "x"], "--", 3, ["x"]),
+    (["--name", "--fast", "--steps", "-0"], "--fast", 0, []),
+    (["--name", "--unknown"], "--unknown", 3, []),
+], ids=str)
+def test_a_flags_value_may_start_with_a_dash_as_in_absl(fv, args, name, steps, rest):
+    assert fv(["prog"] + args) == ["prog"] + rest
+    assert (fv.name, fv.steps, fv.fast) == (name, steps, False)
+
+
+def test_a_separate_value_is_taken_before_unknown_flags_are_kept(fv):
+    assert fv(["prog", "--unk", "--name", "-q"], known_only=True) == ["prog", "--unk"]
+    assert fv.name == "-q"
+    with pytest.raises(F.IllegalFlagValueError, match="'--fast' is not an integer"):
+        fv(["prog", "--steps", "--fast"])
+
+
+def test_argv_must_hold_the_program_name_as_in_absl(fv):
+    for argv in ([], ()):
+        with pytest.raises(ValueError, match="argv cannot be an empty list, and must "
+                                             "contain the program name"):
+            fv(argv)
+    for argv in ("prog", b"prog"):
+        with pytest.raises(TypeError, match="argv should be a tuple/list of strings"):
+            fv(argv)
 
 
 def test_an_enum_default_is_checked_when_defined(fv):
