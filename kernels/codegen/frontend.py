@@ -55,6 +55,8 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from ..reference.elementwise import MATH_UNARY as _REFERENCE_MATH   # erf, erfc: numpy has none
+
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "evaluate",
            "parse", "compute_dtype", "FUNCTIONS"]
 
@@ -644,20 +646,9 @@ FUNCTIONS.update({name: _predicate(name) for name in _PREDICATES})
 FUNCTIONS["atan2"] = _atan2
 
 
-def _np_erf(x):
-    import math
-
-    return np.vectorize(math.erf, otypes=[x.dtype])(x) if x.size else x.copy()
-
-
-def _np_erfc(x):
-    import math
-
-    return np.vectorize(math.erfc, otypes=[x.dtype])(x) if x.size else x.copy()
-
-
 _NP_MATH = {
-    "log1p": np.log1p, "expm1": np.expm1, "erf": _np_erf, "erfc": _np_erfc, "tan": np.tan,
+    "log1p": np.log1p, "expm1": np.expm1, "erf": _REFERENCE_MATH["Erf"],
+    "erfc": _REFERENCE_MATH["Erfc"], "tan": np.tan,
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
     "cosh": np.cosh, "atan2": np.arctan2, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite,
