@@ -23,14 +23,16 @@ then re-raises the kept error, else complains about stragglers.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 import threading
 import time
 
-from .. import tf_logging as logging
 from ..errors import OutOfRangeError
 
 __all__ = ["Coordinator"]
+
+log = logging.getLogger("devsession.train")
 
 _JOIN_POLL_S = 0.05
 
@@ -61,10 +63,10 @@ class Coordinator:
                 return
             if ex is not None and self._exc_info_to_raise is None:
                 if isinstance(ex, tuple):
-                    logging.info("Error reported to Coordinator: %s", ex[1])
+                    log.info("Error reported to Coordinator: %s", ex[1])
                     self._exc_info_to_raise = ex
                 else:
-                    logging.info("Error reported to Coordinator: %s, %s", type(ex), ex)
+                    log.info("Error reported to Coordinator: %s, %s", type(ex), ex)
                     self._exc_info_to_raise = (type(ex), ex, ex.__traceback__)
             self._stop_event.set()
 
@@ -122,7 +124,7 @@ class Coordinator:
             message = "Coordinator stopped with threads still running: " + " ".join(stragglers)
             if not ignore_live_threads:
                 raise RuntimeError(message)
-            logging.info(message)
+            log.info(message)
 
     def raise_requested_exception(self) -> None:
         """Re-raise the error a thread reported, if any."""

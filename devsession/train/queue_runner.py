@@ -16,16 +16,18 @@ enqueues), so no runner stays blocked on a full queue after the loop ended.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 
-from .. import tf_logging as logging
 from ..defaults import default_session
 from ..errors import OutOfRangeError
 from ..graph import get_default_graph
 from ..graph_keys import GraphKeys
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
+
+log = logging.getLogger("devsession.train")
 
 
 class QueueRunner:
@@ -100,7 +102,7 @@ class QueueRunner:
             if coord is not None:
                 coord.request_stop(e)
             else:
-                logging.error("Exception in QueueRunner: %s", e)
+                log.error("Exception in QueueRunner: %s", e)
                 with self._lock:
                     self._exceptions_raised.append(e)
                 raise
@@ -117,14 +119,14 @@ class QueueRunner:
             try:
                 sess.run(self._close_op)
             except Exception as e:  # noqa: BLE001 - the session may be closed already
-                logging.debug("Ignored exception: %s", e)
+                log.debug("Ignored exception: %s", e)
 
     def _close_on_stop(self, sess, cancel_op, coord) -> None:
         coord.wait_for_stop()
         try:
             sess.run(cancel_op)
         except Exception as e:  # noqa: BLE001 - the session may be closed already
-            logging.debug("Ignored exception: %s", e)
+            log.debug("Ignored exception: %s", e)
 
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS) -> None:
@@ -147,7 +149,7 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
         return []          # a monitored session starts its graph's runners itself, as TF1's
     runners = sess.graph.get_collection(collection)
     if not runners:
-        logging.warning("`tf.train.start_queue_runners()` was called when no queue runners "
+        log.warning("`tf.train.start_queue_runners()` was called when no queue runners "
                         "were defined. You can safely remove the call to this deprecated "
                         "function.")
     threads = []
