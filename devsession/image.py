@@ -51,7 +51,7 @@ import numpy as np
 from . import dtypes
 from .graph import Tensor, constant_value, control_dependencies, convert_to_tensor, name_scope
 from .image_checks import (after, assert_or_raise, image_dims, is_tensor, known_rank,
-                           nonzero_inner)
+                           nonzero_inner, random_factor)
 from .image_color import (adjust_gamma, adjust_hue, adjust_saturation, hsv_to_rgb,
                           random_hue, random_saturation, rgb_to_hsv, rgb_to_yiq, rgb_to_yuv,
                           yiq_to_rgb, yuv_to_rgb)
@@ -440,12 +440,7 @@ def adjust_contrast(images, contrast_factor) -> Tensor:
 def random_contrast(image, lower, upper, seed=None) -> Tensor:
     """``adjust_contrast`` by a factor drawn uniformly from [lower, upper); ValueError
     unless ``0 <= lower < upper``."""
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, factor)
+    return adjust_contrast(image, random_factor(lower, upper, seed))
 
 
 def per_image_standardization(image) -> Tensor:

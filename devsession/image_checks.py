@@ -8,12 +8,12 @@ where only the run does.
 from __future__ import annotations
 
 from .graph import Tensor, control_dependencies
-from .ops import identity, shape
+from .ops import identity, random_uniform, shape
 from .ops.control_flow import Assert
 from .ops.reduce import reduce_all
 
 __all__ = ["is_tensor", "assert_or_raise", "after", "known_rank",
-           "nonzero_inner", "image_dims"]
+           "nonzero_inner", "image_dims", "random_factor"]
 
 
 def is_tensor(value) -> bool:
@@ -65,3 +65,13 @@ def image_dims(image: Tensor) -> list:
     dims = image.shape.dims
     dynamic = shape(image) if None in dims else None
     return [dynamic[i] if d is None else d for i, d in enumerate(dims)]
+
+
+def random_factor(lower, upper, seed=None) -> Tensor:
+    """A factor drawn uniformly from [lower, upper) for the ``random_*`` adjustments
+    (contrast, saturation); ValueError unless ``0 <= lower < upper``, as TF's."""
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    return random_uniform([], lower, upper, seed=seed)

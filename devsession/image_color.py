@@ -30,7 +30,7 @@ import numpy as np
 
 from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
-from .image_checks import after, assert_or_raise, is_tensor
+from .image_checks import after, assert_or_raise, is_tensor, random_factor
 from .image_dtype import as_float, convert_image_dtype
 from .ops import (cast, concat, constant, equal, matmul, maximum, minimum, ones_like,
                   random_uniform, reshape, shape, stack, unstack, where, zeros_like)
@@ -136,12 +136,7 @@ def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
 def random_saturation(image, lower, upper, seed=None) -> Tensor:
     """``adjust_saturation`` by a factor drawn uniformly from [lower, upper); ValueError
     unless ``0 <= lower < upper``."""
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    factor = random_uniform([], lower, upper, seed=seed)
-    return adjust_saturation(image, factor)
+    return adjust_saturation(image, random_factor(lower, upper, seed))
 
 
 def adjust_hue(image, delta, name=None) -> Tensor:
