@@ -1,5 +1,6 @@
 """Shared fixtures: a fresh default graph per test, ``graph`` (a new graph that is the
-default during the test, for the graph-building tests), ``rng`` (a generator seeded by
+default during the test, for the graph-building tests), ``bounded_session`` (a session
+on it whose runs time out), ``rng`` (a generator seeded by
 the test's id), a registry that tests may change, and ``make_session``, which runs a test
 once per session type (tests/sessions.py)."""
 
@@ -67,6 +68,14 @@ def graph():
     """A new graph, the default one for the whole test."""
     with ds.Graph().as_default() as g:
         yield g
+
+
+@pytest.fixture
+def bounded_session(graph):
+    """A session on ``graph`` whose every run gives up after 10 s, so a test of ops that
+    wait (queues, readers, runners) fails instead of hanging when a wait is broken."""
+    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as s:
+        yield s
 
 
 @pytest.fixture

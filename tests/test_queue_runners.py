@@ -14,16 +14,8 @@ from devsession.errors import OutOfRangeError
 
 
 @pytest.fixture
-def graph():
-    g = ds.Graph()
-    with g.as_default():
-        yield g
-
-
-@pytest.fixture
-def sess(graph):
-    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as s:
-        yield s
+def sess(bounded_session):       # conftest.py: every run gives up after 10 s
+    return bounded_session
 
 
 # --- Coordinator -----------------------------------------------------------------------------

@@ -18,17 +18,8 @@ SHORT = ds.RunOptions(timeout_s=0.2)       # for a run that must block, then tim
 
 
 @pytest.fixture
-def graph():
-    g = ds.Graph()
-    with g.as_default():
-        yield g
-
-
-@pytest.fixture
-def sess(graph):
-    # every run of this session gives up after 10 s, so a broken wait fails, not hangs
-    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as s:
-        yield s
+def sess(bounded_session):       # conftest.py: every run gives up after 10 s
+    return bounded_session
 
 
 def in_thread(fn):
