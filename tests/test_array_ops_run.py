@@ -15,6 +15,7 @@ import devsession as ds
 from devsession.errors import InvalidArgumentError
 from devsession.ops.registry import get_gradient
 from gradient_check import check_op_gradient
+from tf_recorded import run_recorded, tf_static_shape
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -94,16 +95,8 @@ def test_views_of_variables_are_fetched_as_copies(make_session):
 # --- a GraphDef TensorFlow wrote ------------------------------------------------------------------
 
 def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes():
-    graph_def = ds.read_graph_def(os.path.join(DATA, "tf_array_ops.pb"))
-    data = np.load(os.path.join(DATA, "tf_array_ops.npz"))
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.import_graph_def(graph_def, name="")
-    feeds = {f"{k[5:]}:0": data[k] for k in data if k.startswith("feed:")}
-    names = [k[6:] for k in data if k.startswith("fetch:")]
+    graph, names, values, data = run_recorded("tf_array_ops")
     assert len(names) == 33
-    with ds.Session(graph=graph) as sess:
-        values = sess.run(names, feeds)
     for name, value in zip(names, values):
         want = data[f"fetch:{name}"]
         assert value.dtype == want.dtype and value.shape == want.shape, name
@@ -113,8 +106,7 @@ def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes():
     # that, an imported graph's infer functions see only known values).
     partial = {"Fill:0", "StridedSliceGrad:0"}
     for name in names:
-        dims = data[f"static:{name}"].tolist()
-        want = ds.TensorShape(None if dims == [-2] else [None if d < 0 else d for d in dims])
+        want = tf_static_shape(data, name)
         got = graph.get_tensor_by_name(name).shape
         if name in partial:
             assert got.is_compatible_with(want) and got.ndims == want.ndims, name

@@ -212,24 +212,13 @@ def test_verify_tensor_all_finite_is_an_identity_after_the_check():
 def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes(capfd):
     """tests/data/tf_math_ops.pb (make_tf_math_ops.py): TF's op names and attrs import,
     and every fetch equals TF's value with TF's static shape; Print writes TF's text."""
-    import os
+    from tf_recorded import run_recorded, tf_static_shape
 
-    data_dir = os.path.join(os.path.dirname(__file__), "data")
-    graph_def = ds.read_graph_def(os.path.join(data_dir, "tf_math_ops.pb"))
-    data = np.load(os.path.join(data_dir, "tf_math_ops.npz"))
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.import_graph_def(graph_def, name="")
-    feeds = {f"{k[5:]}:0": data[k] for k in data if k.startswith("feed:")}
-    names = [k[6:] for k in data if k.startswith("fetch:")]
+    graph, names, values, data = run_recorded("tf_math_ops")
     assert len(names) == 19
-    with ds.Session(graph=graph) as sess:
-        values = sess.run(names, feeds)
     for name, value in zip(names, values):
         want = data[f"fetch:{name}"]
         assert value.dtype == want.dtype and value.shape == want.shape, name
         np.testing.assert_allclose(value, want, rtol=2e-6, atol=1e-7, err_msg=name)
-        dims = data[f"static:{name}"].tolist()
-        assert graph.get_tensor_by_name(name).shape == ds.TensorShape(
-            None if dims == [-2] else [None if d < 0 else d for d in dims]), name
+        assert graph.get_tensor_by_name(name).shape == tf_static_shape(data, name), name
     assert capfd.readouterr().err == "x: [[0 -1.5...]...][text]\n"

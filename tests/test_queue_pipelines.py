@@ -15,13 +15,6 @@ import devsession as ds
 from devsession.errors import FailedPreconditionError, OutOfRangeError
 
 
-@pytest.fixture
-def graph():
-    g = ds.Graph()
-    with g.as_default():
-        yield g
-
-
 @contextlib.contextmanager
 def running(graph, init_locals=True):
     """A session with the graph's queue runners started; stops and joins them after."""
