@@ -18,8 +18,16 @@ turns it on for the rest of a ``with`` block.  A scope's ``initializer`` and ``d
 its variables' defaults (inherited too); without either, floats start from
 ``glorot_uniform_initializer`` and other types from zeros, as in TF1.
 
+Default names are made unique as TF1's ``_VariableScopeStore`` does: every scope
+entered counts one more use of its full name; ``default_name="dense"`` takes "dense"
+while that count is 0, else the first "dense_<i>" whose count is 0.  Leaving a scope
+entered by name resets the counts of the scopes under it, and leaving a re-entered
+``VariableScope`` object restores every count to what it was on entering; so
+``with variable_scope("foo", reuse=True): tf.layers.dense(x, 3)`` finds "foo/dense"
+again, the TF1 idiom for calling a network twice (and what ``make_template`` relies on).
+
 State: a per-thread stack of the current ``VariableScope`` objects and, per graph, the
-store of the variables ``get_variable`` made and the counts of default scope names.
+store of the variables ``get_variable`` made and the use counts of scope names.
 """
 
 from __future__ import annotations
@@ -113,7 +121,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
     parent = get_variable_scope()
     graph = get_default_graph()
-    if isinstance(name_or_scope, VariableScope):
+    reentered = isinstance(name_or_scope, VariableScope)
+    if reentered:
         full_name, ns_name = name_or_scope.name, name_or_scope.original_name_scope or None
         base = name_or_scope
     else:
@@ -135,11 +144,19 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
         scope = VariableScope(full_name, scope_reuse,
                               initializer if initializer is not None else base.initializer,
                               dtype if dtype is not None else base.dtype, opened or "")
+        store = _store(graph)
+        counts = store["scope_counts"]
+        counts[full_name] = counts.get(full_name, 0) + 1
+        saved = dict(counts) if reentered else None
         _STACK.scopes.append(scope)
         try:
             yield scope
         finally:
             _STACK.scopes.pop()
+            if saved is not None:
+                store["scope_counts"] = saved
+            else:
+                _close_subscopes(store["scope_counts"], full_name)
 
 
 def _refuse(function: str, **options) -> None:
@@ -150,12 +167,25 @@ def _refuse(function: str, **options) -> None:
                                       f"devsession yet.")
 
 
-def _unique_scope_name(graph, parent: str, name: str) -> str:
+def _unique_scope_name(graph, parent: str, prefix: str) -> str:
+    """``prefix``, or ``prefix_<i>`` with the first i whose full name is unused (TF1's
+    ``_get_unique_variable_scope``)."""
     counts = _store(graph)["scope_counts"]
-    key = f"{parent}/{name}" if parent else name
-    n = counts.get(key, 0)
-    counts[key] = n + 1
-    return name if n == 0 else f"{name}_{n}"
+    full = f"{parent}/{prefix}" if parent else prefix
+    if not counts.get(full):
+        return prefix
+    i = 1
+    while counts.get(f"{full}_{i}"):
+        i += 1
+    return f"{prefix}_{i}"
+
+
+def _close_subscopes(counts: dict, scope: str) -> None:
+    """Forget the uses of the scopes under ``scope`` (left by name), as TF1 does."""
+    start = scope + "/"
+    for name in counts:
+        if name.startswith(start):
+            counts[name] = 0
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,

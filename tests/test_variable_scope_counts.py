@@ -1,0 +1,75 @@
+"""Default variable-scope names are made unique as TF1's ``_VariableScopeStore`` does, so a
+network built twice with unnamed layers shares its variables (``reuse=True`` on the
+second build).  The expected names were printed by TensorFlow 2.21's ``compat.v1`` for
+the same program (``get_variable`` inside ``variable_scope(None, default_name="dense")``,
+which is what ``tf.layers.dense`` opens)."""
+
+from __future__ import annotations
+
+import pytest
+
+import devsession as ds
+
+
+def dense(x, units):
+    with ds.variable_scope(None, default_name="dense"):
+        w = ds.get_variable("kernel", (int(x.shape[-1]), units))
+        return ds.matmul(x, w)
+
+
+def test_default_names_count_as_tf1s(graph):
+    x = ds.placeholder(ds.float32, (None, 4))
+    with ds.variable_scope("foo"):
+        dense(x, 3)
+    with ds.variable_scope("foo", reuse=True):        # the same layer again: shared
+        dense(x, 3)
+    dense(x, 3)
+    dense(x, 3)
+    with ds.variable_scope(None, default_name="blk"):
+        dense(x, 2)
+        dense(x, 2)
+    with ds.variable_scope(None, default_name="blk"):
+        dense(x, 2)
+    with ds.variable_scope("blk_2"):                  # a name used explicitly is skipped
+        pass
+    with ds.variable_scope(None, default_name="blk"):
+        dense(x, 2)
+    with ds.variable_scope("outer") as outer:
+        dense(x, 2)
+    with ds.variable_scope(outer, reuse=True):        # a re-entered scope object
+        dense(x, 2)
+    with ds.variable_scope(outer, reuse=ds.AUTO_REUSE):
+        with ds.variable_scope(None, default_name="dense"):
+            pass
+        dense(x, 5)
+    assert [v.name for v in ds.global_variables()] == [
+        "foo/dense/kernel:0", "dense/kernel:0", "dense_1/kernel:0", "blk/dense/kernel:0",
+        "blk/dense_1/kernel:0", "blk_1/dense/kernel:0", "blk_3/dense/kernel:0",
+        "outer/dense/kernel:0", "outer/dense_1/kernel:0"]
+
+
+def test_layers_built_twice_under_a_reused_scope_share_variables(graph):
+    x = ds.placeholder(ds.float32, (None, 4))
+
+    def net(inputs):
+        return ds.layers.dense(ds.layers.dense(inputs, 3, activation=ds.nn.relu), 1)
+
+    with ds.variable_scope("D"):
+        real = net(x)
+    with ds.variable_scope("D", reuse=True):
+        fake = net(x)
+    assert [v.name for v in ds.trainable_variables()] == [
+        "D/dense/kernel:0", "D/dense/bias:0", "D/dense_1/kernel:0", "D/dense_1/bias:0"]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        a, b = sess.run([real, fake], {x: [[1.0, -2.0, 3.0, 0.5]]})
+    assert a == pytest.approx(b)
+
+
+def test_a_second_unnamed_layer_without_reuse_is_a_new_one(graph):
+    x = ds.placeholder(ds.float32, (None, 4))
+    with ds.variable_scope("E"):
+        ds.layers.dense(x, 3)
+    with ds.variable_scope("E"):
+        with pytest.raises(ValueError, match="E/dense/kernel already exists"):
+            ds.layers.dense(x, 3)
