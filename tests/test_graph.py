@@ -616,7 +616,15 @@ def tf1_surface_ops(x):
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
+        _restore_v2(),
     ]
+
+
+def _restore_v2():
+    """The op behind ``ds.train.init_from_checkpoint`` (which needs a checkpoint to build)."""
+    from devsession.ops.checkpoint_io import restore_v2
+
+    return restore_v2("/tmp/model", ["w"], [""], [ds.float32])[0]
 
 
 def tf1_math_ops(x):

@@ -20,7 +20,9 @@
                             ``saver.py``)
 ``write_graph``             TF1's ``(graph, logdir, name, as_text=True)`` (``graph_io.py``)
 ``NewCheckpointReader``     ``list_variables``, ``load_variable``: a checkpoint's tensors
-                            without a graph (``checkpoint_reader.py``)
+                            without a graph (``checkpoint_reader.py``);
+                            ``load_checkpoint``, ``init_from_checkpoint`` (variables'
+                            initializers read a checkpoint: ``checkpoint_init.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
@@ -81,6 +83,7 @@ from .input import (batch, batch_join, input_producer, limit_epochs, range_input
                     string_input_producer)
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
+from .checkpoint_init import init_from_checkpoint, load_checkpoint
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     import_meta_graph, latest_checkpoint)
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
@@ -97,7 +100,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "CheckpointReader", "NewCheckpointReader", "list_variables",
-           "load_variable", "Example", "Features", "Feature", "BytesList", "FloatList",
+           "load_variable", "load_checkpoint", "init_from_checkpoint", "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
            "SaverDef", "Coordinator", "QueueRunner", "add_queue_runner",

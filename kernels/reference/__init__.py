@@ -35,6 +35,7 @@ module              ops
 ``readers``         TF1's readers: TFRecordReaderV2... and ReaderReadV2, ReaderReadUpToV2
                     (records of the files a queue names) (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
+``checkpoint_io``   RestoreV2: tensors read from a checkpoint when it runs (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
 ``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
@@ -62,3 +63,4 @@ from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
+from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
