@@ -19,16 +19,32 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "saved_model", "sparse", "strings",
-    "initializers", "distributions", "feature_column", "graph_util",
+    "distributions", "feature_column",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
     "resource_loader", "sysconfig", "test", "user_ops", "manip",
-    "compat", "autograph", "experimental",
+    "autograph", "experimental",
 })
 
 _HINTS = {
     "contrib": "tf.contrib is outside devsession's TF1 surface",
     "estimator": "tf.estimator is outside devsession's TF1 surface",
     "keras": "Keras is outside devsession's TF1 surface",
+}
+
+
+# What devsession will not have, and why: TF2's behaviours (it builds graphs and runs them
+# in sessions; the switches to TF1's are no-ops, execution_mode.py) and TF2's API.
+_NOT_IN_DEVSESSION = {
+    "enable_eager_execution": "devsession builds graphs and runs them in sessions only "
+                              "(TF1's graph mode); there is no eager execution",
+    "enable_v2_behavior": "devsession has TF1's graph-mode behaviour only (graphs run in "
+                          "sessions, reference variables)",
+    "enable_resource_variables": "devsession's variables are TF1's reference variables "
+                                 "(VariableV2)",
+    "enable_tensor_equality": "devsession's Tensors compare by identity with == and hash, "
+                              "as TF1's",
+    "compat.v2": "devsession implements TF1's API (tf.compat.v1, which is devsession "
+                 "itself), not TF2's",
 }
 
 
@@ -41,6 +57,9 @@ def missing(namespace: str, name: str) -> AttributeError:
     if name.startswith("__") and name.endswith("__"):   # Python's own probes
         return AttributeError(name)
     symbol = f"tf.{namespace}.{name}" if namespace else f"tf.{name}"
+    reason = _NOT_IN_DEVSESSION.get(symbol[3:])
+    if reason is not None:
+        return UnsupportedTF1Error(f"{symbol} is not supported by devsession: {reason}.")
     root = (namespace or name).split(".")[0]
     hint = f" ({_HINTS[root]})" if root in _HINTS else ""
     return UnsupportedTF1Error(f"{symbol} is not supported by devsession yet{hint}.")
