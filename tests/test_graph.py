@@ -568,7 +568,8 @@ def test_every_registered_op_has_a_builder(graph):
     for opt in (ds.train.GradientDescentOptimizer(0.1), ds.train.MomentumOptimizer(0.1, 0.9),
                 ds.train.AdamOptimizer(), ds.train.RMSPropOptimizer(0.1),
                 ds.train.RMSPropOptimizer(0.1, centered=True), ds.train.AdagradOptimizer(0.1),
-                ds.train.AdadeltaOptimizer()):
+                ds.train.AdadeltaOptimizer(), ds.train.FtrlOptimizer(0.1),
+                ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1)):
         built.append(opt.apply_gradients([(x, v)]))
     flag = ds.placeholder(ds.bool, ())
     built += [ds.cond(flag, lambda: x, lambda: -x),
@@ -617,7 +618,25 @@ def tf1_surface_ops(x):
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
         _restore_v2(),
+        *space_and_sampling_ops(x),
     ]
+
+
+def space_and_sampling_ops(x):
+    """One node of each space/depth op and of Multinomial, from float ``x`` (2x2); the
+    4-D SpaceToBatch/BatchToSpace only older TF GraphDefs hold (TF 1.15's builders make
+    the ND ops)."""
+    image = ds.reshape(x, (1, 2, 2, 1))
+    graph = image.graph
+    return [ds.space_to_depth(image, 2), ds.depth_to_space(ds.reshape(x, (1, 1, 1, 4)), 2),
+            ds.space_to_batch_nd(image, [2, 1], [[0, 0], [0, 0]]),
+            ds.batch_to_space_nd(image, [1, 1], [[0, 0], [0, 0]]),
+            graph.create_op("SpaceToBatch", [image, ds.constant([[0, 0], [0, 0]])],
+                            {"block_size": 2}).outputs[0],
+            graph.create_op("BatchToSpace", [image, ds.constant([[0, 0], [0, 0]])],
+                            {"block_size": 2}).outputs[0],
+            ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+            ds.random.categorical(x, 3)]
 
 
 def _restore_v2():

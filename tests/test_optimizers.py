@@ -9,6 +9,9 @@ learning rates as tensors, the errors TF1 raises at build time, and the assign o
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -157,6 +160,65 @@ def test_adadelta_steps(dtype):
         np.testing.assert_allclose(value, want, rtol=tol, atol=1e-9)
 
 
+TF_FTRL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_ftrl.json")
+
+
+def ftrl_steps(dtype, config: dict, n=5):
+    """TF1's FTRL-proximal in numpy (ApplyFtrl, or ApplyFtrlV2 with shrinkage)."""
+    c = {k: dtype(F32(v)) for k, v in config.items()}
+    lr, power = c["learning_rate"], -c.get("learning_rate_power", dtype(-0.5))
+    l1 = c.get("l1_regularization_strength", 0)
+    adjusted = F32(config.get("l2_regularization_strength", 0)) + \
+        F32(config.get("beta", 0)) / (F32(2) * F32(config["learning_rate"]))
+    l2 = dtype(adjusted)                # float32 tensors, cast to the variable's dtype
+    shrinkage = c.get("l2_shrinkage_regularization_strength", 0)
+    var, linear = np.array([0.3, -0.7, 1.1], dtype), np.zeros(3, dtype)
+    accum = np.full(3, config.get("initial_accumulator_value", 0.1), dtype)   # in dtype, as TF
+    for _ in range(n):
+        g = grad_of(var)
+        new = accum + g * g
+        linear = linear + g + 2 * shrinkage * var - (new ** power - accum ** power) / lr * var
+        quadratic = new ** power / lr + 2 * l2
+        var = np.where(np.abs(linear) > l1, (np.sign(linear) * l1 - linear) / quadratic, 0)
+        accum = new
+    return var, accum, linear
+
+
+@pytest.mark.parametrize("name", ["ftrl", "ftrl_v2_power", "ftrl_fixed_rate"])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_ftrl_steps_are_tensorflows(dtype, name):
+    """Against TF's own run (tests/data/make_tf_ftrl.py) and TF1's formula in numpy: L1
+    zeroes coordinates, learning_rate_power -0.5 (roots), -0.7 and 0 (a fixed rate),
+    shrinkage-type L2 (ApplyFtrlV2) and beta."""
+    with open(TF_FTRL) as f:
+        recorded = json.load(f)["runs"][name]
+    w, loss = quadratic(dtype)
+    opt = ds.train.FtrlOptimizer(**recorded["config"])
+    train = opt.minimize(loss)
+    got = steps(train, [w, opt.get_slot(w, "accum"), opt.get_slot(w, "linear")])
+    assert [opt.get_slot(w, k).op.name for k in ("accum", "linear")] == recorded["slot_names"]
+    update = "ApplyFtrlV2" if "l2_shrinkage_regularization_strength" in recorded["config"] \
+        else "ApplyFtrl"
+    assert {op.type for op in ds.get_default_graph().get_operations()} >= {update}
+    tol = 2e-5 if dtype == F32 else 1e-12
+    for value, want in zip(got, ftrl_steps(dtype, recorded["config"])):
+        np.testing.assert_allclose(value, want, rtol=tol, atol=tol)
+    if dtype == F32:
+        for value, key in zip(got, ("w", "accum", "linear")):
+            np.testing.assert_allclose(value, recorded[key], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("argument, message", [
+    ({"learning_rate_power": 0.5}, "learning_rate_power 0.500000 needs to be negative or zero"),
+    ({"initial_accumulator_value": -0.1}, "initial_accumulator_value -0.100000 needs to be"),
+    ({"l1_regularization_strength": -1.0}, "l1_regularization_strength -1.000000 needs"),
+    ({"l2_shrinkage_regularization_strength": -1.0}, "l2_shrinkage_regularization_strength"),
+])
+def test_ftrl_refuses_tf1s_bad_arguments(argument, message):
+    with pytest.raises(ValueError, match=message):
+        ds.train.FtrlOptimizer(0.1, **argument)
+
+
 def test_the_other_optimizers_slots_are_named_as_tf_names_them():
     w = ds.Variable(np.ones(2, F32), name="w")
     loss = ds.reduce_sum(w * w)
@@ -181,7 +243,8 @@ def test_the_other_optimizers_slots_are_named_as_tf_names_them():
 
 OPTIMIZERS = {"adam": lambda: ds.train.AdamOptimizer(0.05),
               "rms_prop": lambda: ds.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
-              "adagrad": lambda: ds.train.AdagradOptimizer(0.3)}
+              "adagrad": lambda: ds.train.AdagradOptimizer(0.3),
+              "ftrl": lambda: ds.train.FtrlOptimizer(0.3, l1_regularization_strength=1e-4)}
 
 
 @pytest.mark.parametrize("optimizer", OPTIMIZERS)

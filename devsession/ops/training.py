@@ -28,6 +28,13 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   ``accum = accum * rho + grad**2 * (1 - rho)``;
   ``update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad``;
   ``var -= update * lr``; ``accum_update = accum_update * rho + update**2 * (1 - rho)``
+* ApplyFtrl(var, accum, linear, grad, lr, l1, l2, lr_power) (FTRL-proximal; note the
+  gradient before the scalars, as TF's): ``new = accum + grad**2``;
+  ``linear += grad - (new**-lr_power - accum**-lr_power) / lr * var``;
+  ``var = (sign(linear) * l1 - linear) / (new**-lr_power / lr + 2 * l2)`` where
+  ``|linear| > l1``, else 0; ``accum = new`` (``**-0.5`` as square roots, as TF's)
+* ApplyFtrlV2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power): as
+  ApplyFtrl with ``grad + 2 * l2_shrinkage * var`` in ``linear``'s update
 """
 
 from __future__ import annotations
@@ -37,7 +44,8 @@ from .registry import InferError, OpDef, register_op
 from .state import variable_ref
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "apply_adagrad",
-           "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "TRAINING_OPS",
+           "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "apply_ftrl",
+           "apply_ftrl_v2", "TRAINING_OPS",
            "FLAG_ATTRS", "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
 # var -= alpha * MatMul(a, b), and Adam's update with MatMul(a, b) as its gradient: made
@@ -56,6 +64,9 @@ TRAINING_OPS = {
     "ApplyCenteredRMSProp": (("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon",
                               "grad"), 4),
     "ApplyAdadelta": (("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3),
+    "ApplyFtrl": (("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"), 3),
+    "ApplyFtrlV2": (("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage",
+                     "lr_power"), 3),
 }
 # op type -> (the boolean attr its formula depends on, that attr's default)
 FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_nesterov", False),
@@ -164,4 +175,19 @@ def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, use_locking
                    name=None) -> Tensor:
     """TF's ApplyAdadelta (see the module docstring)."""
     return _build("ApplyAdadelta", [var, accum, accum_update], [lr, rho, epsilon, grad],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=False,
+               name=None) -> Tensor:
+    """TF's ApplyFtrl (see the module docstring)."""
+    return _build("ApplyFtrl", [var, accum, linear], [grad, lr, l1, l2, lr_power],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
+                  use_locking=False, name=None) -> Tensor:
+    """TF's ApplyFtrlV2: ApplyFtrl with shrinkage-type L2 (see the module docstring)."""
+    return _build("ApplyFtrlV2", [var, accum, linear],
+                  [grad, lr, l1, l2, l2_shrinkage, lr_power],
                   {"use_locking": bool(use_locking)}, name)

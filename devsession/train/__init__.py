@@ -10,6 +10,8 @@
 ``RMSPropOptimizer``        slots ``rms`` (ones), ``momentum``; ``centered`` adds ``mg``
 ``AdagradOptimizer``        slot ``<var>/Adagrad`` from ``initial_accumulator_value``
 ``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
+``FtrlOptimizer``           FTRL-proximal: slots ``<var>/Ftrl`` (accum), ``<var>/Ftrl_1``
+                            (linear); L1, L2 and shrinkage-type L2
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
                             restores TensorFlow's checkpoints too (``tf_checkpoint.py``);
@@ -59,6 +61,7 @@ from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, Featu
 from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
+from .ftrl import FtrlOptimizer
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
@@ -90,7 +93,7 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
                             global_step)
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer",
+           "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",

@@ -139,6 +139,35 @@ def _adadelta(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, l
             u[i] = u[i] * rho + t[i] * t[i] * one_minus_rho
 
 
+@njit(**JIT)
+def _ftrl(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, lr_power, lo, hi):
+    """ApplyFtrlV2 (ApplyFtrl: ``shrinkage_twice`` 0) in TF's float operations; a block's
+    new accumulators' powers kept for the variable's pass."""
+    roots = lr_power == -0.5            # TF's special case: square roots, not powers
+    power = np.empty(min(_BLOCK, max(hi - lo, 0)), var.dtype)
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        w, a, z, g = var[start:stop], accum[start:stop], linear[start:stop], grad[start:stop]
+        p = power[:stop - start]
+        if roots:
+            for i in range(stop - start):
+                p[i] = np.sqrt(a[i] + g[i] * g[i])
+            for i in range(stop - start):
+                z[i] += g[i] + shrinkage_twice * w[i] - (p[i] - np.sqrt(a[i])) / lr * w[i]
+        else:
+            for i in range(stop - start):
+                p[i] = (a[i] + g[i] * g[i]) ** -lr_power
+            for i in range(stop - start):
+                z[i] += g[i] + shrinkage_twice * w[i] - (p[i] - a[i] ** -lr_power) / lr * w[i]
+        for i in range(stop - start):
+            if abs(z[i]) > l1:
+                w[i] = (np.sign(z[i]) * l1 - z[i]) / (p[i] / lr + l2_twice)
+            else:
+                w[i] = 0
+        for i in range(stop - start):
+            a[i] += g[i] * g[i]
+
+
 # --- drivers: the whole array at once, or chunks in parallel --------------------------------
 
 @njit(**PAR)
@@ -187,6 +216,15 @@ def _adadelta_parallel(var, accum, accum_update, grad, lr, rho, one_minus_rho, e
     for c in prange((n + chunk - 1) // chunk):
         _adadelta(var, accum, accum_update, grad, lr, rho, one_minus_rho, epsilon, c * chunk,
                   min(n, c * chunk + chunk))
+
+
+@njit(**PAR)
+def _ftrl_parallel(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, lr_power,
+                   chunk):
+    n = var.size
+    for c in prange((n + chunk - 1) // chunk):
+        _ftrl(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, lr_power,
+              c * chunk, min(n, c * chunk + chunk))
 
 
 def _flat(x):
@@ -256,10 +294,22 @@ def _adadelta_update(var, accum, accum_update, lr, rho, epsilon, grad):
          accum_update.reshape(-1), _flat(grad), lr[()], rho[()], one - rho[()], epsilon[()])
 
 
+def _ftrl_v2_update(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
+    two = var.dtype.type(2)
+    _run(_ftrl, _ftrl_parallel, var.size, var.reshape(-1), accum.reshape(-1),
+         linear.reshape(-1), _flat(grad), lr[()], l1[()], two * l2[()], two * l2_shrinkage[()],
+         lr_power[()])
+
+
+def _ftrl_update(var, accum, linear, grad, lr, l1, l2, lr_power):
+    _ftrl_v2_update(var, accum, linear, grad, lr, l1, l2, np.zeros((), var.dtype), lr_power)
+
+
 _FUSED = {"ApplyGradientDescent": _gd_update, "ApplyMomentum": _momentum_update,
           "ApplyAdam": _adam_update, "ApplyAdagrad": _adagrad_update,
           "ApplyRMSProp": _rms_prop_update, "ApplyCenteredRMSProp": _centered_rms_prop_update,
-          "ApplyAdadelta": _adadelta_update}
+          "ApplyAdadelta": _adadelta_update, "ApplyFtrl": _ftrl_update,
+          "ApplyFtrlV2": _ftrl_v2_update}
 _NUMPY = make_updates(np)
 
 

@@ -28,6 +28,15 @@ __all__ = ["OPERATIONS", "build_apply"]
 
 _F16 = np.dtype(np.float16)
 
+# FTRL-proximal, given the gradient linear takes (ApplyFtrlV2's adds its shrinkage)
+_FTRL = ("T new_accum = accum + grad * grad;\n"
+         "T new_power = lr_power == (T)(-0.5) ? sqrt(new_accum) : pow(new_accum, -lr_power);\n"
+         "T old_power = lr_power == (T)(-0.5) ? sqrt(accum) : pow(accum, -lr_power);\n"
+         "linear += %s - (new_power - old_power) / lr * var;\n"
+         "var = fabs(linear) > l1 ? ((linear > 0 ? l1 : -l1) - linear) / "
+         "(new_power / lr + (T)2 * l2) : (T)0;\n"
+         "accum = new_accum;")
+
 # (op type, its flag: use_nesterov, update_slots or None) -> (in_params, out_params,
 # operation); inputs in the op's order
 OPERATIONS = {
@@ -79,6 +88,12 @@ OPERATIONS = {
         "T step = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;\n"
         "var -= step * lr;\n"
         "accum_update = accum_update * rho + step * step * (1 - rho);"),
+    ("ApplyFtrl", None): (
+        "T grad, T lr, T l1, T l2, T lr_power", "T var, T accum, T linear",
+        _FTRL % "grad"),
+    ("ApplyFtrlV2", None): (
+        "T grad, T lr, T l1, T l2, T l2_shrinkage, T lr_power", "T var, T accum, T linear",
+        _FTRL % "(grad + (T)2 * l2_shrinkage * var)"),
 }
 
 _kernels: dict = {}

@@ -33,10 +33,11 @@ DEVICE = "REF"
 # op type -> positions, among the op's value inputs, of those shaped like the variable
 SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,),
                  "ApplyAdagrad": (1,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
-                 "ApplyAdadelta": (3,)}
+                 "ApplyAdadelta": (3,), "ApplyFtrl": (0,), "ApplyFtrlV2": (0,)}
 _SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
                "ApplyRMSProp": ("ms", "mom"), "ApplyCenteredRMSProp": ("mg", "ms", "mom"),
-               "ApplyAdadelta": ("accum", "accum_update")}
+               "ApplyAdadelta": ("accum", "accum_update"), "ApplyFtrl": ("accum", "linear"),
+               "ApplyFtrlV2": ("accum", "linear")}
 
 
 def apply_kernel(node, update, to_device=None):
@@ -134,9 +135,26 @@ def make_updates(xp) -> dict:
         accum_update *= rho
         accum_update += update * update * (one - rho)
 
+    def ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power):
+        two = var.dtype.type(2)
+        new_accum = accum + grad * grad
+        if lr_power == -0.5:            # TF's special case: square roots, not powers
+            old_power, new_power = xp.sqrt(accum), xp.sqrt(new_accum)
+        else:
+            old_power, new_power = accum ** -lr_power, new_accum ** -lr_power
+        linear += grad + two * l2_shrinkage * var - (new_power - old_power) / lr * var
+        quadratic = new_power / lr + two * l2
+        var[...] = xp.where(xp.abs(linear) > l1, (xp.sign(linear) * l1 - linear) / quadratic,
+                            var.dtype.type(0))
+        accum[...] = new_accum
+
+    def ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
+        ftrl_v2(var, accum, linear, grad, lr, l1, l2, var.dtype.type(0), lr_power)
+
     return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
             "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyRMSProp": rms_prop,
-            "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta}
+            "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta,
+            "ApplyFtrl": ftrl, "ApplyFtrlV2": ftrl_v2}
 
 
 def flag_of(node):
