@@ -221,6 +221,28 @@ __all__ += ["count_up_to", "FixedLengthRecordReader", "ReaderBase", "TextLineRea
             "TFRecordReader", "WholeFileReader"]
 
 
+# TF1 scripts written for TF2's compat module: tf.compat (tf.compat.v1 is devsession
+# itself), the behaviour switches (no-ops: devsession runs graphs), tf.graph_util,
+# tf.make_template, and the initializers tf.initializers adds
+from . import compat, graph_util, initializers  # noqa: E402
+from .execution_mode import (control_flow_v2_enabled, disable_control_flow_v2,  # noqa: E402
+                             disable_eager_execution, disable_resource_variables,
+                             disable_tensor_equality, disable_v2_behavior,
+                             disable_v2_tensorshape, enable_control_flow_v2,
+                             enable_v2_tensorshape, executing_eagerly,
+                             executing_eagerly_outside_functions, resource_variables_enabled)
+from .initializers import (orthogonal_initializer,  # noqa: E402
+                           uniform_unit_scaling_initializer)
+from .template import make_template  # noqa: E402
+
+__all__ += ["compat", "graph_util", "initializers", "control_flow_v2_enabled",
+            "disable_control_flow_v2", "disable_eager_execution", "disable_resource_variables",
+            "disable_tensor_equality", "disable_v2_behavior", "disable_v2_tensorshape",
+            "enable_control_flow_v2", "enable_v2_tensorshape", "executing_eagerly",
+            "executing_eagerly_outside_functions", "resource_variables_enabled",
+            "orthogonal_initializer", "uniform_unit_scaling_initializer", "make_template"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

@@ -1,13 +1,27 @@
 """TF1's variable initializers: ``tf.constant_initializer``, ``zeros_initializer``,
 ``ones_initializer``, ``random_normal_initializer``, ``truncated_normal_initializer``,
 ``random_uniform_initializer``, ``glorot_uniform_initializer`` (``get_variable``'s default
-for floats, as in TF1), ``glorot_normal_initializer`` and
-``variance_scaling_initializer``.
+for floats, as in TF1), ``glorot_normal_initializer``, ``variance_scaling_initializer``,
+``orthogonal_initializer`` and ``uniform_unit_scaling_initializer``.
 
 An initializer is called as ``init(shape, dtype=None, partition_info=None)`` and returns a
 Tensor holding the initial value: a constant, or a seeded random op (so every run of the
 variable's initializer draws again, as in TF1).  ``dtype`` defaults to the initializer's
 own (float32 unless given).
+
+This module is also TF1's ``tf.initializers`` namespace: ``zeros``, ``ones``,
+``constant``, ``random_normal``, ``random_uniform``, ``truncated_normal``,
+``variance_scaling``, ``glorot_uniform``, ``glorot_normal``, ``orthogonal``,
+``uniform_unit_scaling``, ``identity``, ``he_normal``, ``he_uniform``, ``lecun_normal``,
+``lecun_uniform`` (TF 1.15's: truncated normal or uniform, variance ``scale / fan_in``),
+and the initializer ops ``global_variables``, ``local_variables``, ``variables`` and
+``tables_initializer``.  Any other name raises ``UnsupportedTF1Error``.
+
+``orthogonal`` is TF's: the Q of a QR decomposition of a normal draw with R's diagonal
+made positive.  devsession has no QR op; that Q is what Gram-Schmidt orthonormalization
+of the draw's columns gives, so it is built from existing ops in a ``while_loop`` over
+the columns (each orthogonalized twice, which keeps float32 columns orthogonal to
+rounding), a graph whose size does not grow with the matrix.
 """
 
 from __future__ import annotations
@@ -17,14 +31,29 @@ import math
 import numpy as np
 
 from . import dtypes
-from .ops.random import random_normal, random_uniform, truncated_normal
-from .ops.state import constant
+from .ops import random as random_ops
+from .ops.array import expand_dims, reshape, transpose
+from .ops.array_index import gather, one_hot
+from .ops.control_flow import while_loop
+from .ops.elementwise import rsqrt
+from .ops.linalg import matmul
+from .ops.reduce import reduce_sum
+from .ops.state import constant as constant_op
 from .tensor_shape import as_shape
+from .variables import (global_variables_initializer, local_variables_initializer,
+                        tables_initializer, variables_initializer)
 
 __all__ = ["Initializer", "constant_initializer", "zeros_initializer", "ones_initializer",
            "random_normal_initializer", "truncated_normal_initializer",
            "random_uniform_initializer", "glorot_uniform_initializer",
-           "glorot_normal_initializer", "variance_scaling_initializer"]
+           "glorot_normal_initializer", "variance_scaling_initializer",
+           "orthogonal_initializer", "uniform_unit_scaling_initializer", "identity",
+           "he_normal", "he_uniform", "lecun_normal", "lecun_uniform",
+           # the tf.initializers names
+           "zeros", "ones", "constant", "random_normal", "random_uniform", "truncated_normal",
+           "variance_scaling", "glorot_uniform", "glorot_normal", "orthogonal",
+           "uniform_unit_scaling", "global_variables", "local_variables", "variables",
+           "tables_initializer"]
 
 
 class Initializer:
@@ -61,17 +90,17 @@ class constant_initializer(Initializer):  # noqa: N801  (TF1's names)
         elif array.shape != shape:
             raise TypeError(f"constant_initializer: {array.size} values do not fill shape "
                             f"{list(shape)} ({size} elements).")
-        return constant(array, dtype=dtype)
+        return constant_op(array, dtype=dtype)
 
 
 class zeros_initializer(Initializer):  # noqa: N801
     def _value(self, shape, dtype):
-        return constant(np.zeros(shape, dtype.np), dtype=dtype)
+        return constant_op(np.zeros(shape, dtype.np), dtype=dtype)
 
 
 class ones_initializer(Initializer):  # noqa: N801
     def _value(self, shape, dtype):
-        return constant(np.ones(shape, dtype.np), dtype=dtype)
+        return constant_op(np.ones(shape, dtype.np), dtype=dtype)
 
 
 class random_normal_initializer(Initializer):  # noqa: N801
@@ -80,12 +109,14 @@ class random_normal_initializer(Initializer):  # noqa: N801
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
     def _value(self, shape, dtype):
-        return random_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
+        return random_ops.random_normal(shape, self.mean, self.stddev, dtype,
+                                        seed=self.seed)
 
 
 class truncated_normal_initializer(random_normal_initializer):  # noqa: N801
     def _value(self, shape, dtype):
-        return truncated_normal(shape, self.mean, self.stddev, dtype, seed=self.seed)
+        return random_ops.truncated_normal(shape, self.mean, self.stddev, dtype,
+                                           seed=self.seed)
 
 
 class random_uniform_initializer(Initializer):  # noqa: N801
@@ -94,7 +125,8 @@ class random_uniform_initializer(Initializer):  # noqa: N801
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
     def _value(self, shape, dtype):
-        return random_uniform(shape, self.minval, self.maxval, dtype, seed=self.seed)
+        return random_ops.random_uniform(shape, self.minval, self.maxval, dtype,
+                                         seed=self.seed)
 
 
 class variance_scaling_initializer(Initializer):  # noqa: N801
@@ -118,12 +150,13 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
         variance = self.scale / max(1.0, n)
         if self.distribution == "uniform":
             limit = math.sqrt(3.0 * variance)
-            return random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+            return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
         if self.distribution == "untruncated_normal":
-            return random_normal(shape, 0.0, math.sqrt(variance), dtype, seed=self.seed)
+            return random_ops.random_normal(shape, 0.0, math.sqrt(variance), dtype,
+                                            seed=self.seed)
         # 0.8796... is the stddev of a standard normal truncated at two stddevs (TF's)
-        return truncated_normal(shape, 0.0, math.sqrt(variance) / 0.87962566103423978, dtype,
-                                seed=self.seed)
+        return random_ops.truncated_normal(shape, 0.0, math.sqrt(variance) / 0.87962566103423978,
+                                           dtype, seed=self.seed)
 
 
 def glorot_uniform_initializer(seed=None, dtype=dtypes.float32):
@@ -136,6 +169,97 @@ def glorot_normal_initializer(seed=None, dtype=dtypes.float32):
     return variance_scaling_initializer(1.0, "fan_avg", "truncated_normal", seed, dtype)
 
 
+class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
+    """Uniform in ``[-limit, limit]``, ``limit = factor * sqrt(3 / input_size)``, the
+    input size being the product of every dimension but the last (TF1's estimate)."""
+
+    def __init__(self, factor=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.factor, self.seed = factor, seed
+
+    def _value(self, shape, dtype):
+        input_size = max(float(math.prod(shape[:-1])), 1.0)
+        limit = math.sqrt(3.0 / input_size) * self.factor
+        return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
+
+
+class orthogonal_initializer(Initializer):  # noqa: N801
+    """``gain`` times a random matrix with orthonormal rows or columns (whichever are
+    fewer); a shape of rank > 2 is that matrix of (every dimension but the last, the
+    last) reshaped, as TF1's.  ValueError below rank 2.  (See the module docstring.)"""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.gain, self.seed = gain, seed
+
+    def _value(self, shape, dtype):
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        tall = (max(rows, cols), min(rows, cols))
+        if rows * cols == 0:
+            return constant_op(np.zeros(shape, dtype.np), dtype=dtype)
+        draw = random_ops.random_normal(tall, 0.0, 1.0, dtype, seed=self.seed)
+        q = _orthonormal_columns(draw, *tall)
+        if rows < cols:
+            q = transpose(q)
+        return reshape(q * self.gain if self.gain != 1.0 else q, shape)
+
+
+class identity(Initializer):  # noqa: N801  (tf.initializers.identity)
+    """``gain`` times the identity matrix; ValueError for a shape that is not 2-D."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        super().__init__(dtype)
+        self.gain = gain
+
+    def _value(self, shape, dtype):
+        if len(shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        return constant_op((self.gain * np.eye(*shape)).astype(dtype.np), dtype=dtype)
+
+
+def he_normal(seed=None):
+    """Truncated normal of variance ``2 / fan_in`` (TF 1.15's)."""
+    return variance_scaling_initializer(2.0, "fan_in", "truncated_normal", seed)
+
+
+def he_uniform(seed=None):
+    """Uniform of variance ``2 / fan_in``."""
+    return variance_scaling_initializer(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed=None):
+    """Truncated normal of variance ``1 / fan_in`` (TF 1.15's)."""
+    return variance_scaling_initializer(1.0, "fan_in", "truncated_normal", seed)
+
+
+def lecun_uniform(seed=None):
+    """Uniform of variance ``1 / fan_in``."""
+    return variance_scaling_initializer(1.0, "fan_in", "uniform", seed)
+
+
+def _orthonormal_columns(a, rows: int, cols: int):
+    """The columns of ``a`` ([rows, cols], rows >= cols) orthonormalized in order
+    (Gram-Schmidt, each column twice): the Q of ``a``'s QR decomposition whose R has a
+    positive diagonal."""
+    columns = transpose(a)                       # row j: column j of a
+
+    def times(matrix, vector, transpose_a=False):
+        return reshape(matmul(matrix, expand_dims(vector, 1), transpose_a=transpose_a), [-1])
+
+    def step(j, basis):                          # basis rows < j orthonormal, others 0
+        v = gather(columns, j)
+        for _ in range(2):                       # twice: orthogonal to rounding
+            v = v - times(basis, times(basis, v), transpose_a=True)
+        v = v * rsqrt(reduce_sum(v * v))
+        return j + 1, basis + expand_dims(one_hot(j, cols, dtype=a.dtype), 1) * v
+
+    start = (constant_op(0), constant_op(np.zeros((cols, rows), a.dtype.np)))
+    _, basis = while_loop(lambda j, basis: j < cols, step, start, back_prop=False)
+    return transpose(basis)
+
+
 def _fans(shape: tuple) -> tuple[float, float]:
     if not shape:
         return 1.0, 1.0
@@ -143,3 +267,27 @@ def _fans(shape: tuple) -> tuple[float, float]:
         return float(shape[0]), float(shape[0])
     receptive = math.prod(shape[:-2])          # convolution kernels: HWIO
     return float(shape[-2] * receptive), float(shape[-1] * receptive)
+
+
+# --- the tf.initializers namespace (TF 1.15's names) ----------------------------------------
+
+zeros = zeros_initializer
+ones = ones_initializer
+constant = constant_initializer
+random_normal = random_normal_initializer
+random_uniform = random_uniform_initializer
+truncated_normal = truncated_normal_initializer
+variance_scaling = variance_scaling_initializer
+glorot_uniform = glorot_uniform_initializer
+glorot_normal = glorot_normal_initializer
+orthogonal = orthogonal_initializer
+uniform_unit_scaling = uniform_unit_scaling_initializer
+global_variables = global_variables_initializer
+local_variables = local_variables_initializer
+variables = variables_initializer
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("initializers", name)
