@@ -193,6 +193,16 @@ from . import debugging, linalg, random  # noqa: E402
 
 __all__ += ["debugging", "linalg", "random"]
 
+# TF1's inverses, solves and decompositions (tf.svd, tf.qr, tf.cholesky, tf.matrix_inverse...)
+from .ops.linalg_factor import (cholesky, qr, self_adjoint_eig,  # noqa: E402
+                                self_adjoint_eigvals, svd)
+from .ops.linalg_solve import (cholesky_solve, matrix_inverse, matrix_solve,  # noqa: E402
+                               matrix_solve_ls, matrix_triangular_solve)
+
+__all__ += ["cholesky", "qr", "self_adjoint_eig", "self_adjoint_eigvals", "svd",
+            "cholesky_solve", "matrix_inverse", "matrix_solve", "matrix_solve_ls",
+            "matrix_triangular_solve"]
+
 from .ops import (Print, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
                   assert_less, assert_less_equal, assert_negative, assert_non_negative,
                   assert_non_positive, assert_none_equal, assert_positive)

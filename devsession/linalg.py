@@ -1,13 +1,21 @@
 """TF1's ``tf.linalg`` spellings: products, norms and the matrix helpers of
 ``devsession/ops/matrix.py`` (``transpose`` is ``matrix_transpose``, as TF's
 ``tf.linalg.transpose``: the last two axes; ``diag`` builds matrices from their diagonals,
-``tensor_diag`` is ``tf.diag``).  The decompositions and solvers (``svd``, ``qr``,
-``cholesky``, ``inv``, ``solve``...) raise ``UnsupportedTF1Error`` naming them."""
+``tensor_diag`` is ``tf.diag``); the inverses and solves of ``ops/linalg_solve.py``
+(``inv``, ``solve``, ``triangular_solve``, ``cholesky_solve``, ``lstsq``) and the
+decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eigh``,
+``eigvalsh``, ``slogdet``, ``logdet``).  Other TF1 names (``lu``, ``expm``, ``sqrtm``,
+``pinv``...) raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
 from .ops.einsum import einsum
 from .ops.linalg import diag as tensor_diag
 from .ops.linalg import matmul, matrix_determinant as det, tensordot
+from .ops.linalg_factor import cholesky, logdet, qr, self_adjoint_eig as eigh
+from .ops.linalg_factor import self_adjoint_eigvals as eigvalsh, slogdet, svd
+from .ops.linalg_solve import cholesky_solve, matrix_inverse as inv, matrix_solve as solve
+from .ops.linalg_solve import matrix_solve_ls as lstsq
+from .ops.linalg_solve import matrix_triangular_solve as triangular_solve
 from .ops.matrix import eye, matrix_band_part as band_part, matrix_diag as diag
 from .ops.matrix import matrix_diag_part as diag_part, matrix_transpose, trace
 from .ops.nn import l2_normalize
@@ -15,9 +23,17 @@ from .ops.norms import norm
 
 transpose = matrix_transpose
 
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the last two axes: the transpose, for devsession's
+    real dtypes (TF's ``tf.linalg.adjoint``)."""
+    return matrix_transpose(matrix, name=name or "adjoint")
+
+
 __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "band_part",
            "tensordot", "einsum", "det", "l2_normalize", "global_norm", "diag", "diag_part",
-           "tensor_diag"]
+           "tensor_diag", "inv", "solve", "triangular_solve", "cholesky", "cholesky_solve",
+           "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint"]
 
 
 def __getattr__(name: str):

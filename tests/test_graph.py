@@ -617,6 +617,7 @@ def tf1_surface_ops(x):
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
+        *linalg_ops(x),
         _restore_v2(),
         *space_and_sampling_ops(x),
     ]
@@ -644,6 +645,14 @@ def _restore_v2():
     from devsession.ops.checkpoint_io import restore_v2
 
     return restore_v2("/tmp/model", ["w"], [""], [ds.float32])[0]
+
+
+def linalg_ops(x):
+    """One node of each dense linear-algebra op (inverses, solves, decompositions), built
+    from a float 2 x 2 ``x``."""
+    return [ds.matrix_inverse(x), ds.matrix_solve(x, x), ds.matrix_triangular_solve(x, x),
+            ds.matrix_solve_ls(x, x, fast=False), ds.cholesky(x), *ds.qr(x), *ds.svd(x),
+            *ds.self_adjoint_eig(x), *ds.linalg.slogdet(x)]
 
 
 def tf1_math_ops(x):

@@ -86,6 +86,7 @@ TF_NORMS = [  # (ord, axis, TF 2.21's value of norm(X))
     (np.inf, None, 3.0), (np.inf, 1, [3.0, 2.0]), (np.inf, (0, 1), 6.0),
     (3, None, 3.5568933), (3, 1, [3.3019273, 2.0800838]), (0.5, None, 43.039867),
     (0.5, 1, [17.191505, 5.828428]), (1, (1, 0), 6.0), ("euclidean", -1, [3.7416575, 2.236068]),
+    (2, (0, 1), 3.9396436), (2, (1, 0), 3.9396448),
 ]
 
 
@@ -107,7 +108,7 @@ def test_norm_keepdims_shapes_and_tf_errors():
                             ({"axis": (0, 0)}, "tuple of 2 unique integers"),
                             ({"axis": [1]}, r"tuple of 2 unique integers, got \[1\]"),
                             ({"axis": (1,)}, r"tuple of 2 unique integers, got \(1,\)"),
-                            ({"ord": 2, "axis": (0, 1)}, "needs an SVD")):
+                            ({"ord": "nuc", "axis": (0, 1)}, "supported matrix norm")):
         with pytest.raises(ValueError, match=message):
             ds.norm(x, **kwargs)
 

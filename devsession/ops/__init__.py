@@ -134,6 +134,8 @@ from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
+from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)
+from . import linalg_factor_grad, linalg_solve_grad  # noqa: F401,E402  (their gradients)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

@@ -1,5 +1,6 @@
 """Linear algebra: MatMul (batch dimensions broadcast as ``np.matmul``), Diag,
 MatrixDeterminant, and ``tensordot`` (built from transposes, reshapes and a MatMul).
+Inverses and solves are in ``linalg_solve.py``, decompositions in ``linalg_factor.py``.
 
 Kernels: ``kernels/{reference,cpu,cuda}/linalg.py``.
 """
@@ -11,6 +12,7 @@ import numpy as np
 from ..graph import Tensor
 from ..tensor_shape import TensorShape, broadcast_static
 from .common import make_op, numeric, operands, same_dtype
+from .linalg_shapes import batch_of, float_matrices, square_matrices
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["matmul"]
@@ -86,19 +88,9 @@ def _diag(inputs, attrs, node):
 
 def _determinant(inputs, attrs, node):
     (x,) = inputs
-    if not x.dtype.is_floating:
-        raise TypeError(f"Op '{node}' needs floating-point matrices, but '{x.name}' is "
-                        f"{x.dtype.name}; cast it first.")
-    if x.shape.ndims is None:
-        return x.dtype, TensorShape(None)
-    if x.shape.ndims < 2:
-        raise InferError(f"Op '{node}': '{x.name}' with shape {x.shape} is not a (batch of) "
-                         f"matrices: it needs rank >= 2.")
-    m, n = x.shape.dims[-2:]
-    if m is not None and n is not None and m != n:
-        raise InferError(f"Op '{node}': the matrices of '{x.name}' with shape {x.shape} are "
-                         f"not square.")
-    return x.dtype, TensorShape(x.shape.dims[:-2])
+    float_matrices(x, node)
+    parts = square_matrices(x, node)
+    return x.dtype, TensorShape(None) if parts is None else batch_of(parts[0])
 
 
 register_op(OpDef("Diag", _diag, 1))

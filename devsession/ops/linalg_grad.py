@@ -1,4 +1,6 @@
-"""Gradient of MatMul (TF's ``_MatMulGrad`` and ``_BatchMatMulV2Grad``).
+"""Gradients of MatMul (TF's ``_MatMulGrad`` and ``_BatchMatMulV2Grad``), Diag and
+MatrixDeterminant; those of the inverses and solves are in ``linalg_solve_grad.py``,
+those of the decompositions in ``linalg_factor_grad.py``.
 
 Each operand's gradient is another MatMul of the output gradient with the other
 operand, transposes chosen so no Transpose node is needed; batch dimensions that
@@ -9,6 +11,7 @@ all but the two matrix axes).
 from __future__ import annotations
 
 from ..errors import UnimplementedError
+from .array import expand_dims
 from .elementwise import multiply
 from .linalg import diag, matmul
 from .reduce import reduce_sum
@@ -47,5 +50,9 @@ def _diag_grad(op, dy):
 
 @register_gradient("MatrixDeterminant")
 def _matrix_determinant_grad(op, dy):
-    raise UnimplementedError(f"The gradient of MatrixDeterminant ('{op.name}') is not "
-                             f"implemented yet (it needs a matrix inverse).", op.name)
+    # TF's: d det(A) = det(A) · A⁻ᵀ, scaled by each matrix's output gradient
+    from .linalg_solve import matrix_inverse
+
+    scale = multiply(dy, op.outputs[0])
+    return [multiply(expand_dims(expand_dims(scale, -1), -1),
+                     matrix_inverse(op.inputs[0], adjoint=True))]

@@ -6,9 +6,10 @@ vector norm along that axis; a pair of axes (tuple or list) is a matrix norm; an
 else, a one-axis list ``[1]`` included, is TF's ValueError.  Vector ords:
 'euclidean' (= 2), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p)``).  Matrix ords:
 'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
-``|x|``), ``np.inf`` (the largest row sum).  The matrix 2-norm needs a singular value
-decomposition, which devsession lacks: a ValueError says so.  Other ords and axes are
-TF's ValueErrors.
+``|x|``), ``np.inf`` (the largest row sum), 2 (the largest singular value, from an Svd
+of the matrices moved to the last two axes, as TF computes it; the input's rank must be
+known).  Other ords and axes (a nuclear norm included: TF has none) are TF's
+ValueErrors.
 
     ds.norm(x, axis=-1, keepdims=True)          # row lengths, for normalising rows
 """
@@ -48,7 +49,7 @@ def _is_positive_number(ord) -> bool:  # noqa: A002
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: A002
          keep_dims=None) -> Tensor:
     """The vector or matrix norm of ``tensor`` (see the module docstring); ValueError for
-    an ord or axis TF refuses, and for the matrix 2-norm (no SVD yet)."""
+    an ord or axis TF refuses."""
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = _checked_axis(axis)
     matrix = isinstance(axis, tuple)
@@ -57,11 +58,10 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
                          f"got {ord}")
     if not matrix and not (ord in _VECTOR_ORDS or _is_positive_number(ord)):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
-    if matrix and ord == 2:
-        raise ValueError("the matrix 2-norm (largest singular value) needs an SVD, which "
-                         "devsession does not support yet; use ord='fro', 1 or np.inf.")
     with name_scope(name or "norm"):
         x = convert_to_tensor(tensor)
+        if matrix and ord == 2:
+            return _spectral_norm(x, axis, keep)
         if ord in ("euclidean", "fro", 2):
             return sqrt(reduce_sum(multiply(x, x), axis=axis, keepdims=keep))
         magnitude = abs_(x)
@@ -77,6 +77,33 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
             return reduce_sum(magnitude, axis=axis, keepdims=keep)
         total = reduce_sum(pow_(magnitude, float(ord)), axis=axis, keepdims=keep)
         return pow_(total, 1.0 / float(ord))
+
+
+def _spectral_norm(x: Tensor, axis: tuple, keep: bool) -> Tensor:
+    """The largest singular value of the matrices spanning ``axis``: those axes moved
+    last (a Transpose when they are not), an Svd without vectors, the max of each
+    batch's values (at the two axes, size 1, with ``keep``)."""
+    from .array import expand_dims, transpose
+    from .linalg_factor import svd
+
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"norm: the matrix 2-norm needs the rank of '{x.name}' known when "
+                         f"the graph is built.")
+    rows, columns = (int(a) % rank if -rank <= a < rank else _bad_axis(a, rank)
+                     for a in axis)
+    others = [i for i in range(rank) if i not in (rows, columns)]
+    perm = others + [rows, columns]
+    moved = x if perm == list(range(rank)) else transpose(x, perm)
+    largest = reduce_max(abs_(svd(moved, compute_uv=False)), axis=-1)
+    if keep:
+        for position in sorted((rows, columns)):
+            largest = expand_dims(largest, position)
+    return largest
+
+
+def _bad_axis(axis: int, rank: int):
+    raise ValueError(f"norm: axis {axis} is out of range for a tensor of rank {rank}.")
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None) -> Tensor:

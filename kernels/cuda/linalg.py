@@ -1,4 +1,6 @@
-"""MatMul on the GPU: cuBLAS through ``cupy.matmul``.
+"""MatMul on the GPU: cuBLAS through ``cupy.matmul``; Diag, MatrixDeterminant, and the
+inverses, solves and decompositions as the host's kernels on cupy (``cupy.linalg``:
+cuSOLVER), see ``reference/linalg_solve.py`` and ``reference/linalg_factor.py``.
 
 ``transpose_a``/``transpose_b`` swap the last two axes as views; cupy hands transposed
 operands to cuBLAS with the transpose flag instead of copying them.  Batch dimensions
@@ -15,6 +17,10 @@ import cupy
 
 from ..checks import matmul_planner
 from ..reference.linalg import determinant_kernel, diag_kernel
+from ..reference.linalg_factor import (cholesky_kernel, eig_kernel, qr_kernel, slogdet_kernel,
+                                       svd_kernel)
+from ..reference.linalg_solve import (inverse_kernel, solve_kernel, solve_ls_kernel,
+                                      triangular_solve_kernel)
 from ..registry import register_kernel
 from .device import on_device
 
@@ -44,3 +50,21 @@ def build_diag(node):
 @register_kernel("MatrixDeterminant", "GPU")
 def build_determinant(node):
     return on_device(node, determinant_kernel(node, cupy))
+
+
+# --- inverses, solves and decompositions: the host's kernels on cupy (cuSOLVER) -------------
+
+_ON_CUPY = {"MatrixInverse": inverse_kernel, "MatrixSolve": solve_kernel,
+            "MatrixTriangularSolve": triangular_solve_kernel, "MatrixSolveLs": solve_ls_kernel,
+            "Cholesky": cholesky_kernel, "Qr": qr_kernel, "Svd": svd_kernel,
+            "SelfAdjointEigV2": eig_kernel, "LogMatrixDeterminant": slogdet_kernel}
+
+
+def _register_on_cupy(op: str, kernel) -> None:
+    @register_kernel(op, "GPU")
+    def build(node):
+        return on_device(node, kernel(node, cupy))
+
+
+for _op, _kernel in _ON_CUPY.items():
+    _register_on_cupy(_op, _kernel)

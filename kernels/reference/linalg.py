@@ -1,5 +1,7 @@
 """Reference kernels of MatMul (``np.matmul`` with TF's transpose attributes; float16 is
-computed in float32 and rounded once), Diag and MatrixDeterminant."""
+computed in float32 and rounded once), Diag and MatrixDeterminant; the inverses and
+solves (``linalg_solve.py``) and decompositions (``linalg_factor.py``) have modules of
+their own."""
 
 from __future__ import annotations
 
