@@ -33,7 +33,31 @@ def test_schedule_matches_tensorflow(case):
     assert rate.dtype == ds.float32
     with ds.Session(graph=g) as sess:
         got = [float(sess.run(rate, {step: s})) for s in RECORDED["steps"]]
-    np.testing.assert_allclose(got, RECORDED["values"][case], rtol=2e-6, atol=1e-37)
+    # atol: two float32 steps at the rate's scale (0.1), for 1 + cos(x) near x = pi,
+    # where the last bit of cos (TF's against numpy's) weighs most
+    np.testing.assert_allclose(got, RECORDED["values"][case], rtol=2e-6, atol=2e-8)
+
+
+def test_noisy_linear_cosine_decay_draws_noise_of_the_decaying_variance():
+    """No TF values to match (its noise is its own draw): the rate's mean is
+    linear_cosine_decay's, its spread sqrt(initial_variance / (1 + step) ** decay)
+    times lr * cosine, and every run draws anew."""
+    g = ds.Graph()
+    with g.as_default():
+        step = ds.placeholder(ds.int64, (), name="global_step")
+        kwargs = dict(learning_rate=0.1, global_step=step, decay_steps=100, alpha=0.1)
+        noisy = ds.train.noisy_linear_cosine_decay(initial_variance=0.5, variance_decay=0.55,
+                                                   **kwargs)
+        plain = ds.train.linear_cosine_decay(**kwargs)
+    with ds.Session(graph=g) as sess:
+        for s in (0, 20, 80):
+            draws = np.array([sess.run(noisy, {step: s}) for _ in range(400)])
+            mean = sess.run(plain, {step: s})
+            cosine = 0.5 * (1 + np.cos(np.pi * s / 100))
+            spread = 0.1 * cosine * np.sqrt(0.5 / (1 + s) ** 0.55)
+            assert len(set(draws.tolist())) > 390
+            assert abs(draws.mean() - mean) < 4 * spread / np.sqrt(len(draws))
+            assert 0.85 * spread < draws.std() < 1.15 * spread
 
 
 def test_a_decayed_rate_drives_gradient_descent_step_by_step():

@@ -45,8 +45,8 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``Int64List``, ``SequenceExample``, ``FeatureList(s)``):
                             ``proto/example.proto``, serialized as TF serializes them
 ``exponential_decay`` ...   learning-rate schedules of the global step: exponential,
-                            natural exp, inverse time, polynomial, cosine, piecewise
-                            constant
+                            natural exp, inverse time, polynomial, cosine (with restarts,
+                            linear, noisy linear), piecewise constant
                             (``learning_rate_decay.py``)
 ==========================  ==============================================================
 
@@ -66,7 +66,9 @@ from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
 from .graph_io import write_graph
-from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponential_decay,
+                                  inverse_time_decay, linear_cosine_decay,
+                                  noisy_linear_cosine_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .meta_graph import export_meta_graph
 from .momentum import MomentumOptimizer
@@ -98,7 +100,9 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
-           "cosine_decay", "piecewise_constant", "MonitoredTrainingSession", "SessionRunHook",
+           "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
+           "noisy_linear_cosine_decay", "piecewise_constant", "MonitoredTrainingSession",
+           "SessionRunHook",
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",

@@ -15,6 +15,13 @@ decay_steps`` (floored with ``staircase``):
                            multiple above the step instead)
 ``cosine_decay``           ``lr * ((1 - alpha) * (1 + cos(pi * p)) / 2 + alpha)``, the step
                            capped at ``decay_steps``
+``cosine_decay_restarts``  SGDR: ``cosine_decay`` over periods of ``first_decay_steps``,
+                           each ``t_mul`` times longer and ``m_mul`` times lower
+``linear_cosine_decay``    ``lr * ((alpha + linear) * cosine + beta)``, ``linear`` falling
+                           from 1 to 0 over ``decay_steps``, ``cosine`` over
+                           ``num_periods``
+``noisy_linear_cosine_decay``  the same with Gaussian noise on ``linear`` whose variance
+                           ``initial_variance / (1 + step) ** variance_decay`` decays
 ``piecewise_constant``     ``values[i]`` for ``boundaries[i-1] < x <= boundaries[i]``
 =========================  ================================================================
 """
@@ -24,11 +31,12 @@ from __future__ import annotations
 import math
 
 from ..graph import Tensor, convert_to_tensor, name_scope
-from ..ops import (cast, ceil, constant, cos, equal, exp, floor, less_equal, minimum, pow,
-                   where)
+from ..ops import (cast, ceil, cond, constant, cos, equal, exp, floor, less_equal, log,
+                   minimum, pow, random_normal, sqrt, where)
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
-           "polynomial_decay", "cosine_decay", "piecewise_constant"]
+           "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
+           "noisy_linear_cosine_decay", "piecewise_constant"]
 
 
 def _require_step(global_step, schedule: str) -> None:
@@ -99,6 +107,70 @@ def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
         cosine = 0.5 * (1.0 + cos(constant(math.pi, lr.dtype) * done))
         alpha = cast(alpha, lr.dtype)
         return lr * ((1 - alpha) * cosine + alpha)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0,
+                          m_mul=1.0, alpha=0.0, name=None):
+    """Cosine decay with warm restarts (SGDR): the i-th period lasts ``first_decay_steps
+    * t_mul**i`` steps and starts from ``learning_rate * m_mul**i``."""
+    _require_step(global_step, "cosine_decay_restarts")
+    with name_scope(name or "SGDRDecay"):
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        t_mul, m_mul, alpha = (cast(v, dtype) for v in (t_mul, m_mul, alpha))
+        fraction = cast(global_step, dtype) / cast(first_decay_steps, dtype)
+
+        def evenly():                   # t_mul == 1: periods of equal length
+            restart = floor(fraction)
+            return restart, fraction - restart
+
+        def geometrically():
+            restart = floor(log(1.0 - fraction * (1.0 - t_mul)) / log(t_mul))
+            done = (1.0 - pow(t_mul, restart)) / (1.0 - t_mul)
+            return restart, (fraction - done) / pow(t_mul, restart)
+
+        restart, done = cond(equal(t_mul, 1.0), evenly, geometrically)
+        cosine = 0.5 * pow(m_mul, restart) * (1.0 + cos(constant(math.pi, dtype) * done))
+        return lr * ((1 - alpha) * cosine + alpha)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """``lr * ((alpha + linear) * cosine + beta)`` with ``linear = (decay_steps - step) /
+    decay_steps`` and ``cosine`` a cosine over ``num_periods`` periods, the step capped
+    at ``decay_steps``."""
+    _require_step(global_step, "linear_cosine_decay")
+    with name_scope(name or "LinearCosineDecay"):
+        lr, linear, cosine, alpha, beta = _linear_cosine(
+            learning_rate, global_step, decay_steps, num_periods, alpha, beta)[:5]
+        return lr * ((alpha + linear) * cosine + beta)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """``linear_cosine_decay`` with noise of variance ``initial_variance / (1 + step) **
+    variance_decay`` added to ``linear`` (a new draw each time the rate is computed)."""
+    _require_step(global_step, "noisy_linear_cosine_decay")
+    with name_scope(name or "NoisyLinearCosineDecay"):
+        lr, linear, cosine, alpha, beta, step = _linear_cosine(
+            learning_rate, global_step, decay_steps, num_periods, alpha, beta)
+        variance = cast(initial_variance, lr.dtype) / pow(1.0 + step,
+                                                          cast(variance_decay, lr.dtype))
+        noisy = linear + random_normal((), stddev=sqrt(variance), dtype=lr.dtype)
+        return lr * ((alpha + noisy) * cosine + beta)
+
+
+def _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta):
+    """(lr, linear, cosine, alpha, beta, the capped step) in the rate's dtype."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = lr.dtype
+    steps = cast(decay_steps, dtype)
+    step = minimum(cast(global_step, dtype), steps)
+    linear = (steps - step) / steps
+    fraction = 2.0 * cast(num_periods, dtype) * (step / steps)
+    cosine = 0.5 * (1.0 + cos(constant(math.pi, dtype) * fraction))
+    return lr, linear, cosine, cast(alpha, dtype), cast(beta, dtype), step
 
 
 def piecewise_constant(x, boundaries, values, name=None):

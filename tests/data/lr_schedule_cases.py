@@ -31,6 +31,18 @@ CASES = {
     "cosine": ("cosine_decay", dict(learning_rate=0.1, global_step="STEP", decay_steps=30)),
     "cosine_alpha": ("cosine_decay", dict(learning_rate=0.1, global_step="STEP",
                                           decay_steps=30, alpha=0.2)),
+    "cosine_restarts": ("cosine_decay_restarts", dict(learning_rate=0.1, global_step="STEP",
+                                                      first_decay_steps=10)),
+    "cosine_restarts_even": ("cosine_decay_restarts", dict(
+        learning_rate=0.1, global_step="STEP", first_decay_steps=10, t_mul=1.0, m_mul=0.5,
+        alpha=0.1)),
+    "cosine_restarts_longer": ("cosine_decay_restarts", dict(
+        learning_rate=0.1, global_step="STEP", first_decay_steps=7, t_mul=1.5, m_mul=0.8)),
+    "linear_cosine": ("linear_cosine_decay", dict(learning_rate=0.1, global_step="STEP",
+                                                  decay_steps=30)),
+    "linear_cosine_periods": ("linear_cosine_decay", dict(
+        learning_rate=0.1, global_step="STEP", decay_steps=60, num_periods=2.0, alpha=0.1,
+        beta=0.01)),
     "piecewise": ("piecewise_constant", dict(x="STEP", boundaries=[10, 25, 60],
                                              values=[0.1, 0.05, 0.01, 0.001])),
 }
