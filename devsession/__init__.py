@@ -217,6 +217,14 @@ from .ops import (assert_integer, assert_rank, assert_rank_at_least,  # noqa: E4
 __all__ += ["assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
             "assert_type"]
 
+from .ops.random import multinomial  # noqa: E402  (TF1's tf.multinomial)
+from .ops.space_depth import (batch_to_space, batch_to_space_nd,  # noqa: E402
+                              depth_to_space, extract_image_patches, space_to_batch,
+                              space_to_batch_nd, space_to_depth)
+
+__all__ += ["multinomial", "batch_to_space", "batch_to_space_nd", "depth_to_space",
+            "extract_image_patches", "space_to_batch", "space_to_batch_nd", "space_to_depth"]
+
 from . import queues as queue  # noqa: E402  (tf.queue.*)
 from .queues import (FIFOQueue, PaddingFIFOQueue, QueueBase,  # noqa: E402
                      RandomShuffleQueue)

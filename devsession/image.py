@@ -28,8 +28,9 @@ The rest of ``ds.image`` lives beside this module and is exposed here: colour sp
 and adjustments (``image_color.py``: ``rgb_to_hsv``, ``hsv_to_rgb``, hue, saturation,
 gamma, YIQ, YUV), quarter turns and transposes (``image_rotate.py``), image measures
 (``image_metrics.py``: ``image_gradients``, ``total_variation``, ``sobel_edges``,
-``psnr``, ``ssim``, ``ssim_multiscale``); the shared checks and ``convert_image_dtype``
-are ``image_checks.py`` and ``image_dtype.py``.
+``psnr``, ``ssim``, ``ssim_multiscale``), image patches (``extract_patches``,
+``extract_image_patches``: the ExtractImagePatches op, ``ops/space_depth.py``); the
+shared checks and ``convert_image_dtype`` are ``image_checks.py`` and ``image_dtype.py``.
 
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
 3-D or builds a ``cond`` on the rank; devsession raises ``ValueError`` instead), and
@@ -66,6 +67,7 @@ from .ops.control_flow import Assert
 from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.masking import reverse
+from .ops.space_depth import extract_image_patches, extract_patches
 from .ops.reduce import reduce_all
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
@@ -83,7 +85,9 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            "rot90", "transpose", "transpose_image",
            # image_metrics.py
            "image_gradients", "total_variation", "sobel_edges", "psnr", "ssim",
-           "ssim_multiscale"]
+           "ssim_multiscale",
+           # ops/space_depth.py
+           "extract_patches", "extract_image_patches"]
 
 
 class ResizeMethod:

@@ -15,6 +15,8 @@ from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separab
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from .ops.top_k import in_top_k, top_k
 from .ops.nn_lrn import local_response_normalization, lrn
+from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_space,
+                              space_to_batch, space_to_depth)
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
 
@@ -29,7 +31,9 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "nce_loss", "sampled_softmax_loss", "log_uniform_candidate_sampler",
            "uniform_candidate_sampler", "local_response_normalization", "lrn",
            "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
-           "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d"]
+           "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
+           "atrous_conv2d", "atrous_conv2d_transpose", "space_to_depth", "depth_to_space",
+           "space_to_batch"]
 
 
 class _RNNCells:

@@ -1,17 +1,19 @@
 """TF1.15's ``tf.random`` spellings of the random ops (``devsession/ops/random.py``):
 ``normal`` is ``random_normal``, ``uniform`` is ``random_uniform``, ``shuffle`` is
-``random_shuffle``; the candidate samplers are ``ds.nn``'s.  Anything else of
-``tf.random`` (``categorical``, ``gamma``, the stateless ops...) raises
+``random_shuffle``, ``categorical`` and ``multinomial`` draw classes from logits (the
+``Multinomial`` op); the candidate samplers are ``ds.nn``'s.  Anything else of
+``tf.random`` (``gamma``, ``poisson``, the stateless ops...) raises
 ``UnsupportedTF1Error`` naming it."""
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler
 from .ops.random import random_normal as normal
 from .ops.random import random_shuffle as shuffle
 from .ops.random import random_uniform as uniform
-from .ops.random import set_random_seed, truncated_normal
+from .ops.random import categorical, multinomial, set_random_seed, truncated_normal
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
-           "log_uniform_candidate_sampler", "uniform_candidate_sampler"]
+           "log_uniform_candidate_sampler", "uniform_candidate_sampler", "categorical",
+           "multinomial"]
 
 
 def __getattr__(name: str):

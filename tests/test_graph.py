@@ -634,7 +634,8 @@ def space_and_sampling_ops(x):
             ds.batch_to_space_nd(image, [1, 1], [[0, 0], [0, 0]]),
             graph.create_op("SpaceToBatch", [image, ds.constant([[0, 0], [0, 0]])],
                             {"block_size": 2}).outputs[0],
-            graph.create_op("BatchToSpace", [image, ds.constant([[0, 0], [0, 0]])],
+            graph.create_op("BatchToSpace", [ds.tile(image, [4, 1, 1, 1]),
+                                             ds.constant([[0, 0], [0, 0]])],
                             {"block_size": 2}).outputs[0],
             ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
             ds.random.categorical(x, 3)]

@@ -313,11 +313,12 @@ def test_every_ref_op_is_covered(device):
     from test_scans_and_nd import OPS as SCAN_AND_ND_OPS
     from test_top_k import TOP_K_OPS
     from test_image import IMAGE_OPS
+    from test_space_ops import SPACE_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
-    covered |= IMAGE_OPS
+    covered |= IMAGE_OPS | SPACE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow",
@@ -325,6 +326,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.script",    # and test_py_func.py these
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
+                     "devsession.kernels.reference.random",    # test_random_categorical.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
                      "devsession.kernels.reference.queues",    # and test_queues.py these
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py

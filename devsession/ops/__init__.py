@@ -23,7 +23,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``state``          ``constant``, ``placeholder``, ``no_op``, ``group``, variables' ops,
                    ``assign``/``assign_add``/``assign_sub``
 ``random``         ``random_uniform``, ``random_normal``, ``truncated_normal``,
-                   ``random_shuffle``, ``set_random_seed``
+                   ``random_shuffle``, ``set_random_seed``, ``random.categorical``
 ``sequence``       ``range``, ``unique``, ``where`` with one argument (value-sized outputs)
 ``top_k``          ``top_k``, ``in_top_k`` (selection along the last axis)
 ``nn_batch_norm``  ``fused_batch_norm`` (FusedBatchNormV3, training and inference)
@@ -39,6 +39,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``einsum``         ``einsum`` (transposes, reshapes and MatMuls; a composite)
 ``functional``     ``map_fn``, ``scan``, ``foldl``, ``foldr`` (``while_loop``s; composites)
 ``nn_lrn``         ``nn.local_response_normalization`` (LRN, LRNGrad)
+``space_depth``    ``space_to_depth``, ``depth_to_space``, ``space_to_batch(_nd)``,
+                   ``batch_to_space(_nd)``, ``extract_image_patches``,
+                   ``nn.atrous_conv2d(_transpose)`` (elements moved between the batch,
+                   spatial and depth dimensions; image patches)
 ``candidate_sampling``  ``nn.log_uniform_candidate_sampler``, ``nn.nce_loss``,
                    ``nn.sampled_softmax_loss``
 ``image``          ``image.resize_bilinear``, ``image.resize_nearest_neighbor`` (and
@@ -134,6 +138,7 @@ from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
+from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)
 from . import linalg_factor_grad, linalg_solve_grad  # noqa: F401,E402  (their gradients)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402

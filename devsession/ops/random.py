@@ -1,5 +1,5 @@
 """Seeded random ops: RandomUniform, RandomStandardNormal, TruncatedNormal,
-RandomUniformInt and RandomShuffle, and TF1's ``set_random_seed``.
+RandomUniformInt, RandomShuffle and Multinomial, and TF1's ``set_random_seed``.
 
 Seeds as TF1 derives them: an op seed and the graph's seed (``ds.set_random_seed``) make
 a pair; a seeded op draws a new value each run and the same sequence again in a new
@@ -12,6 +12,13 @@ RandomUniformInt's bounds), read on the host.  ``mean``/``stddev``/``minval``/``
 given as tensors are applied with graph ops (``draw * stddev + mean``, as TF1 builds it);
 Python numbers stay attrs.  Kernels: ``kernels/reference/state.py`` (host, the CPU's too;
 the GPU draws there and uploads).
+
+``Multinomial(logits, num_samples)`` (``tf.random.categorical``, ``tf.multinomial``)
+draws ``num_samples`` classes per row of ``[batch, classes]`` logits, as TF's CPU kernel:
+class ``j`` with probability ``exp(logits[j])`` over the row's total, counting only
+finite logits (a ``-inf``, ``+inf`` or NaN logit is never drawn; a row with none finite
+gives ``classes``, TF's out-of-range answer); ``output_dtype`` int64 (default) or int32.
+Not differentiable.  Kernel: ``kernels/reference/random.py`` (the GPU's draws there too).
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from .common import make_op
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
-           "set_random_seed"]
+           "set_random_seed", "categorical", "multinomial"]
 
 _DEFAULT_GRAPH_SEED = 87654321
 FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
@@ -68,6 +75,32 @@ def _shuffle(inputs, attrs, node):
     return x.dtype, x.shape
 
 
+def _multinomial(inputs, attrs, node):
+    logits, num_samples = inputs
+    if not logits.dtype.is_numeric:
+        raise TypeError(f"Op '{node}': logits '{logits.name}' must be a real number type, "
+                        f"not {logits.dtype.name}.")
+    if num_samples.dtype != dtypes.int32:
+        raise TypeError(f"Op '{node}': num_samples '{num_samples.name}' must be int32, not "
+                        f"{num_samples.dtype.name}.")
+    out = dtypes.as_dtype(attrs.get("output_dtype", dtypes.int64))
+    if out not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"Op '{node}': output_dtype must be int32 or int64, not {out.name}.")
+    if logits.shape.ndims not in (None, 2):
+        raise InferError(f"Op '{node}': Shape must be rank 2 but is rank "
+                         f"{logits.shape.ndims} for logits '{logits.name}' with shape "
+                         f"{logits.shape}.")
+    if num_samples.shape.ndims not in (None, 0):
+        raise InferError(f"Op '{node}': Shape must be rank 0 but is rank "
+                         f"{num_samples.shape.ndims} for num_samples '{num_samples.name}'.")
+    count = None if num_samples.value is None else int(np.asarray(num_samples.value))
+    if count is not None and count < 0:
+        raise InferError(f"Op '{node}': Dimension size, given by scalar input 1, must be "
+                         f"non-negative but is {count}")
+    batch = logits.shape.dims[0] if logits.shape.ndims == 2 else None
+    return out, TensorShape([batch, count])
+
+
 def _register() -> None:
     # TF's own ops draw standard values (what imported TF graphs hold); devsession's
     # builders fold the bounds, mean and stddev into attrs when they are constants.
@@ -81,8 +114,11 @@ def _register() -> None:
     register_op(OpDef("RandomUniformInt", _uniform_int, None, stateful=True,
                       host_inputs=(0, 1, 2), draws=True))
     register_op(OpDef("RandomShuffle", _shuffle, 1, stateful=True, draws=True))
+    register_op(OpDef("Multinomial", _multinomial, 2, stateful=True, draws=True,
+                      host_inputs=(1,), attr_defaults={"seed": 0, "seed2": 0,
+                                                       "output_dtype": dtypes.int64}))
     not_differentiable("RandomUniform", "RandomStandardNormal", "TruncatedNormal",
-                       "RandomUniformInt", "RandomShuffle")  # draws
+                       "RandomUniformInt", "RandomShuffle", "Multinomial")  # draws
 
 
 _register()
@@ -200,3 +236,28 @@ def random_shuffle(value, seed=None, name=None) -> Tensor:
     seed1, seed2 = _seeds(seed)
     return make_op("RandomShuffle", [convert_to_tensor(value)], {"seed": seed1, "seed2": seed2},
                    name)
+
+
+def _sample_classes(logits, num_samples, output_dtype, seed, scope: str, name):
+    """TF's ``multinomial_categorical_impl``: a Multinomial under ``name`` or ``scope``."""
+    with name_scope(name or scope):
+        x = convert_to_tensor(logits, name="logits")
+        count = convert_to_tensor(num_samples, dtype=dtypes.int32, name="num_samples")
+        seed1, seed2 = _seeds(seed)
+        out = dtypes.int64 if output_dtype is None else dtypes.as_dtype(output_dtype)
+        return make_op("Multinomial", [x, count],
+                       {"seed": seed1, "seed2": seed2, "output_dtype": out}, "Multinomial")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """``tf.random.categorical``: ``num_samples`` class indices per row of ``[batch,
+    classes]`` unnormalized log-probabilities, shape ``[batch, num_samples]`` (int64
+    unless ``dtype`` is int32).  A seeded op repeats its draws per session.  ValueError
+    at build for logits not of rank 2 or a negative ``num_samples``."""
+    return _sample_classes(logits, num_samples, dtype, seed, "categorical", name)
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) -> Tensor:
+    """TF1's ``tf.multinomial`` (``tf.random.multinomial``): ``categorical`` under its
+    older name, with the dtype as ``output_dtype``."""
+    return _sample_classes(logits, num_samples, output_dtype, seed, "multinomial", name)

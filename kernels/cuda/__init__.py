@@ -36,6 +36,9 @@ module              ops and how they run
                     each; its filter gradient: packed windows + batched cuBLAS
 ``image``           ResizeBilinear(Grad): an ElementwiseKernel each (the gradient with
                     atomicAdd); ResizeNearestNeighbor(Grad): cupy takes, segment sums
+``space_depth``     SpaceToDepth, DepthToSpace, Space/BatchToSpace(ND),
+                    ExtractImagePatches: the host's reshapes and copies over cupy
+``random``          Multinomial: drawn on the host (the CPU's sequence) and uploaded
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
@@ -56,3 +59,5 @@ from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (registers)
+from . import space_depth  # noqa: F401,E402  (registers)
+from . import random  # noqa: F401,E402  (Multinomial: registers)

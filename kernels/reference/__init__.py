@@ -42,6 +42,10 @@ module              ops
                     (and the run-time checks every device shares)
 ``image``           ResizeBilinear, ResizeNearestNeighbor and their gradients (and the
                     run-time checks and sampling tables every device shares)
+``space_depth``     SpaceToDepth, DepthToSpace, SpaceToBatchND, BatchToSpaceND,
+                    SpaceToBatch, BatchToSpace, ExtractImagePatches: reshapes and
+                    transposes over numpy or cupy (also the CPU's kernels)
+``random``          Multinomial: draws from the node's seeded stream (HOST)
 ``debugging``       CheckNumerics (over numpy or cupy), Print (HOST and GPU); ``summarize``
                     is TF's text of a tensor in Assert's and Print's messages
 ==================  ===============================================================
@@ -65,3 +69,5 @@ from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
 from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
+from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
+from . import random  # noqa: F401,E402  (Multinomial: HOST)
