@@ -14,7 +14,7 @@ import pytest
 
 import devsession as ds
 from devsession.ops.common import make_op
-from devsession.ops.registry import OpDef, register_op, registered_ops
+from devsession.ops.registry import OpDef, get_gradient, register_op, registered_ops
 from devsession.ops.shape_of import (broadcast_to_shape_of, reduce_to_shape_of,
                                      reshape_to_shape_of, split_to_shapes_of)
 from gradient_check import check_op_gradient
@@ -189,6 +189,75 @@ def test_tf1_math_gradients():
             assert ds.gradients(op(t), [t]) == [None]
     a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)     # well conditioned
     check_op_gradient(ds.matrix_determinant, [a])
+
+
+def test_space_and_depth_gradients():
+    """Each rearrangement's gradient is its inverse (ops/space_depth_grad.py); the block
+    shapes, paddings and crops get none."""
+    x = rand(2, 4, 6, 3, seed=3)
+    check_op_gradient(lambda v: ds.space_to_depth(v, 2), [x])
+    check_op_gradient(lambda v: ds.depth_to_space(v, 2), [rand(1, 2, 3, 8, seed=4)])
+    check_op_gradient(lambda v: ds.space_to_depth(v, 2, data_format="NCHW"),
+                      [x.transpose(0, 3, 1, 2).copy()])
+    check_op_gradient(lambda v, b, p: ds.space_to_batch_nd(v, b, p),
+                      [x, np.array([2, 3]), np.array([[1, 1], [0, 3]])], no_gradient=(1, 2))
+    check_op_gradient(lambda v, b, c: ds.batch_to_space_nd(v, b, c),
+                      [rand(6, 2, 3, 2, seed=5), np.array([3, 2]), np.array([[1, 1], [0, 3]])],
+                      no_gradient=(1, 2))
+    check_op_gradient(lambda v, p: make_op("SpaceToBatch", [v, p], {"block_size": 2}),
+                      [rand(1, 3, 4, 2, seed=6), np.array([[1, 0], [0, 0]])], no_gradient=(1,))
+    check_op_gradient(lambda v, c: make_op("BatchToSpace", [v, c], {"block_size": 2}),
+                      [rand(4, 2, 2, 1, seed=7), np.array([[1, 0], [0, 2]])], no_gradient=(1,))
+
+
+@pytest.mark.parametrize("k,s,r,padding", [((2, 2), (1, 1), (1, 1), "VALID"),
+                                           ((3, 2), (2, 1), (1, 2), "SAME"),
+                                           ((2, 3), (1, 2), (2, 1), "VALID"),
+                                           ((1, 1), (2, 3), (1, 1), "SAME")], ids=str)
+def test_extract_image_patches_gradient(k, s, r, padding):
+    """Overlapping windows add up; what falls on the padding is dropped."""
+    check_op_gradient(lambda v: ds.extract_image_patches(v, [1, *k, 1], [1, *s, 1],
+                                                         [1, *r, 1], padding),
+                      [rand(2, 5, 6, 2, seed=8)])
+
+
+def test_extract_image_patches_gradient_of_unknown_shapes_and_second_order():
+    x = ds.placeholder(ds.float64, (None, None, None, 2), name="x")
+    p = ds.extract_image_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME")
+    (g,) = ds.gradients(ds.reduce_sum(p * p * p), [x])
+    (gg,) = ds.gradients(ds.reduce_sum(g), [x])     # the gradient's own gradient
+    xv = rand(2, 4, 5, 2, seed=9)
+
+    def patches(v):
+        with ds.Graph().as_default():
+            t = ds.placeholder(ds.float64, v.shape)
+            out = ds.extract_image_patches(t, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME")
+            with ds.Session() as sess:
+                return sess.run(out, {t: v})
+    got, second = run([g, gg], {x: xv})
+    np.testing.assert_allclose(got, numeric_gradient(lambda v: patches(v) ** 3, xv),
+                               rtol=1e-5, atol=1e-8)
+    # d/dx sum(3 p^2 read back) = 6 x * (reads per pixel): the first gradient over 3x^2 twice
+    np.testing.assert_allclose(second, 2 * got / xv, rtol=1e-6)
+
+
+def test_dilated_convolutions_gradients():
+    """Conv2D and its input gradient with dilations (atrous_conv2d and its transpose)."""
+    x, f = rand(2, 7, 6, 2, seed=10), rand(3, 2, 2, 3, seed=11)
+    for padding in ("SAME", "VALID"):
+        check_op_gradient(lambda v, w: ds.nn.conv2d(v, w, [1, 1, 1, 1], padding,
+                                                    dilations=[1, 2, 3, 1]), [x, f])
+        check_op_gradient(lambda v, w: ds.nn.atrous_conv2d(v, w, 2, padding), [x, f])
+    dy = rand(2, 7, 6, 3, seed=12)
+    check_op_gradient(lambda d, w: ds.nn.atrous_conv2d_transpose(d, w, [2, 7, 6, 2], 2, "SAME"),
+                      [dy, f])
+
+
+def test_multinomial_is_not_differentiable():
+    logits = ds.placeholder(ds.float64, (2, 3))
+    draws = ds.random.categorical(logits, 5)
+    assert get_gradient("Multinomial") is None
+    assert ds.gradients(ds.cast(draws, ds.float64), [logits]) == [None]
 
 
 def test_every_op_with_inputs_has_a_gradient_or_is_marked_not_differentiable():
