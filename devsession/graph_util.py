@@ -12,7 +12,9 @@
 The result is a GraphDef of the same names and no state: ``import_graph_def`` brings it
 into a fresh graph, whose outputs, run without initialization, are the session's.
 devsession's variables are TF1's reference variables, so TF's handling of resource
-variables (``VarHandleOp``, ``ReadVariableOp``) has nothing to do here.
+variables (``VarHandleOp``, ``ReadVariableOp``) has nothing to do here.  (TensorFlow
+parses a frozen GraphDef devsession wrote, but does not import it yet: devsession's
+NodeDefs leave out the dtype attrs TF's ops require, ``T`` and the like.)
 
 ``remove_training_nodes`` is TF's too: it drops CheckNumerics nodes (and, as TF's, the
 inputs that named them) and splices out Identity and StopGradient nodes that take no part
@@ -24,6 +26,8 @@ from __future__ import annotations
 import copy
 import logging
 import re
+
+import numpy as np
 
 from .graph import Operation
 from .graph_codec import encode_attr, node_def_of
@@ -76,7 +80,7 @@ def _const_node_def(variable, value, out) -> None:
     create_const_op)."""
     out.name, out.op = variable.name, "Const"
     out.attr["dtype"].CopyFrom(variable.attr["dtype"])
-    encode_attr(value, out.attr["value"])
+    encode_attr(np.asarray(value), out.attr["value"])   # a scalar read comes back as one
 
 
 def extract_sub_graph(graph_def, dest_nodes) -> graph_pb2.GraphDef:
@@ -199,3 +203,9 @@ def _dtype_name(node_def, key: str):
     if key not in node_def.attr:
         return None
     return dtype_from_enum(node_def.attr[key].type, node_def.name).name
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("graph_util", name)
