@@ -1,0 +1,478 @@
+"""TF1's ``tf.layers`` functions (``ds.layers.dense``...), built from ``ds`` ops and
+``get_variable``; the layer classes (``layers_classes.py``) call them.
+
+=====================================  ===================================================
+``dense(inputs, units, activation)``   ``inputs @ kernel + bias`` over the last axis
+``conv2d(inputs, filters, kernel_size)``  NHWC convolution, then the bias
+``conv2d_transpose(inputs, filters,``  the transposed convolution (``nn.conv2d_transpose``),
+``kernel_size)``                       then the bias
+``max_pooling2d``, ``average_pooling2d``  NHWC pooling; ``padding`` "valid" or "same"
+``separable_conv2d``                    a depthwise then a 1x1 convolution, then the bias
+``conv1d``, ``max_pooling1d``,          their 1-D forms over NWC inputs (TF's: the 2-D ops
+``average_pooling1d``                   over a height of 1)
+``flatten(inputs)``                    ``(batch, everything else)``
+``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
+                                       bool tensor)
+``batch_normalization(inputs, training)``  the batch's statistics while ``training``, the
+                                       moving averages otherwise; their updates go
+                                       in ``tf.GraphKeys.UPDATE_OPS``
+=====================================  ===================================================
+
+As TF1's: each layer with variables opens a variable scope named after it ("dense",
+"dense_1", ... or ``name``; ``reuse=True`` shares an earlier layer's variables), its
+variables are ``<scope>/kernel`` and ``<scope>/bias`` (so a checkpoint TF1 wrote names
+them alike), the kernel starts Glorot-uniform and the bias at 0, and a
+``kernel_regularizer``/``bias_regularizer`` adds its loss to the graph's
+``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
+What TF1 layers take but devsession does not (channels_first, constraints) is a clear
+error, never ignored.
+
+``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
+``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
+trainable), float32 for float16 inputs.  A 4-D input normalized over axis 3 or 1 takes
+the fused op (FusedBatchNormV3), as TF1 does, whose moving variance averages the batch
+variance with Bessel's correction; any other input takes ``nn.moments`` and
+``nn.batch_normalization``, whose moving variance averages the population variance.
+The moving averages move by ``(moving - batch) * (1 - momentum)``
+(``AssignMovingAvg``), ops the caller runs with the train op, as in TF1::
+
+    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
+        train = optimizer.minimize(loss)
+
+With a bool tensor for ``training`` both results are computed and one is selected
+(``where``), and the updates change nothing when it is false.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import nn
+from .dtypes import float16, float32
+from .graph import convert_to_tensor, name_scope
+from .graph_keys import GraphKeys, add_to_collection
+from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
+from .ops import (cast, constant, expand_dims, identity, matmul, reshape, shape, squeeze,
+                  stack, tensordot, where)
+from .ops.nn_batch_norm import fused_batch_norm
+from .train.moving_averages import assign_moving_average
+from .variable_scope import get_variable, variable_scope
+
+__all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
+           "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
+           "average_pooling1d", "separable_conv2d"]
+
+
+def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+          bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+          trainable=True, name=None, reuse=None):
+    """``activation(inputs @ kernel + bias)``, the product over the last axis of
+    ``inputs`` (whose size must be known: it is the kernel's first dimension)."""
+    _refuse("dense", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    x = convert_to_tensor(inputs)
+    depth = _last_dimension(x, "dense")
+    with variable_scope(name, default_name="dense", reuse=reuse):
+        kernel, bias = _weights((depth, int(units)), int(units), x.dtype, use_bias,
+                                kernel_initializer, bias_initializer, kernel_regularizer,
+                                bias_regularizer, trainable)
+        if x.shape.ndims == 2:
+            y = nn.bias_add(matmul(x, kernel), bias) if use_bias else matmul(x, kernel)
+        else:
+            y = tensordot(x, kernel, [[x.shape.ndims - 1], [0]])
+            y = y + bias if use_bias else y
+        return activation(y) if activation is not None else y
+
+
+def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1), activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 2-D convolution of NHWC ``inputs`` with ``filters`` output channels, then the
+    bias and ``activation``."""
+    _refuse("conv2d", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv2d", data_format)
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv2d")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    _strided_or_dilated("conv2d", (sh, sw), (dh, dw))
+    with variable_scope(name, default_name="conv2d", reuse=reuse):
+        kernel, bias = _weights((kh, kw, channels, int(filters)), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding),
+                      dilations=[1, dh, dw, 1])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
+           data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
+           kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A 1-D convolution of NWC ``inputs`` ([batch, width, channels]) with ``filters``
+    output channels (kernel ``(kernel_size, channels, filters)``), then the bias and
+    ``activation``."""
+    _refuse("conv1d", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv1d", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv1d")
+    (k,) = _single(kernel_size, "kernel_size")
+    _strided_or_dilated("conv1d", _single(strides, "strides"),
+                        _single(dilation_rate, "dilation_rate"))
+    with variable_scope(name, default_name="conv1d", reuse=reuse):
+        kernel, bias = _weights((k, channels, int(filters)), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        y = nn.conv1d(x, kernel, stride=_single(strides, "strides")[0],
+                      padding=_padding(padding),
+                      dilations=_single(dilation_rate, "dilation_rate")[0])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                     activation=None, use_bias=True, depthwise_initializer=None,
+                     pointwise_initializer=None, bias_initializer=None,
+                     depthwise_regularizer=None, pointwise_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None,
+                     depthwise_constraint=None, pointwise_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """A depthwise convolution of NHWC ``inputs`` (``depth_multiplier`` filters per
+    channel, ``<scope>/depthwise_kernel``) then a 1x1 one to ``filters`` channels
+    (``<scope>/pointwise_kernel``), then the bias and ``activation``."""
+    _refuse("separable_conv2d", activity_regularizer=activity_regularizer,
+            depthwise_constraint=depthwise_constraint,
+            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint)
+    _channels_last("separable_conv2d", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "separable_conv2d")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    dh, dw = _pair(dilation_rate, "dilation_rate")
+    _strided_or_dilated("separable_conv2d", (sh, sw), (dh, dw))
+    multiplier, filters = int(depth_multiplier), int(filters)
+    glorot = glorot_uniform_initializer()
+    with variable_scope(name, default_name="separable_conv2d", reuse=reuse):
+        depthwise = get_variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
+                                 depthwise_initializer or glorot, trainable=trainable)
+        pointwise = get_variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
+                                 x.dtype, pointwise_initializer or glorot,
+                                 trainable=trainable)
+        _regularize(depthwise_regularizer, depthwise)
+        _regularize(pointwise_regularizer, pointwise)
+        y = nn.separable_conv2d(x, depthwise, pointwise, strides=[1, sh, sw, 1],
+                                padding=_padding(padding), dilations=[dh, dw])
+        if use_bias:
+            bias = get_variable("bias", (filters,), x.dtype,
+                                bias_initializer or zeros_initializer(), trainable=trainable)
+            _regularize(bias_regularizer, bias)
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """The transposed 2-D convolution of NHWC ``inputs`` to ``filters`` channels (kernel
+    ``(kh, kw, filters, in_channels)``), each spatial size ``size * stride`` ("same") or
+    ``size * stride + max(k - stride, 0)`` ("valid"), as Keras computes it; then the
+    bias and ``activation``."""
+    _refuse("conv2d_transpose", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv2d_transpose", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv2d_transpose")
+    if x.shape.ndims != 4:
+        raise ValueError(f"tf.layers.conv2d_transpose takes 4-D inputs, got '{x.name}' "
+                         f"with shape {x.shape}.")
+    kh, kw = _pair(kernel_size, "kernel_size")
+    sh, sw = _pair(strides, "strides")
+    same = _padding(padding) == "SAME"
+
+    def grown(size, k, s):
+        return size * s if same else size * s + max(k - s, 0)
+    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
+        kernel, bias = _weights((kh, kw, int(filters), channels), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        dims = x.shape.dims
+        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
+                   for i, (d, k, s) in enumerate(zip(dims[1:3], (kh, kw), (sh, sw)))]
+        output_shape = stack([shape(x)[0], *spatial, int(filters)])
+        y = nn.conv2d_transpose(x, kernel, output_shape, strides=[1, sh, sw, 1],
+                                padding=_padding(padding))
+        y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
+                    [int(filters)])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The maximum over each ``pool_size`` window of NHWC ``inputs``."""
+    return _pooling(nn.max_pool, "max_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The mean over each ``pool_size`` window of NHWC ``inputs`` (windows cut by a
+    "same" border average only what they cover, as TF's)."""
+    return _pooling(nn.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The maximum over each ``pool_size`` window of NWC ``inputs``."""
+    return _pooling_1d(nn.max_pool, "max_pooling1d", inputs, pool_size, strides, padding,
+                       data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The mean over each ``pool_size`` window of NWC ``inputs``."""
+    return _pooling_1d(nn.avg_pool, "average_pooling1d", inputs, pool_size, strides,
+                       padding, data_format, name)
+
+
+def flatten(inputs, name=None, data_format="channels_last"):
+    """``inputs`` as ``(batch, everything else)``."""
+    _channels_last("flatten", data_format)
+    x = convert_to_tensor(inputs)
+    if x.shape.ndims is None:
+        raise ValueError(f"tf.layers.flatten needs inputs '{x.name}' of known rank.")
+    if x.shape.ndims == 0:
+        raise ValueError(f"tf.layers.flatten needs inputs of rank >= 1, got scalar "
+                         f"'{x.name}'.")
+    rest = x.shape.dims[1:]
+    with name_scope(name or "flatten"):
+        if all(d is not None for d in rest):
+            return reshape(x, [-1, math.prod(rest)])
+        return reshape(x, stack([shape(x)[0], -1]))
+
+
+def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
+    """``ds.nn.dropout(inputs, rate=rate)`` while ``training`` (a Python bool, or a
+    bool tensor chosen at run time), ``inputs`` unchanged otherwise; gradients flow
+    through either."""
+    x = convert_to_tensor(inputs)
+    if isinstance(training, bool):
+        if not training:
+            return identity(x, name=name)
+        return nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed, name=name)
+    # a select, not a cond: the gradient of a cond cannot run its random draw again
+    with name_scope(name or "dropout"):
+        dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
+        return where(convert_to_tensor(training), dropped, x)
+
+
+def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                        beta_initializer=None, gamma_initializer=None,
+                        moving_mean_initializer=None, moving_variance_initializer=None,
+                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                        gamma_constraint=None, training=False, trainable=True, name=None,
+                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
+                        fused=None, virtual_batch_size=None, adjustment=None):
+    """``inputs`` normalized per channel of ``axis`` (see the module docstring)."""
+    _refuse("batch_normalization", beta_constraint=beta_constraint,
+            gamma_constraint=gamma_constraint, virtual_batch_size=virtual_batch_size,
+            adjustment=adjustment, renorm_clipping=renorm_clipping, renorm=renorm or None)
+    x = convert_to_tensor(inputs)
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"tf.layers.batch_normalization needs inputs '{x.name}' of known "
+                         f"rank.")
+    if not -rank <= int(axis) < rank:
+        raise ValueError(f"tf.layers.batch_normalization: axis {axis} is out of range for "
+                         f"inputs '{x.name}' of rank {rank}.")
+    axis = int(axis) % rank
+    channels = x.shape.dims[axis]
+    if channels is None:
+        raise ValueError(f"tf.layers.batch_normalization: axis {axis} of inputs '{x.name}' "
+                         f"(shape {x.shape}) must be known: it sizes the variables.")
+    param = float32 if x.dtype in (float16, float32) else x.dtype
+    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+        gamma = _statistic("gamma", channels, param, gamma_initializer or ones_initializer(),
+                           trainable, gamma_regularizer) if scale else None
+        beta = _statistic("beta", channels, param, beta_initializer or zeros_initializer(),
+                          trainable, beta_regularizer) if center else None
+        moving_mean = _statistic("moving_mean", channels, param,
+                                 moving_mean_initializer or zeros_initializer(), False)
+        moving_variance = _statistic("moving_variance", channels, param,
+                                     moving_variance_initializer or ones_initializer(), False)
+        use_fused = fused is not False and rank == 4 and axis in (1, 3) and param == float32
+        normalize = _fused_normalization if use_fused else _moments_normalization
+        y, mean, variance = normalize(x, axis, gamma, beta, moving_mean, moving_variance,
+                                      epsilon, training)
+        if training is not False:
+            for moving, batch in ((moving_mean, mean), (moving_variance, variance)):
+                add_to_collection(GraphKeys.UPDATE_OPS,
+                                  assign_moving_average(moving, batch, momentum).op)
+        return y
+
+
+def _statistic(name, channels, dtype, initializer, trainable, regularizer=None):
+    variable = get_variable(name, (channels,), dtype, initializer, trainable=trainable)
+    _regularize(regularizer, variable)
+    return variable
+
+
+def _select(training, when_training, otherwise):
+    """``when_training`` or ``otherwise`` as the Python bool or bool tensor ``training``
+    says (a select: both are computed)."""
+    if isinstance(training, bool):
+        return when_training if training else otherwise
+    return where(convert_to_tensor(training), when_training, otherwise)
+
+
+def _fused_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
+                         training):
+    """FusedBatchNormV3, as TF1 builds it for 4-D inputs: ``(y, mean, variance)``, the
+    statistics to average (the batch's when training, else the moving ones)."""
+    data_format = "NHWC" if axis == 3 else "NCHW"
+    channels = moving_mean.shape.dims[0]
+    gamma = gamma if gamma is not None else constant(np.ones(channels, moving_mean.dtype.np))
+    beta = beta if beta is not None else constant(np.zeros(channels, moving_mean.dtype.np))
+    inference = None if training is True else fused_batch_norm(
+        x, gamma, beta, mean=moving_mean, variance=moving_variance, epsilon=epsilon,
+        data_format=data_format, is_training=False)[0]
+    if training is False:
+        return inference, moving_mean, moving_variance
+    y, mean, variance = fused_batch_norm(x, gamma, beta, mean=moving_mean,
+                                         variance=moving_variance, epsilon=epsilon,
+                                         data_format=data_format, is_training=True)
+    return (_select(training, y, inference), _select(training, mean, moving_mean),
+            _select(training, variance, moving_variance))
+
+
+def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
+                           training):
+    """``nn.moments`` and ``nn.batch_normalization``, as TF1 builds them for other inputs
+    (float16 computed in float32)."""
+    rank = x.shape.ndims
+    xf = cast(x, moving_mean.dtype) if x.dtype != moving_mean.dtype else x
+    if training is False:
+        mean, variance = moving_mean, moving_variance
+    else:
+        batch_mean, batch_variance = nn.moments(xf, [a for a in range(rank) if a != axis])
+        mean = _select(training, batch_mean, moving_mean)
+        variance = _select(training, batch_variance, moving_variance)
+
+    def along_axis(v):             # a [channels] vector against x's layout
+        if v is None or axis == rank - 1:
+            return v
+        return reshape(v, [-1 if a == axis else 1 for a in range(rank)])
+    y = nn.batch_normalization(xf, along_axis(mean), along_axis(variance), along_axis(beta),
+                               along_axis(gamma), epsilon)
+    return (cast(y, x.dtype) if y.dtype != x.dtype else y), mean, variance
+
+
+# --- shared ---------------------------------------------------------------------------------
+
+def _weights(kernel_shape, units, dtype, use_bias, kernel_initializer, bias_initializer,
+             kernel_regularizer, bias_regularizer, trainable):
+    """The layer's kernel and bias (None without ``use_bias``) in the current scope."""
+    dtype = dtype if dtype.is_floating else float32
+    kernel = get_variable("kernel", kernel_shape, dtype,
+                          kernel_initializer or glorot_uniform_initializer(),
+                          trainable=trainable)
+    _regularize(kernel_regularizer, kernel)
+    bias = None
+    if use_bias:
+        bias = get_variable("bias", (units,), dtype, bias_initializer or zeros_initializer(),
+                            trainable=trainable)
+        _regularize(bias_regularizer, bias)
+    return kernel, bias
+
+
+def _regularize(regularizer, variable) -> None:
+    if regularizer is None:
+        return
+    with name_scope("Regularizer"):
+        penalty = regularizer(variable)
+    if penalty is not None:
+        add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)
+
+
+def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    _channels_last(layer, data_format)
+    ph, pw = _pair(pool_size, "pool_size")
+    sh, sw = _pair(strides, "strides")
+    return pool(convert_to_tensor(inputs), ksize=[1, ph, pw, 1], strides=[1, sh, sw, 1],
+                padding=_padding(padding), name=name or layer)
+
+
+def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    """A 1-D pooling as Keras builds it: the 2-D pooling over a height of 1."""
+    _channels_last(layer, data_format)
+    (size,), (step,) = _single(pool_size, "pool_size"), _single(strides, "strides")
+    with name_scope(name or layer):
+        x = expand_dims(convert_to_tensor(inputs), 1)
+        pooled = pool(x, ksize=[1, 1, size, 1], strides=[1, 1, step, 1],
+                      padding=_padding(padding))
+        return squeeze(pooled, [1])
+
+
+def _strided_or_dilated(layer: str, strides, dilations) -> None:
+    if max(strides) > 1 and max(dilations) > 1:
+        raise ValueError(f"tf.layers.{layer}: strides > 1 together with dilation_rate > 1 "
+                         f"is not supported (as in TF), got strides={strides}, "
+                         f"dilation_rate={dilations}.")
+
+
+def _single(value, what: str) -> tuple:
+    values = tuple(int(v) for v in (value if isinstance(value, (list, tuple)) else [value]))
+    if len(values) != 1:
+        raise ValueError(f"{what} must be one int for a 1-D layer, got {value!r}.")
+    return values
+
+
+def _last_dimension(x, layer: str) -> int:
+    if x.shape.ndims is None or x.shape.dims[-1] is None:
+        raise ValueError(f"tf.layers.{layer}: the last dimension of inputs '{x.name}' "
+                         f"(shape {x.shape}) must be known: it sizes the kernel.")
+    return int(x.shape.dims[-1])
+
+
+def _pair(value, what: str) -> tuple[int, int]:
+    """An int, or a pair of ints, as a pair (TF1 layers take both)."""
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise ValueError(f"{what} must be a positive int or a pair of them, got {value!r}.")
+    return pair
+
+
+def _padding(padding: str) -> str:
+    upper = str(padding).upper()
+    if upper not in ("VALID", "SAME"):
+        raise ValueError(f"padding must be 'valid' or 'same', got {padding!r}.")
+    return upper
+
+
+def _channels_last(layer: str, data_format: str) -> None:
+    if data_format != "channels_last":
+        raise ValueError(f"tf.layers.{layer}: devsession supports data_format="
+                         f"'channels_last' (NHWC) only, got {data_format!r}.")
+
+
+def _refuse(layer: str, **given) -> None:
+    for key, value in given.items():
+        if value is not None:
+            raise ValueError(f"tf.layers.{layer}: devsession does not support {key} yet.")
