@@ -35,7 +35,13 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             the others wait; hooks (``StopAtStepHook``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
                             (``monitored_session.py``); ``NanTensorHook``,
-                            ``LoggingTensorHook``, ``StepCounterHook`` (``hooks.py``)
+                            ``LoggingTensorHook``, ``StepCounterHook``, ``FinalOpsHook``,
+                            ``FeedFnHook``, ``GlobalStepWaiterHook``, ``SecondOrStepTimer``
+                            (``hooks.py``)
+``checkpoints_iterator``    new checkpoints as they appear (an evaluation loop);
+                            ``remove_checkpoint``, ``get_checkpoint_mtimes``,
+                            ``update_checkpoint_state``; ``summary_iterator`` reads event
+                            files (``checkpoint_management.py``)
 ``Coordinator``             stop requests and the first error of a loop's threads
                             (``coordinator.py``)
 ``QueueRunner``             threads running a queue's enqueue ops; ``add_queue_runner``,
@@ -73,8 +79,12 @@ from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponenti
 from .meta_graph import export_meta_graph
 from .momentum import MomentumOptimizer
 from .moving_averages import ExponentialMovingAverage
-from .hooks import (LoggingTensorHook, NanLossDuringTrainingError, NanTensorHook,
+from .hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
+                    NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer,
                     StepCounterHook)
+from .checkpoint_management import (checkpoints_iterator, generate_checkpoint_state_proto,
+                                    get_checkpoint_mtimes, remove_checkpoint,
+                                    summary_iterator, update_checkpoint_state)
 from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, Scaffold,
                                 SessionRunArgs, SessionRunContext, SessionRunHook,
                                 SessionRunValues, StopAtStepHook, SummarySaverHook)
@@ -106,7 +116,10 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
-           "StepCounterHook", "CheckpointReader", "NewCheckpointReader", "list_variables",
+           "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
+           "SecondOrStepTimer", "checkpoints_iterator", "get_checkpoint_mtimes",
+           "remove_checkpoint", "update_checkpoint_state", "generate_checkpoint_state_proto",
+           "summary_iterator", "CheckpointReader", "NewCheckpointReader", "list_variables",
            "load_variable", "load_checkpoint", "init_from_checkpoint", "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",

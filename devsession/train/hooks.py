@@ -6,7 +6,13 @@
 ``LoggingTensorHook``       logs the named tensors' values every ``every_n_iter`` runs or
                             ``every_n_secs`` seconds (and ``at_end``), ``name = value`` each
 ``StepCounterHook``         logs the global steps per second every ``every_n_steps``
+``FinalOpsHook``            runs ``final_ops`` when the loop ends; ``final_ops_values``
+``FeedFnHook``              feeds what ``feed_fn()`` returns to every run
+``GlobalStepWaiterHook``    a worker's first run waits until the global step reaches
+                            ``wait_until_step`` (the chief trains alone at first)
 ==========================  ==================================================================
+
+``SecondOrStepTimer`` is the timer hooks use to decide a report is due.
 
 Each asks for its tensors only on the runs it reports on, so the other runs fetch
 nothing more.  Messages go to the "devsession" logger at INFO (WARNING for a NaN).
@@ -22,7 +28,8 @@ import numpy as np
 from .session_run_hook import SessionRunArgs, SessionRunHook, global_step_or_error
 
 __all__ = ["NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
-           "StepCounterHook"]
+           "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
+           "SecondOrStepTimer"]
 
 log = logging.getLogger("devsession")
 
@@ -50,8 +57,45 @@ class NanTensorHook(SessionRunHook):
             run_context.request_stop()
 
 
-class _Timer:
-    """Whether a report is due: every ``every_n_iter`` runs or ``every_n_secs``."""
+class SecondOrStepTimer:
+    """TF1's timer of hooks: triggers at most once per step, every ``every_secs``
+    seconds or ``every_steps`` steps since it last triggered (always the first time)."""
+
+    def __init__(self, every_secs=None, every_steps=None):
+        if every_secs is None and every_steps is None:
+            raise ValueError("Either every_secs or every_steps should be provided.")
+        if every_secs is not None and every_steps is not None:
+            raise ValueError("Can not provide both every_secs and every_steps.")
+        self._every_secs, self._every_steps = every_secs, every_steps
+        self.reset()
+
+    def reset(self) -> None:
+        self._last_step, self._last_time = None, None
+
+    def should_trigger_for_step(self, step: int) -> bool:
+        if self._last_step is None:
+            return True
+        if self._last_step == step:
+            return False
+        if self._every_secs is not None:
+            return time.monotonic() >= self._last_time + self._every_secs
+        return step >= self._last_step + self._every_steps
+
+    def update_last_triggered_step(self, step: int) -> tuple:
+        """Record a trigger at ``step``: (seconds, steps) since the last, or (None,
+        None) the first time."""
+        now = time.monotonic()
+        elapsed = (None, None) if self._last_time is None else \
+            (now - self._last_time, step - self._last_step)
+        self._last_step, self._last_time = step, now
+        return elapsed
+
+    def last_triggered_step(self):
+        return self._last_step
+
+
+class _Timer(SecondOrStepTimer):
+    """A hook's timer, refusing its arguments with the hook's name (``what``)."""
 
     def __init__(self, every_n_iter, every_n_secs, what: str):
         if (every_n_iter is None) == (every_n_secs is None):
@@ -59,22 +103,13 @@ class _Timer:
                              f"be provided.")
         if every_n_iter is not None and every_n_iter <= 0:
             raise ValueError(f"{what}: invalid every_n_iter={every_n_iter}.")
-        self._iter, self._secs = every_n_iter, every_n_secs
-        self._last_iter, self._last_time = None, None
+        super().__init__(every_secs=every_n_secs, every_steps=every_n_iter)
 
-    def due(self, iteration: int) -> bool:
-        if self._last_iter is None:
-            return True
-        if self._iter is not None:
-            return iteration >= self._last_iter + self._iter
-        return time.monotonic() >= self._last_time + self._secs
+    due = SecondOrStepTimer.should_trigger_for_step
 
     def mark(self, iteration: int) -> float | None:
         """Record a report at ``iteration``; the seconds since the last one."""
-        now = time.monotonic()
-        elapsed = None if self._last_time is None else now - self._last_time
-        self._last_iter, self._last_time = iteration, now
-        return elapsed
+        return self.update_last_triggered_step(iteration)[0]
 
 
 class LoggingTensorHook(SessionRunHook):
@@ -143,3 +178,63 @@ class StepCounterHook(SessionRunHook):
                 self.steps_per_sec = (step - self._last_step) / elapsed
                 log.info("global_step/sec: %g", self.steps_per_sec)
             self._last_step = step
+
+
+class FinalOpsHook(SessionRunHook):
+    """Run ``final_ops`` (with ``final_ops_feed_dict``) once the loop ends normally;
+    their values are ``final_ops_values`` then."""
+
+    def __init__(self, final_ops, final_ops_feed_dict=None):
+        self._final_ops, self._feed_dict = final_ops, final_ops_feed_dict
+        self._values = None
+
+    @property
+    def final_ops_values(self):
+        return self._values
+
+    def end(self, session):
+        if self._final_ops is not None:
+            self._values = session.run(self._final_ops, feed_dict=self._feed_dict)
+
+
+class FeedFnHook(SessionRunHook):
+    """Feed ``feed_fn()`` (a feed dict) to every run of the loop."""
+
+    def __init__(self, feed_fn):
+        self.feed_fn = feed_fn
+
+    def before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+class GlobalStepWaiterHook(SessionRunHook):
+    """Hold a worker's first run until the global step reaches ``wait_until_step``,
+    reading it every half second (TF's way of letting the chief train alone first, so
+    that workers start from better weights); later runs go straight through."""
+
+    _POLL_SECS = 0.5
+
+    def __init__(self, wait_until_step):
+        self._wait_until_step = int(wait_until_step)
+        self._started = False
+
+    def begin(self):
+        self._step = global_step_or_error("GlobalStepWaiterHook")
+
+    def before_run(self, run_context):
+        if self._started or self._wait_until_step <= 0:
+            self._started = True
+            return None
+        log.info("Waiting for global step %d before starting training.",
+                 self._wait_until_step)
+        logged = 0
+        while True:
+            step = int(run_context.session.run(self._step))
+            if step >= self._wait_until_step:
+                self._started = True
+                return None
+            if step - logged > 1000:
+                log.info("Waiting for global step %d before starting training. Current "
+                         "step is %d.", self._wait_until_step, step)
+                logged = step
+            time.sleep(self._POLL_SECS)

@@ -246,7 +246,8 @@ class _MonitoredSession:
                     if key in feeds:
                         raise RuntimeError(f"A hook feeds {key}, which the caller feeds too.")
                     feeds[key] = value
-        wanted = [k for k, args in enumerate(asked) if args is not None]
+        wanted = [k for k, args in enumerate(asked) if args is not None and
+                  args.fetches is not None]             # a hook may only feed (FeedFnHook)
         results, more = self._session.run([fetches, [asked[k].fetches for k in wanted]],
                                           feeds, options=options, run_metadata=run_metadata)
         values = dict(zip(wanted, more))
