@@ -2,7 +2,7 @@
 (``python/ops/linalg_grad.py``, after Giles 2008, Murray 2016 and Ionescu et al. 2015) for
 real matrices (the adjoint is the transpose):
 
-* LogMatrixDeterminant: ``dA = d(log|det|) · A⁻ᵀ``; the sign gets no gradient.
+* LogMatrixDeterminant: ``dA = d(log|det|) · A⁻ᵀ``; the sign contributes nothing.
 * Cholesky ``A = LLᵀ``: ``L⁻ᵀ Φ(Lᵀ dL) L⁻¹`` symmetrised, ``Φ`` the lower triangle with
   the diagonal halved (a gradient for the symmetric matrix, spread over both triangles).
 * Qr: TF's formula for ``M >= N`` (``full_matrices`` only when square) and, for ``M <
@@ -44,8 +44,8 @@ def _scaled_by_batch(values, matrices):
 
 @register_gradient("LogMatrixDeterminant")
 def _log_matrix_determinant_grad(op, _, grad_log):
-    if grad_log is None:
-        return [None]
+    if grad_log is None:            # only the sign reached: zeros, as TF's (it fills them)
+        return [zeros_like_of(op.inputs[0])]
     return [_scaled_by_batch(grad_log, matrix_inverse(op.inputs[0], adjoint=True))]
 
 
