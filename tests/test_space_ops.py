@@ -478,3 +478,102 @@ def test_on_the_stand_in_gpu(standin):
     # d sum(p^2)/dx: 2 x times the number of patch elements that read each pixel
     np.testing.assert_allclose(got[3], 2 * xv * reads_per_pixel((4, 6), (2, 2), (2, 1),
                                                                 (1, 2), "SAME"), rtol=1e-6)
+
+
+# --- the atrous convolutions ------------------------------------------------------------------
+
+def dilated_conv_ref(x, f, rate, padding):
+    """Conv2D of stride 1 with the filter's taps ``rate`` apart: TF's SAME pads the
+    effective window ``(k - 1) * rate + 1`` (the odd element at the end)."""
+    n, h, w, c = x.shape
+    kh, kw, _, o = f.shape
+    eh, ew = (kh - 1) * rate + 1, (kw - 1) * rate + 1
+    if padding == "SAME":
+        top, left = (eh - 1) // 2, (ew - 1) // 2
+        oh, ow = h, w
+    else:
+        top = left = 0
+        oh, ow = h - eh + 1, w - ew + 1
+    out = np.zeros((n, oh, ow, o), np.float64)
+    for i, j, a, b in itertools.product(range(oh), range(ow), range(kh), range(kw)):
+        row, col = i - top + a * rate, j - left + b * rate
+        if 0 <= row < h and 0 <= col < w:
+            out[:, i, j, :] += x[:, row, col, :] @ f[a, b]
+    return out
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("rate", [1, 2, 3])
+def test_atrous_conv2d_and_its_transpose(graph, padding, rate):
+    rng = rng_for("atrous", padding, rate)
+    xv, fv = rng.standard_normal((2, 9, 8, 3)), rng.standard_normal((3, 2, 3, 4))
+    x, f = ds.constant(xv), ds.constant(fv)
+    y = ds.nn.atrous_conv2d(x, f, rate, padding, name="atrous")
+    assert (y.op.type, y.op.get_attr("dilations")) == ("Conv2D", (1, rate, rate, 1))
+    dy = ds.placeholder(ds.float64, y.shape, name="dy")
+    back = ds.nn.atrous_conv2d_transpose(dy, f, [2, 9, 8, 3], rate, padding)
+    dyv = rng.standard_normal(y.shape.as_list())
+    with ds.Session() as sess:
+        got, got_back = sess.run([y, back], {dy: dyv})
+    np.testing.assert_allclose(got, dilated_conv_ref(xv, fv, rate, padding), rtol=1e-10)
+    # the transpose is the adjoint: <conv(x), dy> == <x, conv_transpose(dy)>
+    assert got_back.shape == xv.shape
+    np.testing.assert_allclose((got * dyv).sum(), (xv * got_back).sum(), rtol=1e-10)
+
+
+# --- a GraphDef TensorFlow wrote ------------------------------------------------------------------
+
+def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes():
+    from tf_recorded import run_recorded, tf_static_shape
+
+    graph, names, values, data = run_recorded("tf_space_ops")
+    assert len(names) == 12
+    for name, value in zip(names, values):
+        want = data[f"fetch:{name}"]
+        assert value.dtype == want.dtype and value.shape == want.shape, name
+        np.testing.assert_allclose(value, want, rtol=1e-5, atol=1e-5, err_msg=name)
+        got_shape, want_shape = graph.get_tensor_by_name(name).shape, tf_static_shape(data, name)
+        assert got_shape == want_shape, (name, got_shape, want_shape)
+    # TF's Multinomial imports and draws from the same classes (its values are TF's RNG's)
+    (key,) = [k for k in data if k.startswith("sample:")]
+    with ds.Session(graph=graph) as sess:
+        drawn = sess.run(key[7:], {"logits:0": data["feed:logits"]})
+    assert (drawn.dtype, drawn.shape) == (data[key].dtype, data[key].shape)
+    for row, tf_row, finite in zip(drawn, data[key], [{0, 1, 3}, {0, 1, 2}]):
+        assert set(row.tolist()) <= finite and set(tf_row.tolist()) <= finite
+
+
+def test_devsessions_builders_give_tfs_values():
+    """The builders (not TF's graph) on the recorded feeds: atrous_conv2d (TF 1.15's
+    SpaceToBatchND around a Conv2D) and its transpose, TF1's space_to_batch, and the
+    gradients TF computed."""
+    from tf_recorded import DATA
+
+    data = np.load(f"{DATA}/tf_space_ops.npz")
+    xv, fv, yv = (data[f"feed:{k}"] for k in "xfy")
+    with ds.Graph().as_default():
+        x = ds.placeholder(ds.float32, (None, 6, 4, 3))
+        f = ds.constant(fv)
+        s2d = ds.space_to_depth(x, 2)
+        s2b = ds.space_to_batch_nd(x, [2, 2], [[1, 1], [0, 2]])
+        patches = ds.extract_image_patches(x, [1, 3, 2, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME")
+        atrous = ds.nn.atrous_conv2d(x, f, 2, "SAME")
+        outs = [atrous, ds.nn.atrous_conv2d_transpose(yv, f, [2, 6, 4, 3], 2, "SAME"),
+                ds.nn.atrous_conv2d_transpose(np.ones((2, 2, 2, 2), np.float32), f,
+                                              [2, 6, 6, 3], 2, "VALID"),
+                ds.space_to_batch(x, [[0, 2], [1, 1]], block_size=2)]
+        grads = [ds.gradients(ds.reduce_sum(s2d * s2d), x)[0],
+                 ds.gradients(ds.reduce_sum(s2b * s2b * s2b), x)[0],
+                 ds.gradients(ds.reduce_sum(patches * patches), x)[0],
+                 *ds.gradients(ds.reduce_sum(ds.square(atrous)), [x, f])]
+        with ds.Session() as sess:
+            got, got_grads = sess.run([outs, grads], {x: xv})
+    names = {"atrous_s2b": 0, "atrous_transpose": 1, "atrous_transpose_valid": 2,
+             "space_to_batch_tf1": 3}
+    for key, index in names.items():
+        recorded = data[f"fetch:{data[f'name:{key}']}"]
+        np.testing.assert_allclose(got[index], recorded, rtol=1e-5, atol=1e-5, err_msg=key)
+    for key, value in zip(["space_to_depth", "space_to_batch_nd", "patches_same",
+                           "atrous_conv2d:0", "atrous_conv2d:1"], got_grads):
+        np.testing.assert_allclose(value, data[f"grad:{key}"], rtol=1e-4, atol=1e-4,
+                                   err_msg=key)
