@@ -17,11 +17,8 @@ This module is also TF1's ``tf.initializers`` namespace: ``zeros``, ``ones``,
 and the initializer ops ``global_variables``, ``local_variables``, ``variables`` and
 ``tables_initializer``.  Any other name raises ``UnsupportedTF1Error``.
 
-``orthogonal`` is TF's: the Q of a QR decomposition of a normal draw with R's diagonal
-made positive.  devsession has no QR op; that Q is what Gram-Schmidt orthonormalization
-of the draw's columns gives, so it is built from existing ops in a ``while_loop`` over
-the columns (each orthogonalized twice, which keeps float32 columns orthogonal to
-rounding), a graph whose size does not grow with the matrix.
+``orthogonal`` is built as TF builds it: the Q of a QR decomposition (the Qr op) of a
+normal draw, its columns signed so that R's diagonal is positive.
 """
 
 from __future__ import annotations
@@ -32,12 +29,10 @@ import numpy as np
 
 from . import dtypes
 from .ops import random as random_ops
-from .ops.array import expand_dims, reshape, transpose
-from .ops.array_index import gather, one_hot
-from .ops.control_flow import while_loop
-from .ops.elementwise import rsqrt
-from .ops.linalg import matmul
-from .ops.reduce import reduce_sum
+from .ops.array import reshape, transpose
+from .ops.elementwise import sign
+from .ops.linalg_factor import qr
+from .ops.matrix import matrix_diag_part
 from .ops.state import constant as constant_op
 from .tensor_shape import as_shape
 from .variables import (global_variables_initializer, local_variables_initializer,
@@ -200,7 +195,8 @@ class orthogonal_initializer(Initializer):  # noqa: N801
         if rows * cols == 0:
             return constant_op(np.zeros(shape, dtype.np), dtype=dtype)
         draw = random_ops.random_normal(tall, 0.0, 1.0, dtype, seed=self.seed)
-        q = _orthonormal_columns(draw, *tall)
+        q, r = qr(draw, full_matrices=False)
+        q = q * sign(matrix_diag_part(r))          # R's diagonal made positive: unique Q
         if rows < cols:
             q = transpose(q)
         return reshape(q * self.gain if self.gain != 1.0 else q, shape)
@@ -237,27 +233,6 @@ def lecun_normal(seed=None):
 def lecun_uniform(seed=None):
     """Uniform of variance ``1 / fan_in``."""
     return variance_scaling_initializer(1.0, "fan_in", "uniform", seed)
-
-
-def _orthonormal_columns(a, rows: int, cols: int):
-    """The columns of ``a`` ([rows, cols], rows >= cols) orthonormalized in order
-    (Gram-Schmidt, each column twice): the Q of ``a``'s QR decomposition whose R has a
-    positive diagonal."""
-    columns = transpose(a)                       # row j: column j of a
-
-    def times(matrix, vector, transpose_a=False):
-        return reshape(matmul(matrix, expand_dims(vector, 1), transpose_a=transpose_a), [-1])
-
-    def step(j, basis):                          # basis rows < j orthonormal, others 0
-        v = gather(columns, j)
-        for _ in range(2):                       # twice: orthogonal to rounding
-            v = v - times(basis, times(basis, v), transpose_a=True)
-        v = v * rsqrt(reduce_sum(v * v))
-        return j + 1, basis + expand_dims(one_hot(j, cols, dtype=a.dtype), 1) * v
-
-    start = (constant_op(0), constant_op(np.zeros((cols, rows), a.dtype.np)))
-    _, basis = while_loop(lambda j, basis: j < cols, step, start, back_prop=False)
-    return transpose(basis)
 
 
 def _fans(shape: tuple) -> tuple[float, float]:
