@@ -217,6 +217,11 @@ from .ops import (assert_integer, assert_rank, assert_rank_at_least,  # noqa: E4
 __all__ += ["assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
             "assert_type"]
 
+# --- special functions: TF1's top-level spellings (the rest: ds.math) -----------------------
+from .ops import digamma, igamma, igammac, lbeta, lgamma, polygamma, zeta  # noqa: E402
+
+__all__ += ["digamma", "igamma", "igammac", "lbeta", "lgamma", "polygamma", "zeta"]
+
 from .ops.random import multinomial  # noqa: E402  (TF1's tf.multinomial)
 from .ops.space_depth import (batch_to_space, batch_to_space_nd,  # noqa: E402
                               depth_to_space, extract_image_patches, space_to_batch,

@@ -40,6 +40,13 @@ from .ops.nn import l2_normalize, softplus, softsign  # noqa: E402
 __all__ += ["count_nonzero", "reduce_std", "reduce_variance", "l2_normalize", "softplus",
             "softsign"]
 
+# --- special functions ---------------------------------------------------------------------
+from .ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma,  # noqa: E402
+                  erfinv, igamma, igammac, lbeta, lgamma, ndtri, polygamma, zeta)
+
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "digamma", "erfinv",
+            "igamma", "igammac", "lbeta", "lgamma", "ndtri", "polygamma", "zeta"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

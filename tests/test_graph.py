@@ -617,6 +617,7 @@ def tf1_surface_ops(x):
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
+        *special_function_ops(x),
         *linalg_ops(x),
         _restore_v2(),
         *space_and_sampling_ops(x),
@@ -654,6 +655,14 @@ def linalg_ops(x):
     return [ds.matrix_inverse(x), ds.matrix_solve(x, x), ds.matrix_triangular_solve(x, x),
             ds.matrix_solve_ls(x, x, fast=False), ds.cholesky(x), *ds.qr(x), *ds.svd(x),
             *ds.self_adjoint_eig(x), *ds.linalg.slogdet(x)]
+
+
+def special_function_ops(x):
+    """One node of each special function op, built from float ``x``."""
+    return [ds.lgamma(x), ds.digamma(x), ds.polygamma(x, x), ds.zeta(x, x), ds.igamma(x, x),
+            ds.igammac(x, x), ds.ops.special.igamma_grad_a(x, x), ds.math.bessel_i0e(x),
+            ds.math.bessel_i1e(x), ds.math.bessel_i0(x), ds.math.bessel_i1(x),
+            ds.math.erfinv(x), ds.math.ndtri(x)]
 
 
 def tf1_math_ops(x):

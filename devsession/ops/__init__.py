@@ -61,6 +61,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``norms``          ``norm``, ``reduce_variance``, ``reduce_std`` (composites)
 ``matrix``         ``eye``, ``matrix_transpose``, ``trace``, ``matrix_band_part``,
                    ``matrix_diag``, ``matrix_diag_part`` (composites over the last two axes)
+``special``        ``lgamma``, ``digamma``, ``polygamma``, ``zeta``, ``igamma``,
+                   ``igammac``, ``lbeta``, ``bessel_i0e/i1e/i0/i1``, ``erfinv``, ``ndtri``
 =================  ===================================================================
 
 ``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
@@ -182,3 +184,11 @@ __all__ += ["assert_equal", "assert_greater", "assert_greater_equal", "assert_le
             "assert_non_positive", "assert_none_equal", "assert_positive", "Print",
             "assert_integer", "assert_rank", "assert_rank_at_least", "assert_scalar",
             "assert_type"]
+
+# --- special functions -------------------------------------------------------------------
+from . import special_grad  # noqa: F401,E402  (their gradients)
+from .special import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma,  # noqa: E402
+                      erfinv, igamma, igammac, lbeta, lgamma, ndtri, polygamma, zeta)
+
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "digamma", "erfinv",
+            "igamma", "igammac", "lbeta", "lgamma", "ndtri", "polygamma", "zeta"]

@@ -161,6 +161,8 @@ def _statement(ins: Instr, helpers: set) -> str:
         return f"{a[0]} != 0" if d.kind == "b" else f"np.{d.name}({a[0]})"
     if op in _MATH_STATEMENTS:
         return _math_statement(ins, a, helpers)
+    if op in frontend.SPECIAL_FUNCTIONS:
+        return _special_statement(ins, a, helpers)
     return _tf1_statement(ins, a)
 
 
@@ -317,3 +319,20 @@ def _math_statement(ins: Instr, a: list, helpers: set) -> str:
         helpers.add("_math")
     call = f"{function}({', '.join(a)})"
     return call if ins.op.startswith("is") else _wrap(ins.dtype, call)
+
+
+# ------------------------------------------------- special functions: calls of
+# ``cpu/special.py``'s compiled functions, in float64 and rounded once.  The import
+# names the digest of their source, which the generated loop inlines.
+
+_HELPERS["_special"] = (
+    "from devsession.kernels.cpu.special import ("
+    + ", ".join(f"{name} as _ds_{name}" for name in frontend.SPECIAL_FUNCTIONS) + ")  # "
+    + _source_digest("devsession.kernels.special_math") + " "
+    + _source_digest("devsession.kernels.cpu.special"))
+
+
+def _special_statement(ins: Instr, a: list, helpers: set) -> str:
+    helpers.add("_special")
+    args = ", ".join(f"np.float64({x})" for x in a)
+    return _wrap(ins.dtype, f"_ds_{ins.op}({args})")

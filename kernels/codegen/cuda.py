@@ -34,6 +34,7 @@ import numpy as np
 
 from . import frontend
 from .frontend import FUNCTIONS, CodegenError, Const, Instr, Program, evaluate
+from .cuda_special import C_NAMES as SPECIAL_C_NAMES, SPECIAL_C
 
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "render_cuda",
            "evaluate", "c_literal", "C_TYPES", "FUNCTIONS", "CODEGEN_VERSION"]
@@ -163,7 +164,10 @@ def _render_instr(ins: Instr, helpers: set) -> str:
         return f"{a[0]} != 0" if d.kind == "b" else f"({C_TYPES[d]})({a[0]})"
     if op in _DIVISIONS:
         return _tf1_instr(ins, a)
-    known = sorted({*_C_FORMS, *_FLOAT_FUNCTIONS, "max", "min", "convert", *_DIVISIONS})
+    if op in SPECIAL_C_NAMES:
+        return _special_instr(ins, a, helpers)
+    known = sorted({*_C_FORMS, *_FLOAT_FUNCTIONS, "max", "min", "convert", *_DIVISIONS,
+                    *SPECIAL_C_NAMES})
     raise CodegenError(f"op '{op}' ({d}) has no CUDA rendering; rendered ops: {known}")
 
 
@@ -259,3 +263,14 @@ _FLOAT_FUNCTIONS.update({name: (f"{name}f", name) for name in (
     "log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh",
     "atan2")})
 _C_FORMS.update({name: f"{name}({{0}})" for name in ("isnan", "isinf", "isfinite")})
+
+
+# ------------------------------------------------- special functions: calls of
+# ``cuda_special.py``'s device functions, in double and rounded once (as the CPU's).
+_HELPERS["special"] = SPECIAL_C
+
+
+def _special_instr(ins: Instr, a: list, helpers: set) -> str:
+    helpers.add("special")
+    call = f"{SPECIAL_C_NAMES[ins.op]}({', '.join(f'(double){x}' for x in a)})"
+    return call if ins.dtype == _F64 else f"({C_TYPES[ins.dtype]}){call}"

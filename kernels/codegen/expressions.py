@@ -121,3 +121,23 @@ ELEMENTWISE_OPS.update({
     "DivNoNan": (("x", "y"), "0 if y == 0 else x / y"),
 })
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
+
+
+# --- special functions (ops/special.py): the functions of kernels/special_math.py, in
+# float64 on every device.  Polygamma as TF's: NaN unless the order a is a whole number
+# >= 0, digamma at 0, else (-1)^(a+1) a! zeta(a + 1, x) (the sign 2 (a mod 2) - 1 keeps
+# a's dtype).  BesselI0/I1 are TF's exp(|x|) times the scaled ones.
+ELEMENTWISE_OPS.update({
+    "Lgamma": (("x",), "lgamma(x)"), "Digamma": (("x",), "digamma(x)"),
+    "Polygamma": (("a", "x"), "nan if a < 0 or floor(a) != a else (digamma(x) if a == 0 "
+                              "else (2 * (a - 2 * floor(0.5 * a)) - 1) * exp(lgamma(a + 1))"
+                              " * zeta(a + 1, x))"),
+    "Zeta": (("x", "q"), "zeta(x, q)"),
+    "Igamma": (("a", "x"), "igamma(a, x)"), "Igammac": (("a", "x"), "igammac(a, x)"),
+    "IgammaGradA": (("a", "x"), "igamma_grad_a(a, x)"),
+    "BesselI0e": (("x",), "bessel_i0e(x)"), "BesselI1e": (("x",), "bessel_i1e(x)"),
+    "BesselI0": (("x",), "exp(abs(x)) * bessel_i0e(x)"),
+    "BesselI1": (("x",), "exp(abs(x)) * bessel_i1e(x)"),
+    "Erfinv": (("x",), "erfinv(x)"), "Ndtri": (("x",), "ndtri(x)"),
+})
+KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -56,6 +56,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from ..reference.elementwise import MATH_UNARY as _REFERENCE_MATH   # erf, erfc: numpy has none
+from ..reference.special import SPECIAL_FUNCTIONS as _REFERENCE_SPECIAL
 
 __all__ = ["CodegenError", "Const", "Instr", "Program", "compile_expression", "evaluate",
            "parse", "compute_dtype", "FUNCTIONS"]
@@ -653,3 +654,30 @@ _NP_MATH = {
     "cosh": np.cosh, "atan2": np.arctan2, "isnan": np.isnan, "isinf": np.isinf,
     "isfinite": np.isfinite,
 }
+
+
+# ------------------------------------------------- special functions: ``lgamma digamma
+# bessel_i0e bessel_i1e erfinv ndtri`` (floats, as ``exp``) and ``zeta igamma igammac
+# igamma_grad_a`` (two floats, promoted, as ``atan2``), each a call of the function of
+# ``kernels/special_math.py`` in float64 (every backend computes them in double and
+# rounds once); Polygamma is built from them in ``expressions.py``.
+
+_SPECIAL_UNARY = ("lgamma", "digamma", "bessel_i0e", "bessel_i1e", "erfinv", "ndtri")
+_SPECIAL_BINARY = ("zeta", "igamma", "igammac", "igamma_grad_a")
+SPECIAL_FUNCTIONS = _SPECIAL_UNARY + _SPECIAL_BINARY
+
+
+def _float_binary(name: str):
+    def lower(lw, a, b):
+        (a, b), dtype = lw.promote(a, b)
+        _numeric(name, dtype)
+        if dtype.kind != "f":
+            dtype = _F64
+            a, b = lw.convert(a, dtype), lw.convert(b, dtype)
+        return lw.emit(name, dtype, a, b)
+    return lower
+
+
+FUNCTIONS.update({name: _math(name) for name in _SPECIAL_UNARY})
+FUNCTIONS.update({name: _float_binary(name) for name in _SPECIAL_BINARY})
+_NP_MATH.update(_REFERENCE_SPECIAL)

@@ -48,6 +48,8 @@ module              ops
 ``random``          Multinomial: draws from the node's seeded stream (HOST)
 ``debugging``       CheckNumerics (over numpy or cupy), Print (HOST and GPU); ``summarize``
                     is TF's text of a tensor in Assert's and Print's messages
+``special``         Lgamma, Digamma, Polygamma, Zeta, Igamma(c), IgammaGradA, the Bessel
+                    functions, Erfinv, Ndtri: ``kernels/special_math.py`` over arrays
 ==================  ===============================================================
 """
 
@@ -69,5 +71,6 @@ from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
 from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
+from . import special  # noqa: F401,E402  (the special functions: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
