@@ -262,6 +262,24 @@ def test_self_adjoint_eig_reads_the_lower_triangle(device, dtype, shape):
 
 # --- TF's run-time errors, naming the node ------------------------------------------------------
 
+def test_a_failed_gpu_factor_is_recognised(device):
+    """cuSOLVER reports a failed Cholesky only in an info array: the GPU kernels check the
+    factor itself (``factored``), which must accept good factors and refuse others."""
+    from devsession.kernels.reference.linalg_factor import factored
+
+    a = positive_definite(("factored",), (2, 3, 3), F64)
+    good = np.linalg.cholesky(a)
+    assert factored(np, a, good) and factored(np, a.astype(F32), good.astype(F32))
+    wrong = good.copy()
+    wrong[1, 2, 1] += 0.5                        # a positive diagonal, a wrong row
+    assert not factored(np, a, wrong)
+    unfinished = good.copy()
+    unfinished[0, 2, 2] = -1.0                   # LAPACK's failed pivot left in place
+    assert not factored(np, a, unfinished)
+    assert not factored(np, a, np.full_like(good, np.nan))
+
+
+
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
 
 

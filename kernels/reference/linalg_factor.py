@@ -6,8 +6,8 @@ device and the CPU, ``HOST``), cupy in ``cuda/linalg.py`` (cuSOLVER).  Each call
 * Cholesky and SelfAdjointEigV2 read the lower triangle only (the matrix is rebuilt
   symmetric from it, so that no library's choice of triangle matters).  Cholesky of a
   matrix that is not positive definite is TF's InvalidArgumentError (numpy raises
-  ``LinAlgError``; cuSOLVER leaves a non-positive pivot on the factor's diagonal, which
-  is checked); so is an eigen decomposition of a matrix with NaN or infinities.
+  ``LinAlgError``; cuSOLVER's factor is checked instead, ``factored``); so is an eigen
+  decomposition of a matrix with NaN or infinities.
 * Svd returns ``(s, u, v)`` with ``v`` = numpy's ``vh`` transposed; a matrix with a NaN
   or an infinity gives NaN outputs, as TF's kernel; without ``compute_uv``, ``u`` and
   ``v`` are empty vectors (the op's static shape ``[0]``).
@@ -24,7 +24,8 @@ from ..linalg_checks import check_matrices, check_square, failing
 from ..registry import HOST, register_kernel
 from .elementwise import compute_dtype
 
-__all__ = ["cholesky_kernel", "qr_kernel", "svd_kernel", "eig_kernel", "slogdet_kernel"]
+__all__ = ["cholesky_kernel", "qr_kernel", "svd_kernel", "eig_kernel", "slogdet_kernel",
+           "factored"]
 
 CHOLESKY_FAILED = ("Cholesky decomposition was not successful. The input might not be "
                    "valid.")
@@ -52,10 +53,22 @@ def cholesky_kernel(node, xp):
         a = symmetric_from_lower(xp, compute_dtype(x))
         with failing(node, CHOLESKY_FAILED):
             factor = xp.linalg.cholesky(a)
-        if not bool((xp.diagonal(factor, axis1=-2, axis2=-1) > 0).all()):
+        if xp is not np and not factored(xp, a, factor):
             raise invalid_argument(node.name, node.op, CHOLESKY_FAILED)
         return factor.astype(out_dtype, copy=False)
     return cholesky
+
+
+def factored(xp, a, factor) -> bool:
+    """Whether cuSOLVER's ``factor`` is a Cholesky factor of ``a`` (it reports a failure
+    only in an info array cupy does not check by default): a positive diagonal, and each
+    row's squared norm ``a``'s diagonal element, as ``L Lᵀ = A`` requires."""
+    if not bool((xp.diagonal(factor, axis1=-2, axis2=-1) > 0).all()):
+        return False
+    rows = xp.sum(factor * factor, axis=-1)
+    diagonal = xp.diagonal(a, axis1=-2, axis2=-1)
+    tolerance = 1e-3 if a.dtype == np.float32 else 1e-8
+    return bool((xp.abs(rows - diagonal) <= tolerance * xp.abs(diagonal)).all())
 
 
 def qr_kernel(node, xp):

@@ -25,6 +25,7 @@ from ..linalg_checks import check_solver, check_square, failing
 from ..registry import HOST, register_kernel
 from .array import on_host
 from .elementwise import compute_dtype
+from .linalg_factor import factored
 
 __all__ = ["inverse_kernel", "solve_kernel", "triangular_solve_kernel", "solve_ls_kernel"]
 
@@ -36,10 +37,10 @@ def adjoint(xp, a):
     return xp.swapaxes(a, -1, -2)
 
 
-def _check_finite(node, xp, x, out, message: str) -> None:
-    """cuSOLVER's sign of a singular matrix: a finite input, a non-finite result."""
+def _check_finite(node, xp, inputs, out, message: str) -> None:
+    """cuSOLVER's sign of a singular matrix: finite inputs, a non-finite result."""
     if xp is not np and out.size and not bool(xp.isfinite(out).all()) \
-            and bool(xp.isfinite(x).all()):
+            and all(bool(xp.isfinite(x).all()) for x in inputs):
         raise invalid_argument(node.name, node.op, message)
 
 
@@ -55,7 +56,7 @@ def inverse_kernel(node, xp):
         a = adjoint(xp, a) if transpose else a
         with failing(node, "Input is not invertible."):
             out = xp.linalg.inv(a)
-        _check_finite(node, xp, a, out, "Input is not invertible.")
+        _check_finite(node, xp, (a,), out, "Input is not invertible.")
         return out.astype(out_dtype, copy=False)
     return inverse
 
@@ -66,7 +67,7 @@ def _solve_with(node, xp, a, b):
         return xp.zeros(b.shape, b.dtype)
     with failing(node, NOT_INVERTIBLE):
         out = xp.linalg.solve(a, b)
-    _check_finite(node, xp, b, out, NOT_INVERTIBLE)
+    _check_finite(node, xp, (a, b), out, NOT_INVERTIBLE)
     return out
 
 
@@ -144,8 +145,7 @@ def _normal_equations(node, xp, a, b, l2: float):
     message = f"Input matrix was rank deficient or ill-conditioned. {hint}"
     with failing(node, message):
         factor = xp.linalg.cholesky(gram)
-    diagonal = xp.diagonal(factor, axis1=-2, axis2=-1)
-    if not bool((diagonal > 0).all()):                 # cuSOLVER's failed factor
+    if xp is not np and not factored(xp, gram, factor):      # cuSOLVER's failed factor
         raise invalid_argument(node.name, node.op, message)
     if over:
         return xp.linalg.solve(gram, xp.matmul(at, b))
