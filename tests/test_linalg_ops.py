@@ -197,6 +197,13 @@ def test_the_matrix_two_norm_is_the_largest_singular_value():
         ds.norm(ds.placeholder(ds.float64, None), ord=2, axis=(0, 1))
 
 
+def test_logdet_of_matrices_sized_at_run_time():
+    spd = positive_definite(2, 4, 4)
+    p = ds.placeholder(ds.float64, (None, None, None))
+    np.testing.assert_allclose(run(ds.linalg.logdet(p), {p: spd}), np.linalg.slogdet(spd)[1],
+                               rtol=1e-12)
+
+
 def test_tf1_spellings():
     assert ds.linalg.inv is ds.matrix_inverse and ds.linalg.solve is ds.matrix_solve
     assert ds.linalg.triangular_solve is ds.matrix_triangular_solve

@@ -172,10 +172,10 @@ def logdet(matrix, name=None) -> Tensor:
     """The log-determinant of each Hermitian positive definite matrix: twice the sum of
     the logs of its Cholesky factor's diagonal, as TF builds it."""
     from .elementwise import log, multiply
-    from .matrix import matrix_diag_part
+    from .linalg_parts import diag_part
     from .reduce import reduce_sum
 
     with name_scope(name or "logdet"):
         chol = cholesky(matrix)
-        total = reduce_sum(log(matrix_diag_part(chol)), axis=[-1])
+        total = reduce_sum(log(diag_part(chol)), axis=[-1])
         return multiply(convert_to_tensor(2.0, dtype=total.dtype), total)
