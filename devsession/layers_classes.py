@@ -17,6 +17,10 @@ for a weight it was told not to have), the update ops and regularization losses 
 added (``updates``, ``losses``; they are also in ``GraphKeys.UPDATE_OPS`` and
 ``REGULARIZATION_LOSSES``, where TF1 puts them).  ``Dropout`` and
 ``BatchNormalization`` take ``training`` at the call: ``layer(x, training=is_training)``.
+
+A TF1 custom layer subclasses ``Layer`` with ``build(input_shape)``, which makes its
+variables with ``self.add_weight(name, shape, ...)`` (in the layer's scope, before the
+first call only), and ``call(inputs)``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import weakref
 from . import layers_functional as functional
 from .graph import convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, get_collection
-from .variable_scope import VariableScope, variable_scope
+from .variable_scope import VariableScope, get_variable, variable_scope
 
 __all__ = ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
            "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "Flatten",
@@ -75,7 +79,12 @@ class Layer:
                   (GraphKeys.UPDATE_OPS, GraphKeys.REGULARIZATION_LOSSES)}
         with contextlib.ExitStack() as stack:
             if not self._makes_scope_itself:
+                stack.enter_context(variable_scope(
+                    self._scope, reuse=True if self.built else self._reuse,
+                    auxiliary_name_scope=False))
                 stack.enter_context(name_scope(self._scope.original_name_scope))
+                if not self.built:
+                    self.build(_shapes(inputs))
             outputs = self.call(inputs, *args, **kwargs)
         self._updates += get_collection(GraphKeys.UPDATE_OPS)[before[GraphKeys.UPDATE_OPS]:]
         self._losses += get_collection(GraphKeys.REGULARIZATION_LOSSES)[
@@ -89,8 +98,27 @@ class Layer:
         """``layer(inputs, ...)``, TF1's older spelling."""
         return self(inputs, *args, **kwargs)
 
+    def build(self, input_shape) -> None:
+        """Make the layer's variables (``add_weight``) before its first ``call``; a
+        subclass's, as TF1's (the built-in layers' functions make their own)."""
+
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} defines no call().")
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=True, constraint=None, **kwargs):
+        """A variable ``<layer scope>/<name>`` (``get_variable``; shared on later calls),
+        its ``regularizer``'s penalty added to ``losses``, for ``build``."""
+        from .dtypes import float32
+        from .layers_functional import _refuse, _regularize
+
+        _refuse(self._name, constraint=constraint, **kwargs)
+        variable = get_variable(name, shape, dtype or self.dtype or float32, initializer,
+                                trainable=bool(trainable) and self.trainable)
+        _regularize(regularizer, variable)
+        return variable
+
+    add_variable = add_weight
 
     def _set_scope(self, scope=None) -> None:
         """Open the layer's variable scope once, as TF1's ``Layer._set_scope``."""
@@ -175,6 +203,13 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"<ds.layers.{type(self).__name__} '{self._name}'>"
+
+
+def _shapes(inputs):
+    """What ``build`` is given: the static shape of ``inputs``, or a list of them."""
+    if isinstance(inputs, (list, tuple)):
+        return [_shapes(x) for x in inputs]
+    return convert_to_tensor(inputs).shape
 
 
 def _unique_object_name(base: str) -> str:

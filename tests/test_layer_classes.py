@@ -171,3 +171,33 @@ def test_a_dtype_other_than_the_inputs_is_refused(graph):
     with pytest.raises(ValueError, match="dtype=float64 but is called on"):
         ds.layers.Dense(2, dtype=ds.float64)(x)
     assert ds.layers.Dense(2, dtype=ds.float32)(x).dtype == ds.float32
+
+
+class Scale(ds.layers.Layer):
+    """A TF1 custom layer: one weight per feature, made in build."""
+
+    def build(self, input_shape):
+        self.scale = self.add_weight("scale", (int(input_shape[-1]),),
+                                     initializer=ds.constant_initializer(2.0),
+                                     regularizer=lambda w: ds.reduce_sum(w))
+        self.offset = self.add_variable("offset", (), trainable=False,
+                                        initializer=ds.zeros_initializer())
+
+    def call(self, inputs):
+        return inputs * self.scale + self.offset
+
+
+def test_a_custom_layer_builds_in_its_scope_once(graph):
+    x = ds.placeholder(ds.float32, (None, 3))
+    layer = Scale(name="scaler")
+    y1, y2 = layer(x), layer(x + 1.0)
+    assert [v.name for v in layer.variables] == ["scaler/scale:0", "scaler/offset:0"]
+    assert layer.trainable_variables == [layer.scale]
+    assert layer.non_trainable_variables == [layer.offset]
+    assert len(layer.losses) == 1 and len(ds.global_variables()) == 2
+    a, b, penalty = run([y1, y2, layer.losses[0]], {x: [[1.0, 2.0, 3.0]]})
+    np.testing.assert_array_equal(a, [[2.0, 4.0, 6.0]])
+    np.testing.assert_array_equal(b, [[4.0, 6.0, 8.0]])
+    assert penalty == 6.0
+    with pytest.raises(ValueError, match="does not support constraint"):
+        Scale().add_weight("w", (1,), constraint=lambda w: w)
