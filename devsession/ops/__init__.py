@@ -9,6 +9,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``elementwise``    unary and binary math, comparisons, ``where``, ``cast``
 ``reduce``         ``reduce_sum/mean/max/min``, ``argmax``
 ``linalg``         ``matmul``
+``linalg_solve``   ``matrix_inverse``, ``matrix_solve``, ``matrix_triangular_solve``,
+                   ``matrix_solve_ls``, ``cholesky_solve``
+``linalg_factor``  ``cholesky``, ``qr``, ``svd``, ``self_adjoint_eig(vals)``, ``slogdet``,
+                   ``logdet``
 ``nn``             ``softmax``, ``log_softmax``, cross entropies, ``l2_loss``, ``bias_add``,
                    activations, ``dropout``, ``moments``, ``batch_normalization``
 ``nn_conv``        ``conv2d`` (and its gradient ops), ``max_pool``, ``avg_pool``

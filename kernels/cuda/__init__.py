@@ -15,6 +15,8 @@ module              ops and how they run
                     ``cupy.ElementwiseKernel`` per expression (``codegen/cuda.py``)
 ``reduce``          Sum, Mean, Max, Min, ArgMax: cupy reductions (CUB)
 ``linalg``          MatMul: cuBLAS via ``cupy.matmul``
+                    (and Diag, MatrixDeterminant, the inverses, solves and
+                    decompositions: the host's kernels on ``cupy.linalg``, cuSOLVER)
 ``nn``              Softmax, LogSoftmax, cross entropies, L2Loss, BiasAdd(Grad): cupy
                     reductions and fused elementwise kernels
 ``nn_conv``         Conv2D and its gradients: im2col + cuBLAS (``windows.py``);

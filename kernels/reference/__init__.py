@@ -11,6 +11,9 @@ module              ops
 ``elementwise``     unary and binary math, comparisons, SelectV2, Cast
 ``reduce``          Sum, Mean, Max, Min, ArgMax
 ``linalg``          MatMul
+``linalg_solve``    MatrixInverse, MatrixSolve, MatrixTriangularSolve, MatrixSolveLs and
+``linalg_factor``   Cholesky, Qr, Svd, SelfAdjointEigV2, LogMatrixDeterminant: numpy
+                    (LAPACK) or cupy, ``xp.linalg`` with TF's conventions (also the CPU's)
 ``nn``              Softmax, LogSoftmax, the softmax cross entropies, L2Loss, BiasAdd
                     (and its gradient), LeakyRelu, Elu, Softplus
 ``nn_conv``         Conv2D and its gradients, MaxPool, AvgPool and their gradients
