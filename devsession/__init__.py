@@ -116,6 +116,7 @@ from .ops.reduce import cumprod, cumsum  # noqa: E402
 from .ops.script import numpy_function, py_func  # noqa: E402
 from .ops.functional import foldl, foldr, map_fn, scan  # noqa: E402
 from .ops.einsum import einsum  # noqa: E402
+from .ops.file_io import matching_files, read_file, write_file  # noqa: E402
 from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
                           SparseFeature, VarLenFeature, decode_raw, parse_example,
                           parse_single_example)
@@ -158,7 +159,8 @@ __all__ += [
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
-    "foldl", "foldr", "einsum", "random_crop", "io", "python_io",
+    "foldl", "foldr", "einsum", "random_crop", "io", "python_io", "read_file", "write_file",
+    "matching_files",
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
 ]

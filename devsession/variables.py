@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor, device,
                     get_default_graph, name_scope, pending_control_inputs)
+from .tensor_shape import TensorShape
 from . import ops as api
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
@@ -32,7 +33,7 @@ class Variable:
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
                  trainable: bool = True, container: str = "", shared_name: str = "",
-                 collections=None):
+                 collections=None, validate_shape: bool = True):
         graph = get_default_graph()
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
@@ -40,16 +41,20 @@ class Variable:
                 initial_value = initial_value()
             value = convert_to_tensor(initial_value, dtype=dtype, name="initial_value") \
                 if dtype is not None else convert_to_tensor(initial_value, name="initial_value")
-            if not value.shape.is_fully_defined():
+            if validate_shape and not value.shape.is_fully_defined():
                 raise ValueError(f"Variable '{base}' needs an initial value of fully defined "
-                                 f"shape, got {value.shape}.")
+                                 f"shape, got {value.shape} (or validate_shape=False: a "
+                                 f"variable of unknown shape).")
             self._variable = graph.create_op(
-                "VariableV2", (), {"dtype": value.dtype, "shape": value.shape,
+                "VariableV2", (), {"dtype": value.dtype,
+                                   "shape": value.shape if validate_shape else TensorShape(None),
                                    "container": container, "shared_name": shared_name},
                 name=base, exact_name=True).outputs[0]
             with device(self._variable.op.device):   # as TF1: both follow the variable
                 self._initializer = graph.create_op(
-                    "Assign", [self._variable, value], name="Assign").outputs[0].op
+                    "Assign", [self._variable, value],
+                    None if validate_shape else {"validate_shape": False},
+                    name="Assign").outputs[0].op
                 self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
         self.trainable = bool(trainable)

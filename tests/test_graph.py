@@ -619,7 +619,7 @@ def tf1_surface_ops(x):
         *tf1_math_ops(x),
         *special_function_ops(x),
         *linalg_ops(x),
-        _restore_v2(),
+        _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *space_and_sampling_ops(x),
     ]
 

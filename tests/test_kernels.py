@@ -297,7 +297,8 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Queue
              "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"}
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
-             "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", *QUEUE_OPS}
+             "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
+             "MatchingFiles", *QUEUE_OPS}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -331,6 +332,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
                      "devsession.kernels.reference.queues",    # and test_queues.py these
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
+                     "devsession.kernels.reference.file_io",  # test_file_io.py
                      "devsession.kernels.reference.checkpoint_io"}  # test_init_from_
                                                                      # checkpoint.py
     computing = {op for op in registered_ops("REF") if not op.startswith("_")

@@ -14,6 +14,7 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
+from ..ops.file_io import matching_files, read_file, write_file
 from ..train.graph_io import write_graph
 from . import gfile
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
@@ -22,7 +23,8 @@ from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
-           "RaggedFeature", "decode_raw", "gfile", "write_graph"]
+           "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
+           "matching_files"]
 
 
 def __getattr__(name: str):

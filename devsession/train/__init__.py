@@ -93,9 +93,9 @@ from .rmsprop import RMSPropOptimizer
 from . import queue_runner
 from .coordinator import Coordinator
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-from .input import (batch, batch_join, input_producer, limit_epochs, range_input_producer,
-                    shuffle_batch, shuffle_batch_join, slice_input_producer,
-                    string_input_producer)
+from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,
+                    range_input_producer, shuffle_batch, shuffle_batch_join,
+                    slice_input_producer, string_input_producer)
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .checkpoint_init import init_from_checkpoint, load_checkpoint
@@ -126,7 +126,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "SaverDef", "Coordinator", "QueueRunner", "add_queue_runner",
            "start_queue_runners", "queue_runner", "batch", "batch_join", "input_producer",
            "limit_epochs", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
-           "slice_input_producer", "string_input_producer"]
+           "slice_input_producer", "string_input_producer", "match_filenames_once"]
 
 
 def __getattr__(name: str):

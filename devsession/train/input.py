@@ -2,6 +2,9 @@
 ``tf.train.shuffle_batch``...), made of the same ops and queue runners as TF1 makes them,
 so a TF1 program's graph, names and collections are what it expects.
 
+* ``match_filenames_once(pattern)``: a local variable holding the files a glob pattern
+  matched when ``ds.local_variables_initializer()`` ran (the input of
+  ``string_input_producer``, as TF1's tutorials feed it).
 * ``limit_epochs(t, n)``: ``t`` behind a ``CountUpTo`` on a local variable ``epochs``,
   so its ``n + 1``-th evaluation is ``OutOfRangeError`` (run
   ``ds.local_variables_initializer()`` first, as in TF1).
@@ -25,9 +28,20 @@ from ..queues import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from ..tensor_shape import TensorShape
 from .queue_runner import QueueRunner, add_queue_runner
 
-__all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
+__all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
            "slice_input_producer", "batch", "shuffle_batch", "batch_join",
            "shuffle_batch_join"]
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable (named ``matching_filenames``) set to the sorted paths that glob
+    ``pattern`` matches when local variables are initialized, and kept after."""
+    from ..ops.file_io import matching_files
+    from ..variables import Variable
+
+    with name_scope(name or "matching_filenames") as scope:
+        return Variable(matching_files(pattern), name=scope, trainable=False,
+                        validate_shape=False, collections=[GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -80,14 +94,16 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     empty list is ``ValueError`` (an empty tensor fails when run)."""
     from ..ops import Assert, greater, identity, size
 
+    from ..variables import Variable
+
     not_null = "string_input_producer requires a non-null input tensor"
-    if not isinstance(string_tensor, Tensor) and not len(string_tensor):
+    if not isinstance(string_tensor, (Tensor, Variable)) and not len(string_tensor):
         raise ValueError(not_null)
     with name_scope(name or "input_producer") as scope:
         string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
         with control_dependencies([Assert(greater(size(string_tensor), 0), [not_null])]):
             string_tensor = identity(string_tensor)
-        return input_producer(string_tensor, num_epochs=num_epochs, shuffle=shuffle,
+        return input_producer(string_tensor, [], num_epochs=num_epochs, shuffle=shuffle,
                               seed=seed, capacity=capacity, shared_name=shared_name,
                               name=scope, summary_name=f"fraction_of_{capacity}_full",
                               cancel_op=cancel_op)

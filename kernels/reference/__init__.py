@@ -39,6 +39,7 @@ module              ops
                     (records of the files a queue names) (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
 ``checkpoint_io``   RestoreV2: tensors read from a checkpoint when it runs (HOST)
+``file_io``         ReadFile, WriteFile, MatchingFiles: local files (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
 ``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
@@ -73,6 +74,7 @@ from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
 from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
+from . import file_io  # noqa: F401,E402  (ReadFile, WriteFile, MatchingFiles: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
 from . import special  # noqa: F401,E402  (the special functions: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
