@@ -11,7 +11,8 @@ on_device)``, so the checks and TF's messages are the same on every device.
 
 * SpaceToDepth (NHWC): ``[n, h/b, b, w/b, b, c]`` -> axes ``(0, 1, 3, 2, 4, 5)`` ->
   ``[n, h/b, w/b, b*b*c]``; DepthToSpace the same permutation of ``[n, h, w, b, b,
-  c/b/b]``.  NCHW runs the NHWC arrangement between two transposes.
+  c/b/b]``.  NCHW permutes its own layout the same way (one copy too), so the channels
+  come out in NHWC's order: (row in the tile, column in the tile, channel).
 * SpaceToBatchND: the padded input ``[n, p1/b1, b1, ..., pM/bM, bM, rest...]`` ->
   ``(b1, ..., bM, n, p1/b1, ..., pM/bM, rest...)`` -> ``[b1*...*bM*n, ...]``;
   BatchToSpaceND the inverse permutation, then the crop (a slice, copied).
@@ -73,26 +74,21 @@ def _fresh(xp, view):
     return out
 
 
-def _as_nhwc(xp, x, nchw: bool):
-    return x.transpose(0, 2, 3, 1) if nchw else x
-
-
-def _from_nhwc(xp, y, nchw: bool):
-    return xp.ascontiguousarray(y.transpose(0, 3, 1, 2)) if nchw else y
-
-
 def _space_to_depth(node, xp):
     block, nchw = _depth_attrs(node)
 
     def space_to_depth(x):
         _check_rank(node, x)
-        n, h, w, c = _as_nhwc(xp, x, nchw).shape
+        n, h, w, c = (x.shape[0], *x.shape[2:], x.shape[1]) if nchw else x.shape
         if h % block or w % block:
             raise invalid_argument(node.name, node.op, f"Image width {w} and height {h} "
                                    f"should be divisible by block_size: {block}")
-        tiles = _as_nhwc(xp, x, nchw).reshape(n, h // block, block, w // block, block, c)
-        out = _fresh(xp, tiles.transpose(0, 1, 3, 2, 4, 5))
-        return _from_nhwc(xp, out.reshape(n, h // block, w // block, block * block * c), nchw)
+        oh, ow, depth = h // block, w // block, block * block * c
+        if nchw:   # [n, c, oh, bi, ow, bj] -> [n, bi, bj, c, oh, ow]
+            tiles = x.reshape(n, c, oh, block, ow, block).transpose(0, 3, 5, 1, 2, 4)
+            return _fresh(xp, tiles).reshape(n, depth, oh, ow)
+        tiles = x.reshape(n, oh, block, ow, block, c).transpose(0, 1, 3, 2, 4, 5)
+        return _fresh(xp, tiles).reshape(n, oh, ow, depth)
     return space_to_depth
 
 
@@ -101,14 +97,16 @@ def _depth_to_space(node, xp):
 
     def depth_to_space(x):
         _check_rank(node, x)
-        n, h, w, c = _as_nhwc(xp, x, nchw).shape
+        n, h, w, c = (x.shape[0], *x.shape[2:], x.shape[1]) if nchw else x.shape
         if c % (block * block):
             raise invalid_argument(node.name, node.op, f"Input depth dimension {c} should be "
                                    f"divisible by: {block * block}")
         depth = c // (block * block)
-        tiles = _as_nhwc(xp, x, nchw).reshape(n, h, w, block, block, depth)
-        out = _fresh(xp, tiles.transpose(0, 1, 3, 2, 4, 5))
-        return _from_nhwc(xp, out.reshape(n, h * block, w * block, depth), nchw)
+        if nchw:   # [n, bi, bj, d, h, w] -> [n, d, h, bi, w, bj]
+            tiles = x.reshape(n, block, block, depth, h, w).transpose(0, 3, 4, 1, 5, 2)
+            return _fresh(xp, tiles).reshape(n, depth, h * block, w * block)
+        tiles = x.reshape(n, h, w, block, block, depth).transpose(0, 1, 3, 2, 4, 5)
+        return _fresh(xp, tiles).reshape(n, h * block, w * block, depth)
     return depth_to_space
 
 
