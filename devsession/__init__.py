@@ -268,6 +268,19 @@ __all__ += ["compat", "graph_util", "initializers", "control_flow_v2_enabled",
             "orthogonal_initializer", "uniform_unit_scaling_initializer", "make_template"]
 
 
+# TF1's sparse tensors: tf.SparseTensor, tf.sparse_placeholder, tf.sparse.* (and their
+# tf.sparse_<name> spellings)
+from . import sparse  # noqa: E402
+from .ops.sparse import (sparse_placeholder, sparse_reduce_sum, sparse_reorder,  # noqa: E402
+                         sparse_reshape, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
+                         sparse_to_dense)
+from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
+
+__all__ += ["sparse", "SparseTensor", "SparseTensorValue", "sparse_placeholder",
+            "sparse_reduce_sum", "sparse_reorder", "sparse_reshape",
+            "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

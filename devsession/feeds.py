@@ -3,7 +3,9 @@
 A local session checks ``feed_dict`` values with it before anything runs, and a cluster
 master checks the bytes a client sent with it too (it trusts no client): the value must
 have the tensor's dtype, or convert to it without losing information, and a shape that
-fits the tensor's static shape.
+fits the tensor's static shape.  A SparseTensor key is fed as its three tensors
+(``expand_feed``), from a ``SparseTensorValue`` or an ``(indices, values, dense_shape)``
+tuple, as TF1's feed expansion.
 """
 
 from __future__ import annotations
@@ -12,8 +14,24 @@ import numpy as np
 
 from . import dtypes
 from .graph import Graph, Tensor
+from .sparse_tensor import SparseTensor, SparseTensorValue
 
-__all__ = ["validate_feed", "feed_validator"]
+__all__ = ["validate_feed", "feed_validator", "expand_feed"]
+
+
+def expand_feed(key, value) -> list:
+    """``[(key, value)]``, or for a SparseTensor key the pairs of its indices, values and
+    dense_shape with the parts of ``value``; TypeError when a sparse value is not a
+    SparseTensorValue or a 3-tuple."""
+    if not isinstance(key, SparseTensor):
+        return [(key, value)]
+    if isinstance(value, SparseTensor):
+        raise TypeError("The value of a feed cannot be a ds.SparseTensor; feed a "
+                        "ds.SparseTensorValue or an (indices, values, dense_shape) tuple.")
+    if not isinstance(value, (SparseTensorValue, tuple, list)) or len(value) != 3:
+        raise TypeError(f"A SparseTensor is fed a ds.SparseTensorValue or an (indices, "
+                        f"values, dense_shape) tuple, not a {type(value).__name__}.")
+    return list(zip((key.indices, key.values, key.dense_shape), value))
 
 
 def validate_feed(tensor: Tensor, value) -> np.ndarray:

@@ -1,15 +1,18 @@
 """Flatten the ``fetches`` of ``Session.run`` and rebuild results in the same shape.
 
-``fetches`` may be a Tensor, an Operation, a Variable, a name, or any nesting of lists,
-tuples, namedtuples and dicts of those.  ``FetchMapper`` resolves every leaf against the
-graph once, de-duplicates them into one list of tensors and one list of target ops
-(Operations fetch None), and ``build`` puts the fetched values back into the user's
-structure.  ``make_callable`` builds a mapper once and reuses it on every call.
+``fetches`` may be a Tensor, an Operation, a Variable, a name, a SparseTensor, or any
+nesting of lists, tuples, namedtuples and dicts of those.  ``FetchMapper`` resolves every
+leaf against the graph once, de-duplicates them into one list of tensors and one list of
+target ops (Operations fetch None), and ``build`` puts the fetched values back into the
+user's structure.  A SparseTensor is fetched as its three tensors and comes back as a
+``SparseTensorValue`` (TF1's fetch expansion).  ``make_callable`` builds a mapper once
+and reuses it on every call.
 """
 
 from __future__ import annotations
 
 from .graph import Graph, Operation, Tensor
+from .sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = ["FetchMapper", "fetched"]
 
@@ -54,6 +57,9 @@ class FetchMapper:
     def _resolve(self, graph: Graph, fetches):
         if fetches is None:
             raise TypeError("Fetch argument None has invalid type NoneType.")
+        if isinstance(fetches, SparseTensor):
+            return ("sparse", [self._leaf(graph, t) for t in
+                               (fetches.indices, fetches.values, fetches.dense_shape)])
         if isinstance(fetches, dict):
             return (type(fetches), [(k, self._resolve(graph, v)) for k, v in fetches.items()])
         if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
@@ -83,6 +89,8 @@ def _fill(template, values, used: set):
         return value
     if template[0] == "namedtuple":
         return template[1](*[_fill(t, values, used) for t in template[2]])
+    if template[0] == "sparse":
+        return SparseTensorValue(*[_fill(t, values, used) for t in template[1]])
     kind, items = template
     if issubclass(kind, dict):
         out = kind() if kind is not dict else {}

@@ -21,11 +21,12 @@ import threading
 
 from . import defaults
 from .errors import InvalidArgumentError
-from .feeds import feed_validator, validate_feed
+from .feeds import expand_feed, feed_validator, validate_feed
 from .fetches import FetchMapper, fetched
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 from .runtime.deadline import Deadline
+from .sparse_tensor import SparseTensor
 
 __all__ = ["BaseSession", "Session", "InteractiveSession", "get_default_session"]
 
@@ -215,7 +216,9 @@ class BaseSession:
         if self._graph is None:
             self.create()
         mapper = FetchMapper(self._graph, fetches)
-        feeds = tuple(self._feed_tensor(key) for key in (feed_list or ()))
+        keys = list(feed_list or ())
+        sparse = any(isinstance(key, SparseTensor) for key in keys)
+        feeds = tuple(self._feed_tensor(k) for key in keys for k in _feed_parts(key))
         timeout = self._options.operation_timeout_s
         step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets), timeout) \
             if (mapper.tensors or mapper.targets) else None
@@ -226,9 +229,12 @@ class BaseSession:
         def run_callable(*feed_values, options=None, run_metadata=None):
             if session._closed:
                 raise RuntimeError(_CLOSED_MESSAGE)
-            if len(feed_values) != len(feeds):
-                raise TypeError(f"This callable takes {len(feeds)} feed value(s), got "
+            if len(feed_values) != len(keys):
+                raise TypeError(f"This callable takes {len(keys)} feed value(s), got "
                                 f"{len(feed_values)}.")
+            if sparse:      # a SparseTensor's value feeds its three tensors
+                feed_values = [v for key, value in zip(keys, feed_values)
+                               for _, v in expand_feed(key, value)]
             values = [check(v) for check, v in zip(validators, feed_values)]
             if step is None:
                 return build([])
@@ -274,13 +280,20 @@ class BaseSession:
         if not feed_dict:
             return (), []
         tensors, values = [], []
-        for key, value in feed_dict.items():
+        for key, value in (pair for item in feed_dict.items() for pair in expand_feed(*item)):
             tensor = self._feed_tensor(key)
             tensors.append(tensor)
             values.append(validate_feed(tensor, value))
         if len(set(tensors)) != len(tensors):
             raise ValueError("The same tensor is fed twice in feed_dict (by object and by name).")
         return tuple(tensors), values
+
+
+def _feed_parts(key) -> tuple:
+    """The tensors a feed key stands for: a SparseTensor's three, else the key."""
+    if isinstance(key, SparseTensor):
+        return key.indices, key.values, key.dense_shape
+    return (key,)
 
 
 class Session(abc.ABC):

@@ -621,7 +621,16 @@ def tf1_surface_ops(x):
         *linalg_ops(x),
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *space_and_sampling_ops(x),
+        *sparse_ops(x),
     ]
+
+
+def sparse_ops(x):
+    """One node of each sparse op, over a SparseTensor of float ``x`` (2x2)."""
+    sp = ds.sparse.from_dense(x)
+    return [ds.sparse.to_dense(sp), ds.sparse.sparse_dense_matmul(sp, x),
+            ds.sparse.reduce_sum(sp, 1), ds.sparse.reorder(sp).values,
+            ds.sparse.reshape(sp, [4]).indices]
 
 
 def space_and_sampling_ops(x):

@@ -22,6 +22,7 @@ from devsession.errors import InvalidArgumentError
 from devsession.kernels.registry import lookup_kernel, registered_ops
 from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
+from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
                           F32, F64, FLOATS, I32, I64, MATMUL_CASES, NUMERIC, REDUCE_CASES,
@@ -298,7 +299,8 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Queue
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS}
+             "MatchingFiles", *QUEUE_OPS,
+             *SPARSE_OPS}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -330,6 +332,7 @@ def test_every_ref_op_is_covered(device):
                                                                 # test_candidate_sampling.py
                      "devsession.kernels.reference.random",    # test_random_categorical.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
+                     "devsession.kernels.reference.sparse",    # and test_sparse.py these
                      "devsession.kernels.reference.queues",    # and test_queues.py these
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py

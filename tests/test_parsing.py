@@ -165,8 +165,8 @@ def test_bad_feature_specs_are_build_time_errors():
         ds.parse_single_example(ds.placeholder(ds.string, [2]), features())
 
 
-def test_sparse_and_sequence_features_are_unsupported():
-    for name in ("VarLenFeature", "FixedLenSequenceFeature", "SparseFeature"):
+def test_sequence_and_merged_sparse_features_are_unsupported():
+    for name in ("FixedLenSequenceFeature", "SparseFeature", "RaggedFeature"):
         with pytest.raises(UnsupportedTF1Error, match=f"tf.io.{name} is not supported.*"
                                                       f"FixedLenFeature"):
             getattr(ds.io, name)(ds.int64)
@@ -197,3 +197,111 @@ def test_a_gpu_session_parses_on_the_cpu():
                                           tf_value(0, "pixels") * 2)
             placed = sess.placement()
     assert placed[pixels.op.name].endswith("CPU:0") and placed[doubled.op.name].endswith("GPU:0")
+
+
+# --- VarLenFeature: SparseTensors (tests/data/make_tf_sparse.py recorded TF's parse) -----------
+
+with open(os.path.join(HERE, "..", "tf_sparse_parse.json")) as _f:
+    SPARSE_EXPECTED = json.load(_f)
+SPARSE_SERIALIZED = [bytes.fromhex(e) for e in SPARSE_EXPECTED["examples"]]
+SPARSE_DTYPES = {"ids": np.int64, "w": np.float32, "s": object, "label": np.int64}
+
+
+def sparse_features():
+    return {"ids": ds.io.VarLenFeature(ds.int64), "w": ds.io.VarLenFeature(ds.float32),
+            "s": ds.io.VarLenFeature(ds.string),
+            "label": ds.io.FixedLenFeature([], ds.int64, default_value=0)}
+
+
+def _tf_array(value, dtype) -> np.ndarray:
+    if isinstance(value, dict):               # strings, as hex
+        array = np.empty(len(value["hex"]), dtype=object)
+        array[:] = [bytes.fromhex(h) for h in value["hex"]]
+        return array.reshape(value["shape"])
+    return np.array(value, dtype=dtype)
+
+
+def assert_tf_parsed(got: dict, expected: dict):
+    assert sorted(got) == sorted(expected)
+    for key, want in expected.items():
+        value = got[key]
+        if isinstance(want, dict) and "indices" in want:
+            assert isinstance(value, ds.SparseTensorValue), key
+            indices = np.array(want["indices"], np.int64).reshape(-1, len(want["dense_shape"]))
+            for part, w in (("indices", indices),
+                            ("values", _tf_array(want["values"], SPARSE_DTYPES[key])),
+                            ("dense_shape", np.array(want["dense_shape"], np.int64))):
+                g = np.asarray(getattr(value, part))
+                assert g.dtype == w.dtype and g.shape == w.shape, (key, part)
+                np.testing.assert_array_equal(g, w, err_msg=f"{key} {part}")
+        else:
+            np.testing.assert_array_equal(value, np.array(want, SPARSE_DTYPES[key]))
+
+
+def test_var_len_features_parse_to_tf_sparse_tensor_values():
+    one = ds.placeholder(ds.string, [])
+    batch = ds.placeholder(ds.string, [None])
+    single = ds.io.parse_single_example(one, sparse_features())
+    batched = ds.io.parse_example(batch, sparse_features())
+    assert isinstance(single["ids"], ds.SparseTensor) and single["ids"].dtype == ds.int64
+    assert single["ids"].indices.shape.as_list() == [None, 1]
+    assert batched["s"].indices.shape.as_list() == [None, 2] and batched["s"].shape.ndims == 2
+    # TF's output order: every sparse key's indices, then values, then shapes, then dense
+    op = batched["ids"].indices.op
+    assert [t.name for t in (batched["ids"].indices, batched["s"].values,
+                             batched["w"].dense_shape, batched["label"])] == \
+        [f"{op.name}:{k}" for k in (0, 4, 8, 9)]
+    assert op.get_attr("num_sparse") == 3
+    with ds.Session() as sess:
+        for serialized, want in zip(SPARSE_SERIALIZED, SPARSE_EXPECTED["alone"]):
+            assert_tf_parsed(sess.run(single, {one: serialized}), want)
+        assert_tf_parsed(sess.run(batched, {batch: SPARSE_SERIALIZED}),
+                         SPARSE_EXPECTED["batch"])
+        empty = sess.run(batched, {batch: np.array([], dtype=object)})
+    assert empty["ids"].indices.shape == (0, 2) and list(empty["ids"].dense_shape) == [0, 0]
+
+
+def test_a_graph_def_tf_wrote_with_var_len_features_runs():
+    # TF 2.21's parse ops (ParseExampleV2 on a scalar and on a vector) and TF 1.x's
+    # ParseSingleExample with sparse keys
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.import_graph_def(ds.read_graph_def(os.path.join(HERE, "..", "tf_sparse_parse.pb")),
+                            name="")
+    assert {op.type for op in graph.get_operations()} >= {"ParseExampleV2",
+                                                           "ParseSingleExample"}
+
+    def fetch(sess, prefix, feed):
+        names = {k: [f"{prefix}/{k}/{p}:0" for p in ("indices", "values", "dense_shape")]
+                 for k in ("ids", "s", "w")}
+        got = sess.run({**names, "label": f"{prefix}/label:0"}, feed)
+        return {k: ds.SparseTensorValue(*v) if k != "label" else v for k, v in got.items()}
+
+    with ds.Session(graph=graph) as sess:
+        for serialized, want in zip(SPARSE_SERIALIZED, SPARSE_EXPECTED["alone"]):
+            assert_tf_parsed(fetch(sess, "single", {"one:0": serialized}), want)
+            assert_tf_parsed(fetch(sess, "raw", {"one:0": serialized}), want)
+        assert_tf_parsed(fetch(sess, "batched", {"batch:0": SPARSE_SERIALIZED}),
+                         SPARSE_EXPECTED["batch"])
+
+
+def test_a_var_len_feature_of_another_kind_names_key_and_example():
+    one = ds.placeholder(ds.string, [])
+    batch = ds.placeholder(ds.string, [None])
+    spec = {"ids": ds.io.VarLenFeature(ds.float32)}
+    single = ds.parse_single_example(one, spec)["ids"]
+    batched = ds.parse_example(batch, spec)["ids"]
+    dense = ds.parse_example(batch, {"ids": ds.io.FixedLenFeature([1], ds.float32, [0.0])})
+    with ds.Session() as sess:
+        with pytest.raises(InvalidArgumentError, match="Key: ids.  Data types don't match. "
+                                                       "Expected type: float, Actual type: "
+                                                       "int64") as info:
+            sess.run(single, {one: SPARSE_SERIALIZED[0]})
+        assert info.value.node_name == single.op.name
+        # the third example is the first with ids: TF's Index is its place in the batch
+        for fetch, what in ((batched, "Expected type: float, Actual type: int64"),
+                            (dense, "Data type: int64 but expected type: float")):
+            with pytest.raises(InvalidArgumentError, match=f"Name: <unknown>, Key: ids, "
+                                                           f"Index: 2.  Data types don't "
+                                                           f"match. {what}"):
+                sess.run(fetch, {batch: [SPARSE_SERIALIZED[k] for k in (1, 3, 2, 0)]})

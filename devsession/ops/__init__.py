@@ -51,6 +51,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``nn.sampled_softmax_loss``
 ``image``          ``image.resize_bilinear``, ``image.resize_nearest_neighbor`` (and
                    their gradient ops; the rest of ``ds.image``: ``devsession/image.py``)
+``sparse``         ``sparse.to_dense``, ``sparse_tensor_dense_matmul``, ``sparse.reduce_sum``,
+                   ``sparse.reorder``, ``sparse.reshape``, ``sparse.from_dense``,
+                   ``sparse_placeholder`` (over ``SparseTensor``: ``sparse_tensor.py``)
 ``parsing``        ``parse_single_example``, ``parse_example``, ``FixedLenFeature``
                    (serialized Examples into dense tensors, on the host), ``decode_raw``
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
@@ -143,6 +146,7 @@ from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
 from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
+from . import sparse, sparse_grad  # noqa: F401,E402  (ds.sparse's ops; gradients)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)

@@ -1,32 +1,38 @@
-"""Parsing serialized ``tf.train.Example`` protos into dense tensors: TF1's
-``parse_single_example`` and ``parse_example`` (``ds.io`` and ``ds``), with
-``FixedLenFeature`` describing each feature; and ``decode_raw``, the bytes of strings
-read as numbers (TF's ``DecodeRaw``).
+"""Parsing serialized ``tf.train.Example`` protos: TF1's ``parse_single_example`` and
+``parse_example`` (``ds.io`` and ``ds``), with ``FixedLenFeature`` describing a dense
+feature and ``VarLenFeature`` a feature of any number of values (a SparseTensor); and
+``decode_raw``, the bytes of strings read as numbers (TF's ``DecodeRaw``).
 
     features = {"label": ds.io.FixedLenFeature([], ds.int64),
                 "image": ds.io.FixedLenFeature([28, 28], ds.float32),
-                "weight": ds.io.FixedLenFeature([], ds.float32, default_value=1.0)}
+                "weight": ds.io.FixedLenFeature([], ds.float32, default_value=1.0),
+                "tags": ds.io.VarLenFeature(ds.int64)}
     dataset = ds.data.TFRecordDataset(files).map(
         lambda record: ds.io.parse_single_example(record, features))
 
-The ops are TF's, with TF's inputs and attrs, so TF GraphDefs holding them import:
+The ops are TF's, with TF's inputs, attrs and outputs, so TF GraphDefs holding them
+import.  Outputs come in TF's order: the sparse features' indices, then their values,
+then their dense shapes, then the dense features' values.
 
-* ``ParseSingleExample(serialized, dense_defaults...)``: attrs ``dense_keys`` (list of
-  strings), ``Tdense``, ``dense_shapes``, ``num_sparse`` (0), ``sparse_keys``,
-  ``sparse_types`` (empty); one output per dense key, of its shape.
+* ``ParseSingleExample(serialized, dense_defaults...)``: attrs ``sparse_keys`` and
+  ``dense_keys`` (lists of strings), ``num_sparse``, ``sparse_types``, ``Tdense``,
+  ``dense_shapes``; a sparse feature is ``[n, 1]`` indices, ``[n]`` values and the
+  shape ``[n]``.
 * ``ParseExampleV2(serialized, names, sparse_keys, dense_keys, ragged_keys,
   dense_defaults...)``: the keys are string-vector inputs; attrs ``Tdense``,
   ``dense_shapes``, ``num_sparse``, ``sparse_types``, ``ragged_value_types``,
-  ``ragged_split_types``; outputs ``serialized.shape + dense_shape``.
+  ``ragged_split_types``; dense outputs ``serialized.shape + dense_shape``; a sparse
+  feature of a batch is indices ``[example, j]``, its values in order, and the shape
+  ``[batch, the most values an example has]``.
 
-Keys are taken in sorted order, as TF's, and the result is a dict by key.  A default
-of no elements (what ``default_value=None`` becomes) makes a feature required.  Only
-dense features exist here: devsession has no SparseTensor or RaggedTensor, so
-``VarLenFeature``, ``SparseFeature``, ``FixedLenSequenceFeature`` and ``RaggedFeature``
-raise ``UnsupportedTF1Error`` (and a GraphDef with sparse or ragged keys does not
-import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature that
-is missing without a default, of another kind than its dtype or of another size than
-its shape is an ``InvalidArgumentError`` naming the key and the node.
+Keys are taken in sorted order, as TF's, and the result is a dict by key: a Tensor per
+FixedLenFeature, a SparseTensor per VarLenFeature.  A default of no elements (what
+``default_value=None`` becomes) makes a dense feature required; a VarLenFeature an
+example lacks has no values there.  ``SparseFeature``, ``FixedLenSequenceFeature`` and
+``RaggedFeature`` raise ``UnsupportedTF1Error`` (and a GraphDef with ragged keys does
+not import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature
+that is missing without a default, of another kind than its dtype or of another size
+than its shape is an ``InvalidArgumentError`` naming the key, the example and the node.
 
 ``DecodeRaw(bytes)``: attrs ``out_type`` and ``little_endian``; each string of
 ``bytes`` read as a vector of ``out_type`` (output ``bytes.shape + [n]``).  The strings
@@ -42,6 +48,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 from .array import reshape
 from .registry import InferError, OpDef, not_differentiable, register_op
@@ -79,16 +86,20 @@ def _unsupported(name: str, why: str):
 
         raise UnsupportedTF1Error(f"tf.io.{name} is not supported by devsession yet: {why}; "
                                   f"use FixedLenFeature (with a default_value for a "
-                                  f"feature some examples lack).")
+                                  f"feature some examples lack) or VarLenFeature.")
     unsupported.__name__ = unsupported.__qualname__ = name
     unsupported.__doc__ = f"TF1's ``tf.io.{name}``: raises ``UnsupportedTF1Error`` ({why})."
     return unsupported
 
 
-VarLenFeature = _unsupported("VarLenFeature", "it parses into a SparseTensor, which "
-                                              "devsession lacks")
-SparseFeature = _unsupported("SparseFeature", "it parses into a SparseTensor, which "
-                                              "devsession lacks")
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """TF1's ``tf.io.VarLenFeature(dtype)``: a feature of any number of values of
+    ``dtype`` (int64, float32 or string), parsed into a SparseTensor."""
+
+
+SparseFeature = _unsupported("SparseFeature", "it merges an index and a value feature "
+                                              "into one SparseTensor, which devsession's "
+                                              "parse ops do not")
 RaggedFeature = _unsupported("RaggedFeature", "it parses into a RaggedTensor, which "
                                               "devsession lacks")
 FixedLenSequenceFeature = _unsupported(
@@ -100,10 +111,9 @@ FixedLenSequenceFeature = _unsupported(
 
 def _dense_attrs(attrs, node: str, defaults) -> tuple:
     """(dtypes, shapes) of the dense outputs, checked; InferError for what is unsupported."""
-    if attrs.get("num_sparse", 0) or attrs.get("sparse_types") or \
-            attrs.get("ragged_value_types") or attrs.get("ragged_split_types"):
-        raise InferError(f"Op '{node}': sparse and ragged features are not supported "
-                         f"(devsession has no SparseTensor or RaggedTensor).")
+    if attrs.get("ragged_value_types") or attrs.get("ragged_split_types"):
+        raise InferError(f"Op '{node}': ragged features are not supported (devsession has "
+                         f"no RaggedTensor).")
     types, shapes = tuple(attrs["Tdense"]), tuple(attrs["dense_shapes"])
     if len(types) != len(shapes) or len(defaults) != len(types):
         raise InferError(f"Op '{node}': {len(types)} Tdense, {len(shapes)} dense_shapes and "
@@ -120,6 +130,26 @@ def _dense_attrs(attrs, node: str, defaults) -> tuple:
     return types, [TensorShape(s) for s in shapes]
 
 
+def _sparse_types(attrs, node: str) -> tuple:
+    """The sparse features' dtypes, checked against ``num_sparse``."""
+    types = tuple(attrs.get("sparse_types", ()))
+    if attrs.get("num_sparse", 0) != len(types):
+        raise InferError(f"Op '{node}': num_sparse is {attrs.get('num_sparse', 0)} but "
+                         f"{len(types)} sparse_types are given.")
+    for dtype in types:
+        if dtype not in FEATURE_DTYPES:
+            raise InferError(f"Op '{node}': a sparse feature is int64, float32 or string, "
+                             f"got {dtype.name}.")
+    return types
+
+
+def _sparse_outputs(types, rank: int | None) -> list:
+    """The (dtype, shape) of the sparse outputs: indices, values, shapes (TF's order)."""
+    return [(dtypes.int64, TensorShape([None, rank])) for _ in types] + \
+        [(t, TensorShape([None])) for t in types] + \
+        [(dtypes.int64, TensorShape([rank])) for _ in types]
+
+
 def _infer_single(inputs, attrs, node):
     serialized, defaults = inputs[0], inputs[1:]
     if serialized.dtype != dtypes.string or not serialized.shape.is_compatible_with([]):
@@ -129,7 +159,11 @@ def _infer_single(inputs, attrs, node):
     if len(attrs.get("dense_keys", ())) != len(types):
         raise InferError(f"Op '{node}': {len(attrs.get('dense_keys', ()))} dense_keys for "
                          f"{len(types)} Tdense.")
-    return [(t, s) for t, s in zip(types, shapes)]
+    sparse = _sparse_types(attrs, node)
+    if len(attrs.get("sparse_keys", ())) != len(sparse):
+        raise InferError(f"Op '{node}': {len(attrs.get('sparse_keys', ()))} sparse_keys for "
+                         f"{len(sparse)} sparse_types.")
+    return _sparse_outputs(sparse, 1) + [(t, s) for t, s in zip(types, shapes)]
 
 
 def _infer_batch(inputs, attrs, node):
@@ -140,9 +174,12 @@ def _infer_batch(inputs, attrs, node):
     if any(t.dtype != dtypes.string for t in (serialized, *keys)):
         raise InferError(f"Op '{node}': serialized, names and the keys must be strings.")
     types, shapes = _dense_attrs(attrs, node, defaults)
+    sparse = _sparse_types(attrs, node)
     lead = serialized.shape
-    return [(t, lead.concatenate(s) if lead.ndims is not None else TensorShape(None))
-            for t, s in zip(types, shapes)]
+    rank = lead.ndims + 1 if lead.ndims is not None else None
+    return _sparse_outputs(sparse, rank) + \
+        [(t, lead.concatenate(s) if lead.ndims is not None else TensorShape(None))
+         for t, s in zip(types, shapes)]
 
 
 register_op(OpDef(PARSE_SINGLE_EXAMPLE, _infer_single, None,
@@ -171,21 +208,28 @@ not_differentiable(PARSE_SINGLE_EXAMPLE, PARSE_EXAMPLE, DECODE_RAW)
 
 # --- the builders ----------------------------------------------------------------------------
 
-def _dense_features(features, where: str):
-    """(sorted keys, dtypes, shapes, default tensors) of ``features``, a dict of
-    FixedLenFeature; ``ValueError``/``TypeError`` for anything else."""
+def _features(features, where: str):
+    """(sparse keys, their dtypes, dense keys, dtypes, shapes, default tensors) of
+    ``features``, a dict of FixedLenFeature and VarLenFeature, each kind in sorted key
+    order; ``ValueError``/``TypeError`` for anything else."""
     if not isinstance(features, dict) or not features:
-        raise ValueError(f"{where}: features must be a non-empty dict of FixedLenFeature.")
+        raise ValueError(f"{where}: features must be a non-empty dict of FixedLenFeature "
+                         f"and VarLenFeature.")
+    sparse_keys, sparse_types = [], []
     keys, types, shapes, defaults = [], [], [], []
     for key in sorted(features):
         feature = features[key]
-        if not isinstance(feature, FixedLenFeature):
+        if not isinstance(feature, (FixedLenFeature, VarLenFeature)):
             raise TypeError(f"{where}: feature '{key}' is a {type(feature).__name__}; "
-                            f"devsession parses FixedLenFeature only.")
+                            f"devsession parses FixedLenFeature and VarLenFeature.")
         dtype = dtypes.as_dtype(feature.dtype)
         if dtype not in FEATURE_DTYPES:
             raise ValueError(f"{where}: feature '{key}' has dtype {dtype.name}; Examples "
                              f"hold int64, float32 and string features.")
+        if isinstance(feature, VarLenFeature):
+            sparse_keys.append(key)
+            sparse_types.append(dtype)
+            continue
         shape = TensorShape(feature.shape)
         if not shape.is_fully_defined():
             raise ValueError(f"{where}: all dimensions of shape for feature '{key}' need "
@@ -194,7 +238,16 @@ def _dense_features(features, where: str):
         types.append(dtype)
         shapes.append(shape)
         defaults.append(_default_tensor(key, feature.default_value, dtype, shape))
-    return keys, types, shapes, defaults
+    return sparse_keys, sparse_types, keys, types, shapes, defaults
+
+
+def _results(op, sparse_keys, dense_keys) -> dict:
+    """The op's outputs by key: a SparseTensor per sparse key, a Tensor per dense one."""
+    n = len(sparse_keys)
+    out = {key: SparseTensor(op.outputs[k], op.outputs[n + k], op.outputs[2 * n + k])
+           for k, key in enumerate(sparse_keys)}
+    out.update(zip(dense_keys, op.outputs[3 * n:]))
+    return out
 
 
 def _default_tensor(key: str, value, dtype, shape: TensorShape) -> Tensor:
@@ -220,26 +273,29 @@ def _safe(key: str) -> str:
 
 
 def parse_single_example(serialized, features, name=None, example_names=None) -> dict:
-    """TF1's ``tf.io.parse_single_example``: the dense features of one serialized
-    Example (a scalar string tensor), as a dict by key of tensors of each feature's
-    shape (see the module docstring)."""
-    keys, types, shapes, defaults = _dense_features(features, "parse_single_example")
+    """TF1's ``tf.io.parse_single_example``: the features of one serialized Example (a
+    scalar string tensor), as a dict by key of tensors of each FixedLenFeature's shape
+    and SparseTensors of rank 1 for the VarLenFeatures (see the module docstring)."""
+    sparse_keys, sparse_types, keys, types, shapes, defaults = _features(
+        features, "parse_single_example")
     graph = get_default_graph()
     with name_scope(name or "ParseSingleExample"):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)
         attrs = {"dense_keys": tuple(keys), "Tdense": tuple(types),
-                 "dense_shapes": tuple(shapes), "num_sparse": 0, "sparse_keys": (),
-                 "sparse_types": ()}
+                 "dense_shapes": tuple(shapes), "num_sparse": len(sparse_keys),
+                 "sparse_keys": tuple(sparse_keys), "sparse_types": tuple(sparse_types)}
         op = graph.create_op(PARSE_SINGLE_EXAMPLE, [serialized, *defaults], attrs,
                              name="ParseSingleExample")
-    return dict(zip(keys, op.outputs))
+    return _results(op, sparse_keys, keys)
 
 
 def parse_example(serialized, features, name=None, example_names=None) -> dict:
-    """TF1's ``tf.io.parse_example``: the dense features of a vector of serialized
-    Examples, as a dict by key of tensors ``[batch] + shape`` (see the module
+    """TF1's ``tf.io.parse_example``: the features of a vector of serialized Examples,
+    as a dict by key of tensors ``[batch] + shape`` for the FixedLenFeatures and
+    SparseTensors of shape ``[batch, longest]`` for the VarLenFeatures (see the module
     docstring).  ``example_names`` (strings, one per example) name them in errors."""
-    keys, types, shapes, defaults = _dense_features(features, "parse_example")
+    sparse_keys, sparse_types, keys, types, shapes, defaults = _features(
+        features, "parse_example")
     graph = get_default_graph()
     with name_scope(name or "ParseExample"):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)
@@ -247,13 +303,14 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
             convert_to_tensor(dtypes.string_array(list(example_names or [])),
                               dtype=dtypes.string, name="names")
         key_tensors = [convert_to_tensor(dtypes.string_array(k), dtype=dtypes.string, name=n)
-                       for k, n in (([], "sparse_keys"), (keys, "dense_keys"),
+                       for k, n in ((sparse_keys, "sparse_keys"), (keys, "dense_keys"),
                                     ([], "ragged_keys"))]
-        attrs = {"Tdense": tuple(types), "dense_shapes": tuple(shapes), "num_sparse": 0,
-                 "sparse_types": (), "ragged_value_types": (), "ragged_split_types": ()}
+        attrs = {"Tdense": tuple(types), "dense_shapes": tuple(shapes),
+                 "num_sparse": len(sparse_keys), "sparse_types": tuple(sparse_types),
+                 "ragged_value_types": (), "ragged_split_types": ()}
         op = graph.create_op(PARSE_EXAMPLE, [serialized, names, *key_tensors, *defaults],
                              attrs, name="ParseExampleV2")
-    return dict(zip(keys, op.outputs))
+    return _results(op, sparse_keys, keys)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None,

@@ -31,6 +31,9 @@ module              ops
                     device's kernels)
 ``dataset``         the iterator ops behind ``ds.data``: the host-side pipeline (HOST)
 ``candidate_sampling``  the Log/UniformCandidateSampler draws (HOST)
+``sparse``          SparseToDense, SparseTensorDenseMatMul, SparseReduceSum,
+                    SparseReorder, SparseReshape: numpy over a SparseTensor's three
+                    arrays (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
                     DecodeRaw: the bytes of strings as numbers (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
@@ -68,6 +71,7 @@ from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
 from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
+from . import sparse  # noqa: F401,E402  (SparseToDense, SparseTensorDenseMatMul...: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)

@@ -1,14 +1,18 @@
 """Kernels of ``ParseSingleExample``, ``ParseExampleV2`` and ``DecodeRaw``
 (``devsession/ops/parsing.py``): serialized ``tf.train.Example`` protos, or the raw bytes
-of strings, into dense arrays, on the host (``HOST``; GPU sessions place them on the CPU,
-as TF's parse ops are CPU ops).
+of strings, into arrays, on the host (``HOST``; GPU sessions place them on the CPU, as
+TF's parse ops are CPU ops).
 
-Each example is decoded with the Example message of ``proto/example.proto``; for each
-dense key (sorted, as the op's attrs or inputs list them) its feature's value list must
-be of the dtype's kind (int64: ``int64_list``, float32: ``float_list``, string:
-``bytes_list``) and hold exactly the shape's number of values.  A missing feature takes
-its default (an empty default: the feature is required).  Errors are
-``InvalidArgumentError`` naming the node, with TF's wording.
+Each example is decoded with the Example message of ``proto/example.proto``; a
+feature's value list must be of its dtype's kind (int64: ``int64_list``, float32:
+``float_list``, string: ``bytes_list``).  A dense key (sorted, as the op's attrs or
+inputs list them) must hold exactly its shape's number of values; a missing one takes
+its default (an empty default: the feature is required).  A sparse key may hold any
+number of values, or be missing (none); the outputs list, per sparse key, the
+coordinates ``[example..., j]`` of its values, the values in example order, and the
+shape ``batch shape + [the most values one example has]``.  Errors are
+``InvalidArgumentError`` naming the node, with TF's wording (``Index`` is the
+example's position in the batch).
 """
 
 from __future__ import annotations
@@ -27,14 +31,17 @@ _KINDS = {np.dtype(np.int64): ("int64_list", "int64"),
 _KIND_NAMES = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
-class _DenseParser:
-    """Parses the dense features of one example at a time (node, keys, dtypes, shapes,
+class _ExampleParser:
+    """Parses the features of one example at a time (node, keys, dtypes, shapes,
     defaults fixed for a run)."""
 
-    def __init__(self, node, keys, defaults):
+    def __init__(self, node, sparse_keys, keys, defaults):
         self.node = node
+        self.sparse_keys = sparse_keys
+        self.sparse_types = [np.dtype(dtypes.as_dtype(d).np) for d in
+                             node.attrs.get("sparse_types", ())]
         self.keys = keys
-        self.types = [np.dtype(d) for d in node.output_dtypes]
+        self.types = [np.dtype(d) for d in node.output_dtypes[3 * len(sparse_keys):]]
         self.shapes = [tuple(s) for s in node.attrs["dense_shapes"]]
         self.defaults = []
         for key, dtype, shape, default in zip(keys, self.types, self.shapes, defaults):
@@ -46,7 +53,9 @@ class _DenseParser:
                     node.name)
             self.defaults.append(default.reshape(shape) if default.size else None)
 
-    def parse(self, serialized, name: str) -> list:
+    def parse(self, serialized, name: str, index: int | None) -> tuple[list, list]:
+        """(the sparse keys' value vectors, the dense keys' arrays) of one example;
+        ``index`` is its position in a batch (None for ParseSingleExample's one)."""
         example = Example()
         try:
             example.ParseFromString(bytes(serialized))
@@ -55,7 +64,9 @@ class _DenseParser:
                                        f"value: '{_preview(serialized)}'",
                                        self.node.name) from None
         features = example.features.feature
-        out = []
+        sparse = [self._sparse(features, key, dtype, name, index)
+                  for key, dtype in zip(self.sparse_keys, self.sparse_types)]
+        dense = []
         for key, dtype, shape, default in zip(self.keys, self.types, self.shapes,
                                               self.defaults):
             if key not in features or features[key].WhichOneof("kind") is None:
@@ -64,32 +75,64 @@ class _DenseParser:
                         f"'{self.node.name}': Name: {name}, Feature: {key} (data type: "
                         f"{_KINDS[dtype][1]}) is required but could not be found.",
                         self.node.name)
-                out.append(default.copy())
+                dense.append(default.copy())
                 continue
-            out.append(self._values(features[key], key, dtype, shape, name))
-        return out
+            dense.append(self._values(features[key], key, dtype, shape, name, index or 0))
+        return sparse, dense
 
-    def _values(self, feature, key, dtype, shape, name) -> np.ndarray:
+    def _sparse(self, features, key, dtype, name, index) -> np.ndarray:
+        feature = features.get(key) if key in features else None
+        kind = feature.WhichOneof("kind") if feature is not None else None
+        if kind is None:
+            return np.zeros(0, dtype=dtype)
+        field, type_name = _KINDS[dtype]
+        if kind != field:
+            where = f"Key: {key}." if index is None else \
+                f"Name: {name}, Key: {key}, Index: {index}."
+            raise InvalidArgumentError(
+                f"'{self.node.name}': {where}  Data types don't match. Expected type: "
+                f"{type_name}, Actual type: {_KIND_NAMES[kind]}", self.node.name)
+        return _array(getattr(feature, field).value, dtype)
+
+    def _values(self, feature, key, dtype, shape, name, index) -> np.ndarray:
         field, type_name = _KINDS[dtype]
         kind = feature.WhichOneof("kind")
         if kind != field:
             raise InvalidArgumentError(
-                f"'{self.node.name}': Name: {name}, Key: {key}, Index: 0.  Data types don't "
-                f"match. Data type: {_KIND_NAMES[kind]} but expected type: {type_name}",
+                f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Data types "
+                f"don't match. Data type: {_KIND_NAMES[kind]} but expected type: {type_name}",
                 self.node.name)
         values = getattr(feature, field).value
         expected = int(np.prod(shape, dtype=np.int64))
         if len(values) != expected:
             raise InvalidArgumentError(
-                f"'{self.node.name}': Name: {name}, Key: {key}, Index: 0.  Number of "
+                f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Number of "
                 f"{type_name} values != expected.  Values size: {len(values)} but output "
                 f"shape: {list(shape)}", self.node.name)
-        if dtype == object:
-            array = np.empty(expected, dtype=object)
-            array[:] = list(values)
-        else:
-            array = np.asarray(values, dtype=dtype)
-        return array.reshape(shape)
+        return _array(values, dtype).reshape(shape)
+
+
+def _array(values, dtype: np.dtype) -> np.ndarray:
+    if dtype == object:
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+        return array
+    return np.asarray(values, dtype=dtype)
+
+
+def _sparse_outputs(per_example: list, batch_shape: tuple, dtype: np.dtype) -> tuple:
+    """(indices, values, shape) of one sparse key from each example's value vector."""
+    lengths = np.array([len(v) for v in per_example], dtype=np.int64)
+    longest = int(lengths.max()) if lengths.size else 0
+    example = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    position = np.arange(int(lengths.sum()), dtype=np.int64) - \
+        np.repeat(np.cumsum(lengths) - lengths, lengths)
+    lead = np.stack(np.unravel_index(example, batch_shape), axis=1) if batch_shape else \
+        np.zeros((example.size, 0), np.int64)
+    indices = np.concatenate([lead.astype(np.int64), position[:, None]], axis=1)
+    values = np.concatenate(per_example) if per_example else np.zeros(0, dtype=dtype)
+    return indices, values.astype(dtype, copy=False), np.array([*batch_shape, longest],
+                                                                dtype=np.int64)
 
 
 def _preview(serialized) -> str:
@@ -103,38 +146,59 @@ def _names(names, count: int) -> list:
             for n in names] if names.size == count else ["<unknown>"] * count
 
 
+def _outputs(sparse: list, dense: list):
+    # TF's order: every key's indices, then every key's values, then every key's shape
+    out = [part for parts in zip(*sparse) for part in parts] + dense
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 @register_kernel("ParseSingleExample", HOST)
 def build_parse_single_example(node):
+    sparse_keys = list(node.attrs.get("sparse_keys", ()))
     keys = list(node.attrs["dense_keys"])
 
     def parse_single_example(serialized, *defaults):
-        parser = _DenseParser(node, keys, defaults)
-        values = parser.parse(np.asarray(serialized, dtype=object).item(), "<unknown>")
-        return values[0] if len(values) == 1 else tuple(values)
+        parser = _ExampleParser(node, sparse_keys, keys, defaults)
+        sparse, dense = parser.parse(np.asarray(serialized, dtype=object).item(),
+                                     "<unknown>", None)
+        return _outputs([_sparse_outputs([v], (), t)
+                         for v, t in zip(sparse, parser.sparse_types)], dense)
     return parse_single_example
+
+
+def _key_list(keys) -> list:
+    return [k.decode() if isinstance(k, bytes) else str(k)
+            for k in dtypes.string_array(keys).reshape(-1)]
 
 
 @register_kernel("ParseExampleV2", HOST)
 def build_parse_example(node):
     def parse_example(serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults):
-        if np.asarray(sparse_keys).size or np.asarray(ragged_keys).size:
-            raise InvalidArgumentError(f"'{node.name}': sparse and ragged keys are not "
-                                       f"supported.", node.name)
-        keys = [k.decode() if isinstance(k, bytes) else str(k)
-                for k in dtypes.string_array(dense_keys).reshape(-1)]
+        if np.asarray(ragged_keys).size:
+            raise InvalidArgumentError(f"'{node.name}': ragged keys are not supported.",
+                                       node.name)
+        sparse_keys, keys = _key_list(sparse_keys), _key_list(dense_keys)
         if len(keys) != len(defaults):
             raise InvalidArgumentError(f"'{node.name}': {len(keys)} dense_keys for "
                                        f"{len(defaults)} dense_defaults.", node.name)
-        parser = _DenseParser(node, keys, defaults)
+        if len(sparse_keys) != node.attrs.get("num_sparse", 0):
+            raise InvalidArgumentError(f"'{node.name}': {len(sparse_keys)} sparse_keys for "
+                                       f"num_sparse {node.attrs.get('num_sparse', 0)}.",
+                                       node.name)
+        parser = _ExampleParser(node, sparse_keys, keys, defaults)
         serialized = np.asarray(serialized, dtype=object)
         flat = serialized.reshape(-1)
-        parsed = [parser.parse(s, n) for s, n in zip(flat, _names(names, flat.size))]
-        values = []
+        single = serialized.ndim == 0        # TF's message then names no example
+        parsed = [parser.parse(s, n, None if single else i)
+                  for i, (s, n) in enumerate(zip(flat, _names(names, flat.size)))]
+        sparse = [_sparse_outputs([p[0][k] for p in parsed], serialized.shape, dtype)
+                  for k, dtype in enumerate(parser.sparse_types)]
+        dense = []
         for k, (dtype, shape) in enumerate(zip(parser.types, parser.shapes)):
-            stacked = np.stack([p[k] for p in parsed]) if parsed else \
+            stacked = np.stack([p[1][k] for p in parsed]) if parsed else \
                 np.zeros((0, *shape), dtype=dtype)
-            values.append(stacked.reshape(serialized.shape + shape))
-        return values[0] if len(values) == 1 else tuple(values)
+            dense.append(stacked.reshape(serialized.shape + shape))
+        return _outputs(sparse, dense)
     return parse_example
 
 

@@ -1,0 +1,83 @@
+"""Gradients of the sparse ops (``sparse.py``), TF's ``sparse_grad.py`` formulas.  Only
+the values (and a dense operand) get gradients; indices and shapes get None.
+
+* SparseTensorDenseMatMul: ``b`` gets ``op(A)^T @ dy`` (the same op with ``adjoint_a``
+  flipped, transposed back under ``adjoint_b``); each value of A gets the dot product
+  of its row of ``dy`` with its row of ``op(b)^T``.
+* SparseToDense: each value gets ``dy`` at its index (``gather_nd``); the default gets
+  what is left of ``sum(dy)``.
+* SparseReduceSum: each value gets the output gradient of the sum it went into (its
+  index with the reduced axes set to 0, in the kept-dims output).
+* SparseReorder: the output gradient sent back to each entry's input position (the
+  reorder of the entries' positions gives the permutation).
+* SparseReshape moves indices only (the values pass through an Identity): not
+  differentiable.
+
+Checked against finite differences in tests/test_sparse.py.
+"""
+
+from __future__ import annotations
+
+from .array import expand_dims, reshape, transpose
+from .array_fill import ones_like, shape, size, zeros_like
+from .array_index import gather, unsorted_segment_sum
+from .common import make_op
+from .elementwise import equal, floormod, subtract, where
+from .gather_nd import gather_nd
+from .reduce import reduce_any, reduce_sum
+from .registry import not_differentiable, register_gradient
+from .sequence import range as range_
+
+__all__: list = []
+
+not_differentiable("SparseReshape")
+
+
+@register_gradient("SparseTensorDenseMatMul")
+def _sparse_dense_matmul_grad(op, dy):
+    a_indices, a_values, a_shape, b = op.inputs
+    adjoint_a, adjoint_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    b_grad = make_op("SparseTensorDenseMatMul", [a_indices, a_values, a_shape, dy],
+                     {"adjoint_a": not adjoint_a, "adjoint_b": False})
+    if adjoint_b:
+        b_grad = transpose(b_grad)
+    rows, cols = a_indices[:, 0], a_indices[:, 1]
+    parts_a = gather(dy, cols if adjoint_a else rows)
+    parts_b = gather(transpose(b) if adjoint_b else b, rows if adjoint_a else cols)
+    return [None, reduce_sum(parts_a * parts_b, axis=1), None, b_grad]
+
+
+@register_gradient("SparseToDense")
+def _sparse_to_dense_grad(op, dy):
+    indices, _, values, _ = op.inputs
+    coordinates = indices
+    if indices.shape.ndims == 1:          # indices into a vector
+        coordinates = expand_dims(indices, 1)
+    elif indices.shape.ndims == 0:
+        coordinates = reshape(indices, [1, 1])
+    values_grad = gather_nd(dy, coordinates)
+    default_grad = subtract(reduce_sum(dy), reduce_sum(values_grad))
+    if values.shape.ndims == 0:           # one value for every index
+        values_grad = reduce_sum(values_grad)
+    return [None, None, values_grad, default_grad]
+
+
+@register_gradient("SparseReduceSum")
+def _sparse_reduce_sum_grad(op, dy):
+    indices, _, dense_shape, axes = op.inputs
+    rank = size(dense_shape)
+    axes = floormod(reshape(axes, [-1]) + rank, rank)
+    reduced = reduce_any(equal(expand_dims(range_(rank), 1), expand_dims(axes, 0)), axis=1)
+    kept_shape = where(reduced, ones_like(dense_shape), dense_shape)
+    at = where(reduced, zeros_like(indices), indices)
+    return [None, gather_nd(reshape(dy, kept_shape), at), None, None]
+
+
+@register_gradient("SparseReorder")
+def _sparse_reorder_grad(op, _, values_grad):
+    indices, _, dense_shape = op.inputs
+    count = shape(indices)[0]
+    positions = indices.graph.create_op(
+        "SparseReorder", [indices, range_(count), dense_shape]).outputs[1]
+    return [None, unsorted_segment_sum(values_grad, positions, count), None]
+
