@@ -10,7 +10,8 @@ What it does, as TF1's:
 
 * the chief restores the newest checkpoint in ``checkpoint_dir`` if there is one, else
   initializes every global variable; any other worker waits (up to ``max_wait_secs``)
-  until the chief has, polling a run that reads every variable;
+  until the chief has, polling a run that reads every variable; every worker then runs
+  ``local_init_op`` (through a ``SessionManager``: ``session_manager.py``);
 * hooks (``SessionRunHook``) see each ``run``: ``before_run`` may add fetches, and
   ``after_run`` gets their values and may ``request_stop()``, which ``should_stop()``
   reports; ``end`` runs when the block ends normally;
@@ -23,7 +24,8 @@ What it does, as TF1's:
 A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
 ``init_feed_dict``), ``init_fn(scaffold, session)`` run after it (e.g. to load
 pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
-not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form),
+not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form; by default
+a group of reads of the global variables that fails while one is uninitialized),
 ``summary_op`` and ``saver``; its default ``local_init_op`` initializes the local
 variables (``limit_epochs``' counters), as TF1's.  ``log_step_count_steps`` adds a
 ``StepCounterHook`` on the chief when it writes summaries or checkpoints.
@@ -43,13 +45,13 @@ import logging
 import os
 import time
 
-from ..errors import DeadlineExceededError, FailedPreconditionError, OutOfRangeError
-from ..graph import control_dependencies, device, get_default_graph, name_scope
-from ..ops import group, identity
+from ..errors import OutOfRangeError
+from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import (global_variables, global_variables_initializer, local_variables,
                          local_variables_initializer)
 from .hooks import StepCounterHook
-from .saver import Saver, latest_checkpoint
+from .saver import Saver
+from .session_manager import SessionManager, variables_ready_op
 from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook,
                                SessionRunValues, global_step_or_error)
 
@@ -59,7 +61,7 @@ __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunCo
 
 log = logging.getLogger("devsession")
 
-_WAIT_POLL_S = 0.5
+_WAIT_POLL_S = 0.5          # how often a worker checks whether the chief has initialized
 
 
 class StopAtStepHook(SessionRunHook):
@@ -202,8 +204,8 @@ class Scaffold:
             variables = global_variables()
             if self.init_op is None:
                 self.init_op = global_variables_initializer()
-            if self.ready_op is None and variables:
-                self._reads = group(*[_read_where_it_lives(v) for v in variables])
+            if self.ready_op is None:
+                self.ready_op = variables_ready_op(variables)
             if self.local_init_op is None and local_variables():
                 self.local_init_op = local_variables_initializer()
             if self.summary_op is None:
@@ -214,14 +216,14 @@ class Scaffold:
         self._finalized = True
         return self
 
-    def wait_until_ready(self, session, max_wait_secs) -> None:
-        """Poll until the chief has initialized (``ready_op`` empty, or, by default,
-        every variable reads)."""
-        if self.ready_op is not None:
-            _wait_until(lambda: not _size(session.run(self.ready_op)), max_wait_secs,
-                        lambda: f"not ready: {session.run(self.ready_op)!r}")
-        elif getattr(self, "_reads", None) is not None:
-            _wait_until_ready(session, self._reads, max_wait_secs)
+    def session_manager(self, graph) -> SessionManager:
+        """The ``SessionManager`` making sessions ready with this scaffold's ops."""
+        local_init = self.local_init_op
+        return SessionManager(
+            local_init_op=local_init, ready_op=self.ready_op,
+            ready_for_local_init_op=self.ready_for_local_init_op if local_init is not None
+            else None, graph=graph, recovery_wait_secs=_WAIT_POLL_S,
+            local_init_feed_dict=self.local_init_feed_dict)
 
 
 class _MonitoredSession:
@@ -293,9 +295,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              max_wait_secs=7200, save_checkpoint_steps=None,
                              summary_dir=None):
     """A session for a training loop (see the module docstring), as TF1's."""
-    from ..options import SessionOptions
-    from ..session import Session
-
     graph = get_default_graph()
     saves = is_chief and checkpoint_dir is not None
     scaffold = (scaffold or Scaffold()).finalize(with_saver=saves)
@@ -317,14 +316,17 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                                               summary_op=scaffold.summary_op))
     for hook in hooks:
         hook.begin()
-    settings = {"options": config} if isinstance(config, SessionOptions) else {"config": config}
-    session = Session(master, graph=graph, **settings)
+    manager = scaffold.session_manager(graph)
+    if is_chief:
+        init_fn = scaffold.init_fn
+        session = manager.prepare_session(
+            master, init_op=scaffold.init_op, saver=saver, checkpoint_dir=checkpoint_dir,
+            config=config, init_feed_dict=scaffold.init_feed_dict,
+            init_fn=None if init_fn is None else lambda sess: init_fn(scaffold, sess))
+    else:
+        session = manager.wait_for_session(master, config=config, max_wait_secs=max_wait_secs)
     coord = None
     try:
-        if is_chief:
-            _initialize_or_restore(session, scaffold, saver, checkpoint_dir)
-        else:
-            scaffold.wait_until_ready(session, max_wait_secs)
         coord, threads = _start_queue_runners(session, graph)
         for hook in hooks:
             hook.after_create_session(session, coord)
@@ -347,50 +349,3 @@ def _start_queue_runners(session, graph) -> tuple:
     if not graph.get_collection(GraphKeys.QUEUE_RUNNERS):
         return coord, []
     return coord, start_queue_runners(session, coord)
-
-
-def _initialize_or_restore(session, scaffold, saver, checkpoint_dir) -> None:
-    path = latest_checkpoint(checkpoint_dir) if saver is not None else None
-    if path is not None:
-        log.info("devsession: restoring the variables from %s", path)
-        saver.restore(session, path)
-    else:
-        session.run(scaffold.init_op, feed_dict=scaffold.init_feed_dict)
-        if scaffold.init_fn is not None:
-            scaffold.init_fn(scaffold, session)
-    if scaffold.local_init_op is not None:
-        session.run(scaffold.local_init_op, feed_dict=scaffold.local_init_feed_dict)
-
-
-def _size(value) -> int:
-    return getattr(value, "size", len(value) if hasattr(value, "__len__") else 1)
-
-
-def _wait_until(ready, max_wait_secs, still) -> None:
-    deadline = time.monotonic() + max_wait_secs
-    while not ready():
-        if time.monotonic() >= deadline:
-            raise DeadlineExceededError(f"The chief did not initialize the variables within "
-                                        f"{max_wait_secs} s ({still()})", None)
-        time.sleep(_WAIT_POLL_S)
-
-
-def _wait_until_ready(session, ready_op, max_wait_secs) -> None:
-    """Poll until every variable reads (the chief initialized them)."""
-    deadline = time.monotonic() + max_wait_secs
-    while True:
-        try:
-            session.run(ready_op)
-            return
-        except FailedPreconditionError as e:
-            if time.monotonic() >= deadline:
-                raise DeadlineExceededError(
-                    f"The chief did not initialize the variables within {max_wait_secs} s "
-                    f"(still: {e.message})", None) from None
-        time.sleep(_WAIT_POLL_S)
-
-
-def _read_where_it_lives(variable):
-    """A read of ``variable`` on its own device: polling it moves no values."""
-    with device(None), device(variable.device or None):
-        return identity(variable)

@@ -123,6 +123,13 @@ class Saver:
         """The checkpoints this Saver wrote and keeps, oldest first."""
         return list(self._last_checkpoints)
 
+    def recover_last_checkpoints(self, checkpoint_paths) -> None:
+        """Take ``checkpoint_paths`` (oldest first; those still on disk) as this Saver's
+        own, so ``max_to_keep`` goes on deleting them: a restarted job continues the
+        last one's checkpoints, as TF1's."""
+        self._last_checkpoints = [os.fspath(p) for p in checkpoint_paths
+                                  if checkpoint_exists(os.fspath(p))]
+
     @property
     def saver_def(self) -> SaverDef:
         """This Saver as TF1's SaverDef (what a ``.meta`` records; see the module
