@@ -31,6 +31,13 @@ class GraphKeys:
     METRIC_VARIABLES = "metric_variables"
     TRAIN_OP = "train_op"
     QUEUE_RUNNERS = "queue_runners"
+    # what ds.train.Supervisor finds or keeps in the graph, as TF1's
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    SAVERS = "savers"
 
 
 def get_collection(key: str, scope: str | None = None) -> list:

@@ -73,6 +73,17 @@ class FileWriter:
             event.step = int(global_step)
         self.add_event(event)
 
+    def add_session_log(self, session_log, global_step=None) -> None:
+        """Write a ``SessionLog`` (TensorBoard's event_pb2 message, or its bytes): the
+        START, STOP and CHECKPOINT marks ``ds.train.Supervisor`` writes; a START at a step
+        makes TensorBoard drop the events a crashed run wrote after that step."""
+        if isinstance(session_log, (bytes, bytearray)):
+            session_log = self._event_pb2.SessionLog.FromString(bytes(session_log))
+        event = self._event_pb2.Event(wall_time=time.time(), session_log=session_log)
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
+
     def add_graph(self, graph, global_step=None, graph_def=None) -> None:
         """Write ``graph`` (a ds.Graph) or ``graph_def`` for TensorBoard's graph view."""
         if graph is None and graph_def is None:

@@ -42,8 +42,12 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``remove_checkpoint``, ``get_checkpoint_mtimes``,
                             ``update_checkpoint_state``; ``summary_iterator`` reads event
                             files (``checkpoint_management.py``)
-``Coordinator``             stop requests and the first error of a loop's threads
-                            (``coordinator.py``)
+``Supervisor``              the older TF1 loop (``managed_session``): init or restore,
+                            checkpoint and summary threads, the graph finalized
+                            (``supervisor.py``); ``SessionManager``: a session made ready
+                            (``session_manager.py``)
+``Coordinator``             stop requests and the first error of a loop's threads;
+                            ``LooperThread`` (``coordinator.py``)
 ``QueueRunner``             threads running a queue's enqueue ops; ``add_queue_runner``,
                             ``start_queue_runners`` (``queue_runner.py``)
 ``ExponentialMovingAverage``  shadow variables following others (``moving_averages.py``)
@@ -91,7 +95,9 @@ from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, S
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
 from . import queue_runner
-from .coordinator import Coordinator
+from .coordinator import Coordinator, LooperThread
+from .session_manager import SessionManager
+from .supervisor import Supervisor
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,
                     range_input_producer, shuffle_batch, shuffle_batch_join,
@@ -123,7 +129,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "load_variable", "load_checkpoint", "init_from_checkpoint", "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
-           "SaverDef", "Coordinator", "QueueRunner", "add_queue_runner",
+           "SaverDef", "Coordinator", "LooperThread", "Supervisor", "SessionManager",
+           "QueueRunner", "add_queue_runner",
            "start_queue_runners", "queue_runner", "batch", "batch_join", "input_producer",
            "limit_epochs", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
            "slice_input_producer", "string_input_producer", "match_filenames_once"]

@@ -18,6 +18,10 @@ then re-raises the kept error, else complains about stragglers.
     finally:
         coord.request_stop()
         coord.join(threads)
+
+``LooperThread`` is a thread that calls a function (or its ``run_loop``) every
+``timer_interval_secs`` until the coordinator stops, reporting its error to it: TF1's
+timers for periodic work beside a loop (``Supervisor``'s checkpoint and summary threads).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import time
 
 from ..errors import OutOfRangeError
 
-__all__ = ["Coordinator"]
+__all__ = ["Coordinator", "LooperThread"]
 
 log = logging.getLogger("devsession.train")
 
@@ -132,3 +136,58 @@ class Coordinator:
             if self._exc_info_to_raise is not None:
                 _, error, traceback = self._exc_info_to_raise
                 raise error.with_traceback(traceback)
+
+
+class LooperThread(threading.Thread):
+    """TF1's ``tf.train.LooperThread(coord, timer_interval_secs, target=None, args=None,
+    kwargs=None)``: a daemon thread, registered with ``coord``, that calls ``target`` (or
+    ``run_loop``) at once and then every ``timer_interval_secs`` (back to back when
+    None) until ``coord`` stops; an exception stops ``coord`` with it."""
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError("'coord' argument must be a Coordinator: %s" % coord)
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        if target is not None:
+            self._args, self._kwargs = args or (), kwargs or {}
+        elif args or kwargs:
+            raise ValueError("'args' and 'kwargs' argument require that you also pass "
+                             "'target'")
+        self._coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None) -> "LooperThread":
+        """A started ``LooperThread`` calling ``target(*args, **kwargs)``."""
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
+                              kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self) -> None:
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                # the due times stay on one grid: a slow call does not shift the next ones
+                due = time.monotonic()
+                while not self._coord.wait_for_stop(max(due - time.monotonic(), 0.0)):
+                    due += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self) -> None:
+        """Called once, in the thread, before the first ``run_loop``."""
+
+    def stop_loop(self) -> None:
+        """Called once, in the thread, after the last ``run_loop``."""
+
+    def run_loop(self) -> None:
+        """One period's work: ``target`` by default."""
+        if self._target is not None:
+            self._target(*self._args, **self._kwargs)
