@@ -75,7 +75,8 @@ def test_a_ptb_style_loop_trains_saves_and_a_second_supervisor_restores(tmp_path
     initialized = []
     sv = ds.train.Supervisor(logdir=logdir, save_model_secs=0,
                              init_fn=lambda sess: initialized.append(sess))
-    with sv.managed_session() as sess:
+    config = ds.ConfigProto(allow_soft_placement=True)      # as ptb_word_lm.py passes it
+    with sv.managed_session(config=config) as sess:
         assert initialized == [sess]
         first = sess.run(loss)
         for _ in range(20):
