@@ -281,6 +281,19 @@ __all__ += ["sparse", "SparseTensor", "SparseTensorValue", "sparse_placeholder",
             "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense"]
 
 
+# TF1's string ops: tf.strings and the tf.<name> spellings (host kernels)
+from . import strings  # noqa: E402
+from .ops.decode_csv import decode_csv  # noqa: E402
+from .ops.string_regex import regex_replace  # noqa: E402
+from .ops.strings import (as_string, decode_base64, encode_base64, reduce_join,  # noqa: E402
+                          string_join, string_split, string_strip,
+                          string_to_hash_bucket_fast, string_to_number, substr)
+
+__all__ += ["strings", "decode_csv", "regex_replace", "as_string", "decode_base64",
+            "encode_base64", "reduce_join", "string_join", "string_split", "string_strip",
+            "string_to_hash_bucket_fast", "string_to_number", "substr"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

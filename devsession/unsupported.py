@@ -18,7 +18,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
-    "saved_model", "strings",
+    "saved_model",
     "distributions", "feature_column",
     "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
     "resource_loader", "sysconfig", "test", "user_ops", "manip",

@@ -253,6 +253,16 @@ def test_dilated_convolutions_gradients():
                       [dy, f])
 
 
+def test_string_ops_are_not_differentiable():
+    """As TF's: no gradient flows through text (DecodeCSV, the regex ops...)."""
+    from devsession.ops.decode_csv import DECODE_CSV
+    from devsession.ops.string_regex import REGEX_OPS
+    from devsession.ops.strings import STRING_OPS
+
+    for op_type in (*STRING_OPS, *REGEX_OPS, DECODE_CSV):
+        assert get_gradient(op_type) is None, op_type
+
+
 def test_multinomial_is_not_differentiable():
     logits = ds.placeholder(ds.float64, (2, 3))
     draws = ds.random.categorical(logits, 5)

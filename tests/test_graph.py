@@ -622,7 +622,23 @@ def tf1_surface_ops(x):
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *space_and_sampling_ops(x),
         *sparse_ops(x),
+        *string_ops(x),
     ]
+
+
+def string_ops(x):
+    """One node of each string op, from float ``x`` (2x2) and strings."""
+    text = ds.as_string(x)
+    line = ds.placeholder(ds.string, [None])
+    return [*ds.decode_csv(line, [[0.0], [""]]), ds.strings.to_number(text),
+            ds.strings.join([text, "!"]), ds.strings.length(text), ds.substr(text, 0, 1),
+            ds.strings.strip(text), ds.strings.lower(text), ds.strings.upper(text),
+            ds.strings.regex_replace(text, "0", "o"),
+            ds.strings.regex_replace(text, ds.constant("0"), ds.constant("o")),
+            ds.strings.regex_full_match(text, "1.*"),
+            ds.strings.regex_full_match(text, ds.constant("1.*")),
+            ds.strings.to_hash_bucket_fast(text, 5), ds.reduce_join(text),
+            ds.io.decode_base64(ds.io.encode_base64(text))]
 
 
 def sparse_ops(x):

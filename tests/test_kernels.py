@@ -22,7 +22,10 @@ from devsession.errors import InvalidArgumentError
 from devsession.kernels.registry import lookup_kernel, registered_ops
 from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
+from devsession.ops.decode_csv import DECODE_CSV
 from devsession.ops.sparse import SPARSE_OPS
+from devsession.ops.string_regex import REGEX_OPS
+from devsession.ops.strings import STRING_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
                           F32, F64, FLOATS, I32, I64, MATMUL_CASES, NUMERIC, REDUCE_CASES,
@@ -300,7 +303,7 @@ HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncS
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS,
-             *SPARSE_OPS}
+             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -333,6 +336,9 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.random",    # test_random_categorical.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
                      "devsession.kernels.reference.sparse",    # and test_sparse.py these
+                     "devsession.kernels.reference.strings",   # and test_string_ops*.py
+                     "devsession.kernels.reference.string_regex",  # these three
+                     "devsession.kernels.reference.decode_csv",
                      "devsession.kernels.reference.queues",    # and test_queues.py these
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py

@@ -1,6 +1,8 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
-``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``), and TF2's
+``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``), CSV
+records (``decode_csv``) and web-safe base64 (``encode_base64``, ``decode_base64``:
+``ops/strings.py``), and TF2's
 ``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names), and TF1's
 ``tf.io.write_graph`` (``ds.train.write_graph``).
 
@@ -11,9 +13,11 @@ files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_e
 Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupported.
 """
 
+from ..ops.decode_csv import decode_csv
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
+from ..ops.strings import decode_base64, encode_base64
 from ..ops.file_io import matching_files, read_file, write_file
 from ..train.graph_io import write_graph
 from . import gfile
@@ -24,7 +28,8 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
            "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
-           "matching_files"]
+           "matching_files", "decode_csv",
+           "encode_base64", "decode_base64"]
 
 
 def __getattr__(name: str):

@@ -54,6 +54,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``sparse``         ``sparse.to_dense``, ``sparse_tensor_dense_matmul``, ``sparse.reduce_sum``,
                    ``sparse.reorder``, ``sparse.reshape``, ``sparse.from_dense``,
                    ``sparse_placeholder`` (over ``SparseTensor``: ``sparse_tensor.py``)
+``strings``        ``string_to_number``, ``as_string``, ``string_join``, ``substr``...
+                   (TF's string ops, on the host; ``string_regex``: the regex ops,
+                   ``decode_csv``: CSV records)
 ``parsing``        ``parse_single_example``, ``parse_example``, ``FixedLenFeature``
                    (serialized Examples into dense tensors, on the host), ``decode_raw``
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
@@ -146,6 +149,7 @@ from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
 from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
+from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: host)
 from . import sparse, sparse_grad  # noqa: F401,E402  (ds.sparse's ops; gradients)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)

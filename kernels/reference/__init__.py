@@ -34,6 +34,8 @@ module              ops
 ``sparse``          SparseToDense, SparseTensorDenseMatMul, SparseReduceSum,
                     SparseReorder, SparseReshape: numpy over a SparseTensor's three
                     arrays (HOST)
+``strings``         StringToNumber, AsString, StringJoin, Substr... (``string_regex``:
+                    the RE2 regex ops; ``decode_csv``: DecodeCSV) (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
                     DecodeRaw: the bytes of strings as numbers (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
@@ -71,6 +73,7 @@ from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
 from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
+from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
 from . import sparse  # noqa: F401,E402  (SparseToDense, SparseTensorDenseMatMul...: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)

@@ -1,0 +1,26 @@
+"""TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
+``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
+``to_hash_bucket_fast`` and ``reduce_join`` (``ops/strings.py``, ``ops/string_regex.py``:
+TF's ops, run on the host).  ``split`` raises ``UnsupportedTF1Error`` saying why; any
+other name raises it naming ``tf.strings.<name>``."""
+
+from .ops.string_regex import regex_full_match, regex_replace
+from .ops.strings import as_string, reduce_join, string_join as join
+from .ops.strings import string_length as length
+from .ops.strings import string_lower as lower
+from .ops.strings import string_split as split
+from .ops.strings import string_strip as strip
+from .ops.strings import string_to_hash_bucket_fast as to_hash_bucket_fast
+from .ops.strings import string_to_number as to_number
+from .ops.strings import string_upper as upper
+from .ops.strings import substr
+
+__all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
+           "regex_replace", "regex_full_match", "to_hash_bucket_fast", "reduce_join",
+           "split"]
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("strings", name)
