@@ -1,14 +1,14 @@
 """TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
 ``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
-``to_hash_bucket_fast`` and ``reduce_join`` (``ops/strings.py``, ``ops/string_regex.py``:
-TF's ops, run on the host).  ``split`` raises ``UnsupportedTF1Error`` saying why; any
-other name raises it naming ``tf.strings.<name>``."""
+``to_hash_bucket_fast``, ``reduce_join`` and ``split`` (a SparseTensor) (``ops/strings.py``,
+``ops/string_regex.py``, ``ops/string_split.py``: TF's ops, run on the host).  Any other
+name raises ``UnsupportedTF1Error`` naming ``tf.strings.<name>``."""
 
 from .ops.string_regex import regex_full_match, regex_replace
+from .ops.string_split import strings_split as split
 from .ops.strings import as_string, reduce_join, string_join as join
 from .ops.strings import string_length as length
 from .ops.strings import string_lower as lower
-from .ops.strings import string_split as split
 from .ops.strings import string_strip as strip
 from .ops.strings import string_to_hash_bucket_fast as to_hash_bucket_fast
 from .ops.strings import string_to_number as to_number

@@ -257,9 +257,10 @@ def test_string_ops_are_not_differentiable():
     """As TF's: no gradient flows through text (DecodeCSV, the regex ops...)."""
     from devsession.ops.decode_csv import DECODE_CSV
     from devsession.ops.string_regex import REGEX_OPS
+    from devsession.ops.string_split import SPLIT_OPS
     from devsession.ops.strings import STRING_OPS
 
-    for op_type in (*STRING_OPS, *REGEX_OPS, DECODE_CSV):
+    for op_type in (*STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV):
         assert get_gradient(op_type) is None, op_type
 
 

@@ -25,6 +25,7 @@ from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from devsession.ops.decode_csv import DECODE_CSV
 from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.string_regex import REGEX_OPS
+from devsession.ops.string_split import SPLIT_OPS
 from devsession.ops.strings import STRING_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
@@ -303,7 +304,7 @@ HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncS
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS,
-             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, DECODE_CSV}
+             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 

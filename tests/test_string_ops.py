@@ -17,7 +17,7 @@ import devsession as ds
 from devsession.errors import InvalidArgumentError, OutOfRangeError, UnimplementedError
 from devsession.unsupported import UnsupportedTF1Error
 
-STRING_OPS = {"DecodeCSV", "StringToNumber", "AsString", "StringJoin", "StringLength",
+STRING_OPS = {"DecodeCSV", "StringSplit", "StringSplitV2", "StringToNumber", "AsString", "StringJoin", "StringLength",
               "Substr", "StringStrip", "StringLower", "StringUpper",
               "StringToHashBucketFast", "ReduceJoin", "EncodeBase64", "DecodeBase64",
               "RegexReplace", "StaticRegexReplace", "RegexFullMatch", "StaticRegexFullMatch"}
@@ -338,6 +338,75 @@ def test_base64_is_web_safe(graph):
             run(decoded, {coded: strings(bad)})
 
 
+# --- splitting into SparseTensors ------------------------------------------------------------
+
+def sparse_rows(value) -> list:
+    """A split's SparseTensorValue as its rows of tokens (checking the layout)."""
+    rows = [[] for _ in range(value.dense_shape[0])]
+    for (row, column), token in zip(value.indices.tolist(), value.values):
+        assert column == len(rows[row])
+        rows[row].append(token)
+    assert value.dense_shape[1] == max((len(r) for r in rows), default=0)
+    return rows
+
+
+def split_at_bytes(s: bytes, delimiter: bytes, skip_empty: bool) -> list:
+    if not s:
+        return []
+    if not delimiter:
+        return [bytes([b]) for b in s]
+    tokens = [s]
+    for d in delimiter:
+        tokens = [piece for token in tokens for piece in token.split(bytes([d]))]
+    return [t for t in tokens if t or not skip_empty]
+
+
+SPLIT_TEXTS = strings("hello world", "  a  b ", "", "a,b,,c", "1<>2<><>3", "x")
+
+
+def test_string_split_at_any_delimiter_byte(graph):
+    text = ds.placeholder(ds.string, [None])
+    for sep, skip in ((None, True), (" ", False), (", ", True), (", ", False), ("", True)):
+        sparse = ds.string_split(text, sep, skip_empty=skip)
+        assert isinstance(sparse, ds.SparseTensor) and sparse.indices.op.type == "StringSplit"
+        assert sparse.values.dtype == ds.string and sparse.shape == (None, None)
+        got = sparse_rows(run(sparse, {text: SPLIT_TEXTS}))
+        want = [split_at_bytes(s, (" " if sep is None else sep).encode(), skip)
+                for s in SPLIT_TEXTS]
+        assert got == want, (sep, skip)
+    old_name = ds.string_split(text, delimiter=",")
+    assert sparse_rows(run(old_name, {text: strings("a,b")})) == [[b"a", b"b"]]
+    empty = run(ds.string_split(text), {text: strings()})
+    assert empty.indices.shape == (0, 2) and list(empty.dense_shape) == [0, 0]
+    with pytest.raises(ValueError, match="rank 1"):
+        ds.string_split([["a b"]])
+    with pytest.raises(InvalidArgumentError, match=r"delimiter must be a scalar, got shape: "
+                                                   r"\[1\]"):
+        delimiter = ds.placeholder(ds.string)
+        run(ds.string_split(text, delimiter), {text: strings("a"), delimiter: strings("x")})
+
+
+def test_strings_split_is_pythons_split(graph):
+    text = ds.placeholder(ds.string, [None])
+    for sep, maxsplit in ((None, -1), (",", -1), ("<>", -1), (",", 1), (" ", 2), ("", 0)):
+        sparse = ds.strings.split(text, sep, maxsplit=maxsplit)
+        assert sparse.indices.op.type == "StringSplitV2"
+        got = sparse_rows(run(sparse, {text: SPLIT_TEXTS}))
+        if maxsplit == 0:
+            want = [[s] for s in SPLIT_TEXTS]
+        else:
+            want = [s.split(sep.encode() if sep else None, maxsplit) for s in SPLIT_TEXTS]
+        assert got == want, (sep, maxsplit)
+    # TF's quirk: with whitespace, the rest after the last allowed split is a token even
+    # when nothing is left
+    quirk = ds.strings.split(["a b", "a"], maxsplit=1)
+    assert sparse_rows(run(quirk)) == [[b"a", b"b"], [b"a", b""]]
+    scalar = ds.strings.split(source="one two")          # a scalar is one row
+    assert sparse_rows(run(scalar)) == [[b"one", b"two"]]
+    with pytest.raises(UnsupportedTF1Error, match="rank 2"):
+        ds.strings.split([["a b"]])
+
+
 # --- decode_csv ------------------------------------------------------------------------------
 
 def test_decode_csv_columns_and_defaults(graph):
@@ -496,10 +565,8 @@ def test_the_strings_namespace():
     assert ds.io.decode_csv is ds.decode_csv
     with pytest.raises(UnsupportedTF1Error, match="tf.strings.unicode_decode is not supported"):
         ds.strings.unicode_decode
-    with pytest.raises(UnsupportedTF1Error, match="SparseTensor"):
-        ds.strings.split(["a b"])
-    with pytest.raises(UnsupportedTF1Error, match="SparseTensor"):
-        ds.string_split(["a b"])
+    with pytest.raises(UnsupportedTF1Error, match="RaggedTensor"):
+        ds.strings.split(["a b"], result_type="RaggedTensor")
 
 
 def test_string_ops_are_not_differentiable(graph):

@@ -2,7 +2,7 @@
 .pb, written by tests/data/make_tf_string_ops.py): the GraphDef TF built with every
 string op imports and gives TF's values and static shapes for TF's feeds, and each
 table of single cases (numbers read from text, AsString's formats, FarmHash buckets,
-RE2 rewrites, CSV records, lengths, substrings, case, base64, reduce_join) gives TF's
+RE2 rewrites, CSV records, lengths, substrings, case, base64, reduce_join, splits) gives TF's
 value, or TF's error class and text."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def test_a_graph_def_tensorflow_wrote_runs_with_tfs_values():
             "Substr", "StaticRegexReplace", "RegexReplace", "StaticRegexFullMatch",
             "RegexFullMatch", "StringStrip", "StringLower", "StringUpper",
             "StringToHashBucketFast", "ReduceJoin", "EncodeBase64",
-            "DecodeBase64"} <= types
+            "DecodeBase64", "StringSplit", "StringSplitV2"} <= types
     feeds = {f"{k}:0": decoded(v) for k, v in RECORD["feeds"].items()}
     names = sorted(RECORD["fetches"])
     with ds.Session(graph=graph) as sess:
@@ -222,3 +222,18 @@ def test_reduce_join_as_tf():
                                              keepdims=case["keepdims"],
                                              separator=case["separator"]),
               case["out"], case["axis"])
+
+
+def test_splits_as_tf():
+    split = RECORD["split"]
+    words = texts(split["texts"])
+    for case in split["v1"]:
+        check(lambda: ds.string_split(ds.constant(words), case["sep"],
+                                      skip_empty=case["skip_empty"]),
+              case["out"], (case["sep"], case["skip_empty"]))
+    for case in split["v2"]:
+        check(lambda: ds.strings.split(ds.constant(words), case["sep"],
+                                       maxsplit=case["maxsplit"]),
+              case["out"], (case["sep"], case["maxsplit"]))
+    check(lambda: ds.string_split(ds.constant([["a b"]])), split["v1_matrix"])
+    check(lambda: ds.strings.split(ds.constant("a b c")), split["v2_scalar"])

@@ -45,7 +45,7 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["string_to_number", "as_string", "string_join", "string_length", "substr",
            "string_strip", "string_lower", "string_upper", "string_to_hash_bucket_fast",
-           "reduce_join", "encode_base64", "decode_base64", "string_split", "NUMBER_DTYPES",
+           "reduce_join", "encode_base64", "decode_base64", "NUMBER_DTYPES",
            "AS_STRING_DTYPES", "STRING_OPS"]
 
 NUMBER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
@@ -326,14 +326,3 @@ def decode_base64(input, name=None):  # noqa: A002
     """TF1's ``tf.io.decode_base64``: web-safe base64, padded or not, decoded; other
     characters are ``InvalidArgumentError`` ("Invalid character found in base64.")."""
     return _op("DecodeBase64", [("input", input, _S)], None, name)
-
-
-def string_split(source=None, sep=None, skip_empty=True, delimiter=None, **kwargs):
-    """TF1's ``tf.string_split`` / ``tf.strings.split``: raises ``UnsupportedTF1Error``
-    (they return a SparseTensor or a RaggedTensor, which these ops do not make yet)."""
-    from ..unsupported import UnsupportedTF1Error
-
-    raise UnsupportedTF1Error("tf.string_split / tf.strings.split are not supported by "
-                              "devsession yet: they return a SparseTensor or RaggedTensor; "
-                              "split fixed-width records with tf.decode_csv or "
-                              "tf.strings.substr instead.")

@@ -16,6 +16,8 @@ its errors ``InvalidArgumentError`` naming the node with TF's text:
   row-major order, so the first axis listed varies fastest.
 * ``EncodeBase64``/``DecodeBase64``: TF's web-safe alphabet and padding rules (a
   4-character tail may end in ``=`` or ``==``; no other ``=``).
+* ``StringSplit``/``StringSplitV2``: a SparseTensor's three arrays (``ops/string_split.py``
+  gives the splitting rules).
 """
 
 from __future__ import annotations
@@ -329,3 +331,74 @@ def build_decode_base64(node):
     def decode_base64(data):
         return _each(decode, data)
     return decode_base64
+
+
+# --- splitting into a SparseTensor -----------------------------------------------------------
+
+def _split_bytes_at(s: bytes, delimiter: bytes, skip_empty: bool) -> list:
+    """StringSplit's tokens: every byte of ``delimiter`` separates (none: single bytes)."""
+    if not s:
+        return []
+    if not delimiter:
+        return [s[i:i + 1] for i in range(len(s))]
+    tokens, start = [], 0
+    for i in range(len(s) + 1):
+        if i == len(s) or s[i] in delimiter:
+            if s[start:i] or not skip_empty:
+                tokens.append(s[start:i])
+            start = i + 1
+    return tokens
+
+
+def _split_v2(s: bytes, sep: bytes, maxsplit: int) -> list:
+    """StringSplitV2's tokens: Python's split, except that with whitespace a last split
+    leaves the (leading-whitespace-trimmed) rest as a token even when it is empty."""
+    if maxsplit == 0:
+        return [s]
+    if sep:
+        return s.split(sep, maxsplit if maxsplit > 0 else -1)
+    tokens, rest = [], s.lstrip(_WHITESPACE)
+    while rest:
+        end = next((i for i, b in enumerate(rest) if b in _WHITESPACE), len(rest))
+        tokens.append(rest[:end])
+        rest = rest[end:].lstrip(_WHITESPACE)
+        if maxsplit > 0 and len(tokens) == maxsplit:
+            tokens.append(rest)
+            break
+    return tokens
+
+
+def _sparse_tokens(node, data, separator, what: str, split):
+    """(indices, values, dense_shape) of the tokens ``split`` gives each string."""
+    data, separator = np.asarray(data, dtype=object), np.asarray(separator, dtype=object)
+    if data.ndim != 1:
+        raise _invalid(node, f"input must be a vector, got shape: {fmt_shape(data.shape)}")
+    if separator.ndim:
+        raise _invalid(node, f"{what} must be a scalar, got shape: "
+                             f"{fmt_shape(separator.shape)}")
+    rows = [split(bytes(s), bytes(separator.item())) for s in data]
+    indices = np.array([(r, j) for r, tokens in enumerate(rows) for j in range(len(tokens))],
+                       dtype=np.int64).reshape(-1, 2)
+    values = np.empty(len(indices), dtype=object)
+    values[:] = [token for tokens in rows for token in tokens]
+    dense_shape = np.array([len(rows), max((len(t) for t in rows), default=0)], np.int64)
+    return indices, values, dense_shape
+
+
+@register_kernel("StringSplit", HOST)
+def build_string_split(node):
+    skip_empty = bool(node.attrs.get("skip_empty", True))
+
+    def string_split(data, delimiter):
+        return _sparse_tokens(node, data, delimiter, "delimiter",
+                              lambda s, d: _split_bytes_at(s, d, skip_empty))
+    return string_split
+
+
+@register_kernel("StringSplitV2", HOST)
+def build_string_split_v2(node):
+    maxsplit = int(node.attrs.get("maxsplit", -1))
+
+    def string_split_v2(data, sep):
+        return _sparse_tokens(node, data, sep, "sep", lambda s, d: _split_v2(s, d, maxsplit))
+    return string_split_v2

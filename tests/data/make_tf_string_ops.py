@@ -1,9 +1,10 @@
 """Writes tf_string_ops.pb (a GraphDef TensorFlow builds with TF1's string ops:
 DecodeCSV, StringToNumber, AsString, StringJoin, StringLength, Substr, the regex ops,
-StringStrip, StringLower/Upper, StringToHashBucketFast, ReduceJoin, Encode/DecodeBase64)
+StringStrip, StringLower/Upper, StringToHashBucketFast, ReduceJoin, Encode/DecodeBase64,
+StringSplit/V2)
 and tf_string_ops.json: that graph's feeds and TF's fetched values, and tables of single
 cases (the numbers TF reads from text, AsString's formats, hash buckets, regex rewrites,
-CSV records) with TF's value or error for each.  tests/test_string_ops.py checks
+CSV records, splits) with TF's value or error for each.  tests/test_string_ops.py checks
 devsession against both.  Run with TensorFlow installed (not a test):
 
     /work/peers/bin/python tests/data/make_tf_string_ops.py
@@ -270,6 +271,28 @@ def small_tables():
     return out
 
 
+SPLIT_TEXTS = ["hello world", "  a  b ", "", "a,b,,c", "1<>2<><>3", " \t\nx\v\fy\r ", "x"]
+
+
+def parts(sparse):
+    return [sparse.indices, sparse.values, sparse.dense_shape]
+
+
+def split_table():
+    """StringSplit (tf.string_split) and StringSplitV2 (tf.strings.split) outcomes as
+    (indices, values, dense_shape)."""
+    texts = [t.encode() for t in SPLIT_TEXTS]
+    v1 = [{"sep": sep, "skip_empty": skip, "out": outcome(lambda: parts(tf.string_split(
+        tf.constant(texts), sep, skip_empty=skip)))}
+        for sep in (" ", "", ", ", ",") for skip in (True, False)]
+    v2 = [{"sep": sep, "maxsplit": m, "out": outcome(lambda: parts(tf.strings.split(
+        tf.constant(texts), sep, maxsplit=m)))}
+        for sep in (None, " ", ",", ",,", "<>") for m in (-1, 0, 1, 2)]
+    return {"texts": [t.hex() for t in texts], "v1": v1, "v2": v2,
+            "v1_matrix": outcome(lambda: parts(tf.string_split(tf.constant([["a b"]])))),
+            "v2_scalar": outcome(lambda: parts(tf.strings.split(tf.constant("a b c"))))}
+
+
 # --- the GraphDef ------------------------------------------------------------------------------
 
 FEEDS = {
@@ -320,6 +343,10 @@ def build_graph():
             "encoded": tf.io.encode_base64(words, pad=True),
             "decoded": tf.io.decode_base64(tf.io.encode_base64(words)),
         })
+        for key, sparse in (("split", tf.string_split(stripped)),
+                            ("split_v2", tf.strings.split(words, maxsplit=1))):
+            outs.update({f"{key}_indices": sparse.indices, f"{key}_values": sparse.values,
+                         f"{key}_shape": sparse.dense_shape})
     return graph, outs
 
 
@@ -338,6 +365,7 @@ def main():
         "static": static,
         "numbers": number_table(), "as_string": as_string_table(), "hash": hash_table(),
         "regex": regex_tables(), "csv": csv_table(), "small": small_tables(),
+        "split": split_table(),
     }
     with open(os.path.join(HERE, "tf_string_ops.json"), "w") as f:
         json.dump(record, f, indent=0, sort_keys=True)
