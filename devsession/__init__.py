@@ -224,6 +224,20 @@ from .ops import digamma, igamma, igammac, lbeta, lgamma, polygamma, zeta  # noq
 
 __all__ += ["digamma", "igamma", "igammac", "lbeta", "lgamma", "polygamma", "zeta"]
 
+# --- segment reductions, partitions, counts: TF1's top-level spellings ------------------------
+from .ops import (bincount, dynamic_partition, dynamic_stitch,  # noqa: E402
+                  histogram_fixed_width, histogram_fixed_width_bins, segment_max, segment_mean,
+                  segment_min, segment_prod, segment_sum, sparse_segment_mean,
+                  sparse_segment_sqrt_n, sparse_segment_sum, unsorted_segment_max,
+                  unsorted_segment_mean, unsorted_segment_min, unsorted_segment_prod,
+                  unsorted_segment_sqrt_n)
+
+__all__ += ["bincount", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
+            "histogram_fixed_width_bins", "segment_max", "segment_mean", "segment_min",
+            "segment_prod", "segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
+            "sparse_segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
+            "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n"]
+
 from .ops.random import multinomial  # noqa: E402  (TF1's tf.multinomial)
 from .ops.space_depth import (batch_to_space, batch_to_space_nd,  # noqa: E402
                               depth_to_space, extract_image_patches, space_to_batch,

@@ -47,6 +47,15 @@ from .ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma,  # noqa
 __all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "digamma", "erfinv",
             "igamma", "igammac", "lbeta", "lgamma", "ndtri", "polygamma", "zeta"]
 
+# --- segment reductions and counts ------------------------------------------------------------
+from .ops import (bincount, segment_max, segment_mean, segment_min,  # noqa: E402
+                  segment_prod, segment_sum, unsorted_segment_max, unsorted_segment_mean,
+                  unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
+
+__all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_prod",
+            "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
+            "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

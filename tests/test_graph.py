@@ -618,6 +618,7 @@ def tf1_surface_ops(x):
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
         *special_function_ops(x),
+        *segment_ops(x),
         *linalg_ops(x),
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *space_and_sampling_ops(x),
@@ -689,6 +690,23 @@ def special_function_ops(x):
             ds.igammac(x, x), ds.ops.special.igamma_grad_a(x, x), ds.math.bessel_i0e(x),
             ds.math.bessel_i1e(x), ds.math.bessel_i0(x), ds.math.bessel_i1(x),
             ds.math.erfinv(x), ds.math.ndtri(x)]
+
+
+def segment_ops(x):
+    """One node of each segment, partition and counting op, built from float (2, 2) ``x``."""
+    ids, i = ds.constant([0, 1]), ds.constant([1, 0])
+    reductions = [build(x, ids) for build in (ds.segment_sum, ds.segment_mean, ds.segment_max,
+                                              ds.segment_min, ds.segment_prod)]
+    reductions += [build(x, ids, 2) for build in (ds.unsorted_segment_max,
+                                                  ds.unsorted_segment_min,
+                                                  ds.unsorted_segment_prod)]
+    for build in (ds.sparse_segment_sum, ds.sparse_segment_mean, ds.sparse_segment_sqrt_n):
+        reductions += [build(x, i, ids), build(x, i, ids, num_segments=3)]
+    reductions += [ds.ops.segments.sparse_segment_grad(f"SparseSegment{kind}Grad", x, i, ids, 2)
+                   for kind in ("Sum", "Mean", "SqrtN")]
+    return reductions + [*ds.dynamic_partition(x, ids, 2), ds.dynamic_stitch([i], [x]),
+                         ds.ops.partition.parallel_dynamic_stitch([i], [x]),
+                         ds.bincount(ids), ds.histogram_fixed_width(x, [0.0, 1.0], 2)]
 
 
 def tf1_math_ops(x):

@@ -42,6 +42,7 @@ COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
 COVERED |= __import__("test_tf1_kernels").COVERED
 COVERED |= __import__("test_math_kernels").COVERED   # the TF1 math ops (branch tf1-math)
 COVERED |= __import__("test_special_functions").COVERED   # lgamma, igamma, erfinv...
+COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partitions
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]

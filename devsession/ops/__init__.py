@@ -73,6 +73,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    ``matrix_diag``, ``matrix_diag_part`` (composites over the last two axes)
 ``special``        ``lgamma``, ``digamma``, ``polygamma``, ``zeta``, ``igamma``,
                    ``igammac``, ``lbeta``, ``bessel_i0e/i1e/i0/i1``, ``erfinv``, ``ndtri``
+``segments``       ``segment_sum/mean/max/min/prod``, ``unsorted_segment_max/min/prod/
+                   mean/sqrt_n``, ``sparse_segment_sum/mean/sqrt_n`` (rows reduced by ids)
+``partition``      ``dynamic_partition``, ``dynamic_stitch``, ``bincount``,
+                   ``histogram_fixed_width(_bins)`` (elements routed or counted by value)
 =================  ===================================================================
 
 ``<family>_grad`` modules hold each family's gradient functions (``state_grad``: the
@@ -204,3 +208,20 @@ from .special import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma,  # 
 
 __all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "digamma", "erfinv",
             "igamma", "igammac", "lbeta", "lgamma", "ndtri", "polygamma", "zeta"]
+
+# --- segment reductions, partitions and counts ---------------------------------------------
+from . import partition_grad, segments_grad  # noqa: F401,E402  (their gradients)
+from .partition import (bincount, dynamic_partition, dynamic_stitch,  # noqa: E402
+                        histogram_fixed_width, histogram_fixed_width_bins,
+                        parallel_dynamic_stitch)
+from .segments import (segment_max, segment_mean, segment_min, segment_prod,  # noqa: E402
+                       segment_sum, sparse_segment_mean, sparse_segment_sqrt_n,
+                       sparse_segment_sum, unsorted_segment_max, unsorted_segment_mean,
+                       unsorted_segment_min, unsorted_segment_prod, unsorted_segment_sqrt_n)
+
+__all__ += ["bincount", "dynamic_partition", "dynamic_stitch", "histogram_fixed_width",
+            "histogram_fixed_width_bins", "parallel_dynamic_stitch", "segment_max",
+            "segment_mean", "segment_min", "segment_prod", "segment_sum",
+            "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum",
+            "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
+            "unsorted_segment_prod", "unsorted_segment_sqrt_n"]

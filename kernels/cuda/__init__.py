@@ -55,6 +55,7 @@ import cupy  # noqa: F401  (fails here, and is remembered, where cupy is missing
 from . import (array, elementwise, linalg, nn, nn_conv, reduce, shape_of,  # noqa: F401
                state, training, transfer)                              # (register)
 from . import host_ops  # noqa: F401,E402  (TF1 surface: Range, Unique, Where)
+from . import segments  # noqa: F401,E402  (segment reductions, partitions: on the host)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)

@@ -59,6 +59,10 @@ module              ops
                     is TF's text of a tensor in Assert's and Print's messages
 ``special``         Lgamma, Digamma, Polygamma, Zeta, Igamma(c), IgammaGradA, the Bessel
                     functions, Erfinv, Ndtri: ``kernels/special_math.py`` over arrays
+``segments``        Segment*, UnsortedSegmentMax/Min/Prod, SparseSegment* and their
+                    gradient ops: sorted runs reduced by ``reduceat`` (HOST)
+``partition``       DynamicPartition, (Parallel)DynamicStitch, Bincount,
+                    HistogramFixedWidth (HOST)
 ==================  ===============================================================
 """
 
@@ -84,5 +88,6 @@ from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
 from . import file_io  # noqa: F401,E402  (ReadFile, WriteFile, MatchingFiles: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
 from . import special  # noqa: F401,E402  (the special functions: registers)
+from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
