@@ -22,6 +22,8 @@ module              ops and how they run
 ``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
 ``image``           ResizeBilinear(Grad): numba row loops (the gradient a gather);
                     ResizeNearestNeighbor(Grad): numpy takes and reduceats
+``special``         lgamma, digamma, zeta, igamma... (``kernels/special_math.py``)
+                    compiled by numba, called by the generated elementwise loops
 (reference)         data movement (``reference/array.py``, the slices of
                     ``reference/array_index.py``), state (``reference/state.py``), the
                     gradients' shape-of ops (``reference/shape_of.py``), the dataset

@@ -41,6 +41,8 @@ module              ops and how they run
 ``space_depth``     SpaceToDepth, DepthToSpace, Space/BatchToSpace(ND),
                     ExtractImagePatches: the host's reshapes and copies over cupy
 ``random``          Multinomial: drawn on the host (the CPU's sequence) and uploaded
+``segments``        the segment reductions, DynamicPartition/Stitch, Bincount,
+                    HistogramFixedWidth: the host's kernels on downloaded inputs
 ==================  ===============================================================
 
 Plumbing: ``device`` (running a kernel on its GPU; out-of-memory anywhere becomes
