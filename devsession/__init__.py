@@ -288,11 +288,13 @@ from . import sparse  # noqa: E402
 from .ops.sparse import (sparse_placeholder, sparse_reduce_sum, sparse_reorder,  # noqa: E402
                          sparse_reshape, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
                          sparse_to_dense)
+from .ops.sparse_add import sparse_add  # noqa: E402
 from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 
 __all__ += ["sparse", "SparseTensor", "SparseTensorValue", "sparse_placeholder",
             "sparse_reduce_sum", "sparse_reorder", "sparse_reshape",
-            "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense"]
+            "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense",
+            "sparse_add"]
 
 
 # TF1's string ops: tf.strings and the tf.<name> spellings (host kernels)

@@ -19,6 +19,7 @@ from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_s
                               space_to_batch, space_to_depth)
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
+from .ops.sparse_embedding import embedding_lookup_sparse
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
            "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "dropout", "elu",
@@ -33,7 +34,7 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
            "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
            "atrous_conv2d", "atrous_conv2d_transpose", "space_to_depth", "depth_to_space",
-           "space_to_batch"]
+           "space_to_batch", "embedding_lookup_sparse"]
 
 
 class _RNNCells:

@@ -646,9 +646,11 @@ def string_ops(x):
 def sparse_ops(x):
     """One node of each sparse op, over a SparseTensor of float ``x`` (2x2)."""
     sp = ds.sparse.from_dense(x)
+    total = ds.sparse.add(sp, sp)
     return [ds.sparse.to_dense(sp), ds.sparse.sparse_dense_matmul(sp, x),
             ds.sparse.reduce_sum(sp, 1), ds.sparse.reorder(sp).values,
-            ds.sparse.reshape(sp, [4]).indices]
+            ds.sparse.reshape(sp, [4]).indices, ds.sparse.add(sp, x),
+            *ds.gradients(total.values, [sp.values])]         # SparseAdd, SparseAddGrad
 
 
 def space_and_sampling_ops(x):

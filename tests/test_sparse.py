@@ -141,7 +141,7 @@ def test_a_sparse_placeholder_of_known_shape_holds_it_as_a_constant(graph):
 
 def test_a_graph_def_tf_wrote_with_sparse_ops_runs_to_tf_values():
     graph, names, values, data = run_recorded("tf_sparse_ops")
-    assert {op.type for op in graph.get_operations()} >= set(SPARSE_OPS)
+    assert {op.type for op in graph.get_operations()} >= set(SPARSE_OPS) - {"SparseAddGrad"}
     for name, value in zip(names, values):
         want = data[f"fetch:{name}"]
         got = np.asarray(value)
@@ -353,6 +353,91 @@ def test_reshape_errors(graph):
                 sess.run(ds.sparse.reshape(sp, shape), {sp: ([[0, 1]], [1.0], [3, 3])})
 
 
+# --- SparseAdd and SparseTensorDenseAdd ------------------------------------------------------
+
+@pytest.mark.parametrize("threshold", [0, 0.6])
+@pytest.mark.parametrize("counts", [(0, 0), (0, 3), (1, 1), (8, 6)])
+def test_add_merges_entries_as_numpy_adds(graph, threshold, counts):
+    rng = np.random.default_rng([*counts, int(threshold * 10)])
+    a, b = (random_sparse(rng, (3, 4), n) for n in counts)
+    if counts[0] and counts[1]:              # one shared index whose sum is 0.5
+        b.indices[0], b.values[0] = a.indices[0], 0.5 - a.values[0]
+        order = np.lexsort(b.indices.T[::-1])
+        b = b._replace(indices=b.indices[order], values=b.values[order])
+    sp_a, sp_b = ds.sparse_placeholder(ds.float64), ds.sparse_placeholder(ds.float64)
+    total = ds.sparse.add(sp_a, sp_b, threshold=threshold)
+    with ds.Session() as sess:
+        got = sess.run(total, {sp_a: a, sp_b: b})
+    rows_a, rows_b = ({tuple(r): v for r, v in zip(x.indices.tolist(), x.values)} for x in (a, b))
+    want = {r: rows_a.get(r, 0) + rows_b.get(r, 0) for r in set(rows_a) | set(rows_b)}
+    want = {r: v for r, v in want.items()
+            if abs(v) >= threshold or not (r in rows_a and r in rows_b)}
+    rows = sorted(want)
+    assert [tuple(r) for r in got.indices.tolist()] == rows      # row-major order
+    np.testing.assert_allclose(got.values, [want[r] for r in rows], rtol=1e-12)
+    np.testing.assert_array_equal(got.dense_shape, [3, 4])
+
+
+def test_add_of_a_dense_tensor_is_dense(graph):
+    dense = np.arange(12, dtype=np.float32).reshape(3, 4)
+    sp = ds.SparseTensor([[0, 1], [0, 1], [2, 3]], [1.0, 2.0, 3.0], [3, 4])
+    for total in (ds.sparse.add(sp, dense), ds.sparse_add(dense, sp)):
+        assert total.op.type == "SparseTensorDenseAdd" and total.shape == (3, 4)
+        with ds.Session() as sess:
+            got = sess.run(total)
+        want = dense.copy()
+        want[0, 1] += 3.0                  # a repeated index adds twice
+        want[2, 3] += 3.0
+        np.testing.assert_array_equal(got, want)
+    known = ds.sparse.add(sp, ds.SparseTensor([[1, 1]], [1.0], [3, 4]))
+    assert known.dense_shape.op.type == "Const" and known.shape == (3, 4)
+
+
+def test_add_errors(graph):
+    sp = ds.SparseTensor([[0, 1]], [1.0], [2, 3])
+    with pytest.raises(TypeError, match="At least one input should be SparseTensor"):
+        ds.sparse.add(ds.ones([2, 3]), ds.ones([2, 3]))
+    with pytest.raises(ValueError, match="Only one of threshold or thresh"):
+        ds.sparse.add(sp, sp, threshold=1, thresh=1)
+    with pytest.raises(ValueError, match="incompatible"):
+        ds.sparse.add(sp, ds.SparseTensor([[0, 1]], [1.0], [2, 4]))
+    a, b = ds.sparse_placeholder(ds.float32), ds.sparse_placeholder(ds.float32)
+    dense = ds.placeholder(ds.float32)
+    with ds.Session() as sess:
+        with pytest.raises(InvalidArgumentError, match="Operands' shapes do not match: got 4 "
+                                                       "and 5 for dimension 1"):
+            sess.run(ds.sparse.add(a, b), {a: ([[0, 1]], [1.0], [3, 4]),
+                                           b: ([[0, 1]], [1.0], [3, 5])})
+        for value, message in ((np.ones((3, 5)), "Dimension 1 does not equal \\(no "
+                                                 "broadcasting is supported\\): sparse side 4 vs "
+                                                 "dense side 5"),
+                               (np.ones((3,)), "Two operands have different ranks; received: "
+                                               "2 and 1")):
+            with pytest.raises(InvalidArgumentError, match=message):
+                sess.run(ds.sparse.add(a, dense), {a: ([[0, 1]], [1.0], [3, 4]), dense: value})
+        with pytest.raises(InvalidArgumentError, match=r"Sparse tensor has an invalid index on "
+                                                       r"dimension 1: a_indices\(0,1\) = 7, "
+                                                       r"dense tensor shape: 3 4"):
+            sess.run(ds.sparse.add(a, dense), {a: ([[0, 7]], [1.0], [3, 4]),
+                                               dense: np.ones((3, 4))})
+
+
+def test_add_gradients_are_finite_differences():
+    rng = np.random.default_rng(9)
+    a, b = random_sparse(rng, (3, 4), 6), random_sparse(rng, (3, 4), 5)
+    b.indices[:2] = a.indices[1:3]                 # two shared indices, one cancelling
+    b.values[0] = 0.1 - a.values[1]
+    order = np.lexsort(b.indices.T[::-1])
+    b = b._replace(indices=b.indices[order], values=b.values[order])
+    check_op_gradient(
+        lambda ai, av, ash, bi, bv, bsh: ds.sparse.add(ds.SparseTensor(ai, av, ash),
+                                                       ds.SparseTensor(bi, bv, bsh),
+                                                       threshold=0.5).indices,
+        [*_sparse_inputs(a), *_sparse_inputs(b)], no_gradient=(0, 2, 3, 5))
+    check_op_gradient(lambda i, v, s, d: ds.sparse.add(ds.SparseTensor(i, v, s), d),
+                      [*_sparse_inputs(a), rng.standard_normal((3, 4))], no_gradient=(0, 2))
+
+
 # --- from_dense ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("shape", [(0, 3), (1,), (3, 4), (2, 1, 3)])
@@ -413,6 +498,7 @@ def test_gradients_match_tensorflow(graph):
     data = np.load(os.path.join(DATA, "tf_sparse_ops.npz"))
     feeds = {k[5:]: data[k] for k in data if k.startswith("feed:")}
     sp = ds.sparse_placeholder(ds.float32, name="sp")
+    sq = ds.sparse_placeholder(ds.float32, name="sq")
     dense = {k: ds.constant(v) for k, v in feeds.items() if "/" not in k}
     ordered = ds.sparse.reorder(sp)
     products = {"matmul": (dense["b"], {}),
@@ -428,9 +514,14 @@ def test_gradients_match_tensorflow(graph):
                                      [ordered.values])
     grads["sum_1"] = ds.gradients(ds.reduce_sum(ds.sparse.reduce_sum(sp, axis=1) ** 2),
                                   [sp.values])
+    added = ds.sparse.add(ordered, ds.sparse.reorder(sq), threshold=0.5)
+    grads["add"] = ds.gradients(ds.reduce_sum(added.values ** 2), [sp.values, sq.values])
+    grads["add_dense"] = ds.gradients(ds.reduce_sum(ds.sparse.add(sp, dense["x"]) ** 3),
+                                      [sp.values, dense["x"]])
     grads["reorder"] = ds.gradients(ds.reduce_sum(ordered.values ** 2 * ds.range(1.0, 6.0)),
                                     [sp.values])
-    feed = {sp: (feeds["sp/indices"], feeds["sp/values"], feeds["sp/shape"])}
+    feed = {p: tuple(feeds[f"{n}/{k}"] for k in ("indices", "values", "shape"))
+            for p, n in ((sp, "sp"), (sq, "sq"))}
     with ds.Session() as sess:
         got = sess.run(grads, feed)
     for key, values in got.items():
@@ -463,8 +554,102 @@ def test_the_sparse_namespace_has_tf1_spellings():
     assert ds.sparse.matmul is ds.sparse.sparse_dense_matmul is ds.sparse_tensor_dense_matmul
     assert ds.sparse.reduce_sum is ds.sparse_reduce_sum
     assert ds.sparse.reorder is ds.sparse_reorder and ds.sparse.reshape is ds.sparse_reshape
-    for name in ("add", "concat", "slice"):
+    assert ds.sparse.add is ds.sparse_add
+    assert ds.sparse.segment_sqrt_n is ds.sparse_segment_sqrt_n
+    for name in ("concat", "slice", "fill_empty_rows"):
         with pytest.raises(UnsupportedTF1Error, match=f"tf.sparse.{name} is not supported"):
             getattr(ds.sparse, name)
     with pytest.raises(UnsupportedTF1Error, match="tf.sparse_concat is not supported"):
         ds.sparse_concat
+
+
+# --- nn.embedding_lookup_sparse --------------------------------------------------------------
+
+def embedding_oracle(params, indices, ids, weights, combiner):
+    """numpy's embedding_lookup_sparse: one row per segment up to the last one used."""
+    rows = indices[:, 0]
+    weights = np.ones(len(ids)) if weights is None else np.asarray(weights, np.float64)
+    out = np.zeros((rows.max() + 1 if len(rows) else 0, params.shape[1]))
+    for r in range(len(out)):
+        mine = rows == r
+        if not mine.any():
+            continue
+        total = (weights[mine, None] * params[ids[mine]]).sum(axis=0)
+        divisor = {"sum": 1.0, "mean": weights[mine].sum(),
+                   "sqrtn": np.sqrt((weights[mine] ** 2).sum())}[combiner]
+        out[r] = total / divisor
+    return out
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_embedding_lookup_sparse_matches_tensorflow(graph, combiner, weighted):
+    data = np.load(os.path.join(DATA, "tf_embedding_sparse.npz"))
+    params = ds.constant(data["params"])
+    ids = ds.SparseTensor(data["ids"], data["id_values"], data["shape"])
+    weights = ds.SparseTensor(data["ids"], data["weights"], data["shape"]) if weighted else None
+    out = ds.nn.embedding_lookup_sparse(params, ids, weights, combiner=combiner)
+    grad = ds.gradients(ds.reduce_sum(out ** 2), [params])[0]
+    assert out.shape.as_list() == [None, 3] and out.dtype == ds.float32
+    with ds.Session() as sess:
+        got, got_grad = sess.run([out, grad])
+    want = data[f"out:{combiner}:{int(weighted)}"].copy()
+    if weighted and combiner != "sum":
+        # row 1 has no ids: TF 1.x divides 0 by 0 (NaN), TF 2.x's div_no_nan gives 0
+        assert np.isnan(got[1]).all() and (want[1] == 0).all()
+        want[1] = np.nan
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_grad, data[f"grad:{combiner}:{int(weighted)}"],
+                               rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("combiner", ["sum", "mean", "sqrtn"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("shards", [1, 2])
+def test_embedding_lookup_sparse_gradient_is_finite_differences(graph, combiner, weighted,
+                                                                shards):
+    rng = np.random.default_rng([shards, weighted])
+    params = rng.standard_normal((6, 2))
+    indices = np.array([[0, 0], [0, 2], [1, 0], [1, 1], [2, 2], [3, 0]], np.int64)
+    ids = np.array([5, 2, 2, 0, 5, 3], np.int64)
+    weights = rng.uniform(0.5, 2.0, len(ids)) if weighted else None
+    # shards of "mod" partitioning: id i is row i // shards of shard i % shards
+    parts = [ds.placeholder(ds.float64, (None, 2)) for _ in range(shards)]
+    sp_ids = ds.SparseTensor(indices, ids, [4, 3])
+    sp_weights = ds.SparseTensor(indices, weights, [4, 3]) if weighted else None
+    out = ds.nn.embedding_lookup_sparse(parts if shards > 1 else parts[0], sp_ids, sp_weights,
+                                        combiner=combiner)
+    grads = ds.gradients(ds.reduce_sum(out ** 2), parts)
+
+    def feed(full):
+        return {p: full[k::shards] for k, p in enumerate(parts)}
+
+    with ds.Session() as sess:
+        got, got_grads = sess.run([out, grads], feed(params))
+    np.testing.assert_allclose(got, embedding_oracle(params, indices, ids, weights, combiner),
+                               rtol=1e-12, atol=1e-12)
+    numeric = np.zeros_like(params)
+    for i in range(params.size):
+        step = np.zeros(params.size)
+        step[i] = 1e-6
+        up, down = (embedding_oracle(params + s.reshape(params.shape), indices, ids, weights,
+                                     combiner) for s in (step, -step))
+        numeric.flat[i] = ((up ** 2).sum() - (down ** 2).sum()) / 2e-6
+    for k, g in enumerate(got_grads):
+        np.testing.assert_allclose(g, numeric[k::shards], rtol=1e-6, atol=1e-8)
+
+
+def test_embedding_lookup_sparse_arguments_are_checked(graph):
+    params = ds.ones([4, 2])
+    ids = ds.SparseTensor([[0, 0]], ds.constant([1], ds.int64), [1, 1])
+    with pytest.raises(TypeError, match="sp_ids must be SparseTensor"):
+        ds.nn.embedding_lookup_sparse(params, ds.constant([[1]]), None)
+    with pytest.raises(TypeError, match="sp_weights must be either None or SparseTensor"):
+        ds.nn.embedding_lookup_sparse(params, ids, ds.constant([1.0]))
+    with pytest.raises(ValueError, match="combiner must be one of 'mean', 'sqrtn' or 'sum'"):
+        ds.nn.embedding_lookup_sparse(params, ids, None, combiner="max")
+    with pytest.raises(ValueError, match="incompatible"):
+        ds.nn.embedding_lookup_sparse(params, ids, ds.SparseTensor([[0, 0], [0, 1]],
+                                                                   [1.0, 2.0], [1, 2]))
+    default = ds.nn.embedding_lookup_sparse(params, ids, None)      # TF1's default: mean
+    assert default.op.type == "SparseSegmentMean"

@@ -53,7 +53,9 @@ inference, registered in ``registry.py``) beside the builder functions users cal
                    their gradient ops; the rest of ``ds.image``: ``devsession/image.py``)
 ``sparse``         ``sparse.to_dense``, ``sparse_tensor_dense_matmul``, ``sparse.reduce_sum``,
                    ``sparse.reorder``, ``sparse.reshape``, ``sparse.from_dense``,
-                   ``sparse_placeholder`` (over ``SparseTensor``: ``sparse_tensor.py``)
+                   ``sparse_placeholder`` (over ``SparseTensor``: ``sparse_tensor.py``);
+                   ``sparse_add``: ``sparse.add``; ``sparse_embedding``:
+                   ``nn.embedding_lookup_sparse``
 ``strings``        ``string_to_number``, ``as_string``, ``string_join``, ``substr``...
                    (TF's string ops, on the host; ``string_regex``: the regex ops,
                    ``decode_csv``: CSV records)
@@ -154,7 +156,7 @@ from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import decode_csv, string_regex, string_split, strings  # noqa: F401,E402  (host)
-from . import sparse, sparse_grad  # noqa: F401,E402  (ds.sparse's ops; gradients)
+from . import sparse, sparse_add, sparse_grad  # noqa: F401,E402  (ds.sparse; gradients)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)

@@ -37,12 +37,13 @@ from .array_operands import check_int, int_operand, shape_operand
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["SPARSE_OPS", "sparse_to_dense", "sparse_tensor_to_dense",
-           "sparse_tensor_dense_matmul", "sparse_reduce_sum", "sparse_reorder",
-           "sparse_reshape", "from_dense", "sparse_placeholder"]
+__all__ = ["SPARSE_OPS", "with_rank", "check_sparse_inputs", "sparse_to_dense",
+           "sparse_tensor_to_dense", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
+           "sparse_reorder", "sparse_reshape", "from_dense", "sparse_placeholder"]
 
+# every sparse op (this module's and sparse_add.py's): all run on the host
 SPARSE_OPS = ("SparseToDense", "SparseTensorDenseMatMul", "SparseReduceSum", "SparseReorder",
-              "SparseReshape")
+              "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd")
 
 
 # --- static shapes ---------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def _check_dtype(spec, want, node: str, what: str) -> None:
                         f"{spec.dtype.name}.")
 
 
-def _sparse_inputs(indices, values, shape, node: str) -> TensorShape:
+def check_sparse_inputs(indices, values, shape, node: str) -> TensorShape:
     """Checks a SparseTensor's three inputs (indices int32/int64 of rank 2, values of
     rank 1, an int64 shape vector); returns the static dense shape."""
     check_int(indices, node, "indices")
@@ -84,7 +85,7 @@ def _sparse_to_dense(inputs, attrs, node):
 
 def _matmul(inputs, attrs, node):
     indices, values, shape, b = inputs
-    a = _sparse_inputs(indices, values, shape, node)
+    a = check_sparse_inputs(indices, values, shape, node)
     if a.ndims is not None and a.ndims != 2:
         raise InferError(f"Op '{node}': Shape must be rank 2 but is rank {a.ndims} for the "
                          f"sparse operand's shape '{shape.name}' ({a}).")

@@ -10,8 +10,11 @@ the values (and a dense operand) get gradients; indices and shapes get None.
   index with the reduced axes set to 0, in the kept-dims output).
 * SparseReorder: the output gradient sent back to each entry's input position (the
   reorder of the entries' positions gives the permutation).
+* SparseAdd: ``SparseAddGrad`` sends each sum entry's gradient to the entries of ``a``
+  and ``b`` it came from (none to a pair whose sum fell below the threshold).
+* SparseTensorDenseAdd: the dense operand gets ``dy``, each value ``dy`` at its index.
 * SparseReshape moves indices only (the values pass through an Identity): not
-  differentiable.
+  differentiable; nor is SparseAddGrad, as in TF.
 
 Checked against finite differences in tests/test_sparse.py.
 """
@@ -30,7 +33,7 @@ from .sequence import range as range_
 
 __all__: list = []
 
-not_differentiable("SparseReshape")
+not_differentiable("SparseReshape", "SparseAddGrad")
 
 
 @register_gradient("SparseTensorDenseMatMul")
@@ -81,3 +84,21 @@ def _sparse_reorder_grad(op, _, values_grad):
         "SparseReorder", [indices, range_(count), dense_shape]).outputs[1]
     return [None, unsorted_segment_sum(values_grad, positions, count), None]
 
+
+
+@register_gradient("SparseAdd")
+def _sparse_add_grad(op, *grads):
+    if grads[1] is None:
+        return [None] * 7
+    a_indices, a_values, _, b_indices, b_values, _, _ = op.inputs
+    grad_op = op.graph.create_op("SparseAddGrad", [grads[1], a_indices, b_indices,
+                                                   op.outputs[0]])
+    a_grad, b_grad = grad_op.outputs
+    a_grad.set_shape(a_values.shape)
+    b_grad.set_shape(b_values.shape)
+    return [None, a_grad, None, None, b_grad, None, None]
+
+
+@register_gradient("SparseTensorDenseAdd")
+def _sparse_dense_add_grad(op, dy):
+    return [None, gather_nd(dy, op.inputs[0]), None, dy]

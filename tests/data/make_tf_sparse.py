@@ -6,9 +6,10 @@ with TensorFlow installed (not a test):
 It writes, next to this script:
 
   tf_sparse_ops.pb / .npz   a GraphDef of SparseToDense, SparseTensorDenseMatMul (every
-                            adjoint), SparseReduceSum, SparseReorder, SparseReshape and
-                            from_dense over a sparse_placeholder "sp" (placeholders
-                            sp/indices, sp/values, sp/shape) and dense placeholders, with
+                            adjoint), SparseReduceSum, SparseReorder, SparseReshape,
+                            SparseAdd (sorted and not), SparseTensorDenseAdd and from_dense
+                            over sparse_placeholders "sp" and "sq" (placeholders
+                            sp/indices, sp/values, sp/shape...) and dense ones, with
                             its feeds and TF's fetched values (tests/tf_recorded.py's
                             layout), and under "grad:<name>" the gradients TF computes
                             of sum(output ** 2) for the values and the dense operand
@@ -23,8 +24,9 @@ It writes, next to this script:
   tf_embedding_sparse.npz   nn.embedding_lookup_sparse of params (7x3) for sparse ids with
                             and without weights and each combiner ("out:<combiner>:<w>")
                             and the gradient TF gives params of sum(out ** 2)
-                            ("grad:...") (no segment has weights summing to 0: TF 1.15
-                            divides where TF 2.x's div_no_nan gives 0)
+                            ("grad:...").  Row 1 has no ids: the weighted mean and
+                            sqrtn divide 0 by 0 there, 0 with TF 2.x's div_no_nan, NaN
+                            with TF 1.x's div (devsession's)
 """
 
 from __future__ import annotations
@@ -45,15 +47,24 @@ SP = {"indices": np.array([[0, 1], [2, 0], [1, 3], [2, 2], [0, 3]], np.int64),
       "shape": np.array([3, 4], np.int64)}
 
 
+# another [3, 4] matrix: [0, 1] cancels SP's below the threshold 0.5, [2, 2] and [0, 3]
+# add to SP's, the rest are its own
+SQ = {"indices": np.array([[2, 2], [0, 1], [1, 0], [0, 3], [2, 3]], np.int64),
+      "values": np.array([1.0, -1.25, 2.5, -3.0, 0.75], np.float32),
+      "shape": np.array([3, 4], np.int64)}
+
+
 def _sparse_ops_graph():
     rng = np.random.default_rng(11)
     dense = {"b": (4, 2), "c": (3, 2), "bt": (2, 4), "ct": (2, 3), "x": (3, 4)}
     feeds = {f"sp/{k}": v for k, v in SP.items()}
+    feeds.update({f"sq/{k}": v for k, v in SQ.items()})
     feeds.update({k: rng.standard_normal(s).astype(np.float32) for k, s in dense.items()})
     feeds["x"][feeds["x"] < 0.3] = 0.0
     graph = tf.Graph()
     with graph.as_default():
         sp = tf.sparse_placeholder(tf.float32, name="sp")
+        sq = tf.sparse_placeholder(tf.float32, name="sq")
         ph = {k: tf.placeholder(tf.float32, s, name=k) for k, s in dense.items()}
         ordered = tf.sparse.reorder(sp)
         products = {
@@ -74,7 +85,10 @@ def _sparse_ops_graph():
             "sum_all": tf.sparse.reduce_sum(sp),
             "sum_last": tf.sparse.reduce_sum(sp, axis=-1),
         })
+        added = tf.sparse.add(ordered, tf.sparse.reorder(sq), threshold=0.5)
+        outs["add_dense"] = tf.sparse.add(sp, ph["x"])
         sparse_outs = {"reorder": ordered, "reshape": tf.sparse.reshape(sp, [-1, 2]),
+                       "add": added, "add_unsorted": tf.sparse.add(sp, sq),
                        "reshape_3d": tf.sparse.reshape(sp, [2, 3, 2]),
                        "from_dense": tf.sparse.from_dense(ph["x"])}
         for key, value in sparse_outs.items():
@@ -89,6 +103,9 @@ def _sparse_ops_graph():
                                                        tf.range(1.0, 13.0)[None, :4]),
                                          [ordered.values])
         grads["sum_1"] = tf.gradients(tf.reduce_sum(outs["sum_1"] ** 2), [sp.values])
+        grads["add"] = tf.gradients(tf.reduce_sum(added.values ** 2), [sp.values, sq.values])
+        grads["add_dense"] = tf.gradients(tf.reduce_sum(outs["add_dense"] ** 3),
+                                          [sp.values, ph["x"]])
         grads["reorder"] = tf.gradients(tf.reduce_sum(ordered.values ** 2 *
                                                       tf.range(1.0, 6.0)), [sp.values])
         with tf.Session() as sess:
