@@ -548,6 +548,26 @@ def test_a_gpu_session_runs_the_sparse_ops_on_the_cpu():
     assert placed[doubled.op.name].endswith("GPU:0")
 
 
+@pytest.mark.parametrize("kind", ["direct", "grpc"])
+def test_sparse_feeds_fetches_and_ops_on_every_session_type(graph, kind):
+    from sessions import SESSION_MAKERS
+
+    sp = ds.sparse_placeholder(ds.float32)
+    ordered = ds.sparse.reorder(sp)
+    both = {"ordered": ordered, "dense": ds.sparse.to_dense(ordered),
+            "rows": ds.sparse.reduce_sum(sp, axis=1)}
+    session = SESSION_MAKERS[kind](graph)       # grpc: every other node on another task
+    try:
+        got = session.run(both, {sp: SPV})
+    finally:
+        session.close()
+    order = np.lexsort(SPV.indices.T[::-1])
+    assert_sparse_equal(got["ordered"], SPV._replace(indices=SPV.indices[order],
+                                                     values=SPV.values[order]))
+    np.testing.assert_array_equal(got["dense"], dense_of(SPV))
+    np.testing.assert_array_equal(got["rows"], dense_of(SPV).sum(axis=1))
+
+
 def test_the_sparse_namespace_has_tf1_spellings():
     assert "sparse" not in TF1_NAMESPACES
     assert ds.sparse.to_dense is ds.sparse_tensor_to_dense
