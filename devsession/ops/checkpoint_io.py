@@ -50,6 +50,6 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes_, name=None) -> li
         inputs = [convert_to_tensor(v, dtype=dtypes.string, name=n) for v, n in
                   ((prefix, "prefix"), (list(tensor_names), "tensor_names"),
                    (list(shape_and_slices), "shape_and_slices"))]
-    op = graph.create_op(RESTORE_V2, inputs, {"dtypes": [dtypes.as_dtype(t) for t in dtypes_]},
-                         name=scope.rstrip("/"), exact_name=True)
+    attrs = {"dtypes": tuple(dtypes.as_dtype(t) for t in dtypes_)}
+    op = graph.create_op(RESTORE_V2, inputs, attrs, name=scope.rstrip("/"), exact_name=True)
     return list(op.outputs)
