@@ -247,10 +247,11 @@ __all__ += ["multinomial", "batch_to_space", "batch_to_space_nd", "depth_to_spac
             "extract_image_patches", "space_to_batch", "space_to_batch_nd", "space_to_depth"]
 
 from . import queues as queue  # noqa: E402  (tf.queue.*)
-from .queues import (FIFOQueue, PaddingFIFOQueue, QueueBase,  # noqa: E402
+from .queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,  # noqa: E402
                      RandomShuffleQueue)
 
-__all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "QueueBase", "RandomShuffleQueue"]
+__all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase",
+            "RandomShuffleQueue"]
 
 from .ops.state import count_up_to  # noqa: E402
 from .readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402

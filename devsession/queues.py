@@ -1,5 +1,5 @@
-"""TF1's queues: ``ds.FIFOQueue``, ``ds.RandomShuffleQueue``, ``ds.PaddingFIFOQueue`` (also
-``ds.queue.*``), the graph-building side of ``ops/queues.py``.
+"""TF1's queues: ``ds.FIFOQueue``, ``ds.RandomShuffleQueue``, ``ds.PaddingFIFOQueue``,
+``ds.PriorityQueue`` (also ``ds.queue.*``), the graph-building side of ``ops/queues.py``.
 
 A queue object holds the handle its queue op outputs and builds the ops that use it,
 named as TF1 names them (``fifo_queue_enqueue``, ``fifo_queue_DequeueMany``...).  Values
@@ -20,7 +20,8 @@ from .graph import Tensor, convert_to_tensor, get_default_graph
 from .ops.queues import QUEUE_TYPES  # (importing it registers the ops)
 from .tensor_shape import TensorShape
 
-__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"]
+__all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
+           "PriorityQueue"]
 
 
 class QueueBase:
@@ -200,6 +201,21 @@ class RandomShuffleQueue(QueueBase):
         extra = {"min_after_dequeue": int(min_after_dequeue), "seed": seed1, "seed2": seed2}
         super().__init__(*_make("RandomShuffleQueueV2", dtypes, shapes, names, capacity,
                                 shared_name, name, extra))
+
+
+class PriorityQueue(QueueBase):
+    """Elements come out lowest priority first: each starts with an int64 scalar
+    priority beside the components ``types`` names (so enqueue ``(priority, *values)``
+    and dequeue gets the priority back first), equal priorities in arrival order."""
+
+    def __init__(self, capacity, types, shapes=None, names=None, shared_name=None,
+                 name="priority_queue"):
+        if shapes is not None:
+            _fully_defined(shapes, "PriorityQueue")
+        types, shapes, _, handle = _make("PriorityQueueV2", types, shapes, None, capacity,
+                                         shared_name, name)
+        super().__init__([dtypes.int64, *types], [(), *shapes] if shapes else None, names,
+                         handle)
 
 
 def _fully_defined(shapes, kind) -> None:

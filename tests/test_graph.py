@@ -743,9 +743,10 @@ def _queue_ops(x) -> list:
     fifo = ds.FIFOQueue(4, [ds.float32], shapes=[x.shape])
     shuffled = ds.RandomShuffleQueue(4, 1, ds.float32)
     padded = ds.PaddingFIFOQueue(4, ds.float32, shapes=[[None]])
+    prioritized = ds.PriorityQueue(4, ds.float32)
     return [fifo.enqueue(x), fifo.enqueue_many(ds.expand_dims(x, 0)), fifo.dequeue(),
             fifo.dequeue_many(2), fifo.dequeue_up_to(2), fifo.close(), fifo.size(),
-            fifo.is_closed(), shuffled.dequeue(), padded.dequeue(),
+            fifo.is_closed(), shuffled.dequeue(), padded.dequeue(), prioritized.dequeue(),
             ds.Variable(0, name="epochs").count_up_to(3), *_reader_ops(fifo)]
 
 

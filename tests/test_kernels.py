@@ -294,8 +294,8 @@ def test_runtime_errors_name_the_node(device):
 
 
 # TF1's queues: host-side session resources (test_queues.py runs their kernels)
-QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "QueueEnqueueV2",
-             "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "PriorityQueueV2",
+             "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",
              # and TF1's readers (test_queue_pipelines.py runs theirs)
              "TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",

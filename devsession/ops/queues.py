@@ -2,7 +2,9 @@
 graph side of ``ds.FIFOQueue``, ``ds.RandomShuffleQueue`` and ``ds.PaddingFIFOQueue``
 (``devsession/queues.py``).
 
-A queue op (``FIFOQueueV2``, ``RandomShuffleQueueV2``, ``PaddingFIFOQueueV2``) makes the
+A queue op (``FIFOQueueV2``, ``RandomShuffleQueueV2``, ``PaddingFIFOQueueV2``,
+``PriorityQueueV2``: its elements start with an int64 scalar priority that its
+``component_types`` leave out, as TF's) makes the
 queue in the session's resources on its first run and outputs its handle: a string
 scalar naming it (TF's is a ``resource``; devsession has no such dtype, and nothing but
 the queue ops reads a handle).  Every other op takes that handle as its first input.
@@ -16,7 +18,7 @@ its deadline or closing the session ends it.  All run on the host
 
 from __future__ import annotations
 
-from ..dtypes import bool_, int32, string
+from ..dtypes import bool_, int32, int64, string
 from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
@@ -24,7 +26,7 @@ __all__ = ["QUEUE_TYPES", "QUEUE_KINDS"]
 
 # queue op -> the kind of queue its messages name (TF's class names)
 QUEUE_KINDS = {"FIFOQueueV2": "FIFOQueue", "RandomShuffleQueueV2": "RandomShuffleQueue",
-               "PaddingFIFOQueueV2": "PaddingFIFOQueue"}
+               "PaddingFIFOQueueV2": "PaddingFIFOQueue", "PriorityQueueV2": "PriorityQueue"}
 QUEUE_TYPES = tuple(QUEUE_KINDS)
 
 _QUEUE_ATTRS = {"shapes": (), "capacity": -1, "container": "", "shared_name": ""}
@@ -59,6 +61,8 @@ def queue_components(handle_spec) -> tuple:
         return None, None
     types = tuple(op.attrs["component_types"])
     shapes = tuple(op.attrs.get("shapes") or ())
+    if op.type == "PriorityQueueV2":          # an int64 scalar priority comes first
+        return (int64, *types), ((), *shapes) if shapes else (None,) * (len(types) + 1)
     return types, shapes or (None,) * len(types)
 
 
@@ -107,6 +111,7 @@ def _is_closed(inputs, attrs, node):
 register_op(OpDef("FIFOQueueV2", _make_queue, 0, stateful=True, attr_defaults=_QUEUE_ATTRS))
 register_op(OpDef("PaddingFIFOQueueV2", _make_queue, 0, stateful=True,
                   attr_defaults=_QUEUE_ATTRS))
+register_op(OpDef("PriorityQueueV2", _make_queue, 0, stateful=True, attr_defaults=_QUEUE_ATTRS))
 register_op(OpDef("RandomShuffleQueueV2", _make_queue, 0, stateful=True,
                   attr_defaults={**_QUEUE_ATTRS, "min_after_dequeue": 0, "seed": 0,
                                  "seed2": 0}))

@@ -21,7 +21,9 @@ Ends, as TF's:
 * a ``RandomShuffleQueue`` hands out elements picked at random from its buffer, and
   while open keeps ``min_after_dequeue`` of them back;
 * a ``PaddingFIFOQueue`` pads the elements of a ``dequeue_many`` to the largest of each
-  dimension its shapes leave unknown (zeros, or empty strings).
+  dimension its shapes leave unknown (zeros, or empty strings);
+* a ``PriorityQueue`` hands out the element of the lowest priority (its first component,
+  an int64 scalar) first, equal priorities in the order they came.
 
 Waiting is bounded by the step: ``check()`` (given by the kernel) raises when the step's
 deadline passed or its session closed, and waits wake at least every ``_POLL_S`` to call
@@ -31,6 +33,7 @@ it.  So no step ever waits on a queue forever.
 from __future__ import annotations
 
 import collections
+import heapq
 import itertools
 import threading
 
@@ -51,7 +54,8 @@ def queue_display_name(node_name: str) -> str:
 
 
 class Queue:
-    """One queue: ``kind`` ("FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue"),
+    """One queue: ``kind`` ("FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue",
+    "PriorityQueue"),
     component ``dtypes`` and static ``shapes`` (tuples of int-or-None per component, or
     None for unknown), ``capacity`` (-1: unbounded)."""
 
@@ -64,6 +68,8 @@ class Queue:
         self.min_after_dequeue = min_after_dequeue
         self._rng = rng
         self._elements: collections.deque = collections.deque()
+        self._heap: list = []           # a PriorityQueue's (priority, arrival, element)
+        self._arrivals, self._returns = itertools.count(), itertools.count(-1, -1)
         self._closed = False
         self._cancelled = False          # close(cancel_pending_enqueues=True) happened
         self._changed = threading.Condition()
@@ -100,7 +106,7 @@ class Queue:
                         self._enqueue_line[0] is ticket and self._has_room()), check)
                     if self._cancelled:
                         raise CancelledError("Enqueue operation was cancelled", None)
-                    self._elements.append(element)
+                    self._add(element)
                     self._changed.notify_all()
             finally:
                 self._enqueue_line.remove(ticket)
@@ -149,6 +155,13 @@ class Queue:
             check()
             self._changed.wait(_POLL_S)
 
+    def _add(self, element: tuple) -> None:
+        if self.kind == "PriorityQueue":
+            heapq.heappush(self._heap, (int(element[0]), next(self._arrivals), element))
+            self._elements.append(None)       # counts the elements; the heap holds them
+        else:
+            self._elements.append(element)
+
     def _has_room(self) -> bool:
         return self.capacity is None or len(self._elements) < self.capacity
 
@@ -159,6 +172,9 @@ class Queue:
         return len(self._elements)
 
     def _take_one(self) -> tuple:
+        if self.kind == "PriorityQueue":
+            self._elements.pop()
+            return heapq.heappop(self._heap)[2]
         if self._rng is None:
             return self._elements.popleft()
         index = int(self._rng.integers(len(self._elements)))
@@ -167,7 +183,11 @@ class Queue:
 
     def _put_back(self, taken: list) -> None:
         """Return a failed dequeue's elements where they were (FIFO: at the front)."""
-        if self._rng is None:
+        if self.kind == "PriorityQueue":     # ahead of their priority's others
+            for element in reversed(taken):
+                heapq.heappush(self._heap, (int(element[0]), next(self._returns), element))
+                self._elements.append(None)
+        elif self._rng is None:
             self._elements.extendleft(reversed(taken))
         else:
             self._elements.extend(taken)

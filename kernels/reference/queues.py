@@ -24,7 +24,7 @@ __all__ = ["CONTAINER", "find_queue", "step_check"]
 
 CONTAINER = "_queues"
 _KINDS = {"FIFOQueueV2": "FIFOQueue", "RandomShuffleQueueV2": "RandomShuffleQueue",
-          "PaddingFIFOQueueV2": "PaddingFIFOQueue"}
+          "PaddingFIFOQueueV2": "PaddingFIFOQueue", "PriorityQueueV2": "PriorityQueue"}
 
 
 def _resources(node):
@@ -39,6 +39,9 @@ def build_make_queue(node):
     handle = np.array(key, dtype=object)
     kind = _KINDS[node.op]
     shapes = tuple(None if s is None else tuple(s) for s in (attrs.get("shapes") or ()))
+    types = tuple(attrs["component_types"])
+    if kind == "PriorityQueue":             # the int64 scalar priority comes first
+        types, shapes = (np.dtype(np.int64), *types), ((), *shapes) if shapes else ()
 
     def make():
         rng = None
@@ -46,7 +49,7 @@ def build_make_queue(node):
             pair = (int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
             rng = np.random.default_rng(None if pair == (0, 0) else list(pair))
         name = shared or queue_display_name(node.name)
-        return Queue(kind, name, attrs["component_types"], shapes,
+        return Queue(kind, name, types, shapes,
                      int(attrs.get("capacity", -1)), int(attrs.get("min_after_dequeue", 0)),
                      rng)
 
