@@ -49,6 +49,19 @@ def test_tensors_round_trip_exactly_in_one_frame():
         assert got.flags.writeable and got.flags.c_contiguous
 
 
+def test_string_tensors_round_trip_in_a_frame():
+    strings = np.array([[b"a", b""], [bytes(range(256)), b"x" * 70_000]], object)
+    left, right = pair()
+    sender = threading.Thread(target=left.send,
+                              args=(PUSH_TENSOR, Push(step_id=1), [strings, ARRAYS[0]]))
+    sender.start()
+    _, message, (got, floats) = right.receive({PUSH_TENSOR: Push})
+    sender.join()
+    assert message.tensors[0].string_bytes == 4 * 8 + 1 + 256 + 70_000
+    assert got.shape == (2, 2) and got.reshape(-1).tolist() == strings.reshape(-1).tolist()
+    np.testing.assert_array_equal(floats, ARRAYS[0])
+
+
 def test_big_endian_arrays_arrive_with_their_values():
     """Arrays of the other byte order travel little-endian, as every payload does (their
     bytes went out as they were, and [1.5, -2.5] arrived as tiny garbage numbers)."""
@@ -72,6 +85,9 @@ def test_frames_follow_each_other_on_one_connection():
         assert message.step_id == i and array.tolist() == [i] * i
 
 
+_STRINGS = wire_pb2.TensorSpec(name="k", dtype=7, shape=[2], string_bytes=16)
+
+
 def header(kind, head, payload):
     return struct.pack("<B3xIQ", kind, head, payload)
 
@@ -89,12 +105,16 @@ def header(kind, head, payload):
                              .SerializeToString()), 0)
      + Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=77)]).SerializeToString(),
      "unsupported dtype"),
-    # a string tensor (enum 7) of 2 elements, 16 payload bytes: strings never travel as raw
-    # bytes, which would land in an array of object pointers
+    # a string tensor (enum 7) of 2 elements travels packed, its size in string_bytes:
+    # without it, 16 payload bytes are more than it announces
     (header(PUSH_TENSOR, len(Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=7, shape=[2])])
                              .SerializeToString()), 16)
      + Push(tensors=[wire_pb2.TensorSpec(name="k", dtype=7, shape=[2])]).SerializeToString()
-     + bytes(16), "unsupported dtype"),
+     + bytes(16), "announces 16 payload bytes but its tensors need 0"),
+    # ... and with it, lengths (5 and 0) that do not account for its bytes (none)
+    (header(PUSH_TENSOR, len(Push(tensors=[_STRINGS]).SerializeToString()), 16)
+     + Push(tensors=[_STRINGS]).SerializeToString()
+     + np.array([5, 0], "<u8").tobytes(), "do not account"),
 ])
 def test_malformed_frames_are_frame_errors(raw, match):
     a, b = socket.socketpair()

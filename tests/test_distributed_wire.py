@@ -159,3 +159,42 @@ def test_received_arrays_reuse_a_dropped_buffer_never_a_held_one():
     assert received(4.0).__array_interface__["data"][0] == address
     big = wire._RECEIVED.max_bytes // 4 + 1                 # past the pool: plain arrays
     assert not wire._RECEIVED._pooled(big * 4) and wire._RECEIVED.max_bytes == 64 << 20
+
+
+STRINGS = [np.array(b"", object), np.array([], object).reshape(0, 2),
+           np.array([b"a", b"", "é".encode(), bytes(range(256)), b"\x00" * 5], object),
+           np.array([[b"x", b"yz"], [b"", b"long " * 50]], object)]
+
+
+@pytest.mark.parametrize("strings", STRINGS, ids=lambda s: str(s.shape))
+def test_string_tensors_travel_packed(strings):
+    data = wire.encode_tensors(worker_pb2.PushTensorRequest(step_id=2), ["s", "f"],
+                               [strings, np.ones(3, np.float32)])
+    message, (got, ones) = wire.decode_tensors(worker_pb2.PushTensorRequest, data)
+    spec = message.tensors[0]
+    assert (spec.dtype, tuple(spec.shape)) == (ds.string.enum, strings.shape)
+    assert spec.string_bytes == 8 * strings.size + sum(len(b) for b in strings.reshape(-1))
+    assert got.dtype == object and got.shape == strings.shape
+    assert got.reshape(-1).tolist() == strings.reshape(-1).tolist()
+    np.testing.assert_array_equal(ones, np.ones(3, np.float32))
+    frames = list(wire.encode_stream(worker_pb2.PushTensorRequest(), ["s"], [strings], chunk=3))
+    _, (streamed,) = wire.decode_stream(worker_pb2.PushTensorRequest, iter(frames))
+    assert streamed.reshape(-1).tolist() == strings.reshape(-1).tolist()
+
+
+def test_malformed_string_payloads_are_invalid_argument():
+    def message_with(shape, lengths, data):
+        message = worker_pb2.PushTensorRequest()
+        payload = np.array(lengths, "<u8").tobytes() + data
+        message.tensors.add(name="s", dtype=ds.string.enum, shape=shape,
+                            string_bytes=len(payload))
+        return wire.encode(message, [payload])
+
+    decode = lambda data: wire.decode_tensors(worker_pb2.PushTensorRequest, data)  # noqa: E731
+    _bad(lambda: decode(message_with([2], [1, 5], b"abc")), "do not account")
+    _bad(lambda: decode(message_with([2], [1, 1], b"abc")), "do not account")
+    _bad(lambda: decode(message_with([3], [1, 1], b"ab")), "do not account")
+    _bad(lambda: decode(message_with([1], [2 ** 63], b"ab")), "do not account")
+    assert decode(message_with([2], [1, 2], b"abc"))[1][0].tolist() == [b"a", b"bc"]
+    with pytest.raises(ds.errors.InvalidArgumentError, match="holds bytes, not int"):
+        wire.encode_tensors(worker_pb2.PushTensorRequest(), ["s"], [np.array([1], object)])

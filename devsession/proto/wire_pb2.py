@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import graph_pb2 as graph__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\nwire.proto\x12\ndevsession\x1a\x0bgraph.proto\"N\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.devsession.DataType\x12\r\n\x05shape\x18\x03 \x03(\x03\"e\n\x15\x44\x65viceAttributesProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"1\n\rDeviceKernels\x12\x13\n\x0b\x64\x65vice_type\x18\x01 \x01(\t\x12\x0b\n\x03ops\x18\x02 \x03(\t\"{\n\x0eNodeStatsProto\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\r\n\x05start\x18\x04 \x01(\x01\x12\x10\n\x08\x64uration\x18\x05 \x01(\x01\x12\x0e\n\x06thread\x18\x06 \x01(\x03\x12\x0e\n\x06kernel\x18\x07 \x01(\t\"\x8c\x01\n\x0fOptimizerConfig\x12\x18\n\x10\x63onstant_folding\x18\x01 \x01(\x08\x12(\n common_subexpression_elimination\x18\x02 \x01(\x08\x12\x0e\n\x06\x66usion\x18\x03 \x01(\x08\x12%\n\x1d\x63onstant_folding_max_elements\x18\x04 \x01(\x03\"_\n\rExchangeReply\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tnode_name\x18\x03 \x01(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x0bSocketHello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04task\x18\x02 \x01(\t\"2\n\rSocketWelcome\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\nwire.proto\x12\ndevsession\x1a\x0bgraph.proto\"d\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.devsession.DataType\x12\r\n\x05shape\x18\x03 \x03(\x03\x12\x14\n\x0cstring_bytes\x18\x04 \x01(\x03\"e\n\x15\x44\x65viceAttributesProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"1\n\rDeviceKernels\x12\x13\n\x0b\x64\x65vice_type\x18\x01 \x01(\t\x12\x0b\n\x03ops\x18\x02 \x03(\t\"{\n\x0eNodeStatsProto\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\r\n\x05start\x18\x04 \x01(\x01\x12\x10\n\x08\x64uration\x18\x05 \x01(\x01\x12\x0e\n\x06thread\x18\x06 \x01(\x03\x12\x0e\n\x06kernel\x18\x07 \x01(\t\"\x8c\x01\n\x0fOptimizerConfig\x12\x18\n\x10\x63onstant_folding\x18\x01 \x01(\x08\x12(\n common_subexpression_elimination\x18\x02 \x01(\x08\x12\x0e\n\x06\x66usion\x18\x03 \x01(\x08\x12%\n\x1d\x63onstant_folding_max_elements\x18\x04 \x01(\x03\"_\n\rExchangeReply\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tnode_name\x18\x03 \x01(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x0bSocketHello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04task\x18\x02 \x01(\t\"2\n\rSocketWelcome\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,19 +33,19 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'wire_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TENSORSPEC']._serialized_start=39
-  _globals['_TENSORSPEC']._serialized_end=117
-  _globals['_DEVICEATTRIBUTESPROTO']._serialized_start=119
-  _globals['_DEVICEATTRIBUTESPROTO']._serialized_end=220
-  _globals['_DEVICEKERNELS']._serialized_start=222
-  _globals['_DEVICEKERNELS']._serialized_end=271
-  _globals['_NODESTATSPROTO']._serialized_start=273
-  _globals['_NODESTATSPROTO']._serialized_end=396
-  _globals['_OPTIMIZERCONFIG']._serialized_start=399
-  _globals['_OPTIMIZERCONFIG']._serialized_end=539
-  _globals['_EXCHANGEREPLY']._serialized_start=541
-  _globals['_EXCHANGEREPLY']._serialized_end=636
-  _globals['_SOCKETHELLO']._serialized_start=638
-  _globals['_SOCKETHELLO']._serialized_end=680
-  _globals['_SOCKETWELCOME']._serialized_start=682
-  _globals['_SOCKETWELCOME']._serialized_end=732
+  _globals['_TENSORSPEC']._serialized_end=139
+  _globals['_DEVICEATTRIBUTESPROTO']._serialized_start=141
+  _globals['_DEVICEATTRIBUTESPROTO']._serialized_end=242
+  _globals['_DEVICEKERNELS']._serialized_start=244
+  _globals['_DEVICEKERNELS']._serialized_end=293
+  _globals['_NODESTATSPROTO']._serialized_start=295
+  _globals['_NODESTATSPROTO']._serialized_end=418
+  _globals['_OPTIMIZERCONFIG']._serialized_start=421
+  _globals['_OPTIMIZERCONFIG']._serialized_end=561
+  _globals['_EXCHANGEREPLY']._serialized_start=563
+  _globals['_EXCHANGEREPLY']._serialized_end=658
+  _globals['_SOCKETHELLO']._serialized_start=660
+  _globals['_SOCKETHELLO']._serialized_end=702
+  _globals['_SOCKETWELCOME']._serialized_start=704
+  _globals['_SOCKETWELCOME']._serialized_end=754
 # @@protoc_insertion_point(module_scope)

@@ -36,7 +36,6 @@ reply: OK with the method's reply, or ERROR with an ``ExchangeReply`` carrying t
 from __future__ import annotations
 
 import struct
-import sys
 import time
 
 import numpy as np
@@ -59,7 +58,6 @@ MAX_HEAD_BYTES = wire.MAX_MESSAGE_BYTES
 # ones go out from the arrays' own buffers.
 _JOIN_BYTES = 64 << 10
 _BUFFER_BYTES = 64 << 10
-_LITTLE = sys.byteorder == "little"
 
 
 class FrameError(Exception):
@@ -152,21 +150,22 @@ class FrameSocket:
         except Exception as e:  # protobuf's DecodeError
             raise FrameError(f"a malformed {cls.DESCRIPTOR.name}: {e}") from None
         specs = getattr(message, "tensors", ())
-        announced = sum(_nbytes(spec) for spec in specs)
+        try:
+            announced = sum(wire.spec_nbytes(spec) for spec in specs)
+        except OpError as e:
+            raise FrameError(str(e)) from None
         if announced != payload_size:
             raise FrameError(f"the frame announces {payload_size} payload bytes but its "
                              f"tensors need {announced}")
         arrays = []
         for spec in specs:
             try:
-                array = wire._allocate(spec)
+                array = wire.receive_buffer(spec)
+                if array.nbytes:
+                    self._read_into(memoryview(array.reshape(-1).view(np.uint8)))
+                arrays.append(wire.received(spec, array))
             except OpError as e:
                 raise FrameError(str(e)) from None
-            if array.nbytes:
-                self._read_into(memoryview(array.reshape(-1).view(np.uint8)))
-            if not _LITTLE:
-                array.byteswap(inplace=True)
-            arrays.append(array)
         return kind, message, arrays
 
     def _read_bytes(self, count: int) -> bytes:
@@ -206,19 +205,6 @@ class FrameSocket:
                 raise ConnectionClosed("the peer closed the connection in the middle of a "
                                        "frame")
             pos += got
-
-
-def _nbytes(spec) -> int:
-    dtype = wire.WIRE_DTYPES.get(spec.dtype)
-    if dtype is None:
-        raise FrameError(f"tensor '{spec.name}' has an unsupported dtype enum "
-                         f"{spec.dtype}")
-    count = 1
-    for d in spec.shape:
-        if d < 0:
-            raise FrameError(f"tensor '{spec.name}' has a negative dimension")
-        count *= d
-    return count * dtype.itemsize
 
 
 def _send_gathered(sock, parts: list) -> None:

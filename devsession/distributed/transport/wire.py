@@ -17,6 +17,10 @@ the destination arrays.  The result is exactly protobuf's encoding of the same m
     frames = list(encode_stream(pb.PushTensorRequest(step_id=7), ["k"], [array]))
     head, arrays = decode_stream(pb.PushTensorRequest, iter(frames))
 
+A string tensor travels packed: each element's length (little-endian uint64, in C
+order), then the elements' bytes, its spec's ``string_bytes`` giving the packed size; the
+receiver checks that the lengths account for every byte.
+
 Malformed input of any kind raises ``InvalidArgumentError``; a spec too large to
 allocate raises ``ResourceExhaustedError``.
 
@@ -41,7 +45,8 @@ from ...proto import wire_pb2
 
 __all__ = ["CHUNK_BYTES", "INLINE_BYTES", "MAX_MESSAGE_BYTES", "encode", "split", "decode",
            "to_host", "tensor_specs", "payload_views", "payload_size", "encode_stream",
-           "decode_stream", "TensorReader", "encode_tensors", "decode_tensors", "read_tensors"]
+           "decode_stream", "TensorReader", "encode_tensors", "decode_tensors", "read_tensors",
+           "spec_nbytes", "receive_buffer", "received"]
 
 # A stream cuts the payload into pieces of this size; 1 MiB measured best on loopback
 # (benchmarks/grpc_transfer.py): big enough that per-message costs vanish, small enough
@@ -154,9 +159,12 @@ def decode(cls, data) -> tuple[object, memoryview]:
 
 # --- tensors <-> specs and byte views -----------------------------------------------------
 
-# The numpy dtype of each wire enum a tensor may carry, and back (strings never travel).
+# The numpy dtype of each wire enum a fixed-size tensor may carry, and back (strings
+# travel packed: ``_pack``).
 WIRE_DTYPES = {d.enum: np.dtype(d.np) for d in dtypes.ALL if d is not dtypes.string}
 _WIRE_ENUMS = {dtype: enum for enum, dtype in WIRE_DTYPES.items()}
+_STRING = dtypes.string.enum
+_LENGTH = np.dtype("<u8")
 
 
 def to_host(value) -> np.ndarray:
@@ -170,9 +178,51 @@ def to_host(value) -> np.ndarray:
 
 
 def tensor_specs(names: Sequence[str], arrays: Sequence[np.ndarray]) -> list:
-    return [wire_pb2.TensorSpec(name=name, dtype=_WIRE_ENUMS.get(array.dtype) or
-                                _unsendable(name, array.dtype), shape=array.shape)
-            for name, array in zip(names, arrays)]
+    return [_spec(name, array) for name, array in zip(names, arrays)]
+
+
+def _spec(name: str, array: np.ndarray):
+    if array.dtype == object:
+        return wire_pb2.TensorSpec(name=name, dtype=_STRING, shape=array.shape,
+                                   string_bytes=_packed_size(name, array))
+    return wire_pb2.TensorSpec(name=name, dtype=_WIRE_ENUMS.get(array.dtype) or
+                               _unsendable(name, array.dtype), shape=array.shape)
+
+
+def _packed_size(name: str, array: np.ndarray) -> int:
+    try:
+        return array.size * _LENGTH.itemsize + sum(len(b) for b in array.reshape(-1))
+    except TypeError:
+        raise InvalidArgumentError(f"Cannot send tensor '{name}': a string tensor holds "
+                                   f"bytes, not {type(array.reshape(-1)[0]).__name__}.") \
+            from None
+
+
+def _pack(array: np.ndarray) -> np.ndarray:
+    """A string tensor's payload: the elements' lengths, then their bytes."""
+    flat = array.reshape(-1)
+    lengths = np.fromiter((len(b) for b in flat), _LENGTH, count=flat.size)
+    return np.frombuffer(lengths.tobytes() + b"".join(flat), np.uint8)
+
+
+def _unpack(spec, packed: np.ndarray) -> np.ndarray:
+    """The string tensor ``spec`` announced, from its received payload; checked."""
+    count = 1
+    for d in spec.shape:
+        count *= d
+    head = count * _LENGTH.itemsize
+    data = packed.tobytes()
+    lengths = np.frombuffer(data[:head], _LENGTH) if len(data) >= head else None
+    if lengths is None or int(lengths.sum(dtype=np.uint64)) != len(data) - head or \
+            (count and int(lengths.max()) > len(data) - head):
+        raise InvalidArgumentError(f"String tensor '{spec.name}' is malformed: its element "
+                                   f"lengths do not account for its {len(data)} bytes.")
+    out = np.empty(count, object)
+    pos = head
+    for i, length in enumerate(lengths.tolist()):
+        out[i] = data[pos:pos + length]
+        pos += length
+    return out.reshape(tuple(spec.shape))
 
 
 def _unsendable(name: str, dtype) -> int:
@@ -182,10 +232,10 @@ def _unsendable(name: str, dtype) -> int:
         enum = dtypes.as_dtype(dtype).enum
     except TypeError as e:
         raise InvalidArgumentError(f"Cannot send tensor '{name}': {e}") from None
-    if enum == dtypes.string.enum:
-        raise UnimplementedError(f"Cannot send string tensor '{name}' between processes: "
-                                 f"string tensors stay within one task in devsession so "
-                                 f"far (run string ops and summaries in a direct session).")
+    if enum == _STRING:
+        raise UnimplementedError(f"Cannot send string tensor '{name}' of numpy dtype "
+                                 f"{np.dtype(dtype)}: a string tensor is an object array "
+                                 f"of bytes.")
     return enum          # another byte order of a wire dtype
 
 
@@ -193,6 +243,9 @@ def payload_views(arrays: Sequence[np.ndarray]) -> list[memoryview]:
     """One flat byte view per (host, C-contiguous) array, little-endian."""
     views = []
     for array in arrays:
+        if array.dtype == object:
+            views.append(memoryview(_pack(array)))
+            continue
         little = array.dtype.newbyteorder("<")
         if array.dtype != little:          # a big-endian array, or any on a big-endian host
             array = array.astype(little)
@@ -201,7 +254,7 @@ def payload_views(arrays: Sequence[np.ndarray]) -> list[memoryview]:
 
 
 def payload_size(arrays: Sequence[np.ndarray]) -> int:
-    return sum(a.nbytes for a in arrays)
+    return sum(_packed_size("", a) if a.dtype == object else a.nbytes for a in arrays)
 
 
 def _chunks(views: Sequence[memoryview], chunk: int) -> Iterator[list]:
@@ -252,8 +305,9 @@ class TensorReader:
         self.names: list[str] = []
         self.arrays: list[np.ndarray] = []
         self._views: list[np.ndarray] = []
-        for spec in specs:
-            array = _allocate(spec)
+        self._specs = list(specs)
+        for spec in self._specs:
+            array = receive_buffer(spec)
             self.names.append(spec.name)
             self.arrays.append(array)
             self._views.append(array.reshape(-1).view(np.uint8))
@@ -288,13 +342,51 @@ class TensorReader:
             raise InvalidArgumentError(
                 f"Tensor '{self.names[self._index]}' is incomplete: {missing} byte(s) of "
                 f"the announced tensors never arrived.")
-        if not _LITTLE:
-            for array in self.arrays:
-                array.byteswap(inplace=True)
+        self.arrays = [received(spec, array) for spec, array in zip(self._specs, self.arrays)]
         return self.arrays
 
 
 _RECEIVED = BufferPool(keep=8, min_bytes=1 << 20, max_bytes=64 << 20)
+
+
+def spec_nbytes(spec) -> int:
+    """The payload bytes ``spec`` announces (InvalidArgumentError for a bad spec)."""
+    if spec.dtype == _STRING:
+        return spec.string_bytes
+    dtype = WIRE_DTYPES.get(spec.dtype)
+    if dtype is None:
+        raise InvalidArgumentError(f"Tensor '{spec.name}' has an unsupported dtype enum "
+                                   f"{spec.dtype}.")
+    count = 1
+    for d in spec.shape:
+        if d < 0:
+            raise InvalidArgumentError(f"Tensor '{spec.name}' has a negative dimension in "
+                                       f"shape {list(spec.shape)}.")
+        count *= d
+    return count * dtype.itemsize
+
+
+def receive_buffer(spec) -> np.ndarray:
+    """Where ``spec``'s payload is received: the tensor itself, or for a string tensor a
+    byte buffer that ``received`` unpacks."""
+    if spec.dtype != _STRING:
+        return _allocate(spec)
+    if spec.string_bytes < 0 or any(d < 0 for d in spec.shape):
+        raise InvalidArgumentError(f"String tensor '{spec.name}' announces a negative size.")
+    try:
+        return np.empty(spec.string_bytes, np.uint8)
+    except (MemoryError, ValueError) as e:
+        raise ResourceExhaustedError(f"Cannot allocate string tensor '{spec.name}' of "
+                                     f"{spec.string_bytes} bytes: {e}") from None
+
+
+def received(spec, array: np.ndarray) -> np.ndarray:
+    """The tensor ``spec`` describes, once ``receive_buffer``'s array is filled."""
+    if spec.dtype == _STRING:
+        return _unpack(spec, array)
+    if not _LITTLE:
+        array.byteswap(inplace=True)
+    return array
 
 
 def _allocate(spec) -> np.ndarray:
