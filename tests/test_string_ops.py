@@ -17,8 +17,8 @@ import devsession as ds
 from devsession.errors import InvalidArgumentError, OutOfRangeError, UnimplementedError
 from devsession.unsupported import UnsupportedTF1Error
 
-STRING_OPS = {"DecodeCSV", "StringSplit", "StringSplitV2", "StringToNumber", "AsString", "StringJoin", "StringLength",
-              "Substr", "StringStrip", "StringLower", "StringUpper",
+STRING_OPS = {"DecodeCSV", "StringSplit", "StringSplitV2", "StringToNumber", "AsString",
+              "StringJoin", "StringLength", "Substr", "StringStrip", "StringLower", "StringUpper",
               "StringToHashBucketFast", "ReduceJoin", "EncodeBase64", "DecodeBase64",
               "RegexReplace", "StaticRegexReplace", "RegexFullMatch", "StaticRegexFullMatch"}
 

@@ -19,7 +19,9 @@ Where the two still differ it is an ``UnimplementedError`` rather than a differe
 answer: ``\\p{...}`` Unicode classes, ``\\C``, the ungreedy flag ``U``.  Left as they
 are: ``\\D``, ``\\W``, ``\\S`` inside a bracket class are Unicode's; Python's error text
 stands in for RE2's after the ``Invalid pattern: <p>, error:`` that TF writes; bytes
-that are not UTF-8 are read one "character" each (RE2 matches none of them with ``.``).
+that are not UTF-8 are read one "character" each (RE2 matches none of them with ``.``);
+and ``re`` backtracks, so a pattern such as ``(a*)*b`` can take exponential time where
+RE2 is linear.
 
 Texts are decoded from UTF-8 with ``surrogateescape``, so every byte string round-trips.
 """
