@@ -110,6 +110,9 @@ from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noq
                           reverse_sequence, sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
 from .variables import tables_initializer  # noqa: E402
+from .variables import (assert_variables_initialized,  # noqa: E402
+                        report_uninitialized_variables)
+from .ops.state import is_variable_initialized  # noqa: E402
 from .train.moving_averages import moving_average_variables  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
 from .ops.reduce import cumprod, cumsum  # noqa: E402
@@ -154,7 +157,8 @@ __all__ += [
     "placeholder_with_default",
     "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
     "local_variables",
-    "local_variables_initializer", "tables_initializer", "cumsum", "cumprod",
+    "local_variables_initializer", "tables_initializer", "report_uninitialized_variables",
+    "assert_variables_initialized", "is_variable_initialized", "cumsum", "cumprod",
     "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",

@@ -13,14 +13,19 @@ optimizers train by default); ``collections=`` replaces the first.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor, device,
                     get_default_graph, name_scope, pending_control_inputs)
 from .tensor_shape import TensorShape
+from . import dtypes
 from . import ops as api
+from .ops.state import is_variable_initialized
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
            "trainable_variables", "variables_initializer", "local_variables",
-           "local_variables_initializer", "tables_initializer", "GLOBAL_VARIABLES",
+           "local_variables_initializer", "tables_initializer", "report_uninitialized_variables",
+           "assert_variables_initialized", "GLOBAL_VARIABLES",
            "TRAINABLE_VARIABLES", "LOCAL_VARIABLES"]
 
 GLOBAL_VARIABLES = "variables"
@@ -246,6 +251,33 @@ def local_variables_initializer():
     """An op that initializes the local variables (a NoOp when there are none, as
     TF1's, so ``sess.run([global_init, local_init])`` works unchanged)."""
     return variables_initializer(local_variables(), name="init")
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """TF1's: a string vector of the names of ``var_list``'s variables (default: the
+    global and local ones) not initialized yet, empty when all are; each checked where
+    it lives, the names gathered on the CPU, as TF1's."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    with name_scope(name):
+        if not var_list:
+            return api.constant(np.zeros(0, object), dtypes.string)
+        ready = [is_variable_initialized(v) for v in var_list]
+        with device("/cpu:0"):
+            names = api.constant([v.op.name for v in var_list])
+            return api.boolean_mask(names, api.logical_not(api.stack(ready)))
+
+
+def assert_variables_initialized(var_list=None):
+    """TF1's: an op whose run fails with ``FailedPreconditionError`` naming a variable of
+    ``var_list`` (default: the global and local ones) that is not initialized (None for
+    no variables)."""
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        return None
+    with name_scope("assert_variables_initialized"):
+        return api.group(*[api.identity(v) for v in var_list])
 
 
 def tables_initializer(name: str = "init_all_tables"):

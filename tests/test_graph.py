@@ -621,6 +621,7 @@ def tf1_surface_ops(x):
         *segment_ops(x),
         *linalg_ops(x),
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
+        ds.is_variable_initialized(ds.Variable(1.0, name="probed")),
         *space_and_sampling_ops(x),
         *sparse_ops(x),
         *string_ops(x),

@@ -287,7 +287,8 @@ def test_a_worker_gives_up_after_its_bound():
     started = time.monotonic()
     # a direct session of its own: no chief will ever initialize it
     with pytest.raises(DeadlineExceededError,
-                       match="not ready after waiting 0.3 secs.*uninitialized value"):
+                       match="not ready after waiting 0.3 secs.*Variables not initialized: "
+                             "global_step, w"):
         sv.prepare_or_wait_for_session(max_wait_secs=0.3)
     assert 0.25 <= time.monotonic() - started < 1.0     # no wait past the bound
 

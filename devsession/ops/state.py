@@ -21,8 +21,7 @@ from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["constant", "placeholder", "placeholder_with_default", "no_op", "group", "assign",
-           "count_up_to",
-           "assign_add", "assign_sub", "variable_ref"]
+           "count_up_to", "is_variable_initialized", "assign_add", "assign_sub", "variable_ref"]
 
 
 def _const(inputs, attrs, node):
@@ -66,6 +65,10 @@ def _count_up_to(inputs, attrs, node):
     return ref.dtype, TensorShape([])
 
 
+def _is_initialized(inputs, attrs, node):
+    return dtypes.bool_, TensorShape([])
+
+
 def _no_output(inputs, attrs, node):
     return None
 
@@ -96,6 +99,8 @@ def _register() -> None:
     register_op(OpDef("AssignAdd", _assign, 2, ref_inputs=(0,), stateful=True))
     register_op(OpDef("AssignSub", _assign, 2, ref_inputs=(0,), stateful=True))
     register_op(OpDef("CountUpTo", _count_up_to, 1, ref_inputs=(0,), stateful=True))
+    register_op(OpDef("IsVariableInitialized", _is_initialized, 1, ref_inputs=(0,),
+                      stateful=True))
 
 
 _register()
@@ -187,6 +192,14 @@ def count_up_to(ref, limit, name=None) -> Tensor:
     target = variable_ref(ref, "count_up_to")
     return target.graph.create_op("CountUpTo", [target], {"limit": int(limit)},
                                   name=name or "CountUpTo").outputs[0]
+
+
+def is_variable_initialized(ref, name=None) -> Tensor:
+    """TF1's ``is_variable_initialized``: a bool scalar, whether variable ``ref`` holds a
+    value (run where the variable lives; reading nothing)."""
+    target = variable_ref(ref, "is_variable_initialized")
+    return target.graph.create_op("IsVariableInitialized", [target],
+                                  name=name or "IsVariableInitialized").outputs[0]
 
 
 def assign_sub(ref, value, use_locking=None, name=None) -> Tensor:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from .registry import not_differentiable, register_gradient
 from .training import TRAINING_OPS
 
-not_differentiable("Assign", "AssignAdd", "AssignSub", "CountUpTo", *TRAINING_OPS)
+not_differentiable("Assign", "AssignAdd", "AssignSub", "CountUpTo", "IsVariableInitialized",
+                   *TRAINING_OPS)
 
 
 @register_gradient("_ReadVariable")

@@ -12,11 +12,11 @@ three ways a training cluster needs, as TF1's:
 
 ``ready_op`` is what says the model is ready.  TF1's is a string tensor of the names of
 the variables not initialized yet (empty: ready), and such a tensor works here too.
-devsession has no ``report_uninitialized_variables`` op, so its default is
-``variables_ready_op``: a NoOp grouping a read of every variable, each on the variable's
-own device; while one is uninitialized the run fails with ``FailedPreconditionError``
-("Attempting to use uninitialized value w"), which reads as "not ready" as in TF1's
-``_ready`` (any other error is raised).
+The default, ``variables_ready_op``, is TF1's ``report_uninitialized_variables`` over
+the global and local variables (each checked where it lives).  A ready op that reads
+variables instead (a group of reads) works too: while one is uninitialized its run fails
+with ``FailedPreconditionError`` ("Attempting to use uninitialized value w"), which reads
+as "not ready" as in TF1's ``_ready`` (any other error is raised).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 from ..errors import DeadlineExceededError, FailedPreconditionError
-from ..graph import control_dependencies, device, get_default_graph, name_scope
-from ..ops import group, identity
+from ..graph import control_dependencies, get_default_graph
+from ..variables import report_uninitialized_variables
 from .saver import get_checkpoint_state
 
 __all__ = ["SessionManager", "variables_ready_op", "make_session"]
@@ -196,14 +196,8 @@ def variables_ready_op(var_list, name: str = "report_uninitialized_variables"):
     when there are no variables."""
     if not var_list:
         return None
-    with name_scope(name), control_dependencies(None):
-        return group(*[_read_where_it_lives(v) for v in var_list], name="ready")
-
-
-def _read_where_it_lives(variable):
-    """A read of ``variable`` on its own device: polling it moves no values."""
-    with device(None), device(variable.device or None):
-        return identity(variable)
+    with control_dependencies(None):
+        return report_uninitialized_variables(var_list, name=name)
 
 
 def _ready(op, sess) -> tuple:

@@ -77,6 +77,12 @@ def _variable(node):
     return on_device(node, lambda: _on_this_device(ctx.variable_resource(), name, index))
 
 
+@register_kernel("IsVariableInitialized", "GPU")
+def _is_variable_initialized(node):
+    ctx = node.context
+    return on_device(node, lambda: cupy.asarray(ctx.variable_resource().value is not None))
+
+
 @register_kernel("Assign", "GPU")
 def _assign(node):
     ctx, name = node.context, node.name

@@ -60,6 +60,12 @@ def build_assign_add(node):
     return lambda delta: ctx.variable_resource().assign_add(delta, name)
 
 
+@register_kernel("IsVariableInitialized", HOST)
+def build_is_variable_initialized(node):
+    ctx = node.context
+    return lambda: np.array(ctx.variable_resource().value is not None)
+
+
 @register_kernel("CountUpTo", HOST)
 def build_count_up_to(node):
     ctx, name, limit = node.context, node.name, int(node.attrs["limit"])
