@@ -536,6 +536,38 @@ def test_a_queue_pipeline_of_csv_records(graph, tmp_path):
     assert list(words) == [f"w{k}".encode() for k in range(5)]
 
 
+def test_a_csv_pipeline_survives_a_graph_def_round_trip(graph, tmp_path):
+    path = write_csv(tmp_path / "trip.csv", ["0.5,1,cat", "1.5,2,dog"])
+    dataset = ds.data.TextLineDataset(path).skip(1).map(
+        lambda line: ds.decode_csv(line, [[0.0], [0], [""]])).batch(2)
+    x, _, label = dataset.make_one_shot_iterator().get_next()
+    words = ds.strings.regex_replace(ds.strings.upper(label), "[AEIOU]", "_")
+    copy = ds.Graph()
+    with copy.as_default():
+        ds.import_graph_def(graph.as_graph_def(), name="")
+    with ds.Session(graph=copy) as sess:
+        got_x, got_words = sess.run([x.name, words.name])
+    np.testing.assert_array_equal(got_x, np.float32([0.5, 1.5]))
+    assert list(got_words) == [b"C_T", b"D_G"]
+
+
+def test_string_ops_on_every_session_type(make_session):
+    graph = ds.Graph()
+    with graph.as_default():
+        lines = ds.placeholder(ds.string, [None])
+        x, count, word = ds.decode_csv(lines, [[0.0], [0], [""]])
+        tag = ds.strings.join([ds.as_string(count), ds.strings.upper(word)], separator=":")
+        tokens = ds.string_split(lines, ",")
+        buckets = ds.string_to_hash_bucket_fast(word, 1000)
+    sess = make_session(graph)
+    feed = {lines: strings("1.5,7,a", "2,8,hello")}
+    got_x, got_tag, got_tokens, got_buckets = sess.run([x, tag, tokens, buckets], feed)
+    np.testing.assert_array_equal(got_x, np.float32([1.5, 2.0]))
+    assert list(got_tag) == [b"7:A", b"8:HELLO"]
+    assert sparse_rows(got_tokens) == [[b"1.5", b"7", b"a"], [b"2", b"8", b"hello"]]
+    assert list(got_buckets) == [939, 296]
+
+
 # --- placement, namespaces, the op list ------------------------------------------------------
 
 def test_a_gpu_session_runs_string_ops_on_the_cpu():
