@@ -89,9 +89,11 @@ from .hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTenso
 from .checkpoint_management import (checkpoints_iterator, generate_checkpoint_state_proto,
                                     get_checkpoint_mtimes, remove_checkpoint,
                                     summary_iterator, update_checkpoint_state)
-from .monitored_session import (CheckpointSaverHook, MonitoredTrainingSession, Scaffold,
+from .monitored_session import (CheckpointSaverHook, ChiefSessionCreator, MonitoredSession,
+                                MonitoredTrainingSession, Scaffold, SessionCreator,
                                 SessionRunArgs, SessionRunContext, SessionRunHook,
-                                SessionRunValues, StopAtStepHook, SummarySaverHook)
+                                SessionRunValues, SingularMonitoredSession, StepContext,
+                                StopAtStepHook, SummarySaverHook, WorkerSessionCreator)
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
 from . import queue_runner
@@ -121,6 +123,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "SessionRunHook",
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
+           "MonitoredSession", "SingularMonitoredSession", "ChiefSessionCreator",
+           "WorkerSessionCreator", "SessionCreator", "StepContext",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
            "SecondOrStepTimer", "checkpoints_iterator", "get_checkpoint_mtimes",

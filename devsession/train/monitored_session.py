@@ -10,7 +10,7 @@ What it does, as TF1's:
 
 * the chief restores the newest checkpoint in ``checkpoint_dir`` if there is one, else
   initializes every global variable; any other worker waits (up to ``max_wait_secs``)
-  until the chief has, polling a run that reads every variable; every worker then runs
+  until the chief has, polling ``report_uninitialized_variables``; every worker then runs
   ``local_init_op`` (through a ``SessionManager``: ``session_manager.py``);
 * hooks (``SessionRunHook``) see each ``run``: ``before_run`` may add fetches, and
   ``after_run`` gets their values and may ``request_stop()``, which ``should_stop()``
@@ -24,8 +24,8 @@ What it does, as TF1's:
 A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
 ``init_feed_dict``), ``init_fn(scaffold, session)`` run after it (e.g. to load
 pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
-not ready yet: empty when ready, TF1's ``report_uninitialized_variables`` form; by default
-a group of reads of the global variables that fails while one is uninitialized),
+not ready yet: empty when ready; by default ``report_uninitialized_variables`` over the
+global variables),
 ``summary_op`` and ``saver``; its default ``local_init_op`` initializes the local
 variables (``limit_epochs``' counters), as TF1's.  ``log_step_count_steps`` adds a
 ``StepCounterHook`` on the chief when it writes summaries or checkpoints.
@@ -33,7 +33,13 @@ variables (``limit_epochs``' counters), as TF1's.  ``log_step_count_steps`` adds
 The graph's queue runners (``QUEUE_RUNNERS``) start once the session is ready, under a
 ``Coordinator``; a runner's error stops the loop (``should_stop()``), and closing the
 session stops them, waits ``stop_grace_period_secs`` for their threads and re-raises
-that error, as TF1's.  A session that fails with
+that error, as TF1's.
+
+Underneath, as TF1's: ``MonitoredSession(session_creator, hooks)`` runs the hooks around
+a session a ``ChiefSessionCreator`` (restore or initialize) or ``WorkerSessionCreator``
+(wait for the chief) makes; ``SingularMonitoredSession`` is the chief's, with
+``raw_session()``; ``run_step_fn(step_fn)`` runs a step function with a
+``StepContext`` (``run_with_hooks``, ``request_stop``).  A session that fails with
 ``AbortedError`` is not re-created here (devsession's cluster sessions heal after a
 worker restart by themselves).  The hooks' base class: ``session_run_hook.py``; more
 hooks: ``hooks.py``.
@@ -57,7 +63,8 @@ from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
            "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "Scaffold",
-           "MonitoredTrainingSession"]
+           "MonitoredTrainingSession", "MonitoredSession", "SingularMonitoredSession",
+           "ChiefSessionCreator", "WorkerSessionCreator", "SessionCreator", "StepContext"]
 
 log = logging.getLogger("devsession")
 
@@ -295,7 +302,6 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                              max_wait_secs=7200, save_checkpoint_steps=None,
                              summary_dir=None):
     """A session for a training loop (see the module docstring), as TF1's."""
-    graph = get_default_graph()
     saves = is_chief and checkpoint_dir is not None
     scaffold = (scaffold or Scaffold()).finalize(with_saver=saves)
     saver = scaffold.saver if saves else None
@@ -314,28 +320,123 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
                 hooks.append(SummarySaverHook(save_summaries_steps,
                                               summary_dir or checkpoint_dir,
                                               summary_op=scaffold.summary_op))
-    for hook in hooks:
-        hook.begin()
-    manager = scaffold.session_manager(graph)
-    if is_chief:
+    creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir) if is_chief \
+        else WorkerSessionCreator(scaffold, master, config, max_wait_secs)
+    return MonitoredSession(creator, hooks, stop_grace_period_secs)
+
+
+class SessionCreator:
+    """TF1's base class of what ``MonitoredSession`` asks for its session."""
+
+    def create_session(self):
+        raise NotImplementedError("create_session is not implemented for "
+                                  f"{type(self).__name__}.")
+
+
+class ChiefSessionCreator(SessionCreator):
+    """A session whose model is restored from ``checkpoint_dir`` (or
+    ``checkpoint_filename_with_path``) when there is a checkpoint, else initialized by
+    ``scaffold``'s ops, then made ready (TF1's, through a ``SessionManager``)."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        self._scaffold, self._master, self._config = scaffold or Scaffold(), master, config
+        self._checkpoint_dir, self._checkpoint_path = (checkpoint_dir,
+                                                       checkpoint_filename_with_path)
+
+    def create_session(self):
+        restores = self._checkpoint_dir is not None or self._checkpoint_path is not None
+        scaffold = self._scaffold.finalize(with_saver=restores)
         init_fn = scaffold.init_fn
-        session = manager.prepare_session(
-            master, init_op=scaffold.init_op, saver=saver, checkpoint_dir=checkpoint_dir,
-            config=config, init_feed_dict=scaffold.init_feed_dict,
+        return scaffold.session_manager(get_default_graph()).prepare_session(
+            self._master, init_op=scaffold.init_op, saver=scaffold.saver if restores else None,
+            checkpoint_dir=self._checkpoint_dir,
+            checkpoint_filename_with_path=self._checkpoint_path, config=self._config,
+            init_feed_dict=scaffold.init_feed_dict,
             init_fn=None if init_fn is None else lambda sess: init_fn(scaffold, sess))
-    else:
-        session = manager.wait_for_session(master, config=config, max_wait_secs=max_wait_secs)
-    coord = None
-    try:
-        coord, threads = _start_queue_runners(session, graph)
+
+
+class WorkerSessionCreator(SessionCreator):
+    """A session that waits (up to ``max_wait_secs``) until the chief made the model
+    ready (TF1's)."""
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        self._scaffold, self._master, self._config = scaffold or Scaffold(), master, config
+        self._max_wait_secs = max_wait_secs
+
+    def create_session(self):
+        scaffold = self._scaffold.finalize(with_saver=False)
+        return scaffold.session_manager(get_default_graph()).wait_for_session(
+            self._master, config=self._config, max_wait_secs=self._max_wait_secs)
+
+
+class MonitoredSession(_MonitoredSession):
+    """TF1's ``MonitoredSession(session_creator=None, hooks=None,
+    stop_grace_period_secs=120)``: the hooks begin, ``session_creator`` (a
+    ``ChiefSessionCreator()`` by default) makes the session, the graph's queue runners
+    start and the hooks see the session; then ``run`` goes through the hooks."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        hooks = list(hooks or [])
         for hook in hooks:
-            hook.after_create_session(session, coord)
-    except BaseException:
-        if coord is not None:
-            coord.request_stop()        # the runners end with the session's close
-        session.close()
-        raise
-    return _MonitoredSession(session, hooks, coord, threads, stop_grace_period_secs)
+            hook.begin()
+        session = (session_creator or ChiefSessionCreator()).create_session()
+        coord = None
+        try:
+            coord, threads = _start_queue_runners(session, get_default_graph())
+            for hook in hooks:
+                hook.after_create_session(session, coord)
+        except BaseException:
+            if coord is not None:
+                coord.request_stop()        # the runners end with the session's close
+            session.close()
+            raise
+        super().__init__(session, hooks, coord, threads, stop_grace_period_secs)
+
+    def run_step_fn(self, step_fn):
+        """``step_fn(StepContext)``'s result; its ``request_stop()`` ends the step and
+        makes ``should_stop()`` true (None returned)."""
+        try:
+            return step_fn(StepContext(self._session, self.run))
+        except _StepStopped:
+            self._stop = True
+            return None
+
+
+class SingularMonitoredSession(MonitoredSession):
+    """The chief's ``MonitoredSession`` (TF1's): ``ChiefSessionCreator`` from these
+    arguments; ``raw_session()`` is the session without the hooks."""
+
+    def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 stop_grace_period_secs=120, checkpoint_filename_with_path=None):
+        super().__init__(ChiefSessionCreator(scaffold, master, config, checkpoint_dir,
+                                             checkpoint_filename_with_path),
+                         hooks, stop_grace_period_secs)
+
+    def raw_session(self):
+        return self._session
+
+
+class _StepStopped(Exception):
+    """``StepContext.request_stop()``: ends a ``run_step_fn`` step."""
+
+
+class StepContext:
+    """What ``run_step_fn``'s function gets (TF1's): the raw ``session``, a run through
+    the hooks, and a way to stop the loop."""
+
+    def __init__(self, session, run_with_hooks):
+        self._session, self._run_with_hooks = session, run_with_hooks
+
+    @property
+    def session(self):
+        return self._session
+
+    def run_with_hooks(self, *args, **kwargs):
+        return self._run_with_hooks(*args, **kwargs)
+
+    def request_stop(self):
+        raise _StepStopped("step_fn has requested the iterations to stop.")
 
 
 def _start_queue_runners(session, graph) -> tuple:
