@@ -102,8 +102,9 @@ from .session_manager import SessionManager
 from .supervisor import Supervisor
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,
-                    range_input_producer, shuffle_batch, shuffle_batch_join,
-                    slice_input_producer, string_input_producer)
+                    maybe_batch, maybe_batch_join, maybe_shuffle_batch,
+                    maybe_shuffle_batch_join, range_input_producer, shuffle_batch,
+                    shuffle_batch_join, slice_input_producer, string_input_producer)
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .checkpoint_init import init_from_checkpoint, load_checkpoint
@@ -137,7 +138,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "QueueRunner", "add_queue_runner",
            "start_queue_runners", "queue_runner", "batch", "batch_join", "input_producer",
            "limit_epochs", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
-           "slice_input_producer", "string_input_producer", "match_filenames_once"]
+           "slice_input_producer", "string_input_producer", "match_filenames_once",
+           "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join"]
 
 
 def __getattr__(name: str):

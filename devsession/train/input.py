@@ -14,7 +14,9 @@ so a TF1 program's graph, names and collections are what it expects.
   with ``OutOfRangeError`` once it is drained.
 * ``batch``, ``shuffle_batch`` (and ``_join``): a ``FIFOQueue``, ``PaddingFIFOQueue``
   (``dynamic_pad``) or ``RandomShuffleQueue`` filled by ``num_threads`` runner threads,
-  read by one ``dequeue_many`` (``dequeue_up_to`` with ``allow_smaller_final_batch``).
+  read by one ``dequeue_many`` (``dequeue_up_to`` with ``allow_smaller_final_batch``);
+  their ``maybe_`` forms enqueue only what ``keep_input`` keeps (a bool scalar, or with
+  ``enqueue_many`` one per example), a ``boolean_mask`` before an ``enqueue_many``.
 
 Each adds its ``QueueRunner`` to ``QUEUE_RUNNERS`` and a fill-fraction summary, as TF1's.
 """
@@ -30,7 +32,8 @@ from .queue_runner import QueueRunner, add_queue_runner
 
 __all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
            "slice_input_producer", "batch", "shuffle_batch", "batch_join",
-           "shuffle_batch_join"]
+           "shuffle_batch_join", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
+           "maybe_shuffle_batch_join"]
 
 
 def match_filenames_once(pattern, name=None):
@@ -176,29 +179,69 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
                           name or "shuffle_batch_join")
 
 
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
+                enqueue_many=False, shapes=None, dynamic_pad=False,
+                allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``batch`` of what ``keep_input`` keeps."""
+    return _batch([tensors], tensors, batch_size, num_threads, capacity, enqueue_many,
+                  shapes, dynamic_pad, allow_smaller_final_batch, shared_name,
+                  name or "batch", keep_input)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """``batch_join`` of what ``keep_input`` keeps."""
+    return _batch(list(tensors_list), tensors_list[0], batch_size, None, capacity,
+                  enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                  shared_name, name or "batch_join", keep_input)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch`` of what ``keep_input`` keeps."""
+    return _shuffle_batch([tensors], tensors, batch_size, capacity, min_after_dequeue,
+                          num_threads, seed, enqueue_many, shapes, allow_smaller_final_batch,
+                          shared_name, name or "shuffle_batch", keep_input)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
+                             keep_input, seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """``shuffle_batch_join`` of what ``keep_input`` keeps."""
+    return _shuffle_batch(list(tensors_list), tensors_list[0], batch_size, capacity,
+                          min_after_dequeue, None, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name,
+                          name or "shuffle_batch_join", keep_input)
+
+
 def _batch(sources, original, batch_size, threads, capacity, enqueue_many, shapes,
-           dynamic_pad, allow_smaller_final_batch, shared_name, name):
+           dynamic_pad, allow_smaller_final_batch, shared_name, name, keep_input=None):
     with name_scope(name) as scope:
+        keep = _keep(keep_input, enqueue_many)
         lists = [_tensor_list(s) for s in sources]
         types, shapes = _dtypes(lists), _shapes(lists, shapes, enqueue_many)
         queue_type = PaddingFIFOQueue if dynamic_pad else FIFOQueue
         queue = queue_type(capacity, types, shapes, shared_name=shared_name)
-        _enqueue(queue, lists, threads, enqueue_many)
+        _enqueue(queue, lists, threads, enqueue_many, keep)
         _fill_summary(f"fraction_of_{capacity}_full", queue.size(), 0, capacity)
         return _dequeued(queue, original, batch_size, allow_smaller_final_batch, scope)
 
 
 def _shuffle_batch(sources, original, batch_size, capacity, min_after_dequeue, threads, seed,
-                   enqueue_many, shapes, allow_smaller_final_batch, shared_name, name):
+                   enqueue_many, shapes, allow_smaller_final_batch, shared_name, name,
+                   keep_input=None):
     with name_scope(name) as scope:
         if capacity <= min_after_dequeue:
             raise ValueError(f"capacity {capacity} must be bigger than min_after_dequeue "
                              f"{min_after_dequeue}.")
+        keep = _keep(keep_input, enqueue_many)
         lists = [_tensor_list(s) for s in sources]
         types, shapes = _dtypes(lists), _shapes(lists, shapes, enqueue_many)
         queue = RandomShuffleQueue(capacity, min_after_dequeue, types, shapes, seed=seed,
                                    shared_name=shared_name)
-        _enqueue(queue, lists, threads, enqueue_many)
+        _enqueue(queue, lists, threads, enqueue_many, keep)
         _fill_summary(f"fraction_over_{min_after_dequeue}_of_"
                       f"{capacity - min_after_dequeue}_full", queue.size(),
                       min_after_dequeue, capacity)
@@ -245,8 +288,34 @@ def _shapes(lists, shapes, enqueue_many) -> list:
     return merged
 
 
-def _enqueue(queue, lists, threads, enqueue_many) -> None:
-    """One enqueue op per tensor list (``_join``), or the one op ``threads`` times."""
+def _keep(keep_input, enqueue_many):
+    """``keep_input`` as a bool tensor (None: keep all), its rank checked as TF1's."""
+    if keep_input is None:
+        return None
+    keep = convert_to_tensor(keep_input, dtype=dtypes.bool_, name="keep_input")
+    if keep.shape.rank not in (0, 1):
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    if keep.shape.rank == 1 and not enqueue_many:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    return keep
+
+
+def _kept(tensors, keep, enqueue_many) -> list:
+    """The examples of ``tensors`` that ``keep`` keeps, as a batch for ``enqueue_many``."""
+    from ..ops import boolean_mask, expand_dims, fill, shape
+
+    if not enqueue_many:
+        tensors, keep = [expand_dims(t, 0) for t in tensors], expand_dims(keep, 0)
+    elif keep.shape.rank == 0:
+        keep = fill(shape(tensors[0])[:1], keep)
+    return [boolean_mask(t, keep) for t in tensors]
+
+
+def _enqueue(queue, lists, threads, enqueue_many, keep=None) -> None:
+    """One enqueue op per tensor list (``_join``), or the one op ``threads`` times; with
+    ``keep``, an ``enqueue_many`` of the kept examples."""
+    if keep is not None:
+        lists, enqueue_many = [_kept(t, keep, enqueue_many) for t in lists], True
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
     ops = [enqueue(tensors) for tensors in lists]
     if threads is not None:
