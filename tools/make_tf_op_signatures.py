@@ -1,0 +1,122 @@
+"""Writes devsession/tf_op_signatures.json: TensorFlow's OpDef signatures of the op types
+devsession registers that TensorFlow also has, which ``devsession/tf_export.py`` reads to
+write GraphDefs TensorFlow imports.  Run once, with TensorFlow installed (never at run
+time or in tests), from the repository root:
+
+    /work/peers/bin/python tools/make_tf_op_signatures.py
+
+Per op: ``inputs`` and ``outputs`` (each arg's ``name`` and, as TF's OpDef has them,
+``type_attr`` / ``number_attr`` / ``type_list_attr`` or a fixed ``type``, and ``is_ref``),
+and ``attrs`` (each attr's ``type`` as TF spells it: "type", "int", "list(type)"..., its
+``default`` when it has one, ``minimum``, and ``allowed`` dtypes of a type attr).  Dtypes
+are named as ``ds.DType.name`` names them ("float32", "int64", "string").  The op types
+devsession has and TF lacks are listed under ``missing``; ``graph_def_version`` is the
+GraphDef producer version of that TensorFlow (what an exported GraphDef says it is).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "devsession", "tf_op_signatures.json")
+
+
+def dtype_name(enum: int) -> str:
+    import tensorflow as tf
+
+    return tf.dtypes.as_dtype(enum).name
+
+
+def attr_value(value, kind: str):
+    """The JSON form of a default AttrValue of TF type ``kind``."""
+    which = value.WhichOneof("value")
+    if which == "list":
+        items = value.list
+        for field, convert in (("s", bytes.decode), ("i", int), ("f", float), ("b", bool),
+                               ("type", dtype_name), ("shape", shape_value)):
+            if len(getattr(items, field)):
+                return [convert(v) for v in getattr(items, field)]
+        return []
+    if which == "s":
+        return value.s.decode()
+    if which in ("i", "f", "b"):
+        return getattr(value, which)
+    if which == "type":
+        return dtype_name(value.type)
+    if which == "shape":
+        return shape_value(value.shape)
+    if which == "tensor":
+        import tensorflow as tf
+
+        array = tf.make_ndarray(value.tensor)
+        return {"dtype": dtype_name(value.tensor.dtype), "shape": list(array.shape),
+                "values": array.reshape(-1).tolist()}
+    raise ValueError(f"a default of kind {which!r} ({kind}) has no JSON form here")
+
+
+def shape_value(shape):
+    return None if shape.unknown_rank else [d.size for d in shape.dim]
+
+
+def arg(spec) -> dict:
+    out = {"name": spec.name}
+    for key in ("type_attr", "number_attr", "type_list_attr"):
+        if getattr(spec, key):
+            out[key] = getattr(spec, key)
+    if not spec.type_attr and not spec.type_list_attr:
+        out["type"] = dtype_name(spec.type)
+    if spec.is_ref:
+        out["is_ref"] = True
+    return out
+
+
+def attr(spec) -> dict:
+    out = {"type": spec.type}
+    if spec.HasField("default_value"):
+        out["default"] = attr_value(spec.default_value, spec.type)
+    if spec.has_minimum:
+        out["minimum"] = spec.minimum
+    if spec.type in ("type", "list(type)") and spec.allowed_values.list.type:
+        out["allowed"] = sorted(dtype_name(t) for t in spec.allowed_values.list.type)
+    return out
+
+
+def signature(op_def) -> dict:
+    return {"inputs": [arg(a) for a in op_def.input_arg],
+            "outputs": [arg(a) for a in op_def.output_arg],
+            "attrs": {a.name: attr(a) for a in op_def.attr},
+            **({"stateful": True} if op_def.is_stateful else {})}
+
+
+def main() -> None:
+    import tensorflow as tf
+    from tensorflow.python.framework import op_def_registry
+
+    sys.path.insert(0, ROOT)
+    import devsession                     # registers every op
+
+    registered_ops = devsession.ops.registry.registered_ops
+
+    ops, missing = {}, []
+    for name in sorted(registered_ops()):
+        if name.startswith("_"):
+            continue                      # devsession's private ops: TF never has them
+        op_def = op_def_registry.get(name)
+        if op_def is None:
+            missing.append(name)
+        else:
+            ops[name] = signature(op_def)
+    data = {"tensorflow_version": tf.__version__, "graph_def_version": tf.version.GRAPH_DEF_VERSION,
+            "missing": missing, "ops": ops}
+    with open(OUT, "w") as f:
+        json.dump(data, f, indent=None, separators=(",", ":"), sort_keys=True)
+        f.write("\n")
+    print(f"{len(ops)} op signatures written to {os.path.relpath(OUT, ROOT)}; "
+          f"not in TF: {missing}")
+
+
+if __name__ == "__main__":
+    main()
