@@ -27,7 +27,12 @@ axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``/``ArgMin``'s dimensi
 input must have a value known when the graph is built (a ``Const``, or what
 ``graph.constant_value`` can work out), which is folded into the attr; otherwise the node
 is ``UnimplementedError`` ("Reshape with a shape computed at run time is not supported
-yet").  TF's attr defaults that devsession's ops lack are filled in (``Softmax``'s last
+yet").  A reduction's ``Range(0, Rank(x), 1)`` over an ``x`` of unknown rank (how TF
+writes "every axis") is the reduction's ``all_axes``, and a negative axis of such an
+``x`` stays negative, as devsession's reductions settle it per input.
+``RandomUniformInt``'s inputs come in TF's order (shape, minval, maxval) with its dtype
+as ``Tout``; devsession's op takes the shape last and the dtype as ``dtype``.  TF's attr
+defaults that devsession's ops lack are filled in (``Softmax``'s last
 axis, ``Placeholder``'s unknown shape).  A rewrite applies
 only while devsession's op takes the attr form: when an op gains TF's input form (its
 OpDef takes TF's number of inputs; for ``ConcatV2``, reads an input on the host), its
@@ -131,6 +136,13 @@ def _axis(node, axis: int, rank: int | None) -> int:
         raise error(f"{e} ({node.op})", node.name) from None
 
 
+def _reduction_axis(node, axis: int, rank: int | None) -> int:
+    """A reduction's axis: as it is for an input of unknown rank (devsession's reductions
+    settle a negative one per input they get, as TF's), else checked and made
+    non-negative."""
+    return axis if rank is None else _axis(node, axis, rank)
+
+
 def _unchanged(node, inputs, attrs):
     return node.op, inputs, attrs
 
@@ -140,10 +152,28 @@ def _reduction(node, inputs, attrs):
         return _unchanged(node, inputs, attrs)
     x, axes = inputs
     rank = x.shape.ndims
-    attrs["axis"] = tuple(sorted({_axis(node, a, rank)
-                                  for a in _vector(node, axes, "reduction axes")}))
+    if rank is None and _every_axis(axes, x):
+        attrs["axis"], attrs["all_axes"] = (), True
+    else:
+        attrs["axis"] = tuple(sorted({_reduction_axis(node, a, rank)
+                                      for a in _vector(node, axes, "reduction axes")}))
     attrs["keepdims"] = bool(attrs.pop("keep_dims", False))  # TF's default
     return node.op, [x], attrs
+
+
+def _every_axis(axes, x) -> bool:
+    """Whether ``axes`` is ``Range(0, Rank(x), 1)``: how TF (and devsession's export)
+    writes a reduction over every axis of an input of unknown rank."""
+    if axes.op.type != "Range":
+        return False
+    start, limit, delta = axes.op.inputs
+    return (limit.op.type == "Rank" and limit.op.inputs[0].name == x.name
+            and _is_scalar(start, 0) and _is_scalar(delta, 1))
+
+
+def _is_scalar(tensor, number: int) -> bool:
+    value = constant_value(tensor)
+    return value is not None and value.shape == () and value == number
 
 
 def _arg_reduction(node, inputs, attrs):
@@ -152,7 +182,8 @@ def _arg_reduction(node, inputs, attrs):
     if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
         return _unchanged(node, inputs, attrs)
     x, dimension = inputs
-    attrs["axis"] = _axis(node, _scalar(node, dimension, "the dimension"), x.shape.ndims)
+    attrs["axis"] = _reduction_axis(node, _scalar(node, dimension, "the dimension"),
+                                    x.shape.ndims)
     return node.op, [x], attrs
 
 
@@ -185,6 +216,16 @@ def _softmax(node, inputs, attrs):
     return node.op, inputs, attrs
 
 
+def _uniform_int(node, inputs, attrs):
+    """TF's RandomUniformInt(shape, minval, maxval) with ``Tout`` -> devsession's
+    (minval, maxval, shape) with ``dtype``."""
+    if "Tout" not in attrs or len(inputs) != 3:
+        return _unchanged(node, inputs, attrs)
+    attrs["dtype"] = attrs.pop("Tout")
+    attrs.setdefault("shape", ())
+    return node.op, inputs[1:] + inputs[:1], attrs
+
+
 def _placeholder(node, inputs, attrs):
     attrs.setdefault("shape", TensorShape(None))  # TF's default: any shape
     return node.op, inputs, attrs
@@ -199,4 +240,5 @@ _REWRITES = {
     "Reshape": _attr_from_input("shape", "a shape"),
     "Softmax": _softmax,
     "Placeholder": _placeholder,
+    "RandomUniformInt": _uniform_int,
 }
