@@ -7,14 +7,19 @@
    drops the initializers, the optimizer's updates and the saver;
 2. read every VariableV2 among them in one ``sess.run``;
 3. write each as a ``Const`` of the same name holding the value read (no device, as
-   TF's), so a reader of ``v/read`` reads the constant.
+   TF's), so a reader of ``v/read`` reads the constant;
+4. write the result in TensorFlow's form (``tf_export.to_tf_graph_def``: TF's dtype
+   attrs, axes and shapes as Const inputs...), since a frozen graph is for serving,
+   with TensorFlow too.
 
-The result is a GraphDef of the same names and no state: ``import_graph_def`` brings it
-into a fresh graph, whose outputs, run without initialization, are the session's.
+The result is a GraphDef of the same names and no state: TensorFlow's
+``import_graph_def`` reads it, and so does devsession's, into a fresh graph whose
+outputs, run without initialization, are the session's.  A frozen graph holding what TF
+cannot read (an ``If`` or ``While`` with devsession's function bodies, an op private to
+devsession) stays in devsession's own form, with a warning naming the node: devsession
+still runs it.  A GraphDef TensorFlow wrote (it has a producer version) keeps its form.
 devsession's variables are TF1's reference variables, so TF's handling of resource
-variables (``VarHandleOp``, ``ReadVariableOp``) has nothing to do here.  (TensorFlow
-parses a frozen GraphDef devsession wrote, but does not import it yet: devsession's
-NodeDefs leave out the dtype attrs TF's ops require, ``T`` and the like.)
+variables (``VarHandleOp``, ``ReadVariableOp``) has nothing to do here.
 
 ``remove_training_nodes`` is TF's too: it drops CheckNumerics nodes (and, as TF's, the
 inputs that named them) and splices out Identity and StopGradient nodes that take no part
@@ -29,11 +34,13 @@ import re
 
 import numpy as np
 
+from .errors import OpError
 from .graph import Operation
 from .graph_codec import encode_attr, node_def_of
 from .graph_def import import_graph_def
 from .proto import graph_pb2
 from .tensor_codec import dtype_from_enum
+from .tf_export import to_tf_graph_def
 
 __all__ = ["convert_variables_to_constants", "extract_sub_graph", "remove_training_nodes",
            "tensor_shape_from_node_def_name", "must_run_on_cpu", "import_graph_def"]
@@ -51,9 +58,10 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
                                    variable_names_whitelist=None,
                                    variable_names_blacklist=None) -> graph_pb2.GraphDef:
     """``input_graph_def`` cut to what ``output_node_names`` need, its variables replaced
-    by Consts holding their values in ``sess`` (see the module docstring).  Only the
-    variables named in ``variable_names_whitelist`` (when given) and not in
-    ``variable_names_blacklist`` are frozen.  Raises what ``extract_sub_graph`` raises,
+    by Consts holding their values in ``sess``, in TensorFlow's form where TF can read
+    it (see the module docstring).  Only the variables named in
+    ``variable_names_whitelist`` (when given) and not in ``variable_names_blacklist`` are
+    frozen.  Raises what ``extract_sub_graph`` raises,
     and ``FailedPreconditionError`` for a variable the session has not initialized."""
     inference = extract_sub_graph(input_graph_def, output_node_names)
     names = [node.name for node in inference.node if node.op in _FROZEN_OPS
@@ -72,7 +80,20 @@ def convert_variables_to_constants(sess, input_graph_def, output_node_names,
     out.versions.CopyFrom(inference.versions)
     out.version = inference.version
     _LOG.info("Converted %d variables to const ops.", len(values))
-    return out
+    return _for_tensorflow(out)
+
+
+def _for_tensorflow(frozen: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """``frozen`` in TF's form; as it is when TensorFlow wrote it (it says which GraphDef
+    version produced it), or, with a warning, when it holds what TF cannot read."""
+    if frozen.versions.producer:
+        return frozen
+    try:
+        return to_tf_graph_def(frozen)
+    except OpError as e:
+        _LOG.warning("The frozen graph is left in devsession's own form, which TensorFlow "
+                     "cannot import: %s", e.message)
+        return frozen
 
 
 def _const_node_def(variable, value, out) -> None:
