@@ -93,7 +93,7 @@ def main() -> None:
     manifest = {"tensorflow_version": tf.__version__, "models": {}}
     for name in tf_export_cases.CASES:
         graph, case, graph_def = tf_export_cases.frozen(name)
-        data = graph_def.SerializeToString()
+        data = graph_def.SerializeToString(deterministic=True)
         with open(os.path.join(OUT, f"{name}.pb"), "wb") as f:
             f.write(data)
         fetched = run_in_tf(data, case)
