@@ -24,8 +24,10 @@ TensorFlow's own op registry by ``tools/make_tf_op_signatures.py``; TF is never 
 
 Attrs TF fills in with its defaults are left out, as TF's importer adds them.  What TF
 cannot read is ``UnimplementedError`` naming the node: devsession's private ops (types
-starting with ``_``), ``If``/``While`` holding devsession's function bodies, an op TF
-lacks, an attr TF's op lacks, a dtype TF's op does not take.  Every other node passes
+starting with ``_``; ``_ReadVariable`` is TF's ``Identity``), ``If``/``While`` holding
+devsession's function bodies, an op TF lacks (or that is newer than the table: the error
+says to run the tool), an attr TF's op lacks, a dtype TF's op does not take, fewer
+inputs than TF's op needs.  Every other node passes
 with its name, device, inputs and control inputs unchanged, and ``import_graph_def``
 reads the result back (``tf_graph.py``) into the same computation.
 """
@@ -70,6 +72,13 @@ def tf_signature(op_type: str) -> dict | None:
     """TF's signature of ``op_type`` (``inputs``, ``outputs``, ``attrs``: see
     ``tools/make_tf_op_signatures.py``), or None for an op TensorFlow lacks."""
     return _table()["ops"].get(op_type)
+
+
+def _absent(op_type: str) -> str:
+    if op_type in _table()["missing"]:
+        return f"TensorFlow {tf_version()} has no op of this type."
+    return ("an op newer than TensorFlow's op signatures (tf_op_signatures.json); run "
+            "tools/make_tf_op_signatures.py to add TF's signature, if TF has it.")
 
 
 def tf_version() -> str:
@@ -146,7 +155,7 @@ class _Exporter:
         if node.op.startswith("_"):
             raise node.error("an op private to devsession, which TensorFlow does not have.")
         if tf_signature(node.op) is None:
-            raise node.error("TensorFlow has no op of this type.")
+            raise node.error(_absent(node.op))
         for key, value in node.attrs.items():
             if isinstance(value, FunctionAttr):
                 raise node.error(f"attr '{key}' holds a function body in devsession's own "
@@ -189,7 +198,7 @@ def _tf_attrs(node: _Node) -> None:
     in the kinds TF's attrs are; UnimplementedError for what TF's op cannot take."""
     sig = tf_signature(node.op)
     if sig is None:
-        raise node.error("TensorFlow has no op of this type.")
+        raise node.error(_absent(node.op))
     specs = sig["attrs"]
     computed: dict = {}
     _bind(node, sig["inputs"], node.dtypes, "input", computed)
@@ -219,6 +228,10 @@ def _tf_attrs(node: _Node) -> None:
         if "minimum" in spec and spec["type"] == "int" and value < spec["minimum"]:
             raise node.error(f"TensorFlow's {node.op} needs attr '{key}' >= "
                              f"{spec['minimum']}, not {value}.")
+        if "minimum" in spec and spec["type"].startswith("list(") \
+                and len(value) < spec["minimum"]:
+            raise node.error(f"TensorFlow's {node.op} needs {spec['minimum']} or more values "
+                             f"in attr '{key}', not {len(value)}.")
 
 
 def _bind(node: _Node, args: list, types: list, what: str, computed: dict) -> None:

@@ -287,8 +287,18 @@ def test_control_flow_with_devsession_functions_is_refused(graph, build, node, m
 def test_an_op_tensorflow_lacks_is_refused(graph):
     iterator = ds.data.Dataset.range(3).make_one_shot_iterator()
     iterator.get_next(name="next")
-    with pytest.raises(ds.errors.UnimplementedError, match="TensorFlow has no op"):
+    with pytest.raises(ds.errors.UnimplementedError,
+                       match=rf"TensorFlow {tf_version()} has no op of this type"):
         to_tf_graph_def(graph)
+
+
+def test_an_op_newer_than_the_table_says_how_to_add_it(graph, monkeypatch):
+    from devsession import tf_export
+
+    monkeypatch.delitem(tf_export._table()["ops"], "Relu")
+    ds.nn.relu(ds.placeholder(ds.float32, (3,), name="x"), name="r")
+    assert_unimplemented(graph, "r", r"newer than TensorFlow's op signatures.*"
+                                     r"tools/make_tf_op_signatures\.py")
 
 
 def test_a_dtype_tensorflows_op_does_not_take_is_refused(graph):
