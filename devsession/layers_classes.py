@@ -232,10 +232,21 @@ def _options(arguments: dict, layer: Layer) -> dict:
 
 # --- layers with variables: their function builds in (or reuses) the layer's scope ----------
 
-class Dense(Layer):
+class _WithVariables(Layer):
+    """A layer whose function (``_function``, of ``layers_functional``) makes its
+    variables in the layer's scope, given the constructor's arguments."""
+
+    _weight_names, _makes_scope_itself = ("kernel", "bias"), True
+    _function = None
+
+    def call(self, inputs):
+        return self._function(inputs, **self._options, **self._scoping())
+
+
+class Dense(_WithVariables):
     """``activation(inputs @ kernel + bias)`` (``ds.layers.dense``)."""
 
-    _base_name, _weight_names, _makes_scope_itself = "dense", ("kernel", "bias"), True
+    _base_name, _function = "dense", staticmethod(functional.dense)
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
                  bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -244,14 +255,11 @@ class Dense(Layer):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
-    def call(self, inputs):
-        return functional.dense(inputs, **self._options, **self._scoping())
 
-
-class Conv2D(Layer):
+class Conv2D(_WithVariables):
     """An NHWC convolution, then the bias and activation (``ds.layers.conv2d``)."""
 
-    _base_name, _weight_names, _makes_scope_itself = "conv2d", ("kernel", "bias"), True
+    _base_name, _function = "conv2d", staticmethod(functional.conv2d)
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", dilation_rate=(1, 1), activation=None,
@@ -262,14 +270,11 @@ class Conv2D(Layer):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
-    def call(self, inputs):
-        return functional.conv2d(inputs, **self._options, **self._scoping())
 
-
-class Conv1D(Layer):
+class Conv1D(_WithVariables):
     """An NWC convolution, then the bias and activation (``ds.layers.conv1d``)."""
 
-    _base_name, _weight_names, _makes_scope_itself = "conv1d", ("kernel", "bias"), True
+    _base_name, _function = "conv1d", staticmethod(functional.conv1d)
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid",
                  data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
@@ -279,14 +284,11 @@ class Conv1D(Layer):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
-    def call(self, inputs):
-        return functional.conv1d(inputs, **self._options, **self._scoping())
 
-
-class Conv2DTranspose(Layer):
+class Conv2DTranspose(_WithVariables):
     """The transposed NHWC convolution (``ds.layers.conv2d_transpose``)."""
 
-    _base_name, _weight_names, _makes_scope_itself = "conv2d_transpose", ("kernel", "bias"), True
+    _base_name, _function = "conv2d_transpose", staticmethod(functional.conv2d_transpose)
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", activation=None, use_bias=True,
@@ -296,16 +298,12 @@ class Conv2DTranspose(Layer):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
-    def call(self, inputs):
-        return functional.conv2d_transpose(inputs, **self._options, **self._scoping())
 
-
-class SeparableConv2D(Layer):
+class SeparableConv2D(_WithVariables):
     """A depthwise then a pointwise convolution (``ds.layers.separable_conv2d``)."""
 
-    _base_name = "separable_conv2d"
+    _base_name, _function = "separable_conv2d", staticmethod(functional.separable_conv2d)
     _weight_names = ("depthwise_kernel", "pointwise_kernel", "bias")
-    _makes_scope_itself = True
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
@@ -317,17 +315,14 @@ class SeparableConv2D(Layer):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
-    def call(self, inputs):
-        return functional.separable_conv2d(inputs, **self._options, **self._scoping())
 
-
-class BatchNormalization(Layer):
+class BatchNormalization(_WithVariables):
     """Per-channel normalization (``ds.layers.batch_normalization``); ``training`` at
     the call; the moving averages' updates in ``updates`` and ``GraphKeys.UPDATE_OPS``."""
 
     _base_name = "batch_normalization"
+    _function = staticmethod(functional.batch_normalization)
     _weight_names = ("gamma", "beta", "moving_mean", "moving_variance")
-    _makes_scope_itself = True
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
@@ -340,66 +335,50 @@ class BatchNormalization(Layer):
         self._options = _options(locals(), self)
 
     def call(self, inputs, training=False):
-        return functional.batch_normalization(inputs, training=training, **self._options,
-                                              **self._scoping())
+        return self._function(inputs, training=training, **self._options, **self._scoping())
 
 
 # --- layers without variables: their function runs in the layer's name scope ---------------
 
-class MaxPooling2D(Layer):
+class _Pooling(Layer):
+    """A pooling layer: its function (``_function``) over each window, its op named
+    ``_op_name`` in the layer's name scope."""
+
+    _function, _op_name = None, None
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._options = _options(locals(), self)
+
+    def call(self, inputs):
+        return self._function(inputs, **self._options, name=self._op_name)
+
+
+class MaxPooling2D(_Pooling):
     """The maximum over each window of NHWC inputs (``ds.layers.max_pooling2d``)."""
 
-    _base_name = "max_pooling2d"
-
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self._options = _options(locals(), self)
-
-    def call(self, inputs):
-        return functional.max_pooling2d(inputs, **self._options, name="MaxPool")
+    _base_name, _op_name = "max_pooling2d", "MaxPool"
+    _function = staticmethod(functional.max_pooling2d)
 
 
-class AveragePooling2D(Layer):
+class AveragePooling2D(_Pooling):
     """The mean over each window of NHWC inputs (``ds.layers.average_pooling2d``)."""
 
-    _base_name = "average_pooling2d"
-
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self._options = _options(locals(), self)
-
-    def call(self, inputs):
-        return functional.average_pooling2d(inputs, **self._options, name="AvgPool")
+    _base_name, _op_name = "average_pooling2d", "AvgPool"
+    _function = staticmethod(functional.average_pooling2d)
 
 
-class MaxPooling1D(Layer):
+class MaxPooling1D(_Pooling):
     """The maximum over each window of NWC inputs (``ds.layers.max_pooling1d``)."""
 
-    _base_name = "max_pooling1d"
-
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self._options = _options(locals(), self)
-
-    def call(self, inputs):
-        return functional.max_pooling1d(inputs, **self._options)
+    _base_name, _function = "max_pooling1d", staticmethod(functional.max_pooling1d)
 
 
-class AveragePooling1D(Layer):
+class AveragePooling1D(_Pooling):
     """The mean over each window of NWC inputs (``ds.layers.average_pooling1d``)."""
 
-    _base_name = "average_pooling1d"
-
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(name=name, **kwargs)
-        self._options = _options(locals(), self)
-
-    def call(self, inputs):
-        return functional.average_pooling1d(inputs, **self._options)
+    _base_name, _function = "average_pooling1d", staticmethod(functional.average_pooling1d)
 
 
 class Flatten(Layer):
