@@ -342,7 +342,7 @@ class BatchNormalization(_WithVariables):
 
 class _Pooling(Layer):
     """A pooling layer: its function (``_function``) over each window, its op named
-    ``_op_name`` in the layer's name scope."""
+    ``_op_name`` in the layer's name scope (a 1-D layer's ops: directly in it, as TF1's)."""
 
     _function, _op_name = None, None
 
@@ -352,7 +352,8 @@ class _Pooling(Layer):
         self._options = _options(locals(), self)
 
     def call(self, inputs):
-        return self._function(inputs, **self._options, name=self._op_name)
+        return self._function(inputs, **self._options,
+                              name=self._op_name or self._scope.original_name_scope)
 
 
 class MaxPooling2D(_Pooling):

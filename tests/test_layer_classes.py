@@ -120,6 +120,20 @@ def test_one_dimensional_and_other_convolutions(graph):
     assert conv1.kernel.shape == (3, 2, 3)
 
 
+def test_one_dimensional_pooling_in_the_layers_scope(graph, rng):
+    seq = ds.placeholder(ds.float32, (None, 6, 2))
+    largest, mean = ds.layers.MaxPooling1D(2, 2), ds.layers.AveragePooling1D(3, 3)
+    outputs = [largest(seq), mean(seq), largest(seq)]
+    assert [y.op.name for y in outputs] == ["max_pooling1d/Squeeze",
+                                             "average_pooling1d/Squeeze",
+                                             "max_pooling1d/Squeeze_1"]   # as TF1 names them
+    assert outputs[0].op.inputs[0].op.name == "max_pooling1d/MaxPool"
+    values = rng.normal(size=(2, 6, 2)).astype(np.float32)
+    got_max, got_mean, _ = run(outputs, {seq: values})
+    np.testing.assert_allclose(got_max, values.reshape(2, 3, 2, 2).max(axis=2), rtol=1e-6)
+    np.testing.assert_allclose(got_mean, values.reshape(2, 2, 3, 2).mean(axis=2), rtol=1e-6)
+
+
 def test_dropout_follows_training(graph):
     x = ds.ones((1000,))
     is_training = ds.placeholder(ds.bool, ())
