@@ -45,7 +45,6 @@ class Layer:
     """The base of TF1's layer classes (see the module docstring); a subclass defines
     ``call(inputs, ...)``."""
 
-    _base_name = "layer"
     _weight_names: tuple = ()
     _makes_scope_itself = False     # its function re-enters the scope it is given
 
@@ -67,6 +66,12 @@ class Layer:
         self._variables: list = []
         self._updates: list = []
         self._losses: list = []
+
+    @property
+    def _base_name(self) -> str:
+        """The class's name in snake case ("dense", "conv2d_transpose", "my_layer"): the
+        name of a layer made without one, as TF1's."""
+        return _snake_case(type(self).__name__)
 
     # --- calling --------------------------------------------------------------------------
 
@@ -212,6 +217,13 @@ def _shapes(inputs):
     return convert_to_tensor(inputs).shape
 
 
+def _snake_case(name: str) -> str:
+    """TF's ``to_snake_case``: "Conv2DTranspose" -> "conv2d_transpose"."""
+    words = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
+    return snake if not snake.startswith("_") else "private" + snake
+
+
 def _unique_object_name(base: str) -> str:
     """``base``, ``base_1``...: per graph, as TF1 names layers made without a name."""
     counts = _NAME_COUNTS.setdefault(get_default_graph(), {})
@@ -246,7 +258,7 @@ class _WithVariables(Layer):
 class Dense(_WithVariables):
     """``activation(inputs @ kernel + bias)`` (``ds.layers.dense``)."""
 
-    _base_name, _function = "dense", staticmethod(functional.dense)
+    _function = staticmethod(functional.dense)
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer=None,
                  bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
@@ -259,7 +271,7 @@ class Dense(_WithVariables):
 class Conv2D(_WithVariables):
     """An NHWC convolution, then the bias and activation (``ds.layers.conv2d``)."""
 
-    _base_name, _function = "conv2d", staticmethod(functional.conv2d)
+    _function = staticmethod(functional.conv2d)
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", dilation_rate=(1, 1), activation=None,
@@ -274,7 +286,7 @@ class Conv2D(_WithVariables):
 class Conv1D(_WithVariables):
     """An NWC convolution, then the bias and activation (``ds.layers.conv1d``)."""
 
-    _base_name, _function = "conv1d", staticmethod(functional.conv1d)
+    _function = staticmethod(functional.conv1d)
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid",
                  data_format="channels_last", dilation_rate=1, activation=None, use_bias=True,
@@ -288,7 +300,7 @@ class Conv1D(_WithVariables):
 class Conv2DTranspose(_WithVariables):
     """The transposed NHWC convolution (``ds.layers.conv2d_transpose``)."""
 
-    _base_name, _function = "conv2d_transpose", staticmethod(functional.conv2d_transpose)
+    _function = staticmethod(functional.conv2d_transpose)
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", activation=None, use_bias=True,
@@ -302,7 +314,7 @@ class Conv2DTranspose(_WithVariables):
 class SeparableConv2D(_WithVariables):
     """A depthwise then a pointwise convolution (``ds.layers.separable_conv2d``)."""
 
-    _base_name, _function = "separable_conv2d", staticmethod(functional.separable_conv2d)
+    _function = staticmethod(functional.separable_conv2d)
     _weight_names = ("depthwise_kernel", "pointwise_kernel", "bias")
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -320,7 +332,6 @@ class BatchNormalization(_WithVariables):
     """Per-channel normalization (``ds.layers.batch_normalization``); ``training`` at
     the call; the moving averages' updates in ``updates`` and ``GraphKeys.UPDATE_OPS``."""
 
-    _base_name = "batch_normalization"
     _function = staticmethod(functional.batch_normalization)
     _weight_names = ("gamma", "beta", "moving_mean", "moving_variance")
 
@@ -359,33 +370,33 @@ class _Pooling(Layer):
 class MaxPooling2D(_Pooling):
     """The maximum over each window of NHWC inputs (``ds.layers.max_pooling2d``)."""
 
-    _base_name, _op_name = "max_pooling2d", "MaxPool"
+    _op_name = "MaxPool"
     _function = staticmethod(functional.max_pooling2d)
 
 
 class AveragePooling2D(_Pooling):
     """The mean over each window of NHWC inputs (``ds.layers.average_pooling2d``)."""
 
-    _base_name, _op_name = "average_pooling2d", "AvgPool"
+    _op_name = "AvgPool"
     _function = staticmethod(functional.average_pooling2d)
 
 
 class MaxPooling1D(_Pooling):
     """The maximum over each window of NWC inputs (``ds.layers.max_pooling1d``)."""
 
-    _base_name, _function = "max_pooling1d", staticmethod(functional.max_pooling1d)
+    _function = staticmethod(functional.max_pooling1d)
 
 
 class AveragePooling1D(_Pooling):
     """The mean over each window of NWC inputs (``ds.layers.average_pooling1d``)."""
 
-    _base_name, _function = "average_pooling1d", staticmethod(functional.average_pooling1d)
+    _function = staticmethod(functional.average_pooling1d)
 
 
 class Flatten(Layer):
     """Inputs as ``(batch, everything else)`` (``ds.layers.flatten``)."""
 
-    _base_name, _makes_scope_itself = "flatten", True    # its name scope: the layer's
+    _makes_scope_itself = True    # its name scope: the layer's
 
     def __init__(self, data_format=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
@@ -399,8 +410,6 @@ class Flatten(Layer):
 class Dropout(Layer):
     """``ds.nn.dropout`` while ``training`` (given at the call), the inputs otherwise
     (``ds.layers.dropout``)."""
-
-    _base_name = "dropout"
 
     def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)

@@ -215,3 +215,19 @@ def test_a_custom_layer_builds_in_its_scope_once(graph):
     assert penalty == 6.0
     with pytest.raises(ValueError, match="does not support constraint"):
         Scale().add_weight("w", (1,), constraint=lambda w: w)
+
+
+def test_a_layer_made_without_a_name_takes_its_classs_in_snake_case(graph):
+    x = ds.placeholder(ds.float32, (None, 3))
+    first, second = Scale(), Scale()
+    first(x), second(x)
+    assert [first.name, second.name] == ["scale", "scale_1"]
+    assert [v.name for v in first.variables + second.variables] == [
+        "scale/scale:0", "scale/offset:0", "scale_1/scale:0", "scale_1/offset:0"]
+
+    class MyHTTPLayer2D(Scale):
+        pass
+    assert MyHTTPLayer2D().name == "my_http_layer2d"          # TF's to_snake_case
+    assert [ds.layers.Conv2DTranspose(1, 1).name, ds.layers.SeparableConv2D(1, 1).name,
+            ds.layers.BatchNormalization().name, ds.layers.AveragePooling1D(1, 1).name] == [
+        "conv2d_transpose", "separable_conv2d", "batch_normalization", "average_pooling1d"]
