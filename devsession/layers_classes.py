@@ -55,6 +55,7 @@ class Layer:
         self.trainable = bool(trainable)
         self.dtype = dtype
         self.built = False
+        self._inputs_dtype = None        # the first call's, for add_weight's default
         self._reuse = _reuse
         self._scope = _scope if isinstance(_scope, VariableScope) else None
         self._scope_name = _scope if isinstance(_scope, str) else None
@@ -89,6 +90,7 @@ class Layer:
                     auxiliary_name_scope=False))
                 stack.enter_context(name_scope(self._scope.original_name_scope))
                 if not self.built:
+                    self._inputs_dtype = _first_float_dtype(inputs)
                     self.build(_shapes(inputs))
             outputs = self.call(inputs, *args, **kwargs)
         self._updates += get_collection(GraphKeys.UPDATE_OPS)[before[GraphKeys.UPDATE_OPS]:]
@@ -113,12 +115,15 @@ class Layer:
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, **kwargs):
         """A variable ``<layer scope>/<name>`` (``get_variable``; shared on later calls),
-        its ``regularizer``'s penalty added to ``losses``, for ``build``."""
+        its ``regularizer``'s penalty added to ``losses``, for ``build``.  Its dtype:
+        ``dtype``, else the layer's, else its inputs' (float32 for inputs not floating),
+        as TF1's layer takes its dtype from the inputs of its first call."""
         from .dtypes import float32
         from .layers_functional import _refuse, _regularize
 
         _refuse(self._name, constraint=constraint, **kwargs)
-        variable = get_variable(name, shape, dtype or self.dtype or float32, initializer,
+        dtype = dtype or self.dtype or self._inputs_dtype or float32
+        variable = get_variable(name, shape, dtype, initializer,
                                 trainable=bool(trainable) and self.trainable)
         _regularize(regularizer, variable)
         return variable
@@ -215,6 +220,14 @@ def _shapes(inputs):
     if isinstance(inputs, (list, tuple)):
         return [_shapes(x) for x in inputs]
     return convert_to_tensor(inputs).shape
+
+
+def _first_float_dtype(inputs):
+    """The dtype of ``inputs`` (the first of a list) when it is a float, else None."""
+    while isinstance(inputs, (list, tuple)) and inputs:
+        inputs = inputs[0]
+    dtype = convert_to_tensor(inputs).dtype
+    return dtype if dtype.is_floating else None
 
 
 def _snake_case(name: str) -> str:

@@ -231,3 +231,13 @@ def test_a_layer_made_without_a_name_takes_its_classs_in_snake_case(graph):
     assert [ds.layers.Conv2DTranspose(1, 1).name, ds.layers.SeparableConv2D(1, 1).name,
             ds.layers.BatchNormalization().name, ds.layers.AveragePooling1D(1, 1).name] == [
         "conv2d_transpose", "separable_conv2d", "batch_normalization", "average_pooling1d"]
+
+
+def test_a_custom_layers_weights_take_its_inputs_float_dtype(graph):
+    wide = ds.placeholder(ds.float64, (None, 3))
+    layer = Scale()
+    y = layer(wide)
+    assert layer.scale.dtype == ds.float64 and y.dtype == ds.float64
+    assert Scale(dtype=ds.float64)(wide).dtype == ds.float64            # the layer's own
+    assert Scale()(ds.placeholder(ds.float16, (None, 2))).dtype == ds.float16
+    np.testing.assert_array_equal(run(y, {wide: [[1.0, 2.0, 3.0]]}), [[2.0, 4.0, 6.0]])
