@@ -59,6 +59,29 @@ def test_string_to_number_reads_each_type(graph):
         assert run(i64, {text: strings(*["5"] * size)}).shape == (size,)
 
 
+def test_string_to_number_reads_long_texts_as_tf_at_the_cost_of_their_length(graph):
+    # A fed string is untrusted: thousands of digits or an exponent of a billion must
+    # neither trip Python's int-digit limit nor build 10**999999999 (TF 2.21's values)
+    text = ds.placeholder(ds.string, [None])
+    floats = strings("1" * 5000, "1e999999999", "-0x1p99999999999", "0." + "0" * 5000 + "1",
+                     "1" * 5000 + "e-4990", "0x1p-" + "9" * 5000)
+    for dtype in (ds.float32, ds.float64):
+        got = run(ds.strings.to_number(text, dtype), {text: floats})
+        want = np.array([np.inf, np.inf, -np.inf, 0, 1111111111.1111112, 0], dtype.np)
+        np.testing.assert_array_equal(got, want)
+    ints = strings("0" * 5000 + "7", "-" + "0" * 5000 + "7")
+    for dtype in (ds.int32, ds.int64):
+        assert list(run(ds.strings.to_number(text, dtype), {text: ints})) == [7, -7]
+        with pytest.raises(InvalidArgumentError, match="correctly convert string: 1{30}$"):
+            run(ds.strings.to_number(text, dtype), {text: strings("1" * 30)})
+    line = ds.placeholder(ds.string, [None])
+    wide, small = ds.decode_csv(line, [[0.0], [0]])
+    got = run([wide, small], {line: strings("1" * 5000 + "," + "0" * 5000 + "7")})
+    assert [got[0].tolist(), got[1].tolist()] == [[np.inf], [7]]
+    with pytest.raises(InvalidArgumentError, match="Field 0 in record 0 is not a valid int32"):
+        run(ds.decode_csv(line, [[0]]), {line: strings("1" * 5000)})
+
+
 @pytest.mark.parametrize("text, out_type", [("1.5", ds.int32), ("2147483648", ds.int32),
                                             ("1e", ds.float32), ("", ds.float64),
                                             ("0x10", ds.int64), ("1,5", ds.float32)])

@@ -16,12 +16,18 @@ Parsing (TF's ``safe_strto32/64``, ``safe_strtof/d``) skips ASCII whitespace (sp
 float32 values are rounded from the text once, as TF's parser does: the double Python
 reads is rounded again to float32 only when that cannot land differently, and a double
 that falls exactly between two float32 values is settled against the exact decimal.
+
+The text is a fed value, so no step costs more than its length: the double comes from
+``float``/``float.fromhex`` (an exponent of a billion digits is just ``inf``), the exact
+value is built only for such a midpoint, and an integer of more digits than int64 holds
+is out of range before Python is asked to read it.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -36,6 +42,7 @@ _FLOAT = re.compile(rb"""[ \t\n\v\f\r]*(?P<sign>[+-]?)(?:
   | (?P<nan>[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)
 )[ \t\n\v\f\r]*""", re.VERBOSE)
 _INT_RANGES = {32: (-2 ** 31, 2 ** 31 - 1), 64: (-2 ** 63, 2 ** 63 - 1)}
+_INT_DIGITS = 19          # the most digits an int64 has (without leading zeros)
 
 
 def parse_int(text: bytes, bits: int):
@@ -43,7 +50,11 @@ def parse_int(text: bytes, bits: int):
     match = _INT.fullmatch(text)
     if match is None:
         return None
-    value = int(match.group(1))
+    number = match.group(1)
+    digits = number.lstrip(b"+-").lstrip(b"0")
+    if len(digits) > _INT_DIGITS:
+        return None
+    value = -int(digits or b"0") if number.startswith(b"-") else int(digits or b"0")
     low, high = _INT_RANGES[bits]
     return value if low <= value <= high else None
 
@@ -59,12 +70,23 @@ def parse_float(text: bytes, dtype):
     elif match.group("nan") is not None:
         value = dtype(math.nan)                    # TF's parser drops a NaN's sign
     else:
-        exact = _hex_fraction(match.group("hex")) if match.group("hex") is not None else \
-            Fraction(match.group("dec").decode())
-        value = _rounded(exact, dtype)
+        digits = match.group("hex")
+        if digits is not None:
+            value = _rounded(_hex_double(digits), lambda: _hex_fraction(digits), dtype)
+        else:
+            decimal = match.group("dec").decode()
+            value = _rounded(float(decimal), lambda: Decimal(decimal), dtype)
         if negative:
             value = -value
     return value
+
+
+def _hex_double(digits: bytes) -> float:
+    """C99 hex digits ``1.8p1`` (the part after ``0x``) correctly rounded to a double."""
+    try:
+        return float.fromhex("0x" + digits.decode())
+    except OverflowError:
+        return math.inf
 
 
 def _hex_fraction(digits: bytes) -> Fraction:
@@ -73,18 +95,18 @@ def _hex_fraction(digits: bytes) -> Fraction:
     mantissa, _, exponent = text.partition("p")
     whole, _, fraction = mantissa.partition(".")
     value = int((whole + fraction) or "0", 16)
-    return Fraction(value) * Fraction(2) ** (int(exponent or "0") - 4 * len(fraction))
+    sign = -1 if exponent.startswith("-") else 1
+    power = sign * int(exponent.lstrip("+-").lstrip("0") or "0")
+    return Fraction(value) * Fraction(2) ** (power - 4 * len(fraction))
 
 
-def _rounded(exact: Fraction, dtype):
-    """``exact`` (not negative) rounded to ``dtype`` once, to nearest, ties to even."""
+def _rounded(double: float, exact, dtype):
+    """The text's value (not negative), read as ``double`` (correctly rounded), rounded
+    to ``dtype`` once, to nearest, ties to even; ``exact()`` gives the exact value (a
+    Decimal or Fraction), asked for only when the double is a float32 midpoint."""
+    if dtype is np.float64:
+        return np.float64(double)
     with np.errstate(over="ignore"):
-        try:
-            double = float(exact)              # correctly rounded by Python
-        except OverflowError:
-            double = math.inf
-        if dtype is np.float64:
-            return np.float64(double)
         single = np.float32(double)
         if not math.isfinite(double) or float(single) == double:
             return single
@@ -92,12 +114,11 @@ def _rounded(exact: Fraction, dtype):
         # float32 values: the exact value then decides.
         toward = np.float32(math.inf if double > float(single) else -math.inf)
         other = np.nextafter(single, toward)
-        if math.isfinite(float(other)) and (float(single) + float(other)) / 2 == double:
-            exact_vs_double = exact - Fraction(double)
-            if exact_vs_double != 0:
-                above = exact_vs_double > 0
-                return max(single, other) if above else min(single, other)
-        return single
+    if math.isfinite(float(other)) and (float(single) + float(other)) / 2 == double:
+        value = exact()
+        if value != double:
+            return max(single, other) if value > double else min(single, other)
+    return single
 
 
 # --- AsString: printf formats ---------------------------------------------------------------
