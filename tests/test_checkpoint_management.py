@@ -94,6 +94,21 @@ def test_update_checkpoint_state_is_what_latest_checkpoint_reads(tmp_path):
         ds.train.update_checkpoint_state(str(tmp_path), str(tmp_path / "checkpoint"))
 
 
+def test_a_relative_save_dir_takes_paths_from_the_working_directory(tmp_path, monkeypatch):
+    """As TF's: ``update_checkpoint_state("train", saver.save(sess, "train/model"))``
+    records ``model-1`` within ``train`` (not ``train/train/model-1``)."""
+    os.makedirs(tmp_path / "train")
+    saved_checkpoints(tmp_path / "train", [1, 2])
+    monkeypatch.chdir(tmp_path)
+    ds.train.update_checkpoint_state("train", os.path.join("train", "model-1"))
+    assert ds.train.latest_checkpoint("train") == os.path.join("train", "model-1")
+    with open(tmp_path / "train" / "checkpoint") as f:
+        assert '"model-1"' in f.read()
+    proto = ds.train.generate_checkpoint_state_proto("train", "train/model-2", ["train/model-1"])
+    assert (proto.model_checkpoint_path, proto.all_model_checkpoint_paths) == \
+        ("model-2", ["model-1", "model-2"])
+
+
 def test_summary_iterator_reads_back_what_a_file_writer_wrote(tmp_path):
     pytest.importorskip("tensorboard", reason="FileWriter needs the tensorboard extra")
     loss = ds.placeholder(ds.float32, (), name="x")

@@ -88,11 +88,18 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
                                     all_model_checkpoint_timestamps=None,
                                     last_preserved_timestamp=None) -> CheckpointState:
     """The state ``update_checkpoint_state`` writes: ``model_checkpoint_path`` last in
-    the list of all paths (appended when it is not)."""
+    the list of all paths (appended when it is not).  As TF's, when ``save_dir`` is
+    relative the relative paths are taken from the working directory (what
+    ``Saver.save`` returned) and rewritten relative to ``save_dir``."""
     paths = [os.fspath(p) for p in (all_model_checkpoint_paths or [])]
     latest = os.fspath(model_checkpoint_path)
     if not paths or paths[-1] != latest:
         paths.append(latest)
+    save_dir = os.fspath(save_dir)
+    if not os.path.isabs(save_dir):
+        def inside(path):
+            return path if os.path.isabs(path) else os.path.relpath(path, save_dir)
+        latest, paths = inside(latest), [inside(p) for p in paths]
     return CheckpointState(latest, paths)
 
 
@@ -102,9 +109,9 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
     """Write ``save_dir``'s state file (``checkpoint``, or ``latest_filename``), as
     ``Saver.save`` does, atomically.  ``RuntimeError`` if a checkpoint path is the state
     file itself, as TF's."""
-    save_dir = os.path.abspath(os.fspath(save_dir))
     state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
                                             all_model_checkpoint_paths)
+    save_dir = os.path.abspath(os.fspath(save_dir))      # the state's paths are within it
     state_path = os.path.join(save_dir, latest_filename or STATE_FILE)
     absolute = [p if os.path.isabs(p) else os.path.join(save_dir, p)
                 for p in state.all_model_checkpoint_paths]
