@@ -5,7 +5,6 @@ their errors; a ``Variable`` of unknown shape (``validate_shape=False``), which
 
 from __future__ import annotations
 
-import os
 
 import numpy as np
 import pytest
@@ -39,6 +38,9 @@ def test_read_write_and_match_files(files, bounded_session):
         str(files / n).encode() for n in ("a.txt", "b.txt", "c.dat"))
     got = bounded_session.run(none)
     assert (got.shape, got.dtype) == ((0,), object)
+    overlapping = ds.matching_files([str(files / "a.*"), str(files / "*.txt")])
+    assert bounded_session.run(overlapping).tolist() == sorted(     # as TF's: twice
+        str(files / n).encode() for n in ("a.txt", "a.txt", "b.txt", ".hidden.txt"))
 
 
 def test_a_missing_file_is_not_found_naming_the_path_and_node(files, bounded_session):

@@ -50,6 +50,8 @@ def build_write_file(node):
 def build_matching_files(node):
     def matching_files(pattern):
         patterns = [os.fsdecode(p) for p in np.asarray(pattern, dtype=object).reshape(-1)]
-        found = sorted({path for p in patterns for path in glob.glob(p, include_hidden=True)})
-        return np.array([os.fsencode(p) for p in found] or [], dtype=object).reshape(-1)
+        # as TF's: every pattern's matches, sorted together (a file two patterns match
+        # comes twice)
+        found = sorted(path for p in patterns for path in glob.glob(p, include_hidden=True))
+        return np.array([os.fsencode(p) for p in found], dtype=object).reshape(-1)
     return matching_files
