@@ -32,7 +32,7 @@ import weakref
 from . import layers_functional as functional
 from .graph import convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, get_collection
-from .variable_scope import VariableScope, get_variable, variable_scope
+from .variable_scope import VariableScope, variable_scope
 
 __all__ = ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
            "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "Flatten",
@@ -119,14 +119,11 @@ class Layer:
         ``dtype``, else the layer's, else its inputs' (float32 for inputs not floating),
         as TF1's layer takes its dtype from the inputs of its first call."""
         from .dtypes import float32
-        from .layers_functional import _refuse, _regularize
 
-        _refuse(self._name, constraint=constraint, **kwargs)
+        functional._refuse(self._name, constraint=constraint, **kwargs)
         dtype = dtype or self.dtype or self._inputs_dtype or float32
-        variable = get_variable(name, shape, dtype, initializer,
-                                trainable=bool(trainable) and self.trainable)
-        _regularize(regularizer, variable)
-        return variable
+        return functional._variable(name, shape, dtype, initializer,
+                                    bool(trainable) and self.trainable, regularizer)
 
     add_variable = add_weight
 

@@ -52,7 +52,7 @@ import numpy as np
 from . import nn
 from .dtypes import float16, float32
 from .graph import convert_to_tensor, name_scope
-from .graph_keys import GraphKeys, add_to_collection
+from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
 from .ops import (cast, constant, expand_dims, identity, matmul, reshape, shape, squeeze,
                   stack, tensordot, where)
@@ -166,19 +166,16 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     multiplier, filters = int(depth_multiplier), int(filters)
     glorot = glorot_uniform_initializer()
     with variable_scope(name, default_name="separable_conv2d", reuse=reuse):
-        depthwise = get_variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
-                                 depthwise_initializer or glorot, trainable=trainable)
-        pointwise = get_variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
-                                 x.dtype, pointwise_initializer or glorot,
-                                 trainable=trainable)
-        _regularize(depthwise_regularizer, depthwise)
-        _regularize(pointwise_regularizer, pointwise)
+        depthwise = _variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
+                              depthwise_initializer or glorot, trainable, depthwise_regularizer)
+        pointwise = _variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
+                              x.dtype, pointwise_initializer or glorot, trainable,
+                              pointwise_regularizer)
         y = nn.separable_conv2d(x, depthwise, pointwise, strides=[1, sh, sw, 1],
                                 padding=_padding(padding), dilations=[dh, dw])
         if use_bias:
-            bias = get_variable("bias", (filters,), x.dtype,
-                                bias_initializer or zeros_initializer(), trainable=trainable)
-            _regularize(bias_regularizer, bias)
+            bias = _variable("bias", (filters,), x.dtype, bias_initializer or zeros_initializer(),
+                             trainable, bias_regularizer)
             y = nn.bias_add(y, bias)
         return activation(y) if activation is not None else y
 
@@ -309,14 +306,14 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                          f"(shape {x.shape}) must be known: it sizes the variables.")
     param = float32 if x.dtype in (float16, float32) else x.dtype
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
-        gamma = _statistic("gamma", channels, param, gamma_initializer or ones_initializer(),
-                           trainable, gamma_regularizer) if scale else None
-        beta = _statistic("beta", channels, param, beta_initializer or zeros_initializer(),
-                          trainable, beta_regularizer) if center else None
-        moving_mean = _statistic("moving_mean", channels, param,
-                                 moving_mean_initializer or zeros_initializer(), False)
-        moving_variance = _statistic("moving_variance", channels, param,
-                                     moving_variance_initializer or ones_initializer(), False)
+        gamma = _variable("gamma", (channels,), param, gamma_initializer or ones_initializer(),
+                          trainable, gamma_regularizer) if scale else None
+        beta = _variable("beta", (channels,), param, beta_initializer or zeros_initializer(),
+                         trainable, beta_regularizer) if center else None
+        moving_mean = _variable("moving_mean", (channels,), param,
+                                moving_mean_initializer or zeros_initializer(), False)
+        moving_variance = _variable("moving_variance", (channels,), param,
+                                    moving_variance_initializer or ones_initializer(), False)
         use_fused = fused is not False and rank == 4 and axis in (1, 3) and param == float32
         normalize = _fused_normalization if use_fused else _moments_normalization
         y, mean, variance = normalize(x, axis, gamma, beta, moving_mean, moving_variance,
@@ -326,12 +323,6 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                 add_to_collection(GraphKeys.UPDATE_OPS,
                                   assign_moving_average(moving, batch, momentum).op)
         return y
-
-
-def _statistic(name, channels, dtype, initializer, trainable, regularizer=None):
-    variable = get_variable(name, (channels,), dtype, initializer, trainable=trainable)
-    _regularize(regularizer, variable)
-    return variable
 
 
 def _select(training, when_training, otherwise):
@@ -390,16 +381,25 @@ def _weights(kernel_shape, units, dtype, use_bias, kernel_initializer, bias_init
              kernel_regularizer, bias_regularizer, trainable):
     """The layer's kernel and bias (None without ``use_bias``) in the current scope."""
     dtype = dtype if dtype.is_floating else float32
-    kernel = get_variable("kernel", kernel_shape, dtype,
-                          kernel_initializer or glorot_uniform_initializer(),
-                          trainable=trainable)
-    _regularize(kernel_regularizer, kernel)
+    kernel = _variable("kernel", kernel_shape, dtype,
+                       kernel_initializer or glorot_uniform_initializer(), trainable,
+                       kernel_regularizer)
     bias = None
     if use_bias:
-        bias = get_variable("bias", (units,), dtype, bias_initializer or zeros_initializer(),
-                            trainable=trainable)
-        _regularize(bias_regularizer, bias)
+        bias = _variable("bias", (units,), dtype, bias_initializer or zeros_initializer(),
+                         trainable, bias_regularizer)
     return kernel, bias
+
+
+def _variable(name, shape, dtype, initializer, trainable, regularizer=None):
+    """``get_variable`` in the current scope; ``regularizer``'s penalty joins the
+    regularization losses only when the variable is made here, not when a layer built
+    again under ``reuse`` finds it (TF1's ``_should_add_regularizer``)."""
+    made_before = len(get_collection(GraphKeys.GLOBAL_VARIABLES))
+    variable = get_variable(name, shape, dtype, initializer, trainable=trainable)
+    if len(get_collection(GraphKeys.GLOBAL_VARIABLES)) > made_before:
+        _regularize(regularizer, variable)
+    return variable
 
 
 def _regularize(regularizer, variable) -> None:

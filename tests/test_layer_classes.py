@@ -180,6 +180,27 @@ def test_regularization_losses_are_the_layers(graph):
     assert penalty == pytest.approx((kernel ** 2).sum(), rel=1e-6)
 
 
+def test_a_penalty_is_added_once_per_variable_however_often_it_is_built(graph):
+    x = ds.placeholder(ds.float32, (None, 3))
+
+    def penalty(w):
+        return ds.reduce_sum(w * w)
+    layer = ds.layers.Dense(2, kernel_regularizer=penalty, bias_regularizer=penalty)
+    layer(x), layer(x)
+    for reuse in (False, True):                          # the function built again: shared
+        with ds.variable_scope("f", reuse=reuse):
+            ds.layers.dense(x, 2, kernel_regularizer=penalty)
+            ds.layers.batch_normalization(x, gamma_regularizer=penalty)
+    with ds.variable_scope("f", reuse=True):
+        ds.layers.Dense(2, kernel_regularizer=penalty, name="dense")(x)
+    losses = ds.get_collection(ds.GraphKeys.REGULARIZATION_LOSSES)
+    assert len(layer.losses) == 2 and len(losses) == 4
+    penalized = [layer.kernel, layer.bias, ds.global_variables()[2], ds.global_variables()[4]]
+    assert [v.name for v in penalized[2:]] == ["f/dense/kernel:0", "f/batch_normalization/gamma:0"]
+    *values, total = run(penalized + [ds.losses.get_regularization_loss()])
+    assert total == pytest.approx(sum((v ** 2).sum() for v in values), rel=1e-6)
+
+
 def test_a_dtype_other_than_the_inputs_is_refused(graph):
     x = ds.placeholder(ds.float32, (None, 3))
     with pytest.raises(ValueError, match="dtype=float64 but is called on"):
