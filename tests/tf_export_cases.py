@@ -5,7 +5,7 @@ export has not drifted from what TF ran.
 
 Every model is built from fixed numpy values (no random initializers), so it freezes to
 the same Consts on every run.  ``CASES`` maps a name to a builder that fills the default
-graph and returns a ``Case``; ``frozen(case, graph)`` is the GraphDef recorded.
+graph and returns a ``Case``; ``frozen(name)`` builds it and gives the GraphDef recorded.
 """
 
 from __future__ import annotations
