@@ -86,6 +86,7 @@ def test_frames_follow_each_other_on_one_connection():
 
 
 _STRINGS = wire_pb2.TensorSpec(name="k", dtype=7, shape=[2], string_bytes=16)
+_NO_STRINGS = wire_pb2.TensorSpec(name="k", dtype=7, shape=[0, 1 << 62])
 
 
 def header(kind, head, payload):
@@ -115,6 +116,9 @@ def header(kind, head, payload):
     (header(PUSH_TENSOR, len(Push(tensors=[_STRINGS]).SerializeToString()), 16)
      + Push(tensors=[_STRINGS]).SerializeToString()
      + np.array([5, 0], "<u8").tobytes(), "do not account"),
+    # ... and no elements in a shape numpy cannot hold (was a ValueError out of receive)
+    (header(PUSH_TENSOR, len(Push(tensors=[_NO_STRINGS]).SerializeToString()), 0)
+     + Push(tensors=[_NO_STRINGS]).SerializeToString(), "Cannot allocate"),
 ])
 def test_malformed_frames_are_frame_errors(raw, match):
     a, b = socket.socketpair()

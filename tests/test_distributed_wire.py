@@ -196,5 +196,7 @@ def test_malformed_string_payloads_are_invalid_argument():
     _bad(lambda: decode(message_with([3], [1, 1], b"ab")), "do not account")
     _bad(lambda: decode(message_with([1], [2 ** 63], b"ab")), "do not account")
     assert decode(message_with([2], [1, 2], b"abc"))[1][0].tolist() == [b"a", b"bc"]
+    with pytest.raises(ds.errors.ResourceExhaustedError, match="Cannot allocate"):
+        decode(message_with([0, 2 ** 62], [], b""))     # no element, too big a shape
     with pytest.raises(ds.errors.InvalidArgumentError, match="holds bytes, not int"):
         wire.encode_tensors(worker_pb2.PushTensorRequest(), ["s"], [np.array([1], object)])

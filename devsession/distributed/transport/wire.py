@@ -222,7 +222,11 @@ def _unpack(spec, packed: np.ndarray) -> np.ndarray:
     for i, length in enumerate(lengths.tolist()):
         out[i] = data[pos:pos + length]
         pos += length
-    return out.reshape(tuple(spec.shape))
+    try:
+        return out.reshape(tuple(spec.shape))
+    except ValueError as e:             # no elements, but a dimension numpy cannot hold
+        raise ResourceExhaustedError(f"Cannot allocate string tensor '{spec.name}' of shape "
+                                     f"{list(spec.shape)}: {e}") from None
 
 
 def _unsendable(name: str, dtype) -> int:
