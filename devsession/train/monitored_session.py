@@ -200,9 +200,10 @@ class Scaffold:
         self._finalized = False
 
     def finalize(self, with_saver: bool = True) -> "Scaffold":
-        """Build the defaults: every global variable's initializer, a check that reads
-        them all where they live, the merged summaries and (``with_saver``: the session
-        saves or restores) a ``Saver``."""
+        """Build the defaults: every global variable's initializer, the ready check
+        (``report_uninitialized_variables`` over them), the local variables' initializer,
+        the merged summaries and (``with_saver``: the session saves or restores) a
+        ``Saver``."""
         if self._finalized:
             return self
         from ..summary import merge_all

@@ -32,11 +32,12 @@ What it does, as TF 1.15's:
   raised in the block (the input ran out) ends it quietly, any other exception (or a
   thread's) is raised after that.
 
-The ready check: devsession has no ``report_uninitialized_variables``; the default
-``ready_op`` reads every variable where it lives and an uninitialized one fails it, which
-counts as "not ready" (``session_manager.py``).  A ``ready_op`` of TF1's form (the names
-of what is not ready, empty when ready) works as well.  ``Saver`` objects are not added
-to the ``savers`` collection (a ``.meta`` has no form for them here).
+The ready check: the default ``ready_op`` is TF1's ``report_uninitialized_variables``
+over the global and local variables (each checked where it lives: the names of those not
+initialized, empty when ready).  A ready op that reads variables instead (a group of
+reads) works as well: an uninitialized value's ``FailedPreconditionError`` counts as "not
+ready" (``session_manager.py``).  ``Saver`` objects are not added to the ``savers``
+collection (a ``.meta`` has no form for them here).
 """
 
 from __future__ import annotations
