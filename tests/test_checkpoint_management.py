@@ -9,6 +9,7 @@ import os
 import shutil
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -36,15 +37,19 @@ def quick_polls(monkeypatch):
 
 
 def test_checkpoints_iterator_yields_each_new_checkpoint_then_times_out(tmp_path, quick_polls):
-    first, = saved_checkpoints(tmp_path, [1])
+    first, second = saved_checkpoints(tmp_path, [1, 2])
+    ds.train.update_checkpoint_state(str(tmp_path), first)     # only the first is out
     seen = []
     iterator = ds.train.checkpoints_iterator(str(tmp_path), timeout=0.5)
     seen.append(next(iterator))
-    later = threading.Timer(0.1, lambda: saved_checkpoints(tmp_path, [2]))
+    # the second comes out while the iterator waits (a quick file write, well within
+    # the timeout even on a loaded machine)
+    later = threading.Timer(0.1, lambda: ds.train.update_checkpoint_state(
+        str(tmp_path), second, [first]))
     later.start()
     seen += list(iterator)                  # the second, then a timeout ends the loop
     later.join()
-    assert seen == [first, os.path.join(str(tmp_path), "model-2")]
+    assert seen == [first, second] and second == os.path.join(str(tmp_path), "model-2")
 
 
 def test_checkpoints_iterator_waits_on_while_timeout_fn_says_so(tmp_path, quick_polls):
@@ -133,18 +138,24 @@ def test_summary_iterator_reads_back_what_a_file_writer_wrote(tmp_path):
         list(ds.train.summary_iterator(path))
 
 
-def test_second_or_step_timer_is_tf1s():
+def test_second_or_step_timer_is_tf1s(monkeypatch):
+    from devsession.train import hooks
+
+    now = [100.0]                           # a clock of the test's own: no sleeping
+    monkeypatch.setattr(hooks, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
     steps = ds.train.SecondOrStepTimer(every_steps=3)
     assert steps.should_trigger_for_step(0)
     assert steps.update_last_triggered_step(0) == (None, None)
     assert [steps.should_trigger_for_step(s) for s in (0, 1, 2, 3)] == [False, False, False,
                                                                         True]
-    elapsed_secs, elapsed_steps = steps.update_last_triggered_step(3)
-    assert elapsed_steps == 3 and elapsed_secs >= 0 and steps.last_triggered_step() == 3
-    seconds = ds.train.SecondOrStepTimer(every_secs=0.05)
+    now[0] += 2.5
+    assert steps.update_last_triggered_step(3) == (2.5, 3)
+    assert steps.last_triggered_step() == 3
+    seconds = ds.train.SecondOrStepTimer(every_secs=0.5)
     seconds.update_last_triggered_step(1)
+    now[0] += 0.25
     assert not seconds.should_trigger_for_step(2)
-    time.sleep(0.06)
+    now[0] += 0.25
     assert seconds.should_trigger_for_step(2) and not seconds.should_trigger_for_step(1)
     seconds.reset()
     assert seconds.should_trigger_for_step(1)
