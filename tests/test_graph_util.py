@@ -157,6 +157,18 @@ def test_remove_training_nodes_splices_identities_and_drops_check_numerics(graph
     assert checked.op.type == "CheckNumerics"
 
 
+def test_remove_training_nodes_drops_the_inputs_naming_a_check_numerics():
+    graph_def = ds.GraphDef()
+    graph_def.node.add(name="a", op="NoOp")
+    graph_def.node.add(name="check", op="CheckNumerics", input=["a"])
+    graph_def.node.add(name="user", op="NoOp", input=["check", "a", "^check"])
+    pruned = ds.graph_util.remove_training_nodes(graph_def)
+    assert node_names(pruned) == ["a", "user"]
+    assert list(pruned.node[1].input) == ["a"]           # dropped, not rewired (TF's rule)
+    kept = ds.graph_util.remove_training_nodes(graph_def, protected_nodes=["check"])
+    assert kept == graph_def
+
+
 # --- small helpers -------------------------------------------------------------------------
 
 def test_tensor_shape_from_node_def_name(graph):
