@@ -420,14 +420,15 @@ def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name
 
 
 def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
-    """A 1-D pooling as Keras builds it: the 2-D pooling over a height of 1."""
+    """A 1-D pooling as Keras builds it: the 2-D pooling of the NWC inputs made
+    ``(batch, width, 1, channels)``."""
     _channels_last(layer, data_format)
     (size,), (step,) = _single(pool_size, "pool_size"), _single(strides, "strides")
     with name_scope(name or layer):
-        x = expand_dims(convert_to_tensor(inputs), 1)
-        pooled = pool(x, ksize=[1, 1, size, 1], strides=[1, 1, step, 1],
+        x = expand_dims(convert_to_tensor(inputs), 2)
+        pooled = pool(x, ksize=[1, size, 1, 1], strides=[1, step, 1, 1],
                       padding=_padding(padding))
-        return squeeze(pooled, [1])
+        return squeeze(pooled, [2])
 
 
 def _strided_or_dilated(layer: str, strides, dilations) -> None:

@@ -127,7 +127,10 @@ def test_one_dimensional_pooling_in_the_layers_scope(graph, rng):
     assert [y.op.name for y in outputs] == ["max_pooling1d/Squeeze",
                                              "average_pooling1d/Squeeze",
                                              "max_pooling1d/Squeeze_1"]   # as TF1 names them
-    assert outputs[0].op.inputs[0].op.name == "max_pooling1d/MaxPool"
+    pooled = outputs[0].op.inputs[0].op
+    assert pooled.name == "max_pooling1d/MaxPool"
+    assert pooled.inputs[0].shape.as_list() == [None, 6, 1, 2]      # Keras's: a width of 1
+    assert list(pooled.get_attr("ksize")) == [1, 2, 1, 1]
     values = rng.normal(size=(2, 6, 2)).astype(np.float32)
     got_max, got_mean, _ = run(outputs, {seq: values})
     np.testing.assert_allclose(got_max, values.reshape(2, 3, 2, 2).max(axis=2), rtol=1e-6)
