@@ -53,7 +53,9 @@ def events(logdir) -> list:
     return found
 
 
-def until(condition, within=2.0) -> bool:
+def until(condition, within=10.0) -> bool:
+    """Whether ``condition()`` holds within ``within`` seconds (generous: a loaded machine
+    is slow, and a passing test returns as soon as it holds)."""
     deadline = time.monotonic() + within
     while not condition():
         if time.monotonic() > deadline:
@@ -211,14 +213,14 @@ def test_another_exception_propagates_after_every_thread_stopped(tmp_path):
     value = numbers.dequeue()
     w, train, loss = model()
     sv = ds.train.Supervisor(logdir=str(tmp_path), save_model_secs=0.05,
-                             save_summaries_secs=0.05, stop_grace_secs=2)
-    started = time.monotonic()
+                             save_summaries_secs=0.05, stop_grace_secs=20)
     with pytest.raises(ValueError, match="a bug in the loop"):
         with sv.managed_session() as sess:
             sess.run([value, train])
             assert len(loopers()) == 3                 # checkpoints, summaries, steps/sec
+            raised = time.monotonic()
             raise ValueError("a bug in the loop")
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - raised < 10.0            # every thread stopped, no grace waited
     assert sv.should_stop() and loopers() == []
     assert not [t for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
 
@@ -254,7 +256,7 @@ def test_a_worker_waits_for_the_chief_then_sees_its_variables():
                 w, train, loss = model("/job:worker/task:0")
                 sv = ds.train.Supervisor(is_chief=False, recovery_wait_secs=0.05)
                 assert sv.summary_writer is None and sv.save_path is None
-                sess = sv.prepare_or_wait_for_session(target, max_wait_secs=10)
+                sess = sv.prepare_or_wait_for_session(target, max_wait_secs=60)
                 try:
                     got["w"] = sess.run(w)
                 finally:
@@ -272,7 +274,7 @@ def test_a_worker_waits_for_the_chief_then_sees_its_variables():
         sv = ds.train.Supervisor(save_model_secs=0)
         with sv.managed_session(target) as sess:
             sess.run(train)
-            waiting.join(5.0)
+            waiting.join(30.0)
             chief_w = sess.run(w)
         assert not waiting.is_alive() and not errors, errors
         # the worker read either the initial or the trained value, both the chief's
@@ -290,7 +292,7 @@ def test_a_worker_gives_up_after_its_bound():
                        match="not ready after waiting 0.3 secs.*Variables not initialized: "
                              "global_step, w"):
         sv.prepare_or_wait_for_session(max_wait_secs=0.3)
-    assert 0.25 <= time.monotonic() - started < 1.0     # no wait past the bound
+    assert 0.25 <= time.monotonic() - started < 3.0     # no wait long past the bound
 
 
 def test_a_worker_needs_its_variables_placed():
