@@ -63,5 +63,10 @@ def test_priorities_are_int64_scalars_and_batches_need_shapes(bounded_session):
     assert bounded_session.run(unshaped.dequeue())[1].tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(InvalidArgumentError, match="require the components to have specified"):
         bounded_session.run(unshaped.dequeue_many(1))
+    vector = np.array([[1, 2]], np.int64)           # an unshaped queue's priority: a scalar
+    with pytest.raises(InvalidArgumentError, match=r"component 0. Expected \[\], got \[2\]"):
+        bounded_session.run(unshaped.enqueue([vector[0], [1.0]]))
+    with pytest.raises(InvalidArgumentError, match=r"component 0. Expected \[1\], got \[1,2"):
+        bounded_session.run(unshaped.enqueue_many([vector, [[1.0]]]))
     with pytest.raises(ValueError, match="fully defined shapes"):
         ds.PriorityQueue(4, [ds.float32], shapes=[[None]])

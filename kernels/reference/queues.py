@@ -40,8 +40,9 @@ def build_make_queue(node):
     kind = _KINDS[node.op]
     shapes = tuple(None if s is None else tuple(s) for s in (attrs.get("shapes") or ()))
     types = tuple(attrs["component_types"])
-    if kind == "PriorityQueue":             # the int64 scalar priority comes first
-        types, shapes = (np.dtype(np.int64), *types), ((), *shapes) if shapes else ()
+    if kind == "PriorityQueue":             # the int64 scalar priority comes first,
+        # a scalar even where the components' shapes are not given
+        types, shapes = (np.dtype(np.int64), *types), ((), *(shapes or (None,) * len(types)))
 
     def make():
         rng = None
