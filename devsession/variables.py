@@ -277,7 +277,11 @@ def assert_variables_initialized(var_list=None):
     if not var_list:
         return None
     with name_scope("assert_variables_initialized"):
-        return api.group(*[api.identity(v) for v in var_list])
+        reads = []
+        for v in var_list:          # each read where its variable lives: no value moves
+            with device(None), device(v.device or None):
+                reads.append(api.identity(v))
+        return api.group(*reads)
 
 
 def tables_initializer(name: str = "init_all_tables"):

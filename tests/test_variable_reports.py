@@ -44,3 +44,13 @@ def test_no_variables_report_nothing():
 def test_is_variable_initialized_takes_a_variable():
     with pytest.raises((TypeError, ValueError)):
         ds.is_variable_initialized(ds.constant(1.0))
+
+
+def test_the_checks_run_where_each_variable_lives():
+    with ds.device("/job:ps/task:0"):
+        on_ps = ds.Variable(1.0, name="on_ps")
+    with ds.device("/job:worker/task:0"):
+        check = ds.assert_variables_initialized([on_ps])
+    reads = [op for op in ds.get_default_graph().get_operations()
+             if op.name.startswith("assert_variables_initialized/") and op.type == "Identity"]
+    assert [op.device for op in reads] == [on_ps.device] and check.type == "NoOp"
