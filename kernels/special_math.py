@@ -23,7 +23,8 @@ Algorithms (classic ones; accuracy about 1e-15 relative in float64):
   at x == 1, NaN for x < 1; q a non-positive integer gives inf for even integer x, NaN
   otherwise; other negative q need an integer x.
 * igamma(a, x) = P(a, x): the power series for x <= max(a, 1), ``1 - Q`` above;
-  igammac = Q(a, x): Legendre's continued fraction for x > max(a, 1), ``1 - P`` below.
+  igammac = Q(a, x): Legendre's continued fraction for x >= max(a, 1), ``1 - P`` below
+  (TF's split of the two).
   ``igamma_grad_a`` differentiates the same series or fraction in ``a`` alongside it
   (forward mode).  NaN for a <= 0 or x < 0 (but P(a, 0) = 0), as TF's.
 * bessel_i0e/i1e: ``exp(-|x|) I_nu(x)`` from the power series for |x| <= 25 and the
@@ -160,7 +161,9 @@ def _incomplete_gamma(a, x, mode):
     if x == np.inf:
         return 0.0 if mode == 1 else (1.0 if mode == 0 else -0.0)
     log_x = np.log(x)
-    if x > 1.0 and x > a:
+    # TF's split (Eigen's): the fraction above max(a, 1), for Q from max(a, 1) itself,
+    # where 1 - P would cancel (a tiny a at x = 1 made Q negative)
+    if (x > 1.0 and x > a) or (mode == 1 and x >= 1.0 and x >= a):
         # Legendre's continued fraction for Q, (p_k / q_k) -> Q * Gamma(a) e^x x^-a, with
         # its derivative in a carried along.
         y = 1.0 - a

@@ -171,6 +171,17 @@ def test_incomplete_gamma_closed_forms_and_edges():
     np.testing.assert_array_equal(g, [0, 0, nan, 0, 0, nan, 0])
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_igammac_from_max_a_1_on_is_the_fraction_as_tf(device):
+    """TF's igammac takes the continued fraction from x = max(a, 1) on: at x = 1 a tiny
+    a gives Q ~ a E1(1), where 1 - P cancels to 0 or below (TF 2.21's values)."""
+    a = np.array([1e-300, 1e-10, 2.5, 100.0])
+    x = np.array([1.0, 1.0, 2.5, 100.0])
+    got = run_on(device, make_node("Igammac", [F64, F64], F64), a, x)
+    np.testing.assert_allclose(got, [2.1938393439552394e-301, 2.1938393441796723e-11,
+                                     0.41588018699550794, 0.4867012017208352], rtol=1e-12)
+
+
 def test_igamma_grad_a_is_the_derivative_of_igamma_in_a():
     a = np.array([0.3, 1.0, 2.5, 7.0, 20.0, 3.0])
     x = np.array([0.5, 2.0, 1.0, 9.0, 18.0, 40.0])

@@ -88,7 +88,7 @@ __device__ double ds_incomplete_gamma(double a, double x, int mode) {
   if (a == CUDART_INF) return (mode == 1 && x != CUDART_INF) ? 1.0 : 0.0;
   if (x == CUDART_INF) return mode == 1 ? 0.0 : (mode == 0 ? 1.0 : -0.0);
   double log_x = log(x);
-  if (x > 1.0 && x > a) {
+  if ((x > 1.0 && x > a) || (mode == 1 && x >= 1.0 && x >= a)) {
     double y = 1.0 - a, z = x + y + 1.0, c = 0.0;
     double p_prev = 1.0, q_prev = x, p_cur = x + 1.0, q_cur = z * x;
     double dp_prev = 0.0, dq_prev = 0.0, dp_cur = 0.0, dq_cur = -x;
