@@ -309,6 +309,17 @@ def test_bessel_i1_gradients_at_zero_are_one_half():
     np.testing.assert_array_equal(grads[0], [0.5, 0.5])
 
 
+@pytest.mark.parametrize("build", [ds.math.bessel_i1e, ds.math.bessel_i1])
+def test_bessel_i1_gradients_near_zero_are_one_half(build):
+    """Below the dtype's epsilon the derivative is its limit 1/2, as TF's BesselI1e
+    gradient: the formula's 1/x overflows at a float32 subnormal (TF 2.21: 0.5)."""
+    x = ds.constant([1e-40, 1e-45, -1e-39, 1e-30, 1e-3], ds.float32)
+    (grad,) = run(ds.gradients(ds.reduce_sum(build(x)), x))
+    np.testing.assert_allclose(grad[:4], 0.5, rtol=1e-6)
+    want = 0.5 + 3e-6 / 16 - (1e-3 if build is ds.math.bessel_i1e else 0.0)
+    assert grad[4] == pytest.approx(want, rel=1e-5)
+
+
 @pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((), (5,)),
                                     ((4,), ())], ids=str)
 def test_igamma_and_igammac_gradients_with_broadcasting(shapes):

@@ -4,9 +4,9 @@
   in x (none in n, as TF); zeta(x, q)' = -x zeta(x + 1, q) in q (none in x);
 * igamma in a: IgammaGradA(a, x); in x: exp(-x + (a - 1) log x - lgamma(a)) (the
   density, in log space); igammac's are their negatives; IgammaGradA has none;
-* bessel_i0e' = i1e - sign(x) i0e; bessel_i1e' = i0e - i1e (sign(x) + 1/x), 1/2 at 0;
-  bessel_i0' = i1; bessel_i1' = i0 - i1 / x, 1/2 at 0 (TF writes 1 there, which is not
-  the derivative: I1(x) = x/2 + O(x^3));
+* bessel_i0e' = i1e - sign(x) i0e; bessel_i1e' = i0e - i1e (sign(x) + 1/x), 1/2 for
+  |x| <= epsilon (as TF); bessel_i0' = i1; bessel_i1' = i0 - i1 / x, 1/2 for |x| <=
+  epsilon too (TF writes 1 at 0, which is not the derivative: I1(x) = x/2 + O(x^3));
 * erfinv' = sqrt(pi)/2 exp(erfinv(x)^2); ndtri' = sqrt(2 pi) exp(ndtri(x)^2 / 2).
 
 Binary ops broadcast, so each input's gradient is summed down to its shape.
@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import convert_to_tensor
-from .elementwise import equal, exp, log, multiply, negative, reciprocal, sign, square, where
+from .elementwise import abs as abs_
+from .elementwise import exp, less_equal, log, multiply, negative, reciprocal, sign, square, where
 from .registry import not_differentiable, register_gradient
 from .shape_of import reduce_to_shape_of
 from .special import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e, digamma, igamma_grad_a,
@@ -47,24 +48,26 @@ register_gradient("BesselI0e")(_chain(
 register_gradient("BesselI0")(_chain(lambda op: bessel_i1(op.inputs[0])))
 
 
-def _at_zero_half(x, derivative):
-    """``derivative`` (which divides by x) with its limit 1/2 at x = 0."""
-    return where(equal(x, 0), _constant(0.5, x), derivative)
+def _near_zero_half(x, derivative):
+    """``derivative(safe_x)`` (a formula dividing by x) where ``|x|`` exceeds the
+    dtype's epsilon, and there its limit 1/2, as TF's BesselI1e gradient: below, 1/x
+    overflows (a float32 subnormal) or I1(x) rounds to nothing."""
+    tiny = less_equal(abs_(x), _constant(np.finfo(x.dtype.np).eps, x))
+    safe = where(tiny, _constant(1, x), x)
+    return where(tiny, _constant(0.5, x), derivative(safe))
 
 
 @register_gradient("BesselI1e")
 def _bessel_i1e_grad(op, dy):
     x, y = op.inputs[0], op.outputs[0]
-    safe = where(equal(x, 0), _constant(1, x), x)
-    derivative = bessel_i0e(x) - y * (sign(x) + reciprocal(safe))
-    return [multiply(dy, _at_zero_half(x, derivative))]
+    return [multiply(dy, _near_zero_half(
+        x, lambda safe: bessel_i0e(x) - y * (sign(x) + reciprocal(safe))))]
 
 
 @register_gradient("BesselI1")
 def _bessel_i1_grad(op, dy):
     x, y = op.inputs[0], op.outputs[0]
-    safe = where(equal(x, 0), _constant(1, x), x)
-    return [multiply(dy, _at_zero_half(x, bessel_i0(x) - y / safe))]
+    return [multiply(dy, _near_zero_half(x, lambda safe: bessel_i0(x) - y / safe))]
 
 
 @register_gradient("Polygamma")
