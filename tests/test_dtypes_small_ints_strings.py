@@ -94,8 +94,10 @@ def test_string_ops_stay_off_the_fused_kernels():
     assert run(chain, {b: ["x", "z"]}).tolist() == [False, True]
 
 
-def test_strings_do_not_cross_processes_yet():
+def test_strings_cross_processes_packed():
     from devsession.distributed.transport.wire import tensor_specs
 
-    with pytest.raises(UnimplementedError, match="string tensor 's'"):
-        tensor_specs(["s"], [np.array([b"a"], dtype=object)])
+    (spec,) = tensor_specs(["s"], [np.array([b"a", b"bc"], dtype=object)])
+    assert (spec.dtype, list(spec.shape), spec.string_bytes) == (ds.string.enum, [2], 19)
+    with pytest.raises(UnimplementedError, match="string tensor 's' of numpy dtype"):
+        tensor_specs(["s"], [np.array([b"a"])])          # fixed-width bytes: not a tensor
