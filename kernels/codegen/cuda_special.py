@@ -9,14 +9,12 @@ one.  The Euler-Maclaurin coefficients are special_math's, printed here.
 
 from __future__ import annotations
 
-from ..special_math import BERNOULLI_OVER_FACTORIAL
+from ..special_math import BERNOULLI_OVER_FACTORIAL, SCALAR_FUNCTIONS
 
 __all__ = ["SPECIAL_C", "C_NAMES"]
 
 # frontend instruction op -> the C function computing it
-C_NAMES = {name: f"ds_{name}" for name in (
-    "lgamma", "digamma", "zeta", "igamma", "igammac", "igamma_grad_a", "bessel_i0e",
-    "bessel_i1e", "erfinv", "ndtri")}
+C_NAMES = {name: f"ds_{name}" for name in SCALAR_FUNCTIONS}
 
 _BERNOULLI = ", ".join(repr(c) for c in BERNOULLI_OVER_FACTORIAL)
 

@@ -37,9 +37,8 @@ def vectorized(fn):
 
 
 # The primitive functions of the expression language (frontend instruction ops).
-SPECIAL_FUNCTIONS = {name: vectorized(getattr(special_math, name)) for name in (
-    "lgamma", "digamma", "zeta", "igamma", "igammac", "igamma_grad_a", "bessel_i0e",
-    "bessel_i1e", "erfinv", "ndtri")}
+SPECIAL_FUNCTIONS = {name: vectorized(getattr(special_math, name))
+                     for name in special_math.SCALAR_FUNCTIONS}
 _F = SPECIAL_FUNCTIONS
 
 
