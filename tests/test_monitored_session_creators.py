@@ -82,3 +82,16 @@ def test_a_worker_creator_waits_for_the_chief_and_gives_up_past_its_bound():
 def test_session_creator_is_an_interface():
     with pytest.raises(NotImplementedError):
         ds.train.SessionCreator().create_session()
+
+
+def test_a_worker_runs_local_init_op_once_the_chief_initialized_the_globals():
+    """A local variable starting from a global's value: the worker waits for the chief
+    (TF1's ready_for_local_init_op), rather than failing on the uninitialized global."""
+    shared = ds.Variable(np.ones(2, np.float32), name="shared")
+    copy = ds.Variable(ds.identity(shared), name="copy",
+                       collections=[ds.GraphKeys.LOCAL_VARIABLES])
+    creator = ds.train.WorkerSessionCreator(max_wait_secs=0.2)
+    with pytest.raises(DeadlineExceededError, match="Variables not initialized: shared"):
+        ds.train.MonitoredSession(session_creator=creator)
+    with ds.train.MonitoredSession() as sess:       # the chief: initialized, then copied
+        assert sess.run(copy).tolist() == [1.0, 1.0]

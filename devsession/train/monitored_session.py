@@ -27,7 +27,8 @@ pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of w
 not ready yet: empty when ready; by default ``report_uninitialized_variables`` over the
 global variables),
 ``summary_op`` and ``saver``; its default ``local_init_op`` initializes the local
-variables (``limit_epochs``' counters), as TF1's.  ``log_step_count_steps`` adds a
+variables (``limit_epochs``' counters) once ``ready_for_local_init_op`` (by default the
+same report) says the global ones are, as TF1's.  ``log_step_count_steps`` adds a
 ``StepCounterHook`` on the chief when it writes summaries or checkpoints.
 
 The graph's queue runners (``QUEUE_RUNNERS``) start once the session is ready, under a
@@ -201,9 +202,9 @@ class Scaffold:
 
     def finalize(self, with_saver: bool = True) -> "Scaffold":
         """Build the defaults: every global variable's initializer, the ready check
-        (``report_uninitialized_variables`` over them), the local variables' initializer,
-        the merged summaries and (``with_saver``: the session saves or restores) a
-        ``Saver``."""
+        (``report_uninitialized_variables`` over them, also what ``local_init_op`` waits
+        for), the local variables' initializer, the merged summaries and
+        (``with_saver``: the session saves or restores) a ``Saver``."""
         if self._finalized:
             return self
         from ..summary import merge_all
@@ -216,6 +217,11 @@ class Scaffold:
                 self.ready_op = variables_ready_op(variables)
             if self.local_init_op is None and local_variables():
                 self.local_init_op = local_variables_initializer()
+            if self.ready_for_local_init_op is None and self.local_init_op is not None:
+                # as TF1's: a worker runs local_init_op once the chief initialized the
+                # global variables (a local one may start from a global's value)
+                self.ready_for_local_init_op = variables_ready_op(
+                    variables, name="report_uninitialized_variables_1")
             if self.summary_op is None:
                 self.summary_op = merge_all()
             # one Saver restores and saves: each Saver adds a restore op per variable
