@@ -17,10 +17,7 @@ import cupy
 
 from ..checks import matmul_planner
 from ..reference.linalg import determinant_kernel, diag_kernel
-from ..reference.linalg_factor import (cholesky_kernel, eig_kernel, qr_kernel, slogdet_kernel,
-                                       svd_kernel)
-from ..reference.linalg_solve import (inverse_kernel, solve_kernel, solve_ls_kernel,
-                                      triangular_solve_kernel)
+from ..reference import linalg_factor, linalg_solve
 from ..registry import register_kernel
 from .device import on_device
 
@@ -54,17 +51,6 @@ def build_determinant(node):
 
 # --- inverses, solves and decompositions: the host's kernels on cupy (cuSOLVER) -------------
 
-_ON_CUPY = {"MatrixInverse": inverse_kernel, "MatrixSolve": solve_kernel,
-            "MatrixTriangularSolve": triangular_solve_kernel, "MatrixSolveLs": solve_ls_kernel,
-            "Cholesky": cholesky_kernel, "Qr": qr_kernel, "Svd": svd_kernel,
-            "SelfAdjointEigV2": eig_kernel, "LogMatrixDeterminant": slogdet_kernel}
-
-
-def _register_on_cupy(op: str, kernel) -> None:
-    @register_kernel(op, "GPU")
-    def build(node):
-        return on_device(node, kernel(node, cupy))
-
-
-for _op, _kernel in _ON_CUPY.items():
-    _register_on_cupy(_op, _kernel)
+for _module in (linalg_solve, linalg_factor):
+    for _op, _builder in _module.make_builders(cupy, on_device).items():
+        register_kernel(_op, "GPU")(_builder)

@@ -17,15 +17,18 @@ device and the CPU, ``HOST``), cupy in ``cuda/linalg.py`` (cuSOLVER).  Each call
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ..checks import invalid_argument
 from ..linalg_checks import check_matrices, check_square, failing
 from ..registry import HOST, register_kernel
+from .array import _as_is
 from .elementwise import compute_dtype
 
 __all__ = ["cholesky_kernel", "qr_kernel", "svd_kernel", "eig_kernel", "slogdet_kernel",
-           "factored"]
+           "factored", "over", "make_builders"]
 
 CHOLESKY_FAILED = ("Cholesky decomposition was not successful. The input might not be "
                    "valid.")
@@ -158,26 +161,18 @@ def slogdet_kernel(node, xp):
     return slogdet
 
 
-@register_kernel("Cholesky", HOST)
-def build_cholesky(node):
-    return cholesky_kernel(node, np)
+def over(xp, wrap: Callable, kernel: Callable) -> Callable:
+    """A builder of ``kernel(node, xp)``, wrapped by ``wrap(node, fn)``."""
+    return lambda node: wrap(node, kernel(node, xp))
 
 
-@register_kernel("Qr", HOST)
-def build_qr(node):
-    return qr_kernel(node, np)
+def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
+    """The builders over array module ``xp`` (numpy here, cupy in ``cuda/linalg.py``);
+    ``wrap(node, fn)`` wraps each kernel (the GPU's ``on_device``)."""
+    kernels = {"Cholesky": cholesky_kernel, "Qr": qr_kernel, "Svd": svd_kernel,
+               "SelfAdjointEigV2": eig_kernel, "LogMatrixDeterminant": slogdet_kernel}
+    return {op: over(xp, wrap, kernel) for op, kernel in kernels.items()}
 
 
-@register_kernel("Svd", HOST)
-def build_svd(node):
-    return svd_kernel(node, np)
-
-
-@register_kernel("SelfAdjointEigV2", HOST)
-def build_eig(node):
-    return eig_kernel(node, np)
-
-
-@register_kernel("LogMatrixDeterminant", HOST)
-def build_slogdet(node):
-    return slogdet_kernel(node, np)
+for _op, _builder in make_builders(np).items():
+    register_kernel(_op, HOST)(_builder)

@@ -18,16 +18,19 @@ reference device and the CPU, ``HOST``, since numba would only call LAPACK too),
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ..checks import invalid_argument
 from ..linalg_checks import check_solver, check_square, failing
 from ..registry import HOST, register_kernel
-from .array import on_host
+from .array import _as_is, on_host
 from .elementwise import compute_dtype
-from .linalg_factor import factored
+from .linalg_factor import factored, over
 
-__all__ = ["inverse_kernel", "solve_kernel", "triangular_solve_kernel", "solve_ls_kernel"]
+__all__ = ["inverse_kernel", "solve_kernel", "triangular_solve_kernel", "solve_ls_kernel",
+           "make_builders"]
 
 NOT_INVERTIBLE = "Input matrix is not invertible."
 
@@ -152,21 +155,14 @@ def _normal_equations(node, xp, a, b, l2: float):
     return xp.matmul(at, xp.linalg.solve(gram, b))
 
 
-@register_kernel("MatrixInverse", HOST)
-def build_inverse(node):
-    return inverse_kernel(node, np)
+def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
+    """The builders over array module ``xp`` (numpy here, cupy in ``cuda/linalg.py``);
+    ``wrap(node, fn)`` wraps each kernel (the GPU's ``on_device``)."""
+    kernels = {"MatrixInverse": inverse_kernel, "MatrixSolve": solve_kernel,
+               "MatrixTriangularSolve": triangular_solve_kernel,
+               "MatrixSolveLs": solve_ls_kernel}
+    return {op: over(xp, wrap, kernel) for op, kernel in kernels.items()}
 
 
-@register_kernel("MatrixSolve", HOST)
-def build_solve(node):
-    return solve_kernel(node, np)
-
-
-@register_kernel("MatrixTriangularSolve", HOST)
-def build_triangular_solve(node):
-    return triangular_solve_kernel(node, np)
-
-
-@register_kernel("MatrixSolveLs", HOST)
-def build_solve_ls(node):
-    return solve_ls_kernel(node, np)
+for _op, _builder in make_builders(np).items():
+    register_kernel(_op, HOST)(_builder)
