@@ -42,10 +42,10 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         return lambda node: wrap(node, make(node, xp))
 
     return {"SpaceToDepth": wrapped(_space_to_depth), "DepthToSpace": wrapped(_depth_to_space),
-            "SpaceToBatchND": wrapped(_space_to_batch_nd),
-            "BatchToSpaceND": wrapped(_batch_to_space_nd),
-            "SpaceToBatch": wrapped(_space_to_batch_4d),
-            "BatchToSpace": wrapped(_batch_to_space_4d),
+            "SpaceToBatchND": wrapped(_batch_space(_space_to_batch, "paddings", False)),
+            "BatchToSpaceND": wrapped(_batch_space(_batch_to_space, "crops", False)),
+            "SpaceToBatch": wrapped(_batch_space(_space_to_batch, "paddings", True)),
+            "BatchToSpace": wrapped(_batch_space(_batch_to_space, "crops", True)),
             "ExtractImagePatches": wrapped(_extract_image_patches)}
 
 
@@ -181,20 +181,6 @@ def _batch_to_space(xp, node, x, block: list, crops: list):
                                             in zip(spatial, block, crops)))])
 
 
-def _space_to_batch_nd(node, xp):
-    def space_to_batch_nd(x, block_shape, paddings):
-        block, pads = _block_and_pairs(node, x, block_shape, paddings, "paddings")
-        return _space_to_batch(xp, node, x, block, pads)
-    return space_to_batch_nd
-
-
-def _batch_to_space_nd(node, xp):
-    def batch_to_space_nd(x, block_shape, crops):
-        block, cuts = _block_and_pairs(node, x, block_shape, crops, "crops")
-        return _batch_to_space(xp, node, x, block, cuts)
-    return batch_to_space_nd
-
-
 def _square(node) -> list:
     block = int(get_attr(node, "block_size"))
     if block < 2:
@@ -202,24 +188,22 @@ def _square(node) -> list:
     return [block, block]
 
 
-def _space_to_batch_4d(node, xp):
-    block = _square(node)
+def _batch_space(move, what: str, four_d: bool):
+    """The kernel maker of SpaceToBatch(ND) (``move`` ``_space_to_batch``, ``what``
+    "paddings") or BatchToSpace(ND) (``_batch_to_space``, "crops"): the ND op reads
+    ``block_shape`` as its second input, the 4-D one has ``block_size``'s square
+    block and a rank-4 input."""
+    def make(node, xp):
+        square = _square(node) if four_d else None
 
-    def space_to_batch(x, paddings):
-        _check_rank(node, x)
-        _, pads = _block_and_pairs(node, x, block, paddings, "paddings")
-        return _space_to_batch(xp, node, x, block, pads)
-    return space_to_batch
-
-
-def _batch_to_space_4d(node, xp):
-    block = _square(node)
-
-    def batch_to_space(x, crops):
-        _check_rank(node, x)
-        _, cuts = _block_and_pairs(node, x, block, crops, "crops")
-        return _batch_to_space(xp, node, x, block, cuts)
-    return batch_to_space
+        def kernel(x, *inputs):
+            if four_d:
+                _check_rank(node, x)
+            block_shape, amounts = (square, *inputs) if four_d else inputs
+            block, pairs = _block_and_pairs(node, x, block_shape, amounts, what)
+            return move(xp, node, x, block, pairs)
+        return kernel
+    return make
 
 
 def _extract_image_patches(node, xp):
