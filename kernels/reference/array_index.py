@@ -33,6 +33,7 @@ from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from .array import as_ints
 
 __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
+           "segment_range_error",
            "one_hot_axis", "check_add_n", "make_add_n_builder", "nd_rows", "nd_updates",
            "scatter_shape", "as_table"]
 
@@ -159,7 +160,8 @@ def check_segment_ids(node, data, ids, num_segments) -> int:
     return n[0]
 
 
-def _segment_error(node, ids, n):
+def segment_range_error(node, ids, n):
+    """TF's error for the first of ``ids`` (host values) at or above ``n``."""
     flat = ids.reshape(-1)
     k = int(np.argmax(flat >= n))
     return invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(flat[k])} is out "
@@ -170,7 +172,7 @@ def build_segment_sum_ref(node):
     def segment_sum(data, ids, num_segments):
         n = check_segment_ids(node, data, ids, num_segments)
         if ids.size and ids.max() >= n:
-            raise _segment_error(node, ids, n)
+            raise segment_range_error(node, ids, n)
         acc = _F32 if data.dtype == _F16 else data.dtype
         out = np.zeros((n,) + data.shape[ids.ndim:], acc)
         rows = data.reshape((ids.size,) + data.shape[ids.ndim:]).astype(acc)

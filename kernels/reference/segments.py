@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import fmt_shape, invalid_argument
+from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
 from .array import as_ints, on_host
+from .array_index import check_segment_ids, segment_range_error
 
 __all__ = ["SORTED", "UNSORTED", "SPARSE", "SPARSE_GRADS", "HOST_BUILDERS"]
 
@@ -135,20 +136,10 @@ def _build_unsorted(node):
 
     def unsorted_segment_reduce(data, ids, num_segments):
         ids = on_host(ids)
-        n = as_ints(num_segments)
-        if len(n) != 1 or n[0] < 0:
-            raise invalid_argument(node.name, node.op, f"num_segments must be one "
-                                   f"non-negative int, got {list(n)}")
-        n = n[0]
-        if data.shape[:ids.ndim] != ids.shape:
-            raise invalid_argument(node.name, node.op, f"data.shape = {fmt_shape(data.shape)}"
-                                   f" does not start with segment_ids.shape = "
-                                   f"{fmt_shape(ids.shape)}")
+        n = check_segment_ids(node, data, ids, num_segments)
         flat = ids.reshape(-1)
         if flat.size and flat.max() >= n:
-            k = int(np.argmax(flat >= n))
-            raise invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(flat[k])} "
-                                   f"is out of range [0, {n})")
+            raise segment_range_error(node, ids, n)
         inner = data.shape[ids.ndim:]
         out = np.full((n,) + inner, _fill_value(empty, data.dtype), data.dtype)
         rows = data.reshape((flat.size,) + inner)
