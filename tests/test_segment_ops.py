@@ -263,6 +263,16 @@ def test_unsorted_segments_and_bincount_check_their_values_as_tf():
     _raises(bincount, "Input indices and weights must have the same size.$")
 
 
+@pytest.mark.parametrize("build", [ds.unsorted_segment_sum, ds.unsorted_segment_max,
+                                   ds.unsorted_segment_prod], ids=lambda f: f.__name__)
+def test_a_fed_num_segments_is_checked_as_tf(build):
+    """TF 2.21's messages for a num_segments only the run knows."""
+    n = ds.placeholder(ds.int32, name="n")
+    y = build(rows(3, seed=8), [0, 1, 0], n)
+    _raises(y, r"Input num_segments == -1 must not be negative\.$", {n: -1})
+    _raises(y, r"num_segments should be a scalar, not shape \[1\]$", {n: [2]})
+
+
 def test_sparse_segments_check_their_ids_and_indices_as_tf():
     data = rows(3, seed=9)
     _raises(ds.sparse_segment_sum(data, [0, 5], [0, 0]),

@@ -30,7 +30,7 @@ from ..checks import fmt_shape, invalid_argument, to_float16
 from ..plan_cache import remember
 from ..registry import HOST, register_kernel
 from ..slicing import MASKS, SliceError, slice_spec, strided_slice_spec
-from .array import as_ints
+from .array import as_ints, on_host
 
 __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
            "segment_range_error",
@@ -149,10 +149,14 @@ def _gather(node, xp):
 def check_segment_ids(node, data, ids, num_segments) -> int:
     """``num_segments`` as an int; InvalidArgumentError for a bad shape or count (the
     range of the ids is checked by the caller)."""
-    n = as_ints(num_segments)
-    if len(n) != 1 or n[0] < 0:
-        raise invalid_argument(node.name, node.op, f"num_segments must be one non-negative "
-                               f"int, got {list(n)}")
+    count = on_host(num_segments)
+    if count.ndim != 0:
+        raise invalid_argument(node.name, node.op, f"num_segments should be a scalar, not "
+                               f"shape {fmt_shape(count.shape)}")
+    n = as_ints(count)
+    if n[0] < 0:
+        raise invalid_argument(node.name, node.op, f"Input num_segments == {n[0]} must not "
+                               f"be negative.")
     if data.shape[:ids.ndim] != ids.shape:
         raise invalid_argument(node.name, node.op, f"data.shape = {fmt_shape(data.shape)} "
                                f"does not start with segment_ids.shape = "
