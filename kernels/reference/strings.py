@@ -357,15 +357,11 @@ def _split_v2(s: bytes, sep: bytes, maxsplit: int) -> list:
         return [s]
     if sep:
         return s.split(sep, maxsplit if maxsplit > 0 else -1)
-    tokens, rest = [], s.lstrip(_WHITESPACE)
-    while rest:
-        end = next((i for i, b in enumerate(rest) if b in _WHITESPACE), len(rest))
-        tokens.append(rest[:end])
-        rest = rest[end:].lstrip(_WHITESPACE)
-        if maxsplit > 0 and len(tokens) == maxsplit:
-            tokens.append(rest)
-            break
-    return tokens
+    # bytes.split(None) splits at the same ASCII whitespace; it returns exactly
+    # ``maxsplit`` tokens only when nothing but whitespace follows the last, where TF
+    # adds the empty rest
+    tokens = s.split(None, maxsplit if maxsplit > 0 else -1)
+    return tokens + [b""] if len(tokens) == maxsplit else tokens
 
 
 def _sparse_tokens(node, data, separator, what: str, split):
