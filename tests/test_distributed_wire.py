@@ -200,3 +200,5 @@ def test_malformed_string_payloads_are_invalid_argument():
         decode(message_with([0, 2 ** 62], [], b""))     # no element, too big a shape
     with pytest.raises(ds.errors.InvalidArgumentError, match="holds bytes, not int"):
         wire.encode_tensors(worker_pb2.PushTensorRequest(), ["s"], [np.array([1], object)])
+    with pytest.raises(ds.errors.InvalidArgumentError, match="holds bytes, not str"):
+        wire.tensor_specs(["s"], [np.array([b"a", "b"], object)])     # refused before a spec

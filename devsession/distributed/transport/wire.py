@@ -190,12 +190,15 @@ def _spec(name: str, array: np.ndarray):
 
 
 def _packed_size(name: str, array: np.ndarray) -> int:
-    try:
-        return array.size * _LENGTH.itemsize + sum(len(b) for b in array.reshape(-1))
-    except TypeError:
-        raise InvalidArgumentError(f"Cannot send tensor '{name}': a string tensor holds "
-                                   f"bytes, not {type(array.reshape(-1)[0]).__name__}.") \
-            from None
+    """The packed payload's bytes; InvalidArgumentError for an element that is not
+    bytes (before any spec goes out)."""
+    total = array.size * _LENGTH.itemsize
+    for element in array.reshape(-1):
+        if not isinstance(element, bytes):
+            raise InvalidArgumentError(f"Cannot send tensor '{name}': a string tensor holds "
+                                       f"bytes, not {type(element).__name__}.")
+        total += len(element)
+    return total
 
 
 def _pack(array: np.ndarray) -> np.ndarray:
@@ -212,14 +215,13 @@ def _unpack(spec, packed: np.ndarray) -> np.ndarray:
         count *= d
     head = count * _LENGTH.itemsize
     data = packed.tobytes()
-    lengths = np.frombuffer(data[:head], _LENGTH) if len(data) >= head else None
-    if lengths is None or int(lengths.sum(dtype=np.uint64)) != len(data) - head or \
-            (count and int(lengths.max()) > len(data) - head):
+    lengths = np.frombuffer(data[:head], _LENGTH).tolist() if len(data) >= head else None
+    if lengths is None or sum(lengths) != len(data) - head:       # Python ints: no wrap
         raise InvalidArgumentError(f"String tensor '{spec.name}' is malformed: its element "
                                    f"lengths do not account for its {len(data)} bytes.")
     out = np.empty(count, object)
     pos = head
-    for i, length in enumerate(lengths.tolist()):
+    for i, length in enumerate(lengths):
         out[i] = data[pos:pos + length]
         pos += length
     try:
