@@ -266,7 +266,12 @@ def test_regex_replace_follows_re2_not_python(graph):
     (r"(a)\1", InvalidArgumentError, r"invalid escape sequence: \\1"),
     ("(a", InvalidArgumentError, r"missing \): \(a"),
     (r"\pL", UnimplementedError, "Unicode classes"),
-    ("(?U)a*", UnimplementedError, "ungreedy")])
+    ("(?U)a*", UnimplementedError, "ungreedy"),
+    # RE2's repetition limits (TF 2.21's messages): a count over 1000, counts whose
+    # nesting multiplies past 1000 (the outer one named), or a range that runs backwards
+    ("a{1001}", InvalidArgumentError, r"invalid repetition size: \{1001\}"),
+    ("(x|(a{10}){20}){6}", InvalidArgumentError, r"invalid repetition size: \{6\}"),
+    ("a{3,2}", InvalidArgumentError, r"invalid repetition size: \{3,2\}")])
 def test_regex_patterns_re2_rejects_or_we_cannot_run(graph, pattern, error, message):
     for op in (ds.strings.regex_replace(["a"], pattern, "x", name="replace"),
                ds.strings.regex_full_match(["a"], pattern, name="match")):
@@ -285,6 +290,10 @@ def test_regex_full_match(graph):
     assert fed.op.type == "RegexFullMatch"
     assert list(run(fed, {pattern: b"a$"})) == [False] * 5      # $ is not before a newline
     assert list(run(fed, {pattern: b"[[:alpha:]]*"})) == [True, True, True, True, False]
+    thousand = ds.constant(strings("a" * 1000, "a" * 999))
+    assert list(run(ds.strings.regex_full_match(thousand, "(a{10}){10}(?:a{10}){90}|b{1000}"))) \
+        == [True, False]                           # 1000 at most in any nesting: allowed
+    assert run(ds.strings.regex_full_match("a{05}", "a{05}"))   # leading 0: RE2's literal
 
 
 # --- hashing, joining along axes, base64 -----------------------------------------------------

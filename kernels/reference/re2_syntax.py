@@ -14,6 +14,8 @@ differently, and rejects what RE2 rejects:
   to the group's end, across ``|``) are translated.
 * RE2 has no lookarounds, backreferences, atomic or possessive groups, conditionals or
   comments: these are errors (``invalid perl operator: (?=``...), as RE2's are.
+* A counted repetition of more than 1000, or nested ones whose counts multiply past
+  1000 (``(a{100}){100}``), is RE2's error ``invalid repetition size: {100}``.
 
 Where the two still differ it is an ``UnimplementedError`` rather than a different
 answer: ``\\p{...}`` Unicode classes, ``\\C``, the ungreedy flag ``U``.  Left as they
@@ -47,7 +49,8 @@ _POSIX = {"alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f",
           "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z",
           "word": _WORD, "xdigit": "0-9A-Fa-f"}
 _DIGITS = "0123456789"
-_REPEAT = re.compile(r"\{[0-9]+(?:,[0-9]*)?\}")
+_REPEAT = re.compile(r"\{(0|[1-9][0-9]*)(,(0|[1-9][0-9]*)?)?\}")   # RE2: no leading 0s
+_MAX_REPEAT = 1000        # RE2's kMaxRepeat: for one count and for nested counts multiplied
 
 
 class PatternError(Exception):
@@ -89,10 +92,16 @@ class _Translator:
         self.out: list[str] = []
         # one entry per open group: [multiline flag, scoped flag groups opened in it]
         self.groups = [[False, 0, ""]]
+        # RE2's repetition-size check: per open group, the largest product of nested
+        # counted repetitions inside it; and that product for the last atom written
+        self.repeats = [1]
+        self.last_repeat = 1
 
     def run(self) -> str:
         while self.i < len(self.src):
             c = self.src[self.i]
+            if c not in "){":
+                self.last_repeat = 1
             if c == "\\":
                 self._escape()
             elif c == "[":
@@ -201,12 +210,16 @@ class _Translator:
         self.out.append("".join(parts))
         self.i = i + 1
 
+    def _push_group(self, multiline: bool):
+        self.groups.append([multiline, 0, ")"])
+        self.repeats.append(1)
+
     def _open_group(self):
         src, i = self.src, self.i
         multiline = self.groups[-1][0]
         if not src.startswith("(?", i):
             self.out.append("(")
-            self.groups.append([multiline, 0, ")"])
+            self._push_group(multiline)
             self.i += 1
             return
         rest = src[i + 2:]
@@ -214,7 +227,7 @@ class _Translator:
             opener = "(?P<" if rest.startswith(("P<", "<")) and not rest.startswith(":") \
                 else "(?:"
             self.out.append(opener)
-            self.groups.append([multiline, 0, ")"])
+            self._push_group(multiline)
             self.i += 2 + (2 if rest.startswith("P<") else 1)
             return
         flags = re.match(r"([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])", rest)
@@ -235,7 +248,7 @@ class _Translator:
         self.i += 2 + len(flags.group(0))
         if end == ":":
             self.out.append(scoped)
-            self.groups.append([multiline, 0, ")"])
+            self._push_group(multiline)
         else:
             # (?i) holds to the end of the enclosing group: a scoped group opened here is
             # closed there (and around each "|" in between)
@@ -251,6 +264,8 @@ class _Translator:
         group = self.groups.pop()
         self.out.append(")" * group[1] + group[2])
         self.i += 1
+        self.last_repeat = self.repeats.pop()
+        self.repeats[-1] = max(self.repeats[-1], self.last_repeat)
 
     def _alternative(self):
         group = self.groups[-1]
@@ -260,13 +275,32 @@ class _Translator:
 
     def _brace(self):
         found = _REPEAT.match(self.src, self.i)
-        if found is None:                  # RE2 reads "{", "{,3}" literally
+        if found is None:                  # RE2 reads "{", "{,3}", "{05}" literally
             self.out.append("\\{")
             self.i += 1
+            self.last_repeat = 1
             return
+        self._check_repeat_size(found)
         self.out.append(found.group(0))
         self.i = found.end()
         self._no_possessive(found.group(0))
+
+    def _check_repeat_size(self, found):
+        """RE2's limits on ``{n}``, ``{n,}``, ``{n,m}``: counts of at most 1000, ``n <= m``,
+        and the counts of nested repetitions multiplying to at most 1000."""
+        def count(digits: str) -> int:
+            return _MAX_REPEAT + 1 if len(digits) > 4 else int(digits)
+
+        low = count(found.group(1))
+        high = low if found.group(2) is None else \
+            count(found.group(3)) if found.group(3) else -1
+        times = high if high >= 0 else low
+        product = self.last_repeat * max(times, 1)
+        if max(low, high) > _MAX_REPEAT or (high >= 0 and high < low) or \
+                product > _MAX_REPEAT:
+            raise PatternError(f"invalid repetition size: {found.group(0)}")
+        self.last_repeat = product
+        self.repeats[-1] = max(self.repeats[-1], product)
 
     def _quantifier(self, c: str):
         self.out.append(c)
