@@ -124,7 +124,7 @@ def test_another_dtype_is_tf_s_invalid_argument_error_naming_the_node(tmp_path):
                                              match="expected dtype float64 does not equal "
                                                    "original dtype float32") as caught:
         sess.run(wide.initializer)
-    assert caught.value.node_name == "wide/checkpoint_initializer"
+    assert caught.value.node_name == "checkpoint_initializer"
 
 
 def test_restore_v2_reads_several_tensors_and_refuses_slices(tmp_path):
@@ -145,3 +145,17 @@ def test_restore_v2_reads_several_tensors_and_refuses_slices(tmp_path):
             sess.run(sliced)
         with pytest.raises(NotFoundError, match="nope"):
             sess.run(missing)
+
+
+def test_one_call_reads_the_checkpoint_through_one_restore(tmp_path):
+    """The checkpoint is opened and checked once per run, not once per variable."""
+    want = save_encoder(tmp_path)
+    w, b, vv, _ = model_variables()
+    ds.train.init_from_checkpoint(str(tmp_path), {"enc/": "model/enc/", "v": "vv"})
+    restores = [op for op in ds.get_default_graph().get_operations() if op.type == "RestoreV2"]
+    assert len(restores) == 1 and len(restores[0].outputs) == 3
+    with ds.Session() as sess:
+        sess.run(b.initializer)                        # one initializer alone works too
+        np.testing.assert_array_equal(sess.run(b), want["enc/b"])
+        sess.run(ds.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(vv), want["v"])

@@ -1,8 +1,10 @@
 """TF1's ``tf.train.init_from_checkpoint``: variables whose initializers load them from a
 checkpoint, the way fine-tuning scripts start from weights trained elsewhere (by
 TensorFlow or by devsession).  Nothing is read when it is called: each variable's
-initializer becomes an ``Assign`` of a ``RestoreV2`` (``ops/checkpoint_io.py``), so
-``global_variables_initializer()`` reads the checkpoint when it runs, as in TF.
+initializer becomes an ``Assign`` of an output of one ``RestoreV2`` per call
+(``ops/checkpoint_io.py``; TF makes one per variable, which would open and check the
+checkpoint once per variable here), so ``global_variables_initializer()`` reads the
+checkpoint when it runs, as in TF.
 
 ``assignment_map`` keys name tensors of the checkpoint, values the graph's variables:
 
@@ -52,19 +54,22 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     shapes = CheckpointReader(prefix).get_variable_to_shape_map()
     graph = get_default_graph()
     store = _store(graph)["variables"]
+    pairs = []                              # (variable, checkpoint tensor name)
     for tensor_name, target in sorted(assignment_map.items(), key=lambda kv: kv[0]):
         variable = target if isinstance(target, Variable) else _variable_named(graph, store,
                                                                                target)
         if variable is not None:
             _check_shape(variable, tensor_name, shapes, ckpt_dir_or_file)
-            _initialize_from(variable, prefix, tensor_name)
+            pairs.append((variable, tensor_name))
             continue
         for relative, variable, full_name in _scope_pairs(store, tensor_name, target):
             if full_name not in shapes:
                 raise ValueError(f"Tensor {full_name} ({relative} in {tensor_name}) is not found "
                                  f"in {os.fspath(ckpt_dir_or_file)} checkpoint")
             _check_shape(variable, full_name, shapes, ckpt_dir_or_file)
-            _initialize_from(variable, prefix, full_name)
+            pairs.append((variable, full_name))
+    if pairs:
+        _initialize_from(graph, prefix, pairs)
 
 
 def _checkpoint_file(ckpt_dir_or_file) -> str:
@@ -120,17 +125,18 @@ def _check_shape(variable: Variable, tensor_name: str, shapes: dict, where) -> N
                          f"checkpoint reader.")
 
 
-def _initialize_from(variable: Variable, prefix: str, tensor_name: str) -> None:
-    """``variable``'s initializer now assigns ``tensor_name`` read from ``prefix`` (on
-    the host, as TF places its restore on the CPU)."""
-    with variable.graph.as_default(), name_scope(variable.op.name + "/"), \
-            device(variable.device), device("/cpu:0"):
-        value = restore_v2(prefix, [tensor_name], [""], [variable.dtype],
-                           name="checkpoint_initializer")[0]
-    value.set_shape(variable.shape)
-    with variable.graph.as_default(), name_scope(variable.op.name + "/"), \
-            device(variable.device):
-        variable._initializer = assign(variable, value).op
-    variable._initial_value = value
-    _log.debug("Initialize variable %s from checkpoint %s with %s", variable.name, prefix,
-               tensor_name)
+def _initialize_from(graph, prefix: str, pairs: list) -> None:
+    """Each variable's initializer now assigns its tensor, all read by one ``RestoreV2``
+    (on the host, as TF places its restores on the CPU): the checkpoint is opened and
+    checked once when the initializers run, not once per variable."""
+    with graph.as_default(), name_scope(None), device("/cpu:0"):
+        values = restore_v2(prefix, [name for _, name in pairs], [""] * len(pairs),
+                            [variable.dtype for variable, _ in pairs],
+                            name="checkpoint_initializer")
+    for (variable, tensor_name), value in zip(pairs, values):
+        value.set_shape(variable.shape)
+        with graph.as_default(), name_scope(variable.op.name + "/"), device(variable.device):
+            variable._initializer = assign(variable, value).op
+        variable._initial_value = value
+        _log.debug("Initialize variable %s from checkpoint %s with %s", variable.name, prefix,
+                   tensor_name)
