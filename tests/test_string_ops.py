@@ -264,6 +264,7 @@ def test_regex_replace_follows_re2_not_python(graph):
 @pytest.mark.parametrize("pattern, error, message", [
     ("(?=a)", InvalidArgumentError, r"invalid perl operator: \(\?="),
     (r"(a)\1", InvalidArgumentError, r"invalid escape sequence: \\1"),
+    (r"[\1]", InvalidArgumentError, r"invalid escape sequence: \\1"),
     ("(a", InvalidArgumentError, r"missing \): \(a"),
     (r"\pL", UnimplementedError, "Unicode classes"),
     ("(?U)a*", UnimplementedError, "ungreedy"),
@@ -294,6 +295,10 @@ def test_regex_full_match(graph):
     assert list(run(ds.strings.regex_full_match(thousand, "(a{10}){10}(?:a{10}){90}|b{1000}"))) \
         == [True, False]                           # 1000 at most in any nesting: allowed
     assert run(ds.strings.regex_full_match("a{05}", "a{05}"))   # leading 0: RE2's literal
+    # RE2's escapes re spells otherwise: \x{..} in a class, octal \12 (re: a group)
+    escapes = ds.constant(strings("Q", "\n", "A4", "q"))
+    assert list(run(ds.strings.regex_full_match(escapes, r"[\x{41}-\x{5A}]|\12|\1014"))) == \
+        [True, True, True, False]
 
 
 # --- hashing, joining along axes, base64 -----------------------------------------------------

@@ -141,8 +141,9 @@ class _Translator:
             self.i = end + 2
         elif c in _ESCAPES:
             self.out.append(_ESCAPES[c])
-        elif c in _DIGITS and c != "0":
-            raise PatternError(f"invalid escape sequence: \\{c}")
+        elif c in _DIGITS:
+            text, self.i = self._octal(self.i - 1)
+            self.out.append(text)
         elif c in "pP":
             raise PatternError(f"\\{c} Unicode classes are not supported by devsession's "
                                f"regex ops (Python's re has none)", unsupported=True)
@@ -150,20 +151,33 @@ class _Translator:
             raise PatternError("\\C (any byte) is not supported by devsession's regex ops",
                                unsupported=True)
         elif c == "x" and self.src.startswith("{", self.i):
-            self.out.append(self._braced_hex())
+            text, self.i = self._braced_hex(self.i)
+            self.out.append(text)
         elif c in "ZGKRXgkNoehHuUlLc" or (c.isalpha() and c not in "AaftnrvxE0"):
             raise PatternError(f"invalid escape sequence: \\{c}")
         else:
             self.out.append("\\" + c)
 
-    def _braced_hex(self) -> str:
-        end = self.src.find("}", self.i)
-        digits = self.src[self.i + 1:end] if end > 0 else ""
+    def _braced_hex(self, i: int) -> tuple[str, int]:
+        """``\\x{10FFFF}`` whose ``{`` is at ``i``: (the character, escaped; where it ends)."""
+        end = self.src.find("}", i)
+        digits = self.src[i + 1:end] if end > 0 else ""
         if not digits or any(d not in "0123456789abcdefABCDEF" for d in digits) or \
                 int(digits, 16) > 0x10FFFF:
-            raise PatternError(f"invalid escape sequence: \\x{self.src[self.i:end + 1]}")
-        self.i = end + 1
-        return re.escape(chr(int(digits, 16)))
+            raise PatternError(f"invalid escape sequence: \\x{self.src[i:end + 1]}")
+        return re.escape(chr(int(digits, 16))), end + 1
+
+    def _octal(self, i: int) -> tuple[str, int]:
+        """RE2's octal escape whose first digit is at ``i``: ``\\0``, or ``\\1``-``\\7``
+        followed by another octal digit, three digits at most (``re`` would read ``\\12``
+        as a backreference); a lone ``\\1``-``\\9`` (a backreference) is an error."""
+        src, octal = self.src, "01234567"
+        if src[i] != "0" and (src[i] not in octal or src[i + 1:i + 2] not in tuple(octal)):
+            raise PatternError(f"invalid escape sequence: \\{src[i]}")
+        end = i + 1
+        while end < min(len(src), i + 3) and src[end] in octal:
+            end += 1
+        return re.escape(chr(int(src[i:end], 8))), end
 
     def _char_class(self):
         """``[...]``: copied with RE2's POSIX classes and ASCII escapes spelled out and a
@@ -189,15 +203,8 @@ class _Translator:
                 parts.append(_POSIX[name])
                 i = end + 2
             elif src[i] == "\\" and i + 1 < len(src):
-                c = src[i + 1]
-                if c in _CLASS_ESCAPES:
-                    parts.append(_CLASS_ESCAPES[c])
-                elif c in "pPC":
-                    raise PatternError(f"\\{c} is not supported by devsession's regex ops",
-                                       unsupported=True)
-                else:
-                    parts.append(src[i:i + 2])
-                i += 2
+                text, i = self._class_escape(i)
+                parts.append(text)
             elif src[i] == "[":
                 parts.append("\\[")
                 i += 1
@@ -209,6 +216,21 @@ class _Translator:
         parts.append("]")
         self.out.append("".join(parts))
         self.i = i + 1
+
+    def _class_escape(self, i: int) -> tuple[str, int]:
+        """The escape whose backslash is at ``i`` inside ``[...]``: (its ``re`` text, where
+        it ends)."""
+        src, c = self.src, self.src[i + 1]
+        if c in _CLASS_ESCAPES:
+            return _CLASS_ESCAPES[c], i + 2
+        if c == "x" and src.startswith("{", i + 2):
+            return self._braced_hex(i + 2)
+        if c in _DIGITS:
+            return self._octal(i + 1)
+        if c in "pPC":
+            raise PatternError(f"\\{c} is not supported by devsession's regex ops",
+                               unsupported=True)
+        return src[i:i + 2], i + 2
 
     def _push_group(self, multiline: bool):
         self.groups.append([multiline, 0, ")"])
