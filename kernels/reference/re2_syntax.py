@@ -10,8 +10,9 @@ differently, and rejects what RE2 rejects:
   without ``\\v``), while the rest stays Unicode (``(?i)`` folds ``É`` to ``é``, ``.`` is
   one code point).
 * ``[[:alpha:]]`` and the other POSIX classes, ``\\Q...\\E`` quoting, ``\\x{10FFFF}``
-  (in a class too), octal ``\\12`` (``re``: a backreference), ``(?<name>...)`` and flags set in the middle of a group (``a(?i)b|c``: the flag holds
-  to the group's end, across ``|``) are translated.
+  (in a class too), octal ``\\12`` (``re``: a backreference), ``(?<name>...)`` and
+  flags set in the middle of a group (``a(?i)b|c``: the flag holds to the group's end,
+  across ``|``) are translated.
 * RE2 has no lookarounds, backreferences, atomic or possessive groups, conditionals or
   comments: these are errors (``invalid perl operator: (?=``...), as RE2's are.
 * A counted repetition of more than 1000, or nested ones whose counts multiply past
