@@ -263,6 +263,7 @@ def test_regex_replace_follows_re2_not_python(graph):
 
 @pytest.mark.parametrize("pattern, error, message", [
     ("(?=a)", InvalidArgumentError, r"invalid perl operator: \(\?="),
+    ("(?-)a", InvalidArgumentError, r"invalid perl operator: \(\?-\)"),
     (r"(a)\1", InvalidArgumentError, r"invalid escape sequence: \\1"),
     (r"[\1]", InvalidArgumentError, r"invalid escape sequence: \\1"),
     ("(a", InvalidArgumentError, r"missing \): \(a"),

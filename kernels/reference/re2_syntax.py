@@ -256,6 +256,8 @@ class _Translator:
         flags = re.match(r"([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])", rest)
         if flags is None or not flags.group(0)[:-1]:
             raise PatternError(f"invalid perl operator: {src[i:i + 3]}")
+        if flags.group(2) == "":           # a "-" with no flag after it: (?-), (?i-:
+            raise PatternError(f"invalid perl operator: {src[i:i + 2 + len(flags.group(0))]}")
         on, off, end = flags.group(1), flags.group(2) or "", flags.group(3)
         for f in on + off:
             if f == "U":
