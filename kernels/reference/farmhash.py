@@ -62,24 +62,27 @@ def _upto16(s: bytes, n: int) -> int:
     return _K2
 
 
-def _upto32(s: bytes, n: int) -> int:
-    mul = _K2 + n * 2
-    a = (_word(s, 0) * _K1) & _M
+def _ends(s: bytes, n: int, k: int, mul: int) -> tuple[int, int, int]:
+    """What HashLen17to32 and HashLen33to64 both compute first: ``a`` (the first word
+    times ``k``: k1 for the one, k2 for the other) and the two words HashLen16 mixes."""
+    a = (_word(s, 0) * k) & _M
     b = _word(s, 8)
     c = (_word(s, n - 8) * mul) & _M
     d = (_word(s, n - 16) * _K2) & _M
-    return _hash16((_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M,
-                   (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+    return a, (_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M, \
+        (a + _rotate((b + _K2) & _M, 18) + c) & _M
+
+
+def _upto32(s: bytes, n: int) -> int:
+    mul = _K2 + n * 2
+    _, u, v = _ends(s, n, _K1, mul)
+    return _hash16(u, v, mul)
 
 
 def _upto64(s: bytes, n: int) -> int:
     mul = _K2 + n * 2
-    a = (_word(s, 0) * _K2) & _M
-    b = _word(s, 8)
-    c = (_word(s, n - 8) * mul) & _M
-    d = (_word(s, n - 16) * _K2) & _M
-    y = (_rotate((a + b) & _M, 43) + _rotate(c, 30) + d) & _M
-    z = _hash16(y, (a + _rotate((b + _K2) & _M, 18) + c) & _M, mul)
+    a, y, v = _ends(s, n, _K2, mul)
+    z = _hash16(y, v, mul)
     e = (_word(s, 16) * mul) & _M
     f = _word(s, 24)
     g = ((y + _word(s, n - 32)) * mul) & _M
