@@ -24,6 +24,7 @@ from devsession.errors import InvalidArgumentError
 from devsession.proto.example_pb2 import Example
 
 from ..registry import HOST, register_kernel
+from .strings import object_array
 
 _KINDS = {np.dtype(np.int64): ("int64_list", "int64"),
           np.dtype(np.float32): ("float_list", "float"),
@@ -113,11 +114,7 @@ class _ExampleParser:
 
 
 def _array(values, dtype: np.dtype) -> np.ndarray:
-    if dtype == object:
-        array = np.empty(len(values), dtype=object)
-        array[:] = list(values)
-        return array
-    return np.asarray(values, dtype=dtype)
+    return object_array(list(values)) if dtype == object else np.asarray(values, dtype=dtype)
 
 
 def _sparse_outputs(per_example: list, batch_shape: tuple, dtype: np.dtype) -> tuple:

@@ -21,6 +21,7 @@ from ..checks import fmt_shape
 from ..registry import HOST, register_kernel
 from .re2_syntax import PatternError, compile_re2, decode, encode, global_replace, \
     replace_first
+from .strings import each_string
 
 
 def _compiled(node, pattern):
@@ -48,14 +49,6 @@ def _scalar(node, value, what: str) -> bytes:
     return bytes(value.item())
 
 
-def _each(fn, data, dtype=object) -> np.ndarray:
-    data = np.asarray(data, dtype=object)
-    values = [fn(bytes(s)) for s in data.reshape(-1)]
-    out = np.empty(len(values), dtype=dtype)
-    out[:] = values
-    return out.reshape(data.shape)
-
-
 def _replacer(compiled, rewrite, replace_global: bool):
     rewrite_text = decode(rewrite) if isinstance(rewrite, bytes) else str(rewrite)
     replace = global_replace if replace_global else replace_first
@@ -76,7 +69,8 @@ def build_static_regex_replace(node):
     replace_global = bool(node.attrs.get("replace_global", True))
 
     def static_regex_replace(data):
-        return _each(_replacer(_raise_if_error(node, compiled), rewrite, replace_global), data)
+        replace = _replacer(_raise_if_error(node, compiled), rewrite, replace_global)
+        return each_string(replace, data)
     return static_regex_replace
 
 
@@ -88,7 +82,7 @@ def build_regex_replace(node):
     def regex_replace(data, pattern, rewrite):
         compiled = _raise_if_error(node, cache(_scalar(node, pattern, "Pattern")))
         rewrite = _scalar(node, rewrite, "Rewrite")
-        return _each(_replacer(compiled, rewrite, replace_global), data)
+        return each_string(_replacer(compiled, rewrite, replace_global), data)
     return regex_replace
 
 
@@ -101,7 +95,7 @@ def build_static_regex_full_match(node):
     compiled = _compiled(node, node.attrs["pattern"])
 
     def static_regex_full_match(data):
-        return _each(_full_matcher(_raise_if_error(node, compiled)), data, bool)
+        return each_string(_full_matcher(_raise_if_error(node, compiled)), data, bool)
     return static_regex_full_match
 
 
@@ -111,5 +105,5 @@ def build_regex_full_match(node):
 
     def regex_full_match(data, pattern):
         compiled = _raise_if_error(node, cache(_scalar(node, pattern, "Pattern")))
-        return _each(_full_matcher(compiled), data, bool)
+        return each_string(_full_matcher(compiled), data, bool)
     return regex_full_match

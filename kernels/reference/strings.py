@@ -1,9 +1,9 @@
 """Kernels of TF1's string ops (``devsession/ops/strings.py``), on the host (``HOST``;
 TF's string kernels are CPU kernels and string tensors never go to a GPU).
 
-A string tensor is a numpy object array of ``bytes``.  Most kernels map one Python
-function over its elements (``_each``); the rules each follows are TF's kernel's, and
-its errors ``InvalidArgumentError`` naming the node with TF's text:
+A string tensor is a numpy object array of ``bytes`` (``object_array``).  Most kernels
+map one Python function over its elements (``each_string``); the rules each follows are
+TF's kernel's, and its errors ``InvalidArgumentError`` naming the node with TF's text:
 
 * ``StringToNumber``, ``AsString``: ``string_numbers.py``.
 * ``Substr``: ``pos``/``len`` of the input's shape or scalars, else broadcast against it
@@ -38,16 +38,21 @@ from .string_numbers import format_value, parse_float, parse_int, printf_format
 _WHITESPACE = b" \t\n\v\f\r"
 
 
-def _each(fn, data, dtype=object) -> np.ndarray:
+def object_array(values: list, shape=None) -> np.ndarray:
+    """``values`` (bytes) as an object array (1-D, or of ``shape``), filled one element
+    at a time: ``np.array`` would make a fixed-width ``S`` array of them."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out if shape is None else out.reshape(shape)
+
+
+def each_string(fn, data, dtype=object) -> np.ndarray:
     """``fn`` applied to every element of the string array ``data`` (shape kept)."""
     data = np.asarray(data, dtype=object)
     values = [fn(bytes(s)) for s in data.reshape(-1)]
     if dtype is object:
-        out = np.empty(len(values), dtype=object)
-        out[:] = values
-    else:
-        out = np.asarray(values, dtype=dtype).reshape(-1)
-    return out.reshape(data.shape)
+        return object_array(values, data.shape)
+    return np.asarray(values, dtype=dtype).reshape(data.shape)
 
 
 def _invalid(node, message: str) -> InvalidArgumentError:
@@ -74,7 +79,7 @@ def build_string_to_number(node):
         return value
 
     def string_to_number(data):
-        return _each(convert, data, dtype)
+        return each_string(convert, data, dtype)
     return string_to_number
 
 
@@ -117,9 +122,7 @@ def build_as_string(node):
             values = [(spec % int(v)).encode() for v in flat]
         else:
             values = [format_value(spec, float(v)).encode() for v in flat]
-        out = np.empty(len(values), dtype=object)
-        out[:] = values
-        return out.reshape(data.shape)
+        return object_array(values, data.shape)
     return as_string
 
 
@@ -143,10 +146,8 @@ def build_string_join(node):
         count = int(np.prod(shape, dtype=np.int64))
         columns = [[bytes(a.item())] * count if a.ndim == 0 else
                    [bytes(s) for s in a.reshape(-1)] for a in arrays]
-        out = np.empty(count, dtype=object)
-        out[:] = [separator.join(parts) for parts in zip(*columns)] if columns else \
-            [b""] * count
-        return out.reshape(shape)
+        return object_array([separator.join(parts) for parts in zip(*columns)] if columns
+                            else [b""] * count, shape)
     return string_join
 
 
@@ -160,7 +161,7 @@ def build_string_length(node):
     chars = node.attrs.get("unit", "BYTE") == "UTF8_CHAR"
 
     def string_length(data):
-        return _each((lambda s: len(_char_starts(s))) if chars else len, data, np.int32)
+        return each_string((lambda s: len(_char_starts(s))) if chars else len, data, np.int32)
     return string_length
 
 
@@ -205,9 +206,7 @@ def build_substr(node):
             pos, length = np.broadcast_to(pos, data.shape), np.broadcast_to(length, data.shape)
         flat = [piece(bytes(s), int(p), int(n), i) for i, (s, p, n) in
                 enumerate(zip(data.reshape(-1), pos.reshape(-1), length.reshape(-1)))]
-        out = np.empty(len(flat), dtype=object)
-        out[:] = flat
-        return out.reshape(data.shape)
+        return object_array(flat, data.shape)
     return substr
 
 
@@ -216,7 +215,7 @@ def build_substr(node):
 @register_kernel("StringStrip", HOST)
 def build_string_strip(node):
     def string_strip(data):
-        return _each(lambda s: s.strip(_WHITESPACE), data)
+        return each_string(lambda s: s.strip(_WHITESPACE), data)
     return string_strip
 
 
@@ -228,8 +227,8 @@ def _case_kernel(node, ascii_case, unicode_case):
             raise _invalid(node, f"only utf-8 or '' (no encoding) is supported, received "
                                  f"{encoding}")
         if encoding == "":
-            return _each(ascii_case, data)
-        return _each(lambda s: unicode_case(s.decode("utf-8", "replace")).encode(), data)
+            return each_string(ascii_case, data)
+        return each_string(lambda s: unicode_case(s.decode("utf-8", "replace")).encode(), data)
     return change_case
 
 
@@ -248,7 +247,7 @@ def build_hash_bucket_fast(node):
     buckets = int(node.attrs["num_buckets"])
 
     def string_to_hash_bucket_fast(data):
-        return _each(lambda s: fingerprint64(s) % buckets, data, np.int64)
+        return each_string(lambda s: fingerprint64(s) % buckets, data, np.int64)
     return string_to_hash_bucket_fast
 
 
@@ -283,8 +282,7 @@ def build_reduce_join(node):
         kept_shape = tuple(data.shape[d] for d in kept)
         joined = int(np.prod([data.shape[d] for d in reduced], dtype=np.int64))
         flat = moved.reshape(int(np.prod(kept_shape, dtype=np.int64)), joined)
-        out = np.empty(flat.shape[0], dtype=object)
-        out[:] = [separator.join(bytes(s) for s in row) for row in flat]
+        out = object_array([separator.join(bytes(s) for s in row) for row in flat])
         shape = tuple(1 if d in reduced else data.shape[d] for d in range(data.ndim)) \
             if keep else kept_shape
         return out.reshape(shape)
@@ -307,7 +305,7 @@ def build_encode_base64(node):
         return text if pad else text.rstrip(b"=")
 
     def encode_base64(data):
-        return _each(encode, data)
+        return each_string(encode, data)
     return encode_base64
 
 
@@ -329,7 +327,7 @@ def build_decode_base64(node):
         return decoded[:len(decoded) - tail]
 
     def decode_base64(data):
-        return _each(decode, data)
+        return each_string(decode, data)
     return decode_base64
 
 
@@ -375,8 +373,7 @@ def _sparse_tokens(node, data, separator, what: str, split):
     rows = [split(bytes(s), bytes(separator.item())) for s in data]
     indices = np.array([(r, j) for r, tokens in enumerate(rows) for j in range(len(tokens))],
                        dtype=np.int64).reshape(-1, 2)
-    values = np.empty(len(indices), dtype=object)
-    values[:] = [token for tokens in rows for token in tokens]
+    values = object_array([token for tokens in rows for token in tokens])
     dense_shape = np.array([len(rows), max((len(t) for t in rows), default=0)], np.int64)
     return indices, values, dense_shape
 
