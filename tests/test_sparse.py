@@ -353,6 +353,25 @@ def test_reshape_errors(graph):
                 sess.run(ds.sparse.reshape(sp, shape), {sp: ([[0, 1]], [1.0], [3, 3])})
 
 
+def test_fed_parts_of_the_wrong_rank_are_run_time_errors(graph):
+    indices, values, shape = (ds.placeholder(ds.int64), ds.placeholder(ds.float32),
+                              ds.placeholder(ds.int64))
+    sp = ds.SparseTensor(indices, values, shape)
+    good = {indices: [[0, 1]], values: [1.0], shape: [2, 3]}
+    cases = ((ds.sparse.reduce_sum(sp, 0), indices, [0, 1],
+              r"Input input_indices should be a matrix but received shape \[2\]"),
+             (ds.sparse.reorder(sp).values, values, [[1.0]],
+              r"Input values should be a vector but received shape \[1,1\]"),
+             (ds.sparse.reshape(sp, [3, 2]).indices, shape, [[2, 3]],
+              r"Input shape should be a vector but received shape \[1,2\]"))
+    with ds.Session() as sess:
+        for fetch, part, bad, message in cases:
+            sess.run(fetch, good)
+            with pytest.raises(InvalidArgumentError, match=message) as info:
+                sess.run(fetch, {**good, part: bad})
+            assert info.value.node_name == fetch.op.name
+
+
 # --- SparseAdd and SparseTensorDenseAdd ------------------------------------------------------
 
 @pytest.mark.parametrize("threshold", [0, 0.6])

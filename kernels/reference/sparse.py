@@ -18,18 +18,20 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 
 
+def _check_rank(node, array: np.ndarray, what: str, rank: int) -> None:
+    """InvalidArgumentError, TF's wording, unless ``array`` is a matrix (``rank`` 2) or
+    a vector (1)."""
+    if array.ndim != rank:
+        kind = "matrix" if rank == 2 else "vector"
+        raise invalid_argument(node.name, node.op, f"Input {what} should be a {kind} but "
+                               f"received shape {fmt_shape(array.shape)}")
+
+
 def sparse_parts(node, indices, values, shape, names=("indices", "values", "shape")):
     """(indices as int64 [N, R], values, shape as a tuple of R ints), checked."""
     indices, values, shape = np.asarray(indices), np.asarray(values), np.asarray(shape)
-    if indices.ndim != 2:
-        raise invalid_argument(node.name, node.op, f"Input {names[0]} should be a matrix but "
-                               f"received shape {fmt_shape(indices.shape)}")
-    if values.ndim != 1:
-        raise invalid_argument(node.name, node.op, f"Input {names[1]} should be a vector but "
-                               f"received shape {fmt_shape(values.shape)}")
-    if shape.ndim != 1:
-        raise invalid_argument(node.name, node.op, f"Input {names[2]} should be a vector but "
-                               f"received shape {fmt_shape(shape.shape)}")
+    for array, what, rank in zip((indices, values, shape), names, (2, 1, 1)):
+        _check_rank(node, array, what, rank)
     if indices.shape[0] != values.shape[0]:
         raise invalid_argument(node.name, node.op, f"indices and values rows (indexing "
                                f"dimension) must match. (indices = {indices.shape[0]}, "
@@ -245,10 +247,7 @@ def build_sparse_reshape(node):
     def sparse_reshape(indices, shape, new_shape):
         indices, shape, new_shape = (np.asarray(x) for x in (indices, shape, new_shape))
         for array, what, rank in ((indices, "indices", 2), (shape, "shape", 1)):
-            if array.ndim != rank:
-                kind = "matrix" if rank == 2 else "vector"
-                raise invalid_argument(node.name, node.op, f"Input {what} should be a {kind} "
-                                       f"but received shape {fmt_shape(array.shape)}")
+            _check_rank(node, array, what, rank)
         if new_shape.ndim != 1:
             raise invalid_argument(node.name, node.op, f"Target shape should be a vector but "
                                    f"received shape {fmt_shape(new_shape.shape)}")
