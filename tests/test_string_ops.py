@@ -638,6 +638,21 @@ def test_a_gpu_session_runs_string_ops_on_the_cpu():
     assert placed[number.op.name].endswith("CPU:0") and placed[doubled.op.name].endswith("GPU:0")
 
 
+def test_regex_and_split_inputs_are_checked_when_built(graph):
+    # what TF's op defs require of a GraphDef's nodes: strings, a scalar pattern or sep
+    ints, text = ds.constant([1]), ds.constant(["a b"])
+    for op_type, inputs, attrs in (("StaticRegexFullMatch", [ints], {"pattern": "a"}),
+                                   ("RegexReplace", [text, ds.constant("a"), ds.constant(1)],
+                                    None),
+                                   ("StringSplitV2", [ints, ds.constant(" ")], None)):
+        with pytest.raises(TypeError, match=f"'{op_type}'.*must be strings, got int32"):
+            graph.create_op(op_type, inputs, attrs)
+    with pytest.raises(ValueError, match="rank 0 but is rank 1 .*the pattern must be a scalar"):
+        ds.strings.regex_full_match(text, ds.constant(["a"]))
+    with pytest.raises(ValueError, match="rank 0 but is rank 1 .*the sep must be a scalar"):
+        ds.strings.split(text, ds.constant([" "]))
+
+
 def test_the_strings_namespace():
     for name in ("to_number", "as_string", "join", "length", "substr", "strip", "lower",
                  "upper", "regex_replace", "regex_full_match", "to_hash_bucket_fast",

@@ -22,7 +22,8 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .common import graph_of, make_op
-from .registry import InferError, OpDef, not_differentiable, register_op
+from .registry import OpDef, not_differentiable, register_op
+from .strings import check_scalar, check_strings
 
 __all__ = ["regex_replace", "regex_full_match", "REGEX_OPS"]
 
@@ -31,16 +32,9 @@ REGEX_OPS = ("RegexReplace", "StaticRegexReplace", "RegexFullMatch", "StaticRege
 
 def _infer(out_dtype, scalar_inputs: tuple):
     def infer(inputs, attrs, node):
-        for x in inputs:
-            if x.dtype != dtypes.string:
-                raise TypeError(f"Op '{node}': '{x.name}' must be strings, got "
-                                f"{x.dtype.name}.")
+        check_strings(inputs, node)
         for index, what in scalar_inputs:
-            rank = inputs[index].shape.ndims
-            if rank not in (None, 0):
-                raise InferError(f"Shape must be rank 0 but is rank {rank} for '{node}': "
-                                 f"the {what} must be a scalar, got "
-                                 f"{inputs[index].shape}.")
+            check_scalar(inputs[index], node, what)
         return out_dtype, inputs[0].shape
     return infer
 

@@ -26,6 +26,7 @@ from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 from .array import expand_dims
 from .registry import InferError, OpDef, not_differentiable, register_op
+from .strings import check_scalar, check_strings
 
 __all__ = ["string_split", "strings_split", "SPLIT_OPS"]
 
@@ -35,16 +36,11 @@ SPLIT_OPS = ("StringSplit", "StringSplitV2")
 def _infer(separator: str):
     def infer(inputs, attrs, node):
         source, sep = inputs
-        for x in inputs:
-            if x.dtype != dtypes.string:
-                raise TypeError(f"Op '{node}': '{x.name}' must be strings, got "
-                                f"{x.dtype.name}.")
+        check_strings(inputs, node)
         if source.shape.ndims not in (None, 1):
             raise InferError(f"Shape must be rank 1 but is rank {source.shape.ndims} for "
                              f"'{node}': the input must be a vector, got {source.shape}.")
-        if sep.shape.ndims not in (None, 0):
-            raise InferError(f"Shape must be rank 0 but is rank {sep.shape.ndims} for "
-                             f"'{node}': the {separator} must be a scalar, got {sep.shape}.")
+        check_scalar(sep, node, separator)
         return [(dtypes.int64, TensorShape([None, 2])), (dtypes.string, TensorShape([None])),
                 (dtypes.int64, TensorShape([2]))]
     return infer

@@ -64,6 +64,22 @@ def _strings(x, node: str, what: str = "input") -> None:
                         f"{x.dtype.name}.")
 
 
+def check_strings(inputs, node: str) -> None:
+    """TypeError unless every one of ``inputs`` is a string tensor (the regex and split
+    ops)."""
+    for x in inputs:
+        if x.dtype != dtypes.string:
+            raise TypeError(f"Op '{node}': '{x.name}' must be strings, got {x.dtype.name}.")
+
+
+def check_scalar(spec, node: str, what: str) -> None:
+    """ValueError (at build time) when the graph knows ``spec`` is not a scalar."""
+    rank = spec.shape.ndims
+    if rank not in (None, 0):
+        raise InferError(f"Shape must be rank 0 but is rank {rank} for '{node}': the {what} "
+                         f"must be a scalar, got {spec.shape}.")
+
+
 def _unit(attrs, op_type: str) -> None:
     unit = attrs.get("unit", "BYTE")
     if unit not in UNITS:
