@@ -24,9 +24,7 @@ from .common import make_op
 from .registry import OpDef, register_op
 from .sparse import check_sparse_inputs, with_rank
 
-__all__ = ["sparse_add", "SPARSE_ADD_OPS"]
-
-SPARSE_ADD_OPS = ("SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd")
+__all__ = ["sparse_add"]
 
 
 def _sparse_add(inputs, attrs, node):

@@ -85,7 +85,6 @@ def _sparse_reorder_grad(op, _, values_grad):
     return [None, unsorted_segment_sum(values_grad, positions, count), None]
 
 
-
 @register_gradient("SparseAdd")
 def _sparse_add_grad(op, *grads):
     if grads[1] is None:
