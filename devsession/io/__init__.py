@@ -1,8 +1,9 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
-``parse_example``, ``FixedLenFeature``, and ``decode_raw``: ``ops/parsing.py``), CSV
-records (``decode_csv``) and web-safe base64 (``encode_base64``, ``decode_base64``:
-``ops/strings.py``), and TF2's
+``parse_example``, ``FixedLenFeature``, ``VarLenFeature`` and ``decode_raw``:
+``ops/parsing.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
+(``encode_base64``, ``decode_base64``: ``ops/strings.py``), whole files as ops
+(``read_file``, ``write_file``, ``matching_files``: ``ops/file_io.py``), TF2's
 ``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names), and TF1's
 ``tf.io.write_graph`` (``ds.train.write_graph``).
 
@@ -14,11 +15,11 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 """
 
 from ..ops.decode_csv import decode_csv
+from ..ops.file_io import matching_files, read_file, write_file
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
 from ..ops.strings import decode_base64, encode_base64
-from ..ops.file_io import matching_files, read_file, write_file
 from ..train.graph_io import write_graph
 from . import gfile
 from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
