@@ -630,6 +630,7 @@ def test_embedding_lookup_sparse_matches_tensorflow(graph, combiner, weighted):
     out = ds.nn.embedding_lookup_sparse(params, ids, weights, combiner=combiner)
     grad = ds.gradients(ds.reduce_sum(out ** 2), [params])[0]
     assert out.shape.as_list() == [None, 3] and out.dtype == ds.float32
+    assert out.name == "embedding_lookup_sparse:0"     # the scope's own name, as TF's
     with ds.Session() as sess:
         got, got_grad = sess.run([out, grad])
     want = data[f"out:{combiner}:{int(weighted)}"].copy()

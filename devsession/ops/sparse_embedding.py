@@ -69,7 +69,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
             if not ids_shape.is_compatible_with(weights_shape):
                 raise ValueError(f"Shapes {ids_shape} and {weights_shape} are incompatible "
                                  f"(sp_ids.{part} and sp_weights.{part}).")
-    with name_scope(name or "embedding_lookup_sparse"):
+    with name_scope(name or "embedding_lookup_sparse") as scope:
         segment_ids = sp_ids.indices[:, 0]
         if segment_ids.dtype != dtypes.int32:
             segment_ids = cast(segment_ids, dtypes.int32)
@@ -77,14 +77,14 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
                                       max_norm=max_norm)
         if not weighted:
-            return _SPARSE_SEGMENT[combiner](embeddings, idx, segment_ids,
-                                             name="embedding_lookup_sparse")
-        return _weighted(embeddings, idx, segment_ids, sp_weights.values, combiner)
+            return _SPARSE_SEGMENT[combiner](embeddings, idx, segment_ids, name=scope)
+        return _weighted(embeddings, idx, segment_ids, sp_weights.values, combiner, scope)
 
 
-def _weighted(embeddings, idx, segment_ids, weights, combiner: str):
+def _weighted(embeddings, idx, segment_ids, weights, combiner: str, name: str):
     """The weighted combination, TF 1.15's nodes: weights reshaped to broadcast over an
-    embedding's dimensions, SegmentSum of the products, the divisor of ``combiner``."""
+    embedding's dimensions, SegmentSum of the products, the divisor of ``combiner``; the
+    result is the node ``name`` (the scope's own name, as TF names it)."""
     if weights.dtype != embeddings.dtype:
         weights = cast(weights, embeddings.dtype)
     embeddings = gather(embeddings, idx)
@@ -95,9 +95,8 @@ def _weighted(embeddings, idx, segment_ids, weights, combiner: str):
         weights.set_shape(static.concatenate([1] * (embeddings.shape.ndims - 1)))
     embeddings = embeddings * weights
     if combiner == "sum":
-        return segment_sum(embeddings, segment_ids, name="embedding_lookup_sparse")
+        return segment_sum(embeddings, segment_ids, name=name)
     summed = segment_sum(embeddings, segment_ids)
     if combiner == "mean":
-        return div(summed, segment_sum(weights, segment_ids), name="embedding_lookup_sparse")
-    return div(summed, sqrt(segment_sum(power(weights, 2), segment_ids)),
-               name="embedding_lookup_sparse")
+        return div(summed, segment_sum(weights, segment_ids), name=name)
+    return div(summed, sqrt(segment_sum(power(weights, 2), segment_ids)), name=name)
