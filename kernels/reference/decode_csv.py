@@ -26,6 +26,7 @@ from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
 from .string_numbers import parse_float, parse_int
+from .strings import bytes_attr
 
 _QUOTE, _CR, _LF = ord('"'), ord("\r"), ord("\n")
 
@@ -113,10 +114,8 @@ def _converter(dtype: np.dtype):
 def build_decode_csv(node):
     attrs = node.attrs
     out_types = [np.dtype(d) for d in node.output_dtypes]
-    delim = attrs.get("field_delim", ",")
-    delim = delim.encode() if isinstance(delim, str) else bytes(delim)
-    na_value = attrs.get("na_value", "")
-    na_value = na_value.encode() if isinstance(na_value, str) else bytes(na_value)
+    delim = bytes_attr(node, "field_delim", ",")
+    na_value = bytes_attr(node, "na_value")
     select = tuple(int(c) for c in attrs.get("select_cols", ()))
     converters = [_converter(d) for d in out_types]
 

@@ -46,6 +46,13 @@ def object_array(values: list, shape=None) -> np.ndarray:
     return out if shape is None else out.reshape(shape)
 
 
+def bytes_attr(node, key: str, default: str = "") -> bytes:
+    """A string attr (a separator, a delimiter) as bytes: str from Python, bytes from a
+    GraphDef; ``default`` when absent."""
+    value = node.attrs.get(key, default)
+    return value.encode() if isinstance(value, str) else bytes(value)
+
+
 def each_string(fn, data, dtype=object) -> np.ndarray:
     """``fn`` applied to every element of the string array ``data`` (shape kept)."""
     data = np.asarray(data, dtype=object)
@@ -130,8 +137,7 @@ def build_as_string(node):
 
 @register_kernel("StringJoin", HOST)
 def build_string_join(node):
-    separator = node.attrs.get("separator", "")
-    separator = separator.encode() if isinstance(separator, str) else bytes(separator)
+    separator = bytes_attr(node, "separator")
 
     def string_join(*inputs):
         arrays = [np.asarray(x, dtype=object) for x in inputs]
@@ -270,8 +276,7 @@ def _reduced_axes(node, axes, rank: int) -> list:
 
 @register_kernel("ReduceJoin", HOST)
 def build_reduce_join(node):
-    separator = node.attrs.get("separator", "")
-    separator = separator.encode() if isinstance(separator, str) else bytes(separator)
+    separator = bytes_attr(node, "separator")
     keep = bool(node.attrs.get("keep_dims", False))
 
     def reduce_join(data, axes):
