@@ -101,3 +101,13 @@ def test_strings_cross_processes_packed():
     assert (spec.dtype, list(spec.shape), spec.string_bytes) == (ds.string.enum, [2], 19)
     with pytest.raises(UnimplementedError, match="string tensor 's' of numpy dtype"):
         tensor_specs(["s"], [np.array([b"a"])])          # fixed-width bytes: not a tensor
+
+
+def test_an_element_of_a_string_constant_is_known_when_built():
+    from devsession.graph import constant_value
+
+    first = ds.constant(["a b", "c"])[0]
+    value = constant_value(first)
+    assert (value.shape, value.dtype, value.item()) == ((), object, b"a b")
+    with ds.Session() as sess:
+        assert sess.run(first) == b"a b"

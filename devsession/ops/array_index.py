@@ -107,7 +107,8 @@ def _strided_slice_value(op, value_of):
                                   **_masks(op.attrs))
     except SliceError:
         return None
-    return np.asarray(x)[spec.index].reshape(spec.final_shape)
+    x = np.asarray(x)           # indexed to one element, a string array gives bytes
+    return np.asarray(x[spec.index], dtype=x.dtype).reshape(spec.final_shape)
 
 
 def _strided_slice_grad(inputs, attrs, node):
