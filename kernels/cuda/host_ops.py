@@ -32,13 +32,17 @@ def _download(x):
     return cupy.asnumpy(x) if isinstance(x, cupy.ndarray) else x
 
 
-@register_kernel(tuple(_HOST_BUILDERS), "GPU")
-def build_on_host(node):
-    kernel = _HOST_BUILDERS[node.op](node)
-
+def through_host(node, kernel):
+    """The host ``kernel`` as ``node``'s GPU kernel: its inputs copied down, its numeric
+    results uploaded (strings stay on the host)."""
     def run(*xs):
         out = kernel(*[_download(x) for x in xs])
         if isinstance(out, tuple):
             return tuple(_upload(o) for o in out)
         return _upload(out)
     return on_device(node, run)
+
+
+@register_kernel(tuple(_HOST_BUILDERS), "GPU")
+def build_on_host(node):
+    return through_host(node, _HOST_BUILDERS[node.op](node))

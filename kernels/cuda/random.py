@@ -5,15 +5,11 @@ CPU (as the other random ops: ``state.py``).  TF's GPU kernel samples differentl
 
 from __future__ import annotations
 
-import cupy
-
 from ..reference.random import build_multinomial
 from ..registry import register_kernel
-from .device import on_device
+from .host_ops import through_host
 
 
 @register_kernel("Multinomial", "GPU")
 def _multinomial(node):
-    draw = build_multinomial(node)      # the host kernel and its seeded stream
-    return on_device(node, lambda logits, num_samples: cupy.asarray(
-        draw(cupy.asnumpy(logits), num_samples)))
+    return through_host(node, build_multinomial(node))   # the host's seeded stream
