@@ -24,7 +24,7 @@ from .array_index import _segment_sum as _unsorted_segment_infer
 from .array_index import unsorted_segment_sum
 from .array_operands import check_int, int_operand, int_values
 from .common import graph_of, make_op
-from .elementwise import maximum, sqrt
+from .elementwise import _public, maximum, sqrt
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min", "segment_prod",
@@ -118,10 +118,9 @@ def _sorted_builder(op_type: str, public_name: str):
         graph = graph_of(data, segment_ids)
         return make_op(op_type, [convert_to_tensor(data, graph=graph),
                                  int_operand(segment_ids, graph)], name=name)
-    build.__name__ = build.__qualname__ = public_name
-    build.__doc__ = (f"{op_type}: reduces the rows of ``data`` by ``segment_ids``, sorted ids "
-                     f"of data's first dimension (row ``s`` of the result: segment ``s``).")
-    return build
+    return _public(build, public_name, f"{op_type}: reduces the rows of ``data`` by "
+                   f"``segment_ids``, sorted ids of data's first dimension (row ``s`` of the "
+                   f"result: segment ``s``).")
 
 
 def _unsorted_builder(op_type: str, public_name: str):
@@ -130,10 +129,9 @@ def _unsorted_builder(op_type: str, public_name: str):
         return make_op(op_type, [convert_to_tensor(data, graph=graph),
                                  int_operand(segment_ids, graph),
                                  int_operand(num_segments, graph)], name=name)
-    build.__name__ = build.__qualname__ = public_name
-    build.__doc__ = (f"{op_type}: reduces the rows of ``data`` into ``num_segments`` segments "
-                     f"by ``segment_ids`` in any order (a negative id drops its row).")
-    return build
+    return _public(build, public_name, f"{op_type}: reduces the rows of ``data`` into "
+                   f"``num_segments`` segments by ``segment_ids`` in any order (a negative id "
+                   f"drops its row).")
 
 
 def _sparse_builder(op_type: str, public_name: str):
@@ -145,10 +143,9 @@ def _sparse_builder(op_type: str, public_name: str):
             return make_op(op_type, inputs, name=name)
         return make_op(f"{op_type}WithNumSegments",
                        inputs + [int_operand(num_segments, graph)], name=name)
-    build.__name__ = build.__qualname__ = public_name
-    build.__doc__ = (f"{op_type}: ``data[indices]`` reduced by sorted ``segment_ids``; with "
-                     f"``num_segments``, that many output rows ({op_type}WithNumSegments).")
-    return build
+    return _public(build, public_name, f"{op_type}: ``data[indices]`` reduced by sorted "
+                   f"``segment_ids``; with ``num_segments``, that many output rows "
+                   f"({op_type}WithNumSegments).")
 
 
 segment_sum = _sorted_builder("SegmentSum", "segment_sum")
