@@ -24,7 +24,8 @@ from .array import concat, expand_dims
 from .elementwise import add, multiply, square, subtract
 from .linalg import matmul
 from .linalg_factor import self_adjoint_eig, svd
-from .linalg_parts import diag_part, identity_like, safe_reciprocal, set_diag, transposed
+from .linalg_parts import (diag_part, identity_like, safe_reciprocal, scaled_by_batch, set_diag,
+                           transposed)
 from .linalg_solve import matrix_inverse, matrix_triangular_solve
 from .matrix import matrix_band_part, matrix_diag
 from .registry import register_gradient
@@ -37,16 +38,11 @@ def _or_zeros(grad, like):
     return zeros_like_of(like) if grad is None else grad
 
 
-def _scaled_by_batch(values, matrices):
-    """``values [...]`` times each matrix of ``matrices [..., n, n]``."""
-    return multiply(expand_dims(expand_dims(values, -1), -1), matrices)
-
-
 @register_gradient("LogMatrixDeterminant")
 def _log_matrix_determinant_grad(op, _, grad_log):
     if grad_log is None:            # only the sign reached: zeros, as TF's (it fills them)
         return [zeros_like_of(op.inputs[0])]
-    return [_scaled_by_batch(grad_log, matrix_inverse(op.inputs[0], adjoint=True))]
+    return [scaled_by_batch(grad_log, matrix_inverse(op.inputs[0], adjoint=True))]
 
 
 @register_gradient("Cholesky")

@@ -11,7 +11,6 @@ all but the two matrix axes).
 from __future__ import annotations
 
 from ..errors import UnimplementedError
-from .array import expand_dims
 from .elementwise import multiply
 from .linalg import diag, matmul
 from .reduce import reduce_sum
@@ -51,8 +50,8 @@ def _diag_grad(op, dy):
 @register_gradient("MatrixDeterminant")
 def _matrix_determinant_grad(op, dy):
     # TF's: d det(A) = det(A) · A⁻ᵀ, scaled by each matrix's output gradient
+    from .linalg_parts import scaled_by_batch
     from .linalg_solve import matrix_inverse
 
-    scale = multiply(dy, op.outputs[0])
-    return [multiply(expand_dims(expand_dims(scale, -1), -1),
-                     matrix_inverse(op.inputs[0], adjoint=True))]
+    return [scaled_by_batch(multiply(dy, op.outputs[0]),
+                            matrix_inverse(op.inputs[0], adjoint=True))]

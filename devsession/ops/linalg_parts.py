@@ -15,7 +15,7 @@ from .reduce import reduce_sum
 from .shape_of import ones_like_of, zeros_like_of
 
 __all__ = ["transposed", "diagonal_mask", "identity_like", "diag_part", "set_diag",
-           "safe_reciprocal"]
+           "safe_reciprocal", "scaled_by_batch"]
 
 
 def transposed(x: Tensor) -> Tensor:
@@ -56,3 +56,8 @@ def safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
     """TF's ``_SafeReciprocal``: ``x / (x² + ε)``, finite where ``x`` is 0 (degenerate
     eigen- or singular values)."""
     return multiply(x, reciprocal(add(multiply(x, x), epsilon)))
+
+
+def scaled_by_batch(values: Tensor, matrices: Tensor) -> Tensor:
+    """``values [...]`` times each matrix of ``matrices [..., n, n]``."""
+    return multiply(expand_dims(expand_dims(values, -1), -1), matrices)
