@@ -368,6 +368,18 @@ def test_sparse_segment_gradients(build, num_segments):
                       [rows(6, seed=14), indices, ids], no_gradient=(1, 2))
 
 
+def test_sparse_segment_gradient_ops_take_an_int32_output_dim0_as_tf():
+    """TF's SparseSegment*Grad take output_dim0 as int32 only (its gradient reads it from
+    an int32 Shape), whatever the dtype of the indices."""
+    data = ds.constant(rows(4, seed=16))
+    indices = ds.constant([3, 0, 3], ds.int64)
+    ids = ds.constant([0, 0, 1], ds.int64)
+    (grad,) = ds.gradients(ds.reduce_sum(ds.sparse_segment_mean(data, indices, ids)), data)
+    assert grad.op.type == "SparseSegmentMeanGrad"
+    assert grad.op.inputs[3].dtype == ds.int32
+    np.testing.assert_allclose(run(grad)[:, 0], [0.5, 0.0, 0.0, 1.5])
+
+
 def test_dynamic_partition_and_stitch_gradients():
     partitions = np.array([[2, 0], [2, 1], [0, 2]], np.int32)
     check_op_gradient(lambda d, p: ds.dynamic_partition(d, p, 3),

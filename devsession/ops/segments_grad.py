@@ -121,7 +121,7 @@ def _unsorted_segment_prod_grad(op, dy):
 def _sparse_segment_grad(op, dy):
     data, indices, ids = op.inputs[:3]
     kind = op.type.replace("WithNumSegments", "")
-    rows = gather(shape(data, out_type=indices.dtype), 0)
+    rows = gather(shape(data), 0)           # int32: TF's output_dim0 takes no other
     grad = sparse_segment_grad(f"{kind}Grad", dy, indices, ids, rows)
     return [grad] + [None] * (len(op.inputs) - 1)
 
