@@ -16,12 +16,15 @@ HistogramFixedWidth and histogram_fixed_width_bins.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 import devsession as ds
 from gradient_check import check_op_gradient
-from kernel_cases import DEVICES, F16, F32, F64, I32, I64, check_against_ref, make_node
+from kernel_cases import (DEVICES, F16, F32, F64, I32, I64, check_against_ref, make_node,
+                          run_on)
 
 SORTED = ["SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd"]
 UNSORTED = ["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"]
@@ -429,6 +432,19 @@ def test_segment_kernels(device, dtype):
                    indices, sparse_ids, np.array(6, I32))
             _check(device, f"{op}Grad", [dtype, I32, I32, I32], dtype, data[:4], indices,
                    sparse_ids, np.array(7, I32))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("op", ["UnsortedSegmentSum", "UnsortedSegmentMax"])
+def test_an_id_out_of_range_is_named_at_its_index_as_tf(device, op):
+    """TF prints the bad id's index in the ids' shape (TF 2.21: 'segment_ids[1,0]')."""
+    node = make_node(op, [F64, I32, I32], F64)
+    for ids, at in [(np.array([[0, 1, 2], [7, 0, 1]], np.int32), "[1,0]"),
+                    (np.array([0, 1, 9], np.int32), "[2]")]:
+        data = np.ones(ids.shape + (2,))
+        message = re.escape(f"segment_ids{at} = ") + r"\d is out of range \[0, 4\)$"
+        with pytest.raises(InvalidArgumentError, match=message):
+            run_on(device, node, data, ids, np.array(4, np.int32))
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import invalid_argument, to_float16
+from ..checks import to_float16
 from ..reference.array_index import (as_table, check_segment_ids, make_add_n_builder, nd_rows,
-                                     nd_updates, one_hot_axis, scatter_shape)
+                                     nd_updates, one_hot_axis, scatter_shape,
+                                     segment_range_error)
 from ..registry import register_kernel
 from .elementwise import ElementwiseKernel
 from .reduce import JIT
@@ -72,8 +73,7 @@ def build_segment_sum(node):
         flat = ids.reshape(-1)
         bad = _first_too_big(flat, n)
         if bad >= 0:
-            raise invalid_argument(node.name, node.op, f"segment_ids[{bad}] = "
-                                   f"{int(flat[bad])} is out of range [0, {n})")
+            raise segment_range_error(node, ids, n)
         row_shape = data.shape[ids.ndim:]
         inner = int(np.prod(row_shape, dtype=np.int64))
         rows = np.ascontiguousarray(data, _F32 if narrow else None).reshape(flat.size, inner)

@@ -32,11 +32,10 @@ import functools
 import cupy
 import numpy as np
 
-from ..checks import invalid_argument
 from ..reference.array import make_builders
 from ..reference.array_index import (as_table, check_segment_ids, make_add_n_builder,
                                      make_index_builders, nd_rows, nd_updates,
-                                     one_hot_axis, scatter_shape)
+                                     one_hot_axis, scatter_shape, segment_range_error)
 from ..registry import register_kernel
 from .device import on_device
 from .elementwise import ElementwiseKernel
@@ -90,10 +89,7 @@ def build_segment_sum(node):
         n = check_segment_ids(node, data, ids, num_segments)
         flat = ids.reshape(-1)
         if flat.size and int(flat.max()) >= n:
-            host = cupy.asnumpy(flat)
-            k = int(np.argmax(host >= n))
-            raise invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(host[k])} "
-                                   f"is out of range [0, {n})")
+            raise segment_range_error(node, cupy.asnumpy(ids), n)
         row_shape = data.shape[ids.ndim:]
         out = cupy.zeros((n,) + row_shape, acc)
         if data.size and n:

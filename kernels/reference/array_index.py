@@ -165,11 +165,13 @@ def check_segment_ids(node, data, ids, num_segments) -> int:
 
 
 def segment_range_error(node, ids, n):
-    """TF's error for the first of ``ids`` (host values) at or above ``n``."""
+    """TF's error for the first of ``ids`` (host values) at or above ``n``, at its index
+    as TF prints it (``segment_ids[1,0]`` in a matrix of ids)."""
     flat = ids.reshape(-1)
     k = int(np.argmax(flat >= n))
-    return invalid_argument(node.name, node.op, f"segment_ids[{k}] = {int(flat[k])} is out "
-                            f"of range [0, {n})")
+    at = ",".join(str(int(i)) for i in np.unravel_index(k, ids.shape))
+    return invalid_argument(node.name, node.op, f"segment_ids{f'[{at}]' if ids.ndim else ''} "
+                            f"= {int(flat[k])} is out of range [0, {n})")
 
 
 def build_segment_sum_ref(node):
