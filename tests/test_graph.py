@@ -569,7 +569,9 @@ def test_every_registered_op_has_a_builder(graph):
                 ds.train.AdamOptimizer(), ds.train.RMSPropOptimizer(0.1),
                 ds.train.RMSPropOptimizer(0.1, centered=True), ds.train.AdagradOptimizer(0.1),
                 ds.train.AdadeltaOptimizer(), ds.train.FtrlOptimizer(0.1),
-                ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1)):
+                ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
+                ds.train.ProximalGradientDescentOptimizer(0.1),
+                ds.train.ProximalAdagradOptimizer(0.1)):
         built.append(opt.apply_gradients([(x, v)]))
     flag = ds.placeholder(ds.bool, ())
     built += [ds.cond(flag, lambda: x, lambda: -x),

@@ -84,7 +84,9 @@ def build_every_op_graph() -> ds.Graph:
                     ds.train.RMSPropOptimizer(0.1), ds.train.AdagradOptimizer(0.1),
                     ds.train.RMSPropOptimizer(0.1, centered=True), ds.train.AdadeltaOptimizer(),
                     ds.train.FtrlOptimizer(0.1),
-                    ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1)):
+                    ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
+                    ds.train.ProximalGradientDescentOptimizer(0.1),
+                    ds.train.ProximalAdagradOptimizer(0.1)):
             training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         flag = ds.placeholder(ds.bool, (), name="flag")

@@ -208,6 +208,55 @@ def test_ftrl_steps_are_tensorflows(dtype, name):
             np.testing.assert_allclose(value, recorded[key], rtol=1e-5, atol=1e-6)
 
 
+def proximal_steps(dtype, config: dict, adagrad: bool, n=5):
+    """TF1's FOBOS steps in numpy (ApplyProximalGradientDescent / ApplyProximalAdagrad)."""
+    lr = dtype(F32(config["learning_rate"]))
+    l1 = dtype(F32(config.get("l1_regularization_strength", 0.0)))
+    l2 = dtype(F32(config.get("l2_regularization_strength", 0.0)))
+    var = np.array([0.3, -0.7, 1.1], dtype)
+    accum = np.full(3, config.get("initial_accumulator_value", 0.1), dtype)
+    for _ in range(n):
+        g = grad_of(var)
+        if adagrad:
+            accum = accum + g * g
+        rate = lr / np.sqrt(accum) if adagrad else lr
+        prox = var - g * rate
+        var = np.sign(prox) * np.maximum(np.abs(prox) - rate * l1, 0) / (1 + l2 * rate)
+    return var, accum
+
+
+@pytest.mark.parametrize("name", ["proximal_gd_l1", "proximal_gd_l2", "proximal_adagrad_l1",
+                                  "proximal_adagrad_l2"])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_proximal_steps_are_tensorflows(dtype, name):
+    """Against TF's own run (tests/data/make_tf_ftrl.py) and TF1's formula in numpy: the
+    L1 shrinkage (zeroing a coordinate) and the L2 one, with Adagrad's rate or a fixed
+    one."""
+    with open(TF_FTRL) as f:
+        recorded = json.load(f)["runs"][name]
+    adagrad = recorded["optimizer"] == "ProximalAdagradOptimizer"
+    w, loss = quadratic(dtype)
+    opt = getattr(ds.train, recorded["optimizer"])(**recorded["config"])
+    train = opt.minimize(loss)
+    fetches = [w, opt.get_slot(w, "accumulator")] if adagrad else [w]
+    got = steps(train, fetches)
+    slots = [opt.get_slot(w, "accumulator").op.name] if adagrad else []
+    assert slots == recorded["slot_names"]
+    update = "ApplyProximalAdagrad" if adagrad else "ApplyProximalGradientDescent"
+    assert update in {op.type for op in ds.get_default_graph().get_operations()}
+    want_var, want_accum = proximal_steps(dtype, recorded["config"], adagrad)
+    tol = 2e-5 if dtype == F32 else 1e-12
+    np.testing.assert_allclose(got[0], want_var, rtol=tol, atol=tol)
+    if adagrad:
+        np.testing.assert_allclose(got[1], want_accum, rtol=tol)
+    if dtype == F32:
+        np.testing.assert_allclose(got[0], recorded["w"], rtol=1e-5, atol=1e-6)
+        if adagrad:
+            np.testing.assert_allclose(got[1], recorded["accumulator"], rtol=1e-5)
+    with pytest.raises(ValueError, match="initial_accumulator_value must be positive"):
+        ds.train.ProximalAdagradOptimizer(0.1, initial_accumulator_value=0.0)
+
+
 @pytest.mark.parametrize("argument, message", [
     ({"learning_rate_power": 0.5}, "learning_rate_power 0.500000 needs to be negative or zero"),
     ({"initial_accumulator_value": -0.1}, "initial_accumulator_value -0.100000 needs to be"),

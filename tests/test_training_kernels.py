@@ -1,5 +1,6 @@
 """The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad,
-ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2) and the
+ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2,
+ApplyProximalGradientDescent, ApplyProximalAdagrad) and the
 gradients' shape-of kernels, on every device against the numpy reference.
 
 An update kernel works on variables in a resource manager, so each case sets up the
@@ -41,6 +42,8 @@ UPDATES = {
                   0),
     "ApplyFtrlV2": (("accum", "linear"), {"lr": 0.1, "l1": 0.05, "l2": 0.02,
                                           "l2_shrinkage": 0.03, "lr_power": -0.7}, 0),
+    "ApplyProximalGradientDescent": ((), {"alpha": 0.1, "l1": 0.05, "l2": 0.02}, 3),
+    "ApplyProximalAdagrad": (("accum",), {"lr": 0.1, "l1": 0.0, "l2": 0.02}, 3),
 }
 FLAG_ATTRS = {"ApplyMomentum": "use_nesterov", "ApplyAdam": "use_nesterov",
               "ApplyAdagrad": "update_slots"}

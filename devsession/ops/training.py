@@ -35,6 +35,11 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   ``|linear| > l1``, else 0; ``accum = new`` (``**-0.5`` as square roots, as TF's)
 * ApplyFtrlV2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power): as
   ApplyFtrl with ``grad + 2 * l2_shrinkage * var`` in ``linear``'s update
+* ApplyProximalGradientDescent(var, alpha, l1, l2, delta) (FOBOS): ``v = var - delta *
+  alpha``; ``var = sign(v) * max(|v| - alpha * l1, 0) / (1 + l2 * alpha)`` (with ``l1``
+  0: ``v / (1 + l2 * alpha)``)
+* ApplyProximalAdagrad(var, accum, lr, l1, l2, grad): ``accum += grad**2``; the same
+  step with the rate ``lr / sqrt(accum)`` in place of ``alpha``
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ from .state import variable_ref
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "apply_adagrad",
            "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "apply_ftrl",
-           "apply_ftrl_v2", "TRAINING_OPS",
+           "apply_ftrl_v2", "apply_proximal_gradient_descent", "apply_proximal_adagrad",
+           "TRAINING_OPS",
            "FLAG_ATTRS", "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
 # var -= alpha * MatMul(a, b), and Adam's update with MatMul(a, b) as its gradient: made
@@ -67,6 +73,8 @@ TRAINING_OPS = {
     "ApplyFtrl": (("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"), 3),
     "ApplyFtrlV2": (("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage",
                      "lr_power"), 3),
+    "ApplyProximalGradientDescent": (("var", "alpha", "l1", "l2", "delta"), 1),
+    "ApplyProximalAdagrad": (("var", "accum", "lr", "l1", "l2", "grad"), 2),
 }
 # op type -> (the boolean attr its formula depends on, that attr's default)
 FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_nesterov", False),
@@ -190,4 +198,18 @@ def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
     """TF's ApplyFtrlV2: ApplyFtrl with shrinkage-type L2 (see the module docstring)."""
     return _build("ApplyFtrlV2", [var, accum, linear],
                   [grad, lr, l1, l2, l2_shrinkage, lr_power],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False,
+                                    name=None) -> Tensor:
+    """TF's ApplyProximalGradientDescent (see the module docstring)."""
+    return _build("ApplyProximalGradientDescent", [var], [alpha, l1, l2, delta],
+                  {"use_locking": bool(use_locking)}, name)
+
+
+def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False,
+                           name=None) -> Tensor:
+    """TF's ApplyProximalAdagrad (see the module docstring)."""
+    return _build("ApplyProximalAdagrad", [var, accum], [lr, l1, l2, grad],
                   {"use_locking": bool(use_locking)}, name)

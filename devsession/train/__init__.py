@@ -12,6 +12,8 @@
 ``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
 ``FtrlOptimizer``           FTRL-proximal: slots ``<var>/Ftrl`` (accum), ``<var>/Ftrl_1``
                             (linear); L1, L2 and shrinkage-type L2
+``Proximal...Optimizer``    ``ProximalGradientDescent``, ``ProximalAdagrad`` (slot
+                            ``<var>/ProximalAdagrad``): a step, then L1/L2 shrinkage
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
                             restores TensorFlow's checkpoints too (``tf_checkpoint.py``);
@@ -72,6 +74,7 @@ from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .ftrl import FtrlOptimizer
+from .proximal import ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
 from .adam import AdamOptimizer
 from .device_setter import replica_device_setter
 from .gradient_descent import GradientDescentOptimizer
@@ -115,6 +118,7 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
+           "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",

@@ -168,6 +168,32 @@ def _ftrl(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, lr_power,
             a[i] += g[i] * g[i]
 
 
+@njit(**JIT)
+def _proximal(var, accum, grad, lr, l1, l2, one, adagrad, lo, hi):
+    """ApplyProximalAdagrad (``adagrad``: the rate ``lr / sqrt(accum)``) or
+    ApplyProximalGradientDescent (the rate ``lr``; ``accum`` unused), TF's float
+    operations; a block's rates kept for the variable's pass."""
+    rates = np.empty(min(_BLOCK, max(hi - lo, 0)), var.dtype)
+    for start in range(lo, hi, _BLOCK):
+        stop = min(hi, start + _BLOCK)
+        w, g, r = var[start:stop], grad[start:stop], rates[:stop - start]
+        if adagrad:
+            a = accum[start:stop]
+            for i in range(stop - start):
+                a[i] += g[i] * g[i]
+            for i in range(stop - start):
+                r[i] = lr / np.sqrt(a[i])
+        else:
+            for i in range(stop - start):
+                r[i] = lr
+        for i in range(stop - start):
+            prox = w[i] - g[i] * r[i]
+            if l1 > 0:
+                w[i] = np.sign(prox) * max(abs(prox) - r[i] * l1, one - one) / (one + l2 * r[i])
+            else:
+                w[i] = prox / (one + l2 * r[i])
+
+
 # --- drivers: the whole array at once, or chunks in parallel --------------------------------
 
 @njit(**PAR)
@@ -225,6 +251,14 @@ def _ftrl_parallel(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, 
     for c in prange((n + chunk - 1) // chunk):
         _ftrl(var, accum, linear, grad, lr, l1, l2_twice, shrinkage_twice, lr_power,
               c * chunk, min(n, c * chunk + chunk))
+
+
+@njit(**PAR)
+def _proximal_parallel(var, accum, grad, lr, l1, l2, one, adagrad, chunk):
+    n = var.size
+    for c in prange((n + chunk - 1) // chunk):
+        _proximal(var, accum, grad, lr, l1, l2, one, adagrad, c * chunk,
+                  min(n, c * chunk + chunk))
 
 
 def _flat(x):
@@ -305,11 +339,23 @@ def _ftrl_update(var, accum, linear, grad, lr, l1, l2, lr_power):
     _ftrl_v2_update(var, accum, linear, grad, lr, l1, l2, np.zeros((), var.dtype), lr_power)
 
 
+def _proximal_gd_update(var, alpha, l1, l2, delta):
+    flat = var.reshape(-1)
+    _run(_proximal, _proximal_parallel, var.size, flat, flat[:0], _flat(delta), alpha[()],
+         l1[()], l2[()], var.dtype.type(1), False)
+
+
+def _proximal_adagrad_update(var, accum, lr, l1, l2, grad):
+    _run(_proximal, _proximal_parallel, var.size, var.reshape(-1), accum.reshape(-1),
+         _flat(grad), lr[()], l1[()], l2[()], var.dtype.type(1), True)
+
+
 _FUSED = {"ApplyGradientDescent": _gd_update, "ApplyMomentum": _momentum_update,
           "ApplyAdam": _adam_update, "ApplyAdagrad": _adagrad_update,
           "ApplyRMSProp": _rms_prop_update, "ApplyCenteredRMSProp": _centered_rms_prop_update,
           "ApplyAdadelta": _adadelta_update, "ApplyFtrl": _ftrl_update,
-          "ApplyFtrlV2": _ftrl_v2_update}
+          "ApplyFtrlV2": _ftrl_v2_update, "ApplyProximalGradientDescent": _proximal_gd_update,
+          "ApplyProximalAdagrad": _proximal_adagrad_update}
 _NUMPY = make_updates(np)
 
 

@@ -37,6 +37,11 @@ _FTRL = ("T new_accum = accum + grad * grad;\n"
          "(new_power / lr + (T)2 * l2) : (T)0;\n"
          "accum = new_accum;")
 
+# FOBOS: var from prox = var - grad * rate, shrunk by L1 and L2
+_PROXIMAL = ("var = l1 > (T)0 ? ((prox > 0) - (prox < 0)) * "
+             "fmax(fabs(prox) - rate * l1, (T)0) / ((T)1 + l2 * rate) "
+             ": prox / ((T)1 + l2 * rate);")
+
 # (op type, its flag: use_nesterov, update_slots or None) -> (in_params, out_params,
 # operation); inputs in the op's order
 OPERATIONS = {
@@ -94,6 +99,13 @@ OPERATIONS = {
     ("ApplyFtrlV2", None): (
         "T grad, T lr, T l1, T l2, T l2_shrinkage, T lr_power", "T var, T accum, T linear",
         _FTRL % "(grad + (T)2 * l2_shrinkage * var)"),
+    ("ApplyProximalGradientDescent", None): (
+        "T alpha, T l1, T l2, T delta", "T var",
+        "T rate = alpha;\nT prox = var - delta * rate;\n" + _PROXIMAL),
+    ("ApplyProximalAdagrad", None): (
+        "T lr, T l1, T l2, T grad", "T var, T accum",
+        "accum += grad * grad;\nT rate = lr / sqrt(accum);\nT prox = var - grad * rate;\n"
+        + _PROXIMAL),
 }
 
 _kernels: dict = {}

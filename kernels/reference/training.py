@@ -33,11 +33,12 @@ DEVICE = "REF"
 # op type -> positions, among the op's value inputs, of those shaped like the variable
 SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,),
                  "ApplyAdagrad": (1,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
-                 "ApplyAdadelta": (3,), "ApplyFtrl": (0,), "ApplyFtrlV2": (0,)}
+                 "ApplyAdadelta": (3,), "ApplyFtrl": (0,), "ApplyFtrlV2": (0,),
+                 "ApplyProximalGradientDescent": (3,), "ApplyProximalAdagrad": (3,)}
 _SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
                "ApplyRMSProp": ("ms", "mom"), "ApplyCenteredRMSProp": ("mg", "ms", "mom"),
                "ApplyAdadelta": ("accum", "accum_update"), "ApplyFtrl": ("accum", "linear"),
-               "ApplyFtrlV2": ("accum", "linear")}
+               "ApplyFtrlV2": ("accum", "linear"), "ApplyProximalAdagrad": ("accum",)}
 
 
 def apply_kernel(node, update, to_device=None):
@@ -151,10 +152,29 @@ def make_updates(xp) -> dict:
     def ftrl(var, accum, linear, grad, lr, l1, l2, lr_power):
         ftrl_v2(var, accum, linear, grad, lr, l1, l2, var.dtype.type(0), lr_power)
 
+    def proximal_step(var, prox, rate, l1, l2):
+        """FOBOS: ``var`` from ``prox = var - grad * rate``, shrunk by L1 and L2."""
+        one = var.dtype.type(1)
+        if l1 > 0:
+            var[...] = xp.sign(prox) * xp.maximum(xp.abs(prox) - rate * l1,
+                                                  var.dtype.type(0)) / (one + l2 * rate)
+        else:
+            var[...] = prox / (one + l2 * rate)
+
+    def proximal_gradient_descent(var, alpha, l1, l2, delta):
+        proximal_step(var, var - delta * alpha, alpha, l1, l2)
+
+    def proximal_adagrad(var, accum, lr, l1, l2, grad):
+        accum += grad * grad
+        rate = lr / xp.sqrt(accum)
+        proximal_step(var, var - grad * rate, rate, l1, l2)
+
     return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
             "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyRMSProp": rms_prop,
             "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta,
-            "ApplyFtrl": ftrl, "ApplyFtrlV2": ftrl_v2}
+            "ApplyFtrl": ftrl, "ApplyFtrlV2": ftrl_v2,
+            "ApplyProximalGradientDescent": proximal_gradient_descent,
+            "ApplyProximalAdagrad": proximal_adagrad}
 
 
 def flag_of(node):
