@@ -95,3 +95,13 @@ def test_a_worker_runs_local_init_op_once_the_chief_initialized_the_globals():
         ds.train.MonitoredSession(session_creator=creator)
     with ds.train.MonitoredSession() as sess:       # the chief: initialized, then copied
         assert sess.run(copy).tolist() == [1.0, 1.0]
+
+
+def test_the_default_ready_check_covers_local_variables_too():
+    """As TF1's Scaffold: a local variable its local_init_op leaves uninitialized keeps
+    the model from being ready (the chief's RuntimeError names it)."""
+    counter_model()
+    ds.Variable(0, name="seen", trainable=False, collections=[ds.GraphKeys.LOCAL_VARIABLES])
+    scaffold = ds.train.Scaffold(local_init_op=ds.no_op(name="forgets_seen"))
+    with pytest.raises(RuntimeError, match="seen"):
+        ds.train.MonitoredSession(ds.train.ChiefSessionCreator(scaffold=scaffold))

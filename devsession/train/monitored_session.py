@@ -25,7 +25,7 @@ A ``Scaffold`` replaces what the session builds by default: ``init_op`` (and
 ``init_feed_dict``), ``init_fn(scaffold, session)`` run after it (e.g. to load
 pretrained weights), ``local_init_op``, ``ready_op`` (a tensor of the names of what is
 not ready yet: empty when ready; by default ``report_uninitialized_variables`` over the
-global variables),
+global and local variables, as TF1's),
 ``summary_op`` and ``saver``; its default ``local_init_op`` initializes the local
 variables (``limit_epochs``' counters) once ``ready_for_local_init_op`` (by default the
 same report) says the global ones are, as TF1's.  ``log_step_count_steps`` adds a
@@ -202,9 +202,10 @@ class Scaffold:
 
     def finalize(self, with_saver: bool = True) -> "Scaffold":
         """Build the defaults: every global variable's initializer, the ready check
-        (``report_uninitialized_variables`` over them, also what ``local_init_op`` waits
-        for), the local variables' initializer, the merged summaries and
-        (``with_saver``: the session saves or restores) a ``Saver``."""
+        (``report_uninitialized_variables`` over the global and local variables; over the
+        global ones what ``local_init_op`` waits for), the local variables' initializer,
+        the merged summaries and (``with_saver``: the session saves or restores) a
+        ``Saver``."""
         if self._finalized:
             return self
         from ..summary import merge_all
@@ -214,7 +215,7 @@ class Scaffold:
             if self.init_op is None:
                 self.init_op = global_variables_initializer()
             if self.ready_op is None:
-                self.ready_op = variables_ready_op(variables)
+                self.ready_op = variables_ready_op(variables + local_variables())
             if self.local_init_op is None and local_variables():
                 self.local_init_op = local_variables_initializer()
             if self.ready_for_local_init_op is None and self.local_init_op is not None:
