@@ -55,6 +55,7 @@ class Layer:
         self.trainable = bool(trainable)
         self.dtype = dtype
         self.built = False
+        self._weights_built = False      # a subclass's build() ran (its call may not have)
         self._inputs_dtype = None        # the first call's, for add_weight's default
         self._reuse = _reuse
         self._scope = _scope if isinstance(_scope, VariableScope) else None
@@ -86,12 +87,14 @@ class Layer:
         with contextlib.ExitStack() as stack:
             if not self._makes_scope_itself:
                 stack.enter_context(variable_scope(
-                    self._scope, reuse=True if self.built else self._reuse,
-                    auxiliary_name_scope=False))
+                    self._scope, reuse=True if self.built or self._weights_built
+                    else self._reuse, auxiliary_name_scope=False))
                 stack.enter_context(name_scope(self._scope.original_name_scope))
-                if not self.built:
+                if not self.built and not self._weights_built:
                     self._inputs_dtype = _first_float_dtype(inputs)
                     self.build(_shapes(inputs))
+                    # as TF1's: built once, even if this first call fails after it
+                    self._weights_built = type(self).build is not Layer.build
             outputs = self.call(inputs, *args, **kwargs)
         self._updates += get_collection(GraphKeys.UPDATE_OPS)[before[GraphKeys.UPDATE_OPS]:]
         self._losses += get_collection(GraphKeys.REGULARIZATION_LOSSES)[

@@ -241,6 +241,23 @@ def test_a_custom_layer_builds_in_its_scope_once(graph):
         Scale().add_weight("w", (1,), constraint=lambda w: w)
 
 
+def test_a_call_that_fails_after_build_leaves_the_weights_built(graph):
+    class Picky(Scale):
+        """Refuses inputs of 3 features, after build made its weights."""
+
+        def call(self, inputs):
+            if inputs.shape[0] == 1:
+                raise ValueError("not this batch")
+            return super().call(inputs)
+
+    layer = Picky(name="picky")
+    with pytest.raises(ValueError, match="not this batch"):
+        layer(ds.placeholder(ds.float32, (1, 3)))
+    y = layer(ds.placeholder(ds.float32, (2, 3)))       # build does not run again
+    assert [v.name for v in layer.variables] == ["picky/scale:0", "picky/offset:0"]
+    assert len(ds.global_variables()) == 2 and y.shape == (2, 3)
+
+
 def test_a_layer_made_without_a_name_takes_its_classs_in_snake_case(graph):
     x = ds.placeholder(ds.float32, (None, 3))
     first, second = Scale(), Scale()
