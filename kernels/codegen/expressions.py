@@ -63,9 +63,6 @@ def expression_for(op_type: str, attrs) -> tuple[tuple[str, ...], str]:
     return names, expr
 
 
-# Every op an elementwise kernel module registers: the table, Cast, and the regions the
-# graph optimizer fused (``devsession/optimizer/fusion.py``).
-KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
 
 
 def elementwise_program(node) -> "tuple[str, tuple, np.dtype, str] | None":
@@ -103,7 +100,6 @@ ELEMENTWISE_OPS.update({
     "Rsqrt": (("x",), "1 / sqrt(x)"), "Reciprocal": (("x",), "1 / x"),
     "Sin": (("x",), "sin(x)"), "Cos": (("x",), "cos(x)"),
 })
-KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
 
 
 # --- TF1 math (branch tf1-math): TF's kernels' formulas.  Xlogy is 0 where x is 0 (y
@@ -120,7 +116,6 @@ ELEMENTWISE_OPS.update({
     "Xlogy": (("x", "y"), "0 if x == 0 else x * log(y)"),
     "DivNoNan": (("x", "y"), "0 if y == 0 else x / y"),
 })
-KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
 
 
 # --- special functions (ops/special.py): the functions of kernels/special_math.py, in
@@ -140,4 +135,7 @@ ELEMENTWISE_OPS.update({
     "BesselI1": (("x",), "exp(abs(x)) * bessel_i1e(x)"),
     "Erfinv": (("x",), "erfinv(x)"), "Ndtri": (("x",), "ndtri(x)"),
 })
+
+# Every op an elementwise kernel module registers: the whole table (every update above),
+# Cast, and the regions the graph optimizer fused (``devsession/optimizer/fusion.py``).
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")
