@@ -32,7 +32,7 @@ FLOAT_UNARY = ["Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"]
 COVERED = set(DIVISIONS) | set(FLOAT_UNARY) | {
     "AddV2", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Sign", "Round",
     "Prod", "All", "Any", "ArgMin", "Range", "Unique", "Where", "Diag", "MatrixDeterminant",
-    "ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary"}
+    "ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary", "TensorSummaryV2"}
 pytestmark = pytest.mark.parametrize("device", DEVICES)
 
 
@@ -271,6 +271,24 @@ def test_diag_and_determinant(device):
     np.testing.assert_allclose(got, [-2.0, 4.0], rtol=1e-6)
     with pytest.raises(InvalidArgumentError, match="square"):
         run_on(device, make_node("MatrixDeterminant", [F32], F32), np.ones((2, 3), np.float32))
+
+
+def test_a_tensor_summary_holds_the_tensor_and_its_metadata(device):
+    from devsession.proto.summary_pb2 import Summary, SummaryMetadata
+    from devsession.tensor_codec import proto_to_array
+
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))
+    node = make_node("TensorSummaryV2", [np.dtype(object)] * 3, np.dtype(object))
+    words = np.array([b"a", b"bc"], dtype=object)
+    data = lookup_kernel("TensorSummaryV2", "REF")(node)(
+        np.array(b"t", dtype=object), words,
+        np.array(metadata.SerializeToString(), dtype=object))
+    (value,) = Summary.FromString(data[()]).value
+    assert (value.tag, value.metadata) == ("t", metadata)
+    assert proto_to_array(value.tensor).tolist() == [b"a", b"bc"]
+    with pytest.raises(InvalidArgumentError, match="not a serialized SummaryMetadata"):
+        lookup_kernel("TensorSummaryV2", "REF")(node)(
+            np.array(b"t", dtype=object), words, np.array(b"\xff\xff", dtype=object))
 
 
 def test_summary_kernels_run_on_the_host(device):

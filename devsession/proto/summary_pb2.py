@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from . import graph_pb2 as graph__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\rsummary.proto\x12\ndevsession\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\xb1\x02\n\x07Summary\x12(\n\x05value\x18\x01 \x03(\x0b\x32\x19.devsession.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a\xa1\x01\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12*\n\x05image\x18\x04 \x01(\x0b\x32\x19.devsession.Summary.ImageH\x00\x12+\n\x05histo\x18\x05 \x01(\x0b\x32\x1a.devsession.HistogramProtoH\x00\x42\x07\n\x05valueb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\rsummary.proto\x12\ndevsession\x1a\x0bgraph.proto\"\x87\x01\n\x0eHistogramProto\x12\x0b\n\x03min\x18\x01 \x01(\x01\x12\x0b\n\x03max\x18\x02 \x01(\x01\x12\x0b\n\x03num\x18\x03 \x01(\x01\x12\x0b\n\x03sum\x18\x04 \x01(\x01\x12\x13\n\x0bsum_squares\x18\x05 \x01(\x01\x12\x18\n\x0c\x62ucket_limit\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x12\n\x06\x62ucket\x18\x07 \x03(\x01\x42\x02\x10\x01\"\xb5\x01\n\x0fSummaryMetadata\x12;\n\x0bplugin_data\x18\x01 \x01(\x0b\x32&.devsession.SummaryMetadata.PluginData\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x1b\n\x13summary_description\x18\x03 \x01(\t\x1a\x32\n\nPluginData\x12\x13\n\x0bplugin_name\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\x8b\x03\n\x07Summary\x12(\n\x05value\x18\x01 \x03(\x0b\x32\x19.devsession.Summary.Value\x1aX\n\x05Image\x12\x0e\n\x06height\x18\x01 \x01(\x05\x12\r\n\x05width\x18\x02 \x01(\x05\x12\x12\n\ncolorspace\x18\x03 \x01(\x05\x12\x1c\n\x14\x65ncoded_image_string\x18\x04 \x01(\x0c\x1a\xfb\x01\n\x05Value\x12\x11\n\tnode_name\x18\x07 \x01(\t\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12-\n\x08metadata\x18\t \x01(\x0b\x32\x1b.devsession.SummaryMetadata\x12\x16\n\x0csimple_value\x18\x02 \x01(\x02H\x00\x12*\n\x05image\x18\x04 \x01(\x0b\x32\x19.devsession.Summary.ImageH\x00\x12+\n\x05histo\x18\x05 \x01(\x0b\x32\x1a.devsession.HistogramProtoH\x00\x12)\n\x06tensor\x18\x08 \x01(\x0b\x32\x17.devsession.TensorProtoH\x00\x42\x07\n\x05valueb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,12 +36,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket_limit']._serialized_options = b'\020\001'
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket']._loaded_options = None
   _globals['_HISTOGRAMPROTO'].fields_by_name['bucket']._serialized_options = b'\020\001'
-  _globals['_HISTOGRAMPROTO']._serialized_start=30
-  _globals['_HISTOGRAMPROTO']._serialized_end=165
-  _globals['_SUMMARY']._serialized_start=168
-  _globals['_SUMMARY']._serialized_end=473
-  _globals['_SUMMARY_IMAGE']._serialized_start=221
-  _globals['_SUMMARY_IMAGE']._serialized_end=309
-  _globals['_SUMMARY_VALUE']._serialized_start=312
-  _globals['_SUMMARY_VALUE']._serialized_end=473
+  _globals['_HISTOGRAMPROTO']._serialized_start=43
+  _globals['_HISTOGRAMPROTO']._serialized_end=178
+  _globals['_SUMMARYMETADATA']._serialized_start=181
+  _globals['_SUMMARYMETADATA']._serialized_end=362
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_start=312
+  _globals['_SUMMARYMETADATA_PLUGINDATA']._serialized_end=362
+  _globals['_SUMMARY']._serialized_start=365
+  _globals['_SUMMARY']._serialized_end=760
+  _globals['_SUMMARY_IMAGE']._serialized_start=418
+  _globals['_SUMMARY_IMAGE']._serialized_end=506
+  _globals['_SUMMARY_VALUE']._serialized_start=509
+  _globals['_SUMMARY_VALUE']._serialized_end=760
 # @@protoc_insertion_point(module_scope)

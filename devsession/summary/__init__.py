@@ -1,5 +1,6 @@
-"""TF1's ``tf.summary``: summary ops (``scalar``, ``histogram``, ``image``, ``merge``,
-``merge_all``) and ``FileWriter`` for TensorBoard event files.
+"""TF1's ``tf.summary``: summary ops (``scalar``, ``histogram``, ``image``, ``text``,
+``tensor_summary``, ``merge``, ``merge_all``), the ``Summary`` and ``SummaryMetadata``
+protobufs, and ``FileWriter`` for TensorBoard event files.
 
 The ops (``ops.py``) make serialized ``Summary`` protobufs and need nothing extra; the
 writer (``writer.py``) needs the ``tensorboard`` package: ``pip install
@@ -7,10 +8,12 @@ writer (``writer.py``) needs the ``tensorboard`` package: ``pip install
 the TF1 symbol as not supported yet.
 """
 
-from .ops import SUMMARIES, histogram, image, merge, merge_all, scalar
+from ..proto.summary_pb2 import Summary, SummaryMetadata
+from .ops import SUMMARIES, histogram, image, merge, merge_all, scalar, tensor_summary, text
 from .writer import FileWriter
 
-__all__ = ["scalar", "histogram", "image", "merge", "merge_all", "FileWriter", "SUMMARIES"]
+__all__ = ["scalar", "histogram", "image", "text", "tensor_summary", "merge", "merge_all",
+           "FileWriter", "SUMMARIES", "Summary", "SummaryMetadata"]
 
 
 def __getattr__(name: str):

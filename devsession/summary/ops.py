@@ -1,5 +1,5 @@
-"""Summary ops (TF1's ``tf.summary.scalar/histogram/image/merge/merge_all``): each yields a
-string scalar, a serialized ``Summary`` protobuf (``proto/summary.proto``, TensorFlow's
+"""Summary ops (TF1's ``tf.summary.scalar/histogram/image/text/tensor_summary/merge/
+merge_all``): each yields a string scalar, a serialized ``Summary`` protobuf (``proto/summary.proto``, TensorFlow's
 wire format), which ``FileWriter.add_summary`` writes for TensorBoard.
 
 Names as TF1 gives them: ``scalar("loss", x)`` inside ``name_scope("train")`` builds an op
@@ -17,7 +17,8 @@ from ..ops.common import make_op
 from ..ops.registry import InferError, OpDef, not_differentiable, register_op
 from ..tensor_shape import TensorShape
 
-__all__ = ["scalar", "histogram", "image", "merge", "merge_all", "SUMMARIES"]
+__all__ = ["scalar", "histogram", "image", "text", "tensor_summary", "merge", "merge_all",
+           "SUMMARIES"]
 
 SUMMARIES = "summaries"     # TF1's tf.GraphKeys.SUMMARIES
 
@@ -73,8 +74,19 @@ register_op(OpDef("ScalarSummary", _scalar_summary, 2))
 register_op(OpDef("HistogramSummary", _histogram_summary, 2))
 register_op(OpDef("ImageSummary", _image_summary, 2,
                   attr_defaults={"max_images": 3, "bad_color": (255, 0, 0, 255)}))
+def _tensor_summary(inputs, attrs, node):
+    tag, _, metadata = inputs
+    _string_tag(tag, node)
+    if not metadata.dtype.is_string:
+        raise TypeError(f"Op '{node}': serialized_summary_metadata must be a string, not "
+                        f"{metadata.dtype.name}.")
+    return dtypes.string, TensorShape([])
+
+
 register_op(OpDef("MergeSummary", _merge_summary, None))
-not_differentiable("ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary")  # index and string outputs: no gradient
+register_op(OpDef("TensorSummaryV2", _tensor_summary, 3))
+not_differentiable("ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary",
+                   "TensorSummaryV2")  # index and string outputs: no gradient
 
 
 def _collect(summary: Tensor, collections) -> Tensor:
@@ -117,6 +129,41 @@ def image(name, tensor, max_outputs=3, collections=None, family=None) -> Tensor:
     or floats, which are scaled into 0..255 per image as TF1 scales them)."""
     return _summary("ImageSummary", name, tensor, collections, family,
                     {"max_images": int(max_outputs)})
+
+
+def tensor_summary(name, tensor, summary_description=None, collections=None,
+                   summary_metadata=None, family=None, display_name=None) -> Tensor:
+    """The whole ``tensor`` (a TensorProto) in a summary, with ``summary_metadata`` (a
+    ``SummaryMetadata``: which TensorBoard plugin shows it) as TF1's."""
+    from ..proto.summary_pb2 import SummaryMetadata
+
+    metadata = SummaryMetadata()
+    if summary_metadata is not None:
+        metadata.CopyFrom(summary_metadata)
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    if family:
+        name = f"{family}/{name}"
+    with name_scope(_clean_tag(name)) as scope:
+        tensors = [convert_to_tensor(scope.rstrip("/"), name="tag"), convert_to_tensor(tensor),
+                   convert_to_tensor(metadata.SerializeToString(), dtype=dtypes.string,
+                                     name="serialized_summary_metadata")]
+    return _collect(make_op("TensorSummaryV2", tensors, name=scope), collections)
+
+
+def text(name, tensor, collections=None) -> Tensor:
+    """A string ``tensor`` for TensorBoard's text plugin (a tensor summary whose plugin is
+    "text"); ValueError for another dtype, as TF1's."""
+    from ..proto.summary_pb2 import SummaryMetadata
+
+    tensor = convert_to_tensor(tensor)
+    if tensor.dtype != dtypes.string:
+        raise ValueError(f"Expected tensor {tensor.name} to have dtype string, got "
+                         f"{tensor.dtype.name}")
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))
+    return tensor_summary(name, tensor, collections=collections, summary_metadata=metadata)
 
 
 def merge(inputs, collections=None, name=None) -> Tensor:

@@ -10,6 +10,8 @@ holding a serialized ``Summary`` (``devsession/proto/summary.proto``, TF's wire 
   (all non-negative: ``255 / max``; otherwise ``127 / max|x|`` around 128), non-finite
   pixels painted ``bad_color``; uint8 images are written as they are.  Tags are
   "<tag>/image" for ``max_images == 1``, else "<tag>/image/<i>".
+* TensorSummaryV2: the whole tensor as a TensorProto, with the metadata it was given
+  (which TensorBoard plugin shows it: "text" for ``tf.summary.text``).
 * MergeSummary: the values of every input summary, in order; a tag seen twice is an
   ``InvalidArgumentError`` (as TF).
 """
@@ -155,6 +157,23 @@ def build_image_summary(node):
             value.image.encoded_image_string = png(pixels)
         return _string_scalar(summary.SerializeToString())
     return image_summary
+
+
+@register_kernel("TensorSummaryV2", HOST)
+def build_tensor_summary(node):
+    from devsession.tensor_codec import array_to_proto
+
+    def tensor_summary(tag, tensor, serialized_metadata):
+        summary = summary_pb2.Summary()
+        value = summary.value.add(tag=_tags(tag)[0].decode("utf-8", "replace"))
+        try:
+            value.metadata.ParseFromString(bytes(np.asarray(serialized_metadata).item()))
+        except Exception:   # protobuf's DecodeError
+            raise invalid_argument(node.name, node.op, "serialized_summary_metadata is not a "
+                                   "serialized SummaryMetadata") from None
+        value.tensor.CopyFrom(array_to_proto(np.asarray(tensor)))
+        return _string_scalar(summary.SerializeToString())
+    return tensor_summary
 
 
 @register_kernel("MergeSummary", HOST)
