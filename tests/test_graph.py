@@ -609,6 +609,7 @@ def tf1_surface_ops(x):
         ds.random_uniform([2], maxval=3, dtype=ds.int32), ds.random_shuffle(x),
         ds.summary.scalar("s", ds.constant(1.0)), ds.summary.histogram("h", x),
         ds.summary.image("i", ds.reshape(x, (1, 2, 2, 1))), ds.summary.text("t", "words"),
+        ds.summary.audio("a", ds.constant([[0.5]]), 8000),
         ds.summary.merge_all(),
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),

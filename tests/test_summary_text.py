@@ -46,3 +46,37 @@ def test_text_and_tensor_summaries_reach_tensorboard(tmp_path):
 def test_text_takes_strings_only():
     with pytest.raises(ValueError, match="to have dtype string, got float32"):
         ds.summary.text("loss", ds.constant(1.0))
+
+
+def test_audio_summaries_are_wav_clips(tmp_path):
+    import io
+    import wave
+
+    clips = ds.placeholder(ds.float32, [None, None, 2], name="clips")
+    audio = ds.summary.audio("voice", clips, 8000, max_outputs=2)
+    single = ds.summary.audio("mono", ds.constant([[0.5, -1.0, 2.0]]), 16000.0,
+                              max_outputs=1)
+    t = np.arange(100, dtype=np.float32) / 8000
+    tone = np.stack([np.sin(2 * np.pi * 440 * t), 0.5 * np.cos(2 * np.pi * 220 * t)], -1)
+    batch = np.stack([tone, -tone, tone * 0]).astype(np.float32)      # 3 clips, 2 written
+    with ds.Session() as sess:
+        voice = ds.summary.Summary.FromString(sess.run(audio, {clips: batch}))
+        mono = ds.summary.Summary.FromString(sess.run(single))
+    assert [v.tag for v in voice.value] == ["voice/audio/0", "voice/audio/1"]
+    for value, clip in zip(voice.value, batch):
+        assert (value.audio.sample_rate, value.audio.num_channels,
+                value.audio.length_frames, value.audio.content_type) == (8000, 2, 100,
+                                                                         "audio/wav")
+        with wave.open(io.BytesIO(value.audio.encoded_audio_string)) as file:
+            assert (file.getnchannels(), file.getsampwidth(), file.getframerate(),
+                    file.getnframes()) == (2, 2, 8000, 100)
+            pcm = np.frombuffer(file.readframes(100), "<i2").reshape(100, 2)
+        np.testing.assert_array_equal(pcm, np.clip(np.round(clip * 32768), -32768, 32767))
+    (value,) = mono.value
+    assert value.tag == "mono/audio"
+    with wave.open(io.BytesIO(value.audio.encoded_audio_string)) as file:
+        assert np.frombuffer(file.readframes(3), "<i2").tolist() == [16384, -32768, 32767]
+    with pytest.raises(TypeError, match="audio must be float32"):
+        ds.summary.audio("x", ds.constant([[1.0]], ds.float64), 8000)
+    with pytest.raises(ValueError, match=r"\[batch, frames\]"):
+        ds.summary.audio("x", ds.constant([1.0]), 8000)

@@ -32,7 +32,8 @@ FLOAT_UNARY = ["Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"]
 COVERED = set(DIVISIONS) | set(FLOAT_UNARY) | {
     "AddV2", "NotEqual", "LogicalAnd", "LogicalOr", "LogicalNot", "Sign", "Round",
     "Prod", "All", "Any", "ArgMin", "Range", "Unique", "Where", "Diag", "MatrixDeterminant",
-    "ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary", "TensorSummaryV2"}
+    "ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary", "TensorSummaryV2",
+    "AudioSummaryV2"}
 pytestmark = pytest.mark.parametrize("device", DEVICES)
 
 

@@ -1,4 +1,4 @@
-"""TF1's ``tf.summary``: summary ops (``scalar``, ``histogram``, ``image``, ``text``,
+"""TF1's ``tf.summary``: summary ops (``scalar``, ``histogram``, ``image``, ``audio``, ``text``,
 ``tensor_summary``, ``merge``, ``merge_all``), the ``Summary`` and ``SummaryMetadata``
 protobufs, and ``FileWriter`` for TensorBoard event files.
 
@@ -9,11 +9,12 @@ the TF1 symbol as not supported yet.
 """
 
 from ..proto.summary_pb2 import Summary, SummaryMetadata
-from .ops import SUMMARIES, histogram, image, merge, merge_all, scalar, tensor_summary, text
+from .ops import (SUMMARIES, audio, histogram, image, merge, merge_all, scalar, tensor_summary,
+                  text)
 from .writer import FileWriter
 
-__all__ = ["scalar", "histogram", "image", "text", "tensor_summary", "merge", "merge_all",
-           "FileWriter", "SUMMARIES", "Summary", "SummaryMetadata"]
+__all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
+           "merge_all", "FileWriter", "SUMMARIES", "Summary", "SummaryMetadata"]
 
 
 def __getattr__(name: str):

@@ -1,4 +1,4 @@
-"""Summary ops (TF1's ``tf.summary.scalar/histogram/image/text/tensor_summary/merge/
+"""Summary ops (TF1's ``tf.summary.scalar/histogram/image/audio/text/tensor_summary/merge/
 merge_all``): each yields a string scalar, a serialized ``Summary`` protobuf (``proto/summary.proto``, TensorFlow's
 wire format), which ``FileWriter.add_summary`` writes for TensorBoard.
 
@@ -17,8 +17,8 @@ from ..ops.common import make_op
 from ..ops.registry import InferError, OpDef, not_differentiable, register_op
 from ..tensor_shape import TensorShape
 
-__all__ = ["scalar", "histogram", "image", "text", "tensor_summary", "merge", "merge_all",
-           "SUMMARIES"]
+__all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
+           "merge_all", "SUMMARIES"]
 
 SUMMARIES = "summaries"     # TF1's tf.GraphKeys.SUMMARIES
 
@@ -62,6 +62,20 @@ def _image_summary(inputs, attrs, node):
     return dtypes.string, TensorShape([])
 
 
+def _audio_summary(inputs, attrs, node):
+    tag, audio, sample_rate = inputs
+    _string_tag(tag, node)
+    if audio.dtype != dtypes.float32:
+        raise TypeError(f"Op '{node}': audio must be float32, not {audio.dtype.name}.")
+    if audio.shape.ndims not in (None, 2, 3):
+        raise InferError(f"Op '{node}': audio must be [batch, frames] or [batch, frames, "
+                         f"channels], got '{audio.name}' with shape {audio.shape}.")
+    if sample_rate.shape.ndims not in (None, 0):
+        raise InferError(f"Op '{node}': sample_rate must be a scalar, got "
+                         f"{sample_rate.shape}.")
+    return dtypes.string, TensorShape([])
+
+
 def _merge_summary(inputs, attrs, node):
     for x in inputs:
         if not x.dtype.is_string:
@@ -83,10 +97,11 @@ def _tensor_summary(inputs, attrs, node):
     return dtypes.string, TensorShape([])
 
 
+register_op(OpDef("AudioSummaryV2", _audio_summary, 3, attr_defaults={"max_outputs": 3}))
 register_op(OpDef("MergeSummary", _merge_summary, None))
 register_op(OpDef("TensorSummaryV2", _tensor_summary, 3))
 not_differentiable("ScalarSummary", "HistogramSummary", "ImageSummary", "MergeSummary",
-                   "TensorSummaryV2")  # index and string outputs: no gradient
+                   "TensorSummaryV2", "AudioSummaryV2")  # index and string outputs: no gradient
 
 
 def _collect(summary: Tensor, collections) -> Tensor:
@@ -129,6 +144,18 @@ def image(name, tensor, max_outputs=3, collections=None, family=None) -> Tensor:
     or floats, which are scaled into 0..255 per image as TF1 scales them)."""
     return _summary("ImageSummary", name, tensor, collections, family,
                     {"max_images": int(max_outputs)})
+
+
+def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None) -> Tensor:
+    """16-bit WAV clips of the first ``max_outputs`` of ``tensor`` ([batch, frames] or
+    [batch, frames, channels], float32 in [-1, 1]) at ``sample_rate`` Hz, as TF1's."""
+    if family:
+        name = f"{family}/{name}"
+    with name_scope(_clean_tag(name)) as scope:
+        tensors = [convert_to_tensor(scope.rstrip("/"), name="tag"), convert_to_tensor(tensor),
+                   convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")]
+    return _collect(make_op("AudioSummaryV2", tensors, {"max_outputs": int(max_outputs)},
+                            name=scope), collections)
 
 
 def tensor_summary(name, tensor, summary_description=None, collections=None,

@@ -22,7 +22,8 @@ _HOST_BUILDERS = {"Range": host.build_range, "Unique": host.build_unique,
                   "HistogramSummary": host_summary.build_histogram_summary,
                   "ImageSummary": host_summary.build_image_summary,
                   "MergeSummary": host_summary.build_merge_summary,
-                  "TensorSummaryV2": host_summary.build_tensor_summary}
+                  "TensorSummaryV2": host_summary.build_tensor_summary,
+                  "AudioSummaryV2": host_summary.build_audio_summary}
 
 
 def _upload(x):

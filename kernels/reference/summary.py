@@ -10,6 +10,9 @@ holding a serialized ``Summary`` (``devsession/proto/summary.proto``, TF's wire 
   (all non-negative: ``255 / max``; otherwise ``127 / max|x|`` around 128), non-finite
   pixels painted ``bad_color``; uint8 images are written as they are.  Tags are
   "<tag>/image" for ``max_images == 1``, else "<tag>/image/<i>".
+* AudioSummaryV2: 16-bit PCM WAV clips (``wave``): samples times 32768, rounded and
+  clamped to int16 as TF's ``EncodeAudioAsS16LEWav`` (NaN as 0); tags
+  "<tag>/audio" for ``max_outputs == 1``, else "<tag>/audio/<i>".
 * TensorSummaryV2: the whole tensor as a TensorProto, with the metadata it was given
   (which TensorBoard plugin shows it: "text" for ``tf.summary.text``).
 * MergeSummary: the values of every input summary, in order; a tag seen twice is an
@@ -157,6 +160,50 @@ def build_image_summary(node):
             value.image.encoded_image_string = png(pixels)
         return _string_scalar(summary.SerializeToString())
     return image_summary
+
+
+def wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """``samples`` ([frames, channels] floats) as a 16-bit little-endian PCM WAV file."""
+    import io
+    import wave
+
+    scaled = np.nan_to_num(np.round(samples.astype(np.float32) * np.float32(32768)))
+    pcm = np.clip(scaled, -32768, 32767)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as file:
+        file.setnchannels(samples.shape[1])
+        file.setsampwidth(2)
+        file.setframerate(sample_rate)
+        file.writeframes(pcm.astype("<i2").tobytes())
+    return out.getvalue()
+
+
+@register_kernel("AudioSummaryV2", HOST)
+def build_audio_summary(node):
+    max_outputs = int(node.attrs.get("max_outputs", 3))
+
+    def audio_summary(tag, clips, sample_rate):
+        clips = np.asarray(clips)
+        if clips.ndim == 2:
+            clips = clips[:, :, None]
+        if clips.ndim != 3:
+            raise invalid_argument(node.name, node.op, f"audio must be [batch, frames] or "
+                                   f"[batch, frames, channels], got shape "
+                                   f"{fmt_shape(clips.shape)}")
+        rate = float(np.asarray(sample_rate))
+        if not rate > 0:
+            raise invalid_argument(node.name, node.op, f"sample_rate must be > 0, got {rate}")
+        base = _tags(tag)[0].decode("utf-8", "replace")
+        summary = summary_pb2.Summary()
+        for i, clip in enumerate(clips[:max_outputs]):
+            value = summary.value.add(tag=f"{base}/audio" if max_outputs == 1 else
+                                      f"{base}/audio/{i}")
+            value.audio.sample_rate = rate
+            value.audio.num_channels, value.audio.length_frames = clip.shape[1], clip.shape[0]
+            value.audio.encoded_audio_string = wav(clip, int(rate))
+            value.audio.content_type = "audio/wav"
+        return _string_scalar(summary.SerializeToString())
+    return audio_summary
 
 
 @register_kernel("TensorSummaryV2", HOST)
