@@ -67,9 +67,8 @@ class Queue:
         self.capacity = capacity if capacity >= 0 else None
         self.min_after_dequeue = min_after_dequeue
         self._rng = rng
-        self._elements: collections.deque = collections.deque()
-        self._heap: list = []           # a PriorityQueue's (priority, arrival, element)
-        self._arrivals, self._returns = itertools.count(), itertools.count(-1, -1)
+        # in their order of leaving (FIFO; a PriorityQueue's by priority), or any order
+        self._elements = _ByPriority() if kind == "PriorityQueue" else collections.deque()
         self._closed = False
         self._cancelled = False          # close(cancel_pending_enqueues=True) happened
         self._changed = threading.Condition()
@@ -106,7 +105,7 @@ class Queue:
                         self._enqueue_line[0] is ticket and self._has_room()), check)
                     if self._cancelled:
                         raise CancelledError("Enqueue operation was cancelled", None)
-                    self._add(element)
+                    self._elements.append(element)
                     self._changed.notify_all()
             finally:
                 self._enqueue_line.remove(ticket)
@@ -155,13 +154,6 @@ class Queue:
             check()
             self._changed.wait(_POLL_S)
 
-    def _add(self, element: tuple) -> None:
-        if self.kind == "PriorityQueue":
-            heapq.heappush(self._heap, (int(element[0]), next(self._arrivals), element))
-            self._elements.append(None)       # counts the elements; the heap holds them
-        else:
-            self._elements.append(element)
-
     def _has_room(self) -> bool:
         return self.capacity is None or len(self._elements) < self.capacity
 
@@ -172,9 +164,6 @@ class Queue:
         return len(self._elements)
 
     def _take_one(self) -> tuple:
-        if self.kind == "PriorityQueue":
-            self._elements.pop()
-            return heapq.heappop(self._heap)[2]
         if self._rng is None:
             return self._elements.popleft()
         index = int(self._rng.integers(len(self._elements)))
@@ -183,11 +172,7 @@ class Queue:
 
     def _put_back(self, taken: list) -> None:
         """Return a failed dequeue's elements where they were (FIFO: at the front)."""
-        if self.kind == "PriorityQueue":     # ahead of their priority's others
-            for element in reversed(taken):
-                heapq.heappush(self._heap, (int(element[0]), next(self._returns), element))
-                self._elements.append(None)
-        elif self._rng is None:
+        if self._rng is None:
             self._elements.extendleft(reversed(taken))
         else:
             self._elements.extend(taken)
@@ -221,6 +206,30 @@ class Queue:
             else:
                 out.append(np.stack(parts))
         return out
+
+
+class _ByPriority:
+    """A PriorityQueue's elements, leaving lowest priority (the first component) first
+    and equal ones in arrival order; the deque calls a FIFO queue makes (``append``,
+    ``popleft``, ``extendleft`` to put taken elements back ahead of their priority's
+    others, ``len``), so the queue's code is the FIFO queue's."""
+
+    def __init__(self):
+        self._heap: list = []          # (priority, arrival, element)
+        self._arrivals, self._returns = itertools.count(), itertools.count(-1, -1)
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def append(self, element: tuple) -> None:
+        heapq.heappush(self._heap, (int(element[0]), next(self._arrivals), element))
+
+    def popleft(self) -> tuple:
+        return heapq.heappop(self._heap)[2]
+
+    def extendleft(self, elements) -> None:
+        for element in elements:        # as a deque's: the last one ends up first
+            heapq.heappush(self._heap, (int(element[0]), next(self._returns), element))
 
 
 def _fits(actual: tuple, static: tuple) -> bool:
