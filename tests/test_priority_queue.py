@@ -5,6 +5,7 @@ in the order they came, across threads and through ``dequeue_many``/``dequeue_up
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ def test_lowest_priority_first_equal_ones_in_arrival_order(bounded_session):
         bounded_session.run(one)
 
 
-def test_a_failed_dequeue_many_puts_its_elements_back_in_order(bounded_session):
+def test_a_dequeue_many_a_closed_queue_cannot_fill_leaves_it_as_it_was(bounded_session):
     q = ds.PriorityQueue(10, [ds.int32], shapes=[[]])
     bounded_session.run(q.enqueue_many([[4, 2, 2], [40, 20, 21]]))
     bounded_session.run(q.close())
@@ -70,3 +71,25 @@ def test_priorities_are_int64_scalars_and_batches_need_shapes(bounded_session):
         bounded_session.run(unshaped.enqueue_many([vector, [[1.0]]]))
     with pytest.raises(ValueError, match="fully defined shapes"):
         ds.PriorityQueue(4, [ds.float32], shapes=[[None]])
+
+
+def test_a_dequeue_many_cut_short_by_close_puts_back_what_it_took(bounded_session):
+    q = ds.PriorityQueue(10, [ds.int32], shapes=[[]])
+    bounded_session.run(q.enqueue_many([[2, 2], [20, 21]]))
+    errors = []
+
+    def take_three():
+        try:
+            bounded_session.run(q.dequeue_many(3))
+        except OutOfRangeError as e:
+            errors.append(e)
+    reader = threading.Thread(target=take_three)
+    reader.start()
+    size = q.size()
+    deadline = time.monotonic() + 10
+    while bounded_session.run(size) and time.monotonic() < deadline:   # both taken
+        time.sleep(0.01)
+    bounded_session.run(q.close())
+    reader.join(timeout=10)
+    assert len(errors) == 1
+    assert bounded_session.run(q.dequeue_up_to(5))[1].tolist() == [20, 21]   # in order
