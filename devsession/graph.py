@@ -36,6 +36,16 @@ __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_g
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 
 
+
+def run_in_session(fetch, feed_dict, session, what: str):
+    """``session.run(fetch, feed_dict)``, in the default session when ``session`` is None
+    (``t.eval()``, ``op.run()``); ValueError saying how to give one when there is none."""
+    session = session or defaults.default_session()
+    if session is None:
+        raise ValueError(f"Cannot {what} without a session: pass session= or use "
+                         f"'with ds.Session() as sess:'.")
+    return session.run(fetch, feed_dict=feed_dict)
+
 class Tensor:
     """The output of an ``Operation``: a symbolic value with a dtype and a static shape."""
 
@@ -71,11 +81,7 @@ class Tensor:
         self._shape = self._shape.merge_with(shape)
 
     def eval(self, feed_dict=None, session=None):
-        session = session or defaults.default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate a tensor without a session: pass session= or "
-                             "use 'with ds.Session() as sess:'.")
-        return session.run(self, feed_dict=feed_dict)
+        return run_in_session(self, feed_dict, session, "evaluate a tensor")
 
     def __repr__(self) -> str:
         return f"<ds.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
@@ -134,10 +140,7 @@ class Operation:
         self._device = DeviceSpec.parse(device)
 
     def run(self, feed_dict=None, session=None) -> None:
-        session = session or defaults.default_session()
-        if session is None:
-            raise ValueError("Cannot run an operation without a session.")
-        session.run(self, feed_dict=feed_dict)
+        run_in_session(self, feed_dict, session, "run an operation")
 
     def __repr__(self) -> str:
         return f"<ds.Operation '{self._name}' type={self._type}>"

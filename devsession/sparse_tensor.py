@@ -28,7 +28,7 @@ from __future__ import annotations
 import collections
 
 from . import dtypes
-from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope, run_in_session
 from .tensor_shape import TensorShape
 
 __all__ = ["SparseTensor", "SparseTensorValue", "is_sparse", "convert_to_sparse_tensor"]
@@ -93,13 +93,7 @@ class SparseTensor:
 
     def eval(self, feed_dict=None, session=None) -> SparseTensorValue:
         """Its value in ``session`` (else the default session), as a SparseTensorValue."""
-        from . import defaults
-
-        session = session or defaults.default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate a SparseTensor without a session: pass "
-                             "session= or use 'with ds.Session() as sess:'.")
-        return session.run(self, feed_dict=feed_dict)
+        return run_in_session(self, feed_dict, session, "evaluate a SparseTensor")
 
     def consumers(self) -> list:
         """The operations that take any of its three tensors, in graph order."""
