@@ -257,6 +257,10 @@ from .queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,  # n
 __all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase",
             "RandomShuffleQueue"]
 
+from .tensor_array import TensorArray  # noqa: E402
+
+__all__ += ["TensorArray"]
+
 from .ops.state import count_up_to  # noqa: E402
 from .readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402
                       TFRecordReader, WholeFileReader)

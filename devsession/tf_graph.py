@@ -48,6 +48,7 @@ from .graph import constant_value
 from .graph_codec import decode_attr
 from .ops.common import normalise_axis
 from .ops.registry import InferError, get_op_def
+from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .tensor_shape import TensorShape
 
 __all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS"]
@@ -67,6 +68,12 @@ NEUTRAL_ATTRS = {"Truncate": False}
 
 def translate(node, inputs) -> tuple[str, list, dict]:
     """(op type, data inputs, attrs) of the devsession op for the NodeDef ``node``."""
+    if node.op in TF_TENSOR_ARRAY_OPS:
+        raise UnimplementedError(
+            f"Node '{node.name}': {node.op} is TensorFlow's TensorArray (a resource, or a "
+            f"TensorList); devsession's ds.TensorArray is made of other ops (_TensorArray*), "
+            f"so a GraphDef holding TensorFlow's does not import: build the graph with "
+            f"ds.TensorArray instead.", node.name)
     attrs = _attrs(node)
     rewrite = _REWRITES.get(node.op)
     if rewrite is None:

@@ -276,8 +276,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             if not strict and isinstance(result, (list, tuple)) and len(result) == 1 \
                     and not hasattr(result, "_fields"):
                 result = result[0]
-            function.outputs = [_as_output(function, leaf, op_value=value)
-                                for leaf in nest.flatten(result)]
+            function.outputs = [_as_output(function, part, op_value=value)
+                                for leaf in nest.flatten(result)
+                                for part in _branch_parts(leaf)]
             results.append(result)
         _check_branches_agree(results, branches)
         declared = len(branches[0].outputs)
@@ -285,7 +286,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         captured = _all_captured(branches)
         _bind_inputs(branches, captured)
         op = create_if(graph, pred, captured, *branches, name or "cond", records)
-    return nest.pack_sequence_as(results[0], list(op.outputs[:declared]))
+    return nest.pack_sequence_as(results[0], _rebuilt(nest.flatten(results[0]),
+                                                      op.outputs[:declared]))
 
 
 def create_if(graph, pred, inputs, then_fn: FunctionGraph, else_fn: FunctionGraph,
@@ -329,6 +331,11 @@ def _stand_in(function: FunctionGraph, t: Tensor) -> Tensor:
         return constant(np.zeros(dims, t.dtype.np), dtype=t.dtype, name="unused_record")
 
 
+def _branch_parts(leaf) -> list:
+    """The tensors of a branch result ``leaf`` (a TensorArray's are two)."""
+    return leaf._loop_parts() if hasattr(leaf, "_loop_parts") else [leaf]
+
+
 def _one_of(value, old, name: str, old_name: str):
     if old is not None:
         if value is not None:
@@ -349,6 +356,10 @@ def _check_branches_agree(results, branches) -> None:
     except ValueError as e:
         raise ValueError(f"Incompatible return values of 'true_fn' and 'false_fn': {e}") \
             from None
+    for a, b in zip(nest.flatten(results[0]), nest.flatten(results[1])):
+        if hasattr(a, "_loop_parts") != hasattr(b, "_loop_parts"):
+            raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': "
+                            f"{a!r} against {b!r}.")
     if not branches[0].outputs:
         raise ValueError("'true_fn' and 'false_fn' must return at least one result.")
     for a, b in zip(branches[0].outputs, branches[1].outputs):
@@ -507,25 +518,29 @@ def _with_iteration_counter(cond, body, loop_vars, shape_invariants, maximum_ite
 
 def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_iterations,
                  back_prop):
-    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    leaves = nest.flatten(loop_vars)
+    parts = [_parts_of(v) for v in leaves]
+    flat = [t for p in parts for t in p]
     graph = building_graph(flat[0].graph)
     with graph.as_default():
-        invariants = _invariants(flat, loop_vars, shape_invariants)
+        invariants = _invariants(leaves, parts, loop_vars, shape_invariants)
         base = graph.unique_name(name or "while", mark_as_used=False)
         cond_graph = _new_function(graph, f"{base}_cond")
         body_graph = _new_function(graph, f"{base}_body")
         for function in (cond_graph, body_graph):
             for t, shape in zip(flat, invariants):
                 function.add_input(t.dtype, shape, t.op.name)
-        packed = nest.pack_sequence_as(loop_vars, cond_graph.arguments)
+        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, cond_graph.arguments))
         cond_graph.outputs = [_loop_condition(cond_graph, _trace(cond_graph, cond_fn, packed))]
-        packed = nest.pack_sequence_as(loop_vars, body_graph.arguments)
+        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, body_graph.arguments))
         body_result = _trace(body_graph, body_fn, packed)
         if not nest.is_nested(body_result):
             body_result = [body_result]
         nest.assert_same_structure(list(packed), list(body_result))
-        body_graph.outputs = [_as_output(body_graph, leaf, dtype_hint=t.dtype)
-                              for leaf, t in zip(nest.flatten(body_result), flat)]
+        results = [_parts_of_result(leaf, v)
+                   for leaf, v in zip(nest.flatten(body_result), leaves)]
+        body_graph.outputs = [_as_output(body_graph, part, dtype_hint=t.dtype)
+                              for part, t in zip([p for r in results for p in r], flat)]
         _check_loop_outputs(flat, body_graph.outputs, invariants)
         stateful = cond_graph.is_stateful or body_graph.is_stateful   # as random ops are
         recording = back_prop and stateful and (body_graph.holds_draws
@@ -544,8 +559,42 @@ def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_i
             _declare_loop_records(attrs, records)
         op = create_control_flow_op(graph, WHILE_OPS[0] if stateful else WHILE_OPS[1],
                                      [*flat, *captured], attrs, name or "while", functions)
-    outputs = list(op.outputs[:len(flat)])
+    outputs = _rebuilt(leaves, op.outputs[:len(flat)])
     return nest.pack_sequence_as(body_result, outputs), outputs
+
+
+# A loop variable (or a branch result) that is not a tensor but a few (a TensorArray)
+# has ``_loop_parts()`` (its tensors), ``_loop_invariants()`` (their shapes through the
+# loop) and ``_with_loop_parts(tensors)`` (the same kind of value, on other tensors).
+
+def _parts_of(value) -> list:
+    if hasattr(value, "_loop_parts"):
+        return value._loop_parts()
+    return [convert_to_tensor(value)]
+
+
+def _parts_of_result(result, loop_var) -> list:
+    """The tensors of the body's ``result`` for ``loop_var``: a TensorArray for a
+    TensorArray (TypeError otherwise), as TF1."""
+    if hasattr(loop_var, "_loop_parts") != hasattr(result, "_loop_parts"):
+        raise TypeError(f"The body of a while_loop must return a "
+                        f"{type(loop_var).__name__} where the loop variable is one, and "
+                        f"not where it is not; got {result!r} for {loop_var!r}.")
+    return result._loop_parts() if hasattr(result, "_loop_parts") else [result]
+
+
+def _rebuilt(leaves, tensors) -> list:
+    """``leaves`` (loop variables) made again from ``tensors`` (their parts in order)."""
+    out, position = [], 0
+    for leaf in leaves:
+        if hasattr(leaf, "_loop_parts"):
+            count = len(leaf._loop_parts())
+            out.append(leaf._with_loop_parts(list(tensors[position:position + count])))
+            position += count
+        else:
+            out.append(tensors[position])
+            position += 1
+    return out
 
 
 def _declare_loop_records(attrs: dict, records) -> None:
@@ -560,21 +609,35 @@ def _declare_loop_records(attrs: dict, records) -> None:
     attrs[RECORDS_ATTR] = len(types)
 
 
-def _invariants(flat, loop_vars, shape_invariants) -> list:
+def _invariants(leaves, parts, loop_vars, shape_invariants) -> list:
+    """One shape per part of the loop variables: a TensorArray's own (a shape invariant
+    given for it is not used: TF1's is its flow's), the others' given or entry shape."""
     if shape_invariants is None:
-        return [t.shape for t in flat]
-    try:
-        nest.assert_same_structure(list(loop_vars), list(shape_invariants), check_types=False)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"'shape_invariants' must have the structure of 'loop_vars': {e}") \
-            from None
-    invariants = [as_shape(s) for s in nest.flatten(list(shape_invariants))]
-    for t, shape in zip(flat, invariants):
+        given = [None] * len(leaves)
+    else:
+        try:
+            nest.assert_same_structure(list(loop_vars), list(shape_invariants),
+                                       check_types=False)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"'shape_invariants' must have the structure of 'loop_vars': "
+                             f"{e}") from None
+        given = nest.flatten(list(shape_invariants))
+    invariants = []
+    for leaf, leaf_parts, shape in zip(leaves, parts, given):
+        if hasattr(leaf, "_loop_invariants"):
+            invariants.extend(leaf._loop_invariants())
+            continue
+        t = leaf_parts[0]
+        if shape is None:
+            invariants.append(t.shape)
+            continue
+        shape = as_shape(shape)
         if not _less_or_equal(t.shape, shape):
             raise ValueError(f"The shape invariant specified for {t.name} is not compatible "
                              f"with the initial shape of the loop variable. It enters the "
                              f"loop with shape {t.shape}, but the specified shape invariant "
                              f"is {shape}.")
+        invariants.append(shape)
     return invariants
 
 

@@ -91,4 +91,5 @@ from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, s
 from . import special  # noqa: F401,E402  (the special functions: registers)
 from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
+from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)

@@ -1,0 +1,386 @@
+"""ds.TensorArray (TF1's tf.TensorArray): values against numpy, inside ds.while_loop and
+ds.cond, gradients against finite differences in float64, TF1's errors, and the
+kernels on every device against the reference's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.errors import InvalidArgumentError, UnimplementedError
+from gradient_check import check_op_gradient
+from kernel_cases import DEVICES, check_against_ref, make_node, run_on
+
+F64 = np.float64
+
+
+@pytest.fixture(autouse=True)
+def graph():
+    with ds.Graph().as_default() as g:
+        yield g
+
+
+def run(fetches, feed=None):
+    with ds.Session() as sess:
+        return sess.run(fetches, feed)
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    """d sum(f(x)) / dx by central differences (f: numpy array -> number)."""
+    grad = np.zeros_like(x)
+    for i in range(x.size):
+        plus, minus = x.copy(), x.copy()
+        plus.reshape(-1)[i] += eps
+        minus.reshape(-1)[i] -= eps
+        grad.reshape(-1)[i] = (f(plus) - f(minus)) / (2 * eps)
+    return grad
+
+
+# --- values -----------------------------------------------------------------------------
+
+def test_write_read_stack_and_size():
+    rng = np.random.default_rng(0)
+    a, b, c = rng.standard_normal((3, 2, 3))
+    ta = ds.TensorArray(ds.float64, size=3)
+    ta = ta.write(0, a).write(2, c).write(1, b)
+    stacked, second, size = ta.stack(), ta.read(1), ta.size()
+    assert stacked.shape == (3, 2, 3) and second.shape == (2, 3)
+    assert ta.element_shape == ds.TensorShape([2, 3]) and ta.dtype == ds.float64
+    got = run([stacked, second, size, ta.read(1)])
+    np.testing.assert_array_equal(got[0], np.stack([a, b, c]))
+    np.testing.assert_array_equal(got[1], b)
+    assert got[2] == 3
+    np.testing.assert_array_equal(got[3], b)        # read twice: a value is never cleared
+
+
+def test_unstack_gather_scatter_and_a_dynamic_size():
+    x = np.arange(12.0).reshape(4, 3)
+    ta = ds.TensorArray(ds.float64, size=0, dynamic_size=True).unstack(x)
+    gathered = ta.gather([3, 0, 3])
+    scattered = ds.TensorArray(ds.float64, size=4).scatter([2, 0, 3, 1], x)
+    grown = ds.TensorArray(ds.int32, size=1, dynamic_size=True).write(0, 7).write(4, 9)
+    got = run([ta.stack(), ta.size(), gathered, scattered.stack(), grown.size(),
+               grown.read(4)])
+    np.testing.assert_array_equal(got[0], x)
+    assert got[1] == 4
+    np.testing.assert_array_equal(got[2], x[[3, 0, 3]])
+    np.testing.assert_array_equal(got[3], x[[1, 3, 0, 2]])
+    assert got[4] == 5 and got[5] == 9
+
+
+def test_split_into_unequal_pieces_and_concat():
+    x = np.arange(14.0).reshape(7, 2)
+    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False).split(x, [3, 0, 4])
+    assert ta.concat().shape.as_list() == [None, 2]
+    got = run([ta.concat(), ta.read(0), ta.read(1), ta.read(2)])
+    np.testing.assert_array_equal(got[0], x)
+    for piece, want in zip(got[1:], (x[:3], x[3:3], x[3:])):
+        np.testing.assert_array_equal(piece, want)
+    equal = ds.TensorArray(ds.float64, size=2).split(x[:6], [3, 3])
+    assert equal.element_shape == ds.TensorShape([3, 2])
+    np.testing.assert_array_equal(run(equal.stack()), x[:6].reshape(2, 3, 2))
+
+
+def test_a_size_given_as_a_tensor_an_identity_and_the_handle_and_flow():
+    n = ds.placeholder(ds.int32, ())
+    ta = ds.TensorArray(ds.float32, size=n, element_shape=[2])
+    ta = ds.TensorArray(ds.float32, size=n).unstack(ds.ones([n, 2]))
+    again = ds.TensorArray(ds.float32, handle=ta.handle, flow=ta.flow).identity()
+    assert isinstance(ta.close(), ds.Operation)
+    got = run([again.stack(), again.size()], {n: 3})
+    np.testing.assert_array_equal(got[0], np.ones((3, 2), np.float32))
+    assert got[1] == 3
+
+
+def test_an_empty_array_stacks_to_its_declared_element_shape():
+    ta = ds.TensorArray(ds.float32, size=0, element_shape=[2, 3])
+    assert run(ta.stack()).shape == (0, 2, 3)
+    assert run(ta.concat()).shape == (0, 3)
+
+
+# --- control flow -----------------------------------------------------------------------
+
+def rnn(xs, w, u, h0):
+    """An RNN over time-major ``xs`` accumulating its states in a TensorArray, as TF1
+    code writes it; returns the stacked states."""
+    steps = ds.shape(xs)[0]
+    states = ds.TensorArray(xs.dtype, size=steps)
+
+    def body(t, h, states):
+        h = ds.tanh(ds.matmul(xs[t], w) + ds.matmul(h, u))
+        return t + 1, h, states.write(t, h)
+    _, _, states = ds.while_loop(lambda t, h, states: t < steps, body, (0, h0, states))
+    return states.stack()
+
+
+def rnn_numpy(xs, w, u, h0):
+    h, out = h0, []
+    for x in xs:
+        h = np.tanh(x @ w + h @ u)
+        out.append(h)
+    return np.stack(out)
+
+
+def rnn_inputs():
+    rng = np.random.default_rng(1)
+    return (rng.standard_normal((5, 2, 3)), rng.standard_normal((3, 4)) * 0.5,
+            rng.standard_normal((4, 4)) * 0.5, rng.standard_normal((2, 4)))
+
+
+def test_an_rnn_accumulates_its_states_in_a_while_loop():
+    values = rnn_inputs()
+    tensors = [ds.constant(v) for v in values]
+    states = rnn(*tensors)
+    assert states.shape.as_list() == [5, 2, 4]      # the body's write set the shape
+    np.testing.assert_allclose(run(states), rnn_numpy(*values), rtol=1e-12)
+
+
+def test_the_gradient_through_a_loop_that_writes_a_tensor_array():
+    values = rnn_inputs()
+    weights = np.random.default_rng(2).standard_normal((5, 2, 4))
+    xs, w, u, h0 = (ds.placeholder(ds.float64, v.shape) for v in values)
+    loss = ds.reduce_sum(rnn(xs, w, u, h0) * weights)
+    grads = ds.gradients(loss, [xs, w, u, h0])
+    feed = dict(zip((xs, w, u, h0), values))
+    got = run(grads, feed)
+    for k, g in enumerate(got):
+        def f(v, k=k):
+            args = list(values)
+            args[k] = v
+            return float(np.sum(rnn_numpy(*args) * weights))
+        np.testing.assert_allclose(g, numeric_gradient(f, values[k]), rtol=1e-6, atol=1e-8)
+
+
+def test_a_dynamic_array_grows_in_a_loop_and_its_gradient_flows():
+    xv = np.array([0.5, -1.0, 2.0])
+    x = ds.placeholder(ds.float64, (3,))
+    ta = ds.TensorArray(ds.float64, size=0, dynamic_size=True)
+
+    def body(t, ta):
+        return t + 1, ta.write(t, x * ds.cast(t + 1, ds.float64))
+    _, ta = ds.while_loop(lambda t, ta: t < 4, body, (0, ta))
+    stacked = ta.stack()
+    (g,) = ds.gradients(ds.reduce_sum(ds.square(stacked)), x)
+    got, grad, size = run([stacked, g, ta.size()], {x: xv})
+    np.testing.assert_allclose(got, np.outer([1, 2, 3, 4], xv))
+    np.testing.assert_allclose(grad, 2 * xv * (1 + 4 + 9 + 16))
+    assert size == 4
+
+
+def test_a_tensor_array_through_cond():
+    flag = ds.placeholder(ds.bool, ())
+    ta = ds.TensorArray(ds.float64, size=2).write(0, [1.0])
+    ta = ds.cond(flag, lambda: ta.write(1, [2.0]), lambda: ta.write(1, [3.0]))
+    assert isinstance(ta, ds.TensorArray)
+    np.testing.assert_array_equal(run(ta.stack(), {flag: False}), [[1.0], [3.0]])
+    with pytest.raises(TypeError, match="Incompatible return types"):
+        ds.cond(flag, lambda: ta, lambda: ds.constant(1.0))
+
+
+def test_a_body_must_return_a_tensor_array_for_a_tensor_array():
+    ta = ds.TensorArray(ds.float64, size=2)
+    with pytest.raises(TypeError, match="must return a TensorArray"):
+        ds.while_loop(lambda t, ta: t < 2, lambda t, ta: (t + 1, ta.flow), (0, ta))
+
+
+# --- gradients of each op, against finite differences -------------------------------------
+
+def array_of(values, lengths, infer_shape=True):
+    """A TensorArray over the tensors ``values`` and ``lengths``."""
+    return ds.TensorArray(values.dtype, handle=lengths, flow=values, infer_shape=infer_shape)
+
+
+def written(n, shape, rows):
+    """(values, lengths) of an array of ``n`` elements of ``shape``, ``rows`` written."""
+    rng = np.random.default_rng(n)
+    values = np.zeros((n,) + shape)
+    lengths = np.full(n, -1, np.int32)
+    for i in rows:
+        values[i] = rng.standard_normal(shape)
+        lengths[i] = shape[0] if shape else 0
+    return values, lengths
+
+
+def test_write_gradient():
+    values, lengths = written(3, (2,), [0])
+    check_op_gradient(lambda v, n, x: array_of(v, n).write(2, x).flow,
+                      [values, lengths, np.array([0.5, -2.0])], no_gradient=(1,))
+
+
+def test_scatter_and_split_gradients():
+    values, lengths = written(4, (2,), [1])
+    check_op_gradient(lambda v, n, x: array_of(v, n).scatter([3, 0], x).flow,
+                      [values, lengths, np.arange(4.0).reshape(2, 2)], no_gradient=(1,))
+    check_op_gradient(lambda v, n, x: array_of(v, n, False).split(x, [2, 0, 3]).flow,
+                      [np.zeros((3, 3, 2)), np.full(3, -1, np.int32),
+                       np.arange(10.0).reshape(5, 2)], no_gradient=(1,))
+
+
+def test_read_gather_and_concat_gradients():
+    values, lengths = written(4, (3,), [0, 1, 2, 3])
+    check_op_gradient(lambda v, n: array_of(v, n).read(2), [values, lengths],
+                      no_gradient=(1,))
+    check_op_gradient(lambda v, n: array_of(v, n).gather([3, 1, 3]), [values, lengths],
+                      no_gradient=(1,))
+    check_op_gradient(lambda v, n: array_of(v, n).concat(), [values, lengths],
+                      no_gradient=(1,))
+
+
+def test_gradients_through_ragged_elements():
+    x = np.arange(1.0, 8.0)
+    xt = ds.placeholder(ds.float64, (7,))
+    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False).split(xt, [2, 4, 1])
+    y = ds.reduce_sum(ta.read(1) * ta.read(1)) + ds.reduce_sum(ta.concat() * 3.0)
+    (g,) = ds.gradients(y, xt)
+    want = np.full(7, 3.0)
+    want[2:6] += 2 * x[2:6]
+    np.testing.assert_allclose(run(g, {xt: x}), want)
+
+
+# --- TF1's errors ----------------------------------------------------------------------------
+
+def test_reading_an_element_never_written_is_an_error_naming_the_node():
+    ta = ds.TensorArray(ds.float32, size=2).write(0, 1.0)
+    value = ta.read(1, name="peek")
+    with pytest.raises(InvalidArgumentError, match="Could not read from TensorArray index 1 "
+                                                   "because it has not yet been written to"
+                       ) as info:
+        run(value)
+    assert info.value.node_name == "peek"
+    with pytest.raises(InvalidArgumentError, match="index 1 because it has not yet"):
+        run(ta.stack())
+
+
+def test_writing_an_element_twice_is_an_error():
+    ta = ds.TensorArray(ds.float32, size=2).write(0, 1.0)
+    with pytest.raises(InvalidArgumentError, match="Could not write to TensorArray index 0 "
+                                                   "because it has already been written to"):
+        run(ta.write(0, 2.0).stack())
+    with pytest.raises(InvalidArgumentError, match="already been written to"):
+        run(ds.TensorArray(ds.float32, size=2).scatter([1, 1], [1.0, 2.0]).flow)
+
+
+def test_an_index_past_the_size_of_a_fixed_array_is_an_error():
+    ta = ds.TensorArray(ds.float32, size=2)
+    with pytest.raises(InvalidArgumentError, match="Tried to write to index 2 but array is "
+                                                   "not resizeable and size is: 2"):
+        run(ta.write(2, 1.0).flow)
+    full = ta.unstack([1.0, 2.0])
+    with pytest.raises(InvalidArgumentError, match="Tried to read from index 5 but array "
+                                                   "size is: 2"):
+        run(full.read(5))
+    with pytest.raises(InvalidArgumentError, match=r"size is not equal to the size of "
+                                                   r"lengths \(2 vs\. 3\)"):
+        run(ds.TensorArray(ds.float32, size=2).split([1.0, 2.0, 3.0], [1, 1, 1]).flow)
+
+
+def test_element_shapes_that_disagree():
+    ta = ds.TensorArray(ds.float32, size=3).write(0, [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"Inconsistent shapes: saw \(3,\) but expected "
+                                         r"\(2,\)"):
+        ta.write(1, [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="Inconsistent shapes"):
+        ds.TensorArray(ds.float32, size=1, element_shape=[4]).write(0, [1.0])
+    unknown = ds.placeholder(ds.float32, (None,))
+    mixed = ta.write(1, unknown)
+    with pytest.raises(InvalidArgumentError, match=r"value shape is \[3\] which is "
+                                                   r"incompatible with the TensorArray's "
+                                                   r"inferred element shape: \[2\]"):
+        run(mixed.flow, {unknown: [1.0, 2.0, 3.0]})
+    ragged = ds.TensorArray(ds.float32, size=2, infer_shape=False).write(0, [1.0, 2.0])
+    ragged = ragged.write(1, unknown)
+    np.testing.assert_array_equal(run(ragged.concat(), {unknown: [3.0]}), [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidArgumentError, match="inconsistent shapes"):
+        run(ragged.stack(), {unknown: [3.0]})
+
+
+def test_an_empty_array_of_unknown_element_shape_does_not_stack():
+    with pytest.raises(InvalidArgumentError, match="size zero, but element shape <unknown> "
+                                                   "is not fully defined"):
+        run(ds.TensorArray(ds.float32, size=0).stack())
+
+
+def test_the_constructor_checks_its_arguments_as_tf1():
+    with pytest.raises(ValueError, match="`size` must be provided"):
+        ds.TensorArray(ds.float32)
+    ta = ds.TensorArray(ds.float32, size=1)
+    with pytest.raises(ValueError, match="flow must not be None"):
+        ds.TensorArray(ds.float32, handle=ta.handle)
+    with pytest.raises(ValueError, match="both a `handle` and `size`"):
+        ds.TensorArray(ds.float32, size=1, handle=ta.handle, flow=ta.flow)
+    with pytest.raises(TypeError, match="Expected `handle` to be a Tensor"):
+        ds.TensorArray(ds.float32, handle="h", flow=ta.flow)
+
+
+# --- GraphDefs ---------------------------------------------------------------------------
+
+def test_a_graph_def_with_tensor_arrays_imports_and_runs():
+    x = ds.constant([[1.0, 2.0], [3.0, 4.0]], name="x")
+    ta = ds.TensorArray(ds.float32, size=2).unstack(x)
+    out = ds.identity(ta.read(1) * 2.0, name="out")
+    graph_def = ds.get_default_graph().as_graph_def()
+    del out
+    with ds.Graph().as_default():
+        ds.import_graph_def(graph_def)
+        np.testing.assert_array_equal(run("out:0"), [6.0, 8.0])
+
+
+def test_a_graph_def_with_tensorflows_tensor_array_does_not_import():
+    from devsession.proto import graph_pb2
+
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.add(name="ta", op="TensorArrayV3")
+    with pytest.raises(UnimplementedError, match="TensorArrayV3 is TensorFlow's "
+                                                 "TensorArray"):
+        ds.import_graph_def(graph_def)
+
+
+# --- the kernels on every device ---------------------------------------------------------
+
+I32 = np.dtype(np.int32)
+F32 = np.dtype(np.float32)
+WRITE = {"element_shape": None, "dynamic_size": True, "identical_element_shapes": False}
+
+
+def array_node(op, inputs, attrs=None, outputs=1):
+    node = make_node(op, [x.dtype for x in inputs], inputs[0].dtype, attrs)
+    if outputs == 2:
+        import dataclasses
+        node = dataclasses.replace(node, output_dtypes=(inputs[0].dtype, I32),
+                                   output_shapes=(None, None))
+    return node
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_kernels_against_the_reference(device):
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((4, 3, 2)).astype(F32)
+    lengths = np.array([3, -1, 1, 2], np.int32)
+    x = rng.standard_normal((3, 2)).astype(F32)
+    cases = [
+        ("_TensorArray", [np.int32(3)], {"dtype": F32, "element_shape": (None, 2)}, 2),
+        ("_TensorArrayWrite", [values, lengths, np.int32(5), x], WRITE, 2),
+        ("_TensorArrayScatter", [values, lengths, np.array([1, 4], np.int32), x[:2, None]],
+         WRITE, 2),
+        ("_TensorArraySplit", [np.zeros((2, 0, 2), F32), np.full(2, -1, np.int32), x,
+                               np.array([1, 2], np.int64)], WRITE, 2),
+        ("_TensorArrayRead", [values, lengths, np.int32(3)], {}, 1),
+        ("_TensorArrayGather", [values, lengths, np.array([0, 0], np.int32)], {}, 1),
+        ("_TensorArrayConcat", [values[[0, 2, 3]], lengths[[0, 2, 3]]], {}, 1),
+        ("_TensorArrayGatherGrad", [values, np.array([2, 2], np.int32), x[None, :1].repeat(2, 0)],
+         {}, 1),
+        ("_TensorArrayConcatGrad", [values[[0, 2, 3]], lengths[[0, 2, 3]], x.repeat(2, 0)], {},
+         1),
+        ("_TensorArraySplitGrad", [values, lengths[[0, 0, 2, 3]], np.array([3, 3], np.int64)],
+         {}, 1),
+        ("_TensorArrayUnwrite", [values, values[:2, :2], np.array([1], np.int32)], {}, 1),
+    ]
+    for op, inputs, attrs, outputs in cases:
+        check_against_ref(device, array_node(op, inputs, attrs, outputs), *inputs)
+    read = run_on(device, array_node("_TensorArrayRead", [values, lengths, np.int32(0)]),
+                  values, lengths, np.int32(0))
+    np.testing.assert_array_equal(read, values[0])
+    with pytest.raises(InvalidArgumentError, match="not yet been written"):
+        run_on(device, array_node("_TensorArrayRead", [values, lengths, np.int32(1)]),
+               values, lengths, np.int32(1))
