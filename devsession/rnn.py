@@ -47,7 +47,7 @@ How the time loop runs:
   body; the body reads them, captured, so their gradients flow out of the loop) and
   gives the output's dtype and shape; nothing fetches it, so it never runs.  The
   outputs accumulate in a loop variable, ``concat``-ed one step at a time (time-major,
-  the time dimension free in its shape invariant; devsession has no TensorArray).
+  the time dimension free in its shape invariant; a ``ds.TensorArray`` write copies too).
   Step ``t`` copies the ``t`` rows so far: ``T**2/2`` rows for ``T`` steps, half what
   writing each step into a preallocated ``[T, batch, units]`` buffer with
   ``tensor_scatter_nd_update`` copies, and faster measured (BasicLSTMCell(64), batch

@@ -4,8 +4,8 @@ they run with the loop's kernels and differentiate with its gradient.
 
 The loop reads element ``i`` of each input with a gather and collects what ``map_fn``
 and ``scan`` produce by concatenating one slice per iteration onto an accumulator
-(devsession has no TensorArray: each step copies what was collected, which is
-quadratic in the number of elements but cheap for the few hundred a batch holds).
+(as ``ds.TensorArray``'s writes do, which are values too: each step copies what was
+collected, which is quadratic in the number of elements but cheap for the few hundred a batch holds).
 The accumulator starts empty, shaped from a trial trace of ``fn`` over placeholders
 (thrown away): when that shape is fully known the loop runs from element 0; otherwise
 element 0 is computed before the loop and the loop starts at 1, so the accumulator
