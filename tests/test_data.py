@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.errors import (FailedPreconditionError, InvalidArgumentError,
+from devsession.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
                                OutOfRangeError)
 from devsession.unsupported import UnsupportedTF1Error
 from fake_gpu import fake_gpus
@@ -219,6 +219,73 @@ def test_a_reinitializable_iterator_switches_datasets():
         iterator.make_initializer(ds.data.Dataset.range(3))
     with pytest.raises(ValueError, match="one-shot"):
         train.make_one_shot_iterator().initializer
+
+
+def test_a_feedable_iterator_reads_from_the_iterator_its_handle_names():
+    source = ds.placeholder(ds.float32, [None, 3])
+    train = ds.data.Dataset.from_tensor_slices(source).batch(4)
+    train_iterator = train.make_initializable_iterator()
+    valid_iterator = ds.data.Dataset.from_tensor_slices(FEATURES[6:]).batch(2).repeat() \
+        .make_one_shot_iterator()
+    handle = ds.placeholder(ds.string, [])
+    iterator = ds.data.Iterator.from_string_handle(handle, train.output_types,
+                                                   train.output_shapes)
+    rows = iterator.get_next()
+    assert rows.shape.as_list() == [None, 3] and iterator.string_handle() is handle
+    with ds.Session() as sess:
+        to_train, to_valid = sess.run([train_iterator.string_handle(),
+                                       valid_iterator.string_handle()])
+        assert isinstance(to_train, bytes) and to_train != to_valid
+        sess.run(train_iterator.initializer, {source: FEATURES})
+        np.testing.assert_array_equal(sess.run(rows, {handle: to_train}), FEATURES[:4])
+        np.testing.assert_array_equal(sess.run(rows, {handle: to_valid}), FEATURES[6:8])
+        # each source keeps its own position
+        np.testing.assert_array_equal(sess.run(rows, {handle: to_train}), FEATURES[4:8])
+        np.testing.assert_array_equal(sess.run(rows, {handle: to_valid}), FEATURES[8:10])
+        np.testing.assert_array_equal(sess.run(rows, {handle: to_train}), FEATURES[8:10])
+        with pytest.raises(OutOfRangeError):
+            sess.run(rows, {handle: to_train})
+
+
+@pytest.mark.parametrize("make", sorted(SESSION_MAKERS))
+def test_a_feedable_iterator_runs_in_direct_and_cluster_sessions(make):
+    graph = ds.Graph()
+    with graph.as_default(), ds.device("/job:worker/task:1" if make == "grpc" else None):
+        dataset = ds.data.Dataset.from_tensor_slices(FEATURES).batch(4)
+        one_shot, initializable = (dataset.make_one_shot_iterator(),
+                                   dataset.make_initializable_iterator())
+        handle = ds.placeholder(ds.string, [])
+        rows = ds.data.Iterator.from_string_handle(handle, dataset.output_types).get_next()
+        handles = [one_shot.string_handle(), initializable.string_handle()]
+    session = SESSION_MAKERS[make](graph)
+    try:
+        first, second = session.run(handles)
+        session.run(initializable.initializer)
+        got = [session.run(rows, {handle: h}) for h in (first, first, second)]
+    finally:
+        session.close()
+    for value, want in zip(got, (FEATURES[:4], FEATURES[4:8], FEATURES[:4])):
+        np.testing.assert_array_equal(value, want)
+
+
+def test_a_feedable_iterator_s_bad_handles_and_elements_are_clear_errors():
+    floats = ds.data.Dataset.from_tensor_slices(FEATURES).make_initializable_iterator()
+    ints = ds.data.Dataset.range(3).make_one_shot_iterator()
+    handle = ds.placeholder(ds.string, [])
+    iterator = ds.data.Iterator.from_string_handle(handle, floats.output_types)
+    row = iterator.get_next()
+    with ds.Session() as sess:
+        with pytest.raises(NotFoundError, match="no iterator with the handle 'elsewhere'"):
+            sess.run(row, {handle: b"elsewhere"})
+        to_floats, to_ints = sess.run([floats.string_handle(), ints.string_handle()])
+        with pytest.raises(FailedPreconditionError, match="not been initialized"):
+            sess.run(row, {handle: to_floats})
+        with pytest.raises(InvalidArgumentError, match="int64.*declares float32"):
+            sess.run(row, {handle: to_ints})
+    with pytest.raises(ValueError, match="string scalar"):
+        ds.data.Iterator.from_string_handle(ds.placeholder(ds.string, [2]), ds.float32)
+    with pytest.raises(ValueError, match="no initializer"):
+        iterator.initializer
 
 
 def test_two_get_next_ops_share_one_position():

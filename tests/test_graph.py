@@ -765,12 +765,15 @@ def _reader_ops(queue) -> list:
 
 
 def _dataset_ops(x) -> list:
-    """An initializable iterator's initializer and get_next (a map function inside), and
-    the Example parsers and DecodeRaw."""
+    """An initializable iterator's initializer, get_next (a map function inside) and
+    string handle, a feedable iterator's get_next, and the Example parsers and DecodeRaw."""
     iterator = ds.data.Dataset.from_tensor_slices(x).map(lambda row: row * 2.0) \
         .make_initializable_iterator()
     spec = {"x": ds.io.FixedLenFeature([], ds.float32)}
-    return [iterator.initializer, iterator.get_next(),
+    feedable = ds.data.Iterator.from_string_handle(ds.placeholder(ds.string, []),
+                                                  iterator.output_types)
+    return [iterator.initializer, iterator.get_next(), iterator.string_handle(),
+            feedable.get_next(),
             ds.parse_single_example(ds.placeholder(ds.string, []), spec)["x"],
             ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"],
             ds.io.decode_raw(ds.placeholder(ds.string, [None]), ds.int16)]

@@ -301,7 +301,8 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Prior
              "TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
              "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
              "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"}
-HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "PyFunc", "PyFuncStateless",
+HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
+             "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS,

@@ -7,6 +7,10 @@
 * reinitializable (``Iterator.from_structure(types, shapes)``):
   ``iterator.make_initializer(dataset)`` gives one initializer per dataset of that
   structure (TF1's training/validation switch).
+* feedable (``Iterator.from_string_handle(handle, types, shapes)``): ``get_next()``
+  reads from whichever iterator the string fed as ``handle`` names, a value that
+  iterator's ``string_handle()`` gave (TF1's other training/validation switch, where
+  each source keeps its position).
 
 Each ``get_next()`` call builds a ``DatasetIteratorGetNext`` op; running it gives the
 next element, and ``OutOfRangeError`` after the last (what TF1's input loops catch).
@@ -19,9 +23,9 @@ from __future__ import annotations
 import uuid
 
 from .. import dtypes
-from ..graph import Operation, get_default_graph
+from ..graph import Operation, convert_to_tensor, get_default_graph
 from ..ops import nest
-from ..ops.dataset import GET_NEXT, MAKE_ITERATOR
+from ..ops.dataset import GET_NEXT, GET_NEXT_FROM_HANDLE, HANDLE, MAKE_ITERATOR
 from ..tensor_shape import TensorShape
 from .structure import ElementSpec, Structured
 
@@ -32,12 +36,14 @@ class Iterator(Structured):
     """A TF1 ``tf.data.Iterator`` (see the module docstring); made by a Dataset's
     ``make_*_iterator`` or by ``Iterator.from_structure``."""
 
-    def __init__(self, graph, shared_name: str, structure, initializer=None, one_shot=None):
+    def __init__(self, graph, shared_name: str | None, structure, initializer=None,
+                 one_shot=None, handle=None):
         self._graph = graph
         self._shared_name = shared_name
         self._structure = structure
         self._initializer = initializer
         self._one_shot = one_shot
+        self._handle = handle           # from_string_handle's string tensor
 
     @classmethod
     def one_shot(cls, dataset) -> "Iterator":
@@ -54,18 +60,29 @@ class Iterator(Structured):
     def from_structure(output_types, output_shapes=None, shared_name=None,
                        output_classes=None) -> "Iterator":
         """An iterator of that structure, started by ``make_initializer(dataset)``."""
-        types = nest.map_structure(dtypes.as_dtype, output_types)
-        if output_shapes is None:
-            output_shapes = nest.map_structure(lambda _: TensorShape(None), types)
-        nest.assert_same_structure(types, output_shapes)
-        structure = nest.pack_sequence_as(types, [
-            ElementSpec(t, s) for t, s in zip(nest.flatten(types), nest.flatten(output_shapes))])
-        return Iterator(get_default_graph(), shared_name or _unique("Iterator"), structure)
+        return Iterator(get_default_graph(), shared_name or _unique("Iterator"),
+                        _structure(output_types, output_shapes))
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None) -> "Iterator":
+        """An iterator whose ``get_next()`` reads from the iterator that the string
+        ``string_handle`` (usually a placeholder fed per run) names: one of this
+        session's iterators, by the value its ``string_handle()`` gave."""
+        graph = get_default_graph()
+        handle = convert_to_tensor(string_handle, dtype=dtypes.string, graph=graph)
+        if not handle.shape.is_compatible_with([]):
+            raise ValueError(f"from_string_handle: the handle must be a string scalar, "
+                             f"got shape {handle.shape}.")
+        return Iterator(graph, None, _structure(output_types, output_shapes), handle=handle)
 
     # --- TF1's surface --------------------------------------------------------------------------
 
     @property
     def initializer(self) -> Operation:
+        if self._handle is not None:
+            raise ValueError("An iterator made by from_string_handle has no initializer: "
+                             "initialize the iterators whose handles are fed to it.")
         if self._initializer is None:
             raise ValueError("This iterator has no initializer: a one-shot iterator starts "
                              "on its first get_next(); a from_structure iterator is started "
@@ -91,16 +108,31 @@ class Iterator(Structured):
     def get_next(self, name=None):
         """The next element: a structure of tensors as the dataset's elements."""
         specs = nest.flatten(self._structure)
-        attrs = {"shared_name": self._shared_name,
-                 "output_types": tuple(s.dtype for s in specs),
+        attrs = {"output_types": tuple(s.dtype for s in specs),
                  "output_shapes": tuple(s.shape for s in specs)}
+        if self._handle is not None:
+            op = self._graph.create_op(GET_NEXT_FROM_HANDLE, [self._handle], attrs,
+                                       name=name or "IteratorGetNext")
+        else:
+            op = self._iterator_op(GET_NEXT, attrs, name or "IteratorGetNext")
+        return nest.pack_sequence_as(self._structure, list(op.outputs))
+
+    def string_handle(self, name=None):
+        """A string scalar naming this iterator, to feed to the handle of an iterator
+        made by ``from_string_handle`` (running it starts a one-shot iterator)."""
+        if self._handle is not None:
+            return self._handle
+        return self._iterator_op(HANDLE, {}, name or "IteratorToStringHandle").outputs[0]
+
+    def _iterator_op(self, op_type: str, attrs: dict, name: str) -> Operation:
+        """An op on this iterator: a one-shot iterator's ops carry its pipeline and
+        inputs, so whichever runs first starts it."""
+        attrs = {**attrs, "shared_name": self._shared_name}
         inputs, control = [], ()
         if self._one_shot is not None:
             attrs.update(self._one_shot.op_attrs(), one_shot=True)
             inputs, control = list(self._one_shot._inputs), self._one_shot._control
-        op = self._graph.create_op(GET_NEXT, inputs, attrs, name=name or "IteratorGetNext",
-                                   control_inputs=control)
-        return nest.pack_sequence_as(self._structure, list(op.outputs))
+        return self._graph.create_op(op_type, inputs, attrs, name=name, control_inputs=control)
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -108,6 +140,17 @@ class Iterator(Structured):
         from ..unsupported import missing
 
         raise missing("data.Iterator", name)
+
+
+def _structure(output_types, output_shapes):
+    """The element specs of ``output_types`` and ``output_shapes`` (unknown shapes when
+    None), nested as the types are."""
+    types = nest.map_structure(dtypes.as_dtype, output_types)
+    if output_shapes is None:
+        output_shapes = nest.map_structure(lambda _: TensorShape(None), types)
+    nest.assert_same_structure(types, output_shapes)
+    return nest.pack_sequence_as(types, [
+        ElementSpec(t, s) for t, s in zip(nest.flatten(types), nest.flatten(output_shapes))])
 
 
 def _unique(kind: str) -> str:

@@ -1,5 +1,7 @@
-"""The two ops behind ``ds.data`` iterators: ``MakeDatasetIterator`` (an iterator's
-``initializer``) and ``DatasetIteratorGetNext`` (``get_next()``).
+"""The ops behind ``ds.data`` iterators: ``MakeDatasetIterator`` (an iterator's
+``initializer``), ``DatasetIteratorGetNext`` (``get_next()``), and for TF1's feedable
+iterators ``DatasetIteratorHandle`` (``string_handle()``) and
+``DatasetIteratorGetNextFromHandle`` (``Iterator.from_string_handle(...).get_next()``).
 
 A dataset is a host-side pipeline: a source (the slices of tensors, one element of
 tensors, a range) and a chain of stages (map, filter, shuffle, batch, repeat...).  It is
@@ -17,19 +19,27 @@ code crosses into the graph: a GraphDef holding these ops is data.
   ``OutOfRangeError``, before initialization ``FailedPreconditionError``.  A one-shot
   iterator's GetNext carries the pipeline and its inputs itself (attr ``one_shot``) and
   starts the iterator on its first run.
+* ``DatasetIteratorHandle`` gives the iterator's name (its ``shared_name``) as a string
+  scalar, starting a one-shot iterator as its GetNext would.
+* ``DatasetIteratorGetNextFromHandle(handle)`` is GetNext for the iterator that handle
+  names in the session's resources (a name, never code: a handle from elsewhere can only
+  name an iterator of this session, and an unknown one is a NotFoundError).
 
-Both are stateful and run on the host (TF's iterator ops are CPU ops too).
+All are stateful and run on the host (TF's iterator ops are CPU ops too).
 """
 
 from __future__ import annotations
 
+from .. import dtypes
 from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
-__all__ = ["MAKE_ITERATOR", "GET_NEXT", "FUNCTION_SLOTS"]
+__all__ = ["MAKE_ITERATOR", "GET_NEXT", "HANDLE", "GET_NEXT_FROM_HANDLE", "FUNCTION_SLOTS"]
 
 MAKE_ITERATOR = "MakeDatasetIterator"
 GET_NEXT = "DatasetIteratorGetNext"
+HANDLE = "DatasetIteratorHandle"
+GET_NEXT_FROM_HANDLE = "DatasetIteratorGetNextFromHandle"
 # The attrs that may hold a pipeline's traced functions (map and filter stages).
 FUNCTION_SLOTS = tuple(f"f{i}" for i in range(8))
 
@@ -48,8 +58,24 @@ def _get_next(inputs, attrs, node):
     return [(dtype, TensorShape(shape)) for dtype, shape in zip(types, shapes)]
 
 
+def _handle(inputs, attrs, node):
+    _make_iterator(inputs, attrs, node)
+    return [(dtypes.string, TensorShape([]))]
+
+
+def _get_next_from_handle(inputs, attrs, node):
+    (handle,) = inputs
+    if handle.dtype != dtypes.string or not handle.shape.is_compatible_with([]):
+        raise InferError(f"Op '{node}': the iterator handle must be a string scalar, got "
+                         f"{handle.dtype.name} {handle.shape}.")
+    return _get_next(inputs, attrs, node)
+
+
 register_op(OpDef(MAKE_ITERATOR, _make_iterator, None, stateful=True, has_output=False,
                   function_attrs=FUNCTION_SLOTS))
 register_op(OpDef(GET_NEXT, _get_next, None, stateful=True, function_attrs=FUNCTION_SLOTS,
                   attr_defaults={"one_shot": False, "pipeline": ""}))
-not_differentiable(MAKE_ITERATOR, GET_NEXT)
+register_op(OpDef(HANDLE, _handle, None, stateful=True, function_attrs=FUNCTION_SLOTS,
+                  attr_defaults={"one_shot": False, "pipeline": ""}))
+register_op(OpDef(GET_NEXT_FROM_HANDLE, _get_next_from_handle, 1, stateful=True))
+not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE)

@@ -56,7 +56,8 @@ import threading
 
 import numpy as np
 
-from devsession.errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from devsession.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
+                               OutOfRangeError)
 
 from ..registry import HOST, register_kernel
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
@@ -66,6 +67,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
 __all__ = ["DatasetIterator", "build_pipeline"]
 
 CONTAINER = "_datasets"
+HANDLES = "_dataset_handles"    # the iterators whose string_handle() ran, by name
 
 
 class DatasetIterator:
@@ -356,7 +358,10 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
 # --- the kernels ---------------------------------------------------------------------------------
 
 def _resources(node):
-    return node.context.factory.resources
+    """The session's resources: through the function service of ops that carry
+    pipelines, else the state context stateful ops get."""
+    context = node.context
+    return context.factory.resources if hasattr(context, "factory") else context.resources
 
 
 def _starter(node):
@@ -403,24 +408,77 @@ def build_make_iterator(node):
     return make_iterator
 
 
-@register_kernel("DatasetIteratorGetNext", HOST)
-def build_get_next(node):
+def _finder(node):
+    """``find(inputs)``: the iterator this node names (a one-shot one started on first
+    use), or None where it has not been initialized."""
     name = node.attrs["shared_name"]
     start = _starter(node) if node.attrs.get("one_shot") else None
-    check = _element_check(node)
 
-    def get_next(*inputs):
+    def find(inputs):
         resources = _resources(node)
         iterator = resources.get(CONTAINER, name)
         if iterator is None and start is not None:
             iterator = resources.get_or_put(CONTAINER, name, lambda: start(inputs))
+        return iterator
+    return find
+
+
+def _not_initialized(node):
+    return FailedPreconditionError(
+        "GetNext() failed because the iterator has not been initialized. Ensure that you "
+        "have run the initializer operation for this iterator before getting the next "
+        "element.", node.name)
+
+
+def _element(node, iterator, check):
+    element = check(iterator.next(node))
+    return element[0] if len(element) == 1 else tuple(element)
+
+
+@register_kernel("DatasetIteratorGetNext", HOST)
+def build_get_next(node):
+    find, check = _finder(node), _element_check(node)
+
+    def get_next(*inputs):
+        iterator = find(inputs)
         if iterator is None:
-            raise FailedPreconditionError(
-                "GetNext() failed because the iterator has not been initialized. Ensure "
-                "that you have run the initializer operation for this iterator before "
-                "getting the next element.", node.name)
-        element = check(iterator.next(node))
-        return element[0] if len(element) == 1 else tuple(element)
+            raise _not_initialized(node)
+        return _element(node, iterator, check)
+    return get_next
+
+
+@register_kernel("DatasetIteratorHandle", HOST)
+def build_handle(node):
+    find, handle = _finder(node), np.array(node.attrs["shared_name"].encode(), object)
+
+    def string_handle(*inputs):
+        find(inputs)
+        _resources(node).get_or_put(HANDLES, node.attrs["shared_name"], lambda: True)
+        return handle
+    return string_handle
+
+
+@register_kernel("DatasetIteratorGetNextFromHandle", HOST)
+def build_get_next_from_handle(node):
+    check = _element_check(node)
+
+    def get_next(handle):
+        handle = np.asarray(handle)
+        if handle.shape != () or not isinstance(handle.item(), bytes):
+            raise InvalidArgumentError(f"'{node.name}': an iterator handle is a string "
+                                       f"scalar, got {handle.dtype} {list(handle.shape)}.",
+                                       node.name)
+        name = handle.item().decode("utf-8", "replace")
+        iterator = _resources(node).get(CONTAINER, name)
+        if iterator is None and _resources(node).get(HANDLES, name) is None:
+            raise NotFoundError(f"'{node.name}': no iterator with the handle {name!r} in "
+                                f"this session on this device: feed a handle that "
+                                f"iterator.string_handle() returned in this session, of an "
+                                f"iterator on the same device (on a cluster, the same "
+                                f"task) as this get_next.", node.name)
+        if iterator is None:
+            raise _not_initialized(node)
+        return _element(node, iterator, check)
     return get_next
 
 
