@@ -2,19 +2,23 @@
 ``layers_functional.py``) and their classes (``Dense``, ``Conv2D``...,
 ``layers_classes.py``).  Any other name raises ``UnsupportedTF1Error`` naming it."""
 
-from .layers_classes import (AveragePooling1D, AveragePooling2D, BatchNormalization, Conv1D,
-                             Conv2D, Conv2DTranspose, Dense, Dropout, Flatten, Layer,
-                             MaxPooling1D, MaxPooling2D, SeparableConv2D)
-from .layers_functional import (average_pooling1d, average_pooling2d, batch_normalization,
-                                conv1d, conv2d, conv2d_transpose, dense, dropout, flatten,
-                                max_pooling1d, max_pooling2d, separable_conv2d)
+from .layers_classes import (AveragePooling1D, AveragePooling2D, AveragePooling3D,
+                             BatchNormalization, Conv1D, Conv2D, Conv2DTranspose, Conv3D,
+                             Conv3DTranspose, Dense, Dropout, Flatten, Layer, MaxPooling1D,
+                             MaxPooling2D, MaxPooling3D, SeparableConv2D)
+from .layers_functional import (average_pooling1d, average_pooling2d, average_pooling3d,
+                                batch_normalization, conv1d, conv2d, conv2d_transpose, conv3d,
+                                conv3d_transpose, dense, dropout, flatten, max_pooling1d,
+                                max_pooling2d, max_pooling3d, separable_conv2d)
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
            "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
            "average_pooling1d", "separable_conv2d",
            "Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
            "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "Flatten",
-           "Dropout", "BatchNormalization"]
+           "Dropout", "BatchNormalization", "conv3d", "conv3d_transpose", "max_pooling3d",
+           "average_pooling3d", "Conv3D", "Conv3DTranspose", "MaxPooling3D",
+           "AveragePooling3D"]
 
 
 def __getattr__(name: str):

@@ -1,5 +1,6 @@
-"""TF1's ``tf.layers`` classes: ``Dense``, ``Conv1D``, ``Conv2D``, ``Conv2DTranspose``,
-``SeparableConv2D``, ``MaxPooling1D``/``2D``, ``AveragePooling1D``/``2D``, ``Flatten``,
+"""TF1's ``tf.layers`` classes: ``Dense``, ``Conv1D``, ``Conv2D``, ``Conv3D``,
+``Conv2DTranspose``, ``Conv3DTranspose``, ``SeparableConv2D``, ``MaxPooling1D``/``2D``/``3D``,
+``AveragePooling1D``/``2D``/``3D``, ``Flatten``,
 ``Dropout`` and ``BatchNormalization``, each the object form of the function of the same
 name (``layers_functional.py``), which does the work::
 
@@ -36,7 +37,8 @@ from .variable_scope import VariableScope, variable_scope
 
 __all__ = ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
            "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "Flatten",
-           "Dropout", "BatchNormalization"]
+           "Dropout", "BatchNormalization", "Conv3D", "Conv3DTranspose", "MaxPooling3D",
+           "AveragePooling3D"]
 
 _NAME_COUNTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -324,6 +326,35 @@ class Conv2DTranspose(_WithVariables):
         self._options = _options(locals(), self)
 
 
+class Conv3D(_WithVariables):
+    """An NDHWC convolution, then the bias and activation (``ds.layers.conv3d``)."""
+
+    _function = staticmethod(functional.conv3d)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
+                 use_bias=True, kernel_initializer=None, bias_initializer=None,
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self._options = _options(locals(), self)
+
+
+class Conv3DTranspose(_WithVariables):
+    """The transposed NDHWC convolution (``ds.layers.conv3d_transpose``)."""
+
+    _function = staticmethod(functional.conv3d_transpose)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self._options = _options(locals(), self)
+
+
 class SeparableConv2D(_WithVariables):
     """A depthwise then a pointwise convolution (``ds.layers.separable_conv2d``)."""
 
@@ -392,6 +423,20 @@ class AveragePooling2D(_Pooling):
 
     _op_name = "AvgPool"
     _function = staticmethod(functional.average_pooling2d)
+
+
+class MaxPooling3D(_Pooling):
+    """The maximum over each window of NDHWC inputs (``ds.layers.max_pooling3d``)."""
+
+    _op_name = "MaxPool3D"
+    _function = staticmethod(functional.max_pooling3d)
+
+
+class AveragePooling3D(_Pooling):
+    """The mean over each window of NDHWC inputs (``ds.layers.average_pooling3d``)."""
+
+    _op_name = "AvgPool3D"
+    _function = staticmethod(functional.average_pooling3d)
 
 
 class MaxPooling1D(_Pooling):

@@ -10,6 +10,8 @@
 ``separable_conv2d``                    a depthwise then a 1x1 convolution, then the bias
 ``conv1d``, ``max_pooling1d``,          their 1-D forms over NWC inputs (TF's: the 2-D ops
 ``average_pooling1d``                   over a height of 1)
+``conv3d``, ``conv3d_transpose``,       their 3-D forms over NDHWC inputs (``nn.conv3d``...)
+``max_pooling3d``, ``average_pooling3d``
 ``flatten(inputs)``                    ``(batch, everything else)``
 ``dropout(inputs, rate, training)``    dropout only while ``training`` (a bool or a
                                        bool tensor)
@@ -62,7 +64,8 @@ from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
            "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
-           "average_pooling1d", "separable_conv2d"]
+           "average_pooling1d", "separable_conv2d", "conv3d", "conv3d_transpose",
+           "max_pooling3d", "average_pooling3d"]
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -249,6 +252,86 @@ def average_pooling1d(inputs, pool_size, strides, padding="valid",
                        padding, data_format, name)
 
 
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
+           use_bias=True, kernel_initializer=None, bias_initializer=None,
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+           reuse=None):
+    """A 3-D convolution of NDHWC ``inputs`` with ``filters`` output channels (kernel
+    ``(kd, kh, kw, in_channels, filters)``), then the bias and ``activation``."""
+    _refuse("conv3d", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv3d", data_format)
+    dilations = _triple(dilation_rate, "dilation_rate")
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv3d")
+    window, steps = _triple(kernel_size, "kernel_size"), _triple(strides, "strides")
+    _strided_or_dilated("conv3d", steps, dilations)
+    with variable_scope(name, default_name="conv3d", reuse=reuse):
+        kernel, bias = _weights((*window, channels, int(filters)), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        y = nn.conv3d(x, kernel, strides=[1, *steps, 1], padding=_padding(padding),
+                      dilations=[1, *dilations, 1])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable=True, name=None, reuse=None):
+    """The transposed 3-D convolution of NDHWC ``inputs`` to ``filters`` channels (kernel
+    ``(kd, kh, kw, filters, in_channels)``), each spatial size grown as
+    ``conv2d_transpose``'s; then the bias and ``activation``."""
+    _refuse("conv3d_transpose", activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _channels_last("conv3d_transpose", data_format)
+    x = convert_to_tensor(inputs)
+    channels = _last_dimension(x, "conv3d_transpose")
+    if x.shape.ndims != 5:
+        raise ValueError(f"tf.layers.conv3d_transpose takes 5-D inputs, got '{x.name}' "
+                         f"with shape {x.shape}.")
+    window, steps = _triple(kernel_size, "kernel_size"), _triple(strides, "strides")
+    same = _padding(padding) == "SAME"
+
+    def grown(size, k, s):
+        return size * s if same else size * s + max(k - s, 0)
+    with variable_scope(name, default_name="conv3d_transpose", reuse=reuse):
+        kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
+                                use_bias, kernel_initializer, bias_initializer,
+                                kernel_regularizer, bias_regularizer, trainable)
+        dims = x.shape.dims
+        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
+                   for i, (d, k, s) in enumerate(zip(dims[1:4], window, steps))]
+        output_shape = stack([shape(x)[0], *spatial, int(filters)])
+        y = nn.conv3d_transpose(x, kernel, output_shape, strides=[1, *steps, 1],
+                                padding=_padding(padding))
+        y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
+                    [int(filters)])
+        if use_bias:
+            y = nn.bias_add(y, bias)
+        return activation(y) if activation is not None else y
+
+
+def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The maximum over each ``pool_size`` window of NDHWC ``inputs``."""
+    return _pooling_3d(nn.max_pool3d, "max_pooling3d", inputs, pool_size, strides, padding,
+                       data_format, name)
+
+
+def average_pooling3d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The mean over each ``pool_size`` window of NDHWC ``inputs`` (windows cut by a
+    "same" border average only what they cover, as TF's)."""
+    return _pooling_3d(nn.avg_pool3d, "average_pooling3d", inputs, pool_size, strides,
+                       padding, data_format, name)
+
+
 def flatten(inputs, name=None, data_format="channels_last"):
     """``inputs`` as ``(batch, everything else)``."""
     _channels_last("flatten", data_format)
@@ -429,6 +512,21 @@ def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, n
         pooled = pool(x, ksize=[1, size, 1, 1], strides=[1, step, 1, 1],
                       padding=_padding(padding))
         return squeeze(pooled, [2])
+
+
+def _pooling_3d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    _channels_last(layer, data_format)
+    return pool(convert_to_tensor(inputs), ksize=[1, *_triple(pool_size, "pool_size"), 1],
+                strides=[1, *_triple(strides, "strides"), 1], padding=_padding(padding),
+                name=name or layer)
+
+
+def _triple(value, what: str) -> tuple[int, int, int]:
+    """An int, or three ints, as three (TF1's 3-D layers take both)."""
+    triple = (value,) * 3 if isinstance(value, int) else tuple(value)
+    if len(triple) != 3 or not all(isinstance(v, int) and v > 0 for v in triple):
+        raise ValueError(f"{what} must be a positive int or 3 of them, got {value!r}.")
+    return triple
 
 
 def _strided_or_dilated(layer: str, strides, dilations) -> None:

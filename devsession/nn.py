@@ -12,6 +12,8 @@ from .ops.nn_conv import (avg_pool, conv1d, conv2d, conv2d_backprop_filter,
 from . import rnn as _rnn
 from .ops.nn_batch_norm import fused_batch_norm
 from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separable_conv2d
+from .ops.nn_conv3d import (avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_transpose,
+                            max_pool3d)
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from .ops.top_k import in_top_k, top_k
 from .ops.nn_lrn import local_response_normalization, lrn
@@ -34,7 +36,10 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "rnn_cell",
            "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
            "atrous_conv2d", "atrous_conv2d_transpose", "space_to_depth", "depth_to_space",
-           "space_to_batch", "embedding_lookup_sparse"]
+           "space_to_batch", "embedding_lookup_sparse", "conv3d", "conv3d_transpose",
+           "conv3d_backprop_filter_v2", "conv3d_backprop_filter", "max_pool3d", "avg_pool3d"]
+
+conv3d_backprop_filter = conv3d_backprop_filter_v2   # TF1's alias
 
 
 class _RNNCells:

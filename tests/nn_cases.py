@@ -18,7 +18,10 @@ NN_OPS = frozenset({
     "Rsqrt", "Conv2D", "Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBackpropFilter",
     "Conv2DBackpropFilterV2", "MaxPool", "AvgPool", "MaxPoolGrad", "MaxPoolGradGrad",
     "AvgPoolGrad", "DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
-    "DepthwiseConv2dNativeBackpropFilter", "LRN", "LRNGrad"})
+    "DepthwiseConv2dNativeBackpropFilter", "LRN", "LRNGrad",
+    # test_conv3d.py checks these
+    "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
+    "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad"})
 
 
 def one_of_each_nn_op() -> list:
@@ -45,7 +48,15 @@ def one_of_each_nn_op() -> list:
                                         variance=channels[3], is_training=False)
     older = [ds.get_default_graph().create_op(op, [conv] + channels).outputs[0]
              for op in ("FusedBatchNorm", "FusedBatchNormV2")]
-    return [*normalized, *older,
+    volumes = ds.placeholder(ds.float32, (2, 4, 4, 4, 3), name="volumes")
+    conv3d = ds.nn.conv3d(volumes, ds.constant(np.ones((2, 2, 2, 3, 2), np.float32)),
+                          [1, 1, 1, 1, 1], "SAME")
+    max3d, avg3d = ds.nn.max_pool3d(conv3d, 2, 2, "VALID"), ds.nn.avg_pool3d(conv3d, 2, 1, "SAME")
+    (dmax3d,) = get_gradient("MaxPool3D")(max3d.op, max3d)
+    volume_ops = [conv3d, *get_gradient("Conv3D")(conv3d.op, conv3d), dmax3d,
+                  get_gradient("MaxPool3DGrad")(dmax3d.op, dmax3d)[2],
+                  get_gradient("AvgPool3D")(avg3d.op, avg3d)[0]]
+    return [*normalized, *older, *volume_ops,
         ds.nn.log_softmax(logits), ds.nn.l2_loss(logits), ds.nn.leaky_relu(logits, 0.1),
         ds.nn.elu(logits), ds.nn.softplus(logits), squared_difference(logits, logits),
         rsqrt(logits), ds.nn.relu6(logits), ds.nn.selu(logits), ds.nn.softsign(logits),

@@ -137,8 +137,8 @@ def test_what_layers_do_not_take_is_a_clear_error():
         ds.layers.dense(ds.placeholder(ds.float32, (None, None)), 3)
     with pytest.raises(ValueError, match="kernel_constraint"):
         ds.layers.dense(ds.placeholder(ds.float32, (None, 3)), 3, kernel_constraint=abs)
-    with pytest.raises(UnsupportedTF1Error, match="tf.layers.conv3d"):
-        ds.layers.conv3d(x, 2, 3)
+    with pytest.raises(UnsupportedTF1Error, match="tf.layers.separable_conv1d"):
+        ds.layers.separable_conv1d(x, 2, 3)
 
 
 def test_a_layered_convnet_learns(make_session, rng):

@@ -33,6 +33,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``nn_batch_norm``  ``fused_batch_norm`` (FusedBatchNormV3, training and inference)
 ``nn_depthwise``   ``depthwise_conv2d``, ``depthwise_conv2d_native``, ``separable_conv2d``
                    (DepthwiseConv2dNative and its gradient ops)
+``nn_conv3d``      ``conv3d``, ``conv3d_transpose``, ``max_pool3d``, ``avg_pool3d`` (Conv3D,
+                   MaxPool3D, AvgPool3D and their gradient ops; NDHWC and NCDHW)
 ``gather_nd``      ``gather_nd``, ``scatter_nd``, ``tensor_scatter_nd_update/add/sub``
                    (coordinate tuples into the leading dimensions)
 ``masking``        ``boolean_mask``, ``sequence_mask``, ``count_nonzero``, ``reverse``,
@@ -148,6 +150,7 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
 from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)
 from . import nn_depthwise, nn_depthwise_grad  # noqa: F401,E402  (ds.nn only; gradients)
+from . import nn_conv3d, nn_conv3d_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import gather_nd, gather_nd_grad  # noqa: F401,E402  (registers; gradients)
 from . import tensor_array, tensor_array_grad  # noqa: F401,E402  (ds.TensorArray's ops)
 from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)

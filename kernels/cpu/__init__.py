@@ -20,6 +20,8 @@ module              ops and how they run
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
 ``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
+``conv3d``          Conv3D and its gradients: im2col (numpy strided copies) + BLAS;
+                    3-D pooling: ``volumes.py``'s window reductions on numpy
 ``image``           ResizeBilinear(Grad): numba row loops (the gradient a gather);
                     ResizeNearestNeighbor(Grad): numpy takes and reduceats
 ``special``         lgamma, digamma, zeta, igamma... (``kernels/special_math.py``)
@@ -74,3 +76,4 @@ from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from ..reference import debugging  # noqa: F401,E402  (CheckNumerics on the CPU too)
 from ..reference import partition, segments  # noqa: F401,E402  (HOST: the CPU's too)
+from . import conv3d  # noqa: F401,E402  (registers)

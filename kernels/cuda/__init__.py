@@ -36,6 +36,8 @@ module              ops and how they run
 ``batch_norm``      FusedBatchNorm(V2, V3): the reference's formulas over cupy
 ``depthwise``       DepthwiseConv2dNative and its input gradient: an ElementwiseKernel
                     each; its filter gradient: packed windows + batched cuBLAS
+``conv3d``          Conv3D, 3-D pooling and their gradients: ``volumes.py``'s im2col +
+                    cuBLAS and window reductions on cupy
 ``image``           ResizeBilinear(Grad): an ElementwiseKernel each (the gradient with
                     atomicAdd); ResizeNearestNeighbor(Grad): cupy takes, segment sums
 ``space_depth``     SpaceToDepth, DepthToSpace, Space/BatchToSpace(ND),
@@ -67,3 +69,4 @@ from . import debugging  # noqa: F401,E402  (registers)
 from . import space_depth  # noqa: F401,E402  (registers)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: registers)
 from . import random  # noqa: F401,E402  (Multinomial: registers)
+from . import conv3d  # noqa: F401,E402  (registers)

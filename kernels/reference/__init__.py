@@ -50,6 +50,8 @@ module              ops
 ``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
 ``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
                     (and the run-time checks every device shares)
+``conv3d``          Conv3D, MaxPool3D, AvgPool3D and their gradients: numpy loops over
+                    the filter taps or the windows (NDHWC and NCDHW)
 ``image``           ResizeBilinear, ResizeNearestNeighbor and their gradients (and the
                     run-time checks and sampling tables every device shares)
 ``space_depth``     SpaceToDepth, DepthToSpace, SpaceToBatchND, BatchToSpaceND,
@@ -93,3 +95,4 @@ from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
+from . import conv3d  # noqa: F401,E402  (registers)
