@@ -257,6 +257,12 @@ from .queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,  # n
 __all__ += ["queue", "FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase",
             "RandomShuffleQueue"]
 
+from .accumulators import (ConditionalAccumulator, ConditionalAccumulatorBase,  # noqa: E402
+                           SparseConditionalAccumulator)
+
+__all__ += ["ConditionalAccumulator", "ConditionalAccumulatorBase",
+            "SparseConditionalAccumulator"]
+
 from .tensor_array import TensorArray  # noqa: E402
 
 __all__ += ["TensorArray"]

@@ -614,7 +614,8 @@ def tf1_surface_ops(x):
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
-        *_dataset_ops(x), *_queue_ops(x), ds.py_func(np.negative, [x], ds.float32),
+        *_dataset_ops(x), *_queue_ops(x), *_accumulator_ops(x),
+        ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
         *_variable_scatters(x),
         *_image_ops(x),
@@ -753,6 +754,15 @@ def _queue_ops(x) -> list:
             fifo.dequeue_many(2), fifo.dequeue_up_to(2), fifo.close(), fifo.size(),
             fifo.is_closed(), shuffled.dequeue(), padded.dequeue(), prioritized.dequeue(),
             ds.Variable(0, name="epochs").count_up_to(3), *_reader_ops(fifo)]
+
+
+def _accumulator_ops(x) -> list:
+    """Each conditional accumulator and each op on one (SyncReplicasOptimizer's)."""
+    dense = ds.ConditionalAccumulator(ds.float32, shape=x.shape)
+    sparse = ds.SparseConditionalAccumulator(ds.float32, shape=x.shape)
+    return [dense.apply_grad(x, local_step=ds.constant(0, ds.int64)), dense.take_grad(2),
+            dense.num_accumulated(), dense.set_global_step(ds.constant(1, ds.int64)),
+            sparse.apply_grad(ds.constant([0], ds.int64), x[:1]), *sparse.take_grad(1)]
 
 
 def _reader_ops(queue) -> list:

@@ -301,11 +301,16 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Prior
              "TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
              "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
              "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"}
+# TF1's conditional accumulators: host-side session resources (test_accumulators.py)
+ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
+                   "AccumulatorApplyGradient", "AccumulatorTakeGradient",
+                   "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+                   "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}
 HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS,
+             "MatchingFiles", *QUEUE_OPS, *ACCUMULATOR_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -344,6 +349,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.string_regex",  # these three
                      "devsession.kernels.reference.decode_csv",
                      "devsession.kernels.reference.queues",    # and test_queues.py these
+                     "devsession.kernels.reference.accumulators",  # test_accumulators.py
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py
                      "devsession.kernels.reference.checkpoint_io"}  # test_init_from_

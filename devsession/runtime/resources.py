@@ -188,9 +188,11 @@ class ResourceMgr:
         with self._lock:
             self._containers.setdefault(container, {})[name] = resource
 
-    def get_or_put(self, container: str, name: str, make):
+    def get_or_put(self, container: str, name: str, make, shared: bool = False):
         """The resource ``name`` of ``container``, made by ``make()`` and stored when
-        missing (once, however many threads ask at the same time)."""
+        missing (once, however many threads ask at the same time).  ``shared``: made
+        under a shared name, so on a server every session's (a worker's
+        ``SessionResources``); a direct session's resources are all its own."""
         with self._lock:
             store = self._containers.setdefault(container, {})
             found = store.get(name)

@@ -41,6 +41,9 @@ module              ops
                     DecodeRaw: the bytes of strings as numbers (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
                     size ops, over ``devsession/runtime/queues.py`` (HOST)
+``accumulators``    TF1's conditional accumulators: ConditionalAccumulator... and
+                    their apply, take, count and global-step ops, over
+                    ``devsession/runtime/accumulators.py`` (HOST)
 ``readers``         TF1's readers: TFRecordReaderV2... and ReaderReadV2, ReaderReadUpToV2
                     (records of the files a queue names) (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
@@ -77,6 +80,7 @@ from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
 from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
+from . import accumulators  # noqa: F401,E402  (TF1's conditional accumulators: HOST)
 from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)

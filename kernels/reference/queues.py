@@ -4,7 +4,9 @@ and the CPU (``HOST``; GPU sessions place them on the CPU, as TF places its queu
 The queue op makes its ``Queue`` (``devsession/runtime/queues.py``) in the session's
 resources on its first run, under the container ``_queues`` and a key from its
 ``container`` and ``shared_name`` (the node's name when that is empty), and outputs that
-key as the queue's handle; the other kernels look the queue up by it.  A blocking kernel
+key as the queue's handle; the other kernels look the queue up by it.  A queue made with
+a shared name is shared by every session of a server, as TF's (SyncReplicasOptimizer's
+token queue on the ps serves every replica's session).  A blocking kernel
 waits under its step's deadline (``running_step()``): past it, ``DeadlineExceededError``
 as TF's ("Timed out waiting for notification"); closed by its session, the session's
 ``CancelledError``.
@@ -55,7 +57,7 @@ def build_make_queue(node):
                      rng)
 
     def make_queue():
-        _resources(node).get_or_put(CONTAINER, key, make)
+        _resources(node).get_or_put(CONTAINER, key, make, shared=bool(shared))
         return handle
     return make_queue
 

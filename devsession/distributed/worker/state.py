@@ -53,7 +53,9 @@ __all__ = ["WorkerState", "SessionResources", "RegisteredGraph"]
 
 class SessionResources:
     """The resources a partition's kernels see: the worker's variables (shared by every
-    session) and the session's own random streams and dataset iterators."""
+    session) and the session's own random streams and dataset iterators.  A resource
+    made under a shared name (a queue's or accumulator's ``shared_name``) is the
+    worker's too, as TF's device resources are: replicas' sessions meet there."""
 
     def __init__(self, shared: ResourceMgr):
         self.shared = shared
@@ -66,13 +68,14 @@ class SessionResources:
         return self.own.random_stream(name, seed, seed2)
 
     def get(self, container, name):
-        return self.own.get(container, name)
+        found = self.own.get(container, name)
+        return found if found is not None else self.shared.get(container, name)
 
     def put(self, container, name, resource) -> None:
         self.own.put(container, name, resource)
 
-    def get_or_put(self, container, name, make):
-        return self.own.get_or_put(container, name, make)
+    def get_or_put(self, container, name, make, shared: bool = False):
+        return (self.shared if shared else self.own).get_or_put(container, name, make)
 
     def clear(self, containers=None) -> None:
         self.own.clear(containers)
