@@ -169,7 +169,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.losses.mean_pairwise_squared_error, "tf.losses.mean_pairwise_squared_error"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.ctc_loss, "tf.nn.ctc_loss"),
-    (lambda: ds.train.SyncReplicasOptimizer, "tf.train.SyncReplicasOptimizer"),
+    (lambda: ds.train.warm_start, "tf.train.warm_start"),
 ])
 def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):
     with pytest.raises(UnsupportedTF1Error) as info:

@@ -14,6 +14,9 @@
                             (linear); L1, L2 and shrinkage-type L2
 ``Proximal...Optimizer``    ``ProximalGradientDescent``, ``ProximalAdagrad`` (slot
                             ``<var>/ProximalAdagrad``): a step, then L1/L2 shrinkage
+``SyncReplicasOptimizer``   synchronous replicas: gradients averaged in accumulators on
+                            the ps, applied by the chief, tokens hand out the next step
+                            (``sync_replicas.py``)
 ``Saver``                   ``save``/``restore`` through graph ops, any session type;
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
                             restores TensorFlow's checkpoints too (``tf_checkpoint.py``);
@@ -99,6 +102,7 @@ from .monitored_session import (CheckpointSaverHook, ChiefSessionCreator, Monito
                                 StopAtStepHook, SummarySaverHook, WorkerSessionCreator)
 from .optimizer import Optimizer
 from .rmsprop import RMSPropOptimizer
+from .sync_replicas import SyncReplicasOptimizer
 from . import queue_runner
 from .coordinator import Coordinator, LooperThread
 from .session_manager import SessionManager
@@ -119,6 +123,7 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
            "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
+           "SyncReplicasOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",
