@@ -11,6 +11,7 @@ import devsession as ds
 from devsession.errors import InvalidArgumentError, UnimplementedError
 from gradient_check import check_op_gradient
 from kernel_cases import DEVICES, check_against_ref, make_node, run_on
+from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
 
 F64 = np.float64
 
@@ -384,3 +385,21 @@ def test_kernels_against_the_reference(device):
     with pytest.raises(InvalidArgumentError, match="not yet been written"):
         run_on(device, array_node("_TensorArrayRead", [values, lengths, np.int32(1)]),
                values, lengths, np.int32(1))
+
+
+def test_a_loop_writing_a_tensor_array_on_the_stand_in_gpu(standin):  # noqa: F811
+    values = rnn_inputs()
+    weights = np.random.default_rng(4).standard_normal((5, 2, 4))
+    with ds.device("gpu:0"):
+        tensors = [ds.placeholder(ds.float64, v.shape) for v in values]
+        states = rnn(*tensors)
+        grads = ds.gradients(ds.reduce_sum(states * weights), tensors[1:3])
+    with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+        got, gw, gu = sess.run([states, *grads], dict(zip(tensors, values)))
+    np.testing.assert_allclose(got, rnn_numpy(*values), rtol=1e-12)
+    for k, g in ((1, gw), (2, gu)):
+        def f(v, k=k):
+            args = list(values)
+            args[k] = v
+            return float(np.sum(rnn_numpy(*args) * weights))
+        np.testing.assert_allclose(g, numeric_gradient(f, values[k]), rtol=1e-6, atol=1e-8)
