@@ -15,7 +15,9 @@ static shape does not fit it is a ValueError at build time.
     doubled = ta.stack()
 
 ``flow`` is the ``values`` tensor and ``handle`` the ``lengths`` tensor, so
-``ds.TensorArray(dtype, handle=ta.handle, flow=ta.flow)`` is ``ta`` again.  Accepted and
+``ds.TensorArray(dtype, handle=ta.handle, flow=ta.flow)`` is ``ta`` again (but fixed in
+size: TF1 takes no ``dynamic_size`` with a handle).  A loop that carries only
+``ta.flow`` loses the writes' lengths: carry the TensorArray itself.  Accepted and
 without effect: ``clear_after_read`` (a value is never cleared: reading twice is
 allowed), ``tensor_array_name``, ``colocate_with_first_write_call``; ``close()`` is a
 no-op.
