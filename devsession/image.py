@@ -29,7 +29,10 @@ and adjustments (``image_color.py``: ``rgb_to_hsv``, ``hsv_to_rgb``, hue, satura
 gamma, YIQ, YUV), quarter turns and transposes (``image_rotate.py``), image measures
 (``image_metrics.py``: ``image_gradients``, ``total_variation``, ``sobel_edges``,
 ``psnr``, ``ssim``, ``ssim_multiscale``), image patches (``extract_patches``,
-``extract_image_patches``: the ExtractImagePatches op, ``ops/space_depth.py``); the
+``extract_image_patches``: the ExtractImagePatches op, ``ops/space_depth.py``), image
+files (``decode_jpeg``, ``decode_png``, ``decode_bmp``, ``decode_gif``,
+``decode_image``, ``decode_and_crop_jpeg``, ``encode_jpeg``, ``encode_png``,
+``extract_jpeg_shape``, ``is_jpeg``: ``ops/image_files.py``, through Pillow); the
 shared checks and ``convert_image_dtype`` are ``image_checks.py`` and ``image_dtype.py``.
 
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
@@ -66,6 +69,9 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
 from .ops.control_flow import Assert
 from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
+from .ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image,
+                              decode_jpeg, decode_png, encode_jpeg, encode_png,
+                              extract_jpeg_shape, is_jpeg)
 from .ops.masking import reverse
 from .ops.space_depth import extract_image_patches, extract_patches
 from .ops.reduce import reduce_all
@@ -87,7 +93,10 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            "image_gradients", "total_variation", "sobel_edges", "psnr", "ssim",
            "ssim_multiscale",
            # ops/space_depth.py
-           "extract_patches", "extract_image_patches"]
+           "extract_patches", "extract_image_patches",
+           # ops/image_files.py
+           "decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_bmp", "decode_gif",
+           "decode_image", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]
 
 
 class ResizeMethod:

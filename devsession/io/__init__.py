@@ -3,7 +3,8 @@ files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_e
 ``parse_example``, ``FixedLenFeature``, ``VarLenFeature`` and ``decode_raw``:
 ``ops/parsing.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
 (``encode_base64``, ``decode_base64``: ``ops/strings.py``), whole files as ops
-(``read_file``, ``write_file``, ``matching_files``: ``ops/file_io.py``), TF2's
+(``read_file``, ``write_file``, ``matching_files``: ``ops/file_io.py``), image files
+(``decode_jpeg``, ``decode_png``, ``encode_png``...: ``ops/image_files.py``), TF2's
 ``tf.io.gfile`` (``gfile.py``, also ``ds.gfile`` with TF1's names), and TF1's
 ``tf.io.write_graph`` (``ds.train.write_graph``).
 
@@ -16,6 +17,9 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 
 from ..ops.decode_csv import decode_csv
 from ..ops.file_io import matching_files, read_file, write_file
+from ..ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image,
+                               decode_jpeg, decode_png, encode_jpeg, encode_png,
+                               extract_jpeg_shape, is_jpeg)
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
@@ -30,7 +34,9 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
            "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
            "matching_files", "decode_csv",
-           "encode_base64", "decode_base64"]
+           "encode_base64", "decode_base64", "decode_jpeg", "decode_and_crop_jpeg",
+           "decode_png", "decode_bmp", "decode_gif", "decode_image", "encode_jpeg",
+           "encode_png", "extract_jpeg_shape", "is_jpeg"]
 
 
 def __getattr__(name: str):
