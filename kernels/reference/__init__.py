@@ -39,6 +39,8 @@ module              ops
                     the RE2 regex ops; ``decode_csv``: DecodeCSV) (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
                     DecodeRaw: the bytes of strings as numbers (HOST)
+``image_files``     DecodeJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeImage, EncodePng,
+                    EncodeJpeg...: image files through Pillow (``image_codecs``) (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
                     size ops, over ``devsession/runtime/queues.py`` (HOST)
 ``accumulators``    TF1's conditional accumulators: ConditionalAccumulator... and
@@ -93,6 +95,7 @@ from . import image  # noqa: F401,E402  (registers)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
 from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
 from . import file_io  # noqa: F401,E402  (ReadFile, WriteFile, MatchingFiles: HOST)
+from . import image_files  # noqa: F401,E402  (DecodeJpeg, EncodePng...: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
 from . import special  # noqa: F401,E402  (the special functions: registers)
 from . import partition, segments  # noqa: F401,E402  (HOST: registers)
