@@ -23,6 +23,7 @@ from devsession.kernels.registry import lookup_kernel, registered_ops
 from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from devsession.ops.decode_csv import DECODE_CSV
+from devsession.ops.image_files import IMAGE_FILE_OPS
 from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.string_regex import REGEX_OPS
 from devsession.ops.string_split import SPLIT_OPS
@@ -310,7 +311,7 @@ HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHa
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS, *ACCUMULATOR_OPS,
+             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -352,6 +353,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.accumulators",  # test_accumulators.py
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py
+                     "devsession.kernels.reference.image_files",  # test_image_files.py
                      "devsession.kernels.reference.checkpoint_io"}  # test_init_from_
                                                                      # checkpoint.py
     computing = {op for op in registered_ops("REF") if not op.startswith("_")
