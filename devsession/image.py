@@ -59,7 +59,7 @@ from .image_checks import (after, assert_or_raise, image_dims, is_tensor, known_
 from .image_color import (adjust_gamma, adjust_hue, adjust_saturation, hsv_to_rgb,
                           random_hue, random_saturation, rgb_to_hsv, rgb_to_yiq, rgb_to_yuv,
                           yiq_to_rgb, yuv_to_rgb)
-from .image_dtype import as_float, convert_image_dtype
+from .image_dtype import as_float, convert_image_dtype, decode_image
 from .image_metrics import (image_gradients, psnr, sobel_edges, ssim, ssim_multiscale,
                             total_variation)
 from .image_rotate import rot90, transpose, transpose_image
@@ -69,9 +69,9 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
 from .ops.control_flow import Assert
 from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
-from .ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image,
-                              decode_jpeg, decode_png, encode_jpeg, encode_png,
-                              extract_jpeg_shape, is_jpeg)
+from .ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_jpeg,
+                              decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
+                              is_jpeg)
 from .ops.masking import reverse
 from .ops.space_depth import extract_image_patches, extract_patches
 from .ops.reduce import reduce_all

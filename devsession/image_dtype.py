@@ -1,6 +1,7 @@
 """``convert_image_dtype``: TF's image dtype conversion (floats in [0, 1], integers in
 [0, max]), and the float view the colour adjustments compute in.  Its own module because
-every ``ds.image`` value function converts in and out through it.
+every ``ds.image`` value function converts in and out through it; ``decode_image``
+(TF's wrapper of the DecodeImage op, ``ops/image_files.py``) converts through it too.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .ops import cast, clip_by_value, constant, identity
 from .ops.elementwise import floordiv
+from .ops.image_files import decode_image_op
 
-__all__ = ["convert_image_dtype", "saturate_cast", "as_float"]
+__all__ = ["convert_image_dtype", "saturate_cast", "as_float", "decode_image"]
 
 
 def saturate_cast(value: Tensor, dtype) -> Tensor:
@@ -73,3 +75,17 @@ def as_float(image: Tensor) -> Tensor:
     if image.dtype in (dtypes.float16, dtypes.float32):
         return image
     return convert_image_dtype(image, dtypes.float32)
+
+
+def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
+                 expand_animations=True):
+    """TF1's ``tf.image.decode_image`` / ``tf.io.decode_image``: BMP, GIF, JPEG or PNG
+    bytes, as TF builds it: the DecodeImage op for uint8, uint16 and float32, other
+    dtypes decoded as uint16 and converted with ``convert_image_dtype``."""
+    wanted = dtypes.as_dtype(dtype)
+    decoded = wanted if wanted in (dtypes.uint8, dtypes.uint16, dtypes.float32) \
+        else dtypes.uint16
+    with name_scope(name or "decode_image"):
+        image = decode_image_op(contents, channels or 0, decoded, expand_animations,
+                                name="DecodeImage")
+        return convert_image_dtype(image, wanted) if decoded != wanted else image

@@ -17,9 +17,10 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 
 from ..ops.decode_csv import decode_csv
 from ..ops.file_io import matching_files, read_file, write_file
-from ..ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_image,
-                               decode_jpeg, decode_png, encode_jpeg, encode_png,
-                               extract_jpeg_shape, is_jpeg)
+from ..image_dtype import decode_image
+from ..ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_jpeg,
+                               decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
+                               is_jpeg)
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)

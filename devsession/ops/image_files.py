@@ -27,7 +27,8 @@ As TF 2.21's one decoder kernel, every decode op reads the format from the magic
 ``decode_jpeg`` and ``decode_png`` also read PNG, JPEG and one-frame GIF files,
 ``decode_gif`` reads JPEG and PNG as one frame, ``decode_bmp`` reads only BMP; the
 other combinations are ``InvalidArgumentError`` with TF's message, as is data a decoder
-cannot read.  ``is_jpeg`` is TF's composite (the first three bytes compared).
+cannot read.  ``is_jpeg`` is TF's composite (the first three bytes compared);
+``decode_image`` is TF's wrapper of DecodeImage (``image_dtype.py``, which converts).
 
 Static shapes as TF infers them: [None, None, channels] (None when ``channels`` is 0),
 a GIF's [None, None, None, 3], ``DecodeImage`` of unknown rank unless
@@ -44,8 +45,8 @@ from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_bmp", "decode_gif",
-           "decode_image", "encode_png", "encode_jpeg", "extract_jpeg_shape", "is_jpeg",
-           "IMAGE_FILE_OPS"]
+           "decode_image_op", "encode_png", "encode_jpeg", "extract_jpeg_shape",
+           "is_jpeg", "IMAGE_FILE_OPS"]
 
 _JPEG_ATTRS = {"channels": 0, "ratio": 1, "fancy_upscaling": True,
                "try_recover_truncated": False, "acceptable_fraction": 1.0, "dct_method": ""}
@@ -209,20 +210,14 @@ def decode_gif(contents, name=None):
     return _decode("DecodeGif", contents, {}, name)
 
 
-def decode_image(contents, channels=None, dtype=dtypes.uint8, name=None,
-                 expand_animations=True):
-    """TF1's ``tf.image.decode_image``: any of BMP, GIF, JPEG and PNG, as TF builds it
-    (the DecodeImage op; other integer dtypes through ``convert_image_dtype``)."""
-    from ..image_dtype import convert_image_dtype
-
-    wanted = dtypes.as_dtype(dtype)
-    decoded = wanted if wanted in (dtypes.uint8, dtypes.uint16, dtypes.float32) \
-        else dtypes.uint16
-    with name_scope(name or "decode_image"):
-        image = _decode("DecodeImage", contents, {
-            "channels": int(channels or 0), "dtype": decoded,
-            "expand_animations": bool(expand_animations)}, None)
-        return convert_image_dtype(image, wanted) if decoded != wanted else image
+def decode_image_op(contents, channels=0, dtype=dtypes.uint8, expand_animations=True,
+                    name=None):
+    """The DecodeImage op (dtype uint8, uint16 or float32); ``ds.image.decode_image``
+    (``image_dtype.py``) converts to the other dtypes as TF's wrapper does."""
+    dtype = _allowed(dtype, (dtypes.uint8, dtypes.uint16, dtypes.float32), "dtype")
+    return _decode("DecodeImage", contents, {
+        "channels": int(channels or 0), "dtype": dtype,
+        "expand_animations": bool(expand_animations)}, name)
 
 
 def encode_png(image, compression=-1, name=None):
