@@ -626,11 +626,22 @@ def tf1_surface_ops(x):
         *segment_ops(x),
         *linalg_ops(x),
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
+        *image_file_ops(x),
         ds.is_variable_initialized(ds.Variable(1.0, name="probed")),
         *space_and_sampling_ops(x),
         *sparse_ops(x),
         *string_ops(x),
     ]
+
+
+def image_file_ops(x):
+    """One node of each image file op, the images made from float ``x`` (2x2)."""
+    pixels = ds.cast(ds.reshape(x, [2, 2, 1]), ds.uint8)
+    png, jpeg = ds.image.encode_png(pixels), ds.image.encode_jpeg(pixels)
+    return [png, jpeg, ds.image.decode_png(png), ds.image.decode_jpeg(jpeg),
+            ds.image.decode_and_crop_jpeg(jpeg, [0, 0, 1, 1]), ds.image.decode_bmp(png),
+            ds.image.decode_gif(png), ds.image.decode_image(png),
+            ds.image.extract_jpeg_shape(jpeg)]
 
 
 def string_ops(x):
