@@ -120,8 +120,9 @@ def test_hooks_see_every_run_add_fetches_and_feeds_and_stop_the_loop():
         while not sess.should_stop():
             xb, yb = batch(rng)
             assert sess.run(train, {x: xb, y: yb}) is None
-    assert watcher.values == [{"step": 0, "twice": 8.0}, {"step": 1, "twice": 8.0},
-                              {"step": 2, "twice": 8.0}]
+    # the step variable itself is fetched as the run left it (TF 2.21's compat.v1: 1, 2, 3)
+    assert watcher.values == [{"step": 1, "twice": 8.0}, {"step": 2, "twice": 8.0},
+                              {"step": 3, "twice": 8.0}]
     assert quiet.values == [None, None, None]
     assert quiet.calls == ["begin", "after_create_session"] + \
         ["before_run", "after_run"] * 3 + ["end"]
@@ -279,8 +280,9 @@ def test_logging_and_step_counter_hooks_report_on_their_schedule(caplog):
         for _ in range(7):
             sess.run(train, {x: xv, y: yv})
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("step = ")]
-    # runs 0, 3 and 6 (the step fetched before each run's update), then the end's
-    assert [line.split(",")[0] for line in lines] == ["step = 0", "step = 3", "step = 6",
+    # runs 0, 3 and 6, each showing the step variable as the run left it (as TF 2.21's
+    # compat.v1 logs), then the end's
+    assert [line.split(",")[0] for line in lines] == ["step = 1", "step = 4", "step = 7",
                                                       "step = 7"]
     assert "loss = " in lines[0]
     assert counter.steps_per_sec is not None and counter.steps_per_sec > 0

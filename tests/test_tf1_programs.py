@@ -28,9 +28,7 @@ from values import (assert_matches, encode, load_program, program_names,  # noqa
                     read_event_tags)
 
 PROGRAMS = program_names()
-NEEDS: dict = {"p38_monitored_training": "a fetched variable's value after the step (TF1: "
-                                          "`_, step = sess.run([train, global_step])` "
-                                          "gives the incremented step)"}
+NEEDS: dict = {}
 # Where devsession differs from TensorFlow on purpose: key -> why (the key is not compared;
 # every other key of the program still is).
 DIFFERS = {

@@ -52,7 +52,7 @@ class FunctionContext:
         inputs, outputs = import_function(body, graph, self.node_name)
         plan = self.factory.build_plan(
             graph.get_operations(), inputs, outputs, (), self._place, feed_device=self.device,
-            fetch_device=HOST if outputs_on_host else self.device)
+            fetch_device=HOST if outputs_on_host else self.device, variables_after_step=False)
         return CompiledFunction(plan, f"{self.node_name}/{label}", len(inputs))
 
     def _place(self, op) -> Placement:

@@ -44,10 +44,11 @@ class LocalExecutorFactory:
         self.kernel_device_types = dict(kernel_device_types or {})
 
     def build_plan(self, graph_ops, feeds, fetches, targets, place, feed_device=HOST,
-                   fetch_device=HOST):
+                   fetch_device=HOST, variables_after_step=True):
         """``plan.build_plan`` with this factory's kernels, transfers and optimizer."""
         return build_plan(graph_ops, feeds, fetches, targets, place, self.make_kernel,
-                          self.make_transfer, self.optimize, feed_device, fetch_device)
+                          self.make_transfer, self.optimize, feed_device, fetch_device,
+                          variables_after_step)
 
     def make_kernel(self, op, placement: Placement):
         op_def = get_op_def(op.type)
@@ -119,9 +120,12 @@ def make_step(plan, pool=None, threads: int = 0, observe=None, in_flight=None):
     copies = plan.fetch_needs_copy
     any_copy = any(copies)
     pool = pool if plan.waves else None
+    after_step = plan.fetch_after_step
 
     def step(values, deadline, stats):
         out = execute(plan, values, deadline, stats, pool, observe)
+        for index, read_variable in after_step:    # as the step left it (plan.py)
+            out[index] = read_variable()
         if any_copy:
             return [np.array(v, copy=True) if c else v for v, c in zip(out, copies)]
         return out

@@ -51,6 +51,9 @@ class Plan:
     fetch_needs_copy: tuple  # True where the fetched value may alias a kernel input or state
     placements: dict       # node name -> Placement, for every node the plan runs
     waves: tuple = ()      # the steps by depth when branches are worth overlapping (branches.py)
+    # (fetch index, a reader of the variable) for each fetch of a variable this plan
+    # also changes: fetched as it is after the step (``variables_read_after``)
+    fetch_after_step: tuple = ()
 
     # (kernel, inputs, output, frees) per step: all the untraced loop reads
     hot_steps: tuple = dataclasses.field(init=False, repr=False, compare=False)
@@ -125,7 +128,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                make_kernel: Callable[[Operation, Placement], Callable],
                make_transfer: Callable[[str, str], Callable] | None = None,
                optimize: Callable | None = None, feed_device: Device = HOST,
-               fetch_device: Device = HOST) -> Plan:
+               fetch_device: Device = HOST, variables_after_step: bool = True) -> Plan:
     """Build the plan; raises InvalidArgumentError for an unfed placeholder or an op
     that cannot be placed, naming the node.
 
@@ -139,6 +142,10 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     ``optimize(ops, fed, fetches, targets, placements) -> (ops, alias)`` rewrites the
     placed ops (``devsession.optimizer``); ``alias`` maps tensors it merged away to the
     tensors that now carry their values.
+
+    ``variables_after_step``: a fetched variable that the plan changes is read again
+    when the step ends (``variables_read_after``); a function's plan (a loop body, a
+    branch) returns what it computed instead.
     """
     fed = set(feeds)
     needed = needed_ops(fetches, targets, fed)
@@ -146,6 +153,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
     check_feeds_cover_placeholders(order)
 
     placements = {op.name: place(op) for op in order}
+    read_after = variables_read_after(fetches, order, fed) if variables_after_step else ()
     alias: dict = {}
     if optimize is not None:
         order, alias = optimize(from_operations(order), fed, fetches, targets, placements)
@@ -161,6 +169,7 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                 slot_of[t] = builder.new_slot(placements[op.name].device)
 
     producer_type = {t: _aliasing_type(op) for op in order for t in op.outputs}
+    variable_kernels = {}
     for op in order:
         placement = placements[op.name]
         device = placement.device
@@ -169,6 +178,9 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
                                          t.name)
                        for i, t in enumerate(op.inputs) if i not in op_def.ref_inputs)
         kernel = make_kernel(op, placement)
+        if op.type == "VariableV2" and (device == fetch_device or make_transfer is not None):
+            variable_kernels[op.name] = kernel if device == fetch_device else \
+                _moved(kernel, make_transfer(device, fetch_device))
         work = _static_work(op)
         if len(op.outputs) <= 1:
             output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
@@ -197,8 +209,42 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         needs_copy.append(not moved and (source in fed or _may_alias(producer_type.get(source))
                                          or s in seen))
         seen.add(s)
+    after_step = tuple((i, variable_kernels[found[0].name]) for i, found in enumerate(read_after)
+                       if found is not None and found[0].name in variable_kernels)
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
-                tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)))
+                tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)),
+                after_step)
+
+
+def _moved(read, transfer):
+    """``read``, its value then copied by ``transfer`` (a GPU variable, fetched)."""
+    return lambda: transfer(read())
+
+
+def variables_read_after(fetches: Sequence[Tensor], order, fed: set) -> list:
+    """Per fetch, (the variable it shows as it is after the step, the ops of ``order``
+    that change it), else None.
+
+    TF1 hands a fetched variable (its ref output, or an Identity of it: ``v.value()``,
+    ``read_value()``, ``tf.identity(v)``) back as the variable's own buffer, copied
+    out when the step has ended, so ``_, step = sess.run([train, global_step])`` gives
+    the incremented step.  devsession's kernels read a variable as a snapshot, so where
+    the run also changes the variable (an op with it as a ref input), such a fetch is
+    read again at the end: by the plan (``make_step``), or on a cluster by a read that
+    waits for those ops (``partition.py``).  A value computed from the variable
+    (``v + 0``) stays what it was when computed, as in TF1."""
+    changers: dict = {}
+    for op in order:
+        for i in get_op_def(op.type).ref_inputs:
+            if i < len(op.inputs):
+                changers.setdefault(op.inputs[i].op, []).append(op)
+    found = []
+    for t in fetches:
+        while t.op.type == "Identity" and t not in fed:
+            t = t.op.inputs[0]
+        variable = t.op if t.op.type == "VariableV2" and t not in fed else None
+        found.append((variable, changers[variable]) if variable in changers else None)
+    return found
 
 
 def check_feeds_cover_placeholders(needed_in_order: Sequence) -> None:

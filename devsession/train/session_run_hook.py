@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import collections
 
-from .training_util import get_global_step
+from .training_util import get_global_step, step_read
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
            "global_step_or_error"]
@@ -54,8 +54,11 @@ class SessionRunHook:
 
 
 def global_step_or_error(hook: str):
+    """The global step's value as the run starts, for a hook to fetch (``step_read``):
+    TF1's hooks count from it (a fetch of the variable itself gives its value after
+    the run's increment)."""
     step = get_global_step()
     if step is None:
         raise RuntimeError(f"{hook} needs a global step: create one with "
                            f"ds.train.get_or_create_global_step() before the session.")
-    return step
+    return step_read(step)

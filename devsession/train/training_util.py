@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import control_dependencies, get_default_graph, name_scope
+from ..ops.elementwise import add
 from ..variables import GLOBAL_VARIABLES, Variable, global_variables
 
 __all__ = ["GLOBAL_STEP", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "global_step"]
+           "get_or_create_global_step", "global_step", "step_read"]
 
 GLOBAL_STEP = "global_step"
 
@@ -49,6 +50,23 @@ def create_global_step(graph=None) -> Variable:
 def get_or_create_global_step(graph=None) -> Variable:
     step = get_global_step(graph)
     return step if step is not None else create_global_step(graph)
+
+
+STEP_READ_CACHE = "global_step_read_op_cache"    # TF1's collection of that name
+
+
+def step_read(step):
+    """``step + 0`` made once per graph (TF1's ``_get_or_create_global_step_read``): a
+    copy of the step's value computed when the run reads it, so the step an update of
+    that run makes does not show, where fetching the variable shows it."""
+    graph = step.graph
+    cached = graph.get_collection(STEP_READ_CACHE)
+    if cached:
+        return cached[0]
+    with graph.as_default(), control_dependencies(None), name_scope(step.op.name + "/"):
+        value = add(step, np.int64(0), name="add")
+    graph.add_to_collection(STEP_READ_CACHE, value)
+    return value
 
 
 def global_step(sess, global_step_tensor) -> int:

@@ -50,7 +50,7 @@ from ... import dtypes
 from ...errors import InvalidArgumentError
 from ...ops.registry import get_op_def
 from ...proto import graph_pb2
-from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
+from ...runtime.plan import check_feeds_cover_placeholders, needed_ops, variables_read_after
 from ...tensor_codec import shape_to_proto
 from ..worker.send_recv import RECV_OP, SEND_OP
 
@@ -162,8 +162,10 @@ class _Partitioner:
         for op in order:
             if not _copyable(op):        # constants: where they are read (bring)
                 self.include(op)
-        for t in fetches:
-            self.part(self.master).fetches.append(self.bring(t, self.master, len(self.position)))
+        for t, read_after in zip(fetches, variables_read_after(fetches, order, self.fed)):
+            self.part(self.master).fetches.append(
+                self.bring(t, self.master, len(self.position)) if read_after is None
+                else self.read_after_step(*read_after))
         for op in targets:
             self.include(op)
             self.part(self.task_of(op)).targets.append(op.name)
@@ -194,6 +196,32 @@ class _Partitioner:
         node.input.extend(inputs)
         self.add(task, (self.position[op], 0, ""), node)
         self.included.add(op)
+
+    def read_after_step(self, var, changers) -> str:
+        """The name on the master task of ``var``'s value once ``changers`` (ops of this
+        run that change it, on its task: assignments run with their variable) have run:
+        a ``_ReadVariable`` waiting for them, last in the variable's partition
+        (``variables_read_after``)."""
+        task, end = self.task_of(var), len(self.position)
+        self.include_variable(var, task)
+        read = graph_pb2.NodeDef(name=self.fresh(f"{var.name}/read_after_step"),
+                                 op="_ReadVariable",
+                                 device=str(self.placements[var.name].device.local()))
+        read.input.append(var.name)
+        read.input.extend(f"^{op.name}" for op in changers)
+        self.add(task, (end, 0, ""), read)
+        value = f"{read.name}:0"
+        if task == self.master:
+            return value
+        key = f"{task};{self.master};{value}"
+        send = self.transfer_node(SEND_OP, f"send/{read.name}", key, self.master, value)
+        send.input.append(value)
+        recv = self.transfer_node(RECV_OP, f"recv/{read.name}", key, task, value)
+        recv.attr["dtype"].type = var.outputs[0].dtype.base_dtype.enum
+        shape_to_proto(var.outputs[0].shape, recv.attr["shape"].shape)
+        self.add(task, (end, 1, self.master), send)
+        self.add(self.master, (end, -1, task), recv)
+        return f"{recv.name}:0"
 
     def include_variable(self, var, task: str) -> None:
         """A variable an assign refers to (not necessarily read) must exist on its task."""

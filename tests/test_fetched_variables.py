@@ -1,0 +1,65 @@
+"""A fetched variable is its value after the step, as TF1 hands it back (its buffer,
+copied out at the end): ``_, step = sess.run([train, global_step])`` gives the
+incremented step.  Values computed from a variable keep the value they were computed
+from.  Checked against what TF 2.21's ``tf.compat.v1`` printed for the same graph:
+w = 1, loss w**2, SGD 0.25 (w: 1 -> 0.5 -> 0.25), and an assign_add of 10."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from fake_gpu import fake_gpus
+from sessions import SESSION_MAKERS
+
+
+def _training_graph():
+    graph = ds.Graph()
+    with graph.as_default():
+        w = ds.Variable(1.0, name="w")
+        step = ds.train.get_or_create_global_step()
+        train = ds.train.GradientDescentOptimizer(0.25).minimize(ds.square(w),
+                                                                 global_step=step)
+        fetches = [train, step, w, w.read_value(), ds.identity(w), w + 0.0]
+        add_ten = ds.assign_add(w, 10.0)
+        init = ds.global_variables_initializer()
+    return graph, fetches, add_ten, w, init
+
+
+@pytest.mark.parametrize("make", sorted(SESSION_MAKERS))
+def test_a_fetched_variable_is_its_value_after_the_step(make):
+    graph, fetches, add_ten, w, init = _training_graph()
+    session = SESSION_MAKERS[make](graph)
+    try:
+        session.run(init)
+        first, second = session.run(fetches)[1:], session.run(fetches)[1:]
+        assert session.run([add_ten, w]) == [10.25, 10.25]
+        assert session.run(w) == 10.25
+    finally:
+        session.close()
+    # step, w, w.read_value(), identity(w) after the update; w + 0 from before it
+    assert first == [1, 0.5, 0.5, 0.5, 1.0]
+    assert second == [2, 0.25, 0.25, 0.25, 0.5]
+    assert isinstance(first[1], np.float32) and isinstance(first[0], np.int64)
+
+
+def test_a_variable_fetched_after_the_step_is_the_caller_s_own_copy():
+    v = ds.Variable(np.zeros(2, np.float32))
+    add_one = ds.assign_add(v, np.ones(2, np.float32))
+    with ds.Session() as sess:
+        sess.run(v.initializer)
+        held = sess.run(v)
+        value, _ = sess.run([v, add_one])
+        value[...] = -1.0                         # a copy: the variable is untouched
+        np.testing.assert_array_equal(held, [0.0, 0.0])     # nor was what came before
+        np.testing.assert_array_equal(sess.run(v), [1.0, 1.0])
+
+
+def test_a_gpu_variable_is_fetched_after_the_step_through_a_transfer():
+    with fake_gpus(1):
+        graph, fetches, add_ten, w, init = _training_graph()
+        options = ds.SessionOptions(device="gpu:0", allow_soft_placement=False)
+        with ds.Session(graph=graph, options=options) as sess:
+            sess.run(init)
+            assert sess.run(fetches)[1:] == [1, 0.5, 0.5, 0.5, 1.0]
