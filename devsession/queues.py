@@ -148,9 +148,9 @@ def _make(op_type, dtypes_, shapes, names, capacity, shared_name, name, extra=No
             raise ValueError("Queue dtypes and names must have the same length")
     if shapes is not None:
         shapes = list(shapes)
-        if shapes and not isinstance(shapes[0], (list, tuple, TensorShape)) and \
-                shapes[0] is not None:
-            shapes = [shapes]          # one component's shape given bare
+        if not shapes or (not isinstance(shapes[0], (list, tuple, TensorShape)) and
+                          shapes[0] is not None):
+            shapes = [shapes]          # one component's shape given bare (() a scalar, as TF1)
         shapes = [TensorShape(s) for s in shapes]
         if len(shapes) != len(dtypes_):
             raise ValueError("Queue shapes must have the same length as dtypes")

@@ -137,6 +137,18 @@ def test_run_time_shape_checks(sess):
         sess.run(shapeless.dequeue_many(1))
 
 
+def test_empty_shapes_are_one_scalar_component_as_tf1_reads_them(sess):
+    for empty in ((), []):
+        q = ds.FIFOQueue(4, ds.float32, shapes=empty)
+        assert q.shapes == [ds.TensorShape([])]
+        sess.run(q.enqueue_many([[1.0, 2.0]]))
+        assert sess.run(q.dequeue_many(2)).tolist() == [1.0, 2.0]
+        with pytest.raises(ValueError):
+            q.enqueue([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="same length as dtypes"):
+        ds.FIFOQueue(4, [ds.float32, ds.int32], shapes=())
+
+
 def test_padding_fifo_queue_pads_each_batch(sess):
     q = ds.PaddingFIFOQueue(5, [ds.int32, ds.string], shapes=[[None], []])
     sess.run(q.enqueue([[1], "x"]))
