@@ -4,9 +4,9 @@ default)`` keep working) whose message names the TF1 symbol and says devsession 
 support it yet, raised by the ``__getattr__`` of ``devsession`` and of its TF1 namespaces
 (``ds.nn``, ``ds.math``, ``ds.summary``...).
 
-A few TF1 namespaces devsession has nothing of yet (``tf.contrib``, ``tf.image``,
+A few TF1 namespaces devsession has nothing of yet (``tf.contrib``, ``tf.estimator``,
 ``tf.keras``...) are returned as ``UnsupportedNamespace`` objects, so that
-``tf.layers.dense`` is reported as "tf.layers.dense", the symbol the program used.  The
+``tf.contrib.layers.xavier_initializer`` is reported as that, the symbol the program used.  The
 list is kept to namespaces TF1 really has; any other unknown name gets the same message.
 """
 
