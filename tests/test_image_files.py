@@ -253,6 +253,42 @@ def test_truncated_jpeg_is_read_only_when_asked():
     assert not np.array_equal(recovered, whole)
 
 
+def _huge_headers() -> dict:
+    """Tiny files whose headers claim 65535 x 65535 pixels (over Pillow's
+    decompression-bomb limit)."""
+    import struct
+    import zlib
+
+    from PIL import Image
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + \
+            struct.pack(">I", zlib.crc32(kind + body))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 65535, 65535, 8,
+                                                               0, 0, 0, 0)) + \
+        chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    gif = bytearray(read("one_frame.gif"))
+    gif[6:10] = struct.pack("<HH", 65535, 65535)
+    out = io.BytesIO()
+    Image.new("L", (8, 8)).save(out, "JPEG")
+    jpeg = bytearray(out.getvalue())
+    sof = jpeg.index(b"\xff\xc0")
+    jpeg[sof + 5:sof + 9] = struct.pack(">HH", 65535, 65535)
+    return {"PNG": png, "GIF": bytes(gif), "JPEG": bytes(jpeg)}
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "GIF", "JPEG"])
+def test_headers_claiming_too_many_pixels_are_invalid_argument(fmt):
+    """As TF's "PNG size too large for int": InvalidArgumentError naming the node (a
+    Python DecompressionBombError escaped the kernel as InternalError before)."""
+    pytest.importorskip("PIL")
+    contents = ds.placeholder(ds.string, [])
+    image = ds.image.decode_image(contents)
+    with pytest.raises(InvalidArgumentError, match=f"{fmt} image too large") as info:
+        run(image, {contents: _huge_headers()[fmt]})
+    assert info.value.node_name == image.op.name
+
+
 def test_is_jpeg_and_extract_jpeg_shape():
     contents = ds.placeholder(ds.string, [])
     check = ds.image.is_jpeg(contents)

@@ -110,6 +110,13 @@ def to_channels(pixels: np.ndarray, channels: int, opaque: int | None = None) ->
     return np.ascontiguousarray(base)
 
 
+def _too_large(fmt: str, error) -> str:
+    """The refusal of a header claiming more pixels than Pillow's decompression-bomb
+    limit (Image.MAX_IMAGE_PIXELS x 2): InvalidArgument as TF's for such a PNG ("PNG
+    size too large for int"), not a Python error out of the kernel."""
+    return f"{fmt} image too large: {error}"
+
+
 def _as_array(image) -> np.ndarray:
     pixels = np.asarray(image)
     return pixels[..., None] if pixels.ndim == 2 else pixels
@@ -121,6 +128,8 @@ def _open_jpeg(data: bytes):
     Image = pillow()
     try:
         image = Image.open(io.BytesIO(data), formats=["JPEG"])
+    except Image.DecompressionBombError as e:
+        raise CodecError(_too_large("JPEG", e)) from e
     except (OSError, SyntaxError, ValueError) as e:
         raise CodecError(_JPEG_ERROR) from e
     return image
@@ -176,6 +185,8 @@ def decode_png(data: bytes, channels: int = 0, bits: int = 8) -> np.ndarray:
     Image = pillow()
     try:
         image = Image.open(io.BytesIO(data), formats=["PNG"])
+    except Image.DecompressionBombError as e:
+        raise CodecError(_too_large("PNG", e)) from e
     except (OSError, SyntaxError, ValueError) as e:
         raise CodecError("Invalid PNG. Failed to initialize decoder.") from e
     depth, colour_type = data[24], data[25]
@@ -224,6 +235,8 @@ def decode_gif(data: bytes, first_only: bool = False) -> np.ndarray:
             frame = np.where(rgba[..., 3:] == 0, previous, rgba[..., :3])
             frames.append(frame)
             previous = frame
+    except Image.DecompressionBombError as e:
+        raise CodecError(_too_large("GIF", e)) from e
     except (OSError, SyntaxError, ValueError, EOFError) as e:
         raise CodecError(f"Invalid GIF data (size {len(data)}), {e}") from e
     return np.stack(frames)
