@@ -187,11 +187,13 @@ class TensorArray:
             op_type, [self._values, self._lengths, *inputs], attrs, name=name).outputs[0]
 
     def read(self, index, name=None) -> Tensor:
-        """The element at ``index``; InvalidArgumentError at run time when it has not
-        been written or is past the size."""
+        """The element at ``index``: zeros where it has not been written and its shape
+        is fully known (as TF1's), else InvalidArgumentError at run time, as past the
+        size."""
         index = convert_to_tensor(index, dtype=dtypes.int32, name="index")
         value = self._read_op("_TensorArrayRead", [index],
-                              {"identical_element_shapes": self._infer_shape},
+                              {"element_shape": self.element_shape,
+                               "identical_element_shapes": self._infer_shape},
                               name or "TensorArrayRead")
         value.set_shape(self.element_shape)
         return value
@@ -220,7 +222,9 @@ class TensorArray:
         """Every element, concatenated along the first dimension."""
         element = self.element_shape
         rest = TensorShape(None if element.ndims is None else element.dims[1:])
-        value = self._read_op("_TensorArrayConcat", [], {"element_shape_except0": rest},
+        value = self._read_op("_TensorArrayConcat", [],
+                              {"element_shape_except0": rest, "element_shape": element,
+                               "identical_element_shapes": self._infer_shape},
                               name or "TensorArrayConcat")
         if element.ndims is not None:
             value.set_shape(TensorShape([None]).concatenate(rest))

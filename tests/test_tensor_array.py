@@ -241,16 +241,33 @@ def test_gradients_through_ragged_elements():
 
 # --- TF1's errors ----------------------------------------------------------------------------
 
-def test_reading_an_element_never_written_is_an_error_naming_the_node():
-    ta = ds.TensorArray(ds.float32, size=2).write(0, 1.0)
+def test_an_element_never_written_reads_as_zeros_where_its_shape_is_known():
+    # as TF1's (TF 2.21's TensorArrayV3): the shape declared, or set by a write
+    ta = ds.TensorArray(ds.float32, size=3).write(0, [1.0, 2.0])
+    np.testing.assert_array_equal(run(ta.read(1)), [0.0, 0.0])
+    np.testing.assert_array_equal(run(ta.stack()), [[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]])
+    np.testing.assert_array_equal(run(ta.concat()), [1.0, 2.0, 0.0, 0.0, 0.0, 0.0])
+    declared = ds.TensorArray(ds.float32, size=2, element_shape=[2], infer_shape=False)
+    np.testing.assert_array_equal(run(declared.read(1)), [0.0, 0.0])
+    grown = ds.TensorArray(ds.float32, size=0, dynamic_size=True).write(
+        2, ds.placeholder_with_default([1.0], None))
+    np.testing.assert_array_equal(run(grown.stack()), [[0.0], [0.0], [1.0]])
+
+
+def test_reading_an_element_of_unknown_shape_never_written_is_an_error_naming_the_node():
+    ta = ds.TensorArray(ds.float32, size=2, element_shape=[None, 2])
     value = ta.read(1, name="peek")
-    with pytest.raises(InvalidArgumentError, match="Could not read from TensorArray index 1 "
-                                                   "because it has not yet been written to"
+    with pytest.raises(InvalidArgumentError, match=r"Could not read from TensorArray index 1\."
+                       r"  Furthermore, the element shape is not fully defined: \[\?,2\]"
                        ) as info:
         run(value)
     assert info.value.node_name == "peek"
-    with pytest.raises(InvalidArgumentError, match="index 1 because it has not yet"):
-        run(ta.stack())
+    unknown = ds.TensorArray(ds.float32, size=2, infer_shape=False).write(0, [1.0])
+    with pytest.raises(InvalidArgumentError, match="index 1.  Furthermore"):
+        run(unknown.stack())
+    strings = ds.TensorArray(ds.string, size=2).write(0, "a")
+    with pytest.raises(InvalidArgumentError, match="TensorSetZero type not supported: string"):
+        run(strings.read(1))
 
 
 def test_writing_an_element_twice_is_an_error():
@@ -382,9 +399,13 @@ def test_kernels_against_the_reference(device):
     read = run_on(device, array_node("_TensorArrayRead", [values, lengths, np.int32(0)]),
                   values, lengths, np.int32(0))
     np.testing.assert_array_equal(read, values[0])
-    with pytest.raises(InvalidArgumentError, match="not yet been written"):
-        run_on(device, array_node("_TensorArrayRead", [values, lengths, np.int32(1)]),
-               values, lengths, np.int32(1))
+    unwritten = array_node("_TensorArrayRead", [values, lengths, np.int32(1)])
+    np.testing.assert_array_equal(run_on(device, unwritten, values, lengths, np.int32(1)),
+                                  np.zeros((3, 2)))   # (the shape the first element has)
+    unknown = array_node("_TensorArrayRead", [values, lengths, np.int32(1)],
+                         {"identical_element_shapes": False})
+    with pytest.raises(InvalidArgumentError, match="element shape is not fully defined"):
+        run_on(device, unknown, values, lengths, np.int32(1))
 
 
 def test_a_loop_writing_a_tensor_array_on_the_stand_in_gpu(standin):  # noqa: F811

@@ -30,7 +30,9 @@ The two tensors:
 ======================================================  ==================================
 
 The errors are TF1's, at run time and naming the node (``InvalidArgumentError``):
-reading an element not written, writing one twice, an index past the size of an array
+reading an element not written whose shape is not fully known (where it is, declared
+or set by a write to an array of identical shapes, it reads as zeros, as in TF1; the
+read ops carry the ``element_shape`` the graph knows), writing one twice, an index past the size of an array
 that is not ``dynamic_size`` (a dynamic one grows), elements of different shapes where
 ``infer_shape`` (attr ``identical_element_shapes``) wants them equal.  One more is
 devsession's: elements of an ``infer_shape=False`` array may differ only in their
@@ -237,12 +239,13 @@ def _register() -> None:
                       host_inputs=(1, 2)))
     register_op(OpDef("_TensorArraySplit", _split, 4, attr_defaults=_WRITE_ATTRS,
                       host_inputs=(1, 3)))
-    register_op(OpDef("_TensorArrayRead", _read, 3, host_inputs=(1, 2),
-                      attr_defaults={"identical_element_shapes": True}))
+    register_op(OpDef("_TensorArrayRead", _read, 3, host_inputs=(1, 2), attr_defaults={
+        "element_shape": TensorShape(None), "identical_element_shapes": True}))
     register_op(OpDef("_TensorArrayGather", _gather, 3, host_inputs=(1, 2), attr_defaults={
         "element_shape": TensorShape(None), "identical_element_shapes": True}))
     register_op(OpDef("_TensorArrayConcat", _concat, 2, host_inputs=(1,), attr_defaults={
-        "element_shape_except0": TensorShape(None)}))
+        "element_shape_except0": TensorShape(None), "element_shape": TensorShape(None),
+        "identical_element_shapes": True}))
     # the gradients' ops: (like, indices, grad), (like, lengths, grad), (grad, lengths,
     # split lengths), (grad, like, indices)
     register_op(OpDef("_TensorArrayGatherGrad", lambda i, a, n: (i[2].dtype, i[0].shape), 3,

@@ -47,19 +47,34 @@ def _fmt_partial(element_shape) -> str:
 
 
 class _Array:
-    """One TensorArray's two arrays, read on the host where it matters."""
+    """One TensorArray's two arrays, read on the host where it matters.
 
-    def __init__(self, xp, values, lengths):
+    ``declared`` is the element shape the graph knows (the read op's ``element_shape``
+    attr; None where unknown) and ``identical`` its ``identical_element_shapes``: with
+    them an element not yet written reads as zeros, as TF1's does, where its shape is
+    fully known (declared, or set by a write to an array of identical shapes)."""
+
+    def __init__(self, xp, values, lengths, declared=None, identical=True):
         self.xp, self.values, self.lengths = xp, values, _host(lengths).astype(np.int32)
         self.size = len(self.lengths)
         self.settled = bool((self.lengths >= 0).any())
+        self.declared = declared
+        self.unwritten_shape = None     # the zeros an unwritten element reads as
+        if identical and self.settled:
+            self.unwritten_shape = self.element_shape(int(np.argmax(self.lengths >= 0)))
+        elif _known(declared):
+            self.unwritten_shape = tuple(int(d) for d in declared)
 
     def element_shape(self, i: int) -> tuple:
+        if self.lengths[i] < 0:
+            return self.unwritten_shape
         if self.values.ndim == 1:
             return ()
         return (int(self.lengths[i]),) + tuple(self.values.shape[2:])
 
     def element(self, i: int):
+        if self.lengths[i] < 0:
+            return self.xp.zeros(self.unwritten_shape, self.values.dtype)
         if self.values.ndim == 1:
             return self.values[i].copy()
         return self.values[i, :int(self.lengths[i])].copy()
@@ -68,9 +83,18 @@ class _Array:
         if i < 0 or i >= self.size:
             raise invalid_argument(node.name, node.op, f"Tried to read from index {i} but "
                                    f"array size is: {self.size}")
-        if self.lengths[i] < 0:
-            raise invalid_argument(node.name, node.op, f"Could not read from TensorArray "
-                                   f"index {i} because it has not yet been written to.")
+        if self.lengths[i] < 0 and self.values.dtype == object:
+            raise invalid_argument(node.name, node.op, "tensor_array::TensorSetZero type "
+                                   "not supported: string")
+        if self.lengths[i] < 0 and self.unwritten_shape is None:
+            raise invalid_argument(
+                node.name, node.op, f"Could not read from TensorArray index {i}.  "
+                f"Furthermore, the element shape is not fully defined: "
+                f"{_fmt_partial(self.declared)}.  It is possible you are working "
+                f"with a resizeable TensorArray and stop_gradients is not allowing the "
+                f"gradients to be written.  If you set the full element_shape property on "
+                f"the forward TensorArray, the proper all-zeros tensor will be returned "
+                f"instead of incurring this error.")
 
 
 def _write_rows(node, xp, array: _Array, indices, elements) -> tuple:
@@ -197,9 +221,14 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
             return _write_rows(node, xp, array, range(len(pieces)), elements)
         return wrap(node, split)
 
+    def reading(node, values, lengths) -> _Array:
+        """The array a read op reads, knowing the element shape its attrs declare."""
+        return _Array(xp, values, lengths, node.attrs.get("element_shape"),
+                      bool(node.attrs.get("identical_element_shapes", True)))
+
     def build_read(node):
         def read(values, lengths, index):
-            array, i = _Array(xp, values, lengths), int(_host(index))
+            array, i = reading(node, values, lengths), int(_host(index))
             array.check_read(node, i)
             return array.element(i)
         return wrap(node, read)
@@ -208,7 +237,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         declared = node.attrs.get("element_shape")
 
         def gather(values, lengths, indices):
-            array = _Array(xp, values, lengths)
+            array = reading(node, values, lengths)
             indices = [int(i) for i in _host(indices).reshape(-1)]
             for i in indices:
                 array.check_read(node, i)
@@ -237,7 +266,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         declared = node.attrs.get("element_shape_except0")
 
         def concat(values, lengths):
-            array = _Array(xp, values, lengths)
+            array = reading(node, values, lengths)
             for i in range(array.size):
                 array.check_read(node, i)
             if array.size and values.ndim == 1:
