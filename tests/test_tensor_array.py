@@ -293,6 +293,29 @@ def test_an_index_past_the_size_of_a_fixed_array_is_an_error():
         run(ds.TensorArray(ds.float32, size=2).split([1.0, 2.0, 3.0], [1, 1, 1]).flow)
 
 
+def test_values_known_only_at_run_time_are_checked_as_tf1_does():
+    unknown = lambda value: ds.placeholder_with_default(value, None)  # noqa: E731
+    ta = ds.TensorArray(ds.float32, size=3)
+    with pytest.raises(InvalidArgumentError, match="Tried to write to index -1 but array is "
+                                                   "not resizeable and size is: 3"):
+        run(ta.write(-1, 1.0).flow)
+    with pytest.raises(InvalidArgumentError, match=r"index must be scalar, but had shape: "
+                                                   r"\[1\]") as info:
+        run(ta.write(unknown([0]), 1.0).flow)
+    assert info.value.node_name.endswith("write")
+    with pytest.raises(InvalidArgumentError, match=r"index must be scalar, but had shape"):
+        run(ta.unstack([1.0, 2.0, 3.0]).read(unknown([0])))
+    with pytest.raises(InvalidArgumentError, match=r"Input value for unpack must be at least "
+                                                   r"a vector but received shape: \[\]"):
+        run(ta.scatter([0], unknown(1.0)).flow)
+
+
+def test_an_array_of_strings():
+    ta = ds.TensorArray(ds.string, size=3).unstack([b"a", b"bc"]).write(2, b"d")
+    assert list(run(ta.stack())) == [b"a", b"bc", b"d"]
+    assert run(ta.read(1)) == b"bc"
+
+
 def test_element_shapes_that_disagree():
     ta = ds.TensorArray(ds.float32, size=3).write(0, [1.0, 2.0])
     with pytest.raises(ValueError, match=r"Inconsistent shapes: saw \(3,\) but expected "

@@ -40,6 +40,15 @@ def _compatible(shape: tuple, element_shape) -> bool:
         d is None or d == s for d, s in zip(element_shape, shape)))
 
 
+def _scalar_index(node, index) -> int:
+    """A read's or write's index, which TF1 wants a scalar."""
+    index = _host(index)
+    if index.ndim:
+        raise invalid_argument(node.name, node.op, f"TensorArray index must be scalar, but "
+                               f"had shape: {fmt_shape(index.shape)}")
+    return int(index)
+
+
 def _fmt_partial(element_shape) -> str:
     if element_shape is None:
         return "<unknown>"
@@ -76,7 +85,7 @@ class _Array:
         if self.lengths[i] < 0:
             return self.xp.zeros(self.unwritten_shape, self.values.dtype)
         if self.values.ndim == 1:
-            return self.values[i].copy()
+            return self.values[i, ...].copy()
         return self.values[i, :int(self.lengths[i])].copy()
 
     def check_read(self, node, i: int) -> None:
@@ -112,9 +121,8 @@ def _write_rows(node, xp, array: _Array, indices, elements) -> tuple:
     for i, element in zip(indices, elements):
         i, shape = int(i), tuple(element.shape)
         if i < 0 or (i >= size and not dynamic):
-            raise invalid_argument(node.name, node.op, (
-                f"Tried to write to index {i} but array is not resizeable and size is: "
-                f"{size}") if i >= 0 else f"Tried to write to index {i} (negative)")
+            raise invalid_argument(node.name, node.op, f"Tried to write to index {i} but "
+                                   f"array is not resizeable and size is: {size}")
         if i < len(lengths) and lengths[i] >= 0:
             raise invalid_argument(node.name, node.op, f"Could not write to TensorArray "
                                    f"index {i} because it has already been written to.")
@@ -158,7 +166,9 @@ def _placed(xp, array: _Array, lengths, element_shape, indices, elements):
     if array.settled:
         values[tuple(slice(0, d) for d in array.values.shape)] = array.values
     for i, element in zip(indices, elements):
-        values[(int(i),) + tuple(slice(0, d) for d in element.shape)] = element
+        # (a 0-d element goes in as its item: numpy would store a 0-d object array whole)
+        values[(int(i),) + tuple(slice(0, d) for d in element.shape)] = \
+            element[()] if element.ndim == 0 else element
     return values
 
 
@@ -181,19 +191,23 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
 
     def build_write(node):
         def write(values, lengths, index, value):
-            return _write_rows(node, xp, _Array(xp, values, lengths), [int(_host(index))],
-                               [value])
+            return _write_rows(node, xp, _Array(xp, values, lengths),
+                               [_scalar_index(node, index)], [value])
         return wrap(node, write)
 
     def build_scatter(node):
         def scatter(values, lengths, indices, value):
             indices = _host(indices).reshape(-1)
+            if value.ndim == 0:
+                raise invalid_argument(node.name, node.op, f"Input value for unpack must be "
+                                       f"at least a vector but received shape: "
+                                       f"{fmt_shape(value.shape)}")
             if len(indices) != value.shape[0]:
                 raise invalid_argument(node.name, node.op, f"Expected len(indices) == "
                                        f"values.shape[0], but saw: {len(indices)} vs. "
                                        f"{value.shape[0]}")
             return _write_rows(node, xp, _Array(xp, values, lengths), indices,
-                               [value[k] for k in range(len(indices))])
+                               [value[k, ...] for k in range(len(indices))])
         return wrap(node, scatter)
 
     def build_split(node):
@@ -228,7 +242,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
 
     def build_read(node):
         def read(values, lengths, index):
-            array, i = reading(node, values, lengths), int(_host(index))
+            array, i = reading(node, values, lengths), _scalar_index(node, index)
             array.check_read(node, i)
             return array.element(i)
         return wrap(node, read)
