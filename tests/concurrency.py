@@ -63,3 +63,32 @@ def ended_by(step, end, started, timeout: float = 30.0):
     thread.join(timeout=timeout)
     assert not thread.is_alive(), "the step ran on after it was ended"
     return outcome.get("error"), outcome["seconds"]
+
+
+def in_thread(fn):
+    """Start ``fn`` on a daemon thread; ``result()`` waits (5 s at most) for its value or
+    re-raises its error."""
+    box = {}
+
+    def run():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            box["error"] = e
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join(5)
+        assert not thread.is_alive(), "the thread is still blocked"
+        if "error" in box:
+            raise box["error"]
+        return box.get("value")
+    result.thread = thread
+    return result
+
+
+def still_blocked(result, seconds=0.2) -> bool:
+    result.thread.join(seconds)
+    return result.thread.is_alive()

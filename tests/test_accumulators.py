@@ -15,6 +15,7 @@ import devsession as ds
 from devsession.errors import (CancelledError, DeadlineExceededError, InvalidArgumentError,
                                NotFoundError)
 from devsession.runtime.accumulators import Accumulator, SparseAccumulator
+from concurrency import in_thread, still_blocked
 
 SHORT = ds.RunOptions(timeout_s=0.2)       # for a run that must block, then time out
 
@@ -32,34 +33,6 @@ def sess(graph):
     with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as s:
         yield s
 
-
-def in_thread(fn):
-    """Start ``fn`` on a daemon thread; ``result()`` waits (5 s at most) for its value or
-    re-raises its error."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test
-            box["error"] = e
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def result():
-        thread.join(5)
-        assert not thread.is_alive(), "the thread is still blocked"
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
-    result.thread = thread
-    return result
-
-
-def still_blocked(result, seconds=0.2) -> bool:
-    result.thread.join(seconds)
-    return result.thread.is_alive()
 
 
 class Pusher:

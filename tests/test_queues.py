@@ -4,7 +4,6 @@ wait bounded (each blocking run here has a deadline: no test can hang)."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 import devsession as ds
 from devsession.errors import (CancelledError, DeadlineExceededError, InvalidArgumentError,
                                OutOfRangeError)
+from concurrency import in_thread, still_blocked
 
 SHORT = ds.RunOptions(timeout_s=0.2)       # for a run that must block, then time out
 
@@ -21,34 +21,6 @@ SHORT = ds.RunOptions(timeout_s=0.2)       # for a run that must block, then tim
 def sess(bounded_session):       # conftest.py: every run gives up after 10 s
     return bounded_session
 
-
-def in_thread(fn):
-    """Start ``fn`` on a daemon thread; ``result()`` waits (5 s at most) for its value or
-    re-raises its error."""
-    box = {}
-
-    def run():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test
-            box["error"] = e
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-
-    def result():
-        thread.join(5)
-        assert not thread.is_alive(), "the thread is still blocked"
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
-    result.thread = thread
-    return result
-
-
-def still_blocked(result, seconds=0.2) -> bool:
-    result.thread.join(seconds)
-    return result.thread.is_alive()
 
 
 # --- building ------------------------------------------------------------------------------
