@@ -21,7 +21,7 @@ from devsession.runtime.accumulators import Accumulator, SparseAccumulator
 from devsession.tensor_shape import TensorShape
 
 from ..registry import HOST, register_kernel
-from .queues import step_check
+from .queues import resource_name, step_check
 
 __all__ = ["CONTAINER", "find_accumulator"]
 
@@ -37,9 +37,7 @@ def _resources(node):
 @register_kernel(tuple(_KINDS), HOST)
 def build_make_accumulator(node):
     attrs = node.attrs
-    shared = attrs.get("shared_name") or ""
-    key = f"{attrs.get('container') or ''}/{shared or node.name}"
-    handle = np.array(key, dtype=object)
+    shared, key, handle = resource_name(node)
     kind = _KINDS[node.op]
     shape = TensorShape(attrs.get("shape"))        # a kernel node's attrs hold tuples
     dims = None if shape.rank is None else tuple(shape.as_list())

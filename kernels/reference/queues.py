@@ -22,7 +22,7 @@ from devsession.runtime.queues import Queue, queue_display_name
 
 from ..registry import HOST, register_kernel
 
-__all__ = ["CONTAINER", "find_queue", "step_check"]
+__all__ = ["CONTAINER", "find_queue", "step_check", "resource_name"]
 
 CONTAINER = "_queues"
 _KINDS = {"FIFOQueueV2": "FIFOQueue", "RandomShuffleQueueV2": "RandomShuffleQueue",
@@ -33,12 +33,20 @@ def _resources(node):
     return node.context.resources
 
 
-@register_kernel(tuple(_KINDS), HOST)
-def build_make_queue(node):
+def resource_name(node) -> tuple[str, str, np.ndarray]:
+    """(shared name or "", key, handle) of the queue or accumulator ``node`` makes: it is
+    kept under ``container/name`` (its shared name, else the node's), and its handle is
+    that key as a string scalar."""
     attrs = node.attrs
     shared = attrs.get("shared_name") or ""
     key = f"{attrs.get('container') or ''}/{shared or node.name}"
-    handle = np.array(key, dtype=object)
+    return shared, key, np.array(key, dtype=object)
+
+
+@register_kernel(tuple(_KINDS), HOST)
+def build_make_queue(node):
+    attrs = node.attrs
+    shared, key, handle = resource_name(node)
     kind = _KINDS[node.op]
     shapes = tuple(None if s is None else tuple(s) for s in (attrs.get("shapes") or ()))
     types = tuple(attrs["component_types"])
