@@ -221,6 +221,9 @@ def _moved(read, transfer):
     return lambda: transfer(read())
 
 
+_READS_ONLY = frozenset({"_ReadVariable", "IsVariableInitialized"})   # ref inputs, unchanged
+
+
 def variables_read_after(fetches: Sequence[Tensor], order, fed: set) -> list:
     """Per fetch, (the variable it shows as it is after the step, the ops of ``order``
     that change it), else None.
@@ -235,6 +238,8 @@ def variables_read_after(fetches: Sequence[Tensor], order, fed: set) -> list:
     (``v + 0``) stays what it was when computed, as in TF1."""
     changers: dict = {}
     for op in order:
+        if op.type in _READS_ONLY:
+            continue
         for i in get_op_def(op.type).ref_inputs:
             if i < len(op.inputs):
                 changers.setdefault(op.inputs[i].op, []).append(op)
