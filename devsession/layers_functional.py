@@ -200,22 +200,31 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     if x.shape.ndims != 4:
         raise ValueError(f"tf.layers.conv2d_transpose takes 4-D inputs, got '{x.name}' "
                          f"with shape {x.shape}.")
-    kh, kw = _pair(kernel_size, "kernel_size")
-    sh, sw = _pair(strides, "strides")
+    return _transposed(nn.conv2d_transpose, "conv2d_transpose", x, channels, filters,
+                       _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
+                       activation, use_bias, kernel_initializer, bias_initializer,
+                       kernel_regularizer, bias_regularizer, trainable, name, reuse)
+
+
+def _transposed(op, default_name, x, channels, filters, window, steps, padding, activation,
+                use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+                bias_regularizer, trainable, name, reuse):
+    """The body of ``conv2d_transpose`` and ``conv3d_transpose``: the kernel ``(*window,
+    filters, channels)``, each spatial size ``size * stride`` ("same") or ``size * stride
+    + max(k - stride, 0)`` ("valid"), then the bias and ``activation``."""
     same = _padding(padding) == "SAME"
 
     def grown(size, k, s):
         return size * s if same else size * s + max(k - s, 0)
-    with variable_scope(name, default_name="conv2d_transpose", reuse=reuse):
-        kernel, bias = _weights((kh, kw, int(filters), channels), int(filters), x.dtype,
+    with variable_scope(name, default_name=default_name, reuse=reuse):
+        kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable)
         dims = x.shape.dims
         spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
-                   for i, (d, k, s) in enumerate(zip(dims[1:3], (kh, kw), (sh, sw)))]
+                   for i, (d, k, s) in enumerate(zip(dims[1:-1], window, steps))]
         output_shape = stack([shape(x)[0], *spatial, int(filters)])
-        y = nn.conv2d_transpose(x, kernel, output_shape, strides=[1, sh, sw, 1],
-                                padding=_padding(padding))
+        y = op(x, kernel, output_shape, strides=[1, *steps, 1], padding=_padding(padding))
         y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
                     [int(filters)])
         if use_bias:
@@ -295,26 +304,10 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     if x.shape.ndims != 5:
         raise ValueError(f"tf.layers.conv3d_transpose takes 5-D inputs, got '{x.name}' "
                          f"with shape {x.shape}.")
-    window, steps = _triple(kernel_size, "kernel_size"), _triple(strides, "strides")
-    same = _padding(padding) == "SAME"
-
-    def grown(size, k, s):
-        return size * s if same else size * s + max(k - s, 0)
-    with variable_scope(name, default_name="conv3d_transpose", reuse=reuse):
-        kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
-                                use_bias, kernel_initializer, bias_initializer,
-                                kernel_regularizer, bias_regularizer, trainable)
-        dims = x.shape.dims
-        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
-                   for i, (d, k, s) in enumerate(zip(dims[1:4], window, steps))]
-        output_shape = stack([shape(x)[0], *spatial, int(filters)])
-        y = nn.conv3d_transpose(x, kernel, output_shape, strides=[1, *steps, 1],
-                                padding=_padding(padding))
-        y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
-                    [int(filters)])
-        if use_bias:
-            y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+    return _transposed(nn.conv3d_transpose, "conv3d_transpose", x, channels, filters,
+                       _triple(kernel_size, "kernel_size"), _triple(strides, "strides"),
+                       padding, activation, use_bias, kernel_initializer, bias_initializer,
+                       kernel_regularizer, bias_regularizer, trainable, name, reuse)
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",

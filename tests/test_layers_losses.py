@@ -95,6 +95,34 @@ def test_conv_and_pooling_layers_are_the_nn_ops_with_their_variables(make_sessio
     assert got[0].min() == 0 and got[0].max() > 0
 
 
+@pytest.mark.parametrize("rank", [2, 3])
+@pytest.mark.parametrize("padding", ["same", "valid"])
+def test_transposed_conv_layers_grow_each_side_as_keras_does(rank, padding, rng):
+    """Size 3, kernel 3, stride 2: "same" gives 3 * 2 = 6, "valid" 3 * 2 + (3 - 2) = 7,
+    statically and, for a spatial size known only when fed, at run time; the values are
+    the nn op's with that output shape."""
+    layer, op = ((ds.layers.conv2d_transpose, ds.nn.conv2d_transpose) if rank == 2 else
+                 (ds.layers.conv3d_transpose, ds.nn.conv3d_transpose))
+    want = 6 if padding == "same" else 7
+    x_value = rng.standard_normal((2, *[3] * rank, 4)).astype(np.float32)
+    known = ds.constant(x_value)
+    unknown = ds.placeholder(ds.float32, [None, *[None] * rank, 4])
+    y = layer(known, 5, 3, strides=2, padding=padding, use_bias=False, name="known")
+    z = layer(unknown, 5, 3, strides=2, padding=padding, use_bias=False, name="unknown")
+    assert y.shape.as_list() == [2, *[want] * rank, 5]
+    assert z.shape.as_list() == [None, *[None] * rank, 5]
+    kernel = ds.global_variables()[0]
+    reference = op(known, kernel, [2, *[want] * rank, 5], strides=[1, *[2] * rank, 1],
+                   padding=padding.upper())
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run(ds.global_variables()[1].assign(kernel))
+        got, fed, expected = sess.run([y, z, reference], {unknown: x_value})
+    assert fed.shape == got.shape == (2, *[want] * rank, 5)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(fed, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_flatten_keeps_the_batch_and_multiplies_the_rest(make_session):
     x = ds.placeholder(ds.float32, (None, 2, 3, 4))
     loose = ds.placeholder(ds.float32, (None, None, 2))
