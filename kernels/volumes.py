@@ -375,6 +375,28 @@ def avg_pool3d_grad(xp, dy, g: Volume, counts):
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
+def pool3d_kernel(xp, node):
+    """MaxPool3D's or AvgPool3D's kernel on ``xp`` (numpy for the CPU, cupy for the GPU);
+    a float16 average sums in float32."""
+    params, out_dtype = Pool3DParams(node), np.dtype(node.output_dtype)
+    is_max = node.op == "MaxPool3D"
+
+    def kernel(x):
+        x = params.to_ndhwc(xp, x)
+        g = params.geometry(x.shape)
+        shape = (*g.out_shape, g.channels)
+        if 0 in shape:
+            return xp.zeros(params.data_shape(shape), out_dtype)
+        if is_max:
+            out = max_pool3d(xp, x, g)
+        else:
+            x = xp.ascontiguousarray(x.astype(_F32, copy=False) if x.dtype == _F16 else x)
+            out = avg_pool3d(xp, x, g, xp.asarray(window_counts(g).astype(x.dtype)))
+        out = params.from_ndhwc(xp, xp.ascontiguousarray(out))
+        return out.astype(out_dtype, copy=False)
+    return kernel
+
+
 def pool3d_grad_kernel(xp, node):
     """MaxPool3DGrad's, MaxPool3DGradGrad's or AvgPool3DGrad's kernel on ``xp`` (numpy
     for the CPU, cupy for the GPU)."""

@@ -24,7 +24,7 @@ import numpy as np
 from .. import volumes
 from ..checks import to_float16
 from ..registry import register_kernel
-from ..volumes import CONV3D_BACKPROP_OPS, Conv3DParams, Pool3DParams, Volume
+from ..volumes import CONV3D_BACKPROP_OPS, Conv3DParams, Volume
 from .blas import matmul_into
 
 __all__ = ["CHUNK_ELEMENTS", "conv3d", "conv3d_input_grad", "conv3d_filter_grad"]
@@ -129,28 +129,9 @@ def build_conv3d_backprop(node):
     return kernel
 
 
-def _counts(g: Volume, dtype):
-    return volumes.window_counts(g).astype(dtype)
-
-
 @register_kernel(("MaxPool3D", "AvgPool3D"), "CPU")
 def build_pool3d(node):
-    params, out_dtype = Pool3DParams(node), node.output_dtype
-    is_max = node.op == "MaxPool3D"
-
-    def kernel(x):
-        x = params.to_ndhwc(np, x)
-        g = params.geometry(x.shape)
-        shape = (*g.out_shape, g.channels)
-        if 0 in shape:
-            return np.zeros(params.data_shape(shape), out_dtype)
-        if is_max:
-            out = volumes.max_pool3d(np, x, g)
-        else:
-            xc = _compute(x, out_dtype == _F16)
-            out = volumes.avg_pool3d(np, xc, g, _counts(g, xc.dtype))
-        return params.from_ndhwc(np, np.ascontiguousarray(out)).astype(out_dtype, copy=False)
-    return kernel
+    return volumes.pool3d_kernel(np, node)
 
 
 @register_kernel(("MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad"), "CPU")

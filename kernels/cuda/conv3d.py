@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import volumes
 from ..registry import register_kernel
-from ..volumes import CONV3D_BACKPROP_OPS, Conv3DParams, Pool3DParams
+from ..volumes import CONV3D_BACKPROP_OPS, Conv3DParams
 from .device import on_device
 
 __all__ = ["build_conv3d", "build_pool3d"]
@@ -64,24 +64,7 @@ def build_conv3d_backprop(node):
 
 @register_kernel(("MaxPool3D", "AvgPool3D"), "GPU")
 def build_pool3d(node):
-    params, out_dtype = Pool3DParams(node), node.output_dtype
-    is_max = node.op == "MaxPool3D"
-
-    def pool(x):
-        x = params.to_ndhwc(cupy, x)
-        g = params.geometry(x.shape)
-        shape = (*g.out_shape, g.channels)
-        if 0 in shape:
-            return cupy.zeros(params.data_shape(shape), out_dtype)
-        if is_max:
-            out = volumes.max_pool3d(cupy, x, g)
-        else:
-            xc = _compute(x, out_dtype)
-            counts = cupy.asarray(volumes.window_counts(g).astype(xc.dtype))
-            out = volumes.avg_pool3d(cupy, xc, g, counts)
-        out = params.from_ndhwc(cupy, cupy.ascontiguousarray(out))
-        return out.astype(out_dtype, copy=False)
-    return on_device(node, pool)
+    return on_device(node, volumes.pool3d_kernel(cupy, node))
 
 
 @register_kernel(("MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad"), "GPU")
