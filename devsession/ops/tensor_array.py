@@ -123,16 +123,17 @@ def _size_of(values: TensorShape, dynamic: bool):
     return None if dynamic or values.ndims is None else values.dims[0]
 
 
-def _written(values: TensorShape, element: TensorShape, attrs) -> list:
-    """(values, lengths) after a write of elements of static shape ``element``."""
+def _written(values, element: TensorShape, attrs) -> list:
+    """The (dtype, shape) of (values, lengths) after a write to the array ``values`` of
+    elements of static shape ``element``."""
     identical = attrs.get("identical_element_shapes", True)
-    before = element_shape_of_values(values, identical)
+    before = element_shape_of_values(values.shape, identical)
     after = before.merge_with(element) if before.is_compatible_with(element) \
         else TensorShape(None)
-    shape = _values_shape(_size_of(values, attrs.get("dynamic_size", False)), after,
+    shape = _values_shape(_size_of(values.shape, attrs.get("dynamic_size", False)), after,
                           identical)
-    return [(None, shape), (dtypes.int32, TensorShape([shape.dims[0] if shape.dims
-                                                        else None]))]
+    return [(values.dtype, shape),
+            (dtypes.int32, TensorShape([shape.dims[0] if shape.dims else None]))]
 
 
 def _new_array(inputs, attrs, node):
@@ -153,9 +154,7 @@ def _write(inputs, attrs, node):
     index, value = inputs[2], inputs[3]
     _check_index(index, node, 0)
     _same_dtype(values, value, node)
-    outputs = _written(values.shape, value.shape, attrs)
-    outputs[0] = (values.dtype, outputs[0][1])
-    return outputs
+    return _written(values, value.shape, attrs)
 
 
 def _scatter(inputs, attrs, node):
@@ -166,9 +165,7 @@ def _scatter(inputs, attrs, node):
     if value.shape.ndims == 0:
         raise InferError(f"Op '{node}': the value '{value.name}' must be at least a vector.")
     element = TensorShape(None if value.shape.ndims is None else value.shape.dims[1:])
-    outputs = _written(values.shape, element, attrs)
-    outputs[0] = (values.dtype, outputs[0][1])
-    return outputs
+    return _written(values, element, attrs)
 
 
 def _split(inputs, attrs, node):
@@ -180,9 +177,7 @@ def _split(inputs, attrs, node):
         raise InferError(f"Op '{node}': the value '{value.name}' must be at least a vector.")
     element = TensorShape(None if value.shape.ndims is None
                           else (None,) + value.shape.dims[1:])
-    outputs = _written(values.shape, element, attrs)
-    outputs[0] = (values.dtype, outputs[0][1])
-    return outputs
+    return _written(values, element, attrs)
 
 
 def _same_dtype(values, value, node):
