@@ -124,15 +124,20 @@ def _as_array(image) -> np.ndarray:
 
 # --- JPEG -----------------------------------------------------------------------------------
 
-def _open_jpeg(data: bytes):
+def _open(data: bytes, fmt: str, invalid: str):
+    """Pillow's image of ``data`` read as ``fmt`` only; CodecError(``invalid``) where it
+    is not one, a too-large refusal where its header claims too many pixels."""
     Image = pillow()
     try:
-        image = Image.open(io.BytesIO(data), formats=["JPEG"])
+        return Image.open(io.BytesIO(data), formats=[fmt])
     except Image.DecompressionBombError as e:
-        raise CodecError(_too_large("JPEG", e)) from e
+        raise CodecError(_too_large(fmt, e)) from e
     except (OSError, SyntaxError, ValueError) as e:
-        raise CodecError(_JPEG_ERROR) from e
-    return image
+        raise CodecError(invalid) from e
+
+
+def _open_jpeg(data: bytes):
+    return _open(data, "JPEG", _JPEG_ERROR)
 
 
 def decode_jpeg(data: bytes, channels: int = 0, ratio: int = 1, fancy: bool = True,
@@ -182,13 +187,7 @@ def jpeg_shape(data: bytes) -> tuple[int, int, int]:
 def decode_png(data: bytes, channels: int = 0, bits: int = 8) -> np.ndarray:
     """A PNG's pixels, (h, w, channels) uint8 (``bits`` 8) or uint16 (16), as TF's
     DecodePng (see the module note)."""
-    Image = pillow()
-    try:
-        image = Image.open(io.BytesIO(data), formats=["PNG"])
-    except Image.DecompressionBombError as e:
-        raise CodecError(_too_large("PNG", e)) from e
-    except (OSError, SyntaxError, ValueError) as e:
-        raise CodecError("Invalid PNG. Failed to initialize decoder.") from e
+    image = _open(data, "PNG", "Invalid PNG. Failed to initialize decoder.")
     depth, colour_type = data[24], data[25]
     try:
         image.load()
