@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from devsession.errors import InvalidArgumentError, NotFoundError
+from devsession.errors import InvalidArgumentError
 from devsession.runtime.accumulators import Accumulator, SparseAccumulator
 from devsession.tensor_shape import TensorShape
 
 from ..registry import HOST, register_kernel
-from .queues import resource_name, step_check
+from .queues import find_resource, resource_name, step_check
 
 __all__ = ["CONTAINER", "find_accumulator"]
 
@@ -63,12 +63,7 @@ def _text(dims) -> str:
 
 def find_accumulator(resources, handle, node_name: str):
     """The accumulator ``handle`` names; ``NotFoundError`` if the session has none by it."""
-    key = str(np.asarray(handle).item())
-    found = resources.get(CONTAINER, key)
-    if found is None:
-        raise NotFoundError(f"Resource {CONTAINER}{key} does not exist (the accumulator "
-                            f"was made by another session, or reset).", node_name)
-    return found
+    return find_resource(resources, CONTAINER, handle, "accumulator", node_name)
 
 
 def _scalar(value, what: str, node_name: str) -> int:

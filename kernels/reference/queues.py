@@ -22,7 +22,7 @@ from devsession.runtime.queues import Queue, queue_display_name
 
 from ..registry import HOST, register_kernel
 
-__all__ = ["CONTAINER", "find_queue", "step_check", "resource_name"]
+__all__ = ["CONTAINER", "find_queue", "find_resource", "step_check", "resource_name"]
 
 CONTAINER = "_queues"
 _KINDS = {"FIFOQueueV2": "FIFOQueue", "RandomShuffleQueueV2": "RandomShuffleQueue",
@@ -72,12 +72,18 @@ def build_make_queue(node):
 
 def find_queue(resources, handle, node_name: str) -> Queue:
     """The queue ``handle`` names; ``NotFoundError`` if the session has none by it."""
+    return find_resource(resources, CONTAINER, handle, "queue", node_name)
+
+
+def find_resource(resources, container: str, handle, what: str, node_name: str):
+    """The ``what`` (queue, accumulator) that ``handle`` (``resource_name``'s) names in
+    ``container``; ``NotFoundError`` if the session has none by it."""
     key = str(np.asarray(handle).item())
-    queue = resources.get(CONTAINER, key)
-    if queue is None:
-        raise NotFoundError(f"Resource {CONTAINER}{key} does not exist (the queue was "
+    found = resources.get(container, key)
+    if found is None:
+        raise NotFoundError(f"Resource {container}{key} does not exist (the {what} was "
                             f"made by another session, or reset).", node_name)
-    return queue
+    return found
 
 
 def step_check(node_name: str):
