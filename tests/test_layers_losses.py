@@ -60,6 +60,16 @@ def test_dense_over_a_rank_3_input_multiplies_its_last_axis(make_session, rng):
     np.testing.assert_allclose(got, value @ kernel + bias, rtol=1e-5, atol=1e-6)
 
 
+def test_dense_over_a_batch_of_unknown_size_reads_it_at_run_time(make_session, rng):
+    x = ds.placeholder(ds.float32, (None, 3, 4))
+    y = ds.layers.dense(x, 5)
+    value = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    _, (kernel, bias, got) = run_initialized(make_session, ds.global_variables() + [y],
+                                             {x: value})
+    assert y.shape.as_list() == [None, 3, 5] and got.shape == (2, 3, 5)
+    np.testing.assert_allclose(got, value @ kernel + bias, rtol=1e-5, atol=1e-6)
+
+
 def test_a_regularizer_adds_its_loss_to_the_regularization_collection(make_session):
     x = ds.placeholder(ds.float32, (None, 3))
     ds.layers.dense(x, 2, kernel_regularizer=lambda w: 0.5 * ds.reduce_sum(w * w))

@@ -222,6 +222,41 @@ def test_tf1_spellings():
 
 # --- static shapes and TF's errors ---------------------------------------------------------------
 
+@pytest.mark.parametrize("a_shape, b_shape, a_size, b_size, axes", [
+    ((None, 5, 8), (8, 3), (2, 5, 8), (8, 3), [[2], [0]]),    # a batch of unknown size
+    ((4, None), (None, 6), (4, 7), (7, 6), 1),                 # the contracted size unknown
+    ((None, 3, None), (None, 3, 2), (4, 3, 5), (4, 3, 2), [[0, 1], [0, 1]]),
+    ((None, 3, 2), (None, 3, None), (4, 3, 2), (5, 3, 6), [[1], [1]]),
+])
+def test_tensordot_reads_sizes_unknown_at_build_time_when_it_runs(a_shape, b_shape, a_size,
+                                                                  b_size, axes):
+    rng = np.random.default_rng(0)
+    a_value, b_value = rng.standard_normal(a_size), rng.standard_normal(b_size)
+    a, b = ds.placeholder(ds.float64, a_shape), ds.placeholder(ds.float64, b_shape)
+    a_known, b_known = ds.placeholder(ds.float64, a_size), ds.placeholder(ds.float64, b_size)
+    y, y_known = ds.tensordot(a, b, axes), ds.tensordot(a_known, b_known, axes)
+    want = np.tensordot(a_value, b_value, axes)
+    assert [d in (None, size) for d, size in zip(y.shape.as_list(), want.shape)] == [
+        True] * want.ndim
+    grads = ds.gradients(ds.reduce_sum(y * y), [a, b])
+    grads_known = ds.gradients(ds.reduce_sum(y_known * y_known), [a_known, b_known])
+    with ds.Session() as sess:
+        got, got_grads, want_grads = sess.run(
+            [y, grads, grads_known], {a: a_value, b: b_value, a_known: a_value,
+                                      b_known: b_value})
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    for g, w in zip(got_grads, want_grads):      # the same as with every size known
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_tensordot_refuses_contracted_sizes_that_differ_and_an_unknown_rank():
+    with pytest.raises(ValueError, match="contracted dimensions"):
+        ds.tensordot(ds.placeholder(ds.float32, (None, 3)), ds.placeholder(ds.float32, (4, 2)),
+                     1)
+    with pytest.raises(ValueError, match="unknown rank"):
+        ds.tensordot(ds.placeholder(ds.float32), ds.placeholder(ds.float32, (4, 2)), 1)
+
+
 def test_static_shapes_merge_what_the_graph_knows():
     a = ds.placeholder(ds.float32, (None, 3, None))
     b = ds.placeholder(ds.float32, (2, None, 5))

@@ -112,30 +112,73 @@ def matrix_determinant(input, name=None) -> Tensor:  # noqa: A002  (TF1's argume
 def tensordot(a, b, axes, name=None) -> Tensor:
     """Sum of products over ``axes`` of ``a`` and ``b``, as TF1's ``tf.tensordot``:
     ``axes`` is an int N (the last N axes of ``a`` with the first N of ``b``) or a pair
-    of axis lists.  Built as TF builds it (transpose, reshape, matmul, reshape), so it
-    needs the static shapes of both operands; ValueError otherwise."""
+    of axis lists.  Built as TF builds it (transpose, reshape, matmul, reshape); a
+    dimension unknown at build time (a ``None`` batch) is read from ``tf.shape`` at run
+    time, so both operands need only a known rank."""
     from ..graph import name_scope
-    from .array import reshape, transpose
 
     a, b = operands(a, b)
     for t in (a, b):
-        if not t.shape.is_fully_defined():
-            raise ValueError(f"tensordot needs operands of known shape; '{t.name}' has shape "
-                             f"{t.shape}.")
+        if t.shape.ndims is None:
+            raise ValueError(f"tensordot needs operands of known rank; '{t.name}' has "
+                             f"unknown rank.")
     a_axes, b_axes = _tensordot_axes(axes, a.shape.ndims, b.shape.ndims)
     a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
-    if [a_dims[i] for i in a_axes] != [b_dims[i] for i in b_axes]:
-        raise ValueError(f"tensordot: the contracted dimensions of '{a.name}' {a.shape} "
-                         f"(axes {a_axes}) and '{b.name}' {b.shape} (axes {b_axes}) differ.")
+    for i, j in zip(a_axes, b_axes):
+        if None not in (a_dims[i], b_dims[j]) and a_dims[i] != b_dims[j]:
+            raise ValueError(f"tensordot: the contracted dimensions of '{a.name}' {a.shape} "
+                             f"(axes {a_axes}) and '{b.name}' {b.shape} (axes {b_axes}) "
+                             f"differ.")
     a_free = [i for i in range(len(a_dims)) if i not in a_axes]
     b_free = [i for i in range(len(b_dims)) if i not in b_axes]
-    inner = int(np.prod([a_dims[i] for i in a_axes]))
     with name_scope(name or "Tensordot"):
-        a2 = reshape(transpose(a, a_free + a_axes),
-                     [int(np.prod([a_dims[i] for i in a_free])), inner])
-        b2 = reshape(transpose(b, b_axes + b_free),
-                     [inner, int(np.prod([b_dims[i] for i in b_free]))])
-        return reshape(matmul(a2, b2), [a_dims[i] for i in a_free] + [b_dims[i] for i in b_free])
+        a2 = _as_matrix(a, a_free, a_axes)
+        b2 = _as_matrix(b, b_axes, b_free)
+        free_dims = [a_dims[i] for i in a_free] + [b_dims[i] for i in b_free]
+        if None not in free_dims:
+            return _reshape(matmul(a2, b2), free_dims)
+        product = _reshape(matmul(a2, b2), _concat_dims(
+            [_dims_of(a, a_free), _dims_of(b, b_free)]))
+        product.set_shape(free_dims)
+        return product
+
+
+def _as_matrix(t: Tensor, rows: list, cols: list) -> Tensor:
+    """``t`` transposed to ``rows + cols`` and reshaped to [prod(rows), prod(cols)]: static
+    sizes where known, one -1 where one side is unknown, run-time products otherwise."""
+    from .array import transpose
+
+    dims = t.shape.as_list()
+    row_dims, col_dims = [dims[i] for i in rows], [dims[i] for i in cols]
+    t = transpose(t, rows + cols)
+    if None not in row_dims:
+        return _reshape(t, [int(np.prod(row_dims)), -1])
+    if None not in col_dims:
+        return _reshape(t, [-1, int(np.prod(col_dims))])
+    from .reduce import reduce_prod
+    from .array import stack
+
+    return _reshape(t, stack([reduce_prod(_dims_of(t, range(len(rows)))), -1]))
+
+
+def _dims_of(t: Tensor, axes) -> Tensor:
+    """The run-time sizes of ``t``'s ``axes`` (an int32 vector)."""
+    from .array_fill import shape
+    from .array_index import gather
+
+    return gather(shape(t), list(axes))
+
+
+def _concat_dims(parts: list) -> Tensor:
+    from .array import concat
+
+    return concat(parts, 0)
+
+
+def _reshape(t: Tensor, dims) -> Tensor:
+    from .array import reshape
+
+    return reshape(t, dims)
 
 
 def _tensordot_axes(axes, rank_a: int, rank_b: int) -> tuple[list, list]:
