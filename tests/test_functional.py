@@ -62,3 +62,24 @@ def test_bad_arguments_are_build_time_errors():
         ds.map_fn(lambda e: e[0], (ds.zeros([2, 3]), ds.zeros([3, 3])))
     with pytest.raises(TypeError, match="dtype says"):
         ds.map_fn(lambda r: r, ds.zeros([2, 3]), dtype=ds.int32)
+
+
+def test_gradients_flow_through_loops_over_elements_of_static_length():
+    # The accumulator a loop of known length stacks into grows from [0, 3] to [4, 3]: its
+    # gradient has the start's shape, each iteration's the invariant's [None, 3].
+    x = ds.constant(ROWS.astype(np.float64))
+    w = ds.constant(np.array([0.5, -1.0, 2.0]))
+    mapped = ds.map_fn(lambda r: r * r * w, x)
+    scanned = ds.scan(lambda a, r: a * w + r, x, initializer=ds.zeros([3], ds.float64))
+    assert mapped.shape.as_list() == [4, 3] and scanned.shape.as_list() == [4, 3]
+    grads = ds.gradients(ds.reduce_sum(mapped) + ds.reduce_sum(scanned), [x, w])
+    with ds.Session() as sess:
+        grad_x, grad_w = sess.run(grads)
+    rows, weights = ROWS.astype(np.float64), np.array([0.5, -1.0, 2.0])
+    # scan: a_t = sum_{s<=t} r_s w^(t-s); d sum_t a_t / d r_s = sum_{t>=s} w^(t-s)
+    powers = np.array([[weights ** (t - s) if t >= s else 0 * weights for t in range(4)]
+                       for s in range(4)]).sum(axis=1)
+    np.testing.assert_allclose(grad_x, 2 * rows * weights + powers, rtol=1e-12)
+    scan_w = sum((t - s) * rows[s] * weights ** max(t - s - 1, 0)
+                 for t in range(4) for s in range(t))
+    np.testing.assert_allclose(grad_w, (rows ** 2).sum(axis=0) + scan_w, rtol=1e-12)

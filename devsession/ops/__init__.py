@@ -232,3 +232,19 @@ __all__ += ["bincount", "dynamic_partition", "dynamic_stitch", "histogram_fixed_
             "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_segment_sum",
             "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
             "unsorted_segment_prod", "unsorted_segment_sqrt_n"]
+
+# --- TF1 math names (branch tf1-math-names) ------------------------------------------------
+from . import bitwise  # noqa: E402  (BitwiseAnd, Invert, LeftShift...: registers)
+from .clipping import clip_by_average_norm  # noqa: E402
+from .elementwise import (acosh, asinh, atanh, multiply_no_nan, realdiv, rint,  # noqa: E402
+                          xdivy, xlog1py)
+from .math_composites import (accumulate_n, log_sigmoid, polyval,  # noqa: E402
+                              reciprocal_no_nan, scalar_mul)
+from .nn_composites import (crelu, log_poisson_loss, relu_layer, silu,  # noqa: E402
+                            zero_fraction)
+from .reduce import cumulative_logsumexp, reduce_euclidean_norm  # noqa: E402
+
+__all__ += ["bitwise", "clip_by_average_norm", "acosh", "asinh", "atanh", "multiply_no_nan",
+            "realdiv", "rint", "xdivy", "xlog1py", "accumulate_n", "log_sigmoid", "polyval",
+            "reciprocal_no_nan", "scalar_mul", "crelu", "log_poisson_loss", "relu_layer",
+            "silu", "zero_fraction", "cumulative_logsumexp", "reduce_euclidean_norm"]

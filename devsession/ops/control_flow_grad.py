@@ -126,7 +126,7 @@ def _while_grad(op: Operation, *out_grads):
     if not loop_vars:
         return [None] * len(op.inputs)
     graph = op.graph
-    wanted = [(k, op.outputs[k].dtype, op.outputs[k].shape) for k in loop_vars]
+    wanted = [(k, op.outputs[k].dtype, _loop_var_shape(op, k)) for k in loop_vars]
     body_grad = _gradient_function(graph, body, op, "body", f"{op.name}_body_grad", wanted,
                                    loop_vars + [count + k for k in captures])
     grad_ys = [out_grads[k] if out_grads[k] is not None else zeros_like_of(op.outputs[k])
@@ -134,8 +134,7 @@ def _while_grad(op: Operation, *out_grads):
     declared = [loop_inputs[k] for k in loop_vars] + [loop_inputs[count + k] for k in captures]
     attrs = {"body": body, "body_grad": serialize(body_grad),
              "output_types": tuple(t.dtype for t in declared),
-             "output_shapes": tuple([op.outputs[k].shape for k in loop_vars]
-                                    + [t.shape for t in declared[len(loop_vars):]]),
+             "output_shapes": tuple(t.shape for t in declared),
              "loop_var_grads": tuple(loop_vars), "capture_grads": tuple(captures),
              "num_loop_vars": count}
     if records:
@@ -148,6 +147,14 @@ def _while_grad(op: Operation, *out_grads):
     for k, g in zip(loop_vars + [count + k for k in captures], grad_op.outputs):
         grads[k] = g
     return grads
+
+
+def _loop_var_shape(op: Operation, k: int):
+    """Loop variable ``k``'s shape in every iteration: its shape invariant, which the
+    loop's output shape may refine (map_fn's accumulator grows from [0, ...] to a
+    known [n, ...])."""
+    invariants = op.attrs.get("output_shapes")
+    return invariants[k] if invariants else op.outputs[k].shape
 
 
 register_gradient("While")(_while_grad)

@@ -59,6 +59,8 @@ module              ops
                     the filter taps or the windows (NDHWC and NCDHW)
 ``image``           ResizeBilinear, ResizeNearestNeighbor and their gradients (and the
                     run-time checks and sampling tables every device shares)
+``image_nms``       NonMaxSuppressionV3, V4, V5, WithOverlaps, CombinedNonMaxSuppression:
+                    the greedy selection over a heap (HOST)
 ``space_depth``     SpaceToDepth, DepthToSpace, SpaceToBatchND, BatchToSpaceND,
                     SpaceToBatch, BatchToSpace, ExtractImagePatches: reshapes and
                     transposes over numpy or cupy (also the CPU's kernels)
@@ -92,6 +94,7 @@ from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
+from . import image_nms  # noqa: F401,E402  (NonMaxSuppressionV3...: HOST)
 from . import debugging  # noqa: F401,E402  (CheckNumerics: HOST)
 from . import checkpoint_io  # noqa: F401,E402  (RestoreV2: HOST)
 from . import file_io  # noqa: F401,E402  (ReadFile, WriteFile, MatchingFiles: HOST)
