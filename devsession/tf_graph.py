@@ -239,7 +239,8 @@ def _placeholder(node, inputs, attrs):
 
 
 _REWRITES = {
-    **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")},
+    **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",
+                                 "EuclideanNorm")},
     "ArgMax": _arg_reduction,
     "ArgMin": _arg_reduction,
     "ConcatV2": _concat,

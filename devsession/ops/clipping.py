@@ -9,18 +9,20 @@ rest.
 * ``clip_by_global_norm(ts, c)`` scales every tensor by ``c * min(1 / norm, 1 / c)`` and
   returns ``(clipped, norm)``; a norm that is inf or NaN makes every value NaN (TF's
   ``+ (norm - norm)``), so a diverged step is visible rather than silently clipped.
+* ``clip_by_average_norm(t, c)`` scales ``t`` by ``c * min(n / norm, 1 / c)``, ``n``
+  its number of elements: the L2 norm divided by ``n`` is clipped to ``c`` (TF1's).
 """
 
 from __future__ import annotations
 
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import identity, stack
-from .array_fill import ones_like
-from .elementwise import cast, maximum, minimum, sqrt, where
+from .array_fill import ones_like, size
+from .elementwise import cast, maximum, minimum, rsqrt, sqrt, where
 from .nn import l2_loss
 from .reduce import reduce_sum
 
-__all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm"]
+__all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm", "clip_by_average_norm"]
 
 
 def _tensor_list(t_list, fn: str) -> list:
@@ -67,3 +69,15 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             factor = scale if t.dtype == norm.dtype else cast(scale, t.dtype)
             clipped.append(identity(t * factor, name=f"clipped_{i}"))
         return clipped, norm
+
+
+def clip_by_average_norm(t, clip_norm, name=None) -> Tensor:
+    """``t * clip_norm * min(size(t) / l2norm(t), 1 / clip_norm)``, as TF1's: ``t``
+    unchanged while its L2 norm over its size is at most ``clip_norm``."""
+    with name_scope(name or "clip_by_average_norm") as scope:
+        t = convert_to_tensor(t, name="t")
+        count = cast(size(t), t.dtype)
+        inverse_norm = rsqrt(reduce_sum(t * t))
+        clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+        return identity(t * clip_norm * minimum(inverse_norm * count, 1.0 / clip_norm),
+                        name=scope)

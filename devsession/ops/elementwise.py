@@ -341,3 +341,31 @@ to_double = _cast_to(dtypes.float64, "ToDouble", "to_double")
 to_int32 = _cast_to(dtypes.int32, "ToInt32", "to_int32")
 to_int64 = _cast_to(dtypes.int64, "ToInt64", "to_int64")
 __all__ += ["to_float", "to_double", "to_int32", "to_int64"]
+
+
+# --- TF1 math names (branch tf1-math-names): Acosh, Asinh, Atanh, Rint, Xdivy, Xlog1py,
+# MulNoNan (expressions: kernels/codegen/expressions.py's block of the same name) ------
+
+NAMES_UNARY = ("Acosh", "Asinh", "Atanh", "Rint")
+NAMES_BINARY = ("Xdivy", "Xlog1py", "MulNoNan")
+
+
+def _register_names() -> None:
+    for name in NAMES_UNARY:                 # as TF: floats only (Rint included)
+        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+    for name in NAMES_BINARY:
+        register_op(OpDef(name, _binary_float, 2, elementwise=True))
+
+
+_register_names()
+
+acosh = _unary("Acosh", "acosh")
+asinh = _unary("Asinh", "asinh")
+atanh = _unary("Atanh", "atanh")
+rint = _unary("Rint", "rint")
+realdiv = _binary("RealDiv", "realdiv")
+xdivy = _binary("Xdivy", "xdivy")
+xlog1py = _binary("Xlog1py", "xlog1py")
+multiply_no_nan = _binary("MulNoNan", "multiply_no_nan", default_name="multiply_no_nan")
+__all__ += ["acosh", "asinh", "atanh", "rint", "realdiv", "xdivy", "xlog1py",
+            "multiply_no_nan"]

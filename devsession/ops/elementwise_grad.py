@@ -257,3 +257,46 @@ def _div_no_nan_grad(op, dy):
     x, y = op.inputs
     return [_to_x(div_no_nan(dy, y), op),
             _to_y(multiply(dy, div_no_nan(div_no_nan(negative(x), y), y)), op)]
+
+
+# --- TF1 math names (branch tf1-math-names): TF's math_grad.py formulas; Rint and the
+# bitwise ops are not differentiable ------------------------------------------------------
+
+def _output_chain(derivative):
+    """The gradient ``dy / derivative(y)`` of a unary op, from its output ``y``."""
+    return lambda op, dy: [divide(dy, derivative(op.outputs[0]))]
+
+
+register_gradient("Acosh")(_output_chain(sinh))          # 1 / sinh(acosh(x))
+register_gradient("Asinh")(_output_chain(cosh))          # 1 / cosh(asinh(x))
+register_gradient("Atanh")(_unary_chain(lambda x: divide(1, subtract(1, multiply(x, x)))))
+not_differentiable("Rint", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift",
+                   "RightShift")
+
+
+def _x_nonzero(x):
+    return cast(not_equal(x, 0), x.dtype)
+
+
+@register_gradient("Xdivy")
+def _xdivy_grad(op, dy):
+    # d/dx = xdivy(x != 0, y), d/dy = xdivy(-x, y^2): 0 where x is 0, as TF's
+    x, y = op.inputs
+    partial_x = make_op("Xdivy", [_x_nonzero(x), y])
+    partial_y = make_op("Xdivy", [negative(x), multiply(y, y)])
+    return [_to_x(multiply(dy, partial_x), op), _to_y(multiply(dy, partial_y), op)]
+
+
+@register_gradient("Xlog1py")
+def _xlog1py_grad(op, dy):
+    # d/dx = xlog1py(x != 0, y), d/dy = xdivy(x, y + 1)
+    x, y = op.inputs
+    partial_x = make_op("Xlog1py", [_x_nonzero(x), y])
+    partial_y = make_op("Xdivy", [x, add(y, 1)])
+    return [_to_x(multiply(dy, partial_x), op), _to_y(multiply(dy, partial_y), op)]
+
+
+@register_gradient("MulNoNan")
+def _mul_no_nan_grad(op, dy):
+    x, y = op.inputs
+    return [_to_x(make_op("MulNoNan", [dy, y]), op), _to_y(make_op("MulNoNan", [x, dy]), op)]

@@ -1,5 +1,6 @@
-"""Reductions: Sum, Mean, Max, Min, Prod, All, Any (``reduce_*``), ArgMax and ArgMin;
-and their running forms, the scans Cumsum and Cumprod (``cumsum``, ``cumprod``).
+"""Reductions: Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any (``reduce_*``),
+ArgMax and ArgMin; and running forms, the scans Cumsum, Cumprod and CumulativeLogsumexp
+(``cumsum``, ``cumprod``, ``cumulative_logsumexp``).
 
 ``axis`` attrs are sorted, non-negative axes, resolved when the node is built, when the
 input's rank is known.  When it is not (a placeholder without a shape), the node is
@@ -12,8 +13,8 @@ for ``keepdims=``; ``argmax``/``argmin`` take ``dimension=`` and ``output_type=`
 (int64 or int32), and ``arg_max``/``arg_min`` are the raw ops' names.
 
 **Cumsum/Cumprod(x, axis)** keep TF's op types and attrs: ``axis`` is an int32 or int64
-scalar *input* read on the host, ``exclusive`` starts each run from the identity (0 or
-1, so the last element is left out) and ``reverse`` runs from the end of the axis.
+scalar *input* read on the host, ``exclusive`` starts each run from the identity (0, 1
+or -inf, so the last element is left out) and ``reverse`` runs from the end of the axis.
 Integers wrap and float16 accumulates in float32, as the reductions do; an axis outside
 ``[-rank, rank)`` is a ValueError when the graph knows it, else InvalidArgumentError.
 
@@ -34,10 +35,11 @@ from .elementwise import abs as absolute, exp, less, log, where
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["cumsum", "cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-           "reduce_all", "reduce_any", "reduce_logsumexp", "argmax", "argmin", "arg_max",
+           "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm",
+           "cumulative_logsumexp", "argmax", "argmin", "arg_max",
            "arg_min"]
 
-REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod")
+REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm")
 LOGICAL_REDUCTIONS = ("All", "Any")
 SCANS = ("Cumsum", "Cumprod")
 
@@ -94,8 +96,15 @@ def _scan(inputs, attrs, node):
     return x.dtype, x.shape
 
 
-for _name in SCANS:
-    register_op(OpDef(_name, _scan, 2, attr_defaults={"exclusive": False, "reverse": False},
+def _float_scan(inputs, attrs, node):
+    if not inputs[0].dtype.is_floating:          # CumulativeLogsumexp, as TF's
+        raise TypeError(f"Op '{node}' needs a floating-point input, but '{inputs[0].name}' "
+                        f"is {inputs[0].dtype.name}.")
+    return _scan(inputs, attrs, node)
+
+
+for _name, _infer in [*((s, _scan) for s in SCANS), ("CumulativeLogsumexp", _float_scan)]:
+    register_op(OpDef(_name, _infer, 2, attr_defaults={"exclusive": False, "reverse": False},
                       host_inputs=(1,)))
 for _name in REDUCTIONS:
     register_op(OpDef(_name, _reduce, 1, attr_defaults={"keepdims": False}))
@@ -174,6 +183,7 @@ reduce_min = _reduction("Min", "reduce_min")
 reduce_prod = _reduction("Prod", "reduce_prod")
 reduce_all = _reduction("All", "reduce_all")
 reduce_any = _reduction("Any", "reduce_any")
+reduce_euclidean_norm = _reduction("EuclideanNorm", "reduce_euclidean_norm")
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None,
@@ -249,3 +259,7 @@ def _scan_builder(op_type: str, public_name: str):
 
 cumsum = _scan_builder("Cumsum", "cumsum")
 cumprod = _scan_builder("Cumprod", "cumprod")
+cumulative_logsumexp = _scan_builder("CumulativeLogsumexp", "cumulative_logsumexp")
+cumulative_logsumexp.__doc__ = (
+    "The running ``log(sum(exp(x)))`` along ``axis``, as TF's ``tf.math.cumulative_logsumexp`` "
+    "(floats; ``exclusive`` starts each run from -inf, ``reverse`` runs from the end).")

@@ -13,7 +13,10 @@ not finite where an ``x`` is 0).  The axis gets no gradient.
 
 from __future__ import annotations
 
-from .elementwise import cast, divide, equal, multiply
+import numpy as np
+
+from .elementwise import (add, cast, divide, equal, exp, greater, less, log, multiply,
+                          negative, subtract, where)
 from .registry import not_differentiable, register_gradient
 from .shape_of import broadcast_to_shape_of, reduced_size, reshape_to_shape_of
 from .common import make_op
@@ -81,3 +84,28 @@ def _cumprod_grad(op, dy):
     products = _scan("Cumprod", op, x, op.get_attr("reverse"))
     return [divide(_scan("Cumsum", op, multiply(products, dy), not op.get_attr("reverse")),
                    x), None]
+
+
+# --- TF1 math names (branch tf1-math-names): TF's formulas for EuclideanNorm (x / norm,
+# so NaN where the norm is 0, as TF's) and CumulativeLogsumexp --------------------------
+
+@register_gradient("EuclideanNorm")
+def _euclidean_norm_grad(op, dy):
+    x = op.inputs[0]
+    return [multiply(divide(x, _kept(op, op.outputs[0])), _kept(op, dy))]
+
+
+@register_gradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, dy):
+    # The gradient split by sign, each part's log summed back along the scan in the
+    # other direction, as TF's _CumulativeLogsumexpGrad.
+    x, total = op.inputs[0], op.outputs[0]
+    lowest = dy.dtype.np(np.finfo(dy.dtype.np).min)
+    positive = where(greater(dy, 0), log(dy), lowest)
+    negative_part = where(less(dy, 0), log(negative(dy)), lowest)
+
+    def back(log_part):
+        scanned = _scan("CumulativeLogsumexp", op, subtract(log_part, total),
+                        not op.get_attr("reverse"))
+        return exp(add(scanned, x))
+    return [subtract(back(positive), back(negative_part)), None]

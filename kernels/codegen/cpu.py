@@ -163,6 +163,8 @@ def _statement(ins: Instr, helpers: set) -> str:
         return _math_statement(ins, a, helpers)
     if op in frontend.SPECIAL_FUNCTIONS:
         return _special_statement(ins, a, helpers)
+    if op in _BIT_STATEMENTS:
+        return _bit_statement(ins, a)
     return _tf1_statement(ins, a)
 
 
@@ -336,3 +338,18 @@ def _special_statement(ins: Instr, a: list, helpers: set) -> str:
     helpers.add("_special")
     args = ", ".join(f"np.float64({x})" for x in a)
     return _wrap(ins.dtype, f"_ds_{ins.op}({args})")
+
+
+# ------------------------------------------------- TF1 math names (branch
+# tf1-math-names): acosh, asinh, atanh through numpy's scalar ufuncs; the integer bit
+# operations (the front end clamped every shift count into [0, bits - 1]).  A left shift
+# goes through uint64, where numba's shifts wrap without undefined behaviour.
+
+_MATH_STATEMENTS.update({"acosh": "np.arccosh", "asinh": "np.arcsinh", "atanh": "np.arctanh"})
+_BIT_STATEMENTS = {"bitand": "{0} & {1}", "bitor": "{0} | {1}", "bitxor": "{0} ^ {1}",
+                   "invert": "~{0}", "rshift": "{0} >> {1}",
+                   "lshift": "np.uint64({0}) << np.uint64({1})"}
+
+
+def _bit_statement(ins: Instr, a: list) -> str:
+    return _wrap(ins.dtype, _BIT_STATEMENTS[ins.op].format(*a))

@@ -166,8 +166,10 @@ def _render_instr(ins: Instr, helpers: set) -> str:
         return _tf1_instr(ins, a)
     if op in SPECIAL_C_NAMES:
         return _special_instr(ins, a, helpers)
+    if op in _BIT_FORMS:
+        return _bit_instr(ins, a)
     known = sorted({*_C_FORMS, *_FLOAT_FUNCTIONS, "max", "min", "convert", *_DIVISIONS,
-                    *SPECIAL_C_NAMES})
+                    *SPECIAL_C_NAMES, *_BIT_FORMS})
     raise CodegenError(f"op '{op}' ({d}) has no CUDA rendering; rendered ops: {known}")
 
 
@@ -274,3 +276,18 @@ def _special_instr(ins: Instr, a: list, helpers: set) -> str:
     helpers.add("special")
     call = f"{SPECIAL_C_NAMES[ins.op]}({', '.join(f'(double){x}' for x in a)})"
     return call if ins.dtype == _F64 else f"({C_TYPES[ins.dtype]}){call}"
+
+
+# ------------------------------------------------- TF1 math names (branch
+# tf1-math-names): CUDA's acosh/asinh/atanh; the integer bit operations, in the value's
+# C type (the front end clamped every shift count into [0, bits - 1]).  A left shift goes
+# through the unsigned type, where C's shifts wrap without undefined behaviour; a right
+# shift of a signed value is arithmetic, as nvcc's.
+_FLOAT_FUNCTIONS.update({name: (f"{name}f", name) for name in ("acosh", "asinh", "atanh")})
+_BIT_FORMS = {"bitand": "{0} & {1}", "bitor": "{0} | {1}", "bitxor": "{0} ^ {1}",
+              "invert": "~{0}", "rshift": "{0} >> {1}", "lshift": "({u}){0} << {1}"}
+
+
+def _bit_instr(ins: Instr, a: list) -> str:
+    form = _BIT_FORMS[ins.op].format(*a, u=_UNSIGNED.get(ins.dtype, C_TYPES[ins.dtype]))
+    return f"({C_TYPES[ins.dtype]})({form})"

@@ -136,6 +136,21 @@ ELEMENTWISE_OPS.update({
     "Erfinv": (("x",), "erfinv(x)"), "Ndtri": (("x",), "ndtri(x)"),
 })
 
+# --- TF1 math names (branch tf1-math-names): TF's kernels' formulas.  Rint rounds half
+# to even; Xdivy and Xlog1py are 0 where x is 0, MulNoNan 0 where y is 0 (a NaN or
+# infinite other operand included), as TF's.  The bitwise ops take integers; a shift
+# count outside [0, bits) is clamped into it first, as TF's LeftShift/RightShift.
+ELEMENTWISE_OPS.update({
+    "Acosh": (("x",), "acosh(x)"), "Asinh": (("x",), "asinh(x)"),
+    "Atanh": (("x",), "atanh(x)"), "Rint": (("x",), "rint(x)"),
+    "Xdivy": (("x", "y"), "0 if x == 0 else x / y"),
+    "Xlog1py": (("x", "y"), "0 if x == 0 else x * log1p(y)"),
+    "MulNoNan": (("x", "y"), "0 if y == 0 else x * y"),
+    "BitwiseAnd": (("x", "y"), "bitand(x, y)"), "BitwiseOr": (("x", "y"), "bitor(x, y)"),
+    "BitwiseXor": (("x", "y"), "bitxor(x, y)"), "Invert": (("x",), "invert(x)"),
+    "LeftShift": (("x", "y"), "lshift(x, y)"), "RightShift": (("x", "y"), "rshift(x, y)"),
+})
+
 # Every op an elementwise kernel module registers: the whole table (every update above),
 # Cast, and the regions the graph optimizer fused (``devsession/optimizer/fusion.py``).
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -681,3 +681,56 @@ def _float_binary(name: str):
 FUNCTIONS.update({name: _math(name) for name in _SPECIAL_UNARY})
 FUNCTIONS.update({name: _float_binary(name) for name in _SPECIAL_BINARY})
 _NP_MATH.update(_REFERENCE_SPECIAL)
+
+
+# ------------------------------------------------- TF1 math names (branch tf1-math-names):
+# ``acosh asinh atanh`` (floats, as ``exp``), and the integer bit operations
+# ``bitand bitor bitxor invert lshift rshift`` (every integer dtype; bool or float is a
+# CodegenError).  As TF's kernels, a shift count is clamped into [0, bits - 1] first, so
+# the ``lshift``/``rshift`` instructions always get one in range: ``lshift`` shifts the
+# bits (wrapping, as unsigned), ``rshift`` of a signed value is arithmetic.
+
+_HYPERBOLIC = ("acosh", "asinh", "atanh")
+_BITWISE = ("bitand", "bitor", "bitxor")
+
+
+def _integer(name: str, dtype: np.dtype) -> None:
+    if dtype.kind not in "iu":
+        raise CodegenError(f"'{name}' needs integer operands, got {dtype}")
+
+
+def _bitwise(name: str):
+    def lower(lw, a, b):
+        (a, b), dtype = lw.promote(a, b)
+        _integer(name, dtype)
+        return lw.emit(name, dtype, a, b)
+    return lower
+
+
+def _invert(lw, a):
+    a = lw.typed(a)
+    _integer("invert", a.dtype)
+    return lw.emit("invert", a.dtype, a)
+
+
+def _shift(name: str):
+    def lower(lw, a, b):
+        (a, b), dtype = lw.promote(a, b)
+        _integer(name, dtype)
+        top = lw.constant(dtype.itemsize * 8 - 1, dtype)
+        count = lw.emit("min", dtype, lw.emit("max", dtype, b, lw.constant(0, dtype)), top)
+        return lw.emit(name, dtype, a, count)
+    return lower
+
+
+def _np_lshift(x, count):
+    wide = np.dtype(f"u{x.dtype.itemsize}")
+    return np.left_shift(x.astype(wide), count.astype(wide)).astype(x.dtype)
+
+
+FUNCTIONS.update({name: _math(name) for name in _HYPERBOLIC})
+FUNCTIONS.update({name: _bitwise(name) for name in _BITWISE})
+FUNCTIONS.update({"invert": _invert, "lshift": _shift("lshift"), "rshift": _shift("rshift")})
+_NP_MATH.update({"acosh": np.arccosh, "asinh": np.arcsinh, "atanh": np.arctanh,
+                 "bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor,
+                 "invert": np.invert, "lshift": _np_lshift, "rshift": np.right_shift})

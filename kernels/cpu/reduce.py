@@ -560,5 +560,5 @@ def build_argmax(node):
 from ..reference.reduce import build_reduction as _numpy_reduction  # noqa: E402
 from ..reference.reduce import build_scan as _numpy_scan  # noqa: E402
 
-register_kernel(("Prod", "All", "Any"), "CPU")(_numpy_reduction)
-register_kernel(("Cumsum", "Cumprod"), "CPU")(_numpy_scan)
+register_kernel(("Prod", "All", "Any", "EuclideanNorm"), "CPU")(_numpy_reduction)
+register_kernel(("Cumsum", "Cumprod", "CumulativeLogsumexp"), "CPU")(_numpy_scan)

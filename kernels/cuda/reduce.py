@@ -1,4 +1,4 @@
-"""Reduction GPU kernels: Sum, Mean, Max, Min, Prod, All, Any, ArgMax and ArgMin.
+"""Reduction GPU kernels: Sum, Mean, Max, Min, Prod, EuclideanNorm, All, Any, ArgMax, ArgMin.
 
 cupy's reductions do the work (CUB device reductions where cupy chooses them), with the
 reference kernels' semantics pinned down around them:
@@ -79,19 +79,24 @@ def build_argmax(node):
     return on_device(node, argmax)
 
 
-# --- TF1 surface (branch tf1): Prod, All, Any ------------------------------------------
+# --- TF1 surface (branch tf1): Prod, All, Any (and EuclideanNorm, branch tf1-math-names) -
 # cupy's reductions with the reference's semantics: Prod multiplies in the input dtype
 # (float16 in float32) and wraps for integers; over zero elements Prod is 1, All True
 # and Any False (what cupy returns, and the reference).
 
-@register_kernel(("Prod", "All", "Any"), "GPU")
+@register_kernel(("Prod", "All", "Any", "EuclideanNorm"), "GPU")
 def build_logical_or_product(node):
     params, out_dtype = ReductionParams(node), node.output_dtype
     keepdims = params.keepdims
-    reduce_fn = {"Prod": cupy.prod, "All": cupy.all, "Any": cupy.any}[node.op]
+    reduce_fn = {"Prod": cupy.prod, "All": cupy.all, "Any": cupy.any,
+                 "EuclideanNorm": None}[node.op]
 
     def reduce(x):
         axes, _ = params.settle(x)
+        if node.op == "EuclideanNorm":     # sqrt(sum(x * x)): |x| over no axes, as TF's
+            xc = x.astype(compute_dtype(x.dtype), copy=False)
+            total = cupy.sum(xc * xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
+            return cupy.sqrt(total).astype(out_dtype, copy=False)
         if not axes:
             return x.astype(out_dtype, copy=True)
         if node.op == "Prod":
@@ -106,3 +111,14 @@ def build_scan(node):
     def scan(x, axis):
         return scan_along(cupy, node, x, scan_axis(node, x.ndim, axis))
     return on_device(node, scan)
+
+
+# --- TF1 math names (branch tf1-math-names): CumulativeLogsumexp runs the reference's
+# exact logaddexp scan on the host (cupy's ufuncs have no ``accumulate``).
+
+@register_kernel("CumulativeLogsumexp", "GPU")
+def build_logsumexp_scan(node):
+    from ..reference.reduce import build_scan as host_scan
+    from .host_ops import through_host
+
+    return through_host(node, host_scan(node))

@@ -171,3 +171,40 @@ MATH_BINARY = {"Atan2": np.arctan2, "Xlogy": _xlogy, "DivNoNan": _div_no_nan}
 UNARY.update(MATH_UNARY)
 BINARY.update(MATH_BINARY)
 register_kernel(tuple(MATH_UNARY) + tuple(MATH_BINARY), DEVICE)(build_elementwise)
+
+
+# --- TF1 math names (branch tf1-math-names): inverse hyperbolics, Rint, Xdivy, Xlog1py,
+# MulNoNan and the bitwise ops (semantics: kernels/codegen/expressions.py's block of the
+# same name).  A shift count is clamped into [0, bits - 1] as TF's; a left shift wraps
+# (computed unsigned), a right shift of a signed value is arithmetic.
+
+def _xdivy(x, y):
+    return np.where(x == 0, np.zeros((), x.dtype), x / y)
+
+
+def _xlog1py(x, y):
+    return np.where(x == 0, np.zeros((), x.dtype), x * np.log1p(y))
+
+
+def _mul_no_nan(x, y):
+    return np.where(y == 0, np.zeros((), x.dtype), x * y)
+
+
+def _shift_count(y):
+    return np.clip(y, 0, y.dtype.itemsize * 8 - 1)
+
+
+def _left_shift(x, y):
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    return np.left_shift(x.astype(unsigned), _shift_count(y).astype(unsigned)).astype(x.dtype)
+
+
+NAMES_UNARY = {"Acosh": np.arccosh, "Asinh": np.arcsinh, "Atanh": np.arctanh,
+               "Rint": np.rint, "Invert": np.invert}
+NAMES_BINARY = {"Xdivy": _xdivy, "Xlog1py": _xlog1py, "MulNoNan": _mul_no_nan,
+                "BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or,
+                "BitwiseXor": np.bitwise_xor, "LeftShift": _left_shift,
+                "RightShift": lambda x, y: np.right_shift(x, _shift_count(y))}
+UNARY.update(NAMES_UNARY)
+BINARY.update(NAMES_BINARY)
+register_kernel(tuple(NAMES_UNARY) + tuple(NAMES_BINARY), DEVICE)(build_elementwise)

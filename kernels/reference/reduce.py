@@ -1,11 +1,12 @@
-"""Reference kernels of the reductions: Sum, Mean, Max, Min, Prod, All, Any, ArgMax and
-ArgMin.
+"""Reference kernels of the reductions: Sum, Mean, Max, Min, Prod, EuclideanNorm, All,
+Any, ArgMax and ArgMin; and of the scans Cumsum, Cumprod and CumulativeLogsumexp.
 
 * ``Mean`` of integers truncates toward zero like TF (``-7 / 2 == -3``) and is taken
   of the wrapped integer sum; an integer Mean, a Max, a Min, an ArgMax or an ArgMin over
   zero elements raises ``InvalidArgumentError`` (a float Mean over nothing is NaN, a Sum
   0, a Prod 1, an All True, an Any False).
-* Integer Sum and Prod wrap around in the input dtype, as TF's.
+* Integer Sum and Prod wrap around in the input dtype, as TF's.  EuclideanNorm is
+  ``sqrt(sum(x * x))``; of integers, truncated back to the integer dtype (TF's).
 * Max/Min/ArgMax/ArgMin propagate NaN like numpy (first NaN wins; ties: first
   occurrence).
 * Axes are settled per input (``checks.resolve_axes``): a graph that did not know its
@@ -26,7 +27,7 @@ DEVICE = "REF"
 _NUMPY = {"max": np.max, "min": np.min, "prod": np.prod, "all": np.all, "any": np.any}
 
 
-@register_kernel(("Sum", "Mean", "Max", "Min", "Prod", "All", "Any"), DEVICE)
+@register_kernel(("Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm"), DEVICE)
 def build_reduction(node):
     params, out_dtype = ReductionParams(node), node.output_dtype
     kind, keepdims = params.kind, params.keepdims
@@ -39,6 +40,8 @@ def build_reduction(node):
                 r = _NUMPY[kind](xc, axis=axes, keepdims=keepdims)
             elif kind == "prod":
                 r = np.prod(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
+            elif kind == "euclideannorm":
+                r = np.sqrt(np.sum(xc * xc, axis=axes, keepdims=keepdims, dtype=xc.dtype))
             else:
                 r = np.sum(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
                 if kind == "mean" and axes:
@@ -81,6 +84,8 @@ def scan_along(xp, node, x, axis: int):
     cupy): float16 in float32, integers wrapping in their own dtype."""
     exclusive, reverse = bool(get_attr(node, "exclusive")), bool(get_attr(node, "reverse"))
     total = node.op == "Cumsum"
+    if node.op == "CumulativeLogsumexp":
+        return _logsumexp_along(xp, x, axis, exclusive, reverse)
     acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
     if reverse:
         x = xp.flip(x, axis)
@@ -93,6 +98,23 @@ def scan_along(xp, node, x, axis: int):
     return xp.ascontiguousarray(out.astype(x.dtype, copy=False))
 
 
+def _logsumexp_along(xp, x, axis: int, exclusive: bool, reverse: bool):
+    """CumulativeLogsumexp: ``logaddexp`` accumulated along ``axis`` (each step exact, no
+    overflow or underflow of the running total), float16 in float32; ``exclusive`` runs
+    start from -inf.  numpy only (the GPU kernel runs it on the host)."""
+    xc = x.astype(np.float32) if x.dtype == np.float16 else x
+    if reverse:
+        xc = np.flip(xc, axis)
+    with np.errstate(all="ignore"):
+        out = np.logaddexp.accumulate(xc, axis=axis) if xc.size else xc.copy()
+    if exclusive and x.shape[axis]:
+        start = np.full_like(out[_first(x.ndim, axis)], -np.inf)
+        out = np.concatenate([start, out[_all_but_last(x.ndim, axis)]], axis=axis)
+    if reverse:
+        out = np.flip(out, axis)
+    return np.ascontiguousarray(out.astype(x.dtype, copy=False))
+
+
 def _first(rank: int, axis: int) -> tuple:
     return tuple(slice(0, 1) if a == axis else slice(None) for a in range(rank))
 
@@ -101,7 +123,7 @@ def _all_but_last(rank: int, axis: int) -> tuple:
     return tuple(slice(0, -1) if a == axis else slice(None) for a in range(rank))
 
 
-@register_kernel(("Cumsum", "Cumprod"), DEVICE)
+@register_kernel(("Cumsum", "Cumprod", "CumulativeLogsumexp"), DEVICE)
 def build_scan(node):
     def scan(x, axis):
         return scan_along(np, node, x, scan_axis(node, x.ndim, axis))
