@@ -32,7 +32,9 @@ gamma, YIQ, YUV), quarter turns and transposes (``image_rotate.py``), image meas
 ``extract_image_patches``: the ExtractImagePatches op, ``ops/space_depth.py``), image
 files (``decode_jpeg``, ``decode_png``, ``decode_bmp``, ``decode_gif``,
 ``decode_image``, ``decode_and_crop_jpeg``, ``encode_jpeg``, ``encode_png``,
-``extract_jpeg_shape``, ``is_jpeg``: ``ops/image_files.py``, through Pillow); the
+``extract_jpeg_shape``, ``is_jpeg``: ``ops/image_files.py``, through Pillow),
+non-max suppression (``non_max_suppression`` and its padded, scored, overlaps and
+combined forms: ``ops/image_nms.py``); the
 shared checks and ``convert_image_dtype`` are ``image_checks.py`` and ``image_dtype.py``.
 
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
@@ -69,6 +71,9 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
 from .ops.control_flow import Assert
 from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
+from .ops.image_nms import (combined_non_max_suppression, non_max_suppression,
+                            non_max_suppression_overlaps, non_max_suppression_padded,
+                            non_max_suppression_with_scores)
 from .ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_jpeg,
                               decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
                               is_jpeg)
@@ -96,7 +101,11 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            "extract_patches", "extract_image_patches",
            # ops/image_files.py
            "decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_bmp", "decode_gif",
-           "decode_image", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg"]
+           "decode_image", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg",
+           # ops/image_nms.py
+           "non_max_suppression", "non_max_suppression_padded",
+           "non_max_suppression_with_scores", "non_max_suppression_overlaps",
+           "combined_non_max_suppression"]
 
 
 class ResizeMethod:

@@ -24,6 +24,7 @@ from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from devsession.ops.decode_csv import DECODE_CSV
 from devsession.ops.image_files import IMAGE_FILE_OPS
+from devsession.ops.image_nms import NMS_OPS
 from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.string_regex import REGEX_OPS
 from devsession.ops.string_split import SPLIT_OPS
@@ -311,7 +312,7 @@ HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHa
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS,
+             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *NMS_OPS, *ACCUMULATOR_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -329,12 +330,13 @@ def test_every_ref_op_is_covered(device):
     from test_scans_and_nd import OPS as SCAN_AND_ND_OPS
     from test_top_k import TOP_K_OPS
     from test_image import IMAGE_OPS
+    from test_image_boxes import BOX_OPS
     from test_space_ops import SPACE_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
-    covered |= IMAGE_OPS | SPACE_OPS
+    covered |= IMAGE_OPS | BOX_OPS | SPACE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow",
