@@ -326,6 +326,16 @@ __all__ += ["strings", "decode_csv", "regex_replace", "as_string", "decode_base6
             "string_to_hash_bucket_fast", "string_to_number", "substr"]
 
 
+# TF1's gradient registration and custom gradients (gradients.py, custom_gradient.py)
+from .custom_gradient import custom_gradient  # noqa: E402
+from .gradient_registration import (NoGradient, NotDifferentiable,  # noqa: E402
+                                    RegisterGradient, no_gradient)
+from .gradients import AggregationMethod, UnconnectedGradients, hessians  # noqa: E402
+
+__all__ += ["custom_gradient", "NoGradient", "NotDifferentiable", "RegisterGradient",
+            "no_gradient", "AggregationMethod", "UnconnectedGradients", "hessians"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

@@ -20,6 +20,8 @@ from .ops.matrix import eye, matrix_band_part as band_part, matrix_diag as diag
 from .ops.matrix import matrix_diag_part as diag_part, matrix_transpose, trace
 from .ops.nn import l2_normalize
 from .ops.norms import norm
+from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set_diag
+from .ops.vectors import cross, matvec, normalize
 
 transpose = matrix_transpose
 
@@ -33,7 +35,8 @@ def adjoint(matrix, name=None):
 __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "band_part",
            "tensordot", "einsum", "det", "l2_normalize", "global_norm", "diag", "diag_part",
            "tensor_diag", "inv", "solve", "triangular_solve", "cholesky", "cholesky_solve",
-           "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint"]
+           "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint",
+           "tensor_diag_part", "set_diag", "cross", "matvec", "normalize"]
 
 
 def __getattr__(name: str):

@@ -56,6 +56,10 @@ __all__ += ["bincount", "segment_max", "segment_mean", "segment_min", "segment_p
             "segment_sum", "unsorted_segment_max", "unsorted_segment_mean",
             "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sqrt_n"]
 
+from .ops.array_sets import invert_permutation  # noqa: E402  (tf.math.invert_permutation)
+
+__all__ += ["invert_permutation"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

@@ -76,4 +76,6 @@ from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from ..reference import debugging  # noqa: F401,E402  (CheckNumerics on the CPU too)
 from ..reference import partition, segments  # noqa: F401,E402  (HOST: the CPU's too)
+from ..reference import (array_order, array_sets, array_shapes,  # noqa: F401,E402
+                         diagonals, vectors)  # Roll, Cross...: HOST, the CPU's too
 from . import conv3d  # noqa: F401,E402  (registers)

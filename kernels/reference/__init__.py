@@ -106,3 +106,5 @@ from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
+from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
+               vectors)  # TF's array-manipulation ops (the CPU's too)
