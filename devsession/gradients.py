@@ -39,11 +39,12 @@ from collections import defaultdict
 
 from .graph import Operation, Tensor, convert_to_tensor, name_scope
 from .ops.common import graph_of
+from .ops.array import reshape, stack
 from .ops.elementwise import add
 from .ops.registry import get_gradient
 from .ops.shape_of import ones_like_of, zeros_like_of
 
-__all__ = ["gradients", "UnconnectedGradients"]
+__all__ = ["gradients", "hessians", "UnconnectedGradients", "AggregationMethod"]
 
 
 class UnconnectedGradients:
@@ -53,21 +54,38 @@ class UnconnectedGradients:
     ZERO = "zero"
 
 
+class AggregationMethod:
+    """How ``gradients`` sums the gradients a tensor receives (TF's constants).  Every
+    method gives the same sums here: the session's optimizer fuses the chain of adds."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
     """The symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
     ``grad_ys`` weights each y (default: ones of its shape).  ``stop_gradients``:
-    tensors held constant (no gradient flows through their ops).  The TF1 arguments
-    ``colocate_gradients_with_ops``, ``gate_gradients`` and ``aggregation_method`` are
-    accepted and ignored.  Returns a list as long as ``xs``.
+    tensors held constant (no gradient flows through their ops).
+    ``unconnected_gradients`` ("none" or "zero", ``UnconnectedGradients``) is what an x
+    no y depends on gets.  The TF1 arguments ``colocate_gradients_with_ops``,
+    ``gate_gradients`` and ``aggregation_method`` (one of ``AggregationMethod``'s) are
+    accepted and change nothing.  Returns a list as long as ``xs``.
 
     Raises ``LookupError`` for an op on a path without a registered gradient,
     ``TypeError``/``ValueError`` for a ``grad_ys`` entry of the wrong dtype or shape
     and for tensors of different graphs.
     """
-    del colocate_gradients_with_ops, gate_gradients, aggregation_method
+    del colocate_gradients_with_ops, gate_gradients
+    if aggregation_method not in (None, AggregationMethod.ADD_N,
+                                  AggregationMethod.EXPERIMENTAL_TREE,
+                                  AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
+        raise ValueError(f"Invalid aggregation_method specified {aggregation_method}.")
+    unconnected_gradients = getattr(unconnected_gradients, "value", unconnected_gradients)
     ys, xs = _as_list(ys), _as_list(xs)
     graph = graph_of(*ys, *xs)
     ys = [convert_to_tensor(y, graph=graph) for y in ys]
@@ -99,6 +117,36 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         results = [_aggregate(grads, x) for x in xs]
         if unconnected_gradients == UnconnectedGradients.ZERO:
             results = [zeros_like_of(x) if g is None else g for x, g in zip(xs, results)]
+    return results
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False,
+             gate_gradients=False, aggregation_method=None) -> list:
+    """The second derivatives of ``sum(ys)``: for each x, a tensor of shape
+    ``x.shape + x.shape`` whose ``[i..., j...]`` is d2y / dx[i...] dx[j...] (TF1's
+    ``tf.hessians``).  Each x's shape must be fully known when the graph is built: the
+    rows are the gradients of each element of the gradient, built one by one (TF runs
+    a while loop).  Where y does not depend on x at all, the hessian is zeros (TF
+    fails)."""
+    kwargs = dict(colocate_gradients_with_ops=colocate_gradients_with_ops,
+                  gate_gradients=gate_gradients, aggregation_method=aggregation_method,
+                  unconnected_gradients=UnconnectedGradients.ZERO)
+    ys, xs = _as_list(ys), _as_list(xs)
+    graph = graph_of(*ys, *xs)
+    xs = [_as_x(x, graph) for x in xs]
+    for x in xs:
+        if not x.shape.is_fully_defined():
+            raise ValueError(f"hessians: the shape of '{x.name}' ({x.shape}) must be fully "
+                             f"known.")
+    with graph.as_default(), name_scope(name):
+        first = gradients(ys, xs, **kwargs)
+        results = []
+        for x, g in zip(xs, first):
+            flat = reshape(g, [-1])
+            rows = [gradients(flat[j], x, **kwargs)[0]
+                    for j in range(x.shape.num_elements())]
+            dims = x.shape.as_list()
+            results.append(reshape(stack(rows) if rows else zeros_like_of(x), dims + dims))
     return results
 
 
@@ -197,11 +245,12 @@ def _aggregate(grads: dict, t: Tensor) -> Tensor | None:
 def _input_grads(op: Operation, out_grads: list) -> list:
     """The gradient function's result for ``op``, checked: one entry per input, each
     None or a tensor of the input's dtype and a compatible shape."""
+    gradient_type = op.attrs.get("_gradient_op_type", op.type)   # gradient_override_map
     try:
-        fn = get_gradient(op.type)
+        fn = get_gradient(gradient_type)
     except LookupError:
         raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
-                          f"{op.type}). Wrap the input in ds.stop_gradient if no gradient "
+                          f"{gradient_type}). Wrap the input in ds.stop_gradient if no gradient "
                           f"should flow through it.") from None
     if fn is None:                   # not differentiable: it blocks
         return [None] * len(op.inputs)

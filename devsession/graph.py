@@ -169,6 +169,8 @@ class Graph:
         self._order: list[Operation] = []
         self._names_in_use: dict[str, int] = {}
         self._collections: dict[str, list] = {}
+        self._gradient_override_map: dict[str, str] = {}   # op type -> gradient name
+        self._container = ""                                 # TF1's Graph.container
         self._finalized = False
         self.seed: int | None = None
 
@@ -245,6 +247,7 @@ class Graph:
             raise ValueError(f"Op type '{op_type}' takes {op_def.num_inputs} inputs, "
                              f"got {len(inputs)}.")
         full_attrs = {**op_def.attr_defaults, **(attrs or {})}
+        self._add_scoped_attrs(op_type, full_attrs)
         with self._lock:
             if self._finalized:
                 raise RuntimeError("Graph is finalized and cannot be modified.")
@@ -276,6 +279,44 @@ class Graph:
             self._ops[name] = op
             self._order.append(op)
         return op
+
+    def _add_scoped_attrs(self, op_type: str, attrs: dict) -> None:
+        """What the graph's ``gradient_override_map`` and ``container`` scopes give a new
+        op, as TF1's: ``_gradient_op_type`` (the gradient ``ds.gradients`` looks up for
+        it) and an empty ``container`` attr filled in.  A function graph (a cond
+        branch) takes them from the graph it is built over."""
+        scopes = self
+        while getattr(scopes, "outer_graph", None) is not None:
+            scopes = scopes.outer_graph
+        override = scopes._gradient_override_map.get(op_type)
+        if override is not None:
+            attrs["_gradient_op_type"] = override
+        if scopes._container and attrs.get("container", None) == "":
+            attrs["container"] = scopes._container
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict):
+        """Inside, new ops of each type in ``op_type_map`` take the gradient registered
+        (``ds.RegisterGradient``) under the mapped name (TF1's)."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    @contextlib.contextmanager
+    def container(self, container_name: str):
+        """Inside, stateful ops (variables, queues...) keep their state in the resource
+        container ``container_name`` (``ds.Session.reset`` clears it), as TF1's."""
+        saved, self._container = self._container, container_name
+        try:
+            yield container_name
+        finally:
+            self._container = saved
 
     @contextlib.contextmanager
     def _all_or_nothing(self):
@@ -359,6 +400,12 @@ class Graph:
     def get_collection(self, name: str) -> list:
         with self._lock:
             return list(self._collections.get(name, []))
+
+    def get_collection_ref(self, name: str) -> list:
+        """The collection's own list (created empty if missing): changing it changes
+        the collection, as TF1's."""
+        with self._lock:
+            return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list:
         """The names of the graph's non-empty collections (what a MetaGraphDef saves)."""

@@ -66,6 +66,11 @@ IGNORED_ATTRS = frozenset({
 NEUTRAL_ATTRS = {"Truncate": False}
 
 
+# TF's private attrs that mean something here: colocation, and the gradient a
+# gradient_override_map (or ds.custom_gradient) chose for the node
+KEPT_PRIVATE_ATTRS = frozenset({"_class", "_gradient_op_type"})
+
+
 def translate(node, inputs) -> tuple[str, list, dict]:
     """(op type, data inputs, attrs) of the devsession op for the NodeDef ``node``."""
     if node.op in TF_TENSOR_ARRAY_OPS:
@@ -84,7 +89,7 @@ def translate(node, inputs) -> tuple[str, list, dict]:
 def _attrs(node) -> dict:
     attrs = {}
     for key, value in node.attr.items():
-        if (key.startswith("_") and key != "_class") or key in IGNORED_ATTRS:
+        if (key.startswith("_") and key not in KEPT_PRIVATE_ATTRS) or key in IGNORED_ATTRS:
             continue
         decoded = decode_attr(value, node.name, key)
         if key in NEUTRAL_ATTRS:

@@ -622,6 +622,7 @@ def tf1_surface_ops(x):
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
+        *tf1_math_names_ops(x),
         *special_function_ops(x),
         *segment_ops(x),
         *linalg_ops(x),
@@ -631,7 +632,13 @@ def tf1_surface_ops(x):
         *space_and_sampling_ops(x),
         *sparse_ops(x),
         *string_ops(x),
+        *framework_ops(x),
     ]
+
+
+def framework_ops(x):
+    """One node of each op the gradient and framework utilities added, from float ``x``."""
+    return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x)]
 
 
 def image_file_ops(x):
@@ -671,8 +678,8 @@ def sparse_ops(x):
 
 
 def space_and_sampling_ops(x):
-    """One node of each space/depth op and of Multinomial, from float ``x`` (2x2); the
-    4-D SpaceToBatch/BatchToSpace only older TF GraphDefs hold (TF 1.15's builders make
+    """One node of each space/depth op and of Multinomial, RandomGamma and RandomPoissonV2,
+    from float ``x`` (2x2); the 4-D SpaceToBatch/BatchToSpace only older TF GraphDefs hold (TF 1.15's builders make
     the ND ops)."""
     image = ds.reshape(x, (1, 2, 2, 1))
     graph = image.graph
@@ -685,7 +692,7 @@ def space_and_sampling_ops(x):
                                              ds.constant([[0, 0], [0, 0]])],
                             {"block_size": 2}).outputs[0],
             ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
-            ds.random.categorical(x, 3)]
+            ds.random.categorical(x, 3), ds.random.gamma([2], x), ds.random.poisson([2], x)]
 
 
 def _restore_v2():
@@ -734,6 +741,17 @@ def tf1_math_ops(x):
             ds.acos(x), ds.atan(x), ds.sinh(x), ds.cosh(x), ds.is_nan(x), ds.is_inf(x),
             ds.is_finite(x), ds.atan2(x, x), ds.math.xlogy(x, x), ds.div_no_nan(x, x),
             ds.check_numerics(x, "x"), ds.broadcast_to(x, [3, 2, 2]), ds.Print(x, [x])]
+
+
+def tf1_math_names_ops(x):
+    """One node of each op the TF1 math names branch added, built from float ``x``."""
+    i = ds.cast(x, ds.int32)
+    return [ds.acosh(x), ds.asinh(x), ds.atanh(x), ds.rint(x), ds.math.xdivy(x, x),
+            ds.math.xlog1py(x, x), ds.math.multiply_no_nan(x, x),
+            ds.bitwise.bitwise_and(i, i), ds.bitwise.bitwise_or(i, i),
+            ds.bitwise.bitwise_xor(i, i), ds.bitwise.invert(i), ds.bitwise.left_shift(i, i),
+            ds.bitwise.right_shift(i, i), ds.math.reduce_euclidean_norm(x, 1),
+            ds.math.cumulative_logsumexp(x, 1, exclusive=True)]
 
 
 def _variable_scatters(x) -> list:

@@ -43,9 +43,11 @@ COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
 # The TF1 surface's ops (branch tf1) have their kernel suite in test_tf1_kernels.py.
 COVERED |= __import__("test_tf1_kernels").COVERED
 COVERED |= __import__("test_math_kernels").COVERED   # the TF1 math ops (branch tf1-math)
+COVERED |= __import__("test_math_names_kernels").COVERED   # acosh, xdivy, bitwise...
 COVERED |= __import__("test_special_functions").COVERED   # lgamma, igamma, erfinv...
 COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partitions
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
+COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
 pytestmark = pytest.mark.parametrize("device", DEVICES)

@@ -66,7 +66,7 @@ class Plan:
 # Ops whose output may be (a view of) an input, a constant or a variable's state, so a
 # fetch must copy it; every other kernel returns a fresh array.  Ops with ref inputs
 # (Assign, the optimizers' Apply*) return their variable's state too (``_may_alias``).
-ALIASING_OPS = frozenset({"Identity", "PlaceholderWithDefault", "Reshape", "Const",
+ALIASING_OPS = frozenset({"Identity", "IdentityN", "PlaceholderWithDefault", "Reshape", "Const",
                           "VariableV2", "Assign", "AssignAdd", "Squeeze", "ExpandDims", "StopGradient", "_ReduceToShapeOf",
                           "_ReshapeToShapeOf", "_ReducedSize", "_SplitToShapesOf",
                           "CheckNumerics", "Print", "If", "StatelessIf", "While", "StatelessWhile",
@@ -74,7 +74,7 @@ ALIASING_OPS = frozenset({"Identity", "PlaceholderWithDefault", "Reshape", "Cons
 # Ops whose kernels compute nothing (a Reshape copies only an input that is not
 # contiguous): they hand back a stored value or a view of their input, so a thread
 # hand-off to overlap them would cost more than they do.
-NO_WORK_OPS = frozenset({"Identity", "PlaceholderWithDefault", "Reshape", "Const",
+NO_WORK_OPS = frozenset({"Identity", "IdentityN", "PlaceholderWithDefault", "Reshape", "Const",
                          "VariableV2", "Squeeze", "ExpandDims", "StopGradient"})
 
 
