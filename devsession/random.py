@@ -1,19 +1,22 @@
 """TF1.15's ``tf.random`` spellings of the random ops (``devsession/ops/random.py``):
 ``normal`` is ``random_normal``, ``uniform`` is ``random_uniform``, ``shuffle`` is
 ``random_shuffle``, ``categorical`` and ``multinomial`` draw classes from logits (the
-``Multinomial`` op); the candidate samplers are ``ds.nn``'s.  Anything else of
-``tf.random`` (``gamma``, ``poisson``, the stateless ops...) raises
-``UnsupportedTF1Error`` naming it."""
+``Multinomial`` op); ``gamma`` and ``poisson`` draw per-element Gamma and Poisson values
+(``RandomGamma``, ``RandomPoissonV2``: ``ops/random_rates.py``, which this module's
+import registers); the candidate samplers are ``ds.nn``'s.  Anything else of
+``tf.random`` (the stateless ops...) raises ``UnsupportedTF1Error`` naming it."""
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler
 from .ops.random import random_normal as normal
 from .ops.random import random_shuffle as shuffle
 from .ops.random import random_uniform as uniform
 from .ops.random import categorical, multinomial, set_random_seed, truncated_normal
+from .ops.random_rates import random_gamma as gamma
+from .ops.random_rates import random_poisson_v2 as poisson
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
            "log_uniform_candidate_sampler", "uniform_candidate_sampler", "categorical",
-           "multinomial"]
+           "multinomial", "gamma", "poisson"]
 
 
 def __getattr__(name: str):

@@ -679,8 +679,8 @@ def sparse_ops(x):
 
 def space_and_sampling_ops(x):
     """One node of each space/depth op and of Multinomial, RandomGamma and RandomPoissonV2,
-    from float ``x`` (2x2); the 4-D SpaceToBatch/BatchToSpace only older TF GraphDefs hold (TF 1.15's builders make
-    the ND ops)."""
+    from float ``x`` (2x2); the 4-D SpaceToBatch/BatchToSpace only older TF GraphDefs hold
+    (TF 1.15's builders make the ND ops)."""
     image = ds.reshape(x, (1, 2, 2, 1))
     graph = image.graph
     return [ds.space_to_depth(image, 2), ds.depth_to_space(ds.reshape(x, (1, 1, 1, 4)), 2),

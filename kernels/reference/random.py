@@ -1,5 +1,6 @@
-"""Multinomial's kernel (``devsession/ops/random.py``: ``tf.random.categorical``), for the
-reference device and the CPU (``HOST``; ``cuda/random.py`` runs it for the GPU and
+"""Multinomial's kernel (``devsession/ops/random.py``: ``tf.random.categorical``) and
+RandomGamma's and RandomPoissonV2's (``ops/random_rates.py``), for the reference device
+and the CPU (``HOST``; ``cuda/random.py`` runs it for the GPU and
 uploads): draws from the node's seeded stream (``resources.random_stream``) under its
 lock, as the other random ops (``state.py``).
 
@@ -10,6 +11,11 @@ the first ``j`` with ``cdf[j] > u * total`` (``searchsorted(..., side="right")``
 class of weight 0 is never drawn; a row whose logits are all non-finite has total 0 and
 answers ``classes``, as TF's does.  The weights are float64 whatever the logits' dtype.
 The uniforms are drawn as one ``[batch, num_samples]`` block, row by row.
+
+RandomGamma and RandomPoissonV2 draw ``shape + params.shape`` values with numpy's
+``standard_gamma`` and ``poisson`` (float64, then the node's dtype).  Where TF's
+kernels answer without drawing, so do they: alpha 0 gives 0, a negative or NaN alpha
+NaN; a rate of 0 or below (or NaN) gives 0.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import numpy as np
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 
-__all__ = ["build_multinomial", "draw_classes"]
+__all__ = ["build_multinomial", "draw_classes", "build_random_gamma", "build_random_poisson"]
 
 
 def draw_classes(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -63,3 +69,50 @@ def build_multinomial(node):
             uniforms = stream.generator.random((logits.shape[0], count))
         return draw_classes(logits, uniforms).astype(dtype, copy=False)
     return multinomial
+
+
+def _drawn_shape(node, shape) -> tuple:
+    dims = np.asarray(shape)
+    if dims.ndim != 1:
+        raise invalid_argument(node.name, node.op, f"shape must be a vector of {{int32,int64}}"
+                               f", got shape {fmt_shape(dims.shape)}")
+    if np.any(dims < 0):
+        raise invalid_argument(node.name, node.op, f"Dimension {int(np.argmax(dims < 0))} "
+                               f"must be >= 0")
+    return tuple(int(d) for d in dims)
+
+
+def _params_kernel(node, draw):
+    """A kernel drawing ``draw(generator, params broadcast to shape + params.shape)``
+    from the node's seeded stream under its lock, in the node's dtype."""
+    a = node.attrs
+    stream = node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
+    dtype = node.output_dtype
+
+    def kernel(shape, params):
+        params = np.broadcast_to(np.asarray(params, np.float64),
+                                 _drawn_shape(node, shape) + np.shape(params))
+        with stream.lock:
+            return draw(stream.generator, params).astype(dtype)
+    return kernel
+
+
+def _gamma(generator, alpha):
+    valid = alpha > 0
+    drawn = generator.standard_gamma(np.where(valid, alpha, 1.0))
+    return np.where(valid, drawn, np.where(alpha == 0, 0.0, np.nan))
+
+
+def _poisson(generator, rate):
+    valid = rate > 0
+    return np.where(valid, generator.poisson(np.where(valid, rate, 0.0)), 0)
+
+
+@register_kernel("RandomGamma", HOST)
+def build_random_gamma(node):
+    return _params_kernel(node, _gamma)
+
+
+@register_kernel("RandomPoissonV2", HOST)
+def build_random_poisson(node):
+    return _params_kernel(node, _poisson)
