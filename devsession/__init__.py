@@ -199,6 +199,14 @@ from . import debugging, linalg, random  # noqa: E402
 
 __all__ += ["debugging", "linalg", "random"]
 
+# TF1's math names (branch tf1-math-names): tf.acosh, tf.rint, tf.scalar_mul... and tf.bitwise
+from . import bitwise  # noqa: E402
+from .ops import (accumulate_n, acosh, asinh, atanh, clip_by_average_norm,  # noqa: E402
+                  log_sigmoid, realdiv, rint, scalar_mul)
+
+__all__ += ["bitwise", "accumulate_n", "acosh", "asinh", "atanh", "clip_by_average_norm",
+            "log_sigmoid", "realdiv", "rint", "scalar_mul"]
+
 # TF1's inverses, solves and decompositions (tf.svd, tf.qr, tf.cholesky, tf.matrix_inverse...)
 from .ops.linalg_factor import (cholesky, qr, self_adjoint_eig,  # noqa: E402
                                 self_adjoint_eigvals, svd)

@@ -60,6 +60,17 @@ from .ops.array_sets import invert_permutation  # noqa: E402  (tf.math.invert_pe
 
 __all__ += ["invert_permutation"]
 
+# --- TF1 math names (branch tf1-math-names) --------------------------------------------------
+from .ops import (accumulate_n, acosh, asinh, atanh, cumulative_logsumexp,  # noqa: E402
+                  log_sigmoid, multiply_no_nan, polyval, reciprocal_no_nan,
+                  reduce_euclidean_norm, rint, scalar_mul, xdivy, xlog1py)
+from .ops.elementwise import mod  # noqa: E402  (floormod, as TF's tf.math.mod)
+from .ops.nn import log_softmax  # noqa: E402
+
+__all__ += ["accumulate_n", "acosh", "asinh", "atanh", "cumulative_logsumexp", "log_sigmoid",
+            "multiply_no_nan", "polyval", "reciprocal_no_nan", "reduce_euclidean_norm", "rint",
+            "scalar_mul", "xdivy", "xlog1py", "mod", "log_softmax"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

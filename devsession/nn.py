@@ -41,6 +41,12 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
 
 conv3d_backprop_filter = conv3d_backprop_filter_v2   # TF1's alias
 
+# --- TF1 math names (branch tf1-math-names) ----------------------------------------------
+from .ops.nn_composites import (crelu, log_poisson_loss, relu_layer, silu,  # noqa: E402
+                                zero_fraction)
+
+__all__ += ["crelu", "log_poisson_loss", "relu_layer", "silu", "zero_fraction"]
+
 
 class _RNNCells:
     """``tf.nn.rnn_cell``: the cells of ``devsession/rnn.py``."""

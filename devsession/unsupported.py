@@ -20,7 +20,7 @@ TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "saved_model",
     "distributions", "feature_column",
-    "lite", "profiler", "signal", "spectral", "quantization", "sets", "bitwise",
+    "lite", "profiler", "signal", "spectral", "quantization", "sets",
     "resource_loader", "sysconfig", "test", "user_ops", "manip",
     "autograph", "experimental",
 })

@@ -55,7 +55,8 @@ def polyval(coeffs, x, name=None) -> Tensor:
         x = convert_to_tensor(x, name="x")
         if not coeffs:
             return zeros_like(x, name=name)
-        terms = [convert_to_tensor(c, name=f"coeff_{i}") for i, c in enumerate(coeffs)]
+        terms = [convert_to_tensor(c, dtype_hint=x.dtype, name=f"coeff_{i}")
+                 for i, c in enumerate(coeffs)]
         p = terms[0]
         for c in terms[1:]:
             p = c + p * x

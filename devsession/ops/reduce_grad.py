@@ -100,7 +100,7 @@ def _cumulative_logsumexp_grad(op, dy):
     # The gradient split by sign, each part's log summed back along the scan in the
     # other direction, as TF's _CumulativeLogsumexpGrad.
     x, total = op.inputs[0], op.outputs[0]
-    lowest = dy.dtype.np(np.finfo(dy.dtype.np).min)
+    lowest = np.finfo(dy.dtype.np).min.astype(dy.dtype.np)     # TF's dtype.min, not -inf
     positive = where(greater(dy, 0), log(dy), lowest)
     negative_part = where(less(dy, 0), log(negative(dy)), lowest)
 
