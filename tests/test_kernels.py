@@ -44,7 +44,6 @@ COVERED = set(UNARY) | set(ARITHMETIC) | set(COMPARISON) | set(REDUCTIONS) | {
 COVERED |= __import__("test_tf1_kernels").COVERED
 COVERED |= __import__("test_math_kernels").COVERED   # the TF1 math ops (branch tf1-math)
 COVERED |= __import__("test_math_names_kernels").COVERED   # acosh, xdivy, bitwise...
-COVERED |= __import__("test_math_names_kernels").COVERED   # acosh, xdivy, bitwise...
 COVERED |= __import__("test_special_functions").COVERED   # lgamma, igamma, erfinv...
 COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partitions
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
@@ -334,12 +333,13 @@ def test_every_ref_op_is_covered(device):
     from test_top_k import TOP_K_OPS
     from test_image import IMAGE_OPS
     from test_image_boxes import BOX_OPS
+    from test_image_crop import CROP_OPS
     from test_space_ops import SPACE_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
-    covered |= IMAGE_OPS | BOX_OPS | SPACE_OPS
+    covered |= IMAGE_OPS | BOX_OPS | CROP_OPS | SPACE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow",

@@ -5,6 +5,9 @@
 * ResizeNearestNeighbor: ``ResizeNearestNeighborGrad(grad, images' height and width)``
   (static dims when the graph knows both, else ``shape(images)[1:3]``).
 * ResizeBilinearGrad: not differentiable, as in TF.
+* CropAndResize: ``CropAndResizeGradImage`` (float images only) and
+  ``CropAndResizeGradBoxes``, as TF's ``_CropAndResizeGrad``; its gradient ops get none
+  (TF registers none).
 * ResizeNearestNeighborGrad (TF registers nothing): it is linear in ``grads`` and sums
   each resized pixel into the pixel the forward pass copied it from, so its adjoint is
   that copy: ResizeNearestNeighbor of the incoming gradient back to ``grads``' height and
@@ -19,11 +22,12 @@ from __future__ import annotations
 
 from .array_fill import shape
 from .image import resize_bilinear_grad, resize_nearest_neighbor, resize_nearest_neighbor_grad
+from .image_crop import crop_and_resize_grad_boxes, crop_and_resize_grad_image
 from .registry import not_differentiable, register_gradient
 
 __all__: list = []
 
-not_differentiable("ResizeBilinearGrad")
+not_differentiable("ResizeBilinearGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes")
 
 
 def _height_width(x):
@@ -60,3 +64,20 @@ def _resize_nearest_grad_grad(op, grad):
     if grad is None:
         return [None, None]
     return [resize_nearest_neighbor(grad, _height_width(op.inputs[0]), **_flags(op)), None]
+
+
+@register_gradient("CropAndResize")
+def _crop_and_resize_grad(op, grad):
+    """TF's ``_CropAndResizeGrad``: the image's gradient for float images (static shape
+    when known, else ``shape(image)``), the boxes' always (bilinear, as TF approximates
+    it for nearest sampling too); none for the indices and the size."""
+    image, boxes, box_ind = op.inputs[0], op.inputs[1], op.inputs[2]
+    if grad is None:
+        return [None] * 4
+    grad_image = None
+    if image.dtype.is_floating:
+        dims = image.shape.dims
+        size = list(dims) if dims is not None and None not in dims else shape(image)
+        grad_image = crop_and_resize_grad_image(grad, boxes, box_ind, size, T=image.dtype,
+                                                method=op.get_attr("method"))
+    return [grad_image, crop_and_resize_grad_boxes(grad, image, boxes, box_ind), None, None]
