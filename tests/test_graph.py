@@ -623,7 +623,6 @@ def tf1_surface_ops(x):
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
-        *tf1_math_names_ops(x),
         *special_function_ops(x),
         *segment_ops(x),
         *linalg_ops(x),
@@ -742,17 +741,6 @@ def tf1_math_ops(x):
             ds.acos(x), ds.atan(x), ds.sinh(x), ds.cosh(x), ds.is_nan(x), ds.is_inf(x),
             ds.is_finite(x), ds.atan2(x, x), ds.math.xlogy(x, x), ds.div_no_nan(x, x),
             ds.check_numerics(x, "x"), ds.broadcast_to(x, [3, 2, 2]), ds.Print(x, [x])]
-
-
-def tf1_math_names_ops(x):
-    """One node of each op the TF1 math names branch added, built from float ``x``."""
-    i = ds.cast(x, ds.int32)
-    return [ds.acosh(x), ds.asinh(x), ds.atanh(x), ds.rint(x), ds.math.xdivy(x, x),
-            ds.math.xlog1py(x, x), ds.math.multiply_no_nan(x, x),
-            ds.bitwise.bitwise_and(i, i), ds.bitwise.bitwise_or(i, i),
-            ds.bitwise.bitwise_xor(i, i), ds.bitwise.invert(i), ds.bitwise.left_shift(i, i),
-            ds.bitwise.right_shift(i, i), ds.math.reduce_euclidean_norm(x, 1),
-            ds.math.cumulative_logsumexp(x, 1, exclusive=True)]
 
 
 def tf1_math_names_ops(x):
