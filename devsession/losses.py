@@ -9,6 +9,8 @@ number a training script minimizes, and the graph's collection of them.
 ``absolute_difference``, ``huber_loss``,       absolute differences; quadratic within
 ``log_loss``, ``hinge_loss``,                  ``delta``; binary log loss; hinge on
 ``cosine_distance``                            {0, 1} labels; ``1 - cos`` along ``axis``
+``mean_pairwise_squared_error``                of the differences between pairs of each
+                                               example's errors (no ``reduction``)
 ``compute_weighted_loss(losses, weights)``     the weighting and reduction they share
 ``get_losses``, ``get_regularization_loss``,   the collections: every loss made here
 ``get_total_loss``, ``add_loss``               joins ``"losses"``
@@ -28,13 +30,16 @@ from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .ops import (add_n, cast, constant, equal, multiply, not_equal, ones_like, reduce_sum,
                   size, stop_gradient, where, zeros_like)
 from .dtypes import float32
-from .ops import log, minimum, relu
+from .metrics_common import broadcast_weights
+from .ops import log, maximum, minimum, rank, relu
+from .ops.sequence import range as range_
 from .ops.elementwise import abs as abs_
 from .ops.elementwise import squared_difference
 
 __all__ = ["Reduction", "compute_weighted_loss", "sparse_softmax_cross_entropy",
            "softmax_cross_entropy", "sigmoid_cross_entropy", "mean_squared_error",
            "absolute_difference", "huber_loss", "log_loss", "hinge_loss", "cosine_distance",
+           "mean_pairwise_squared_error",
            "add_loss", "get_losses", "get_regularization_losses", "get_regularization_loss",
            "get_total_loss"]
 
@@ -188,6 +193,35 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
         predictions, labels = _paired(predictions, labels, "cosine_distance")
         losses = 1.0 - reduce_sum(predictions * labels, axis=(int(axis),), keepdims=True)
         return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+
+
+def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
+                                loss_collection=LOSSES):
+    """Of each example (the first axis), the mean over pairs of its elements of
+    ``((p_i - l_i) - (p_j - l_j)) ** 2``, counting the elements whose weight is not 0,
+    times its weight, summed over the batch, as TF1's (which takes no ``reduction``).
+    ``weights`` (a scalar, or broadcastable with the same rank as ``labels``) else
+    ValueError."""
+    if labels is None or predictions is None:
+        raise ValueError("Argument `labels` and `predictions` must not be None.")
+    with name_scope(scope or "mean_pairwise_squared_error"):
+        weights = cast(convert_to_tensor(weights, dtype_hint=float32), float32)
+        labels = cast(convert_to_tensor(labels, dtype_hint=float32), float32)
+        predictions, labels = _paired(predictions, labels, "mean_pairwise_squared_error")
+        present = broadcast_weights(where(equal(weights, 0.0), zeros_like(weights),
+                                          ones_like(weights)), labels)
+        diffs = predictions - labels
+        axis = range_(1, rank(diffs))
+        per_example = reduce_sum(present, axis=axis, keepdims=True)
+        sum_squares = reduce_sum(diffs * diffs, axis=axis, keepdims=True)
+        term1 = 2.0 * _safe_divide(sum_squares, maximum(per_example - 1.0, 0.0))
+        sum_diff = reduce_sum(diffs, axis=axis, keepdims=True)
+        term2 = 2.0 * _safe_divide(sum_diff * sum_diff,
+                                   maximum(per_example * (per_example - 1.0), 0.0))
+        loss = reduce_sum((term1 - term2) * weights)
+        loss = where(reduce_sum(per_example) > 0, loss, zeros_like(loss), name="value")
+    add_loss(loss, loss_collection)
+    return loss
 
 
 def _paired(predictions, labels, loss: str):

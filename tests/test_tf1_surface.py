@@ -166,7 +166,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
     (lambda: ds.layers.separable_conv1d, "tf.layers.separable_conv1d"),
-    (lambda: ds.losses.mean_pairwise_squared_error, "tf.losses.mean_pairwise_squared_error"),
+    (lambda: ds.sets.intersection, "tf.sets.intersection"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.ctc_loss, "tf.nn.ctc_loss"),
     (lambda: ds.train.warm_start, "tf.train.warm_start"),

@@ -1,0 +1,93 @@
+"""What every ``ds.metrics`` module shares: the local variables a metric accumulates in,
+the collections it joins, the division that makes "nothing seen yet" 0, and TF1's
+static shape rules for labels, predictions and weights.
+
+TF1 checks shapes at build time where they are known (ValueError) and adds run-time
+checks where they are not; devsession keeps the build-time checks, and broadcasting
+(an element-wise op) refuses the rest at run time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes
+from .dtypes import float32
+from .graph import convert_to_tensor
+from .graph_keys import GraphKeys, add_to_collection
+from .ops import equal, expand_dims, ones_like, squeeze, where, zeros_like
+from .variables import Variable
+
+
+def metric_variable(name: str, shape=(), dtype=float32) -> Variable:
+    """Zeros of ``shape`` and ``dtype``, not trainable, in ``LOCAL_VARIABLES`` and
+    ``METRIC_VARIABLES`` (TF1's ``metric_variable``): ``local_variables_initializer``
+    resets them, a ``Saver`` of the global variables leaves them out."""
+    initial = np.zeros(tuple(shape), dtypes.as_dtype(dtype).as_numpy_dtype)
+    return Variable(initial, name=name, trainable=False,
+                    collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
+
+
+def collected(value, update_op, metrics_collections, updates_collections):
+    """``(value, update_op)``, each added to the collections asked for."""
+    for collection, item in ((metrics_collections, value), (updates_collections, update_op)):
+        for key in collection or ():
+            add_to_collection(key, item)
+    return value, update_op
+
+
+def div_no_nan(total, count, name: str | None = None):
+    """``total / count``, 0 where ``count`` is 0 (TF1's ``div_no_nan``)."""
+    nothing = equal(count, 0.0)
+    return where(nothing, zeros_like(total), total / where(nothing, ones_like(count), count),
+                 name=name)
+
+
+def check_shapes(labels, predictions, metric: str) -> None:
+    """ValueError when the static shapes of ``labels`` and ``predictions`` differ."""
+    if labels.shape.ndims is not None and predictions.shape.ndims is not None and \
+            not predictions.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"{metric}: predictions '{predictions.name}' {predictions.shape} and "
+                         f"labels '{labels.name}' {labels.shape} must have the same shape.")
+
+
+def remove_squeezable_dimensions(predictions, labels, weights, metric: str):
+    """TF1's ``_remove_squeezable_dimensions`` on static ranks: a trailing dimension of 1
+    that only one of ``labels`` and ``predictions`` has is squeezed, then ``weights`` (not a
+    scalar) loses or gains a trailing dimension to match the predictions' rank."""
+    predictions = convert_to_tensor(predictions)
+    if labels is not None:
+        labels = convert_to_tensor(labels)
+        p, q = predictions.shape, labels.shape
+        if p.ndims is not None and q.ndims is not None:
+            if p.ndims == q.ndims + 1 and p.dims[-1] in (None, 1):
+                predictions = squeeze(predictions, [-1])
+            elif q.ndims == p.ndims + 1 and q.dims[-1] in (None, 1):
+                labels = squeeze(labels, [-1])
+        check_shapes(labels, predictions, metric)
+    if weights is None:
+        return predictions, labels, None
+    weights = convert_to_tensor(weights)
+    w, p = weights.shape.ndims, predictions.shape.ndims
+    if w and p is not None:
+        if w - p == 1:
+            weights = squeeze(weights, [-1])
+        elif p - w == 1:
+            weights = expand_dims(weights, -1)
+    return predictions, labels, weights
+
+
+def broadcast_weights(weights, values):
+    """``weights`` as ``values``' shape (TF1's ``broadcast_weights``): a scalar, or a
+    tensor of the same rank whose every dimension is 1 or the values'; ValueError when
+    the static shapes say it is neither."""
+    weights = convert_to_tensor(weights)
+    w, v = weights.shape, values.shape
+    if w.ndims not in (None, 0) and v.ndims is not None:
+        mismatched = w.ndims != v.ndims or any(
+            a is not None and b is not None and a != 1 and a != b
+            for a, b in zip(w.dims, v.dims))
+        if mismatched:
+            raise ValueError(f"weights can not be broadcast to values. values.rank={v.ndims}. "
+                             f"weights.rank={w.ndims}. values.shape={v}. weights.shape={w}.")
+    return weights * ones_like(values, dtype=weights.dtype)
