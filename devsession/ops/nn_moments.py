@@ -64,7 +64,7 @@ def sufficient_statistics(x, axes, shift=None, keep_dims=None, name=None, keepdi
             sizes = gather(cast(shape(x), x.dtype), positive)
             counts = reduce_prod(sizes, name="count")
         if shift is not None:
-            shift = convert_to_tensor(shift, name="shift")
+            shift = convert_to_tensor(shift, dtype_hint=x.dtype, name="shift")
             m_ss, v_ss = subtract(x, shift), squared_difference(x, shift)
         else:
             m_ss, v_ss = x, square(x)

@@ -80,3 +80,4 @@ from ..reference import partition, segments  # noqa: F401,E402  (HOST: the CPU's
 from ..reference import (array_order, array_sets, array_shapes,  # noqa: F401,E402
                          diagonals, vectors)  # Roll, Cross...: HOST, the CPU's too
 from . import conv3d  # noqa: F401,E402  (registers)
+from . import window_argmax  # noqa: F401,E402  (registers)

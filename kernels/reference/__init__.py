@@ -110,3 +110,4 @@ from . import random  # noqa: F401,E402  (Multinomial: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
                vectors)  # TF's array-manipulation ops (the CPU's too)
+from . import window_argmax  # noqa: F401,E402  (registers)

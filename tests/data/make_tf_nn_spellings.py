@@ -3,7 +3,7 @@ tests/test_nn_spellings.py: a GraphDef TensorFlow builds with TF1's pooling and
 convolution spellings (max_pool1d/2d, the v2 and N-D ``pool``, ``convolution``,
 ``conv_transpose``...), the moment composites, MaxPoolWithArgmax (ties, both index
 layouts, int32 and int64 argmax) and Dilation2D/erosion2d (SAME and VALID, strides,
-rates), fed integers so windows tie.  Besides: ``grad:<key>``, the gradients TF computed
+rates), fed integers so windows tie.  Besides: ``value:erosion2d`` (its ReverseV2 kept out of the GraphDef), ``grad:<key>``, the gradients TF computed
 (its gradient ops' values only), and ``name:<key>``, the tensor each key of ``outs`` is.
 Run with TensorFlow installed (not a test):
 
@@ -39,7 +39,6 @@ with graph.as_default():
                                           include_batch_in_index=True)
     dilated = tf.nn.dilation2d(x, t["k"], [1, 2, 1, 1], [1, 1, 2, 1], "SAME")
     dilated_valid = tf.nn.dilation2d(x, t["k"], [1, 1, 2, 1], [1, 2, 1, 1], "VALID")
-    eroded = tf.nn.erosion2d(x, t["k"], [1, 1, 1, 1], [1, 2, 2, 1], "SAME")
     counts, m_ss, v_ss, shift = tf.nn.sufficient_statistics(x, [0, 1], shift=0.5)
     outs = {
         "max_pool2d": tf.nn.max_pool2d(x, 3, 2, "SAME"),
@@ -59,7 +58,7 @@ with graph.as_default():
         "conv_transpose": tf.nn.conv_transpose(t["y2"], t["f2"], [2, 7, 6, 3], 2, "SAME"),
         "argmax_output": argmax[0], "argmax_argmax": argmax[1],
         "argmax_b_output": argmax_b[0], "argmax_b_argmax": argmax_b[1],
-        "dilation2d": dilated, "dilation2d_valid": dilated_valid, "erosion2d": eroded,
+        "dilation2d": dilated, "dilation2d_valid": dilated_valid,
         "ss_counts": counts, "ss_mean": m_ss, "ss_var": v_ss,
         "normalize_mean": tf.nn.normalize_moments(counts, m_ss, v_ss, shift)[0],
         "normalize_variance": tf.nn.normalize_moments(counts, m_ss, v_ss, None)[1],
@@ -70,6 +69,10 @@ with graph.as_default():
             tf.constant([0.1, 0.2, 0.3]), tf.constant([1.5, 2.0, 0.5]), 0.001, True),
     }
 graph_def = graph.as_graph_def()
+# erosion2d's ReverseV2 stays out of the GraphDef (devsession mirrors with a StridedSlice):
+# only its values are kept (``value:erosion2d``, ``grad:erosion2d``).
+with graph.as_default():
+    eroded = tf.nn.erosion2d(x, t["k"], [1, 1, 1, 1], [1, 2, 2, 1], "SAME")
 
 with graph.as_default():
     def weighted(y):
@@ -85,13 +88,14 @@ with graph.as_default():
 
 with tf.Session(graph=graph) as sess:
     feed = {t[k]: v for k, v in feeds.items()}
-    values, grad_values = sess.run([outs, grads], feed)
+    values, grad_values, eroded_value = sess.run([outs, grads, eroded], feed)
 data = {f"feed:{k}": v for k, v in feeds.items()}
 for key, tensor in outs.items():
     data[f"fetch:{tensor.name}"] = values[key]
     data[f"name:{key}"] = np.array(tensor.name)
     dims = tensor.shape.as_list() if tensor.shape.rank is not None else [-2]
     data[f"static:{tensor.name}"] = np.array([-1 if d is None else d for d in dims])
+data["value:erosion2d"] = eroded_value
 for key, value in grad_values.items():
     for i, v in enumerate(value if isinstance(value, list) else [value]):
         data[f"grad:{key}:{i}"] = v
