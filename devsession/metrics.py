@@ -16,13 +16,24 @@ the mean so far; ``value`` reads it without adding.  The mean of nothing is 0.
 ``true_negatives``, ``false_negatives``          ``predictions`` against bool ``labels``
 ``precision``, ``recall``                        ``tp / (tp + fp)``, ``tp / (tp + fn)``
                                                 (0 before any positive)
-``auc(labels, predictions, num_thresholds=200,   the area under the ROC (or PR) curve
-curve="ROC")``                                  from confusion counts at TF1's
-                                                thresholds, trapezoidal, as TF1's
+``mean_tensor(values, weights=None)``           the element-wise (weighted) mean
+``mean_cosine_distance(labels, predictions,     ``1 - sum(labels * predictions, dim)``
+dim)``                                          (unit vectors), averaged
+``mean_relative_error(labels, predictions,      of ``|predictions - labels| /
+normalizer)``                                   normalizer`` (0 where it is 0)
+``percentage_below(values, threshold)``         the fraction of values below it
+``mean_iou``, ``mean_per_class_accuracy``       over class ids (metrics_classes.py)
+``*_at_thresholds``, ``auc``,                   of scores in [0, 1] at thresholds
+``sensitivity_at_specificity``,                 (metrics_thresholds.py)
+``specificity_at_sensitivity``
+``precision_at_k``, ``recall_at_k``,            of the top k classes against sets of
+``*_at_top_k``, ``average_precision_at_k``      labels (metrics_at_k.py)
 ==============================================  ======================================
 
 The counting metrics keep one variable per count (``<name>/true_positives/count``...,
-TF1's names); ``auc`` keeps four of ``num_thresholds`` counts each.
+TF1's names); ``auc`` keeps four of ``num_thresholds`` counts each.  Every metric's
+local variables have TF1's names, dtypes and shapes, so its checkpoints and programs
+find them; the modules beside this one say which.
 
     acc, acc_op = ds.metrics.accuracy(labels=ds.argmax(y, 1), predictions=ds.argmax(logits, 1))
     sess.run(ds.local_variables_initializer())
@@ -33,22 +44,36 @@ TF1's names); ``auc`` keeps four of ``num_thresholds`` counts each.
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import dtypes
 from .dtypes import float32
 from .graph import control_dependencies, convert_to_tensor
-from .graph_keys import GraphKeys, add_to_collection
-from .ops import (cast, constant, equal, greater, logical_and, logical_not, maximum,
-                  ones_like, reduce_sum, reshape, size, sqrt, where, zeros_like)
+from .metrics_at_k import (average_precision_at_k, precision_at_k, precision_at_top_k,
+                           recall_at_k, recall_at_top_k, sparse_average_precision_at_k,
+                           sparse_precision_at_k)
+from .metrics_classes import mean_iou, mean_per_class_accuracy
+from .metrics_common import (broadcast_weights, check_shapes, collected, div_no_nan,
+                             metric_variable, remove_squeezable_dimensions)
+from .metrics_thresholds import (auc, false_negatives_at_thresholds,
+                                 false_positives_at_thresholds, precision_at_thresholds,
+                                 recall_at_thresholds, sensitivity_at_specificity,
+                                 specificity_at_sensitivity, true_negatives_at_thresholds,
+                                 true_positives_at_thresholds)
+from .ops import (cast, equal, less, logical_and, logical_not, maximum, ones_like,
+                  reduce_sum, size, sqrt, where, zeros_like)
 from .ops.elementwise import abs as abs_
 from .ops.elementwise import squared_difference
 from .variable_scope import variable_scope
-from .variables import Variable
 
 __all__ = ["mean", "accuracy", "mean_squared_error", "mean_absolute_error",
            "root_mean_squared_error", "true_positives", "false_positives", "true_negatives",
-           "false_negatives", "precision", "recall", "auc"]
+           "false_negatives", "precision", "recall", "auc", "mean_tensor",
+           "mean_cosine_distance", "mean_relative_error", "percentage_below", "mean_iou",
+           "mean_per_class_accuracy", "true_positives_at_thresholds",
+           "false_positives_at_thresholds", "true_negatives_at_thresholds",
+           "false_negatives_at_thresholds", "precision_at_thresholds", "recall_at_thresholds",
+           "sensitivity_at_specificity", "specificity_at_sensitivity", "precision_at_k",
+           "recall_at_k", "precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k",
+           "average_precision_at_k", "sparse_average_precision_at_k"]
 
 
 def mean(values, weights=None, metrics_collections=None, updates_collections=None,
@@ -57,8 +82,8 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
     them), over every batch ``update_op`` has seen."""
     with variable_scope(name, default_name="mean"):
         values = cast(convert_to_tensor(values), float32)
-        total = _metric_variable("total")
-        count = _metric_variable("count")
+        total = metric_variable("total")
+        count = metric_variable("count")
         if weights is None:
             number = cast(size(values), float32)
         else:
@@ -68,9 +93,9 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         update_total = total.assign_add(reduce_sum(values))
         with control_dependencies([values]):
             update_count = count.assign_add(number)
-        value = _div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
-        update_op = _div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
-    return _collected(value, update_op, metrics_collections, updates_collections)
+        value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
+        update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
+    return collected(value, update_op, metrics_collections, updates_collections)
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -79,7 +104,7 @@ def accuracy(labels, predictions, weights=None, metrics_collections=None,
     ``labels``; ValueError when their static shapes differ."""
     labels = convert_to_tensor(labels)
     predictions = convert_to_tensor(predictions)
-    _check_shapes(labels, predictions, "accuracy")
+    check_shapes(labels, predictions, "accuracy")
     if predictions.dtype != labels.dtype:
         predictions = cast(predictions, labels.dtype)
     correct = cast(equal(predictions, labels), float32)
@@ -108,7 +133,69 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
     """``(root mean squared error, update_op)``."""
     value, update_op = mean_squared_error(labels, predictions, weights, None, None,
                                           name or "root_mean_squared_error")
-    return _collected(sqrt(value), sqrt(update_op), metrics_collections, updates_collections)
+    return collected(sqrt(value), sqrt(update_op), metrics_collections, updates_collections)
+
+
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
+                name=None):
+    """``(mean, update_op)``: the element-wise (weighted) mean of ``values`` over the
+    batches, in TF1's ``<name>/total_tensor`` and ``count_tensor`` of ``values``' static
+    shape (ValueError when it is not fully known)."""
+    with variable_scope(name, default_name="mean"):
+        values = cast(convert_to_tensor(values), float32)
+        if not values.shape.is_fully_defined():
+            raise ValueError(f"mean_tensor: values '{values.name}' need a fully defined "
+                             f"static shape for their variables, got {values.shape}.")
+        total = metric_variable("total_tensor", values.shape.as_list())
+        count = metric_variable("count_tensor", values.shape.as_list())
+        number = ones_like(values)
+        if weights is not None:
+            values, _, weights = remove_squeezable_dimensions(values, None, weights,
+                                                              "mean_tensor")
+            weights = broadcast_weights(cast(weights, float32), values)
+            values, number = values * weights, number * weights
+        update_total = total.assign_add(values)
+        with control_dependencies([values]):
+            update_count = count.assign_add(number)
+        value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
+        update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
+    return collected(value, update_op, metrics_collections, updates_collections)
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """``(mean distance, update_op)``: the (weighted) mean of ``1 - sum(labels *
+    predictions, dim)``, both unit vectors along ``dim`` (TF1 assumes it, as here)."""
+    predictions, labels, weights = remove_squeezable_dimensions(
+        predictions, labels, weights, "mean_cosine_distance")
+    products = reduce_sum(predictions * labels, axis=[dim], keepdims=True)
+    value, update_op = mean(products, weights, None, None, name or "mean_cosine_distance")
+    return collected(1.0 - value, 1.0 - update_op, metrics_collections, updates_collections)
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None,
+                        metrics_collections=None, updates_collections=None, name=None):
+    """``(mean relative error, update_op)``: the (weighted) mean of ``|predictions -
+    labels| / normalizer``, 0 where ``normalizer`` is 0."""
+    labels, predictions = _as_float_pair(labels, predictions, "mean_relative_error")
+    predictions, labels, weights = remove_squeezable_dimensions(
+        predictions, labels, weights, "mean_relative_error")
+    normalizer = cast(convert_to_tensor(normalizer), float32)
+    predictions, normalizer, _ = remove_squeezable_dimensions(
+        predictions, normalizer, None, "mean_relative_error")
+    errors = where(equal(normalizer, 0.0), zeros_like(labels),
+                   abs_(labels - predictions) / normalizer)
+    return mean(errors, weights, metrics_collections, updates_collections,
+                name or "mean_relative_error")
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """``(percentage, update_op)``: the (weighted) fraction of ``values`` below
+    ``threshold`` (a fraction in [0, 1], as TF1's)."""
+    below = cast(less(values, threshold), float32)
+    return mean(below, weights, metrics_collections, updates_collections,
+                name or "percentage_below_threshold")
 
 
 # --- confusion counts ------------------------------------------------------------------------
@@ -127,13 +214,13 @@ def _count(kind: str, labels, predictions, weights, name=None):
         hits = cast(hit, float32)
         if weights is not None:
             hits = hits * cast(convert_to_tensor(weights), float32)
-        count = _metric_variable("count")
+        count = metric_variable("count")
         return count.value(), count.assign_add(reduce_sum(hits))
 
 
 def _bool_pair(labels, predictions, metric: str):
     labels, predictions = convert_to_tensor(labels), convert_to_tensor(predictions)
-    _check_shapes(labels, predictions, metric)
+    check_shapes(labels, predictions, metric)
     as_bool = [t if t.dtype == dtypes.bool_ else cast(t, dtypes.bool_)
                for t in (labels, predictions)]
     return as_bool[0], as_bool[1]
@@ -144,7 +231,7 @@ def _counting(kind: str):
                updates_collections=None, name=None):
         labels, predictions = _bool_pair(labels, predictions, kind)
         value, update_op = _count(kind, labels, predictions, weights, name)
-        return _collected(value, update_op, metrics_collections, updates_collections)
+        return collected(value, update_op, metrics_collections, updates_collections)
     metric.__name__ = metric.__qualname__ = kind
     metric.__doc__ = (f"``({kind.replace('_', ' ')}, update_op)``: the (weighted) count of "
                       f"{kind.replace('_', ' ')} of bool ``predictions`` against ``labels``.")
@@ -164,9 +251,9 @@ def _ratio(public: str, other: str):
         with variable_scope(name, default_name=public):
             tp, tp_update = _count("true_positives", labels, predictions, weights)
             wrong, wrong_update = _count(other, labels, predictions, weights)
-            value = _div_no_nan(tp, tp + wrong, "value")
-            update_op = _div_no_nan(tp_update, tp_update + wrong_update, "update_op")
-        return _collected(value, update_op, metrics_collections, updates_collections)
+            value = div_no_nan(tp, tp + wrong, "value")
+            update_op = div_no_nan(tp_update, tp_update + wrong_update, "update_op")
+        return collected(value, update_op, metrics_collections, updates_collections)
     metric.__name__ = metric.__qualname__ = public
     metric.__doc__ = (f"``({public}, update_op)``: true positives over true positives plus "
                       f"{other.replace('_', ' ')}, 0 while that is 0.")
@@ -177,91 +264,10 @@ precision = _ratio("precision", "false_positives")
 recall = _ratio("recall", "false_negatives")
 
 
-def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
-        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
-        thresholds=None):
-    """``(auc, update_op)``: the area under the ROC or PR curve, from the confusion
-    counts of ``predictions`` (in [0, 1]) above each of TF1's thresholds, summed with
-    the trapezoidal rule as TF1's ``tf.metrics.auc``."""
-    if curve not in ("ROC", "PR"):
-        raise ValueError(f"auc: curve must be 'ROC' or 'PR', got {curve!r}.")
-    if summation_method != "trapezoidal":
-        raise ValueError(f"auc: devsession sums with the trapezoidal rule only, got "
-                         f"{summation_method!r}.")
-    if thresholds is None:
-        if num_thresholds < 2:
-            raise ValueError(f"auc: num_thresholds must be at least 2, got {num_thresholds}.")
-        inner = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
-        thresholds = [-1e-7] + inner + [1.0 + 1e-7]
-    labels = cast(convert_to_tensor(labels), dtypes.bool_)
-    predictions = cast(convert_to_tensor(predictions), float32)
-    _check_shapes(labels, predictions, "auc")
-    with variable_scope(name, default_name="auc"):
-        above = greater(reshape(predictions, [-1, 1]),
-                        constant(np.asarray(thresholds, np.float32).reshape(1, -1)))
-        truth = reshape(labels, [-1, 1])
-        weight = None if weights is None else \
-            reshape(cast(convert_to_tensor(weights), float32) * ones_like(predictions),
-                    [-1, 1])
-        counts, updates = {}, {}
-        for kind, (label_true, prediction_true) in _CONDITIONS.items():
-            hit = cast(logical_and(truth if label_true else logical_not(truth),
-                                   above if prediction_true else logical_not(above)), float32)
-            if weight is not None:
-                hit = hit * weight
-            variable = _metric_variable(kind, len(thresholds))
-            counts[kind] = variable.value()
-            updates[kind] = variable.assign_add(reduce_sum(hit, axis=0))
-        value = _area(counts, curve, "value")
-        update_op = _area(updates, curve, "update_op")
-    return _collected(value, update_op, metrics_collections, updates_collections)
-
-
-def _area(counts: dict, curve: str, name: str):
-    """TF1's trapezoidal sum over the thresholds' (x, y) points."""
-    eps = 1e-6
-    tp, fp = counts["true_positives"], counts["false_positives"]
-    tn, fn = counts["true_negatives"], counts["false_negatives"]
-    rec = (tp + eps) / (tp + fn + eps)
-    if curve == "ROC":
-        x, y = fp / (fp + tn + eps), rec
-    else:
-        x, y = rec, (tp + eps) / (tp + fp + eps)
-    return reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0, name=name)
-
-
-def _collected(value, update_op, metrics_collections, updates_collections):
-    for collection, item in ((metrics_collections, value), (updates_collections, update_op)):
-        for key in collection or ():
-            add_to_collection(key, item)
-    return value, update_op
-
-
-def _metric_variable(name: str, size: int | None = None) -> Variable:
-    """Float32 zeros (a scalar, or ``size`` of them), local to this process (TF1's
-    metric variable)."""
-    initial = np.float32(0.0) if size is None else np.zeros(size, np.float32)
-    return Variable(initial, name=name, trainable=False,
-                    collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES])
-
-
-def _div_no_nan(total, count, name: str):
-    nothing = equal(count, 0.0)
-    return where(nothing, zeros_like(total), total / where(nothing, ones_like(count), count),
-                 name=name)
-
-
-def _check_shapes(labels, predictions, metric: str) -> None:
-    if labels.shape.ndims is not None and predictions.shape.ndims is not None and \
-            not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError(f"{metric}: predictions '{predictions.name}' {predictions.shape} and "
-                         f"labels '{labels.name}' {labels.shape} must have the same shape.")
-
-
 def _as_float_pair(labels, predictions, metric: str):
     predictions = cast(convert_to_tensor(predictions), float32)
     labels = cast(convert_to_tensor(labels), float32)
-    _check_shapes(labels, predictions, metric)
+    check_shapes(labels, predictions, metric)
     return labels, predictions
 
 

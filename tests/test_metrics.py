@@ -101,3 +101,55 @@ def test_auc_refuses_what_it_does_not_compute():
         ds.metrics.auc([True], [0.5], curve="DET")
     with pytest.raises(ValueError, match="trapezoidal"):
         ds.metrics.auc([True], [0.5], summation_method="careful_interpolation")
+
+
+def test_new_metrics_refuse_bad_inputs_as_tf1():
+    scores = ds.placeholder(ds.float32, [None])
+    precision, update = ds.metrics.precision_at_thresholds([True, False], scores, [0.5])
+    with ds.Session() as sess:
+        sess.run(ds.local_variables_initializer())
+        np.testing.assert_allclose(sess.run(update, {scores: [0.9, 0.2]}), [1.0 / (1 + 1e-7)])
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match=r"predictions must be in \[0, 1\]"):
+            sess.run(update, {scores: [1.5, 0.2]})
+    ids = ds.placeholder(ds.int64, [None])
+    _, confusion = ds.metrics.mean_iou(ids, ds.constant([0, 1], ds.int64), num_classes=2)
+    with ds.Session() as sess:
+        sess.run(ds.local_variables_initializer())
+        np.testing.assert_array_equal(sess.run(confusion, {ids: [1, 1]}), [[0, 0], [1, 1]])
+        with pytest.raises(ds.errors.InvalidArgumentError, match="`labels` out of bound"):
+            sess.run(confusion, {ids: [2, 0]})
+        with pytest.raises(ds.errors.InvalidArgumentError, match="negative values"):
+            sess.run(confusion, {ids: [-1, 0]})
+    with pytest.raises(ValueError, match="`specificity` must be in the range"):
+        ds.metrics.sensitivity_at_specificity([True], [0.5], specificity=1.5)
+    with pytest.raises(ValueError, match="Invalid k=0"):
+        ds.metrics.average_precision_at_k(ds.constant([[1]]), ds.constant([[0.5, 0.2]]), k=0)
+    with pytest.raises(ValueError, match="Unexpected labels shape"):
+        ds.metrics.precision_at_k(ds.constant([[[1]]]), ds.constant([[0.5, 0.2]]), k=1)
+    with pytest.raises(ValueError, match="fully defined"):
+        ds.metrics.mean_tensor(ds.placeholder(ds.float32, [None, 2]))
+    with pytest.raises(NotImplementedError, match="SparseTensor labels"):
+        ds.metrics.recall_at_k(ds.SparseTensor([[0, 0]], [1], [1, 1]),
+                               ds.constant([[0.5, 0.2]]), k=1)
+
+
+def test_metrics_at_k_with_unknown_shapes_count_sets_as_tf1():
+    """Rows' labels and top indices are sets: a repeated label counts once, a label out
+    of range (-1 too) is a false negative; hand-counted."""
+    labels = ds.placeholder(ds.int64, [None, None])
+    scores = ds.placeholder(ds.float32, [None, None])
+    metrics = {"precision": ds.metrics.precision_at_k(labels, scores, k=2),
+               "recall": ds.metrics.recall_at_k(labels, scores, k=2),
+               "recall_class_0": ds.metrics.recall_at_k(labels, scores, k=2, class_id=0),
+               "map": ds.metrics.average_precision_at_k(labels, scores, k=2)}
+    feed = {labels: [[2, 2, 0], [-1, 1, 7]],
+            scores: [[0.9, 0.1, 0.8, 0.0], [0.1, 0.2, 0.3, 0.4]]}   # top 2: {0, 2}, {3, 2}
+    with ds.Session() as sess:
+        sess.run(ds.local_variables_initializer())
+        got = sess.run({k: u for k, (_, u) in metrics.items()}, feed)
+    # tp: row 0 {0, 2} 2, row 1 none; fp: row 1 {3, 2}; fn: row 1 {-1, 1, 7}
+    assert got["precision"] == 2 / 4 and got["recall"] == 2 / 5
+    assert got["recall_class_0"] == 1.0
+    # row 0: ranks 1 and 2 both labels, 2 labels in range -> 1; row 1: no hit, 1 label in range
+    assert got["map"] == 0.5
