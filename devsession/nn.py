@@ -65,6 +65,29 @@ class _RNNCells:
 rnn_cell = _RNNCells()
 
 
+# --- TF's pooling/convolution spellings, the moment composites, the argmax windows ---------
+from .ops.nn_nd import (avg_pool1d, avg_pool2d, avg_pool_v2, conv1d_transpose,  # noqa: E402
+                        conv_transpose, convolution, max_pool1d, max_pool2d, max_pool_v2,
+                        pool)
+from .ops.nn_moments import (batch_norm_with_global_normalization,  # noqa: E402
+                             normalize_moments, sufficient_statistics, weighted_moments)
+from .ops.nn_window_argmax import dilation2d, erosion2d, max_pool_with_argmax  # noqa: E402
+from .ops.nn_depthwise import (depthwise_conv2d_native_backprop_filter,  # noqa: E402
+                               depthwise_conv2d_native_backprop_input)
+from .rnn import static_bidirectional_rnn  # noqa: E402
+
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input     # TF1's aliases
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
+
+__all__ += ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2",
+            "avg_pool_v2", "pool", "convolution", "conv1d_transpose", "conv_transpose",
+            "sufficient_statistics", "normalize_moments", "weighted_moments",
+            "batch_norm_with_global_normalization", "dilation2d", "erosion2d",
+            "max_pool_with_argmax", "depthwise_conv2d_native_backprop_input",
+            "depthwise_conv2d_native_backprop_filter", "depthwise_conv2d_backprop_input",
+            "depthwise_conv2d_backprop_filter", "static_bidirectional_rnn"]
+
+
 def __getattr__(name: str):
     from .unsupported import missing
 

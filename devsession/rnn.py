@@ -83,7 +83,7 @@ from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
            "DropoutWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn",
-           "bidirectional_dynamic_rnn"]
+           "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
 
@@ -441,6 +441,34 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                                                     initial_state_bw, dtype, time_major)
             outputs_bw = backwards(reversed_outputs)
     return (outputs_fw, outputs_bw), (state_fw, state_bw)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """TF1's ``tf.nn.static_bidirectional_rnn``: ``static_rnn`` of ``cell_fw`` over the
+    list ``inputs`` and of ``cell_bw`` over it reversed (each sequence reversed within
+    its ``sequence_length``), in the ``bidirectional_rnn/fw`` and ``/bw`` variable
+    scopes: ``(outputs, state_fw, state_bw)``, each output the forward and backward
+    outputs of its step concatenated on the last axis."""
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not inputs:
+        raise ValueError("Argument `inputs` must not be empty.")
+
+    def backwards(steps):
+        if sequence_length is None:
+            return steps[::-1]
+        return unstack(reverse_sequence(stack(steps), sequence_length, seq_axis=0,
+                                        batch_axis=1), num=len(steps))
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw"):
+            outputs_fw, state_fw = _unrolled(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length)
+        with variable_scope("bw"):
+            reversed_outputs, state_bw = _unrolled(cell_bw, backwards(inputs),
+                                                   initial_state_bw, dtype, sequence_length)
+    outputs = [concat([fw, bw], 1) for fw, bw in zip(outputs_fw, backwards(reversed_outputs))]
+    return outputs, state_fw, state_bw
 
 
 def _batch_size(x, axis):

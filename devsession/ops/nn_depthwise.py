@@ -32,6 +32,7 @@ Kernels: ``kernels/{reference,cpu,cuda}/depthwise.py``; gradients:
 
 from __future__ import annotations
 
+from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import make_op, same_dtype
@@ -41,6 +42,7 @@ from .nn_conv import (FLOATS, conv2d, conv_attrs, conv_output_shape, dims4, dtyp
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
+           "depthwise_conv2d_native_backprop_input", "depthwise_conv2d_native_backprop_filter",
            "depthwise_attrs", "DEPTHWISE_ATTRS"]
 
 DEPTHWISE_ATTRS = ("strides", "padding", "data_format", "dilations", "explicit_paddings")
@@ -170,3 +172,32 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides,  # noqa
                             name="depthwise")
         return conv2d(depthwise, pointwise_f, [1, 1, 1, 1], "VALID",
                       data_format=data_format or "NHWC", name=scope)
+
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop,  # noqa: A002
+                                           strides, padding, data_format="NHWC",
+                                           dilations=(1, 1, 1, 1), name=None) -> Tensor:
+    """``tf.nn.depthwise_conv2d_native_backprop_input`` (and TF1's
+    ``depthwise_conv2d_backprop_input``): the gradient of ``depthwise_conv2d_native``
+    with respect to its input, of shape ``input_sizes``; one node."""
+    dy = convert_to_tensor(out_backprop)
+    sizes = convert_to_tensor(input_sizes, dtype_hint=dtypes.int32)
+    f = convert_to_tensor(filter, dtype_hint=dy.dtype)
+    op_type = "DepthwiseConv2dNativeBackpropInput"
+    return make_op(op_type, [sizes, f, dy], depthwise_attrs(
+        strides, padding, data_format, dilations, name or op_type), name)
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  # noqa: A002
+                                            strides, padding, data_format="NHWC",
+                                            dilations=(1, 1, 1, 1), name=None) -> Tensor:
+    """``tf.nn.depthwise_conv2d_native_backprop_filter`` (and TF1's
+    ``depthwise_conv2d_backprop_filter``): the gradient of ``depthwise_conv2d_native``
+    with respect to its filter, of shape ``filter_sizes``; one node."""
+    x = convert_to_tensor(input)
+    sizes = convert_to_tensor(filter_sizes, dtype_hint=dtypes.int32)
+    dy = convert_to_tensor(out_backprop, dtype_hint=x.dtype)
+    op_type = "DepthwiseConv2dNativeBackpropFilter"
+    return make_op(op_type, [x, sizes, dy], depthwise_attrs(
+        strides, padding, data_format, dilations, name or op_type), name)
