@@ -764,13 +764,24 @@ def _variable_scatters(x) -> list:
 
 
 def _image_ops(x) -> list:
-    """The resize ops of ds.image and their gradient ops, from a 1x2x2x1 image."""
+    """The resize and crop ops of ds.image and their gradient ops, from a 1x2x2x1 image,
+    and the non-max suppression ops."""
     from devsession.ops.image import resize_bilinear_grad, resize_nearest_neighbor_grad
 
     image = ds.reshape(x, (1, 2, 2, 1))
     bigger = ds.image.resize_bilinear(image, [3, 3])
+    boxes = ds.reshape(ds.concat([x[0], x[0]], 0), (1, 4))
+    crops = ds.image.crop_and_resize(image, boxes, [0], [2, 2])
+    scores = x[0, :1]
     return [bigger, ds.image.resize_nearest_neighbor(image, [3, 3]),
-            resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2])]
+            resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2]),
+            crops, *ds.gradients(crops, [image, boxes]),     # CropAndResizeGradImage/Boxes
+            ds.image.non_max_suppression(boxes, scores, 1),
+            ds.image.non_max_suppression_padded(boxes, scores, 1)[0],
+            ds.image.non_max_suppression_with_scores(boxes, scores, 1)[0],
+            ds.image.non_max_suppression_overlaps(x, x[0], 1),
+            ds.image.combined_non_max_suppression(ds.reshape(boxes, (1, 1, 1, 4)),
+                                                  ds.reshape(scores, (1, 1, 1)), 1, 1)[0]]
 
 
 def _queue_ops(x) -> list:
