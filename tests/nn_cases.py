@@ -21,7 +21,10 @@ NN_OPS = frozenset({
     "DepthwiseConv2dNativeBackpropFilter", "LRN", "LRNGrad",
     # test_conv3d.py checks these
     "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
-    "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad"})
+    "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3DGrad",
+    # test_window_argmax.py checks these
+    "MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax", "Dilation2D",
+    "Dilation2DBackpropInput", "Dilation2DBackpropFilter"})
 
 
 def one_of_each_nn_op() -> list:
@@ -56,7 +59,7 @@ def one_of_each_nn_op() -> list:
     volume_ops = [conv3d, *get_gradient("Conv3D")(conv3d.op, conv3d), dmax3d,
                   get_gradient("MaxPool3DGrad")(dmax3d.op, dmax3d)[2],
                   get_gradient("AvgPool3D")(avg3d.op, avg3d)[0]]
-    return [*normalized, *older, *volume_ops,
+    return [*normalized, *older, *volume_ops, *window_argmax_ops(images),
         ds.nn.log_softmax(logits), ds.nn.l2_loss(logits), ds.nn.leaky_relu(logits, 0.1),
         ds.nn.elu(logits), ds.nn.softplus(logits), squared_difference(logits, logits),
         rsqrt(logits), ds.nn.relu6(logits), ds.nn.selu(logits), ds.nn.softsign(logits),
@@ -69,3 +72,13 @@ def one_of_each_nn_op() -> list:
         depthwise, *get_gradient("DepthwiseConv2dNative")(depthwise.op, depthwise),
         normalized_locally, get_gradient("LRN")(normalized_locally.op, normalized_locally)[0],
     ]
+
+
+def window_argmax_ops(images) -> list:
+    """MaxPoolWithArgmax and Dilation2D with each of their gradient ops."""
+    pooled, argmax = ds.nn.max_pool_with_argmax(images, 2, 2, "SAME")
+    (dpool,) = get_gradient("MaxPoolWithArgmax")(pooled.op, pooled, None)
+    dilated = ds.nn.dilation2d(images, ds.constant(np.zeros((2, 2, 3), np.float32)),
+                               [1, 1, 1, 1], [1, 1, 1, 1], "SAME")
+    return [pooled, argmax, dpool, get_gradient("MaxPoolGradWithArgmax")(dpool.op, dpool)[1],
+            dilated, *get_gradient("Dilation2D")(dilated.op, dilated)]
