@@ -87,6 +87,7 @@ from .learning_rate_decay import (cosine_decay, cosine_decay_restarts, exponenti
                                   noisy_linear_cosine_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .meta_graph import export_meta_graph
+piecewise_constant_decay = piecewise_constant   # TF1's alias
 from .momentum import MomentumOptimizer
 from .moving_averages import ExponentialMovingAverage
 from .hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
@@ -129,7 +130,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "get_or_create_global_step", "global_step", "replica_device_setter",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
            "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
-           "noisy_linear_cosine_decay", "piecewise_constant", "MonitoredTrainingSession",
+           "noisy_linear_cosine_decay", "piecewise_constant", "piecewise_constant_decay",
+           "MonitoredTrainingSession",
            "SessionRunHook",
            "SessionRunArgs", "SessionRunValues", "SessionRunContext", "StopAtStepHook",
            "CheckpointSaverHook", "SummarySaverHook", "ExponentialMovingAverage", "Scaffold",
