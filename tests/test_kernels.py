@@ -47,6 +47,7 @@ COVERED |= __import__("test_math_names_kernels").COVERED   # acosh, xdivy, bitwi
 COVERED |= __import__("test_special_functions").COVERED   # lgamma, igamma, erfinv...
 COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partitions
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
+COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, diagonals
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]

@@ -430,6 +430,27 @@ def test_conv2d_transpose_checks_channels_at_build():
         ds.nn.conv2d_transpose(x, np.ones((3, 3, 6, 3), F32), [2, 10, 8, 5], [1, 2, 2, 1])
 
 
+def test_an_output_shape_stacked_from_a_run_time_batch_keeps_the_sizes_it_names():
+    # tf.stack([tf.shape(x)[0], 10, 8, 6]): TF infers (?, 10, 8, 6), so layers after it
+    # (which need the channels) build; also for the 3-D op.
+    rng = rng_for("deconv", "stacked")
+    x = ds.placeholder(ds.float32, (None, 5, 4, 3))
+    f = rng.standard_normal((3, 3, 6, 3)).astype(F32)
+    y = ds.nn.conv2d_transpose(x, f, ds.stack([ds.shape(x)[0], 10, 8, 6]), [1, 2, 2, 1])
+    assert y.shape.as_list() == [None, 10, 8, 6]
+    x3 = ds.placeholder(ds.float32, (None, 2, 3, 4, 3))
+    y3 = ds.nn.conv3d_transpose(x3, np.ones((2, 2, 2, 5, 3), F32),
+                                ds.stack([ds.shape(x3)[0], 4, 6, 8, 5]), [1, 2, 2, 2, 1])
+    assert y3.shape.as_list() == [None, 4, 6, 8, 5]
+    value = rng.standard_normal((2, 5, 4, 3)).astype(F32)
+    with ds.Session() as sess:
+        got = sess.run(y, {x: value})
+    np.testing.assert_allclose(got, numpy_conv2d_transpose(value, f, (10, 8), 2, "SAME"),
+                               rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="output gradient's shape"):
+        ds.nn.conv2d_transpose(x, f, ds.stack([ds.shape(x)[0], 13, 8, 6]), [1, 2, 2, 1])
+
+
 @pytest.mark.parametrize("padding,stride", [("same", 2), ("valid", 2), ("valid", 1)], ids=str)
 def test_conv2d_transpose_layer_grows_the_image_as_keras(make_session, padding, stride):
     rng = rng_for("deconv layer", padding, stride)

@@ -32,7 +32,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
 from .array import expand_dims, squeeze
-from .array_operands import int_operand
+from .array_operands import int_operand, shape_operand
 from .common import make_op, same_dtype
 from .registry import InferError, OpDef, register_op
 
@@ -131,19 +131,23 @@ def conv_output_shape(x_dims, f_dims, attrs, node) -> TensorShape:
                         f_dims[3]])
 
 
-def sizes_operand(spec, node: str) -> TensorShape:
-    """The static shape an int32 sizes input describes (unknown dims until known)."""
+def sizes_operand(spec, node: str, rank: int = 4) -> TensorShape:
+    """The static shape an int32 sizes input of ``rank`` ints describes, as far as the
+    graph knows it: its value, or what ``partial_shape_value`` reads of a
+    ``tf.stack([tf.shape(x)[0], 8, 8, 4])`` (a transposed convolution's output_shape
+    with a batch of unknown size)."""
     if spec.dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32, not {spec.dtype.name}.")
-    if spec.shape.ndims not in (None, 1) or spec.shape.dims not in (None, (None,), (4,)):
-        raise InferError(f"Op '{node}': sizes '{spec.name}' must be a vector of 4 ints, got "
-                         f"shape {spec.shape}.")
+    if spec.shape.ndims not in (None, 1) or spec.shape.dims not in (None, (None,), (rank,)):
+        raise InferError(f"Op '{node}': sizes '{spec.name}' must be a vector of {rank} ints, "
+                         f"got shape {spec.shape}.")
     if spec.value is None:
-        return TensorShape([None] * 4)
+        shape = shape_operand(spec)
+        return shape if shape.ndims == rank else TensorShape([None] * rank)
     values = [int(v) for v in spec.value.reshape(-1)]
-    if len(values) != 4 or min(values) < 0:
-        raise InferError(f"Op '{node}': sizes '{spec.name}' must be 4 non-negative ints, got "
-                         f"{values}.")
+    if len(values) != rank or min(values) < 0:
+        raise InferError(f"Op '{node}': sizes '{spec.name}' must be {rank} non-negative ints, "
+                         f"got {values}.")
     return TensorShape(values)
 
 

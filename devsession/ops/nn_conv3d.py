@@ -35,7 +35,7 @@ from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
 from .array_operands import int_operand
 from .common import make_op, same_dtype
-from .nn_conv import FLOATS, dtype_in
+from .nn_conv import FLOATS, dtype_in, sizes_operand
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv3d", "conv3d_transpose", "conv3d_backprop_filter_v2", "max_pool3d",
@@ -149,23 +149,6 @@ def _pool3d_shape(x_dims, attrs, node: str) -> TensorShape:
     return _join(batch, spatial, channels, data_format)
 
 
-def _sizes_operand(spec, node: str) -> TensorShape:
-    """The static shape an int32 sizes input describes (unknown until its value is)."""
-    if spec.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32, not "
-                        f"{spec.dtype.name}.")
-    if spec.shape.ndims not in (None, 1) or spec.shape.dims not in (None, (None,), (5,)):
-        raise InferError(f"Op '{node}': sizes '{spec.name}' must be a vector of 5 ints, got "
-                         f"shape {spec.shape}.")
-    if spec.value is None:
-        return TensorShape([None] * 5)
-    values = [int(v) for v in spec.value.reshape(-1)]
-    if len(values) != 5 or min(values) < 0:
-        raise InferError(f"Op '{node}': sizes '{spec.name}' must be 5 non-negative ints, got "
-                         f"{values}.")
-    return TensorShape(values)
-
-
 def _check_out_backprop(x_dims, f_dims, dy, attrs, node: str) -> None:
     expected = _conv3d_shape(x_dims, f_dims, attrs, node)
     if not expected.is_compatible_with(dy.shape):
@@ -187,7 +170,7 @@ def _backprop_input(inputs, attrs, node):
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
     dtype_in(f, FLOATS, node)
-    shape = _sizes_operand(sizes, node)
+    shape = sizes_operand(sizes, node, 5)
     _check_out_backprop(shape.dims, _dims5(f, node, "filter"), dy, attrs, node)
     return dtype, shape
 
@@ -196,7 +179,7 @@ def _backprop_filter(inputs, attrs, node):
     x, sizes, dy = inputs
     dtype = same_dtype([x, dy], node)
     dtype_in(x, FLOATS, node)
-    shape = _sizes_operand(sizes, node)
+    shape = sizes_operand(sizes, node, 5)
     _check_out_backprop(_dims5(x, node, "input"), shape.dims, dy, attrs, node)
     return dtype, shape
 
@@ -238,7 +221,7 @@ def _max_pool3d_grad_grad(inputs, attrs, node):
 def _avg_pool3d_grad(inputs, attrs, node):
     sizes, dy = inputs
     dtype_in(dy, FLOATS, node)
-    shape = _sizes_operand(sizes, node)
+    shape = sizes_operand(sizes, node, 5)
     _compatible(dy, _pool3d_shape(shape.dims, attrs, node), node, "grad")
     return dy.dtype, shape
 
