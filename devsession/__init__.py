@@ -344,6 +344,24 @@ __all__ += ["custom_gradient", "NoGradient", "NotDifferentiable", "RegisterGradi
             "no_gradient", "AggregationMethod", "UnconnectedGradients", "hessians"]
 
 
+# TF1's framework utilities: tensor values, collections, graph scopes, tf.tuple,
+# tf.switch_case and tf.test's gradient checker
+from . import test  # noqa: E402
+from .compat import dimension_at_index, dimension_value  # noqa: E402
+from .graph_keys import add_to_collections, get_collection_ref, model_variables  # noqa: E402
+from .graph_scopes import colocate_with, container, init_scope  # noqa: E402
+from .ops.control_flow_helpers import switch_case, tuple  # noqa: E402,A001
+from .ops.identity_n import identity_n  # noqa: E402
+from .tensor_util import (get_static_value, is_tensor, make_ndarray,  # noqa: E402
+                          make_tensor_proto)
+from .variable_scope import get_local_variable  # noqa: E402
+
+__all__ += ["test", "dimension_at_index", "dimension_value", "add_to_collections",
+            "get_collection_ref", "model_variables", "colocate_with", "container",
+            "init_scope", "switch_case", "tuple", "identity_n", "get_static_value",
+            "is_tensor", "make_ndarray", "make_tensor_proto", "get_local_variable"]
+
+
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming

@@ -171,6 +171,7 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._gradient_override_map: dict[str, str] = {}   # op type -> gradient name
         self._container = ""                                 # TF1's Graph.container
+        self._colocation_stack: list = []                    # TF1's Graph.colocate_with
         self._finalized = False
         self.seed: int | None = None
 
@@ -293,6 +294,9 @@ class Graph:
             attrs["_gradient_op_type"] = override
         if scopes._container and attrs.get("container", None) == "":
             attrs["container"] = scopes._container
+        if scopes._colocation_stack:
+            groups = {g for op in scopes._colocation_stack for g in _colocation_groups(op)}
+            attrs["_class"] = tuple(sorted(groups))
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map: dict):
@@ -307,6 +311,28 @@ class Graph:
             yield
         finally:
             self._gradient_override_map = saved
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False):
+        """Inside, new ops are placed with ``op`` (a Tensor, Operation or Variable): their
+        ``_class`` attr names its colocation group ("loc:@<op>"), which placement
+        follows, and outer device scopes are set aside for ``op``'s device (TF1's).
+        ``ignore_existing`` drops the outer colocate_with blocks; ``op`` None with it
+        clears colocation."""
+        if op is None and not ignore_existing:
+            raise ValueError("Trying to reset colocation (op is None) but ignore_existing "
+                             "is not True")
+        if op is not None:
+            op = self.as_graph_element(op._ref() if hasattr(op, "_ref") else op)
+            op = op.op if isinstance(op, Tensor) else op
+        saved = self._colocation_stack
+        self._colocation_stack = ([] if ignore_existing else list(saved)) + (
+            [op] if op is not None else [])
+        try:
+            with device(None), device(op.device if op is not None and op.device else None):
+                yield
+        finally:
+            self._colocation_stack = saved
 
     @contextlib.contextmanager
     def container(self, container_name: str):
@@ -442,6 +468,12 @@ def _clean_name(name: str) -> str:
         raise ValueError(f"'{name}' is not a valid node name: use letters, digits, '.', '_', "
                          "'-' and '/'.")
     return name
+
+
+def _colocation_groups(op) -> list:
+    """The groups ``op`` is placed with: its own ``_class`` entries, else itself."""
+    groups = [str(g) for g in op.attrs.get("_class", ()) if str(g).startswith("loc:@")]
+    return groups or [f"loc:@{op.name}"]
 
 
 def _dedupe(ops):

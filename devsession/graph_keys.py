@@ -12,7 +12,8 @@ import re
 
 from .graph import get_default_graph
 
-__all__ = ["GraphKeys", "get_collection", "add_to_collection"]
+__all__ = ["GraphKeys", "get_collection", "add_to_collection", "add_to_collections",
+           "get_collection_ref", "model_variables"]
 
 
 class GraphKeys:
@@ -53,3 +54,21 @@ def get_collection(key: str, scope: str | None = None) -> list:
 
 def add_to_collection(name: str, value) -> None:
     get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value) -> None:
+    """``value`` added to each collection of ``names`` (one name, or several: each once)."""
+    names = (names,) if isinstance(names, str) else set(names)
+    for name in names:
+        add_to_collection(name, value)
+
+
+def get_collection_ref(key: str) -> list:
+    """The default graph's collection ``key`` itself (created empty if missing): a
+    change to the list changes the collection, as TF1's."""
+    return get_default_graph().get_collection_ref(key)
+
+
+def model_variables(scope: str | None = None) -> list:
+    """The variables of ``GraphKeys.MODEL_VARIABLES`` (TF1's ``tf.model_variables``)."""
+    return get_collection(GraphKeys.MODEL_VARIABLES, scope)

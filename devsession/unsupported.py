@@ -21,7 +21,7 @@ TF1_NAMESPACES = frozenset({
     "saved_model",
     "distributions", "feature_column",
     "lite", "profiler", "signal", "spectral", "quantization", "sets",
-    "resource_loader", "sysconfig", "test", "user_ops", "manip",
+    "resource_loader", "sysconfig", "user_ops", "manip",
     "autograph", "experimental",
 })
 

@@ -40,11 +40,12 @@ import weakref
 
 from . import dtypes
 from .graph import Tensor, get_default_graph, name_scope
+from .graph_keys import GraphKeys
 from .initializers import glorot_uniform_initializer, zeros_initializer
 from .tensor_shape import TensorShape, as_shape
 from .variables import Variable
 
-__all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable",
+__all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_local_variable",
            "get_variable_scope"]
 
 
@@ -195,11 +196,25 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
     rules (see the module docstring).  Raises ValueError as TF1 does."""
     _refuse("get_variable", regularizer=regularizer, partitioner=partitioner,
-            custom_getter=custom_getter, constraint=constraint, collections=collections)
-    return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable)
+            custom_getter=custom_getter, constraint=constraint)
+    return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable,
+                         collections=collections)
 
 
-def _get_variable(scope, name, shape, dtype, initializer, trainable, **unused):
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                       trainable=False, collections=None, caching_device=None,
+                       partitioner=None, validate_shape=True, use_resource=None,
+                       custom_getter=None, constraint=None, **kwargs):
+    """``get_variable`` for a variable of ``GraphKeys.LOCAL_VARIABLES`` (and of
+    ``collections``), not trainable by default (TF1's ``tf.get_local_variable``)."""
+    return get_variable(name, shape, dtype, initializer, regularizer, trainable,
+                        list(collections or []) + [GraphKeys.LOCAL_VARIABLES],
+                        caching_device, partitioner, validate_shape, use_resource,
+                        custom_getter, constraint, **kwargs)
+
+
+def _get_variable(scope, name, shape, dtype, initializer, trainable, collections=None,
+                  **unused):
     full = f"{scope.name}/{name}" if scope.name else name
     graph = get_default_graph()
     variables = _store(graph)["variables"]
@@ -218,7 +233,8 @@ def _get_variable(scope, name, shape, dtype, initializer, trainable, **unused):
     initializer = initializer if initializer is not None else scope.initializer
     initial_value = _initial_value(full, shape, dtype, initializer)
     variable = Variable(initial_value, name=full + "/", dtype=dtype,
-                        trainable=True if trainable is None else trainable)
+                        trainable=True if trainable is None else trainable,
+                        collections=collections)
     variables[full] = variable
     return variable
 
