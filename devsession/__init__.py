@@ -199,6 +199,12 @@ from . import debugging, linalg, random  # noqa: E402
 
 __all__ += ["debugging", "linalg", "random"]
 
+# TF1's tf.distributions, and tf.random_gamma / tf.random_poisson (ops/random_rates.py)
+from . import distributions  # noqa: E402
+from .ops.random_rates import random_gamma, random_poisson  # noqa: E402
+
+__all__ += ["distributions", "random_gamma", "random_poisson"]
+
 # TF1's math names (branch tf1-math-names): tf.acosh, tf.rint, tf.scalar_mul... and tf.bitwise
 from . import bitwise  # noqa: E402
 from .ops import (accumulate_n, acosh, asinh, atanh, clip_by_average_norm,  # noqa: E402
