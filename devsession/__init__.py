@@ -44,13 +44,14 @@ from .ops import assign, assign_add, assign_sub, stop_gradient
 from .variables import trainable_variables
 
 bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
+half, double = float16, float64   # TF1's other names of float16 and float64
 newaxis = None  # x[ds.newaxis], as tf.newaxis
 
 __version__ = "0.1.0"
 
 __all__ = [
     "errors", "math", "nn", "DeviceSpec", "DeviceAttributes", "list_local_devices", "DType",
-    "as_dtype", "bool", "bool_", "float16", "float32", "float64", "int32", "int64", "Graph",
+    "as_dtype", "bool", "bool_", "half", "double", "float16", "float32", "float64", "int32", "int64", "Graph",
     "Operation", "Tensor", "control_dependencies", "convert_to_tensor", "device",
     "get_default_graph", "name_scope", "reset_default_graph", "GraphDef", "import_graph_def",
     "read_graph_def", "write_graph", "abs", "add", "argmax", "cast", "concat", "constant",

@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "uint16", "bool_", "string"]
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "bool_", "string",
+           "half", "double"]
 
 
 def _kind_in(kinds: str, doc: str) -> property:
@@ -111,6 +112,7 @@ int16 = DType(np.int16, 5)
 int8 = DType(np.int8, 6)
 string = DType(np.object_, 7, name="string")
 uint16 = DType(np.uint16, 17)
+half, double = float16, float64   # TF's other names of them (tf.dtypes.half...)
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool_, string)
 FLOATS = (float16, float32, float64)

@@ -25,6 +25,13 @@ def test_enums_and_names_are_tensorflows():
     assert ds.float32.base_dtype is ds.float32 and ds.uint8.max == 255 and ds.int8.min == -128
 
 
+def test_tf1s_other_names_of_the_float_types():
+    assert (ds.half, ds.double) == (ds.float16, ds.float64)
+    assert ds.dtypes.half is ds.float16 and ds.dtypes.double is ds.float64
+    x = ds.placeholder(ds.double, [2])
+    assert x.dtype is ds.float64 and ds.cast(x, ds.half).dtype is ds.float16
+
+
 def test_small_integer_arithmetic_wraps_and_keeps_its_dtype():
     i8 = ds.constant([100, -100], dtype=ds.int8)
     u8 = ds.constant(np.array([0, 250], np.uint8))
