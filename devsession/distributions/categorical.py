@@ -64,9 +64,9 @@ class Categorical(Distribution):
         k = cast(k, dtypes.int32)
         logits = self._logits
         if k.shape != self.batch_shape or not k.shape.is_fully_defined():
-            ones = cast(k, logits.dtype)[..., None] * 0.0
-            logits = logits + ones                   # the batch broadcast against k's
-            k = k + cast(reduce_sum(ones, -1), dtypes.int32)
+            # k and the batch broadcast against each other, as TF's
+            k = k + cast(logits[..., 0] * 0.0, dtypes.int32)
+            logits = logits + cast(k, logits.dtype)[..., None] * 0.0
         return negative(sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits))
 
     def _entropy(self):
