@@ -206,7 +206,7 @@ def test_fed_inputs_check_at_run_time_and_the_gradient_is_none(graph):
     assert ds.gradients(ds.cast(selected, ds.float32), [boxes, scores]) == [None, None]
 
 
-def test_a_gpu_session_runs_nms_on_the_cpu(standin):
+def test_a_gpu_session_runs_nms_through_the_host(standin):
     with ds.device("gpu:0"):
         selected = ds.image.non_max_suppression(ds.constant(BOXES) * 1.0, SCORES, 10)
     with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:

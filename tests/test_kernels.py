@@ -24,7 +24,6 @@ from devsession.ops.linalg import MATMUL_BIAS, MATMUL_RELU_GRAD
 from devsession.ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
 from devsession.ops.decode_csv import DECODE_CSV
 from devsession.ops.image_files import IMAGE_FILE_OPS
-from devsession.ops.image_nms import NMS_OPS
 from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.string_regex import REGEX_OPS
 from devsession.ops.string_split import SPLIT_OPS
@@ -315,7 +314,7 @@ HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHa
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *NMS_OPS, *ACCUMULATOR_OPS,
+             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
