@@ -16,8 +16,8 @@ wrote import), and the ``tf.image`` functions that build them.
 Boxes and scores are float32 or float16 (the thresholds of V3/V4 float32 or float16, of
 V5 the boxes' dtype); the rest is float32.  The selection rules (strictly above the
 score threshold, ties to the lower index, an IoU equal to the threshold kept) are
-``kernels/reference/image_nms.py``'s.  Host kernels only, as TF's (a GPU session runs
-them on the CPU).  Not differentiable, as in TF.  Static shape errors (boxes not
+``kernels/reference/image_nms.py``'s.  Host kernels (a GPU node runs them on its inputs
+copied to the host).  Not differentiable, as in TF.  Static shape errors (boxes not
 ``[n, 4]``, scores not ``[n]``, a non-scalar size or threshold) are ``ValueError``.
 """
 

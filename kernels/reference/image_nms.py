@@ -1,5 +1,5 @@
-"""Non-max suppression kernels (HOST: the reference's and the CPU's; GPU sessions place
-them on the CPU, as TF keeps its CPU kernels for them): NonMaxSuppressionV3, V4, V5,
+"""Non-max suppression kernels (HOST: the reference's and the CPU's; the GPU runs them
+through the host, ``cuda/image_nms.py``): NonMaxSuppressionV3, V4, V5,
 NonMaxSuppressionWithOverlaps and CombinedNonMaxSuppression.
 
 TF's ``non_max_suppression_op.cc``, its greedy loop written out (``select``):
