@@ -368,6 +368,10 @@ __all__ += ["test", "dimension_at_index", "dimension_value", "add_to_collections
             "init_scope", "switch_case", "tuple", "identity_n", "get_static_value",
             "is_tensor", "make_ndarray", "make_tensor_proto", "get_local_variable"]
 
+from .ops.print_v2 import print_v2 as print  # noqa: E402,A001  (tf.print)
+
+__all__ += ["print"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -638,7 +638,8 @@ def tf1_surface_ops(x):
 
 def framework_ops(x):
     """One node of each op the gradient and framework utilities added, from float ``x``."""
-    return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x)]
+    return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x),
+            ds.print("x:", x, output_stream="file:///dev/null")]
 
 
 def image_file_ops(x):

@@ -310,7 +310,8 @@ ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
                    "AccumulatorApplyGradient", "AccumulatorTakeGradient",
                    "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
                    "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}
-HOST_ONLY = {"MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
+HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
+             "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",

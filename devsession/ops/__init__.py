@@ -252,3 +252,4 @@ __all__ += ["bitwise", "clip_by_average_norm", "acosh", "asinh", "atanh", "multi
             "silu", "zero_fraction", "cumulative_logsumexp", "reduce_euclidean_norm"]
 
 from . import identity_n, identity_n_grad  # noqa: F401,E402  (IdentityN: custom_gradient's node)
+from . import print_v2  # noqa: F401,E402  (tf.print's StringFormat and PrintV2)
