@@ -359,6 +359,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.accumulators",  # test_accumulators.py
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py
+                     "devsession.kernels.reference.print_v2",  # test_print_v2.py
                      "devsession.kernels.reference.image_files",  # test_image_files.py
                      "devsession.kernels.reference.checkpoint_io"}  # test_init_from_
                                                                      # checkpoint.py
