@@ -372,6 +372,24 @@ from .ops.print_v2 import print_v2 as print  # noqa: E402,A001  (tf.print)
 
 __all__ += ["print"]
 
+# TF's array manipulation: tf.roll, tf.sort, tf.searchsorted, tf.repeat, tf.meshgrid, the set
+# and index ops, diagonals, tf.cross, tf.ensure_shape...
+from .ops.array_composites import (batch_gather, meshgrid, parallel_stack,  # noqa: E402
+                                   repeat, reverse_v2, where_v2)
+from .ops.array_order import argsort, roll, searchsorted, sort  # noqa: E402
+from .ops.array_sets import (invert_permutation, setdiff1d,  # noqa: E402
+                             unique_with_counts, unravel_index)
+from .ops.array_shapes import (broadcast_dynamic_shape,  # noqa: E402
+                               broadcast_static_shape, ensure_shape, shape_n)
+from .ops.diagonals import diag_part, matrix_set_diag  # noqa: E402
+from .ops.vectors import cross  # noqa: E402
+
+__all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2", "where_v2",
+            "argsort", "roll", "searchsorted", "sort", "invert_permutation", "setdiff1d",
+            "unique_with_counts", "unravel_index", "broadcast_dynamic_shape",
+            "broadcast_static_shape", "ensure_shape", "shape_n", "diag_part",
+            "matrix_set_diag", "cross"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

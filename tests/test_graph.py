@@ -632,6 +632,7 @@ def tf1_surface_ops(x):
         *space_and_sampling_ops(x),
         *sparse_ops(x),
         *string_ops(x),
+        *array_manipulation_ops(x),
         *framework_ops(x),
     ]
 
@@ -640,6 +641,22 @@ def framework_ops(x):
     """One node of each op the gradient and framework utilities added, from float ``x``."""
     return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x),
             ds.print("x:", x, output_stream="file:///dev/null")]
+
+
+def array_manipulation_ops(x):
+    """One node of each array-manipulation op (Roll, searchsorted's bounds, the set and
+    index ops, EnsureShape, ShapeN, BroadcastArgs, the diagonals, Cross), from float
+    (2, 2) ``x``."""
+    from devsession.ops.array_order import lower_bound, upper_bound
+
+    i = ds.constant([1, 0])
+    v3 = ds.concat([x[0], x[1, :1]], 0)
+    return [ds.roll(x, 1, 0), lower_bound(x, x), upper_bound(x, x),
+            *ds.unique_with_counts(i), *ds.setdiff1d(i, [0]), ds.invert_permutation(i),
+            ds.unravel_index(i, [2, 1]), ds.ensure_shape(x, [2, None]),
+            *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
+            ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
+            x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3)]
 
 
 def image_file_ops(x):
