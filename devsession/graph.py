@@ -680,9 +680,37 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph |
         return value
     if isinstance(value, Operation):
         raise TypeError(f"Operation '{value.name}' has no value; pass one of its outputs.")
+    if isinstance(value, (list, tuple)) and _holds_tensors(value):
+        return _autopack(value, dtype, name)
     want = dtype if dtype is not None else dtype_hint
     array = python_value_to_array(value, want, strict=dtype is not None)
     return constant_from_array(array, name=name or "Const", graph=graph)
+
+
+def _holds_tensors(values) -> bool:
+    return any(isinstance(v, Tensor) or hasattr(v, "_as_tensor")
+               or isinstance(v, (list, tuple)) and _holds_tensors(v) for v in values)
+
+
+def _first_tensor_dtype(values):
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif isinstance(v, Tensor) or hasattr(v, "_as_tensor"):
+            return convert_to_tensor(v).dtype
+    return None
+
+
+def _autopack(values, dtype, name: str | None) -> Tensor:
+    """TF's auto-packing: a (nested) list holding tensors is their ``tf.stack``, Python
+    numbers in it taking the tensors' dtype (``tf.reduce_all([a, b])``,
+    ``tf.reshape(x, [tf.shape(x)[0], -1])``)."""
+    from .ops.array import stack
+
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else _first_tensor_dtype(values)
+    return stack([convert_to_tensor(v, dtype=dtype) for v in values], name=name or "packed")
 
 
 def constant_from_array(array: np.ndarray, name: str = "Const", graph: Graph | None = None

@@ -28,33 +28,35 @@ __all__ = ["make_template", "Template"]
 def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
                   custom_getter_=None, **kwargs) -> "Template":
     """A ``Template`` calling ``func_`` (with ``kwargs`` bound) inside the variable scope
-    ``name_``; see the module docstring.  ``custom_getter_`` is not supported yet
-    (NotImplementedError, as ``variable_scope``'s)."""
-    if custom_getter_ is not None:
-        raise NotImplementedError("make_template(custom_getter_=...) is not supported by "
-                                  "devsession yet.")
+    ``name_``; see the module docstring.  ``custom_getter_`` is the template scope's
+    custom getter (``variable_scope``'s)."""
     if kwargs:
         func_ = functools.partial(func_, **kwargs)
     return Template(name_, func_, create_scope_now=create_scope_now_,
-                    unique_name=unique_name_)
+                    unique_name=unique_name_, custom_getter=custom_getter_)
 
 
 class Template:
     """A function of shared variables (``make_template``'s result)."""
 
-    def __init__(self, name, func, create_scope_now=False, unique_name=None):
+    def __init__(self, name, func, create_scope_now=False, unique_name=None,
+                 custom_getter=None):
         if name is None:
             raise ValueError("name cannot be None.")
         self._name, self._func, self._unique_name = name, func, unique_name
+        self._custom_getter = custom_getter
         self._variable_scope = None
         self._variables_created = False
         if create_scope_now:
-            with variable_scope(unique_name, default_name=name) as scope:
+            with variable_scope(unique_name, default_name=name,
+                                custom_getter=custom_getter) as scope:
                 self._variable_scope = scope
 
     def __call__(self, *args, **kwargs):
+        # The scope made once keeps the custom getter; entering it again reuses it.
         if self._variable_scope is None:
-            with variable_scope(self._unique_name, default_name=self._name) as scope:
+            with variable_scope(self._unique_name, default_name=self._name,
+                                custom_getter=self._custom_getter) as scope:
                 self._variable_scope = scope
                 return self._call(args, kwargs)
         with variable_scope(self._variable_scope, reuse=self._variables_created):

@@ -14,9 +14,17 @@ graph's variable store and
   ("Variable layer1/w already exists, disallowed. Did you mean to set reuse=True ...").
 
 Reuse is inherited: a scope inside a reusing scope reuses; ``scope.reuse_variables()``
-turns it on for the rest of a ``with`` block.  A scope's ``initializer`` and ``dtype`` are
-its variables' defaults (inherited too); without either, floats start from
-``glorot_uniform_initializer`` and other types from zeros, as in TF1.
+turns it on for the rest of a ``with`` block.  A scope's ``initializer``, ``regularizer``
+and ``dtype`` are its variables' defaults (inherited too); without an initializer, floats
+start from ``glorot_uniform_initializer`` and other types from zeros, as in TF1.  A
+regularizer's penalty joins ``REGULARIZATION_LOSSES`` when the variable is made, not when
+it is reused.
+
+A ``custom_getter`` (of a scope, or of one ``get_variable`` call, which then replaces the
+scope's) is called instead of the getter, with the getter and the call's arguments as
+keywords (``name`` the full name): it may change them, call the getter, and return what it
+likes (a cast of the variable, for mixed precision).  A scope's getter wraps its parent
+scope's: the innermost runs first, its ``getter`` argument calls the outer one.
 
 Default names are made unique as TF1's ``_VariableScopeStore`` does: every scope
 entered counts one more use of its full name; ``default_name="dense"`` takes "dense"
@@ -34,13 +42,14 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import threading
 import weakref
 
 
 from . import dtypes
 from .graph import Tensor, get_default_graph, name_scope
-from .graph_keys import GraphKeys
+from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, zeros_initializer
 from .tensor_shape import TensorShape, as_shape
 from .variables import Variable
@@ -57,14 +66,17 @@ AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
 
 class VariableScope:
-    """A variable scope: its ``name``, ``reuse`` (False, True or AUTO_REUSE), and the
-    ``initializer`` and ``dtype`` its variables default to."""
+    """A variable scope: its ``name``, ``reuse`` (False, True or AUTO_REUSE), the
+    ``initializer``, ``regularizer`` and ``dtype`` its variables default to, and its
+    ``custom_getter``."""
 
     def __init__(self, name: str = "", reuse=False, initializer=None, dtype=None,
-                 name_scope: str = ""):
+                 name_scope: str = "", regularizer=None, custom_getter=None):
         self._name = name
         self._reuse = reuse
         self.initializer = initializer
+        self.regularizer = regularizer
+        self.custom_getter = custom_getter
         self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
         self.original_name_scope = name_scope
 
@@ -78,9 +90,16 @@ class VariableScope:
     def set_initializer(self, initializer) -> None:
         self.initializer = initializer
 
-    def get_variable(self, name, shape=None, dtype=None, initializer=None, trainable=None,
-                     **kwargs):
-        return _get_variable(self, name, shape, dtype, initializer, trainable, **kwargs)
+    def set_regularizer(self, regularizer) -> None:
+        self.regularizer = regularizer
+
+    def set_custom_getter(self, custom_getter) -> None:
+        self.custom_getter = custom_getter
+
+    def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
+                     trainable=None, collections=None, custom_getter=None, **kwargs):
+        return _get_variable(self, name, shape, dtype, initializer, trainable, collections,
+                             regularizer, custom_getter)
 
     def __repr__(self):
         return f"<ds.VariableScope '{self._name}' reuse={self._reuse}>"
@@ -116,8 +135,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     """Open a variable scope (and a name scope for the ops built inside); yields the
     ``VariableScope``.  ``name_or_scope`` is a name, a ``VariableScope`` to re-enter, or
     None with ``default_name`` (made unique: "dense", "dense_1"...)."""
-    _refuse("variable_scope", regularizer=regularizer, partitioner=partitioner,
-            custom_getter=custom_getter, constraint=constraint, caching_device=caching_device)
+    _refuse("variable_scope", partitioner=partitioner, constraint=constraint,
+            caching_device=caching_device)
     if reuse not in (None, True, False, AUTO_REUSE):
         raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
     parent = get_variable_scope()
@@ -144,7 +163,9 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     with names as opened:
         scope = VariableScope(full_name, scope_reuse,
                               initializer if initializer is not None else base.initializer,
-                              dtype if dtype is not None else base.dtype, opened or "")
+                              dtype if dtype is not None else base.dtype, opened or "",
+                              regularizer if regularizer is not None else base.regularizer,
+                              _wrap_getter(custom_getter, base.custom_getter))
         store = _store(graph)
         counts = store["scope_counts"]
         counts[full_name] = counts.get(full_name, 0) + 1
@@ -158,6 +179,17 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 store["scope_counts"] = saved
             else:
                 _close_subscopes(store["scope_counts"], full_name)
+
+
+def _wrap_getter(custom_getter, outer):
+    """``custom_getter`` calling ``outer`` (the enclosing scope's getter) as its getter,
+    as TF1's ``_maybe_wrap_custom_getter``."""
+    if custom_getter is None or outer is None:
+        return custom_getter if custom_getter is not None else outer
+    if not callable(custom_getter):
+        raise ValueError(f"custom_getter must be callable, not {custom_getter!r}.")
+    return lambda getter, *args, **kwargs: custom_getter(
+        functools.partial(outer, getter), *args, **kwargs)
 
 
 def _refuse(function: str, **options) -> None:
@@ -195,10 +227,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  **kwargs):
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
     rules (see the module docstring).  Raises ValueError as TF1 does."""
-    _refuse("get_variable", regularizer=regularizer, partitioner=partitioner,
-            custom_getter=custom_getter, constraint=constraint)
+    _refuse("get_variable", partitioner=partitioner, constraint=constraint)
     return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable,
-                         collections=collections)
+                         collections, regularizer, custom_getter)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -214,28 +245,55 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
 
 
 def _get_variable(scope, name, shape, dtype, initializer, trainable, collections=None,
-                  **unused):
+                  regularizer=None, custom_getter=None):
+    """Through the custom getter, if there is one (see the module docstring)."""
     full = f"{scope.name}/{name}" if scope.name else name
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
+    regularizer = regularizer if regularizer is not None else scope.regularizer
+    custom_getter = custom_getter if custom_getter is not None else scope.custom_getter
+
+    def getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
+               reuse=None, trainable=None, collections=None, **unused):
+        return _stored_or_new(scope.reuse if reuse is None else reuse, name, shape, dtype,
+                              initializer if initializer is not None else scope.initializer,
+                              regularizer, trainable, collections)
+    if custom_getter is None:
+        return getter(full, shape, dtype, initializer, regularizer, None, trainable,
+                      collections)
+    if not callable(custom_getter):
+        raise ValueError(f"custom_getter must be callable, not {custom_getter!r}.")
+    return custom_getter(getter=getter, name=full, shape=shape, dtype=dtype,
+                         initializer=initializer, regularizer=regularizer, reuse=scope.reuse,
+                         trainable=trainable, collections=collections, caching_device=None,
+                         partitioner=None, validate_shape=True, use_resource=None)
+
+
+def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, trainable,
+                   collections):
     graph = get_default_graph()
     variables = _store(graph)["variables"]
     found = variables.get(full)
     if found is not None:
-        if scope.reuse is False:
+        if reuse is False:
             raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to "
                              f"set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
         _check_shared(found, full, shape, dtype)
         return found
-    if scope.reuse is True:
+    if reuse is True:
         raise ValueError(f"Variable {full} does not exist, or was not created with "
                          f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          f"VarScope?")
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
-    initializer = initializer if initializer is not None else scope.initializer
+    dtype = dtypes.as_dtype(dtype)
     initial_value = _initial_value(full, shape, dtype, initializer)
     variable = Variable(initial_value, name=full + "/", dtype=dtype,
                         trainable=True if trainable is None else trainable,
                         collections=collections)
     variables[full] = variable
+    if regularizer is not None:
+        with name_scope(full + "/Regularizer/"):
+            penalty = regularizer(variable)
+        if penalty is not None:
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)
     return variable
 
 

@@ -88,5 +88,19 @@ def test_a_new_trainable_variable_on_a_later_call_is_an_error(graph):
 def test_arguments_refused():
     with pytest.raises(ValueError, match="name cannot be None"):
         ds.make_template(None, two_layers)
-    with pytest.raises(NotImplementedError, match="custom_getter_"):
-        ds.make_template("t", two_layers, custom_getter_=lambda getter, *a, **k: None)
+
+
+def test_a_custom_getter_sees_every_variable_of_every_call():
+    seen = []
+
+    def doubled(getter, name, *args, **kwargs):
+        seen.append(name)
+        return 2.0 * getter(name, *args, **kwargs)
+    scale = ds.make_template("scale", lambda z: z * ds.get_variable(
+        "s", [], initializer=ds.ones_initializer()), custom_getter_=doubled)
+    x = ds.constant(3.0)
+    first, second = scale(x), scale(x)
+    assert seen == ["scale/s", "scale/s"] and len(ds.global_variables()) == 1
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        assert sess.run([first, second]) == [6.0, 6.0]

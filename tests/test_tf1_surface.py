@@ -153,6 +153,63 @@ def test_variable_scope_reuse_is_inherited_and_auto_reuse():
     assert made.name == "auto/v:0"
 
 
+def test_custom_getters_wrap_outward_and_see_the_full_name_and_arguments():
+    calls = []
+
+    def as_half(getter, name, *args, **kwargs):       # the mixed-precision pattern
+        calls.append(("half", name, kwargs["dtype"], kwargs["reuse"]))
+        return ds.cast(getter(name, *args, **kwargs), ds.float16)
+
+    def tagged(getter, name, *args, **kwargs):
+        calls.append(("tagged", name, kwargs["shape"], None))
+        return getter(name, *args, **kwargs)
+    with ds.variable_scope("outer", custom_getter=as_half):
+        with ds.variable_scope("inner", custom_getter=tagged):
+            w = ds.get_variable("w", [2], initializer=ds.ones_initializer())
+        dense = ds.layers.dense(ds.ones([1, 2], ds.float16), 3, use_bias=False)
+    assert calls[:2] == [("tagged", "outer/inner/w", [2], None),
+                         ("half", "outer/inner/w", ds.float32, False)]
+    assert calls[2][:2] == ("half", "outer/dense/kernel")          # layers use get_variable
+    assert w.dtype is ds.float16 and dense.dtype is ds.float16
+    # w is kept in float32; the layer makes its kernel in its input's dtype, as TF's
+    assert [v.dtype for v in ds.global_variables()] == [ds.float32, ds.float16]
+    with ds.variable_scope("outer", reuse=True):
+        again = ds.get_variable("inner/w", custom_getter=lambda getter, **kw: getter(**kw))
+    assert again is ds.global_variables()[0]             # a call's getter replaces the scope's
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(w), np.ones(2, np.float16))
+
+
+def test_a_regularizer_penalises_each_variable_once_when_it_is_made():
+    with ds.variable_scope("net", regularizer=lambda v: 0.5 * ds.reduce_sum(v)):
+        a = ds.get_variable("a", [2], initializer=ds.ones_initializer())
+        b = ds.get_variable("b", [3], initializer=ds.ones_initializer(),
+                            regularizer=lambda v: 0.25 * ds.reduce_sum(v))   # its own
+        ds.get_variable("c", [1], regularizer=None, dtype=ds.float32,
+                        initializer=ds.ones_initializer())
+    with ds.variable_scope("net", reuse=True):
+        assert ds.get_variable("a") is a                     # reused: no second penalty
+    losses = ds.get_collection(ds.GraphKeys.REGULARIZATION_LOSSES)
+    assert [t.op.name.rsplit("/", 1)[0] for t in losses] == [
+        "net/a/Regularizer", "net/b/Regularizer", "net/c/Regularizer"]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        assert sess.run(losses) == [1.0, 0.75, 0.5] and b.shape.as_list() == [3]
+
+
+def test_a_list_holding_tensors_is_their_stack():
+    a, b = ds.constant(True), ds.constant(False)
+    n = ds.placeholder(ds.int32, [])
+    packed = ds.convert_to_tensor([[n, 2], [3, n]])
+    assert packed.dtype is ds.int32 and packed.shape.as_list() == [2, 2]
+    with ds.Session() as sess:
+        assert sess.run([ds.reduce_all([a, b]), ds.reduce_any([a, b])]) == [False, True]
+        np.testing.assert_array_equal(sess.run(packed, {n: 7}), [[7, 2], [3, 7]])
+    with pytest.raises(TypeError, match="1.5"):
+        ds.convert_to_tensor([n, 1.5])
+
+
 def test_unsupported_scope_options_name_themselves():
     with pytest.raises(NotImplementedError, match="partitioner"):
         with ds.variable_scope("p", partitioner=lambda *a: 2):
