@@ -707,10 +707,10 @@ def _autopack(values, dtype, name: str | None) -> Tensor:
     """TF's auto-packing: a (nested) list holding tensors is their ``tf.stack``, Python
     numbers in it taking the tensors' dtype (``tf.reduce_all([a, b])``,
     ``tf.reshape(x, [tf.shape(x)[0], -1])``)."""
-    from .ops.array import stack
-
     dtype = dtypes.as_dtype(dtype) if dtype is not None else _first_tensor_dtype(values)
-    return stack([convert_to_tensor(v, dtype=dtype) for v in values], name=name or "packed")
+    parts = [convert_to_tensor(v, dtype=dtype) for v in values]
+    return parts[0].graph.create_op("Pack", parts, {"N": len(parts), "axis": 0},
+                                    name=name or "packed").outputs[0]
 
 
 def constant_from_array(array: np.ndarray, name: str = "Const", graph: Graph | None = None
