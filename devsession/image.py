@@ -1,15 +1,17 @@
 """``ds.image``: TF1's ``tf.image`` for input preprocessing and augmentation.
 
-Two ops of their own (``ops/image.py``: ResizeBilinear, ResizeNearestNeighbor and their
+Resize ops of their own (``ops/image.py``: ResizeBilinear, ResizeNearestNeighbor and their
 gradients, TF's op types and attrs, so GraphDefs TensorFlow wrote import); everything
 else is built from ``ds`` ops as TF 2.21's ``image_ops_impl.py`` builds it, so values
 match TF's and gradients come with the ops:
 
 ==========================================  ==============================================
-``resize_images(images, size, method)``     TF1's (also ``resize``): BILINEAR or
-                                            NEAREST_NEIGHBOR, 3-D or 4-D images; no resize
-                                            when the size is statically the images' own
-``resize_bilinear``, ``resize_nearest_neighbor``  the ops (4-D images)
+``resize_images(images, size, method)``     TF1's (also ``resize``): BILINEAR,
+                                            NEAREST_NEIGHBOR, BICUBIC or AREA, 3-D or 4-D
+                                            images; no resize when the size is statically
+                                            the images' own
+``resize_bilinear``, ``resize_nearest_neighbor``  the ops (4-D images; ``resize_bicubic``
+                                            and ``resize_area``: ``ops/image_resample.py``)
 ``flip_left_right``, ``flip_up_down``       ``reverse`` along the width or height
 ``random_flip_left_right(image, seed)``,    each image flipped with probability 1/2
 ``random_flip_up_down``                     (one uniform draw per image; ``where``)
@@ -72,6 +74,7 @@ from .ops.control_flow import Assert
 from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
+from .ops.image_resample import resize_area, resize_bicubic
 from .ops.image_nms import (combined_non_max_suppression, non_max_suppression,
                             non_max_suppression_overlaps, non_max_suppression_padded,
                             non_max_suppression_with_scores)
@@ -83,7 +86,7 @@ from .ops.space_depth import extract_image_patches, extract_patches
 from .ops.reduce import reduce_all
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
-           "resize_nearest_neighbor", "flip_left_right", "flip_up_down",
+           "resize_nearest_neighbor", "resize_bicubic", "resize_area", "flip_left_right", "flip_up_down",
            "random_flip_left_right", "random_flip_up_down", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
            "resize_with_crop_or_pad", "random_crop", "per_image_standardization",
@@ -122,9 +125,9 @@ class ResizeMethod:
 
 _RESIZERS = {ResizeMethod.BILINEAR: resize_bilinear, "bilinear": resize_bilinear,
              ResizeMethod.NEAREST_NEIGHBOR: resize_nearest_neighbor,
-             "nearest": resize_nearest_neighbor}
-_NOT_YET = {ResizeMethod.BICUBIC: "BICUBIC", "bicubic": "BICUBIC", ResizeMethod.AREA: "AREA",
-            "area": "AREA"}
+             "nearest": resize_nearest_neighbor,
+             ResizeMethod.BICUBIC: resize_bicubic, "bicubic": resize_bicubic,
+             ResizeMethod.AREA: resize_area, "area": resize_area}
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -161,9 +164,6 @@ def _min(x, y):
 
 def _resizer(method):
     key = method if isinstance(method, (int, str)) else None
-    if key in _NOT_YET:
-        raise ValueError(f"Resize method ResizeMethod.{_NOT_YET[key]} is not supported by "
-                         f"devsession yet (BILINEAR and NEAREST_NEIGHBOR are).")
     if key not in _RESIZERS:
         raise ValueError(f"Resize method is not implemented: {method}")
     return _RESIZERS[key]
@@ -190,12 +190,12 @@ def _aspect_size(images: Tensor, size: Tensor) -> Tensor:
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
                   preserve_aspect_ratio=False, name=None) -> Tensor:
     """``images`` (4-D, or 3-D ``[height, width, channels]``) resized to ``size``
-    (``[new_height, new_width]``) as TF1's ``tf.image.resize_images``: BILINEAR gives
-    float32, NEAREST_NEIGHBOR keeps the dtype; a size the graph knows to be the images'
-    own skips the resize (TF1's shortcut, dtype kept).  ``preserve_aspect_ratio`` shrinks
-    the size to the images' aspect ratio.  ValueError: unknown rank, a rank other than 3
-    or 4, a ``size`` not of 2 ints, a method other than BILINEAR and NEAREST_NEIGHBOR
-    (BICUBIC and AREA are not supported yet)."""
+    (``[new_height, new_width]``) as TF1's ``tf.image.resize_images``: BILINEAR, BICUBIC
+    and AREA give float32, NEAREST_NEIGHBOR keeps the dtype; a size the graph knows to be
+    the images' own skips the resize (TF1's shortcut, dtype kept).
+    ``preserve_aspect_ratio`` shrinks the size to the images' aspect ratio.  ValueError:
+    unknown rank, a rank other than 3 or 4, a ``size`` not of 2 ints, an unknown
+    method."""
     resize = _resizer(method)
     with name_scope(name or "resize"):
         images = convert_to_tensor(images, name="images")

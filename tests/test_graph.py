@@ -785,13 +785,16 @@ def _image_ops(x) -> list:
     """The resize and crop ops of ds.image and their gradient ops, from a 1x2x2x1 image,
     and the non-max suppression ops."""
     from devsession.ops.image import resize_bilinear_grad, resize_nearest_neighbor_grad
+    from devsession.ops.image_resample import resize_bicubic_grad
 
     image = ds.reshape(x, (1, 2, 2, 1))
     bigger = ds.image.resize_bilinear(image, [3, 3])
     boxes = ds.reshape(ds.concat([x[0], x[0]], 0), (1, 4))
     crops = ds.image.crop_and_resize(image, boxes, [0], [2, 2])
     scores = x[0, :1]
+    cubic = ds.image.resize_bicubic(image, [3, 3])
     return [bigger, ds.image.resize_nearest_neighbor(image, [3, 3]),
+            cubic, resize_bicubic_grad(cubic, image), ds.image.resize_area(image, [1, 1]),
             resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2]),
             crops, *ds.gradients(crops, [image, boxes]),     # CropAndResizeGradImage/Boxes
             ds.image.non_max_suppression(boxes, scores, 1),

@@ -5,6 +5,9 @@
 * ResizeNearestNeighbor: ``ResizeNearestNeighborGrad(grad, images' height and width)``
   (static dims when the graph knows both, else ``shape(images)[1:3]``).
 * ResizeBilinearGrad: not differentiable, as in TF.
+* ResizeBicubic: ``ResizeBicubicGrad(grad, images)`` for float32/float64 images (none
+  for other dtypes), as TF's ``_ResizeBicubicGrad``; ResizeBicubicGrad and ResizeArea
+  get none (TF registers none).
 * CropAndResize: ``CropAndResizeGradImage`` (float images only) and
   ``CropAndResizeGradBoxes``, as TF's ``_CropAndResizeGrad``; its gradient ops get none
   (TF registers none).
@@ -20,14 +23,17 @@ tests/test_image.py.
 
 from __future__ import annotations
 
+from .. import dtypes
 from .array_fill import shape
 from .image import resize_bilinear_grad, resize_nearest_neighbor, resize_nearest_neighbor_grad
 from .image_crop import crop_and_resize_grad_boxes, crop_and_resize_grad_image
+from .image_resample import resize_bicubic_grad
 from .registry import not_differentiable, register_gradient
 
 __all__: list = []
 
-not_differentiable("ResizeBilinearGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes")
+not_differentiable("ResizeBilinearGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
+                   "ResizeBicubicGrad", "ResizeArea")
 
 
 def _height_width(x):
@@ -81,3 +87,12 @@ def _crop_and_resize_grad(op, grad):
         grad_image = crop_and_resize_grad_image(grad, boxes, box_ind, size, T=image.dtype,
                                                 method=op.get_attr("method"))
     return [grad_image, crop_and_resize_grad_boxes(grad, image, boxes, box_ind), None, None]
+
+
+@register_gradient("ResizeBicubic")
+def _resize_bicubic_grad(op, grad):
+    """TF's ``_ResizeBicubicGrad``: the images' gradient for float32/float64 images."""
+    image = op.inputs[0]
+    if grad is None or image.dtype not in (dtypes.float32, dtypes.float64):
+        return [None, None]
+    return [resize_bicubic_grad(grad, image, **_flags(op)), None]

@@ -75,6 +75,7 @@ from . import batch_norm  # noqa: F401,E402  (registers)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import image_crop  # noqa: F401,E402  (CropAndResize and its gradients)
+from . import image_resample  # noqa: F401,E402  (ResizeBicubic, ResizeArea...)
 from ..reference import debugging  # noqa: F401,E402  (CheckNumerics on the CPU too)
 from ..reference import partition, segments  # noqa: F401,E402  (HOST: the CPU's too)
 from ..reference import (array_order, array_sets, array_shapes,  # noqa: F401,E402
