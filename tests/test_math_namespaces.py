@@ -41,7 +41,7 @@ def test_other_spellings():
     assert ds.random.uniform_candidate_sampler is ds.nn.uniform_candidate_sampler
 
 
-@pytest.mark.parametrize("namespace,name", [("random", "poisson"), ("random", "gamma"),
+@pytest.mark.parametrize("namespace,name", [("random", "stateless_gamma"), ("random", "fold_in"),
                                             ("linalg", "lu"), ("linalg", "expm"),
                                             ("debugging", "assert_rank_in"),
                                             ("debugging", "assert_shapes")])
