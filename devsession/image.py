@@ -18,6 +18,7 @@ match TF's and gradients come with the ops:
 ``central_crop(image, central_fraction)``   the centre ``fraction`` of height and width
 ``crop_to_bounding_box``, ``pad_to_bounding_box``  ``slice`` / ``pad``, offsets checked
 ``resize_image_with_crop_or_pad``           centre crop and/or zero pad to a size
+``resize_image_with_pad``                   resize keeping the aspect ratio, then pad
 ``random_crop(value, size, seed)``          ``tf.random_crop``: a slice at a uniform offset
 ``per_image_standardization``               ``(x - mean) / max(stddev, 1/sqrt(pixels))``
 ``convert_image_dtype(image, dtype)``       [0, 1] floats <-> an integer type's [0, max]
@@ -71,7 +72,7 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
                   pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
                   square, squeeze, stack, tile, where)
 from .ops.control_flow import Assert
-from .ops.elementwise import abs as abs_op, floormod, logical_and, round as round_op, rsqrt
+from .ops.elementwise import abs as abs_op, floor, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
 from .ops.image_resample import resize_area, resize_bicubic
@@ -86,12 +87,13 @@ from .ops.space_depth import extract_image_patches, extract_patches
 from .ops.reduce import reduce_all
 
 __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
-           "resize_nearest_neighbor", "resize_bicubic", "resize_area", "flip_left_right", "flip_up_down",
-           "random_flip_left_right", "random_flip_up_down", "central_crop",
+           "resize_nearest_neighbor", "resize_bicubic", "resize_area", "flip_left_right",
+           "flip_up_down", "random_flip_left_right", "random_flip_up_down", "central_crop",
            "crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad",
-           "resize_with_crop_or_pad", "random_crop", "per_image_standardization",
-           "convert_image_dtype", "adjust_brightness", "random_brightness",
-           "adjust_contrast", "random_contrast", "rgb_to_grayscale", "grayscale_to_rgb",
+           "resize_with_crop_or_pad", "resize_image_with_pad", "random_crop",
+           "per_image_standardization", "convert_image_dtype", "adjust_brightness",
+           "random_brightness", "adjust_contrast", "random_contrast", "rgb_to_grayscale",
+           "grayscale_to_rgb",
            # image_color.py
            "rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "random_saturation",
            "adjust_hue", "random_hue", "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb",
@@ -396,6 +398,53 @@ def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
 
 
 resize_with_crop_or_pad = resize_image_with_crop_or_pad
+
+
+def _fit_and_offsets(height, width, target_height, target_width) -> list:
+    """TF's arithmetic of ``resize_image_with_pad``, in float32: the size that keeps the
+    aspect ratio inside the target (floored) and the top and left padding; Python ints
+    where everything is known, else int32 tensors."""
+    sides = (height, width, target_height, target_width)
+    if not any(is_tensor(v) for v in sides):
+        h, w, th, tw = (np.float32(v) for v in sides)
+        ratio = max(w / tw, h / th)
+        fit_h, fit_w = h / ratio, w / ratio
+        return [int(np.floor(fit_h)), int(np.floor(fit_w)),
+                max(0, int(np.floor((th - fit_h) / np.float32(2)))),
+                max(0, int(np.floor((tw - fit_w) / np.float32(2))))]
+    h, w, th, tw = (cast(convert_to_tensor(v), dtypes.float32) for v in sides)
+    ratio = maximum(w / tw, h / th)
+    fit_h, fit_w = h / ratio, w / ratio
+    return [cast(floor(fit_h), dtypes.int32), cast(floor(fit_w), dtypes.int32),
+            maximum(0, cast(floor((th - fit_h) / 2), dtypes.int32)),
+            maximum(0, cast(floor((tw - fit_w) / 2), dtypes.int32))]
+
+
+def resize_image_with_pad(image, target_height, target_width,
+                          method=ResizeMethod.BILINEAR, align_corners=False) -> Tensor:
+    """``image`` (3-D or 4-D) resized to fit ``target_height`` x ``target_width`` with its
+    aspect ratio kept, then zero-padded (centred) to that size: TF1's
+    ``tf.image.resize_image_with_pad``, TF's float32 arithmetic (the resize always runs,
+    as TF's, so BILINEAR, BICUBIC and AREA give float32).  ValueError for a target size
+    that is not positive or a known empty image."""
+    resize = _resizer(method)
+    with name_scope("resize_image_with_pad"):
+        image = convert_to_tensor(image, name="image")
+        image, batched = _as_batch(image, "resize_image_with_pad")
+        checks = nonzero_inner(image, "resize_image_with_pad")
+        checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
+        checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
+        image = after(checks, image)
+        _, height, width, _ = image_dims(image)
+        fit_h, fit_w, top, left = _fit_and_offsets(height, width, target_height,
+                                                   target_width)
+        if is_tensor(fit_h):
+            size = stack([fit_h, fit_w])
+        else:
+            size = constant([fit_h, fit_w], dtypes.int32)
+        resized = resize(image, size, align_corners=align_corners)
+        padded = pad_to_bounding_box(resized, top, left, target_height, target_width)
+        return padded if batched else squeeze(padded, [0])
 
 
 def random_crop(value, size, seed=None, name=None) -> Tensor:

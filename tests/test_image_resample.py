@@ -206,3 +206,42 @@ def test_area_of_a_single_row_with_align_corners_as_tf(device):
     got = run_on(device, area_node(True), np.full((1, 1, 1, 1), 2, F32), hw(3, 2))
     want = np.array([2, 2, 2, 2, 1.9999999, 1.9999999], F32).reshape(1, 3, 2, 1)
     np.testing.assert_array_equal(got, want)
+
+
+# --- resize_image_with_pad --------------------------------------------------------------------
+
+PAD_IN = TF["in/pad/in"]
+
+
+def test_resize_image_with_pad_as_tf():
+    sizes = ((5, 5), (8, 3), (4, 6), (9, 13), (2, 2))
+    image = ds.constant(PAD_IN)
+    outs = {f"{h}x{w}": ds.image.resize_image_with_pad(image, h, w) for h, w in sizes}
+    outs["nearest_4d"] = ds.image.resize_image_with_pad(image[None], 7, 7,
+                                                        ds.image.ResizeMethod.NEAREST_NEIGHBOR)
+    for h, w in sizes:
+        assert outs[f"{h}x{w}"].shape.as_list() == [h, w, 1]
+    assert outs["nearest_4d"].shape.as_list() == [1, 7, 7, 1]
+    fed = ds.placeholder(ds.float32, (None, None, 1))
+    target = ds.placeholder(ds.int32, ())
+    dynamic = ds.image.resize_image_with_pad(fed, target, 13)
+    with ds.Session() as sess:
+        got = sess.run(outs)
+        got["dynamic"] = sess.run(dynamic, {fed: PAD_IN, target: 9})
+    for key, value in got.items():
+        np.testing.assert_array_equal(value, TF[f"pad/{key if key != 'dynamic' else '9x13'}"],
+                                      err_msg=key)
+
+
+def test_resize_image_with_pad_errors(graph):
+    with pytest.raises(ValueError, match="target_width must be > 0"):
+        ds.image.resize_image_with_pad(ph((4, 6, 1)), 3, 0)
+    with pytest.raises(ValueError, match="3 or 4 dimensions"):
+        ds.image.resize_image_with_pad(ph((4, 6)), 3, 3)
+    with pytest.raises(ValueError, match="inner 3 dims"):
+        ds.image.resize_image_with_pad(ph((4, 0, 1)), 3, 3)
+    fed, image = ds.placeholder(ds.int32, ()), ph((4, 6, 1))
+    padded = ds.image.resize_image_with_pad(image, fed, 3)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="target_height must be > 0"):
+            sess.run(padded, {fed: 0, image: PAD_IN})
