@@ -795,6 +795,8 @@ def _image_ops(x) -> list:
     cubic = ds.image.resize_bicubic(image, [3, 3])
     return [bigger, ds.image.resize_nearest_neighbor(image, [3, 3]),
             cubic, resize_bicubic_grad(cubic, image), ds.image.resize_area(image, [1, 1]),
+            ds.image.draw_bounding_boxes(image, ds.reshape(boxes, (1, 1, 4))),
+            ds.image.draw_bounding_boxes(image, ds.reshape(boxes, (1, 1, 4)), colors=[[1.0]]),
             resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2]),
             crops, *ds.gradients(crops, [image, boxes]),     # CropAndResizeGradImage/Boxes
             ds.image.non_max_suppression(boxes, scores, 1),

@@ -697,6 +697,6 @@ def test_unsupported_image_symbols_name_themselves():
     from devsession.unsupported import UnsupportedTF1Error
 
     assert "image" in ds.__all__ and ds.image.resize_images is ds.image.resize
-    with pytest.raises(UnsupportedTF1Error, match=r"tf\.image\.draw_bounding_boxes is not supported"):
-        ds.image.draw_bounding_boxes
+    with pytest.raises(UnsupportedTF1Error, match=r"tf\.image\.decode_webp is not supported"):
+        ds.image.decode_webp
     assert not hasattr(ds.image, "extract_glimpse")
