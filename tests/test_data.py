@@ -158,6 +158,53 @@ def test_padded_batch_pads_each_batch_to_its_longest():
         ds.data.Dataset.from_tensor_slices(FEATURES).padded_batch(2, padded_shapes=[2])
 
 
+def test_padded_shapes_of_a_nested_element_are_lists_at_its_leaves():
+    pairs = ds.data.Dataset.range(1, 4).map(
+        lambda n: (ds.range(ds.cast(n, ds.int32)), ds.cast(n, ds.int32)))
+    padded = pairs.padded_batch(3, padded_shapes=([None], []), padding_values=(-1, 0))
+    (tokens, lengths), = run_all(padded)
+    assert tokens.tolist() == [[0, -1, -1], [0, 1, -1], [0, 1, 2]]
+    assert lengths.tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match="does not have the nesting"):
+        pairs.padded_batch(3, padded_shapes=[None])
+
+
+def test_shard_takes_every_nth_element_from_the_index_th():
+    for index in range(3):
+        assert run_all(ds.data.Dataset.range(10).shard(3, index)) == list(range(10))[index::3]
+    sliced = ds.data.Dataset.from_tensor_slices((FEATURES, LABELS)).shard(4, 1).batch(2)
+    got = run_all(sliced)
+    np.testing.assert_array_equal(np.concatenate([f for f, _ in got]), FEATURES[1::4])
+    np.testing.assert_array_equal(np.concatenate([lab for _, lab in got]), LABELS[1::4])
+    with pytest.raises(ValueError, match="index 3 must be less than num_shards 3"):
+        ds.data.Dataset.range(4).shard(3, 3)
+
+
+def test_unbatch_enumerate_take_while_and_apply():
+    rows = ds.data.Dataset.from_tensor_slices(np.arange(24).reshape(3, 4, 2)).unbatch()
+    assert rows.output_shapes.as_list() == [2]
+    assert [r.tolist() for r in run_all(rows)] == np.arange(24).reshape(12, 2).tolist()
+    numbered = ds.data.Dataset.from_tensor_slices(LABELS * 10).enumerate(start=3)
+    assert [(int(i), int(v)) for i, v in run_all(numbered)][:3] == [(3, 0), (4, 10), (5, 20)]
+    early = ds.data.Dataset.range(100).take_while(lambda n: n * n < 30)
+    assert run_all(early) == [0, 1, 2, 3, 4, 5]
+    doubled = ds.data.Dataset.range(3).apply(lambda d: d.map(lambda n: 2 * n))
+    assert run_all(doubled) == [0, 2, 4]
+    with pytest.raises(TypeError, match="must return a Dataset"):
+        ds.data.Dataset.range(3).apply(lambda d: 3)
+    with pytest.raises(ValueError, match="rank >= 1"):
+        ds.data.Dataset.range(3).unbatch()
+    with pytest.raises(ValueError, match="scalar bool"):
+        ds.data.Dataset.range(3).take_while(lambda n: n)
+
+
+def test_unbatching_components_of_different_lengths_is_an_invalid_argument():
+    uneven = ds.data.Dataset.from_tensors((np.zeros((2, 3)), np.zeros(4))).unbatch()
+    with ds.Session() as sess:
+        with pytest.raises(InvalidArgumentError, match="different first dimensions"):
+            sess.run(uneven.make_one_shot_iterator().get_next())
+
+
 # --- shuffle ---------------------------------------------------------------------------------
 
 def _orders(dataset, epochs):

@@ -247,6 +247,51 @@ class Dataset(Structured):
     def skip(self, count) -> "Dataset":
         return self._then({"kind": "skip", "count": _count(count, "skip")})
 
+    def shard(self, num_shards, index) -> "Dataset":
+        """Every ``num_shards``-th element from the ``index``-th: one worker's part of
+        the input (TF's ``shard``)."""
+        shards = _python_int(num_shards, "shard", minimum=1)
+        at = _python_int(index, "shard", minimum=0)
+        if at >= shards:
+            raise ValueError(f"Dataset.shard: index {at} must be less than num_shards "
+                             f"{shards}.")
+        return self._then({"kind": "shard", "num_shards": shards, "index": at})
+
+    def unbatch(self) -> "Dataset":
+        """Each element split along its first dimension into that many elements (the
+        inverse of ``batch``); the components' first dimensions must agree."""
+        specs = self.flat_specs
+        if any(s.shape.ndims == 0 for s in specs):
+            raise ValueError("Dataset.unbatch: every component must have rank >= 1.")
+        structure = nest.map_structure(
+            lambda s: ElementSpec(s.dtype, s.shape[1:] if s.shape.ndims is not None
+                                  else TensorShape(None)), self._structure)
+        return self._then({"kind": "unbatch"}, structure)
+
+    def enumerate(self, start=0) -> "Dataset":
+        """``(index, element)`` pairs, the index an int64 from ``start`` (TF builds it as
+        this zip with a range too)."""
+        first = _python_int(start, "enumerate")
+        return Dataset.zip((Dataset.range(first, np.iinfo(np.int64).max), self))
+
+    def take_while(self, predicate) -> "Dataset":
+        """The elements before the first for which ``predicate`` is False."""
+        function, _ = self._trace(predicate, "take_while")
+        out = function.outputs
+        if len(out) != 1 or out[0].dtype != dtypes.bool_ or \
+                not out[0].shape.is_compatible_with([]):
+            raise ValueError(f"Dataset.take_while: the predicate must return a scalar bool "
+                             f"tensor, got {[(t.dtype.name, str(t.shape)) for t in out]}.")
+        return self._then_function("take_while", function, self._structure)
+
+    def apply(self, transformation_func) -> "Dataset":
+        """``transformation_func(self)``, which must return a Dataset."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(f"Dataset.apply: the transformation function must return a "
+                            f"Dataset, got {type(result).__name__}.")
+        return result
+
     def cache(self, filename="") -> "Dataset":
         """The first complete pass kept in memory and replayed (no cache files)."""
         if filename:
@@ -395,11 +440,8 @@ def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
 
 def _flat_like(structure, value) -> list:
     """``value`` (shaped like ``structure``, or one leaf for a one-component element)
-    flattened in ``structure``'s order."""
-    if not nest.is_nested(structure):
-        return [value]
-    nest.assert_same_structure(structure, value, check_types=False)
-    return nest.flatten(value)
+    flattened in ``structure``'s order; a leaf may be a list (a padded shape ``[None]``)."""
+    return nest.flatten_up_to(structure, value)
 
 
 def _padded_shape(value) -> TensorShape:

@@ -14,7 +14,8 @@ when a container's type does (a list against a tuple), unless ``check_types`` is
 
 from __future__ import annotations
 
-__all__ = ["is_nested", "flatten", "pack_sequence_as", "assert_same_structure", "map_structure"]
+__all__ = ["is_nested", "flatten", "flatten_up_to", "pack_sequence_as", "assert_same_structure",
+           "map_structure"]
 
 
 def is_nested(value) -> bool:
@@ -40,6 +41,22 @@ def flatten(structure) -> list:
     out: list = []
     for child in _children(structure):
         out.extend(flatten(child))
+    return out
+
+
+def flatten_up_to(shallow, value) -> list:
+    """``value``'s parts at ``shallow``'s leaves, in ``shallow``'s order: a part may itself
+    be nested (a shape ``[None]`` where ``shallow`` has one component), as TF's
+    ``nest.flatten_up_to``; ValueError where ``value`` lacks a level ``shallow`` has."""
+    if not is_nested(shallow):
+        return [value]
+    if not is_nested(value) or isinstance(shallow, dict) != isinstance(value, dict) or \
+            len(shallow) != len(value) or isinstance(shallow, dict) and set(shallow) != set(value):
+        raise ValueError(f"The structure {value!r} does not have the nesting of "
+                         f"{shallow!r}.")
+    out: list = []
+    for part_shallow, part in zip(_children(shallow), _children(value)):
+        out.extend(flatten_up_to(part_shallow, part))
     return out
 
 

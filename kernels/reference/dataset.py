@@ -31,6 +31,9 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   to its padded shape (-1: the batch's largest)
 ``repeat``        the upstream ``count`` times (-1: forever; an epoch with no elements ends it)
 ``take/skip``     the first ``count`` elements / all but them (-1: all)
+``shard``         every ``num_shards``-th element from the ``index``-th
+``unbatch``       each element's rows, one element each (first dimensions must agree)
+``take_while``    the elements before the first the traced predicate rejects
 ``cache``         the first complete pass recorded in memory and replayed after it
 ``prefetch``      nothing: elements are made when ``get_next`` asks for them
 ``interleave``    per element, the traced ``fn`` computes the inputs of the nested
@@ -180,16 +183,20 @@ def _map(node, stage, upstream, captured, functions):
 
 
 def _filter(node, stage, upstream, captured, functions):
-    predicate = functions[stage["fn"]]
+    keep = _predicate(node, functions[stage["fn"]], captured, "filter")
+    return lambda: (element for element in upstream() if keep(element))
 
+
+def _predicate(node, predicate, captured, kind: str):
+    """``keep(element)``: the traced predicate's scalar bool for an element."""
     def keep(element) -> bool:
         value = np.asarray(predicate(element + captured)[0])
         if value.shape != () or value.dtype != np.bool_:
-            raise InvalidArgumentError(f"'{node.name}': a filter predicate must return a "
+            raise InvalidArgumentError(f"'{node.name}': a {kind} predicate must return a "
                                        f"scalar bool, got {value.dtype} {list(value.shape)}.",
                                        node.name)
         return bool(value)
-    return lambda: (element for element in upstream() if keep(element))
+    return keep
 
 
 def _shuffle(node, stage, upstream, _, __):
@@ -309,6 +316,29 @@ def _skip(node, stage, upstream, _, __):
     return skipped
 
 
+def _shard(node, stage, upstream, _, __):
+    shards, index = stage["num_shards"], stage["index"]
+    return lambda: itertools.islice(upstream(), index, None, shards)
+
+
+def _unbatch(node, stage, upstream, _, __):
+    def rows():
+        for element in upstream():
+            counts = {c.shape[0] for c in element}
+            if len(counts) != 1:
+                raise InvalidArgumentError(
+                    f"'{node.name}': cannot unbatch an element whose components have "
+                    f"different first dimensions {[c.shape[0] for c in element]}.", node.name)
+            for i in range(counts.pop()):
+                yield [c[i, ...].copy() for c in element]
+    return rows
+
+
+def _take_while(node, stage, upstream, captured, functions):
+    keep = _predicate(node, functions[stage["fn"]], captured, "take_while")
+    return lambda: itertools.takewhile(keep, upstream())
+
+
 def _cache(node, stage, upstream, _, __):
     memory = _Recording()          # the iterator's lock guards it
 
@@ -348,10 +378,11 @@ def _interleave(node, stage, upstream, captured, functions):
 
 
 # Stages that never look inside an element, so they pass row numbers through.
-_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "prefetch"}
+_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "shard", "prefetch"}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
-           "padded_batch": _padded_batch,
-           "repeat": _repeat, "take": _take, "skip": _skip, "cache": _cache,
+           "padded_batch": _padded_batch, "unbatch": _unbatch,
+           "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
+           "take_while": _take_while, "cache": _cache,
            "prefetch": _prefetch, "interleave": _interleave}
 
 
