@@ -170,13 +170,8 @@ class Dataset(Structured):
 
     def filter(self, predicate) -> "Dataset":
         """The elements for which ``predicate`` (a scalar bool tensor) is True."""
-        function, _ = self._trace(predicate, "filter")
-        out = function.outputs
-        if len(out) != 1 or out[0].dtype != dtypes.bool_ or \
-                not out[0].shape.is_compatible_with([]):
-            raise ValueError(f"Dataset.filter: the predicate must return a scalar bool "
-                             f"tensor, got {[(t.dtype.name, str(t.shape)) for t in out]}.")
-        return self._then_function("filter", function, self._structure)
+        return self._then_function("filter", self._predicate(predicate, "filter"),
+                                   self._structure)
 
     def batch(self, batch_size, drop_remainder=False) -> "Dataset":
         """``batch_size`` consecutive elements stacked into one (the last batch may be
@@ -276,13 +271,8 @@ class Dataset(Structured):
 
     def take_while(self, predicate) -> "Dataset":
         """The elements before the first for which ``predicate`` is False."""
-        function, _ = self._trace(predicate, "take_while")
-        out = function.outputs
-        if len(out) != 1 or out[0].dtype != dtypes.bool_ or \
-                not out[0].shape.is_compatible_with([]):
-            raise ValueError(f"Dataset.take_while: the predicate must return a scalar bool "
-                             f"tensor, got {[(t.dtype.name, str(t.shape)) for t in out]}.")
-        return self._then_function("take_while", function, self._structure)
+        return self._then_function("take_while", self._predicate(predicate, "take_while"),
+                                   self._structure)
 
     def apply(self, transformation_func) -> "Dataset":
         """``transformation_func(self)``, which must return a Dataset."""
@@ -372,6 +362,16 @@ class Dataset(Structured):
         return Dataset(dataset._graph, dataset._stages[:-1] + (stage,), dataset._inputs,
                        dataset._functions + inner._functions, inner._structure,
                        dataset._control)
+
+    def _predicate(self, predicate, kind: str) -> FunctionGraph:
+        """``predicate`` traced, checked to return one scalar bool."""
+        function, _ = self._trace(predicate, kind)
+        out = function.outputs
+        if len(out) != 1 or out[0].dtype != dtypes.bool_ or \
+                not out[0].shape.is_compatible_with([]):
+            raise ValueError(f"Dataset.{kind}: the predicate must return a scalar bool "
+                             f"tensor, got {[(t.dtype.name, str(t.shape)) for t in out]}.")
+        return function
 
     def _trace(self, fn, kind: str, returns_dataset=False):
         """``fn`` traced over placeholders of one element: (function graph, result)."""
