@@ -227,6 +227,9 @@ def test_tf1_spellings():
     ((4, None), (None, 6), (4, 7), (7, 6), 1),                 # the contracted size unknown
     ((None, 3, None), (None, 3, 2), (4, 3, 5), (4, 3, 2), [[0, 1], [0, 1]]),
     ((None, 3, 2), (None, 3, None), (4, 3, 2), (5, 3, 6), [[1], [1]]),
+    ((None, 3), (3, 4), (0, 3), (3, 4), 1),                    # empty, as a batch may be
+    ((0, 3), (3, None), (0, 3), (3, 5), 1),
+    ((None, 0), (0, 4), (2, 0), (0, 4), 1),
 ])
 def test_tensordot_reads_sizes_unknown_at_build_time_when_it_runs(a_shape, b_shape, a_size,
                                                                   b_size, axes):

@@ -145,20 +145,23 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 
 def _as_matrix(t: Tensor, rows: list, cols: list) -> Tensor:
     """``t`` transposed to ``rows + cols`` and reshaped to [prod(rows), prod(cols)]: static
-    sizes where known, one -1 where one side is unknown, run-time products otherwise."""
-    from .array import transpose
+    sizes where known, one -1 where one side is unknown (and the other not empty),
+    run-time products otherwise."""
+    from .array import stack, transpose
+    from .reduce import reduce_prod
 
     dims = t.shape.as_list()
     row_dims, col_dims = [dims[i] for i in rows], [dims[i] for i in cols]
     t = transpose(t, rows + cols)
-    if None not in row_dims:
-        return _reshape(t, [int(np.prod(row_dims)), -1])
-    if None not in col_dims:
-        return _reshape(t, [-1, int(np.prod(col_dims))])
-    from .reduce import reduce_prod
-    from .array import stack
-
-    return _reshape(t, stack([reduce_prod(_dims_of(t, range(len(rows)))), -1]))
+    known_rows = int(np.prod(row_dims)) if None not in row_dims else None
+    known_cols = int(np.prod(col_dims)) if None not in col_dims else None
+    if known_rows is not None and (known_cols is not None or known_rows > 0):
+        return _reshape(t, [known_rows, -1 if known_cols is None else known_cols])
+    if known_cols is not None and known_cols > 0:
+        return _reshape(t, [-1, known_cols])
+    sizes = [reduce_prod(_dims_of(t, range(len(rows)))),
+             reduce_prod(_dims_of(t, range(len(rows), len(dims))))]
+    return _reshape(t, stack(sizes))
 
 
 def _dims_of(t: Tensor, axes) -> Tensor:
