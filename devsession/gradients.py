@@ -25,6 +25,11 @@ passes nothing to its inputs; nor does an op of ``xs`` none of whose inputs lies
 between (its gradient function is not even looked up).  An op between ``xs`` and
 ``ys`` with no gradient registered raises ``LookupError`` naming it, as TF does.
 
+Sparse forms: where TF's gradient of an x would be an IndexedSlices (every contribution a
+GatherV2's on axis 0, passed on only by Identity ops: an embedding's), the dense result
+carries its rows (``ops/indexed_rows.py``: ``rows_of``), so the optimizers can update
+only those rows as TF's do.
+
 Variables: an x that is a ``ds.Variable`` means the variable itself (its ``VariableV2``
 tensor, whose ``read`` Identity the forward pass consumed), as TF1's ``as_ref``.
 
@@ -41,6 +46,7 @@ from .graph import Operation, Tensor, convert_to_tensor, name_scope
 from .ops.common import graph_of
 from .ops.array import reshape, stack
 from .ops.elementwise import add
+from .ops.indexed_rows import IndexedRows, gather_rows, with_rows
 from .ops.registry import get_gradient
 from .ops.shape_of import ones_like_of, zeros_like_of
 
@@ -102,19 +108,20 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     stop_ops = {_op_of(s) for s in _as_list(stop_gradients or [])}
 
     with graph.as_default(), name_scope(name):
-        grads: dict[Tensor, list] = defaultdict(list)
+        grads: dict[Tensor, list] = defaultdict(list)   # tensor -> [(gradient, rows)]
         for k, (y, g) in enumerate(zip(ys, grad_ys)):
-            grads[y].append(_grad_y(y, g, k))
+            grads[y].append((_grad_y(y, g, k), None))
         between = _between_ops(ys, xs, _consumers(graph))
         stop_ops |= _xs_ops_with_nothing_between(xs, between)
         for op in sorted(between, key=_creation_order(graph), reverse=True):
-            out_grads = [_aggregate(grads, t) for t in op.outputs]
+            summed = [_aggregate(grads, t) for t in op.outputs]
+            out_grads = [g for g, _ in summed]
             if op in stop_ops or all(g is None for g in out_grads):
                 continue
             for t_in, g in zip(op.inputs, _input_grads(op, out_grads)):
                 if g is not None and _carries_gradient(t_in):
-                    grads[t_in].append(g)
-        results = [_aggregate(grads, x) for x in xs]
+                    grads[t_in].append((g, _rows_passed(op, summed, g)))
+        results = [with_rows(*_aggregate(grads, x)) for x in xs]
         if unconnected_gradients == UnconnectedGradients.ZERO:
             results = [zeros_like_of(x) if g is None else g for x, g in zip(xs, results)]
     return results
@@ -230,16 +237,31 @@ def _creation_order(graph):
     return lambda op: position[id(op)]
 
 
-def _aggregate(grads: dict, t: Tensor) -> Tensor | None:
-    """The sum of the gradients ``t`` received (remembered as its only gradient)."""
+def _aggregate(grads: dict, t: Tensor) -> tuple:
+    """``(gradient, rows)``: the sum of the gradients ``t`` received (remembered as its
+    only one; None if none) and its sparse form, all the parts' rows when every part has
+    some (TF's sum of IndexedSlices stays one), else None."""
     received = grads.get(t)
     if not received:
-        return None
-    total = received[0]
-    for g in received[1:]:
+        return None, None
+    total = received[0][0]
+    for g, _ in received[1:]:
         total = add(total, g, name="AddN")
-    grads[t] = [total]
-    return total
+    rows = None
+    if all(r is not None for _, r in received):
+        rows = sum((r for _, r in received[1:]), received[0][1])
+    grads[t] = [(total, rows)]
+    return total, rows
+
+
+def _rows_passed(op: Operation, summed: list, in_grad: Tensor) -> IndexedRows | None:
+    """The sparse form of ``in_grad``, where TF's would be an IndexedSlices: made by a
+    gather (``gather_rows``), or passed on unchanged by an Identity (a variable's read);
+    ``summed``: the op's output ``(gradient, rows)``."""
+    if op.type == "Identity":
+        out_grad, rows = summed[0]
+        return rows if in_grad is out_grad else None
+    return gather_rows(op, in_grad)
 
 
 def _input_grads(op: Operation, out_grads: list) -> list:

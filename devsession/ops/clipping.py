@@ -9,6 +9,10 @@ rest.
 * ``clip_by_global_norm(ts, c)`` scales every tensor by ``c * min(1 / norm, 1 / c)`` and
   returns ``(clipped, norm)``; a norm that is inf or NaN makes every value NaN (TF's
   ``+ (norm - norm)``), so a diverged step is visible rather than silently clipped.
+  A gradient TF keeps sparse (``indexed_rows.py``) stays sparse, its rows' values
+  scaled, and the norm counts its values (a repeated id's rows apart), as TF's.
+  ``clip_by_norm`` gives a dense result (TF's stays an IndexedSlices, its norm over the
+  values), so an optimizer then updates every row.
 * ``clip_by_average_norm(t, c)`` scales ``t`` by ``c * min(n / norm, 1 / c)``, ``n``
   its number of elements: the L2 norm divided by ``n`` is clipped to ``c`` (TF1's).
 """
@@ -19,6 +23,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import identity, stack
 from .array_fill import ones_like, size
 from .elementwise import cast, maximum, minimum, rsqrt, sqrt, where
+from .indexed_rows import IndexedRows, rows_of, with_rows
 from .nn import l2_loss
 from .reduce import reduce_sum
 
@@ -33,12 +38,14 @@ def _tensor_list(t_list, fn: str) -> list:
 
 
 def global_norm(t_list, name=None) -> Tensor:
-    """``sqrt(sum(sum(t ** 2)))`` over every tensor of ``t_list`` (None entries skipped)."""
+    """``sqrt(sum(sum(t ** 2)))`` over every tensor of ``t_list`` (None entries skipped);
+    over its rows' values for a gradient TF keeps sparse (``rows_of``), as TF's over an
+    IndexedSlices' values (a repeated id's rows count apart)."""
     tensors = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
     if not tensors:
         raise ValueError("global_norm: t_list holds no tensors.")
     with name_scope(name or "global_norm"):
-        half_squares = stack([l2_loss(t) for t in tensors])
+        half_squares = stack([l2_loss(_values(t)) for t in tensors])
         return sqrt(reduce_sum(half_squares) * 2, name="global_norm")
 
 
@@ -67,8 +74,21 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 clipped.append(None)
                 continue
             factor = scale if t.dtype == norm.dtype else cast(scale, t.dtype)
-            clipped.append(identity(t * factor, name=f"clipped_{i}"))
+            clipped.append(with_rows(identity(t * factor, name=f"clipped_{i}"),
+                                     _scaled_rows(t, factor)))
         return clipped, norm
+
+
+def _values(t: Tensor) -> Tensor:
+    """What TF's norms read of ``t``: its rows' values if it is sparse in TF, else ``t``."""
+    rows = rows_of(t)
+    return t if rows is None else rows.concatenated()[0]
+
+
+def _scaled_rows(t: Tensor, factor) -> IndexedRows | None:
+    """The sparse form of ``t * factor`` (TF's clipped IndexedSlices), if ``t`` has one."""
+    rows = rows_of(t)
+    return None if rows is None else IndexedRows(tuple((v * factor, i) for v, i in rows.parts))
 
 
 def clip_by_average_norm(t, clip_norm, name=None) -> Tensor:

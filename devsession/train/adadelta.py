@@ -7,12 +7,17 @@ Per variable the slots ``accum`` and ``accum_update`` (``<var>/Adadelta``,
     update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad
     var -= update * lr
     accum_update = accum_update * rho + update**2 * (1 - rho)
+
+A gradient TF keeps sparse (an embedding's) updates only its rows (SparseApplyAdadelta):
+absent rows keep their accumulators undecayed, and their value.
 """
 
 from __future__ import annotations
 
 from ..ops.training import apply_adadelta
+from ..ops.elementwise import sqrt
 from .optimizer import Optimizer
+from .sparse_updates import update_rows
 
 __all__ = ["AdadeltaOptimizer"]
 
@@ -39,3 +44,18 @@ class AdadeltaOptimizer(Optimizer):
                               self.get_slot(var, "accum_update"), self._cast(self._lr_t, d),
                               self._cast(self._rho_t, d), self._cast(self._epsilon_t, d), grad,
                               use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, indices, var):
+        d = var.dtype
+        lr, rho = self._cast(self._lr_t, d), self._cast(self._rho_t, d)
+        epsilon = self._cast(self._epsilon_t, d)
+
+        def step(v, accum, accum_update):
+            accum = accum * rho + grad * grad * (1 - rho)
+            update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad
+            accum_update = accum_update * rho + update * update * (1 - rho)
+            return v - update * lr, accum, accum_update
+
+        return update_rows([var, self.get_slot(var, "accum"),
+                            self.get_slot(var, "accum_update")], indices, step,
+                           self._use_locking, "SparseApplyAdadelta")

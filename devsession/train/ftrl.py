@@ -3,13 +3,19 @@ optimizer of wide linear models: per variable the slots ``accum`` (``<var>/Ftrl`
 starting at ``initial_accumulator_value``) and ``linear`` (``<var>/Ftrl_1``, zeros);
 a step is TF's ApplyFtrl, or ApplyFtrlV2 with shrinkage-type L2
 (``devsession/ops/training.py`` has the formulas).  ``beta`` (TF 2's compat.v1
-addition) adds ``beta / (2 * lr)`` to the L2 strength, as TF's."""
+addition) adds ``beta / (2 * lr)`` to the L2 strength, as TF's.  A gradient TF keeps
+sparse (an embedding's) updates only its rows (SparseApplyFtrl(V2)): the dense step
+recomputes every value from ``linear``, which zeroes a row never seen (without L1)."""
 
 from __future__ import annotations
 
-from ..ops.elementwise import maximum
+from ..ops.elementwise import abs as absolute
+from ..ops.elementwise import equal, greater, maximum, sign, sqrt, where
+from ..ops.elementwise import pow as power
+from ..ops.array_fill import zeros_like
 from ..ops.training import apply_ftrl, apply_ftrl_v2
 from .optimizer import Optimizer
+from .sparse_updates import update_rows
 
 __all__ = ["FtrlOptimizer"]
 
@@ -65,3 +71,23 @@ class FtrlOptimizer(Optimizer):
         return apply_ftrl_v2(var, accum, linear, grad, cast(self._lr_t), cast(self._l1_t),
                              cast(self._l2_t), cast(self._l2_shrinkage_t),
                              cast(self._lr_power_t), use_locking=self._use_locking)
+
+    def _apply_sparse(self, grad, indices, var):
+        cast = lambda t: self._cast(t, var.dtype)   # noqa: E731
+        lr, l1, l2 = cast(self._lr_t), cast(self._l1_t), cast(self._l2_t)
+        shrinkage, lr_power = cast(self._l2_shrinkage_t), cast(self._lr_power_t)
+
+        def powered(accum):              # TF's kernels take square roots for -0.5
+            return where(equal(lr_power, -0.5), sqrt(accum), power(accum, -lr_power))
+
+        def step(v, accum, linear):
+            new_accum = accum + grad * grad
+            new_power, old_power = powered(new_accum), powered(accum)
+            linear = linear + grad + 2 * shrinkage * v - (new_power - old_power) / lr * v
+            quadratic = new_power / lr + 2 * l2
+            shrunk = (sign(linear) * l1 - linear) / quadratic
+            v = where(greater(absolute(linear), l1), shrunk, zeros_like(linear))
+            return v, new_accum, linear
+
+        return update_rows([var, self.get_slot(var, "accum"), self.get_slot(var, "linear")],
+                           indices, step, self._use_locking, "SparseApplyFtrl")

@@ -15,7 +15,11 @@ scope named after the optimizer (``GradientDescent``, ``Momentum``, ``Adam``...)
    1 to it, after the updates, is the op returned instead (as TF1's).
 
 Subclasses implement ``_create_slots(var_list)``, ``_prepare()`` and
-``_apply_dense(grad, var)`` (and may extend ``_finish``), as in TF.
+``_apply_dense(grad, var)`` (and may extend ``_finish``), as in TF.  Those whose step
+moves a row with a zero gradient also implement ``_apply_sparse(grad, indices, var)``
+(``sparse_updates.py``): it updates only the rows of a gradient TF keeps as an
+IndexedSlices (``rows_of``: it came through gathers of the variable alone), their ids
+deduplicated and their values summed first, as TF's ``_apply_sparse_duplicate_indices``.
 
 Errors at build time, as TF1's: no variables to optimize, or no gradient for any of
 them: ``ValueError``; a loss (or ``grad_loss``) that is not floating point:
@@ -32,8 +36,10 @@ from ..graph import (Operation, Tensor, control_dependencies, convert_to_tensor,
                      name_scope)
 from ..ops.common import graph_of
 from ..ops.elementwise import cast
+from ..ops.indexed_rows import rows_of
 from ..ops.state import variable_ref
 from ..variables import Variable, trainable_variables
+from .sparse_updates import deduplicated
 
 __all__ = ["Optimizer", "group_after"]
 
@@ -112,7 +118,7 @@ class Optimizer:
                     if grad is None:
                         continue
                     with name_scope("update_" + var.op.name), device(var.device or None):
-                        update = self._apply_dense(grad, var)
+                        update = self._apply(grad, var)
                         updates.append(update.op if isinstance(update, Tensor) else update)
                 if step is None:
                     train_op = self._finish(updates, scope)
@@ -144,6 +150,20 @@ class Optimizer:
 
     def _apply_dense(self, grad, var):
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense.")
+
+    def _apply_sparse(self, grad, indices, var):
+        """The update of rows ``indices`` (unique) of ``var`` by their gradients ``grad``
+        alone, TF's ``_apply_sparse``; an optimizer without it updates densely (the same
+        where a zero gradient leaves a row unchanged)."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse.")
+
+    def _apply(self, grad, var):
+        """The sparse update where TF's gradient is an IndexedSlices (``rows_of``) and
+        the optimizer has one, else the dense update."""
+        rows = rows_of(grad)
+        if rows is None or type(self)._apply_sparse is Optimizer._apply_sparse:
+            return self._apply_dense(grad, var)
+        return self._apply_sparse(*deduplicated(*rows.concatenated()), var)
 
     def _finish(self, update_ops, name: str) -> Operation:
         """What runs after the updates, as one op named ``name`` (see ``_group``)."""

@@ -10,12 +10,18 @@ Per variable the slots ``rms`` (starting at one, ``<var>/RMSProp``), with ``cent
 
 and with ``centered``, ``mg = mg + (grad - mg) * (1 - decay)`` and ``ms - mg**2 + epsilon``
 under the root (the gradient's estimated variance instead of its second moment).
+
+A gradient TF keeps sparse (an embedding's) updates only its rows, as TF's
+SparseApplyRMSProp and SparseApplyCenteredRMSProp: absent rows keep ``ms``, ``mg`` and
+``mom`` undecayed, and their value.
 """
 
 from __future__ import annotations
 
 from ..ops.training import apply_centered_rms_prop, apply_rms_prop
+from ..ops.elementwise import sqrt
 from .optimizer import Optimizer
+from .sparse_updates import update_rows
 
 __all__ = ["RMSPropOptimizer"]
 
@@ -50,3 +56,26 @@ class RMSPropOptimizer(Optimizer):
             return apply_centered_rms_prop(var, self.get_slot(var, "mg"), rms, mom, *hypers,
                                            use_locking=self._use_locking).op
         return apply_rms_prop(var, rms, mom, *hypers, use_locking=self._use_locking).op
+
+    def _apply_sparse(self, grad, indices, var):
+        d = var.dtype
+        lr, rho = self._cast(self._lr_t, d), self._cast(self._decay_t, d)
+        momentum, epsilon = self._cast(self._momentum_t, d), self._cast(self._epsilon_t, d)
+        rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
+
+        def plain(v, ms, mo):
+            ms = ms + (grad * grad - ms) * (1 - rho)
+            mo = mo * momentum + grad * lr / sqrt(ms + epsilon)
+            return v - mo, ms, mo
+
+        def centered(v, mg, ms, mo):
+            ms = ms + (grad * grad - ms) * (1 - rho)
+            mg = mg + (grad - mg) * (1 - rho)
+            mo = mo * momentum + grad * lr / sqrt(ms - mg * mg + epsilon)
+            return v - mo, mg, ms, mo
+
+        if self._centered:
+            return update_rows([var, self.get_slot(var, "mg"), rms, mom], indices, centered,
+                               self._use_locking, "SparseApplyCenteredRMSProp")
+        return update_rows([var, rms, mom], indices, plain, self._use_locking,
+                           "SparseApplyRMSProp")
