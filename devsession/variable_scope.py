@@ -283,7 +283,7 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
         raise ValueError(f"Variable {full} does not exist, or was not created with "
                          f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          f"VarScope?")
-    dtype = dtypes.as_dtype(dtype)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     initial_value = _initial_value(full, shape, dtype, initializer)
     variable = Variable(initial_value, name=full + "/", dtype=dtype,
                         trainable=True if trainable is None else trainable,
