@@ -39,6 +39,7 @@ from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array_operands import int_operand, shape_operand
 from .common import make_op
+from .image_operands import dtype_in
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["resize_bilinear", "resize_nearest_neighbor", "resize_bilinear_grad",
@@ -49,13 +50,6 @@ IMAGE_DTYPES = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.i
                 dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64)
 _GRAD_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 _FLAGS = {"align_corners": False, "half_pixel_centers": False}
-
-
-def _dtype_in(spec, allowed, node: str, what: str) -> None:
-    if spec.dtype not in allowed:
-        names = ", ".join(d.name for d in allowed)
-        raise TypeError(f"Op '{node}': {what} '{spec.name}' has dtype {spec.dtype.name}, "
-                        f"not one of {names}.")
 
 
 def _flags(attrs, node: str) -> None:
@@ -102,7 +96,7 @@ def _size(spec, node: str) -> list:
 
 def _resize(inputs, attrs, node, keep_dtype: bool):
     images, size = inputs
-    _dtype_in(images, IMAGE_DTYPES, node, "images")
+    dtype_in(images, IMAGE_DTYPES, node, "images")
     _flags(attrs, node)
     batch, height, width, channels = _rank4(images, node, "images")
     _nonzero([batch, height, width], node, images, "images")
@@ -134,7 +128,7 @@ def _resize_bilinear_grad(inputs, attrs, node):
     if grads.dtype != dtypes.float32:
         raise TypeError(f"Op '{node}': grads '{grads.name}' must be float32 (what "
                         f"ResizeBilinear outputs), not {grads.dtype.name}.")
-    _dtype_in(original, _GRAD_DTYPES, node, "original_image")
+    dtype_in(original, _GRAD_DTYPES, node, "original_image")
     _flags(attrs, node)
     g_dims = _rank4(grads, node, "grads")
     o_dims = _rank4(original, node, "original_image")
@@ -147,7 +141,7 @@ def _resize_bilinear_grad(inputs, attrs, node):
 
 def _resize_nearest_grad(inputs, attrs, node):
     grads, size = inputs
-    _dtype_in(grads, IMAGE_DTYPES, node, "grads")
+    dtype_in(grads, IMAGE_DTYPES, node, "grads")
     _flags(attrs, node)
     batch, _, _, channels = _rank4(grads, node, "grads")
     height, width = _size(size, node)

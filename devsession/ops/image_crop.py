@@ -28,6 +28,7 @@ from ..tensor_shape import TensorShape
 from .array_operands import int_operand
 from .common import make_op
 from .image import IMAGE_DTYPES, _size
+from .image_operands import box_count, dims_of_rank, dtype_in
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["crop_and_resize", "crop_and_resize_grad_image", "crop_and_resize_grad_boxes",
@@ -46,15 +47,6 @@ def _method(attrs, node: str, allowed=_METHODS) -> None:
                          f"'{method}'.")
 
 
-def _dims(spec, rank: int, node: str, what: str) -> list:
-    if spec.shape.ndims is None:
-        return [None] * rank
-    if spec.shape.ndims != rank:
-        raise InferError(f"Op '{node}': {what} '{spec.name}' must be {rank}-D, but has "
-                         f"shape {spec.shape}.")
-    return list(spec.shape.dims)
-
-
 def _boxes(boxes, box_ind, node: str):
     """The number of boxes (None if unknown), the boxes and their indices checked."""
     if boxes.dtype != dtypes.float32:
@@ -63,23 +55,12 @@ def _boxes(boxes, box_ind, node: str):
     if box_ind.dtype != dtypes.int32:
         raise TypeError(f"Op '{node}': box_ind '{box_ind.name}' must be int32, not "
                         f"{box_ind.dtype.name}.")
-    count, columns = _dims(boxes, 2, node, "boxes")
-    if columns not in (None, 4):
-        raise InferError(f"Op '{node}': boxes '{boxes.name}' must have 4 columns, but have "
-                         f"shape {boxes.shape}.")
-    (length,) = _dims(box_ind, 1, node, "box_ind")
-    if None not in (count, length) and count != length:
-        raise InferError(f"Op '{node}': box_ind '{box_ind.name}' (shape {box_ind.shape}) "
-                         f"must have one index per box of '{boxes.name}' ({count}).")
-    return count if count is not None else length
+    return box_count(boxes, box_ind, node, "box_ind", "index")
 
 
 def _image(spec, node: str, allowed=IMAGE_DTYPES) -> list:
-    if spec.dtype not in allowed:
-        names = ", ".join(d.name for d in allowed)
-        raise TypeError(f"Op '{node}': image '{spec.name}' has dtype {spec.dtype.name}, not "
-                        f"one of {names}.")
-    dims = _dims(spec, 4, node, "image")
+    dtype_in(spec, allowed, node, "image")
+    dims = dims_of_rank(spec, 4, node, "image")
     if 0 in dims[1:3]:
         raise InferError(f"Op '{node}': image '{spec.name}' must be of non-zero size, but "
                          f"has shape {spec.shape}.")
@@ -90,7 +71,7 @@ def _grads(spec, node: str) -> list:
     if spec.dtype != dtypes.float32:
         raise TypeError(f"Op '{node}': grads '{spec.name}' must be float32, not "
                         f"{spec.dtype.name}.")
-    return _dims(spec, 4, node, "grads")
+    return dims_of_rank(spec, 4, node, "grads")
 
 
 def _crop_and_resize(inputs, attrs, node):

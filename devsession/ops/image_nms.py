@@ -26,6 +26,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
+from .image_operands import box_count, dims_of_rank, dtype_in
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["non_max_suppression", "non_max_suppression_padded",
@@ -37,48 +38,24 @@ NMS_OPS = ("NonMaxSuppressionV3", "NonMaxSuppressionV4", "NonMaxSuppressionV5",
 _BOX_DTYPES = (dtypes.float16, dtypes.float32)
 
 
-def _dtype(spec, allowed, node: str, what: str) -> None:
-    if spec.dtype not in allowed:
-        names = ", ".join(d.name for d in allowed)
-        raise TypeError(f"Op '{node}': {what} '{spec.name}' has dtype {spec.dtype.name}, "
-                        f"not one of {names}.")
-
-
-def _rank(spec, rank: int, node: str, what: str) -> list:
-    """``spec``'s dims (None where unknown); InferError for another known rank."""
-    if spec.shape.ndims is None:
-        return [None] * rank
-    if spec.shape.ndims != rank:
-        raise InferError(f"Op '{node}': {what} '{spec.name}' must be {rank}-D, but has "
-                         f"shape {spec.shape}.")
-    return list(spec.shape.dims)
-
-
 def _scalars(specs, names, node: str) -> None:
     for spec, what in zip(specs, names):
-        _rank(spec, 0, node, what)
+        dims_of_rank(spec, 0, node, what)
 
 
 def _boxes_and_scores(boxes, scores, node: str):
-    _dtype(boxes, _BOX_DTYPES, node, "boxes")
+    dtype_in(boxes, _BOX_DTYPES, node, "boxes")
     if scores.dtype != boxes.dtype:
         raise TypeError(f"Op '{node}': scores '{scores.name}' are {scores.dtype.name} but "
                         f"boxes '{boxes.name}' are {boxes.dtype.name}; they must match.")
-    count, columns = _rank(boxes, 2, node, "boxes")
-    if columns not in (None, 4):
-        raise InferError(f"Op '{node}': boxes '{boxes.name}' must have 4 columns, but have "
-                         f"shape {boxes.shape}.")
-    (length,) = _rank(scores, 1, node, "scores")
-    if None not in (count, length) and count != length:
-        raise InferError(f"Op '{node}': scores '{scores.name}' (shape {scores.shape}) must "
-                         f"have one score per box of '{boxes.name}' ({count}).")
+    box_count(boxes, scores, node, "scores", "score")
 
 
 def _size(spec, node: str, what: str = "max_output_size") -> None:
     if spec.dtype != dtypes.int32:
         raise TypeError(f"Op '{node}': {what} '{spec.name}' must be int32, not "
                         f"{spec.dtype.name}.")
-    _rank(spec, 0, node, what)
+    dims_of_rank(spec, 0, node, what)
 
 
 def _padded_length(size, attrs):
@@ -92,7 +69,7 @@ def _v3(inputs, attrs, node):
     _boxes_and_scores(boxes, scores, node)
     _size(size, node)
     for spec, what in ((iou, "iou_threshold"), (score, "score_threshold")):
-        _dtype(spec, _BOX_DTYPES, node, what)
+        dtype_in(spec, _BOX_DTYPES, node, what)
     _scalars((iou, score), ("iou_threshold", "score_threshold"), node)
     return dtypes.int32, TensorShape([None])
 
@@ -112,7 +89,7 @@ def _v5(inputs, attrs, node):
         if spec.dtype != boxes.dtype:
             raise TypeError(f"Op '{node}': {what} '{spec.name}' must be {boxes.dtype.name} "
                             f"(the boxes' dtype), not {spec.dtype.name}.")
-        _rank(spec, 0, node, what)
+        dims_of_rank(spec, 0, node, what)
     length = TensorShape([_padded_length(size, attrs)])
     return [(dtypes.int32, length), (boxes.dtype, length), (dtypes.int32, TensorShape([]))]
 
@@ -121,12 +98,12 @@ def _with_overlaps(inputs, attrs, node):
     overlaps, scores, size, threshold, score = inputs
     for spec, what in ((overlaps, "overlaps"), (scores, "scores"),
                        (threshold, "overlap_threshold"), (score, "score_threshold")):
-        _dtype(spec, (dtypes.float32,), node, what)
-    rows, columns = _rank(overlaps, 2, node, "overlaps")
+        dtype_in(spec, (dtypes.float32,), node, what)
+    rows, columns = dims_of_rank(overlaps, 2, node, "overlaps")
     if None not in (rows, columns) and rows != columns:
         raise InferError(f"Op '{node}': overlaps '{overlaps.name}' must be square, but "
                          f"have shape {overlaps.shape}.")
-    (length,) = _rank(scores, 1, node, "scores")
+    (length,) = dims_of_rank(scores, 1, node, "scores")
     count = rows if rows is not None else columns
     if None not in (count, length) and count != length:
         raise InferError(f"Op '{node}': scores '{scores.name}' (shape {scores.shape}) must "
@@ -140,9 +117,9 @@ def _combined(inputs, attrs, node):
     boxes, scores, per_class, total, iou, score = inputs
     for spec, what in ((boxes, "boxes"), (scores, "scores"), (iou, "iou_threshold"),
                        (score, "score_threshold")):
-        _dtype(spec, (dtypes.float32,), node, what)
-    batch, count, q, four = _rank(boxes, 4, node, "boxes")
-    score_batch, score_count, classes = _rank(scores, 3, node, "scores")
+        dtype_in(spec, (dtypes.float32,), node, what)
+    batch, count, q, four = dims_of_rank(boxes, 4, node, "boxes")
+    score_batch, score_count, classes = dims_of_rank(scores, 3, node, "scores")
     if four not in (None, 4):
         raise InferError(f"Op '{node}': boxes '{boxes.name}' must be [batch, num_boxes, q, "
                          f"4], but have shape {boxes.shape}.")

@@ -26,8 +26,9 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .common import make_op
-from .image import (_FLAGS, _dtype_in, _flag_attrs, _flags, _nonzero, _rank4, _resize,
-                    _same, _size_operand)
+from .image import (_FLAGS, _flag_attrs, _flags, _nonzero, _rank4, _resize, _same,
+                    _size_operand)
+from .image_operands import dtype_in
 from .registry import OpDef, register_op
 
 __all__ = ["resize_bicubic", "resize_bicubic_grad", "resize_area", "RESAMPLE_OPS"]
@@ -50,7 +51,7 @@ def _resize_bicubic_grad(inputs, attrs, node):
     if grads.dtype != dtypes.float32:
         raise TypeError(f"Op '{node}': grads '{grads.name}' must be float32 (what "
                         f"ResizeBicubic outputs), not {grads.dtype.name}.")
-    _dtype_in(original, _GRAD_DTYPES, node, "original_image")
+    dtype_in(original, _GRAD_DTYPES, node, "original_image")
     _flags(attrs, node)
     g_dims = _rank4(grads, node, "grads")
     o_dims = _rank4(original, node, "original_image")
