@@ -123,12 +123,14 @@ def _same(a, b, node: str, what: str):
     return a if a is not None else b
 
 
-def _resize_bilinear_grad(inputs, attrs, node):
+def _resize_grad(inputs, attrs, node, forward: str, original_dtypes):
+    """The gradient ops of the float32 resizes (``forward``: the op whose output
+    ``grads`` is), spreading ``grads`` onto ``original_image``'s shape and dtype."""
     grads, original = inputs
     if grads.dtype != dtypes.float32:
         raise TypeError(f"Op '{node}': grads '{grads.name}' must be float32 (what "
-                        f"ResizeBilinear outputs), not {grads.dtype.name}.")
-    dtype_in(original, _GRAD_DTYPES, node, "original_image")
+                        f"{forward} outputs), not {grads.dtype.name}.")
+    dtype_in(original, original_dtypes, node, "original_image")
     _flags(attrs, node)
     g_dims = _rank4(grads, node, "grads")
     o_dims = _rank4(original, node, "original_image")
@@ -137,6 +139,10 @@ def _resize_bilinear_grad(inputs, attrs, node):
     batch = _same(g_dims[0], o_dims[0], node, "batch sizes")
     channels = _same(g_dims[3], o_dims[3], node, "channel counts")
     return original.dtype, TensorShape([batch, o_dims[1], o_dims[2], channels])
+
+
+def _resize_bilinear_grad(inputs, attrs, node):
+    return _resize_grad(inputs, attrs, node, "ResizeBilinear", _GRAD_DTYPES)
 
 
 def _resize_nearest_grad(inputs, attrs, node):
@@ -168,39 +174,47 @@ def _flag_attrs(align_corners, half_pixel_centers) -> dict:
     return {"align_corners": bool(align_corners), "half_pixel_centers": bool(half_pixel_centers)}
 
 
+def _sized_op(op_type: str, images, size, attrs: dict, name) -> Tensor:
+    """An ``op_type`` node of inputs ``(images, size)``, as every resize has, and
+    ResizeNearestNeighborGrad (``size`` an int32 host operand)."""
+    x = convert_to_tensor(images)
+    return make_op(op_type, [x, _size_operand(size, x.graph)], attrs, name or op_type)
+
+
+def _grad_op(op_type: str, grads, original_image, attrs: dict, name) -> Tensor:
+    """An ``op_type`` node of inputs ``(grads, original_image)``: the gradient ops that
+    read the original image's shape."""
+    g = convert_to_tensor(grads)
+    original = convert_to_tensor(original_image, graph=g.graph)
+    return make_op(op_type, [g, original], attrs, name or op_type)
+
+
 def resize_bilinear(images, size, align_corners=False, name=None,
                     half_pixel_centers=False) -> Tensor:
     """``images`` (4-D) resized to ``size`` by bilinear interpolation, float32: TF1's
     ``tf.image.resize_bilinear`` (see the module docstring).  Raises ValueError for
     shapes and sizes the op rejects, TypeError for a non-int32 size or a bool image."""
-    x = convert_to_tensor(images)
-    return make_op("ResizeBilinear", [x, _size_operand(size, x.graph)],
-                   _flag_attrs(align_corners, half_pixel_centers), name or "ResizeBilinear")
+    return _sized_op("ResizeBilinear", images, size,
+                     _flag_attrs(align_corners, half_pixel_centers), name)
 
 
 def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                             half_pixel_centers=False) -> Tensor:
     """``images`` (4-D) resized to ``size`` by copying each output pixel's nearest source
     pixel, in ``images``' dtype: TF1's ``tf.image.resize_nearest_neighbor``."""
-    x = convert_to_tensor(images)
-    return make_op("ResizeNearestNeighbor", [x, _size_operand(size, x.graph)],
-                   _flag_attrs(align_corners, half_pixel_centers),
-                   name or "ResizeNearestNeighbor")
+    return _sized_op("ResizeNearestNeighbor", images, size,
+                     _flag_attrs(align_corners, half_pixel_centers), name)
 
 
 def resize_bilinear_grad(grads, original_image, align_corners=False, half_pixel_centers=False,
                          name=None) -> Tensor:
     """ResizeBilinear's input gradient (what ``image_grad.py`` builds)."""
-    g = convert_to_tensor(grads)
-    original = convert_to_tensor(original_image, graph=g.graph)
-    return make_op("ResizeBilinearGrad", [g, original],
-                   _flag_attrs(align_corners, half_pixel_centers), name or "ResizeBilinearGrad")
+    return _grad_op("ResizeBilinearGrad", grads, original_image,
+                    _flag_attrs(align_corners, half_pixel_centers), name)
 
 
 def resize_nearest_neighbor_grad(grads, size, align_corners=False, half_pixel_centers=False,
                                  name=None) -> Tensor:
     """ResizeNearestNeighbor's input gradient: ``grads`` summed back onto ``size``."""
-    g = convert_to_tensor(grads)
-    return make_op("ResizeNearestNeighborGrad", [g, _size_operand(size, g.graph)],
-                   _flag_attrs(align_corners, half_pixel_centers),
-                   name or "ResizeNearestNeighborGrad")
+    return _sized_op("ResizeNearestNeighborGrad", grads, size,
+                     _flag_attrs(align_corners, half_pixel_centers), name)

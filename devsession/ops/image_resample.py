@@ -23,12 +23,8 @@ Static shapes and errors as ``ops/image.py``'s resizes (``ValueError`` when buil
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
-from ..tensor_shape import TensorShape
-from .common import make_op
-from .image import (_FLAGS, _flag_attrs, _flags, _nonzero, _rank4, _resize, _same,
-                    _size_operand)
-from .image_operands import dtype_in
+from ..graph import Tensor
+from .image import _FLAGS, _flag_attrs, _grad_op, _resize, _resize_grad, _sized_op
 from .registry import OpDef, register_op
 
 __all__ = ["resize_bicubic", "resize_bicubic_grad", "resize_area", "RESAMPLE_OPS"]
@@ -47,19 +43,7 @@ def _resize_area(inputs, attrs, node):
 
 
 def _resize_bicubic_grad(inputs, attrs, node):
-    grads, original = inputs
-    if grads.dtype != dtypes.float32:
-        raise TypeError(f"Op '{node}': grads '{grads.name}' must be float32 (what "
-                        f"ResizeBicubic outputs), not {grads.dtype.name}.")
-    dtype_in(original, _GRAD_DTYPES, node, "original_image")
-    _flags(attrs, node)
-    g_dims = _rank4(grads, node, "grads")
-    o_dims = _rank4(original, node, "original_image")
-    _nonzero(g_dims, node, grads, "grads")
-    _nonzero(o_dims, node, original, "original_image")
-    batch = _same(g_dims[0], o_dims[0], node, "batch sizes")
-    channels = _same(g_dims[3], o_dims[3], node, "channel counts")
-    return original.dtype, TensorShape([batch, o_dims[1], o_dims[2], channels])
+    return _resize_grad(inputs, attrs, node, "ResizeBicubic", _GRAD_DTYPES)
 
 
 register_op(OpDef("ResizeBicubic", _resize_bicubic, 2, attr_defaults=_FLAGS,
@@ -74,24 +58,19 @@ def resize_bicubic(images, size, align_corners=False, name=None,
     """``images`` (4-D) resized to ``size`` by TF's bicubic interpolation, float32: TF1's
     ``tf.image.resize_bicubic``.  Differentiable for float32/float64 images.  ValueError
     for shapes and sizes the op rejects, TypeError for a non-int32 size."""
-    x = convert_to_tensor(images)
-    return make_op("ResizeBicubic", [x, _size_operand(size, x.graph)],
-                   _flag_attrs(align_corners, half_pixel_centers), name or "ResizeBicubic")
+    return _sized_op("ResizeBicubic", images, size,
+                     _flag_attrs(align_corners, half_pixel_centers), name)
 
 
 def resize_bicubic_grad(grads, original_image, align_corners=False, half_pixel_centers=False,
                         name=None) -> Tensor:
     """ResizeBicubic's input gradient (what ``image_grad.py`` builds)."""
-    g = convert_to_tensor(grads)
-    original = convert_to_tensor(original_image, graph=g.graph)
-    return make_op("ResizeBicubicGrad", [g, original],
-                   _flag_attrs(align_corners, half_pixel_centers), name or "ResizeBicubicGrad")
+    return _grad_op("ResizeBicubicGrad", grads, original_image,
+                    _flag_attrs(align_corners, half_pixel_centers), name)
 
 
 def resize_area(images, size, align_corners=False, name=None) -> Tensor:
     """``images`` (4-D) resized to ``size`` by averaging the source area under each
     output pixel, float32: TF1's ``tf.image.resize_area`` (not differentiable, as TF)."""
-    x = convert_to_tensor(images)
-    return make_op("ResizeArea", [x, _size_operand(size, x.graph)],
-                   {"align_corners": bool(align_corners)}, name or "ResizeArea")
+    return _sized_op("ResizeArea", images, size, {"align_corners": bool(align_corners)}, name)
 
