@@ -8,46 +8,27 @@ import math
 
 import numpy as np
 
-from ..graph import name_scope
 from ..ops.array_fill import ones_like
-from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import abs as abs_
 from ..ops.elementwise import expm1, log, log1p, negative, sign
 from ..ops.random import random_uniform
-from .distribution import FULLY_REPARAMETERIZED, Distribution, float_parameters, static_batch
+from .location_scale import LocationScale
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     """The Laplace (double exponential) distribution around ``loc``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True,
                  name="Laplace"):
-        parameters = dict(locals())
-        with name_scope(name) as name:
-            self._loc, self._scale = float_parameters(validate_args, ("scale",), loc=loc,
-                                                      scale=scale)
-        super().__init__(self._scale.dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._loc, self._scale], name)
-
-    loc = property(lambda self: self._loc)
-    scale = property(lambda self: self._scale)
-
-    def _batch_shape(self):
-        return static_batch(self._loc, self._scale)
-
-    def _batch_shape_tensor(self):
-        return shape_of(self._loc + self._scale)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, dict(locals()), name)
 
     def _sample_n(self, n, seed=None):
         low = float(np.nextafter(self._dtype.np.type(-1.0), self._dtype.np.type(0.0)))
         u = random_uniform(self._draw_shape(n), minval=low, maxval=1.0, dtype=self._dtype,
                            seed=seed)
         return self._loc - self._scale * sign(u) * log1p(negative(abs_(u)))
-
-    def _z(self, x):
-        return (x - self._loc) / self._scale
 
     def _log_prob(self, x):
         return -math.log(2.0) - log(self._scale) - abs_(self._z(x))
@@ -63,12 +44,9 @@ class Laplace(Distribution):
     def _entropy(self):
         return (math.log(2.0) + 1.0) + log(self._scale) * ones_like(self._loc)
 
-    def _mean(self):
-        return self._loc * ones_like(self._scale)
-
     def _stddev(self):
         return math.sqrt(2.0) * self._scale * ones_like(self._loc)
 
-    _mode = _mean
-    _median = _mean
+    _mode = LocationScale._mean
+    _median = LocationScale._mean
 

@@ -7,12 +7,11 @@ import math
 
 from ..graph import name_scope
 from ..ops.array_fill import ones_like
-from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import erfc, log, square
 from ..ops.random import random_normal
 from ..ops.special import ndtri
-from .distribution import FULLY_REPARAMETERIZED, Distribution, float_parameters, static_batch
 from .kullback_leibler import RegisterKL
+from .location_scale import LocationScale
 
 __all__ = ["Normal"]
 
@@ -24,32 +23,15 @@ def ndtr(z):
     return 0.5 * erfc(z * (-1.0 / math.sqrt(2.0)))
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     """The normal distribution with mean ``loc`` and standard deviation ``scale``."""
 
     def __init__(self, loc, scale, validate_args=False, allow_nan_stats=True, name="Normal"):
-        parameters = dict(locals())
-        with name_scope(name) as name:
-            self._loc, self._scale = float_parameters(validate_args, ("scale",), loc=loc,
-                                                      scale=scale)
-        super().__init__(self._scale.dtype, FULLY_REPARAMETERIZED, validate_args,
-                         allow_nan_stats, parameters, [self._loc, self._scale], name)
-
-    loc = property(lambda self: self._loc)
-    scale = property(lambda self: self._scale)
-
-    def _batch_shape(self):
-        return static_batch(self._loc, self._scale)
-
-    def _batch_shape_tensor(self):
-        return shape_of(self._loc + self._scale)
+        super().__init__(loc, scale, validate_args, allow_nan_stats, dict(locals()), name)
 
     def _sample_n(self, n, seed=None):
         draws = random_normal(self._draw_shape(n), dtype=self._dtype, seed=seed)
         return draws * self._scale + self._loc
-
-    def _z(self, x):
-        return (x - self._loc) / self._scale
 
     def _log_prob(self, x):
         return -0.5 * square(self._z(x)) - _HALF_LOG_TWO_PI - log(self._scale)
@@ -72,13 +54,10 @@ class Normal(Distribution):
     def _entropy(self):
         return (0.5 + _HALF_LOG_TWO_PI) + log(self._scale) * ones_like(self._loc)
 
-    def _mean(self):
-        return self._loc * ones_like(self._scale)
-
     def _stddev(self):
         return self._scale * ones_like(self._loc)
 
-    _mode = _mean
+    _mode = LocationScale._mean
 
 
 @RegisterKL(Normal, Normal)
