@@ -43,8 +43,9 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 from .array import on_host
 
-__all__ = ["check_resize", "check_bilinear_grad", "check_nearest_grad", "resize_scale",
-           "bilinear_table", "nearest_table", "grad_accumulator"]
+__all__ = ["check_image", "output_size", "check_resize", "check_bilinear_grad",
+           "check_nearest_grad", "resize_scale", "bilinear_table", "nearest_table",
+           "grad_accumulator"]
 
 DEVICE = "REF"
 
@@ -80,19 +81,30 @@ def _rank4(node, shape, what: str) -> None:
                                                    f"{fmt_shape(shape)}")
 
 
-def check_resize(node, shape: tuple, size) -> tuple[int, int, bool, bool]:
-    """``(out_height, out_width, align_corners, half_pixel_centers)`` of a ResizeBilinear
-    or ResizeNearestNeighbor node, its image's ``shape`` and ``size`` checked."""
-    align, half = _flags(node)
+def check_image(node, shape: tuple) -> None:
+    """A resize's image: 4-D, at least one channel, a non-zero height and width."""
     _rank4(node, shape, "input")
     if shape[3] <= 0:
         raise invalid_argument(node.name, node.op, "image must have at least one channel")
     if shape[1] <= 0 or shape[2] <= 0:
         raise invalid_argument(node.name, node.op, "input image must be of non-zero size")
+
+
+def output_size(node, size) -> tuple[int, int]:
+    """``(out_height, out_width)`` of a resize's ``size`` input, checked positive."""
     out_h, out_w = _size(node, size)
     if out_h <= 0 or out_w <= 0:
         raise invalid_argument(node.name, node.op, "output dimensions must be positive")
-    return out_h, out_w, align, half
+    return out_h, out_w
+
+
+def check_resize(node, shape: tuple, size) -> tuple[int, int, bool, bool]:
+    """``(out_height, out_width, align_corners, half_pixel_centers)`` of a ResizeBilinear,
+    ResizeNearestNeighbor or ResizeBicubic node, its image's ``shape`` and ``size``
+    checked (TF's ``ImageResizerState`` checks every resize alike)."""
+    align, half = _flags(node)
+    check_image(node, shape)
+    return (*output_size(node, size), align, half)
 
 
 def check_bilinear_grad(node, grads_shape: tuple, original_shape: tuple) -> tuple:

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..checks import invalid_argument
 from ..registry import register_kernel
-from .image import _rank4, _size, resize_scale
+from .image import check_bilinear_grad, check_image, check_resize, output_size, resize_scale
 
 __all__ = ["check_bicubic", "check_bicubic_grad", "check_area", "bicubic_table",
            "area_table", "area_scale", "coefficient_table"]
@@ -50,46 +50,14 @@ _HALF = _F32(0.5)
 
 # --- checks (every device's) ----------------------------------------------------------------
 
-def _flags(node) -> tuple[bool, bool]:
-    align = bool(node.attrs.get("align_corners", False))
-    half = bool(node.attrs.get("half_pixel_centers", False))
-    if align and half:
-        raise invalid_argument(node.name, node.op, "If half_pixel_centers is True, "
-                                                   "align_corners must be False.")
-    return align, half
-
-
-def _image(node, shape: tuple) -> None:
-    _rank4(node, shape, "input")
-    if shape[3] <= 0:
-        raise invalid_argument(node.name, node.op, "image must have at least one channel")
-    if shape[1] <= 0 or shape[2] <= 0:
-        raise invalid_argument(node.name, node.op, "input image must be of non-zero size")
-
-
-def _output(node, size) -> tuple[int, int]:
-    out_h, out_w = _size(node, size)
-    if out_h <= 0 or out_w <= 0:
-        raise invalid_argument(node.name, node.op, "output dimensions must be positive")
-    return out_h, out_w
-
-
-def check_bicubic(node, shape: tuple, size) -> tuple[int, int, bool, bool]:
-    """``(out_height, out_width, align_corners, half_pixel_centers)`` of ResizeBicubic."""
-    align, half = _flags(node)
-    _image(node, shape)
-    return (*_output(node, size), align, half)
+# ResizeBicubic's checks are ResizeBilinear's (TF's ImageResizerState)
+check_bicubic = check_resize
 
 
 def check_bicubic_grad(node, grads_shape: tuple, original_shape: tuple) -> tuple:
-    """``(align_corners, half_pixel_centers)`` of ResizeBicubicGrad, shapes checked."""
-    align, half = _flags(node)
-    _rank4(node, grads_shape, "input_grad")
-    if grads_shape[1] <= 0 or grads_shape[2] <= 0:
-        raise invalid_argument(node.name, node.op, "resized dimensions must be positive")
-    _rank4(node, original_shape, "original_image")
-    if original_shape[1] <= 0 or original_shape[2] <= 0:
-        raise invalid_argument(node.name, node.op, "original dimensions must be positive")
+    """``(align_corners, half_pixel_centers)`` of ResizeBicubicGrad: ResizeBilinearGrad's
+    checks, then that the batch size and channels match."""
+    align, half = check_bilinear_grad(node, grads_shape, original_shape)
     if grads_shape[0] != original_shape[0] or grads_shape[3] != original_shape[3]:
         raise invalid_argument(node.name, node.op, "input_grad and original_image must have "
                                                    "the same batch size and channels")
@@ -99,8 +67,8 @@ def check_bicubic_grad(node, grads_shape: tuple, original_shape: tuple) -> tuple
 def check_area(node, shape: tuple, size) -> tuple[int, int, bool]:
     """``(out_height, out_width, align_corners)`` of ResizeArea."""
     align = bool(node.attrs.get("align_corners", False))
-    _image(node, shape)
-    return (*_output(node, size), align)
+    check_image(node, shape)
+    return (*output_size(node, size), align)
 
 
 # --- bicubic tables ---------------------------------------------------------------------------
