@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import crops
-from ..reference.image_crop import (_method, check_box_index, check_boxes, check_crop,
-                                    check_grads, crop_size_of, image_size_of)
+from ..reference.image_crop import (_method, checked_crop, checked_grad_boxes,
+                                    checked_grad_image, crop_attrs)
 from ..registry import register_kernel
 from .reduce import PAR
 
@@ -63,14 +63,11 @@ def _add_rows(out, rows, values):
 
 @register_kernel("CropAndResize", "CPU")
 def build_crop_and_resize(node):
-    method = _method(node)
-    extrapolation = np.float32(node.attrs.get("extrapolation_value", 0.0))
+    method, extrapolation = crop_attrs(node)
 
     def crop_and_resize(image, boxes, box_index, crop_size):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        crop_h, crop_w = crop_size_of(node, crop_size)
-        batch, height, width, depth = image.shape
-        index = check_box_index(node, box_index, batch)
+        count, crop_h, crop_w, index = checked_crop(node, image, boxes, box_index, crop_size)
+        height, width, depth = image.shape[1:]
         out = np.empty((count, crop_h, crop_w, depth), _F32)
         if out.size:
             rows, columns = crops.tables(np, boxes[:count], crop_h, crop_w, height, width)
@@ -87,10 +84,7 @@ def build_crop_and_resize_grad_image(node):
     dtype = np.dtype(node.output_dtype)
 
     def grad_image(grads, boxes, box_index, image_size):
-        count = check_boxes(node, boxes.shape, box_index.shape)
-        shape = image_size_of(node, image_size)
-        check_grads(node, grads.shape, count, shape[3])
-        index = check_box_index(node, box_index, shape[0])
+        count, shape, index = checked_grad_image(node, grads, boxes, box_index, image_size)
         if count == 0:
             return np.zeros(shape, dtype)
         rows, columns = crops.tables(np, boxes, *grads.shape[1:3], *shape[1:3])
@@ -102,9 +96,7 @@ def build_crop_and_resize_grad_image(node):
 @register_kernel("CropAndResizeGradBoxes", "CPU")
 def build_crop_and_resize_grad_boxes(node):
     def grad_boxes(grads, image, boxes, box_index):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        check_grads(node, grads.shape, count, image.shape[3])
-        index = check_box_index(node, box_index, image.shape[0])
+        count, index = checked_grad_boxes(node, grads, image, boxes, box_index)
         if count == 0:
             return np.zeros((0, 4), _F32)
         rows, columns = crops.tables(np, boxes, *grads.shape[1:3], *image.shape[1:3])

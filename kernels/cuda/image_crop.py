@@ -10,8 +10,8 @@ import cupy
 import numpy as np
 
 from .. import crops
-from ..reference.image_crop import (_method, check_box_index, check_boxes, check_crop,
-                                    check_grads, crop_size_of, image_size_of)
+from ..reference.image_crop import (_method, checked_crop, checked_grad_boxes,
+                                    checked_grad_image, crop_attrs)
 from ..registry import register_kernel
 from .array import add_rows
 from .device import on_device
@@ -27,14 +27,12 @@ def _host_boxes(boxes):
 
 @register_kernel("CropAndResize", "GPU")
 def build_crop_and_resize(node):
-    method = _method(node)
-    extrapolation = np.float32(node.attrs.get("extrapolation_value", 0.0))
+    method, extrapolation = crop_attrs(node)
 
     def crop_and_resize(image, boxes, box_index, crop_size):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        crop_h, crop_w = crop_size_of(node, crop_size)
-        batch, height, width, depth = image.shape
-        index = cupy.asarray(check_box_index(node, box_index, batch))
+        count, crop_h, crop_w, index = checked_crop(node, image, boxes, box_index, crop_size)
+        height, width, depth = image.shape[1:]
+        index = cupy.asarray(index)
         if count == 0:
             return cupy.zeros((0, crop_h, crop_w, depth), _F32)
         rows, columns = crops.tables(cupy, _host_boxes(boxes), crop_h, crop_w, height, width)
@@ -48,10 +46,8 @@ def build_crop_and_resize_grad_image(node):
     dtype = np.dtype(node.output_dtype)
 
     def grad_image(grads, boxes, box_index, image_size):
-        count = check_boxes(node, boxes.shape, box_index.shape)
-        shape = image_size_of(node, image_size)
-        check_grads(node, grads.shape, count, shape[3])
-        index = cupy.asarray(check_box_index(node, box_index, shape[0]))
+        count, shape, index = checked_grad_image(node, grads, boxes, box_index, image_size)
+        index = cupy.asarray(index)
         if count == 0:
             return cupy.zeros(shape, dtype)
         rows, columns = crops.tables(cupy, _host_boxes(boxes), *grads.shape[1:3], *shape[1:3])
@@ -63,9 +59,8 @@ def build_crop_and_resize_grad_image(node):
 @register_kernel("CropAndResizeGradBoxes", "GPU")
 def build_crop_and_resize_grad_boxes(node):
     def grad_boxes(grads, image, boxes, box_index):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        check_grads(node, grads.shape, count, image.shape[3])
-        index = cupy.asarray(check_box_index(node, box_index, image.shape[0]))
+        count, index = checked_grad_boxes(node, grads, image, boxes, box_index)
+        index = cupy.asarray(index)
         if count == 0:
             return cupy.zeros((0, 4), _F32)
         rows, columns = crops.tables(cupy, _host_boxes(boxes), *grads.shape[1:3],

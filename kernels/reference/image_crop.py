@@ -34,7 +34,8 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 from .array import on_host
 
-__all__ = ["check_crop", "check_boxes", "crop_tables", "crop_size_of", "round_half_away"]
+__all__ = ["check_crop", "check_boxes", "crop_attrs", "checked_crop", "checked_grad_image",
+           "checked_grad_boxes", "crop_tables", "crop_size_of", "round_half_away"]
 
 DEVICE = "REF"
 _F32 = np.float32
@@ -100,6 +101,57 @@ def _method(node) -> str:
     return method
 
 
+def image_size_of(node, image_size) -> tuple:
+    size = on_host(image_size)
+    if size.ndim != 1 or size.size != 4:
+        raise invalid_argument(node.name, node.op, f"image_size must be a 1-D tensor with 4 "
+                                                   f"elements, got {fmt_shape(size.shape)}")
+    dims = tuple(int(d) for d in size)
+    if dims[1] <= 0 or dims[2] <= 0:
+        raise invalid_argument(node.name, node.op, "image dimensions must be positive")
+    return dims
+
+
+def check_grads(node, grads_shape: tuple, count: int, depth: int) -> None:
+    if len(grads_shape) != 4:
+        raise invalid_argument(node.name, node.op,
+                               f"grads image must be 4-D{fmt_shape(grads_shape)}")
+    if grads_shape[1] <= 0 or grads_shape[2] <= 0:
+        raise invalid_argument(node.name, node.op, "grads dimensions must be positive")
+    if grads_shape[0] != count:
+        raise invalid_argument(node.name, node.op, "boxes and grads have incompatible shape")
+    if grads_shape[3] != depth:
+        raise invalid_argument(node.name, node.op, "image, grads depth differ")
+
+
+def crop_attrs(node) -> tuple[str, np.float32]:
+    """``(method, extrapolation_value)`` of a CropAndResize node."""
+    return _method(node), _F32(node.attrs.get("extrapolation_value", 0.0))
+
+
+def checked_crop(node, image, boxes, box_index, crop_size) -> tuple:
+    """``(count, crop_height, crop_width, index)`` of a CropAndResize node's inputs,
+    checked in TF's order (``index``: the box indices on the host, int64)."""
+    count = check_crop(node, image.shape, boxes.shape, box_index.shape)
+    crop_h, crop_w = crop_size_of(node, crop_size)
+    return count, crop_h, crop_w, check_box_index(node, box_index, image.shape[0])
+
+
+def checked_grad_image(node, grads, boxes, box_index, image_size) -> tuple:
+    """``(count, image_shape, index)`` of a CropAndResizeGradImage node's inputs, checked."""
+    count = check_boxes(node, boxes.shape, box_index.shape)
+    shape = image_size_of(node, image_size)
+    check_grads(node, grads.shape, count, shape[3])
+    return count, shape, check_box_index(node, box_index, shape[0])
+
+
+def checked_grad_boxes(node, grads, image, boxes, box_index) -> tuple:
+    """``(count, index)`` of a CropAndResizeGradBoxes node's inputs, checked."""
+    count = check_crop(node, image.shape, boxes.shape, box_index.shape)
+    check_grads(node, grads.shape, count, image.shape[3])
+    return count, check_box_index(node, box_index, image.shape[0])
+
+
 # --- sampling ---------------------------------------------------------------------------------
 
 def _source(low, high, i: int, crop: int, size: int) -> np.float32:
@@ -143,14 +195,11 @@ def crop_tables(boxes: np.ndarray, crop: int, size: int, low: int, high: int):
 
 @register_kernel("CropAndResize", DEVICE)
 def build_crop_and_resize(node):
-    method = _method(node)
-    extrapolation = _F32(node.attrs.get("extrapolation_value", 0.0))
+    method, extrapolation = crop_attrs(node)
 
     def crop_and_resize(image, boxes, box_index, crop_size):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        crop_h, crop_w = crop_size_of(node, crop_size)
-        batch, height, width, depth = image.shape
-        index = check_box_index(node, box_index, batch)
+        count, crop_h, crop_w, index = checked_crop(node, image, boxes, box_index, crop_size)
+        height, width, depth = image.shape[1:]
         out = np.empty((count, crop_h, crop_w, depth), _F32)
         for b in range(count):
             y1, x1, y2, x2 = boxes[b]
@@ -188,40 +237,15 @@ def _bilinear(pixels, in_y, in_x):
     return upper + (lower - upper) * y_lerp
 
 
-def image_size_of(node, image_size) -> tuple:
-    size = on_host(image_size)
-    if size.ndim != 1 or size.size != 4:
-        raise invalid_argument(node.name, node.op, f"image_size must be a 1-D tensor with 4 "
-                                                   f"elements, got {fmt_shape(size.shape)}")
-    dims = tuple(int(d) for d in size)
-    if dims[1] <= 0 or dims[2] <= 0:
-        raise invalid_argument(node.name, node.op, "image dimensions must be positive")
-    return dims
-
-
-def check_grads(node, grads_shape: tuple, count: int, depth: int) -> None:
-    if len(grads_shape) != 4:
-        raise invalid_argument(node.name, node.op,
-                               f"grads image must be 4-D{fmt_shape(grads_shape)}")
-    if grads_shape[1] <= 0 or grads_shape[2] <= 0:
-        raise invalid_argument(node.name, node.op, "grads dimensions must be positive")
-    if grads_shape[0] != count:
-        raise invalid_argument(node.name, node.op, "boxes and grads have incompatible shape")
-    if grads_shape[3] != depth:
-        raise invalid_argument(node.name, node.op, "image, grads depth differ")
-
-
 @register_kernel("CropAndResizeGradImage", DEVICE)
 def build_crop_and_resize_grad_image(node):
     method = _method(node)
     dtype = np.dtype(node.output_dtype)
 
     def grad_image(grads, boxes, box_index, image_size):
-        count = check_boxes(node, boxes.shape, box_index.shape)
-        batch, height, width, depth = image_size_of(node, image_size)
-        check_grads(node, grads.shape, count, depth)
-        index = check_box_index(node, box_index, batch)
-        out = np.zeros((batch, height, width, depth), dtype)
+        count, shape, index = checked_grad_image(node, grads, boxes, box_index, image_size)
+        height, width = shape[1:3]
+        out = np.zeros(shape, dtype)
         crop_h, crop_w = grads.shape[1:3]
         one = _F32(1)
         for b in range(count):
@@ -259,10 +283,8 @@ def _half_extent(grad, size: int) -> np.float64:
 @register_kernel("CropAndResizeGradBoxes", DEVICE)
 def build_crop_and_resize_grad_boxes(node):
     def grad_boxes(grads, image, boxes, box_index):
-        count = check_crop(node, image.shape, boxes.shape, box_index.shape)
-        batch, height, width, depth = image.shape
-        check_grads(node, grads.shape, count, depth)
-        index = check_box_index(node, box_index, batch)
+        count, index = checked_grad_boxes(node, grads, image, boxes, box_index)
+        height, width, depth = image.shape[1:]
         crop_h, crop_w = grads.shape[1:3]
         out = np.zeros((count, 4), _F32)
         one, half = _F32(1), _F32(0.5)
