@@ -280,6 +280,27 @@ def _half_extent(grad, size: int) -> np.float64:
     return np.float64(grad) * 0.5 * (size - 1)
 
 
+def _boxes_grad_source(low, high, i: int, crop: int, size: int, scale) -> np.float32:
+    """CropAndResizeGradBoxes' sample position of output index ``i`` along one axis
+    (``scale``: the box's extent times TF's precomputed ratio, which rounds otherwise
+    than ``_source``'s scale)."""
+    if crop > 1:
+        return low * _F32(size - 1) + _F32(i) * scale
+    return _F32(0.5) * (low + high) * _F32(size - 1)
+
+
+def _add_coordinate_grads(row, low: int, high: int, grad, i: int, crop: int, size: int,
+                          ratio) -> None:
+    """Adds ``grad`` (one sample's gradient along one axis) to the box's ``low`` and
+    ``high`` coordinates of ``row``, times their derivatives."""
+    if crop > 1:
+        row[low] += grad * (_F32(size - 1) - _F32(i) * ratio)
+        row[high] += grad * (_F32(i) * ratio)
+    else:
+        share = _half_extent(grad, size)
+        row[low], row[high] = row[low] + share, row[high] + share
+
+
 @register_kernel("CropAndResizeGradBoxes", DEVICE)
 def build_crop_and_resize_grad_boxes(node):
     def grad_boxes(grads, image, boxes, box_index):
@@ -287,7 +308,7 @@ def build_crop_and_resize_grad_boxes(node):
         height, width, depth = image.shape[1:]
         crop_h, crop_w = grads.shape[1:3]
         out = np.zeros((count, 4), _F32)
-        one, half = _F32(1), _F32(0.5)
+        one = _F32(1)
         h_ratio = _F32(height - 1) / _F32(crop_h - 1) if crop_h > 1 else _F32(0)
         w_ratio = _F32(width - 1) / _F32(crop_w - 1) if crop_w > 1 else _F32(0)
         for b in range(count):
@@ -296,17 +317,11 @@ def build_crop_and_resize_grad_boxes(node):
             h_scale = (y2 - y1) * h_ratio if crop_h > 1 else _F32(0)
             w_scale = (x2 - x1) * w_ratio if crop_w > 1 else _F32(0)
             for y in range(crop_h):
-                if crop_h > 1:
-                    in_y = y1 * _F32(height - 1) + _F32(y) * h_scale
-                else:
-                    in_y = half * (y1 + y2) * _F32(height - 1)
+                in_y = _boxes_grad_source(y1, y2, y, crop_h, height, h_scale)
                 if in_y < 0 or in_y > height - 1:
                     continue
                 for x in range(crop_w):
-                    if crop_w > 1:
-                        in_x = x1 * _F32(width - 1) + _F32(x) * w_scale
-                    else:
-                        in_x = half * (x1 + x2) * _F32(width - 1)
+                    in_x = _boxes_grad_source(x1, x2, x, crop_w, width, w_scale)
                     if in_x < 0 or in_x > width - 1:
                         continue
                     top, bottom, y_lerp, left, right, x_lerp = _corners(in_y, in_x)
@@ -321,17 +336,7 @@ def build_crop_and_resize_grad_boxes(node):
                                   + y_lerp * (bottom_right - bottom_left))
                         g = _F32(grads[b, y, x, d])
                         grad_y, grad_x = grad_y * g, grad_x * g
-                        if crop_h > 1:
-                            out[b, 0] += grad_y * (_F32(height - 1) - _F32(y) * h_ratio)
-                            out[b, 2] += grad_y * (_F32(y) * h_ratio)
-                        else:
-                            share = _half_extent(grad_y, height)
-                            out[b, 0], out[b, 2] = out[b, 0] + share, out[b, 2] + share
-                        if crop_w > 1:
-                            out[b, 1] += grad_x * (_F32(width - 1) - _F32(x) * w_ratio)
-                            out[b, 3] += grad_x * (_F32(x) * w_ratio)
-                        else:
-                            share = _half_extent(grad_x, width)
-                            out[b, 1], out[b, 3] = out[b, 1] + share, out[b, 3] + share
+                        _add_coordinate_grads(out[b], 0, 2, grad_y, y, crop_h, height, h_ratio)
+                        _add_coordinate_grads(out[b], 1, 3, grad_x, x, crop_w, width, w_ratio)
         return out
     return grad_boxes
