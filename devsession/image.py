@@ -375,17 +375,24 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height,
         return cropped if batched else squeeze(cropped, [0])
 
 
+def _batch_for_target(image, target_height, target_width, what: str):
+    """``(image as 4-D, whether it was 4-D, height, width)``, the image checked non-empty
+    and the target size positive: what TF's resize-to-target functions check first."""
+    image, batched = _as_batch(convert_to_tensor(image, name="image"), what)
+    checks = nonzero_inner(image, what)
+    checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
+    checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
+    image = after(checks, image)
+    _, height, width, _ = image_dims(image)
+    return image, batched, height, width
+
+
 def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
     """``image`` (3-D or 4-D) cropped about its centre and/or zero-padded evenly to
     ``target_height`` x ``target_width``, as TF."""
     with name_scope("resize_image_with_crop_or_pad"):
-        image = convert_to_tensor(image, name="image")
-        image, batched = _as_batch(image, "resize_image_with_crop_or_pad")
-        checks = nonzero_inner(image, "resize_image_with_crop_or_pad")
-        checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
-        checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
-        image = after(checks, image)
-        _, height, width, _ = image_dims(image)
+        image, batched, height, width = _batch_for_target(image, target_height, target_width,
+                                                          "resize_image_with_crop_or_pad")
         width_diff = target_width - width
         crop_width = _max(-width_diff // 2, 0)
         pad_width = _max(width_diff // 2, 0)
@@ -431,13 +438,8 @@ def resize_image_with_pad(image, target_height, target_width,
     that is not positive or a known empty image."""
     resize = _resizer(method)
     with name_scope("resize_image_with_pad"):
-        image = convert_to_tensor(image, name="image")
-        image, batched = _as_batch(image, "resize_image_with_pad")
-        checks = nonzero_inner(image, "resize_image_with_pad")
-        checks += assert_or_raise(target_width > 0, "target_width must be > 0.")
-        checks += assert_or_raise(target_height > 0, "target_height must be > 0.")
-        image = after(checks, image)
-        _, height, width, _ = image_dims(image)
+        image, batched, height, width = _batch_for_target(image, target_height, target_width,
+                                                          "resize_image_with_pad")
         fit_h, fit_w, top, left = _fit_and_offsets(height, width, target_height,
                                                    target_width)
         if is_tensor(fit_h):
