@@ -22,8 +22,8 @@ from .ops import (abs, add, argmax, cast, concat, constant, divide, equal, exp, 
                   greater_equal, group, identity, less, less_equal, log, matmul, maximum,
                   minimum, multiply, negative, no_op, placeholder, pow, random_normal,
                   random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
-                  reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv,
-                  where)
+                  reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv)
+from .ops.array_composites import select as where  # TF1's: a vector condition picks rows
 from .ops import (add_n, clip_by_value, expand_dims, fill, gather, one_hot, ones, ones_like,
                   pad, rank, shape, size, slice, squeeze, stack, strided_slice, tile,
                   unsorted_segment_sum, unstack, zeros, zeros_like)

@@ -167,7 +167,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
             for text in node.input:
                 source = _source(text, node, created, graph, mapped)
                 (control if text.startswith("^") else data).append(source)
-            op_type, data, attrs = translate(node, data)
+            op_type, data, attrs = translate(node, data, prefix + node.name)
             try:
                 created[node.name] = graph.create_op(
                     op_type, data, attrs, name=prefix + node.name, device=node.device,

@@ -31,7 +31,15 @@ yet").  A reduction's ``Range(0, Rank(x), 1)`` over an ``x`` of unknown rank (ho
 writes "every axis") is the reduction's ``all_axes``, and a negative axis of such an
 ``x`` stays negative, as devsession's reductions settle it per input.
 ``RandomUniformInt``'s inputs come in TF's order (shape, minval, maxval) with its dtype
-as ``Tout``; devsession's op takes the shape last and the dtype as ``dtype``.  TF's attr
+as ``Tout``; devsession's op takes the shape last and the dtype as ``dtype``.
+``BatchMatMul``/``V2``/``V3`` are devsession's ``MatMul`` (which broadcasts batches),
+their ``adj_x``/``adj_y`` its transposes (no complex types here).
+
+**Composites.**  A few TF ops devsession builds from other ops (TF1's ``Select``: a
+vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
+``ReverseSequence``) are built by devsession's own builder under the node's name as a
+name scope, and the node itself becomes an ``Identity`` of the result, so its name and
+outputs resolve as TF's did.  TF's attr
 defaults that devsession's ops lack are filled in (``Softmax``'s last
 axis, ``Placeholder``'s unknown shape).  A rewrite applies
 only while devsession's op takes the attr form: when an op gains TF's input form (its
@@ -71,8 +79,9 @@ NEUTRAL_ATTRS = {"Truncate": False}
 KEPT_PRIVATE_ATTRS = frozenset({"_class", "_gradient_op_type"})
 
 
-def translate(node, inputs) -> tuple[str, list, dict]:
-    """(op type, data inputs, attrs) of the devsession op for the NodeDef ``node``."""
+def translate(node, inputs, name: str | None = None) -> tuple[str, list, dict]:
+    """(op type, data inputs, attrs) of the devsession op for the NodeDef ``node``;
+    ``name`` is the name it will have (a composite builds its parts under it)."""
     if node.op in TF_TENSOR_ARRAY_OPS:
         raise UnimplementedError(
             f"Node '{node.name}': {node.op} is TensorFlow's TensorArray (a resource, or a "
@@ -80,6 +89,9 @@ def translate(node, inputs) -> tuple[str, list, dict]:
             f"so a GraphDef holding TensorFlow's does not import: build the graph with "
             f"ds.TensorArray instead.", node.name)
     attrs = _attrs(node)
+    composite = _COMPOSITES.get(node.op)
+    if composite is not None:
+        return "Identity", [_built(composite, node, list(inputs), attrs, name or node.name)], {}
     rewrite = _REWRITES.get(node.op)
     if rewrite is None:
         return node.op, list(inputs), attrs
@@ -243,6 +255,70 @@ def _placeholder(node, inputs, attrs):
     return node.op, inputs, attrs
 
 
+def _batch_matmul(node, inputs, attrs):
+    """BatchMatMul(V2, V3) -> MatMul: ``adj_x``/``adj_y`` are transposes for real types;
+    V3's output type must be its inputs'."""
+    types = {attrs.pop(k) for k in ("Ta", "Tb", "Tout") if k in attrs}
+    if len(types) > 1:
+        raise UnimplementedError(f"Node '{node.name}' ({node.op}): an output type other than "
+                                 f"the inputs' is not supported.", node.name)
+    attrs["transpose_a"] = bool(attrs.pop("adj_x", False))
+    attrs["transpose_b"] = bool(attrs.pop("adj_y", False))
+    return "MatMul", inputs, attrs
+
+
+# --- composites: TF ops devsession builds from other ops ------------------------------------
+
+def _built(build, node, inputs, attrs, name: str):
+    """``build(node, inputs, attrs)``'s result, its nodes under ``name/``."""
+    from .graph import name_scope
+
+    graph = inputs[0].graph
+    try:
+        with graph.as_default(), name_scope(name + "/"):
+            return build(node, inputs, attrs)
+    except (ValueError, TypeError) as e:
+        raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
+                                   node.name) from None
+
+
+def _select(node, inputs, attrs):
+    from .ops.array_composites import select
+
+    return select(*inputs)
+
+
+def _einsum(node, inputs, attrs):
+    from .ops.einsum import einsum
+
+    return einsum(attrs["equation"], *inputs)
+
+
+def _band_part(node, inputs, attrs):
+    from .ops.matrix import matrix_band_part
+
+    x, lower, upper = inputs
+    return matrix_band_part(x, lower, upper)
+
+
+def _reverse(node, inputs, attrs):
+    from .ops.masking import reverse
+
+    x, axis = inputs
+    return reverse(x, _vector(node, axis, "the axes"))
+
+
+def _reverse_sequence(node, inputs, attrs):
+    from .ops.masking import reverse_sequence
+
+    x, lengths = inputs
+    return reverse_sequence(x, lengths, seq_axis=attrs["seq_dim"],
+                            batch_axis=attrs.get("batch_dim", 0))
+
+
+_COMPOSITES = {"Select": _select, "Einsum": _einsum, "MatrixBandPart": _band_part,
+               "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence}
+
 _REWRITES = {
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",
                                  "EuclideanNorm")},
@@ -254,4 +330,5 @@ _REWRITES = {
     "Softmax": _softmax,
     "Placeholder": _placeholder,
     "RandomUniformInt": _uniform_int,
+    **{op: _batch_matmul for op in ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")},
 }

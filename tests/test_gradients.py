@@ -102,7 +102,7 @@ def test_maximum_and_minimum_give_ties_to_x():
                                     ((4,), (2, 4), ()), ((), (3,), (2, 1))], ids=str)
 def test_select_gradient_with_broadcasting(shapes):
     cond = rand(*shapes[0], seed=3) > 0
-    check_op_gradient(lambda c, x, y: ds.where(c, x, y),
+    check_op_gradient(lambda c, x, y: ds.where_v2(c, x, y),      # SelectV2 broadcasts
                       [cond, rand(*shapes[1], seed=4), rand(*shapes[2], seed=5)],
                       no_gradient=(0,))
 

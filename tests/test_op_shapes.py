@@ -155,6 +155,19 @@ def test_where(graph):
         ds.where(cond, x, ph((2, 5)))
 
 
+def test_tf1_where_with_a_vector_condition_picks_rows_where_v2_broadcasts(graph):
+    square = np.arange(9.0).reshape(3, 3)
+    cond = ph((3,), ds.bool, name="rows")
+    rows, columns = ds.where(cond, square, -square), ds.where_v2(cond, square, -square)
+    picked = np.array([True, False, True])
+    with ds.Session() as sess:
+        got_rows, got_columns = sess.run([rows, columns], {cond: picked})
+    np.testing.assert_array_equal(got_rows, np.where(picked[:, None], square, -square))
+    np.testing.assert_array_equal(got_columns, np.where(picked, square, -square))
+    with pytest.raises(ValueError, match="vector condition .* of 3 elements picks rows"):
+        ds.where(cond, ph((2, 3)), ph((2, 3)))
+
+
 def test_cast(graph):
     x = ph((None, 3), name="x")
     c = ds.cast(x, ds.int64)

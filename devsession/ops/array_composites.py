@@ -1,7 +1,9 @@
 """TF's array composites built from existing ops (so their gradients and every device's
 kernels come with them): ``tf.repeat``, ``tf.meshgrid``, ``tf.batch_gather``,
-``tf.parallel_stack``, and TF1's spellings ``tf.where_v2`` (``ds.where`` already builds
-SelectV2, which broadcasts) and ``tf.reverse_v2`` (``ds.reverse``).
+``tf.parallel_stack``, TF1's ``tf.where`` (``select``: TF's Select, whose vector condition
+picks rows, as a SelectV2 of a reshaped condition) and the spellings ``tf.where_v2``
+(the broadcasting SelectV2 devsession's own code builds) and ``tf.reverse_v2``
+(``ds.reverse``).
 
 * ``repeat(input, repeats, axis)``: each slice along ``axis`` repeated ``repeats`` times
   (a scalar, or one count per slice; ``axis=None`` flattens first, as TF).  Built as a
@@ -24,15 +26,35 @@ from .array import concat, expand_dims, reshape, stack
 from .array_fill import broadcast_to, ones, shape, size
 from .array_index import gather
 from .array_order import upper_bound
-from .common import normalised_axis
+from .common import graph_of, normalised_axis, operands
 from .elementwise import add, maximum, multiply, where
 from .masking import reverse
 from .reduce import cumsum, reduce_prod, reduce_sum
 from .sequence import range as range_
 
-__all__ = ["repeat", "meshgrid", "batch_gather", "parallel_stack", "where_v2", "reverse_v2"]
+__all__ = ["repeat", "meshgrid", "batch_gather", "parallel_stack", "select", "where_v2",
+           "reverse_v2"]
 
 reverse_v2 = reverse
+
+
+def select(condition, x=None, y=None, name=None):
+    """TF1's ``tf.where`` (its Select): as ``where``, except that a vector ``condition``
+    against higher-rank ``x`` and ``y`` picks whole rows (their first dimension), where
+    broadcasting would pair it with their last."""
+    if x is None or y is None:
+        return where(condition, x, y, name=name)
+    cond = convert_to_tensor(condition, dtype=dtypes.bool_, graph=graph_of(condition, x, y))
+    x, y = operands(x, y)
+    rank = max(x.shape.ndims or 0, y.shape.ndims or 0)
+    if cond.shape.ndims == 1 and rank > 1:
+        rows = next((t.shape.dims[0] for t in (x, y) if t.shape.ndims), None)
+        if None not in (rows, cond.shape.dims[0]) and rows != cond.shape.dims[0]:
+            raise ValueError(f"where: a vector condition '{cond.name}' of "
+                             f"{cond.shape.dims[0]} elements picks rows of '{x.name}' "
+                             f"{x.shape}, which has {rows}.")
+        cond = reshape(cond, [-1] + [1] * (rank - 1))
+    return where(cond, x, y, name=name)
 
 
 def where_v2(condition, x=None, y=None, name=None):

@@ -155,9 +155,10 @@ greater_equal = _binary("GreaterEqual", "greater_equal")
 
 
 def where(condition, x=None, y=None, name=None) -> Tensor:
-    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting).  With
-    ``condition`` alone, the int64 coordinates of its true elements (TF1's one-argument
-    ``tf.where``; see ``ops/sequence.py``)."""
+    """Elements of ``x`` where ``condition`` holds, else of ``y``, all three broadcasting
+    (SelectV2: TF's ``tf.where_v2``, and what devsession's own code builds).  With
+    ``condition`` alone, the int64 coordinates of its true elements (see
+    ``ops/sequence.py``)."""
     if x is None and y is None:
         return make_op("Where", [convert_to_tensor(condition)], name=name or "Where")
     if x is None or y is None:
