@@ -77,12 +77,19 @@ def _argmax_operand(argmax, expected: TensorShape, node: str) -> None:
                          f"the pooling's output shape is {expected}.")
 
 
-def _max_pool_grad_with_argmax(inputs, attrs, node):
+def _argmax_grad_operands(inputs, attrs, node) -> tuple:
+    """``(x, grad, dtype, pooled_shape)`` of the argmax gradients' ``(x, grad, argmax)``:
+    x and grad of one max-pool dtype, argmax as the pooling of x outputs it."""
     x, grad, argmax = inputs
     dtype = same_dtype([x, grad], node)
     dtype_in(x, MAX_POOL_TYPES, node)
     expected = _pool_output(dims4(x, node, "input"), attrs, node)
     _argmax_operand(argmax, expected, node)
+    return x, grad, dtype, expected
+
+
+def _max_pool_grad_with_argmax(inputs, attrs, node):
+    x, grad, dtype, expected = _argmax_grad_operands(inputs, attrs, node)
     if not expected.is_compatible_with(grad.shape):
         raise InferError(f"Op '{node}': grad '{grad.name}' has shape {grad.shape}, but the "
                          f"pooling's output shape is {expected}.")
@@ -90,11 +97,7 @@ def _max_pool_grad_with_argmax(inputs, attrs, node):
 
 
 def _max_pool_grad_grad_with_argmax(inputs, attrs, node):
-    x, grad, argmax = inputs
-    dtype = same_dtype([x, grad], node)
-    dtype_in(x, MAX_POOL_TYPES, node)
-    expected = _pool_output(dims4(x, node, "input"), attrs, node)
-    _argmax_operand(argmax, expected, node)
+    x, grad, dtype, expected = _argmax_grad_operands(inputs, attrs, node)
     if not x.shape.is_compatible_with(grad.shape):
         raise InferError(f"Op '{node}': grad '{grad.name}' has shape {grad.shape}, but the "
                          f"input's is {x.shape}.")
