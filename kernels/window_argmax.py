@@ -25,7 +25,8 @@ import dataclasses
 import numpy as np
 
 from .checks import fmt_shape, invalid_argument
-from .windows import Geometry, check_rank4, check_shape, geometry, lowest, patches, spatial
+from .windows import (Geometry, PoolParams, check_rank4, check_shape, geometry, lowest,
+                      patches, spatial)
 
 __all__ = ["argmax_dtype", "ArgmaxPoolParams", "DilationParams", "argmax_pool", "argmax_scatter",
            "argmax_gather", "dilation", "dilation_input_grad", "dilation_filter_grad"]
@@ -39,22 +40,13 @@ def argmax_dtype(node) -> np.dtype:
     return np.dtype(getattr(dtype, "np", dtype))
 
 
-class ArgmaxPoolParams:
-    """A MaxPoolWithArgmax-family node's attrs, read once."""
+class ArgmaxPoolParams(PoolParams):
+    """A MaxPoolWithArgmax-family node's attrs, read once: a max pool's, and
+    ``include_batch_in_index``."""
 
     def __init__(self, node):
-        self.node = node
-        self.ksize = spatial(node.attrs["ksize"], node.name, node.op, "ksize")
-        self.strides = spatial(node.attrs["strides"], node.name, node.op, "strides")
-        self.padding = node.attrs["padding"]
+        super().__init__(node)
         self.include_batch = bool(node.attrs.get("include_batch_in_index", False))
-
-    def geometry(self, x_shape: tuple) -> Geometry:
-        return geometry(self.node.name, self.node.op, x_shape, self.ksize, self.strides,
-                        (1, 1), self.padding)
-
-    def output_shape(self, g: Geometry) -> tuple:
-        return (g.batch, g.out_h, g.out_w, g.channels)
 
     def grad_geometry(self, x, grad, argmax) -> Geometry:
         """MaxPoolGradWithArgmax's (grad pooled-shaped) or MaxPoolGradGradWithArgmax's

@@ -60,8 +60,10 @@ def build_max_pool_with_argmax(node):
     return max_pool_with_argmax
 
 
-def _positions(params: ArgmaxPoolParams, g: Geometry, argmax):
-    """Each argmax as a flat position in the whole input, checked."""
+def _positions(params: ArgmaxPoolParams, x, grad, argmax):
+    """Each argmax as a flat position in the whole input; the gradient ops' shapes and
+    the positions checked."""
+    g = params.grad_geometry(x, grad, argmax)
     index = argmax.astype(np.int64)
     if not params.include_batch:
         index = index + (np.arange(g.batch) * g.in_h * g.in_w * g.channels).reshape(-1, 1, 1, 1)
@@ -74,9 +76,8 @@ def build_max_pool_grad_with_argmax(node):
     params = ArgmaxPoolParams(node)
 
     def max_pool_grad_with_argmax(x, grad, argmax):
-        g = params.grad_geometry(x, grad, argmax)
         dx = np.zeros(x.size, grad.dtype)
-        np.add.at(dx, _positions(params, g, argmax).reshape(-1), grad.reshape(-1))
+        np.add.at(dx, _positions(params, x, grad, argmax).reshape(-1), grad.reshape(-1))
         return dx.reshape(x.shape)
     return max_pool_grad_with_argmax
 
@@ -86,8 +87,7 @@ def build_max_pool_grad_grad_with_argmax(node):
     params = ArgmaxPoolParams(node)
 
     def max_pool_grad_grad_with_argmax(x, grad, argmax):
-        g = params.grad_geometry(x, grad, argmax)
-        return grad.reshape(-1)[_positions(params, g, argmax)]
+        return grad.reshape(-1)[_positions(params, x, grad, argmax)]
     return max_pool_grad_grad_with_argmax
 
 
