@@ -53,8 +53,8 @@ class _RNNCells:
 
     RNNCell, BasicRNNCell, BasicLSTMCell = _rnn.RNNCell, _rnn.BasicRNNCell, _rnn.BasicLSTMCell
     LSTMCell, GRUCell, MultiRNNCell = _rnn.LSTMCell, _rnn.GRUCell, _rnn.MultiRNNCell
-    DropoutWrapper = _rnn.DropoutWrapper
-    LSTMStateTuple = _rnn.LSTMStateTuple
+    DropoutWrapper, ResidualWrapper = _rnn.DropoutWrapper, _rnn.ResidualWrapper
+    DeviceWrapper, LSTMStateTuple = _rnn.DeviceWrapper, _rnn.LSTMStateTuple
 
     def __getattr__(self, name):
         from .unsupported import missing

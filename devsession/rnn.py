@@ -75,6 +75,7 @@ from .ops import (concat, constant, expand_dims, gather, less, matmul, sigmoid, 
 from .ops.array import split
 from .ops.array_fill import shape
 from .ops.control_flow import most_specific_compatible, while_loop
+from .ops.array_fill import clip_by_value
 from .ops.elementwise import cast
 from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
@@ -82,7 +83,7 @@ from .tensor_shape import TensorShape
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn",
+           "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn",
            "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
@@ -175,8 +176,11 @@ class BasicLSTMCell(RNNCell):
 
 
 class LSTMCell(BasicLSTMCell):
-    """TF1's ``LSTMCell`` without peepholes, projections or clipping: ``BasicLSTMCell``'s
-    formulas, with an ``initializer`` for the kernel."""
+    """TF1's ``LSTMCell``: ``BasicLSTMCell``'s formulas with an ``initializer`` for the
+    kernels, and TF1's options: peephole connections (``w_f_diag``, ``w_i_diag``,
+    ``w_o_diag``: the memory ``c`` feeds the forget, input and output gates), ``cell_clip``
+    on ``c``, a projection of the output to ``num_proj`` units (``projection/kernel``;
+    the state's ``h`` is the projected output) and ``proj_clip`` on it."""
 
     _default_name = "lstm_cell"
 
@@ -184,14 +188,60 @@ class LSTMCell(BasicLSTMCell):
                  num_proj=None, proj_clip=None, num_unit_shards=None, num_proj_shards=None,
                  forget_bias=1.0, state_is_tuple=True, activation=None, reuse=None, name=None,
                  dtype=None):
-        for option, value in (("use_peepholes", use_peepholes or None), ("cell_clip", cell_clip),
-                              ("num_proj", num_proj), ("proj_clip", proj_clip),
-                              ("num_unit_shards", num_unit_shards),
+        for option, value in (("num_unit_shards", num_unit_shards),
                               ("num_proj_shards", num_proj_shards)):
             if value is not None:
-                raise ValueError(f"LSTMCell: devsession does not support {option} yet.")
+                raise ValueError(f"LSTMCell: devsession does not support {option} (TF1's "
+                                 f"deprecated kernel sharding).")
+        if proj_clip is not None and num_proj is None:
+            raise ValueError("LSTMCell: proj_clip needs num_proj.")
         super().__init__(num_units, forget_bias, state_is_tuple, activation, reuse, name,
                          dtype, initializer)
+        self._peepholes = bool(use_peepholes)
+        self._cell_clip, self._proj_clip = cell_clip, proj_clip
+        self._num_proj = None if num_proj is None else int(num_proj)
+
+    @property
+    def state_size(self):
+        return LSTMStateTuple(self._num_units, self._num_proj or self._num_units)
+
+    @property
+    def output_size(self):
+        return self._num_proj or self._num_units
+
+    def _build(self, depth, dtype):
+        units = self._num_units
+        made = list(_weights(depth + (self._num_proj or units), 4 * units, dtype,
+                             self._initializer))
+        if self._peepholes:
+            made += [get_variable(name, (units,), dtype, self._initializer)
+                     for name in ("w_f_diag", "w_i_diag", "w_o_diag")]
+        if self._num_proj is not None:
+            with variable_scope("projection"):
+                made.append(get_variable("kernel", (units, self._num_proj), dtype,
+                                         self._initializer))
+        return made
+
+    def _step(self, inputs, state, kernel, bias, *extra):
+        c, h = state
+        peepholes = extra[:3] if self._peepholes else None
+        gates = bias_add(matmul(concat([inputs, h], 1), kernel), bias)
+        i, j, f, o = split(gates, 4, axis=1)
+        if peepholes:
+            w_f, w_i, w_o = peepholes
+            new_c = sigmoid(f + self._forget_bias + w_f * c) * c + \
+                sigmoid(i + w_i * c) * self._activation(j)
+        else:
+            new_c = sigmoid(f + self._forget_bias) * c + sigmoid(i) * self._activation(j)
+        if self._cell_clip is not None:
+            new_c = clip_by_value(new_c, -self._cell_clip, self._cell_clip)
+        output_gate = sigmoid(o + peepholes[2] * new_c) if peepholes else sigmoid(o)
+        new_h = output_gate * self._activation(new_c)
+        if self._num_proj is not None:
+            new_h = matmul(new_h, extra[-1])
+            if self._proj_clip is not None:
+                new_h = clip_by_value(new_h, -self._proj_clip, self._proj_clip)
+        return new_h, LSTMStateTuple(new_c, new_h)
 
 
 class GRUCell(RNNCell):
@@ -303,6 +353,52 @@ class DropoutWrapper(RNNCell):
         if isinstance(keep, (int, float)) and keep == 1.0:
             return t
         return dropout(t, keep_prob=keep, seed=self._seed)
+
+
+class _Wrapper(RNNCell):
+    """A cell around ``cell``: its sizes, zero state and variables (whose names the
+    wrapper does not change, as TF1's wrappers)."""
+
+    def __init__(self, cell):
+        self._cell = cell
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+
+class ResidualWrapper(_Wrapper):
+    """``cell`` whose output is ``residual_fn(inputs, output)``: by default the inputs
+    plus the output (which must have the inputs' size), TF1's residual connection."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__(cell)
+        self._residual_fn = residual_fn or (lambda inputs, output: inputs + output)
+
+    def __call__(self, inputs, state, scope=None):
+        output, new_state = self._cell(inputs, state, scope)
+        return self._residual_fn(convert_to_tensor(inputs), output), new_state
+
+
+class DeviceWrapper(_Wrapper):
+    """``cell`` built and run on ``device`` (TF1's way to spread a stack over devices)."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def __call__(self, inputs, state, scope=None):
+        from .graph import device
+
+        with device(self._device):
+            return self._cell(inputs, state, scope)
 
 
 def _zeros_like_size(size, batch_size, dtype):

@@ -174,14 +174,64 @@ def test_what_the_rnns_refuse():
     ds.nn.dynamic_rnn(ds.nn.rnn_cell.BasicLSTMCell(2), fixed, dtype=ds.float32)
     with pytest.raises(ValueError, match="rnn/basic_lstm_cell/kernel already exists"):
         ds.nn.dynamic_rnn(ds.nn.rnn_cell.BasicLSTMCell(2), fixed, dtype=ds.float32)
-    with pytest.raises(ValueError, match="use_peepholes"):
-        ds.nn.rnn_cell.LSTMCell(2, use_peepholes=True)
+    with pytest.raises(ValueError, match="num_unit_shards"):
+        ds.nn.rnn_cell.LSTMCell(2, num_unit_shards=2)
+    with pytest.raises(ValueError, match="proj_clip needs num_proj"):
+        ds.nn.rnn_cell.LSTMCell(2, proj_clip=1.0)
     with pytest.raises(ValueError, match="state_is_tuple=True"):
         ds.nn.rnn_cell.BasicLSTMCell(2, state_is_tuple=False)
-    with pytest.raises(AttributeError, match="tf.nn.rnn_cell.ResidualWrapper"):
-        ds.nn.rnn_cell.ResidualWrapper
+    with pytest.raises(AttributeError, match="tf.nn.rnn_cell.LayerNormBasicLSTMCell"):
+        ds.nn.rnn_cell.LayerNormBasicLSTMCell
     with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
         ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(2), output_keep_prob=1.5)
+
+
+def numpy_peephole_lstm(x, kernel, bias, w_f, w_i, w_o, projection, cell_clip, proj_clip):
+    batch, steps, _ = x.shape
+    units = bias.size // 4
+    c, h = np.zeros((batch, units)), np.zeros((batch, projection.shape[1]))
+    for t in range(steps):
+        i, j, f, o = np.split(np.concatenate([x[:, t], h], 1) @ kernel + bias, 4, axis=1)
+        c = sigmoid(f + 1.0 + w_f * c) * c + sigmoid(i + w_i * c) * np.tanh(j)
+        c = np.clip(c, -cell_clip, cell_clip)
+        h = np.clip((sigmoid(o + w_o * c) * np.tanh(c)) @ projection, -proj_clip, proj_clip)
+    return c, h
+
+
+def test_lstm_cell_peepholes_clipping_and_projection_follow_tf1s_formulas(rng):
+    x = rng.standard_normal((2, 4, 3))
+    cell = ds.nn.rnn_cell.LSTMCell(5, use_peepholes=True, cell_clip=0.4, num_proj=2,
+                                   proj_clip=0.3, initializer=ds.random_normal_initializer(
+                                       stddev=0.8, seed=2))
+    assert cell.state_size == (5, 2) and cell.output_size == 2
+    outputs, state = ds.nn.dynamic_rnn(cell, ds.constant(x), dtype=ds.float64)
+    names = [v.op.name for v in ds.trainable_variables()]
+    assert names == ["rnn/lstm_cell/" + n for n in ("kernel", "bias", "w_f_diag", "w_i_diag",
+                                                     "w_o_diag", "projection/kernel")]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got_c, got_h, w = sess.run([state.c, state.h, ds.trainable_variables()])
+    want_c, want_h = numpy_peephole_lstm(x, *w, cell_clip=0.4, proj_clip=0.3)
+    assert got_h.shape == (2, 2) and np.abs(got_c).max() <= 0.4
+    np.testing.assert_allclose(got_c, want_c, rtol=1e-10)
+    np.testing.assert_allclose(got_h, want_h, rtol=1e-10)
+
+
+def test_residual_and_device_wrappers(rng):
+    x = rng.standard_normal((3, 2, 4))
+    cell = ds.nn.rnn_cell.MultiRNNCell([
+        ds.nn.rnn_cell.DeviceWrapper(ds.nn.rnn_cell.GRUCell(4), "/cpu:0"),
+        ds.nn.rnn_cell.ResidualWrapper(ds.nn.rnn_cell.GRUCell(4))])
+    outputs, (first, second) = ds.nn.dynamic_rnn(cell, ds.constant(x), dtype=ds.float64)
+    gru_ops = [op for op in ds.get_default_graph().get_operations()
+               if "cell_0/gru_cell/MatMul" in op.name]
+    assert gru_ops and {op.device for op in gru_ops} == {"/device:CPU:0"}
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got, h1, h2 = sess.run([outputs, first, second])
+    np.testing.assert_allclose(got[:, -1], h1 + h2, rtol=1e-12)    # the second adds its input
+    assert [v.op.name for v in ds.trainable_variables()][-1] == \
+        "rnn/multi_rnn_cell/cell_1/gru_cell/candidate/bias"    # a wrapper renames nothing
 
 
 def test_dropout_wrapper_drops_only_while_its_keep_probability_says(rng):
