@@ -390,6 +390,10 @@ __all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2"
             "broadcast_static_shape", "ensure_shape", "shape_n", "diag_part",
             "matrix_set_diag", "cross"]
 
+from .confusion_matrix import confusion_matrix  # noqa: E402
+
+__all__ += ["confusion_matrix"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -60,6 +60,10 @@ from .ops.array_sets import invert_permutation  # noqa: E402  (tf.math.invert_pe
 
 __all__ += ["invert_permutation"]
 
+from .confusion_matrix import confusion_matrix  # noqa: E402  (tf.math.confusion_matrix)
+
+__all__ += ["confusion_matrix"]
+
 # --- TF1 math names (branch tf1-math-names) --------------------------------------------------
 from .ops import (accumulate_n, acosh, asinh, atanh, cumulative_logsumexp,  # noqa: E402
                   log_sigmoid, multiply_no_nan, polyval, reciprocal_no_nan,

@@ -17,13 +17,12 @@ mean.  Both flatten labels and predictions of rank > 1; a class id outside
 from __future__ import annotations
 
 from . import dtypes
-from .debugging import assert_less, assert_non_negative
+from .confusion_matrix import confusion_matrix
 from .dtypes import float32, float64
-from .graph import control_dependencies, convert_to_tensor
+from .graph import convert_to_tensor
 from .metrics_common import collected, div_no_nan, metric_variable
 from .ops import (cast, equal, greater, maximum, not_equal, ones_like, reduce_mean,
                   reduce_sum, reshape, where)
-from .ops.array_index import unsorted_segment_sum
 from .ops.matrix import matrix_diag_part
 from .ops.state_scatter import scatter_add
 from .variable_scope import variable_scope
@@ -51,23 +50,13 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
 
 def _confusion_matrix(labels, predictions, num_classes: int, weights):
     """The float64 ``[num_classes, num_classes]`` (weighted) counts of each (label,
-    prediction) pair, as TF1's ``confusion_matrix``, ids checked as its."""
-    labels = reshape(cast(labels, dtypes.int64), [-1])
-    predictions = reshape(cast(predictions, dtypes.int64), [-1])
-    checks = [assert_non_negative(labels, message="`labels` contains negative values"),
-              assert_non_negative(predictions,
-                                  message="`predictions` contains negative values"),
-              assert_less(labels, cast(num_classes, dtypes.int64),
-                          message="`labels` out of bound"),
-              assert_less(predictions, cast(num_classes, dtypes.int64),
-                          message="`predictions` out of bound")]
-    with control_dependencies(checks):
-        cells = labels * num_classes + predictions
-    counts = ones_like(cells, dtype=float64) if weights is None else \
-        reshape(cast(convert_to_tensor(weights), float64), [-1]) * ones_like(cells,
-                                                                            dtype=float64)
-    return reshape(unsorted_segment_sum(counts, cells, num_classes * num_classes),
-                   [num_classes, num_classes])
+    prediction) pair of the flattened ids, as TF1's mean_iou counts them."""
+    labels = reshape(labels, [-1])
+    predictions = reshape(predictions, [-1])
+    if weights is not None:
+        weights = reshape(cast(convert_to_tensor(weights), float64), [-1]) * \
+            ones_like(predictions, dtype=float64)
+    return confusion_matrix(labels, predictions, num_classes, float64, weights=weights)
 
 
 def _mean_iou(matrix):

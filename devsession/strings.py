@@ -1,9 +1,11 @@
 """TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
 ``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
-``to_hash_bucket_fast``, ``reduce_join`` and ``split`` (a SparseTensor) (``ops/strings.py``,
-``ops/string_regex.py``, ``ops/string_split.py``: TF's ops, run on the host).  Any other
+``to_hash_bucket_fast``, ``reduce_join``, ``split`` (a SparseTensor) and ``format``
+(``ops/strings.py``, ``ops/string_regex.py``, ``ops/string_split.py``, ``ops/print_v2.py``:
+TF's ops, run on the host).  Any other
 name raises ``UnsupportedTF1Error`` naming ``tf.strings.<name>``."""
 
+from .ops.print_v2 import string_format as format  # noqa: A001  (tf.strings.format)
 from .ops.string_regex import regex_full_match, regex_replace
 from .ops.string_split import strings_split as split
 from .ops.strings import as_string, reduce_join, string_join as join
@@ -17,7 +19,7 @@ from .ops.strings import substr
 
 __all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
            "regex_replace", "regex_full_match", "to_hash_bucket_fast", "reduce_join",
-           "split"]
+           "split", "format"]
 
 
 def __getattr__(name: str):

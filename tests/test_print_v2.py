@@ -68,3 +68,10 @@ def test_one_string_scalar_is_printed_as_it_is_and_counts_are_checked(capsys):
     assert capsys.readouterr().out == "just this\n"
     with pytest.raises(ValueError, match="2 placeholder"):
         string_format("{} {}", [ds.constant(1)])
+
+
+def test_strings_format_is_tfs_string_format():
+    formatted = ds.strings.format("x={} n={}", [ds.constant([1.5, 2.0]), ds.constant(3)])
+    assert formatted.op.type == "StringFormat" and formatted.dtype == ds.string
+    with ds.Session() as sess:
+        assert sess.run(formatted) == b"x=[1.5 2] n=3"
