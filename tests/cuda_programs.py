@@ -212,7 +212,7 @@ def _random_elementwise_graph(ds, seed: int):
                     continue
                 x, bx = pick()
                 y, by = partner(x)
-                values.append((ds.where(cond[0], x, y), bx and by))
+                values.append((ds.where_v2(cond[0], x, y), bx and by))
             elif kind == "cast":
                 x, bounded = pick()
                 target = [F32, F64, I32, I64, BOOL][int(rng.integers(5))]
