@@ -38,7 +38,9 @@ files (``decode_jpeg``, ``decode_png``, ``decode_bmp``, ``decode_gif``,
 ``extract_jpeg_shape``, ``is_jpeg``: ``ops/image_files.py``, through Pillow),
 non-max suppression (``non_max_suppression`` and its padded, scored, overlaps and
 combined forms: ``ops/image_nms.py``), ``crop_and_resize`` (``ops/image_crop.py``),
-``draw_bounding_boxes`` (``ops/image_draw.py``); the
+``draw_bounding_boxes`` (``ops/image_draw.py``), ``extract_glimpse``
+(``ops/image_glimpse.py``), ``sample_distorted_bounding_box`` (``ops/image_sample.py``);
+the
 shared checks and ``convert_image_dtype`` are ``image_checks.py`` and ``image_dtype.py``.
 
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
@@ -77,6 +79,8 @@ from .ops.elementwise import abs as abs_op, floor, floormod, logical_and, round 
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
 from .ops.image_draw import draw_bounding_boxes
+from .ops.image_glimpse import extract_glimpse
+from .ops.image_sample import sample_distorted_bounding_box
 from .ops.image_resample import resize_area, resize_bicubic
 from .ops.image_nms import (combined_non_max_suppression, non_max_suppression,
                             non_max_suppression_overlaps, non_max_suppression_padded,
@@ -110,8 +114,9 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            # ops/image_files.py
            "decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_bmp", "decode_gif",
            "decode_image", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg",
-           # ops/image_crop.py, ops/image_draw.py
-           "crop_and_resize", "draw_bounding_boxes",
+           # ops/image_crop.py, ops/image_draw.py, ops/image_glimpse.py, ops/image_sample.py
+           "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
+           "sample_distorted_bounding_box",
            # ops/image_nms.py
            "non_max_suppression", "non_max_suppression_padded",
            "non_max_suppression_with_scores", "non_max_suppression_overlaps",

@@ -783,7 +783,7 @@ def _variable_scatters(x) -> list:
 
 def _image_ops(x) -> list:
     """The resize and crop ops of ds.image and their gradient ops, from a 1x2x2x1 image,
-    and the non-max suppression ops."""
+    the non-max suppression, box-drawing, glimpse and crop-sampling ops."""
     from devsession.ops.image import resize_bilinear_grad, resize_nearest_neighbor_grad
     from devsession.ops.image_resample import resize_bicubic_grad
 
@@ -797,6 +797,13 @@ def _image_ops(x) -> list:
             cubic, resize_bicubic_grad(cubic, image), ds.image.resize_area(image, [1, 1]),
             ds.image.draw_bounding_boxes(image, ds.reshape(boxes, (1, 1, 4))),
             ds.image.draw_bounding_boxes(image, ds.reshape(boxes, (1, 1, 4)), colors=[[1.0]]),
+            ds.image.extract_glimpse(image, [1, 1], [[0.0, 0.0]]),
+            ds.image.extract_glimpse(image, [1, 1], [[0.0, 0.0]], noise="zero"),
+            *ds.image.sample_distorted_bounding_box([2, 2, 1], ds.reshape(boxes, (1, 1, 4)),
+                                                    seed=1),
+            *x.graph.create_op("SampleDistortedBoundingBox",
+                               [ds.constant([2, 2, 1]), ds.reshape(boxes, (1, 1, 4))],
+                               {"seed": 1}).outputs,
             resize_bilinear_grad(bigger, image), resize_nearest_neighbor_grad(bigger, [2, 2]),
             crops, *ds.gradients(crops, [image, boxes]),     # CropAndResizeGradImage/Boxes
             ds.image.non_max_suppression(boxes, scores, 1),

@@ -699,4 +699,4 @@ def test_unsupported_image_symbols_name_themselves():
     assert "image" in ds.__all__ and ds.image.resize_images is ds.image.resize
     with pytest.raises(UnsupportedTF1Error, match=r"tf\.image\.decode_webp is not supported"):
         ds.image.decode_webp
-    assert not hasattr(ds.image, "extract_glimpse")
+    assert not hasattr(ds.image, "generate_bounding_box_proposals")

@@ -337,12 +337,14 @@ def test_every_ref_op_is_covered(device):
     from test_image_crop import CROP_OPS
     from test_image_resample import RESAMPLE_OPS
     from test_image_draw import DRAW_OPS
+    from test_image_glimpse import GLIMPSE_OPS
     from test_space_ops import SPACE_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
     covered |= IMAGE_OPS | BOX_OPS | CROP_OPS | RESAMPLE_OPS | DRAW_OPS | SPACE_OPS
+    covered |= GLIMPSE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
                      "devsession.kernels.reference.control_flow",
@@ -351,6 +353,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
                      "devsession.kernels.reference.random",    # test_random_categorical.py
+                     "devsession.kernels.reference.image_sample",  # test_image_sample.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
                      "devsession.kernels.reference.sparse",    # and test_sparse.py these
                      "devsession.kernels.reference.sparse_add",   # test_sparse.py
