@@ -319,12 +319,23 @@ from .ops.sparse import (sparse_placeholder, sparse_reduce_sum, sparse_reorder, 
                          sparse_reshape, sparse_tensor_dense_matmul, sparse_tensor_to_dense,
                          sparse_to_dense)
 from .ops.sparse_add import sparse_add  # noqa: E402
+from .ops.sparse_composites import (sparse_merge, sparse_reset_shape,  # noqa: E402
+                                    sparse_retain, sparse_to_indicator, sparse_transpose)
+from .ops.sparse_math import (sparse_maximum, sparse_minimum, sparse_reduce_max,  # noqa: E402
+                              sparse_reduce_max_sparse, sparse_reduce_sum_sparse,
+                              sparse_softmax)
+from .ops.sparse_slicing import (sparse_concat, sparse_fill_empty_rows,  # noqa: E402
+                                 sparse_slice, sparse_split)
 from .sparse_tensor import SparseTensor, SparseTensorValue  # noqa: E402
 
 __all__ += ["sparse", "SparseTensor", "SparseTensorValue", "sparse_placeholder",
             "sparse_reduce_sum", "sparse_reorder", "sparse_reshape",
             "sparse_tensor_dense_matmul", "sparse_tensor_to_dense", "sparse_to_dense",
-            "sparse_add"]
+            "sparse_add", "sparse_concat", "sparse_slice", "sparse_split",
+            "sparse_fill_empty_rows", "sparse_reduce_max", "sparse_reduce_max_sparse",
+            "sparse_reduce_sum_sparse", "sparse_softmax", "sparse_maximum", "sparse_minimum",
+            "sparse_retain", "sparse_transpose", "sparse_reset_shape", "sparse_to_indicator",
+            "sparse_merge"]
 
 
 # TF1's string ops: tf.strings and the tf.<name> spellings (host kernels)

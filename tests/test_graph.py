@@ -692,7 +692,23 @@ def sparse_ops(x):
     return [ds.sparse.to_dense(sp), ds.sparse.sparse_dense_matmul(sp, x),
             ds.sparse.reduce_sum(sp, 1), ds.sparse.reorder(sp).values,
             ds.sparse.reshape(sp, [4]).indices, ds.sparse.add(sp, x),
-            *ds.gradients(total.values, [sp.values])]         # SparseAdd, SparseAddGrad
+            *ds.gradients(total.values, [sp.values]),         # SparseAdd, SparseAddGrad
+            *sparse_slicing_ops(sp)]
+
+
+def sparse_slicing_ops(sp):
+    """One node of each op of ops/sparse_slicing.py and ops/sparse_math.py."""
+    sliced = ds.sparse.slice(sp, [0, 0], [1, 2])
+    filled, empty = ds.sparse.fill_empty_rows(sp, 0.0)
+    softmax = ds.sparse.softmax(sp)
+    return [ds.sparse.concat(0, [sp, sp]).values,
+            ds.sparse.split(sp_input=sp, num_split=2, axis=1)[0].values, empty,
+            ds.sparse.reduce_max(sp, 0), ds.sparse.reduce_max_sparse(sp, 0).values,
+            ds.sparse.reduce_sum_sparse(sp, 0).values, ds.sparse.maximum(sp, sp).values,
+            ds.sparse.minimum(sp, sp).values,
+            *ds.gradients(sliced.values, [sp.values]),          # SparseSliceGrad
+            *ds.gradients(filled.values, [sp.values]),          # SparseFillEmptyRowsGrad
+            *ds.gradients(softmax.values, [sp.values])]
 
 
 def space_and_sampling_ops(x):

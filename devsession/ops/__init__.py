@@ -56,7 +56,10 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``sparse``         ``sparse.to_dense``, ``sparse_tensor_dense_matmul``, ``sparse.reduce_sum``,
                    ``sparse.reorder``, ``sparse.reshape``, ``sparse.from_dense``,
                    ``sparse_placeholder`` (over ``SparseTensor``: ``sparse_tensor.py``);
-                   ``sparse_add``: ``sparse.add``; ``sparse_embedding``:
+                   ``sparse_add``: ``sparse.add``; ``sparse_slicing``: ``sparse.concat``,
+                   ``slice``, ``split``, ``fill_empty_rows``; ``sparse_math``:
+                   ``sparse.reduce_max``, ``softmax``, ``maximum``...; ``sparse_composites``:
+                   ``sparse.retain``, ``transpose``, ``eye``...; ``sparse_embedding``:
                    ``nn.embedding_lookup_sparse``
 ``strings``        ``string_to_number``, ``as_string``, ``string_join``, ``substr``...
                    (TF's string ops, on the host; ``string_regex``: the regex ops,
@@ -165,6 +168,7 @@ from . import image_files  # noqa: F401,E402  (decode_jpeg...: ds.image and ds.i
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import sparse, sparse_add, sparse_grad  # noqa: F401,E402  (ds.sparse; gradients)
+from . import sparse_math, sparse_slicing  # noqa: F401,E402  (ds.sparse: concat, max...)
 from . import decode_csv, string_regex, string_split, strings  # noqa: F401,E402  (host)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)

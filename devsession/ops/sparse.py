@@ -39,11 +39,17 @@ from .registry import InferError, OpDef, register_op
 
 __all__ = ["SPARSE_OPS", "with_rank", "check_sparse_inputs", "sparse_to_dense",
            "sparse_tensor_to_dense", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
+           "reduction_shape", "axes_operand",
            "sparse_reorder", "sparse_reshape", "from_dense", "sparse_placeholder"]
 
-# every sparse op (this module's and sparse_add.py's): all run on the host
+# every sparse op (this module's, sparse_add.py's, sparse_slicing.py's and
+# sparse_math.py's): all run on the host
 SPARSE_OPS = ("SparseToDense", "SparseTensorDenseMatMul", "SparseReduceSum", "SparseReorder",
-              "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd")
+              "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd",
+              "SparseConcat", "SparseSlice", "SparseSliceGrad", "SparseSplit",
+              "SparseFillEmptyRows", "SparseFillEmptyRowsGrad", "SparseReduceMax",
+              "SparseReduceMaxSparse", "SparseReduceSumSparse", "SparseSoftmax",
+              "SparseSparseMaximum", "SparseSparseMinimum")
 
 
 # --- static shapes ---------------------------------------------------------------------------
@@ -104,7 +110,8 @@ def _matmul(inputs, attrs, node):
     return values.dtype, TensorShape([left, right])
 
 
-def _reduce_sum(inputs, attrs, node):
+def reduction_shape(inputs, attrs, node):
+    """The dense shape of a sparse reduction (SparseReduceSum, SparseReduceMax)."""
     indices, values, shape, axes = inputs
     check_int(indices, node, "input_indices")
     _check_dtype(shape, dtypes.int64, node, "input_shape")
@@ -144,7 +151,7 @@ def _register() -> None:
                       attr_defaults={"validate_indices": True}))
     register_op(OpDef("SparseTensorDenseMatMul", _matmul, 4,
                       attr_defaults={"adjoint_a": False, "adjoint_b": False}))
-    register_op(OpDef("SparseReduceSum", _reduce_sum, 4, attr_defaults={"keep_dims": False}))
+    register_op(OpDef("SparseReduceSum", reduction_shape, 4, attr_defaults={"keep_dims": False}))
     register_op(OpDef("SparseReorder", _reorder, 3))
     register_op(OpDef("SparseReshape", _reshape, 3))
 
@@ -220,28 +227,30 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
         raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
     if keepdims is not None and keep_dims is not None:
         raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
-    axis = reduction_axes if axis is None else axis
     sp = convert_to_sparse_tensor(sp_input)
-    if axis is None:
-        rank = sp.dense_shape.shape.dims[0] if sp.dense_shape.shape.ndims == 1 else None
-        if rank is None:
-            from .elementwise import cast
-            from .array_fill import size
-            from .sequence import range as range_
-
-            axes = range_(0, cast(size(sp.dense_shape), dtypes.int32))
-        else:
-            axes = convert_to_tensor(np.arange(rank, dtype=np.int32), graph=sp.graph,
-                                     name="Const")
-    elif isinstance(axis, Tensor):
-        axes = axis if axis.dtype == dtypes.int32 else make_op("Cast", [axis],
-                                                                {"DstT": dtypes.int32})
-    else:
-        axes = convert_to_tensor(axis, dtype=dtypes.int32, graph=sp.graph,
-                                 name="reduction_axes")
+    axes = axes_operand(sp, reduction_axes if axis is None else axis)
     keep = bool(keepdims if keepdims is not None else keep_dims)
     return make_op("SparseReduceSum", [sp.indices, sp.values, sp.dense_shape, axes],
                    {"keep_dims": keep}, name=name or "SparseReduceSum")
+
+
+def axes_operand(sp: SparseTensor, axis) -> Tensor:
+    """The int32 ``reduction_axes`` operand of a sparse reduction: ``axis`` (a Tensor,
+    an int or a list), or every axis of ``sp`` when None (TF's ``_ReductionDims``)."""
+    if isinstance(axis, Tensor):
+        return axis if axis.dtype == dtypes.int32 else make_op("Cast", [axis],
+                                                                {"DstT": dtypes.int32})
+    if axis is not None:
+        return convert_to_tensor(axis, dtype=dtypes.int32, graph=sp.graph,
+                                 name="reduction_axes")
+    rank = sp.dense_shape.shape.dims[0] if sp.dense_shape.shape.ndims == 1 else None
+    if rank is not None:
+        return convert_to_tensor(np.arange(rank, dtype=np.int32), graph=sp.graph, name="Const")
+    from .array_fill import size
+    from .elementwise import cast
+    from .sequence import range as range_
+
+    return range_(0, cast(size(sp.dense_shape), dtypes.int32))
 
 
 def sparse_reorder(sp_input, name=None) -> SparseTensor:

@@ -13,15 +13,24 @@ the values (and a dense operand) get gradients; indices and shapes get None.
 * SparseAdd: ``SparseAddGrad`` sends each sum entry's gradient to the entries of ``a``
   and ``b`` it came from (none to a pair whose sum fell below the threshold).
 * SparseTensorDenseAdd: the dense operand gets ``dy``, each value ``dy`` at its index.
+* SparseSlice: ``SparseSliceGrad`` sends each output entry's gradient to the input
+  entry it came from (others get 0).
+* SparseFillEmptyRows: ``SparseFillEmptyRowsGrad`` gives each value the gradient at its
+  output position (``reverse_index_map``) and the default the rest of the sum.
+* SparseSoftmax: TF's ``(dy - sum(dy * y over the row)) * y`` over the stored entries.
+* SparseSparseMaximum / Minimum raise NotImplementedError, as TF's.
 * SparseReshape moves indices only (the values pass through an Identity): not
-  differentiable; nor is SparseAddGrad, as in TF.
+  differentiable; nor are SparseAddGrad and SparseConcat, as in TF.  SparseSplit, the
+  SparseReduceMax ops, SparseReduceSumSparse and the gradient ops have no gradient in
+  TF (a LookupError when one is needed), nor here.
 
 Checked against finite differences in tests/test_sparse.py.
 """
 
 from __future__ import annotations
 
-from .array import expand_dims, reshape, transpose
+from ..graph import convert_to_tensor
+from .array import concat, expand_dims, reshape, transpose
 from .array_fill import ones_like, shape, size, zeros_like
 from .array_index import gather, unsorted_segment_sum
 from .common import make_op
@@ -33,7 +42,7 @@ from .sequence import range as range_
 
 __all__: list = []
 
-not_differentiable("SparseReshape", "SparseAddGrad")
+not_differentiable("SparseReshape", "SparseAddGrad", "SparseConcat")
 
 
 @register_gradient("SparseTensorDenseMatMul")
@@ -101,3 +110,36 @@ def _sparse_add_grad(op, *grads):
 @register_gradient("SparseTensorDenseAdd")
 def _sparse_dense_add_grad(op, dy):
     return [None, gather_nd(dy, op.inputs[0]), None, dy]
+
+
+@register_gradient("SparseSlice")
+def _sparse_slice_grad(op, *grads):
+    indices, values, _, start, _ = op.inputs
+    grad = make_op("SparseSliceGrad", [grads[1], indices, start, op.outputs[0]])
+    grad.set_shape(values.shape)
+    return [None, grad, None, None, None]
+
+
+@register_gradient("SparseFillEmptyRows")
+def _sparse_fill_empty_rows_grad(op, _, values_grad, *unused):
+    grad_op = op.graph.create_op("SparseFillEmptyRowsGrad", [op.outputs[3], values_grad])
+    return [None, grad_op.outputs[0], None, grad_op.outputs[1]]
+
+
+@register_gradient("SparseSoftmax")
+def _sparse_softmax_grad(op, dy):
+    indices, _, dense_shape = op.inputs
+    out = op.outputs[0]
+    last = convert_to_tensor([-1], graph=op.graph)
+    sums = make_op("SparseReduceSum", [indices, out * dy, dense_shape, last],
+                   {"keep_dims": True})
+    row_start = concat([indices[:, :-1], zeros_like(indices[:, -1:])], 1)
+    return [None, (dy - gather_nd(sums, row_start)) * out, None]
+
+
+def _not_implemented(op, *grads):
+    raise NotImplementedError(f"Gradient for {op.type} is not implemented.")
+
+
+register_gradient("SparseSparseMaximum")(_not_implemented)
+register_gradient("SparseSparseMinimum")(_not_implemented)

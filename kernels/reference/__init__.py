@@ -34,7 +34,10 @@ module              ops
 ``sparse``          SparseToDense, SparseTensorDenseMatMul, SparseReduceSum,
                     SparseReorder, SparseReshape: numpy over a SparseTensor's three
                     arrays (HOST); ``sparse_add``: SparseAdd, SparseAddGrad,
-                    SparseTensorDenseAdd
+                    SparseTensorDenseAdd; ``sparse_slicing``: SparseConcat, SparseSlice,
+                    SparseSplit, SparseFillEmptyRows (and gradients); ``sparse_math``:
+                    SparseReduceMax(Sparse), SparseReduceSumSparse, SparseSoftmax,
+                    SparseSparseMaximum/Minimum
 ``strings``         StringToNumber, AsString, StringJoin, Substr... (``string_regex``:
                     the RE2 regex ops; ``decode_csv``: DecodeCSV) (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
@@ -89,6 +92,7 @@ from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
+from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)

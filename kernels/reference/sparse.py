@@ -93,7 +93,7 @@ def check_indices(node, coords: np.ndarray, shape: tuple) -> None:
     raise invalid_argument(node.name, node.op, f"{_row(coords, n)} {what}")
 
 
-def _accumulator(dtype: np.dtype) -> np.dtype:
+def accumulator(dtype: np.dtype) -> np.dtype:
     """float16 sums add up in float32 (as TF's kernels accumulate half)."""
     return np.dtype(np.float32) if dtype == np.float16 else dtype
 
@@ -166,7 +166,7 @@ def build_sparse_tensor_dense_matmul(node):
                 value = (k if what == "k" else m)[i]
                 raise invalid_argument(node.name, node.op, f"{what} ({value}) from "
                                        f"index[{i},{at}] out of bounds (>={limit})")
-        acc = _accumulator(node.output_dtype)
+        acc = accumulator(node.output_dtype)
         out = np.zeros((rows, b.shape[1]), dtype=acc)
         if len(m):
             np.add.at(out, m, a_values.astype(acc)[:, None] * b[k].astype(acc))
@@ -191,28 +191,36 @@ def _check_matmul(node, a_indices, a_values, a_shape, b) -> None:
                                "match number of entries in a_shape")
 
 
+def checked_reduction(node, indices, values, shape, axes):
+    """A sparse reduction's operands checked as TF's kernels do: (coordinates, values,
+    dims, the kept axes, the set of reduced axes)."""
+    coords, values, dims = sparse_parts(node, indices, values, shape,
+                                        ("input_indices", "input_values", "input_shape"))
+    axes = np.asarray(axes)
+    if axes.ndim > 1:
+        raise invalid_argument(node.name, node.op, f"Expected reduction_axes to be a "
+                               f"scalar or a vector; got shape: {fmt_shape(axes.shape)}")
+    rank = len(dims)
+    reduced = set()
+    for axis in axes.reshape(-1):
+        if not -rank <= int(axis) < rank:
+            raise invalid_argument(node.name, node.op, f"Invalid reduction dimension "
+                                   f"{int(axis)}, for input with {rank} dimensions.")
+        reduced.add(int(axis) % rank)
+    kept = [d for d in range(rank) if d not in reduced]
+    # only the kept coordinates address the output (TF reads no others)
+    check_in_bounds(node, coords[:, kept], tuple(dims[d] for d in kept))
+    return coords, values, dims, kept, reduced
+
+
 @register_kernel("SparseReduceSum", HOST)
 def build_sparse_reduce_sum(node):
     keep_dims = bool(node.attrs.get("keep_dims", False))
 
     def sparse_reduce_sum(indices, values, shape, axes):
-        coords, values, dims = sparse_parts(node, indices, values, shape,
-                                            ("input_indices", "input_values", "input_shape"))
-        axes = np.asarray(axes)
-        if axes.ndim > 1:
-            raise invalid_argument(node.name, node.op, f"Expected reduction_axes to be a "
-                                   f"scalar or a vector; got shape: {fmt_shape(axes.shape)}")
-        rank = len(dims)
-        reduced = set()
-        for axis in axes.reshape(-1):
-            if not -rank <= int(axis) < rank:
-                raise invalid_argument(node.name, node.op, f"Invalid reduction dimension "
-                                       f"{int(axis)}, for input with {rank} dimensions.")
-            reduced.add(int(axis) % rank)
-        kept = [d for d in range(rank) if d not in reduced]
-        # only the kept coordinates address the output (TF reads no others)
-        check_in_bounds(node, coords[:, kept], tuple(dims[d] for d in kept))
-        acc = _accumulator(node.output_dtype)
+        coords, values, dims, kept, reduced = checked_reduction(node, indices, values, shape,
+                                                                axes)
+        acc = accumulator(node.output_dtype)
         if kept:
             out = np.zeros([dims[d] for d in kept], dtype=acc)
             np.add.at(out, tuple(coords[:, kept].T), values.astype(acc))
@@ -220,7 +228,7 @@ def build_sparse_reduce_sum(node):
             out = np.asarray(values.astype(acc).sum(dtype=acc))
         out = out.astype(node.output_dtype, copy=False)
         if keep_dims:
-            out = out.reshape([1 if d in reduced else dims[d] for d in range(rank)])
+            out = out.reshape([1 if d in reduced else dims[d] for d in range(len(dims))])
         return out
     return sparse_reduce_sum
 
