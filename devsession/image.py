@@ -39,8 +39,8 @@ files (``decode_jpeg``, ``decode_png``, ``decode_bmp``, ``decode_gif``,
 non-max suppression (``non_max_suppression`` and its padded, scored, overlaps and
 combined forms: ``ops/image_nms.py``), ``crop_and_resize`` (``ops/image_crop.py``),
 ``draw_bounding_boxes`` (``ops/image_draw.py``), ``extract_glimpse``
-(``ops/image_glimpse.py``), ``sample_distorted_bounding_box`` (``ops/image_sample.py``);
-the
+(``ops/image_glimpse.py``), ``sample_distorted_bounding_box`` (``ops/image_sample.py``),
+``adjust_jpeg_quality`` and ``random_jpeg_quality`` (``image_jpeg.py``); the
 shared checks and ``convert_image_dtype`` are ``image_checks.py`` and ``image_dtype.py``.
 
 Shapes: a function taking "3-D or 4-D" images needs an image of known rank (TF1 guesses
@@ -68,6 +68,7 @@ from .image_color import (adjust_gamma, adjust_hue, adjust_saturation, hsv_to_rg
                           random_hue, random_saturation, rgb_to_hsv, rgb_to_yiq, rgb_to_yuv,
                           yiq_to_rgb, yuv_to_rgb)
 from .image_dtype import as_float, convert_image_dtype, decode_image
+from .image_jpeg import adjust_jpeg_quality, random_jpeg_quality
 from .image_metrics import (image_gradients, psnr, sobel_edges, ssim, ssim_multiscale,
                             total_variation)
 from .image_rotate import rot90, transpose, transpose_image
@@ -117,6 +118,8 @@ __all__ = ["ResizeMethod", "resize_images", "resize", "resize_bilinear",
            # ops/image_crop.py, ops/image_draw.py, ops/image_glimpse.py, ops/image_sample.py
            "crop_and_resize", "draw_bounding_boxes", "extract_glimpse",
            "sample_distorted_bounding_box",
+           # image_jpeg.py
+           "adjust_jpeg_quality", "random_jpeg_quality",
            # ops/image_nms.py
            "non_max_suppression", "non_max_suppression_padded",
            "non_max_suppression_with_scores", "non_max_suppression_overlaps",

@@ -666,7 +666,7 @@ def image_file_ops(x):
     return [png, jpeg, ds.image.decode_png(png), ds.image.decode_jpeg(jpeg),
             ds.image.decode_and_crop_jpeg(jpeg, [0, 0, 1, 1]), ds.image.decode_bmp(png),
             ds.image.decode_gif(png), ds.image.decode_image(png),
-            ds.image.extract_jpeg_shape(jpeg)]
+            ds.image.extract_jpeg_shape(jpeg), ds.image.adjust_jpeg_quality(pixels, 50)]
 
 
 def string_ops(x):

@@ -20,6 +20,8 @@ The op types and attrs are TF's, so GraphDefs TensorFlow wrote import:
                            ``progressive``, ``optimize_size``, ``chroma_downsampling``,
                            ``density_unit``, ``x_density``, ``y_density``,
                            ``xmp_metadata``
+``EncodeJpegVariableQuality``  uint8 [h, w, 1 or 3] and an int32 ``quality`` scalar
+                           (TF's defaults otherwise; ``adjust_jpeg_quality``)
 ``ExtractJpegShape``       [height, width, channels] from the header, int32/int64
 =========================  ===========================================================
 
@@ -45,8 +47,8 @@ from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["decode_jpeg", "decode_and_crop_jpeg", "decode_png", "decode_bmp", "decode_gif",
-           "decode_image_op", "encode_png", "encode_jpeg", "extract_jpeg_shape",
-           "is_jpeg", "IMAGE_FILE_OPS"]
+           "decode_image_op", "encode_png", "encode_jpeg", "encode_jpeg_variable_quality",
+           "extract_jpeg_shape", "is_jpeg", "IMAGE_FILE_OPS"]
 
 _JPEG_ATTRS = {"channels": 0, "ratio": 1, "fancy_upscaling": True,
                "try_recover_truncated": False, "acceptable_fraction": 1.0, "dct_method": ""}
@@ -55,7 +57,8 @@ _ENCODE_JPEG_ATTRS = {"format": "", "quality": 95, "progressive": False,
                       "density_unit": "in", "x_density": 300, "y_density": 300,
                       "xmp_metadata": ""}
 IMAGE_FILE_OPS = ("DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeBmp", "DecodeGif",
-                  "DecodeImage", "EncodePng", "EncodeJpeg", "ExtractJpegShape")
+                  "DecodeImage", "EncodePng", "EncodeJpeg", "EncodeJpegVariableQuality",
+                  "ExtractJpegShape")
 
 
 # --- shape inference --------------------------------------------------------------------------
@@ -126,6 +129,18 @@ def _infer_encode(ranks_at_least: bool):
     return infer
 
 
+def _infer_variable_quality(inputs, attrs, node):
+    image, quality = inputs
+    if image.dtype != dtypes.uint8 or quality.dtype != dtypes.int32:
+        raise TypeError(f"Op '{node}': images must be uint8 and quality int32, got "
+                        f"{image.dtype.name} and {quality.dtype.name}.")
+    if image.shape.rank not in (None, 3):
+        _rank_error(node, image, 3)
+    if quality.shape.rank not in (None, 0):
+        _rank_error(node, quality, 0)
+    return dtypes.string, TensorShape([])
+
+
 def _infer_jpeg_shape(inputs, attrs, node):
     _contents(inputs, node)
     return dtypes.as_dtype(attrs["output_type"]), TensorShape([3])
@@ -144,6 +159,8 @@ register_op(OpDef("DecodeImage", _infer_image, 1,
                                  "expand_animations": True}))
 register_op(OpDef("EncodePng", _infer_encode(True), 1, attr_defaults={"compression": -1}))
 register_op(OpDef("EncodeJpeg", _infer_encode(False), 1, attr_defaults=_ENCODE_JPEG_ATTRS))
+register_op(OpDef("EncodeJpegVariableQuality", _infer_variable_quality, 2,
+                  host_inputs=(1,)))
 register_op(OpDef("ExtractJpegShape", _infer_jpeg_shape, 1,
                   attr_defaults={"output_type": dtypes.int32}))
 not_differentiable(*IMAGE_FILE_OPS)
@@ -250,6 +267,17 @@ def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 (
              "xmp_metadata": str(xmp_metadata)}
     return graph.create_op("EncodeJpeg", [image], attrs,
                            name=name or "EncodeJpeg").outputs[0]
+
+
+def encode_jpeg_variable_quality(images, quality, name=None):
+    """TF's EncodeJpegVariableQuality: uint8 [h, w, 1 or 3] to JPEG bytes at an int32
+    ``quality`` known at run time (``adjust_jpeg_quality``, ``random_jpeg_quality``)."""
+    graph = get_default_graph()
+    image = convert_to_tensor(images, graph=graph)
+    _allowed(image.dtype, (dtypes.uint8,), "images")
+    q = convert_to_tensor(quality, dtype=dtypes.int32, graph=graph)
+    return graph.create_op("EncodeJpegVariableQuality", [image, q], {},
+                           name=name or "EncodeJpegVariableQuality").outputs[0]
 
 
 def extract_jpeg_shape(contents, output_type=dtypes.int32, name=None):

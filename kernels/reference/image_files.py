@@ -241,6 +241,25 @@ def build_encode_jpeg(node):
     return encode_jpeg
 
 
+@register_kernel("EncodeJpegVariableQuality", HOST)
+def build_encode_jpeg_variable_quality(node):
+    def encode_jpeg_variable_quality(image, quality):
+        image, quality = np.asarray(image), np.asarray(quality)
+        shape = ",".join(str(d) for d in image.shape)
+        if image.ndim != 3:
+            raise _error(node, f"image must be 3-dimensional[{shape}]")
+        if quality.ndim != 0:
+            raise _error(node, f"quality must be scalar: "
+                               f"[{','.join(str(d) for d in quality.shape)}]")
+        if not 0 <= int(quality) <= 100:
+            raise _error(node, f"quality must be in [0,100], got {int(quality)}")
+        if image.shape[2] not in (1, 3):
+            raise _error(node, f"image must have 1 or 3 channels, got [{shape}]")
+        return np.array(_run(node, lambda: codecs.encode_jpeg(image, int(quality))),
+                        dtype=object)
+    return encode_jpeg_variable_quality
+
+
 @register_kernel("ExtractJpegShape", HOST)
 def build_extract_jpeg_shape(node):
     dtype = np.dtype(node.output_dtypes[0])
