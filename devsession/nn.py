@@ -75,6 +75,8 @@ from .ops.nn_window_argmax import dilation2d, erosion2d, max_pool_with_argmax  #
 from .ops.nn_depthwise import (depthwise_conv2d_native_backprop_filter,  # noqa: E402
                                depthwise_conv2d_native_backprop_input)
 from .rnn import static_bidirectional_rnn  # noqa: E402
+from .ops.ctc import (ctc_beam_search_decoder, ctc_beam_search_decoder_v2,  # noqa: E402
+                      ctc_greedy_decoder, ctc_loss, ctc_loss_v2)
 
 depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input     # TF1's aliases
 depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
@@ -85,7 +87,9 @@ __all__ += ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2
             "batch_norm_with_global_normalization", "dilation2d", "erosion2d",
             "max_pool_with_argmax", "depthwise_conv2d_native_backprop_input",
             "depthwise_conv2d_native_backprop_filter", "depthwise_conv2d_backprop_input",
-            "depthwise_conv2d_backprop_filter", "static_bidirectional_rnn"]
+            "depthwise_conv2d_backprop_filter", "static_bidirectional_rnn", "ctc_loss",
+            "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_decoder",
+            "ctc_beam_search_decoder_v2"]
 
 
 def __getattr__(name: str):

@@ -339,11 +339,13 @@ def test_every_ref_op_is_covered(device):
     from test_image_draw import DRAW_OPS
     from test_image_glimpse import GLIMPSE_OPS
     from test_space_ops import SPACE_OPS
+    from test_ctc import CTC_OPS
 
     # each family's suite lists the ops it checks
     covered = (COVERED | ARRAY_OPS | NN_OPS | TOP_K_OPS | set(BATCH_NORM_OPS)
                | SCAN_AND_ND_OPS)
     covered |= IMAGE_OPS | BOX_OPS | CROP_OPS | RESAMPLE_OPS | DRAW_OPS | SPACE_OPS
+    covered |= CTC_OPS
     covered |= GLIMPSE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",

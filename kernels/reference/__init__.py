@@ -76,6 +76,8 @@ module              ops
                     gradient ops: sorted runs reduced by ``reduceat`` (HOST)
 ``partition``       DynamicPartition, (Parallel)DynamicStitch, Bincount,
                     HistogramFixedWidth (HOST)
+``ctc``             CTCLoss: log-space forward-backward per example (HOST);
+                    ``ctc_decoders``: CTCGreedyDecoder, CTCBeamSearchDecoder (HOST)
 ==================  ===============================================================
 """
 
@@ -119,3 +121,4 @@ from . import conv3d  # noqa: F401,E402  (registers)
 from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
                vectors)  # TF's array-manipulation ops (the CPU's too)
 from . import window_argmax  # noqa: F401,E402  (registers)
+from . import ctc, ctc_decoders  # noqa: F401,E402  (CTCLoss, the CTC decoders: HOST)
