@@ -634,7 +634,17 @@ def tf1_surface_ops(x):
         *string_ops(x),
         *array_manipulation_ops(x),
         *framework_ops(x),
+        *ctc_ops(x),
     ]
+
+
+def ctc_ops(x):
+    """One node of each CTC op (CTCLoss, CTCGreedyDecoder, CTCBeamSearchDecoder), the
+    logits made from float ``x`` (2x2)."""
+    logits = ds.reshape(x, (2, 1, 2))
+    labels = ds.SparseTensor([[0, 0]], np.array([0], np.int32), [1, 1])
+    return [ds.nn.ctc_loss(labels, logits, [2]), ds.nn.ctc_greedy_decoder(logits, [2])[1],
+            ds.nn.ctc_beam_search_decoder(logits, [2], 2)[1]]
 
 
 def framework_ops(x):
