@@ -65,6 +65,31 @@ def _expected(name) -> dict:
 
 @pytest.mark.parametrize("name", list(_params()))
 def test_program_prints_what_tf1_printed(name):
+    _check_program(name)
+
+
+@pytest.fixture(scope="module")
+def local_server():
+    server = ds.train.Server.create_local_server()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("name", list(_params()))
+def test_program_prints_the_same_with_its_sessions_on_a_cluster(name, local_server,
+                                                                monkeypatch):
+    """Every ``tf.Session()`` of the program is a session on a local server's target (as
+    a TF1 program pointed at a cluster): the same values, through the partitioned
+    cluster runtime."""
+    direct_init = ds.Session.__init__
+
+    def on_the_cluster(self, target="", graph=None, config=None):
+        direct_init(self, target or local_server.target, graph, config)
+    monkeypatch.setattr(ds.Session, "__init__", on_the_cluster)
+    _check_program(name)
+
+
+def _check_program(name):
     if name in WRITES_EVENTS:
         pytest.importorskip("tensorboard", reason="the summary programs write event files "
                                                   "with the tensorboard extra")
