@@ -83,8 +83,8 @@ from .tensor_shape import TensorShape
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple", "dynamic_rnn", "static_rnn",
-           "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+           "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple",
+           "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
 
