@@ -33,7 +33,7 @@ from .session_factory import (SessionFactory, Verdict, new_session, registered_s
                               reset)
 from . import direct_session  # noqa: F401,E402  (registers DIRECT_SESSION)
 from .distributed.client import factory as _grpc_factory  # noqa: F401,E402  (GRPC_SESSION)
-from .tensor_shape import TensorShape
+from .tensor_shape import Dimension, TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \
     variables_initializer
 
@@ -51,7 +51,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "errors", "math", "nn", "DeviceSpec", "DeviceAttributes", "list_local_devices", "DType",
-    "as_dtype", "bool", "bool_", "half", "double", "float16", "float32", "float64", "int32", "int64", "Graph",
+    "as_dtype", "bool", "bool_", "half", "double", "Dimension", "float16", "float32",
+    "float64", "int32", "int64", "Graph",
     "Operation", "Tensor", "control_dependencies", "convert_to_tensor", "device",
     "get_default_graph", "name_scope", "reset_default_graph", "GraphDef", "import_graph_def",
     "read_graph_def", "write_graph", "abs", "add", "argmax", "cast", "concat", "constant",

@@ -2,14 +2,41 @@
 
 A shape is either of unknown rank (``dims is None``) or a tuple whose entries are ints
 or None (unknown).  Shapes compare equal to plain tuples and lists, so tests can write
-``t.shape == (None, 3)``.
+``t.shape == (None, 3)``.  Indexing or iterating a shape gives each known size as a
+``Dimension``: an int that also has TF1's ``.value`` (``x.get_shape()[-1].value``, the
+TF1 idiom); an unknown size is None.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-__all__ = ["TensorShape", "as_shape", "broadcast_static"]
+__all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static"]
+
+
+class Dimension(int):
+    """A known size in a shape, as TF1's ``shape[i]`` gives it: an int (arithmetic and
+    comparisons are int's) with TF1's ``value``."""
+
+    __slots__ = ()
+
+    def __new__(cls, value):
+        if value is None:
+            raise TypeError("devsession's Dimension is a known size; an unknown one is None "
+                            "(ds.dimension_value reads both).")
+        return super().__new__(cls, value)
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    def is_compatible_with(self, other) -> bool:
+        other = getattr(other, "value", other)
+        return other is None or int(other) == int(self)
+
+
+def _dimension(size):
+    return None if size is None else Dimension(size)
 
 
 class TensorShape:
@@ -96,13 +123,13 @@ class TensorShape:
     def __iter__(self):
         if self._dims is None:
             raise ValueError("Cannot iterate over a shape with unknown rank.")
-        return iter(self._dims)
+        return (_dimension(d) for d in self._dims)
 
     def __getitem__(self, key):
         if self._dims is None:
             return None if isinstance(key, int) else TensorShape(None)
         got = self._dims[key]
-        return TensorShape(got) if isinstance(key, slice) else got
+        return TensorShape(got) if isinstance(key, slice) else _dimension(got)
 
     def __eq__(self, other) -> bool:
         if isinstance(other, TensorShape):

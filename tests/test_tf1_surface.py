@@ -210,6 +210,21 @@ def test_a_list_holding_tensors_is_their_stack():
         ds.convert_to_tensor([n, 1.5])
 
 
+def test_a_shapes_known_sizes_have_tf1s_value_and_stay_ints():
+    x = ds.placeholder(ds.float32, [None, 4, 5])
+    channels = x.get_shape()[-1]
+    assert channels.value == 5 and isinstance(channels, ds.Dimension) and channels == 5
+    assert x.shape[0] is None and [d for d in x.shape] == [None, 4, 5]
+    assert [d.value for d in x.shape[1:]] == [4, 5]
+    assert type(channels * 2) is int and np.zeros(channels).shape == (5,)
+    assert channels.is_compatible_with(None) and not channels.is_compatible_with(4)
+    assert ds.dimension_value(channels) == 5 and ds.Dimension(3).value == 3
+    flat = ds.reshape(x, [-1, x.shape[1].value * x.shape[2].value])
+    assert flat.shape.as_list() == [None, 20]
+    with pytest.raises(TypeError, match="unknown one is None"):
+        ds.Dimension(None)
+
+
 def test_unsupported_scope_options_name_themselves():
     with pytest.raises(NotImplementedError, match="partitioner"):
         with ds.variable_scope("p", partitioner=lambda *a: 2):
