@@ -106,6 +106,12 @@ class BaseSession:
         return self._graph
 
     @property
+    def graph_def(self):
+        """The session's graph as a GraphDef (TF1's ``sess.graph_def``, what
+        ``tf.train.write_graph(sess.graph_def, ...)`` saves)."""
+        return self._graph.as_graph_def()
+
+    @property
     def sess_str(self) -> str:
         return self._options.target
 

@@ -443,3 +443,14 @@ def test_integer_feeds_that_do_not_fit_are_rejected(make_session, int32_graph):
         sess.run(m, {n: np.arange(2000.0) + 0.5})
     np.testing.assert_array_equal(sess.run(m, {n: np.array([-1, 7], np.int64)}), [0, 8])
     np.testing.assert_array_equal(sess.run(m, {n: np.arange(2000.0)}), np.arange(1, 2001))
+
+
+def test_a_sessions_graph_def_is_its_graphs(make_session, add_graph):
+    g, a, b, c = add_graph
+    graph_def = make_session(g).graph_def
+    assert sorted(n.name for n in graph_def.node) == ["a", "b", "c"]
+    with ds.Graph().as_default():
+        (copy,) = ds.import_graph_def(graph_def, return_elements=["c:0"], name="copy")
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(sess.run(copy, {"copy/a:0": A, "copy/b:0": B}),
+                                          A + B)
