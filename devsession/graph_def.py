@@ -3,7 +3,8 @@
 The encoding side is ``graph_codec.py`` (``Graph.as_graph_def``).  Importing re-creates
 every node through ``Graph.create_op``, so an imported graph is checked exactly like a built
 one, after ``tf_graph.translate`` has mapped the NodeDefs TensorFlow writes onto
-devsession's ops.  Nodes may arrive in any order; a cycle or a dangling input is an
+devsession's ops, and ``tf_cond_import`` has turned TF1's conds (``Switch``/``Merge``)
+into ``If`` nodes.  Nodes may arrive in any order; a cycle or a dangling input is an
 ``InvalidArgumentError`` naming the nodes involved, and a failed import leaves the graph
 as it was.
 
@@ -21,6 +22,7 @@ from .graph import Graph, Operation, Tensor, get_default_graph
 from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
 from .proto_files import read_message
+from .tf_cond_import import build_cond, functionalize_conds
 from .tf_graph import translate
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
@@ -158,26 +160,38 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
         raise TypeError(f"import_graph_def takes a GraphDef or its bytes, not "
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
-    prefix = f"{name}/" if name else ""
     mapped = _input_map(input_map, graph)
-    created: dict = {}
+    graph_def, conds = functionalize_conds(graph_def)    # TF1's Switch/Merge -> If
     with graph._all_or_nothing():
-        for node in _topological(graph_def, graph, mapped):
-            data, control = [], []
-            for text in node.input:
-                source = _source(text, node, created, graph, mapped)
-                (control if text.startswith("^") else data).append(source)
-            op_type, data, attrs = translate(node, data, prefix + node.name)
-            try:
-                created[node.name] = graph.create_op(
-                    op_type, data, attrs, name=prefix + node.name, device=node.device,
-                    control_inputs=control, exact_name=True)
-            except (ValueError, TypeError, KeyError, AttributeError) as e:
-                raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
-                                           node.name) from None
+        created = import_nodes(graph_def, graph, mapped, f"{name}/" if name else "", conds)
     if return_elements is None:
         return None
     return [_return_element(e, created) for e in return_elements]
+
+
+def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, conds: dict) -> dict:
+    """Create the nodes of ``graph_def`` in ``graph``; {GraphDef name: Operation}.
+    ``mapped``: input names -> Tensors or Operations (of ``graph`` or, for a cond's
+    branch, of a graph enclosing it); ``conds``: the CondPlans of its cond nodes."""
+    created: dict = {}
+    for node in _topological(graph_def, graph, mapped):
+        data, control = [], []
+        for text in node.input:
+            source = _source(text, node, created, graph, mapped)
+            (control if text.startswith("^") else data).append(source)
+        if node.name in conds:
+            created[node.name] = build_cond(conds[node.name], data, control, graph,
+                                            prefix + node.name)
+            continue
+        op_type, data, attrs = translate(node, data, prefix + node.name)
+        try:
+            created[node.name] = graph.create_op(
+                op_type, data, attrs, name=prefix + node.name, device=node.device,
+                control_inputs=control, exact_name=True)
+        except (ValueError, TypeError, KeyError, AttributeError) as e:
+            raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
+                                       node.name) from None
+    return created
 
 
 def _return_element(text: str, created: dict):

@@ -1,0 +1,158 @@
+"""GraphDefs holding TF1's conditionals (Switch/Merge, what tf.cond builds under
+``tf.disable_v2_behavior()``; made by tests/data/make_tf_v1_cond.py with TensorFlow 2.21)
+import as devsession's If ops (devsession/tf_cond_import.py) and compute TF's values;
+what does not import yet is refused naming the node."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.function_graph import function_nodes
+from devsession.proto import graph_pb2
+from tf_recorded import DATA
+
+IF_TYPES = ("If", "StatelessIf")
+
+
+def _imported(stem: str, **kwargs) -> ds.Graph:
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.import_graph_def(ds.read_graph_def(f"{DATA}/{stem}.pb"), **kwargs)
+    return graph
+
+
+def _cases(data) -> list:
+    """(feeds, {tensor name: TF's value}) per recorded case of tf_v1_conds.npz."""
+    out = []
+    for case in sorted({k.split(":")[0] for k in data}):
+        feeds = {f"{k.split(':')[2]}:0": data[k] for k in data if k.startswith(f"{case}:feed:")}
+        fetches = {k[len(case) + 7:]: data[k] for k in data if k.startswith(f"{case}:fetch:")}
+        out.append((feeds, fetches))
+    return out
+
+
+def test_a_frozen_mlp_whose_batch_norm_and_dropout_follow_is_training_computes_tfs_values():
+    data = np.load(f"{DATA}/tf_v1_cond_mlp.npz")
+    graph = _imported("tf_v1_cond_mlp", name="")
+    types = {op.type for op in graph.get_operations()}
+    assert not types & {"Switch", "Merge"}
+    assert graph.get_operation_by_name("bn/If").type in IF_TYPES
+    assert graph.get_operation_by_name("dropout/If").type in IF_TYPES
+    assert graph.get_operation_by_name("bn/Merge").type == "Identity"   # TF's name resolves
+    fetches = ["out:0", "logits:0", "bn/Merge:0"]
+    with ds.Session(graph=graph) as sess:
+        for mode, training in (("train", True), ("infer", False)):
+            values = sess.run(fetches, {"x:0": data["feed:x"], "is_training:0": training})
+            for name, value in zip(fetches, values):
+                np.testing.assert_allclose(value, data[f"{mode}:{name}"], rtol=1e-5,
+                                           atol=1e-5, err_msg=f"{mode} {name}")
+    # the two modes differ, so a swapped branch would show
+    assert not np.allclose(data["train:out:0"], data["infer:out:0"], atol=1e-3)
+
+
+def test_conds_of_every_shape_compute_tfs_values_for_every_predicate():
+    data = np.load(f"{DATA}/tf_v1_conds.npz")
+    graph = _imported("tf_v1_conds", name="")
+    cases = _cases(data)
+    assert len(cases) == 8 and len(cases[0][1]) == 12
+    with ds.Session(graph=graph) as sess:
+        for feeds, want in cases:
+            names = list(want)
+            for name, value in zip(names, sess.run(names, feeds)):
+                np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=
+                                           f"{name} p={feeds['p:0']} q={feeds['q:0']}")
+
+
+def test_the_ifs_have_the_conds_structure():
+    graph = _imported("tf_v1_conds", name="")
+    ifs = {op.name for op in graph.get_operations() if op.type in IF_TYPES}
+    assert ifs == {f"{c}/If" for c in ("several", "nested", "inner_pred", "passthrough",
+                                       "constants", "only_constants", "data_pred", "first",
+                                       "in_a_row", "int_branch", "by_hand")}
+    several = graph.get_operation_by_name("several/If")
+    assert len(several.outputs) == 2         # one If for both outputs of one tf.cond
+    for outer in ("nested/If", "inner_pred/If"):     # the inner cond is an If in a branch
+        then_types = [t for _, t in function_nodes(graph.get_operation_by_name(outer)
+                                                   .get_attr("then_branch"))]
+        else_types = [t for _, t in function_nodes(graph.get_operation_by_name(outer)
+                                                   .get_attr("else_branch"))]
+        assert set(then_types) & set(IF_TYPES) and not set(else_types) & set(IF_TYPES)
+    # value_index is read (a Cast), so that Merge is an IdentityN of value and index
+    by_hand = graph.get_operation_by_name("by_hand/merge")
+    assert by_hand.type == "IdentityN" and by_hand.outputs[1].dtype == ds.int32
+    # in_a_row's cond reads first's result: two Ifs on one predicate, in order
+    in_a_row = graph.get_operation_by_name("in_a_row/If")
+    assert "first/Merge" in {t.op.name for t in in_a_row.inputs[1:]}
+
+
+def test_an_imported_cond_round_trips_through_devsessions_format_and_takes_a_prefix():
+    data = np.load(f"{DATA}/tf_v1_conds.npz")
+    graph = _imported("tf_v1_conds", name="import")
+    again = ds.Graph()
+    with again.as_default():
+        ds.import_graph_def(graph.as_graph_def(), name="")
+    feeds, want = _cases(data)[1]
+    names = ["nested/Merge:0", "several/Merge_1:0", "add:0"]
+    with ds.Session(graph=again) as sess:
+        got = sess.run([f"import/{n}" for n in names],
+                       {f"import/{k}": v for k, v in feeds.items()})
+    for name, value in zip(names, got):
+        np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=name)
+
+
+def test_input_map_reaches_into_the_branches():
+    data = np.load(f"{DATA}/tf_v1_conds.npz")
+    feeds, want = _cases(data)[0]
+    graph = ds.Graph()
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, [3, 4], name="mine")
+        out, = ds.import_graph_def(ds.read_graph_def(f"{DATA}/tf_v1_conds.pb"), name="tf",
+                                   input_map={"x:0": x}, return_elements=["nested/Merge:0"])
+    with ds.Session(graph=graph) as sess:
+        got = sess.run(out, {x: feeds["x:0"], "tf/p:0": feeds["p:0"], "tf/q:0": feeds["q:0"]})
+    np.testing.assert_allclose(got, want["nested/Merge:0"], rtol=1e-6)
+
+
+def test_a_tf1_while_loop_is_refused_and_the_graph_left_unchanged():
+    graph = ds.Graph()
+    with pytest.raises(ds.errors.UnimplementedError,
+                       match=r"Node 'count/\w+' \((Enter|Exit|NextIteration|LoopCond)\): "
+                             r"TF1 while loops do not import yet"):
+        with graph.as_default():
+            ds.import_graph_def(ds.read_graph_def(f"{DATA}/tf_v1_while.pb"), name="")
+    assert graph.get_operations() == []
+
+
+def _graph_def_with(*nodes) -> graph_pb2.GraphDef:
+    with ds.Graph().as_default() as graph:
+        ds.placeholder(ds.float32, [2], name="x")
+        ds.placeholder(ds.bool, [], name="p")
+    graph_def = graph.as_graph_def()
+    for name, op, inputs in nodes:
+        graph_def.node.add(name=name, op=op, input=inputs)
+    return graph_def
+
+
+@pytest.mark.parametrize("nodes, node, message", [
+    ([("sw", "RefSwitch", ["x", "p"])], "sw", "over a variable's reference"),
+    ([("sw", "Switch", ["p", "p"]), ("check", "Assert", ["sw:1", "sw:1"])], "check",
+     "no Merge joins: a dead end with side effects"),
+    ([("m", "Merge", ["x", "x"])], "m", "does not join the two branches"),
+    ([("sw", "Switch", ["x", "p"]), ("both", "AddV2", ["sw:0", "sw:1"])], "both",
+     "two branches that never run together"),
+])
+def test_what_does_not_import_is_refused_naming_the_node(nodes, node, message):
+    graph = ds.Graph()
+    with pytest.raises(ds.errors.UnimplementedError, match=f"Node '{node}'.*{message}"):
+        ds.import_graph_def(_graph_def_with(*nodes), graph=graph)
+    assert graph.get_operations() == []
+
+
+def test_a_switch_nobody_merges_without_effects_is_dropped():
+    graph_def = _graph_def_with(("sw", "Switch", ["p", "p"]), ("pivot", "Identity", ["sw:1"]),
+                                ("y", "Neg", ["x"]))
+    graph = ds.Graph()
+    ds.import_graph_def(graph_def, graph=graph)
+    assert {op.name for op in graph.get_operations()} == {"x", "p", "y"}
