@@ -136,6 +136,13 @@ class Operation:
         except KeyError:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
 
+    @property
+    def node_def(self):
+        """This node as a NodeDef (TF1's ``op.node_def``, what graph surgery reads)."""
+        from .graph_codec import node_def_of
+
+        return node_def_of(self)
+
     def _set_device(self, device) -> None:
         self._device = DeviceSpec.parse(device)
 

@@ -41,10 +41,11 @@ class GraphKeys:
     SAVERS = "savers"
 
 
-def get_collection(key: str, scope: str | None = None) -> list:
-    """The default graph's collection ``key`` (a copy); with ``scope``, only the items
-    whose ``name`` matches it from the start (a regular expression, as TF1's)."""
-    items = get_default_graph().get_collection(key)
+def get_collection(key: str, scope: str | None = None, graph=None) -> list:
+    """The collection ``key`` of ``graph`` (default: the default graph), a copy; with
+    ``scope``, only the items whose ``name`` matches it from the start (a regular
+    expression, as TF1's)."""
+    items = (graph or get_default_graph()).get_collection(key)
     if scope is None:
         return items
     pattern = re.compile(scope)

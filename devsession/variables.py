@@ -17,6 +17,7 @@ import numpy as np
 
 from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor, device,
                     get_default_graph, name_scope, pending_control_inputs)
+from .graph_keys import get_collection
 from .tensor_shape import TensorShape
 from . import dtypes
 from . import ops as api
@@ -220,13 +221,16 @@ def _delegate_operators() -> None:
 _delegate_operators()
 
 
-def global_variables(graph=None) -> list[Variable]:
-    return (graph or get_default_graph()).get_collection(GLOBAL_VARIABLES)
+def global_variables(scope: str | None = None, graph=None) -> list[Variable]:
+    """The graph's variables; with ``scope``, those whose name matches it from the start
+    (TF1's ``tf.global_variables(scope)``)."""
+    return get_collection(GLOBAL_VARIABLES, scope, graph)
 
 
-def trainable_variables(graph=None) -> list[Variable]:
-    """The variables made with ``trainable=True`` (TF1's "trainable_variables")."""
-    return (graph or get_default_graph()).get_collection(TRAINABLE_VARIABLES)
+def trainable_variables(scope: str | None = None, graph=None) -> list[Variable]:
+    """The variables made with ``trainable=True`` (TF1's "trainable_variables"), of
+    ``scope`` as ``global_variables``'."""
+    return get_collection(TRAINABLE_VARIABLES, scope, graph)
 
 
 def variables_initializer(var_list, name: str = "init"):
@@ -241,10 +245,10 @@ def global_variables_initializer():
     return variables_initializer(global_variables(), name="init")
 
 
-def local_variables(graph=None) -> list[Variable]:
+def local_variables(scope: str | None = None, graph=None) -> list[Variable]:
     """The variables made with ``collections=[LOCAL_VARIABLES]`` (TF1's
-    "local_variables": per-process state such as metrics' counters)."""
-    return (graph or get_default_graph()).get_collection(LOCAL_VARIABLES)
+    "local_variables": per-process state such as metrics' counters), of ``scope``."""
+    return get_collection(LOCAL_VARIABLES, scope, graph)
 
 
 def local_variables_initializer():

@@ -225,6 +225,21 @@ def test_a_shapes_known_sizes_have_tf1s_value_and_stay_ints():
         ds.Dimension(None)
 
 
+def test_variable_lists_take_tf1s_scope_and_ops_give_their_node_def():
+    with ds.variable_scope("encoder"):
+        kept = ds.get_variable("w", [2])
+    with ds.variable_scope("decoder"):
+        ds.get_variable("w", [2])
+        ds.get_local_variable("count", [], initializer=ds.zeros_initializer())
+    assert ds.trainable_variables("encoder") == [kept]
+    assert [v.op.name for v in ds.global_variables("dec")] == ["decoder/w"]
+    assert [v.op.name for v in ds.local_variables(scope="decoder")] == ["decoder/count"]
+    product = ds.matmul(ds.ones([1, 2]), ds.reshape(kept, [2, 1]), name="product")
+    node = product.op.node_def
+    assert (node.name, node.op, node.attr["transpose_a"].b) == ("product", "MatMul", False)
+    assert list(node.input) == [t.op.name for t in product.op.inputs]
+
+
 def test_unsupported_scope_options_name_themselves():
     with pytest.raises(NotImplementedError, match="partitioner"):
         with ds.variable_scope("p", partitioner=lambda *a: 2):

@@ -87,7 +87,7 @@ class Optimizer:
                             "eager execution, which devsession does not have.")
         loss = convert_to_tensor(loss)
         _check_dtypes([loss] + ([] if grad_loss is None else [convert_to_tensor(grad_loss)]))
-        var_list = trainable_variables(loss.graph) if var_list is None else list(var_list)
+        var_list = trainable_variables(graph=loss.graph) if var_list is None else list(var_list)
         for v in var_list:
             if not isinstance(v, Variable):
                 raise TypeError(f"var_list holds {v!r}; it takes ds.Variable objects.")

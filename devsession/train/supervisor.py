@@ -398,7 +398,7 @@ def _default_global_step(graph):
     found = graph.get_collection(GraphKeys.GLOBAL_STEP)
     if found:
         return found[0]
-    named = [v for v in global_variables(graph) if v.op.name == "global_step"]
+    named = [v for v in global_variables(graph=graph) if v.op.name == "global_step"]
     try:
         step = named[0] if named else graph.get_tensor_by_name("global_step:0")
     except (KeyError, ValueError):

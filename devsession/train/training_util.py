@@ -22,7 +22,7 @@ def get_global_step(graph=None):
     graph = graph or get_default_graph()
     found = graph.get_collection(GLOBAL_STEP)
     if not found:
-        found = [v for v in global_variables(graph) if v.op.name == "global_step"]
+        found = [v for v in global_variables(graph=graph) if v.op.name == "global_step"]
     if not found:
         return None
     if len(found) > 1:
