@@ -24,7 +24,7 @@ from .ops import (abs, add, argmax, cast, concat, constant, divide, equal, exp, 
                   random_uniform, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
                   reshape, sigmoid, softmax, sqrt, square, subtract, tanh, transpose, truediv)
 from .ops.array_composites import select as where  # TF1's: a vector condition picks rows
-from .ops import (add_n, clip_by_value, expand_dims, fill, gather, one_hot, ones, ones_like,
+from .ops import (add_n, clip_by_value, expand_dims, fill, one_hot, ones, ones_like,
                   pad, rank, shape, size, slice, squeeze, stack, strided_slice, tile,
                   unsorted_segment_sum, unstack, zeros, zeros_like)
 from .options import NodeStats, OptimizerOptions, RunMetadata, RunOptions, SessionOptions
@@ -33,6 +33,7 @@ from .session_factory import (SessionFactory, Verdict, new_session, registered_s
                               reset)
 from . import direct_session  # noqa: F401,E402  (registers DIRECT_SESSION)
 from . import tf_cond_build  # noqa: F401,E402  (builds the Ifs of TF1 conds being imported)
+from . import tf_while_build  # noqa: F401,E402  (builds the Whiles of TF1 loops being imported)
 from .distributed.client import factory as _grpc_factory  # noqa: F401,E402  (GRPC_SESSION)
 from .tensor_shape import Dimension, TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \
@@ -128,8 +129,9 @@ from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E40
                           parse_single_example)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
-from .ops.gather_nd import (gather_nd, scatter_nd, tensor_scatter_nd_add,  # noqa: E402
+from .ops.gather_nd import (scatter_nd, tensor_scatter_nd_add,  # noqa: E402
                             tensor_scatter_nd_sub, tensor_scatter_nd_update)
+from .ops.gather_options import gather, gather_nd  # noqa: E402  (batch_dims too)
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
 initialize_local_variables = local_variables_initializer

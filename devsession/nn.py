@@ -1,6 +1,7 @@
 """TF1's ``tf.nn`` spellings, so ported code needs only its import changed."""
 
-from .ops import embedding_lookup, relu, sigmoid, tanh
+from .ops import relu, sigmoid, tanh
+from .ops.gather_options import embedding_lookup  # max_norm too
 from .ops.nn import (batch_normalization, bias_add, dropout, elu, l2_loss, l2_normalize,
                      leaky_relu, log_softmax, moments, relu6, selu,
                      sigmoid_cross_entropy_with_logits, softmax,
