@@ -18,8 +18,10 @@ is given (faster averaging early on).  Run it after the train op, as TF1 program
 
 ``variables_to_restore()`` maps the shadows' names to the variables, so that a ``Saver``
 built from it loads the averages into the model's own variables for evaluation.
-``zero_debias=True`` (TF's bias correction for averages of tensors) is not supported
-yet: a ValueError.
+``zero_debias=True`` corrects the averages of tensors (whose shadows start at zero) for
+that start, as TF's: each keeps ``<shadow>/biased`` (the plain average) and
+``<shadow>/local_step`` (its update count t), and the shadow becomes
+``biased / (1 - decay ** t)``; averages of Variables never need it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..graph import Operation, Tensor, control_dependencies, convert_to_tensor, 
     get_default_graph, name_scope
 from ..graph_keys import GraphKeys
 from ..ops import cast, minimum, zeros
+from ..ops import pow as pow_
 from ..ops.state import variable_ref
 from ..variables import Variable, global_variables, trainable_variables
 from .optimizer import colocated, group_after
@@ -43,10 +46,8 @@ class ExponentialMovingAverage:
 
     def __init__(self, decay, num_updates=None, zero_debias=False,
                  name="ExponentialMovingAverage"):
-        if zero_debias:
-            raise ValueError("ExponentialMovingAverage(zero_debias=True) is not supported by "
-                             "devsession yet; leave it False (TF1's default).")
         self._decay, self._num_updates, self._name = decay, num_updates, name
+        self._zero_debias = bool(zero_debias)
         self._averages: dict = {}          # the Variable or Tensor -> its shadow Variable
 
     @property
@@ -68,8 +69,10 @@ class ExponentialMovingAverage:
             if self._num_updates is not None:
                 steps = cast(self._num_updates, dtypes.float32, name="num_updates")
                 decay = minimum(decay, (1.0 + steps) / (10.0 + steps))
-            updates = [assign_moving_average(self._averages[_key(item)], item, decay).op
-                       for item in var_list]
+            updates = [assign_moving_average(
+                self._averages[_key(item)], item, decay,
+                zero_debias=self._zero_debias and not isinstance(item, Variable)).op
+                for item in var_list]
             return group_after(updates, scope)
 
     def average(self, var):
@@ -124,17 +127,39 @@ def _key(item):
     return convert_to_tensor(item)
 
 
-def assign_moving_average(variable: Variable, value, decay) -> Tensor:
+def assign_moving_average(variable: Variable, value, decay, zero_debias=False) -> Tensor:
     """``variable -= (variable - value) * (1 - decay)``: TF1's ``AssignMovingAvg`` op
-    (named so), its rate ``1 - decay`` a constant "decay" in the variable's dtype."""
+    (named so), its rate ``1 - decay`` a constant "decay" in the variable's dtype; with
+    ``zero_debias``, toward the debiased average instead (see the module docstring)."""
     with name_scope("AssignMovingAvg") as scope:
         rate = 1.0 - decay if isinstance(decay, Tensor) else \
             convert_to_tensor(1.0 - float(decay), dtype_hint=variable.dtype, name="decay")
         if rate.dtype != variable.dtype:
             rate = cast(rate, variable.dtype)
         target = variable_ref(variable, "AssignMovingAvg")
-        return target.graph.create_op("AssignSub", [target, (variable - value) * rate],
-                                      name=scope.rstrip("/"), exact_name=True).outputs[0]
+        op_type, value = ("Assign", _debiased(variable, value, rate)) if zero_debias else \
+            ("AssignSub", (variable - value) * rate)
+        return target.graph.create_op(op_type, [target, value], name=scope.rstrip("/"),
+                                      exact_name=True).outputs[0]
+
+
+def _debiased(variable: Variable, value, rate) -> Tensor:
+    """TF's ``_zero_debias``: the plain average ``biased`` and the step count move; the
+    shadow's new value is ``biased / (1 - (1 - rate) ** step)``."""
+    with control_dependencies(None), name_scope(None), device(None), \
+            device(variable.device or None):
+        biased = Variable(zeros(variable.shape.as_list(), variable.dtype),
+                          name=f"{variable.op.name}/biased", trainable=False)
+        step = Variable(zeros([], variable.dtype), name=f"{variable.op.name}/local_step",
+                        trainable=False)
+    moved = _assign("AssignSub", biased, (biased - value) * rate)
+    counted = _assign("AssignAdd", step, convert_to_tensor(1, dtype=variable.dtype))
+    return moved / (1.0 - pow_(1.0 - rate, counted))
+
+
+def _assign(op_type: str, variable: Variable, value) -> Tensor:
+    target = variable_ref(variable, op_type)
+    return target.graph.create_op(op_type, [target, value], name=op_type).outputs[0]
 
 
 def moving_average_variables(graph=None) -> list:
