@@ -33,6 +33,7 @@ from .session_factory import (SessionFactory, Verdict, new_session, registered_s
                               reset)
 from . import direct_session  # noqa: F401,E402  (registers DIRECT_SESSION)
 from . import tf_cond_build  # noqa: F401,E402  (builds the Ifs of TF1 conds being imported)
+from . import tf_while_build  # noqa: F401,E402  (builds the Whiles of TF1 loops being imported)
 from .distributed.client import factory as _grpc_factory  # noqa: F401,E402  (GRPC_SESSION)
 from .tensor_shape import Dimension, TensorShape
 from .variables import Variable, global_variables, global_variables_initializer, \

@@ -3,7 +3,8 @@
 The encoding side is ``graph_codec.py`` (``Graph.as_graph_def``).  Importing re-creates
 every node through ``Graph.create_op``, so an imported graph is checked exactly like a built
 one, after ``tf_graph.translate`` has mapped the NodeDefs TensorFlow writes onto
-devsession's ops, and ``tf_cond_import`` has turned TF1's conds (``Switch``/``Merge``)
+devsession's ops, and ``tf_while_import`` and ``tf_cond_import`` have turned TF1's while
+loops (``Enter``/``Exit``...) into ``While`` nodes and its conds (``Switch``/``Merge``)
 into ``If`` nodes.  Nodes may arrive in any order; a cycle or a dangling input is an
 ``InvalidArgumentError`` naming the nodes involved, and a failed import leaves the graph
 as it was.
@@ -22,8 +23,9 @@ from .graph import Graph, Operation, Tensor, get_default_graph
 from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
 from .proto_files import read_message
-from .tf_cond_import import build_cond, functionalize_conds
+from .tf_cond_import import CondPlan, build_cond
 from .tf_graph import translate
+from .tf_while_import import build_while, functionalize
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
            "GraphDef"]
@@ -161,27 +163,29 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     mapped = _input_map(input_map, graph)
-    graph_def, conds = functionalize_conds(graph_def)    # TF1's Switch/Merge -> If
+    graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
     with graph._all_or_nothing():
-        created = import_nodes(graph_def, graph, mapped, f"{name}/" if name else "", conds)
+        created = import_nodes(graph_def, graph, mapped, f"{name}/" if name else "", plans)
     if return_elements is None:
         return None
     return [_return_element(e, created) for e in return_elements]
 
 
-def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, conds: dict) -> dict:
+def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, plans: dict) -> dict:
     """Create the nodes of ``graph_def`` in ``graph``; {GraphDef name: Operation}.
     ``mapped``: input names -> Tensors or Operations (of ``graph`` or, for a cond's
-    branch, of a graph enclosing it); ``conds``: the CondPlans of its cond nodes."""
+    branch or a loop's function, of a graph enclosing it); ``plans``: the CondPlans and
+    WhilePlans of its TF1 cond and loop nodes."""
     created: dict = {}
     for node in _topological(graph_def, graph, mapped):
         data, control = [], []
         for text in node.input:
             source = _source(text, node, created, graph, mapped)
             (control if text.startswith("^") else data).append(source)
-        if node.name in conds:
-            created[node.name] = build_cond(conds[node.name], data, control, graph,
-                                            prefix + node.name)
+        plan = plans.get(node.name)
+        if plan is not None:
+            build = build_cond if isinstance(plan, CondPlan) else build_while
+            created[node.name] = build(plan, data, control, graph, prefix + node.name)
             continue
         op_type, data, attrs = translate(node, data, prefix + node.name)
         try:

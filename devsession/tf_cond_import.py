@@ -35,8 +35,10 @@ Example: ``y = tf.cond(p, lambda: x * 2, lambda: x)`` holds ``Switch(x, pred_id)
 ``cond/If(p, x)`` (then: ``mul`` of the captured ``x``; else: the captured ``x``) and
 ``cond/Merge = Identity(cond/If:0)``.
 
-Refused with ``UnimplementedError`` naming the node: TF1's while loops (``Enter``,
-``Exit``, ``NextIteration``, ``LoopCond``), ``RefSwitch``/``RefMerge``, a Merge that does
+TF1's while loops are taken apart before (``tf_while_import.py``): their Switches and
+Merges are not conds.  Refused with ``UnimplementedError`` naming the node: a while
+loop's node left in the GraphDef (``Enter``, ``Exit``, ``NextIteration``, ``LoopCond``:
+``functionalize_conds`` called without that pass), ``RefSwitch``/``RefMerge``, a Merge that does
 not join the two branches of one predicate, and a branch whose outputs no Merge joins
 but which holds an op with effects (a stateless dead end, such as an unused pivot, is
 dropped).
@@ -51,7 +53,7 @@ from .ops.registry import get_op_def
 from .proto import graph_pb2
 
 __all__ = ["COND_OP", "CondPlan", "Branch", "functionalize_conds", "register_builder",
-           "build_cond"]
+           "build_cond", "split_input", "tensor_key", "topological_order"]
 
 COND_OP = "_TFV1Cond"
 WHILE_OPS = frozenset({"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit",
@@ -104,28 +106,31 @@ def build_cond(plan: CondPlan, data: list, controls: list, graph, name: str):
 
 # --- the pass ------------------------------------------------------------------------------
 
-def functionalize_conds(graph_def: graph_pb2.GraphDef):
+def functionalize_conds(graph_def: graph_pb2.GraphDef, known: dict | None = None):
     """(GraphDef, {node name: CondPlan}): ``graph_def`` with its TF1 conds rewritten (see
-    the module docstring), or itself and {} when it holds none.  Raises
-    ``UnimplementedError`` for what does not import yet."""
+    the module docstring), or itself and {} when it holds none.  ``known``: the plans of
+    nodes an earlier pass made (TF1 loops); a branch holding one takes its plan along,
+    and the others are returned with the conds'.  Raises ``UnimplementedError`` for
+    what does not import yet."""
+    known = dict(known or {})
     _refuse_unsupported(graph_def)
     if not any(node.op in ("Switch", "Merge") for node in graph_def.node):
-        return graph_def, {}
+        return graph_def, known
     nodes = {node.name: node for node in graph_def.node}
-    order = _topological_order(nodes)
+    order = topological_order(nodes)
     if order is None or len(nodes) != len(graph_def.node):
-        return graph_def, {}        # a cycle or duplicate names: the importer reports it
+        return graph_def, known     # a cycle or duplicate names: the importer reports it
     frames = _Frames(nodes, order)
-    return _Rewrite(graph_def, nodes, frames).run()
+    graph_def, plans = _Rewrite(graph_def, nodes, frames, known).run()
+    return graph_def, {**known, **plans}
 
 
 def _refuse_unsupported(graph_def) -> None:
     for node in graph_def.node:
         if node.op in WHILE_OPS:
             raise UnimplementedError(
-                f"Node '{node.name}' ({node.op}): TF1 while loops do not import yet; "
-                f"build the loop with ds.while_loop, or export it from TensorFlow with "
-                f"control flow v2 (a While node).", node.name)
+                f"Node '{node.name}' ({node.op}) belongs to a TF1 while loop, which "
+                f"tf_while_import.functionalize takes apart before the conds.", node.name)
         if node.op in REF_OPS:
             raise UnimplementedError(
                 f"Node '{node.name}' ({node.op}): TF1 control flow over a variable's "
@@ -133,7 +138,7 @@ def _refuse_unsupported(graph_def) -> None:
                 f"constants) or read the variable before the cond.", node.name)
 
 
-def _split(text: str) -> tuple[str, int]:
+def split_input(text: str) -> tuple[str, int]:
     """(producer, output index) of an input string; index -1 for a control input."""
     if text.startswith("^"):
         return text[1:], -1
@@ -143,13 +148,15 @@ def _split(text: str) -> tuple[str, int]:
     return text, 0
 
 
-def _key(producer: str, index: int) -> str:
+def tensor_key(producer: str, index: int) -> str:
     return f"^{producer}" if index < 0 else f"{producer}:{index}"
 
 
-def _topological_order(nodes: dict) -> list | None:
-    """Names of ``nodes``, each after the nodes it reads; None on a cycle."""
-    pending = {name: {_split(t)[0] for t in node.input} & nodes.keys()
+def topological_order(nodes: dict, skip=None) -> list | None:
+    """Names of ``nodes``, each after the nodes it reads (but for producers
+    ``skip(node)`` is true of); None on a cycle."""
+    pending = {name: {p for p in (split_input(t)[0] for t in node.input)
+                      if p in nodes and not (skip and skip(nodes[p]))}
                for name, node in nodes.items()}
     readers: dict = {}
     for name, producers in pending.items():
@@ -180,14 +187,14 @@ class _Frames:
 
     def predicate(self, switch) -> str:
         """A Switch's predicate: its tensor seen through Identity nodes."""
-        producer, index = _split(switch.input[1])
+        producer, index = split_input(switch.input[1])
         while producer in self.nodes and self.nodes[producer].op == "Identity":
-            producer, index = _split(self.nodes[producer].input[0])
-        return _key(producer, index)
+            producer, index = split_input(self.nodes[producer].input[0])
+        return tensor_key(producer, index)
 
     def tensor(self, text: str) -> tuple:
         """The frames of the tensor (or control edge) an input string names."""
-        producer, index = _split(text)
+        producer, index = split_input(text)
         frames = self.of.get(producer, ())
         node = self.nodes.get(producer)
         if node is not None and node.op == "Switch" and index >= 0:
@@ -227,11 +234,11 @@ class _Frames:
 class _Rewrite:
     """Steps 2 and 3 of the module docstring for the top level of one GraphDef."""
 
-    def __init__(self, graph_def, nodes: dict, frames: _Frames):
-        self.graph_def, self.nodes, self.frames = graph_def, nodes, frames
+    def __init__(self, graph_def, nodes: dict, frames: _Frames, known: dict):
+        self.graph_def, self.nodes, self.frames, self.known = graph_def, nodes, frames, known
         self.names = set(nodes)
-        self.value_index_read = {_split(t)[0] for node in graph_def.node for t in node.input
-                                 if _split(t)[1] == 1}
+        self.value_index_read = {split_input(t)[0] for node in graph_def.node for t in node.input
+                                 if split_input(t)[1] == 1}
 
     def run(self):
         conds, removed = self._conds(), set()
@@ -273,7 +280,7 @@ class _Rewrite:
         for node in self.graph_def.node:
             for text in node.input:
                 if self.frames.tensor(text):
-                    union(_split(text)[0], node.name)
+                    union(split_input(text)[0], node.name)
         by_pred_id = {}
         for node in self.graph_def.node:
             if node.op == "Switch" and not self.frames.of[node.name]:
@@ -300,15 +307,15 @@ class _Rewrite:
     def _pred_id(self, switch) -> str | None:
         """The ``pred_id`` Identity of the tf.cond a top-level Switch belongs to: the
         one it reads, or (for the pivot ``Switch(pred, pred)``) the one beside it."""
-        producer, _ = _split(switch.input[1])
+        producer, _ = split_input(switch.input[1])
         if producer.rpartition("/")[2] == "pred_id" and producer in self.nodes \
                 and self.nodes[producer].op == "Identity":
             return producer
-        if _split(switch.input[0]) == _split(switch.input[1]):
+        if split_input(switch.input[0]) == split_input(switch.input[1]):
             beside = f"{switch.name.rpartition('/')[0]}/pred_id"
             node = self.nodes.get(beside)
             if node is not None and node.op == "Identity" \
-                    and _split(node.input[0]) == _split(switch.input[1]):
+                    and split_input(node.input[0]) == split_input(switch.input[1]):
                 return beside
         return None
 
@@ -368,7 +375,7 @@ class _Rewrite:
 
     def _merge_input(self, merge: str, port: int) -> str:
         data = [t for t in self.nodes[merge].input if not t.startswith("^")]
-        return _key(*_split(data[self._merge_input_index(merge, port)]))
+        return tensor_key(*split_input(data[self._merge_input_index(merge, port)]))
 
     def _branch(self, cond, port: int, outputs: list, captured: dict, controls: dict):
         names = {n for n in cond["order"] if self.frames.of[n][0][1] == port}
@@ -376,18 +383,19 @@ class _Rewrite:
         for name in cond["order"]:
             if name in names:
                 graph_def.node.append(self._without_removed(self.nodes[name]))
-        graph_def, plans = functionalize_conds(graph_def)
+        graph_def, plans = functionalize_conds(
+            graph_def, {n: self.known.pop(n) for n in names if n in self.known})
         inside = {node.name for node in graph_def.node}
-        node_keys = {_key(*_split(t)) for node in graph_def.node for t in node.input
-                     if _split(t)[0] not in inside}
+        node_keys = {tensor_key(*split_input(t)) for node in graph_def.node for t in node.input
+                     if split_input(t)[0] not in inside}
         external = {}
-        for key in node_keys | {k for k in outputs if _split(k)[0] not in inside}:
-            producer, index = _split(key)
+        for key in node_keys | {k for k in outputs if split_input(k)[0] not in inside}:
+            producer, index = split_input(key)
             if index < 0:
                 external[key] = ("control", controls.setdefault(producer, len(controls)))
                 continue
             if producer in cond["switches"]:
-                source = _key(*_split(self.nodes[producer].input[0]))
+                source = tensor_key(*split_input(self.nodes[producer].input[0]))
             else:
                 source = key
             external[key] = ("data", captured.setdefault(source, len(captured)))

@@ -115,16 +115,6 @@ def test_input_map_reaches_into_the_branches():
     np.testing.assert_allclose(got, want["nested/Merge:0"], rtol=1e-6)
 
 
-def test_a_tf1_while_loop_is_refused_and_the_graph_left_unchanged():
-    graph = ds.Graph()
-    with pytest.raises(ds.errors.UnimplementedError,
-                       match=r"Node 'count/\w+' \((Enter|Exit|NextIteration|LoopCond)\): "
-                             r"TF1 while loops do not import yet"):
-        with graph.as_default():
-            ds.import_graph_def(ds.read_graph_def(f"{DATA}/tf_v1_while.pb"), name="")
-    assert graph.get_operations() == []
-
-
 def _graph_def_with(*nodes) -> graph_pb2.GraphDef:
     with ds.Graph().as_default() as graph:
         ds.placeholder(ds.float32, [2], name="x")

@@ -57,8 +57,8 @@ from .registry import InferError, OpDef, register_op
 from .state import constant
 
 __all__ = ["cond", "case", "while_loop", "Assert", "IF_OPS", "WHILE_OPS", "WHILE_GRAD_OP",
-           "WHILE_REPLAY_OP", "create_if", "create_control_flow_op", "most_specific_compatible",
-           "record_count"]
+           "WHILE_REPLAY_OP", "create_if", "create_while", "create_control_flow_op",
+           "most_specific_compatible", "record_count"]
 
 IF_OPS = ("If", "StatelessIf")
 WHILE_OPS = ("While", "StatelessWhile")
@@ -542,25 +542,37 @@ def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_i
         body_graph.outputs = [_as_output(body_graph, part, dtype_hint=t.dtype)
                               for part, t in zip([p for r in results for p in r], flat)]
         _check_loop_outputs(flat, body_graph.outputs, invariants)
-        stateful = cond_graph.is_stateful or body_graph.is_stateful   # as random ops are
-        recording = back_prop and stateful and (body_graph.holds_draws
-                                                or cond_graph.holds_draws)
-        records = _recorded_values(body_graph) if recording else []
-        body_graph.outputs.extend(records)
-        functions = (cond_graph, body_graph)
-        captured = _all_captured(functions)
-        _bind_inputs(functions, captured)
-        attrs = {"cond": serialize(cond_graph), "body": serialize(body_graph),
-                 "output_types": tuple(t.dtype for t in flat), "output_shapes": tuple(invariants),
-                 "parallel_iterations": int(parallel_iterations)}
-        if not back_prop:
-            attrs["back_prop"] = False
-        if recording:
-            _declare_loop_records(attrs, records)
-        op = create_control_flow_op(graph, WHILE_OPS[0] if stateful else WHILE_OPS[1],
-                                     [*flat, *captured], attrs, name or "while", functions)
+        op = create_while(graph, flat, cond_graph, body_graph, invariants, name or "while",
+                          parallel_iterations, back_prop)
     outputs = _rebuilt(leaves, op.outputs[:len(flat)])
     return nest.pack_sequence_as(body_result, outputs), outputs
+
+
+def create_while(graph, loop_vars: list, cond_graph: FunctionGraph, body_graph: FunctionGraph,
+                 invariants: list, name: str, parallel_iterations: int = 10,
+                 back_prop: bool = True) -> Operation:
+    """The While (or StatelessWhile) node looping ``body_graph`` over ``loop_vars`` while
+    ``cond_graph`` holds; both functions' arguments are the loop variables (shapes
+    ``invariants``), their outputs set.  Binds the functions' captures as extra inputs
+    and, for a loop drawing random values, adds its records (see the module docstring)."""
+    stateful = cond_graph.is_stateful or body_graph.is_stateful   # as random ops are
+    recording = back_prop and stateful and (body_graph.holds_draws
+                                            or cond_graph.holds_draws)
+    records = _recorded_values(body_graph) if recording else []
+    body_graph.outputs.extend(records)
+    functions = (cond_graph, body_graph)
+    captured = _all_captured(functions)
+    _bind_inputs(functions, captured)
+    attrs = {"cond": serialize(cond_graph), "body": serialize(body_graph),
+             "output_types": tuple(t.dtype for t in loop_vars),
+             "output_shapes": tuple(invariants),
+             "parallel_iterations": int(parallel_iterations)}
+    if not back_prop:
+        attrs["back_prop"] = False
+    if recording:
+        _declare_loop_records(attrs, records)
+    return create_control_flow_op(graph, WHILE_OPS[0] if stateful else WHILE_OPS[1],
+                                  [*loop_vars, *captured], attrs, name, functions)
 
 
 # A loop variable (or a branch result) that is not a tensor but a few (a TensorArray)

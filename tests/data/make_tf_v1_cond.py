@@ -18,8 +18,6 @@ test):
   predicate, and a hand-made Switch/Merge whose ``value_index`` is read.
   ``tf_v1_conds.npz``: ``case<k>:feed:<name>`` and ``case<k>:fetch:<tensor>`` for every
   combination of the two predicates and two inputs.
-* ``tf_v1_while.pb``: a TF1 while loop (Enter/Exit/NextIteration/LoopCond), which does
-  not import yet.
 """
 
 import itertools
@@ -151,16 +149,5 @@ def conds():
     print("conds:", {k: t.name for k, t in outs.items()})
 
 
-def while_loop():
-    graph = tf.Graph()
-    with graph.as_default():
-        n = tf.placeholder(tf.int32, [], name="n")
-        tf.while_loop(lambda i: i < n, lambda i: i + 1, [tf.constant(0)], name="count")
-    graph_def = graph.as_graph_def()
-    assert {"Enter", "Exit", "NextIteration", "LoopCond"} <= ops_of(graph_def)
-    write("tf_v1_while.pb", graph_def)
-
-
 mlp()
 conds()
-while_loop()

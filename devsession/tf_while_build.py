@@ -1,0 +1,94 @@
+"""The ``While`` of a TF1 loop that ``tf_while_import.functionalize_whiles`` took apart.
+
+``import_graph_def`` meets the loop's node once its inputs (the loop variables' initial
+values, the tensors its cond and body read from outside, the ops they wait for) exist,
+and calls ``build_loop``: the cond's and the body's GraphDefs are imported into
+``FunctionGraph``s over the graph being imported into, by the importer itself (so TF's
+op forms map as everywhere, and loops and conds nested in the body become While and If
+ops inside it), each loop variable an argument; then ``create_while`` makes the node,
+under the loop's name.
+
+Shapes: a TF1 GraphDef does not say which loop variables change shape (TF1's
+``shape_invariants`` leave no trace), so the functions are first built with the initial
+values' shapes; where the body returns another shape, they are built again with the
+shapes both fit (``most_specific_compatible``), until the body keeps them.  This lives
+apart from the pass because function graphs import the GraphDef importer: the importer
+reaches it only through ``tf_while_import.register_builder``.
+"""
+
+from __future__ import annotations
+
+from . import dtypes
+from .errors import InvalidArgumentError
+from .function_graph import FunctionGraph
+from .graph_def import import_nodes
+from .ops.control_flow import create_while, most_specific_compatible
+from .tf_while_import import LoopFunction, WhilePlan, register_builder
+
+__all__ = ["build_loop"]
+
+
+def build_loop(plan: WhilePlan, inits: list, captured: list, controls: list, graph,
+               name: str):
+    """The While (or StatelessWhile) running ``plan`` from ``inits`` (the loop
+    variables' initial values), reading ``captured`` (the outer tensors its functions
+    read, in the plan's order).  Raises ``InvalidArgumentError`` for a cond that is not
+    a bool scalar or a body that changes a loop variable's dtype."""
+    shapes = [t.shape for t in inits]
+    for _ in range(1 + max((s.ndims or 0) for s in shapes)):
+        body = _function(plan, plan.body, inits, shapes, captured, controls, graph,
+                         f"{name}_body")
+        relaxed = [most_specific_compatible(s, out.shape) for s, out in
+                   zip(shapes, body.outputs)]
+        if [s.as_list() if s.ndims is not None else None for s in relaxed] == \
+                [s.as_list() if s.ndims is not None else None for s in shapes]:
+            break
+        shapes = relaxed
+    _check_body(plan, inits, body)
+    cond = _function(plan, plan.cond, inits, shapes, captured, controls, graph,
+                     f"{name}_cond")
+    predicate = cond.outputs[0]
+    if predicate.dtype != dtypes.bool_ or predicate.shape.ndims not in (None, 0):
+        raise InvalidArgumentError(
+            f"The cond of the TF1 while loop '{plan.name}' computes a {predicate.dtype.name} "
+            f"{predicate.shape}, not a bool scalar.", plan.name)
+    return create_while(graph, inits, cond, body, shapes, name, plan.parallel_iterations)
+
+
+def _check_body(plan: WhilePlan, inits: list, body: FunctionGraph) -> None:
+    for k, (init, out) in enumerate(zip(inits, body.outputs)):
+        if init.dtype != out.dtype:
+            raise InvalidArgumentError(
+                f"Loop variable {k} ('{plan.names[k]}') of the TF1 while loop '{plan.name}' "
+                f"enters as {init.dtype.name} but its body returns {out.dtype.name} "
+                f"('{out.name}').", plan.name)
+
+
+def _function(plan: WhilePlan, part: LoopFunction, inits, shapes, captured, controls,
+              graph, name: str) -> FunctionGraph:
+    function = FunctionGraph(name, graph)
+    arguments = [function.add_input(t.dtype, shape, merge)
+                 for t, shape, merge in zip(inits, shapes, plan.names)]
+    outside = {}
+    for key, (kind, k) in part.external.items():
+        if kind == "arg":
+            outside[key] = arguments[k]
+        elif kind == "data":
+            outside[key] = function.capture(captured[k])
+        else:
+            outside[key] = controls[k]
+    with function.as_default():
+        created = import_nodes(part.graph_def, function,
+                               {key: outside[key] for key in part.node_keys}, "", part.plans)
+    function.outputs = [_tensor(key, outside, created) for key in part.outputs]
+    return function
+
+
+def _tensor(key: str, outside: dict, created: dict):
+    if key in outside:
+        return outside[key]
+    producer, _, index = key.rpartition(":")
+    return created[producer].outputs[int(index)]
+
+
+register_builder(build_loop)
