@@ -120,15 +120,17 @@ class Layer:
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, **kwargs):
         """A variable ``<layer scope>/<name>`` (``get_variable``; shared on later calls),
-        its ``regularizer``'s penalty added to ``losses``, for ``build``.  Its dtype:
+        its ``regularizer``'s penalty added to ``losses`` and its ``constraint`` kept
+        (``v.constraint``, for the optimizers), for ``build``.  Its dtype:
         ``dtype``, else the layer's, else its inputs' (float32 for inputs not floating),
         as TF1's layer takes its dtype from the inputs of its first call."""
         from .dtypes import float32
 
-        functional._refuse(self._name, constraint=constraint, **kwargs)
+        functional._refuse(self._name, **kwargs)
         dtype = dtype or self.dtype or self._inputs_dtype or float32
         return functional._variable(name, shape, dtype, initializer,
-                                    bool(trainable) and self.trainable, regularizer)
+                                    bool(trainable) and self.trainable, regularizer,
+                                    constraint)
 
     add_variable = add_weight
 

@@ -26,8 +26,9 @@ variables are ``<scope>/kernel`` and ``<scope>/bias`` (so a checkpoint TF1 wrote
 them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 ``kernel_regularizer``/``bias_regularizer`` adds its loss to the graph's
 ``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
-What TF1 layers take but devsession does not (channels_first, constraints) is a clear
-error, never ignored.
+A ``*_constraint`` stays with its variable (``v.constraint``), which the optimizers
+assign after each update, as TF1's.  What TF1 layers take but devsession does not
+(channels_first, activity regularizers) is a clear error, never ignored.
 
 ``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
 ``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
@@ -74,14 +75,14 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
           trainable=True, name=None, reuse=None):
     """``activation(inputs @ kernel + bias)``, the product over the last axis of
     ``inputs`` (whose size must be known: it is the kernel's first dimension)."""
-    _refuse("dense", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("dense", activity_regularizer=activity_regularizer)
     x = convert_to_tensor(inputs)
     depth = _last_dimension(x, "dense")
     with variable_scope(name, default_name="dense", reuse=reuse):
         kernel, bias = _weights((depth, int(units)), int(units), x.dtype, use_bias,
                                 kernel_initializer, bias_initializer, kernel_regularizer,
-                                bias_regularizer, trainable)
+                                bias_regularizer, trainable,
+                                (kernel_constraint, bias_constraint))
         if x.shape.ndims == 2:
             y = nn.bias_add(matmul(x, kernel), bias) if use_bias else matmul(x, kernel)
         else:
@@ -97,8 +98,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution of NHWC ``inputs`` with ``filters`` output channels, then the
     bias and ``activation``."""
-    _refuse("conv2d", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("conv2d", activity_regularizer=activity_regularizer)
     _channels_last("conv2d", data_format)
     dh, dw = _pair(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
@@ -109,7 +109,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     with variable_scope(name, default_name="conv2d", reuse=reuse):
         kernel, bias = _weights((kh, kw, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
-                                kernel_regularizer, bias_regularizer, trainable)
+                                kernel_regularizer, bias_regularizer, trainable,
+                                (kernel_constraint, bias_constraint))
         y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding),
                       dilations=[1, dh, dw, 1])
         if use_bias:
@@ -125,8 +126,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     """A 1-D convolution of NWC ``inputs`` ([batch, width, channels]) with ``filters``
     output channels (kernel ``(kernel_size, channels, filters)``), then the bias and
     ``activation``."""
-    _refuse("conv1d", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("conv1d", activity_regularizer=activity_regularizer)
     _channels_last("conv1d", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv1d")
@@ -136,7 +136,8 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     with variable_scope(name, default_name="conv1d", reuse=reuse):
         kernel, bias = _weights((k, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
-                                kernel_regularizer, bias_regularizer, trainable)
+                                kernel_regularizer, bias_regularizer, trainable,
+                                (kernel_constraint, bias_constraint))
         y = nn.conv1d(x, kernel, stride=_single(strides, "strides")[0],
                       padding=_padding(padding),
                       dilations=_single(dilation_rate, "dilation_rate")[0])
@@ -156,9 +157,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     """A depthwise convolution of NHWC ``inputs`` (``depth_multiplier`` filters per
     channel, ``<scope>/depthwise_kernel``) then a 1x1 one to ``filters`` channels
     (``<scope>/pointwise_kernel``), then the bias and ``activation``."""
-    _refuse("separable_conv2d", activity_regularizer=activity_regularizer,
-            depthwise_constraint=depthwise_constraint,
-            pointwise_constraint=pointwise_constraint, bias_constraint=bias_constraint)
+    _refuse("separable_conv2d", activity_regularizer=activity_regularizer)
     _channels_last("separable_conv2d", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "separable_conv2d")
@@ -170,15 +169,16 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     glorot = glorot_uniform_initializer()
     with variable_scope(name, default_name="separable_conv2d", reuse=reuse):
         depthwise = _variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
-                              depthwise_initializer or glorot, trainable, depthwise_regularizer)
+                              depthwise_initializer or glorot, trainable, depthwise_regularizer,
+                              depthwise_constraint)
         pointwise = _variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
                               x.dtype, pointwise_initializer or glorot, trainable,
-                              pointwise_regularizer)
+                              pointwise_regularizer, pointwise_constraint)
         y = nn.separable_conv2d(x, depthwise, pointwise, strides=[1, sh, sw, 1],
                                 padding=_padding(padding), dilations=[dh, dw])
         if use_bias:
             bias = _variable("bias", (filters,), x.dtype, bias_initializer or zeros_initializer(),
-                             trainable, bias_regularizer)
+                             trainable, bias_regularizer, bias_constraint)
             y = nn.bias_add(y, bias)
         return activation(y) if activation is not None else y
 
@@ -192,8 +192,7 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     ``(kh, kw, filters, in_channels)``), each spatial size ``size * stride`` ("same") or
     ``size * stride + max(k - stride, 0)`` ("valid"), as Keras computes it; then the
     bias and ``activation``."""
-    _refuse("conv2d_transpose", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("conv2d_transpose", activity_regularizer=activity_regularizer)
     _channels_last("conv2d_transpose", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv2d_transpose")
@@ -203,12 +202,13 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     return _transposed(nn.conv2d_transpose, "conv2d_transpose", x, channels, filters,
                        _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
                        activation, use_bias, kernel_initializer, bias_initializer,
-                       kernel_regularizer, bias_regularizer, trainable, name, reuse)
+                       kernel_regularizer, bias_regularizer, trainable, name, reuse,
+                       (kernel_constraint, bias_constraint))
 
 
 def _transposed(op, default_name, x, channels, filters, window, steps, padding, activation,
                 use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                bias_regularizer, trainable, name, reuse):
+                bias_regularizer, trainable, name, reuse, constraints=(None, None)):
     """The body of ``conv2d_transpose`` and ``conv3d_transpose``: the kernel ``(*window,
     filters, channels)``, each spatial size ``size * stride`` ("same") or ``size * stride
     + max(k - stride, 0)`` ("valid"), then the bias and ``activation``."""
@@ -219,7 +219,7 @@ def _transposed(op, default_name, x, channels, filters, window, steps, padding, 
     with variable_scope(name, default_name=default_name, reuse=reuse):
         kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
-                                kernel_regularizer, bias_regularizer, trainable)
+                                kernel_regularizer, bias_regularizer, trainable, constraints)
         dims = x.shape.dims
         spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
                    for i, (d, k, s) in enumerate(zip(dims[1:-1], window, steps))]
@@ -269,8 +269,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
            reuse=None):
     """A 3-D convolution of NDHWC ``inputs`` with ``filters`` output channels (kernel
     ``(kd, kh, kw, in_channels, filters)``), then the bias and ``activation``."""
-    _refuse("conv3d", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("conv3d", activity_regularizer=activity_regularizer)
     _channels_last("conv3d", data_format)
     dilations = _triple(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
@@ -280,7 +279,8 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
     with variable_scope(name, default_name="conv3d", reuse=reuse):
         kernel, bias = _weights((*window, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
-                                kernel_regularizer, bias_regularizer, trainable)
+                                kernel_regularizer, bias_regularizer, trainable,
+                                (kernel_constraint, bias_constraint))
         y = nn.conv3d(x, kernel, strides=[1, *steps, 1], padding=_padding(padding),
                       dilations=[1, *dilations, 1])
         if use_bias:
@@ -296,8 +296,7 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     """The transposed 3-D convolution of NDHWC ``inputs`` to ``filters`` channels (kernel
     ``(kd, kh, kw, filters, in_channels)``), each spatial size grown as
     ``conv2d_transpose``'s; then the bias and ``activation``."""
-    _refuse("conv3d_transpose", activity_regularizer=activity_regularizer,
-            kernel_constraint=kernel_constraint, bias_constraint=bias_constraint)
+    _refuse("conv3d_transpose", activity_regularizer=activity_regularizer)
     _channels_last("conv3d_transpose", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv3d_transpose")
@@ -307,7 +306,8 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     return _transposed(nn.conv3d_transpose, "conv3d_transpose", x, channels, filters,
                        _triple(kernel_size, "kernel_size"), _triple(strides, "strides"),
                        padding, activation, use_bias, kernel_initializer, bias_initializer,
-                       kernel_regularizer, bias_regularizer, trainable, name, reuse)
+                       kernel_regularizer, bias_regularizer, trainable, name, reuse,
+                       (kernel_constraint, bias_constraint))
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -364,8 +364,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                         reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
                         fused=None, virtual_batch_size=None, adjustment=None):
     """``inputs`` normalized per channel of ``axis`` (see the module docstring)."""
-    _refuse("batch_normalization", beta_constraint=beta_constraint,
-            gamma_constraint=gamma_constraint, virtual_batch_size=virtual_batch_size,
+    _refuse("batch_normalization", virtual_batch_size=virtual_batch_size,
             adjustment=adjustment, renorm_clipping=renorm_clipping, renorm=renorm or None)
     x = convert_to_tensor(inputs)
     rank = x.shape.ndims
@@ -383,9 +382,9 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     param = float32 if x.dtype in (float16, float32) else x.dtype
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
         gamma = _variable("gamma", (channels,), param, gamma_initializer or ones_initializer(),
-                          trainable, gamma_regularizer) if scale else None
+                          trainable, gamma_regularizer, gamma_constraint) if scale else None
         beta = _variable("beta", (channels,), param, beta_initializer or zeros_initializer(),
-                         trainable, beta_regularizer) if center else None
+                         trainable, beta_regularizer, beta_constraint) if center else None
         moving_mean = _variable("moving_mean", (channels,), param,
                                 moving_mean_initializer or zeros_initializer(), False)
         moving_variance = _variable("moving_variance", (channels,), param,
@@ -454,25 +453,28 @@ def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, e
 # --- shared ---------------------------------------------------------------------------------
 
 def _weights(kernel_shape, units, dtype, use_bias, kernel_initializer, bias_initializer,
-             kernel_regularizer, bias_regularizer, trainable):
-    """The layer's kernel and bias (None without ``use_bias``) in the current scope."""
+             kernel_regularizer, bias_regularizer, trainable, constraints=(None, None)):
+    """The layer's kernel and bias (None without ``use_bias``) in the current scope;
+    ``constraints``: the kernel's and the bias's."""
     dtype = dtype if dtype.is_floating else float32
     kernel = _variable("kernel", kernel_shape, dtype,
                        kernel_initializer or glorot_uniform_initializer(), trainable,
-                       kernel_regularizer)
+                       kernel_regularizer, constraints[0])
     bias = None
     if use_bias:
         bias = _variable("bias", (units,), dtype, bias_initializer or zeros_initializer(),
-                         trainable, bias_regularizer)
+                         trainable, bias_regularizer, constraints[1])
     return kernel, bias
 
 
-def _variable(name, shape, dtype, initializer, trainable, regularizer=None):
+def _variable(name, shape, dtype, initializer, trainable, regularizer=None, constraint=None):
     """``get_variable`` in the current scope; ``regularizer``'s penalty joins the
     regularization losses only when the variable is made here, not when a layer built
-    again under ``reuse`` finds it (TF1's ``_should_add_regularizer``)."""
+    again under ``reuse`` finds it (TF1's ``_should_add_regularizer``); ``constraint``
+    stays with the variable, for the optimizers."""
     made_before = len(get_collection(GraphKeys.GLOBAL_VARIABLES))
-    variable = get_variable(name, shape, dtype, initializer, trainable=trainable)
+    variable = get_variable(name, shape, dtype, initializer, trainable=trainable,
+                            constraint=constraint)
     if len(get_collection(GraphKeys.GLOBAL_VARIABLES)) > made_before:
         _regularize(regularizer, variable)
     return variable

@@ -18,7 +18,8 @@ turns it on for the rest of a ``with`` block.  A scope's ``initializer``, ``regu
 and ``dtype`` are its variables' defaults (inherited too); without an initializer, floats
 start from ``glorot_uniform_initializer`` and other types from zeros, as in TF1.  A
 regularizer's penalty joins ``REGULARIZATION_LOSSES`` when the variable is made, not when
-it is reused.
+it is reused.  A ``constraint`` (a scope's, inherited, or one call's) goes to the variable
+made (``v.constraint``), which the optimizers apply after each update.
 
 A ``custom_getter`` (of a scope, or of one ``get_variable`` call, which then replaces the
 scope's) is called instead of the getter, with the getter and the call's arguments as
@@ -67,15 +68,17 @@ AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
 class VariableScope:
     """A variable scope: its ``name``, ``reuse`` (False, True or AUTO_REUSE), the
-    ``initializer``, ``regularizer`` and ``dtype`` its variables default to, and its
-    ``custom_getter``."""
+    ``initializer``, ``regularizer``, ``constraint`` and ``dtype`` its variables default
+    to, and its ``custom_getter``."""
 
     def __init__(self, name: str = "", reuse=False, initializer=None, dtype=None,
-                 name_scope: str = "", regularizer=None, custom_getter=None):
+                 name_scope: str = "", regularizer=None, custom_getter=None,
+                 constraint=None):
         self._name = name
         self._reuse = reuse
         self.initializer = initializer
         self.regularizer = regularizer
+        self.constraint = constraint
         self.custom_getter = custom_getter
         self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
         self.original_name_scope = name_scope
@@ -96,10 +99,14 @@ class VariableScope:
     def set_custom_getter(self, custom_getter) -> None:
         self.custom_getter = custom_getter
 
+    def set_constraint(self, constraint) -> None:
+        self.constraint = constraint
+
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
-                     trainable=None, collections=None, custom_getter=None, **kwargs):
+                     trainable=None, collections=None, custom_getter=None, constraint=None,
+                     **kwargs):
         return _get_variable(self, name, shape, dtype, initializer, trainable, collections,
-                             regularizer, custom_getter)
+                             regularizer, custom_getter, constraint)
 
     def __repr__(self):
         return f"<ds.VariableScope '{self._name}' reuse={self._reuse}>"
@@ -135,8 +142,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     """Open a variable scope (and a name scope for the ops built inside); yields the
     ``VariableScope``.  ``name_or_scope`` is a name, a ``VariableScope`` to re-enter, or
     None with ``default_name`` (made unique: "dense", "dense_1"...)."""
-    _refuse("variable_scope", partitioner=partitioner, constraint=constraint,
-            caching_device=caching_device)
+    _refuse("variable_scope", partitioner=partitioner, caching_device=caching_device)
     if reuse not in (None, True, False, AUTO_REUSE):
         raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
     parent = get_variable_scope()
@@ -165,7 +171,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                               initializer if initializer is not None else base.initializer,
                               dtype if dtype is not None else base.dtype, opened or "",
                               regularizer if regularizer is not None else base.regularizer,
-                              _wrap_getter(custom_getter, base.custom_getter))
+                              _wrap_getter(custom_getter, base.custom_getter),
+                              constraint if constraint is not None else base.constraint)
         store = _store(graph)
         counts = store["scope_counts"]
         counts[full_name] = counts.get(full_name, 0) + 1
@@ -227,9 +234,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  **kwargs):
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
     rules (see the module docstring).  Raises ValueError as TF1 does."""
-    _refuse("get_variable", partitioner=partitioner, constraint=constraint)
+    _refuse("get_variable", partitioner=partitioner)
     return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable,
-                         collections, regularizer, custom_getter)
+                         collections, regularizer, custom_getter, constraint)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -245,31 +252,33 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
 
 
 def _get_variable(scope, name, shape, dtype, initializer, trainable, collections=None,
-                  regularizer=None, custom_getter=None):
+                  regularizer=None, custom_getter=None, constraint=None):
     """Through the custom getter, if there is one (see the module docstring)."""
     full = f"{scope.name}/{name}" if scope.name else name
     dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
     regularizer = regularizer if regularizer is not None else scope.regularizer
+    constraint = constraint if constraint is not None else scope.constraint
     custom_getter = custom_getter if custom_getter is not None else scope.custom_getter
 
     def getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-               reuse=None, trainable=None, collections=None, **unused):
+               reuse=None, trainable=None, collections=None, constraint=None, **unused):
         return _stored_or_new(scope.reuse if reuse is None else reuse, name, shape, dtype,
                               initializer if initializer is not None else scope.initializer,
-                              regularizer, trainable, collections)
+                              regularizer, trainable, collections, constraint)
     if custom_getter is None:
         return getter(full, shape, dtype, initializer, regularizer, None, trainable,
-                      collections)
+                      collections, constraint)
     if not callable(custom_getter):
         raise ValueError(f"custom_getter must be callable, not {custom_getter!r}.")
     return custom_getter(getter=getter, name=full, shape=shape, dtype=dtype,
                          initializer=initializer, regularizer=regularizer, reuse=scope.reuse,
                          trainable=trainable, collections=collections, caching_device=None,
-                         partitioner=None, validate_shape=True, use_resource=None)
+                         partitioner=None, validate_shape=True, use_resource=None,
+                         constraint=constraint)
 
 
 def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, trainable,
-                   collections):
+                   collections, constraint=None):
     graph = get_default_graph()
     variables = _store(graph)["variables"]
     found = variables.get(full)
@@ -287,7 +296,7 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
     initial_value = _initial_value(full, shape, dtype, initializer)
     variable = Variable(initial_value, name=full + "/", dtype=dtype,
                         trainable=True if trainable is None else trainable,
-                        collections=collections)
+                        collections=collections, constraint=constraint)
     variables[full] = variable
     if regularizer is not None:
         with name_scope(full + "/Regularizer/"):

@@ -35,11 +35,17 @@ LOCAL_VARIABLES = "local_variables"
 
 
 class Variable:
-    """A mutable tensor; ``sess.run(v.initializer)`` before reading it."""
+    """A mutable tensor; ``sess.run(v.initializer)`` before reading it.  A
+    ``constraint`` (a function of the variable's value, TF1's) is kept as
+    ``v.constraint``: the optimizers assign its result after each update."""
+
+    _constraint = None      # a variable imported by from_proto has none
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
                  trainable: bool = True, container: str = "", shared_name: str = "",
-                 collections=None, validate_shape: bool = True):
+                 collections=None, validate_shape: bool = True, constraint=None):
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
         graph = get_default_graph()
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
@@ -63,6 +69,7 @@ class Variable:
                     name="Assign").outputs[0].op
                 self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
+        self._constraint = constraint
         self.trainable = bool(trainable)
         for collection in (GLOBAL_VARIABLES,) if collections is None else collections:
             graph.add_to_collection(collection, self)
@@ -79,6 +86,7 @@ class Variable:
     device = property(lambda self: self._variable.device)
     initializer = property(lambda self: self._initializer)
     initial_value = property(lambda self: self._initial_value)
+    constraint = property(lambda self: self._constraint)
 
     def get_shape(self):
         return self.shape

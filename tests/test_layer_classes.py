@@ -237,8 +237,8 @@ def test_a_custom_layer_builds_in_its_scope_once(graph):
     np.testing.assert_array_equal(a, [[2.0, 4.0, 6.0]])
     np.testing.assert_array_equal(b, [[4.0, 6.0, 8.0]])
     assert penalty == 6.0
-    with pytest.raises(ValueError, match="does not support constraint"):
-        Scale().add_weight("w", (1,), constraint=lambda w: w)
+    with pytest.raises(ValueError, match="does not support partitioner"):
+        Scale().add_weight("w", (1,), partitioner=lambda shape, dtype: [1])
 
 
 def test_a_call_that_fails_after_build_leaves_the_weights_built(graph):

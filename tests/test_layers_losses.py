@@ -173,8 +173,9 @@ def test_what_layers_do_not_take_is_a_clear_error():
         ds.layers.conv2d(x, 2, (3, 0))
     with pytest.raises(ValueError, match="last dimension of inputs .* must be known"):
         ds.layers.dense(ds.placeholder(ds.float32, (None, None)), 3)
-    with pytest.raises(ValueError, match="kernel_constraint"):
-        ds.layers.dense(ds.placeholder(ds.float32, (None, 3)), 3, kernel_constraint=abs)
+    with pytest.raises(ValueError, match="does not support virtual_batch_size"):
+        ds.layers.batch_normalization(ds.placeholder(ds.float32, (None, 3)),
+                                      virtual_batch_size=2)
     with pytest.raises(UnsupportedTF1Error, match="tf.layers.separable_conv1d"):
         ds.layers.separable_conv1d(x, 2, 3)
 

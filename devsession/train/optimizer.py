@@ -21,6 +21,14 @@ moves a row with a zero gradient also implement ``_apply_sparse(grad, indices, v
 IndexedSlices (``rows_of``: it came through gathers of the variable alone), their ids
 deduplicated and their values summed first, as TF's ``_apply_sparse_duplicate_indices``.
 
+A variable with a ``constraint`` (``Variable(constraint=...)``, ``get_variable``, the
+layers' ``kernel_constraint``...) is then assigned ``constraint(var)``, read after its
+update (TF1's ``_RefVariableProcessor.update_op``: ``var.assign(var.constraint(var))``
+under a control dependency on the update).  As TF's, a constraint cannot follow a
+sparse update: a constrained variable whose gradient TF keeps as an IndexedSlices is
+``RuntimeError`` ("Cannot use a constraint function on a sparse variable."), whichever
+update devsession would have built for it.
+
 Errors at build time, as TF1's: no variables to optimize, or no gradient for any of
 them: ``ValueError``; a loss (or ``grad_loss``) that is not floating point:
 ``ValueError``; something other than a Variable in ``var_list``: ``TypeError``.
@@ -159,10 +167,12 @@ class Optimizer:
 
     def _apply(self, grad, var):
         """The sparse update where TF's gradient is an IndexedSlices (``rows_of``) and
-        the optimizer has one, else the dense update."""
+        the optimizer has one, else the dense update, then ``var``'s constraint."""
         rows = rows_of(grad)
+        if rows is not None and var.constraint is not None:
+            raise RuntimeError("Cannot use a constraint function on a sparse variable.")
         if rows is None or type(self)._apply_sparse is Optimizer._apply_sparse:
-            return self._apply_dense(grad, var)
+            return _constrained(self._apply_dense(grad, var), var)
         return self._apply_sparse(*deduplicated(*rows.concatenated()), var)
 
     def _finish(self, update_ops, name: str) -> Operation:
@@ -247,6 +257,16 @@ def _check_dtypes(tensors) -> None:
         if t.dtype not in _VALID_DTYPES:
             raise ValueError(f"Invalid type {t.dtype.name} for {t.name}, expected: "
                              f"{[d.name for d in _VALID_DTYPES]}.")
+
+
+def _constrained(update, var):
+    """``update``, then ``var`` assigned its constraint of the updated value (TF1's
+    ``var.assign(var.constraint(var))``, the read after the update); ``update`` itself
+    when ``var`` has no constraint."""
+    if var.constraint is None:
+        return update
+    with control_dependencies([update.op if isinstance(update, Tensor) else update]):
+        return var.assign(var.constraint(var), name="Assign")
 
 
 def group_after(ops, name: str) -> Operation:

@@ -1,0 +1,116 @@
+"""Variable constraints and layer activity regularizers against TensorFlow 2.21's
+(tests/data/tf_layer_options.npz, made by tests/data/make_tf_layer_options.py, whose
+models are mirrored here with ``ds``).
+
+Constraints: a variable keeps its ``constraint`` however it was made, and TF1's
+optimizers assign ``constraint(v)`` after each update, so three Momentum steps leave every
+variable as TF's; a constrained variable with a sparse (IndexedSlices) gradient is TF's
+RuntimeError.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "tf_layer_options.npz"))
+
+
+@pytest.fixture
+def graph():
+    with ds.Graph().as_default() as g:
+        yield g
+
+
+def max_norm(m, axes=0):
+    def constrain(w):
+        norms = ds.sqrt(ds.reduce_sum(ds.square(w), axis=axes, keepdims=True))
+        return w * (ds.clip_by_value(norms, 0.0, m) / (1e-7 + norms))
+    return constrain
+
+
+def constraints_model(d):
+    """make_tf_layer_options.constraints_model, with ``ds``."""
+    x, y, img = (ds.constant(d[k]) for k in ("x", "y", "img"))
+    with ds.variable_scope("scoped", constraint=lambda w: ds.clip_by_value(w, -0.3, 0.3)):
+        s = ds.get_variable("s", initializer=d["s0"])
+    v = ds.Variable(d["v0"], name="v", constraint=lambda w: ds.clip_by_norm(w, 1.0, axes=[0]))
+    h = ds.matmul(x * s, v)
+    h = ds.layers.dense(h, 3, activation=ds.tanh, name="dense",
+                        kernel_initializer=ds.constant_initializer(d["k0"]),
+                        bias_initializer=ds.constant_initializer(0.1),
+                        kernel_constraint=max_norm(0.8),
+                        bias_constraint=lambda b: ds.clip_by_value(b, -0.05, 0.05))
+    h = ds.layers.batch_normalization(
+        h, training=True, name="bn",
+        gamma_constraint=lambda g: ds.clip_by_value(g, 0.9, 1.1),
+        beta_constraint=lambda b: ds.clip_by_value(b, -0.02, 0.02))
+    c = ds.layers.conv2d(img, 2, 3, name="conv", kernel_initializer=ds.constant_initializer(
+        d["c0"]), kernel_constraint=max_norm(0.5, axes=[0, 1, 2]))
+    loss = ds.reduce_mean(ds.square(h[:, :2] - y)) + 0.5 * ds.reduce_mean(ds.square(c))
+    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
+        train = ds.train.MomentumOptimizer(0.2, 0.9).minimize(loss)
+    return loss, train
+
+
+def test_constrained_variables_train_as_tfs(graph):
+    _, train = constraints_model(DATA)
+    constrained = [v.op.name for v in ds.trainable_variables() if v.constraint is not None]
+    assert constrained == list(DATA["constrained"])
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        for step in range(3):
+            sess.run(train)
+            for var in ds.trainable_variables():
+                np.testing.assert_allclose(sess.run(var), DATA[f"step{step}:{var.op.name}"],
+                                           rtol=2e-5, atol=2e-6, err_msg=f"{var.op.name} "
+                                           f"after step {step}")
+        v = graph.get_tensor_by_name("v:0")
+        assert np.linalg.norm(sess.run(v), axis=0).max() <= 1.0 + 1e-6
+
+
+def test_a_constraint_is_kept_however_the_variable_is_made(graph):
+    def halve(w):
+        return w * 0.5
+    assert ds.Variable(1.0).constraint is None
+    assert ds.Variable(1.0, constraint=halve).constraint is halve
+    with ds.variable_scope("outer", constraint=halve) as scope:
+        assert scope.constraint is halve
+        with ds.variable_scope("inner"):
+            assert ds.get_variable("a", (2,)).constraint is halve       # inherited
+        assert ds.get_variable("b", (2,), constraint=abs).constraint is abs
+    assert ds.get_variable("c", (2,), constraint=abs).constraint is abs
+
+    seen = {}
+
+    def getter(getter, *args, **kwargs):
+        seen.update(kwargs)
+        return getter(*args, **kwargs)
+    with ds.variable_scope("custom", custom_getter=getter):
+        assert ds.get_variable("d", (1,), constraint=halve).constraint is halve
+    assert seen["constraint"] is halve
+    with pytest.raises(ValueError, match="must be a callable"):
+        ds.Variable(1.0, constraint=3)
+
+
+def test_the_constraint_is_assigned_after_the_update(graph):
+    w = ds.Variable([3.0, -4.0], name="w", constraint=lambda t: ds.clip_by_value(t, -1.0, 1.0))
+    train = ds.train.GradientDescentOptimizer(1.0).minimize(ds.reduce_sum(w * [1.0, -2.0]))
+    assign = graph.get_operation_by_name("GradientDescent/update_w/Assign")
+    assert assign.type == "Assign" and any(
+        c.type == "ApplyGradientDescent" for c in assign.control_inputs)
+    with ds.Session() as sess:
+        sess.run(w.initializer)
+        sess.run(train)
+        np.testing.assert_array_equal(sess.run(w), [1.0, -1.0])   # [2, -2] clipped
+
+
+def test_a_constraint_on_a_sparse_update_is_tfs_runtime_error(graph):
+    emb = ds.Variable(np.ones((4, 2), np.float32), constraint=lambda w: w * 0.5)
+    loss = ds.reduce_sum(ds.nn.embedding_lookup(emb, [0, 1]))
+    for optimizer in (ds.train.GradientDescentOptimizer(0.1),
+                      ds.train.MomentumOptimizer(0.1, 0.9)):
+        with pytest.raises(RuntimeError, match="constraint function on a sparse variable"):
+            optimizer.minimize(loss, var_list=[emb])
