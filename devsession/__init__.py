@@ -406,8 +406,10 @@ __all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2"
             "matrix_set_diag", "cross"]
 
 from .confusion_matrix import confusion_matrix  # noqa: E402
+from .ops.random import get_seed  # noqa: E402
+from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
 
-__all__ += ["confusion_matrix"]
+__all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata"]
 
 
 def __getattr__(name: str):

@@ -21,13 +21,27 @@ ConfigProto / GPUOptions field         SessionOptions
 
 Fields a script did not set keep devsession's defaults.  Any other field is accepted
 and ignored, with one warning per session naming them.
+
+As ``tf.config`` this module also answers the device queries (``list_physical_devices``,
+``list_logical_devices``, ``get_visible_devices``, ``experimental.set_memory_growth``:
+``device_listing.py``).
 """
 
 from __future__ import annotations
 
 import logging
+import types
 
-__all__ = ["ConfigProto", "GPUOptions", "session_options"]
+from .device_listing import (get_memory_growth, get_visible_devices, list_logical_devices,
+                             list_physical_devices, set_memory_growth)
+
+__all__ = ["ConfigProto", "GPUOptions", "session_options", "list_physical_devices",
+           "list_logical_devices", "get_visible_devices", "experimental"]
+
+experimental = types.SimpleNamespace(       # tf.config.experimental's device calls
+    list_physical_devices=list_physical_devices, list_logical_devices=list_logical_devices,
+    get_visible_devices=get_visible_devices, set_memory_growth=set_memory_growth,
+    get_memory_growth=get_memory_growth)
 
 log = logging.getLogger("devsession")
 

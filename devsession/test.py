@@ -1,17 +1,23 @@
 """TF1's ``tf.test``, the part a graph library needs: ``compute_gradient`` and
 ``compute_gradient_error`` (TF1's gradient checker: the Jacobian ``ds.gradients``
-builds against central differences, both run in the default session).  Every other
+builds against central differences, both run in the default session), and the device
+queries ``is_gpu_available``, ``gpu_device_name``, ``is_built_with_cuda`` and
+``is_built_with_gpu_support`` (``device_listing.py``).  Every other
 ``tf.test`` name (``TestCase``, ``main``...) is ``UnsupportedTF1Error``."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .device_listing import gpu_device_name, is_built_with_cuda, is_gpu_available
 from .graph import constant_from_array
 from .ops.array import identity
 from .session import get_default_session
 
-__all__ = ["compute_gradient", "compute_gradient_error"]
+__all__ = ["compute_gradient", "compute_gradient_error", "is_gpu_available", "gpu_device_name",
+           "is_built_with_cuda", "is_built_with_gpu_support"]
+
+is_built_with_gpu_support = is_built_with_cuda
 
 
 def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,

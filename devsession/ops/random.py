@@ -33,7 +33,7 @@ from .common import make_op
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
-           "set_random_seed", "categorical", "multinomial"]
+           "set_random_seed", "get_seed", "categorical", "multinomial"]
 
 _DEFAULT_GRAPH_SEED = 87654321
 FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
@@ -130,6 +130,13 @@ def set_random_seed(seed) -> None:
     """Set the default graph's random seed (TF1's ``tf.set_random_seed``): every random op
     built afterwards is seeded from it, so a program's random values repeat run to run."""
     get_default_graph().seed = None if seed is None else int(seed)
+
+
+def get_seed(op_seed):
+    """TF1's ``tf.get_seed``: the (graph seed, op seed) pair a random op built now with
+    ``op_seed`` uses, ``(None, None)`` when neither the graph nor the op is seeded."""
+    pair = _seeds(op_seed)
+    return (None, None) if pair == (0, 0) else pair
 
 
 def _seeds(seed) -> tuple[int, int]:
