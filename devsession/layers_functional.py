@@ -25,10 +25,12 @@ As TF1's: each layer with variables opens a variable scope named after it ("dens
 variables are ``<scope>/kernel`` and ``<scope>/bias`` (so a checkpoint TF1 wrote names
 them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 ``kernel_regularizer``/``bias_regularizer`` adds its loss to the graph's
-``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``).
+``"regularization_losses"`` collection (``ds.losses.get_regularization_loss``), and an
+``activity_regularizer``'s penalty of the output, divided by the batch size, joins it too
+(TF1's layers are Keras v1's, which divide so).
 A ``*_constraint`` stays with its variable (``v.constraint``), which the optimizers
 assign after each update, as TF1's.  What TF1 layers take but devsession does not
-(channels_first, activity regularizers) is a clear error, never ignored.
+(channels_first, renorm...) is a clear error, never ignored.
 
 ``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
 ``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
@@ -75,7 +77,6 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
           trainable=True, name=None, reuse=None):
     """``activation(inputs @ kernel + bias)``, the product over the last axis of
     ``inputs`` (whose size must be known: it is the kernel's first dimension)."""
-    _refuse("dense", activity_regularizer=activity_regularizer)
     x = convert_to_tensor(inputs)
     depth = _last_dimension(x, "dense")
     with variable_scope(name, default_name="dense", reuse=reuse):
@@ -88,7 +89,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
         else:
             y = tensordot(x, kernel, [[x.shape.ndims - 1], [0]])
             y = y + bias if use_bias else y
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -98,7 +99,6 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution of NHWC ``inputs`` with ``filters`` output channels, then the
     bias and ``activation``."""
-    _refuse("conv2d", activity_regularizer=activity_regularizer)
     _channels_last("conv2d", data_format)
     dh, dw = _pair(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
@@ -115,7 +115,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                       dilations=[1, dh, dw, 1])
         if use_bias:
             y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
@@ -126,7 +126,6 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     """A 1-D convolution of NWC ``inputs`` ([batch, width, channels]) with ``filters``
     output channels (kernel ``(kernel_size, channels, filters)``), then the bias and
     ``activation``."""
-    _refuse("conv1d", activity_regularizer=activity_regularizer)
     _channels_last("conv1d", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv1d")
@@ -143,7 +142,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
                       dilations=_single(dilation_rate, "dilation_rate")[0])
         if use_bias:
             y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -157,7 +156,6 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     """A depthwise convolution of NHWC ``inputs`` (``depth_multiplier`` filters per
     channel, ``<scope>/depthwise_kernel``) then a 1x1 one to ``filters`` channels
     (``<scope>/pointwise_kernel``), then the bias and ``activation``."""
-    _refuse("separable_conv2d", activity_regularizer=activity_regularizer)
     _channels_last("separable_conv2d", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "separable_conv2d")
@@ -180,7 +178,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
             bias = _variable("bias", (filters,), x.dtype, bias_initializer or zeros_initializer(),
                              trainable, bias_regularizer, bias_constraint)
             y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
@@ -192,7 +190,6 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     ``(kh, kw, filters, in_channels)``), each spatial size ``size * stride`` ("same") or
     ``size * stride + max(k - stride, 0)`` ("valid"), as Keras computes it; then the
     bias and ``activation``."""
-    _refuse("conv2d_transpose", activity_regularizer=activity_regularizer)
     _channels_last("conv2d_transpose", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv2d_transpose")
@@ -203,12 +200,13 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                        _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
                        activation, use_bias, kernel_initializer, bias_initializer,
                        kernel_regularizer, bias_regularizer, trainable, name, reuse,
-                       (kernel_constraint, bias_constraint))
+                       (kernel_constraint, bias_constraint), activity_regularizer)
 
 
 def _transposed(op, default_name, x, channels, filters, window, steps, padding, activation,
                 use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-                bias_regularizer, trainable, name, reuse, constraints=(None, None)):
+                bias_regularizer, trainable, name, reuse, constraints=(None, None),
+                activity_regularizer=None):
     """The body of ``conv2d_transpose`` and ``conv3d_transpose``: the kernel ``(*window,
     filters, channels)``, each spatial size ``size * stride`` ("same") or ``size * stride
     + max(k - stride, 0)`` ("valid"), then the bias and ``activation``."""
@@ -229,7 +227,7 @@ def _transposed(op, default_name, x, channels, filters, window, steps, padding, 
                     [int(filters)])
         if use_bias:
             y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -269,7 +267,6 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
            reuse=None):
     """A 3-D convolution of NDHWC ``inputs`` with ``filters`` output channels (kernel
     ``(kd, kh, kw, in_channels, filters)``), then the bias and ``activation``."""
-    _refuse("conv3d", activity_regularizer=activity_regularizer)
     _channels_last("conv3d", data_format)
     dilations = _triple(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
@@ -285,7 +282,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
                       dilations=[1, *dilations, 1])
         if use_bias:
             y = nn.bias_add(y, bias)
-        return activation(y) if activation is not None else y
+        return _output(y, activation, activity_regularizer)
 
 
 def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
@@ -296,7 +293,6 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     """The transposed 3-D convolution of NDHWC ``inputs`` to ``filters`` channels (kernel
     ``(kd, kh, kw, filters, in_channels)``), each spatial size grown as
     ``conv2d_transpose``'s; then the bias and ``activation``."""
-    _refuse("conv3d_transpose", activity_regularizer=activity_regularizer)
     _channels_last("conv3d_transpose", data_format)
     x = convert_to_tensor(inputs)
     channels = _last_dimension(x, "conv3d_transpose")
@@ -307,7 +303,7 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
                        _triple(kernel_size, "kernel_size"), _triple(strides, "strides"),
                        padding, activation, use_bias, kernel_initializer, bias_initializer,
                        kernel_regularizer, bias_regularizer, trainable, name, reuse,
-                       (kernel_constraint, bias_constraint))
+                       (kernel_constraint, bias_constraint), activity_regularizer)
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -451,6 +447,19 @@ def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, e
 
 
 # --- shared ---------------------------------------------------------------------------------
+
+def _output(y, activation, activity_regularizer):
+    """``activation(y)``; an ``activity_regularizer``'s penalty of it divided by the batch
+    size joins the regularization losses, under ``<layer>/ActivityRegularizer`` (TF1's
+    layers: Keras v1's ``_handle_activity_regularization``)."""
+    y = activation(y) if activation is not None else y
+    if activity_regularizer is not None:
+        with name_scope("ActivityRegularizer"):
+            penalty = convert_to_tensor(activity_regularizer(y))
+            batch = cast(shape(y)[0], penalty.dtype)
+            add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty / batch)
+    return y
+
 
 def _weights(kernel_shape, units, dtype, use_bias, kernel_initializer, bias_initializer,
              kernel_regularizer, bias_regularizer, trainable, constraints=(None, None)):

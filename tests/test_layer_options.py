@@ -5,7 +5,8 @@ models are mirrored here with ``ds``).
 Constraints: a variable keeps its ``constraint`` however it was made, and TF1's
 optimizers assign ``constraint(v)`` after each update, so three Momentum steps leave every
 variable as TF's; a constrained variable with a sparse (IndexedSlices) gradient is TF's
-RuntimeError.
+RuntimeError.  Activity regularizers: each layer call adds ``regularizer(output) / batch
+size`` to REGULARIZATION_LOSSES (and ``layer.losses``), TF's values and names.
 """
 
 import os
@@ -114,3 +115,62 @@ def test_a_constraint_on_a_sparse_update_is_tfs_runtime_error(graph):
                       ds.train.MomentumOptimizer(0.1, 0.9)):
         with pytest.raises(RuntimeError, match="constraint function on a sparse variable"):
             optimizer.minimize(loss, var_list=[emb])
+
+
+def activity_model(d):
+    """make_tf_layer_options.activity_model, with ``ds``."""
+    def l2(t):
+        return 0.01 * ds.reduce_sum(ds.square(t))
+
+    def l1(t):
+        return 0.02 * ds.reduce_sum(ds.abs(t))
+    const = ds.constant_initializer
+    ds.layers.dense(ds.constant(d["x2"]), 3, activation=ds.nn.relu, activity_regularizer=l2,
+                    kernel_initializer=const(d["a0"]), name="dense")
+    ds.layers.dense(ds.constant(d["x3"]), 2, activity_regularizer=l1, name="dense3",
+                    kernel_initializer=const(0.3))
+    pic, seq, vol = (ds.constant(d[k]) for k in ("pic", "seq", "vol"))
+    ds.layers.conv2d(pic, 2, 3, activity_regularizer=l1, kernel_initializer=const(0.1),
+                     name="conv2d")
+    ds.layers.conv1d(seq, 2, 3, activity_regularizer=l2, kernel_initializer=const(-0.2),
+                     name="conv1d")
+    ds.layers.separable_conv2d(pic, 2, 3, activity_regularizer=l2, name="separable",
+                               depthwise_initializer=const(0.2),
+                               pointwise_initializer=const(0.3))
+    ds.layers.conv2d_transpose(pic, 2, 2, strides=2, activity_regularizer=l1,
+                               kernel_initializer=const(0.1), name="transpose")
+    ds.layers.conv3d(vol, 2, 2, activity_regularizer=l2, kernel_initializer=const(0.15),
+                     name="conv3d")
+    layer = ds.layers.Dense(2, activity_regularizer=l1, kernel_initializer=const(0.5),
+                            name="shared")
+    layer(ds.constant(d["x2"]))
+    layer(ds.constant(d["x2"][:3]))
+    return layer, ds.get_collection(ds.GraphKeys.REGULARIZATION_LOSSES)
+
+
+def test_activity_penalties_are_tfs_divided_by_the_batch(graph):
+    layer, losses = activity_model(DATA)
+    count = len([k for k in DATA if k.startswith("activity:")])
+    assert len(losses) == count == 9
+    assert layer.losses == losses[-2:]               # one penalty per call, the layer's too
+    for i in range(7):                               # the functional layers' names are TF's
+        assert losses[i].name == str(DATA[f"activity_name:{i}"])
+    kernel = graph.get_tensor_by_name("dense/kernel:0")
+    grad, = ds.gradients(ds.add_n(losses), [kernel])
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        values, grad_value = sess.run([losses, grad])
+    for i, value in enumerate(values):
+        np.testing.assert_allclose(value, DATA[f"activity:{i}"], rtol=1e-5,
+                                   err_msg=losses[i].name)
+    np.testing.assert_allclose(grad_value, DATA["activity_grad"], rtol=1e-5, atol=1e-7)
+
+
+def test_an_activity_penalty_counts_a_batch_known_only_at_run_time(graph):
+    x = ds.placeholder(ds.float32, (None, 2))
+    ds.layers.dense(x, 1, use_bias=False, kernel_initializer=ds.ones_initializer(),
+                    activity_regularizer=ds.reduce_sum)
+    penalty = ds.losses.get_regularization_loss()
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        assert sess.run(penalty, {x: [[1.0, 2.0], [3.0, 4.0]]}) == 5.0     # 10 / 2
