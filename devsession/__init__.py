@@ -113,7 +113,8 @@ from .ops.state import placeholder_with_default  # noqa: E402
 from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                           reverse_sequence, sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
-from .variables import tables_initializer  # noqa: E402
+from . import lookup  # noqa: E402  (tf.lookup: tables for words-to-ids pipelines)
+from .lookup.tables import initialize_all_tables, tables_initializer  # noqa: E402
 from .variables import (assert_variables_initialized,  # noqa: E402
                         report_uninitialized_variables)
 from .ops.state import is_variable_initialized  # noqa: E402
@@ -162,7 +163,8 @@ __all__ += [
     "placeholder_with_default",
     "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
     "local_variables",
-    "local_variables_initializer", "tables_initializer", "report_uninitialized_variables",
+    "local_variables_initializer", "tables_initializer", "initialize_all_tables", "lookup",
+    "report_uninitialized_variables",
     "assert_variables_initialized", "is_variable_initialized", "cumsum", "cumprod",
     "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",

@@ -32,6 +32,8 @@ class GraphKeys:
     METRIC_VARIABLES = "metric_variables"
     TRAIN_OP = "train_op"
     QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"      # ds.tables_initializer() runs these
+    ASSET_FILEPATHS = "asset_filepaths"           # the vocabulary files tables read
     # what ds.train.Supervisor finds or keeps in the graph, as TF1's
     INIT_OP = "init_op"
     LOCAL_INIT_OP = "local_init_op"

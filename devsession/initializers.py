@@ -35,8 +35,9 @@ from .ops.linalg_factor import qr
 from .ops.matrix import matrix_diag_part
 from .ops.state import constant as constant_op
 from .tensor_shape import as_shape
+from .lookup.tables import tables_initializer
 from .variables import (global_variables_initializer, local_variables_initializer,
-                        tables_initializer, variables_initializer)
+                        variables_initializer)
 
 __all__ = ["Initializer", "constant_initializer", "zeros_initializer", "ones_initializer",
            "random_normal_initializer", "truncated_normal_initializer",

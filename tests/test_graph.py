@@ -614,7 +614,7 @@ def tf1_surface_ops(x):
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
-        *_dataset_ops(x), *_queue_ops(x), *_accumulator_ops(x),
+        *_dataset_ops(x), *_queue_ops(x), *_accumulator_ops(x), *_lookup_ops(x),
         ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
         *_variable_scatters(x),
@@ -859,6 +859,20 @@ def _accumulator_ops(x) -> list:
     return [dense.apply_grad(x, local_step=ds.constant(0, ds.int64)), dense.take_grad(2),
             dense.num_accumulated(), dense.set_global_step(ds.constant(1, ds.int64)),
             sparse.apply_grad(ds.constant([0], ds.int64), x[:1]), *sparse.take_grad(1)]
+
+
+def _lookup_ops(x) -> list:
+    """Each lookup table and each op on one (tf.lookup's)."""
+    static = ds.lookup.StaticHashTable(ds.lookup.KeyValueTensorInitializer(["a"], [1]), -1)
+    from_file = ds.lookup.StaticHashTable(ds.lookup.TextFileInitializer(
+        "vocab.txt", ds.string, ds.lookup.TextFileIndex.WHOLE_LINE, ds.int64,
+        ds.lookup.TextFileIndex.LINE_NUMBER), -1)
+    mutable = ds.lookup.experimental.MutableHashTable(ds.string, ds.float32, 0.0)
+    initialize = ds.get_default_graph().create_op(
+        "InitializeTableV2", [static.resource_handle, ds.constant(["a"]), ds.constant([1])])
+    return [static.lookup(ds.constant(["a"])), static.size(), from_file.initializer,
+            initialize, mutable.insert(["a"], x[0, :1]), mutable.remove(["a"]),
+            *mutable.export()]
 
 
 def _reader_ops(queue) -> list:

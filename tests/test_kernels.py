@@ -310,12 +310,16 @@ ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
                    "AccumulatorApplyGradient", "AccumulatorTakeGradient",
                    "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
                    "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}
+# TF1's lookup tables: host-side session resources (test_lookup_tables.py)
+LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupTableImportV2",
+              "InitializeTableFromTextFileV2", "LookupTableFindV2", "LookupTableSizeV2",
+              "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
 HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
-             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS,
+             "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -366,6 +370,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.decode_csv",
                      "devsession.kernels.reference.queues",    # and test_queues.py these
                      "devsession.kernels.reference.accumulators",  # test_accumulators.py
+                     "devsession.kernels.reference.lookup",    # test_lookup_tables.py
                      "devsession.kernels.reference.readers",   # test_queue_pipelines.py
                      "devsession.kernels.reference.file_io",  # test_file_io.py
                      "devsession.kernels.reference.print_v2",  # test_print_v2.py

@@ -50,8 +50,9 @@ import time
 from ..graph import get_default_graph
 from ..graph_keys import GraphKeys
 from ..ops import group
+from ..lookup.tables import tables_initializer
 from ..variables import (global_variables, global_variables_initializer, local_variables,
-                         local_variables_initializer, tables_initializer)
+                         local_variables_initializer)
 from .coordinator import Coordinator, LooperThread
 from .graph_io import write_graph
 from .saver import Saver

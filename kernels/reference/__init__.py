@@ -49,6 +49,10 @@ module              ops
 ``accumulators``    TF1's conditional accumulators: ConditionalAccumulator... and
                     their apply, take, count and global-step ops, over
                     ``devsession/runtime/accumulators.py`` (HOST)
+``lookup``          TF1's lookup tables: HashTableV2, MutableHashTableV2 and their
+                    initialize, find, size, insert and export ops, over
+                    ``devsession/runtime/lookup_tables.py`` (``lookup_text_file``: the
+                    entries of a vocabulary file) (HOST)
 ``readers``         TF1's readers: TFRecordReaderV2... and ReaderReadV2, ReaderReadUpToV2
                     (records of the files a queue names) (HOST)
 ``script``          PyFunc: the registered Python function, called on the host (HOST)
@@ -91,6 +95,7 @@ from . import script  # noqa: F401,E402  (PyFunc: HOST)
 from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
 from . import accumulators  # noqa: F401,E402  (TF1's conditional accumulators: HOST)
 from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
+from . import lookup  # noqa: F401,E402  (TF1's lookup tables: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
