@@ -30,7 +30,9 @@ them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 (TF1's layers are Keras v1's, which divide so).
 A ``*_constraint`` stays with its variable (``v.constraint``), which the optimizers
 assign after each update, as TF1's.  What TF1 layers take but devsession does not
-(channels_first, renorm...) is a clear error, never ignored.
+(renorm, virtual batches...) is a clear error, never ignored.  ``data_format=
+"channels_first"`` builds the tf.nn ops with NCW/NCHW/NCDHW (``layers_formats.py``: TF's
+values and variables, Transposes where TF has NCHW nodes).
 
 ``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
 ``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
@@ -59,8 +61,9 @@ from .dtypes import float16, float32
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
+from .layers_formats import channel_dimension, channels_first, full_window, nn_format
 from .ops import (cast, constant, expand_dims, identity, matmul, reshape, shape, squeeze,
-                  stack, tensordot, where)
+                  stack, tensordot, transpose, where)
 from .ops.nn_batch_norm import fused_batch_norm
 from .train.moving_averages import assign_moving_average
 from .variable_scope import get_variable, variable_scope
@@ -99,10 +102,10 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
            bias_constraint=None, trainable=True, name=None, reuse=None):
     """A 2-D convolution of NHWC ``inputs`` with ``filters`` output channels, then the
     bias and ``activation``."""
-    _channels_last("conv2d", data_format)
+    first = channels_first("conv2d", data_format)
     dh, dw = _pair(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "conv2d")
+    channels = channel_dimension(x, "conv2d", first)
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     _strided_or_dilated("conv2d", (sh, sw), (dh, dw))
@@ -111,10 +114,10 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable,
                                 (kernel_constraint, bias_constraint))
-        y = nn.conv2d(x, kernel, strides=[1, sh, sw, 1], padding=_padding(padding),
-                      dilations=[1, dh, dw, 1])
+        y = nn.conv2d(x, kernel, strides=full_window((sh, sw), first), padding=_padding(padding),
+                      dilations=full_window((dh, dw), first), data_format=nn_format(2, first))
         if use_bias:
-            y = nn.bias_add(y, bias)
+            y = nn.bias_add(y, bias, data_format=_bias_format(first))
         return _output(y, activation, activity_regularizer)
 
 
@@ -126,9 +129,9 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     """A 1-D convolution of NWC ``inputs`` ([batch, width, channels]) with ``filters``
     output channels (kernel ``(kernel_size, channels, filters)``), then the bias and
     ``activation``."""
-    _channels_last("conv1d", data_format)
+    first = channels_first("conv1d", data_format)
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "conv1d")
+    channels = channel_dimension(x, "conv1d", first)
     (k,) = _single(kernel_size, "kernel_size")
     _strided_or_dilated("conv1d", _single(strides, "strides"),
                         _single(dilation_rate, "dilation_rate"))
@@ -139,9 +142,10 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
                                 (kernel_constraint, bias_constraint))
         y = nn.conv1d(x, kernel, stride=_single(strides, "strides")[0],
                       padding=_padding(padding),
-                      dilations=_single(dilation_rate, "dilation_rate")[0])
+                      dilations=_single(dilation_rate, "dilation_rate")[0],
+                      data_format=nn_format(1, first))
         if use_bias:
-            y = nn.bias_add(y, bias)
+            y = nn.bias_add(y, bias, data_format=_bias_format(first))
         return _output(y, activation, activity_regularizer)
 
 
@@ -156,9 +160,9 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     """A depthwise convolution of NHWC ``inputs`` (``depth_multiplier`` filters per
     channel, ``<scope>/depthwise_kernel``) then a 1x1 one to ``filters`` channels
     (``<scope>/pointwise_kernel``), then the bias and ``activation``."""
-    _channels_last("separable_conv2d", data_format)
+    first = channels_first("separable_conv2d", data_format)
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "separable_conv2d")
+    channels = channel_dimension(x, "separable_conv2d", first)
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     dh, dw = _pair(dilation_rate, "dilation_rate")
@@ -172,12 +176,13 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
         pointwise = _variable("pointwise_kernel", (1, 1, channels * multiplier, filters),
                               x.dtype, pointwise_initializer or glorot, trainable,
                               pointwise_regularizer, pointwise_constraint)
-        y = nn.separable_conv2d(x, depthwise, pointwise, strides=[1, sh, sw, 1],
-                                padding=_padding(padding), dilations=[dh, dw])
+        y = nn.separable_conv2d(x, depthwise, pointwise, strides=full_window((sh, sw), first),
+                                padding=_padding(padding), dilations=[dh, dw],
+                                data_format=nn_format(2, first))
         if use_bias:
             bias = _variable("bias", (filters,), x.dtype, bias_initializer or zeros_initializer(),
                              trainable, bias_regularizer, bias_constraint)
-            y = nn.bias_add(y, bias)
+            y = nn.bias_add(y, bias, data_format=_bias_format(first))
         return _output(y, activation, activity_regularizer)
 
 
@@ -190,9 +195,9 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     ``(kh, kw, filters, in_channels)``), each spatial size ``size * stride`` ("same") or
     ``size * stride + max(k - stride, 0)`` ("valid"), as Keras computes it; then the
     bias and ``activation``."""
-    _channels_last("conv2d_transpose", data_format)
+    first = channels_first("conv2d_transpose", data_format)
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "conv2d_transpose")
+    channels = channel_dimension(x, "conv2d_transpose", first)
     if x.shape.ndims != 4:
         raise ValueError(f"tf.layers.conv2d_transpose takes 4-D inputs, got '{x.name}' "
                          f"with shape {x.shape}.")
@@ -200,13 +205,13 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                        _pair(kernel_size, "kernel_size"), _pair(strides, "strides"), padding,
                        activation, use_bias, kernel_initializer, bias_initializer,
                        kernel_regularizer, bias_regularizer, trainable, name, reuse,
-                       (kernel_constraint, bias_constraint), activity_regularizer)
+                       (kernel_constraint, bias_constraint), activity_regularizer, first)
 
 
 def _transposed(op, default_name, x, channels, filters, window, steps, padding, activation,
                 use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
                 bias_regularizer, trainable, name, reuse, constraints=(None, None),
-                activity_regularizer=None):
+                activity_regularizer=None, first=False):
     """The body of ``conv2d_transpose`` and ``conv3d_transpose``: the kernel ``(*window,
     filters, channels)``, each spatial size ``size * stride`` ("same") or ``size * stride
     + max(k - stride, 0)`` ("valid"), then the bias and ``activation``."""
@@ -218,15 +223,17 @@ def _transposed(op, default_name, x, channels, filters, window, steps, padding, 
         kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable, constraints)
-        dims = x.shape.dims
-        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + 1], k, s)
-                   for i, (d, k, s) in enumerate(zip(dims[1:-1], window, steps))]
-        output_shape = stack([shape(x)[0], *spatial, int(filters)])
-        y = op(x, kernel, output_shape, strides=[1, *steps, 1], padding=_padding(padding))
-        y.set_shape([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
-                    [int(filters)])
+        dims, start = x.shape.dims, 2 if first else 1
+        spatial = [grown(d, k, s) if d is not None else grown(shape(x)[i + start], k, s)
+                   for i, (d, k, s) in enumerate(zip(dims[start:start + len(window)], window,
+                                                     steps))]
+        output_shape = stack(layout([shape(x)[0], *spatial, int(filters)], first))
+        y = op(x, kernel, output_shape, strides=layout([1, *steps, 1], first),
+               padding=_padding(padding), data_format=nn_format(len(window), first))
+        y.set_shape(layout([dims[0]] + [s if isinstance(s, int) else None for s in spatial] +
+                           [int(filters)], first))
         if use_bias:
-            y = nn.bias_add(y, bias)
+            y = nn.bias_add(y, bias, data_format=_bias_format(first))
         return _output(y, activation, activity_regularizer)
 
 
@@ -267,10 +274,10 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
            reuse=None):
     """A 3-D convolution of NDHWC ``inputs`` with ``filters`` output channels (kernel
     ``(kd, kh, kw, in_channels, filters)``), then the bias and ``activation``."""
-    _channels_last("conv3d", data_format)
+    first = channels_first("conv3d", data_format)
     dilations = _triple(dilation_rate, "dilation_rate")
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "conv3d")
+    channels = channel_dimension(x, "conv3d", first)
     window, steps = _triple(kernel_size, "kernel_size"), _triple(strides, "strides")
     _strided_or_dilated("conv3d", steps, dilations)
     with variable_scope(name, default_name="conv3d", reuse=reuse):
@@ -278,10 +285,10 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable,
                                 (kernel_constraint, bias_constraint))
-        y = nn.conv3d(x, kernel, strides=[1, *steps, 1], padding=_padding(padding),
-                      dilations=[1, *dilations, 1])
+        y = nn.conv3d(x, kernel, strides=full_window(steps, first), padding=_padding(padding),
+                      dilations=full_window(dilations, first), data_format=nn_format(3, first))
         if use_bias:
-            y = nn.bias_add(y, bias)
+            y = nn.bias_add(y, bias, data_format=_bias_format(first))
         return _output(y, activation, activity_regularizer)
 
 
@@ -293,9 +300,9 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
     """The transposed 3-D convolution of NDHWC ``inputs`` to ``filters`` channels (kernel
     ``(kd, kh, kw, filters, in_channels)``), each spatial size grown as
     ``conv2d_transpose``'s; then the bias and ``activation``."""
-    _channels_last("conv3d_transpose", data_format)
+    first = channels_first("conv3d_transpose", data_format)
     x = convert_to_tensor(inputs)
-    channels = _last_dimension(x, "conv3d_transpose")
+    channels = channel_dimension(x, "conv3d_transpose", first)
     if x.shape.ndims != 5:
         raise ValueError(f"tf.layers.conv3d_transpose takes 5-D inputs, got '{x.name}' "
                          f"with shape {x.shape}.")
@@ -303,7 +310,7 @@ def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="v
                        _triple(kernel_size, "kernel_size"), _triple(strides, "strides"),
                        padding, activation, use_bias, kernel_initializer, bias_initializer,
                        kernel_regularizer, bias_regularizer, trainable, name, reuse,
-                       (kernel_constraint, bias_constraint), activity_regularizer)
+                       (kernel_constraint, bias_constraint), activity_regularizer, first)
 
 
 def max_pooling3d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
@@ -322,16 +329,19 @@ def average_pooling3d(inputs, pool_size, strides, padding="valid",
 
 
 def flatten(inputs, name=None, data_format="channels_last"):
-    """``inputs`` as ``(batch, everything else)``."""
-    _channels_last("flatten", data_format)
+    """``inputs`` as ``(batch, everything else)``; channels_first inputs of rank 3 or more
+    are made channels_last first, as Keras's ``Flatten``, so the order is TF's."""
+    first = channels_first("flatten", data_format)
     x = convert_to_tensor(inputs)
     if x.shape.ndims is None:
         raise ValueError(f"tf.layers.flatten needs inputs '{x.name}' of known rank.")
     if x.shape.ndims == 0:
         raise ValueError(f"tf.layers.flatten needs inputs of rank >= 1, got scalar "
                          f"'{x.name}'.")
-    rest = x.shape.dims[1:]
     with name_scope(name or "flatten"):
+        if first and x.shape.ndims >= 3:
+            x = transpose(x, [0, *range(2, x.shape.ndims), 1])
+        rest = x.shape.dims[1:]
         if all(d is not None for d in rest):
             return reshape(x, [-1, math.prod(rest)])
         return reshape(x, stack([shape(x)[0], -1]))
@@ -499,30 +509,31 @@ def _regularize(regularizer, variable) -> None:
 
 
 def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name):
-    _channels_last(layer, data_format)
-    ph, pw = _pair(pool_size, "pool_size")
-    sh, sw = _pair(strides, "strides")
-    return pool(convert_to_tensor(inputs), ksize=[1, ph, pw, 1], strides=[1, sh, sw, 1],
-                padding=_padding(padding), name=name or layer)
+    first = channels_first(layer, data_format)
+    return pool(convert_to_tensor(inputs), ksize=full_window(_pair(pool_size, "pool_size"), first),
+                strides=full_window(_pair(strides, "strides"), first), padding=_padding(padding),
+                data_format=nn_format(2, first), name=name or layer)
 
 
 def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
     """A 1-D pooling as Keras builds it: the 2-D pooling of the NWC inputs made
-    ``(batch, width, 1, channels)``."""
-    _channels_last(layer, data_format)
+    ``(batch, width, 1, channels)`` (NCW inputs: ``(batch, channels, width, 1)``, NCHW)."""
+    first = channels_first(layer, data_format)
     (size,), (step,) = _single(pool_size, "pool_size"), _single(strides, "strides")
+    axis = 3 if first else 2
     with name_scope(name or layer):
-        x = expand_dims(convert_to_tensor(inputs), 2)
-        pooled = pool(x, ksize=[1, size, 1, 1], strides=[1, step, 1, 1],
-                      padding=_padding(padding))
-        return squeeze(pooled, [2])
+        x = expand_dims(convert_to_tensor(inputs), axis)
+        pooled = pool(x, ksize=full_window((size, 1), first), strides=full_window((step, 1), first),
+                      padding=_padding(padding), data_format=nn_format(2, first))
+        return squeeze(pooled, [axis])
 
 
 def _pooling_3d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
-    _channels_last(layer, data_format)
-    return pool(convert_to_tensor(inputs), ksize=[1, *_triple(pool_size, "pool_size"), 1],
-                strides=[1, *_triple(strides, "strides"), 1], padding=_padding(padding),
-                name=name or layer)
+    first = channels_first(layer, data_format)
+    ksize = full_window(_triple(pool_size, "pool_size"), first)
+    return pool(convert_to_tensor(inputs), ksize=ksize,
+                strides=full_window(_triple(strides, "strides"), first),
+                padding=_padding(padding), data_format=nn_format(3, first), name=name or layer)
 
 
 def _triple(value, what: str) -> tuple[int, int, int]:
@@ -569,10 +580,14 @@ def _padding(padding: str) -> str:
     return upper
 
 
-def _channels_last(layer: str, data_format: str) -> None:
-    if data_format != "channels_last":
-        raise ValueError(f"tf.layers.{layer}: devsession supports data_format="
-                         f"'channels_last' (NHWC) only, got {data_format!r}.")
+def _bias_format(first: bool) -> str:
+    """BiasAdd's ``data_format``: "NCHW" adds along axis 1 whatever the rank."""
+    return "NCHW" if first else "NHWC"
+
+
+def layout(values: list, first: bool) -> list:
+    """``[batch, *spatial, channels]`` reordered as channels_first when ``first``."""
+    return [values[0], values[-1], *values[1:-1]] if first else values
 
 
 def _refuse(layer: str, **given) -> None:

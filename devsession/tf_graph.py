@@ -39,7 +39,9 @@ their ``adj_x``/``adj_y`` its transposes (no complex types here).
 vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
 ``ReverseSequence``) are built by devsession's own builder under the node's name as a
 name scope, and the node itself becomes an ``Identity`` of the result, so its name and
-outputs resolve as TF's did.  TF's attr
+outputs resolve as TF's did.  So are TF's channels-first nodes whose devsession ops take
+NHWC only (Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, MaxPool, AvgPool with
+``data_format: "NCHW"``): the NHWC op between two Transposes, TF's values.  TF's attr
 defaults that devsession's ops lack are filled in (``Softmax``'s last
 axis, ``Placeholder``'s unknown shape).  A rewrite applies
 only while devsession's op takes the attr form: when an op gains TF's input form (its
@@ -85,11 +87,13 @@ def translate(node, inputs, name: str | None = None) -> tuple[str, list, dict]:
     if node.op in TF_TENSOR_ARRAY_OPS:
         raise UnimplementedError(
             f"Node '{node.name}': {node.op} is TensorFlow's TensorArray (a resource, or a "
-            f"TensorList); devsession's ds.TensorArray is made of other ops (_TensorArray*), "
-            f"so a GraphDef holding TensorFlow's does not import: build the graph with "
-            f"ds.TensorArray instead.", node.name)
+            f"TensorList) that import_graph_def did not map onto devsession's value "
+            f"TensorArray ops (tf_tensor_array_import.py maps TF1's V3 ones in a whole "
+            f"GraphDef; TensorLists do not import).", node.name)
     attrs = _attrs(node)
     composite = _COMPOSITES.get(node.op)
+    if composite is None and _text(attrs.get("data_format")) == "NCHW":
+        composite = _CHANNELS_FIRST.get(node.op)
     if composite is not None:
         return "Identity", [_built(composite, node, list(inputs), attrs, name or node.name)], {}
     rewrite = _REWRITES.get(node.op)
@@ -315,6 +319,51 @@ def _reverse_sequence(node, inputs, attrs):
     return reverse_sequence(x, lengths, seq_axis=attrs["seq_dim"],
                             batch_axis=attrs.get("batch_dim", 0))
 
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _nchw_conv2d(node, inputs, attrs):
+    from .ops.nn_conv import conv2d
+
+    x, f = inputs
+    return conv2d(x, f, attrs["strides"], attrs["padding"], data_format="NCHW",
+                  dilations=attrs.get("dilations"))
+
+
+def _nchw_depthwise(node, inputs, attrs):
+    from .ops.nn_depthwise import depthwise_conv2d_native
+
+    x, f = inputs
+    return depthwise_conv2d_native(x, f, attrs["strides"], attrs["padding"], "NCHW",
+                                   attrs.get("dilations", (1, 1, 1, 1)))
+
+
+def _nchw_backprop_input(node, inputs, attrs):
+    from .ops.nn_conv import conv2d_transpose
+
+    sizes, f, dy = inputs       # conv2d_transpose's node
+    return conv2d_transpose(dy, f, sizes, attrs["strides"], attrs["padding"], "NCHW",
+                            dilations=attrs.get("dilations"))
+
+
+def _nchw_pool(op_type: str):
+    def build(node, inputs, attrs):
+        from .ops.nn_conv import avg_pool, max_pool
+
+        pool = max_pool if op_type == "MaxPool" else avg_pool
+        return pool(inputs[0], attrs["ksize"], attrs["strides"], attrs["padding"], "NCHW")
+    return build
+
+
+# TF's NCHW nodes whose devsession ops take NHWC only: built as the NHWC op between two
+# Transposes (ops/nn_channels_first.py), the node an Identity of the result.  BiasAdd and
+# FusedBatchNorm* take NCHW themselves and pass through; NCHW gradient ops are refused by
+# their ops' data_format check.
+_CHANNELS_FIRST = {"Conv2D": _nchw_conv2d, "DepthwiseConv2dNative": _nchw_depthwise,
+                   "Conv2DBackpropInput": _nchw_backprop_input,
+                   "MaxPool": _nchw_pool("MaxPool"), "AvgPool": _nchw_pool("AvgPool")}
 
 _COMPOSITES = {"Select": _select, "Einsum": _einsum, "MatrixBandPart": _band_part,
                "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence}

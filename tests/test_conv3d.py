@@ -575,10 +575,10 @@ def test_conv3d_and_pooling_layers():
     assert got["up"].shape == (2, 2, 4, 4, 3)
 
 
-def test_layers_refuse_channels_first_and_bad_sizes():
+def test_layers_refuse_bad_formats_and_sizes():
     x = ds.placeholder(ds.float32, (1, 4, 4, 4, 2))
-    with pytest.raises(ValueError, match="channels_last"):
-        ds.layers.conv3d(x, 2, 2, data_format="channels_first")
+    with pytest.raises(ValueError, match="'channels_last' or 'channels_first'"):
+        ds.layers.conv3d(x, 2, 2, data_format="NCDHW")
     with pytest.raises(ValueError, match="kernel_size"):
         ds.layers.conv3d(x, 2, (2, 2))
     with pytest.raises(ValueError, match="strides > 1 together with dilation_rate > 1"):

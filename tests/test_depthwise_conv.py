@@ -313,7 +313,7 @@ def test_gradients_of_a_batch_of_unknown_size():
                                            dilations=[1, 1, 1, 2]), "batch and channel"),
     (lambda: ds.nn.depthwise_conv2d_native(np.ones((1, 5, 5, 1), F32),
                                            np.ones((3, 3, 1, 1), F32), [1, 1, 1, 1], "SAME",
-                                           data_format="NCHW"), "NHWC"),
+                                           data_format="NCDHW"), "NHWC"),
     (lambda: ds.nn.depthwise_conv2d(np.ones((1, 5, 5, 1), F32), np.ones((3, 3, 1, 1), F32),
                                     [1, 1, 1, 1], "FULL"), "padding"),
     (lambda: ds.nn.depthwise_conv2d(np.ones((1, 5, 5, 1), F32), np.ones((3, 3, 1), F32),

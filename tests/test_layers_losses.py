@@ -163,8 +163,8 @@ def test_dropout_applies_only_while_training(make_session):
 
 def test_what_layers_do_not_take_is_a_clear_error():
     x = ds.placeholder(ds.float32, (None, 8, 8, 3))
-    with pytest.raises(ValueError, match="channels_last"):
-        ds.layers.conv2d(x, 2, 3, data_format="channels_first")
+    with pytest.raises(ValueError, match="'channels_last' or 'channels_first'"):
+        ds.layers.conv2d(x, 2, 3, data_format="NHWC")      # channels_first: test_channels_first
     with pytest.raises(ValueError, match="strides > 1 together with dilation_rate > 1"):
         ds.layers.conv2d(x, 2, 3, strides=2, dilation_rate=2)
     with pytest.raises(ValueError, match="padding must be 'valid' or 'same'"):

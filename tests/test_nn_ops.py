@@ -312,7 +312,7 @@ def test_static_shapes_and_build_errors():
     with pytest.raises(ValueError, match="padding"):
         ds.nn.conv2d(x, w, 1, "FULL")
     with pytest.raises(ValueError, match="NHWC"):
-        ds.nn.conv2d(x, w, 1, "SAME", data_format="NCHW")
+        ds.nn.conv2d(x, w, 1, "SAME", data_format="NCDHW")    # NCHW: test_channels_first
     with pytest.raises(TypeError, match="float"):
         ds.nn.conv2d(ds.placeholder(ds.int32, (1, 4, 4, 1)), ds.placeholder(ds.int32, (1, 1, 1, 1)),
                      1, "SAME")

@@ -4,8 +4,10 @@ and their gradients; ``conv1d`` is a Conv2D over a height of 1, as TF1 builds it
 Op types and attrs are TensorFlow's, so TF GraphDefs import: ``strides``, ``ksize`` and
 ``dilations`` are 4-lists in NHWC order whose batch and channel entries must be 1;
 ``padding`` is ``"SAME"`` or ``"VALID"`` (``kernels/windows.py`` has the geometry: SAME
-puts the odd padding element at the bottom/right); ``data_format`` must be ``"NHWC"``
-(TF1's CPU kernels refuse NCHW too); Conv2D also carries ``use_cudnn_on_gpu`` and
+puts the odd padding element at the bottom/right); the ops' ``data_format`` must be
+``"NHWC"``, and the builders given ``"NCHW"`` (``conv1d``: "NCW") build the NHWC op
+between two transposes (``nn_channels_first.py``: TF's values, not TF's nodes); Conv2D
+also carries ``use_cudnn_on_gpu`` and
 ``explicit_paddings``, accepted and ignored.  Static shapes follow TF1: a filter
 whose in-channels differ from the input's, or a VALID window larger than the input,
 is a ``ValueError`` when the graph is built.
@@ -34,6 +36,7 @@ from ..tensor_shape import TensorShape
 from .array import expand_dims, squeeze
 from .array_operands import int_operand, shape_operand
 from .common import make_op, same_dtype
+from .nn_channels_first import around_nhwc, is_channels_first, nhwc_order, nhwc_sizes
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv1d", "conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
@@ -319,13 +322,18 @@ def conv_attrs(strides, padding, data_format, dilations, name, use_cudnn_on_gpu=
 def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's names)
            use_cudnn_on_gpu=True, data_format="NHWC", dilations=None, name=None,
            filters=None) -> Tensor:
-    """2-D convolution of an NHWC ``input`` with an HWIO filter, as ``tf.nn.conv2d``."""
+    """2-D convolution of an NHWC ``input`` with an HWIO filter, as ``tf.nn.conv2d``;
+    an NCHW one is transposed around it (``nn_channels_first.py``)."""
     if filter is None:
         filter = filters  # noqa: A001
     elif filters is not None:
         raise ValueError("conv2d takes filter= or filters=, not both.")
     if filter is None:
         raise ValueError("conv2d needs a filter (filters=...).")
+    if is_channels_first(data_format):
+        return around_nhwc(input, name, "Conv2D", lambda x: conv2d(
+            x, filter, nhwc_order(strides), padding, use_cudnn_on_gpu, "NHWC",
+            nhwc_order(dilations), name="Conv2D"))
     x = convert_to_tensor(input)
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
     return _conv_op("Conv2D", [x, f], strides, padding, use_cudnn_on_gpu, data_format,
@@ -341,25 +349,33 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
     value = input if value is None else value
     if value is None or filters is None:
         raise ValueError("conv1d needs value= (or input=) and filters=.")
-    if data_format not in (None, "NWC", "NHWC"):
-        raise ValueError(f"conv1d: data_format must be 'NWC', got {data_format!r}.")
+    first = data_format in ("NCW", "NCHW")       # TF1's conv1d takes either name
+    if data_format not in (None, "NWC", "NHWC") and not first:
+        raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got "
+                         f"{data_format!r}.")
+    height = 2 if first else 1          # NCW: [batch, in, 1, width], an NCHW Conv2D
     with name_scope(name or "conv1d"):
-        x = expand_dims(convert_to_tensor(value, name="value"), 1)
+        x = expand_dims(convert_to_tensor(value, name="value"), height)
         f = expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype, name="filters"), 0)
-        step = _one_int(stride, "stride")
-        rate = 1 if dilations is None else _one_int(dilations, "dilations")
-        y = _conv_op("Conv2D", [x, f], [1, 1, step, 1], padding,
-                     True if use_cudnn_on_gpu is None else use_cudnn_on_gpu, "NHWC",
-                     [1, 1, rate, 1], None)
-        return squeeze(y, [1])
+        step = _one_int(stride, "stride", first)
+        rate = 1 if dilations is None else _one_int(dilations, "dilations", first)
+        cudnn = True if use_cudnn_on_gpu is None else use_cudnn_on_gpu
+        if first:
+            y = conv2d(x, f, [1, 1, 1, step], padding, cudnn, "NCHW", [1, 1, 1, rate])
+        else:
+            y = _conv_op("Conv2D", [x, f], [1, 1, step, 1], padding, cudnn, "NHWC",
+                         [1, 1, rate, 1], None)
+        return squeeze(y, [height])
 
 
-def _one_int(value, what: str) -> int:
-    """``stride``/``dilations`` of a 1-D op: an int or a 1- or 3-list (NWC)."""
+def _one_int(value, what: str, channels_first: bool = False) -> int:
+    """``stride``/``dilations`` of a 1-D op: an int or a 1- or 3-list (NWC, or NCW)."""
     values = [int(v) for v in np.atleast_1d(value)]
     if len(values) == 1:
         return values[0]
-    if len(values) == 3 and values[0] == values[2] == 1:
+    if len(values) == 3 and channels_first and values[0] == values[1] == 1:
+        return values[2]
+    if len(values) == 3 and not channels_first and values[0] == values[2] == 1:
         return values[1]
     raise ValueError(f"conv1d: {what} must be an int or [1, n, 1], got {value!r}.")
 
@@ -384,6 +400,10 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     of ``value``, ``filter`` and ``output_shape`` disagree."""
     value = input if value is None else value
     filter = filters if filter is None else filter
+    if is_channels_first(data_format):
+        return around_nhwc(value, name, "conv2d_transpose", lambda x: conv2d_transpose(
+            x, filter, nhwc_sizes(output_shape, x.graph), nhwc_order(strides), padding,
+            "NHWC", name="conv2d_transpose", dilations=nhwc_order(dilations)))
     with name_scope(name or "conv2d_transpose") as scope:
         x = convert_to_tensor(value, name="value")
         f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter")
@@ -428,6 +448,9 @@ def _pool_builder(op_type: str):
               name=None, input=None):  # noqa: A002
         if value is None:
             value = input
+        if is_channels_first(data_format):
+            return around_nhwc(value, name, op_type, lambda x: build(
+                x, nhwc_order(ksize), nhwc_order(strides), padding, "NHWC", op_type))
         label = name or op_type
         attrs = {"ksize": nhwc_list(ksize, "ksize", label),
                  "strides": nhwc_list(strides, "strides", label),
@@ -436,7 +459,7 @@ def _pool_builder(op_type: str):
     build.__name__ = "max_pool" if op_type == "MaxPool" else "avg_pool"
     build.__doc__ = (f"{op_type} over ``ksize`` windows of an NHWC tensor, as "
                      f"``tf.nn.{build.__name__}`` (SAME averages over the valid elements "
-                     f"only).")
+                     f"only); an NCHW one is transposed around it.")
     return build
 
 

@@ -36,6 +36,7 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import make_op, same_dtype
+from .nn_channels_first import around_nhwc, is_channels_first, nhwc_order
 # Conv2D's static checks, shared: the windows' geometry and the in-channels are the same.
 from .nn_conv import (FLOATS, conv2d, conv_attrs, conv_output_shape, dims4, dtype_in,
                       nhwc_list, sizes_operand)
@@ -110,7 +111,12 @@ def depthwise_attrs(strides, padding, data_format, dilations, name) -> dict:
 
 def depthwise_conv2d_native(input, filter, strides, padding,  # noqa: A002  (TF's names)
                             data_format="NHWC", dilations=(1, 1, 1, 1), name=None) -> Tensor:
-    """``tf.nn.depthwise_conv2d_native``: one DepthwiseConv2dNative node."""
+    """``tf.nn.depthwise_conv2d_native``: one DepthwiseConv2dNative node (NCHW: between
+    two transposes, ``nn_channels_first.py``)."""
+    if is_channels_first(data_format):
+        return around_nhwc(input, name, "DepthwiseConv2dNative", lambda x: (
+            depthwise_conv2d_native(x, filter, nhwc_order(strides), padding, "NHWC",
+                                    nhwc_order(dilations), name="DepthwiseConv2dNative")))
     x = convert_to_tensor(input)
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
     label = name or "DepthwiseConv2dNative"
@@ -137,7 +143,12 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None,  # noqa: A002
     [KH, KW, C, M] give [N, OH, OW, C * M], channel ``c * M + m`` from input channel
     ``c`` and ``filter[:, :, c, m]``; ``rate`` dilates the filter.  One
     DepthwiseConv2dNative node named after the ``depthwise`` scope, as TF1's.  ValueError
-    for a rate above 1 with a stride above 1, and for shapes that do not fit."""
+    for a rate above 1 with a stride above 1, and for shapes that do not fit.  NCHW:
+    between two transposes (``nn_channels_first.py``)."""
+    if is_channels_first(data_format):
+        return around_nhwc(input, name, "depthwise", lambda x: depthwise_conv2d(
+            x, filter, nhwc_order(strides), padding, rate, "depthwise",
+            dilations=nhwc_order(dilations)))
     with name_scope(name or "depthwise") as scope:
         x = convert_to_tensor(input, name="tensor_in")
         f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter_in")
@@ -153,7 +164,12 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides,  # noqa
     """``tf.nn.separable_conv2d`` (TF1): a depthwise convolution
     (``<scope>/depthwise``) then a 1x1 VALID Conv2D by ``pointwise_filter``
     [1, 1, C * M, O] (the node named after the ``separable_conv2d`` scope).  ValueError
-    for a pointwise filter that is not 1x1, and as ``depthwise_conv2d``."""
+    for a pointwise filter that is not 1x1, and as ``depthwise_conv2d``.  NCHW: between
+    two transposes (``nn_channels_first.py``)."""
+    if is_channels_first(data_format):
+        return around_nhwc(input, name, "separable_conv2d", lambda x: separable_conv2d(
+            x, depthwise_filter, pointwise_filter, nhwc_order(strides), padding, rate,
+            "separable_conv2d", dilations=nhwc_order(dilations)))
     with name_scope(name or "separable_conv2d") as scope:
         label = scope.rstrip("/")
         x = convert_to_tensor(input, name="tensor_in")

@@ -29,7 +29,9 @@ from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from .array import concat, expand_dims, squeeze
 from .array_operands import int_operand
 from .common import make_op
-from .nn_conv import _padding, conv1d, conv2d_transpose, conv_attrs, nhwc_list
+from .nn_channels_first import is_channels_first
+from .nn_conv import (_padding, avg_pool, conv1d, conv2d_transpose, conv_attrs, max_pool,
+                      nhwc_list)
 from .nn_conv3d import _conv_attrs as conv3d_attrs
 from .nn_conv3d import _window5, conv3d_transpose
 from .space_depth import batch_to_space_nd, space_to_batch_nd
@@ -57,7 +59,11 @@ def sequence(value, n: int, channel_index: int, what: str) -> list:
 
 
 def _pool_nd(op_type: str, x: Tensor, ksize, strides, padding, data_format, name) -> Tensor:
-    """One MaxPool/AvgPool (NHWC) or MaxPool3D/AvgPool3D node."""
+    """One MaxPool/AvgPool (NHWC; NCHW between two transposes) or MaxPool3D/AvgPool3D
+    node."""
+    if is_channels_first(data_format):
+        return (max_pool if op_type == "MaxPool" else avg_pool)(
+            x, ksize, strides, padding, data_format, name)
     if op_type.endswith("3D"):
         data_format = data_format or "NDHWC"
         attrs = {"ksize": _window5(ksize, "ksize", data_format),
