@@ -38,9 +38,11 @@ Example: ``tf.while_loop(lambda i: i < n, lambda i: i + 1, [0])`` holds ``Enter(
 ``NextIteration(add)``, ``Exit(Switch)``; it becomes ``while/While(Const, n)`` (cond:
 ``Less(i, n)``; body: ``add(i, 1)``) and ``while/Exit = Identity(while/While:0)``.
 
-Refused with ``UnimplementedError`` naming the node: a loop holding TensorFlow's
-TensorArray ops (``dynamic_rnn``, ``tf.scan``, ``tf.map_fn``: resource flows that
-devsession's value-based ``ds.TensorArray`` does not map yet), a frame without exactly one
+TensorFlow's TensorArrays (``dynamic_rnn``, ``tf.scan``, ``tf.map_fn``) are mapped to
+devsession's value TensorArrays before this pass (``tf_tensor_array_import.py``): their
+flows are then loop variables like any other, two per array (its values and lengths).
+
+Refused with ``UnimplementedError`` naming the node: a frame without exactly one
 ``LoopCond``, a loop variable whose Merge/Switch is not the usual form, a cond or body
 reading what a functional loop cannot give it (a ``LoopCond``, an ``Exit``...), a
 stateful node neither the cond nor the body needs, and ``RefEnter``/``RefExit``/
@@ -55,7 +57,6 @@ import dataclasses
 
 from .errors import NotFoundError, UnimplementedError
 from .ops.registry import get_op_def
-from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .proto import graph_pb2
 from .tf_cond_import import functionalize_conds, split_input, tensor_key, topological_order
 
@@ -220,14 +221,6 @@ class _Loop:
         self.nodes = rewrite.nodes
         self.member_set = set(members)
         own = [n for n in members if rewrite.frames[n] == (frame,)]
-        for name in members:
-            if self.nodes[name].op in TF_TENSOR_ARRAY_OPS:
-                raise UnimplementedError(
-                    f"Node '{name}' ({self.nodes[name].op}) is TensorFlow's TensorArray "
-                    f"inside the TF1 while loop '{frame}' (what dynamic_rnn, tf.scan and "
-                    f"tf.map_fn build); such loops do not import yet: build the loop with "
-                    f"ds.while_loop and ds.TensorArray, or feed the time steps as tensors.",
-                    name)
         enters = self.enters = [n for n in own if self.nodes[n].op == "Enter"]
         self.invariants = {n for n in enters if self.nodes[n].attr["is_constant"].b}
         conds = [n for n in own if self.nodes[n].op == "LoopCond"]

@@ -367,13 +367,15 @@ def test_a_graph_def_with_tensor_arrays_imports_and_runs():
         np.testing.assert_array_equal(run("out:0"), [6.0, 8.0])
 
 
-def test_a_graph_def_with_tensorflows_tensor_array_does_not_import():
+def test_a_graph_def_with_tf2s_tensor_lists_does_not_import():
+    # TF1's TensorArrayV3 ops import (tests/test_tf_tensor_array_import.py); TF2's
+    # TensorLists do not
     from devsession.proto import graph_pb2
 
     graph_def = graph_pb2.GraphDef()
-    graph_def.node.add(name="ta", op="TensorArrayV3")
-    with pytest.raises(UnimplementedError, match="TensorArrayV3 is TensorFlow's "
-                                                 "TensorArray"):
+    graph_def.node.add(name="list", op="EmptyTensorList")
+    with pytest.raises(UnimplementedError, match="Node 'list' \\(EmptyTensorList\\): only "
+                                                 "TF1's V3 TensorArray ops import"):
         ds.import_graph_def(graph_def)
 
 

@@ -117,13 +117,17 @@ def test_input_map_reaches_into_the_loops():
     np.testing.assert_allclose(got[1], want["several/Exit_1:0"], rtol=1e-6)
 
 
-def test_a_loop_over_tensorflows_tensor_arrays_is_refused_and_the_graph_left_unchanged():
-    graph = ds.Graph()
-    with pytest.raises(ds.errors.UnimplementedError,
-                       match=r"Node 'scan/while/TensorArray\w+' \(TensorArray\w+V3\) is "
-                             r"TensorFlow's TensorArray inside the TF1 while loop"):
-        ds.import_graph_def(ds.read_graph_def(f"{DATA}/tf_v1_while_scan.pb"), graph=graph)
-    assert graph.get_operations() == []
+def test_a_loop_over_tensorflows_tensor_arrays_imports_and_scans():
+    # tf.scan(lambda acc, row: acc * 0.5 + row, x): TensorArrays in the loop
+    # (tests/test_tf_tensor_array_import.py has TF's values for more of them)
+    graph = _imported("tf_v1_while_scan", name="")
+    assert graph.get_operation_by_name("scan/while/While").type in WHILE_TYPES
+    x = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
+    want = [x[0]]
+    for row in x[1:]:
+        want.append(want[-1] * 0.5 + row)
+    with ds.Session(graph=graph) as sess:
+        np.testing.assert_allclose(sess.run("out:0", {"x:0": x}), want, rtol=1e-6)
 
 
 # --- hand-made loops: the form, and what is refused ---------------------------------------------

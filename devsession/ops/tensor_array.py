@@ -46,8 +46,8 @@ array), ``_TensorArrayConcatGrad`` (a concatenation cut back into rows),
 ``_TensorArraySplitGrad`` (the first rows concatenated) and ``_TensorArrayUnwrite`` (a
 gradient cut to the shape of the array before a write, the written rows zero).
 
-TF's own TensorArray ops (``TensorArrayV3``...) are resource ops; GraphDefs holding them
-do not import (``graph_def.py`` says so).  Kernels: ``kernels/reference/tensor_array.py``
+TF's own TensorArray ops (``TensorArrayV3``...) are resource ops; a GraphDef's are
+mapped onto these, their flows becoming the values (``tf_tensor_array_import.py``).  Kernels: ``kernels/reference/tensor_array.py``
 (numpy or cupy: the GPU's too).  A write copies the array (kernels never mutate their
 inputs): a loop writing ``n`` elements copies ``O(n^2)`` elements in all.
 """
@@ -67,7 +67,7 @@ TENSOR_ARRAY_OPS = ("_TensorArray", "_TensorArrayWrite", "_TensorArrayScatter",
 TENSOR_ARRAY_GRAD_OPS = ("_TensorArrayGatherGrad", "_TensorArrayConcatGrad",
                          "_TensorArraySplitGrad", "_TensorArrayUnwrite")
 # TF's TensorArray ops (resources) and the TensorList ops TF2's graphs make TensorArrays
-# of: a GraphDef import refuses them by name
+# of: a GraphDef import maps TF1's V3 ones (tf_tensor_array_import.py), refuses the rest
 TF_TENSOR_ARRAY_OPS = frozenset(
     [f"TensorArray{kind}{version}" for version in ("", "V2", "V3")
      for kind in ("", "Write", "Read", "Gather", "Scatter", "Concat", "Split", "Size",

@@ -17,9 +17,9 @@ computes for them.  Run with TensorFlow installed (not a test):
   TF 2.21 has no tf.nn.rnn_cell; its variables frozen by
   ``convert_variables_to_constants``).  ``tf_v1_while_lstm.npz``: ``feed:x<k>`` and
   ``fetch:x<k>`` for sequences of several lengths.
-* ``tf_v1_while_scan.pb``: ``tf.scan`` (as ``tf.nn.dynamic_rnn``, which Keras 3's TF
-  2.21 no longer builds, its loop reads and writes TensorFlow's TensorArrays), which does
-  not import yet.
+* ``tf_v1_while_scan.pb``: ``tf.scan`` (as ``tf.nn.dynamic_rnn``, its loop reads and
+  writes TensorFlow's TensorArrays); the test computes its values with numpy
+  (make_tf_tensor_arrays.py records TF's for more such loops).
 """
 
 import os
