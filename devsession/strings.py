@@ -1,8 +1,8 @@
 """TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
 ``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
-``to_hash_bucket_fast``, ``reduce_join``, ``split`` (a SparseTensor) and ``format``
-(``ops/strings.py``, ``ops/string_regex.py``, ``ops/string_split.py``, ``ops/print_v2.py``:
-TF's ops, run on the host).  Any other
+``to_hash_bucket_fast``, ``to_hash_bucket_strong``, ``reduce_join``, ``split`` (a
+SparseTensor) and ``format`` (``ops/strings.py``, ``ops/string_regex.py``,
+``ops/string_split.py``, ``ops/print_v2.py``: TF's ops, run on the host).  Any other
 name raises ``UnsupportedTF1Error`` naming ``tf.strings.<name>``."""
 
 from .ops.print_v2 import string_format as format  # noqa: A001  (tf.strings.format)
@@ -13,13 +13,14 @@ from .ops.strings import string_length as length
 from .ops.strings import string_lower as lower
 from .ops.strings import string_strip as strip
 from .ops.strings import string_to_hash_bucket_fast as to_hash_bucket_fast
+from .ops.strings import string_to_hash_bucket_strong as to_hash_bucket_strong
 from .ops.strings import string_to_number as to_number
 from .ops.strings import string_upper as upper
 from .ops.strings import substr
 
 __all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
-           "regex_replace", "regex_full_match", "to_hash_bucket_fast", "reduce_join",
-           "split", "format"]
+           "regex_replace", "regex_full_match", "to_hash_bucket_fast", "to_hash_bucket_strong",
+           "reduce_join", "split", "format"]
 
 
 def __getattr__(name: str):

@@ -690,7 +690,8 @@ def string_ops(x):
             ds.strings.regex_replace(text, ds.constant("0"), ds.constant("o")),
             ds.strings.regex_full_match(text, "1.*"),
             ds.strings.regex_full_match(text, ds.constant("1.*")),
-            ds.strings.to_hash_bucket_fast(text, 5), ds.reduce_join(text),
+            ds.strings.to_hash_bucket_fast(text, 5),
+            ds.strings.to_hash_bucket_strong(text, 5, [1, 2]), ds.reduce_join(text),
             ds.io.decode_base64(ds.io.encode_base64(text)),
             ds.string_split(line).values, ds.strings.split(line).values]
 

@@ -312,3 +312,19 @@ def test_lookup_is_a_namespace_of_tf1s_names():
             "TextFileInitializer", "TextFileIndex"} <= set(dir(ds.lookup))
     with pytest.raises(UnsupportedTF1Error, match="tf.lookup.index_table_from_file"):
         ds.lookup.index_table_from_file
+
+
+# --- tf.strings.to_hash_bucket_strong ---------------------------------------------------------
+
+def test_strong_hash_buckets_are_tfs(graph, sess):
+    tf = TF["strong"]
+    for key in ([1, 2], [0, 0], [2**62 + 5, 12345]):
+        got = sess.run(ds.strings.to_hash_bucket_strong(tf["words"], 1000, key))
+        assert got.dtype == np.int64 and got.tolist() == tf[str(key)], key
+    big = ds.string_to_hash_bucket_strong(ds.constant(tf["words"]), 2**40, [7, 9])
+    assert (big.op.type, big.op.attrs["key"]) == ("StringToHashBucketStrong", (7, 9))
+    assert sess.run(big).tolist() == tf["big_buckets"]
+    with pytest.raises(ValueError, match="Key must have 2 elements"):
+        ds.strings.to_hash_bucket_strong(["a"], 10, [1])
+    with pytest.raises(ValueError, match="less than minimum 1"):
+        ds.strings.to_hash_bucket_strong(["a"], 0, [1, 2])

@@ -19,8 +19,9 @@ from devsession.unsupported import UnsupportedTF1Error
 
 STRING_OPS = {"DecodeCSV", "StringSplit", "StringSplitV2", "StringToNumber", "AsString",
               "StringJoin", "StringLength", "Substr", "StringStrip", "StringLower", "StringUpper",
-              "StringToHashBucketFast", "ReduceJoin", "EncodeBase64", "DecodeBase64",
-              "RegexReplace", "StaticRegexReplace", "RegexFullMatch", "StaticRegexFullMatch"}
+              "StringToHashBucketFast", "StringToHashBucketStrong", "ReduceJoin", "EncodeBase64",
+              "DecodeBase64", "RegexReplace", "StaticRegexReplace", "RegexFullMatch",
+              "StaticRegexFullMatch"}
 
 
 def strings(*values) -> np.ndarray:

@@ -21,6 +21,8 @@ StringLower/StringUpper     ``strings.lower/upper``: ASCII, or Unicode with
 (encoding)                  ``encoding="utf-8"``
 StringToHashBucketFast      ``string_to_hash_bucket_fast``: FarmHash Fingerprint64 mod
 (num_buckets)               ``num_buckets`` (int64), TF's very buckets
+StringToHashBucketStrong    ``string_to_hash_bucket_strong``: SipHash-2-4 under the
+(num_buckets, key)          two-int ``key``, mod ``num_buckets`` (int64), TF's buckets
 ReduceJoin (keep_dims,      ``reduce_join``: strings joined along axes (an input, read on
 separator)                  the host); the first axis listed varies fastest
 EncodeBase64 (pad)          ``io.encode_base64`` / ``io.decode_base64``: web-safe base64
@@ -45,7 +47,7 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["string_to_number", "as_string", "string_join", "string_length", "substr",
            "string_strip", "string_lower", "string_upper", "string_to_hash_bucket_fast",
-           "reduce_join", "encode_base64", "decode_base64", "NUMBER_DTYPES",
+           "string_to_hash_bucket_strong", "reduce_join", "encode_base64", "decode_base64", "NUMBER_DTYPES",
            "AS_STRING_DTYPES", "STRING_OPS"]
 
 NUMBER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
@@ -55,7 +57,7 @@ AS_STRING_DTYPES = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtype
 UNITS = ("BYTE", "UTF8_CHAR")
 STRING_OPS = ("StringToNumber", "AsString", "StringJoin", "StringLength", "Substr",
               "StringStrip", "StringLower", "StringUpper", "StringToHashBucketFast",
-              "ReduceJoin", "EncodeBase64", "DecodeBase64")
+              "StringToHashBucketStrong", "ReduceJoin", "EncodeBase64", "DecodeBase64")
 
 
 def _strings(x, node: str, what: str = "input") -> None:
@@ -161,10 +163,18 @@ def _infer_hash(inputs, attrs, node):
     (x,) = inputs
     _strings(x, node)
     buckets = int(attrs["num_buckets"])
+    op_type = "StringToHashBucketStrong" if "key" in attrs else "StringToHashBucketFast"
     if buckets < 1:
-        raise InferError(f"Attr 'num_buckets' of 'StringToHashBucketFast' Op passed "
+        raise InferError(f"Attr 'num_buckets' of '{op_type}' Op passed "
                          f"{buckets} less than minimum 1.")
     return dtypes.int64, x.shape
+
+
+def _infer_strong_hash(inputs, attrs, node):
+    if len(attrs.get("key") or ()) != 2:
+        raise InferError(f"Op '{node}': Key must have 2 elements, got "
+                         f"{list(attrs.get('key') or ())}.")
+    return _infer_hash(inputs, attrs, node)
 
 
 def _infer_reduce_join(inputs, attrs, node):
@@ -203,6 +213,7 @@ register_op(OpDef("StringLower", _same_strings(dtypes.string), 1,
 register_op(OpDef("StringUpper", _same_strings(dtypes.string), 1,
                   attr_defaults={"encoding": ""}))
 register_op(OpDef("StringToHashBucketFast", _infer_hash, 1))
+register_op(OpDef("StringToHashBucketStrong", _infer_strong_hash, 1))
 register_op(OpDef("ReduceJoin", _infer_reduce_join, 2, host_inputs=(1,),
                   attr_defaults={"keep_dims": False, "separator": ""}))
 register_op(OpDef("EncodeBase64", _same_strings(dtypes.string), 1,
@@ -304,6 +315,15 @@ def string_to_hash_bucket_fast(input=None, num_buckets=None, name=None,  # noqa:
     value = input if input is not None else string_tensor
     return _op("StringToHashBucketFast", [("input", value, _S)],
                {"num_buckets": int(num_buckets)}, name)
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """TF1's ``tf.string_to_hash_bucket_strong`` / ``tf.strings.to_hash_bucket_strong``:
+    each string's SipHash-2-4 under ``key`` (two ints) modulo ``num_buckets`` (int64),
+    the buckets TF computes; ValueError for fewer than one bucket or a key of another
+    length."""
+    return _op("StringToHashBucketStrong", [("input", input, _S)],
+               {"num_buckets": int(num_buckets), "key": tuple(int(k) for k in key)}, name)
 
 
 def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,

@@ -33,6 +33,7 @@ from devsession.errors import InvalidArgumentError, OutOfRangeError, Unimplement
 from ..checks import fmt_shape
 from ..registry import HOST, register_kernel
 from .farmhash import fingerprint64
+from .siphash import siphash24
 from .string_numbers import format_value, parse_float, parse_int, printf_format
 
 _WHITESPACE = b" \t\n\v\f\r"
@@ -255,6 +256,16 @@ def build_hash_bucket_fast(node):
     def string_to_hash_bucket_fast(data):
         return each_string(lambda s: fingerprint64(s) % buckets, data, np.int64)
     return string_to_hash_bucket_fast
+
+
+@register_kernel("StringToHashBucketStrong", HOST)
+def build_hash_bucket_strong(node):
+    buckets = int(node.attrs["num_buckets"])
+    key0, key1 = (int(k) for k in node.attrs["key"])
+
+    def string_to_hash_bucket_strong(data):
+        return each_string(lambda s: siphash24(key0, key1, s) % buckets, data, np.int64)
+    return string_to_hash_bucket_strong
 
 
 # --- ReduceJoin ------------------------------------------------------------------------------
