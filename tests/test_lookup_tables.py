@@ -287,6 +287,24 @@ def test_tables_run_in_direct_and_cluster_sessions(make):
         session.close()
 
 
+def test_a_gpu_session_keeps_tables_on_the_cpu():
+    from fake_gpu import fake_gpus
+    from test_kernels import LOOKUP_OPS
+    from test_string_ops import STRING_OPS
+
+    with fake_gpus(1, without=LOOKUP_OPS | STRING_OPS), ds.Graph().as_default():
+        table = kv_table(["a", "b"], [1.5, 2.5], 0.0)
+        found = table.lookup(ds.constant(["b", "z"]))
+        doubled = found * 2.0
+        options = ds.SessionOptions(device="gpu:0", allow_soft_placement=True)
+        with ds.Session(options=options) as sess:
+            sess.run(ds.tables_initializer())
+            assert sess.run(doubled).tolist() == [5.0, 0.0]
+            placed = sess.placement()
+    assert placed[found.op.name].endswith("CPU:0") and placed[doubled.op.name].endswith("GPU:0")
+    assert placed[table.resource_handle.op.name].endswith("CPU:0")
+
+
 def test_a_table_is_read_inside_a_dataset_map_function(graph, sess):
     table = kv_table(["emerson", "lake", "palmer"], [10, 20, 30], -1)
     dataset = ds.data.Dataset.from_tensor_slices(ds.constant(["lake", "moon", "emerson"]))
