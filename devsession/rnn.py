@@ -303,7 +303,26 @@ class MultiRNNCell(RNNCell):
             return inputs, tuple(new_states)
 
 
-class DropoutWrapper(RNNCell):
+class _Wrapper(RNNCell):
+    """A cell around ``cell``: its sizes, zero state and variables (whose names the
+    wrapper does not change, as TF1's wrappers)."""
+
+    def __init__(self, cell):
+        self._cell = cell
+
+    @property
+    def state_size(self):
+        return self._cell.state_size
+
+    @property
+    def output_size(self):
+        return self._cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self._cell.zero_state(batch_size, dtype)
+
+
+class DropoutWrapper(_Wrapper):
     """``cell`` with ``nn.dropout`` on its inputs, outputs and new state, each kept with
     its probability (a float or a scalar tensor: a placeholder switches dropout off at
     evaluation); the wrapped cell's variables keep their names, as TF1's.  An LSTM's
@@ -323,19 +342,9 @@ class DropoutWrapper(RNNCell):
                            ("state_keep_prob", state_keep_prob)):
             if isinstance(keep, (int, float)) and not 0.0 < keep <= 1.0:
                 raise ValueError(f"Parameter {what} must be between 0 and 1: {keep}")
-        self._cell, self._seed = cell, seed
+        super().__init__(cell)
+        self._seed = seed
         self._keep = (input_keep_prob, output_keep_prob, state_keep_prob)
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
     def __call__(self, inputs, state, scope=None):
         keep_inputs, keep_outputs, keep_state = self._keep
@@ -353,25 +362,6 @@ class DropoutWrapper(RNNCell):
         if isinstance(keep, (int, float)) and keep == 1.0:
             return t
         return dropout(t, keep_prob=keep, seed=self._seed)
-
-
-class _Wrapper(RNNCell):
-    """A cell around ``cell``: its sizes, zero state and variables (whose names the
-    wrapper does not change, as TF1's wrappers)."""
-
-    def __init__(self, cell):
-        self._cell = cell
-
-    @property
-    def state_size(self):
-        return self._cell.state_size
-
-    @property
-    def output_size(self):
-        return self._cell.output_size
-
-    def zero_state(self, batch_size, dtype):
-        return self._cell.zero_state(batch_size, dtype)
 
 
 class ResidualWrapper(_Wrapper):

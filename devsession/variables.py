@@ -25,7 +25,7 @@ from .ops.state import is_variable_initialized
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
            "trainable_variables", "variables_initializer", "local_variables",
-           "local_variables_initializer", "tables_initializer", "report_uninitialized_variables",
+           "local_variables_initializer", "report_uninitialized_variables",
            "assert_variables_initialized", "GLOBAL_VARIABLES",
            "TRAINABLE_VARIABLES", "LOCAL_VARIABLES"]
 
@@ -294,11 +294,6 @@ def assert_variables_initialized(var_list=None):
             with device(None), device(v.device or None):
                 reads.append(api.identity(v))
         return api.group(*reads)
-
-
-def tables_initializer(name: str = "init_all_tables"):
-    """TF1's initializer of lookup tables; devsession has none, so a NoOp."""
-    return api.no_op(name=name)
 
 
 
