@@ -3,12 +3,12 @@
 ``import_graph_def`` meets the cond's node once its inputs (the predicate, the tensors
 its branches read from outside, the ops they wait for) exist, and calls ``build_if``:
 each branch's GraphDef is imported into a ``FunctionGraph`` over the graph being
-imported into, by the importer itself (so TF's op forms map as everywhere, and a cond
-nested in the branch becomes an If inside it), its outside tensors captured as
-``ds.cond`` captures them; then ``create_if`` makes the node, under the cond's name.
+imported into, by the importer itself (``tf_part_build.import_part``: so TF's op forms
+map as everywhere, and a cond nested in the branch becomes an If inside it), its outside
+tensors captured as ``ds.cond`` captures them; then ``create_if`` makes the node, under the cond's name.
 This lives apart from the pass because function graphs import the GraphDef importer
 (``function_graph.import_function``): the importer reaches it only through
-``tf_cond_import.register_builder``.
+``tf_graph_passes.register_builder``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import numpy as np
 from . import dtypes
 from .errors import InvalidArgumentError
 from .function_graph import FunctionGraph
-from .graph_def import import_nodes
 from .ops.control_flow import create_if
 from .ops.state import constant
-from .tf_cond_import import CondPlan, register_builder
+from .tf_cond_import import COND_OP, CondPlan
+from .tf_graph_passes import register_builder
+from .tf_part_build import import_part
 
 __all__ = ["build_if"]
 
@@ -45,26 +46,13 @@ def build_if(plan: CondPlan, pred, captured: list, controls: list, graph, name: 
 
 def _branch_function(plan: CondPlan, port: int, captured, controls, graph,
                      name: str) -> FunctionGraph:
-    branch = plan.branches[port]
     function = FunctionGraph(name, graph)
-    outside = {key: function.capture(captured[k]) if kind == "data" else controls[k]
-               for key, (kind, k) in branch.external.items()}
+    function.outputs = import_part(plan.branches[port], function, captured, controls)
     with function.as_default():
-        created = import_nodes(branch.graph_def, function,
-                               {key: outside[key] for key in branch.node_keys}, "",
-                               branch.plans)
-        function.outputs = [_tensor(key, outside, created) for key in branch.outputs]
         function.outputs += [constant(np.int32(indices[port]), dtype=dtypes.int32,
                                       name="value_index")
                              for indices in plan.value_indices]
     return function
 
 
-def _tensor(key: str, outside: dict, created: dict):
-    if key in outside:
-        return outside[key]
-    producer, _, index = key.rpartition(":")
-    return created[producer].outputs[int(index)]
-
-
-register_builder(build_if)
+register_builder(COND_OP, build_if)

@@ -48,12 +48,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from .errors import NotFoundError, UnimplementedError
-from .ops.registry import get_op_def
+from .errors import UnimplementedError
 from .proto import graph_pb2
+from .tf_graph_passes import (cut_function, may_have_effects, nodes_in_order,
+                              registered_builder, split_input, tensor_key, unique_name,
+                              with_nodes, without_controls)
 
-__all__ = ["COND_OP", "CondPlan", "Branch", "functionalize_conds", "register_builder",
-           "build_cond", "split_input", "tensor_key", "topological_order"]
+__all__ = ["COND_OP", "CondPlan", "functionalize_conds", "build_cond"]
 
 COND_OP = "_TFV1Cond"
 WHILE_OPS = frozenset({"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit",
@@ -62,23 +63,10 @@ REF_OPS = frozenset({"RefSwitch", "RefMerge"})
 
 
 @dataclasses.dataclass
-class Branch:
-    """One branch of a cond: its nodes, the names under which they read from outside
-    (``"sw:1"``, ``"x:0"``, ``"^op"``) -> ("data", index of the cond's captured input)
-    or ("control", index of its control input), and its outputs' tensor names (one per
-    Merge).  ``node_keys`` are the external names its nodes read (the others only an
-    output is); ``plans`` the conds nested in it, by node name."""
-    graph_def: graph_pb2.GraphDef
-    external: dict
-    node_keys: frozenset
-    outputs: list
-    plans: dict
-
-
-@dataclasses.dataclass
 class CondPlan:
-    """A cond to build as an ``If``: ``branches[k]`` runs when the predicate is ``k``
-    (the Switch output it hangs off); ``value_indices`` (false, true) per Merge whose
+    """A cond to build as an ``If``: ``branches[k]`` (a ``tf_graph_passes.FunctionPart``,
+    one output per Merge, reading no "arg") runs when the predicate is ``k`` (the Switch
+    output it hangs off); ``value_indices`` (false, true) per Merge whose
     ``value_index`` is read, returned after the Merges' values."""
     name: str
     branches: tuple
@@ -87,20 +75,11 @@ class CondPlan:
 
 # --- the builder (registered by tf_cond_build.py, which needs function graphs) -----------
 
-_BUILDERS: dict = {}
-
-
-def register_builder(fn) -> None:
-    """``fn(plan, pred, captured, controls, graph, name) -> Operation`` builds the If."""
-    _BUILDERS[COND_OP] = fn
-
-
 def build_cond(plan: CondPlan, data: list, controls: list, graph, name: str):
-    """The If of ``plan``, whose node's data inputs ``data`` are (pred, *captured)."""
-    builder = _BUILDERS.get(COND_OP)
-    if builder is None:
-        raise NotFoundError(f"No builder for TF1 conds is registered (import "
-                            f"devsession.tf_cond_build); cannot import '{plan.name}'.")
+    """The If of ``plan``, whose node's data inputs ``data`` are (pred, *captured), by
+    the builder ``fn(plan, pred, captured, controls, graph, name)`` registered for
+    ``COND_OP``."""
+    builder = registered_builder(COND_OP, "TF1 conds", "devsession.tf_cond_build", plan.name)
     return builder(plan, data[0], data[1:], controls, graph, name)
 
 
@@ -116,10 +95,10 @@ def functionalize_conds(graph_def: graph_pb2.GraphDef, known: dict | None = None
     _refuse_unsupported(graph_def)
     if not any(node.op in ("Switch", "Merge") for node in graph_def.node):
         return graph_def, known
-    nodes = {node.name: node for node in graph_def.node}
-    order = topological_order(nodes)
-    if order is None or len(nodes) != len(graph_def.node):
-        return graph_def, known     # a cycle or duplicate names: the importer reports it
+    walk = nodes_in_order(graph_def)
+    if walk is None:
+        return graph_def, known
+    nodes, order = walk
     frames = _Frames(nodes, order)
     graph_def, plans = _Rewrite(graph_def, nodes, frames, known).run()
     return graph_def, {**known, **plans}
@@ -136,42 +115,6 @@ def _refuse_unsupported(graph_def) -> None:
                 f"Node '{node.name}' ({node.op}): TF1 control flow over a variable's "
                 f"reference does not import; freeze the graph (its variables become "
                 f"constants) or read the variable before the cond.", node.name)
-
-
-def split_input(text: str) -> tuple[str, int]:
-    """(producer, output index) of an input string; index -1 for a control input."""
-    if text.startswith("^"):
-        return text[1:], -1
-    name, sep, index = text.rpartition(":")
-    if sep and index.isdigit():
-        return name, int(index)
-    return text, 0
-
-
-def tensor_key(producer: str, index: int) -> str:
-    return f"^{producer}" if index < 0 else f"{producer}:{index}"
-
-
-def topological_order(nodes: dict, skip=None) -> list | None:
-    """Names of ``nodes``, each after the nodes it reads (but for producers
-    ``skip(node)`` is true of); None on a cycle."""
-    pending = {name: {p for p in (split_input(t)[0] for t in node.input)
-                      if p in nodes and not (skip and skip(nodes[p]))}
-               for name, node in nodes.items()}
-    readers: dict = {}
-    for name, producers in pending.items():
-        for producer in producers:
-            readers.setdefault(producer, []).append(name)
-    ready = [name for name, producers in pending.items() if not producers]
-    order = []
-    while ready:
-        name = ready.pop()
-        order.append(name)
-        for reader in readers.get(name, ()):
-            pending[reader].discard(name)
-            if not pending[reader]:
-                ready.append(reader)
-    return order if len(order) == len(nodes) else None
 
 
 class _Frames:
@@ -254,14 +197,9 @@ class _Rewrite:
             plans[plan.name] = plan
             added.append(node)
             replaced.update(merges)
-        out = graph_pb2.GraphDef()
-        out.CopyFrom(self.graph_def)
-        del out.node[:]
-        for node in self.graph_def.node:
-            if node.name not in removed:
-                out.node.append(replaced.get(node.name) or self._without_removed(node))
-        out.node.extend(added)
-        return out, plans
+        kept = [replaced.get(node.name) or self._without_removed(node)
+                for node in self.graph_def.node if node.name not in removed]
+        return with_nodes(self.graph_def, kept + added), plans
 
     # --- grouping -------------------------------------------------------------------
 
@@ -322,11 +260,7 @@ class _Rewrite:
     def _check_dead_end(self, cond) -> None:
         for name in cond["order"]:
             node = self.nodes[name]
-            try:
-                stateful = get_op_def(node.op).stateful
-            except NotFoundError:
-                stateful = True
-            if stateful:
+            if may_have_effects(node.op, unknown=True):
                 switch = sorted(cond["switches"])[0] if cond["switches"] else "?"
                 raise UnimplementedError(
                     f"Node '{name}' ({node.op}) runs in a branch of Switch '{switch}' "
@@ -337,7 +271,7 @@ class _Rewrite:
 
     def _plan(self, cond):
         merges = cond["merges"]
-        name = self._unique(f"{merges[0].rpartition('/')[0] or 'cond'}/If")
+        name = unique_name(self.names, f"{merges[0].rpartition('/')[0] or 'cond'}/If")
         switches = sorted(cond["switches"])
         pred = self.nodes[switches[0]].input[1]
         captured, controls = {}, {}
@@ -361,14 +295,6 @@ class _Rewrite:
                                  input=[pred, *captured, *(f"^{c}" for c in controls)])
         return plan, node, replaced
 
-    def _unique(self, name: str) -> str:
-        candidate, k = name, 0
-        while candidate in self.names:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.names.add(candidate)
-        return candidate
-
     def _merge_input_index(self, merge: str, port: int) -> int:
         data = [t for t in self.nodes[merge].input if not t.startswith("^")]
         return next(k for k, t in enumerate(data) if self.frames.tensor(t)[-1][1] == port)
@@ -385,31 +311,20 @@ class _Rewrite:
                 graph_def.node.append(self._without_removed(self.nodes[name]))
         graph_def, plans = functionalize_conds(
             graph_def, {n: self.known.pop(n) for n in names if n in self.known})
-        inside = {node.name for node in graph_def.node}
-        node_keys = {tensor_key(*split_input(t)) for node in graph_def.node for t in node.input
-                     if split_input(t)[0] not in inside}
-        external = {}
-        for key in node_keys | {k for k in outputs if split_input(k)[0] not in inside}:
+
+        def outside(key: str) -> tuple:
             producer, index = split_input(key)
             if index < 0:
-                external[key] = ("control", controls.setdefault(producer, len(controls)))
-                continue
+                return ("control", controls.setdefault(producer, len(controls)))
             if producer in cond["switches"]:
                 source = tensor_key(*split_input(self.nodes[producer].input[0]))
             else:
                 source = key
-            external[key] = ("data", captured.setdefault(source, len(captured)))
-        return Branch(graph_def, external, frozenset(node_keys), outputs, plans)
+            return ("data", captured.setdefault(source, len(captured)))
+
+        return cut_function(graph_def, outputs, plans, outside)
 
     def _without_removed(self, node):
         """``node``, without control inputs on Switches the rewrite removes (a Switch
         has no effect to wait for)."""
-        kept = [t for t in node.input
-                if not (t.startswith("^") and t[1:] in self.removed_switches)]
-        if len(kept) == len(node.input):
-            return node
-        copy = graph_pb2.NodeDef()
-        copy.CopyFrom(node)
-        del copy.input[:]
-        copy.input.extend(kept)
-        return copy
+        return without_controls(node, self.removed_switches)

@@ -43,7 +43,8 @@ import dataclasses
 from .errors import UnimplementedError
 from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .proto import graph_pb2
-from .tf_cond_import import split_input, tensor_key, topological_order
+from .tf_graph_passes import (loop_back_edge, nodes_in_order, split_input, tensor_key,
+                              unique_name, with_inputs, with_nodes)
 
 __all__ = ["map_tensor_arrays", "CARRIERS"]
 
@@ -69,11 +70,10 @@ def map_tensor_arrays(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
     node for what does not map."""
     if not any(node.op in TF_TENSOR_ARRAY_OPS for node in graph_def.node):
         return graph_def
-    nodes = {node.name: node for node in graph_def.node}
-    order = topological_order(nodes, skip=lambda producer: producer.op == "NextIteration")
-    if order is None or len(nodes) != len(graph_def.node):
-        return graph_def            # a cycle or duplicate names: the importer reports it
-    return _Mapping(graph_def, nodes, order).rewrite()
+    walk = nodes_in_order(graph_def, skip=loop_back_edge)
+    if walk is None:
+        return graph_def
+    return _Mapping(graph_def, *walk).rewrite()
 
 
 class _Mapping:
@@ -168,12 +168,7 @@ class _Mapping:
         for node in self.graph_def.node:
             if node.name not in self.handles_only:
                 rewritten.extend(self._rewritten(node))
-        out = graph_pb2.GraphDef()
-        out.CopyFrom(self.graph_def)
-        del out.node[:]
-        for node in rewritten:
-            out.node.append(self._rewired(node))
-        return out
+        return with_nodes(self.graph_def, [self._rewired(node) for node in rewritten])
 
     def _rewritten(self, node) -> list:
         """The nodes that stand for ``node``, their data inputs still TF's."""
@@ -218,7 +213,7 @@ class _Mapping:
         if node.op != "TensorArrayConcatV3":
             return [new]
         attrs["element_shape_except0"].CopyFrom(_attr(node, "element_shape_except0"))
-        cast = _node(self._unique(f"{node.name}/lengths"), "Cast", node, [("lengths", flow)])
+        cast = _node(unique_name(self.names, f"{node.name}/lengths"), "Cast", node, [("lengths", flow)])
         cast.node.attr["DstT"].type = graph_pb2.DT_INT64
         self.renamed[tensor_key(node.name, 1)] = f"{cast.node.name}:0"
         return [new, cast]
@@ -230,7 +225,7 @@ class _Mapping:
         flows = data[:1] if node.op == "Switch" else data
         values = _node(node.name, node.op, node, [("values", tensor_key(*split_input(t)))
                                                    for t in flows] + data[len(flows):])
-        twin = _node(self._unique(f"{node.name}/lengths"), node.op, node,
+        twin = _node(unique_name(self.names, f"{node.name}/lengths"), node.op, node,
                      [("lengths", tensor_key(*split_input(t))) for t in flows]
                      + data[len(flows):])
         for copy in (values.node, twin.node):
@@ -264,24 +259,13 @@ class _Mapping:
                     inputs.append(text)
             else:
                 inputs.append(self.renamed.get(tensor_key(*split_input(text)), text))
-        out = graph_pb2.NodeDef()
-        out.CopyFrom(node)
-        del out.input[:]
-        out.input.extend(inputs)
+        out = with_inputs(node, inputs)
         if "_class" in out.attr:
             hints = [h for h in out.attr["_class"].list.s
                      if h.decode().removeprefix("loc:@") not in self.handles_only]
             del out.attr["_class"].list.s[:]
             out.attr["_class"].list.s.extend(hints)
         return out
-
-    def _unique(self, name: str) -> str:
-        candidate, k = name, 0
-        while candidate in self.names:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.names.add(candidate)
-        return candidate
 
 
 @dataclasses.dataclass

@@ -13,7 +13,7 @@ Shapes: a TF1 GraphDef does not say which loop variables change shape (TF1's
 values' shapes; where the body returns another shape, they are built again with the
 shapes both fit (``most_specific_compatible``), until the body keeps them.  This lives
 apart from the pass because function graphs import the GraphDef importer: the importer
-reaches it only through ``tf_while_import.register_builder``.
+reaches it only through ``tf_graph_passes.register_builder``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from __future__ import annotations
 from . import dtypes
 from .errors import InvalidArgumentError
 from .function_graph import FunctionGraph
-from .graph_def import import_nodes
 from .ops.control_flow import create_while, most_specific_compatible
-from .tf_while_import import LoopFunction, WhilePlan, register_builder
+from .tf_graph_passes import FunctionPart, register_builder
+from .tf_part_build import import_part
+from .tf_while_import import WHILE_OP, WhilePlan
 
 __all__ = ["build_loop"]
 
@@ -64,31 +65,13 @@ def _check_body(plan: WhilePlan, inits: list, body: FunctionGraph) -> None:
                 f"('{out.name}').", plan.name)
 
 
-def _function(plan: WhilePlan, part: LoopFunction, inits, shapes, captured, controls,
+def _function(plan: WhilePlan, part: FunctionPart, inits, shapes, captured, controls,
               graph, name: str) -> FunctionGraph:
     function = FunctionGraph(name, graph)
     arguments = [function.add_input(t.dtype, shape, merge)
                  for t, shape, merge in zip(inits, shapes, plan.names)]
-    outside = {}
-    for key, (kind, k) in part.external.items():
-        if kind == "arg":
-            outside[key] = arguments[k]
-        elif kind == "data":
-            outside[key] = function.capture(captured[k])
-        else:
-            outside[key] = controls[k]
-    with function.as_default():
-        created = import_nodes(part.graph_def, function,
-                               {key: outside[key] for key in part.node_keys}, "", part.plans)
-    function.outputs = [_tensor(key, outside, created) for key in part.outputs]
+    function.outputs = import_part(part, function, captured, controls, arguments)
     return function
 
 
-def _tensor(key: str, outside: dict, created: dict):
-    if key in outside:
-        return outside[key]
-    producer, _, index = key.rpartition(":")
-    return created[producer].outputs[int(index)]
-
-
-register_builder(build_loop)
+register_builder(WHILE_OP, build_loop)

@@ -55,13 +55,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from .errors import NotFoundError, UnimplementedError
-from .ops.registry import get_op_def
+from .errors import UnimplementedError
 from .proto import graph_pb2
-from .tf_cond_import import functionalize_conds, split_input, tensor_key, topological_order
+from .tf_cond_import import functionalize_conds
+from .tf_graph_passes import (FunctionPart, cut_function, loop_back_edge, may_have_effects,
+                              nodes_in_order, registered_builder, split_input, tensor_key,
+                              unique_name, with_nodes, without_controls)
 
-__all__ = ["WHILE_OP", "WhilePlan", "LoopFunction", "functionalize", "functionalize_whiles",
-           "register_builder", "build_while"]
+__all__ = ["WHILE_OP", "WhilePlan", "functionalize", "functionalize_whiles", "build_while"]
 
 WHILE_OP = "_TFV1While"
 LOOP_OPS = frozenset({"Enter", "Exit", "NextIteration", "LoopCond"})
@@ -69,49 +70,27 @@ REF_LOOP_OPS = frozenset({"RefEnter", "RefExit", "RefNextIteration"})
 
 
 @dataclasses.dataclass
-class LoopFunction:
-    """The cond or body of a loop: its nodes, the names under which they read from
-    outside (``"sw:1"``, ``"x:0"``, ``"^op"``) -> ("arg", loop variable index),
-    ("data", index of the loop's captured input) or ("control", index of its control
-    input), and its outputs' tensor names.  ``node_keys`` are the external names its
-    nodes read (the others only an output is); ``plans`` the loops and conds nested in
-    it, by node name."""
-    graph_def: graph_pb2.GraphDef
-    external: dict
-    node_keys: frozenset
-    outputs: list
-    plans: dict
-
-
-@dataclasses.dataclass
 class WhilePlan:
     """A loop to build as a ``While`` of ``loop_vars`` variables; ``cond`` returns the
-    predicate, ``body`` the next values; ``names`` the loop variables' Merges (names for
-    the function arguments)."""
+    predicate, ``body`` the next values (``tf_graph_passes.FunctionPart``s whose "arg"
+    is a loop variable); ``names`` the loop variables' Merges (names for the function
+    arguments)."""
     name: str
     loop_vars: int
-    cond: LoopFunction
-    body: LoopFunction
+    cond: FunctionPart
+    body: FunctionPart
     names: list
     parallel_iterations: int
 
 
 # --- the builder (registered by tf_while_build.py, which needs function graphs) -------------
 
-_BUILDERS: dict = {}
-
-
-def register_builder(fn) -> None:
-    """``fn(plan, inits, captured, controls, graph, name) -> Operation`` builds the While."""
-    _BUILDERS[WHILE_OP] = fn
-
-
 def build_while(plan: WhilePlan, data: list, controls: list, graph, name: str):
-    """The While of ``plan``, whose node's data inputs ``data`` are (*inits, *captured)."""
-    builder = _BUILDERS.get(WHILE_OP)
-    if builder is None:
-        raise NotFoundError(f"No builder for TF1 while loops is registered (import "
-                            f"devsession.tf_while_build); cannot import '{plan.name}'.")
+    """The While of ``plan``, whose node's data inputs ``data`` are (*inits, *captured),
+    by the builder ``fn(plan, inits, captured, controls, graph, name)`` registered for
+    ``WHILE_OP``."""
+    builder = registered_builder(WHILE_OP, "TF1 while loops", "devsession.tf_while_build",
+                                 plan.name)
     return builder(plan, data[:plan.loop_vars], data[plan.loop_vars:], controls, graph, name)
 
 
@@ -136,10 +115,10 @@ def functionalize_whiles(graph_def: graph_pb2.GraphDef):
                 f"constants) or read the variable before the loop.", node.name)
     if not any(node.op in LOOP_OPS for node in graph_def.node):
         return graph_def, {}
-    nodes = {node.name: node for node in graph_def.node}
-    order = topological_order(nodes, skip=lambda producer: producer.op == "NextIteration")
-    if order is None or len(nodes) != len(graph_def.node):
-        return graph_def, {}        # a cycle or duplicate names: the importer reports it
+    walk = nodes_in_order(graph_def, skip=loop_back_edge)
+    if walk is None:
+        return graph_def, {}
+    nodes, order = walk
     return _Rewrite(graph_def, nodes, _frames(nodes, order)).run()
 
 
@@ -151,7 +130,7 @@ def _frames(nodes: dict, order: list) -> dict:
         deepest = ()
         for text in node.input:
             producer = nodes.get(split_input(text)[0])
-            if producer is None or producer.op == "NextIteration":
+            if producer is None or loop_back_edge(producer):
                 continue
             frames = of[producer.name]
             if frames[:len(deepest)] == deepest:
@@ -193,24 +172,9 @@ class _Rewrite:
             added.append(node)
             replaced.update(exits)
             removed.update(members)
-        out = graph_pb2.GraphDef()
-        out.CopyFrom(self.graph_def)
-        del out.node[:]
-        for node in self.graph_def.node:
-            if node.name in replaced:
-                out.node.append(replaced[node.name])
-            elif node.name not in removed:
-                out.node.append(node)
-        out.node.extend(added)
-        return out, plans
-
-    def unique(self, name: str) -> str:
-        candidate, k = name, 0
-        while candidate in self.names:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.names.add(candidate)
-        return candidate
+        kept = [replaced.get(node.name, node) for node in self.graph_def.node
+                if node.name in replaced or node.name not in removed]
+        return with_nodes(self.graph_def, kept + added), plans
 
 
 class _Loop:
@@ -232,6 +196,7 @@ class _Loop:
         self.vars = [self._variable(n) for n in enters if n not in self.invariants]
         self.merges = {v["merge"]: k for k, v in enumerate(self.vars)}
         self.switches = {v["switch"]: k for k, v in enumerate(self.vars)}
+        self.variable_nodes = self.merges.keys() | self.switches.keys()
         self.structure = ({*enters, self.loop_cond} | set(self.merges) | set(self.switches)
                           | {v["next"] for v in self.vars} | {v["exit"] for v in self.vars})
         self.captured: dict = {}
@@ -267,7 +232,7 @@ class _Loop:
             raise UnimplementedError(f"Node '{self.loop_cond}': the TF1 while loop "
                                      f"'{self.frame}' has no loop variables.", self.loop_cond)
         base = self.frame.rpartition("/")[0] or "while"
-        name = self.rewrite.unique(f"{base}/While")
+        name = unique_name(self.rewrite.names, f"{base}/While")
         cond = self._function([self.nodes[self.loop_cond].input[0]], body=False)
         body = self._function([self.nodes[v["next"]].input[0] for v in self.vars], body=True)
         self._check_dead_ends()
@@ -295,7 +260,7 @@ class _Loop:
 
     # --- cond and body ------------------------------------------------------------
 
-    def _function(self, outputs: list, body: bool) -> LoopFunction:
+    def _function(self, outputs: list, body: bool) -> FunctionPart:
         names = self._needed(outputs, body)
         graph_def = graph_pb2.GraphDef()
         for name in self.members:                # GraphDef order
@@ -303,13 +268,7 @@ class _Loop:
                 graph_def.node.append(self._without_variable_controls(self.nodes[name]))
         self.used |= names
         graph_def, plans = functionalize(graph_def)
-        inside = {node.name for node in graph_def.node}
-        node_keys = {tensor_key(*split_input(t)) for node in graph_def.node
-                     for t in node.input if split_input(t)[0] not in inside}
-        outputs = [tensor_key(*split_input(t)) for t in outputs]
-        external = {key: self._external(key, body)
-                    for key in node_keys | {k for k in outputs if split_input(k)[0] not in inside}}
-        return LoopFunction(graph_def, external, frozenset(node_keys), outputs, plans)
+        return cut_function(graph_def, outputs, plans, lambda key: self._external(key, body))
 
     def _needed(self, outputs: list, body: bool) -> set:
         """The frame's nodes that computing ``outputs`` runs, up to the loop variables."""
@@ -358,26 +317,15 @@ class _Loop:
     def _without_variable_controls(self, node):
         """``node`` without control inputs on the loop's Merges and Switches (a loop
         variable has no effect to wait for)."""
-        kept = [t for t in node.input if not (t.startswith("^") and (
-            t[1:] in self.merges or t[1:] in self.switches))]
-        if len(kept) == len(node.input):
-            return node
-        copy = graph_pb2.NodeDef()
-        copy.CopyFrom(node)
-        del copy.input[:]
-        copy.input.extend(kept)
-        return copy
+        return without_controls(node, self.variable_nodes)
 
     def _check_dead_ends(self) -> None:
         for name in self.members:
             if name in self.used or name in self.structure:
                 continue
             op = self.nodes[name].op
-            try:
-                stateful = get_op_def(op).stateful
-            except NotFoundError:        # an unused Exit of a nested loop is no effect
-                stateful = op not in LOOP_OPS | {"Switch", "Merge"}
-            if stateful:
+            # an unused Exit of a nested loop is no effect
+            if may_have_effects(op, unknown=op not in LOOP_OPS | {"Switch", "Merge"}):
                 raise UnimplementedError(
                     f"Node '{name}' ({op}) runs in the TF1 while loop '{self.frame}' but "
                     f"neither its cond nor its body needs it: an effect no loop variable "
