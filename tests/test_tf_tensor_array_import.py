@@ -11,58 +11,29 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.function_graph import function_nodes
 from devsession.ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from devsession.proto import graph_pb2
 from devsession.tf_tensor_array_import import map_tensor_arrays
+from tf_import_cases import WHILE_TYPES, assert_computes_cases, assert_refused, \
+    assert_round_trips, body_types, imported, recorded_cases
 from tf_recorded import DATA
 
-WHILE_TYPES = ("While", "StatelessWhile")
 FETCHES = ("cumsum_out", "rnn_scan_out", "map_out", "map_int_out", "written_out",
            "grown_size", "grown_out", "concat_out", "piece1_out")
 
 
-def _imported(stem: str, **kwargs) -> ds.Graph:
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.import_graph_def(ds.read_graph_def(f"{DATA}/{stem}.pb"), **kwargs)
-    return graph
-
-
-def _cases(data) -> list:
-    """(feeds, {tensor name: TF's value}) per recorded case of tf_tensor_arrays.npz."""
-    out = []
-    for case in sorted({k.split(":")[0] for k in data}):
-        feeds = {f"{k.split(':')[2]}:0": data[k] for k in data if k.startswith(f"{case}:feed:")}
-        fetches = {k[len(case) + 7:]: data[k] for k in data if k.startswith(f"{case}:fetch:")}
-        out.append((feeds, fetches))
-    return out
-
-
-def _body_types(graph, name: str) -> set:
-    return {t for _, t in function_nodes(graph.get_operation_by_name(name).get_attr("body"))}
-
-
 def test_scan_map_fn_and_tensor_array_loops_compute_tfs_values_for_every_feed():
-    data = np.load(f"{DATA}/tf_tensor_arrays.npz")
-    graph = _imported("tf_tensor_arrays", name="")
-    cases = _cases(data)
+    graph = imported("tf_tensor_arrays", name="")
+    cases = recorded_cases("tf_tensor_arrays")
     assert len(cases) == 3 and set(cases[0][1]) == {f"{f}:0" for f in FETCHES}
-    with ds.Session(graph=graph) as sess:
-        for feeds, want in cases:
-            names = list(want)
-            for name, value in zip(names, sess.run(names, feeds)):
-                assert value.shape == want[name].shape, name
-                assert value.dtype == want[name].dtype, name
-                np.testing.assert_allclose(value, want[name], rtol=1e-5, atol=1e-6,
-                                           err_msg=f"{name} n={feeds['n:0']}")
+    assert_computes_cases(graph, cases, ("n",), rtol=1e-5, atol=1e-6)
     # the feeds reach the arrays: an empty dynamic array, one row through map_fn
     assert cases[1][1]["grown_out:0"].shape == (0, 2)
     assert cases[1][1]["map_out:0"].shape == (1,)
 
 
 def test_the_tensor_arrays_become_devsessions_values_carried_by_while_loops():
-    graph = _imported("tf_tensor_arrays", name="")
+    graph = imported("tf_tensor_arrays", name="")
     types = {op.type for op in graph.get_operations()}
     assert not types & TF_TENSOR_ARRAY_OPS
     assert not types & {"Enter", "Merge", "Switch", "NextIteration", "Exit"}
@@ -70,7 +41,7 @@ def test_the_tensor_arrays_become_devsessions_values_carried_by_while_loops():
             "_TensorArrayConcat", "_TensorArrayRead"} <= types
     scan = graph.get_operation_by_name("cumsum/while/While")
     assert scan.type in WHILE_TYPES
-    assert {"_TensorArrayRead", "_TensorArrayWrite"} <= _body_types(graph, "cumsum/while/While")
+    assert {"_TensorArrayRead", "_TensorArrayWrite"} <= body_types(graph, "cumsum/while/While")
     # a flow loop variable is two: the array's values (its dtype, not TF's float flow)
     # and its lengths, TF's Exit and its twin beside it
     exit_values = graph.get_operation_by_name("map_int/while/Exit_2").outputs[0]
@@ -82,7 +53,7 @@ def test_the_tensor_arrays_become_devsessions_values_carried_by_while_loops():
 
 def test_a_frozen_dynamic_rnn_lstm_classifier_with_sequence_lengths_computes_tfs_values():
     data = np.load(f"{DATA}/tf_tensor_array_rnn.npz")
-    graph = _imported("tf_tensor_array_rnn", name="")
+    graph = imported("tf_tensor_array_rnn", name="")
     assert graph.get_operation_by_name("rnn/while/While").type in WHILE_TYPES
     with ds.Session(graph=graph) as sess:
         for k in range(3):
@@ -99,18 +70,8 @@ def test_a_frozen_dynamic_rnn_lstm_classifier_with_sequence_lengths_computes_tfs
 
 
 def test_an_imported_tensor_array_loop_round_trips_and_takes_a_prefix():
-    data = np.load(f"{DATA}/tf_tensor_arrays.npz")
-    graph = _imported("tf_tensor_arrays", name="import")
-    again = ds.Graph()
-    with again.as_default():
-        ds.import_graph_def(graph.as_graph_def(), name="")
-    feeds, want = _cases(data)[0]
-    names = ["rnn_scan_out:0", "written_out:0", "grown_out:0"]
-    with ds.Session(graph=again) as sess:
-        got = sess.run([f"import/{n}" for n in names],
-                       {f"import/{k}": v for k, v in feeds.items()})
-    for name, value in zip(names, got):
-        np.testing.assert_allclose(value, want[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    assert_round_trips("tf_tensor_arrays", 0, ["rnn_scan_out:0", "written_out:0", "grown_out:0"],
+                       rtol=1e-5, atol=1e-6)
 
 
 # --- hand-made arrays: the mapping, and what is refused --------------------------------------
@@ -169,7 +130,4 @@ def test_a_graph_def_without_tensor_arrays_is_not_copied():
      r"joins a TensorArray's flow with 'value:0', which is none"),
 ])
 def test_what_does_not_map_is_refused_naming_the_node(graph_def, node, message):
-    graph = ds.Graph()
-    with pytest.raises(ds.errors.UnimplementedError, match=f"Node '{node}'.*{message}"):
-        ds.import_graph_def(graph_def, graph=graph)
-    assert graph.get_operations() == []
+    assert_refused(graph_def, node, message)

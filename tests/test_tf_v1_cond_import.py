@@ -11,31 +11,16 @@ import pytest
 import devsession as ds
 from devsession.function_graph import function_nodes
 from devsession.proto import graph_pb2
+from tf_import_cases import assert_computes_cases, assert_refused, assert_round_trips, imported, \
+    recorded_cases
 from tf_recorded import DATA
 
 IF_TYPES = ("If", "StatelessIf")
 
 
-def _imported(stem: str, **kwargs) -> ds.Graph:
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.import_graph_def(ds.read_graph_def(f"{DATA}/{stem}.pb"), **kwargs)
-    return graph
-
-
-def _cases(data) -> list:
-    """(feeds, {tensor name: TF's value}) per recorded case of tf_v1_conds.npz."""
-    out = []
-    for case in sorted({k.split(":")[0] for k in data}):
-        feeds = {f"{k.split(':')[2]}:0": data[k] for k in data if k.startswith(f"{case}:feed:")}
-        fetches = {k[len(case) + 7:]: data[k] for k in data if k.startswith(f"{case}:fetch:")}
-        out.append((feeds, fetches))
-    return out
-
-
 def test_a_frozen_mlp_whose_batch_norm_and_dropout_follow_is_training_computes_tfs_values():
     data = np.load(f"{DATA}/tf_v1_cond_mlp.npz")
-    graph = _imported("tf_v1_cond_mlp", name="")
+    graph = imported("tf_v1_cond_mlp", name="")
     types = {op.type for op in graph.get_operations()}
     assert not types & {"Switch", "Merge"}
     assert graph.get_operation_by_name("bn/If").type in IF_TYPES
@@ -53,20 +38,14 @@ def test_a_frozen_mlp_whose_batch_norm_and_dropout_follow_is_training_computes_t
 
 
 def test_conds_of_every_shape_compute_tfs_values_for_every_predicate():
-    data = np.load(f"{DATA}/tf_v1_conds.npz")
-    graph = _imported("tf_v1_conds", name="")
-    cases = _cases(data)
+    graph = imported("tf_v1_conds", name="")
+    cases = recorded_cases("tf_v1_conds")
     assert len(cases) == 8 and len(cases[0][1]) == 12
-    with ds.Session(graph=graph) as sess:
-        for feeds, want in cases:
-            names = list(want)
-            for name, value in zip(names, sess.run(names, feeds)):
-                np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=
-                                           f"{name} p={feeds['p:0']} q={feeds['q:0']}")
+    assert_computes_cases(graph, cases, ("p", "q"), rtol=1e-6)
 
 
 def test_the_ifs_have_the_conds_structure():
-    graph = _imported("tf_v1_conds", name="")
+    graph = imported("tf_v1_conds", name="")
     ifs = {op.name for op in graph.get_operations() if op.type in IF_TYPES}
     assert ifs == {f"{c}/If" for c in ("several", "nested", "inner_pred", "passthrough",
                                        "constants", "only_constants", "data_pred", "first",
@@ -88,23 +67,12 @@ def test_the_ifs_have_the_conds_structure():
 
 
 def test_an_imported_cond_round_trips_through_devsessions_format_and_takes_a_prefix():
-    data = np.load(f"{DATA}/tf_v1_conds.npz")
-    graph = _imported("tf_v1_conds", name="import")
-    again = ds.Graph()
-    with again.as_default():
-        ds.import_graph_def(graph.as_graph_def(), name="")
-    feeds, want = _cases(data)[1]
-    names = ["nested/Merge:0", "several/Merge_1:0", "add:0"]
-    with ds.Session(graph=again) as sess:
-        got = sess.run([f"import/{n}" for n in names],
-                       {f"import/{k}": v for k, v in feeds.items()})
-    for name, value in zip(names, got):
-        np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=name)
+    assert_round_trips("tf_v1_conds", 1, ["nested/Merge:0", "several/Merge_1:0", "add:0"],
+                       rtol=1e-6)
 
 
 def test_input_map_reaches_into_the_branches():
-    data = np.load(f"{DATA}/tf_v1_conds.npz")
-    feeds, want = _cases(data)[0]
+    feeds, want = recorded_cases("tf_v1_conds")[0]
     graph = ds.Graph()
     with graph.as_default():
         x = ds.placeholder(ds.float32, [3, 4], name="mine")
@@ -134,10 +102,7 @@ def _graph_def_with(*nodes) -> graph_pb2.GraphDef:
      "two branches that never run together"),
 ])
 def test_what_does_not_import_is_refused_naming_the_node(nodes, node, message):
-    graph = ds.Graph()
-    with pytest.raises(ds.errors.UnimplementedError, match=f"Node '{node}'.*{message}"):
-        ds.import_graph_def(_graph_def_with(*nodes), graph=graph)
-    assert graph.get_operations() == []
+    assert_refused(_graph_def_with(*nodes), node, message)
 
 
 def test_a_switch_nobody_merges_without_effects_is_dropped():

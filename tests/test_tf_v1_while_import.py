@@ -10,46 +10,19 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from devsession.function_graph import function_nodes
 from devsession.proto import graph_pb2
+from tf_import_cases import WHILE_TYPES, assert_computes_cases, assert_refused, \
+    assert_round_trips, body_types, imported, recorded_cases
 from tf_recorded import DATA
 
-WHILE_TYPES = ("While", "StatelessWhile")
 LOOPS = ("counter", "several", "to_n", "bounded", "with_cond", "nested", "same")
 
 
-def _imported(stem: str, **kwargs) -> ds.Graph:
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.import_graph_def(ds.read_graph_def(f"{DATA}/{stem}.pb"), **kwargs)
-    return graph
-
-
-def _cases(data) -> list:
-    """(feeds, {tensor name: TF's value}) per recorded case of tf_v1_whiles.npz."""
-    out = []
-    for case in sorted({k.split(":")[0] for k in data}):
-        feeds = {f"{k.split(':')[2]}:0": data[k] for k in data if k.startswith(f"{case}:feed:")}
-        fetches = {k[len(case) + 7:]: data[k] for k in data if k.startswith(f"{case}:fetch:")}
-        out.append((feeds, fetches))
-    return out
-
-
-def _body_types(graph, name: str) -> set:
-    return {t for _, t in function_nodes(graph.get_operation_by_name(name).get_attr("body"))}
-
-
 def test_loops_of_every_shape_compute_tfs_values_for_every_feed():
-    data = np.load(f"{DATA}/tf_v1_whiles.npz")
-    graph = _imported("tf_v1_whiles", name="")
-    cases = _cases(data)
+    graph = imported("tf_v1_whiles", name="")
+    cases = recorded_cases("tf_v1_whiles")
     assert len(cases) == 3 and len(cases[0][1]) == 9
-    with ds.Session(graph=graph) as sess:
-        for feeds, want in cases:
-            names = list(want)
-            for name, value in zip(names, sess.run(names, feeds)):
-                np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=
-                                           f"{name} n={feeds['n:0']} m={feeds['m:0']}")
+    assert_computes_cases(graph, cases, ("n", "m"), rtol=1e-6)
     # the feeds reach the loops: zero trips, and maximum_iterations cutting a loop short
     assert cases[1][1]["to_n/Exit_1:0"].shape == (0,)
     assert cases[2][1]["to_n/Exit_1:0"].shape == (3,)
@@ -57,7 +30,7 @@ def test_loops_of_every_shape_compute_tfs_values_for_every_feed():
 
 
 def test_the_whiles_have_the_loops_structure():
-    graph = _imported("tf_v1_whiles", name="")
+    graph = imported("tf_v1_whiles", name="")
     types = {op.type for op in graph.get_operations()}
     assert not types & {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit"}
     loops = {op.name for op in graph.get_operations() if op.type in WHILE_TYPES}
@@ -67,8 +40,8 @@ def test_the_whiles_have_the_loops_structure():
     assert graph.get_operation_by_name("several/Exit_2").type == "Identity"  # TF's names
     assert "x" in {t.op.name for t in several.inputs[3:]}     # the invariant is captured
     # the nested loop is a While in the outer body; the cond an If in the body
-    assert set(_body_types(graph, "nested/While")) & set(WHILE_TYPES)
-    assert {"If", "StatelessIf"} & _body_types(graph, "with_cond/While")
+    assert set(body_types(graph, "nested/While")) & set(WHILE_TYPES)
+    assert {"If", "StatelessIf"} & body_types(graph, "with_cond/While")
     # a loop variable whose shape grows (TF1's shape_invariants) gets the shape both fit
     assert graph.get_tensor_by_name("to_n/Exit_1:0").shape.as_list() == [None]
     assert graph.get_tensor_by_name("several/Exit_1:0").shape.as_list() == [3]
@@ -76,7 +49,7 @@ def test_the_whiles_have_the_loops_structure():
 
 def test_a_frozen_lstm_classifier_over_an_unknown_time_axis_computes_tfs_values():
     data = np.load(f"{DATA}/tf_v1_while_lstm.npz")
-    graph = _imported("tf_v1_while_lstm", name="")
+    graph = imported("tf_v1_while_lstm", name="")
     assert graph.get_operation_by_name("rnn/While").type in WHILE_TYPES
     with ds.Session(graph=graph) as sess:
         for k in range(3):
@@ -87,23 +60,12 @@ def test_a_frozen_lstm_classifier_over_an_unknown_time_axis_computes_tfs_values(
 
 
 def test_an_imported_loop_round_trips_through_devsessions_format_and_takes_a_prefix():
-    data = np.load(f"{DATA}/tf_v1_whiles.npz")
-    graph = _imported("tf_v1_whiles", name="import")
-    again = ds.Graph()
-    with again.as_default():
-        ds.import_graph_def(graph.as_graph_def(), name="")
-    feeds, want = _cases(data)[0]
-    names = ["nested/Exit_1:0", "with_cond/Exit_1:0", "to_n/Exit_1:0"]
-    with ds.Session(graph=again) as sess:
-        got = sess.run([f"import/{n}" for n in names],
-                       {f"import/{k}": v for k, v in feeds.items()})
-    for name, value in zip(names, got):
-        np.testing.assert_allclose(value, want[name], rtol=1e-6, err_msg=name)
+    assert_round_trips("tf_v1_whiles", 0, ["nested/Exit_1:0", "with_cond/Exit_1:0",
+                                           "to_n/Exit_1:0"], rtol=1e-6)
 
 
 def test_input_map_reaches_into_the_loops():
-    data = np.load(f"{DATA}/tf_v1_whiles.npz")
-    feeds, want = _cases(data)[2]
+    feeds, want = recorded_cases("tf_v1_whiles")[2]
     graph = ds.Graph()
     with graph.as_default():
         x = ds.placeholder(ds.float32, [3], name="mine")
@@ -120,7 +82,7 @@ def test_input_map_reaches_into_the_loops():
 def test_a_loop_over_tensorflows_tensor_arrays_imports_and_scans():
     # tf.scan(lambda acc, row: acc * 0.5 + row, x): TensorArrays in the loop
     # (tests/test_tf_tensor_array_import.py has TF's values for more of them)
-    graph = _imported("tf_v1_while_scan", name="")
+    graph = imported("tf_v1_while_scan", name="")
     assert graph.get_operation_by_name("scan/while/While").type in WHILE_TYPES
     x = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
     want = [x[0]]
@@ -175,7 +137,4 @@ def test_a_hand_made_loop_in_tf1s_form_imports():
     (_counter(("l/cond2", "LoopCond", ["l/Less"])), "l/Enter", "has 2 LoopCond nodes"),
 ])
 def test_what_does_not_import_is_refused_naming_the_node(graph_def, node, message):
-    graph = ds.Graph()
-    with pytest.raises(ds.errors.UnimplementedError, match=f"Node '{node}'.*{message}"):
-        ds.import_graph_def(graph_def, graph=graph)
-    assert graph.get_operations() == []
+    assert_refused(graph_def, node, message)
