@@ -223,6 +223,14 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
     ``sp_input`` over ``axis`` (every axis when None; negative axes count from the
     end), keeping reduced axes as 1s with ``keepdims``.  ``reduction_axes`` and
     ``keep_dims`` are TF1's older names."""
+    return sparse_reduction("SparseReduceSum", sp_input, axis, keepdims, reduction_axes,
+                            keep_dims, name)
+
+
+def sparse_reduction(op_type: str, sp_input, axis, keepdims, reduction_axes, keep_dims,
+                     name):
+    """The ``op_type`` reduction node of ``sp_input`` (TF's Sparse*Reduce* ops), TF1's
+    older argument names taken too: its dense output, or a SparseTensor of its three."""
     if axis is not None and reduction_axes is not None:
         raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
     if keepdims is not None and keep_dims is not None:
@@ -230,8 +238,9 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
     sp = convert_to_sparse_tensor(sp_input)
     axes = axes_operand(sp, reduction_axes if axis is None else axis)
     keep = bool(keepdims if keepdims is not None else keep_dims)
-    return make_op("SparseReduceSum", [sp.indices, sp.values, sp.dense_shape, axes],
-                   {"keep_dims": keep}, name=name or "SparseReduceSum")
+    op = sp.graph.create_op(op_type, [sp.indices, sp.values, sp.dense_shape, axes],
+                            {"keep_dims": keep}, name=name or op_type)
+    return op.outputs[0] if len(op.outputs) == 1 else SparseTensor(*op.outputs)
 
 
 def axes_operand(sp: SparseTensor, axis) -> Tensor:

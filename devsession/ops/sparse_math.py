@@ -25,7 +25,7 @@ from ..sparse_tensor import SparseTensor, convert_to_sparse_tensor
 from ..tensor_shape import TensorShape
 from .common import make_op
 from .registry import OpDef, register_op
-from .sparse import axes_operand, check_sparse_inputs, reduction_shape
+from .sparse import check_sparse_inputs, reduction_shape, sparse_reduction
 
 __all__ = ["MATH_OPS", "sparse_reduce_max", "sparse_reduce_max_sparse",
            "sparse_reduce_sum_sparse", "sparse_softmax", "sparse_maximum", "sparse_minimum"]
@@ -70,26 +70,13 @@ register_op(OpDef("SparseSparseMaximum", _sparse_sparse, 6))
 register_op(OpDef("SparseSparseMinimum", _sparse_sparse, 6))
 
 
-def _reduction(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims, name):
-    if axis is not None and reduction_axes is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
-    if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
-    sp = convert_to_sparse_tensor(sp_input)
-    axes = axes_operand(sp, reduction_axes if axis is None else axis)
-    keep = bool(keepdims if keepdims is not None else keep_dims)
-    op = sp.graph.create_op(op_type, [sp.indices, sp.values, sp.dense_shape, axes],
-                            {"keep_dims": keep}, name=name or op_type)
-    return op.outputs[0] if len(op.outputs) == 1 else SparseTensor(*op.outputs)
-
-
 def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None,
                       keep_dims=None, name=None):
     """TF1's ``tf.sparse.reduce_max`` / ``tf.sparse_reduce_max``: the dense max of the
     stored entries over ``axis`` (every axis when None), 0 where none was stored;
     ``keepdims`` keeps reduced axes as 1s (``reduction_axes``, ``keep_dims``: TF1's
     older names)."""
-    return _reduction("SparseReduceMax", sp_input, axis, keepdims, reduction_axes,
+    return sparse_reduction("SparseReduceMax", sp_input, axis, keepdims, reduction_axes,
                       keep_dims, name)
 
 
@@ -97,7 +84,7 @@ def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
                              keep_dims=None, name=None) -> SparseTensor:
     """TF1's ``tf.sparse.reduce_max_sparse``: ``sparse_reduce_max`` as a SparseTensor
     (one entry per kept coordinate that had any)."""
-    return _reduction("SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes,
+    return sparse_reduction("SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes,
                       keep_dims, name)
 
 
@@ -105,7 +92,7 @@ def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=
                              keep_dims=None, name=None) -> SparseTensor:
     """TF1's ``tf.sparse.reduce_sum_sparse``: ``sparse.reduce_sum`` as a SparseTensor
     (one entry per kept coordinate that had any)."""
-    return _reduction("SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes,
+    return sparse_reduction("SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes,
                       keep_dims, name)
 
 
