@@ -297,16 +297,17 @@ def _binary_float(inputs, attrs, node):
     return dtype, shape
 
 
-def _register_math() -> None:
-    for name in MATH_UNARY:
+def _register_float_ops(unary, binary, predicates=()) -> None:
+    """Elementwise ops of floats only, as TF's (an integer input is a TypeError)."""
+    for name in unary:
         register_op(OpDef(name, _unary_float, 1, elementwise=True))
-    for name in PREDICATES:
+    for name in predicates:
         register_op(OpDef(name, _float_predicate, 1, elementwise=True))
-    for name in MATH_BINARY:
+    for name in binary:
         register_op(OpDef(name, _binary_float, 2, elementwise=True))
 
 
-_register_math()
+_register_float_ops(MATH_UNARY, MATH_BINARY, PREDICATES)
 
 log1p = _unary("Log1p", "log1p")
 expm1 = _unary("Expm1", "expm1")
@@ -350,15 +351,7 @@ __all__ += ["to_float", "to_double", "to_int32", "to_int64"]
 NAMES_UNARY = ("Acosh", "Asinh", "Atanh", "Rint")
 NAMES_BINARY = ("Xdivy", "Xlog1py", "MulNoNan")
 
-
-def _register_names() -> None:
-    for name in NAMES_UNARY:                 # as TF: floats only (Rint included)
-        register_op(OpDef(name, _unary_float, 1, elementwise=True))
-    for name in NAMES_BINARY:
-        register_op(OpDef(name, _binary_float, 2, elementwise=True))
-
-
-_register_names()
+_register_float_ops(NAMES_UNARY, NAMES_BINARY)      # as TF: floats only (Rint included)
 
 acosh = _unary("Acosh", "acosh")
 asinh = _unary("Asinh", "asinh")
