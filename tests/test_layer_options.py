@@ -1,6 +1,6 @@
 """Variable constraints and layer activity regularizers against TensorFlow 2.21's
-(tests/data/tf_layer_options.npz, made by tests/data/make_tf_layer_options.py, whose
-models are mirrored here with ``ds``).
+(tests/data/tf_layer_options.npz, made by tests/data/make_tf_layer_options.py from the
+models of tests/layer_options_cases.py, which this test builds with ``ds``).
 
 Constraints: a variable keeps its ``constraint`` however it was made, and TF1's
 optimizers assign ``constraint(v)`` after each update, so three Momentum steps leave every
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from tests.layer_options_cases import activity_model, constraints_model
 
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "tf_layer_options.npz"))
 
@@ -25,39 +26,8 @@ def graph():
         yield g
 
 
-def max_norm(m, axes=0):
-    def constrain(w):
-        norms = ds.sqrt(ds.reduce_sum(ds.square(w), axis=axes, keepdims=True))
-        return w * (ds.clip_by_value(norms, 0.0, m) / (1e-7 + norms))
-    return constrain
-
-
-def constraints_model(d):
-    """make_tf_layer_options.constraints_model, with ``ds``."""
-    x, y, img = (ds.constant(d[k]) for k in ("x", "y", "img"))
-    with ds.variable_scope("scoped", constraint=lambda w: ds.clip_by_value(w, -0.3, 0.3)):
-        s = ds.get_variable("s", initializer=d["s0"])
-    v = ds.Variable(d["v0"], name="v", constraint=lambda w: ds.clip_by_norm(w, 1.0, axes=[0]))
-    h = ds.matmul(x * s, v)
-    h = ds.layers.dense(h, 3, activation=ds.tanh, name="dense",
-                        kernel_initializer=ds.constant_initializer(d["k0"]),
-                        bias_initializer=ds.constant_initializer(0.1),
-                        kernel_constraint=max_norm(0.8),
-                        bias_constraint=lambda b: ds.clip_by_value(b, -0.05, 0.05))
-    h = ds.layers.batch_normalization(
-        h, training=True, name="bn",
-        gamma_constraint=lambda g: ds.clip_by_value(g, 0.9, 1.1),
-        beta_constraint=lambda b: ds.clip_by_value(b, -0.02, 0.02))
-    c = ds.layers.conv2d(img, 2, 3, name="conv", kernel_initializer=ds.constant_initializer(
-        d["c0"]), kernel_constraint=max_norm(0.5, axes=[0, 1, 2]))
-    loss = ds.reduce_mean(ds.square(h[:, :2] - y)) + 0.5 * ds.reduce_mean(ds.square(c))
-    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
-        train = ds.train.MomentumOptimizer(0.2, 0.9).minimize(loss)
-    return loss, train
-
-
 def test_constrained_variables_train_as_tfs(graph):
-    _, train = constraints_model(DATA)
+    _, train = constraints_model(ds, DATA)
     constrained = [v.op.name for v in ds.trainable_variables() if v.constraint is not None]
     assert constrained == list(DATA["constrained"])
     with ds.Session() as sess:
@@ -117,39 +87,8 @@ def test_a_constraint_on_a_sparse_update_is_tfs_runtime_error(graph):
             optimizer.minimize(loss, var_list=[emb])
 
 
-def activity_model(d):
-    """make_tf_layer_options.activity_model, with ``ds``."""
-    def l2(t):
-        return 0.01 * ds.reduce_sum(ds.square(t))
-
-    def l1(t):
-        return 0.02 * ds.reduce_sum(ds.abs(t))
-    const = ds.constant_initializer
-    ds.layers.dense(ds.constant(d["x2"]), 3, activation=ds.nn.relu, activity_regularizer=l2,
-                    kernel_initializer=const(d["a0"]), name="dense")
-    ds.layers.dense(ds.constant(d["x3"]), 2, activity_regularizer=l1, name="dense3",
-                    kernel_initializer=const(0.3))
-    pic, seq, vol = (ds.constant(d[k]) for k in ("pic", "seq", "vol"))
-    ds.layers.conv2d(pic, 2, 3, activity_regularizer=l1, kernel_initializer=const(0.1),
-                     name="conv2d")
-    ds.layers.conv1d(seq, 2, 3, activity_regularizer=l2, kernel_initializer=const(-0.2),
-                     name="conv1d")
-    ds.layers.separable_conv2d(pic, 2, 3, activity_regularizer=l2, name="separable",
-                               depthwise_initializer=const(0.2),
-                               pointwise_initializer=const(0.3))
-    ds.layers.conv2d_transpose(pic, 2, 2, strides=2, activity_regularizer=l1,
-                               kernel_initializer=const(0.1), name="transpose")
-    ds.layers.conv3d(vol, 2, 2, activity_regularizer=l2, kernel_initializer=const(0.15),
-                     name="conv3d")
-    layer = ds.layers.Dense(2, activity_regularizer=l1, kernel_initializer=const(0.5),
-                            name="shared")
-    layer(ds.constant(d["x2"]))
-    layer(ds.constant(d["x2"][:3]))
-    return layer, ds.get_collection(ds.GraphKeys.REGULARIZATION_LOSSES)
-
-
 def test_activity_penalties_are_tfs_divided_by_the_batch(graph):
-    layer, losses = activity_model(DATA)
+    layer, losses = activity_model(ds, DATA)
     count = len([k for k in DATA if k.startswith("activity:")])
     assert len(losses) == count == 9
     assert layer.losses == losses[-2:]               # one penalty per call, the layer's too
