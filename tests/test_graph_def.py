@@ -388,6 +388,14 @@ def test_unknown_op_type_suggests_a_close_name(small_graph_def):
     assert_import_fails(small_graph_def, ds.errors.NotFoundError, match="Did you mean 'Add'")
 
 
+def test_unknown_op_type_message_names_it_without_listing_every_op():
+    with pytest.raises(ds.errors.NotFoundError) as info:
+        ds.ops.registry.get_op_def("NoSuchOpType")
+    message = str(info.value)
+    assert "'NoSuchOpType'" in message and "registered_ops()" in message
+    assert "MatMul" not in message and len(message) < 200
+
+
 def test_cycle_is_invalid_argument_naming_the_nodes(small_graph_def):
     _node(small_graph_def, "a").input.append("b")
     error = assert_import_fails(small_graph_def)

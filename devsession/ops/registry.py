@@ -107,7 +107,8 @@ def register_op(op_def: OpDef) -> OpDef:
 
 
 def get_op_def(op_type: str) -> OpDef:
-    """The OpDef for ``op_type``; raises ``NotFoundError`` listing the known ops."""
+    """The OpDef for ``op_type``; raises ``NotFoundError`` naming it, with the closest
+    known name (``registered_ops()`` lists them all: hundreds, too many for a message)."""
     try:
         return _OPS[op_type]
     except KeyError:
@@ -117,8 +118,8 @@ def get_op_def(op_type: str) -> OpDef:
         close = difflib.get_close_matches(op_type, _OPS, n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
         raise NotFoundError(
-            f"Op type not registered '{op_type}'.{hint} Known ops: "
-            f"{', '.join(sorted(_OPS))}.") from None
+            f"Op type not registered '{op_type}' in devsession.{hint} "
+            f"(ds.ops.registry.registered_ops() lists the {len(_OPS)} it has.)") from None
 
 
 def registered_ops() -> frozenset[str]:
