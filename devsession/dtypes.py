@@ -8,7 +8,8 @@ defined here too, next to the names, so the two cannot drift apart.
 ``ds.string`` holds byte strings, as TF1's: a string tensor's value is a numpy object
 array whose elements are ``bytes`` (Python ``str`` values are UTF-8 encoded on the way
 in), and a 0-d one is fetched as a ``bytes`` object.  The small integer types (int8,
-int16, uint8, uint16) wrap around on overflow, as TF's do.
+int16, uint8, uint16) wrap around on overflow, as TF's do.  ``uint64`` is there for the
+key and counter of TF's stateless random ops (``StatelessRandomGetKeyCounter``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "uint16", "bool_", "string",
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint64", "bool_", "string",
            "half", "double"]
 
 
@@ -62,7 +63,7 @@ class DType:
 
     is_floating = _kind_in("f", "float16, float32 or float64.")
     is_integer = _kind_in("iu", "A signed or unsigned integer type.")
-    is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16).")
+    is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16, uint64).")
     is_bool = _kind_in("b", "The boolean type.")
     is_numeric = _kind_in("fiu", "A floating or integer type (not bool, not string).")
 
@@ -112,9 +113,11 @@ int16 = DType(np.int16, 5)
 int8 = DType(np.int8, 6)
 string = DType(np.object_, 7, name="string")
 uint16 = DType(np.uint16, 17)
+uint64 = DType(np.uint64, 23)     # DT_UINT64: the stateless random ops' keys and counters
 half, double = float16, float64   # TF's other names of them (tf.dtypes.half...)
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, bool_, string)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint64, bool_,
+       string)
 FLOATS = (float16, float32, float64)
 _BY_NP = {d.np: d for d in ALL}
 _BY_ENUM = {d.enum: d for d in ALL}

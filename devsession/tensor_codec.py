@@ -9,7 +9,7 @@ Decoding reads every form TensorFlow writes:
 * ``tensor_content``, when present (its length must be exactly elements * item size);
 * otherwise the typed field of the dtype (``float_val``, ``double_val``, ``int_val``,
   ``int64_val``, ``bool_val``, ``half_val``: float16 bit patterns; the small integer types
-  in ``int_val``; strings in ``string_val``), filling the shape in
+  in ``int_val``; uint64 in ``uint64_val``; strings in ``string_val``), filling the shape in
   C order, its last value repeating to fill the rest (TF's rule: one value is a fill, a
   short list is padded, an empty field means zeros).  More values than elements, or values
   in another dtype's field, are an error (TF never writes either).
@@ -44,7 +44,7 @@ _VALUE_FIELDS = {
     np.dtype(np.int32): "int_val", np.dtype(np.int64): "int64_val",
     np.dtype(np.bool_): "bool_val", np.dtype(np.float16): "half_val",
     np.dtype(np.int8): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.uint8): "int_val",
-    np.dtype(np.uint16): "int_val",
+    np.dtype(np.uint16): "int_val", np.dtype(np.uint64): "uint64_val",
 }
 _ALL_VALUE_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
                      "half_val", "string_val", "uint32_val", "uint64_val")
