@@ -3,7 +3,8 @@
 The encoding side is ``graph_codec.py`` (``Graph.as_graph_def``).  Importing re-creates
 every node through ``Graph.create_op``, so an imported graph is checked exactly like a built
 one, after ``tf_graph.translate`` has mapped the NodeDefs TensorFlow writes onto
-devsession's ops, ``tf_tensor_array_import`` TensorFlow's TensorArrays (a handle and a
+devsession's ops, ``tf_resource_import`` TensorFlow's resource variables onto reference
+ones, ``tf_tensor_array_import`` TensorFlow's TensorArrays (a handle and a
 flow) onto devsession's value TensorArrays, and ``tf_while_import`` and
 ``tf_cond_import`` have turned TF1's while loops (``Enter``/``Exit``...) into ``While``
 nodes and its conds (``Switch``/``Merge``) into ``If`` nodes.  Nodes may arrive in any order; a cycle or a dangling input is an
@@ -26,6 +27,7 @@ from .proto import graph_pb2
 from .proto_files import read_message
 from .tf_cond_import import CondPlan, build_cond
 from .tf_graph import translate
+from .tf_resource_import import map_resource_variables
 from .tf_tensor_array_import import map_tensor_arrays
 from .tf_while_import import build_while, functionalize
 
@@ -165,6 +167,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     mapped = _input_map(input_map, graph)
+    graph_def = map_resource_variables(graph_def)  # TF's resource variables -> VariableV2
     graph_def = map_tensor_arrays(graph_def)      # TF's TensorArrays -> devsession's values
     graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
     with graph._all_or_nothing():

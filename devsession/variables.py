@@ -110,16 +110,15 @@ class Variable:
     def from_proto(variable_def, import_scope=None, graph=None) -> "Variable":
         """The Variable whose nodes ``variable_def`` names, already in ``graph`` (the
         default graph), under ``import_scope/`` when given; it joins no collection.
-        ``KeyError`` for a node the graph lacks; ``UnimplementedError`` for TF's resource
-        and partitioned variables, which devsession does not have."""
+        A resource variable's (``is_resource``) nodes are reference ones once imported
+        (``tf_resource_import.py``).  ``KeyError`` for a node the graph lacks;
+        ``UnimplementedError`` for TF's partitioned variables, which devsession does
+        not have."""
         from .errors import UnimplementedError
 
         graph = graph or get_default_graph()
         prefix = f"{import_scope}/" if import_scope else ""
         name = variable_def.variable_name
-        if variable_def.is_resource:
-            raise UnimplementedError(f"Variable '{name}' is a resource variable; devsession "
-                                     f"has reference variables (VariableV2) only.")
         if variable_def.HasField("save_slice_info_def"):
             raise UnimplementedError(f"Variable '{name}' is a slice of a partitioned "
                                      f"variable, which devsession does not support yet.")

@@ -73,6 +73,10 @@ _CHECKPOINT_OPS = frozenset({"SaveV2", "RestoreV2", "Save", "SaveSlices", "Resto
                              "RestoreSlice", "MergeV2Checkpoints"})
 
 
+# How a TF Saver's restore assigns a reference variable, and a resource variable.
+_ASSIGN_OPS = frozenset({"Assign", "AssignVariableOp"})
+
+
 # --- export --------------------------------------------------------------------------------
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
@@ -208,12 +212,16 @@ def _saver_nodes(graph_def, saver_def) -> tuple[set, set]:
 
 
 def _checkpoint_key(nodes: dict, assign) -> str:
-    """The checkpoint key a Saver's ``Assign`` restores its variable from: the name TF's
+    """The checkpoint key a Saver's ``Assign`` (``AssignVariableOp``) restores its
+    variable from: the name TF's
     ``RestoreV2`` lists for it (a Saver built with a ``var_list`` dict renames), else the
     variable's name (devsession's Saver keys by the name)."""
     var_name = _producer(assign.input[0])
     source = assign.input[1] if len(assign.input) > 1 else ""
     restore = nodes.get(_producer(source))
+    while restore is not None and restore.op == "Identity" and restore.input:
+        source = restore.input[0]               # a resource variable's restore reads
+        restore = nodes.get(_producer(source))  # RestoreV2 through an Identity
     if restore is None or restore.op != "RestoreV2" or len(restore.input) < 2:
         return var_name
     names = nodes.get(_producer(restore.input[1]))
@@ -265,7 +273,7 @@ def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
     if saver_nodes:
         nodes = {n.name: n for n in meta.graph_def.node}
         restored = {_checkpoint_key(nodes, nodes[n]): _producer(nodes[n].input[0])
-                    for n in sorted(saver_nodes) if nodes[n].op == "Assign" and nodes[n].input}
+                    for n in sorted(saver_nodes) if nodes[n].op in _ASSIGN_OPS and nodes[n].input}
         missing = sorted(v for v in restored.values() if v not in by_op_name)
         if missing:
             log.warning("The Saver of the MetaGraphDef restores %s, which no variable "

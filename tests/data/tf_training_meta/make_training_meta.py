@@ -1,0 +1,107 @@
+"""Writes TensorFlow *training* graphs, as a program saves them, for
+tests/test_tf_training_graphs.py: each model's ``.meta`` (its optimizer's update ops,
+gradient ops and all), the checkpoint ``saver.save`` wrote right after the variables were
+initialized, and what TensorFlow computes from them.
+
+    TF_USE_LEGACY_KERAS=1 /work/peers/bin/python tests/data/tf_training_meta/make_training_meta.py
+
+Each model is written twice, to ``<model>-ref/`` and ``<model>-resource/``: with TF1's
+reference variables (``VariableV2``, ``Assign``, ``ApplyAdam``...) and with the resource
+variables TensorFlow 2's ``tf.compat.v1`` makes by default (``VarHandleOp``,
+``ReadVariableOp``, ``ResourceApplyAdam``...).  The train op is in the ``train_op``
+collection, where TF1's ``minimize`` puts it.  ``expected.npz``: the feed (``feed/<placeholder>``), ``losses`` (the loss
+``sess.run([loss, train_op])`` returns at each of ``STEPS`` steps after
+``import_meta_graph`` + ``restore``, TF1's resume-training program) and the variables
+after them (``after/<name>``).
+"""
+
+import os
+import shutil
+
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_eager_execution()
+HERE = os.path.dirname(os.path.abspath(__file__))
+STEPS = 4
+
+
+def embedding_adam(rng):
+    """An embedding (its gradient is row slices: Adam's sparse update) into a dense
+    layer built from get_variable, bias_add and a max-with-zero, sparse xent; fixed
+    batch."""
+    x = tf.placeholder(tf.float32, [5, 6], name="x")
+    ids = tf.placeholder(tf.int32, [5], name="ids")
+    labels = tf.placeholder(tf.int32, [5], name="labels")
+    emb = tf.get_variable("emb", [10, 6])
+    w = tf.get_variable("w", [6, 8])
+    b = tf.get_variable("b", [8], initializer=tf.zeros_initializer())
+    h = tf.maximum(tf.nn.bias_add(tf.matmul(x + tf.nn.embedding_lookup(emb, ids), w), b), 0.)
+    logits = tf.matmul(h, tf.get_variable("w2", [8, 3]))
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits), name="loss")
+    feed = {"x": rng.standard_normal((5, 6)), "ids": rng.integers(0, 10, 5),
+            "labels": rng.integers(0, 3, 5)}
+    return loss, tf.train.AdamOptimizer(0.05), feed
+
+
+def regression_momentum(rng):
+    """Two dense layers (tanh-free: matmul, add, max) with an L2 penalty, a squared
+    error loss, Nesterov momentum; fixed batch."""
+    x = tf.placeholder(tf.float32, [6, 3], name="x")
+    y = tf.placeholder(tf.float32, [6, 2], name="y")
+    w1 = tf.get_variable("w1", [3, 4], initializer=tf.truncated_normal_initializer(0, 0.5))
+    b1 = tf.get_variable("b1", [4], initializer=tf.constant_initializer(0.1))
+    w2 = tf.get_variable("w2", [4, 2])
+    h = tf.maximum(tf.matmul(x, w1) + b1, 0.)
+    loss = tf.add(tf.reduce_mean(tf.square(tf.matmul(h, w2) - y)),
+                  1e-3 * (tf.nn.l2_loss(w1) + tf.nn.l2_loss(w2)), name="loss")
+    feed = {"x": rng.standard_normal((6, 3)), "y": rng.standard_normal((6, 2))}
+    return loss, tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), feed
+
+
+MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum}
+
+
+def write(name, build, resource: bool):
+    out = os.path.join(HERE, f"{name}-{'resource' if resource else 'ref'}")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    prefix = os.path.join(out, "model")
+    rng = np.random.default_rng(0)
+    with tf.Graph().as_default() as graph:
+        tf.set_random_seed(1)
+        with tf.variable_scope("", use_resource=resource):
+            loss, optimizer, feed = build(rng)
+            step = tf.train.get_or_create_global_step()
+            train = optimizer.minimize(loss, global_step=step, name="train")
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, prefix, write_state=False)
+    feed = {k: np.asarray(v, np.int32 if np.asarray(v).dtype.kind == "i" else np.float32)
+            for k, v in feed.items()}
+    expected = {f"feed/{k}": v for k, v in feed.items()}
+    with tf.Graph().as_default() as graph:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        with tf.Session() as sess:
+            saver.restore(sess, prefix)
+            train = tf.get_collection("train_op")[0]
+            fed = {graph.get_tensor_by_name(f"{k}:0"): v for k, v in feed.items()}
+            expected["losses"] = np.array(
+                [sess.run(["loss:0", train], fed)[0] for _ in range(STEPS)], np.float32)
+            for var in tf.global_variables():
+                expected[f"after/{var.op.name}"] = sess.run(var)
+        ops = sorted({n.op for n in graph.as_graph_def().node})
+    np.savez(os.path.join(out, "expected.npz"), **expected)
+    print(out, ops)
+
+
+def main():
+    for name, build in MODELS.items():
+        for resource in (False, True):
+            write(name, build, resource)
+
+
+if __name__ == "__main__":
+    main()
