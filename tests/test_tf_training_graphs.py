@@ -23,11 +23,11 @@ MODELS = ("embedding_adam", "regression_momentum")
 KINDS = ("ref", "resource")
 
 
-def _resume(directory, session):
-    """TF1's resume-training program on ``directory``'s .meta and checkpoint: (losses of
-    each step, {variable name: value after them})."""
+def _resume(directory, session, checkpoint="model"):
+    """TF1's resume-training program on ``directory``'s .meta and checkpoint: (what TF
+    computed, losses of each step, {variable name: value after them})."""
     expected = np.load(os.path.join(directory, "expected.npz"))
-    prefix = os.path.join(directory, "model")
+    prefix = os.path.join(directory, checkpoint)
     graph = ds.Graph()
     with graph.as_default():
         saver = ds.train.import_meta_graph(prefix + ".meta")
@@ -51,6 +51,14 @@ def test_a_tensorflow_training_graph_resumes_with_tensorflows_steps(model, kind,
     for name in sorted(names):
         np.testing.assert_allclose(after[name], expected[f"after/{name}"], rtol=2e-5,
                                    atol=2e-6, err_msg=name)
+
+
+def test_a_resource_variable_savers_renamed_checkpoint_keys_are_followed(make_session):
+    """TF's Saver restores a resource variable through an Identity of RestoreV2's
+    output; the key it lists there, not the variable's name, is what is read."""
+    expected, losses, _ = _resume(os.path.join(DATA, "regression_momentum-resource"),
+                                  make_session, "renamed")
+    np.testing.assert_allclose(losses, expected["losses"], rtol=2e-5, atol=1e-6)
 
 
 def test_resource_variables_import_as_reference_ones_with_their_trainability():

@@ -12,7 +12,9 @@ variables TensorFlow 2's ``tf.compat.v1`` makes by default (``VarHandleOp``,
 collection, where TF1's ``minimize`` puts it.  ``expected.npz``: the feed (``feed/<placeholder>``), ``losses`` (the loss
 ``sess.run([loss, train_op])`` returns at each of ``STEPS`` steps after
 ``import_meta_graph`` + ``restore``, TF1's resume-training program) and the variables
-after them (``after/<name>``).
+after them (``after/<name>``).  ``regression_momentum-resource/renamed.*``: the same
+checkpoint and graph saved by a second Saver built with a ``var_list`` dict keying every
+variable ``renamed/<name>`` (its ``.meta``'s SaverDef is that Saver's).
 """
 
 import os
@@ -24,6 +26,7 @@ import tensorflow.compat.v1 as tf
 tf.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
 STEPS = 4
+RENAMED = "regression_momentum"     # its resource form also saves with renamed keys
 
 
 def embedding_adam(rng):
@@ -79,6 +82,10 @@ def write(name, build, resource: bool):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             saver.save(sess, prefix, write_state=False)
+            if resource and name == RENAMED:
+                renaming = tf.train.Saver({f"renamed/{v.op.name}": v
+                                           for v in tf.global_variables()}, name="renamed")
+                renaming.save(sess, os.path.join(out, "renamed"), write_state=False)
     feed = {k: np.asarray(v, np.int32 if np.asarray(v).dtype.kind == "i" else np.float32)
             for k, v in feed.items()}
     expected = {f"feed/{k}": v for k, v in feed.items()}
