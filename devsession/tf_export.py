@@ -35,9 +35,6 @@ reads the result back (``tf_graph.py``) into the same computation.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
-import os
 
 import numpy as np
 
@@ -48,11 +45,9 @@ from .graph_codec import FunctionAttr, encode_attr
 from .graph_def import import_graph_def
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
+from .tf_signatures import SIGNATURES_FILE, signature_table, tf_signature
 
 __all__ = ["to_tf_graph_def", "tf_signature", "tf_version", "SIGNATURES_FILE"]
-
-SIGNATURES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                               "tf_op_signatures.json")
 
 # devsession's private ops that are TF ops under another name: a read of a variable
 # under control dependencies is TF's Identity of the variable
@@ -62,20 +57,8 @@ _PRIVATE_AS_TF = {"_ReadVariable": "Identity"}
 _HANDLE_TYPES = ("resource", "variant")
 
 
-@functools.lru_cache(maxsize=1)
-def _table() -> dict:
-    with open(SIGNATURES_FILE) as f:
-        return json.load(f)
-
-
-def tf_signature(op_type: str) -> dict | None:
-    """TF's signature of ``op_type`` (``inputs``, ``outputs``, ``attrs``: see
-    ``tools/make_tf_op_signatures.py``), or None for an op TensorFlow lacks."""
-    return _table()["ops"].get(op_type)
-
-
 def _absent(op_type: str) -> str:
-    if op_type in _table()["missing"]:
+    if op_type in signature_table()["missing"]:
         return f"TensorFlow {tf_version()} has no op of this type."
     return ("an op newer than TensorFlow's op signatures (tf_op_signatures.json); run "
             "tools/make_tf_op_signatures.py to add TF's signature, if TF has it.")
@@ -83,7 +66,7 @@ def _absent(op_type: str) -> str:
 
 def tf_version() -> str:
     """The TensorFlow version whose op registry the signature table was made from."""
-    return _table()["tensorflow_version"]
+    return signature_table()["tensorflow_version"]
 
 
 def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
@@ -103,7 +86,7 @@ def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
     exporter = _Exporter({op.name for op in ops})
     for op in ops:
         exporter.export(_Node.of(op))
-    exporter.out.versions.producer = _table()["graph_def_version"]
+    exporter.out.versions.producer = signature_table()["graph_def_version"]
     if graph_def is not None and graph_def.HasField("library"):
         exporter.out.library.CopyFrom(graph_def.library)
     return exporter.out
