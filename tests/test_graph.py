@@ -635,7 +635,27 @@ def tf1_surface_ops(x):
         *array_manipulation_ops(x),
         *framework_ops(x),
         *ctc_ops(x),
+        *tf_gradient_ops(x),
     ]
+
+
+def tf_gradient_ops(x):
+    """One node of each gradient op type TF's ``tf.gradients`` writes (ReluGrad...,
+    BroadcastGradientArgs, ConcatOffset, FusedBatchNormGrad*: devsession builds them only
+    when importing TF's graphs), from float ``x`` of shape (2, 2)."""
+    from devsession.ops.backprops import ACTIVATION_GRADS, OUTPUT_GRADS
+    from devsession.ops.nn_batch_norm_backprop import FUSED_BATCH_NORM_GRAD_OPS
+
+    graph = x.graph
+    ops = [graph.create_op(op, [x, x]) for op in (*ACTIVATION_GRADS, *OUTPUT_GRADS)]
+    shape = ds.shape(x)
+    ops += [graph.create_op("BroadcastGradientArgs", [shape, shape]),
+            graph.create_op("ConcatOffset", [ds.constant(0), shape, shape]),
+            graph.create_op("PreventGradient", [x], {"message": "m"})]
+    image, channels = ds.reshape(x, [1, 2, 2, 1]), ds.ones([1])
+    for op, inputs in FUSED_BATCH_NORM_GRAD_OPS.items():
+        ops.append(graph.create_op(op, [image, image] + [channels] * (inputs - 2)))
+    return ops
 
 
 def ctc_ops(x):

@@ -48,6 +48,7 @@ COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partit
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
 COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, diagonals
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
+COVERED |= __import__("test_backprop_kernels").COVERED  # TF's gradient ops (ReluGrad...)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
 pytestmark = pytest.mark.parametrize("device", DEVICES)
@@ -353,6 +354,7 @@ def test_every_ref_op_is_covered(device):
     covered |= GLIMPSE_OPS
     needs_session = {"devsession.kernels.reference.state",
                      "devsession.kernels.reference.training",
+                     "devsession.kernels.reference.sparse_training",  # test_sparse_apply.py
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
                      "devsession.kernels.reference.script",    # and test_py_func.py these

@@ -152,6 +152,9 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 
 from . import top_k, top_k_grad  # noqa: F401,E402  (ds.nn/ds.math only, as TF1; gradient)
 from . import nn_batch_norm, nn_batch_norm_grad  # noqa: F401,E402  (ds.nn only; gradient)
+from . import nn_batch_norm_backprop  # noqa: F401,E402  (TF's FusedBatchNormGrad*)
+from . import backprops, backprops_grad  # noqa: F401,E402  (TF's gradient ops: imports)
+from . import run_time_attrs  # noqa: F401,E402  (TF's axes/perms computed at run time)
 from . import nn_depthwise, nn_depthwise_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import nn_conv3d, nn_conv3d_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import nn_window_argmax, nn_window_argmax_grad  # noqa: F401,E402  (ds.nn only)
@@ -161,6 +164,7 @@ from . import tensor_array, tensor_array_grad  # noqa: F401,E402  (ds.TensorArra
 from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)
 from . import script  # noqa: F401,E402  (py_func)
 from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
+from . import sparse_training  # noqa: F401,E402  (TF's SparseApply<X>: imported graphs)
 from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import image_nms  # noqa: F401,E402  (non-max suppression: ds.image only)
 from . import image_draw  # noqa: F401,E402  (draw_bounding_boxes: ds.image only)

@@ -151,6 +151,29 @@ ELEMENTWISE_OPS.update({
     "LeftShift": (("x", "y"), "lshift(x, y)"), "RightShift": (("x", "y"), "rshift(x, y)"),
 })
 
+# --- TF's gradient ops (ops/backprops.py): TF's kernels' formulas.  The activations'
+# take (g, features) or (g, outputs) and pass ``g * 0`` where TF multiplies by a zero
+# mask (so a NaN or infinite gradient stays NaN there, as TF's); the math ops' take the
+# forward output y first, then its gradient dy.  SeluGrad's constants are TF's scale and
+# scale * alpha.
+ELEMENTWISE_OPS.update({
+    "ReluGrad": (("g", "f"), "g if f > 0 else g * 0"),
+    "Relu6Grad": (("g", "f"), "g if f > 0 and f < 6 else g * 0"),
+    "LeakyReluGrad": (("g", "f"), "g if f > 0 else g * {alpha}"),
+    "EluGrad": (("g", "y"), "g * (y + 1) if y < 0 else g"),
+    "SeluGrad": (("g", "y"), "g * (y + 1.7580993408473766) if y < 0 else "
+                             "g * 1.0507009873554805"),
+    "SoftplusGrad": (("g", "f"), "g / (exp(-f) + 1)"),
+    "SoftsignGrad": (("g", "f"), "g / ((abs(f) + 1) * (abs(f) + 1))"),
+    "SigmoidGrad": (("y", "dy"), "dy * y * (1 - y)"),
+    "TanhGrad": (("y", "dy"), "dy * (1 - y * y)"),
+    "RsqrtGrad": (("y", "dy"), "-0.5 * (dy * y) * (y * y)"),
+    "SqrtGrad": (("y", "dy"), "0.5 * dy / y"),
+    "ReciprocalGrad": (("y", "dy"), "-dy * y * y"),
+    "InvGrad": (("y", "dy"), "-dy * y * y"),
+})
+_EXPRESSION_ATTRS["LeakyReluGrad"] = {"alpha": 0.2}
+
 # Every op an elementwise kernel module registers: the whole table (every update above),
 # Cast, and the regions the graph optimizer fused (``devsession/optimizer/fusion.py``).
 KERNEL_OPS = tuple(ELEMENTWISE_OPS) + ("Cast", "_FusedElementwise")

@@ -18,7 +18,8 @@ module              ops and how they run
 ``training``        the optimizers' updates (ApplyAdam...): numba loops, in place; a
                     product folded into its SGD update: one sgemm (``sgemm``)
 ``top_k``           TopKV2, InTopKV2: numpy selection (``np.partition``), no numba
-``batch_norm``      FusedBatchNorm(V2, V3): the reference's numpy formulas, no numba
+``batch_norm``      FusedBatchNorm(V2, V3), FusedBatchNormGrad(V2, V3): the reference's numpy
+                    formulas, no numba
 ``depthwise``       DepthwiseConv2dNative and its gradients: direct numba loops
 ``conv3d``          Conv3D and its gradients: im2col (numpy strided copies) + BLAS;
                     3-D pooling: ``volumes.py``'s window reductions on numpy

@@ -33,7 +33,10 @@ module              ops and how they run
                     copies
 ``control_flow``    If, While, Assert: the reference drivers, whose functions run here
 ``top_k``           TopKV2, InTopKV2: cupy's stable argsort and array operations
-``batch_norm``      FusedBatchNorm(V2, V3): the reference's formulas over cupy
+``batch_norm``      FusedBatchNorm(V2, V3), FusedBatchNormGrad(V2, V3): the reference's
+                    formulas over cupy
+``backprops``       BroadcastGradientArgs, ConcatOffset (through the host), PreventGradient
+``run_time_attrs``  _RunTimeAttr: the wrapped op's GPU kernel per attr value
 ``depthwise``       DepthwiseConv2dNative and its input gradient: an ElementwiseKernel
                     each; its filter gradient: packed windows + batched cuBLAS
 ``conv3d``          Conv3D, 3-D pooling and their gradients: ``volumes.py``'s im2col +
@@ -43,6 +46,7 @@ module              ops and how they run
 ``space_depth``     SpaceToDepth, DepthToSpace, Space/BatchToSpace(ND),
                     ExtractImagePatches: the host's reshapes and copies over cupy
 ``random``          Multinomial: drawn on the host (the CPU's sequence) and uploaded
+``stateless_random``  TF's stateless random ops: the host's kernels, values uploaded
 ``segments``        the segment reductions, DynamicPartition/Stitch, Bincount,
                     HistogramFixedWidth: the host's kernels on downloaded inputs
 ==================  ===============================================================
@@ -63,6 +67,8 @@ from . import segments  # noqa: F401,E402  (segment reductions, partitions: on t
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
+from . import backprops  # noqa: F401,E402  (TF's gradient ops' host kernels: registers)
+from . import run_time_attrs  # noqa: F401,E402  (_RunTimeAttr: registers)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import image_crop  # noqa: F401,E402  (CropAndResize and its gradients)
@@ -75,6 +81,7 @@ from . import identity_n  # noqa: F401,E402  (registers)
 from . import space_depth  # noqa: F401,E402  (registers)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: registers)
 from . import random  # noqa: F401,E402  (Multinomial: registers)
+from . import stateless_random  # noqa: F401,E402  (through the host: registers)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import array_manipulation  # noqa: F401,E402  (Roll, Cross, DiagPart...: registers)
 from . import window_argmax  # noqa: F401,E402  (registers)

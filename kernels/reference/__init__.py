@@ -59,7 +59,11 @@ module              ops
 ``checkpoint_io``   RestoreV2: tensors read from a checkpoint when it runs (HOST)
 ``file_io``         ReadFile, WriteFile, MatchingFiles: local files (HOST)
 ``top_k``           TopKV2, InTopKV2 (and the run-time checks every device shares)
-``batch_norm``      FusedBatchNorm(V2, V3): TF's formulas over numpy or cupy
+``batch_norm``      FusedBatchNorm(V2, V3) and FusedBatchNormGrad(V2, V3): TF's formulas
+                    over numpy or cupy
+``backprops``       TF's gradient ops: ReluGrad, SigmoidGrad... (numpy), BroadcastGradientArgs,
+                    ConcatOffset, PreventGradient (HOST)
+``run_time_attrs``  _RunTimeAttr: a reduction's axes, a Transpose's perm read at run time
 ``depthwise``       DepthwiseConv2dNative and its gradients: einsums over the windows
                     (and the run-time checks every device shares)
 ``conv3d``          Conv3D, MaxPool3D, AvgPool3D and their gradients: numpy loops over
@@ -72,6 +76,8 @@ module              ops
                     SpaceToBatch, BatchToSpace, ExtractImagePatches: reshapes and
                     transposes over numpy or cupy (also the CPU's kernels)
 ``random``          Multinomial: draws from the node's seeded stream (HOST)
+``stateless_random``  TF's stateless random ops: Philox (``philox``) and TF's
+                    distributions, the C library's log/sin/cos (``libm``) (HOST)
 ``debugging``       CheckNumerics (over numpy or cupy), Print (HOST and GPU); ``summarize``
                     is TF's text of a tensor in Assert's and Print's messages
 ``special``         Lgamma, Digamma, Polygamma, Zeta, Igamma(c), IgammaGradA, the Bessel
@@ -101,8 +107,11 @@ from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
 from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
+from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
 from . import batch_norm  # noqa: F401,E402  (registers)
+from . import backprops  # noqa: F401,E402  (TF's gradient ops: registers)
+from . import run_time_attrs  # noqa: F401,E402  (_RunTimeAttr: REF and CPU)
 from . import depthwise  # noqa: F401,E402  (registers)
 from . import image  # noqa: F401,E402  (registers)
 from . import image_nms  # noqa: F401,E402  (NonMaxSuppressionV3...: HOST)
@@ -122,6 +131,7 @@ from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
+from . import stateless_random  # noqa: F401,E402  (the stateless random ops: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
                vectors)  # TF's array-manipulation ops (the CPU's too)

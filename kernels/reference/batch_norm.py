@@ -1,4 +1,5 @@
-"""Kernels of the fused batch norms (FusedBatchNorm, V2, V3; ``ops/nn_batch_norm.py``):
+"""Kernels of the fused batch norms (FusedBatchNorm, V2, V3; ``ops/nn_batch_norm.py``)
+and of TF's gradient ops of them (FusedBatchNormGrad, V2, V3):
 TF's formulas over an array module ``xp``, so numpy runs them here (the "REF" oracle,
 and the CPU's kernel: numpy's reductions already stream at memory speed) and cupy on
 the GPU (``cuda/batch_norm.py``).
@@ -14,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...ops.nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis
+from ...ops.nn_batch_norm_backprop import FUSED_BATCH_NORM_GRAD_OPS
 from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 
-__all__ = ["make_fused_batch_norm"]
+__all__ = ["make_fused_batch_norm", "make_fused_batch_norm_grad"]
 
 DEVICE = "REF"
 
@@ -87,3 +89,49 @@ def make_fused_batch_norm(xp, node):
 @register_kernel(tuple(FUSED_BATCH_NORM_OPS), DEVICE)
 def build_fused_batch_norm(node):
     return make_fused_batch_norm(np, node)
+
+
+# --- FusedBatchNormGrad (V2, V3): ``ops/nn_batch_norm_backprop.py`` -------------------------
+
+def make_fused_batch_norm_grad(xp, node):
+    """The kernel of a FusedBatchNormGrad* ``node`` over array module ``xp``: TF's
+    formulas, with ``inv = 1 / sqrt(variance + epsilon)`` and ``xhat = (x - mean) * inv``,
+    ``dx = scale * inv * (dy - mean(dy) - xhat * mean(dy * xhat))`` when training, else
+    ``dy * scale * inv``; ``dscale = sum(dy * xhat)``, ``doffset = sum(dy)``."""
+    axis = channel_axis(node.attrs.get("data_format", "NHWC"))
+    axes = tuple(a for a in range(4) if a != axis)
+    epsilon = node.attrs.get("epsilon", 0.0001)
+    training = bool(node.attrs.get("is_training", True))
+
+    def kernel(dy, x, scale, mean, variance, *unused_reserve_space_3):
+        if dy.shape != x.shape:
+            raise invalid_argument(node.name, node.op, f"x and y_backprop must have same "
+                                   f"shape, but x has shape {fmt_shape(x.shape)} and "
+                                   f"y_backprop has shape {fmt_shape(dy.shape)}")
+        _check(node, x, (("scale", scale), ("reserve_space_1", mean),
+                         ("reserve_space_2", variance)), False)
+        param = scale.dtype
+        shape = tuple(x.shape[axis] if a == axis else 1 for a in range(4))
+
+        def per_channel(v):
+            return v.reshape(shape)
+
+        xf, dyf = x.astype(param, copy=False), dy.astype(param, copy=False)
+        inv = 1 / xp.sqrt(variance + param.type(epsilon))
+        xhat = (xf - per_channel(mean)) * per_channel(inv)
+        dscale = (dyf * xhat).sum(axis=axes)
+        doffset = dyf.sum(axis=axes)
+        if training:
+            count = max(x.size // max(x.shape[axis], 1), 1)
+            centred = dyf - per_channel(doffset / count) - xhat * per_channel(dscale / count)
+            dx = centred * per_channel(scale * inv)
+        else:
+            dx = dyf * per_channel(scale * inv)
+        empty = xp.empty(0, param)
+        return dx.astype(x.dtype), dscale, doffset, empty, empty.copy()
+    return kernel
+
+
+@register_kernel(tuple(FUSED_BATCH_NORM_GRAD_OPS), DEVICE)
+def build_fused_batch_norm_grad(node):
+    return make_fused_batch_norm_grad(np, node)
