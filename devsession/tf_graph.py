@@ -25,9 +25,11 @@ attrs it reads, which OpDefs do not do yet.
 (``Sum``/``Mean``/``Max``/``Min``/``Prod``'s axes with ``keep_dims``, ``ConcatV2``'s
 axis, ``Transpose``'s perm, ``Reshape``'s shape, ``ArgMax``/``ArgMin``'s dimension), that
 input must have a value known when the graph is built (a ``Const``, or what
-``graph.constant_value`` can work out), which is folded into the attr; otherwise the node
-is ``UnimplementedError`` ("Reshape with a shape computed at run time is not supported
-yet").  A reduction's ``Range(0, Rank(x), 1)`` over an ``x`` of unknown rank (how TF
+``graph.constant_value`` can work out), which is folded into the attr; otherwise a
+reduction or a Transpose becomes ``_RunTimeAttr`` (the op reading the axes or perm on
+the host each step: TF's gradients compute them from ``BroadcastGradientArgs`` and
+``InvertPermutation``), and another node is ``UnimplementedError`` ("ConcatV2 with the
+axis computed at run time is not supported yet").  A reduction's ``Range(0, Rank(x), 1)`` over an ``x`` of unknown rank (how TF
 writes "every axis") is the reduction's ``all_axes``, and a negative axis of such an
 ``x`` stays negative, as devsession's reductions settle it per input.
 ``RandomUniformInt``'s inputs come in TF's order (shape, minval, maxval) with its dtype
@@ -58,6 +60,7 @@ from .graph import constant_value
 from .graph_codec import decode_attr
 from .ops.common import normalise_axis
 from .ops.registry import InferError, get_op_def
+from .ops.run_time_attrs import RUN_TIME_ATTR, RUN_TIME_ATTR_OPS
 from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .tensor_shape import TensorShape
 
@@ -180,6 +183,8 @@ def _reduction(node, inputs, attrs):
         return _unchanged(node, inputs, attrs)
     x, axes = inputs
     rank = x.shape.ndims
+    if constant_value(axes) is None and not (rank is None and _every_axis(axes, x)):
+        return _run_time_attr(node, inputs, {"keepdims": bool(attrs.pop("keep_dims", False))})
     if rank is None and _every_axis(axes, x):
         attrs["axis"], attrs["all_axes"] = (), True
     else:
@@ -232,9 +237,18 @@ def _attr_from_input(attr: str, what: str):
     def rewrite(node, inputs, attrs):
         if len(inputs) != 2 or not _takes_attr_form(node.op, 1):
             return _unchanged(node, inputs, attrs)
+        if constant_value(inputs[1]) is None and RUN_TIME_ATTR_OPS.get(node.op) == attr:
+            return _run_time_attr(node, inputs, attrs)
         attrs[attr] = _vector(node, inputs[1], what)
         return node.op, inputs[:1], attrs
     return rewrite
+
+
+def _run_time_attr(node, inputs, attrs):
+    """A reduction or Transpose whose axes or perm TF computes at run time (its gradients
+    do: ``BroadcastGradientArgs``, ``InvertPermutation``): devsession's op reading them
+    on the host per step (``ops/run_time_attrs.py``)."""
+    return RUN_TIME_ATTR, inputs, {**attrs, "op": node.op, "attr": RUN_TIME_ATTR_OPS[node.op]}
 
 
 def _softmax(node, inputs, attrs):

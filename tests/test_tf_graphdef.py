@@ -354,13 +354,31 @@ def test_folded_constant_inputs(op, value, want):
 def test_input_computed_at_run_time_is_unimplemented_or_runs():
     gd = ds.GraphDef()
     placeholder(gd, "x", shape=(2, 3))
-    placeholder(gd, "p", ds.int32, shape=(2,))
-    add_node(gd, "y", "Transpose", ["x", "p"], T=ds.float32, Tperm=ds.int32)
+    placeholder(gd, "d", ds.int32, shape=())
+    add_node(gd, "y", "ArgMax", ["x", "d"], T=ds.float32, Tidx=ds.int32)
     with pytest.raises(ds.errors.UnimplementedError,
-                       match="Transpose with the perm computed at run time is not supported yet"
-                       ) as info:
+                       match="ArgMax with the dimension computed at run time is not supported "
+                             "yet") as info:
         ds.import_graph_def(gd, graph=ds.Graph())
     assert info.value.node_name == "y"
+    # a Transpose's perm and a reduction's axes computed at run time (as TF's gradients
+    # compute them) are read each step (_RunTimeAttr)
+    gd = ds.GraphDef()
+    placeholder(gd, "x", shape=(2, 3))
+    placeholder(gd, "p", ds.int32, shape=(2,))
+    add_node(gd, "y", "Transpose", ["x", "p"], T=ds.float32, Tperm=ds.int32)
+    add_node(gd, "z", "Sum", ["x", "p"], T=ds.float32, Tidx=ds.int32, keep_dims=True)
+    g = ds.Graph()
+    ds.import_graph_def(gd, graph=g)
+    assert g.get_operation_by_name("z").type == "_RunTimeAttr"
+    assert g.get_tensor_by_name("y:0").shape.as_list() == [None, None]
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    with ds.Session(graph=g) as sess:
+        y, z = sess.run(["y:0", "z:0"], {"x:0": x, "p:0": [1, 0]})
+        np.testing.assert_array_equal(y, x.T)
+        np.testing.assert_array_equal(z, x.sum(keepdims=True))
+        with pytest.raises(ds.errors.InvalidArgumentError, match="'y'"):
+            sess.run("y:0", {"x:0": x, "p:0": [1, 1]})
     # Reshape takes TF's form itself, so a shape computed at run time just works
     gd = ds.GraphDef()
     placeholder(gd, "x", shape=(2, 3))
