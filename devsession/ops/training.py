@@ -18,6 +18,8 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   ``var -= m * alpha / (sqrt(v) + epsilon)``
 * ApplyAdagrad(var, accum, lr, grad): ``accum += grad**2`` (unless ``update_slots`` is
   false); ``var -= grad * lr / sqrt(accum)``
+* ApplyAdagradV2(var, accum, lr, epsilon, grad) (TF2's Keras Adagrad): as ApplyAdagrad,
+  with ``var -= grad * lr / (sqrt(accum) + epsilon)``
 * ApplyRMSProp(var, ms, mom, lr, rho, momentum, epsilon, grad):
   ``ms += (grad**2 - ms) * (1 - rho)``;
   ``mom = mom * momentum + grad * lr / sqrt(ms + epsilon)``; ``var -= mom``
@@ -40,19 +42,24 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   0: ``v / (1 + l2 * alpha)``)
 * ApplyProximalAdagrad(var, accum, lr, l1, l2, grad): ``accum += grad**2``; the same
   step with the rate ``lr / sqrt(accum)`` in place of ``alpha``
+
+FTRL's ``multiply_linear_by_lr`` (TF's other scaling of ``linear``) is refused, true, with
+``UnimplementedError`` naming the node: the formulas above are its false.
 """
 
 from __future__ import annotations
 
+from ..errors import UnimplementedError
 from ..graph import Tensor, convert_to_tensor
 from .registry import InferError, OpDef, register_op
 from .state import variable_ref
 
 __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "apply_adagrad",
+           "apply_adagrad_v2",
            "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "apply_ftrl",
            "apply_ftrl_v2", "apply_proximal_gradient_descent", "apply_proximal_adagrad",
-           "TRAINING_OPS",
-           "FLAG_ATTRS", "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
+           "TRAINING_OPS", "FLAG_ATTRS", "attr_defaults", "refuse_linear_by_lr",
+           "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
 # var -= alpha * MatMul(a, b), and Adam's update with MatMul(a, b) as its gradient: made
 # only by optimizer/gemm_updates.py
@@ -66,6 +73,7 @@ TRAINING_OPS = {
     "ApplyAdam": (("var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1", "beta2",
                    "epsilon", "grad"), 3),
     "ApplyAdagrad": (("var", "accum", "lr", "grad"), 2),
+    "ApplyAdagradV2": (("var", "accum", "lr", "epsilon", "grad"), 2),
     "ApplyRMSProp": (("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"), 3),
     "ApplyCenteredRMSProp": (("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon",
                               "grad"), 4),
@@ -78,7 +86,9 @@ TRAINING_OPS = {
 }
 # op type -> (the boolean attr its formula depends on, that attr's default)
 FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_nesterov", False),
-              "ApplyAdagrad": ("update_slots", True)}
+              "ApplyAdagrad": ("update_slots", True), "ApplyAdagradV2": ("update_slots", True)}
+# FTRL's other form: TF scales linear by lr (not implemented: refused when true)
+LINEAR_BY_LR = "multiply_linear_by_lr"
 _TENSOR_INPUTS = {"delta", "grad"}      # shaped like the variable; the rest are scalars
 
 
@@ -86,6 +96,7 @@ def _infer(op_type):
     names, num_refs = TRAINING_OPS[op_type]
 
     def infer(inputs, attrs, node):
+        refuse_linear_by_lr(attrs, node, op_type)
         var = inputs[0]
         if not var.dtype.is_floating:
             raise TypeError(f"Op '{node}' ({op_type}) updates floating-point variables, not "
@@ -106,10 +117,26 @@ def _infer(op_type):
     return infer
 
 
+def refuse_linear_by_lr(attrs, node, op_type) -> None:
+    """UnimplementedError for FTRL's ``multiply_linear_by_lr`` true."""
+    if attrs.get(LINEAR_BY_LR):
+        raise UnimplementedError(f"Node '{node}' ({op_type}): {LINEAR_BY_LR}=true is not "
+                                 f"supported yet; devsession implements FTRL with it false.",
+                                 node)
+
+
+def attr_defaults(op_type: str) -> dict:
+    """The attrs of dense ``op_type`` (and of its SparseApply twin) and their defaults."""
+    attrs = {"use_locking": False}
+    if op_type in FLAG_ATTRS:
+        attrs[FLAG_ATTRS[op_type][0]] = FLAG_ATTRS[op_type][1]
+    if op_type.startswith("ApplyFtrl"):
+        attrs[LINEAR_BY_LR] = False
+    return attrs
+
+
 for _op_type, (_names, _num_refs) in TRAINING_OPS.items():
-    _attrs = {"use_locking": False}
-    if _op_type in FLAG_ATTRS:
-        _attrs[FLAG_ATTRS[_op_type][0]] = FLAG_ATTRS[_op_type][1]
+    _attrs = attr_defaults(_op_type)
     register_op(OpDef(_op_type, _infer(_op_type), len(_names),
                       ref_inputs=tuple(range(_num_refs)), stateful=True, attr_defaults=_attrs))
 
@@ -162,6 +189,13 @@ def apply_adagrad(var, accum, lr, grad, use_locking=False, update_slots=True,
                   name=None) -> Tensor:
     """TF's ApplyAdagrad: ``accum += grad**2``, then ``var -= grad * lr / sqrt(accum)``."""
     return _build("ApplyAdagrad", [var, accum], [lr, grad],
+                  {"use_locking": bool(use_locking), "update_slots": bool(update_slots)}, name)
+
+
+def apply_adagrad_v2(var, accum, lr, epsilon, grad, use_locking=False, update_slots=True,
+                     name=None) -> Tensor:
+    """TF's ApplyAdagradV2: ApplyAdagrad with ``epsilon`` added to the root."""
+    return _build("ApplyAdagradV2", [var, accum], [lr, epsilon, grad],
                   {"use_locking": bool(use_locking), "update_slots": bool(update_slots)}, name)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
+from ...ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT, TRAINING_OPS
 from ..checks import fmt_shape, invalid_argument
 from ..reference.training import apply_kernel, make_updates, with_flag
 from ..registry import register_kernel
@@ -359,10 +359,11 @@ _FUSED = {"ApplyGradientDescent": _gd_update, "ApplyMomentum": _momentum_update,
 _NUMPY = make_updates(np)
 
 
-@register_kernel(tuple(_FUSED), "CPU")
+# (ApplyAdagradV2, not hot: TF2's Keras Adagrad, imported, takes the reference formula)
+@register_kernel(tuple(TRAINING_OPS), "CPU")
 def build_apply(node):
     dtype = np.dtype(node.input_dtypes[0])
-    update = _NUMPY[node.op] if dtype == _F16 else _FUSED[node.op]
+    update = _NUMPY[node.op] if dtype == _F16 else _FUSED.get(node.op, _NUMPY[node.op])
     return apply_kernel(node, with_flag(node, update))
 
 

@@ -7,7 +7,8 @@ first time).  The hyper-parameters stay 0-d device arrays broadcast into the ker
 so an update never waits for the GPU to hand a scalar to the host; Adam's
 ``alpha = lr * sqrt(1 - beta2_power) / (1 - beta1_power)`` is recomputed per element
 in the variable's type, which costs nothing next to the memory traffic.  float16
-variables take the reference formulas over cupy.
+variables take the reference formulas over cupy, and so do the ``SparseApply<X>`` ops
+(``reference/sparse_training.py``: rows gathered and written back by fancy indexing).
 
 The operations are the CUDA C cupy compiles; CI's stand-in for cupy compiles the same
 text with the host's C++ compiler (``tests/cuda_host.py``) and runs it.
@@ -18,13 +19,15 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
+from ...ops.sparse_training import SPARSE_TRAINING_OPS
 from ...ops.training import TRAINING_OPS
+from ..reference.sparse_training import sparse_apply_kernel
 from ..reference.training import apply_kernel, flag_of, make_updates, with_flag
 from ..registry import register_kernel
 from .device import on_device
 from .state import _on_this_device
 
-__all__ = ["OPERATIONS", "build_apply"]
+__all__ = ["OPERATIONS", "build_apply", "build_sparse_apply"]
 
 _F16 = np.dtype(np.float16)
 
@@ -76,6 +79,13 @@ OPERATIONS = {
     ("ApplyAdagrad", False): (
         "T lr, T grad", "T var, T accum",
         "var -= grad * lr / sqrt(accum);"),
+    ("ApplyAdagradV2", True): (
+        "T lr, T epsilon, T grad", "T var, T accum",
+        "accum += grad * grad;\n"
+        "var -= grad * lr / (sqrt(accum) + epsilon);"),
+    ("ApplyAdagradV2", False): (
+        "T lr, T epsilon, T grad", "T var, T accum",
+        "var -= grad * lr / (sqrt(accum) + epsilon);"),
     ("ApplyRMSProp", None): (
         "T lr, T rho, T momentum, T epsilon, T grad", "T var, T ms, T mom",
         "ms += (grad * grad - ms) * (1 - rho);\n"
@@ -138,3 +148,11 @@ def build_apply(node):
         update = _update((node.op, flag_of(node)))
     return on_device(node, apply_kernel(
         node, update, to_device=lambda resource: _on_this_device(resource, name, index)))
+
+
+@register_kernel(tuple(SPARSE_TRAINING_OPS), "GPU")
+def build_sparse_apply(node):
+    """SparseApply<X>: the reference's kernel over cupy (fancy indexing), not hot."""
+    name, index = node.name, node.device.index
+    return on_device(node, sparse_apply_kernel(
+        node, _CUPY, cupy, to_device=lambda resource: _on_this_device(resource, name, index)))

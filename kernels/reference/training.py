@@ -26,26 +26,32 @@ from ...ops.training import FLAG_ATTRS
 from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 
-__all__ = ["apply_kernel", "make_updates", "flag_of", "with_flag", "SHAPED_INPUTS"]
+__all__ = ["apply_kernel", "make_updates", "flag_of", "with_flag", "SHAPED_INPUTS", "SLOT_NAMES"]
 
 DEVICE = "REF"
 
 # op type -> positions, among the op's value inputs, of those shaped like the variable
 SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,),
-                 "ApplyAdagrad": (1,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
+                 "ApplyAdagrad": (1,), "ApplyAdagradV2": (2,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
                  "ApplyAdadelta": (3,), "ApplyFtrl": (0,), "ApplyFtrlV2": (0,),
                  "ApplyProximalGradientDescent": (3,), "ApplyProximalAdagrad": (3,)}
-_SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
+SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
+              "ApplyAdagradV2": ("accum",),
                "ApplyRMSProp": ("ms", "mom"), "ApplyCenteredRMSProp": ("mg", "ms", "mom"),
                "ApplyAdadelta": ("accum", "accum_update"), "ApplyFtrl": ("accum", "linear"),
                "ApplyFtrlV2": ("accum", "linear"), "ApplyProximalAdagrad": ("accum",)}
 
 
-def apply_kernel(node, update, to_device=None):
-    """The kernel of ``node`` running ``update`` (see the module docstring)."""
+def apply_kernel(node, update, to_device=None, check=None):
+    """The kernel of ``node`` running ``update`` (see the module docstring);
+    ``check(node, arrays, values)`` replaces the dense ops' shape checks."""
     ctx, name, op = node.context, node.name, node.op
-    shaped = SHAPED_INPUTS[op]
-    slot_names = _SLOT_NAMES.get(op, ())
+    if check is None:
+        shaped = SHAPED_INPUTS[op]
+        slot_names = SLOT_NAMES.get(op, ())
+
+        def check(node, arrays, values):
+            _check_shapes(node, arrays, values, shaped, slot_names)
 
     def kernel(*values):
         resources = ctx.ref_resources()
@@ -56,7 +62,7 @@ def apply_kernel(node, update, to_device=None):
             resource.lock.acquire()
         try:
             arrays = [resource.updatable(name) for resource in resources]
-            _check_shapes(node, arrays, values, shaped, slot_names)
+            check(node, arrays, values)
             update(*arrays, *values)
             return arrays[0]
         finally:
@@ -107,10 +113,13 @@ def make_updates(xp) -> dict:
         else:
             var -= m * alpha / (xp.sqrt(v) + epsilon)
 
-    def adagrad(var, accum, lr, grad, update_slots=True):
+    def adagrad_v2(var, accum, lr, epsilon, grad, update_slots=True):
         if update_slots:
             accum += grad * grad
-        var -= grad * lr / xp.sqrt(accum)
+        var -= grad * lr / (xp.sqrt(accum) + epsilon)
+
+    def adagrad(var, accum, lr, grad, update_slots=True):
+        adagrad_v2(var, accum, lr, var.dtype.type(0), grad, update_slots)
 
     def rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
         one = var.dtype.type(1)
@@ -170,7 +179,8 @@ def make_updates(xp) -> dict:
         proximal_step(var, var - grad * rate, rate, l1, l2)
 
     return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
-            "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyRMSProp": rms_prop,
+            "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyAdagradV2": adagrad_v2,
+            "ApplyRMSProp": rms_prop,
             "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta,
             "ApplyFtrl": ftrl, "ApplyFtrlV2": ftrl_v2,
             "ApplyProximalGradientDescent": proximal_gradient_descent,
