@@ -3,8 +3,11 @@
 ``random_shuffle``, ``categorical`` and ``multinomial`` draw classes from logits (the
 ``Multinomial`` op); ``gamma`` and ``poisson`` draw per-element Gamma and Poisson values
 (``RandomGamma``, ``RandomPoissonV2``: ``ops/random_rates.py``, which this module's
-import registers); the candidate samplers are ``ds.nn``'s.  Anything else of
-``tf.random`` (the stateless ops...) raises ``UnsupportedTF1Error`` naming it."""
+import registers); ``stateless_uniform``, ``stateless_normal``,
+``stateless_truncated_normal``, ``stateless_categorical`` and ``stateless_multinomial``
+give the same values for the same seed, TF's (``ops/stateless_random.py``); the candidate
+samplers are ``ds.nn``'s.  Anything else of ``tf.random`` raises ``UnsupportedTF1Error``
+naming it."""
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler
 from .ops.random import random_normal as normal
@@ -13,10 +16,15 @@ from .ops.random import random_uniform as uniform
 from .ops.random import categorical, multinomial, set_random_seed, truncated_normal
 from .ops.random_rates import random_gamma as gamma
 from .ops.random_rates import random_poisson_v2 as poisson
+from .ops.stateless_random import stateless_categorical, stateless_multinomial
+from .ops.stateless_random import stateless_random_normal as stateless_normal
+from .ops.stateless_random import stateless_random_uniform as stateless_uniform
+from .ops.stateless_random import stateless_truncated_normal
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
            "log_uniform_candidate_sampler", "uniform_candidate_sampler", "categorical",
-           "multinomial", "gamma", "poisson"]
+           "multinomial", "gamma", "poisson", "stateless_uniform", "stateless_normal",
+           "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial"]
 
 
 def __getattr__(name: str):

@@ -25,7 +25,8 @@ import numpy as np
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 
-__all__ = ["build_multinomial", "draw_classes", "build_random_gamma", "build_random_poisson"]
+__all__ = ["build_multinomial", "draw_classes", "drawn_shape", "build_random_gamma",
+           "build_random_poisson"]
 
 
 def draw_classes(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -71,7 +72,8 @@ def build_multinomial(node):
     return multinomial
 
 
-def _drawn_shape(node, shape) -> tuple:
+def drawn_shape(node, shape) -> tuple:
+    """A shape input (a vector of sizes) as a tuple; TF's InvalidArgumentError otherwise."""
     dims = np.asarray(shape)
     if dims.ndim != 1:
         raise invalid_argument(node.name, node.op, f"shape must be a vector of {{int32,int64}}"
@@ -91,7 +93,7 @@ def _params_kernel(node, draw):
 
     def kernel(shape, params):
         params = np.broadcast_to(np.asarray(params, np.float64),
-                                 _drawn_shape(node, shape) + np.shape(params))
+                                 drawn_shape(node, shape) + np.shape(params))
         with stream.lock:
             return draw(stream.generator, params).astype(dtype)
     return kernel

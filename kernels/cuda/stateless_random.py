@@ -1,0 +1,22 @@
+"""TF's stateless random ops on the GPU: the host kernels (``reference/stateless_random.py``)
+on the inputs copied down (shapes, seeds, keys and counters are small), the values
+uploaded, so a GPU graph gets the CPU's values: TF's, which TF's GPU kernels also give for
+the uniform and integer draws."""
+
+from __future__ import annotations
+
+from ..reference import stateless_random as host
+from ..registry import register_kernel
+from .host_ops import through_host
+
+_BUILDERS = {**{op: host.build_stateless_v1 for op in host.V1_OPS},
+             **{op: host.build_stateless_v2 for op in host.V2_OPS},
+             "StatelessRandomGetKeyCounter": host.build_get_key_counter,
+             "StatelessRandomGetKeyCounterAlg": host.build_get_key_counter_alg,
+             "StatelessRandomGetAlg": host.build_get_alg,
+             "StatelessMultinomial": host.build_stateless_multinomial}
+
+
+@register_kernel(tuple(_BUILDERS), "GPU")
+def build_stateless_random(node):
+    return through_host(node, _BUILDERS[node.op](node))

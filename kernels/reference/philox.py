@@ -1,0 +1,77 @@
+"""Philox4x32-10, TensorFlow's counter-based generator, in vectorised numpy; the bits of
+TF's stateless random ops (``stateless_random.py``).
+
+As ``core/lib/random/philox_random.h``: the state is a 128-bit counter (four uint32
+words, the first the lowest) and a 64-bit key (two words).  One call turns the counter
+into four uint32s by ten rounds, each ``(hi(B*c2) ^ c1 ^ k0, lo(B*c2), hi(A*c0) ^ c3 ^ k1,
+lo(A*c0))`` with the key raised by two Weyl constants between rounds, and then steps the
+counter by one; ``Skip(n)`` adds ``n`` to it.  So block ``i`` of a stream is the rounds
+of ``counter + i``, and any set of blocks can be computed at once.
+
+TF's seed scrambling (``GenerateKey`` in ``stateless_random_ops.cc``): the two seeds,
+as uint64 (an int32 seed sign-extended), are a counter ``(s0 lo, s0 hi, s1 lo, s1 hi)``
+run once under the fixed key ``0x02461E29_3EC8F720``; the four words out are the key
+(first two) and the upper half of a counter whose lower half is zero.  The V2 ops get the
+key as one uint64 (low word first) and the counter as two uint64s (``key_counter_words``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["blocks", "blocks_at", "seed_key_counter", "key_counter_words",
+           "key_counter_tensors"]
+
+_MUL_A, _MUL_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+_WEYL_A, _WEYL_B = 0x9E3779B9, 0xBB67AE85
+_LOW, _SHIFT = np.uint64(0xFFFFFFFF), np.uint64(32)
+_SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
+_MASK64 = (1 << 64) - 1
+
+
+def blocks_at(key, counter, offsets) -> np.ndarray:
+    """The Philox blocks of ``counter + offsets`` under ``key`` (two uint32 words; the
+    counter four, lowest first; ``offsets`` uint64s): uint32 ``[len(offsets), 4]``."""
+    offsets = np.asarray(offsets, np.uint64)
+    low0 = np.uint64(counter[0] | (counter[1] << 32))
+    high0 = np.uint64(counter[2] | (counter[3] << 32))
+    with np.errstate(over="ignore"):
+        low = low0 + offsets                        # 128-bit addition, carry into high
+        high = high0 + (low < low0).astype(np.uint64)
+    c0, c1, c2, c3 = low & _LOW, low >> _SHIFT, high & _LOW, high >> _SHIFT
+    k0, k1 = int(key[0]), int(key[1])
+    for _ in range(10):
+        product_a, product_b = _MUL_A * c0, _MUL_B * c2   # 32 x 32 bits: fits in 64
+        c0, c1, c2, c3 = ((product_b >> _SHIFT) ^ c1 ^ np.uint64(k0), product_b & _LOW,
+                          (product_a >> _SHIFT) ^ c3 ^ np.uint64(k1), product_a & _LOW)
+        k0, k1 = (k0 + _WEYL_A) & 0xFFFFFFFF, (k1 + _WEYL_B) & 0xFFFFFFFF
+    return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
+
+
+def blocks(key, counter, count: int) -> np.ndarray:
+    """The first ``count`` blocks of the stream at ``counter``: uint32 ``[count, 4]``."""
+    return blocks_at(key, counter, np.arange(count, dtype=np.uint64))
+
+
+def seed_key_counter(seed0: int, seed1: int) -> tuple[tuple, tuple]:
+    """TF's ``GenerateKey``: the (key words, counter words) of a pair of seeds."""
+    s0, s1 = int(seed0) & _MASK64, int(seed1) & _MASK64
+    words = (s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32)
+    mix = [int(w) for w in blocks(_SCRAMBLE_KEY, words, 1)[0]]
+    return (mix[0], mix[1]), (0, 0, mix[2], mix[3])
+
+
+def key_counter_words(key: np.ndarray, counter: np.ndarray) -> tuple[tuple, tuple]:
+    """The words of a V2 op's ``key`` (uint64 [1]) and ``counter`` (uint64, two used)."""
+    k = int(key.reshape(-1)[0])
+    c = [int(v) for v in counter.reshape(-1)[:2]]
+    return ((k & 0xFFFFFFFF, k >> 32),
+            (c[0] & 0xFFFFFFFF, c[0] >> 32, c[1] & 0xFFFFFFFF, c[1] >> 32))
+
+
+def key_counter_tensors(key_words, counter_words) -> tuple[np.ndarray, np.ndarray]:
+    """``StatelessRandomGetKeyCounter``'s outputs: key uint64 [1], counter uint64 [2]."""
+    key = key_words[0] | key_words[1] << 32
+    counter = (counter_words[0] | counter_words[1] << 32,
+               counter_words[2] | counter_words[3] << 32)
+    return np.array([key], np.uint64), np.array(counter, np.uint64)
