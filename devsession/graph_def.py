@@ -26,6 +26,7 @@ from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
 from .proto_files import read_message
 from .tf_cond_import import CondPlan, build_cond
+from .tf_function_import import functionalize_functions
 from .tf_graph import translate
 from .tf_resource_import import map_resource_variables
 from .tf_tensor_array_import import map_tensor_arrays
@@ -169,7 +170,9 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
     mapped = _input_map(input_map, graph)
     graph_def = map_resource_variables(graph_def)  # TF's resource variables -> VariableV2
     graph_def = map_tensor_arrays(graph_def)      # TF's TensorArrays -> devsession's values
+    graph_def, functions = functionalize_functions(graph_def)  # TF2's If/While functions
     graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
+    plans.update(functions)
     with graph._all_or_nothing():
         created = import_nodes(graph_def, graph, mapped, f"{name}/" if name else "", plans)
     if return_elements is None:

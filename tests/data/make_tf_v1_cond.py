@@ -11,7 +11,8 @@ test):
   ``FusedBatchNormV3`` with ``is_training`` when training, the moving ones otherwise;
   the dropout a fixed mask, so the training branch is deterministic), frozen by
   ``convert_variables_to_constants``.  ``tf_v1_cond_mlp.npz``: ``feed:x`` and, per mode,
-  ``train:<tensor>`` / ``infer:<tensor>``.
+  ``train:<tensor>`` / ``infer:<tensor>`` (the softmax, the logits, the batch norm's
+  output and its mean: the cond's second output).
 * ``tf_v1_conds.pb``: tf.cond with several outputs, nested conds (the inner predicate a
   placeholder, or computed inside the branch), a branch returning its input unchanged,
   branches of constants, a predicate computed from data, two conds in a row on one
@@ -27,13 +28,18 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 from tensorflow.python.ops import control_flow_ops
 
-tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(5)
 
 
 def ops_of(graph_def) -> set:
     return {node.op for node in graph_def.node}
+
+
+def assert_control_flow(flavour: str, graph_def) -> None:
+    """TF1's Switch/Merge conds ("v1"), or TF 2's functional If nodes ("v2")."""
+    ops = ops_of(graph_def)
+    assert {"Switch", "Merge"} <= ops if flavour == "v1" else ops & {"If", "StatelessIf"}, ops
 
 
 def write(name: str, graph_def) -> None:
@@ -43,7 +49,7 @@ def write(name: str, graph_def) -> None:
 
 # --- the MLP ------------------------------------------------------------------------------
 
-def mlp():
+def mlp(flavour="v1"):
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [None, 4], name="x")
@@ -61,7 +67,7 @@ def mlp():
         h = tf.nn.bias_add(tf.matmul(x, w1), b1)
         h4 = tf.reshape(h, [-1, 1, 1, 6])
         # tf.layers.batch_normalization's fused path: batch statistics or the moving ones
-        normed, _, _ = tf.cond(
+        normed, batch_mean, _ = tf.cond(
             is_training,
             lambda: tf.nn.fused_batch_norm(h4, gamma, beta, epsilon=1e-3),
             lambda: tf.nn.fused_batch_norm(h4, gamma, beta, moving_mean, moving_var,
@@ -77,13 +83,13 @@ def mlp():
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             frozen = tf.graph_util.convert_variables_to_constants(
-                sess, graph.as_graph_def(), ["out"])
-    assert {"Switch", "Merge"} <= ops_of(frozen), ops_of(frozen)
-    assert not {"VariableV2", "RefSwitch"} & ops_of(frozen), ops_of(frozen)
+                sess, graph.as_graph_def(), ["out", batch_mean.op.name])
+    assert_control_flow(flavour, frozen)
+    assert not {"VariableV2", "RefSwitch", "VarHandleOp"} & ops_of(frozen), ops_of(frozen)
     graph = tf.Graph()
     with graph.as_default():
         tf.import_graph_def(frozen, name="")
-        fetches = ["out:0", "logits:0", "bn/Merge:0"]
+        fetches = ["out:0", "logits:0", normed.name, batch_mean.name]
         feed = {"x": rng.standard_normal((5, 4)).astype(np.float32)}
         data = {"feed:x": feed["x"]}
         with tf.Session() as sess:
@@ -91,14 +97,14 @@ def mlp():
                 values = sess.run(fetches, {"x:0": feed["x"], "is_training:0": flag})
                 for name, value in zip(fetches, values):
                     data[f"{mode}:{name}"] = value
-    write("tf_v1_cond_mlp.pb", frozen)
-    np.savez(os.path.join(HERE, "tf_v1_cond_mlp.npz"), **data)
+    write(f"tf_{flavour}_cond_mlp.pb", frozen)
+    np.savez(os.path.join(HERE, f"tf_{flavour}_cond_mlp.npz"), **data)
     print("mlp:", sorted(ops_of(frozen)))
 
 
 # --- conds of every shape -------------------------------------------------------------------
 
-def conds():
+def conds(flavour="v1"):
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [3, 4], name="x")
@@ -131,7 +137,7 @@ def conds():
         outs["by_hand"] = merged
         outs["value_index"] = tf.cast(value_index, tf.float32, name="by_hand/which") + 0.5
     graph_def = graph.as_graph_def()
-    assert {"Switch", "Merge"} <= ops_of(graph_def), ops_of(graph_def)
+    assert_control_flow(flavour, graph_def)
     inputs = [rng.standard_normal((3, 4)).astype(np.float32),
               np.abs(rng.standard_normal((3, 4))).astype(np.float32)]
     data = {}
@@ -144,10 +150,16 @@ def conds():
                 data[f"case{k}:feed:{name}"] = value
             for key, tensor in outs.items():
                 data[f"case{k}:fetch:{tensor.name}"] = values[key]
-    write("tf_v1_conds.pb", graph_def)
-    np.savez(os.path.join(HERE, "tf_v1_conds.npz"), **data)
+    write(f"tf_{flavour}_conds.pb", graph_def)
+    np.savez(os.path.join(HERE, f"tf_{flavour}_conds.npz"), **data)
     print("conds:", {k: t.name for k, t in outs.items()})
 
 
-mlp()
-conds()
+def main(flavour: str = "v1") -> None:
+    mlp(flavour)
+    conds(flavour)
+
+
+if __name__ == "__main__":
+    tf.disable_v2_behavior()
+    main()

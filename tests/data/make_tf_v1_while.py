@@ -27,7 +27,6 @@ import os
 import numpy as np
 import tensorflow.compat.v1 as tf
 
-tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(7)
 LOOP_OPS = {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit"}
@@ -37,6 +36,12 @@ def ops_of(graph_def) -> set:
     return {node.op for node in graph_def.node}
 
 
+def assert_control_flow(flavour: str, graph_def) -> None:
+    """TF1's loop ops ("v1"), or TF 2's functional While nodes ("v2")."""
+    ops = ops_of(graph_def)
+    assert LOOP_OPS <= ops if flavour == "v1" else ops & {"While", "StatelessWhile"}, ops
+
+
 def write(name: str, graph_def) -> None:
     with open(os.path.join(HERE, name), "wb") as f:
         f.write(graph_def.SerializeToString())
@@ -44,7 +49,7 @@ def write(name: str, graph_def) -> None:
 
 # --- loops of every shape ----------------------------------------------------------------
 
-def whiles():
+def whiles(flavour="v1"):
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [3], name="x")
@@ -87,7 +92,7 @@ def whiles():
                                 [tf.constant(0), x * 3.0], name="same")
         outs["same"] = same
     graph_def = graph.as_graph_def()
-    assert LOOP_OPS <= ops_of(graph_def), ops_of(graph_def)
+    assert_control_flow(flavour, graph_def)
     data = {}
     feeds = [(np.array([0.5, -1.0, 2.0], np.float32), 5, 3),
              (rng.standard_normal(3).astype(np.float32), 0, 0),
@@ -100,14 +105,14 @@ def whiles():
                 data[f"case{k}:feed:{name}"] = value
             for key, tensor in outs.items():
                 data[f"case{k}:fetch:{tensor.name}"] = values[key]
-    write("tf_v1_whiles.pb", graph_def)
-    np.savez(os.path.join(HERE, "tf_v1_whiles.npz"), **data)
+    write(f"tf_{flavour}_whiles.pb", graph_def)
+    np.savez(os.path.join(HERE, f"tf_{flavour}_whiles.npz"), **data)
     print("whiles:", {k: t.name for k, t in outs.items()})
 
 
 # --- a frozen LSTM classifier stepping through time ------------------------------------------
 
-def lstm():
+def lstm(flavour="v1"):
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [None, None, 4], name="x")      # batch, time, features
@@ -134,8 +139,8 @@ def lstm():
             sess.run(tf.global_variables_initializer())
             frozen = tf.graph_util.convert_variables_to_constants(
                 sess, graph.as_graph_def(), ["probs"])
-    assert LOOP_OPS <= ops_of(frozen), ops_of(frozen)
-    assert "VariableV2" not in ops_of(frozen)
+    assert_control_flow(flavour, frozen)
+    assert not {"VariableV2", "VarHandleOp"} & ops_of(frozen)
     graph = tf.Graph()
     data = {}
     with graph.as_default():
@@ -145,8 +150,8 @@ def lstm():
                 xv = rng.standard_normal((2, steps, 4)).astype(np.float32)
                 data[f"feed:x{k}"] = xv
                 data[f"fetch:x{k}"] = sess.run("probs:0", {"x:0": xv})
-    write("tf_v1_while_lstm.pb", frozen)
-    np.savez(os.path.join(HERE, "tf_v1_while_lstm.npz"), **data)
+    write(f"tf_{flavour}_while_lstm.pb", frozen)
+    np.savez(os.path.join(HERE, f"tf_{flavour}_while_lstm.npz"), **data)
     print("lstm:", sorted(ops_of(frozen)))
 
 
@@ -162,6 +167,13 @@ def scan():
     write("tf_v1_while_scan.pb", frozen)
 
 
-whiles()
-lstm()
-scan()
+def main(flavour: str = "v1") -> None:
+    whiles(flavour)
+    lstm(flavour)
+    if flavour == "v1":           # TF 2's loops keep TensorLists, which do not import
+        scan()
+
+
+if __name__ == "__main__":
+    tf.disable_v2_behavior()
+    main()

@@ -1,0 +1,176 @@
+"""TensorFlow 2's functional control flow in a GraphDef -> devsession's If and While, before
+import.
+
+TensorFlow 2 writes ``tf.cond`` and ``tf.while_loop`` (in ``tf.compat.v1`` graphs too,
+unless a program disables control flow v2) as one node each, ``If``/``StatelessIf``
+(``then_branch``, ``else_branch``) or ``While``/``StatelessWhile`` (``cond``, ``body``),
+whose func attrs name functions of the GraphDef's library.  A ``FunctionDef`` is a small
+graph of its own: its nodes read the function's arguments by name and each other's
+outputs as ``"node:output_arg:k"`` (the k-th tensor of the op's output argument of that
+name), and ``ret`` says which tensor each output argument returns.
+
+``functionalize_functions`` gives each such node the plan the TF1 passes give a TF1 cond
+or loop (``tf_cond_import.CondPlan``, ``tf_while_import.WhilePlan``), so the same
+builders make devsession's If and While from it:
+
+* each function becomes a ``FunctionPart``: its nodes as a GraphDef whose inputs are
+  GraphDef inputs (``"node:out:k"`` -> ``"node:<flat index>"``, the index worked out from
+  the op's output arguments in TF's signature table, ``tf_signatures.py``), each argument
+  a key read from outside; nested If and While nodes get their plans in turn;
+* an ``If``'s arguments are the tensors it passes (the node's inputs after the
+  predicate), read as captures; its branches are (else, then) as a TF1 cond's
+  (false, true);
+* a ``While``'s arguments are its loop variables (TF 2 passes every tensor its functions
+  read as one).
+
+The node keeps its name and inputs and becomes the plan's node type, so its outputs
+resolve as TF's did.  Refused with ``UnimplementedError`` naming the node: a function the
+library lacks, and a node calling a function directly (``PartitionedCall``...).  A
+GraphDef without functional nodes is returned as it is.
+"""
+
+from __future__ import annotations
+
+from .errors import InvalidArgumentError, UnimplementedError
+from .graph_codec import FunctionAttr
+from .proto import graph_pb2
+from .tf_cond_import import COND_OP, CondPlan
+from .tf_graph_passes import FunctionPart, cut_function, unique_name, with_nodes
+from .tf_signatures import tf_signature
+from .tf_while_import import WHILE_OP, WhilePlan
+
+__all__ = ["functionalize_functions", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES"]
+
+FUNCTIONAL_IFS = ("If", "StatelessIf")
+FUNCTIONAL_WHILES = ("While", "StatelessWhile")
+_CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+
+
+def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None = None):
+    """(GraphDef, {node name: CondPlan or WhilePlan}): ``graph_def`` with TF's functional
+    If and While nodes standing for their plans, or itself and {} when it has none.
+    ``library``: function name -> FunctionDef (default: ``graph_def``'s own)."""
+    if library is None:
+        library = {f.signature.name: f for f in graph_def.library.function}
+    if not any(_is_tfs(node) or node.op in _CALLS for node in graph_def.node):
+        return graph_def, {}
+    nodes, plans = [], {}
+    for node in graph_def.node:
+        if node.op in _CALLS:
+            raise UnimplementedError(
+                f"Node '{node.name}' ({node.op}) calls the TF function "
+                f"'{node.attr['f'].func.name}'; devsession imports TF's If and While "
+                f"functions, not function calls (freezing a TF 2 graph with "
+                f"convert_variables_to_constants_v2 inlines them).", node.name)
+        if not _is_tfs(node):
+            nodes.append(node)
+            continue
+        data = [t for t in node.input if not t.startswith("^")]
+        if node.op in FUNCTIONAL_IFS:
+            branches = tuple(_part(node, library, key, "data", len(data) - 1)
+                             for key in ("else_branch", "then_branch"))
+            plans[node.name] = CondPlan(node.name, branches, [])
+            op = COND_OP
+        else:
+            cond = _part(node, library, "cond", "arg", len(data))
+            body = _part(node, library, "body", "arg", len(data))
+            names = [a.name for a in _function(node, library, "body").signature.input_arg]
+            iterations = node.attr["parallel_iterations"].i \
+                if "parallel_iterations" in node.attr else 10
+            plans[node.name] = WhilePlan(node.name, len(data), cond, body, names, iterations)
+            op = WHILE_OP
+        nodes.append(graph_pb2.NodeDef(name=node.name, op=op, input=node.input,
+                                       device=node.device))
+    return with_nodes(graph_def, nodes), plans
+
+
+def _is_tfs(node) -> bool:
+    """Whether ``node`` is TensorFlow's functional If/While (its functions named in the
+    library) rather than devsession's own (its functions' bodies in its attrs)."""
+    if node.op not in FUNCTIONAL_IFS + FUNCTIONAL_WHILES:
+        return False
+    key = "then_branch" if node.op in FUNCTIONAL_IFS else "body"
+    return FunctionAttr.BODY_KEY not in node.attr[key].func.attr
+
+
+def _function(node, library: dict, key: str):
+    name = node.attr[key].func.name
+    function = library.get(name)
+    if function is None:
+        raise UnimplementedError(
+            f"Node '{node.name}' ({node.op}): its {key} is the function '{name}', which the "
+            f"GraphDef's library does not hold.", node.name)
+    return function
+
+
+def _part(node, library: dict, key: str, kind: str, arity: int) -> FunctionPart:
+    """The function ``node``'s attr ``key`` names as a ``FunctionPart`` whose k-th
+    argument is read from outside as (``kind``, k)."""
+    function = _function(node, library, key)
+    arguments = function.signature.input_arg
+    if len(arguments) != arity:
+        raise InvalidArgumentError(
+            f"Node '{node.name}' ({node.op}) passes {arity} tensors to its {key} "
+            f"'{function.signature.name}', which takes {len(arguments)}.", node.name)
+    body, keys = _as_graph_def(function)
+    nodes = {node.name: node for node in function.node_def}
+    outputs = [_graph_input(function.ret[arg.name], keys, nodes)
+               for arg in function.signature.output_arg]
+    body, plans = functionalize_functions(body, library)
+    by_key = {key: (kind, k) for k, key in enumerate(keys.values())}
+    return cut_function(body, outputs, plans, lambda key: by_key[key])
+
+
+def _as_graph_def(function) -> tuple[graph_pb2.GraphDef, dict]:
+    """(the function's nodes as a GraphDef reading GraphDef inputs, {argument name: the
+    key its readers read it by}).  An argument's key names no node of the function."""
+    nodes = {node.name: node for node in function.node_def}
+    names = set(nodes)
+    keys = {arg.name: f"{unique_name(names, arg.name)}:0"
+            for arg in function.signature.input_arg}
+    graph_def = graph_pb2.GraphDef()
+    for node in function.node_def:
+        copy = graph_def.node.add()
+        copy.CopyFrom(node)
+        del copy.input[:]
+        copy.input.extend(_graph_input(t, keys, nodes) for t in node.input)
+    return graph_def, keys
+
+
+def _graph_input(text: str, keys: dict, nodes: dict) -> str:
+    """A function body's input string (``"arg"``, ``"node:out:k"``, ``"^node"``) as a
+    GraphDef's (``"arg_key"``, ``"node:flat index"``, ``"^node"``)."""
+    if text.startswith("^") or text.count(":") == 1:
+        return text
+    if ":" not in text:
+        return keys.get(text, text)
+    producer, argument, k = text.split(":")
+    return f"{producer}:{_flat_index(nodes.get(producer), argument, int(k), text)}"
+
+
+def _flat_index(node, argument: str, k: int, text: str) -> int:
+    """Where the k-th tensor of ``node``'s output argument ``argument`` is among all its
+    outputs: the sizes of the arguments before it (one tensor each, or a count an attr
+    gives) plus k."""
+    if node is None:
+        raise InvalidArgumentError(f"A TF function reads '{text}', but has no node "
+                                   f"'{text.split(':')[0]}'.")
+    signature = tf_signature(node.op)
+    if signature is None:
+        return k                                # devsession will report the op unknown
+    index = 0
+    for output in signature["outputs"]:
+        if output["name"] == argument:
+            return index + k
+        index += _size(node, output)
+    raise InvalidArgumentError(
+        f"Node '{node.name}' ({node.op}) has no output argument '{argument}' (TF's are "
+        f"{[o['name'] for o in signature['outputs']]}).", node.name)
+
+
+def _size(node, output: dict) -> int:
+    if "number_attr" in output:
+        return node.attr[output["number_attr"]].i
+    if "type_list_attr" in output:
+        return len(node.attr[output["type_list_attr"]].list.type)
+    return 1
