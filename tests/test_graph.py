@@ -630,13 +630,33 @@ def tf1_surface_ops(x):
         *image_file_ops(x),
         ds.is_variable_initialized(ds.Variable(1.0, name="probed")),
         *space_and_sampling_ops(x),
+        *stateless_random_ops(x),
         *sparse_ops(x),
         *string_ops(x),
         *array_manipulation_ops(x),
         *framework_ops(x),
         *ctc_ops(x),
         *tf_gradient_ops(x),
+        *sparse_apply_ops(x),
     ]
+
+
+def sparse_apply_ops(x):
+    """One node of each SparseApply<X> op (TF's optimizers' row updates: devsession builds
+    them only when importing TF's graphs) and of ApplyAdagradV2, on variables of ``x``'s
+    shape (2, 2)."""
+    from devsession.ops.sparse_training import SPARSE_TRAINING_OPS, sparse_apply, sparse_inputs
+    from devsession.ops.training import apply_adagrad_v2
+
+    ops = []
+    for op in sorted(SPARSE_TRAINING_OPS):
+        names, num_refs, _ = sparse_inputs(op)
+        refs = [ds.Variable(np.ones((2, 2), np.float32)) for _ in range(num_refs)]
+        values = [x if n == "grad" else [0, 1] if n == "indices" else 0.1
+                  for n in names[num_refs:]]
+        ops.append(sparse_apply(op, *refs, *values))
+    v, accum = ds.Variable(np.ones((2, 2), np.float32)), ds.Variable(np.ones((2, 2), np.float32))
+    return ops + [apply_adagrad_v2(v, accum, 0.1, 1e-7, x)]
 
 
 def tf_gradient_ops(x):
@@ -758,6 +778,25 @@ def space_and_sampling_ops(x):
                             {"block_size": 2}).outputs[0],
             ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
             ds.random.categorical(x, 3), ds.random.gamma([2], x), ds.random.poisson([2], x)]
+
+
+def stateless_random_ops(x):
+    """One node of each of TF's stateless random ops (the V2 ops through ds.random's
+    builders, TF1's V1 ops, GetKeyCounterAlg and GetAlg as a GraphDef holds them), the
+    logits of StatelessMultinomial from float ``x`` (2x2)."""
+    graph, seed, shape = x.graph, ds.constant([1, 2]), ds.constant([2])
+    bounds = [ds.constant(0), ds.constant(5)]
+    v1 = [graph.create_op(op, [shape, seed, *extra], attrs).outputs[0] for op, extra, attrs in (
+        ("StatelessRandomUniform", [], {}), ("StatelessRandomNormal", [], {}),
+        ("StatelessTruncatedNormal", [], {}), ("StatelessRandomUniformFullInt", [], {}),
+        ("StatelessRandomUniformInt", bounds, {"dtype": ds.int32}))]
+    return [ds.random.stateless_uniform([2], seed), ds.random.stateless_normal([2], seed),
+            ds.random.stateless_truncated_normal([2], seed),
+            ds.random.stateless_uniform([2], seed, minval=0, maxval=5, dtype=ds.int32),
+            ds.random.stateless_uniform([2], seed, minval=None, maxval=None, dtype=ds.int64),
+            ds.random.stateless_categorical(x, 2, seed), *v1,
+            *graph.create_op("StatelessRandomGetKeyCounterAlg", [seed]).outputs,
+            graph.create_op("StatelessRandomGetAlg", []).outputs[0]]
 
 
 def _restore_v2():
