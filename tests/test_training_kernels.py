@@ -1,5 +1,5 @@
 """The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad,
-ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2,
+ApplyAdagradV2, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2,
 ApplyProximalGradientDescent, ApplyProximalAdagrad) and the
 gradients' shape-of kernels, on every device against the numpy reference.
 
@@ -33,6 +33,7 @@ UPDATES = {
     "ApplyAdam": (("m", "v"), {"beta1_power": 0.9 ** 3, "beta2_power": 0.999 ** 3, "lr": 0.01,
                                "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-7}, 6),
     "ApplyAdagrad": (("accum",), {"lr": 0.1}, 1),
+    "ApplyAdagradV2": (("accum",), {"lr": 0.1, "epsilon": 0.01}, 2),
     "ApplyRMSProp": (("ms", "mom"), {"lr": 0.01, "rho": 0.9, "momentum": 0.5, "epsilon": 1e-6},
                      4),
     "ApplyCenteredRMSProp": (("mg", "ms", "mom"), {"lr": 0.01, "rho": 0.9, "momentum": 0.5,
@@ -46,7 +47,7 @@ UPDATES = {
     "ApplyProximalAdagrad": (("accum",), {"lr": 0.1, "l1": 0.0, "l2": 0.02}, 3),
 }
 FLAG_ATTRS = {"ApplyMomentum": "use_nesterov", "ApplyAdam": "use_nesterov",
-              "ApplyAdagrad": "update_slots"}
+              "ApplyAdagrad": "update_slots", "ApplyAdagradV2": "update_slots"}
 SIZES = [(0,), (1,), (7,), (3, 5), (PARALLEL_MIN_SIZE + 3,)]
 
 
@@ -126,6 +127,14 @@ def test_the_reference_is_tf1s_formula():
     np.testing.assert_allclose(got[1], m2, rtol=1e-14)
     np.testing.assert_allclose(got[2], v2, rtol=1e-14)
     np.testing.assert_allclose(got[0], var - alpha * m2 / (np.sqrt(v2) + 1e-7), rtol=1e-14)
+
+
+def test_adagrad_v2_adds_epsilon_to_the_root():
+    var, accum, g = np.array([1.0, -2.0]), np.array([0.1, 0.2]), np.array([0.5, -0.5])
+    got = _run("REF", "ApplyAdagradV2", F64, (2,), True, [var, accum], [g])
+    np.testing.assert_allclose(got[1], accum + g * g, rtol=1e-14)
+    np.testing.assert_allclose(got[0], var - 0.1 * g / (np.sqrt(accum + g * g) + 0.01),
+                               rtol=1e-14)
 
 
 @pytest.mark.parametrize("device_type", ["REF", "CPU"])
