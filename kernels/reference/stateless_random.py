@@ -105,12 +105,14 @@ def normal(key, counter, count: int, dtype) -> np.ndarray:
     return values.reshape(-1)[:count].astype(dtype)
 
 
-def truncated_normal(key, counter, count: int, dtype) -> np.ndarray:
-    """``count`` standard normal values within (-2, 2), of float ``dtype``."""
+def truncated_normal(key, counter, count: int, dtype, first_blocks: int | None = None):
+    """``count`` standard normal values within (-2, 2), of float ``dtype``.  Each group
+    first tries ``first_blocks`` blocks (default 2, float64 3: 8 and 6 candidates, so about
+    one group in 10**5 and in 10**6 reads on, one block at a time)."""
     dtype = np.dtype(dtype)
-    # per group: its values, its part of the stream (in blocks), the blocks tried at first
-    # (8 and 6 candidates: about one group in 10**5 and in 2500 reads on)
-    group, skip, taken = (2, 128, 3) if dtype == np.float64 else (4, 256, 2)
+    # per group: its values, its part of the stream (in blocks)
+    group, skip = (2, 128) if dtype == np.float64 else (4, 256)
+    taken = first_blocks or (3 if dtype == np.float64 else 2)
     groups = _ceil_div(count, group)
     starts = np.arange(groups, dtype=np.uint64) * np.uint64(skip)
     offsets = starts[:, None] + np.arange(taken, dtype=np.uint64)
