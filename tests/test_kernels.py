@@ -48,6 +48,7 @@ COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partit
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
 COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, diagonals
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
+COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
 COVERED |= __import__("test_backprop_kernels").COVERED  # TF's gradient ops (ReluGrad...)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
