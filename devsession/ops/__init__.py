@@ -69,6 +69,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``script``         ``py_func``, ``numpy_function`` (Python functions run on the host)
 ``shape_of``       internal ops taking a shape from a tensor at run time, for gradients
 ``training``       the optimizers' fused updates (``ApplyAdam``...), built by ``ds.train``
+``sparse_training`` TF's ``SparseApply<X>`` row updates (imported TF graphs' embeddings)
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
                    traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)

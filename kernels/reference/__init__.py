@@ -25,6 +25,8 @@ module              ops
 ``shape_of``        the gradients' shape-of ops (also the CPU's kernels)
 ``training``        the optimizers' fused updates (ApplyAdam...): numpy formulas, and
                     the frame every device's update kernel runs in
+``sparse_training`` SparseApply<X>: those formulas on the indexed rows (HOST; the
+                    GPU's over cupy)
 ``state``           Const, Placeholder, NoOp, variables, seeded random ops (also the
                     CPU's kernels)
 ``control_flow``    If, While, Assert: drivers running the nodes' functions (every
