@@ -1,6 +1,7 @@
 """The optimizers' fused updates, as TF1's ``training_ops``: ApplyGradientDescent,
-ApplyMomentum, ApplyAdam, ApplyAdagrad, ApplyRMSProp, ApplyCenteredRMSProp and
-ApplyAdadelta, with TF's input order and attrs.
+ApplyMomentum, ApplyAdam, ApplyAdagrad(V2), ApplyRMSProp, ApplyCenteredRMSProp,
+ApplyAdadelta, ApplyFtrl(V2) and the proximal ones, with TF's input order and attrs
+(their ``SparseApply<X>`` twins: ``sparse_training.py``).
 
 Input 0 (and the slots after it) are *references* to variables (``OpDef.ref_inputs``,
 so the op runs where its variable lives and updates it in place under its lock, see
