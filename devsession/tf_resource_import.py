@@ -21,8 +21,14 @@ reference twin, its inputs in the same positions:
   (``batch_dims`` kept), a new ``<node>/axis`` constant beside it.
 
 TF's resource ops output nothing where the reference ones output the variable; nothing
-in TF's graph reads those outputs, so the rename is the whole change.  A handle read by
-any other node (a function call, a ``While`` carrying it, ``DestroyResourceOp``...) is
+in TF's graph reads those outputs, so the rename is the whole change.
+
+TF 2's ``If`` and ``While`` pass a handle to their functions (``tf_function_import.py``),
+which read it there.  Once the handle is a variable, the function gets its value, so in
+the library's functions a ``ReadVariableOp`` of such an argument becomes an ``Identity``
+and a ``ResourceGather`` a ``GatherV2``; a function that assigns the variable is refused.
+
+A handle read by any other node (a function call, ``DestroyResourceOp``...) is
 ``UnimplementedError`` naming the node; a resource op devsession has no twin for stays
 as it is, for the importer's ``NotFoundError`` naming it.
 """
@@ -46,6 +52,8 @@ _RENAMED = {"ReadVariableOp": "_ReadVariable", "AssignVariableOp": "Assign",
 _KEPT_ATTRS = {"VariableV2": ("dtype", "shape", "container", "shared_name"),
                "Assign": ("validate_shape",), "GatherV2": ("batch_dims",)}
 _PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
+_FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile")   # TF 2's control flow
+_DT_RESOURCE = 20
 
 
 def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
@@ -64,7 +72,55 @@ def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
         else:
             twin = _reference_twin(node.op)
             nodes.append(_renamed(node, twin) if twin else node)
-    return with_nodes(graph_def, nodes)
+    mapped = with_nodes(graph_def, nodes)
+    for function in mapped.library.function:
+        _read_arguments_as_values(function)
+    return mapped
+
+
+def _read_arguments_as_values(function) -> None:
+    """In a TF function (an If's branch, a While's cond or body) that takes a variable's
+    handle, read the argument as the value it is once the caller passes the variable
+    (``ReadVariableOp`` -> ``Identity``, ``ResourceGather`` -> ``GatherV2``): the
+    function sees the value at the call, as TF's does unless the function itself
+    assigns, which is refused."""
+    handles = {arg.name for arg in function.signature.input_arg if arg.type == _DT_RESOURCE}
+    if not handles:
+        return
+    names = {node.name for node in function.node_def}
+    added, identities = [], set()
+    for node in function.node_def:
+        reads = [t for t in node.input if t in handles]
+        if not reads or node.op in _FUNCTIONAL:
+            continue
+        if node.op == "ReadVariableOp":
+            node.op = "Identity"
+            identities.add(node.name)
+        elif node.op == "ResourceGather":
+            axis = _axis_const(unique_name(names, f"{node.name}/axis"), node.device)
+            added.append(axis)
+            node.CopyFrom(_renamed(node, "GatherV2", extra_input=f"{axis.name}:output:0"))
+        else:
+            raise UnimplementedError(
+                f"Node '{node.name}' ({node.op}) in the TF function "
+                f"'{function.signature.name}' changes or inspects the variable it is passed "
+                f"('{reads[0]}'); devsession imports functions that read variables only.",
+                node.name)
+        if "dtype" in node.attr:
+            del node.attr["dtype"]
+    function.node_def.extend(added)
+    # readers name a ReadVariableOp's output "value", an Identity's "output"
+    renamed = {f"{name}:value:": f"{name}:output:" for name in identities}
+    for node in function.node_def:
+        node.input[:] = [_renamed_output(t, renamed) for t in node.input]
+    for key, text in function.ret.items():
+        function.ret[key] = _renamed_output(text, renamed)
+
+
+def _renamed_output(text: str, renamed: dict) -> str:
+    head, sep, index = text.rpartition(":")
+    prefix = head + sep
+    return renamed[prefix] + index if prefix in renamed else text
 
 
 def _reference_twin(op: str) -> str | None:
@@ -90,9 +146,10 @@ def _registered(op: str) -> None:
 
 
 def _check_handle_readers(node, handles: set) -> None:
-    """Refuse a node that reads a handle but has no reference twin taking it."""
+    """Refuse a node that reads a handle but has no reference twin taking it, nor is
+    a TF If or While passing it to its functions."""
     if node.op == "ResourceGather" or node.op.startswith(_PREFIXES) or \
-            _reference_twin(node.op):
+            node.op in _FUNCTIONAL or _reference_twin(node.op):
         return
     for text in node.input:
         producer, index = split_input(text)

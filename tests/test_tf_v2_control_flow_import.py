@@ -125,3 +125,28 @@ def test_outputs_of_list_arguments_are_found_by_their_flat_index():
     (plan,) = plans.values()
     inputs = {t for n in plan.body.graph_def.node for t in n.input if t.startswith("split:")}
     assert inputs == {"split:0", "split:1", "split:2", "split:3"}
+
+
+def test_functions_reading_resource_variables_get_the_variables_values():
+    """A graph before freezing: its While's body and If's branch read resource variables
+    (their handles passed in); imported, the variables are devsession's and the
+    functions read their values."""
+    data = np.load(f"{DATA}/tf_v2_resource_loop.npz")
+    graph = imported("tf_v2_resource_loop", name="")
+    assert {"VariableV2"} <= _types(graph) and _types(graph) & set(WHILE_TYPES)
+    with ds.Session(graph=graph) as sess:
+        sess.run("init")
+        np.testing.assert_allclose(sess.run("y:0", {"x:0": data["feed:x"]}), data["fetch:y"],
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_a_function_assigning_a_variable_it_is_passed_is_refused_naming_it():
+    graph_def = _graph_def("tf_v2_resource_loop")
+    body = next(f for f in graph_def.library.function
+                if any(n.op == "ReadVariableOp" for n in f.node_def)
+                and f.signature.name.startswith("while_body"))
+    read = next(n for n in body.node_def if n.op == "ReadVariableOp")
+    read.op = "AssignAddVariableOp"
+    with ds.Graph().as_default():
+        with pytest.raises(ds.errors.UnimplementedError, match=f"'{read.name}'.*changes or inspects"):
+            ds.import_graph_def(graph_def)
