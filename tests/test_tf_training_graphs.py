@@ -2,7 +2,10 @@
 all) and checkpoint, resumed with ``import_meta_graph`` + ``restore`` + the ``train_op``
 collection, give TensorFlow's losses and variables step by step, with TF1's reference
 variables and with the resource variables TensorFlow 2 writes (``tf_resource_import.py``
-maps them).  Data: tests/data/tf_training_meta, made by make_training_meta.py there.
+maps them): models of get_variable and of tf.layers (TF's gradient ops, a batch of
+unknown size, batch normalization's update ops, Adam, momentum, an embedding's sparse
+update), whose imported initializers also draw TF's initial values.  Data:
+tests/data/tf_training_meta, made by make_training_meta.py there.
 
 The mapping itself is checked on small hand-written GraphDefs: what each resource op
 becomes, that the result runs, and the errors for what does not map.
@@ -19,7 +22,7 @@ from devsession.tensor_codec import array_to_proto
 from devsession.tf_resource_import import map_resource_variables
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_training_meta")
-MODELS = ("embedding_adam", "regression_momentum")
+MODELS = ("embedding_adam", "regression_momentum", "layers_mlp_sgd", "layers_convnet_adam")
 KINDS = ("ref", "resource")
 
 
@@ -51,6 +54,28 @@ def test_a_tensorflow_training_graph_resumes_with_tensorflows_steps(model, kind,
     for name in sorted(names):
         np.testing.assert_allclose(after[name], expected[f"after/{name}"], rtol=2e-5,
                                    atol=2e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("model", ["layers_mlp_sgd", "layers_convnet_adam"])
+def test_the_imported_initializers_draw_tensorflows_initial_values(model, kind):
+    """tf.layers' glorot-uniform kernels come from TF's stateless random ops with fixed
+    seeds: run without a restore, the imported initializers give the values TF's own
+    run gave them, which it saved right after initializing."""
+    prefix = os.path.join(DATA, f"{model}-{kind}", "model")
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.train.import_meta_graph(prefix + ".meta")
+        ops = {op.type for op in graph.get_operations()}
+        init = ds.global_variables_initializer()
+    assert "StatelessRandomUniformV2" in ops
+    with ds.Session(graph=graph) as sess:
+        sess.run(init)
+        values = {v.op.name: sess.run(v) for v in ds.global_variables()}
+    saved = ds.train.load_checkpoint(prefix)
+    assert set(values) == set(saved.get_variable_to_shape_map())
+    for name, value in values.items():
+        np.testing.assert_array_equal(value, saved.get_tensor(name), err_msg=name)
 
 
 def test_a_resource_variable_savers_renamed_checkpoint_keys_are_followed(make_session):

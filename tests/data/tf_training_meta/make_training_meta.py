@@ -63,7 +63,39 @@ def regression_momentum(rng):
     return loss, tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True), feed
 
 
-MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum}
+def layers_mlp_sgd(rng):
+    """tf.layers.dense with ReLU (TF's ReluGrad, BiasAddGrad), a batch of unknown size
+    (BroadcastGradientArgs and run-time shapes in the gradients), glorot-uniform kernels
+    drawn by TF's stateless random ops, plain SGD."""
+    x = tf.placeholder(tf.float32, [None, 6], name="x")
+    labels = tf.placeholder(tf.int32, [None], name="labels")
+    h = tf.layers.dense(x, 16, activation=tf.nn.relu)
+    h = tf.layers.dense(h, 8, activation=tf.nn.relu)
+    logits = tf.layers.dense(h, 4)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits), name="loss")
+    feed = {"x": rng.standard_normal((7, 6)), "labels": rng.integers(0, 4, 7)}
+    return loss, tf.train.GradientDescentOptimizer(0.1), feed
+
+
+def layers_convnet_adam(rng):
+    """tf.layers' conv2d + ReLU, max pooling, batch normalization in training mode (its
+    moving statistics updated through UPDATE_OPS), dense; softmax cross-entropy on
+    one-hot labels; Adam; a batch of unknown size."""
+    x = tf.placeholder(tf.float32, [None, 8, 8, 2], name="x")
+    labels = tf.placeholder(tf.int32, [None], name="labels")
+    h = tf.layers.conv2d(x, 4, 3, padding="same", activation=tf.nn.relu)
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.batch_normalization(h, training=True)
+    logits = tf.layers.dense(tf.reshape(h, [-1, 4 * 4 * 4]), 5)
+    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=tf.one_hot(labels, 5), logits=logits), name="loss")
+    feed = {"x": rng.standard_normal((6, 8, 8, 2)), "labels": rng.integers(0, 5, 6)}
+    return loss, tf.train.AdamOptimizer(0.01), feed
+
+
+MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum,
+          "layers_mlp_sgd": layers_mlp_sgd, "layers_convnet_adam": layers_convnet_adam}
 
 
 def write(name, build, resource: bool):
@@ -77,7 +109,8 @@ def write(name, build, resource: bool):
         with tf.variable_scope("", use_resource=resource):
             loss, optimizer, feed = build(rng)
             step = tf.train.get_or_create_global_step()
-            train = optimizer.minimize(loss, global_step=step, name="train")
+            with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+                train = optimizer.minimize(loss, global_step=step, name="train")
         saver = tf.train.Saver()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
