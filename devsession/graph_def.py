@@ -30,12 +30,16 @@ from .tf_function_import import functionalize_functions
 from .tf_graph import translate
 from .tf_resource_import import map_resource_variables
 from .tf_tensor_array_import import map_tensor_arrays
-from .tf_while_import import build_while, functionalize
+from .tf_tensor_list_import import ListPlan, build_list
+from .tf_while_import import WhilePlan, build_while, functionalize
 
 __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_def",
            "GraphDef"]
 
 GraphDef = graph_pb2.GraphDef
+
+# how the node standing for a cond, a loop or a TensorList op a pass took apart is built
+_PLAN_BUILDERS = {CondPlan: build_cond, WhilePlan: build_while, ListPlan: build_list}
 
 
 # --- import -------------------------------------------------------------------------------
@@ -169,8 +173,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
     graph = graph or get_default_graph()
     mapped = _input_map(input_map, graph)
     graph_def = map_resource_variables(graph_def)  # TF's resource variables -> VariableV2
-    graph_def = map_tensor_arrays(graph_def)      # TF's TensorArrays -> devsession's values
-    graph_def, functions = functionalize_functions(graph_def)  # TF2's If/While functions
+    graph_def, functions, _ = functionalize_functions(graph_def)  # TF2's If/While, lists
+    graph_def = map_tensor_arrays(graph_def)      # TF1's TensorArrays -> devsession's values
     graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
     plans.update(functions)
     with graph._all_or_nothing():
@@ -193,7 +197,7 @@ def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, plans: dict
             (control if text.startswith("^") else data).append(source)
         plan = plans.get(node.name)
         if plan is not None:
-            build = build_cond if isinstance(plan, CondPlan) else build_while
+            build = _PLAN_BUILDERS[type(plan)]
             created[node.name] = build(plan, data, control, graph, prefix + node.name)
             continue
         op_type, data, attrs = translate(node, data, prefix + node.name)

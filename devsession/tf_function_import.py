@@ -21,7 +21,10 @@ builders make devsession's If and While from it:
   predicate), read as captures; its branches are (else, then) as a TF1 cond's
   (false, true);
 * a ``While``'s arguments are its loop variables (TF 2 passes every tensor its functions
-  read as one).
+  read as one);
+* TensorLists (``variant`` arguments and results: TF 2's TensorArrays) are split first
+  (``tf_tensor_list_import.py``), in the graph and in each function, the lengths of
+  each list after the other arguments and results, so the node and its functions agree.
 
 The node keeps its name and inputs and becomes the plan's node type, so its outputs
 resolve as TF's did.  Refused with ``UnimplementedError`` naming the node: a function the
@@ -32,29 +35,32 @@ GraphDef without functional nodes is returned as it is.
 from __future__ import annotations
 
 from .errors import InvalidArgumentError, UnimplementedError
-from .graph_codec import FunctionAttr
 from .proto import graph_pb2
 from .tf_cond_import import COND_OP, CondPlan
-from .tf_graph_passes import FunctionPart, cut_function, unique_name, with_nodes
+from .tf_graph_passes import FUNCTIONAL_IFS, FunctionPart, cut_function, is_tfs_functional, \
+    unique_name, with_nodes
 from .tf_signatures import tf_signature
+from .tf_tensor_list_import import LIST_OP_SIGNATURES, split_tensor_lists
 from .tf_while_import import WHILE_OP, WhilePlan
 
-__all__ = ["functionalize_functions", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES"]
+__all__ = ["functionalize_functions"]
 
-FUNCTIONAL_IFS = ("If", "StatelessIf")
-FUNCTIONAL_WHILES = ("While", "StatelessWhile")
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
 
 
-def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None = None):
-    """(GraphDef, {node name: CondPlan or WhilePlan}): ``graph_def`` with TF's functional
-    If and While nodes standing for their plans, or itself and {} when it has none.
-    ``library``: function name -> FunctionDef (default: ``graph_def``'s own)."""
+def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None = None,
+                            lists: dict | None = None):
+    """(GraphDef, {node name: plan}, Wiring): ``graph_def`` with its TensorLists split
+    (``tf_tensor_list_import``: their ops' plans, and where each list went) and TF's
+    functional If and While nodes standing for their plans.  ``library``: function name
+    -> FunctionDef (default: ``graph_def``'s own); ``lists``: the list arguments of the
+    function ``graph_def`` is the body of."""
     if library is None:
         library = {f.signature.name: f for f in graph_def.library.function}
-    if not any(_is_tfs(node) or node.op in _CALLS for node in graph_def.node):
-        return graph_def, {}
-    nodes, plans = [], {}
+    graph_def, plans, wiring = split_tensor_lists(graph_def, lists)
+    if not any(is_tfs_functional(node) or node.op in _CALLS for node in graph_def.node):
+        return graph_def, plans, wiring
+    nodes = []
     for node in graph_def.node:
         if node.op in _CALLS:
             raise UnimplementedError(
@@ -62,35 +68,31 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
                 f"'{node.attr['f'].func.name}'; devsession imports TF's If and While "
                 f"functions, not function calls (freezing a TF 2 graph with "
                 f"convert_variables_to_constants_v2 inlines them).", node.name)
-        if not _is_tfs(node):
+        if not is_tfs_functional(node):
             nodes.append(node)
             continue
         data = [t for t in node.input if not t.startswith("^")]
+        list_args, list_results = wiring.functional.get(node.name, ((), ()))
         if node.op in FUNCTIONAL_IFS:
-            branches = tuple(_part(node, library, key, "data", len(data) - 1)
+            arity = len(data) - 1 - len(list_args)
+            branches = tuple(_part(node, library, key, "data", arity, list_args, list_results)
                              for key in ("else_branch", "then_branch"))
             plans[node.name] = CondPlan(node.name, branches, [])
             op = COND_OP
         else:
-            cond = _part(node, library, "cond", "arg", len(data))
-            body = _part(node, library, "body", "arg", len(data))
-            names = [a.name for a in _function(node, library, "body").signature.input_arg]
+            arity = len(data) - len(list_args)
+            cond = _part(node, library, "cond", "arg", arity, list_args, ())
+            body = _part(node, library, "body", "arg", arity, list_args, list_results)
+            arguments = _function(node, library, "body").signature.input_arg
+            names = [a.name for a in arguments] + \
+                [f"{arguments[k].name}_lengths" for k in list_args]
             iterations = node.attr["parallel_iterations"].i \
                 if "parallel_iterations" in node.attr else 10
             plans[node.name] = WhilePlan(node.name, len(data), cond, body, names, iterations)
             op = WHILE_OP
         nodes.append(graph_pb2.NodeDef(name=node.name, op=op, input=node.input,
                                        device=node.device))
-    return with_nodes(graph_def, nodes), plans
-
-
-def _is_tfs(node) -> bool:
-    """Whether ``node`` is TensorFlow's functional If/While (its functions named in the
-    library) rather than devsession's own (its functions' bodies in its attrs)."""
-    if node.op not in FUNCTIONAL_IFS + FUNCTIONAL_WHILES:
-        return False
-    key = "then_branch" if node.op in FUNCTIONAL_IFS else "body"
-    return FunctionAttr.BODY_KEY not in node.attr[key].func.attr
+    return with_nodes(graph_def, nodes), plans, wiring
 
 
 def _function(node, library: dict, key: str):
@@ -103,27 +105,47 @@ def _function(node, library: dict, key: str):
     return function
 
 
-def _part(node, library: dict, key: str, kind: str, arity: int) -> FunctionPart:
+def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
+          list_results) -> FunctionPart:
     """The function ``node``'s attr ``key`` names as a ``FunctionPart`` whose k-th
-    argument is read from outside as (``kind``, k)."""
+    argument is read from outside as (``kind``, k), in ``tf_tensor_list_import``'s
+    layout: the lengths of the lists among its arguments (``list_args``) and results
+    (``list_results``) after the others."""
     function = _function(node, library, key)
     arguments = function.signature.input_arg
     if len(arguments) != arity:
         raise InvalidArgumentError(
             f"Node '{node.name}' ({node.op}) passes {arity} tensors to its {key} "
             f"'{function.signature.name}', which takes {len(arguments)}.", node.name)
-    body, keys = _as_graph_def(function)
-    nodes = {node.name: node for node in function.node_def}
-    outputs = [_graph_input(function.ret[arg.name], keys, nodes)
-               for arg in function.signature.output_arg]
-    body, plans = functionalize_functions(body, library)
-    by_key = {key: (kind, k) for k, key in enumerate(keys.values())}
+    body, keys, names = _as_graph_def(function)
+    nodes = {n.name: n for n in function.node_def}
+    order = [keys[a.name] for a in arguments]
+    lists = {order[k]: (order[k], f"{unique_name(names, arguments[k].name + '_lengths')}:0")
+             for k in list_args}
+    externals = order + [lists[order[k]][1] for k in list_args]
+    results = [_graph_input(function.ret[a.name], keys, nodes)
+               for a in function.signature.output_arg]
+    body, plans, wiring = functionalize_functions(body, library, lists)
+    outputs = [wiring.keys(r)[0] for r in results] + \
+        [_lengths(wiring, results[k], node, function) for k in list_results]
+    by_key = {key: (kind, k) for k, key in enumerate(externals)}
     return cut_function(body, outputs, plans, lambda key: by_key[key])
 
 
-def _as_graph_def(function) -> tuple[graph_pb2.GraphDef, dict]:
+def _lengths(wiring, result: str, node, function) -> str:
+    keys = wiring.keys(result)
+    if len(keys) != 2:
+        raise UnimplementedError(
+            f"Node '{node.name}' ({node.op}): its function '{function.signature.name}' "
+            f"returns '{result}' where a TensorList is expected, which devsession cannot "
+            f"follow.", node.name)
+    return keys[1]
+
+
+def _as_graph_def(function) -> tuple[graph_pb2.GraphDef, dict, set]:
     """(the function's nodes as a GraphDef reading GraphDef inputs, {argument name: the
-    key its readers read it by}).  An argument's key names no node of the function."""
+    key its readers read it by}, the names taken).  An argument's key names no node of
+    the function."""
     nodes = {node.name: node for node in function.node_def}
     names = set(nodes)
     keys = {arg.name: f"{unique_name(names, arg.name)}:0"
@@ -134,7 +156,7 @@ def _as_graph_def(function) -> tuple[graph_pb2.GraphDef, dict]:
         copy.CopyFrom(node)
         del copy.input[:]
         copy.input.extend(_graph_input(t, keys, nodes) for t in node.input)
-    return graph_def, keys
+    return graph_def, keys, names
 
 
 def _graph_input(text: str, keys: dict, nodes: dict) -> str:
@@ -155,7 +177,7 @@ def _flat_index(node, argument: str, k: int, text: str) -> int:
     if node is None:
         raise InvalidArgumentError(f"A TF function reads '{text}', but has no node "
                                    f"'{text.split(':')[0]}'.")
-    signature = tf_signature(node.op)
+    signature = tf_signature(node.op) or LIST_OP_SIGNATURES.get(node.op)
     if signature is None:
         return k                                # devsession will report the op unknown
     index = 0

@@ -18,12 +18,17 @@ from __future__ import annotations
 import dataclasses
 
 from .errors import NotFoundError
+from .graph_codec import FunctionAttr
 from .ops.registry import get_op_def
 from .proto import graph_pb2
 
 __all__ = ["FunctionPart", "split_input", "tensor_key", "topological_order", "nodes_in_order",
            "loop_back_edge", "unique_name", "with_nodes", "with_inputs", "without_controls",
-           "cut_function", "may_have_effects", "register_builder", "registered_builder"]
+           "cut_function", "may_have_effects", "register_builder", "registered_builder",
+           "is_tfs_functional", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES"]
+
+FUNCTIONAL_IFS = ("If", "StatelessIf")
+FUNCTIONAL_WHILES = ("While", "StatelessWhile")
 
 
 # --- input strings -------------------------------------------------------------------------
@@ -116,6 +121,16 @@ def without_controls(node, dropped):
     itself when it has none)."""
     kept = [t for t in node.input if not (t.startswith("^") and t[1:] in dropped)]
     return node if len(kept) == len(node.input) else with_inputs(node, kept)
+
+
+def is_tfs_functional(node) -> bool:
+    """Whether ``node`` is TensorFlow's functional If/While (its functions named in the
+    GraphDef's library) rather than devsession's own (its functions' bodies in its
+    attrs)."""
+    if node.op not in FUNCTIONAL_IFS + FUNCTIONAL_WHILES:
+        return False
+    key = "then_branch" if node.op in FUNCTIONAL_IFS else "body"
+    return FunctionAttr.BODY_KEY not in node.attr[key].func.attr
 
 
 def may_have_effects(op: str, unknown: bool) -> bool:

@@ -14,7 +14,8 @@ reference twin, its inputs in the same positions:
   inputs, as TF's;
 * ``AssignVariableOp``/``AssignAddVariableOp``/``AssignSubVariableOp`` -> ``Assign``/
   ``AssignAdd``/``AssignSub`` (``validate_shape`` kept; TF's default for resources is
-  false); ``VarIsInitializedOp`` -> ``IsVariableInitialized``;
+  false); ``VarIsInitializedOp`` -> ``IsVariableInitialized``; ``VariableShape`` ->
+  ``Shape``;
 * ``ResourceApply<X>`` -> ``Apply<X>`` and ``ResourceScatter<X>`` -> ``Scatter<X>`` for
   every one devsession registers (TF gave each the same inputs as its reference form);
 * ``ResourceGather(handle, indices)`` -> ``GatherV2(variable, indices, axis 0)``
@@ -25,8 +26,9 @@ in TF's graph reads those outputs, so the rename is the whole change.
 
 TF 2's ``If`` and ``While`` pass a handle to their functions (``tf_function_import.py``),
 which read it there.  Once the handle is a variable, the function gets its value, so in
-the library's functions a ``ReadVariableOp`` of such an argument becomes an ``Identity``
-and a ``ResourceGather`` a ``GatherV2``; a function that assigns the variable is refused.
+the library's functions a ``ReadVariableOp`` of such an argument becomes an ``Identity``,
+a ``VariableShape`` a ``Shape`` and a ``ResourceGather`` a ``GatherV2``; a function that
+assigns the variable is refused.
 
 A handle read by any other node (a function call, ``DestroyResourceOp``...) is
 ``UnimplementedError`` naming the node; a resource op devsession has no twin for stays
@@ -47,10 +49,11 @@ __all__ = ["map_resource_variables"]
 _HANDLE = "VarHandleOp"
 _RENAMED = {"ReadVariableOp": "_ReadVariable", "AssignVariableOp": "Assign",
             "AssignAddVariableOp": "AssignAdd", "AssignSubVariableOp": "AssignSub",
-            "VarIsInitializedOp": "IsVariableInitialized"}
+            "VarIsInitializedOp": "IsVariableInitialized", "VariableShape": "Shape"}
 # the attrs each reference op keeps (TF's dtype attrs name what devsession infers)
 _KEPT_ATTRS = {"VariableV2": ("dtype", "shape", "container", "shared_name"),
-               "Assign": ("validate_shape",), "GatherV2": ("batch_dims",)}
+               "Assign": ("validate_shape",), "GatherV2": ("batch_dims",),
+               "Shape": ("out_type",)}
 _PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
 _FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile")   # TF 2's control flow
 _DT_RESOURCE = 20
@@ -96,6 +99,8 @@ def _read_arguments_as_values(function) -> None:
         if node.op == "ReadVariableOp":
             node.op = "Identity"
             identities.add(node.name)
+        elif node.op == "VariableShape":
+            node.op = "Shape"
         elif node.op == "ResourceGather":
             axis = _axis_const(unique_name(names, f"{node.name}/axis"), node.device)
             added.append(axis)

@@ -33,7 +33,8 @@ Refused with ``UnimplementedError`` naming the node: a TensorArray op whose hand
 flow are not of the same array (or whose handle is not a ``TensorArrayV3``'s), a node
 other than those above reading a handle or a flow, TensorArray gradients
 (``TensorArrayGradV3``...: gradients of TensorArrays do not import; freeze an inference
-graph), and TF's older (V1, V2) TensorArray ops and TF2's TensorList ops.
+graph), TF's older (V1, V2) TensorArray ops, and the TF 2 TensorList ops that
+``tf_tensor_list_import.py`` (run before) does not map.
 """
 
 from __future__ import annotations
@@ -148,8 +149,12 @@ class _Mapping:
         if "Grad" in node.op:
             why = ("gradients of TensorArrays do not import (freeze an inference graph, or "
                    "take gradients with ds.gradients after import)")
+        elif "TensorList" in node.op:
+            why = ("of TF 2's TensorList ops, tf_tensor_list_import.py maps those tf.map_fn, "
+                   "tf.scan, dynamic_rnn and loop gradients use (reserve, from-tensor, "
+                   "set/get item, stack, gather, push/pop back, length), not this one yet")
         else:
-            why = "only TF1's V3 TensorArray ops import (not V1/V2 ones, nor TensorLists)"
+            why = "only TF1's V3 TensorArray ops import (not V1/V2 ones)"
         raise UnimplementedError(f"Node '{node.name}' ({node.op}): {why}.", node.name)
 
     def _refuse_reader(self, node, key: str) -> None:

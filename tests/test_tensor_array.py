@@ -367,15 +367,15 @@ def test_a_graph_def_with_tensor_arrays_imports_and_runs():
         np.testing.assert_array_equal(run("out:0"), [6.0, 8.0])
 
 
-def test_a_graph_def_with_tf2s_tensor_lists_does_not_import():
-    # TF1's TensorArrayV3 ops import (tests/test_tf_tensor_array_import.py); TF2's
-    # TensorLists do not
+def test_a_tf2_tensor_list_op_devsession_does_not_map_is_refused_naming_it():
+    # TF1's TensorArrayV3 ops import (tests/test_tf_tensor_array_import.py), and TF2's
+    # TensorLists as loops use them (tests/test_tf_v2_control_flow_import.py); not all
     from devsession.proto import graph_pb2
 
     graph_def = graph_pb2.GraphDef()
-    graph_def.node.add(name="list", op="EmptyTensorList")
-    with pytest.raises(UnimplementedError, match="Node 'list' \\(EmptyTensorList\\): only "
-                                                 "TF1's V3 TensorArray ops import"):
+    graph_def.node.add(name="list", op="TensorListConcatV2")
+    with pytest.raises(UnimplementedError, match="Node 'list' \\(TensorListConcatV2\\): of "
+                                                 "TF 2's TensorList ops"):
         ds.import_graph_def(graph_def)
 
 

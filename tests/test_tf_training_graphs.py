@@ -22,7 +22,8 @@ from devsession.tensor_codec import array_to_proto
 from devsession.tf_resource_import import map_resource_variables
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_training_meta")
-MODELS = ("embedding_adam", "regression_momentum", "layers_mlp_sgd", "layers_convnet_adam")
+MODELS = ("embedding_adam", "regression_momentum", "layers_mlp_sgd", "layers_convnet_adam",
+          "loop_rnn_sgd")
 KINDS = ("ref", "resource")
 
 

@@ -121,7 +121,7 @@ def test_outputs_of_list_arguments_are_found_by_their_flat_index():
     reads = [t for f in library.values() for n in f.node_def for t in n.input
              if t.startswith("split:output:")]
     assert sorted(reads)[-1] == "split:output:3"
-    _, plans = functionalize_functions(graph_def)
+    _, plans, _ = functionalize_functions(graph_def)
     (plan,) = plans.values()
     inputs = {t for n in plan.body.graph_def.node for t in n.input if t.startswith("split:")}
     assert inputs == {"split:0", "split:1", "split:2", "split:3"}
@@ -150,3 +150,14 @@ def test_a_function_assigning_a_variable_it_is_passed_is_refused_naming_it():
     with ds.Graph().as_default():
         with pytest.raises(ds.errors.UnimplementedError, match=f"'{read.name}'.*changes or inspects"):
             ds.import_graph_def(graph_def)
+
+
+def test_loops_over_tensor_lists_compute_tfs_values_for_every_feed():
+    """map_fn, scan, a dynamic TensorArray written in a loop and read back, a nested
+    map_fn, and a loop's gradient (its accumulators pushed and popped back): TF 2's
+    TensorLists are devsession's TensorArrays (tf_tensor_list_import.py)."""
+    graph = imported("tf_v2_tensor_lists", name="")
+    cases = recorded_cases("tf_v2_tensor_lists")
+    assert len(cases) == 3 and len(cases[0][1]) == 11
+    assert_computes_cases(graph, cases, ("x",), rtol=1e-5, atol=1e-6)
+    assert not {op.type for op in graph.get_operations()} & {"TensorListReserve", "_TFTensorList"}

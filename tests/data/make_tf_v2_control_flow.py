@@ -10,8 +10,9 @@ test):
 
 Writes ``tf_v2_cond_mlp``, ``tf_v2_conds``, ``tf_v2_whiles``, ``tf_v2_while_lstm``
 (``.pb`` and ``.npz``), each as its ``tf_v1_`` twin describes (the same rng draws, so the
-same weights and feeds).  ``tf.scan`` is left out: TF 2's loops keep TensorLists.  And
-``tf_v2_resource_loop`` (below): functions reading resource variables.
+same weights and feeds), but ``tf.scan``: TF 2's loops keep TensorLists, recorded in
+``tf_v2_tensor_lists`` (below) with more of them.  And ``tf_v2_resource_loop`` (below):
+functions reading resource variables.
 """
 
 import os
@@ -59,4 +60,57 @@ def resource_loop():
     np.savez(os.path.join(HERE, "tf_v2_resource_loop.npz"), **{"feed:x": feed, "fetch:y": value})
 
 
+def tensor_lists():
+    """``tf_v2_tensor_lists.pb``: TF 2's TensorArrays (TensorLists) in loops: ``tf.map_fn``
+    (one output and two), ``tf.scan``, a ``tf.TensorArray`` of dynamic size written in a
+    ``tf.while_loop`` and read back by ``stack``, ``gather``, ``read`` and ``size``, a
+    map_fn nested in a map_fn, a loop whose cond reads a list's size, and the gradient of a loop (its accumulators pushed and
+    popped back).  ``tf_v2_tensor_lists.npz``: ``case<k>:feed:x`` (rows of several
+    counts) and ``case<k>:fetch:<tensor>``."""
+    rng = np.random.default_rng(13)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        outs = {"map": tf.map_fn(lambda r: r * 2.0 + tf.reduce_sum(r), x)}
+        outs["map_pair_sum"], outs["map_pair_max"] = tf.map_fn(
+            lambda r: (tf.reduce_sum(r), tf.reduce_max(r)), x, dtype=(tf.float32, tf.float32))
+        outs["scan"] = tf.scan(lambda acc, r: acc * 0.5 + r, x)
+
+        def write(i, ta):
+            return i + 1, ta.write(i, x[i] * tf.cast(i + 1, tf.float32))
+
+        _, written = tf.while_loop(lambda i, ta: i < tf.shape(x)[0], write,
+                                   [0, tf.TensorArray(tf.float32, size=0, dynamic_size=True)])
+        outs["stacked"] = written.stack()
+        outs["gathered"] = written.gather([0, 0])
+        outs["read"] = written.read(0)
+        outs["size"] = written.size()
+        outs["nested"] = tf.map_fn(lambda r: tf.map_fn(lambda v: v * v, r), x)
+        _, sized = tf.while_loop(lambda i, ta: ta.size() < 4,        # the cond reads a list
+                                 lambda i, ta: (i + 1, ta.write(i, tf.reduce_sum(x) * 2.0)),
+                                 [0, tf.TensorArray(tf.float32, size=0, dynamic_size=True)])
+        outs["size_cond"] = sized.stack()
+        _, rows = tf.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, tf.tanh(h * 1.5)),
+                                [0, x])
+        (outs["loop_gradient"],) = tf.gradients(tf.reduce_sum(rows), [x])
+        outs = {k: tf.identity(v, name=k) for k, v in outs.items()}
+    graph_def = graph.as_graph_def()
+    ops = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function
+                                             for n in f.node_def}
+    assert {"TensorListReserve", "TensorListPopBack", "TensorListPushBack"} <= ops, ops
+    data = {}
+    with tf.Session(graph=graph) as sess:
+        for k, rows in enumerate((1, 4, 6)):
+            feed = rng.standard_normal((rows, 3)).astype(np.float32)
+            values = sess.run(outs, {x: feed})
+            data[f"case{k}:feed:x"] = feed
+            for name, value in values.items():
+                data[f"case{k}:fetch:{outs[name].name}"] = value
+    with open(os.path.join(HERE, "tf_v2_tensor_lists.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    np.savez(os.path.join(HERE, "tf_v2_tensor_lists.npz"), **data)
+    print("tensor lists:", sorted(o for o in ops if "TensorList" in o))
+
+
 resource_loop()
+tensor_lists()

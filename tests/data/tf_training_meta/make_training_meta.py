@@ -94,8 +94,25 @@ def layers_convnet_adam(rng):
     return loss, tf.train.AdamOptimizer(0.01), feed
 
 
+def loop_rnn_sgd(rng):
+    """A recurrence stepped by tf.while_loop, which TensorFlow 2 writes as control flow
+    v2: a While whose body reads the variables, and whose gradient is a second While
+    popping what the first pushed on TensorLists; squared error, SGD."""
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    y = tf.placeholder(tf.float32, [None, 4], name="y")
+    w = tf.get_variable("w", [4, 4], initializer=tf.constant_initializer(
+        0.5 * rng.standard_normal((4, 4))))
+    b = tf.get_variable("b", [4], initializer=tf.zeros_initializer())
+    _, h = tf.while_loop(lambda i, h: i < 3,
+                         lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w) + b)), [0, x])
+    loss = tf.reduce_mean(tf.square(h - y), name="loss")
+    feed = {"x": rng.standard_normal((5, 4)), "y": rng.standard_normal((5, 4))}
+    return loss, tf.train.GradientDescentOptimizer(0.2), feed
+
+
 MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum,
-          "layers_mlp_sgd": layers_mlp_sgd, "layers_convnet_adam": layers_convnet_adam}
+          "layers_mlp_sgd": layers_mlp_sgd, "layers_convnet_adam": layers_convnet_adam,
+          "loop_rnn_sgd": loop_rnn_sgd}
 
 
 def write(name, build, resource: bool):
