@@ -20,6 +20,17 @@ import devsession as ds
 from devsession.ops.registry import get_gradient
 
 
+def numeric_gradient(f, x, eps=1e-6):
+    """d sum(f(x)) / dx by central differences (f: numpy in, numpy or a number out)."""
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        plus, minus = x.copy(), x.copy()
+        plus.flat[i] += eps
+        minus.flat[i] -= eps
+        out.flat[i] = (np.sum(f(plus)) - np.sum(f(minus))) / (2 * eps)
+    return out
+
+
 def _as_list(ys):
     return list(ys) if isinstance(ys, (list, tuple)) else [ys]
 

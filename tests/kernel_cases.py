@@ -106,6 +106,35 @@ def array_module(device):
     return np
 
 
+def run_updates(device, node: KernelNode, initial: list, steps: list, host=()) -> list:
+    """The values of the variables ``node`` (an optimizer update) changes, after its
+    kernel on ``device`` ("REF", "CPU", "GPU" or the stand-in) ran once per entry of
+    ``steps`` (its non-ref inputs, numpy; those at positions ``host`` stay numpy, as a
+    host input does), from ``initial`` (one per ref input).  Also checks that the
+    kernel's output is the variable."""
+    import contextlib
+
+    on_gpu = device in ("GPU", STANDIN)
+    frame = contextlib.nullcontext()
+    if device == STANDIN:
+        import cupy_standin
+
+        frame = cupy_standin.shared_modules()
+    with frame:
+        xp = array_module(device)
+        to_device, to_host = (xp.asarray, xp.asnumpy) if on_gpu else (np.asarray, np.asarray)
+        resources = node.context.resources
+        for key, value in zip(node.context.refs, initial):
+            resources.variable(*key).assign(to_device(value), "init")
+        kernel = lookup_kernel(node.op, "REF")(node) if device == "REF" \
+            else kernel_on(device, node)
+        for inputs in steps:
+            result = kernel(*[v if k in host else to_device(v) for k, v in enumerate(inputs)])
+        final = [to_host(r.value) for r in node.context.ref_resources()]
+        np.testing.assert_array_equal(to_host(result), final[0])
+    return final
+
+
 def run_on(device, node: KernelNode, *inputs) -> np.ndarray:
     """The kernel of ``node`` on ``device`` ("REF", "CPU", "GPU", a GPU ``Device`` or
     ``STANDIN``), given and returning host arrays; fails if the kernel changed an input,

@@ -11,18 +11,11 @@ import devsession as ds
 from devsession.kernels.reference.backprops import BACKPROPS
 from devsession.ops.backprops import ACTIVATION_GRADS, OUTPUT_GRADS
 from devsession.ops.common import make_op
+from gradient_check import numeric_gradient
 
 DIFFERENTIABLE = [op for op in (*ACTIVATION_GRADS, *OUTPUT_GRADS) if op != "SoftsignGrad"]
 
 
-def numeric_gradient(f, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.flat[i] += eps
-        minus.flat[i] -= eps
-        out.flat[i] = (np.sum(f(plus)) - np.sum(f(minus))) / (2 * eps)
-    return out
 
 
 def _operands(op, rng):

@@ -17,7 +17,7 @@ from devsession.ops.common import make_op
 from devsession.ops.registry import OpDef, get_gradient, register_op, registered_ops
 from devsession.ops.shape_of import (broadcast_to_shape_of, reduce_to_shape_of,
                                      reshape_to_shape_of, split_to_shapes_of)
-from gradient_check import check_op_gradient
+from gradient_check import check_op_gradient, numeric_gradient
 
 F64 = np.float64
 
@@ -304,15 +304,6 @@ def run(fetches, feed=None, graph=None):
         return sess.run(fetches, feed)
 
 
-def numeric_gradient(f, x, eps=1e-6):
-    """d sum(f(x)) / dx by central differences (f: numpy in, numpy out)."""
-    out = np.zeros_like(x)
-    for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.flat[i] += eps
-        minus.flat[i] -= eps
-        out.flat[i] = (np.sum(f(plus)) - np.sum(f(minus))) / (2 * eps)
-    return out
 
 
 def test_chain_rule_through_a_small_network():

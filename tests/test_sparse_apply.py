@@ -6,7 +6,6 @@ kernels on every device against the reference; TF's errors naming the node."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 import numpy as np
@@ -19,9 +18,7 @@ from devsession.kernels.registry import KernelNode, lookup_kernel
 from devsession.ops.sparse_training import SPARSE_TRAINING_OPS, sparse_apply, sparse_inputs
 from devsession.runtime.resources import ResourceMgr
 from devsession.runtime.state import StateContext
-import cupy_standin
-from kernel_cases import DEVICES, F16, F32, F64, STANDIN, array_module, assert_same, \
-    kernel_on, rng_for
+from kernel_cases import DEVICES, F16, F32, F64, STANDIN, assert_same, rng_for, run_updates
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 # every SparseApply op, as the recorded GraphDefs hold them: a test fails if one is added
@@ -129,24 +126,14 @@ def _values(op, dtype, grad, indices):
 
 def _run(device, op, dtype, shape, attrs, initial, steps):
     """The variable and its slots after ``steps`` ((grad, indices) pairs) on ``device``."""
-    resources = ResourceMgr()
     on_gpu = device in ("GPU", STANDIN)
     n = len(steps[0][1])
-    node = _node(op, dtype, shape, n, resources, attrs, Device("GPU" if on_gpu else "CPU"))
-    frame = cupy_standin.shared_modules() if device == STANDIN else contextlib.nullcontext()
-    with frame:
-        xp = array_module(device)
-        to_device, to_host = (xp.asarray, xp.asnumpy) if on_gpu else (np.asarray, np.asarray)
-        for key, value in zip(node.context.refs, initial):
-            resources.variable(*key).assign(to_device(value), "init")
-        kernel = lookup_kernel(op, "REF")(node) if device == "REF" else kernel_on(device, node)
-        for grad, indices in steps:
-            # the indices are a host input (OpDef.host_inputs): numpy on every device
-            result = kernel(*[v if v is indices else to_device(v)
-                              for v in _values(op, dtype, grad, indices)])
-        final = [to_host(r.value) for r in node.context.ref_resources()]
-        np.testing.assert_array_equal(to_host(result), final[0])
-    return final
+    node = _node(op, dtype, shape, n, ResourceMgr(), attrs, Device("GPU" if on_gpu else "CPU"))
+    names, num_refs, _ = sparse_inputs(op)
+    # the indices are a host input (OpDef.host_inputs): numpy on every device
+    host = {names[num_refs:].index("indices")}
+    return run_updates(device, node, initial,
+                       [_values(op, dtype, grad, indices) for grad, indices in steps], host)
 
 
 CASES = [(op, dtype, flag) for op in sorted(SPARSE_TRAINING_OPS) for dtype in (F16, F32, F64)

@@ -9,7 +9,7 @@ import pytest
 
 import devsession as ds
 from devsession.errors import InvalidArgumentError, UnimplementedError
-from gradient_check import check_op_gradient
+from gradient_check import check_op_gradient, numeric_gradient
 from kernel_cases import DEVICES, check_against_ref, make_node, run_on
 from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
 
@@ -27,15 +27,6 @@ def run(fetches, feed=None):
         return sess.run(fetches, feed)
 
 
-def numeric_gradient(f, x, eps=1e-6):
-    """d sum(f(x)) / dx by central differences (f: numpy array -> number)."""
-    grad = np.zeros_like(x)
-    for i in range(x.size):
-        plus, minus = x.copy(), x.copy()
-        plus.reshape(-1)[i] += eps
-        minus.reshape(-1)[i] -= eps
-        grad.reshape(-1)[i] = (f(plus) - f(minus)) / (2 * eps)
-    return grad
 
 
 # --- values -----------------------------------------------------------------------------

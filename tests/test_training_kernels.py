@@ -11,8 +11,6 @@ parallel-sized arrays, and float16 (the reference formulas on every device).
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -22,9 +20,8 @@ from devsession.kernels.registry import KernelNode, lookup_kernel
 from devsession.device_spec import Device
 from devsession.runtime.resources import ResourceMgr
 from devsession.runtime.state import StateContext
-import cupy_standin
-from kernel_cases import (DEVICES, F16, F32, F64, STANDIN, array_module, assert_same,
-                          check_against_ref, kernel_on, make_node, rng_for)
+from kernel_cases import (DEVICES, F16, F32, F64, STANDIN, assert_same, check_against_ref,
+                          make_node, rng_for, run_updates)
 
 # op -> (slot names, scalar hyper-parameters in input order, grad position among values)
 UPDATES = {
@@ -74,21 +71,9 @@ def _node(op, dtype, shape, resources, flag, device):
 def _run(device, op, dtype, shape, flag, initial, grads):
     """The variable and slots after one update per gradient, on ``device`` ("REF", "CPU",
     "GPU" or the cupy stand-in)."""
-    resources = ResourceMgr()
     on_gpu = device in ("GPU", STANDIN)
-    node = _node(op, dtype, shape, resources, flag, Device("GPU" if on_gpu else "CPU"))
-    frame = cupy_standin.shared_modules() if device == STANDIN else contextlib.nullcontext()
-    with frame:
-        xp = array_module(device)
-        to_device, to_host = (xp.asarray, xp.asnumpy) if on_gpu else (np.asarray, np.asarray)
-        for key, value in zip(node.context.refs, initial):
-            resources.variable(*key).assign(to_device(value), "init")
-        kernel = lookup_kernel(op, "REF")(node) if device == "REF" else kernel_on(device, node)
-        for grad in grads:
-            result = kernel(*[to_device(v) for v in _values(op, dtype, grad)])
-        final = [to_host(r.value) for r in node.context.ref_resources()]
-        np.testing.assert_array_equal(to_host(result), final[0])
-    return final
+    node = _node(op, dtype, shape, ResourceMgr(), flag, Device("GPU" if on_gpu else "CPU"))
+    return run_updates(device, node, initial, [_values(op, dtype, grad) for grad in grads])
 
 
 # (op, dtype, the value of its flag attr: use_nesterov, update_slots, or None)
