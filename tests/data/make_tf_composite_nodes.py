@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+from graph_recording import record_fetches
 
 tf.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,16 +47,5 @@ with graph.as_default():
         "reverse_sequence_time_major": tf.reverse_sequence(
             tf.transpose(t["seq"], [1, 0, 2]), t["lengths"], seq_axis=0, batch_axis=1),
     }
-graph_def = graph.as_graph_def()
-with tf.Session(graph=graph) as sess:
-    values = sess.run(outs, {t[k]: v for k, v in feeds.items()})
-data = {f"feed:{k}": v for k, v in feeds.items()}
-for key, tensor in outs.items():
-    data[f"fetch:{tensor.name}"] = values[key]
-    data[f"name:{key}"] = np.array(tensor.name)
-    dims = tensor.shape.as_list() if tensor.shape.rank is not None else [-2]
-    data[f"static:{tensor.name}"] = np.array([-1 if d is None else d for d in dims])
-with open(os.path.join(HERE, "tf_composite_nodes.pb"), "wb") as f:
-    f.write(graph_def.SerializeToString())
-np.savez(os.path.join(HERE, "tf_composite_nodes.npz"), **data)
+graph_def = record_fetches(HERE, "tf_composite_nodes", graph, outs, t, feeds, tf)
 print({k: t.op.type for k, t in outs.items()})

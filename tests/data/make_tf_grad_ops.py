@@ -15,6 +15,7 @@ import os
 import numpy as np
 import tensorflow.compat.v1 as tf
 from tensorflow.python.ops import gen_math_ops, gen_nn_ops
+from graph_recording import record_fetches
 
 tf.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,17 +101,6 @@ with graph.as_default():
         labels=tf.one_hot(t["labels"][:2], 2), logits=logits))
     for key, g in zip(("f", "w"), tf.gradients(xent, [t["f"], t["w"]])):
         outs[f"convnet_d{key}"] = g
-graph_def = graph.as_graph_def()
-with tf.Session(graph=graph) as sess:
-    values = sess.run(outs, {t[k]: v for k, v in feeds.items()})
-data = {f"feed:{k}": v for k, v in feeds.items()}
-for key, tensor in outs.items():
-    data[f"fetch:{tensor.name}"] = values[key]
-    data[f"name:{key}"] = np.array(tensor.name)
-    dims = tensor.shape.as_list() if tensor.shape.rank is not None else [-2]
-    data[f"static:{tensor.name}"] = np.array([-1 if d is None else d for d in dims])
-with open(os.path.join(HERE, "tf_grad_ops.pb"), "wb") as f:
-    f.write(graph_def.SerializeToString())
-np.savez(os.path.join(HERE, "tf_grad_ops.npz"), **data)
+graph_def = record_fetches(HERE, "tf_grad_ops", graph, outs, t, feeds, tf)
 print(len(outs), "fetches;", sorted({n.op for n in graph_def.node if "Grad" in n.op or n.op in (
     "BroadcastGradientArgs", "ConcatOffset", "PreventGradient")}))
