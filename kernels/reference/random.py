@@ -46,6 +46,23 @@ def draw_classes(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return out
 
 
+def multinomial_count(node, logits, num_samples) -> int:
+    """The number of samples to draw per row of ``logits``, after TF's checks of both
+    (InvalidArgumentError naming the node)."""
+    count = np.asarray(num_samples)
+    if logits.ndim != 2:
+        raise invalid_argument(node.name, node.op, f"logits should be a matrix, got "
+                               f"shape {fmt_shape(logits.shape)}")
+    if count.ndim != 0:
+        raise invalid_argument(node.name, node.op, "num_samples should be a scalar.")
+    if int(count) < 0:
+        raise invalid_argument(node.name, node.op, f"num_samples should be "
+                               f"nonnegative, got {int(count)}")
+    if logits.shape[1] == 0:
+        raise invalid_argument(node.name, node.op, "num_classes should be positive, got 0")
+    return int(count)
+
+
 @register_kernel("Multinomial", HOST)
 def build_multinomial(node):
     a = node.attrs
@@ -53,19 +70,7 @@ def build_multinomial(node):
     dtype = node.output_dtype
 
     def multinomial(logits, num_samples):
-        count = np.asarray(num_samples)
-        if logits.ndim != 2:
-            raise invalid_argument(node.name, node.op, f"logits should be a matrix, got "
-                                   f"shape {fmt_shape(logits.shape)}")
-        if count.ndim != 0:
-            raise invalid_argument(node.name, node.op, "num_samples should be a scalar.")
-        count = int(count)
-        if count < 0:
-            raise invalid_argument(node.name, node.op, f"num_samples should be "
-                                   f"nonnegative, got {count}")
-        if logits.shape[1] == 0:
-            raise invalid_argument(node.name, node.op, "num_classes should be positive, "
-                                   "got 0")
+        count = multinomial_count(node, logits, num_samples)
         with stream.lock:
             uniforms = stream.generator.random((logits.shape[0], count))
         return draw_classes(logits, uniforms).astype(dtype, copy=False)

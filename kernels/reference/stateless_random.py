@@ -33,7 +33,7 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from . import libm
 from .philox import blocks, blocks_at, key_counter_tensors, key_counter_words, seed_key_counter
-from .random import draw_classes, drawn_shape
+from .random import draw_classes, drawn_shape, multinomial_count
 
 __all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int",
            "V1_OPS", "V2_OPS"]
@@ -265,21 +265,10 @@ def build_stateless_multinomial(node):
     dtype = node.output_dtype
 
     def stateless_multinomial(logits, num_samples, seed):
-        count = np.asarray(num_samples)
-        if logits.ndim != 2:
-            raise invalid_argument(node.name, node.op, f"logits should be a matrix, got "
-                                   f"shape {fmt_shape(logits.shape)}")
-        if count.ndim != 0:
-            raise invalid_argument(node.name, node.op, "num_samples should be a scalar.")
-        if int(count) < 0:
-            raise invalid_argument(node.name, node.op, f"num_samples should be "
-                                   f"nonnegative, got {int(count)}")
-        if logits.shape[1] == 0:
-            raise invalid_argument(node.name, node.op, "num_classes should be positive, "
-                                   "got 0")
+        count = multinomial_count(node, logits, num_samples)
         key, counter = _seed_words(node, np.asarray(seed))
-        draws = logits.shape[0] * int(count)
+        draws = logits.shape[0] * count
         bits = blocks(key, counter, _ceil_div(draws, 2)).reshape(-1, 2)[:draws]
-        uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], int(count))
+        uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
         return draw_classes(logits, uniforms).astype(dtype, copy=False)
     return stateless_multinomial
