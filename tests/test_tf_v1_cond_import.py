@@ -11,8 +11,8 @@ import pytest
 import devsession as ds
 from devsession.function_graph import function_nodes
 from devsession.proto import graph_pb2
-from tf_import_cases import assert_computes_cases, assert_refused, assert_round_trips, imported, \
-    recorded_cases
+from tf_import_cases import assert_computes_cases, assert_computes_modes, assert_refused, \
+    assert_round_trips, imported, recorded_cases
 from tf_recorded import DATA
 
 IF_TYPES = ("If", "StatelessIf")
@@ -26,15 +26,7 @@ def test_a_frozen_mlp_whose_batch_norm_and_dropout_follow_is_training_computes_t
     assert graph.get_operation_by_name("bn/If").type in IF_TYPES
     assert graph.get_operation_by_name("dropout/If").type in IF_TYPES
     assert graph.get_operation_by_name("bn/Merge").type == "Identity"   # TF's name resolves
-    fetches = ["out:0", "logits:0", "bn/Merge:0"]
-    with ds.Session(graph=graph) as sess:
-        for mode, training in (("train", True), ("infer", False)):
-            values = sess.run(fetches, {"x:0": data["feed:x"], "is_training:0": training})
-            for name, value in zip(fetches, values):
-                np.testing.assert_allclose(value, data[f"{mode}:{name}"], rtol=1e-5,
-                                           atol=1e-5, err_msg=f"{mode} {name}")
-    # the two modes differ, so a swapped branch would show
-    assert not np.allclose(data["train:out:0"], data["infer:out:0"], atol=1e-3)
+    assert_computes_modes(graph, data, ["out:0", "logits:0", "bn/Merge:0", "bn/Merge_1:0"])
 
 
 def test_conds_of_every_shape_compute_tfs_values_for_every_predicate():

@@ -54,6 +54,19 @@ def assert_computes_cases(graph, cases: list, shown: tuple, **tolerance) -> None
                 np.testing.assert_allclose(value, want[name], err_msg=message, **tolerance)
 
 
+def assert_computes_modes(graph, data, fetches: list) -> None:
+    """``graph`` computes TF's value of each of ``fetches`` with ``is_training`` fed
+    true (``train:<fetch>`` in ``data``) and false (``infer:<fetch>``), from
+    ``feed:x``; the two modes differ, so a swapped branch would show."""
+    with ds.Session(graph=graph) as sess:
+        for mode, training in (("train", True), ("infer", False)):
+            values = sess.run(fetches, {"x:0": data["feed:x"], "is_training:0": training})
+            for name, value in zip(fetches, values):
+                np.testing.assert_allclose(value, data[f"{mode}:{name}"], rtol=1e-5,
+                                           atol=1e-5, err_msg=f"{mode} {name}")
+    assert not np.allclose(data["train:out:0"], data["infer:out:0"], atol=1e-3)
+
+
 def assert_round_trips(stem: str, case: int, names: list, **tolerance) -> None:
     """``stem`` imported under ``import/``, written as devsession's GraphDef and imported
     again, still computes TF's values of ``names`` for recorded case ``case``."""
