@@ -30,8 +30,15 @@ from __future__ import annotations
 
 import dataclasses
 
+from .dtypes import int32
 from .errors import UnimplementedError
+from .graph import constant_value, control_dependencies, name_scope
+from .graph_codec import decode_attr
+from .ops.array_fill import shape, size
+from .ops.sequence import range as range_op
+from .ops.state import constant
 from .proto import graph_pb2
+from .tensor_shape import TensorShape
 from .tf_graph_passes import is_tfs_functional, nodes_in_order, split_input, tensor_key, \
     with_nodes
 
@@ -146,6 +153,11 @@ def _rewired(node, op: str, wiring: Wiring, list_positions):
             raise UnimplementedError(
                 f"Node '{node.name}' ({node.op}) takes the TensorList '{text}' as input {k}, "
                 f"where devsession expects a tensor.", node.name)
+        if len(keys) == 1 and k in list_positions:
+            raise UnimplementedError(
+                f"Node '{node.name}' ({node.op}) takes '{text}' as input {k}, a TensorList "
+                f"(or another variant, such as a cond's Optional) that devsession does not "
+                f"follow to a TensorList op it maps.", node.name)
         data.append(keys[0])
         lengths += keys[1:]
     copy = graph_pb2.NodeDef()
@@ -182,8 +194,6 @@ def _functional(node, wiring: Wiring):
 def build_list(plan: ListPlan, data: list, controls: list, graph, name: str):
     """The ``IdentityN`` named ``name`` of what ``plan``'s TensorList op computes from
     ``data`` (each list input as two tensors), built under ``name/``."""
-    from .graph import control_dependencies, name_scope
-
     with graph.as_default(), name_scope(name + "/"), control_dependencies(controls):
         results = _BUILDERS[plan.op](plan, _paired(plan, data), graph)
     lists = [r for r in results if isinstance(r, tuple)]
@@ -202,17 +212,12 @@ def _paired(plan: ListPlan, data: list) -> list:
 
 
 def _attr(plan: ListPlan, key: str, default=None):
-    from .graph_codec import decode_attr
-
     return decode_attr(plan.attrs[key], plan.name, key) if key in plan.attrs else default
 
 
 def _element_shape(tensor):
     """A TF element_shape input (-1 for an unknown dimension, or a scalar -1 for an
     unknown rank) as a TensorShape."""
-    from .graph import constant_value
-    from .tensor_shape import TensorShape
-
     value = constant_value(tensor)
     if value is None or value.ndim == 0:
         return TensorShape(None)
@@ -252,16 +257,11 @@ def _reserve(plan, inputs, graph):
 
 
 def _empty(plan, inputs, graph):
-    from .ops.state import constant
-
     return [_new(plan, graph, constant(0, name="size"), _element_shape(inputs[0]),
                  dynamic=True)]
 
 
 def _from_tensor(plan, inputs, graph):
-    from .ops.array_fill import shape
-    from .ops.sequence import range as range_op
-
     tensor, element_shape = inputs
     size = shape(tensor)[0]
     array = _new(plan, graph, size, _element_shape(element_shape), dynamic=False)
@@ -276,8 +276,6 @@ def _set_item(plan, inputs, graph):
 
 
 def _push_back(plan, inputs, graph):
-    from .ops.array_fill import size
-
     array, item = inputs
     return [_written(graph, "_TensorArrayWrite", array, [size(array[1]), item], True, "push")]
 
@@ -298,17 +296,12 @@ def _gather(plan, inputs, graph):
 
 
 def _stack(plan, inputs, graph):
-    from .ops.array_fill import size
-    from .ops.sequence import range as range_op
-
     array, element_shape = inputs
     return [_read(graph, "_TensorArrayGather", array, [range_op(0, size(array[1]))],
                   element_shape, "stack")]
 
 
 def _pop_back(plan, inputs, graph):
-    from .ops.array_fill import size
-
     (values, lengths), element_shape = inputs
     last = size(lengths) - 1
     item = _read(graph, "_TensorArrayRead", (values, lengths), [last], element_shape, "read")
@@ -316,15 +309,10 @@ def _pop_back(plan, inputs, graph):
 
 
 def _length(plan, inputs, graph):
-    from .ops.array_fill import size
-
     return [size(inputs[0][1])]
 
 
 def _element_shape_of(plan, inputs, graph):
-    from .dtypes import int32
-    from .ops.array_fill import shape
-
     return [shape(inputs[0][0], out_type=_attr(plan, "shape_type", int32))[1:]]
 
 

@@ -155,3 +155,16 @@ def test_loops_over_tensor_lists_compute_tfs_values_for_every_feed():
     assert len(cases) == 3 and len(cases[0][1]) == 11
     assert_computes_cases(graph, cases, ("x",), rtol=1e-5, atol=1e-6)
     assert not {op.type for op in graph.get_operations()} & {"TensorListReserve", "_TFTensorList"}
+
+
+def test_a_loop_passed_a_variant_that_is_no_tensor_list_is_refused_naming_it():
+    graph_def = _graph_def("tf_v2_tensor_lists")
+    loop = next(n for n in graph_def.node if n.op in WHILE_TYPES and 21 in n.attr["T"].list.type)
+    position = list(loop.attr["T"].list.type).index(21)
+    other = graph_def.node.add(name="not_a_list", op="Placeholder")
+    other.attr["dtype"].type = 21
+    loop.input[position] = other.name
+    with ds.Graph().as_default():
+        with pytest.raises(ds.errors.UnimplementedError,
+                           match=f"'{loop.name}'.*'not_a_list'.*does not follow"):
+            ds.import_graph_def(graph_def)
