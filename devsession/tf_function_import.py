@@ -34,13 +34,16 @@ GraphDef without functional nodes is returned as it is.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .errors import InvalidArgumentError, UnimplementedError
 from .proto import graph_pb2
+from .tensor_codec import array_to_proto, dtype_from_enum
 from .tf_cond_import import COND_OP, CondPlan
 from .tf_graph_passes import FUNCTIONAL_IFS, FunctionPart, cut_function, is_tfs_functional, \
     unique_name, with_nodes
 from .tf_signatures import tf_signature
-from .tf_tensor_list_import import LIST_OP_SIGNATURES, split_tensor_lists
+from .tf_tensor_list_import import DT_VARIANT, LIST_OP_SIGNATURES, split_tensor_lists
 from .tf_while_import import WHILE_OP, WhilePlan
 
 __all__ = ["functionalize_functions"]
@@ -57,7 +60,9 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
     function ``graph_def`` is the body of."""
     if library is None:
         library = {f.signature.name: f for f in graph_def.library.function}
-    graph_def, plans, wiring = split_tensor_lists(graph_def, lists)
+    optional = {node.name: _optional_results(node, library) for node in graph_def.node
+                if node.op in FUNCTIONAL_IFS and is_tfs_functional(node)}
+    graph_def, plans, wiring = split_tensor_lists(graph_def, lists, optional)
     if not any(is_tfs_functional(node) or node.op in _CALLS for node in graph_def.node):
         return graph_def, plans, wiring
     nodes = []
@@ -75,7 +80,8 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
         list_args, list_results = wiring.functional.get(node.name, ((), ()))
         if node.op in FUNCTIONAL_IFS:
             arity = len(data) - 1 - len(list_args)
-            branches = tuple(_part(node, library, key, "data", arity, list_args, list_results)
+            branches = tuple(_part(node, library, key, "data", arity, list_args, list_results,
+                                   optional[node.name])
                              for key in ("else_branch", "then_branch"))
             plans[node.name] = CondPlan(node.name, branches, [])
             op = COND_OP
@@ -106,11 +112,12 @@ def _function(node, library: dict, key: str):
 
 
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
-          list_results) -> FunctionPart:
+          list_results, optional: dict | None = None) -> FunctionPart:
     """The function ``node``'s attr ``key`` names as a ``FunctionPart`` whose k-th
     argument is read from outside as (``kind``, k), in ``tf_tensor_list_import``'s
     layout: the lengths of the lists among its arguments (``list_args``) and results
-    (``list_results``) after the others."""
+    (``list_results``) after the others.  ``optional``: the results that are a cond's
+    Optionals -> the dtype they hold (``_unwrap_optionals``)."""
     function = _function(node, library, key)
     arguments = function.signature.input_arg
     if len(arguments) != arity:
@@ -119,6 +126,9 @@ def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
             f"'{function.signature.name}', which takes {len(arguments)}.", node.name)
     body, keys, names = _as_graph_def(function)
     nodes = {n.name: n for n in function.node_def}
+    nones = {function.ret[function.signature.output_arg[k].name].split(":")[0]: dtype
+             for k, dtype in (optional or {}).items()}
+    body = _unwrap_optionals(body, nones)
     order = [keys[a.name] for a in arguments]
     lists = {order[k]: (order[k], f"{unique_name(names, arguments[k].name + '_lengths')}:0")
              for k in list_args}
@@ -130,6 +140,48 @@ def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
         [_lengths(wiring, results[k], node, function) for k in list_results]
     by_key = {key: (kind, k) for k, key in enumerate(externals)}
     return cut_function(body, outputs, plans, lambda key: by_key[key])
+
+
+def _optional_results(node, library: dict) -> dict:
+    """The ``variant`` results of TF's If ``node`` that its branches return as Optionals
+    (how TF 2 hands a cond's intermediates to its gradient: ``OptionalFromValue`` in the
+    branch that computed one, ``OptionalNone`` in the other) -> the DataType held."""
+    out = {}
+    for k, t in enumerate(node.attr["Tout"].list.type):
+        if t != DT_VARIANT:
+            continue
+        for key in ("then_branch", "else_branch"):
+            function = _function(node, library, key)
+            ret = function.ret[function.signature.output_arg[k].name].split(":")[0]
+            made = next((n for n in function.node_def if n.name == ret), None)
+            if made is not None and made.op == "OptionalFromValue":
+                out[k] = made.attr["Toutput_types"].list.type[0]
+            elif made is not None and made.op == "OptionalNone":
+                out.setdefault(k, graph_pb2.DT_FLOAT)
+    return out
+
+
+def _unwrap_optionals(body: graph_pb2.GraphDef, nones: dict) -> graph_pb2.GraphDef:
+    """A cond's Optionals as the one tensor each holds: ``OptionalFromValue`` and
+    ``OptionalGetValue`` become ``Identity``s, and ``OptionalNone`` (the branch that
+    computed nothing, whose result the gradient never reads) a zero of the dtype the
+    other branch holds (``nones``: node name -> DataType)."""
+    if not any(n.op.startswith("Optional") for n in body.node):
+        return body
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(body)
+    for node in out.node:
+        if node.op in ("OptionalFromValue", "OptionalGetValue"):
+            node.op = "Identity"
+            for key in ("Toutput_types", "output_types", "output_shapes"):
+                if key in node.attr:
+                    del node.attr[key]
+        elif node.op == "OptionalNone":
+            dtype = dtype_from_enum(nones.get(node.name, graph_pb2.DT_FLOAT), node.name)
+            node.op = "Const"
+            node.attr.clear()
+            array_to_proto(np.zeros((), dtype.as_numpy_dtype), node.attr["value"].tensor)
+    return out
 
 
 def _lengths(wiring, result: str, node, function) -> str:

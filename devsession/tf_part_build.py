@@ -25,14 +25,17 @@ def import_part(part: FunctionPart, function: FunctionGraph, captured: list, con
     for key, (kind, k) in part.external.items():
         if kind == "arg":
             outside[key] = arguments[k]
-        elif kind == "data":
+        elif kind == "data" and captured[k].op.type == "VariableV2":
+            outside[key] = captured[k]      # a variable the part may assign: the function
+        elif kind == "data":                # graph makes its own twin when an op does
             outside[key] = function.capture(captured[k])
         else:
             outside[key] = controls[k]
     with function.as_default():
         created = import_nodes(part.graph_def, function,
                                {key: outside[key] for key in part.node_keys}, "", part.plans)
-    return [_tensor(key, outside, created) for key in part.outputs]
+    outputs = [_tensor(key, outside, created) for key in part.outputs]
+    return [t if t.graph is function else function.capture(t) for t in outputs]
 
 
 def _tensor(key: str, outside: dict, created: dict):

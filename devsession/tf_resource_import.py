@@ -25,10 +25,12 @@ TF's resource ops output nothing where the reference ones output the variable; n
 in TF's graph reads those outputs, so the rename is the whole change.
 
 TF 2's ``If`` and ``While`` pass a handle to their functions (``tf_function_import.py``),
-which read it there.  Once the handle is a variable, the function gets its value, so in
-the library's functions a ``ReadVariableOp`` of such an argument becomes an ``Identity``,
-a ``VariableShape`` a ``Shape`` and a ``ResourceGather`` a ``GatherV2``; a function that
-assigns the variable is refused.
+which use it there.  An ``If`` passes the variable itself (``tf_part_build.py``), so in
+its branches each op on such an argument becomes its reference twin as above (a batch
+norm's moving averages updated in a cond on ``is_training``); a ``While`` carries the
+variable's value, so in its cond and body a ``ReadVariableOp`` of such an argument
+becomes an ``Identity``, a ``VariableShape`` a ``Shape`` and a ``ResourceGather`` a
+``GatherV2``, and a loop that assigns the variable is refused.
 
 A handle read by any other node (a function call, ``DestroyResourceOp``...) is
 ``UnimplementedError`` naming the node; a resource op devsession has no twin for stays
@@ -76,17 +78,54 @@ def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
             twin = _reference_twin(node.op)
             nodes.append(_renamed(node, twin) if twin else node)
     mapped = with_nodes(graph_def, nodes)
+    branches = _branch_functions(mapped)
     for function in mapped.library.function:
-        _read_arguments_as_values(function)
+        if function.signature.name in branches:
+            _use_arguments_as_variables(function)
+        else:
+            _read_arguments_as_values(function)
     return mapped
 
 
+def _branch_functions(graph_def) -> set:
+    """The names of the functions some TF If (in the graph or a function) branches to."""
+    nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
+    return {node.attr[key].func.name for node in nodes if node.op in ("If", "StatelessIf")
+            for key in ("then_branch", "else_branch")}
+
+
+def _use_arguments_as_variables(function) -> None:
+    """In an If's branch that takes a variable's handle, each op on the argument becomes
+    its reference twin: the If passes the variable itself (``tf_part_build``), so the
+    branch reads it when its reads run and assigns it, as TF's does."""
+    handles = {arg.name for arg in function.signature.input_arg if arg.type == _DT_RESOURCE}
+    names = {node.name for node in function.node_def}
+    added = []
+    for node in function.node_def:
+        reads = [t for t in node.input if t in handles]
+        if not reads or node.op in _FUNCTIONAL:
+            continue
+        if node.op == "ResourceGather":
+            axis = _axis_const(unique_name(names, f"{node.name}/axis"), node.device)
+            added.append(axis)
+            node.CopyFrom(_renamed(node, "GatherV2", extra_input=f"{axis.name}:output:0"))
+            continue
+        twin = _reference_twin(node.op)
+        if twin is None:
+            raise UnimplementedError(
+                f"Node '{node.name}' ({node.op}) in the TF function "
+                f"'{function.signature.name}' reads the handle of the variable it is passed "
+                f"('{reads[0]}'); devsession has no reference-variable twin for it.",
+                node.name)
+        node.CopyFrom(_renamed(node, twin))
+    function.node_def.extend(added)
+
+
 def _read_arguments_as_values(function) -> None:
-    """In a TF function (an If's branch, a While's cond or body) that takes a variable's
-    handle, read the argument as the value it is once the caller passes the variable
-    (``ReadVariableOp`` -> ``Identity``, ``ResourceGather`` -> ``GatherV2``): the
-    function sees the value at the call, as TF's does unless the function itself
-    assigns, which is refused."""
+    """In a While's cond or body that takes a variable's handle, read the argument as
+    the value it is once the loop carries the variable (``ReadVariableOp`` ->
+    ``Identity``, ``ResourceGather`` -> ``GatherV2``): the function sees the value the
+    loop started with, as TF's does unless the loop itself assigns, which is refused."""
     handles = {arg.name for arg in function.signature.input_arg if arg.type == _DT_RESOURCE}
     if not handles:
         return

@@ -93,12 +93,16 @@ class Wiring:
         return self.lists.get(key, (key,))
 
 
-def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None):
+def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
+                       optional: dict | None = None):
     """(GraphDef, {node name: ListPlan}, Wiring): ``graph_def`` with each list tensor as
     two (see the module docstring).  ``lists``: keys read from outside that are lists
-    (a function's list arguments) -> their (values, lengths) keys.  A GraphDef with no
-    lists is returned as it is."""
+    (a function's list arguments) -> their (values, lengths) keys; ``optional``: TF If
+    nodes -> the positions of their ``variant`` results that are a cond's Optionals
+    (one tensor each, ``tf_function_import``), not lists.  A GraphDef with no lists is
+    returned as it is."""
     wiring = Wiring(dict(lists or {}), {})
+    optional = optional or {}
     if not wiring.lists and not any(_makes_lists(node) for node in graph_def.node):
         return graph_def, {}, wiring
     walk = nodes_in_order(graph_def)
@@ -119,7 +123,7 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None)
             out[name] = _rewired(node, "IdentityN", wiring, (0,))
             _add_lists(wiring, name, [0], 1)
         elif is_tfs_functional(node):
-            out[name] = _functional(node, wiring)
+            out[name] = _functional(node, wiring, optional.get(name, ()))
         else:
             reads = _list_inputs(node, wiring)
             if reads:
@@ -175,14 +179,19 @@ def _add_lists(wiring: Wiring, name: str, positions: list, outputs: int) -> None
         wiring.lists[f"{name}:{k}"] = (f"{name}:{k}", f"{name}:{outputs + j}")
 
 
-def _functional(node, wiring: Wiring):
-    """TF's If or While taking and returning both tensors of each list; records which."""
+def _functional(node, wiring: Wiring, optional):
+    """TF's If or While taking and returning both tensors of each list; records which.
+    A ``variant`` argument that is no list (a cond's Optional) passes as it is, as do
+    the ``optional`` results."""
     in_attr, out_attr = _FUNCTIONAL_TYPES[node.op]
     first = 1 if node.op.endswith("If") else 0        # an If's predicate is no argument
     in_types = list(node.attr[in_attr].list.type)
     out_types = list(node.attr[out_attr].list.type)
-    list_in = tuple(k for k, t in enumerate(in_types) if t == DT_VARIANT)
-    list_out = tuple(k for k, t in enumerate(out_types) if t == DT_VARIANT)
+    data = _data(node)
+    list_in = tuple(k for k, t in enumerate(in_types) if t == DT_VARIANT and
+                    tensor_key(*split_input(data[first + k])) in wiring.lists)
+    list_out = tuple(k for k, t in enumerate(out_types)
+                     if t == DT_VARIANT and k not in optional)
     copy = _rewired(node, node.op, wiring, {first + k for k in list_in})
     _add_lists(wiring, node.name, list(list_out), len(out_types))
     wiring.functional[node.name] = (list_in, list_out)

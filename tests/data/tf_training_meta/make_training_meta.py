@@ -5,14 +5,14 @@ initialized, and what TensorFlow computes from them.
 
     TF_USE_LEGACY_KERAS=1 /work/peers/bin/python tests/data/tf_training_meta/make_training_meta.py
 
-Each model is written twice, to ``<model>-ref/`` and ``<model>-resource/``: with TF1's
-reference variables (``VariableV2``, ``Assign``, ``ApplyAdam``...) and with the resource
-variables TensorFlow 2's ``tf.compat.v1`` makes by default (``VarHandleOp``,
-``ReadVariableOp``, ``ResourceApplyAdam``...).  The train op is in the ``train_op``
-collection, where TF1's ``minimize`` puts it.  ``expected.npz``: the feed (``feed/<placeholder>``), ``losses`` (the loss
-``sess.run([loss, train_op])`` returns at each of ``STEPS`` steps after
-``import_meta_graph`` + ``restore``, TF1's resume-training program) and the variables
-after them (``after/<name>``).  ``regression_momentum-resource/renamed.*``: the same
+Each model is written twice (but ``RESOURCE_ONLY``), to ``<model>-ref/`` and
+``<model>-resource/``: with TF1's reference variables (``VariableV2``, ``Assign``,
+``ApplyAdam``...) and with the resource variables TensorFlow 2's ``tf.compat.v1`` makes by
+default (``VarHandleOp``, ``ReadVariableOp``, ``ResourceApplyAdam``...).  The train op is
+in the ``train_op`` collection, where TF1's ``minimize`` puts it.  ``expected.npz``: the
+feed (``feed/<placeholder>``), ``losses`` (the loss ``sess.run([loss, train_op])``
+returns at each of ``STEPS`` steps after ``import_meta_graph`` + ``restore``, TF1's
+resume-training program) and the variables after them (``after/<name>``).  ``regression_momentum-resource/renamed.*``: the same
 checkpoint and graph saved by a second Saver built with a ``var_list`` dict keying every
 variable ``renamed/<name>`` (its ``.meta``'s SaverDef is that Saver's).
 """
@@ -110,9 +110,28 @@ def loop_rnn_sgd(rng):
     return loss, tf.train.GradientDescentOptimizer(0.2), feed
 
 
+def cond_batch_norm_momentum(rng):
+    """tf.layers.batch_normalization following an ``is_training`` placeholder, which
+    TensorFlow 2 writes as an If (control flow v2) whose gradient reads the forward
+    branch's intermediates through Optionals; a second tf.cond on the data; momentum."""
+    x = tf.placeholder(tf.float32, [None, 5], name="x")
+    y = tf.placeholder(tf.float32, [None, 2], name="y")
+    training = tf.placeholder(tf.bool, [], name="training")
+    h = tf.layers.dense(x, 6, kernel_initializer=tf.constant_initializer(
+        0.4 * rng.standard_normal((5, 6))))
+    h = tf.nn.relu(tf.layers.batch_normalization(h, training=training))
+    h = tf.cond(tf.reduce_mean(h) > 0.5, lambda: h * 0.5, lambda: h + 0.1)
+    out = tf.layers.dense(h, 2, kernel_initializer=tf.constant_initializer(
+        0.4 * rng.standard_normal((6, 2))))
+    loss = tf.reduce_mean(tf.square(out - y), name="loss")
+    feed = {"x": rng.standard_normal((6, 5)), "y": rng.standard_normal((6, 2)),
+            "training": True}
+    return loss, tf.train.MomentumOptimizer(0.1, 0.9), feed
+
+
 MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum,
           "layers_mlp_sgd": layers_mlp_sgd, "layers_convnet_adam": layers_convnet_adam,
-          "loop_rnn_sgd": loop_rnn_sgd}
+          "loop_rnn_sgd": loop_rnn_sgd, "cond_batch_norm_momentum": cond_batch_norm_momentum}
 
 
 def write(name, build, resource: bool):
@@ -136,7 +155,8 @@ def write(name, build, resource: bool):
                 renaming = tf.train.Saver({f"renamed/{v.op.name}": v
                                            for v in tf.global_variables()}, name="renamed")
                 renaming.save(sess, os.path.join(out, "renamed"), write_state=False)
-    feed = {k: np.asarray(v, np.int32 if np.asarray(v).dtype.kind == "i" else np.float32)
+    feed = {k: np.asarray(v, {"i": np.int32, "b": np.bool_}.get(np.asarray(v).dtype.kind,
+                                                                   np.float32))
             for k, v in feed.items()}
     expected = {f"feed/{k}": v for k, v in feed.items()}
     with tf.Graph().as_default() as graph:
@@ -154,9 +174,14 @@ def write(name, build, resource: bool):
     print(out, ops)
 
 
+# TF 2.21 cannot build these with reference variables (batch norm's moving averages
+# under a v2 cond take a ref input).
+RESOURCE_ONLY = {"cond_batch_norm_momentum"}
+
+
 def main():
     for name, build in MODELS.items():
-        for resource in (False, True):
+        for resource in (True,) if name in RESOURCE_ONLY else (False, True):
             write(name, build, resource)
 
 
