@@ -4,7 +4,9 @@
 The part's nodes are imported by the GraphDef importer itself (``graph_def.import_nodes``),
 so TF's op forms map as everywhere and the conds and loops nested in it are built in
 turn; what it reads from outside is the function's argument, a capture of an outer
-tensor, or an outer op to wait for, as its ``external`` says.
+tensor (but an outer variable, which an op inside may assign: the function graph makes
+its own twin of it for such an op, and captures its value for the others), or an outer
+op to wait for, as its ``external`` says.
 """
 
 from __future__ import annotations
