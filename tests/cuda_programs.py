@@ -33,6 +33,7 @@ from devsession.device_spec import Device
 from devsession.kernels.codegen import cuda as cg
 from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS, elementwise_program
 from devsession.kernels.registry import KernelNode
+from devsession.ops.backprops import ACTIVATION_GRADS, OUTPUT_GRADS
 from devsession.ops.registry import InputSpec, get_op_def
 from devsession.tensor_shape import TensorShape
 
@@ -62,6 +63,9 @@ def _accepted(op: str, input_dtypes) -> np.dtype | None:
     except (TypeError, ValueError):
         return None
     return np.dtype(ds_dtypes.as_dtype(dtype).np)
+
+
+SAME_SHAPES = frozenset(ACTIVATION_GRADS) | frozenset(OUTPUT_GRADS)
 
 
 def registry_nodes() -> list[KernelNode]:
@@ -108,7 +112,8 @@ def inputs_for(node) -> list:
     if len(dtypes) == 1:
         return [with_extremes(cases.random_array(rng, (3, 7), dtypes[0], specials=True))]
     if len(dtypes) == 2:
-        shapes = ((7, 1), (1, 7))
+        # TF's gradient ops take two tensors of one shape (their REF kernel checks it)
+        shapes = ((7, 7), (7, 7)) if node.op in SAME_SHAPES else ((7, 1), (1, 7))
         if node.op == "Pow":                   # small exponents, no specials
             x, y = cases.binary_inputs(node.op, dtypes[0], shapes)
             if x.dtype.kind == "i":            # the negative-exponent rule's cases
