@@ -16,7 +16,9 @@ resolve), its ``lengths`` after the node's other outputs, one per list in order.
   scatter of the rows, ``SetItem``/``PushBack`` -> a write, ``GetItem``/``Gather``/
   ``Stack`` -> reads, ``PopBack`` -> a read and the list without its last element,
   ``Length`` -> the size), as an ``IdentityN`` of its outputs.
-* An ``Identity`` of a list becomes an ``IdentityN`` of its two tensors.
+* An ``Identity`` of a list becomes an ``IdentityN`` of its two tensors; TF's gradients
+  also make a ``ZerosLike`` of a list (as many zero elements) and an ``AddN`` of lists
+  (their elements summed), which stand for those the same way.
 * TF's functional ``If`` and ``While`` take and return the two tensors of each list in
   the same layout: ``Wiring.functional`` says which arguments and results are lists,
   so that ``tf_function_import.py`` gives their functions the same layout (a
@@ -34,7 +36,7 @@ from .dtypes import int32
 from .errors import UnimplementedError
 from .graph import constant_value, control_dependencies, name_scope
 from .graph_codec import decode_attr
-from .ops.array_fill import shape, size
+from .ops.array_fill import add_n, shape, size, zeros_like
 from .ops.sequence import range as range_op
 from .ops.state import constant
 from .proto import graph_pb2
@@ -62,6 +64,10 @@ _LIST_OPS = {
     "TensorListLength": ((0,), ("tensor",)),
     "TensorListElementShape": ((0,), ("tensor",)),
 }
+# ops that take TensorLists as well as tensors (TF's gradients make zeros of a list and
+# sum lists); ALL: every input
+ALL = "all"
+_ON_LISTS = {"ZerosLike": ((0,), ("list",)), "AddN": (ALL, ("list",))}
 # The outputs of the TensorList op with more than one (devsession registers no TensorList
 # op, so TF's signature table lacks them), as that table lists outputs.
 LIST_OP_SIGNATURES = {"TensorListPopBack": {"outputs": [{"name": "output_handle"},
@@ -73,11 +79,12 @@ _FUNCTIONAL_TYPES = {"If": ("Tin", "Tout"), "StatelessIf": ("Tin", "Tout"),
 
 @dataclasses.dataclass
 class ListPlan:
-    """A TensorList op to build from devsession's TensorArray ops: TF's ``op`` type and
-    its attrs (protos), for ``build_list``."""
+    """A TensorList op to build from devsession's TensorArray ops: TF's ``op`` type, its
+    attrs (protos) and the positions of its list inputs, for ``build_list``."""
     name: str
     op: str
     attrs: dict
+    list_inputs: tuple
 
 
 @dataclasses.dataclass
@@ -112,11 +119,11 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
     out, plans = {}, {}
     for name in order:
         node = nodes[name]
-        if node.op in _LIST_OPS:
-            list_in, kinds = _LIST_OPS[node.op]
+        if node.op in _LIST_OPS or (node.op in _ON_LISTS and _list_inputs(node, wiring)):
+            list_in, kinds = _list_signature(node.op, len(_data(node)))
             out[name] = _rewired(node, LIST_OP, wiring, list_in)
             out[name].attr.clear()
-            plans[name] = ListPlan(name, node.op, dict(node.attr))
+            plans[name] = ListPlan(name, node.op, dict(node.attr), list_in)
             _add_lists(wiring, name, [k for k, kind in enumerate(kinds) if kind == "list"],
                        len(kinds))
         elif node.op == "Identity" and _list_inputs(node, wiring):
@@ -133,6 +140,13 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
                     f"Identity, If and While only.", name)
             out[name] = node
     return with_nodes(graph_def, [out[node.name] for node in graph_def.node]), plans, wiring
+
+
+def _list_signature(op: str, inputs: int) -> tuple:
+    """(positions of the list inputs, kinds of the outputs) of a list-taking op with
+    ``inputs`` data inputs."""
+    list_in, kinds = _LIST_OPS.get(op) or _ON_LISTS[op]
+    return (tuple(range(inputs)) if list_in == ALL else list_in), kinds
 
 
 def _makes_lists(node) -> bool:
@@ -212,7 +226,7 @@ def build_list(plan: ListPlan, data: list, controls: list, graph, name: str):
 
 def _paired(plan: ListPlan, data: list) -> list:
     """``data`` with each list input as one (values, lengths) pair, as TF's inputs."""
-    positions = _LIST_OPS[plan.op][0]
+    positions = plan.list_inputs
     count = len(data) - len(positions)
     inputs = list(data[:count])
     for j, k in enumerate(positions):
@@ -240,7 +254,8 @@ def _array_attrs(plan, element_shape, dynamic: bool) -> dict:
 
 
 def _write_attrs(dynamic: bool) -> dict:
-    return {"dynamic_size": dynamic, "identical_element_shapes": True}
+    """A list's element may be set again (a TF1 TensorArray's may not)."""
+    return {"dynamic_size": dynamic, "identical_element_shapes": True, "overwrite": True}
 
 
 def _new(plan, graph, size, element_shape, dynamic: bool) -> tuple:
@@ -325,11 +340,20 @@ def _element_shape_of(plan, inputs, graph):
     return [shape(inputs[0][0], out_type=_attr(plan, "shape_type", int32))[1:]]
 
 
+def _add_n(plan, inputs, graph):
+    return [(add_n([values for values, _ in inputs]), inputs[0][1])]
+
+
+def _zeros_like(plan, inputs, graph):
+    (values, lengths), = inputs
+    return [(zeros_like(values), lengths)]
+
+
 _BUILDERS = {
     "TensorListReserve": _reserve, "EmptyTensorList": _empty,
     "TensorListFromTensor": _from_tensor, "TensorListSetItem": _set_item,
     "TensorListPushBack": _push_back, "TensorListScatterIntoExistingList": _scatter,
     "TensorListPopBack": _pop_back, "TensorListGetItem": _get_item,
     "TensorListGather": _gather, "TensorListStack": _stack, "TensorListLength": _length,
-    "TensorListElementShape": _element_shape_of,
+    "TensorListElementShape": _element_shape_of, "ZerosLike": _zeros_like, "AddN": _add_n,
 }

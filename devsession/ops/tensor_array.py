@@ -32,7 +32,8 @@ The two tensors:
 The errors are TF1's, at run time and naming the node (``InvalidArgumentError``):
 reading an element not written whose shape is not fully known (where it is, declared
 or set by a write to an array of identical shapes, it reads as zeros, as in TF1; the
-read ops carry the ``element_shape`` the graph knows), writing one twice, an index past the size of an array
+read ops carry the ``element_shape`` the graph knows), writing one twice (but with
+attr ``overwrite``: TF 2's TensorLists, ``tf_tensor_list_import.py``, replace elements), an index past the size of an array
 that is not ``dynamic_size`` (a dynamic one grows), elements of different shapes where
 ``infer_shape`` (attr ``identical_element_shapes``) wants them equal.  One more is
 devsession's: elements of an ``infer_shape=False`` array may differ only in their
@@ -79,7 +80,7 @@ TF_TENSOR_ARRAY_OPS = frozenset(
        "TensorListPushBack", "TensorListPopBack", "TensorListResize"])
 
 _WRITE_ATTRS = {"element_shape": TensorShape(None), "dynamic_size": False,
-                "identical_element_shapes": True}
+                "identical_element_shapes": True, "overwrite": False}
 
 
 def element_shape_of_values(values: TensorShape, identical: bool) -> TensorShape:

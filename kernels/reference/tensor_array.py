@@ -110,6 +110,7 @@ def _write_rows(node, xp, array: _Array, indices, elements) -> tuple:
     """(values, lengths) of ``array`` with ``elements`` written at ``indices``, checked
     as TF1's ``TensorArrayWriteV3`` checks each write."""
     dynamic = bool(node.attrs.get("dynamic_size", False))
+    overwrite = bool(node.attrs.get("overwrite", False))     # a TensorList's SetItem
     identical = bool(node.attrs.get("identical_element_shapes", True))
     declared = node.attrs.get("element_shape")
     lengths = array.lengths.copy()
@@ -123,7 +124,7 @@ def _write_rows(node, xp, array: _Array, indices, elements) -> tuple:
         if i < 0 or (i >= size and not dynamic):
             raise invalid_argument(node.name, node.op, f"Tried to write to index {i} but "
                                    f"array is not resizeable and size is: {size}")
-        if i < len(lengths) and lengths[i] >= 0:
+        if i < len(lengths) and lengths[i] >= 0 and not overwrite:
             raise invalid_argument(node.name, node.op, f"Could not write to TensorArray "
                                    f"index {i} because it has already been written to.")
         if not _compatible(shape, declared) or (identical and reference is not None

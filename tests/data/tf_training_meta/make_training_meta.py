@@ -129,9 +129,24 @@ def cond_batch_norm_momentum(rng):
     return loss, tf.train.MomentumOptimizer(0.1, 0.9), feed
 
 
+def rnn_cells_adam(rng):
+    """tf.nn.dynamic_rnn over an LSTMCell (with sequence_length) and a GRUCell stacked on
+    it: TF 2's loops over TensorLists, their gradients (the lists' gradients summed and
+    zeroed, elements set again), Adam."""
+    x = tf.placeholder(tf.float32, [None, None, 3], name="x")
+    lengths = tf.placeholder(tf.int32, [None], name="lengths")
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.LSTMCell(5), x, sequence_length=lengths,
+                               dtype=tf.float32)
+    out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), out, dtype=tf.float32, scope="gru")
+    loss = tf.reduce_mean(tf.square(tf.reduce_sum(out, 1)), name="loss")
+    feed = {"x": rng.standard_normal((3, 6, 3)), "lengths": np.array([6, 2, 4])}
+    return loss, tf.train.AdamOptimizer(0.01), feed
+
+
 MODELS = {"embedding_adam": embedding_adam, "regression_momentum": regression_momentum,
           "layers_mlp_sgd": layers_mlp_sgd, "layers_convnet_adam": layers_convnet_adam,
-          "loop_rnn_sgd": loop_rnn_sgd, "cond_batch_norm_momentum": cond_batch_norm_momentum}
+          "loop_rnn_sgd": loop_rnn_sgd, "cond_batch_norm_momentum": cond_batch_norm_momentum,
+          "rnn_cells_adam": rnn_cells_adam}
 
 
 def write(name, build, resource: bool):
