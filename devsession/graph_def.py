@@ -26,7 +26,7 @@ from .graph_codec import graph_to_graph_def
 from .proto import graph_pb2
 from .proto_files import read_message
 from .tf_cond_import import CondPlan, build_cond
-from .tf_function_import import functionalize_functions
+from .tf_function_import import functionalize_functions, inline_calls
 from .tf_graph import translate
 from .tf_resource_import import map_resource_variables
 from .tf_tensor_array_import import map_tensor_arrays
@@ -172,6 +172,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     mapped = _input_map(input_map, graph)
+    graph_def = inline_calls(graph_def)            # TF2's function calls -> their nodes
     graph_def = map_resource_variables(graph_def)  # TF's resource variables -> VariableV2
     graph_def, functions, _ = functionalize_functions(graph_def)  # TF2's If/While, lists
     graph_def = map_tensor_arrays(graph_def)      # TF1's TensorArrays -> devsession's values

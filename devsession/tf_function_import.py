@@ -27,8 +27,11 @@ builders make devsession's If and While from it:
   each list after the other arguments and results, so the node and its functions agree.
 
 The node keeps its name and inputs and becomes the plan's node type, so its outputs
-resolve as TF's did.  Refused with ``UnimplementedError`` naming the node: a function the
-library lacks, and a node calling a function directly (``PartitionedCall``...).  A
+resolve as TF's did.  A node calling a function directly (``PartitionedCall``,
+``StatefulPartitionedCall``: a ``tf.function`` called in a graph) is inlined first
+(``inline_calls``, which the importer runs before its other passes, so a variable passed
+to the call is read by the inlined nodes as any other).  Refused with
+``UnimplementedError`` naming the node: a function the library lacks.  A
 GraphDef without functional nodes is returned as it is.
 """
 
@@ -46,7 +49,7 @@ from .tf_signatures import tf_signature
 from .tf_tensor_list_import import DT_VARIANT, LIST_OP_SIGNATURES, split_tensor_lists
 from .tf_while_import import WHILE_OP, WhilePlan
 
-__all__ = ["functionalize_functions"]
+__all__ = ["functionalize_functions", "inline_calls"]
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
 
@@ -60,19 +63,14 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
     function ``graph_def`` is the body of."""
     if library is None:
         library = {f.signature.name: f for f in graph_def.library.function}
+    graph_def = inline_calls(graph_def, library)
     optional = {node.name: _optional_results(node, library) for node in graph_def.node
                 if node.op in FUNCTIONAL_IFS and is_tfs_functional(node)}
     graph_def, plans, wiring = split_tensor_lists(graph_def, lists, optional)
-    if not any(is_tfs_functional(node) or node.op in _CALLS for node in graph_def.node):
+    if not any(is_tfs_functional(node) for node in graph_def.node):
         return graph_def, plans, wiring
     nodes = []
     for node in graph_def.node:
-        if node.op in _CALLS:
-            raise UnimplementedError(
-                f"Node '{node.name}' ({node.op}) calls the TF function "
-                f"'{node.attr['f'].func.name}'; devsession imports TF's If and While "
-                f"functions, not function calls (freezing a TF 2 graph with "
-                f"convert_variables_to_constants_v2 inlines them).", node.name)
         if not is_tfs_functional(node):
             nodes.append(node)
             continue
@@ -99,6 +97,65 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
         nodes.append(graph_pb2.NodeDef(name=node.name, op=op, input=node.input,
                                        device=node.device))
     return with_nodes(graph_def, nodes), plans, wiring
+
+
+def inline_calls(graph_def: graph_pb2.GraphDef, library: dict | None = None):
+    """``graph_def`` with each call of a TF function (``PartitionedCall``,
+    ``StatefulPartitionedCall``) replaced by the function's nodes, named
+    ``<call>/<node>`` and reading the call's inputs, and an ``IdentityN`` of its results
+    under the call's name (waiting for its ``control_ret`` nodes), so the call's outputs
+    resolve as TF's did.  Calls in the inlined nodes are inlined in turn."""
+    if library is None:
+        library = {f.signature.name: f for f in graph_def.library.function}
+    for _ in range(len(library) + 1):          # one level of nesting per round
+        if not any(node.op in _CALLS for node in graph_def.node):
+            return graph_def
+        nodes = []
+        for node in graph_def.node:
+            nodes += _inlined(node, _function(node, library, "f")) if node.op in _CALLS \
+                else [node]
+        graph_def = with_nodes(graph_def, nodes)
+    raise UnimplementedError("The GraphDef's functions call each other recursively; "
+                             "devsession inlines function calls, which recursion defeats.")
+
+
+def _inlined(call, function) -> list:
+    data = [t for t in call.input if not t.startswith("^")]
+    controls = [t for t in call.input if t.startswith("^")]
+    arguments = function.signature.input_arg
+    if len(data) != len(arguments):
+        raise InvalidArgumentError(
+            f"Node '{call.name}' ({call.op}) passes {len(data)} tensors to the function "
+            f"'{function.signature.name}', which takes {len(arguments)}.", call.name)
+    args = {a.name: text for a, text in zip(arguments, data)}
+    nodes = {n.name: n for n in function.node_def}
+    prefix = f"{call.name}/"
+
+    def outer(text: str) -> str:
+        if text.startswith("^"):
+            return f"^{prefix}{text[1:]}"
+        if text in args:
+            return args[text]
+        producer, argument, k = text.split(":")
+        return f"{prefix}{producer}:{_flat_index(nodes.get(producer), argument, int(k), text)}"
+
+    out = []
+    for node in function.node_def:
+        copy = graph_pb2.NodeDef()
+        copy.CopyFrom(node)
+        copy.name = prefix + node.name
+        del copy.input[:]
+        copy.input.extend([outer(t) for t in node.input] + controls)
+        copy.device = copy.device or call.device
+        out.append(copy)
+    results = graph_pb2.NodeDef(name=call.name, op="IdentityN", device=call.device)
+    results.input.extend(outer(function.ret[a.name]) for a in function.signature.output_arg)
+    results.input.extend(f"^{prefix}{function.control_ret[name].split(':')[0]}"
+                         for name in function.signature.control_output
+                         if name in function.control_ret)
+    if not function.signature.output_arg:
+        results.op = "NoOp"
+    return out + [results]
 
 
 def _function(node, library: dict, key: str):

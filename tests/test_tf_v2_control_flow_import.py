@@ -88,7 +88,18 @@ def test_a_branch_missing_from_the_library_is_refused_naming_the_node():
         assert graph.get_operations() == []
 
 
-def test_a_function_call_is_refused_naming_the_node_and_the_function():
+def test_function_calls_are_inlined_and_compute_tfs_values():
+    """tf.functions called in a graph (a function calling another, one stepping a loop,
+    one reading a variable passed in) are inlined under the call's name."""
+    graph = imported("tf_v2_function_calls", name="")
+    types = {op.type for op in graph.get_operations()}
+    assert not types & {"PartitionedCall", "StatefulPartitionedCall"}
+    cases = recorded_cases("tf_v2_function_calls")
+    assert len(cases) == 2 and len(cases[0][1]) == 5
+    assert_computes_cases(graph, cases, ("x",), rtol=1e-5, atol=1e-6, init="init")
+
+
+def test_a_call_of_a_function_missing_from_the_library_is_refused_naming_it():
     graph_def = _graph_def("tf_v2_conds")
     call = graph_def.node.add(name="call", op="StatefulPartitionedCall")
     call.attr["f"].func.name = "some_tf_function"

@@ -41,10 +41,13 @@ def body_types(graph, name: str) -> set:
     return {t for _, t in function_nodes(graph.get_operation_by_name(name).get_attr("body"))}
 
 
-def assert_computes_cases(graph, cases: list, shown: tuple, **tolerance) -> None:
-    """``graph`` computes TF's value of every fetch of every case, shape and dtype too;
-    a failure names the fetch and the feeds ``shown`` (names without ``:0``)."""
+def assert_computes_cases(graph, cases: list, shown: tuple, init=None, **tolerance) -> None:
+    """``graph`` computes TF's value of every fetch of every case, shape and dtype too
+    (after running ``init`` when given); a failure names the fetch and the feeds
+    ``shown`` (names without ``:0``)."""
     with ds.Session(graph=graph) as sess:
+        if init is not None:
+            sess.run(init)
         for feeds, want in cases:
             names = list(want)
             for name, value in zip(names, sess.run(names, feeds)):

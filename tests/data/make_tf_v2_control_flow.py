@@ -12,7 +12,8 @@ Writes ``tf_v2_cond_mlp``, ``tf_v2_conds``, ``tf_v2_whiles``, ``tf_v2_while_lstm
 (``.pb`` and ``.npz``), each as its ``tf_v1_`` twin describes (the same rng draws, so the
 same weights and feeds), but ``tf.scan``: TF 2's loops keep TensorLists, recorded in
 ``tf_v2_tensor_lists`` (below) with more of them.  And ``tf_v2_resource_loop`` (below):
-functions reading resource variables.
+functions reading resource variables; ``tf_v2_function_calls``: tf.functions called in a
+graph.
 """
 
 import os
@@ -112,5 +113,57 @@ def tensor_lists():
     print("tensor lists:", sorted(o for o in ops if "TensorList" in o))
 
 
+def function_calls():
+    """``tf_v2_function_calls.pb``: ``tf.function``s called in a graph (TF's
+    ``StatefulPartitionedCall``/``PartitionedCall``): one of two results, one calling
+    another, one stepping a loop, one reading a resource variable passed in.
+    ``tf_v2_function_calls.npz``: ``case<k>:feed:x`` and ``case<k>:fetch:<tensor>``."""
+    rng = np.random.default_rng(17)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        w = tf.get_variable("w", [3, 3], initializer=tf.constant_initializer(
+            rng.standard_normal((3, 3))))
+
+        @tf.function
+        def affine(a, b):
+            return a * 2.0 + b, tf.reduce_sum(a)
+
+        @tf.function
+        def twice(a):
+            return affine(a, 1.0)[0] * affine(a, -1.0)[1]
+
+        @tf.function
+        def steps(a):
+            return tf.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, tf.tanh(h)), [0, a])[1]
+
+        @tf.function
+        def project(a):
+            return tf.matmul(a, w)
+
+        first, total = affine(x, 0.5)
+        outs = {"first": first, "total": total, "twice": twice(x), "steps": steps(x),
+                "project": project(x)}
+        outs = {k: tf.identity(v, name=k) for k, v in outs.items()}
+        tf.variables_initializer([w], name="init")
+    graph_def = graph.as_graph_def()
+    ops = {n.op for n in graph_def.node}
+    assert ops & {"PartitionedCall", "StatefulPartitionedCall"}, ops
+    data = {}
+    with tf.Session(graph=graph) as sess:
+        sess.run("init")
+        for k, rows in enumerate((1, 4)):
+            feed = rng.standard_normal((rows, 3)).astype(np.float32)
+            values = sess.run(outs, {x: feed})
+            data[f"case{k}:feed:x"] = feed
+            for name, value in values.items():
+                data[f"case{k}:fetch:{outs[name].name}"] = value
+    with open(os.path.join(HERE, "tf_v2_function_calls.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    np.savez(os.path.join(HERE, "tf_v2_function_calls.npz"), **data)
+    print("function calls:", sorted(ops))
+
+
 resource_loop()
 tensor_lists()
+function_calls()
