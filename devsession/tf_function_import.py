@@ -69,7 +69,7 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
     graph_def, plans, wiring = split_tensor_lists(graph_def, lists, optional)
     if not any(is_tfs_functional(node) for node in graph_def.node):
         return graph_def, plans, wiring
-    nodes = []
+    nodes, read = [], _read_outputs(graph_def)
     for node in graph_def.node:
         if not is_tfs_functional(node):
             nodes.append(node)
@@ -86,7 +86,9 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
         else:
             arity = len(data) - len(list_args)
             cond = _part(node, library, "cond", "arg", arity, list_args, ())
-            body = _part(node, library, "body", "arg", arity, list_args, list_results)
+            unread = {k for k in range(arity) if k not in read.get(node.name, ())}
+            body = _part(node, library, "body", "arg", arity, list_args, list_results,
+                         unread=unread)
             arguments = _function(node, library, "body").signature.input_arg
             names = [a.name for a in arguments] + \
                 [f"{arguments[k].name}_lengths" for k in list_args]
@@ -169,12 +171,13 @@ def _function(node, library: dict, key: str):
 
 
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
-          list_results, optional: dict | None = None) -> FunctionPart:
+          list_results, optional: dict | None = None, unread=()) -> FunctionPart:
     """The function ``node``'s attr ``key`` names as a ``FunctionPart`` whose k-th
     argument is read from outside as (``kind``, k), in ``tf_tensor_list_import``'s
     layout: the lengths of the lists among its arguments (``list_args``) and results
     (``list_results``) after the others.  ``optional``: the results that are a cond's
-    Optionals -> the dtype they hold (``_unwrap_optionals``)."""
+    Optionals -> the dtype they hold (``_unwrap_optionals``); ``unread``: the loop's
+    results nothing reads (``_skip_unread_accumulators``)."""
     function = _function(node, library, key)
     arguments = function.signature.input_arg
     if len(arguments) != arity:
@@ -192,11 +195,47 @@ def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
     externals = order + [lists[order[k]][1] for k in list_args]
     results = [_graph_input(function.ret[a.name], keys, nodes)
                for a in function.signature.output_arg]
+    body = _skip_unread_accumulators(body, [results[k] for k in unread],
+                                     [order[k] for k in unread])
     body, plans, wiring = functionalize_functions(body, library, lists)
     outputs = [wiring.keys(r)[0] for r in results] + \
         [_lengths(wiring, results[k], node, function) for k in list_results]
     by_key = {key: (kind, k) for k, key in enumerate(externals)}
     return cut_function(body, outputs, plans, lambda key: by_key[key])
+
+
+def _read_outputs(graph_def) -> dict:
+    """Node name -> the indices of its outputs some node of ``graph_def`` reads."""
+    read: dict = {}
+    for node in graph_def.node:
+        for text in node.input:
+            if not text.startswith("^"):
+                producer, _, index = text.rpartition(":")
+                if not (producer and index.isdigit()):
+                    producer, index = text, "0"
+                read.setdefault(producer, set()).add(int(index))
+    return read
+
+
+def _skip_unread_accumulators(body, results: list, arguments: list):
+    """A loop body with each ``TensorListPushBack`` of an argument onto itself, whose
+    result nothing outside the loop reads, replaced by the argument unchanged.  TF 2
+    makes a loop ready for its gradient by pushing every intermediate onto such a list
+    (Keras 2's RNN layers do in any graph, frozen ones too), some of them lists
+    themselves, which devsession's TensorArrays cannot hold; unread, they are only
+    work."""
+    skipped = {r.split(":")[0]: a for r, a in zip(results, arguments)}
+    if not any(n.name in skipped and n.op == "TensorListPushBack" for n in body.node):
+        return body
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(body)
+    for node in out.node:
+        if node.op == "TensorListPushBack" and skipped.get(node.name) == node.input[0]:
+            node.op = "Identity"
+            controls = [t for t in node.input if t.startswith("^")]
+            node.input[:] = [node.input[0], *controls]
+            node.attr.clear()
+    return out
 
 
 def _optional_results(node, library: dict) -> dict:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .dtypes import int32
+from .dtypes import float32, int32
 from .errors import UnimplementedError
 from .graph import constant_value, control_dependencies, name_scope
 from .graph_codec import decode_attr
@@ -248,7 +248,11 @@ def _element_shape(tensor):
 
 
 def _array_attrs(plan, element_shape, dynamic: bool) -> dict:
-    return {"dtype": _attr(plan, "element_dtype"), "element_shape": element_shape,
+    dtype = _attr(plan, "element_dtype") \
+        if plan.attrs["element_dtype"].type != DT_VARIANT else float32
+    # a list of lists: only ever carried (a write of a list is refused), so it holds
+    # nothing, and an empty float array stands for it
+    return {"dtype": dtype, "element_shape": element_shape,
             "dynamic_size": dynamic, "clear_after_read": False,
             "identical_element_shapes": True, "tensor_array_name": ""}
 

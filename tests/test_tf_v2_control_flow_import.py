@@ -99,6 +99,14 @@ def test_function_calls_are_inlined_and_compute_tfs_values():
     assert_computes_cases(graph, cases, ("x",), rtol=1e-5, atol=1e-6, init="init")
 
 
+def test_frozen_keras_recurrent_layers_compute_tfs_values():
+    """Keras 2's LSTM and GRU loops push every intermediate, lists too, onto lists for a
+    gradient the frozen graph does not hold; unread, those pushes are skipped."""
+    graph = imported("tf_v2_keras_rnn", name="")
+    assert_computes_cases(graph, recorded_cases("tf_v2_keras_rnn"), ("x",), rtol=1e-5,
+                          atol=1e-6)
+
+
 def test_a_call_of_a_function_missing_from_the_library_is_refused_naming_it():
     graph_def = _graph_def("tf_v2_conds")
     call = graph_def.node.add(name="call", op="StatefulPartitionedCall")

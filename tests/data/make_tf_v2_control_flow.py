@@ -13,7 +13,7 @@ Writes ``tf_v2_cond_mlp``, ``tf_v2_conds``, ``tf_v2_whiles``, ``tf_v2_while_lstm
 same weights and feeds), but ``tf.scan``: TF 2's loops keep TensorLists, recorded in
 ``tf_v2_tensor_lists`` (below) with more of them.  And ``tf_v2_resource_loop`` (below):
 functions reading resource variables; ``tf_v2_function_calls``: tf.functions called in a
-graph.
+graph; ``tf_v2_keras_rnn``: Keras 2's recurrent layers, frozen.
 """
 
 import os
@@ -164,6 +164,36 @@ def function_calls():
     print("function calls:", sorted(ops))
 
 
+def keras_rnn():
+    """``tf_v2_keras_rnn.pb``: Keras 2's Bidirectional LSTM and GRU layers in TF 2's graph
+    mode, frozen: loops that push every intermediate (lists among them) onto lists for a
+    gradient that is not there.  ``tf_v2_keras_rnn.npz``: ``case<k>:feed:x`` (sequences
+    of several lengths) and ``case<k>:fetch:y:0``."""
+    import tf_keras as keras
+
+    rng = np.random.default_rng(19)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(3)
+        x = tf.placeholder(tf.float32, [None, None, 3], name="x")
+        h = keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True))(x)
+        tf.identity(keras.layers.GRU(3)(h), name="y")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = tf.graph_util.convert_variables_to_constants(
+                sess, graph.as_graph_def(), ["y"])
+            data = {}
+            for k, steps in enumerate((1, 5)):
+                feed = rng.standard_normal((2, steps, 3)).astype(np.float32)
+                data[f"case{k}:feed:x"] = feed
+                data[f"case{k}:fetch:y:0"] = sess.run("y:0", {x: feed})
+    assert "TensorListPushBack" in {n.op for f in frozen.library.function for n in f.node_def}
+    with open(os.path.join(HERE, "tf_v2_keras_rnn.pb"), "wb") as f:
+        f.write(frozen.SerializeToString())
+    np.savez(os.path.join(HERE, "tf_v2_keras_rnn.npz"), **data)
+
+
 resource_loop()
 tensor_lists()
 function_calls()
+keras_rnn()
