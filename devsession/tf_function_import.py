@@ -24,7 +24,11 @@ builders make devsession's If and While from it:
   read as one);
 * TensorLists (``variant`` arguments and results: TF 2's TensorArrays) are split first
   (``tf_tensor_list_import.py``), in the graph and in each function, the lengths of
-  each list after the other arguments and results, so the node and its functions agree.
+  each list after the other arguments and results, so the node and its functions agree;
+* a cond's gradient reads the intermediates of the branch that ran through Optionals
+  (also ``variant``s): each is the one tensor it holds (``_unwrap_optionals``);
+* a loop readied for a gradient pushes its intermediates onto lists; where nothing
+  outside the loop reads such a list, the push is skipped (``_skip_unread_accumulators``).
 
 The node keeps its name and inputs and becomes the plan's node type, so its outputs
 resolve as TF's did.  A node calling a function directly (``PartitionedCall``,
