@@ -1,6 +1,7 @@
 """float32 products: ``register_gemm``'s kernels and OpenBLAS called once per numba
 thread (``blas_shares``) beside numpy's own BLAS call, on the shapes the training
-workloads make (``python -m devsession.benchmarks.products``).
+workloads make (``python -m devsession.benchmarks.products``), and the MLP training
+step's floor: its five products in a row on numpy's BLAS (``mlp_step_floor``).
 
 Each shape: each engine's product timed (median of 21 calls, best of 3 batches), then a
 0.3 s pause (OpenBLAS's threads busy-wait for ~0.1 s after a call and would slow
@@ -75,7 +76,33 @@ def main() -> int:
         rates = "  ".join(f"{ms:6.2f} ms {gflop / ms * 1e3:4.0f} GF/s" for ms in times + [theirs])
         ratios = " ".join(f"{theirs / ms:4.2f}x" for ms in times)
         print(f"{label:34s} {shape:>18s}  {rates}  {ratios}")
+    mlp_step_floor()
     return 0
+
+
+def mlp_step_floor(batch: int = 256, sizes=(784, 1024, 1024)) -> float:
+    """The MLP training step's five large products (both forward, the two weight
+    gradients, the one input gradient its first layer needs) one after another on
+    numpy's BLAS, into kept buffers: what the step cannot go below at that speed, the
+    bias, ReLU, loss and update work left out.  Prints and returns the ms."""
+    rng = np.random.default_rng(0)
+    f32 = np.float32
+    x = rng.standard_normal((batch, sizes[0]), dtype=f32)
+    w1, w2 = (rng.standard_normal(s, dtype=f32) for s in zip(sizes[:-1], sizes[1:]))
+    h1, d2, dh = (rng.standard_normal((batch, n), dtype=f32)
+                  for n in (sizes[1], sizes[2], sizes[1]))   # layer 1's out, their gradients
+    o1, o2 = np.empty((batch, sizes[1]), f32), np.empty((batch, sizes[2]), f32)
+    g1, g2 = np.empty(w1.shape, f32), np.empty(w2.shape, f32)
+    products = [(x, w1, o1), (h1, w2, o2), (h1.T, d2, g2), (d2, w2.T, dh), (x.T, dh, g1)]
+
+    def step():
+        for a, b, out in products:
+            np.matmul(a, b, out=out)
+    ms = _best_ms(step)
+    gflop = sum(2 * a.shape[0] * a.shape[1] * b.shape[1] for a, b, _ in products) / 1e9
+    print(f"MLP step's five products in a row (numpy): {ms:.2f} ms, {gflop:.2f} GFLOP, "
+          f"{gflop / ms * 1e3:.0f} GF/s: the step's floor at this BLAS speed")
+    return ms
 
 
 if __name__ == "__main__":
