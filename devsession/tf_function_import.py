@@ -41,6 +41,8 @@ GraphDef without functional nodes is returned as it is.
 
 from __future__ import annotations
 
+import contextvars
+
 import numpy as np
 
 from .errors import InvalidArgumentError, UnimplementedError
@@ -56,6 +58,8 @@ from .tf_while_import import WHILE_OP, WhilePlan
 __all__ = ["functionalize_functions", "inline_calls"]
 
 _CALLS = ("PartitionedCall", "StatefulPartitionedCall")
+# the functions whose parts are being made, outermost first: one holding itself recurses
+_EXPANDING: contextvars.ContextVar = contextvars.ContextVar("expanding", default=frozenset())
 
 
 def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None = None,
@@ -89,11 +93,17 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
             op = COND_OP
         else:
             arity = len(data) - len(list_args)
+            signature = _function(node, library, "body").signature
+            arguments = signature.input_arg
+            if len(signature.output_arg) != arity or \
+                    len(_function(node, library, "cond").signature.output_arg) != 1:
+                raise InvalidArgumentError(
+                    f"Node '{node.name}' ({node.op}): its body must return its {arity} loop "
+                    f"variables and its cond one predicate.", node.name)
             cond = _part(node, library, "cond", "arg", arity, list_args, ())
             unread = {k for k in range(arity) if k not in read.get(node.name, ())}
             body = _part(node, library, "body", "arg", arity, list_args, list_results,
                          unread=unread)
-            arguments = _function(node, library, "body").signature.input_arg
             names = [a.name for a in arguments] + \
                 [f"{arguments[k].name}_lengths" for k in list_args]
             iterations = node.attr["parallel_iterations"].i \
@@ -165,13 +175,39 @@ def _inlined(call, function) -> list:
 
 
 def _function(node, library: dict, key: str):
+    """The FunctionDef ``node``'s attr ``key`` names, its inputs and results checked
+    (a GraphDef is untrusted input)."""
     name = node.attr[key].func.name
     function = library.get(name)
     if function is None:
         raise UnimplementedError(
             f"Node '{node.name}' ({node.op}): its {key} is the function '{name}', which the "
             f"GraphDef's library does not hold.", node.name)
+    _check_function(function)
     return function
+
+
+def _check_function(function) -> None:
+    """InvalidArgumentError naming the function for an input or result that is not
+    ``"^node"``, ``"arg"``, ``"node:k"`` or ``"node:out_arg:k"``, and for a result
+    missing from ``ret``."""
+    name = function.signature.name
+    for node in function.node_def:
+        for text in node.input:
+            if not _well_formed(text.removeprefix("^")):
+                raise InvalidArgumentError(
+                    f"Node '{node.name}' of the TF function '{name}' has a malformed input "
+                    f"'{text}'.", node.name)
+    for arg in function.signature.output_arg:
+        if arg.name not in function.ret or not _well_formed(function.ret[arg.name]):
+            raise InvalidArgumentError(
+                f"The TF function '{name}' does not say which tensor its result "
+                f"'{arg.name}' is (its ret map has {dict(function.ret)!r}).")
+
+
+def _well_formed(text: str) -> bool:
+    parts = text.split(":")
+    return all(parts) and len(parts) <= 3 and (len(parts) == 1 or parts[-1].isdigit())
 
 
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
@@ -188,6 +224,23 @@ def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
         raise InvalidArgumentError(
             f"Node '{node.name}' ({node.op}) passes {arity} tensors to its {key} "
             f"'{function.signature.name}', which takes {len(arguments)}.", node.name)
+    expanding = _EXPANDING.get()
+    if function.signature.name in expanding:
+        raise InvalidArgumentError(
+            f"Node '{node.name}' ({node.op}): its {key} '{function.signature.name}' holds "
+            f"itself (through {sorted(expanding)}); a TF function must not recurse.",
+            node.name)
+    token = _EXPANDING.set(expanding | {function.signature.name})
+    try:
+        return _function_part(node, library, function, kind, list_args, list_results,
+                              optional, unread)
+    finally:
+        _EXPANDING.reset(token)
+
+
+def _function_part(node, library, function, kind, list_args, list_results, optional,
+                   unread) -> FunctionPart:
+    arguments = function.signature.input_arg
     body, keys, names = _as_graph_def(function)
     nodes = {n.name: n for n in function.node_def}
     nones = {function.ret[function.signature.output_arg[k].name].split(":")[0]: dtype
@@ -247,7 +300,15 @@ def _optional_results(node, library: dict) -> dict:
     (how TF 2 hands a cond's intermediates to its gradient: ``OptionalFromValue`` in the
     branch that computed one, ``OptionalNone`` in the other) -> the DataType held."""
     out = {}
-    for k, t in enumerate(node.attr["Tout"].list.type):
+    results = node.attr["Tout"].list.type
+    for key in ("then_branch", "else_branch"):
+        function = _function(node, library, key)
+        if len(function.signature.output_arg) != len(results):
+            raise InvalidArgumentError(
+                f"Node '{node.name}' ({node.op}) returns {len(results)} tensors (Tout), but "
+                f"its {key} '{function.signature.name}' returns "
+                f"{len(function.signature.output_arg)}.", node.name)
+    for k, t in enumerate(results):
         if t != DT_VARIANT:
             continue
         for key in ("then_branch", "else_branch"):

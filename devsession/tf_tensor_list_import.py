@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 
 from .dtypes import float32, int32
-from .errors import UnimplementedError
+from .errors import InvalidArgumentError, UnimplementedError
 from .graph import constant_value, control_dependencies, name_scope
 from .graph_codec import decode_attr
 from .ops.array_fill import add_n, shape, size, zeros_like
@@ -202,6 +202,10 @@ def _functional(node, wiring: Wiring, optional):
     in_types = list(node.attr[in_attr].list.type)
     out_types = list(node.attr[out_attr].list.type)
     data = _data(node)
+    if len(in_types) != len(data) - first:
+        raise InvalidArgumentError(
+            f"Node '{node.name}' ({node.op}) passes {len(data) - first} tensors, but its "
+            f"attr {in_attr} lists {len(in_types)} types.", node.name)
     list_in = tuple(k for k, t in enumerate(in_types) if t == DT_VARIANT and
                     tensor_key(*split_input(data[first + k])) in wiring.lists)
     list_out = tuple(k for k, t in enumerate(out_types)

@@ -188,3 +188,64 @@ def test_a_loop_passed_a_variant_that_is_no_tensor_list_is_refused_naming_it():
         with pytest.raises(ds.errors.UnimplementedError,
                            match=r"\(TensorListSetItem\) takes .* does not follow"):
             ds.import_graph_def(graph_def)
+
+
+# --- a GraphDef is untrusted input: malformed functions are refused, never a crash --------
+
+def _function_of(graph_def, node, key):
+    return next(f for f in graph_def.library.function
+                if f.signature.name == node.attr[key].func.name)
+
+
+def _recursing(graph_def, node, key):
+    """``node``'s ``key`` function gets a copy of ``node`` itself inside."""
+    function = _function_of(graph_def, node, key)
+    inner = function.node_def.add()
+    inner.CopyFrom(node)
+    inner.name = "recursing"
+    del inner.input[:]
+    inner.input.extend(function.signature.input_arg[0].name for _ in node.input)
+
+
+def _malformed_input(graph_def, node, key):
+    function = next(f for f in graph_def.library.function if f.node_def)
+    function.node_def[0].input.append("a:b:c:d")
+
+
+def _result_without_ret(graph_def, node, key):
+    function = _function_of(graph_def, node, key)
+    del function.ret[function.signature.output_arg[0].name]
+
+
+def _one_result_more(graph_def, node, key):
+    node.attr["Tout" if key.endswith("branch") else "T"].list.type.append(1)
+
+
+def _one_result_less(graph_def, node, key):
+    function = _function_of(graph_def, node, key)
+    del function.ret[function.signature.output_arg.pop().name]
+
+
+MALFORMED = [
+    ("tf_v2_conds", "then_branch", _recursing, "holds itself"),
+    ("tf_v2_whiles", "body", _recursing, "holds itself"),
+    ("tf_v2_conds", "then_branch", _malformed_input, "malformed input 'a:b:c:d'"),
+    ("tf_v2_conds", "then_branch", _result_without_ret, "does not say which tensor"),
+    ("tf_v2_conds", "then_branch", _one_result_more, r"returns 3 tensors \(Tout\)"),
+    ("tf_v2_tensor_lists", "body", _one_result_more, "attr T lists"),
+    ("tf_v2_tensor_lists", "body", _one_result_less, "must return its"),
+]
+
+
+@pytest.mark.parametrize("stem,key,mutate,message", MALFORMED,
+                         ids=[f"{m[2].__name__}-{m[1]}" for m in MALFORMED])
+def test_a_malformed_function_is_invalid_argument_naming_it(stem, key, mutate, message):
+    graph_def = _graph_def(stem)
+    types = IF_TYPES if key.endswith("branch") else WHILE_TYPES
+    node = next(n for n in graph_def.node if n.op in types and
+                (stem != "tf_v2_conds" or len(n.attr["Tout"].list.type) == 2))
+    mutate(graph_def, node, key)
+    with ds.Graph().as_default() as graph:
+        with pytest.raises(ds.errors.InvalidArgumentError, match=message):
+            ds.import_graph_def(graph_def)
+        assert graph.get_operations() == []
