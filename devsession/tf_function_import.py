@@ -95,6 +95,10 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
             arity = len(data) - len(list_args)
             signature = _function(node, library, "body").signature
             arguments = signature.input_arg
+            if len(arguments) != arity:
+                raise InvalidArgumentError(
+                    f"Node '{node.name}' ({node.op}) passes {arity} tensors to its body "
+                    f"'{signature.name}', which takes {len(arguments)}.", node.name)
             if len(signature.output_arg) != arity or \
                     len(_function(node, library, "cond").signature.output_arg) != 1:
                 raise InvalidArgumentError(
