@@ -197,12 +197,12 @@ def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, plans: dict
             source = _source(text, node, created, graph, mapped)
             (control if text.startswith("^") else data).append(source)
         plan = plans.get(node.name)
-        if plan is not None:
-            build = _PLAN_BUILDERS[type(plan)]
-            created[node.name] = build(plan, data, control, graph, prefix + node.name)
-            continue
-        op_type, data, attrs = translate(node, data, prefix + node.name)
         try:
+            if plan is not None:
+                build = _PLAN_BUILDERS[type(plan)]
+                created[node.name] = build(plan, data, control, graph, prefix + node.name)
+                continue
+            op_type, data, attrs = translate(node, data, prefix + node.name)
             created[node.name] = graph.create_op(
                 op_type, data, attrs, name=prefix + node.name, device=node.device,
                 control_inputs=control, exact_name=True)

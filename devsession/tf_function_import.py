@@ -196,22 +196,26 @@ def _check_function(function) -> None:
     ``"^node"``, ``"arg"``, ``"node:k"`` or ``"node:out_arg:k"``, and for a result
     missing from ``ret``."""
     name = function.signature.name
+    arguments = {arg.name for arg in function.signature.input_arg}
     for node in function.node_def:
         for text in node.input:
-            if not _well_formed(text.removeprefix("^")):
+            if not (text.startswith("^") or _well_formed(text, arguments)):
                 raise InvalidArgumentError(
                     f"Node '{node.name}' of the TF function '{name}' has a malformed input "
-                    f"'{text}'.", node.name)
+                    f"'{text}' (an argument's name, or 'node:output_arg:k').", node.name)
     for arg in function.signature.output_arg:
-        if arg.name not in function.ret or not _well_formed(function.ret[arg.name]):
+        if arg.name not in function.ret or not _well_formed(function.ret[arg.name],
+                                                            arguments):
             raise InvalidArgumentError(
                 f"The TF function '{name}' does not say which tensor its result "
                 f"'{arg.name}' is (its ret map has {dict(function.ret)!r}).")
 
 
-def _well_formed(text: str) -> bool:
+def _well_formed(text: str, arguments: set) -> bool:
+    """An argument's name, or ``node:out_arg:k``."""
     parts = text.split(":")
-    return all(parts) and len(parts) <= 3 and (len(parts) == 1 or parts[-1].isdigit())
+    return text in arguments if len(parts) == 1 else \
+        len(parts) == 3 and all(parts) and parts[2].isdigit()
 
 
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
@@ -379,10 +383,10 @@ def _as_graph_def(function) -> tuple[graph_pb2.GraphDef, dict, set]:
 def _graph_input(text: str, keys: dict, nodes: dict) -> str:
     """A function body's input string (``"arg"``, ``"node:out:k"``, ``"^node"``) as a
     GraphDef's (``"arg_key"``, ``"node:flat index"``, ``"^node"``)."""
-    if text.startswith("^") or text.count(":") == 1:
+    if text.startswith("^"):
         return text
     if ":" not in text:
-        return keys.get(text, text)
+        return keys[text]
     producer, argument, k = text.split(":")
     return f"{producer}:{_flat_index(nodes.get(producer), argument, int(k), text)}"
 

@@ -64,6 +64,12 @@ _LIST_OPS = {
     "TensorListLength": ((0,), ("tensor",)),
     "TensorListElementShape": ((0,), ("tensor",)),
 }
+# how many data inputs TF gives each (AddN: any number)
+_INPUT_COUNTS = {"TensorListReserve": 2, "EmptyTensorList": 2, "TensorListFromTensor": 2,
+                 "TensorListSetItem": 3, "TensorListPushBack": 2,
+                 "TensorListScatterIntoExistingList": 3, "TensorListPopBack": 2,
+                 "TensorListGetItem": 3, "TensorListGather": 3, "TensorListStack": 2,
+                 "TensorListLength": 1, "TensorListElementShape": 1, "ZerosLike": 1}
 # ops that take TensorLists as well as tensors (TF's gradients make zeros of a list and
 # sum lists); ALL: every input
 ALL = "all"
@@ -120,7 +126,12 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
     for name in order:
         node = nodes[name]
         if node.op in _LIST_OPS or (node.op in _ON_LISTS and _list_inputs(node, wiring)):
-            list_in, kinds = _list_signature(node.op, len(_data(node)))
+            count = len(_data(node))
+            if count != _INPUT_COUNTS.get(node.op, max(count, 1)):
+                raise InvalidArgumentError(
+                    f"Node '{name}' ({node.op}) has {count} inputs; TF's takes "
+                    f"{_INPUT_COUNTS.get(node.op, 'at least 1')}.", name)
+            list_in, kinds = _list_signature(node.op, count)
             out[name] = _rewired(node, LIST_OP, wiring, list_in)
             out[name].attr.clear()
             plans[name] = ListPlan(name, node.op, dict(node.attr), list_in)
@@ -252,6 +263,9 @@ def _element_shape(tensor):
 
 
 def _array_attrs(plan, element_shape, dynamic: bool) -> dict:
+    if "element_dtype" not in plan.attrs:
+        raise InvalidArgumentError(f"Node '{plan.name}' ({plan.op}) has no attr "
+                                   f"element_dtype.", plan.name)
     dtype = _attr(plan, "element_dtype") \
         if plan.attrs["element_dtype"].type != DT_VARIANT else float32
     # a list of lists: only ever carried (a write of a list is refused), so it holds

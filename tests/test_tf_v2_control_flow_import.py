@@ -249,3 +249,54 @@ def test_a_malformed_function_is_invalid_argument_naming_it(stem, key, mutate, m
         with pytest.raises(ds.errors.InvalidArgumentError, match=message):
             ds.import_graph_def(graph_def)
         assert graph.get_operations() == []
+
+
+def _mutated(graph_def, rng):
+    """``graph_def`` with one random damage: an input dropped, added or redirected, an
+    attr dropped, or a node removed, in the graph or in one of its functions."""
+    out = graph_pb2.GraphDef()
+    out.CopyFrom(graph_def)
+    holders = [out.node] + [f.node_def for f in out.library.function if f.node_def]
+    nodes = holders[int(rng.integers(len(holders)))]
+    node = nodes[int(rng.integers(len(nodes)))]
+    kind = int(rng.integers(5))
+    if kind == 0 and node.input:
+        del node.input[int(rng.integers(len(node.input)))]
+    elif kind == 1 and node.attr:
+        del node.attr[sorted(node.attr)[int(rng.integers(len(node.attr)))]]
+    elif kind == 2:
+        node.input.append(f"{nodes[int(rng.integers(len(nodes)))].name}:{rng.integers(3)}")
+    elif kind == 3:
+        nodes.remove(node)
+    elif node.input:
+        node.input[0] = nodes[int(rng.integers(len(nodes)))].name
+    return out
+
+
+@pytest.mark.parametrize("stem", ["tf_v2_conds", "tf_v2_tensor_lists", "tf_v2_function_calls",
+                                  "tf_v2_keras_rnn"])
+def test_damaged_graphs_import_or_raise_tfs_errors(stem):
+    """A GraphDef is untrusted: damaged at random, it imports or raises one of TF's
+    errors (OpError), never a Python error from inside the importer."""
+    rng = np.random.default_rng(len(stem))
+    graph_def = _graph_def(stem)
+    for _ in range(40):
+        damaged = _mutated(graph_def, rng)
+        with ds.Graph().as_default():
+            try:
+                ds.import_graph_def(damaged)
+            except ds.errors.OpError:
+                pass
+
+
+def test_a_tensor_list_op_missing_an_input_is_invalid_naming_it():
+    graph_def = _graph_def("tf_v2_tensor_lists")
+    body = next(f for f in graph_def.library.function
+                if any(n.op == "TensorListSetItem" for n in f.node_def))
+    node = next(n for n in body.node_def if n.op == "TensorListSetItem")
+    del node.input[2]
+    with ds.Graph().as_default():
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match=f"'{node.name}' \\(TensorListSetItem\\) has 2 inputs; TF's "
+                                 f"takes 3"):
+            ds.import_graph_def(graph_def)
