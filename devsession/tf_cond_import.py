@@ -132,7 +132,10 @@ class _Frames:
         """A Switch's predicate: its tensor seen through Identity nodes."""
         producer, index = split_input(switch.input[1])
         while producer in self.nodes and self.nodes[producer].op == "Identity":
-            producer, index = split_input(self.nodes[producer].input[0])
+            data = [t for t in self.nodes[producer].input if not t.startswith("^")]
+            if len(data) != 1:
+                break                   # malformed: the importer reports the Identity
+            producer, index = split_input(data[0])
         return tensor_key(producer, index)
 
     def tensor(self, text: str) -> tuple:

@@ -266,7 +266,15 @@ def _function_part(node, library, function, kind, list_args, list_results, optio
     outputs = [wiring.keys(r)[0] for r in results] + \
         [_lengths(wiring, results[k], node, function) for k in list_results]
     by_key = {key: (kind, k) for k, key in enumerate(externals)}
-    return cut_function(body, outputs, plans, lambda key: by_key[key])
+
+    def outside(key: str):
+        if key not in by_key:
+            raise InvalidArgumentError(
+                f"Node '{node.name}' ({node.op}): its function '{function.signature.name}' "
+                f"reads '{key}', which is neither one of its nodes nor an argument.",
+                node.name)
+        return by_key[key]
+    return cut_function(body, outputs, plans, outside)
 
 
 def _read_outputs(graph_def) -> dict:
@@ -324,7 +332,13 @@ def _optional_results(node, library: dict) -> dict:
             ret = function.ret[function.signature.output_arg[k].name].split(":")[0]
             made = next((n for n in function.node_def if n.name == ret), None)
             if made is not None and made.op == "OptionalFromValue":
-                out[k] = made.attr["Toutput_types"].list.type[0]
+                held = made.attr["Toutput_types"].list.type
+                if len(held) != 1:
+                    raise UnimplementedError(
+                        f"Node '{node.name}' ({node.op}): its {key} returns an Optional of "
+                        f"{len(held)} tensors ('{made.name}'); devsession reads Optionals "
+                        f"of one, as TF's conds make them.", node.name)
+                out[k] = held[0]
             elif made is not None and made.op == "OptionalNone":
                 out.setdefault(k, graph_pb2.DT_FLOAT)
     return out

@@ -291,6 +291,8 @@ def _built(build, node, inputs, attrs, name: str):
     """``build(node, inputs, attrs)``'s result, its nodes under ``name/``."""
     from .graph import name_scope
 
+    if not inputs:
+        raise InvalidArgumentError(f"Node '{node.name}' ({node.op}) has no inputs.", node.name)
     graph = inputs[0].graph
     try:
         with graph.as_default(), name_scope(name + "/"):

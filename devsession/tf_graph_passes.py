@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .errors import NotFoundError
+from .errors import InvalidArgumentError, NotFoundError
 from .graph_codec import FunctionAttr
 from .ops.registry import get_op_def
 from .proto import graph_pb2
@@ -25,7 +25,8 @@ from .proto import graph_pb2
 __all__ = ["FunctionPart", "split_input", "tensor_key", "topological_order", "nodes_in_order",
            "loop_back_edge", "unique_name", "with_nodes", "with_inputs", "without_controls",
            "cut_function", "may_have_effects", "register_builder", "registered_builder",
-           "is_tfs_functional", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES"]
+           "is_tfs_functional", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES",
+           "check_control_flow_inputs"]
 
 FUNCTIONAL_IFS = ("If", "StatelessIf")
 FUNCTIONAL_WHILES = ("While", "StatelessWhile")
@@ -121,6 +122,28 @@ def without_controls(node, dropped):
     itself when it has none)."""
     kept = [t for t in node.input if not (t.startswith("^") and t[1:] in dropped)]
     return node if len(kept) == len(node.input) else with_inputs(node, kept)
+
+
+# TF1's control-flow ops, and the Identity the passes look through -> how many data
+# inputs TF gives them (Merge: at least one)
+_CONTROL_FLOW_INPUTS = {"Switch": 2, "RefSwitch": 2, "Enter": 1, "RefEnter": 1, "Exit": 1,
+                        "RefExit": 1, "NextIteration": 1, "RefNextIteration": 1,
+                        "LoopCond": 1, "Merge": None, "RefMerge": None, "Identity": 1}
+
+
+def check_control_flow_inputs(graph_def) -> None:
+    """InvalidArgumentError naming the node for a TF1 control-flow node (or an Identity)
+    with another number of data inputs than TF's (the passes read them by position; a
+    GraphDef is untrusted)."""
+    for node in graph_def.node:
+        if node.op not in _CONTROL_FLOW_INPUTS:
+            continue
+        count = sum(1 for t in node.input if not t.startswith("^"))
+        want = _CONTROL_FLOW_INPUTS[node.op]
+        if count != want if want is not None else count < 1:
+            raise InvalidArgumentError(
+                f"Node '{node.name}' ({node.op}) has {count} data inputs; TF's takes "
+                f"{want if want is not None else 'at least 1'}.", node.name)
 
 
 def is_tfs_functional(node) -> bool:

@@ -58,7 +58,8 @@ import dataclasses
 from .errors import UnimplementedError
 from .proto import graph_pb2
 from .tf_cond_import import functionalize_conds
-from .tf_graph_passes import (FunctionPart, cut_function, loop_back_edge, may_have_effects,
+from .tf_graph_passes import (FunctionPart, check_control_flow_inputs, cut_function,
+                              loop_back_edge, may_have_effects,
                               nodes_in_order, registered_builder, split_input, tensor_key,
                               unique_name, with_nodes, without_controls)
 
@@ -99,7 +100,9 @@ def build_while(plan: WhilePlan, data: list, controls: list, graph, name: str):
 def functionalize(graph_def: graph_pb2.GraphDef):
     """(GraphDef, {node name: WhilePlan or CondPlan}): ``graph_def`` with its TF1 loops,
     then its TF1 conds, rewritten into single nodes.  Raises ``UnimplementedError`` for
-    what does not import yet."""
+    what does not import yet, ``InvalidArgumentError`` for a malformed control-flow
+    node."""
+    check_control_flow_inputs(graph_def)
     graph_def, loops = functionalize_whiles(graph_def)
     return functionalize_conds(graph_def, loops)
 

@@ -274,10 +274,12 @@ def _mutated(graph_def, rng):
 
 
 @pytest.mark.parametrize("stem", ["tf_v2_conds", "tf_v2_tensor_lists", "tf_v2_function_calls",
-                                  "tf_v2_keras_rnn"])
+                                  "tf_v2_keras_rnn", "tf_v1_conds", "tf_v1_whiles",
+                                  "tf_v1_while_lstm", "tf_composite_nodes"])
 def test_damaged_graphs_import_or_raise_tfs_errors(stem):
-    """A GraphDef is untrusted: damaged at random, it imports or raises one of TF's
-    errors (OpError), never a Python error from inside the importer."""
+    """A GraphDef is untrusted: damaged at random (TF 2's and TF1's control flow, TF ops
+    built as composites), it imports or raises one of TF's errors (OpError), never a
+    Python error from inside the importer."""
     rng = np.random.default_rng(len(stem))
     graph_def = _graph_def(stem)
     for _ in range(40):
