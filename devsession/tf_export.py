@@ -20,12 +20,16 @@ TensorFlow's own op registry by ``tools/make_tf_op_signatures.py``; TF is never 
   (``<node>/RandomUniform``, ``<node>/mul``..., ``<node>`` the result); ``Softmax`` over
   another axis than the last between two ``Transpose``s, as TF1's ``softmax(axis=)``;
   ``Assert``'s ``message`` the first of its data, a string ``Const``;
+* ``If``/``While`` (and their stateless twins) become TF 2's functional ops, each
+  branch, cond and body a ``FunctionDef`` of the GraphDef's library
+  (``tf_function_export.py``);
 * the GraphDef says it is TF's GraphDef version of the table's TensorFlow.
 
 Attrs TF fills in with its defaults are left out, as TF's importer adds them.  What TF
 cannot read is ``UnimplementedError`` naming the node: devsession's private ops (types
-starting with ``_``; ``_ReadVariable`` is TF's ``Identity``), ``If``/``While`` holding
-devsession's function bodies, an op TF lacks (or that is newer than the table: the error
+starting with ``_``; ``_ReadVariable`` is TF's ``Identity``), a loop or cond recording
+its random draws or assigning a variable in a body (``tf_function_export.py``), an op TF
+lacks (or that is newer than the table: the error
 says to run the tool), an attr TF's op lacks, a dtype TF's op does not take, fewer
 inputs than TF's op needs.  Every other node passes
 with its name, device, inputs and control inputs unchanged, and ``import_graph_def``
@@ -45,6 +49,7 @@ from .graph_codec import FunctionAttr, encode_attr
 from .graph_def import import_graph_def
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
+from .tf_function_export import CONTROL_FLOW_OPS, export_control_flow
 from .tf_signatures import SIGNATURES_FILE, signature_table, tf_signature
 
 __all__ = ["to_tf_graph_def", "tf_signature", "tf_version", "SIGNATURES_FILE"]
@@ -84,12 +89,17 @@ def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
     else:
         ops = graph.get_operations()
     exporter = _Exporter({op.name for op in ops})
+    if graph_def is not None and graph_def.HasField("library"):
+        exporter.out.library.CopyFrom(graph_def.library)
     for op in ops:
         exporter.export(_Node.of(op))
     exporter.out.versions.producer = signature_table()["graph_def_version"]
-    if graph_def is not None and graph_def.HasField("library"):
-        exporter.out.library.CopyFrom(graph_def.library)
     return exporter.out
+
+
+def _holds_body(value: FunctionAttr) -> bool:
+    """Whether a func attr holds devsession's function body (not a library name)."""
+    return FunctionAttr.BODY_KEY in graph_pb2.NameAttrList.FromString(value.data).attr
 
 
 @dataclasses.dataclass
@@ -121,9 +131,12 @@ class _Node:
 class _Exporter:
     """Writes ``_Node``s into ``out`` as TF's NodeDefs; ``used`` keeps names unique."""
 
-    def __init__(self, used: set):
+    def __init__(self, used: set, library=None):
         self.used = set(used)
         self.out = graph_pb2.GraphDef()
+        # where If/While bodies go as FunctionDefs (a function body's exporter shares
+        # the graph's)
+        self.library = self.out.library if library is None else library
 
     def unique(self, name: str) -> str:
         candidate, k = name, 0
@@ -139,8 +152,10 @@ class _Exporter:
             raise node.error("an op private to devsession, which TensorFlow does not have.")
         if tf_signature(node.op) is None:
             raise node.error(_absent(node.op))
+        if node.op in CONTROL_FLOW_OPS:
+            node = export_control_flow(node, self)    # bodies -> the library's functions
         for key, value in node.attrs.items():
-            if isinstance(value, FunctionAttr):
+            if isinstance(value, FunctionAttr) and _holds_body(value):
                 raise node.error(f"attr '{key}' holds a function body in devsession's own "
                                  f"encoding, which TensorFlow cannot read.")
         rewrite = _REWRITES.get(node.op)

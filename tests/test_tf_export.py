@@ -272,16 +272,40 @@ def test_devsession_private_ops_are_refused(graph):
     assert graph.get_operation_by_name(raised.value.node_name).type == "_BroadcastToShapeOf"
 
 
-@pytest.mark.parametrize("build, node, match", [
-    (lambda flag, x: ds.cond(flag, lambda: x * 2.0, lambda: x, name="choose"),
-     "choose", r"\(StatelessIf\): attr 'then_branch' holds a function body"),
-    (lambda flag, x: ds.while_loop(lambda i: i < 3, lambda i: i + 1, [ds.constant(0)],
-                                   name="count"),
-     "count", r"\(StatelessWhile\): attr 'cond' holds a function body"),
-])
-def test_control_flow_with_devsession_functions_is_refused(graph, build, node, match):
-    build(ds.placeholder(ds.bool, (), name="flag"), ds.placeholder(ds.float32, (), name="x"))
-    assert_unimplemented(graph, node, match)
+def test_control_flow_exports_as_tfs_functional_ops_with_library_functions(graph):
+    flag = ds.placeholder(ds.bool, (), name="flag")
+    x = ds.placeholder(ds.float32, (3,), name="x")
+    scale = x * 3.0                                   # captured by the loop's body
+    ds.cond(flag, lambda: (x * 2.0, x + 1.0), lambda: (x, x - 1.0), name="choose")
+    ds.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * scale), [0, x], name="loop")
+    graph_def = to_tf_graph_def(graph)
+    nodes = {node.name: node for node in graph_def.node}
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    choose, loop = nodes["choose"], nodes["loop"]
+    assert choose.op == "StatelessIf" and loop.op == "StatelessWhile"
+    then = functions[choose.attr["then_branch"].func.name]
+    assert [a.name for a in then.signature.input_arg] == ["arg0"]       # x, captured
+    assert len(then.signature.output_arg) == 2 == len(choose.attr["Tout"].list.type)
+    # the loop carries the captured tensor as a third loop variable its body returns
+    body = functions[loop.attr["body"].func.name]
+    assert len(loop.input) == 3 == len(loop.attr["T"].list.type)
+    assert len(body.signature.input_arg) == 3 == len(body.signature.output_arg)
+    assert body.ret["output2"] == "arg2"
+    reads = [t for n in body.node_def for t in n.input]
+    assert all(t.startswith("arg") or t.count(":") == 2 for t in reads), reads
+
+
+def test_a_loop_recording_its_draws_is_refused(graph):
+    ds.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + ds.random_uniform([])),
+                  [0, ds.placeholder(ds.float32, (), name="x")], name="noisy")
+    assert_unimplemented(graph, "noisy", r"records the random values it draws")
+
+
+def test_a_branch_assigning_a_variable_is_refused(graph):
+    v = ds.Variable(np.float32(1.0), name="v")
+    ds.cond(ds.placeholder(ds.bool, (), name="flag"), lambda: ds.assign_add(v, 1.0),
+            lambda: ds.identity(v), name="bump")
+    assert_unimplemented(graph, "bump", r"assigns the variable 'v'")
 
 
 def test_an_op_tensorflow_lacks_is_refused(graph):
@@ -318,19 +342,21 @@ def test_a_softmax_over_an_inner_axis_of_unknown_rank_is_refused(graph):
 
 
 def test_freezing_what_tf_cannot_read_keeps_devsessions_form(graph, caplog):
-    x = ds.placeholder(ds.float32, (), name="x")
+    x = ds.placeholder(ds.float32, (None,), name="x")
     w = ds.Variable(2.0, name="w")
-    ds.identity(ds.cond(x > 0.0, lambda: x * w, lambda: x), name="out")
+    # the gradient broadcasts w to x's shape, known at run time: a private op
+    (gradient,) = ds.gradients(ds.reduce_sum(x * w), [x])
+    ds.identity(gradient, name="out")
     with ds.Session() as sess, caplog.at_level(logging.WARNING, "devsession.graph_util"):
         sess.run(ds.global_variables_initializer())
         result = ds.graph_util.convert_variables_to_constants(sess, graph.as_graph_def(),
                                                               ["out"])
-    assert "TensorFlow cannot import" in caplog.text and "'cond'" in caplog.text
+    assert "TensorFlow cannot import" in caplog.text and "_BroadcastToShapeOf" in caplog.text
     assert {node.name: node.op for node in result.node}["w"] == "Const"
     assert not any("T" in node.attr for node in result.node if node.op == "Identity")
     with ds.Graph().as_default(), ds.Session() as sess:
         ds.import_graph_def(result, name="")
-        assert sess.run("out:0", {"x:0": 1.5}) == 3.0
+        np.testing.assert_array_equal(sess.run("out:0", {"x:0": [1.5, -1.0]}), [2.0, 2.0])
 
 
 def test_freezing_a_graph_def_tensorflow_wrote_keeps_its_form():

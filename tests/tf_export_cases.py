@@ -194,8 +194,33 @@ def no_variables() -> Case:
                 variables=False)
 
 
+def control_flow() -> Case:
+    """ds.cond with two results and a cond nested in a branch, and ds.while_loop whose
+    body reads a variable and a tensor it captures and holds a cond: TF 2's functional
+    If and While in the export, each branch, cond and body a function of its library."""
+    rng = np.random.RandomState(13)
+    x = ds.placeholder(ds.float32, (None, 4), name="x")
+    training = ds.placeholder_with_default(False, (), name="training")
+    steps = ds.placeholder_with_default(3, (), name="steps")
+    w = ds.Variable(_normal(rng, 4, 4, scale=0.5), name="w")
+    scale = ds.Variable(np.float32(1.5), name="scale")
+    h, s = ds.cond(training, lambda: (x * scale, ds.reduce_sum(x)),
+                   lambda: (x - 1.0, ds.cond(ds.reduce_mean(x) > 0, lambda: ds.reduce_max(x),
+                                             lambda: ds.reduce_min(x))), name="mode")
+    ds.identity(h, name="h")
+
+    def body(i, a):
+        a = ds.tanh(ds.matmul(a, w)) + s
+        return i + 1, ds.cond(ds.equal(i % 2, 0), lambda: a * 0.5, lambda: a)
+
+    _, out = ds.while_loop(lambda i, a: i < steps, body, [0, h], name="loop")
+    ds.identity(out, name="out")
+    return Case({"x": _normal(rng, 3, 4, scale=1.0), "training": np.array(True)},
+                ["out:0", "h:0"])
+
+
 CASES = {"mlp": mlp, "deep_mnist": deep_mnist, "tensor_ops": tensor_ops, "layers": layers,
-         "no_variables": no_variables}
+         "no_variables": no_variables, "control_flow": control_flow}
 
 
 def build(name: str) -> tuple[ds.Graph, Case]:
