@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from .function_graph import parse
 from .graph import Graph
 from .graph_codec import FunctionAttr
 from .graph_def import import_graph_def
@@ -40,8 +41,6 @@ CONTROL_FLOW_OPS = frozenset(IF_OPS) | frozenset(WHILE_OPS)
 def export_control_flow(node, ex):
     """``node`` (a ``tf_export._Node`` of an If or While holding devsession's bodies) as
     TF's: its bodies written to ``ex``'s library, its attrs TF's."""
-    from .function_graph import parse
-
     if node.attrs.get(RECORDS_ATTR):
         raise node.error("it records the random values it draws (for its gradient), "
                          "which TensorFlow's control flow does not.")
@@ -68,9 +67,8 @@ def _reference(name: str) -> FunctionAttr:
 
 def _function(node, ex, key: str, body: tuple, carried: int) -> str:
     """Write ``body`` (``function_graph.parse``'s tuple) as a FunctionDef in ``ex``'s
-    library, its last ``carried`` arguments also returned unchanged; its name."""
-    from .tf_export import _Exporter, _Node
-
+    library, its last ``carried`` arguments also returned unchanged; its name.  The
+    body's nodes go through an exporter of ``ex``'s kind sharing its library."""
     _, graph_def, input_names, output_names = body
     graph = Graph()
     import_graph_def(graph_def, name="", graph=graph)
@@ -91,10 +89,10 @@ def _function(node, ex, key: str, body: tuple, carried: int) -> str:
         raise node.error(f"its {key} assigns the variable '{assigned[0].name}', which "
                          f"TensorFlow's functions cannot hold (they take no reference "
                          f"variables).")
-    sub = _Exporter({op.name for op in graph.get_operations()}, ex.library)
+    sub = type(ex)({op.name for op in graph.get_operations()}, ex.library)
     for op in graph.get_operations():
         if op.name not in placeholders:
-            sub.export(_Node.of(op))
+            sub.export(type(node).of(op))
     emitted = {n.name: n for n in sub.out.node}
     for n in sub.out.node:
         inputs = [_function_input(t, names, emitted) for t in n.input]
