@@ -41,10 +41,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import NotFoundError, UnimplementedError
+from .errors import UnimplementedError
+from .ops.registry import registered_ops
 from .proto import graph_pb2
 from .tensor_codec import array_to_proto
-from .tf_graph_passes import split_input, unique_name, with_nodes
+from .tf_graph_passes import FUNCTIONAL_IFS, FUNCTIONAL_WHILES, split_input, unique_name, \
+    with_nodes
 
 __all__ = ["map_resource_variables"]
 
@@ -57,8 +59,8 @@ _KEPT_ATTRS = {"VariableV2": ("dtype", "shape", "container", "shared_name"),
                "Assign": ("validate_shape",), "GatherV2": ("batch_dims",),
                "Shape": ("out_type",)}
 _PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
-_FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile")   # TF 2's control flow
-_DT_RESOURCE = 20
+_FUNCTIONAL = FUNCTIONAL_IFS + FUNCTIONAL_WHILES     # TF 2's control flow
+_DT_RESOURCE = graph_pb2.DT_RESOURCE
 
 
 def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
@@ -90,7 +92,7 @@ def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
 def _branch_functions(graph_def) -> set:
     """The names of the functions some TF If (in the graph or a function) branches to."""
     nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
-    return {node.attr[key].func.name for node in nodes if node.op in ("If", "StatelessIf")
+    return {node.attr[key].func.name for node in nodes if node.op in FUNCTIONAL_IFS
             for key in ("then_branch", "else_branch")}
 
 
@@ -173,20 +175,9 @@ def _reference_twin(op: str) -> str | None:
         return "VariableV2"
     if op in _RENAMED:
         return _RENAMED[op]
-    if op.startswith(_PREFIXES):
-        twin = op[len("Resource"):]
-        try:
-            _registered(twin)
-        except NotFoundError:
-            return None
-        return twin
+    if op.startswith(_PREFIXES) and op[len("Resource"):] in registered_ops():
+        return op[len("Resource"):]
     return None
-
-
-def _registered(op: str) -> None:
-    from .ops.registry import get_op_def
-
-    get_op_def(op)
 
 
 def _check_handle_readers(node, handles: set) -> None:

@@ -48,7 +48,7 @@ __all__ = ["split_tensor_lists", "build_list", "ListPlan", "Wiring", "LIST_OP", 
            "LIST_OP_SIGNATURES"]
 
 LIST_OP = "_TFTensorList"
-DT_VARIANT = 21
+DT_VARIANT = graph_pb2.DT_VARIANT
 # TF op -> (positions of the list inputs, kind of each output: "list" or "tensor")
 _LIST_OPS = {
     "TensorListReserve": ((), ("list",)),
