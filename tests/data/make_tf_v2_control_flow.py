@@ -61,6 +61,25 @@ def resource_loop():
     np.savez(os.path.join(HERE, "tf_v2_resource_loop.npz"), **{"feed:x": feed, "fetch:y": value})
 
 
+def record_cases(stem, graph, graph_def, outs: dict, x, rng, rows, init=None) -> None:
+    """Writes ``<stem>.pb`` and ``<stem>.npz``: per count of ``rows``, a random ``x`` of
+    that many rows of 3 (``case<k>:feed:x``) and what TF computes for ``outs``
+    (``case<k>:fetch:<tensor>``), after running ``init`` when given."""
+    data = {}
+    with tf.Session(graph=graph) as sess:
+        if init is not None:
+            sess.run(init)
+        for k, count in enumerate(rows):
+            feed = rng.standard_normal((count, 3)).astype(np.float32)
+            values = sess.run(outs, {x: feed})
+            data[f"case{k}:feed:x"] = feed
+            for name, value in values.items():
+                data[f"case{k}:fetch:{outs[name].name}"] = value
+    with open(os.path.join(HERE, f"{stem}.pb"), "wb") as f:
+        f.write(graph_def.SerializeToString())
+    np.savez(os.path.join(HERE, f"{stem}.npz"), **data)
+
+
 def tensor_lists():
     """``tf_v2_tensor_lists.pb``: TF 2's TensorArrays (TensorLists) in loops: ``tf.map_fn``
     (one output and two), ``tf.scan``, a ``tf.TensorArray`` of dynamic size written in a
@@ -99,17 +118,7 @@ def tensor_lists():
     ops = {n.op for n in graph_def.node} | {n.op for f in graph_def.library.function
                                              for n in f.node_def}
     assert {"TensorListReserve", "TensorListPopBack", "TensorListPushBack"} <= ops, ops
-    data = {}
-    with tf.Session(graph=graph) as sess:
-        for k, rows in enumerate((1, 4, 6)):
-            feed = rng.standard_normal((rows, 3)).astype(np.float32)
-            values = sess.run(outs, {x: feed})
-            data[f"case{k}:feed:x"] = feed
-            for name, value in values.items():
-                data[f"case{k}:fetch:{outs[name].name}"] = value
-    with open(os.path.join(HERE, "tf_v2_tensor_lists.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString())
-    np.savez(os.path.join(HERE, "tf_v2_tensor_lists.npz"), **data)
+    record_cases("tf_v2_tensor_lists", graph, graph_def, outs, x, rng, (1, 4, 6))
     print("tensor lists:", sorted(o for o in ops if "TensorList" in o))
 
 
@@ -149,18 +158,7 @@ def function_calls():
     graph_def = graph.as_graph_def()
     ops = {n.op for n in graph_def.node}
     assert ops & {"PartitionedCall", "StatefulPartitionedCall"}, ops
-    data = {}
-    with tf.Session(graph=graph) as sess:
-        sess.run("init")
-        for k, rows in enumerate((1, 4)):
-            feed = rng.standard_normal((rows, 3)).astype(np.float32)
-            values = sess.run(outs, {x: feed})
-            data[f"case{k}:feed:x"] = feed
-            for name, value in values.items():
-                data[f"case{k}:fetch:{outs[name].name}"] = value
-    with open(os.path.join(HERE, "tf_v2_function_calls.pb"), "wb") as f:
-        f.write(graph_def.SerializeToString())
-    np.savez(os.path.join(HERE, "tf_v2_function_calls.npz"), **data)
+    record_cases("tf_v2_function_calls", graph, graph_def, outs, x, rng, (1, 4), init="init")
     print("function calls:", sorted(ops))
 
 
