@@ -193,9 +193,9 @@ from .io import gfile  # noqa: E402
 
 __all__ += ["app", "flags", "logging", "gfile"]
 
-from .ops import (broadcast_to, eye, matrix_band_part, matrix_diag,  # noqa: E402
-                  matrix_diag_part, matrix_transpose, norm, to_double, to_float, to_int32,
-                  to_int64, trace)
+from .ops import (broadcast_to, eye, matrix_band_part,  # noqa: E402
+                  matrix_transpose, norm, to_double, to_float, to_int32, to_int64, trace)
+from .ops.diagonals import matrix_diag, matrix_diag_part  # noqa: E402  (TF's V3 ops)
 
 __all__ += ["broadcast_to", "eye", "matrix_band_part", "matrix_diag", "matrix_diag_part",
             "matrix_transpose", "norm", "to_double", "to_float", "to_int32", "to_int64",

@@ -16,8 +16,8 @@ from .ops.linalg_factor import self_adjoint_eigvals as eigvalsh, slogdet, svd
 from .ops.linalg_solve import cholesky_solve, matrix_inverse as inv, matrix_solve as solve
 from .ops.linalg_solve import matrix_solve_ls as lstsq
 from .ops.linalg_solve import matrix_triangular_solve as triangular_solve
-from .ops.matrix import eye, matrix_band_part as band_part, matrix_diag as diag
-from .ops.matrix import matrix_diag_part as diag_part, matrix_transpose, trace
+from .ops.matrix import eye, matrix_band_part as band_part, matrix_transpose, trace
+from .ops.diagonals import matrix_diag as diag, matrix_diag_part as diag_part
 from .ops.nn import l2_normalize
 from .ops.norms import norm
 from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set_diag

@@ -174,7 +174,7 @@ def test_matrix_transpose_trace_diag_part(shape):
 def test_matrix_helpers_refuse_vectors():
     for build in (ds.matrix_transpose, ds.trace, ds.matrix_diag_part,
                   lambda v: ds.matrix_band_part(v, 0, 0)):
-        with pytest.raises(ValueError, match="rank >= 2"):
+        with pytest.raises(ValueError, match="rank >= 2|at least rank 2"):   # (TF's op's)
             build(ds.ones((3,)))
 
 

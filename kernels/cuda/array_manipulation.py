@@ -1,8 +1,9 @@
 """GPU kernels of TF's array-manipulation ops (``devsession/ops/array_order.py``,
 ``diagonals.py``, ``vectors.py``, ``array_shapes.py``, ``array_sets.py``).
 
-* Roll, Cross, DiagPart, MatrixSetDiag(V3): the reference builders over cupy, wrapped by
-  ``on_device`` (the same checks and messages as on the host).
+* Roll, Cross, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag (V1, V2, V3): the
+  reference builders over cupy, wrapped by ``on_device`` (the same checks and messages
+  as on the host).
 * EnsureShape: the reference's checked copy, which works on cupy arrays as it is.
 * LowerBound/UpperBound, ShapeN, BroadcastArgs, UniqueWithCounts, ListDiff,
   InvertPermutation, UnravelIndex: the host kernels on downloaded inputs
