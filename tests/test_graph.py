@@ -706,7 +706,19 @@ def array_manipulation_ops(x):
             ds.unravel_index(i, [2, 1]), ds.ensure_shape(x, [2, None]),
             *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
-            x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3)]
+            x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
+            *_band_diagonal_ops(x)]
+
+
+def _band_diagonal_ops(x):
+    """One node of each diagonal op of tests/test_matrix_diag.py, from float (2, 2) ``x``."""
+    k, pad, size = ds.constant(0), ds.constant(0.0), ds.constant(-1)
+    make = x.graph.create_op
+    return [ds.matrix_diag(x[0]), ds.matrix_diag_part(x),
+            make("MatrixDiag", [x[0]]).outputs[0], make("MatrixDiagPart", [x]).outputs[0],
+            make("MatrixDiagV2", [x[0], k, size, size, pad]).outputs[0],
+            make("MatrixDiagPartV2", [x, k, pad]).outputs[0],
+            make("MatrixSetDiagV2", [x, x[0], k]).outputs[0]]
 
 
 def image_file_ops(x):
