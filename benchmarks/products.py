@@ -76,15 +76,12 @@ def main() -> int:
         rates = "  ".join(f"{ms:6.2f} ms {gflop / ms * 1e3:4.0f} GF/s" for ms in times + [theirs])
         ratios = " ".join(f"{theirs / ms:4.2f}x" for ms in times)
         print(f"{label:34s} {shape:>18s}  {rates}  {ratios}")
-    mlp_step_floor()
     return 0
 
 
-def mlp_step_floor(batch: int = 256, sizes=(784, 1024, 1024)) -> float:
-    """The MLP training step's five large products (both forward, the two weight
-    gradients, the one input gradient its first layer needs) one after another on
-    numpy's BLAS, into kept buffers: what the step cannot go below at that speed, the
-    bias, ReLU, loss and update work left out.  Prints and returns the ms."""
+def mlp_step_products(batch: int = 256, sizes=(784, 1024, 1024)) -> list:
+    """(a, b, out) of the MLP training step's five large products: both forward, the two
+    weight gradients, the one input gradient its first layer needs."""
     rng = np.random.default_rng(0)
     f32 = np.float32
     x = rng.standard_normal((batch, sizes[0]), dtype=f32)
@@ -93,7 +90,14 @@ def mlp_step_floor(batch: int = 256, sizes=(784, 1024, 1024)) -> float:
                   for n in (sizes[1], sizes[2], sizes[1]))   # layer 1's out, their gradients
     o1, o2 = np.empty((batch, sizes[1]), f32), np.empty((batch, sizes[2]), f32)
     g1, g2 = np.empty(w1.shape, f32), np.empty(w2.shape, f32)
-    products = [(x, w1, o1), (h1, w2, o2), (h1.T, d2, g2), (d2, w2.T, dh), (x.T, dh, g1)]
+    return [(x, w1, o1), (h1, w2, o2), (h1.T, d2, g2), (d2, w2.T, dh), (x.T, dh, g1)]
+
+
+def mlp_step_floor(batch: int = 256, sizes=(784, 1024, 1024)) -> float:
+    """The five products of ``mlp_step_products`` one after another on numpy's BLAS,
+    into kept buffers: what the step cannot go below at that speed, the bias, ReLU, loss
+    and update work left out.  Prints and returns the ms."""
+    products = mlp_step_products(batch, sizes)
 
     def step():
         for a, b, out in products:
@@ -106,4 +110,6 @@ def mlp_step_floor(batch: int = 256, sizes=(784, 1024, 1024)) -> float:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    status = main()
+    mlp_step_floor()
+    raise SystemExit(status)

@@ -460,6 +460,22 @@ def test_the_products_benchmark_prints_a_row_per_shape(monkeypatch, capsys):
     assert all(r.count("GF/s") == engines + 1 and r.count("x") >= engines + 2 for r in rows)
 
 
+def test_the_mlp_step_floor_times_the_steps_five_products(capsys):
+    """``mlp_step_floor``'s products are the step's (2.43 GFLOP at full size: the forward
+    784x1024 and 1024x1024 layers, their two weight gradients, one input gradient); a
+    small run prints its time (not asserted)."""
+    from devsession.benchmarks import products
+
+    shapes = [(a.shape, b.shape, out.shape) for a, b, out in products.mlp_step_products()]
+    assert shapes == [((256, 784), (784, 1024), (256, 1024)),
+                      ((256, 1024), (1024, 1024), (256, 1024)),
+                      ((1024, 256), (256, 1024), (1024, 1024)),
+                      ((256, 1024), (1024, 1024), (256, 1024)),
+                      ((784, 256), (256, 1024), (784, 1024))]
+    assert products.mlp_step_floor(batch=4, sizes=(6, 5, 5)) > 0
+    assert "ms, 0.00 GFLOP" in capsys.readouterr().out
+
+
 def test_kernels_that_fail_to_compile_leave_every_product_to_blas(monkeypatch, caplog):
     def broken():
         raise AttributeError("no create_pass_builder in this llvmlite")
