@@ -21,7 +21,9 @@ builders make devsession's If and While from it:
   predicate), read as captures; its branches are (else, then) as a TF1 cond's
   (false, true);
 * a ``While``'s arguments are its loop variables (TF 2 passes every tensor its functions
-  read as one);
+  read as one), but for a variable's handle (``DT_RESOURCE``), which its body returns
+  unchanged: the functions read that as the variable itself, captured
+  (``_carried_variables``), so a body assigns it;
 * TensorLists (``variant`` arguments and results: TF 2's TensorArrays) are split first
   (``tf_tensor_list_import.py``), in the graph and in each function, the lengths of
   each list after the other arguments and results, so the node and its functions agree;
@@ -53,6 +55,8 @@ from .tf_graph_passes import FUNCTIONAL_IFS, FunctionPart, cut_function, is_tfs_
     unique_name, with_nodes
 from .tf_signatures import tf_signature
 from .tf_tensor_list_import import DT_VARIANT, LIST_OP_SIGNATURES, split_tensor_lists
+
+DT_RESOURCE = graph_pb2.DT_RESOURCE
 from .tf_while_import import WHILE_OP, WhilePlan
 
 __all__ = ["functionalize_functions", "inline_calls"]
@@ -104,16 +108,21 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
                 raise InvalidArgumentError(
                     f"Node '{node.name}' ({node.op}): its body must return its {arity} loop "
                     f"variables and its cond one predicate.", node.name)
-            cond = _part(node, library, "cond", "arg", arity, list_args, ())
+            variables = _carried_variables(node, library)
+            cond = _part(node, library, "cond", "arg", arity, list_args, (),
+                         variables=variables)
             unread = {k for k in range(arity) if k not in read.get(node.name, ())}
             body = _part(node, library, "body", "arg", arity, list_args, list_results,
-                         unread=unread)
+                         unread=unread, variables=variables)
             names = [a.name for a in arguments] + \
                 [f"{arguments[k].name}_lengths" for k in list_args]
             iterations = node.attr["parallel_iterations"].i \
                 if "parallel_iterations" in node.attr else 10
             plans[node.name] = WhilePlan(node.name, len(data), cond, body, names, iterations)
             op = WHILE_OP
+            # the variables again, after the loop variables: what the functions capture
+            node = _with_inputs(node, data + [data[k] for k in variables] +
+                                [t for t in node.input if t.startswith("^")])
         nodes.append(graph_pb2.NodeDef(name=node.name, op=op, input=node.input,
                                        device=node.device))
     return with_nodes(graph_def, nodes), plans, wiring
@@ -218,14 +227,40 @@ def _well_formed(text: str, arguments: set) -> bool:
         len(parts) == 3 and all(parts) and parts[2].isdigit()
 
 
+def _carried_variables(node, library: dict) -> list:
+    """The positions of the loop variables of TF's While ``node`` that are variables'
+    handles (``DT_RESOURCE``: a variable its cond or body reads or assigns), which
+    its body must return unchanged, as TF's loops do."""
+    body = _function(node, library, "body")
+    positions = [k for k, t in enumerate(node.attr["T"].list.type) if t == DT_RESOURCE]
+    for k in positions:
+        argument = body.signature.input_arg[k].name
+        if body.ret[body.signature.output_arg[k].name] != argument:
+            raise UnimplementedError(
+                f"Node '{node.name}' ({node.op}): its body returns another variable than "
+                f"the one it takes as loop variable {k} ('{argument}').", node.name)
+    return positions
+
+
+def _with_inputs(node, inputs: list):
+    copy = graph_pb2.NodeDef()
+    copy.CopyFrom(node)
+    del copy.input[:]
+    copy.input.extend(inputs)
+    return copy
+
+
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
-          list_results, optional: dict | None = None, unread=()) -> FunctionPart:
+          list_results, optional: dict | None = None, unread=(),
+          variables=()) -> FunctionPart:
     """The function ``node``'s attr ``key`` names as a ``FunctionPart`` whose k-th
     argument is read from outside as (``kind``, k), in ``tf_tensor_list_import``'s
     layout: the lengths of the lists among its arguments (``list_args``) and results
     (``list_results``) after the others.  ``optional``: the results that are a cond's
     Optionals -> the dtype they hold (``_unwrap_optionals``); ``unread``: the loop's
-    results nothing reads (``_skip_unread_accumulators``)."""
+    results nothing reads (``_skip_unread_accumulators``); ``variables``: a loop's
+    arguments that are variables, read instead as the j-th captured input (the
+    variable itself, which the function reads and assigns)."""
     function = _function(node, library, key)
     arguments = function.signature.input_arg
     if len(arguments) != arity:
@@ -241,13 +276,13 @@ def _part(node, library: dict, key: str, kind: str, arity: int, list_args,
     token = _EXPANDING.set(expanding | {function.signature.name})
     try:
         return _function_part(node, library, function, kind, list_args, list_results,
-                              optional, unread)
+                              optional, unread, variables)
     finally:
         _EXPANDING.reset(token)
 
 
 def _function_part(node, library, function, kind, list_args, list_results, optional,
-                   unread) -> FunctionPart:
+                   unread, variables) -> FunctionPart:
     arguments = function.signature.input_arg
     body, keys, names = _as_graph_def(function)
     nodes = {n.name: n for n in function.node_def}
@@ -266,6 +301,7 @@ def _function_part(node, library, function, kind, list_args, list_results, optio
     outputs = [wiring.keys(r)[0] for r in results] + \
         [_lengths(wiring, results[k], node, function) for k in list_results]
     by_key = {key: (kind, k) for k, key in enumerate(externals)}
+    by_key.update({order[k]: ("data", j) for j, k in enumerate(variables)})
 
     def outside(key: str):
         if key not in by_key:

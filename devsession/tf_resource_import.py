@@ -24,13 +24,11 @@ reference twin, its inputs in the same positions:
 TF's resource ops output nothing where the reference ones output the variable; nothing
 in TF's graph reads those outputs, so the rename is the whole change.
 
-TF 2's ``If`` and ``While`` pass a handle to their functions (``tf_function_import.py``),
-which use it there.  An ``If`` passes the variable itself (``tf_part_build.py``), so in
-its branches each op on such an argument becomes its reference twin as above (a batch
-norm's moving averages updated in a cond on ``is_training``); a ``While`` carries the
-variable's value, so in its cond and body a ``ReadVariableOp`` of such an argument
-becomes an ``Identity``, a ``VariableShape`` a ``Shape`` and a ``ResourceGather`` a
-``GatherV2``, and a loop that assigns the variable is refused.
+TF 2's ``If`` and ``While`` pass a handle to their functions, which use it there.  Both
+pass devsession's the variable itself (``tf_function_import.py``, ``tf_part_build.py``),
+so in their functions each op on such an argument becomes its reference twin as above:
+a batch norm's moving averages updated in a cond on ``is_training``, a loop adding to
+a variable and reading it back each iteration.
 
 A handle read by any other node (a function call, ``DestroyResourceOp``...) is
 ``UnimplementedError`` naming the node; a resource op devsession has no twin for stays
@@ -61,6 +59,8 @@ _KEPT_ATTRS = {"VariableV2": ("dtype", "shape", "container", "shared_name"),
 _PREFIXES = ("ResourceApply", "ResourceSparseApply", "ResourceScatter")
 _FUNCTIONAL = FUNCTIONAL_IFS + FUNCTIONAL_WHILES     # TF 2's control flow
 _DT_RESOURCE = graph_pb2.DT_RESOURCE
+# what reads a variable without changing it (every other op on a handle may assign)
+_READS = frozenset({"ReadVariableOp", "ResourceGather", "VariableShape", "VarIsInitializedOp"})
 
 
 def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
@@ -80,32 +80,30 @@ def map_resource_variables(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
             twin = _reference_twin(node.op)
             nodes.append(_renamed(node, twin) if twin else node)
     mapped = with_nodes(graph_def, nodes)
-    branches = _branch_functions(mapped)
     for function in mapped.library.function:
-        if function.signature.name in branches:
-            _use_arguments_as_variables(function)
-        else:
-            _read_arguments_as_values(function)
+        _use_arguments_as_variables(function)
     return mapped
 
 
-def _branch_functions(graph_def) -> set:
-    """The names of the functions some TF If (in the graph or a function) branches to."""
-    nodes = list(graph_def.node) + [n for f in graph_def.library.function for n in f.node_def]
-    return {node.attr[key].func.name for node in nodes if node.op in FUNCTIONAL_IFS
-            for key in ("then_branch", "else_branch")}
-
-
 def _use_arguments_as_variables(function) -> None:
-    """In an If's branch that takes a variable's handle, each op on the argument becomes
-    its reference twin: the If passes the variable itself (``tf_part_build``), so the
-    branch reads it when its reads run and assigns it, as TF's does."""
+    """In a function that takes a variable's handle (an If's branch, a While's cond or
+    body), each op on the argument becomes its reference twin: the If or While passes
+    the variable itself (``tf_function_import``, ``tf_part_build``), so the function
+    assigns it, and reads it when its reads run.  A variable the function does not
+    assign is read as the value it has when the function is called (``Identity``): the
+    same value, without tying the function to the variable's device."""
     handles = {arg.name for arg in function.signature.input_arg if arg.type == _DT_RESOURCE}
+    assigned = {t for node in function.node_def if node.op not in _READS | set(_FUNCTIONAL)
+                for t in node.input if t in handles}
     names = {node.name for node in function.node_def}
-    added = []
+    added, values = [], set()
     for node in function.node_def:
         reads = [t for t in node.input if t in handles]
         if not reads or node.op in _FUNCTIONAL:
+            continue
+        if node.op == "ReadVariableOp" and reads[0] not in assigned:
+            node.CopyFrom(_renamed(node, "Identity"))
+            values.add(node.name)
             continue
         if node.op == "ResourceGather":
             axis = _axis_const(unique_name(names, f"{node.name}/axis"), node.device)
@@ -121,42 +119,8 @@ def _use_arguments_as_variables(function) -> None:
                 node.name)
         node.CopyFrom(_renamed(node, twin))
     function.node_def.extend(added)
-
-
-def _read_arguments_as_values(function) -> None:
-    """In a While's cond or body that takes a variable's handle, read the argument as
-    the value it is once the loop carries the variable (``ReadVariableOp`` ->
-    ``Identity``, ``ResourceGather`` -> ``GatherV2``): the function sees the value the
-    loop started with, as TF's does unless the loop itself assigns, which is refused."""
-    handles = {arg.name for arg in function.signature.input_arg if arg.type == _DT_RESOURCE}
-    if not handles:
-        return
-    names = {node.name for node in function.node_def}
-    added, identities = [], set()
-    for node in function.node_def:
-        reads = [t for t in node.input if t in handles]
-        if not reads or node.op in _FUNCTIONAL:
-            continue
-        if node.op == "ReadVariableOp":
-            node.op = "Identity"
-            identities.add(node.name)
-        elif node.op == "VariableShape":
-            node.op = "Shape"
-        elif node.op == "ResourceGather":
-            axis = _axis_const(unique_name(names, f"{node.name}/axis"), node.device)
-            added.append(axis)
-            node.CopyFrom(_renamed(node, "GatherV2", extra_input=f"{axis.name}:output:0"))
-        else:
-            raise UnimplementedError(
-                f"Node '{node.name}' ({node.op}) in the TF function "
-                f"'{function.signature.name}' changes or inspects the variable it is passed "
-                f"('{reads[0]}'); devsession imports functions that read variables only.",
-                node.name)
-        if "dtype" in node.attr:
-            del node.attr["dtype"]
-    function.node_def.extend(added)
     # readers name a ReadVariableOp's output "value", an Identity's "output"
-    renamed = {f"{name}:value:": f"{name}:output:" for name in identities}
+    renamed = {f"{name}:value:": f"{name}:output:" for name in values}
     for node in function.node_def:
         node.input[:] = [_renamed_output(t, renamed) for t in node.input]
     for key, text in function.ret.items():

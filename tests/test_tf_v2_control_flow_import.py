@@ -140,28 +140,33 @@ def test_outputs_of_list_arguments_are_found_by_their_flat_index():
     assert inputs == {"split:0", "split:1", "split:2", "split:3"}
 
 
-def test_functions_reading_resource_variables_get_the_variables_values():
-    """A graph before freezing: its While's body and If's branch read resource variables
-    (their handles passed in); imported, the variables are devsession's and the
-    functions read their values."""
+def test_functions_reading_and_assigning_resource_variables_use_the_variables():
+    """A graph before freezing: a While's body and an If's branch read resource variables
+    (their handles passed in), and a second loop adds to a variable and reads it back
+    each iteration; imported, the functions use devsession's variables themselves."""
     data = np.load(f"{DATA}/tf_v2_resource_loop.npz")
     graph = imported("tf_v2_resource_loop", name="")
     assert {"VariableV2"} <= _types(graph) and _types(graph) & set(WHILE_TYPES)
     with ds.Session(graph=graph) as sess:
         sess.run("init")
-        np.testing.assert_allclose(sess.run("y:0", {"x:0": data["feed:x"]}), data["fetch:y"],
-                                   rtol=1e-5, atol=1e-6)
+        y, counted, after = sess.run(["y:0", "counted:0", "counter_after:0"],
+                                     {"x:0": data["feed:x"]})
+    np.testing.assert_allclose(y, data["fetch:y"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(counted, data["fetch:counted"], rtol=1e-5)
+    np.testing.assert_allclose(after, data["fetch:counter"], rtol=1e-5)
 
 
-def test_a_function_assigning_a_variable_it_is_passed_is_refused_naming_it():
+def test_a_loop_replacing_a_variables_handle_is_refused_naming_it():
     graph_def = _graph_def("tf_v2_resource_loop")
+    loop = next(n for n in graph_def.node if n.op in WHILE_TYPES
+                and 20 in n.attr["T"].list.type)           # DT_RESOURCE: a variable
     body = next(f for f in graph_def.library.function
-                if any(n.op == "ReadVariableOp" for n in f.node_def)
-                and f.signature.name.startswith("while_body"))
-    read = next(n for n in body.node_def if n.op == "ReadVariableOp")
-    read.op = "AssignAddVariableOp"
+                if f.signature.name == loop.attr["body"].func.name)
+    k = list(loop.attr["T"].list.type).index(20)
+    body.ret[body.signature.output_arg[k].name] = body.signature.input_arg[k - 1].name
     with ds.Graph().as_default():
-        with pytest.raises(ds.errors.UnimplementedError, match=f"'{read.name}'.*changes or inspects"):
+        with pytest.raises(ds.errors.UnimplementedError, match=f"'{loop.name}'.*another "
+                                                               f"variable"):
             ds.import_graph_def(graph_def)
 
 

@@ -32,8 +32,11 @@ make_tf_v1_while.main("v2")
 def resource_loop():
     """``tf_v2_resource_loop.pb``: a graph as TF 2 writes it before freezing, its
     variables resources (constant-initialized) that a While's body and an If's branch
-    read (``ReadVariableOp``, ``ResourceGather`` of the handle passed in).
-    ``tf_v2_resource_loop.npz``: ``feed:x``, ``fetch:y`` after the initializer ran."""
+    read (``ReadVariableOp``, ``ResourceGather`` of the handle passed in), and a loop
+    whose body adds to a variable and reads it back.  ``tf_v2_resource_loop.npz``:
+    ``feed:x``, ``fetch:y``, ``fetch:counted`` (the second loop's result) and
+    ``fetch:counter`` (the variable after it, ``counter_after:0``), the initializer run
+    first."""
     rng = np.random.default_rng(11)
     graph = tf.Graph()
     with graph.as_default():
@@ -48,17 +51,32 @@ def resource_loop():
         _, h = tf.while_loop(lambda i, h: i < 3, body, [0, x])
         y = tf.cond(tf.reduce_sum(h) > 0, lambda: h * tf.reduce_sum(w), lambda: h - 1.0)
         tf.identity(y, name="y")
-        tf.variables_initializer([w, emb], name="init")
+        counter = tf.get_variable("counter", [], initializer=tf.zeros_initializer())
+
+        def count(i, total):                  # assigns a variable, reads it back
+            with tf.control_dependencies([counter.assign_add(tf.reduce_sum(x) * 0.5)]):
+                return i + 1, total + counter.read_value()
+
+        # one iteration at a time: TF runs iterations in parallel otherwise, and a read
+        # may then see a later iteration's add
+        _, counted = tf.while_loop(lambda i, t: i < 4, count, [0, 0.0], parallel_iterations=1)
+        tf.identity(counted, name="counted")
+        with tf.control_dependencies([counted]):
+            tf.identity(counter.read_value(), name="counter_after")
+        tf.variables_initializer([w, emb, counter], name="init")
         graph_def = graph.as_graph_def()
         feed = rng.standard_normal((4, 3)).astype(np.float32)
         with tf.Session() as sess:
             sess.run("init")
             value = sess.run("y:0", {x: feed})
+            counted = sess.run(["counted:0", "counter_after:0"], {x: feed})
     ops = {n.op for n in graph_def.node}
     assert {"VarHandleOp", "While"} <= ops, ops
     with open(os.path.join(HERE, "tf_v2_resource_loop.pb"), "wb") as f:
         f.write(graph_def.SerializeToString())
-    np.savez(os.path.join(HERE, "tf_v2_resource_loop.npz"), **{"feed:x": feed, "fetch:y": value})
+    np.savez(os.path.join(HERE, "tf_v2_resource_loop.npz"),
+             **{"feed:x": feed, "fetch:y": value, "fetch:counted": counted[0],
+                "fetch:counter": counted[1]})
 
 
 def record_cases(stem, graph, graph_def, outs: dict, x, rng, rows, init=None) -> None:
