@@ -23,6 +23,7 @@ import pytest
 import devsession as ds
 from devsession.ops.registry import get_gradient, get_op_def
 from devsession.ops.stateless_random import STATELESS_OPS
+import stateless_random_cases
 from kernel_cases import DEVICES, check_against_ref, make_node
 from tf_recorded import DATA, run_recorded, tf_static_shape
 
@@ -67,43 +68,16 @@ def test_tf2_initializers_in_a_tf_graph_set_tfs_initial_values():
 
 # --- the builders -------------------------------------------------------------------------
 
-def _builders(seed, seed64, size, logits):
-    """The recorder's tf.random.stateless_* calls, with ds's spellings."""
-    r = ds.random
-    return {
-        "stateless_random_uniform": r.stateless_uniform([3, 5], seed),
-        "stateless_random_uniform_1": r.stateless_uniform([7], seed64, minval=-2.0, maxval=3.0),
-        "stateless_random_uniform_2": r.stateless_uniform([9], seed, dtype=ds.float64),
-        "stateless_random_uniform_3": r.stateless_uniform([9], seed, dtype=ds.float16),
-        "stateless_random_uniform_4": r.stateless_uniform(size, seed),
-        "stateless_random_normal": r.stateless_normal([4, 3], seed, mean=1.0, stddev=2.0),
-        "stateless_random_normal_1": r.stateless_normal([5], seed64, dtype=ds.float64),
-        "stateless_random_normal_2": r.stateless_normal([6], seed, dtype=ds.float16),
-        "stateless_truncated_normal": r.stateless_truncated_normal([2, 9], seed),
-        "stateless_truncated_normal_1": r.stateless_truncated_normal([7], seed,
-                                                                     dtype=ds.float64,
-                                                                     stddev=0.5),
-        "stateless_random_uniform_5": r.stateless_uniform([10], seed, minval=-3, maxval=17,
-                                                          dtype=ds.int32),
-        "stateless_random_uniform_6": r.stateless_uniform([5], seed, minval=-2**40,
-                                                          maxval=2**41, dtype=ds.int64),
-        "stateless_random_uniform_7": r.stateless_uniform([6], seed, minval=None, maxval=None,
-                                                          dtype=ds.int32),
-        "stateless_random_uniform_8": r.stateless_uniform([3], seed, minval=None, maxval=None,
-                                                          dtype=ds.uint64),
-        "stateless_categorical/StatelessMultinomial": r.stateless_categorical(logits, 6, seed),
-        "stateless_categorical_1/StatelessMultinomial": r.stateless_categorical(
-            logits, 3, seed64, dtype=ds.int32),
-    }
-
-
 def test_builders_build_tfs_nodes_and_give_tfs_values(graph):
     seed = ds.placeholder(ds.int32, (2,), name="seed")
     seed64 = ds.placeholder(ds.int64, (2,), name="seed64")
     size = ds.placeholder(ds.int32, (None,), name="size")
     logits = ds.placeholder(ds.float32, (None, 4), name="logits")
-    built = _builders(seed, seed64, size, logits)
-    assert {k: t.op.name for k, t in built.items()} == {k: k for k in built}
+    # the recorder's calls with ds's API, keyed by the names TF gave them
+    built = {t.op.name: t for t in
+             stateless_random_cases.draws(ds, seed, seed64, size, logits).values()}
+    assert len(built) == 16 and set(built) <= {k[6:-2] for k in TF.files
+                                               if k.startswith("fetch:")}
     # the same nodes (names, types, inputs) as TF's GraphDef holds for these calls
     tf_nodes = {n.name: n for n in ds.read_graph_def(
         os.path.join(DATA, "tf_stateless_random.pb")).node}

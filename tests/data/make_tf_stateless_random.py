@@ -13,15 +13,20 @@ test):
 
 import hashlib
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
 import tensorflow.compat.v1 as v1
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # tests/
+import stateless_random_cases  # noqa: E402
+
 v1.disable_eager_execution()
 v1.disable_resource_variables()        # TF1's VariableV2 nodes, as a TF1 training graph
 HERE = os.path.dirname(os.path.abspath(__file__))
 raw = tf.raw_ops
+r = tf.random
 
 graph = tf.Graph()
 with graph.as_default():
@@ -29,29 +34,9 @@ with graph.as_default():
     seed64 = v1.placeholder(tf.int64, (2,), name="seed64")
     size = v1.placeholder(tf.int32, (None,), name="size")
     logits = v1.placeholder(tf.float32, (None, 4), name="logits")
-    r = tf.random
     outs = {
         # TF 2.x's builders: StatelessRandomGetKeyCounter and the V2 ops
-        "uniform": r.stateless_uniform([3, 5], seed),
-        "uniform_bounds": r.stateless_uniform([7], seed64, minval=-2.0, maxval=3.0),
-        "uniform_f64": r.stateless_uniform([9], seed, dtype=tf.float64),
-        "uniform_f16": r.stateless_uniform([9], seed, dtype=tf.float16),
-        "uniform_dynamic": r.stateless_uniform(size, seed),
-        "normal": r.stateless_normal([4, 3], seed, mean=1.0, stddev=2.0),
-        "normal_f64": r.stateless_normal([5], seed64, dtype=tf.float64),
-        "normal_f16": r.stateless_normal([6], seed, dtype=tf.float16),
-        "truncated": r.stateless_truncated_normal([2, 9], seed),
-        "truncated_f64": r.stateless_truncated_normal([7], seed, dtype=tf.float64,
-                                                      stddev=0.5),
-        "int32": r.stateless_uniform([10], seed, minval=-3, maxval=17, dtype=tf.int32),
-        "int64": r.stateless_uniform([5], seed, minval=-2**40, maxval=2**41,
-                                     dtype=tf.int64),
-        "full_int32": r.stateless_uniform([6], seed, minval=None, maxval=None,
-                                          dtype=tf.int32),
-        "full_uint64": r.stateless_uniform([3], seed, minval=None, maxval=None,
-                                           dtype=tf.uint64),
-        "categorical": r.stateless_categorical(logits, 6, seed),
-        "categorical_i32": r.stateless_categorical(logits, 3, seed64, dtype=tf.int32),
+        **stateless_random_cases.draws(tf, seed, seed64, size, logits),
         # the V1 ops TF1.x wrote: (shape, seed)
         "v1_uniform": raw.StatelessRandomUniform(shape=[2, 3], seed=seed),
         "v1_normal": raw.StatelessRandomNormal(shape=[5], seed=seed64, dtype=tf.float64),
