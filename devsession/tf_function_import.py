@@ -52,7 +52,7 @@ from .proto import graph_pb2
 from .tensor_codec import array_to_proto, dtype_from_enum
 from .tf_cond_import import COND_OP, CondPlan
 from .tf_graph_passes import FUNCTIONAL_IFS, FunctionPart, cut_function, is_tfs_functional, \
-    unique_name, with_nodes
+    unique_name, with_inputs, with_nodes
 from .tf_signatures import tf_signature
 from .tf_tensor_list_import import DT_VARIANT, LIST_OP_SIGNATURES, split_tensor_lists
 
@@ -121,7 +121,7 @@ def functionalize_functions(graph_def: graph_pb2.GraphDef, library: dict | None 
             plans[node.name] = WhilePlan(node.name, len(data), cond, body, names, iterations)
             op = WHILE_OP
             # the variables again, after the loop variables: what the functions capture
-            node = _with_inputs(node, data + [data[k] for k in variables] +
+            node = with_inputs(node, data + [data[k] for k in variables] +
                                 [t for t in node.input if t.startswith("^")])
         nodes.append(graph_pb2.NodeDef(name=node.name, op=op, input=node.input,
                                        device=node.device))
@@ -240,14 +240,6 @@ def _carried_variables(node, library: dict) -> list:
                 f"Node '{node.name}' ({node.op}): its body returns another variable than "
                 f"the one it takes as loop variable {k} ('{argument}').", node.name)
     return positions
-
-
-def _with_inputs(node, inputs: list):
-    copy = graph_pb2.NodeDef()
-    copy.CopyFrom(node)
-    del copy.input[:]
-    copy.input.extend(inputs)
-    return copy
 
 
 def _part(node, library: dict, key: str, kind: str, arity: int, list_args,

@@ -42,7 +42,7 @@ from .ops.state import constant
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
 from .tf_graph_passes import is_tfs_functional, nodes_in_order, split_input, tensor_key, \
-    with_nodes
+    with_inputs, with_nodes
 
 __all__ = ["split_tensor_lists", "build_list", "ListPlan", "Wiring", "LIST_OP", "DT_VARIANT",
            "LIST_OP_SIGNATURES"]
@@ -189,11 +189,8 @@ def _rewired(node, op: str, wiring: Wiring, list_positions):
                 f"follow to a TensorList op it maps.", node.name)
         data.append(keys[0])
         lengths += keys[1:]
-    copy = graph_pb2.NodeDef()
-    copy.CopyFrom(node)
+    copy = with_inputs(node, data + lengths + [t for t in node.input if t.startswith("^")])
     copy.op = op
-    del copy.input[:]
-    copy.input.extend(data + lengths + [t for t in node.input if t.startswith("^")])
     return copy
 
 
