@@ -1,5 +1,7 @@
-"""What several recorders write for a graph TensorFlow ran (make_tf_composite_nodes.py,
-make_tf_grad_ops.py): ``<stem>.pb`` (the GraphDef) and ``<stem>.npz`` holding
+"""What several recorders share: ``ops_of`` a GraphDef, ``write_graph_def``,
+``assert_control_flow`` (the TF1 cond and loop recorders, built as TF1 or TF 2 builds
+them), and ``record_fetches``: what make_tf_composite_nodes.py and make_tf_grad_ops.py
+write for a graph TensorFlow ran: ``<stem>.pb`` (the GraphDef) and ``<stem>.npz`` holding
 ``feed:<placeholder>``, and per fetched tensor ``fetch:<tensor name>`` (TF's value),
 ``name:<key>`` (its name) and ``static:<tensor name>`` (TF's static shape, -1 for an
 unknown dimension, [-2] for an unknown rank).  Run with TensorFlow installed."""
@@ -27,3 +29,19 @@ def record_fetches(directory: str, stem: str, graph, outs: dict, placeholders: d
         f.write(graph_def.SerializeToString())
     np.savez(os.path.join(directory, f"{stem}.npz"), **data)
     return graph_def
+
+
+def ops_of(graph_def) -> set:
+    return {node.op for node in graph_def.node}
+
+
+def write_graph_def(directory: str, name: str, graph_def) -> None:
+    with open(os.path.join(directory, name), "wb") as f:
+        f.write(graph_def.SerializeToString())
+
+
+def assert_control_flow(flavour: str, graph_def, v1_ops: set, v2_ops: set) -> None:
+    """``graph_def`` holds all of ``v1_ops`` (TF1's control flow, ``flavour`` "v1") or
+    one of ``v2_ops`` (TF 2's functional ones, "v2")."""
+    ops = ops_of(graph_def)
+    assert v1_ops <= ops if flavour == "v1" else ops & v2_ops, ops

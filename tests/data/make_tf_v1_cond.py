@@ -28,23 +28,21 @@ import numpy as np
 import tensorflow.compat.v1 as tf
 from tensorflow.python.ops import control_flow_ops
 
+import graph_recording
+from graph_recording import ops_of, write_graph_def
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(5)
 
 
-def ops_of(graph_def) -> set:
-    return {node.op for node in graph_def.node}
-
-
 def assert_control_flow(flavour: str, graph_def) -> None:
-    """TF1's Switch/Merge conds ("v1"), or TF 2's functional If nodes ("v2")."""
-    ops = ops_of(graph_def)
-    assert {"Switch", "Merge"} <= ops if flavour == "v1" else ops & {"If", "StatelessIf"}, ops
+    """TF1's Switch/Merge conds ("v1"), or TF 2's functional ones ("v2")."""
+    graph_recording.assert_control_flow(flavour, graph_def, {"Switch", "Merge"},
+                                        {"If", "StatelessIf"})
 
 
 def write(name: str, graph_def) -> None:
-    with open(os.path.join(HERE, name), "wb") as f:
-        f.write(graph_def.SerializeToString())
+    write_graph_def(HERE, name, graph_def)
 
 
 # --- the MLP ------------------------------------------------------------------------------

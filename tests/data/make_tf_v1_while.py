@@ -27,24 +27,21 @@ import os
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+import graph_recording
+from graph_recording import ops_of, write_graph_def
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = np.random.default_rng(7)
 LOOP_OPS = {"Enter", "Merge", "Switch", "LoopCond", "NextIteration", "Exit"}
 
 
-def ops_of(graph_def) -> set:
-    return {node.op for node in graph_def.node}
-
-
 def assert_control_flow(flavour: str, graph_def) -> None:
-    """TF1's loop ops ("v1"), or TF 2's functional While nodes ("v2")."""
-    ops = ops_of(graph_def)
-    assert LOOP_OPS <= ops if flavour == "v1" else ops & {"While", "StatelessWhile"}, ops
+    """TF1's loop ops ("v1"), or TF 2's functional ones ("v2")."""
+    graph_recording.assert_control_flow(flavour, graph_def, LOOP_OPS, {"While", "StatelessWhile"})
 
 
 def write(name: str, graph_def) -> None:
-    with open(os.path.join(HERE, name), "wb") as f:
-        f.write(graph_def.SerializeToString())
+    write_graph_def(HERE, name, graph_def)
 
 
 # --- loops of every shape ----------------------------------------------------------------
