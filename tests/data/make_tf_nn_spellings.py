@@ -15,6 +15,8 @@ import os
 import numpy as np
 import tensorflow.compat.v1 as tf
 
+from graph_recording import fetch_entries
+
 tf.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -90,11 +92,7 @@ with tf.Session(graph=graph) as sess:
     feed = {t[k]: v for k, v in feeds.items()}
     values, grad_values, eroded_value = sess.run([outs, grads, eroded], feed)
 data = {f"feed:{k}": v for k, v in feeds.items()}
-for key, tensor in outs.items():
-    data[f"fetch:{tensor.name}"] = values[key]
-    data[f"name:{key}"] = np.array(tensor.name)
-    dims = tensor.shape.as_list() if tensor.shape.rank is not None else [-2]
-    data[f"static:{tensor.name}"] = np.array([-1 if d is None else d for d in dims])
+data.update(fetch_entries(outs, values))
 data["value:erosion2d"] = eroded_value
 for key, value in grad_values.items():
     for i, v in enumerate(value if isinstance(value, list) else [value]):
