@@ -123,7 +123,7 @@ def _use_arguments_as_variables(function) -> None:
     renamed = {f"{name}:value:": f"{name}:output:" for name in values}
     for node in function.node_def:
         node.input[:] = [_renamed_output(t, renamed) for t in node.input]
-    for key, text in function.ret.items():
+    for key, text in list(function.ret.items()):     # a snapshot: the loop writes the map
         function.ret[key] = _renamed_output(text, renamed)
 
 

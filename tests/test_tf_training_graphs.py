@@ -194,3 +194,27 @@ def test_a_resource_update_devsession_lacks_is_not_found_naming_it():
     with ds.Graph().as_default():
         with pytest.raises(ds.errors.NotFoundError, match="ResourceApplyAdaMax"):
             ds.import_graph_def(g)
+
+
+def test_every_result_of_a_function_reading_a_variable_is_renamed():
+    """A function returning many reads of a variable it is passed: each read becomes an
+    Identity, and every result names the Identity's output (the ret map is rewritten
+    from a snapshot; rewriting it while iterating it skipped entries at random)."""
+    g = _resource_graph_def()
+    function = g.library.function.add()
+    function.signature.name = "reads"
+    function.signature.input_arg.add(name="handle", type=20)        # DT_RESOURCE
+    for k in range(24):
+        _node_in(function, f"read{k}", "ReadVariableOp", ["handle"], dtype=FLOAT)
+        function.signature.output_arg.add(name=f"out{k}", type=FLOAT)
+        function.ret[f"out{k}"] = f"read{k}:value:0"
+    mapped = map_resource_variables(g).library.function[0]
+    assert {n.op for n in mapped.node_def} == {"Identity"}
+    assert dict(mapped.ret) == {f"out{k}": f"read{k}:output:0" for k in range(24)}
+
+
+def _node_in(function, name, op, inputs, **attrs):
+    node = function.node_def.add(name=name, op=op)
+    node.input.extend(inputs)
+    for key, value in attrs.items():
+        node.attr[key].type = value
