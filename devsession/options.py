@@ -3,7 +3,9 @@
 ``SessionOptions`` is immutable and canonical once built (the device is parsed into a
 ``DeviceSpec`` at the boundary: strings such as "gpu:1" are accepted there), so
 factories compare options without re-parsing and an options object can key a cache.  ``RunMetadata`` is the one mutable type: a run with
-``RunOptions(trace=True)`` appends its per-node step stats to it.
+``RunOptions(trace=True)`` (or TF1's ``trace_level=RunOptions.FULL_TRACE``) appends its
+per-node step stats to it; ``step_stats`` is a list of ``NodeStats`` that also reads as
+TF's StepStats proto (``dev_stats``, each with ``device`` and ``node_stats``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 
 from .device_spec import DeviceSpec
 
-__all__ = ["SessionOptions", "OptimizerOptions", "RunOptions", "RunMetadata", "NodeStats"]
+__all__ = ["SessionOptions", "OptimizerOptions", "RunOptions", "RunMetadata", "NodeStats",
+           "StepStats", "DeviceStepStats", "NodeExecStats"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,14 +115,42 @@ class SessionOptions:
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    """Per-``run`` options: a deadline and whether to trace node timings."""
+    """Per-``run`` options: a deadline and whether to trace node timings.
+
+    TF1's spellings work too: ``trace_level`` one of TF's TraceLevel constants (any
+    level above ``NO_TRACE`` traces: devsession's trace times every node, which is
+    what TF's levels add up to on a CPU) and ``timeout_in_ms`` (0: none), as
+    ``tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)`` writes them.
+    """
+
+    # TF's RunOptions.TraceLevel values
+    NO_TRACE = 0
+    SOFTWARE_TRACE = 1
+    HARDWARE_TRACE = 2
+    FULL_TRACE = 3
 
     timeout_s: float | None = None
     trace: bool = False
+    trace_level: int = 0
+    timeout_in_ms: int = 0
 
     def __post_init__(self):
+        if self.timeout_in_ms:
+            if self.timeout_in_ms < 0:
+                raise ValueError("RunOptions.timeout_in_ms must be positive or 0 (none).")
+            if self.timeout_s is not None:
+                raise ValueError("Give RunOptions timeout_s or timeout_in_ms, not both.")
+            object.__setattr__(self, "timeout_s", self.timeout_in_ms / 1000.0)
         if self.timeout_s is not None and self.timeout_s <= 0:
             raise ValueError("RunOptions.timeout_s must be positive or None.")
+        if isinstance(self.trace_level, bool) or not isinstance(
+                self.trace_level, (int, np.integer)):
+            raise TypeError(f"RunOptions.trace_level must be an int (RunOptions.FULL_TRACE"
+                            f"...), not {self.trace_level!r}.")
+        if self.trace_level > self.NO_TRACE:
+            object.__setattr__(self, "trace", True)
+        elif self.trace:
+            object.__setattr__(self, "trace_level", self.FULL_TRACE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,12 +173,59 @@ class NodeStats:
     kernel: str = ""
 
 
+@dataclasses.dataclass(frozen=True)
+class NodeExecStats:
+    """One node's stat under TF's NodeExecStats field names (microseconds; ``all_start``
+    since the epoch, the ``*_rel_micros`` after it), as TF1 code reads them."""
+
+    node_name: str
+    timeline_label: str
+    all_start_micros: int
+    op_start_rel_micros: int
+    op_end_rel_micros: int
+    all_end_rel_micros: int
+    thread_id: int
+
+    @property
+    def all_start_nanos(self) -> int:
+        return self.all_start_micros * 1000
+
+    @classmethod
+    def of(cls, s: NodeStats) -> "NodeExecStats":
+        duration = int(round(s.duration * 1e6))
+        return cls(node_name=s.node, timeline_label=f"{s.node} = {s.op}()",
+                   all_start_micros=int(s.start * 1e6), op_start_rel_micros=0,
+                   op_end_rel_micros=duration, all_end_rel_micros=duration,
+                   thread_id=s.thread)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceStepStats:
+    """One device's stats in a step (TF's DeviceStepStats)."""
+
+    device: str
+    node_stats: list
+
+
+class StepStats(list):
+    """A traced step's ``NodeStats``, in the order they ran; ``dev_stats`` reads them
+    as TF's StepStats proto does (one ``DeviceStepStats`` per device, in the order the
+    devices first ran a node), for TF1 code that walks ``run_metadata.step_stats``."""
+
+    @property
+    def dev_stats(self) -> list:
+        by_device: dict = {}
+        for s in self:
+            by_device.setdefault(s.device, []).append(NodeExecStats.of(s))
+        return [DeviceStepStats(d, nodes) for d, nodes in by_device.items()]
+
+
 class RunMetadata:
     """Receives step stats from a traced run; ``chrome_trace()`` renders them."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self.step_stats: list[NodeStats] = []
+        self.step_stats: StepStats = StepStats()
         self.partition_graphs: list = []
 
     def add(self, stats: list[NodeStats]) -> None:

@@ -105,3 +105,51 @@ def test_stats_keep_their_kernel_across_the_wire():
         reply.SerializeToString()).stats)
     assert decoded == [dataclasses.replace(s, device="/job:worker/replica:0/task:1/device:CPU:0")
                        for s in stats]
+
+
+def test_tf1_trace_level_traces_and_step_stats_read_as_tf_proto(make_session):
+    """TF1's ``RunOptions(trace_level=FULL_TRACE)``, and the walk TF1 code does over
+    ``run_metadata.step_stats.dev_stats[i].node_stats``."""
+    assert (ds.RunOptions.NO_TRACE, ds.RunOptions.SOFTWARE_TRACE,
+            ds.RunOptions.HARDWARE_TRACE, ds.RunOptions.FULL_TRACE) == (0, 1, 2, 3)
+    g, x, y = chain_graph()
+    sess = make_session(g)
+    meta = ds.RunMetadata()
+    sess.run(y, {x: XV}, options=ds.RunOptions(trace_level=ds.RunOptions.FULL_TRACE),
+             run_metadata=meta)
+    assert {s.node for s in meta.step_stats} >= set(CHAIN)
+    devices = meta.step_stats.dev_stats
+    assert [d.device for d in devices] == sorted(meta.devices(), key=[
+        s.device for s in meta.step_stats].index)
+    nodes = [n for d in devices for n in d.node_stats]
+    assert len(nodes) == len(meta.step_stats)
+    by_name = {n.node_name: n for n in nodes}
+    stat = next(s for s in meta.step_stats if s.node == "centred")
+    centred = by_name["centred"]
+    assert centred.timeline_label == "centred = Sub()"
+    assert centred.all_start_micros == int(stat.start * 1e6)
+    assert centred.op_end_rel_micros == centred.all_end_rel_micros == round(
+        stat.duration * 1e6)
+    assert centred.all_end_rel_micros >= centred.op_start_rel_micros == 0
+
+
+def test_trace_level_and_trace_agree():
+    assert ds.RunOptions(trace_level=ds.RunOptions.SOFTWARE_TRACE).trace
+    assert not ds.RunOptions(trace_level=ds.RunOptions.NO_TRACE).trace
+    assert ds.RunOptions(trace=True).trace_level == ds.RunOptions.FULL_TRACE
+    assert ds.RunOptions().trace_level == ds.RunOptions.NO_TRACE
+    assert ds.RunOptions(timeout_in_ms=250).timeout_s == 0.25
+    assert ds.RunOptions(timeout_in_ms=0).timeout_s is None    # TF's 0: no deadline
+    with pytest.raises(TypeError):
+        ds.RunOptions(trace_level="FULL_TRACE")
+    with pytest.raises(ValueError):
+        ds.RunOptions(timeout_in_ms=-1)
+
+
+def test_no_trace_level_gives_no_stats(make_session):
+    g, x, y = chain_graph()
+    sess = make_session(g)
+    meta = ds.RunMetadata()
+    sess.run(y, {x: XV}, options=ds.RunOptions(trace_level=ds.RunOptions.NO_TRACE),
+             run_metadata=meta)
+    assert meta.step_stats == [] and meta.step_stats.dev_stats == []
