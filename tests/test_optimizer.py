@@ -97,6 +97,24 @@ def test_constant_folding_and_its_cap():
         assert bigv.shape == (1 << 21,) and bigv[0] == 1.0
 
 
+def test_constant_folding_keeps_what_a_constant_waits_for():
+    """A constant computation with control inputs still waits for them: folded into a
+    Const, it ran without them (a NaN check before a check of a constant never ran)."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (2,), name="x")
+        checked = ds.check_numerics(ds.log(x), "log")
+        with ds.control_dependencies([checked]):
+            after = ds.check_numerics(ds.constant([1.0, 2.0]), "constant")
+            k = ds.constant(3.0)
+        doubled = k * 2.0
+    with ds.Session(graph=g) as sess:
+        for fetch in (after, doubled):
+            with pytest.raises(ds.errors.InvalidArgumentError, match="log : Tensor had NaN"):
+                sess.run(fetch, {x: [-1.0, 2.0]})
+        assert sess.run(doubled, {x: [1.0, 2.0]}) == 6.0
+
+
 def test_fetched_results_are_never_overwritten_by_reused_buffers():
     g, x, y = chain_graph()
     with ds.Session(graph=g) as sess:

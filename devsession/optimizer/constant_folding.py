@@ -7,6 +7,9 @@ plan never bakes in a huge broadcast.  Stateful ops (variables, random) and ops 
 fail to evaluate are left alone: their error belongs to the run, not the plan.  So are
 control-flow ops (ops holding functions: ``If``, ``While``), stateless ones too: a loop
 may run long, or forever, which must happen under the run's deadline, not while planning.
+An op with control inputs is left too, and a ``Const`` with them is no constant to fold
+into others: a Const in its place would run without what it waits for (a
+``check_numerics`` chain of ``add_check_numerics_ops`` through a constant's check).
 """
 
 from __future__ import annotations
@@ -29,12 +32,14 @@ def fold_constants(ops: list[PlanOp], evaluate, max_elements: int) -> list[PlanO
     out = []
     for op in ops:
         if op.type == "Const":
-            constant[op.outputs[0]] = op.attrs["value"]
+            if not op.control_inputs:
+                constant[op.outputs[0]] = op.attrs["value"]
             out.append(op)
             continue
         static = op.outputs[0].shape.num_elements() if op.outputs else None
         op_def = get_op_def(op.type)
-        if (len(op.outputs) != 1 or not op.inputs or op_def.stateful or op_def.function_attrs
+        if (len(op.outputs) != 1 or not op.inputs or op.control_inputs
+                or op_def.stateful or op_def.function_attrs
                 or any(t not in constant for t in op.inputs)
                 or static is None or static > max_elements):
             out.append(op)
