@@ -414,6 +414,10 @@ from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa:
 
 __all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata"]
 
+from .ops.debugging import add_check_numerics_ops  # noqa: E402
+
+__all__ += ["add_check_numerics_ops"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
