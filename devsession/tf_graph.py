@@ -341,26 +341,27 @@ def _text(value):
 
 
 def _nchw_conv2d(node, inputs, attrs):
-    from .ops.nn_conv import conv2d
+    from .ops.nn_conv import conv2d, padding_argument
 
     x, f = inputs
-    return conv2d(x, f, attrs["strides"], attrs["padding"], data_format="NCHW",
+    return conv2d(x, f, attrs["strides"], padding_argument(attrs), data_format="NCHW",
                   dilations=attrs.get("dilations"))
 
 
 def _nchw_depthwise(node, inputs, attrs):
+    from .ops.nn_conv import padding_argument
     from .ops.nn_depthwise import depthwise_conv2d_native
 
     x, f = inputs
-    return depthwise_conv2d_native(x, f, attrs["strides"], attrs["padding"], "NCHW",
+    return depthwise_conv2d_native(x, f, attrs["strides"], padding_argument(attrs), "NCHW",
                                    attrs.get("dilations", (1, 1, 1, 1)))
 
 
 def _nchw_backprop_input(node, inputs, attrs):
-    from .ops.nn_conv import conv2d_transpose
+    from .ops.nn_conv import conv2d_transpose, padding_argument
 
     sizes, f, dy = inputs       # conv2d_transpose's node
-    return conv2d_transpose(dy, f, sizes, attrs["strides"], attrs["padding"], "NCHW",
+    return conv2d_transpose(dy, f, sizes, attrs["strides"], padding_argument(attrs), "NCHW",
                             dilations=attrs.get("dilations"))
 
 

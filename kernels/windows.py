@@ -6,7 +6,10 @@ dilation ``d``; the effective window is ``e = (k - 1) * d + 1``):
 
 * ``VALID``: no padding, ``out = (n - e) // s + 1`` (an error when ``n < e``);
 * ``SAME``:  ``out = ceil(n / s)``, padded with ``max((out - 1) * s + e - n, 0)``
-  elements, the odd one at the *end* (bottom/right), as TF does.
+  elements, the odd one at the *end* (bottom/right), as TF does;
+* ``EXPLICIT`` (Conv2D and DepthwiseConv2dNative): ``before`` and ``after`` zeros given
+  by the node's ``explicit_paddings`` (8 ints, a [before, after] pair per NHWC
+  dimension), then as VALID: ``out = (n + before + after - e) // s + 1``.
 
 Window ``(oh, ow)`` with kernel offset ``(kh, kw)`` reads input row
 ``oh * s - pad_top + kh * d``; rows outside the input are padding (zero for Conv2D and
@@ -37,7 +40,8 @@ import numpy as np
 
 from .checks import fmt_shape, invalid_argument
 
-__all__ = ["CONV_BACKPROP_OPS", "Geometry", "output_size", "geometry", "spatial", "patches",
+__all__ = ["CONV_BACKPROP_OPS", "Geometry", "output_size", "geometry", "explicit_pads",
+           "spatial", "patches",
            "add_patches", "window_counts", "check_rank4", "conv_shapes", "ConvParams",
            "PoolParams", "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
            "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "max_pool_grad_grad",
@@ -49,11 +53,16 @@ CONV_BACKPROP_OPS = ("Conv2DBackpropInput", "Conv2DBackpropInputV2", "Conv2DBack
                      "Conv2DBackpropFilterV2")
 
 
-def output_size(size: int, k: int, stride: int, dilation: int, padding: str
-                ) -> tuple[int, int, int]:
+def output_size(size: int, k: int, stride: int, dilation: int, padding: str,
+                explicit: tuple = (0, 0)) -> tuple[int, int, int]:
     """``(out, pad_before, pad_after)`` of one spatial dimension; ``out`` is negative
-    when a VALID window does not fit (callers report it)."""
+    when a VALID (or EXPLICIT) window does not fit (callers report it).  ``explicit``
+    is the dimension's (before, after) pair of EXPLICIT padding."""
     effective = (k - 1) * dilation + 1
+    if padding == "EXPLICIT":
+        before, after = explicit
+        out = output_size(size + before + after, k, stride, dilation, "VALID")[0]
+        return out, before, after
     if padding == "VALID":
         return (size - effective) // stride + 1 if size >= effective else size - effective, 0, 0
     out = -(-size // stride)
@@ -112,19 +121,43 @@ def check_rank4(node_name: str, op: str, shape: tuple, what: str) -> None:
 
 
 def geometry(node_name: str, op: str, x_shape: tuple, k_hw: tuple, strides: tuple,
-             dilations: tuple, padding: str) -> Geometry:
-    """The ``Geometry`` of an NHWC input; ``InvalidArgumentError`` naming the node for
-    a window that does not fit (VALID) or a bad rank."""
+             dilations: tuple, padding: str, explicit: tuple = ((0, 0), (0, 0))) -> Geometry:
+    """The ``Geometry`` of an NHWC input (``explicit``: the (before, after) pairs of the
+    height and width, for EXPLICIT padding); ``InvalidArgumentError`` naming the node
+    for a window that does not fit (VALID, EXPLICIT) or a bad rank."""
     check_rank4(node_name, op, x_shape, "input")
     n, h, w, c = x_shape
     (kh, kw), (sh, sw), (dh, dw) = k_hw, strides, dilations
-    oh, pt, pb = output_size(h, kh, sh, dh, padding)
-    ow, pl, pr = output_size(w, kw, sw, dw, padding)
+    oh, pt, pb = output_size(h, kh, sh, dh, padding, explicit[0])
+    ow, pl, pr = output_size(w, kw, sw, dw, padding, explicit[1])
     if oh < 0 or ow < 0:
+        pads = f" {[list(p) for p in explicit]}" if padding == "EXPLICIT" else ""
         raise invalid_argument(
             node_name, op, f"a {kh}x{kw} window (dilation {dh}x{dw}) does not fit in the "
-            f"{h}x{w} input of shape {fmt_shape(x_shape)} with VALID padding")
+            f"{h}x{w} input of shape {fmt_shape(x_shape)} with {padding} padding{pads}")
     return Geometry(n, h, w, c, kh, kw, sh, sw, dh, dw, oh, ow, pt, pl, pb, pr)
+
+
+def explicit_pads(node) -> tuple:
+    """The (before, after) pairs of the height and width of a node whose ``padding`` is
+    EXPLICIT, from its 8 NHWC ``explicit_paddings``; ``InvalidArgumentError`` as TF's for
+    another count, a negative value or a batch or channel padding."""
+    values = tuple(int(v) for v in node.attrs.get("explicit_paddings", ()))
+    if node.attrs.get("padding") != "EXPLICIT":
+        if values:
+            raise invalid_argument(node.name, node.op, "explicit_paddings attribute must be "
+                                   "empty if the padding attribute is not EXPLICIT")
+        return ((0, 0), (0, 0))
+    if len(values) != 8:
+        raise invalid_argument(node.name, node.op, f"explicit_paddings attribute must "
+                               f"contain 8 values, but got: {len(values)}")
+    if min(values) < 0:
+        raise invalid_argument(node.name, node.op, "All elements of explicit_paddings "
+                               "must be nonnegative")
+    if any(values[i] for i in (0, 1, 6, 7)):
+        raise invalid_argument(node.name, node.op, "Nonzero explicit padding in the batch "
+                               "or depth dimensions is not supported")
+    return (values[2:4], values[4:6])
 
 
 def check_shape(node_name: str, op: str, what: str, got: tuple, want: tuple) -> None:
@@ -161,6 +194,7 @@ class ConvParams:
         self.dilations = spatial(attrs.get("dilations", (1, 1, 1, 1)), node.name, node.op,
                                  "dilations")
         self.padding = attrs["padding"]
+        self.explicit = explicit_pads(node)
 
     def geometry(self, x_shape: tuple, f_shape: tuple) -> Geometry:
         name, op = self.node.name, self.node.op
@@ -171,7 +205,7 @@ class ConvParams:
                 name, op, f"input depth must equal the filter's in-channels: input shape "
                 f"{fmt_shape(x_shape)}, filter shape {fmt_shape(f_shape)}")
         return geometry(name, op, x_shape, f_shape[:2], self.strides, self.dilations,
-                        self.padding)
+                        self.padding, self.explicit)
 
     def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
         return (g.batch, g.out_h, g.out_w, f_shape[3])

@@ -41,9 +41,10 @@ def is_channels_first(data_format) -> bool:
 
 
 def nhwc_order(value):
-    """A window attr given in NCHW order, in NHWC order: a 4-list permuted; an int, a
-    1- or 2-list (spatial only) or None as it is."""
-    if value is None or isinstance(value, int) or len(value) != 4:
+    """A window attr (or an explicit padding's four pairs) given in NCHW order, in NHWC
+    order: a 4-list permuted; an int, a string (a padding's name), a 1- or 2-list
+    (spatial only) or None as it is."""
+    if value is None or isinstance(value, (int, str, bytes)) or len(value) != 4:
         return value
     n, c, h, w = value
     return [n, h, w, c]

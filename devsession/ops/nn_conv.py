@@ -4,13 +4,17 @@ and their gradients; ``conv1d`` is a Conv2D over a height of 1, as TF1 builds it
 Op types and attrs are TensorFlow's, so TF GraphDefs import: ``strides``, ``ksize`` and
 ``dilations`` are 4-lists in NHWC order whose batch and channel entries must be 1;
 ``padding`` is ``"SAME"`` or ``"VALID"`` (``kernels/windows.py`` has the geometry: SAME
-puts the odd padding element at the bottom/right); the ops' ``data_format`` must be
-``"NHWC"``, and the builders given ``"NCHW"`` (``conv1d``: "NCW") build the NHWC op
-between two transposes (``nn_channels_first.py``: TF's values, not TF's nodes); Conv2D
-also carries ``use_cudnn_on_gpu`` and
-``explicit_paddings``, accepted and ignored.  Static shapes follow TF1: a filter
-whose in-channels differ from the input's, or a VALID window larger than the input,
-is a ``ValueError`` when the graph is built.
+puts the odd padding element at the bottom/right), or, for the convolutions (not the
+pools), ``"EXPLICIT"`` with ``explicit_paddings`` the 8 ints of a [before, after] pair
+per NHWC dimension, the batch and channel pairs 0: the builders take TF's list of four
+pairs as ``padding`` (``explicit_padding``) and write both attrs, as TF does.  The ops'
+``data_format`` must be ``"NHWC"``, and the builders given ``"NCHW"`` (``conv1d``:
+"NCW") build the NHWC op between two transposes (``nn_channels_first.py``: TF's values,
+not TF's nodes); Conv2D also carries ``use_cudnn_on_gpu``, accepted and ignored.
+Static shapes follow TF1: a filter whose in-channels differ from the input's, a VALID
+(or EXPLICIT) window larger than the (padded) input, or explicit paddings TF refuses
+(not 8, negative, or padding the batch or channels), is a ``ValueError`` when the graph
+is built.
 
 The gradient ops take the original shapes as int32 tensors read on the host
 (``Conv2DBackpropInput(input_sizes, filter, out_backprop)``,
@@ -41,7 +45,7 @@ from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv1d", "conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
            "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS", "conv_output_shape",
-           "dims4", "dtype_in", "sizes_operand"]
+           "dims4", "dtype_in", "sizes_operand", "explicit_padding", "padding_argument"]
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
@@ -81,14 +85,39 @@ def _window_attr(attrs, key: str, node: str) -> tuple[int, int]:
     return values[1], values[2]
 
 
-def _format_and_padding(attrs, node: str) -> str:
+def _format_and_padding(attrs, node: str, explicit: bool = False) -> str:
+    """The ``padding`` attr of an NHWC op: SAME or VALID, or EXPLICIT where the op takes
+    ``explicit_paddings`` (``explicit``, the convolutions)."""
     if attrs.get("data_format", "NHWC") != "NHWC":
         raise InferError(f"Op '{node}': data_format {attrs['data_format']!r} is not supported; "
                          f"devsession's kernels take NHWC (as TF1's CPU kernels do).")
     padding = attrs["padding"]
-    if padding not in ("SAME", "VALID"):
-        raise InferError(f"Op '{node}': padding must be 'SAME' or 'VALID', got {padding!r}.")
+    allowed = ("SAME", "VALID", "EXPLICIT") if explicit else ("SAME", "VALID")
+    if padding not in allowed:
+        raise InferError(f"Op '{node}': padding must be {' or '.join(map(repr, allowed))}, "
+                         f"got {padding!r}.")
     return padding
+
+
+def _explicit_pairs(attrs, padding: str, node: str) -> tuple:
+    """The (before, after) pairs of the height and width (zeros unless EXPLICIT), with
+    TF's static checks of ``explicit_paddings`` and TF's words."""
+    values = tuple(int(v) for v in attrs.get("explicit_paddings", ()))
+    if padding != "EXPLICIT":
+        if values:
+            raise InferError(f"Op '{node}': explicit_paddings attribute must be empty if the "
+                             f"padding attribute is not EXPLICIT (got {list(values)}).")
+        return ((0, 0), (0, 0))
+    if len(values) != 8:
+        raise InferError(f"Op '{node}': explicit_paddings attribute must contain 8 values, "
+                         f"but got: {len(values)}.")
+    if min(values) < 0:
+        raise InferError(f"Op '{node}': All elements of explicit_paddings must be "
+                         f"nonnegative, got {list(values)}.")
+    if any(values[i] for i in (0, 1, 6, 7)):
+        raise InferError(f"Op '{node}': Nonzero explicit padding in the batch or depth "
+                         f"dimensions is not supported, got {list(values)}.")
+    return (values[2:4], values[4:6])
 
 
 def dims4(x, node: str, what: str) -> tuple:
@@ -100,16 +129,17 @@ def dims4(x, node: str, what: str) -> tuple:
     return x.shape.dims
 
 
-def _out_dim(size, k, stride, dilation, padding, node, what):
-    if size is None or (k is None and padding == "VALID"):
+def _out_dim(size, k, stride, dilation, padding, node, what, pads=(0, 0)):
+    if size is None or (k is None and padding != "SAME"):
         return None
     if padding == "SAME":
         return output_size(size, 1, stride, 1, padding)[0]     # SAME ignores the window
-    out = output_size(size, k, stride, dilation, padding)[0]
+    out = output_size(size, k, stride, dilation, padding, pads)[0]
     if out < 0:
+        how = f"EXPLICIT padding {list(pads)}" if padding == "EXPLICIT" else "VALID padding"
         raise InferError(
             f"Op '{node}': negative dimension size caused by a window of {k} (dilation "
-            f"{dilation}) over the {what} of size {size} with VALID padding.")
+            f"{dilation}) over the {what} of size {size} with {how}.")
     return out
 
 
@@ -119,18 +149,20 @@ def _matching(a, b, node: str, message: str) -> None:
 
 
 def _conv_geometry(attrs, node):
-    padding = _format_and_padding(attrs, node)
+    padding = _format_and_padding(attrs, node, explicit=True)
+    pads = _explicit_pairs(attrs, padding, node)
     strides = _window_attr(attrs, "strides", node)
     dilations = _window_attr(attrs, "dilations", node)
-    return padding, strides, dilations
+    return padding, pads, strides, dilations
 
 
 def conv_output_shape(x_dims, f_dims, attrs, node) -> TensorShape:
-    padding, (sh, sw), (dh, dw) = _conv_geometry(attrs, node)
+    padding, (pad_h, pad_w), (sh, sw), (dh, dw) = _conv_geometry(attrs, node)
     _matching(x_dims[3], f_dims[2], node, "the input's channels and the filter's in-channels "
               "differ")
-    return TensorShape([x_dims[0], _out_dim(x_dims[1], f_dims[0], sh, dh, padding, node, "height"),
-                        _out_dim(x_dims[2], f_dims[1], sw, dw, padding, node, "width"),
+    return TensorShape([x_dims[0],
+                        _out_dim(x_dims[1], f_dims[0], sh, dh, padding, node, "height", pad_h),
+                        _out_dim(x_dims[2], f_dims[1], sw, dw, padding, node, "width", pad_w),
                         f_dims[3]])
 
 
@@ -309,14 +341,56 @@ def _padding(padding, name) -> str:
     return padding.upper()
 
 
+def explicit_padding(padding, name) -> tuple[str, tuple]:
+    """TF's ``convert_padding``: ``(padding attr, explicit_paddings attr)`` of a builder's
+    ``padding``: 'SAME' or 'VALID' with no paddings, or a list of four [before, after]
+    pairs (one per dimension, in the data format's order) as 'EXPLICIT' with the 8 ints.
+    ValueError, in TF's words, for a list of another length or of anything but pairs,
+    and for the string 'EXPLICIT'; the values are checked when the op is built."""
+    if isinstance(padding, (list, tuple)):
+        flat = []
+        for i, pair in enumerate(padding):
+            if not isinstance(pair, (list, tuple)):
+                raise ValueError(f"When `padding` is a list, each element of `padding` must "
+                                 f"be a list/tuple of size 2. Received: padding={padding} "
+                                 f"with element at index {i} of type {type(pair)}")
+            if len(pair) != 2:
+                raise ValueError(f"When `padding` is a list, each element of `padding` must "
+                                 f"be a list/tuple of size 2. Received: padding={padding} "
+                                 f"with element at index {i} of size {len(pair)}")
+            flat.extend(int(v) for v in pair)
+        if len(padding) != 4:
+            raise ValueError(f"When padding is a list, it must be of size 4. Received: "
+                             f"padding={padding} of size {len(padding)}")
+        return "EXPLICIT", tuple(flat)
+    if padding == "EXPLICIT" or padding == b"EXPLICIT":
+        raise ValueError("'EXPLICIT' is not a valid value for `padding`. To use explicit "
+                         "padding, `padding` must be a list.")
+    return _padding(padding, name), ()
+
+
+def padding_argument(attrs):
+    """A node's padding as a builder takes it back: 'SAME'/'VALID', or EXPLICIT's four
+    [before, after] pairs (importing TF's NCHW nodes, ``tf_graph.py``)."""
+    padding = attrs["padding"]
+    padding = padding.decode() if isinstance(padding, bytes) else padding
+    if padding != "EXPLICIT":
+        return padding
+    flat = [int(v) for v in attrs.get("explicit_paddings", ())]
+    return [flat[i:i + 2] for i in range(0, len(flat), 2)]
+
+
 def conv_attrs(strides, padding, data_format, dilations, name, use_cudnn_on_gpu=True,
-               explicit_paddings=()) -> dict:
-    """Conv2D's attrs (shared with its gradient ops) from TF's builder arguments."""
-    return {"strides": nhwc_list(strides, "strides", name), "padding": _padding(padding, name),
+               explicit: bool = False) -> dict:
+    """Conv2D's attrs (shared with its gradient ops) from TF's builder arguments; with
+    ``explicit`` (the builders whose TF twins take it), ``padding`` may be a list of
+    [before, after] pairs (``explicit_padding``)."""
+    padding, paddings = explicit_padding(padding, name) if explicit else \
+        (_padding(padding, name), ())
+    return {"strides": nhwc_list(strides, "strides", name), "padding": padding,
             "data_format": data_format or "NHWC",
             "dilations": nhwc_list(1 if dilations is None else dilations, "dilations", name),
-            "explicit_paddings": tuple(int(v) for v in explicit_paddings or ()),
-            "use_cudnn_on_gpu": bool(use_cudnn_on_gpu)}
+            "explicit_paddings": paddings, "use_cudnn_on_gpu": bool(use_cudnn_on_gpu)}
 
 
 def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's names)
@@ -332,7 +406,7 @@ def conv2d(input, filter=None, strides=None, padding=None,  # noqa: A002  (TF's 
         raise ValueError("conv2d needs a filter (filters=...).")
     if is_channels_first(data_format):
         return around_nhwc(input, name, "Conv2D", lambda x: conv2d(
-            x, filter, nhwc_order(strides), padding, use_cudnn_on_gpu, "NHWC",
+            x, filter, nhwc_order(strides), nhwc_order(padding), use_cudnn_on_gpu, "NHWC",
             nhwc_order(dilations), name="Conv2D"))
     x = convert_to_tensor(input)
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
@@ -349,6 +423,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
     value = input if value is None else value
     if value is None or filters is None:
         raise ValueError("conv1d needs value= (or input=) and filters=.")
+    if isinstance(padding, (list, tuple)):      # TF1's conv1d has no explicit padding
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
     first = data_format in ("NCW", "NCHW")       # TF1's conv1d takes either name
     if data_format not in (None, "NWC", "NHWC") and not first:
         raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got "
@@ -402,8 +478,9 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     filter = filters if filter is None else filter
     if is_channels_first(data_format):
         return around_nhwc(value, name, "conv2d_transpose", lambda x: conv2d_transpose(
-            x, filter, nhwc_sizes(output_shape, x.graph), nhwc_order(strides), padding,
-            "NHWC", name="conv2d_transpose", dilations=nhwc_order(dilations)))
+            x, filter, nhwc_sizes(output_shape, x.graph), nhwc_order(strides),
+            nhwc_order(padding), "NHWC", name="conv2d_transpose",
+            dilations=nhwc_order(dilations)))
     with name_scope(name or "conv2d_transpose") as scope:
         x = convert_to_tensor(value, name="value")
         f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter")
@@ -420,7 +497,8 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
             raise ValueError(f"conv2d_transpose: output_shape {list(np.asarray(known))} has "
                              f"{int(np.asarray(known).reshape(-1)[-1])} channels but the "
                              f"filter makes {f.shape.dims[2]}, filter shape {f.shape}.")
-        attrs = conv_attrs(strides, padding, data_format, dilations, "conv2d_transpose")
+        attrs = conv_attrs(strides, padding, data_format, dilations, "conv2d_transpose",
+                           explicit=True)
         return x.graph.create_op("Conv2DBackpropInput", [sizes, f, x], attrs,
                                  name=scope.rstrip("/"), exact_name=True).outputs[0]
 
@@ -440,7 +518,8 @@ def _conv_op(op_type, inputs, strides, padding, use_cudnn_on_gpu, data_format, d
              name) -> Tensor:
     """A Conv2D-family op of ``inputs``, with the attrs of its builder's arguments."""
     return make_op(op_type, inputs, conv_attrs(strides, padding, data_format, dilations,
-                                               name or op_type, use_cudnn_on_gpu), name)
+                                               name or op_type, use_cudnn_on_gpu,
+                                               explicit=True), name)
 
 
 def _pool_builder(op_type: str):

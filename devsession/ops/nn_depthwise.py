@@ -15,6 +15,8 @@ NHWC only, as TF's CPU kernels; batch and channel strides and dilations of 1, wh
 CPU kernel refuses only when it runs; an in-channel count differing from the input's,
 or a VALID window larger than the input, is a ``ValueError`` when the graph is built).
 Unlike Conv2D, TF's op has no ``use_cudnn_on_gpu`` attr, so none is written.  The
+builders take TF's explicit padding (a list of four [before, after] pairs, padding
+"EXPLICIT"), as Conv2D's (``nn_conv.explicit_padding``).  The
 gradient ops take the original shapes as int32 tensors read on the host, as TF's do
 (``DepthwiseConv2dNativeBackpropInput(input_sizes, filter, out_backprop)``,
 ``DepthwiseConv2dNativeBackpropFilter(input, filter_sizes, out_backprop)``); TF has no
@@ -105,7 +107,7 @@ register_op(OpDef("DepthwiseConv2dNativeBackpropFilter", _backprop_filter, 3,
 def depthwise_attrs(strides, padding, data_format, dilations, name) -> dict:
     """DepthwiseConv2dNative's attrs (shared with its gradient ops): Conv2D's, less
     ``use_cudnn_on_gpu``, which TF's op does not have."""
-    attrs = conv_attrs(strides, padding, data_format, dilations, name)
+    attrs = conv_attrs(strides, padding, data_format, dilations, name, explicit=True)
     return {key: attrs[key] for key in DEPTHWISE_ATTRS}
 
 
@@ -115,8 +117,9 @@ def depthwise_conv2d_native(input, filter, strides, padding,  # noqa: A002  (TF'
     two transposes, ``nn_channels_first.py``)."""
     if is_channels_first(data_format):
         return around_nhwc(input, name, "DepthwiseConv2dNative", lambda x: (
-            depthwise_conv2d_native(x, filter, nhwc_order(strides), padding, "NHWC",
-                                    nhwc_order(dilations), name="DepthwiseConv2dNative")))
+            depthwise_conv2d_native(x, filter, nhwc_order(strides), nhwc_order(padding),
+                                    "NHWC", nhwc_order(dilations),
+                                    name="DepthwiseConv2dNative")))
     x = convert_to_tensor(input)
     f = convert_to_tensor(filter, dtype_hint=x.dtype)
     label = name or "DepthwiseConv2dNative"
@@ -147,7 +150,7 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None,  # noqa: A002
     between two transposes (``nn_channels_first.py``)."""
     if is_channels_first(data_format):
         return around_nhwc(input, name, "depthwise", lambda x: depthwise_conv2d(
-            x, filter, nhwc_order(strides), padding, rate, "depthwise",
+            x, filter, nhwc_order(strides), nhwc_order(padding), rate, "depthwise",
             dilations=nhwc_order(dilations)))
     with name_scope(name or "depthwise") as scope:
         x = convert_to_tensor(input, name="tensor_in")
@@ -168,8 +171,8 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides,  # noqa
     two transposes (``nn_channels_first.py``)."""
     if is_channels_first(data_format):
         return around_nhwc(input, name, "separable_conv2d", lambda x: separable_conv2d(
-            x, depthwise_filter, pointwise_filter, nhwc_order(strides), padding, rate,
-            "separable_conv2d", dilations=nhwc_order(dilations)))
+            x, depthwise_filter, pointwise_filter, nhwc_order(strides), nhwc_order(padding),
+            rate, "separable_conv2d", dilations=nhwc_order(dilations)))
     with name_scope(name or "separable_conv2d") as scope:
         label = scope.rstrip("/")
         x = convert_to_tensor(input, name="tensor_in")

@@ -70,6 +70,13 @@ def direct(g) -> bool:
     return g.stride_h == g.stride_w == g.dil_h == g.dil_w == 1
 
 
+def _within_window(g) -> bool:
+    """Whether each padding is at most the window less one (always so for SAME): the
+    direct input gradient pads ``dy`` by the window less the forward padding.  Larger
+    EXPLICIT paddings take the packed path."""
+    return max(g.pad_top, g.pad_bottom) < g.k_h and max(g.pad_left, g.pad_right) < g.k_w
+
+
 def forward(x, f, g, out, by_columns: bool, bias=None, relu: bool = False) -> None:
     """out (N, OH, OW, O) = Conv2D of contiguous x (N, H, W, C) with f (KH, KW, C, O),
     plus ``bias`` (O,) and clipped at 0 with ``relu``, each image's (or row's) while it
@@ -89,7 +96,7 @@ def input_grad(f, dy, g, dx) -> None:
     """The gradient of Conv2D with respect to its input into ``dx`` (N, H, W * C),
     every element written."""
     out_channels = f.shape[3]
-    if direct(g) and g.channels >= register_gemm.LANES:    # C: the tiles' columns
+    if direct(g) and g.channels >= register_gemm.LANES and _within_window(g):
         # dy convolved with the filter turned half a turn
         flipped = aligned(f[::-1, ::-1].transpose(0, 1, 3, 2)).reshape(
             g.k_h, g.k_w * out_channels, g.channels)

@@ -63,8 +63,10 @@ def _images_per_chunk(g: Geometry) -> int:
 
 
 def _pointwise(g: Geometry) -> bool:
-    """A 1x1 window at stride 1 without padding: the input already is the packed matrix."""
-    return g.window == 1 and g.stride_h == g.stride_w == 1
+    """A 1x1 window at stride 1 without padding (EXPLICIT padding may pad a 1x1
+    window): the input already is the packed matrix."""
+    return g.window == 1 and g.stride_h == g.stride_w == 1 and \
+        g.pad_top == g.pad_bottom == g.pad_left == g.pad_right == 0
 
 
 def _chunks(g: Geometry):
