@@ -114,6 +114,7 @@ from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noq
                           reverse_sequence, sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
 from . import lookup  # noqa: E402  (tf.lookup: tables for words-to-ids pipelines)
+from . import saved_model  # noqa: E402  (tf.saved_model: export for serving, load back)
 from .lookup.tables import initialize_all_tables, tables_initializer  # noqa: E402
 from .variables import (assert_variables_initialized,  # noqa: E402
                         report_uninitialized_variables)
@@ -164,6 +165,7 @@ __all__ += [
     "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
     "local_variables",
     "local_variables_initializer", "tables_initializer", "initialize_all_tables", "lookup",
+    "saved_model",
     "report_uninitialized_variables",
     "assert_variables_initialized", "is_variable_initialized", "cumsum", "cumprod",
     "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
@@ -415,8 +417,9 @@ from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa:
 __all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata"]
 
 from .ops.debugging import add_check_numerics_ops  # noqa: E402
+from . import sets  # noqa: E402  (tf.sets)
 
-__all__ += ["add_check_numerics_ops"]
+__all__ += ["add_check_numerics_ops", "sets"]
 
 
 def __getattr__(name: str):

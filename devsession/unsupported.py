@@ -18,9 +18,8 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
-    "saved_model",
     "feature_column",
-    "lite", "profiler", "signal", "spectral", "quantization", "sets",
+    "lite", "profiler", "signal", "spectral", "quantization",
     "resource_loader", "sysconfig", "user_ops", "manip",
     "autograph", "experimental",
 })
@@ -45,6 +44,11 @@ _NOT_IN_DEVSESSION = {
                               "as TF1's",
     "compat.v2": "devsession implements TF1's API (tf.compat.v1, which is devsession "
                  "itself), not TF2's",
+    "saved_model.save": "it writes TF2's object-based SavedModel; TF1 programs export "
+                        "with tf.saved_model.simple_save or "
+                        "tf.saved_model.builder.SavedModelBuilder, which devsession has",
+    "saved_model.load_v2": "it loads TF2's object-based SavedModels; TF1 programs load "
+                           "with tf.saved_model.loader.load, which devsession has",
 }
 
 

@@ -26,7 +26,7 @@ from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from . import graph_pb2 as graph__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x10meta_graph.proto\x12\ndevsession\x1a\x19google/protobuf/any.proto\x1a\x0bgraph.proto\"\xf1\x03\n\x0cMetaGraphDef\x12;\n\rmeta_info_def\x18\x01 \x01(\x0b\x32$.devsession.MetaGraphDef.MetaInfoDef\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.devsession.GraphDef\x12\'\n\tsaver_def\x18\x03 \x01(\x0b\x32\x14.devsession.SaverDef\x12\x43\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32+.devsession.MetaGraphDef.CollectionDefEntry\x1a\xbb\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aO\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.devsession.CollectionDef:\x02\x38\x01\"\xdf\x03\n\rCollectionDef\x12\x37\n\tnode_list\x18\x01 \x01(\x0b\x32\".devsession.CollectionDef.NodeListH\x00\x12\x39\n\nbytes_list\x18\x02 \x01(\x0b\x32#.devsession.CollectionDef.BytesListH\x00\x12\x39\n\nint64_list\x18\x03 \x01(\x0b\x32#.devsession.CollectionDef.Int64ListH\x00\x12\x39\n\nfloat_list\x18\x04 \x01(\x0b\x32#.devsession.CollectionDef.FloatListH\x00\x12\x35\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32!.devsession.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\x9e\x02\n\x08SaverDef\x12\x1c\n\x14\x66ilename_tensor_name\x18\x01 \x01(\t\x12\x18\n\x10save_tensor_name\x18\x02 \x01(\t\x12\x17\n\x0frestore_op_name\x18\x03 \x01(\t\x12\x13\n\x0bmax_to_keep\x18\x04 \x01(\x05\x12\x0f\n\x07sharded\x18\x05 \x01(\x08\x12%\n\x1dkeep_checkpoint_every_n_hours\x18\x06 \x01(\x02\x12=\n\x07version\x18\x07 \x01(\x0e\x32,.devsession.SaverDef.CheckpointFormatVersion\"5\n\x17\x43heckpointFormatVersion\x12\n\n\x06LEGACY\x10\x00\x12\x06\n\x02V1\x10\x01\x12\x06\n\x02V2\x10\x02\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03\"\xc8\x02\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x39\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x1c.devsession.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x12<\n\x0fsynchronization\x18\x08 \x01(\x0e\x32#.devsession.VariableSynchronization\x12\x34\n\x0b\x61ggregation\x18\t \x01(\x0e\x32\x1f.devsession.VariableAggregation*\xac\x01\n\x17VariableSynchronization\x12!\n\x1dVARIABLE_SYNCHRONIZATION_AUTO\x10\x00\x12!\n\x1dVARIABLE_SYNCHRONIZATION_NONE\x10\x01\x12%\n!VARIABLE_SYNCHRONIZATION_ON_WRITE\x10\x02\x12$\n VARIABLE_SYNCHRONIZATION_ON_READ\x10\x03*\x9e\x01\n\x13VariableAggregation\x12\x1d\n\x19VARIABLE_AGGREGATION_NONE\x10\x00\x12\x1c\n\x18VARIABLE_AGGREGATION_SUM\x10\x01\x12\x1d\n\x19VARIABLE_AGGREGATION_MEAN\x10\x02\x12+\n\'VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x10meta_graph.proto\x12\ndevsession\x1a\x19google/protobuf/any.proto\x1a\x0bgraph.proto\"\xb5\x05\n\x0cMetaGraphDef\x12;\n\rmeta_info_def\x18\x01 \x01(\x0b\x32$.devsession.MetaGraphDef.MetaInfoDef\x12\'\n\tgraph_def\x18\x02 \x01(\x0b\x32\x14.devsession.GraphDef\x12\'\n\tsaver_def\x18\x03 \x01(\x0b\x32\x14.devsession.SaverDef\x12\x43\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32+.devsession.MetaGraphDef.CollectionDefEntry\x12\x41\n\rsignature_def\x18\x05 \x03(\x0b\x32*.devsession.MetaGraphDef.SignatureDefEntry\x12\x30\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x18.devsession.AssetFileDef\x1a\xbb\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aO\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12(\n\x05value\x18\x02 \x01(\x0b\x32\x19.devsession.CollectionDef:\x02\x38\x01\x1aM\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.devsession.SignatureDef:\x02\x38\x01\"\xa0\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12\x36\n\ncoo_sparse\x18\x04 \x01(\x0b\x32 .devsession.TensorInfo.CooSparseH\x00\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.devsession.DataType\x12\x32\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x1c.devsession.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\xa4\x03\n\x0cSignatureDef\x12\x34\n\x06inputs\x18\x01 \x03(\x0b\x32$.devsession.SignatureDef.InputsEntry\x12\x36\n\x07outputs\x18\x02 \x03(\x0b\x32%.devsession.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x12\x38\n\x08\x64\x65\x66\x61ults\x18\x04 \x03(\x0b\x32&.devsession.SignatureDef.DefaultsEntry\x1a\x45\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.devsession.TensorInfo:\x02\x38\x01\x1a\x46\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.devsession.TensorInfo:\x02\x38\x01\x1aH\n\rDefaultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.devsession.TensorProto:\x02\x38\x01\"M\n\x0c\x41ssetFileDef\x12+\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x16.devsession.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\t\"\xdf\x03\n\rCollectionDef\x12\x37\n\tnode_list\x18\x01 \x01(\x0b\x32\".devsession.CollectionDef.NodeListH\x00\x12\x39\n\nbytes_list\x18\x02 \x01(\x0b\x32#.devsession.CollectionDef.BytesListH\x00\x12\x39\n\nint64_list\x18\x03 \x01(\x0b\x32#.devsession.CollectionDef.Int64ListH\x00\x12\x39\n\nfloat_list\x18\x04 \x01(\x0b\x32#.devsession.CollectionDef.FloatListH\x00\x12\x35\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32!.devsession.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\x9e\x02\n\x08SaverDef\x12\x1c\n\x14\x66ilename_tensor_name\x18\x01 \x01(\t\x12\x18\n\x10save_tensor_name\x18\x02 \x01(\t\x12\x17\n\x0frestore_op_name\x18\x03 \x01(\t\x12\x13\n\x0bmax_to_keep\x18\x04 \x01(\x05\x12\x0f\n\x07sharded\x18\x05 \x01(\x08\x12%\n\x1dkeep_checkpoint_every_n_hours\x18\x06 \x01(\x02\x12=\n\x07version\x18\x07 \x01(\x0e\x32,.devsession.SaverDef.CheckpointFormatVersion\"5\n\x17\x43heckpointFormatVersion\x12\n\n\x06LEGACY\x10\x00\x12\x06\n\x02V1\x10\x01\x12\x06\n\x02V2\x10\x02\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03\"\xc8\x02\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x39\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x1c.devsession.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x12<\n\x0fsynchronization\x18\x08 \x01(\x0e\x32#.devsession.VariableSynchronization\x12\x34\n\x0b\x61ggregation\x18\t \x01(\x0e\x32\x1f.devsession.VariableAggregation*\xac\x01\n\x17VariableSynchronization\x12!\n\x1dVARIABLE_SYNCHRONIZATION_AUTO\x10\x00\x12!\n\x1dVARIABLE_SYNCHRONIZATION_NONE\x10\x01\x12%\n!VARIABLE_SYNCHRONIZATION_ON_WRITE\x10\x02\x12$\n VARIABLE_SYNCHRONIZATION_ON_READ\x10\x03*\x9e\x01\n\x13VariableAggregation\x12\x1d\n\x19VARIABLE_AGGREGATION_NONE\x10\x00\x12\x1c\n\x18VARIABLE_AGGREGATION_SUM\x10\x01\x12\x1d\n\x19VARIABLE_AGGREGATION_MEAN\x10\x02\x12+\n\'VARIABLE_AGGREGATION_ONLY_FIRST_REPLICA\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,38 +35,62 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._loaded_options = None
   _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_options = b'8\001'
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._loaded_options = None
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._loaded_options = None
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_options = b'8\001'
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_INT64LIST'].fields_by_name['value']._serialized_options = b'\020\001'
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._loaded_options = None
   _globals['_COLLECTIONDEF_FLOATLIST'].fields_by_name['value']._serialized_options = b'\020\001'
-  _globals['_VARIABLESYNCHRONIZATION']._serialized_start=1773
-  _globals['_VARIABLESYNCHRONIZATION']._serialized_end=1945
-  _globals['_VARIABLEAGGREGATION']._serialized_start=1948
-  _globals['_VARIABLEAGGREGATION']._serialized_end=2106
+  _globals['_VARIABLESYNCHRONIZATION']._serialized_start=2762
+  _globals['_VARIABLESYNCHRONIZATION']._serialized_end=2934
+  _globals['_VARIABLEAGGREGATION']._serialized_start=2937
+  _globals['_VARIABLEAGGREGATION']._serialized_end=3095
   _globals['_METAGRAPHDEF']._serialized_start=73
-  _globals['_METAGRAPHDEF']._serialized_end=570
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=302
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=489
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=491
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=570
-  _globals['_COLLECTIONDEF']._serialized_start=573
-  _globals['_COLLECTIONDEF']._serialized_end=1052
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=879
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=904
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=906
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=932
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=934
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=964
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=966
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=996
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=998
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1044
-  _globals['_SAVERDEF']._serialized_start=1055
-  _globals['_SAVERDEF']._serialized_end=1341
-  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_start=1288
-  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_end=1341
-  _globals['_SAVESLICEINFODEF']._serialized_start=1343
-  _globals['_SAVESLICEINFODEF']._serialized_end=1439
-  _globals['_VARIABLEDEF']._serialized_start=1442
-  _globals['_VARIABLEDEF']._serialized_end=1770
+  _globals['_METAGRAPHDEF']._serialized_end=766
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=419
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=606
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=608
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=687
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=689
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=766
+  _globals['_TENSORINFO']._serialized_start=769
+  _globals['_TENSORINFO']._serialized_end=1057
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=944
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1045
+  _globals['_SIGNATUREDEF']._serialized_start=1060
+  _globals['_SIGNATUREDEF']._serialized_end=1480
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1265
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1334
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1336
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=1406
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_start=1408
+  _globals['_SIGNATUREDEF_DEFAULTSENTRY']._serialized_end=1480
+  _globals['_ASSETFILEDEF']._serialized_start=1482
+  _globals['_ASSETFILEDEF']._serialized_end=1559
+  _globals['_COLLECTIONDEF']._serialized_start=1562
+  _globals['_COLLECTIONDEF']._serialized_end=2041
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1868
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1893
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1895
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1921
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1923
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1953
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1955
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1985
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1987
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=2033
+  _globals['_SAVERDEF']._serialized_start=2044
+  _globals['_SAVERDEF']._serialized_end=2330
+  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_start=2277
+  _globals['_SAVERDEF_CHECKPOINTFORMATVERSION']._serialized_end=2330
+  _globals['_SAVESLICEINFODEF']._serialized_start=2332
+  _globals['_SAVESLICEINFODEF']._serialized_end=2428
+  _globals['_VARIABLEDEF']._serialized_start=2431
+  _globals['_VARIABLEDEF']._serialized_end=2759
 # @@protoc_insertion_point(module_scope)
