@@ -707,7 +707,15 @@ def array_manipulation_ops(x):
             *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
             x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
-            *_band_diagonal_ops(x)]
+            *_band_diagonal_ops(x), *_set_ops()]
+
+
+def _set_ops():
+    """One node of each tf.sets op (tests/test_sets.py)."""
+    dense = ds.constant([[1, 2]])
+    sparse = ds.SparseTensor([[0, 0]], ds.constant([1]), [1, 2])
+    return [ds.sets.union(dense, dense).values, ds.sets.union(dense, sparse).values,
+            ds.sets.union(sparse, sparse).values, ds.sets.size(sparse)]
 
 
 def _band_diagonal_ops(x):
