@@ -388,6 +388,15 @@ __all__ += ["test", "dimension_at_index", "dimension_value", "add_to_collections
             "init_scope", "switch_case", "tuple", "identity_n", "get_static_value",
             "is_tensor", "make_ndarray", "make_tensor_proto", "get_local_variable"]
 
+# partitioned variables: tf.fixed_size_partitioner and the other partitioners
+from .partitioned_variables import (fixed_size_partitioner,  # noqa: E402
+                                    min_max_variable_partitioner,
+                                    variable_axis_size_partitioner)
+from .variable_scope import create_partitioned_variables  # noqa: E402
+
+__all__ += ["create_partitioned_variables", "fixed_size_partitioner",
+            "min_max_variable_partitioner", "variable_axis_size_partitioner"]
+
 from .ops.print_v2 import print_v2 as print  # noqa: E402,A001  (tf.print)
 
 __all__ += ["print"]

@@ -53,7 +53,11 @@ __all__ = ["Initializer", "constant_initializer", "zeros_initializer", "ones_ini
 
 
 class Initializer:
-    """Base class: ``init(shape, dtype=None, partition_info=None) -> Tensor``."""
+    """Base class: ``init(shape, dtype=None, partition_info=None) -> Tensor``.  The
+    initializers whose scale follows the shape (``_scaled``) take it from the full
+    variable when filling one part of a partitioned variable, as TF1's."""
+
+    _scaled = False
 
     def __init__(self, dtype=dtypes.float32):
         self.dtype = dtypes.as_dtype(dtype)
@@ -62,7 +66,12 @@ class Initializer:
         dims = as_shape(shape)
         if not dims.is_fully_defined():
             raise ValueError(f"{type(self).__name__} needs a fully defined shape, got {dims}.")
-        return self._value(dims.as_tuple(), dtypes.as_dtype(dtype or self.dtype))
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        if self._scaled:
+            scale_shape = dims.as_tuple() if partition_info is None else \
+                tuple(partition_info.full_shape)
+            return self._value(dims.as_tuple(), dtype, scale_shape)
+        return self._value(dims.as_tuple(), dtype)
 
     def _value(self, shape: tuple, dtype: dtypes.DType):
         raise NotImplementedError
@@ -140,8 +149,10 @@ class variance_scaling_initializer(Initializer):  # noqa: N801
             raise ValueError(f"Invalid distribution {distribution!r}.")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
-    def _value(self, shape, dtype):
-        fan_in, fan_out = _fans(shape)
+    _scaled = True
+
+    def _value(self, shape, dtype, scale_shape):
+        fan_in, fan_out = _fans(scale_shape)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2}[self.mode]
         variance = self.scale / max(1.0, n)
         if self.distribution == "uniform":
@@ -173,8 +184,10 @@ class uniform_unit_scaling_initializer(Initializer):  # noqa: N801
         super().__init__(dtype)
         self.factor, self.seed = factor, seed
 
-    def _value(self, shape, dtype):
-        input_size = max(float(math.prod(shape[:-1])), 1.0)
+    _scaled = True
+
+    def _value(self, shape, dtype, scale_shape):
+        input_size = max(float(math.prod(scale_shape[:-1])), 1.0)
         limit = math.sqrt(3.0 / input_size) * self.factor
         return random_ops.random_uniform(shape, -limit, limit, dtype, seed=self.seed)
 

@@ -21,6 +21,11 @@ regularizer's penalty joins ``REGULARIZATION_LOSSES`` when the variable is made,
 it is reused.  A ``constraint`` (a scope's, inherited, or one call's) goes to the variable
 made (``v.constraint``), which the optimizers apply after each update.
 
+A ``partitioner`` (a scope's, inherited, or one call's) makes ``get_variable`` return a
+``PartitionedVariable`` of parts ``<name>/part_<i>`` (``partitioned_variables.py``) for
+any variable but a scalar; TF1's rules and messages for reusing one (same shape, dtype
+and partitions), and for a name taken by a variable of the other kind.
+
 A ``custom_getter`` (of a scope, or of one ``get_variable`` call, which then replaces the
 scope's) is called instead of the getter, with the getter and the call's arguments as
 keywords (``name`` the full name): it may change them, call the getter, and return what it
@@ -41,21 +46,27 @@ store of the variables ``get_variable`` made and the use counts of scope names.
 
 from __future__ import annotations
 
+import collections.abc as collections_abc
 import contextlib
 import enum
 import functools
+import inspect
 import threading
 import weakref
 
 
 from . import dtypes
-from .graph import Tensor, get_default_graph, name_scope
+from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, zeros_initializer
+from .ops.array_index import slice as slice_op
+from .partitioned_variables import (PartitionedVariable, PartitionInfo, call_partitioner,
+                                    iter_slices, slice_axis_and_count, _shape_text)
 from .tensor_shape import TensorShape, as_shape
-from .variables import Variable
+from .variables import SaveSliceInfo, Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_local_variable",
+           "create_partitioned_variables",
            "get_variable_scope"]
 
 
@@ -68,17 +79,18 @@ AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
 class VariableScope:
     """A variable scope: its ``name``, ``reuse`` (False, True or AUTO_REUSE), the
-    ``initializer``, ``regularizer``, ``constraint`` and ``dtype`` its variables default
-    to, and its ``custom_getter``."""
+    ``initializer``, ``regularizer``, ``constraint``, ``partitioner`` and ``dtype`` its
+    variables default to, and its ``custom_getter``."""
 
     def __init__(self, name: str = "", reuse=False, initializer=None, dtype=None,
                  name_scope: str = "", regularizer=None, custom_getter=None,
-                 constraint=None):
+                 constraint=None, partitioner=None):
         self._name = name
         self._reuse = reuse
         self.initializer = initializer
         self.regularizer = regularizer
         self.constraint = constraint
+        self.partitioner = partitioner
         self.custom_getter = custom_getter
         self.dtype = dtypes.as_dtype(dtype) if dtype is not None else None
         self.original_name_scope = name_scope
@@ -102,11 +114,14 @@ class VariableScope:
     def set_constraint(self, constraint) -> None:
         self.constraint = constraint
 
+    def set_partitioner(self, partitioner) -> None:
+        self.partitioner = partitioner
+
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
                      trainable=None, collections=None, custom_getter=None, constraint=None,
-                     **kwargs):
+                     partitioner=None, **kwargs):
         return _get_variable(self, name, shape, dtype, initializer, trainable, collections,
-                             regularizer, custom_getter, constraint)
+                             regularizer, custom_getter, constraint, partitioner)
 
     def __repr__(self):
         return f"<ds.VariableScope '{self._name}' reuse={self._reuse}>"
@@ -122,10 +137,11 @@ _STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _store(graph) -> dict:
-    """The graph's {"variables": {name: Variable}, "scope_counts": {name: n}}."""
+    """The graph's {"variables": {name: Variable}, "partitioned": {name:
+    PartitionedVariable}, "scope_counts": {name: n}}."""
     store = _STORES.get(graph)
     if store is None:
-        store = _STORES[graph] = {"variables": {}, "scope_counts": {}}
+        store = _STORES[graph] = {"variables": {}, "partitioned": {}, "scope_counts": {}}
     return store
 
 
@@ -142,7 +158,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     """Open a variable scope (and a name scope for the ops built inside); yields the
     ``VariableScope``.  ``name_or_scope`` is a name, a ``VariableScope`` to re-enter, or
     None with ``default_name`` (made unique: "dense", "dense_1"...)."""
-    _refuse("variable_scope", partitioner=partitioner, caching_device=caching_device)
+    _refuse("variable_scope", caching_device=caching_device)
     if reuse not in (None, True, False, AUTO_REUSE):
         raise ValueError(f"reuse must be True, False, None or ds.AUTO_REUSE, not {reuse!r}.")
     parent = get_variable_scope()
@@ -172,7 +188,8 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                               dtype if dtype is not None else base.dtype, opened or "",
                               regularizer if regularizer is not None else base.regularizer,
                               _wrap_getter(custom_getter, base.custom_getter),
-                              constraint if constraint is not None else base.constraint)
+                              constraint if constraint is not None else base.constraint,
+                              partitioner if partitioner is not None else base.partitioner)
         store = _store(graph)
         counts = store["scope_counts"]
         counts[full_name] = counts.get(full_name, 0) + 1
@@ -233,10 +250,10 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
                  **kwargs):
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
-    rules (see the module docstring).  Raises ValueError as TF1 does."""
-    _refuse("get_variable", partitioner=partitioner)
+    rules (see the module docstring); a ``PartitionedVariable`` with a ``partitioner``
+    (or the scope's).  Raises ValueError as TF1 does."""
     return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable,
-                         collections, regularizer, custom_getter, constraint)
+                         collections, regularizer, custom_getter, constraint, partitioner)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -251,34 +268,151 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
                         custom_getter, constraint, **kwargs)
 
 
+def get_partitioned_variable(name, shape=None, dtype=None, initializer=None,
+                             regularizer=None, trainable=True, collections=None,
+                             partitioner=None, constraint=None) -> PartitionedVariable:
+    """The PartitionedVariable ``<scope>/<name>`` (the scope's own name when ``name`` is
+    None) cut by ``partitioner``, whatever the shape (TF1's ``_get_partitioned_variable``,
+    behind ``create_partitioned_variables``)."""
+    scope = get_variable_scope()
+    if scope.custom_getter is not None:
+        raise ValueError(f"Private access to _get_partitioned_variable is not allowed when a "
+                         f"custom getter is set.  Current custom getter: "
+                         f"{scope.custom_getter}.")
+    full = scope.name if name is None else (f"{scope.name}/{name}" if scope.name else name)
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
+    with name_scope(None):
+        return _stored_or_new_partitioned(
+            scope.reuse, full, shape, dtype,
+            initializer if initializer is not None else scope.initializer,
+            regularizer if regularizer is not None else scope.regularizer, trainable,
+            collections, constraint, partitioner or scope.partitioner)
+
+
 def _get_variable(scope, name, shape, dtype, initializer, trainable, collections=None,
-                  regularizer=None, custom_getter=None, constraint=None):
+                  regularizer=None, custom_getter=None, constraint=None, partitioner=None):
     """Through the custom getter, if there is one (see the module docstring)."""
     full = f"{scope.name}/{name}" if scope.name else name
     dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
     regularizer = regularizer if regularizer is not None else scope.regularizer
     constraint = constraint if constraint is not None else scope.constraint
+    partitioner = partitioner if partitioner is not None else scope.partitioner
     custom_getter = custom_getter if custom_getter is not None else scope.custom_getter
 
     def getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
-               reuse=None, trainable=None, collections=None, constraint=None, **unused):
-        return _stored_or_new(scope.reuse if reuse is None else reuse, name, shape, dtype,
-                              initializer if initializer is not None else scope.initializer,
-                              regularizer, trainable, collections, constraint)
+               reuse=None, trainable=None, collections=None, constraint=None,
+               partitioner=None, **unused):
+        reuse = scope.reuse if reuse is None else reuse
+        initializer = initializer if initializer is not None else scope.initializer
+        scalar = isinstance(shape, collections_abc.Sequence) and not shape
+        if partitioner is not None and not scalar:
+            if not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            with name_scope(None):
+                return _stored_or_new_partitioned(reuse, name, shape, dtype, initializer,
+                                                  regularizer, trainable, collections,
+                                                  constraint, partitioner)
+        store = _store(get_default_graph())
+        if reuse is True and partitioner is None and name in store["partitioned"]:
+            return _stored_or_new_partitioned(reuse, name, shape, dtype, initializer,
+                                              regularizer, trainable, collections,
+                                              constraint, None)
+        if f"{name}/part_0" in store["variables"]:
+            raise ValueError(f"No partitioner was provided, but a partitioned version of the "
+                             f"variable was found: {name}/part_0. Perhaps a variable of the "
+                             f"same name was already created with partitioning?")
+        return _stored_or_new(reuse, name, shape, dtype, initializer, regularizer, trainable,
+                              collections, constraint)
     if custom_getter is None:
         return getter(full, shape, dtype, initializer, regularizer, None, trainable,
-                      collections, constraint)
+                      collections, constraint, partitioner)
     if not callable(custom_getter):
         raise ValueError(f"custom_getter must be callable, not {custom_getter!r}.")
     return custom_getter(getter=getter, name=full, shape=shape, dtype=dtype,
                          initializer=initializer, regularizer=regularizer, reuse=scope.reuse,
                          trainable=trainable, collections=collections, caching_device=None,
-                         partitioner=None, validate_shape=True, use_resource=None,
+                         partitioner=partitioner, validate_shape=True, use_resource=None,
                          constraint=constraint)
 
 
+def _stored_or_new_partitioned(reuse, full: str, shape, dtype, initializer, regularizer,
+                               trainable, collections, constraint, partitioner):
+    """The stored PartitionedVariable ``full`` or its new parts, by TF1's
+    ``_VariableStore._get_partitioned_variable`` rules and messages."""
+    store = _store(get_default_graph())
+    if full in store["variables"]:
+        raise ValueError(f"A partitioner was provided, but an unpartitioned version of the "
+                         f"variable was found: {full}.  Perhaps a variable of the same name "
+                         f"was already created without partitioning?")
+    shape = as_shape(shape)
+    from_value = isinstance(initializer, Tensor)
+    if from_value:
+        shape = shape.merge_with(initializer.shape)
+    partitions = None
+    if not reuse or partitioner:
+        partitions = call_partitioner(partitioner, shape, dtype)
+    found = store["partitioned"].get(full)
+    if found is not None:
+        _check_partitioned_reuse(found, reuse, full, shape, dtype, partitions)
+        return found
+    if reuse is True:
+        raise ValueError(f"PartitionedVariable {full} does not exist, or was not created with "
+                         f"tf.get_variable(). Did you mean to set reuse=False or "
+                         f"reuse=tf.AUTO_REUSE in VarScope?")
+    axis, count = slice_axis_and_count(partitions)
+    _check_existing_parts(store["variables"], full, count)
+    parts = []
+    for i, (offset, part_shape) in enumerate(iter_slices(shape.as_list(), count, axis)):
+        info = PartitionInfo(shape.as_list(), offset)
+        part = f"{full}/part_{i}"
+        init, init_shape = initializer, part_shape
+        if initializer is not None and (from_value or not callable(initializer)):
+            with name_scope(part + "/PartitionedInitializer/"):
+                value = initializer if from_value else convert_to_tensor(initializer, dtype)
+                init, init_shape = slice_op(value, offset, part_shape), None
+            dtype = init.dtype
+        variable = _stored_or_new(reuse, part, init_shape, dtype, init, regularizer,
+                                  trainable, collections, constraint, info)
+        variable._set_save_slice_info(SaveSliceInfo(full, shape.as_list(), offset, part_shape))
+        parts.append(variable)
+    made = PartitionedVariable(full, shape, dtype, parts, partitions)
+    store["partitioned"][full] = made
+    return made
+
+
+def _check_partitioned_reuse(found, reuse, full, shape, dtype, partitions) -> None:
+    if reuse is False:
+        raise ValueError(f"Partitioned variable with name {full} already exists. Did you "
+                         f"mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+    if not shape.is_compatible_with(found.get_shape()):
+        raise ValueError(f"Trying to reuse partitioned variable {full}, but specified shape "
+                         f"{_shape_text(shape)} and found shape "
+                         f"{_shape_text(found.get_shape())}.")
+    if dtypes.as_dtype(dtype) != found.dtype:
+        raise ValueError(f"Trying to reuse partitioned variable {full}, but specified dtype "
+                         f"{dtypes.as_dtype(dtype).name} and found dtype {found.dtype.name}.")
+    if partitions is not None and found._get_partitions() != partitions:
+        raise ValueError(f"Trying to reuse partitioned variable {full}, but specified "
+                         f"partitions {partitions} and found partitions "
+                         f"{found._get_partitions()}.")
+
+
+def _check_existing_parts(variables: dict, full: str, count: int) -> None:
+    if f"{full}/part_0" not in variables:
+        return
+    if f"{full}/part_{count - 1}" not in variables:
+        raise ValueError(f"Partitioner returned a different partitioning than what was "
+                         f"already found.  Partitioner returned {count} shards, and shard "
+                         f"{full}/part_0 was found, but {full}/part_{count - 1} was not.")
+    if f"{full}/part_{count}" in variables:
+        raise ValueError(f"Partitioner returned a different partitioning than what was "
+                         f"already found.  Partitioner returned {count} shards, and shard "
+                         f"{full}/part_0 was found, but so was the extra shard "
+                         f"{full}/part_{count}.")
+
+
 def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, trainable,
-                   collections, constraint=None):
+                   collections, constraint=None, partition_info=None):
     graph = get_default_graph()
     variables = _store(graph)["variables"]
     found = variables.get(full)
@@ -293,7 +427,7 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
                          f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
                          f"VarScope?")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
-    initial_value = _initial_value(full, shape, dtype, initializer)
+    initial_value = _initial_value(full, shape, dtype, initializer, partition_info)
     variable = Variable(initial_value, name=full + "/", dtype=dtype,
                         trainable=True if trainable is None else trainable,
                         collections=collections, constraint=constraint)
@@ -306,8 +440,9 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
     return variable
 
 
-def _initial_value(full: str, shape, dtype, initializer):
-    """A function making the initial value (called inside the variable's name scope)."""
+def _initial_value(full: str, shape, dtype, initializer, partition_info=None):
+    """A function making the initial value (called inside the variable's name scope); an
+    initializer of a part that takes ``partition_info`` is given it, as in TF1."""
     if isinstance(initializer, Tensor) or hasattr(initializer, "_as_tensor") or (
             initializer is not None and not callable(initializer)):
         if shape is not None:
@@ -324,7 +459,16 @@ def _initial_value(full: str, shape, dtype, initializer):
     if initializer is None:
         initializer = glorot_uniform_initializer() if dtype.is_floating else \
             zeros_initializer()
+    if partition_info is not None and _takes_partition_info(initializer):
+        return lambda: initializer(dims.as_tuple(), dtype=dtype, partition_info=partition_info)
     return lambda: initializer(dims.as_tuple(), dtype=dtype)
+
+
+def _takes_partition_info(initializer) -> bool:
+    try:
+        return "partition_info" in inspect.signature(initializer).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _check_shared(variable, full: str, shape, dtype) -> None:
@@ -338,3 +482,16 @@ def _check_shared(variable, full: str, shape, dtype) -> None:
                          f"{variable.dtype.name}.")
 
 
+def create_partitioned_variables(shape, slicing, initializer, dtype=dtypes.float32,
+                                 trainable=True, collections=None, name=None, reuse=None):
+    """TF1's deprecated list form: the parts (a list) of a variable of ``shape`` cut as
+    ``slicing`` says, under ``name`` (default "PartitionedVariable", made unique)."""
+    if len(shape) != len(slicing):
+        raise ValueError(f"The 'shape' and 'slicing' of a partitioned Variable must have the "
+                         f"length: shape: {shape}, slicing: {slicing}")
+    if len(shape) < 1:
+        raise ValueError(f"A partitioned Variable must have rank at least 1: shape: {shape}")
+    with variable_scope(name, "PartitionedVariable", reuse=reuse):
+        return list(get_partitioned_variable(
+            None, shape=shape, dtype=dtype, initializer=initializer, trainable=trainable,
+            partitioner=lambda **unused: slicing, collections=collections))

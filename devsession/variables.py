@@ -9,6 +9,11 @@ to that resource, not a read of it, so initializing never reads the uninitialize
 Collections, as TF1's: every variable is in ``"variables"`` (``global_variables()``),
 trainable ones also in ``"trainable_variables"`` (``trainable_variables()``, what the
 optimizers train by default); ``collections=`` replaces the first.
+
+A part of a partitioned variable (``partitioned_variables.py``) carries a
+``SaveSliceInfo``: the full variable's name and shape and where the part lies in it, which
+the Saver uses to write the parts as one tensor and a MetaGraphDef records as TF's
+``SaveSliceInfoDef``.
 """
 
 from __future__ import annotations
@@ -34,12 +39,49 @@ TRAINABLE_VARIABLES = "trainable_variables"
 LOCAL_VARIABLES = "local_variables"
 
 
+class SaveSliceInfo:
+    """Where a variable lies in the partitioned variable it is a part of (TF1's
+    ``Variable.SaveSliceInfo``): ``full_name``, ``full_shape``, ``var_offset`` and
+    ``var_shape``, lists of ints."""
+
+    def __init__(self, full_name=None, full_shape=None, var_offset=None, var_shape=None,
+                 save_slice_info_def=None, import_scope=None):
+        if save_slice_info_def is not None:
+            prefix = f"{import_scope}/" if import_scope else ""
+            full_name = prefix + save_slice_info_def.full_name
+            full_shape = save_slice_info_def.full_shape
+            var_offset = save_slice_info_def.var_offset
+            var_shape = save_slice_info_def.var_shape
+        self.full_name = full_name
+        self.full_shape = None if full_shape is None else [int(d) for d in full_shape]
+        self.var_offset = None if var_offset is None else [int(d) for d in var_offset]
+        self.var_shape = None if var_shape is None else [int(d) for d in var_shape]
+
+    @property
+    def spec(self) -> str:
+        """TF's slice spec string: ``"7 3 3,2:0,3"`` (the full shape, then offset,length
+        per axis)."""
+        return " ".join(str(d) for d in self.full_shape) + " " + ":".join(
+            f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+
+    def to_proto(self, export_scope=None):
+        from .proto.meta_graph_pb2 import SaveSliceInfoDef
+
+        return SaveSliceInfoDef(full_name=self.full_name, full_shape=self.full_shape,
+                                var_offset=self.var_offset, var_shape=self.var_shape)
+
+    def __repr__(self) -> str:
+        return f"SaveSliceInfo({self.full_name!r}, {self.spec!r})"
+
+
 class Variable:
     """A mutable tensor; ``sess.run(v.initializer)`` before reading it.  A
     ``constraint`` (a function of the variable's value, TF1's) is kept as
     ``v.constraint``: the optimizers assign its result after each update."""
 
     _constraint = None      # a variable imported by from_proto has none
+    _save_slice_info = None  # set on the parts of a partitioned variable
+    SaveSliceInfo = SaveSliceInfo
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
                  trainable: bool = True, container: str = "", shared_name: str = "",
@@ -91,6 +133,12 @@ class Variable:
     def get_shape(self):
         return self.shape
 
+    def _set_save_slice_info(self, save_slice_info) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     # --- VariableDef, as TF1's (how a MetaGraphDef names a variable) -------------------
 
     def to_proto(self, export_scope=None):
@@ -100,29 +148,32 @@ class Variable:
         if export_scope is not None:
             raise NotImplementedError("Variable.to_proto(export_scope=...) is not supported "
                                       "by devsession yet.")
-        return VariableDef(
+        proto = VariableDef(
             variable_name=self._variable.name, initializer_name=self._initializer.name,
             snapshot_name=self._snapshot.name, trainable=self.trainable,
             initial_value_name=self._initial_value.name if self._initial_value is not None
             else "")
+        if self._save_slice_info is not None:
+            proto.save_slice_info_def.CopyFrom(self._save_slice_info.to_proto())
+        return proto
 
     @staticmethod
     def from_proto(variable_def, import_scope=None, graph=None) -> "Variable":
         """The Variable whose nodes ``variable_def`` names, already in ``graph`` (the
         default graph), under ``import_scope/`` when given; it joins no collection.
         A resource variable's (``is_resource``) nodes are reference ones once imported
-        (``tf_resource_import.py``).  ``KeyError`` for a node the graph lacks;
-        ``UnimplementedError`` for TF's partitioned variables, which devsession does
-        not have."""
+        (``tf_resource_import.py``); a part of a partitioned variable keeps its
+        ``SaveSliceInfo``.  ``KeyError`` for a node the graph lacks."""
         from .errors import UnimplementedError
 
         graph = graph or get_default_graph()
         prefix = f"{import_scope}/" if import_scope else ""
         name = variable_def.variable_name
-        if variable_def.HasField("save_slice_info_def"):
-            raise UnimplementedError(f"Variable '{name}' is a slice of a partitioned "
-                                     f"variable, which devsession does not support yet.")
         var = Variable.__new__(Variable)
+        if variable_def.HasField("save_slice_info_def"):
+            var._save_slice_info = SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def,
+                import_scope=import_scope)
         var._variable = graph.get_tensor_by_name(prefix + name)
         if var._variable.op.type != "VariableV2":
             raise UnimplementedError(f"Variable '{name}' is a {var._variable.op.type} node; "

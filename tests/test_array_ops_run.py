@@ -73,7 +73,8 @@ def test_bad_indices_at_run_time_name_the_node(make_session):
             (looked_up, {ids: [0, 3]}, "lookup", r"indices\[1\] = 3 is not in \[0, 3\)"),
             (looked_up, {ids: [-1]}, "lookup", r"indices\[0\] = -1"),
             (sharded, {ids: [7]}, "sharded", "is not in"),
-            (sharded, {ids: [-2]}, "sharded", "= -2 is not in"),
+            # as TF's: -2 goes to shard -2 % 2 = 0, row -2 // 2 = -1
+            (sharded, {ids: [-2]}, "sharded", "= -1 is not in"),
             (picked, {ids: [4], "v:0": [1.0, 2.0]}, "strided_slice", "out of bounds")]:
         with pytest.raises(InvalidArgumentError, match=pattern) as info:
             sess.run(fetch, feed)

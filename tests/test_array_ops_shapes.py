@@ -219,8 +219,10 @@ def test_embedding_lookup_shapes_and_arguments():
     assert ds.nn.embedding_lookup(table, ids).shape == (2, 3, 4)
     assert ds.nn.embedding_lookup([table], ids).op.type == "GatherV2"
     assert ds.nn.embedding_lookup([table, table[:9]], ids).shape == (2, 3, 4)
-    with pytest.raises(ValueError, match="partition_strategy='mod' only"):
-        ds.nn.embedding_lookup([table, table], ids, partition_strategy="div")
+    assert ds.nn.embedding_lookup([table, table], ids, partition_strategy="div").shape == \
+        (2, 3, 4)
+    with pytest.raises(ValueError, match="Unrecognized partition strategy: rows"):
+        ds.nn.embedding_lookup([table, table], ids, partition_strategy="rows")
     assert ds.nn.embedding_lookup(table, ids, max_norm=1.0).shape == (2, 3, 4)
 
 

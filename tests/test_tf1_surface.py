@@ -241,8 +241,8 @@ def test_variable_lists_take_tf1s_scope_and_ops_give_their_node_def():
 
 
 def test_unsupported_scope_options_name_themselves():
-    with pytest.raises(NotImplementedError, match="partitioner"):
-        with ds.variable_scope("p", partitioner=lambda *a: 2):
+    with pytest.raises(NotImplementedError, match="caching_device"):
+        with ds.variable_scope("p", caching_device="/cpu:0"):
             pass
 
 

@@ -326,50 +326,88 @@ def gather(params, indices, validate_indices=None, name=None, axis=None,
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None,
                      validate_indices=True, max_norm=None) -> Tensor:
-    """Rows ``ids`` of ``params``: one tensor, or a list of shards whose rows are
-    interleaved ("mod": id ``i`` is row ``i // n`` of shard ``i % n``)."""
+    """Rows ``ids`` of ``params``: one tensor, a list of shards or a PartitionedVariable
+    (its parts).  Over n shards, as TF1's ``embedding_lookup``: "mod" puts id ``i`` in
+    shard ``i % n`` at row ``i // n``; "div" gives each shard a contiguous block of ids,
+    the first ``total % n`` shards one id more (how a partitioner cuts a variable)."""
     if max_norm is not None:
         raise ValueError("embedding_lookup's max_norm is not supported yet.")
+    if hasattr(params, "_get_variable_list"):          # a PartitionedVariable
+        params = list(params)
     shards = list(params) if isinstance(params, (list, tuple)) else [params]
     if not shards:
-        raise ValueError("embedding_lookup needs at least one params tensor.")
+        raise ValueError("Length of params is currently 0. Need at least one param.")
     if len(shards) == 1:
         return gather(shards[0], ids, name=name)
-    if partition_strategy != "mod":
-        raise ValueError(f"embedding_lookup over {len(shards)} shards supports "
-                         f"partition_strategy='mod' only, got {partition_strategy!r}.")
-    with name_scope(name or "embedding_lookup"):
-        return _sharded_lookup(shards, int_operand(ids, graph_of(*shards, ids)))
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be "
+                         f"one of either `mod` or `div`.")
+    with name_scope(name or "embedding_lookup") as scope:
+        shards = [convert_to_tensor(p) for p in shards]
+        return _sharded_lookup(shards, int_operand(ids, graph_of(*shards, ids)),
+                               partition_strategy, scope.rstrip("/"))
 
 
-def _sharded_lookup(shards, ids):
-    """Gathers from every shard and keeps, per id, the row of its shard: id ``i`` lives
-    in shard ``i % n`` at row ``i // n``.  A negative id is sent to shard 0 as it is, so
-    its gather reports it."""
-    from .elementwise import cast, equal, less, multiply, subtract, where
-    from .array import expand_dims
+def _sharded_lookup(shards, ids, strategy: str, name: str):
+    """TF's sharded lookup: each flat id's shard and row, a DynamicPartition of the rows
+    (and of the ids' positions) by shard, one gather per shard, and a
+    ParallelDynamicStitch of the results back in the ids' order, reshaped to
+    ``ids.shape + row shape``.  An id outside the shards' rows makes its shard's gather
+    fail, naming that node."""
+    from .array import concat, reshape
+    from .array_fill import shape as shape_of, size
+    from .elementwise import cast, floordiv, floormod
+    from .partition import dynamic_partition, parallel_dynamic_stitch
+    from .sequence import range as range_
 
     n = len(shards)
+    flat = reshape(ids, [-1])
+    positions = range_(size(flat, out_type=dtypes.int32))
     count = convert_to_tensor(n, dtype=ids.dtype)
-    # ids are non-negative, so truncating the float quotient is the floor
-    row = cast(ids / count, ids.dtype)
-    shard = subtract(ids, multiply(row, count))
-    negative = less(ids, convert_to_tensor(0, dtype=ids.dtype))
-    out = None
-    for k, params in enumerate(shards):
-        mine = equal(shard, convert_to_tensor(k, dtype=ids.dtype))
-        safe = where(mine, row, convert_to_tensor(0, dtype=ids.dtype))
-        if k == 0:
-            safe = where(negative, ids, safe)
-        rows = gather(params, safe)
-        if out is None:
-            out = rows
-            continue
-        for _ in range(rows.shape.ndims - ids.shape.ndims if rows.shape.ndims is not None
-                       and ids.shape.ndims is not None else 0):
-            mine = expand_dims(mine, -1)
-        out = where(mine, rows, out)
+    if strategy == "mod":
+        assignments, rows = floormod(flat, count), floordiv(flat, count)
+    else:
+        assignments, rows = _div_assignments(shards, flat)
+    assignments = cast(assignments, dtypes.int32)
+    shard_rows = dynamic_partition(rows, assignments, n)
+    shard_positions = dynamic_partition(positions, assignments, n)
+    looked_up = [gather(params, shard_rows[p]) for p, params in enumerate(shards)]
+    out = parallel_dynamic_stitch(shard_positions, looked_up, name=name)
+    row_shape = shards[0].shape[1:]
+    for params in shards[1:]:
+        row_shape = row_shape.merge_with(params.shape[1:])
+    row_dims = list(row_shape.dims) if row_shape.is_fully_defined() else \
+        shape_of(shards[0])[1:]
+    out = reshape(out, concat([shape_of(ids), row_dims], 0))
+    out.set_shape(ids.shape.concatenate(row_shape))
     return out
+
+
+def _div_assignments(shards, flat):
+    """(shard, row) of each id under "div": ``total // n`` ids per shard, the first
+    ``total % n`` shards one more (TF's arithmetic, the total from the static shapes
+    when they are known)."""
+    from .array import stack
+    from .array_fill import shape as shape_of
+    from .elementwise import cast, floordiv, floormod, less, maximum, where
+    from .reduce import reduce_sum
+
+    n = len(shards)
+    sizes = [p.shape.dims[0] if p.shape.ndims else None for p in shards]
+    if all(d is not None for d in sizes) and sum(sizes):
+        total = convert_to_tensor(sum(sizes), dtype=flat.dtype)
+    else:
+        total = reduce_sum(cast(stack([d if d is not None else shape_of(p)[0]
+                                       for d, p in zip(sizes, shards)]), flat.dtype))
+    count = convert_to_tensor(n, dtype=flat.dtype)
+    one = convert_to_tensor(1, dtype=flat.dtype)
+    per_shard = floordiv(total, count)
+    extras = floormod(total, count)
+    assignments = maximum(floordiv(flat, per_shard + one),
+                          floordiv(flat - extras, per_shard))
+    rows = where(less(assignments, extras), floormod(flat, per_shard + one),
+                 floormod(flat - extras, per_shard))
+    return assignments, rows
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None) -> Tensor:
