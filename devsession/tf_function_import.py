@@ -138,7 +138,7 @@ def inline_calls(graph_def: graph_pb2.GraphDef, library: dict | None = None):
         library = {f.signature.name: f for f in graph_def.library.function}
     for _ in range(len(library) + 1):          # one level of nesting per round
         if not any(node.op in _CALLS for node in graph_def.node):
-            return graph_def
+            return _without_uncalled_functions(graph_def)
         nodes = []
         for node in graph_def.node:
             nodes += _inlined(node, _function(node, library, "f")) if node.op in _CALLS \
@@ -146,6 +146,30 @@ def inline_calls(graph_def: graph_pb2.GraphDef, library: dict | None = None):
         graph_def = with_nodes(graph_def, nodes)
     raise UnimplementedError("The GraphDef's functions call each other recursively; "
                              "devsession inlines function calls, which recursion defeats.")
+
+
+def _without_uncalled_functions(graph_def):
+    """``graph_def`` less the library's functions that no node calls, directly or through
+    another function (If/While branches and bodies are calls too): those inlined, and
+    those a TF2 SavedModel carries for its Python objects only (every traced variant of
+    a layer, ``..._layer_call_fn``), which later passes need not understand."""
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    called: set = set()
+    stack = list(graph_def.node)
+    while stack:
+        for attr in stack.pop().attr.values():
+            for name in [attr.func.name] + [f.name for f in attr.list.func]:
+                if name in functions and name not in called:
+                    called.add(name)
+                    stack.extend(functions[name].node_def)
+    if len(called) == len(functions):
+        return graph_def
+    pruned = graph_pb2.GraphDef()
+    pruned.CopyFrom(graph_def)
+    del pruned.library.function[:]
+    pruned.library.function.extend(f for f in graph_def.library.function
+                                   if f.signature.name in called)
+    return pruned
 
 
 def _inlined(call, function) -> list:

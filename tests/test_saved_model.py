@@ -1,8 +1,9 @@
 """TF1's SavedModel (``ds.saved_model``): SavedModels TensorFlow wrote load with
-TensorFlow's outputs (reference and resource variables, an asset read from the
-SavedModel's own copy, several tagged MetaGraphDefs), devsession's own export loads back
-with the values it had, and the builder, loader and signature helpers raise TF1's errors.
-Data: tests/data/tf_saved_models, made by make_tf_saved_models.py there."""
+TensorFlow's outputs (TF1's reference and resource variables, an asset read from the
+SavedModel's own copy, several tagged MetaGraphDefs; TF2's tf.Module and Keras models),
+devsession's own export loads back with the values it had, and the builder, loader and
+signature helpers raise TF1's errors.  Data: tests/data/tf_saved_models, made by
+make_tf_saved_models.py and make_tf2_saved_models.py there."""
 
 import os
 import shutil
@@ -16,19 +17,18 @@ from devsession.tensor_codec import proto_to_array
 from devsession.unsupported import UnsupportedTF1Error
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_saved_models")
-TF_WRITTEN = ["mlp-ref", "mlp-resource", "vocab"]
+TF_WRITTEN = ["mlp-ref", "mlp-resource", "vocab", "tf2-module", "tf2-keras-mlp", "tf2-keras-cnn"]
 sm = ds.saved_model
 
 
 def _run_signatures(sess, meta, expected):
-    """{(signature, output key): value} for every signature ``expected`` has feeds for."""
+    """{(signature, output key): value} for every signature ``expected`` has outputs of."""
     results = {}
     for key, signature in meta.signature_def.items():
-        feeds = {info.name: expected[f"feed/{key}/{name}"]
-                 for name, info in signature.inputs.items()
-                 if f"feed/{key}/{name}" in expected}
-        if len(feeds) != len(signature.inputs):
+        if not any(k.startswith(f"fetch/{key}/") for k in expected.files):
             continue
+        feeds = {info.name: expected[f"feed/{key}/{name}"]
+                 for name, info in signature.inputs.items()}
         values = sess.run({k: v.name for k, v in signature.outputs.items()}, feeds)
         results.update({(key, k): v for k, v in values.items()})
     return results

@@ -10,9 +10,11 @@ loaded back, in either direction between devsession and TensorFlow 1.x-style pro
 
 The protos are TF's (``proto/saved_model.proto``, ``proto/meta_graph.proto``, same field
 numbers).  The variables are a ``ds.train.Saver`` checkpoint, so a SavedModel devsession
-wrote loads in devsession; one TensorFlow wrote (TF1 graphs, reference or resource
-variables) loads here too.  TF2's object-based API (``tf.saved_model.save``,
-``load_v2``, ``Asset``...) is not TF1's and raises ``UnsupportedTF1Error``.
+wrote loads in devsession; one TensorFlow wrote loads here too: TF1 graphs (reference
+or resource variables) and TF2's (``tf.saved_model.save`` of a ``tf.Module``, Keras'
+``model.save``), through TF1's loader as TF1 loads them.  TF2's object-based API itself
+(``tf.saved_model.save``, ``load_v2``, ``Asset``...) is not TF1's and raises
+``UnsupportedTF1Error``.
 """
 
 from . import (builder, constants, loader, main_op, signature_constants, signature_def_utils,

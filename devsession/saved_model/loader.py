@@ -12,6 +12,11 @@ into a session, as TF1's loader does it:
    path constant with the path of its copy under ``assets/``, so a vocabulary table
    reads the file the SavedModel carries, not the one it was built from.
 
+SavedModels TensorFlow 2 wrote (``tf.saved_model.save``, Keras' ``model.save``) load the
+same way, as TF1's loader loads them: their signatures are function calls, inlined on
+import (``tf_function_import.py``), and their Saver is a restore function
+(``train/meta_graph.py``).
+
 Returns the MetaGraphDef; its ``signature_def`` names the tensors to feed and fetch.
 Errors as TF1's: ``OSError`` for a directory without a SavedModel file or one that does
 not parse, ``RuntimeError`` naming the tag sets there are when none matches; a graph

@@ -33,6 +33,13 @@ lists (so a TF Saver built with a renamed ``var_list`` dict is followed), else t
 variables' names.  Without a SaverDef the Saver covers every imported global variable;
 with no variables ``import_meta_graph`` returns None, as TF1's.
 
+TF2's Saver (a SavedModel's, ``tf.saved_model.save`` or Keras' ``model.save``) is two
+function calls, its SaverDef's save tensor and restore op, fed the file name: those
+calls are dropped, and the keys come from the restore function, whose
+``AssignVariableOp``\\ s assign its arguments (the call's variables) the ``RestoreV2``
+outputs (``layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE``...).  Such
+variables are in no collection; each becomes a Variable for the rebuilt Saver only.
+
 Errors: a missing file is ``NotFoundError``; a file that is not a MetaGraphDef (binary or
 text format) ``DataLossError`` naming it; an op devsession lacks is
 ``import_graph_def``'s ``NotFoundError`` naming it, and the graph is left as it was.
@@ -75,6 +82,9 @@ _CHECKPOINT_OPS = frozenset({"SaveV2", "RestoreV2", "Save", "SaveSlices", "Resto
 
 # How a TF Saver's restore assigns a reference variable, and a resource variable.
 _ASSIGN_OPS = frozenset({"Assign", "AssignVariableOp"})
+
+# TF2's Saver: its save and restore ops are calls of functions (a SavedModel's)
+_CALL_OPS = frozenset({"StatefulPartitionedCall", "PartitionedCall"})
 
 
 # --- export --------------------------------------------------------------------------------
@@ -160,7 +170,7 @@ def import_scoped_meta_graph(meta: MetaGraphDef, graph: Graph | None = None,
             node.device = ""
     import_graph_def(graph_def, input_map=input_map, name=import_scope or "", graph=graph)
     variables = _import_collections(meta, graph, import_scope, saver_nodes)
-    return _saver_plan(meta, variables, own_saver)
+    return _saver_plan(meta, variables, own_saver, graph, import_scope)
 
 
 class ImportedMetaGraph(NamedTuple):
@@ -187,7 +197,9 @@ def _saver_nodes(graph_def, saver_def) -> tuple[set, set]:
     roots = [_producer(n) for n in (saver_def.restore_op_name, saver_def.save_tensor_name,
                                     saver_def.filename_tensor_name) if n]
     own: set = set()
-    if roots and "/" in roots[0]:
+    if roots and roots[0] in nodes and nodes[roots[0]].op in _CALL_OPS:
+        own = _ancestors(nodes, roots)          # TF2's: calls of its save and restore functions
+    elif roots and "/" in roots[0]:
         scope = roots[0].rpartition("/")[0] + "/"
         stack = list(roots)
         while stack:
@@ -209,6 +221,19 @@ def _saver_nodes(graph_def, saver_def) -> tuple[set, set]:
                         found.discard(_producer(text))
                         changed = True
     return own & found, found
+
+
+def _ancestors(nodes: dict, roots: list) -> set:
+    """``roots`` and every node they read, directly or not."""
+    found: set = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name in found or name not in nodes:
+            continue
+        found.add(name)
+        stack.extend(_producer(i) for i in nodes[name].input)
+    return found
 
 
 def _checkpoint_key(nodes: dict, assign) -> str:
@@ -266,7 +291,8 @@ def _import_collections(meta, graph: Graph, import_scope, saver_nodes) -> dict:
     return variables
 
 
-def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
+def _saver_plan(meta, variables: dict, saver_nodes: set, graph: Graph,
+                import_scope) -> ImportedMetaGraph:
     """The variables, name and options of the Saver that replaces the dropped one (see
     the module docstring)."""
     by_op_name = {name.rpartition(":")[0]: var for name, var in variables.items()}
@@ -274,13 +300,18 @@ def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
         nodes = {n.name: n for n in meta.graph_def.node}
         restored = {_checkpoint_key(nodes, nodes[n]): _producer(nodes[n].input[0])
                     for n in sorted(saver_nodes) if nodes[n].op in _ASSIGN_OPS and nodes[n].input}
+        restore = nodes.get(_producer(meta.saver_def.restore_op_name))
+        if restore is not None and restore.op in _CALL_OPS:
+            restored = _function_restores(meta.graph_def, restore)
+            for name in sorted(set(restored.values()) - set(by_op_name)):
+                by_op_name[name] = _restored_only_variable(graph, name, import_scope)
         missing = sorted(v for v in restored.values() if v not in by_op_name)
         if missing:
             log.warning("The Saver of the MetaGraphDef restores %s, which no variable "
                         "collection names; the rebuilt Saver leaves them out.",
                         ", ".join(missing))
         var_list = {key: by_op_name[v] for key, v in restored.items() if v in by_op_name}
-        name = meta.saver_def.restore_op_name.rpartition("/")[0]
+        name = meta.saver_def.restore_op_name.rpartition("/")[0] or "save"
     else:
         global_names = {VariableDef.FromString(data).variable_name.rpartition(":")[0]
                         for data in _values(meta, "variables", "bytes_list")}
@@ -293,6 +324,52 @@ def _saver_plan(meta, variables: dict, saver_nodes: set) -> ImportedMetaGraph:
             options["keep_checkpoint_every_n_hours"] = \
                 meta.saver_def.keep_checkpoint_every_n_hours
     return ImportedMetaGraph(var_list, name, options)
+
+
+def _function_restores(graph_def, call) -> dict:
+    """{checkpoint key: variable node} of TF2's restore function that ``call`` calls:
+    each ``AssignVariableOp`` of the function assigns an argument (the call's input, a
+    variable of the graph) a ``RestoreV2`` output (through ``Identity``\\ s), whose key
+    is that output's entry in the ``RestoreV2``'s ``tensor_names`` constant."""
+    functions = {f.signature.name: f for f in graph_def.library.function}
+    function = functions.get(call.attr["f"].func.name)
+    if function is None:
+        return {}
+    outer = {arg.name: _producer(call.input[k])
+             for k, arg in enumerate(function.signature.input_arg) if k < len(call.input)}
+    body = {n.name: n for n in function.node_def}
+    restored = {}
+    for node in function.node_def:
+        if node.op != "AssignVariableOp" or len(node.input) < 2 or node.input[0] not in outer:
+            continue
+        source = node.input[1]
+        producer = body.get(source.split(":")[0])
+        while producer is not None and producer.op == "Identity":
+            source = producer.input[0]
+            producer = body.get(source.split(":")[0])
+        if producer is None or producer.op != "RestoreV2":
+            continue
+        names = body.get(producer.input[1].split(":")[0])
+        if names is None or names.op != "Const":
+            continue
+        keys = proto_to_array(names.attr["value"].tensor, names.name).reshape(-1)
+        key = keys[int(source.rpartition(":")[2])]
+        restored[key.decode() if isinstance(key, bytes) else str(key)] = outer[node.input[0]]
+    return restored
+
+
+def _restored_only_variable(graph: Graph, name: str, import_scope) -> Variable:
+    """A Variable over the imported node ``name`` that no collection lists (a TF2
+    SavedModel's: its restore function is its only initializer), for the rebuilt Saver."""
+    from ..graph import control_dependencies, name_scope
+    from ..ops.state import no_op
+
+    prefix = f"{import_scope}/" if import_scope else ""
+    with graph.as_default(), control_dependencies(None), name_scope(None):
+        initializer = no_op(name=f"{prefix}{name}/Initializer")
+    return Variable.from_proto(VariableDef(variable_name=f"{name}:0", snapshot_name=f"{name}:0",
+                                           initializer_name=initializer.name[len(prefix):]),
+                               import_scope, graph)
 
 
 def _values(meta, key: str, kind: str) -> list:
