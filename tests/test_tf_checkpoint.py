@@ -126,7 +126,6 @@ def test_variables_that_do_not_fit_are_named():
 
 
 @pytest.mark.parametrize("name,tensor,match", [
-    ("partitioned.ckpt", "split", "partitioned variable"),
     ("strings.ckpt", "words", "DT_STRING"),
 ])
 def test_what_devsession_does_not_read_is_unimplemented(name, tensor, match):

@@ -20,6 +20,7 @@ moves a row with a zero gradient also implement ``_apply_sparse(grad, indices, v
 (``sparse_updates.py``): it updates only the rows of a gradient TF keeps as an
 IndexedSlices (``rows_of``: it came through gathers of the variable alone), their ids
 deduplicated and their values summed first, as TF's ``_apply_sparse_duplicate_indices``.
+The slots of the parts of a partitioned variable are parts of one slot (``_slice_like``).
 
 A variable with a ``constraint`` (``Variable(constraint=...)``, ``get_variable``, the
 layers' ``kernel_constraint``...) is then assigned ``constraint(var)``, read after its
@@ -46,7 +47,7 @@ from ..ops.common import graph_of
 from ..ops.elementwise import cast
 from ..ops.indexed_rows import rows_of
 from ..ops.state import variable_ref
-from ..variables import Variable, trainable_variables
+from ..variables import SaveSliceInfo, Variable, trainable_variables
 from .sparse_updates import deduplicated
 
 __all__ = ["Optimizer", "group_after"]
@@ -194,6 +195,7 @@ class Optimizer:
             with name_scope(None), device(None), device(var.device or None):
                 slots[var.op] = colocated(Variable(initial, name=f"{var.op.name}/{op_name}",
                                                    trainable=False), var)
+            _slice_like(slots[var.op], var)
         return slots[var.op]
 
     def _non_slot_variable(self, initial_value, name: str, colocate_with):
@@ -250,6 +252,20 @@ class Optimizer:
         one = convert_to_tensor(1, dtype_hint=step.dtype, name="value")
         return graph_of(step).create_op("AssignAdd", [step, one], name=scope.rstrip("/"),
                                         exact_name=True)
+
+
+def _slice_like(slot, var) -> None:
+    """A slot of a part of a partitioned variable is the same part of the slot of the
+    whole (``emb/part_1/Adagrad`` of ``emb/Adagrad``), as TF1's ``slot_creator``: so the
+    Saver writes the slots of the parts as one tensor."""
+    info = var._get_save_slice_info() if isinstance(var, Variable) else None
+    rank = slot.shape.ndims
+    if info is None or rank == 0:
+        return
+    slot_name = slot.op.name[len(var.op.name) + 1:]
+    slot._set_save_slice_info(SaveSliceInfo(f"{info.full_name}/{slot_name}",
+                                            info.full_shape[:rank], info.var_offset[:rank],
+                                            info.var_shape[:rank]))
 
 
 def _check_dtypes(tensors) -> None:

@@ -7,6 +7,14 @@ session saves and restores like a direct one, and a checkpoint written from one
 restores into the other: variables are matched by name (their op name, ``w``,
 ``w/Adam``, ``global_step``...; or the keys of a ``var_list`` dict).
 
+A partitioned variable (``partitioned_variables.py``) is saved as TF1 saves it, as one
+tensor under its full name: its parts (``emb/part_0``..., and their optimizer slots
+``emb/part_0/Adagrad``...: the variables with a ``SaveSliceInfo``) are grouped by that
+name, their values joined at their offsets on save, and each restores its slice of the
+stored tensor.  So a checkpoint restores into any partitioning of the same full shape,
+or into an unpartitioned variable, and back; a TensorFlow checkpoint's sliced tensors
+are read whole (``tf_checkpoint.py``).
+
 On disk, a checkpoint is a *prefix* ``P`` (what ``save`` returns, e.g.
 ``/runs/model-1000``) and two files:
 
@@ -87,8 +95,9 @@ CheckpointState = collections.namedtuple(
 class Saver:
     """Saves and restores variables (see the module docstring).
 
-    ``var_list``: None (every global variable), a list of Variables, or a dict
-    ``{name in the checkpoint: Variable}``.  ``max_to_keep``: how many recent
+    ``var_list``: None (every global variable), a list of Variables and
+    PartitionedVariables, or a dict ``{name in the checkpoint: Variable, PartitionedVariable
+    or list of its parts}``.  ``max_to_keep``: how many recent
     checkpoints this Saver keeps (older ones it wrote are deleted; None or 0 keeps all).
     ``ValueError`` at construction when there is nothing to save or two variables share
     a name.
@@ -105,17 +114,22 @@ class Saver:
         self._max_to_keep = max_to_keep or 0
         self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._last_checkpoints: list[str] = []
-        graph = (next(iter(self._variables.values())).graph if self._variables
+        graph = (_parts(next(iter(self._variables.values())))[0].graph if self._variables
                  else get_default_graph())
         self._graph = graph
-        self._feeds = {}
+        self._feeds = {}          # name: [(placeholder, the part's slice or None)]
         with graph.as_default(), control_dependencies(None), name_scope(name or "save"):
             assigns = []
             for k, (key, var) in enumerate(sorted(self._variables.items())):
-                with device(None), device(var.device or None):
-                    value = placeholder(var.dtype, var.shape, name=f"restore_value_{k}")
-                    assigns.append(assign(var, value, name=f"restore_{k}"))
-                self._feeds[key] = value
+                self._feeds[key] = []
+                for j, part in enumerate(_parts(var)):
+                    suffix = f"{k}_{j}" if isinstance(var, list) else k
+                    with device(None), device(part.device or None):
+                        value = placeholder(part.dtype, part.shape,
+                                            name=f"restore_value_{suffix}")
+                        assigns.append(assign(part, value, name=f"restore_{suffix}"))
+                    self._feeds[key].append((value, _slice_of(part) if isinstance(var, list)
+                                             else None))
             self._restore_op = group(*assigns, name="restore_all") if assigns else None
 
     @property
@@ -171,7 +185,8 @@ class Saver:
         if not os.path.isdir(directory):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         names = sorted(self._variables)
-        values = sess.run([self._variables[n].value() for n in names])
+        values = sess.run([[v.value() for v in _parts(self._variables[n])] for n in names])
+        values = [_joined(self._variables[n], parts) for n, parts in zip(names, values)]
         with _as_op_errors(save_path):
             _write_checkpoint(save_path, dict(zip(names, values)))
             if write_meta_graph:
@@ -189,7 +204,9 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         arrays = _read_checkpoint(os.fspath(save_path), self._variables)
         if self._restore_op is not None:
-            sess.run(self._restore_op, {self._feeds[k]: a for k, a in arrays.items()})
+            sess.run(self._restore_op, {
+                value: arrays[k] if where is None else arrays[k][where]
+                for k, feeds in self._feeds.items() for value, where in feeds})
 
     def _write_meta_graph(self, path: str) -> None:
         """The ``.meta`` beside a checkpoint; a graph with an attr no GraphDef can hold
@@ -229,21 +246,69 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
 
 
 def _named_variables(var_list) -> dict:
+    """{name in the checkpoint: a Variable, or the parts of a partitioned variable (a
+    list)}, as TF1's ``op_list_to_dict``."""
     if var_list is None:
         var_list = global_variables()
     if isinstance(var_list, dict):
-        named = dict(var_list)
+        named = {name: list(var) if _is_partitioned(var) or isinstance(var, (list, tuple))
+                 else var for name, var in var_list.items()}
     else:
         named = {}
         for var in var_list:
-            name = var.op.name
+            if _is_partitioned(var):
+                name, entry = var.name, list(var)
+            elif getattr(var, "_save_slice_info", None) is not None:
+                name = var._save_slice_info.full_name
+                if name in named and not isinstance(named[name], list):
+                    raise ValueError(f"Mixing slices and non-slices with the same name: "
+                                     f"{name}")
+                named.setdefault(name, []).append(var)
+                continue
+            else:
+                name, entry = var.op.name, var
             if name in named:
                 raise ValueError(f"At least two variables have the same name: {name}")
-            named[name] = var
+            named[name] = entry
     for name, var in named.items():
-        if not hasattr(var, "_ref"):
-            raise TypeError(f"Saver saves ds.Variable objects; '{name}' is {var!r}.")
+        for part in _parts(var):
+            if not hasattr(part, "_ref"):
+                raise TypeError(f"Saver saves ds.Variable objects; '{name}' is {part!r}.")
+            if isinstance(var, list) and part._save_slice_info is None:
+                raise ValueError(f"'{name}' lists {part.op.name}, which is not a part of a "
+                                 f"partitioned variable.")
     return named
+
+
+def _is_partitioned(var) -> bool:
+    return hasattr(var, "_get_variable_list")
+
+
+def _parts(var) -> list:
+    return var if isinstance(var, list) else [var]
+
+
+def _slice_of(part) -> tuple:
+    """The index of ``part``'s values in the full tensor."""
+    info = part._save_slice_info
+    return tuple(slice(o, o + n) for o, n in zip(info.var_offset, info.var_shape))
+
+
+def _joined(var, values) -> np.ndarray:
+    """A variable's value, or the full tensor its parts' ``values`` make (ValueError
+    unless they cover it)."""
+    if not isinstance(var, list):
+        return values[0]
+    info = var[0]._save_slice_info
+    full = np.zeros(info.full_shape, np.asarray(values[0]).dtype)
+    covered = np.zeros(info.full_shape, bool)
+    for part, value in zip(var, values):
+        full[_slice_of(part)] = value
+        covered[_slice_of(part)] = True
+    if not covered.all():
+        raise ValueError(f"Saver: the parts of '{info.full_name}' it was given do not cover "
+                         f"its full shape {info.full_shape}; save them all.")
+    return full
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -431,7 +496,17 @@ def _read_index(prefix: str) -> dict:
 
 
 def _fits_variable(prefix, name, array, var) -> np.ndarray:
-    """``array`` if variable ``var`` can take it, else InvalidArgumentError."""
+    """``array`` if variable ``var`` (or the partitioned variable of those parts) can
+    take it, else InvalidArgumentError."""
+    if isinstance(var, list):
+        info = var[0]._save_slice_info
+        if dtypes.as_dtype(array.dtype) != var[0].dtype or \
+                list(array.shape) != info.full_shape:
+            raise InvalidArgumentError(
+                f"Checkpoint {prefix}: '{name}' is {array.dtype} {list(array.shape)}, but "
+                f"partitioned variable '{info.full_name}' is {var[0].dtype.name} "
+                f"{info.full_shape}.")
+        return array
     if dtypes.as_dtype(array.dtype) != var.dtype:
         raise InvalidArgumentError(f"Checkpoint {prefix}: '{name}' is {array.dtype}, but "
                                    f"variable '{var.op.name}' is {var.dtype.name}.")

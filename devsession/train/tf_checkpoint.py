@@ -9,13 +9,19 @@ at data blocks; a block is prefix-compressed key/value entries, then its restart
 offsets, then a 5-byte trailer (compression type, masked CRC-32C).  Each key is a
 tensor's name; each value a ``BundleEntryProto`` (``proto/tensor_bundle.proto``: dtype,
 shape, which data file, offset, size, masked CRC-32C of the bytes); the empty key holds
-the ``BundleHeaderProto``; keys starting with a zero byte name the slices of a
-partitioned variable.  Tensors are raw little-endian bytes.
+the ``BundleHeaderProto``.  Tensors are raw little-endian bytes.
+
+A partitioned variable (TF1's ``partitioner=``) is saved in slices: its entry under the
+full name has the full shape and lists its ``slices`` (start and length per axis, no
+length: the whole axis), and each slice is an entry of its own whose key is TF's
+``EncodeTensorNameSlice``: OrderedCode's number 0, the name as an escaped string, the
+rank, then each axis' start and length as signed numbers (``_slice_key``).  ``tensor``
+assembles the full tensor from them, so it restores into any partitioning.
 
 Everything read is checked, as TF checks it: the footer's magic, each block's checksum,
 each tensor's checksum and size; a failure is ``DataLossError`` naming the file.  What
 TF can write but devsession does not read is ``UnimplementedError`` naming it: a
-Snappy-compressed index, string tensors, partitioned variables (slices), bfloat16.
+Snappy-compressed index, string tensors, bfloat16.
 CRC-32C comes from ``google-crc32c`` (a dependency).
 """
 
@@ -72,8 +78,10 @@ class TFCheckpoint:
                                      f"little-endian bundles.")
         self._shards = max(header.num_shards, 1)
         self._entries = {}
+        self._slices = {}          # encoded slice key: its entry, still serialized
         for key, value in entries.items():
             if key.startswith(b"\x00"):   # one slice of a partitioned variable
+                self._slices[key] = value
                 continue
             entry = tensor_bundle_pb2.BundleEntryProto()
             entry.ParseFromString(value)
@@ -89,13 +97,32 @@ class TFCheckpoint:
         return _dtype(self._entry(name), name, self.prefix)
 
     def tensor(self, name: str) -> np.ndarray:
-        """The tensor ``name``, its bytes checked against the entry's size and CRC."""
+        """The tensor ``name``, its bytes checked against the entry's size and CRC; a
+        partitioned variable's assembled from its slices."""
         entry = self._entry(name)
         dtype = _dtype(entry, name, self.prefix)
-        if entry.slices:
-            raise UnimplementedError(f"Checkpoint {self.prefix}: '{name}' is a partitioned "
-                                     f"variable (saved in slices), which devsession does "
-                                     f"not read.")
+        shape = self.shape(name)
+        if not entry.slices:
+            return self._read(entry, name, dtype, shape)
+        full = np.zeros(shape, dtype.np)
+        for piece in entry.slices:
+            starts, lengths = _extents(piece, shape)
+            key = _slice_key(name, starts, [-1 if e.WhichOneof("has_length") is None
+                                            else e.length for e in piece.extent])
+            label = f"{name}[{', '.join(f'{a}:{a + n}' for a, n in zip(starts, lengths))}]"
+            if key not in self._slices:
+                raise DataLossError(f"Checkpoint {self.prefix}: the slice {label} its index "
+                                    f"lists is missing.")
+            part = tensor_bundle_pb2.BundleEntryProto()
+            part.ParseFromString(self._slices[key])
+            if [d.size for d in part.shape.dim] != lengths or part.dtype != entry.dtype:
+                raise DataLossError(f"Checkpoint {self.prefix}: the slice {label} is "
+                                    f"{[d.size for d in part.shape.dim]}, not {lengths}.")
+            full[tuple(slice(a, a + n) for a, n in zip(starts, lengths))] = \
+                self._read(part, label, dtype, lengths)
+        return full
+
+    def _read(self, entry, name: str, dtype, shape) -> np.ndarray:
         path = f"{self.prefix}.data-{entry.shard_id:05d}-of-{self._shards:05d}"
         try:
             with open(path, "rb") as f:
@@ -104,7 +131,6 @@ class TFCheckpoint:
         except FileNotFoundError:
             raise DataLossError(f"Checkpoint {self.prefix}: its data file {path} is "
                                 f"missing.") from None
-        shape = self.shape(name)
         if len(raw) != entry.size or entry.size != dtype.np.itemsize * int(np.prod(shape)):
             raise DataLossError(f"Checkpoint {self.prefix}: '{name}' should be "
                                 f"{entry.size} bytes of {dtype.name} {shape} in {path}, "
@@ -120,6 +146,47 @@ class TFCheckpoint:
         except KeyError:
             raise NotFoundError(f"Key {name} not found in checkpoint {self.prefix}.") \
                 from None
+
+
+def _extents(piece, shape: list) -> tuple:
+    """(starts, lengths) of a TensorSliceProto over ``shape`` (no length: the whole
+    axis)."""
+    starts, lengths = [], []
+    for axis, extent in enumerate(piece.extent):
+        whole = extent.WhichOneof("has_length") is None
+        starts.append(0 if whole else extent.start)
+        lengths.append(shape[axis] if whole else extent.length)
+    return starts, lengths
+
+
+def _slice_key(name: str, starts: list, lengths: list) -> bytes:
+    """TF's ``EncodeTensorNameSlice``: the table key of one slice (OrderedCode)."""
+    escaped = b"".join(b"\x00\xff" if c == 0 else b"\xff\x00" if c == 0xFF else bytes([c])
+                       for c in name.encode())
+    key = b"\x00" + escaped + b"\x00\x01"
+    key += _increasing(len(starts))
+    for start, length in zip(starts, lengths):
+        key += _signed_increasing(start) + _signed_increasing(length)
+    return key
+
+
+def _increasing(n: int) -> bytes:
+    """OrderedCode's WriteNumIncreasing: the byte count, then the big-endian bytes."""
+    raw = n.to_bytes((n.bit_length() + 7) // 8, "big") if n else b""
+    return bytes([len(raw)]) + raw
+
+
+def _signed_increasing(n: int) -> bytes:
+    """OrderedCode's WriteSignedNumIncreasing: ``len`` bytes of two's complement whose
+    first bits say the length (1s then a 0 for the sign)."""
+    magnitude = ~n if n < 0 else n
+    length = magnitude.bit_length() // 7 + 1
+    raw = bytearray(n.to_bytes(10, "big", signed=True)[10 - length:])
+    header = (0xFFFF << (16 - length)) & 0xFFFF          # ``length`` leading 1 bits
+    raw[0] ^= header >> 8
+    if length > 1:
+        raw[1] ^= header & 0xFF
+    return bytes(raw)
 
 
 def _dtype(entry, name: str, prefix: str) -> dtypes.DType:

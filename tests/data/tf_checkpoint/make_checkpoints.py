@@ -6,7 +6,7 @@ tests/test_tf_checkpoint.py, and what TensorFlow read back from them.
 * ``model.ckpt-3``: a dense layer trained three Adam steps (kernel, bias, their Adam
   slots, the beta powers, global_step) plus a float64, an int32 and a bool variable;
   ``expected.npz`` holds every value TensorFlow's ``NewCheckpointReader`` reads from it.
-* ``partitioned.ckpt``: a variable split in two slices (devsession refuses it).
+* ``partitioned.ckpt``: a variable split in two slices (read whole).
 * ``strings.ckpt``: a string variable (devsession refuses it).
 """
 
