@@ -396,3 +396,21 @@ def test_export_writes_tfs_attrs_and_round_trips():
         ds.import_graph_def(graph.as_graph_def(), name="")
         with ds.Session() as sess:
             np.testing.assert_array_equal(sess.run("y:0", {"x:0": x_value}), want)
+
+
+def test_conv2d_transpose_batch_is_out_backprops_as_tfs():
+    """TF's Conv2DBackpropInput takes its static batch from ``out_backprop`` (unknown when
+    that is, whatever ``input_sizes`` says), its channels from the filter where the sizes
+    do not say."""
+    graph = ds.Graph()
+    with graph.as_default():
+        dy = ds.placeholder(ds.float32, [None, 8, 6, 4])
+        k = ds.zeros([3, 3, 2, 4])
+        same = ds.nn.conv2d_transpose(dy, k, [4, 8, 6, 2], [1, 1, 1, 1], "SAME")
+        explicit = ds.nn.conv2d_backprop_input([4, 7, 6, 2], k, dy, [1, 1, 1, 1],
+                                               [[0, 0], [1, 2], [0, 2], [0, 0]])
+        known = ds.nn.conv2d_backprop_input([3, 7, 6, 2], k, ds.zeros([3, 8, 6, 4]),
+                                            [1, 1, 1, 1], [[0, 0], [1, 2], [0, 2], [0, 0]])
+    assert same.shape.as_list() == [None, 8, 6, 2]
+    assert explicit.shape.as_list() == [None, 7, 6, 2]
+    assert known.shape.as_list() == [3, 7, 6, 2]

@@ -203,13 +203,18 @@ def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
 
 
 def _conv2d_backprop_input(inputs, attrs, node):
+    """TF's static shape: the batch of ``out_backprop`` (unknown when its is, whatever
+    ``input_sizes`` says), the spatial sizes of ``input_sizes``, and its channels or
+    else the filter's in-channels."""
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
     dtype_in(f, FLOATS, node)
     shape = sizes_operand(sizes, node)
-    _check_backprop(shape.dims, dims4(f, node, "filter"), dims4(dy, node, "out_backprop"),
-                    attrs, node)
-    return dtype, shape
+    f_dims, dy_dims = dims4(f, node, "filter"), dims4(dy, node, "out_backprop")
+    _check_backprop(shape.dims, f_dims, dy_dims, attrs, node)
+    _, height, width, channels = shape.dims
+    return dtype, TensorShape([dy_dims[0], height, width,
+                               f_dims[2] if channels is None else channels])
 
 
 def _conv2d_backprop_filter(inputs, attrs, node):
