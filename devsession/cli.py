@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -67,33 +68,30 @@ def _parse_feed(text: str):
 
 def _cmd_run(args) -> int:
     from .graph import Graph
-    from .graph_def import import_graph_def, read_graph_def
     from .options import RunMetadata, RunOptions
     from .session_factory import new_session
 
     graph = Graph()
-    import_graph_def(read_graph_def(args.graph), graph=graph)
-    feeds = dict(_parse_feed(f) for f in args.feed)
     session = new_session(_options(args))
     session.create(graph)
     try:
-        if args.init:
-            initializers = _variable_initializers(graph)
-            if initializers:
-                session.run(initializers)
+        load = _load_saved_model if os.path.isdir(args.graph) else _load_graph_def
+        names, outputs = load(session, args)
+        feeds = {names.get(name, name): value for name, value in map(_parse_feed, args.feed)}
+        fetches = args.fetch or outputs
         metadata = RunMetadata() if args.trace else None
         options = RunOptions(trace=bool(args.trace), timeout_s=args.timeout)
-        values = session.run(list(args.fetch), feed_dict=feeds, options=options,
-                             run_metadata=metadata)
+        values = session.run([names.get(f, f) for f in fetches], feed_dict=feeds,
+                             options=options, run_metadata=metadata)
     finally:
         session.close()
-    for name, value in zip(args.fetch, values):
+    for name, value in zip(fetches, values):
         if value is None:
             print(f"{name}: ran")
         else:
             print(f"{name}: {value.dtype} {list(value.shape)}\n{np.array2string(value, threshold=50)}")
     if args.out:
-        np.savez(args.out, **{n.replace(":", "_"): v for n, v in zip(args.fetch, values)
+        np.savez(args.out, **{n.replace(":", "_"): v for n, v in zip(fetches, values)
                               if v is not None})
         print(f"saved {args.out}")
     if args.trace:
@@ -101,6 +99,38 @@ def _cmd_run(args) -> int:
             f.write(metadata.chrome_trace())
         print(f"trace written to {args.trace} (open in https://ui.perfetto.dev)")
     return 0
+
+
+def _load_graph_def(session, args) -> tuple[dict, list]:
+    """Import the GraphDef (its variables initialized with ``--init``); no names to map,
+    no default fetches."""
+    from .graph_def import import_graph_def, read_graph_def
+
+    if not args.fetch:
+        raise SystemExit("devsession run: --fetch is required for a GraphDef (a SavedModel "
+                         "directory fetches its signature's outputs by default)")
+    import_graph_def(read_graph_def(args.graph), graph=session.graph)
+    if args.init:
+        initializers = _variable_initializers(session.graph)
+        if initializers:
+            session.run(initializers)
+    return {}, []
+
+
+def _load_saved_model(session, args) -> tuple[dict, list]:
+    """Load the SavedModel's MetaGraphDef of ``--tag`` (restored, its main op run);
+    returns {its ``--signature``'s input and output keys: tensor names} (feeds and fetches
+    may name them by key) and its output keys (the fetches when none is given)."""
+    from .saved_model import loader
+
+    meta = loader.load(session, args.tag or ["serve"], args.graph)
+    signature = meta.signature_def.get(args.signature)
+    if signature is None:
+        raise ValueError(f"The SavedModel's MetaGraphDef has no signature "
+                         f"'{args.signature}'; it has {sorted(meta.signature_def)}.")
+    names = {k: v.name for k, v in signature.inputs.items()}
+    names.update({k: v.name for k, v in signature.outputs.items()})
+    return names, sorted(signature.outputs)
 
 
 def _variable_initializers(graph) -> list:
@@ -147,16 +177,23 @@ def _build_parser() -> argparse.ArgumentParser:
     session_flags(p)
     p.set_defaults(fn=_cmd_factories)
 
-    p = sub.add_parser("run", help="run a saved GraphDef")
+    p = sub.add_parser("run", help="run a saved GraphDef or SavedModel")
     p.add_argument("graph", help="a GraphDef file, binary or text format (ds.write_graph, "
-                                 "ds.train.write_graph, or a graph TensorFlow froze)")
-    p.add_argument("--fetch", action="append", required=True, help="tensor or op name; repeatable")
-    p.add_argument("--feed", action="append", default=[], help="NAME=FILE.npy; repeatable")
+                                 "ds.train.write_graph, or a graph TensorFlow froze), or a "
+                                 "SavedModel directory (devsession's or TensorFlow's)")
+    p.add_argument("--fetch", action="append", help="tensor or op name, or a signature's "
+                   "output key; repeatable (a SavedModel's default: its signature's outputs)")
+    p.add_argument("--feed", action="append", default=[],
+                   help="NAME=FILE.npy (a tensor name or a signature's input key); repeatable")
+    p.add_argument("--tag", action="append", help="a SavedModel's MetaGraphDef tag; "
+                   "repeatable (default: serve)")
+    p.add_argument("--signature", default="serving_default",
+                   help="a SavedModel's signature (default: serving_default)")
     p.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
     p.add_argument("--timeout", type=float, default=None, help="deadline in seconds")
     p.add_argument("--out", help="save the fetched arrays to this .npz file")
     p.add_argument("--init", action="store_true",
-                   help="initialize the graph's variables before running")
+                   help="initialize a GraphDef's variables before running")
     session_flags(p)
     p.set_defaults(fn=_cmd_run)
 
@@ -192,7 +229,7 @@ def main(argv=None) -> int:
 
     try:
         return args.fn(args)
-    except (OpError, ValueError, TypeError, OSError) as e:
+    except (OpError, ValueError, TypeError, OSError, RuntimeError) as e:
         print(f"devsession {args.command}: {type(e).__name__}: {e}", file=sys.stderr)
         return 2
 

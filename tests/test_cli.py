@@ -89,3 +89,27 @@ def test_worker_arguments_out_of_range_say_why(args, says, capsys):
         main(["worker", "--cluster", "worker=127.0.0.1:0", "--task", "0", *args])
     assert exit_.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_run_a_savedmodel_by_its_signature_keys(tmp_path, capsys):
+    """A SavedModel directory runs through its serving signature: feeds by input key,
+    every output fetched by default, values restored from its checkpoint."""
+    graph = ds.Graph()
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, (None, 2), name="x")
+        w = ds.Variable(np.array([[1.0], [2.0]], np.float32), name="w")
+        y = ds.matmul(x, w, name="y")
+        with ds.Session() as sess:
+            sess.run(w.initializer)
+            sess.run(ds.assign(w, [[3.0], [-1.0]]))
+            ds.saved_model.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"y": y})
+    np.save(tmp_path / "x.npy", np.array([[1.0, 1.0], [2.0, 0.0]], np.float32))
+    out = tmp_path / "out.npz"
+    assert main(["run", str(tmp_path / "m"), "--feed", f"x={tmp_path / 'x.npy'}",
+                 "--out", str(out)]) == 0
+    assert "y: float32 [2, 1]" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.load(out)["y"], [[2.0], [6.0]])
+    assert main(["run", str(tmp_path / "m"), "--signature", "other"]) == 2
+    assert "no signature 'other'" in capsys.readouterr().err
+    assert main(["run", str(tmp_path / "m"), "--tag", "train"]) == 2
+    assert "could not be found in SavedModel" in capsys.readouterr().err
