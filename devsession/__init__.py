@@ -427,8 +427,11 @@ __all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "Summar
 
 from .ops.debugging import add_check_numerics_ops  # noqa: E402
 from . import sets  # noqa: E402  (tf.sets)
+from . import quantization  # noqa: E402  (tf.quantization: fake quantization)
+from .quantization import *  # noqa: E402,F401,F403  (TF1's tf.fake_quant_with_min_max_*)
 
-__all__ += ["add_check_numerics_ops", "sets"]
+__all__ += ["add_check_numerics_ops", "sets", "quantization"]
+__all__ += quantization.__all__
 
 
 def __getattr__(name: str):

@@ -19,7 +19,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "feature_column",
-    "lite", "profiler", "signal", "spectral", "quantization",
+    "lite", "profiler", "signal", "spectral",
     "resource_loader", "sysconfig", "user_ops", "manip",
     "autograph", "experimental",
 })

@@ -707,7 +707,17 @@ def array_manipulation_ops(x):
             *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
             x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
-            *_band_diagonal_ops(x), *_set_ops()]
+            *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x)]
+
+
+def _fake_quant_ops(x):
+    """One node of each fake quantization op (tests/test_fake_quant.py), from (2, 2) ``x``."""
+    q, lo, hi = ds.quantization, ds.constant([-1.0, -0.5]), ds.constant([1.0, 2.0])
+    return [q.fake_quant_with_min_max_args(x), q.fake_quant_with_min_max_args_gradient(x, x),
+            q.fake_quant_with_min_max_vars(x, -1.0, 1.0),
+            *q.fake_quant_with_min_max_vars_gradient(x, x, -1.0, 1.0),
+            q.fake_quant_with_min_max_vars_per_channel(x, lo, hi),
+            *q.fake_quant_with_min_max_vars_per_channel_gradient(x, x, lo, hi)]
 
 
 def _set_ops():
