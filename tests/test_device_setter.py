@@ -131,3 +131,54 @@ def test_the_global_step_follows_the_device_scope_to_a_ps_task():
     with g.as_default(), ds.device(ds.train.replica_device_setter(cluster=CLUSTER)):
         step = ds.train.get_or_create_global_step()
     assert step.device == "/job:ps/task:0"      # where every replica's steps count it
+
+
+def test_partitioned_embedding_parts_round_robin_and_train_on_a_cluster_as_directly():
+    """The parts of a partitioned embedding take turns over the ps tasks as TF1's (each
+    part a VariableV2), each shard's gather runs with its part (TF's placement of the
+    same model), and training on a local ps cluster gives a direct session's values."""
+    from devsession.distributed import create_local_cluster
+
+    full = np.random.default_rng(3).standard_normal((10, 3)).astype(np.float32)
+    batches = [[9, 0, 4, 4], [3, 3, 7], [1, 2, 5, 6, 8]]
+
+    def build(setter):
+        g = ds.Graph()
+        with g.as_default(), ds.device(setter):
+            emb = ds.get_variable("emb", [10, 3], initializer=full,
+                                  partitioner=ds.fixed_size_partitioner(3))
+            w = ds.get_variable("w", [3, 1], initializer=ds.constant_initializer(0.5))
+            ids = ds.placeholder(ds.int32, [None], name="ids")
+            rows = ds.nn.embedding_lookup(emb, ids, partition_strategy="div")
+            loss = ds.reduce_sum(ds.square(ds.matmul(rows, w) - 1.0))
+            train = ds.train.AdagradOptimizer(0.3).minimize(loss)
+            init = ds.global_variables_initializer()
+        return g, emb, w, ids, train, init
+
+    def run(target, g, emb, w, ids, train, init):
+        with ds.Session(target, graph=g) as sess:
+            sess.run(init)
+            for batch in batches:
+                sess.run(train, {ids: batch})
+            return sess.run([emb.as_tensor(), w])
+
+    servers = create_local_cluster({"ps": 2, "worker": 1})
+    try:
+        built = build(ds.train.replica_device_setter(cluster=CLUSTER))
+        placed = devices(built[0])
+        assert [placed[f"emb/part_{i}"] for i in range(3)] == \
+            ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:0"]
+        assert placed["w"] == "/job:ps/task:1"
+        assert [placed[f"embedding_lookup/GatherV2{s}"] for s in ("", "_1", "_2")] == \
+            ["/job:ps/task:0", "/job:ps/task:1", "/job:ps/task:0"]
+        assert placed["embedding_lookup/Reshape_1"] == "/job:worker"
+        assert placed["emb/part_1/Adagrad"] == "/job:ps/task:1"
+        ds.reset(ds.SessionOptions(target=servers[-1].target))
+        on_cluster = run(servers[-1].target, *built)
+    finally:
+        for server in servers:
+            server.stop(grace=0)
+    direct = run("", *build(None))
+    assert not np.allclose(direct[0], full)
+    for got, want in zip(on_cluster, direct):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -343,14 +343,15 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None,
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be "
                          f"one of either `mod` or `div`.")
     with name_scope(name or "embedding_lookup") as scope:
-        shards = [convert_to_tensor(p) for p in shards]
-        return _sharded_lookup(shards, int_operand(ids, graph_of(*shards, ids)),
+        owners, shards = shards, [convert_to_tensor(p) for p in shards]
+        return _sharded_lookup(shards, owners, int_operand(ids, graph_of(*shards, ids)),
                                partition_strategy, scope.rstrip("/"))
 
 
-def _sharded_lookup(shards, ids, strategy: str, name: str):
+def _sharded_lookup(shards, owners, ids, strategy: str, name: str):
     """TF's sharded lookup: each flat id's shard and row, a DynamicPartition of the rows
-    (and of the ids' positions) by shard, one gather per shard, and a
+    (and of the ids' positions) by shard, one gather per shard colocated with its shard
+    (its ``owners`` entry: on a ps task only the rows looked up leave it), and a
     ParallelDynamicStitch of the results back in the ids' order, reshaped to
     ``ids.shape + row shape``.  An id outside the shards' rows makes its shard's gather
     fail, naming that node."""
@@ -371,7 +372,10 @@ def _sharded_lookup(shards, ids, strategy: str, name: str):
     assignments = cast(assignments, dtypes.int32)
     shard_rows = dynamic_partition(rows, assignments, n)
     shard_positions = dynamic_partition(positions, assignments, n)
-    looked_up = [gather(params, shard_rows[p]) for p, params in enumerate(shards)]
+    looked_up = []
+    for p, (params, owner) in enumerate(zip(shards, owners)):
+        with ids.graph.colocate_with(owner if hasattr(owner, "_ref") else params):
+            looked_up.append(gather(params, shard_rows[p]))
     out = parallel_dynamic_stitch(shard_positions, looked_up, name=name)
     row_shape = shards[0].shape[1:]
     for params in shards[1:]:
