@@ -11,7 +11,9 @@ atomically.  Each MetaGraphDef has its tags, its signatures (``signature_def_uti
 collections, its Saver, the op a load runs last (``main_op``, in the
 ``saved_model_main_op`` collection, as TF1's builder puts it) and its assets
 (``asset_file_def``: each file's name under ``assets/`` and the string constant that
-held its original path, which a load feeds with the copy's path).  Errors are TF's:
+held its original path, which a load feeds with the copy's path; a MetaGraphDef lists
+the assets of the ones added before it too, as TF1's builder, which keeps them in a
+collection of the graph, does).  Errors are TF's:
 ``AssertionError`` for a non-empty export directory and for adding MetaGraphDefs out of
 order, ``KeyError`` for a reserved signature key, ``TypeError``/``ValueError`` for a bad
 main op or asset.
@@ -58,6 +60,7 @@ class SavedModelBuilder:
         self._has_saved_variables = False
         self._graph = None                  # the graph of the first MetaGraphDef
         self._copied_assets: dict = {}      # name under assets/ -> its source path
+        self._assets: list = []             # (name under assets/, path tensor), so far
 
     def add_meta_graph_and_variables(self, sess, tags, signature_def_map=None,
                                      assets_collection=None, legacy_init_op=None,
@@ -72,14 +75,14 @@ class SavedModelBuilder:
         with self._graph.as_default():
             signature_def_map = signature_def_map or {}
             _validate_signatures(signature_def_map)
-            assets = self._prepare(assets_collection,
-                                   main_op if main_op is not None else legacy_init_op)
+            self._prepare(assets_collection,
+                          main_op if main_op is not None else legacy_init_op)
             saver = saver or Saver(allow_empty=True)
             variables_dir = os.path.join(self._export_dir, constants.VARIABLES_DIRECTORY)
             os.makedirs(variables_dir, exist_ok=True)
             saver.save(sess, os.path.join(variables_dir, constants.VARIABLES_FILENAME),
                        write_meta_graph=False, write_state=False)
-            self._add(saver, tags, signature_def_map, assets, clear_devices)
+            self._add(saver, tags, signature_def_map, clear_devices)
         self._has_saved_variables = True
 
     def add_meta_graph(self, tags, signature_def_map=None, assets_collection=None,
@@ -93,9 +96,9 @@ class SavedModelBuilder:
         with self._graph.as_default():
             signature_def_map = signature_def_map or {}
             _validate_signatures(signature_def_map)
-            assets = self._prepare(assets_collection,
-                                   main_op if main_op is not None else legacy_init_op)
-            self._add(saver or Saver(allow_empty=True), tags, signature_def_map, assets,
+            self._prepare(assets_collection,
+                          main_op if main_op is not None else legacy_init_op)
+            self._add(saver or Saver(allow_empty=True), tags, signature_def_map,
                       clear_devices)
 
     def save(self, as_text=False) -> bytes:
@@ -115,15 +118,12 @@ class SavedModelBuilder:
         log.info("SavedModel written to: %s", path)
         return os.fsencode(path)
 
-    def _prepare(self, assets_collection, main_op) -> list:
-        """Copy the assets into ``assets/`` and put ``main_op`` in its collection;
-        returns [(name under assets/, path tensor)]."""
-        assets = self._copy_assets(assets_collection)
+    def _prepare(self, assets_collection, main_op) -> None:
+        """Copy the assets into ``assets/`` and put ``main_op`` in its collection."""
+        self._copy_assets(assets_collection)
         _add_main_op(main_op)
-        return assets
 
-    def _copy_assets(self, assets_collection) -> list:
-        assets = []
+    def _copy_assets(self, assets_collection) -> None:
         for tensor in assets_collection or []:
             source = _asset_path(tensor)
             name = self._asset_name(source)
@@ -132,8 +132,8 @@ class SavedModelBuilder:
                 os.makedirs(os.path.dirname(target), exist_ok=True)
                 shutil.copyfile(source, target)
             self._copied_assets[name] = source
-            assets.append((name, tensor))
-        return assets
+            if (name, tensor) not in self._assets:
+                self._assets.append((name, tensor))
 
     def _asset_name(self, source: str) -> str:
         """``source``'s basename, suffixed ``_1``, ``_2``... when another file of that
@@ -147,12 +147,12 @@ class SavedModelBuilder:
             unique, k = f"{name}_{k}", k + 1
         return unique
 
-    def _add(self, saver, tags, signature_def_map, assets, clear_devices) -> None:
+    def _add(self, saver, tags, signature_def_map, clear_devices) -> None:
         meta = saver.export_meta_graph(clear_devices=clear_devices)
         meta.meta_info_def.tags.extend(tags)
         for key, signature in signature_def_map.items():
             meta.signature_def[key].CopyFrom(signature)
-        for name, tensor in assets:
+        for name, tensor in self._assets:
             meta.asset_file_def.append(AssetFileDef(filename=name))
             meta.asset_file_def[-1].tensor_info.name = tensor.name
         self._saved_model.meta_graphs.append(meta)
