@@ -141,3 +141,25 @@ def test_var_lists_name_partitioned_variables_by_their_full_name(tmp_path):
         with pytest.raises(InvalidArgumentError, match="partitioned variable 'wrong' is "
                                                        r"float32 \[5, 2\]"):
             ds.train.Saver({"emb": wrong}).restore(sess, prefix)
+
+
+def test_a_meta_graph_keeps_the_parts_slice_info_and_its_saver_groups_them(tmp_path):
+    full = np.arange(14, dtype=np.float32).reshape(7, 2)
+    with ds.Graph().as_default():
+        emb = ds.get_variable("emb", [7, 2], initializer=full,
+                              partitioner=ds.fixed_size_partitioner(3))
+        ds.identity(ds.nn.embedding_lookup(emb, [6, 0], partition_strategy="div"),
+                    name="out")
+        assert list(emb)[1].to_proto().save_slice_info_def.var_offset == [3, 0]
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            path = ds.train.Saver().save(sess, str(tmp_path / "model"))
+    with ds.Graph().as_default():
+        saver = ds.train.import_meta_graph(path + ".meta")
+        assert [v._get_save_slice_info().spec for v in ds.global_variables()] == \
+            ["7 2 0,3:0,2", "7 2 3,2:0,2", "7 2 5,2:0,2"]
+        with ds.Session() as sess:
+            saver.restore(sess, path)
+            np.testing.assert_array_equal(sess.run("out:0"), full[[6, 0]])
+            saver.save(sess, path)
+    assert ds.train.NewCheckpointReader(path).get_variable_to_shape_map() == {"emb": [7, 2]}

@@ -317,6 +317,7 @@ def _saver_plan(meta, variables: dict, saver_nodes: set, graph: Graph,
                         for data in _values(meta, "variables", "bytes_list")}
         var_list = {n: var for n, var in by_op_name.items() if n in global_names}
         name = "save"
+    var_list = _with_parts_grouped(var_list, by_op_name)
     options = {}
     if meta.HasField("saver_def"):
         options["max_to_keep"] = meta.saver_def.max_to_keep
@@ -324,6 +325,25 @@ def _saver_plan(meta, variables: dict, saver_nodes: set, graph: Graph,
             options["keep_checkpoint_every_n_hours"] = \
                 meta.saver_def.keep_checkpoint_every_n_hours
     return ImportedMetaGraph(var_list, name, options)
+
+
+def _with_parts_grouped(var_list: dict, by_op_name: dict) -> dict:
+    """``var_list`` with the parts of each partitioned variable (those with a
+    ``SaveSliceInfo``) as one entry, a list of all its parts, keyed by its full name (or
+    by the name a TF Saver's ``RestoreV2`` gave it), as the Saver saves them."""
+    parts: dict = {}
+    for var in by_op_name.values():
+        info = var._get_save_slice_info()
+        if info is not None:
+            parts.setdefault(info.full_name, []).append(var)
+    grouped = {}
+    for key, var in var_list.items():
+        info = var._get_save_slice_info()
+        if info is None:
+            grouped[key] = var
+        else:
+            grouped[info.full_name if key == var.op.name else key] = parts[info.full_name]
+    return grouped
 
 
 def _function_restores(graph_def, call) -> dict:
