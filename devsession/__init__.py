@@ -433,6 +433,10 @@ from .quantization import *  # noqa: E402,F401,F403  (TF1's tf.fake_quant_with_m
 __all__ += ["add_check_numerics_ops", "sets", "quantization"]
 __all__ += quantization.__all__
 
+from .ops.bitcast import bitcast  # noqa: E402
+
+__all__ += ["bitcast"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -707,7 +707,7 @@ def array_manipulation_ops(x):
             *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
             x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
-            *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x)]
+            *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x), ds.bitcast(x, ds.int32)]
 
 
 def _fake_quant_ops(x):

@@ -49,6 +49,7 @@ COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decomp
 COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, diagonals
 COVERED |= __import__("test_sets").COVERED  # tf.sets' set operations and SetSize
 COVERED |= __import__("test_fake_quant").COVERED  # FakeQuantWithMinMax* and gradients
+COVERED |= __import__("test_bitcast").COVERED  # Bitcast
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
