@@ -23,6 +23,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "devsession", "tf_op_signatures.json")
 
+# TF ops devsession does not register but writes into GraphDefs for TensorFlow: the
+# SavedModel builder's TF1 Saver (devsession/saved_model/tf_saver_nodes.py)
+EXPORT_ONLY_OPS = ("SaveV2",)
+
 
 def dtype_name(enum: int) -> str:
     import tensorflow as tf
@@ -101,7 +105,7 @@ def main() -> None:
     registered_ops = devsession.ops.registry.registered_ops
 
     ops, missing = {}, []
-    for name in sorted(registered_ops()):
+    for name in sorted(set(registered_ops()) | set(EXPORT_ONLY_OPS)):
         if name.startswith("_"):
             continue                      # devsession's private ops: TF never has them
         op_def = op_def_registry.get(name)
