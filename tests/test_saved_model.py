@@ -17,7 +17,8 @@ from devsession.tensor_codec import proto_to_array
 from devsession.unsupported import UnsupportedTF1Error
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_saved_models")
-TF_WRITTEN = ["mlp-ref", "mlp-resource", "vocab", "tf2-module", "tf2-keras-mlp", "tf2-keras-cnn"]
+TF_WRITTEN = ["mlp-ref", "mlp-resource", "vocab", "tf2-module", "tf2-module-loop", "tf2-keras-mlp",
+              "tf2-keras-cnn", "tf2-keras-lstm", "tf2-keras-functional"]
 sm = ds.saved_model
 
 
