@@ -141,6 +141,13 @@ def _variable_initializers(graph) -> list:
             and op.name == f"{op.inputs[0].op.name}/Assign"]
 
 
+def _cmd_show(args) -> int:
+    from .saved_model.describe import describe
+
+    print(describe(args.dir))
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -196,6 +203,11 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="initialize a GraphDef's variables before running")
     session_flags(p)
     p.set_defaults(fn=_cmd_run)
+
+    p = sub.add_parser("show", help="a SavedModel's tag sets, signatures and ops, as "
+                                    "TensorFlow's saved_model_cli show --all prints them")
+    p.add_argument("dir", help="a SavedModel directory (devsession's or TensorFlow's)")
+    p.set_defaults(fn=_cmd_show)
 
     p = sub.add_parser("worker", help="serve one task of a cluster (a master and a worker)")
     from .distributed.worker_main import add_arguments as add_worker_arguments

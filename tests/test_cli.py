@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -113,3 +114,34 @@ def test_run_a_savedmodel_by_its_signature_keys(tmp_path, capsys):
     assert "no signature 'other'" in capsys.readouterr().err
     assert main(["run", str(tmp_path / "m"), "--tag", "train"]) == 2
     assert "could not be found in SavedModel" in capsys.readouterr().err
+
+
+def test_show_describes_a_savedmodel_as_saved_model_cli_does(capsys):
+    """The lines TensorFlow's ``saved_model_cli show --all`` prints for the same
+    SavedModel (compared by hand once; its op set is printed sorted here)."""
+    vocab = os.path.join(os.path.dirname(__file__), "data", "tf_saved_models", "vocab")
+    assert main(["show", vocab]) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = out.index("signature_def['serving_default']:")
+    assert out[start:start + 15] == [
+        "signature_def['serving_default']:",
+        "  The given SavedModel SignatureDef contains the following input(s):",
+        "    inputs['words'] tensor_info:",
+        "        dtype: DT_STRING",
+        "        shape: (-1)",
+        "        name: words:0",
+        "  The given SavedModel SignatureDef contains the following output(s):",
+        "    outputs['ids'] tensor_info:",
+        "        dtype: DT_INT64",
+        "        shape: (-1)",
+        "        name: hash_table_Lookup/SelectV2:0",
+        "    outputs['vectors'] tensor_info:",
+        "        dtype: DT_FLOAT",
+        "        shape: (-1, 3)",
+        "        name: vectors/Identity:0"]
+    assert "MetaGraphDef with tag-set: 'train, gpu' contains the following SignatureDefs:" in out
+    assert "  Method name is: tensorflow/serving/regress" in out
+    ops = [line for line in out if line.startswith("The MetaGraph with tag set ['serve']")]
+    assert "'InitializeTableFromTextFileV2'" in ops[0] and "'VariableV2'" in ops[0]
+    assert main(["show", os.path.dirname(vocab)]) == 2
+    assert "SavedModel file does not exist" in capsys.readouterr().err
