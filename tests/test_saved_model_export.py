@@ -1,0 +1,194 @@
+"""SavedModels devsession writes are in TensorFlow's form (``saved_model/builder.py``):
+every node of a ``serve`` MetaGraphDef is an op of TF's signature table with the type
+attrs TF's op has, the TF1 Saver under ``save/`` and its SaverDef agree with each other
+and with the checkpoint, which is TF's tensor bundle, collections name only nodes that
+are there, and devsession loads it back with the trained outputs.  That TensorFlow 2.21
+loads such SavedModels (TF1's loader and TF2's ``tf.saved_model.load``) with the same
+outputs was checked by hand: tests/data/tf_saved_models/check_tf_loads_devsession.py."""
+
+import os
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.errors import UnimplementedError
+from devsession.tensor_codec import proto_to_array
+from devsession.tf_signatures import tf_signature
+from devsession.train.tf_checkpoint import TFCheckpoint, is_tf_checkpoint
+
+sm = ds.saved_model
+
+
+def _trained(graph):
+    """An MLP trained a few Adam steps (gradients hold devsession-private ops)."""
+    rng = np.random.default_rng(3)
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, [None, 4], name="x")
+        labels = ds.placeholder(ds.int64, [None], name="labels")
+        w = ds.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+        b = ds.Variable(np.zeros(3, np.float32), name="b")
+        logits = ds.matmul(x, w) + b
+        probs = ds.nn.softmax(logits, name="probs")
+        loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits), name="loss")
+        train = ds.train.AdamOptimizer(0.1).minimize(loss, name="train")
+        ds.add_to_collection("train_op", train)
+        sess = ds.Session(graph=graph)
+        sess.run(ds.global_variables_initializer())
+        data = rng.standard_normal((8, 4)).astype(np.float32)
+        for _ in range(3):
+            sess.run(train, {x: data, labels: np.arange(8) % 3})
+    return x, probs, sess
+
+
+def _meta(export_dir, tag="serve"):
+    (meta,) = [m for m in sm.loader.parse_saved_model(str(export_dir)).meta_graphs
+               if tag in m.meta_info_def.tags]
+    return meta
+
+
+def _type_attrs_of_tf(node) -> None:
+    """``node`` is TF's op with every attr TF's signature gives no default."""
+    sig = tf_signature(node.op)
+    assert sig is not None, f"{node.name}: {node.op} is not a TensorFlow op"
+    for name, spec in sig["attrs"].items():
+        if "default" not in spec:
+            assert name in node.attr, f"{node.name} ({node.op}) lacks TF's attr {name}"
+    for name in node.attr:
+        assert name in sig["attrs"] or name.startswith("_"), \
+            f"{node.name} ({node.op}) has attr {name}, which TF's op lacks"
+
+
+def test_a_trained_model_is_written_in_tensorflows_form(tmp_path):
+    x, probs, sess = _trained(ds.Graph())
+    sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"probs": probs})
+    meta = _meta(tmp_path / "m")
+    nodes = {n.name: n for n in meta.graph_def.node}
+    for node in meta.graph_def.node:
+        _type_attrs_of_tf(node)
+    assert nodes["probs"].attr["T"].type == ds.float32.enum     # TF's type attr
+    assert not any(n.startswith("gradients/") or "Adam" in nodes[n].op for n in nodes)
+    assert {"w", "b", "w/Adam", "beta1_power"} <= set(nodes)   # every global variable
+    assert meta.graph_def.versions.producer > 0
+    # collections name only nodes that are there: train_op and losses left out
+    assert "train_op" not in meta.collection_def
+    assert set(meta.collection_def) == {"variables", "trainable_variables"}
+
+
+def test_the_saver_nodes_the_saverdef_and_the_checkpoint_agree(tmp_path):
+    x, probs, sess = _trained(ds.Graph())
+    sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"probs": probs})
+    meta = _meta(tmp_path / "m")
+    nodes = {n.name: n for n in meta.graph_def.node}
+    saver = meta.saver_def
+    assert (saver.filename_tensor_name, saver.save_tensor_name, saver.restore_op_name) == \
+        ("save/Const:0", "save/control_dependency:0", "save/restore_all")
+    assert saver.version == saver.V2
+    assert nodes["save/Const"].op == "PlaceholderWithDefault"
+    assert nodes["save/control_dependency"].input[:] == ["save/Const", "^save/SaveV2"]
+    names = [k.decode() for k in proto_to_array(
+        nodes["save/RestoreV2/tensor_names"].attr["value"].tensor, "names")]
+    assert names == sorted(names) == sorted(["w", "b", "w/Adam", "w/Adam_1", "b/Adam",
+                                             "b/Adam_1", "beta1_power", "beta2_power"])
+    save = nodes["save/SaveV2"]
+    assert save.input[3:] == names                           # the variables, in key order
+    assert len(save.attr["dtypes"].list.type) == len(names)
+    assigns = [i.lstrip("^") for i in nodes["save/restore_all"].input]
+    assert assigns == ["save/Assign"] + [f"save/Assign_{k}" for k in range(1, len(names))]
+    for k, assign in enumerate(assigns):
+        node = nodes[assign]
+        assert node.input[:] == [names[k], "save/RestoreV2" + (f":{k}" if k else "")]
+    prefix = str(tmp_path / "m" / "variables" / "variables")
+    assert is_tf_checkpoint(prefix)
+    checkpoint = TFCheckpoint(prefix)
+    assert checkpoint.names() == names
+    with sess.graph.as_default():
+        for name in names:
+            np.testing.assert_array_equal(checkpoint.tensor(name),
+                                          sess.run(name + ":0"), err_msg=name)
+
+
+def test_devsession_loads_it_with_the_trained_outputs(tmp_path, make_session):
+    x, probs, sess = _trained(ds.Graph())
+    batch = np.random.default_rng(4).standard_normal((5, 4)).astype(np.float32)
+    expected = sess.run(probs, {x: batch})
+    sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"probs": probs})
+    loaded = make_session(ds.Graph())
+    meta = sm.loader.load(loaded, ["serve"], str(tmp_path / "m"))
+    out = meta.signature_def["serving_default"].outputs["probs"].name
+    np.testing.assert_allclose(loaded.run(out, {"x:0": batch}), expected, rtol=1e-6)
+    assert not any(op.type in ("SaveV2", "RestoreV2")
+                   for op in loaded.graph.get_operations())
+
+
+def test_a_train_metagraph_keeps_the_whole_graph_and_resumes_training(tmp_path, caplog):
+    graph = ds.Graph()
+    x, probs, sess = _trained(graph)
+    with graph.as_default():
+        builder = sm.builder.SavedModelBuilder(str(tmp_path / "m"))
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], {"p": sm.predict_signature_def({"x": x}, {"p": probs})})
+        with caplog.at_level("WARNING", logger="devsession.saved_model"):
+            builder.add_meta_graph(["train"])
+        builder.save()
+    assert "TensorFlow cannot" in caplog.text and "private to devsession" in caplog.text
+    assert "train" in {n.name for n in _meta(tmp_path / "m", "train").graph_def.node}
+    with ds.Session(graph=ds.Graph()) as loaded:
+        sm.loader.load(loaded, ["train"], str(tmp_path / "m"))
+        feed = {"x:0": np.ones((3, 4), np.float32), "labels:0": np.array([0, 1, 2])}
+        before = loaded.run("loss:0", feed)
+        for _ in range(5):
+            loaded.run("train", feed)
+        assert loaded.run("loss:0", feed) < before
+
+
+def test_a_vocabulary_model_keeps_its_table_asset_and_main_op(tmp_path):
+    vocab = tmp_path / "words.txt"
+    vocab.write_text("the\ncat\nsat\n")
+    graph = ds.Graph()
+    with graph.as_default():
+        words = ds.placeholder(ds.string, [None], name="words")
+        table = ds.lookup.StaticVocabularyTable(ds.lookup.TextFileInitializer(
+            str(vocab), ds.string, ds.lookup.TextFileIndex.WHOLE_LINE, ds.int64,
+            ds.lookup.TextFileIndex.LINE_NUMBER), 1)
+        ids = ds.identity(table.lookup(words), name="ids")
+        with ds.Session(graph=graph) as sess:
+            sess.run(ds.tables_initializer())
+            sm.simple_save(sess, str(tmp_path / "m"), {"words": words}, {"ids": ids},
+                           legacy_init_op=ds.tables_initializer())
+    os.remove(vocab)
+    meta = _meta(tmp_path / "m")
+    for node in meta.graph_def.node:
+        _type_attrs_of_tf(node)
+    assert [a.filename for a in meta.asset_file_def] == ["words.txt"]
+    assert meta.collection_def["saved_model_main_op"].node_list.value
+    assert meta.saver_def.restore_op_name == "save/restore_all"     # no variables: a NoOp
+    with ds.Session(graph=ds.Graph()) as loaded:
+        sm.loader.load(loaded, ["serve"], str(tmp_path / "m"))
+        np.testing.assert_array_equal(
+            loaded.run("ids:0", {"words:0": np.array([b"sat", b"dog", b"the"])}), [2, 3, 0])
+
+
+def test_what_tensorflows_form_cannot_hold_is_unimplemented_naming_the_node(tmp_path):
+    graph = ds.Graph()
+    x, probs, sess = _trained(graph)
+    with graph.as_default():
+        shaped = ds.gradients(ds.reduce_sum(probs), x)[0]    # gradient ops a signature needs
+        with pytest.raises(UnimplementedError, match="_BroadcastToShapeOf") as e:
+            sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"g": shaped})
+    assert e.value.node_name.startswith("gradients")
+    assert not os.path.exists(tmp_path / "m" / "saved_model.pb")
+    assert not os.path.exists(tmp_path / "m" / "variables")
+
+
+def test_a_partitioned_variable_is_unimplemented(tmp_path):
+    graph = ds.Graph()
+    with graph.as_default():
+        emb = ds.get_variable("emb", [6, 2], partitioner=ds.fixed_size_partitioner(2))
+        ids = ds.placeholder(ds.int64, [None], name="ids")
+        out = ds.nn.embedding_lookup(emb, ids)
+        with ds.Session(graph=graph) as sess:
+            sess.run(ds.global_variables_initializer())
+            with pytest.raises(UnimplementedError, match="'emb/part_0' is a partitioned"):
+                sm.simple_save(sess, str(tmp_path / "m"), {"ids": ids}, {"out": out})
