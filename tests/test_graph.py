@@ -571,7 +571,8 @@ def test_every_registered_op_has_a_builder(graph):
                 ds.train.AdadeltaOptimizer(), ds.train.FtrlOptimizer(0.1),
                 ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
                 ds.train.ProximalGradientDescentOptimizer(0.1),
-                ds.train.ProximalAdagradOptimizer(0.1)):
+                ds.train.ProximalAdagradOptimizer(0.1),
+                ds.train.AdagradDAOptimizer(0.1, ds.Variable(np.int64(0)))):
         built.append(opt.apply_gradients([(x, v)]))
     flag = ds.placeholder(ds.bool, ())
     built += [ds.cond(flag, lambda: x, lambda: -x),
@@ -652,8 +653,8 @@ def sparse_apply_ops(x):
     for op in sorted(SPARSE_TRAINING_OPS):
         names, num_refs, _ = sparse_inputs(op)
         refs = [ds.Variable(np.ones((2, 2), np.float32)) for _ in range(num_refs)]
-        values = [x if n == "grad" else [0, 1] if n == "indices" else 0.1
-                  for n in names[num_refs:]]
+        values = [x if n == "grad" else [0, 1] if n == "indices" else
+                  1 if n == "global_step" else 0.1 for n in names[num_refs:]]
         ops.append(sparse_apply(op, *refs, *values))
     v, accum = ds.Variable(np.ones((2, 2), np.float32)), ds.Variable(np.ones((2, 2), np.float32))
     return ops + [apply_adagrad_v2(v, accum, 0.1, 1e-7, x)]

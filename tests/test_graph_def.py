@@ -86,7 +86,8 @@ def build_every_op_graph() -> ds.Graph:
                     ds.train.FtrlOptimizer(0.1),
                     ds.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=0.1),
                     ds.train.ProximalGradientDescentOptimizer(0.1),
-                    ds.train.ProximalAdagradOptimizer(0.1)):
+                    ds.train.ProximalAdagradOptimizer(0.1),
+                    ds.train.AdagradDAOptimizer(0.1, ds.Variable(np.int64(0), name="step"))):
             training.append(opt.apply_gradients([(f, v)]))
         grp = ds.group(after, nothing, assign, assign_add, name="grp")
         flag = ds.placeholder(ds.bool, (), name="flag")

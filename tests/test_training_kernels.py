@@ -1,6 +1,6 @@
 """The optimizers' update kernels (ApplyGradientDescent, ApplyMomentum, ApplyAdam, ApplyAdagrad,
 ApplyAdagradV2, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdadelta, ApplyFtrl, ApplyFtrlV2,
-ApplyProximalGradientDescent, ApplyProximalAdagrad) and the
+ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdagradDA) and the
 gradients' shape-of kernels, on every device against the numpy reference.
 
 An update kernel works on variables in a resource manager, so each case sets up the
@@ -42,6 +42,8 @@ UPDATES = {
                                           "l2_shrinkage": 0.03, "lr_power": -0.7}, 0),
     "ApplyProximalGradientDescent": ((), {"alpha": 0.1, "l1": 0.05, "l2": 0.02}, 3),
     "ApplyProximalAdagrad": (("accum",), {"lr": 0.1, "l1": 0.0, "l2": 0.02}, 3),
+    "ApplyAdagradDA": (("gradient_accumulator", "gradient_squared_accumulator"),
+                       {"lr": 0.1, "l1": 0.05, "l2": 0.02, "global_step": 3}, 0),
 }
 FLAG_ATTRS = {"ApplyMomentum": "use_nesterov", "ApplyAdam": "use_nesterov",
               "ApplyAdagrad": "update_slots", "ApplyAdagradV2": "update_slots"}
@@ -50,7 +52,8 @@ SIZES = [(0,), (1,), (7,), (3, 5), (PARALLEL_MIN_SIZE + 3,)]
 
 def _values(op, dtype, grad):
     slots, scalars, grad_at = UPDATES[op]
-    values = [np.array(v, dtype) for v in scalars.values()]
+    values = [np.array(v, np.int64 if k == "global_step" else dtype)
+              for k, v in scalars.items()]
     values.insert(grad_at, grad)
     return values
 
@@ -63,7 +66,9 @@ def _node(op, dtype, shape, resources, flag, device):
     attrs = {"use_locking": False}
     if op in FLAG_ATTRS:
         attrs[FLAG_ATTRS[op]] = flag
-    return KernelNode(f"{op.lower()}_node", op, attrs, (np.dtype(dtype),) * n_inputs,
+    dtypes = (np.dtype(dtype),) * (n_inputs - 1) + \
+        (np.dtype(np.int64) if "global_step" in UPDATES[op][1] else np.dtype(dtype),)
+    return KernelNode(f"{op.lower()}_node", op, attrs, dtypes,
                       (shape,) * n_inputs, np.dtype(dtype), shape,
                       context=StateContext(resources, keys[0], keys), device=device)
 

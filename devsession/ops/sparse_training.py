@@ -5,7 +5,9 @@ with embeddings import and train.
 Each is TF's dense ``Apply<X>`` (``ops/training.py``) with its gradient's rows and an
 ``indices`` vector (int32 or int64) right after the gradient, in TF's input order:
 ``SparseApplyMomentum(var, accum, lr, grad, indices, momentum)``,
-``SparseApplyFtrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power)``...  Row
+``SparseApplyFtrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power)``,
+``SparseApplyAdagradDA(var, gradient_accumulator, gradient_squared_accumulator, grad,
+indices, lr, l1, l2, global_step)`` (``global_step`` int64)...  Row
 ``indices[k]`` of the variable and of every slot takes the dense formula with row ``k``
 of ``grad``; the other rows do not change (where the dense step would still move them:
 momentum's decay, FTRL's recomputed value).  Repeated indices apply one after another,
@@ -23,7 +25,7 @@ from ..dtypes import int32, int64
 from ..graph import Tensor, convert_to_tensor
 from .registry import InferError, OpDef, not_differentiable, register_op
 from .state import variable_ref
-from .training import TRAINING_OPS, attr_defaults, refuse_linear_by_lr
+from .training import STEP_INPUTS, TRAINING_OPS, attr_defaults, check_step, refuse_linear_by_lr
 
 __all__ = ["SPARSE_TRAINING_OPS", "sparse_inputs", "sparse_apply"]
 
@@ -67,6 +69,9 @@ def _infer(op_type):
         for k, (name, t) in enumerate(zip(names, inputs)):
             if name in ("var", "indices"):
                 continue
+            if name in STEP_INPUTS:            # AdagradDA's global_step: an int64 scalar
+                check_step(t, name, node, op_type)
+                continue
             if t.dtype != var.dtype:
                 raise TypeError(f"Op '{node}' ({op_type}): input {name} '{t.name}' is "
                                 f"{t.dtype.name}, but variable '{var.name}' is "
@@ -104,6 +109,7 @@ def sparse_apply(op_type: str, *inputs, name=None, **attrs) -> Tensor:
                         f"{len(inputs)}.")
     refs = [variable_ref(r, op_type) for r in inputs[:num_refs]]
     graph, dtype = refs[0].graph, refs[0].dtype
-    values = [convert_to_tensor(v, dtype_hint=int32 if n == "indices" else dtype, graph=graph)
+    hints = {"indices": int32, **dict.fromkeys(STEP_INPUTS, int64)}
+    values = [convert_to_tensor(v, dtype_hint=hints.get(n, dtype), graph=graph)
               for n, v in zip(names[num_refs:], inputs[num_refs:])]
     return graph.create_op(op_type, refs + values, attrs, name=name or op_type).outputs[0]

@@ -43,6 +43,11 @@ these; the formulas (``kernels/reference/training.py`` is the oracle, ``cpu/`` a
   0: ``v / (1 + l2 * alpha)``)
 * ApplyProximalAdagrad(var, accum, lr, l1, l2, grad): ``accum += grad**2``; the same
   step with the rate ``lr / sqrt(accum)`` in place of ``alpha``
+* ApplyAdagradDA(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1,
+  l2, global_step) (Adagrad dual averaging; ``global_step`` an int64 scalar, the step
+  count ``t``): ``g += grad``; ``gg += grad**2``;
+  ``var = -lr * sign(g) * max(|g| - t * l1, 0) / (l2 * t * lr + sqrt(gg))`` (with ``l1``
+  0: ``-lr * g / (...)``): the value follows from the slots, whatever it was
 
 FTRL's ``multiply_linear_by_lr`` (TF's other scaling of ``linear``) is refused, true, with
 ``UnimplementedError`` naming the node: the formulas above are its false.
@@ -50,6 +55,7 @@ FTRL's ``multiply_linear_by_lr`` (TF's other scaling of ``linear``) is refused, 
 
 from __future__ import annotations
 
+from ..dtypes import int64
 from ..errors import UnimplementedError
 from ..graph import Tensor, convert_to_tensor
 from .registry import InferError, OpDef, register_op
@@ -59,6 +65,7 @@ __all__ = ["apply_gradient_descent", "apply_momentum", "apply_adam", "apply_adag
            "apply_adagrad_v2",
            "apply_rms_prop", "apply_centered_rms_prop", "apply_adadelta", "apply_ftrl",
            "apply_ftrl_v2", "apply_proximal_gradient_descent", "apply_proximal_adagrad",
+           "apply_adagrad_da", "STEP_INPUTS",
            "TRAINING_OPS", "FLAG_ATTRS", "attr_defaults", "refuse_linear_by_lr",
            "MATMUL_GRADIENT_DESCENT", "MATMUL_ADAM"]
 
@@ -84,6 +91,8 @@ TRAINING_OPS = {
                      "lr_power"), 3),
     "ApplyProximalGradientDescent": (("var", "alpha", "l1", "l2", "delta"), 1),
     "ApplyProximalAdagrad": (("var", "accum", "lr", "l1", "l2", "grad"), 2),
+    "ApplyAdagradDA": (("var", "gradient_accumulator", "gradient_squared_accumulator", "grad",
+                        "lr", "l1", "l2", "global_step"), 3),
 }
 # op type -> (the boolean attr its formula depends on, that attr's default)
 FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_nesterov", False),
@@ -91,6 +100,7 @@ FLAG_ATTRS = {"ApplyMomentum": ("use_nesterov", False), "ApplyAdam": ("use_neste
 # FTRL's other form: TF scales linear by lr (not implemented: refused when true)
 LINEAR_BY_LR = "multiply_linear_by_lr"
 _TENSOR_INPUTS = {"delta", "grad"}      # shaped like the variable; the rest are scalars
+STEP_INPUTS = frozenset({"global_step"})    # int64 scalars, whatever the variable's dtype
 
 
 def _infer(op_type):
@@ -103,6 +113,9 @@ def _infer(op_type):
             raise TypeError(f"Op '{node}' ({op_type}) updates floating-point variables, not "
                             f"{var.dtype.name} '{var.name}'.")
         for name, t in zip(names[1:], inputs[1:]):
+            if name in STEP_INPUTS:
+                check_step(t, name, node, op_type)
+                continue
             if t.dtype != var.dtype:
                 raise TypeError(f"Op '{node}' ({op_type}): input {name} '{t.name}' is "
                                 f"{t.dtype.name}, but variable '{var.name}' is "
@@ -116,6 +129,17 @@ def _infer(op_type):
                                  f"scalar, got shape {t.shape}.")
         return var.dtype, var.shape
     return infer
+
+
+def check_step(t, name, node, op_type) -> None:
+    """TypeError unless ``t`` (AdagradDA's ``global_step``) is int64, InferError unless
+    it may be a scalar."""
+    if t.dtype != int64:
+        raise TypeError(f"Op '{node}' ({op_type}): input {name} '{t.name}' must be int64, "
+                        f"not {t.dtype.name}.")
+    if not t.shape.is_compatible_with(()):
+        raise InferError(f"Op '{node}' ({op_type}): {name} '{t.name}' must be a scalar, got "
+                         f"shape {t.shape}.")
 
 
 def refuse_linear_by_lr(attrs, node, op_type) -> None:
@@ -161,7 +185,9 @@ def _build(op_type, refs, values, attrs, name) -> Tensor:
     targets = [variable_ref(r, op_type) for r in refs]
     graph = targets[0].graph
     dtype = targets[0].dtype
-    tensors = [convert_to_tensor(v, dtype_hint=dtype, graph=graph) for v in values]
+    names = TRAINING_OPS[op_type][0][len(refs):]
+    tensors = [convert_to_tensor(v, dtype_hint=int64 if n in STEP_INPUTS else dtype,
+                                 graph=graph) for n, v in zip(names, values)]
     return graph.create_op(op_type, targets + tensors, attrs, name=name or op_type).outputs[0]
 
 
@@ -248,3 +274,11 @@ def apply_proximal_adagrad(var, accum, lr, l1, l2, grad, use_locking=False,
     """TF's ApplyProximalAdagrad (see the module docstring)."""
     return _build("ApplyProximalAdagrad", [var, accum], [lr, l1, l2, grad],
                   {"use_locking": bool(use_locking)}, name)
+
+
+def apply_adagrad_da(var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1,
+                     l2, global_step, use_locking=False, name=None) -> Tensor:
+    """TF's ApplyAdagradDA: the slots accumulate ``grad`` and ``grad**2``, the variable
+    is their closed form at step ``global_step`` (see the module docstring)."""
+    return _build("ApplyAdagradDA", [var, gradient_accumulator, gradient_squared_accumulator],
+                  [grad, lr, l1, l2, global_step], {"use_locking": bool(use_locking)}, name)

@@ -12,6 +12,8 @@
 ``AdadeltaOptimizer``       slots ``<var>/Adadelta``, ``<var>/Adadelta_1``
 ``FtrlOptimizer``           FTRL-proximal: slots ``<var>/Ftrl`` (accum), ``<var>/Ftrl_1``
                             (linear); L1, L2 and shrinkage-type L2
+``AdagradDAOptimizer``      Adagrad dual averaging: slots ``<var>/AdagradDA`` (gradient
+                            sums), ``<var>/AdagradDA_1`` (squares); L1, L2; the global step
 ``Proximal...Optimizer``    ``ProximalGradientDescent``, ``ProximalAdagrad`` (slot
                             ``<var>/ProximalAdagrad``): a step, then L1/L2 shrinkage
 ``SyncReplicasOptimizer``   synchronous replicas: gradients averaged in accumulators on
@@ -76,6 +78,7 @@ from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, Featu
 from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
+from .adagrad_da import AdagradDAOptimizer
 from .ftrl import FtrlOptimizer
 from .proximal import ProximalAdagradOptimizer, ProximalGradientDescentOptimizer
 from .adam import AdamOptimizer
@@ -123,7 +126,7 @@ from .training_util import (create_global_step, get_global_step, get_or_create_g
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
-           "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer",
+           "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer", "AdagradDAOptimizer",
            "SyncReplicasOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
            "checkpoint_exists", "create_global_step", "get_global_step",

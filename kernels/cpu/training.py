@@ -359,7 +359,8 @@ _FUSED = {"ApplyGradientDescent": _gd_update, "ApplyMomentum": _momentum_update,
 _NUMPY = make_updates(np)
 
 
-# (ApplyAdagradV2, not hot: TF2's Keras Adagrad, imported, takes the reference formula)
+# (ApplyAdagradV2, not hot: TF2's Keras Adagrad, imported, and ApplyAdagradDA, TF's a
+# CPU-only op, take the reference formula)
 @register_kernel(tuple(TRAINING_OPS), "CPU")
 def build_apply(node):
     dtype = np.dtype(node.input_dtypes[0])

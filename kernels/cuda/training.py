@@ -116,6 +116,15 @@ OPERATIONS = {
         "T lr, T l1, T l2, T grad", "T var, T accum",
         "accum += grad * grad;\nT rate = lr / sqrt(accum);\nT prox = var - grad * rate;\n"
         + _PROXIMAL),
+    ("ApplyAdagradDA", None): (
+        "T grad, T lr, T l1, T l2, int64 global_step",
+        "T var, T gradient_accumulator, T gradient_squared_accumulator",
+        "gradient_accumulator += grad;\n"
+        "gradient_squared_accumulator += grad * grad;\n"
+        "T steps = (T)(float)global_step;\n"
+        "T shrunk = l1 > (T)0 ? ((gradient_accumulator > 0) - (gradient_accumulator < 0)) * "
+        "fmax(fabs(gradient_accumulator) - steps * l1, (T)0) : gradient_accumulator;\n"
+        "var = lr * -shrunk / (l2 * (steps * lr) + sqrt(gradient_squared_accumulator));"),
 }
 
 _kernels: dict = {}

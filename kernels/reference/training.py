@@ -34,12 +34,14 @@ DEVICE = "REF"
 SHAPED_INPUTS = {"ApplyGradientDescent": (1,), "ApplyMomentum": (1,), "ApplyAdam": (6,),
                  "ApplyAdagrad": (1,), "ApplyAdagradV2": (2,), "ApplyRMSProp": (4,), "ApplyCenteredRMSProp": (4,),
                  "ApplyAdadelta": (3,), "ApplyFtrl": (0,), "ApplyFtrlV2": (0,),
-                 "ApplyProximalGradientDescent": (3,), "ApplyProximalAdagrad": (3,)}
+                 "ApplyProximalGradientDescent": (3,), "ApplyProximalAdagrad": (3,),
+                 "ApplyAdagradDA": (0,)}
 SLOT_NAMES = {"ApplyMomentum": ("accum",), "ApplyAdam": ("m", "v"), "ApplyAdagrad": ("accum",),
               "ApplyAdagradV2": ("accum",),
                "ApplyRMSProp": ("ms", "mom"), "ApplyCenteredRMSProp": ("mg", "ms", "mom"),
                "ApplyAdadelta": ("accum", "accum_update"), "ApplyFtrl": ("accum", "linear"),
-               "ApplyFtrlV2": ("accum", "linear"), "ApplyProximalAdagrad": ("accum",)}
+               "ApplyFtrlV2": ("accum", "linear"), "ApplyProximalAdagrad": ("accum",),
+               "ApplyAdagradDA": ("gradient_accumulator", "gradient_squared_accumulator")}
 
 
 def apply_kernel(node, update, to_device=None, check=None):
@@ -178,13 +180,24 @@ def make_updates(xp) -> dict:
         rate = lr / xp.sqrt(accum)
         proximal_step(var, var - grad * rate, rate, l1, l2)
 
+    def adagrad_da(var, accum, squared, grad, lr, l1, l2, global_step):
+        """Dual averaging: the slots sum the gradients and their squares, the variable
+        is their closed form at step ``global_step`` (TF takes it through float32)."""
+        accum += grad
+        squared += grad * grad
+        steps = global_step.astype(np.float32).astype(var.dtype)
+        shrunk = accum
+        if l1 > 0:
+            shrunk = xp.sign(accum) * xp.maximum(xp.abs(accum) - steps * l1, var.dtype.type(0))
+        var[...] = lr * -shrunk / (l2 * (steps * lr) + xp.sqrt(squared))
+
     return {"ApplyGradientDescent": gradient_descent, "ApplyMomentum": momentum,
             "ApplyAdam": adam, "ApplyAdagrad": adagrad, "ApplyAdagradV2": adagrad_v2,
             "ApplyRMSProp": rms_prop,
             "ApplyCenteredRMSProp": centered_rms_prop, "ApplyAdadelta": adadelta,
             "ApplyFtrl": ftrl, "ApplyFtrlV2": ftrl_v2,
             "ApplyProximalGradientDescent": proximal_gradient_descent,
-            "ApplyProximalAdagrad": proximal_adagrad}
+            "ApplyProximalAdagrad": proximal_adagrad, "ApplyAdagradDA": adagrad_da}
 
 
 def flag_of(node):
