@@ -23,11 +23,15 @@ TensorFlow's own op registry by ``tools/make_tf_op_signatures.py``; TF is never 
 * ``If``/``While`` (and their stateless twins) become TF 2's functional ops, each
   branch, cond and body a ``FunctionDef`` of the GraphDef's library
   (``tf_function_export.py``);
+* a training graph's gradient nodes TF cannot run, devsession's private shape ops
+  (``_BroadcastToShapeOf``...) and ``Conv2DBackprop*V2`` (no CPU kernels in TF), are
+  written as TF's gradient functions build them, from ``Shape`` ops
+  (``tf_export_gradients.py``), so a training graph trains in TensorFlow;
 * the GraphDef says it is TF's GraphDef version of the table's TensorFlow.
 
 Attrs TF fills in with its defaults are left out, as TF's importer adds them.  What TF
-cannot read is ``UnimplementedError`` naming the node: devsession's private ops (types
-starting with ``_``; ``_ReadVariable`` is TF's ``Identity``), a loop or cond recording
+cannot read is ``UnimplementedError`` naming the node: devsession's other private ops
+(types starting with ``_``, its TensorArray ops; ``_ReadVariable`` is TF's ``Identity``), a loop or cond recording
 its random draws or assigning a variable in a body (``tf_function_export.py``), an op TF
 lacks (or that is newer than the table: the error
 says to run the tool), an attr TF's op lacks, a dtype TF's op does not take, fewer
@@ -49,6 +53,7 @@ from .graph_codec import FunctionAttr, encode_attr
 from .graph_def import import_graph_def
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
+from .tf_export_gradients import GRADIENT_FORMS
 from .tf_function_export import CONTROL_FLOW_OPS, export_control_flow
 from .tf_signatures import SIGNATURES_FILE, signature_table, tf_signature
 
@@ -148,6 +153,9 @@ class _Exporter:
 
     def export(self, node: _Node) -> None:
         node.op = _PRIVATE_AS_TF.get(node.op, node.op)
+        gradient_form = GRADIENT_FORMS.get(node.op)
+        if gradient_form is not None:                 # devsession's gradient helpers
+            node = gradient_form(node, self)
         if node.op.startswith("_"):
             raise node.error("an op private to devsession, which TensorFlow does not have.")
         if tf_signature(node.op) is None:
