@@ -30,6 +30,7 @@ from ..tensor_shape import TensorShape
 from .generator import generator_stage
 from .iterator import Iterator
 from .structure import ElementSpec, Structured
+from .window import Windows, stacked, window_stage
 
 __all__ = ["Dataset", "ElementSpec", "AUTOTUNE"]
 
@@ -269,6 +270,18 @@ class Dataset(Structured):
         first = _python_int(start, "enumerate")
         return Dataset.zip((Dataset.range(first, np.iinfo(np.int64).max), self))
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False) -> "Dataset":
+        """Windows of ``size`` elements, ``shift`` (default ``size``) apart, every
+        ``stride``-th element inside one; the last ones shorter unless
+        ``drop_remainder``.  Each window is a dataset (a nest of them for a nested
+        element), for ``flat_map``/``interleave``: ``window.py``."""
+        size = _python_int(size, "window", minimum=1)
+        shift = size if shift is None else _python_int(shift, "window", minimum=1)
+        stride = _python_int(stride, "window", minimum=1)
+        return _WindowDataset(self._graph, self._stages + (window_stage(
+            size, shift, stride, drop_remainder),), self._inputs, self._functions,
+            stacked(self._structure), self._control)
+
     def take_while(self, predicate) -> "Dataset":
         """The elements before the first for which ``predicate`` is False."""
         return self._then_function("take_while", self._predicate(predicate, "take_while"),
@@ -363,6 +376,13 @@ class Dataset(Structured):
                        dataset._functions + inner._functions, inner._structure,
                        dataset._control)
 
+    def _check_combinable(self, kind: str) -> None:
+        """Raises where this dataset cannot be a branch of ``zip``/``concatenate``."""
+
+    def _traced_element(self, args: list):
+        """The element a traced function receives, from its placeholders ``args``."""
+        return nest.pack_sequence_as(self._structure, args)
+
     def _predicate(self, predicate, kind: str) -> FunctionGraph:
         """``predicate`` traced, checked to return one scalar bool."""
         function, _ = self._trace(predicate, kind)
@@ -380,7 +400,7 @@ class Dataset(Structured):
         with function.as_default(), name_scope(None):
             args = [function.add_input(s.dtype, s.shape, f"arg{k}")
                     for k, s in enumerate(self.flat_specs)]
-            element = nest.pack_sequence_as(self._structure, args)
+            element = self._traced_element(args)
             result = fn(*element) if type(element) is tuple else fn(element)
             if result is None:
                 raise ValueError(f"The function given to Dataset.{kind} returned None.")
@@ -396,11 +416,17 @@ class Dataset(Structured):
         return function, result
 
 
+class _WindowDataset(Windows, Dataset):
+    """``Dataset.window``'s dataset of windows (``window.py``)."""
+
+
 def _combined(kind: str, datasets: list, structure) -> Dataset:
     """One dataset running ``datasets`` as branches of a ``zip`` or ``concatenate``
     stage: their inputs and functions concatenated, each branch's references shifted."""
     if len({d._graph for d in datasets}) > 1:
         raise ValueError(f"Dataset.{kind}: the datasets belong to different graphs.")
+    for d in datasets:
+        d._check_combinable(kind)
     branches, inputs, functions, control = [], (), (), ()
     for d in datasets:
         branches.append(_shifted(d._stages, len(inputs), len(functions)))

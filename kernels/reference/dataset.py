@@ -249,6 +249,37 @@ def _batch(node, stage, upstream, _, __):
     return batches
 
 
+def _window(node, stage, upstream, _, __):
+    """``Dataset.window``'s windows, each component stacked (``data/window.py``), in the
+    order of TF's WindowDataset: a buffer of ``(size - 1) * stride + 1`` elements gives
+    every ``stride``-th, then drops ``shift`` of them (reading past its end when
+    ``shift`` is larger); once the input ends, the shorter windows of what remains."""
+    size, shift, stride = stage["size"], stage["shift"], stage["stride"]
+    target = (size - 1) * stride + 1
+
+    def windows():
+        elements, buffer = upstream(), []
+        for element in elements:
+            buffer.append(element)
+            if len(buffer) < target:
+                continue
+            yield _window_of(node, buffer[::stride])
+            if shift >= len(buffer):
+                for _ in itertools.islice(elements, shift - len(buffer)):
+                    pass
+                buffer = []
+            else:
+                del buffer[:shift]
+        while buffer and not stage["drop_remainder"]:
+            yield _window_of(node, buffer[::stride])
+            del buffer[:shift]
+    return windows
+
+
+def _window_of(node, elements: list) -> list:
+    return [_stacked(node, [e[k] for e in elements], k) for k in range(len(elements[0]))]
+
+
 def _stacked(node, values: list, component: int) -> np.ndarray:
     first = values[0].shape
     for index, v in enumerate(values):
@@ -383,7 +414,7 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "padded_batch": _padded_batch, "unbatch": _unbatch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
            "take_while": _take_while, "cache": _cache,
-           "prefetch": _prefetch, "interleave": _interleave}
+           "prefetch": _prefetch, "interleave": _interleave, "window": _window}
 
 
 # --- the kernels ---------------------------------------------------------------------------------
