@@ -7,6 +7,7 @@ ResourceApplyAdagradDA, ResourceSparseApplyAdagradDA; the raw op with repeated i
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -19,15 +20,11 @@ from devsession.ops.training import apply_adagrad_da
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 TF = np.load(os.path.join(DATA, "tf_adagrad_da.npz"))
-A = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 3.0]])
-TARGET = np.array([1.0, -2.0, 0.5])
-CONFIGS = {
-    "plain": dict(learning_rate=0.5),
-    "l1_l2": dict(learning_rate=0.4, initial_gradient_squared_accumulator_value=0.3,
-                  l1_regularization_strength=0.2, l2_regularization_strength=0.05),
-}
-SPARSE = dict(learning_rate=0.3, l1_regularization_strength=0.01,
-              l2_regularization_strength=0.02)
+_spec = importlib.util.spec_from_file_location("adagrad_da_cases",
+                                               os.path.join(DATA, "adagrad_da_cases.py"))
+_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_cases)
+A, TARGET, CONFIGS, SPARSE = _cases.A, _cases.TARGET, _cases.CONFIGS, _cases.SPARSE
 SLOTS = ("gradient_accumulator", "gradient_squared_accumulator")
 
 

@@ -22,19 +22,11 @@ import os
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+from adagrad_da_cases import A, CONFIGS, SPARSE, TARGET     # this script's folder
 
 tf.disable_v2_behavior()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-A = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.2], [0.0, 0.2, 3.0]])
-TARGET = np.array([1.0, -2.0, 0.5])
-CONFIGS = {
-    "plain": dict(learning_rate=0.5),
-    "l1_l2": dict(learning_rate=0.4, initial_gradient_squared_accumulator_value=0.3,
-                  l1_regularization_strength=0.2, l2_regularization_strength=0.05),
-}
-SPARSE = dict(learning_rate=0.3, l1_regularization_strength=0.01,
-              l2_regularization_strength=0.02)
 BATCHES = [[0, 1, 1], [2, 3], [0, 4], [5, 5, 1], [3], [0, 2]]
 
 
