@@ -5,37 +5,29 @@ tuple and dict elements, and stages inside and around the windows."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 
-import numpy as np
 import pytest
 
 import devsession as ds
 from devsession.data import Dataset
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                       "tf_window.json")) as _f:
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+with open(os.path.join(DATA, "tf_window.json")) as _f:
     TF = json.load(_f)
+_spec = importlib.util.spec_from_file_location("window_cases",
+                                               os.path.join(DATA, "window_cases.py"))
+_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_cases)
 
 
 def values(dataset) -> list:
-    element = dataset.make_one_shot_iterator().get_next()
-    out = []
-    with ds.Session() as sess:
-        while True:
-            try:
-                out.append(sess.run(element))
-            except ds.errors.OutOfRangeError:
-                return out
+    return _cases.values(ds, dataset)
 
 
-def plain(value):
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [plain(v) for v in value]
-    return np.asarray(value).tolist()
+plain = _cases.plain
 
 
 @pytest.mark.parametrize("case", TF["grid"], ids=lambda c: "n{n}-size{size}-shift{shift}-"
@@ -48,25 +40,9 @@ def test_windows_are_tensorflows(case):
     assert [plain(v) for v in values(batched)] == case["windows"]
 
 
-def pipelines():
-    pairs = Dataset.from_tensor_slices((np.arange(6), np.arange(6) * 10.0))
-    table = Dataset.from_tensor_slices({"a": np.arange(5), "b": np.arange(10).reshape(5, 2)})
-    return {
-        "tuple": pairs.window(3, 2).flat_map(
-            lambda x, y: Dataset.zip((x.batch(3), y.batch(3)))),
-        "dict": table.window(2, 1, drop_remainder=True).flat_map(
-            lambda w: Dataset.zip({"a": w["a"].batch(2), "b": w["b"].batch(2)})),
-        "take_in_window": Dataset.range(8).window(4, 2).flat_map(lambda w: w.take(2)),
-        "interleave": Dataset.range(9).window(3).interleave(
-            lambda w: w.batch(2), cycle_length=2, block_length=1),
-        "repeat_windows": Dataset.range(5).window(2).repeat(2).flat_map(
-            lambda w: w.batch(2)),
-    }
-
-
 @pytest.mark.parametrize("name", sorted(TF["pipelines"]))
 def test_pipelines_over_windows_are_tensorflows(name):
-    dataset = pipelines()[name]
+    dataset = _cases.pipelines(ds)[name]
     assert [plain(v) for v in values(dataset)] == TF["pipelines"][name]
 
 
