@@ -1,7 +1,8 @@
 """TF1's ``tf.data``: ``Dataset`` input pipelines and their ``Iterator``s, run inside a
 session on the host (``dataset.py``, ``iterator.py``; the ops: ``ops/dataset.py``), and
 the file readers ``TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecordDataset``
-(``readers.py``).
+(``readers.py``), and ``experimental`` (``AUTOTUNE``, the CSV readers ``CsvDataset`` and
+``make_csv_dataset``: ``experimental.py``).
 
     dataset = ds.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(10000)
     images, labels = dataset.batch(128).repeat(5).make_one_shot_iterator().get_next()
@@ -15,9 +16,8 @@ the file readers ``TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecor
 Anything else under ``ds.data`` raises an error naming the TF1 symbol as unsupported.
 """
 
-from types import SimpleNamespace
-
-from .dataset import AUTOTUNE, Dataset
+from . import experimental
+from .dataset import Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
 from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 
@@ -37,9 +37,6 @@ def get_output_shapes(dataset_or_iterator):
 
 def get_output_classes(dataset_or_iterator):
     return dataset_or_iterator.output_classes
-
-
-experimental = SimpleNamespace(AUTOTUNE=AUTOTUNE)    # tf.data.experimental.AUTOTUNE
 
 
 def __getattr__(name: str):

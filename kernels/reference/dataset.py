@@ -13,7 +13,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``range``         int64 scalars ``start, start + step, ...`` before ``stop``
 ``tfrecord``      the records of TFRecord files, scalar strings (``dataset_readers.py``);
                   ``textline``: the lines of text files; ``fixed_length``: their
-                  ``record_bytes``-long records between a header and a footer
+                  ``record_bytes``-long records between a header and a footer;
+                  ``csv``: the parsed lines of CSV files (``dataset_csv.py``)
 ``generator``     what a registered Python generator yields (``dataset_readers.py``)
 ``list_files``    the sorted paths matching the input's glob patterns, matched when the
                   iterator starts (``dataset_readers.py``)
@@ -63,6 +64,7 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
                                OutOfRangeError)
 
 from ..registry import HOST, register_kernel
+from .dataset_csv import csv_source
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
@@ -170,7 +172,7 @@ def _concatenated(branches):
 
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
-            "fixed_length": fixed_length_source,
+            "fixed_length": fixed_length_source, "csv": csv_source,
             "generator": generator_source, "list_files": list_files_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated}
 

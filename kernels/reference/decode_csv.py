@@ -31,7 +31,7 @@ from .strings import bytes_attr
 _QUOTE, _CR, _LF = ord('"'), ord("\r"), ord("\n")
 
 
-class _FieldSplitter:
+class FieldSplitter:
     """Splits one record at a time (delimiter, quoting and columns fixed per node)."""
 
     def __init__(self, node, delim: int, quoting: bool, select_cols: tuple):
@@ -97,7 +97,7 @@ def _text(field: bytes) -> str:
     return field.decode("utf-8", "replace")
 
 
-def _converter(dtype: np.dtype):
+def field_converter(dtype: np.dtype):
     """(TF's name of the type, field bytes -> value or None)."""
     if dtype == np.int32:
         return "int32", lambda f: parse_int(f, 32)
@@ -117,7 +117,7 @@ def build_decode_csv(node):
     delim = bytes_attr(node, "field_delim", ",")
     na_value = bytes_attr(node, "na_value")
     select = tuple(int(c) for c in attrs.get("select_cols", ()))
-    converters = [_converter(d) for d in out_types]
+    converters = [field_converter(d) for d in out_types]
 
     def decode_csv(records, *defaults):
         if len(delim) != 1:
@@ -133,7 +133,7 @@ def build_decode_csv(node):
             raise InvalidArgumentError(f"'{node.name}': select_cols should be non-negative "
                                        f"indices", node.name)
         fills = _defaults(node, defaults)
-        splitter = _FieldSplitter(node, delim[0], bool(attrs.get("use_quote_delim", True)),
+        splitter = FieldSplitter(node, delim[0], bool(attrs.get("use_quote_delim", True)),
                                   select)
         records = np.asarray(records, dtype=object)
         columns = [[] for _ in out_types]
