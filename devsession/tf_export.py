@@ -54,6 +54,7 @@ from .graph_def import import_graph_def
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
 from .tf_export_gradients import GRADIENT_FORMS
+from .tf_export_ordering import reads_before_writes
 from .tf_function_export import CONTROL_FLOW_OPS, export_control_flow
 from .tf_signatures import SIGNATURES_FILE, signature_table, tf_signature
 
@@ -96,8 +97,12 @@ def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
     exporter = _Exporter({op.name for op in ops})
     if graph_def is not None and graph_def.HasField("library"):
         exporter.out.library.CopyFrom(graph_def.library)
+    reads_first = reads_before_writes(graph)
     for op in ops:
-        exporter.export(_Node.of(op))
+        node = _Node.of(op)
+        node.control += [name for name in reads_first.get(op.name, ())
+                         if name not in node.control]
+        exporter.export(node)
     exporter.out.versions.producer = signature_table()["graph_def_version"]
     return exporter.out
 

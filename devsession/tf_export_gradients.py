@@ -66,6 +66,8 @@ def _inputs(node) -> list:
 
 def _broadcasts_into(x: TensorShape, like: TensorShape) -> bool:
     """Whether broadcasting ``x`` with ``like`` surely gives ``like``'s shape."""
+    if x.ndims == 0:
+        return True
     if x.ndims is None or like.ndims is None or x.ndims > like.ndims:
         return False
     tail = like.dims[like.ndims - x.ndims:]
