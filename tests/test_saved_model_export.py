@@ -122,7 +122,8 @@ def test_devsession_loads_it_with_the_trained_outputs(tmp_path, make_session):
                    for op in loaded.graph.get_operations())
 
 
-def test_a_train_metagraph_keeps_the_whole_graph_and_resumes_training(tmp_path, caplog):
+def test_a_train_metagraph_is_the_whole_graph_in_tensorflows_form_and_resumes(tmp_path,
+                                                                            caplog):
     graph = ds.Graph()
     x, probs, sess = _trained(graph)
     with graph.as_default():
@@ -132,14 +133,43 @@ def test_a_train_metagraph_keeps_the_whole_graph_and_resumes_training(tmp_path, 
         with caplog.at_level("WARNING", logger="devsession.saved_model"):
             builder.add_meta_graph(["train"])
         builder.save()
-    assert "TensorFlow cannot" in caplog.text and "private to devsession" in caplog.text
-    assert "train" in {n.name for n in _meta(tmp_path / "m", "train").graph_def.node}
+    assert "TensorFlow cannot" not in caplog.text
+    meta = _meta(tmp_path / "m", "train")
+    nodes = {n.name: n for n in meta.graph_def.node}
+    for node in meta.graph_def.node:
+        _type_attrs_of_tf(node)                   # gradients and Adam included: TF's ops
+    assert {"train", "gradients/loss_grad/Size"} <= set(nodes)
+    assert nodes["gradients/loss_grad/Size"].op == "Cast"      # devsession's _ReducedSize
+    assert set(meta.collection_def["train_op"].node_list.value) == {"train"}
     with ds.Session(graph=ds.Graph()) as loaded:
         sm.loader.load(loaded, ["train"], str(tmp_path / "m"))
         feed = {"x:0": np.ones((3, 4), np.float32), "labels:0": np.array([0, 1, 2])}
         before = loaded.run("loss:0", feed)
         for _ in range(5):
             loaded.run("train", feed)
+        assert loaded.run("loss:0", feed) < before
+
+
+def test_a_train_metagraph_tensorflows_form_cannot_hold_stays_devsessions(tmp_path, caplog):
+    graph = ds.Graph()
+    x, probs, sess = _trained(graph)
+    with graph.as_default():
+        ds.TensorArray(ds.float32, size=1).write(0, probs).read(0, name="kept")
+        builder = sm.builder.SavedModelBuilder(str(tmp_path / "m"))
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], {"p": sm.predict_signature_def({"x": x}, {"p": probs})})
+        with caplog.at_level("WARNING", logger="devsession.saved_model"):
+            builder.add_meta_graph(["train"])
+        builder.save()
+    assert "TensorFlow cannot" in caplog.text and "private to devsession" in caplog.text
+    nodes = {n.name: n for n in _meta(tmp_path / "m", "train").graph_def.node}
+    assert nodes["TensorArray"].op == "_TensorArray" and "T" not in nodes["probs"].attr
+    assert "TensorArray" not in {n.name for n in _meta(tmp_path / "m").graph_def.node}
+    with ds.Session(graph=ds.Graph()) as loaded:
+        sm.loader.load(loaded, ["train"], str(tmp_path / "m"))
+        feed = {"x:0": np.ones((3, 4), np.float32), "labels:0": np.array([0, 1, 2])}
+        before = loaded.run("loss:0", feed)
+        loaded.run("train", feed)
         assert loaded.run("loss:0", feed) < before
 
 
@@ -174,10 +204,11 @@ def test_what_tensorflows_form_cannot_hold_is_unimplemented_naming_the_node(tmp_
     graph = ds.Graph()
     x, probs, sess = _trained(graph)
     with graph.as_default():
-        shaped = ds.gradients(ds.reduce_sum(probs), x)[0]    # gradient ops a signature needs
-        with pytest.raises(UnimplementedError, match="_BroadcastToShapeOf") as e:
-            sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"g": shaped})
-    assert e.value.node_name.startswith("gradients")
+        # devsession's own TensorArray ops, which a signature needs
+        kept = ds.TensorArray(ds.float32, size=1).write(0, probs).read(0)
+        with pytest.raises(UnimplementedError, match="_TensorArray") as e:
+            sm.simple_save(sess, str(tmp_path / "m"), {"x": x}, {"kept": kept})
+    assert e.value.node_name.startswith("TensorArray")
     assert not os.path.exists(tmp_path / "m" / "saved_model.pb")
     assert not os.path.exists(tmp_path / "m" / "variables")
 
