@@ -19,6 +19,8 @@ import csv
 import glob
 import gzip
 
+import numpy as np
+
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor
 from ..io.tfrecord import compression_name
@@ -321,7 +323,8 @@ def _reads_as(text: str, dtype) -> bool:
             np_type(text)
             return True
         if dtype in (dtypes.float32, dtypes.float64):
-            return bool(np_type(text) < float("inf"))
+            with np.errstate(over="ignore"):         # past float32's range: inf, no
+                return bool(np_type(text) < float("inf"))
     except (ValueError, OverflowError):
         return False
     return True
