@@ -39,11 +39,15 @@ def reads_before_writes(graph) -> dict:
     ops = graph.get_operations()
     index = {op: k for k, op in enumerate(ops)}
     descendants = _descendants(ops, index)
+    uses: dict = {}                                  # tensor -> [(op, input index)]
+    for op in ops:
+        for i, t in enumerate(op.inputs):
+            uses.setdefault(t, []).append((op, i))
     edges: dict = {}
     for variable in ops:
         if not _is_variable(variable):
             continue
-        readers, writers = _readers_and_writers(variable)
+        readers, writers = _readers_and_writers(variable, uses)
         for writer in writers:
             w = index[writer]
             for reader in readers:
@@ -60,17 +64,17 @@ def _is_variable(op) -> bool:
     return op.type in ("VariableV2", "Variable") and len(op.outputs) == 1
 
 
-def _readers_and_writers(variable) -> tuple:
+def _readers_and_writers(variable, uses: dict) -> tuple:
     """The ops reading ``variable``'s buffer by value, through aliasing ops, and the ops
-    changing it."""
+    changing it (``uses``: each tensor's consumers and the input it is to them)."""
     readers, writers, tensors = [], [], [variable.outputs[0]]
     while tensors:
         tensor = tensors.pop()
-        for consumer in tensor.consumers():
-            at = [i for i, t in enumerate(consumer.inputs) if t is tensor]
-            ref = set(get_op_def(consumer.type).ref_inputs) & set(at)
+        for consumer, at in uses.get(tensor, ()):
+            ref = at in get_op_def(consumer.type).ref_inputs
             if ref and consumer.type not in _READS_ONLY and tensor.op is variable:
-                writers.append(consumer)
+                if consumer not in writers:
+                    writers.append(consumer)
             elif consumer.type in _ALIASES and consumer.outputs:
                 tensors.append(consumer.outputs[0])
             elif consumer not in readers:
