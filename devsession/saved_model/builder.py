@@ -18,17 +18,16 @@ held its original path, which a load feeds with the copy's path).
 
 **The graph is TensorFlow's**, by this rule, per MetaGraphDef:
 
-1. tagged ``train``: the whole graph, as TF1's builder writes it, in TF's form
-   (``tf_export.to_tf_graph_def``: gradients and optimizer updates included, so
-   TensorFlow resumes training from it); where a node has no TF form (devsession's
-   TensorArray ops, an op TF lacks), the whole graph in devsession's own form, which
-   devsession loads and TensorFlow cannot, with a warning naming the node;
-2. any other tags (``serve``): the part of the graph its signatures, main op, table
-   initializers, asset constants and the saved variables (with their initializers)
-   need, in TF's form; gradients and optimizer updates are left out, and so are the
-   collection items naming what was left out.  If that part holds a node TF's form
-   cannot express (a devsession-private op a signature needs), ``UnimplementedError``
-   names it before anything of that MetaGraphDef is written.
+1. the whole graph in TF's form (``tf_export.to_tf_graph_def``: gradients and optimizer
+   updates included, so TensorFlow resumes training from it), as TF1's builder writes it;
+2. where a node has no TF form (devsession's TensorArray ops outside loops, an op TF
+   lacks): tagged ``train``, the whole graph in devsession's own form, which devsession
+   loads and TensorFlow cannot, with a warning naming the node; any other tags
+   (``serve``), the part of the graph its signatures, main op, table initializers, asset
+   constants and the saved variables (with their initializers) need, in TF's form, the
+   collection items naming what was left out dropped.  If that part holds a node TF's
+   form cannot express (a devsession-private op a signature needs),
+   ``UnimplementedError`` names it before anything of that MetaGraphDef is written.
 
 Every MetaGraphDef gets a TF1 Saver over the variables in TF's form, under ``save/``
 (``tf_saver_nodes.py``), and its SaverDef; the checkpoint is TF's tensor bundle.  A
@@ -185,20 +184,24 @@ class SavedModelBuilder:
         return meta
 
     def _graph_def(self, tags, roots: list):
-        """The MetaGraphDef's graph (the rule of the module docstring): tagged ``train``,
-        the whole graph in TF's form, else in devsession's (with a warning: TF cannot load
+        """The MetaGraphDef's graph (the rule of the module docstring): the whole graph in
+        TF's form; else, tagged ``train``, in devsession's (with a warning: TF cannot load
         that MetaGraphDef); else what ``roots`` need, in TF's form, or
         UnimplementedError."""
-        if tag_constants.TRAINING not in tags:
-            return _tf_graph_def(self._graph, roots)
         whole = self._graph.as_graph_def()
         try:
             return to_tf_graph_def(whole)
         except UnimplementedError as e:
+            why = e
+        if tag_constants.TRAINING in tags:
             log.warning("SavedModelBuilder: the MetaGraphDef tagged %s holds the whole graph "
                         "in devsession's own form (devsession loads it, TensorFlow cannot): "
-                        "%s", list(tags), e)
+                        "%s", list(tags), why)
             return whole
+        log.info("SavedModelBuilder: the MetaGraphDef tagged %s holds what its signatures, "
+                 "main op, assets and variables need, in TensorFlow's form; the rest of the "
+                 "graph cannot be written so: %s", list(tags), why)
+        return _tf_graph_def(self._graph, roots)
 
     def _copy_asset(self, source: str) -> str:
         """Copy ``source`` into ``assets/`` (once); its name there."""
