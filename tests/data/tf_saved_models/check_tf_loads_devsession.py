@@ -4,8 +4,8 @@ devsession's ``simple_save`` writes, and computes what devsession computed:
     /work/peers/bin/python tests/data/tf_saved_models/check_tf_loads_devsession.py
 
 It runs itself under devsession's venv (``--export DIR``) to train and export two models:
-an MLP trained a few Adam steps (its graph holds gradient ops TensorFlow lacks, which the
-export leaves out) and a vocabulary lookup (a table read from a text file, an asset,
+an MLP trained a few Adam steps (its whole graph, gradients and Adam's updates written in
+TensorFlow's form) and a vocabulary lookup (a table read from a text file, an asset,
 whose source is deleted after the export) with an embedding variable.  devsession's
 outputs go to ``expected.npz`` beside each.  Then TensorFlow loads each with TF1's
 ``tf.compat.v1.saved_model.loader.load`` and with TF2's ``tf.saved_model.load`` (the
