@@ -39,10 +39,11 @@ from ..proto import graph_pb2, tensor_bundle_pb2
 
 __all__ = ["TFCheckpoint", "is_tf_checkpoint"]
 
-_MAGIC = 0xDB4775248B80FB57
+# The table format's constants, shared with the writer (tf_checkpoint_writer.py)
+TABLE_MAGIC = 0xDB4775248B80FB57
 _FOOTER_BYTES = 48
 _TRAILER_BYTES = 5          # compression type, masked CRC-32C
-_NO_COMPRESSION = 0
+NO_COMPRESSION = 0
 
 
 def is_tf_checkpoint(prefix: str) -> bool:
@@ -53,7 +54,7 @@ def is_tf_checkpoint(prefix: str) -> bool:
             if f.tell() < _FOOTER_BYTES:
                 return False
             f.seek(-8, os.SEEK_END)
-            return struct.unpack("<Q", f.read(8))[0] == _MAGIC
+            return struct.unpack("<Q", f.read(8))[0] == TABLE_MAGIC
     except OSError:
         return False
 
@@ -207,7 +208,7 @@ def _dtype(entry, name: str, prefix: str) -> dtypes.DType:
 def _table_entries(table: bytes, path: str):
     """Every (key, value) of the table's data blocks, in order."""
     if len(table) < _FOOTER_BYTES or \
-            struct.unpack("<Q", table[-8:])[0] != _MAGIC:
+            struct.unpack("<Q", table[-8:])[0] != TABLE_MAGIC:
         raise DataLossError(f"{path} is not a TensorFlow checkpoint index (no table footer).")
     footer = table[-_FOOTER_BYTES:]
     _, at = _block_handle(footer, 0, path)            # the metaindex block: unused
@@ -231,7 +232,7 @@ def _block(table: bytes, handle, path: str) -> bytes:
     contents, trailer = table[offset:offset + size], table[offset + size:end]
     if _masked_crc(contents + trailer[:1]) != struct.unpack("<I", trailer[1:])[0]:
         raise DataLossError(f"{path} is corrupt (a block's CRC-32C differs).")
-    if trailer[0] != _NO_COMPRESSION:
+    if trailer[0] != NO_COMPRESSION:
         raise UnimplementedError(f"{path}: its blocks are compressed (type {trailer[0]}); "
                                  f"devsession reads uncompressed checkpoint indexes, as TF "
                                  f"writes them.")

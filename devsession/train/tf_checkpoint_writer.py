@@ -37,14 +37,13 @@ from ..atomic_files import fsync_directory, write_atomically, write_temp
 from ..errors import UnimplementedError
 from ..io.tfrecord import masked_crc32c
 from ..proto import tensor_bundle_pb2
+from .tf_checkpoint import NO_COMPRESSION, TABLE_MAGIC
 
 __all__ = ["write_tf_checkpoint", "data_file_name"]
 
-_MAGIC = 0xDB4775248B80FB57          # LevelDB's table magic, as TF's
 _FOOTER_HANDLES_BYTES = 40           # two BlockHandles at most 2 * 10 bytes each
 _BLOCK_SIZE = 256 * 1024             # TF's table::Options defaults
 _RESTART_INTERVAL = 16
-_NO_COMPRESSION = 0
 _BUNDLE_VERSION = 1                  # TF's kTensorBundleVersion
 
 
@@ -127,7 +126,7 @@ def build_table(entries: list, block_size: int = _BLOCK_SIZE) -> bytes:
     index_handle = _write_block(out, index.finish())
     handles = metaindex + index_handle
     out += handles + b"\x00" * (_FOOTER_HANDLES_BYTES - len(handles))
-    out += struct.pack("<Q", _MAGIC)
+    out += struct.pack("<Q", TABLE_MAGIC)
     return bytes(out)
 
 
@@ -170,7 +169,7 @@ class _Block:
 def _write_block(out: bytearray, contents: bytes) -> bytes:
     """Append ``contents`` and its trailer to ``out``; its encoded BlockHandle."""
     handle = _varint(len(out)) + _varint(len(contents))
-    kind = bytes([_NO_COMPRESSION])
+    kind = bytes([NO_COMPRESSION])
     out += contents + kind + struct.pack("<I", masked_crc32c(contents + kind))
     return handle
 
