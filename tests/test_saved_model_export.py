@@ -108,6 +108,32 @@ def test_the_saver_nodes_the_saverdef_and_the_checkpoint_agree(tmp_path):
                                           sess.run(name + ":0"), err_msg=name)
 
 
+def test_a_given_saver_chooses_the_keys_and_settings(tmp_path):
+    """A builder given a Saver saves its variables under its keys, with its SaverDef's
+    settings, and devsession's loader restores through those keys."""
+    graph = ds.Graph()
+    x, probs, sess = _trained(graph)
+    with graph.as_default():
+        w, b = [v for v in ds.global_variables() if v.op.name in ("w", "b")]
+        saver = ds.train.Saver({"model/w": w, "model/b": b}, max_to_keep=2,
+                               keep_checkpoint_every_n_hours=3.0)
+        builder = sm.builder.SavedModelBuilder(str(tmp_path / "m"))
+        builder.add_meta_graph_and_variables(
+            sess, ["serve"], {"p": sm.predict_signature_def({"x": x}, {"p": probs})},
+            saver=saver)
+        builder.save()
+    meta = _meta(tmp_path / "m")
+    assert (meta.saver_def.max_to_keep, meta.saver_def.keep_checkpoint_every_n_hours) == \
+        (2, 3.0)
+    assert TFCheckpoint(str(tmp_path / "m" / "variables" / "variables")).names() == \
+        ["model/b", "model/w"]
+    batch = np.ones((2, 4), np.float32)
+    with ds.Session(graph=ds.Graph()) as loaded:
+        sm.loader.load(loaded, ["serve"], str(tmp_path / "m"))
+        np.testing.assert_allclose(loaded.run("probs:0", {"x:0": batch}),
+                                   sess.run(probs, {x: batch}), rtol=1e-6)
+
+
 def test_devsession_loads_it_with_the_trained_outputs(tmp_path, make_session):
     x, probs, sess = _trained(ds.Graph())
     batch = np.random.default_rng(4).standard_normal((5, 4)).astype(np.float32)

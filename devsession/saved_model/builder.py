@@ -279,10 +279,12 @@ def _saved_variables(saver) -> dict:
 
 
 def _saver_options(saver) -> dict:
+    """The given Saver's settings, which its SaverDef records."""
     if saver is None:
         return {}
-    return {"max_to_keep": saver._max_to_keep,
-            "keep_every_n_hours": saver._keep_every_n_hours}
+    saver_def = saver.saver_def
+    return {"max_to_keep": saver_def.max_to_keep,
+            "keep_every_n_hours": saver_def.keep_checkpoint_every_n_hours}
 
 
 def _roots(graph, signature_def_map: dict, main_op, assets: list, variables: dict) -> list:
