@@ -88,7 +88,8 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 # --- TF1 surface (branch tf1): the rest of TF1's graph-mode API ------------------------
 from . import summary  # noqa: E402
 from .config import ConfigProto, GPUOptions  # noqa: E402
-from .dtypes import int8, int16, string, uint8, uint16, uint64  # noqa: E402
+from .dtypes import (complex64, complex128, int8, int16, string, uint8,  # noqa: E402
+                     uint16, uint64)
 from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
                            glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
@@ -147,6 +148,7 @@ tensor_scatter_sub = tensor_scatter_nd_sub
 
 __all__ += [
     "summary", "ConfigProto", "GPUOptions", "int8", "int16", "string", "uint8", "uint16", "uint64",
+    "complex64", "complex128",
     "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
     "ones_initializer", "random_normal_initializer", "random_uniform_initializer",
     "truncated_normal_initializer", "variance_scaling_initializer", "zeros_initializer",

@@ -10,6 +10,9 @@ array whose elements are ``bytes`` (Python ``str`` values are UTF-8 encoded on t
 in), and a 0-d one is fetched as a ``bytes`` object.  The small integer types (int8,
 int16, uint8, uint16) wrap around on overflow, as TF's do.  ``uint64`` is there for the
 key and counter of TF's stateless random ops (``StatelessRandomGetKeyCounter``).
+``complex64`` and ``complex128`` are TF's complex types (the values of ``tf.complex``, the
+FFTs); their kernels run on the host (numpy), and only the ops TF defines on complex
+values take them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint64", "bool_", "string",
-           "half", "double"]
+           "complex64", "complex128", "half", "double"]
 
 
 def _kind_in(kinds: str, doc: str) -> property:
@@ -65,7 +68,14 @@ class DType:
     is_integer = _kind_in("iu", "A signed or unsigned integer type.")
     is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16, uint64).")
     is_bool = _kind_in("b", "The boolean type.")
-    is_numeric = _kind_in("fiu", "A floating or integer type (not bool, not string).")
+    is_numeric = _kind_in("fiu", "A floating or integer type (not bool, string or complex).")
+    is_complex = _kind_in("c", "complex64 or complex128.")
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The type of a complex type's parts (float32 of complex64, float64 of complex128);
+        any other type itself, as TF's."""
+        return {complex64: float32, complex128: float64}.get(self, self)
 
     @property
     def min(self):
@@ -114,15 +124,18 @@ int8 = DType(np.int8, 6)
 string = DType(np.object_, 7, name="string")
 uint16 = DType(np.uint16, 17)
 uint64 = DType(np.uint64, 23)     # DT_UINT64: the stateless random ops' keys and counters
+complex64 = DType(np.complex64, 8)     # DT_COMPLEX64
+complex128 = DType(np.complex128, 18)  # DT_COMPLEX128
 half, double = float16, float64   # TF's other names of them (tf.dtypes.half...)
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint64, bool_,
-       string)
+       string, complex64, complex128)
 FLOATS = (float16, float32, float64)
 _BY_NP = {d.np: d for d in ALL}
 _BY_ENUM = {d.enum: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL} | {"half": float16, "float": float32, "double": float64,
-                                       "bool": bool_}
+                                       "bool": bool_, "cfloat": complex64,
+                                       "cdouble": complex128}
 
 
 def as_dtype(value) -> DType:
@@ -158,10 +171,14 @@ def converts_without_loss(array: np.ndarray, dtype) -> bool:
     src, want = array.dtype, np.dtype(dtype)
     if (src.kind in "SUO") != (want.kind in "SUO"):
         return False     # strings and numbers never convert into each other
+    if src.kind == "c" and want.kind != "c":
+        return False     # nor complex values into real ones (TF's TypeError)
     if want.kind == "O":
         return True
     if np.can_cast(src, want, casting="safe"):
         return True
+    if want.kind == "c":     # complex from complex (rounding only), else as its real part
+        return src.kind == "c" or converts_without_loss(array, np.finfo(want).dtype)
     if src.kind == "f" and want.kind == "f":
         return True
     if want.kind in "iu" and src.kind in "iub":

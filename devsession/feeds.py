@@ -49,7 +49,7 @@ def validate_feed(tensor: Tensor, value) -> np.ndarray:
                             f"feed numpy arrays or Python values.")
         array = np.asarray(value)
         if array.dtype != want:
-            if array.dtype.kind not in "fiub":
+            if array.dtype.kind not in "fiubc":
                 raise ValueError(f"Cannot feed value of type {array.dtype} to tensor "
                                  f"'{tensor.name}' of dtype {tensor.dtype.name}.")
             if not dtypes.converts_without_loss(array, want):

@@ -749,7 +749,7 @@ def python_value_to_array(value, want, strict: bool) -> np.ndarray:
                                else np.int64)
         else:
             natural = array.dtype
-    if array.dtype == object or array.dtype.kind not in "fiub":
+    if array.dtype == object or array.dtype.kind not in "fiubc":
         raise TypeError(f"Cannot convert {value!r} to a tensor: devsession holds numbers, "
                         f"bools and strings only.")
     if not array.dtype.isnative:

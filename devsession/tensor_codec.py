@@ -9,7 +9,9 @@ Decoding reads every form TensorFlow writes:
 * ``tensor_content``, when present (its length must be exactly elements * item size);
 * otherwise the typed field of the dtype (``float_val``, ``double_val``, ``int_val``,
   ``int64_val``, ``bool_val``, ``half_val``: float16 bit patterns; the small integer types
-  in ``int_val``; uint64 in ``uint64_val``; strings in ``string_val``), filling the shape in
+  in ``int_val``; uint64 in ``uint64_val``; strings in ``string_val``; complex64 and
+  complex128 in ``scomplex_val`` and ``dcomplex_val``, real and imaginary parts
+  interleaved, a pair counting as one value), filling the shape in
   C order, its last value repeating to fill the rest (TF's rule: one value is a fill, a
   short list is padded, an empty field means zeros).  More values than elements, or values
   in another dtype's field, are an error (TF never writes either).
@@ -19,7 +21,7 @@ the shape is checked: a constant may expand to at most ``constant_limit_bytes()`
 the most a GraphDef can carry as content, or a quarter of the machine's memory if less):
 more is ``ResourceExhaustedError``; negative dimensions, a wrong content length or an
 enum TF does not define are ``InvalidArgumentError``; a dtype TF has but devsession does
-not (string, int8, uint8, complex...) is ``UnimplementedError``.  Errors name the node
+not (bfloat16, the quantized types, uint32...) is ``UnimplementedError``.  Errors name the node
 when the caller says which one it is decoding.
 """
 
@@ -45,9 +47,12 @@ _VALUE_FIELDS = {
     np.dtype(np.bool_): "bool_val", np.dtype(np.float16): "half_val",
     np.dtype(np.int8): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.uint8): "int_val",
     np.dtype(np.uint16): "int_val", np.dtype(np.uint64): "uint64_val",
+    np.dtype(np.complex64): "scomplex_val", np.dtype(np.complex128): "dcomplex_val",
 }
 _ALL_VALUE_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",
-                     "half_val", "string_val", "uint32_val", "uint64_val")
+                     "half_val", "string_val", "uint32_val", "uint64_val", "scomplex_val",
+                     "dcomplex_val")
+_COMPLEX_FIELDS = ("scomplex_val", "dcomplex_val")
 _REF_OFFSET = 100  # TF1's reference types (DT_FLOAT_REF = 101...) are their base type + 100
 
 
@@ -160,6 +165,13 @@ def _typed_values(proto, dtype: dtypes.DType, count: int, shape, node) -> np.nda
                 f"{_where(node)}A {dtype.name} tensor holds its values in {field}, not "
                 f"{other}.", node)
     values = getattr(proto, field)
+    if field in _COMPLEX_FIELDS:
+        if len(values) % 2:
+            raise InvalidArgumentError(
+                f"{_where(node)}{field} holds {len(values)} numbers: a complex tensor's "
+                f"values are (real, imaginary) pairs.", node)
+        pairs = np.array(values, dtype=dtype.real_dtype.np).reshape(-1, 2)
+        values = pairs[:, 0] + 1j * pairs[:, 1] if len(pairs) else []
     if len(values) > count:
         raise InvalidArgumentError(
             f"{_where(node)}Tensor of shape {shape} has {count} elements, but {field} holds "

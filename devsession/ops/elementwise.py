@@ -30,11 +30,34 @@ BINARY_SAME = ("Add", "Sub", "Mul", "Pow", "Maximum", "Minimum", "RealDiv")
 COMPARISONS = ("Equal", "Less", "LessEqual", "Greater", "GreaterEqual")
 
 
+# The elementwise ops TF defines on complex64/complex128 that devsession runs on them
+# (numpy's kernels on the host); every other elementwise op refuses complex inputs.
+COMPLEX_UNARY = ("Neg", "Square", "Exp", "Log", "Sqrt", "Tanh", "Rsqrt", "Reciprocal", "Sin",
+                 "Cos")
+COMPLEX_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Pow")
+
+
 # --- shape and dtype inference ------------------------------------------------------
 
 def _unary_numeric(inputs, attrs, node):
     numeric(inputs[0], node)
     return unary_any(inputs, attrs, node)
+
+
+def _not_complex(dtype, node, what: str = "x") -> None:
+    if dtype.is_complex:
+        raise TypeError(f"Value passed to parameter '{what}' of Op '{node}' has DataType "
+                        f"{dtype.name}, which the op does not take (TF defines it on real "
+                        f"types only).")
+
+
+def _unary_or_complex(real_infer):
+    """``real_infer``'s checks, except that complex64/complex128 inputs are taken too."""
+    def infer(inputs, attrs, node):
+        if inputs[0].dtype.is_complex:
+            return unary_any(inputs, attrs, node)
+        return real_infer(inputs, attrs, node)
+    return infer
 
 
 def _unary_float(inputs, attrs, node):
@@ -46,16 +69,22 @@ def _unary_float(inputs, attrs, node):
     return x.dtype, x.shape
 
 
-def _binary_same(inputs, attrs, node):
+def _binary_complex(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
     if dtype.is_bool or dtype.is_string:
         raise TypeError(f"Op '{node}' does not take {dtype.name} inputs ('{inputs[0].name}').")
     return dtype, broadcast(inputs, node)
 
 
+def _binary_same(inputs, attrs, node):
+    dtype, shape = _binary_complex(inputs, attrs, node)
+    _not_complex(dtype, node)
+    return dtype, shape
+
+
 def _real_div(inputs, attrs, node):
-    dtype, shape = _binary_same(inputs, attrs, node)
-    return (dtype if dtype.is_floating else dtypes.float64), shape
+    dtype, shape = _binary_complex(inputs, attrs, node)
+    return (dtype if dtype.is_floating or dtype.is_complex else dtypes.float64), shape
 
 
 def _equal(inputs, attrs, node):
@@ -65,7 +94,7 @@ def _equal(inputs, attrs, node):
 
 def _order(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
-    if dtype.is_bool or dtype.is_string:
+    if dtype.is_bool or dtype.is_string or dtype.is_complex:
         raise TypeError(f"Op '{node}' cannot order {dtype.name} inputs ('{inputs[0].name}').")
     return dtypes.bool_, broadcast(inputs, node)
 
@@ -89,13 +118,18 @@ def _internal(inputs, attrs, node):
     raise TypeError(f"Op '{node}': _FusedElementwise is made by the optimizer, not by graphs.")
 
 
+def _unary_with_complex(name: str, infer):
+    return _unary_or_complex(infer) if name in COMPLEX_UNARY else infer
+
+
 def _register() -> None:
     for name in UNARY_NUMERIC:
-        register_op(OpDef(name, _unary_numeric, 1, elementwise=True))
+        register_op(OpDef(name, _unary_with_complex(name, _unary_numeric), 1, elementwise=True))
     for name in UNARY_FLOAT:
-        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+        register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
     for name in BINARY_SAME:
-        infer = _real_div if name == "RealDiv" else _binary_same
+        infer = _real_div if name == "RealDiv" else (
+            _binary_complex if name in COMPLEX_BINARY else _binary_same)
         register_op(OpDef(name, infer, 2, elementwise=True))
     for name in COMPARISONS:
         register_op(OpDef(name, _equal if name == "Equal" else _order, 2, elementwise=True))
@@ -132,7 +166,13 @@ def _binary(op_type: str, public_name: str, default_name: str | None = None,
 
 
 negative = _unary("Neg", "negative")
-abs = _unary("Abs", "abs")  # noqa: A001  (TF1's name)
+def abs(x, name=None) -> Tensor:  # noqa: A001  (TF1's name)
+    """Elementwise absolute value; of a complex tensor, its magnitude (TF's ComplexAbs,
+    a float32 or float64 tensor)."""
+    (x,) = operands(x)
+    if x.dtype.is_complex:
+        return make_op("ComplexAbs", [x], {"Tout": x.dtype.real_dtype}, name=name or "Abs")
+    return make_op("Abs", [x], name=name)
 exp = _unary("Exp", "exp")
 log = _unary("Log", "log")
 sqrt = _unary("Sqrt", "sqrt")
@@ -199,7 +239,8 @@ def _sign(inputs, attrs, node):
 def _register_tf1() -> None:
     # AddV2 is TF 2's Add (what `x + y` builds in tf.compat.v1): the same op.
     for name in ("AddV2", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"):
-        register_op(OpDef(name, _binary_same, 2, elementwise=True))
+        register_op(OpDef(name, _binary_complex if name in COMPLEX_BINARY else _binary_same,
+                          2, elementwise=True))
     register_op(OpDef("NotEqual", _equal, 2, elementwise=True))
     for name in ("LogicalAnd", "LogicalOr"):
         register_op(OpDef(name, _logical, 2, elementwise=True))
@@ -207,7 +248,7 @@ def _register_tf1() -> None:
     register_op(OpDef("Sign", _sign, 1, elementwise=True))
     register_op(OpDef("Round", _unary_numeric, 1, elementwise=True))
     for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"):
-        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+        register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
 
 
 _register_tf1()

@@ -32,7 +32,8 @@ FUSED_OP = "_FusedElementwise"
 _FUSIBLE = frozenset(ELEMENTWISE_OPS) | {"Cast"}
 
 
-_NOT_FUSED_DTYPES = ("float16", "string")   # strings: numpy objects, no generated loop
+# strings: numpy objects, no generated loop; complex values: the host's numpy kernels
+_NOT_FUSED_DTYPES = ("float16", "string", "complex64", "complex128")
 
 
 def _fusible(op: PlanOp) -> bool:

@@ -219,10 +219,12 @@ def _leading_ones(shape) -> int:
 
 @register_kernel(KERNEL_OPS, "CPU")
 def build_elementwise(node):
-    if np.dtype(object) in node.input_dtypes:     # strings (Equal, NotEqual, SelectV2):
-        from ..reference.elementwise import build_elementwise as build_on_host, build_select
+    if any(np.dtype(d).kind in "Oc" for d in (*node.input_dtypes, node.output_dtype)):
+        # strings (Equal, NotEqual, SelectV2) and complex values: numpy's kernels
+        from ..reference.elementwise import build_cast, build_elementwise as build_on_host, \
+            build_select
 
-        return (build_select if node.op == "SelectV2" else build_on_host)(node)  # numpy
+        return {"SelectV2": build_select, "Cast": build_cast}.get(node.op, build_on_host)(node)
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

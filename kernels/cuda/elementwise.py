@@ -101,6 +101,11 @@ class ElementwiseKernel:
 
 @register_kernel(KERNEL_OPS, "GPU")
 def build_elementwise(node):
+    if any(np.dtype(d).kind == "c" for d in (*node.input_dtypes, node.output_dtype)):
+        from ..cpu.elementwise import build_elementwise as build_on_cpu   # numpy's kernel
+        from .host_ops import through_host
+
+        return through_host(node, build_on_cpu(node))     # complex values: on the host
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

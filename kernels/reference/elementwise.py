@@ -15,6 +15,7 @@ direct numpy formulation of each, the oracle the CPU and GPU kernels are tested 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -40,7 +41,7 @@ def _relu(x):
 
 
 def _pow(x, y):
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         return np.power(x, y)
     r = np.power(x, np.maximum(y, 0))   # numpy int power wraps like TF's
     negative = y < 0
@@ -91,7 +92,8 @@ def build_cast(node):
     dst = np.dtype(get_attr(node, "DstT"))
 
     def cast(x):
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)  # TF: the real part
             return x.astype(dst)
     return cast
 
