@@ -116,6 +116,7 @@ from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noq
 from .variables import local_variables, local_variables_initializer  # noqa: E402
 from . import lookup  # noqa: E402  (tf.lookup: tables for words-to-ids pipelines)
 from . import saved_model  # noqa: E402  (tf.saved_model: export for serving, load back)
+from . import feature_column  # noqa: E402  (tf.feature_column: input_layer, linear_model)
 from .lookup.tables import initialize_all_tables, tables_initializer  # noqa: E402
 from .variables import (assert_variables_initialized,  # noqa: E402
                         report_uninitialized_variables)
@@ -167,7 +168,7 @@ __all__ += [
     "count_nonzero", "linspace", "lin_space", "reverse", "reverse_sequence", "sequence_mask",
     "local_variables",
     "local_variables_initializer", "tables_initializer", "initialize_all_tables", "lookup",
-    "saved_model",
+    "saved_model", "feature_column",
     "report_uninitialized_variables",
     "assert_variables_initialized", "is_variable_initialized", "cumsum", "cumprod",
     "gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",

@@ -18,7 +18,6 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
-    "feature_column",
     "lite", "profiler", "signal", "spectral",
     "resource_loader", "sysconfig", "user_ops", "manip",
     "autograph", "experimental",

@@ -1,0 +1,88 @@
+"""``embedding_column``: a categorical column's ids as a learned dense vector, the rows
+of an ``embedding_weights`` variable (``num_buckets x dimension``) combined per example
+by ``combiner`` ("mean", "sqrtn" or "sum") through ``nn.safe_embedding_lookup_sparse``
+(an example without ids gets zeros).  The variable is made where the column is used:
+``input_layer/<column name>/embedding_weights`` inside input_layer, as TF names it.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+from .. import dtypes
+from ..graph_keys import GraphKeys
+from ..tensor_shape import TensorShape
+from .columns_base import CategoricalColumn, DenseColumn
+
+__all__ = ["embedding_column", "EmbeddingColumn"]
+
+
+class EmbeddingColumn(DenseColumn, collections.namedtuple(
+        "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer",
+                            "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
+                            "trainable"))):
+    """See ``embedding_column``."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.categorical_column.name}_embedding"
+
+    @property
+    def parents(self) -> list:
+        return [self.categorical_column]
+
+    @property
+    def variable_shape(self) -> TensorShape:
+        return TensorShape([self.dimension])
+
+    def _transform_feature(self, inputs):
+        return inputs.get(self.categorical_column)
+
+    def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
+        from ..ops.safe_embedding import safe_embedding_lookup_sparse
+        from ..variable_scope import get_variable
+
+        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections,
+                                                           trainable)
+        if weight_collections and GraphKeys.GLOBAL_VARIABLES not in weight_collections:
+            weight_collections.append(GraphKeys.GLOBAL_VARIABLES)
+        weights = get_variable("embedding_weights",
+                               shape=(self.categorical_column.num_buckets, self.dimension),
+                               dtype=dtypes.float32, initializer=self.initializer,
+                               trainable=bool(self.trainable and trainable in (None, True)),
+                               collections=weight_collections)
+        if self.ckpt_to_load_from is not None:
+            from ..train.checkpoint_init import init_from_checkpoint
+
+            init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
+        return safe_embedding_lookup_sparse(weights, pair.id_tensor, pair.weight_tensor,
+                                            combiner=self.combiner,
+                                            name=f"{self.name}_weights",
+                                            max_norm=self.max_norm)
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True, use_safe_embedding_lookup=True) -> EmbeddingColumn:
+    """TF1's ``tf.feature_column.embedding_column`` (see the module docstring); the
+    default initializer is TF's truncated normal of stddev ``1/sqrt(dimension)``."""
+    from ..initializers import truncated_normal_initializer
+
+    if dimension is None or dimension < 1:
+        raise ValueError(f"Invalid dimension {dimension}.")
+    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
+        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` "
+                         "or none of them.")
+    if initializer is not None and not callable(initializer):
+        raise ValueError("initializer must be callable if specified. Embedding of "
+                         f"column_name: {categorical_column.name}")
+    if not isinstance(categorical_column, CategoricalColumn):
+        raise ValueError("categorical_column must be a CategoricalColumn. "
+                         f"Given: {categorical_column}")
+    if initializer is None:
+        initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    return EmbeddingColumn(categorical_column, dimension, combiner, initializer,
+                           ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)
