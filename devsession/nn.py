@@ -23,6 +23,7 @@ from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_s
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
 from .ops.sparse_embedding import embedding_lookup_sparse
+from .ops.safe_embedding import safe_embedding_lookup_sparse
 
 __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalization", "bias_add",
            "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "dropout", "elu",
@@ -38,7 +39,8 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
            "atrous_conv2d", "atrous_conv2d_transpose", "space_to_depth", "depth_to_space",
            "space_to_batch", "embedding_lookup_sparse", "conv3d", "conv3d_transpose",
-           "conv3d_backprop_filter_v2", "conv3d_backprop_filter", "max_pool3d", "avg_pool3d"]
+           "conv3d_backprop_filter_v2", "conv3d_backprop_filter", "max_pool3d", "avg_pool3d",
+           "safe_embedding_lookup_sparse"]
 
 conv3d_backprop_filter = conv3d_backprop_filter_v2   # TF1's alias
 

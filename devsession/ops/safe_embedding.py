@@ -82,10 +82,15 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
 
 
 def sparse_ids_static_leading(original_shape, rank):
-    """The static leading dimensions of the result (unknown sizes, a known count), or
-    None when the ids' rank is not known."""
+    """The static leading dimensions of the result: the ids' dense shape but its last
+    when that is a constant, unknown sizes of a known count otherwise, None when the
+    ids' rank is not known."""
+    from ..graph import constant_value
     from ..tensor_shape import TensorShape
 
+    known = constant_value(original_shape)
+    if known is not None:
+        return TensorShape([int(d) for d in known[:-1]])
     if not isinstance(rank, int):
         return None
     return TensorShape([None] * (rank - 1))

@@ -242,3 +242,30 @@ def wide_and_deep_training(tf):
         out = _run(tf, {v.name: v for v in variables}, steps=[(train, [loss])] * 4)
         out["names"] = _names(variables)
     return out
+
+
+@case
+def safe_embedding_lookup(tf):
+    """``nn.safe_embedding_lookup_sparse`` itself: weights (a non-positive weight dropped
+    unless the combiner is "sum"), invalid ids, ids of rank 3, ``default_id``."""
+    out = {}
+    with tf.Graph().as_default():
+        table = tf.constant(_embedding_table(5, 2))
+        ids = tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1], [3, 2]],
+                              tf.constant([1, 3, -1, 2, 4, 0], tf.int64), [5, 3])
+        weights = tf.SparseTensor(ids.indices, [2.0, 0.5, 1.0, -1.0, 3.0, 0.0], ids.dense_shape)
+        fetches = {}
+        for combiner in ("sum", "mean", "sqrtn"):
+            fetches[f"weighted_{combiner}"] = tf.nn.safe_embedding_lookup_sparse(
+                table, ids, weights, combiner=combiner)
+            fetches[f"plain_{combiner}"] = tf.nn.safe_embedding_lookup_sparse(
+                [table], ids, combiner=combiner)
+        fetches["default_id"] = tf.nn.safe_embedding_lookup_sparse(
+            table, ids, combiner="mean", default_id=3)
+        deep = tf.SparseTensor([[0, 0, 0], [0, 1, 0], [0, 1, 1], [1, 0, 1]],
+                               tf.constant([0, 1, 2, 3], tf.int64), [2, 3, 2])
+        fetches["rank3"] = tf.nn.safe_embedding_lookup_sparse(table, deep, combiner="sum")
+        out = _run(tf, fetches)
+        out["rank3_static"] = [None if d is None else int(d)
+                               for d in fetches["rank3"].shape.as_list()]
+    return out
