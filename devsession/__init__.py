@@ -440,6 +440,14 @@ from .ops.bitcast import bitcast  # noqa: E402
 
 __all__ += ["bitcast"]
 
+# TF1's complex numbers and tf.signal / tf.spectral (ops/complex_math.py, ops/fft.py)
+from . import signal, spectral  # noqa: E402
+from .ops.complex_math import angle, complex, conj, imag, real  # noqa: E402
+from .ops.fft import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
+
+__all__ += ["signal", "spectral", "angle", "complex", "conj", "imag", "real", "fft", "fft2d",
+            "fft3d", "ifft", "ifft2d", "ifft3d"]
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -176,7 +176,7 @@ def _op_of(value) -> Operation:
 
 
 def _carries_gradient(t: Tensor) -> bool:
-    return t.dtype.is_floating
+    return t.dtype.is_floating or t.dtype.is_complex
 
 
 def _grad_y(y: Tensor, grad_y, k: int) -> Tensor:

@@ -75,6 +75,10 @@ __all__ += ["accumulate_n", "acosh", "asinh", "atanh", "cumulative_logsumexp", "
             "multiply_no_nan", "polyval", "reciprocal_no_nan", "reduce_euclidean_norm", "rint",
             "scalar_mul", "xdivy", "xlog1py", "mod", "log_softmax"]
 
+from .ops.complex_math import angle, conj, imag, real  # noqa: E402  (TF's complex parts)
+
+__all__ += ["angle", "conj", "imag", "real"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

@@ -129,8 +129,31 @@ def _takes_attr_form(op_type: str, attr_form_inputs: int) -> bool:
     return get_op_def(op_type).num_inputs == attr_form_inputs
 
 
-def _constant_ints(node, tensor, what: str) -> np.ndarray:
+# Integer arithmetic TF's Python wrappers put between constants and an axis or a shape
+# (linspace's ``axis + rank`` picked by a SelectV2): folded when every input is known.
+_INT_FOLDS = {"AddV2": np.add, "Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
+              "FloorDiv": np.floor_divide, "FloorMod": np.mod, "Maximum": np.maximum,
+              "Minimum": np.minimum, "Neg": np.negative, "SelectV2": np.where,
+              "Select": np.where}
+
+
+def _folded_ints(tensor, depth: int = 8):
+    """``tensor``'s value when the graph alone determines it, also through the small
+    integer arithmetic of ``_INT_FOLDS`` over such values; None otherwise."""
     value = constant_value(tensor)
+    if value is not None or depth == 0:
+        return value
+    fold = _INT_FOLDS.get(tensor.op.type)
+    if fold is None or not (tensor.dtype.is_integer or tensor.dtype.is_bool):
+        return None
+    args = [_folded_ints(t, depth - 1) for t in tensor.op.inputs]
+    if any(a is None or a.size > 64 for a in args):
+        return None
+    return np.asarray(fold(*args), dtype=tensor.dtype.np)
+
+
+def _constant_ints(node, tensor, what: str) -> np.ndarray:
+    value = _folded_ints(tensor)
     if value is None:
         raise UnimplementedError(
             f"Node '{node.name}': {node.op} with {what} computed at run time is not supported "

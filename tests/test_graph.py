@@ -708,7 +708,19 @@ def array_manipulation_ops(x):
             *ds.shape_n([x, i]), ds.broadcast_dynamic_shape(ds.shape(x), [1]),
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
             x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
-            *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x), ds.bitcast(x, ds.int32)]
+            *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x), ds.bitcast(x, ds.int32),
+            *_complex_and_fft_ops(x)]
+
+
+def _complex_and_fft_ops(x):
+    """One node of each complex-number and FFT op (tests/test_signal.py), from (2, 2) ``x``."""
+    z = ds.complex(x, x)
+    return [z, ds.real(z), ds.imag(z), ds.abs(z), ds.conj(z), ds.angle(z),
+            *(getattr(ds.signal, name)(z) for name in ("fft", "ifft", "fft2d", "ifft2d")),
+            ds.signal.fft3d(ds.reshape(z, [1, 2, 2])), ds.signal.ifft3d(ds.reshape(z, [1, 2, 2])),
+            ds.signal.rfft(x), ds.signal.irfft(z), ds.signal.rfft2d(x), ds.signal.irfft2d(z),
+            ds.signal.rfft3d(ds.reshape(x, [1, 2, 2])),
+            ds.signal.irfft3d(ds.reshape(z, [1, 2, 2]))]
 
 
 def _fake_quant_ops(x):

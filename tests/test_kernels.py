@@ -326,7 +326,8 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV}
+             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
+             *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
 
@@ -382,6 +383,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.file_io",  # test_file_io.py
                      "devsession.kernels.reference.print_v2",  # test_print_v2.py
                      "devsession.kernels.reference.image_files",  # test_image_files.py
+                     "devsession.kernels.reference.complex_math",  # and test_signal.py
+                     "devsession.kernels.reference.fft",           # these two
                      "devsession.kernels.reference.checkpoint_io"}  # test_init_from_
                                                                      # checkpoint.py
     computing = {op for op in registered_ops("REF") if not op.startswith("_")

@@ -253,7 +253,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
     (lambda: ds.layers.separable_conv1d, "tf.layers.separable_conv1d"),
-    (lambda: ds.signal.stft, "tf.signal.stft"),
+    (lambda: ds.signal.mdct, "tf.signal.mdct"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.fractional_avg_pool, "tf.nn.fractional_avg_pool"),
     (lambda: ds.train.warm_start, "tf.train.warm_start"),

@@ -26,6 +26,16 @@ def _binary(op):
     return op.inputs[0], op.inputs[1]
 
 
+def _c(t):
+    """``t``, conjugated when complex: TF's gradient of a complex op is the conjugate
+    derivative times the gradient (so each formula takes conj of its inputs/outputs)."""
+    if not t.dtype.is_complex:
+        return t
+    from .complex_math import conj
+
+    return conj(t)
+
+
 def _to_x(grad, op):
     x, y = _binary(op)
     return reduce_to_shape_of(grad, x, peers=(y,))
@@ -52,7 +62,7 @@ def _abs_grad(op, dy):
 
 @register_gradient("Square")
 def _square_grad(op, dy):
-    return [multiply(dy, multiply(op.inputs[0], 2))]
+    return [multiply(dy, multiply(_c(op.inputs[0]), 2))]
 
 
 @register_gradient("Relu")
@@ -63,22 +73,22 @@ def _relu_grad(op, dy):
 
 @register_gradient("Exp")
 def _exp_grad(op, dy):
-    return [multiply(dy, op.outputs[0])]
+    return [multiply(dy, _c(op.outputs[0]))]
 
 
 @register_gradient("Log")
 def _log_grad(op, dy):
-    return [multiply(dy, divide(1, op.inputs[0]))]
+    return [multiply(dy, divide(1, _c(op.inputs[0])))]
 
 
 @register_gradient("Sqrt")
 def _sqrt_grad(op, dy):
-    return [divide(multiply(dy, 0.5), op.outputs[0])]      # TF's SqrtGrad: 0.5 * dy / y
+    return [divide(multiply(dy, 0.5), _c(op.outputs[0]))]   # TF's SqrtGrad: 0.5 * dy / y
 
 
 @register_gradient("Tanh")
 def _tanh_grad(op, dy):
-    y = op.outputs[0]
+    y = _c(op.outputs[0])
     return [multiply(dy, subtract(1, multiply(y, y)))]     # TF's TanhGrad
 
 
@@ -90,9 +100,9 @@ def _sigmoid_grad(op, dy):
 
 @register_gradient("Cast")
 def _cast_grad(op, dy):
-    source = op.inputs[0].dtype
-    if source.is_floating and op.outputs[0].dtype.is_floating:
-        return [cast(dy, source)]
+    source, target = op.inputs[0].dtype, op.outputs[0].dtype
+    if (source.is_floating or source.is_complex) and (target.is_floating or target.is_complex):
+        return [cast(dy, source)]       # complex to real: the real part, as TF's
     return [None]
 
 
@@ -111,13 +121,13 @@ def _sub_grad(op, dy):
 
 @register_gradient("Mul")
 def _mul_grad(op, dy):
-    x, y = _binary(op)
+    x, y = map(_c, _binary(op))
     return [_to_x(multiply(dy, y), op), _to_y(multiply(x, dy), op)]
 
 
 @register_gradient("RealDiv")
 def _real_div_grad(op, dy):
-    x, y = _binary(op)
+    x, y = map(_c, _binary(op))
     return [_to_x(divide(dy, y), op), _to_y(multiply(dy, divide(divide(negative(x), y), y)), op)]
 
 
@@ -159,7 +169,7 @@ def _select_grad(op, dy):
 
 @register_gradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = op.outputs[0]
+    y = _c(op.outputs[0])
     cube = make_op("Mul", [make_op("Mul", [y, y]), y])
     minus_half = constant_from_array(np.array(-0.5, y.dtype.np), graph=y.graph)
     return [make_op("Mul", [grad, make_op("Mul", [minus_half, cube])])]
@@ -167,18 +177,18 @@ def _rsqrt_grad(op, grad):
 
 @register_gradient("Reciprocal")
 def _reciprocal_grad(op, grad):
-    y = op.outputs[0]
+    y = _c(op.outputs[0])
     return [make_op("Mul", [grad, make_op("Neg", [make_op("Mul", [y, y])])])]
 
 
 @register_gradient("Sin")
 def _sin_grad(op, grad):
-    return [make_op("Mul", [grad, make_op("Cos", [op.inputs[0]])])]
+    return [make_op("Mul", [grad, make_op("Cos", [_c(op.inputs[0])])])]
 
 
 @register_gradient("Cos")
 def _cos_grad(op, grad):
-    return [make_op("Mul", [grad, make_op("Neg", [make_op("Sin", [op.inputs[0]])])])]
+    return [make_op("Mul", [grad, make_op("Neg", [make_op("Sin", [_c(op.inputs[0])])])])]
 
 
 @register_gradient("Floor")

@@ -88,6 +88,8 @@ module              ops
                     gradient ops: sorted runs reduced by ``reduceat`` (HOST)
 ``partition``       DynamicPartition, (Parallel)DynamicStitch, Bincount,
                     HistogramFixedWidth (HOST)
+``complex_math``    Complex, Real, Imag, ComplexAbs, Conj, Angle (HOST); ``fft``: FFT,
+                    IFFT, RFFT, IRFFT and their 2D and 3D ops, numpy's pocketfft (HOST)
 ``ctc``             CTCLoss: log-space forward-backward per example (HOST);
                     ``ctc_decoders``: CTCGreedyDecoder, CTCBeamSearchDecoder (HOST)
 ==================  ===============================================================
@@ -140,5 +142,6 @@ from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E
 from . import set_operations  # noqa: F401,E402  (tf.sets: HOST, the CPU's too)
 from . import fake_quant  # noqa: F401,E402  (FakeQuantWithMinMax*: HOST, the CPU's too)
 from . import bitcast  # noqa: F401,E402  (Bitcast: HOST, the CPU's too)
+from . import complex_math, fft  # noqa: F401,E402  (complex parts, FFTs: HOST, the CPU's too)
 from . import window_argmax  # noqa: F401,E402  (registers)
 from . import ctc, ctc_decoders  # noqa: F401,E402  (CTCLoss, the CTC decoders: HOST)

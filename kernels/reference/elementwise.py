@@ -40,6 +40,15 @@ def _relu(x):
     return np.maximum(x, np.zeros((), x.dtype))
 
 
+def _divide(x, y):
+    """numpy's true division; a complex value over 0 is nan+nanj, as TF's CPU kernel
+    (x * conj(y) / |y|^2) makes it, where numpy gives infinities."""
+    q = np.true_divide(x, y)
+    if q.dtype.kind == "c" and np.any(y == 0):
+        q = np.where(y == 0, np.array(complex(np.nan, np.nan), q.dtype), q)
+    return q
+
+
 def _pow(x, y):
     if x.dtype.kind in "fc":
         return np.power(x, y)
@@ -58,7 +67,7 @@ UNARY = {
 }
 BINARY = {
     "Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Pow": _pow,
-    "Maximum": np.maximum, "Minimum": np.minimum, "RealDiv": np.true_divide,
+    "Maximum": np.maximum, "Minimum": np.minimum, "RealDiv": _divide,
     "Equal": np.equal, "Less": np.less, "LessEqual": np.less_equal,
     "Greater": np.greater, "GreaterEqual": np.greater_equal,
 }

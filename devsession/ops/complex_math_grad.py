@@ -1,0 +1,141 @@
+"""Gradients of the complex-number and FFT ops (TF's ``math_grad.py`` and
+``fft_ops.py``), in TF's convention: a complex tensor's gradient is
+``dL/d(real part) + 1j * dL/d(imaginary part)``.
+
+Complex: the real and imaginary parts of the gradient, each summed down to its input's
+shape; Real and Imag: the gradient as the real or imaginary part; Conj: its conjugate;
+ComplexAbs: ``grad * x / |x|`` (0 where ``x`` is 0); Angle: ``-grad / (imag + 1j*real)``.
+FFT and IFFT (1D, 2D, 3D): the inverse transform, scaled by the size (TF's formulas).
+RFFT: ``irfft(grad / c) * n``, IRFFT: ``rfft(grad) * c / n`` (``c`` 1 at the zero and
+Nyquist frequencies, 2 elsewhere: the bins a half spectrum stands for), each cropped or
+padded back to the input's inner length; these two need static shapes and the 1D ops
+(the 2D and 3D real FFTs have no gradient yet).  Checked against finite differences
+in tests/test_complex_math.py and tests/test_fft.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import constant_value
+from . import complex_math, fft
+from .array import pad
+from .array_fill import shape, zeros_like
+from .array_index import strided_slice
+from .elementwise import cast, div_no_nan, multiply, negative, reciprocal
+from .reduce import reduce_prod
+from .registry import register_gradient
+from .shape_of import reduce_to_shape_of
+
+__all__: list = []
+
+
+@register_gradient("Complex")
+def _complex_grad(op, grad):
+    x, y = op.inputs
+    return [reduce_to_shape_of(complex_math.real(grad), x, peers=(y,)),
+            reduce_to_shape_of(complex_math.imag(grad), y, peers=(x,))]
+
+
+@register_gradient("Real")
+def _real_grad(op, grad):
+    return [complex_math.complex(grad, zeros_like(grad))]
+
+
+@register_gradient("Imag")
+def _imag_grad(op, grad):
+    return [complex_math.complex(zeros_like(grad), grad)]
+
+
+@register_gradient("Conj")
+def _conj_grad(op, grad):
+    return [complex_math.conj(grad)]
+
+
+@register_gradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    scale = div_no_nan(grad, op.outputs[0])
+    return [multiply(complex_math.complex(scale, zeros_like(scale)), op.inputs[0])]
+
+
+@register_gradient("Angle")
+def _angle_grad(op, grad):
+    x = op.inputs[0]
+    z = reciprocal(complex_math.complex(complex_math.imag(x), complex_math.real(x)))
+    return [negative(multiply(complex_math.complex(grad, zeros_like(grad)), z))]
+
+
+def _size(grad, rank: int):
+    """The number of elements the inner ``rank`` dims of ``grad`` hold, as grad's dtype."""
+    dims = grad.shape.dims if grad.shape.ndims is not None else None
+    if dims is not None and all(d is not None for d in dims[-rank:]):
+        return float(np.prod(dims[-rank:]))
+    inner = strided_slice(shape(grad), [-rank], [0], [1], end_mask=1)
+    return cast(reduce_prod(inner), grad.dtype.real_dtype)
+
+
+def _as_complex(value, like):
+    if isinstance(value, float):
+        return value
+    return complex_math.complex(value, zeros_like(value))
+
+
+def _complex_fft_grad(inverse_fn, rank: int, scale_by_size: bool):
+    def grad_fn(op, grad):
+        size = _size(grad, rank)
+        if scale_by_size:
+            return [multiply(inverse_fn(grad), _as_complex(size, grad))]
+        rsize = 1.0 / size if isinstance(size, float) else reciprocal(size)
+        return [multiply(inverse_fn(grad), _as_complex(rsize, grad))]
+    return grad_fn
+
+
+for _rank, (_fwd, _inv) in {1: (fft.fft, fft.ifft), 2: (fft.fft2d, fft.ifft2d),
+                            3: (fft.fft3d, fft.ifft3d)}.items():
+    _suffix = {1: "", 2: "2D", 3: "3D"}[_rank]
+    register_gradient(f"FFT{_suffix}")(_complex_fft_grad(_inv, _rank, True))
+    register_gradient(f"IFFT{_suffix}")(_complex_fft_grad(_fwd, _rank, False))
+
+
+def _static_lengths(op):
+    n = constant_value(op.inputs[1])
+    inner = op.inputs[0].shape.dims[-1] if op.inputs[0].shape.ndims else None
+    if n is None or inner is None:
+        raise NotImplementedError(
+            f"The gradient of {op.type} '{op.name}' needs a constant fft_length and a "
+            f"static inner dimension of its input.")
+    return int(np.asarray(n).reshape(-1)[0]), inner
+
+
+def _half_weights(n: int) -> np.ndarray:
+    """How many bins of a length-n spectrum each of the n // 2 + 1 kept bins stands for."""
+    c = np.full(n // 2 + 1, 2.0)
+    c[0] = 1.0
+    if n % 2 == 0:
+        c[-1] = 1.0
+    return c
+
+
+def _fit_last(x, length: int):
+    """``x``'s last dimension cropped or zero-padded to ``length``."""
+    have = x.shape.dims[-1]
+    if have > length:
+        return x[..., :length]
+    if have < length:
+        return pad(x, [[0, 0]] * (x.shape.ndims - 1) + [[0, length - have]])
+    return x
+
+
+@register_gradient("RFFT")
+def _rfft_grad(op, grad):
+    n, length = _static_lengths(op)
+    weights = (1.0 / _half_weights(n)).astype(grad.dtype.np)
+    full = multiply(fft.irfft(multiply(grad, weights), [n]), float(n))
+    return [_fit_last(full, length), None]
+
+
+@register_gradient("IRFFT")
+def _irfft_grad(op, grad):
+    n, length = _static_lengths(op)
+    weights = (_half_weights(n) / n).astype(op.inputs[0].dtype.np)
+    return [_fit_last(multiply(fft.rfft(grad, [n]), weights), length), None]

@@ -1,0 +1,267 @@
+"""Complex numbers and ``tf.signal`` (ops/complex_math.py, ops/fft.py, ops/signal_ops.py):
+the computations of tests/data/signal_cases.py equal what TensorFlow 2.21's
+``tf.compat.v1`` computed for them (tests/data/make_tf_signal.py), built through
+devsession's own API and imported from TF's GraphDef (an STFT, mel spectrogram and MFCC
+pipeline among them); complex dtypes through constants, feeds, TensorProtos and the
+wire; TF's dtype errors; gradients against finite differences in float64."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.distributed.transport import wire
+from devsession.errors import InvalidArgumentError
+from devsession.ops.complex_math import complex_abs
+from devsession.proto import graph_pb2, worker_pb2
+from devsession.tensor_codec import array_to_proto, proto_to_array
+from gradient_check import numeric_gradient
+from kernel_cases import make_node, run_on
+from tf_recorded import DATA, run_recorded, tf_static_shape
+
+sys.path.insert(0, DATA)
+import signal_cases  # noqa: E402
+
+COVERED = {"Complex", "Real", "Imag", "ComplexAbs", "Conj", "Angle", "FFT", "IFFT", "FFT2D",
+           "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D",
+           "IRFFT3D"}
+# float32 FFTs round differently in TF's and numpy's pocketfft: errors scale with the
+# largest magnitude in a transform, so absolute tolerances are relative to O(1)-O(100) data
+TOLERANCE = {"rtol": 2e-4, "atol": 2e-4}
+LOUD = {"stft", "stft_pad_end", "stft_hamming", "mel", "inverse_stft"}   # magnitudes ~100
+
+
+def _recorded():
+    data = np.load(os.path.join(DATA, "tf_signal.npz"))
+    return data, {k[4:]: str(data[k]) for k in data if k.startswith("key:")}
+
+
+def _assert_as_tf(key, got, want):
+    tolerance = {"rtol": 2e-4, "atol": 2e-3} if key in LOUD else TOLERANCE
+    assert got.dtype == want.dtype, key
+    assert got.shape == want.shape, key
+    np.testing.assert_allclose(got, want, err_msg=key, **tolerance)
+
+
+def test_devsession_signal_equals_tf():
+    data, keys = _recorded()
+    with ds.Graph().as_default():
+        placeholders = signal_cases.placeholders(ds)
+        outs = signal_cases.all_ops(ds, placeholders)
+        with ds.Session() as sess:
+            values = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
+    assert set(outs) == set(keys) and len(outs) == 72
+    for key, tensor in outs.items():
+        _assert_as_tf(key, values[key], data[f"fetch:{keys[key]}"])
+        assert tensor.shape == tf_static_shape(data, keys[key]), key
+
+
+def test_tf_graph_def_imports_and_runs_as_tf():
+    """TF's own graph: its RFFT/ComplexAbs/Complex/Exp/Real nodes, the STFT's framing and
+    the mel matrix's linspace (a ConcatV2 whose axis TF computes with a SelectV2)."""
+    graph, names, values, data = run_recorded("tf_signal")
+    _, keys = _recorded()
+    by_name = {v: k for k, v in keys.items()}
+    types = {op.type for op in graph.get_operations()}
+    assert {"RFFT", "ComplexAbs", "Complex", "Exp", "Real", "IRFFT3D", "Angle"} <= types
+    for name, got in zip(names, values):
+        _assert_as_tf(by_name[name], got, data[f"fetch:{name}"])
+    mfccs = graph.get_tensor_by_name(keys["mfccs"])
+    assert mfccs.dtype == ds.float32 and mfccs.shape.as_list()[1:] == [None, 13]
+
+
+# --- dtypes, constants, feeds, protos, the wire -------------------------------------------
+
+def test_complex_dtypes_are_tfs():
+    assert (ds.complex64.enum, ds.complex128.enum) == (8, 18)
+    assert ds.as_dtype(8) is ds.complex64 and ds.as_dtype("complex128") is ds.complex128
+    assert ds.as_dtype(np.complex64) is ds.complex64
+    assert ds.complex64.is_complex and not ds.complex64.is_floating
+    assert not ds.complex64.is_numeric and not ds.float32.is_complex
+    assert ds.complex64.real_dtype is ds.float32 and ds.complex128.real_dtype is ds.float64
+    assert ds.float32.real_dtype is ds.float32
+    assert ds.constant([1 + 2j, 3]).dtype == ds.complex128       # as TF: Python complex
+    assert ds.constant(1.5, ds.complex64).dtype == ds.complex64
+    with pytest.raises(TypeError, match="without losing information"):
+        ds.constant(1j, ds.float32)
+
+
+def test_complex_feeds_and_fetches():
+    z = ds.placeholder(ds.complex64, [None])
+    doubled = z * 2
+    with ds.Session() as sess:
+        got = sess.run(doubled, {z: [1j, 2 - 1j]})
+        assert got.dtype == np.complex64
+        np.testing.assert_array_equal(got, [2j, 4 - 2j])
+        np.testing.assert_array_equal(sess.run(z, {z: np.array([1.5])}), [1.5 + 0j])
+        x = ds.placeholder(ds.float32, [1])
+        with pytest.raises(ValueError, match="without losing information"):
+            sess.run(x, {x: np.array([1j])})
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_tensor_proto_round_trip_and_typed_fields(dtype):
+    a = np.array([[1 + 2j, -3.5 - 4j], [0, 1e-3j]], dtype)
+    proto = array_to_proto(a)
+    assert proto.dtype == ds.as_dtype(dtype).enum and len(proto.tensor_content) == a.nbytes
+    back = proto_to_array(proto)
+    assert back.dtype == dtype
+    np.testing.assert_array_equal(back, a)
+    field = "scomplex_val" if dtype == np.complex64 else "dcomplex_val"
+    typed = graph_pb2.TensorProto(dtype=proto.dtype)
+    typed.tensor_shape.dim.add(size=3)
+    getattr(typed, field).extend([1, 2, -3, 4])      # two values; the last fills
+    np.testing.assert_array_equal(proto_to_array(typed), np.array([1 + 2j, -3 + 4j, -3 + 4j],
+                                                                  dtype))
+    getattr(typed, field).append(5)                  # an odd count is no pair
+    with pytest.raises(InvalidArgumentError, match="real, imaginary"):
+        proto_to_array(typed, "c")
+
+
+def test_complex_tensors_cross_the_wire():
+    z = np.array([[1 + 2j, 3 - 4j]], np.complex128)
+    data = wire.encode_tensors(worker_pb2.PushTensorRequest(step_id=1), ["z", "f"],
+                               [z, z.astype(np.complex64)])
+    _, (a, b) = wire.decode_tensors(worker_pb2.PushTensorRequest, data)
+    assert (a.dtype, b.dtype) == (np.complex128, np.complex64)
+    np.testing.assert_array_equal(a, z)
+    np.testing.assert_array_equal(b, z)
+
+
+# --- TF's errors ----------------------------------------------------------------------------
+
+def test_dtype_errors_as_tf():
+    f, i = ds.constant([1.0, -2.0]), ds.constant([1, 2])
+    assert ds.real(i) is i and ds.conj(i) is i                  # TF1: real values as they are
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(ds.imag(i)), [0, 0])
+        np.testing.assert_allclose(sess.run(ds.angle(f)), [0, np.pi])
+    with pytest.raises(TypeError, match="input must be a numeric tensor, but got tensor "
+                                        "with dtype string"):
+        ds.real(ds.constant(["a"]))
+    with pytest.raises(TypeError, match="numeric tensor, but got tensor with dtype bool"):
+        ds.math.real(ds.constant(True))
+    with pytest.raises(TypeError, match="incorrect types: int32 int32"):
+        ds.complex(i, i)
+    with pytest.raises(TypeError, match="incorrect types: float32 float64"):
+        ds.complex(f, ds.constant([1.0], ds.float64))
+    with pytest.raises(TypeError, match="float32 not in list of allowed values: complex64, "
+                                        "complex128"):
+        ds.signal.fft(f)
+    with pytest.raises(TypeError, match="complex64 not in list of allowed values: float32"):
+        ds.signal.rfft(ds.complex(f, f))
+    with pytest.raises(ValueError, match="must be at least rank 1"):
+        ds.signal.rfft(ds.constant(1.0))
+    z = ds.complex(f, f)
+    with pytest.raises(TypeError, match="DataType complex64"):
+        ds.maximum(z, z)
+    with pytest.raises(TypeError, match="cannot order complex64"):
+        ds.less(z, z)
+    with pytest.raises(TypeError, match="complex_abs takes a complex tensor"):
+        complex_abs(f)
+
+
+def test_run_time_errors_name_the_node():
+    n = ds.placeholder(ds.int32, [1])
+    y = ds.signal.irfft(ds.complex(ds.ones([4]), ds.ones([4])), n, name="inverse")
+    assert y.shape.as_list() == [None]
+    with ds.Session() as sess:
+        assert sess.run(y, {n: [6]}).shape == (6,)
+        with pytest.raises(InvalidArgumentError, match="non-negative") as info:
+            sess.run(y, {n: [-2]})
+    assert info.value.node_name == "inverse"
+
+
+# --- kernels: REF and the CPU's (GPU sessions place these ops on the host) -----------------
+
+def test_kernels_equal_numpy_formulas():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 3, 8)).astype(np.float32)
+    z = (x + 1j * x[:, ::-1]).astype(np.complex64)
+    for op, inputs, want, out in [
+            ("FFT", [z], np.fft.fft(z), np.complex64),
+            ("IFFT2D", [z], np.fft.ifft2(z), np.complex64),
+            ("FFT3D", [z], np.fft.fftn(z, axes=(0, 1, 2)), np.complex64),
+            ("RFFT", [x, np.array([10], np.int32)], np.fft.rfft(x, 10), np.complex64),
+            ("IRFFT", [z, np.array([6], np.int32)], np.fft.irfft(z[..., :4], 6), np.float32),
+            ("RFFT2D", [x, np.array([2, 4], np.int32)], np.fft.rfft2(x[:, :2, :4]),
+             np.complex64),
+            ("Real", [z], z.real, np.float32), ("Imag", [z], z.imag, np.float32),
+            ("ComplexAbs", [z], np.abs(z), np.float32), ("Angle", [z], np.angle(z), np.float32),
+            ("Conj", [z], np.conj(z), np.complex64)]:
+        attrs = {"Treal": np.dtype(np.float32), "Tcomplex": np.dtype(np.complex64)}
+        node = make_node(op, [a.dtype for a in inputs], out, attrs)
+        got = run_on("CPU", node, *inputs)
+        np.testing.assert_array_equal(got, run_on("REF", node, *inputs))
+        assert got.dtype == out, op
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=op)
+    node = make_node("Complex", [np.float64, np.float64], np.complex128)
+    got = run_on("CPU", node, np.ones((2, 1)), np.arange(3.0))
+    np.testing.assert_array_equal(got, 1 + 1j * np.arange(3.0)[None].repeat(2, 0))
+
+
+def test_complex_division_by_zero_is_nan_as_tf():
+    z = ds.constant([1 + 1j, 2j], ds.complex64)
+    with ds.Session() as sess:
+        got = sess.run(z / ds.constant([0j, 1], ds.complex64))
+    assert np.isnan(got[0].real) and np.isnan(got[0].imag) and got[1] == 2j
+
+
+# --- gradients (TF's formulas) against finite differences, in float64 ----------------------
+
+def _check_gradient(build, *inputs, rtol=1e-5, atol=1e-7):
+    """d sum(build(*xs)) / d each x, where build maps real tensors to a real one."""
+    with ds.Graph().as_default():
+        xs = [ds.placeholder(ds.float64, a.shape) for a in inputs]
+        y = build(*xs)
+        grads = ds.gradients(ds.reduce_sum(y), xs)
+        with ds.Session() as sess:
+            got = sess.run(grads, dict(zip(xs, inputs)))
+            for k, a in enumerate(inputs):
+                def f(v, k=k):
+                    values = list(inputs)
+                    values[k] = v
+                    return sess.run(y, dict(zip(xs, values)))
+                np.testing.assert_allclose(got[k], numeric_gradient(f, a), rtol=rtol,
+                                           atol=atol, err_msg=f"input {k}")
+
+
+X = np.random.default_rng(5).uniform(-2, 2, (3, 8))
+Y = np.random.default_rng(6).uniform(-2, 2, (3, 8))
+
+
+@pytest.mark.parametrize("name, build", [
+    ("abs_of_complex", lambda x, y: ds.abs(ds.complex(x, y))),
+    ("complex_broadcast", lambda x, y: ds.abs(ds.complex(x, y[:1] * 1.0)) * x),
+    ("real_imag", lambda x, y: ds.real(ds.complex(x, y) * ds.complex(y, x)) * ds.imag(
+        ds.complex(x, y) * ds.complex(y, y))),
+    ("conj", lambda x, y: ds.imag(ds.conj(ds.complex(x, y)) * ds.complex(y, x * y))),
+    ("angle", lambda x, y: ds.angle(ds.complex(x, y)) * y),
+    ("fft", lambda x, y: ds.abs(ds.signal.fft(ds.complex(x, y)))),
+    ("ifft2d", lambda x, y: ds.real(ds.signal.ifft2d(ds.complex(x, y)) * ds.complex(y, x))),
+    ("fft3d", lambda x, y: ds.imag(ds.signal.fft3d(ds.complex(x, y)[None])) * x),
+    ("rfft", lambda x, y: ds.abs(ds.signal.rfft(x * y))),
+    ("rfft_padded", lambda x, y: ds.real(ds.signal.rfft(x, [11]) * ds.complex(
+        y[:, :6], y[:, 2:]))),
+    ("rfft_cropped", lambda x, y: ds.imag(ds.signal.rfft(x, [5])) * y[:, :3]),
+    ("irfft", lambda x, y: ds.signal.irfft(ds.complex(x, y)) * ds.concat([x, y], 1)[:, :14]),
+    ("irfft_odd", lambda x, y: ds.square(ds.signal.irfft(ds.complex(x, y), [9]))),
+    ("stft_magnitude", lambda x, y: ds.abs(ds.signal.stft(ds.reshape(x * y, [24]), 8, 4))),
+    ("mfccs", lambda x, y: ds.signal.mfccs_from_log_mel_spectrograms(x * y)),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_gradients_against_finite_differences(name, build):
+    _check_gradient(build, X, Y)
+
+
+def test_complex_gradients_are_tfs_convention():
+    """A complex tensor's gradient is dL/dre + 1j dL/dim (TF's convention)."""
+    with ds.Graph().as_default():
+        z = ds.placeholder(ds.complex128, [2])
+        loss = ds.reduce_sum(ds.real(z) * 3.0 + ds.imag(z) * 5.0)
+        (grad,) = ds.gradients(loss, [z])
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(sess.run(grad, {z: [1j, 2]}), [3 + 5j, 3 + 5j])
