@@ -699,6 +699,7 @@ def array_manipulation_ops(x):
     index ops, EnsureShape, ShapeN, BroadcastArgs, the diagonals, Cross), from float
     (2, 2) ``x``."""
     from devsession.ops.array_order import lower_bound, upper_bound
+    from devsession.ops.bucketize import bucketize
 
     i = ds.constant([1, 0])
     v3 = ds.concat([x[0], x[1, :1]], 0)
@@ -709,7 +710,7 @@ def array_manipulation_ops(x):
             ds.diag_part(x), ds.matrix_set_diag(x, x[0]),
             x.graph.create_op("MatrixSetDiag", [x, x[0]]).outputs[0], ds.cross(v3, v3),
             *_band_diagonal_ops(x), *_set_ops(), *_fake_quant_ops(x), ds.bitcast(x, ds.int32),
-            *_complex_and_fft_ops(x)]
+            *_complex_and_fft_ops(x), bucketize(x, [0.5])]
 
 
 def _complex_and_fft_ops(x):

@@ -50,6 +50,7 @@ COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, d
 COVERED |= __import__("test_sets").COVERED  # tf.sets' set operations and SetSize
 COVERED |= __import__("test_fake_quant").COVERED  # FakeQuantWithMinMax* and gradients
 COVERED |= __import__("test_bitcast").COVERED  # Bitcast
+COVERED |= __import__("test_bucketize").COVERED  # Bucketize
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
