@@ -13,6 +13,8 @@ import sys
 import numpy as np
 import pytest
 
+import cuda_host
+import cupy_standin
 import devsession as ds
 from devsession.distributed.transport import wire
 from devsession.errors import InvalidArgumentError
@@ -177,6 +179,21 @@ def test_run_time_errors_name_the_node():
 
 
 # --- kernels: REF and the CPU's (GPU sessions place these ops on the host) -----------------
+
+@pytest.mark.skipif(bool(cuda_host.compiler_missing()),
+                    reason=cuda_host.compiler_missing() or "-")
+def test_a_gpu_session_runs_them_on_the_host_as_tf():
+    """On the cupy stand-in (the real CUDA kernel modules): the complex and FFT ops are
+    placed on the CPU, complex arithmetic on the GPU goes through the host's kernels."""
+    data, keys = _recorded()
+    with cupy_standin.installed(), ds.Graph().as_default():
+        placeholders = signal_cases.placeholders(ds)
+        outs = signal_cases.all_ops(ds, placeholders)
+        with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+            values = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
+    for key in outs:
+        _assert_as_tf(key, values[key], data[f"fetch:{keys[key]}"])
+
 
 def test_kernels_equal_numpy_formulas():
     rng = np.random.default_rng(3)
