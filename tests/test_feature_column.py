@@ -74,7 +74,7 @@ def test_missing_names_are_reported_as_unsupported():
 
 
 def test_bucketize_counts_boundaries_at_or_below():
-    from devsession.feature_column.bucketize import bucketize
+    from devsession.ops.bucketize import bucketize
 
     values = np.array([[-5.0, 0.0, 0.5], [1.0, 1.5, 99.0]], np.float32)
     with ds.Graph().as_default(), ds.Session() as sess:

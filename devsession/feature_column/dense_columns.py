@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
-from .bucketize import bucketize
+from ..ops.bucketize import bucketize
 from .columns_base import (CategoricalColumn, DenseColumn, IdWeightPair,
                            assert_key_is_string, dtype_text)
 
