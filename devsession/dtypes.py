@@ -80,11 +80,17 @@ class DType:
     @property
     def min(self):
         """The smallest value of a numeric type (as TF1's ``DType.min``)."""
+        self._ordered("minimum")
         return np.finfo(self._np).min if self.is_floating else np.iinfo(self._np).min
 
     @property
     def max(self):
+        self._ordered("maximum")
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
+
+    def _ordered(self, what: str) -> None:
+        if self.is_complex:     # TF's TypeError: complex values have no order
+            raise TypeError(f"Cannot find {what} value of {self.name}.")
 
     @property
     def size(self) -> int:

@@ -86,6 +86,8 @@ def test_complex_dtypes_are_tfs():
     assert not ds.complex64.is_numeric and not ds.float32.is_complex
     assert ds.complex64.real_dtype is ds.float32 and ds.complex128.real_dtype is ds.float64
     assert ds.float32.real_dtype is ds.float32
+    with pytest.raises(TypeError, match="Cannot find maximum value of complex64"):
+        ds.complex64.max
     assert ds.constant([1 + 2j, 3]).dtype == ds.complex128       # as TF: Python complex
     assert ds.constant(1.5, ds.complex64).dtype == ds.complex64
     with pytest.raises(TypeError, match="without losing information"):
@@ -221,6 +223,19 @@ def test_kernels_equal_numpy_formulas():
     np.testing.assert_array_equal(got, 1 + 1j * np.arange(3.0)[None].repeat(2, 0))
 
 
+def test_complex_reductions():
+    z = ds.constant([[1 + 2j, 3 - 1j], [0.5j, -2]], ds.complex64)
+    with ds.Session() as sess:
+        total, mean, prod = sess.run([ds.reduce_sum(z, 0), ds.reduce_mean(z),
+                                      ds.reduce_prod(z, 1)])
+    assert total.dtype == np.complex64
+    np.testing.assert_allclose(total, [1 + 2.5j, 1 - 1j])
+    np.testing.assert_allclose(mean, (2 + 1.5j) / 4)
+    np.testing.assert_allclose(prod, [5 + 5j, -1j])
+    with pytest.raises(TypeError, match="numeric input"):
+        ds.reduce_max(z)
+
+
 def test_complex_division_by_zero_is_nan_as_tf():
     z = ds.constant([1 + 1j, 2j], ds.complex64)
     with ds.Session() as sess:
@@ -269,6 +284,8 @@ Y = np.random.default_rng(6).uniform(-2, 2, (3, 8))
     ("irfft_odd", lambda x, y: ds.square(ds.signal.irfft(ds.complex(x, y), [9]))),
     ("stft_magnitude", lambda x, y: ds.abs(ds.signal.stft(ds.reshape(x * y, [24]), 8, 4))),
     ("mfccs", lambda x, y: ds.signal.mfccs_from_log_mel_spectrograms(x * y)),
+    ("complex_pow_exp_log_sqrt", lambda x, y: ds.abs(ds.pow(ds.complex(x, y), ds.complex(
+        y, x * 0.1)) + ds.exp(ds.complex(x, y) * 0.3) * ds.log(ds.sqrt(ds.complex(x, y))))),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_gradients_against_finite_differences(name, build):
     _check_gradient(build, X, Y)

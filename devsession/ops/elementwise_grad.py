@@ -133,12 +133,12 @@ def _real_div_grad(op, dy):
 
 @register_gradient("Pow")
 def _pow_grad(op, dy):
-    x, y = _binary(op)
-    z = op.outputs[0]
+    x, y = map(_c, _binary(op))
+    z = _c(op.outputs[0])
     dx = multiply(multiply(dy, y), pow(x, subtract(y, 1)))
     # d/dy x**y = x**y * log(x), taken as 0 where x <= 0 (TF avoids the false
-    # singularity at 0 the same way)
-    positive = greater(x, 0)
+    # singularity at 0 the same way; a complex x: where x is 0)
+    positive = not_equal(x, 0) if x.dtype.is_complex else greater(x, 0)
     log_x = where(positive, log(where(positive, x, 1)), 0)
     return [_to_x(dx, op), _to_y(multiply(multiply(dy, z), log_x), op)]
 

@@ -50,6 +50,14 @@ def _reduce(inputs, attrs, node):
     return x.dtype, _reduced_shape(x, attrs)
 
 
+def _reduce_complex(inputs, attrs, node):
+    """Sum, Mean and Prod also take complex64/complex128 tensors, as TF's."""
+    (x,) = inputs
+    if x.dtype.is_complex:
+        return x.dtype, _reduced_shape(x, attrs)
+    return _reduce(inputs, attrs, node)
+
+
 def _reduce_bool(inputs, attrs, node):
     (x,) = inputs
     if not x.dtype.is_bool:
@@ -107,7 +115,8 @@ for _name, _infer in [*((s, _scan) for s in SCANS), ("CumulativeLogsumexp", _flo
     register_op(OpDef(_name, _infer, 2, attr_defaults={"exclusive": False, "reverse": False},
                       host_inputs=(1,)))
 for _name in REDUCTIONS:
-    register_op(OpDef(_name, _reduce, 1, attr_defaults={"keepdims": False}))
+    register_op(OpDef(_name, _reduce_complex if _name in ("Sum", "Mean", "Prod") else _reduce,
+                      1, attr_defaults={"keepdims": False}))
 for _name in LOGICAL_REDUCTIONS:
     register_op(OpDef(_name, _reduce_bool, 1, attr_defaults={"keepdims": False}))
 register_op(OpDef("ArgMax", _argmax, 1, attr_defaults={"output_type": dtypes.int64}))

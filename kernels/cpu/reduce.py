@@ -475,6 +475,8 @@ def slab_total(x, outer, mid, cols, out_shape, kind, out_dtype):
 
 @register_kernel(("Sum", "Mean", "Max", "Min"), "CPU")
 def build_reduction(node):
+    if node.input_dtypes[0].kind == "c":       # complex Sum and Mean: numpy's, on the host
+        return _numpy_reduction(node)
     kind = node.op.lower()
     _check_numeric(node)
     axes, keepdims = reduction_attrs(node)

@@ -60,7 +60,7 @@ def build_reduction(node):
         else:
             r = cupy.sum(x, axis=axes, keepdims=keepdims, dtype=acc)
             if kind == "mean":
-                r = r / acc.type(count) if acc.kind == "f" else _trunc_div(r, count)
+                r = r / acc.type(count) if acc.kind in "fc" else _trunc_div(r, count)
         return r.astype(out_dtype, copy=False)
     return on_device(node, reduce)
 

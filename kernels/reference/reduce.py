@@ -45,7 +45,7 @@ def build_reduction(node):
             else:
                 r = np.sum(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
                 if kind == "mean" and axes:
-                    r = r / count if xc.dtype.kind == "f" else _trunc_div(r, count)
+                    r = r / count if xc.dtype.kind in "fc" else _trunc_div(r, count)
             return np.asarray(r).astype(out_dtype, copy=False)
     return reduce
 
