@@ -6,7 +6,8 @@
 (``ops/sparse_math.py``), ``retain``, ``transpose``, ``expand_dims``, ``eye``,
 ``reset_shape``, ``to_indicator``, ``merge`` (``ops/sparse_composites.py``) and
 ``segment_sum``, ``segment_mean``, ``segment_sqrt_n`` (TF's SparseSegment ops,
-``ops/segments.py``), ``SparseConditionalAccumulator`` (``accumulators.py``).  The
+``ops/segments.py``), ``cross``, ``cross_hashed`` (TF's SparseCrossV2 and SparseCross,
+``ops/sparse_cross.py``), ``SparseConditionalAccumulator`` (``accumulators.py``).  The
 rest of TF1's ``tf.sparse`` (``mask``, which takes IndexedSlices...) raises
 ``UnsupportedTF1Error`` naming it."""
 
@@ -22,6 +23,8 @@ from .ops.sparse_composites import (sparse_expand_dims, sparse_eye, sparse_merge
 from .ops.sparse_math import (sparse_maximum, sparse_minimum, sparse_reduce_max,
                               sparse_reduce_max_sparse, sparse_reduce_sum_sparse,
                               sparse_softmax)
+from .ops.sparse_cross import sparse_cross as cross
+from .ops.sparse_cross import sparse_cross_hashed as cross_hashed
 from .ops.sparse_slicing import (sparse_concat, sparse_fill_empty_rows, sparse_slice,
                                  sparse_split)
 from .sparse_tensor import SparseTensor
@@ -57,7 +60,7 @@ __all__ = ["SparseTensor", "add", "placeholder", "to_dense", "from_dense", "spar
            "segment_sqrt_n", "SparseConditionalAccumulator", "concat", "slice", "split",
            "fill_empty_rows", "reduce_max", "reduce_max_sparse", "reduce_sum_sparse",
            "softmax", "maximum", "minimum", "retain", "transpose", "expand_dims", "eye",
-           "reset_shape", "to_indicator", "merge"]
+           "reset_shape", "to_indicator", "merge", "cross", "cross_hashed"]
 
 
 def __getattr__(name: str):

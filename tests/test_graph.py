@@ -803,7 +803,21 @@ def sparse_slicing_ops(sp):
             ds.sparse.minimum(sp, sp).values,
             *ds.gradients(sliced.values, [sp.values]),          # SparseSliceGrad
             *ds.gradients(filled.values, [sp.values]),          # SparseFillEmptyRowsGrad
-            *ds.gradients(softmax.values, [sp.values])]
+            *ds.gradients(softmax.values, [sp.values]),
+            *sparse_cross_ops(sp)]
+
+
+def sparse_cross_ops(sp):
+    """One node of each op of ops/sparse_cross.py, crossing ``sp``'s entries as ids."""
+    ids = ds.SparseTensor(sp.indices, ds.cast(sp.values, ds.int64), sp.dense_shape)
+    words = ds.constant([["a"], ["b"]])
+    hashed = ds.get_default_graph().create_op(
+        "SparseCrossHashed", [ids.indices, ids.values, ids.dense_shape, words,
+                              ds.constant(5, ds.int64), ds.constant(False),
+                              ds.constant([1, 2], ds.int64)],
+        {"N": 1, "sparse_types": (ds.int64,), "dense_types": (ds.string,)})
+    return [ds.sparse.cross([ids, words]).values, ds.sparse.cross_hashed([ids, words]).values,
+            hashed.outputs[1]]
 
 
 def space_and_sampling_ops(x):

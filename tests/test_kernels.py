@@ -374,6 +374,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_add",   # test_sparse.py
                      "devsession.kernels.reference.sparse_slicing",   # and
                      "devsession.kernels.reference.sparse_math",  # test_sparse_slicing.py
+                     "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py
                      "devsession.kernels.reference.string_regex",  # these three
                      "devsession.kernels.reference.decode_csv",

@@ -42,14 +42,15 @@ __all__ = ["SPARSE_OPS", "with_rank", "check_sparse_inputs", "sparse_to_dense",
            "reduction_shape", "axes_operand",
            "sparse_reorder", "sparse_reshape", "from_dense", "sparse_placeholder"]
 
-# every sparse op (this module's, sparse_add.py's, sparse_slicing.py's and
-# sparse_math.py's): all run on the host
+# every sparse op (this module's, sparse_add.py's, sparse_slicing.py's,
+# sparse_math.py's and sparse_cross.py's): all run on the host
 SPARSE_OPS = ("SparseToDense", "SparseTensorDenseMatMul", "SparseReduceSum", "SparseReorder",
               "SparseReshape", "SparseAdd", "SparseAddGrad", "SparseTensorDenseAdd",
               "SparseConcat", "SparseSlice", "SparseSliceGrad", "SparseSplit",
               "SparseFillEmptyRows", "SparseFillEmptyRowsGrad", "SparseReduceMax",
               "SparseReduceMaxSparse", "SparseReduceSumSparse", "SparseSoftmax",
-              "SparseSparseMaximum", "SparseSparseMinimum")
+              "SparseSparseMaximum", "SparseSparseMinimum",
+              "SparseCross", "SparseCrossV2", "SparseCrossHashed")
 
 
 # --- static shapes ---------------------------------------------------------------------------

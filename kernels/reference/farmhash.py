@@ -7,13 +7,16 @@ bytes each have their own mixing of a few 64-bit little-endian words; longer str
 run 64-byte blocks through two 128-bit states, then mix in the last 64 bytes.  All
 arithmetic is modulo 2**64 (``_M``).  Checked against the buckets TF 2.21 computed
 (tests/data/tf_string_ops.json).
+
+``fingerprint_cat64`` is TensorFlow's ``FingerprintCat64``, how its sparse crosses
+chain two fingerprints into one (a multiply-xorshift mix; not commutative).
 """
 
 from __future__ import annotations
 
 import struct
 
-__all__ = ["fingerprint64"]
+__all__ = ["fingerprint64", "fingerprint_cat64"]
 
 _M = (1 << 64) - 1
 _K0 = 0xc3a5c85c97cb3127
@@ -148,3 +151,15 @@ def fingerprint64(data: bytes) -> int:
     if n <= 64:
         return _upto64(data, n)
     return _long(data, n)
+
+
+_CAT_MUL = 0xc6a4a7935bd1e995
+
+
+def fingerprint_cat64(first: int, second: int) -> int:
+    """TensorFlow's ``FingerprintCat64(first, second)`` of two unsigned 64-bit ints: the
+    hash a sparse cross chains its values' hashes with."""
+    mixed = (first ^ _CAT_MUL) ^ ((_shift_mix((second * _CAT_MUL) & _M) * _CAT_MUL) & _M)
+    mixed = (mixed * _CAT_MUL) & _M
+    mixed = (_shift_mix(mixed) * _CAT_MUL) & _M
+    return _shift_mix(mixed)
