@@ -46,6 +46,13 @@ class _KeyedColumn(CategoricalColumn):
     def parents(self) -> list:
         return [self.key]
 
+    @property
+    def _parse_example_spec(self) -> dict:
+        """A VarLenFeature of the column's dtype (int64 for identity columns)."""
+        from ..ops.parsing import VarLenFeature
+
+        return {self.key: VarLenFeature(getattr(self, "dtype", dtypes.int64))}
+
 
 class IdentityCategoricalColumn(_KeyedColumn, collections.namedtuple(
         "IdentityCategoricalColumn", ("key", "number_buckets", "default_value"))):

@@ -40,6 +40,12 @@ class NumericColumn(DenseColumn, collections.namedtuple(
     def variable_shape(self) -> TensorShape:
         return TensorShape(self.shape)
 
+    @property
+    def _parse_example_spec(self) -> dict:
+        from ..ops.parsing import FixedLenFeature
+
+        return {self.key: FixedLenFeature(self.shape, self.dtype, self.default_value)}
+
     def _transform_feature(self, inputs):
         from ..ops.elementwise import cast
 
@@ -125,6 +131,10 @@ class BucketizedColumn(DenseColumn, CategoricalColumn, collections.namedtuple(
         return [self.source_column]
 
     @property
+    def _parse_example_spec(self) -> dict:
+        return self.source_column._parse_example_spec
+
+    @property
     def variable_shape(self) -> TensorShape:
         return TensorShape(tuple(self.source_column.shape) + (len(self.boundaries) + 1,))
 
@@ -194,20 +204,38 @@ class IndicatorColumn(DenseColumn, collections.namedtuple(
         return [self.categorical_column]
 
     @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    @property
     def variable_shape(self) -> TensorShape:
         return TensorShape([1, self.categorical_column.num_buckets])
 
     def _transform_feature(self, inputs):
         """The ids as a dense matrix (-1 where a row has fewer), one-hot each, summed
-        over a row: a count per bucket."""
+        over a row: a count per bucket; with weights, each bucket's summed weight."""
         from ..ops.array_index import one_hot
         from ..ops.reduce import reduce_sum
         from ..ops.sparse import sparse_tensor_to_dense
 
         pair = self.categorical_column._get_sparse_tensors(inputs)
+        if pair.weight_tensor is not None:
+            return _weighted_buckets(pair, self.categorical_column.num_buckets)
         dense_ids = sparse_tensor_to_dense(pair.id_tensor, default_value=-1)
         return reduce_sum(one_hot(dense_ids, self.categorical_column.num_buckets,
                                   on_value=1.0, off_value=0.0), axis=[-2])
+
+
+def _weighted_buckets(pair, num_buckets):
+    """``[batch, num_buckets]``: each id's weight added into its bucket (TF's merge of
+    ids and weights, scattered so that repeated ids add up)."""
+    from ..ops.gather_nd import scatter_nd
+    from ..ops.sparse_composites import sparse_merge
+    from ..ops.sparse_slicing import sparse_slice
+
+    merged = sparse_merge(pair.id_tensor, pair.weight_tensor, num_buckets)
+    merged = sparse_slice(merged, [0, 0], merged.dense_shape)
+    return scatter_nd(merged.indices, merged.values, merged.dense_shape)
 
 
 def indicator_column(categorical_column) -> IndicatorColumn:

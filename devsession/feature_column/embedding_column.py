@@ -15,7 +15,7 @@ from ..graph_keys import GraphKeys
 from ..tensor_shape import TensorShape
 from .columns_base import CategoricalColumn, DenseColumn
 
-__all__ = ["embedding_column", "EmbeddingColumn"]
+__all__ = ["embedding_column", "EmbeddingColumn", "embed"]
 
 
 class EmbeddingColumn(DenseColumn, collections.namedtuple(
@@ -35,6 +35,10 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
         return [self.categorical_column]
 
     @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
+
+    @property
     def variable_shape(self) -> TensorShape:
         return TensorShape([self.dimension])
 
@@ -42,11 +46,8 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
         return inputs.get(self.categorical_column)
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
-        from ..ops.safe_embedding import safe_embedding_lookup_sparse
         from ..variable_scope import get_variable
 
-        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections,
-                                                           trainable)
         if weight_collections and GraphKeys.GLOBAL_VARIABLES not in weight_collections:
             weight_collections.append(GraphKeys.GLOBAL_VARIABLES)
         weights = get_variable("embedding_weights",
@@ -54,14 +55,24 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
                                dtype=dtypes.float32, initializer=self.initializer,
                                trainable=bool(self.trainable and trainable in (None, True)),
                                collections=weight_collections)
-        if self.ckpt_to_load_from is not None:
-            from ..train.checkpoint_init import init_from_checkpoint
+        return embed(self, weights, inputs, weight_collections, trainable)
 
-            init_from_checkpoint(self.ckpt_to_load_from, {self.tensor_name_in_ckpt: weights})
-        return safe_embedding_lookup_sparse(weights, pair.id_tensor, pair.weight_tensor,
-                                            combiner=self.combiner,
-                                            name=f"{self.name}_weights",
-                                            max_norm=self.max_norm)
+
+def embed(column, weights, inputs, weight_collections=None, trainable=None):
+    """``column``'s categorical ids looked up in ``weights`` (restored from the
+    column's checkpoint when it names one) and combined per example."""
+    from ..ops.safe_embedding import safe_embedding_lookup_sparse
+
+    pair = column.categorical_column._get_sparse_tensors(inputs, weight_collections,
+                                                         trainable)
+    if column.ckpt_to_load_from is not None:
+        from ..train.checkpoint_init import init_from_checkpoint
+
+        init_from_checkpoint(column.ckpt_to_load_from, {column.tensor_name_in_ckpt: weights})
+    return safe_embedding_lookup_sparse(weights, pair.id_tensor, pair.weight_tensor,
+                                        combiner=column.combiner,
+                                        name=f"{column.name}_weights",
+                                        max_norm=column.max_norm)
 
 
 def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,

@@ -269,3 +269,169 @@ def safe_embedding_lookup(tf):
         out["rank3_static"] = [None if d is None else int(d)
                                for d in fetches["rank3"].shape.as_list()]
     return out
+
+
+@case
+def crossed_columns(tf):
+    """crossed_column over raw string and integer features (dense, sparse, rank 1) and
+    over bucketized and vocabulary columns, nested, with its own hash_key: the hashed
+    ids (through an indicator), an embedding and a linear model of them."""
+    fc = tf.feature_column
+    with tf.Graph().as_default():
+        age = fc.bucketized_column(fc.numeric_column("age"), [20.0, 40.0])
+        color = fc.categorical_column_with_vocabulary_list("color", ["r", "g", "b"],
+                                                           num_oov_buckets=1)
+        words_x_tag = fc.crossed_column(["words", "tag"], 20)
+        age_x_color = fc.crossed_column([age, color], 15, hash_key=12345)
+        nested = fc.crossed_column([age_x_color, "code"], 11)
+        features = {
+            "words": tf.SparseTensor([[0, 0], [0, 1], [2, 0], [3, 1]],
+                                     ["deep", "wide", "learning", "models"], [4, 2]),
+            "tag": tf.constant(["news", "sport", "news", "tech"]),
+            "age": tf.constant([[15.0], [25.0], [45.0], [30.0]]),
+            "color": tf.constant([["r"], ["g"], ["x"], ["b"]]),
+            "code": tf.constant([[3, 4], [5, 6], [-7, 8], [0, 1]], tf.int64),
+        }
+        dense = fc.input_layer(features, [
+            fc.indicator_column(words_x_tag), fc.indicator_column(age_x_color),
+            fc.indicator_column(nested),
+            fc.embedding_column(words_x_tag, 2, initializer=tf.constant_initializer(
+                _embedding_table(20, 2)))])
+        cols_to_vars = {}
+        logits = fc.linear_model(features, [words_x_tag, age_x_color, nested],
+                                 cols_to_vars=cols_to_vars)
+        assigns = [tf.assign(v, np.linspace(-1.0, 1.0, int(np.prod(v.shape.as_list())))
+                             .reshape(v.shape.as_list()).astype(np.float32))
+                   for vs in cols_to_vars.values() for v in vs]
+        out = _run(tf, {"dense": dense, "logits": logits},
+                   steps=[(tf.group(*assigns), [])])
+        out["names"] = [c.name for c in (words_x_tag, age_x_color, nested)]
+        out["variables"] = _names(tf.global_variables())
+    return out
+
+
+@case
+def weighted_columns(tf):
+    """weighted_categorical_column with dense float weights (zeros left out) and sparse
+    integer weights, through indicator, embedding (each combiner) and linear_model."""
+    fc = tf.feature_column
+    with tf.Graph().as_default():
+        ids = fc.categorical_column_with_identity("ids", 5)
+        by_freq = fc.weighted_categorical_column(ids, "freq")
+        words = fc.categorical_column_with_vocabulary_list("words", ["a", "b", "c"])
+        by_count = fc.weighted_categorical_column(words, "count", dtype=tf.int64)
+        features = {
+            "ids": tf.constant([[1, 3], [4, 4], [0, 2]], tf.int64),
+            "freq": tf.constant([[0.5, 2.0], [1.0, 3.0], [0.25, 1.5]]),
+            "words": tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["b", "c", "a"], [3, 2]),
+            "count": tf.SparseTensor([[0, 0], [1, 0], [1, 1]],
+                                     tf.constant([3, 1, 2], tf.int64), [3, 2]),
+        }
+        columns = [fc.indicator_column(by_freq), fc.indicator_column(by_count)]
+        for combiner in ("mean", "sqrtn", "sum"):
+            columns.append(fc.embedding_column(
+                by_freq if combiner != "sum" else by_count, 2, combiner=combiner,
+                initializer=tf.constant_initializer(
+                    _embedding_table(5 if combiner != "sum" else 3, 2))))
+        out = {}
+        for i, column in enumerate(columns):
+            out[f"dense_{i}"] = fc.input_layer(features, [column])
+        cols_to_vars = {}
+        logits = fc.linear_model(features, [by_freq, by_count], sparse_combiner="mean",
+                                 cols_to_vars=cols_to_vars)
+        assigns = [tf.assign(v, np.linspace(-1.0, 1.0, int(np.prod(v.shape.as_list())))
+                             .reshape(v.shape.as_list()).astype(np.float32))
+                   for vs in cols_to_vars.values() for v in vs]
+        out["logits"] = logits
+        out = _run(tf, out, steps=[(tf.group(*assigns), [])])
+        out["names"] = [by_freq.name, by_count.name]
+        out["variables"] = _names(tf.global_variables())
+    return out
+
+
+@case
+def shared_embeddings(tf):
+    """shared_embedding_columns: two columns (one weighted) looking up one variable, its
+    name and collection, and a few training steps of the shared table."""
+    fc = tf.feature_column
+    with tf.Graph().as_default():
+        query = fc.categorical_column_with_identity("query", 6)
+        title = fc.categorical_column_with_identity("title", 6)
+        weighted = fc.weighted_categorical_column(title, "title_weight")
+        shared = fc.shared_embedding_columns(
+            [weighted, query], 3, combiner="sum",
+            initializer=tf.constant_initializer(_embedding_table(6, 3)))
+        other = fc.shared_embedding_columns(
+            [query, title], 2, shared_embedding_collection_name="pair",
+            initializer=tf.constant_initializer(_embedding_table(6, 2)))
+        features = {
+            "query": tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 5, 2], tf.int64),
+                                     [3, 2]),
+            "title": tf.constant([[0, 1], [2, -1], [5, 5]], tf.int64),
+            "title_weight": tf.constant([[1.0, 0.5], [2.0, 0.0], [0.25, 4.0]]),
+        }
+        dense = fc.input_layer(features, shared)
+        pair = fc.input_layer(features, other)
+        loss = (tf.reduce_sum(dense * np.linspace(-1.0, 1.0, 6).astype(np.float32)) ** 2
+                + tf.reduce_sum(pair))
+        train = tf.train.GradientDescentOptimizer(0.01).minimize(loss)
+        variables = tf.global_variables()
+        out = _run(tf, {"dense": dense, "pair": pair, "tables": variables},
+                   steps=[(train, [loss])] * 3)
+        out["tables"] = {v.name.replace("/", "|"): t
+                         for v, t in zip(variables, out["tables"])}
+        out["names"] = [c.name for c in shared + other]
+        out["variables"] = _names(variables)
+        out["collections"] = [_names(tf.get_collection(n)) for n in
+                              ("query_title_weighted_by_title_weight_shared_embedding",
+                               "pair")]
+    return out
+
+
+def _spec_text(spec) -> list:
+    """A parse spec as comparable lists: key, kind, dtype and (FixedLen) shape/default."""
+    rows = []
+    for key, value in sorted(spec.items()):
+        row = [key, type(value).__name__, value.dtype.name]
+        if hasattr(value, "shape"):
+            default = value.default_value
+            row += [list(value.shape), None if default is None else np.asarray(default).tolist()]
+        rows.append(row)
+    return rows
+
+
+@case
+def parse_example_specs(tf):
+    """make_parse_example_spec of every kind of column, and tf.parse_example with it
+    feeding input_layer from serialized Examples."""
+    fc = tf.feature_column
+    price = fc.numeric_column("price", shape=(2,), default_value=(0.5, 1.5))
+    age = fc.bucketized_column(fc.numeric_column("age", dtype=tf.int64), [30])
+    color = fc.categorical_column_with_vocabulary_list("color", ["r", "g"])
+    ids = fc.categorical_column_with_identity("ids", 4)
+    columns = [price, age, fc.indicator_column(color),
+               fc.embedding_column(ids, 2, initializer=tf.constant_initializer(
+                   _embedding_table(4, 2))),
+               fc.weighted_categorical_column(ids, "ids_weight", dtype=tf.int64),
+               fc.categorical_column_with_hash_bucket("word", 10, dtype=tf.int64),
+               fc.crossed_column(["tag", color], 7)]
+    spec = fc.make_parse_example_spec(columns)
+
+    def example(price_values, age_value, colors, id_values):
+        feature = {"age": tf.train.Feature(int64_list=tf.train.Int64List(value=[age_value])),
+                   "color": tf.train.Feature(bytes_list=tf.train.BytesList(value=colors)),
+                   "ids": tf.train.Feature(int64_list=tf.train.Int64List(value=id_values))}
+        if price_values:
+            feature["price"] = tf.train.Feature(
+                float_list=tf.train.FloatList(value=price_values))
+        return tf.train.Example(features=tf.train.Features(feature=feature)
+                                ).SerializeToString()
+
+    with tf.Graph().as_default():
+        serialized = [example([1.0, 2.0], 25, [b"g"], [1, 3]), example([], 40, [], [2])]
+        parse_spec = {k: v for k, v in fc.make_parse_example_spec(columns[:4]).items()}
+        parsed = tf.parse_example(serialized, parse_spec)
+        dense = fc.input_layer(parsed, columns[:4])
+        out = _run(tf, {"dense": dense})
+    out["spec"] = _spec_text(spec)
+    return out

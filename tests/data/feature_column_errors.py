@@ -206,3 +206,74 @@ def hash_bucket_int_for_strings(tf):
 @error
 def linear_model_not_a_column(tf):
     tf.feature_column.linear_model({"x": tf.constant([1.0])}, ["x"])
+
+
+@error
+def crossed_one_key(tf):
+    tf.feature_column.crossed_column(["a"], 10)
+
+
+@error
+def crossed_no_buckets(tf):
+    tf.feature_column.crossed_column(["a", "b"], 0)
+
+
+@error
+def crossed_key_not_a_column(tf):
+    tf.feature_column.crossed_column(["a", 3], 10)
+
+
+@error
+def crossed_weighted_key(tf):
+    fc = tf.feature_column
+    ids = fc.weighted_categorical_column(fc.categorical_column_with_identity("x", 3), "w")
+    crossed = fc.crossed_column([ids, "y"], 10)
+    fc.input_layer({"x": tf.constant([[1]], tf.int64), "w": tf.constant([[1.0]]),
+                    "y": tf.constant([["a"]])}, [fc.indicator_column(crossed)])
+
+
+@error
+def weighted_string_dtype(tf):
+    fc = tf.feature_column
+    fc.weighted_categorical_column(fc.categorical_column_with_identity("x", 3), "w",
+                                   dtype=tf.string)
+
+
+@error
+def weighted_bad_weight_dtype(tf):
+    fc = tf.feature_column
+    column = fc.weighted_categorical_column(fc.categorical_column_with_identity("x", 3), "w")
+    fc.linear_model({"x": tf.constant([[1]], tf.int64), "w": tf.constant([[1]], tf.int64)},
+                    [column])
+
+
+@error
+def weighted_weight_key_taken(tf):
+    fc = tf.feature_column
+    column = fc.weighted_categorical_column(fc.categorical_column_with_identity("x", 3), "x")
+    fc.make_parse_example_spec([column])
+
+
+@error
+def shared_embedding_bucket_mismatch(tf):
+    fc = tf.feature_column
+    fc.shared_embedding_columns([fc.categorical_column_with_identity("a", 3),
+                                 fc.categorical_column_with_identity("b", 4)], 2)
+
+
+@error
+def shared_embedding_bad_dimension(tf):
+    fc = tf.feature_column
+    fc.shared_embedding_columns([fc.categorical_column_with_identity("a", 3)], 0)
+
+
+@error
+def parse_spec_not_a_column(tf):
+    tf.feature_column.make_parse_example_spec(["x"])
+
+
+@error
+def parse_spec_conflict(tf):
+    fc = tf.feature_column
+    fc.make_parse_example_spec([fc.numeric_column("x"),
+                                fc.categorical_column_with_identity("x", 3)])
