@@ -16,7 +16,8 @@ from .. import dtypes
 from ..graph import convert_to_tensor, name_scope
 from ..sparse_tensor import SparseTensor, SparseTensorValue
 
-__all__ = ["FeatureColumn", "DenseColumn", "CategoricalColumn", "IdWeightPair",
+__all__ = ["FeatureColumn", "DenseColumn", "CategoricalColumn", "OverCategoricalColumn",
+           "IdWeightPair",
            "LazyBuilder", "to_sparse_input", "normalize_feature_columns",
            "assert_key_is_string", "assert_string_or_int", "dtype_text"]
 
@@ -105,6 +106,22 @@ def normalize_feature_columns(feature_columns) -> list:
                 "renamed item must be inserted in features dict.")
         by_name[column.name] = column
     return feature_columns
+
+
+class OverCategoricalColumn:
+    """A column built over one categorical column (``categorical_column``: the
+    indicator and embedding columns): that column is its parent, and what it parses
+    is what that column parses."""
+
+    __slots__ = ()
+
+    @property
+    def parents(self) -> list:
+        return [self.categorical_column]
+
+    @property
+    def _parse_example_spec(self) -> dict:
+        return self.categorical_column._parse_example_spec
 
 
 class LazyBuilder:

@@ -15,7 +15,7 @@ from .. import dtypes
 from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 from ..ops.bucketize import bucketize
-from .columns_base import (CategoricalColumn, DenseColumn, IdWeightPair,
+from .columns_base import (CategoricalColumn, DenseColumn, IdWeightPair, OverCategoricalColumn,
                            assert_key_is_string, dtype_text)
 
 __all__ = ["numeric_column", "bucketized_column", "indicator_column", "NumericColumn",
@@ -189,7 +189,7 @@ def bucketized_column(source_column, boundaries) -> BucketizedColumn:
     return BucketizedColumn(source_column, tuple(boundaries))
 
 
-class IndicatorColumn(DenseColumn, collections.namedtuple(
+class IndicatorColumn(OverCategoricalColumn, DenseColumn, collections.namedtuple(
         "IndicatorColumn", ("categorical_column",))):
     """See ``indicator_column``."""
 
@@ -198,14 +198,6 @@ class IndicatorColumn(DenseColumn, collections.namedtuple(
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_indicator"
-
-    @property
-    def parents(self) -> list:
-        return [self.categorical_column]
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
 
     @property
     def variable_shape(self) -> TensorShape:

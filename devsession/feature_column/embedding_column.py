@@ -13,12 +13,26 @@ import math
 from .. import dtypes
 from ..graph_keys import GraphKeys
 from ..tensor_shape import TensorShape
-from .columns_base import CategoricalColumn, DenseColumn
+from .columns_base import CategoricalColumn, DenseColumn, OverCategoricalColumn
 
-__all__ = ["embedding_column", "EmbeddingColumn", "embed"]
+__all__ = ["embedding_column", "EmbeddingColumn", "EmbeddingLike", "embed"]
 
 
-class EmbeddingColumn(DenseColumn, collections.namedtuple(
+class EmbeddingLike(OverCategoricalColumn, DenseColumn):
+    """What the embedding columns share: a ``dimension``-wide vector per example, from
+    the categorical column's ids as they are."""
+
+    __slots__ = ()
+
+    @property
+    def variable_shape(self) -> TensorShape:
+        return TensorShape([self.dimension])
+
+    def _transform_feature(self, inputs):
+        return inputs.get(self.categorical_column)
+
+
+class EmbeddingColumn(EmbeddingLike, collections.namedtuple(
         "EmbeddingColumn", ("categorical_column", "dimension", "combiner", "initializer",
                             "ckpt_to_load_from", "tensor_name_in_ckpt", "max_norm",
                             "trainable"))):
@@ -29,21 +43,6 @@ class EmbeddingColumn(DenseColumn, collections.namedtuple(
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_embedding"
-
-    @property
-    def parents(self) -> list:
-        return [self.categorical_column]
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
-
-    @property
-    def variable_shape(self) -> TensorShape:
-        return TensorShape([self.dimension])
-
-    def _transform_feature(self, inputs):
-        return inputs.get(self.categorical_column)
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         from ..variable_scope import get_variable

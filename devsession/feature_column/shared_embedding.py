@@ -15,14 +15,13 @@ import math
 
 from .. import dtypes
 from ..graph_keys import GraphKeys, add_to_collection, get_collection
-from ..tensor_shape import TensorShape
-from .columns_base import CategoricalColumn, DenseColumn
-from .embedding_column import embed
+from .columns_base import CategoricalColumn
+from .embedding_column import EmbeddingLike, embed
 
 __all__ = ["shared_embedding_columns", "SharedEmbeddingColumn"]
 
 
-class SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
+class SharedEmbeddingColumn(EmbeddingLike, collections.namedtuple(
         "SharedEmbeddingColumn",
         ("categorical_column", "dimension", "combiner", "initializer",
          "shared_embedding_collection_name", "ckpt_to_load_from", "tensor_name_in_ckpt",
@@ -38,21 +37,6 @@ class SharedEmbeddingColumn(DenseColumn, collections.namedtuple(
     @property
     def _var_scope_name(self) -> str:
         return self.shared_embedding_collection_name
-
-    @property
-    def parents(self) -> list:
-        return [self.categorical_column]
-
-    @property
-    def _parse_example_spec(self) -> dict:
-        return self.categorical_column._parse_example_spec
-
-    @property
-    def variable_shape(self) -> TensorShape:
-        return TensorShape([self.dimension])
-
-    def _transform_feature(self, inputs):
-        return inputs.get(self.categorical_column)
 
     def _get_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         from ..graph import name_scope
