@@ -15,6 +15,7 @@ import devsession as ds
 from devsession.proto.saved_model_pb2 import SavedModel
 from devsession.tensor_codec import proto_to_array
 from devsession.unsupported import UnsupportedTF1Error
+from saved_model_cases import trained_classifier
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_saved_models")
 TF_WRITTEN = ["mlp-ref", "mlp-resource", "vocab", "tf2-module", "tf2-module-loop", "tf2-keras-mlp",
@@ -82,23 +83,8 @@ def test_the_loader_picks_the_metagraph_of_the_tag_set_in_any_order():
 
 
 def _trained_mlp(graph, steps=3):
-    """A small classifier trained a few steps in ``graph``: (x, probs, session)."""
-    rng = np.random.default_rng(0)
-    with graph.as_default():
-        x = ds.placeholder(ds.float32, [None, 4], name="x")
-        labels = ds.placeholder(ds.int64, [None], name="labels")
-        w = ds.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
-        b = ds.Variable(np.zeros(3, np.float32), name="b")
-        logits = ds.matmul(x, w) + b
-        probs = ds.nn.softmax(logits, name="probs")
-        loss = ds.losses.sparse_softmax_cross_entropy(labels, logits)
-        train = ds.train.GradientDescentOptimizer(0.5).minimize(loss)
-        sess = ds.Session(graph=graph)
-        sess.run(ds.global_variables_initializer())
-        data = rng.standard_normal((8, 4)).astype(np.float32)
-        for _ in range(steps):
-            sess.run(train, {x: data, labels: np.arange(8) % 3})
-    return x, probs, sess
+    """A small classifier trained a few SGD steps in ``graph``: (x, probs, session)."""
+    return trained_classifier(graph, steps=steps)
 
 
 def test_simple_save_writes_a_savedmodel_that_loads_with_the_trained_values(tmp_path,

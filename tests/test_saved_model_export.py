@@ -16,30 +16,15 @@ from devsession.errors import UnimplementedError
 from devsession.tensor_codec import proto_to_array
 from devsession.tf_signatures import tf_signature
 from devsession.train.tf_checkpoint import TFCheckpoint, is_tf_checkpoint
+from saved_model_cases import trained_classifier
 
 sm = ds.saved_model
 
 
 def _trained(graph):
-    """An MLP trained a few Adam steps (gradients hold devsession-private ops)."""
-    rng = np.random.default_rng(3)
-    with graph.as_default():
-        x = ds.placeholder(ds.float32, [None, 4], name="x")
-        labels = ds.placeholder(ds.int64, [None], name="labels")
-        w = ds.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
-        b = ds.Variable(np.zeros(3, np.float32), name="b")
-        logits = ds.matmul(x, w) + b
-        probs = ds.nn.softmax(logits, name="probs")
-        loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(
-            labels=labels, logits=logits), name="loss")
-        train = ds.train.AdamOptimizer(0.1).minimize(loss, name="train")
-        ds.add_to_collection("train_op", train)
-        sess = ds.Session(graph=graph)
-        sess.run(ds.global_variables_initializer())
-        data = rng.standard_normal((8, 4)).astype(np.float32)
-        for _ in range(3):
-            sess.run(train, {x: data, labels: np.arange(8) % 3})
-    return x, probs, sess
+    """A small classifier trained a few Adam steps (gradients hold devsession-private
+    ops): (x, probs, session)."""
+    return trained_classifier(graph, ds.train.AdamOptimizer(0.1), seed=3)
 
 
 def _meta(export_dir, tag="serve"):
