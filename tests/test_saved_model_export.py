@@ -132,17 +132,23 @@ def test_devsession_loads_it_with_the_trained_outputs(tmp_path, make_session):
                    for op in loaded.graph.get_operations())
 
 
-def test_a_train_metagraph_is_the_whole_graph_in_tensorflows_form_and_resumes(tmp_path,
-                                                                            caplog):
-    graph = ds.Graph()
-    x, probs, sess = _trained(graph)
+def _save_serve_and_train(graph, x, probs, sess, export_dir, caplog) -> None:
+    """A builder's serve MetaGraphDef (a Predict signature of probs) with the variables,
+    then a train one, its warnings in ``caplog``."""
     with graph.as_default():
-        builder = sm.builder.SavedModelBuilder(str(tmp_path / "m"))
+        builder = sm.builder.SavedModelBuilder(str(export_dir))
         builder.add_meta_graph_and_variables(
             sess, ["serve"], {"p": sm.predict_signature_def({"x": x}, {"p": probs})})
         with caplog.at_level("WARNING", logger="devsession.saved_model"):
             builder.add_meta_graph(["train"])
         builder.save()
+
+
+def test_a_train_metagraph_is_the_whole_graph_in_tensorflows_form_and_resumes(tmp_path,
+                                                                            caplog):
+    graph = ds.Graph()
+    x, probs, sess = _trained(graph)
+    _save_serve_and_train(graph, x, probs, sess, tmp_path / "m", caplog)
     assert "TensorFlow cannot" not in caplog.text
     meta = _meta(tmp_path / "m", "train")
     nodes = {n.name: n for n in meta.graph_def.node}
@@ -165,12 +171,7 @@ def test_a_train_metagraph_tensorflows_form_cannot_hold_stays_devsessions(tmp_pa
     x, probs, sess = _trained(graph)
     with graph.as_default():
         ds.TensorArray(ds.float32, size=1).write(0, probs).read(0, name="kept")
-        builder = sm.builder.SavedModelBuilder(str(tmp_path / "m"))
-        builder.add_meta_graph_and_variables(
-            sess, ["serve"], {"p": sm.predict_signature_def({"x": x}, {"p": probs})})
-        with caplog.at_level("WARNING", logger="devsession.saved_model"):
-            builder.add_meta_graph(["train"])
-        builder.save()
+    _save_serve_and_train(graph, x, probs, sess, tmp_path / "m", caplog)
     assert "TensorFlow cannot" in caplog.text and "private to devsession" in caplog.text
     nodes = {n.name: n for n in _meta(tmp_path / "m", "train").graph_def.node}
     assert nodes["TensorArray"].op == "_TensorArray" and "T" not in nodes["probs"].attr
