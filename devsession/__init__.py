@@ -49,7 +49,9 @@ bool = bool_  # noqa: A001  (ds.bool, as tf.bool)
 half, double = float16, float64   # TF1's other names of float16 and float64
 newaxis = None  # x[ds.newaxis], as tf.newaxis
 
-__version__ = "0.1.0"
+from .versions import *  # noqa: E402,F401,F403  (tf.VERSION, tf.GRAPH_DEF_VERSION...)
+from .versions import VERSION as __version__  # noqa: E402  (the same string: versions.py)
+from .tf_logging import get_logger  # noqa: E402  (tf.get_logger)
 
 __all__ = [
     "errors", "math", "nn", "DeviceSpec", "DeviceAttributes", "list_local_devices", "DType",
@@ -72,8 +74,9 @@ __all__ = [
     "ones_like", "pad", "rank", "shape", "size", "slice", "squeeze", "stack", "strided_slice",
     "tile", "unsorted_segment_sum", "unstack", "zeros", "zeros_like", "newaxis",
     "train", "gradients", "stop_gradient", "trainable_variables", "assign", "assign_add",
-    "assign_sub",
+    "assign_sub", "get_logger",
 ]
+__all__ += versions.__all__  # noqa: F405
 
 from .ops import logical_and  # noqa: E402
 

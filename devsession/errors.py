@@ -14,7 +14,8 @@ __all__ = [
     "PermissionDeniedError", "UnauthenticatedError", "ResourceExhaustedError",
     "FailedPreconditionError", "AbortedError", "OutOfRangeError",
     "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
-    "error_class_for_code",
+    "error_class_for_code", "error_code_from_exception_type",
+    "exception_type_from_error_code",
 ]
 
 # gRPC status codes (grpc.StatusCode values), spelled out so that importing
@@ -102,3 +103,23 @@ _BY_CODE = {cls.code: cls for cls in (
 def error_class_for_code(code: int) -> type[OpError]:
     """The ``OpError`` subclass for a gRPC status code (``UnknownError`` if none fits)."""
     return _BY_CODE.get(int(code), UnknownError)
+
+
+def exception_type_from_error_code(error_code: int) -> type[OpError]:
+    """TF1's ``tf.errors.exception_type_from_error_code``: the class for a status code;
+    KeyError for OK (0) or a code no class has, as TF's."""
+    return _BY_CODE[error_code]
+
+
+def error_code_from_exception_type(cls) -> int:
+    """TF1's ``tf.errors.error_code_from_exception_type``: the status code of an
+    ``OpError`` subclass.  For any other class TF warns "Unknown class exception" and
+    returns an ``UnknownError`` instance (not a code); so does this, so code that compares
+    the result with the codes behaves as under TF."""
+    code = getattr(cls, "code", None)
+    if _BY_CODE.get(code) is cls:
+        return code
+    import warnings
+
+    warnings.warn("Unknown class exception")
+    return UnknownError("Unknown class exception")

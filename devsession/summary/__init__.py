@@ -11,10 +11,11 @@ the TF1 symbol as not supported yet.
 from ..proto.summary_pb2 import Summary, SummaryMetadata
 from .ops import (SUMMARIES, audio, histogram, image, merge, merge_all, scalar, tensor_summary,
                   text)
-from .writer import FileWriter
+from .writer import FileWriter, FileWriterCache
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
-           "merge_all", "FileWriter", "SUMMARIES", "Summary", "SummaryMetadata"]
+           "merge_all", "FileWriter", "FileWriterCache", "SUMMARIES", "Summary",
+           "SummaryMetadata"]
 
 
 def __getattr__(name: str):

@@ -15,9 +15,10 @@ extra to install; the summary ops themselves need nothing.
 
 from __future__ import annotations
 
+import threading
 import time
 
-__all__ = ["FileWriter", "tensorboard_graph_def"]
+__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def"]
 
 _INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
                  "package, which is not installed: pip install 'devsession[tensorboard]'")
@@ -121,6 +122,32 @@ class FileWriter:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+
+class FileWriterCache:
+    """TF1's ``tf.summary.FileWriterCache``: one ``FileWriter`` per logdir, made on first
+    ``get`` with the default graph (as TF's), so several parts of a program append to the
+    same event file instead of each opening its own; ``clear`` closes them all."""
+
+    _cache: dict = {}
+    _lock = threading.RLock()
+
+    @staticmethod
+    def get(logdir) -> FileWriter:
+        from ..graph import get_default_graph
+
+        with FileWriterCache._lock:
+            if logdir not in FileWriterCache._cache:
+                FileWriterCache._cache[logdir] = FileWriter(logdir, graph=get_default_graph())
+            return FileWriterCache._cache[logdir]
+
+    @staticmethod
+    def clear() -> None:
+        with FileWriterCache._lock:
+            for writer in FileWriterCache._cache.values():
+                writer.close()
+            FileWriterCache._cache = {}
 
 
 def tensorboard_graph_def(graph_def, graph_pb2):
