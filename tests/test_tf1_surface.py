@@ -256,7 +256,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.signal.mdct, "tf.signal.mdct"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.fractional_avg_pool, "tf.nn.fractional_avg_pool"),
-    (lambda: ds.train.warm_start, "tf.train.warm_start"),
+    (lambda: ds.train.sdca_optimizer, "tf.train.sdca_optimizer"),
 ])
 def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):
     with pytest.raises(UnsupportedTF1Error) as info:

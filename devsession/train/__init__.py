@@ -31,7 +31,9 @@
 ``NewCheckpointReader``     ``list_variables``, ``load_variable``: a checkpoint's tensors
                             without a graph (``checkpoint_reader.py``);
                             ``load_checkpoint``, ``init_from_checkpoint`` (variables'
-                            initializers read a checkpoint: ``checkpoint_init.py``)
+                            initializers read a checkpoint: ``checkpoint_init.py``);
+                            ``warm_start``, ``VocabInfo`` (by pattern, vocabulary
+                            remapping: ``warm_starting.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``create_global_step``, ``global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
@@ -119,6 +121,7 @@ from .input import (batch, batch_join, input_producer, limit_epochs, match_filen
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .checkpoint_init import init_from_checkpoint, load_checkpoint
+from .warm_starting import VocabInfo, warm_start
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     import_meta_graph, latest_checkpoint)
 from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
@@ -145,7 +148,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "SecondOrStepTimer", "checkpoints_iterator", "get_checkpoint_mtimes",
            "remove_checkpoint", "update_checkpoint_state", "generate_checkpoint_state_proto",
            "summary_iterator", "CheckpointReader", "NewCheckpointReader", "list_variables",
-           "load_variable", "load_checkpoint", "init_from_checkpoint", "Example", "Features", "Feature", "BytesList", "FloatList",
+           "load_variable", "load_checkpoint", "init_from_checkpoint", "warm_start", "VocabInfo",
+           "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
            "SaverDef", "Coordinator", "LooperThread", "Supervisor", "SessionManager",

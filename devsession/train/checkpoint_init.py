@@ -12,6 +12,7 @@ checkpoint when it runs, as in TF.
         "encoder/": "model/encoder/",        # every variable under a scope, by its rest
         "head/w": "model/head/w",            # one tensor into one variable (by name)
         "emb": embedding_variable,           # ... or into a Variable object
+        "wide/emb": partitioned_variable,    # ... or each part its slice (or a list of parts)
         "/": "pretrained/",                  # the checkpoint's root into a scope
     })
 
@@ -28,8 +29,10 @@ import logging
 import os
 
 from ..graph import device, get_default_graph, name_scope
+from ..ops.array_index import slice as array_slice
 from ..ops.checkpoint_io import restore_v2
 from ..ops.state import assign
+from ..partitioned_variables import PartitionedVariable
 from ..tensor_shape import TensorShape
 from ..variable_scope import _store
 from ..variables import Variable, global_variables
@@ -56,6 +59,9 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     store = _store(graph)["variables"]
     pairs = []                              # (variable, checkpoint tensor name)
     for tensor_name, target in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        if isinstance(target, (list, tuple, PartitionedVariable)):
+            pairs += part_pairs(list(target), tensor_name, shapes, ckpt_dir_or_file)
+            continue
         variable = target if isinstance(target, Variable) else _variable_named(graph, store,
                                                                                target)
         if variable is not None:
@@ -69,7 +75,27 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
             _check_shape(variable, full_name, shapes, ckpt_dir_or_file)
             pairs.append((variable, full_name))
     if pairs:
-        _initialize_from(graph, prefix, pairs)
+        initialize_from(graph, prefix, pairs)
+
+
+def part_pairs(parts: list, tensor_name: str, shapes: dict, where) -> list:
+    """(part, tensor name, its slice) for each part of one partitioned variable, the
+    checkpoint's tensor checked against the full shape: as TF, each part loads its slice
+    of the tensor (``ValueError`` for parts of different variables)."""
+    full_names = {part._get_save_slice_info().full_name if part._get_save_slice_info()
+                  else None for part in parts}
+    if None in full_names or len(full_names) != 1:
+        raise ValueError(f"Slices must all be from the same tensor: "
+                         f"{' != '.join(sorted(map(str, full_names)))}")
+    info = parts[0]._get_save_slice_info()
+    if tensor_name not in shapes:
+        raise ValueError(f"Tensor {tensor_name} is not found in {os.fspath(where)} "
+                         f"checkpoint {shapes}")
+    if list(shapes[tensor_name]) != info.full_shape:
+        raise ValueError(f"Shape of variable {info.full_name} ({info.full_shape}) doesn't "
+                         f"match with shape of tensor {tensor_name} ({shapes[tensor_name]}) "
+                         f"from checkpoint reader.")
+    return [(part, tensor_name, part._get_save_slice_info()) for part in parts]
 
 
 def _checkpoint_file(ckpt_dir_or_file) -> str:
@@ -125,15 +151,22 @@ def _check_shape(variable: Variable, tensor_name: str, shapes: dict, where) -> N
                          f"checkpoint reader.")
 
 
-def _initialize_from(graph, prefix: str, pairs: list) -> None:
+def initialize_from(graph, prefix: str, pairs: list) -> None:
     """Each variable's initializer now assigns its tensor, all read by one ``RestoreV2``
     (on the host, as TF places its restores on the CPU): the checkpoint is opened and
-    checked once when the initializers run, not once per variable."""
+    checked once when the initializers run, not once per variable.  A pair's third item,
+    a part's ``SaveSliceInfo``, slices the whole tensor read (``RestoreV2`` reads whole
+    tensors)."""
     with graph.as_default(), name_scope(None), device("/cpu:0"):
-        values = restore_v2(prefix, [name for _, name in pairs], [""] * len(pairs),
-                            [variable.dtype for variable, _ in pairs],
+        values = restore_v2(prefix, [pair[1] for pair in pairs], [""] * len(pairs),
+                            [pair[0].dtype for pair in pairs],
                             name="checkpoint_initializer")
-    for (variable, tensor_name), value in zip(pairs, values):
+    for (variable, tensor_name, *part), value in zip(pairs, values):
+        if part:
+            value.set_shape(part[0].full_shape)
+            with graph.as_default(), name_scope(variable.op.name + "/"), \
+                    device("/cpu:0"):
+                value = array_slice(value, part[0].var_offset, part[0].var_shape)
         value.set_shape(variable.shape)
         with graph.as_default(), name_scope(variable.op.name + "/"), device(variable.device):
             variable._initializer = assign(variable, value).op
