@@ -19,12 +19,15 @@ Anything else under ``ds.data`` raises an error naming the TF1 symbol as unsuppo
 from . import experimental
 from .dataset import Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
+from .dataset import AUTOTUNE
 from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
+from .transformations import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 
 __all__ = ["Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset",
            "Iterator",
            "make_one_shot_iterator", "make_initializable_iterator",
-           "get_output_types", "get_output_shapes", "get_output_classes", "experimental"]
+           "get_output_types", "get_output_shapes", "get_output_classes", "experimental",
+           "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 
 def get_output_types(dataset_or_iterator):

@@ -287,6 +287,60 @@ class Dataset(Structured):
         return self._then_function("take_while", self._predicate(predicate, "take_while"),
                                    self._structure)
 
+    def scan(self, initial_state, scan_func) -> "Dataset":
+        """TF's ``scan``: ``scan_func(state, element)`` returns ``(new_state, output)``;
+        the outputs are the elements, the state starts as ``initial_state`` (a nest of
+        tensors; the new state must have its structure and dtypes, and its shapes where
+        they are static, as TF's)."""
+        state_structure, state = _as_tensors(initial_state, "scan")
+        state = [s if s.graph is self._graph else convert_to_tensor(s) for s in state]
+        graph = self._graph
+        function = FunctionGraph(graph.unique_name("Dataset_scan"), graph)
+        with function.as_default(), name_scope(None):
+            args = [function.add_input(t.dtype, t.shape, f"state{k}")
+                    for k, t in enumerate(state)]
+            args += [function.add_input(s.dtype, s.shape, f"arg{k}")
+                     for k, s in enumerate(self.flat_specs)]
+            old = nest.pack_sequence_as(state_structure, args[:len(state)])
+            element = self._traced_element(args[len(state):])
+            result = scan_func(old, element)      # a tuple element as one argument
+            result = _lists_as_tuples(result)
+            if not isinstance(result, tuple) or len(result) != 2:
+                raise TypeError("The scan function must return a pair comprising the new "
+                                "state and the output value.")
+            new_state, output = result
+            try:
+                nest.assert_same_structure(old, new_state)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"The element structure for the new state must match the "
+                                f"initial state ({e}).") from None
+            new_flat = [convert_to_tensor(t) for t in nest.flatten(new_state)]
+            for before, after in zip(state, new_flat):
+                if before.dtype != after.dtype:
+                    raise TypeError(f"The element types for the new state must match the "
+                                    f"initial state. Expected {before.dtype.name}; got "
+                                    f"{after.dtype.name}.")
+                if not before.shape.is_compatible_with(after.shape):
+                    raise ValueError(f"Dataset.scan: the new state's shape {after.shape} "
+                                     f"differs from the initial state's {before.shape}; "
+                                     f"devsession does not relax the state's shape.")
+            outputs = [convert_to_tensor(leaf) for leaf in nest.flatten(output)]
+            function.outputs = [function.capture(t) for t in new_flat + outputs]
+        structure = nest.pack_sequence_as(
+            output, [ElementSpec(t.dtype, t.shape) for t in outputs])
+        if len(self._functions) == len(FUNCTION_SLOTS):
+            raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} map "
+                             f"and filter functions.")
+        captured = function.captured
+        function.bound_inputs = function.arguments + [function.capture(t) for t in captured]
+        start = len(self._inputs)
+        stage = {**_stage("scan", start, start + len(state) + len(captured)),
+                 "fn": FUNCTION_SLOTS[len(self._functions)], "num_state": len(state)}
+        return Dataset(graph, self._stages + (stage,),
+                       self._inputs + tuple(state) + tuple(captured),
+                       self._functions + (serialize(function),), structure,
+                       self._control + tuple(function.control_captures))
+
     def apply(self, transformation_func) -> "Dataset":
         """``transformation_func(self)``, which must return a Dataset."""
         result = transformation_func(self)
@@ -420,7 +474,7 @@ class _WindowDataset(Windows, Dataset):
     """``Dataset.window``'s dataset of windows (``window.py``)."""
 
 
-def _combined(kind: str, datasets: list, structure) -> Dataset:
+def _combined(kind: str, datasets: list, structure, **attrs) -> Dataset:
     """One dataset running ``datasets`` as branches of a ``zip`` or ``concatenate``
     stage: their inputs and functions concatenated, each branch's references shifted."""
     if len({d._graph for d in datasets}) > 1:
@@ -435,7 +489,7 @@ def _combined(kind: str, datasets: list, structure) -> Dataset:
     if len(functions) > len(FUNCTION_SLOTS):
         raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} map "
                          f"and filter functions.")
-    return Dataset(datasets[0]._graph, [{"kind": kind, "branches": branches}], inputs,
+    return Dataset(datasets[0]._graph, [{"kind": kind, "branches": branches, **attrs}], inputs,
                    functions, structure, control)
 
 

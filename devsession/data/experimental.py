@@ -8,7 +8,10 @@ a dict of named columns, the names and types found in the files as TF finds them
 
 The records are parsed on the host by the ``csv`` stage
 (``kernels/reference/dataset_csv.py``); a quoted field holding a newline is not
-supported (each line is a record).  Anything else under ``ds.data.experimental``
+supported (each line is a record).  The transformations for ``dataset.apply``
+(``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``...) and
+``cardinality``, ``get_single_element``, ``sample_from_datasets``...:
+``transformations.py``.  Anything else under ``ds.data.experimental``
 raises an error naming the TF1 symbol as unsupported.
 """
 
@@ -27,8 +30,19 @@ from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
 from .structure import ElementSpec
+from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
+                              cardinality, choose_from_datasets, copy_to_device,
+                              enumerate_dataset, get_single_element, ignore_errors,
+                              map_and_batch, parallel_interleave, prefetch_to_device,
+                              sample_from_datasets, scan, shuffle_and_repeat, take_while,
+                              unbatch)
 
-__all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset"]
+__all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
+           "map_and_batch", "parallel_interleave", "unbatch", "ignore_errors",
+           "enumerate_dataset", "get_single_element", "Counter", "take_while", "scan",
+           "sample_from_datasets", "choose_from_datasets", "cardinality",
+           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "prefetch_to_device",
+           "copy_to_device"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

@@ -37,6 +37,16 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``take_while``    the elements before the first the traced predicate rejects
 ``cache``         the first complete pass recorded in memory and replayed after it
 ``prefetch``      nothing: elements are made when ``get_next`` asks for them
+``ignore_errors`` the upstream's elements, skipping those whose making raised an error
+                  (``map`` and ``filter`` go on past a failed element, as TF's)
+``scan``          the traced ``fn`` on ``(state..., element...)``: its first
+                  ``num_state`` outputs the next state (from the inputs' initial one),
+                  the rest the element
+``single``        the upstream's only element (none or a second: InvalidArgumentError)
+``choose``        a source: the first branch's int64 scalars pick which other branch
+                  gives the next element (an ended branch is skipped, or ends the data
+                  with ``stop_on_empty``); ``categorical``: a source of int64 indices
+                  drawn at random with the input's weights (seeded as ``shuffle``)
 ``interleave``    per element, the traced ``fn`` computes the inputs of the nested
                   pipeline ``stages``; ``cycle_length`` of those run interleaved,
                   ``block_length`` elements each in turn, in TF's order (``flat_map``:
@@ -61,7 +71,7 @@ import threading
 import numpy as np
 
 from devsession.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
-                               OutOfRangeError)
+                               OpError, OutOfRangeError)
 
 from ..registry import HOST, register_kernel
 from .dataset_csv import csv_source
@@ -111,7 +121,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
         if source is None and kind in _COMBINED:
             branches = [build_pipeline(node, b, inputs, functions) for b in stage["branches"]]
-            source = _COMBINED[kind](branches)
+            source = _COMBINED[kind](node, stage, branches)
         elif source is None:
             source = _SOURCES[kind](node, stage, args)
             table = args if kind == "slices" else None
@@ -159,34 +169,120 @@ def _range(node, stage, _):
     return lambda: ([np.int64(v)] for v in range(start, stop, step))
 
 
-def _zipped(branches):
+def _zipped(node, stage, branches):
     """Each element the concatenated components of the branches' elements, until the
     shortest branch ends."""
     return lambda: ([v for e in elements for v in e]
                     for elements in zip(*[branch() for branch in branches]))
 
 
-def _concatenated(branches):
+def _concatenated(node, stage, branches):
     return lambda: itertools.chain.from_iterable(branch() for branch in branches)
+
+
+def _chosen(node, stage, branches):
+    """TF's DirectedInterleave: the selector (the first branch) names the branch each
+    element comes from."""
+    stop_on_empty = stage["stop_on_empty"]
+
+    def chosen():
+        selector, *sources = [branch() for branch in branches]
+        live = len(sources)
+        for (choice,) in selector:
+            i = int(choice)
+            if not 0 <= i < len(sources):
+                raise InvalidArgumentError(f"Selector index out of range: {i} >= "
+                                           f"{len(sources)}", node.name)
+            if sources[i] is None:
+                continue
+            element = next(sources[i], None)
+            if element is not None:
+                yield element
+                continue
+            if stop_on_empty:
+                return
+            sources[i], live = None, live - 1
+            if not live:
+                return
+    return chosen
+
+
+def _categorical(node, stage, inputs):
+    weights = np.asarray(inputs[0], np.float64).reshape(-1)
+    if weights.size == 0 or (weights < 0).any() or not weights.sum() > 0:
+        raise InvalidArgumentError(f"'{node.name}': sample_from_datasets needs non-negative "
+                                   f"weights with a positive sum, got {weights.tolist()}.",
+                                   node.name)
+    edges = np.cumsum(weights / weights.sum())
+    seeds = stage["seeds"]
+    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
+
+    def indices():
+        rng = np.random.default_rng(base)
+        for u in _uniforms(rng):
+            yield [np.int64(min(np.searchsorted(edges, u, side="right"), len(edges) - 1))]
+    return indices
 
 
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
             "fixed_length": fixed_length_source, "csv": csv_source,
-            "generator": generator_source, "list_files": list_files_source}
-_COMBINED = {"zip": _zipped, "concatenate": _concatenated}
+            "generator": generator_source, "list_files": list_files_source,
+            "categorical": _categorical}
+_COMBINED = {"zip": _zipped, "concatenate": _concatenated, "choose": _chosen}
 
 
 # --- stages ----------------------------------------------------------------------------------
 
+# map and filter are builtin iterators, not generators: one that raised for an element
+# goes on with the next, which ``ignore_errors`` needs.
 def _map(node, stage, upstream, captured, functions):
     fn = functions[stage["fn"]]
-    return lambda: (fn(element + captured) for element in upstream())
+    return lambda: map(lambda element: fn(element + captured), upstream())
 
 
 def _filter(node, stage, upstream, captured, functions):
     keep = _predicate(node, functions[stage["fn"]], captured, "filter")
-    return lambda: (element for element in upstream() if keep(element))
+    return lambda: filter(keep, upstream())
+
+
+def _ignore_errors(node, stage, upstream, _, __):
+    def kept():
+        elements = upstream()
+        while True:
+            try:
+                element = next(elements)
+            except StopIteration:
+                return
+            except OpError:
+                continue
+            yield element
+    return kept
+
+
+def _scan(node, stage, upstream, args, functions):
+    fn, count = functions[stage["fn"]], stage["num_state"]
+    initial, captured = args[:count], args[count:]
+
+    def scanned():
+        state = list(initial)
+        for element in upstream():
+            outputs = [np.asarray(v) for v in fn(state + element + captured)]
+            state = outputs[:count]
+            yield outputs[count:]
+    return scanned
+
+
+def _single(node, stage, upstream, _, __):
+    def single():
+        elements = upstream()
+        element = next(elements, None)
+        if element is None:
+            raise InvalidArgumentError("Dataset was empty.", node.name)
+        if next(elements, None) is not None:
+            raise InvalidArgumentError("Dataset had more than one element.", node.name)
+        yield element
+    return single
 
 
 def _predicate(node, predicate, captured, kind: str):
@@ -416,7 +512,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "padded_batch": _padded_batch, "unbatch": _unbatch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
            "take_while": _take_while, "cache": _cache,
-           "prefetch": _prefetch, "interleave": _interleave, "window": _window}
+           "prefetch": _prefetch, "interleave": _interleave, "window": _window,
+           "ignore_errors": _ignore_errors, "scan": _scan, "single": _single}
 
 
 # --- the kernels ---------------------------------------------------------------------------------
