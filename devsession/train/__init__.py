@@ -35,7 +35,8 @@
                             ``warm_start``, ``VocabInfo`` (by pattern, vocabulary
                             remapping: ``warm_starting.py``)
 global step                 ``get_or_create_global_step``, ``get_global_step``,
-                            ``create_global_step``, ``global_step`` (``training_util.py``)
+                            ``create_global_step``, ``global_step``,
+                            ``assert_global_step`` (``training_util.py``)
 ``replica_device_setter``   variables round robin on ps tasks, the rest on the worker
                             (``device_setter.py``)
 ``Server``, ``ClusterSpec``  TF1's spellings of ``ds.Server`` and ``ds.ClusterSpec``
@@ -45,8 +46,9 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
                             (``monitored_session.py``); ``NanTensorHook``,
                             ``LoggingTensorHook``, ``StepCounterHook``, ``FinalOpsHook``,
-                            ``FeedFnHook``, ``GlobalStepWaiterHook``, ``SecondOrStepTimer``
-                            (``hooks.py``)
+                            ``FeedFnHook``, ``GlobalStepWaiterHook``, ``SecondOrStepTimer``,
+                            ``ProfilerHook`` (``hooks.py``); ``CheckpointSaverListener``
+                            (around ``CheckpointSaverHook``'s saves)
 ``checkpoints_iterator``    new checkpoints as they appear (an evaluation loop);
                             ``remove_checkpoint``, ``get_checkpoint_mtimes``,
                             ``update_checkpoint_state``; ``summary_iterator`` reads event
@@ -54,7 +56,8 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
 ``Supervisor``              the older TF1 loop (``managed_session``): init or restore,
                             checkpoint and summary threads, the graph finalized
                             (``supervisor.py``); ``SessionManager``: a session made ready
-                            (``session_manager.py``)
+                            (``session_manager.py``); ``basic_train_loop``
+                            (``basic_loops.py``)
 ``Coordinator``             stop requests and the first error of a loop's threads;
                             ``LooperThread`` (``coordinator.py``)
 ``QueueRunner``             threads running a queue's enqueue ops; ``add_queue_runner``,
@@ -96,12 +99,13 @@ piecewise_constant_decay = piecewise_constant   # TF1's alias
 from .momentum import MomentumOptimizer
 from .moving_averages import ExponentialMovingAverage
 from .hooks import (FeedFnHook, FinalOpsHook, GlobalStepWaiterHook, LoggingTensorHook,
-                    NanLossDuringTrainingError, NanTensorHook, SecondOrStepTimer,
-                    StepCounterHook)
+                    NanLossDuringTrainingError, NanTensorHook, ProfilerHook,
+                    SecondOrStepTimer, StepCounterHook)
 from .checkpoint_management import (checkpoints_iterator, generate_checkpoint_state_proto,
                                     get_checkpoint_mtimes, remove_checkpoint,
                                     summary_iterator, update_checkpoint_state)
-from .monitored_session import (CheckpointSaverHook, ChiefSessionCreator, MonitoredSession,
+from .monitored_session import (CheckpointSaverHook, CheckpointSaverListener,
+                                ChiefSessionCreator, MonitoredSession,
                                 MonitoredTrainingSession, Scaffold, SessionCreator,
                                 SessionRunArgs, SessionRunContext, SessionRunHook,
                                 SessionRunValues, SingularMonitoredSession, StepContext,
@@ -113,6 +117,7 @@ from . import queue_runner
 from .coordinator import Coordinator, LooperThread
 from .session_manager import SessionManager
 from .supervisor import Supervisor
+from .basic_loops import basic_train_loop
 from .queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from .input import (batch, batch_join, input_producer, limit_epochs, match_filenames_once,
                     maybe_batch, maybe_batch_join, maybe_shuffle_batch,
@@ -124,8 +129,8 @@ from .checkpoint_init import init_from_checkpoint, load_checkpoint
 from .warm_starting import VocabInfo, warm_start
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     import_meta_graph, latest_checkpoint)
-from .training_util import (create_global_step, get_global_step, get_or_create_global_step,
-                            global_step)
+from .training_util import (assert_global_step, create_global_step, get_global_step,
+                            get_or_create_global_step, global_step)
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
@@ -145,7 +150,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "WorkerSessionCreator", "SessionCreator", "StepContext",
            "NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
-           "SecondOrStepTimer", "checkpoints_iterator", "get_checkpoint_mtimes",
+           "SecondOrStepTimer", "ProfilerHook", "CheckpointSaverListener", "basic_train_loop",
+           "assert_global_step", "checkpoints_iterator", "get_checkpoint_mtimes",
            "remove_checkpoint", "update_checkpoint_state", "generate_checkpoint_state_proto",
            "summary_iterator", "CheckpointReader", "NewCheckpointReader", "list_variables",
            "load_variable", "load_checkpoint", "init_from_checkpoint", "warm_start", "VocabInfo",

@@ -10,6 +10,9 @@
 ``FeedFnHook``              feeds what ``feed_fn()`` returns to every run
 ``GlobalStepWaiterHook``    a worker's first run waits until the global step reaches
                             ``wait_until_step`` (the chief trains alone at first)
+``ProfilerHook``            traces a run every ``save_steps`` steps or ``save_secs``
+                            seconds into ``<output_dir>/timeline-<step>.json``, a Chrome
+                            trace (``RunMetadata.chrome_trace()``)
 ==========================  ==================================================================
 
 ``SecondOrStepTimer`` is the timer hooks use to decide a report is due.
@@ -21,6 +24,7 @@ nothing more.  Messages go to the "devsession" logger at INFO (WARNING for a NaN
 from __future__ import annotations
 
 import logging
+import os
 import time
 
 import numpy as np
@@ -29,7 +33,7 @@ from .session_run_hook import SessionRunArgs, SessionRunHook, global_step_or_err
 
 __all__ = ["NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
-           "SecondOrStepTimer"]
+           "SecondOrStepTimer", "ProfilerHook"]
 
 log = logging.getLogger("devsession")
 
@@ -238,3 +242,44 @@ class GlobalStepWaiterHook(SessionRunHook):
                          "step is %d.", self._wait_until_step, step)
                 logged = step
             time.sleep(self._POLL_SECS)
+
+
+class ProfilerHook(SessionRunHook):
+    """TF1's ``ProfilerHook(save_steps=None, save_secs=None, output_dir="",
+    show_dataflow=True, show_memory=False)``: the first run after every ``save_steps``
+    global steps (or ``save_secs`` seconds) is traced and written to
+    ``timeline-<step>.json`` (the step after the run), as TF's; the runs between are not
+    traced.  ``show_dataflow`` and ``show_memory`` are taken and ignored (devsession's trace
+    has neither flows nor memory), and the trace does not go to an event file."""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
+                 show_memory=False):
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        from ..options import RunOptions
+
+        self._next_step = None
+        self._trace = RunOptions(trace_level=RunOptions.FULL_TRACE)
+        self._step = global_step_or_error("ProfilerHook")
+
+    def before_run(self, run_context):
+        self._requested = self._next_step is not None and \
+            self._timer.should_trigger_for_step(self._next_step)
+        return SessionRunArgs({"global_step": self._step},
+                              options=self._trace if self._requested else None)
+
+    def after_run(self, run_context, run_values):
+        stale = int(run_values.results["global_step"])
+        if self._next_step is None:     # not due until N steps or seconds have passed
+            self._timer.update_last_triggered_step(stale)
+        step = stale + 1
+        if self._requested:
+            step = int(run_context.session.run(self._step))
+            self._timer.update_last_triggered_step(step)
+            path = self._output_file.format(step)
+            log.info("Saving timeline for %d into '%s'.", step, path)
+            with open(path, "w") as f:
+                f.write(run_values.run_metadata.chrome_trace())
+        self._next_step = step + 1

@@ -53,6 +53,7 @@ import os
 import time
 
 from ..errors import OutOfRangeError
+from ..options import RunMetadata, RunOptions
 from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import (global_variables, global_variables_initializer, local_variables,
                          local_variables_initializer)
@@ -63,7 +64,7 @@ from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook
                                SessionRunValues, global_step_or_error)
 
 __all__ = ["SessionRunHook", "SessionRunArgs", "SessionRunValues", "SessionRunContext",
-           "StopAtStepHook", "CheckpointSaverHook", "SummarySaverHook", "Scaffold",
+           "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "SummarySaverHook", "Scaffold",
            "MonitoredTrainingSession", "MonitoredSession", "SingularMonitoredSession",
            "ChiefSessionCreator", "WorkerSessionCreator", "SessionCreator", "StepContext"]
 
@@ -103,18 +104,21 @@ class CheckpointSaverHook(SessionRunHook):
     ``save_secs`` or ``save_steps`` (one of them), and at the end."""
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
-                 checkpoint_basename="model.ckpt"):
+                 checkpoint_basename="model.ckpt", listeners=None):
         if (save_secs is None) == (save_steps is None):
             raise ValueError("CheckpointSaverHook takes exactly one of save_secs and "
                              "save_steps.")
         self._path = os.path.join(checkpoint_dir, checkpoint_basename)
         self._dir = checkpoint_dir
         self._secs, self._steps, self._saver = save_secs, save_steps, saver
+        self._listeners = list(listeners or [])
 
     def begin(self):
         os.makedirs(self._dir, exist_ok=True)
         self._step = global_step_or_error("CheckpointSaverHook")
         self._saver = self._saver or Saver()
+        for listener in self._listeners:
+            listener.begin()
 
     def after_create_session(self, session, coord):
         self._save(session)
@@ -126,16 +130,48 @@ class CheckpointSaverHook(SessionRunHook):
         step = int(run_values.results) + 1
         if (self._steps is not None and step >= self._saved_step + self._steps) or \
                 (self._secs is not None and time.monotonic() >= self._saved_at + self._secs):
-            self._save(run_context.session)
+            if self._save(run_context.session):
+                run_context.request_stop()
 
     def end(self, session):
-        if int(session.run(self._step)) != self._saved_step:
+        step = int(session.run(self._step))
+        if step != self._saved_step:
             self._save(session)
+        for listener in self._listeners:
+            listener.end(session, step)
 
-    def _save(self, session):
+    def _save(self, session) -> bool:
+        """Save; True when a listener's ``after_save`` asks the loop to stop."""
         self._saved_step = int(session.run(self._step))
         self._saved_at = time.monotonic()
+        for listener in self._listeners:
+            listener.before_save(session, self._saved_step)
         self._saver.save(session, self._path, global_step=self._saved_step)
+        stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, self._saved_step):
+                log.info("A CheckpointSaverListener requested that training be stopped. "
+                         "listener: %s", listener)
+                stop = True
+        return stop
+
+
+class CheckpointSaverListener:
+    """TF1's interface for code run around ``CheckpointSaverHook``'s saves: ``begin()``
+    (may add ops), ``before_save`` / ``after_save(session, global_step_value)`` (the
+    latter returning True stops the loop) and ``end(session, global_step_value)``."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
 
 
 class SummarySaverHook(SessionRunHook):
@@ -176,6 +212,15 @@ class SummarySaverHook(SessionRunHook):
     def end(self, session):
         if self._writer is not None:
             self._writer.close()
+
+
+def merged_run_options(options, hook_options: list) -> RunOptions:
+    """The caller's options with the hooks': the highest trace level, the shortest
+    timeout (as TF1's ``_HookedSession`` merges them)."""
+    every = ([options] if options is not None else []) + list(hook_options)
+    timeouts = [o.timeout_s for o in every if o.timeout_s is not None]
+    return RunOptions(trace_level=max(o.trace_level for o in every),
+                      timeout_s=min(timeouts) if timeouts else None)
 
 
 class Scaffold:
@@ -265,6 +310,11 @@ class _MonitoredSession:
                     feeds[key] = value
         wanted = [k for k, args in enumerate(asked) if args is not None and
                   args.fetches is not None]             # a hook may only feed (FeedFnHook)
+        hook_options = [args.options for args in asked
+                        if args is not None and args.options is not None]
+        if hook_options:                # ProfilerHook's trace: merged as TF merges them
+            options = merged_run_options(options, hook_options)
+        run_metadata = run_metadata if run_metadata is not None else RunMetadata()  # as TF
         results, more = self._session.run([fetches, [asked[k].fetches for k in wanted]],
                                           feeds, options=options, run_metadata=run_metadata)
         values = dict(zip(wanted, more))

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import control_dependencies, get_default_graph, name_scope
+from ..graph import Tensor, control_dependencies, get_default_graph, name_scope
 from ..ops.elementwise import add
 from ..variables import GLOBAL_VARIABLES, Variable, global_variables
 
 __all__ = ["GLOBAL_STEP", "get_global_step", "create_global_step",
-           "get_or_create_global_step", "global_step", "step_read"]
+           "get_or_create_global_step", "global_step", "step_read", "assert_global_step"]
 
 GLOBAL_STEP = "global_step"
 
@@ -72,3 +72,17 @@ def step_read(step):
 def global_step(sess, global_step_tensor) -> int:
     """The value of the global step, as a Python int (TF1's ``tf.train.global_step``)."""
     return int(sess.run(global_step_tensor))
+
+
+def assert_global_step(global_step_tensor) -> None:
+    """TF1's ``tf.train.assert_global_step``: ``TypeError`` unless ``global_step_tensor``
+    is an integer scalar Variable or Tensor (an unknown shape passes, as TF's)."""
+    if not isinstance(global_step_tensor, (Variable, Tensor)):
+        raise TypeError(f'Existing "global_step" must be a Variable or Tensor: '
+                        f'{global_step_tensor}.')
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError(f'Existing "global_step" does not have integer type: '
+                        f'{global_step_tensor.dtype}')
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError(f'Existing "global_step" is not scalar: {shape}')
