@@ -134,6 +134,8 @@ from .ops.file_io import matching_files, read_file, write_file  # noqa: E402
 from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
                           SparseFeature, VarLenFeature, decode_raw, parse_example,
                           parse_single_example)
+from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
+                                   parse_single_sequence_example)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
 from .ops.gather_nd import (scatter_nd, tensor_scatter_nd_add,  # noqa: E402
@@ -182,6 +184,7 @@ __all__ += [
     "matching_files",
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
+    "parse_single_sequence_example", "parse_sequence_example",
 ]
 
 # --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------
@@ -450,6 +453,23 @@ from .ops.fft import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
 
 __all__ += ["signal", "spectral", "angle", "complex", "conj", "imag", "real", "fft", "fft2d",
             "fft3d", "ifft", "ifft2d", "ifft3d"]
+
+
+# TF1's small names: tf.IndexedSlices and the conversions (indexed_slices.py), the rest of
+# check_ops (ops/check_helpers.py), tf.manip
+from . import manip  # noqa: E402
+from .indexed_slices import (IndexedSlices, IndexedSlicesValue,  # noqa: E402
+                             convert_to_tensor_or_indexed_slices,
+                             convert_to_tensor_or_sparse_tensor)
+from .ops.check_helpers import (assert_near, assert_proper_iterable,  # noqa: E402
+                                assert_rank_in, assert_same_float_dtype, is_non_decreasing,
+                                is_numeric_tensor, is_strictly_increasing)
+
+__all__ += ["manip", "IndexedSlices", "IndexedSlicesValue",
+            "convert_to_tensor_or_indexed_slices", "convert_to_tensor_or_sparse_tensor",
+            "assert_near", "assert_proper_iterable", "assert_rank_in",
+            "assert_same_float_dtype", "is_non_decreasing", "is_numeric_tensor",
+            "is_strictly_increasing"]
 
 
 def __getattr__(name: str):

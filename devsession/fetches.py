@@ -12,6 +12,7 @@ and reuses it on every call.
 from __future__ import annotations
 
 from .graph import Graph, Operation, Tensor
+from .indexed_slices import IndexedSlices, IndexedSlicesValue
 from .sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = ["FetchMapper", "fetched"]
@@ -60,6 +61,9 @@ class FetchMapper:
         if isinstance(fetches, SparseTensor):
             return ("sparse", [self._leaf(graph, t) for t in
                                (fetches.indices, fetches.values, fetches.dense_shape)])
+        if isinstance(fetches, IndexedSlices):     # TF1 fetches an IndexedSlicesValue
+            return ("indexed", [None if t is None else self._leaf(graph, t) for t in
+                                (fetches.values, fetches.indices, fetches.dense_shape)])
         if isinstance(fetches, dict):
             return (type(fetches), [(k, self._resolve(graph, v)) for k, v in fetches.items()])
         if isinstance(fetches, tuple) and hasattr(fetches, "_fields"):
@@ -91,6 +95,8 @@ def _fill(template, values, used: set):
         return template[1](*[_fill(t, values, used) for t in template[2]])
     if template[0] == "sparse":
         return SparseTensorValue(*[_fill(t, values, used) for t in template[1]])
+    if template[0] == "indexed":
+        return IndexedSlicesValue(*[_fill(t, values, used) for t in template[1]])
     kind, items = template
     if issubclass(kind, dict):
         out = kind() if kind is not dict else {}

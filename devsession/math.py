@@ -79,6 +79,13 @@ from .ops.complex_math import angle, conj, imag, real  # noqa: E402  (TF's compl
 
 __all__ += ["angle", "conj", "imag", "real"]
 
+# TF1's tf.math.is_non_decreasing, is_strictly_increasing, zero_fraction, erfcinv
+from .nn import zero_fraction  # noqa: E402
+from .ops.check_helpers import is_non_decreasing, is_strictly_increasing  # noqa: E402
+from .ops.special import erfcinv  # noqa: E402
+
+__all__ += ["zero_fraction", "is_non_decreasing", "is_strictly_increasing", "erfcinv"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

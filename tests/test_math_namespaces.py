@@ -43,7 +43,7 @@ def test_other_spellings():
 
 @pytest.mark.parametrize("namespace,name", [("random", "stateless_gamma"), ("random", "fold_in"),
                                             ("linalg", "lu"), ("linalg", "expm"),
-                                            ("debugging", "assert_rank_in"),
+                                            ("debugging", "set_log_device_placement"),
                                             ("debugging", "assert_shapes")])
 def test_missing_names_are_named(namespace, name):
     assert namespace not in TF1_NAMESPACES

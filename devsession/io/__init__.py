@@ -40,6 +40,15 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "encode_png", "extract_jpeg_shape", "is_jpeg"]
 
 
+# TF1's tf.io spellings of the queues and of tf.train.match_filenames_once
+from ..queues import (PaddingFIFOQueue, PriorityQueue, QueueBase,  # noqa: E402
+                      RandomShuffleQueue)
+from ..train.input import match_filenames_once  # noqa: E402
+
+__all__ += ["PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
+            "match_filenames_once"]
+
+
 def __getattr__(name: str):
     from ..unsupported import missing
 

@@ -25,7 +25,7 @@ from .registry import OpDef, register_op
 
 __all__ = ["lgamma", "digamma", "polygamma", "zeta", "igamma", "igammac", "lbeta",
            "bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1", "erfinv", "ndtri",
-           "igamma_grad_a"]
+           "igamma_grad_a", "erfcinv"]
 
 SPECIAL_UNARY = ("Lgamma", "Digamma", "BesselI0e", "BesselI1e", "BesselI0", "BesselI1",
                  "Erfinv", "Ndtri")
@@ -81,3 +81,13 @@ def lbeta(x, name=None) -> Tensor:
         log_prod_gamma_x = reduce_sum(lgamma(x), axis=[-1])
         log_gamma_sum_x = lgamma(reduce_sum(x, axis=[-1]))
         return log_prod_gamma_x - log_gamma_sum_x
+
+
+def erfcinv(x, name=None) -> Tensor:
+    """The inverse of ``erfc``: ``-ndtri(x / 2) * sqrt(1/2)``, as TF builds it (inf at 0,
+    -inf at 2, NaN outside [0, 2])."""
+    with name_scope(name or "erfcinv"):
+        x = convert_to_tensor(x, name="start")
+        half = convert_to_tensor(0.5, dtype=x.dtype)
+        root_half = convert_to_tensor(0.5 ** 0.5, dtype=x.dtype)
+        return -ndtri(half * x) * root_half
