@@ -461,8 +461,9 @@ from .indexed_slices import (IndexedSlices, IndexedSlicesValue,  # noqa: E402
 from .ops.check_helpers import (assert_near, assert_proper_iterable,  # noqa: E402
                                 assert_rank_in, assert_same_float_dtype, is_non_decreasing,
                                 is_numeric_tensor, is_strictly_increasing)
+from .ops.state_scatter import batch_scatter_update  # noqa: E402
 
-__all__ += ["manip", "IndexedSlices", "IndexedSlicesValue",
+__all__ += ["manip", "batch_scatter_update", "IndexedSlices", "IndexedSlicesValue",
             "convert_to_tensor_or_indexed_slices", "convert_to_tensor_or_sparse_tensor",
             "assert_near", "assert_proper_iterable", "assert_rank_in",
             "assert_same_float_dtype", "is_non_decreasing", "is_numeric_tensor",

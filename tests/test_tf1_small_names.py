@@ -255,3 +255,21 @@ def test_a_tf1_clipping_loop_over_indexed_slices_keeps_the_update_sparse():
             np.testing.assert_allclose(sess.run(emb), [[1, 1], [0, 0], [1, 1],
                                                        [-0.45, -0.45]], rtol=1e-6)
             sess.run(train[0])           # the dense branch runs too
+
+
+def test_batch_scatter_update_is_tfs():
+    with ds.Graph().as_default():
+        v = ds.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+        u = ds.batch_scatter_update(v, [[2, 0], [1, 1]], [[10., 11.], [12., 13.]])
+        w = ds.Variable(np.zeros((2, 2, 3, 2), np.float32))
+        u2 = ds.batch_scatter_update(w, np.array([[[1], [2]], [[0], [1]]]),
+                                     np.ones((2, 2, 1, 2), np.float32))
+        with pytest.raises(ValueError, match="batch_gather does not allow indices with "
+                                             "unknown shape"):
+            ds.batch_scatter_update(v, ds.placeholder(ds.int32), [1.0])
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            assert sess.run(u).tolist() == [[11, 1, 10], [3, 13, 5]]          # TF 2.21's
+            assert sess.run(u2).sum(axis=3).tolist() == [[[0, 2, 0], [0, 0, 2]],
+                                                         [[2, 0, 0], [0, 2, 0]]]
+            assert sess.run(v).tolist() == [[11, 1, 10], [3, 13, 5]]           # in place

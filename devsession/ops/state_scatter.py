@@ -14,15 +14,19 @@ left unchanged.  Not differentiable, as in TF.  Kernels: ``kernels/reference/sta
 
 from __future__ import annotations
 
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
+from .array import concat, reshape
+from .array_fill import broadcast_to, shape
 from .array_operands import check_int
 from .gather_nd import check_updates, coordinate_depth, sliced_shape
 from .registry import InferError, OpDef, not_differentiable, register_op
+from .sequence import range as range_
 from .state import variable_ref
 
 __all__ = ["scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update",
-           "scatter_nd_add", "scatter_nd_sub", "ROW_SCATTERS", "ND_SCATTERS"]
+           "scatter_nd_add", "scatter_nd_sub", "batch_scatter_update", "ROW_SCATTERS",
+           "ND_SCATTERS"]
 
 ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub")
 ND_SCATTERS = ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub")
@@ -86,3 +90,27 @@ scatter_sub = _builder("ScatterSub", "scatter_sub", "subtracting")
 scatter_nd_update = _builder("ScatterNdUpdate", "scatter_nd_update", "writing")
 scatter_nd_add = _builder("ScatterNdAdd", "scatter_nd_add", "adding")
 scatter_nd_sub = _builder("ScatterNdSub", "scatter_nd_sub", "subtracting")
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None) -> Tensor:
+    """TF1's ``tf.batch_scatter_update``: ``ref[i..., indices[i..., j]] = updates[i..., j]``
+    for each batch position ``i...`` (the leading dimensions ``indices`` has besides its
+    last), built as TF builds it: the batch positions' ``range``s broadcast beside
+    ``indices`` make ScatterNdUpdate coordinates.  ValueError for ``indices`` of unknown
+    rank, as TF's."""
+    with name_scope(name or "batch_scatter_update"):
+        indices = convert_to_tensor(indices, name="indices")
+        rank = indices.shape.ndims
+        if rank is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        nd_indices = reshape(indices, concat([shape(indices), [1]], 0))
+        wanted = shape(nd_indices)
+        coordinates = []
+        for dim in range(rank - 1):
+            positions = range_(0, shape(indices)[dim], 1, dtype=indices.dtype)
+            along = [1] * (rank + 1)
+            along[dim] = -1
+            coordinates.append(broadcast_to(reshape(positions, along), wanted))
+        coordinates.append(nd_indices)
+        final = concat(coordinates, -1) if len(coordinates) > 1 else nd_indices
+        return scatter_nd_update(ref, final, updates, use_locking=use_locking)
