@@ -8,8 +8,9 @@ and pinned requirements lie).  A TF1 script that gates on the version keeps work
 devsession follows (TF 1.15's).  A script that insists on ``startswith("1.")`` is told the
 truth: this is not TensorFlow.
 
-``GRAPH_DEF_VERSION`` is the producer version ``ds.export`` writes into a GraphDef for
-TensorFlow (``tf_op_signatures.json``'s ``graph_def_version``, TF 2.21's), so a TF1 script
+``GRAPH_DEF_VERSION`` is the producer version devsession writes into a GraphDef for
+TensorFlow (``tf_export.to_tf_graph_def``: ``tf_op_signatures.json``'s
+``graph_def_version``, TF 2.21's), so a TF1 script
 that stamps its own GraphDefs with it stamps what devsession's exports say.  devsession
 has no C++ build: ``CXX11_ABI_FLAG`` and ``MONOLITHIC_BUILD`` are 0 and
 ``COMPILER_VERSION`` is the compiler of the running Python.
