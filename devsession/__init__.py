@@ -134,6 +134,8 @@ from .ops.file_io import matching_files, read_file, write_file  # noqa: E402
 from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
                           SparseFeature, VarLenFeature, decode_raw, parse_example,
                           parse_single_example)
+from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
+                                   parse_single_sequence_example)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
 from .ops.gather_nd import (scatter_nd, tensor_scatter_nd_add,  # noqa: E402
@@ -182,6 +184,7 @@ __all__ += [
     "matching_files",
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
+    "parse_single_sequence_example", "parse_sequence_example",
 ]
 
 # --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------

@@ -1014,4 +1014,21 @@ def _dataset_ops(x) -> list:
             feedable.get_next(),
             ds.parse_single_example(ds.placeholder(ds.string, []), spec)["x"],
             ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"],
-            ds.io.decode_raw(ds.placeholder(ds.string, [None]), ds.int16)]
+            ds.io.decode_raw(ds.placeholder(ds.string, [None]), ds.int16),
+            *_sequence_parse_ops(spec)]
+
+
+def _sequence_parse_ops(spec) -> list:
+    """parse_single_sequence_example (ParseSequenceExampleV2), TF 1.x's raw
+    ParseSingleSequenceExample, SerializeTensor and ParseTensor."""
+    one = ds.placeholder(ds.string, [])
+    context, _ = ds.io.parse_single_sequence_example(one, spec, {
+        "y": ds.io.FixedLenSequenceFeature([], ds.int64)})
+    raw = ds.get_default_graph().create_op(
+        "ParseSingleSequenceExample",
+        [one, ds.constant([""]), ds.constant("x"), ds.constant(np.zeros([0], np.float32)),
+         ds.constant("")],
+        {"Ncontext_dense": 1, "Tcontext_dense": (ds.float32,),
+         "context_dense_shapes": (ds.TensorShape([]),)})
+    return [context["x"], raw.outputs[0],
+            ds.io.parse_tensor(ds.io.serialize_tensor(context["x"]), ds.float32)]

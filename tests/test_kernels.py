@@ -325,7 +325,8 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
-             "ParseExampleV2", "DecodeRaw", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
+             "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
+             "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *__import__("test_signal").COVERED}   # complex values stay on the host
@@ -370,6 +371,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.random",    # test_random_categorical.py
                      "devsession.kernels.reference.image_sample",  # test_image_sample.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
+                     "devsession.kernels.reference.sequence_parsing",  # and
+                     "devsession.kernels.reference.serialization",  # test_sequence_parsing
                      "devsession.kernels.reference.sparse",    # and test_sparse.py these
                      "devsession.kernels.reference.sparse_add",   # test_sparse.py
                      "devsession.kernels.reference.sparse_slicing",   # and

@@ -1,7 +1,9 @@
 """TF1's ``tf.io`` (and ``tf.python_io``, the older home of its TFRecord names): TFRecord
 files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_example``,
-``parse_example``, ``FixedLenFeature``, ``VarLenFeature`` and ``decode_raw``:
-``ops/parsing.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
+``parse_example``, ``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``
+and ``decode_raw``: ``ops/parsing.py``) and SequenceExamples
+(``parse_single_sequence_example``, ``parse_sequence_example``: ``ops/sequence_parsing.py``),
+tensors as TensorProto bytes (``serialize_tensor``, ``parse_tensor``: ``ops/serialization.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
 (``encode_base64``, ``decode_base64``: ``ops/strings.py``), whole files as ops
 (``read_file``, ``write_file``, ``matching_files``: ``ops/file_io.py``), image files
 (``decode_jpeg``, ``decode_png``, ``encode_png``...: ``ops/image_files.py``), TF2's
@@ -24,6 +26,8 @@ from ..ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, dec
 from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeature,
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
+from ..ops.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from ..ops.serialization import parse_tensor, serialize_tensor
 from ..ops.strings import decode_base64, encode_base64
 from ..train.graph_io import write_graph
 from . import gfile
@@ -32,6 +36,8 @@ from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
 
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
+           "parse_single_sequence_example", "parse_sequence_example",
+           "serialize_tensor", "parse_tensor",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
            "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
            "matching_files", "decode_csv",

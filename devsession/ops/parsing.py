@@ -1,6 +1,8 @@
 """Parsing serialized ``tf.train.Example`` protos: TF1's ``parse_single_example`` and
 ``parse_example`` (``ds.io`` and ``ds``), with ``FixedLenFeature`` describing a dense
-feature and ``VarLenFeature`` a feature of any number of values (a SparseTensor); and
+feature and ``VarLenFeature`` a feature of any number of values (a SparseTensor),
+``FixedLenSequenceFeature`` (``allow_missing=True``) rows of a shape, as many as an example
+has, padded; and
 ``decode_raw``, the bytes of strings read as numbers (TF's ``DecodeRaw``).
 
     features = {"label": ds.io.FixedLenFeature([], ds.int64),
@@ -28,8 +30,12 @@ then their dense shapes, then the dense features' values.
 Keys are taken in sorted order, as TF's, and the result is a dict by key: a Tensor per
 FixedLenFeature, a SparseTensor per VarLenFeature.  A default of no elements (what
 ``default_value=None`` becomes) makes a dense feature required; a VarLenFeature an
-example lacks has no values there.  ``SparseFeature``, ``FixedLenSequenceFeature`` and
-``RaggedFeature`` raise ``UnsupportedTF1Error`` (and a GraphDef with ragged keys does
+example lacks has no values there.  A FixedLenSequenceFeature is a dense key of shape
+``[-1] + shape`` (TF's): its values must be a whole number of rows (else
+``InvalidArgumentError``), and a batch is padded to its longest example with the
+feature's default (0 or "" without one); ``parse_single_example`` of one is TF 2's
+ParseExampleV2 of a scalar.  SequenceExamples: ``ops/sequence_parsing.py``.
+``SparseFeature`` and ``RaggedFeature`` raise ``UnsupportedTF1Error`` (and a GraphDef with ragged keys does
 not import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature
 that is missing without a default, of another kind than its dtype or of another size
 than its shape is an ``InvalidArgumentError`` naming the key, the example and the node.
@@ -102,14 +108,24 @@ SparseFeature = _unsupported("SparseFeature", "it merges an index and a value fe
                                               "parse ops do not")
 RaggedFeature = _unsupported("RaggedFeature", "it parses into a RaggedTensor, which "
                                               "devsession lacks")
-FixedLenSequenceFeature = _unsupported(
-    "FixedLenSequenceFeature", "it parses sequences of unknown length (allow_missing "
-    "padding), which devsession's parse ops do not")
+
+
+class FixedLenSequenceFeature(collections.namedtuple(
+        "FixedLenSequenceFeature", ["shape", "dtype", "allow_missing", "default_value"])):
+    """TF1's ``tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing=False,
+    default_value=None)``: a sequence of any number of ``shape``-shaped values.  In a
+    SequenceExample's feature lists (``parse_single_sequence_example``) each step is one
+    Feature; in an Example (``parse_example``, ``allow_missing=True`` only) the values
+    are one list read as rows, and ``default_value`` (a scalar) pads the shorter
+    examples of a batch."""
+
+    def __new__(cls, shape, dtype, allow_missing=False, default_value=None):
+        return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
 # --- the ops ---------------------------------------------------------------------------------
 
-def _dense_attrs(attrs, node: str, defaults) -> tuple:
+def _dense_attrs(attrs, node: str, defaults, rows: bool = False) -> tuple:
     """(dtypes, shapes) of the dense outputs, checked; InferError for what is unsupported."""
     if attrs.get("ragged_value_types") or attrs.get("ragged_split_types"):
         raise InferError(f"Op '{node}': ragged features are not supported (devsession has "
@@ -124,7 +140,10 @@ def _dense_attrs(attrs, node: str, defaults) -> tuple:
                              f"its default of the same dtype, got {dtype.name} with a "
                              f"{default.dtype.name} default.")
     for shape in shapes:
-        if not TensorShape(shape).is_fully_defined():
+        shape = TensorShape(shape)
+        if rows and shape.ndims and shape.dims[0] is None:
+            shape = shape[1:]              # a FixedLenSequenceFeature: rows of this shape
+        if not shape.is_fully_defined():
             raise InferError(f"Op '{node}': dense_shapes must be fully defined, got "
                              f"{TensorShape(shape)}.")
     return types, [TensorShape(s) for s in shapes]
@@ -173,7 +192,7 @@ def _infer_batch(inputs, attrs, node):
     serialized, keys, defaults = inputs[0], inputs[1:5], inputs[5:]
     if any(t.dtype != dtypes.string for t in (serialized, *keys)):
         raise InferError(f"Op '{node}': serialized, names and the keys must be strings.")
-    types, shapes = _dense_attrs(attrs, node, defaults)
+    types, shapes = _dense_attrs(attrs, node, defaults, rows=True)
     sparse = _sparse_types(attrs, node)
     lead = serialized.shape
     rank = lead.ndims + 1 if lead.ndims is not None else None
@@ -210,8 +229,9 @@ not_differentiable(PARSE_SINGLE_EXAMPLE, PARSE_EXAMPLE, DECODE_RAW)
 
 def _features(features, where: str):
     """(sparse keys, their dtypes, dense keys, dtypes, shapes, default tensors) of
-    ``features``, a dict of FixedLenFeature and VarLenFeature, each kind in sorted key
-    order; ``ValueError``/``TypeError`` for anything else."""
+    ``features``, a dict of FixedLenFeature, FixedLenSequenceFeature (allow_missing:
+    shape ``[None] + shape``) and VarLenFeature, each kind in sorted key order;
+    ``ValueError``/``TypeError`` for anything else."""
     if not isinstance(features, dict) or not features:
         raise ValueError(f"{where}: features must be a non-empty dict of FixedLenFeature "
                          f"and VarLenFeature.")
@@ -219,9 +239,14 @@ def _features(features, where: str):
     keys, types, shapes, defaults = [], [], [], []
     for key in sorted(features):
         feature = features[key]
-        if not isinstance(feature, (FixedLenFeature, VarLenFeature)):
+        if not isinstance(feature, (FixedLenFeature, VarLenFeature,
+                                    FixedLenSequenceFeature)):
             raise TypeError(f"{where}: feature '{key}' is a {type(feature).__name__}; "
-                            f"devsession parses FixedLenFeature and VarLenFeature.")
+                            f"devsession parses FixedLenFeature, FixedLenSequenceFeature "
+                            f"and VarLenFeature.")
+        if isinstance(feature, FixedLenSequenceFeature) and not feature.allow_missing:
+            raise ValueError("Unsupported: FixedLenSequenceFeature requires allow_missing "
+                             "to be True.")
         dtype = dtypes.as_dtype(feature.dtype)
         if dtype not in FEATURE_DTYPES:
             raise ValueError(f"{where}: feature '{key}' has dtype {dtype.name}; Examples "
@@ -236,6 +261,11 @@ def _features(features, where: str):
                              f"to be known but received {shape}.")
         keys.append(key)
         types.append(dtype)
+        if isinstance(feature, FixedLenSequenceFeature):
+            shapes.append(TensorShape([None]).concatenate(shape))
+            defaults.append(_default_tensor(key, feature.default_value, dtype,
+                                            TensorShape([])))
+            continue
         shapes.append(shape)
         defaults.append(_default_tensor(key, feature.default_value, dtype, shape))
     return sparse_keys, sparse_types, keys, types, shapes, defaults
@@ -278,6 +308,10 @@ def parse_single_example(serialized, features, name=None, example_names=None) ->
     and SparseTensors of rank 1 for the VarLenFeatures (see the module docstring)."""
     sparse_keys, sparse_types, keys, types, shapes, defaults = _features(
         features, "parse_single_example")
+    if any(not s.is_fully_defined() for s in shapes):      # TF 2's: ParseExampleV2
+        return parse_example(serialized, features, name=name or "ParseSingleExample",
+                             example_names=None if example_names is None else
+                             [example_names])
     graph = get_default_graph()
     with name_scope(name or "ParseSingleExample"):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)

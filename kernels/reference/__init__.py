@@ -43,7 +43,9 @@ module              ops
 ``strings``         StringToNumber, AsString, StringJoin, Substr... (``string_regex``:
                     the RE2 regex ops; ``decode_csv``: DecodeCSV) (HOST)
 ``parsing``         ParseSingleExample, ParseExampleV2: Example protos to arrays;
-                    DecodeRaw: the bytes of strings as numbers (HOST)
+                    DecodeRaw: the bytes of strings as numbers (HOST); ``sequence_parsing``:
+                    ParseSequenceExampleV2, ParseSingleSequenceExample; ``serialization``:
+                    SerializeTensor, ParseTensor (HOST)
 ``image_files``     DecodeJpeg, DecodePng, DecodeGif, DecodeBmp, DecodeImage, EncodePng,
                     EncodeJpeg...: image files through Pillow (``image_codecs``) (HOST)
 ``queues``          TF1's queues: FIFOQueueV2... and their enqueue, dequeue, close and
@@ -108,6 +110,8 @@ from . import readers  # noqa: F401,E402  (TF1's readers: HOST)
 from . import lookup  # noqa: F401,E402  (TF1's lookup tables: HOST)
 from . import candidate_sampling  # noqa: F401,E402  (the samplers: HOST)
 from . import parsing  # noqa: F401,E402  (the Example parsers, DecodeRaw: HOST)
+from . import sequence_parsing  # noqa: F401,E402  (SequenceExample parsers: HOST)
+from . import serialization  # noqa: F401,E402  (SerializeTensor, ParseTensor: HOST)
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
 from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: HOST)
 from . import sparse_cross  # noqa: F401,E402  (SparseCross, V2, Hashed: HOST)

@@ -26,27 +26,36 @@ from devsession.proto.example_pb2 import Example
 from ..registry import HOST, register_kernel
 from .strings import object_array
 
-_KINDS = {np.dtype(np.int64): ("int64_list", "int64"),
+KINDS = {np.dtype(np.int64): ("int64_list", "int64"),
           np.dtype(np.float32): ("float_list", "float"),
           np.dtype(object): ("bytes_list", "string")}
-_KIND_NAMES = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
+KIND_NAMES = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
 
 
 class _ExampleParser:
     """Parses the features of one example at a time (node, keys, dtypes, shapes,
     defaults fixed for a run)."""
 
-    def __init__(self, node, sparse_keys, keys, defaults):
+    def __init__(self, node, sparse_keys, keys, defaults, sparse_types=None, types=None,
+                 shapes=None):
+        # (the types and shapes are the Example ops' attrs unless given: a
+        # SequenceExample's context passes its own)
         self.node = node
         self.sparse_keys = sparse_keys
-        self.sparse_types = [np.dtype(dtypes.as_dtype(d).np) for d in
-                             node.attrs.get("sparse_types", ())]
+        self.sparse_types = [np.dtype(dtypes.as_dtype(d).np) for d in (
+            node.attrs.get("sparse_types", ()) if sparse_types is None else sparse_types)]
         self.keys = keys
-        self.types = [np.dtype(d) for d in node.output_dtypes[3 * len(sparse_keys):]]
-        self.shapes = [tuple(s) for s in node.attrs["dense_shapes"]]
+        self.types = [np.dtype(d) for d in node.output_dtypes[3 * len(sparse_keys):]] \
+            if types is None else [np.dtype(dtypes.as_dtype(d).np) for d in types]
+        self.shapes = [tuple(s) for s in (node.attrs["dense_shapes"] if shapes is None
+                                          else shapes)]
         self.defaults = []
         for key, dtype, shape, default in zip(keys, self.types, self.shapes, defaults):
             default = np.asarray(default)
+            if shape and shape[0] is None:     # rows: the default pads (0 or "" if none)
+                pad = default.reshape(-1)[:1]
+                self.defaults.append(pad[0] if pad.size else zero(dtype))
+                continue
             if default.size and default.size != int(np.prod(shape, dtype=np.int64)):
                 raise InvalidArgumentError(
                     f"'{node.name}': the default of feature '{key}' has {default.size} "
@@ -62,19 +71,26 @@ class _ExampleParser:
             example.ParseFromString(bytes(serialized))
         except Exception:                 # protobuf's DecodeError, or a bad type
             raise InvalidArgumentError(f"'{self.node.name}': Could not parse example input, "
-                                       f"value: '{_preview(serialized)}'",
+                                       f"value: '{preview(serialized)}'",
                                        self.node.name) from None
-        features = example.features.feature
+        return self.parse_features(example.features.feature, name, index)
+
+    def parse_features(self, features, name: str, index: int | None) -> tuple[list, list]:
+        """``parse`` of a decoded Features map (an Example's, a SequenceExample's
+        context)."""
         sparse = [self._sparse(features, key, dtype, name, index)
                   for key, dtype in zip(self.sparse_keys, self.sparse_types)]
         dense = []
         for key, dtype, shape, default in zip(self.keys, self.types, self.shapes,
                                               self.defaults):
+            if shape and shape[0] is None:
+                dense.append(self._rows(features, key, dtype, shape, name, index or 0))
+                continue
             if key not in features or features[key].WhichOneof("kind") is None:
                 if default is None:
                     raise InvalidArgumentError(
                         f"'{self.node.name}': Name: {name}, Feature: {key} (data type: "
-                        f"{_KINDS[dtype][1]}) is required but could not be found.",
+                        f"{KINDS[dtype][1]}) is required but could not be found.",
                         self.node.name)
                 dense.append(default.copy())
                 continue
@@ -86,22 +102,44 @@ class _ExampleParser:
         kind = feature.WhichOneof("kind") if feature is not None else None
         if kind is None:
             return np.zeros(0, dtype=dtype)
-        field, type_name = _KINDS[dtype]
+        field, type_name = KINDS[dtype]
         if kind != field:
             where = f"Key: {key}." if index is None else \
                 f"Name: {name}, Key: {key}, Index: {index}."
             raise InvalidArgumentError(
                 f"'{self.node.name}': {where}  Data types don't match. Expected type: "
-                f"{type_name}, Actual type: {_KIND_NAMES[kind]}", self.node.name)
-        return _array(getattr(feature, field).value, dtype)
+                f"{type_name}, Actual type: {KIND_NAMES[kind]}", self.node.name)
+        return value_array(getattr(feature, field).value, dtype)
+
+    def _rows(self, features, key, dtype, shape, name, index) -> np.ndarray:
+        """A FixedLenSequenceFeature's values as rows ``[n] + shape[1:]`` (none if the
+        example lacks it): TF's variable-length dense feature."""
+        feature = features[key] if key in features else None
+        kind = feature.WhichOneof("kind") if feature is not None else None
+        if kind is None:
+            return np.zeros((0, *shape[1:]), dtype=dtype)
+        field, type_name = KINDS[dtype]
+        if kind != field:
+            raise InvalidArgumentError(
+                f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Data types "
+                f"don't match. Data type: {KIND_NAMES[kind]} but expected type: {type_name}",
+                self.node.name)
+        values = getattr(feature, field).value
+        stride = int(np.prod(shape[1:], dtype=np.int64))
+        if stride == 0 or len(values) % stride:
+            raise InvalidArgumentError(
+                f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Number of "
+                f"{type_name} values is not a multiple of stride length. Saw {len(values)} "
+                f"values but output shape is: {shape_text(shape)}", self.node.name)
+        return value_array(values, dtype).reshape((-1, *shape[1:]))
 
     def _values(self, feature, key, dtype, shape, name, index) -> np.ndarray:
-        field, type_name = _KINDS[dtype]
+        field, type_name = KINDS[dtype]
         kind = feature.WhichOneof("kind")
         if kind != field:
             raise InvalidArgumentError(
                 f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Data types "
-                f"don't match. Data type: {_KIND_NAMES[kind]} but expected type: {type_name}",
+                f"don't match. Data type: {KIND_NAMES[kind]} but expected type: {type_name}",
                 self.node.name)
         values = getattr(feature, field).value
         expected = int(np.prod(shape, dtype=np.int64))
@@ -110,14 +148,35 @@ class _ExampleParser:
                 f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Number of "
                 f"{type_name} values != expected.  Values size: {len(values)} but output "
                 f"shape: {list(shape)}", self.node.name)
-        return _array(values, dtype).reshape(shape)
+        return value_array(values, dtype).reshape(shape)
 
 
-def _array(values, dtype: np.dtype) -> np.ndarray:
+def shape_text(shape) -> str:
+    """A shape as TF's messages write it: ``[?,2]``."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def zero(dtype: np.dtype):
+    return b"" if dtype == object else dtype.type(0)
+
+
+def pad_rows(rows: list, pad, dtype: np.dtype) -> np.ndarray:
+    """Arrays ``[n_i] + shape`` stacked into ``[len(rows), max n_i] + shape``, the rest
+    ``pad``."""
+    longest = max((len(r) for r in rows), default=0)
+    tail = rows[0].shape[1:] if rows else ()
+    out = np.empty((len(rows), longest, *tail), dtype=dtype)
+    out[...] = pad
+    for k, r in enumerate(rows):
+        out[k, :len(r)] = r
+    return out
+
+
+def value_array(values, dtype: np.dtype) -> np.ndarray:
     return object_array(list(values)) if dtype == object else np.asarray(values, dtype=dtype)
 
 
-def _sparse_outputs(per_example: list, batch_shape: tuple, dtype: np.dtype) -> tuple:
+def sparse_outputs(per_example: list, batch_shape: tuple, dtype: np.dtype) -> tuple:
     """(indices, values, shape) of one sparse key from each example's value vector."""
     lengths = np.array([len(v) for v in per_example], dtype=np.int64)
     longest = int(lengths.max()) if lengths.size else 0
@@ -132,12 +191,12 @@ def _sparse_outputs(per_example: list, batch_shape: tuple, dtype: np.dtype) -> t
                                                                 dtype=np.int64)
 
 
-def _preview(serialized) -> str:
+def preview(serialized) -> str:
     data = bytes(serialized)
     return data[:32].hex() + ("..." if len(data) > 32 else "")
 
 
-def _names(names, count: int) -> list:
+def example_names(names, count: int) -> list:
     names = np.asarray(names, dtype=object).reshape(-1)
     return [n.decode(errors="replace") if isinstance(n, bytes) else str(n)
             for n in names] if names.size == count else ["<unknown>"] * count
@@ -158,12 +217,12 @@ def build_parse_single_example(node):
         parser = _ExampleParser(node, sparse_keys, keys, defaults)
         sparse, dense = parser.parse(np.asarray(serialized, dtype=object).item(),
                                      "<unknown>", None)
-        return _outputs([_sparse_outputs([v], (), t)
+        return _outputs([sparse_outputs([v], (), t)
                          for v, t in zip(sparse, parser.sparse_types)], dense)
     return parse_single_example
 
 
-def _key_list(keys) -> list:
+def key_list(keys) -> list:
     return [k.decode() if isinstance(k, bytes) else str(k)
             for k in dtypes.string_array(keys).reshape(-1)]
 
@@ -174,7 +233,7 @@ def build_parse_example(node):
         if np.asarray(ragged_keys).size:
             raise InvalidArgumentError(f"'{node.name}': ragged keys are not supported.",
                                        node.name)
-        sparse_keys, keys = _key_list(sparse_keys), _key_list(dense_keys)
+        sparse_keys, keys = key_list(sparse_keys), key_list(dense_keys)
         if len(keys) != len(defaults):
             raise InvalidArgumentError(f"'{node.name}': {len(keys)} dense_keys for "
                                        f"{len(defaults)} dense_defaults.", node.name)
@@ -187,11 +246,17 @@ def build_parse_example(node):
         flat = serialized.reshape(-1)
         single = serialized.ndim == 0        # TF's message then names no example
         parsed = [parser.parse(s, n, None if single else i)
-                  for i, (s, n) in enumerate(zip(flat, _names(names, flat.size)))]
-        sparse = [_sparse_outputs([p[0][k] for p in parsed], serialized.shape, dtype)
+                  for i, (s, n) in enumerate(zip(flat, example_names(names, flat.size)))]
+        sparse = [sparse_outputs([p[0][k] for p in parsed], serialized.shape, dtype)
                   for k, dtype in enumerate(parser.sparse_types)]
         dense = []
         for k, (dtype, shape) in enumerate(zip(parser.types, parser.shapes)):
+            if shape and shape[0] is None:
+                rows = [p[1][k] for p in parsed]
+                dense.append(rows[0] if single else
+                             pad_rows(rows, parser.defaults[k], dtype).reshape(
+                                 serialized.shape + (-1, *shape[1:])))
+                continue
             stacked = np.stack([p[1][k] for p in parsed]) if parsed else \
                 np.zeros((0, *shape), dtype=dtype)
             dense.append(stacked.reshape(serialized.shape + shape))
