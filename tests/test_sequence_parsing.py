@@ -256,3 +256,13 @@ def test_parse_tensor_errors_and_a_tf_graph_round_trip():
                               {"x:0": np.array([[1, 2, 3]], np.float32)})
     assert_like_tf(back, TF["graph"]["round_trip"])
     assert_like_tf(data, TF["graph"]["x_bytes"])
+
+
+def test_tf1_top_level_names_are_tf_ios():
+    """TF1 has ``tf.serialize_tensor`` and ``tf.parse_tensor`` too, the same functions."""
+    assert ds.serialize_tensor is ds.io.serialize_tensor
+    assert ds.parse_tensor is ds.io.parse_tensor
+    with ds.Session() as sess:
+        got = sess.run(ds.parse_tensor(ds.serialize_tensor(ds.constant([[1.5], [-2.0]])),
+                                       ds.float32))
+    np.testing.assert_array_equal(got, [[1.5], [-2.0]])
