@@ -808,7 +808,8 @@ def sparse_slicing_ops(sp):
 
 
 def sparse_cross_ops(sp):
-    """One node of each op of ops/sparse_cross.py, crossing ``sp``'s entries as ids."""
+    """One node of each op of ops/sparse_cross.py, crossing ``sp``'s entries as ids, and
+    an EditDistance of them."""
     ids = ds.SparseTensor(sp.indices, ds.cast(sp.values, ds.int64), sp.dense_shape)
     words = ds.constant([["a"], ["b"]])
     hashed = ds.get_default_graph().create_op(
@@ -817,7 +818,7 @@ def sparse_cross_ops(sp):
                               ds.constant([1, 2], ds.int64)],
         {"N": 1, "sparse_types": (ds.int64,), "dense_types": (ds.string,)})
     return [ds.sparse.cross([ids, words]).values, ds.sparse.cross_hashed([ids, words]).values,
-            hashed.outputs[1]]
+            hashed.outputs[1], ds.edit_distance(ids, ids)]
 
 
 def space_and_sampling_ops(x):

@@ -328,7 +328,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
+             *SPARSE_OPS, "EditDistance", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -378,6 +378,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_slicing",   # and
                      "devsession.kernels.reference.sparse_math",  # test_sparse_slicing.py
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
+                     "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py
                      "devsession.kernels.reference.string_regex",  # these three
                      "devsession.kernels.reference.decode_csv",
