@@ -5,6 +5,7 @@ calls, the loop's retries and the checks, each as TensorFlow 2.21 behaved
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 
@@ -13,25 +14,18 @@ import pytest
 
 import devsession as ds
 
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
-                       "tf_train_loops.json")) as _f:
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+with open(os.path.join(DATA, "tf_train_loops.json")) as _f:
     TF = json.load(_f)
-
-
-def train_op():
-    return ds.assign_add(ds.train.get_or_create_global_step(), 1)
+_spec = importlib.util.spec_from_file_location("train_loops_cases",
+                                               os.path.join(DATA, "train_loops_cases.py"))
+cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(cases)
 
 
 @pytest.mark.parametrize("save_steps", [1, 2, 3])
 def test_profiler_hook_traces_the_steps_tensorflow_traces(tmp_path, save_steps):
-    with ds.Graph().as_default():
-        op = train_op()
-        hook = ds.train.ProfilerHook(save_steps=save_steps, output_dir=str(tmp_path))
-        with ds.train.MonitoredSession(hooks=[hook]) as sess:
-            for _ in range(7):
-                sess.run(op)
-    names = sorted(os.listdir(tmp_path))
-    steps = sorted(int(n[len("timeline-"):-len(".json")]) for n in names)
+    steps = cases.profile(ds, tmp_path, save_steps)
     assert steps == TF["profiler"][str(save_steps)]
     trace = json.loads((tmp_path / f"timeline-{steps[0]}.json").read_text())
     events = trace["traceEvents"] if isinstance(trace, dict) else trace
@@ -47,7 +41,7 @@ def test_profiler_hook_traces_only_the_runs_it_writes(tmp_path):
             seen.append(bool(run_values.run_metadata.step_stats))
 
     with ds.Graph().as_default():
-        op = train_op()
+        op = cases.train_op(ds)
         hooks = [ds.train.ProfilerHook(save_steps=3, output_dir=str(tmp_path)), Probe()]
         with ds.train.MonitoredSession(hooks=hooks) as sess:
             for _ in range(7):
@@ -57,36 +51,8 @@ def test_profiler_hook_traces_only_the_runs_it_writes(tmp_path):
         ds.train.ProfilerHook(save_steps=1, save_secs=1)
 
 
-class Listener(ds.train.CheckpointSaverListener):
-    def __init__(self, stop_at=None):
-        self.calls, self.stop_at = [], stop_at
-
-    def begin(self):
-        self.calls.append(["begin", None])
-
-    def before_save(self, session, global_step_value):
-        self.calls.append(["before_save", int(global_step_value)])
-
-    def after_save(self, session, global_step_value):
-        self.calls.append(["after_save", int(global_step_value)])
-        return self.stop_at is not None and global_step_value >= self.stop_at
-
-    def end(self, session, global_step_value):
-        self.calls.append(["end", int(global_step_value)])
-
-
 def run_listener(directory, save_steps, stop_at=None) -> dict:
-    with ds.Graph().as_default():
-        op = train_op()
-        listener = Listener(stop_at)
-        hook = ds.train.CheckpointSaverHook(str(directory), save_steps=save_steps,
-                                            listeners=[listener])
-        runs = 0
-        with ds.train.MonitoredSession(hooks=[hook]) as sess:
-            while not sess.should_stop() and runs < 7:
-                sess.run(op)
-                runs += 1
-    return {"calls": listener.calls, "runs": runs}
+    return cases.run_listener(ds, directory, save_steps, stop_at)
 
 
 @pytest.mark.parametrize("save_steps", [2, 3])
@@ -101,7 +67,7 @@ def test_a_listener_returning_true_after_save_stops_the_loop(tmp_path):
 
 def test_the_base_listener_does_nothing(tmp_path):
     with ds.Graph().as_default():
-        op = train_op()
+        op = cases.train_op(ds)
         hook = ds.train.CheckpointSaverHook(str(tmp_path), save_steps=1,
                                             listeners=[ds.train.CheckpointSaverListener()])
         with ds.train.MonitoredSession(hooks=[hook]) as sess:
@@ -109,44 +75,13 @@ def test_the_base_listener_does_nothing(tmp_path):
     assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-1")
 
 
-class FakeSupervisor:
-    def __init__(self):
-        self.calls, self.sessions, self.steps = [], 0, 0
-
-    def managed_session(self, master):
-        sup = self
-
-        class Ctx:
-            def __enter__(self):
-                sup.sessions += 1
-                sup.calls.append(["open", master])
-                return "sess%d" % sup.sessions
-
-            def __exit__(self, *exc):
-                sup.calls.append(["close", exc[0].__name__ if exc[0] else None])
-                return False
-        return Ctx()
-
-    def should_stop(self):
-        return self.steps >= 4
-
-
 def test_basic_train_loop_opens_a_new_session_after_an_aborted_step():
-    sup = FakeSupervisor()
-
-    def step(sess, a, b=0):
-        sup.steps += 1
-        sup.calls.append(["step", sess, a, b])
-        if sup.steps == 2:
-            raise ds.errors.AbortedError(None, None, "ps restarted")
-
-    ds.train.basic_train_loop(sup, step, args=[1], kwargs={"b": 2}, master="grpc://x")
-    assert sup.calls == TF["basic_loop"]
+    assert cases.basic_loop(ds) == TF["basic_loop"]
 
 
 def test_basic_train_loop_with_a_supervisor(tmp_path):
     with ds.Graph().as_default():
-        op = train_op()
+        op = cases.train_op(ds)
         sv = ds.train.Supervisor(logdir=str(tmp_path), save_model_secs=0,
                                  save_summaries_secs=0)
         seen = []
@@ -161,7 +96,7 @@ def test_basic_train_loop_with_a_supervisor(tmp_path):
 
 
 def test_other_errors_end_basic_train_loop():
-    sup = FakeSupervisor()
+    sup = cases.FakeSupervisor()
 
     def step(sess):
         raise ds.errors.InvalidArgumentError(None, None, "bad")

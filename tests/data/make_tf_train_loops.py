@@ -18,92 +18,11 @@ import tempfile
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+from train_loops_cases import basic_loop, profile, run_listener     # this script's folder
 
 tf.disable_v2_behavior()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def train_op():
-    step = tf.train.get_or_create_global_step()
-    return tf.assign_add(step, 1)
-
-
-def profiler(save_steps):
-    with tf.Graph().as_default(), tempfile.TemporaryDirectory() as d:
-        op = train_op()
-        hook = tf.train.ProfilerHook(save_steps=save_steps, output_dir=d)
-        with tf.train.MonitoredSession(hooks=[hook]) as sess:
-            for _ in range(7):
-                sess.run(op)
-        return sorted(int(f[len("timeline-"):-len(".json")]) for f in os.listdir(d)
-                      if f.startswith("timeline-"))
-
-
-class Listener(tf.train.CheckpointSaverListener):
-    def __init__(self, stop_at=None):
-        self.calls, self.stop_at = [], stop_at
-
-    def begin(self):
-        self.calls.append(["begin", None])
-
-    def before_save(self, session, global_step_value):
-        self.calls.append(["before_save", int(global_step_value)])
-
-    def after_save(self, session, global_step_value):
-        self.calls.append(["after_save", int(global_step_value)])
-        return self.stop_at is not None and global_step_value >= self.stop_at
-
-    def end(self, session, global_step_value):
-        self.calls.append(["end", int(global_step_value)])
-
-
-def listener(save_steps, stop_at=None):
-    with tf.Graph().as_default(), tempfile.TemporaryDirectory() as d:
-        op = train_op()
-        lis = Listener(stop_at)
-        hook = tf.train.CheckpointSaverHook(d, save_steps=save_steps, listeners=[lis])
-        runs = 0
-        with tf.train.MonitoredSession(hooks=[hook]) as sess:
-            while not sess.should_stop() and runs < 7:
-                sess.run(op)
-                runs += 1
-        return {"calls": lis.calls, "runs": runs}
-
-
-class FakeSupervisor:
-    def __init__(self):
-        self.calls, self.sessions, self.steps = [], 0, 0
-
-    def managed_session(self, master):
-        sup = self
-
-        class Ctx:
-            def __enter__(self):
-                sup.sessions += 1
-                sup.calls.append(["open", master])
-                return "sess%d" % sup.sessions
-
-            def __exit__(self, *exc):
-                sup.calls.append(["close", exc[0].__name__ if exc[0] else None])
-                return False
-        return Ctx()
-
-    def should_stop(self):
-        return self.steps >= 4
-
-
-def basic_loop():
-    sup = FakeSupervisor()
-
-    def step(sess, a, b=0):
-        sup.steps += 1
-        sup.calls.append(["step", sess, a, b])
-        if sup.steps == 2:
-            raise tf.errors.AbortedError(None, None, "ps restarted")
-
-    tf.train.basic_train_loop(sup, step, args=[1], kwargs={"b": 2}, master="grpc://x")
-    return sup.calls
 
 
 def assert_cases():
@@ -128,10 +47,14 @@ def assert_cases():
 
 
 def main():
-    record = {"profiler": {str(n): profiler(n) for n in (1, 2, 3)},
-              "listener": {str(n): listener(n) for n in (2, 3)},
-              "stop_after_save": listener(1, stop_at=4),
-              "basic_loop": basic_loop(),
+    def in_temp(run, *args, **kwargs):
+        with tempfile.TemporaryDirectory() as d:
+            return run(tf, d, *args, **kwargs)
+
+    record = {"profiler": {str(n): in_temp(profile, n) for n in (1, 2, 3)},
+              "listener": {str(n): in_temp(run_listener, n) for n in (2, 3)},
+              "stop_after_save": in_temp(run_listener, 1, stop_at=4),
+              "basic_loop": basic_loop(tf),
               "assert_global_step": assert_cases()}
     with open(os.path.join(HERE, "tf_train_loops.json"), "w") as f:
         json.dump(record, f, indent=1)
