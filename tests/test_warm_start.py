@@ -6,6 +6,7 @@ devsession's own checkpoints, and TF's errors."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -17,50 +18,20 @@ DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_warm
 OLD = os.path.join(DATA, "old.ckpt")
 
 
-def vocab(name):
-    return os.path.join(DATA, name)
+_spec = importlib.util.spec_from_file_location(
+    "warm_start_cases", os.path.join(os.path.dirname(DATA), "warm_start_cases.py"))
+_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_cases)
+CASES = _cases.cases(ds, DATA)
 
 
-def new_model(emb_rows=8, emb_parts=1, part_parts=2):
+def new_model(**kw):
     """make_tf_warm_start.py's new model: every variable 9.0 before warm-starting."""
-    nine = ds.constant_initializer(9.0)
-    ds.get_variable("emb", [emb_rows, 3], initializer=nine,
-                    partitioner=ds.fixed_size_partitioner(emb_parts) if emb_parts > 1 else None)
-    ds.get_variable("out/kernel", [2, 3], initializer=nine)
-    ds.get_variable("w", [2, 2], initializer=nine)
-    ds.get_variable("part", [6, 2], initializer=nine,
-                    partitioner=ds.fixed_size_partitioner(part_parts))
-    ds.get_variable("bias", [3], initializer=nine)
-    ds.get_variable("steps", [2], initializer=nine, trainable=False)
+    _cases.new_model(ds, **kw)
 
 
 def emb_info(**kw):
-    args = dict(new_vocab=vocab("new_vocab.txt"), new_vocab_size=6, num_oov_buckets=2,
-                old_vocab=vocab("old_vocab.txt"), backup_initializer=ds.ones_initializer())
-    args.update(kw)
-    return ds.train.VocabInfo(**args)
-
-
-def kernel_info():
-    return ds.train.VocabInfo(new_vocab=vocab("new_classes.txt"), new_vocab_size=3,
-                              num_oov_buckets=0, old_vocab=vocab("old_classes.txt"),
-                              backup_initializer=ds.ones_initializer(), axis=1)
-
-
-CASES = {
-    "all": ({}, lambda: dict(
-        var_name_to_vocab_info={"emb": emb_info(), "out/kernel": kernel_info()},
-        var_name_to_prev_var_name={"bias": "prev/bias"})),
-    "emb_in_3_parts": ({"emb_parts": 3, "part_parts": 3}, lambda: dict(
-        vars_to_warm_start="emb|part", var_name_to_vocab_info={"emb": emb_info()})),
-    "old_vocab_size": ({"emb_parts": 2}, lambda: dict(
-        vars_to_warm_start=["emb", "steps"],
-        var_name_to_vocab_info={"emb": emb_info(old_vocab_size=3, backup_initializer=None)})),
-    "vocab_only": ({}, lambda: dict(vars_to_warm_start=None,
-                                    var_name_to_vocab_info={"out/kernel": kernel_info()})),
-    "emb_oov_part": ({"emb_parts": 4}, lambda: dict(
-        vars_to_warm_start="emb", var_name_to_vocab_info={"emb": emb_info()})),
-}
+    return _cases.emb_info(ds, DATA, **kw)
 
 
 def full_values(sess) -> dict:
@@ -77,7 +48,7 @@ def test_variables_equal_tensorflows_after_warm_start(case):
     expected = np.load(os.path.join(DATA, "expected.npz"))
     with ds.Graph().as_default():
         new_model(**model)
-        ds.train.warm_start(OLD, **kwargs())
+        ds.train.warm_start(OLD, **kwargs)
         with ds.Session() as sess:
             sess.run(ds.global_variables_initializer())
             got = full_values(sess)

@@ -7,7 +7,7 @@ tests/test_warm_start.py.  Run once, with TensorFlow (never a test dependency):
 ``out/kernel`` [2, 4] (columns for old_classes.txt), ``w`` [2, 2], ``part`` [6, 2] in three
 parts (saved sliced, as TF saves partitioned variables), ``prev/bias`` [3] and a
 non-trainable ``steps`` [2].  Each case builds a new model (values 9.0 before warm-starting),
-calls warm_start as CASES says and records every variable's value, ``<case>/<name>``, in
+calls warm_start as warm_start_cases.py's cases say and records every variable's value, ``<case>/<name>``, in
 expected.npz.  The backup initializers are ones or zeros (TF's constant initializer cannot take the
 count of missing cells, a tensor): which cells get them is what is checked.
 """
@@ -16,6 +16,7 @@ import os
 
 import numpy as np
 import tensorflow.compat.v1 as tf
+from warm_start_cases import cases, new_model     # this script's folder
 
 tf.disable_v2_behavior()
 
@@ -48,61 +49,13 @@ def write_old():
         tf.train.Saver().save(sess, os.path.join(OUT, "old.ckpt"), write_meta_graph=False)
 
 
-def vocab(path):
-    return os.path.join(OUT, path)
-
-
-def new_model(emb_rows=8, emb_parts=1, part_parts=2):
-    nine = tf.constant_initializer(9.0)
-    tf.get_variable("emb", [emb_rows, 3], initializer=nine,
-                    partitioner=tf.fixed_size_partitioner(emb_parts) if emb_parts > 1 else None)
-    tf.get_variable("out/kernel", [2, 3], initializer=nine)
-    tf.get_variable("w", [2, 2], initializer=nine)
-    tf.get_variable("part", [6, 2], initializer=nine,
-                    partitioner=tf.fixed_size_partitioner(part_parts))
-    tf.get_variable("bias", [3], initializer=nine)
-    tf.get_variable("steps", [2], initializer=nine, trainable=False)
-
-
-def emb_info(**kw):
-    args = dict(new_vocab=vocab("new_vocab.txt"), new_vocab_size=6, num_oov_buckets=2,
-                old_vocab=vocab("old_vocab.txt"),
-                backup_initializer=tf.ones_initializer())
-    args.update(kw)
-    return tf.train.VocabInfo(**args)
-
-
-def kernel_info():
-    return tf.train.VocabInfo(new_vocab=vocab("new_classes.txt"), new_vocab_size=3,
-                              num_oov_buckets=0, old_vocab=vocab("old_classes.txt"),
-                              backup_initializer=tf.ones_initializer(), axis=1)
-
-
-# name: (new_model kwargs, warm_start kwargs)
-CASES = {
-    "all": ({}, dict(var_name_to_vocab_info={"emb": emb_info(), "out/kernel": kernel_info()},
-                     var_name_to_prev_var_name={"bias": "prev/bias"})),
-    "emb_in_3_parts": ({"emb_parts": 3, "part_parts": 3},
-                       dict(vars_to_warm_start="emb|part",
-                            var_name_to_vocab_info={"emb": emb_info()})),
-    "old_vocab_size": ({"emb_parts": 2},
-                       dict(vars_to_warm_start=["emb", "steps"],
-                            var_name_to_vocab_info={"emb": emb_info(
-                                old_vocab_size=3, backup_initializer=None)})),
-    "vocab_only": ({}, dict(vars_to_warm_start=None,
-                            var_name_to_vocab_info={"out/kernel": kernel_info()})),
-    "emb_oov_part": ({"emb_parts": 4},
-                     dict(vars_to_warm_start="emb", var_name_to_vocab_info={"emb": emb_info()})),
-}
-
-
 def main():
     os.makedirs(OUT, exist_ok=True)
     write_old()
     expected = {}
-    for case, (model, kwargs) in CASES.items():
+    for case, (model, kwargs) in cases(tf, OUT).items():
         with tf.Graph().as_default(), tf.Session() as sess:
-            new_model(**model)
+            new_model(tf, **model)
             tf.train.warm_start(os.path.join(OUT, "old.ckpt"), **kwargs)
             sess.run(tf.global_variables_initializer())
             full = {}
