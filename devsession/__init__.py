@@ -136,7 +136,8 @@ from .ops.parsing import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E40
                           parse_single_example)
 from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
                                    parse_single_sequence_example)
-from .ops.serialization import parse_tensor, serialize_tensor  # noqa: E402
+from .ops.serialization import (decode_json_example, parse_tensor,  # noqa: E402
+                                serialize_tensor)
 from .ops.edit_distance import edit_distance  # noqa: E402
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
@@ -187,7 +188,7 @@ __all__ += [
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
     "parse_single_sequence_example", "parse_sequence_example", "serialize_tensor",
-    "parse_tensor", "edit_distance",
+    "parse_tensor", "edit_distance", "decode_json_example",
 ]
 
 # --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------

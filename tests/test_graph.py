@@ -1021,7 +1021,7 @@ def _dataset_ops(x) -> list:
 
 def _sequence_parse_ops(spec) -> list:
     """parse_single_sequence_example (ParseSequenceExampleV2), TF 1.x's raw
-    ParseSingleSequenceExample, SerializeTensor and ParseTensor."""
+    ParseSingleSequenceExample, SerializeTensor, ParseTensor and DecodeJSONExample."""
     one = ds.placeholder(ds.string, [])
     context, _ = ds.io.parse_single_sequence_example(one, spec, {
         "y": ds.io.FixedLenSequenceFeature([], ds.int64)})
@@ -1032,4 +1032,5 @@ def _sequence_parse_ops(spec) -> list:
         {"Ncontext_dense": 1, "Tcontext_dense": (ds.float32,),
          "context_dense_shapes": (ds.TensorShape([]),)})
     return [context["x"], raw.outputs[0],
-            ds.io.parse_tensor(ds.io.serialize_tensor(context["x"]), ds.float32)]
+            ds.io.parse_tensor(ds.io.serialize_tensor(context["x"]), ds.float32),
+            ds.io.decode_json_example(one)]

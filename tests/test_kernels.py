@@ -326,7 +326,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
-             "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
+             "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *__import__("test_signal").COVERED}   # complex values stay on the host

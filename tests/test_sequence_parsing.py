@@ -16,6 +16,7 @@ import pytest
 
 import devsession as ds
 from devsession.errors import InvalidArgumentError
+from devsession.proto.example_pb2 import Example
 from test_data import drain
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
@@ -266,3 +267,30 @@ def test_tf1_top_level_names_are_tf_ios():
         got = sess.run(ds.parse_tensor(ds.serialize_tensor(ds.constant([[1.5], [-2.0]])),
                                        ds.float32))
     np.testing.assert_array_equal(got, [[1.5], [-2.0]])
+
+
+def test_decode_json_example_writes_tf_bytes():
+    """JSON Examples (protobuf's mapping: int64s as strings, bytes as base64) become the
+    Examples TF 2.21 wrote for them (the same message; TF's JSON parser writes repeated
+    numbers unpacked, protobuf's serializer packed, which parse alike); JSON that is not
+    an Example is TF's InvalidArgumentError naming the node."""
+    recorded = TF["decode_json_example"]
+    texts = ds.placeholder(ds.string, [None])
+    decoded = ds.decode_json_example(texts)
+    assert ds.decode_json_example is ds.io.decode_json_example
+    assert (decoded.op.type, decoded.shape.as_list()) == ("DecodeJSONExample", [None])
+    with ds.Session() as sess:
+        got = sess.run(decoded, {texts: np.array(recorded["json"], object)})
+        assert [Example.FromString(bytes(b)) for b in got] == \
+            [Example.FromString(bytes.fromhex(h)) for h in recorded["bytes"]]
+        assert sess.run(ds.io.parse_single_example(
+            decoded[0], {"a": ds.io.VarLenFeature(ds.int64)})["a"].values,
+            {texts: np.array(recorded["json"], object)}).tolist() == [1, -2]
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match="Error while parsing JSON") as e:
+            sess.run(ds.io.decode_json_example(ds.constant(['{"features": 3}']),
+                                               name="bad_json"))
+    assert recorded["error"]["class"] == "InvalidArgumentError"
+    assert "bad_json" in str(e.value)
+    with pytest.raises(TypeError, match="not in list of allowed values: string"):
+        ds.decode_json_example(ds.constant([1]))

@@ -27,7 +27,7 @@ from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeatu
                            SparseFeature, VarLenFeature, decode_raw, parse_example,
                            parse_single_example)
 from ..ops.sequence_parsing import parse_sequence_example, parse_single_sequence_example
-from ..ops.serialization import parse_tensor, serialize_tensor
+from ..ops.serialization import decode_json_example, parse_tensor, serialize_tensor
 from ..ops.strings import decode_base64, encode_base64
 from ..train.graph_io import write_graph
 from . import gfile
@@ -37,7 +37,7 @@ from .tfrecord import (TFRecordCompressionType, TFRecordOptions, TFRecordWriter,
 __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "parse_single_sequence_example", "parse_sequence_example",
-           "serialize_tensor", "parse_tensor",
+           "serialize_tensor", "parse_tensor", "decode_json_example",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
            "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
            "matching_files", "decode_csv",

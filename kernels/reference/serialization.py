@@ -1,6 +1,8 @@
 """Kernels of ``SerializeTensor`` and ``ParseTensor`` (``devsession/ops/serialization.py``):
 an array to and from the bytes of its ``TensorProto`` (``tensor_codec``: TF's encoding,
-``tensor_content`` for numbers, ``string_val`` for strings), on the host."""
+``tensor_content`` for numbers, ``string_val`` for strings), and of
+``DecodeJSONExample``: protobuf's JSON parser into ``tf.train.Example``, serialized with
+its map keys sorted (the bytes TF writes); on the host."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import numpy as np
 
 from devsession import dtypes
 from devsession.errors import InvalidArgumentError
-from devsession.proto import graph_pb2
+from devsession.proto import example_pb2, graph_pb2
 from devsession.tensor_codec import array_to_proto, proto_to_array
 
 from ..registry import HOST, register_kernel
@@ -58,3 +60,25 @@ def build_parse_tensor(node):
                 f"dtype ({_tf_name(want)})", node.name)
         return array
     return parse_tensor
+
+
+@register_kernel("DecodeJSONExample", HOST)
+def build_decode_json_example(node):
+    from google.protobuf import json_format
+
+    def decode(text) -> bytes:
+        text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        example = example_pb2.Example()
+        try:
+            json_format.Parse(text, example)
+        except (json_format.ParseError, ValueError) as e:
+            raise InvalidArgumentError(f"Error while parsing JSON: {e}", node.name) from None
+        return example.SerializeToString(deterministic=True)
+
+    def decode_json_example(json_examples):
+        texts = np.asarray(json_examples, dtype=object)
+        out = np.empty(texts.shape, dtype=object)
+        for index, text in np.ndenumerate(texts):
+            out[index] = decode(text)
+        return out
+    return decode_json_example
