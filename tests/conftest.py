@@ -15,6 +15,8 @@ import pytest
 from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))  # so tests can import sessions.py
+# and the case modules tests/data/make_tf_*.py share with the tests (window_cases...)
+sys.path.insert(1, os.path.join(os.path.dirname(__file__), "data"))
 
 # The tests check the compiled CPU kernels, so sessions compile them on the first run
 # (and so do the worker processes tests start); tests/test_tiered_compile.py asks for

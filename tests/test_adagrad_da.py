@@ -7,7 +7,6 @@ ResourceApplyAdagradDA, ResourceSparseApplyAdagradDA; the raw op with repeated i
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
@@ -17,14 +16,10 @@ import devsession as ds
 from devsession.ops.indexed_rows import rows_of
 from devsession.ops.sparse_training import sparse_apply
 from devsession.ops.training import apply_adagrad_da
+from adagrad_da_cases import A, CONFIGS, SPARSE, TARGET
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 TF = np.load(os.path.join(DATA, "tf_adagrad_da.npz"))
-_spec = importlib.util.spec_from_file_location("adagrad_da_cases",
-                                               os.path.join(DATA, "adagrad_da_cases.py"))
-_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cases)
-A, TARGET, CONFIGS, SPARSE = _cases.A, _cases.TARGET, _cases.CONFIGS, _cases.SPARSE
 SLOTS = ("gradient_accumulator", "gradient_squared_accumulator")
 
 

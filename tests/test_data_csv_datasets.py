@@ -8,17 +8,15 @@ forever, TF's ValueErrors and its InvalidArgumentErrors at run time."""
 import collections
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
 
 import devsession as ds
+from csv_cases import (CSV, build_errors, path, pipelines, plain,
+                       run_errors, static, values)
 from devsession.unsupported import UnsupportedTF1Error
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
-from csv_cases import (CSV, build_errors, path, pipelines, plain,  # noqa: E402
-                       run_errors, static, values)
 
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                        "tf_csv_datasets.json")) as _f:

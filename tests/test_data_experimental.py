@@ -6,7 +6,6 @@ epochs) by its statistics, and TF's build-time errors."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
@@ -14,6 +13,8 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import data_experimental_cases as _cases
+import window_cases as _window
 from devsession.data import Dataset
 
 E = ds.data.experimental
@@ -22,14 +23,6 @@ with open(os.path.join(DATA, "tf_data_experimental.json")) as _f:
     TF = json.load(_f)
 
 
-def _module(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(DATA, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_cases, _window = _module("data_experimental_cases"), _module("window_cases")
 plain = _window.plain
 
 

@@ -5,22 +5,18 @@ tuple and dict elements, and stages inside and around the windows."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
 import pytest
 
 import devsession as ds
+import window_cases as _cases
 from devsession.data import Dataset
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 with open(os.path.join(DATA, "tf_window.json")) as _f:
     TF = json.load(_f)
-_spec = importlib.util.spec_from_file_location("window_cases",
-                                               os.path.join(DATA, "window_cases.py"))
-_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cases)
 
 
 def values(dataset) -> list:

@@ -10,18 +10,16 @@ from __future__ import annotations
 import json
 import re
 import os
-import sys
 
 import numpy as np
 import pytest
 
 import devsession as ds
+import feature_column_cases
+import feature_column_errors
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-sys.path.insert(0, DATA)
 
-import feature_column_cases  # noqa: E402
-import feature_column_errors  # noqa: E402
 
 RECORDED = np.load(os.path.join(DATA, "tf_feature_columns.npz"))
 with open(os.path.join(DATA, "tf_feature_column_errors.json")) as _f:

@@ -4,7 +4,6 @@ tests/data/make_tf_lr_schedules.py), their errors, and one driving an optimizer.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
@@ -12,14 +11,11 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import lr_schedule_cases as CASES
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 with open(os.path.join(DATA, "tf_lr_schedules.json")) as f:
     RECORDED = json.load(f)
-_spec = importlib.util.spec_from_file_location("lr_schedule_cases",
-                                               os.path.join(DATA, "lr_schedule_cases.py"))
-CASES = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(CASES)
 
 
 @pytest.mark.parametrize("case", sorted(CASES.CASES))

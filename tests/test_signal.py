@@ -8,7 +8,6 @@ wire; TF's dtype errors; gradients against finite differences in float64."""
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ import pytest
 import cuda_host
 import cupy_standin
 import devsession as ds
+import signal_cases
 from devsession.distributed.transport import wire
 from devsession.errors import InvalidArgumentError
 from devsession.ops.complex_math import complex_abs
@@ -25,8 +25,6 @@ from gradient_check import numeric_gradient
 from kernel_cases import make_node, run_on
 from tf_recorded import DATA, run_recorded, tf_static_shape
 
-sys.path.insert(0, DATA)
-import signal_cases  # noqa: E402
 
 COVERED = {"Complex", "Real", "Imag", "ComplexAbs", "Conj", "Angle", "FFT", "IFFT", "FFT2D",
            "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D", "IRFFT2D", "RFFT3D",

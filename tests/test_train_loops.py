@@ -5,7 +5,6 @@ calls, the loop's retries and the checks, each as TensorFlow 2.21 behaved
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
@@ -13,14 +12,11 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import train_loops_cases as cases
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 with open(os.path.join(DATA, "tf_train_loops.json")) as _f:
     TF = json.load(_f)
-_spec = importlib.util.spec_from_file_location("train_loops_cases",
-                                               os.path.join(DATA, "train_loops_cases.py"))
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
 
 
 @pytest.mark.parametrize("save_steps", [1, 2, 3])

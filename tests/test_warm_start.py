@@ -6,22 +6,18 @@ devsession's own checkpoints, and TF's errors."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import numpy as np
 import pytest
 
 import devsession as ds
+import warm_start_cases as _cases
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_warm_start")
 OLD = os.path.join(DATA, "old.ckpt")
 
 
-_spec = importlib.util.spec_from_file_location(
-    "warm_start_cases", os.path.join(os.path.dirname(DATA), "warm_start_cases.py"))
-_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cases)
 CASES = _cases.cases(ds, DATA)
 
 
