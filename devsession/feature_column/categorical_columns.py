@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import dtypes
 from ..sparse_tensor import SparseTensor
-from .columns_base import (CategoricalColumn, assert_key_is_string, assert_string_or_int,
+from .columns_base import (CategoricalColumn, OfOneFeature, assert_key_is_string,
+                           assert_string_or_int,
                            dtype_text, to_sparse_input)
 
 __all__ = ["categorical_column_with_identity", "categorical_column_with_vocabulary_list",
@@ -33,18 +34,10 @@ def _check_compatible(column, tensor) -> None:
     assert_string_or_int(tensor.dtype, prefix=f"column_name: {column.key} input_tensor")
 
 
-class _KeyedColumn(CategoricalColumn):
+class _KeyedColumn(OfOneFeature, CategoricalColumn):
     """A categorical column of one raw feature, named by its key."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def parents(self) -> list:
-        return [self.key]
 
     @property
     def _parse_example_spec(self) -> dict:

@@ -16,7 +16,7 @@ from .. import dtypes
 from ..graph import convert_to_tensor, name_scope
 from ..sparse_tensor import SparseTensor, SparseTensorValue
 
-__all__ = ["FeatureColumn", "DenseColumn", "CategoricalColumn", "OverCategoricalColumn",
+__all__ = ["FeatureColumn", "DenseColumn", "CategoricalColumn", "OverCategoricalColumn", "OfOneFeature",
            "IdWeightPair",
            "LazyBuilder", "to_sparse_input", "normalize_feature_columns",
            "assert_key_is_string", "assert_string_or_int", "dtype_text"]
@@ -106,6 +106,21 @@ def normalize_feature_columns(feature_columns) -> list:
                 "renamed item must be inserted in features dict.")
         by_name[column.name] = column
     return feature_columns
+
+
+class OfOneFeature:
+    """A column reading one raw feature (``key``: the numeric and the keyed categorical
+    columns): named by it, and it is the column's parent."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def parents(self) -> list:
+        return [self.key]
 
 
 class OverCategoricalColumn:

@@ -15,26 +15,18 @@ from .. import dtypes
 from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape
 from ..ops.bucketize import bucketize
-from .columns_base import (CategoricalColumn, DenseColumn, IdWeightPair, OverCategoricalColumn,
-                           assert_key_is_string, dtype_text)
+from .columns_base import (CategoricalColumn, DenseColumn, IdWeightPair, OfOneFeature,
+                           OverCategoricalColumn, assert_key_is_string, dtype_text)
 
 __all__ = ["numeric_column", "bucketized_column", "indicator_column", "NumericColumn",
            "BucketizedColumn", "IndicatorColumn"]
 
 
-class NumericColumn(DenseColumn, collections.namedtuple(
+class NumericColumn(OfOneFeature, DenseColumn, collections.namedtuple(
         "NumericColumn", ("key", "shape", "default_value", "dtype", "normalizer_fn"))):
     """See ``numeric_column``."""
 
     __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return self.key
-
-    @property
-    def parents(self) -> list:
-        return [self.key]
 
     @property
     def variable_shape(self) -> TensorShape:
