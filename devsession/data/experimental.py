@@ -29,6 +29,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor
 from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
+from .readers import known_value
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
                               cardinality, choose_from_datasets, copy_to_device,
@@ -116,14 +117,8 @@ def _is_csv_dtype(value) -> bool:
 
 
 def _static(value, what: str):
-    """A Python value of an argument given as one or as a constant tensor."""
-    if isinstance(value, Tensor):
-        known = constant_value(value)
-        if known is None:
-            raise ValueError(f"CsvDataset: {what} must be known when the graph is built "
-                             f"(a Python value or a constant).")
-        value = known.item() if hasattr(known, "item") else known
-    return value
+    """A Python value of CsvDataset's argument ``what``, given as one or as a constant."""
+    return known_value(value, "CsvDataset", what)
 
 
 def _static_text(value, what: str) -> str:

@@ -80,12 +80,7 @@ def _file_dataset(kind: str, where: str, filenames, compression_type, num_parall
     files = filenames if isinstance(filenames, Tensor) else \
         convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
     _check_names(files, f"{where}: filenames")
-    if isinstance(compression_type, Tensor):
-        known = constant_value(compression_type)
-        if known is None:
-            raise ValueError(f"{where}: compression_type must be known when the "
-                             f"graph is built (a Python string or a constant).")
-        compression_type = known.item() if hasattr(known, "item") else known
+    compression_type = known_value(compression_type, where, "compression_type")
     cycle = 1 if num_parallel_reads is None else \
         _python_int(num_parallel_reads, where, minimum=AUTOTUNE)
     if cycle == 0:
@@ -93,3 +88,15 @@ def _file_dataset(kind: str, where: str, filenames, compression_type, num_parall
     stage = {"kind": kind, "inputs": [0, 1], "compression":
              compression_name(compression_type), "cycle_length": cycle, **attrs}
     return Dataset(files.graph, [stage], [files], (), ElementSpec(dtypes.string, []))
+
+
+def known_value(value, where: str, what: str):
+    """The Python value of a reader's argument ``what``, given as one or as a constant
+    tensor (ValueError, naming ``where``, for a tensor known only when run)."""
+    if isinstance(value, Tensor):
+        known = constant_value(value)
+        if known is None:
+            raise ValueError(f"{where}: {what} must be known when the graph is built "
+                             f"(a Python value or a constant).")
+        value = known.item() if hasattr(known, "item") else known
+    return value
