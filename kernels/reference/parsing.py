@@ -118,13 +118,7 @@ class _ExampleParser:
         kind = feature.WhichOneof("kind") if feature is not None else None
         if kind is None:
             return np.zeros((0, *shape[1:]), dtype=dtype)
-        field, type_name = KINDS[dtype]
-        if kind != field:
-            raise InvalidArgumentError(
-                f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Data types "
-                f"don't match. Data type: {KIND_NAMES[kind]} but expected type: {type_name}",
-                self.node.name)
-        values = getattr(feature, field).value
+        values, type_name = self._dense_values(feature, key, dtype, name, index)
         stride = int(np.prod(shape[1:], dtype=np.int64))
         if stride == 0 or len(values) % stride:
             raise InvalidArgumentError(
@@ -133,7 +127,9 @@ class _ExampleParser:
                 f"values but output shape is: {shape_text(shape)}", self.node.name)
         return value_array(values, dtype).reshape((-1, *shape[1:]))
 
-    def _values(self, feature, key, dtype, shape, name, index) -> np.ndarray:
+    def _dense_values(self, feature, key, dtype, name, index) -> tuple:
+        """(the values of a dense feature's list, TF's name of its type); TF's error
+        when the list is of another kind."""
         field, type_name = KINDS[dtype]
         kind = feature.WhichOneof("kind")
         if kind != field:
@@ -141,7 +137,10 @@ class _ExampleParser:
                 f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Data types "
                 f"don't match. Data type: {KIND_NAMES[kind]} but expected type: {type_name}",
                 self.node.name)
-        values = getattr(feature, field).value
+        return getattr(feature, field).value, type_name
+
+    def _values(self, feature, key, dtype, shape, name, index) -> np.ndarray:
+        values, type_name = self._dense_values(feature, key, dtype, name, index)
         expected = int(np.prod(shape, dtype=np.int64))
         if len(values) != expected:
             raise InvalidArgumentError(
