@@ -15,7 +15,8 @@ from ..graph_keys import GraphKeys
 from ..tensor_shape import TensorShape
 from .columns_base import CategoricalColumn, DenseColumn, OverCategoricalColumn
 
-__all__ = ["embedding_column", "EmbeddingColumn", "EmbeddingLike", "embed"]
+__all__ = ["embedding_column", "EmbeddingColumn", "EmbeddingLike", "embed",
+           "checked_initializer"]
 
 
 class EmbeddingLike(OverCategoricalColumn, DenseColumn):
@@ -74,11 +75,11 @@ def embed(column, weights, inputs, weight_collections=None, trainable=None):
                                         max_norm=column.max_norm)
 
 
-def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
-                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
-                     trainable=True, use_safe_embedding_lookup=True) -> EmbeddingColumn:
-    """TF1's ``tf.feature_column.embedding_column`` (see the module docstring); the
-    default initializer is TF's truncated normal of stddev ``1/sqrt(dimension)``."""
+def checked_initializer(dimension, ckpt_to_load_from, tensor_name_in_ckpt, initializer,
+                        where: str = ""):
+    """An embedding column's initializer, TF's truncated normal of stddev
+    ``1/sqrt(dimension)`` unless given, after TF's checks of the arguments (``where``
+    ends the initializer's message, as TF's embedding_column names the column)."""
     from ..initializers import truncated_normal_initializer
 
     if dimension is None or dimension < 1:
@@ -87,12 +88,22 @@ def embedding_column(categorical_column, dimension, combiner="mean", initializer
         raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` "
                          "or none of them.")
     if initializer is not None and not callable(initializer):
-        raise ValueError("initializer must be callable if specified. Embedding of "
-                         f"column_name: {categorical_column.name}")
+        raise ValueError(f"initializer must be callable if specified.{where}")
+    if initializer is None:
+        initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    return initializer
+
+
+def embedding_column(categorical_column, dimension, combiner="mean", initializer=None,
+                     ckpt_to_load_from=None, tensor_name_in_ckpt=None, max_norm=None,
+                     trainable=True, use_safe_embedding_lookup=True) -> EmbeddingColumn:
+    """TF1's ``tf.feature_column.embedding_column`` (see the module docstring); the
+    default initializer is TF's truncated normal of stddev ``1/sqrt(dimension)``."""
+    initializer = checked_initializer(dimension, ckpt_to_load_from, tensor_name_in_ckpt,
+                                      initializer, f" Embedding of column_name: "
+                                                   f"{categorical_column.name}")
     if not isinstance(categorical_column, CategoricalColumn):
         raise ValueError("categorical_column must be a CategoricalColumn. "
                          f"Given: {categorical_column}")
-    if initializer is None:
-        initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
     return EmbeddingColumn(categorical_column, dimension, combiner, initializer,
                            ckpt_to_load_from, tensor_name_in_ckpt, max_norm, trainable)

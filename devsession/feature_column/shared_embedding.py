@@ -11,12 +11,11 @@ others find it there, as TF1's columns do.
 from __future__ import annotations
 
 import collections
-import math
 
 from .. import dtypes
 from ..graph_keys import GraphKeys, add_to_collection, get_collection
 from .columns_base import CategoricalColumn
-from .embedding_column import EmbeddingLike, embed
+from .embedding_column import EmbeddingLike, checked_initializer, embed
 
 __all__ = ["shared_embedding_columns", "SharedEmbeddingColumn"]
 
@@ -94,17 +93,8 @@ def shared_embedding_columns(categorical_columns, dimension, combiner="mean",
     """TF1's ``tf.feature_column.shared_embedding_columns``: one embedding column per
     categorical column (in the order given), all of one ``dimension`` and one shared
     variable; the columns must be of one type and number of buckets."""
-    from ..initializers import truncated_normal_initializer
-
-    if dimension is None or dimension < 1:
-        raise ValueError(f"Invalid dimension {dimension}.")
-    if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
-        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` "
-                         "or none of them.")
-    if initializer is not None and not callable(initializer):
-        raise ValueError("initializer must be callable if specified.")
-    if initializer is None:
-        initializer = truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+    initializer = checked_initializer(dimension, ckpt_to_load_from, tensor_name_in_ckpt,
+                                      initializer)
     ordered = sorted(categorical_columns, key=lambda c: c.name)
     first = ordered[0]
     if not isinstance(first, CategoricalColumn):
