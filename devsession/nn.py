@@ -94,6 +94,11 @@ __all__ += ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2
             "ctc_loss_v2", "ctc_greedy_decoder", "ctc_beam_search_decoder",
             "ctc_beam_search_decoder_v2"]
 
+# --- raw_rnn, the space-to-batch composites, the loss and CTC helpers ----------------------
+from .rnn_raw import raw_rnn  # noqa: E402
+
+__all__ += ["raw_rnn"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing
