@@ -96,8 +96,9 @@ __all__ += ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2
 
 # --- raw_rnn, the space-to-batch composites, the loss and CTC helpers ----------------------
 from .rnn_raw import raw_rnn  # noqa: E402
+from .rnn_state_saving import static_state_saving_rnn  # noqa: E402
 
-__all__ += ["raw_rnn"]
+__all__ += ["raw_rnn", "static_state_saving_rnn"]
 
 
 def __getattr__(name: str):

@@ -1,8 +1,10 @@
-"""``ds.nn.raw_rnn`` (``devsession/rnn_raw.py``) against TensorFlow 2.21's values,
+"""``ds.nn.raw_rnn`` (``devsession/rnn_raw.py``) and ``ds.nn.static_state_saving_rnn``
+(``rnn_state_saving.py``) against TensorFlow 2.21's values,
 recorded by tests/data/make_tf_raw_rnn.py on the programs of raw_rnn_cases.py: TF's
 own LSTM reader (sequence lengths that differ, all 0: no step, and one step) and a GRU
 decoder feeding its output back, with an emit structure of two dtypes and a loop state
-holding a TensorArray; gradients through the loop included."""
+holding a TensorArray; gradients through the loop included; the state-saving RNN over
+three runs whose state a saver of variables carries."""
 
 from __future__ import annotations
 

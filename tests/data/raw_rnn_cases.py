@@ -1,4 +1,4 @@
-"""The ``tf.nn.raw_rnn`` programs tests/data/make_tf_raw_rnn.py records from TensorFlow
+"""The ``tf.nn.raw_rnn`` and ``tf.nn.static_state_saving_rnn`` programs tests/data/make_tf_raw_rnn.py records from TensorFlow
 and tests/test_raw_rnn.py runs in devsession, written once against the TF1 module each
 side passes (``tf``: ``tensorflow.compat.v1`` or ``devsession``).
 
@@ -8,6 +8,9 @@ the gradients of both with respect to the input and the kernel.
 ``decoder``: a GRUCell feeding its output back as its next input (a decoder), an
 ``emit_structure`` of two parts (the output doubled, and the time as int32), and a
 loop state carrying a step count and a TensorArray of the states.
+``saving``: ``static_state_saving_rnn`` of an LSTMCell (state names ``("c", "h")``) and of
+a GRUCell (one name) over three runs, the state kept between them in variables
+(``VariableSaver``).
 Variables get values made from their names and shapes (``fill``), so both sides agree.
 """
 
@@ -17,6 +20,9 @@ FEEDS = {
     "reader": [(np.cos(np.arange(4 * 3 * 2)).reshape(4, 3, 2), [4, 2, 1]),
                (np.cos(np.arange(4 * 3 * 2)).reshape(4, 3, 2), [0, 0, 0]),
                (np.sin(np.arange(1 * 3 * 2)).reshape(1, 3, 2), [1, 0, 1])],
+    "saving": [(np.cos(np.arange(3 * 2 * 2)).reshape(3, 2, 2), [3, 1]),
+               (np.sin(np.arange(3 * 2 * 2)).reshape(3, 2, 2), [2, 0]),
+               (np.cos(np.arange(3 * 2 * 2) * 0.5).reshape(3, 2, 2), [3, 3])],
     "decoder": [(np.array([[0.5, -1.0], [1.5, 0.25], [-0.75, 0.8]]), [3, 1, 0]),
                 (np.array([[0.3, 0.2]]), [2])],
 }
@@ -83,6 +89,36 @@ def decoder(tf):
                               "count": count, "states": states.stack(), "dstart": ds_start}
 
 
+class VariableSaver:
+    """A state saver of non-trainable variables: ``state`` reads one, ``save_state``
+    assigns it."""
+
+    def __init__(self, tf, sizes: dict):
+        self.tf = tf
+        self.variables = {name: tf.get_variable(f"saved_{name}", [2, size], trainable=False,
+                                                initializer=tf.zeros_initializer())
+                          for name, size in sizes.items()}
+
+    def state(self, name):
+        return self.variables[name]
+
+    def save_state(self, name, value):
+        return self.tf.assign(self.variables[name], value)
+
+
+def saving(tf):
+    x = tf.placeholder(tf.float32, (3, 2, 2), name="x")
+    lengths = tf.placeholder(tf.int32, (2,), name="lengths")
+    saver = VariableSaver(tf, {"c": 3, "h": 3, "g": 2})
+    inputs = tf.unstack(x)
+    outputs, state = tf.nn.static_state_saving_rnn(tf.nn.rnn_cell.LSTMCell(3), inputs, saver,
+                                                   ("c", "h"), sequence_length=lengths)
+    gru_outputs, gru_state = tf.nn.static_state_saving_rnn(tf.nn.rnn_cell.GRUCell(2), inputs,
+                                                           saver, "g", scope="gru")
+    return (x, lengths), {"outputs": tf.stack(outputs), "c": state.c, "h": state.h,
+                          "gru_last": gru_outputs[-1], "gru_state": gru_state}
+
+
 def run(tf, case: str) -> list:
     """Each feed of ``FEEDS[case]``: the fetched values by name."""
     with tf.Graph().as_default():
@@ -97,7 +133,9 @@ def run(tf, case: str) -> list:
 
 
 def errors(tf) -> dict:
-    """What raw_rnn raises for a cell that is none and a loop_fn that is no callable."""
+    """What raw_rnn raises for a cell that is none and a loop_fn that is no callable, and
+    static_state_saving_rnn for a state name not nested as the state, or of another
+    length."""
     out = {}
     with tf.Graph().as_default():
         for what, args in (("cell", ("not a cell", lambda *a: None)),
@@ -105,5 +143,12 @@ def errors(tf) -> dict:
             try:
                 tf.nn.raw_rnn(*args)
             except TypeError as e:
+                out[what] = str(e)
+        saver = VariableSaver(tf, {"c": 3, "h": 3})
+        x = [tf.zeros([2, 2])]
+        for what, name in (("saving_flat", "c"), ("saving_count", ("c", "h", "h"))):
+            try:
+                tf.nn.static_state_saving_rnn(tf.nn.rnn_cell.LSTMCell(3), x, saver, name)
+            except ValueError as e:
                 out[what] = str(e)
     return out
