@@ -268,6 +268,48 @@ class BaseSession:
             run_metadata.add(stats)
         return out
 
+    # --- partial runs (partial_run.py) ------------------------------------------------------
+
+    def partial_run_setup(self, fetches, feeds=None) -> str:
+        """TF1's ``partial_run_setup``: declare the fetches (Operations among them run
+        when their feeds have come) and the feeds of one step fed piecewise; returns its
+        handle.  Nodes that need no feed run now."""
+        self._check_open()
+        if self._graph is None:
+            self.create()
+        mapper = FetchMapper(self._graph, fetches)
+        keys = tuple(self._feed_tensor(k) for key in (feeds or ()) for k in _feed_parts(key))
+        return self._partial_runs().setup(self._graph, keys, tuple(mapper.tensors),
+                                          tuple(mapper.targets))
+
+    def partial_run(self, handle: str, fetches, feed_dict=None):
+        """TF1's ``partial_run``: feed some of the handle's feeds (each once) and fetch
+        some of its fetches (each once); raises InvalidArgumentError as TF's."""
+        self._check_open()
+        mapper = FetchMapper(self._graph, fetches)
+        if mapper.targets:
+            raise RuntimeError(f"partial_run() requires empty `target_list`. Received: "
+                               f"target_list={mapper.targets} (non-empty)")
+        feeds, values = self._resolve_feeds(feed_dict)
+        if not mapper.tensors and not feeds:
+            return mapper.build([])
+        return mapper.build(self._partial_runs().run(handle, feeds, values,
+                                                     tuple(mapper.tensors)))
+
+    def _partial_runs(self):
+        with self._lock:
+            if getattr(self, "_partial", None) is None:
+                from .partial_run import PartialRuns
+
+                self._partial = PartialRuns(self._run_partial_step)
+            return self._partial
+
+    def _run_partial_step(self, feeds, fetches, targets, values) -> list:
+        deadline = self._deadline(None)
+        step = self._prepare(feeds, fetches, targets,
+                             deadline.remaining() if deadline is not None else None)
+        return self._call_step(step, values, None, None, deadline)
+
     # --- feeds -------------------------------------------------------------------------------
 
     def _feed_tensor(self, key) -> Tensor:
