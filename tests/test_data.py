@@ -431,8 +431,8 @@ def test_bad_pipelines_are_build_time_errors():
         Dataset.range(3).cache("/tmp/x")
     with pytest.raises(ValueError, match="returned None"):
         Dataset.range(3).map(lambda x: None)
-    with pytest.raises(UnsupportedTF1Error, match="tf.data.Dataset.group_by_window"):
-        Dataset.range(3).group_by_window
+    with pytest.raises(UnsupportedTF1Error, match="tf.data.Dataset.snapshot"):
+        Dataset.range(3).snapshot
     with pytest.raises(TypeError, match="inside a session"):
         iter(Dataset.range(3))
 

@@ -169,5 +169,5 @@ def test_select_cols_checked_when_the_iterator_runs(graph):
 
 def test_other_experimental_names_are_unsupported():
     assert ds.data.experimental.AUTOTUNE == -1
-    with pytest.raises(UnsupportedTF1Error, match="tf.data.experimental.group_by_window"):
-        ds.data.experimental.group_by_window
+    with pytest.raises(UnsupportedTF1Error, match="tf.data.experimental.snapshot"):
+        ds.data.experimental.snapshot

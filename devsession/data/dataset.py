@@ -27,6 +27,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph
 from ..ops import nest
 from ..ops.dataset import FUNCTION_SLOTS
 from ..tensor_shape import TensorShape
+from . import grouping
 from .generator import generator_stage
 from .iterator import Iterator
 from .structure import ElementSpec, Structured
@@ -282,6 +283,30 @@ class Dataset(Structured):
             size, shift, stride, drop_remainder),), self._inputs, self._functions,
             stacked(self._structure), self._control)
 
+    def group_by_window(self, key_func, reduce_func, window_size=None,
+                        window_size_func=None) -> "Dataset":
+        """TF's ``group_by_window``: the datasets ``reduce_func(key, window)`` returns
+        for windows of up to ``window_size`` (or ``window_size_func(key)``) elements of
+        one ``key_func`` key, in TF's order (``grouping.py``).  Raises TF's
+        ``ValueError`` and ``TypeError`` for functions of the wrong kind."""
+        with_keys, windows = grouping.keyed(self, key_func, window_size, window_size_func)
+        grouped = _GroupedDataset(self._graph, with_keys._stages + (
+            {"kind": "group_by_window"},), with_keys._inputs, with_keys._functions,
+            windows, with_keys._control)
+        grouped._element_structure = self._structure
+        return grouping.reduced(grouped, reduce_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries,
+                                  bucket_batch_sizes, padded_shapes=None,
+                                  padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False) -> "Dataset":
+        """TF's ``bucket_by_sequence_length``: padded batches of elements of similar
+        ``element_length_func`` lengths (``grouping.py``)."""
+        return grouping.bucket_by_sequence_length(
+            self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+            padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
+            drop_remainder)
+
     def take_while(self, predicate) -> "Dataset":
         """The elements before the first for which ``predicate`` is False."""
         return self._then_function("take_while", self._predicate(predicate, "take_while"),
@@ -472,6 +497,10 @@ class Dataset(Structured):
 
 class _WindowDataset(Windows, Dataset):
     """``Dataset.window``'s dataset of windows (``window.py``)."""
+
+
+class _GroupedDataset(grouping.GroupedWindows, Dataset):
+    """``Dataset.group_by_window``'s windows for its ``reduce_func`` (``grouping.py``)."""
 
 
 def _combined(kind: str, datasets: list, structure, **attrs) -> Dataset:

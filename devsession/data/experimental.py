@@ -32,18 +32,18 @@ from .dataset import AUTOTUNE, Dataset, _check_names
 from .readers import known_value
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
-                              cardinality, choose_from_datasets, copy_to_device,
-                              enumerate_dataset, get_single_element, ignore_errors,
-                              map_and_batch, parallel_interleave, prefetch_to_device,
-                              sample_from_datasets, scan, shuffle_and_repeat, take_while,
-                              unbatch)
+                              bucket_by_sequence_length, cardinality, choose_from_datasets,
+                              copy_to_device, enumerate_dataset, get_single_element,
+                              group_by_window, ignore_errors, map_and_batch,
+                              parallel_interleave, prefetch_to_device, sample_from_datasets,
+                              scan, shuffle_and_repeat, take_while, unbatch)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "map_and_batch", "parallel_interleave", "unbatch", "ignore_errors",
            "enumerate_dataset", "get_single_element", "Counter", "take_while", "scan",
            "sample_from_datasets", "choose_from_datasets", "cardinality",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "prefetch_to_device",
-           "copy_to_device"]
+           "copy_to_device", "group_by_window", "bucket_by_sequence_length"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

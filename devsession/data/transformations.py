@@ -29,7 +29,8 @@ __all__ = ["shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatc
            "ignore_errors", "enumerate_dataset", "get_single_element", "Counter",
            "take_while", "scan", "sample_from_datasets", "choose_from_datasets",
            "cardinality", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "prefetch_to_device", "copy_to_device"]
+           "prefetch_to_device", "copy_to_device", "group_by_window",
+           "bucket_by_sequence_length"]
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -64,6 +65,22 @@ def ignore_errors(log_warning=False):
     """The elements whose making raised no error (a map function's failure drops that
     element and the pipeline goes on)."""
     return lambda dataset: dataset._then({"kind": "ignore_errors"})
+
+
+def group_by_window(key_func, reduce_func, window_size=None, window_size_func=None):
+    """``Dataset.group_by_window`` for ``apply`` (``grouping.py``)."""
+    return lambda dataset: dataset.group_by_window(key_func, reduce_func, window_size,
+                                                   window_size_func)
+
+
+def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_batch_sizes,
+                              padded_shapes=None, padding_values=None,
+                              pad_to_bucket_boundary=False, no_padding=False,
+                              drop_remainder=False):
+    """``Dataset.bucket_by_sequence_length`` for ``apply`` (``grouping.py``)."""
+    return lambda dataset: dataset.bucket_by_sequence_length(
+        element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
+        padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
 
 
 def enumerate_dataset(start=0):

@@ -43,6 +43,9 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   ``num_state`` outputs the next state (from the inputs' initial one),
                   the rest the element
 ``single``        the upstream's only element (none or a second: InvalidArgumentError)
+``group_by_window`` the windows of elements of one key, each padded, with the
+                  elements' shapes; ``unpad``: padded components cut back to the
+                  shapes that follow them (``dataset_grouping.py``)
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
@@ -75,6 +78,7 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
 
 from ..registry import HOST, register_kernel
 from .dataset_csv import csv_source
+from .dataset_grouping import group_by_window_stage, unpad_stage
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
@@ -513,7 +517,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
            "take_while": _take_while, "cache": _cache,
            "prefetch": _prefetch, "interleave": _interleave, "window": _window,
-           "ignore_errors": _ignore_errors, "scan": _scan, "single": _single}
+           "ignore_errors": _ignore_errors, "scan": _scan, "single": _single,
+           "group_by_window": group_by_window_stage, "unpad": unpad_stage}
 
 
 # --- the kernels ---------------------------------------------------------------------------------
