@@ -139,6 +139,8 @@ from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
 from .ops.serialization import (decode_json_example, parse_tensor,  # noqa: E402
                                 serialize_tensor)
 from .ops.edit_distance import edit_distance  # noqa: E402
+from .ops.sparse_serialization import (deserialize_many_sparse,  # noqa: E402
+                                       serialize_many_sparse, serialize_sparse)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
 from .ops.gather_nd import (scatter_nd, tensor_scatter_nd_add,  # noqa: E402
@@ -188,7 +190,8 @@ __all__ += [
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
     "parse_single_sequence_example", "parse_sequence_example", "serialize_tensor",
-    "parse_tensor", "edit_distance", "decode_json_example",
+    "parse_tensor", "edit_distance", "decode_json_example", "serialize_sparse",
+    "serialize_many_sparse", "deserialize_many_sparse",
 ]
 
 # --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------

@@ -818,7 +818,15 @@ def sparse_cross_ops(sp):
                               ds.constant([1, 2], ds.int64)],
         {"N": 1, "sparse_types": (ds.int64,), "dense_types": (ds.string,)})
     return [ds.sparse.cross([ids, words]).values, ds.sparse.cross_hashed([ids, words]).values,
-            hashed.outputs[1], ds.edit_distance(ids, ids)]
+            hashed.outputs[1], ds.edit_distance(ids, ids), *sparse_serialization_ops(sp)]
+
+
+def sparse_serialization_ops(sp):
+    """One node of each op of ops/sparse_serialization.py, over ``sp``."""
+    one = ds.io.serialize_sparse(sp)
+    raw = ds.get_default_graph().create_op("DeserializeSparse", [one], {"dtype": sp.dtype})
+    many = ds.io.serialize_many_sparse(sp)
+    return [raw.outputs[1], ds.io.deserialize_many_sparse(many, sp.dtype).values]
 
 
 def space_and_sampling_ops(x):

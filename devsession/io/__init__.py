@@ -3,7 +3,9 @@ files (``tfrecord.py``) and the parsing of serialized Examples (``parse_single_e
 ``parse_example``, ``FixedLenFeature``, ``VarLenFeature``, ``FixedLenSequenceFeature``
 and ``decode_raw``: ``ops/parsing.py``) and SequenceExamples
 (``parse_single_sequence_example``, ``parse_sequence_example``: ``ops/sequence_parsing.py``),
-tensors as TensorProto bytes (``serialize_tensor``, ``parse_tensor``: ``ops/serialization.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
+tensors as TensorProto bytes (``serialize_tensor``, ``parse_tensor``: ``ops/serialization.py``;
+SparseTensors, ``serialize_sparse``, ``serialize_many_sparse``, ``deserialize_many_sparse``:
+``ops/sparse_serialization.py``), CSV records (``decode_csv``: ``ops/decode_csv.py``), web-safe base64
 (``encode_base64``, ``decode_base64``: ``ops/strings.py``), whole files as ops
 (``read_file``, ``write_file``, ``matching_files``: ``ops/file_io.py``), image files
 (``decode_jpeg``, ``decode_png``, ``encode_png``...: ``ops/image_files.py``), TF2's
@@ -28,6 +30,8 @@ from ..ops.parsing import (FixedLenFeature, FixedLenSequenceFeature, RaggedFeatu
                            parse_single_example)
 from ..ops.sequence_parsing import parse_sequence_example, parse_single_sequence_example
 from ..ops.serialization import decode_json_example, parse_tensor, serialize_tensor
+from ..ops.sparse_serialization import (deserialize_many_sparse, serialize_many_sparse,
+                                        serialize_sparse)
 from ..ops.strings import decode_base64, encode_base64
 from ..train.graph_io import write_graph
 from . import gfile
@@ -38,6 +42,7 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "tf_record_iterator", "parse_single_example", "parse_example",
            "parse_single_sequence_example", "parse_sequence_example",
            "serialize_tensor", "parse_tensor", "decode_json_example",
+           "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
            "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
            "matching_files", "decode_csv",

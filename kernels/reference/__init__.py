@@ -115,6 +115,7 @@ from . import serialization  # noqa: F401,E402  (SerializeTensor, ParseTensor: H
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
 from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: HOST)
 from . import sparse_cross  # noqa: F401,E402  (SparseCross, V2, Hashed: HOST)
+from . import sparse_serialization  # noqa: F401,E402  (SerializeSparse...: HOST)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
 from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
