@@ -108,12 +108,68 @@ class TensorShape:
             return self
         return TensorShape(a if a is not None else b for a, b in zip(self._dims, other._dims))
 
+    # --- TF1's rank checks, for code that checks its inputs' shapes when it builds ---
+
+    def with_rank(self, rank: int) -> "TensorShape":
+        """This shape, with ``rank`` dimensions when its rank was unknown.  Raises
+        ValueError (TF's message) when it has another rank."""
+        self.assert_has_rank(rank)
+        return self if self._dims is not None else TensorShape([None] * rank)
+
+    def with_rank_at_least(self, rank: int) -> "TensorShape":
+        """This shape; ValueError when its known rank is below ``rank``."""
+        if self._dims is not None and len(self._dims) < rank:
+            raise ValueError(f"Shape {self} must have rank at least {rank}")
+        return self
+
+    def with_rank_at_most(self, rank: int) -> "TensorShape":
+        """This shape; ValueError when its known rank is above ``rank``."""
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_has_rank(self, rank: int) -> None:
+        """ValueError unless the rank is ``rank`` or unknown."""
+        if self._dims is not None and len(self._dims) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other) -> None:
+        """ValueError when both ranks are known and differ."""
+        other = as_shape(other)
+        if self._dims is not None and other._dims is not None and \
+                len(self._dims) != len(other._dims):
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_compatible_with(self, other) -> None:
+        """ValueError unless ``other`` could be this shape (see ``is_compatible_with``)."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+
+    def assert_is_fully_defined(self) -> None:
+        """ValueError unless every dimension (and so the rank) is known."""
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
+
+    def most_specific_compatible_shape(self, other) -> "TensorShape":
+        """The most specific shape both are compatible with: unknown rank when the ranks
+        differ (or one is unknown), else each dimension where the two agree, None where
+        they do not."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape(a if a == b else None for a, b in zip(self._dims, other._dims))
+
     def concatenate(self, other) -> "TensorShape":
         """This shape's dimensions followed by ``other``'s (unknown if either is)."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
+
+    __add__ = concatenate
+
+    def __radd__(self, other) -> "TensorShape":
+        return as_shape(other).concatenate(self)
 
     def __len__(self) -> int:
         if self._dims is None:

@@ -225,6 +225,62 @@ def test_a_shapes_known_sizes_have_tf1s_value_and_stay_ints():
         ds.Dimension(None)
 
 
+def test_a_shapes_rank_checks_are_tf1s():
+    """TF's messages, checked against tf.TensorShape 2.21 by hand."""
+    known, unknown = ds.TensorShape([2, None]), ds.TensorShape(None)
+    assert known.with_rank(2) is known and unknown.with_rank(3).as_list() == [None] * 3
+    assert known.with_rank_at_least(1) is known and known.with_rank_at_most(2) is known
+    assert unknown.with_rank_at_least(5) is unknown
+    with pytest.raises(ValueError, match=r"^Shape \(2, \?\) must have rank 3$"):
+        known.with_rank(3)
+    with pytest.raises(ValueError, match=r"must have rank at least 3$"):
+        known.with_rank_at_least(3)
+    with pytest.raises(ValueError, match=r"must have rank at most 1$"):
+        known.with_rank_at_most(1)
+    known.assert_has_rank(2)
+    unknown.assert_has_rank(7)
+    with pytest.raises(ValueError, match="must have rank 1"):
+        known.assert_has_rank(1)
+    with pytest.raises(ValueError, match=r"Shapes \(2, \?\) and \(3,\) must have the same"):
+        known.assert_same_rank([3])
+    known.assert_is_compatible_with([2, 9])
+    with pytest.raises(ValueError, match=r"Shapes \(2, \?\) and \(3, 1\) are incompatible"):
+        known.assert_is_compatible_with([3, 1])
+    ds.TensorShape([1, 2]).assert_is_fully_defined()
+    with pytest.raises(ValueError, match=r"Shape \(2, \?\) is not fully defined"):
+        known.assert_is_fully_defined()
+    assert known.most_specific_compatible_shape([3, None]).as_list() == [None, None]
+    assert ds.TensorShape([2, 4]).most_specific_compatible_shape([2, 5]).as_list() == [2, None]
+    assert known.most_specific_compatible_shape([2]).dims is None
+    assert (known + [5]).as_list() == [2, None, 5] and ([1] + known).as_list() == [1, 2, None]
+
+
+def test_integer_arithmetic_on_known_values_keeps_shapes_known():
+    """TF's shape inference evaluates small integer subgraphs (frame's ``rank - axis - 1``):
+    a SplitV whose sizes come from Sub and FloorDiv nodes splits into known shapes."""
+    x = ds.placeholder(ds.float32, [None, 6, 4])
+    rank = ds.rank(x)
+    sizes = ds.stack([rank - 2, ds.constant(12) // 6, -ds.constant(-1) * 0 + 0])
+    assert ds.get_static_value(sizes).tolist() == [1, 2, 0]
+    parts = ds.split(ds.shape(x), sizes)
+    assert [p.shape.as_list() for p in parts] == [[1], [2], [0]]
+    assert ds.get_static_value(ds.maximum(rank, 5) - ds.minimum(rank, 1)).tolist() == 4
+    assert ds.get_static_value(ds.constant(7) % 3) == 1
+    assert ds.get_static_value(ds.constant(7) // 0) is None       # left to the run
+    assert ds.get_static_value(ds.constant(2.5) * 2.0) is None      # integers only
+
+
+def test_reverse_of_unknown_rank_counts_axes_from_one_end():
+    x = ds.placeholder(ds.float32, None)
+    value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    with ds.Session() as sess:
+        for axes in ([-1], [-1, -3], [0], [0, 2]):
+            np.testing.assert_array_equal(sess.run(ds.reverse(x, axes), {x: value}),
+                                          np.flip(value, axes))
+    with pytest.raises(ValueError, match="known rank to take axes"):
+        ds.reverse(x, [0, -1])
+
+
 def test_variable_lists_take_tf1s_scope_and_ops_give_their_node_def():
     with ds.variable_scope("encoder"):
         kept = ds.get_variable("w", [2])
@@ -253,7 +309,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
     (lambda: ds.layers.separable_conv1d, "tf.layers.separable_conv1d"),
-    (lambda: ds.signal.mdct, "tf.signal.mdct"),
+    (lambda: ds.signal.fftnd, "tf.signal.fftnd"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.fractional_avg_pool, "tf.nn.fractional_avg_pool"),
     (lambda: ds.train.sdca_optimizer, "tf.train.sdca_optimizer"),

@@ -18,13 +18,11 @@ from ..graph import Tensor, constant_value, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .common import make_op
 from .registry import InferError
+from .shape_arithmetic import STATIC_VALUE_LIMIT, small
 
 __all__ = ["STATIC_VALUE_LIMIT", "INDEX_DTYPES", "check_int", "int_values", "vector_length",
            "small", "int_operand", "partial_shape_value", "shape_operand"]
 
-# Static values (shape arithmetic) are worked out at build time only for small arrays:
-# they are kept on the tensor, and a big constant is the optimizer's business.
-STATIC_VALUE_LIMIT = 4096
 INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 
 
@@ -51,10 +49,6 @@ def int_values(spec, node: str, what: str, rank: int | None = 1):
 def vector_length(spec) -> int | None:
     """The static length of a 1-D input (None if unknown)."""
     return spec.shape.dims[0] if spec.shape.ndims == 1 else None
-
-
-def small(value) -> bool:
-    return value is not None and np.size(value) <= STATIC_VALUE_LIMIT
 
 
 def int_operand(value, graph=None, name: str | None = None) -> Tensor:

@@ -13,6 +13,7 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .common import broadcast, graph_of, make_op, numeric, operands, same_dtype, unary_any
 from .registry import OpDef, register_op
+from .shape_arithmetic import INT_ARITHMETIC, int_arithmetic_value
 
 __all__ = ["negative", "abs", "exp", "log", "sqrt", "square", "tanh", "sigmoid", "relu", "add",
            "subtract", "multiply", "divide", "truediv", "pow", "maximum", "minimum", "equal",
@@ -122,15 +123,20 @@ def _unary_with_complex(name: str, infer):
     return _unary_or_complex(infer) if name in COMPLEX_UNARY else infer
 
 
+def _static_value(name: str):
+    return int_arithmetic_value if name in INT_ARITHMETIC else None
+
+
 def _register() -> None:
     for name in UNARY_NUMERIC:
-        register_op(OpDef(name, _unary_with_complex(name, _unary_numeric), 1, elementwise=True))
+        register_op(OpDef(name, _unary_with_complex(name, _unary_numeric), 1, elementwise=True,
+                          static_value=_static_value(name)))
     for name in UNARY_FLOAT:
         register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
     for name in BINARY_SAME:
         infer = _real_div if name == "RealDiv" else (
             _binary_complex if name in COMPLEX_BINARY else _binary_same)
-        register_op(OpDef(name, infer, 2, elementwise=True))
+        register_op(OpDef(name, infer, 2, elementwise=True, static_value=_static_value(name)))
     for name in COMPARISONS:
         register_op(OpDef(name, _equal if name == "Equal" else _order, 2, elementwise=True))
     register_op(OpDef("SelectV2", _select, 3, elementwise=True))
@@ -240,7 +246,7 @@ def _register_tf1() -> None:
     # AddV2 is TF 2's Add (what `x + y` builds in tf.compat.v1): the same op.
     for name in ("AddV2", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"):
         register_op(OpDef(name, _binary_complex if name in COMPLEX_BINARY else _binary_same,
-                          2, elementwise=True))
+                          2, elementwise=True, static_value=_static_value(name)))
     register_op(OpDef("NotEqual", _equal, 2, elementwise=True))
     for name in ("LogicalAnd", "LogicalOr"):
         register_op(OpDef(name, _logical, 2, elementwise=True))

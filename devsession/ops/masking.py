@@ -95,7 +95,7 @@ def reverse(tensor, axis, name=None) -> Tensor:
     x = convert_to_tensor(tensor)
     rank = x.shape.ndims
     if rank is None:
-        raise ValueError(f"reverse needs '{x.name}' of known rank.")
+        return _reverse_of_unknown_rank(x, axis, name)
     axes = {int(a) % rank if -rank <= int(a) < rank else _bad_axis(a, rank)
             for a in np.atleast_1d(axis)}
     begin, end, strides = [0] * rank, [0] * rank, [1] * rank
@@ -107,6 +107,26 @@ def reverse(tensor, axis, name=None) -> Tensor:
             strides[a] = -1
     return strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
                          name=name or "reverse")
+
+
+def _reverse_of_unknown_rank(x: Tensor, axis, name) -> Tensor:
+    """``reverse`` where only a run knows the rank (a TF graph's ReverseV2 after shapes
+    import could not follow): a slice with an ellipsis, so the axes must all count from
+    the end or all from the start."""
+    axes = [int(a) for a in np.atleast_1d(axis)]
+    if axes and all(a < 0 for a in axes):
+        span = -min(axes)
+        steps = [slice(None, None, -1 if a - span in axes else None) for a in range(span)]
+        spec = (Ellipsis, *steps)
+    elif all(a >= 0 for a in axes):
+        span = max(axes, default=-1) + 1
+        spec = (*[slice(None, None, -1 if a in axes else None) for a in range(span)],
+                Ellipsis)
+    else:
+        raise ValueError(f"reverse needs '{x.name}' of known rank to take axes {axes} "
+                         f"counted from both ends.")
+    with name_scope(name or "reverse"):
+        return x[spec]
 
 
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
