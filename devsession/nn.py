@@ -22,6 +22,9 @@ from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_s
                               space_to_batch, space_to_depth)
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
+from .ops.candidate_sampling import (all_candidate_sampler, compute_accidental_hits,
+                                     fixed_unigram_candidate_sampler,
+                                     learned_unigram_candidate_sampler)
 from .ops.sparse_embedding import embedding_lookup_sparse
 from .ops.safe_embedding import safe_embedding_lookup_sparse
 
@@ -40,7 +43,9 @@ __all__ = ["relu", "sigmoid", "softmax", "tanh", "avg_pool", "batch_normalizatio
            "atrous_conv2d", "atrous_conv2d_transpose", "space_to_depth", "depth_to_space",
            "space_to_batch", "embedding_lookup_sparse", "conv3d", "conv3d_transpose",
            "conv3d_backprop_filter_v2", "conv3d_backprop_filter", "max_pool3d", "avg_pool3d",
-           "safe_embedding_lookup_sparse"]
+           "safe_embedding_lookup_sparse", "all_candidate_sampler",
+           "compute_accidental_hits", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler"]
 
 conv3d_backprop_filter = conv3d_backprop_filter_v2   # TF1's alias
 

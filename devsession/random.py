@@ -6,10 +6,12 @@
 import registers); ``stateless_uniform``, ``stateless_normal``,
 ``stateless_truncated_normal``, ``stateless_categorical`` and ``stateless_multinomial``
 give the same values for the same seed, TF's (``ops/stateless_random.py``); the candidate
-samplers are ``ds.nn``'s.  Anything else of ``tf.random`` raises ``UnsupportedTF1Error``
-naming it."""
+samplers (log-uniform, uniform, learned and fixed unigram, all) are ``ds.nn``'s.  Anything
+else of ``tf.random`` raises ``UnsupportedTF1Error`` naming it."""
 
 from .ops.candidate_sampling import log_uniform_candidate_sampler, uniform_candidate_sampler
+from .ops.candidate_sampling import (all_candidate_sampler, fixed_unigram_candidate_sampler,
+                                     learned_unigram_candidate_sampler)
 from .ops.random import random_normal as normal
 from .ops.random import random_shuffle as shuffle
 from .ops.random import random_uniform as uniform
@@ -24,7 +26,9 @@ from .ops.stateless_random import stateless_truncated_normal
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
            "log_uniform_candidate_sampler", "uniform_candidate_sampler", "categorical",
            "multinomial", "gamma", "poisson", "stateless_uniform", "stateless_normal",
-           "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial"]
+           "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
+           "all_candidate_sampler", "fixed_unigram_candidate_sampler",
+           "learned_unigram_candidate_sampler"]
 
 
 def __getattr__(name: str):

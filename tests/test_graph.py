@@ -622,6 +622,7 @@ def tf1_surface_ops(x):
         *_image_ops(x),
         *ds.nn.log_uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, True, 5),
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
+        *candidate_sampler_ops(),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),
@@ -827,6 +828,15 @@ def sparse_serialization_ops(sp):
     raw = ds.get_default_graph().create_op("DeserializeSparse", [one], {"dtype": sp.dtype})
     many = ds.io.serialize_many_sparse(sp)
     return [raw.outputs[1], ds.io.deserialize_many_sparse(many, sp.dtype).values]
+
+
+def candidate_sampler_ops():
+    """One node of each candidate sampler test_candidate_samplers_more.py checks."""
+    true = ds.constant([[1]], ds.int64)
+    return [ds.nn.learned_unigram_candidate_sampler(true, 1, 2, False, 5)[0],
+            ds.nn.fixed_unigram_candidate_sampler(true, 1, 2, False, 2, unigrams=[1.0, 2.0])[0],
+            ds.nn.all_candidate_sampler(true, 1, 2, True)[0],
+            ds.nn.compute_accidental_hits(true, ds.constant([1], ds.int64), 1)[0]]
 
 
 def space_and_sampling_ops(x):
