@@ -54,7 +54,7 @@ def test_devsession_signal_equals_tf():
         outs = signal_cases.all_ops(ds, placeholders)
         with ds.Session() as sess:
             values = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
-    assert set(outs) == set(keys) and len(outs) == 72
+    assert set(outs) == set(keys) and len(outs) == 90
     for key, tensor in outs.items():
         _assert_as_tf(key, values[key], data[f"fetch:{keys[key]}"])
         assert tensor.shape == tf_static_shape(data, keys[key]), key

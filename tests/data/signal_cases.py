@@ -105,5 +105,27 @@ def signal_ops(tf, p) -> dict:
     }
 
 
+def mdct_ops(tf, p) -> dict:
+    audio, x, z = p["audio"], p["x"], p["z"]
+    sig = tf.signal
+    mdcts = sig.mdct(audio, 64)
+    kbd = sig.mdct(audio, 32, window_fn=sig.kaiser_bessel_derived_window, norm="ortho")
+    return {
+        "kaiser": sig.kaiser_window(10), "kaiser_beta": sig.kaiser_window(7, beta=3.0),
+        "kaiser64": sig.kaiser_window(6, dtype=tf.float64), "kaiser_one": sig.kaiser_window(1),
+        "kbd": sig.kaiser_bessel_derived_window(12), "kbd_odd": sig.kaiser_bessel_derived_window(
+            9, beta=4.0), "kbd_one": sig.kaiser_bessel_derived_window(1),
+        "vorbis": sig.vorbis_window(8), "vorbis64": sig.vorbis_window(5, dtype=tf.float64),
+        "mdct": mdcts, "mdct_kbd_ortho": kbd,
+        "mdct_pad_end": sig.mdct(x, 8, pad_end=True, window_fn=None),
+        "inverse_mdct": sig.inverse_mdct(mdcts),
+        "inverse_mdct_kbd_ortho": sig.inverse_mdct(
+            kbd, window_fn=sig.kaiser_bessel_derived_window, norm="ortho"),
+        "fftshift": sig.fftshift(x), "ifftshift": sig.ifftshift(x),
+        "fftshift_axis": sig.fftshift(z, axes=1), "ifftshift_axes": sig.ifftshift(
+            z, axes=[0, -1]),
+    }
+
+
 def all_ops(tf, p) -> dict:
-    return {**complex_ops(tf, p), **fft_ops(tf, p), **signal_ops(tf, p)}
+    return {**complex_ops(tf, p), **fft_ops(tf, p), **signal_ops(tf, p), **mdct_ops(tf, p)}
