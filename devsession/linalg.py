@@ -4,8 +4,9 @@
 ``tensor_diag`` is ``tf.diag``); the inverses and solves of ``ops/linalg_solve.py``
 (``inv``, ``solve``, ``triangular_solve``, ``cholesky_solve``, ``lstsq``) and the
 decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eigh``,
-``eigvalsh``, ``slogdet``, ``logdet``).  Other TF1 names (``lu``, ``expm``, ``sqrtm``,
-``pinv``...) raise ``UnsupportedTF1Error`` naming them."""
+``eigvalsh``, ``slogdet``, ``logdet``); ``lu`` and TF's compositions over it
+(``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``) of ``ops/linalg_lu.py``.
+Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
 from .ops.einsum import einsum
@@ -13,6 +14,7 @@ from .ops.linalg import diag as tensor_diag
 from .ops.linalg import matmul, matrix_determinant as det, tensordot
 from .ops.linalg_factor import cholesky, logdet, qr, self_adjoint_eig as eigh
 from .ops.linalg_factor import self_adjoint_eigvals as eigvalsh, slogdet, svd
+from .ops.linalg_lu import lu, lu_matrix_inverse, lu_reconstruct, lu_solve
 from .ops.linalg_solve import cholesky_solve, matrix_inverse as inv, matrix_solve as solve
 from .ops.linalg_solve import matrix_solve_ls as lstsq
 from .ops.linalg_solve import matrix_triangular_solve as triangular_solve
@@ -36,7 +38,8 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "tensordot", "einsum", "det", "l2_normalize", "global_norm", "diag", "diag_part",
            "tensor_diag", "inv", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint",
-           "tensor_diag_part", "set_diag", "cross", "matvec", "normalize"]
+           "tensor_diag_part", "set_diag", "cross", "matvec", "normalize", "lu", "lu_solve",
+           "lu_reconstruct", "lu_matrix_inverse"]
 
 
 def __getattr__(name: str):

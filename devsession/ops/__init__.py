@@ -185,6 +185,7 @@ from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)
 from . import linalg_factor_grad, linalg_solve_grad  # noqa: F401,E402  (their gradients)
+from . import linalg_lu  # noqa: F401,E402  (Lu: registers; tf.linalg.lu, lu_solve...)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

@@ -1,0 +1,114 @@
+"""``tf.linalg.lu`` (TF's Lu op) and TF's compositions over it (``lu_solve``,
+``lu_reconstruct``, ``lu_matrix_inverse``) against the values TF 2.21 computed for the
+cases of tests/data/linalg_more_cases.py (recorded by make_linalg_more.py): the packed
+factors and permutation (Eigen's pivots, the first of equal magnitudes), batches, 1 x 1
+and empty matrices, float32, float64 and complex128, int32 and int64 permutations; TF's
+run-time InvalidArgumentErrors, build-time ValueErrors and TypeErrors, static shapes;
+Lu's missing gradient (TF registers none) and the compositions' gradients against finite
+differences.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import devsession as ds
+import linalg_more_cases as cases
+from devsession.kernels.reference.linalg_lu import lu_factor
+from test_linalg_ops import check_graph_gradient
+
+RECORDED = np.load(os.path.join(os.path.dirname(cases.__file__), "linalg_more.npz"))
+
+
+@pytest.fixture(scope="module")
+def values():
+    graph = ds.Graph()
+    with graph.as_default():
+        fetches = cases.build(ds)
+        with ds.Session(graph=graph) as sess:
+            return sess.run(fetches)
+
+
+def _parts(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+@pytest.mark.parametrize("name", sorted({k.split(":")[0] for k in RECORDED
+                                          if not k.startswith("error:")}))
+def test_values_are_tfs(values, name):
+    for k, got in enumerate(_parts(values[name])):
+        want = RECORDED[f"{name}:{k}"]
+        assert got.dtype == want.dtype, (name, k, got.dtype, want.dtype)
+        assert got.shape == want.shape, (name, k)
+        if want.dtype.kind in "iu":
+            np.testing.assert_array_equal(got, want)
+        else:
+            tol = 1e-5 if want.dtype in (np.float32, np.complex64) else 1e-10
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", sorted(cases.ERRORS))
+def test_run_time_errors_are_tfs(name):
+    graph = ds.Graph()
+    with graph.as_default():
+        fetch, feed = cases.build_error(ds, name)
+        with ds.Session(graph=graph) as sess, \
+                pytest.raises(ds.errors.InvalidArgumentError) as info:
+            sess.run(fetch, feed)
+    assert str(RECORDED[f"error:{name}"]) in str(info.value)
+    assert fetch[0].op.name in str(info.value)
+
+
+def test_float16_has_no_kernel_as_in_tf():
+    with ds.Graph().as_default(), ds.Session() as sess:
+        lu = ds.linalg.lu(ds.constant([[1.0, 2.0], [3.0, 4.0]], ds.float16))
+        with pytest.raises(ds.errors.InvalidArgumentError, match="No OpKernel.*T=DT_HALF"):
+            sess.run(lu)
+
+
+def test_static_shapes_and_build_errors():
+    with ds.Graph().as_default():
+        lu, p = ds.linalg.lu(ds.placeholder(ds.float32, [None, 5, 5]),
+                             output_idx_type=ds.int64)
+        assert lu.shape.as_list() == [None, 5, 5] and p.shape.as_list() == [None, 5]
+        assert p.dtype == ds.int64 and lu.op.type == "Lu"
+        assert lu.op.get_attr("output_idx_type") == ds.int64
+        unknown = ds.linalg.lu(ds.placeholder(ds.float64))
+        assert unknown.lu.shape.ndims is None and unknown.p.shape.ndims is None
+        with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+            ds.linalg.lu(ds.zeros([2, 3]))
+        with pytest.raises(ValueError, match="at least rank 2"):
+            ds.linalg.lu(ds.zeros([3]))
+        with pytest.raises(TypeError, match="int32 not in list of allowed values"):
+            ds.linalg.lu(ds.zeros([3, 3], ds.int32))
+        with pytest.raises(TypeError, match="output_idx_type"):
+            ds.linalg.lu(ds.zeros([3, 3]), output_idx_type=ds.float32)
+        square = ds.zeros([3, 3])
+        with pytest.raises(ValueError, match="rhs.shape"):
+            ds.linalg.lu_solve(square, ds.zeros([3], ds.int32), ds.zeros([2, 2]))
+        with pytest.raises(ValueError, match="Input `rhs` must have at least 2"):
+            ds.linalg.lu_solve(square, ds.zeros([3], ds.int32), ds.zeros([3]))
+        with pytest.raises(ValueError, match="must equal `rank\\(perm\\) \\+ 1`"):
+            ds.linalg.lu_reconstruct(square, ds.zeros([1, 3], ds.int32))
+        with pytest.raises(ValueError, match="`lower_upper` must be square"):
+            ds.linalg.lu_matrix_inverse(ds.zeros([3, 2]), ds.zeros([3], ds.int32))
+        with pytest.raises(ValueError, match="at least 2 dimensions"):
+            ds.linalg.lu_reconstruct(ds.zeros([3]), ds.zeros([], ds.int32))
+
+
+def test_lu_has_no_gradient_as_in_tf():
+    with ds.Graph().as_default():
+        a = ds.placeholder(ds.float64, [3, 3])
+        with pytest.raises(LookupError, match="Lu"):
+            ds.gradients(ds.reduce_sum(ds.linalg.lu(a).lu), a)
+
+
+def test_lu_solve_gradients_against_finite_differences():
+    lu, p = lu_factor(cases.INPUTS["batch"][0])             # [3, 4, 4], [3, 4]
+    p = p.astype(np.int32)
+    rhs = cases.INPUTS["rhs"][0]
+    check_graph_gradient(lambda f, r: ds.linalg.lu_solve(f, p, r), [lu, rhs])
+    check_graph_gradient(lambda f: ds.linalg.lu_reconstruct(f, p), [lu])
