@@ -1,5 +1,5 @@
-"""``group_by_window`` and ``bucket_by_sequence_length`` (``devsession/data/grouping.py``,
-``kernels/reference/dataset_grouping.py``) against TensorFlow 2.21's elements, order,
+"""``group_by_window``, ``bucket_by_sequence_length`` and ``group_by_reducer``
+(``devsession/data/grouping.py``, ``kernels/reference/dataset_grouping.py``) against TensorFlow 2.21's elements, order,
 static shapes and errors, recorded by tests/data/make_data_grouping.py."""
 
 from __future__ import annotations
@@ -44,6 +44,21 @@ def test_pipelines_are_tensorflows(name):
         got = [plain(v) for v in _window.values(ds, dataset)]
     expected = TF["pipelines"][name]["values"]
     assert close(got, expected), (got, expected)
+
+
+@pytest.mark.parametrize("name", sorted(TF["reducers"]))
+def test_group_by_reducer_is_tensorflows(name):
+    with ds.Graph().as_default():
+        dataset = _cases.reducers(ds)[name]
+        assert shapes(dataset) == TF["reducers"][name]["shapes"]
+        got = [plain(v) for v in _window.values(ds, dataset)]
+    expected = TF["reducers"][name]["values"]
+    assert close(got, expected), (got, expected)
+
+
+def test_a_reducer_keeps_its_functions():
+    reducer = ds.data.experimental.Reducer(abs, min, max)
+    assert (reducer.init_func, reducer.reduce_func, reducer.finalize_func) == (abs, min, max)
 
 
 def test_a_window_size_below_one_fails_the_get_next_as_tensorflows():

@@ -31,6 +31,7 @@ from . import grouping
 from .generator import generator_stage
 from .iterator import Iterator
 from .structure import ElementSpec, Structured
+from .structure import common_shape as _common_shape, lists_as_tuples as _lists_as_tuples
 from .window import Windows, stacked, window_stage
 
 __all__ = ["Dataset", "ElementSpec", "AUTOTUNE"]
@@ -540,13 +541,6 @@ def _shifted(stages, inputs_by: int, functions_by: int) -> list:
     return out
 
 
-def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
-    """The most specific shape both fit: equal dimensions kept, others unknown."""
-    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
-        return TensorShape(None)
-    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])
-
-
 def _flat_like(structure, value) -> list:
     """``value`` (shaped like ``structure``, or one leaf for a one-component element)
     flattened in ``structure``'s order; a leaf may be a list (a padded shape ``[None]``)."""
@@ -604,16 +598,6 @@ def _lists_as_leaves(value):
         items = [_lists_as_leaves(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     return _Leaf(value) if isinstance(value, list) else value
-
-
-def _lists_as_tuples(value):
-    if isinstance(value, list):
-        return tuple(_lists_as_tuples(v) for v in value)
-    if isinstance(value, dict):
-        return type(value)((k, _lists_as_tuples(v)) for k, v in value.items())
-    if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_lists_as_tuples(v) for v in value)
-    return value
 
 
 def _check_names(files: Tensor, where: str) -> None:

@@ -29,6 +29,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor
 from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
+from .grouping import Reducer, group_by_reducer
 from .readers import known_value
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
@@ -43,7 +44,8 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "enumerate_dataset", "get_single_element", "Counter", "take_while", "scan",
            "sample_from_datasets", "choose_from_datasets", "cardinality",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "prefetch_to_device",
-           "copy_to_device", "group_by_window", "bucket_by_sequence_length"]
+           "copy_to_device", "group_by_window", "bucket_by_sequence_length",
+           "group_by_reducer", "Reducer"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

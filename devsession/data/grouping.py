@@ -14,6 +14,13 @@ elements, which may differ in shape (sequences of different lengths), so it trav
 padded, with each element's shape, and ``reduce_func``'s window dataset cuts each
 element back (``kernels/reference/dataset_grouping.py``).
 
+``group_by_reducer(key_func, reducer)`` is a ``map`` putting each element's key and
+``reducer.init_func(key)`` before it, a ``group_by_reducer`` stage folding each element
+into its key's state with the traced ``reducer.reduce_func(state, element)`` (the
+initial state the first element's), giving each key's state once the input ends (by
+increasing key, TF's order), and a ``map`` of ``reducer.finalize_func``.  A state whose
+shape the reduce function changes is relaxed to the shape both fit, as TF's.
+
 ``bucket_by_sequence_length`` is TF's composition, with one difference of means: TF
 batches a window with its bucket's batch size as a tensor, where devsession batches
 with the largest of the sizes (a window never holds more than its bucket's size, so the
@@ -28,14 +35,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, control_dependencies, convert_to_tensor
+from ..function_graph import FunctionGraph
+from ..graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from ..ops import (assert_less, cast, constant, equal, gather, less, less_equal,
                    logical_and, nest, pad, reduce_min, shape, stack, where)
 from ..tensor_shape import TensorShape
-from .structure import ElementSpec
+from .structure import ElementSpec, common_shape, lists_as_tuples
 from .window import stacked
 
-__all__ = ["keyed", "GroupedWindows", "reduced", "bucket_by_sequence_length"]
+__all__ = ["keyed", "GroupedWindows", "reduced", "bucket_by_sequence_length",
+           "Reducer", "group_by_reducer"]
 
 
 def keyed(dataset, key_func, window_size=None, window_size_func=None):
@@ -191,3 +200,97 @@ def _unknown_dims(padded_shape) -> list:
     for an unknown dimension) are unknown, the ones padded to the boundary."""
     dims = padded_shape.dims if isinstance(padded_shape, TensorShape) else padded_shape
     return [d is None or int(d) < 0 for d in dims]
+
+
+# --- group_by_reducer ---------------------------------------------------------------------
+
+class Reducer:
+    """TF's ``tf.data.experimental.Reducer``: ``init_func(key)`` makes a key's first
+    state, ``reduce_func(state, element)`` the next, ``finalize_func(state)`` the
+    element the state gives (a tuple state's items as its arguments)."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self._init_func = init_func
+        self._reduce_func = reduce_func
+        self._finalize_func = finalize_func
+
+    @property
+    def init_func(self):
+        return self._init_func
+
+    @property
+    def reduce_func(self):
+        return self._reduce_func
+
+    @property
+    def finalize_func(self):
+        return self._finalize_func
+
+
+def group_by_reducer(key_func, reducer: Reducer):
+    """TF's ``tf.data.experimental.group_by_reducer``, for ``apply``: one element per
+    key, ``reducer``'s fold of that key's elements (see the module docstring).  Raises
+    TF's ``ValueError`` for a key that is not an int64 scalar and ``TypeError`` for a
+    reduce function whose state differs in structure or type from the initial one."""
+    return lambda dataset: _grouped_by_reducer(dataset, key_func, reducer)
+
+
+def _grouped_by_reducer(dataset, key_func, reducer: Reducer):
+    unpacked = type(dataset._structure) is tuple
+
+    def with_state(*args):
+        key = key_func(*args)
+        key = key if isinstance(key, Tensor) else convert_to_tensor(key)
+        if key.dtype != dtypes.int64 or not key.shape.is_compatible_with([]):
+            raise ValueError(f"Invalid `key_func`. Expected `key_func` to return a scalar "
+                             f"tf.int64 tensor, but instead `key_func` has output "
+                             f"types=<dtype: '{key.dtype.name}'> and "
+                             f"shapes={_shape_text(key.shape)}.")
+        return key, lists_as_tuples(reducer.init_func(key)), args if unpacked else args[0]
+
+    with_states = dataset.map(with_state)
+    state_structure = with_states._structure[1]
+    state_specs = nest.flatten(state_structure)
+    while True:
+        function, new_specs = _traced_reduce(dataset, reducer.reduce_func,
+                                             state_structure, state_specs)
+        relaxed = [ElementSpec(s.dtype, common_shape(s.shape, n.shape))
+                   for s, n in zip(state_specs, new_specs)]
+        if all(r.shape == s.shape for r, s in zip(relaxed, state_specs)):
+            break
+        state_specs = relaxed
+    structure = nest.pack_sequence_as(state_structure, state_specs)
+    folded = with_states._then_function("group_by_reducer", function, structure)
+    stage = {**folded._stages[-1], "num_state": len(state_specs)}
+    folded = type(folded)(folded._graph, folded._stages[:-1] + (stage,), folded._inputs,
+                          folded._functions, structure, folded._control)
+    return folded.map(reducer.finalize_func)
+
+
+def _traced_reduce(dataset, reduce_func, state_structure, state_specs):
+    """``reduce_func`` traced over a state of ``state_specs`` and an element: (the
+    function, its new state's specs), checked against the state as TF checks it."""
+    graph = dataset._graph
+    function = FunctionGraph(graph.unique_name("Dataset_group_by_reducer"), graph)
+    with function.as_default(), name_scope(None):
+        args = [function.add_input(s.dtype, s.shape, f"state{k}")
+                for k, s in enumerate(state_specs)]
+        args += [function.add_input(s.dtype, s.shape, f"arg{k}")
+                 for k, s in enumerate(dataset.flat_specs)]
+        state = nest.pack_sequence_as(state_structure, args[:len(state_specs)])
+        element = dataset._traced_element(args[len(state_specs):])
+        new_state = lists_as_tuples(reduce_func(state, element))
+        try:
+            nest.assert_same_structure(state, new_state)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"Invalid `reducer`. The structure of the new state must match "
+                            f"the initial state's ({e}).") from None
+        new = [convert_to_tensor(t) for t in nest.flatten(new_state)]
+        for before, after in zip(state_specs, new):
+            if before.dtype != after.dtype:
+                raise TypeError(f"Invalid `reducer`. The element types for the new state "
+                                f"<dtype: '{after.dtype.name}'> do not match the element "
+                                f"types of the old state <dtype: '{before.dtype.name}'>.")
+        function.outputs = [function.capture(t) for t in new]
+    return function, [ElementSpec(t.dtype, t.shape) for t in new]
+

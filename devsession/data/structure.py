@@ -7,7 +7,7 @@ from ..graph import Tensor
 from ..ops import nest
 from ..tensor_shape import TensorShape
 
-__all__ = ["ElementSpec", "Structured"]
+__all__ = ["ElementSpec", "Structured", "common_shape", "lists_as_tuples"]
 
 
 class ElementSpec:
@@ -40,3 +40,22 @@ class Structured:
     @property
     def output_classes(self):
         return nest.map_structure(lambda s: Tensor, self._structure)
+
+
+def lists_as_tuples(value):
+    """``value`` with its lists as tuples, as TF converts what a traced function returns."""
+    if isinstance(value, list):
+        return tuple(lists_as_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return type(value)((k, lists_as_tuples(v)) for k, v in value.items())
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(lists_as_tuples(v) for v in value)
+    return value
+
+
+def common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both fit: equal dimensions kept, others unknown (TF's
+    ``most_specific_compatible_shape``)."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.dims, b.dims)])

@@ -45,7 +45,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``single``        the upstream's only element (none or a second: InvalidArgumentError)
 ``group_by_window`` the windows of elements of one key, each padded, with the
                   elements' shapes; ``unpad``: padded components cut back to the
-                  shapes that follow them (``dataset_grouping.py``)
+                  shapes that follow them; ``group_by_reducer``: one state per key,
+                  folded by the traced ``fn`` (``dataset_grouping.py``)
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
@@ -78,7 +79,7 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
 
 from ..registry import HOST, register_kernel
 from .dataset_csv import csv_source
-from .dataset_grouping import group_by_window_stage, unpad_stage
+from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unpad_stage
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
@@ -518,7 +519,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "take_while": _take_while, "cache": _cache,
            "prefetch": _prefetch, "interleave": _interleave, "window": _window,
            "ignore_errors": _ignore_errors, "scan": _scan, "single": _single,
-           "group_by_window": group_by_window_stage, "unpad": unpad_stage}
+           "group_by_window": group_by_window_stage, "unpad": unpad_stage,
+           "group_by_reducer": group_by_reducer_stage}
 
 
 # --- the kernels ---------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """The grouping stages of a dataset pipeline (``kernels/reference/dataset.py`` runs
-it), behind ``group_by_window`` and ``bucket_by_sequence_length``
+it), behind ``group_by_window``, ``bucket_by_sequence_length`` and ``group_by_reducer``
 (``devsession/data/grouping.py``):
 
 ``group_by_window``  the upstream's elements are ``[key, window_size, components...]``
@@ -12,6 +12,12 @@ it), behind ``group_by_window`` and ``bucket_by_sequence_length``
                      elements' own shapes (an int64 ``[n, rank]`` per component).  Once
                      the input ends, the unfinished windows follow in increasing key
                      order, as TF's (a ``std::map``).
+``group_by_reducer`` the upstream's elements are ``[key, initial state..., components...]``
+                     (a map of the traced key and init functions put the first ones
+                     there): the traced ``fn`` folds each element into its key's state
+                     (``num_state`` tensors, the element's initial state for a new key);
+                     once the input ends, each key's state is an element, by increasing
+                     key as TF's.
 ``unpad``            each element ``[padded..., shapes...]`` as its padded components cut
                      back to their shapes: over the slices of a window, the window
                      dataset ``reduce_func`` receives.
@@ -27,7 +33,7 @@ import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
-__all__ = ["group_by_window_stage", "unpad_stage"]
+__all__ = ["group_by_window_stage", "group_by_reducer_stage", "unpad_stage"]
 
 
 def group_by_window_stage(node, stage, upstream, _, __):
@@ -50,6 +56,21 @@ def group_by_window_stage(node, stage, upstream, _, __):
         for key in sorted(groups):
             yield _window(node, key, groups[key])
     return windows
+
+
+def group_by_reducer_stage(node, stage, upstream, captured, functions):
+    reduce, count = functions[stage["fn"]], stage["num_state"]
+
+    def reduced():
+        states: dict[int, list] = {}
+        for element in upstream():
+            key = _scalar(node, element[0], "key_func")
+            state = states.get(key, element[1:1 + count])
+            states[key] = [np.asarray(v) for v in reduce(state + element[1 + count:] +
+                                                         captured)]
+        for key in sorted(states):
+            yield states[key]
+    return reduced
 
 
 def _scalar(node, value, function: str) -> int:

@@ -70,6 +70,31 @@ def pipelines(tf) -> dict:
     }
 
 
+def reducers(tf) -> dict:
+    """{name: a group_by_reducer dataset whose elements and output_shapes both sides
+    read}."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    r = Dataset.range
+    total = E.Reducer(lambda k: np.int64(0), lambda s, x: s + x, lambda s: s)
+    mean = E.Reducer(lambda k: (0.0, 0.0),
+                     lambda s, e: (s[0] + e["v"], s[1] + 1.0),
+                     lambda t, n: t / n)
+    gather = E.Reducer(lambda k: tf.zeros([0], tf.int64),
+                       lambda s, x: tf.concat([s, [x * 10]], 0),
+                       lambda s: (s, tf.size(s)))
+    values = Dataset.from_tensor_slices({"k": np.array([3, 1, 3, 2, 1, 3], np.int64),
+                                         "v": np.array([1., 2., 3., 4., 5., 6.], np.float32)})
+    return {
+        "sum": r(10).apply(E.group_by_reducer(lambda x: 2 - x % 3, total)),
+        "mean_dict": values.apply(E.group_by_reducer(lambda e: e["k"], mean)),
+        "grow_state": r(9).apply(E.group_by_reducer(lambda x: x % 4, gather)),
+        "key_uses_state": r(6).apply(E.group_by_reducer(
+            lambda x: x // 2, E.Reducer(lambda k: k * 100, lambda s, x: s + x,
+                                        lambda s: s))),
+        "empty": r(0).apply(E.group_by_reducer(lambda x: x, total)),
+    }
+
+
 def run_errors(tf) -> dict:
     """{name: a dataset whose reading fails at run time}."""
     E, Dataset = tf.data.experimental, tf.data.Dataset
@@ -96,6 +121,12 @@ def build_errors(tf) -> dict:
             lambda x: tf.cast(x, tf.int32), lambda k, w: w, window_size=2)),
         "reduce_tensor": lambda: r(3).apply(E.group_by_window(
             lambda x: x, lambda k, w: k, window_size=2)),
+        "reducer_key_float": lambda: r(3).apply(E.group_by_reducer(
+            lambda x: tf.cast(x, tf.float32),
+            E.Reducer(lambda k: k, lambda s, x: s + x, lambda s: s))),
+        "reducer_state_type": lambda: r(3).apply(E.group_by_reducer(
+            lambda x: x, E.Reducer(lambda k: k, lambda s, x: tf.cast(s + x, tf.int32),
+                                   lambda s: s))),
         "bucket_sizes": lambda: r(3).map(tf.range).apply(E.bucket_by_sequence_length(
             lambda s: tf.shape(s)[0], [3, 5], [2, 2])),
     }

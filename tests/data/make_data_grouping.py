@@ -13,7 +13,7 @@ import json
 import os
 
 import tensorflow.compat.v1 as tf
-from data_grouping_cases import build_errors, pipelines, run_errors
+from data_grouping_cases import build_errors, pipelines, reducers, run_errors
 from window_cases import plain, values     # this script's folder
 
 tf.disable_v2_behavior()
@@ -28,13 +28,14 @@ def shapes(dataset):
 
 
 def main():
-    out = {"tensorflow": tf.__version__, "pipelines": {}, "run_errors": {},
+    out = {"tensorflow": tf.__version__, "pipelines": {}, "reducers": {}, "run_errors": {},
            "build_errors": {}}
-    for name in pipelines(tf):
-        with tf.Graph().as_default():
-            dataset = pipelines(tf)[name]
-            out["pipelines"][name] = {"values": [plain(v) for v in values(tf, dataset)],
-                                      "shapes": shapes(dataset)}
+    for group, cases in (("pipelines", pipelines), ("reducers", reducers)):
+        for name in cases(tf):
+            with tf.Graph().as_default():
+                dataset = cases(tf)[name]
+                out[group][name] = {"values": [plain(v) for v in values(tf, dataset)],
+                                    "shapes": shapes(dataset)}
     for name in run_errors(tf):
         with tf.Graph().as_default():
             try:
