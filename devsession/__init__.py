@@ -288,6 +288,9 @@ from .ops.space_depth import (batch_to_space, batch_to_space_nd,  # noqa: E402
 
 __all__ += ["multinomial", "batch_to_space", "batch_to_space_nd", "depth_to_space",
             "extract_image_patches", "space_to_batch", "space_to_batch_nd", "space_to_depth"]
+from .ops.with_space_to_batch import required_space_to_batch_paddings  # noqa: E402
+
+__all__ += ["required_space_to_batch_paddings"]
 
 from . import queues as queue  # noqa: E402  (tf.queue.*)
 from .queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,  # noqa: E402

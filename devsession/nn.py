@@ -102,8 +102,13 @@ __all__ += ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2
 # --- raw_rnn, the space-to-batch composites, the loss and CTC helpers ----------------------
 from .rnn_raw import raw_rnn  # noqa: E402
 from .rnn_state_saving import static_state_saving_rnn  # noqa: E402
+from .ops.with_space_to_batch import with_space_to_batch  # noqa: E402
+from .ops.ctc_labels import collapse_repeated, ctc_unique_labels  # noqa: E402
+from .ops.replica_losses import (compute_average_loss,  # noqa: E402
+                                 scale_regularization_loss)
 
-__all__ += ["raw_rnn", "static_state_saving_rnn"]
+__all__ += ["raw_rnn", "static_state_saving_rnn", "with_space_to_batch", "collapse_repeated",
+            "ctc_unique_labels", "compute_average_loss", "scale_regularization_loss"]
 
 
 def __getattr__(name: str):
