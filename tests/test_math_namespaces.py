@@ -41,7 +41,8 @@ def test_other_spellings():
     assert ds.random.uniform_candidate_sampler is ds.nn.uniform_candidate_sampler
 
 
-@pytest.mark.parametrize("namespace,name", [("random", "stateless_gamma"), ("random", "fold_in"),
+@pytest.mark.parametrize("namespace,name", [("random", "set_global_generator"),
+                                            ("random", "Algorithm"),
                                             ("linalg", "lu"), ("linalg", "expm"),
                                             ("debugging", "set_log_device_placement"),
                                             ("debugging", "assert_shapes")])

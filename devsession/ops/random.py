@@ -36,6 +36,7 @@ __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffl
            "set_random_seed", "get_seed", "categorical", "multinomial"]
 
 _DEFAULT_GRAPH_SEED = 87654321
+_MAX_INT32 = 2**31 - 1
 FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
 
 
@@ -146,8 +147,14 @@ def _seeds(seed) -> tuple[int, int]:
         return 0, 0
     if seed is None:
         seed = graph.version  # distinct per op, repeatable for the same graph
-    pair = int(graph.seed if graph.seed is not None else _DEFAULT_GRAPH_SEED), int(seed)
-    return (0, 2**31 - 1) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
+    pair = (_truncate(graph.seed) if graph.seed is not None else _DEFAULT_GRAPH_SEED,
+            _truncate(seed))
+    return (0, _MAX_INT32) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
+
+
+def _truncate(seed) -> int:
+    """TF's ``_truncate_seed``: a seed brought into int32's range, modulo 2**31 - 1."""
+    return int(seed) % _MAX_INT32
 
 
 def _is_tensor(value) -> bool:
