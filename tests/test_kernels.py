@@ -55,6 +55,7 @@ COVERED |= __import__("test_bucketize").COVERED  # Bucketize
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
+COVERED |= {"StatelessRandomPoisson"}  # test_stateless_poisson.py (TF's values)
 COVERED |= __import__("test_backprop_kernels").COVERED  # TF's gradient ops (ReluGrad...)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
@@ -323,7 +324,6 @@ LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupT
               "InitializeTableFromTextFileV2", "LookupTableFindV2", "LookupTableSizeV2",
               "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
 HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
-             "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
@@ -381,7 +381,6 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_math",  # test_sparse_slicing.py
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
-                     "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py

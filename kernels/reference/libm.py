@@ -1,4 +1,5 @@
-"""The C library's ``log``, ``sin`` and ``cos`` (float and double) over numpy arrays.
+"""The C library's ``log``, ``sin``, ``cos``, ``exp`` and ``lgamma`` (float and double) over
+numpy arrays.
 
 Why: TF's CPU kernels call them one value at a time (``logf``, ``sincosf``...), and the
 C library's results are not always the correctly rounded ones, nor numpy's (numpy's own
@@ -18,7 +19,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["log", "sin", "cos"]
+__all__ = ["log", "sin", "cos", "exp", "lgamma"]
 
 
 @functools.cache
@@ -61,3 +62,15 @@ def sin(x: np.ndarray) -> np.ndarray:
 
 def cos(x: np.ndarray) -> np.ndarray:
     return _apply("cos", np.cos, x)
+
+
+def exp(x: np.ndarray) -> np.ndarray:
+    """``expf``/``exp`` of each element (TF's Poisson sampler's ``exp(-rate)``)."""
+    return _apply("exp", np.exp, x)
+
+
+def lgamma(x: np.ndarray) -> np.ndarray:
+    """``lgammaf``/``lgamma`` of each element (TF's Poisson rejection test); without a C
+    library, ``math.lgamma`` stands in."""
+    import math
+    return _apply("lgamma", np.vectorize(math.lgamma, otypes=[np.float64]), x)
