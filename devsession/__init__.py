@@ -139,6 +139,9 @@ from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
 from .ops.serialization import (decode_json_example, parse_tensor,  # noqa: E402
                                 serialize_tensor)
 from .ops.edit_distance import edit_distance  # noqa: E402
+from .ops.session_ops import (delete_session_tensor, get_session_handle,  # noqa: E402
+                              get_session_tensor)
+__all__ += ["get_session_handle", "get_session_tensor", "delete_session_tensor"]
 from .ops.sparse_serialization import (deserialize_many_sparse,  # noqa: E402
                                        serialize_many_sparse, serialize_sparse)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402

@@ -30,6 +30,7 @@ class FetchMapper:
     def __init__(self, graph: Graph, fetches):
         self.tensors: list[Tensor] = []
         self.targets: list[Operation] = []
+        self.handles: list[int] = []    # of tensors: GetSessionHandle's, fetched as TensorHandles
         self._tensor_index: dict = {}
         self._target_set: set = set()
         self._template = self._resolve(graph, fetches)
@@ -53,6 +54,8 @@ class FetchMapper:
         if index is None:
             index = self._tensor_index[element] = len(self.tensors)
             self.tensors.append(element)
+            if element.op.type == "GetSessionHandle":
+                self.handles.append(index)
         return index
 
     def _resolve(self, graph: Graph, fetches):
@@ -87,7 +90,7 @@ def _fill(template, values, used: set):
         value = values[template]
         if getattr(value, "ndim", None) == 0:
             return fetched(value)
-        if template in used:
+        if template in used and hasattr(value, "copy"):     # (a TensorHandle has none)
             return value.copy()
         used.add(template)
         return value

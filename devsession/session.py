@@ -27,6 +27,7 @@ from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 from .runtime.deadline import Deadline
 from .sparse_tensor import SparseTensor
+from .tensor_handle import TensorHandle
 
 __all__ = ["BaseSession", "Session", "InteractiveSession", "get_default_session"]
 
@@ -210,7 +211,12 @@ class BaseSession:
         deadline = self._deadline(options)     # bounds preparing the step too
         step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets),
                              deadline.remaining() if deadline is not None else None)
-        return mapper.build(self._call_step(step, values, options, run_metadata, deadline))
+        out = self._call_step(step, values, options, run_metadata, deadline)
+        if mapper.handles:      # a GetSessionHandle's handle comes back as a TensorHandle
+            out = list(out)
+            for i in mapper.handles:
+                out[i] = TensorHandle(out[i][()], mapper.tensors[i].op.inputs[0].dtype, self)
+        return mapper.build(out)
 
     def make_callable(self, fetches, feed_list=None, accept_options: bool = False):
         """A function of the feeds (in ``feed_list`` order) that runs the fetches.
@@ -330,6 +336,8 @@ class BaseSession:
         tensors, values = [], []
         for key, value in (pair for item in feed_dict.items() for pair in expand_feed(*item)):
             tensor = self._feed_tensor(key)
+            if isinstance(value, TensorHandle):    # feeds the value it keeps, as TF's
+                value = value.eval()
             tensors.append(tensor)
             values.append(validate_feed(tensor, value))
         if len(set(tensors)) != len(tensors):

@@ -690,9 +690,11 @@ def ctc_ops(x):
 
 
 def framework_ops(x):
-    """One node of each op the gradient and framework utilities added, from float ``x``."""
+    """One node of each op the gradient and framework utilities added, and of the
+    persistent-tensor ops, from float ``x``."""
     return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x),
-            ds.print("x:", x, output_stream="file:///dev/null")]
+            ds.print("x:", x, output_stream="file:///dev/null"), ds.get_session_handle(x),
+            ds.get_session_tensor("h", ds.float32)[1], ds.delete_session_tensor("h")[1]]
 
 
 def array_manipulation_ops(x):

@@ -324,6 +324,7 @@ LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupT
               "InitializeTableFromTextFileV2", "LookupTableFindV2", "LookupTableSizeV2",
               "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
 HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
+             "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
@@ -381,6 +382,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_math",  # test_sparse_slicing.py
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
+                     "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py

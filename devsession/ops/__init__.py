@@ -180,6 +180,7 @@ from . import sparse_math, sparse_slicing  # noqa: F401,E402  (ds.sparse: concat
 from . import sparse_cross  # noqa: F401,E402  (ds.sparse.cross, cross_hashed; crossed_column)
 from . import sparse_serialization  # noqa: F401,E402  (serialize_sparse...: ds.io)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: registers; tf.edit_distance)
+from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: persistent tensors)
 from . import decode_csv, string_regex, string_split, strings  # noqa: F401,E402  (host)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)

@@ -117,6 +117,7 @@ from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: 
 from . import sparse_cross  # noqa: F401,E402  (SparseCross, V2, Hashed: HOST)
 from . import sparse_serialization  # noqa: F401,E402  (SerializeSparse...: HOST)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: HOST)
+from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
 from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
