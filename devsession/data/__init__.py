@@ -1,8 +1,9 @@
 """TF1's ``tf.data``: ``Dataset`` input pipelines and their ``Iterator``s, run inside a
 session on the host (``dataset.py``, ``iterator.py``; the ops: ``ops/dataset.py``), and
 the file readers ``TFRecordDataset``, ``TextLineDataset`` and ``FixedLengthRecordDataset``
-(``readers.py``), and ``experimental`` (``AUTOTUNE``, the CSV readers ``CsvDataset`` and
-``make_csv_dataset``: ``experimental.py``).
+(``readers.py``), ``Options`` and ``ThreadingOptions`` (``options.py``), and
+``experimental`` (``AUTOTUNE``, the CSV readers ``CsvDataset`` and ``make_csv_dataset``:
+``experimental.py``).
 
     dataset = ds.data.Dataset.from_tensor_slices((x_train, y_train)).shuffle(10000)
     images, labels = dataset.batch(128).repeat(5).make_one_shot_iterator().get_next()
@@ -20,6 +21,7 @@ from . import experimental
 from .dataset import Dataset
 from .iterator import Iterator, make_initializable_iterator, make_one_shot_iterator
 from .dataset import AUTOTUNE
+from .options import Options, ThreadingOptions
 from .readers import FixedLengthRecordDataset, TextLineDataset, TFRecordDataset
 from .transformations import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
 
@@ -27,7 +29,8 @@ __all__ = ["Dataset", "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDa
            "Iterator",
            "make_one_shot_iterator", "make_initializable_iterator",
            "get_output_types", "get_output_shapes", "get_output_classes", "experimental",
-           "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+           "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Options",
+           "ThreadingOptions"]
 
 
 def get_output_types(dataset_or_iterator):

@@ -30,6 +30,7 @@ from ..tensor_shape import TensorShape
 from . import grouping
 from .generator import generator_stage
 from .iterator import Iterator
+from .options import Options, merge_options
 from .structure import ElementSpec, Structured
 from .structure import common_shape as _common_shape, lists_as_tuples as _lists_as_tuples
 from .window import Windows, stacked, window_stage
@@ -367,6 +368,32 @@ class Dataset(Structured):
                        self._functions + (serialize(function),), structure,
                        self._control + tuple(function.control_captures))
 
+    def unique(self) -> "Dataset":
+        """The elements not seen before, in their first order; TF's ``TypeError`` for
+        components other than int32, int64 or string."""
+        for spec in self.flat_specs:
+            if spec.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
+                raise TypeError(f"`tf.data.Dataset.unique` does not support type <dtype: "
+                                f"'{spec.dtype.name}'> -- only `tf.int32`, `tf.int64`, and "
+                                f"`tf.string` are supported.")
+        return self._then({"kind": "unique"})
+
+    def with_options(self, options) -> "Dataset":
+        """This dataset with ``options`` (a ``ds.data.Options``) merged into its
+        ``options()`` (``options.py``); the elements are unchanged."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Dataset.with_options takes a tf.data.Options, got "
+                            f"{type(options).__name__}.")
+        return self._then({"kind": "options", "options": options.to_dict()})
+
+    def options(self) -> Options:
+        """The options of every ``with_options`` this dataset and its inputs were
+        given, merged as TF merges them (the later wins); immutable."""
+        merged = merge_options(Options(), *[Options.from_dict(d)
+                                            for d in _options_of(self._stages)])
+        merged._set_mutable(False)
+        return merged
+
     def apply(self, transformation_func) -> "Dataset":
         """``transformation_func(self)``, which must return a Dataset."""
         result = transformation_func(self)
@@ -521,6 +548,16 @@ def _combined(kind: str, datasets: list, structure, **attrs) -> Dataset:
                          f"and filter functions.")
     return Dataset(datasets[0]._graph, [{"kind": kind, "branches": branches, **attrs}], inputs,
                    functions, structure, control)
+
+
+def _options_of(stages):
+    """The options dicts of the ``options`` stages of a pipeline and of its branches,
+    in the order TF merges them."""
+    for stage in stages:
+        for branch in stage.get("branches", ()):
+            yield from _options_of(branch)
+        if stage["kind"] == "options":
+            yield stage["options"]
 
 
 def _shifted(stages, inputs_by: int, functions_by: int) -> list:

@@ -30,14 +30,18 @@ from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
 from .grouping import Reducer, group_by_reducer
+from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
+                      DistributeOptions, ExternalStatePolicy, OptimizationOptions,
+                      ServiceOptions, ThreadingOptions)
 from .readers import known_value
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
-                              bucket_by_sequence_length, cardinality, choose_from_datasets,
-                              copy_to_device, enumerate_dataset, get_single_element,
+                              RandomDataset, assert_cardinality, bucket_by_sequence_length,
+                              cardinality, choose_from_datasets, copy_to_device,
+                              enumerate_dataset, from_list, get_single_element,
                               group_by_window, ignore_errors, map_and_batch,
                               parallel_interleave, prefetch_to_device, sample_from_datasets,
-                              scan, shuffle_and_repeat, take_while, unbatch)
+                              scan, shuffle_and_repeat, take_while, unbatch, unique)
 
 __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "map_and_batch", "parallel_interleave", "unbatch", "ignore_errors",
@@ -45,7 +49,10 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "sample_from_datasets", "choose_from_datasets", "cardinality",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "prefetch_to_device",
            "copy_to_device", "group_by_window", "bucket_by_sequence_length",
-           "group_by_reducer", "Reducer"]
+           "group_by_reducer", "Reducer", "unique", "assert_cardinality", "from_list",
+           "RandomDataset", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions",
+           "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
+           "ServiceOptions", "ThreadingOptions"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

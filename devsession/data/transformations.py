@@ -30,7 +30,8 @@ __all__ = ["shuffle_and_repeat", "map_and_batch", "parallel_interleave", "unbatc
            "take_while", "scan", "sample_from_datasets", "choose_from_datasets",
            "cardinality", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "prefetch_to_device", "copy_to_device", "group_by_window",
-           "bucket_by_sequence_length"]
+           "bucket_by_sequence_length", "unique", "assert_cardinality", "from_list",
+           "RandomDataset"]
 
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
@@ -81,6 +82,61 @@ def bucket_by_sequence_length(element_length_func, bucket_boundaries, bucket_bat
     return lambda dataset: dataset.bucket_by_sequence_length(
         element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes,
         padding_values, pad_to_bucket_boundary, no_padding, drop_remainder)
+
+
+def unique():
+    """``Dataset.unique`` for ``apply``."""
+    return lambda dataset: dataset.unique()
+
+
+def assert_cardinality(expected_cardinality):
+    """The elements, checked to be ``expected_cardinality`` many (a Python int or a
+    constant; ``INFINITE_CARDINALITY``: never ending): TF's
+    ``FailedPreconditionError`` at the first element past them, or at the end of too
+    few.  ``cardinality`` of the result is ``expected_cardinality``, as TF's."""
+    expected = _python_int(expected_cardinality, "assert_cardinality",
+                           minimum=INFINITE_CARDINALITY)
+    return lambda dataset: dataset._then({"kind": "assert_cardinality",
+                                          "expected": expected})
+
+
+def from_list(elements) -> Dataset:
+    """The items of the list ``elements`` one by one, each a nest of tensors of one
+    structure and dtypes (their shapes may differ: the dataset's is the most specific
+    shape all fit).  Raises TF's ``ValueError`` for an empty list or another type."""
+    if not isinstance(elements, list):
+        raise ValueError("Invalid `elements`. `elements` must be a list.")
+    if not elements:
+        raise ValueError("Invalid `elements`. `elements` should not be empty. If you want "
+                         "an empty dataset, use `tf.data.Dataset.range(0)`.")
+    single = [Dataset.from_tensors(e) for e in elements]
+    first = single[0]
+    specs = first.flat_specs
+    for other in single[1:]:
+        nest.assert_same_structure(first._structure, other._structure)
+        for k, (mine, theirs) in enumerate(zip(specs, other.flat_specs)):
+            if mine.dtype != theirs.dtype:
+                raise TypeError(f"from_list: component {k} is {mine.dtype.name} in the "
+                                f"first element and {theirs.dtype.name} in another.")
+            specs[k] = ElementSpec(mine.dtype, _common_shape(mine.shape, theirs.shape))
+    inputs = [t for d in single for t in d._inputs]
+    stage = {"kind": "list", "inputs": [0, len(inputs)], "num_components": len(specs)}
+    return Dataset(first._graph, [stage], inputs, (),
+                   nest.pack_sequence_as(first._structure, specs))
+
+
+def RandomDataset(seed=None) -> Dataset:  # noqa: N802
+    """int64 scalars drawn uniformly from all int64 values, forever; seeded by ``seed``
+    and the graph seed as ``shuffle`` (the same sequence in each session for a seed;
+    numpy's sequence, not TF's)."""
+    from ..graph import get_default_graph
+    from ..ops.random import _seeds
+
+    graph = get_default_graph()
+    with graph.as_default():
+        seeds = list(_seeds(seed))
+    return Dataset(graph, [{"kind": "random", "seeds": seeds}], (), (),
+                   ElementSpec(dtypes.int64, []))
 
 
 def enumerate_dataset(start=0):
@@ -217,7 +273,7 @@ def cardinality(dataset: Dataset):
 
 
 _INF, _UNKNOWN = INFINITE_CARDINALITY, UNKNOWN_CARDINALITY
-_SAME = {"shuffle", "cache", "prefetch", "scan"}   # TF1's map: unknown, as TF's v1 map
+_SAME = {"shuffle", "cache", "prefetch", "scan", "options"}   # TF1's map: unknown, as TF's v1 map
 _ENDLESS = (np.iinfo(np.int64).max, np.iinfo(np.int64).min)    # Counter's range
 
 
@@ -230,6 +286,12 @@ def _count(stages, inputs) -> int:
                 len(range(stage["start"], stage["stop"], stage["step"]))
         elif kind == "tensors":
             n = 1
+        elif kind == "list":
+            n = (stage["inputs"][1] - stage["inputs"][0]) // stage["num_components"]
+        elif kind == "random":
+            n = _INF
+        elif kind == "assert_cardinality":
+            n = stage["expected"]
         elif kind == "slices":
             dims = inputs[stage["inputs"][0]].shape
             n = dims.dims[0] if dims.ndims and dims.dims[0] is not None else _UNKNOWN

@@ -12,9 +12,9 @@ the window datasets TF's function receives.  So TF's uses run as TF's::
     pairs.window(4).flat_map(lambda x, y: Dataset.zip((x.batch(4), y.batch(4))))
 
 Stages that pass elements through (``take``, ``skip``, ``shuffle``, ``repeat``,
-``shard``, ``cache``, ``prefetch``) keep the windows; anything else on them (``map``,
-``batch``, an iterator, ``zip``...) is a TypeError naming ``flat_map``.  The elements of
-one window must have one shape (they are stacked).
+``shard``, ``cache``, ``prefetch``, ``with_options``) keep the windows; anything else on
+them (``map``, ``batch``, an iterator, ``zip``...) is a TypeError naming ``flat_map``.
+The elements of one window must have one shape (they are stacked).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .structure import ElementSpec
 __all__ = ["window_stage", "stacked", "Windows"]
 
 # stages that never look inside an element: a dataset of windows stays one through them
-_PASSING = {"take", "skip", "shuffle", "repeat", "shard", "cache", "prefetch"}
+_PASSING = {"take", "skip", "shuffle", "repeat", "shard", "cache", "prefetch", "options"}
 
 
 def window_stage(size: int, shift: int, stride: int, drop_remainder) -> dict:

@@ -36,7 +36,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``unbatch``       each element's rows, one element each (first dimensions must agree)
 ``take_while``    the elements before the first the traced predicate rejects
 ``cache``         the first complete pass recorded in memory and replayed after it
-``prefetch``      nothing: elements are made when ``get_next`` asks for them
+``prefetch``      nothing: elements are made when ``get_next`` asks for them (``options``:
+                  ``with_options``' options, kept for ``Dataset.options()``, nothing too)
 ``ignore_errors`` the upstream's elements, skipping those whose making raised an error
                   (``map`` and ``filter`` go on past a failed element, as TF's)
 ``scan``          the traced ``fn`` on ``(state..., element...)``: its first
@@ -47,6 +48,9 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   elements' shapes; ``unpad``: padded components cut back to the
                   shapes that follow them; ``group_by_reducer``: one state per key,
                   folded by the traced ``fn`` (``dataset_grouping.py``)
+``unique``        the elements not seen before; ``assert_cardinality``: the elements,
+                  checked to be ``expected`` many; ``list`` and ``random``: sources
+                  (``dataset_checks.py``)
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
@@ -78,6 +82,8 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
                                OpError, OutOfRangeError)
 
 from ..registry import HOST, register_kernel
+from .dataset_checks import (assert_cardinality_stage, list_source, random_source,
+                             unique_stage)
 from .dataset_csv import csv_source
 from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unpad_stage
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
@@ -233,7 +239,7 @@ _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
             "fixed_length": fixed_length_source, "csv": csv_source,
             "generator": generator_source, "list_files": list_files_source,
-            "categorical": _categorical}
+            "categorical": _categorical, "list": list_source, "random": random_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated, "choose": _chosen}
 
 
@@ -512,7 +518,7 @@ def _interleave(node, stage, upstream, captured, functions):
 
 
 # Stages that never look inside an element, so they pass row numbers through.
-_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "shard", "prefetch"}
+_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "shard", "prefetch", "options"}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "padded_batch": _padded_batch, "unbatch": _unbatch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
@@ -520,7 +526,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "prefetch": _prefetch, "interleave": _interleave, "window": _window,
            "ignore_errors": _ignore_errors, "scan": _scan, "single": _single,
            "group_by_window": group_by_window_stage, "unpad": unpad_stage,
-           "group_by_reducer": group_by_reducer_stage}
+           "group_by_reducer": group_by_reducer_stage, "unique": unique_stage,
+           "assert_cardinality": assert_cardinality_stage, "options": _prefetch}
 
 
 # --- the kernels ---------------------------------------------------------------------------------

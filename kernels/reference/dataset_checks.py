@@ -1,0 +1,81 @@
+"""More stages of a dataset pipeline (``kernels/reference/dataset.py`` runs it), behind
+``tf.data.experimental``'s ``unique``, ``assert_cardinality``, ``from_list`` and
+``RandomDataset`` (``devsession/data/transformations.py``):
+
+``unique``              the elements not seen before (one int32, int64 or string
+                        component), in their first order
+``assert_cardinality``  the elements, checked to be ``expected`` many (-1: never
+                        ending): TF's ``FailedPreconditionError`` at the first element
+                        past them, or at the end of too few
+``list``                a source: the inputs in groups of ``num_components``, one
+                        element each (the elements may differ in shape)
+``random``              a source: int64 scalars drawn uniformly from all int64 values
+                        forever, seeded as ``shuffle`` (numpy's sequence, not TF's)
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from devsession.errors import FailedPreconditionError, InvalidArgumentError
+
+__all__ = ["unique_stage", "assert_cardinality_stage", "list_source", "random_source"]
+
+
+def unique_stage(node, stage, upstream, _, __):
+    def unique():
+        seen = set()
+        for element in upstream():
+            if len(element) != 1:
+                raise InvalidArgumentError("UniqueDataset only supports inputs with a "
+                                           "single component.", node.name)
+            value = element[0]
+            key = (value.shape, value.tobytes() if value.dtype != object
+                   else tuple(value.reshape(-1).tolist()))
+            if key not in seen:
+                seen.add(key)
+                yield element
+    return unique
+
+
+def assert_cardinality_stage(node, stage, upstream, _, __):
+    expected = stage["expected"]
+
+    def _expected_text() -> str:
+        return "an infinite number of" if expected < 0 else str(expected)
+
+    def checked():
+        count = 0
+        for element in upstream():
+            count += 1
+            if 0 <= expected < count:
+                raise FailedPreconditionError(
+                    f"Input dataset was expected to contain {_expected_text()} elements "
+                    f"but contained at least {count} elements.", node.name)
+            yield element
+        if count != expected:
+            raise FailedPreconditionError(
+                f"Input dataset was expected to contain {_expected_text()} elements but "
+                f"contained only {count} elements.", node.name)
+    return checked
+
+
+def list_source(node, stage, inputs):
+    width = stage["num_components"]
+    elements = [inputs[i:i + width] for i in range(0, len(inputs), width)]
+    return lambda: ([v.copy() for v in element] for element in elements)
+
+
+def random_source(node, stage, _):
+    seeds = stage["seeds"]
+    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
+    info = np.iinfo(np.int64)
+
+    def draws():
+        rng = np.random.default_rng(base)
+        for _ in itertools.count():
+            for value in rng.integers(info.min, info.max, 1024, np.int64, endpoint=True):
+                yield [np.int64(value)]
+    return draws

@@ -1,0 +1,122 @@
+"""``unique``, ``assert_cardinality``, ``from_list`` and ``with_options`` /
+``options()`` cases tests/data/make_data_more.py records from TensorFlow and
+tests/test_data_more.py runs in devsession, written once against the TF1 module each is
+given (``tf``: ``tensorflow.compat.v1`` or ``devsession``).  Reading a dataset out:
+window_cases.values."""
+
+import numpy as np
+
+
+def pipelines(tf) -> dict:
+    """{name: a dataset whose elements (in order) and output_shapes both sides read}."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    words = Dataset.from_tensor_slices([b"b", b"a", b"b", b"c", b"a", b""])
+    return {
+        "unique_int64": Dataset.from_tensor_slices(
+            np.array([3, 1, 3, 2, 1, 3, 0], np.int64)).apply(E.unique()),
+        "unique_int32_method": Dataset.from_tensor_slices(
+            np.array([5, 5, -1, 5, 7], np.int32)).unique(),
+        "unique_strings": words.apply(E.unique()),
+        "unique_empty": Dataset.range(0).apply(E.unique()),
+        "assert_cardinality": Dataset.range(4).apply(E.assert_cardinality(4)),
+        "assert_cardinality_zero": Dataset.range(0).apply(E.assert_cardinality(0)),
+        "from_list_scalars": E.from_list([1, 2, 3]),
+        "from_list_tuples": E.from_list([(1, b"a"), (2, b"b")]),
+        "from_list_ragged": E.from_list([np.zeros([2], np.float32),
+                                         np.ones([3], np.float32)]),
+        "from_list_dicts": E.from_list([{"x": 1.5, "y": [1, 2]}, {"x": 2.5, "y": [3, 4]}]),
+        "with_options": Dataset.range(3).with_options(tf.data.Options()).map(
+            lambda x: x * 2),
+    }
+
+
+def cardinalities(tf) -> dict:
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    return {
+        "assert_cardinality": Dataset.range(4).filter(lambda x: x > 0).apply(
+            E.assert_cardinality(3)),
+        "assert_cardinality_batch": Dataset.range(9).filter(lambda x: x > 0).apply(
+            E.assert_cardinality(8)).batch(3),
+        "from_list": E.from_list([1, 2, 3, 4]),
+        "unique": Dataset.range(4).apply(E.unique()),
+        "with_options": Dataset.range(5).with_options(tf.data.Options()),
+    }
+
+
+def run_errors(tf) -> dict:
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    return {
+        "too_few": Dataset.range(2).apply(E.assert_cardinality(3)),
+        "too_many": Dataset.range(5).apply(E.assert_cardinality(3)),
+        "too_many_infinite": Dataset.range(5).apply(E.assert_cardinality(
+            E.INFINITE_CARDINALITY)),
+    }
+
+
+def build_errors(tf) -> dict:
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    return {
+        "unique_float": lambda: Dataset.from_tensor_slices([1.0, 2.0]).apply(E.unique()),
+        "from_list_empty": lambda: E.from_list([]),
+        "from_list_not_list": lambda: E.from_list((1, 2)),
+        "option_type": lambda: setattr(tf.data.Options().threading,
+                                       "private_threadpool_size", 1.5),
+        "option_unknown": lambda: setattr(tf.data.Options(), "nonexistent", 1),
+        "options_immutable": lambda: setattr(
+            Dataset.range(2).options(), "deterministic", False),
+    }
+
+
+def options(tf) -> dict:
+    """{name: a dataset whose options() both sides describe}."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    first = tf.data.Options()
+    first.experimental_optimization.map_parallelization = True
+    first.threading.private_threadpool_size = 4
+    first.experimental_distribute.auto_shard_policy = E.AutoShardPolicy.DATA
+    second = tf.data.Options()
+    second.experimental_deterministic = False
+    second.experimental_threading.private_threadpool_size = 8
+    second.autotune.cpu_budget = 2
+    third = tf.data.Options()
+    third.experimental_distribute.auto_shard_policy = E.AutoShardPolicy.OFF
+    third.experimental_slack = True
+    third.experimental_optimization.map_fusion = True
+    a = Dataset.range(3).with_options(first)
+    b = Dataset.range(4).with_options(third)
+    return {
+        "none": Dataset.range(3),
+        "one": a,
+        "merged": a.map(lambda x: x + 1).with_options(second),
+        "zip": Dataset.zip((a, b)),
+        "concatenate": b.concatenate(a).batch(2),
+        "through_interleave": a.interleave(lambda x: b, cycle_length=1),
+    }
+
+
+def described(options) -> dict:
+    """The options set to other than their defaults, by name (enums by name)."""
+    out = {}
+    default = type(options)()
+    for name in sorted(n for n in dir(type(options))
+                       if isinstance(getattr(type(options), n), property)):
+        if name.startswith("experimental_") and name[len("experimental_"):] in (
+                "deterministic", "threading"):
+            continue
+        value = getattr(options, name)
+        if hasattr(value, "_options"):
+            nested = described(value)
+            if nested:
+                out[name] = nested
+        elif value != getattr(default, name):
+            out[name] = value.name if hasattr(value, "name") else value
+    return out
+
+
+def jsonable(value):
+    """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,75 @@
+"""Records TensorFlow 2.21's ``unique``, ``assert_cardinality``, ``from_list`` and
+``with_options``/``options()`` (in TF1 graph mode) into tf_data_more.json, read by
+tests/test_data_more.py.  Run once, with TensorFlow:
+
+    /work/peers/bin/python tests/data/make_data_more.py
+
+The cases (tests/data/data_more_cases.py): each pipeline's elements and output_shapes,
+cardinalities, the class and text of run-time errors, the class and text of build-time
+errors, and each dataset's options() as the options it sets.
+"""
+
+import json
+import os
+
+import tensorflow.compat.v1 as tf
+from data_more_cases import build_errors, cardinalities, described, jsonable, options, \
+    pipelines, run_errors
+from window_cases import plain, values     # this script's folder
+
+tf.disable_v2_behavior()
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def shapes(dataset):
+    return plain(tf.nest.map_structure(
+        lambda s: s.as_list() if s.rank is not None else None,
+        tf.data.get_output_shapes(dataset)))
+
+
+def main():
+    out = {"tensorflow": tf.__version__, "pipelines": {}, "cardinality": {},
+           "run_errors": {}, "build_errors": {}, "options": {}}
+    for name in pipelines(tf):
+        with tf.Graph().as_default():
+            dataset = pipelines(tf)[name]
+            out["pipelines"][name] = {
+                "values": [jsonable(plain(v)) for v in values(tf, dataset)],
+                "shapes": shapes(dataset),
+                "types": plain(tf.nest.map_structure(lambda t: t.name,
+                                                     tf.data.get_output_types(dataset)))}
+    for name in cardinalities(tf):
+        with tf.Graph().as_default(), tf.Session() as sess:
+            dataset = cardinalities(tf)[name]
+            out["cardinality"][name] = int(sess.run(tf.data.experimental.cardinality(dataset)))
+    for name in run_errors(tf):
+        with tf.Graph().as_default():
+            dataset = run_errors(tf)[name]
+            got = []
+            element = tf.data.make_one_shot_iterator(dataset).get_next()
+            with tf.Session() as sess:
+                try:
+                    while True:
+                        got.append(int(sess.run(element)))
+                except tf.errors.OpError as e:
+                    out["run_errors"][name] = {"class": type(e).__name__,
+                                               "message": e.message,
+                                               "before": got}
+    for name in build_errors(tf):
+        with tf.Graph().as_default():
+            try:
+                build_errors(tf)[name]()
+                raise AssertionError(f"{name} did not fail")
+            except (ValueError, TypeError, AttributeError) as e:
+                out["build_errors"][name] = {"class": type(e).__name__, "message": str(e)}
+    for name in options(tf):
+        with tf.Graph().as_default():
+            out["options"][name] = described(options(tf)[name].options())
+    with open(os.path.join(HERE, "tf_data_more.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    print("wrote tf_data_more.json")
+
+
+if __name__ == "__main__":
+    main()

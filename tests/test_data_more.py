@@ -1,0 +1,128 @@
+"""``unique``, ``assert_cardinality``, ``from_list``, ``RandomDataset`` and
+``with_options`` / ``options()`` (``devsession/data/transformations.py``, ``options.py``,
+``kernels/reference/dataset_checks.py``) against TensorFlow 2.21's elements, static
+shapes, cardinalities, errors and merged options, recorded by
+tests/data/make_data_more.py."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import data_more_cases as _cases
+import devsession as ds
+import window_cases as _window
+from devsession.ops import nest
+
+E = ds.data.experimental
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+with open(os.path.join(DATA, "tf_data_more.json")) as _f:
+    TF = json.load(_f)
+
+
+def shapes(dataset):
+    return _window.plain(nest.map_structure(
+        lambda s: s.as_list() if s.ndims is not None else None,
+        ds.data.get_output_shapes(dataset)))
+
+
+@pytest.mark.parametrize("name", sorted(TF["pipelines"]))
+def test_pipelines_are_tensorflows(name):
+    expected = TF["pipelines"][name]
+    with ds.Graph().as_default():
+        dataset = _cases.pipelines(ds)[name]
+        assert shapes(dataset) == expected["shapes"]
+        types = nest.map_structure(lambda t: t.name, ds.data.get_output_types(dataset))
+        assert _window.plain(types) == expected["types"]
+        got = [_cases.jsonable(_window.plain(v)) for v in _window.values(ds, dataset)]
+    assert got == expected["values"]
+
+
+@pytest.mark.parametrize("name", sorted(TF["cardinality"]))
+def test_cardinality_is_tensorflows(name):
+    with ds.Graph().as_default(), ds.Session() as sess:
+        count = E.cardinality(_cases.cardinalities(ds)[name])
+        assert sess.run(count) == TF["cardinality"][name]
+
+
+@pytest.mark.parametrize("name", sorted(TF["run_errors"]))
+def test_a_wrong_cardinality_fails_as_tensorflows(name):
+    expected = TF["run_errors"][name]
+    got = []
+    with ds.Graph().as_default():
+        element = _cases.run_errors(ds)[name].make_one_shot_iterator().get_next()
+        with ds.Session() as sess, pytest.raises(ds.errors.OpError) as info:
+            while True:
+                got.append(int(sess.run(element)))
+    assert type(info.value).__name__ == expected["class"]
+    assert info.value.message in expected["message"]
+    assert got == expected["before"]
+
+
+@pytest.mark.parametrize("name", sorted(TF["build_errors"]))
+def test_build_errors_are_tensorflows(name):
+    expected = TF["build_errors"][name]
+    with ds.Graph().as_default(), pytest.raises((ValueError, TypeError, AttributeError)) \
+            as info:
+        _cases.build_errors(ds)[name]()
+    assert type(info.value).__name__ == expected["class"]
+    assert str(info.value) == expected["message"]
+
+
+@pytest.mark.parametrize("name", sorted(TF["options"]))
+def test_options_merge_as_tensorflows(name):
+    with ds.Graph().as_default():
+        assert _cases.described(_cases.options(ds)[name].options()) == TF["options"][name]
+
+
+def test_options_are_values_with_tensorflows_aliases_and_survive_a_graph_def():
+    options = ds.data.Options()
+    options.experimental_threading.private_threadpool_size = 3
+    options.experimental_deterministic = True
+    assert options.threading.private_threadpool_size == 3 and options.deterministic
+    other = ds.data.Options()
+    other.threading = ds.data.ThreadingOptions()
+    other.threading.private_threadpool_size = 3
+    other.deterministic = True
+    assert options == other and options != ds.data.Options()
+    assert options.merge(ds.data.Options()) == options
+    with ds.Graph().as_default() as graph:
+        dataset = ds.data.Dataset.range(2).with_options(options)
+        assert dataset.options() == options
+        element = dataset.make_one_shot_iterator().get_next()
+        graph_def = graph.as_graph_def()
+    with ds.Graph().as_default():
+        ds.import_graph_def(graph_def, name="")
+        with ds.Session() as sess:
+            assert [sess.run(element.name) for _ in range(2)] == [0, 1]
+    with pytest.raises(TypeError, match="tf.data.Options"):
+        ds.data.Dataset.range(2).with_options({"deterministic": False})
+
+
+def test_options_pass_through_windows():
+    options = ds.data.Options()
+    options.experimental_slack = True
+    with ds.Graph().as_default():
+        dataset = ds.data.Dataset.range(4).window(2).with_options(options)
+        assert dataset.options().experimental_slack
+        got = _window.values(ds, dataset.flat_map(lambda w: w.batch(2)))
+        assert [v.tolist() for v in got] == [[0, 1], [2, 3]]
+
+
+def test_random_dataset_is_seeded_and_spans_int64():
+    def draws(seed):
+        with ds.Graph().as_default():
+            element = E.RandomDataset(seed).take(200).batch(200) \
+                .make_one_shot_iterator().get_next()
+            with ds.Session() as sess:
+                return sess.run(element)
+    first, again, other = draws(7), draws(7), draws(8)
+    assert first.dtype == np.int64 and first.shape == (200,)
+    np.testing.assert_array_equal(first, again)
+    assert (first != other).any()
+    assert (first < 0).any() and (first > 0).any() and len(set(first.tolist())) == 200
+    with ds.Graph().as_default(), ds.Session() as sess:
+        assert sess.run(E.cardinality(E.RandomDataset(1))) == E.INFINITE_CARDINALITY
