@@ -246,10 +246,11 @@ from .ops.linalg_factor import (cholesky, qr, self_adjoint_eig,  # noqa: E402
                                 self_adjoint_eigvals, svd)
 from .ops.linalg_solve import (cholesky_solve, matrix_inverse, matrix_solve,  # noqa: E402
                                matrix_solve_ls, matrix_triangular_solve)
+from .ops.linalg_sqrtm import matrix_square_root  # noqa: E402
 
 __all__ += ["cholesky", "qr", "self_adjoint_eig", "self_adjoint_eigvals", "svd",
             "cholesky_solve", "matrix_inverse", "matrix_solve", "matrix_solve_ls",
-            "matrix_triangular_solve"]
+            "matrix_triangular_solve", "matrix_square_root"]
 
 from .ops import (Print, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
                   assert_less, assert_less_equal, assert_negative, assert_non_negative,

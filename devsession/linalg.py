@@ -5,7 +5,9 @@
 (``inv``, ``solve``, ``triangular_solve``, ``cholesky_solve``, ``lstsq``) and the
 decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eigh``,
 ``eigvalsh``, ``slogdet``, ``logdet``); ``lu`` and TF's compositions over it
-(``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``) of ``ops/linalg_lu.py``.
+(``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``) of ``ops/linalg_lu.py``;
+``sqrtm`` and ``logm`` (``ops/linalg_sqrtm.py``), and ``pinv``, ``matrix_rank`` and
+``expm`` as TF's compositions (``ops/linalg_functions.py``).
 Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
@@ -14,10 +16,12 @@ from .ops.linalg import diag as tensor_diag
 from .ops.linalg import matmul, matrix_determinant as det, tensordot
 from .ops.linalg_factor import cholesky, logdet, qr, self_adjoint_eig as eigh
 from .ops.linalg_factor import self_adjoint_eigvals as eigvalsh, slogdet, svd
+from .ops.linalg_functions import matrix_exponential as expm, matrix_rank, pinv
 from .ops.linalg_lu import lu, lu_matrix_inverse, lu_reconstruct, lu_solve
 from .ops.linalg_solve import cholesky_solve, matrix_inverse as inv, matrix_solve as solve
 from .ops.linalg_solve import matrix_solve_ls as lstsq
 from .ops.linalg_solve import matrix_triangular_solve as triangular_solve
+from .ops.linalg_sqrtm import matrix_logarithm as logm, matrix_square_root as sqrtm
 from .ops.matrix import eye, matrix_band_part as band_part, matrix_transpose, trace
 from .ops.diagonals import matrix_diag as diag, matrix_diag_part as diag_part
 from .ops.nn import l2_normalize
@@ -39,7 +43,8 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "tensor_diag", "inv", "solve", "triangular_solve", "cholesky", "cholesky_solve",
            "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint",
            "tensor_diag_part", "set_diag", "cross", "matvec", "normalize", "lu", "lu_solve",
-           "lu_reconstruct", "lu_matrix_inverse"]
+           "lu_reconstruct", "lu_matrix_inverse", "pinv", "matrix_rank", "expm", "sqrtm",
+           "logm"]
 
 
 def __getattr__(name: str):

@@ -331,7 +331,8 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, "EditDistance", *SPARSE_SERIALIZATION_OPS, "Lu", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
+             *SPARSE_OPS, "EditDistance", *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
+             "MatrixLogarithm", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -384,6 +385,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
                      "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
+                     "devsession.kernels.reference.linalg_sqrtm",  # these two
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py

@@ -112,3 +112,52 @@ def test_lu_solve_gradients_against_finite_differences():
     rhs = cases.INPUTS["rhs"][0]
     check_graph_gradient(lambda f, r: ds.linalg.lu_solve(f, p, r), [lu, rhs])
     check_graph_gradient(lambda f: ds.linalg.lu_reconstruct(f, p), [lu])
+
+
+def test_matrix_functions_build_errors_and_shapes():
+    with ds.Graph().as_default():
+        with pytest.raises(TypeError, match="float64 not in list of allowed values: "
+                                            "complex64, complex128"):
+            ds.linalg.logm(ds.zeros([2, 2], ds.float64))
+        with pytest.raises(TypeError, match="int32 not in list of allowed values"):
+            ds.linalg.sqrtm(ds.zeros([2, 2], ds.int32))
+        with pytest.raises(ValueError, match="Dimensions must be equal"):
+            ds.matrix_square_root(ds.zeros([2, 3]))
+        with pytest.raises(TypeError, match="Input `a` must have `float`-like `dtype`"):
+            ds.linalg.pinv(ds.zeros([2, 2], ds.int32))
+        with pytest.raises(ValueError, match="Input `a` must have at least 2 dimensions"):
+            ds.linalg.matrix_rank(ds.zeros([2]))
+        with pytest.raises(ValueError, match="tf.linalg.expm does not support"):
+            ds.linalg.expm(ds.zeros([2, 2], ds.int32))
+        assert ds.linalg.sqrtm(ds.placeholder(ds.float32, [None, 4, 4])).shape.as_list() \
+            == [None, 4, 4]
+        assert ds.linalg.pinv(ds.placeholder(ds.float32, [3, 5, 2])).shape.as_list() \
+            == [3, 2, 5]
+        assert ds.linalg.expm(ds.placeholder(ds.float64, [2, 3, 3])).shape.as_list() \
+            == [2, 3, 3]
+        assert ds.linalg.matrix_rank(ds.placeholder(ds.float64, [2, 3, 4])).dtype == ds.int32
+
+
+def test_matrix_functions_with_unknown_shapes():
+    x = ds.placeholder(ds.float64)
+    e, p, r = ds.linalg.expm(x), ds.linalg.pinv(x), ds.linalg.matrix_rank(x)
+    value = cases.INPUTS["expm"]
+    with ds.Session() as sess:
+        got = sess.run([e, p, r], {x: value})
+    np.testing.assert_allclose(got[0], RECORDED["expm:0"], rtol=1e-10)
+    np.testing.assert_allclose(got[1], np.linalg.pinv(value), rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(got[2], [3] * 5)
+
+
+def test_sqrtm_float16_has_no_kernel_as_in_tf():
+    with ds.Graph().as_default(), ds.Session() as sess:
+        root = ds.linalg.sqrtm(ds.constant([[4.0]], ds.float16))
+        with pytest.raises(ds.errors.InvalidArgumentError, match="No OpKernel.*T=DT_HALF"):
+            sess.run(root)
+
+
+def test_sqrtm_gradient_against_finite_differences():
+    from gradient_check import check_op_gradient
+
+    check_op_gradient(ds.linalg.sqrtm, [cases.INPUTS["spd"]], rtol=1e-5)
+    check_graph_gradient(ds.linalg.expm, [cases.INPUTS["expm"][1:4]])

@@ -187,6 +187,7 @@ from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; grad
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)
 from . import linalg_factor_grad, linalg_solve_grad  # noqa: F401,E402  (their gradients)
 from . import linalg_lu  # noqa: F401,E402  (Lu: registers; tf.linalg.lu, lu_solve...)
+from . import linalg_sqrtm, linalg_sqrtm_grad  # noqa: F401,E402  (sqrtm, logm; gradient)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

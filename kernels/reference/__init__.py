@@ -139,6 +139,7 @@ from . import file_io  # noqa: F401,E402  (ReadFile, WriteFile, MatchingFiles: H
 from . import image_files  # noqa: F401,E402  (DecodeJpeg, EncodePng...: HOST)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves: HOST)
 from . import linalg_lu  # noqa: F401,E402  (Lu: HOST)
+from . import linalg_sqrtm  # noqa: F401,E402  (MatrixSquareRoot, MatrixLogarithm: HOST)
 from . import special  # noqa: F401,E402  (the special functions: registers)
 from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)

@@ -29,7 +29,19 @@ INPUTS = {
     "rhs2": rng.standard_normal((4, 3)),
     "rhs_b": rng.standard_normal((5, 4, 2)),
     "perm_rhs": rng.standard_normal((3, 2)),
+    # expm: one matrix per Pade order of float64 (1-norms about 0.01 to 40, the last
+    # squared several times) and of float32
+    "expm": np.stack([rng.standard_normal((3, 3)) * s / 3 for s in
+                      (0.01, 0.2, 0.8, 1.8, 40.0)]),
+    "expm32": np.stack([rng.standard_normal((3, 3)) * s / 3 for s in
+                        (0.3, 1.5, 12.0)]).astype(np.float32),
+    "tall": rng.standard_normal((2, 5, 3)),
+    "rank_deficient": np.array([[1., 2, 3], [2, 4, 6], [1, 0, 1]]),
+    "spd": np.einsum("bij,bkj->bik", *[rng.standard_normal((2, 3, 3))] * 2) + np.eye(3),
+    "rotation": np.array([[0., -1], [1, 0]]),
+    "weights": rng.standard_normal((5, 3, 3)),
 }
+INPUTS["logm"] = INPUTS["spd"] + 1j * 0.3 * rng.standard_normal((2, 3, 3))
 
 
 def build(tf):
@@ -57,6 +69,47 @@ def build(tf):
     three_lu, three_p = tf.linalg.lu(c["ties"])
     out["lu_solve_ties"] = tf.linalg.lu_solve(three_lu, three_p, c["perm_rhs"])
     out["lu_reconstruct_ties"] = tf.linalg.lu_reconstruct(three_lu, three_p)
+    out.update(_functions(tf, c))
+    return out
+
+
+def _functions(tf, c):
+    """pinv, matrix_rank, expm, sqrtm, logm and the gradients TF gives them."""
+    out = {}
+    out["pinv"] = tf.linalg.pinv(c["tall"])
+    out["pinv_wide"] = tf.linalg.pinv(tf.linalg.matrix_transpose(c["tall"]))
+    out["pinv_deficient"] = tf.linalg.pinv(c["rank_deficient"])
+    out["pinv_rcond"] = tf.linalg.pinv(c["tall"], rcond=0.5)
+    out["pinv_f32"] = tf.linalg.pinv(tf.constant(INPUTS["tall"].astype(np.float32)))
+    out["matrix_rank"] = tf.linalg.matrix_rank(c["tall"])
+    out["matrix_rank_deficient"] = tf.linalg.matrix_rank(c["rank_deficient"])
+    out["matrix_rank_tol"] = tf.linalg.matrix_rank(c["tall"], tol=1.0)
+    out["expm"] = tf.linalg.expm(c["expm"])
+    out["expm32"] = tf.linalg.expm(tf.constant(INPUTS["expm32"]))
+    out["expm_one"] = tf.linalg.expm(c["one"])
+    out["expm_empty"] = tf.linalg.expm(c["empty"])
+    out["expm_batch"] = tf.linalg.expm(tf.reshape(c["expm"][:4], [2, 2, 3, 3]))
+    out["expm_inf"] = tf.linalg.expm(tf.constant([[[np.inf, 0.], [0, 1]], [[1, 0], [0, 1]]]))
+    out["sqrtm"] = tf.linalg.sqrtm(c["spd"])
+    out["sqrtm_rotation"] = tf.linalg.sqrtm(c["rotation"])
+    out["sqrtm_negative"] = tf.linalg.sqrtm(tf.constant([[-4., 0], [0, 9]]))
+    out["sqrtm_zero"] = tf.linalg.sqrtm(tf.zeros([2, 2], tf.float64))
+    out["sqrtm_f32"] = tf.linalg.sqrtm(tf.constant(INPUTS["spd"].astype(np.float32)))
+    out["sqrtm_complex"] = tf.linalg.sqrtm(c["logm"])
+    out["sqrtm_one"] = tf.linalg.sqrtm(tf.constant([[9.0]]))
+    out["sqrtm_empty"] = tf.linalg.sqrtm(c["empty"])
+    out["matrix_square_root"] = tf.matrix_square_root(c["spd"])
+    out["logm"] = tf.linalg.logm(c["logm"])
+    out["logm_negative"] = tf.linalg.logm(tf.constant([[-4. + 0j, 0], [0, 9]]))
+    out["logm_empty"] = tf.linalg.logm(tf.zeros([0, 2, 2], tf.complex64))
+    w = c["weights"]
+    x = c["expm"]
+    out["grad_expm"] = tf.gradients(tf.reduce_sum(w * tf.linalg.expm(x)), x)[0]
+    spd = c["spd"]
+    out["grad_sqrtm"] = tf.gradients(tf.reduce_sum(w[:2] * tf.linalg.sqrtm(spd)), spd)[0]
+    tall = c["tall"]
+    out["grad_pinv"] = tf.gradients(tf.reduce_sum(w[:2, :, :3] * tf.linalg.pinv(
+        tall)[..., :3]), tall)[0]
     return out
 
 
