@@ -146,8 +146,11 @@ from .ops.sparse_serialization import (deserialize_many_sparse,  # noqa: E402
                                        serialize_many_sparse, serialize_sparse)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402
                                 scatter_nd_update, scatter_sub, scatter_update)
+from .ops.state_scatter import (scatter_div, scatter_max, scatter_min,  # noqa: E402
+                                scatter_mul)
 from .ops.gather_nd import (scatter_nd, tensor_scatter_nd_add,  # noqa: E402
                             tensor_scatter_nd_sub, tensor_scatter_nd_update)
+from .ops.gather_nd import tensor_scatter_nd_max, tensor_scatter_nd_min  # noqa: E402
 from .ops.gather_options import gather, gather_nd  # noqa: E402  (batch_dims too)
 
 initialize_all_variables = global_variables_initializer   # TF1's older names
@@ -188,6 +191,8 @@ __all__ += [
     "tensor_scatter_nd_sub", "tensor_scatter_update", "tensor_scatter_add",
     "tensor_scatter_sub", "py_func", "numpy_function", "scatter_update", "scatter_add",
     "scatter_sub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub", "map_fn", "scan",
+    "scatter_mul", "scatter_div", "scatter_min", "scatter_max", "tensor_scatter_nd_min",
+    "tensor_scatter_nd_max",
     "foldl", "foldr", "einsum", "random_crop", "io", "python_io", "read_file", "write_file",
     "matching_files",
     "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature",

@@ -615,6 +615,7 @@ def tf1_surface_ops(x):
         ds.cumsum(x, 1), ds.cumprod(x), ds.gather_nd(x, [[0, 1]]),
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
+        ds.tensor_scatter_nd_min(x, [[0]], x[:1]), ds.tensor_scatter_nd_max(x, [[0]], x[:1]),
         *_dataset_ops(x), *_queue_ops(x), *_accumulator_ops(x), *_lookup_ops(x),
         ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),
@@ -941,7 +942,9 @@ def tf1_math_names_ops(x):
 def _variable_scatters(x) -> list:
     w = ds.Variable(np.zeros((2, 2), np.float32), name="scattered")
     rows = [build(w, [0], x[:1]) for build in (ds.scatter_update, ds.scatter_add,
-                                                 ds.scatter_sub)]
+                                                 ds.scatter_sub, ds.scatter_mul,
+                                                 ds.scatter_div, ds.scatter_min,
+                                                 ds.scatter_max)]
     points = [build(w, [[0, 1]], [1.0]) for build in (ds.scatter_nd_update, ds.scatter_nd_add,
                                                        ds.scatter_nd_sub)]
     return rows + points

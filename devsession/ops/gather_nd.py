@@ -1,5 +1,6 @@
-"""Indexing by coordinate tuples: GatherNd, ScatterNd and TensorScatterUpdate/Add/Sub
-(``gather_nd``, ``scatter_nd``, ``tensor_scatter_nd_update/add/sub``), TF's op types.
+"""Indexing by coordinate tuples: GatherNd, ScatterNd and TensorScatterUpdate/Add/Sub/
+Min/Max (``gather_nd``, ``scatter_nd``, ``tensor_scatter_nd_update/add/sub/min/max``), TF's
+op types.
 
 The last axis of ``indices`` (length ``K``) holds coordinates into the first ``K``
 dimensions of a tensor; each coordinate picks a *slice* of the remaining dimensions:
@@ -10,7 +11,8 @@ dimensions of a tensor; each coordinate picks a *slice* of the remaining dimensi
   repeated coordinates sum (the gradient of GatherNd; ``shape`` is a host input).
 * ``TensorScatterUpdate/Add/Sub(tensor, indices, updates)``: a copy of ``tensor`` with
   the slices replaced, added or subtracted (a repeated coordinate of Update keeps one
-  of its updates, which one is unspecified, as in TF).
+  of its updates, which one is unspecified, as in TF); Min and Max keep the smaller or
+  larger of the tensor's element and every update to it (real dtypes, as TF's).
 
 A coordinate outside the tensor is an ``InvalidArgumentError`` naming the node and the
 coordinate, on every device (TF's GPU kernels would silently drop or zero it).  Static
@@ -32,10 +34,12 @@ from .elementwise import cast
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_update", "tensor_scatter_nd_add",
-           "tensor_scatter_nd_sub", "TENSOR_SCATTERS", "coordinate_depth", "sliced_shape",
+           "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
+           "TENSOR_SCATTERS", "TENSOR_SCATTER_EXTREMES", "coordinate_depth", "sliced_shape",
            "check_updates"]
 
 TENSOR_SCATTERS = ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
+TENSOR_SCATTER_EXTREMES = ("TensorScatterMin", "TensorScatterMax")
 
 
 def coordinate_depth(indices, rank, node: str, what: str):
@@ -95,8 +99,18 @@ def _tensor_scatter(inputs, attrs, node):
 
 register_op(OpDef("GatherNd", _gather_nd, 2))
 register_op(OpDef("ScatterNd", _scatter_nd, 3, host_inputs=(2,)))
+def _tensor_scatter_extreme(inputs, attrs, node):
+    if inputs[0].dtype.is_complex or inputs[0].dtype in (dtypes.bool_, dtypes.string):
+        raise TypeError(f"Value passed to parameter 'tensor' has DataType "
+                        f"{inputs[0].dtype.name} not in list of allowed values (node "
+                        f"'{node}'): real number types.")
+    return _tensor_scatter(inputs, attrs, node)
+
+
 for _op in TENSOR_SCATTERS:
     register_op(OpDef(_op, _tensor_scatter, 3))
+for _op in TENSOR_SCATTER_EXTREMES:
+    register_op(OpDef(_op, _tensor_scatter_extreme, 3))
 
 
 def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
@@ -142,3 +156,7 @@ tensor_scatter_nd_add = _tensor_scatter_builder("TensorScatterAdd", "tensor_scat
                                                 "added")
 tensor_scatter_nd_sub = _tensor_scatter_builder("TensorScatterSub", "tensor_scatter_nd_sub",
                                                 "subtracted")
+tensor_scatter_nd_min = _tensor_scatter_builder("TensorScatterMin", "tensor_scatter_nd_min",
+                                                "taken where smaller")
+tensor_scatter_nd_max = _tensor_scatter_builder("TensorScatterMax", "tensor_scatter_nd_max",
+                                                "taken where larger")

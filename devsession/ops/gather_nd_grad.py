@@ -8,6 +8,9 @@
   ``GatherNd(dy, indices)`` (negated for Sub).
 * TensorScatterUpdate: the overwritten slices of the tensor get no gradient (``dy``
   with zeros written at the coordinates); the updates get ``GatherNd(dy, indices)``.
+* TensorScatterMin/Max: ``dy`` goes to whichever of the tensor's element and its
+  updates equal the output, split evenly among ties (TF's
+  ``_TensorScatterMinOrMaxGrad``).
 
 Indices and shapes get none.  Checked against finite differences in
 tests/test_gather_nd.py.
@@ -18,8 +21,8 @@ from __future__ import annotations
 from ..graph import convert_to_tensor
 from .array_fill import shape, zeros_like
 from .common import make_op
-from .elementwise import negative
-from .gather_nd import TENSOR_SCATTERS
+from .elementwise import cast, divide, equal, multiply, negative
+from .gather_nd import TENSOR_SCATTER_EXTREMES, TENSOR_SCATTERS
 from .registry import register_gradient
 
 __all__: list = []
@@ -58,3 +61,21 @@ def _tensor_scatter_grad(op, dy):
 
 for _op in TENSOR_SCATTERS:
     register_gradient(_op)(_tensor_scatter_grad)
+
+
+def _tensor_scatter_extreme_grad(op, dy):
+    """TF's: indicators of which of the tensor (``x``) and the updates (``y``) equal the
+    output; each element's ``dy`` divided by how many of them did."""
+    x, indices, y = op.inputs
+    output = op.outputs[0]
+    x_indicators = cast(equal(x, output), dy.dtype)
+    y_indicators = cast(equal(y, _gathered(output, indices)), dy.dtype)
+    dims = shape(x, out_type=indices.dtype)
+    indicators = x_indicators + make_op("ScatterNd", [indices, y_indicators, dims])
+    x_grad = divide(multiply(dy, x_indicators), indicators)
+    y_grad = multiply(_gathered(divide(dy, indicators), indices), y_indicators)
+    return [x_grad, None, y_grad]
+
+
+for _op in TENSOR_SCATTER_EXTREMES:
+    register_gradient(_op)(_tensor_scatter_extreme_grad)

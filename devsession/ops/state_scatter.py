@@ -1,14 +1,18 @@
 """Sparse updates of a variable in place: TF1's ``scatter_update``, ``scatter_add``,
-``scatter_sub`` (op types ScatterUpdate/Add/Sub: rows of the variable named by
-``indices`` along its first dimension) and ``scatter_nd_update/add/sub``
+``scatter_sub``, ``scatter_mul``, ``scatter_div``, ``scatter_min``, ``scatter_max`` (op
+types ScatterUpdate/Add/Sub/Mul/Div/Min/Max: rows of the variable named by ``indices``
+along its first dimension) and ``scatter_nd_update/add/sub``
 (ScatterNdUpdate/Add/Sub: coordinate tuples, as ``gather_nd.py``'s ops read them).
 
 ``ref`` is the variable (a ref input, as Assign's), ``updates`` has the shape
 ``indices.shape + ref.shape[1:]`` (``indices.shape[:-1] + ref.shape[K:]`` for the Nd
 forms); fetching the op gives the variable's new value.  Repeated indices add up for
-Add and Sub; for Update one of them wins (which one is unspecified, as in TF).  An index
-outside the variable is an ``InvalidArgumentError`` naming the node, and the variable is
-left unchanged.  Not differentiable, as in TF.  Kernels: ``kernels/reference/state.py``
+Add and Sub (multiply for Mul, divide in turn for Div: integers truncated toward zero as
+C++'s, min and max for Min and Max); for Update one of them wins (which one is
+unspecified, as in TF).  Mul and Div take TF's number types, Min and Max its real ones (a
+TypeError when built otherwise).  An index outside the variable is an
+``InvalidArgumentError`` naming the node, and the variable is left unchanged (TF's CPU
+kernels of Mul, Div, Min and Max have already changed the rows before the bad one).  Not differentiable, as in TF.  Kernels: ``kernels/reference/state.py``
 (the host's) and ``kernels/cuda/state.py``.
 """
 
@@ -24,11 +28,17 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 from .sequence import range as range_
 from .state import variable_ref
 
-__all__ = ["scatter_update", "scatter_add", "scatter_sub", "scatter_nd_update",
+__all__ = ["scatter_update", "scatter_add", "scatter_sub", "scatter_mul", "scatter_div",
+           "scatter_min", "scatter_max", "scatter_nd_update",
            "scatter_nd_add", "scatter_nd_sub", "batch_scatter_update", "ROW_SCATTERS",
            "ND_SCATTERS"]
 
-ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub")
+ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
+                "ScatterMin", "ScatterMax")
+# the dtypes TF's ops refuse: Mul and Div take number types, Min and Max real ones
+_REFUSED = {"ScatterMul": ("bool", "string"), "ScatterDiv": ("bool", "string"),
+            "ScatterMin": ("bool", "string", "complex64", "complex128"),
+            "ScatterMax": ("bool", "string", "complex64", "complex128")}
 ND_SCATTERS = ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub")
 
 
@@ -59,8 +69,23 @@ def _nd_scatter(inputs, attrs, node):
     return ref.dtype, ref.shape
 
 
+def _refusing(op_type: str, infer):
+    """``infer`` after TF's dtype check of ``op_type`` (a TypeError, as TF raises when
+    the op is built, naming the dtypes it takes)."""
+    refused = _REFUSED.get(op_type, ())
+
+    def checked(inputs, attrs, node):
+        if inputs[0].dtype.name in refused:
+            raise TypeError(f"Value passed to parameter 'ref' has DataType "
+                            f"{inputs[0].dtype.name} not in list of allowed values for "
+                            f"{op_type} (node '{node}'): "
+                            f"{'real' if 'complex64' in refused else ''}number types.")
+        return infer(inputs, attrs, node)
+    return checked
+
+
 for _op in ROW_SCATTERS:
-    register_op(OpDef(_op, _row_scatter, 3, ref_inputs=(0,), stateful=True,
+    register_op(OpDef(_op, _refusing(_op, _row_scatter), 3, ref_inputs=(0,), stateful=True,
                       attr_defaults={"use_locking": True}))
 for _op in ND_SCATTERS:
     register_op(OpDef(_op, _nd_scatter, 3, ref_inputs=(0,), stateful=True,
@@ -87,6 +112,10 @@ def _builder(op_type: str, public_name: str, verb: str):
 scatter_update = _builder("ScatterUpdate", "scatter_update", "writing")
 scatter_add = _builder("ScatterAdd", "scatter_add", "adding")
 scatter_sub = _builder("ScatterSub", "scatter_sub", "subtracting")
+scatter_mul = _builder("ScatterMul", "scatter_mul", "multiplying by")
+scatter_div = _builder("ScatterDiv", "scatter_div", "dividing by")
+scatter_min = _builder("ScatterMin", "scatter_min", "taking the minimum with")
+scatter_max = _builder("ScatterMax", "scatter_max", "taking the maximum with")
 scatter_nd_update = _builder("ScatterNdUpdate", "scatter_nd_update", "writing")
 scatter_nd_add = _builder("ScatterNdAdd", "scatter_nd_add", "adding")
 scatter_nd_sub = _builder("ScatterNdSub", "scatter_nd_sub", "subtracting")

@@ -33,9 +33,10 @@ import cupy
 import numpy as np
 
 from ..reference.array import make_builders
-from ..reference.array_index import (as_table, check_segment_ids, make_add_n_builder,
-                                     make_index_builders, nd_rows, nd_updates,
-                                     one_hot_axis, scatter_shape, segment_range_error)
+from ..reference.array_index import (EXTREME_UFUNCS, as_table, check_segment_ids,
+                                     make_add_n_builder, make_index_builders, nd_rows,
+                                     nd_updates, one_hot_axis, scatter_shape,
+                                     segment_range_error)
 from ..registry import register_kernel
 from .device import on_device
 from .elementwise import ElementwiseKernel
@@ -125,7 +126,8 @@ def build_scatter_nd(node):
     return on_device(node, scatter_nd)
 
 
-@register_kernel(("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub"), "GPU")
+@register_kernel(("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                  "TensorScatterMin", "TensorScatterMax"), "GPU")
 def build_tensor_scatter(node):
     def tensor_scatter(tensor, indices, updates):
         rows = nd_rows(node, cupy, indices, tensor.shape)
@@ -133,6 +135,12 @@ def build_tensor_scatter(node):
         out = as_table(tensor.copy(), indices.shape[-1])
         if node.op == "TensorScatterUpdate":
             out[rows] = values
+        elif node.op in ("TensorScatterMin", "TensorScatterMax"):
+            # repeated rows take every update: numpy's ufunc.at on the host, one round
+            # trip (ufunc.at is not in every cupy, nor in the stand-in; these ops are rare)
+            table = cupy.asnumpy(out)
+            EXTREME_UFUNCS[node.op].at(table, cupy.asnumpy(rows), cupy.asnumpy(values))
+            out = cupy.asarray(table)
         else:
             out = add_rows(out, rows, -values if node.op == "TensorScatterSub" else values)
         return out.reshape(tensor.shape)

@@ -130,9 +130,23 @@ def _device_rows(table, rows, values, op: str) -> None:
     if op == "ScatterUpdate":
         table[rows] = values
         return
+    if op not in ("ScatterAdd", "ScatterSub"):
+        _combine_on_host(table, rows, values, op)
+        return
     total = add_rows(table, rows, -values if op == "ScatterSub" else values)
     if total is not table:
         table[...] = total
+
+
+def _combine_on_host(table, rows, values, op: str) -> None:
+    """ScatterMul/Div/Min/Max: the rows they touch, combined in order by the host's
+    kernel and written back (cupy has no in-order multiply or divide of repeated rows;
+    these ops are rare enough that one round trip of the touched rows is the clear way)."""
+    rows = cupy.asnumpy(rows)
+    touched, where = np.unique(rows, return_inverse=True)
+    block = cupy.asnumpy(table[touched])
+    host_state.combine_rows(block, where.reshape(-1), cupy.asnumpy(values), op)
+    table[touched] = cupy.asarray(block)
 
 
 @register_kernel(host_state.ROW_SCATTERS + host_state.ND_SCATTERS, "GPU")

@@ -315,11 +315,17 @@ def _gather_nd(node, xp):
     return gather_nd
 
 
+# TensorScatterMin/Max: each update combined with its slice in turn (``ufunc.at``)
+EXTREME_UFUNCS = {"TensorScatterMin": np.minimum, "TensorScatterMax": np.maximum}
+
+
 def _scatter_into(out, rows, values, op_type: str):
     """numpy: ``values`` written into (or added to, subtracted from) the rows of the 2-D
     ``out``, repeated rows accumulating (``np.add.at``: the plain, slow formulation)."""
     if op_type == "TensorScatterUpdate":
         out[rows] = values
+    elif op_type in EXTREME_UFUNCS:
+        EXTREME_UFUNCS[op_type].at(out, rows, values)
     else:
         np.add.at(out, rows, values if op_type != "TensorScatterSub" else -values)
 
@@ -354,4 +360,4 @@ register_kernel("OneHot", "REF")(build_one_hot_ref)
 register_kernel("AddN", "REF")(build_add_n_ref)
 register_kernel("ScatterNd", "REF")(build_scatter_nd_ref)
 register_kernel(("TensorScatterAdd", "TensorScatterSub"), "REF")(build_tensor_scatter_ref)
-register_kernel("TensorScatterUpdate", HOST)(build_tensor_scatter_ref)
+register_kernel(("TensorScatterUpdate", *EXTREME_UFUNCS), HOST)(build_tensor_scatter_ref)

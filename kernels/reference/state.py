@@ -175,7 +175,8 @@ def build_random_shuffle(node):
 
 # --- ScatterUpdate/Add/Sub and their Nd forms: sparse updates in place ---------------------------
 
-ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub")
+ROW_SCATTERS = ("ScatterUpdate", "ScatterAdd", "ScatterSub", "ScatterMul", "ScatterDiv",
+                "ScatterMin", "ScatterMax")
 ND_SCATTERS = ("ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub")
 
 
@@ -228,8 +229,30 @@ def _row_targets(node, xp, value, indices, updates):
 def _numpy_rows(table, rows, values, op: str) -> None:
     if op == "ScatterUpdate":
         table[rows] = values
-    else:
+    elif op in ("ScatterAdd", "ScatterSub"):
         np.add.at(table, rows, values if op == "ScatterAdd" else -values)
+    else:
+        combine_rows(table, rows, values, op)
+
+
+def combine_rows(table, rows, values, op: str) -> None:
+    """ScatterMul/Div/Min/Max on numpy rows: each update combined in turn with its row
+    (``ufunc.at``: repeated rows take every update); integer division truncated toward
+    zero, as TF's C++."""
+    if op == "ScatterDiv" and table.dtype.kind in "iu":
+        for row, value in zip(rows.tolist(), values):
+            table[row] = truncated_divide(table[row], value)
+        return
+    ufunc = {"ScatterMul": np.multiply, "ScatterDiv": np.divide, "ScatterMin": np.minimum,
+             "ScatterMax": np.maximum}[op]
+    ufunc.at(table, rows, values)
+
+
+def truncated_divide(a, b):
+    """``a / b`` for integers, rounded toward zero (C++'s, not Python's floor)."""
+    quotient = np.floor_divide(a, b)
+    inexact = (quotient * b != a) & ((a < 0) != (b < 0))
+    return quotient + inexact.astype(quotient.dtype)
 
 
 @register_kernel(ROW_SCATTERS + ND_SCATTERS, HOST)
