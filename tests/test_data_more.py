@@ -126,3 +126,35 @@ def test_random_dataset_is_seeded_and_spans_int64():
     assert (first < 0).any() and (first > 0).any() and len(set(first.tolist())) == 200
     with ds.Graph().as_default(), ds.Session() as sess:
         assert sess.run(E.cardinality(E.RandomDataset(1))) == E.INFINITE_CARDINALITY
+
+
+@pytest.mark.parametrize("name", sorted(TF["tables"]))
+def test_tables_from_datasets_are_tensorflows(name):
+    expected = TF["tables"][name]
+    with ds.Graph().as_default():
+        table, keys = _cases.tables(ds)[name]()
+        found, size = table.lookup(keys), table.size()
+        with ds.Session() as sess:
+            if "error" in expected:
+                with pytest.raises(ds.errors.OpError) as info:
+                    sess.run(ds.tables_initializer())
+                assert type(info.value).__name__ == expected["error"]
+                if name != "empty":          # TF's "end of iterator" is its own
+                    assert info.value.message.split("(")[0].strip(". ") in \
+                        expected["message"], info.value.message
+                return
+            sess.run(ds.tables_initializer())
+            got = _cases.jsonable(_window.plain(sess.run(found)))
+            assert (got, int(sess.run(size))) == (expected["lookup"], expected["size"])
+
+
+@pytest.mark.parametrize("name", sorted(TF["table_errors"]))
+def test_table_build_errors_are_tensorflows(name):
+    expected = TF["table_errors"][name]
+    with ds.Graph().as_default(), pytest.raises((ValueError, TypeError)) as info:
+        _cases.table_errors(ds)[name]()
+    assert type(info.value).__name__ == expected["class"]
+    if name == "not_pairs":           # the element spec's repr is each library's own
+        assert expected["message"].startswith(str(info.value).split("Full dataset")[0])
+    else:
+        assert str(info.value) == expected["message"]

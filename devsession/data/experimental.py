@@ -30,6 +30,7 @@ from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
 from .grouping import Reducer, group_by_reducer
+from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
                       DistributeOptions, ExternalStatePolicy, OptimizationOptions,
                       ServiceOptions, ThreadingOptions)
@@ -52,7 +53,8 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "group_by_reducer", "Reducer", "unique", "assert_cardinality", "from_list",
            "RandomDataset", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions",
            "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
-           "ServiceOptions", "ThreadingOptions"]
+           "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
+           "index_table_from_dataset"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

@@ -113,6 +113,56 @@ def described(options) -> dict:
     return out
 
 
+def tables(tf) -> dict:
+    """{name: a function building (a table filled from a dataset, the keys both sides
+    look up)} (one table a graph: tables_initializer runs them all)."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+
+    def words():
+        return Dataset.from_tensor_slices([b"emerson", b"lake", b"palmer"])
+
+    def pairs():
+        return Dataset.zip((Dataset.from_tensor_slices(np.array([7, 3, 5], np.int64)),
+                            Dataset.from_tensor_slices([b"seven", b"three", b"five"])))
+
+    def look():
+        return tf.constant([b"lake", b"palmer", b"emerson", b"king", b"crimson"])
+
+    def ints(*values):
+        return tf.constant(np.array(values, np.int64))
+    return {
+        "index": lambda: (E.index_table_from_dataset(words()), look()),
+        "index_oov": lambda: (E.index_table_from_dataset(words(), num_oov_buckets=3),
+                              look()),
+        "index_vocab_size": lambda: (E.index_table_from_dataset(
+            words(), vocab_size=2, default_value=-5), look()),
+        "index_vocab_size_short": lambda: (E.index_table_from_dataset(
+            words(), vocab_size=5), look()),
+        "duplicate": lambda: (E.index_table_from_dataset(
+            words().concatenate(words())), look()),
+        "pairs": lambda: (E.table_from_dataset(pairs(), default_value=b"?",
+                                               key_dtype=tf.int64), ints(3, 4, 5, 7)),
+        "empty": lambda: (E.index_table_from_dataset(Dataset.from_tensor_slices(
+            np.zeros([0], np.int64)), key_dtype=tf.int64), ints(0, 1)),
+        "initializer": lambda: (tf.lookup.StaticHashTable(
+            E.DatasetInitializer(pairs()), b"-"), ints(5, 6)),
+    }
+
+
+def table_errors(tf) -> dict:
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    r = Dataset.range
+    return {
+        "not_pairs": lambda: E.table_from_dataset(Dataset.zip((r(2), r(2), r(2)))),
+        "vector_keys": lambda: E.table_from_dataset(Dataset.zip((r(2).batch(1), r(2)))),
+        "string_values_no_default": lambda: E.table_from_dataset(
+            Dataset.zip((r(2), r(2).map(tf.as_string)))),
+        "negative_oov": lambda: E.index_table_from_dataset(r(2), num_oov_buckets=-1),
+        "zero_vocab": lambda: E.index_table_from_dataset(r(2), vocab_size=0),
+        "float_keys": lambda: E.index_table_from_dataset(r(2), key_dtype=tf.float32),
+    }
+
+
 def jsonable(value):
     """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
     if isinstance(value, dict):

@@ -14,7 +14,7 @@ import os
 
 import tensorflow.compat.v1 as tf
 from data_more_cases import build_errors, cardinalities, described, jsonable, options, \
-    pipelines, run_errors
+    pipelines, run_errors, table_errors, tables
 from window_cases import plain, values     # this script's folder
 
 tf.disable_v2_behavior()
@@ -30,7 +30,8 @@ def shapes(dataset):
 
 def main():
     out = {"tensorflow": tf.__version__, "pipelines": {}, "cardinality": {},
-           "run_errors": {}, "build_errors": {}, "options": {}}
+           "run_errors": {}, "build_errors": {}, "options": {}, "tables": {},
+           "table_errors": {}}
     for name in pipelines(tf):
         with tf.Graph().as_default():
             dataset = pipelines(tf)[name]
@@ -66,6 +67,26 @@ def main():
     for name in options(tf):
         with tf.Graph().as_default():
             out["options"][name] = described(options(tf)[name].options())
+    for name in tables(tf):
+        with tf.Graph().as_default():
+            table, keys = tables(tf)[name]()
+            found, size = table.lookup(keys), table.size()
+            with tf.Session() as sess:
+                try:
+                    sess.run(tf.tables_initializer())
+                except tf.errors.OpError as e:
+                    out["tables"][name] = {"error": type(e).__name__,
+                                           "message": e.message}
+                    continue
+                out["tables"][name] = {"lookup": jsonable(plain(sess.run(found))),
+                                       "size": int(sess.run(size))}
+    for name in table_errors(tf):
+        with tf.Graph().as_default():
+            try:
+                table_errors(tf)[name]()
+                raise AssertionError(f"{name} did not fail")
+            except (ValueError, TypeError) as e:
+                out["table_errors"][name] = {"class": type(e).__name__, "message": str(e)}
     with open(os.path.join(HERE, "tf_data_more.json"), "w") as f:
         json.dump(out, f, indent=1)
     print("wrote tf_data_more.json")
