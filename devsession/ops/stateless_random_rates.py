@@ -1,24 +1,38 @@
-"""TF's ``StatelessRandomPoisson``: Poisson samples determined by a seed, TF's values bit
-for bit (``tf.random.stateless_poisson``; kernel ``reference/stateless_random_rates.py``).
+"""TF's ``StatelessRandomPoisson`` and ``StatelessRandomGammaV3``: Poisson and Gamma
+samples determined by a seed, TF's values bit for bit (``tf.random.stateless_poisson``,
+``tf.random.stateless_gamma``; kernels ``reference/stateless_random_rates.py``).
 
 ``StatelessRandomPoisson(shape, seed, lam)``: ``shape`` (int32/int64 vector) is the
 output's, ``seed`` an int32/int64 [2], ``lam`` the rates (half, float, double, int32 or
 int64: ``Rtype``), whose shape must end ``shape`` (InvalidArgumentError at run
 otherwise); the output ``dtype`` is half, float, double, int32 or int64.  As TF's, the
-builder puts the op under the scope ``stateless_random_poisson``.  Not differentiable.
+builder puts the op under the scope ``stateless_random_poisson``.
+
+``StatelessRandomGammaV3(shape, key, counter, alg, alpha)``: Gamma(alpha, 1) samples of
+float ``dtype`` (half, float, double), the alphas' shape last; ``stateless_gamma``
+builds TF 2.x's graph: alpha broadcast against beta (``BroadcastArgs`` of their shapes),
+the key and counter of the seed, the draw divided by beta and kept at least the dtype's
+smallest normal number (``Maximum``).  Not differentiable (TF's stateless gamma has no
+gradient in graph mode either).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
+from .array_fill import broadcast_to, shape as shape_of
+from .array_shapes import broadcast_dynamic_shape
 from .common import make_op
 from .registry import OpDef, not_differentiable, register_op
-from .stateless_random import _drawn, _seed, _seed_tensor, _shape_tensor
+from .stateless_random import (_drawn, _dtype_in, _key_counter_alg, _length, _rank, _seed,
+                               _seed_tensor, _shape_tensor, _v2_op)
 
-__all__ = ["stateless_random_poisson"]
+__all__ = ["stateless_random_poisson", "stateless_random_gamma"]
 
 _RATES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
+_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def _infer_poisson(inputs, attrs, node):
@@ -34,8 +48,25 @@ def _infer_poisson(inputs, attrs, node):
     return dtype, _drawn(node, shape)
 
 
+def _infer_gamma(inputs, attrs, node):
+    shape, key, counter, alg, alpha = inputs
+    dtype = dtypes.as_dtype(attrs["dtype"])
+    if dtype not in _FLOATS:
+        raise TypeError(f"Op '{node}': Value for attr 'dtype' of {dtype.name} is not in the "
+                        f"list of allowed values: {', '.join(d.name for d in _FLOATS)}")
+    _dtype_in(node, key, (dtypes.uint64,), "key")
+    _length(node, key, 1, "key")
+    _dtype_in(node, counter, (dtypes.uint64,), "counter")
+    _rank(node, counter, 1, "counter")
+    _dtype_in(node, alg, (dtypes.int32,), "alg")
+    _rank(node, alg, 0, "alg")
+    _dtype_in(node, alpha, (dtype,), "alpha")
+    return dtype, _drawn(node, shape)
+
+
 register_op(OpDef("StatelessRandomPoisson", _infer_poisson, 3, host_inputs=(0, 1, 2)))
-not_differentiable("StatelessRandomPoisson")
+register_op(OpDef("StatelessRandomGammaV3", _infer_gamma, 5, host_inputs=(0, 1, 2, 3, 4)))
+not_differentiable("StatelessRandomPoisson", "StatelessRandomGammaV3")
 
 
 def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None) -> Tensor:
@@ -47,3 +78,24 @@ def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None) ->
         lam = convert_to_tensor(lam, name="lam")
         return make_op("StatelessRandomPoisson", [shape, seed, lam],
                        {"dtype": dtypes.as_dtype(dtype)}, name="StatelessRandomPoisson")
+
+
+def stateless_random_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32,
+                           name=None) -> Tensor:
+    """``tf.random.stateless_gamma``: ``shape`` samples (alpha and beta's broadcast shape
+    last) of Gamma(``alpha``, rate ``beta``), determined by ``seed``, of float ``dtype``."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name or "stateless_random_gamma"):
+        shape = _shape_tensor(shape)
+        alpha = convert_to_tensor(alpha, dtype=dtype, name="alpha")
+        beta = convert_to_tensor(beta if beta is not None else 1, dtype=dtype, name="beta")
+        broadcast = broadcast_dynamic_shape(shape_of(alpha), shape_of(beta))
+        alpha_broadcast = broadcast_to(alpha, broadcast)
+        key, counter, alg = _key_counter_alg(seed, "auto_select")
+        draw = _v2_op("StatelessRandomGammaV3", shape, key, counter, alg,
+                      {"dtype": dtype}, (alpha_broadcast,))
+        scaled = draw / beta
+        with name_scope("Maximum") as maximum:
+            tiny = convert_to_tensor(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype,
+                                     name="x")
+            return make_op("Maximum", [tiny, scaled], name=maximum)

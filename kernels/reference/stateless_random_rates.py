@@ -1,7 +1,9 @@
-"""The kernel of TF's ``StatelessRandomPoisson`` (``devsession/ops/stateless_random_rates.py``),
-for the reference device and the CPU (``HOST``): TensorFlow's values bit for bit, as
-its CPU ``PoissonFunctor`` (``random_poisson_op.cc``) draws them from the seed's Philox
-stream (``philox.py``).
+"""The kernels of TF's ``StatelessRandomPoisson`` and ``StatelessRandomGammaV3``
+(``devsession/ops/stateless_random_rates.py``), for the reference device and the CPU
+(``HOST``): TensorFlow's values bit for bit, as its CPU ``PoissonFunctor``
+(``random_poisson_op.cc``) and ``StatelessRandomGammaFunctor``
+(``stateless_random_gamma_op.cc``) draw them from the seed's Philox stream
+(``philox.py``).
 
 Output ``i`` (rate ``i // samples``, sample ``i % samples``; stored at ``sample * rates +
 rate``, the rates' shape last) reads its own part of the stream, from block ``256 * i``:
@@ -14,6 +16,14 @@ the C library's ``exp``, ``log`` and ``lgamma`` (``libm.py``) as TF calls them:
   (0.5 - |u|) + b) u + rate + 0.43)``, accepted in the inner rectangle, rejected when
   negative or in the tails, else accepted when ``log(v inv_alpha / (a / us^2 + b)) <=
   -rate + k log(rate) - lgamma(k + 1)``.
+
+Gamma (Marsaglia and Tsang) reads its output's part the same way, through two buffers
+that refill from the one stream: normals (Box-Muller, ``cos`` then ``sin`` of a block)
+and uniforms (a block's second double, then its first).  Alpha 1 is ``-log1p(-u)`` of the
+first block's second uniform; else ``d = alpha - 1/3`` (``+ 2/3`` below 1), ``c = 1 / 3 /
+sqrt(d)``, and from a normal ``x`` with ``v = (1 + c x)^3 > 0`` and a uniform ``u``, the
+sample ``d v`` when ``u < 1 - 0.0331 x^4`` or ``log u < x^2 / 2 + d (1 - v + log v)``
+(times ``uniform^(1 / alpha)`` below 1).
 
 Samples are Python floats, one output at a time (the draws are sequential); TF's CPU
 kernel shards the outputs across threads, each reading its own outputs' parts, so every
@@ -31,31 +41,55 @@ from ..registry import HOST, register_kernel
 from . import libm
 from .philox import blocks_at, seed_key_counter
 from .random import drawn_shape
-from .stateless_random import _unit_float64
+from .stateless_random import _box_muller64, _unit_float64, _v2_words
 
-__all__ = ["poisson_samples"]
+__all__ = ["poisson_samples", "gamma_samples"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
 
 
-class _Uniforms:
-    """The uniform doubles of one output's part of the stream, in TF's order."""
+class _Stream:
+    """One output's part of the stream: its blocks in order, read a few at a time."""
 
     def __init__(self, key, counter, start: int):
         self._key, self._counter, self._next_block = key, counter, start
-        self._pending: list = []
+        self._read: list = []
+
+    def block(self) -> np.ndarray:
+        if not self._read:
+            offsets = np.arange(self._next_block, self._next_block + _CHUNK, dtype=np.uint64)
+            self._read = list(blocks_at(self._key, self._counter, offsets)[::-1])
+            self._next_block += _CHUNK
+        return self._read.pop()
+
+
+def _uniform_pair(block: np.ndarray) -> list:
+    return [float(_unit_float64(block[0:1], block[1:2])[0]),
+            float(_unit_float64(block[2:3], block[3:4])[0])]
+
+
+def _normal_pair(block: np.ndarray) -> list:
+    """TF's ``BoxMullerDouble`` of one block: ``[sin, cos] * sqrt(-2 log u1)``."""
+    return _box_muller64(*(block[i:i + 1] for i in range(4)))[0].tolist()
+
+
+class _Buffer:
+    """TF's ``SampleBuffer``: a block's two values, handed out last first, refilled from
+    the stream when empty (``_Uniforms`` is one over uniform pairs)."""
+
+    def __init__(self, stream: _Stream, pair):
+        self._stream, self._pair, self._pending = stream, pair, []
 
     def __call__(self) -> float:
         if not self._pending:
-            offsets = np.arange(self._next_block, self._next_block + _CHUNK, dtype=np.uint64)
-            b = blocks_at(self._key, self._counter, offsets)
-            self._next_block += _CHUNK
-            pairs = np.stack([_unit_float64(b[:, 0], b[:, 1]),
-                              _unit_float64(b[:, 2], b[:, 3])], axis=1)
-            # each block's second double first (TF's UNIFORM macro counts down)
-            self._pending = pairs[:, ::-1].reshape(-1).tolist()[::-1]
+            self._pending = self._pair(self._stream.block())
         return self._pending.pop()
+
+
+def _Uniforms(key, counter, start: int) -> _Buffer:     # noqa: N802  (a buffer's maker)
+    """The uniform doubles of one output's part of the stream, in TF's order."""
+    return _Buffer(_Stream(key, counter, start), _uniform_pair)
 
 
 def _c(function: str, x: float) -> float:
@@ -106,6 +140,67 @@ def poisson_samples(key, counter, rates: np.ndarray, num_samples: int, dtype) ->
             block = _RESERVED_BLOCKS * (rate_index * num_samples + sample)
             out[sample, rate_index] = draw(rate, _Uniforms(key, counter, block), highest)
     return out.astype(dtype).reshape((num_samples,) + rates.shape)
+
+
+def _gamma(alpha: float, stream: _Stream) -> float:
+    uniform = _Buffer(stream, _uniform_pair)
+    if alpha == 1.0:
+        return -math.log1p(-_uniform_pair(stream.block())[1])
+    normal = _Buffer(stream, _normal_pair)
+    below_one = alpha < 1
+    d = alpha + (2.0 / 3 if below_one else -1.0 / 3)
+    c = 1.0 / 3 / math.sqrt(d)
+    while True:
+        x = normal()
+        v = 1 + c * x
+        if v <= 0:
+            continue
+        v = v * v * v
+        u = uniform()
+        if u < 1 - 0.0331 * (x * x) * (x * x) or \
+                math.log(u) < 0.5 * x * x + d * (1 - v + math.log(v)):
+            sample = d * v
+            if below_one:
+                sample *= math.pow(uniform(), 1 / alpha)
+            return sample
+
+
+def gamma_samples(key, counter, alphas: np.ndarray, num_samples: int, dtype) -> np.ndarray:
+    """``[num_samples, *alphas.shape]`` Gamma(alpha, 1) samples of ``dtype``, as TF
+    draws them."""
+    flat = alphas.reshape(-1).astype(np.float64)
+    out = np.zeros((num_samples, flat.size), np.float64)
+    for alpha_index, alpha in enumerate(flat.tolist()):
+        for sample in range(num_samples):
+            block = _RESERVED_BLOCKS * (alpha_index * num_samples + sample)
+            out[sample, alpha_index] = _gamma(alpha, _Stream(key, counter, block))
+    return out.astype(dtype).reshape((num_samples,) + alphas.shape)
+
+
+def _rates_of(node, rates: np.ndarray, dims: tuple, what: str) -> int:
+    """TF's checks of the rates (or alphas) against the output shape: its last
+    dimensions, not empty; the number of samples of each."""
+    if rates.ndim > len(dims) or tuple(dims[len(dims) - rates.ndim:]) != rates.shape:
+        raise invalid_argument(node.name, node.op, "Shape passed in must end with "
+                               "broadcasted shape.")
+    if rates.size == 0:
+        raise invalid_argument(node.name, node.op, f"Input {what} should have non-zero "
+                               f"element count, got: 0")
+    return int(np.prod(dims, dtype=np.int64)) // rates.size
+
+
+@register_kernel("StatelessRandomGammaV3", HOST)
+def build_stateless_gamma(node):
+    dtype = node.output_dtype
+
+    def stateless_gamma(shape, key, counter, alg, alpha):
+        words = _v2_words(node, np.asarray(key), np.asarray(counter), np.asarray(alg))
+        dims = drawn_shape(node, shape)
+        if int(np.prod(dims, dtype=np.int64)) == 0:
+            return np.zeros(dims, dtype)
+        count = _rates_of(node, np.asarray(alpha), dims, "alpha")
+        return gamma_samples(*words, np.asarray(alpha), count, dtype).reshape(dims)
+    return stateless_gamma
 
 
 @register_kernel("StatelessRandomPoisson", HOST)

@@ -1,0 +1,50 @@
+"""Writes tf_stateless_gamma.json: TF 2.21's tf.random.stateless_gamma values (graph mode;
+alpha below, at and above 1, beta broadcast against alpha, every float dtype) and its
+node names, which tests/test_stateless_poisson.py compares devsession's with.  Run with
+TensorFlow installed (not a test):
+
+    /work/peers/bin/python tests/data/make_tf_stateless_gamma.py
+"""
+
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+v1.disable_eager_execution()
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (shape, seed, alpha, beta, dtype)
+GAMMA_CASES = {
+    "one": ([6], [1, 2], 1.0, None, "float32"),
+    "alphas": ([5, 3], [7, -3], [0.3, 1.0, 4.5], None, "float32"),
+    "beta": ([4, 2, 2], [3, 4], [[2.0], [0.5]], [1.0, 3.0], "float64"),
+    "half": ([3], [8, 9], 2.5, 2.0, "float16"),
+    "large": ([4], [5, 5], 120.0, None, "float64"),
+    "empty": ([0, 2], [1, 2], [1.5, 2.5], None, "float32"),
+}
+
+
+def main():
+    record = {"values": {}}
+    with tf.Graph().as_default():
+        fetches = {name: tf.random.stateless_gamma(shape, seed, alpha, beta, dtype=dtype)
+                   for name, (shape, seed, alpha, beta, dtype) in GAMMA_CASES.items()}
+        record["names"] = {k: [t.op.type, t.op.name] for k, t in fetches.items()}
+        record["draw_names"] = sorted(op.name for op in tf.compat.v1.get_default_graph()
+                                      .get_operations() if op.name.startswith(
+                                          "stateless_random_gamma/"))
+        with v1.Session() as sess:
+            for name, value in sess.run(fetches).items():
+                record["values"][name] = {"dtype": value.dtype.name,
+                                          "shape": list(value.shape),
+                                          "value": value.astype(np.float64).tolist()}
+    with open(os.path.join(HERE, "tf_stateless_gamma.json"), "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""``ds.random.stateless_poisson`` and ``stateless_gamma`` (TF's ``StatelessRandomPoisson``
+and ``StatelessRandomGammaV3``, ``ops/stateless_random_rates.py``, kernels
+``reference/stateless_random_rates.py``): TF 2.21's values bit for bit (Poisson: Knuth's
+method below rate 10, Hormann's rejection above; Gamma: alpha 1, below and above 1, beta
+broadcast), every output dtype, names and errors, recorded by
+tests/data/make_tf_stateless_poisson.py and make_tf_stateless_gamma.py."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from tf_recorded import DATA
+
+TF = json.load(open(os.path.join(DATA, "tf_stateless_poisson.json")))
+TF_GAMMA = json.load(open(os.path.join(DATA, "tf_stateless_gamma.json")))
+
+# name -> (shape, seed, lam, dtype), as the recorder's CASES
+CASES = {
+    "small": ([5], [1, 2], 0.5, "int32"),
+    "rates": ([4, 3], [7, -3], [0.1, 3.0, 9.5], "int64"),
+    "large": ([6, 2], [3, 4], [10.0, 250.5], "float32"),
+    "mixed_f64": ([3, 2, 2], [5, 6], [[1.5, 12.0], [0.0, 40.0]], "float64"),
+    "half": ([4], [8, 9], np.float16(20.0), "float16"),
+    "int_rates": ([2, 2], [1, 1], np.array([2, 30], np.int64), "int32"),
+    "empty": ([0, 3], [1, 2], [1.0, 2.0, 3.0], "int32"),
+}
+
+
+def test_values_dtypes_and_names_are_tfs():
+    ds.reset_default_graph()
+    fetches = {name: ds.random.stateless_poisson(shape, seed, lam, dtype=dtype)
+               for name, (shape, seed, lam, dtype) in CASES.items()}
+    with ds.Session() as sess:
+        got = sess.run(fetches)
+    for name, value in got.items():
+        want = TF["values"][name]
+        assert value.dtype == np.dtype(want["dtype"]), name
+        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
+        np.testing.assert_array_equal(value.astype(np.float64),
+                                      np.reshape(want["value"], want["shape"]), err_msg=name)
+        assert [fetches[name].op.type, fetches[name].op.name] == TF["names"][name], name
+
+
+def test_same_seed_same_values_in_a_new_session():
+    ds.reset_default_graph()
+    draw = ds.random.stateless_poisson([50], [4, 4], 30.0)
+    with ds.Session() as sess:
+        first = sess.run(draw)
+        assert (sess.run(draw) == first).all()
+    with ds.Session() as sess:
+        assert (sess.run(draw) == first).all()
+    assert abs(first.mean() - 30.0) < 3.0
+
+
+def test_errors():
+    ds.reset_default_graph()
+    bad = ds.random.stateless_poisson([4, 2], [1, 2], [1.0, 2.0, 3.0])
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match=TF["suffix_error"]) as info:
+            sess.run(bad)
+    assert info.value.node_name == bad.op.name
+    with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+        ds.random.stateless_poisson([2], [1, 2, 3], 1.0)
+    with pytest.raises(TypeError, match="dtype"):
+        ds.random.stateless_poisson([2], [1, 2], 1.0, dtype=ds.bool)
+
+
+# name -> (shape, seed, alpha, beta, dtype), as make_tf_stateless_gamma.py's GAMMA_CASES
+GAMMA_CASES = {
+    "one": ([6], [1, 2], 1.0, None, "float32"),
+    "alphas": ([5, 3], [7, -3], [0.3, 1.0, 4.5], None, "float32"),
+    "beta": ([4, 2, 2], [3, 4], [[2.0], [0.5]], [1.0, 3.0], "float64"),
+    "half": ([3], [8, 9], 2.5, 2.0, "float16"),
+    "large": ([4], [5, 5], 120.0, None, "float64"),
+    "empty": ([0, 2], [1, 2], [1.5, 2.5], None, "float32"),
+}
+
+
+def test_gamma_values_dtypes_and_names_are_tfs():
+    ds.reset_default_graph()
+    fetches = {name: ds.random.stateless_gamma(shape, seed, alpha, beta, dtype=dtype)
+               for name, (shape, seed, alpha, beta, dtype) in GAMMA_CASES.items()}
+    with ds.Session() as sess:
+        got = sess.run(fetches)
+    for name, value in got.items():
+        want = TF_GAMMA["values"][name]
+        assert value.dtype == np.dtype(want["dtype"]), name
+        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
+        np.testing.assert_array_equal(value.astype(np.float64),
+                                      np.reshape(want["value"], want["shape"]), err_msg=name)
+        assert [fetches[name].op.type, fetches[name].op.name] == TF_GAMMA["names"][name]
+    draws = {op.type for op in ds.get_default_graph().get_operations()}
+    assert {"StatelessRandomGammaV3", "StatelessRandomGetKeyCounter", "BroadcastTo"} <= draws
+
+
+def test_gamma_errors():
+    ds.reset_default_graph()
+    alpha = ds.placeholder(ds.float32, None)
+    bad = ds.random.stateless_gamma([4, 2], [1, 2], alpha)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="must end with") as info:
+            sess.run(bad, {alpha: [1.0, 2.0, 3.0]})
+        assert "StatelessRandomGammaV3" in info.value.node_name
+    with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+        ds.random.stateless_gamma([2], [1, 2, 3], 1.0)
