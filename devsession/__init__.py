@@ -139,6 +139,8 @@ from .ops.sequence_parsing import (parse_sequence_example,  # noqa: E402
 from .ops.serialization import (decode_json_example, parse_tensor,  # noqa: E402
                                 serialize_tensor)
 from .ops.edit_distance import edit_distance  # noqa: E402
+from .ops.sparse_mask import sparse_mask  # noqa: E402
+from .ops.sparse_matmul import sparse_matmul  # noqa: E402
 from .ops.session_ops import (delete_session_tensor, get_session_handle,  # noqa: E402
                               get_session_tensor)
 __all__ += ["get_session_handle", "get_session_tensor", "delete_session_tensor"]
@@ -199,7 +201,7 @@ __all__ += [
     "FixedLenSequenceFeature", "SparseFeature", "decode_raw",
     "parse_single_sequence_example", "parse_sequence_example", "serialize_tensor",
     "parse_tensor", "edit_distance", "decode_json_example", "serialize_sparse",
-    "serialize_many_sparse", "deserialize_many_sparse",
+    "serialize_many_sparse", "deserialize_many_sparse", "sparse_mask", "sparse_matmul",
 ]
 
 # --- TF1 math (branch tf1-math): ops, their tf.<name> spellings ---------------------------

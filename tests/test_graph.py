@@ -616,6 +616,7 @@ def tf1_surface_ops(x):
         ds.scatter_nd([[1]], [[1.0, 2.0]], [3, 2]), ds.tensor_scatter_nd_update(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_add(x, [[0]], x[:1]), ds.tensor_scatter_nd_sub(x, [[0]], x[:1]),
         ds.tensor_scatter_nd_min(x, [[0]], x[:1]), ds.tensor_scatter_nd_max(x, [[0]], x[:1]),
+        ds.sparse_matmul(x, x, transpose_b=True, a_is_sparse=True),
         *_dataset_ops(x), *_queue_ops(x), *_accumulator_ops(x), *_lookup_ops(x),
         ds.py_func(np.negative, [x], ds.float32),
         ds.py_func(np.negative, [x], [ds.float32], stateful=False),

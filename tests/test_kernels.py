@@ -49,6 +49,7 @@ COVERED |= __import__("test_segment_ops").COVERED   # segment reductions, partit
 COVERED |= __import__("test_linalg_kernels").COVERED  # inverses, solves, decompositions
 COVERED |= __import__("test_array_manipulation").COVERED  # Roll, Cross, sets, diagonals
 COVERED |= __import__("test_scatter_more").COVERED  # TensorScatterMin/Max
+COVERED |= __import__("test_sparse_more").COVERED  # SparseMatMul
 COVERED |= __import__("test_sets").COVERED  # tf.sets' set operations and SetSize
 COVERED |= __import__("test_fake_quant").COVERED  # FakeQuantWithMinMax* and gradients
 COVERED |= __import__("test_bitcast").COVERED  # Bitcast

@@ -35,7 +35,7 @@ __all__ = ["build_matmul", "build_matmul_bias", "build_matmul_relu_grad"]
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
-@register_kernel("MatMul", "CPU")
+@register_kernel(("MatMul", "SparseMatMul"), "CPU")   # SparseMatMul: sparsity hints only
 def build_matmul(node):
     out_dtype = node.output_dtype
     plan = matmul_planner(node, np)

@@ -24,7 +24,7 @@ from .device import on_device
 __all__ = ["build_matmul"]
 
 
-@register_kernel("MatMul", "GPU")
+@register_kernel(("MatMul", "SparseMatMul"), "GPU")   # SparseMatMul: sparsity hints only
 def build_matmul(node):
     out_dtype = node.output_dtype
     plan = matmul_planner(node, cupy)

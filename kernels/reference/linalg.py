@@ -14,7 +14,7 @@ from .elementwise import compute_dtype
 DEVICE = "REF"
 
 
-@register_kernel("MatMul", DEVICE)
+@register_kernel(("MatMul", "SparseMatMul"), DEVICE)   # SparseMatMul: sparsity hints only
 def build_matmul(node):
     ta, tb = transposes(node)
     out_dtype = node.output_dtype
