@@ -29,6 +29,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor
 from ..io.tfrecord import compression_name
 from ..ops.decode_csv import CSV_DTYPES
 from .dataset import AUTOTUNE, Dataset, _check_names
+from .features import make_batched_features_dataset, parse_example_dataset
 from .grouping import Reducer, group_by_reducer
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
 from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
@@ -54,7 +55,8 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "RandomDataset", "AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions",
            "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
            "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
-           "index_table_from_dataset"]
+           "index_table_from_dataset", "parse_example_dataset",
+           "make_batched_features_dataset"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802
