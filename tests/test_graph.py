@@ -626,6 +626,7 @@ def tf1_surface_ops(x):
         ds.nn.uniform_candidate_sampler(ds.constant([[1]], ds.int64), 1, 2, False, 5)[0],
         *candidate_sampler_ops(), ds.random.stateless_poisson([2], [1, 2], 1.0),
         ds.random.stateless_gamma([2], [1, 2], 1.0),
+        ds.random.stateless_binomial([2], [1, 2], 5.0, 0.5),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),

@@ -57,7 +57,8 @@ COVERED |= __import__("test_bucketize").COVERED  # Bucketize
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
-COVERED |= {"StatelessRandomPoisson", "StatelessRandomGammaV3"}  # test_stateless_rates.py
+COVERED |= {"StatelessRandomPoisson", "StatelessRandomGammaV3",  # test_stateless_rates.py
+            "StatelessRandomBinomial"}
 COVERED |= __import__("test_backprop_kernels").COVERED  # TF's gradient ops (ReluGrad...)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]

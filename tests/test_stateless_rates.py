@@ -108,3 +108,41 @@ def test_gamma_errors():
         assert "StatelessRandomGammaV3" in info.value.node_name
     with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
         ds.random.stateless_gamma([2], [1, 2, 3], 1.0)
+
+
+TF_BINOMIAL = json.load(open(os.path.join(DATA, "tf_stateless_binomial.json")))
+# name -> (shape, seed, counts, probs, output_dtype), as make_tf_stateless_binomial.py's
+BINOMIAL_CASES = {
+    "small": ([6], [1, 2], 10.0, 0.3, "int32"),
+    "btrs": ([4, 3], [7, -3], [50.0, 200.0, 1000.0], [0.4, 0.7, 0.05], "int64"),
+    "edges": ([3, 2, 4], [3, 4], [[0.0], [5.0]], [0.0, 1.0, 0.5, 0.9], "float32"),
+    "float64": ([5], [5, 6], np.float64(80.0), np.float64(0.2), "float64"),
+    "empty": ([0, 2], [1, 2], [3.0, 4.0], 0.5, "int32"),
+}
+
+
+def test_binomial_values_dtypes_and_names_are_tfs():
+    ds.reset_default_graph()
+    fetches = {name: ds.random.stateless_binomial(shape, seed, counts, probs,
+                                                  output_dtype=dtype)
+               for name, (shape, seed, counts, probs, dtype) in BINOMIAL_CASES.items()}
+    with ds.Session() as sess:
+        got = sess.run(fetches)
+    for name, value in got.items():
+        want = TF_BINOMIAL["values"][name]
+        assert value.dtype == np.dtype(want["dtype"]), name
+        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
+        np.testing.assert_array_equal(value.astype(np.float64),
+                                      np.reshape(want["value"], want["shape"]), err_msg=name)
+        assert [fetches[name].op.type, fetches[name].op.name] == TF_BINOMIAL["names"][name]
+
+
+def test_binomial_errors():
+    ds.reset_default_graph()
+    bad = ds.random.stateless_binomial([4, 2], [1, 2], [1.0, 2.0, 3.0], 0.5)
+    clash = ds.random.stateless_binomial([4, 2], [1, 2], [1.0, 2.0, 3.0], [0.5, 0.5])
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="must end with"):
+            sess.run(bad)
+        with pytest.raises(ds.errors.InvalidArgumentError, match="compatible batch"):
+            sess.run(clash)

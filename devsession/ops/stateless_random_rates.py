@@ -1,6 +1,7 @@
-"""TF's ``StatelessRandomPoisson`` and ``StatelessRandomGammaV3``: Poisson and Gamma
-samples determined by a seed, TF's values bit for bit (``tf.random.stateless_poisson``,
-``tf.random.stateless_gamma``; kernels ``reference/stateless_random_rates.py``).
+"""TF's ``StatelessRandomPoisson``, ``StatelessRandomGammaV3`` and
+``StatelessRandomBinomial``: Poisson, Gamma and Binomial samples determined by a seed,
+TF's values bit for bit (``tf.random.stateless_poisson``, ``stateless_gamma``,
+``stateless_binomial``; kernels ``reference/stateless_random_rates.py``).
 
 ``StatelessRandomPoisson(shape, seed, lam)``: ``shape`` (int32/int64 vector) is the
 output's, ``seed`` an int32/int64 [2], ``lam`` the rates (half, float, double, int32 or
@@ -14,6 +15,10 @@ builds TF 2.x's graph: alpha broadcast against beta (``BroadcastArgs`` of their 
 the key and counter of the seed, the draw divided by beta and kept at least the dtype's
 smallest normal number (``Maximum``).  Not differentiable (TF's stateless gamma has no
 gradient in graph mode either).
+
+``StatelessRandomBinomial(shape, seed, counts, probs)``: counts and probs of one dtype
+``T`` (half, float, double, int32, int64), broadcast against each other, their shape
+last in ``shape``; output ``dtype`` half, float, double, int32 or int64.
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from .registry import OpDef, not_differentiable, register_op
 from .stateless_random import (_drawn, _dtype_in, _key_counter_alg, _length, _rank, _seed,
                                _seed_tensor, _shape_tensor, _v2_op)
 
-__all__ = ["stateless_random_poisson", "stateless_random_gamma"]
+__all__ = ["stateless_random_poisson", "stateless_random_gamma",
+           "stateless_random_binomial"]
 
 _RATES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -64,9 +70,27 @@ def _infer_gamma(inputs, attrs, node):
     return dtype, _drawn(node, shape)
 
 
+def _infer_binomial(inputs, attrs, node):
+    shape, seed, counts, probs = inputs
+    _seed(node, seed)
+    for what, spec in (("counts", counts), ("probs", probs)):
+        if spec.dtype not in _RATES or spec.dtype != probs.dtype:
+            raise TypeError(f"Op '{node}': {what} '{spec.name}' must be one of "
+                            f"{', '.join(d.name for d in _RATES)}, the dtype of probs, not "
+                            f"{spec.dtype.name}.")
+    dtype = dtypes.as_dtype(attrs["dtype"])
+    if dtype not in _RATES:
+        raise TypeError(f"Op '{node}': Value for attr 'dtype' of {dtype.name} is not in the "
+                        f"list of allowed values: {', '.join(d.name for d in _RATES)}")
+    return dtype, _drawn(node, shape)
+
+
 register_op(OpDef("StatelessRandomPoisson", _infer_poisson, 3, host_inputs=(0, 1, 2)))
+register_op(OpDef("StatelessRandomBinomial", _infer_binomial, 4,
+                  host_inputs=(0, 1, 2, 3), attr_defaults={"dtype": dtypes.int64}))
 register_op(OpDef("StatelessRandomGammaV3", _infer_gamma, 5, host_inputs=(0, 1, 2, 3, 4)))
-not_differentiable("StatelessRandomPoisson", "StatelessRandomGammaV3")
+not_differentiable("StatelessRandomPoisson", "StatelessRandomGammaV3",
+                   "StatelessRandomBinomial")
 
 
 def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None) -> Tensor:
@@ -99,3 +123,23 @@ def stateless_random_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32,
             tiny = convert_to_tensor(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype,
                                      name="x")
             return make_op("Maximum", [tiny, scaled], name=maximum)
+
+
+def stateless_random_binomial(shape, seed, counts, probs, output_dtype=dtypes.int32,
+                              name=None) -> Tensor:
+    """``tf.random.stateless_binomial``: ``shape`` samples (counts and probs' broadcast
+    shape last) of Binomial(``counts``, ``probs``), determined by ``seed``."""
+    with name_scope(name or "stateless_random_binomial"):
+        shape = _shape_tensor(shape)
+        probs = convert_to_tensor(probs, dtype=None if _is_tensor(probs) else dtypes.float32,
+                                  name="probs")
+        counts = convert_to_tensor(counts, dtype=None if _is_tensor(counts) else probs.dtype,
+                                   name="counts")
+        seed = _seed_tensor(seed)
+        return make_op("StatelessRandomBinomial", [shape, seed, counts, probs],
+                       {"dtype": dtypes.as_dtype(output_dtype)},
+                       name="StatelessRandomBinomial")
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, Tensor) or hasattr(value, "_as_tensor")

@@ -1,9 +1,9 @@
-"""The kernels of TF's ``StatelessRandomPoisson`` and ``StatelessRandomGammaV3``
-(``devsession/ops/stateless_random_rates.py``), for the reference device and the CPU
-(``HOST``): TensorFlow's values bit for bit, as its CPU ``PoissonFunctor``
-(``random_poisson_op.cc``) and ``StatelessRandomGammaFunctor``
-(``stateless_random_gamma_op.cc``) draw them from the seed's Philox stream
-(``philox.py``).
+"""The kernels of TF's ``StatelessRandomPoisson``, ``StatelessRandomGammaV3`` and
+``StatelessRandomBinomial`` (``devsession/ops/stateless_random_rates.py``), for the
+reference device and the CPU (``HOST``): TensorFlow's values bit for bit, as its CPU
+``PoissonFunctor`` (``random_poisson_op.cc``), ``StatelessRandomGammaFunctor``
+(``stateless_random_gamma_op.cc``) and ``RandomBinomialFunctor``
+(``random_binomial_op.cc``) draw them from the seed's Philox stream (``philox.py``).
 
 Output ``i`` (rate ``i // samples``, sample ``i % samples``; stored at ``sample * rates +
 rate``, the rates' shape last) reads its own part of the stream, from block ``256 * i``:
@@ -25,6 +25,12 @@ sqrt(d)``, and from a normal ``x`` with ``v = (1 + c x)^3 > 0`` and a uniform ``
 sample ``d v`` when ``u < 1 - 0.0331 x^4`` or ``log u < x^2 / 2 + d (1 - v + log v)``
 (times ``uniform^(1 / alpha)`` below 1).
 
+Binomial (counts and probs broadcast; ``p`` above 0.5 draws the failures with ``1 - p``):
+0 for a count or ``p`` at most 0, the count for ``p`` at least 1; else, when ``count * p``
+(in the parameters' dtype) is below 10, inversion from block ``42 i`` (geometric
+``ceil(log u / log1p(-p))`` summed until past the count: the number of them), or
+Hormann's BTRS from block ``256 i``.
+
 Samples are Python floats, one output at a time (the draws are sequential); TF's CPU
 kernel shards the outputs across threads, each reading its own outputs' parts, so every
 size gives the same values.
@@ -43,7 +49,7 @@ from .philox import blocks_at, seed_key_counter
 from .random import drawn_shape
 from .stateless_random import _box_muller64, _unit_float64, _v2_words
 
-__all__ = ["poisson_samples", "gamma_samples"]
+__all__ = ["poisson_samples", "gamma_samples", "binomial_samples"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
@@ -177,6 +183,90 @@ def gamma_samples(key, counter, alphas: np.ndarray, num_samples: int, dtype) -> 
     return out.astype(dtype).reshape((num_samples,) + alphas.shape)
 
 
+def _binomial_inversion(count: float, p: float, uniform) -> float:
+    geom_sum, num_geom = 0.0, 0
+    while True:
+        geom_sum += math.ceil(math.log(uniform()) / math.log1p(-p))
+        if geom_sum > count:
+            return float(num_geom)
+        num_geom += 1
+
+
+_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+          0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+          0.00925546218271273, 0.00833056343336287)
+
+
+def _stirling_tail(k: float) -> float:
+    if k <= 9:
+        return _TAILS[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _btrs(count: float, p: float, uniform) -> float:
+    """Hormann's BTRS, as TF's ``btrs`` (with its missing log)."""
+    stddev = math.sqrt(count * p * (1 - p))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * p
+    c = count * p + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = p / (1 - p)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = math.floor((count + 1) * p)
+    while True:
+        u = uniform()
+        v = uniform()
+        u = u - 0.5
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + c)
+        if us >= 0.07 and v <= v_r:
+            return float(k)
+        if k < 0 or k > count:
+            continue
+        v = math.log(v * alpha / (a / (us * us) + b))
+        upperbound = ((m + 0.5) * math.log((m + 1) / (r * (count - m + 1)))
+                      + (count + 1) * math.log((count - m + 1) / (count - k + 1))
+                      + (k + 0.5) * math.log(r * (count - k + 1) / (k + 1))
+                      + _stirling_tail(m) + _stirling_tail(count - m)
+                      - _stirling_tail(k) - _stirling_tail(count - k))
+        if v <= upperbound:
+            return float(k)
+
+
+def _binomial(count, p, key, counter, index: int) -> float:
+    """One sample of output ``index``; ``count`` and ``p`` of the parameters' dtype."""
+    dcount = float(count)
+    if dcount <= 0.0 or p <= 0:
+        return 0.0
+    if p >= 1:
+        return dcount
+    if not p <= 0.5 and not p > 0.5:            # NaN
+        return math.nan
+    q = p if p <= 0.5 else type(p)(1) - p     # in the parameters' dtype, as TF's T
+    with np.errstate(over="ignore"):
+        rare = count * q < type(q)(10)
+    if rare:
+        drawn = _binomial_inversion(dcount, float(q), _Uniforms(key, counter, 42 * index))
+    else:
+        drawn = _btrs(dcount, float(q), _Uniforms(key, counter, _RESERVED_BLOCKS * index))
+    return drawn if p <= 0.5 else dcount - drawn
+
+
+def binomial_samples(key, counter, counts: np.ndarray, probs: np.ndarray,
+                     num_samples: int, dtype) -> np.ndarray:
+    """``[num_samples, *broadcast shape]`` Binomial(counts, probs) samples of ``dtype``."""
+    counts, probs = np.broadcast_arrays(counts, probs)
+    flat_counts, flat_probs = counts.reshape(-1), probs.reshape(-1)
+    out = np.zeros((num_samples, flat_counts.size), np.float64)
+    for batch in range(flat_counts.size):
+        for sample in range(num_samples):
+            out[sample, batch] = _binomial(flat_counts[batch], flat_probs[batch], key,
+                                           counter, batch * num_samples + sample)
+    with np.errstate(invalid="ignore"):
+        return out.astype(dtype).reshape((num_samples,) + counts.shape)
+
+
 def _rates_of(node, rates: np.ndarray, dims: tuple, what: str) -> int:
     """TF's checks of the rates (or alphas) against the output shape: its last
     dimensions, not empty; the number of samples of each."""
@@ -224,3 +314,33 @@ def build_stateless_poisson(node):
         samples = poisson_samples(key, counter, lam, count // max(lam.size, 1), dtype)
         return samples.reshape(dims)
     return stateless_poisson
+
+
+@register_kernel("StatelessRandomBinomial", HOST)
+def build_stateless_binomial(node):
+    dtype = node.output_dtype
+
+    def stateless_binomial(shape, seed, counts, probs):
+        seed = np.asarray(seed)
+        if seed.shape != (2,):
+            raise invalid_argument(node.name, node.op, f"seed must have shape [2], not "
+                                   f"{fmt_shape(seed.shape)}")
+        counts, probs = np.asarray(counts), np.asarray(probs)
+        try:
+            batch = np.broadcast_shapes(counts.shape, probs.shape)
+        except ValueError:
+            raise invalid_argument(node.name, node.op, f"counts and probs must have "
+                                   f"compatible batch dimensions: {fmt_shape(counts.shape)} "
+                                   f"vs. {fmt_shape(probs.shape)}") from None
+        dims = drawn_shape(node, shape)
+        if len(batch) > len(dims) or tuple(dims[len(dims) - len(batch):]) != batch:
+            raise invalid_argument(node.name, node.op, "Shape passed in must end with "
+                                   "broadcasted shape.")
+        count = int(np.prod(dims, dtype=np.int64))
+        if count == 0:
+            return np.zeros(dims, dtype)
+        key, counter = seed_key_counter(int(seed[0]), int(seed[1]))
+        samples = binomial_samples(key, counter, counts, probs,
+                                   count // max(int(np.prod(batch, dtype=np.int64)), 1), dtype)
+        return samples.reshape(dims)
+    return stateless_binomial
