@@ -144,6 +144,19 @@ from .ops.sparse_matmul import sparse_matmul  # noqa: E402
 from .ops.session_ops import (delete_session_tensor, get_session_handle,  # noqa: E402
                               get_session_tensor)
 __all__ += ["get_session_handle", "get_session_tensor", "delete_session_tensor"]
+from .ops.guarantee_const import guarantee_const  # noqa: E402
+from .ops.timestamp import timestamp  # noqa: E402
+from .ops.py_function import py_function  # noqa: E402
+from .ops.vectorized_map import vectorized_map  # noqa: E402
+from .cast_aliases import saturate_cast, to_complex64, to_complex128  # noqa: E402
+from .gradient_wrappers import grad_pass_through, recompute_grad  # noqa: E402
+from .scope_aliases import no_regularizer, op_scope, variable_op_scope  # noqa: E402
+from .tensor_conversion_registry import register_tensor_conversion_function  # noqa: E402
+from .tensor_predicates import is_symbolic_tensor  # noqa: E402
+__all__ += ["guarantee_const", "timestamp", "py_function", "vectorized_map", "saturate_cast",
+            "to_complex64", "to_complex128", "grad_pass_through", "recompute_grad",
+            "no_regularizer", "op_scope", "variable_op_scope",
+            "register_tensor_conversion_function", "is_symbolic_tensor"]
 from .ops.sparse_serialization import (deserialize_many_sparse,  # noqa: E402
                                        serialize_many_sparse, serialize_sparse)
 from .ops.state_scatter import (scatter_add, scatter_nd_add, scatter_nd_sub,  # noqa: E402

@@ -22,7 +22,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import defaults, dtypes
+from . import defaults, dtypes, tensor_conversion_registry
 from .device_spec import DeviceSpec
 from .graph_codec import graph_to_graph_def
 from .ops.registry import InferError, InputSpec, get_op_def
@@ -689,6 +689,10 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph |
         raise TypeError(f"Operation '{value.name}' has no value; pass one of its outputs.")
     if isinstance(value, (list, tuple)) and _holds_tensors(value):
         return _autopack(value, dtype, name)
+    if tensor_conversion_registry.has_functions():   # tf.register_tensor_conversion_function
+        converted = tensor_conversion_registry.convert(value, dtype, name, Tensor)
+        if converted is not None:
+            return converted
     want = dtype if dtype is not None else dtype_hint
     array = python_value_to_array(value, want, strict=dtype is not None)
     return constant_from_array(array, name=name or "Const", graph=graph)

@@ -698,7 +698,8 @@ def framework_ops(x):
     persistent-tensor ops, from float ``x``."""
     return [ds.custom_gradient(lambda t: (t * 2.0, lambda dy: dy))(x),
             ds.print("x:", x, output_stream="file:///dev/null"), ds.get_session_handle(x),
-            ds.get_session_tensor("h", ds.float32)[1], ds.delete_session_tensor("h")[1]]
+            ds.get_session_tensor("h", ds.float32)[1], ds.delete_session_tensor("h")[1],
+            ds.guarantee_const(x), ds.timestamp()]
 
 
 def array_manipulation_ops(x):

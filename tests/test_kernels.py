@@ -328,6 +328,7 @@ LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupT
               "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
 HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
              "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
+             "GuaranteeConst", "Timestamp",
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
@@ -387,6 +388,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
                      "devsession.kernels.reference.session_ops",  # test_session_handles.py
+                     "devsession.kernels.reference.guarantee_const",  # and
+                     "devsession.kernels.reference.timestamp",  # test_framework_names.py
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.linalg_sqrtm",  # these two
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
