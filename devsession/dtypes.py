@@ -194,6 +194,17 @@ def converts_without_loss(array: np.ndarray, dtype) -> bool:
         return bool(np.array_equal(array.astype(want).astype(src), array))
 
 
+def filled_scalar(value: int, dtype: "DType") -> np.ndarray:
+    """The scalar ``zeros``/``ones`` (and their ``_like``) fill a ``dtype`` tensor with:
+    ``value`` as that dtype, and for strings TF's ``b""`` for 0 (a string has no 1: TypeError
+    with TF's message)."""
+    if dtype.is_string:
+        if value != 0:
+            raise TypeError(f"Expected string, but got {value} of type 'int'.")
+        return string_array(b"")
+    return np.array(value, dtype.np)
+
+
 def string_array(value) -> np.ndarray:
     """``value`` (bytes, str, or nested lists/arrays of them) as a string tensor's value:
     an object array of ``bytes``, ``str`` encoded as UTF-8.  TypeError for anything else."""

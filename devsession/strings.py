@@ -1,8 +1,10 @@
 """TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
 ``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
-``to_hash_bucket_fast``, ``to_hash_bucket_strong``, ``reduce_join``, ``split`` (a
-SparseTensor) and ``format`` (``ops/strings.py``, ``ops/string_regex.py``,
-``ops/string_split.py``, ``ops/print_v2.py``: TF's ops, run on the host).  Any other
+``to_hash_bucket_fast``, ``to_hash_bucket_strong``, ``to_hash_bucket``, ``reduce_join``,
+``split`` (a SparseTensor), ``format``, ``ngrams`` and ``unsorted_segment_join``
+(``ops/strings.py``, ``ops/string_regex.py``, ``ops/string_split.py``,
+``ops/print_v2.py``, ``ops/string_hashing.py``, ``ops/string_joins.py``: TF's ops, run on
+the host).  Any other
 name raises ``UnsupportedTF1Error`` naming ``tf.strings.<name>``."""
 
 from .ops.print_v2 import string_format as format  # noqa: A001  (tf.strings.format)
@@ -17,10 +19,12 @@ from .ops.strings import string_to_hash_bucket_strong as to_hash_bucket_strong
 from .ops.strings import string_to_number as to_number
 from .ops.strings import string_upper as upper
 from .ops.strings import substr
+from .ops.string_hashing import string_to_hash_bucket as to_hash_bucket
+from .ops.string_joins import ngrams, unsorted_segment_join
 
 __all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
            "regex_replace", "regex_full_match", "to_hash_bucket_fast", "to_hash_bucket_strong",
-           "reduce_join", "split", "format"]
+           "reduce_join", "split", "format", "to_hash_bucket", "ngrams", "unsorted_segment_join"]
 
 
 def __getattr__(name: str):

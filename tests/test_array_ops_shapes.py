@@ -67,6 +67,18 @@ def test_small_zeros_are_constants_and_big_ones_fills():
     assert ds.zeros_like(x, dtype=ds.int32).dtype == ds.int32
 
 
+def test_zeros_of_strings_are_empty_strings_and_ones_a_type_error_as_tf():
+    words = ph((2,), ds.string)
+    fills = [ds.zeros([2], ds.string), ds.zeros([2000], ds.string), ds.zeros([0], ds.string),
+             ds.zeros_like(words), ds.zeros_like(ds.constant([1, 2]), dtype=ds.string)]
+    with ds.Session() as sess:
+        got = sess.run(fills, {words: ["a", "b"]})
+    assert [v.tolist() for v in got] == [[b""] * 2, [b""] * 2000, [], [b""] * 2, [b""] * 2]
+    for ones in (lambda: ds.ones([2], ds.string), lambda: ds.ones_like(words)):
+        with pytest.raises(TypeError, match="Expected string, but got 1 of type 'int'"):
+            ones()
+
+
 def test_rank_is_a_constant_when_known_and_clip_is_minimum_then_maximum():
     assert constant_value(ds.rank(ph((2, None, 3)))) == 3
     assert ds.rank(ph(None)).op.type == "Rank"

@@ -179,9 +179,10 @@ def _filled(value: int, what: str):
             shape = shape.as_list()
         static = _static_dims(shape)
         if static is not None and int(np.prod(static)) < 1000:
-            array = np.broadcast_to(np.array(value, dtype.np), static)
-            return convert_to_tensor(array, graph=graph, name=name or what)
-        return fill(shape, convert_to_tensor(value, dtype=dtype, graph=graph), name=name or what)
+            array = np.broadcast_to(dtypes.filled_scalar(value, dtype), static)
+            return convert_to_tensor(array, dtype=dtype, graph=graph, name=name or what)
+        scalar = dtypes.filled_scalar(value, dtype)
+        return fill(shape, convert_to_tensor(scalar, dtype=dtype, graph=graph), name=name or what)
     build.__name__ = what
     build.__doc__ = (f"A tensor of ``shape`` filled with {value}s (a Const when small, "
                      f"else a Fill).")
@@ -205,10 +206,11 @@ ones = _filled(1, "ones")
 def _like_builder(op_type: str, value: int, what: str):
     def build(tensor, dtype=None, name=None, optimize=True) -> Tensor:
         x = convert_to_tensor(tensor)
-        if dtype is None or dtypes.as_dtype(dtype) == x.dtype:
+        dtype = x.dtype if dtype is None else dtypes.as_dtype(dtype)
+        scalar = dtypes.filled_scalar(value, dtype)      # TypeError: a string's ones
+        if dtype == x.dtype:
             return make_op(op_type, [x], name=name)
-        dtype = dtypes.as_dtype(dtype)
-        return fill(shape(x), convert_to_tensor(value, dtype=dtype, graph=x.graph),
+        return fill(shape(x), convert_to_tensor(scalar, dtype=dtype, graph=x.graph),
                     name=name or what)
     build.__name__ = what
     build.__doc__ = f"A tensor like ``tensor`` (its shape; ``dtype`` or its dtype) of {value}s."

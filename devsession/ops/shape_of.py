@@ -121,7 +121,7 @@ def zeros_like_of(x: Tensor, dtype=None, name=None) -> Tensor:
 
 def _filled_like(x: Tensor, fill, dtype, name) -> Tensor:
     dtype = dtypes.as_dtype(dtype or x.dtype)
-    scalar = constant_from_array(np.array(fill, dtype.np), name=name if x.shape == () else
+    scalar = constant_from_array(dtypes.filled_scalar(fill, dtype), name=name if x.shape == () else
                                  "Const", graph=x.graph)
     if x.shape == ():
         return scalar

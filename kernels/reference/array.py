@@ -380,7 +380,11 @@ def _fill(node, xp):
 
 
 def _zeros_like(node, xp):
-    return lambda x: xp.zeros(x.shape, x.dtype)
+    def zeros_like(x):
+        if x.dtype == object:                  # strings: TF's zero is b""
+            return np.full(x.shape, b"", dtype=object)
+        return xp.zeros(x.shape, x.dtype)
+    return zeros_like
 
 
 def _ones_like(node, xp):
