@@ -397,11 +397,12 @@ from .ops.string_split import string_split  # noqa: E402
 from .ops.strings import (as_string, decode_base64, encode_base64, reduce_join,  # noqa: E402
                           string_join, string_strip, string_to_hash_bucket_fast,
                           string_to_hash_bucket_strong, string_to_number, substr)
+from .ops.string_hashing import fingerprint, string_to_hash_bucket  # noqa: E402
 
 __all__ += ["strings", "decode_csv", "regex_replace", "as_string", "decode_base64",
             "encode_base64", "reduce_join", "string_join", "string_split", "string_strip",
             "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "string_to_number",
-            "substr"]
+            "substr", "fingerprint", "string_to_hash_bucket"]
 
 
 # TF1's gradient registration and custom gradients (gradients.py, custom_gradient.py)

@@ -785,7 +785,9 @@ def string_ops(x):
             ds.strings.to_hash_bucket_fast(text, 5),
             ds.strings.to_hash_bucket_strong(text, 5, [1, 2]), ds.reduce_join(text),
             ds.io.decode_base64(ds.io.encode_base64(text)),
-            ds.string_split(line).values, ds.strings.split(line).values]
+            ds.string_split(line).values, ds.strings.split(line).values,
+            ds.strings.ngrams(text, 1), ds.strings.unsorted_segment_join(text, [0, 0], 1),
+            ds.string_to_hash_bucket(text, 3), ds.fingerprint(text)]
 
 
 def sparse_ops(x):

@@ -29,6 +29,8 @@ from devsession.ops.sparse_serialization import SPARSE_SERIALIZATION_OPS
 from devsession.ops.string_regex import REGEX_OPS
 from devsession.ops.string_split import SPLIT_OPS
 from devsession.ops.strings import STRING_OPS
+from devsession.ops.string_hashing import STRING_HASHING_OPS
+from devsession.ops.string_joins import STRING_JOIN_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
                           F32, F64, FLOATS, I32, I64, MATMUL_CASES, NUMERIC, REDUCE_CASES,
@@ -337,6 +339,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
+             *STRING_HASHING_OPS, *STRING_JOIN_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -395,6 +398,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py
+                     "devsession.kernels.reference.string_hashing",  # test_string_joins.py
+                     "devsession.kernels.reference.string_joins",    # these two
                      "devsession.kernels.reference.string_regex",  # these three
                      "devsession.kernels.reference.decode_csv",
                      "devsession.kernels.reference.queues",    # and test_queues.py these

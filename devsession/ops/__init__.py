@@ -184,6 +184,7 @@ from . import edit_distance  # noqa: F401,E402  (EditDistance: registers; tf.edi
 from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: persistent tensors)
 from . import guarantee_const, timestamp  # noqa: F401,E402  (GuaranteeConst, Timestamp)
 from . import decode_csv, string_regex, string_split, strings  # noqa: F401,E402  (host)
+from . import string_hashing, string_joins  # noqa: F401,E402  (Fingerprint, StringNGrams...: host)
 from . import nn_lrn  # noqa: F401,E402  (LRN and its gradient)
 from . import space_depth, space_depth_grad  # noqa: F401,E402  (registers; gradients)
 from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, solves)
