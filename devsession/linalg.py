@@ -7,7 +7,8 @@ decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eig
 ``eigvalsh``, ``slogdet``, ``logdet``); ``lu`` and TF's compositions over it
 (``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``) of ``ops/linalg_lu.py``;
 ``sqrtm`` and ``logm`` (``ops/linalg_sqrtm.py``), and ``pinv``, ``matrix_rank`` and
-``expm`` as TF's compositions (``ops/linalg_functions.py``).
+``expm`` as TF's compositions (``ops/linalg_functions.py``); ``tridiagonal_solve`` and
+``tridiagonal_matmul``, ``eigh_tridiagonal`` (``ops/linalg_tridiagonal.py``).
 Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
@@ -22,6 +23,7 @@ from .ops.linalg_solve import cholesky_solve, matrix_inverse as inv, matrix_solv
 from .ops.linalg_solve import matrix_solve_ls as lstsq
 from .ops.linalg_solve import matrix_triangular_solve as triangular_solve
 from .ops.linalg_sqrtm import matrix_logarithm as logm, matrix_square_root as sqrtm
+from .ops.linalg_tridiagonal import eigh_tridiagonal, tridiagonal_matmul, tridiagonal_solve
 from .ops.matrix import eye, matrix_band_part as band_part, matrix_transpose, trace
 from .ops.diagonals import matrix_diag as diag, matrix_diag_part as diag_part
 from .ops.nn import l2_normalize
@@ -44,7 +46,8 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "qr", "svd", "eigh", "eigvalsh", "slogdet", "logdet", "lstsq", "adjoint",
            "tensor_diag_part", "set_diag", "cross", "matvec", "normalize", "lu", "lu_solve",
            "lu_reconstruct", "lu_matrix_inverse", "pinv", "matrix_rank", "expm", "sqrtm",
-           "logm"]
+           "logm", "tridiagonal_solve", "tridiagonal_matmul",
+           "eigh_tridiagonal"]
 
 
 def __getattr__(name: str):

@@ -898,7 +898,9 @@ def linalg_ops(x):
     return [ds.matrix_inverse(x), ds.matrix_solve(x, x), ds.matrix_triangular_solve(x, x),
             ds.matrix_solve_ls(x, x, fast=False), ds.cholesky(x), *ds.qr(x), *ds.svd(x),
             *ds.self_adjoint_eig(x), *ds.linalg.slogdet(x), *ds.linalg.lu(x),
-            ds.linalg.sqrtm(x), ds.linalg.logm(ds.cast(x, ds.complex64))]
+            ds.linalg.sqrtm(x), ds.linalg.logm(ds.cast(x, ds.complex64)),
+            ds.linalg.tridiagonal_solve(x, x, diagonals_format="matrix"),
+            ds.linalg.tridiagonal_matmul(x, x, diagonals_format="matrix")]
 
 
 def special_function_ops(x):

@@ -338,7 +338,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
-             "MatrixLogarithm", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
+             "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *STRING_HASHING_OPS, *STRING_JOIN_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
@@ -395,6 +395,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.timestamp",  # test_framework_names.py
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.linalg_sqrtm",  # these two
+                     "devsession.kernels.reference.linalg_tridiagonal",  # these three
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py

@@ -161,3 +161,61 @@ def test_sqrtm_gradient_against_finite_differences():
 
     check_op_gradient(ds.linalg.sqrtm, [cases.INPUTS["spd"]], rtol=1e-5)
     check_graph_gradient(ds.linalg.expm, [cases.INPUTS["expm"][1:4]])
+
+
+def test_tridiagonal_gradients_against_finite_differences():
+    from gradient_check import check_op_gradient
+
+    tri, rhs = cases.INPUTS["tri_dominant"], cases.INPUTS["tri_rhs"]
+    check_op_gradient(lambda d, r: ds.linalg.tridiagonal_solve(d, r), [tri, rhs])
+    check_op_gradient(lambda d, r: ds.linalg.tridiagonal_solve(d, r, partial_pivoting=False),
+                      [tri, rhs])
+    check_graph_gradient(lambda d, r: ds.linalg.tridiagonal_matmul(d, r), [tri, rhs])
+
+
+def test_tridiagonal_build_errors_as_tfs():
+    with ds.Graph().as_default():
+        tri, rhs = ds.zeros([2, 3, 4]), ds.zeros([2, 4, 1])
+        with pytest.raises(ValueError, match="Expected 3 diagonals got 2"):
+            ds.linalg.tridiagonal_solve(ds.zeros([2, 2, 4]), rhs)
+        with pytest.raises(ValueError, match="Expected number of left-hand sided and "
+                                             "right-hand sides to be equal, got 4 and 5"):
+            ds.linalg.tridiagonal_solve(tri, ds.zeros([2, 5, 1]))
+        with pytest.raises(ValueError, match="Expected the rank of rhs to be 2 or 3, got 1"):
+            ds.linalg.tridiagonal_solve(tri, ds.zeros([4]))
+        with pytest.raises(ValueError, match="Batch shapes"):
+            ds.linalg.tridiagonal_solve(tri, ds.zeros([3, 4, 1]))
+        with pytest.raises(ValueError, match="sequence of length 3"):
+            ds.linalg.tridiagonal_solve([ds.zeros([4])] * 2, ds.zeros([4, 1]),
+                                        diagonals_format="sequence")
+        with pytest.raises(ValueError, match="Expected subdiagonal to be have length 4 or 3"):
+            ds.linalg.tridiagonal_solve([ds.zeros([4]), ds.zeros([4]), ds.zeros([2])],
+                                        ds.zeros([4, 1]), diagonals_format="sequence")
+        with pytest.raises(ValueError, match="Expected last two dimensions"):
+            ds.linalg.tridiagonal_matmul(ds.zeros([3, 4]), ds.zeros([4, 1]),
+                                         diagonals_format="matrix")
+        with pytest.raises(ValueError, match="Unrecognized diagonals_format: band"):
+            ds.linalg.tridiagonal_solve(tri, rhs, diagonals_format="band")
+        with pytest.raises(ValueError, match="partial_pivoting must be True"):
+            ds.linalg.tridiagonal_solve(tri, rhs, partial_pivoting=False,
+                                        perturb_singular=True)
+        with pytest.raises(ds.errors.UnimplementedError, match="perturb_singular"):
+            ds.linalg.tridiagonal_solve(tri, rhs, perturb_singular=True)
+        with pytest.raises(TypeError, match="int32 not in list"):
+            ds.linalg.tridiagonal_solve(ds.zeros([3, 4], ds.int32), ds.zeros([4, 1], ds.int32))
+        assert ds.linalg.tridiagonal_solve(tri, rhs).shape.as_list() == [2, 4, 1]
+        assert ds.linalg.tridiagonal_matmul(tri, rhs).op.type == "TridiagonalMatMul"
+
+
+def test_eigh_tridiagonal_errors_and_vectors():
+    with ds.Graph().as_default():
+        with pytest.raises(ValueError, match="'alpha' and 'beta' must have the same type"):
+            ds.linalg.eigh_tridiagonal(ds.zeros([3]), ds.zeros([2], ds.float64))
+        with pytest.raises(ValueError, match="'select must have a value in"):
+            ds.linalg.eigh_tridiagonal(ds.zeros([3]), ds.zeros([2]), select="x")
+        alpha, beta = np.array([2.0, -1.0, 0.5]), np.array([1.0, 0.3])
+        values, vectors = ds.linalg.eigh_tridiagonal(alpha, beta, eigvals_only=False)
+        with ds.Session() as sess:
+            e, v = sess.run([values, vectors])
+    t = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
+    np.testing.assert_allclose(t @ v, v * e, atol=1e-12)

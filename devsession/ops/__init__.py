@@ -191,6 +191,7 @@ from . import linalg_factor, linalg_solve  # noqa: F401,E402  (decompositions, s
 from . import linalg_factor_grad, linalg_solve_grad  # noqa: F401,E402  (their gradients)
 from . import linalg_lu  # noqa: F401,E402  (Lu: registers; tf.linalg.lu, lu_solve...)
 from . import linalg_sqrtm, linalg_sqrtm_grad  # noqa: F401,E402  (sqrtm, logm; gradient)
+from . import linalg_tridiagonal, linalg_tridiagonal_grad  # noqa: F401,E402  (tridiagonal)
 from .masking import (boolean_mask, count_nonzero, linspace, reverse,  # noqa: E402
                       reverse_sequence, sequence_mask)
 

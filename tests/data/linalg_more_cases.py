@@ -41,6 +41,10 @@ INPUTS = {
     "rotation": np.array([[0., -1], [1, 0]]),
     "weights": rng.standard_normal((5, 3, 3)),
 }
+INPUTS["tri"] = rng.standard_normal((2, 3, 6))                     # compact [..., 3, M]
+INPUTS["tri"][1, 1, :2] = 0.0                       # zero pivots: the pivoting matters
+INPUTS["tri_rhs"] = rng.standard_normal((2, 6, 2))
+INPUTS["tri_dominant"] = INPUTS["tri"] + np.array([0., 8, 0])[:, None]
 INPUTS["logm"] = INPUTS["spd"] + 1j * 0.3 * rng.standard_normal((2, 3, 3))
 
 
@@ -70,6 +74,54 @@ def build(tf):
     out["lu_solve_ties"] = tf.linalg.lu_solve(three_lu, three_p, c["perm_rhs"])
     out["lu_reconstruct_ties"] = tf.linalg.lu_reconstruct(three_lu, three_p)
     out.update(_functions(tf, c))
+    out.update(_tridiagonal(tf, c))
+    out.update(_eigh_tridiagonal(tf))
+    return out
+
+
+def _eigh_tridiagonal(tf):
+    """eigh_tridiagonal's eigenvalues by each ``select``, and its eigenvectors' absolute
+    values (their signs are each algorithm's own)."""
+    alpha = tf.constant(np.array([2.0, -1.0, 0.5, 3.0, 1.0]))
+    beta = tf.constant(np.array([1.0, 0.3, -2.0, 0.7]))
+    eig = tf.linalg.eigh_tridiagonal
+    values, vectors = eig(alpha, beta, eigvals_only=False)
+    return {"eigh_tri": eig(alpha, beta),
+            "eigh_tri_f32": eig(tf.cast(alpha, tf.float32), tf.cast(beta, tf.float32)),
+            "eigh_tri_index": eig(alpha, beta, select="i", select_range=[1, 3]),
+            "eigh_tri_value": eig(alpha, beta, select="v", select_range=[-1.0, 2.5]),
+            "eigh_tri_one": eig(tf.constant([4.0]), tf.zeros([0])),
+            "eigh_tri_vectors": (values, tf.abs(vectors))}
+
+
+def _tridiagonal(tf, c):
+    """tridiagonal_solve and tridiagonal_matmul in their formats, and their gradients."""
+    out = {}
+    tri, rhs, dominant = c["tri"], c["tri_rhs"], c["tri_dominant"]
+    solve, matmul = tf.linalg.tridiagonal_solve, tf.linalg.tridiagonal_matmul
+    out["tri_solve"] = solve(tri, rhs)
+    out["tri_solve_no_pivoting"] = solve(dominant, rhs, partial_pivoting=False)
+    out["tri_solve_vector"] = solve(tri, rhs[..., 0])
+    out["tri_solve_transpose"] = solve(tri, tf.linalg.matrix_transpose(rhs),
+                                       transpose_rhs=True)
+    sequence = [tri[..., 0, :], tri[..., 1, :], tri[..., 2, :]]
+    out["tri_solve_sequence"] = solve(sequence, rhs, diagonals_format="sequence")
+    out["tri_solve_short"] = solve([tri[..., 0, :-1], tri[..., 1, :], tri[..., 2, 1:]], rhs,
+                                   diagonals_format="sequence")
+    full = tf.constant(INPUTS["batch"][0])
+    out["tri_solve_matrix"] = solve(full, c["rhs"][0], diagonals_format="matrix")
+    out["tri_solve_singular"] = solve(tf.zeros([3, 3], tf.float64),
+                                      tf.ones([3, 1], tf.float64))
+    out["tri_solve_one"] = solve(tf.constant([[5.0], [2.0], [7.0]]), tf.ones([1, 2]))
+    out["tri_solve_f32"] = solve(tf.cast(dominant, tf.float32), tf.cast(rhs, tf.float32))
+    out["tri_matmul"] = matmul(tri, rhs)
+    out["tri_matmul_sequence"] = matmul(sequence, rhs, diagonals_format="sequence")
+    out["tri_matmul_matrix"] = matmul(full, c["rhs"][0], diagonals_format="matrix")
+    w = c["tri_rhs"][::-1]
+    out["grad_tri_solve"] = tuple(tf.gradients(tf.reduce_sum(w * solve(dominant, rhs)),
+                                               [dominant, rhs]))
+    out["grad_tri_matmul"] = tuple(tf.gradients(tf.reduce_sum(w * matmul(tri, rhs)),
+                                                [tri, rhs]))
     return out
 
 
