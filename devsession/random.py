@@ -6,7 +6,8 @@
 import registers); ``stateless_uniform``, ``stateless_normal``,
 ``stateless_truncated_normal``, ``stateless_categorical`` and ``stateless_multinomial``
 give the same values for the same seed, TF's (``ops/stateless_random.py``), as does
-``stateless_poisson``, ``stateless_gamma`` and ``stateless_binomial``
+``stateless_poisson``, ``stateless_gamma``, ``stateless_binomial`` and
+``stateless_parameterized_truncated_normal``
 (``ops/stateless_random_rates.py``), and
 ``split``, ``fold_in`` and ``create_rng_state`` make seeds for them
 (``ops/stateless_seeds.py``); ``get_seed`` is TF1's ``tf.get_seed``; the candidate
@@ -30,6 +31,7 @@ from .ops.stateless_seeds import create_rng_state, fold_in, split
 from .ops.stateless_random_rates import stateless_random_poisson as stateless_poisson
 from .ops.stateless_random_rates import stateless_random_gamma as stateless_gamma
 from .ops.stateless_random_rates import stateless_random_binomial as stateless_binomial
+from .ops.stateless_random_rates import stateless_parameterized_truncated_normal
 from .ops.random import get_seed
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
@@ -38,7 +40,8 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
            "all_candidate_sampler", "fixed_unigram_candidate_sampler",
            "learned_unigram_candidate_sampler", "split", "fold_in", "create_rng_state",
-           "get_seed", "stateless_poisson", "stateless_gamma", "stateless_binomial"]
+           "get_seed", "stateless_poisson", "stateless_gamma", "stateless_binomial",
+           "stateless_parameterized_truncated_normal"]
 
 
 def __getattr__(name: str):

@@ -627,6 +627,7 @@ def tf1_surface_ops(x):
         *candidate_sampler_ops(), ds.random.stateless_poisson([2], [1, 2], 1.0),
         ds.random.stateless_gamma([2], [1, 2], 1.0),
         ds.random.stateless_binomial([2], [1, 2], 5.0, 0.5),
+        ds.random.stateless_parameterized_truncated_normal([2], [1, 2]),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),

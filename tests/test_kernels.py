@@ -59,8 +59,6 @@ COVERED |= __import__("test_bucketize").COVERED  # Bucketize
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
 COVERED |= __import__("test_custom_gradient").COVERED  # IdentityN (custom_gradient)
 COVERED |= __import__("test_stateless_random").COVERED  # TF's stateless random ops
-COVERED |= {"StatelessRandomPoisson", "StatelessRandomGammaV3",  # test_stateless_rates.py
-            "StatelessRandomBinomial"}
 COVERED |= __import__("test_backprop_kernels").COVERED  # TF's gradient ops (ReluGrad...)
 SHAPES = [(0,), (1,), (7,), (2, 3, 4), (BIG,)]
 SAME_SHAPES = [((0,), (0,)), ((1,), (1,)), ((7,), (7,)), ((BIG,), (BIG,))]
@@ -334,6 +332,10 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
+             "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
+             "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",
+             "StatelessRandomGammaV3", "StatelessRandomBinomial",
+             "StatelessParameterizedTruncatedNormal",
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
@@ -377,6 +379,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
                      "devsession.kernels.reference.script",    # and test_py_func.py these
+                     "devsession.kernels.reference.stateless_random_rates",  # and
+                     # test_stateless_rates.py these
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
                      "devsession.kernels.reference.random",    # test_random_categorical.py

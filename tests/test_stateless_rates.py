@@ -146,3 +146,41 @@ def test_binomial_errors():
             sess.run(bad)
         with pytest.raises(ds.errors.InvalidArgumentError, match="compatible batch"):
             sess.run(clash)
+
+
+TF_TRUNCATED = json.load(open(os.path.join(DATA, "tf_stateless_truncated.json")))
+# name -> (shape, seed, means, stddevs, minvals, maxvals), as make_tf_stateless_truncated.py's
+TRUNCATED_CASES = {
+    "standard": ([6], [1, 2], 0.0, 1.0, -2.0, 2.0),
+    "narrow": ([5], [3, 4], 0.0, 1.0, 0.5, 0.7),
+    "tail": ([2, 3], [5, 6], [0.0, 1.0, -1.0], [1.0, 2.0, 0.5], [3.0, 6.0, 2.0],
+             [np.inf, 20.0, 9.0]),
+    "upper": ([4], [7, 8], 1.0, 1.0, -np.inf, -2.0),
+    "float64": ([4, 2], [9, 9], np.float64(2.0), np.float64(3.0), np.float64(-1.0),
+                np.float64(4.0)),
+}
+
+
+def test_parameterized_truncated_normal_values_and_names_are_tfs():
+    ds.reset_default_graph()
+    fetches = {name: ds.random.stateless_parameterized_truncated_normal(
+                   shape, seed, means, stddevs, minvals, maxvals)
+               for name, (shape, seed, means, stddevs, minvals, maxvals)
+               in TRUNCATED_CASES.items()}
+    with ds.Session() as sess:
+        got = sess.run(fetches)
+    for name, value in got.items():
+        want = TF_TRUNCATED["values"][name]
+        assert value.dtype == np.dtype(want["dtype"]), name
+        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
+        np.testing.assert_array_equal(value.astype(np.float64),
+                                      np.reshape(want["value"], want["shape"]), err_msg=name)
+        assert [fetches[name].op.type, fetches[name].op.name] == TF_TRUNCATED["names"][name]
+
+
+def test_parameterized_truncated_normal_errors():
+    ds.reset_default_graph()
+    bad = ds.random.stateless_parameterized_truncated_normal([3], [1, 2], 0.0, 1.0, 2.0, 1.0)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="Invalid parameters"):
+            sess.run(bad)

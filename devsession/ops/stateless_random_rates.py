@@ -19,6 +19,13 @@ gradient in graph mode either).
 ``StatelessRandomBinomial(shape, seed, counts, probs)``: counts and probs of one dtype
 ``T`` (half, float, double, int32, int64), broadcast against each other, their shape
 last in ``shape``; output ``dtype`` half, float, double, int32 or int64.
+
+``StatelessParameterizedTruncatedNormal(shape, seed, means, stddevs, minvals, maxvals)``:
+normals of each batch member's mean and stddev within its bounds, the four parameters of
+one float dtype broadcast against each other, their shape last in ``shape``.  TF's CPU
+kernel shards large outputs by thread, each shard skipping ahead by its first output, so
+its values there depend on the machine; devsession's are TF's one-shard values (TF's for
+outputs up to a few dozen values).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from .stateless_random import (_drawn, _dtype_in, _key_counter_alg, _length, _ra
                                _seed_tensor, _shape_tensor, _v2_op)
 
 __all__ = ["stateless_random_poisson", "stateless_random_gamma",
-           "stateless_random_binomial"]
+           "stateless_random_binomial", "stateless_parameterized_truncated_normal"]
 
 _RATES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -85,12 +92,25 @@ def _infer_binomial(inputs, attrs, node):
     return dtype, _drawn(node, shape)
 
 
+def _infer_truncated(inputs, attrs, node):
+    shape, seed, *params = inputs
+    _seed(node, seed)
+    dtype = params[0].dtype
+    for what, spec in zip(("means", "stddevs", "minvals", "maxvals"), params):
+        if spec.dtype not in _FLOATS or spec.dtype != dtype:
+            raise TypeError(f"Op '{node}': {what} '{spec.name}' must be float16, float32 or "
+                            f"float64, the dtype of means, not {spec.dtype.name}.")
+    return dtype, _drawn(node, shape)
+
+
 register_op(OpDef("StatelessRandomPoisson", _infer_poisson, 3, host_inputs=(0, 1, 2)))
+register_op(OpDef("StatelessParameterizedTruncatedNormal", _infer_truncated, 6,
+                  host_inputs=(0, 1, 2, 3, 4, 5)))
 register_op(OpDef("StatelessRandomBinomial", _infer_binomial, 4,
                   host_inputs=(0, 1, 2, 3), attr_defaults={"dtype": dtypes.int64}))
 register_op(OpDef("StatelessRandomGammaV3", _infer_gamma, 5, host_inputs=(0, 1, 2, 3, 4)))
 not_differentiable("StatelessRandomPoisson", "StatelessRandomGammaV3",
-                   "StatelessRandomBinomial")
+                   "StatelessRandomBinomial", "StatelessParameterizedTruncatedNormal")
 
 
 def stateless_random_poisson(shape, seed, lam, dtype=dtypes.int32, name=None) -> Tensor:
@@ -143,3 +163,19 @@ def stateless_random_binomial(shape, seed, counts, probs, output_dtype=dtypes.in
 
 def _is_tensor(value) -> bool:
     return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
+
+
+def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0,
+                                             minvals=-2.0, maxvals=2.0,
+                                             name=None) -> Tensor:
+    """``tf.random.stateless_parameterized_truncated_normal``: ``shape`` normals of
+    ``means`` and ``stddevs`` within ``[minvals, maxvals]`` (the four broadcast, their
+    shape last), determined by ``seed``."""
+    with name_scope(name or "stateless_parameterized_truncated_normal"):
+        shape = _shape_tensor(shape)
+        params = [convert_to_tensor(v, name=n) for v, n in
+                  ((means, "means"), (stddevs, "stddevs"), (minvals, "minvals"),
+                   (maxvals, "maxvals"))]
+        seed = _seed_tensor(seed)
+        return make_op("StatelessParameterizedTruncatedNormal", [shape, seed, *params],
+                       name="StatelessParameterizedTruncatedNormal")

@@ -31,6 +31,16 @@ Binomial (counts and probs broadcast; ``p`` above 0.5 draws the failures with ``
 ``ceil(log u / log1p(-p))`` summed until past the count: the number of them), or
 Hormann's BTRS from block ``256 i``.
 
+Parameterized truncated normals (``StatelessParameterizedTruncatedNormal``; means,
+stddevs, minvals and maxvals broadcast) read ONE stream in output order, in the
+parameters' dtype with the C library's ``exp``/``log``: per batch member, normal draws
+kept within the bounds when a bound is 1.3 standard deviations beyond the mean and the
+other not (normal blocks: float 4 values, double 2), uniform proposals when the bounds
+are close (a block of ``z`` then a block of acceptance uniforms), else an exponential
+proposal (uniforms in pairs).  TF's CPU kernel splits large outputs into shards that
+each skip ahead by their first output; below TF's sharding threshold (a few dozen
+values) it is one shard, whose values these are.
+
 Samples are Python floats, one output at a time (the draws are sequential); TF's CPU
 kernel shards the outputs across threads, each reading its own outputs' parts, so every
 size gives the same values.
@@ -47,9 +57,11 @@ from ..registry import HOST, register_kernel
 from . import libm
 from .philox import blocks_at, seed_key_counter
 from .random import drawn_shape
-from .stateless_random import _box_muller64, _unit_float64, _v2_words
+from .stateless_random import (_box_muller64, _normal_pairs, _unit_float16, _unit_float32,
+                               _unit_float64, _v2_words)
 
-__all__ = ["poisson_samples", "gamma_samples", "binomial_samples"]
+__all__ = ["poisson_samples", "gamma_samples", "binomial_samples",
+           "truncated_normal_samples"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
@@ -344,3 +356,117 @@ def build_stateless_binomial(node):
                                    count // max(int(np.prod(batch, dtype=np.int64)), 1), dtype)
         return samples.reshape(dims)
     return stateless_binomial
+
+
+def _uniform_block(block: np.ndarray, dtype: np.dtype) -> list:
+    if dtype == np.float64:
+        return _uniform_pair(block)
+    unit = _unit_float16 if dtype == np.float16 else _unit_float32
+    return list(unit(block))
+
+
+def _normal_block(block: np.ndarray, dtype: np.dtype) -> list:
+    return list(_normal_pairs(block[None, :], dtype).reshape(-1).astype(dtype))
+
+
+def _in_dtype(function: str, x, dtype: np.dtype):
+    """``exp``/``log`` as TF's kernel calls them for ``dtype`` (half through float)."""
+    compute = np.float32 if dtype == np.float16 else dtype
+    return dtype.type(getattr(libm, function)(np.array([x], compute))[0])
+
+
+def truncated_normal_samples(key, counter, params, num_samples: int, dtype) -> np.ndarray:
+    """``[num_samples, *batch shape]`` samples of TF's ``TruncatedNormalFunctorV2`` run
+    as one shard; ``params`` the broadcast (means, stddevs, minvals, maxvals)."""
+    dtype = np.dtype(dtype)
+    t = dtype.type
+    stream = _Stream(key, counter, 0)
+    flat = [np.asarray(p, dtype).reshape(-1) for p in params]
+    out = np.zeros((num_samples, flat[0].size), dtype)
+    for batch in range(flat[0].size):
+        mean, stddev, minval, maxval = (p[batch] for p in flat)
+        if not (stddev > 0 and minval < maxval and (np.isfinite(minval)
+                                                    or np.isfinite(maxval))):
+            return None
+        if (np.isinf(minval) and minval < 0) or maxval < mean:
+            minval, maxval, stddev = maxval, minval, -stddev
+        with np.errstate(all="ignore"):
+            norm_min, norm_max = (minval - mean) / stddev, (maxval - mean) / stddev
+            sqrt_factor = np.sqrt(norm_min * norm_min + t(4))
+            cutoff = t(2) * _in_dtype("exp", t(0.5) + (norm_min * (norm_min - sqrt_factor))
+                                      / t(4), dtype) / (norm_min + sqrt_factor)
+            diff = norm_max - norm_min
+        samples = _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff,
+                                   num_samples)
+        with np.errstate(all="ignore"):
+            out[:, batch] = [z * stddev + mean for z in samples]
+    return out
+
+
+def _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff, count) -> list:
+    """``count`` normalized samples of one batch member, in TF's order."""
+    t, kept = dtype.type, []
+    inside = t(1.3)
+    if (norm_min < -inside and norm_max >= 0) or (norm_max > inside and norm_min <= 0):
+        while len(kept) < count:
+            for x in _normal_block(stream.block(), dtype):
+                if norm_min <= x <= norm_max:
+                    kept.append(x)
+                    if len(kept) == count:
+                        break
+        return kept
+    if diff < cutoff:
+        plus = t(0) if norm_min < 0 else norm_min * norm_min
+        while len(kept) < count:
+            z = [r * diff + norm_min for r in _uniform_block(stream.block(), dtype)]
+            u = _uniform_block(stream.block(), dtype)
+            for zi, ui in zip(z, u):
+                if ui <= _in_dtype("exp", (plus - zi * zi) / t(2.0), dtype):
+                    kept.append(zi)
+                    if len(kept) == count:
+                        break
+        return kept
+    alpha = (norm_min + np.sqrt(norm_min * norm_min + t(4))) / t(2)
+    while len(kept) < count:
+        rand = _uniform_block(stream.block(), dtype)
+        for i in range(0, len(rand), 2):
+            z = -_in_dtype("log", rand[i], dtype) / alpha + norm_min
+            x = alpha - z if norm_min < alpha else norm_min - alpha
+            g = _in_dtype("exp", -x * x / t(2.0), dtype)
+            if rand[i + 1] <= g and z < norm_max:
+                kept.append(z)
+                if len(kept) == count:
+                    break
+    return kept
+
+
+@register_kernel("StatelessParameterizedTruncatedNormal", HOST)
+def build_stateless_parameterized_truncated_normal(node):
+    dtype = node.output_dtype
+
+    def stateless_truncated_normal(shape, seed, means, stddevs, minvals, maxvals):
+        seed = np.asarray(seed)
+        if seed.shape != (2,):
+            raise invalid_argument(node.name, node.op, f"seed must have shape [2], not "
+                                   f"{fmt_shape(seed.shape)}")
+        params = [np.asarray(p) for p in (means, stddevs, minvals, maxvals)]
+        try:
+            params = np.broadcast_arrays(*params)
+        except ValueError:
+            raise invalid_argument(node.name, node.op, "means, stddevs, minvals, maxvals "
+                                   "must have compatible batch dimensions") from None
+        dims = drawn_shape(node, shape)
+        batch = params[0].shape
+        if len(batch) > len(dims) or tuple(dims[len(dims) - len(batch):]) != batch:
+            raise invalid_argument(node.name, node.op, "Shape passed in must end with "
+                                   "broadcasted shape.")
+        count = int(np.prod(dims, dtype=np.int64))
+        if count == 0:
+            return np.zeros(dims, dtype)
+        key, counter = seed_key_counter(int(seed[0]), int(seed[1]))
+        samples = truncated_normal_samples(key, counter, params,
+                                           count // max(params[0].size, 1), dtype)
+        if samples is None:
+            raise invalid_argument(node.name, node.op, "Invalid parameters")
+        return samples.reshape(dims)
+    return stateless_truncated_normal
