@@ -110,6 +110,10 @@ from .ops.replica_losses import (compute_average_loss,  # noqa: E402
 __all__ += ["raw_rnn", "static_state_saving_rnn", "with_space_to_batch", "collapse_repeated",
             "ctc_unique_labels", "compute_average_loss", "scale_regularization_loss"]
 
+from .ops.nn_fractional_pool import fractional_avg_pool, fractional_max_pool  # noqa: E402
+
+__all__ += ["fractional_max_pool", "fractional_avg_pool"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

@@ -864,7 +864,16 @@ def space_and_sampling_ops(x):
                                              ds.constant([[0, 0], [0, 0]])],
                             {"block_size": 2}).outputs[0],
             ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
-            ds.random.categorical(x, 3), ds.random.gamma([2], x), ds.random.poisson([2], x)]
+            ds.random.categorical(x, 3), ds.random.gamma([2], x), ds.random.poisson([2], x),
+            *fractional_pool_ops(image)]
+
+
+def fractional_pool_ops(image):
+    """FractionalMaxPool and FractionalAvgPool of ``image`` (1x2x2x1) and their gradient
+    ops."""
+    pooled = [pool(image, [1, 1.5, 1.5, 1])[0]
+              for pool in (ds.nn.fractional_max_pool, ds.nn.fractional_avg_pool)]
+    return pooled + ds.gradients(pooled[0], image) + ds.gradients(pooled[1], image)
 
 
 def stateless_random_ops(x):

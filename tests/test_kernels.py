@@ -32,6 +32,7 @@ from devsession.ops.strings import STRING_OPS
 from devsession.ops.string_hashing import STRING_HASHING_OPS
 from devsession.ops.string_joins import STRING_JOIN_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
+from devsession.ops.nn_fractional_pool import FRACTIONAL_POOL_OPS
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
                           F32, F64, FLOATS, I32, I64, MATMUL_CASES, NUMERIC, REDUCE_CASES,
                           STANDIN, UNARY, array_module, assert_same, binary_inputs,
@@ -339,7 +340,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, "EditDistance", *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
+             *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *STRING_HASHING_OPS, *STRING_JOIN_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
@@ -394,6 +395,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_math",  # test_sparse_slicing.py
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
+                     "devsession.kernels.reference.fractional_pool",  # test_fractional_
+                                                                     # pool.py
                      "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.guarantee_const",  # and
                      "devsession.kernels.reference.timestamp",  # test_framework_names.py

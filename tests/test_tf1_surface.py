@@ -306,12 +306,12 @@ def test_unsupported_scope_options_name_themselves():
 
 @pytest.mark.parametrize("access, symbol", [
     (lambda: ds.linalg.expm, "tf.linalg.expm"),
-    (lambda: ds.nn.fractional_max_pool, "tf.nn.fractional_max_pool"),
+    (lambda: ds.nn.quantized_conv2d, "tf.nn.quantized_conv2d"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
     (lambda: ds.layers.separable_conv1d, "tf.layers.separable_conv1d"),
     (lambda: ds.signal.fftnd, "tf.signal.fftnd"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
-    (lambda: ds.nn.fractional_avg_pool, "tf.nn.fractional_avg_pool"),
+    (lambda: ds.nn.approx_min_k, "tf.nn.approx_min_k"),
     (lambda: ds.train.sdca_optimizer, "tf.train.sdca_optimizer"),
 ])
 def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):

@@ -159,6 +159,7 @@ from . import run_time_attrs  # noqa: F401,E402  (TF's axes/perms computed at ru
 from . import nn_depthwise, nn_depthwise_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import nn_conv3d, nn_conv3d_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import nn_window_argmax, nn_window_argmax_grad  # noqa: F401,E402  (ds.nn only)
+from . import nn_fractional_pool, nn_fractional_pool_grad  # noqa: F401,E402  (ds.nn only)
 from . import ctc, ctc_grad  # noqa: F401,E402  (CTC loss and decoders: ds.nn only)
 from . import gather_nd, gather_nd_grad  # noqa: F401,E402  (registers; gradients)
 from . import tensor_array, tensor_array_grad  # noqa: F401,E402  (ds.TensorArray's ops)

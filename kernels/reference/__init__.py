@@ -117,6 +117,7 @@ from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: 
 from . import sparse_cross  # noqa: F401,E402  (SparseCross, V2, Hashed: HOST)
 from . import sparse_serialization  # noqa: F401,E402  (SerializeSparse...: HOST)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: HOST)
+from . import fractional_pool  # noqa: F401,E402  (FractionalMaxPool...: HOST)
 from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: HOST)
 from . import guarantee_const, timestamp  # noqa: F401,E402  (GuaranteeConst, Timestamp: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
