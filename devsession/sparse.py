@@ -24,6 +24,7 @@ from .ops.sparse_math import (sparse_maximum, sparse_minimum, sparse_reduce_max,
                               sparse_reduce_max_sparse, sparse_reduce_sum_sparse,
                               sparse_softmax)
 from .ops.sparse_cross import sparse_cross as cross
+from .ops.sparse_bincount import sparse_bincount as bincount
 from .ops.sparse_mask import sparse_mask as mask
 from .ops.sparse_cross import sparse_cross_hashed as cross_hashed
 from .ops.sparse_slicing import (sparse_concat, sparse_fill_empty_rows, sparse_slice,
@@ -61,7 +62,8 @@ __all__ = ["SparseTensor", "add", "placeholder", "to_dense", "from_dense", "spar
            "segment_sqrt_n", "SparseConditionalAccumulator", "concat", "slice", "split",
            "fill_empty_rows", "reduce_max", "reduce_max_sparse", "reduce_sum_sparse",
            "softmax", "maximum", "minimum", "retain", "transpose", "expand_dims", "eye",
-           "reset_shape", "to_indicator", "merge", "cross", "cross_hashed", "mask"]
+           "reset_shape", "to_indicator", "merge", "cross", "cross_hashed", "mask",
+           "bincount"]
 
 
 def __getattr__(name: str):

@@ -837,7 +837,9 @@ def sparse_serialization_ops(sp):
     one = ds.io.serialize_sparse(sp)
     raw = ds.get_default_graph().create_op("DeserializeSparse", [one], {"dtype": sp.dtype})
     many = ds.io.serialize_many_sparse(sp)
-    return [raw.outputs[1], ds.io.deserialize_many_sparse(many, sp.dtype).values]
+    ids = ds.SparseTensor(sp.indices, ds.cast(sp.values, ds.int64), sp.dense_shape)
+    return [raw.outputs[1], ds.io.deserialize_many_sparse(many, sp.dtype).values,
+            ds.sparse.bincount(ids, axis=-1).values, ds.sparse.bincount([1, 2]).values]
 
 
 def candidate_sampler_ops():

@@ -26,6 +26,7 @@ from devsession.ops.decode_csv import DECODE_CSV
 from devsession.ops.image_files import IMAGE_FILE_OPS
 from devsession.ops.sparse import SPARSE_OPS
 from devsession.ops.sparse_serialization import SPARSE_SERIALIZATION_OPS
+from devsession.ops.sparse_bincount import COUNT_OPS
 from devsession.ops.string_regex import REGEX_OPS
 from devsession.ops.string_split import SPLIT_OPS
 from devsession.ops.strings import STRING_OPS
@@ -340,7 +341,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, *SPARSE_SERIALIZATION_OPS, "Lu", "MatrixSquareRoot",
+             *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *STRING_HASHING_OPS, *STRING_JOIN_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
@@ -403,6 +404,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.linalg_sqrtm",  # these two
                      "devsession.kernels.reference.linalg_tridiagonal",  # these three
+                     "devsession.kernels.reference.sparse_bincount",  # test_sparse_bincount.py
                      "devsession.kernels.reference.sparse_serialization",  # test_sparse_
                                                                    # serialization.py
                      "devsession.kernels.reference.strings",   # and test_string_ops*.py

@@ -179,6 +179,7 @@ from . import serialization  # noqa: F401,E402  (serialize_tensor, parse_tensor:
 from . import sparse, sparse_add, sparse_grad  # noqa: F401,E402  (ds.sparse; gradients)
 from . import sparse_math, sparse_slicing  # noqa: F401,E402  (ds.sparse: concat, max...)
 from . import sparse_cross  # noqa: F401,E402  (ds.sparse.cross, cross_hashed; crossed_column)
+from . import sparse_bincount  # noqa: F401,E402  (Dense/SparseCountSparseOutput)
 from . import sparse_matmul  # noqa: F401,E402  (SparseMatMul and its gradient)
 from . import sparse_serialization  # noqa: F401,E402  (serialize_sparse...: ds.io)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: registers; tf.edit_distance)

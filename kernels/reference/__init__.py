@@ -115,6 +115,7 @@ from . import serialization  # noqa: F401,E402  (SerializeTensor, ParseTensor: H
 from . import sparse, sparse_add  # noqa: F401,E402  (SparseToDense, SparseAdd...: HOST)
 from . import sparse_math, sparse_slicing  # noqa: F401,E402  (SparseConcat...: HOST)
 from . import sparse_cross  # noqa: F401,E402  (SparseCross, V2, Hashed: HOST)
+from . import sparse_bincount  # noqa: F401,E402  (Dense/SparseCountSparseOutput: HOST)
 from . import sparse_serialization  # noqa: F401,E402  (SerializeSparse...: HOST)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: HOST)
 from . import fractional_pool  # noqa: F401,E402  (FractionalMaxPool...: HOST)
