@@ -20,6 +20,11 @@ __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pool
            "average_pooling3d", "Conv3D", "Conv3DTranspose", "MaxPooling3D",
            "AveragePooling3D"]
 
+from .layers_classes import SeparableConv1D  # noqa: E402
+from .layers_separable import separable_conv1d  # noqa: E402
+
+__all__ += ["separable_conv1d", "SeparableConv1D"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

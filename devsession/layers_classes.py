@@ -31,11 +31,13 @@ import re
 import weakref
 
 from . import layers_functional as functional
+from .layers_separable import separable_conv1d
 from .graph import convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, get_collection
 from .variable_scope import VariableScope, variable_scope
 
 __all__ = ["Layer", "Dense", "Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D",
+           "SeparableConv1D",
            "MaxPooling1D", "MaxPooling2D", "AveragePooling1D", "AveragePooling2D", "Flatten",
            "Dropout", "BatchNormalization", "Conv3D", "Conv3DTranspose", "MaxPooling3D",
            "AveragePooling3D"]
@@ -365,6 +367,24 @@ class SeparableConv2D(_WithVariables):
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", dilation_rate=(1, 1), depth_multiplier=1,
+                 activation=None, use_bias=True, depthwise_initializer=None,
+                 pointwise_initializer=None, bias_initializer=None, depthwise_regularizer=None,
+                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
+                 trainable=True, name=None, **kwargs):
+        super().__init__(trainable=trainable, name=name, **kwargs)
+        self._options = _options(locals(), self)
+
+
+class SeparableConv1D(_WithVariables):
+    """A depthwise then a pointwise 1-D convolution (``ds.layers.separable_conv1d``,
+    ``layers_separable.py``)."""
+
+    _function = staticmethod(separable_conv1d)
+    _weight_names = ("depthwise_kernel", "pointwise_kernel", "bias")
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", dilation_rate=1, depth_multiplier=1,
                  activation=None, use_bias=True, depthwise_initializer=None,
                  pointwise_initializer=None, bias_initializer=None, depthwise_regularizer=None,
                  pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
