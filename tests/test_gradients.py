@@ -280,10 +280,10 @@ def test_every_op_with_inputs_has_a_gradient_or_is_marked_not_differentiable():
     lookup_error_as_in_tf = {"PyFunc", "PyFuncStateless", "LRNGrad",  # none in TF1 either
                              "SparseSplit", "SparseReduceMax", "SparseReduceMaxSparse",
                              "SparseReduceSumSparse", "SparseSliceGrad",
-                             "SparseFillEmptyRowsGrad", "SoftsignGrad"}
+                             "SparseFillEmptyRowsGrad", "SoftsignGrad",
+                             "RFFT3D", "IRFFT3D"}
     # TF differentiates these (_FusedBatchNormGradGrad); devsession does not yet
-    not_yet = {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3",
-               "RFFT2D", "RFFT3D", "IRFFT2D", "IRFFT3D"}
+    not_yet = {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}
     for op in sorted(set(registered_ops()) - lookup_error_as_in_tf - not_yet):
         # "_" ops are made by the runtime (fusion, sends) or by gradients themselves
         # (the shape-of ops: test_shape_of_op_gradients checks those)

@@ -280,6 +280,12 @@ Y = np.random.default_rng(6).uniform(-2, 2, (3, 8))
     ("rfft_cropped", lambda x, y: ds.imag(ds.signal.rfft(x, [5])) * y[:, :3]),
     ("irfft", lambda x, y: ds.signal.irfft(ds.complex(x, y)) * ds.concat([x, y], 1)[:, :14]),
     ("irfft_odd", lambda x, y: ds.square(ds.signal.irfft(ds.complex(x, y), [9]))),
+    ("rfft2d", lambda x, y: ds.abs(ds.signal.rfft2d(x * y))),
+    ("rfft2d_rows_padded", lambda x, y: ds.real(ds.signal.rfft2d(x, [4, 6]) * ds.complex(
+        ds.concat([y, x[:1]], 0)[:, :4], ds.concat([y, x[:1]], 0)[:, 4:]))),
+    ("rfft2d_rows_cropped", lambda x, y: ds.imag(ds.signal.rfft2d(y * x, [2, 11])) * x[:2, :6]),
+    ("irfft2d", lambda x, y: ds.signal.irfft2d(ds.complex(x, y)) * ds.concat([x, y], 1)[:, :14]),
+    ("irfft2d_lengths", lambda x, y: ds.square(ds.signal.irfft2d(ds.complex(x, y), [5, 9]))),
     ("stft_magnitude", lambda x, y: ds.abs(ds.signal.stft(ds.reshape(x * y, [24]), 8, 4))),
     ("mfccs", lambda x, y: ds.signal.mfccs_from_log_mel_spectrograms(x * y)),
     ("complex_pow_exp_log_sqrt", lambda x, y: ds.abs(ds.pow(ds.complex(x, y), ds.complex(

@@ -8,8 +8,9 @@ ComplexAbs: ``grad * x / |x|`` (0 where ``x`` is 0); Angle: ``-grad / (imag + 1j
 FFT and IFFT (1D, 2D, 3D): the inverse transform, scaled by the size (TF's formulas).
 RFFT: ``irfft(grad / c) * n``, IRFFT: ``rfft(grad) * c / n`` (``c`` 1 at the zero and
 Nyquist frequencies, 2 elsewhere: the bins a half spectrum stands for), each cropped or
-padded back to the input's inner length; these two need static shapes and the 1D ops
-(the 2D and 3D real FFTs have no gradient yet).  Checked against finite differences
+padded back to the input's inner length.  RFFT2D and IRFFT2D compose these with the
+complex FFT's adjoint along the rows (TF registers no gradient for the 3D real FFTs, nor
+does devsession).  The real FFTs' gradients need static shapes and fft lengths.  Checked against finite differences
 in tests/test_complex_math.py and tests/test_fft.py.
 """
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..graph import constant_value
 from . import complex_math, fft
-from .array import pad
+from .array import pad, transpose
 from .array_fill import shape, zeros_like
 from .array_index import strided_slice
 from .elementwise import cast, div_no_nan, multiply, negative, reciprocal
@@ -97,14 +98,17 @@ for _rank, (_fwd, _inv) in {1: (fft.fft, fft.ifft), 2: (fft.fft2d, fft.ifft2d),
     register_gradient(f"IFFT{_suffix}")(_complex_fft_grad(_fwd, _rank, False))
 
 
-def _static_lengths(op):
+def _static_lengths(op, rank: int = 1):
+    """(the fft_length, the input's inner dims), ``rank`` of each, known when built."""
     n = constant_value(op.inputs[1])
-    inner = op.inputs[0].shape.dims[-1] if op.inputs[0].shape.ndims else None
-    if n is None or inner is None:
+    dims = op.inputs[0].shape.dims
+    inner = None if dims is None or len(dims) < rank else dims[-rank:]
+    if n is None or inner is None or None in inner:
         raise NotImplementedError(
-            f"The gradient of {op.type} '{op.name}' needs a constant fft_length and a "
-            f"static inner dimension of its input.")
-    return int(np.asarray(n).reshape(-1)[0]), inner
+            f"The gradient of {op.type} '{op.name}' needs a constant fft_length and "
+            f"static inner dimensions of its input.")
+    lengths = [int(v) for v in np.asarray(n).reshape(-1)]
+    return (lengths[0], inner[0]) if rank == 1 else (lengths, list(inner))
 
 
 def _half_weights(n: int) -> np.ndarray:
@@ -139,3 +143,37 @@ def _irfft_grad(op, grad):
     n, length = _static_lengths(op)
     weights = (_half_weights(n) / n).astype(op.inputs[0].dtype.np)
     return [_fit_last(multiply(fft.rfft(grad, [n]), weights), length), None]
+
+
+def _along_rows(fn, x):
+    """``fn`` (a transform of the last axis) applied along the second-to-last axis."""
+    perm = list(range(x.shape.ndims))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return transpose(fn(transpose(x, perm)), perm)
+
+
+def _fit_rows(x, length: int):
+    """``x``'s second-to-last dimension cropped or zero-padded to ``length``."""
+    return _along_rows(lambda t: _fit_last(t, length), x)
+
+
+@register_gradient("RFFT2D")
+def _rfft2d_grad(op, grad):
+    """RFFT2D is the FFT of the rows of the last axis' RFFT: its adjoint is the rows'
+    inverse FFT (times their count), then RFFT's adjoint along the last axis."""
+    (rows, n), (in_rows, length) = _static_lengths(op, 2)
+    over_rows = multiply(_along_rows(fft.ifft, grad), _as_complex(float(rows), grad))
+    weights = (1.0 / _half_weights(n)).astype(grad.dtype.np)
+    full = multiply(fft.irfft(multiply(over_rows, weights), [n]), float(n))
+    return [_fit_rows(_fit_last(full, length), in_rows), None]
+
+
+@register_gradient("IRFFT2D")
+def _irfft2d_grad(op, grad):
+    """IRFFT2D is the last axis' IRFFT of the rows' inverse FFT: its adjoint is IRFFT's
+    adjoint along the last axis, then the rows' FFT divided by their count."""
+    (rows, n), (in_rows, length) = _static_lengths(op, 2)
+    weights = (_half_weights(n) / n).astype(op.inputs[0].dtype.np)
+    half = multiply(fft.rfft(grad, [n]), weights)
+    over_rows = multiply(_along_rows(fft.fft, half), _as_complex(1.0 / rows, half))
+    return [_fit_rows(_fit_last(over_rows, length), in_rows), None]
