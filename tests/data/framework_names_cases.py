@@ -137,6 +137,41 @@ def scopes(tf, sess):
     return [named, defaulted, scope, inside, fallback, tf.no_regularizer(x), losses]
 
 
+def _spec(spec):
+    shape = spec.shape.as_list() if spec.shape.ndims is not None else None
+    return [type(spec).__name__, shape, spec.dtype.name, getattr(spec, "name", "-")]
+
+
+def type_specs(tf, sess):
+    x = tf.constant([1.0, 2.0], name="xc")
+    s = tf.TensorSpec([2, None], tf.float32, name="s")
+    sparse = tf.SparseTensor([[0, 1]], [1.0], [2, 3])
+    specs = [s, tf.TensorSpec.from_tensor(x), tf.TensorSpec.from_tensor(x, name="n"),
+             tf.TensorSpec.from_spec(s, name="t"), tf.TensorSpec(None), tf.TensorSpec([]),
+             tf.TensorSpec([1], "float64"), tf.type_spec_from_value(x),
+             tf.type_spec_from_value(np.ones(2)), tf.type_spec_from_value([1, 2]),
+             tf.type_spec_from_value(3.0), tf.type_spec_from_value("ab"),
+             tf.type_spec_from_value(sparse), tf.SparseTensorSpec([2, None], tf.int64),
+             tf.SparseTensorSpec.from_value(sparse)]
+    return [[_spec(spec) for spec in specs],
+            [s.is_compatible_with(tf.TensorSpec([2, 3], tf.float32)),
+             s.is_compatible_with(tf.TensorSpec([3, 3], tf.float32)),
+             s.is_compatible_with(tf.TensorSpec([2, 3], tf.int32)),
+             s.is_compatible_with(tf.zeros([2, 5])),
+             s.is_compatible_with(np.zeros([2, 5], np.float32)),
+             tf.TensorSpec([2], tf.int32) == tf.TensorSpec([2], tf.int32),
+             tf.TensorSpec([2], tf.int32) == tf.TensorSpec([2], tf.int32, name="a"),
+             hash(tf.TensorSpec([2], tf.int32)) == hash(tf.TensorSpec([2], tf.int32)),
+             isinstance(s, tf.TypeSpec), isinstance(specs[-1], tf.TypeSpec),
+             s.value_type is tf.Tensor, specs[-1].value_type is tf.SparseTensor],
+            _spec(tf.TensorSpec([2, None]).most_specific_compatible_type(
+                tf.TensorSpec([3, 1], tf.float32))),
+            *[outcome(lambda: s.most_specific_compatible_type(other))[:2] + [
+                "No TypeSpec is compatible with both"]     # the reprs name TF's dtypes
+              for other in (tf.TensorSpec([3, 1], tf.float32), tf.TensorSpec([2, 1], tf.int32))],
+            outcome(lambda: tf.type_spec_from_value(object()))[:2]]
+
+
 CASES = {f.__name__: f for f in (saturate_and_complex_casts, guarantee_const_and_timestamp,
                                   gradient_wrappers, py_function_and_vectorized_map,
-                                  tensor_conversion, scopes)}
+                                  tensor_conversion, scopes, type_specs)}
