@@ -1,0 +1,20 @@
+"""TF's ``tf.linalg.LinearOperator`` family, as pure-Python classes composed from
+devsession's ops (TF's own are Python over its ops too): the abstract base
+(``base.py``), the operators that hold a matrix or diagonal (``basic.py``), those
+given by sizes alone (``identity.py``), views of another operator (``views.py``)
+and products (``composition.py``), and the structured ones of ``structured.py``
+and ``blockwise.py``.  ``devsession.linalg`` exports them under TF's names."""
+
+from .base import LinearOperator
+from .basic import LinearOperatorDiag, LinearOperatorFullMatrix
+from .basic import LinearOperatorLowerTriangular
+from .composition import LinearOperatorComposition
+from .identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
+from .identity import LinearOperatorZeros
+from .views import LinearOperatorAdjoint, LinearOperatorInversion
+
+__all__ = ["LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag",
+           "LinearOperatorLowerTriangular", "LinearOperatorIdentity",
+           "LinearOperatorScaledIdentity", "LinearOperatorZeros",
+           "LinearOperatorComposition", "LinearOperatorAdjoint",
+           "LinearOperatorInversion"]
