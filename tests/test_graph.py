@@ -839,7 +839,19 @@ def sparse_serialization_ops(sp):
     many = ds.io.serialize_many_sparse(sp)
     ids = ds.SparseTensor(sp.indices, ds.cast(sp.values, ds.int64), sp.dense_shape)
     return [raw.outputs[1], ds.io.deserialize_many_sparse(many, sp.dtype).values,
-            ds.sparse.bincount(ids, axis=-1).values, ds.sparse.bincount([1, 2]).values]
+            ds.sparse.bincount(ids, axis=-1).values, ds.sparse.bincount([1, 2]).values,
+            *_dense_bincounts(ids)]
+
+
+def _dense_bincounts(ids):
+    """TF's DenseBincount and SparseBincount (what TF 2.x's tf.math.bincount builds)."""
+    graph, size = ds.get_default_graph(), ds.constant(3, ds.int64)
+    empty = ds.constant(np.zeros(0, np.float32))
+    dense = graph.create_op("DenseBincount", [ids.values, size, empty],
+                            {"binary_output": False})
+    sparse = graph.create_op("SparseBincount", [ids.indices, ids.values, ids.dense_shape,
+                                                 size, empty], {"binary_output": True})
+    return [dense.outputs[0], sparse.outputs[0]]
 
 
 def candidate_sampler_ops():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from sparse_bincount_cases import CASES, ERRORS, VALUE_ERRORS
+from sparse_bincount_cases import CASES, ERRORS, RAW, RAW_ERRORS, VALUE_ERRORS
 
 with open(os.path.join(os.path.dirname(__file__), "data", "sparse_bincount.json")) as _f:
     TF = json.load(_f)
@@ -20,7 +20,8 @@ with open(os.path.join(os.path.dirname(__file__), "data", "sparse_bincount.json"
 
 def _input(data, dtype):
     if isinstance(data, dict):
-        return ds.SparseTensor(np.array(data["indices"], np.int64).reshape(-1, 2),
+        return ds.SparseTensor(np.array(data["indices"], np.int64).reshape(
+                                   -1, len(data["shape"])),
                                np.array(data["values"], dtype),
                                np.array(data["shape"], np.int64))
     return ds.constant(np.array(data, dtype))
@@ -90,3 +91,45 @@ def test_static_shapes_and_refusals():
         with pytest.raises(ValueError, match="must be a SparseTensor"):
             ds.sparse.bincount(_input(CASES["sparse_rows"][0], np.int64),
                                weights=ds.constant([1.0]))
+
+
+def _raw(data, dtype, size, weights, binary_output, name):
+    """DenseBincount or SparseBincount of a RAW case, as the recorder built TF's."""
+    weights = np.array([] if weights is None else weights,
+                       np.float32 if weights and isinstance(np.ravel(weights)[0], float)
+                       else np.int32)
+    size = ds.constant(np.array(size, dtype))
+    graph = ds.get_default_graph()
+    attrs = {"binary_output": binary_output}
+    if isinstance(data, dict):
+        sp = _input(data, dtype)
+        inputs = [sp.indices, sp.values, sp.dense_shape, size, ds.constant(weights)]
+        return graph.create_op("SparseBincount", inputs, attrs, name=name).outputs[0]
+    values = ds.placeholder_with_default(np.array(data, dtype), np.shape(data))
+    return graph.create_op("DenseBincount", [values, size, ds.constant(weights)], attrs,
+                           name=name).outputs[0]
+
+
+def test_tfs_dense_output_bincount_ops():
+    with ds.Graph().as_default():
+        fetches = {name: _raw(*case, name=name) for name, case in RAW.items()}
+        assert fetches["dense_rows_binary"].shape.as_list() == [2, 4]
+        assert fetches["dense_vector"].shape.as_list() == [5]
+        with ds.Session() as sess:
+            got = sess.run(fetches)
+            for name, case in RAW_ERRORS.items():
+                want = TF["raw_errors"][name]
+                with pytest.raises(getattr(ds.errors, want["class"])) as e:
+                    sess.run(_raw(*case, name=name))
+                assert want["message"] in str(e.value) and e.value.node_name == want["node"]
+    for name, value in got.items():
+        want = TF["raw"][name]
+        assert value.dtype == np.dtype(want["dtype"]) and list(value.shape) == want["shape"]
+        np.testing.assert_allclose(value, np.reshape(want["value"], want["shape"]))
+
+
+def test_math_bincount_counts_a_sparse_tensors_values():
+    with ds.Graph().as_default(), ds.Session() as sess:
+        sp = _input(CASES["sparse_axis0"][0], np.int32)
+        assert sess.run(ds.math.bincount(sp, minlength=6)).tolist() == \
+            TF["math_bincount_sparse"]

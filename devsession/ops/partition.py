@@ -183,11 +183,16 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     """TF1's ``tf.math.bincount``: how often each value of the int32 ``arr`` occurs (or
     the sum of its ``weights``, of ``arr``'s shape), ``max(arr) + 1`` bins (0 for an
     empty ``arr``), at least ``minlength``, at most ``maxlength`` (larger values are
-    skipped); a negative value is InvalidArgumentError when it runs."""
+    skipped); a negative value is InvalidArgumentError when it runs.  A SparseTensor's
+    values are counted (its weights a SparseTensor too), as TF 2.x's dispatch does."""
+    from ..sparse_tensor import SparseTensor
     from .array import concat, reshape
     from .elementwise import maximum, minimum
     from .reduce import reduce_max
 
+    if isinstance(arr, SparseTensor):
+        arr = arr.values
+        weights = weights.values if isinstance(weights, SparseTensor) else weights
     with name_scope(name or "bincount"):
         arr = convert_to_tensor(arr, dtype=dtypes.int32, name="arr")
         # max(arr) + 1, 0 for an empty arr (TF multiplies by "non-empty": its Max of

@@ -15,6 +15,13 @@ minlength)`` (a largest value of 0 when there are none).  A negative value is TF
 ``InvalidArgumentError`` naming the node; ``binary_output`` with weights, or an axis
 other than 0 and -1, TF's ValueError.  Host kernels
 (``kernels/reference/sparse_bincount.py``); not differentiable, as TF's.
+
+TF's dense-output bincount ops, which TF 2.x's ``tf.math.bincount`` builds (so GraphDefs
+holding them import and run), are here too: ``DenseBincount(input, size, weights)`` and
+``SparseBincount(indices, values, dense_shape, size, weights)``, attr ``binary_output``:
+a ``[size]`` vector of the counts (or summed weights, or 1s) of a vector's values, or one
+row of them per row of a matrix (of a rank-2 SparseTensor); values at or past ``size``
+are skipped and a negative one is TF's InvalidArgumentError.
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["sparse_bincount", "COUNT_OPS"]
 
-COUNT_OPS = ("DenseCountSparseOutput", "SparseCountSparseOutput")
+COUNT_OPS = ("DenseCountSparseOutput", "SparseCountSparseOutput", "DenseBincount",
+             "SparseBincount")
 _ATTRS = {"minlength": -1, "maxlength": -1, "binary_output": False}
 
 
@@ -66,8 +74,41 @@ def _infer_sparse(inputs, attrs, node):
     return _outputs(rank, attrs)
 
 
+def _dense_counts(rank, size, weights):
+    """The static shape of DenseBincount's and SparseBincount's output."""
+    width = size.value
+    width = int(width) if width is not None and getattr(width, "ndim", 0) == 0 else None
+    if rank == 2:
+        return weights.dtype, TensorShape([None, width])
+    return weights.dtype, TensorShape([width] if rank == 1 else None)
+
+
+def _infer_dense_bincount(inputs, attrs, node):
+    values, size, weights = inputs
+    _check_values(values, node)
+    rank = values.shape.ndims
+    if rank not in (None, 1, 2):
+        raise InferError(f"Op '{node}': Shape must be at most rank 2 but is rank {rank} "
+                         f"for input '{values.name}'.")
+    dtype, shape = _dense_counts(rank, size, weights)
+    if rank == 2:
+        shape = TensorShape([values.shape.dims[0], shape.dims[1]])
+    return dtype, shape
+
+
+def _infer_sparse_bincount(inputs, attrs, node):
+    _, values, dense_shape, size, weights = inputs
+    _check_values(values, node)
+    rank = dense_shape.shape.dims[0] if dense_shape.shape.ndims == 1 else None
+    return _dense_counts(rank, size, weights)
+
+
 register_op(OpDef("DenseCountSparseOutput", _infer_dense, 2, attr_defaults=_ATTRS))
 register_op(OpDef("SparseCountSparseOutput", _infer_sparse, 4, attr_defaults=_ATTRS))
+register_op(OpDef("DenseBincount", _infer_dense_bincount, 3, host_inputs=(1,),
+                  attr_defaults={"binary_output": False}))
+register_op(OpDef("SparseBincount", _infer_sparse_bincount, 5, host_inputs=(3,),
+                  attr_defaults={"binary_output": False}))
 not_differentiable(*COUNT_OPS)
 
 

@@ -1,7 +1,9 @@
 """Kernels of ``DenseCountSparseOutput`` and ``SparseCountSparseOutput``
 (``devsession/ops/sparse_bincount.py``), on the host: each value counted (or its weights
 summed, or 1 with ``binary_output``) per row, the entries in (row, value) order, as TF's
-``count_ops.cc``."""
+``count_ops.cc``; and of ``DenseBincount`` and ``SparseBincount``, the same counts written
+into a dense ``[size]`` vector or ``[rows, size]`` matrix (values past ``size`` skipped,
+as TF's ``bincount_op.cc``)."""
 
 from __future__ import annotations
 
@@ -65,3 +67,52 @@ def build_sparse_count(node):
         rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
         return _count(node, rows, values, np.asarray(weights), int(dense_shape[0]), True)
     return sparse_count
+
+
+def _dense_bincount(node, rows, values, weights, size, n_rows, as_matrix: bool):
+    if values.size and values.min() < 0:
+        raise invalid_argument(node.name, node.op, "Input arr must be non-negative!")
+    size = int(size)
+    if size < 0:
+        raise invalid_argument(node.name, node.op, f"size ({size}) must be non-negative")
+    out_dtype = weights.dtype
+    keep = values < size
+    rows, values = rows[keep], values[keep].astype(np.int64)
+    out = np.zeros((n_rows, size), out_dtype)
+    if node.attrs.get("binary_output"):
+        out[rows, values] = 1
+    else:
+        np.add.at(out, (rows, values), weights[keep] if weights.size else 1)
+    return out if as_matrix else out[0]
+
+
+@register_kernel("DenseBincount", HOST)
+def build_dense_bincount(node):
+    def dense_bincount(values, size, weights):
+        values, weights = np.asarray(values), np.asarray(weights)
+        if weights.size and weights.shape != values.shape:
+            raise invalid_argument(node.name, node.op, f"Input arr and weights must have "
+                                   f"the same shape or weights must be empty, got "
+                                   f"{fmt_shape(values.shape)} and {fmt_shape(weights.shape)}")
+        flat_weights = weights.reshape(-1) if weights.size else weights
+        if values.ndim == 2:
+            rows = np.repeat(np.arange(values.shape[0], dtype=np.int64), values.shape[1])
+            return _dense_bincount(node, rows, values.reshape(-1), flat_weights, size,
+                                   values.shape[0], True)
+        rows = np.zeros(values.size, np.int64)
+        return _dense_bincount(node, rows, values.reshape(-1), flat_weights, size, 1, False)
+    return dense_bincount
+
+
+@register_kernel("SparseBincount", HOST)
+def build_sparse_bincount(node):
+    def sparse_bincount(indices, values, dense_shape, size, weights):
+        indices, values = np.asarray(indices, np.int64), np.asarray(values)
+        dense_shape, weights = np.asarray(dense_shape, np.int64), np.asarray(weights)
+        if len(dense_shape) == 2:
+            rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
+            return _dense_bincount(node, rows, values, weights, size, int(dense_shape[0]),
+                                   True)
+        rows = np.zeros(values.size, np.int64)
+        return _dense_bincount(node, rows, values, weights, size, 1, False)
+    return sparse_bincount

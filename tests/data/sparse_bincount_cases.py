@@ -35,3 +35,23 @@ VALUE_ERRORS = {
     "binary_and_weights": ([1, 2], "int32", {"binary_output": True, "weights": [1.0, 2.0]}),
     "axis_1": ([[1, 2]], "int32", {"axis": 1}),
 }
+
+# TF's raw DenseBincount(input, size, weights; binary_output) and SparseBincount(indices,
+# values, dense_shape, size, weights; binary_output): name -> input (dense list or sparse
+# dict), its dtype, size, weights (list or None) and binary_output
+RAW = {
+    "dense_vector": ([1, 4, 1, 7], "int32", 5, None, False),
+    "dense_weights": ([1, 4, 1], "int64", 3, [0.5, 2.0, 1.25], False),
+    "dense_rows_binary": ([[0, 2, 2], [3, 3, 1]], "int32", 4, None, True),
+    "dense_rows_weights": ([[0, 2, 2], [3, 3, 1]], "int64", 4, [[1, 2, 3], [4, 5, 6]], False),
+    "dense_empty": ([], "int32", 0, None, False),
+    "sparse_vector": ({"indices": [[1], [4], [6]], "values": [2, 0, 2], "shape": [8]},
+                      "int64", 3, [1.5, 2.5, 3.5], False),
+    "sparse_rows": ({"indices": [[0, 1], [0, 3], [2, 0]], "values": [1, 1, 5],
+                     "shape": [3, 4]}, "int32", 4, None, False),
+    "sparse_rows_binary": ({"indices": [[0, 1], [0, 3], [2, 0]], "values": [1, 1, 2],
+                            "shape": [3, 4]}, "int32", 3, None, True),
+}
+RAW_ERRORS = {
+    "dense_negative": ([1, -1], "int32", 3, None, False),
+}
