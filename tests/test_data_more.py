@@ -158,3 +158,31 @@ def test_table_build_errors_are_tensorflows(name):
         assert expected["message"].startswith(str(info.value).split("Full dataset")[0])
     else:
         assert str(info.value) == expected["message"]
+
+
+@pytest.mark.parametrize("name", sorted(TF["optionals"]))
+def test_optionals_are_tensorflows(name):
+    expected = TF["optionals"][name]
+    with ds.Graph().as_default():
+        optional = _cases.optionals(ds)[name]
+        with ds.Session() as sess:
+            for step in expected:
+                run = [optional.has_value(), optional.get_value()]
+                if "error" in step:
+                    with pytest.raises(ds.errors.InvalidArgumentError) as info:
+                        sess.run(run)
+                    assert info.value.message in step["message"]
+                    continue
+                has, value = sess.run(run)
+                assert {"has_value": bool(has), "value": _cases.jsonable(
+                    _window.plain(value))} == step
+
+
+def test_an_optional_at_the_end_has_no_value_without_an_error():
+    with ds.Graph().as_default():
+        dataset = ds.data.Dataset.from_tensor_slices(np.zeros([1, 3], np.float32))
+        optional = dataset.make_one_shot_iterator().get_next_as_optional()
+        assert optional.element_spec.shape.as_list() == [3]
+        with ds.Session() as sess:
+            assert [bool(sess.run(optional.has_value())) for _ in range(3)] == \
+                [True, False, False]

@@ -332,7 +332,8 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
              "GuaranteeConst", "Timestamp",
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
-             "DatasetIteratorGetNextFromHandle", "PyFunc", "PyFuncStateless",
+             "DatasetIteratorGetNextFromHandle", "DatasetOptionalGetValue", "PyFunc",
+             "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
              "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",

@@ -32,6 +32,7 @@ from .dataset import AUTOTUNE, Dataset, _check_names
 from .features import make_batched_features_dataset, parse_example_dataset
 from .grouping import Reducer, group_by_reducer
 from .lookup import DatasetInitializer, index_table_from_dataset, table_from_dataset
+from .optional import Optional, get_next_as_optional
 from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
                       DistributeOptions, ExternalStatePolicy, OptimizationOptions,
                       ServiceOptions, ThreadingOptions)
@@ -56,7 +57,7 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
            "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
            "index_table_from_dataset", "parse_example_dataset",
-           "make_batched_features_dataset"]
+           "make_batched_features_dataset", "Optional", "get_next_as_optional"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

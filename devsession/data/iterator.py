@@ -27,6 +27,7 @@ from ..graph import Operation, convert_to_tensor, get_default_graph
 from ..ops import nest
 from ..ops.dataset import GET_NEXT, GET_NEXT_FROM_HANDLE, HANDLE, MAKE_ITERATOR
 from ..tensor_shape import TensorShape
+from .optional import Optional
 from .structure import ElementSpec, Structured
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
@@ -116,6 +117,20 @@ class Iterator(Structured):
         else:
             op = self._iterator_op(GET_NEXT, attrs, name or "IteratorGetNext")
         return nest.pack_sequence_as(self._structure, list(op.outputs))
+
+    def get_next_as_optional(self):
+        """The next element as an ``Optional`` (``optional.py``): ``has_value()`` False
+        at the end of the data, where ``get_next()`` raises ``OutOfRangeError``."""
+        specs = nest.flatten(self._structure)
+        attrs = {"output_types": tuple(s.dtype for s in specs),
+                 "output_shapes": tuple(s.shape for s in specs), "as_optional": True}
+        if self._handle is not None:
+            op = self._graph.create_op(GET_NEXT_FROM_HANDLE, [self._handle], attrs,
+                                       name="IteratorGetNextAsOptional")
+        else:
+            op = self._iterator_op(GET_NEXT, attrs, "IteratorGetNextAsOptional")
+        has_value, *components = op.outputs
+        return Optional(has_value, components, self._structure)
 
     def string_handle(self, name=None):
         """A string scalar naming this iterator, to feed to the handle of an iterator

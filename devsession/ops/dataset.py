@@ -24,6 +24,12 @@ code crosses into the graph: a GraphDef holding these ops is data.
 * ``DatasetIteratorGetNextFromHandle(handle)`` is GetNext for the iterator that handle
   names in the session's resources (a name, never code: a handle from elsewhere can only
   name an iterator of this session, and an unknown one is a NotFoundError).
+* With the attr ``as_optional`` either GetNext is ``get_next_as_optional()``: its first
+  output a bool scalar, whether there was an element (the rest zeros, their unknown
+  dimensions 0, at the end of the data, where GetNext raises).
+* ``DatasetOptionalGetValue(has_value, components...)`` gives the components, or
+  TF's ``InvalidArgumentError`` where ``has_value`` is False: ``Optional.get_value()``
+  (``data/optional.py``; TF's optionals are variants devsession has not).
 
 All are stateful and run on the host (TF's iterator ops are CPU ops too).
 """
@@ -34,12 +40,14 @@ from .. import dtypes
 from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
-__all__ = ["MAKE_ITERATOR", "GET_NEXT", "HANDLE", "GET_NEXT_FROM_HANDLE", "FUNCTION_SLOTS"]
+__all__ = ["MAKE_ITERATOR", "GET_NEXT", "HANDLE", "GET_NEXT_FROM_HANDLE", "FUNCTION_SLOTS",
+           "OPTIONAL_GET_VALUE"]
 
 MAKE_ITERATOR = "MakeDatasetIterator"
 GET_NEXT = "DatasetIteratorGetNext"
 HANDLE = "DatasetIteratorHandle"
 GET_NEXT_FROM_HANDLE = "DatasetIteratorGetNextFromHandle"
+OPTIONAL_GET_VALUE = "DatasetOptionalGetValue"
 # The attrs that may hold a pipeline's traced functions (map and filter stages).
 FUNCTION_SLOTS = tuple(f"f{i}" for i in range(8))
 
@@ -55,7 +63,10 @@ def _get_next(inputs, attrs, node):
     if not types or len(types) != len(shapes):
         raise InferError(f"Op '{node}': output_types and output_shapes must name the same, "
                          f"non-zero number of components.")
-    return [(dtype, TensorShape(shape)) for dtype, shape in zip(types, shapes)]
+    components = [(dtype, TensorShape(shape)) for dtype, shape in zip(types, shapes)]
+    if attrs.get("as_optional"):
+        return [(dtypes.bool_, TensorShape([])), *components]
+    return components
 
 
 def _handle(inputs, attrs, node):
@@ -71,11 +82,23 @@ def _get_next_from_handle(inputs, attrs, node):
     return _get_next(inputs, attrs, node)
 
 
+def _optional_get_value(inputs, attrs, node):
+    if not inputs:
+        raise InferError(f"Op '{node}': an optional's value needs its has_value input.")
+    has_value, *components = inputs
+    if has_value.dtype != dtypes.bool_ or not has_value.shape.is_compatible_with([]):
+        raise InferError(f"Op '{node}': has_value must be a bool scalar, got "
+                         f"{has_value.dtype.name} {has_value.shape}.")
+    return [(t.dtype, t.shape) for t in components]
+
+
 register_op(OpDef(MAKE_ITERATOR, _make_iterator, None, stateful=True, has_output=False,
                   function_attrs=FUNCTION_SLOTS))
 register_op(OpDef(GET_NEXT, _get_next, None, stateful=True, function_attrs=FUNCTION_SLOTS,
-                  attr_defaults={"one_shot": False, "pipeline": ""}))
+                  attr_defaults={"one_shot": False, "pipeline": "", "as_optional": False}))
 register_op(OpDef(HANDLE, _handle, None, stateful=True, function_attrs=FUNCTION_SLOTS,
                   attr_defaults={"one_shot": False, "pipeline": ""}))
-register_op(OpDef(GET_NEXT_FROM_HANDLE, _get_next_from_handle, 1, stateful=True))
-not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE)
+register_op(OpDef(GET_NEXT_FROM_HANDLE, _get_next_from_handle, 1, stateful=True,
+                  attr_defaults={"as_optional": False}))
+register_op(OpDef(OPTIONAL_GET_VALUE, _optional_get_value, None))
+not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE, OPTIONAL_GET_VALUE)

@@ -606,8 +606,34 @@ def _not_initialized(node):
 
 
 def _element(node, iterator, check):
+    if node.attrs.get("as_optional"):
+        return _optional_element(node, iterator, check)
     element = check(iterator.next(node))
     return element[0] if len(element) == 1 else tuple(element)
+
+
+def _optional_element(node, iterator, check):
+    """``get_next_as_optional()``: ``(True, element...)``, or at the end of the data
+    ``(False, zeros...)`` (the declared shapes, unknown dimensions 0)."""
+    try:
+        return (np.bool_(True), *check(iterator.next(node)))
+    except OutOfRangeError:
+        empty = [np.zeros([d or 0 for d in (shape or ())], np.dtype(dtype))
+                 for dtype, shape in zip(node.output_dtypes[1:], node.output_shapes[1:])]
+        for value in empty:
+            if value.dtype == object:
+                value.fill(b"")
+        return (np.bool_(False), *empty)
+
+
+@register_kernel("DatasetOptionalGetValue", HOST)
+def build_optional_get_value(node):
+    def get_value(has_value, *components):
+        if not bool(np.asarray(has_value)):
+            raise InvalidArgumentError("The given optional does not have a value.",
+                                       node.name)
+        return components[0] if len(components) == 1 else tuple(components)
+    return get_value
 
 
 @register_kernel("DatasetIteratorGetNext", HOST)
@@ -658,8 +684,9 @@ def build_get_next_from_handle(node):
 
 
 def _element_check(node):
-    dtypes = [np.dtype(d) for d in node.output_dtypes]
-    shapes = list(node.output_shapes)
+    first = 1 if node.attrs.get("as_optional") else 0     # after has_value
+    dtypes = [np.dtype(d) for d in node.output_dtypes[first:]]
+    shapes = list(node.output_shapes)[first:]
 
     def check(element: list) -> list:
         if len(element) != len(dtypes):

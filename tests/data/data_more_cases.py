@@ -163,6 +163,21 @@ def table_errors(tf) -> dict:
     }
 
 
+def optionals(tf) -> dict:
+    """{name: an optional whose has_value and get_value both sides run three times
+    (an iterator's optional advances the iterator each run)}."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    pairs = Dataset.from_tensor_slices((np.arange(2), np.array([[1., 2.], [3., 4.]])))
+    words = Dataset.from_tensor_slices([[b"a", b"b"], [b"c", b"d"]]).take(1)
+    full = E.Optional.from_value({"a": tf.constant(3), "b": (tf.constant([1.0]),)})
+    return {
+        "steps": tf.data.make_one_shot_iterator(pairs).get_next_as_optional(),
+        "strings": E.get_next_as_optional(tf.data.make_one_shot_iterator(words)),
+        "full": full,
+        "empty": E.Optional.empty(full.element_spec),
+    }
+
+
 def jsonable(value):
     """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
     if isinstance(value, dict):

@@ -13,8 +13,8 @@ import json
 import os
 
 import tensorflow.compat.v1 as tf
-from data_more_cases import build_errors, cardinalities, described, jsonable, options, \
-    pipelines, run_errors, table_errors, tables
+from data_more_cases import build_errors, cardinalities, described, jsonable, optionals, \
+    options, pipelines, run_errors, table_errors, tables
 from window_cases import plain, values     # this script's folder
 
 tf.disable_v2_behavior()
@@ -31,7 +31,7 @@ def shapes(dataset):
 def main():
     out = {"tensorflow": tf.__version__, "pipelines": {}, "cardinality": {},
            "run_errors": {}, "build_errors": {}, "options": {}, "tables": {},
-           "table_errors": {}}
+           "table_errors": {}, "optionals": {}}
     for name in pipelines(tf):
         with tf.Graph().as_default():
             dataset = pipelines(tf)[name]
@@ -87,6 +87,20 @@ def main():
                 raise AssertionError(f"{name} did not fail")
             except (ValueError, TypeError) as e:
                 out["table_errors"][name] = {"class": type(e).__name__, "message": str(e)}
+    for name in optionals(tf):
+        with tf.Graph().as_default():
+            optional = optionals(tf)[name]
+            steps = []
+            with tf.Session() as sess:
+                for _ in range(3):
+                    try:
+                        has, value = sess.run([optional.has_value(), optional.get_value()])
+                        steps.append({"has_value": bool(has),
+                                      "value": jsonable(plain(value))})
+                    except tf.errors.OpError as e:
+                        steps.append({"error": type(e).__name__,
+                                      "message": e.message})
+            out["optionals"][name] = steps
     with open(os.path.join(HERE, "tf_data_more.json"), "w") as f:
         json.dump(out, f, indent=1)
     print("wrote tf_data_more.json")
