@@ -12,8 +12,9 @@ C++'s, min and max for Min and Max); for Update one of them wins (which one is
 unspecified, as in TF).  Mul and Div take TF's number types, Min and Max its real ones (a
 TypeError when built otherwise).  An index outside the variable is an
 ``InvalidArgumentError`` naming the node, and the variable is left unchanged (TF's CPU
-kernels of Mul, Div, Min and Max have already changed the rows before the bad one).  Not differentiable, as in TF.  Kernels: ``kernels/reference/state.py``
-(the host's) and ``kernels/cuda/state.py``.
+kernels of Mul, Div, Min and Max have already changed the rows before the bad one).  Not
+differentiable, as in TF.  Kernels: ``kernels/reference/state.py`` (the host's) and
+``kernels/cuda/state.py``.
 """
 
 from __future__ import annotations
