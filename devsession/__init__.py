@@ -155,6 +155,8 @@ from .tensor_conversion_registry import register_tensor_conversion_function  # n
 from .tensor_predicates import is_symbolic_tensor  # noqa: E402
 from .type_spec import SparseTensorSpec, TensorSpec, TypeSpec, type_spec_from_value  # noqa: E402
 __all__ += ["TensorSpec", "TypeSpec", "SparseTensorSpec", "type_spec_from_value"]
+from .variable_creator import variable_creator_scope  # noqa: E402
+__all__ += ["variable_creator_scope"]
 __all__ += ["guarantee_const", "timestamp", "py_function", "vectorized_map", "saturate_cast",
             "to_complex64", "to_complex128", "grad_pass_through", "recompute_grad",
             "no_regularizer", "op_scope", "variable_op_scope",

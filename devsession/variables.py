@@ -24,7 +24,7 @@ from .graph import (Tensor, building_graph, control_dependencies, convert_to_ten
                     get_default_graph, name_scope, pending_control_inputs)
 from .graph_keys import get_collection
 from .tensor_shape import TensorShape
-from . import dtypes
+from . import dtypes, variable_creator
 from . import ops as api
 from .ops.state import is_variable_initialized
 
@@ -74,7 +74,18 @@ class SaveSliceInfo:
         return f"SaveSliceInfo({self.full_name!r}, {self.spec!r})"
 
 
-class Variable:
+class _MadeThroughCreators(type):
+    """``Variable(...)`` goes through the creators of ``ds.variable_creator_scope`` when
+    one is open (variable_creator.py); otherwise it is the plain constructor."""
+
+    def __call__(cls, *args, **kwargs):
+        if not variable_creator.active():
+            return super().__call__(*args, **kwargs)
+        return variable_creator.create(lambda **given: type.__call__(cls, **given),
+                                       cls.__init__, args, kwargs)
+
+
+class Variable(metaclass=_MadeThroughCreators):
     """A mutable tensor; ``sess.run(v.initializer)`` before reading it.  A
     ``constraint`` (a function of the variable's value, TF1's) is kept as
     ``v.constraint``: the optimizers assign its result after each update."""
@@ -84,7 +95,7 @@ class Variable:
     SaveSliceInfo = SaveSliceInfo
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
-                 trainable: bool = True, container: str = "", shared_name: str = "",
+                 trainable: bool | None = None, container: str = "", shared_name: str = "",
                  collections=None, validate_shape: bool = True, constraint=None):
         if constraint is not None and not callable(constraint):
             raise ValueError("The `constraint` argument must be a callable.")
@@ -112,7 +123,7 @@ class Variable:
                 self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
         self._constraint = constraint
-        self.trainable = bool(trainable)
+        self.trainable = True if trainable is None else bool(trainable)  # None: TF1's default
         for collection in (GLOBAL_VARIABLES,) if collections is None else collections:
             graph.add_to_collection(collection, self)
         if self.trainable:

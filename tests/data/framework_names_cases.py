@@ -172,6 +172,37 @@ def type_specs(tf, sess):
             outcome(lambda: tf.type_spec_from_value(object()))[:2]]
 
 
+def variable_creators(tf, sess):
+    calls = []
+
+    def frozen(next_creator, **kwargs):
+        calls.append(["frozen", kwargs["initial_value"] if isinstance(
+            kwargs["initial_value"], float) else "?", kwargs["trainable"]])
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    def doubled(next_creator, **kwargs):
+        calls.append(["doubled", kwargs["name"]])
+        kwargs["initial_value"] = kwargs["initial_value"] * 2
+        kwargs["caching_device"] = None          # TF's keyword, no effect
+        return next_creator(**kwargs)
+
+    def replaced(next_creator, **kwargs):
+        return "not a variable"
+
+    with tf.variable_creator_scope(frozen):
+        with tf.variable_creator_scope(doubled):
+            inner = tf.Variable(1.5, name="inner")
+        outer = tf.get_variable("outer", [1], initializer=tf.ones_initializer())
+    plain = tf.Variable(3.0, name="plain")
+    with tf.variable_creator_scope(replaced):
+        other = tf.Variable(1.0)
+    sess.run(tf.global_variables_initializer())
+    trainable = tf.trainable_variables()
+    return [calls, [inner in trainable, outer in trainable, plain in trainable],
+            _plain(sess.run([inner, outer, plain])), inner.name, other]
+
+
 CASES = {f.__name__: f for f in (saturate_and_complex_casts, guarantee_const_and_timestamp,
                                   gradient_wrappers, py_function_and_vectorized_map,
-                                  tensor_conversion, scopes, type_specs)}
+                                  tensor_conversion, scopes, type_specs, variable_creators)}
