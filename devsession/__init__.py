@@ -317,8 +317,9 @@ from .ops.space_depth import (batch_to_space, batch_to_space_nd,  # noqa: E402
 __all__ += ["multinomial", "batch_to_space", "batch_to_space_nd", "depth_to_space",
             "extract_image_patches", "space_to_batch", "space_to_batch_nd", "space_to_depth"]
 from .ops.with_space_to_batch import required_space_to_batch_paddings  # noqa: E402
+from .ops.volume_patches import extract_volume_patches  # noqa: E402
 
-__all__ += ["required_space_to_batch_paddings"]
+__all__ += ["required_space_to_batch_paddings", "extract_volume_patches"]
 
 from . import queues as queue  # noqa: E402  (tf.queue.*)
 from .queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, QueueBase,  # noqa: E402
@@ -469,11 +470,9 @@ __all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2"
 
 from .confusion_matrix import confusion_matrix  # noqa: E402
 from .ops.random import get_seed  # noqa: E402
-from .ops.index_shuffle import random_index_shuffle  # noqa: E402  (TF's raw op)
 from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
 
-__all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata",
-            "random_index_shuffle"]
+__all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata"]
 
 from .ops.debugging import add_check_numerics_ops  # noqa: E402
 from . import sets  # noqa: E402  (tf.sets)

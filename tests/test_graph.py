@@ -628,7 +628,6 @@ def tf1_surface_ops(x):
         ds.random.stateless_gamma([2], [1, 2], 1.0),
         ds.random.stateless_binomial([2], [1, 2], 5.0, 0.5),
         ds.random.stateless_parameterized_truncated_normal([2], [1, 2]),
-        ds.random_index_shuffle(ds.constant(1), ds.constant([1, 2, 3]), 5),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),
@@ -880,7 +879,9 @@ def space_and_sampling_ops(x):
                             {"block_size": 2}).outputs[0],
             ds.extract_image_patches(image, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
             ds.random.categorical(x, 3), ds.random.gamma([2], x), ds.random.poisson([2], x),
-            *fractional_pool_ops(image)]
+            *fractional_pool_ops(image),
+            ds.extract_volume_patches(ds.reshape(x, (1, 1, 2, 2, 1)), [1, 1, 2, 1, 1],
+                                      [1, 1, 1, 1, 1], "VALID")]
 
 
 def fractional_pool_ops(image):

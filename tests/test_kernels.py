@@ -338,11 +338,11 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
              "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",
              "StatelessRandomGammaV3", "StatelessRandomBinomial",
-             "StatelessParameterizedTruncatedNormal", "RandomIndexShuffle",
+             "StatelessParameterizedTruncatedNormal",
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
-             *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
+             *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, "ExtractVolumePatches", *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
              *STRING_HASHING_OPS, *STRING_JOIN_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
@@ -382,7 +382,6 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
                      "devsession.kernels.reference.script",    # and test_py_func.py these
-                     "devsession.kernels.reference.index_shuffle",  # test_index_shuffle
                      "devsession.kernels.reference.stateless_random_rates",  # and
                      # test_stateless_rates.py these
                      "devsession.kernels.reference.candidate_sampling",  # and these
@@ -400,6 +399,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
                      "devsession.kernels.reference.fractional_pool",  # test_fractional_
                                                                      # pool.py
+                     "devsession.kernels.reference.volume_patches",  # test_volume_
+                                                                    # patches.py
                      "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.guarantee_const",  # and
                      "devsession.kernels.reference.timestamp",  # test_framework_names.py

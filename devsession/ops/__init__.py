@@ -160,6 +160,7 @@ from . import nn_depthwise, nn_depthwise_grad  # noqa: F401,E402  (ds.nn only; g
 from . import nn_conv3d, nn_conv3d_grad  # noqa: F401,E402  (ds.nn only; gradients)
 from . import nn_window_argmax, nn_window_argmax_grad  # noqa: F401,E402  (ds.nn only)
 from . import nn_fractional_pool, nn_fractional_pool_grad  # noqa: F401,E402  (ds.nn only)
+from . import volume_patches, volume_patches_grad  # noqa: F401,E402  (registers; gradient)
 from . import ctc, ctc_grad  # noqa: F401,E402  (CTC loss and decoders: ds.nn only)
 from . import gather_nd, gather_nd_grad  # noqa: F401,E402  (registers; gradients)
 from . import tensor_array, tensor_array_grad  # noqa: F401,E402  (ds.TensorArray's ops)
