@@ -470,9 +470,11 @@ __all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2"
 
 from .confusion_matrix import confusion_matrix  # noqa: E402
 from .ops.random import get_seed  # noqa: E402
+from .ops.index_shuffle import random_index_shuffle  # noqa: E402  (TF's raw op)
 from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
 
-__all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata"]
+__all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata",
+            "random_index_shuffle"]
 
 from .ops.debugging import add_check_numerics_ops  # noqa: E402
 from . import sets  # noqa: E402  (tf.sets)

@@ -10,7 +10,8 @@ give the same values for the same seed, TF's (``ops/stateless_random.py``), as d
 ``stateless_parameterized_truncated_normal``
 (``ops/stateless_random_rates.py``), and
 ``split``, ``fold_in`` and ``create_rng_state`` make seeds for them
-(``ops/stateless_seeds.py``); ``get_seed`` is TF1's ``tf.get_seed``; the candidate
+(``ops/stateless_seeds.py``); ``get_seed`` is TF1's ``tf.get_seed``; ``experimental``
+has ``index_shuffle`` and the seed makers (``random_experimental.py``); the candidate
 samplers (log-uniform, uniform, learned and fixed unigram, all) are ``ds.nn``'s.  Anything
 else of ``tf.random`` raises ``UnsupportedTF1Error`` naming it."""
 
@@ -32,6 +33,7 @@ from .ops.stateless_random_rates import stateless_random_poisson as stateless_po
 from .ops.stateless_random_rates import stateless_random_gamma as stateless_gamma
 from .ops.stateless_random_rates import stateless_random_binomial as stateless_binomial
 from .ops.stateless_random_rates import stateless_parameterized_truncated_normal
+from . import random_experimental as experimental
 from .ops.random import get_seed
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
@@ -41,7 +43,7 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "all_candidate_sampler", "fixed_unigram_candidate_sampler",
            "learned_unigram_candidate_sampler", "split", "fold_in", "create_rng_state",
            "get_seed", "stateless_poisson", "stateless_gamma", "stateless_binomial",
-           "stateless_parameterized_truncated_normal"]
+           "stateless_parameterized_truncated_normal", "experimental"]
 
 
 def __getattr__(name: str):

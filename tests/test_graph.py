@@ -628,6 +628,7 @@ def tf1_surface_ops(x):
         ds.random.stateless_gamma([2], [1, 2], 1.0),
         ds.random.stateless_binomial([2], [1, 2], 5.0, 0.5),
         ds.random.stateless_parameterized_truncated_normal([2], [1, 2]),
+        ds.random_index_shuffle(ds.constant(1), ds.constant([1, 2, 3]), 5),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),

@@ -338,7 +338,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
              "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",
              "StatelessRandomGammaV3", "StatelessRandomBinomial",
-             "StatelessParameterizedTruncatedNormal",
+             "StatelessParameterizedTruncatedNormal", "RandomIndexShuffle",
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
@@ -382,6 +382,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
                      "devsession.kernels.reference.script",    # and test_py_func.py these
+                     "devsession.kernels.reference.index_shuffle",  # test_index_shuffle
                      "devsession.kernels.reference.stateless_random_rates",  # and
                      # test_stateless_rates.py these
                      "devsession.kernels.reference.candidate_sampling",  # and these

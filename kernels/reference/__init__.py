@@ -153,6 +153,7 @@ from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
 from . import stateless_random  # noqa: F401,E402  (the stateless random ops: HOST)
 from . import stateless_random_rates  # noqa: F401,E402  (StatelessRandomPoisson: HOST)
+from . import index_shuffle  # noqa: F401,E402  (RandomIndexShuffle: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
                vectors)  # TF's array-manipulation ops (the CPU's too)

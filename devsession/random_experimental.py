@@ -1,0 +1,17 @@
+"""TF's ``tf.random.experimental`` as devsession has it: ``index_shuffle``
+(``ops/index_shuffle.py``), ``stateless_fold_in`` / ``stateless_split`` (``fold_in`` and
+``split``) and ``create_rng_state`` (``ops/stateless_seeds.py``).  Anything else of it
+(``Generator``...) raises ``UnsupportedTF1Error`` naming it."""
+
+from .ops.index_shuffle import index_shuffle
+from .ops.stateless_seeds import create_rng_state
+from .ops.stateless_seeds import fold_in as stateless_fold_in
+from .ops.stateless_seeds import split as stateless_split
+
+__all__ = ["index_shuffle", "stateless_fold_in", "stateless_split", "create_rng_state"]
+
+
+def __getattr__(name: str):
+    from .unsupported import missing
+
+    raise missing("random.experimental", name)
