@@ -157,6 +157,12 @@ from .type_spec import SparseTensorSpec, TensorSpec, TypeSpec, type_spec_from_va
 __all__ += ["TensorSpec", "TypeSpec", "SparseTensorSpec", "type_spec_from_value"]
 from .variable_creator import variable_creator_scope  # noqa: E402
 __all__ += ["variable_creator_scope"]
+# TF1's tf.dtypes.cast / saturate_cast / as_string / complex: dtypes.py sits at the bottom of
+# the import graph and imports no op, so the functions are attached to it here
+from .ops.strings import as_string as _as_string  # noqa: E402
+from .ops.complex_math import complex as _complex  # noqa: E402
+dtypes.cast, dtypes.saturate_cast, dtypes.as_string, dtypes.complex = (
+    cast, saturate_cast, _as_string, _complex)
 __all__ += ["guarantee_const", "timestamp", "py_function", "vectorized_map", "saturate_cast",
             "to_complex64", "to_complex128", "grad_pass_through", "recompute_grad",
             "no_regularizer", "op_scope", "variable_op_scope",
