@@ -8,7 +8,8 @@ decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eig
 (``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``) of ``ops/linalg_lu.py``;
 ``sqrtm`` and ``logm`` (``ops/linalg_sqrtm.py``), and ``pinv``, ``matrix_rank`` and
 ``expm`` as TF's compositions (``ops/linalg_functions.py``); ``tridiagonal_solve`` and
-``tridiagonal_matmul``, ``eigh_tridiagonal`` (``ops/linalg_tridiagonal.py``).
+``tridiagonal_matmul``, ``eigh_tridiagonal`` (``ops/linalg_tridiagonal.py``);
+TF's ``LinearOperator`` classes (``linalg_operators/``: pure Python over these ops).
 Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
@@ -30,6 +31,10 @@ from .ops.nn import l2_normalize
 from .ops.norms import norm
 from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set_diag
 from .ops.vectors import cross, matvec, normalize
+from .linalg_operators import (
+    LinearOperator, LinearOperatorAdjoint, LinearOperatorComposition, LinearOperatorDiag,
+    LinearOperatorFullMatrix, LinearOperatorIdentity, LinearOperatorInversion,
+    LinearOperatorLowerTriangular, LinearOperatorScaledIdentity, LinearOperatorZeros)
 
 transpose = matrix_transpose
 
@@ -47,7 +52,11 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "tensor_diag_part", "set_diag", "cross", "matvec", "normalize", "lu", "lu_solve",
            "lu_reconstruct", "lu_matrix_inverse", "pinv", "matrix_rank", "expm", "sqrtm",
            "logm", "tridiagonal_solve", "tridiagonal_matmul",
-           "eigh_tridiagonal"]
+           "eigh_tridiagonal", "LinearOperator", "LinearOperatorAdjoint",
+           "LinearOperatorComposition", "LinearOperatorDiag", "LinearOperatorFullMatrix",
+           "LinearOperatorIdentity", "LinearOperatorInversion",
+           "LinearOperatorLowerTriangular", "LinearOperatorScaledIdentity",
+           "LinearOperatorZeros"]
 
 
 def __getattr__(name: str):

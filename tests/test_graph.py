@@ -741,7 +741,11 @@ def _fake_quant_ops(x):
             q.fake_quant_with_min_max_vars(x, -1.0, 1.0),
             *q.fake_quant_with_min_max_vars_gradient(x, x, -1.0, 1.0),
             q.fake_quant_with_min_max_vars_per_channel(x, lo, hi),
-            *q.fake_quant_with_min_max_vars_per_channel_gradient(x, x, lo, hi)]
+            *q.fake_quant_with_min_max_vars_per_channel_gradient(x, x, lo, hi),
+            q.quantize_and_dequantize(x, -1.0, 1.0),
+            *ds.gradients(q.quantize_and_dequantize_v2(x, -1.0, 1.0, range_given=True), x),
+            ds.get_default_graph().create_op(
+                "QuantizeAndDequantizeV3", [x, lo[0], hi[0], ds.constant(4)], {}).outputs[0]]
 
 
 def _set_ops():

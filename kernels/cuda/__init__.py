@@ -87,5 +87,6 @@ from . import array_manipulation  # noqa: F401,E402  (Roll, Cross, DiagPart...: 
 from . import window_argmax  # noqa: F401,E402  (registers)
 from . import ctc  # noqa: F401,E402  (CTCLoss and the decoders, through the host)
 from . import fake_quant  # noqa: F401,E402  (tf.quantization's fake quantization: registers)
+from . import quantize_dequantize  # noqa: F401,E402  (QuantizeAndDequantize*: registers)
 from . import bitcast  # noqa: F401,E402  (Bitcast: registers)
 from . import bucketize  # noqa: F401,E402  (Bucketize: registers)
