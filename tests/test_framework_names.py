@@ -57,3 +57,15 @@ def test_py_function_inputs_answer_numpy(graph):
     with ds.Session() as sess:
         assert sess.run(out) == 1
     assert seen == [np.ndarray]
+
+
+def test_tf_dtypes_has_tfs_casts(graph):
+    """tf.dtypes.cast, saturate_cast, as_string and complex are the top-level functions."""
+    assert (ds.dtypes.cast, ds.dtypes.saturate_cast, ds.dtypes.as_string, ds.dtypes.complex) \
+        == (ds.cast, ds.saturate_cast, ds.as_string, ds.complex)
+    x = ds.constant([300.0, 1.5])
+    with ds.Session() as sess:
+        got = sess.run([ds.dtypes.saturate_cast(x, ds.uint8), ds.dtypes.as_string(x[1:]),
+                        ds.dtypes.complex(x, x)])
+    assert got[0].tolist() == [255, 1] and got[1].tolist() == [b"1.500000"]
+    assert got[2].tolist() == [300 + 300j, 1.5 + 1.5j]
