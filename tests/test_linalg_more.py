@@ -199,8 +199,6 @@ def test_tridiagonal_build_errors_as_tfs():
         with pytest.raises(ValueError, match="partial_pivoting must be True"):
             ds.linalg.tridiagonal_solve(tri, rhs, partial_pivoting=False,
                                         perturb_singular=True)
-        with pytest.raises(ds.errors.UnimplementedError, match="perturb_singular"):
-            ds.linalg.tridiagonal_solve(tri, rhs, perturb_singular=True)
         with pytest.raises(TypeError, match="int32 not in list"):
             ds.linalg.tridiagonal_solve(ds.zeros([3, 4], ds.int32), ds.zeros([4, 1], ds.int32))
         assert ds.linalg.tridiagonal_solve(tri, rhs).shape.as_list() == [2, 4, 1]

@@ -12,8 +12,8 @@ formats and bring them to the ops' own:
 TridiagonalSolve ``diagonals [..., 3, M]``, ``rhs [..., M, K]`` -> ``[..., M, K]``, by
 Gaussian elimination with partial pivoting (LAPACK's ``gtsv``, TF's CPU kernel) or the
 Thomas algorithm without.  A singular matrix is no error in TF: the result is NaN (TF
-logs a warning).  ``perturb_singular`` is not implemented (UnimplementedError when the
-node is built).  TridiagonalMatMul ``superdiag, maindiag, subdiag [..., 1, M]``, ``rhs
+logs a warning); with ``perturb_singular`` its tiny pivots are perturbed instead (TF's
+LAPACK ``xLAGTF``/``xLAGTS`` variant).  TridiagonalMatMul ``superdiag, maindiag, subdiag [..., 1, M]``, ``rhs
 [..., M, N]`` -> ``[..., M, N]``.
 
 Gradients: ``linalg_tridiagonal_grad.py`` (TF's).  Kernels:
@@ -24,7 +24,7 @@ Gradients: ``linalg_tridiagonal_grad.py`` (TF's).  Kernels:
 
 from __future__ import annotations
 
-from .. import dtypes, errors
+from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .common import graph_of
 from .registry import InferError, OpDef, register_op
@@ -86,10 +86,11 @@ register_op(OpDef("TridiagonalSolve", _solve_shape, 2,
 register_op(OpDef("TridiagonalMatMul", _matmul_shape, 4))
 
 
-def _solve_op(diagonals, rhs, partial_pivoting, name):
+def _solve_op(diagonals, rhs, partial_pivoting, perturb_singular, name):
     return diagonals.graph.create_op(
         "TridiagonalSolve", [diagonals, rhs],
-        {"partial_pivoting": bool(partial_pivoting), "perturb_singular": False},
+        {"partial_pivoting": bool(partial_pivoting),
+         "perturb_singular": bool(perturb_singular)},
         name=name or "TridiagonalSolve").outputs[0]
 
 
@@ -140,9 +141,6 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
     (then ``x`` is too), transposed first with ``transpose_rhs``."""
     if perturb_singular and not partial_pivoting:
         raise ValueError("partial_pivoting must be True if perturb_singular is.")
-    if perturb_singular:
-        raise errors.UnimplementedError("tridiagonal_solve: perturb_singular=True is not "
-                                        "implemented in devsession.")
     graph = graph_of(*(diagonals if isinstance(diagonals, (tuple, list)) else [diagonals]),
                      rhs)
     if diagonals_format == "compact":
@@ -155,10 +153,11 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
         raise ValueError(f"Unrecognized diagonals_format: {diagonals_format}")
     rhs = convert_to_tensor(rhs, dtype_hint=diagonals.dtype, graph=graph)
     return _solve_compact(diagonals, rhs, transpose_rhs, conjugate_rhs, partial_pivoting,
-                          name)
+                          perturb_singular, name)
 
 
-def _solve_compact(diagonals, rhs, transpose_rhs, conjugate_rhs, partial_pivoting, name):
+def _solve_compact(diagonals, rhs, transpose_rhs, conjugate_rhs, partial_pivoting,
+                   perturb_singular, name):
     """TF's ``_tridiagonal_solve_compact_format``: its static checks, then the op."""
     from .array import expand_dims, squeeze
     from .complex_math import conj
@@ -190,14 +189,15 @@ def _solve_compact(diagonals, rhs, transpose_rhs, conjugate_rhs, partial_pivotin
             rhs = conj(rhs)
         rhs = expand_dims(rhs, -1)
         check_num_lhs_matches_num_rhs()
-        return squeeze(_solve_op(diagonals, rhs, partial_pivoting, name), [-1])
+        x = _solve_op(diagonals, rhs, partial_pivoting, perturb_singular, name)
+        return squeeze(x, [-1])
     if transpose_rhs:
         rhs = matrix_transpose(rhs)
         rhs = conj(rhs) if conjugate_rhs else rhs
     elif conjugate_rhs:
         rhs = conj(rhs)
     check_num_lhs_matches_num_rhs()
-    return _solve_op(diagonals, rhs, partial_pivoting, name)
+    return _solve_op(diagonals, rhs, partial_pivoting, perturb_singular, name)
 
 
 def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None) -> Tensor:

@@ -7,7 +7,10 @@ the host, TF's CPU algorithms vectorised over the batch (one step per row):
 * without, the Thomas algorithm.
 
 A zero pivot makes that system's solution NaN (TF logs "The matrix is not invertible"
-and fills NaN; the other systems of the batch are unaffected).  The batch dimensions of
+and fills NaN; the other systems of the batch are unaffected).  With
+``perturb_singular``, TF's LAPACK ``xLAGTF``/``xLAGTS`` variant, one system at a time:
+pivoting by scaled magnitudes, and tiny pivots perturbed by about ``eps * max|U|``
+instead of failing (for inverse iteration on a singular ``T - λI``).  The batch dimensions of
 the diagonals and the right-hand sides must be equal, as TF's kernel requires.
 """
 
@@ -18,7 +21,8 @@ import numpy as np
 from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
 
-__all__ = ["solve_kernel", "matmul_kernel", "solve_pivoting", "solve_thomas"]
+__all__ = ["solve_kernel", "matmul_kernel", "solve_pivoting", "solve_thomas",
+           "solve_perturbed"]
 
 
 def solve_pivoting(sup, diag, sub, rhs):
@@ -81,8 +85,88 @@ def solve_thomas(sup, diag, sub, rhs):
     return x, singular
 
 
+def _perturbed_pivot(perturb, pivot, row, safemin):
+    """TF's ``MaybePerturbPivot`` (from LAPACK's ``xLAGTS``): a pivot below one is moved
+    away from zero by ``perturb`` (doubling) until neither ``row / pivot`` nor ``1 /
+    pivot`` overflows, or scaled up with its row when it is tiny; ``(pivot, row)``."""
+    abs_pivot = abs(pivot)
+    if abs_pivot >= 1:
+        return pivot, row
+    perturb = np.copysign(max(abs(perturb), safemin), np.real(pivot))
+    bignum = 1 / safemin
+    max_factor = float(np.abs(row).max()) if row.size else 0.0
+    while abs_pivot < 1:
+        if abs_pivot < safemin:
+            if abs_pivot == 0 or max_factor * safemin > abs_pivot:
+                pivot, perturb = pivot + perturb, perturb * 2
+            else:
+                return pivot * bignum, row * bignum
+        elif max_factor > abs_pivot * bignum:
+            pivot, perturb = pivot + perturb, perturb * 2
+        else:
+            break
+        abs_pivot = abs(pivot)
+    return pivot, row
+
+
+def solve_perturbed(sup, diag, sub, rhs):
+    """One system by TF's ``SolveWithGaussianEliminationWithPivotingAndPerturbSingular``
+    (LAPACK's ``xLAGTF`` + ``xLAGTS``): rows swapped by their scaled pivots, and the
+    pivots of ``U`` perturbed on the scale of ``eps * max|U|`` instead of failing."""
+    n = diag.shape[0]
+    info = np.finfo(diag.dtype)
+    eps, safemin = float(info.eps), float(info.tiny)
+    x = np.array(rhs, copy=True)
+    if n == 1:
+        pivot, row = _perturbed_pivot(eps * abs(diag[0]), diag[0], x[0], safemin)
+        return (row * (1 / pivot))[None]
+    u = np.zeros((n, 3), dtype=diag.dtype)
+    u[0, 0], u[0, 1] = diag[0], sup[0]
+    max_abs_u = max(abs(u[0, 0]), abs(u[0, 1]))
+    scale1 = abs(u[0, 0]) + abs(u[0, 1])
+    for k in range(n - 1):
+        u[k + 1, 0] = diag[k + 1]
+        scale2 = abs(sub[k + 1]) + abs(u[k + 1, 0]) + (abs(sup[k + 1]) if k < n - 2 else 0)
+        if sub[k + 1] == 0:
+            scale1 = scale2
+            u[k + 1, 1], u[k, 2] = sup[k + 1], 0
+            x[k + 1] = rhs[k + 1]
+        else:
+            piv1 = 0.0 if u[k, 0] == 0 else abs(u[k, 0]) / scale1
+            piv2 = abs(sub[k + 1]) / scale2
+            if piv2 <= piv1:
+                scale1 = scale2
+                factor = sub[k + 1] / u[k, 0]
+                u[k + 1, 0] = diag[k + 1] - factor * u[k, 1]
+                u[k + 1, 1], u[k, 2] = sup[k + 1], 0
+                x[k + 1] = rhs[k + 1] - factor * x[k]
+            else:
+                factor = u[k, 0] / sub[k + 1]
+                u[k, 0] = sub[k + 1]
+                u[k + 1, 0] = u[k, 1] - factor * diag[k + 1]
+                u[k, 1] = diag[k + 1]
+                if k < n - 2:
+                    u[k, 2] = sup[k + 1]
+                    u[k + 1, 1] = -factor * sup[k + 1]
+                x[k + 1] = x[k] - factor * rhs[k + 1]
+                x[k] = rhs[k + 1]
+        if k < n - 2:
+            max_abs_u = max(max_abs_u, *np.abs(u[k]))
+    max_abs_u = max(max_abs_u, abs(u[n - 1, 0]))
+    tol = eps * max_abs_u
+    pivot, row = _perturbed_pivot(tol, u[n - 1, 0], x[n - 1], safemin)
+    x[n - 1] = row * (1 / pivot)
+    for k in range(n - 2, -1, -1):
+        row = x[k] - u[k, 1] * x[k + 1] - (u[k, 2] * x[k + 2] if k < n - 2 else 0)
+        pivot, row = _perturbed_pivot(np.copysign(tol, np.real(u[k, 0])), u[k, 0], row,
+                                      safemin)
+        x[k] = row * (1 / pivot)
+    return x
+
+
 def solve_kernel(node):
     pivoting = bool(node.attrs.get("partial_pivoting", True))
+    perturb = bool(node.attrs.get("perturb_singular", False))
     out_dtype = node.output_dtype
 
     def tridiagonal_solve(diagonals, rhs):
@@ -103,6 +187,10 @@ def solve_kernel(node):
             return np.zeros(rhs.shape, out_dtype)
         flat = diagonals.reshape((-1, 3, n))
         system = (flat[:, 0], flat[:, 1], flat[:, 2], rhs.reshape((-1, n, rhs.shape[-1])))
+        if perturb:
+            x = np.stack([solve_perturbed(*(part[b] for part in system))
+                          for b in range(flat.shape[0])])
+            return x.reshape(rhs.shape).astype(out_dtype, copy=False)
         x, singular = (solve_pivoting if pivoting else solve_thomas)(*system)
         x[singular] = np.nan
         return x.reshape(rhs.shape).astype(out_dtype, copy=False)

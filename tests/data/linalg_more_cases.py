@@ -114,6 +114,20 @@ def _tridiagonal(tf, c):
                                       tf.ones([3, 1], tf.float64))
     out["tri_solve_one"] = solve(tf.constant([[5.0], [2.0], [7.0]]), tf.ones([1, 2]))
     out["tri_solve_f32"] = solve(tf.cast(dominant, tf.float32), tf.cast(rhs, tf.float32))
+    singular = tf.constant(np.array([[[1., 0], [1, 1], [0, 1]], [[2., 0], [1, 4], [0, 2]],
+                                     [[0., 0], [0, 3], [0, 0]], [[0., 0], [0, 0], [0, 0]]]))
+    perturbed = {"tri_perturb": (tri, rhs), "tri_perturb_singular": (singular, tf.ones([4, 2, 2], tf.float64)),
+                 "tri_perturb_one": (tf.zeros([3, 1], tf.float64), rhs[0, :1])}
+    for key, (d, r) in perturbed.items():
+        out[key] = solve(d, r, perturb_singular=True)
+        out[key + "_f32"] = solve(tf.cast(d, tf.float32), tf.cast(r, tf.float32),
+                                  perturb_singular=True)
+    # pivoting by scaled magnitudes swaps here where plain magnitudes would not
+    scaled = np.array([[100., -0.499, 0], [1, 0.1, 1], [0, 0.5, 100]])
+    out["tri_perturb_scaled"] = solve(tf.constant(scaled), tf.constant(np.ones((3, 1))),
+                                      perturb_singular=True)
+    out["tri_perturb_three"] = solve(tf.constant([[1., 1, 0], [1, 1, 1], [0, 1, 1]]),
+                                     tf.ones([3, 2]), perturb_singular=True)
     out["tri_matmul"] = matmul(tri, rhs)
     out["tri_matmul_sequence"] = matmul(sequence, rhs, diagonals_format="sequence")
     out["tri_matmul_matrix"] = matmul(full, c["rhs"][0], diagonals_format="matrix")
