@@ -186,3 +186,47 @@ def test_an_optional_at_the_end_has_no_value_without_an_error():
         with ds.Session() as sess:
             assert [bool(sess.run(optional.has_value())) for _ in range(3)] == \
                 [True, False, False]
+
+
+def test_tfrecord_writer_writes_tensorflows_bytes(tmp_path):
+    import base64
+    import gzip
+    import zlib
+
+    with ds.Graph().as_default():
+        ops = _cases.writes(ds, str(tmp_path))
+        with ds.Session() as sess:
+            for name, (op, path) in ops.items():
+                assert sess.run(op) is None
+                data = open(path, "rb").read()
+                data = gzip.decompress(data) if name == "gzip" else \
+                    zlib.decompress(data) if name == "zlib" else data
+                assert base64.b64encode(data).decode() == TF["writes"][name], name
+            # run again: the pipeline runs anew and the file is replaced
+            sess.run(ops["plain"][0])
+            assert list(ds.io.tf_record_iterator(ops["plain"][1])) == \
+                [b"alpha", b"", b"gamma" * 40]
+
+
+@pytest.mark.parametrize("name", sorted(TF["write_errors"]))
+def test_tfrecord_writer_errors_are_tensorflows(name):
+    with ds.Graph().as_default(), pytest.raises(TypeError) as info:
+        _cases.write_errors(ds)[name]()
+    if name == "numbers":              # the shapes' and types' reprs are each library's own
+        assert TF["write_errors"][name].startswith(str(info.value).split(" with shapes")[0])
+    else:
+        assert str(info.value) == TF["write_errors"][name]
+
+
+def test_tfrecord_writer_run_errors(tmp_path):
+    with ds.Graph().as_default():
+        records = ds.data.Dataset.from_tensors(b"x")
+        missing = ds.data.experimental.TFRecordWriter(
+            str(tmp_path / "no" / "x.tfrecord")).write(records)
+        unknown = ds.data.experimental.TFRecordWriter(str(tmp_path / "x.tfrecord"),
+                                                      "LZ4").write(records)
+        with ds.Session() as sess:
+            with pytest.raises(ds.errors.NotFoundError):
+                sess.run(missing)
+            with pytest.raises(ds.errors.InvalidArgumentError, match="compression"):
+                sess.run(unknown)

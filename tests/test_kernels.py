@@ -333,8 +333,8 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
              "GuaranteeConst", "Timestamp",
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
-             "DatasetIteratorGetNextFromHandle", "DatasetOptionalGetValue", "PyFunc",
-             "PyFuncStateless",
+             "DatasetIteratorGetNextFromHandle", "DatasetOptionalGetValue",
+             "DatasetWriteTFRecord", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
              "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",
@@ -382,6 +382,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_training",  # test_sparse_apply.py
                      "devsession.kernels.reference.control_flow",
                      "devsession.kernels.reference.dataset",   # test_data.py runs these
+                     "devsession.kernels.reference.dataset_writers",  # test_data_more.py
                      "devsession.kernels.reference.script",    # and test_py_func.py these
                      "devsession.kernels.reference.index_shuffle",  # test_index_shuffle
                      "devsession.kernels.reference.stateless_random_rates",  # and

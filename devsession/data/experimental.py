@@ -45,6 +45,7 @@ from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter
                               group_by_window, ignore_errors, map_and_batch,
                               parallel_interleave, prefetch_to_device, sample_from_datasets,
                               scan, shuffle_and_repeat, take_while, unbatch, unique)
+from .writers import TFRecordWriter
 
 __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "map_and_batch", "parallel_interleave", "unbatch", "ignore_errors",
@@ -57,7 +58,8 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions",
            "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
            "index_table_from_dataset", "parse_example_dataset",
-           "make_batched_features_dataset", "Optional", "get_next_as_optional"]
+           "make_batched_features_dataset", "Optional", "get_next_as_optional",
+           "TFRecordWriter"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

@@ -27,6 +27,10 @@ code crosses into the graph: a GraphDef holding these ops is data.
 * With the attr ``as_optional`` either GetNext is ``get_next_as_optional()``: its first
   output a bool scalar, whether there was an element (the rest zeros, their unknown
   dimensions 0, at the end of the data, where GetNext raises).
+* ``DatasetWriteTFRecord(filename, compression_type, inputs...)`` (no output) runs its
+  pipeline of scalar strings to the end, writing each as a record of the TFRecord file
+  (``data.experimental.TFRecordWriter(filename).write(dataset)``; TF's
+  ``DatasetToTFRecord`` takes a variant devsession has not).
 * ``DatasetOptionalGetValue(has_value, components...)`` gives the components, or
   TF's ``InvalidArgumentError`` where ``has_value`` is False: ``Optional.get_value()``
   (``data/optional.py``; TF's optionals are variants devsession has not).
@@ -41,13 +45,14 @@ from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["MAKE_ITERATOR", "GET_NEXT", "HANDLE", "GET_NEXT_FROM_HANDLE", "FUNCTION_SLOTS",
-           "OPTIONAL_GET_VALUE"]
+           "OPTIONAL_GET_VALUE", "WRITE_TFRECORD"]
 
 MAKE_ITERATOR = "MakeDatasetIterator"
 GET_NEXT = "DatasetIteratorGetNext"
 HANDLE = "DatasetIteratorHandle"
 GET_NEXT_FROM_HANDLE = "DatasetIteratorGetNextFromHandle"
 OPTIONAL_GET_VALUE = "DatasetOptionalGetValue"
+WRITE_TFRECORD = "DatasetWriteTFRecord"
 # The attrs that may hold a pipeline's traced functions (map and filter stages).
 FUNCTION_SLOTS = tuple(f"f{i}" for i in range(8))
 
@@ -92,6 +97,14 @@ def _optional_get_value(inputs, attrs, node):
     return [(t.dtype, t.shape) for t in components]
 
 
+def _write_tfrecord(inputs, attrs, node):
+    for what, tensor in zip(("filename", "compression_type"), inputs[:2]):
+        if tensor.dtype != dtypes.string or not tensor.shape.is_compatible_with([]):
+            raise InferError(f"Op '{node}': {what} must be a string scalar, got "
+                             f"{tensor.dtype.name} {tensor.shape}.")
+    return None
+
+
 register_op(OpDef(MAKE_ITERATOR, _make_iterator, None, stateful=True, has_output=False,
                   function_attrs=FUNCTION_SLOTS))
 register_op(OpDef(GET_NEXT, _get_next, None, stateful=True, function_attrs=FUNCTION_SLOTS,
@@ -101,4 +114,7 @@ register_op(OpDef(HANDLE, _handle, None, stateful=True, function_attrs=FUNCTION_
 register_op(OpDef(GET_NEXT_FROM_HANDLE, _get_next_from_handle, 1, stateful=True,
                   attr_defaults={"as_optional": False}))
 register_op(OpDef(OPTIONAL_GET_VALUE, _optional_get_value, None))
-not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE, OPTIONAL_GET_VALUE)
+register_op(OpDef(WRITE_TFRECORD, _write_tfrecord, None, stateful=True, has_output=False,
+                  function_attrs=FUNCTION_SLOTS, attr_defaults={"pipeline": ""}))
+not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE, OPTIONAL_GET_VALUE,
+                   WRITE_TFRECORD)

@@ -103,6 +103,7 @@ from . import (array, array_index, elementwise, linalg, nn, nn_conv, reduce,
 from . import sequence, summary  # noqa: F401,E402  (TF1 surface; the CPU's too)
 from . import control_flow  # noqa: F401,E402  (registers)
 from . import dataset  # noqa: F401,E402  (the iterator ops: HOST)
+from . import dataset_writers  # noqa: F401,E402  (TFRecordWriter's op: HOST)
 from . import script  # noqa: F401,E402  (PyFunc: HOST)
 from . import queues  # noqa: F401,E402  (TF1's queues: HOST)
 from . import accumulators  # noqa: F401,E402  (TF1's conditional accumulators: HOST)

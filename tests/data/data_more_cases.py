@@ -178,6 +178,29 @@ def optionals(tf) -> dict:
     }
 
 
+def writes(tf, folder: str) -> dict:
+    """{name: (the op writing a dataset to a TFRecord file, the file)}."""
+    import os
+
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    records = Dataset.from_tensor_slices([b"alpha", b"", b"gamma" * 40]).map(lambda r: r)
+    out = {}
+    for name, compression, dataset in (("plain", None, records), ("gzip", "GZIP", records),
+                                       ("zlib", "ZLIB", records),
+                                       ("empty", "", records.take(0))):
+        path = os.path.join(folder, f"{name}.tfrecord")
+        out[name] = (E.TFRecordWriter(path, compression).write(dataset), path)
+    return out
+
+
+def write_errors(tf) -> dict:
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    return {
+        "numbers": lambda: E.TFRecordWriter("x.tfrecord").write(Dataset.range(3)),
+        "not_a_dataset": lambda: E.TFRecordWriter("x.tfrecord").write([b"a"]),
+    }
+
+
 def jsonable(value):
     """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
     if isinstance(value, dict):

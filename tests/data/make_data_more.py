@@ -9,12 +9,16 @@ cardinalities, the class and text of run-time errors, the class and text of buil
 errors, and each dataset's options() as the options it sets.
 """
 
+import base64
+import gzip
 import json
 import os
+import tempfile
+import zlib
 
 import tensorflow.compat.v1 as tf
 from data_more_cases import build_errors, cardinalities, described, jsonable, optionals, \
-    options, pipelines, run_errors, table_errors, tables
+    options, pipelines, run_errors, table_errors, tables, write_errors, writes
 from window_cases import plain, values     # this script's folder
 
 tf.disable_v2_behavior()
@@ -31,7 +35,7 @@ def shapes(dataset):
 def main():
     out = {"tensorflow": tf.__version__, "pipelines": {}, "cardinality": {},
            "run_errors": {}, "build_errors": {}, "options": {}, "tables": {},
-           "table_errors": {}, "optionals": {}}
+           "table_errors": {}, "optionals": {}, "writes": {}, "write_errors": {}}
     for name in pipelines(tf):
         with tf.Graph().as_default():
             dataset = pipelines(tf)[name]
@@ -101,6 +105,22 @@ def main():
                         steps.append({"error": type(e).__name__,
                                       "message": e.message})
             out["optionals"][name] = steps
+    with tempfile.TemporaryDirectory() as folder, tf.Graph().as_default():
+        ops = writes(tf, folder)
+        with tf.Session() as sess:
+            for name, (op, path) in ops.items():
+                sess.run(op)
+                data = open(path, "rb").read()
+                plain_bytes = gzip.decompress(data) if name == "gzip" else \
+                    zlib.decompress(data) if name == "zlib" else data
+                out["writes"][name] = base64.b64encode(plain_bytes).decode()
+    for name in write_errors(tf):
+        with tf.Graph().as_default():
+            try:
+                write_errors(tf)[name]()
+                raise AssertionError(f"{name} did not fail")
+            except TypeError as e:
+                out["write_errors"][name] = str(e)
     with open(os.path.join(HERE, "tf_data_more.json"), "w") as f:
         json.dump(out, f, indent=1)
     print("wrote tf_data_more.json")
