@@ -10,8 +10,15 @@ The records are parsed on the host by the ``csv`` stage
 (``kernels/reference/dataset_csv.py``); a quoted field holding a newline is not
 supported (each line is a record).  The transformations for ``dataset.apply``
 (``shuffle_and_repeat``, ``map_and_batch``, ``parallel_interleave``...) and
-``cardinality``, ``get_single_element``, ``sample_from_datasets``...:
-``transformations.py``.  Anything else under ``ds.data.experimental``
+``cardinality``, ``get_single_element``, ``sample_from_datasets``, ``unique``,
+``assert_cardinality``, ``from_list``, ``RandomDataset``...: ``transformations.py``;
+``group_by_window``, ``bucket_by_sequence_length``, ``group_by_reducer`` and
+``Reducer``: ``grouping.py``; ``make_batched_features_dataset`` and
+``parse_example_dataset``: ``features.py``; ``DatasetInitializer``,
+``table_from_dataset``, ``index_table_from_dataset``: ``lookup.py``; ``Optional`` and
+``get_next_as_optional``: ``optional.py``; ``TFRecordWriter``: ``writers.py``; the
+``Options`` parts (``OptimizationOptions``, ``DistributeOptions``,
+``AutoShardPolicy``...): ``options.py``.  Anything else under ``ds.data.experimental``
 raises an error naming the TF1 symbol as unsupported.
 """
 
