@@ -164,6 +164,11 @@ def _functions(tf, c):
     out["sqrtm_complex"] = tf.linalg.sqrtm(c["logm"])
     out["sqrtm_one"] = tf.linalg.sqrtm(tf.constant([[9.0]]))
     out["sqrtm_empty"] = tf.linalg.sqrtm(c["empty"])
+    jordan = np.array([[4., 1, 0], [0, 4, 1], [0, 0, 4]])          # defective matrices
+    out["sqrtm_jordan"] = tf.linalg.sqrtm(tf.constant(np.stack([jordan, jordan.T])))
+    out["sqrtm_jordan_f32"] = tf.linalg.sqrtm(tf.constant(jordan.astype(np.float32)))
+    out["logm_jordan"] = tf.linalg.logm(tf.constant(jordan / 2 + 0j))
+    out["logm_jordan_c64"] = tf.linalg.logm(tf.constant((jordan / 2).astype(np.complex64)))
     out["matrix_square_root"] = tf.matrix_square_root(c["spd"])
     out["logm"] = tf.linalg.logm(c["logm"])
     out["logm_negative"] = tf.linalg.logm(tf.constant([[-4. + 0j, 0], [0, 9]]))
