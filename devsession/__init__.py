@@ -118,6 +118,7 @@ from .ops.masking import (boolean_mask, count_nonzero, linspace, reverse,  # noq
                           reverse_sequence, sequence_mask)
 from .variables import local_variables, local_variables_initializer  # noqa: E402
 from . import lookup  # noqa: E402  (tf.lookup: tables for words-to-ids pipelines)
+from . import experimental  # noqa: E402  (tf.experimental: Optional)
 from . import saved_model  # noqa: E402  (tf.saved_model: export for serving, load back)
 from . import feature_column  # noqa: E402  (tf.feature_column: input_layer, linear_model)
 from .lookup.tables import initialize_all_tables, tables_initializer  # noqa: E402

@@ -20,7 +20,7 @@ TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "lite", "profiler",
     "resource_loader", "sysconfig", "user_ops",
-    "autograph", "experimental",
+    "autograph",
 })
 
 _HINTS = {

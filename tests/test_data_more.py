@@ -230,3 +230,12 @@ def test_tfrecord_writer_run_errors(tmp_path):
                 sess.run(missing)
             with pytest.raises(ds.errors.InvalidArgumentError, match="compression"):
                 sess.run(unknown)
+
+
+def test_tf_experimental_optional_is_the_data_one():
+    from devsession.unsupported import TF1_NAMESPACES, UnsupportedTF1Error
+
+    assert "experimental" not in TF1_NAMESPACES
+    assert ds.experimental.Optional is ds.data.experimental.Optional
+    with pytest.raises(UnsupportedTF1Error, match=r"^tf\.experimental\.nope is not supported"):
+        ds.experimental.nope
