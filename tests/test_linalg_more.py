@@ -217,3 +217,21 @@ def test_eigh_tridiagonal_errors_and_vectors():
             e, v = sess.run([values, vectors])
     t = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
     np.testing.assert_allclose(t @ v, v * e, atol=1e-12)
+
+
+def test_a_graph_def_written_by_tensorflow_runs_with_tfs_values_and_shapes():
+    """tests/data/tf_linalg_more.pb (make_tf_linalg_more_graph.py): TF's Lu,
+    MatrixSquareRoot, MatrixLogarithm, TridiagonalSolve and TridiagonalMatMul nodes (and
+    lu_solve's graph) import and run with TF's values and static shapes."""
+    from tf_recorded import run_recorded, tf_static_shape
+
+    graph, names, values, data = run_recorded("tf_linalg_more")
+    assert len(names) == 9
+    for name, value in zip(names, values):
+        want = data[f"fetch:{name}"]
+        assert value.dtype == want.dtype and value.shape == want.shape, name
+        assert graph.get_tensor_by_name(name).shape == tf_static_shape(data, name), name
+        if want.dtype.kind in "iu":
+            np.testing.assert_array_equal(value, want, err_msg=name)
+        else:
+            np.testing.assert_allclose(value, want, rtol=1e-10, atol=1e-10, err_msg=name)
