@@ -1,11 +1,18 @@
-"""``tf.linalg.lu`` (TF's Lu op) and TF's compositions over it (``lu_solve``,
-``lu_reconstruct``, ``lu_matrix_inverse``) against the values TF 2.21 computed for the
-cases of tests/data/linalg_more_cases.py (recorded by make_linalg_more.py): the packed
-factors and permutation (Eigen's pivots, the first of equal magnitudes), batches, 1 x 1
-and empty matrices, float32, float64 and complex128, int32 and int64 permutations; TF's
+"""The tf.linalg functions beyond the dense solves and decompositions, against the values
+TF 2.21 computed for the cases of tests/data/linalg_more_cases.py (recorded by
+make_linalg_more.py):
+
+* ``lu`` (TF's Lu op: the packed factors and permutation, Eigen's pivots, the first of
+  equal magnitudes) and TF's compositions ``lu_solve``, ``lu_reconstruct``,
+  ``lu_matrix_inverse``; Lu's missing gradient (TF registers none);
+* ``sqrtm``/``matrix_square_root``, ``logm`` (diagonalisable and defective matrices, TF's
+  NaNs), ``expm`` (every Pade order), ``pinv``, ``matrix_rank``;
+* ``tridiagonal_solve`` (three formats, pivoting, Thomas, ``perturb_singular``),
+  ``tridiagonal_matmul``, ``eigh_tridiagonal``;
+
+batches, 1 x 1 and empty matrices, float32, float64 and complex where TF allows; TF's
 run-time InvalidArgumentErrors, build-time ValueErrors and TypeErrors, static shapes;
-Lu's missing gradient (TF registers none) and the compositions' gradients against finite
-differences.
+the gradients TF computes and finite differences; a GraphDef TF wrote.
 """
 
 from __future__ import annotations

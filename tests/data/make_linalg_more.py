@@ -1,6 +1,7 @@
 """Writes linalg_more.npz: TF 2.21's values of the cases of linalg_more_cases.py
-(``tf.linalg.lu``, ``lu_solve``, ``lu_reconstruct``, ``lu_matrix_inverse``...) and the
-messages of its run-time errors, which tests/test_linalg_more.py compares devsession
+(``tf.linalg.lu`` and its compositions, ``sqrtm``, ``logm``, ``expm``, ``pinv``,
+``matrix_rank``, the tridiagonal functions and gradients) and the messages of Lu's
+run-time errors, which tests/test_linalg_more.py compares devsession
 with.  Run with TensorFlow installed (not a test):
 
     /work/peers/bin/python tests/data/make_linalg_more.py
