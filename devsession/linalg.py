@@ -32,9 +32,12 @@ from .ops.norms import norm
 from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set_diag
 from .ops.vectors import cross, matvec, normalize
 from .linalg_operators import (
-    LinearOperator, LinearOperatorAdjoint, LinearOperatorComposition, LinearOperatorDiag,
-    LinearOperatorFullMatrix, LinearOperatorIdentity, LinearOperatorInversion,
-    LinearOperatorLowerTriangular, LinearOperatorScaledIdentity, LinearOperatorZeros)
+    LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
+    LinearOperatorComposition, LinearOperatorDiag, LinearOperatorFullMatrix,
+    LinearOperatorHouseholder, LinearOperatorIdentity, LinearOperatorInversion,
+    LinearOperatorKronecker, LinearOperatorLowerTriangular, LinearOperatorLowRankUpdate,
+    LinearOperatorPermutation, LinearOperatorScaledIdentity, LinearOperatorToeplitz,
+    LinearOperatorTridiag, LinearOperatorZeros)
 
 transpose = matrix_transpose
 
@@ -56,7 +59,9 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "LinearOperatorComposition", "LinearOperatorDiag", "LinearOperatorFullMatrix",
            "LinearOperatorIdentity", "LinearOperatorInversion",
            "LinearOperatorLowerTriangular", "LinearOperatorScaledIdentity",
-           "LinearOperatorZeros"]
+           "LinearOperatorZeros", "LinearOperatorBlockDiag", "LinearOperatorHouseholder",
+           "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
+           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag"]
 
 
 def __getattr__(name: str):

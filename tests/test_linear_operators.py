@@ -111,7 +111,10 @@ def test_linalg_namespace_exports_tfs_names():
                  "LinearOperatorIdentity", "LinearOperatorScaledIdentity",
                  "LinearOperatorLowerTriangular", "LinearOperatorZeros",
                  "LinearOperatorComposition", "LinearOperatorAdjoint",
-                 "LinearOperatorInversion"):
+                 "LinearOperatorInversion", "LinearOperatorBlockDiag",
+                 "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
+                 "LinearOperatorPermutation", "LinearOperatorHouseholder",
+                 "LinearOperatorToeplitz", "LinearOperatorTridiag"):
         assert getattr(ds.linalg, name).__name__ == name
         assert name in ds.linalg.__all__
 

@@ -2,19 +2,26 @@
 devsession's ops (TF's own are Python over its ops too): the abstract base
 (``base.py``), the operators that hold a matrix or diagonal (``basic.py``), those
 given by sizes alone (``identity.py``), views of another operator (``views.py``)
-and products (``composition.py``), and the structured ones of ``structured.py``
-and ``blockwise.py``.  ``devsession.linalg`` exports them under TF's names."""
+and products (``composition.py``), the structured ones of ``structured.py``,
+``blockwise.py`` and ``low_rank_update.py``.  ``devsession.linalg`` exports them
+under TF's names."""
 
 from .base import LinearOperator
+from .blockwise import LinearOperatorBlockDiag, LinearOperatorKronecker
 from .basic import LinearOperatorDiag, LinearOperatorFullMatrix
 from .basic import LinearOperatorLowerTriangular
 from .composition import LinearOperatorComposition
 from .identity import LinearOperatorIdentity, LinearOperatorScaledIdentity
 from .identity import LinearOperatorZeros
+from .low_rank_update import LinearOperatorLowRankUpdate
+from .structured import LinearOperatorHouseholder, LinearOperatorPermutation
+from .structured import LinearOperatorToeplitz, LinearOperatorTridiag
 from .views import LinearOperatorAdjoint, LinearOperatorInversion
 
 __all__ = ["LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag",
            "LinearOperatorLowerTriangular", "LinearOperatorIdentity",
            "LinearOperatorScaledIdentity", "LinearOperatorZeros",
            "LinearOperatorComposition", "LinearOperatorAdjoint",
-           "LinearOperatorInversion"]
+           "LinearOperatorInversion", "LinearOperatorBlockDiag", "LinearOperatorKronecker",
+           "LinearOperatorLowRankUpdate", "LinearOperatorHouseholder",
+           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag"]

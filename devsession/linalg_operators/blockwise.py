@@ -1,0 +1,352 @@
+"""Operators built from other operators' blocks: ``LinearOperatorBlockDiag`` (the
+direct sum ``diag(A1, A2, ...)``: products, solves, determinants and diagonals
+blockwise) and ``LinearOperatorKronecker`` (``A1 x A2 x ...``: determinants,
+traces, diagonals and eigenvalues from the factors'; products and solves through
+the dense Kronecker product, which agrees with TF's reshaping route to rounding).
+Blocks' batch shapes broadcast against each other as TF's."""
+
+from __future__ import annotations
+
+import devsession as ds
+
+from . import util
+from .base import LinearOperator
+
+
+def _check_same_dtype(operators, message):
+    dtype = operators[0].dtype
+    for operator in operators:
+        if operator.dtype != dtype:
+            name_type = (str((o.name, o.dtype)) for o in operators)
+            raise TypeError(message(name_type))
+    return dtype
+
+
+def _dims_product(dims):
+    value = 1
+    for d in dims:
+        if d.value is None:
+            return None
+        value *= d.value
+    return value
+
+
+def _dims_sum(dims):
+    values = [d.value for d in dims]
+    return None if None in values else sum(values)
+
+
+def _broadcast_batch(operators):
+    batch = operators[0].batch_shape
+    for operator in operators[1:]:
+        batch = ds.broadcast_static_shape(batch, operator.batch_shape)
+    return batch
+
+
+class _Blockwise(LinearOperator):
+    """Adjoints, inverses and Cholesky factors taken block by block (factor by
+    factor), returning the same kind of operator, as TF's."""
+
+    def _linop_adjoint(self):
+        return type(self)([op.adjoint() for op in self._operators],
+                          is_non_singular=self.is_non_singular,
+                          is_self_adjoint=self.is_self_adjoint,
+                          is_positive_definite=self.is_positive_definite, is_square=True)
+
+    def _linop_inverse(self):
+        return type(self)([op.inverse() for op in self._operators],
+                          is_non_singular=self.is_non_singular,
+                          is_self_adjoint=self.is_self_adjoint,
+                          is_positive_definite=self.is_positive_definite, is_square=True)
+
+    def _linop_cholesky(self):
+        return type(self)([op.cholesky() for op in self._operators], is_non_singular=True,
+                          is_self_adjoint=None, is_square=True)
+
+
+class LinearOperatorBlockDiag(_Blockwise):
+    """``diag(operators[0], operators[1], ...)``, square blocks."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=True, name=None):
+        """Raises ValueError for no operators or contradicting hints, TypeError for
+        mixed dtypes."""
+        parameters = dict(operators=operators, is_non_singular=is_non_singular,
+                          is_self_adjoint=is_self_adjoint,
+                          is_positive_definite=is_positive_definite,
+                          is_square=is_square, name=name)
+        operators = list(operators)
+        if not operators:
+            raise ValueError("Expected a non-empty list of operators. Found: %s" % operators)
+        self._operators = operators
+        dtype = _check_same_dtype(
+            operators, lambda nt: "Expected all operators to have the same dtype.  "
+                                  "Found %s" % "   ".join(nt))
+        if all(operator.is_non_singular for operator in operators):
+            if is_non_singular is False:
+                raise ValueError(
+                    "The direct sum of non-singular operators is always non-singular.")
+            is_non_singular = True
+        if all(operator.is_self_adjoint for operator in operators):
+            if is_self_adjoint is False:
+                raise ValueError(
+                    "The direct sum of self-adjoint operators is always self-adjoint.")
+            is_self_adjoint = True
+        if all(operator.is_positive_definite for operator in operators):
+            if is_positive_definite is False:
+                raise ValueError("The direct sum of positive definite operators is always "
+                                 "positive definite.")
+            is_positive_definite = True
+        if name is None:
+            name = "_ds_".join(operator.name for operator in operators)
+        with ds.name_scope(name):
+            super().__init__(dtype=dtype, is_non_singular=is_non_singular,
+                             is_self_adjoint=is_self_adjoint,
+                             is_positive_definite=is_positive_definite,
+                             is_square=is_square, parameters=parameters, name=name)
+
+    @property
+    def operators(self):
+        return self._operators
+
+    def _shape(self):
+        rows = _dims_sum([op.range_dimension for op in self._operators])
+        cols = _dims_sum([op.domain_dimension for op in self._operators])
+        return _broadcast_batch(self._operators).concatenate([rows, cols])
+
+    def _shape_tensor(self):
+        batch = self._operators[0].batch_shape_tensor()
+        for op in self._operators[1:]:
+            batch = ds.broadcast_dynamic_shape(batch, op.batch_shape_tensor())
+        rows = ds.add_n([op.range_dimension_tensor() for op in self._operators])
+        cols = ds.add_n([op.domain_dimension_tensor() for op in self._operators])
+        return ds.concat([batch, ds.stack([rows, cols])], 0)
+
+    def _split(self, x, adjoint, axis):
+        """``x`` split along ``axis`` into the blocks' input sizes."""
+        dims = [(op.range_dimension if adjoint else op.domain_dimension).value
+                for op in self._operators]
+        return ds.split(x, dims, axis=axis)
+
+    def _blockwise(self, method, x, adjoint, adjoint_arg):
+        x = util.adjoint(x) if adjoint_arg else x
+        parts = self._split(x, adjoint, -2)
+        results = [getattr(op, method)(part, adjoint=adjoint)
+                   for op, part in zip(self._operators, parts)]
+        return ds.concat(util.broadcast_matrix_batch_dims(results), -2)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self._blockwise("matmul", x, adjoint, adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self._blockwise("solve", rhs, adjoint, adjoint_arg)
+
+    def _matvec(self, x, adjoint=False):
+        return ds.squeeze(self._matmul(ds.expand_dims(x, -1), adjoint=adjoint), axis=[-1])
+
+    def _solvevec(self, rhs, adjoint=False):
+        return ds.squeeze(self._solve(ds.expand_dims(rhs, -1), adjoint=adjoint), axis=[-1])
+
+    def _determinant(self):
+        result = self._operators[0].determinant()
+        for op in self._operators[1:]:
+            result *= op.determinant()
+        return result
+
+    def _log_abs_determinant(self):
+        result = self._operators[0].log_abs_determinant()
+        for op in self._operators[1:]:
+            result += op.log_abs_determinant()
+        return result
+
+    def _diag_part(self):
+        parts = [op.diag_part() for op in self._operators]
+        parts = [ds.squeeze(p, axis=[-1]) for p in util.broadcast_matrix_batch_dims(
+            [ds.expand_dims(p, -1) for p in parts])]
+        return ds.concat(parts, -1)
+
+    def _trace(self):
+        result = self._operators[0].trace()
+        for op in self._operators[1:]:
+            result += op.trace()
+        return result
+
+    def _to_dense(self):
+        blocks = util.broadcast_matrix_batch_dims([op.to_dense() for op in self._operators])
+        total = self.domain_dimension_tensor()
+        rows, num_cols = [], 0
+        for block in blocks:
+            batch_rows = ds.shape(block)[:-1]
+            before = ds.zeros(ds.concat([batch_rows, ds.reshape(num_cols, [1])], 0),
+                              block.dtype)
+            num_cols = num_cols + ds.shape(block)[-1]
+            after = ds.zeros(ds.concat([batch_rows, ds.reshape(total - num_cols, [1])], 0),
+                             block.dtype)
+            rows.append(ds.concat([before, block, after], -1))
+        return ds.concat(rows, -2)
+
+    def _assert_non_singular(self):
+        return ds.group(*[op.assert_non_singular() for op in self._operators])
+
+    def _assert_self_adjoint(self):
+        return ds.group(*[op.assert_self_adjoint() for op in self._operators])
+
+    def _assert_positive_definite(self):
+        return ds.group(*[op.assert_positive_definite() for op in self._operators])
+
+    def _eigvals(self):
+        parts = [op.eigvals() for op in self._operators]
+        parts = [ds.squeeze(p, axis=[-1]) for p in util.broadcast_matrix_batch_dims(
+            [ds.expand_dims(p, -1) for p in parts])]
+        return ds.concat(parts, -1)
+
+
+class LinearOperatorKronecker(_Blockwise):
+    """``operators[0] x operators[1] x ...`` (Kronecker product)."""
+
+    def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
+                 is_positive_definite=None, is_square=None, name=None):
+        """Raises ValueError for no operators or contradicting hints, TypeError for
+        mixed dtypes."""
+        parameters = dict(operators=operators, is_non_singular=is_non_singular,
+                          is_self_adjoint=is_self_adjoint,
+                          is_positive_definite=is_positive_definite,
+                          is_square=is_square, name=name)
+        operators = list(operators)
+        if not operators:
+            raise ValueError(f"Argument `operators` must be a list of >=1 operators. "
+                             f"Received: {operators}.")
+        self._operators = operators
+        dtype = _check_same_dtype(
+            operators, lambda nt: f"Expected every operation in argument `operators` to "
+                                  f"have the same dtype. Received {list(nt)}.")
+        if all(operator.is_non_singular for operator in operators):
+            if is_non_singular is False:
+                raise ValueError(
+                    f"The Kronecker product of non-singular operators is always "
+                    f"non-singular. Expected argument `is_non_singular` to be True. "
+                    f"Received: {is_non_singular}.")
+            is_non_singular = True
+        if all(operator.is_self_adjoint for operator in operators):
+            if is_self_adjoint is False:
+                raise ValueError(
+                    f"The Kronecker product of self-adjoint operators is always "
+                    f"self-adjoint. Expected argument `is_self_adjoint` to be True. "
+                    f"Received: {is_self_adjoint}.")
+            is_self_adjoint = True
+        if all(operator.is_positive_definite for operator in operators):
+            if is_positive_definite is False:
+                raise ValueError(
+                    f"The Kronecker product of positive-definite operators is always "
+                    f"positive-definite. Expected argument `is_positive_definite` to "
+                    f"be True. Received: {is_positive_definite}.")
+            is_positive_definite = True
+        if name is None:
+            name = "_x_".join(operator.name for operator in operators)
+        with ds.name_scope(name):
+            super().__init__(dtype=dtype, is_non_singular=is_non_singular,
+                             is_self_adjoint=is_self_adjoint,
+                             is_positive_definite=is_positive_definite,
+                             is_square=is_square, parameters=parameters, name=name)
+
+    @property
+    def operators(self):
+        return self._operators
+
+    def _shape(self):
+        rows = _dims_product([op.range_dimension for op in self._operators])
+        cols = _dims_product([op.domain_dimension for op in self._operators])
+        return _broadcast_batch(self._operators).concatenate([rows, cols])
+
+    def _shape_tensor(self):
+        batch = self._operators[0].batch_shape_tensor()
+        rows = self._operators[0].range_dimension_tensor()
+        cols = self._operators[0].domain_dimension_tensor()
+        for op in self._operators[1:]:
+            batch = ds.broadcast_dynamic_shape(batch, op.batch_shape_tensor())
+            rows = rows * op.range_dimension_tensor()
+            cols = cols * op.domain_dimension_tensor()
+        return ds.concat([batch, ds.stack([rows, cols])], 0)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return util.matmul(self._to_dense(), x, adjoint_a=adjoint, adjoint_b=adjoint_arg)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        # (A1 x A2)^-1 = A1^-1 x A2^-1: the Kronecker product of the factors' inverses.
+        inverses = [op.inverse().to_dense() for op in self._operators]
+        return util.matmul(self._kron(inverses), rhs, adjoint_a=adjoint,
+                           adjoint_b=adjoint_arg)
+
+    def _determinant(self):
+        total = self.domain_dimension_tensor()
+        determinant = 1.
+        for op in self._operators:
+            power = ds.cast(ds.math.floordiv(total, op.domain_dimension_tensor()), op.dtype)
+            determinant = determinant * op.determinant() ** power
+        return determinant
+
+    def _log_abs_determinant(self):
+        total = self.domain_dimension_tensor()
+        result = 0.
+        for op in self._operators:
+            power = ds.cast(ds.math.floordiv(total, op.domain_dimension_tensor()), op.dtype)
+            result += op.log_abs_determinant() * power
+        return result
+
+    def _trace(self):
+        trace = 1.
+        for op in self._operators:
+            trace = trace * op.trace()
+        return trace
+
+    @staticmethod
+    def _outer_flat(a, b):
+        """The flattened outer product of two [batch] vectors."""
+        product = ds.expand_dims(a, -1) * ds.expand_dims(b, -2)
+        return ds.reshape(product, ds.concat([ds.shape(product)[:-2], [-1]], 0))
+
+    def _diag_part(self):
+        diag = self._operators[0].diag_part()
+        for op in self._operators[1:]:
+            diag = self._outer_flat(diag, op.diag_part())
+        return diag
+
+    @staticmethod
+    def _kron(matrices):
+        product = matrices[0]
+        for matrix in matrices[1:]:
+            left = ds.expand_dims(ds.expand_dims(product, -2), -1)     # [B, R1, 1, C1, 1]
+            right = ds.expand_dims(ds.expand_dims(matrix, -3), -2)     # [B, 1, R2, 1, C2]
+            product = left * right
+            shape = ds.shape(product)
+            product = ds.reshape(product, ds.concat(
+                [shape[:-4], ds.stack([shape[-4] * shape[-3], shape[-2] * shape[-1]])], 0))
+        return product
+
+    def _to_dense(self):
+        dense = self._kron([op.to_dense() for op in self._operators])
+        if self.shape.is_fully_defined():
+            dense = ds.reshape(dense, self.shape.as_list())
+        return dense
+
+    def _eigvals(self):
+        values = self._operators[0].eigvals()
+        for op in self._operators[1:]:
+            values = self._outer_flat(values, op.eigvals())
+        return values
+
+    def _assert_non_singular(self):
+        if all(op.is_square for op in self._operators):
+            return ds.group(*[op.assert_non_singular() for op in self._operators])
+        raise ds.errors.InvalidArgumentError(
+            "All Kronecker factors must be square for the product to be invertible. "
+            "Expected hint `is_square` to be True for every operator in argument "
+            "`operators`.")
+
+    def _assert_self_adjoint(self):
+        if all(op.is_square for op in self._operators):
+            return ds.group(*[op.assert_self_adjoint() for op in self._operators])
+        raise ds.errors.InvalidArgumentError(
+            "All Kronecker factors must be square for the product to be invertible. "
+            "Expected hint `is_square` to be True for every operator in argument "
+            "`operators`.")
