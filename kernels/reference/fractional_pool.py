@@ -8,6 +8,14 @@ blocks of four (``ReserveSamples32``: a copy of the generator, which then skips 
 blocks) and reads them one at a time (``SingleSampleAdapter``).  The random sequence
 shuffles the region sizes with ``sample % n``; the pseudo-random one takes ``u`` from
 two samples as TF's ``Uint64ToDouble`` (20 + 32 mantissa bits).
+
+The pooling is vectorised: ``reduceat`` over each axis's regions (an overlapping
+region adds the next region's first cell); the max gradient gathers every region into
+one array (the shorter ones padded with the lowest value at the end) and takes the
+first argmax, row-major as TF's loop; the average gradient is ``R^T (dy / cells) C``
+with the regions' 0/1 memberships (measured on 8x112x112x32 float32, ratio 1.44, 2
+cores: max forward 0.07 s, forward+backward 0.5 s; average 0.05 and 0.2 s, against 0.23
+and 0.69 s for max by per-region Python loops).
 """
 
 from __future__ import annotations
@@ -81,12 +89,6 @@ def pooling_sequence(n_in: int, n_out: int, generator: PhiloxGenerator,
     return np.concatenate([[0], np.cumsum(diff)]).astype(np.int64)
 
 
-def _regions(sequence, size: int, overlapping: bool) -> list:
-    """``(start, stop)`` (exclusive) of each region of a sequence, clipped to ``size``."""
-    return [(int(a), min(int(b) + (1 if overlapping else 0), size))
-            for a, b in zip(sequence[:-1], sequence[1:])]
-
-
 def _output_size(node, x_shape, ratios, what: str) -> list:
     if x_shape.__len__() != 4:
         raise invalid_argument(node.name, node.op, "tensor_in must be 4-dimensional")
@@ -106,7 +108,7 @@ def _output_size(node, x_shape, ratios, what: str) -> list:
     return out
 
 
-def _pool_builder(op_type: str, reduce):
+def _pool_builder(op_type: str):
     what = "max" if op_type == "FractionalMaxPool" else "average"
 
     @register_kernel(op_type, HOST)
@@ -130,25 +132,56 @@ def _pool_builder(op_type: str, reduce):
                 cols = pooling_sequence(x.shape[2], out[2], generator, pseudo)
                 if attrs.get("deterministic"):
                     kept.extend([rows, cols])
-            y = np.empty(out, x.dtype)
-            for i, (r0, r1) in enumerate(_regions(rows, x.shape[1], overlapping)):
-                for j, (c0, c1) in enumerate(_regions(cols, x.shape[2], overlapping)):
-                    y[:, i, j] = reduce(x[:, r0:r1, c0:c1])
+            if what == "max":
+                y = _reduce(_reduce(x, rows, 1, overlapping, np.maximum)[0], cols, 2,
+                            overlapping, np.maximum)[0]
+            else:
+                y = _average(x, rows, cols, overlapping)
             return y, rows.copy(), cols.copy()
         return fractional_pool
     return build
 
 
-def _average(region):
-    total = region.sum(axis=(1, 2), dtype=region.dtype)
-    count = region.shape[1] * region.shape[2]
-    if region.dtype.kind in "iu":                  # C++'s division: toward zero
-        return np.sign(total) * (np.abs(total) // count)
-    return total / region.dtype.type(count)
+def _reduce(x, sequence, axis: int, overlapping: bool, ufunc):
+    """``ufunc`` reduced over each region of ``sequence`` on ``axis`` (``reduceat`` over
+    ``[start, next start)``, then the next start's cell where ``overlapping`` adds it and
+    it is inside): ``(reduced, cells per region)``."""
+    size = x.shape[axis]
+    starts, ends = sequence[:-1], sequence[1:]
+    reduced = ufunc.reduceat(x, starts, axis=axis)
+    counts = ends - starts
+    if overlapping:
+        inside = ends < size
+        extra = np.take(x, np.minimum(ends, size - 1), axis=axis)
+        shape = [1] * x.ndim
+        shape[axis] = len(inside)
+        reduced = np.where(inside.reshape(shape), ufunc(reduced, extra), reduced)
+        counts = counts + inside
+    return reduced, counts
 
 
-_pool_builder("FractionalMaxPool", lambda region: region.max(axis=(1, 2)))
-_pool_builder("FractionalAvgPool", _average)
+def _average(x, rows, cols, overlapping: bool):
+    """Each region's mean (the sum in the input's dtype; integers divided toward zero,
+    C++'s)."""
+    total, row_counts = _reduce(x, rows, 1, overlapping, np.add)
+    total, col_counts = _reduce(total, cols, 2, overlapping, np.add)
+    count = (row_counts[:, None] * col_counts[None, :])[None, :, :, None]
+    if x.dtype.kind in "iu":
+        return (np.sign(total) * (np.abs(total) // count)).astype(x.dtype)
+    return (total / count.astype(x.dtype)).astype(x.dtype)
+
+
+_pool_builder("FractionalMaxPool")
+_pool_builder("FractionalAvgPool")
+
+
+def _region_cells(sequence, size: int, overlapping: bool):
+    """``(cells, valid)``: each region's cells along one axis, ``[regions, widest]``,
+    clipped into the input, and which of them are really in the region."""
+    starts, ends = sequence[:-1], np.minimum(sequence[1:] + (1 if overlapping else 0), size)
+    offsets = np.arange(int((ends - starts).max()))
+    cells = starts[:, None] + offsets[None, :]
+    return np.minimum(cells, size - 1), cells < ends[:, None]
 
 
 @register_kernel("FractionalMaxPoolGrad", HOST)
@@ -156,15 +189,31 @@ def build_fractional_max_pool_grad(node):
     overlapping = bool(node.attrs.get("overlapping"))
 
     def fractional_max_pool_grad(x, y, dy, rows, cols):
-        dx = np.zeros_like(x)
-        batch, depth = np.arange(x.shape[0])[:, None], np.arange(x.shape[3])[None, :]
-        for i, (r0, r1) in enumerate(_regions(rows, x.shape[1], overlapping)):
-            for j, (c0, c1) in enumerate(_regions(cols, x.shape[2], overlapping)):
-                region = x[:, r0:r1, c0:c1].reshape(x.shape[0], -1, x.shape[3])
-                first = region.argmax(axis=1)             # the first maximum, row-major
-                r, c = r0 + first // (c1 - c0), c0 + first % (c1 - c0)
-                np.add.at(dx, (batch, r, c, depth), dy[:, i, j])
-        return dx
+        """Each gradient to its region's first maximum: the regions gathered into
+        ``[batch, out_rows, out_cols, cells, depth]`` (cells row-major, the padding of
+        shorter regions at the end, lowest), their argmax, then an add at those cells."""
+        row_cells, row_valid = _region_cells(rows, x.shape[1], overlapping)
+        col_cells, col_valid = _region_cells(cols, x.shape[2], overlapping)
+        windows = x[:, row_cells[:, :, None, None], col_cells[None, None, :, :]]
+        valid = (row_valid[:, :, None, None] & col_valid[None, None, :, :])
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        windows = np.where(valid[None, ..., None], windows, lowest)
+        b, out_r, kr, out_c, kc, d = windows.shape
+        windows = windows.transpose(0, 1, 3, 2, 4, 5).reshape(b, out_r, out_c, kr * kc, d)
+        first = windows.argmax(axis=3)                         # [b, out_r, out_c, d]
+        r = np.take_along_axis(row_cells, first.transpose(1, 0, 2, 3).reshape(out_r, -1) // kc,
+                               axis=1).reshape(out_r, b, out_c, d).transpose(1, 0, 2, 3)
+        c = np.take_along_axis(col_cells, (first % kc).transpose(2, 0, 1, 3).reshape(out_c, -1),
+                               axis=1).reshape(out_c, b, out_r, d).transpose(1, 2, 0, 3)
+        h, w = x.shape[1:3]
+        flat = (((np.arange(b)[:, None, None, None] * h + r) * w + c) * d
+                + np.arange(d)[None, None, None, :])
+        if x.dtype.kind == "f":                    # summed in float64, rounded once
+            return np.bincount(flat.reshape(-1), weights=dy.reshape(-1),
+                               minlength=x.size).reshape(x.shape).astype(x.dtype)
+        dx = np.zeros(x.size, x.dtype)
+        np.add.at(dx, flat.reshape(-1), dy.reshape(-1))
+        return dx.reshape(x.shape)
     return fractional_max_pool_grad
 
 
@@ -173,14 +222,22 @@ def build_fractional_avg_pool_grad(node):
     overlapping = bool(node.attrs.get("overlapping"))
 
     def fractional_avg_pool_grad(shape, dy, rows, cols):
+        """Each gradient spread evenly over its region, in float64 (TF's): ``R^T (dy /
+        cells) C`` with ``R``, ``C`` the regions' 0/1 membership of the rows and cols."""
         shape = [int(d) for d in np.asarray(shape).reshape(-1)]
         if len(shape) != 4:
             raise invalid_argument(node.name, node.op, "original input tensor shape must "
                                    "be1-dimensional and 4 elements")
-        dx = np.zeros(shape, np.float64)
-        for i, (r0, r1) in enumerate(_regions(rows, shape[1], overlapping)):
-            for j, (c0, c1) in enumerate(_regions(cols, shape[2], overlapping)):
-                cell = (r1 - r0) * (c1 - c0)
-                dx[:, r0:r1, c0:c1] += (dy[:, i, j].astype(np.float64) / cell)[:, None, None]
+        members = []
+        for sequence, size in ((rows, shape[1]), (cols, shape[2])):
+            cells, valid = _region_cells(sequence, size, overlapping)
+            member = np.zeros((len(cells), size))
+            np.add.at(member, (np.repeat(np.arange(len(cells)), cells.shape[1]),
+                               cells.reshape(-1)), valid.reshape(-1))
+            members.append(member)
+        count = members[0].sum(1)[:, None] * members[1].sum(1)[None, :]
+        spread = dy.astype(np.float64) / count[None, :, :, None]
+        dx = np.einsum("ih,bijd->bhjd", members[0], spread, optimize=True)
+        dx = np.einsum("bhjd,jw->bhwd", dx, members[1], optimize=True)
         return dx.astype(dy.dtype)
     return fractional_avg_pool_grad
