@@ -128,6 +128,10 @@ def _tridiagonal(tf, c):
                                       perturb_singular=True)
     out["tri_perturb_three"] = solve(tf.constant([[1., 1, 0], [1, 1, 1], [0, 1, 1]]),
                                      tf.ones([3, 2]), perturb_singular=True)
+    out["tri_solve_empty"] = solve(tf.zeros([2, 3, 0], tf.float64), tf.zeros([2, 0, 3],
+                                                                            tf.float64))
+    out["tri_matmul_empty"] = matmul(tf.zeros([3, 0], tf.float64), tf.zeros([0, 2], tf.float64))
+    out["tri_matmul_one"] = matmul(tf.constant([[5.0], [2.0], [7.0]]), tf.ones([1, 2]))
     out["tri_matmul"] = matmul(tri, rhs)
     out["tri_matmul_sequence"] = matmul(sequence, rhs, diagonals_format="sequence")
     out["tri_matmul_matrix"] = matmul(full, c["rhs"][0], diagonals_format="matrix")
@@ -145,6 +149,8 @@ def _functions(tf, c):
     out["pinv"] = tf.linalg.pinv(c["tall"])
     out["pinv_wide"] = tf.linalg.pinv(tf.linalg.matrix_transpose(c["tall"]))
     out["pinv_deficient"] = tf.linalg.pinv(c["rank_deficient"])
+    out["pinv_one"] = tf.linalg.pinv(c["one"])
+    out["matrix_rank_one"] = tf.linalg.matrix_rank(c["one"])
     out["pinv_rcond"] = tf.linalg.pinv(c["tall"], rcond=0.5)
     out["pinv_f32"] = tf.linalg.pinv(tf.constant(INPUTS["tall"].astype(np.float32)))
     out["matrix_rank"] = tf.linalg.matrix_rank(c["tall"])
