@@ -1,6 +1,7 @@
-"""Records TensorFlow 2.21's ``tf.nn.raw_rnn`` (tf.compat.v1, legacy Keras cells) on the
-programs of raw_rnn_cases.py into tf_raw_rnn.npz, read by tests/test_raw_rnn.py, and its
-TypeErrors into tf_raw_rnn_errors.json.  Run once, with TensorFlow (never a test
+"""Records TensorFlow 2.21's ``tf.nn.raw_rnn`` and ``tf.nn.static_state_saving_rnn``
+(tf.compat.v1, legacy Keras cells) on the programs of raw_rnn_cases.py into
+tf_raw_rnn.npz, read by tests/test_raw_rnn.py, and their errors into
+tf_raw_rnn_errors.json.  Run once, with TensorFlow (never a test
 dependency):
 
     TF_USE_LEGACY_KERAS=1 /work/peers/bin/python tests/data/make_tf_raw_rnn.py
