@@ -13,9 +13,10 @@ strategy.
 The weights are float32 (TF casts the losses to float32 for the product and the result
 back to the losses' dtype), squeezed or expanded by one trailing dimension to the
 losses' rank when both ranks are known when building (TF decides at run time with conds
-otherwise; here such weights broadcast as they are).  ``global_batch_size`` must be a non-negative integer scalar: checked
-when building where the graph knows it (ValueError, TypeError), by assertions that run
-with the loss otherwise (InvalidArgumentError).
+otherwise; here such weights broadcast as they are).  ``global_batch_size`` must be a
+non-negative integer scalar: checked when building where the graph knows it
+(ValueError, TypeError), by assertions that run with the loss otherwise
+(InvalidArgumentError).
 """
 
 from __future__ import annotations
