@@ -35,8 +35,8 @@ def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
                      depthwise_constraint=None, pointwise_constraint=None,
                      bias_constraint=None, trainable=True, name=None, reuse=None):
     """See the module docstring.  Raises ValueError for a padding other than "valid",
-    "same" or "causal" (channels_last only), sizes that are not one positive int, or strides and dilations both above
-    1."""
+    "same" or "causal" (channels_last only), sizes that are not one positive int, or
+    strides and dilations both above 1."""
     first = channels_first("separable_conv1d", data_format)
     x = convert_to_tensor(inputs)
     channels = channel_dimension(x, "separable_conv1d", first)

@@ -1,6 +1,7 @@
-"""The ``tf.nn.raw_rnn`` and ``tf.nn.static_state_saving_rnn`` programs tests/data/make_tf_raw_rnn.py records from TensorFlow
-and tests/test_raw_rnn.py runs in devsession, written once against the TF1 module each
-side passes (``tf``: ``tensorflow.compat.v1`` or ``devsession``).
+"""The ``tf.nn.raw_rnn`` and ``tf.nn.static_state_saving_rnn`` programs
+tests/data/make_tf_raw_rnn.py records from TensorFlow and tests/test_raw_rnn.py runs in
+devsession, written once against the TF1 module each side passes (``tf``:
+``tensorflow.compat.v1`` or ``devsession``).
 
 ``reader``: TF's own example, an LSTMCell reading a ``[time, 3, depth]`` input through a
 TensorArray until each row's ``sequence_length`` (all 0: no step); the outputs, final state and
