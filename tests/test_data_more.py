@@ -239,3 +239,39 @@ def test_tf_experimental_optional_is_the_data_one():
     assert ds.experimental.Optional is ds.data.experimental.Optional
     with pytest.raises(UnsupportedTF1Error, match=r"^tf\.experimental\.nope is not supported"):
         ds.experimental.nope
+
+
+with open(os.path.join(DATA, "tf_data_resampling.json")) as _f:
+    RESAMPLED = json.load(_f)
+
+
+def _resampled(name: str, seed: int):
+    with ds.Graph().as_default():
+        dataset = _cases.resamplings(ds, seed)[name]
+        types = [t.name for t in nest.flatten(ds.data.get_output_types(dataset))]
+        got = _window.values(ds, dataset)
+    return types, {"classes": [int(c) for c, _ in got],
+                   "first": [int(nest.flatten(e)[0]) for _, e in got]}
+
+
+@pytest.mark.parametrize("name", ["only_accepted", "as_it_is"])
+def test_rejection_resample_without_chance_is_tensorflows(name):
+    types, run = _resampled(name, 1)
+    assert types == RESAMPLED["types"][name]
+    assert all(run == tf_run for tf_run in RESAMPLED["runs"][name])
+
+
+@pytest.mark.parametrize("name", ["estimated", "given"])
+def test_rejection_resample_draws_tensorflows_proportions(name):
+    runs = [_resampled(name, seed) for seed in RESAMPLED["seeds"]]
+    assert runs[0][0] == RESAMPLED["types"][name]
+
+    def stats(rows):
+        lengths = [len(r["classes"]) for r in rows]
+        ones = [sum(r["classes"]) for r in rows]
+        return np.mean(lengths), np.mean(ones)
+    ours, theirs = stats([r for _, r in runs]), stats(RESAMPLED["runs"][name])
+    # the same input, resampled: lengths and class-1 counts within 10% of TF's means
+    np.testing.assert_allclose(ours, theirs, rtol=0.1)
+    for _, run in runs:          # each element keeps its class
+        assert all((f >= 900) == bool(c) for c, f in zip(run["classes"], run["first"]))

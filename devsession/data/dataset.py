@@ -31,6 +31,7 @@ from . import grouping
 from .generator import generator_stage
 from .iterator import Iterator
 from .options import Options, merge_options
+from .resampling import resampled
 from .structure import ElementSpec, Structured
 from .structure import common_shape as _common_shape, lists_as_tuples as _lists_as_tuples
 from .window import Windows, stacked, window_stage
@@ -377,6 +378,12 @@ class Dataset(Structured):
                                 f"'{spec.dtype.name}'> -- only `tf.int32`, `tf.int64`, and "
                                 f"`tf.string` are supported.")
         return self._then({"kind": "unique"})
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None,
+                           seed=None) -> "Dataset":
+        """TF's ``rejection_resample``: ``(class, element)`` pairs whose classes follow
+        ``target_dist`` (``resampling.py``)."""
+        return resampled(self, class_func, target_dist, initial_dist, seed)
 
     def with_options(self, options) -> "Dataset":
         """This dataset with ``options`` (a ``ds.data.Options``) merged into its

@@ -16,7 +16,8 @@ supported (each line is a record).  The transformations for ``dataset.apply``
 ``Reducer``: ``grouping.py``; ``make_batched_features_dataset`` and
 ``parse_example_dataset``: ``features.py``; ``DatasetInitializer``,
 ``table_from_dataset``, ``index_table_from_dataset``: ``lookup.py``; ``Optional`` and
-``get_next_as_optional``: ``optional.py``; ``TFRecordWriter``: ``writers.py``; the
+``get_next_as_optional``: ``optional.py``; ``TFRecordWriter``: ``writers.py``;
+``rejection_resample``: ``resampling.py``; the
 ``Options`` parts (``OptimizationOptions``, ``DistributeOptions``,
 ``AutoShardPolicy``...): ``options.py``.  Anything else under ``ds.data.experimental``
 raises an error naming the TF1 symbol as unsupported.
@@ -44,6 +45,7 @@ from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
                       DistributeOptions, ExternalStatePolicy, OptimizationOptions,
                       ServiceOptions, ThreadingOptions)
 from .readers import known_value
+from .resampling import rejection_resample
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
                               RandomDataset, assert_cardinality, bucket_by_sequence_length,
@@ -66,7 +68,7 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
            "index_table_from_dataset", "parse_example_dataset",
            "make_batched_features_dataset", "Optional", "get_next_as_optional",
-           "TFRecordWriter"]
+           "TFRecordWriter", "rejection_resample"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

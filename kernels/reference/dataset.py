@@ -50,7 +50,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   folded by the traced ``fn`` (``dataset_grouping.py``)
 ``unique``        the elements not seen before; ``assert_cardinality``: the elements,
                   checked to be ``expected`` many; ``list`` and ``random``: sources
-                  (``dataset_checks.py``)
+                  (``dataset_checks.py``); ``rejection_resample``: TF's resampling to
+                  a class distribution (``dataset_resampling.py``)
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
@@ -89,6 +90,7 @@ from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unp
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
+from .dataset_resampling import rejection_resample_stage
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -527,7 +529,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "ignore_errors": _ignore_errors, "scan": _scan, "single": _single,
            "group_by_window": group_by_window_stage, "unpad": unpad_stage,
            "group_by_reducer": group_by_reducer_stage, "unique": unique_stage,
-           "assert_cardinality": assert_cardinality_stage, "options": _prefetch}
+           "assert_cardinality": assert_cardinality_stage, "options": _prefetch,
+           "rejection_resample": rejection_resample_stage}
 
 
 # --- the kernels ---------------------------------------------------------------------------------

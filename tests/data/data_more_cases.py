@@ -201,6 +201,29 @@ def write_errors(tf) -> dict:
     }
 
 
+def resamplings(tf, seed: int) -> dict:
+    """{name: a rejection_resample dataset}: 900 elements of class 0 and 100 of class 1
+    (shuffled) resampled to half and half, the class distribution estimated or given;
+    and two whose draws cannot matter (m 0: only accepted elements, m 1: the input)."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    labels = np.array([0] * 900 + [1] * 100, np.int64)
+    skewed = Dataset.from_tensor_slices((np.arange(1000), labels)).shuffle(1000, seed=2)
+
+    def label(x, y):
+        return tf.cast(y, tf.int32)
+    return {
+        "estimated": skewed.apply(E.rejection_resample(label, [0.5, 0.5], seed=seed)),
+        "given": skewed.rejection_resample(label, [0.5, 0.5], initial_dist=[0.9, 0.1],
+                                           seed=seed),
+        "only_accepted": Dataset.range(6).apply(E.rejection_resample(
+            lambda x: tf.cast(x % 2, tf.int32), [0.0, 1.0], initial_dist=[0.5, 0.5],
+            seed=seed)),
+        "as_it_is": Dataset.range(6).apply(E.rejection_resample(
+            lambda x: tf.cast(x % 3, tf.int32), [0.25, 0.25, 0.5],
+            initial_dist=[0.25, 0.25, 0.5], seed=seed)),
+    }
+
+
 def jsonable(value):
     """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
     if isinstance(value, dict):
