@@ -400,6 +400,12 @@ __all__ += ["sparse", "SparseTensor", "SparseTensorValue", "sparse_placeholder",
             "sparse_retain", "sparse_transpose", "sparse_reset_shape", "sparse_to_indicator",
             "sparse_merge"]
 
+# TF1's ragged tensors: tf.RaggedTensor, tf.RaggedTensorSpec, tf.ragged.*
+from . import ragged  # noqa: E402
+from .ragged import RaggedTensor, RaggedTensorSpec  # noqa: E402
+
+__all__ += ["ragged", "RaggedTensor", "RaggedTensorSpec"]
+
 
 # TF1's string ops: tf.strings and the tf.<name> spellings (host kernels)
 from . import strings  # noqa: E402

@@ -5,7 +5,8 @@ master checks the bytes a client sent with it too (it trusts no client): the val
 have the tensor's dtype, or convert to it without losing information, and a shape that
 fits the tensor's static shape.  A SparseTensor key is fed as its three tensors
 (``expand_feed``), from a ``SparseTensorValue`` or an ``(indices, values, dense_shape)``
-tuple, as TF1's feed expansion.
+tuple, as TF1's feed expansion; a RaggedTensor key as its flat values and row splits,
+from a ``RaggedTensorValue`` of its ragged rank.
 """
 
 from __future__ import annotations
@@ -14,15 +15,45 @@ import numpy as np
 
 from . import dtypes
 from .graph import Graph, Tensor
+from .ragged.ragged_tensor import RaggedTensor
+from .ragged.ragged_tensor_value import RaggedTensorValue
 from .sparse_tensor import SparseTensor, SparseTensorValue
 
-__all__ = ["validate_feed", "feed_validator", "expand_feed"]
+__all__ = ["validate_feed", "feed_validator", "expand_feed", "feed_parts", "is_composite"]
+
+
+def is_composite(key) -> bool:
+    """Whether a feed key stands for several tensors (a SparseTensor, a RaggedTensor)."""
+    return isinstance(key, (SparseTensor, RaggedTensor))
+
+
+def feed_parts(key) -> tuple:
+    """The tensors a feed key stands for: a SparseTensor's three, a RaggedTensor's flat
+    values and row splits, else the key."""
+    if isinstance(key, SparseTensor):
+        return key.indices, key.values, key.dense_shape
+    if isinstance(key, RaggedTensor):
+        return (key.flat_values, *key.nested_row_splits)
+    return (key,)
+
+
+def _expand_ragged(key: RaggedTensor, value) -> list:
+    if not isinstance(value, RaggedTensorValue):
+        raise TypeError(f"A RaggedTensor is fed a ds.ragged.RaggedTensorValue, not a "
+                        f"{type(value).__name__}.")
+    if value.ragged_rank != key.ragged_rank:
+        raise ValueError(f"Cannot feed a RaggedTensorValue of ragged rank "
+                         f"{value.ragged_rank} to a RaggedTensor of ragged rank "
+                         f"{key.ragged_rank}.")
+    return list(zip(feed_parts(key), (value.flat_values, *value.nested_row_splits)))
 
 
 def expand_feed(key, value) -> list:
     """``[(key, value)]``, or for a SparseTensor key the pairs of its indices, values and
     dense_shape with the parts of ``value``; TypeError when a sparse value is not a
     SparseTensorValue or a 3-tuple."""
+    if isinstance(key, RaggedTensor):
+        return _expand_ragged(key, value)
     if not isinstance(key, SparseTensor):
         return [(key, value)]
     if isinstance(value, SparseTensor):

@@ -5,7 +5,8 @@ nesting of lists, tuples, namedtuples and dicts of those.  ``FetchMapper`` resol
 leaf against the graph once, de-duplicates them into one list of tensors and one list of
 target ops (Operations fetch None), and ``build`` puts the fetched values back into the
 user's structure.  A SparseTensor is fetched as its three tensors and comes back as a
-``SparseTensorValue`` (TF1's fetch expansion).  ``make_callable`` builds a mapper once
+``SparseTensorValue`` (TF1's fetch expansion); a RaggedTensor as its flat values and
+row splits, back as a ``RaggedTensorValue``.  ``make_callable`` builds a mapper once
 and reuses it on every call.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from .graph import Graph, Operation, Tensor
 from .indexed_slices import IndexedSlices, IndexedSlicesValue
+from .ragged.ragged_tensor import RaggedTensor
+from .ragged.ragged_tensor_value import RaggedTensorValue
 from .sparse_tensor import SparseTensor, SparseTensorValue
 
 __all__ = ["FetchMapper", "fetched"]
@@ -64,6 +67,9 @@ class FetchMapper:
         if isinstance(fetches, SparseTensor):
             return ("sparse", [self._leaf(graph, t) for t in
                                (fetches.indices, fetches.values, fetches.dense_shape)])
+        if isinstance(fetches, RaggedTensor):     # TF fetches a RaggedTensorValue
+            return ("ragged", [self._leaf(graph, t) for t in
+                               (fetches.flat_values, *fetches.nested_row_splits)])
         if isinstance(fetches, IndexedSlices):     # TF1 fetches an IndexedSlicesValue
             return ("indexed", [None if t is None else self._leaf(graph, t) for t in
                                 (fetches.values, fetches.indices, fetches.dense_shape)])
@@ -98,6 +104,11 @@ def _fill(template, values, used: set):
         return template[1](*[_fill(t, values, used) for t in template[2]])
     if template[0] == "sparse":
         return SparseTensorValue(*[_fill(t, values, used) for t in template[1]])
+    if template[0] == "ragged":
+        value, *nested_splits = [_fill(t, values, used) for t in template[1]]
+        for splits in reversed(nested_splits):
+            value = RaggedTensorValue(value, splits)
+        return value
     if template[0] == "indexed":
         return IndexedSlicesValue(*[_fill(t, values, used) for t in template[1]])
     kind, items = template

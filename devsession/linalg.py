@@ -33,6 +33,7 @@ from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set
 from .ops.vectors import cross, matvec, normalize
 from .linalg_operators import (
     LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
+    LinearOperatorCirculant, LinearOperatorCirculant2D, LinearOperatorCirculant3D,
     LinearOperatorComposition, LinearOperatorDiag, LinearOperatorFullMatrix,
     LinearOperatorHouseholder, LinearOperatorIdentity, LinearOperatorInversion,
     LinearOperatorKronecker, LinearOperatorLowerTriangular, LinearOperatorLowRankUpdate,
@@ -61,7 +62,8 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "LinearOperatorLowerTriangular", "LinearOperatorScaledIdentity",
            "LinearOperatorZeros", "LinearOperatorBlockDiag", "LinearOperatorHouseholder",
            "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
-           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag"]
+           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag",
+           "LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D"]
 
 
 def __getattr__(name: str):

@@ -21,12 +21,11 @@ import threading
 
 from . import defaults
 from .errors import InvalidArgumentError
-from .feeds import expand_feed, feed_validator, validate_feed
+from .feeds import expand_feed, feed_parts, feed_validator, is_composite, validate_feed
 from .fetches import FetchMapper, fetched
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 from .runtime.deadline import Deadline
-from .sparse_tensor import SparseTensor
 from .tensor_handle import TensorHandle
 
 __all__ = ["BaseSession", "Session", "InteractiveSession", "get_default_session"]
@@ -229,8 +228,8 @@ class BaseSession:
             self.create()
         mapper = FetchMapper(self._graph, fetches)
         keys = list(feed_list or ())
-        sparse = any(isinstance(key, SparseTensor) for key in keys)
-        feeds = tuple(self._feed_tensor(k) for key in keys for k in _feed_parts(key))
+        sparse = any(is_composite(key) for key in keys)
+        feeds = tuple(self._feed_tensor(k) for key in keys for k in feed_parts(key))
         timeout = self._options.operation_timeout_s
         step = self._prepare(feeds, tuple(mapper.tensors), tuple(mapper.targets), timeout) \
             if (mapper.tensors or mapper.targets) else None
@@ -244,7 +243,7 @@ class BaseSession:
             if len(feed_values) != len(keys):
                 raise TypeError(f"This callable takes {len(keys)} feed value(s), got "
                                 f"{len(feed_values)}.")
-            if sparse:      # a SparseTensor's value feeds its three tensors
+            if sparse:      # a SparseTensor's (RaggedTensor's) value feeds its tensors
                 feed_values = [v for key, value in zip(keys, feed_values)
                                for _, v in expand_feed(key, value)]
             values = [check(v) for check, v in zip(validators, feed_values)]
@@ -284,7 +283,7 @@ class BaseSession:
         if self._graph is None:
             self.create()
         mapper = FetchMapper(self._graph, fetches)
-        keys = tuple(self._feed_tensor(k) for key in (feeds or ()) for k in _feed_parts(key))
+        keys = tuple(self._feed_tensor(k) for key in (feeds or ()) for k in feed_parts(key))
         return self._partial_runs().setup(self._graph, keys, tuple(mapper.tensors),
                                           tuple(mapper.targets))
 
@@ -343,13 +342,6 @@ class BaseSession:
         if len(set(tensors)) != len(tensors):
             raise ValueError("The same tensor is fed twice in feed_dict (by object and by name).")
         return tuple(tensors), values
-
-
-def _feed_parts(key) -> tuple:
-    """The tensors a feed key stands for: a SparseTensor's three, else the key."""
-    if isinstance(key, SparseTensor):
-        return key.indices, key.values, key.dense_shape
-    return (key,)
 
 
 class Session(abc.ABC):

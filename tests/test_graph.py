@@ -834,7 +834,14 @@ def sparse_cross_ops(sp):
                               ds.constant([1, 2], ds.int64)],
         {"N": 1, "sparse_types": (ds.int64,), "dense_types": (ds.string,)})
     return [ds.sparse.cross([ids, words]).values, ds.sparse.cross_hashed([ids, words]).values,
-            hashed.outputs[1], ds.edit_distance(ids, ids), *sparse_serialization_ops(sp)]
+            hashed.outputs[1], ds.edit_distance(ids, ids), *sparse_serialization_ops(sp),
+            *ragged_ops()]
+
+
+def ragged_ops():
+    """One node of each op of ops/ragged.py."""
+    rt = ds.ragged.range([2, 0, 1])                     # RaggedRange
+    return [rt.to_tensor(), rt.to_sparse().values]      # RaggedTensorToTensor, ToSparse
 
 
 def sparse_serialization_ops(sp):

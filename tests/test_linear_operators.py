@@ -51,7 +51,7 @@ def test_values_are_tfs(built, case):
         want, got = VALUES[key], np.asarray(values[key])
         assert got.dtype == want.dtype, (key, got.dtype, want.dtype)
         assert got.shape == want.shape, (key, got.shape, want.shape)
-        tol = 2e-5 if want.dtype == np.float32 else 1e-10
+        tol = 2e-5 if want.dtype in (np.float32, np.complex64) else 1e-10
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=key)
 
 
@@ -114,7 +114,9 @@ def test_linalg_namespace_exports_tfs_names():
                  "LinearOperatorInversion", "LinearOperatorBlockDiag",
                  "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
                  "LinearOperatorPermutation", "LinearOperatorHouseholder",
-                 "LinearOperatorToeplitz", "LinearOperatorTridiag"):
+                 "LinearOperatorToeplitz", "LinearOperatorTridiag",
+                 "LinearOperatorCirculant", "LinearOperatorCirculant2D",
+                 "LinearOperatorCirculant3D"):
         assert getattr(ds.linalg, name).__name__ == name
         assert name in ds.linalg.__all__
 

@@ -3,11 +3,13 @@ devsession's ops (TF's own are Python over its ops too): the abstract base
 (``base.py``), the operators that hold a matrix or diagonal (``basic.py``), those
 given by sizes alone (``identity.py``), views of another operator (``views.py``)
 and products (``composition.py``), the structured ones of ``structured.py``,
-``blockwise.py`` and ``low_rank_update.py``.  ``devsession.linalg`` exports them
+``blockwise.py``, ``low_rank_update.py`` and ``circulant.py``.  ``devsession.linalg`` exports them
 under TF's names."""
 
 from .base import LinearOperator
 from .blockwise import LinearOperatorBlockDiag, LinearOperatorKronecker
+from .circulant import LinearOperatorCirculant, LinearOperatorCirculant2D
+from .circulant import LinearOperatorCirculant3D
 from .basic import LinearOperatorDiag, LinearOperatorFullMatrix
 from .basic import LinearOperatorLowerTriangular
 from .composition import LinearOperatorComposition
@@ -24,4 +26,6 @@ __all__ = ["LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag",
            "LinearOperatorComposition", "LinearOperatorAdjoint",
            "LinearOperatorInversion", "LinearOperatorBlockDiag", "LinearOperatorKronecker",
            "LinearOperatorLowRankUpdate", "LinearOperatorHouseholder",
-           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag"]
+           "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag",
+           "LinearOperatorCirculant", "LinearOperatorCirculant2D",
+           "LinearOperatorCirculant3D"]

@@ -56,6 +56,10 @@ A = {
     "tri_diag": np.array([4.0, 5.0, 3.0, 6.0]),
     "tri_sub": np.array([0.0, 0.5, -1.0, 2.0]),
     "circ": np.array([4.0, 1.0, -0.5, 0.25, 1.0]),
+    "circ_spectrum": np.abs(_r(2, 5)) + 0.5,
+    "circ_complex": (_r(3) + 1j * _r(3) + 2).astype(np.complex64),
+    "circ2d": _r(2, 3) + np.array([[4.0, 0, 0], [0, 0, 0]]),
+    "circ3d": np.abs(_r(2, 2, 2)) + 1.0,
 }
 RHS = {w: _r(12, w) for w in (1, 2, 3)}
 RHS32 = {w: v.astype(np.float32) for w, v in RHS.items()}
@@ -118,6 +122,22 @@ def operators(tf):
             tf.linalg.diag(c["tri_diag"]) + tf.linalg.diag(c["tri_sub"][1:], k=-1)
             + tf.linalg.diag(c["tri_super"][:-1], k=1), diagonals_format="matrix"),
     })
+    kernel = tf.constant(A["circ"])
+    ops.update({
+        "circulant": la.LinearOperatorCirculant(
+            tf.signal.fft(tf.cast(kernel, tf.complex128)), input_output_dtype=tf.float64),
+        "circulant_real": la.LinearOperatorCirculant(
+            tf.constant(A["circ_spectrum"]), input_output_dtype=tf.float64,
+            is_positive_definite=True),
+        "circulant_complex": la.LinearOperatorCirculant(
+            tf.constant(A["circ_complex"])),
+        "circulant_2d": la.LinearOperatorCirculant2D(
+            tf.signal.fft2d(tf.cast(tf.constant(A["circ2d"]), tf.complex128)),
+            input_output_dtype=tf.float64),
+        "circulant_3d": la.LinearOperatorCirculant3D(
+            tf.constant(A["circ3d"]), input_output_dtype=tf.float64,
+            is_positive_definite=True),
+    })
     ops["adjoint"] = la.LinearOperatorAdjoint(ops["full"])
     ops["inversion"] = la.LinearOperatorInversion(ops["tril"])
     ops["composition"] = la.LinearOperatorComposition([ops["full_batch"], ops["diag"]])
@@ -136,6 +156,8 @@ def _rhs(tf, op, width):
     m = op.range_dimension.value if hasattr(op.range_dimension, "value") else \
         op.range_dimension
     table = RHS32 if op.dtype == tf.float32 else RHS
+    if op.dtype == tf.complex64:
+        table = {w: (v + 0.5j * v[::-1]).astype(np.complex64) for w, v in RHS.items()}
     return (tf.constant(table[width][:n]), tf.constant(table[width][:m]),
             tf.constant(table[width][:n].T), tf.constant(table[width][:n, 0]),
             tf.constant(table[width][:m, 0]))
@@ -299,6 +321,12 @@ ERRORS = {
         tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0]), is_square=False),
     "tridiag_format": lambda tf: tf.linalg.LinearOperatorTridiag(
         tf.constant(A["full"]), diagonals_format="banded"),
+    "circulant_not_square": lambda tf: tf.linalg.LinearOperatorCirculant(
+        tf.constant(A["circ_spectrum"][0]), is_square=False),
+    "circulant_real_not_self_adjoint": lambda tf: tf.linalg.LinearOperatorCirculant(
+        tf.constant(A["circ_spectrum"][0]), is_self_adjoint=False),
+    "circulant_2d_rank": lambda tf: tf.linalg.LinearOperatorCirculant2D(
+        tf.constant(A["circ_spectrum"][0], name="spec")),
     "inversion_singular": lambda tf: tf.linalg.LinearOperatorInversion(
         tf.linalg.LinearOperatorZeros(2)),
 }

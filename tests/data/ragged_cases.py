@@ -1,0 +1,164 @@
+"""Ragged-tensor cases run by TF 2.21 (tests/data/make_ragged.py records what they
+fetch) and by devsession (tests/test_ragged.py compares).  Each case is a function of
+the TF1 module (``tf.compat.v1`` or ``devsession``) returning what to fetch; the ones in
+ERROR_CASES fail at run time."""
+
+import numpy as np
+
+
+def _rt(tf):
+    return tf.RaggedTensor.from_row_splits([1., 2., 3., 4., 5.], [0, 2, 2, 5])
+
+
+def _rt2(tf):       # ragged rank 2: [[[1, 2], [3]], [], [[4, 5, 6]]]
+    return tf.RaggedTensor.from_nested_row_splits([1, 2, 3, 4, 5, 6],
+                                                  [[0, 2, 2, 3], [0, 2, 3, 6]])
+
+
+CASES = {
+    "from_row_splits": _rt,
+    "from_row_splits_empty_rows": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.zeros([0], np.float32), [0, 0, 0]),
+    "from_row_splits_no_rows": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.zeros([0], np.int32), [0]),
+    "from_row_lengths": lambda tf: tf.RaggedTensor.from_row_lengths([1, 2, 3, 4], [1, 0, 3]),
+    "from_row_starts": lambda tf: tf.RaggedTensor.from_row_starts([1, 2, 3, 4], [0, 1, 1]),
+    "from_row_limits": lambda tf: tf.RaggedTensor.from_row_limits([1, 2, 3, 4], [1, 1, 4]),
+    "from_value_rowids": lambda tf: tf.RaggedTensor.from_value_rowids(
+        [1, 2, 3, 4], [0, 0, 2, 2]),
+    "from_value_rowids_nrows": lambda tf: tf.RaggedTensor.from_value_rowids(
+        [1, 2, 3, 4], [0, 0, 2, 2], nrows=5),
+    "from_value_rowids_empty": lambda tf: tf.RaggedTensor.from_value_rowids(
+        np.zeros([0], np.float32), np.zeros([0], np.int64)),
+    "from_nested_row_splits": _rt2,
+    "from_nested_row_lengths": lambda tf: tf.RaggedTensor.from_nested_row_lengths(
+        [1, 2, 3, 4, 5, 6], [[2, 0, 1], [2, 1, 3]]),
+    "from_nested_value_rowids": lambda tf: tf.RaggedTensor.from_nested_value_rowids(
+        [1, 2, 3, 4, 5, 6], [[0, 0, 2], [0, 0, 1, 2, 2, 2]]),
+    "inner_dims": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.arange(12.).reshape(6, 2), [0, 1, 1, 6]),
+    "from_tensor": lambda tf: tf.RaggedTensor.from_tensor([[1, 2, 0], [3, 0, 0], [0, 0, 0]]),
+    "from_tensor_padding": lambda tf: tf.RaggedTensor.from_tensor(
+        [[1, 2, 0], [3, 0, 0], [0, 0, 0]], padding=0),
+    "from_tensor_padding_inner": lambda tf: tf.RaggedTensor.from_tensor(
+        [[[1, 2], [0, 0]], [[0, 0], [0, 0]], [[0, 1], [0, 0]]], padding=[0, 0]),
+    "from_tensor_lengths": lambda tf: tf.RaggedTensor.from_tensor(
+        [[1, 2, 0], [3, 0, 0], [4, 5, 6]], lengths=[2, 5, 0]),
+    "from_tensor_ragged_rank_2": lambda tf: tf.RaggedTensor.from_tensor(
+        np.arange(12).reshape(2, 3, 2), ragged_rank=2),
+    "from_tensor_ragged_rank_2_padding": lambda tf: tf.RaggedTensor.from_tensor(
+        [[[1, 0], [2, 3]], [[0, 0], [4, 0]]], padding=0, ragged_rank=2),
+    "from_tensor_nested_lengths": lambda tf: tf.RaggedTensor.from_tensor(
+        np.arange(12).reshape(2, 3, 2), lengths=([2, 1], [1, 2, 0])),
+    "from_sparse": lambda tf: tf.RaggedTensor.from_sparse(tf.SparseTensor(
+        [[0, 0], [0, 1], [2, 0]], [1., 2., 3.], [4, 5])),
+    "to_tensor": lambda tf: _rt(tf).to_tensor(),
+    "to_tensor_default": lambda tf: _rt(tf).to_tensor(default_value=-1.),
+    "to_tensor_shape_pad": lambda tf: _rt(tf).to_tensor(shape=[4, 4]),
+    "to_tensor_shape_cut": lambda tf: _rt(tf).to_tensor(shape=[2, 2]),
+    "to_tensor_shape_partial": lambda tf: _rt(tf).to_tensor(shape=[None, 5]),
+    "to_tensor_rank_2": lambda tf: _rt2(tf).to_tensor(default_value=9),
+    "to_tensor_inner": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.arange(6.).reshape(3, 2), [0, 1, 1, 3]).to_tensor(default_value=[7., 8.]),
+    "to_tensor_strings": lambda tf: tf.ragged.constant([["a"], [], ["b", "c"]]).to_tensor(),
+    "to_tensor_no_rows": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.zeros([0], np.float32), [0]).to_tensor(),
+    "to_sparse": lambda tf: _rt(tf).to_sparse(),
+    "to_sparse_rank_2": lambda tf: _rt2(tf).to_sparse(),
+    "to_sparse_inner": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.arange(6.).reshape(3, 2), [0, 1, 1, 3]).to_sparse(),
+    "constant": lambda tf: tf.ragged.constant([[1, 2], [], [3]]),
+    "constant_float": lambda tf: tf.ragged.constant([[1.5], [2., 3.]]),
+    "constant_rank_2": lambda tf: tf.ragged.constant([[[1, 2], [3]], [], [[4]]]),
+    "constant_ragged_rank_1": lambda tf: tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]],
+                                                            ragged_rank=1),
+    "constant_inner_shape": lambda tf: tf.ragged.constant(
+        [[[1, 2], [3, 4]], [[5, 6]]], inner_shape=(2,)),
+    "constant_dtype": lambda tf: tf.ragged.constant([[1, 2], [3]], dtype=tf.float64),
+    "constant_int32_splits": lambda tf: tf.ragged.constant([[1, 2], [3]],
+                                                           row_splits_dtype=tf.int32),
+    "constant_empty": lambda tf: tf.ragged.constant([[], []]),
+    "constant_strings": lambda tf: tf.ragged.constant([["a", "bc"], ["d"]]),
+    "range": lambda tf: tf.ragged.range([0, 2, 5], [3, 5, 5]),
+    "range_limits_only": lambda tf: tf.ragged.range([3, 0, 2]),
+    "range_deltas": lambda tf: tf.ragged.range([0, 10], 5, [2, -3]),
+    "range_float": lambda tf: tf.ragged.range([0., 1.], [1., 2.], 0.3),
+    "range_scalar": lambda tf: tf.ragged.range(2, 7, 2),
+    "range_int32_splits": lambda tf: tf.ragged.range([1, 2], row_splits_dtype=tf.int32),
+    "row_lengths": lambda tf: _rt(tf).row_lengths(),
+    "row_lengths_axis_2": lambda tf: _rt2(tf).row_lengths(axis=2),
+    "nested_row_lengths": lambda tf: list(_rt2(tf).nested_row_lengths()),
+    "row_starts": lambda tf: _rt(tf).row_starts(),
+    "row_limits": lambda tf: _rt(tf).row_limits(),
+    "value_rowids": lambda tf: _rt(tf).value_rowids(),
+    "nrows": lambda tf: _rt(tf).nrows(),
+    "nrows_int32": lambda tf: _rt(tf).nrows(out_type=tf.int32),
+    "bounding_shape": lambda tf: _rt2(tf).bounding_shape(),
+    "bounding_shape_axis": lambda tf: _rt2(tf).bounding_shape(axis=1),
+    "bounding_shape_inner": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.arange(6.).reshape(3, 2), [0, 1, 1, 3]).bounding_shape(),
+    "bounding_shape_no_rows": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.zeros([0], np.float32), [0]).bounding_shape(),
+    "values": lambda tf: _rt2(tf).values,
+    "flat_values": lambda tf: _rt2(tf).flat_values,
+    "row_splits": lambda tf: _rt2(tf).row_splits,
+    "nested_row_splits": lambda tf: list(_rt2(tf).nested_row_splits),
+    "with_values": lambda tf: _rt(tf).with_values(tf.constant([5, 4, 3, 2, 1])),
+    "with_flat_values": lambda tf: _rt2(tf).with_flat_values(
+        tf.constant([1., 2., 3., 4., 5., 6.]) * 2.),
+    "with_row_splits_dtype": lambda tf: _rt2(tf).with_row_splits_dtype(tf.int32),
+    "getitem_row": lambda tf: _rt(tf)[2],
+    "getitem_negative": lambda tf: _rt(tf)[-3],
+    "getitem_rank_2_row": lambda tf: _rt2(tf)[0],
+    "getitem_slice": lambda tf: _rt(tf)[1:],
+    "getitem_slice_negative": lambda tf: _rt2(tf)[-2:],
+    "getitem_slice_empty": lambda tf: _rt(tf)[2:1],
+    "getitem_tuple": lambda tf: _rt(tf)[0:2, :],
+    "row_splits_to_segment_ids": lambda tf: tf.ragged.row_splits_to_segment_ids([0, 2, 2, 5]),
+    "segment_ids_to_row_splits": lambda tf: tf.ragged.segment_ids_to_row_splits([0, 0, 2]),
+    "segment_ids_to_row_splits_num": lambda tf: tf.ragged.segment_ids_to_row_splits(
+        [0, 0, 2], num_segments=5),
+    "map_flat_values": lambda tf: tf.ragged.map_flat_values(tf.square, _rt(tf)),
+    "map_flat_values_two": lambda tf: tf.ragged.map_flat_values(
+        tf.add, _rt(tf), _rt(tf)),
+    "map_flat_values_kwargs": lambda tf: tf.ragged.map_flat_values(
+        tf.multiply, x=_rt2(tf), y=3),
+    "boolean_mask_dense": lambda tf: tf.ragged.boolean_mask(
+        [[1, 2, 3], [4, 5, 6]], [[True, False, True], [False, False, True]]),
+    "boolean_mask_dense_rank_3": lambda tf: tf.ragged.boolean_mask(
+        np.arange(8).reshape(2, 2, 2), np.array([[[1, 0], [1, 1]], [[0, 0], [0, 1]]], bool)),
+    "boolean_mask_vector": lambda tf: tf.ragged.boolean_mask([1, 2, 3], [True, False, True]),
+    "boolean_mask_ragged": lambda tf: tf.ragged.boolean_mask(
+        _rt(tf), tf.ragged.constant([[True, False], [], [False, True, True]])),
+    "boolean_mask_ragged_rows": lambda tf: tf.ragged.boolean_mask(
+        _rt(tf), [True, False, True]),
+    "boolean_mask_ragged_rank_2": lambda tf: tf.ragged.boolean_mask(
+        _rt2(tf), tf.ragged.constant([[True, False], [], [True]])),
+    "stack_dynamic_partitions": lambda tf: tf.ragged.stack_dynamic_partitions(
+        ["a", "b", "c", "d", "e"], [3, 0, 2, 2, 3], 5),
+}
+
+def _hidden(tf, value, dtype=np.int64):
+    """``value`` as a tensor the graph cannot see into (TF checks constants statically)."""
+    return tf.placeholder_with_default(np.array(value, dtype), [None])
+
+
+ERROR_CASES = {
+    "row_splits_not_zero": lambda tf: tf.RaggedTensor.from_row_splits(
+        [1, 2], _hidden(tf, [1, 2])),
+    "row_splits_decreasing": lambda tf: tf.RaggedTensor.from_row_splits(
+        [1, 2], _hidden(tf, [0, 2, 1, 2])),
+    "row_splits_too_few_values": lambda tf: tf.RaggedTensor.from_row_splits(
+        [1, 2], _hidden(tf, [0, 3])),
+    "row_lengths_negative": lambda tf: tf.RaggedTensor.from_row_lengths(
+        [1, 2], _hidden(tf, [3, -1])),
+    "value_rowids_unsorted": lambda tf: tf.RaggedTensor.from_value_rowids(
+        [1, 2], _hidden(tf, [1, 0])),
+    "range_zero_delta": lambda tf: tf.ragged.range([0, 1], [3, 4], _hidden(tf, [1, 0], np.int32)),
+    "range_sizes_differ": lambda tf: tf.ragged.range(
+        _hidden(tf, [0, 1], np.int32), _hidden(tf, [2, 3, 4], np.int32)),
+    "getitem_out_of_range": lambda tf: _rt(tf)[5],
+    "map_flat_values_splits_differ": lambda tf: tf.ragged.map_flat_values(
+        tf.add, _rt(tf), tf.RaggedTensor.from_row_splits([1., 2., 3., 4., 5.],
+                                                         _hidden(tf, [0, 1, 2, 5]))),
+}
