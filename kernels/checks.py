@@ -20,8 +20,8 @@ from devsession.errors import InvalidArgumentError
 
 from .plan_cache import remember
 
-__all__ = ["to_float16", "invalid_argument", "fmt_shape", "broadcast_shape", "call_shape",
-           "get_attr", "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes",
+__all__ = ["to_float16", "invalid_argument", "empty_extremum", "fmt_shape", "broadcast_shape",
+           "call_shape", "get_attr", "check_axes", "reduced_shape", "reduction_attrs", "resolve_axes",
            "check_reduction", "ReductionParams", "check_argmax", "transposes", "matmul_shape",
            "matmul_planner", "check_square_matrices"]
 
@@ -121,13 +121,23 @@ def resolve_axes(node, axes: tuple | None, shape: tuple) -> tuple:
     return tuple(sorted({a % rank for a in axes}))
 
 
+def empty_extremum(kind: str, dtype):
+    """What TF's Max ("max") or Min ("min") of zero elements is: its reduction's identity,
+    -inf or +inf for floats, the lowest or highest value for integers."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return -np.inf if kind == "max" else np.inf
+    info = np.iinfo(dtype)
+    return info.min if kind == "max" else info.max
+
+
 def check_reduction(node, kind: str, x, axes: tuple) -> int:
     """The number of elements each output reduces; raises ``InvalidArgumentError`` for
-    a bad axis or an empty reduction of ``kind`` ("sum", "mean", "max", "min") with
-    no value."""
+    a bad axis or an empty integer mean (which has no value; an empty max or min is
+    ``empty_extremum``, as TF's)."""
     check_axes(node.name, node.op, x.shape, axes)
     count = math.prod(x.shape[a] for a in axes)
-    if count == 0 and (kind in ("max", "min") or (kind == "mean" and x.dtype.kind != "f")):
+    if count == 0 and kind == "mean" and x.dtype.kind != "f":
         raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
                                f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
     return count

@@ -190,7 +190,7 @@ def test_reduction(device, op, dtype, shape, axes, keepdims):
     x = random_array(rng_for(op, dtype, shape, axes), shape, dtype)
     node = make_node(op, [dtype], dtype, {"axis": axes, "keepdims": keepdims})
     empty = 0 in [shape[a] for a in axes]
-    if empty and (op in ("Max", "Min") or (op == "Mean" and dtype.kind == "i")):
+    if empty and op == "Mean" and dtype.kind == "i":   # an empty Max/Min: its identity
         for where in ("REF", device):
             with pytest.raises(InvalidArgumentError, match=node.name):
                 run_on(where, node, x)

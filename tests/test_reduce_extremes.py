@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from devsession.kernels.registry import lookup_kernel
-from kernel_cases import F32, F64, I32, I64, make_node, rng_for
+from kernel_cases import DEVICES, F32, F64, I32, I64, make_node, rng_for, run_on
 
 SIZES = [1, 2, 7, 8, 9, 17, 2048, 2049, 4099]
 
@@ -62,3 +62,19 @@ def test_softmax_rows_with_specials(n):
     assert np.isfinite(got[0]).all()
     if n > 1:
         assert got[3, 0] == 0 and np.isfinite(got[3]).all()
+
+
+# TF 2.21: tf.reduce_max(tf.zeros([0])) is -inf, tf.reduce_min over an empty axis inf,
+# and an integer's the dtype's lowest or highest value: each reduction's identity.
+@pytest.mark.parametrize("device", ["REF", *DEVICES])
+@pytest.mark.parametrize("dtype", [F32, F64, I32, I64], ids=str)
+def test_an_empty_max_or_min_is_its_identity_as_tf(device, dtype):
+    empty = np.zeros((3, 0), dtype)
+    big = np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+    small = -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    for op, want in (("Max", small), ("Min", big)):
+        node = make_node(op, [dtype], dtype, {"axis": (1,), "keepdims": False})
+        got = run_on(device, node, empty)
+        assert got.dtype == dtype and got.tolist() == [want] * 3, (op, device)
+        whole = make_node(op, [dtype], dtype, {"axis": (0, 1), "keepdims": True})
+        assert run_on(device, whole, empty).tolist() == [[want]], (op, device)

@@ -46,8 +46,8 @@ import math
 
 import numpy as np
 
-from ..checks import (check_axes, fmt_shape, get_attr, invalid_argument, reduced_shape,
-                      reduction_attrs, resolve_axes, to_float16)
+from ..checks import (check_axes, empty_extremum, fmt_shape, get_attr, invalid_argument,
+                      reduced_shape, reduction_attrs, resolve_axes, to_float16)
 from ..plan_cache import remember
 from ..registry import register_kernel
 from .elementwise import PARALLEL_MIN_SIZE
@@ -505,6 +505,8 @@ def build_reduction(node):
         if n == 0:
             if kind == "sum" or (kind == "mean" and is_float):
                 flat_out[:] = 0 if kind == "sum" else np.nan
+            elif kind in ("max", "min"):
+                flat_out[:] = empty_extremum(kind, store)
             else:
                 raise _empty_error(node, x.shape, kind)
         elif rows:

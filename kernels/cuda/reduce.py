@@ -22,7 +22,7 @@ from __future__ import annotations
 import cupy
 import numpy as np
 
-from ..checks import ReductionParams, check_argmax, get_attr, reduced_shape
+from ..checks import ReductionParams, check_argmax, empty_extremum, get_attr, reduced_shape
 from ..reference.reduce import scan_along, scan_axis
 from ..registry import register_kernel
 from .device import on_device
@@ -51,7 +51,8 @@ def build_reduction(node):
         if not axes:                  # reducing over nothing is a copy
             return x.astype(out_dtype, copy=True)
         if x.size == 0:
-            fill = np.nan if (kind == "mean" and count == 0) else 0
+            fill = np.nan if (kind == "mean" and count == 0) else \
+                empty_extremum(kind, out_dtype) if kind in ("max", "min") and count == 0 else 0
             return cupy.full(reduced_shape(x.shape, axes, keepdims), fill, out_dtype)
         if kind == "max":
             r = cupy.max(x, axis=axes, keepdims=keepdims)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..checks import ReductionParams, check_argmax, get_attr, invalid_argument
+from ..checks import (ReductionParams, check_argmax, empty_extremum, get_attr,
+                      invalid_argument)
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
@@ -36,7 +37,10 @@ def build_reduction(node):
         axes, count = params.settle(x)
         xc = compute_dtype(x)
         with np.errstate(all="ignore"):
-            if kind in ("max", "min", "all", "any"):
+            if kind in ("max", "min") and count == 0:
+                r = _NUMPY[kind](xc, axis=axes, keepdims=keepdims,
+                                 initial=empty_extremum(kind, xc.dtype))
+            elif kind in ("max", "min", "all", "any"):
                 r = _NUMPY[kind](xc, axis=axes, keepdims=keepdims)
             elif kind == "prod":
                 r = np.prod(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
