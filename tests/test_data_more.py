@@ -275,3 +275,41 @@ def test_rejection_resample_draws_tensorflows_proportions(name):
     np.testing.assert_allclose(ours, theirs, rtol=0.1)
     for _, run in runs:          # each element keeps its class
         assert all((f >= 900) == bool(c) for c, f in zip(run["classes"], run["first"]))
+
+
+@pytest.mark.parametrize("name", sorted(TF["sparse_batches"]))
+def test_dense_to_sparse_batch_is_tensorflows(name):
+    expected = TF["sparse_batches"][name]
+    with ds.Graph().as_default():
+        dataset = _cases.sparse_batches(ds)[name]
+        assert ds.data.get_output_shapes(dataset).as_list() == expected["shape"]
+        assert ds.data.get_output_classes(dataset) is ds.SparseTensor
+        element = dataset.make_one_shot_iterator().get_next()
+        assert isinstance(element, ds.SparseTensor)
+        got = []
+        with ds.Session() as sess:
+            try:
+                while True:
+                    v = sess.run(element)
+                    got.append([v.indices.tolist(), v.values.tolist(),
+                                v.dense_shape.tolist()])
+            except ds.errors.OutOfRangeError:
+                assert "error" not in expected
+            except ds.errors.OpError as e:
+                assert type(e).__name__ == expected["error"]["class"]
+                assert e.message in expected["error"]["message"]
+    assert got == expected["batches"]
+
+
+def test_a_dataset_of_sparse_tensors_refuses_what_needs_dense_elements():
+    with ds.Graph().as_default():
+        sparse = ds.data.Dataset.range(3).map(lambda x: ds.fill([2], x)).apply(
+            E.dense_to_sparse_batch(2, [2]))
+        for build in (lambda: sparse.map(lambda s: s), lambda: sparse.batch(2),
+                      lambda: ds.data.Dataset.zip((sparse, sparse)),
+                      lambda: sparse.make_one_shot_iterator().get_next_as_optional()):
+            with pytest.raises(TypeError, match="SparseTensor"):
+                build()
+        with pytest.raises(TypeError, match="single component"):
+            ds.data.Dataset.zip((ds.data.Dataset.range(2), ds.data.Dataset.range(2))).apply(
+                E.dense_to_sparse_batch(2, [2]))

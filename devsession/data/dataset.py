@@ -32,6 +32,7 @@ from .generator import generator_stage
 from .iterator import Iterator
 from .options import Options, merge_options
 from .resampling import resampled
+from .sparse_batch import SparseBatches
 from .structure import ElementSpec, Structured
 from .structure import common_shape as _common_shape, lists_as_tuples as _lists_as_tuples
 from .window import Windows, stacked, window_stage
@@ -369,6 +370,14 @@ class Dataset(Structured):
                        self._functions + (serialize(function),), structure,
                        self._control + tuple(function.control_captures))
 
+    def _sparse_batches(self, batch_size, row_shape: list, spec) -> "Dataset":
+        """This dataset in ``dense_to_sparse_batch``'s SparseTensors of ``spec``
+        (``sparse_batch.py``); ``row_shape``'s -1: the batch's largest."""
+        stage = {"kind": "dense_to_sparse_batch", "row_shape": row_shape,
+                 "batch_size": _python_int(batch_size, "dense_to_sparse_batch", minimum=1)}
+        return _SparseDataset(self._graph, self._stages + (stage,), self._inputs,
+                              self._functions, spec, self._control)
+
     def unique(self) -> "Dataset":
         """The elements not seen before, in their first order; TF's ``TypeError`` for
         components other than int32, int64 or string."""
@@ -532,6 +541,10 @@ class Dataset(Structured):
 
 class _WindowDataset(Windows, Dataset):
     """``Dataset.window``'s dataset of windows (``window.py``)."""
+
+
+class _SparseDataset(SparseBatches, Dataset):
+    """``dense_to_sparse_batch``'s dataset of SparseTensors (``sparse_batch.py``)."""
 
 
 class _GroupedDataset(grouping.GroupedWindows, Dataset):

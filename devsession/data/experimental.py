@@ -17,7 +17,8 @@ supported (each line is a record).  The transformations for ``dataset.apply``
 ``parse_example_dataset``: ``features.py``; ``DatasetInitializer``,
 ``table_from_dataset``, ``index_table_from_dataset``: ``lookup.py``; ``Optional`` and
 ``get_next_as_optional``: ``optional.py``; ``TFRecordWriter``: ``writers.py``;
-``rejection_resample``: ``resampling.py``; the
+``rejection_resample``: ``resampling.py``; ``dense_to_sparse_batch``:
+``sparse_batch.py``; the
 ``Options`` parts (``OptimizationOptions``, ``DistributeOptions``,
 ``AutoShardPolicy``...): ``options.py``.  Anything else under ``ds.data.experimental``
 raises an error naming the TF1 symbol as unsupported.
@@ -46,6 +47,7 @@ from .options import (AutoShardPolicy, AutotuneAlgorithm, AutotuneOptions,
                       ServiceOptions, ThreadingOptions)
 from .readers import known_value
 from .resampling import rejection_resample
+from .sparse_batch import dense_to_sparse_batch
 from .structure import ElementSpec
 from .transformations import (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Counter,
                               RandomDataset, assert_cardinality, bucket_by_sequence_length,
@@ -68,7 +70,7 @@ __all__ = ["AUTOTUNE", "CsvDataset", "make_csv_dataset", "shuffle_and_repeat",
            "ServiceOptions", "ThreadingOptions", "DatasetInitializer", "table_from_dataset",
            "index_table_from_dataset", "parse_example_dataset",
            "make_batched_features_dataset", "Optional", "get_next_as_optional",
-           "TFRecordWriter", "rejection_resample"]
+           "TFRecordWriter", "rejection_resample", "dense_to_sparse_batch"]
 
 
 def CsvDataset(filenames, record_defaults, compression_type=None,  # noqa: N802

@@ -28,7 +28,7 @@ from ..ops import nest
 from ..ops.dataset import GET_NEXT, GET_NEXT_FROM_HANDLE, HANDLE, MAKE_ITERATOR
 from ..tensor_shape import TensorShape
 from .optional import Optional
-from .structure import ElementSpec, Structured
+from .structure import ElementSpec, SparseSpec, Structured, flat_outputs, packed_outputs
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator"]
 
@@ -107,21 +107,27 @@ class Iterator(Structured):
                                         control_inputs=dataset._control)
 
     def get_next(self, name=None):
-        """The next element: a structure of tensors as the dataset's elements."""
+        """The next element: a structure of tensors (SparseTensors for sparse
+        components) as the dataset's elements."""
         specs = nest.flatten(self._structure)
-        attrs = {"output_types": tuple(s.dtype for s in specs),
-                 "output_shapes": tuple(s.shape for s in specs)}
+        outputs = flat_outputs(specs)
+        attrs = {"output_types": tuple(t for t, _ in outputs),
+                 "output_shapes": tuple(s for _, s in outputs)}
         if self._handle is not None:
             op = self._graph.create_op(GET_NEXT_FROM_HANDLE, [self._handle], attrs,
                                        name=name or "IteratorGetNext")
         else:
             op = self._iterator_op(GET_NEXT, attrs, name or "IteratorGetNext")
-        return nest.pack_sequence_as(self._structure, list(op.outputs))
+        return nest.pack_sequence_as(self._structure,
+                                     packed_outputs(specs, list(op.outputs)))
 
     def get_next_as_optional(self):
         """The next element as an ``Optional`` (``optional.py``): ``has_value()`` False
         at the end of the data, where ``get_next()`` raises ``OutOfRangeError``."""
         specs = nest.flatten(self._structure)
+        if any(isinstance(s, SparseSpec) for s in specs):
+            raise TypeError("get_next_as_optional: devsession's optionals hold dense "
+                            "tensors; this dataset gives SparseTensors (use get_next).")
         attrs = {"output_types": tuple(s.dtype for s in specs),
                  "output_shapes": tuple(s.shape for s in specs), "as_optional": True}
         if self._handle is not None:

@@ -7,7 +7,8 @@ from ..graph import Tensor
 from ..ops import nest
 from ..tensor_shape import TensorShape
 
-__all__ = ["ElementSpec", "Structured", "common_shape", "lists_as_tuples"]
+__all__ = ["ElementSpec", "SparseSpec", "Structured", "common_shape", "lists_as_tuples",
+           "flat_outputs", "packed_outputs"]
 
 
 class ElementSpec:
@@ -21,6 +22,47 @@ class ElementSpec:
 
     def __repr__(self):
         return f"ElementSpec({self.dtype.name}, {self.shape})"
+
+
+class SparseSpec(ElementSpec):
+    """A component that is a SparseTensor (``dense_to_sparse_batch``'s): its values'
+    dtype and its dense shape.  A pipeline carries it as three arrays (indices, values,
+    dense_shape), which an iterator's ``get_next`` gives back as a SparseTensor."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"SparseSpec({self.dtype.name}, {self.shape})"
+
+
+def flat_outputs(specs) -> list:
+    """The (dtype, shape) of each tensor an iterator op gives for ``specs`` (three for
+    a SparseSpec)."""
+    out = []
+    for spec in specs:
+        if isinstance(spec, SparseSpec):
+            rank = spec.shape.ndims
+            out += [(dtypes.int64, TensorShape([None, rank])),
+                    (spec.dtype, TensorShape([None])), (dtypes.int64, TensorShape([rank]))]
+        else:
+            out.append((spec.dtype, spec.shape))
+    return out
+
+
+def packed_outputs(specs, tensors: list) -> list:
+    """``tensors`` (an iterator op's outputs) as one value per spec: a SparseTensor of
+    each SparseSpec's three."""
+    from ..sparse_tensor import SparseTensor
+
+    out, at = [], 0
+    for spec in specs:
+        if isinstance(spec, SparseSpec):
+            out.append(SparseTensor(*tensors[at:at + 3]))
+            at += 3
+        else:
+            out.append(tensors[at])
+            at += 1
+    return out
 
 
 class Structured:
@@ -39,7 +81,10 @@ class Structured:
 
     @property
     def output_classes(self):
-        return nest.map_structure(lambda s: Tensor, self._structure)
+        from ..sparse_tensor import SparseTensor
+
+        return nest.map_structure(
+            lambda s: SparseTensor if isinstance(s, SparseSpec) else Tensor, self._structure)
 
 
 def lists_as_tuples(value):

@@ -51,7 +51,9 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``unique``        the elements not seen before; ``assert_cardinality``: the elements,
                   checked to be ``expected`` many; ``list`` and ``random``: sources
                   (``dataset_checks.py``); ``rejection_resample``: TF's resampling to
-                  a class distribution (``dataset_resampling.py``)
+                  a class distribution (``dataset_resampling.py``);
+                  ``dense_to_sparse_batch``: batches as a SparseTensor's three arrays
+                  (``dataset_sparse.py``)
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
@@ -91,6 +93,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
+from .dataset_sparse import dense_to_sparse_batch_stage
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -530,7 +533,8 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "group_by_window": group_by_window_stage, "unpad": unpad_stage,
            "group_by_reducer": group_by_reducer_stage, "unique": unique_stage,
            "assert_cardinality": assert_cardinality_stage, "options": _prefetch,
-           "rejection_resample": rejection_resample_stage}
+           "rejection_resample": rejection_resample_stage,
+           "dense_to_sparse_batch": dense_to_sparse_batch_stage}
 
 
 # --- the kernels ---------------------------------------------------------------------------------

@@ -224,6 +224,22 @@ def resamplings(tf, seed: int) -> dict:
     }
 
 
+def sparse_batches(tf) -> dict:
+    """{name: a dense_to_sparse_batch dataset whose SparseTensors both sides read}."""
+    E, r = tf.data.experimental, tf.data.Dataset.range
+
+    def filled(x):
+        return tf.fill([tf.cast(x, tf.int32)], x)
+    return {
+        "vectors": r(5).map(filled).apply(E.dense_to_sparse_batch(2, [6])),
+        "unknown": r(5).map(filled).apply(E.dense_to_sparse_batch(3, [None])),
+        "matrix": r(3).map(lambda x: tf.fill([tf.cast(x, tf.int32) + 1, 2], x)).apply(
+            E.dense_to_sparse_batch(2, [4, 2])),
+        "repeated": r(3).map(filled).apply(E.dense_to_sparse_batch(3, [2])).repeat(2),
+        "too_big": r(5).map(filled).apply(E.dense_to_sparse_batch(2, [3])),
+    }
+
+
 def jsonable(value):
     """A plain element (window_cases.plain) with its bytes as text, as JSON holds it."""
     if isinstance(value, dict):

@@ -18,7 +18,8 @@ import zlib
 
 import tensorflow.compat.v1 as tf
 from data_more_cases import build_errors, cardinalities, described, jsonable, optionals, \
-    options, pipelines, run_errors, table_errors, tables, write_errors, writes
+    options, pipelines, run_errors, sparse_batches, table_errors, tables, write_errors, \
+    writes
 from window_cases import plain, values     # this script's folder
 
 tf.disable_v2_behavior()
@@ -35,7 +36,8 @@ def shapes(dataset):
 def main():
     out = {"tensorflow": tf.__version__, "pipelines": {}, "cardinality": {},
            "run_errors": {}, "build_errors": {}, "options": {}, "tables": {},
-           "table_errors": {}, "optionals": {}, "writes": {}, "write_errors": {}}
+           "table_errors": {}, "optionals": {}, "writes": {}, "write_errors": {},
+           "sparse_batches": {}}
     for name in pipelines(tf):
         with tf.Graph().as_default():
             dataset = pipelines(tf)[name]
@@ -114,6 +116,22 @@ def main():
                 plain_bytes = gzip.decompress(data) if name == "gzip" else \
                     zlib.decompress(data) if name == "zlib" else data
                 out["writes"][name] = base64.b64encode(plain_bytes).decode()
+    for name in sparse_batches(tf):
+        with tf.Graph().as_default():
+            dataset = sparse_batches(tf)[name]
+            element = tf.data.make_one_shot_iterator(dataset).get_next()
+            got = {"shape": tf.data.get_output_shapes(dataset).as_list(), "batches": []}
+            with tf.Session() as sess:
+                try:
+                    while True:
+                        v = sess.run(element)
+                        got["batches"].append([v.indices.tolist(), v.values.tolist(),
+                                               v.dense_shape.tolist()])
+                except tf.errors.OutOfRangeError:
+                    pass
+                except tf.errors.OpError as e:
+                    got["error"] = {"class": type(e).__name__, "message": e.message}
+            out["sparse_batches"][name] = got
     for name in write_errors(tf):
         with tf.Graph().as_default():
             try:
