@@ -9,6 +9,8 @@ written back in the forms it was read from:
     ClusterSpec({"worker": {0: "a:2222", 3: "b:2222"}})          # sparse task indices
     ClusterSpec.from_string("worker=127.0.0.1:2222,127.0.0.1:2223;ps=127.0.0.1:2224")
     ClusterSpec.from_tf_config('{"cluster": {...}, "task": {"type": "worker", "index": 1}}')
+    ClusterSpec(cluster_def)                  # a ds.train.ClusterDef (TF's ClusterDef bytes)
+    spec.as_cluster_def()                     # back to one: jobs sorted by name, as TF's
 
 A task's full name is ``/job:worker/replica:0/task:1`` (``task_name``); devices of a task
 append ``/device:CPU:0``.  Port 0 means "any free port" and is only meaningful for a
@@ -22,6 +24,7 @@ import re
 from typing import Mapping
 
 from ..device_spec import DeviceSpec, task_name
+from ..proto.cluster_pb2 import ClusterDef
 
 __all__ = ["ClusterSpec", "task_name", "parse_address", "target_address", "SCHEME"]
 
@@ -59,9 +62,12 @@ class ClusterSpec:
             return
         if cluster is None:
             cluster = {}
+        if isinstance(cluster, ClusterDef):
+            cluster = {job.name: dict(job.tasks) for job in cluster.job}
         if not isinstance(cluster, Mapping):
-            raise TypeError(f"A ClusterSpec is built from a dict of job name -> list or dict "
-                            f"of addresses, not {type(cluster).__name__}.")
+            raise TypeError(f"`cluster` must be a dictionary mapping one or more job names to "
+                            f"lists of network addresses, or a `ClusterDef` protocol buffer "
+                            f"(got {type(cluster).__name__}).")
         jobs: dict[str, dict[int, str]] = {}
         for job, tasks in cluster.items():
             if not isinstance(job, str) or not _JOB.match(job):
@@ -181,6 +187,16 @@ class ClusterSpec:
             dense = list(tasks) == list(range(len(tasks)))
             out[job] = list(tasks.values()) if dense else dict(tasks)
         return out
+
+    def as_cluster_def(self) -> ClusterDef:
+        """TF's ``ClusterDef`` of this spec: jobs sorted by name, tasks by index (so the
+        serialized bytes are TF's for the same cluster)."""
+        cluster_def = ClusterDef()
+        for job, tasks in self._jobs.items():
+            job_def = cluster_def.job.add(name=job)
+            for index, address in tasks.items():
+                job_def.tasks[index] = address
+        return cluster_def
 
     def to_string(self) -> str:
         """The ``from_string`` form (JSON when a job has sparse task indices)."""

@@ -28,6 +28,10 @@ many threads the task's kernels use: ``intra_op_parallelism_threads`` caps numba
 BLAS's threads in every partition the task runs (0, the default: every core), e.g. 1 for
 each of several tasks sharing a machine's cores.  Its other fields are for sessions.
 
+``ds.train.Server(server_def)`` starts the task a TF ``ServerDef`` names, as the same
+cluster, job and index would (``server_def.py``); ``server.server_def`` is the def a
+server was made from, ``default_session_config`` included.
+
 ``create_local_server()`` starts a one-task cluster on 127.0.0.1; ``create_local_cluster``
 starts several tasks in this process on free ports, each knowing the others' (tests and
 benchmarks use it).
@@ -44,6 +48,7 @@ from ..errors import OpError, UnavailableError
 from .transport import wire
 from .transport.channels import ChannelPool, server_options
 from .cluster_spec import ClusterSpec, parse_address, task_name
+from .server_def import ServerDef, config_from_proto, make_server_def, server_task
 from ..runtime.daemon_pool import DaemonThreadPool
 from .transport.exchange import StreamLimit
 from .master.service import MasterServicer, master_handler
@@ -93,19 +98,11 @@ class Server:
                  data_port: int | None = 0):
         if protocol not in (None, "grpc"):
             raise ValueError(f"Protocol {protocol!r} is not supported; devsession serves grpc.")
-        cluster = ClusterSpec(server_or_cluster_def)
-        if not cluster:
-            raise ValueError("A Server needs a ClusterSpec with at least one task.")
-        if job_name is None:
-            if len(cluster.jobs) != 1:
-                raise ValueError(f"Give job_name: the cluster has jobs {cluster.jobs}.")
-            job_name = cluster.jobs[0]
-        if task_index is None:
-            indices = cluster.task_indices(job_name)
-            if len(indices) != 1:
-                raise ValueError(f"Give task_index: job '{job_name}' has tasks {indices}.")
-            task_index = indices[0]
-        address = cluster.task_address(job_name, task_index)
+        self._server_def = make_server_def(server_or_cluster_def, job_name, task_index,
+                                           protocol, config)
+        cluster, job_name, task_index, address = server_task(self._server_def)
+        if config is None and self._server_def.HasField("default_session_config"):
+            config = config_from_proto(self._server_def.default_session_config)
         host, port = parse_address(address)
         self.job_name, self.task_index = job_name, task_index
         self.task = task_name(job_name, task_index)
@@ -163,12 +160,18 @@ class Server:
     def cluster_spec(self) -> ClusterSpec:
         return self._cluster
 
+    @property
+    def server_def(self) -> ServerDef:
+        """The ``ServerDef`` this server was made from (TF's: the cluster as given, so a
+        port 0 stays 0 here while ``cluster_spec`` and ``target`` report the bound one)."""
+        return self._server_def
+
     @staticmethod
     def create_local_server(config=None, start: bool = True, *,
                             security: Security | None = None) -> "Server":
-        """A one-task cluster (job "local") on a free port of 127.0.0.1."""
-        return Server({"local": ["127.0.0.1:0"]}, "local", 0, config=config, start=start,
-                      security=security)
+        """A one-task cluster (job "localhost", as TF's) on a free port of 127.0.0.1."""
+        return Server({"localhost": ["127.0.0.1:0"]}, "localhost", 0, config=config,
+                      start=start, security=security)
 
     @property
     def data_port(self) -> int:

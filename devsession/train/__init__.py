@@ -41,6 +41,9 @@ global step                 ``get_or_create_global_step``, ``get_global_step``,
                             (``device_setter.py``)
 ``Server``, ``ClusterSpec``  TF1's spellings of ``ds.Server`` and ``ds.ClusterSpec``
                             (``devsession/distributed``, loaded on first use)
+``ClusterDef``, ``JobDef``  TF's cluster protos (``ServerDef`` too): ``proto/cluster.proto``,
+                            ``tensorflow_server.proto``, serialized as TF serializes them;
+                            ``Server(server_def)``, ``ClusterSpec(cluster_def)``
 ``MonitoredTrainingSession``  the training loop's session: init or restore on the chief,
                             the others wait; hooks (``StopAtStepHook``,
                             ``CheckpointSaverHook``, ``SummarySaverHook``), ``Scaffold``
@@ -80,7 +83,9 @@ place in one pass over its arrays, on the variable's device.
 
 from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists,
                                  Features, FloatList, Int64List, SequenceExample)
+from ..proto.cluster_pb2 import ClusterDef, JobDef
 from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
+from ..proto.tensorflow_server_pb2 import ServerDef
 from .adadelta import AdadeltaOptimizer
 from .adagrad import AdagradOptimizer
 from .adagrad_da import AdagradDAOptimizer
@@ -157,6 +162,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "load_variable", "load_checkpoint", "init_from_checkpoint", "warm_start", "VocabInfo",
            "Example", "Features", "Feature", "BytesList", "FloatList",
            "Int64List", "SequenceExample", "FeatureList", "FeatureLists",
+           "ClusterDef", "JobDef", "ServerDef",
            "export_meta_graph", "import_meta_graph", "write_graph", "MetaGraphDef",
            "SaverDef", "Coordinator", "LooperThread", "Supervisor", "SessionManager",
            "QueueRunner", "add_queue_runner",
