@@ -17,6 +17,11 @@ ConfigProto / GPUOptions field         SessionOptions
 ``gpu_options.allow_growth``           nothing to do: the GPU memory pool grows on demand
 ``gpu_options.per_process_gpu_``       ``gpu_memory_limit_bytes`` (that fraction of GPU:0's
 ``memory_fraction``                    memory; nothing without a GPU)
+``cluster_def``                        checked (a ``ClusterDef``, ``ClusterSpec`` or dict;
+                                       TypeError/ValueError otherwise); a cluster session
+                                       runs on its target server's cluster, so it is
+                                       reported as having no effect.  A ``Server``'s
+                                       config carries it in ``server_def``
 =====================================  ================================================
 
 Fields a script did not set keep devsession's defaults.  Any other field is accepted
@@ -126,6 +131,9 @@ def session_options(config: ConfigProto, base):
                 changes["device"] = "cpu"
             if set(counts) - {"GPU", "CPU"}:
                 ignored.append(f"device_count[{sorted(set(counts) - {'GPU', 'CPU'})}]")
+        elif name == "cluster_def":
+            _check_cluster_def(value)
+            ignored.append("cluster_def (a session runs on its target server's cluster)")
         else:
             ignored.append(name)
     if gpu is not None:
@@ -140,6 +148,20 @@ def session_options(config: ConfigProto, base):
         log.warning("devsession: ConfigProto fields with no effect in devsession were "
                     "ignored: %s", ", ".join(ignored))
     return base.replace(**changes)
+
+
+def _check_cluster_def(cluster_def) -> None:
+    """TypeError / ValueError unless ``cluster_def`` is a cluster (TF's ConfigProto takes
+    a ClusterDef there; a ClusterSpec or its dict is accepted too)."""
+    if cluster_def is None:
+        return
+    from .distributed.cluster_spec import ClusterSpec   # the protobuf, no gRPC
+
+    try:
+        ClusterSpec(cluster_def)
+    except TypeError:
+        raise TypeError(f"ConfigProto.cluster_def must be a tf.train.ClusterDef (or a "
+                        f"ClusterSpec), not {type(cluster_def).__name__}.") from None
 
 
 def _gpu_memory_fraction(fraction: float) -> int | None:

@@ -157,3 +157,22 @@ def test_a_server_from_a_server_def_serves_as_one_from_a_cluster_spec(servers):
         with ds.Session(target, graph=g) as sess:
             got.append(float(sess.run(z, {x: feed})))
     assert got == [31.0, 31.0, 31.0]
+
+
+def test_config_proto_takes_a_cluster_def(servers, caplog):
+    """TF's ConfigProto(cluster_def=...): checked, carried in a Server's def, and said to
+    have no effect on a session (which runs on its target server's cluster)."""
+    server = ds.train.Server.create_local_server()
+    servers.append(server)
+    config = ds.ConfigProto(cluster_def=server.server_def.cluster)
+    g = ds.Graph()
+    with g.as_default():
+        c = ds.constant(2.0) * 3.0
+    with caplog.at_level("WARNING", logger="devsession"):
+        with ds.Session(server.target, graph=g, config=config) as sess:
+            assert sess.run(c) == 6.0
+    assert "cluster_def (a session runs on its target server's cluster)" in caplog.text
+    with pytest.raises(TypeError, match="cluster_def must be a tf.train.ClusterDef"):
+        ds.Session(graph=g, config=ds.ConfigProto(cluster_def=3))
+    with pytest.raises(ValueError, match="host:port"):
+        ds.Session(graph=g, config=ds.ConfigProto(cluster_def={"w": ["nohost"]}))
