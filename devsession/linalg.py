@@ -33,6 +33,7 @@ from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set
 from .ops.vectors import cross, matvec, normalize
 from .linalg_operators import (
     LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
+    LinearOperatorBlockLowerTriangular,
     LinearOperatorCirculant, LinearOperatorCirculant2D, LinearOperatorCirculant3D,
     LinearOperatorComposition, LinearOperatorDiag, LinearOperatorFullMatrix,
     LinearOperatorHouseholder, LinearOperatorIdentity, LinearOperatorInversion,
@@ -63,7 +64,8 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
            "LinearOperatorZeros", "LinearOperatorBlockDiag", "LinearOperatorHouseholder",
            "LinearOperatorKronecker", "LinearOperatorLowRankUpdate",
            "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag",
-           "LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D"]
+           "LinearOperatorCirculant", "LinearOperatorCirculant2D", "LinearOperatorCirculant3D",
+           "LinearOperatorBlockLowerTriangular"]
 
 
 def __getattr__(name: str):

@@ -116,7 +116,7 @@ def test_linalg_namespace_exports_tfs_names():
                  "LinearOperatorPermutation", "LinearOperatorHouseholder",
                  "LinearOperatorToeplitz", "LinearOperatorTridiag",
                  "LinearOperatorCirculant", "LinearOperatorCirculant2D",
-                 "LinearOperatorCirculant3D"):
+                 "LinearOperatorCirculant3D", "LinearOperatorBlockLowerTriangular"):
         assert getattr(ds.linalg, name).__name__ == name
         assert name in ds.linalg.__all__
 

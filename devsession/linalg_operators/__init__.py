@@ -3,10 +3,12 @@ devsession's ops (TF's own are Python over its ops too): the abstract base
 (``base.py``), the operators that hold a matrix or diagonal (``basic.py``), those
 given by sizes alone (``identity.py``), views of another operator (``views.py``)
 and products (``composition.py``), the structured ones of ``structured.py``,
-``blockwise.py``, ``low_rank_update.py`` and ``circulant.py``.  ``devsession.linalg`` exports them
+``blockwise.py``, ``block_lower_triangular.py``, ``low_rank_update.py`` and
+``circulant.py``.  ``devsession.linalg`` exports them
 under TF's names."""
 
 from .base import LinearOperator
+from .block_lower_triangular import LinearOperatorBlockLowerTriangular
 from .blockwise import LinearOperatorBlockDiag, LinearOperatorKronecker
 from .circulant import LinearOperatorCirculant, LinearOperatorCirculant2D
 from .circulant import LinearOperatorCirculant3D
@@ -28,4 +30,4 @@ __all__ = ["LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag",
            "LinearOperatorLowRankUpdate", "LinearOperatorHouseholder",
            "LinearOperatorPermutation", "LinearOperatorToeplitz", "LinearOperatorTridiag",
            "LinearOperatorCirculant", "LinearOperatorCirculant2D",
-           "LinearOperatorCirculant3D"]
+           "LinearOperatorCirculant3D", "LinearOperatorBlockLowerTriangular"]

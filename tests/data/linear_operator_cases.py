@@ -60,6 +60,9 @@ A = {
     "circ_complex": (_r(3) + 1j * _r(3) + 2).astype(np.complex64),
     "circ2d": _r(2, 3) + np.array([[4.0, 0, 0], [0, 0, 0]]),
     "circ3d": np.abs(_r(2, 2, 2)) + 1.0,
+    "bl21": _r(3, 2),
+    "bl31": _r(3, 2),
+    "bl32": _r(3, 3),
 }
 RHS = {w: _r(12, w) for w in (1, 2, 3)}
 RHS32 = {w: v.astype(np.float32) for w, v in RHS.items()}
@@ -138,6 +141,13 @@ def operators(tf):
             tf.constant(A["circ3d"]), input_output_dtype=tf.float64,
             is_positive_definite=True),
     })
+    ops["block_lower"] = la.LinearOperatorBlockLowerTriangular([
+        [la.LinearOperatorFullMatrix(c["b1"])],
+        [la.LinearOperatorFullMatrix(c["bl21"]), la.LinearOperatorFullMatrix(c["b2"])],
+        [la.LinearOperatorFullMatrix(c["bl31"]), la.LinearOperatorFullMatrix(c["bl32"]),
+         ops["diag_batch"]]])
+    ops["block_lower_pd"] = la.LinearOperatorBlockLowerTriangular([
+        [ops["diag_pos"]], [la.LinearOperatorFullMatrix(c["full"]), ops["spd"]]])
     ops["adjoint"] = la.LinearOperatorAdjoint(ops["full"])
     ops["inversion"] = la.LinearOperatorInversion(ops["tril"])
     ops["composition"] = la.LinearOperatorComposition([ops["full_batch"], ops["diag"]])
@@ -327,6 +337,15 @@ ERRORS = {
         tf.constant(A["circ_spectrum"][0]), is_self_adjoint=False),
     "circulant_2d_rank": lambda tf: tf.linalg.LinearOperatorCirculant2D(
         tf.constant(A["circ_spectrum"][0], name="spec")),
+    "block_lower_row_length": lambda tf: tf.linalg.LinearOperatorBlockLowerTriangular([
+        [tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))],
+        [tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]]),
+    "block_lower_dims": lambda tf: tf.linalg.LinearOperatorBlockLowerTriangular([
+        [tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))],
+        [tf.linalg.LinearOperatorFullMatrix(tf.constant(A["bl21"])),
+         tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]]),
+    "block_lower_not_square": lambda tf: tf.linalg.LinearOperatorBlockLowerTriangular(
+        [[tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]], is_square=False),
     "inversion_singular": lambda tf: tf.linalg.LinearOperatorInversion(
         tf.linalg.LinearOperatorZeros(2)),
 }
