@@ -23,6 +23,12 @@
                             ``latest_checkpoint``, ``get_checkpoint_state`` (``saver.py``);
                             restores TensorFlow's checkpoints too (``tf_checkpoint.py``);
                             ``save`` also writes ``<prefix>.meta``
+``Checkpoint``              TF's object-based checkpoints in graph mode: ``save``,
+                            ``write``, ``restore`` (statuses with ``assert_consumed``,
+                            ``run_restore_ops``, ``initialize_or_restore``), TF's keys
+                            and object graph (``object_checkpoint.py``,
+                            ``object_graph.py``); ``CheckpointManager``
+                            (``checkpoint_manager.py``), ``CheckpointOptions``
 ``import_meta_graph``       a ``.meta`` (devsession's or TF's) into the default graph:
                             nodes, collections, variables, a Saver; ``export_meta_graph``
                             writes one; ``MetaGraphDef`` (``meta_graph.py``,
@@ -131,6 +137,8 @@ from .input import (batch, batch_join, input_producer, limit_epochs, match_filen
 from .checkpoint_reader import (CheckpointReader, NewCheckpointReader, list_variables,
                                 load_variable)
 from .checkpoint_init import init_from_checkpoint, load_checkpoint
+from .object_checkpoint import Checkpoint, CheckpointOptions
+from .checkpoint_manager import CheckpointManager
 from .warm_starting import VocabInfo, warm_start
 from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_state,
                     import_meta_graph, latest_checkpoint)
@@ -142,6 +150,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "ProximalGradientDescentOptimizer", "ProximalAdagradOptimizer", "AdagradDAOptimizer",
            "SyncReplicasOptimizer",
            "Saver", "CheckpointState", "latest_checkpoint", "get_checkpoint_state",
+           "Checkpoint", "CheckpointManager", "CheckpointOptions",
            "checkpoint_exists", "create_global_step", "get_global_step",
            "get_or_create_global_step", "global_step", "replica_device_setter",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",

@@ -33,7 +33,7 @@ import struct
 import numpy as np
 
 from .. import dtypes
-from ..errors import DataLossError, NotFoundError, UnimplementedError
+from ..errors import DataLossError, InvalidArgumentError, NotFoundError, UnimplementedError
 from ..io.tfrecord import masked_crc32c as _masked_crc
 from ..proto import graph_pb2, tensor_bundle_pb2
 
@@ -122,6 +122,43 @@ class TFCheckpoint:
             full[tuple(slice(a, a + n) for a, n in zip(starts, lengths))] = \
                 self._read(part, label, dtype, lengths)
         return full
+
+    def string_scalar(self, name: str) -> bytes:
+        """The scalar string tensor ``name`` (an object-based checkpoint's object graph),
+        its bytes checked: TF's form is the length as a varint, the masked CRC-32C of
+        the length as a uint32, then the bytes; the entry's CRC covers that uint32, the
+        length's checksum and the bytes."""
+        entry = self._entry(name)
+        if entry.dtype != dtypes.string.enum or entry.shape.dim:
+            raise InvalidArgumentError(f"Checkpoint {self.prefix}: '{name}' is not a "
+                                       f"scalar string.")
+        raw = self._raw(entry, name)
+        length, shift, at = 0, 0, 0
+        while at < len(raw):
+            length |= (raw[at] & 0x7F) << shift
+            shift, at = shift + 7, at + 1
+            if not raw[at - 1] & 0x80:
+                break
+        size = struct.pack("<I", length)        # TF checksums the length as a uint32
+        if len(raw) != at + 4 + length or raw[at:at + 4] != struct.pack(
+                "<I", _masked_crc(size)) or _masked_crc(size + raw[at:]) != entry.crc32c:
+            raise DataLossError(f"Checkpoint {self.prefix}: '{name}' is corrupt (its "
+                                f"CRC-32C or length differs from the index's).")
+        return raw[at + 4:]
+
+    def _raw(self, entry, name: str) -> bytes:
+        path = f"{self.prefix}.data-{entry.shard_id:05d}-of-{self._shards:05d}"
+        try:
+            with open(path, "rb") as f:
+                f.seek(entry.offset)
+                raw = f.read(entry.size)
+        except FileNotFoundError:
+            raise DataLossError(f"Checkpoint {self.prefix}: its data file {path} is "
+                                f"missing.") from None
+        if len(raw) != entry.size:
+            raise DataLossError(f"Checkpoint {self.prefix}: '{name}' should be "
+                                f"{entry.size} bytes in {path}, got {len(raw)}.")
+        return raw
 
     def _read(self, entry, name: str, dtype, shape) -> np.ndarray:
         path = f"{self.prefix}.data-{entry.shard_id:05d}-of-{self._shards:05d}"

@@ -21,7 +21,9 @@ file, fsync'ed and renamed (``atomic_files``): the index is the commit point.  A
 between the two leaves the old index over the new data, which the read's CRC checks
 report as ``DataLossError``; never a half-written file.
 
-String tensors (their bundle form differs) are ``UnimplementedError``, as the reader's;
+String arrays (their bundle form differs) are ``UnimplementedError``, as the reader's; a
+``bytes`` value is written as a scalar string tensor (TF's form: length varint, a
+checksum of the length, the bytes), which object-based checkpoints need for their object graph;
 a dtype devsession lacks (complex) ``TypeError``, before anything is written.
 """
 
@@ -39,7 +41,7 @@ from ..io.tfrecord import masked_crc32c
 from ..proto import tensor_bundle_pb2
 from .tf_checkpoint import NO_COMPRESSION, TABLE_MAGIC
 
-__all__ = ["write_tf_checkpoint", "data_file_name"]
+__all__ = ["write_tf_checkpoint", "data_file_name", "string_scalar_bytes"]
 
 _FOOTER_HANDLES_BYTES = 40           # two BlockHandles at most 2 * 10 bytes each
 _BLOCK_SIZE = 256 * 1024             # TF's table::Options defaults
@@ -60,13 +62,17 @@ def write_tf_checkpoint(prefix: str, tensors: dict) -> None:
     names = sorted(tensors)
     data, entries, offset = [], {}, 0
     for name in names:
-        array = np.asarray(tensors[name])
-        raw = _raw_bytes(name, array)
+        if isinstance(tensors[name], bytes):      # a scalar string (an object graph)
+            (raw, crc), dtype, shape = string_scalar_bytes(tensors[name]), dtypes.string, ()
+        else:
+            array = np.asarray(tensors[name])
+            raw, dtype, shape = _raw_bytes(name, array), dtypes.as_dtype(array.dtype), \
+                array.shape
+            crc = masked_crc32c(raw)
         entry = tensor_bundle_pb2.BundleEntryProto(
-            dtype=dtypes.as_dtype(array.dtype).enum, shard_id=0, offset=offset,
-            size=len(raw), crc32c=masked_crc32c(raw))
+            dtype=dtype.enum, shard_id=0, offset=offset, size=len(raw), crc32c=crc)
         entry.shape.SetInParent()          # a scalar's empty shape is written, as TF's
-        for size in array.shape:
+        for size in shape:
             entry.shape.dim.add(size=size)
         entries[name.encode()] = entry.SerializeToString(deterministic=True)
         data.append(raw)
@@ -87,6 +93,21 @@ def write_tf_checkpoint(prefix: str, tensors: dict) -> None:
         raise
     fsync_directory(directory)     # the data is durable before an index names it
     write_atomically(prefix + ".index", lambda f: f.write(table))
+
+
+def string_scalar_bytes(value: bytes) -> tuple:
+    """A scalar string tensor's bundle bytes and their entry's CRC, as TF's
+    ``WriteStringTensor``: the length as a varint, the masked CRC-32C of the length as a
+    little-endian uint32, the bytes; the entry's CRC-32C covers that uint32 (not the
+    varint), the length's checksum and the bytes."""
+    varint, n = bytearray(), len(value)
+    while n >= 0x80:
+        varint.append((n & 0x7F) | 0x80)
+        n >>= 7
+    varint.append(n)
+    checksum = struct.pack("<I", masked_crc32c(struct.pack("<I", len(value))))
+    return (bytes(varint) + checksum + value,
+            masked_crc32c(struct.pack("<I", len(value)) + checksum + value))
 
 
 def _raw_bytes(name: str, array: np.ndarray) -> bytes:

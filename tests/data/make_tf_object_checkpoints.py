@@ -1,0 +1,143 @@
+"""Records TensorFlow 2.21's object-based checkpoints (tf.compat.v1.train.Checkpoint and
+CheckpointManager in graph mode) for tests/test_object_checkpoints.py:
+
+* tests/data/tf_object_checkpoints/ckpt-1.*: TF's Checkpoint of a small model (a nested
+  module holding a kernel and a bias, a list and a dict of variables) and its Adam
+  optimizer, after two training steps; devsession restores it;
+* tests/data/tf_object_checkpoints.json: every tensor's value, the checkpoint's keys,
+  its TrackableObjectGraph (serialized, hex), the "checkpoint" state file, a
+  CheckpointManager's files and state after four saves with max_to_keep=2, and TF's
+  error messages (a missing path, assert_consumed and the other assertions failing).
+
+Run with /work/peers/bin/python (TensorFlow); the tests never import TensorFlow.
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+tf1 = tf.compat.v1
+tf1.disable_eager_execution()
+tf1.disable_resource_variables()
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT_DIR = os.path.join(HERE, "tf_object_checkpoints")
+
+
+def build(graph):
+    """The model shared with the tests (object_checkpoint_cases.py builds the same in
+    devsession)."""
+    with graph.as_default():
+        kernel = tf1.Variable(np.arange(6, dtype=np.float32).reshape(2, 3) / 10,
+                              name="kernel")
+        bias = tf1.Variable(np.array([0.5, -0.5, 0.25], np.float32), name="bias")
+        w0 = tf1.Variable(np.float64(1.5), name="w0")
+        scale = tf1.Variable(np.array([3, 4], np.int32), name="scale")
+        x = tf1.constant([[1.0, 2.0]])
+        loss = tf1.reduce_sum(tf1.square(tf1.matmul(x, kernel) + bias))
+        opt = tf1.train.AdamOptimizer(0.1)
+        train = opt.minimize(loss)
+        model = tf.Module()
+        model.layer = tf.Module()
+        model.layer.kernel = kernel
+        model.layer.bias = bias
+        model.extra = [w0]
+        model.table = {"scale": scale}
+        ckpt = tf1.train.Checkpoint(model=model, optimizer=opt)
+    return ckpt, train
+
+
+def error_of(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 -- recorded, whatever it is
+        return {"type": type(e).__name__, "message": str(e)}
+    return None
+
+
+def main():
+    shutil.rmtree(OUT_DIR, ignore_errors=True)
+    os.makedirs(OUT_DIR)
+    record = {}
+    g = tf1.Graph()
+    ckpt, train = build(g)
+    with g.as_default(), tf1.Session(graph=g) as sess:
+        sess.run(tf1.global_variables_initializer())
+        sess.run(train)
+        sess.run(train)
+        path = ckpt.save(os.path.join(OUT_DIR, "ckpt"), session=sess)
+        record["save_path"] = os.path.basename(path)
+    reader = tf.train.load_checkpoint(path)
+    shapes, dtypes = reader.get_variable_to_shape_map(), reader.get_variable_to_dtype_map()
+    record["keys"] = sorted(shapes)
+    record["values"] = {k: {"dtype": dtypes[k].name, "shape": shapes[k],
+                            "value": reader.get_tensor(k).tolist()}
+                        for k in shapes if k != "_CHECKPOINTABLE_OBJECT_GRAPH"}
+    record["object_graph_hex"] = reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").hex()
+    with open(os.path.join(OUT_DIR, "checkpoint")) as f:
+        record["state_file"] = f.read()
+
+    # A CheckpointManager: four saves, two kept.
+    directory = tempfile.mkdtemp()
+    g = tf1.Graph()
+    ckpt, train = build(g)
+    with g.as_default(), tf1.Session(graph=g) as sess:
+        sess.run(tf1.global_variables_initializer())
+        manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=2)
+        saved = [manager.save() for _ in range(3)]
+        saved.append(manager.save(checkpoint_number=10))
+        record["manager"] = {
+            "saved": [os.path.basename(p) for p in saved],
+            "checkpoints": [os.path.basename(p) for p in manager.checkpoints],
+            "latest": os.path.basename(manager.latest_checkpoint),
+            "files": sorted(os.listdir(directory)),
+            "save_counter": int(sess.run(ckpt.save_counter)),
+            "state_lines": [line.split(":")[0] for line in
+                            open(os.path.join(directory, "checkpoint")).read().splitlines()],
+            "bad_max_to_keep": error_of(lambda: tf.train.CheckpointManager(
+                ckpt, directory, max_to_keep=0)),
+        }
+        # write(): no counter, no state file
+        written = ckpt.write(os.path.join(directory, "plain"), session=sess)
+        record["write"] = {"path": os.path.basename(written),
+                           "save_counter": int(sess.run(ckpt.save_counter))}
+    shutil.rmtree(directory)
+
+    # Errors
+    errors = {}
+    g = tf1.Graph()
+    with g.as_default():
+        errors["missing"] = error_of(
+            lambda: tf1.train.Checkpoint(v=tf1.Variable(1.0)).restore("/nonexistent/ckpt-1"))
+        # restore into fewer objects: the optimizer's nodes stay unresolved
+        model = tf.Module()
+        model.layer = tf.Module()
+        model.layer.kernel = tf1.Variable(np.zeros((2, 3), np.float32), name="kernel")
+        model.layer.bias = tf1.Variable(np.zeros(3, np.float32), name="bias")
+        model.extra = [tf1.Variable(np.float64(0), name="w0")]
+        model.table = {"scale": tf1.Variable(np.zeros(2, np.int32), name="scale")}
+        status = tf1.train.Checkpoint(model=model).restore(path)
+        errors["consumed_unresolved"] = error_of(status.assert_consumed)
+        errors["existing_matched_ok"] = error_of(status.assert_existing_objects_matched)
+        errors["nontrivial_ok"] = error_of(status.assert_nontrivial_match)
+        # restore into an object the checkpoint lacks
+        other = tf1.train.Checkpoint(other=tf1.Variable(1.0, name="other"))
+        status = other.restore(path)
+        errors["existing_unmatched"] = error_of(status.assert_existing_objects_matched)
+        errors["nontrivial_unmatched"] = error_of(status.assert_nontrivial_match)
+        errors["none_consumed"] = error_of(
+            tf1.train.Checkpoint(v=tf1.Variable(1.0)).restore(None).assert_consumed)
+    record["errors"] = errors
+
+    with open(os.path.join(HERE, "tf_object_checkpoints.json"), "w") as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
