@@ -58,7 +58,6 @@ COVERED |= __import__("test_sparse_more").COVERED  # SparseMatMul
 COVERED |= __import__("test_sets").COVERED  # tf.sets' set operations and SetSize
 COVERED |= __import__("test_fake_quant").COVERED  # FakeQuantWithMinMax* and gradients
 COVERED |= __import__("test_quantize_dequantize").COVERED  # QuantizeAndDequantize*
-COVERED |= __import__("test_quantize_dequantize").COVERED  # QuantizeAndDequantize*
 COVERED |= __import__("test_bitcast").COVERED  # Bitcast
 COVERED |= __import__("test_bucketize").COVERED  # Bucketize
 COVERED |= __import__("test_matrix_diag").COVERED  # MatrixDiag(Part)(V2, V3), MatrixSetDiagV2
