@@ -126,3 +126,30 @@ def test_name_scopes_are_the_operators():
         op = ds.linalg.LinearOperatorDiag(ds.constant([1.0, 2.0]), name="my_diag")
         assert op.matvec(ds.constant([3.0, 4.0])).name.startswith("my_diag/matvec/")
         assert op.log_abs_determinant().name.startswith("my_diag/log_abs_det/")
+
+
+def test_unknown_batch_sizes_run_as_the_fed_ones():
+    """Placeholders of unknown batch size: static shapes keep the unknown, the
+    dense forms (an identity's product without static sizes) and solves run."""
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+    diag, rhs = rng.random((2, 3)) + 1.0, rng.standard_normal((2, 3, 2))
+    la = ds.linalg
+    with ds.Graph().as_default():
+        p = ds.placeholder(ds.float64, [None, 3, 3])
+        d = ds.placeholder(ds.float64, [None, 3])
+        x = ds.placeholder(ds.float64, [None, 3, 2])
+        ops = [la.LinearOperatorComposition([la.LinearOperatorFullMatrix(p),
+                                             la.LinearOperatorDiag(d)]),
+               la.LinearOperatorLowRankUpdate(la.LinearOperatorDiag(d), x),
+               la.LinearOperatorIdentity(3, batch_shape=ds.shape(d)[:1], dtype=ds.float64)]
+        assert [op.shape.as_list() for op in ops] == [[None, 3, 3]] * 3
+        fetches = [(op.to_dense(), op.solve(x)) for op in ops]
+        with ds.Session() as sess:
+            got = sess.run(fetches, {p: matrix, d: diag, x: rhs})
+    want = [matrix * diag[:, None, :],
+            diag[:, :, None] * np.eye(3) + rhs @ rhs.transpose(0, 2, 1),
+            np.broadcast_to(np.eye(3), (2, 3, 3))]
+    for (dense, solution), expected in zip(got, want):
+        np.testing.assert_allclose(dense, expected, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(expected @ solution, rhs, rtol=1e-10, atol=1e-10)

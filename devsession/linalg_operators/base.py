@@ -150,23 +150,22 @@ class LinearOperator:
     def _dimension(self, index):
         shape = self.shape
         if shape.ndims is None:
-            return ds.Dimension(None)
-        dim = shape[index]
-        return dim if isinstance(dim, ds.Dimension) else ds.Dimension(dim)
+            return None
+        return shape[index]
 
     @property
     def domain_dimension(self):
-        """N, a ``Dimension`` (of value None when unknown), as TF's."""
+        """N: a ``Dimension``, or None when unknown (devsession's unknown size)."""
         return self._dimension(-1)
 
     @property
     def range_dimension(self):
-        """M, a ``Dimension``."""
+        """M: a ``Dimension`` or None."""
         return self._dimension(-2)
 
     def _dimension_tensor(self, index, name):
         with self._name_scope(name):
-            value = self._dimension(index).value
+            value = ds.dimension_value(self._dimension(index))
             if value is not None:
                 return ds.constant(value, ds.int32, name=name)
             return self._shape_tensor()[index]
@@ -185,9 +184,7 @@ class LinearOperator:
                 % (self.dtype, arg.dtype, arg))
 
     def _check_dimension(self, self_index, arg_dim):
-        mine = self._dimension(self_index)
-        if not mine.is_compatible_with(arg_dim):
-            raise ValueError("Dimensions %s and %s are not compatible" % (mine, arg_dim))
+        util.check_dims_compatible(self._dimension(self_index), arg_dim)
 
     # -- products --------------------------------------------------------------------
     def _matmul(self, x, adjoint=False, adjoint_arg=False):
@@ -200,8 +197,8 @@ class LinearOperator:
         if isinstance(x, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
-            if (right.range_dimension.value is not None
-                    and left.domain_dimension.value is not None
+            if (ds.dimension_value(right.range_dimension) is not None
+                    and ds.dimension_value(left.domain_dimension) is not None
                     and right.range_dimension != left.domain_dimension):
                 raise ValueError(
                     "Operators are incompatible. Expected `x` to have dimension"
@@ -316,8 +313,8 @@ class LinearOperator:
         if isinstance(rhs, LinearOperator):
             left = self.adjoint() if adjoint else self
             right = rhs.adjoint() if adjoint_arg else rhs
-            if (right.range_dimension.value is not None
-                    and left.domain_dimension.value is not None
+            if (ds.dimension_value(right.range_dimension) is not None
+                    and ds.dimension_value(left.domain_dimension) is not None
                     and right.range_dimension != left.domain_dimension):
                 raise ValueError(
                     "Operators are incompatible. Expected `rhs` to have dimension"
@@ -420,10 +417,10 @@ class LinearOperator:
             batch_shape = self.batch_shape.as_list()
         else:
             batch_shape = self.batch_shape_tensor()
-        n = self.domain_dimension.value
+        n = ds.dimension_value(self.domain_dimension)
         if n is None:
             n = self.domain_dimension_tensor()
-        eye = ds.eye(n, batch_shape=batch_shape, dtype=self.dtype)
+        eye = util.eye(n, batch_shape, self.dtype)
         return self.matmul(eye)
 
     def to_dense(self, name="to_dense"):

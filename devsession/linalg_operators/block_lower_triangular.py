@@ -81,12 +81,14 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         for i in range(1, len(ops)):
             for j in range(i):
                 op, above, right = ops[i][j], ops[i - 1][j], ops[i][j + 1]
-                d, da = op.domain_dimension.value, above.domain_dimension.value
+                d = ds.dimension_value(op.domain_dimension)
+                da = ds.dimension_value(above.domain_dimension)
                 if d is not None and da is not None and d != da:
                     raise ValueError(f"Argument `operators[{i}][{j}].domain_dimension` "
                                      f"({d}) must be the same as "
                                      f"`operators[{i-1}][{j}].domain_dimension` ({da}).")
-                r, rr = op.range_dimension.value, right.range_dimension.value
+                r = ds.dimension_value(op.range_dimension)
+                rr = ds.dimension_value(right.range_dimension)
                 if r is not None and rr is not None and r != rr:
                     raise ValueError(f"Argument `operators[{i}][{j}].range_dimension` "
                                      f"({r}) must be the same as "
@@ -111,7 +113,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         return self._operators
 
     def _block_dims(self):
-        return [op.domain_dimension.value for op in self._diagonal_operators]
+        return [ds.dimension_value(op.domain_dimension) for op in self._diagonal_operators]
 
     def _shape(self):
         dims = self._block_dims()

@@ -25,14 +25,14 @@ def _check_same_dtype(operators, message):
 def _dims_product(dims):
     value = 1
     for d in dims:
-        if d.value is None:
+        if ds.dimension_value(d) is None:
             return None
-        value *= d.value
+        value *= ds.dimension_value(d)
     return value
 
 
 def _dims_sum(dims):
-    values = [d.value for d in dims]
+    values = [ds.dimension_value(d) for d in dims]
     return None if None in values else sum(values)
 
 
@@ -124,7 +124,7 @@ class LinearOperatorBlockDiag(_Blockwise):
 
     def _split(self, x, adjoint, axis):
         """``x`` split along ``axis`` into the blocks' input sizes."""
-        dims = [(op.range_dimension if adjoint else op.domain_dimension).value
+        dims = [ds.dimension_value(op.range_dimension if adjoint else op.domain_dimension)
                 for op in self._operators]
         return ds.split(x, dims, axis=axis)
 

@@ -193,7 +193,8 @@ class _BaseLinearOperatorCirculant(LinearOperator):
 
     def _diag_part(self):
         if self.shape.is_fully_defined():
-            diag_shape, size = self.shape[:-1].as_list(), self.domain_dimension.value
+            diag_shape = self.shape[:-1].as_list()
+            size = ds.dimension_value(self.domain_dimension)
         else:
             diag_shape, size = self.shape_tensor()[:-1], self.domain_dimension_tensor()
         value = self.trace() / ds.cast(size, self.dtype)

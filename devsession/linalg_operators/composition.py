@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import devsession as ds
 
+from . import util
 from .base import LinearOperator
 from .hints import is_aat_form
 
@@ -80,9 +81,7 @@ class LinearOperatorComposition(LinearOperator):
     def _shape(self):
         domain = self._operators[0].domain_dimension
         for operator in self._operators[1:]:
-            if not domain.is_compatible_with(operator.range_dimension):
-                raise ValueError("Dimensions %s and %s are not compatible"
-                                 % (domain, operator.range_dimension))
+            util.check_dims_compatible(domain, operator.range_dimension)
             domain = operator.domain_dimension
         matrix = ds.TensorShape([self._operators[0].range_dimension,
                                  self._operators[-1].domain_dimension])

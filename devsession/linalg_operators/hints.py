@@ -1,6 +1,8 @@
 """TF's ``property_hint_util``: what the hints of two operators say about their
 product (``is_square``) or their combined non-singularity."""
 
+import devsession as ds
+
 
 def combined_non_singular_hint(*operators):
     """False if any is hinted singular, True if all are non-singular, else None."""
@@ -31,8 +33,8 @@ def is_square(a, b):
     if a.is_square and b.is_square:
         return True
     if a.is_square is False and b.is_square is False:
-        m, n = a.range_dimension, b.domain_dimension
-        if m is not None and n is not None and m.value is not None and n.value is not None:
+        m, n = ds.dimension_value(a.range_dimension), ds.dimension_value(b.domain_dimension)
+        if m is not None and n is not None:
             return m == n
     if (a.is_square and b.is_square is False) or (a.is_square is False and b.is_square):
         return False

@@ -79,7 +79,11 @@ class _ShapedWithoutMatrix(LinearOperator):
         if self._batch_shape_arg is None:
             return matrix
         if self._batch_shape_static is None:
-            return ds.TensorShape(None).concatenate(matrix)
+            # TF's constant_value_as_shape: the rank from the argument's length.
+            length = self._batch_shape_arg.shape
+            rank = ds.dimension_value(length[0]) if length.ndims == 1 else None
+            batch = ds.TensorShape(None if rank is None else [None] * rank)
+            return batch.concatenate(matrix)
         return ds.TensorShape([int(b) for b in self._batch_shape_static]).concatenate(matrix)
 
     def _shape_tensor(self):
@@ -95,7 +99,8 @@ class _ShapedWithoutMatrix(LinearOperator):
         return self.batch_shape_tensor()
 
     def _min_matrix_dim(self):
-        rows, cols = self.range_dimension.value, self.domain_dimension.value
+        rows = ds.dimension_value(self.range_dimension)
+        cols = ds.dimension_value(self.domain_dimension)
         if rows is None or cols is None:
             return None
         return min(rows, cols)
@@ -188,10 +193,10 @@ class LinearOperatorIdentity(_ShapedWithoutMatrix):
         return self._possibly_broadcast_batch_shape(x)
 
     def _to_dense(self):
-        n = self.domain_dimension.value
+        n = ds.dimension_value(self.domain_dimension)
         if n is None:
             n = self._num_rows
-        return ds.eye(n, batch_shape=self._batch_shape_value(), dtype=self.dtype)
+        return util.eye(n, self._batch_shape_value(), self.dtype)
 
     def _determinant(self):
         return ds.ones(self._batch_shape_value(), self.dtype)

@@ -66,7 +66,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
                 self._diag_operator = LinearOperatorDiag(
                     self._diag_update, is_positive_definite=is_diag_update_positive)
             else:
-                r = self._u.shape[-1].value
+                r = ds.dimension_value(self._u.shape[-1])
                 self._diag_operator = LinearOperatorIdentity(
                     r if r is not None else ds.shape(self._u)[-1], dtype=self.dtype)
             self._is_diag_update_positive = is_diag_update_positive
@@ -76,12 +76,9 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         uv = ds.broadcast_static_shape(self._u.shape, self._v.shape)
         batch = ds.broadcast_static_shape(self._base_operator.batch_shape, uv[:-2])
         domain = self._base_operator.domain_dimension
-        if not domain.is_compatible_with(uv[-2]):
-            raise ValueError("Dimensions %s and %s are not compatible" % (domain, uv[-2]))
+        util.check_dims_compatible(domain, uv[-2])
         if self._diag_update is not None:
-            if not uv[-1].is_compatible_with(self._diag_update.shape[-1]):
-                raise ValueError("Dimensions %s and %s are not compatible"
-                                 % (uv[-1], self._diag_update.shape[-1]))
+            util.check_dims_compatible(uv[-1], self._diag_update.shape[-1])
             ds.broadcast_static_shape(batch, self._diag_update.shape[:-1])
 
     @property

@@ -228,8 +228,9 @@ class LinearOperatorToeplitz(LinearOperator):
                     raise ValueError("Argument {} must have at least 1 dimension.  "
                                      "Found: {}".format(arg, tensor))
             r, c = self._row.shape, self._col.shape
-            if (r.ndims and c.ndims and r[-1].value is not None
-                    and c[-1].value is not None and r[-1].value != c[-1].value):
+            r = ds.dimension_value(r[-1]) if r.ndims else None
+            c = ds.dimension_value(c[-1]) if c.ndims else None
+            if r is not None and c is not None and r != c:
                 raise ValueError("Expected square matrix, got row and col with "
                                  "mismatched dimensions.")
             if is_square is False:

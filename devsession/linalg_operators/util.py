@@ -86,3 +86,27 @@ def static_int(value):
         v = ds.get_static_value(value)
         return None if v is None else int(v)
     return int(value)
+
+
+def eye(n, batch_shape, dtype):
+    """``tf.eye(n, batch_shape=...)`` for sizes known only when the graph runs too
+    (devsession's ``eye`` wants Python ints): a diagonal of ones then."""
+    if isinstance(n, int) and isinstance(batch_shape, (list, tuple)):
+        return ds.eye(n, batch_shape=list(batch_shape), dtype=dtype)
+    if isinstance(batch_shape, (list, tuple)):
+        batch_shape = ds.constant(list(batch_shape), ds.int32)
+    n = ds.reshape(ds.cast(n, ds.int32), [1])
+    return ds.matrix_diag(ds.ones(ds.concat([ds.cast(batch_shape, ds.int32), n], 0), dtype))
+
+
+def dims_compatible(a, b):
+    """Whether two static dimensions (ints, Dimensions or None) may be equal."""
+    a, b = ds.dimension_value(a), ds.dimension_value(b)
+    return a is None or b is None or a == b
+
+
+def check_dims_compatible(a, b):
+    """TF's ``assert_is_compatible_with`` of two dimensions: its ValueError."""
+    if not dims_compatible(a, b):
+        raise ValueError("Dimensions %s and %s are not compatible"
+                         % (ds.dimension_value(a), ds.dimension_value(b)))
