@@ -17,6 +17,9 @@ from devsession.train.tf_checkpoint import TFCheckpoint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TF_PREFIX = os.path.join(HERE, "data", "tf_object_checkpoints", "ckpt-1")
+# devsession's checkpoint of build()'s initial values (save_initial), which the recorder
+# restored in TensorFlow (assert_consumed passing) and recorded as "tf_read_of_ds"
+DS_DIR = os.path.join(HERE, "data", "ds_object_checkpoints")
 with open(os.path.join(HERE, "data", "tf_object_checkpoints.json")) as _f:
     TF = json.load(_f)
 GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -42,6 +45,15 @@ def build(zeros=False):
     model.extra = [w0]
     model.table = {"scale": scale}
     return ds.train.Checkpoint(model=model, optimizer=opt), train, model, opt
+
+
+def save_initial(directory) -> str:
+    """Save build()'s objects, initialized and not trained, in ``directory``."""
+    with ds.Graph().as_default():
+        ckpt, _, _, _ = build()
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            return ckpt.save(os.path.join(directory, "ckpt"), session=sess)
 
 
 def graph_of(prefix) -> trackable_object_graph_pb2.TrackableObjectGraph:
@@ -200,3 +212,16 @@ def test_save_needs_a_session_and_options_are_accepted(graph, tmp_path):
         restored = ds.train.Checkpoint(v=ds.Variable(0.0))
         restored.restore(str(tmp_path / "c-2")).assert_consumed().run_restore_ops(sess)
         assert sess.run(restored.v) == 2.0 and sess.run(restored.save_counter) == 2
+
+
+def test_tensorflow_restores_devsessions_checkpoint(tmp_path):
+    path = save_initial(str(tmp_path))
+    for suffix in (".index", ".data-00000-of-00001"):      # the very files TF restored
+        with open(path + suffix, "rb") as mine, \
+                open(os.path.join(DS_DIR, "ckpt-1" + suffix), "rb") as recorded:
+            assert mine.read() == recorded.read(), suffix
+    reader = TFCheckpoint(path)
+    tf_read = TF["tf_read_of_ds"]
+    assert tf_read["assert_consumed"] is None
+    for key, value in tf_read["values"].items():
+        np.testing.assert_array_equal(reader.tensor(key), value, err_msg=key)

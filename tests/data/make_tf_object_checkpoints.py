@@ -6,8 +6,11 @@ CheckpointManager in graph mode) for tests/test_object_checkpoints.py:
   optimizer, after two training steps; devsession restores it;
 * tests/data/tf_object_checkpoints.json: every tensor's value, the checkpoint's keys,
   its TrackableObjectGraph (serialized, hex), the "checkpoint" state file, a
-  CheckpointManager's files and state after four saves with max_to_keep=2, and TF's
-  error messages (a missing path, assert_consumed and the other assertions failing).
+  CheckpointManager's files and state after four saves with max_to_keep=2, TF's
+  error messages (a missing path, assert_consumed and the other assertions failing),
+  and what TF restores from devsession's checkpoint of the same objects
+  (tests/data/ds_object_checkpoints, written by test_object_checkpoints.save_initial;
+  run the recorder after it).
 
 Run with /work/peers/bin/python (TensorFlow); the tests never import TensorFlow.
 """
@@ -107,6 +110,29 @@ def main():
         record["write"] = {"path": os.path.basename(written),
                            "save_counter": int(sess.run(ckpt.save_counter))}
     shutil.rmtree(directory)
+
+    # devsession's checkpoint of the same objects, initialized (tests/data/
+    # ds_object_checkpoints, written by test_object_checkpoints.save_initial), restored
+    # by TensorFlow
+    g = tf1.Graph()
+    ckpt, _ = build(g)
+    ds_prefix = os.path.join(HERE, "ds_object_checkpoints", "ckpt-1")
+    with g.as_default(), tf1.Session(graph=g) as sess:
+        status = ckpt.restore(ds_prefix)
+        consumed = error_of(status.assert_consumed)
+        status.run_restore_ops(sess)
+        ds_reader = tf.train.load_checkpoint(ds_prefix)
+        record["tf_read_of_ds"] = {
+            "assert_consumed": consumed,
+            "values": {k: sess.run(v).tolist() for k, v in {
+                "model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE": ckpt.model.layer.kernel,
+                "model/table/scale/.ATTRIBUTES/VARIABLE_VALUE": ckpt.model.table["scale"],
+                "model/layer/bias/.OPTIMIZER_SLOT/optimizer/m/.ATTRIBUTES/VARIABLE_VALUE":
+                    ckpt.optimizer.get_slot(ckpt.model.layer.bias, "m"),
+                "optimizer/beta2_power/.ATTRIBUTES/VARIABLE_VALUE":
+                    ckpt.optimizer._get_beta_accumulators()[1],
+                "save_counter/.ATTRIBUTES/VARIABLE_VALUE": ckpt.save_counter}.items()},
+            "keys": sorted(ds_reader.get_variable_to_shape_map())}
 
     # Errors
     errors = {}
