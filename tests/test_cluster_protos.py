@@ -176,3 +176,16 @@ def test_config_proto_takes_a_cluster_def(servers, caplog):
         ds.Session(graph=g, config=ds.ConfigProto(cluster_def=3))
     with pytest.raises(ValueError, match="host:port"):
         ds.Session(graph=g, config=ds.ConfigProto(cluster_def={"w": ["nohost"]}))
+
+
+def test_a_def_with_a_port_binds_that_port(servers):
+    from devsession.distributed.local_processes import free_ports
+
+    port, = free_ports(1)
+    server_def = ds.train.ServerDef(
+        cluster=ds.train.ClusterSpec({"w": ["127.0.0.1:0"]}).as_cluster_def(),
+        job_name="w", protocol="grpc", port=port)
+    server = ds.train.Server(server_def, start=False)
+    servers.append(server)
+    assert server.target == f"grpc://127.0.0.1:{port}"
+    assert server.server_def.port == port
