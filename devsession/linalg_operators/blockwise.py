@@ -11,6 +11,7 @@ import devsession as ds
 
 from . import util
 from .base import LinearOperator
+from .hints import combined_non_singular_hint
 
 
 def _check_same_dtype(operators, message):
@@ -108,6 +109,34 @@ class LinearOperatorBlockDiag(_Blockwise):
     @property
     def operators(self):
         return self._operators
+
+    def _blockwise_operator(self, method, left, right):
+        """The block diagonal of the blocks' products or solves (``method``); TF's
+        ValueErrors when the blocks do not pair up."""
+        if len(left.operators) != len(right.operators):
+            raise ValueError("Can not efficiently multiply two `LinearOperatorBlockDiag`s "
+                             "together when number of blocks differ.")
+        for o1, o2 in zip(left.operators, right.operators):
+            if not util.dims_compatible(o2.range_dimension, o1.domain_dimension):
+                raise ValueError("Blocks are incompatible. Expected `x` to have dimension"
+                                 " {} but got {}.".format(o1.domain_dimension,
+                                                          o2.range_dimension))
+        return LinearOperatorBlockDiag(
+            [getattr(o1, method)(o2) for o1, o2 in zip(left.operators, right.operators)],
+            is_non_singular=combined_non_singular_hint(left, right),
+            is_self_adjoint=None, is_positive_definite=None, is_square=True)
+
+    def _linop_matmul(self, left, right):
+        if isinstance(left, LinearOperatorBlockDiag) and isinstance(
+                right, LinearOperatorBlockDiag):
+            return self._blockwise_operator("matmul", left, right)
+        return super()._linop_matmul(left, right)
+
+    def _linop_solve(self, left, right):
+        if isinstance(left, LinearOperatorBlockDiag) and isinstance(
+                right, LinearOperatorBlockDiag):
+            return self._blockwise_operator("solve", left, right)
+        return super()._linop_solve(left, right)
 
     def _shape(self):
         rows = _dims_sum([op.range_dimension for op in self._operators])

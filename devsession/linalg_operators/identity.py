@@ -13,6 +13,8 @@ import devsession as ds
 
 from . import util
 from .base import LinearOperator
+from .hints import combined_commuting_positive_definite_hint
+from .hints import combined_commuting_self_adjoint_hint, combined_non_singular_hint
 
 
 def _shape_argument(value, name):
@@ -170,12 +172,12 @@ class LinearOperatorIdentity(_ShapedWithoutMatrix):
         return self
 
     def _linop_matmul(self, left, right):
-        if left is self:
+        if getattr(left, "_is_identity", False):
             return right
         return super()._linop_matmul(left, right)
 
     def _linop_solve(self, left, right):
-        if left is self:
+        if getattr(left, "_is_identity", False):
             return right
         return super()._linop_solve(left, right)
 
@@ -296,6 +298,38 @@ class LinearOperatorScaledIdentity(_ShapedWithoutMatrix):
             is_self_adjoint=True, is_positive_definite=self.is_positive_definite,
             is_square=True)
 
+    def _product_with(self, left, right, value_fn):
+        """``left`` (this operator) times or solving ``right`` as one operator where
+        both are scaled identities or ``right`` is diagonal, as TF's."""
+        from .basic import LinearOperatorDiag
+
+        hints = dict(
+            is_non_singular=combined_non_singular_hint(left, right),
+            is_self_adjoint=combined_commuting_self_adjoint_hint(left, right),
+            is_positive_definite=combined_commuting_positive_definite_hint(left, right),
+            is_square=True)
+        if isinstance(right, LinearOperatorScaledIdentity):
+            return LinearOperatorScaledIdentity(
+                left.domain_dimension_tensor(),
+                value_fn(left.multiplier, right.multiplier), **hints)
+        if isinstance(right, LinearOperatorDiag):
+            return LinearOperatorDiag(value_fn(left.multiplier, right.diag), **hints)
+        return None
+
+    def _linop_matmul(self, left, right):
+        if isinstance(left, LinearOperatorScaledIdentity):
+            result = self._product_with(left, right, lambda m, r: m * r)
+            if result is not None:
+                return result
+        return super()._linop_matmul(left, right)
+
+    def _linop_solve(self, left, right):
+        if isinstance(left, LinearOperatorScaledIdentity):
+            result = self._product_with(left, right, lambda m, r: r / m)
+            if result is not None:
+                return result
+        return super()._linop_solve(left, right)
+
     def _assert_non_singular(self):
         return ds.debugging.assert_positive(ds.abs(self._multiplier),
                                             message="LinearOperator was singular")
@@ -409,7 +443,7 @@ class LinearOperatorZeros(_ShapedWithoutMatrix):
         return self._possibly_broadcast_batch_shape(ds.zeros(shape, x.dtype))
 
     def _linop_matmul(self, left, right):
-        if left is self:
+        if getattr(left, "_is_zeros", False):
             if not left.is_square or not right.is_square:
                 raise ValueError(
                     "Matmul with non-square `LinearOperator`s or non-square "

@@ -228,6 +228,10 @@ def facts(tf, name, op):
              "adjoint_class": type(op.adjoint()).__name__}
     if op.is_square and op.is_non_singular is not False:
         facts["inverse_class"] = type(op.inverse()).__name__
+    if op.is_square:
+        facts["matmul_class"] = type(op.matmul(op)).__name__
+    if op.is_self_adjoint and op.is_positive_definite:
+        facts["cholesky_class"] = type(op.cholesky()).__name__
     return facts
 
 
