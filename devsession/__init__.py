@@ -527,6 +527,8 @@ __all__ += ["manip", "batch_scatter_update", "IndexedSlices", "IndexedSlicesValu
             "assert_same_float_dtype", "is_non_decreasing", "is_numeric_tensor",
             "is_strictly_increasing"]
 
+ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's ragged dispatch
+
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a

@@ -1,7 +1,8 @@
 """tf.RaggedTensor and tf.ragged in graph mode against TF 2.21's values
 (tests/data/ragged.json, recorded by tests/data/make_ragged.py from the cases in
-tests/data/ragged_cases.py): values, dtypes, row splits and static shapes, TF's run-time
-errors, and a GraphDef TF wrote with its ragged ops."""
+tests/data/ragged_cases.py): values, dtypes, row splits and static shapes, elementwise
+math, reductions, concat and stack through TF's ragged dispatch, TF's run-time errors,
+and a GraphDef TF wrote with its ragged ops."""
 
 import json
 import os
@@ -83,7 +84,7 @@ TF_KNOWS_MORE = {"boolean_mask_dense_rank_3", "from_nested_value_rowids", "from_
                  "from_value_rowids", "from_value_rowids_empty", "from_value_rowids_nrows",
                  "getitem_negative", "getitem_rank_2_row", "getitem_row", "getitem_slice",
                  "getitem_slice_empty", "getitem_slice_negative", "getitem_tuple",
-                 "stack_dynamic_partitions"}
+                 "stack_dynamic_partitions", "reduce_mean_0", "reduce_min_0", "reduce_sum_0"}
 
 ERROR_PHRASES = {
     "row_splits_not_zero": "Arguments to from_row_splits do not form a valid RaggedTensor:zero",
@@ -198,3 +199,23 @@ def test_ragged_tensor_spec():
     assert not ds.RaggedTensorSpec([None, None], ds.int32).is_compatible_with(rt)
     with pytest.raises(ValueError, match="must be less than the rank"):
         ds.RaggedTensorSpec([None, None], ds.float32, 2)
+
+
+def test_dispatch_leaves_dense_ops_and_names_alone():
+    assert ds.add is ds.math.add and ds.reduce_sum is ds.math.reduce_sum
+    assert ds.reduce_sum.__name__ == "reduce_sum" and ds.concat.__wrapped__ is not None
+    x = ds.constant([[1., 2.], [3., 4.]])
+    got = run([ds.reduce_sum(x, axis=1), ds.add(x, 1.), ds.concat([x, x], 0),
+               ds.reduce_sum(x, reduction_indices=[0], keep_dims=True)])
+    np.testing.assert_array_equal(got[0], [3., 7.])
+    np.testing.assert_array_equal(got[3], [[4., 6.]])
+
+
+def test_math_errors_name_what_devsession_does_not_do():
+    rt = ds.ragged.constant([[1., 2.], [3.]])
+    with pytest.raises(ValueError, match="over its inner dimensions only"):
+        rt + ds.constant([[1.], [2.]])
+    with pytest.raises(ValueError, match="one ragged rank"):
+        ds.add(rt, ds.ragged.constant([[[1.]], [[2.]]]))
+    with pytest.raises(ValueError, match="along axis 0, or axis 1"):
+        ds.concat([rt, rt], 2)

@@ -9,6 +9,7 @@ ops as TF's Python does.  Elementwise math and reductions of ragged tensors are 
 ``ragged_math.py``.  Any other ``tf.ragged`` name raises ``UnsupportedTF1Error``.
 """
 
+from .ragged_dispatch import install as install_dispatch  # noqa: F401  (ds/__init__.py)
 from .ragged_ops import (boolean_mask, constant, constant_value, map_flat_values,
                          placeholder, range, row_splits_to_segment_ids,
                          segment_ids_to_row_splits, stack_dynamic_partitions)

@@ -138,6 +138,63 @@ CASES = {
         ["a", "b", "c", "d", "e"], [3, 0, 2, 2, 3], 5),
 }
 
+# Elementwise math, reductions, concat and stack through TF's ragged dispatch.
+CASES.update({
+    "add_scalar": lambda tf: _rt(tf) + 1.,
+    "radd_scalar": lambda tf: 1. + _rt(tf),
+    "sub_ragged": lambda tf: _rt(tf) - _rt(tf) * 2.,
+    "rsub": lambda tf: 10. - _rt(tf),
+    "mul_rank_2": lambda tf: _rt2(tf) * _rt2(tf),
+    "truediv": lambda tf: _rt(tf) / 2.,
+    "rtruediv": lambda tf: 1. / _rt(tf),
+    "floordiv": lambda tf: _rt2(tf) // 2,
+    "mod": lambda tf: _rt2(tf) % 4,
+    "pow": lambda tf: _rt(tf) ** 2.,
+    "neg": lambda tf: -_rt2(tf),
+    "abs": lambda tf: abs(_rt(tf) - 3.),
+    "less": lambda tf: _rt(tf) < 3.,
+    "greater_equal_ragged": lambda tf: _rt(tf) >= _rt(tf) * 0. + 2.,
+    "and": lambda tf: (_rt(tf) > 1.) & (_rt(tf) < 5.),
+    "invert": lambda tf: ~(_rt(tf) > 2.),
+    "add_inner_broadcast": lambda tf: tf.RaggedTensor.from_row_splits(
+        np.arange(6., dtype=np.float32).reshape(3, 2), [0, 1, 1, 3]) + tf.constant([10., 20.]),
+    "tf_add": lambda tf: tf.add(_rt(tf), _rt(tf)),
+    "tf_multiply_scalar": lambda tf: tf.multiply(_rt2(tf), 3),
+    "math_sin": lambda tf: tf.math.sin(_rt(tf)),
+    "math_exp": lambda tf: tf.exp(_rt(tf)),
+    "math_sqrt": lambda tf: tf.math.sqrt(_rt(tf)),
+    "math_maximum": lambda tf: tf.maximum(_rt(tf), 2.5),
+    "cast": lambda tf: tf.cast(_rt(tf), tf.int32),
+    "nn_relu": lambda tf: tf.nn.relu(_rt(tf) - 3.),
+    "logical_not": lambda tf: tf.logical_not(_rt(tf) > 2.),
+    "reduce_sum_all": lambda tf: tf.reduce_sum(_rt(tf)),
+    "reduce_sum_0": lambda tf: tf.reduce_sum(_rt(tf), axis=0),
+    "reduce_sum_1": lambda tf: tf.reduce_sum(_rt(tf), axis=1),
+    "reduce_sum_neg": lambda tf: tf.reduce_sum(_rt(tf), axis=-1),
+    "reduce_sum_keepdims": lambda tf: tf.reduce_sum(_rt(tf), axis=1, keepdims=True),
+    "reduce_mean_0": lambda tf: tf.reduce_mean(_rt(tf), axis=0),
+    "reduce_mean_1": lambda tf: tf.reduce_mean(_rt(tf), axis=1),
+    "reduce_max_1": lambda tf: tf.reduce_max(_rt(tf), axis=1),
+    "reduce_min_0": lambda tf: tf.reduce_min(_rt(tf), axis=0),
+    "reduce_prod_1": lambda tf: tf.reduce_prod(_rt(tf), axis=1),
+    "reduce_any_1": lambda tf: tf.reduce_any(_rt(tf) > 3., axis=1),
+    "reduce_all_1": lambda tf: tf.reduce_all(_rt(tf) > 1., axis=1),
+    "reduce_sum_int_1": lambda tf: tf.reduce_sum(tf.ragged.constant([[1, 2], [], [3]]), axis=1),
+    "reduce_max_int_1": lambda tf: tf.reduce_max(tf.ragged.constant([[1, 2], [], [3]]), axis=1),
+    "reduce_sum_rank_2_axis_2": lambda tf: tf.reduce_sum(_rt2(tf), axis=2),
+    "reduce_sum_inner_axis": lambda tf: tf.reduce_sum(tf.RaggedTensor.from_row_splits(
+        np.arange(6.).reshape(3, 2), [0, 1, 1, 3]), axis=2),
+    "reduce_sum_inner_1": lambda tf: tf.reduce_sum(tf.RaggedTensor.from_row_splits(
+        np.arange(6.).reshape(3, 2), [0, 1, 1, 3]), axis=1),
+    "concat_0": lambda tf: tf.concat([_rt(tf), tf.ragged.constant([[7., 8.]])], 0),
+    "concat_1": lambda tf: tf.concat([_rt(tf), _rt(tf) * 10.], 1),
+    "concat_0_rank_2": lambda tf: tf.concat([_rt2(tf), _rt2(tf)], 0),
+    "concat_dense": lambda tf: tf.concat([_rt(tf), tf.constant([[0.], [1.], [2.]])], 1),
+    "stack_0": lambda tf: tf.stack([_rt(tf), _rt(tf)], 0),
+    "stack_1": lambda tf: tf.stack([_rt(tf), _rt(tf) + 1.], 1),
+})
+
+
 def _hidden(tf, value, dtype=np.int64):
     """``value`` as a tensor the graph cannot see into (TF checks constants statically)."""
     return tf.placeholder_with_default(np.array(value, dtype), [None])
