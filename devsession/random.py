@@ -11,7 +11,9 @@ give the same values for the same seed, TF's (``ops/stateless_random.py``), as d
 (``ops/stateless_random_rates.py``), and
 ``split``, ``fold_in`` and ``create_rng_state`` make seeds for them
 (``ops/stateless_seeds.py``); ``get_seed`` is TF1's ``tf.get_seed``; ``experimental``
-has ``index_shuffle`` and the seed makers (``random_experimental.py``); the candidate
+has ``index_shuffle`` and the seed makers (``random_experimental.py``); ``Generator``,
+``Algorithm``, ``get_global_generator`` and ``set_global_generator`` are TF 2's
+stateful generator (``random_generator.py``); the candidate
 samplers (log-uniform, uniform, learned and fixed unigram, all) are ``ds.nn``'s.  Anything
 else of ``tf.random`` raises ``UnsupportedTF1Error`` naming it."""
 
@@ -35,6 +37,7 @@ from .ops.stateless_random_rates import stateless_random_binomial as stateless_b
 from .ops.stateless_random_rates import stateless_parameterized_truncated_normal
 from . import random_experimental as experimental
 from .ops.random import get_seed
+from .random_generator import Algorithm, Generator, get_global_generator, set_global_generator
 
 __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed",
            "log_uniform_candidate_sampler", "uniform_candidate_sampler", "categorical",
@@ -43,7 +46,8 @@ __all__ = ["normal", "uniform", "truncated_normal", "shuffle", "set_random_seed"
            "all_candidate_sampler", "fixed_unigram_candidate_sampler",
            "learned_unigram_candidate_sampler", "split", "fold_in", "create_rng_state",
            "get_seed", "stateless_poisson", "stateless_gamma", "stateless_binomial",
-           "stateless_parameterized_truncated_normal", "experimental"]
+           "stateless_parameterized_truncated_normal", "experimental", "Generator",
+           "Algorithm", "get_global_generator", "set_global_generator"]
 
 
 def __getattr__(name: str):

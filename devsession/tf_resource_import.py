@@ -22,7 +22,10 @@ reference twin, its inputs in the same positions:
   (``batch_dims`` kept), a new ``<node>/axis`` constant beside it.
 
 TF's resource ops output nothing where the reference ones output the variable; nothing
-in TF's graph reads those outputs, so the rename is the whole change.
+in TF's graph reads those outputs, so the rename is the whole change.  An op devsession
+registers under TF's own name that takes a variable where TF's takes the handle (the
+stateful random ops ``RngReadAndSkip``, ``StatefulRandomBinomial``...: a
+``tf.random.Generator``'s draws) stays as it is, and gets the variable.
 
 TF 2's ``If`` and ``While`` pass a handle to their functions, which use it there.  Both
 pass devsession's the variable itself (``tf_function_import.py``, ``tf_part_build.py``),
@@ -40,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import UnimplementedError
-from .ops.registry import registered_ops
+from .ops.registry import get_op_def, registered_ops
 from .proto import graph_pb2
 from .tensor_codec import array_to_proto
 from .tf_graph_passes import FUNCTIONAL_IFS, FUNCTIONAL_WHILES, split_input, unique_name, \
@@ -148,7 +151,7 @@ def _check_handle_readers(node, handles: set) -> None:
     """Refuse a node that reads a handle but has no reference twin taking it, nor is
     a TF If or While passing it to its functions."""
     if node.op == "ResourceGather" or node.op.startswith(_PREFIXES) or \
-            node.op in _FUNCTIONAL or _reference_twin(node.op):
+            node.op in _FUNCTIONAL or _reference_twin(node.op) or _takes_variable(node.op):
         return
     for text in node.input:
         producer, index = split_input(text)
@@ -158,6 +161,12 @@ def _check_handle_readers(node, handles: set) -> None:
                 f"'{producer}'; devsession maps TensorFlow's resource variables onto "
                 f"reference variables for their reads, assignments, gathers, scatters and "
                 f"optimizer updates only.", node.name)
+
+
+def _takes_variable(op: str) -> bool:
+    """Whether devsession's ``op`` (TF's name) takes a variable in the place of TF's
+    handle, so the node imports as it is."""
+    return op in registered_ops() and bool(get_op_def(op).ref_inputs)
 
 
 def _renamed(node, op: str, extra_input: str | None = None):

@@ -14,6 +14,7 @@ from devsession.ops.registry import registered_ops
 from array_cases import one_of_each_array_op
 from graph_building import ph
 from nn_cases import one_of_each_nn_op
+from stateful_random_cases import one_of_each_stateful_random_op
 
 
 # --- default graph --------------------------------------------------------------------------
@@ -629,6 +630,7 @@ def tf1_surface_ops(x):
         ds.random.stateless_binomial([2], [1, 2], 5.0, 0.5),
         ds.random.stateless_parameterized_truncated_normal([2], [1, 2]),
         ds.random_index_shuffle(ds.constant(1), ds.constant([1, 2, 3]), 5),
+        *one_of_each_stateful_random_op(),
         *tf1_math_ops(x),
         *tf1_math_names_ops(x),
         *special_function_ops(x),

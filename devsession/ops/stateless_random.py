@@ -32,6 +32,8 @@ as TF's.  Values are computed on the host (the GPU's are uploaded).
 
 from __future__ import annotations
 
+import enum
+
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
@@ -40,7 +42,7 @@ from .common import make_op
 from .random import _multinomial as _multinomial_shape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
-__all__ = ["stateless_random_uniform", "stateless_random_normal",
+__all__ = ["Algorithm", "stateless_random_uniform", "stateless_random_normal",
            "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
            "STATELESS_OPS"]
 
@@ -179,8 +181,19 @@ _register()
 
 # --- builders ----------------------------------------------------------------------------
 
+class Algorithm(enum.Enum):
+    """TF's ``tf.random.Algorithm``: the RNG algorithms, by their numbers."""
+
+    PHILOX = 1
+    THREEFRY = 2
+    AUTO_SELECT = 3
+
+
 def _alg_number(alg) -> int:
-    """TF's ``convert_alg_to_int``: 1/"philox", 2/"threefry", 3/"auto_select"."""
+    """TF's ``convert_alg_to_int``: 1/"philox"/``Algorithm.PHILOX``, 2/"threefry",
+    3/"auto_select"."""
+    if isinstance(alg, Algorithm):
+        return alg.value
     if isinstance(alg, int) and not isinstance(alg, bool):
         return alg
     if isinstance(alg, str):

@@ -47,6 +47,8 @@ module              ops and how they run
                     ExtractImagePatches: the host's reshapes and copies over cupy
 ``random``          Multinomial: drawn on the host (the CPU's sequence) and uploaded
 ``stateless_random``  TF's stateless random ops: the host's kernels, values uploaded
+``stateful_random``  TF's stateful random ops: the host's kernels on the state (moved to
+                    the host), values uploaded
 ``segments``        the segment reductions, DynamicPartition/Stitch, Bincount,
                     HistogramFixedWidth: the host's kernels on downloaded inputs
 ==================  ===============================================================
@@ -82,6 +84,7 @@ from . import space_depth  # noqa: F401,E402  (registers)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: registers)
 from . import random  # noqa: F401,E402  (Multinomial: registers)
 from . import stateless_random  # noqa: F401,E402  (through the host: registers)
+from . import stateful_random  # noqa: F401,E402  (through the host: registers)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import array_manipulation  # noqa: F401,E402  (Roll, Cross, DiagPart...: registers)
 from . import window_argmax  # noqa: F401,E402  (registers)

@@ -82,6 +82,8 @@ module              ops
 ``random``          Multinomial: draws from the node's seeded stream (HOST)
 ``stateless_random``  TF's stateless random ops: Philox (``philox``) and TF's
                     distributions, the C library's log/sin/cos (``libm``) (HOST)
+``stateful_random``  TF's stateful random ops (tf.random.Generator's): the stateless
+                    draws at a variable's key and counter, which move on (HOST)
 ``debugging``       CheckNumerics (over numpy or cupy), Print (HOST and GPU); ``summarize``
                     is TF's text of a tensor in Assert's and Print's messages
 ``special``         Lgamma, Digamma, Polygamma, Zeta, Igamma(c), IgammaGradA, the Bessel
@@ -155,6 +157,7 @@ from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
 from . import stateless_random  # noqa: F401,E402  (the stateless random ops: HOST)
 from . import stateless_random_rates  # noqa: F401,E402  (StatelessRandomPoisson: HOST)
+from . import stateful_random  # noqa: F401,E402  (RngReadAndSkip, Stateful*: HOST)
 from . import index_shuffle  # noqa: F401,E402  (RandomIndexShuffle: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
 from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E402
