@@ -41,6 +41,7 @@ from .variables import Variable, global_variables, global_variables_initializer,
 
 # Training (API.md "Training")
 from . import train
+from .module import Module  # tf.Module: a container train.Checkpoint tracks
 from .gradients import gradients
 from .ops import assign, assign_add, assign_sub, stop_gradient
 from .variables import trainable_variables
@@ -68,7 +69,7 @@ __all__ = [
     "RunMetadata",
     "RunOptions", "SessionOptions", "BaseSession", "Session", "get_default_session",
     "SessionFactory", "Verdict", "new_session", "registered_session_factories", "reset",
-    "TensorShape", "Variable", "global_variables", "global_variables_initializer",
+    "TensorShape", "Variable", "Module", "global_variables", "global_variables_initializer",
     "variables_initializer",
     "add_n", "clip_by_value", "expand_dims", "fill", "gather", "one_hot", "ones",
     "ones_like", "pad", "rank", "shape", "size", "slice", "squeeze", "stack", "strided_slice",

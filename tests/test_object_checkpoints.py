@@ -225,3 +225,46 @@ def test_tensorflow_restores_devsessions_checkpoint(tmp_path):
     assert tf_read["assert_consumed"] is None
     for key, value in tf_read["values"].items():
         np.testing.assert_array_equal(reader.tensor(key), value, err_msg=key)
+
+
+def build_net():
+    """The recorder's tf.Module case in devsession."""
+    class Dense(ds.Module):
+        def __init__(self, n, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.w = ds.Variable(ds.ones([2, n]), name="w")
+                self.b = ds.Variable(ds.zeros([n]), name="b", trainable=False)
+
+    class Net(ds.Module):
+        def __init__(self):
+            super().__init__(name="net")
+            with self.name_scope:
+                self.second = Dense(3)
+                self.first = Dense(2, name="first")
+                self.blocks = [Dense(1, name="blk"),
+                               {"z": ds.Variable(1.0, name="z"), "a": ds.Variable(2.0, name="a")}]
+
+    return Net()
+
+
+def test_modules_walk_name_and_checkpoint_as_tensorflows(graph, tmp_path):
+    want = TF["module"]
+    net = build_net()
+    with net.name_scope:
+        assert ds.constant(1.0, name="c").name == want["inside_scope"]
+    assert [net.name, net.second.name, net.first.name] == want["names"]
+    assert [net.name_scope.name, net.second.name_scope.name] == want["scopes"]
+    assert [v.name for v in net.variables] == want["variables"]
+    assert [v.name for v in net.trainable_variables] == want["trainable_variables"]
+    assert [m.name for m in net.submodules] == want["submodules"]
+    assert [ds.Module().name, ds.Module().name_scope.name] == want["default"]
+    with pytest.raises(ValueError) as info:
+        ds.Module(name="bad name")
+    assert str(info.value) == want["bad_name"]["message"]
+    ckpt = ds.train.Checkpoint(net=net)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
+    assert TFCheckpoint(path).names() == want["keys"]
+    assert TFCheckpoint(path).string_scalar(GRAPH_KEY).hex() == want["object_graph_hex"]

@@ -10,8 +10,8 @@ Trackable objects, as TF1's graph mode tracks them:
   (Adam's ``beta1_power``, ``beta2_power``); its slots are not children but
   ``slot_variables`` references (``m`` of ``kernel``), appended after every other node;
 * lists and tuples (children ``"0"``, ``"1"``...), dicts (children by key), a
-  ``Checkpoint`` (its ordered children), and any other plain Python object (a
-  ``tf.Module``-like container): its attributes in assignment order.  Containers with
+  ``Checkpoint`` (its ordered children), a ``ds.Module`` and any other plain Python
+  object (a user's model): its attributes in assignment order.  Containers with
   no variable below them are left out, so sessions, graphs and other devsession objects
   held by a model are never walked into.
 
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import collections
 
+from ..module import Module
 from ..proto import trackable_object_graph_pb2
 from ..variables import Variable
 from .optimizer import Optimizer
@@ -80,6 +81,8 @@ def _optimizer_children(optimizer) -> list:
 
 def _is_plain_container(obj) -> bool:
     """A user's object (a model, a module): not devsession's, numpy's or a builtin."""
+    if isinstance(obj, Module):
+        return True
     module = type(obj).__module__ or ""
     return hasattr(obj, "__dict__") and not isinstance(obj, type) and \
         module.split(".")[0] not in ("devsession", "numpy", "builtins")

@@ -63,6 +63,51 @@ def error_of(fn):
     return None
 
 
+def module_record() -> dict:
+    """The tf.Module case (test_object_checkpoints.build_net
+    builds the same in devsession)."""
+    class Dense(tf.Module):
+        def __init__(self, n, name=None):
+            super().__init__(name=name)
+            with self.name_scope:
+                self.w = tf1.Variable(tf1.ones([2, n]), name="w")
+                self.b = tf1.Variable(tf1.zeros([n]), name="b", trainable=False)
+
+    class Net(tf.Module):
+        def __init__(self):
+            super().__init__(name="net")
+            with self.name_scope:
+                self.second = Dense(3)
+                self.first = Dense(2, name="first")
+                self.blocks = [Dense(1, name="blk"),
+                               {"z": tf1.Variable(1.0, name="z"),
+                                "a": tf1.Variable(2.0, name="a")}]
+
+    g = tf1.Graph()
+    with g.as_default():
+        net = Net()
+        with net.name_scope:
+            inside = tf1.constant(1.0, name="c").name
+        record = {"names": [net.name, net.second.name, net.first.name],
+                  "scopes": [net.name_scope.name, net.second.name_scope.name],
+                  "variables": [v.name for v in net.variables],
+                  "trainable_variables": [v.name for v in net.trainable_variables],
+                  "submodules": [m.name for m in net.submodules],
+                  "inside_scope": inside,
+                  "default": [tf.Module().name, tf.Module().name_scope.name],
+                  "bad_name": error_of(lambda: tf.Module(name="bad name"))}
+        ckpt = tf1.train.Checkpoint(net=net)
+        directory = tempfile.mkdtemp()
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            path = ckpt.save(os.path.join(directory, "ckpt"), session=sess)
+        reader = tf.train.load_checkpoint(path)
+        record["keys"] = sorted(reader.get_variable_to_shape_map())
+        record["object_graph_hex"] = reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").hex()
+        shutil.rmtree(directory)
+    return record
+
+
 def main():
     shutil.rmtree(OUT_DIR, ignore_errors=True)
     os.makedirs(OUT_DIR)
@@ -133,6 +178,9 @@ def main():
                     ckpt.optimizer._get_beta_accumulators()[1],
                 "save_counter/.ATTRIBUTES/VARIABLE_VALUE": ckpt.save_counter}.items()},
             "keys": sorted(ds_reader.get_variable_to_shape_map())}
+
+    # tf.Module: names, name scopes, variables, submodules, and a Checkpoint of one
+    record["module"] = module_record()
 
     # Errors
     errors = {}
