@@ -5,7 +5,9 @@ given by sizes alone (``identity.py``), views of another operator (``views.py``)
 and products (``composition.py``), the structured ones of ``structured.py``,
 ``blockwise.py``, ``block_lower_triangular.py``, ``low_rank_update.py`` and
 ``circulant.py``.  ``devsession.linalg`` exports them
-under TF's names."""
+under TF's names.  Batch shapes broadcast as TF's; float32 and float64 throughout, and
+complex dtypes for the operators that never multiply dense matrices (diagonals,
+scaled identities, circulants): devsession's MatMul is real-only."""
 
 from .base import LinearOperator
 from .block_lower_triangular import LinearOperatorBlockLowerTriangular

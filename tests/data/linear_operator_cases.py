@@ -60,6 +60,7 @@ A = {
     "circ_complex": (_r(3) + 1j * _r(3) + 2).astype(np.complex64),
     "circ2d": _r(2, 3) + np.array([[4.0, 0, 0], [0, 0, 0]]),
     "circ3d": np.abs(_r(2, 2, 2)) + 1.0,
+    "diag_c": _r(3) + 2 + 1j * _r(3),
     "bl21": _r(3, 2),
     "bl31": _r(3, 2),
     "bl32": _r(3, 3),
@@ -148,6 +149,10 @@ def operators(tf):
          ops["diag_batch"]]])
     ops["block_lower_pd"] = la.LinearOperatorBlockLowerTriangular([
         [ops["diag_pos"]], [la.LinearOperatorFullMatrix(c["full"]), ops["spd"]]])
+    # devsession's MatMul is real-only: complex operators that never multiply
+    # dense matrices (diagonals, circulants) are the complex cases.
+    ops["diag_complex"] = la.LinearOperatorDiag(c["diag_c"])
+    ops["scaled_complex"] = la.LinearOperatorScaledIdentity(3, c["diag_c"][:2])
     ops["adjoint"] = la.LinearOperatorAdjoint(ops["full"])
     ops["inversion"] = la.LinearOperatorInversion(ops["tril"])
     ops["composition"] = la.LinearOperatorComposition([ops["full_batch"], ops["diag"]])
@@ -166,6 +171,8 @@ def _rhs(tf, op, width):
     m = op.range_dimension.value if hasattr(op.range_dimension, "value") else \
         op.range_dimension
     table = RHS32 if op.dtype == tf.float32 else RHS
+    if op.dtype == tf.complex128:
+        table = {w: v + 0.5j * v[::-1] for w, v in RHS.items()}
     if op.dtype == tf.complex64:
         table = {w: (v + 0.5j * v[::-1]).astype(np.complex64) for w, v in RHS.items()}
     return (tf.constant(table[width][:n]), tf.constant(table[width][:m]),
