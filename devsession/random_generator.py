@@ -36,7 +36,7 @@ from .ops.array_fill import zeros_like
 from .ops.bitcast import bitcast
 from .ops.elementwise import cast
 from .ops.reduce import reduce_prod
-from .ops.stateless_random import Algorithm, _alg_number, _check_uniform_dtype, _v2_op
+from .ops.stateless_random import Algorithm, _alg_number, _v2_op
 from .ops.stateless_seeds import _state_size, create_rng_state
 
 __all__ = ["Algorithm", "Generator", "get_global_generator", "set_global_generator"]
@@ -246,7 +246,6 @@ class Generator:
                                  f"maxval={maxval}")
         elif maxval is None:
             maxval = 1
-        _check_uniform_dtype(dtype, minval, maxval)
         with name_scope(name or "stateful_uniform") as scope:
             shape = _shape_tensor(shape)
             if dtype.is_integer and minval is None:

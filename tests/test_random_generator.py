@@ -195,3 +195,25 @@ def test_algorithm_names_and_numbers():
             a, b, s = sess.run([by_enum, by_name, state])
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(s, [7, 0])
+
+
+def test_on_a_gpu_the_draws_and_states_are_tfs():
+    """On the GPU (the cupy stand-in; a real GPU where there is one) the state lives on
+    the device between draws and each draw comes back to the host: the same values."""
+    import cuda_host
+    import cupy_standin
+
+    if cuda_host.compiler_missing():
+        pytest.skip(cuda_host.compiler_missing())
+    with cupy_standin.installed() as cupy, ds.Graph().as_default():
+        with ds.device("gpu:0"):      # integer draws: no arithmetic kernels to compile
+            gen = ds.random.Generator.from_seed([1, 2, 3, 4], alg="philox")
+            draw = gen.uniform_full_int([4], ds.int64)
+            state = ds.identity(gen.state)
+        with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+            sess.run(gen.state.initializer)
+            _check("vector_state", sess.run(state))
+            _check("vector_full_int", sess.run(draw))
+            np.testing.assert_array_equal(sess.run(state), [1 + 4 * 256, 2, 3])
+            held = sess.resources.variable("", "random_generator/StateVar", np.int64, (3,))
+            assert isinstance(held.value, cupy.ndarray)       # read on the GPU last
