@@ -201,6 +201,13 @@ def test_save_needs_a_session_and_options_are_accepted(graph, tmp_path):
     ckpt = ds.train.Checkpoint(v=ds.Variable(2.0))
     with pytest.raises(ValueError, match="session"):
         ckpt.save(str(tmp_path / "c"))
+    with pytest.raises(ValueError, match="session"):
+        ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1).save()
+    with pytest.raises(ValueError) as info:
+        ds.train.Checkpoint(step=3)
+    assert str(info.value) == TF["errors"]["not_trackable"]["message"]
+    ckpt.note = "not tracked"                     # plain values set later: kept, untracked
+    assert [name for name, _ in ckpt._trackable_children()] == ["v"]
     options = ds.train.CheckpointOptions(experimental_io_device="/job:localhost")
     with ds.Session() as sess:
         sess.run(ds.global_variables_initializer())
@@ -268,3 +275,17 @@ def test_modules_walk_name_and_checkpoint_as_tensorflows(graph, tmp_path):
         path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
     assert TFCheckpoint(path).names() == want["keys"]
     assert TFCheckpoint(path).string_scalar(GRAPH_KEY).hex() == want["object_graph_hex"]
+
+
+def test_manager_keeps_one_checkpoint_every_n_hours(graph, tmp_path):
+    ckpt = ds.train.Checkpoint(v=ds.Variable(1.0))
+    with ds.Session() as sess, sess.as_default():
+        sess.run(ds.global_variables_initializer())
+        manager = ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1,
+                                             keep_checkpoint_every_n_hours=1e-12)
+        paths = [manager.save() for _ in range(3)]
+        assert manager.checkpoints == paths[-1:]          # out of the list, kept on disk
+        assert all(os.path.exists(p + ".index") for p in paths)
+        manager = ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
+        manager.save()
+        assert not os.path.exists(paths[2] + ".index") and os.path.exists(paths[1] + ".index")

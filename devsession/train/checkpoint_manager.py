@@ -24,8 +24,7 @@ import re
 import time
 
 from ..atomic_files import write_atomically
-from ..session import get_default_session
-from .object_checkpoint import CheckpointOptions
+from .object_checkpoint import CheckpointOptions, _session
 from .saver import get_checkpoint_state
 from .training_util import global_step
 
@@ -105,7 +104,7 @@ class CheckpointManager:
         ``save_counter`` after counting this save, unless ``checkpoint_number``: an int, or
         a variable or tensor holding one), then drop the oldest past ``max_to_keep``.
         Returns the path, or None when ``checkpoint_interval`` says not yet."""
-        session = get_default_session()
+        session = _session(None)
         if self._checkpoint_interval is not None:
             step = global_step(session, self._step_counter)
             if self._last_checkpoint_step is not None:

@@ -57,6 +57,11 @@ class CheckpointOptions:
         self.experimental_sharding_callback = experimental_sharding_callback
 
 
+# Values a Checkpoint cannot hold (devsession has no Trackable base: anything else that
+# holds variables is walked as a container, see object_graph.py)
+_NOT_TRACKABLE = (int, float, complex, str, bytes, type(None), np.ndarray, np.generic)
+
+
 def _session(session):
     session = session or get_default_session()
     if session is None:
@@ -76,13 +81,17 @@ class Checkpoint:
         object.__setattr__(self, "_save_assign", None)
         object.__setattr__(self, "_restorer", _Restorer())
         for name, value in sorted(kwargs.items()):
+            if isinstance(value, _NOT_TRACKABLE):
+                raise ValueError(
+                    f"`Checkpoint` was expecting a trackable object (an object derived from "
+                    f"`Trackable`), got {value}. If you believe this object should be "
+                    f"trackable (i.e. it is part of the TensorFlow Python API and manages "
+                    f"state), please open an issue.")
             setattr(self, name, value)
 
     def __setattr__(self, name, value):
-        if not name.startswith("_"):
-            if isinstance(value, (int, float, str, bytes, type(None))):
-                raise ValueError(f"`Checkpoint` was expecting a trackable object (an object "
-                                 f"derived from `Trackable`), got {value!r}.")
+        """Attributes set later are tracked too (TF's AutoTrackable), plain values not."""
+        if not name.startswith("_") and not isinstance(value, _NOT_TRACKABLE):
             self._children[name] = value
         object.__setattr__(self, name, value)
 

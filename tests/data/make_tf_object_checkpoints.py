@@ -204,6 +204,7 @@ def main():
         status = other.restore(path)
         errors["existing_unmatched"] = error_of(status.assert_existing_objects_matched)
         errors["nontrivial_unmatched"] = error_of(status.assert_nontrivial_match)
+        errors["not_trackable"] = error_of(lambda: tf1.train.Checkpoint(step=3))
         errors["none_consumed"] = error_of(
             tf1.train.Checkpoint(v=tf1.Variable(1.0)).restore(None).assert_consumed)
     record["errors"] = errors
