@@ -151,6 +151,9 @@ def test_manager_numbers_keeps_and_records_as_tensorflow(graph, tmp_path):
         again = ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
         assert again.checkpoints == manager.checkpoints
         assert again.latest_checkpoint == manager.latest_checkpoint
+        assert os.path.basename(again.restore_or_initialize()) == want["restore_or_initialize"]
+        nested = ckpt.save(str(tmp_path / "a" / "b" / "c"), session=sess)
+        assert sorted(os.listdir(os.path.dirname(nested))) == want["nested"]
     error = want["bad_max_to_keep"]
     with pytest.raises(ValueError, match=f"^{error['message']}$".replace("`", ".")):
         ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=0)

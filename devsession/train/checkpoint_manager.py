@@ -126,9 +126,13 @@ class CheckpointManager:
                                       options=options)
 
     def restore_or_initialize(self):
-        """Restore the latest checkpoint (its path), or call ``init_fn`` (None)."""
+        """Restore the latest checkpoint (returns its path), or call ``init_fn`` (returns
+        None).  As TF's in graph mode, the restore only matches: nothing runs until the
+        program runs a status's restore ops (``checkpoint.restore(path)`` again)."""
         if self._latest_checkpoint is not None:
-            self._checkpoint.restore(self._latest_checkpoint).run_restore_ops()
+            self._checkpoint.restore(self._latest_checkpoint)
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = global_step(_session(None), self._step_counter)
             return self._latest_checkpoint
         if self._init_fn is not None:
             self._init_fn()

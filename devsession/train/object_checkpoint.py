@@ -111,7 +111,8 @@ class Checkpoint:
         return self._save_counter
 
     def write(self, file_prefix, session=None, options=None) -> str:
-        """Write the checkpoint at ``file_prefix`` (no counter, no state file)."""
+        """Write the checkpoint at ``file_prefix`` (no counter, no state file), making its
+        directory if need be, as TF does."""
         file_prefix = os.fspath(file_prefix)
         session = _session(session)
         graph, variables = object_graph.serialize(self)
@@ -121,9 +122,7 @@ class Checkpoint:
         tensors[object_graph.OBJECT_GRAPH_KEY] = graph.SerializeToString()
         directory = os.path.dirname(os.path.abspath(file_prefix))
         with _as_op_errors(file_prefix):
-            if not os.path.isdir(directory):
-                raise NotFoundError(f"Failed to create a NewWriteableFile: "
-                                    f"{file_prefix}.index: No such file or directory")
+            os.makedirs(directory, exist_ok=True)        # as TF's BundleWriter
             write_tf_checkpoint(file_prefix, tensors)
         for callback in getattr(options, "experimental_write_callbacks", None) or ():
             callback(file_prefix)

@@ -150,6 +150,13 @@ def main():
             "bad_max_to_keep": error_of(lambda: tf.train.CheckpointManager(
                 ckpt, directory, max_to_keep=0)),
         }
+        # a manager of the same directory resumes; saves make missing directories
+        with sess.as_default():
+            again = tf.train.CheckpointManager(ckpt, directory, max_to_keep=2)
+            record["manager"]["restore_or_initialize"] = os.path.basename(
+                again.restore_or_initialize())
+        nested = ckpt.save(os.path.join(directory, "a", "b", "c"), session=sess)
+        record["manager"]["nested"] = sorted(os.listdir(os.path.dirname(nested)))
         # write(): no counter, no state file
         written = ckpt.write(os.path.join(directory, "plain"), session=sess)
         record["write"] = {"path": os.path.basename(written),
