@@ -305,7 +305,7 @@ def test_unsupported_scope_options_name_themselves():
 # --- what devsession lacks ----------------------------------------------------------------
 
 @pytest.mark.parametrize("access, symbol", [
-    (lambda: ds.linalg.expm, "tf.linalg.expm"),
+    (lambda: ds.linalg.experimental, "tf.linalg.experimental"),
     (lambda: ds.nn.quantized_conv2d, "tf.nn.quantized_conv2d"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
     (lambda: ds.layers.InputSpec, "tf.layers.InputSpec"),

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import convert_to_tensor
 from ..tensor_shape import TensorShape
 from .common import make_op
 from .registry import InferError, OpDef, register_op
@@ -106,9 +106,7 @@ def _infer_max_grad(inputs, attrs, node):
 def _infer_avg_grad(inputs, attrs, node):
     shape, dy, rows, cols = inputs
     _check_type(dy, node)
-    from ..graph import constant_value
-
-    value = constant_value(shape) if isinstance(shape, Tensor) else None
+    value = shape.value                        # the input shape, when the graph knows it
     return dy.dtype, TensorShape([int(d) for d in value]) if value is not None \
         else TensorShape([None] * 4)
 
@@ -127,7 +125,7 @@ def _builder(op_type: str):
     def build(value, pooling_ratio, pseudo_random=False, overlapping=False,
               deterministic=False, seed=0, seed2=0, name=None):
         x = convert_to_tensor(value, name="value")
-        op = make_op(op_type, [x], {"pooling_ratio": [float(r) for r in pooling_ratio],
+        op = make_op(op_type, [x], {"pooling_ratio": tuple(float(r) for r in pooling_ratio),
                                     "pseudo_random": bool(pseudo_random),
                                     "overlapping": bool(overlapping),
                                     "deterministic": bool(deterministic),

@@ -102,7 +102,7 @@ not_differentiable(*SPARSE_SERIALIZATION_OPS)
 
 def _serialize(op_type: str, sp_input, name, out_type) -> Tensor:
     sp = convert_to_sparse_tensor(sp_input)
-    attrs = {"T": sp.values.dtype, "out_type": _out_type({"out_type": out_type})}
+    attrs = {"out_type": _out_type({"out_type": out_type})}     # T: the values' dtype
     graph = graph_of(sp.indices, sp.values, sp.dense_shape)
     return graph.create_op(op_type, [sp.indices, sp.values, sp.dense_shape], attrs,
                            name=name or op_type).outputs[0]

@@ -72,5 +72,5 @@ def extract_volume_patches(input, ksizes, strides, padding, name=None) -> Tensor
     docstring)."""
     padding = padding.decode() if isinstance(padding, bytes) else str(padding)
     return make_op("ExtractVolumePatches", [convert_to_tensor(input, name="input")],
-                   {"ksizes": [int(v) for v in ksizes], "strides": [int(v) for v in strides],
-                    "padding": padding}, name)
+                   {"ksizes": tuple(int(v) for v in ksizes),
+                    "strides": tuple(int(v) for v in strides), "padding": padding}, name)
