@@ -16,7 +16,9 @@ generator's draws raise TF's ``UnimplementedError`` when run.
 
 As TF's, the ``reset*`` methods assign the variable; TF's return nothing (in a graph the
 assignment then never runs), devsession's return the assignment to run.  A child of
-``split`` is initialized by its parent's draw, so run the parent's initializer first.
+``split`` is initialized by a draw of its parent, so initialize the parent first (in
+one ``global_variables_initializer`` step nothing orders the two; TF's ``split`` fails
+in a graph altogether, a ``NotImplementedError`` from its variable).
 The global generator is made, on first use, from the OS's entropy
 (``NonDeterministicInts``).
 
@@ -285,7 +287,7 @@ class Generator:
 
     def split(self, count=1) -> list:
         """``count`` new generators, each of state ``[0, ..., 0, key]`` for a drawn
-        key (their initializers draw from this generator)."""
+        key (their initializers draw from this generator: initialize it first)."""
         self._check_algorithm()
         keys = self.uniform_full_int([count], dtypes.int64)
         zeros = [0] * (_state_size(self._alg) - 1)

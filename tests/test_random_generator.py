@@ -217,3 +217,12 @@ def test_on_a_gpu_the_draws_and_states_are_tfs():
             np.testing.assert_array_equal(sess.run(state), [1 + 4 * 256, 2, 3])
             held = sess.resources.variable("", "random_generator/StateVar", np.int64, (3,))
             assert isinstance(held.value, cupy.ndarray)       # read on the GPU last
+
+
+def test_a_dtype_the_draw_refuses_is_a_type_error():
+    with ds.Graph().as_default():
+        gen = ds.random.Generator.from_seed(1)
+        with pytest.raises(TypeError, match="uint64"):    # TF builds it, and has no
+            gen.uniform([2], minval=0, maxval=5, dtype=ds.uint64)   # kernel when run
+        with pytest.raises(TypeError, match="int32"):     # TF's TypeError
+            gen.normal([2], dtype=ds.int32)
