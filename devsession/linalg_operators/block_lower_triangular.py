@@ -3,22 +3,18 @@ given row by row (``operators[i]`` holds the ``i + 1`` blocks of row ``i``, the
 last on the diagonal).  Products are row sums of block products; solves are
 blockwise forward substitution (backward for the adjoint) through the diagonal
 blocks' solves; determinants and diagonals are the diagonal blocks'.  Arguments
-are single tensors (TF also takes lists of blocks; devsession does not)."""
+are tensors or, as TF's, lists of one tensor per block (``blockwise_args.py``)."""
 
 from __future__ import annotations
 
 import devsession as ds
 
 from . import util
-from .base import LinearOperator
 from .basic import LinearOperatorFullMatrix
+from .blockwise_args import BlockwiseArguments
 
 
-def _concat_broadcast(parts, axis):
-    return ds.concat(util.broadcast_matrix_batch_dims(parts), axis)
-
-
-class LinearOperatorBlockLowerTriangular(LinearOperator):
+class LinearOperatorBlockLowerTriangular(BlockwiseArguments):
     """``[[A11], [A21, A22], ...]`` as a block lower-triangular operator."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
@@ -112,11 +108,11 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
     def operators(self):
         return self._operators
 
-    def _block_dims(self):
-        return [ds.dimension_value(op.domain_dimension) for op in self._diagonal_operators]
+    def _diagonal_blocks(self):
+        return self._diagonal_operators
 
     def _shape(self):
-        dims = self._block_dims()
+        dims = self._block_sizes()
         n = None if None in dims else sum(dims)
         batch = self._operators[0][0].batch_shape
         for row in self._operators:
@@ -132,9 +128,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 batch = ds.broadcast_dynamic_shape(batch, op.batch_shape_tensor())
         return ds.concat([batch, ds.stack([n, n])], 0)
 
-    def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        x = util.adjoint(x) if adjoint_arg else x
-        parts = ds.split(x, self._block_dims(), axis=-2)
+    def _matmul_blocks(self, parts, adjoint):
         ops, results = self._operators, []
         if adjoint:
             for i in range(len(ops)):
@@ -148,11 +142,9 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 for j, op in enumerate(row[1:]):
                     result += op.matmul(parts[j + 1])
                 results.append(result)
-        return _concat_broadcast(results, -2)
+        return results
 
-    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
-        rhs = util.adjoint(rhs) if adjoint_arg else rhs
-        parts = ds.split(rhs, self._block_dims(), axis=-2)
+    def _solve_blocks(self, parts, adjoint):
         ops, n = self._operators, len(self._operators)
         solution = [None] * n
         order = reversed(range(n)) if adjoint else range(n)
@@ -163,13 +155,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
                 block = ops[j][i] if adjoint else ops[i][j]
                 y = y - block.matmul(solution[j], adjoint=adjoint)
             solution[i] = self._diagonal_operators[i].solve(y, adjoint=adjoint)
-        return _concat_broadcast(solution, -2)
-
-    def _matvec(self, x, adjoint=False):
-        return ds.squeeze(self._matmul(ds.expand_dims(x, -1), adjoint=adjoint), axis=[-1])
-
-    def _solvevec(self, rhs, adjoint=False):
-        return ds.squeeze(self._solve(ds.expand_dims(rhs, -1), adjoint=adjoint), axis=[-1])
+        return solution
 
     def _determinant(self):
         if all(op.is_positive_definite for op in self._diagonal_operators):

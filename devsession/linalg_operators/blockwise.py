@@ -3,7 +3,8 @@ direct sum ``diag(A1, A2, ...)``: products, solves, determinants and diagonals
 blockwise) and ``LinearOperatorKronecker`` (``A1 x A2 x ...``: determinants,
 traces, diagonals and eigenvalues from the factors'; products and solves through
 the dense Kronecker product, which agrees with TF's reshaping route to rounding).
-Blocks' batch shapes broadcast against each other as TF's."""
+Blocks' batch shapes broadcast against each other as TF's; the block diagonal also
+takes lists of one tensor per block (``blockwise_args.py``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import devsession as ds
 
 from . import util
 from .base import LinearOperator
+from .blockwise_args import BlockwiseArguments
 from .hints import combined_non_singular_hint
 
 
@@ -65,7 +67,7 @@ class _Blockwise(LinearOperator):
                           is_self_adjoint=None, is_square=True)
 
 
-class LinearOperatorBlockDiag(_Blockwise):
+class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
     """``diag(operators[0], operators[1], ...)``, square blocks."""
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
@@ -151,30 +153,14 @@ class LinearOperatorBlockDiag(_Blockwise):
         cols = ds.add_n([op.domain_dimension_tensor() for op in self._operators])
         return ds.concat([batch, ds.stack([rows, cols])], 0)
 
-    def _split(self, x, adjoint, axis):
-        """``x`` split along ``axis`` into the blocks' input sizes."""
-        dims = [ds.dimension_value(op.range_dimension if adjoint else op.domain_dimension)
-                for op in self._operators]
-        return ds.split(x, dims, axis=axis)
+    def _diagonal_blocks(self):
+        return self._operators
 
-    def _blockwise(self, method, x, adjoint, adjoint_arg):
-        x = util.adjoint(x) if adjoint_arg else x
-        parts = self._split(x, adjoint, -2)
-        results = [getattr(op, method)(part, adjoint=adjoint)
-                   for op, part in zip(self._operators, parts)]
-        return ds.concat(util.broadcast_matrix_batch_dims(results), -2)
+    def _matmul_blocks(self, blocks, adjoint):
+        return [op.matmul(b, adjoint=adjoint) for op, b in zip(self._operators, blocks)]
 
-    def _matmul(self, x, adjoint=False, adjoint_arg=False):
-        return self._blockwise("matmul", x, adjoint, adjoint_arg)
-
-    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
-        return self._blockwise("solve", rhs, adjoint, adjoint_arg)
-
-    def _matvec(self, x, adjoint=False):
-        return ds.squeeze(self._matmul(ds.expand_dims(x, -1), adjoint=adjoint), axis=[-1])
-
-    def _solvevec(self, rhs, adjoint=False):
-        return ds.squeeze(self._solve(ds.expand_dims(rhs, -1), adjoint=adjoint), axis=[-1])
+    def _solve_blocks(self, blocks, adjoint):
+        return [op.solve(b, adjoint=adjoint) for op, b in zip(self._operators, blocks)]
 
     def _determinant(self):
         result = self._operators[0].determinant()

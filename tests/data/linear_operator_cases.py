@@ -209,9 +209,27 @@ def probe(tf, name, op):
         out["inverse_dense"] = op.inverse().to_dense()
     if op.is_self_adjoint:
         out["eigvals"] = op.eigvals()
+    if name in ("block_diag", "block_lower"):
+        out.update(_blockwise_calls(tf, op))
     if op.is_self_adjoint and op.is_positive_definite:
         out["cholesky_dense"] = op.cholesky().to_dense()
     return out
+
+
+def _blockwise_calls(tf, op):
+    """The list-of-blocks forms of a block operator's products and solves."""
+    diagonal = [row[-1] if isinstance(row, list) else row for row in op.operators]
+    sizes = [d.domain_dimension for d in diagonal]
+    sizes = [s.value if hasattr(s, "value") else s for s in sizes]
+    blocks = [tf.constant(RHS[2][:s] * (k + 1)) for k, s in enumerate(sizes)]
+    vectors = [tf.constant(RHS[1][:s, 0] - k) for k, s in enumerate(sizes)]
+    transposed = [tf.constant(RHS[2][:s].T.copy()) for s in sizes]
+    calls = {"matmul_blocks": op.matmul(blocks), "solve_blocks": op.solve(blocks),
+             "solve_adjoint_blocks": op.solve(blocks, adjoint=True),
+             "matmul_adjoint_arg_blocks": op.matmul(transposed, adjoint_arg=True),
+             "matvec_blocks": op.matvec(vectors), "solvevec_blocks": op.solvevec(vectors)}
+    return {f"{key}_{k}": part for key, parts in calls.items()
+            for k, part in enumerate(parts)}
 
 
 def facts(tf, name, op):
@@ -357,6 +375,10 @@ ERRORS = {
          tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]]),
     "block_lower_not_square": lambda tf: tf.linalg.LinearOperatorBlockLowerTriangular(
         [[tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]], is_square=False),
+    "blockwise_ambiguous": lambda tf: tf.linalg.LinearOperatorBlockDiag([
+        tf.linalg.LinearOperatorDiag(tf.constant(A["diag"])),
+        tf.linalg.LinearOperatorDiag(tf.constant(A["diag"]))]).matmul(
+            [[[1.0], [2.0]], [[1.0], [2.0]]]),
     "inversion_singular": lambda tf: tf.linalg.LinearOperatorInversion(
         tf.linalg.LinearOperatorZeros(2)),
 }
