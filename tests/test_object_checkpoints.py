@@ -292,3 +292,19 @@ def test_manager_keeps_one_checkpoint_every_n_hours(graph, tmp_path):
         manager = ds.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1)
         manager.save()
         assert not os.path.exists(paths[2] + ".index") and os.path.exists(paths[1] + ".index")
+
+
+def test_layers_are_tracked_by_their_weights_names(graph, tmp_path):
+    want = TF["layers"]
+    x = ds.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    dense = ds.layers.Dense(2, name="fc", kernel_initializer=ds.constant_initializer(0.5))
+    norm = ds.layers.BatchNormalization(name="bn")
+    norm(dense(x), training=True)
+    ckpt = ds.train.Checkpoint(dense=dense, norm=norm)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        path = ckpt.save(str(tmp_path / "ckpt"), session=sess)
+    assert TFCheckpoint(path).names() == want["keys"]
+    graph_proto = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph_proto.ParseFromString(bytes.fromhex(want["object_graph_hex"]))
+    assert graph_of(path) == graph_proto

@@ -9,6 +9,8 @@ Trackable objects, as TF1's graph mode tracks them:
 * a TF1 ``Optimizer``: its non-slot variables of the current graph by name, sorted
   (Adam's ``beta1_power``, ``beta2_power``); its slots are not children but
   ``slot_variables`` references (``m`` of ``kernel``), appended after every other node;
+* a ``ds.layers`` layer: its weights by their names in its scope (``kernel``, ``bias``),
+  as TF1's (Keras) layers track them;
 * lists and tuples (children ``"0"``, ``"1"``...), dicts (children by key), a
   ``Checkpoint`` (its ordered children), a ``ds.Module`` and any other plain Python
   object (a user's model): its attributes in assignment order.  Containers with
@@ -57,6 +59,9 @@ def children(obj) -> list:
         return []
     if isinstance(obj, Optimizer):
         return _optimizer_children(obj)
+    layer = _layer_children(obj)
+    if layer is not None:
+        return layer
     own = getattr(obj, "_trackable_children", None)      # a Checkpoint
     if callable(own):
         items = own()
@@ -79,6 +84,19 @@ def _optimizer_children(optimizer) -> list:
                   if var_graph is graph)
 
 
+def _layer_children(obj):
+    """A ``ds.layers`` layer's weights by their names in its scope (``kernel``,
+    ``bias``, ``moving_mean``...), in the order it made them, as a TF1 layer (a Keras
+    layer) tracks them; None for anything else."""
+    from ..layers_classes import Layer     # here: the layers import far more than train
+
+    if not isinstance(obj, Layer):
+        return None
+    scope = obj._scope.name + "/" if obj._scope is not None else None
+    return [(v.op.name[len(scope):], v) for v in obj._variables
+            if scope and v.op.name.startswith(scope)]
+
+
 def _is_plain_container(obj) -> bool:
     """A user's object (a model, a module): not devsession's, numpy's or a builtin."""
     if isinstance(obj, Module):
@@ -92,6 +110,8 @@ def _holds_variables(obj, seen: set) -> bool:
     """Whether ``obj`` is trackable and has a variable at or below it (cycle-safe)."""
     if isinstance(obj, (Variable, Optimizer)):
         return True
+    if _layer_children(obj) is not None:
+        return bool(_layer_children(obj))
     if id(obj) in seen or not (isinstance(obj, (list, tuple, dict))
                                or callable(getattr(obj, "_trackable_children", None))
                                or _is_plain_container(obj)):

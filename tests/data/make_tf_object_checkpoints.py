@@ -21,6 +21,7 @@ import shutil
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ["TF_USE_LEGACY_KERAS"] = "1"            # tf.compat.v1.layers' classes
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -108,6 +109,29 @@ def module_record() -> dict:
     return record
 
 
+def layers_record() -> dict:
+    """A Dense and a BatchNormalization layer, called once, in a Checkpoint
+    (test_object_checkpoints.build_layers builds the same in devsession)."""
+    g = tf1.Graph()
+    with g.as_default():
+        x = tf1.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        dense = tf1.layers.Dense(2, name="fc",
+                                 kernel_initializer=tf1.constant_initializer(0.5))
+        norm = tf1.layers.BatchNormalization(name="bn")
+        norm(dense(x), training=True)
+        ckpt = tf1.train.Checkpoint(dense=dense, norm=norm)
+        directory = tempfile.mkdtemp()
+        with tf1.Session(graph=g) as sess:
+            sess.run(tf1.global_variables_initializer())
+            path = ckpt.save(os.path.join(directory, "ckpt"), session=sess)
+        reader = tf.train.load_checkpoint(path)
+        record = {"keys": sorted(reader.get_variable_to_shape_map()),
+                  "object_graph_hex":
+                      reader.get_tensor("_CHECKPOINTABLE_OBJECT_GRAPH").hex()}
+        shutil.rmtree(directory)
+    return record
+
+
 def main():
     shutil.rmtree(OUT_DIR, ignore_errors=True)
     os.makedirs(OUT_DIR)
@@ -188,6 +212,9 @@ def main():
 
     # tf.Module: names, name scopes, variables, submodules, and a Checkpoint of one
     record["module"] = module_record()
+
+    # tf.layers objects (TF_USE_LEGACY_KERAS=1: TF1's layer classes)
+    record["layers"] = layers_record()
 
     # Errors
     errors = {}
