@@ -1,7 +1,9 @@
 """TF1's ``tf.strings``: ``to_number``, ``as_string``, ``join``, ``length``, ``substr``,
 ``strip``, ``lower``, ``upper``, ``regex_replace``, ``regex_full_match``,
 ``to_hash_bucket_fast``, ``to_hash_bucket_strong``, ``to_hash_bucket``, ``reduce_join``,
-``split`` (a SparseTensor), ``format``, ``ngrams`` and ``unsorted_segment_join``
+``split`` (a SparseTensor), ``format``, ``ngrams``, ``unsorted_segment_join``, the
+Unicode functions (``unicode_decode``, ``unicode_split``, ``unicode_encode``,
+``unicode_transcode``... and ``bytes_split``: RaggedTensors, ``ops/unicode.py``)
 (``ops/strings.py``, ``ops/string_regex.py``, ``ops/string_split.py``,
 ``ops/print_v2.py``, ``ops/string_hashing.py``, ``ops/string_joins.py``: TF's ops, run on
 the host).  Any other
@@ -21,10 +23,15 @@ from .ops.strings import string_upper as upper
 from .ops.strings import substr
 from .ops.string_hashing import string_to_hash_bucket as to_hash_bucket
 from .ops.string_joins import ngrams, unsorted_segment_join
+from .ops.unicode import (bytes_split, unicode_decode, unicode_decode_with_offsets,
+                          unicode_encode, unicode_split, unicode_split_with_offsets,
+                          unicode_transcode)
 
 __all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
            "regex_replace", "regex_full_match", "to_hash_bucket_fast", "to_hash_bucket_strong",
-           "reduce_join", "split", "format", "to_hash_bucket", "ngrams", "unsorted_segment_join"]
+           "reduce_join", "split", "format", "to_hash_bucket", "ngrams", "unsorted_segment_join",
+           "unicode_decode", "unicode_decode_with_offsets", "unicode_split",
+           "unicode_split_with_offsets", "unicode_encode", "unicode_transcode", "bytes_split"]
 
 
 def __getattr__(name: str):

@@ -841,9 +841,14 @@ def sparse_cross_ops(sp):
 
 
 def ragged_ops():
-    """One node of each op of ops/ragged.py."""
+    """One node of each op of ops/ragged.py and ops/unicode.py."""
     rt = ds.ragged.range([2, 0, 1])                     # RaggedRange
-    return [rt.to_tensor(), rt.to_sparse().values]      # RaggedTensorToTensor, ToSparse
+    words = ds.constant(["h\u00e9", ""])
+    points, offsets = ds.strings.unicode_decode_with_offsets(words, "UTF-8")
+    return [rt.to_tensor(), rt.to_sparse().values,      # RaggedTensorToTensor, ToSparse
+            ds.strings.unicode_decode(words, "UTF-8").flat_values, offsets.flat_values,
+            ds.strings.unicode_encode(points, "UTF-16-BE"),
+            ds.strings.unicode_transcode(words, "UTF-8", "UTF-32-BE")]
 
 
 def sparse_serialization_ops(sp):

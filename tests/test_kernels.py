@@ -33,6 +33,7 @@ from devsession.ops.strings import STRING_OPS
 from devsession.ops.string_hashing import STRING_HASHING_OPS
 from devsession.ops.string_joins import STRING_JOIN_OPS
 from devsession.ops.ragged import RAGGED_OPS
+from devsession.ops.unicode import UNICODE_OPS
 from devsession.ops.training import MATMUL_ADAM, MATMUL_GRADIENT_DESCENT
 from devsession.ops.nn_fractional_pool import FRACTIONAL_POOL_OPS
 from kernel_cases import (ALL, ARITHMETIC, BIG, BOOL, BROADCASTS, COMPARISON, DEVICES, F16,
@@ -346,7 +347,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, "ExtractVolumePatches", *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
-             *STRING_HASHING_OPS, *STRING_JOIN_OPS, *RAGGED_OPS,
+             *STRING_HASHING_OPS, *STRING_JOIN_OPS, *RAGGED_OPS, *UNICODE_OPS,
              *__import__("test_signal").COVERED}   # complex values stay on the host
 CPU_ONLY = {MATMUL_GRADIENT_DESCENT, MATMUL_ADAM, MAX_POOL_RELU_GRAD,
             CONV2D_BIAS, MATMUL_BIAS, MATMUL_RELU_GRAD}   # the optimizer's CPU folds
@@ -402,6 +403,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.sparse_cross",  # test_sparse_cross.py
                      "devsession.kernels.reference.edit_distance",  # test_edit_distance.py
                      "devsession.kernels.reference.ragged",  # test_ragged.py
+                     "devsession.kernels.reference.unicode",  # and its Unicode cases
                      "devsession.kernels.reference.fractional_pool",  # test_fractional_
                                                                      # pool.py
                      "devsession.kernels.reference.volume_patches",  # test_volume_

@@ -30,7 +30,9 @@ def decode(entry):
     if "list" in entry:
         return [decode(v) for v in entry["list"]]
     if entry["dtype"] == "string":
-        return np.array([v.encode() for v in entry["array"]], object).reshape(entry["shape"])
+        strings = np.empty(len(entry["array"]), object)
+        strings[:] = [bytes.fromhex(v) for v in entry["array"]]
+        return strings.reshape(entry["shape"])
     return np.array(entry["array"], entry["dtype"]).reshape(entry["shape"])
 
 
@@ -84,7 +86,8 @@ TF_KNOWS_MORE = {"boolean_mask_dense_rank_3", "from_nested_value_rowids", "from_
                  "from_value_rowids", "from_value_rowids_empty", "from_value_rowids_nrows",
                  "getitem_negative", "getitem_rank_2_row", "getitem_row", "getitem_slice",
                  "getitem_slice_empty", "getitem_slice_negative", "getitem_tuple",
-                 "stack_dynamic_partitions", "reduce_mean_0", "reduce_min_0", "reduce_sum_0"}
+                 "stack_dynamic_partitions", "reduce_mean_0", "reduce_min_0", "reduce_sum_0",
+                 "bytes_split"}
 
 ERROR_PHRASES = {
     "row_splits_not_zero": "Arguments to from_row_splits do not form a valid RaggedTensor:zero",
@@ -98,6 +101,12 @@ ERROR_PHRASES = {
     "range_sizes_differ": "starts, limits, and deltas must have the same shape",
     "getitem_out_of_range": "out of bounds",
     "map_flat_values_splits_differ": "partitions have incompatible row_splits",
+    "unicode_decode_strict": "Invalid formatting on input string",
+    "unicode_transcode_strict": "Invalid formatting on input string",
+    "unicode_encode_strict": "Code point is out of range for Unicode, or is a surrogate.",
+    "unicode_decode_unknown_encoding": "Could not create converter for input encoding: "
+                                       "UTF-7-XYZ",
+    "unicode_decode_bad_errors": "passed string 'bad' not in",
 }
 
 

@@ -659,8 +659,8 @@ def test_the_strings_namespace():
                  "encode_base64", "decode_base64"):
         assert callable(getattr(ds, name)), name
     assert ds.io.decode_csv is ds.decode_csv
-    with pytest.raises(UnsupportedTF1Error, match="tf.strings.unicode_decode is not supported"):
-        ds.strings.unicode_decode
+    with pytest.raises(UnsupportedTF1Error, match="tf.strings.unicode_script is not supported"):
+        ds.strings.unicode_script
     with pytest.raises(UnsupportedTF1Error, match="RaggedTensor"):
         ds.strings.split(["a b"], result_type="RaggedTensor")
 

@@ -251,7 +251,9 @@ class RaggedTensor:
     def with_values(self, new_values) -> "RaggedTensor":
         """This row partition over ``new_values`` (as many rows as the old values)."""
         new_values = _values_operand(new_values)
-        return RaggedTensor(new_values, self._row_splits, internal=True)
+        result = RaggedTensor(new_values, self._row_splits, internal=True)
+        result._uniform_row_length = self._uniform_row_length
+        return result
 
     def with_flat_values(self, new_values) -> "RaggedTensor":
         """Every row partition kept, over new flat values."""

@@ -122,6 +122,7 @@ from . import sparse_bincount  # noqa: F401,E402  (Dense/SparseCountSparseOutput
 from . import sparse_serialization  # noqa: F401,E402  (SerializeSparse...: HOST)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: HOST)
 from . import ragged  # noqa: F401,E402  (RaggedRange, RaggedTensorToTensor...: HOST)
+from . import unicode  # noqa: F401,E402  (UnicodeDecode, UnicodeEncode...: HOST)
 from . import fractional_pool  # noqa: F401,E402  (FractionalMaxPool...: HOST)
 from . import volume_patches  # noqa: F401,E402  (ExtractVolumePatches: HOST)
 from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: HOST)

@@ -207,6 +207,7 @@ def probe(tf, name, op):
         out["solve_adjoint_arg"] = op.solve(xt, adjoint_arg=True)
         out["solvevec"] = op.solvevec(xv)
         out["inverse_dense"] = op.inverse().to_dense()
+        out["cond"] = op.cond()
     if op.is_self_adjoint:
         out["eigvals"] = op.eigvals()
     if name in ("block_diag", "block_lower"):

@@ -31,7 +31,7 @@ def encode(value):
         return {"list": [encode(v) for v in value]}
     array = np.asarray(value)
     if array.dtype.kind in "SOU":
-        return {"array": [v.decode() if isinstance(v, bytes) else v
+        return {"array": [(v if isinstance(v, bytes) else v.encode()).hex()
                           for v in array.reshape(-1).tolist()],
                 "shape": list(array.shape), "dtype": "string"}
     return {"array": array.reshape(-1).tolist(), "shape": list(array.shape),
@@ -64,6 +64,8 @@ def record(cases, errors):
                     raise
                 lines = [ln.strip() for ln in e.message.split("\n") if ln.strip()
                          and not ln.startswith("Graph execution error")]
+                if lines[0].startswith("Detected at node"):    # the kernel's own words
+                    lines = [ln for ln in lines if not ln.startswith("[[")][-1:]
                 out[name] = {"error": type(e).__name__, "stage": "run",
                              "message": lines[0], "node": e.op.name if e.op else None}
                 continue

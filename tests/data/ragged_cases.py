@@ -195,6 +195,81 @@ CASES.update({
 })
 
 
+# tf.strings' Unicode functions and bytes_split.  Malformed UTF-8: a stray continuation
+# byte, a truncated 3-byte sequence, an overlong form, a surrogate, a lead past U+10FFFF.
+_BAD_UTF8 = [b"a\x80b", b"\xe2\x82", b"\xe2\x82x", b"\xc0\xaf", b"\xed\xa0\x80",
+             b"\xf4\x90\x80\x80", b"\xf0\x9f\x98\x8a!", b"\x01\x1fz"]
+_UTF16 = ["h\u00e9\U0001f60a".encode("utf-16-be"), b"\xd8\x00\x00a", b"\x00a\x00",
+          b"\xdc\x00"]
+_UTF32 = ["x\U0001f60a".encode("utf-32-be"), b"\x00\x11\x00\x00", b"\x00\x00\xd8\x00",
+          b"\x00\x00\x00a\x00"]
+
+
+def _strings(tf, values):
+    return tf.constant(np.array(values, dtype=object))
+
+
+CASES.update({
+    "unicode_decode": lambda tf: tf.strings.unicode_decode(
+        ["h\u00e9llo", "", "\u4e16\u754c"], "UTF-8"),
+    "unicode_decode_scalar": lambda tf: tf.strings.unicode_decode("h\u00e9", "UTF-8"),
+    "unicode_decode_matrix": lambda tf: tf.strings.unicode_decode(
+        [["ab", "\u00e9"], ["", "c"]], "UTF-8"),
+    "unicode_decode_bad_replace": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _BAD_UTF8), "UTF-8"),
+    "unicode_decode_bad_ignore": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _BAD_UTF8), "UTF-8", errors="ignore"),
+    "unicode_decode_bad_char": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _BAD_UTF8), "UTF-8", replacement_char=63),
+    "unicode_decode_controls": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _BAD_UTF8), "UTF-8", replace_control_characters=True),
+    "unicode_decode_utf16": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _UTF16), "UTF-16-BE"),
+    "unicode_decode_utf32": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, _UTF32), "UTF-32-BE"),
+    "unicode_decode_with_offsets": lambda tf: list(tf.strings.unicode_decode_with_offsets(
+        _strings(tf, _BAD_UTF8), "UTF-8")),
+    "unicode_decode_with_offsets_utf16": lambda tf: list(
+        tf.strings.unicode_decode_with_offsets(_strings(tf, _UTF16), "UTF-16-BE")),
+    "unicode_split": lambda tf: tf.strings.unicode_split(
+        ["h\u00e9llo", "", "\u4e16\u754c"], "UTF-8"),
+    "unicode_split_bad": lambda tf: tf.strings.unicode_split(
+        _strings(tf, _BAD_UTF8), "UTF-8"),
+    "unicode_split_with_offsets": lambda tf: list(tf.strings.unicode_split_with_offsets(
+        ["\u00e9a", "\U0001f60a"], "UTF-8")),
+    "unicode_encode": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[104, 233], [], [0x1F60A, 65]]), "UTF-8"),
+    "unicode_encode_utf16": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[104, 233], [0x1F60A]]), "UTF-16-BE"),
+    "unicode_encode_utf32": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[104, 0x1F60A]]), "UTF-32-BE"),
+    "unicode_encode_bad_replace": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[65, -1, 0xD800, 0x110000, 66]]), "UTF-8"),
+    "unicode_encode_bad_ignore": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[65, -1, 0xD800, 0x110000, 66]]), "UTF-8", errors="ignore"),
+    "unicode_encode_bad_char": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[65, -1, 66]]), "UTF-8", replacement_char=42),
+    "unicode_encode_dense": lambda tf: tf.strings.unicode_encode([[104, 105], [106, 107]],
+                                                                 "UTF-8"),
+    "unicode_encode_vector": lambda tf: tf.strings.unicode_encode([104, 105], "UTF-8"),
+    "unicode_encode_rank_2": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[[104], [105, 106]], []]), "UTF-8"),
+    "unicode_transcode": lambda tf: tf.strings.unicode_transcode(
+        ["h\u00e9", "\U0001f60a"], "UTF-8", "UTF-16-BE"),
+    "unicode_transcode_bad": lambda tf: tf.strings.unicode_transcode(
+        _strings(tf, _BAD_UTF8), "UTF-8", "UTF-8"),
+    "unicode_transcode_bad_ignore": lambda tf: tf.strings.unicode_transcode(
+        _strings(tf, _BAD_UTF8), "UTF-8", "UTF-32-BE", errors="ignore"),
+    "unicode_transcode_matrix": lambda tf: tf.strings.unicode_transcode(
+        [["a", "\u00e9"]], "UTF-8", "UTF-8"),
+    "unicode_transcode_utf16": lambda tf: tf.strings.unicode_transcode(
+        _strings(tf, _UTF16), "UTF-16-BE", "UTF-8", replacement_char=35),
+    "bytes_split": lambda tf: tf.strings.bytes_split(["h\u00e9", "", "ab"]),
+    "bytes_split_scalar": lambda tf: tf.strings.bytes_split("abc"),
+    "bytes_split_matrix": lambda tf: tf.strings.bytes_split([["ab", ""], ["c", "de"]]),
+})
+
+
 def _hidden(tf, value, dtype=np.int64):
     """``value`` as a tensor the graph cannot see into (TF checks constants statically)."""
     return tf.placeholder_with_default(np.array(value, dtype), [None])
@@ -215,6 +290,16 @@ ERROR_CASES = {
     "range_sizes_differ": lambda tf: tf.ragged.range(
         _hidden(tf, [0, 1], np.int32), _hidden(tf, [2, 3, 4], np.int32)),
     "getitem_out_of_range": lambda tf: _rt(tf)[5],
+    "unicode_decode_strict": lambda tf: tf.strings.unicode_decode(
+        _strings(tf, [b"ok", b"a\x80"]), "UTF-8", errors="strict"),
+    "unicode_encode_strict": lambda tf: tf.strings.unicode_encode(
+        tf.ragged.constant([[65, 0xD800]]), "UTF-8", errors="strict"),
+    "unicode_decode_unknown_encoding": lambda tf: tf.strings.unicode_decode(
+        ["a"], "UTF-7-XYZ"),
+    "unicode_transcode_strict": lambda tf: tf.strings.unicode_transcode(
+        [b"\xff"], "UTF-8", "UTF-16-BE", errors="strict"),
+    "unicode_decode_bad_errors": lambda tf: tf.strings.unicode_decode(
+        ["a"], "UTF-8", errors="bad"),
     "map_flat_values_splits_differ": lambda tf: tf.ragged.map_flat_values(
         tf.add, _rt(tf), tf.RaggedTensor.from_row_splits([1., 2., 3., 4., 5.],
                                                          _hidden(tf, [0, 1, 2, 5]))),
