@@ -99,6 +99,9 @@ def test_writes_tensorflows_keys_and_object_graph(graph, tmp_path):
     assert (tmp_path / "checkpoint").read_text() == TF["state_file"]
     reader = TFCheckpoint(path)
     assert reader.names() == TF["keys"]
+    tf_reader = TFCheckpoint(TF_PREFIX)            # the data file laid out as TF's
+    assert [(reader._entry(k).offset, reader._entry(k).size) for k in TF["keys"]] == \
+        [(tf_reader._entry(k).offset, tf_reader._entry(k).size) for k in TF["keys"]]
     assert reader.string_scalar(GRAPH_KEY).hex() == TF["object_graph_hex"]
     for key, want in TF["values"].items():       # Adam's two steps, as TF's
         assert reader.shape(key) == want["shape"]

@@ -116,14 +116,16 @@ class Checkpoint:
         file_prefix = os.fspath(file_prefix)
         session = _session(session)
         graph, variables = object_graph.serialize(self)
-        keys = sorted(variables)
+        keys = list(variables)
         values = session.run([variables[k].value() for k in keys]) if keys else []
         tensors = dict(zip(keys, values))
         tensors[object_graph.OBJECT_GRAPH_KEY] = graph.SerializeToString()
         directory = os.path.dirname(os.path.abspath(file_prefix))
         with _as_op_errors(file_prefix):
             os.makedirs(directory, exist_ok=True)        # as TF's BundleWriter
-            write_tf_checkpoint(file_prefix, tensors)
+            # the data in node order, the object graph last, as TF lays them out
+            write_tf_checkpoint(file_prefix, tensors,
+                                data_order=list(variables) + [object_graph.OBJECT_GRAPH_KEY])
         for callback in getattr(options, "experimental_write_callbacks", None) or ():
             callback(file_prefix)
         return file_prefix

@@ -54,12 +54,16 @@ def data_file_name(prefix: str) -> str:
     return f"{prefix}.data-00000-of-00001"
 
 
-def write_tf_checkpoint(prefix: str, tensors: dict) -> None:
+def write_tf_checkpoint(prefix: str, tensors: dict, data_order=None) -> None:
     """Write ``{name: array}`` as a TensorFlow checkpoint at ``prefix`` (see the module
-    docstring).  ``UnimplementedError`` for a string tensor, ``TypeError`` for a dtype
-    devsession lacks."""
+    docstring); the data file holds the tensors in key order, or in ``data_order`` (every
+    name once: TF's object-based checkpoints lay them out in object-graph order).
+    ``UnimplementedError`` for a string tensor, ``TypeError`` for a dtype devsession
+    lacks."""
     prefix = os.fspath(prefix)
-    names = sorted(tensors)
+    names = sorted(tensors) if data_order is None else list(data_order)
+    if sorted(names) != sorted(tensors):
+        raise ValueError("data_order must name every tensor once.")
     data, entries, offset = [], {}, 0
     for name in names:
         if isinstance(tensors[name], bytes):      # a scalar string (an object graph)
