@@ -228,3 +228,41 @@ def test_math_errors_name_what_devsession_does_not_do():
         ds.add(rt, ds.ragged.constant([[[1.]], [[2.]]]))
     with pytest.raises(ValueError, match="along axis 0, or axis 1"):
         ds.concat([rt, rt], 2)
+
+
+def _to_tensor_builder(splits, shape, inner=()):
+    def build(values, default):
+        rt = ds.RaggedTensor.from_nested_row_splits(
+            values, [ds.constant(np.array(s, np.int64)) for s in splits], validate=False)
+        return rt.to_tensor(default_value=default, shape=shape)
+    return build
+
+
+@pytest.mark.parametrize("splits, shape, inner, default_shape", [
+    ([[0, 2, 2, 5]], None, (), ()),
+    ([[0, 2, 2, 5]], [2, 2], (), ()),          # values cut off get no gradient
+    ([[0, 2, 2, 5]], [4, 4], (2,), (2,)),      # an inner dimension and its default
+    ([[0, 2, 2, 3], [0, 2, 3, 5]], None, (), ()),
+    ([[0, 0]], None, (), ()),                  # no values
+])
+def test_to_tensor_gradient_against_finite_differences(splits, shape, inner, default_shape):
+    from gradient_check import check_op_gradient
+
+    nvals = splits[-1][-1]
+    values = np.arange(1., 1. + nvals * int(np.prod(inner))).reshape((nvals,) + inner)
+    full_shape = None if shape is None else shape + list(inner)
+    check_op_gradient(_to_tensor_builder(splits, full_shape, inner),
+                      [values, np.full(default_shape, 0.5)])
+
+
+def test_gradients_flow_through_ragged_math():
+    v = ds.Variable([1., 2., 3., 4., 5.])
+    rt = ds.RaggedTensor.from_row_splits(v, [0, 2, 2, 5])
+    loss = ds.reduce_sum(ds.reduce_max(rt * rt, axis=1)) + \
+        ds.reduce_sum(ds.reduce_mean(rt, axis=0)) + ds.reduce_sum(rt.to_tensor(shape=[3, 2]))
+    grad, = ds.gradients(loss, [v])
+    with ds.Session() as sess:
+        sess.run(v.initializer)
+        # max: 2 * 2 and 2 * 5; column means: 1/2, 1/2, 1/2, 1/2, 1; to_tensor: 1 for the
+        # values of the first two columns
+        np.testing.assert_allclose(sess.run(grad), [1.5, 5.5, 1.5, 1.5, 11.])

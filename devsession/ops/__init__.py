@@ -184,7 +184,7 @@ from . import sparse_bincount  # noqa: F401,E402  (Dense/SparseCountSparseOutput
 from . import sparse_matmul  # noqa: F401,E402  (SparseMatMul and its gradient)
 from . import sparse_serialization  # noqa: F401,E402  (serialize_sparse...: ds.io)
 from . import edit_distance  # noqa: F401,E402  (EditDistance: registers; tf.edit_distance)
-from . import ragged  # noqa: F401,E402  (RaggedRange, RaggedTensorToTensor...: tf.ragged)
+from . import ragged, ragged_grad  # noqa: F401,E402  (RaggedRange...: tf.ragged)
 from . import unicode  # noqa: F401,E402  (UnicodeDecode, UnicodeEncode...: tf.strings)
 from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: persistent tensors)
 from . import guarantee_const, timestamp  # noqa: F401,E402  (GuaranteeConst, Timestamp)

@@ -12,8 +12,7 @@
   ``T``, ``Tsplits``: the ragged tensor's ``(indices, values, dense_shape)``:
   ``RaggedTensor.to_sparse``.
 
-None is differentiable here (TF's ``RaggedTensorToTensor`` gradient is left out).  The
-kernels (``kernels/reference/ragged.py``) run on the host.  Everything else in
+``RaggedTensorToTensor``'s gradient is TF's (``ops/ragged_grad.py``).  The kernels (``kernels/reference/ragged.py``) run on the host.  Everything else in
 ``devsession/ragged`` composes existing ops, as TF's Python does.
 """
 
@@ -88,5 +87,5 @@ def _infer_to_sparse(inputs, attrs, node):
 register_op(OpDef("RaggedRange", _infer_range, 3, attr_defaults={"Tsplits": dtypes.int64}))
 register_op(OpDef("RaggedTensorToTensor", _infer_to_tensor, None, host_inputs=(0,)))
 register_op(OpDef("RaggedTensorToSparse", _infer_to_sparse, None))
-for _op_type in RAGGED_OPS:
-    not_differentiable(_op_type)
+not_differentiable("RaggedRange", "RaggedTensorToSparse")   # RaggedTensorToTensor's:
+# ops/ragged_grad.py
