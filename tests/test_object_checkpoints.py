@@ -311,3 +311,13 @@ def test_layers_are_tracked_by_their_weights_names(graph, tmp_path):
     graph_proto = trackable_object_graph_pb2.TrackableObjectGraph()
     graph_proto.ParseFromString(bytes.fromhex(want["object_graph_hex"]))
     assert graph_of(path) == graph_proto
+
+
+def test_restore_ops_are_made_at_restore_so_a_finalized_graph_restores(graph):
+    ckpt, _, model, _ = build(zeros=True)
+    status = ckpt.restore(TF_PREFIX)
+    graph.finalize()
+    with ds.Session() as sess:
+        status.initialize_or_restore(sess)
+        want = TF["values"]["model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE"]["value"]
+        np.testing.assert_array_equal(sess.run(model.layer.kernel), np.float32(want))

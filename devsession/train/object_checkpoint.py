@@ -30,7 +30,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import InvalidArgumentError, NotFoundError
 from ..graph import control_dependencies, device, get_default_graph, name_scope
-from ..ops.state import assign, group, placeholder
+from ..ops.state import assign, placeholder
 from ..session import get_default_session
 from ..variables import Variable
 from . import object_graph
@@ -186,7 +186,8 @@ class _Restorer:
     def __init__(self):
         self._ops = {}        # id(variable): (variable, placeholder, assign op)
 
-    def feeds(self, variable, value: np.ndarray, key: str) -> tuple:
+    def prepare(self, variable) -> tuple:
+        """(the assign op, its placeholder) of ``variable``, made on first use."""
         if id(variable) not in self._ops:
             with variable.graph.as_default(), control_dependencies(None), \
                     name_scope("checkpoint_restore"), device(None), \
@@ -194,6 +195,11 @@ class _Restorer:
                 value_in = placeholder(variable.dtype, variable.shape, name="value")
                 self._ops[id(variable)] = (variable, value_in, assign(variable, value_in).op)
         _, value_in, op = self._ops[id(variable)]
+        return op, value_in
+
+    def feeds(self, variable, value: np.ndarray, key: str) -> tuple:
+        """``prepare``'s pair, once ``value`` is checked against the variable."""
+        op, value_in = self.prepare(variable)
         if value.dtype != variable.dtype.np:
             raise InvalidArgumentError(
                 f"Checkpoint key {key} is {value.dtype}, but the variable "
@@ -220,6 +226,11 @@ class CheckpointLoadStatus(_Status):
     def __init__(self, checkpoint, reader, proto, restorer):
         self._root, self._reader, self._proto, self._restorer = \
             checkpoint, reader, proto, restorer
+        # the restore ops of what matches now are made now, as TF's: a graph finalized
+        # before run_restore_ops (a MonitoredSession's) needs nothing new then
+        for node_id, obj in self._matched().items():
+            if isinstance(obj, Variable) and proto.nodes[node_id].attributes:
+                restorer.prepare(obj)
 
     def _matched(self) -> dict:
         return object_graph.match(self._root, self._proto)
@@ -280,7 +291,7 @@ class CheckpointLoadStatus(_Status):
             ops.append(op)
             feeds[value_in] = value
         if ops:
-            session.run(group(*ops) if len(ops) > 1 else ops[0], feeds)
+            session.run(ops, feeds)          # no group op: the graph may be finalized
 
     def initialize_or_restore(self, session=None) -> None:
         """Restore the matched variables and run the others' initializers."""
