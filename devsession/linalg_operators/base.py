@@ -238,6 +238,17 @@ class LinearOperator:
     def __matmul__(self, other):
         return self.matmul(other)
 
+    def _parameter_ndims(self):
+        """{parameter: how many of its trailing axes are matrix axes}: what batch
+        slicing leaves whole (TF's _experimental_parameter_ndims_to_matrix_ndims)."""
+        return {}
+
+    def __getitem__(self, slices):
+        """The operator of a slice of the batch axes (``slicing.py``)."""
+        from .slicing import batch_slice
+
+        return batch_slice(self, slices)
+
     def _matvec(self, x, adjoint=False):
         y = self.matmul(ds.expand_dims(x, -1), adjoint=adjoint)
         return ds.squeeze(y, axis=[-1])

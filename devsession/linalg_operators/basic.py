@@ -33,6 +33,9 @@ class LinearOperatorFullMatrix(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"matrix": 2}
+
     def _check_matrix(self, matrix):
         allowed = [ds.as_dtype(d) for d in _MATRIX_DTYPES]
         if matrix.dtype not in allowed:
@@ -86,6 +89,9 @@ class LinearOperatorDiag(LinearOperator):
                              is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"diag": 1}
 
     @property
     def diag(self):
@@ -202,6 +208,9 @@ class LinearOperatorLowerTriangular(LinearOperator):
                              is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"tril": 2}
 
     @property
     def tril(self):

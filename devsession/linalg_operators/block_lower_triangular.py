@@ -54,6 +54,9 @@ class LinearOperatorBlockLowerTriangular(BlockwiseArguments):
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"operators": [[0] * len(row) for row in self._operators]}
+
     def _validate_non_singular(self, is_non_singular):
         if all(op.is_non_singular for op in self._diagonal_operators):
             if is_non_singular is False:

@@ -108,6 +108,9 @@ class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"operators": [0] * len(self._operators)}
+
     @property
     def operators(self):
         return self._operators
@@ -263,6 +266,9 @@ class LinearOperatorKronecker(_Blockwise):
                              is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"operators": [0] * len(self._operators)}
 
     @property
     def operators(self):

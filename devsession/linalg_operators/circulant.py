@@ -74,6 +74,9 @@ class _BaseLinearOperatorCirculant(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"spectrum": self._block_depth}
+
     def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
         return _BaseLinearOperatorCirculant(spectrum, block_depth=self._block_depth,
                                             input_output_dtype=dtype, is_square=True,
@@ -247,6 +250,7 @@ class LinearOperatorCirculant(_BaseLinearOperatorCirculant):
                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          name=name)
+        del self._parameters["block_depth"]     # not an argument of this class
 
     def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
         return LinearOperatorCirculant(spectrum, input_output_dtype=dtype,
@@ -263,6 +267,7 @@ class LinearOperatorCirculant2D(_BaseLinearOperatorCirculant):
                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          name=name)
+        del self._parameters["block_depth"]     # not an argument of this class
 
     def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
         return LinearOperatorCirculant2D(spectrum, input_output_dtype=dtype,
@@ -280,6 +285,7 @@ class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
                          is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                          is_positive_definite=is_positive_definite, is_square=is_square,
                          name=name)
+        del self._parameters["block_depth"]     # not an argument of this class
 
     def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
         return LinearOperatorCirculant3D(spectrum, input_output_dtype=dtype,

@@ -74,6 +74,9 @@ class LinearOperatorComposition(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"operators": [0] * len(self._operators)}
+
     @property
     def operators(self):
         return self._operators

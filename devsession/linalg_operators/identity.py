@@ -117,6 +117,14 @@ class _ShapedWithoutMatrix(LinearOperator):
                                [ds.reduce_min(self._shape_tensor()[-2:])]], 0)
         return ds.fill(shape, ds.constant(value, self.dtype))
 
+    def _slice_batch_shape(self, slices):
+        """Identities' and zeros' batch slicing: the same operator with the sliced
+        batch shape (sizes as TF's proxy of ones gives them)."""
+        from .slicing import _static_batch, sliced_batch_shape
+
+        batch = sliced_batch_shape(_static_batch(self.batch_shape, self.name), slices)
+        return type(self)(**dict(self.parameters, batch_shape=batch))
+
     def _possibly_broadcast_batch_shape(self, x):
         """``x`` broadcast against the batch shape, when the operator has one."""
         if self._batch_shape_arg is None:
@@ -134,6 +142,9 @@ class LinearOperatorIdentity(_ShapedWithoutMatrix):
     """``I`` of size ``num_rows``, with an optional ``batch_shape``."""
 
     _is_identity = True
+
+    def __getitem__(self, slices):
+        return self._slice_batch_shape(slices)
 
     def __init__(self, num_rows, batch_shape=None, dtype=None, is_non_singular=True,
                  is_self_adjoint=True, is_positive_definite=True, is_square=True,
@@ -265,6 +276,9 @@ class LinearOperatorScaledIdentity(_ShapedWithoutMatrix):
             self._num_rows_cast_to_real_dtype = ds.cast(self._num_rows,
                                                         self.dtype.real_dtype)
 
+    def _parameter_ndims(self):
+        return {"multiplier": 0}
+
     @property
     def multiplier(self):
         return self._multiplier
@@ -387,6 +401,9 @@ class LinearOperatorZeros(_ShapedWithoutMatrix):
     """The ``num_rows x num_columns`` zero matrix, with an optional batch shape."""
 
     _is_zeros = True
+
+    def __getitem__(self, slices):
+        return self._slice_batch_shape(slices)
 
     def __init__(self, num_rows, num_columns=None, batch_shape=None, dtype=None,
                  is_non_singular=False, is_self_adjoint=True, is_positive_definite=False,

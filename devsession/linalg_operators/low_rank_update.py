@@ -72,6 +72,9 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             self._is_diag_update_positive = is_diag_update_positive
             self._check_shapes()
 
+    def _parameter_ndims(self):
+        return {"base_operator": 0, "u": 2, "diag_update": 1, "v": 2}
+
     def _check_shapes(self):
         uv = ds.broadcast_static_shape(self._u.shape, self._v.shape)
         batch = ds.broadcast_static_shape(self._base_operator.batch_shape, uv[:-2])

@@ -62,6 +62,9 @@ class LinearOperatorPermutation(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"perm": 1}
+
     def _check_perm(self, perm):
         if perm.shape.ndims is not None and perm.shape.ndims < 1:
             raise ValueError(f"Argument `perm` must have at least 1 dimension. "
@@ -141,6 +144,9 @@ class LinearOperatorHouseholder(LinearOperator):
                              is_non_singular=is_non_singular, is_self_adjoint=True,
                              is_positive_definite=False, is_square=True,
                              parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"reflection_axis": 1}
 
     @property
     def reflection_axis(self):
@@ -240,6 +246,9 @@ class LinearOperatorToeplitz(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=True, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"row": 1, "col": 1}
+
     @property
     def col(self):
         return self._col
@@ -317,6 +326,9 @@ class LinearOperatorTridiag(LinearOperator):
                              is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"diagonals": [1, 1, 1] if self._diagonals_format == "sequence" else 2}
 
     @property
     def diagonals(self):

@@ -43,6 +43,9 @@ class LinearOperatorAdjoint(LinearOperator):
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
 
+    def _parameter_ndims(self):
+        return {"operator": 0}
+
     @property
     def operator(self):
         return self._operator
@@ -150,6 +153,9 @@ class LinearOperatorInversion(LinearOperator):
                              is_self_adjoint=is_self_adjoint,
                              is_positive_definite=is_positive_definite,
                              is_square=is_square, parameters=parameters, name=name)
+
+    def _parameter_ndims(self):
+        return {"operator": 0}
 
     @property
     def operator(self):

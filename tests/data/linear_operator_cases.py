@@ -153,6 +153,16 @@ def operators(tf):
     # dense matrices (diagonals, circulants) are the complex cases.
     ops["diag_complex"] = la.LinearOperatorDiag(c["diag_c"])
     ops["scaled_complex"] = la.LinearOperatorScaledIdentity(3, c["diag_c"][:2])
+    # batch slices (op[...]): parameters broadcast along an axis keep index 0
+    ops["slice_full"] = ops["full_batch"][1]
+    ops["slice_diag"] = ops["diag_batch"][:, 0]
+    ops["slice_composition"] = la.LinearOperatorComposition(
+        [ops["full_batch"], ops["diag_batch"]])[1:, 1]
+    ops["slice_identity"] = ops["identity_batch"][:1]
+    ops["slice_scaled"] = ops["scaled"][::-1]
+    ops["slice_circulant"] = ops["circulant_real"][1]
+    ops["slice_low_rank"] = la.LinearOperatorLowRankUpdate(
+        ops["diag_batch"], c["u"][:3], v=c["v"][:3])[1, ...]
     ops["adjoint"] = la.LinearOperatorAdjoint(ops["full"])
     ops["inversion"] = la.LinearOperatorInversion(ops["tril"])
     ops["composition"] = la.LinearOperatorComposition([ops["full_batch"], ops["diag"]])
