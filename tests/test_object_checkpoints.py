@@ -168,6 +168,11 @@ def test_restore_errors_and_assertions_are_tensorflows(graph, tmp_path):
     with pytest.raises(ds.errors.NotFoundError) as info:
         ds.train.Checkpoint(v=variable).restore("/nonexistent/ckpt-1")
     assert str(info.value) == errors["missing"]["message"]
+    with ds.Session() as sess:                     # a name-based Saver's checkpoint
+        sess.run(variable.initializer)
+        saved = ds.train.Saver([variable]).save(sess, str(tmp_path / "saver"))
+    with pytest.raises(ds.errors.NotFoundError, match="name-based Saver"):
+        ds.train.Checkpoint(v=variable).restore(saved)
     status = ds.train.Checkpoint(other=variable).restore(TF_PREFIX)
     with pytest.raises(AssertionError) as info:
         status.assert_existing_objects_matched()

@@ -29,12 +29,12 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError, NotFoundError
-from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..graph import control_dependencies, device, name_scope
 from ..ops.state import assign, placeholder
 from ..session import get_default_session
 from ..variables import Variable
 from . import object_graph
-from .saver import _as_op_errors, _write_state
+from .saver import _as_op_errors, _write_state, checkpoint_exists
 from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from .tf_checkpoint_writer import write_tf_checkpoint
 
@@ -63,7 +63,8 @@ _NOT_TRACKABLE = (int, float, complex, str, bytes, type(None), np.ndarray, np.ge
 
 
 def _session(session):
-    session = session or get_default_session()
+    if session is None:
+        session = get_default_session()
     if session is None:
         raise ValueError("Checkpoint in graph mode needs a session: pass session= or run "
                          "inside `with sess.as_default():`.")
@@ -102,8 +103,7 @@ class Checkpoint:
     def save_counter(self) -> Variable:
         """The number of ``save`` calls, an int64 variable made on first use (TF's)."""
         if self._save_counter is None:
-            with get_default_graph().as_default(), control_dependencies(None), \
-                    device("/cpu:0"):
+            with control_dependencies(None), device("/cpu:0"):     # as TF's
                 counter = Variable(np.int64(0), name="save_counter", dtype=dtypes.int64,
                                    trainable=False)
             object.__setattr__(self, "_save_counter", counter)
@@ -164,11 +164,11 @@ class Checkpoint:
         if save_path is None:
             return InitializationOnlyStatus(self)
         save_path = os.fspath(save_path)
-        if not is_tf_checkpoint(save_path):
+        if not is_tf_checkpoint(save_path) and not checkpoint_exists(save_path):
             raise NotFoundError(f"Unsuccessful TensorSliceReader constructor: Failed to find "
                                 f"any matching files for {save_path}")
-        reader = TFCheckpoint(save_path)
-        if object_graph.OBJECT_GRAPH_KEY not in reader.names():
+        reader = TFCheckpoint(save_path) if is_tf_checkpoint(save_path) else None
+        if reader is None or object_graph.OBJECT_GRAPH_KEY not in reader.names():
             raise NotFoundError(f"The checkpoint {save_path} has no object graph "
                                 f"({object_graph.OBJECT_GRAPH_KEY}): it was written by a "
                                 f"name-based Saver; restore it with tf.train.Saver.")
