@@ -4,10 +4,11 @@ devsession's ops (TF's own are Python over its ops too): the abstract base
 given by sizes alone (``identity.py``), views of another operator (``views.py``)
 and products (``composition.py``), the structured ones of ``structured.py``,
 ``blockwise.py``, ``block_lower_triangular.py``, ``low_rank_update.py`` and
-``circulant.py``.  ``devsession.linalg`` exports them
-under TF's names.  Batch shapes broadcast as TF's; float32 and float64 throughout, and
-complex dtypes for the operators that never multiply dense matrices (diagonals,
-scaled identities, circulants): devsession's MatMul is real-only."""
+``circulant.py``; ``slicing.py`` gives them TF's batch slicing (``op[1:, 0]``) and
+``blockwise_args.py`` the block operators' lists of blocks.  ``devsession.linalg``
+exports them under TF's names.  Batch shapes broadcast as TF's; float32 and float64
+throughout, and complex dtypes for the operators that never multiply dense matrices
+(diagonals, scaled identities, circulants): devsession's MatMul is real-only."""
 
 from .base import LinearOperator
 from .block_lower_triangular import LinearOperatorBlockLowerTriangular
