@@ -284,6 +284,12 @@ def _bind(node: _Node, args: list, types: list, what: str, computed: dict) -> No
             got = ", ".join(sorted({d.name for d in part}))
             raise node.error(f"TensorFlow's {node.op} takes {arg['type']} for {what} "
                              f"'{arg['name']}', not {got}.")
+        elif arg["type"] == "resource" and any(d.is_numeric for d in part):
+            # a reference variable where TF's op takes a resource variable's handle (the
+            # stateful random ops of tf.random.Generator): TF's importer refuses it
+            raise node.error(f"TensorFlow's {node.op} takes a resource variable's handle "
+                             f"for {what} '{arg['name']}'; devsession's variables are TF1's "
+                             f"reference variables, which it cannot take.")
 
 
 def _put(node: _Node, computed: dict, key: str, value) -> None:

@@ -226,3 +226,13 @@ def test_a_dtype_the_draw_refuses_is_a_type_error():
             gen.uniform([2], minval=0, maxval=5, dtype=ds.uint64)   # kernel when run
         with pytest.raises(TypeError, match="int32"):     # TF's TypeError
             gen.normal([2], dtype=ds.int32)
+
+
+def test_exporting_a_generator_for_tensorflow_names_the_node():
+    # TF's ops take a resource variable's handle; devsession's variables are references
+    from devsession.tf_export import to_tf_graph_def
+
+    with ds.Graph().as_default() as graph:
+        ds.random.Generator.from_seed(1).normal([2], name="x")
+        with pytest.raises(ds.errors.UnimplementedError, match="'x/RngReadAndSkip'.*resource"):
+            to_tf_graph_def(graph)
