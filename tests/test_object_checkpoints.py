@@ -326,3 +326,14 @@ def test_restore_ops_are_made_at_restore_so_a_finalized_graph_restores(graph):
         status.initialize_or_restore(sess)
         want = TF["values"]["model/layer/kernel/.ATTRIBUTES/VARIABLE_VALUE"]["value"]
         np.testing.assert_array_equal(sess.run(model.layer.kernel), np.float32(want))
+
+
+def test_checkpoint_readers_list_and_read_an_object_checkpoint():
+    want = [(key, TF["values"][key]["shape"] if key != GRAPH_KEY else [])
+            for key in TF["keys"]]
+    assert [(name, list(shape)) for name, shape in ds.train.list_variables(TF_PREFIX)] == want
+    reader = ds.train.NewCheckpointReader(TF_PREFIX)
+    assert reader.get_variable_to_dtype_map()[GRAPH_KEY] == ds.string
+    assert reader.get_tensor(GRAPH_KEY).item().hex() == TF["object_graph_hex"]
+    np.testing.assert_array_equal(
+        ds.train.load_variable(TF_PREFIX, "save_counter/.ATTRIBUTES/VARIABLE_VALUE"), 1)

@@ -21,7 +21,8 @@ assembles the full tensor from them, so it restores into any partitioning.
 Everything read is checked, as TF checks it: the footer's magic, each block's checksum,
 each tensor's checksum and size; a failure is ``DataLossError`` naming the file.  What
 TF can write but devsession does not read is ``UnimplementedError`` naming it: a
-Snappy-compressed index, string tensors, bfloat16.
+Snappy-compressed index, string tensors other than scalars (an object-based checkpoint's
+``_CHECKPOINTABLE_OBJECT_GRAPH`` is one), bfloat16.
 CRC-32C comes from ``google-crc32c`` (a dependency).
 """
 
@@ -102,6 +103,8 @@ class TFCheckpoint:
         partitioned variable's assembled from its slices."""
         entry = self._entry(name)
         dtype = _dtype(entry, name, self.prefix)
+        if dtype == dtypes.string:           # scalars only: _dtype refuses the others
+            return np.array(self.string_scalar(name), dtype=object)
         shape = self.shape(name)
         if not entry.slices:
             return self._read(entry, name, dtype, shape)
@@ -232,6 +235,8 @@ def _dtype(entry, name: str, prefix: str) -> dtypes.DType:
         dtype = dtypes.as_dtype(entry.dtype)
     except TypeError:
         dtype = None
+    if dtype == dtypes.string and not entry.shape.dim and not entry.slices:
+        return dtype            # a scalar string (an object-based checkpoint's graph)
     if dtype is None or dtype == dtypes.string:
         label = graph_pb2.DataType.Name(entry.dtype) \
             if entry.dtype in graph_pb2.DataType.values() else entry.dtype
