@@ -337,3 +337,18 @@ def test_checkpoint_readers_list_and_read_an_object_checkpoint():
     assert reader.get_tensor(GRAPH_KEY).item().hex() == TF["object_graph_hex"]
     np.testing.assert_array_equal(
         ds.train.load_variable(TF_PREFIX, "save_counter/.ATTRIBUTES/VARIABLE_VALUE"), 1)
+
+
+def test_a_name_based_saver_restores_an_object_checkpoint_by_full_names(graph, caplog):
+    _, _, model, opt = build(zeros=True)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        ds.train.Saver().restore(sess, TF_PREFIX)       # TF1's Saver falls back the same way
+        for key, variable in [("model/layer/bias", model.layer.bias),
+                              ("model/layer/kernel/.OPTIMIZER_SLOT/optimizer/m",
+                               opt.get_slot(model.layer.kernel, "m"))]:
+            want = TF["values"][f"{key}/.ATTRIBUTES/VARIABLE_VALUE"]["value"]
+            np.testing.assert_array_equal(sess.run(variable), np.float32(want))
+        with pytest.raises(ds.errors.NotFoundError, match="Key other not found"):
+            ds.train.Saver({"other": ds.Variable(1.0)}).restore(sess, TF_PREFIX)
+    assert "object-based checkpoint using a name-based saver" in caplog.text

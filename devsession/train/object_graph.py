@@ -39,7 +39,7 @@ from ..proto import trackable_object_graph_pb2
 from ..variables import Variable
 from .optimizer import Optimizer
 
-__all__ = ["serialize", "match", "node_names", "children", "escape_local_name",
+__all__ = ["serialize", "match", "node_names", "children", "escape_local_name", "full_name_keys",
            "OBJECT_GRAPH_KEY", "VARIABLE_VALUE"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -248,3 +248,12 @@ def node_names(graph) -> dict:
                 f"{names.get(node_id)}'s state '{ref.slot_name}' for "
                 f"{names.get(ref.original_variable_node_id)}")
     return names
+
+
+def full_name_keys(reader) -> dict:
+    """``{variable's full name: checkpoint key}`` of an object-based checkpoint (TF's
+    ``object_graph_key_mapping``), for a name-based Saver restoring one."""
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph.ParseFromString(reader.string_scalar(OBJECT_GRAPH_KEY))
+    return {attribute.full_name: attribute.checkpoint_key
+            for node in graph.nodes for attribute in node.attributes}

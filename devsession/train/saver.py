@@ -73,6 +73,7 @@ from ..atomic_files import fsync_directory, write_atomically, write_temp
 from ..errors import DataLossError, InvalidArgumentError, NotFoundError
 from ..io.local_files import op_error
 from .meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_graph_file
+from .object_graph import OBJECT_GRAPH_KEY, full_name_keys
 from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from ..graph import control_dependencies, device, get_default_graph, name_scope
 from ..ops.state import assign, group, placeholder
@@ -400,8 +401,19 @@ def _read_checkpoint(prefix: str, variables: dict) -> dict:
     """{name: array} for every variable, all checked; raises before anything is assigned.
     Reads devsession's checkpoints and TensorFlow's (``tf_checkpoint.py``)."""
     checkpoint = open_checkpoint(prefix)
-    _check_present(checkpoint.prefix, variables, set(checkpoint.names()))
-    return {name: _fits_variable(checkpoint.prefix, name, checkpoint.tensor(name), var)
+    stored = set(checkpoint.names())
+    keys = {name: name for name in variables}
+    if any(name not in stored for name in variables) and OBJECT_GRAPH_KEY in stored:
+        # an object-based checkpoint (tf.train.Checkpoint's): TF1's Saver falls back to
+        # the keys its object graph gives each variable's full name, with this warning
+        log.warning("Restoring an object-based checkpoint using a name-based saver. This "
+                    "may be somewhat fragile, and will re-build the Saver. Instead, consider "
+                    "loading object-based checkpoints using tf.train.Checkpoint().")
+        by_full_name = full_name_keys(checkpoint)
+        keys = {name: by_full_name.get(name, name) for name in variables}
+    _check_present(checkpoint.prefix, {name: var for name, var in variables.items()
+                                       if keys[name] not in stored}, set())
+    return {name: _fits_variable(checkpoint.prefix, name, checkpoint.tensor(keys[name]), var)
             for name, var in variables.items()}
 
 
