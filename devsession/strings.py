@@ -24,14 +24,15 @@ from .ops.strings import substr
 from .ops.string_hashing import string_to_hash_bucket as to_hash_bucket
 from .ops.string_joins import ngrams, unsorted_segment_join
 from .ops.unicode import (bytes_split, unicode_decode, unicode_decode_with_offsets,
-                          unicode_encode, unicode_split, unicode_split_with_offsets,
-                          unicode_transcode)
+                          unicode_encode, unicode_script, unicode_split,
+                          unicode_split_with_offsets, unicode_transcode)
 
 __all__ = ["to_number", "as_string", "join", "length", "substr", "strip", "lower", "upper",
            "regex_replace", "regex_full_match", "to_hash_bucket_fast", "to_hash_bucket_strong",
            "reduce_join", "split", "format", "to_hash_bucket", "ngrams", "unsorted_segment_join",
            "unicode_decode", "unicode_decode_with_offsets", "unicode_split",
-           "unicode_split_with_offsets", "unicode_encode", "unicode_transcode", "bytes_split"]
+           "unicode_split_with_offsets", "unicode_encode", "unicode_transcode", "bytes_split",
+           "unicode_script"]
 
 
 def __getattr__(name: str):

@@ -848,7 +848,8 @@ def ragged_ops():
     return [rt.to_tensor(), rt.to_sparse().values,      # RaggedTensorToTensor, ToSparse
             ds.strings.unicode_decode(words, "UTF-8").flat_values, offsets.flat_values,
             ds.strings.unicode_encode(points, "UTF-16-BE"),
-            ds.strings.unicode_transcode(words, "UTF-8", "UTF-32-BE")]
+            ds.strings.unicode_transcode(words, "UTF-8", "UTF-32-BE"),
+            ds.strings.unicode_script(points.flat_values)]
 
 
 def sparse_serialization_ops(sp):

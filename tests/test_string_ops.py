@@ -442,8 +442,15 @@ def test_strings_split_is_pythons_split(graph):
     assert sparse_rows(run(quirk)) == [[b"a", b"b"], [b"a", b""]]
     scalar = ds.strings.split(source="one two")          # a scalar is one row
     assert sparse_rows(run(scalar)) == [[b"one", b"two"]]
-    with pytest.raises(UnsupportedTF1Error, match="rank 2"):
-        ds.strings.split([["a b"]])
+    matrix = run(ds.strings.split([["a b", "c"], ["", "d e f"]]))   # TF: ragged to_sparse
+    assert matrix.indices.tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 1, 0], [1, 1, 1],
+                                       [1, 1, 2]]
+    assert matrix.dense_shape.tolist() == [2, 2, 3]
+    ragged = ds.strings.split(["a b", "", "c"], result_type="RaggedTensor")
+    assert run(ragged).to_list() == [[b"a", b"b"], [], [b"c"]]
+    rows = ds.string_split(["a,b", "c"], sep=",", result_type="RaggedTensor")
+    assert run(rows).to_list() == [[b"a", b"b"], [b"c"]]
+    assert run(ds.strings.split("x y", result_type="RaggedTensor")).to_list() == [[b"x", b"y"]]
 
 
 def test_strings_split_on_whitespace_of_a_long_text():
@@ -659,10 +666,10 @@ def test_the_strings_namespace():
                  "encode_base64", "decode_base64"):
         assert callable(getattr(ds, name)), name
     assert ds.io.decode_csv is ds.decode_csv
-    with pytest.raises(UnsupportedTF1Error, match="tf.strings.unicode_script is not supported"):
-        ds.strings.unicode_script
-    with pytest.raises(UnsupportedTF1Error, match="RaggedTensor"):
-        ds.strings.split(["a b"], result_type="RaggedTensor")
+    with pytest.raises(UnsupportedTF1Error, match="tf.strings.no_such_name is not supported"):
+        ds.strings.no_such_name
+    with pytest.raises(ValueError, match="result_type must be"):
+        ds.strings.split(["a b"], result_type="Dense")
 
 
 def test_string_ops_are_not_differentiable(graph):

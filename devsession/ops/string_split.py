@@ -12,13 +12,16 @@ tokens at ``[r, 0]``, ``[r, 1]``...), with TF's ops so GraphDefs TF wrote import
 
 The input must be a vector (``strings.split`` takes a scalar as one row) and the
 separator a scalar: ``ValueError`` when the graph knows otherwise, else
-``InvalidArgumentError`` at run time.  ``result_type="RaggedTensor"``, and
-``strings.split`` of strings of rank 2 and more (a RaggedTensor's ``to_sparse`` in TF),
-raise ``UnsupportedTF1Error``.  Host
+``InvalidArgumentError`` at run time.  ``result_type="RaggedTensor"`` gives the rows as
+a RaggedTensor (``strings.split`` of strings of any rank: one ragged dimension more), and
+``strings.split`` of strings of rank 2 and more a SparseTensor as TF's (the RaggedTensor's
+``to_sparse``).  Host
 kernels (``kernels/reference/strings.py``); not differentiable.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .. import dtypes
 from ..graph import convert_to_tensor, get_default_graph, name_scope
@@ -51,12 +54,16 @@ register_op(OpDef("StringSplitV2", _infer("sep"), 2, attr_defaults={"maxsplit": 
 not_differentiable(*SPLIT_OPS)
 
 
-def _unsupported(what: str):
-    from ..unsupported import UnsupportedTF1Error
+def _check_result_type(result_type: str):
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
 
-    return UnsupportedTF1Error(f"{what} is not supported by devsession yet (devsession has "
-                               f"no RaggedTensor); split a vector of strings into a "
-                               f"SparseTensor instead.")
+
+def _as_ragged(sparse: SparseTensor):
+    """TF's ``result_type="RaggedTensor"``: each row's tokens as a row."""
+    from ..ragged.ragged_tensor import RaggedTensor
+    return RaggedTensor.from_value_rowids(sparse.values, sparse.indices[:, 0],
+                                          sparse.dense_shape[0], validate=False)
 
 
 def _split(op_type, source, separator, attrs, name, scope_name):
@@ -65,8 +72,6 @@ def _split(op_type, source, separator, attrs, name, scope_name):
         source = convert_to_tensor(source, dtype=dtypes.string, graph=graph)
         if op_type == "StringSplitV2" and source.shape.ndims == 0:
             source = expand_dims(source, 0)
-        elif op_type == "StringSplitV2" and source.shape.ndims not in (None, 1):
-            raise _unsupported(f"tf.strings.split of strings of rank {source.shape.ndims}")
         sep = convert_to_tensor(separator, dtype=dtypes.string, graph=graph,
                                 name="sep" if op_type == "StringSplitV2" else "delimiter")
         op = graph.create_op(op_type, [source, sep], attrs, name=op_type)
@@ -80,11 +85,11 @@ def string_split(source, sep=None, skip_empty=True, delimiter=None,
     (module docstring)."""
     if sep is not None and delimiter is not None:
         raise ValueError("Cannot specify both 'sep' and 'delimiter'.")
-    if result_type != "SparseTensor":
-        raise _unsupported(f"tf.string_split(result_type={result_type!r})")
+    _check_result_type(result_type)
     separator = sep if sep is not None else delimiter if delimiter is not None else " "
-    return _split("StringSplit", source, separator, {"skip_empty": bool(skip_empty)}, name,
-                  "StringSplit")
+    sparse = _split("StringSplit", source, separator, {"skip_empty": bool(skip_empty)}, name,
+                    "StringSplit")
+    return _as_ragged(sparse) if result_type == "RaggedTensor" else sparse
 
 
 def strings_split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor",  # noqa: A002
@@ -94,8 +99,32 @@ def strings_split(input=None, sep=None, maxsplit=-1, result_type="SparseTensor",
     docstring); ``source`` is the old name of ``input``."""
     if input is not None and source is not None:
         raise ValueError("Cannot specify both 'input' and 'source'.")
-    if result_type != "SparseTensor":
-        raise _unsupported(f"tf.strings.split(result_type={result_type!r})")
+    _check_result_type(result_type)
     value = input if input is not None else source
+    rank = getattr(value, "shape", None)
+    rank = rank.ndims if rank is not None else np.ndim(value)
+    if result_type == "RaggedTensor":
+        return _split_ragged(value, sep, maxsplit, name)
+    if rank is not None and rank > 1:       # TF: the ragged result's to_sparse
+        return _split_ragged(value, sep, maxsplit, name).to_sparse()
     return _split("StringSplitV2", value, "" if sep is None else sep,
                   {"maxsplit": int(maxsplit)}, name, "StringSplit")
+
+
+def _split_ragged(value, sep, maxsplit, name):
+    """``result_type="RaggedTensor"`` of strings of any rank: one ragged dimension more
+    (TF1's: a scalar is one row)."""
+    from ..ragged.ragged_conversion import from_tensor
+    from ..ragged.ragged_tensor import RaggedTensor, convert_to_ragged_or_tensor
+
+    value = convert_to_ragged_or_tensor(value, dtype=dtypes.string)
+    if isinstance(value, RaggedTensor):
+        return value.with_flat_values(_split_ragged(value.flat_values, sep, maxsplit, name))
+    rank = value.shape.ndims
+    if rank is None:
+        raise ValueError("Rank of `input` must be statically known.")
+    if rank > 1:
+        return _split_ragged(from_tensor(value, ragged_rank=rank - 1), sep, maxsplit, name)
+    ragged = _as_ragged(_split("StringSplitV2", value, "" if sep is None else sep,
+                               {"maxsplit": int(maxsplit)}, name, "StringSplit"))
+    return ragged

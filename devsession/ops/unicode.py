@@ -11,6 +11,9 @@
   ``tf.strings.unicode_encode`` (of a RaggedTensor or a dense tensor);
 * ``UnicodeTranscode(input)``: each string decoded and encoded again, same shape:
   ``tf.strings.unicode_transcode``;
+* ``UnicodeScript(input)``: each int32 code point's ICU script code (-1 for no code
+  point), from a table generated from TF's op (``kernels/reference/
+  unicode_script_table.py``): ``tf.strings.unicode_script``;
 * ``tf.strings.bytes_split``: TF's ``StringSplit`` with an empty delimiter.
 
 The encodings are UTF-8, UTF-16-BE and UTF-32-BE (another name is TF's
@@ -29,10 +32,10 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["unicode_decode", "unicode_decode_with_offsets", "unicode_split",
            "unicode_split_with_offsets", "unicode_encode", "unicode_transcode",
-           "bytes_split", "UNICODE_OPS"]
+           "unicode_script", "bytes_split", "UNICODE_OPS"]
 
 UNICODE_OPS = ("UnicodeDecode", "UnicodeDecodeWithOffsets", "UnicodeEncode",
-               "UnicodeTranscode")
+               "UnicodeTranscode", "UnicodeScript")
 _ERRORS = ("strict", "replace", "ignore")
 
 
@@ -80,6 +83,14 @@ register_op(OpDef("UnicodeDecodeWithOffsets", _infer_decode(True), 1,
 register_op(OpDef("UnicodeEncode", _infer_encode, 2,
                   attr_defaults={"errors": "replace", "replacement_char": 65533,
                                  "Tsplits": dtypes.int64}))
+def _infer_script(inputs, attrs, node):
+    if inputs[0].dtype != dtypes.int32:
+        raise TypeError(f"Value passed to parameter 'input' has DataType "
+                        f"{inputs[0].dtype.name} not in list of allowed values: int32")
+    return dtypes.int32, inputs[0].shape
+
+
+register_op(OpDef("UnicodeScript", _infer_script, 1))
 register_op(OpDef("UnicodeTranscode", _infer_transcode, 1,
                   attr_defaults={"errors": "replace", "replacement_char": 65533,
                                  "replace_control_characters": False}))
@@ -219,6 +230,13 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace",
                     "errors": errors, "replacement_char": int(replacement_char),
                     "replace_control_characters": bool(replace_control_characters)},
                    name=name or "UnicodeTranscode")
+
+
+def unicode_script(input, name=None) -> Tensor:
+    """TF's ``tf.strings.unicode_script``: the ICU script code (UScriptCode) of each
+    int32 code point, -1 for a value that is none."""
+    value = convert_to_tensor(input, name="input")
+    return make_op("UnicodeScript", [value], {}, name=name or "UnicodeScript")
 
 
 def bytes_split(input, name=None):

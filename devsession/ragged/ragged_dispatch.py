@@ -28,7 +28,7 @@ UNARY = ("abs", "negative", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "sq
          "sign", "round", "floor", "ceil", "reciprocal", "logical_not", "erf", "is_nan",
          "is_inf", "is_finite", "cast", "saturate_cast", "relu", "relu6", "elu", "selu",
          "softplus", "softsign", "leaky_relu", "identity", "zeros_like", "ones_like",
-         "to_float", "to_int32", "to_int64", "to_double")
+         "to_float", "to_int32", "to_int64", "to_double", "unicode_script")
 BINARY = ("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod",
           "maximum", "minimum", "pow", "equal", "not_equal", "less", "less_equal", "greater",
           "greater_equal", "logical_and", "logical_or", "logical_xor", "squared_difference",
@@ -36,7 +36,7 @@ BINARY = ("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floor
 REDUCTIONS = {"reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "max",
               "reduce_min": "min", "reduce_prod": "prod", "reduce_any": "any",
               "reduce_all": "all"}
-NAMESPACES = ("devsession", "devsession.math", "devsession.nn")
+NAMESPACES = ("devsession", "devsession.math", "devsession.nn", "devsession.strings")
 
 
 def _ragged(value) -> bool:

@@ -173,6 +173,18 @@ def build_unicode_encode(node):
     return unicode_encode
 
 
+@register_kernel("UnicodeScript", HOST)
+def build_unicode_script(node):
+    from .unicode_script_table import CODES, STARTS
+    starts, codes = np.asarray(STARTS, np.int64), np.asarray(CODES, np.int32)
+
+    def unicode_script(points):
+        points = np.asarray(points, np.int64)
+        found = codes[np.searchsorted(starts, points, side="right") - 1]
+        return np.where((points < 0) | (points > 0x10FFFF), np.int32(-1), found)
+    return unicode_script
+
+
 @register_kernel("UnicodeTranscode", HOST)
 def build_unicode_transcode(node):
     source = _encoding(node, "input_encoding")

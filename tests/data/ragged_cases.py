@@ -264,6 +264,12 @@ CASES.update({
         [["a", "\u00e9"]], "UTF-8", "UTF-8"),
     "unicode_transcode_utf16": lambda tf: tf.strings.unicode_transcode(
         _strings(tf, _UTF16), "UTF-16-BE", "UTF-8", replacement_char=35),
+    "unicode_script": lambda tf: tf.strings.unicode_script(
+        [[72, 0x416, 0x4e16, 0x3042], [0x5d0, 0x300, 0x1f60a, 0xe000], [0xd800, -1, 0x110000,
+                                                                       0x10ffff]]),
+    "unicode_script_empty": lambda tf: tf.strings.unicode_script(np.zeros([0], np.int32)),
+    "unicode_script_ragged": lambda tf: tf.strings.unicode_script(
+        tf.strings.unicode_decode(["h\u00e9\u4e16", ""], "UTF-8")),
     "bytes_split": lambda tf: tf.strings.bytes_split(["h\u00e9", "", "ab"]),
     "bytes_split_scalar": lambda tf: tf.strings.bytes_split("abc"),
     "bytes_split_matrix": lambda tf: tf.strings.bytes_split([["ab", ""], ["c", "de"]]),
