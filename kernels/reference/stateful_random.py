@@ -8,9 +8,9 @@ and 1, key word 2), draws at it, and writes the counter moved on, as TF's
 ``UpdateVariableAndFill`` (``n`` values: ``256 n`` blocks, room for the truncated
 normal's rejections) and ``RngReadAndSkip`` do; the Binomial op moves it on by
 ``256 * batches * 200 * (samples + 3) / 4`` (integer division), as TF's.  Checks that
-fail leave the state as it was.  The algorithm: Philox (1) everywhere, auto select (3)
-where TF takes it (``RngReadAndSkip``, which TF 2's Generator draws through);
-ThreeFry (2) is TF's ``UnimplementedError`` off XLA.  The GPU runs these kernels too
+fail leave the state as it was.  The algorithm: Philox (1), or auto select (3), which TF
+runs as Philox, except in the Binomial (Philox only); ThreeFry (2) is TF's
+``UnimplementedError`` off XLA.  The GPU runs these kernels too
 (``cuda/stateful_random.py``): the state is three words, so it is read and written on the
 host, and only the draws are uploaded.
 """
@@ -54,15 +54,18 @@ def advance(state: np.ndarray, blocks: int) -> None:
     words[0], words[1] = counter & _MASK64, (counter >> 64) & _MASK64
 
 
-def _algorithm(node, alg: np.ndarray, accepted) -> int:
+def _algorithm(node, alg: np.ndarray, philox_only: bool = False) -> int:
+    """The algorithm's number: Philox, or auto select (Philox here) unless the op is
+    ``philox_only`` (the Binomial, which calls ThreeFry unsupported too); ThreeFry is
+    TF's UnimplementedError off XLA, any other number InvalidArgumentError."""
     if alg.ndim != 0:
         raise invalid_argument(node.name, node.op, f"algorithm must be of shape [], not "
                                f"{fmt_shape(alg.shape)}")
     number = int(alg)
-    if number == _THREEFRY and _THREEFRY not in accepted:
+    if number == _THREEFRY and not philox_only:
         raise UnimplementedError(f"{node.op} node '{node.name}': Non-XLA devices don't "
                                  f"support the ThreeFry algorithm.", node.name)
-    if number not in accepted:
+    if number not in ((_PHILOX,) if philox_only else (_PHILOX, _AUTO_SELECT)):
         raise invalid_argument(node.name, node.op, f"Unsupported algorithm id: {number}")
     return number
 
@@ -92,7 +95,7 @@ def build_stateful_draw(node):
         count = int(np.prod(dims, dtype=np.int64))
         if bounds:
             bounds = _bounds(node, *(np.asarray(b) for b in bounds), count)
-        _algorithm(node, np.asarray(alg), (_PHILOX,))
+        _algorithm(node, np.asarray(alg))
         resource = ctx.variable_resource()
         with resource.lock:
             state = _philox_state(node, resource)
@@ -120,7 +123,7 @@ def build_rng_read_and_skip(node):
     ctx = node.context
 
     def rng_read_and_skip(alg, delta):
-        _algorithm(node, np.asarray(alg), (_PHILOX, _AUTO_SELECT))
+        _algorithm(node, np.asarray(alg))
         delta = np.asarray(delta)
         if delta.ndim != 0:
             raise invalid_argument(node.name, node.op, f"delta must be a scalar, not "
@@ -139,7 +142,7 @@ def build_rng_skip(node):
     ctx = node.context
 
     def rng_skip(alg, delta):
-        _algorithm(node, np.asarray(alg), (_PHILOX,))
+        _algorithm(node, np.asarray(alg))
         resource = ctx.variable_resource()
         with resource.lock:
             advance(_philox_state(node, resource), 256 * (int(delta) & _MASK64))
@@ -171,7 +174,7 @@ def build_stateful_binomial(node):
             return np.zeros(dims, dtype)
         batches = int(np.prod(dims[len(dims) - len(batch):], dtype=np.int64))
         samples = count // batches
-        _algorithm(node, alg, (_PHILOX,))
+        _algorithm(node, alg, philox_only=True)
         resource = ctx.variable_resource()
         with resource.lock:
             state = _philox_state(node, resource)

@@ -90,6 +90,9 @@ def main():
                   "init": v1.global_variables_initializer().name}
         with open(os.path.join(HERE, "tf_random_generator.pb"), "wb") as f:
             f.write(graph.as_graph_def().SerializeToString())
+    with tf.Graph().as_default():
+        steps = cases.build_raw_algorithms(tf, gen_stateful_random_ops)
+        record["algorithms"] = _run(steps)
     record["errors"] = _errors()
     record["run_errors"] = _run_errors()
     with open(os.path.join(HERE, "tf_random_generator.json"), "w") as f:

@@ -96,3 +96,24 @@ def build_raw_ops(tf, raw):
             ("raw_state_2", var),
             ("raw_skip", raw.rng_skip(handle, alg, tf.constant(3, tf.int64))),
             ("raw_state_3", var)]
+
+
+def build_raw_algorithms(tf, raw):
+    """[(name, fetch)]: TF's stateful ops given each algorithm number: Philox and auto
+    select draw (the Binomial Philox only), ThreeFry and unknown numbers are errors."""
+    gen = tf.random.Generator.from_seed(1)
+    var = gen.state
+    handle = getattr(var, "handle", var)
+    shape = tf.constant([2], tf.int64)
+
+    def alg(number, dtype=tf.int64):
+        return tf.constant(number, dtype)
+    return [("normal_threefry", raw.stateful_standard_normal_v2(handle, alg(2), shape)),
+            ("normal_auto", raw.stateful_standard_normal_v2(handle, alg(3), shape)),
+            ("normal_unknown", raw.stateful_standard_normal_v2(handle, alg(5), shape)),
+            ("skip_auto", raw.rng_skip(handle, alg(3), tf.constant(2, tf.int64))),
+            ("read_and_skip_unknown", raw.rng_read_and_skip(handle, alg(5, tf.int32),
+                                                            tf.constant(2, tf.uint64))),
+            ("binomial_threefry", raw.stateful_random_binomial(
+                handle, alg(2), tf.constant([2, 1]), tf.constant([3.0]), tf.constant([0.5]))),
+            ("algorithms_state", var)]
