@@ -9,6 +9,8 @@ ops as TF's Python does.  Elementwise math and reductions of ragged tensors are 
 ``ragged_math.py``.  Any other ``tf.ragged`` name raises ``UnsupportedTF1Error``.
 """
 
+from . import ragged_conversion, ragged_getitem, ragged_math  # noqa: F401  (RaggedTensor's
+# conversions, indexing and operators are set on the class by these modules, as in TF)
 from .ragged_dispatch import install as install_dispatch  # noqa: F401  (ds/__init__.py)
 from .ragged_ops import (boolean_mask, constant, constant_value, map_flat_values,
                          placeholder, range, row_splits_to_segment_ids,

@@ -194,3 +194,23 @@ def to_sparse(rt: RaggedTensor, name=None) -> SparseTensor:
                              {"RAGGED_RANK": len(splits), "T": rt.dtype,
                               "Tsplits": splits[0].dtype})
         return SparseTensor(*op.outputs)
+
+
+def _from_tensor_method(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
+                        row_splits_dtype=dtypes.int64):
+    """The rows of a dense tensor, cut to ``lengths`` or with trailing ``padding``
+    dropped."""
+    return from_tensor(tensor, lengths, padding, ragged_rank, name, row_splits_dtype)
+
+
+def _from_sparse_method(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
+    """A 2-D SparseTensor in row-major order, its rows' values as rows."""
+    return from_sparse(st_input, name, row_splits_dtype)
+
+
+# The conversions are RaggedTensor's methods, as in TF's ragged_tensor.py (set here, so
+# that ragged_tensor.py imports nothing above it).
+RaggedTensor.from_tensor = classmethod(_from_tensor_method)
+RaggedTensor.from_sparse = classmethod(_from_sparse_method)
+RaggedTensor.to_tensor = to_tensor
+RaggedTensor.to_sparse = to_sparse

@@ -87,3 +87,6 @@ def _bound(value, default, nrows):
         return default if isinstance(default, Tensor) else nrows * 0 + default
     bound = value + nrows if isinstance(value, int) and value < 0 else value
     return minimum(maximum(nrows * 0 + bound, nrows * 0), nrows)
+
+
+RaggedTensor.__getitem__ = ragged_getitem     # as TF's ragged_getitem.py sets it

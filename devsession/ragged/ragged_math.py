@@ -219,3 +219,30 @@ def stack(values, axis=0, name=None):
 def _cumsum(x):
     from ..ops.reduce import cumsum
     return cumsum(x)
+
+
+# RaggedTensor's operators (TF's ragged_operators.py sets them on the class likewise).
+
+def _operator(function: str, reverse: bool = False):
+    """A RaggedTensor operator: the elementwise op on the flat values (``ragged_math``)."""
+    def method(self, other):
+        from ..ops import elementwise
+
+        fn = getattr(elementwise, function)
+        return binary(fn, other, self) if reverse else binary(fn, self, other)
+    method.__name__ = f"__{'r' if reverse else ''}{function}__"
+    return method
+
+
+for _dunder, _function in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
+                           ("truediv", "truediv"), ("floordiv", "floordiv"),
+                           ("mod", "floormod"), ("pow", "pow")):
+    setattr(RaggedTensor, f"__{_dunder}__", _operator(_function))
+    setattr(RaggedTensor, f"__r{_dunder}__", _operator(_function, reverse=True))
+for _dunder, _function in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+                           ("ge", "greater_equal"), ("and", "logical_and"),
+                           ("or", "logical_or"), ("xor", "logical_xor")):
+    setattr(RaggedTensor, f"__{_dunder}__", _operator(_function))
+RaggedTensor.__neg__ = lambda self: self.with_flat_values(-self.flat_values)
+RaggedTensor.__abs__ = lambda self: self.with_flat_values(abs(self.flat_values))
+RaggedTensor.__invert__ = lambda self: self.with_flat_values(~self.flat_values)

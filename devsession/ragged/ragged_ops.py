@@ -23,18 +23,18 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from ..ops.array import concat, identity, reshape
-from ..ops.array_composites import repeat
 from ..ops.array_fill import shape as shape_of
 from ..ops.assertions import assert_equal
 from ..ops.array_index import unsorted_segment_sum
 from ..ops.elementwise import cast
+from ..ops.gather_options import gather
 from ..ops.masking import boolean_mask as dense_boolean_mask
 from ..ops.partition import bincount, dynamic_partition
-from ..ops.reduce import cumsum, reduce_prod, reduce_sum
+from ..ops.reduce import reduce_prod, reduce_sum
 from ..ops.sequence import range as range_op
 from ..ops.state import constant as dense_constant, placeholder as dense_placeholder
-from ..tensor_util import get_static_value
-from .ragged_tensor import RaggedTensor, is_ragged
+from .ragged_tensor import RaggedTensor, is_ragged, ragged_from_value
+from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
 from .ragged_tensor_value import RaggedTensorValue
 
 __all__ = ["constant", "constant_value", "range", "placeholder", "row_splits_to_segment_ids",
@@ -145,13 +145,6 @@ def constant_value(pylist, dtype=None, ragged_rank=None, inner_shape=None,
     return result
 
 
-def ragged_from_value(value: RaggedTensorValue) -> RaggedTensor:
-    """Constants for a RaggedTensorValue."""
-    return RaggedTensor.from_nested_row_splits(
-        dense_constant(value.flat_values),
-        [dense_constant(s) for s in value.nested_row_splits], validate=False)
-
-
 # --- ranges and placeholders ----------------------------------------------------------
 
 def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
@@ -198,55 +191,6 @@ def placeholder(dtype, ragged_rank, value_shape=None, name=None) -> RaggedTensor
         splits = [dense_placeholder(dtypes.int64, [None], name=f"row_splits_{i}")
                   for i in builtins.range(ragged_rank)]
         return RaggedTensor.from_nested_row_splits(flat, splits, validate=False)
-
-
-# --- segment ids ----------------------------------------------------------------------
-
-def row_splits_to_segment_ids(splits, name=None, out_type=None) -> Tensor:
-    """The row of each value: ``range(nrows)`` repeated by each row's length."""
-    with name_scope(name or "RaggedSplitsToSegmentIds"):
-        splits = splits if isinstance(splits, Tensor) else \
-            convert_to_tensor(splits, dtype=dtypes.int64, name="splits")
-        if splits.dtype not in (dtypes.int32, dtypes.int64):
-            raise ValueError("splits must have dtype int32 or int64")
-        if splits.shape.ndims is not None and splits.shape.ndims != 1:
-            raise ValueError(f"Shape {splits.shape} must have rank 1")
-        if splits.shape.ndims == 1 and splits.shape.dims[0] == 0:
-            raise ValueError("Invalid row_splits: []")
-        out_type = splits.dtype if out_type is None else dtypes.as_dtype(out_type)
-        lengths = splits[1:] - splits[:-1]
-        nrows = shape_of(splits, out_type=out_type)[-1] - 1
-        return repeat(range_op(nrows), lengths, axis=0)
-
-
-def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None,
-                              name=None) -> Tensor:
-    """Row splits for sorted segment ids (``num_segments`` rows, default the last id
-    plus one), through Bincount and Cumsum as TF's."""
-    if out_type is None:
-        out_type = segment_ids.dtype if isinstance(segment_ids, Tensor) and \
-            segment_ids.dtype in (dtypes.int32, dtypes.int64) else dtypes.int64
-    out_type = dtypes.as_dtype(out_type)
-    with name_scope(name or "SegmentIdsToRaggedSplits"):
-        ids = cast(segment_ids, dtypes.int32) if isinstance(segment_ids, Tensor) else \
-            convert_to_tensor(segment_ids, dtype=dtypes.int32, name="segment_ids")
-        if ids.shape.ndims is not None and ids.shape.ndims != 1:
-            raise ValueError(f"Shape {ids.shape} must have rank 1")
-        if num_segments is not None:
-            num_segments = cast(num_segments, dtypes.int32) if isinstance(
-                num_segments, Tensor) else convert_to_tensor(num_segments, dtypes.int32,
-                                                             name="num_segments")
-            if num_segments.shape.ndims not in (None, 0):
-                raise ValueError(f"Shape {num_segments.shape} must have rank 0")
-        lengths = bincount(ids, minlength=num_segments, maxlength=num_segments,
-                           dtype=out_type)
-        splits = concat([convert_to_tensor([0], dtype=out_type), cumsum(lengths)], 0)
-        known = get_static_value(num_segments if num_segments is not None else ids)
-        if known is not None:       # TF's shape: the number of segments plus one
-            count = int(known) if num_segments is not None else \
-                (int(known.max()) + 1 if known.size else 0)
-            splits.set_shape([count + 1])
-        return splits
 
 
 # --- functions of flat values ---------------------------------------------------------
@@ -321,7 +265,6 @@ def boolean_mask(data, mask, name=None):
             if mask.shape.ndims != 1:
                 raise ValueError("devsession's ragged boolean_mask of a RaggedTensor takes "
                                  "a ragged mask or a vector of rows")
-            from .ragged_gather import gather_rows
             from ..ops.array_composites import where
             return gather_rows(data, reshape(where(mask), [-1]))
         data = convert_to_tensor(data, name="data")
@@ -380,3 +323,19 @@ def stack_dynamic_partitions(data, partitions, num_partitions, name=None) -> Rag
         lengths = bincount(reshape(partitions, [-1]), minlength=num, maxlength=num)
         values = concat(parts, 0)
         return RaggedTensor.from_row_lengths(values, lengths, validate=False)
+
+
+def gather_rows(rt: RaggedTensor, indices, name=None) -> RaggedTensor:
+    """The rows ``indices`` (a vector) of ``rt``, in that order."""
+    with name_scope(name or "RaggedGather"):
+        indices = convert_to_tensor(indices, name="indices")
+        splits = rt.row_splits
+        indices = cast(indices, splits.dtype)
+        starts, limits = gather(splits[:-1], indices), gather(splits[1:], indices)
+        positions = range(starts, limits, row_splits_dtype=splits.dtype)
+        values = rt.values
+        if isinstance(values, RaggedTensor):
+            picked = gather_rows(values, positions.values)
+        else:
+            picked = gather(values, positions.values)
+        return RaggedTensor(picked, positions.row_splits, internal=True)

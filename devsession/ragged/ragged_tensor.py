@@ -29,8 +29,10 @@ from ..ops.assertions import assert_equal, assert_non_negative
 from ..ops.elementwise import cast, subtract
 from ..ops.reduce import cumsum, reduce_max
 from ..tensor_shape import TensorShape
+from .ragged_tensor_value import RaggedTensorValue
+from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
 
-__all__ = ["RaggedTensor", "is_ragged", "convert_to_ragged_or_tensor"]
+__all__ = ["RaggedTensor", "is_ragged", "convert_to_ragged_or_tensor", "ragged_from_value"]
 
 _SPLITS_TYPES = (dtypes.int32, dtypes.int64)
 
@@ -136,7 +138,6 @@ class RaggedTensor:
                 checks = [assert_non_negative(rowids[:1], message=msg),
                           assert_non_negative(rowids[1:] - rowids[:-1], message=msg),
                           assert_non_negative(nrows - 1 - rowids[-1:], message=msg)]
-            from .ragged_ops import segment_ids_to_row_splits
             with control_dependencies(checks):
                 splits = segment_ids_to_row_splits(rowids, nrows, out_type=rowids.dtype)
             return cls._checked(values, splits, validate)
@@ -177,20 +178,6 @@ class RaggedTensor:
             for rowids, nrows in reversed(list(zip(nested_value_rowids, nested_nrows))):
                 result = cls.from_value_rowids(result, rowids, nrows, validate=validate)
             return result
-
-    @classmethod
-    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None,
-                    row_splits_dtype=dtypes.int64):
-        """The rows of a dense tensor, cut to ``lengths`` or with trailing ``padding``
-        dropped (``ragged_conversion.from_tensor``)."""
-        from .ragged_conversion import from_tensor
-        return from_tensor(tensor, lengths, padding, ragged_rank, name, row_splits_dtype)
-
-    @classmethod
-    def from_sparse(cls, st_input, name=None, row_splits_dtype=dtypes.int64):
-        """A 2-D SparseTensor in row-major order, its rows' values as rows."""
-        from .ragged_conversion import from_sparse
-        return from_sparse(st_input, name, row_splits_dtype)
 
     @classmethod
     def _checked(cls, values, splits, validate):
@@ -300,7 +287,6 @@ class RaggedTensor:
 
     def value_rowids(self, name=None):
         """The row of each value."""
-        from .ragged_ops import row_splits_to_segment_ids
         with name_scope(name or "RaggedValueRowIds"):
             return row_splits_to_segment_ids(self._row_splits)
 
@@ -330,18 +316,8 @@ class RaggedTensor:
             bounds = concat(dims, 0)
             return bounds if axis is None else _gather_axes(bounds, axis)
 
-    # --- conversion -------------------------------------------------------------------
-
-    def to_tensor(self, default_value=None, name=None, shape=None):
-        """A dense tensor: the rows padded with ``default_value`` (zeros) to the bounding
-        shape, or to ``shape`` (TF's RaggedTensorToTensor)."""
-        from .ragged_conversion import to_tensor
-        return to_tensor(self, default_value, name, shape)
-
-    def to_sparse(self, name=None):
-        """The SparseTensor of the stored values (TF's RaggedTensorToSparse)."""
-        from .ragged_conversion import to_sparse
-        return to_sparse(self, name)
+    # --- conversion (from_tensor, to_tensor, from_sparse, to_sparse: ragged_conversion.py,
+    # as TF's ragged_tensor.py; indexing: ragged_getitem.py; operators: ragged_math.py) --
 
     def to_list(self):
         raise ValueError("RaggedTensor.to_list() is only supported in eager mode; in graph "
@@ -350,12 +326,6 @@ class RaggedTensor:
     def eval(self, feed_dict=None, session=None):
         """Its value in ``session`` (else the default session), a RaggedTensorValue."""
         return run_in_session(self, feed_dict, session, "evaluate a RaggedTensor")
-
-    # --- indexing and operators -------------------------------------------------------
-
-    def __getitem__(self, key):
-        from .ragged_getitem import ragged_getitem
-        return ragged_getitem(self, key)
 
     def __repr__(self) -> str:
         return f"tf.RaggedTensor(values={self._values!r}, row_splits={self._row_splits!r})"
@@ -372,12 +342,18 @@ def _gather_axes(bounds, axis):
     return gather(bounds, axis)
 
 
+def ragged_from_value(value: RaggedTensorValue) -> RaggedTensor:
+    """Constants for a RaggedTensorValue."""
+    from ..ops.state import constant
+    return RaggedTensor.from_nested_row_splits(
+        constant(value.flat_values), [constant(s) for s in value.nested_row_splits],
+        validate=False)
+
+
 def _values_operand(values):
     if isinstance(values, RaggedTensor):
         return values
-    from .ragged_tensor_value import RaggedTensorValue
     if isinstance(values, RaggedTensorValue):
-        from .ragged_ops import ragged_from_value
         return ragged_from_value(values)
     return convert_to_tensor(values, name="values")
 
@@ -419,7 +395,6 @@ def _validated(splits, message: str):
 
 def is_ragged(value) -> bool:
     """Whether ``value`` is a RaggedTensor or a RaggedTensorValue."""
-    from .ragged_tensor_value import RaggedTensorValue
     return isinstance(value, (RaggedTensor, RaggedTensorValue))
 
 
@@ -427,34 +402,6 @@ def convert_to_ragged_or_tensor(value, dtype=None, name=None):
     """A RaggedTensor as it is, a RaggedTensorValue as constants, else a Tensor."""
     if isinstance(value, RaggedTensor):
         return value
-    from .ragged_tensor_value import RaggedTensorValue
     if isinstance(value, RaggedTensorValue):
-        from .ragged_ops import ragged_from_value
         return ragged_from_value(value)
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def _operator(function: str, reverse: bool = False):
-    """A RaggedTensor operator: the elementwise op on the flat values (``ragged_math``)."""
-    def method(self, other):
-        from ..ops import elementwise
-        from .ragged_math import binary
-
-        fn = getattr(elementwise, function)
-        return binary(fn, other, self) if reverse else binary(fn, self, other)
-    method.__name__ = f"__{'r' if reverse else ''}{function}__"
-    return method
-
-
-for _dunder, _function in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                           ("truediv", "truediv"), ("floordiv", "floordiv"),
-                           ("mod", "floormod"), ("pow", "pow")):
-    setattr(RaggedTensor, f"__{_dunder}__", _operator(_function))
-    setattr(RaggedTensor, f"__r{_dunder}__", _operator(_function, reverse=True))
-for _dunder, _function in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
-                           ("ge", "greater_equal"), ("and", "logical_and"),
-                           ("or", "logical_or"), ("xor", "logical_xor")):
-    setattr(RaggedTensor, f"__{_dunder}__", _operator(_function))
-RaggedTensor.__neg__ = lambda self: self.with_flat_values(-self.flat_values)
-RaggedTensor.__abs__ = lambda self: self.with_flat_values(abs(self.flat_values))
-RaggedTensor.__invert__ = lambda self: self.with_flat_values(~self.flat_values)
