@@ -117,6 +117,28 @@ def _joiner(fn, join):
     return dispatch
 
 
+def _gather(fn):
+    """``gather(params, indices)`` of a RaggedTensor's rows (axis 0, vector indices)."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def dispatch(*args, **kwargs):
+        params = _first(args, kwargs, "params")
+        if not _ragged(params):
+            return fn(*args, **kwargs)
+        from .ragged_ops import gather_rows
+        arguments = signature.bind(*args, **kwargs).arguments
+        if arguments.get("axis") not in (None, 0) or arguments.get("batch_dims", 0):
+            raise ValueError("devsession gathers a RaggedTensor's rows (axis 0) only.")
+        indices = ragged_math.convert_to_ragged_or_tensor(arguments["indices"])
+        if isinstance(indices, RaggedTensor) or indices.shape.ndims != 1:
+            raise ValueError("devsession gathers a RaggedTensor's rows by a vector of "
+                             "indices only.")
+        return gather_rows(ragged_math.convert_to_ragged_or_tensor(params), indices,
+                           arguments.get("name"))
+    return dispatch
+
+
 _INSTALLED = False
 
 
@@ -140,7 +162,7 @@ def install():
     makers = {**{n: _unary for n in UNARY}, **{n: _binary for n in BINARY},
               **{n: (lambda f, k=k: _reduction(f, k)) for n, k in REDUCTIONS.items()},
               "concat": lambda f: _joiner(f, ragged_math.concat),
-              "stack": lambda f: _joiner(f, ragged_math.stack)}
+              "stack": lambda f: _joiner(f, ragged_math.stack), "gather": _gather}
     wrapped: dict = {}      # id(original) -> (original, wrapper)
     for module_name in NAMESPACES:
         module = sys.modules.get(module_name)

@@ -5,13 +5,15 @@
 * ``range``: TF's ``RaggedRange`` op;
 * ``placeholder(dtype, ragged_rank, value_shape)``: placeholders for the flat values and
   each level's splits, fed together from a RaggedTensorValue;
-* ``row_splits_to_segment_ids`` (Repeat) and ``segment_ids_to_row_splits`` (Bincount,
-  Cumsum);
+* ``row_splits_to_segment_ids`` and ``segment_ids_to_row_splits`` (``segment_ids.py``);
 * ``map_flat_values(op, *args)``: ``op`` on the flat values of ragged arguments that
   share one row partition (TF's assertion checks it at run time when their splits are
   different tensors);
 * ``boolean_mask(data, mask)``: the kept values, ragged where the mask has rank above 1;
 * ``stack_dynamic_partitions``: DynamicPartition's parts as the rows of one ragged tensor.
+* ``gather_rows(rt, indices)``: rows picked by index (each picked row's value positions a
+  ``RaggedRange`` from its start to its limit, the values gathered there), as TF's
+  ``ragged_gather_ops`` composes it without its dedicated op.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .ragged_tensor_value import RaggedTensorValue
 
 __all__ = ["constant", "constant_value", "range", "placeholder", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "map_flat_values", "boolean_mask",
-           "stack_dynamic_partitions", "ragged_from_value"]
+           "stack_dynamic_partitions", "ragged_from_value", "gather_rows"]
 
 
 # --- constants ------------------------------------------------------------------------

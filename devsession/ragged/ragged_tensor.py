@@ -12,7 +12,7 @@ rebuilds a ``RaggedTensorValue`` (``fetches.py``), and a ragged placeholder is f
     sess.run(rt).to_list()   # [[1.0, 2.0], [], [3.0]]
 
 The factories build what TF's Python builds (the splits from lengths, starts, limits or
-row ids with Cumsum, ConcatV2, SearchSorted...), and with ``validate=True`` TF's
+row ids with Cumsum, ConcatV2, Bincount...), and with ``validate=True`` TF's
 assertions, whose failure is an InvalidArgumentError at run time naming the message TF
 gives ("Arguments to from_row_splits do not form a valid RaggedTensor:monotonic").  Static
 misuse (row splits that are not a vector) is a ValueError when built.  The static

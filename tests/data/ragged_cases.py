@@ -190,6 +190,9 @@ CASES.update({
     "concat_1": lambda tf: tf.concat([_rt(tf), _rt(tf) * 10.], 1),
     "concat_0_rank_2": lambda tf: tf.concat([_rt2(tf), _rt2(tf)], 0),
     "concat_dense": lambda tf: tf.concat([_rt(tf), tf.constant([[0.], [1.], [2.]])], 1),
+    "gather_rows": lambda tf: tf.gather(_rt(tf), [2, 0, 2]),
+    "gather_rows_rank_2": lambda tf: tf.gather(_rt2(tf), [2, 1]),
+    "gather_no_rows": lambda tf: tf.gather(_rt(tf), np.zeros([0], np.int32)),
     "stack_0": lambda tf: tf.stack([_rt(tf), _rt(tf)], 0),
     "stack_1": lambda tf: tf.stack([_rt(tf), _rt(tf) + 1.], 1),
 })
