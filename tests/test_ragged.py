@@ -274,3 +274,15 @@ def test_gradients_flow_through_ragged_math():
         # max: 2 * 2 and 2 * 5; column means: 1/2, 1/2, 1/2, 1/2, 1; to_tensor: 1 for the
         # values of the first two columns
         np.testing.assert_allclose(sess.run(grad), [1.5, 5.5, 1.5, 1.5, 11.])
+
+
+def test_ragged_fetches_and_feeds_on_every_session_type(make_session):
+    graph = ds.Graph()
+    with graph.as_default():
+        ph = ds.ragged.placeholder(ds.int64, 1)
+        doubled = ph * 2
+        total = ds.reduce_sum(ph, axis=1)
+    sess = make_session(graph)
+    value = ds.ragged.constant_value([[1, 2], [], [3]], dtype=ds.int64)
+    got, sums = sess.run([doubled, total], {ph: value})
+    assert got.to_list() == [[2, 4], [], [6]] and sums.tolist() == [3, 0, 3]

@@ -16,8 +16,10 @@ Other axes raise a ValueError naming what devsession does not do.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
-from ..graph import convert_to_tensor, name_scope
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..ops import segments
 from ..ops.array import concat as dense_concat, expand_dims, reshape, stack as dense_stack
 from ..ops.array_fill import shape as shape_of
@@ -26,7 +28,7 @@ from ..ops.elementwise import cast, divide
 from ..ops.gather_options import gather
 from ..ops.reduce import reduce_max
 from .ragged_ops import map_flat_values, range as ragged_range, row_splits_to_segment_ids
-from .ragged_tensor import RaggedTensor, convert_to_ragged_or_tensor
+from .ragged_tensor import RaggedTensor, convert_to_ragged_or_tensor, is_ragged
 
 __all__ = ["binary", "unary", "reduce", "concat", "stack"]
 
@@ -38,7 +40,8 @@ def unary(fn, x, *args, **kwargs):
 
 def binary(fn, x, y, *args, **kwargs):
     """``fn(x, y)`` with at least one of them ragged (see the module docstring)."""
-    x, y = convert_to_ragged_or_tensor(x), convert_to_ragged_or_tensor(y)
+    # A Python operand stays as it is: the dense op gives it the flat values' dtype.
+    x, y = (convert_to_ragged_or_tensor(v) if is_ragged(v) else v for v in (x, y))
     if isinstance(x, RaggedTensor) and isinstance(y, RaggedTensor):
         if x.ragged_rank != y.ragged_rank:
             raise ValueError(f"devsession combines RaggedTensors of one ragged rank; got "
@@ -46,10 +49,11 @@ def binary(fn, x, y, *args, **kwargs):
         return map_flat_values(fn, x, y, *args, **kwargs)
     ragged, dense = (x, y) if isinstance(x, RaggedTensor) else (y, x)
     inner = ragged.flat_values.shape.ndims
-    if dense.shape.ndims is None or inner is None or dense.shape.ndims > inner - 1:
+    rank = dense.shape.ndims if isinstance(dense, Tensor) else np.ndim(dense)
+    if rank is None or inner is None or rank > inner - 1:
         raise ValueError(f"devsession broadcasts a dense operand against a RaggedTensor "
                          f"over its inner dimensions only; got a dense operand of shape "
-                         f"{dense.shape} with a RaggedTensor of shape {ragged.shape}.")
+                         f"{getattr(dense, 'shape', np.shape(dense))} with a RaggedTensor of shape {ragged.shape}.")
     flat = ragged.flat_values
     out = fn(flat, dense, *args, **kwargs) if ragged is x else fn(dense, flat, *args, **kwargs)
     return ragged.with_flat_values(out)
