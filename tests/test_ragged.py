@@ -6,6 +6,7 @@ and a GraphDef TF wrote with its ragged ops."""
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -109,6 +110,8 @@ ERROR_PHRASES = {
     "range_sizes_differ": "starts, limits, and deltas must have the same shape",
     "getitem_out_of_range": "out of bounds",
     "map_flat_values_splits_differ": "partitions have incompatible row_splits",
+    "uniform_row_length_uneven": "assertion failed: [uniform_row_length] [2] [times nrows] "
+                                 "[2] [must equal nvals] [3]",
     "unicode_decode_strict": "Invalid formatting on input string",
     "unicode_transcode_strict": "Invalid formatting on input string",
     "unicode_encode_strict": "Code point is out of range for Unicode, or is a surrogate.",
@@ -133,8 +136,7 @@ def test_errors_are_tfs(name):
                 ragged_cases.ERROR_CASES[name](ds)
             return
         fetch = ragged_cases.ERROR_CASES[name](ds)
-        with pytest.raises(InvalidArgumentError, match=phrase.replace("(", r"\(")
-                           .replace(")", r"\)").replace(".", r"\.")) as info:
+        with pytest.raises(InvalidArgumentError, match=re.escape(phrase)) as info:
             run(fetch)
     if recorded["node"]:
         assert info.value.node_name.endswith(recorded["node"])

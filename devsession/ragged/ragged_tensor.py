@@ -22,12 +22,14 @@ misuse (row splits that are not a vector) is a ValueError when built.  The stati
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, control_dependencies, convert_to_tensor, name_scope, run_in_session
+from ..graph import (Tensor, constant_value, control_dependencies, convert_to_tensor,
+                     name_scope, run_in_session)
 from ..ops.array import concat, identity, reshape
 from ..ops.array_fill import shape as shape_of, size as size_of
 from ..ops.assertions import assert_equal, assert_non_negative
-from ..ops.elementwise import cast, subtract
+from ..ops.elementwise import cast, maximum, subtract
 from ..ops.reduce import cumsum, reduce_max
+from ..ops.sequence import range as range_op
 from ..tensor_shape import TensorShape
 from .ragged_tensor_value import RaggedTensorValue
 from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
@@ -141,6 +143,53 @@ class RaggedTensor:
             with control_dependencies(checks):
                 splits = segment_ids_to_row_splits(rowids, nrows, out_type=rowids.dtype)
             return cls._checked(values, splits, validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True,
+                                name=None) -> "RaggedTensor":
+        """Rows of ``uniform_row_length`` values each (``nrows`` of them, by default as
+        many as the values fill); TF's assertion that they use every value."""
+        if not isinstance(validate, bool):
+            raise TypeError(f"Argument `validate` must have type bool. Received {validate}.")
+        with name_scope(name or "RaggedFromUniformRowLength"):
+            values = _values_operand(values)
+            length = _partition_operand(uniform_row_length, "uniform_row_length", values,
+                                        rank=0)
+            nvals = _nvals(values, length.dtype)
+            if nrows is None:       # as many rows as the values fill (0 for length 0)
+                nrows = nvals // maximum(length, _zero(length) + 1) * \
+                    cast(length > 0, length.dtype)
+            else:
+                nrows = convert_to_tensor(nrows, dtype=length.dtype, name="nrows")
+            splits = range_op(nrows + 1, dtype=length.dtype) * length
+            if validate:        # TF's Assert and its data
+                from ..ops.control_flow import Assert
+                from ..ops.elementwise import equal
+                check = Assert(equal(nrows * length, nvals),
+                               ["uniform_row_length", length, "times nrows", nrows,
+                                "must equal nvals", nvals])
+                with control_dependencies([check]):
+                    splits = identity(splits)
+            result = cls(values, splits, internal=True)
+            result._uniform_row_length = constant_value(length)
+            if result._uniform_row_length is not None:
+                result._uniform_row_length = int(result._uniform_row_length)
+            result._uniform_row_length_tensor = length
+            static_rows = constant_value(nrows)
+            known_vals = values.shape.dims[0] if values.shape.ndims else None
+            if static_rows is None and known_vals is not None and \
+                    result._uniform_row_length is not None:
+                static_rows = (known_vals // result._uniform_row_length
+                               if result._uniform_row_length else 0)
+            if static_rows is not None:
+                splits.set_shape([int(static_rows) + 1])
+            return result
+
+    @property
+    def uniform_row_length(self):
+        """The length every row has, when built with ``from_uniform_row_length`` (a
+        scalar tensor), else None."""
+        return getattr(self, "_uniform_row_length_tensor", None)
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None,
@@ -358,8 +407,8 @@ def _values_operand(values):
     return convert_to_tensor(values, name="values")
 
 
-def _partition_operand(value, what: str, values):
-    """A row-partitioning tensor: int64 unless given as an int32 tensor, of rank 1."""
+def _partition_operand(value, what: str, values, rank: int = 1):
+    """A row-partitioning tensor: int64 unless given as an int32 tensor, of ``rank``."""
     if isinstance(value, Tensor):
         tensor = value
         if tensor.dtype not in _SPLITS_TYPES:
@@ -370,8 +419,8 @@ def _partition_operand(value, what: str, values):
     if isinstance(values, RaggedTensor) and values.row_splits.dtype != tensor.dtype:
         raise ValueError("dtype mismatch: the row splits of values and of the ragged tensor "
                          "must be of one dtype (see with_row_splits_dtype)")
-    if tensor.shape.ndims is not None and tensor.shape.ndims != 1:
-        raise ValueError(f"Shape {tensor.shape} must have rank 1")
+    if tensor.shape.ndims is not None and tensor.shape.ndims != rank:
+        raise ValueError(f"Shape {tensor.shape} must have rank {rank}")
     return tensor
 
 

@@ -30,6 +30,12 @@ CASES = {
         [1, 2, 3, 4], [0, 0, 2, 2], nrows=5),
     "from_value_rowids_empty": lambda tf: tf.RaggedTensor.from_value_rowids(
         np.zeros([0], np.float32), np.zeros([0], np.int64)),
+    "from_uniform_row_length": lambda tf: tf.RaggedTensor.from_uniform_row_length(
+        [1, 2, 3, 4, 5, 6], 2),
+    "from_uniform_row_length_nrows": lambda tf: tf.RaggedTensor.from_uniform_row_length(
+        np.zeros([0], np.float32), 0, nrows=3),
+    "from_uniform_row_length_ragged": lambda tf: tf.RaggedTensor.from_uniform_row_length(
+        _rt(tf), 3),
     "from_nested_row_splits": _rt2,
     "from_nested_row_lengths": lambda tf: tf.RaggedTensor.from_nested_row_lengths(
         [1, 2, 3, 4, 5, 6], [[2, 0, 1], [2, 1, 3]]),
@@ -299,6 +305,8 @@ ERROR_CASES = {
     "range_sizes_differ": lambda tf: tf.ragged.range(
         _hidden(tf, [0, 1], np.int32), _hidden(tf, [2, 3, 4], np.int32)),
     "getitem_out_of_range": lambda tf: _rt(tf)[5],
+    "uniform_row_length_uneven": lambda tf: tf.RaggedTensor.from_uniform_row_length(
+        [1, 2, 3], tf.placeholder_with_default(np.int64(2), []), nrows=2),
     "unicode_decode_strict": lambda tf: tf.strings.unicode_decode(
         _strings(tf, [b"ok", b"a\x80"]), "UTF-8", errors="strict"),
     "unicode_encode_strict": lambda tf: tf.strings.unicode_encode(
