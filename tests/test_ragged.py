@@ -158,6 +158,23 @@ def test_tfs_graph_def_of_ragged_ops_imports_and_runs():
     assert graph.get_operation_by_name("RaggedRange").type == "RaggedRange"
 
 
+def test_tfs_graph_def_with_its_validation_assertions_imports_and_runs():
+    graph_def = ds.GraphDef()
+    with open(os.path.join(DATA, "ragged_validated_graph.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    assert {"If", "UnicodeDecode", "UnsortedSegmentSum"} <= {n.op for n in graph_def.node}
+    want = RECORDED["validated_graph"]
+    with ds.Graph().as_default():
+        ds.import_graph_def(graph_def, name="")
+        with ds.Session() as sess:
+            sums, points = sess.run(["sums:0", "points:0"],
+                                    {"values:0": [1., 2., 3.], "splits:0": [0, 2, 3]})
+            assert_same(sums, decode(want["sums"]))
+            assert_same(points, decode(want["points"]))
+            with pytest.raises(InvalidArgumentError, match="valid RaggedTensor:monotonic"):
+                sess.run("sums:0", {"values:0": [1., 2., 3.], "splits:0": [0, 2, 1, 3]})
+
+
 def test_a_ragged_placeholder_is_fed_a_ragged_tensor_value():
     ph = ds.ragged.placeholder(ds.float32, 2, [2])
     assert ph.shape.as_list() == [None, None, None, 2]

@@ -1,6 +1,7 @@
 """Records TF 2.21's values for tests/data/ragged_cases.py into tests/data/ragged.json,
-and a GraphDef TF wrote with its ragged ops (RaggedRange, RaggedTensorToTensor,
-RaggedTensorToSparse) into tests/data/ragged_graph.pb.
+a GraphDef TF wrote with its ragged ops (RaggedRange, RaggedTensorToTensor,
+RaggedTensorToSparse) into tests/data/ragged_graph.pb, and one with TF's validate=True
+assertions into tests/data/ragged_validated_graph.pb.
 
     /work/peers/bin/python tests/data/make_ragged.py
 """
@@ -99,10 +100,27 @@ def graph_def():
     return {n: encode(v) for n, v in zip(names, got)}
 
 
+def validated_graph_def():
+    """TF's validate=True assertions (in If ops), a ragged reduction and UnicodeDecode."""
+    g = tf1.Graph()
+    with g.as_default():
+        values = tf1.placeholder(tf.float32, [None], name="values")
+        splits = tf1.placeholder(tf.int64, [None], name="splits")
+        rt = tf.RaggedTensor.from_row_splits(values, splits)
+        tf.identity(tf.reduce_sum(rt, axis=1), name="sums")
+        words = tf.strings.unicode_decode(tf.constant(["h\u00e9", "x"]), "UTF-8")
+        tf.identity(words.flat_values, name="points")
+        with tf1.Session() as sess:
+            got = sess.run(["sums:0", "points:0"], {values: [1., 2., 3.], splits: [0, 2, 3]})
+    with open(os.path.join(HERE, "ragged_validated_graph.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    return {"sums": encode(got[0]), "points": encode(got[1])}
+
+
 def main():
     data = {"cases": record(ragged_cases.CASES, False),
             "errors": record(ragged_cases.ERROR_CASES, True),
-            "graph": graph_def()}
+            "graph": graph_def(), "validated_graph": validated_graph_def()}
     with open(os.path.join(HERE, "ragged.json"), "w") as f:
         json.dump(data, f, indent=0, sort_keys=True)
 
