@@ -70,10 +70,14 @@ def test_a_sparse_tensor_is_three_tensors(graph):
         ds.SparseTensor.from_value(([[0]], [1.0], [1]))
     shape = ds.placeholder(ds.int64, [2])
     assert ds.SparseTensor(sp.indices, sp.values, shape).shape.as_list() == [None, None]
+    rows = ds.placeholder(ds.int64, [])
     partial = ds.SparseTensor(sp.indices, sp.values,
+                              ds.stack([rows + 1, ds.constant(4, ds.int64)]))
+    assert partial.shape.as_list() == [None, 4]
+    counted = ds.SparseTensor(sp.indices, sp.values,          # shape arithmetic is static
                               ds.stack([ds.shape(shape, out_type=ds.int64)[0] + 1,
                                         ds.constant(4, ds.int64)]))
-    assert partial.shape.as_list() == [None, 4]
+    assert counted.shape.as_list() == [3, 4]
 
 
 def test_bad_ranks_and_sizes_are_value_errors_when_built(graph):

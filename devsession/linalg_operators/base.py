@@ -25,9 +25,22 @@ import contextlib
 
 import numpy as np
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
+from .hints import combined_non_singular_hint, is_square
+from .slicing import batch_slice
+
+# The operators base's algebra returns (products, views, a Cholesky factor) are defined
+# in modules that import this one: each registers its class here when imported (the
+# package imports them all), as TF's linear_operator_algebra registers its functions.
+_DERIVED: dict = {}
+
+
+def register_derived(kind: str, cls) -> None:
+    """Make ``cls`` the operator base's ``kind`` of result ("composition", "adjoint",
+    "inversion", "lower_triangular")."""
+    _DERIVED[kind] = cls
 
 
 class LinearOperator:
@@ -213,8 +226,7 @@ class LinearOperator:
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _linop_matmul(self, left, right):
-        from .composition import LinearOperatorComposition
-        from .hints import combined_non_singular_hint, is_square
+        LinearOperatorComposition = _DERIVED["composition"]
 
         if getattr(right, "_is_identity", False):
             return left
@@ -245,8 +257,6 @@ class LinearOperator:
 
     def __getitem__(self, slices):
         """The operator of a slice of the batch axes (``slicing.py``)."""
-        from .slicing import batch_slice
-
         return batch_slice(self, slices)
 
     def _matvec(self, x, adjoint=False):
@@ -340,9 +350,8 @@ class LinearOperator:
             return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _linop_solve(self, left, right):
-        from .composition import LinearOperatorComposition
-        from .hints import combined_non_singular_hint, is_square
-        from .views import LinearOperatorInversion
+        LinearOperatorComposition = _DERIVED["composition"]
+        LinearOperatorInversion = _DERIVED["inversion"]
 
         if getattr(right, "_is_identity", False):
             return left.inverse()
@@ -380,7 +389,7 @@ class LinearOperator:
     H = property(adjoint, None)
 
     def _linop_adjoint(self):
-        from .views import LinearOperatorAdjoint
+        LinearOperatorAdjoint = _DERIVED["adjoint"]
 
         return LinearOperatorAdjoint(
             self, is_non_singular=self.is_non_singular,
@@ -399,7 +408,7 @@ class LinearOperator:
             return self._linop_inverse()
 
     def _linop_inverse(self):
-        from .views import LinearOperatorInversion
+        LinearOperatorInversion = _DERIVED["inversion"]
 
         return LinearOperatorInversion(
             self, is_non_singular=self.is_non_singular,
@@ -416,7 +425,7 @@ class LinearOperator:
             return self._linop_cholesky()
 
     def _linop_cholesky(self):
-        from .basic import LinearOperatorLowerTriangular
+        LinearOperatorLowerTriangular = _DERIVED["lower_triangular"]
 
         return LinearOperatorLowerTriangular(
             ds.cholesky(self.to_dense()), is_non_singular=True,

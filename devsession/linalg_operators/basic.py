@@ -6,10 +6,10 @@ the diagonal's product)."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
-from .base import LinearOperator
+from .base import LinearOperator, register_derived
 
 _MATRIX_DTYPES = ("float16", "float32", "float64", "complex64", "complex128")
 
@@ -252,3 +252,6 @@ class LinearOperatorLowerTriangular(LinearOperator):
 
     def _eigvals(self):
         return self._get_diag()
+
+
+register_derived("lower_triangular", LinearOperatorLowerTriangular)

@@ -7,7 +7,7 @@ are tensors or, as TF's, lists of one tensor per block (``blockwise_args.py``)."
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
 from .basic import LinearOperatorFullMatrix

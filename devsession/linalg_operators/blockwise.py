@@ -8,7 +8,7 @@ takes lists of one tensor per block (``blockwise_args.py``)."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
 from .base import LinearOperator

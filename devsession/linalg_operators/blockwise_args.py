@@ -6,7 +6,7 @@ nested Python list meant as one tensor."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
 from .base import LinearOperator

@@ -4,10 +4,10 @@ the factors' product.  The batch shape is the factors' broadcast."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
-from .base import LinearOperator
+from .base import LinearOperator, register_derived
 from .hints import is_aat_form
 
 
@@ -132,3 +132,6 @@ class LinearOperatorComposition(LinearOperator):
             return ds.group(*[operator.assert_non_singular()
                               for operator in self._operators])
         return super()._assert_non_singular()
+
+
+register_derived("composition", LinearOperatorComposition)

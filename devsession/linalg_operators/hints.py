@@ -1,7 +1,7 @@
 """TF's ``property_hint_util``: what the hints of two operators say about their
 product (``is_square``) or their combined non-singularity."""
 
-import devsession as ds
+from . import tf_api as ds
 
 
 def combined_non_singular_hint(*operators):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
 from .base import LinearOperator

@@ -7,7 +7,7 @@ is self-adjoint positive definite, ``V = U`` and ``D`` is positive, as TF's."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
 from .base import LinearOperator

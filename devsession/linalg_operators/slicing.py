@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import devsession as ds
+from . import tf_api as ds
 
 
 def _as_tuple(slices):
@@ -47,14 +47,18 @@ def _static_batch(shape, name):
     return shape.as_list()
 
 
+def _is_operator(param) -> bool:
+    """Whether a parameter is itself an operator (one with parameters to slice; this
+    module cannot import ``base``, which slices through it)."""
+    return hasattr(param, "_parameter_ndims")
+
+
 def _padded(param, ndims, rank):
     """``param`` with leading axes of size 1 up to batch rank ``rank`` (an operator:
     its parameters padded, as TF's _broadcast_parameter_with_batch_shape)."""
-    from .base import LinearOperator
-
     if isinstance(param, (list, tuple)):
         return type(param)(_padded(p, n, rank) for p, n in zip(param, ndims))
-    if isinstance(param, LinearOperator):
+    if _is_operator(param):
         overrides = {name: _padded(getattr(param, name), n, rank)
                      for name, n in param._parameter_ndims().items()
                      if getattr(param, name) is not None}
@@ -67,11 +71,9 @@ def _padded(param, ndims, rank):
 
 def _slice_param(param, ndims, slices, batch):
     """One parameter (a tensor of ``ndims`` matrix axes, or an operator) sliced."""
-    from .base import LinearOperator
-
     if isinstance(param, (list, tuple)):
         return type(param)(_slice_param(p, n, slices, batch) for p, n in zip(param, ndims))
-    if isinstance(param, LinearOperator):
+    if _is_operator(param):
         if batch and not _static_batch(param.batch_shape, param.name):
             return param
         param = _padded(param, 0, len(batch))

@@ -6,7 +6,7 @@ operator entries (``linear_operator_util``'s)."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 
 def conj(x):

@@ -6,10 +6,10 @@ ValueError."""
 
 from __future__ import annotations
 
-import devsession as ds
+from . import tf_api as ds
 
 from . import util
-from .base import LinearOperator
+from .base import LinearOperator, register_derived
 from .hints import use_operator_or_provided_hint_unless_contradicting as _combine
 
 
@@ -201,3 +201,7 @@ class LinearOperatorInversion(LinearOperator):
 
     def _cond(self):
         return self._operator.cond()
+
+
+register_derived("adjoint", LinearOperatorAdjoint)
+register_derived("inversion", LinearOperatorInversion)
