@@ -10,30 +10,11 @@ Run with TensorFlow installed (not a test):
 import os
 import sys
 
-import numpy as np
 import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import quantize_dequantize_cases  # noqa: E402
+from tf_case_recorder import record  # noqa: E402
 
-graph = tf.Graph()
-with graph.as_default():
-    placeholders = quantize_dequantize_cases.placeholders(tf)
-    outs = quantize_dequantize_cases.all_ops(tf, placeholders)
-
-feeds = quantize_dequantize_cases.feeds()
-with tf.Session(graph=graph) as sess:
-    values = sess.run(outs, {placeholders[k]: v for k, v in feeds.items()})
-names = {k: t.name for k, t in outs.items()}
-with open(os.path.join(HERE, "tf_quantize_dequantize.pb"), "wb") as f:
-    f.write(graph.as_graph_def().SerializeToString())
-static = {f"static:{t.name}": np.array([-2] if t.shape.rank is None else
-                                       [-1 if d is None else d for d in t.shape.as_list()],
-                                       np.int64) for t in outs.values()}
-np.savez(os.path.join(HERE, "tf_quantize_dequantize.npz"),
-         **{f"feed:{k}": v for k, v in feeds.items()},
-         **{f"fetch:{names[k]}": v for k, v in values.items()},
-         **{f"key:{k}": np.array(names[k]) for k in outs}, **static)
-print(len(outs), "fetches;", sorted({n.op for n in graph.as_graph_def().node}))
+record(tf, quantize_dequantize_cases, "tf_quantize_dequantize")
