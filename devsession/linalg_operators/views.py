@@ -13,44 +13,37 @@ from .base import LinearOperator, register_derived
 from .hints import use_operator_or_provided_hint_unless_contradicting as _combine
 
 
-class LinearOperatorAdjoint(LinearOperator):
-    """``A^H`` of ``operator`` ``A``."""
+# the four hints a view shares with its operator, and how TF's messages name them
+_HINTS = (("is_square", "square"), ("is_non_singular", "non-singular"),
+          ("is_self_adjoint", "self-adjoint"), ("is_positive_definite", "positive-definite"))
+
+
+class _OperatorView(LinearOperator):
+    """An operator made of one other (its adjoint, its inverse): the four hints are that
+    operator's, a given one that contradicts it TF's ValueError naming the view
+    (``_VIEW``); the name is the operator's plus ``_SUFFIX``; the assertions are its."""
+
+    _VIEW = _SUFFIX = ""
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
-        parameters = dict(operator=operator, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite,
-                          is_square=is_square, name=name)
+        given = dict(is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                     is_positive_definite=is_positive_definite, is_square=is_square)
+        parameters = dict(operator=operator, **given, name=name)
         self._operator = operator
-        is_square = _combine(operator, "is_square", is_square,
-                             "An operator is square if and only if its adjoint is square.")
-        is_non_singular = _combine(
-            operator, "is_non_singular", is_non_singular,
-            "An operator is non-singular if and only if its adjoint is non-singular.")
-        is_self_adjoint = _combine(
-            operator, "is_self_adjoint", is_self_adjoint,
-            "An operator is self-adjoint if and only if its adjoint is self-adjoint.")
-        is_positive_definite = _combine(
-            operator, "is_positive_definite", is_positive_definite,
-            "An operator is positive-definite if and only if its adjoint is "
-            "positive-definite.")
+        hints = {key: _combine(operator, key, given[key],
+                               f"An operator is {what} if and only if its {self._VIEW} is "
+                               f"{what}.") for key, what in _HINTS}
         if name is None:
-            name = operator.name + "_adjoint"
+            name = operator.name + self._SUFFIX
         with ds.name_scope(name):
-            super().__init__(dtype=operator.dtype, is_non_singular=is_non_singular,
-                             is_self_adjoint=is_self_adjoint,
-                             is_positive_definite=is_positive_definite,
-                             is_square=is_square, parameters=parameters, name=name)
+            super().__init__(dtype=operator.dtype, **hints, parameters=parameters, name=name)
 
     def _parameter_ndims(self):
         return {"operator": 0}
 
     @property
     def operator(self):
-        return self._operator
-
-    def _linop_adjoint(self):
         return self._operator
 
     def _assert_non_singular(self):
@@ -61,6 +54,15 @@ class LinearOperatorAdjoint(LinearOperator):
 
     def _assert_self_adjoint(self):
         return self._operator.assert_self_adjoint()
+
+
+class LinearOperatorAdjoint(_OperatorView):
+    """``A^H`` of ``operator`` ``A``."""
+
+    _VIEW, _SUFFIX = "adjoint", "_adjoint"
+
+    def _linop_adjoint(self):
+        return self._operator
 
     def _shape(self):
         shape = self._operator.shape
@@ -110,18 +112,15 @@ class LinearOperatorAdjoint(LinearOperator):
         return self._operator.cond()
 
 
-class LinearOperatorInversion(LinearOperator):
+class LinearOperatorInversion(_OperatorView):
     """``A^-1`` of a square, non-singular ``operator`` ``A``."""
+
+    _VIEW, _SUFFIX = "inverse", "_inv"
 
     def __init__(self, operator, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         """Raises ValueError when ``operator`` or the hints say singular or
         non-square, or contradict the operator's hints."""
-        parameters = dict(operator=operator, is_non_singular=is_non_singular,
-                          is_self_adjoint=is_self_adjoint,
-                          is_positive_definite=is_positive_definite,
-                          is_square=is_square, name=name)
-        self._operator = operator
         if operator.is_non_singular is False or is_non_singular is False:
             raise ValueError(
                 f"Argument `is_non_singular` or argument `operator` must have "
@@ -134,32 +133,8 @@ class LinearOperatorInversion(LinearOperator):
                 f"hint `is_square` equal to `True` or `None`. Found "
                 f"`operator.is_square`: {operator.is_square}, "
                 f"`is_square`: {is_square}.")
-        is_square = _combine(operator, "is_square", is_square,
-                             "An operator is square if and only if its inverse is square.")
-        is_non_singular = _combine(
-            operator, "is_non_singular", is_non_singular,
-            "An operator is non-singular if and only if its inverse is non-singular.")
-        is_self_adjoint = _combine(
-            operator, "is_self_adjoint", is_self_adjoint,
-            "An operator is self-adjoint if and only if its inverse is self-adjoint.")
-        is_positive_definite = _combine(
-            operator, "is_positive_definite", is_positive_definite,
-            "An operator is positive-definite if and only if its inverse is "
-            "positive-definite.")
-        if name is None:
-            name = operator.name + "_inv"
-        with ds.name_scope(name):
-            super().__init__(dtype=operator.dtype, is_non_singular=is_non_singular,
-                             is_self_adjoint=is_self_adjoint,
-                             is_positive_definite=is_positive_definite,
-                             is_square=is_square, parameters=parameters, name=name)
-
-    def _parameter_ndims(self):
-        return {"operator": 0}
-
-    @property
-    def operator(self):
-        return self._operator
+        super().__init__(operator, is_non_singular, is_self_adjoint, is_positive_definite,
+                         is_square, name)
 
     def _linop_inverse(self):
         return self._operator
@@ -168,15 +143,6 @@ class LinearOperatorInversion(LinearOperator):
         if isinstance(left, LinearOperatorInversion):
             return left.operator.matmul(right)
         return super()._linop_solve(left, right)
-
-    def _assert_non_singular(self):
-        return self._operator.assert_non_singular()
-
-    def _assert_positive_definite(self):
-        return self._operator.assert_positive_definite()
-
-    def _assert_self_adjoint(self):
-        return self._operator.assert_self_adjoint()
 
     def _shape(self):
         return self._operator.shape
