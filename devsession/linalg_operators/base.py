@@ -208,15 +208,7 @@ class LinearOperator:
         ``[..., M, R]``, or a composed operator when ``x`` is one.  Raises TypeError
         for another dtype and ValueError for incompatible dimensions."""
         if isinstance(x, LinearOperator):
-            left = self.adjoint() if adjoint else self
-            right = x.adjoint() if adjoint_arg else x
-            if (ds.dimension_value(right.range_dimension) is not None
-                    and ds.dimension_value(left.domain_dimension) is not None
-                    and right.range_dimension != left.domain_dimension):
-                raise ValueError(
-                    "Operators are incompatible. Expected `x` to have dimension"
-                    " {} but got {}.".format(left.domain_dimension,
-                                             right.range_dimension))
+            left, right = self._operands(x, adjoint, adjoint_arg, "x")
             with self._name_scope(name):
                 return self._linop_matmul(left, right)
         with self._name_scope(name):
@@ -224,6 +216,19 @@ class LinearOperator:
             self._check_input_dtype(x)
             self._check_dimension(-2 if adjoint else -1, x.shape[-1 if adjoint_arg else -2])
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _operands(self, other, adjoint: bool, adjoint_arg: bool, what: str):
+        """(this operator, ``other``) of a product or solve of two operators, each
+        adjoined as asked; ValueError (TF's) when their inner dimensions differ."""
+        left = self.adjoint() if adjoint else self
+        right = other.adjoint() if adjoint_arg else other
+        if (ds.dimension_value(right.range_dimension) is not None
+                and ds.dimension_value(left.domain_dimension) is not None
+                and right.range_dimension != left.domain_dimension):
+            raise ValueError(
+                f"Operators are incompatible. Expected `{what}` to have dimension"
+                f" {left.domain_dimension} but got {right.range_dimension}.")
+        return left, right
 
     def _linop_matmul(self, left, right):
         LinearOperatorComposition = _DERIVED["composition"]
@@ -332,15 +337,7 @@ class LinearOperator:
         NotImplementedError for operators hinted singular or non-square."""
         self._check_solvable()
         if isinstance(rhs, LinearOperator):
-            left = self.adjoint() if adjoint else self
-            right = rhs.adjoint() if adjoint_arg else rhs
-            if (ds.dimension_value(right.range_dimension) is not None
-                    and ds.dimension_value(left.domain_dimension) is not None
-                    and right.range_dimension != left.domain_dimension):
-                raise ValueError(
-                    "Operators are incompatible. Expected `rhs` to have dimension"
-                    " {} but got {}.".format(left.domain_dimension,
-                                             right.range_dimension))
+            left, right = self._operands(rhs, adjoint, adjoint_arg, "rhs")
             with self._name_scope(name):
                 return self._linop_solve(left, right)
         with self._name_scope(name):
