@@ -31,7 +31,7 @@ from ..ops.elementwise import cast, maximum, subtract
 from ..ops.reduce import cumsum, reduce_max
 from ..ops.sequence import range as range_op
 from ..tensor_shape import TensorShape
-from .ragged_tensor_value import RaggedTensorValue
+from .ragged_tensor_value import NestedRows, RaggedTensorValue
 from .segment_ids import row_splits_to_segment_ids, segment_ids_to_row_splits
 
 __all__ = ["RaggedTensor", "is_ragged", "convert_to_ragged_or_tensor", "ragged_from_value"]
@@ -39,7 +39,7 @@ __all__ = ["RaggedTensor", "is_ragged", "convert_to_ragged_or_tensor", "ragged_f
 _SPLITS_TYPES = (dtypes.int32, dtypes.int64)
 
 
-class RaggedTensor:
+class RaggedTensor(NestedRows):
     """TF's ``tf.RaggedTensor`` (see the module docstring).  Build one with the
     ``from_*`` factories; the constructor is private, as TF's."""
 
@@ -246,25 +246,6 @@ class RaggedTensor:
     dtype = property(lambda self: self.flat_values.dtype)
     row_splits_dtype = property(lambda self: self._row_splits.dtype)
     graph = property(lambda self: self._row_splits.graph)
-
-    @property
-    def flat_values(self) -> Tensor:
-        values = self._values
-        while isinstance(values, RaggedTensor):
-            values = values.values
-        return values
-
-    @property
-    def nested_row_splits(self) -> tuple:
-        splits, values = [self._row_splits], self._values
-        while isinstance(values, RaggedTensor):
-            splits.append(values.row_splits)
-            values = values.values
-        return tuple(splits)
-
-    @property
-    def ragged_rank(self) -> int:
-        return len(self.nested_row_splits)
 
     @property
     def shape(self) -> TensorShape:

@@ -10,10 +10,37 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RaggedTensorValue"]
+__all__ = ["RaggedTensorValue", "NestedRows"]
 
 
-class RaggedTensorValue:
+class NestedRows:
+    """What a ragged value knows from its nesting, rows of rows of ... flat values: a
+    RaggedTensor's (tensors) and a RaggedTensorValue's (arrays) alike.  ``_values`` and
+    ``_row_splits`` are its own level's."""
+
+    @property
+    def flat_values(self):
+        """The innermost values: a tensor, or an array."""
+        values = self._values
+        while isinstance(values, NestedRows):
+            values = values.values
+        return values
+
+    @property
+    def nested_row_splits(self) -> tuple:
+        """The row splits of each ragged level, outermost first."""
+        splits, values = [self._row_splits], self._values
+        while isinstance(values, NestedRows):
+            splits.append(values.row_splits)
+            values = values.values
+        return tuple(splits)
+
+    @property
+    def ragged_rank(self) -> int:
+        return len(self.nested_row_splits)
+
+
+class RaggedTensorValue(NestedRows):
     """TF's ``RaggedTensorValue(values, row_splits)`` (see the module docstring);
     TypeError for row splits that are not an integer vector."""
 
@@ -31,27 +58,6 @@ class RaggedTensorValue:
     values = property(lambda self: self._values, doc="The values of the rows.")
     row_splits = property(lambda self: self._row_splits, doc="Where each row starts.")
     row_splits_dtype = property(lambda self: self._row_splits.dtype)
-
-    @property
-    def flat_values(self) -> np.ndarray:
-        """The innermost values: an array."""
-        values = self._values
-        while isinstance(values, RaggedTensorValue):
-            values = values.values
-        return values
-
-    @property
-    def nested_row_splits(self) -> tuple:
-        """The row splits of each ragged level, outermost first."""
-        splits, values = [self._row_splits], self._values
-        while isinstance(values, RaggedTensorValue):
-            splits.append(values.row_splits)
-            values = values.values
-        return tuple(splits)
-
-    @property
-    def ragged_rank(self) -> int:
-        return len(self.nested_row_splits)
 
     @property
     def dtype(self):
