@@ -544,3 +544,27 @@ class LinearOperator:
     def __repr__(self):
         return "<%s '%s' shape=%s dtype=%s>" % (
             type(self).__name__, self.name, self.shape, self.dtype)
+
+
+class OperatorOfOperators(LinearOperator):
+    """An operator made of a list of others (a product, a block diagonal, a Kronecker
+    product): it keeps them, slices their batches whole, and is named after them,
+    joined by ``_JOIN``."""
+
+    _JOIN = "_"
+
+    def _init_from(self, operators, name, dtype, parameters, **hints):
+        """LinearOperator's constructor for ``operators`` (checked by the subclass)."""
+        if name is None:
+            name = self._JOIN.join(operator.name for operator in operators)
+        with ds.name_scope(name):
+            LinearOperator.__init__(self, dtype=dtype, parameters=parameters, name=name,
+                                    **hints)
+
+    def _parameter_ndims(self):
+        return {"operators": [0] * len(self._operators)}
+
+    @property
+    def operators(self):
+        return self._operators
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 from . import tf_api as ds
 
 from . import util
-from .base import LinearOperator
+from .base import OperatorOfOperators
 from .blockwise_args import BlockwiseArguments
 from .hints import combined_non_singular_hint
 
@@ -46,7 +46,7 @@ def _broadcast_batch(operators):
     return batch
 
 
-class _Blockwise(LinearOperator):
+class _Blockwise(OperatorOfOperators):
     """Adjoints, inverses and Cholesky factors taken block by block (factor by
     factor), returning the same kind of operator, as TF's."""
 
@@ -69,6 +69,8 @@ class _Blockwise(LinearOperator):
 
 class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
     """``diag(operators[0], operators[1], ...)``, square blocks."""
+
+    _JOIN = "_ds_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=True, name=None):
@@ -100,20 +102,9 @@ class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
                 raise ValueError("The direct sum of positive definite operators is always "
                                  "positive definite.")
             is_positive_definite = True
-        if name is None:
-            name = "_ds_".join(operator.name for operator in operators)
-        with ds.name_scope(name):
-            super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                             is_self_adjoint=is_self_adjoint,
-                             is_positive_definite=is_positive_definite,
-                             is_square=is_square, parameters=parameters, name=name)
-
-    def _parameter_ndims(self):
-        return {"operators": [0] * len(self._operators)}
-
-    @property
-    def operators(self):
-        return self._operators
+        self._init_from(operators, name, dtype, parameters,
+                        is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                        is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _blockwise_operator(self, method, left, right):
         """The block diagonal of the blocks' products or solves (``method``); TF's
@@ -222,6 +213,8 @@ class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
 class LinearOperatorKronecker(_Blockwise):
     """``operators[0] x operators[1] x ...`` (Kronecker product)."""
 
+    _JOIN = "_x_"
+
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
         """Raises ValueError for no operators or contradicting hints, TypeError for
@@ -259,20 +252,9 @@ class LinearOperatorKronecker(_Blockwise):
                     f"positive-definite. Expected argument `is_positive_definite` to "
                     f"be True. Received: {is_positive_definite}.")
             is_positive_definite = True
-        if name is None:
-            name = "_x_".join(operator.name for operator in operators)
-        with ds.name_scope(name):
-            super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                             is_self_adjoint=is_self_adjoint,
-                             is_positive_definite=is_positive_definite,
-                             is_square=is_square, parameters=parameters, name=name)
-
-    def _parameter_ndims(self):
-        return {"operators": [0] * len(self._operators)}
-
-    @property
-    def operators(self):
-        return self._operators
+        self._init_from(operators, name, dtype, parameters,
+                        is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                        is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         rows = _dims_product([op.range_dimension for op in self._operators])

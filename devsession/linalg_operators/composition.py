@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import tf_api as ds
 
 from . import util
-from .base import LinearOperator, register_derived
+from .base import OperatorOfOperators, register_derived
 from .hints import is_aat_form
 
 
@@ -17,8 +17,10 @@ def _composition_must_be_self_adjoint(operators):
     return is_aat_form(operators)
 
 
-class LinearOperatorComposition(LinearOperator):
+class LinearOperatorComposition(OperatorOfOperators):
     """``operators[0] @ operators[1] @ ...``."""
+
+    _JOIN = "_o_"
 
     def __init__(self, operators, is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name=None):
@@ -66,20 +68,9 @@ class LinearOperatorComposition(LinearOperator):
                     "form A @ A.H, hence it must be positive-definite. The user "
                     "provided an incorrect `False` hint.")
             is_positive_definite = True
-        if name is None:
-            name = "_o_".join(operator.name for operator in operators)
-        with ds.name_scope(name):
-            super().__init__(dtype=dtype, is_non_singular=is_non_singular,
-                             is_self_adjoint=is_self_adjoint,
-                             is_positive_definite=is_positive_definite,
-                             is_square=is_square, parameters=parameters, name=name)
-
-    def _parameter_ndims(self):
-        return {"operators": [0] * len(self._operators)}
-
-    @property
-    def operators(self):
-        return self._operators
+        self._init_from(operators, name, dtype, parameters,
+                        is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                        is_positive_definite=is_positive_definite, is_square=is_square)
 
     def _shape(self):
         domain = self._operators[0].domain_dimension
