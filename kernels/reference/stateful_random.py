@@ -27,8 +27,9 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from .philox import key_counter_words
 from .random import drawn_shape
-from .stateless_random import full_int, normal, truncated_normal, uniform, uniform_int
-from .stateless_random_rates import binomial_samples
+from .stateless_random import (full_int, int_bounds, normal, truncated_normal, uniform,
+                               uniform_int)
+from .stateless_random_rates import binomial_dims, binomial_samples
 
 __all__ = ["advance", "philox_words", "DRAW_OPS"]
 
@@ -94,7 +95,7 @@ def build_stateful_draw(node):
         dims = drawn_shape(node, shape)
         count = int(np.prod(dims, dtype=np.int64))
         if bounds:
-            bounds = _bounds(node, *(np.asarray(b) for b in bounds), count)
+            bounds = int_bounds(node, *(np.asarray(b) for b in bounds), count)
         _algorithm(node, np.asarray(alg))
         resource = ctx.variable_resource()
         with resource.lock:
@@ -105,17 +106,6 @@ def build_stateful_draw(node):
             return np.zeros(dims, dtype)
         return draw(*words, count, dtype, *bounds).reshape(dims)
     return kernel
-
-
-def _bounds(node, minval: np.ndarray, maxval: np.ndarray, count: int):
-    for name, bound in (("minval", minval), ("maxval", maxval)):
-        if bound.ndim != 0:
-            raise invalid_argument(node.name, node.op, f"{name} must be 0-D, got shape "
-                                   f"{fmt_shape(bound.shape)}")
-    lo, hi = int(minval), int(maxval)
-    if count and lo >= hi:
-        raise invalid_argument(node.name, node.op, f"Need minval < maxval, got {lo} >= {hi}")
-    return lo, hi
 
 
 @register_kernel("RngReadAndSkip", HOST)
@@ -155,16 +145,7 @@ def build_stateful_binomial(node):
 
     def stateful_binomial(alg, shape, counts, probs):
         counts, probs = np.asarray(counts), np.asarray(probs)
-        try:
-            batch = np.broadcast_shapes(counts.shape, probs.shape)
-        except ValueError:
-            raise invalid_argument(node.name, node.op, f"counts and probs must have "
-                                   f"compatible batch dimensions: {fmt_shape(counts.shape)} "
-                                   f"vs. {fmt_shape(probs.shape)}") from None
-        dims = drawn_shape(node, shape)
-        if len(batch) > len(dims) or tuple(dims[len(dims) - len(batch):]) != batch:
-            raise invalid_argument(node.name, node.op, "Shape passed in must end with "
-                                   "broadcasted shape.")
+        dims, batch = binomial_dims(node, shape, counts, probs)
         alg = np.asarray(alg)
         if alg.ndim != 0:
             raise invalid_argument(node.name, node.op, f"algorithm must be of shape [], not "

@@ -35,7 +35,7 @@ from . import libm
 from .philox import blocks, blocks_at, key_counter_tensors, key_counter_words, seed_key_counter
 from .random import draw_classes, drawn_shape, multinomial_count
 
-__all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int",
+__all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int", "int_bounds",
            "V1_OPS", "V2_OPS"]
 
 _PHILOX, _AUTO_SELECT = 1, 3
@@ -194,7 +194,7 @@ def _v2_words(node, key: np.ndarray, counter: np.ndarray, alg: np.ndarray):
     return key_counter_words(key, counter)
 
 
-def _bounds(node, minval: np.ndarray, maxval: np.ndarray, count: int):
+def int_bounds(node, minval: np.ndarray, maxval: np.ndarray, count: int):
     """TF's checks of an integer draw's bounds: scalars, and (for a non-empty output)
     ``minval < maxval``."""
     for name, bound in (("minval", minval), ("maxval", maxval)):
@@ -222,7 +222,7 @@ def _draw_kernel(node, words_of, arity: int):
         words = words or words_of(*inputs[:arity])
         bounds = inputs[arity:]
         if bounds and (count or arity > 1):
-            bounds = _bounds(node, *bounds, count)
+            bounds = int_bounds(node, *bounds, count)
         if count == 0:
             return np.zeros(dims, dtype)
         return draw(*words, count, dtype, *bounds).reshape(dims)

@@ -60,7 +60,7 @@ from .random import drawn_shape
 from .stateless_random import (_box_muller64, _normal_pairs, _unit_float16, _unit_float32,
                                _unit_float64, _v2_words)
 
-__all__ = ["poisson_samples", "gamma_samples", "binomial_samples",
+__all__ = ["poisson_samples", "gamma_samples", "binomial_samples", "binomial_dims",
            "truncated_normal_samples"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
@@ -328,6 +328,22 @@ def build_stateless_poisson(node):
     return stateless_poisson
 
 
+def binomial_dims(node, shape, counts: np.ndarray, probs: np.ndarray) -> tuple:
+    """(the output's dims, the counts' and probs' broadcast batch shape), checked as TF's
+    binomial kernels check them: the batch shape must end the output's."""
+    try:
+        batch = np.broadcast_shapes(counts.shape, probs.shape)
+    except ValueError:
+        raise invalid_argument(node.name, node.op, f"counts and probs must have "
+                               f"compatible batch dimensions: {fmt_shape(counts.shape)} "
+                               f"vs. {fmt_shape(probs.shape)}") from None
+    dims = drawn_shape(node, shape)
+    if len(batch) > len(dims) or tuple(dims[len(dims) - len(batch):]) != batch:
+        raise invalid_argument(node.name, node.op, "Shape passed in must end with "
+                               "broadcasted shape.")
+    return dims, batch
+
+
 @register_kernel("StatelessRandomBinomial", HOST)
 def build_stateless_binomial(node):
     dtype = node.output_dtype
@@ -338,16 +354,7 @@ def build_stateless_binomial(node):
             raise invalid_argument(node.name, node.op, f"seed must have shape [2], not "
                                    f"{fmt_shape(seed.shape)}")
         counts, probs = np.asarray(counts), np.asarray(probs)
-        try:
-            batch = np.broadcast_shapes(counts.shape, probs.shape)
-        except ValueError:
-            raise invalid_argument(node.name, node.op, f"counts and probs must have "
-                                   f"compatible batch dimensions: {fmt_shape(counts.shape)} "
-                                   f"vs. {fmt_shape(probs.shape)}") from None
-        dims = drawn_shape(node, shape)
-        if len(batch) > len(dims) or tuple(dims[len(dims) - len(batch):]) != batch:
-            raise invalid_argument(node.name, node.op, "Shape passed in must end with "
-                                   "broadcasted shape.")
+        dims, batch = binomial_dims(node, shape, counts, probs)
         count = int(np.prod(dims, dtype=np.int64))
         if count == 0:
             return np.zeros(dims, dtype)
