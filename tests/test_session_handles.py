@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from devsession.tf_export import to_tf_graph_def
 from devsession.tensor_handle import TensorHandle
 from session_handle_cases import CASES
 
@@ -67,7 +68,9 @@ def test_the_ops_import_and_export_as_tfs(graph):
     handle = ds.get_session_handle(read)
     nodes = {n.name: n for n in graph.as_graph_def().node}
     assert nodes["read"].op == "GetSessionTensor" and nodes["read"].attr["dtype"].type == 1
-    assert nodes[handle.op.name].attr["T"].type == 1
+    assert "T" not in nodes[handle.op.name].attr         # inferred, as for every op here
+    exported = {n.name: n for n in to_tf_graph_def(graph).node}
+    assert exported[handle.op.name].attr["T"].type == 1  # what TF's NodeDef holds
     assert nodes[deleter.name].op == "DeleteSessionTensor"
     with ds.Graph().as_default() as g2:
         ds.import_graph_def(graph.as_graph_def(), name="")

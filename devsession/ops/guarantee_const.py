@@ -18,4 +18,4 @@ register_op(OpDef("GuaranteeConst", unary_any, 1, stateful=True))
 def guarantee_const(input, name=None) -> Tensor:  # noqa: A002  (TF's name)
     """``input`` unchanged, marked as constant across runs."""
     value = convert_to_tensor(input)
-    return make_op("GuaranteeConst", [value], {"T": value.dtype}, name=name)
+    return make_op("GuaranteeConst", [value], name=name)          # T: the value's

@@ -31,8 +31,7 @@ def _ragged_tensor_to_tensor_grad(op, grad):
     positions = make_op("RaggedTensorToTensor",
                         [outer_shape, range_op(nvals, dtype=index_type),
                          cast(-1, index_type), *partitions],
-                        {"T": index_type, "Tindex": op.get_attr("Tindex"),
-                         "Tshape": op.get_attr("Tshape"),
+                        {"Tindex": op.get_attr("Tindex"),
                          "num_row_partition_tensors": len(partitions),
                          "row_partition_types": op.get_attr("row_partition_types")})
     flat_positions = reshape(positions, [-1])

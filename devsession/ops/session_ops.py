@@ -62,7 +62,7 @@ def get_session_handle(data, name=None) -> Tensor:
     if not isinstance(data, Tensor):
         raise TypeError("`data` must be of type Tensor.")
     with data.graph.colocate_with(data):
-        return make_op("GetSessionHandle", [data], {"T": data.dtype}, name=name)
+        return make_op("GetSessionHandle", [data], name=name)          # T: the data's
 
 
 def _handle_placeholder():

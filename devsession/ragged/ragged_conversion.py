@@ -161,8 +161,7 @@ def to_tensor(rt: RaggedTensor, default_value=None, name=None, shape=None) -> Te
         shape_tensor = _shape_operand(shape, splits[0].dtype)
         out = make_op("RaggedTensorToTensor",
                       [shape_tensor, rt.flat_values, default_value, *splits],
-                      {"T": rt.dtype, "Tindex": splits[0].dtype, "Tshape": splits[0].dtype,
-                       "num_row_partition_tensors": len(splits),
+                      {"Tindex": splits[0].dtype, "num_row_partition_tensors": len(splits),
                        "row_partition_types": ("ROW_SPLITS",) * len(splits)})
         ragged_shape = rt.shape
         if ragged_shape.ndims is not None and out.shape.ndims is not None:
@@ -191,8 +190,7 @@ def to_sparse(rt: RaggedTensor, name=None) -> SparseTensor:
         splits = rt.nested_row_splits
         graph = splits[0].graph
         op = graph.create_op("RaggedTensorToSparse", [*splits, rt.flat_values],
-                             {"RAGGED_RANK": len(splits), "T": rt.dtype,
-                              "Tsplits": splits[0].dtype})
+                             {"RAGGED_RANK": len(splits), "Tsplits": splits[0].dtype})
         return SparseTensor(*op.outputs)
 
 

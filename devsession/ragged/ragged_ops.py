@@ -163,7 +163,7 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None,  # noqa: A001
             (v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=want, name=n))
             for v, n in zip((starts, limits, deltas), ("starts", "limits", "deltas")))
         op = starts.graph.create_op("RaggedRange", [starts, limits, deltas],
-                                    {"T": want, "Tsplits": row_splits_dtype})
+                                    {"Tsplits": row_splits_dtype})   # T: the inputs'
         splits, values = op.outputs
         return RaggedTensor.from_row_splits(values, splits, validate=False)
 
