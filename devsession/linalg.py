@@ -9,7 +9,8 @@ decompositions of ``ops/linalg_factor.py`` (``cholesky``, ``qr``, ``svd``, ``eig
 ``sqrtm`` and ``logm`` (``ops/linalg_sqrtm.py``), and ``pinv``, ``matrix_rank`` and
 ``expm`` as TF's compositions (``ops/linalg_functions.py``); ``tridiagonal_solve`` and
 ``tridiagonal_matmul``, ``eigh_tridiagonal`` (``ops/linalg_tridiagonal.py``);
-TF's ``LinearOperator`` classes (``linalg_operators/``: pure Python over these ops).
+TF's ``LinearOperator`` classes (``linalg_operators/``: pure Python over these ops,
+imported when one is first asked for).
 Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
 from .ops.clipping import global_norm
@@ -31,16 +32,6 @@ from .ops.nn import l2_normalize
 from .ops.norms import norm
 from .ops.diagonals import diag_part as tensor_diag_part, matrix_set_diag as set_diag
 from .ops.vectors import cross, matvec, normalize
-from .linalg_operators import (
-    LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
-    LinearOperatorBlockLowerTriangular,
-    LinearOperatorCirculant, LinearOperatorCirculant2D, LinearOperatorCirculant3D,
-    LinearOperatorComposition, LinearOperatorDiag, LinearOperatorFullMatrix,
-    LinearOperatorHouseholder, LinearOperatorIdentity, LinearOperatorInversion,
-    LinearOperatorKronecker, LinearOperatorLowerTriangular, LinearOperatorLowRankUpdate,
-    LinearOperatorPermutation, LinearOperatorScaledIdentity, LinearOperatorToeplitz,
-    LinearOperatorTridiag, LinearOperatorZeros)
-
 transpose = matrix_transpose
 
 
@@ -69,6 +60,13 @@ __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "b
 
 
 def __getattr__(name: str):
+    """The LinearOperator classes, imported when first asked for (a dozen modules most
+    programs never use: importing devsession stays quick); anything else is missing."""
+    if name.startswith("LinearOperator"):
+        from . import linalg_operators
+
+        if name in linalg_operators.__all__:
+            return getattr(linalg_operators, name)
     from .unsupported import missing
 
     raise missing("linalg", name)
