@@ -13,7 +13,7 @@ from . import tf_api as ds
 from . import util
 from .base import OperatorOfOperators
 from .blockwise_args import BlockwiseArguments
-from .hints import combined_non_singular_hint
+from .hints import combined_non_singular_hint, implied_by_all
 
 
 def _check_same_dtype(operators, message):
@@ -87,21 +87,16 @@ class LinearOperatorBlockDiag(BlockwiseArguments, _Blockwise):
         dtype = _check_same_dtype(
             operators, lambda nt: "Expected all operators to have the same dtype.  "
                                   "Found %s" % "   ".join(nt))
-        if all(operator.is_non_singular for operator in operators):
-            if is_non_singular is False:
-                raise ValueError(
-                    "The direct sum of non-singular operators is always non-singular.")
-            is_non_singular = True
-        if all(operator.is_self_adjoint for operator in operators):
-            if is_self_adjoint is False:
-                raise ValueError(
-                    "The direct sum of self-adjoint operators is always self-adjoint.")
-            is_self_adjoint = True
-        if all(operator.is_positive_definite for operator in operators):
-            if is_positive_definite is False:
-                raise ValueError("The direct sum of positive definite operators is always "
-                                 "positive definite.")
-            is_positive_definite = True
+        is_non_singular = implied_by_all(
+            operators, "is_non_singular", is_non_singular,
+            "The direct sum of non-singular operators is always non-singular.")
+        is_self_adjoint = implied_by_all(
+            operators, "is_self_adjoint", is_self_adjoint,
+            "The direct sum of self-adjoint operators is always self-adjoint.")
+        is_positive_definite = implied_by_all(
+            operators, "is_positive_definite", is_positive_definite,
+            "The direct sum of positive definite operators is always "
+            "positive definite.")
         self._init_from(operators, name, dtype, parameters,
                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                         is_positive_definite=is_positive_definite, is_square=is_square)
@@ -231,27 +226,21 @@ class LinearOperatorKronecker(_Blockwise):
         dtype = _check_same_dtype(
             operators, lambda nt: f"Expected every operation in argument `operators` to "
                                   f"have the same dtype. Received {list(nt)}.")
-        if all(operator.is_non_singular for operator in operators):
-            if is_non_singular is False:
-                raise ValueError(
-                    f"The Kronecker product of non-singular operators is always "
-                    f"non-singular. Expected argument `is_non_singular` to be True. "
-                    f"Received: {is_non_singular}.")
-            is_non_singular = True
-        if all(operator.is_self_adjoint for operator in operators):
-            if is_self_adjoint is False:
-                raise ValueError(
-                    f"The Kronecker product of self-adjoint operators is always "
-                    f"self-adjoint. Expected argument `is_self_adjoint` to be True. "
-                    f"Received: {is_self_adjoint}.")
-            is_self_adjoint = True
-        if all(operator.is_positive_definite for operator in operators):
-            if is_positive_definite is False:
-                raise ValueError(
-                    f"The Kronecker product of positive-definite operators is always "
-                    f"positive-definite. Expected argument `is_positive_definite` to "
-                    f"be True. Received: {is_positive_definite}.")
-            is_positive_definite = True
+        is_non_singular = implied_by_all(
+            operators, "is_non_singular", is_non_singular,
+            f"The Kronecker product of non-singular operators is always "
+            f"non-singular. Expected argument `is_non_singular` to be True. "
+            f"Received: {is_non_singular}.")
+        is_self_adjoint = implied_by_all(
+            operators, "is_self_adjoint", is_self_adjoint,
+            f"The Kronecker product of self-adjoint operators is always "
+            f"self-adjoint. Expected argument `is_self_adjoint` to be True. "
+            f"Received: {is_self_adjoint}.")
+        is_positive_definite = implied_by_all(
+            operators, "is_positive_definite", is_positive_definite,
+            f"The Kronecker product of positive-definite operators is always "
+            f"positive-definite. Expected argument `is_positive_definite` to "
+            f"be True. Received: {is_positive_definite}.")
         self._init_from(operators, name, dtype, parameters,
                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
                         is_positive_definite=is_positive_definite, is_square=is_square)

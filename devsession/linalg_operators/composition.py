@@ -8,7 +8,7 @@ from . import tf_api as ds
 
 from . import util
 from .base import OperatorOfOperators, register_derived
-from .hints import is_aat_form
+from .hints import implied_by_all, is_aat_form
 
 
 def _composition_must_be_self_adjoint(operators):
@@ -42,11 +42,9 @@ class LinearOperatorComposition(OperatorOfOperators):
                 name_type = (str((o.name, o.dtype)) for o in operators)
                 raise TypeError("Expected all operators to have the same dtype.  Found %s"
                                 % "   ".join(name_type))
-        if all(operator.is_non_singular for operator in operators):
-            if is_non_singular is False:
-                raise ValueError(
-                    "The composition of non-singular operators is always non-singular.")
-            is_non_singular = True
+        is_non_singular = implied_by_all(
+            operators, "is_non_singular", is_non_singular,
+            "The composition of non-singular operators is always non-singular.")
         if _composition_must_be_self_adjoint(operators):
             if is_self_adjoint is False:
                 raise ValueError(

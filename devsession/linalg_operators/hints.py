@@ -76,3 +76,15 @@ def is_aat_form(operators):
         return False
     return all(is_adjoint_pair(operators[i], operators[-1 - i])
                for i in range(len(operators) // 2))
+
+
+def implied_by_all(operators, key: str, given, message: str):
+    """The ``key`` hint of an operator made of ``operators``: True when every one of them
+    has it, where a given ``False`` contradicts them (ValueError, TF's ``message``);
+    else ``given``."""
+    if all(getattr(operator, key) for operator in operators):
+        if given is False:
+            raise ValueError(message)
+        return True
+    return given
+
