@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import module_cases
 from devsession.proto import trackable_object_graph_pb2
 from devsession.train.tf_checkpoint import TFCheckpoint
 
@@ -246,24 +247,8 @@ def test_tensorflow_restores_devsessions_checkpoint(tmp_path):
 
 
 def build_net():
-    """The recorder's tf.Module case in devsession."""
-    class Dense(ds.Module):
-        def __init__(self, n, name=None):
-            super().__init__(name=name)
-            with self.name_scope:
-                self.w = ds.Variable(ds.ones([2, n]), name="w")
-                self.b = ds.Variable(ds.zeros([n]), name="b", trainable=False)
-
-    class Net(ds.Module):
-        def __init__(self):
-            super().__init__(name="net")
-            with self.name_scope:
-                self.second = Dense(3)
-                self.first = Dense(2, name="first")
-                self.blocks = [Dense(1, name="blk"),
-                               {"z": ds.Variable(1.0, name="z"), "a": ds.Variable(2.0, name="a")}]
-
-    return Net()
+    """The recorder's tf.Module case in devsession (module_cases.py)."""
+    return module_cases.build_net(ds.Module, ds)
 
 
 def test_modules_walk_name_and_checkpoint_as_tensorflows(graph, tmp_path):

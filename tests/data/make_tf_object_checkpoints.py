@@ -18,6 +18,7 @@ Run with /work/peers/bin/python (TensorFlow); the tests never import TensorFlow.
 import json
 import os
 import shutil
+import sys
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -30,6 +31,9 @@ tf1.disable_eager_execution()
 tf1.disable_resource_variables()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import module_cases  # noqa: E402
+
 OUT_DIR = os.path.join(HERE, "tf_object_checkpoints")
 
 
@@ -65,28 +69,11 @@ def error_of(fn):
 
 
 def module_record() -> dict:
-    """The tf.Module case (test_object_checkpoints.build_net
-    builds the same in devsession)."""
-    class Dense(tf.Module):
-        def __init__(self, n, name=None):
-            super().__init__(name=name)
-            with self.name_scope:
-                self.w = tf1.Variable(tf1.ones([2, n]), name="w")
-                self.b = tf1.Variable(tf1.zeros([n]), name="b", trainable=False)
-
-    class Net(tf.Module):
-        def __init__(self):
-            super().__init__(name="net")
-            with self.name_scope:
-                self.second = Dense(3)
-                self.first = Dense(2, name="first")
-                self.blocks = [Dense(1, name="blk"),
-                               {"z": tf1.Variable(1.0, name="z"),
-                                "a": tf1.Variable(2.0, name="a")}]
-
+    """The tf.Module case (module_cases.py; test_object_checkpoints.build_net builds the
+    same in devsession)."""
     g = tf1.Graph()
     with g.as_default():
-        net = Net()
+        net = module_cases.build_net(tf.Module, tf1)
         with net.name_scope:
             inside = tf1.constant(1.0, name="c").name
         record = {"names": [net.name, net.second.name, net.first.name],
