@@ -31,19 +31,25 @@ CASES = {
 }
 
 
-def test_values_dtypes_and_names_are_tfs():
-    ds.reset_default_graph()
-    fetches = {name: ds.random.stateless_poisson(shape, seed, lam, dtype=dtype)
-               for name, (shape, seed, lam, dtype) in CASES.items()}
+
+def _assert_as_tf(fetches: dict, recorded: dict) -> None:
+    """Each fetch's values, dtype, static and run shapes, op type and name equal what
+    TF 2.21 recorded (``recorded["values"]`` and ``["names"]`` by case name)."""
     with ds.Session() as sess:
         got = sess.run(fetches)
     for name, value in got.items():
-        want = TF["values"][name]
+        want = recorded["values"][name]
         assert value.dtype == np.dtype(want["dtype"]), name
         assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
         np.testing.assert_array_equal(value.astype(np.float64),
                                       np.reshape(want["value"], want["shape"]), err_msg=name)
-        assert [fetches[name].op.type, fetches[name].op.name] == TF["names"][name], name
+        assert [fetches[name].op.type, fetches[name].op.name] == recorded["names"][name], name
+
+def test_values_dtypes_and_names_are_tfs():
+    ds.reset_default_graph()
+    fetches = {name: ds.random.stateless_poisson(shape, seed, lam, dtype=dtype)
+               for name, (shape, seed, lam, dtype) in CASES.items()}
+    _assert_as_tf(fetches, TF)
 
 
 def test_same_seed_same_values_in_a_new_session():
@@ -85,15 +91,7 @@ def test_gamma_values_dtypes_and_names_are_tfs():
     ds.reset_default_graph()
     fetches = {name: ds.random.stateless_gamma(shape, seed, alpha, beta, dtype=dtype)
                for name, (shape, seed, alpha, beta, dtype) in GAMMA_CASES.items()}
-    with ds.Session() as sess:
-        got = sess.run(fetches)
-    for name, value in got.items():
-        want = TF_GAMMA["values"][name]
-        assert value.dtype == np.dtype(want["dtype"]), name
-        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
-        np.testing.assert_array_equal(value.astype(np.float64),
-                                      np.reshape(want["value"], want["shape"]), err_msg=name)
-        assert [fetches[name].op.type, fetches[name].op.name] == TF_GAMMA["names"][name]
+    _assert_as_tf(fetches, TF_GAMMA)
     draws = {op.type for op in ds.get_default_graph().get_operations()}
     assert {"StatelessRandomGammaV3", "StatelessRandomGetKeyCounter", "BroadcastTo"} <= draws
 
@@ -126,15 +124,7 @@ def test_binomial_values_dtypes_and_names_are_tfs():
     fetches = {name: ds.random.stateless_binomial(shape, seed, counts, probs,
                                                   output_dtype=dtype)
                for name, (shape, seed, counts, probs, dtype) in BINOMIAL_CASES.items()}
-    with ds.Session() as sess:
-        got = sess.run(fetches)
-    for name, value in got.items():
-        want = TF_BINOMIAL["values"][name]
-        assert value.dtype == np.dtype(want["dtype"]), name
-        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
-        np.testing.assert_array_equal(value.astype(np.float64),
-                                      np.reshape(want["value"], want["shape"]), err_msg=name)
-        assert [fetches[name].op.type, fetches[name].op.name] == TF_BINOMIAL["names"][name]
+    _assert_as_tf(fetches, TF_BINOMIAL)
 
 
 def test_binomial_errors():
@@ -167,15 +157,7 @@ def test_parameterized_truncated_normal_values_and_names_are_tfs():
                    shape, seed, means, stddevs, minvals, maxvals)
                for name, (shape, seed, means, stddevs, minvals, maxvals)
                in TRUNCATED_CASES.items()}
-    with ds.Session() as sess:
-        got = sess.run(fetches)
-    for name, value in got.items():
-        want = TF_TRUNCATED["values"][name]
-        assert value.dtype == np.dtype(want["dtype"]), name
-        assert list(value.shape) == want["shape"] == fetches[name].shape.as_list(), name
-        np.testing.assert_array_equal(value.astype(np.float64),
-                                      np.reshape(want["value"], want["shape"]), err_msg=name)
-        assert [fetches[name].op.type, fetches[name].op.name] == TF_TRUNCATED["names"][name]
+    _assert_as_tf(fetches, TF_TRUNCATED)
 
 
 def test_parameterized_truncated_normal_errors():
