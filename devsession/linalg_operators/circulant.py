@@ -240,53 +240,38 @@ class _BaseLinearOperatorCirculant(LinearOperator):
                                             message="Spectrum was not Hermitian")
 
 
-class LinearOperatorCirculant(_BaseLinearOperatorCirculant):
+class _CirculantOfDepth(_BaseLinearOperatorCirculant):
+    """The public circulants: ``_DEPTH`` nested levels of circulant blocks, named after
+    their class by default, as TF's."""
+
+    _DEPTH = 1
+
+    def __init__(self, spectrum, input_output_dtype=ds.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name=None):
+        super().__init__(spectrum, block_depth=self._DEPTH,
+                         input_output_dtype=input_output_dtype,
+                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
+                         is_positive_definite=is_positive_definite, is_square=is_square,
+                         name=name or type(self).__name__)
+        del self._parameters["block_depth"]     # not an argument of these classes
+
+    def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
+        return type(self)(spectrum, input_output_dtype=dtype, is_square=True, **hints)
+
+
+class LinearOperatorCirculant(_CirculantOfDepth):
     """A circulant ``N x N`` matrix from its ``[..., N]`` spectrum."""
 
-    def __init__(self, spectrum, input_output_dtype=ds.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant"):
-        super().__init__(spectrum, block_depth=1, input_output_dtype=input_output_dtype,
-                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         name=name)
-        del self._parameters["block_depth"]     # not an argument of this class
 
-    def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
-        return LinearOperatorCirculant(spectrum, input_output_dtype=dtype,
-                                       is_square=True, **hints)
-
-
-class LinearOperatorCirculant2D(_BaseLinearOperatorCirculant):
+class LinearOperatorCirculant2D(_CirculantOfDepth):
     """Block circulant with circulant blocks, from a ``[..., N0, N1]`` spectrum."""
 
-    def __init__(self, spectrum, input_output_dtype=ds.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant2D"):
-        super().__init__(spectrum, block_depth=2, input_output_dtype=input_output_dtype,
-                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         name=name)
-        del self._parameters["block_depth"]     # not an argument of this class
-
-    def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
-        return LinearOperatorCirculant2D(spectrum, input_output_dtype=dtype,
-                                         is_square=True, **hints)
+    _DEPTH = 2
 
 
-class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
+class LinearOperatorCirculant3D(_CirculantOfDepth):
     """Three nested levels of circulant blocks, from a ``[..., N0, N1, N2]``
     spectrum."""
 
-    def __init__(self, spectrum, input_output_dtype=ds.complex64, is_non_singular=None,
-                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
-                 name="LinearOperatorCirculant3D"):
-        super().__init__(spectrum, block_depth=3, input_output_dtype=input_output_dtype,
-                         is_non_singular=is_non_singular, is_self_adjoint=is_self_adjoint,
-                         is_positive_definite=is_positive_definite, is_square=is_square,
-                         name=name)
-        del self._parameters["block_depth"]     # not an argument of this class
-
-    def _same_kind(self, spectrum, dtype=ds.complex64, **hints):
-        return LinearOperatorCirculant3D(spectrum, input_output_dtype=dtype,
-                                         is_square=True, **hints)
+    _DEPTH = 3
