@@ -6,8 +6,8 @@ devsession's with.  Run with TensorFlow installed (not a test):
     /work/peers/bin/python tests/data/make_tf_stateless_binomial.py
 """
 
-import json
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -15,6 +15,8 @@ import tensorflow as tf
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from draw_record import record_draws, write_json  # noqa: E402
 
 # name -> (shape, seed, counts, probs, output_dtype)
 BINOMIAL_CASES = {
@@ -27,20 +29,13 @@ BINOMIAL_CASES = {
 
 
 def main():
-    record = {"values": {}}
+    record = {}
     with tf.Graph().as_default():
         fetches = {name: tf.random.stateless_binomial(shape, seed, counts, probs,
                                                       output_dtype=dtype)
                    for name, (shape, seed, counts, probs, dtype) in BINOMIAL_CASES.items()}
-        record["names"] = {k: [t.op.type, t.op.name] for k, t in fetches.items()}
-        with v1.Session() as sess:
-            for name, value in sess.run(fetches).items():
-                record["values"][name] = {"dtype": value.dtype.name,
-                                          "shape": list(value.shape),
-                                          "value": value.astype(np.float64).tolist()}
-    with open(os.path.join(HERE, "tf_stateless_binomial.json"), "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+        record_draws(v1, fetches, record)
+    write_json(record, "tf_stateless_binomial")
 
 
 if __name__ == "__main__":

@@ -6,15 +6,16 @@ TensorFlow installed (not a test):
     /work/peers/bin/python tests/data/make_tf_stateless_gamma.py
 """
 
-import json
 import os
+import sys
 
-import numpy as np
 import tensorflow as tf
 
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from draw_record import record_draws, write_json  # noqa: E402
 
 # name -> (shape, seed, alpha, beta, dtype)
 GAMMA_CASES = {
@@ -28,22 +29,15 @@ GAMMA_CASES = {
 
 
 def main():
-    record = {"values": {}}
+    record = {}
     with tf.Graph().as_default():
         fetches = {name: tf.random.stateless_gamma(shape, seed, alpha, beta, dtype=dtype)
                    for name, (shape, seed, alpha, beta, dtype) in GAMMA_CASES.items()}
-        record["names"] = {k: [t.op.type, t.op.name] for k, t in fetches.items()}
         record["draw_names"] = sorted(op.name for op in tf.compat.v1.get_default_graph()
                                       .get_operations() if op.name.startswith(
                                           "stateless_random_gamma/"))
-        with v1.Session() as sess:
-            for name, value in sess.run(fetches).items():
-                record["values"][name] = {"dtype": value.dtype.name,
-                                          "shape": list(value.shape),
-                                          "value": value.astype(np.float64).tolist()}
-    with open(os.path.join(HERE, "tf_stateless_gamma.json"), "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+        record_draws(v1, fetches, record)
+    write_json(record, "tf_stateless_gamma")
 
 
 if __name__ == "__main__":

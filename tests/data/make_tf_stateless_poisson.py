@@ -6,8 +6,8 @@ TensorFlow installed (not a test):
     /work/peers/bin/python tests/data/make_tf_stateless_poisson.py
 """
 
-import json
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -15,6 +15,8 @@ import tensorflow as tf
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from draw_record import record_draws, write_json  # noqa: E402
 
 # name -> (shape, seed, lam, dtype)
 CASES = {
@@ -29,24 +31,17 @@ CASES = {
 
 
 def main():
-    record = {"values": {}}
+    record = {}
     with tf.Graph().as_default():
         fetches = {name: tf.random.stateless_poisson(shape, seed, lam, dtype=dtype)
                    for name, (shape, seed, lam, dtype) in CASES.items()}
-        record["names"] = {k: [t.op.type, t.op.name] for k, t in fetches.items()}
-        with v1.Session() as sess:
-            for name, value in sess.run(fetches).items():
-                record["values"][name] = {"dtype": value.dtype.name,
-                                          "shape": list(value.shape),
-                                          "value": value.astype(np.float64).tolist()}
+        record_draws(v1, fetches, record)
         try:
             sess = v1.Session()
             sess.run(tf.random.stateless_poisson([4, 2], [1, 2], [1.0, 2.0, 3.0]))
         except tf.errors.InvalidArgumentError as exc:
             record["suffix_error"] = exc.message.split("\n")[-2]
-    with open(os.path.join(HERE, "tf_stateless_poisson.json"), "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+    write_json(record, "tf_stateless_poisson")
 
 
 if __name__ == "__main__":

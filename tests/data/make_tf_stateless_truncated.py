@@ -8,8 +8,8 @@ tests/test_stateless_rates.py compares devsession's with.  Run with TensorFlow i
     /work/peers/bin/python tests/data/make_tf_stateless_truncated.py
 """
 
-import json
 import os
+import sys
 
 import numpy as np
 import tensorflow as tf
@@ -17,6 +17,8 @@ import tensorflow as tf
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from draw_record import record_draws, write_json  # noqa: E402
 
 # name -> (shape, seed, means, stddevs, minvals, maxvals)
 TRUNCATED_CASES = {
@@ -31,21 +33,14 @@ TRUNCATED_CASES = {
 
 
 def main():
-    record = {"values": {}}
+    record = {}
     with tf.Graph().as_default():
         fetches = {name: tf.random.stateless_parameterized_truncated_normal(
                        shape, seed, means, stddevs, minvals, maxvals)
                    for name, (shape, seed, means, stddevs, minvals, maxvals)
                    in TRUNCATED_CASES.items()}
-        record["names"] = {k: [t.op.type, t.op.name] for k, t in fetches.items()}
-        with v1.Session() as sess:
-            for name, value in sess.run(fetches).items():
-                record["values"][name] = {"dtype": value.dtype.name,
-                                          "shape": list(value.shape),
-                                          "value": value.astype(np.float64).tolist()}
-    with open(os.path.join(HERE, "tf_stateless_truncated.json"), "w") as f:
-        json.dump(record, f, indent=1, sort_keys=True)
-        f.write("\n")
+        record_draws(v1, fetches, record)
+    write_json(record, "tf_stateless_truncated")
 
 
 if __name__ == "__main__":
