@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from devsession.kernels.cpu import blas, register_gemm, sgemm
+from devsession.kernels.cpu import blas, gemm_ir, register_gemm, sgemm
 from kernel_cases import PRODUCTS_TURNED_AWAY, rng_for
 
 F32 = np.float32
@@ -423,6 +423,10 @@ def test_compiled_code_is_reused_and_a_damaged_file_compiled_again(monkeypatch, 
     real_write = register_gemm._write
     monkeypatch.setattr(register_gemm, "_write", lambda *args: (written.append(args[0]),
                                                                   real_write(*args)))
+    built = []                  # the IR is built only when the code is compiled
+    real_module = gemm_ir.module
+    monkeypatch.setattr(gemm_ir, "module", lambda *args: (built.append(args),
+                                                           real_module(*args))[1])
     a, b = operands(30, 50, 40, False, True)
 
     def product_with_fresh_kernels():
@@ -433,13 +437,13 @@ def test_compiled_code_is_reused_and_a_damaged_file_compiled_again(monkeypatch, 
         check(out, expected(a, b), 50)
 
     product_with_fresh_kernels()
-    assert len(written) == 1 and written[0].exists()        # compiled, stored
+    assert len(written) == len(built) == 1 and written[0].exists()   # compiled, stored
     product_with_fresh_kernels()
-    assert len(written) == 1                                # loaded
+    assert len(written) == len(built) == 1                  # loaded
     stored = written[0].read_bytes()
     written[0].write_bytes(stored[:100] + bytes([stored[100] ^ 0xFF]) + stored[101:])
     product_with_fresh_kernels()
-    assert len(written) == 2                                # damaged: compiled again
+    assert len(written) == len(built) == 2                  # damaged: compiled again
     assert written[1].read_bytes() == stored
 
 

@@ -49,6 +49,7 @@ import hashlib
 import logging
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -631,8 +632,10 @@ def _addresses() -> tuple | None:
 
 def _compile():
     """Compile the kernels for this CPU, or load the object code an earlier process
-    compiled (``$DEVSESSION_CACHE_DIR/register_gemm``, keyed by the IR, the CPU and
-    llvmlite): compiling takes 1.8 s, loading 0.3 s."""
+    compiled (``$DEVSESSION_CACHE_DIR/register_gemm``): compiling takes 1.8 s, loading a
+    few milliseconds.  The cache is keyed by what the code is made from (``gemm_ir``'s
+    source and parameters, the CPU, llvmlite), so a process that loads never builds the
+    1.3 MB of IR text, which alone takes 0.2 s."""
     import llvmlite
     import llvmlite.binding as llvm
 
@@ -641,21 +644,24 @@ def _compile():
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    source = str(gemm_ir.module(MR, MAX_NV, LANES))
     cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-    key = hashlib.sha256("\n".join((source, cpu, features, llvmlite.__version__)).encode())
+    made_from = (Path(gemm_ir.__file__).read_text(), repr((MR, MAX_NV, LANES)), cpu,
+                 features, llvmlite.__version__)
+    key = hashlib.sha256("\n".join(made_from).encode())
     cached = cache_dir() / "register_gemm" / f"{key.hexdigest()[:32]}.o"
-    module = llvm.parse_assembly(source)
-    module.verify()
     machine = llvm.Target.from_default_triple().create_target_machine(cpu=cpu, features=features,
                                                                       opt=3)
     code = _read(cached)
     if code is None:
+        module = llvm.parse_assembly(str(gemm_ir.module(MR, MAX_NV, LANES)))
+        module.verify()
         passes = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(3))
         passes.getModulePassManager().run(module, passes)
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.set_object_cache(notify_func=lambda _, compiled: _write(cached, compiled),
-                            getbuffer_func=lambda _: code)
+        engine = llvm.create_mcjit_compiler(module, machine)
+        engine.set_object_cache(notify_func=lambda _, compiled: _write(cached, compiled))
+    else:
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     epilogues = {name: engine.get_function_address(name) for name in gemm_ir.EPILOGUES}
     return (engine, *(engine.get_function_address(name)
