@@ -5,16 +5,22 @@ once on the CPU (three matmul+bias+relu layers, a softmax, a row sum), printing 
 the import and the first run took and the result, which is checked against numpy here.
 The wall time of the whole process (interpreter start included) is the figure.
 
-* **cold**: ``NUMBA_CACHE_DIR`` and ``DEVSESSION_CACHE_DIR`` point to empty temporary
-  folders, so no kernel is compiled yet: by default (``kernel_compile="background"``)
+* **cold**: ``NUMBA_CACHE_DIR``, ``DEVSESSION_CACHE_DIR`` and Python's bytecode cache
+  (``PYTHONPYCACHEPREFIX``) point to empty temporary folders, so no kernel and no module
+  is compiled yet: by default (``kernel_compile="background"``)
   the run uses the reference kernels while numba compiles on a background thread, which
   the exit stops;
 * **cold, eager compile**: the same with ``DEVSESSION_KERNEL_COMPILE=eager``: every
   kernel is generated and compiled before the first result (what a cold start cost
   before the tiers, and what a session that must run compiled code at once pays);
-* **warm**: folders holding the compiled kernels (a priming process ran the graph and
-  waited for ``sess.wait_compiled()``, untimed), what every run after a compiled one
-  on a machine sees.
+* **warm**: folders holding the compiled kernels and modules (a priming process ran the
+  graph and waited for ``sess.wait_compiled()``, untimed), what every run after a
+  compiled one on a machine sees.
+
+Our processes always write bytecode, even where ``PYTHONDONTWRITEBYTECODE`` is set (as
+on the machines these figures come from): otherwise an editable install compiles its
+~580 modules from source in every process, about a second, while the peers' wheels
+carry the ``.pyc`` files pip compiled when it installed them.
 
 Peers run the same computation in the same kind of fresh process: numpy (no compile),
 ``jax.jit`` and a TF1 session; their import time is most of their start-up.  Runs are
@@ -37,7 +43,7 @@ import numpy as np
 from .runner import summarize
 from .workload import Workload
 
-__all__ = ["startup", "measure_startup", "SCRIPTS"]
+__all__ = ["startup", "measure_startup", "caches_env", "SCRIPTS"]
 
 _COMMON = '''
 import json, time
@@ -142,7 +148,7 @@ def measure_startup(workload, context) -> list[dict]:
         rows[p] = _row(_PEER_NAMES[p], "peer")
     caches = tempfile.mkdtemp(prefix="devsession-bench-cache-")
     try:
-        ours_env = dict(env, NUMBA_CACHE_DIR=caches, DEVSESSION_CACHE_DIR=caches)
+        ours_env = caches_env(env, caches)
         eager_env = dict(ours_env, DEVSESSION_KERNEL_COMPILE="eager")
         for i in range(max(1, params["cold_runs"])):
             for key, script_env in (("cold", ours_env), ("cold_eager", eager_env)):
@@ -176,6 +182,15 @@ def measure_startup(workload, context) -> list[dict]:
         row["throughput"] = None
         row["vs_numpy"] = None
     return out
+
+
+def caches_env(env: dict, caches: str) -> dict:
+    """``env`` with every cache of ours (numba's, devsession's, Python's bytecode) in
+    ``caches``, and bytecode written there whatever ``env`` says."""
+    ours = dict(env, NUMBA_CACHE_DIR=caches, DEVSESSION_CACHE_DIR=caches,
+                PYTHONPYCACHEPREFIX=os.path.join(caches, "bytecode"))
+    ours.pop("PYTHONDONTWRITEBYTECODE", None)
+    return ours
 
 
 def _row(name: str, side: str) -> dict:

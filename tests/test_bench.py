@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
+import subprocess
 import sys
 import time
 
@@ -188,6 +190,16 @@ def test_startup_runs_cold_and_warm_processes(small_run):
         assert rows[name]["matches_numpy"] is True, rows[name]
         assert rows[name]["steady_s"] > rows[name]["import_s"] > 0
     assert rows["devsession cpu (warm caches)"]["graph_nodes"] == 20
+
+
+def test_our_start_up_processes_keep_their_bytecode_even_where_writing_it_is_off(tmp_path):
+    # where PYTHONDONTWRITEBYTECODE is set, a "warm" start would compile every module
+    from devsession.benchmarks.startup import caches_env
+
+    env = caches_env(dict(os.environ, PYTHONDONTWRITEBYTECODE="1"), str(tmp_path))
+    subprocess.run([sys.executable, "-c", "import colorsys"], env=env, check=True)
+    assert list((tmp_path / "bytecode").rglob("colorsys*.pyc"))
+    assert env["NUMBA_CACHE_DIR"] == env["DEVSESSION_CACHE_DIR"] == str(tmp_path)
 
 
 def test_goals_are_judged_or_marked_not_applicable(small_run):
