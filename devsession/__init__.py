@@ -510,6 +510,11 @@ from .ops.fft import fft, fft2d, fft3d, ifft, ifft2d, ifft3d  # noqa: E402
 __all__ += ["signal", "spectral", "angle", "complex", "conj", "imag", "real", "fft", "fft2d",
             "fft3d", "ifft", "ifft2d", "ifft3d"]
 
+# tf.nest: nested structures as TF's functions see them (nest.py)
+from . import nest  # noqa: E402
+
+__all__ += ["nest"]
+
 
 # TF1's small names: tf.IndexedSlices and the conversions (indexed_slices.py), the rest of
 # check_ops (ops/check_helpers.py), tf.manip
