@@ -159,6 +159,8 @@ from .type_spec import SparseTensorSpec, TensorSpec, TypeSpec, type_spec_from_va
 __all__ += ["TensorSpec", "TypeSpec", "SparseTensorSpec", "type_spec_from_value"]
 from .variable_creator import variable_creator_scope  # noqa: E402
 __all__ += ["variable_creator_scope"]
+from .variable_sync import VariableAggregation, VariableSynchronization  # noqa: E402
+__all__ += ["VariableAggregation", "VariableSynchronization"]
 # TF1's tf.dtypes.cast / saturate_cast / as_string / complex: dtypes.py sits at the bottom of
 # the import graph and imports no op, so the functions are attached to it here
 from .ops.strings import as_string as _as_string  # noqa: E402

@@ -7,8 +7,7 @@ and its ``next_creator`` is the next one out, down to the plain constructor.
 
 The kwargs are ``ds.Variable``'s parameters, every one given (defaults filled in).  A
 creator may add TF's keywords that have no effect on devsession's variables
-(``caching_device``, ``synchronization``, ``aggregation``, ``use_resource``...: see
-``_NO_EFFECT``); the plain constructor drops those, and any other unknown keyword is the
+(``caching_device``, ``use_resource``...: see ``_NO_EFFECT``); the plain constructor drops those, and any other unknown keyword is the
 TypeError of an unexpected argument.  The stack of creators is per thread (TF keeps one per
 graph; graph mode builds one graph per thread in practice).  This module imports nothing
 of devsession: ``variables.Variable``'s metaclass asks ``active()`` on each construction.
@@ -22,7 +21,7 @@ import threading
 
 __all__ = ["variable_creator_scope", "active", "create"]
 
-_NO_EFFECT = frozenset({"aggregation", "synchronization", "caching_device", "expected_shape",
+_NO_EFFECT = frozenset({"caching_device", "expected_shape",
                         "import_scope", "variable_def", "use_resource", "shape",
                         "experimental_enable_variable_lifting", "distribute_strategy"})
 _LOCAL = threading.local()

@@ -55,7 +55,7 @@ import threading
 import weakref
 
 
-from . import dtypes
+from . import dtypes, variable_sync
 from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, zeros_initializer
@@ -120,8 +120,9 @@ class VariableScope:
     def get_variable(self, name, shape=None, dtype=None, initializer=None, regularizer=None,
                      trainable=None, collections=None, custom_getter=None, constraint=None,
                      partitioner=None, **kwargs):
+        sync, trainable = _synchronized(kwargs, trainable, name)
         return _get_variable(self, name, shape, dtype, initializer, trainable, collections,
-                             regularizer, custom_getter, constraint, partitioner)
+                             regularizer, custom_getter, constraint, partitioner, sync)
 
     def __repr__(self):
         return f"<ds.VariableScope '{self._name}' reuse={self._reuse}>"
@@ -252,8 +253,17 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     """The variable ``<current variable scope>/<name>``, created or reused by the scope's
     rules (see the module docstring); a ``PartitionedVariable`` with a ``partitioner``
     (or the scope's).  Raises ValueError as TF1 does."""
+    sync, trainable = _synchronized(kwargs, trainable, name)
     return _get_variable(get_variable_scope(), name, shape, dtype, initializer, trainable,
-                         collections, regularizer, custom_getter, constraint, partitioner)
+                         collections, regularizer, custom_getter, constraint, partitioner, sync)
+
+
+def _synchronized(kwargs: dict, trainable, name):
+    """``((synchronization, aggregation), trainable)`` from get_variable's keywords, by
+    TF's rules (variable_sync.py)."""
+    synchronization, aggregation, trainable = variable_sync.validate(
+        kwargs.get("synchronization"), kwargs.get("aggregation"), trainable, name)
+    return (synchronization, aggregation), trainable
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -290,7 +300,8 @@ def get_partitioned_variable(name, shape=None, dtype=None, initializer=None,
 
 
 def _get_variable(scope, name, shape, dtype, initializer, trainable, collections=None,
-                  regularizer=None, custom_getter=None, constraint=None, partitioner=None):
+                  regularizer=None, custom_getter=None, constraint=None, partitioner=None,
+                  sync=(None, None)):
     """Through the custom getter, if there is one (see the module docstring)."""
     full = f"{scope.name}/{name}" if scope.name else name
     dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
@@ -301,7 +312,8 @@ def _get_variable(scope, name, shape, dtype, initializer, trainable, collections
 
     def getter(name, shape=None, dtype=dtypes.float32, initializer=None, regularizer=None,
                reuse=None, trainable=None, collections=None, constraint=None,
-               partitioner=None, **unused):
+               partitioner=None, synchronization=None, aggregation=None, **unused):
+        sync = (synchronization, aggregation)
         reuse = scope.reuse if reuse is None else reuse
         initializer = initializer if initializer is not None else scope.initializer
         scalar = isinstance(shape, collections_abc.Sequence) and not shape
@@ -311,32 +323,33 @@ def _get_variable(scope, name, shape, dtype, initializer, trainable, collections
             with name_scope(None):
                 return _stored_or_new_partitioned(reuse, name, shape, dtype, initializer,
                                                   regularizer, trainable, collections,
-                                                  constraint, partitioner)
+                                                  constraint, partitioner, sync)
         store = _store(get_default_graph())
         if reuse is True and partitioner is None and name in store["partitioned"]:
             return _stored_or_new_partitioned(reuse, name, shape, dtype, initializer,
                                               regularizer, trainable, collections,
-                                              constraint, None)
+                                              constraint, None, sync)
         if f"{name}/part_0" in store["variables"]:
             raise ValueError(f"No partitioner was provided, but a partitioned version of the "
                              f"variable was found: {name}/part_0. Perhaps a variable of the "
                              f"same name was already created with partitioning?")
         return _stored_or_new(reuse, name, shape, dtype, initializer, regularizer, trainable,
-                              collections, constraint)
+                              collections, constraint, sync=sync)
     if custom_getter is None:
         return getter(full, shape, dtype, initializer, regularizer, None, trainable,
-                      collections, constraint, partitioner)
+                      collections, constraint, partitioner, *sync)
     if not callable(custom_getter):
         raise ValueError(f"custom_getter must be callable, not {custom_getter!r}.")
     return custom_getter(getter=getter, name=full, shape=shape, dtype=dtype,
                          initializer=initializer, regularizer=regularizer, reuse=scope.reuse,
                          trainable=trainable, collections=collections, caching_device=None,
                          partitioner=partitioner, validate_shape=True, use_resource=None,
-                         constraint=constraint)
+                         constraint=constraint, synchronization=sync[0], aggregation=sync[1])
 
 
 def _stored_or_new_partitioned(reuse, full: str, shape, dtype, initializer, regularizer,
-                               trainable, collections, constraint, partitioner):
+                               trainable, collections, constraint, partitioner,
+                               sync=(None, None)):
     """The stored PartitionedVariable ``full`` or its new parts, by TF1's
     ``_VariableStore._get_partitioned_variable`` rules and messages."""
     store = _store(get_default_graph())
@@ -372,7 +385,7 @@ def _stored_or_new_partitioned(reuse, full: str, shape, dtype, initializer, regu
                 init, init_shape = slice_op(value, offset, part_shape), None
             dtype = init.dtype
         variable = _stored_or_new(reuse, part, init_shape, dtype, init, regularizer,
-                                  trainable, collections, constraint, info)
+                                  trainable, collections, constraint, info, sync)
         variable._set_save_slice_info(SaveSliceInfo(full, shape.as_list(), offset, part_shape))
         parts.append(variable)
     made = PartitionedVariable(full, shape, dtype, parts, partitions)
@@ -412,7 +425,7 @@ def _check_existing_parts(variables: dict, full: str, count: int) -> None:
 
 
 def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, trainable,
-                   collections, constraint=None, partition_info=None):
+                   collections, constraint=None, partition_info=None, sync=(None, None)):
     graph = get_default_graph()
     variables = _store(graph)["variables"]
     found = variables.get(full)
@@ -428,9 +441,9 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
                          f"VarScope?")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     initial_value = _initial_value(full, shape, dtype, initializer, partition_info)
-    variable = Variable(initial_value, name=full + "/", dtype=dtype,
-                        trainable=True if trainable is None else trainable,
-                        collections=collections, constraint=constraint)
+    variable = Variable(initial_value, name=full + "/", dtype=dtype, trainable=trainable,
+                        collections=collections, constraint=constraint,
+                        synchronization=sync[0], aggregation=sync[1])
     variables[full] = variable
     if regularizer is not None:
         with name_scope(full + "/Regularizer/"):

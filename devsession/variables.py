@@ -24,7 +24,7 @@ from .graph import (Tensor, building_graph, control_dependencies, convert_to_ten
                     get_default_graph, name_scope, pending_control_inputs)
 from .graph_keys import get_collection
 from .tensor_shape import TensorShape
-from . import dtypes, variable_creator
+from . import dtypes, variable_creator, variable_sync
 from . import ops as api
 from .ops.state import is_variable_initialized
 
@@ -92,11 +92,16 @@ class Variable(metaclass=_MadeThroughCreators):
 
     _constraint = None      # a variable imported by from_proto has none
     _save_slice_info = None  # set on the parts of a partitioned variable
+    _synchronization = variable_sync.VariableSynchronization.AUTO   # from_proto's
+    _aggregation = variable_sync.VariableAggregation.NONE
     SaveSliceInfo = SaveSliceInfo
 
     def __init__(self, initial_value, name: str | None = None, dtype=None,
                  trainable: bool | None = None, container: str = "", shared_name: str = "",
-                 collections=None, validate_shape: bool = True, constraint=None):
+                 collections=None, validate_shape: bool = True, constraint=None,
+                 synchronization=None, aggregation=None):
+        self._synchronization, self._aggregation, trainable = variable_sync.validate(
+            synchronization, aggregation, trainable, name)
         if constraint is not None and not callable(constraint):
             raise ValueError("The `constraint` argument must be a callable.")
         graph = get_default_graph()
@@ -123,7 +128,7 @@ class Variable(metaclass=_MadeThroughCreators):
                 self._snapshot = api.identity(self._variable, name="read")
         self._initial_value = value
         self._constraint = constraint
-        self.trainable = True if trainable is None else bool(trainable)  # None: TF1's default
+        self.trainable = bool(trainable)
         for collection in (GLOBAL_VARIABLES,) if collections is None else collections:
             graph.add_to_collection(collection, self)
         if self.trainable:
@@ -140,6 +145,8 @@ class Variable(metaclass=_MadeThroughCreators):
     initializer = property(lambda self: self._initializer)
     initial_value = property(lambda self: self._initial_value)
     constraint = property(lambda self: self._constraint)
+    synchronization = property(lambda self: self._synchronization)
+    aggregation = property(lambda self: self._aggregation)
 
     def get_shape(self):
         return self.shape
