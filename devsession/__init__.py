@@ -91,7 +91,7 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 
 # --- TF1 surface (branch tf1): the rest of TF1's graph-mode API ------------------------
 from . import summary  # noqa: E402
-from .config import ConfigProto, GPUOptions  # noqa: E402
+from .config import ConfigProto, GPUOptions, GraphOptions  # noqa: E402
 from .dtypes import (complex64, complex128, int8, int16, string, uint8,  # noqa: E402
                      uint16, uint64)
 from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
@@ -193,7 +193,7 @@ tensor_scatter_add = tensor_scatter_nd_add
 tensor_scatter_sub = tensor_scatter_nd_sub
 
 __all__ += [
-    "summary", "ConfigProto", "GPUOptions", "int8", "int16", "string", "uint8", "uint16", "uint64",
+    "summary", "ConfigProto", "GPUOptions", "GraphOptions", "int8", "int16", "string", "uint8", "uint16", "uint64",
     "complex64", "complex128",
     "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
     "ones_initializer", "random_normal_initializer", "random_uniform_initializer",
@@ -517,6 +517,18 @@ from . import nest  # noqa: E402
 
 __all__ += ["nest"]
 
+# TF1's protocol buffers at the top level, with TF's field numbers (graph surgery builds
+# NodeDefs and AttrValues; a MetaGraphDef's signatures hold TensorInfos), tf.OpError and
+# tf.version (the version constants' module)
+from . import versions as version  # noqa: E402
+from .errors import OpError  # noqa: E402
+from .proto.graph_pb2 import AttrValue, NameAttrList, NodeDef  # noqa: E402
+from .proto.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: E402
+
+__all__ += ["version", "OpError", "AttrValue", "NameAttrList", "NodeDef", "MetaGraphDef",
+            "TensorInfo"]
+_EVENT_PROTOS = ("Event", "SessionLog", "LogMessage")   # TensorBoard's, on first use
+
 
 # TF1's small names: tf.IndexedSlices and the conversions (indexed_slices.py), the rest of
 # check_ops (ops/check_helpers.py), tf.manip
@@ -539,13 +551,18 @@ ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's 
 
 
 def __getattr__(name: str):
-    """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use; a
+    """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use,
+    ``ds.Event``, ``ds.SessionLog`` and ``ds.LogMessage`` TensorBoard's protos; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming
     it (``devsession/unsupported.py``)."""
     if name in ("Server", "ClusterSpec"):
         from . import distributed
 
         return getattr(distributed, name)
+    if name in _EVENT_PROTOS:
+        from .summary.writer import tensorboard_event_protos
+
+        return getattr(tensorboard_event_protos(), name)
     from .unsupported import TF1_NAMESPACES, UnsupportedNamespace, missing
 
     if name in TF1_NAMESPACES:

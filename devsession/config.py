@@ -22,6 +22,11 @@ ConfigProto / GPUOptions field         SessionOptions
                                        runs on its target server's cluster, so it is
                                        reported as having no effect.  A ``Server``'s
                                        config carries it in ``server_def``
+``graph_options.optimizer_options``    ``optimizer``: TF's ``opt_level=L0`` turns constant
+``.opt_level`` (and ``do_constant_``   folding and common subexpression elimination off
+``folding``, ``do_common_``            unless their ``do_`` field asks for them, as TF's
+``subexpression_elimination``)         graph optimizer does (``global_jit_level``: no
+                                       effect, kernels are always compiled)
 =====================================  ================================================
 
 Fields a script did not set keep devsession's defaults.  Any other field is accepted
@@ -34,13 +39,14 @@ As ``tf.config`` this module also answers the device queries (``list_physical_de
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import types
 
 from .device_listing import (get_memory_growth, get_visible_devices, list_logical_devices,
                              list_physical_devices, set_memory_growth)
 
-__all__ = ["ConfigProto", "GPUOptions", "session_options", "list_physical_devices",
+__all__ = ["ConfigProto", "GPUOptions", "GraphOptions", "session_options", "list_physical_devices",
            "list_logical_devices", "get_visible_devices", "experimental"]
 
 experimental = types.SimpleNamespace(       # tf.config.experimental's device calls
@@ -56,6 +62,12 @@ _CONFIG_DEFAULTS = {
     "operation_timeout_in_ms": 0,
 }
 _GPU_DEFAULTS = {"allow_growth": False, "per_process_gpu_memory_fraction": 0.0}
+# TF's OptimizerOptions message (config.proto): levels L1 = 0 (the default), L0 = -1
+_TF_OPTIMIZER_DEFAULTS = {"do_common_subexpression_elimination": False,
+                          "do_constant_folding": False, "opt_level": 0,
+                          "do_function_inlining": False, "global_jit_level": 0,
+                          "max_folded_constant_in_bytes": 0, "cpu_global_jit": False}
+_L0 = -1
 
 
 class _Fields:
@@ -95,6 +107,26 @@ class GPUOptions(_Fields):
     _defaults = _GPU_DEFAULTS
 
 
+class _TFOptimizerOptions(_Fields):
+    """TF's ``OptimizerOptions`` message inside ``graph_options`` (devsession's own
+    ``ds.OptimizerOptions`` is what ``SessionOptions`` takes; it carries TF's level
+    constants, ``ds.OptimizerOptions.L0``, for these fields)."""
+
+    _defaults = _TF_OPTIMIZER_DEFAULTS
+
+
+class GraphOptions(_Fields):
+    """TF1's ``tf.GraphOptions`` (``optimizer_options``...)."""
+
+    def __init__(self, **fields):
+        super().__init__(**fields)
+        self._set.setdefault("optimizer_options", _TFOptimizerOptions())
+
+    @property
+    def optimizer_options(self):
+        return self._set["optimizer_options"]
+
+
 class ConfigProto(_Fields):
     """TF1's ``tf.ConfigProto``; pass it as ``ds.Session(config=...)``."""
 
@@ -102,12 +134,16 @@ class ConfigProto(_Fields):
 
     def __init__(self, **fields):
         super().__init__(**fields)
-        if "gpu_options" not in self._set:
-            self._set["gpu_options"] = GPUOptions()
+        self._set.setdefault("gpu_options", GPUOptions())
+        self._set.setdefault("graph_options", GraphOptions())
 
     @property
     def gpu_options(self) -> GPUOptions:
         return self._set["gpu_options"]
+
+    @property
+    def graph_options(self) -> GraphOptions:
+        return self._set["graph_options"]
 
 
 def session_options(config: ConfigProto, base):
@@ -116,6 +152,7 @@ def session_options(config: ConfigProto, base):
     fields = config.set_fields()
     gpu = fields.pop("gpu_options", None)
     changes, ignored = {}, []
+    _map_graph_options(fields.pop("graph_options", None), base, changes, ignored)
     renames = {"allow_soft_placement": "allow_soft_placement",
                "log_device_placement": "log_device_placement",
                "intra_op_parallelism_threads": "intra_op_threads",
@@ -148,6 +185,32 @@ def session_options(config: ConfigProto, base):
         log.warning("devsession: ConfigProto fields with no effect in devsession were "
                     "ignored: %s", ", ".join(ignored))
     return base.replace(**changes)
+
+
+def _map_graph_options(graph_options, base, changes: dict, ignored: list) -> None:
+    """TF's graph optimizer levels onto ``base.optimizer`` (see the module docstring)."""
+    if graph_options is None:
+        return
+    if not isinstance(graph_options, GraphOptions):
+        ignored.append("graph_options")
+        return
+    fields = graph_options.set_fields()
+    tf_optimizer = fields.pop("optimizer_options", None)
+    ignored.extend(f"graph_options.{name}" for name in fields)
+    if isinstance(tf_optimizer, type(base.optimizer)):     # devsession's own passes
+        changes["optimizer"] = tf_optimizer
+        return
+    if tf_optimizer is None:
+        return
+    chosen = tf_optimizer.set_fields()
+    if chosen.pop("opt_level", 0) == _L0:
+        changes["optimizer"] = dataclasses.replace(
+            base.optimizer,
+            constant_folding=bool(chosen.get("do_constant_folding", False)),
+            common_subexpression_elimination=bool(
+                chosen.get("do_common_subexpression_elimination", False)))
+    ignored.extend(f"graph_options.optimizer_options.{name}" for name in chosen
+                   if name not in ("do_constant_folding", "do_common_subexpression_elimination"))
 
 
 def _check_cluster_def(cluster_def) -> None:

@@ -64,6 +64,18 @@ class DType:
     def enum(self) -> int:
         return self._enum
 
+    @property
+    def as_datatype_enum(self) -> int:
+        """TF's name of the wire enum (what an ``AttrValue(type=...)`` holds)."""
+        return self._enum
+
+    is_quantized = False            # devsession has no quantized types
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether a value of ``other``'s type can stand where this type is expected: the
+        same type (TF1's reference types have a base; devsession's types are all base)."""
+        return as_dtype(other) is self
+
     is_floating = _kind_in("f", "float16, float32 or float64.")
     is_integer = _kind_in("iu", "A signed or unsigned integer type.")
     is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16, uint64).")

@@ -39,6 +39,10 @@ class OptimizerOptions:
     # not on every run: a second copy of it in memory, shared by every session
     pack_constant_weights: bool = True
 
+    # TF's OptimizerOptions levels, for tf.ConfigProto's graph_options (config.py)
+    L1, L0 = 0, -1
+    DEFAULT, OFF, ON_1, ON_2 = 0, -1, 1, 2
+
     @classmethod
     def none(cls) -> "OptimizerOptions":
         return cls(constant_folding=False, common_subexpression_elimination=False,

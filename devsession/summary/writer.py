@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 
-__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def"]
+__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "tensorboard_event_protos"]
 
 _INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
                  "package, which is not installed: pip install 'devsession[tensorboard]'")
@@ -31,6 +31,12 @@ def _tensorboard():
     except ImportError as e:
         raise ImportError(f"{_INSTALL_HINT} ({e}).") from None
     return EventFileWriter, event_pb2, graph_pb2, summary_pb2
+
+
+def tensorboard_event_protos():
+    """TensorBoard's event_pb2 (``Event``, ``SessionLog``, ``LogMessage``: ``ds.Event``...),
+    or the ImportError naming the extra to install."""
+    return _tensorboard()[1]
 
 
 class FileWriter:
