@@ -25,6 +25,10 @@ from .layers_separable import separable_conv1d  # noqa: E402
 
 __all__ += ["separable_conv1d", "SeparableConv1D"]
 
+from .layers_input_spec import InputSpec  # noqa: E402
+
+__all__ += ["InputSpec"]
+
 
 def __getattr__(name: str):
     from .unsupported import missing

@@ -21,7 +21,8 @@ added (``updates``, ``losses``; they are also in ``GraphKeys.UPDATE_OPS`` and
 
 A TF1 custom layer subclasses ``Layer`` with ``build(input_shape)``, which makes its
 variables with ``self.add_weight(name, shape, ...)`` (in the layer's scope, before the
-first call only), and ``call(inputs)``.
+first call only), and ``call(inputs)``; its ``input_spec`` (``tf.layers.InputSpec``,
+``layers_input_spec.py``) is checked on every call.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import re
 import weakref
 
 from . import layers_functional as functional
+from .layers_input_spec import assert_input_compatibility
 from .layers_separable import separable_conv1d
 from .graph import convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, get_collection
@@ -51,6 +53,7 @@ class Layer:
 
     _weight_names: tuple = ()
     _makes_scope_itself = False     # its function re-enters the scope it is given
+    input_spec = None               # a subclass's InputSpec(s), checked on every call
 
     def __init__(self, trainable=True, name=None, dtype=None, _scope=None, _reuse=None,
                  **kwargs):
@@ -84,6 +87,7 @@ class Layer:
     def __call__(self, inputs, *args, **kwargs):
         """The layer's output for ``inputs``; builds its variables on the first call."""
         self._set_scope(kwargs.pop("scope", None))
+        assert_input_compatibility(self.input_spec, inputs, self._name)
         if self.dtype is not None:
             self._check_dtype(inputs)
         before = {key: len(get_collection(key)) for key in

@@ -176,8 +176,8 @@ def test_what_layers_do_not_take_is_a_clear_error():
     with pytest.raises(ValueError, match="does not support virtual_batch_size"):
         ds.layers.batch_normalization(ds.placeholder(ds.float32, (None, 3)),
                                       virtual_batch_size=2)
-    with pytest.raises(UnsupportedTF1Error, match="tf.layers.InputSpec"):
-        ds.layers.InputSpec(ndim=3)
+    with pytest.raises(UnsupportedTF1Error, match="tf.layers.experimental"):
+        ds.layers.experimental.SyncBatchNormalization()
 
 
 def test_a_layered_convnet_learns(make_session, rng):

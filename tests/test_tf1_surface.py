@@ -308,7 +308,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.linalg.experimental, "tf.linalg.experimental"),
     (lambda: ds.nn.quantized_conv2d, "tf.nn.quantized_conv2d"),
     (lambda: ds.math.bessel_j0, "tf.math.bessel_j0"),
-    (lambda: ds.layers.InputSpec, "tf.layers.InputSpec"),
+    (lambda: ds.layers.experimental, "tf.layers.experimental"),
     (lambda: ds.signal.fftnd, "tf.signal.fftnd"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
     (lambda: ds.nn.approx_min_k, "tf.nn.approx_min_k"),
