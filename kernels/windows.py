@@ -29,6 +29,14 @@ Conv2D is then ``patches @ filter``, its input gradient ``add_patches(dy @ filte
 and its filter gradient ``patches.T @ dy``; pooling reduces ``patches`` over the window
 axes (``conv2d``, ``max_pool``... at the end of this module, on any ``xp``).  The CPU
 kernels (``cpu/nn_conv.py``) do the same with numba loops, in cache-sized chunks.
+
+Grouped convolutions (TF's Conv2D whose input has ``G`` times the filter's
+in-channels, as Keras's ``Conv2D(groups=G)`` writes it: RegNet, ConvNeXt): group ``i``
+convolves input channels ``[i*C/G, (i+1)*C/G)`` with filter out-channels ``[i*O/G,
+(i+1)*O/G)``.  The geometry is one group's (``channels`` = the filter's in-channels)
+and every device runs its ordinary kernel once per group (``by_group``): the operands
+of the forward pass and of both gradients are each sliced along their last axis, and
+the results joined along theirs.
 """
 
 from __future__ import annotations
@@ -42,7 +50,8 @@ from .checks import fmt_shape, invalid_argument
 
 __all__ = ["CONV_BACKPROP_OPS", "Geometry", "output_size", "geometry", "explicit_pads",
            "spatial", "patches",
-           "add_patches", "window_counts", "check_rank4", "conv_shapes", "ConvParams",
+           "add_patches", "window_counts", "check_rank4", "conv_shapes", "ConvParams", "by_group",
+           "group_count",
            "PoolParams", "check_shape", "shape_input", "lowest", "conv2d", "conv2d_input_grad",
            "conv2d_filter_grad", "max_pool", "avg_pool", "max_pool_grad", "max_pool_grad_grad",
            "avg_pool_grad", "max_pool_grad_grad_kernel"]
@@ -185,7 +194,10 @@ def lowest(dtype):
 
 class ConvParams:
     """A Conv2D-family node's attrs, read once; ``geometry(x_shape, f_shape)`` checks
-    the shapes of one call (4-D, matching channels) and places the windows."""
+    the shapes of one call (4-D; with ``grouped``, the input's channels a multiple of
+    the filter's in-channels, else equal to them) and places one group's windows."""
+
+    grouped = True      # Conv2D takes groups; DepthwiseConv2dNative does not
 
     def __init__(self, node):
         self.node = node
@@ -200,12 +212,28 @@ class ConvParams:
         name, op = self.node.name, self.node.op
         check_rank4(name, op, f_shape, "filter")
         check_rank4(name, op, x_shape, "input")
-        if x_shape[3] != f_shape[2]:
+        self._check_groups(x_shape, f_shape)
+        return geometry(name, op, tuple(x_shape[:3]) + (f_shape[2],), f_shape[:2],
+                        self.strides, self.dilations, self.padding, self.explicit)
+
+    def _check_groups(self, x_shape: tuple, f_shape: tuple) -> None:
+        """TF's run-time checks of the channels: equal, or (``grouped``) the input's a
+        multiple of the filter's in-channels and the out-channels a multiple of the
+        number of groups, in TF's words."""
+        name, op = self.node.name, self.node.op
+        depth, in_depth, out_depth = x_shape[3], f_shape[2], f_shape[3]
+        if depth == in_depth:
+            return
+        if not self.grouped or in_depth == 0:
             raise invalid_argument(
                 name, op, f"input depth must equal the filter's in-channels: input shape "
                 f"{fmt_shape(x_shape)}, filter shape {fmt_shape(f_shape)}")
-        return geometry(name, op, x_shape, f_shape[:2], self.strides, self.dilations,
-                        self.padding, self.explicit)
+        if depth % in_depth:
+            raise invalid_argument(name, op, f"input depth must be evenly divisible by "
+                                   f"filter depth: {depth} vs {in_depth}")
+        if out_depth % (depth // in_depth):
+            raise invalid_argument(name, op, f"output depth must be evenly divisible by "
+                                   f"number of groups: {out_depth} vs {depth // in_depth}")
 
     def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
         return (g.batch, g.out_h, g.out_w, f_shape[3])
@@ -227,6 +255,28 @@ class ConvParams:
         g = self.geometry(x_shape, f_shape)
         check_shape(self.node.name, op, "out_backprop", dy.shape, self.output_shape(g, f_shape))
         return (g, x_shape, second) if self.grads_input else (g, f_shape, first)
+
+
+def group_count(channels: int, g: Geometry) -> int:
+    """How many groups of ``g.channels`` (one group's in-channels) an input of
+    ``channels`` channels makes: 1 for an ordinary convolution."""
+    return channels // g.channels if g.channels else 1
+
+
+def by_group(xp, run, groups: int, *operands):
+    """``run(*operands)`` of a grouped convolution, one group at a time: group ``i`` of
+    each operand is the ``i``-th of ``groups`` equal slices of its last axis (made
+    contiguous), and the results are joined along their last axis.  The forward pass
+    (input, filter, bias), the input's gradient (filter, dy) and the filter's (input,
+    dy) all split this way.  With one group ``run`` gets the operands themselves."""
+    if groups == 1:
+        return run(*operands)
+
+    def part(a, i):
+        width = a.shape[-1] // groups
+        return xp.ascontiguousarray(a[..., i * width:(i + 1) * width])
+    return xp.concatenate([run(*(part(a, i) for a in operands)) for i in range(groups)],
+                          axis=-1)
 
 
 class PoolParams:

@@ -327,7 +327,7 @@ def test_gradients_of_a_batch_of_unknown_size():
      r"\[1, 1, in, out\]"),
     (lambda: ds.nn.separable_conv2d(np.ones((1, 5, 5, 2), F32), np.ones((3, 3, 2, 2), F32),
                                     np.ones((1, 1, 3, 3), F32), [1, 1, 1, 1], "SAME"),
-     "in-channels differ"),
+     r"Depth of input \(4\) is not a multiple of input depth of filter \(3\)"),
 ], ids=["channels", "valid-too-small", "batch-stride", "channel-dilation", "nchw", "padding",
         "filter-rank", "rate-and-stride", "rate-and-dilations", "pointwise-not-1x1",
         "pointwise-channels"])

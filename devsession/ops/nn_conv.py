@@ -11,7 +11,11 @@ pairs as ``padding`` (``explicit_padding``) and write both attrs, as TF does.  T
 ``data_format`` must be ``"NHWC"``, and the builders given ``"NCHW"`` (``conv1d``:
 "NCW") build the NHWC op between two transposes (``nn_channels_first.py``: TF's values,
 not TF's nodes); Conv2D also carries ``use_cudnn_on_gpu``, accepted and ignored.
-Static shapes follow TF1: a filter whose in-channels differ from the input's, a VALID
+An input with ``G`` times the filter's in-channels is a grouped convolution (TF's, as
+Keras's ``Conv2D(groups=G)`` writes it: input channel group ``i`` with the ``i``-th
+``1/G`` of the out-channels; ``kernels/windows.py``), its gradients too.
+Static shapes follow TF1: a filter whose in-channels do not divide the input's (or
+whose groups do not divide the out-channels), a VALID
 (or EXPLICIT) window larger than the (padded) input, or explicit paddings TF refuses
 (not 8, negative, or padding the batch or channels), is a ``ValueError`` when the graph
 is built.
@@ -156,10 +160,33 @@ def _conv_geometry(attrs, node):
     return padding, pads, strides, dilations
 
 
-def conv_output_shape(x_dims, f_dims, attrs, node) -> TensorShape:
+def _check_groups(depth, in_depth, out_depth, node: str) -> None:
+    """TF's static checks of a grouped Conv2D (an input of several groups of the
+    filter's in-channels, as Keras's ``Conv2D(groups=...)`` builds): the input's
+    channels a multiple of the filter's in-channels, the out-channels a multiple of the
+    number of groups; TF's words.  An unknown channel count passes."""
+    if depth is None or in_depth is None or depth == in_depth:
+        return
+    if in_depth == 0:
+        raise InferError(f"Op '{node}': Depth of filter must not be 0.")
+    if depth % in_depth:
+        raise InferError(f"Op '{node}': Depth of input ({depth}) is not a multiple of input "
+                         f"depth of filter ({in_depth}).")
+    if out_depth is not None and out_depth % (depth // in_depth):
+        raise InferError(f"Op '{node}': Depth of output ({out_depth}) is not a multiple of the "
+                         f"number of groups ({depth // in_depth}).")
+
+
+def conv_output_shape(x_dims, f_dims, attrs, node, grouped: bool = False) -> TensorShape:
+    """The output shape of a Conv2D-like op; with ``grouped`` (Conv2D and its gradients)
+    the input's channels may be several groups of the filter's in-channels, else they
+    must equal them (DepthwiseConv2dNative)."""
     padding, (pad_h, pad_w), (sh, sw), (dh, dw) = _conv_geometry(attrs, node)
-    _matching(x_dims[3], f_dims[2], node, "the input's channels and the filter's in-channels "
-              "differ")
+    if grouped:
+        _check_groups(x_dims[3], f_dims[2], f_dims[3], node)
+    else:
+        _matching(x_dims[3], f_dims[2], node, "the input's channels and the filter's "
+                  "in-channels differ")
     return TensorShape([x_dims[0],
                         _out_dim(x_dims[1], f_dims[0], sh, dh, padding, node, "height", pad_h),
                         _out_dim(x_dims[2], f_dims[1], sw, dw, padding, node, "width", pad_w),
@@ -192,11 +219,12 @@ def _conv2d(inputs, attrs, node):
     x, f = inputs
     dtype = same_dtype(inputs, node)
     dtype_in(x, FLOATS, node)
-    return dtype, conv_output_shape(dims4(x, node, "input"), dims4(f, node, "filter"), attrs, node)
+    return dtype, conv_output_shape(dims4(x, node, "input"), dims4(f, node, "filter"), attrs,
+                                    node, grouped=True)
 
 
 def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
-    expected = conv_output_shape(x_dims, f_dims, attrs, node)
+    expected = conv_output_shape(x_dims, f_dims, attrs, node, grouped=True)
     if not expected.is_compatible_with(TensorShape(dy_dims)):
         raise InferError(f"Op '{node}': the output gradient's shape {TensorShape(dy_dims)} is "
                          f"not the convolution's output shape {expected}.")

@@ -15,7 +15,8 @@ with stride 1 needs no packing at all.  With at most ``TRANSPOSED_MAX_CHANNELS``
 channels (a first layer's images) the windows pack as columns instead
 (``im2col_transposed``: runs of a whole output row), and BLAS multiplies the transpose.
 ``_Conv2DBias`` (the optimizer's fold, ``optimizer/bias_folds.py``) adds a bias and
-clips at zero as it goes.  The gradients are the same products transposed:
+clips at zero as it goes.  A grouped convolution runs all this once per group
+(``grouped_conv2d``, ``windows.by_group``).  The gradients are the same products transposed:
 
 * input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
   back -- as a *gather* per input row (every input element sums the windows that read
@@ -38,8 +39,8 @@ import numpy as np
 from ..checks import fmt_shape, invalid_argument, to_float16
 from ..registry import register_kernel
 from ...ops.nn_conv import CONV2D_BIAS, MAX_POOL_RELU_GRAD
-from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, lowest,
-                       max_pool_grad_grad_kernel)
+from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, by_group,
+                       group_count, lowest, max_pool_grad_grad_kernel)
 from . import conv_fused
 from .blas import matmul_into
 from ..buffer_pool import BufferPool
@@ -129,6 +130,21 @@ def conv2d(x, f, g: Geometry, out, bias=None, relu: bool = False):
     return out
 
 
+def grouped_conv2d(x, f, g: Geometry, out, bias=None, relu: bool = False):
+    """``conv2d`` of a convolution whose input has several groups of the filter's
+    in-channels (``windows.by_group``): each group's product into a fresh array, then
+    copied into its channels of ``out``."""
+    groups = group_count(x.shape[3], g)
+    if groups == 1:
+        return conv2d(x, f, g, out, bias, relu)
+
+    def one_group(xg, fg, *bias_g):
+        part = np.empty(g.out_shape + (fg.shape[3],), xg.dtype)
+        return conv2d(xg, fg, g, part, *bias_g, relu=relu)
+    out[...] = by_group(np, one_group, groups, *((x, f) if bias is None else (x, f, bias)))
+    return out
+
+
 def conv2d_input_grad(f, dy, g: Geometry, out=None):
     """The gradient of Conv2D with respect to its input, (N, H, W, C): into ``out``
     (C-contiguous, every element written) when given."""
@@ -183,7 +199,7 @@ def build_conv2d(node):
         x, f = _compute(x, widen), _compute(f, widen)
         out = pool.take(params.output_shape(g, f.shape), x.dtype)
         if out.size and g.window * g.channels:
-            conv2d(x, f, g, out)
+            grouped_conv2d(x, f, g, out)
         else:
             out[...] = 0
         pool.give(out)
@@ -208,7 +224,7 @@ def build_conv2d_bias(node):
         x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
         out = pool.take(params.output_shape(g, f.shape), x.dtype)
         if out.size and g.window * g.channels:
-            conv2d(x, f, g, out, bias, relu)
+            grouped_conv2d(x, f, g, out, bias, relu)
         else:
             out[...] = bias
             if relu:
@@ -229,8 +245,12 @@ def build_conv2d_backprop(node):
     def kernel(first, second, dy):
         g, grad_shape, operand = params.backprop(first, second, dy)
         operand, dy = _compute(operand, widen), _compute(dy, widen)
+        groups = group_count((grad_shape if params.grads_input else operand.shape)[3], g)
         if not (dy.size and g.window * g.channels):
             out = np.zeros(grad_shape, dy.dtype)
+        elif groups > 1:
+            grad = conv2d_input_grad if params.grads_input else conv2d_filter_grad
+            out = by_group(np, lambda a, dy_g: grad(a, dy_g, g), groups, operand, dy)
         elif params.grads_input:
             out = conv2d_input_grad(operand, dy, g, pool.take(grad_shape, dy.dtype))
             pool.give(out)

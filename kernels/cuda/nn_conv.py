@@ -12,7 +12,8 @@ The same code runs on numpy in the tests, against the reference kernels.
 cuDNN would be faster for large convolutions, but cupy 13 only reaches it through an
 optional separately installed library and it pads symmetrically (TF's SAME padding is
 not); the im2col path is exact, dependency-free and already at cuBLAS speed for the
-matmul.  float16 is computed in float32 and rounded once, as on the other devices.
+matmul.  float16 is computed in float32 and rounded once, as on the other devices.  A
+grouped convolution runs these once per group (``windows.by_group``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ import numpy as np
 
 from .. import windows
 from ..registry import register_kernel
-from ..windows import CONV_BACKPROP_OPS, ConvParams, PoolParams, lowest
+from ..windows import (CONV_BACKPROP_OPS, ConvParams, PoolParams, by_group, group_count,
+                       lowest)
 from .device import on_device
 
 __all__ = ["build_conv2d", "build_pool"]
@@ -47,7 +49,8 @@ def build_conv2d(node):
         shape = params.output_shape(g, f.shape)
         if 0 in shape or g.channels == 0:
             return cupy.zeros(shape, out_dtype)
-        out = windows.conv2d(cupy, _compute(x, out_dtype), _compute(f, out_dtype), g)
+        out = by_group(cupy, lambda xg, fg: windows.conv2d(cupy, xg, fg, g),
+                       group_count(x.shape[3], g), _compute(x, out_dtype), _compute(f, out_dtype))
         return out.astype(out_dtype, copy=False)
     return on_device(node, conv2d)
 
@@ -61,7 +64,9 @@ def build_conv2d_backprop(node):
         g, grad_shape, operand = params.backprop(first, second, dy)
         if dy.size == 0 or g.window * g.channels == 0:
             return cupy.zeros(grad_shape, out_dtype)
-        out = grad(cupy, _compute(operand, out_dtype), _compute(dy, out_dtype), g)
+        x_shape = grad_shape if params.grads_input else operand.shape
+        out = by_group(cupy, lambda a, dyg: grad(cupy, a, dyg, g), group_count(x_shape[3], g),
+                       _compute(operand, out_dtype), _compute(dy, out_dtype))
         return cupy.ascontiguousarray(out.astype(out_dtype, copy=False))
     return on_device(node, backprop)
 

@@ -36,6 +36,8 @@ class DepthwiseParams(ConvParams):
     as many in-channels in the filter as in the input) and places the windows;
     ``InvalidArgumentError`` naming the node otherwise."""
 
+    grouped = False
+
     def output_shape(self, g: Geometry, f_shape: tuple) -> tuple:
         return (g.batch, g.out_h, g.out_w, g.channels * f_shape[3])
 

@@ -2,9 +2,10 @@
 
 Conv2D and its gradients loop over the ``KH x KW`` filter offsets of a zero-padded
 input: each offset is a strided view of the input multiplied by one ``C x O`` slice of
-the filter (``tensordot``).  Pooling loops over the output positions and reduces the
-part of each window inside the input, so SAME padding is never read (AvgPool divides by
-the number of valid elements, as TF's).  MaxPoolGrad sends each gradient to the first
+the filter (``tensordot``), once per group of a grouped convolution (``by_group``).
+Pooling loops over the output positions and reduces the part of each window inside the
+input, so SAME padding is never read (AvgPool divides by the number of valid elements,
+as TF's).  MaxPoolGrad sends each gradient to the first
 maximum of its window in row-major order (a NaN counts as the maximum, as ``np.max``
 propagates it).  float16 is computed in float32 and rounded once.  The geometry
 (padding split, output sizes, shape errors) is ``windows.py``'s.
@@ -15,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register_kernel
-from ..windows import CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams
+from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, by_group,
+                       group_count)
 from .elementwise import compute_dtype
 
 DEVICE = "REF"
@@ -65,7 +67,9 @@ def build_conv2d(node):
 
     def conv2d(x, f):
         g = params.geometry(x.shape, f.shape)
-        return _conv(g, compute_dtype(x), compute_dtype(f)).astype(out_dtype)
+        out = by_group(np, lambda xg, fg: _conv(g, xg, fg), group_count(x.shape[3], g),
+                       compute_dtype(x), compute_dtype(f))
+        return out.astype(out_dtype)
     return conv2d
 
 
@@ -75,8 +79,11 @@ def build_conv2d_backprop(node):
     grad = _conv_input_grad if params.grads_input else _conv_filter_grad
 
     def backprop(first, second, dy):
-        g, _, operand = params.backprop(first, second, dy)
-        return grad(g, compute_dtype(operand), compute_dtype(dy)).astype(out_dtype)
+        g, grad_shape, operand = params.backprop(first, second, dy)
+        x_shape = grad_shape if params.grads_input else operand.shape
+        out = by_group(np, lambda a, dyg: grad(g, a, dyg), group_count(x_shape[3], g),
+                       compute_dtype(operand), compute_dtype(dy))
+        return out.astype(out_dtype)
     return backprop
 
 
