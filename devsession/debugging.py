@@ -1,7 +1,8 @@
 """TF1's ``tf.debugging``: ``check_numerics`` and ``assert_all_finite`` (TF1's
 ``verify_tensor_all_finite``), the float predicates, ``Assert`` and the element-wise
 assertions (``assert_equal``, ``assert_less``, ``assert_positive``...) and the static
-ones (``assert_rank``, ``assert_type``, ``assert_scalar``...), and the rest of TF1's
+ones (``assert_rank``, ``assert_type``, ``assert_scalar``...), ``assert_shapes``
+(symbolic shapes across tensors: ``ops/assert_shapes.py``), and the rest of TF1's
 check_ops (``assert_near``, ``assert_rank_in``, ``is_non_decreasing``...:
 ``ops/check_helpers.py``).  The rest raises
 ``UnsupportedTF1Error`` naming it."""
@@ -11,6 +12,7 @@ from .ops.assertions import (assert_equal, assert_greater, assert_greater_equal,
                              assert_non_negative, assert_non_positive, assert_none_equal,
                              assert_positive, assert_rank, assert_rank_at_least, assert_scalar,
                              assert_type)
+from .ops.assert_shapes import assert_shapes
 from .ops.control_flow import Assert
 from .ops.debugging import check_numerics
 from .ops.debugging import verify_tensor_all_finite as assert_all_finite
@@ -25,7 +27,7 @@ __all__ = ["check_numerics", "assert_all_finite", "is_finite", "is_inf", "is_nan
            "assert_non_positive", "assert_none_equal", "assert_positive", "assert_integer",
            "assert_rank", "assert_rank_at_least", "assert_scalar", "assert_type",
            "assert_near", "assert_proper_iterable", "assert_rank_in", "assert_same_float_dtype",
-           "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing"]
+           "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing", "assert_shapes"]
 
 
 def __getattr__(name: str):
