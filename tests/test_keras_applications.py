@@ -159,16 +159,19 @@ def test_grouped_conv2d_in_float32(device):
     np.testing.assert_allclose(got, y, rtol=1e-5, atol=1e-5)
 
 
-def test_grouped_conv2d_with_a_folded_bias_and_relu():
+@pytest.mark.parametrize("case", [GROUPED[0], GROUPED[2]], ids=["groups", "depthwise"])
+def test_grouped_conv2d_with_a_folded_bias_and_relu(case):
     """Conv2D + BiasAdd + Relu, as Keras writes a Conv2D(groups=G, use_bias=True,
     activation="relu"): the CPU's fold of the three runs each group with its share of
-    the bias."""
-    (x, f, _), (y, _, _), _ = grouped_case(GROUPED[0], F32)
+    the bias (with one channel a group, the depthwise loop then the bias)."""
+    (x, f, _), (y, _, _), _ = grouped_case(case, F32)
+    _, _, stride, padding, dilation = case
     bias = np.linspace(-1, 1, f.shape[3]).astype(F32)
     graph = ds.Graph()
     with graph.as_default():
         xp = ds.placeholder(ds.float32, x.shape)
-        out = ds.nn.relu(ds.nn.bias_add(ds.nn.conv2d(xp, f, 1, "SAME"), bias))
+        out = ds.nn.relu(ds.nn.bias_add(
+            ds.nn.conv2d(xp, f, stride, padding, dilations=dilation), bias))
     with ds.Session(graph=graph, options=ds.SessionOptions(device="cpu")) as sess:
         got = sess.run(out, {xp: x})
     np.testing.assert_allclose(got, np.maximum(y + bias, 0), rtol=1e-5, atol=1e-5)

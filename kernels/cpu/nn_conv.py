@@ -16,7 +16,9 @@ channels (a first layer's images) the windows pack as columns instead
 (``im2col_transposed``: runs of a whole output row), and BLAS multiplies the transpose.
 ``_Conv2DBias`` (the optimizer's fold, ``optimizer/bias_folds.py``) adds a bias and
 clips at zero as it goes.  A grouped convolution runs all this once per group
-(``grouped_conv2d``, ``windows.by_group``).  The gradients are the same products transposed:
+(``grouped_conv2d``, ``windows.by_group``), or, with one channel a group, is the
+depthwise convolution's loop (``depthwise.depthwise_forward``: ConvNeXt's 7x7 over
+768 channels is one loop, not 768 products).  The gradients are the same products transposed:
 
 * input:  ``dy @ filter.T`` gives each window's contribution, and col2im adds them
   back -- as a *gather* per input row (every input element sums the windows that read
@@ -34,6 +36,8 @@ fold, ``optimizer/pool_gradients.py``) is MaxPoolGrad passing only positive maxi
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..checks import fmt_shape, invalid_argument, to_float16
@@ -43,6 +47,7 @@ from ..windows import (CONV_BACKPROP_OPS, ConvParams, Geometry, PoolParams, by_g
                        group_count, lowest, max_pool_grad_grad_kernel)
 from . import conv_fused
 from .blas import matmul_into
+from .depthwise import depthwise_forward
 from ..buffer_pool import BufferPool
 from .im2col import col2im, im2col, im2col_transposed
 from .reduce import JIT, PAR
@@ -137,6 +142,14 @@ def grouped_conv2d(x, f, g: Geometry, out, bias=None, relu: bool = False):
     groups = group_count(x.shape[3], g)
     if groups == 1:
         return conv2d(x, f, g, out, bias, relu)
+    if g.channels == 1:     # one channel a group: a depthwise convolution (ConvNeXt's)
+        depthwise_forward(x, f.reshape(g.k_h, g.k_w, -1),
+                          dataclasses.replace(g, channels=groups).numba_args(), out)
+        if bias is not None:
+            out += bias
+        if relu:
+            np.maximum(out, 0, out=out)
+        return out
 
     def one_group(xg, fg, *bias_g):
         part = np.empty(g.out_shape + (fg.shape[3],), xg.dtype)
