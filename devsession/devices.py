@@ -4,7 +4,9 @@ cupy is imported lazily, the first time GPUs are asked for, and the outcome is
 remembered (JAX's xla_bridge does the same): no cupy, or cupy without a driver or a
 device, means "no GPU devices" together with a sentence saying why, which the session
 factories show when a GPU was asked for.  ``DEVSESSION_VISIBLE_GPUS=""`` hides every GPU
-(as CUDA_VISIBLE_DEVICES does), which tests use to simulate a CPU-only machine.
+(as CUDA_VISIBLE_DEVICES does), which tests use to simulate a CPU-only machine;
+``tf.config.set_visible_devices`` (``device_listing.py``) hides GPUs in the process from
+the sessions made after it (``set_visible_gpu_count``: the first so many stay).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import dataclasses
 import os
 import threading
 
-__all__ = ["DeviceAttributes", "list_local_devices", "gpu_devices", "gpu_unavailable_reason",
-           "local_device_name"]
+__all__ = ["DeviceAttributes", "list_local_devices", "gpu_devices", "all_gpu_devices",
+           "gpu_unavailable_reason", "local_device_name", "set_visible_gpu_count"]
 
 LOCAL_PREFIX = "/job:localhost/replica:0/task:0"
 
@@ -36,6 +38,7 @@ class DeviceAttributes:
 
 _lock = threading.Lock()
 _gpu_probe: "tuple[list[DeviceAttributes], str] | None" = None
+_visible_gpu_count: "int | None" = None        # None: every GPU found
 
 
 def local_device_name(device_type: str, index: int = 0) -> str:
@@ -79,8 +82,8 @@ def _probe_gpus() -> tuple[list[DeviceAttributes], str]:
     return devices, ""
 
 
-def gpu_devices() -> list[DeviceAttributes]:
-    """The CUDA GPUs (probed once per process)."""
+def all_gpu_devices() -> list[DeviceAttributes]:
+    """The CUDA GPUs found (probed once per process), hidden ones too."""
     global _gpu_probe
     with _lock:
         if _gpu_probe is None:
@@ -88,9 +91,23 @@ def gpu_devices() -> list[DeviceAttributes]:
         return list(_gpu_probe[0])
 
 
+def gpu_devices() -> list[DeviceAttributes]:
+    """The CUDA GPUs sessions may use: those found, less the ones the process hid."""
+    found = all_gpu_devices()
+    return found if _visible_gpu_count is None else found[:_visible_gpu_count]
+
+
+def set_visible_gpu_count(count: "int | None") -> None:
+    """Let sessions use only the first ``count`` GPUs (None: all of them)."""
+    global _visible_gpu_count
+    _visible_gpu_count = count
+
+
 def gpu_unavailable_reason() -> str:
     """Why there are no GPUs ('' when there are some)."""
-    gpu_devices()
+    found = all_gpu_devices()
+    if found and not gpu_devices():
+        return "GPUs are hidden by tf.config.set_visible_devices"
     return _gpu_probe[1] if _gpu_probe else ""
 
 

@@ -353,12 +353,12 @@ class Session(abc.ABC):
 
     def __new__(cls, target: str = "", graph=None, options: SessionOptions | None = None,
                 config=None):
-        from .config import ConfigProto, session_options
+        from .config import ConfigProto, session_defaults, session_options
         from .session_factory import new_session
 
         if isinstance(options, ConfigProto):      # TF1's third positional is config
             options, config = None, options
-        options = options or SessionOptions()
+        options = options or session_defaults()
         if config is not None:
             if not isinstance(config, ConfigProto):
                 raise TypeError(f"config must be a ds.ConfigProto, not "
