@@ -24,6 +24,17 @@ even when it starts with a dash (``--name -x``, ``--name --``).  Flags not on th
 command line keep their values.  The tokens are split and the values converted here,
 so that a bad value names the flag as absl's errors do.
 
+``--flagfile=path`` reads more arguments from a file, one a line (``#`` and ``//``
+lines are comments), where it stands.  Flag types beside the basic ones: a multi flag
+(``DEFINE_multi_string/integer/float/enum/enum_class``) is the list of every
+occurrence, each one value (no comma splitting), its default one value or a list;
+``DEFINE_enum_class`` takes a member or a member's name; ``DEFINE_spaceseplist``
+splits on whitespace; ``DEFINE_alias`` names another flag.  Every ``DEFINE_*``
+returns a ``FlagHolder`` (``.value``, ``.name``, ``.default``, ``.present``) and takes
+``required=True``.  Validators (``register_validator``, ``mark_flags_as_mutual_exclusive``
+...) are in ``devsession/flags_validators.py``; the ``Flag``/``FlagValues`` state and
+how parsing keeps it consistent are in ``devsession/flag_values.py``.
+
 Reading a flag before parsing is absl's ``UnparsedFlagAccessError`` on a fresh
 ``FlagValues``; TF1's ``tf.flags.FLAGS`` instead parses ``sys.argv`` on that first read
 (TF's ``_FlagValuesWrapper``), and the global ``FLAGS`` here does the same.
@@ -31,113 +42,38 @@ Reading a flag before parsing is absl's ``UnparsedFlagAccessError`` on a fresh
 
 from __future__ import annotations
 
-import argparse
-import csv
 import functools
+import re
+import shutil
 import sys
+import textwrap
+import types
 
-__all__ = ["FLAGS", "FlagValues", "Flag", "Error", "DuplicateFlagError",
+from .flag_parsers import (CantOpenFlagFileError, DuplicateFlagError, Error,
+                           FlagNameConflictsWithMethodError, IllegalFlagValueError,
+                           UnparsedFlagAccessError, UnrecognizedFlagError, ValidationError,
+                           bounded, enum_member, one_of, out_of_bounds, parse_bool,
+                           parse_list, whitespace_list)
+from .flag_values import (FLAGS, AliasFlag, Flag, FlagHolder, FlagValues, module_key,
+                          resolve_flag_ref)
+from .flags_validators import (mark_bool_flags_as_mutual_exclusive, mark_flag_as_required,
+                               mark_flags_as_mutual_exclusive, mark_flags_as_required,
+                               multi_flags_validator, register_multi_flags_validator,
+                               register_validator, validator)
+
+__all__ = ["FLAGS", "FlagValues", "Flag", "FlagHolder", "Error", "DuplicateFlagError",
            "IllegalFlagValueError", "UnrecognizedFlagError", "UnparsedFlagAccessError",
+           "ValidationError", "CantOpenFlagFileError", "FlagNameConflictsWithMethodError",
            "DEFINE_string", "DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool",
-           "DEFINE_list", "DEFINE_enum", "DEFINE_multi_string", "mark_flag_as_required",
-           "mark_flags_as_required"]
-
-
-class Error(Exception):
-    """Base class of the flag errors (absl's ``flags.Error``)."""
-
-
-class DuplicateFlagError(Error, ValueError):
-    """A flag defined twice in one ``FlagValues``."""
-
-
-class IllegalFlagValueError(Error, ValueError):
-    """A value a flag cannot take (a bad integer, an enum value not listed...)."""
-
-
-class UnrecognizedFlagError(Error, ValueError):
-    """A ``--flag`` on the command line (or a ``FLAGS.x = v``) that no DEFINE made."""
-
-
-class UnparsedFlagAccessError(Error, RuntimeError):
-    """A flag read before its ``FlagValues`` parsed the command line."""
-
-
-# --- value parsers: text -> value, raising ValueError with a sentence ---------------------
-
-_TRUE, _FALSE = ("true", "t", "1"), ("false", "f", "0")
-
-
-def _parse_bool(text) -> bool:
-    if isinstance(text, bool):
-        return text
-    if str(text).lower() in _TRUE:
-        return True
-    if str(text).lower() in _FALSE:
-        return False
-    raise ValueError(f"{text!r} is not a boolean (true/false, t/f or 1/0)")
-
-
-def _parse_list(text) -> list:
-    if isinstance(text, (list, tuple)):
-        return list(text)
-    if not text:
-        return []
-    return [part.strip() for part in next(csv.reader([text], strict=True))]
-
-
-def _bounded(convert, kind, lower, upper):
-    def parse(text):
-        try:
-            value = convert(text)
-        except (TypeError, ValueError):
-            raise ValueError(f"{text!r} is not {kind}") from None
-        if (lower is not None and value < lower) or (upper is not None and value > upper):
-            raise ValueError(f"{value} is outside [{lower}, {upper}]")
-        return value
-    return parse
-
-
-def _enum(values, case_sensitive):
-    def parse(text):
-        for allowed in values:
-            if text == allowed or (not case_sensitive and str(text).lower() == allowed.lower()):
-                return allowed
-        raise ValueError(f"{text!r} is not one of <{'|'.join(values)}>")
-    return parse
-
-
-class Flag:
-    """One defined flag: its ``name``, ``default``, ``help``, current ``value`` and
-    whether the command line gave it (``present``).  ``parse`` turns one command-line
-    string into a value; a ``multi`` flag collects every occurrence in a list."""
-
-    def __init__(self, name, default, help, parse, kind="", multi=False, boolean=False):
-        self.name, self.help, self.parse, self.kind = name, help or "", parse, kind
-        self.multi, self.boolean = multi, boolean
-        self.default = None if default is None else self._converted(default)
-        self.value = self.default
-        self.present = False
-
-    def _converted(self, raw):
-        if self.multi:
-            raw = [raw] if isinstance(raw, str) else list(raw)
-            return [self._one(item) for item in raw]
-        return self._one(raw)
-
-    def _one(self, raw):
-        try:
-            return self.parse(raw)
-        except ValueError as e:
-            raise IllegalFlagValueError(f"flag --{self.name}={raw}: {e}") from None
-
-    def parse_command_line(self, texts: list):
-        """The value the command line's strings for this flag give (the last, or all
-        of them for a multi flag)."""
-        return self._converted(texts if self.multi else texts[-1])
-
-    def __repr__(self):
-        return f"<Flag --{self.name}={self.value!r}>"
+           "DEFINE_list", "DEFINE_spaceseplist", "DEFINE_enum", "DEFINE_enum_class",
+           "DEFINE_multi_string", "DEFINE_multi_integer", "DEFINE_multi_float",
+           "DEFINE_multi_enum", "DEFINE_multi_enum_class", "DEFINE_alias",
+           "register_validator", "validator", "register_multi_flags_validator",
+           "multi_flags_validator", "mark_flag_as_required", "mark_flags_as_required",
+           "mark_flags_as_mutual_exclusive", "mark_bool_flags_as_mutual_exclusive",
+           "set_default", "override_value", "declare_key_flag", "adopt_module_key_flags",
+           "disclaim_key_flags", "get_help_width", "text_wrap", "flag_dict_to_args",
+           "doc_to_help"]
 
 
 def _accepting_tf1_keyword_names(define):
@@ -154,285 +90,312 @@ def _accepting_tf1_keyword_names(define):
     return wrapper
 
 
-class FlagValues:
-    """The flags a program defined, and their values once parsed (absl's
-    ``FlagValues``).  ``parse_argv_on_first_read`` makes reading a flag before parsing
-    parse ``sys.argv`` (TF1's global FLAGS) instead of raising."""
+# --- which module defines a flag (help grouping, absl's key flags) -----------------------
 
-    def __init__(self, parse_argv_on_first_read: bool = False):
-        self.__dict__["_flags"] = {}
-        self.__dict__["_parsed"] = False
-        self.__dict__["_parse_argv_on_first_read"] = parse_argv_on_first_read
-        self.__dict__["_required"] = []
-
-    # --- defining -----------------------------------------------------------------------
-    def define(self, flag: Flag) -> Flag:
-        """Adds ``flag``; raises ``DuplicateFlagError`` if its name is taken."""
-        if flag.name in self._flags:
-            raise DuplicateFlagError(
-                f"The flag '{flag.name}' is defined twice. Flag names are global to the "
-                f"FlagValues (FLAGS); rename one, or define it once in a shared module.")
-        if flag.name in dir(FlagValues):
-            raise Error(f"The flag name '{flag.name}' would hide the FlagValues method "
-                        f"of that name; choose another.")
-        self._flags[flag.name] = flag
-        return flag
-
-    # --- parsing ------------------------------------------------------------------------
-    def __call__(self, argv, known_only: bool = False) -> list:
-        """Parses ``argv`` (argv[0] is the program); returns argv[0] and the arguments
-        that are not flags (with ``known_only``, also the unknown flags and a ``--``).
-        Raises ``UnrecognizedFlagError`` naming an unknown flag,
-        ``IllegalFlagValueError`` for a value a flag cannot take or a missing one, and,
-        as absl, ``ValueError`` for an empty ``argv``, ``TypeError`` for a string."""
-        if isinstance(argv, (str, bytes)):
-            raise TypeError("argv should be a tuple/list of strings, not bytes or string "
-                            "(e.g. FLAGS(sys.argv)).")
-        if not argv:
-            raise ValueError("argv cannot be an empty list, and must contain the program "
-                             "name as the first element (e.g. FLAGS(sys.argv)).")
-        head, tail = self._spelled(list(argv[1:]))
-        tail = [] if tail is None else ["--"] + tail if known_only else tail
-        given, rest = self._split(head)
-        if not known_only:
-            unknown = [arg for arg in rest if arg.startswith("-") and arg != "-"]
-            if unknown:
-                raise UnrecognizedFlagError(self._unknown_message(unknown[0]))
-        values = {name: self._flags[name].parse_command_line(texts)
-                  for name, texts in given.items()}
-        for name in self._required:
-            if values.get(name, self._flags[name].value) is None:
-                raise IllegalFlagValueError(f"flag --{name}=None: Flag --{name} must have "
-                                            f"a value other than None (it is required).")
-        for name, value in values.items():
-            self._flags[name].value = value
-            self._flags[name].present = True
-        self.__dict__["_parsed"] = True
-        return [argv[0]] + rest + tail
-
-    def _spelled(self, args: list):
-        """``args`` up to a ``--`` that ends the flags, each flag spelled ``--name=value``
-        (``_canonical``), and what follows that ``--`` (None without one).  As absl's, a
-        non-boolean flag without "=" takes the next argument as its value whatever it
-        is (``--name -x``, ``--name --n=3``, ``--name --``)."""
-        spelled, at = [], 0
-        while at < len(args):
-            arg = args[at]
-            if arg == "--":
-                return spelled, args[at + 1:]
-            name = self._needing_next_value(arg)
-            if name is None:
-                spelled.append(self._canonical(arg))
-                at += 1
-                continue
-            if at + 1 == len(args):
-                raise IllegalFlagValueError(f"Missing value for flag {arg}")
-            spelled.append(f"--{name}={args[at + 1]}")
-            at += 2
-        return spelled, None
-
-    def _needing_next_value(self, arg: str):
-        """The name of the non-boolean flag ``arg`` is, spelled without a value; else
-        None."""
-        if not arg.startswith("-") or arg.startswith("---") or "=" in arg:
-            return None
-        flag = self._flags.get(arg.lstrip("-"))
-        return flag.name if flag is not None and not flag.boolean else None
-
-    def _split(self, spelled: list):
-        """{flag name: its command-line strings} and the arguments left over, from
-        arguments ``_spelled`` made (a defined flag is ``--name=value`` there).  Not
-        argparse: it would take a value of "--" (``--name --``, absl's) as none."""
-        given, rest = {}, []
-        for arg in spelled:
-            name, has_value, value = arg[2:].partition("=")
-            if arg.startswith("--") and has_value and name in self._flags:
-                given.setdefault(name, []).append(value)
-            else:
-                rest.append(arg)
-        return given, rest
-
-    def _canonical(self, arg: str) -> str:
-        """``arg`` as ``--name=value``: one dash becomes two, and a boolean's bare
-        ``--name``/``--noname`` become ``--name=true``/``--name=false``."""
-        if not arg.startswith("-") or arg == "-" or arg.startswith("---"):
-            return arg
-        body = arg[2:] if arg.startswith("--") else arg[1:]
-        name, has_value, _ = body.partition("=")
-        flag = self._flags.get(name)
-        if flag is not None:
-            if flag.boolean and not has_value:
-                return f"--{name}=true"
-            return "--" + body
-        negated = self._flags.get(name[2:]) if name.startswith("no") else None
-        if negated is not None and negated.boolean:
-            if has_value:
-                raise IllegalFlagValueError(f"--{body}: a --no<flag> takes no value; "
-                                            f"write --{negated.name}=false instead.")
-            return f"--{negated.name}=false"
-        return arg
-
-    def _unknown_message(self, arg: str) -> str:
-        name = arg.lstrip("-").partition("=")[0]
-        known = ", ".join(f"--{n}" for n in sorted(self._flags)) or "none"
-        return (f"Unknown command line flag '{name}' (in {arg!r}): no DEFINE_* made it. "
-                f"Defined flags: {known}.")
-
-    def mark_as_required(self, name: str):
-        """Parsing fails unless flag ``name`` ends up with a value other than None."""
-        if name not in self._flags:
-            raise KeyError(f"mark_flag_as_required: no flag '{name}' is defined.")
-        if name not in self._required:
-            self._required.append(name)
-
-    def is_parsed(self) -> bool:
-        return self._parsed
-
-    def mark_as_parsed(self):
-        self.__dict__["_parsed"] = True
-
-    def unparse_flags(self):
-        """Every flag back to its default, and unparsed."""
-        for flag in self._flags.values():
-            flag.value, flag.present = flag.default, False
-        self.__dict__["_parsed"] = False
-
-    # --- reading and writing ------------------------------------------------------------
-    def __getattr__(self, name):
-        flags = self.__dict__["_flags"]
-        if name not in flags:
-            raise AttributeError(f"no flag '{name}' is defined (define it with "
-                                 f"DEFINE_*; defined: {sorted(flags)})")
-        if not self._parsed and not flags[name].present:
-            if not self._parse_argv_on_first_read:
-                raise UnparsedFlagAccessError(
-                    f"Trying to access flag --{name} before flags were parsed: call "
-                    f"FLAGS(sys.argv) or run main through ds.app.run() first.")
-            self(sys.argv)
-        return flags[name].value
-
-    def __setattr__(self, name, value):
-        if name not in self._flags:
-            raise UnrecognizedFlagError(f"Cannot set FLAGS.{name}: no flag '{name}' is "
-                                        f"defined (define it with DEFINE_*).")
-        self._flags[name].value = value
-
-    def __delattr__(self, name):
-        if name not in self._flags:
-            raise AttributeError(name)
-        del self._flags[name]
-
-    def __getitem__(self, name) -> Flag:
-        return self._flags[name]
-
-    def __contains__(self, name) -> bool:
-        return name in self._flags
-
-    def __iter__(self):
-        return iter(list(self._flags))
-
-    def __len__(self):
-        return len(self._flags)
-
-    def get_flag_value(self, name, default):
-        """The value of flag ``name``, or ``default`` if none is defined."""
-        return self._flags[name].value if name in self._flags else default
-
-    def flag_values_dict(self) -> dict:
-        """{flag name: value} for every flag."""
-        return {name: flag.value for name, flag in self._flags.items()}
-
-    def get_help(self, prog: str | None = None) -> str:
-        """Every flag with its help text and default, as ``--help`` prints them."""
-        parser = argparse.ArgumentParser(prog=prog, add_help=False,
-                                         usage="%(prog)s [flags]")
-        for flag in sorted(self._flags.values(), key=lambda f: f.name):
-            default = ",".join(map(str, flag.default)) if isinstance(flag.default, list) \
-                else flag.default
-            text = f"{flag.help} (default: {default!r}{flag.kind})".replace("%", "%%")
-            if flag.boolean:
-                parser.add_argument(f"--[no]{flag.name}", action="store_true", help=text)
-            else:
-                parser.add_argument(f"--{flag.name}", metavar="", help=text)
-        return parser.format_help()
-
-    def __str__(self):
-        return self.get_help()
+_DISCLAIMED = {__name__, "devsession.flag_values", "devsession.flags_validators"}
 
 
-FLAGS = FlagValues(parse_argv_on_first_read=True)
+def _calling_module() -> str:
+    """The name of the module whose code called into the flags modules (skipping
+    those that ``disclaim_key_flags``); a script's is its path, as absl's."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__")
+        if name in sys.modules and name not in _DISCLAIMED:
+            return module_key(name)
+        frame = frame.f_back
+    return module_key("__main__")
 
 
-def _define(flag_values, name, default, help, parse, **kind):
-    return (FLAGS if flag_values is None else flag_values).define(
-        Flag(name, default, help, parse, **kind))
+def _define(flag_values, flag, required=False, module_name=None) -> FlagHolder:
+    """Adds ``flag`` to ``flag_values`` (None: FLAGS) as defined by the calling module;
+    ``required`` marks it required (its default must be None)."""
+    values = FLAGS if flag_values is None else flag_values
+    if required and flag.default is not None:
+        raise ValueError(f"Required flag --{flag.name} needs to have None as default")
+    values.define(flag, module_key(module_name) if module_name else _calling_module())
+    if required:
+        values.mark_as_required(flag.name)
+    return FlagHolder(values, flag, ensure_non_none_value=required or
+                      flag.default is not None)
 
+
+def _checking_bounds_on_assignment(holder, lower, upper):
+    """As absl's, a bounded number's bounds are a validator too, so that
+    ``FLAGS.x = v`` out of them is an error."""
+    if lower is not None or upper is not None:
+        def in_bounds(value):
+            if value is not None and out_of_bounds(value, lower, upper):
+                raise ValidationError(f"{value} is outside [{lower}, {upper}]")
+            return True
+        register_validator(holder, in_bounds)
+    return holder
+
+
+# --- DEFINE_* ------------------------------------------------------------------------------
 
 @_accepting_tf1_keyword_names
-def DEFINE_string(name, default, help, flag_values=None):
+def DEFINE_string(name, default, help, flag_values=None, required=False):
     """A flag whose value is the string given."""
-    return _define(flag_values, name, default, help, str)
+    return _define(flag_values, Flag(name, default, help, str), required)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_integer(name, default, help, lower_bound=None, upper_bound=None,
-                   flag_values=None):
+                   flag_values=None, required=False):
     """An integer flag, optionally bounded (inclusive)."""
-    parse = _bounded(int, "an integer", lower_bound, upper_bound)
-    return _define(flag_values, name, default, help, parse, kind=", an integer")
+    parse = bounded(int, "an integer", lower_bound, upper_bound)
+    holder = _define(flag_values, Flag(name, default, help, parse, kind=", an integer"),
+                     required)
+    return _checking_bounds_on_assignment(holder, lower_bound, upper_bound)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_float(name, default, help, lower_bound=None, upper_bound=None, flag_values=None):
+def DEFINE_float(name, default, help, lower_bound=None, upper_bound=None, flag_values=None,
+                 required=False):
     """A float flag, optionally bounded (inclusive)."""
-    parse = _bounded(float, "a number", lower_bound, upper_bound)
-    return _define(flag_values, name, default, help, parse, kind=", a number")
+    parse = bounded(float, "a number", lower_bound, upper_bound)
+    holder = _define(flag_values, Flag(name, default, help, parse, kind=", a number"),
+                     required)
+    return _checking_bounds_on_assignment(holder, lower_bound, upper_bound)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_boolean(name, default, help, flag_values=None):
+def DEFINE_boolean(name, default, help, flag_values=None, required=False):
     """A boolean flag: ``--name``, ``--noname`` or ``--name=true|false``."""
-    return _define(flag_values, name, default, help, _parse_bool, boolean=True)
+    return _define(flag_values, Flag(name, default, help, parse_bool, boolean=True),
+                   required)
 
 
 DEFINE_bool = DEFINE_boolean
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_list(name, default, help, flag_values=None):
+def DEFINE_list(name, default, help, flag_values=None, required=False):
     """A comma-separated list of strings (``--names=a,b``); the default may be a list
     or such a string."""
-    return _define(flag_values, name, default, help, _parse_list,
-                   kind=", a comma separated list")
+    return _define(flag_values, Flag(name, default, help, parse_list,
+                                     kind=", a comma separated list"), required)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_enum(name, default, enum_values, help, case_sensitive=True, flag_values=None):
+def DEFINE_spaceseplist(name, default, help, comma_compat=False, flag_values=None,
+                        required=False):
+    """A whitespace-separated list of strings (``--names="a b"``; also commas with
+    ``comma_compat``)."""
+    kind = ", a whitespace or comma separated list" if comma_compat \
+        else ", a whitespace separated list"
+    return _define(flag_values, Flag(name, default, help, whitespace_list(comma_compat),
+                                     kind=kind), required)
+
+
+def _enum_values(name, enum_values) -> list:
+    if not enum_values or isinstance(enum_values, str):
+        raise ValueError(f"DEFINE_enum('{name}'): enum_values must be a non-empty list "
+                         f"of strings, not {enum_values!r}.")
+    return list(enum_values)
+
+
+@_accepting_tf1_keyword_names
+def DEFINE_enum(name, default, enum_values, help, case_sensitive=True, flag_values=None,
+                required=False):
     """A string flag that must be one of ``enum_values``."""
-    if not enum_values:
-        raise ValueError(f"DEFINE_enum('{name}'): enum_values must not be empty.")
-    parse = _enum(list(enum_values), case_sensitive)
-    return _define(flag_values, name, default, help, parse,
-                   kind=f", one of <{'|'.join(enum_values)}>")
+    values = _enum_values(name, enum_values)
+    return _define(flag_values, Flag(name, default, help, one_of(values, case_sensitive),
+                                     kind=f", one of <{'|'.join(values)}>"), required)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_multi_string(name, default, help, flag_values=None):
+def DEFINE_enum_class(name, default, enum_class, help, flag_values=None, module_name=None,
+                      case_sensitive=False, required=False):
+    """A flag whose value is a member of ``enum_class``, given by its name (any case
+    unless ``case_sensitive``); the default is a member or a name."""
+    parse, names = enum_member(enum_class, case_sensitive)
+    return _define(flag_values, Flag(name, default, help, parse,
+                                     kind=f", one of <{'|'.join(names)}>"),
+                   required, module_name)
+
+
+@_accepting_tf1_keyword_names
+def DEFINE_multi_string(name, default, help, flag_values=None, required=False):
     """A flag repeated on the command line (``--tag=a --tag=b`` is ``['a', 'b']``);
     given at all, it replaces the default."""
-    return _define(flag_values, name, default, help, str, multi=True,
-                   kind=", repeat it for a list")
+    return _define(flag_values, Flag(name, default, help, str, multi=True,
+                                     kind=", repeat it for a list"), required)
 
 
-def mark_flag_as_required(name, flag_values=None):
-    """absl's ``flags.mark_flag_as_required``: parsing raises ``IllegalFlagValueError``
-    unless flag ``name`` has a value other than None (give it a None default)."""
-    (FLAGS if flag_values is None else flag_values).mark_as_required(name)
+@_accepting_tf1_keyword_names
+def DEFINE_multi_integer(name, default, help, lower_bound=None, upper_bound=None,
+                         flag_values=None, required=False):
+    """A repeated integer flag (``--n=1 --n=2`` is ``[1, 2]``), each bounded."""
+    parse = bounded(int, "an integer", lower_bound, upper_bound)
+    return _define(flag_values, Flag(name, default, help, parse, multi=True,
+                                     kind=", an integer; repeat it for a list"), required)
 
 
-def mark_flags_as_required(names, flag_values=None):
-    for name in names:
-        mark_flag_as_required(name, flag_values)
+@_accepting_tf1_keyword_names
+def DEFINE_multi_float(name, default, help, lower_bound=None, upper_bound=None,
+                       flag_values=None, required=False):
+    """A repeated number flag (``--x=0.5 --x=2`` is ``[0.5, 2.0]``), each bounded."""
+    parse = bounded(float, "a number", lower_bound, upper_bound)
+    return _define(flag_values, Flag(name, default, help, parse, multi=True,
+                                     kind=", a number; repeat it for a list"), required)
+
+
+@_accepting_tf1_keyword_names
+def DEFINE_multi_enum(name, default, enum_values, help, flag_values=None,
+                      case_sensitive=True, required=False):
+    """A repeated flag whose every value is one of ``enum_values``."""
+    values = _enum_values(name, enum_values)
+    return _define(flag_values, Flag(
+        name, default, help, one_of(values, case_sensitive), multi=True,
+        kind=f", one of <{'|'.join(values)}>; repeat it for a list"), required)
+
+
+@_accepting_tf1_keyword_names
+def DEFINE_multi_enum_class(name, default, enum_class, help, flag_values=None,
+                            module_name=None, case_sensitive=False, required=False):
+    """A repeated flag whose every value is a member of ``enum_class``."""
+    parse, names = enum_member(enum_class, case_sensitive)
+    return _define(flag_values, Flag(
+        name, default, help, parse, multi=True,
+        kind=f", one of <{'|'.join(names)}>; repeat it for a list"), required, module_name)
+
+
+def DEFINE_alias(name, original_name, flag_values=None, module_name=None):
+    """Flag ``name`` is another name for ``original_name`` (its value, its type).
+    ``UnrecognizedFlagError`` if that is not defined, ``DuplicateFlagError`` if
+    ``name`` is taken."""
+    values = FLAGS if flag_values is None else flag_values
+    if original_name not in values:
+        raise UnrecognizedFlagError(f"Unknown command line flag '{original_name}'")
+    return _define(values, AliasFlag(name, values[original_name]), False, module_name)
+
+
+# --- changing a flag through its holder ----------------------------------------------------
+
+def set_default(flag_holder: FlagHolder, value):
+    """The flag's default becomes ``value``, and its value too unless the command
+    line or an assignment set it.  ``IllegalFlagValueError`` for a value it cannot
+    take or one its validators reject."""
+    flag_holder._flagvalues.set_default(flag_holder.name, value)
+
+
+def override_value(flag_holder: FlagHolder, value):
+    """Sets the flag to ``value``, over the default and the command line; ``value``
+    must be one the flag's parser keeps as it is (an int for an integer flag, not
+    "3"), and pass the validators, else ``IllegalFlagValueError``."""
+    values = flag_holder._flagvalues
+    parsed = values[flag_holder.name].converted(value)
+    if parsed != value:
+        raise IllegalFlagValueError(f"flag {flag_holder.name}: parsed value {parsed!r} not "
+                                    f"equal to original {value!r}")
+    setattr(values, flag_holder.name, value)
+
+
+# --- key flags: which flags a module's help lists ------------------------------------------
+
+def declare_key_flag(flag_name, flag_values=None):
+    """Flag ``flag_name`` (a name or holder) is key to the calling module: its help
+    lists it beside the flags it defines.  ``ValueError`` if it is not defined."""
+    name, values = resolve_flag_ref(flag_name, flag_values)
+    if name not in values:
+        raise ValueError(f"Flag --{name} is undefined. To set a flag as a key flag first "
+                         f"define it in Python.")
+    values.register_key_flag_for_module(_calling_module(), values[name])
+
+
+def adopt_module_key_flags(module, flag_values=None):
+    """Every flag key to ``module`` (a module object) is key to the calling module.
+    ``Error`` for anything but a module."""
+    if not isinstance(module, types.ModuleType):
+        raise Error(f"Expected a module object, not {module!r}.")
+    values = FLAGS if flag_values is None else flag_values
+    caller = _calling_module()
+    for flag in values.get_key_flags_for_module(module):
+        values.register_key_flag_for_module(caller, flag)
+
+
+def disclaim_key_flags():
+    """The calling module defines no key flags of its own: flags its functions define
+    (a module of ``DEFINE_*`` wrappers) belong to the module that called them."""
+    _DISCLAIMED.add(sys._getframe(1).f_globals.get("__name__"))
+
+
+# --- absl's text helpers -------------------------------------------------------------------
+
+def get_help_width() -> int:
+    """The width help text is wrapped to: the terminal's, else 80."""
+    return shutil.get_terminal_size(fallback=(80, 1)).columns
+
+
+def text_wrap(text, length=None, indent="", firstline_indent=None) -> str:
+    """``text`` wrapped to ``length`` columns (default ``get_help_width()``) counting
+    the indents, each line wrapped on its own (blank lines kept, tabs as 4 spaces).
+    ``ValueError`` if an indent is not shorter than ``length``."""
+    length = get_help_width() if length is None else length
+    indent = indent or ""
+    firstline_indent = indent if firstline_indent is None else firstline_indent
+    if len(indent) >= length:
+        raise ValueError("Length of indent exceeds length")
+    if len(firstline_indent) >= length:
+        raise ValueError("Length of first line indent exceeds length")
+    first = textwrap.TextWrapper(width=length, initial_indent=firstline_indent,
+                                 subsequent_indent=indent)
+    others = textwrap.TextWrapper(width=length, initial_indent=indent,
+                                  subsequent_indent=indent)
+    lines, wrapper = [], first
+    for paragraph in (line.strip() for line in text.expandtabs(4).splitlines()):
+        lines.extend(wrapper.wrap(paragraph) if paragraph else [""])
+        wrapper = others
+    return "\n".join(lines)
+
+
+def flag_dict_to_args(flag_map, multi_flags=None):
+    """Yields the command-line arguments that give ``flag_map``'s values: ``--name``
+    for None and True, ``--noname`` for False, ``--name=a,b`` for a collection
+    (``--name=a --name=b`` for a name in ``multi_flags``), ``--name=value`` else."""
+    for key, value in flag_map.items():
+        if value is None or value is True:
+            yield f"--{key}"
+        elif value is False:
+            yield f"--no{key}"
+        elif isinstance(value, (bytes, str)):
+            yield f"--{key}={value}"
+        else:
+            try:
+                if multi_flags and key in multi_flags:
+                    yield from [f"--{key}={item}" for item in value]
+                else:
+                    yield f"--{key}={','.join(str(item) for item in value)}"
+            except TypeError:
+                yield f"--{key}={value}"
+
+
+def doc_to_help(doc: str) -> str:
+    """A docstring as help text: trimmed as PEP 257 does, blank-only lines emptied,
+    and lines joined into paragraphs (a line break between two non-blank characters
+    becomes a space; indented lines and blank lines stay)."""
+    doc = re.sub("^[ \t]+$", "", doc.strip(), flags=re.M)
+    doc = _trim_docstring(doc)
+    return re.sub(r"(?<=\S)\n(?=\S)", " ", doc, flags=re.M)
+
+
+def _trim_docstring(docstring: str) -> str:
+    """PEP 257's trim: the common indentation of lines after the first removed, and
+    leading and trailing blank lines."""
+    if not docstring:
+        return ""
+    lines = docstring.expandtabs().splitlines()
+    indents = [len(line) - len(line.lstrip()) for line in lines[1:] if line.lstrip()]
+    trimmed = [lines[0].strip()]
+    if indents:
+        trimmed += [line[min(indents):].rstrip() for line in lines[1:]]
+    while trimmed and not trimmed[-1]:
+        trimmed.pop()
+    while trimmed and not trimmed[0]:
+        trimmed.pop(0)
+    return "\n".join(trimmed)
 
 
 def __getattr__(name: str):

@@ -1,0 +1,220 @@
+"""The rest of absl's flags in ``ds.flags`` (TF1's ``tf.flags``): multi and enum_class
+flags, aliases, validators, mutual exclusion, ``required``, ``FlagHolder``,
+``set_default``/``override_value``, ``--flagfile``, key flags and the text helpers,
+compared with absl-py 2.5.1 on the cases of tests/data/absl_flags_cases.py (recorded in
+tests/data/absl_flags.json by tests/data/make_absl_flags.py): the same values, how
+often each flag was given, error classes and the part of each message the case names
+(all of it, or the part naming the flag and its value where devsession's parsers word
+the reason their own way)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import types
+
+import pytest
+
+import devsession as ds
+from devsession import flags as F
+from absl_flags_cases import CASES, HELPERS, Color, run_case, run_helper
+
+RECORDED = json.loads(pathlib.Path(__file__).with_name("data").joinpath(
+    "absl_flags.json").read_text())
+
+
+def _key(message: str, mode: str) -> str:
+    if mode == "prefix":
+        return message.split(": ")[0]
+    if mode == "sentence":
+        return message.split(".")[0]
+    return message
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_case_runs_as_in_absl(name, tmp_path):
+    mode = CASES[name][3]
+    ours, theirs = run_case(F, CASES[name], str(tmp_path)), RECORDED["cases"][name]
+    assert [step["step"] for step in ours] == [step["step"] for step in theirs]
+    for mine, absl in zip(ours, theirs):
+        assert mine.get("error") == absl.get("error"), (mine, absl)
+        if "error" in absl:
+            assert _key(mine["message"], mode) == _key(absl["message"], mode)
+        else:
+            assert mine == absl
+
+
+def test_every_recorded_case_is_run():
+    assert sorted(RECORDED["cases"]) == sorted(CASES)
+    assert sorted(RECORDED["helpers"]) == sorted(HELPERS)
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_the_text_helpers_give_absls_text(name):
+    assert run_helper(F, name) == RECORDED["helpers"][name]
+
+
+# --- what the recording does not show ------------------------------------------------------
+
+def test_every_name_is_in_both_namespaces():
+    for name in ("DEFINE_multi_integer", "DEFINE_multi_float", "DEFINE_multi_enum",
+                 "DEFINE_multi_enum_class", "DEFINE_enum_class", "DEFINE_spaceseplist",
+                 "DEFINE_alias", "register_validator", "validator",
+                 "register_multi_flags_validator", "multi_flags_validator",
+                 "mark_flags_as_mutual_exclusive", "mark_bool_flags_as_mutual_exclusive",
+                 "ValidationError", "CantOpenFlagFileError",
+                 "FlagNameConflictsWithMethodError", "set_default", "override_value",
+                 "FlagHolder", "declare_key_flag", "adopt_module_key_flags",
+                 "disclaim_key_flags", "flag_dict_to_args", "get_help_width", "text_wrap",
+                 "doc_to_help"):
+        assert name in F.__all__
+        assert getattr(ds.flags, name) is getattr(ds.app.flags, name)
+    assert issubclass(F.ValidationError, F.Error)
+    assert issubclass(F.CantOpenFlagFileError, F.Error)
+
+
+def test_a_failed_parse_or_assignment_changes_nothing():
+    """absl leaves a rejected command line's values set; devsession puts them back."""
+    fv = F.FlagValues()
+    F.DEFINE_integer("lo", 0, "Low.", flag_values=fv)
+    F.DEFINE_integer("hi", 10, "High.", flag_values=fv)
+    F.register_multi_flags_validator(["lo", "hi"], lambda v: v["lo"] <= v["hi"],
+                                     flag_values=fv)
+    with pytest.raises(F.IllegalFlagValueError, match="flags lo=5, hi=1: Flags validation"):
+        fv(["prog", "--lo=5", "--hi=1"])
+    assert (fv["lo"].value, fv["hi"].value, fv["lo"].present) == (0, 10, 0)
+    assert not fv.is_parsed()
+    fv(["prog", "--hi=4"])
+    with pytest.raises(F.IllegalFlagValueError):
+        fv.lo = 5
+    assert fv.lo == 0 and fv["lo"].using_default_value
+    with pytest.raises(F.IllegalFlagValueError):
+        F.set_default(F.FlagHolder(fv, fv["lo"]), 7)
+    assert (fv["lo"].default, fv.lo) == (0, 0)
+
+
+def test_a_checker_that_raises_something_else_propagates_and_changes_nothing():
+    fv = F.FlagValues()
+    holder = F.DEFINE_string("name", "a", "Name.", flag_values=fv)
+
+    @F.validator(holder)
+    def _broken(value):
+        raise KeyError(value)
+
+    with pytest.raises(KeyError):
+        fv(["prog", "--name=b"])
+    assert fv["name"].value == "a"
+
+
+def test_the_holder_is_not_its_value():
+    fv = F.FlagValues()
+    holder = F.DEFINE_integer("steps", 3, "Steps.", flag_values=fv)
+    assert isinstance(holder, F.FlagHolder) and holder.name == "steps"
+    with pytest.raises(TypeError, match="did you mean to use 'FlagHolder.value'"):
+        holder == 3  # noqa: B015
+    with pytest.raises(TypeError, match="bool\\(\\) not supported"):
+        bool(holder)
+    with pytest.raises(F.UnparsedFlagAccessError):
+        holder.value  # noqa: B018
+    assert holder.default == 3 and holder.present is False
+
+
+def test_a_holder_of_one_flag_values_cannot_be_checked_in_another():
+    one, other = F.FlagValues(), F.FlagValues()
+    holder = F.DEFINE_string("a", None, "A.", flag_values=one)
+    F.DEFINE_string("b", None, "B.", flag_values=other)
+    with pytest.raises(ValueError, match="flag_values must not be customized"):
+        F.register_validator(holder, bool, flag_values=other)
+    with pytest.raises(ValueError, match="multiple FlagValues instances"):
+        F.mark_flags_as_mutual_exclusive([holder, "b"], flag_values=other)
+    with pytest.raises(KeyError):
+        F.register_validator("nope", bool, flag_values=one)
+
+
+def test_marking_a_flag_with_a_default_as_required_warns_as_absl():
+    fv = F.FlagValues()
+    F.DEFINE_integer("n", 1, "N.", flag_values=fv)
+    with pytest.warns(UserWarning, match="non-None default value; therefore"):
+        F.mark_flag_as_required("n", flag_values=fv)
+    with pytest.warns(UserWarning, match="does not make sense with mark_flags_as_mutual"):
+        F.mark_flags_as_mutual_exclusive(["n"], flag_values=fv)
+
+
+def test_enum_class_and_multi_flags_in_help():
+    fv = F.FlagValues()
+    F.DEFINE_enum_class("color", Color.RED, Color, "Color.", flag_values=fv)
+    F.DEFINE_multi_enum_class("cs", ["red", Color.BLUE], Color, "Colors.", flag_values=fv)
+    F.DEFINE_multi_integer("n", [1, 2], "Ns.", flag_values=fv)
+    text = fv.get_help("p")
+    assert "Color. (default: 'RED', one of <red|green|blue>)" in text
+    assert "(default: 'RED,BLUE', one of <red|green|blue>; repeat it" in text
+    assert "(default: '1,2', an integer; repeat it for a list)" in text
+
+
+def test_enum_class_checks_its_class_when_defined():
+    class Empty(__import__("enum").Enum):
+        pass
+
+    class Twice(__import__("enum").Enum):
+        a = 1
+        A = 2
+
+    with pytest.raises(TypeError, match="is not a subclass of Enum"):
+        F.DEFINE_enum_class("x", None, str, "X.", flag_values=F.FlagValues())
+    with pytest.raises(ValueError, match="enum_class cannot be empty"):
+        F.DEFINE_enum_class("x", None, Empty, "X.", flag_values=F.FlagValues())
+    with pytest.raises(ValueError, match="Duplicate enum values for {'a'}"):
+        F.DEFINE_multi_enum_class("x", None, Twice, "X.", flag_values=F.FlagValues())
+    fv = F.FlagValues()
+    F.DEFINE_enum_class("x", None, Twice, "X.", case_sensitive=True, flag_values=fv)
+    fv(["prog", "--x=A"])
+    assert fv.x is Twice.A
+
+
+def test_get_help_width_follows_the_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "123")
+    assert F.get_help_width() == 123
+    assert F.text_wrap("a b c d", None) == "a b c d"
+
+
+def test_disclaim_key_flags_gives_a_wrappers_flags_to_its_caller():
+    """A module of DEFINE_* wrappers that disclaims key flags: flags its wrappers
+    define belong to the module that called the wrapper."""
+    wrappers, fv = types.ModuleType("flag_wrappers_for_test"), F.FlagValues()
+    wrappers.FV = fv
+    sys.modules[wrappers.__name__] = wrappers
+    try:
+        exec("import devsession.flags as F\n"
+             "def define_port(name, fv):\n"
+             "    return F.DEFINE_integer(name, 80, 'A port.', flag_values=fv)\n"
+             "define_port('before', FV)\n"
+             "F.disclaim_key_flags()\n", wrappers.__dict__)
+        wrappers.define_port("after", fv)
+    finally:
+        del sys.modules[wrappers.__name__]
+        F._DISCLAIMED.discard(wrappers.__name__)
+    assert fv.find_module_defining_flag("before") == "flag_wrappers_for_test"
+    assert fv.find_module_defining_flag("after") == __name__
+    assert [f.name for f in fv.get_key_flags_for_module(sys.modules[__name__])] == ["after"]
+
+
+def test_deleting_a_flag_forgets_its_module():
+    fv = F.FlagValues()
+    F.DEFINE_string("gone", "x", "Gone.", flag_values=fv)
+    F.declare_key_flag("gone", flag_values=fv)
+    del fv.gone
+    assert fv.get_key_flags_for_module(__name__) == []
+    assert fv.find_module_defining_flag("gone", "none") == "none"
+
+
+def test_the_global_flags_take_a_flagfile(tmp_path, monkeypatch):
+    from test_tf1_flags import restored_global_flags
+
+    path = tmp_path / "run.flags"
+    path.write_text("--utility_more_steps=5\n")
+    with restored_global_flags() as flags:
+        flags.unparse_flags()
+        holder = ds.app.flags.DEFINE_integer("utility_more_steps", 1, "Steps.")
+        monkeypatch.setattr(sys, "argv", ["prog", f"--flagfile={path}"])
+        assert holder.value == 5 and holder.present
