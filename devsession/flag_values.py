@@ -487,21 +487,24 @@ class FlagValues:
         return {name: flag.value for name, flag in self._flags.items()}
 
     def get_help(self, prog: str | None = None) -> str:
-        """Every flag with its help text and default, as ``--help`` prints them."""
-        parser = argparse.ArgumentParser(prog=prog, add_help=False,
-                                         usage="%(prog)s [flags]")
-        for flag in sorted(self._flags.values(), key=lambda f: f.name):
-            default = flag.default
-            if isinstance(default, list):
-                default = ",".join(str(getattr(item, "name", item)) for item in default)
-            elif isinstance(default, enum.Enum):
-                default = default.name
-            text = f"{flag.help} (default: {default!r}{flag.kind})".replace("%", "%%")
-            if flag.boolean:
-                parser.add_argument(f"--[no]{flag.name}", action="store_true", help=text)
-            else:
-                parser.add_argument(f"--{flag.name}", metavar="", help=text)
-        return parser.format_help()
+        """Every flag with its help text and default, as ``--help`` prints them, under
+        the name of the module that defined it (the script's first, as absl's)."""
+        groups = {}
+        for flag in self._flags.values():
+            module = self.find_module_defining_flag(flag.name, "other flags")
+            groups.setdefault(module, []).append(flag)
+        main = module_key("__main__")
+        order = sorted(groups, key=lambda module: (module != main, module))
+        return _help_text(prog, {module: groups[module] for module in order})
+
+    def module_help(self, module) -> str:
+        """The help of the flags key to ``module`` (a module or its name): those it
+        defined, and those it declared key or adopted."""
+        return _help_text(None, {module_key(module): self.get_key_flags_for_module(module)})
+
+    def main_module_help(self) -> str:
+        """``module_help`` of the script (``__main__``)."""
+        return self.module_help("__main__")
 
     def __str__(self):
         return self.get_help()
@@ -528,6 +531,26 @@ class FlagValues:
             if any(flag.name == name for flag in flags) and name in self._flags:
                 return module
         return default
+
+
+def _help_text(prog, groups: dict) -> str:
+    """argparse's help of {heading: [Flag]}: each flag with its help, its default and
+    what it takes, sorted by name under its heading."""
+    parser = argparse.ArgumentParser(prog=prog, add_help=False, usage="%(prog)s [flags]")
+    for heading, flags in groups.items():
+        group = parser.add_argument_group(f"{heading}")
+        for flag in sorted(flags, key=lambda f: f.name):
+            default = flag.default
+            if isinstance(default, list):
+                default = ",".join(str(getattr(item, "name", item)) for item in default)
+            elif isinstance(default, enum.Enum):
+                default = default.name
+            text = f"{flag.help} (default: {default!r}{flag.kind})".replace("%", "%%")
+            if flag.boolean:
+                group.add_argument(f"--[no]{flag.name}", action="store_true", help=text)
+            else:
+                group.add_argument(f"--{flag.name}", metavar="", help=text)
+    return parser.format_help()
 
 
 def _flag_file_name(arg: str) -> str:

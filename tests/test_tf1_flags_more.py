@@ -218,3 +218,20 @@ def test_the_global_flags_take_a_flagfile(tmp_path, monkeypatch):
         holder = ds.app.flags.DEFINE_integer("utility_more_steps", 1, "Steps.")
         monkeypatch.setattr(sys, "argv", ["prog", f"--flagfile={path}"])
         assert holder.value == 5 and holder.present
+
+
+def test_help_groups_the_flags_by_module_and_module_help_lists_key_flags():
+    fv = F.FlagValues()
+    F.DEFINE_integer("mine", 3, "Mine.", flag_values=fv)
+    F.DEFINE_enum_class("theirs", "red", Color, "Theirs.", flag_values=fv,
+                        module_name="other_mod")
+    F.DEFINE_enum_class("unread", "red", Color, "Not key here.", flag_values=fv,
+                        module_name="other_mod")
+    sections = {part.split(":\n")[0]: part for part in fv.get_help("prog").split("\n\n")}
+    assert "--mine" in sections[__name__] and "--theirs" not in sections[__name__]
+    assert "--theirs" in sections["other_mod"] and "--unread" in sections["other_mod"]
+    F.declare_key_flag("theirs", flag_values=fv)
+    here = fv.module_help(sys.modules[__name__])
+    assert "--mine" in here and "--theirs" in here and "--unread" not in here
+    assert "Theirs. (default: 'RED', one of <red|green|blue>)" in here
+    assert "--mine" not in fv.module_help("other_mod")
