@@ -131,6 +131,19 @@ class Operation:
         return self._device
 
     def get_attr(self, name: str):
+        """The attr's value: devsession's own attrs in its Python forms (str, tuples,
+        arrays, TensorShape), and any other attr TensorFlow's op has (``T``, ``Tidx``,
+        ``keep_dims``...) in TF's ``get_attr`` forms (``tf_export.tf_attr``)."""
+        if name in self._attrs or name.startswith("_"):
+            return self._get_own_attr(name)
+        from .tf_export import tf_attr
+
+        try:
+            return tf_attr(self, name)
+        except KeyError:
+            return self._get_own_attr(name)
+
+    def _get_own_attr(self, name: str):
         try:
             return self._attrs[name]
         except KeyError:

@@ -58,7 +58,7 @@ from .tf_export_ordering import reads_before_writes
 from .tf_function_export import CONTROL_FLOW_OPS, export_control_flow
 from .tf_signatures import SIGNATURES_FILE, signature_table, tf_signature
 
-__all__ = ["to_tf_graph_def", "tf_signature", "tf_version", "SIGNATURES_FILE"]
+__all__ = ["to_tf_graph_def", "tf_attr", "tf_signature", "tf_version", "SIGNATURES_FILE"]
 
 # devsession's private ops that are TF ops under another name: a read of a variable
 # under control dependencies is TF's Identity of the variable
@@ -105,6 +105,36 @@ def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
         exporter.export(node)
     exporter.out.versions.producer = signature_table()["graph_def_version"]
     return exporter.out
+
+
+def tf_attr(op, name: str):
+    """Attr ``name`` of ``op`` as TensorFlow's op has it (its type attrs ``T``, ``Tidx``...,
+    ``keep_dims``), in TF's ``Operation.get_attr`` forms: bytes for strings, a DType for a
+    type, lists for lists, the protos for shapes, tensors and functions.  KeyError where
+    TF's node has no such attr or ``op`` has no TF form."""
+    node = _Node.of(op)
+    exporter = _Exporter({o.name for o in op.graph.get_operations()})
+    try:
+        exporter.export(node)
+    except UnimplementedError:
+        raise KeyError(name) from None
+    found = [n for n in exporter.out.node if n.name == op.name]
+    if not found or name not in found[0].attr:
+        raise KeyError(name)
+    return _tf_attr_value(found[0].attr[name])
+
+
+def _tf_attr_value(value):
+    kind = value.WhichOneof("value")
+    if kind == "list":
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(value.list, field)
+            if items:
+                return [dtypes.as_dtype(t) for t in items] if field == "type" else list(items)
+        return []
+    if kind == "type":
+        return dtypes.as_dtype(value.type)
+    return getattr(value, kind)
 
 
 def _holds_body(value: FunctionAttr) -> bool:

@@ -207,10 +207,7 @@ def _all_captured(functions) -> list:
 def record_count(op) -> int:
     """How many of ``op``'s outputs are records (an If or While; see the module
     docstring), or, for a ``_WhileReplay``, of its inputs."""
-    try:
-        return op.get_attr(RECORDS_ATTR)
-    except ValueError:
-        return 0
+    return op.attrs.get(RECORDS_ATTR, 0)
 
 
 def _recorded_values(function: FunctionGraph) -> list:
