@@ -223,7 +223,9 @@ class FlagValues:
     def __call__(self, argv, known_only: bool = False) -> list:
         """Parses ``argv`` (argv[0] is the program); returns argv[0] and the arguments
         that are not flags (with ``known_only``, also the unknown flags and a ``--``).
-        ``--flagfile=path`` reads more arguments from a file first.  Raises
+        ``--flagfile=path`` reads more arguments from a file first;
+        ``--undefok=a,b`` lets unknown flags ``a`` and ``b`` be given (and drops
+        them).  Raises
         ``UnrecognizedFlagError`` naming an unknown flag, ``IllegalFlagValueError``
         for a value a flag cannot take, a missing one or a failed validator,
         ``CantOpenFlagFileError``, and, as absl, ``ValueError`` for an empty ``argv``,
@@ -238,6 +240,7 @@ class FlagValues:
         head, tail = self._spelled(args)
         tail = [] if tail is None else ["--"] + tail if known_only else tail
         given, counts, rest = self._split(head)
+        rest = self._dropping_undefok(rest)
         if not known_only:
             unknown = [arg for arg in rest if arg.startswith("-") and arg != "-"]
             if unknown:
@@ -292,8 +295,26 @@ class FlagValues:
         None."""
         if not arg.startswith("-") or arg.startswith("---") or "=" in arg:
             return None
+        if arg.lstrip("-") == "undefok" and "undefok" not in self._flags:
+            return "undefok"
         flag = self._flags.get(arg.lstrip("-"))
         return flag.name if flag is not None and not flag.boolean else None
+
+    def _dropping_undefok(self, rest: list) -> list:
+        """``rest`` without absl's ``--undefok=a,b`` and without the unknown flags it
+        names (``--a``, ``--noa``, ``--b=...``): those are neither errors nor returned."""
+        if "undefok" in self._flags:
+            return rest
+        names, kept = set(), []
+        for arg in rest:
+            name, has_value, value = arg.lstrip("-").partition("=")
+            if arg.startswith("-") and name == "undefok" and has_value:
+                names.update(part.strip() for part in value.split(","))
+            else:
+                kept.append(arg)
+        names |= {"no" + name for name in names}
+        return [arg for arg in kept
+                if not (arg.startswith("-") and arg.lstrip("-").partition("=")[0] in names)]
 
     def _split(self, spelled: list):
         """From arguments ``_spelled`` made (a defined flag is ``--name=value``

@@ -6,8 +6,10 @@ absl_flags.json) and on ds.flags by tests/test_tf1_flags_more.py through the sam
 
 A case is (definitions, argv after the program name, actions after parsing, how much of
 an error message must match: "exact", "prefix" (up to the first ": ", the part naming
-the flag and its value; devsession's parsers word the reason their own way) or
-"sentence" (up to the first ".")).  ``run_case`` records each step's outcome (the
+the flag and its value; devsession's parsers word the reason their own way), "sentence"
+(up to the first "."), "start" (devsession's begins with absl's and says more) or
+"subclass" (the whole message; devsession's error class is a subclass of absl's, as
+its IllegalFlagValueError for a flag missing its value where absl raises its Error)).  ``run_case`` records each step's outcome (the
 definitions, the parse, each action): the flags' values and how often each was given,
 or the error's class and message, and stops at the first error.
 """
@@ -415,6 +417,13 @@ CASES = {
     "flagfile/bad_value": (alias, ["--flagfile={dir}/bad.flags"], [], "prefix"),
     "flagfile/after_dashdash": (alias, ["--", "--flagfile={dir}/a.flags"], [], "exact"),
     "flagfile/as_a_value": (alias, ["--tag", "x", "--flagfile={dir}/a.flags"], [], "exact"),
+    # --undefok
+    "undefok/listed": (alias, ["--undefok=foo, bar", "--foo=1", "--nobar", "pos", "--bar",
+                               "-foo", "--steps=2"], [], "exact"),
+    "undefok/separate": (alias, ["--undefok", "foo", "--foo", "x"], [], "exact"),
+    "undefok/one_dash": (alias, ["-undefok=foo", "-foo=3"], [], "exact"),
+    "undefok/not_listed": (alias, ["--undefok=foo", "--baz=1"], [], "start"),
+    "undefok/missing_value": (alias, ["--undefok"], [], "subclass"),
     # key flags
     "key_flags/defined": (key_flags, [], [("key_flags",)], "exact"),
     "key_flags/declared": (key_flags, [], [("declare_key", "theirs"), ("key_flags",)],
