@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import enum
+import io
 
 
 class Error(Exception):
@@ -68,6 +69,23 @@ def parse_list(text) -> list:
     return [part.strip() for part in next(csv.reader([text], strict=True))]
 
 
+def csv_joined(values) -> str:
+    """A list flag's value as one command-line string (absl's ``CsvListSerializer``)."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=",").writerow([str(value) for value in values])
+    return out.getvalue().strip()
+
+
+def space_joined(values) -> str:
+    """A whitespace separated list's value as one string (absl's ``ListSerializer``)."""
+    return " ".join(str(value) for value in values)
+
+
+def member_name(lowercase: bool):
+    """An enum_class flag's value as its command-line string: the member's name."""
+    return lambda member: member.name.lower() if lowercase else member.name
+
+
 def whitespace_list(comma_compat: bool):
     """A parser of a whitespace separated list (also commas with ``comma_compat``)."""
     def parse(text):
@@ -99,7 +117,8 @@ def one_of(values, case_sensitive):
     """A parser of one of the strings ``values``."""
     def parse(text):
         for allowed in values:
-            if text == allowed or (not case_sensitive and str(text).lower() == allowed.lower()):
+            if text == allowed or (not case_sensitive
+                                   and str(text).lower() == allowed.lower()):
                 return allowed
         raise ValueError(f"{text!r} is not one of <{'|'.join(values)}>")
     return parse

@@ -36,12 +36,14 @@ class Flag:
     """One defined flag: its ``name``, ``default``, ``help``, current ``value``, how
     many times the command line gave it (``present``), whether it still has its
     default (``using_default_value``: not given, not assigned) and its ``validators``.
-    ``parse`` turns one command-line string into a value; a ``multi`` flag's value is
-    the list of every occurrence (its default may be one value or a list)."""
+    ``parse`` turns one command-line string into a value, ``serialize_value`` a
+    value back into one (``serialize``); a ``multi`` flag's value is the list of
+    every occurrence (its default may be one value or a list)."""
 
-    def __init__(self, name, default, help, parse, kind="", multi=False, boolean=False):
+    def __init__(self, name, default, help, parse, kind="", multi=False, boolean=False,
+                 serialize_value=str):
         self.name, self.help, self.parse, self.kind = name, help or "", parse, kind
-        self.multi, self.boolean = multi, boolean
+        self.multi, self.boolean, self.serialize_value = multi, boolean, serialize_value
         self.validators = []
         self.present = 0
         self.using_default_value = True
@@ -75,6 +77,23 @@ class Flag:
         of them for a multi flag)."""
         return self.converted(texts if self.multi else texts[-1])
 
+    def unparse(self):
+        """Back to the default, as if never given (absl's ``Flag.unparse``)."""
+        self.value, self.present, self.using_default_value = self.default, 0, True
+
+    def serialize(self) -> str:
+        """The command-line arguments that give the flag its value, as absl's: ""
+        for None, ``--name``/``--noname`` for a boolean, a line per value of a multi
+        flag."""
+        if self.value is None:
+            return ""
+        if self.boolean:
+            return f"--{self.name}" if self.value else f"--no{self.name}"
+        if self.multi:
+            return "\n".join(f"--{self.name}={self.serialize_value(item)}"
+                             for item in self.value)
+        return f"--{self.name}={self.serialize_value(self.value)}"
+
     def restore(self, state):
         self.value, self.present, self.using_default_value = state
 
@@ -93,6 +112,7 @@ class AliasFlag(Flag):
         self.__dict__["original"] = original
         self.name, self.help = name, f"Alias for --{original.name}."
         self.parse, self.kind = original.parse, original.kind
+        self.serialize_value = original.serialize_value
         self.multi, self.boolean = original.multi, original.boolean
         self.validators, self.present, self.using_default_value = [], 0, True
         self.default = original.default
@@ -425,7 +445,7 @@ class FlagValues:
     def unparse_flags(self):
         """Every flag back to its default, and unparsed."""
         for flag in self._flags.values():
-            flag.value, flag.present, flag.using_default_value = flag.default, 0, True
+            flag.unparse()
         self.__dict__["_parsed"] = False
 
     def validate_all_flags(self):
@@ -506,6 +526,20 @@ class FlagValues:
     def flag_values_dict(self) -> dict:
         """{flag name: value} for every flag."""
         return {name: flag.value for name, flag in self._flags.items()}
+
+    def flags_into_string(self) -> str:
+        """A flagfile's text for the flags' values: a line per flag (per value of a
+        multi flag) that is not None, by module, then name, as absl's."""
+        return "".join(flag.serialize() + "\n"
+                       for _, flags in sorted(self._module_flags.items())
+                       for flag in sorted(flags, key=lambda f: f.name)
+                       if flag.value is not None)
+
+    def append_flags_into_file(self, filename: str):
+        """Appends ``flags_into_string()`` to file ``filename`` (read it back with
+        ``--flagfile``)."""
+        with open(filename, "a") as file:
+            file.write(self.flags_into_string())
 
     def get_help(self, prog: str | None = None) -> str:
         """Every flag with its help text and default, as ``--help`` prints them, under
@@ -616,6 +650,9 @@ class FlagHolder:
     @property
     def present(self) -> bool:
         return bool(self._flagvalues[self._name].present)
+
+    def serialize(self) -> str:
+        return self._flagvalues[self._name].serialize()
 
     def __eq__(self, other):
         raise TypeError(f"unsupported operand type(s) for ==: 'FlagHolder' and "

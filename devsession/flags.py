@@ -52,8 +52,9 @@ import types
 from .flag_parsers import (CantOpenFlagFileError, DuplicateFlagError, Error,
                            FlagNameConflictsWithMethodError, IllegalFlagValueError,
                            UnparsedFlagAccessError, UnrecognizedFlagError, ValidationError,
-                           bounded, enum_member, one_of, out_of_bounds, parse_bool,
-                           parse_list, whitespace_list)
+                           bounded, csv_joined, enum_member, member_name, one_of,
+                           out_of_bounds, parse_bool, parse_list, space_joined,
+                           whitespace_list)
 from .flag_values import (FLAGS, AliasFlag, Flag, FlagHolder, FlagValues, module_key,
                           resolve_flag_ref)
 from .flags_validators import (mark_bool_flags_as_mutual_exclusive, mark_flag_as_required,
@@ -175,7 +176,9 @@ def DEFINE_list(name, default, help, flag_values=None, required=False):
     """A comma-separated list of strings (``--names=a,b``); the default may be a list
     or such a string."""
     return _define(flag_values, Flag(name, default, help, parse_list,
-                                     kind=", a comma separated list"), required)
+                                     kind=", a comma separated list",
+                                     serialize_value=csv_joined),
+                   required)
 
 
 @_accepting_tf1_keyword_names
@@ -186,7 +189,7 @@ def DEFINE_spaceseplist(name, default, help, comma_compat=False, flag_values=Non
     kind = ", a whitespace or comma separated list" if comma_compat \
         else ", a whitespace separated list"
     return _define(flag_values, Flag(name, default, help, whitespace_list(comma_compat),
-                                     kind=kind), required)
+                                     kind=kind, serialize_value=space_joined), required)
 
 
 def _enum_values(name, enum_values) -> list:
@@ -212,7 +215,8 @@ def DEFINE_enum_class(name, default, enum_class, help, flag_values=None, module_
     unless ``case_sensitive``); the default is a member or a name."""
     parse, names = enum_member(enum_class, case_sensitive)
     return _define(flag_values, Flag(name, default, help, parse,
-                                     kind=f", one of <{'|'.join(names)}>"),
+                                     kind=f", one of <{'|'.join(names)}>",
+                                     serialize_value=member_name(not case_sensitive)),
                    required, module_name)
 
 
@@ -259,6 +263,7 @@ def DEFINE_multi_enum_class(name, default, enum_class, help, flag_values=None,
     parse, names = enum_member(enum_class, case_sensitive)
     return _define(flag_values, Flag(
         name, default, help, parse, multi=True,
+        serialize_value=member_name(not case_sensitive),
         kind=f", one of <{'|'.join(names)}>; repeat it for a list"), required, module_name)
 
 

@@ -240,3 +240,23 @@ def test_help_groups_the_flags_by_module_and_module_help_lists_key_flags():
     assert "--mine" in here and "--theirs" in here and "--unread" not in here
     assert "Theirs. (default: 'RED', one of <red|green|blue>)" in here
     assert "--mine" not in fv.module_help("other_mod")
+
+
+def test_flags_written_into_a_file_read_back_with_flagfile(tmp_path):
+    def defined():
+        fv = F.FlagValues()
+        F.DEFINE_list("layers", ["a"], "Layers.", flag_values=fv)
+        F.DEFINE_multi_enum_class("colors", None, Color, "Colors.", flag_values=fv)
+        F.DEFINE_boolean("fast", True, "Fast.", flag_values=fv)
+        F.DEFINE_float("lr", 0.1, "Rate.", flag_values=fv)
+        return fv
+
+    first, path = defined(), tmp_path / "saved.flags"
+    first(["prog", "--layers=x,\"y,z\"", "--colors=red", "--colors=BLUE", "--nofast",
+           "--lr=3e-4"])
+    path.write_text("# saved\n")
+    first.append_flags_into_file(str(path))
+    second = defined()
+    second(["prog", f"--flagfile={path}"])
+    assert second.flag_values_dict() == first.flag_values_dict()
+    assert second.colors == [Color.RED, Color.BLUE] and second.layers == ["x", "y,z"]

@@ -1,6 +1,6 @@
 """Cases of absl's flags beyond the basic DEFINE_* (multi and enum_class flags, aliases,
 validators, mutual exclusion, required flags, FlagHolder, set_default/override_value,
---flagfile, key flags, the text helpers), run on absl by make_absl_flags.py (recorded in
+--flagfile, --undefok, key flags, serializing, the text helpers), run on absl by make_absl_flags.py (recorded in
 absl_flags.json) and on ds.flags by tests/test_tf1_flags_more.py through the same
 ``run_case``, which takes the flags module as its argument.
 
@@ -9,9 +9,10 @@ an error message must match: "exact", "prefix" (up to the first ": ", the part n
 the flag and its value; devsession's parsers word the reason their own way), "sentence"
 (up to the first "."), "start" (devsession's begins with absl's and says more) or
 "subclass" (the whole message; devsession's error class is a subclass of absl's, as
-its IllegalFlagValueError for a flag missing its value where absl raises its Error)).  ``run_case`` records each step's outcome (the
-definitions, the parse, each action): the flags' values and how often each was given,
-or the error's class and message, and stops at the first error.
+its IllegalFlagValueError for a flag missing its value where absl raises its Error)).
+``run_case`` records each step's outcome (the definitions, the parse, each action): the
+flags' values and how often each was given, or the error's class and message, and
+stops at the first error.
 """
 
 from __future__ import annotations
@@ -195,6 +196,30 @@ def method_name(flags, fv):
     flags.DEFINE_string("set_default", "x", "Shadows a method.", flag_values=fv)
 
 
+def every_type(flags, fv):
+    flags.DEFINE_enum_class("first", "blue", Color, "Defined first, listed last.",
+                            flag_values=fv, module_name="zz_mod")
+    flags.DEFINE_string("s", "a b", "S.", flag_values=fv)
+    flags.DEFINE_string("none", None, "None.", flag_values=fv)
+    flags.DEFINE_integer("i", 3, "I.", flag_values=fv)
+    flags.DEFINE_float("f", 0.25, "F.", flag_values=fv)
+    flags.DEFINE_boolean("yes", True, "Yes.", flag_values=fv)
+    flags.DEFINE_boolean("no", False, "No.", flag_values=fv)
+    flags.DEFINE_list("l", ["a", "b,c", 'd"e'], "L.", flag_values=fv)
+    flags.DEFINE_list("empty", [], "Empty.", flag_values=fv)
+    flags.DEFINE_spaceseplist("w", "x y", "W.", flag_values=fv)
+    flags.DEFINE_enum("e", "b", ["a", "b"], "E.", flag_values=fv)
+    flags.DEFINE_enum_class("c", "green", Color, "C.", flag_values=fv)
+    flags.DEFINE_enum_class("cs", "GREEN", Color, "Cs.", case_sensitive=True,
+                            flag_values=fv)
+    flags.DEFINE_multi_string("ms", ["p", "q r"], "Ms.", flag_values=fv)
+    flags.DEFINE_multi_integer("mi", [], "Mi.", flag_values=fv)
+    flags.DEFINE_multi_enum_class("mc", ["red", "BLUE"], Color, "Mc.", flag_values=fv)
+    flags.DEFINE_alias("alias_of_i", "i", flag_values=fv)
+    return {"c": flags.DEFINE_enum_class("c2", Color.RED, Color, "C2.", flag_values=fv,
+                                         module_name="other_mod")}
+
+
 def key_flags(flags, fv):
     held = {"mine": flags.DEFINE_string("mine", "m", "Mine.", flag_values=fv)}
     held["theirs"] = flags.DEFINE_enum_class("theirs", "red", Color, "Theirs.",
@@ -217,7 +242,8 @@ def _act(flags, fv, held, action):
     elif kind == "holder":
         holder = held[args[0]]
         return {"name": holder.name, "value": plain(holder.value),
-                "default": plain(holder.default), "present": holder.present}
+                "default": plain(holder.default), "present": holder.present,
+                "serialized": holder.serialize()}
     elif kind == "unparse":
         fv.unparse_flags()
         return {"parsed": fv.is_parsed(), "values": _values(fv)}
@@ -226,6 +252,9 @@ def _act(flags, fv, held, action):
     elif kind == "adopt":
         flags.adopt_module_key_flags(types.ModuleType(args[0]) if args[0] else "other_mod",
                                      flag_values=fv)
+    elif kind == "serialize":
+        return {"each": {name: fv[name].serialize() for name in fv},
+                "string": fv.flags_into_string()}
     elif kind == "key_flags":
         return {module: [flag.name for flag in fv.get_key_flags_for_module(module)]
                 for module in (__name__, "other_mod")} | {
@@ -256,7 +285,8 @@ def run_case(flags, case, folder):
     argv = [arg.replace("{dir}", folder) for arg in argv]
     fv = flags.FlagValues()
     steps, held = [], {}
-    calls = [("define", lambda: definitions(flags, fv)), ("parse", lambda: fv(["prog", *argv]))]
+    calls = [("define", lambda: definitions(flags, fv)),
+             ("parse", lambda: fv(["prog", *argv]))]
     calls += [(action, lambda action=action: _act(flags, fv, held, action))
               for action in actions]
     for what, call in calls:
@@ -417,6 +447,13 @@ CASES = {
     "flagfile/bad_value": (alias, ["--flagfile={dir}/bad.flags"], [], "prefix"),
     "flagfile/after_dashdash": (alias, ["--", "--flagfile={dir}/a.flags"], [], "exact"),
     "flagfile/as_a_value": (alias, ["--tag", "x", "--flagfile={dir}/a.flags"], [], "exact"),
+    # serializing: Flag.serialize, FlagHolder.serialize, FlagValues.flags_into_string
+    "serialize/defaults": (every_type, [], [("serialize",), ("holder", "c")], "exact"),
+    "serialize/given": (every_type, ["--s=", "--i=-7", "--noyes", "--no", "--l=", "--ms=z",
+                                     "--mc=green", "--mi=0", "--f=1e300", "--none=n"],
+                        [("serialize",)], "exact"),
+    "serialize/assigned": (every_type, [], [("set", "f", 2), ("set", "l", [1, 2]),
+                                            ("set", "yes", None), ("serialize",)], "exact"),
     # --undefok
     "undefok/listed": (alias, ["--undefok=foo, bar", "--foo=1", "--nobar", "pos", "--bar",
                                "-foo", "--steps=2"], [], "exact"),
