@@ -117,6 +117,12 @@ class AliasFlag(Flag):
         self.validators, self.present, self.using_default_value = [], 0, True
         self.default = original.default
 
+    def unparse(self):
+        """Not given any more; the original's own ``unparse`` resets the value (absl's
+        alias puts back its snapshot of the original's default, even one that
+        ``set_default`` has changed since)."""
+        self.present, self.using_default_value = 0, True
+
     @property
     def value(self):
         return self.original.value
@@ -243,9 +249,8 @@ class FlagValues:
     def __call__(self, argv, known_only: bool = False) -> list:
         """Parses ``argv`` (argv[0] is the program); returns argv[0] and the arguments
         that are not flags (with ``known_only``, also the unknown flags and a ``--``).
-        ``--flagfile=path`` reads more arguments from a file first;
-        ``--undefok=a,b`` lets unknown flags ``a`` and ``b`` be given (and drops
-        them).  Raises
+        ``--flagfile=path`` reads more arguments from a file first; ``--undefok=a,b``
+        lets unknown flags ``a`` and ``b`` be given (and drops them).  Raises
         ``UnrecognizedFlagError`` naming an unknown flag, ``IllegalFlagValueError``
         for a value a flag cannot take, a missing one or a failed validator,
         ``CantOpenFlagFileError``, and, as absl, ``ValueError`` for an empty ``argv``,

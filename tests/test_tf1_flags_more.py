@@ -260,3 +260,18 @@ def test_flags_written_into_a_file_read_back_with_flagfile(tmp_path):
     second(["prog", f"--flagfile={path}"])
     assert second.flag_values_dict() == first.flag_values_dict()
     assert second.colors == [Color.RED, Color.BLUE] and second.layers == ["x", "y,z"]
+
+
+def test_an_alias_on_the_command_line_counts_as_its_original_given():
+    """absl's alias leaves the original "using its default", so that a later
+    set_default replaces what --alias gave, and unparse_flags puts back the default the
+    alias saw when defined; here the original is given, and its own default comes back."""
+    fv = F.FlagValues()
+    steps = F.DEFINE_integer("steps", 3, "Steps.", flag_values=fv)
+    F.DEFINE_alias("s", "steps", flag_values=fv)
+    fv(["prog", "--s=5"])
+    F.set_default(steps, 10)
+    assert fv.steps == 5 and steps.present
+    fv.unparse_flags()
+    fv.mark_as_parsed()
+    assert fv.steps == 10 and fv.s == 10 and not fv["s"].present

@@ -1,8 +1,9 @@
 """Cases of absl's flags beyond the basic DEFINE_* (multi and enum_class flags, aliases,
 validators, mutual exclusion, required flags, FlagHolder, set_default/override_value,
---flagfile, --undefok, key flags, serializing, the text helpers), run on absl by make_absl_flags.py (recorded in
-absl_flags.json) and on ds.flags by tests/test_tf1_flags_more.py through the same
-``run_case``, which takes the flags module as its argument.
+--flagfile, --undefok, key flags, serializing, the text helpers), run on absl by
+make_absl_flags.py (recorded in absl_flags.json) and on ds.flags by
+tests/test_tf1_flags_more.py through the same ``run_case``, which takes the flags module
+as its argument.
 
 A case is (definitions, argv after the program name, actions after parsing, how much of
 an error message must match: "exact", "prefix" (up to the first ": ", the part naming
