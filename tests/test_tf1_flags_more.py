@@ -275,3 +275,26 @@ def test_an_alias_on_the_command_line_counts_as_its_original_given():
     fv.unparse_flags()
     fv.mark_as_parsed()
     assert fv.steps == 10 and fv.s == 10 and not fv["s"].present
+
+
+def test_app_run_reports_a_failed_validator_and_reads_a_flagfile(tmp_path, capsys):
+    from test_tf1_flags import restored_global_flags
+
+    path = tmp_path / "run.flags"
+    path.write_text("--utility_more_train=/t\n")
+    with restored_global_flags():
+        ds.flags.DEFINE_string("utility_more_train", None, "Train dir.")
+        ds.flags.DEFINE_string("utility_more_eval", None, "Eval dir.")
+        ds.flags.mark_flags_as_mutual_exclusive(["utility_more_train", "utility_more_eval"],
+                                                required=True)
+        with pytest.raises(SystemExit) as info:
+            ds.app.run(lambda argv: 0, argv=["prog", f"--flagfile={path}",
+                                             "--utility_more_eval=/e"])
+        assert info.value.code == 1
+        assert ("FATAL Flags parsing error: flags utility_more_train=/t, "
+                "utility_more_eval=/e: Exactly one of") in capsys.readouterr().err
+        seen = []
+        with pytest.raises(SystemExit) as info:
+            ds.app.run(lambda argv: seen.append(ds.flags.FLAGS.utility_more_train),
+                       argv=["prog", f"--flagfile={path}", "--undefok=gone", "--gone"])
+        assert info.value.code is None and seen == ["/t"]
