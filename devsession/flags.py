@@ -25,15 +25,21 @@ command line keep their values.  The tokens are split and the values converted h
 so that a bad value names the flag as absl's errors do.
 
 ``--flagfile=path`` reads more arguments from a file, one a line (``#`` and ``//``
-lines are comments), where it stands.  Flag types beside the basic ones: a multi flag
-(``DEFINE_multi_string/integer/float/enum/enum_class``) is the list of every
-occurrence, each one value (no comma splitting), its default one value or a list;
-``DEFINE_enum_class`` takes a member or a member's name; ``DEFINE_spaceseplist``
-splits on whitespace; ``DEFINE_alias`` names another flag.  Every ``DEFINE_*``
-returns a ``FlagHolder`` (``.value``, ``.name``, ``.default``, ``.present``) and takes
-``required=True``.  Validators (``register_validator``, ``mark_flags_as_mutual_exclusive``
-...) are in ``devsession/flags_validators.py``; the ``Flag``/``FlagValues`` state and
-how parsing keeps it consistent are in ``devsession/flag_values.py``.
+lines are comments), where it stands (``FLAGS.append_flags_into_file`` writes one);
+``--undefok=a,b`` lets unknown flags a and b be given.  Flag types beside the basic
+ones: a multi flag (``DEFINE_multi_string/integer/float/enum/enum_class``) is the list
+of every occurrence, each one value (no comma splitting), its default one value or a
+list; ``DEFINE_enum_class`` takes a member or a member's name; ``DEFINE_spaceseplist``
+splits on whitespace; ``DEFINE_alias`` names another flag.  Every ``DEFINE_*`` returns
+a ``FlagHolder`` (``.value``, ``.name``, ``.default``, ``.present``) and takes
+``required=True``.  Help lists the flags by the module that defined them; a module's
+key flags (``declare_key_flag``, ``adopt_module_key_flags``) are those its
+``module_help`` lists.
+
+Validators (``register_validator``, ``mark_flags_as_mutual_exclusive``...) are in
+``devsession/flags_validators.py``, the ``Flag``/``FlagValues`` state and how parsing
+keeps it consistent in ``devsession/flag_values.py``, the errors and value parsers in
+``devsession/flag_parsers.py``.
 
 Reading a flag before parsing is absl's ``UnparsedFlagAccessError`` on a fresh
 ``FlagValues``; TF1's ``tf.flags.FLAGS`` instead parses ``sys.argv`` on that first read
