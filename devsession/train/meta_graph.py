@@ -14,7 +14,9 @@ wrote:
 
 **Collections**, as TF1 writes them: a variable collection (``VARIABLE_COLLECTIONS``:
 ``variables``, ``trainable_variables``, ``global_step``...) as serialized ``VariableDef``s
-in ``bytes_list``; Operations, Tensors and other Variables by name in ``node_list``; ints,
+in ``bytes_list``, queue runners (``queue_runners``) as serialized ``QueueRunnerDef``\\ s
+there too (``QueueRunner.from_proto`` on import, so ``start_queue_runners`` starts them);
+Operations, Tensors and other Variables by name in ``node_list``; ints,
 floats and strings in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is
 left out with a warning, as TF1 does.  On import each ``VariableDef`` becomes one
 ``ds.Variable`` (``Variable.from_proto``; the same object in every collection that names
@@ -55,9 +57,11 @@ from ..graph import Graph, Operation, Tensor, get_default_graph
 from ..graph_def import import_graph_def
 from ..proto import graph_pb2
 from ..proto.meta_graph_pb2 import CollectionDef, MetaGraphDef, VariableDef
+from ..proto.queue_runner_pb2 import QueueRunnerDef
 from ..proto_files import read_message, write_message
 from ..tensor_codec import proto_to_array
 from ..variables import Variable
+from .queue_runner import QueueRunner
 
 __all__ = ["export_meta_graph", "import_scoped_meta_graph", "read_meta_graph_file",
            "ImportedMetaGraph", "VARIABLE_COLLECTIONS"]
@@ -70,10 +74,12 @@ VARIABLE_COLLECTIONS = frozenset({
     "global_step", "moving_average_variables", "metric_variables",
 })
 
-# TF1's collections of other protos (SaverDef, control-flow contexts, queue runners):
-# devsession has no objects for them, so an import skips them with a warning.
-_SKIPPED_PROTO_COLLECTIONS = frozenset({"savers", "cond_context", "while_context",
-                                        "queue_runners"})
+# TF1's collections of other protos (SaverDef, control-flow contexts): devsession has no
+# objects for them, so an import skips them with a warning.
+_SKIPPED_PROTO_COLLECTIONS = frozenset({"savers", "cond_context", "while_context"})
+
+# TF1's collection of QueueRunnerDefs (TF registers QueueRunner.to_proto/from_proto for it)
+QUEUE_RUNNERS = "queue_runners"
 
 # TF's checkpoint ops: a scope holding one is a TF Saver's.
 _CHECKPOINT_OPS = frozenset({"SaveV2", "RestoreV2", "Save", "SaveSlices", "Restore",
@@ -131,6 +137,9 @@ def _collection_def(key: str, items: list) -> CollectionDef | None:
     if key in VARIABLE_COLLECTIONS and all(isinstance(i, Variable) for i in items):
         return CollectionDef(bytes_list=CollectionDef.BytesList(
             value=[v.to_proto().SerializeToString() for v in items]))
+    if key == QUEUE_RUNNERS and all(isinstance(i, QueueRunner) for i in items):
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[r.to_proto().SerializeToString() for r in items]))
     if all(isinstance(i, (Operation, Tensor, Variable)) for i in items):
         return CollectionDef(node_list=CollectionDef.NodeList(value=[i.name for i in items]))
     if all(isinstance(i, (str, bytes)) for i in items):
@@ -280,6 +289,11 @@ def _import_collections(meta, graph: Graph, import_scope, saver_nodes) -> dict:
                 if name not in variables:
                     variables[name] = Variable.from_proto(variable_def, import_scope, graph)
                 graph.add_to_collection(key, variables[name])
+        elif key == QUEUE_RUNNERS and kind == "bytes_list":
+            with graph.as_default():
+                for data in values:
+                    graph.add_to_collection(key, QueueRunner.from_proto(
+                        QueueRunnerDef.FromString(data), import_scope))
         elif kind == "node_list":
             for name in values:
                 if _producer(name) in saver_nodes:

@@ -12,6 +12,14 @@ travels down a pipeline queue by queue.  Any other error is reported to the
 coordinator (``request_stop(e)``), which ``join`` re-raises.  With a coordinator, one
 more thread waits for the stop and runs ``cancel_op`` (a close that cancels pending
 enqueues), so no runner stays blocked on a full queue after the loop ended.
+
+A runner has TF's proto form, ``QueueRunnerDef`` (``to_proto`` / ``from_proto``, or
+``QueueRunner(queue_runner_def=...)``): the names of its queue and ops, and the status codes
+that end a thread quietly.  A MetaGraphDef keeps the graph's ``queue_runners`` collection
+so, as TF1's does, and ``import_meta_graph`` gives back runners that
+``start_queue_runners`` starts (a ``.meta`` TensorFlow wrote included).  A runner read
+back this way holds its queue's Operation where a built one holds the queue object, as in
+TF1; its threads need only the ops.
 """
 
 from __future__ import annotations
@@ -21,9 +29,11 @@ import threading
 import weakref
 
 from ..defaults import default_session
-from ..errors import OutOfRangeError
+from ..errors import (OutOfRangeError, error_code_from_exception_type,
+                      exception_type_from_error_code)
 from ..graph import get_default_graph
 from ..graph_keys import GraphKeys
+from ..proto.queue_runner_pb2 import QueueRunnerDef
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]
 
@@ -37,20 +47,61 @@ class QueueRunner:
                  queue_closed_exception_types=None, queue_runner_def=None,
                  import_scope=None):
         if queue_runner_def is not None:
-            raise NotImplementedError("QueueRunner(queue_runner_def=...) (a QueueRunnerDef "
-                                      "proto) is not supported by devsession yet.")
-        if queue is None or not enqueue_ops:
-            raise ValueError("QueueRunner needs a queue and at least one enqueue op.")
-        self._queue = queue
-        self._enqueue_ops = list(enqueue_ops)
-        self._close_op = close_op if close_op is not None else queue.close()
-        self._cancel_op = cancel_op if cancel_op is not None else queue.close(
-            cancel_pending_enqueues=True)
-        self._queue_closed_exception_types = tuple(queue_closed_exception_types or
-                                                   (OutOfRangeError,))
+            if queue is not None or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+        else:
+            if queue is None or not enqueue_ops:
+                raise ValueError("QueueRunner needs a queue and at least one enqueue op.")
+            self._queue = queue
+            self._enqueue_ops = list(enqueue_ops)
+            self._close_op = close_op if close_op is not None else queue.close()
+            self._cancel_op = cancel_op if cancel_op is not None else queue.close(
+                cancel_pending_enqueues=True)
+            self._queue_closed_exception_types = tuple(queue_closed_exception_types or
+                                                       (OutOfRangeError,))
         self._lock = threading.Lock()
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised: list = []
+
+    def _init_from_proto(self, queue_runner_def, import_scope) -> None:
+        """The queue and ops the proto names, looked up in the default graph (under
+        ``import_scope/`` when given), as TF1's ``_init_from_proto``."""
+        graph = get_default_graph()
+
+        def element(name):
+            return graph.as_graph_element(f"{import_scope}/{name}" if import_scope else name)
+
+        self._queue = element(queue_runner_def.queue_name)
+        self._enqueue_ops = [element(name) for name in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        self._queue_closed_exception_types = tuple(
+            exception_type_from_error_code(code)
+            for code in queue_runner_def.queue_closed_exception_types) or (OutOfRangeError,)
+
+    def to_proto(self, export_scope=None):
+        """This runner as a ``QueueRunnerDef`` (names with ``export_scope/`` stripped), or
+        None when its queue is outside ``export_scope``, as TF1's."""
+        if export_scope is not None and not self.name.startswith(export_scope):
+            return None
+
+        def strip(name):
+            prefix = f"{export_scope}/" if export_scope else ""
+            return name[len(prefix):] if prefix and name.startswith(prefix) else name
+
+        return QueueRunnerDef(
+            queue_name=strip(self.name),
+            enqueue_op_name=[strip(op.name) for op in self._enqueue_ops],
+            close_op_name=strip(self._close_op.name),
+            cancel_op_name=strip(self._cancel_op.name),
+            queue_closed_exception_types=[error_code_from_exception_type(cls)
+                                          for cls in self._queue_closed_exception_types])
+
+    @staticmethod
+    def from_proto(queue_runner_def, import_scope=None) -> "QueueRunner":
+        """The runner a ``QueueRunnerDef`` describes, over the default graph's ops."""
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     queue = property(lambda self: self._queue)
     enqueue_ops = property(lambda self: list(self._enqueue_ops))
