@@ -33,7 +33,8 @@ from .flag_parsers import (DuplicateFlagError, FlagNameConflictsWithMethodError,
 # --- flags ----------------------------------------------------------------------------------
 
 class Flag:
-    """One defined flag: its ``name``, ``default``, ``help``, current ``value``, how
+    """One defined flag: its ``name`` (and ``short_name``, a second name for the
+    same flag), ``default``, ``help``, current ``value``, how
     many times the command line gave it (``present``), whether it still has its
     default (``using_default_value``: not given, not assigned) and its ``validators``.
     ``parse`` turns one command-line string into a value, ``serialize_value`` a
@@ -41,8 +42,9 @@ class Flag:
     every occurrence (its default may be one value or a list)."""
 
     def __init__(self, name, default, help, parse, kind="", multi=False, boolean=False,
-                 serialize_value=str):
+                 serialize_value=str, short_name=None):
         self.name, self.help, self.parse, self.kind = name, help or "", parse, kind
+        self.short_name = short_name
         self.multi, self.boolean, self.serialize_value = multi, boolean, serialize_value
         self.validators = []
         self.present = 0
@@ -111,6 +113,7 @@ class AliasFlag(Flag):
     def __init__(self, name, original: Flag):
         self.__dict__["original"] = original
         self.name, self.help = name, f"Alias for --{original.name}."
+        self.short_name = None
         self.parse, self.kind = original.parse, original.kind
         self.serialize_value = original.serialize_value
         self.multi, self.boolean = original.multi, original.boolean
@@ -217,19 +220,23 @@ class FlagValues:
 
     # --- defining -----------------------------------------------------------------------
     def define(self, flag: Flag, module_name: str | None = None) -> Flag:
-        """Adds ``flag`` (defined by module ``module_name``); raises
-        ``DuplicateFlagError`` if its name is taken, ``FlagNameConflictsWithMethodError``
-        if it is a method's."""
-        if flag.name in self._flags:
-            raise DuplicateFlagError(
-                f"The flag '{flag.name}' is defined twice. Flag names are global to the "
-                f"FlagValues (FLAGS); rename one, or define it once in a shared module.")
-        if flag.name in dir(FlagValues):
-            raise FlagNameConflictsWithMethodError(
-                f'Cannot define a flag named "{flag.name}". It conflicts with a method '
-                f'on class "{type(self).__name__}": FLAGS.{flag.name} would be the '
-                f'method, not the flag value; choose another name.')
-        self._flags[flag.name] = flag
+        """Adds ``flag`` (defined by module ``module_name``) under its name and its
+        short name; raises ``DuplicateFlagError`` if one is taken,
+        ``FlagNameConflictsWithMethodError`` if it is a method's."""
+        names = [flag.name] + ([flag.short_name] if flag.short_name else [])
+        for name in names:
+            if name in self._flags:
+                raise DuplicateFlagError(
+                    f"The flag '{name}' is defined twice. Flag names are global to the "
+                    f"FlagValues (FLAGS); rename one, or define it once in a shared "
+                    f"module.")
+            if name in dir(FlagValues):
+                raise FlagNameConflictsWithMethodError(
+                    f'Cannot define a flag named "{name}". It conflicts with a method '
+                    f'on class "{type(self).__name__}": FLAGS.{name} would be the '
+                    f'method, not the flag value; choose another name.')
+        for name in names:
+            self._flags[name] = flag
         if module_name is not None:
             self._module_flags.setdefault(module_name, []).append(flag)
         return flag
@@ -277,8 +284,8 @@ class FlagValues:
             for name, value in values.items():
                 self._flags[name].value = value
                 self._flags[name].using_default_value = False
-            for name, count in counts.items():
-                self._flags[name].present += count
+            for flag, count in counts.items():
+                flag.present += count
             self.__dict__["_parsed"] = True
             self.validate_all_flags()
         except Exception:
@@ -343,10 +350,11 @@ class FlagValues:
 
     def _split(self, spelled: list):
         """From arguments ``_spelled`` made (a defined flag is ``--name=value``
-        there): {flag name: its command-line strings}, with an alias's strings under
-        its original in command-line order; {name: how many times it was given},
-        counting an alias's for its original too; and the arguments left over.  Not
-        argparse: it would take a value of "--" (``--name --``, absl's) as none."""
+        there, or ``--short_name=value``): {flag name: its command-line strings}, with
+        an alias's strings under its original in command-line order; {Flag: how many
+        times it was given}, counting an alias's for its original too; and the
+        arguments left over.  Not argparse: it would take a value of "--"
+        (``--name --``, absl's) as none."""
         given, counts, rest = {}, {}, []
         for arg in spelled:
             name, has_value, value = arg[2:].partition("=")
@@ -354,7 +362,7 @@ class FlagValues:
                 flag = self._flags[name]
                 target = getattr(flag, "original", flag)
                 given.setdefault(target.name, []).append(value)
-                for counted in {name, target.name}:
+                for counted in {flag, target}:
                     counts[counted] = counts.get(counted, 0) + 1
             else:
                 rest.append(arg)
@@ -449,13 +457,13 @@ class FlagValues:
 
     def unparse_flags(self):
         """Every flag back to its default, and unparsed."""
-        for flag in self._flags.values():
+        for flag in self._unique_flags():
             flag.unparse()
         self.__dict__["_parsed"] = False
 
     def validate_all_flags(self):
         """Runs every validator; ``IllegalFlagValueError`` naming the failures."""
-        assert_validators(self, [v for flag in self._flags.values()
+        assert_validators(self, [v for flag in self._unique_flags()
                                  for v in flag.validators])
 
     def set_default(self, name, value):
@@ -508,6 +516,8 @@ class FlagValues:
         if name not in self._flags:
             raise AttributeError(name)
         flag = self._flags.pop(name)
+        if flag in self._flags.values():        # still there under its other name
+            return
         for flags in [*self._module_flags.values(), *self._key_flags.values()]:
             while flag in flags:
                 flags.remove(flag)
@@ -523,6 +533,10 @@ class FlagValues:
 
     def __len__(self):
         return len(self._flags)
+
+    def _unique_flags(self) -> list:
+        """Each Flag once (one with a short name is there under two names)."""
+        return list({id(flag): flag for flag in self._flags.values()}.values())
 
     def get_flag_value(self, name, default):
         """The value of flag ``name``, or ``default`` if none is defined."""
@@ -550,7 +564,7 @@ class FlagValues:
         """Every flag with its help text and default, as ``--help`` prints them, under
         the name of the module that defined it (the script's first, as absl's)."""
         groups = {}
-        for flag in self._flags.values():
+        for flag in self._unique_flags():
             module = self.find_module_defining_flag(flag.name, "other flags")
             groups.setdefault(module, []).append(flag)
         main = module_key("__main__")
@@ -606,10 +620,12 @@ def _help_text(prog, groups: dict) -> str:
             elif isinstance(default, enum.Enum):
                 default = default.name
             text = f"{flag.help} (default: {default!r}{flag.kind})".replace("%", "%%")
+            short = [f"-{flag.short_name}"] if flag.short_name else []
             if flag.boolean:
-                group.add_argument(f"--[no]{flag.name}", action="store_true", help=text)
+                group.add_argument(*short, f"--[no]{flag.name}", action="store_true",
+                                   help=text)
             else:
-                group.add_argument(f"--{flag.name}", metavar="", help=text)
+                group.add_argument(*short, f"--{flag.name}", metavar="", help=text)
     return parser.format_help()
 
 

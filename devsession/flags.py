@@ -114,9 +114,12 @@ def _calling_module() -> str:
     return module_key("__main__")
 
 
-def _define(flag_values, flag, required=False, module_name=None) -> FlagHolder:
+def _define(flag_values, flag, required=False, module_name=None,
+            short_name=None) -> FlagHolder:
     """Adds ``flag`` to ``flag_values`` (None: FLAGS) as defined by the calling module;
-    ``required`` marks it required (its default must be None)."""
+    ``required`` marks it required (its default must be None), ``short_name`` is a
+    second name for it (``-o value`` for ``--output``)."""
+    flag.short_name = short_name
     values = FLAGS if flag_values is None else flag_values
     if required and flag.default is not None:
         raise ValueError(f"Required flag --{flag.name} needs to have None as default")
@@ -142,60 +145,62 @@ def _checking_bounds_on_assignment(holder, lower, upper):
 # --- DEFINE_* ------------------------------------------------------------------------------
 
 @_accepting_tf1_keyword_names
-def DEFINE_string(name, default, help, flag_values=None, required=False):
+def DEFINE_string(name, default, help, flag_values=None, required=False, short_name=None):
     """A flag whose value is the string given."""
-    return _define(flag_values, Flag(name, default, help, str), required)
+    return _define(flag_values, Flag(name, default, help, str), required,
+                   short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_integer(name, default, help, lower_bound=None, upper_bound=None,
-                   flag_values=None, required=False):
+                   flag_values=None, required=False, short_name=None):
     """An integer flag, optionally bounded (inclusive)."""
     parse = bounded(int, "an integer", lower_bound, upper_bound)
     holder = _define(flag_values, Flag(name, default, help, parse, kind=", an integer"),
-                     required)
+                     required, short_name=short_name)
     return _checking_bounds_on_assignment(holder, lower_bound, upper_bound)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_float(name, default, help, lower_bound=None, upper_bound=None, flag_values=None,
-                 required=False):
+                 required=False, short_name=None):
     """A float flag, optionally bounded (inclusive)."""
     parse = bounded(float, "a number", lower_bound, upper_bound)
     holder = _define(flag_values, Flag(name, default, help, parse, kind=", a number"),
-                     required)
+                     required, short_name=short_name)
     return _checking_bounds_on_assignment(holder, lower_bound, upper_bound)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_boolean(name, default, help, flag_values=None, required=False):
+def DEFINE_boolean(name, default, help, flag_values=None, required=False, short_name=None):
     """A boolean flag: ``--name``, ``--noname`` or ``--name=true|false``."""
     return _define(flag_values, Flag(name, default, help, parse_bool, boolean=True),
-                   required)
+                   required, short_name=short_name)
 
 
 DEFINE_bool = DEFINE_boolean
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_list(name, default, help, flag_values=None, required=False):
+def DEFINE_list(name, default, help, flag_values=None, required=False, short_name=None):
     """A comma-separated list of strings (``--names=a,b``); the default may be a list
     or such a string."""
     return _define(flag_values, Flag(name, default, help, parse_list,
                                      kind=", a comma separated list",
                                      serialize_value=csv_joined),
-                   required)
+                   required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_spaceseplist(name, default, help, comma_compat=False, flag_values=None,
-                        required=False):
+                        required=False, short_name=None):
     """A whitespace-separated list of strings (``--names="a b"``; also commas with
     ``comma_compat``)."""
     kind = ", a whitespace or comma separated list" if comma_compat \
         else ", a whitespace separated list"
     return _define(flag_values, Flag(name, default, help, whitespace_list(comma_compat),
-                                     kind=kind, serialize_value=space_joined), required)
+                                     kind=kind, serialize_value=space_joined),
+                   required, short_name=short_name)
 
 
 def _enum_values(name, enum_values) -> list:
@@ -207,70 +212,78 @@ def _enum_values(name, enum_values) -> list:
 
 @_accepting_tf1_keyword_names
 def DEFINE_enum(name, default, enum_values, help, case_sensitive=True, flag_values=None,
-                required=False):
+                required=False, short_name=None):
     """A string flag that must be one of ``enum_values``."""
     values = _enum_values(name, enum_values)
     return _define(flag_values, Flag(name, default, help, one_of(values, case_sensitive),
-                                     kind=f", one of <{'|'.join(values)}>"), required)
+                                     kind=f", one of <{'|'.join(values)}>"),
+                   required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_enum_class(name, default, enum_class, help, flag_values=None, module_name=None,
-                      case_sensitive=False, required=False):
+                      case_sensitive=False, required=False, short_name=None):
     """A flag whose value is a member of ``enum_class``, given by its name (any case
     unless ``case_sensitive``); the default is a member or a name."""
     parse, names = enum_member(enum_class, case_sensitive)
     return _define(flag_values, Flag(name, default, help, parse,
                                      kind=f", one of <{'|'.join(names)}>",
                                      serialize_value=member_name(not case_sensitive)),
-                   required, module_name)
+                   required, module_name, short_name)
 
 
 @_accepting_tf1_keyword_names
-def DEFINE_multi_string(name, default, help, flag_values=None, required=False):
+def DEFINE_multi_string(name, default, help, flag_values=None, required=False,
+                        short_name=None):
     """A flag repeated on the command line (``--tag=a --tag=b`` is ``['a', 'b']``);
     given at all, it replaces the default."""
     return _define(flag_values, Flag(name, default, help, str, multi=True,
-                                     kind=", repeat it for a list"), required)
+                                     kind=", repeat it for a list"),
+                   required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_multi_integer(name, default, help, lower_bound=None, upper_bound=None,
-                         flag_values=None, required=False):
+                         flag_values=None, required=False, short_name=None):
     """A repeated integer flag (``--n=1 --n=2`` is ``[1, 2]``), each bounded."""
     parse = bounded(int, "an integer", lower_bound, upper_bound)
     return _define(flag_values, Flag(name, default, help, parse, multi=True,
-                                     kind=", an integer; repeat it for a list"), required)
+                                     kind=", an integer; repeat it for a list"),
+                   required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_multi_float(name, default, help, lower_bound=None, upper_bound=None,
-                       flag_values=None, required=False):
+                       flag_values=None, required=False, short_name=None):
     """A repeated number flag (``--x=0.5 --x=2`` is ``[0.5, 2.0]``), each bounded."""
     parse = bounded(float, "a number", lower_bound, upper_bound)
     return _define(flag_values, Flag(name, default, help, parse, multi=True,
-                                     kind=", a number; repeat it for a list"), required)
+                                     kind=", a number; repeat it for a list"),
+                   required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_multi_enum(name, default, enum_values, help, flag_values=None,
-                      case_sensitive=True, required=False):
+                      case_sensitive=True, required=False, short_name=None):
     """A repeated flag whose every value is one of ``enum_values``."""
     values = _enum_values(name, enum_values)
     return _define(flag_values, Flag(
         name, default, help, one_of(values, case_sensitive), multi=True,
-        kind=f", one of <{'|'.join(values)}>; repeat it for a list"), required)
+        kind=f", one of <{'|'.join(values)}>; repeat it for a list"),
+        required, short_name=short_name)
 
 
 @_accepting_tf1_keyword_names
 def DEFINE_multi_enum_class(name, default, enum_class, help, flag_values=None,
-                            module_name=None, case_sensitive=False, required=False):
+                            module_name=None, case_sensitive=False, required=False,
+                            short_name=None):
     """A repeated flag whose every value is a member of ``enum_class``."""
     parse, names = enum_member(enum_class, case_sensitive)
     return _define(flag_values, Flag(
         name, default, help, parse, multi=True,
         serialize_value=member_name(not case_sensitive),
-        kind=f", one of <{'|'.join(names)}>; repeat it for a list"), required, module_name)
+        kind=f", one of <{'|'.join(names)}>; repeat it for a list"),
+        required, module_name, short_name)
 
 
 def DEFINE_alias(name, original_name, flag_values=None, module_name=None):

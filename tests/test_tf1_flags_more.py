@@ -298,3 +298,14 @@ def test_app_run_reports_a_failed_validator_and_reads_a_flagfile(tmp_path, capsy
             ds.app.run(lambda argv: seen.append(ds.flags.FLAGS.utility_more_train),
                        argv=["prog", f"--flagfile={path}", "--undefok=gone", "--gone"])
         assert info.value.code is None and seen == ["/t"]
+
+
+def test_a_short_name_is_in_help_once_and_deleting_one_name_keeps_the_other():
+    fv = F.FlagValues()
+    F.DEFINE_string("output", "out", "Where.", short_name="o", flag_values=fv)
+    text = fv.get_help("prog")
+    assert "-o , --output" in text and text.count("Where.") == 1
+    del fv.o
+    assert "o" not in fv and fv.find_module_defining_flag("output") == __name__
+    del fv.output
+    assert fv.find_module_defining_flag("output") is None

@@ -1,6 +1,6 @@
 """Cases of absl's flags beyond the basic DEFINE_* (multi and enum_class flags, aliases,
 validators, mutual exclusion, required flags, FlagHolder, set_default/override_value,
---flagfile, --undefok, key flags, serializing, the text helpers), run on absl by
+--flagfile, --undefok, short names, key flags, serializing, the text helpers), run on absl by
 make_absl_flags.py (recorded in absl_flags.json) and on ds.flags by
 tests/test_tf1_flags_more.py through the same ``run_case``, which takes the flags module
 as its argument.
@@ -219,6 +219,24 @@ def every_type(flags, fv):
     flags.DEFINE_alias("alias_of_i", "i", flag_values=fv)
     return {"c": flags.DEFINE_enum_class("c2", Color.RED, Color, "C2.", flag_values=fv,
                                          module_name="other_mod")}
+
+
+def short_names(flags, fv):
+    return {
+        "output": flags.DEFINE_string("output", "out", "Output.", short_name="o",
+                                      flag_values=fv),
+        "verbose": flags.DEFINE_boolean("verbose", False, "Verbose.", short_name="v",
+                                        flag_values=fv),
+        "tag": flags.DEFINE_multi_string("tag", None, "Tags.", short_name="t",
+                                         flag_values=fv),
+        "color": flags.DEFINE_enum_class("color", "red", Color, "Color.", short_name="c",
+                                         flag_values=fv),
+    }
+
+
+def short_name_taken(flags, fv):
+    flags.DEFINE_string("o", "x", "Taken.", flag_values=fv)
+    flags.DEFINE_string("output", "out", "Output.", short_name="o", flag_values=fv)
 
 
 def key_flags(flags, fv):
@@ -455,6 +473,16 @@ CASES = {
                         [("serialize",)], "exact"),
     "serialize/assigned": (every_type, [], [("set", "f", 2), ("set", "l", [1, 2]),
                                             ("set", "yes", None), ("serialize",)], "exact"),
+    # short names
+    "short/none": (short_names, [], [("serialize",)], "exact"),
+    "short/short": (short_names, ["-o", "x", "-v", "-t=a", "--t", "b", "-c=GREEN"],
+                    [("holder", "output"), ("holder", "tag")], "exact"),
+    "short/both": (short_names, ["--output=y", "--o=z", "--tag=a", "-t", "b", "--nov"],
+                   [("serialize",)], "exact"),
+    "short/negated": (short_names, ["--verbose", "--nov"], [], "exact"),
+    "short/assign": (short_names, [], [("set", "o", "w"), ("holder", "output")], "exact"),
+    "short/unparse": (short_names, ["-o", "x", "-t", "a"], [("unparse",)], "exact"),
+    "short/taken": (short_name_taken, [], [], "sentence"),
     # --undefok
     "undefok/listed": (alias, ["--undefok=foo, bar", "--foo=1", "--nobar", "pos", "--bar",
                                "-foo", "--steps=2"], [], "exact"),
