@@ -76,7 +76,9 @@ class Flag:
 
     def parse_command_line(self, texts: list):
         """The value the command line's strings for this flag give (the last, or all
-        of them for a multi flag)."""
+        of them for a multi flag).  A multi flag's values replace those an earlier
+        ``FLAGS(argv)`` gave; absl's add to them, so that TF1's global FLAGS, which
+        parses sys.argv when first read and again in ``tf.app.run``, doubles them."""
         return self.converted(texts if self.multi else texts[-1])
 
     def unparse(self):

@@ -309,3 +309,14 @@ def test_a_short_name_is_in_help_once_and_deleting_one_name_keeps_the_other():
     assert "o" not in fv and fv.find_module_defining_flag("output") == __name__
     del fv.output
     assert fv.find_module_defining_flag("output") is None
+
+
+def test_parsing_again_replaces_a_multi_flags_values():
+    """absl's second FLAGS(argv) adds a multi flag's values to the first's; TF1's
+    global FLAGS parses sys.argv when first read and again in tf.app.run, which would
+    give every value twice, so here the second parse's values replace the first's."""
+    fv = F.FlagValues()
+    F.DEFINE_multi_string("tag", None, "Tags.", flag_values=fv)
+    fv(["prog", "--tag=a"])
+    fv(["prog", "--tag=a"])
+    assert fv.tag == ["a"] and fv["tag"].present == 2

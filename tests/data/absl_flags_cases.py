@@ -263,6 +263,8 @@ def _act(flags, fv, held, action):
         return {"name": holder.name, "value": plain(holder.value),
                 "default": plain(holder.default), "present": holder.present,
                 "serialized": holder.serialize()}
+    elif kind == "parse":
+        return fv(["prog", *args])
     elif kind == "unparse":
         fv.unparse_flags()
         return {"parsed": fv.is_parsed(), "values": _values(fv)}
@@ -374,6 +376,9 @@ CASES = {
                                  "--noquick"], [], "exact"),
     "alias/separate_value": (alias, ["--s", "6"], [("holder", "s")], "exact"),
     "alias/assign": (alias, [], [("set", "s", 11)], "exact"),
+    "alias/parsed_again": (alias, ["--t=a", "--steps=2"], [("parse", "--s=4", "x"),
+                                                          ("unparse",),
+                                                          ("parse", "--tag=c")], "exact"),
     "alias/bad_value": (alias, ["--s=x"], [], "prefix"),
     "alias/of_nothing": (alias_of_nothing, [], [], "exact"),
     "alias/taken": (alias_taken, [], [], "sentence"),
