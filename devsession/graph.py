@@ -98,6 +98,10 @@ class Tensor:
     # Operators are attached by ops/operators.py, above every op family.
 
 
+# tf_export.tf_attr(op, name), once tf_export is imported (with the package)
+TF_ATTR_LOOKUP: list = []
+
+
 class Operation:
     """A node: an op type, its inputs, attributes, device and control dependencies, and
     its outputs (most ops have one; ``op.outputs[k]`` is the tensor ``name:k``)."""
@@ -133,13 +137,12 @@ class Operation:
     def get_attr(self, name: str):
         """The attr's value: devsession's own attrs in its Python forms (str, tuples,
         arrays, TensorShape), and any other attr TensorFlow's op has (``T``, ``Tidx``,
-        ``keep_dims``...) in TF's ``get_attr`` forms (``tf_export.tf_attr``)."""
-        if name in self._attrs or name.startswith("_"):
+        ``keep_dims``...) in TF's ``get_attr`` forms (``tf_export.tf_attr``, which
+        registers itself in ``TF_ATTR_LOOKUP``: it builds on this module)."""
+        if name in self._attrs or name.startswith("_") or not TF_ATTR_LOOKUP:
             return self._get_own_attr(name)
-        from .tf_export import tf_attr
-
         try:
-            return tf_attr(self, name)
+            return TF_ATTR_LOOKUP[0](self, name)
         except KeyError:
             return self._get_own_attr(name)
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from . import dtypes
 from .errors import UnimplementedError
-from .graph import Graph
+from .graph import TF_ATTR_LOOKUP, Graph
 from .graph_codec import FunctionAttr, encode_attr
 from .graph_def import import_graph_def
 from .proto import graph_pb2
@@ -135,6 +135,9 @@ def _tf_attr_value(value):
     if kind == "type":
         return dtypes.as_dtype(value.type)
     return getattr(value, kind)
+
+
+TF_ATTR_LOOKUP.append(tf_attr)         # Operation.get_attr's source of TF's attrs
 
 
 def _holds_body(value: FunctionAttr) -> bool:
