@@ -35,7 +35,8 @@ writes "every axis") is the reduction's ``all_axes``, and a negative axis of suc
 ``RandomUniformInt``'s inputs come in TF's order (shape, minval, maxval) with its dtype
 as ``Tout``; devsession's op takes the shape last and the dtype as ``dtype``.
 ``BatchMatMul``/``V2``/``V3`` are devsession's ``MatMul`` (which broadcasts batches),
-their ``adj_x``/``adj_y`` its transposes (no complex types here).
+their ``adj_x``/``adj_y`` its transposes (complex ones also conjugate: built as
+``matmul``'s adjoints).
 
 **Composites.**  A few TF ops devsession builds from other ops (TF1's ``Select``: a
 vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
@@ -97,6 +98,8 @@ def translate(node, inputs, name: str | None = None) -> tuple[str, list, dict]:
     composite = _COMPOSITES.get(node.op)
     if composite is None and _text(attrs.get("data_format")) == "NCHW":
         composite = _CHANNELS_FIRST.get(node.op)
+    if composite is None and _conjugates(node, attrs, inputs):
+        composite = _adjoint_matmul
     if composite is not None:
         return "Identity", [_built(composite, node, list(inputs), attrs, name or node.name)], {}
     rewrite = _REWRITES.get(node.op)
@@ -296,9 +299,13 @@ def _placeholder(node, inputs, attrs):
     return node.op, inputs, attrs
 
 
+_BATCH_MATMULS = ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")
+
+
 def _batch_matmul(node, inputs, attrs):
-    """BatchMatMul(V2, V3) -> MatMul: ``adj_x``/``adj_y`` are transposes for real types;
-    V3's output type must be its inputs'."""
+    """BatchMatMul(V2, V3) -> MatMul: ``adj_x``/``adj_y`` are transposes for real types
+    (complex ones conjugate too: ``_adjoint_matmul``); V3's output type must be its
+    inputs'."""
     types = {attrs.pop(k) for k in ("Ta", "Tb", "Tout") if k in attrs}
     if len(types) > 1:
         raise UnimplementedError(f"Node '{node.name}' ({node.op}): an output type other than "
@@ -306,6 +313,19 @@ def _batch_matmul(node, inputs, attrs):
     attrs["transpose_a"] = bool(attrs.pop("adj_x", False))
     attrs["transpose_b"] = bool(attrs.pop("adj_y", False))
     return "MatMul", inputs, attrs
+
+
+def _conjugates(node, attrs, inputs) -> bool:
+    """Whether ``node`` is a complex BatchMatMul with an adjoint (a conjugate transpose)."""
+    return node.op in _BATCH_MATMULS and bool(attrs.get("adj_x") or attrs.get("adj_y")) \
+        and bool(inputs) and inputs[0].dtype.is_complex
+
+
+def _adjoint_matmul(node, inputs, attrs):
+    from .ops.linalg import matmul
+
+    a, b = inputs
+    return matmul(a, b, adjoint_a=bool(attrs.get("adj_x")), adjoint_b=bool(attrs.get("adj_y")))
 
 
 # --- composites: TF ops devsession builds from other ops ------------------------------------
@@ -419,5 +439,5 @@ _REWRITES = {
     "Softmax": _softmax,
     "Placeholder": _placeholder,
     "RandomUniformInt": _uniform_int,
-    **{op: _batch_matmul for op in ("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3")},
+    **{op: _batch_matmul for op in _BATCH_MATMULS},
 }

@@ -7,8 +7,8 @@ and products (``composition.py``), the structured ones of ``structured.py``,
 ``circulant.py``; ``slicing.py`` gives them TF's batch slicing (``op[1:, 0]``) and
 ``blockwise_args.py`` the block operators' lists of blocks.  ``devsession.linalg``
 exports them under TF's names.  Batch shapes broadcast as TF's; float32 and float64
-throughout, and complex dtypes for the operators that never multiply dense matrices
-(diagonals, scaled identities, circulants): devsession's MatMul is real-only."""
+throughout, and complex dtypes for products (``matmul``/``matvec``, adjoints): the
+dense complex solves and determinants wait for complex MatrixSolve/MatrixDeterminant."""
 
 from .base import LinearOperator
 from .block_lower_triangular import LinearOperatorBlockLowerTriangular

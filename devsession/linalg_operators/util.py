@@ -23,11 +23,7 @@ def adjoint(x):
 def matmul(a, b, adjoint_a=False, adjoint_b=False):
     """``a @ b`` with either factor's adjoint, broadcasting batch axes as TF's
     BatchMatMulV2."""
-    if adjoint_a:
-        a = conj(a)
-    if adjoint_b:
-        b = conj(b)
-    return ds.matmul(a, b, transpose_a=adjoint_a, transpose_b=adjoint_b)
+    return ds.matmul(a, b, adjoint_a=adjoint_a, adjoint_b=adjoint_b)
 
 
 def broadcast_matrix_batch_dims(matrices):

@@ -111,7 +111,7 @@ def _broadcast_to(inputs, attrs, node):
 
 def _add_n(inputs, attrs, node):
     dtype, shape = alike_inputs(inputs, attrs, node)
-    if not dtype.is_numeric:
+    if not (dtype.is_numeric or dtype.is_complex):
         raise TypeError(f"Op '{node}': AddN needs numeric inputs, not {dtype.name}.")
     return dtype, shape
 

@@ -1,5 +1,6 @@
-"""Linear algebra: MatMul (batch dimensions broadcast as ``np.matmul``), Diag,
-MatrixDeterminant, and ``tensordot`` (built from transposes, reshapes and a MatMul).
+"""Linear algebra: MatMul (batch dimensions broadcast as ``np.matmul``; real, integer and
+complex), Diag, MatrixDeterminant, and ``tensordot`` (built from transposes, reshapes and
+a MatMul).
 Inverses and solves are in ``linalg_solve.py``, decompositions in ``linalg_factor.py``.
 
 Kernels: ``kernels/{reference,cpu,cuda}/linalg.py``.
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import as_dtype
 from ..graph import Tensor
 from ..tensor_shape import TensorShape, broadcast_static
 from .common import make_op, numeric, operands, same_dtype
+from .complex_math import conj
 from .linalg_shapes import batch_of, float_matrices, square_matrices
 from .registry import InferError, OpDef, register_op
 
@@ -21,7 +24,8 @@ __all__ = ["matmul"]
 def _matmul(inputs, attrs, node):
     a, b = inputs
     dtype = same_dtype(inputs, node)
-    numeric(a, node)
+    if not a.dtype.is_complex:
+        numeric(a, node)
     ra, rb = a.shape.ndims, b.shape.ndims
     if ra is None or rb is None:
         return dtype, TensorShape(None)
@@ -67,9 +71,27 @@ register_op(OpDef(MATMUL_RELU_GRAD, _made_by_the_optimizer, 3,
                   attr_defaults={"transpose_a": False, "transpose_b": False}))
 
 
-def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None) -> Tensor:
-    return make_op("MatMul", operands(a, b),
-               {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}, name)
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False,
+           output_type=None, grad_a: bool = False, grad_b: bool = False, name=None) -> Tensor:
+    """``a @ b`` (TF1's ``tf.matmul``): ``adjoint_*`` is the conjugate transpose (the
+    transpose for real dtypes); the sparsity and gradient hints change nothing, and
+    ``output_type`` may only be the inputs' type (TF's int8 products are not here)."""
+    del a_is_sparse, b_is_sparse, grad_a, grad_b
+    for transpose, adjoint, side in ((transpose_a, adjoint_a, "a"),
+                                     (transpose_b, adjoint_b, "b")):
+        if transpose and adjoint:
+            raise ValueError(f"Only one of transpose_{side} and adjoint_{side} can be True.")
+    a, b = operands(a, b)
+    if output_type is not None and as_dtype(output_type) != a.dtype:
+        raise ValueError(f"output_type {as_dtype(output_type).name} of a {a.dtype.name} "
+                         f"product: devsession's products keep their inputs' type.")
+    if adjoint_a and a.dtype.is_complex:
+        a = conj(a)
+    if adjoint_b and b.dtype.is_complex:
+        b = conj(b)
+    return make_op("MatMul", [a, b], {"transpose_a": bool(transpose_a or adjoint_a),
+                                      "transpose_b": bool(transpose_b or adjoint_b)}, name)
 
 
 # --- TF1 surface (branch tf1): Diag, MatrixDeterminant, tensordot ---------------------

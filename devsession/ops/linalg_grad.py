@@ -3,7 +3,8 @@ MatrixDeterminant; those of the inverses and solves are in ``linalg_solve_grad.p
 those of the decompositions in ``linalg_factor_grad.py``.
 
 Each operand's gradient is another MatMul of the output gradient with the other
-operand, transposes chosen so no Transpose node is needed; batch dimensions that
+operand (conjugated, for complex ones, as TF's), transposes chosen so no Transpose node
+is needed; batch dimensions that
 broadcast are summed back to each operand's own (``shape_of.reduce_to_shape_of`` over
 all but the two matrix axes).
 """
@@ -11,6 +12,7 @@ all but the two matrix axes).
 from __future__ import annotations
 
 from ..errors import UnimplementedError
+from .complex_math import conj
 from .elementwise import multiply
 from .linalg import diag, matmul
 from .reduce import reduce_sum
@@ -20,7 +22,7 @@ from .shape_of import ones_like_of, reduce_to_shape_of
 
 @register_gradient("MatMul")
 def _matmul_grad(op, dy):
-    a, b = op.inputs
+    a, b = (conj(x) for x in op.inputs)          # TF's: the identity for real operands
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     if not ta and not tb:
         da, db = matmul(dy, b, transpose_b=True), matmul(a, dy, transpose_a=True)
@@ -31,8 +33,8 @@ def _matmul_grad(op, dy):
     else:
         da = matmul(b, dy, transpose_a=True, transpose_b=True)
         db = matmul(dy, a, transpose_a=True, transpose_b=True)
-    return [reduce_to_shape_of(da, a, peers=(b,), core_dims=2),
-            reduce_to_shape_of(db, b, peers=(a,), core_dims=2)]
+    return [reduce_to_shape_of(da, op.inputs[0], peers=(op.inputs[1],), core_dims=2),
+            reduce_to_shape_of(db, op.inputs[1], peers=(op.inputs[0],), core_dims=2)]
 
 
 @register_gradient("Diag")

@@ -60,12 +60,12 @@ def cross(a, b, name=None) -> Tensor:
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False,
            b_is_sparse=False, name=None) -> Tensor:
     """``a @ b`` for matrices ``a`` [..., m, n] and vectors ``b`` [..., n] (TF's
-    ``tf.linalg.matvec``; ``adjoint_a`` is ``transpose_a`` for real dtypes, and the
-    sparsity hints change nothing)."""
+    ``tf.linalg.matvec``; ``adjoint_a`` is the conjugate transpose, and the sparsity
+    hints change nothing)."""
     del a_is_sparse, b_is_sparse
     with name_scope(name or "MatVec"):
         a, b = operands(a, b)
-        column = matmul(a, expand_dims(b, -1), transpose_a=transpose_a or adjoint_a)
+        column = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a)
         return squeeze(column, axis=[-1])
 
 

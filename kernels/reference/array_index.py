@@ -220,8 +220,11 @@ def check_add_n(node, xs) -> None:
 
 def make_add_n_builder(elementwise_kernel, wrap: Callable = _as_is) -> Callable:
     """The AddN builder of a device whose ``elementwise_kernel`` class (the CPU's or the
-    GPU's ``ElementwiseKernel``) compiles ``x0 + x1 + ...``: one pass over the inputs."""
+    GPU's ``ElementwiseKernel``) compiles ``x0 + x1 + ...``: one pass over the inputs
+    (complex values: the array library's sums)."""
     def build_add_n(node):
+        if np.dtype(node.output_dtype).kind == "c":
+            return wrap(node, build_add_n_ref(node))
         names = tuple(f"x{k}" for k in range(len(node.input_dtypes)))
         kernel = elementwise_kernel(" + ".join(names), zip(names, node.input_dtypes),
                                     node.output_dtype, name=node.name, op=node.op)

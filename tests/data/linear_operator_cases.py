@@ -149,8 +149,8 @@ def operators(tf):
          ops["diag_batch"]]])
     ops["block_lower_pd"] = la.LinearOperatorBlockLowerTriangular([
         [ops["diag_pos"]], [la.LinearOperatorFullMatrix(c["full"]), ops["spd"]]])
-    # devsession's MatMul is real-only: complex operators that never multiply
-    # dense matrices (diagonals, circulants) are the complex cases.
+    # complex operators that never solve dense systems (diagonals, scaled identities)
+    # are the complex cases: MatrixSolve and MatrixDeterminant are real-only here.
     ops["diag_complex"] = la.LinearOperatorDiag(c["diag_c"])
     ops["scaled_complex"] = la.LinearOperatorScaledIdentity(3, c["diag_c"][:2])
     # batch slices (op[...]): parameters broadcast along an axis keep index 0
