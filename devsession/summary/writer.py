@@ -18,7 +18,10 @@ from __future__ import annotations
 import threading
 import time
 
-__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "tensorboard_event_protos"]
+from ..devices import LOCAL_PREFIX
+
+__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "tensorboard_event_protos",
+           "run_metadata_proto"]
 
 _INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
                  "package, which is not installed: pip install 'devsession[tensorboard]'")
@@ -39,6 +42,38 @@ def tensorboard_event_protos():
     return _tensorboard()[1]
 
 
+def run_metadata_proto(run_metadata, graph_pb2):
+    """TF's RunMetadata proto (TensorBoard's copy) for a ``ds.RunMetadata``: its step stats
+    as ``step_stats.dev_stats`` (one DeviceStepStats per device, NodeExecStats in
+    microseconds with TF's ``timeline_label``) and its ``partition_graphs``; a RunMetadata
+    protobuf passes through."""
+    from tensorboard.compat.proto import config_pb2
+
+    if hasattr(run_metadata, "SerializeToString"):
+        return config_pb2.RunMetadata.FromString(run_metadata.SerializeToString())
+    proto = config_pb2.RunMetadata()
+    for device in run_metadata.step_stats.dev_stats:
+        dev = proto.step_stats.dev_stats.add(device=_full_device_name(device.device))
+        for node in device.node_stats:
+            dev.node_stats.add(
+                node_name=node.node_name, timeline_label=node.timeline_label,
+                all_start_micros=node.all_start_micros,
+                op_start_rel_micros=node.op_start_rel_micros,
+                op_end_rel_micros=node.op_end_rel_micros,
+                all_end_rel_micros=node.all_end_rel_micros, thread_id=node.thread_id)
+    for graph_def in run_metadata.partition_graphs:
+        proto.partition_graphs.add().CopyFrom(tensorboard_graph_def(graph_def, graph_pb2))
+    return proto
+
+
+def _full_device_name(device: str) -> str:
+    """A local device as TF names it in step stats ("CPU:0" ->
+    "/job:localhost/replica:0/task:0/device:CPU:0"); a cluster device's name is full."""
+    if device.startswith("/job:"):
+        return device
+    return f"{LOCAL_PREFIX}/device:{device.rpartition('device:')[2].lstrip('/')}"
+
+
 class FileWriter:
     """TF1's ``tf.summary.FileWriter(logdir, graph=None, max_queue=10, flush_secs=120,
     graph_def=None, filename_suffix=None)``."""
@@ -55,6 +90,7 @@ class FileWriter:
                                           filename_suffix=filename_suffix or "")
         self._writer = self._open()
         self._closed = False
+        self._run_metadata_tags: set = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
 
@@ -104,8 +140,20 @@ class FileWriter:
         self.add_event(event)
 
     def add_run_metadata(self, run_metadata, tag, global_step=None) -> None:
-        raise NotImplementedError("FileWriter.add_run_metadata is not supported by "
-                                  "devsession yet (RunMetadata.chrome_trace() gives a trace).")
+        """Write a traced run's ``run_metadata`` under ``tag`` (TensorBoard's graph view
+        shows each node's compute time for it): an event's ``tagged_run_metadata``, the
+        RunMetadata as TF's proto bytes (``run_metadata_proto``).  A tag used twice is
+        TF1's ``ValueError``."""
+        if tag in self._run_metadata_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._run_metadata_tags.add(tag)
+        data = run_metadata_proto(run_metadata, self._graph_pb2).SerializeToString()
+        event = self._event_pb2.Event(
+            wall_time=time.time(),
+            tagged_run_metadata=self._event_pb2.TaggedRunMetadata(tag=tag, run_metadata=data))
+        if global_step is not None:
+            event.step = int(global_step)
+        self.add_event(event)
 
     def flush(self) -> None:
         if not self._closed:
