@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import argparse
 import enum
-import os
 import sys
 from collections.abc import Iterable
 
+from .flag_files import expand_flag_files
 from .flag_parsers import (DuplicateFlagError, FlagNameConflictsWithMethodError,
                            IllegalFlagValueError, UnparsedFlagAccessError,
-                           UnrecognizedFlagError, ValidationError, CantOpenFlagFileError)
+                           UnrecognizedFlagError)
+from .flag_validator_classes import SingleFlagValidator, add_validator, assert_validators
 
 
 # --- flags ----------------------------------------------------------------------------------
@@ -135,74 +136,6 @@ class AliasFlag(Flag):
     @value.setter
     def value(self, value):
         self.original.value = value
-
-
-# --- validators -----------------------------------------------------------------------------
-
-class Validator:
-    """A rule on the values of ``flag_names``: ``checker`` returns False or raises
-    ``ValidationError`` when they break it.  Validators run in the order they were
-    made (absl's ``insertion_index``)."""
-
-    count = 0
-
-    def __init__(self, flag_names, checker, message):
-        self.flag_names, self.checker, self.message = list(flag_names), checker, message
-        Validator.count += 1
-        self.insertion_index = Validator.count
-
-    def verify(self, flag_values):
-        if not self.checker(self.checker_input(flag_values)):
-            raise ValidationError(self.message)
-
-
-class SingleFlagValidator(Validator):
-    """``register_validator``'s: the checker sees the one flag's value."""
-
-    def __init__(self, flag_name, checker, message):
-        super().__init__([flag_name], checker, message)
-        self.flag_name = flag_name
-
-    def checker_input(self, flag_values):
-        return flag_values[self.flag_name].value
-
-    def described(self, flag_values) -> str:
-        return f"flag --{self.flag_name}={flag_values[self.flag_name].value}"
-
-
-class MultiFlagsValidator(Validator):
-    """``register_multi_flags_validator``'s: the checker sees {name: value}."""
-
-    def checker_input(self, flag_values):
-        return {name: flag_values[name].value for name in self.flag_names}
-
-    def described(self, flag_values) -> str:
-        return "flags " + ", ".join(f"{name}={flag_values[name].value}"
-                                    for name in self.flag_names)
-
-
-def assert_validators(flag_values, validators):
-    """Runs ``validators`` in the order they were made, skipping one whose flags an
-    earlier one already found bad; raises ``IllegalFlagValueError`` with a line
-    "flag --x=value: message" per failure, as absl's."""
-    messages, bad = [], set()
-    for validator in sorted(set(validators), key=lambda v: v.insertion_index):
-        if bad.intersection(validator.flag_names):
-            continue
-        try:
-            validator.verify(flag_values)
-        except ValidationError as e:
-            bad.update(validator.flag_names)
-            messages.append(f"{validator.described(flag_values)}: {e}")
-    if messages:
-        raise IllegalFlagValueError("\n".join(messages))
-
-
-def add_validator(flag_values, validator):
-    """Puts ``validator`` on each flag it checks (``KeyError`` for an undefined one)."""
-    flags = [flag_values[name] for name in validator.flag_names]
-    for flag in flags:
-        flag.validators.append(validator)
 
 
 # --- the registry ---------------------------------------------------------------------------
@@ -398,57 +331,14 @@ class FlagValues:
 
     # --- flag files ---------------------------------------------------------------------
     def read_flags_from_files(self, argv: list, force_gnu: bool = True) -> list:
-        """``argv`` (without the program name) with each ``--flagfile=path`` (or
-        ``--flagfile path``, one dash or two) replaced by the arguments in that file,
-        as absl's: one per line, blank lines and lines starting with ``#`` or ``//``
-        skipped, a ``--flagfile=`` line read in its place (a file already being read
-        is skipped with a warning).  Arguments after ``--`` are left alone, and so is
-        the value of ``--name value``.  Raises ``CantOpenFlagFileError`` and, for
-        ``--flagfile`` last with no path, ``IllegalFlagValueError``."""
+        """``argv`` (without the program name) with each ``--flagfile=path`` replaced
+        by the arguments in that file (``devsession/flag_files.py``)."""
         del force_gnu          # absl's: positional arguments never end the flags here
-        rest, expanded = list(argv), []
-        while rest:
-            arg = rest.pop(0)
-            if arg in ("--flagfile", "-flagfile"):
-                if not rest:
-                    raise IllegalFlagValueError("--flagfile with no argument")
-                expanded += self._flag_file_lines(os.path.expanduser(rest.pop(0)), [])
-            elif arg.startswith(("--flagfile=", "-flagfile=")):
-                expanded += self._flag_file_lines(_flag_file_name(arg), [])
-            else:
-                expanded.append(arg)
-                if arg == "--":
-                    break
-                if (arg.startswith("-") and "=" not in arg and rest
-                        and not rest[0].startswith("-")):
-                    flag = self._flags.get(arg.lstrip("-"))
-                    if flag is not None and not flag.boolean:
-                        expanded.append(rest.pop(0))
-        return expanded + rest
 
-    def _flag_file_lines(self, path: str, reading: list) -> list:
-        if not path:
-            return []
-        if path in reading:
-            sys.stderr.write(f"Warning: Hit circular flagfile dependency. Ignoring "
-                             f"flagfile: {path}\n")
-            return []
-        try:
-            with open(path) as file:
-                lines = file.readlines()
-        except OSError as e:
-            raise CantOpenFlagFileError(f"ERROR:: Unable to open flagfile: {e}") from None
-        reading.append(path)
-        args = []
-        for line in lines:
-            if line.isspace() or line.startswith(("#", "//")):
-                continue
-            if line.startswith(("--flagfile=", "-flagfile=")):
-                args += self._flag_file_lines(_flag_file_name(line), reading)
-            else:
-                args.append(line.strip())
-        reading.pop()
-        return args
+        def takes_value(name):
+            flag = self._flags.get(name)
+            return flag is not None and not flag.boolean
+        return expand_flag_files(argv, takes_value)
 
     # --- state --------------------------------------------------------------------------
     def is_parsed(self) -> bool:
@@ -629,10 +519,6 @@ def _help_text(prog, groups: dict) -> str:
             else:
                 group.add_argument(*short, f"--{flag.name}", metavar="", help=text)
     return parser.format_help()
-
-
-def _flag_file_name(arg: str) -> str:
-    return os.path.expanduser(arg.partition("=")[2].strip())
 
 
 def module_key(module) -> str:

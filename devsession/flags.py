@@ -37,9 +37,10 @@ key flags (``declare_key_flag``, ``adopt_module_key_flags``) are those its
 ``module_help`` lists.
 
 Validators (``register_validator``, ``mark_flags_as_mutual_exclusive``...) are in
-``devsession/flags_validators.py``, the ``Flag``/``FlagValues`` state and how parsing
-keeps it consistent in ``devsession/flag_values.py``, the errors and value parsers in
-``devsession/flag_parsers.py``.
+``devsession/flags_validators.py`` (the rules themselves in
+``flag_validator_classes.py``), the ``Flag``/``FlagValues`` state and how parsing keeps
+it consistent in ``devsession/flag_values.py``, flag files in ``flag_files.py``, the
+errors and value parsers in ``flag_parsers.py``.
 
 Reading a flag before parsing is absl's ``UnparsedFlagAccessError`` on a fresh
 ``FlagValues``; TF1's ``tf.flags.FLAGS`` instead parses ``sys.argv`` on that first read

@@ -13,16 +13,18 @@ A checker returns False (the validator's ``message`` is reported) or raises
 ``ValidationError`` (its text is).  Either way parsing or ``FLAGS.x = v`` raises
 ``IllegalFlagValueError`` as absl's, "flag --batch=0: --batch must be positive" (a rule
 on several flags: "flags a=1, b=2: ..."), and nothing changes.  A flag is named by its
-name or its ``FlagHolder``; ``flag_values`` defaults to ``FLAGS`` (the running and
-bookkeeping are in ``devsession/flag_values.py``).
+name or its ``FlagHolder``; ``flag_values`` defaults to ``FLAGS`` (the validators
+themselves are in ``devsession/flag_validator_classes.py``, and ``FlagValues`` in
+``devsession/flag_values.py`` runs them).
 """
 
 from __future__ import annotations
 
 import warnings
 
-from .flag_values import (MultiFlagsValidator, SingleFlagValidator, ValidationError,
-                          add_validator, resolve_flag_ref, resolve_flag_refs)
+from .flag_parsers import ValidationError
+from .flag_validator_classes import MultiFlagsValidator, SingleFlagValidator, add_validator
+from .flag_values import resolve_flag_ref, resolve_flag_refs
 
 __all__ = ["register_validator", "validator", "register_multi_flags_validator",
            "multi_flags_validator", "mark_flag_as_required", "mark_flags_as_required",
