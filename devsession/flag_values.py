@@ -25,7 +25,7 @@ import sys
 from collections.abc import Iterable
 
 from .flag_files import expand_flag_files
-from .flag_parsers import (DuplicateFlagError, FlagNameConflictsWithMethodError,
+from .flag_parsers import (DuplicateFlagError, Error, FlagNameConflictsWithMethodError,
                            IllegalFlagValueError, UnparsedFlagAccessError,
                            UnrecognizedFlagError)
 from .flag_validator_classes import SingleFlagValidator, add_validator, assert_validators
@@ -72,7 +72,7 @@ class Flag:
     def _one(self, raw):
         try:
             return self.parse(raw)
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, OverflowError) as e:
             raise IllegalFlagValueError(f"flag --{self.name}={raw}: {e}") from None
 
     def parse_command_line(self, texts: list):
@@ -89,11 +89,15 @@ class Flag:
     def serialize(self) -> str:
         """The command-line arguments that give the flag its value, as absl's: ""
         for None, ``--name``/``--noname`` for a boolean, a line per value of a multi
-        flag."""
+        flag.  ``Error`` for a ``DEFINE`` flag made without a serializer."""
+        if self.multi and self.serialize_value is None:
+            raise Error(f"Serializer not present for flag {self.name}")
         if self.value is None:
             return ""
         if self.boolean:
             return f"--{self.name}" if self.value else f"--no{self.name}"
+        if self.serialize_value is None:
+            raise Error(f"Serializer not present for flag {self.name}")
         if self.multi:
             return "\n".join(f"--{self.name}={self.serialize_value(item)}"
                              for item in self.value)

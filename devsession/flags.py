@@ -75,7 +75,8 @@ __all__ = ["FLAGS", "FlagValues", "Flag", "FlagHolder", "Error", "DuplicateFlagE
            "DEFINE_string", "DEFINE_integer", "DEFINE_float", "DEFINE_boolean", "DEFINE_bool",
            "DEFINE_list", "DEFINE_spaceseplist", "DEFINE_enum", "DEFINE_enum_class",
            "DEFINE_multi_string", "DEFINE_multi_integer", "DEFINE_multi_float",
-           "DEFINE_multi_enum", "DEFINE_multi_enum_class", "DEFINE_alias",
+           "DEFINE_multi_enum", "DEFINE_multi_enum_class", "DEFINE_alias", "DEFINE",
+           "DEFINE_multi", "ArgumentParser", "ArgumentSerializer",
            "register_validator", "validator", "register_multi_flags_validator",
            "multi_flags_validator", "mark_flag_as_required", "mark_flags_as_required",
            "mark_flags_as_mutual_exclusive", "mark_bool_flags_as_mutual_exclusive",
@@ -285,6 +286,55 @@ def DEFINE_multi_enum_class(name, default, enum_class, help, flag_values=None,
         serialize_value=member_name(not case_sensitive),
         kind=f", one of <{'|'.join(names)}>; repeat it for a list"),
         required, module_name, short_name)
+
+
+class ArgumentParser:
+    """absl's base of a parser for ``DEFINE``/``DEFINE_multi``: ``parse(argument)``
+    turns a command-line string (or a default) into the flag's value, raising
+    ``ValueError`` with the reason when it cannot; ``syntactic_help`` says what values
+    it takes (shown in help).  This base takes any string."""
+
+    syntactic_help = ""
+
+    def parse(self, argument):
+        if not isinstance(argument, str):
+            raise TypeError(f'flag value must be a string, found "{type(argument)}"')
+        return argument
+
+    def flag_type(self) -> str:
+        return "string"
+
+
+class ArgumentSerializer:
+    """absl's base of a serializer: ``serialize(value)`` is the command-line string
+    for a value (``Flag.serialize``, ``flags_into_string``)."""
+
+    def serialize(self, value) -> str:
+        return str(value)
+
+
+def _custom_flag(parser, serializer, name, default, help, multi):
+    syntax = getattr(parser, "syntactic_help", "")
+    kind = (f", {syntax}" if syntax else "") + ("; repeat it for a list" if multi else "")
+    return Flag(name, default, help, parser.parse, kind=kind, multi=multi,
+                serialize_value=None if serializer is None else serializer.serialize)
+
+
+def DEFINE(parser, name, default, help, flag_values=None, serializer=None,
+           module_name=None, required=False, short_name=None):
+    """A flag of a type of one's own: ``parser`` (an ``ArgumentParser``) parses its
+    values, ``serializer`` (an ``ArgumentSerializer``; none: ``serialize`` is an
+    ``Error``) writes them back."""
+    return _define(flag_values, _custom_flag(parser, serializer, name, default, help,
+                                             False), required, module_name, short_name)
+
+
+def DEFINE_multi(parser, serializer, name, default, help, flag_values=None,
+                 module_name=None, required=False, short_name=None):
+    """A repeated flag of a type of one's own (``DEFINE``'s, one value per
+    occurrence)."""
+    return _define(flag_values, _custom_flag(parser, serializer, name, default, help,
+                                             True), required, module_name, short_name)
 
 
 def DEFINE_alias(name, original_name, flag_values=None, module_name=None):

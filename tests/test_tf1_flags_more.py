@@ -72,7 +72,8 @@ def test_every_name_is_in_both_namespaces():
                  "FlagNameConflictsWithMethodError", "set_default", "override_value",
                  "FlagHolder", "declare_key_flag", "adopt_module_key_flags",
                  "disclaim_key_flags", "flag_dict_to_args", "get_help_width", "text_wrap",
-                 "doc_to_help"):
+                 "doc_to_help", "DEFINE", "DEFINE_multi", "ArgumentParser",
+                 "ArgumentSerializer"):
         assert name in F.__all__
         assert getattr(ds.flags, name) is getattr(ds.app.flags, name)
     assert issubclass(F.ValidationError, F.Error)

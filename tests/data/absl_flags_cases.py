@@ -239,6 +239,37 @@ def short_name_taken(flags, fv):
     flags.DEFINE_string("output", "out", "Output.", short_name="o", flag_values=fv)
 
 
+def custom(flags, fv):
+    class Pair(flags.ArgumentParser):
+        syntactic_help = "two integers a:b"
+
+        def parse(self, argument):
+            if isinstance(argument, tuple):
+                return argument
+            first, sep, second = argument.partition(":")
+            if not sep:
+                raise ValueError(f"{argument!r} is not a:b")
+            return int(first), int(second)
+
+    class PairText(flags.ArgumentSerializer):
+        def serialize(self, value):       # absl's help text gives it a list's default
+            if isinstance(value, list):
+                return ",".join(self.serialize(item) for item in value)
+            return f"{value[0]}:{value[1]}"
+
+    return {
+        "pair": flags.DEFINE(Pair(), "pair", "1:2", "A pair.", flag_values=fv,
+                             serializer=PairText()),
+        "raw": flags.DEFINE(flags.ArgumentParser(), "raw", None, "Any string.",
+                            flag_values=fv, serializer=flags.ArgumentSerializer()),
+        "pairs": flags.DEFINE_multi(Pair(), PairText(), "pairs", ["3:4"], "Pairs.",
+                                    flag_values=fv),
+        "bare": flags.DEFINE(Pair(), "bare", None, "No serializer.", flag_values=fv),
+        "bares": flags.DEFINE_multi(Pair(), None, "bares", None, "No serializer.",
+                                    flag_values=fv),
+    }
+
+
 def key_flags(flags, fv):
     held = {"mine": flags.DEFINE_string("mine", "m", "Mine.", flag_values=fv)}
     held["theirs"] = flags.DEFINE_enum_class("theirs", "red", Color, "Theirs.",
@@ -478,6 +509,16 @@ CASES = {
                         [("serialize",)], "exact"),
     "serialize/assigned": (every_type, [], [("set", "f", 2), ("set", "l", [1, 2]),
                                             ("set", "yes", None), ("serialize",)], "exact"),
+    # DEFINE / DEFINE_multi with a parser of one's own
+    "custom/defaults": (custom, [], [("holder", "pair"), ("holder", "pairs")], "exact"),
+    "custom/given": (custom, ["--pair=5:6", "--pairs", "7:8", "--pairs=9:10", "--raw=x",
+                              "--bare=0:0"], [("holder", "pair"), ("holder", "raw")],
+                     "exact"),
+    "custom/bad": (custom, ["--pair=5"], [], "exact"),
+    "custom/bad_multi": (custom, ["--pairs=1:2", "--pairs=x:1"], [], "exact"),
+    "custom/override_not_a_string": (custom, [], [("override", "raw", 3)], "exact"),
+    "custom/no_serializer": (custom, ["--bare=1:1"], [("holder", "bare")], "exact"),
+    "custom/no_serializer_multi": (custom, [], [("holder", "bares")], "exact"),
     # short names
     "short/none": (short_names, [], [("serialize",)], "exact"),
     "short/short": (short_names, ["-o", "x", "-v", "-t=a", "--t", "b", "-c=GREEN"],
