@@ -5,8 +5,8 @@ gradients build these from elementwise ops; TF writes one op per backprop:
 * ``ReluGrad``, ``Relu6Grad``, ``LeakyReluGrad`` (attr ``alpha``), ``SoftplusGrad``,
   ``SoftsignGrad`` take ``(gradients, features)``; ``EluGrad`` and ``SeluGrad`` take
   ``(gradients, outputs)``; ``SigmoidGrad``, ``TanhGrad``, ``RsqrtGrad``, ``SqrtGrad``,
-  ``ReciprocalGrad`` and ``InvGrad`` take ``(y, dy)``, the forward op's output first.
-  Elementwise over floats, TF's kernels' formulas (``kernels/codegen/expressions.py``'s
+  ``ReciprocalGrad`` and ``InvGrad`` take ``(y, dy)``, the forward op's output first
+  (these take complex values too).  Elementwise over floats, TF's kernels' formulas (``kernels/codegen/expressions.py``'s
   block of the same name), so the optimizer fuses them with their neighbours.  As TF's
   shape functions, both inputs have one shape (a known mismatch is a ValueError at build
   time); shapes unknown until run time are broadcast by the fused kernels.
@@ -24,6 +24,8 @@ from the expression table); gradients of the backprops (TF's second derivatives)
 """
 
 from __future__ import annotations
+
+import functools
 
 from .. import dtypes
 from ..tensor_shape import TensorShape
@@ -45,10 +47,11 @@ OUTPUT_GRADS = ("SigmoidGrad", "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalG
                 "InvGrad")
 
 
-def _same_shape_float(inputs, attrs, node):
-    """TF's ``MergeBothInputsShapeFn``: one float dtype, shapes that merge."""
+def _same_shape_float(inputs, attrs, node, complex_too: bool = False):
+    """TF's ``MergeBothInputsShapeFn``: one float dtype (or complex, for the math ops'
+    backprops), shapes that merge."""
     dtype = same_dtype(inputs, node)
-    if not dtype.is_floating:
+    if not (dtype.is_floating or (complex_too and dtype.is_complex)):
         raise TypeError(f"Op '{node}' needs floating-point inputs, but '{inputs[0].name}' "
                         f"is {dtype.name}.")
     first, second = inputs
@@ -104,7 +107,8 @@ def _register() -> None:
         register_op(OpDef(op_type, _same_shape_float, 2, attr_defaults=defaults or {},
                           elementwise=True))
     for op_type in OUTPUT_GRADS:
-        register_op(OpDef(op_type, _same_shape_float, 2, elementwise=True))
+        register_op(OpDef(op_type, functools.partial(_same_shape_float, complex_too=True), 2,
+                          elementwise=True))
     register_op(OpDef("BroadcastGradientArgs", _broadcast_gradient_args, 2,
                       host_inputs=(0, 1)))
     register_op(OpDef("ConcatOffset", _concat_offset, None))

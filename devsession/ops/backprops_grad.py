@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .array_fill import zeros_like
 from .common import make_op
+from .complex_math import conj
 from .elementwise import exp, less, multiply, negative, square, where
 from .registry import not_differentiable, register_gradient
 
@@ -56,36 +57,42 @@ def _softplus_grad_grad(op, g):
     return [_backprop("SoftplusGrad", g, x), d2x]
 
 
+def _c(t):
+    """``t``, conjugated when complex (TF's second derivatives of the math ops' backprops
+    conjugate their operands)."""
+    return conj(t) if t.dtype.is_complex else t
+
+
 @register_gradient("SigmoidGrad")
 def _sigmoid_grad_grad(op, g):
-    y, dy = op.inputs
+    y, dy = map(_c, op.inputs)
     gb = multiply(g, dy)
     return [gb - 2.0 * gb * y, _backprop("SigmoidGrad", y, g)]
 
 
 @register_gradient("TanhGrad")
 def _tanh_grad_grad(op, g):
-    y, dy = op.inputs
+    y, dy = map(_c, op.inputs)
     return [g * -2.0 * dy * y, _backprop("TanhGrad", y, g)]
 
 
 @register_gradient("RsqrtGrad")
 def _rsqrt_grad_grad(op, g):
     y, dy = op.inputs
-    return [-1.5 * g * dy * square(y), _backprop("RsqrtGrad", y, g)]
+    return [-1.5 * _c(g) * dy * square(_c(y)), _backprop("RsqrtGrad", _c(y), g)]
 
 
 @register_gradient("SqrtGrad")
 def _sqrt_grad_grad(op, g):
     y, out = op.inputs[0], op.outputs[0]
     ga = g / y
-    return [negative(ga) * out, 0.5 * ga]
+    return [negative(_c(ga)) * out, 0.5 * ga]
 
 
 def _reciprocal_grad_grad(op_type: str):
     def grad(op, g):
         y, dy = op.inputs
-        return [g * -2.0 * dy * y, _backprop(op_type, y, g)]
+        return [_c(g) * -2.0 * dy * _c(y), _backprop(op_type, _c(y), g)]
     return grad
 
 

@@ -33,9 +33,12 @@ COMPARISONS = ("Equal", "Less", "LessEqual", "Greater", "GreaterEqual")
 
 # The elementwise ops TF defines on complex64/complex128 that devsession runs on them
 # (numpy's kernels on the host); every other elementwise op refuses complex inputs.
+# (Round, FloorDiv and TruncateDiv name complex types too, but TF has no kernel for them.)
 COMPLEX_UNARY = ("Neg", "Square", "Exp", "Log", "Sqrt", "Tanh", "Rsqrt", "Reciprocal", "Sin",
-                 "Cos")
-COMPLEX_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Pow")
+                 "Cos", "Sigmoid", "Sign", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
+                 "Log1p", "Expm1", "Asinh", "Acosh", "Atanh")
+COMPLEX_BINARY = ("Add", "AddV2", "Sub", "Mul", "RealDiv", "Pow", "SquaredDifference",
+                  "DivNoNan", "Xlogy", "Xdivy", "Xlog1py", "MulNoNan")
 
 
 # --- shape and dtype inference ------------------------------------------------------
@@ -251,7 +254,7 @@ def _register_tf1() -> None:
     for name in ("LogicalAnd", "LogicalOr"):
         register_op(OpDef(name, _logical, 2, elementwise=True))
     register_op(OpDef("LogicalNot", _logical, 1, elementwise=True))
-    register_op(OpDef("Sign", _sign, 1, elementwise=True))
+    register_op(OpDef("Sign", _unary_with_complex("Sign", _sign), 1, elementwise=True))
     register_op(OpDef("Round", _unary_numeric, 1, elementwise=True))
     for name in ("Floor", "Ceil", "Rsqrt", "Reciprocal", "Sin", "Cos"):
         register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
@@ -317,7 +320,7 @@ __all__ += ["add_v2", "floordiv", "floor_div", "floormod", "mod", "truncatediv",
 
 # --- nn family's math op (SquaredDifference, for moments) ----------------------------------
 
-register_op(OpDef("SquaredDifference", _binary_same, 2, elementwise=True))
+register_op(OpDef("SquaredDifference", _binary_complex, 2, elementwise=True))  # complex: |x-y|^2
 squared_difference = _binary("SquaredDifference", "squared_difference")
 __all__ += ["squared_difference"]
 
@@ -344,14 +347,22 @@ def _binary_float(inputs, attrs, node):
     return dtype, shape
 
 
+def _binary_float_or_complex(inputs, attrs, node):
+    if inputs[0].dtype.is_complex:
+        return _binary_complex(inputs, attrs, node)
+    return _binary_float(inputs, attrs, node)
+
+
 def _register_float_ops(unary, binary, predicates=()) -> None:
-    """Elementwise ops of floats only, as TF's (an integer input is a TypeError)."""
+    """Elementwise ops of floats (and complex values, those of ``COMPLEX_UNARY`` and
+    ``COMPLEX_BINARY``), as TF's: an integer input is a TypeError."""
     for name in unary:
-        register_op(OpDef(name, _unary_float, 1, elementwise=True))
+        register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
     for name in predicates:
         register_op(OpDef(name, _float_predicate, 1, elementwise=True))
     for name in binary:
-        register_op(OpDef(name, _binary_float, 2, elementwise=True))
+        infer = _binary_float_or_complex if name in COMPLEX_BINARY else _binary_float
+        register_op(OpDef(name, infer, 2, elementwise=True))
 
 
 _register_float_ops(MATH_UNARY, MATH_BINARY, PREDICATES)

@@ -94,7 +94,7 @@ def _tanh_grad(op, dy):
 
 @register_gradient("Sigmoid")
 def _sigmoid_grad(op, dy):
-    y = op.outputs[0]
+    y = _c(op.outputs[0])
     return [multiply(multiply(dy, y), subtract(1, y))]     # TF's SigmoidGrad
 
 
@@ -222,8 +222,9 @@ def _squared_difference_grad(op, dy):
 # --- TF1 math (branch tf1-math): TF's math_grad.py formulas --------------------------------
 
 def _unary_chain(derivative):
-    """The gradient ``dy * derivative(x)`` of a unary op."""
-    return lambda op, dy: [multiply(dy, derivative(op.inputs[0]))]
+    """The gradient ``dy * derivative(x)`` of a unary op (``conj(x)`` for complex x, TF's
+    convention)."""
+    return lambda op, dy: [multiply(dy, derivative(_c(op.inputs[0])))]
 
 
 _TWO_OVER_ROOT_PI = 2 / np.sqrt(np.pi)
@@ -264,7 +265,7 @@ def _xlogy_grad(op, dy):
 
 @register_gradient("DivNoNan")
 def _div_no_nan_grad(op, dy):
-    x, y = op.inputs
+    x, y = map(_c, op.inputs)
     return [_to_x(div_no_nan(dy, y), op),
             _to_y(multiply(dy, div_no_nan(div_no_nan(negative(x), y), y)), op)]
 
@@ -273,8 +274,9 @@ def _div_no_nan_grad(op, dy):
 # bitwise ops are not differentiable ------------------------------------------------------
 
 def _output_chain(derivative):
-    """The gradient ``dy / derivative(y)`` of a unary op, from its output ``y``."""
-    return lambda op, dy: [divide(dy, derivative(op.outputs[0]))]
+    """The gradient ``dy / derivative(y)`` of a unary op, from its output ``y`` (``conj(y)``
+    for complex y)."""
+    return lambda op, dy: [divide(dy, derivative(_c(op.outputs[0])))]
 
 
 register_gradient("Acosh")(_output_chain(sinh))          # 1 / sinh(acosh(x))

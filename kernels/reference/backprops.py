@@ -3,6 +3,11 @@ backprops as numpy formulas (TF's kernels'; the CPU and GPU run the expression t
 ``codegen/expressions.py``), and the host ops TF's gradients compute shapes with:
 BroadcastGradientArgs, ConcatOffset; PreventGradient passes its input through.
 
+Complex values (the math ops' backprops, which TF defines on them): SqrtGrad, RsqrtGrad,
+ReciprocalGrad and InvGrad conjugate y as TF's kernels do and give 0 where dy is 0;
+SigmoidGrad and TanhGrad do not conjugate (TF's gradients pass them ``conj(y)``).  The CPU
+and GPU kernels run these numpy formulas on the host for complex values.
+
 float16 is computed in float32 and rounded once, as the other elementwise kernels.  The
 backprops take two operands of one shape (TF's kernels: InvalidArgumentError naming the
 node otherwise).
@@ -14,7 +19,7 @@ import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
-from .elementwise import compute_dtype
+from .elementwise import _divide, compute_dtype
 
 DEVICE = "REF"
 SELU_SCALE, SELU_SCALE_ALPHA = 1.0507009873554805, 1.7580993408473766   # TF's
@@ -23,6 +28,17 @@ SELU_SCALE, SELU_SCALE_ALPHA = 1.0507009873554805, 1.7580993408473766   # TF's
 def _masked(g, keep):
     """``g`` where ``keep``, else ``g * 0`` (NaN for a NaN or infinite g, as TF's)."""
     return np.where(keep, g, g * 0)
+
+
+def _complex_zero_for_zero(formula):
+    """``formula(y, dy)``; of complex values 0 where dy is 0, as TF's kernels (no NaN from
+    an infinite or zero y).  ``np.conj`` is the identity on real values."""
+    def backprop(y, dy):
+        grad = formula(y, dy)
+        if grad.dtype.kind == "c":
+            grad = np.where(dy == 0, np.zeros((), grad.dtype), grad)
+        return grad
+    return backprop
 
 
 BACKPROPS = {
@@ -37,10 +53,12 @@ BACKPROPS = {
     "SoftsignGrad": lambda node: lambda g, f: g / np.square(np.abs(f) + 1),
     "SigmoidGrad": lambda node: lambda y, dy: dy * y * (1 - y),
     "TanhGrad": lambda node: lambda y, dy: dy * (1 - y * y),
-    "RsqrtGrad": lambda node: lambda y, dy: y.dtype.type(-0.5) * (dy * y) * (y * y),
-    "SqrtGrad": lambda node: lambda y, dy: y.dtype.type(0.5) * dy / y,
-    "ReciprocalGrad": lambda node: lambda y, dy: -dy * y * y,
-    "InvGrad": lambda node: lambda y, dy: -dy * y * y,
+    "RsqrtGrad": lambda node: _complex_zero_for_zero(
+        lambda y, dy: y.dtype.type(-0.5) * (dy * np.conj(y)) * np.conj(y * y)),
+    "SqrtGrad": lambda node: _complex_zero_for_zero(
+        lambda y, dy: _divide(y.dtype.type(0.5) * dy, np.conj(y))),
+    "ReciprocalGrad": lambda node: _complex_zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
+    "InvGrad": lambda node: _complex_zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
 }
 
 

@@ -32,6 +32,8 @@ def compute_dtype(x: np.ndarray) -> np.ndarray:
 
 
 def _sigmoid(x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))          # TF's (Eigen's) formula for complex values
     e = np.exp(-np.abs(x))
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
@@ -120,6 +122,9 @@ def _truncate_div(x, y):
 
 
 def _sign(x):
+    if x.dtype.kind == "c":                  # x / |x|, 0 at 0 (TF's)
+        size = np.abs(x)
+        return np.where(size == 0, x, x / np.where(size == 0, 1, size)).astype(x.dtype)
     one = np.ones((), x.dtype)
     return np.where(x > 0, one, np.where(x < 0, -one, x))
 
@@ -152,7 +157,13 @@ register_kernel(tuple(TF1_UNARY) + tuple(TF1_BINARY), DEVICE)(build_elementwise)
 
 
 # --- nn family's math op (SquaredDifference, for moments) ----------------------------------
-BINARY["SquaredDifference"] = lambda x, y: np.square(x - y)
+def _squared_difference(x, y):
+    """``(x - y)^2``; of complex values ``|x - y|^2`` (TF's, a real part only)."""
+    d = x - y
+    return d * np.conj(d) if d.dtype.kind == "c" else np.square(d)
+
+
+BINARY["SquaredDifference"] = _squared_difference
 register_kernel("SquaredDifference", DEVICE)(build_elementwise)
 
 
@@ -190,7 +201,7 @@ register_kernel(tuple(MATH_UNARY) + tuple(MATH_BINARY), DEVICE)(build_elementwis
 # (computed unsigned), a right shift of a signed value is arithmetic.
 
 def _xdivy(x, y):
-    return np.where(x == 0, np.zeros((), x.dtype), x / y)
+    return np.where(x == 0, np.zeros((), x.dtype), _divide(x, y))
 
 
 def _xlog1py(x, y):
