@@ -45,7 +45,7 @@ def test_other_spellings():
                                             ("signal", "fftnd"),
                                             ("linalg", "experimental"),
                                             ("debugging", "set_log_device_placement"),
-                                            ("debugging", "assert_shapes")])
+                                            ("debugging", "enable_check_numerics")])
 def test_missing_names_are_named(namespace, name):
     assert namespace not in TF1_NAMESPACES
     with pytest.raises(UnsupportedTF1Error) as info:
