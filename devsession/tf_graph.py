@@ -40,7 +40,7 @@ their ``adj_x``/``adj_y`` its transposes (complex ones also conjugate: built as
 
 **Composites.**  A few TF ops devsession builds from other ops (TF1's ``Select``: a
 vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
-``ReverseSequence``) are built by devsession's own builder under the node's name as a
+``ReverseSequence``, ``ConjugateTranspose``: a Transpose and a Conj) are built by devsession's own builder under the node's name as a
 name scope, and the node itself becomes an ``Identity`` of the result, so its name and
 outputs resolve as TF's did.  So are TF's channels-first nodes whose devsession ops take
 NHWC only (Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, MaxPool, AvgPool with
@@ -379,6 +379,15 @@ def _reverse_sequence(node, inputs, attrs):
                             batch_axis=attrs.get("batch_dim", 0))
 
 
+def _conjugate_transpose(node, inputs, attrs):
+    from .ops.array import transpose
+    from .ops.complex_math import conj
+
+    x, perm = inputs
+    swapped = transpose(x, list(_vector(node, perm, "the perm")))
+    return conj(swapped) if x.dtype.is_complex else swapped
+
+
 def _text(value):
     return value.decode() if isinstance(value, bytes) else value
 
@@ -426,7 +435,8 @@ _CHANNELS_FIRST = {"Conv2D": _nchw_conv2d, "DepthwiseConv2dNative": _nchw_depthw
                    "MaxPool": _nchw_pool("MaxPool"), "AvgPool": _nchw_pool("AvgPool")}
 
 _COMPOSITES = {"Select": _select, "Einsum": _einsum, "MatrixBandPart": _band_part,
-               "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence}
+               "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence,
+               "ConjugateTranspose": _conjugate_transpose}
 
 _REWRITES = {
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",

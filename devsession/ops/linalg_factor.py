@@ -141,11 +141,17 @@ def qr(input, full_matrices=False, name=None) -> Qr:  # noqa: A002
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
-    """``(s, u, v)`` with ``tensor == u @ diag(s) @ vᵀ``, or only ``s`` without
-    ``compute_uv`` (TF's order and defaults)."""
+    """``(s, u, v)`` with ``tensor == u @ diag(s) @ vᴴ``, or only ``s`` without
+    ``compute_uv`` (TF's order and defaults; of a complex matrix, ``s`` is the real part
+    of the op's complex output, as TF's)."""
     op = _op("Svd", tensor, {"compute_uv": bool(compute_uv),
                              "full_matrices": bool(full_matrices)}, name, "Svd")
-    return tuple(op.outputs) if compute_uv else op.outputs[0]
+    s = op.outputs[0]
+    if s.dtype.is_complex:
+        from .complex_math import real
+
+        s = real(s)
+    return (s, op.outputs[1], op.outputs[2]) if compute_uv else s
 
 
 def self_adjoint_eig(tensor, name=None) -> tuple:
@@ -177,5 +183,10 @@ def logdet(matrix, name=None) -> Tensor:
 
     with name_scope(name or "logdet"):
         chol = cholesky(matrix)
-        total = reduce_sum(log(diag_part(chol)), axis=[-1])
+        diagonal = diag_part(chol)
+        if diagonal.dtype.is_complex:            # TF's: the logs of the real parts
+            from .complex_math import real
+
+            diagonal = real(diagonal)
+        total = reduce_sum(log(diagonal), axis=[-1])
         return multiply(convert_to_tensor(2.0, dtype=total.dtype), total)

@@ -1,6 +1,7 @@
 """Gradients of the decompositions (``linalg_factor.py``), TF's formulas
-(``python/ops/linalg_grad.py``, after Giles 2008, Murray 2016 and Ionescu et al. 2015) for
-real matrices (the adjoint is the transpose):
+(``python/ops/linalg_grad.py``, after Giles 2008, Murray 2016 and Ionescu et al. 2015), with
+adjoints (conjugate transposes; ``ᵀ`` below for real matrices), and TF's complex terms
+(Qr's correction of the diagonal's imaginary part, Svd's ``term3``):
 
 * LogMatrixDeterminant: ``dA = d(log|det|) · A⁻ᵀ``; the sign contributes nothing.
 * Cholesky ``A = LLᵀ``: ``L⁻ᵀ Φ(Lᵀ dL) L⁻¹`` symmetrised, ``Φ`` the lower triangle with
@@ -24,8 +25,10 @@ from .array import concat, expand_dims
 from .elementwise import add, multiply, square, subtract
 from .linalg import matmul
 from .linalg_factor import self_adjoint_eig, svd
-from .linalg_parts import (diag_part, identity_like, safe_reciprocal, scaled_by_batch, set_diag,
-                           transposed)
+from .complex_math import real
+from .elementwise import cast, divide
+from .linalg_parts import (adjointed, diag_part, identity_like, safe_reciprocal, scaled_by_batch,
+                           set_diag)
 from .linalg_solve import matrix_inverse, matrix_triangular_solve
 from .matrix import matrix_band_part, matrix_diag
 from .registry import register_gradient
@@ -49,11 +52,11 @@ def _log_matrix_determinant_grad(op, _, grad_log):
 def _cholesky_grad(op, grad):
     lower = op.outputs[0]
     lower_inverse = matrix_triangular_solve(lower, identity_like(lower))
-    middle = matmul(lower, grad, transpose_a=True)
+    middle = matmul(lower, grad, adjoint_a=True)
     middle = set_diag(middle, multiply(0.5, diag_part(middle)))
     middle = matrix_band_part(middle, -1, 0)
-    grad_a = matmul(matmul(lower_inverse, middle, transpose_a=True), lower_inverse)
-    return [multiply(add(grad_a, transposed(grad_a)), 0.5)]
+    grad_a = matmul(matmul(lower_inverse, middle, adjoint_a=True), lower_inverse)
+    return [multiply(add(grad_a, adjointed(grad_a)), 0.5)]
 
 
 def _static_matrix_size(op, what: str) -> tuple:
@@ -68,19 +71,25 @@ def _static_matrix_size(op, what: str) -> tuple:
 
 def _solve_upper_from_right(x, r):
     """``x @ r⁻ᵀ`` for upper-triangular ``r`` (TF's ``_TriangularSolve``)."""
-    return transposed(matrix_triangular_solve(r, transposed(x), lower=False, adjoint=False))
+    return adjointed(matrix_triangular_solve(r, adjointed(x), lower=False, adjoint=False))
 
 
 def _qr_square_and_deep(q, r, dq, dr):
     """The gradient for ``M >= N`` and reduced matrices."""
-    qdq = matmul(q, dq, transpose_a=True)
-    qdq_ = subtract(qdq, transposed(qdq))
-    rdr = matmul(r, dr, transpose_b=True)
-    rdr_ = subtract(rdr, transposed(rdr))
+    qdq = matmul(q, dq, adjoint_a=True)
+    qdq_ = subtract(qdq, adjointed(qdq))
+    rdr = matmul(r, dr, adjoint_b=True)
+    rdr_ = subtract(rdr, adjointed(rdr))
     tril = matrix_band_part(add(qdq_, rdr_), -1, 0)
     grad_a = matmul(q, add(dr, _solve_upper_from_right(tril, r)))
     grad_b = _solve_upper_from_right(subtract(dq, matmul(q, qdq)), r)
-    return add(grad_a, grad_b)
+    grad = add(grad_a, grad_b)
+    if q.dtype.is_complex:        # TF's correction: the imaginary part of diag(rdr - qdqᴴ)
+        m = subtract(rdr, adjointed(qdq))
+        diagonal = diag_part(m)
+        correction = matrix_diag(subtract(diagonal, cast(real(diagonal), q.dtype)))
+        grad = add(grad, _solve_upper_from_right(matmul(q, adjointed(correction)), r))
+    return grad
 
 
 @register_gradient("Qr")
@@ -100,7 +109,7 @@ def _qr_grad(op, dq, dr):
     dv = dr[..., :, m:]
     du = dr[..., :, :m]
     dy = matmul(q, dv)
-    dx = _qr_square_and_deep(q, u, add(dq, matmul(y, dv, transpose_b=True)), du)
+    dx = _qr_square_and_deep(q, u, add(dq, matmul(y, dv, adjoint_b=True)), du)
     return [concat([dx, dy], axis=-1)]
 
 
@@ -114,13 +123,13 @@ def _self_adjoint_eig_grad(op, grad_e, grad_v):
         # f[i, j] = 1 / (e_j - e_i) off the diagonal, 0 on it
         f = set_diag(safe_reciprocal(subtract(expand_dims(e, -2), expand_dims(e, -1))),
                      zeros_like_of(e))
-        inner = add(matrix_diag(grad_e), multiply(f, matmul(v, grad_v, transpose_a=True)))
-        grad_a = matmul(v, matmul(inner, v, transpose_b=True))
+        inner = add(matrix_diag(grad_e), multiply(f, matmul(v, grad_v, adjoint_a=True)))
+        grad_a = matmul(v, matmul(inner, v, adjoint_b=True))
     else:
         _, v = self_adjoint_eig(op.inputs[0])
-        grad_a = matmul(v, matmul(matrix_diag(grad_e), v, transpose_b=True))
+        grad_a = matmul(v, matmul(matrix_diag(grad_e), v, adjoint_b=True))
     # the op reads the lower triangle: symmetrise, fold onto it, halve the diagonal
-    grad_a = matrix_band_part(add(grad_a, transposed(grad_a)), -1, 0)
+    grad_a = matrix_band_part(add(grad_a, adjointed(grad_a)), -1, 0)
     return [set_diag(grad_a, multiply(0.5, diag_part(grad_a)))]
 
 
@@ -132,7 +141,7 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     grad_s_mat = matrix_diag(grad_s)
     if not op.get_attr("compute_uv"):
         _, u, v = svd(a, compute_uv=True)
-        return [matmul(u, matmul(grad_s_mat, v, transpose_b=True))]
+        return [matmul(u, matmul(grad_s_mat, v, adjoint_b=True))]
     m, n = _static_matrix_size(op, "SVD gradient")
     full_matrices = op.get_attr("full_matrices")
     u, v = op.outputs[1], op.outputs[2]
@@ -153,20 +162,24 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     s_inv_mat = matrix_diag(safe_reciprocal(s))
     v1 = v[..., :, :m]
     grad_v1 = grad_v[..., :, :m]
-    u_gu = matmul(u, grad_u, transpose_a=True)
-    v_gv = matmul(v1, grad_v1, transpose_a=True)
+    u_gu = matmul(u, grad_u, adjoint_a=True)
+    v_gv = matmul(v1, grad_v1, adjoint_a=True)
     f_u = multiply(f, u_gu)
     f_v = multiply(f, v_gv)
-    term1_nouv = add(add(grad_s_mat, matmul(add(f_u, transposed(f_u)), s_mat)),
-                     matmul(s_mat, add(f_v, transposed(f_v))))
-    grad_a = matmul(u, matmul(term1_nouv, v1, transpose_b=True))
+    term1_nouv = add(add(grad_s_mat, matmul(add(f_u, adjointed(f_u)), s_mat)),
+                     matmul(s_mat, add(f_v, adjointed(f_v))))
+    grad_a = matmul(u, matmul(term1_nouv, v1, adjoint_b=True))
     if m != n:
-        gv1t = transposed(grad_v1)
-        term2_nous = subtract(gv1t, matmul(matmul(gv1t, v1), v1, transpose_b=True))
+        gv1t = adjointed(grad_v1)
+        term2_nous = subtract(gv1t, matmul(matmul(gv1t, v1), v1, adjoint_b=True))
         if full_matrices:
             v2 = v[..., :, m:n]
             grad_v2 = grad_v[..., :, m:n]
-            v1t_gv2 = matmul(v1, grad_v2, transpose_a=True)
-            term2_nous = subtract(term2_nous, matmul(v1t_gv2, v2, transpose_b=True))
+            v1t_gv2 = matmul(v1, grad_v2, adjoint_a=True)
+            term2_nous = subtract(term2_nous, matmul(v1t_gv2, v2, adjoint_b=True))
         grad_a = add(grad_a, matmul(matmul(u, s_inv_mat), term2_nous))
-    return [transposed(grad_a) if use_adjoint else grad_a]
+    if a.dtype.is_complex:        # TF's term3: the phase of the singular vectors
+        phases = matrix_diag(diag_part(v_gv))
+        term3_nouv = matmul(s_inv_mat, subtract(adjointed(phases), phases))
+        grad_a = add(grad_a, divide(matmul(u, matmul(term3_nouv, v1, adjoint_b=True)), 2.0))
+    return [adjointed(grad_a) if use_adjoint else grad_a]

@@ -14,13 +14,18 @@ from .matrix import band_mask, matrix_transpose
 from .reduce import reduce_sum
 from .shape_of import ones_like_of, zeros_like_of
 
-__all__ = ["transposed", "diagonal_mask", "identity_like", "diag_part", "set_diag",
+__all__ = ["transposed", "adjointed", "diagonal_mask", "identity_like", "diag_part", "set_diag",
            "safe_reciprocal", "scaled_by_batch"]
 
 
 def transposed(x: Tensor) -> Tensor:
     """The last two axes swapped (the adjoint of real matrices)."""
     return matrix_transpose(x)
+
+
+def adjointed(x: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix (the transpose of real ones)."""
+    return matrix_transpose(x, conjugate=True)
 
 
 def _size(x: Tensor, axis: int):

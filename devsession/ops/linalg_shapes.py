@@ -4,8 +4,8 @@ least 2), a square one has ``M == N``, and a solver's two operands have the same
 dimensions (merged, not broadcast: TF1's ``BatchMatrixSolveShapeFn``) and the same number
 of rows.  A violation the graph can see is a ValueError when the node is built (an
 ``InferError``), with TF's wording; one seen only at run time is the kernels' (see
-``kernels/linalg_checks.py``).  The dtype is float16, float32 or float64
-(TF's ``T`` lists complex types too, which devsession has not)."""
+``kernels/linalg_checks.py``).  The dtype is float16, float32, float64, complex64 or
+complex128, TF's ``T``."""
 
 from __future__ import annotations
 
@@ -16,15 +16,15 @@ from .registry import InferError
 __all__ = ["float_matrices", "matrices", "square_matrices", "merge_dim", "merge_batch",
            "batch_of"]
 
-_FLOATS = (dtypes.float64, dtypes.float32, dtypes.float16)
+_FLOATS = (dtypes.float64, dtypes.float32, dtypes.float16, dtypes.complex64, dtypes.complex128)
 
 
 def float_matrices(spec, node: str, parameter: str = "input") -> None:
-    """TypeError unless ``spec`` is float16/32/64, as TF's allowed-types check."""
+    """TypeError unless ``spec`` is float16/32/64 or complex, as TF's allowed-types check."""
     if spec.dtype not in _FLOATS:
         raise TypeError(f"Op '{node}': Value passed to parameter '{parameter}' has DataType "
                         f"{spec.dtype.name} not in list of allowed values: float64, float32, "
-                        f"float16.")
+                        f"float16, complex64, complex128.")
 
 
 def matrices(spec, node: str) -> tuple | None:

@@ -140,7 +140,7 @@ def regularized_gramian_cholesky(a: Tensor, l2_regularizer, first_kind: bool) ->
     from .linalg_factor import cholesky
     from .linalg_parts import identity_like
 
-    gramian = matmul(a, a, transpose_a=first_kind, transpose_b=not first_kind)
+    gramian = matmul(a, a, adjoint_a=first_kind, adjoint_b=not first_kind)
     if isinstance(l2_regularizer, Tensor) or l2_regularizer != 0:
         l2 = cast(l2_regularizer, a.dtype) if isinstance(l2_regularizer, Tensor) else \
             convert_to_tensor(l2_regularizer, dtype=a.dtype, graph=a.graph)
@@ -164,9 +164,9 @@ def matrix_solve_ls(matrix, rhs, l2_regularizer=0.0, fast=True, name=None) -> Te
         with name_scope(name or "matrix_solve_ls"):
             if m >= n:
                 chol = regularized_gramian_cholesky(a, l2_regularizer, first_kind=True)
-                return cholesky_solve(chol, matmul(a, b, transpose_a=True))
+                return cholesky_solve(chol, matmul(a, b, adjoint_a=True))
             chol = regularized_gramian_cholesky(a, l2_regularizer, first_kind=False)
-            return matmul(a, cholesky_solve(chol, b), transpose_a=True)
+            return matmul(a, cholesky_solve(chol, b), adjoint_a=True)
     l2 = convert_to_tensor(l2_regularizer, dtype=dtypes.float64, name="l2_regularizer",
                            graph=a.graph)
     return make_op("MatrixSolveLs", [a, b, l2], {"fast": bool(fast)}, name)

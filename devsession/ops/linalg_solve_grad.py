@@ -1,5 +1,6 @@
 """Gradients of the inverses and solves (``linalg_solve.py``), TF's formulas
-(``python/ops/linalg_grad.py``), for real matrices (the adjoint is the transpose):
+(``python/ops/linalg_grad.py``), with adjoints (conjugate transposes: for real matrices
+the transposes, written ``ᵀ`` below):
 
 * MatrixInverse ``Y = A⁻¹``: ``dA = -Yᵀ dY Yᵀ``; with ``adjoint`` (``Y = A⁻ᵀ``)
   ``-Y dYᵀ Y``, the values TF 2.21 computes.
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from .elementwise import add, negative, subtract
 from .linalg import matmul
-from .linalg_parts import transposed
+from .linalg_parts import adjointed
 from .linalg_solve import (cholesky_solve, matrix_solve, matrix_triangular_solve,
                            regularized_gramian_cholesky)
 from .matrix import matrix_band_part
@@ -30,8 +31,8 @@ __all__: list = []
 def _matrix_inverse_grad(op, grad):
     y = op.outputs[0]
     if op.get_attr("adjoint"):
-        return [negative(matmul(y, matmul(grad, y, transpose_a=True)))]
-    return [negative(matmul(y, matmul(grad, y, transpose_b=True), transpose_a=True))]
+        return [negative(matmul(y, matmul(grad, y, adjoint_a=True)))]
+    return [negative(matmul(y, matmul(grad, y, adjoint_b=True), adjoint_a=True))]
 
 
 def _solve_grads(op, grad, solve_again):
@@ -40,9 +41,9 @@ def _solve_grads(op, grad, solve_again):
     adjoint = op.get_attr("adjoint")
     grad_b = solve_again(a, grad, not adjoint)
     if adjoint:
-        grad_a = negative(matmul(c, grad_b, transpose_b=True))
+        grad_a = negative(matmul(c, grad_b, adjoint_b=True))
     else:
-        grad_a = negative(matmul(grad_b, c, transpose_b=True))
+        grad_a = negative(matmul(grad_b, c, adjoint_b=True))
     return grad_a, grad_b
 
 
@@ -73,13 +74,13 @@ def _matrix_solve_ls_grad(op, grad):
         x = op.outputs[0]
         chol = regularized_gramian_cholesky(a, l2, first_kind=True)
         z = cholesky_solve(chol, grad)
-        xzt = matmul(x, z, transpose_b=True)
-        zx_sym = add(xzt, transposed(xzt))
-        grad_a = add(negative(matmul(a, zx_sym)), matmul(b, z, transpose_b=True))
+        xzt = matmul(x, z, adjoint_b=True)
+        zx_sym = add(xzt, adjointed(xzt))
+        grad_a = add(negative(matmul(a, zx_sym)), matmul(b, z, adjoint_b=True))
         return [grad_a, matmul(a, z), None]
     chol = regularized_gramian_cholesky(a, l2, first_kind=False)   # X = Aᵀ(AAᵀ + λI)⁻¹B
     grad_b = cholesky_solve(chol, matmul(a, grad))
     tmp = cholesky_solve(chol, b)
-    a1 = negative(matmul(grad_b, matmul(tmp, a, transpose_a=True)))
-    a2 = matmul(tmp, subtract(grad, matmul(a, grad_b, transpose_a=True)), transpose_b=True)
+    a1 = negative(matmul(grad_b, matmul(tmp, a, adjoint_a=True)))
+    a2 = matmul(tmp, subtract(grad, matmul(a, grad_b, adjoint_a=True)), adjoint_b=True)
     return [add(a1, a2), grad_b, None]

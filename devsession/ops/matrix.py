@@ -83,11 +83,17 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
-    """``a`` with its last two axes swapped (a rank known at build time, at least 2)."""
+    """``a`` with its last two axes swapped (a rank known at build time, at least 2);
+    ``conjugate`` conjugates complex values too (the adjoint)."""
     with name_scope(name or "matrix_transpose"):
         x = convert_to_tensor(a)
         rank = _rank_at_least_2(x, "matrix_transpose")
-        return transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+        swapped = transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+        if conjugate and x.dtype.is_complex:
+            from .complex_math import conj
+
+            return conj(swapped)
+        return swapped
 
 
 def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa: A002

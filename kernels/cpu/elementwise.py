@@ -221,13 +221,9 @@ def _leading_ones(shape) -> int:
 def build_elementwise(node):
     if any(np.dtype(d).kind in "Oc" for d in (*node.input_dtypes, node.output_dtype)):
         # strings (Equal, NotEqual, SelectV2) and complex values: numpy's kernels
-        from ..reference.backprops import BACKPROPS, build_backprop
-        from ..reference.elementwise import build_cast, build_elementwise as build_on_host, \
-            build_select
+        from ..registry import lookup_kernel
 
-        if node.op in BACKPROPS:
-            return build_backprop(node)
-        return {"SelectV2": build_select, "Cast": build_cast}.get(node.op, build_on_host)(node)
+        return lookup_kernel(node.op, "REF")(node)        # the reference device's kernel
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

@@ -8,9 +8,14 @@ device and the CPU, ``HOST``), cupy in ``cuda/linalg.py`` (cuSOLVER).  Each call
   matrix that is not positive definite is TF's InvalidArgumentError (numpy raises
   ``LinAlgError``; cuSOLVER's factor is checked instead, ``factored``); so is an eigen
   decomposition of a matrix with NaN or infinities.
-* Svd returns ``(s, u, v)`` with ``v`` = numpy's ``vh`` transposed; a matrix with a NaN
+* Svd returns ``(s, u, v)`` with ``v`` = numpy's ``vh`` adjointed; a matrix with a NaN
   or an infinity gives NaN outputs, as TF's kernel; without ``compute_uv``, ``u`` and
   ``v`` are empty vectors (the op's static shape ``[0]``).
+* Complex matrices (TF's ``T`` lists complex64 and complex128): Cholesky and
+  SelfAdjointEigV2 read a Hermitian matrix from the lower triangle; the eigenvalues,
+  singular values and log-determinant are real numbers in the complex dtype, as TF's
+  outputs; eigen- and singular vectors are LAPACK's, each column's phase free (as TF
+  says, not unique: Eigen may choose another).
 * Empty inputs give TF's empty (or identity, for a full ``q``, ``u`` or ``v``) results
   without calling the library.  float16 is computed in float32 and rounded once.
 """
@@ -37,8 +42,14 @@ EIG_FAILED = ("Self-adjoint eigen decomposition was not successful. The input mi
 
 
 def symmetric_from_lower(xp, a):
-    """The symmetric matrices whose lower triangles are ``a``'s."""
-    return xp.tril(a) + xp.swapaxes(xp.tril(a, -1), -1, -2)
+    """The symmetric (complex: Hermitian, the diagonal's real part) matrices whose lower
+    triangles are ``a``'s."""
+    if a.dtype.kind != "c":
+        return xp.tril(a) + xp.swapaxes(xp.tril(a, -1), -1, -2)
+    strict = xp.tril(a, -1)
+    diagonal = xp.real(xp.diagonal(a, axis1=-2, axis2=-1))
+    return strict + xp.conj(xp.swapaxes(strict, -1, -2)) + \
+        diagonal[..., None] * xp.eye(a.shape[-1], dtype=a.dtype)
 
 
 def _identities(xp, batch: tuple, rows: int, columns: int, dtype):
@@ -66,11 +77,11 @@ def factored(xp, a, factor) -> bool:
     """Whether cuSOLVER's ``factor`` is a Cholesky factor of ``a`` (it reports a failure
     only in an info array cupy does not check by default): a positive diagonal, and each
     row's squared norm ``a``'s diagonal element, as ``L Lᵀ = A`` requires."""
-    if not bool((xp.diagonal(factor, axis1=-2, axis2=-1) > 0).all()):
+    if not bool((xp.real(xp.diagonal(factor, axis1=-2, axis2=-1)) > 0).all()):
         return False
-    rows = xp.sum(factor * factor, axis=-1)
-    diagonal = xp.diagonal(a, axis1=-2, axis2=-1)
-    tolerance = 1e-3 if a.dtype == np.float32 else 1e-8
+    rows = xp.sum(xp.abs(factor) ** 2, axis=-1)
+    diagonal = xp.real(xp.diagonal(a, axis1=-2, axis2=-1))
+    tolerance = 1e-3 if a.dtype in (np.float32, np.complex64) else 1e-8
     return bool((xp.abs(rows - diagonal) <= tolerance * xp.abs(diagonal)).all())
 
 
@@ -117,6 +128,7 @@ def svd_kernel(node, xp):
                     xp.zeros((0,), out_dtype))
         u, s, vh = xp.linalg.svd(a, full_matrices=full)
         v = xp.swapaxes(vh, -1, -2)
+        v = xp.conj(v) if v.dtype.kind == "c" else v            # vh is vᴴ
         if not everywhere:
             s = xp.where(finite[..., None], s, xp.nan)
             u = xp.where(finite[..., None, None], u, xp.nan)

@@ -4,7 +4,8 @@ reference device and the CPU, ``HOST``, since numba would only call LAPACK too),
 ``cuda/linalg.py`` (cuSOLVER).
 
 * Inverse and solve are LU with partial pivoting (``xp.linalg.inv``/``solve`` over the
-  whole batch); ``adjoint`` transposes the matrix first.
+  whole batch); ``adjoint`` takes the matrix's conjugate transpose first.  Complex
+  matrices as real ones (TF's ``T`` lists complex64 and complex128).
 * The triangular solve reads the chosen triangle only (``tril``/``triu``) and solves it
   with ``xp.linalg.solve``; a zero on its diagonal is TF1's "not invertible" error.
 * MatrixSolveLs is TF's kernel: with ``fast``, the normal equations ``(AᵀA + λI) x =
@@ -36,8 +37,9 @@ NOT_INVERTIBLE = "Input matrix is not invertible."
 
 
 def adjoint(xp, a):
-    """The transpose of the last two axes (real matrices: the adjoint)."""
-    return xp.swapaxes(a, -1, -2)
+    """The conjugate transpose of the last two axes (of real matrices, the transpose)."""
+    swapped = xp.swapaxes(a, -1, -2)
+    return xp.conj(swapped) if swapped.dtype.kind == "c" else swapped
 
 
 def _check_finite(node, xp, inputs, out, message: str) -> None:
