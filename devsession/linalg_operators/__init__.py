@@ -6,9 +6,11 @@ and products (``composition.py``), the structured ones of ``structured.py``,
 ``blockwise.py``, ``block_lower_triangular.py``, ``low_rank_update.py`` and
 ``circulant.py``; ``slicing.py`` gives them TF's batch slicing (``op[1:, 0]``) and
 ``blockwise_args.py`` the block operators' lists of blocks.  ``devsession.linalg``
-exports them under TF's names.  Batch shapes broadcast as TF's; float32 and float64
-throughout, and complex dtypes for products (``matmul``/``matvec``, adjoints): the
-dense complex solves and determinants wait for complex MatrixSolve/MatrixDeterminant."""
+exports them under TF's names.  Batch shapes broadcast as TF's; float32, float64,
+complex64 and complex128 throughout: dense complex operators solve, invert, take
+determinants, Cholesky factors, eigenvalues and condition numbers through the complex
+MatrixSolve, MatrixTriangularSolve, MatrixDeterminant, Cholesky, SelfAdjointEigV2 and Svd,
+and their adjoints (``.H``) conjugate."""
 
 from .base import LinearOperator
 from .block_lower_triangular import LinearOperatorBlockLowerTriangular

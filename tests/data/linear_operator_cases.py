@@ -67,6 +67,13 @@ A = {
 }
 RHS = {w: _r(12, w) for w in (1, 2, 3)}
 RHS32 = {w: v.astype(np.float32) for w, v in RHS.items()}
+# complex dense matrices, drawn after the others (whose draws stay the same)
+A.update({
+    "full_c": _well(3, 3) + 1j * _r(3, 3),
+    "full_c64": (_well(3, 3) + 1j * _r(3, 3)).astype(np.complex64),
+    "spd_c": (lambda x: x @ x.conj().T + 3 * np.eye(3))(_r(3, 3) + 1j * _r(3, 3)),
+    "tril_c": _well(3, 3) - 1j * _r(3, 3),
+})
 
 
 def operators(tf):
@@ -149,10 +156,18 @@ def operators(tf):
          ops["diag_batch"]]])
     ops["block_lower_pd"] = la.LinearOperatorBlockLowerTriangular([
         [ops["diag_pos"]], [la.LinearOperatorFullMatrix(c["full"]), ops["spd"]]])
-    # complex operators that never solve dense systems (diagonals, scaled identities)
-    # are the complex cases: MatrixSolve and MatrixDeterminant are real-only here.
+    # complex operators: diagonals, scaled identities, dense ones (solves, determinants,
+    # adjoints, Cholesky and eigenvalues of a Hermitian one, compositions with .H)
     ops["diag_complex"] = la.LinearOperatorDiag(c["diag_c"])
     ops["scaled_complex"] = la.LinearOperatorScaledIdentity(3, c["diag_c"][:2])
+    ops["full_complex"] = la.LinearOperatorFullMatrix(c["full_c"])
+    ops["full_complex64"] = la.LinearOperatorFullMatrix(c["full_c64"])
+    ops["hermitian_complex"] = la.LinearOperatorFullMatrix(
+        c["spd_c"], is_self_adjoint=True, is_positive_definite=True)
+    ops["tril_complex"] = la.LinearOperatorLowerTriangular(c["tril_c"])
+    ops["aah_complex"] = la.LinearOperatorComposition([ops["full_complex"],
+                                                       ops["full_complex"].H])
+    ops["adjoint_complex"] = la.LinearOperatorAdjoint(ops["full_complex"])
     # batch slices (op[...]): parameters broadcast along an axis keep index 0
     ops["slice_full"] = ops["full_batch"][1]
     ops["slice_diag"] = ops["diag_batch"][:, 0]
