@@ -58,7 +58,7 @@ def _built_by_ds(data, session):
     outs = cases.all_ops(ds, placeholders)
     with session() as sess:
         got = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
-    assert set(outs) == set(keys) and len(outs) == 92
+    assert set(outs) == set(keys) and len(outs) == 110
     for key in outs:
         _close(got[key], data[f"fetch:{keys[key]}"], key)
 

@@ -51,7 +51,8 @@ def _reduce(inputs, attrs, node):
 
 
 def _reduce_complex(inputs, attrs, node):
-    """Sum, Mean and Prod also take complex64/complex128 tensors, as TF's."""
+    """Sum, Mean, Prod and EuclideanNorm also take complex64/complex128 tensors, as TF's
+    (EuclideanNorm's ``sqrt(sum(x * conj(x)))`` in the complex dtype)."""
     (x,) = inputs
     if x.dtype.is_complex:
         return x.dtype, _reduced_shape(x, attrs)
@@ -90,7 +91,8 @@ def _argmax(inputs, attrs, node):
 
 def _scan(inputs, attrs, node):
     x, axis = inputs
-    numeric(x, node)
+    if not x.dtype.is_complex:           # Cumsum and Cumprod take complex values, as TF's
+        numeric(x, node)
     if axis.dtype not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"Op '{node}': axis '{axis.name}' must be int32 or int64, not "
                         f"{axis.dtype.name}.")
@@ -115,7 +117,8 @@ for _name, _infer in [*((s, _scan) for s in SCANS), ("CumulativeLogsumexp", _flo
     register_op(OpDef(_name, _infer, 2, attr_defaults={"exclusive": False, "reverse": False},
                       host_inputs=(1,)))
 for _name in REDUCTIONS:
-    register_op(OpDef(_name, _reduce_complex if _name in ("Sum", "Mean", "Prod") else _reduce,
+    register_op(OpDef(_name, _reduce_complex if _name in ("Sum", "Mean", "Prod",
+                                                          "EuclideanNorm") else _reduce,
                       1, attr_defaults={"keepdims": False}))
 for _name in LOGICAL_REDUCTIONS:
     register_op(OpDef(_name, _reduce_bool, 1, attr_defaults={"keepdims": False}))

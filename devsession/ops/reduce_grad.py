@@ -7,15 +7,15 @@ divides by the number of elements each output gathered (known statically, or
 the result, split equally among ties.  ArgMax is not differentiable.
 
 The scans: Cumsum's gradient is the cumsum of the output gradient run the other way;
-Cumprod's is TF's ``cumsum(cumprod(x) * dy, reverse=not reverse) / x`` (so, as TF's,
-not finite where an ``x`` is 0).  The axis gets no gradient.
+Cumprod's is TF 2.21's ``div_no_nan(cumsum(cumprod(x) * dy, reverse=not reverse), x)``
+(0 where an ``x`` is 0, as TF's; no conjugates for complex values, as TF's).  The axis gets no gradient.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .elementwise import (add, cast, divide, equal, exp, greater, less, log, multiply,
+from .elementwise import (add, cast, div_no_nan, divide, equal, exp, greater, less, log, multiply,
                           negative, subtract, where)
 from .registry import not_differentiable, register_gradient
 from .shape_of import broadcast_to_shape_of, reduced_size, reshape_to_shape_of
@@ -82,8 +82,8 @@ def _cumsum_grad(op, dy):
 def _cumprod_grad(op, dy):
     x = op.inputs[0]
     products = _scan("Cumprod", op, x, op.get_attr("reverse"))
-    return [divide(_scan("Cumsum", op, multiply(products, dy), not op.get_attr("reverse")),
-                   x), None]
+    return [div_no_nan(_scan("Cumsum", op, multiply(products, dy), not op.get_attr("reverse")),
+                       x), None]
 
 
 # --- TF1 math names (branch tf1-math-names): TF's formulas for EuclideanNorm (x / norm,

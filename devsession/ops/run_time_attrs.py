@@ -49,8 +49,8 @@ def _infer(inputs, attrs, node):
         if not x.dtype.is_bool:
             raise TypeError(f"Op '{node}' ({op}) reduces bool tensors, but '{x.name}' is "
                             f"{x.dtype.name}.")
-    elif not x.dtype.is_numeric and not (x.dtype.is_complex and op in ("Sum", "Mean",
-                                                                      "Prod", "Transpose")):
+    elif not x.dtype.is_numeric and not (x.dtype.is_complex and op in (
+            "Sum", "Mean", "Prod", "EuclideanNorm", "Transpose")):
         raise TypeError(f"Op '{node}' ({op}) needs a numeric input, but '{x.name}' is "
                         f"{x.dtype.name}.")
     keep = bool(attrs.get("keepdims", False))

@@ -96,7 +96,8 @@ def build_logical_or_product(node):
         axes, _ = params.settle(x)
         if node.op == "EuclideanNorm":     # sqrt(sum(x * x)): |x| over no axes, as TF's
             xc = x.astype(compute_dtype(x.dtype), copy=False)
-            total = cupy.sum(xc * xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
+            square = xc * cupy.conj(xc) if xc.dtype.kind == "c" else xc * xc
+            total = cupy.sum(square, axis=axes, keepdims=keepdims, dtype=xc.dtype)
             return cupy.sqrt(total).astype(out_dtype, copy=False)
         if not axes:
             return x.astype(out_dtype, copy=True)

@@ -45,7 +45,8 @@ def build_reduction(node):
             elif kind == "prod":
                 r = np.prod(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
             elif kind == "euclideannorm":
-                r = np.sqrt(np.sum(xc * xc, axis=axes, keepdims=keepdims, dtype=xc.dtype))
+                square = xc * np.conj(xc) if xc.dtype.kind == "c" else xc * xc
+                r = np.sqrt(np.sum(square, axis=axes, keepdims=keepdims, dtype=xc.dtype))
             else:
                 r = np.sum(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
                 if kind == "mean" and axes:

@@ -3,7 +3,8 @@ in devsession by tests/test_complex_math_ops.py, written once against the TF1 mo
 is given (``tf``: ``tensorflow.compat.v1`` or ``devsession``): the unary and binary ops TF
 defines on complex64/complex128 (sigmoid, sign, the trigonometric and hyperbolic functions
 and their inverses, log1p, expm1, the no-NaN divisions and products, xlogy/xdivy/xlog1py,
-squared_difference), on empty, single-element and broadcast operands; their gradients
+squared_difference; the scans cumsum/cumprod and the reductions prod, mean and
+euclidean_norm), on empty, single-element and broadcast operands; their gradients
 with complex output gradients (TF's conjugate convention), and second derivatives through
 the backprop ops TF's gradients write (SigmoidGrad, TanhGrad, SqrtGrad, RsqrtGrad,
 ReciprocalGrad)."""
@@ -73,4 +74,18 @@ def all_ops(tf, p) -> dict:
         out[f"grad_{op}_y"] = first
         out[f"grad2_{op}"] = tf.gradients(first, y, grad_ys=w2)[0]
     out["grad_abs"] = tf.gradients(tf.reduce_sum(tf.abs(x)), x)[0]
+    # scans and reductions of complex values, and their gradients
+    scans = {"cumsum": tf.cumsum(y, 1), "cumsum_exclusive_reverse": tf.cumsum(
+                 y, 1, exclusive=True, reverse=True),
+             "cumprod": tf.math.cumprod(y, 1), "cumprod_exclusive": tf.math.cumprod(
+                 y, 0, exclusive=True), "cumprod_reverse": tf.math.cumprod(y, -1, reverse=True),
+             "prod": tf.reduce_prod(y, 1), "mean": tf.reduce_mean(y, 0),
+             "euclidean_norm": tf.math.reduce_euclidean_norm(y, 1),
+             "euclidean_norm_all": tf.math.reduce_euclidean_norm(p["x128"])}
+    for name, t in scans.items():
+        out[name] = t
+        if t.dtype == y.dtype and name != "prod":       # devsession has no Prod gradient
+            out[f"grad_{name}"] = tf.gradients(t, y, grad_ys=tf.ones_like(t) * (1 - 2j))[0]
+    out["cumsum_empty"] = tf.cumsum(p["empty"], 0)
+    out["cumprod_one"] = tf.math.cumprod(p["one"], 0)
     return out
