@@ -19,7 +19,8 @@ import complex_math_cases as cases
 import devsession as ds
 from gradient_check import numeric_gradient
 from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
-from tf_recorded import DATA, run_recorded, tf_static_shape
+from tf_recorded import (DATA, assert_built_as_tf, assert_imported_as_tf, recorded_keys,
+                         run_recorded)
 
 
 @pytest.fixture(scope="module")
@@ -38,29 +39,15 @@ def _close(got, want, name):
                                err_msg=name)
 
 
-def _keys(data) -> dict:
-    return {k[4:]: str(data[k]) for k in data if k.startswith("key:")}
-
-
 def test_a_graph_tf_wrote_gives_tfs_values(recorded):
-    graph, names, values, data = recorded
     written = ds.read_graph_def(os.path.join(DATA, "tf_complex_math.pb"))
     assert {"Xlog1py", "SigmoidGrad", "RsqrtGrad", "ReciprocalGrad", "SqrtGrad", "TanhGrad",
             "Acosh", "DivNoNan"} <= {node.op for node in written.node}
-    for name, value in zip(names, values):
-        _close(value, data[f"fetch:{name}"], name)
-        assert graph.get_tensor_by_name(name).shape == tf_static_shape(data, name), name
+    assert_imported_as_tf(recorded, _close)
 
 
 def _built_by_ds(data, session):
-    keys = _keys(data)
-    placeholders = cases.placeholders(ds)
-    outs = cases.all_ops(ds, placeholders)
-    with session() as sess:
-        got = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
-    assert set(outs) == set(keys) and len(outs) == 110
-    for key in outs:
-        _close(got[key], data[f"fetch:{keys[key]}"], key)
+    assert_built_as_tf(cases, data, session, _close, 110)
 
 
 def test_ds_builds_tfs_values_and_gradients(recorded, make_session):
@@ -78,7 +65,7 @@ def test_tfs_backprop_nodes_differentiate_as_tfs(recorded):
     """The first gradients TF wrote are its backprop ops (SigmoidGrad...): devsession's
     gradients of those (backprops_grad.py) give TF's second derivatives."""
     graph, _, _, data = recorded
-    keys = _keys(data)
+    keys = recorded_keys(data)
     with graph.as_default():
         y, w2 = graph.get_tensor_by_name("y:0"), graph.get_tensor_by_name("w2:0")
         firsts = {op: graph.get_tensor_by_name(keys[f"grad_{op}_y"])

@@ -15,7 +15,7 @@ import pytest
 import complex_products_cases as cases
 import devsession as ds
 from test_gpu_cupy_standin import standin  # noqa: F401  (the fixture)
-from tf_recorded import DATA, run_recorded, tf_static_shape
+from tf_recorded import DATA, assert_built_as_tf, assert_imported_as_tf, run_recorded
 
 
 @pytest.fixture(scope="module")
@@ -30,23 +30,13 @@ def _close(got, want, name):
 
 
 def test_a_graph_tf_wrote_gives_tfs_values(recorded):
-    graph, names, values, data = recorded
     written = ds.read_graph_def(os.path.join(DATA, "tf_complex_products.pb"))
     assert {"MatMul", "BatchMatMulV2", "Einsum"} <= {node.op for node in written.node}
-    for name, value in zip(names, values):
-        _close(value, data[f"fetch:{name}"], name)
-        assert graph.get_tensor_by_name(name).shape == tf_static_shape(data, name), name
+    assert_imported_as_tf(recorded, _close)
 
 
 def _built_by_ds(data, session):
-    keys = {k[4:]: str(data[k]) for k in data if k.startswith("key:")}
-    placeholders = cases.placeholders(ds)
-    outs = cases.all_ops(ds, placeholders)
-    with session() as sess:
-        got = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
-    assert set(outs) == set(keys) and len(outs) == 18
-    for key in outs:
-        _close(got[key], data[f"fetch:{keys[key]}"], key)
+    assert_built_as_tf(cases, data, session, _close, 18)
 
 
 def test_ds_builds_tfs_products_and_gradients(recorded, make_session):

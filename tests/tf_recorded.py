@@ -32,3 +32,31 @@ def tf_static_shape(data, name: str) -> ds.TensorShape:
     """TF's static shape of tensor ``name`` as the npz recorded it."""
     dims = data[f"static:{name}"].tolist()
     return ds.TensorShape(None if dims == [-2] else [None if d < 0 else d for d in dims])
+
+
+def recorded_keys(data) -> dict:
+    """{case key: tensor name} of a case module's recording (``key:<key>`` entries)."""
+    return {k[4:]: str(data[k]) for k in data if k.startswith("key:")}
+
+
+def assert_imported_as_tf(recorded, close) -> None:
+    """Every fetch of ``run_recorded``'s imported graph is TF's value (``close(got,
+    want, name)`` asserts it) and has TF's static shape."""
+    graph, names, values, data = recorded
+    for name, value in zip(names, values):
+        close(value, data[f"fetch:{name}"], name)
+        assert graph.get_tensor_by_name(name).shape == tf_static_shape(data, name), name
+
+
+def assert_built_as_tf(cases, data, session, close, count: int) -> None:
+    """A case module's program (``placeholders``, ``all_ops``) built by devsession in the
+    default graph and run in ``session()`` on the recorded feeds gives TF's ``count``
+    values."""
+    keys = recorded_keys(data)
+    placeholders = cases.placeholders(ds)
+    outs = cases.all_ops(ds, placeholders)
+    with session() as sess:
+        got = sess.run(outs, {placeholders[k]: data[f"feed:{k}"] for k in placeholders})
+    assert set(outs) == set(keys) and len(outs) == count
+    for key in outs:
+        close(got[key], data[f"fetch:{keys[key]}"], key)
