@@ -31,18 +31,19 @@ class VariableAggregation(enum.Enum):
 def validate(synchronization, aggregation, trainable, name):
     """TF's defaults and checks: ``(synchronization, aggregation, trainable)``, the enums
     made from their values; ValueError naming the variable for an unknown mode."""
-    try:
-        aggregation = VariableAggregation.NONE if aggregation is None else \
-            VariableAggregation(getattr(aggregation, "value", aggregation))
-    except ValueError:
-        raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: "
-                         f"{name}") from None
-    try:
-        synchronization = VariableSynchronization.AUTO if synchronization is None else \
-            VariableSynchronization(getattr(synchronization, "value", synchronization))
-    except ValueError:
-        raise ValueError(f"Invalid variable synchronization mode: {synchronization} for "
-                         f"variable: {name}") from None
+    aggregation = _mode(VariableAggregation, aggregation, "aggregation", name)
+    synchronization = _mode(VariableSynchronization, synchronization, "synchronization", name)
     if trainable is None:
         trainable = synchronization is not VariableSynchronization.ON_READ
     return synchronization, aggregation, trainable
+
+
+def _mode(kind, value, what: str, name):
+    """``value`` (None for the default, a member or its value) as a member of ``kind``."""
+    if value is None:
+        return next(iter(kind))          # AUTO / NONE: each enum's first member
+    try:
+        return kind(getattr(value, "value", value))
+    except ValueError:
+        raise ValueError(f"Invalid variable {what} mode: {value} for variable: {name}") \
+            from None
