@@ -4,7 +4,8 @@ The output gradient is put back in the input's rank (size-1 axes where the reduc
 went: ``shape_of.reshape_to_shape_of``) and broadcast to the input's shape; Mean
 divides by the number of elements each output gathered (known statically, or
 ``_ReducedSize`` at run time); Max and Min send the gradient to the elements equal to
-the result, split equally among ties.  ArgMax is not differentiable.
+the result, split equally among ties; Prod's is TF's product of the others (below).
+ArgMax is not differentiable.
 
 The scans: Cumsum's gradient is the cumsum of the output gradient run the other way;
 Cumprod's is TF 2.21's ``div_no_nan(cumsum(cumprod(x) * dy, reverse=not reverse), x)``
@@ -64,8 +65,32 @@ register_gradient("Min")(_extremum_grad)
 
 @register_gradient("Prod")
 def _prod_grad(op, dy):
-    raise UnimplementedError(f"The gradient of Prod ('{op.name}') is not implemented yet.",
-                             op.name)
+    """TF's ``_ProdGrad``: each element's gradient is the product of the others in its
+    reduction, from exclusive cumulative products both ways over the reduced axes moved
+    first and flattened (no division, so zeros are fine), conjugated for complex values."""
+    from .array import reshape, stack, transpose
+    from .array_fill import shape
+    from .array_index import gather
+    from .complex_math import conj
+    from .reduce import cumprod, reduce_prod
+
+    x = op.inputs[0]
+    rank = x.shape.ndims
+    if rank is None:
+        raise UnimplementedError(f"The gradient of Prod '{op.name}' needs its input's rank "
+                                 f"known when the graph is built.", op.name)
+    reduced = sorted({axis % rank for axis in _axes(op)})
+    other = [axis for axis in range(rank) if axis not in reduced]
+    perm = reduced + other
+    sizes = shape(x)
+    permuted = transpose(x, perm)
+    table = reshape(permuted, stack([reduce_prod(gather(sizes, reduced)),
+                                     reduce_prod(gather(sizes, other))]))
+    left = cumprod(table, axis=0, exclusive=True)
+    right = cumprod(table, axis=0, exclusive=True, reverse=True)
+    others = reshape(multiply(conj(left), conj(right)), shape(permuted))
+    return [multiply(broadcast_to_shape_of(_kept(op, dy), x),
+                     transpose(others, list(np.argsort(perm))))]
 
 
 def _scan(op_type: str, op, x, reverse: bool):
