@@ -182,11 +182,16 @@ def test_tf1_math_gradients():
     check_op_gradient(ds.cos, [x])
     check_op_gradient(ds.diag, [rng.standard_normal(3)])
     check_op_gradient(ds.diag, [rng.standard_normal((2, 2))])
-    for op in (ds.floor, ds.round, ds.sign):
+    for op in (ds.floor, ds.round, ds.ceil):
         g = ds.Graph()
         with g.as_default():
             t = ds.placeholder(ds.float64, (2,))
             assert ds.gradients(op(t), [t]) == [None]
+    with ds.Graph().as_default():                # TF's Sign gradient is zeros, not None
+        t = ds.placeholder(ds.float64, (2,))
+        (zeros,) = ds.gradients(ds.sign(t) * 3.0, [t])
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(sess.run(zeros, {t: [-2.0, 5.0]}), [0.0, 0.0])
     a = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)     # well conditioned
     check_op_gradient(ds.matrix_determinant, [a])
 

@@ -17,7 +17,7 @@ from .elementwise import (add, cast, cos, cosh, div_no_nan, divide, exp, greater
                           greater_equal, less, less_equal, log, multiply, negative,
                           not_equal, pow, rsqrt, sinh, square, subtract, where, xlogy)
 from .registry import not_differentiable, register_gradient
-from .shape_of import reduce_to_shape_of
+from .shape_of import reduce_to_shape_of, zeros_like_of
 
 not_differentiable("Equal", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd")
 
@@ -165,7 +165,8 @@ def _select_grad(op, dy):
 
 
 # --- the TF1 surface's math spellings: Rsqrt and Reciprocal in terms of the output, as TF
-# computes them; Floor, Ceil, Round and Sign are piecewise constant (no gradient flows).
+# computes them; Floor, Ceil, Round and Sign are piecewise constant (no gradient flows;
+# Sign's is TF's zeros).
 
 @register_gradient("Rsqrt")
 def _rsqrt_grad(op, grad):
@@ -194,9 +195,13 @@ def _cos_grad(op, grad):
 @register_gradient("Floor")
 @register_gradient("Ceil")
 @register_gradient("Round")
-@register_gradient("Sign")
 def _piecewise_constant_grad(op, grad):
     return [None]
+
+
+@register_gradient("Sign")
+def _sign_grad(op, grad):
+    return [zeros_like_of(op.inputs[0])]        # TF's zeros, where Floor's is None
 
 
 @register_gradient("FloorMod")
