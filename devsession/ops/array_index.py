@@ -156,7 +156,7 @@ def _gather_value(op, value_of):
 
 def _segment_sum(inputs, attrs, node):
     data, ids, num_segments = inputs
-    if not data.dtype.is_numeric:
+    if not (data.dtype.is_numeric or data.dtype.is_complex):
         raise TypeError(f"Op '{node}': data '{data.name}' must be numeric, not "
                         f"{data.dtype.name}.")
     check_int(ids, node, "segment_ids")

@@ -92,14 +92,24 @@ def build_segment_sum(node):
         if flat.size and int(flat.max()) >= n:
             raise segment_range_error(node, cupy.asnumpy(ids), n)
         row_shape = data.shape[ids.ndim:]
-        out = cupy.zeros((n,) + row_shape, acc)
-        if data.size and n:
-            inner = data.size // flat.size
-            # the raw arrays are indexed flat: pass 1-D views of contiguous arrays
-            _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n,
-                                          out.reshape(-1))
+        if data.dtype.kind == "c":     # the atomics add real numbers: each part on its own
+            real, imag = (_summed(part, flat, n, row_shape, part.dtype)
+                          for part in (data.real, data.imag))
+            return (real + 1j * imag).astype(data.dtype)
+        out = _summed(data, flat, n, row_shape, acc)
         return out.astype(node.output_dtype) if narrow else out
     return on_device(node, segment_sum)
+
+
+def _summed(data, flat, n: int, row_shape: tuple, acc):
+    """The rows of ``data`` added into the ``n`` rows of ``acc`` that ``flat`` names."""
+    out = cupy.zeros((n,) + row_shape, acc)
+    if data.size and n:
+        inner = data.size // flat.size
+        # the raw arrays are indexed flat: pass 1-D views of contiguous arrays
+        _segment_sum_kernel(acc.name)(cupy.ascontiguousarray(data), flat, inner, n,
+                                      out.reshape(-1))
+    return out
 
 
 # --- ScatterNd, TensorScatterUpdate/Add/Sub -----------------------------------------------

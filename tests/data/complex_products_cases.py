@@ -2,7 +2,8 @@
 run in devsession by tests/test_complex_products.py, written once against the TF1 module
 each is given (``tf``: ``tensorflow.compat.v1`` or ``devsession``): tf.matmul with every
 transpose and adjoint, batches that broadcast, complex128, matvec, tensordot and einsum,
-and the gradients of real losses through them (TF's conjugate convention)."""
+unsorted_segment_sum (a gather's gradient), and the gradients of real losses through
+them (TF's conjugate convention)."""
 
 import numpy as np
 
@@ -50,4 +51,9 @@ def all_ops(tf, p) -> dict:
     corner = tf.matmul(p["batch"], p["many"])[..., :1]
     batch_loss = tf.reduce_sum(tf.real(corner * tf.conj(corner)))
     out["grad_batch"], out["grad_many"] = tf.gradients(batch_loss, [p["batch"], p["many"]])
+    # a gather's gradient: the rows summed by UnsortedSegmentSum
+    out["segment_sum"] = tf.math.unsorted_segment_sum(a, [0, 2, 0], 4)
+    gathered = tf.gather(sq, [0, 2, 0])
+    out["grad_gathered"] = tf.convert_to_tensor(
+        tf.gradients(tf.reduce_sum(tf.real(gathered * a)), sq)[0])
     return out
