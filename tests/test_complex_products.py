@@ -37,7 +37,7 @@ def test_a_graph_tf_wrote_gives_tfs_values(recorded):
 
 
 def _built_by_ds(data, session):
-    assert_built_as_tf(cases, data, session, _close, 20)
+    assert_built_as_tf(cases, data, session, _close, 25)
 
 
 def test_ds_builds_tfs_products_and_gradients(recorded, make_session):
@@ -61,3 +61,12 @@ def test_matmul_refuses_what_tf_refuses():
             ds.matmul(ds.ones([2, 2], ds.bool), ds.ones([2, 2], ds.bool))
         real = ds.ones([2, 3])
         assert ds.matmul(real, real, adjoint_b=True, a_is_sparse=True).shape == (2, 2)
+
+
+def test_the_orderings_refuse_complex_values_as_tf():
+    with ds.Graph().as_default():
+        c = ds.ones([3, 2], ds.complex64)
+        for reduce in (lambda: ds.math.segment_max(c, [0, 0, 1]),
+                       lambda: ds.math.unsorted_segment_min(c, [0, 1, 0], 2)):
+            with pytest.raises(TypeError, match="must be numeric, not complex64"):
+                reduce()

@@ -38,7 +38,13 @@ SPARSE = ("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN")
 SPARSE_GRADS = ("SparseSegmentSumGrad", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad")
 
 
-def _real(data, node: str, floats_only: bool = False) -> None:
+# The reductions TF also runs on complex64/complex128 (not the orderings, Max and Min)
+COMPLEX_OK = ("SegmentSum", "SegmentMean", "SegmentProd", "UnsortedSegmentProd")
+
+
+def _real(data, node: str, floats_only: bool = False, complex_ok: bool = False) -> None:
+    if complex_ok and data.dtype.is_complex:
+        return
     if floats_only and not data.dtype.is_floating:
         raise TypeError(f"Op '{node}' needs floating-point data, but '{data.name}' is "
                         f"{data.dtype.name}.")
@@ -63,11 +69,21 @@ def _rows_of(data, first, node: str) -> TensorShape:
     return TensorShape([first] + list(data.shape.dims[1:]))
 
 
-def _sorted_infer(inputs, attrs, node):
-    data, ids = inputs
-    _real(data, node)
-    _vector(ids, node, "segment_ids")
-    return data.dtype, _rows_of(data, None, node)
+def _sorted_infer(complex_ok: bool):
+    def infer(inputs, attrs, node):
+        data, ids = inputs
+        _real(data, node, complex_ok=complex_ok)
+        _vector(ids, node, "segment_ids")
+        return data.dtype, _rows_of(data, None, node)
+    return infer
+
+
+def _unsorted_infer(complex_ok: bool):
+    """UnsortedSegmentSum's checks, complex values refused where TF's op refuses them."""
+    def infer(inputs, attrs, node):
+        _real(inputs[0], node, complex_ok=complex_ok)
+        return _unsorted_segment_infer(inputs, attrs, node)
+    return infer
 
 
 def _sparse_infer(floats_only: bool):
@@ -97,9 +113,9 @@ def _sparse_grad_infer(inputs, attrs, node):
 
 def _register() -> None:
     for name in SORTED:
-        register_op(OpDef(name, _sorted_infer, 2))
+        register_op(OpDef(name, _sorted_infer(name in COMPLEX_OK), 2))
     for name in UNSORTED:
-        register_op(OpDef(name, _unsorted_segment_infer, 3, host_inputs=(2,)))
+        register_op(OpDef(name, _unsorted_infer(name in COMPLEX_OK), 3, host_inputs=(2,)))
     for name in SPARSE:
         infer = _sparse_infer(floats_only=name != "SparseSegmentSum")
         register_op(OpDef(name, infer, 3))

@@ -91,7 +91,7 @@ def _finish(node, out, counts, kind, dtype):
         scale = np.maximum(counts, 1).reshape((-1,) + (1,) * (out.ndim - 1))
         if kind == "SqrtN":
             scale = np.sqrt(scale)
-        if out.dtype.kind == "f":
+        if out.dtype.kind in "fc":
             out = out / scale.astype(out.dtype)
         else:                                   # C++ integer division truncates
             out = (np.abs(out) // scale * np.sign(out)).astype(out.dtype)

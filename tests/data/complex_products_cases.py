@@ -2,8 +2,8 @@
 run in devsession by tests/test_complex_products.py, written once against the TF1 module
 each is given (``tf``: ``tensorflow.compat.v1`` or ``devsession``): tf.matmul with every
 transpose and adjoint, batches that broadcast, complex128, matvec, tensordot and einsum,
-unsorted_segment_sum (a gather's gradient), and the gradients of real losses through
-them (TF's conjugate convention)."""
+unsorted_segment_sum (a gather's gradient), the segment sums, means and products, and
+the gradients of real losses through them (TF's conjugate convention)."""
 
 import numpy as np
 
@@ -56,4 +56,12 @@ def all_ops(tf, p) -> dict:
     gathered = tf.gather(sq, [0, 2, 0])
     out["grad_gathered"] = tf.convert_to_tensor(
         tf.gradients(tf.reduce_sum(tf.real(gathered * a)), sq)[0])
+    # the segment reductions TF runs on complex values
+    out["sorted_sum"] = tf.math.segment_sum(a, [0, 0, 2])
+    out["sorted_mean"] = tf.math.segment_mean(a, [0, 0, 2])
+    out["sorted_prod"] = tf.math.segment_prod(a, [0, 0, 2])
+    out["unsorted_prod"] = tf.math.unsorted_segment_prod(a, [1, 0, 1], 3)
+    segments_loss = tf.reduce_sum(tf.real(tf.math.segment_mean(a, [0, 0, 2]) * tf.conj(
+        sq[:3]))) + tf.reduce_sum(tf.imag(tf.math.segment_sum(a, [0, 1, 1])))
+    out["grad_sorted"] = tf.gradients(segments_loss, a)[0]
     return out
