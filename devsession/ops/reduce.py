@@ -40,6 +40,7 @@ __all__ = ["cumsum", "cumprod", "reduce_sum", "reduce_mean", "reduce_max", "redu
            "arg_min"]
 
 REDUCTIONS = ("Sum", "Mean", "Max", "Min", "Prod", "EuclideanNorm")
+COMPLEX_REDUCTIONS = ("Sum", "Mean", "Prod", "EuclideanNorm")    # take complex64/128 too
 LOGICAL_REDUCTIONS = ("All", "Any")
 SCANS = ("Cumsum", "Cumprod")
 
@@ -117,8 +118,7 @@ for _name, _infer in [*((s, _scan) for s in SCANS), ("CumulativeLogsumexp", _flo
     register_op(OpDef(_name, _infer, 2, attr_defaults={"exclusive": False, "reverse": False},
                       host_inputs=(1,)))
 for _name in REDUCTIONS:
-    register_op(OpDef(_name, _reduce_complex if _name in ("Sum", "Mean", "Prod",
-                                                          "EuclideanNorm") else _reduce,
+    register_op(OpDef(_name, _reduce_complex if _name in COMPLEX_REDUCTIONS else _reduce,
                       1, attr_defaults={"keepdims": False}))
 for _name in LOGICAL_REDUCTIONS:
     register_op(OpDef(_name, _reduce_bool, 1, attr_defaults={"keepdims": False}))

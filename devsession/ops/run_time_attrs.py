@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..tensor_shape import TensorShape
+from .reduce import COMPLEX_REDUCTIONS
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["RUN_TIME_ATTR", "RUN_TIME_ATTR_OPS"]
@@ -49,8 +50,7 @@ def _infer(inputs, attrs, node):
         if not x.dtype.is_bool:
             raise TypeError(f"Op '{node}' ({op}) reduces bool tensors, but '{x.name}' is "
                             f"{x.dtype.name}.")
-    elif not x.dtype.is_numeric and not (x.dtype.is_complex and op in (
-            "Sum", "Mean", "Prod", "EuclideanNorm", "Transpose")):
+    elif not x.dtype.is_numeric and not (x.dtype.is_complex and op in COMPLEX_REDUCTIONS):
         raise TypeError(f"Op '{node}' ({op}) needs a numeric input, but '{x.name}' is "
                         f"{x.dtype.name}.")
     keep = bool(attrs.get("keepdims", False))
