@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from threadpoolctl import threadpool_limits
 
 from devsession.errors import AlreadyExistsError, NotFoundError
 from devsession.kernels.registry import lookup_kernel, register_kernel
@@ -296,3 +298,21 @@ def test_a_mean_over_middle_axes_sums_slabs_without_a_transpose():
                                    atol=1e-7)
         takes_slabs = Layout(node, (1, 2), False, False).slabs(x) is not None
         assert takes_slabs == (shape[0] >= 16)
+
+
+@pytest.mark.parametrize("host", ["REF", "CPU"])
+@pytest.mark.parametrize("dtype", [F32, F64])
+def test_matmul_of_inf_and_huge_values_is_quiet(host, dtype):
+    """inf * 0 is NaN and 1e300 * 1e300 is inf, as TF's MatMul gives them: no numpy
+    RuntimeWarning from the host's product (numpy's loop checks the FPU flags when BLAS
+    runs on the calling thread: always so here, whatever thread count a session holds)."""
+    a = np.where(np.eye(3) > 0, np.inf, 0).astype(dtype)
+    huge = np.full((3, 3), np.finfo(dtype).max / 2, dtype)
+    with np.errstate(all="ignore"):
+        expected = [np.matmul(x.astype(F64), x).astype(dtype) for x in (a, huge)]
+    node = make_node("MatMul", [dtype, dtype], dtype, {"transpose_a": False,
+                                                        "transpose_b": False})
+    with warnings.catch_warnings(), threadpool_limits(1, user_api="blas"):
+        warnings.simplefilter("error")
+        for x, want in zip((a, huge), expected):
+            assert_same(run_on(host, node, x, x), want)

@@ -63,11 +63,15 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray, bias: np.ndarray 
             if engine.gemm_into(a, b, out, parallel=alone, bias=bias, relu=relu,
                                 packed_b=packed_b, gate=gate):
                 return
-    if macs < MIN_THREADED_MACS or not blas_threads.has_process_wide_blas():
-        np.matmul(a, b, out=out)
-    else:
-        run_product(lambda: np.matmul(a, b, out=out), macs)
+    run_product(lambda: _quiet_matmul(a, b, out), macs)
     register_gemm.finish_product(out, bias, relu, gate)
+
+
+def _quiet_matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """``np.matmul`` giving inf and NaN as TF's MatMul does, without numpy's
+    RuntimeWarning (its own loop, for strided operands, checks the FPU flags)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.matmul(a, b, out=out)
 
 
 def run_product(product, macs: int):
