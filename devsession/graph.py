@@ -135,11 +135,13 @@ class Operation:
         return self._device
 
     def get_attr(self, name: str):
-        """The attr's value: devsession's own attrs in its Python forms (str, tuples,
-        arrays, TensorShape), and any other attr TensorFlow's op has (``T``, ``Tidx``,
-        ``keep_dims``...) in TF's ``get_attr`` forms (``tf_export.tf_attr``, which
-        registers itself in ``TF_ATTR_LOOKUP``: it builds on this module)."""
-        if name in self._attrs or name.startswith("_") or not TF_ATTR_LOOKUP:
+        """The attr's value as TF's ``get_attr`` gives it, for every attr TensorFlow's op
+        has (its defaults included): bytes for strings, lists, a DType, the protos of a
+        shape, a tensor or a function (``tf_export.tf_attr``, which registers itself in
+        ``TF_ATTR_LOOKUP``: it builds on this module).  devsession's own attrs that TF's
+        op lacks (a Sum's ``axis``) come as devsession holds them, as ``attrs`` gives
+        every attr (what devsession's own code reads)."""
+        if not TF_ATTR_LOOKUP:
             return self._get_own_attr(name)
         try:
             return TF_ATTR_LOOKUP[0](self, name)
@@ -674,7 +676,7 @@ def constant_value(tensor: Tensor):
     op = tensor.op
     value = None
     if op.type == "Const":
-        value = op.get_attr("value")
+        value = op._attrs["value"]
     else:
         static = get_op_def(op.type).static_value
         if static is not None and len(op.outputs) == 1:

@@ -109,19 +109,33 @@ def to_tf_graph_def(graph_or_graph_def) -> graph_pb2.GraphDef:
 
 def tf_attr(op, name: str):
     """Attr ``name`` of ``op`` as TensorFlow's op has it (its type attrs ``T``, ``Tidx``...,
-    ``keep_dims``), in TF's ``Operation.get_attr`` forms: bytes for strings, a DType for a
-    type, lists for lists, the protos for shapes, tensors and functions.  KeyError where
-    TF's node has no such attr or ``op`` has no TF form."""
-    node = _Node.of(op)
-    exporter = _Exporter({o.name for o in op.graph.get_operations()})
+    ``keep_dims``, the defaults TF's op fills in), in TF's ``Operation.get_attr`` forms:
+    bytes for strings, a DType for a type, lists for lists, the protos for shapes, tensors
+    and functions.  KeyError where TF's node has no such attr or ``op`` has no TF form."""
+    exporter = _Exporter({op.name})       # the names its helper nodes must not take
     try:
-        exporter.export(node)
+        exporter.export(_Node.of(op))
     except UnimplementedError:
         raise KeyError(name) from None
     found = [n for n in exporter.out.node if n.name == op.name]
-    if not found or name not in found[0].attr:
+    if not found:
         raise KeyError(name)
-    return _tf_attr_value(found[0].attr[name])
+    if name in found[0].attr:
+        return _tf_attr_value(found[0].attr[name])
+    return _tf_default(found[0].op, name)
+
+
+def _tf_default(op_type: str, name: str):
+    """The value TF's op ``op_type`` gives attr ``name`` when its NodeDef omits it."""
+    spec = tf_signature(op_type)["attrs"].get(name)
+    if spec is None or "default" not in spec:
+        raise KeyError(name)
+    default = spec["default"]
+    if spec["type"] == "tensor":
+        default = np.asarray(default["values"], default["dtype"]).reshape(default["shape"])
+    value = graph_pb2.AttrValue()
+    encode_attr(_as_kind(default, spec), value)
+    return _tf_attr_value(value)
 
 
 def _tf_attr_value(value):

@@ -59,8 +59,8 @@ def test_ops_are_tf1s(graph):
     ref = acc.accumulator_ref
     assert (acc.name, ref.op.type, ref.dtype, ref.shape, acc.dtype) == (
         "conditional_accumulator", "ConditionalAccumulator", ds.string, (), ds.float32)
-    assert (ref.op.get_attr("shared_name"), ref.op.get_attr("reduction_type"),
-            ref.op.get_attr("shape").as_list()) == ("w/grad_accum", "MEAN", [2, 3])
+    assert (ref.op.attrs["shared_name"], ref.op.attrs["reduction_type"],
+            ref.op.attrs["shape"].as_list()) == ("w/grad_accum", "MEAN", [2, 3])
     push = acc.apply_grad(np.ones((2, 3), np.float32), local_step=3)
     assert (push.type, push.name, [t.dtype for t in push.inputs]) == (
         "AccumulatorApplyGradient", "AccumulatorApplyGradient",
@@ -76,7 +76,7 @@ def test_ops_are_tf1s(graph):
     assert (sparse.name, sparse.accumulator_ref.op.type) == (
         "sparse_conditional_accumulator", "SparseConditionalAccumulator")
     apply = sparse.apply_grad([1, 3], np.ones((2, 2)), grad_shape=[5, 2])
-    assert (apply.type, apply.get_attr("has_known_shape"),
+    assert (apply.type, apply.attrs["has_known_shape"],
             [t.dtype for t in apply.inputs]) == (
         "SparseAccumulatorApplyGradient", True,
         [ds.string, ds.int64, ds.int64, ds.float64, ds.int64])

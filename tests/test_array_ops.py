@@ -38,7 +38,7 @@ def node_for(tensor: ds.Tensor, name=None) -> KernelNode:
 
 def const_inputs(tensor: ds.Tensor) -> list:
     """The values of the Const inputs of ``tensor``'s op (shapes, begin/end...)."""
-    return [t.op.get_attr("value") for t in tensor.op.inputs if t.op.type == "Const"]
+    return [t.op.attrs["value"] for t in tensor.op.inputs if t.op.type == "Const"]
 
 
 # --- GatherV2 -------------------------------------------------------------------------------

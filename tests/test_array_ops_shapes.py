@@ -51,8 +51,8 @@ def test_builders_make_tf_ops_with_tf_attrs():
     for t, op_type, shape, attrs in cases:
         assert t.op.type == op_type
         assert t.shape == ds.TensorShape(shape), (op_type, t.shape)
-        assert {k: t.op.get_attr(k) for k in attrs} == attrs
-    assert ds.gather(x, i).op.inputs[2].op.get_attr("value") == 0      # TF's axis input
+        assert {k: t.op.attrs[k] for k in attrs} == attrs
+    assert ds.gather(x, i).op.inputs[2].op.attrs["value"] == 0      # TF's axis input
     assert [t.op.type for t in ds.tile(x, [1, 2, 1]).op.inputs] == ["Placeholder", "Const"]
 
 

@@ -11,7 +11,7 @@ import devsession as ds
 
 
 def checks_of(graph) -> list:
-    return [(op.name, op.get_attr("message"), [t.name for t in op.inputs],
+    return [(op.name, op.attrs["message"], [t.name for t in op.inputs],
              [c.name for c in op.control_inputs])
             for op in graph.get_operations() if op.type == "CheckNumerics"]
 

@@ -91,7 +91,7 @@ def test_strings_round_trip_through_graph_defs():
     ds.constant(["ü", b"\x00\xff"], name="s")
     graph = ds.Graph()
     ds.import_graph_def(ds.get_default_graph().as_graph_def(), graph=graph)
-    value = graph.get_operation_by_name("s").get_attr("value")
+    value = graph.get_operation_by_name("s").attrs["value"]
     assert value.dtype == object and value.tolist() == ["ü".encode(), b"\x00\xff"]
 
 

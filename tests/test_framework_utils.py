@@ -155,7 +155,7 @@ def test_colocate_with_names_the_group_and_takes_the_ops_device():
             with g.colocate_with(None, ignore_existing=True):
                 free = ds.constant(1.0, name="free")
         plain = ds.constant(1.0, name="plain")
-    assert a.op.get_attr("_class") == ("loc:@v",) and a.op.device == "/device:CPU:0"
+    assert a.op.get_attr("_class") == [b"loc:@v"] and a.op.device == "/device:CPU:0"
     assert "_class" not in free.op.attrs and free.op.device == ""
     assert plain.op.device == "/device:GPU:0" and "_class" not in plain.op.attrs
     with pytest.raises(ValueError, match="ignore_existing"):
@@ -170,8 +170,8 @@ def test_container_scopes_variables_and_a_reset_clears_only_it():
     with ds.container("experiment"):
         scoped = ds.Variable(1.0, name="scoped")
     kept = ds.Variable(2.0, name="kept")
-    assert scoped.op.get_attr("container") == "experiment"
-    assert kept.op.get_attr("container") == ""
+    assert scoped.op.get_attr("container") == b"experiment"
+    assert kept.op.get_attr("container") == b""
     graph = ds.get_default_graph()
     with graph.container("inner") as name:
         assert name == "inner"

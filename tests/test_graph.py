@@ -279,8 +279,8 @@ def test_constant_dtype_and_shape(graph, value, dtype, shape):
     assert c.dtype == dtype
     assert c.shape == shape
     assert c.op.type == "Const"
-    assert c.op.get_attr("dtype") == dtype
-    stored = c.op.get_attr("value")
+    assert c.op.attrs["dtype"] == dtype
+    stored = c.op.attrs["value"]
     assert stored.dtype == dtype.np
     np.testing.assert_array_equal(stored, np.asarray(value))
 
@@ -289,7 +289,7 @@ def test_constant_value_is_a_frozen_copy(graph):
     source = np.array([1.0, 2.0], np.float32)
     c = ds.constant(source)
     source[0] = 99.0
-    stored = c.op.get_attr("value")
+    stored = c.op.attrs["value"]
     np.testing.assert_array_equal(stored, [1.0, 2.0])
     with pytest.raises(ValueError):
         stored[0] = 5.0
@@ -299,7 +299,7 @@ def test_constant_with_dtype_and_shape(graph):
     assert ds.constant([1, 2], dtype=ds.float32).dtype == ds.float32
     filled = ds.constant(7, shape=(2, 3))
     assert filled.shape == (2, 3)
-    np.testing.assert_array_equal(filled.op.get_attr("value"), np.full((2, 3), 7, np.int32))
+    np.testing.assert_array_equal(filled.op.attrs["value"], np.full((2, 3), 7, np.int32))
     reshaped = ds.constant([1, 2, 3, 4, 5, 6], shape=[3, 2])
     assert reshaped.shape == (3, 2)
     with pytest.raises(ValueError, match=r"shape \[2, 3\] from a value with 3 elements"):
@@ -322,14 +322,14 @@ def test_constant_rejects_unsupported_values(graph, value, match):
 def test_constant_accepts_big_endian_arrays(graph, np_dtype, dtype):
     c = ds.constant(np.array([1, 2], dtype=np_dtype))
     assert c.dtype == dtype
-    np.testing.assert_array_equal(c.op.get_attr("value"), [1, 2])
+    np.testing.assert_array_equal(c.op.attrs["value"], [1, 2])
 
 
 def test_placeholder(graph):
     x = ds.placeholder(ds.float32, (None, 3), name="x")
     assert (x.dtype, x.shape, x.name, x.op.type) == (ds.float32, (None, 3), "x:0", "Placeholder")
-    assert x.op.get_attr("shape") == (None, 3)
-    assert x.op.get_attr("dtype") == ds.float32
+    assert x.op.attrs["shape"] == (None, 3)
+    assert x.op.attrs["dtype"] == ds.float32
     unknown = ds.placeholder(ds.int64)
     assert unknown.shape.ndims is None
     assert ds.placeholder(np.float16, 4).shape == (4,)
@@ -442,8 +442,8 @@ def test_variable_properties(graph):
     v = ds.Variable(np.zeros((2, 3), np.float32), name="v")
     assert (v.dtype, v.shape, v.name, v.graph) == (ds.float32, (2, 3), "v:0", graph)
     assert v.op.type == "VariableV2"
-    assert v.op.get_attr("shape") == (2, 3)
-    assert v.op.get_attr("dtype") == ds.float32
+    assert v.op.attrs["shape"] == (2, 3)
+    assert v.op.attrs["dtype"] == ds.float32
     assert v.initializer.type == "Assign"
     assert [t.name for t in v.initializer.inputs] == ["v:0", "v/initial_value:0"]
     assert v.value().op.type == "Identity"

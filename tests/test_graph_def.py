@@ -140,7 +140,7 @@ def assert_same_graph(original: ds.Graph, imported: ds.Graph, prefix: str = "") 
             prefix + c.name for c in op.control_inputs], name
         assert set(other.attrs) == set(op.attrs), name
         for key, value in op.attrs.items():
-            assert _attrs_equal(value, other.get_attr(key)), (name, key, value)
+            assert _attrs_equal(value, other.attrs[key]), (name, key, value)
         assert len(other.outputs) == len(op.outputs), name
         for mine, theirs in zip(op.outputs, other.outputs):
             assert (theirs.dtype, theirs.shape) == (mine.dtype, mine.shape), name
@@ -206,7 +206,7 @@ def test_round_trip_through_bytes_into_the_default_graph(every_op_graph):
 def test_constant_arrays_of_every_dtype_round_trip(every_op_graph, name):
     imported = ds.Graph()
     ds.import_graph_def(every_op_graph.as_graph_def(), graph=imported)
-    value = imported.get_operation_by_name(name).get_attr("value")
+    value = imported.get_operation_by_name(name).attrs["value"]
     want = CONST_VALUES[name]
     assert value.dtype == want.dtype
     assert value.shape == want.shape

@@ -134,7 +134,7 @@ def test_static_shapes_and_gradient_registrations(graph):
     crops = ds.image.crop_and_resize(ph((None, 8, 8, 3)), ph((None, 4)), ph((None,), ds.int32),
                                      [5, 6])
     assert crops.shape.as_list() == [None, 5, 6, 3] and crops.dtype == ds.float32
-    assert crops.op.get_attr("method") == "bilinear"
+    assert crops.op.attrs["method"] == "bilinear"
     pixels = ds.image.crop_and_resize(ph((1, 8, 8, 3), ds.uint8), ph((2, 4)),
                                       ph((2,), ds.int32), [2, 2], "nearest")
     grads = get_gradient("CropAndResize")(pixels.op, pixels)

@@ -78,7 +78,7 @@ def test_extract_glimpse_in_a_graph(graph):
     v2 = ds.image.extract_glimpse(images, ds.constant([3, 4]),
                                   TF["in/v2/centered_normalized/offsets"], noise="zero")
     assert v1.op.type == "ExtractGlimpse" and v2.op.type == "ExtractGlimpseV2"
-    assert v1.op.get_attr("noise") == "uniform" and v2.op.get_attr("noise") == "zero"
+    assert v1.op.attrs["noise"] == "uniform" and v2.op.attrs["noise"] == "zero"
     assert v1.shape.as_list() == [2, 3, 3, 2] and v2.shape.as_list() == [2, 3, 4, 2]
     fed = ds.image.extract_glimpse(ph((None, 6, 7, 2)), ph((2,), ds.int32), ph((None, 2)))
     assert fed.shape.as_list() == [None, None, None, 2]

@@ -297,7 +297,7 @@ def test_static_shapes_and_build_errors():
     w = ds.placeholder(ds.float32, (5, 5, 1, 32))
     conv = ds.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="SAME")
     assert conv.shape == (None, 28, 28, 32) and conv.op.type == "Conv2D"
-    assert conv.op.get_attr("strides") == (1, 1, 1, 1) and conv.op.get_attr("padding") == "SAME"
+    assert conv.op.get_attr("strides") == [1, 1, 1, 1] and conv.op.get_attr("padding") == b"SAME"
     assert ds.nn.conv2d(x, w, strides=2, padding="VALID").shape == (None, 12, 12, 32)
     pooled = ds.nn.max_pool(conv, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="SAME")
     assert pooled.shape == (None, 14, 14, 32)

@@ -509,7 +509,7 @@ def test_atrous_conv2d_and_its_transpose(graph, padding, rate):
     xv, fv = rng.standard_normal((2, 9, 8, 3)), rng.standard_normal((3, 2, 3, 4))
     x, f = ds.constant(xv), ds.constant(fv)
     y = ds.nn.atrous_conv2d(x, f, rate, padding, name="atrous")
-    assert (y.op.type, y.op.get_attr("dilations")) == ("Conv2D", (1, rate, rate, 1))
+    assert (y.op.type, y.op.get_attr("dilations")) == ("Conv2D", [1, rate, rate, 1])
     dy = ds.placeholder(ds.float64, y.shape, name="dy")
     back = ds.nn.atrous_conv2d_transpose(dy, f, [2, 9, 8, 3], rate, padding)
     dyv = rng.standard_normal(y.shape.as_list())

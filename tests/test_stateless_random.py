@@ -124,7 +124,7 @@ def test_alg_philox_gives_tfs_values(graph):
     drawn = ds.random.stateless_uniform([4], SEED, alg="philox")
     np.testing.assert_array_equal(run(drawn), TF["philox_uniform"])
     alg = graph.get_operation_by_name("stateless_random_uniform/StatelessRandomUniformV2/alg")
-    assert alg.get_attr("value") == 1                        # alg 1: Philox
+    assert alg.attrs["value"] == 1                        # alg 1: Philox
     with pytest.raises(ValueError, match="unsupported value mersenne"):
         ds.random.stateless_normal([2], SEED, alg="mersenne")
 

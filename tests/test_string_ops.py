@@ -239,7 +239,7 @@ def test_regex_replace_static_and_fed(graph):
     words = ds.constant(strings("hello world", "tf.data", ""))
     static = ds.strings.regex_replace(words, r"(\w+)", r"<\1>")
     assert static.op.type == "StaticRegexReplace"
-    assert static.op.get_attr("pattern") == r"(\w+)"
+    assert static.op.attrs["pattern"] == r"(\w+)"
     assert list(run(static)) == [b"<hello> <world>", b"<tf>.<data>", b""]
     pattern, rewrite = ds.placeholder(ds.string, []), ds.placeholder(ds.string, [])
     fed = ds.regex_replace(words, pattern, rewrite, replace_global=False)
@@ -471,7 +471,7 @@ def test_decode_csv_columns_and_defaults(graph):
                                  ds.constant(0.5, ds.float64)])
     assert [c.dtype for c in cols] == [ds.float32, ds.int32, ds.string, ds.int64, ds.float64]
     assert all(c.shape == (None,) for c in cols) and cols[0].op.type == "DecodeCSV"
-    assert cols[0].op.get_attr("OUT_TYPE") == (ds.float32, ds.int32, ds.string, ds.int64,
+    assert cols[0].op.attrs["OUT_TYPE"] == (ds.float32, ds.int32, ds.string, ds.int64,
                                                ds.float64)
     got = run(cols, {lines: strings('1.5,2,abc,3,0.25', ',, ,,', '"-1",-3,"a,""b""",  9 ,')})
     np.testing.assert_array_equal(got[0], np.float32([1.5, 0.0, -1.0]))

@@ -101,13 +101,13 @@ def test_builds_tf1s_graph():
         assert [v.op.name for v in local] == ["sync_rep_local_step"]
         assert local[0].dtype == ds.int64 and local[0] not in ds.trainable_variables()
         accumulators = [op for op in g.get_operations() if op.type == "ConditionalAccumulator"]
-        assert sorted(op.get_attr("shared_name") for op in accumulators) == [
+        assert sorted(op.attrs["shared_name"] for op in accumulators) == [
             "b:0/grad_accum", "w:0/grad_accum"]
         assert all(op.name.startswith("sync_replicas/") for op in accumulators)
         takes = [op for op in g.get_operations() if op.type == "AccumulatorTakeGradient"]
         assert len(takes) == 2
         queue = g.get_operation_by_name("sync_token_q")
-        assert (queue.type, queue.get_attr("shared_name")) == ("FIFOQueueV2", "sync_token_q")
+        assert (queue.type, queue.attrs["shared_name"]) == ("FIFOQueueV2", "sync_token_q")
         assert m["train"].op.type == "Assign"        # the token into the local step
         assert opt.get_chief_queue_runner().queue.name == "sync_token_q"
         assert opt.chief_init_op.type == "NoOp"

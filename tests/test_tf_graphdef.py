@@ -180,7 +180,7 @@ TYPED_CONSTS = {  # node -> the value TF reads (tests/data/tf_frozen/README.md)
 def test_typed_consts_tensorproto_forms(name):
     g = ds.Graph()
     ds.import_graph_def(frozen("typed_consts"), graph=g)
-    value = g.get_operation_by_name(name).get_attr("value")
+    value = g.get_operation_by_name(name).attrs["value"]
     want = np.asarray(TYPED_CONSTS[name])
     assert (value.dtype, value.shape) == (want.dtype, want.shape)
     np.testing.assert_array_equal(value, want)
@@ -203,7 +203,7 @@ def test_typed_consts_end_to_end():
 def test_string_constants_decode_to_bytes():
     g = ds.Graph()
     ds.import_graph_def(frozen("typed_consts"), graph=g)
-    value = g.get_operation_by_name("vec_string").get_attr("value")
+    value = g.get_operation_by_name("vec_string").attrs["value"]
     assert value.dtype == object and all(isinstance(v, bytes) for v in value.reshape(-1))
 
 
@@ -225,7 +225,7 @@ def const_graph_def(dtype: int, dims, **fields) -> ds.GraphDef:
 def const_value(gd):
     g = ds.Graph()
     ds.import_graph_def(gd, graph=g)
-    return g.get_operation_by_name("c").get_attr("value")
+    return g.get_operation_by_name("c").attrs["value"]
 
 
 @pytest.mark.parametrize("dtype,dims,fields,want", [
@@ -424,8 +424,8 @@ def test_tf_only_attrs_are_dropped_and_colocation_kept():
     for op in g.get_operations():
         assert not {"T", "grad_a", "grad_b"} & set(op.attrs), op.name
     colocated = [op for op in g.get_operations() if "_class" in op.attrs]   # "loc:@..."
-    assert colocated and all(str(c).startswith("loc:@") for op in colocated
-                             for c in op.get_attr("_class"))
+    assert colocated and all(c.startswith(b"loc:@") for op in colocated
+                             for c in op.get_attr("_class"))        # TF's form: bytes
     assert g.get_operation_by_name("probs").get_attr("axis") == 1  # Softmax: the last axis
 
 

@@ -46,9 +46,9 @@ def test_the_ifs_have_the_conds_structure():
     assert len(several.outputs) == 2         # one If for both outputs of one tf.cond
     for outer in ("nested/If", "inner_pred/If"):     # the inner cond is an If in a branch
         then_types = [t for _, t in function_nodes(graph.get_operation_by_name(outer)
-                                                   .get_attr("then_branch"))]
+                                                   .attrs["then_branch"])]
         else_types = [t for _, t in function_nodes(graph.get_operation_by_name(outer)
-                                                   .get_attr("else_branch"))]
+                                                   .attrs["else_branch"])]
         assert set(then_types) & set(IF_TYPES) and not set(else_types) & set(IF_TYPES)
     # value_index is read (a Cast), so that Merge is an IdentityN of value and index
     by_hand = graph.get_operation_by_name("by_hand/merge")

@@ -106,7 +106,7 @@ def _slice_grad(op, dy):
 def _masks(op) -> dict:
     from ..kernels.slicing import MASKS
 
-    return {m: op.get_attr(m) for m in MASKS}
+    return {m: op.attrs[m] for m in MASKS}
 
 
 @register_gradient("StridedSlice")
@@ -134,7 +134,7 @@ def _expand_dims_grad(op, dy):
 
 @register_gradient("Pack")
 def _pack_grad(op, dy):
-    return unstack(dy, num=len(op.inputs), axis=op.get_attr("axis"))
+    return unstack(dy, num=len(op.inputs), axis=op.attrs["axis"])
 
 
 @register_gradient("PlaceholderWithDefault")
@@ -145,7 +145,7 @@ def _placeholder_with_default_grad(op, dy):
 @register_gradient("Unpack")
 def _unpack_grad(op, *dys):
     parts = [zeros_like(out) if g is None else g for g, out in zip(dys, op.outputs)]
-    return [stack(parts, axis=op.get_attr("axis"))]
+    return [stack(parts, axis=op.attrs["axis"])]
 
 
 def _concat_parts(op, dys, dim):
@@ -203,12 +203,12 @@ def _pad_grad(op, dy):
 
 @register_gradient("MirrorPad")
 def _mirror_pad_grad(op, dy):
-    return [mirror_pad_grad(dy, op.inputs[1], op.get_attr("mode")), None]
+    return [mirror_pad_grad(dy, op.inputs[1], op.attrs["mode"]), None]
 
 
 @register_gradient("MirrorPadGrad")
 def _mirror_pad_grad_grad(op, ddx):
-    return [pad(ddx, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [pad(ddx, op.inputs[1], mode=op.attrs["mode"]), None]
 
 
 @register_gradient("AddN")
@@ -244,7 +244,7 @@ def _reshape_grad(op, dy):
 
 @register_gradient("Transpose")
 def _transpose_grad(op, dy):
-    perm = op.get_attr("perm")
+    perm = op.attrs["perm"]
     inverse = [0] * len(perm)
     for i, p in enumerate(perm):
         inverse[p] = i
@@ -253,4 +253,4 @@ def _transpose_grad(op, dy):
 
 @register_gradient("ConcatV2")
 def _concat_grad(op, dy):
-    return split_to_shapes_of(dy, op.inputs, op.get_attr("axis"))
+    return split_to_shapes_of(dy, op.inputs, op.attrs["axis"])

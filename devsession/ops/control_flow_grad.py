@@ -86,7 +86,7 @@ def _if_grad(op: Operation, *out_grads):
     graph = op.graph
     functions = []
     for attr, label in (("then_branch", "true"), ("else_branch", "false")):
-        function = op.get_attr(attr)
+        function = op.attrs[attr]
         if records:
             function = replay_function(function, records, op.name)
         functions.append(_gradient_function(graph, function, op, attr,
@@ -116,7 +116,7 @@ def _while_grad(op: Operation, *out_grads):
         return [None] * len(op.inputs)
     loop_inputs = list(op.inputs[:len(op.inputs) - records] if replaying else op.inputs)
     recorded = list(op.inputs[len(loop_inputs):] if replaying else op.outputs[count:])
-    body = op.get_attr("body")
+    body = op.attrs["body"]
     if not replaying:
         _refuse_repeated_effects(op, records)
         if records:
@@ -140,7 +140,7 @@ def _while_grad(op: Operation, *out_grads):
     if records:
         attrs["num_records"] = records
     else:
-        attrs["cond"] = op.get_attr("cond")
+        attrs["cond"] = op.attrs["cond"]
     grad_op = create_control_flow_op(graph, WHILE_GRAD_OP, [*loop_inputs, *grad_ys, *recorded],
                                      attrs, "WhileGrad", [body_grad])
     grads = [None] * len(op.inputs)
@@ -169,7 +169,7 @@ def _refuse_repeated_effects(op: Operation, records: int) -> None:
     if op.type != WHILE_OPS[0]:
         return
     for attr in ("cond", "body"):
-        for name, op_type in function_nodes(op.get_attr(attr)):
+        for name, op_type in function_nodes(op.attrs[attr]):
             if draws(op_type) and records or op_type in _CONTAINERS | _REPEATABLE \
                     or not get_op_def(op_type).stateful:
                 continue

@@ -45,8 +45,8 @@ def _height_width(x):
 
 
 def _flags(op) -> dict:
-    return {"align_corners": op.get_attr("align_corners"),
-            "half_pixel_centers": op.get_attr("half_pixel_centers")}
+    return {"align_corners": op.attrs["align_corners"],
+            "half_pixel_centers": op.attrs["half_pixel_centers"]}
 
 
 @register_gradient("ResizeBilinear")
@@ -85,7 +85,7 @@ def _crop_and_resize_grad(op, grad):
         dims = image.shape.dims
         size = list(dims) if dims is not None and None not in dims else shape(image)
         grad_image = crop_and_resize_grad_image(grad, boxes, box_ind, size, T=image.dtype,
-                                                method=op.get_attr("method"))
+                                                method=op.attrs["method"])
     return [grad_image, crop_and_resize_grad_boxes(grad, image, boxes, box_ind), None, None]
 
 

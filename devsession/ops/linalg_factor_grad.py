@@ -96,7 +96,7 @@ def _qr_square_and_deep(q, r, dq, dr):
 def _qr_grad(op, dq, dr):
     q, r = op.outputs
     m, n = _static_matrix_size(op, "QrGrad")
-    if m > n and op.get_attr("full_matrices"):
+    if m > n and op.attrs["full_matrices"]:
         raise NotImplementedError("QrGrad not implemented when nrows > ncols and "
                                   "full_matrices is true.")
     dq, dr = _or_zeros(dq, q), _or_zeros(dr, r)
@@ -117,7 +117,7 @@ def _qr_grad(op, dq, dr):
 def _self_adjoint_eig_grad(op, grad_e, grad_v):
     e = op.outputs[0]
     grad_e = _or_zeros(grad_e, e)
-    if op.get_attr("compute_v"):
+    if op.attrs["compute_v"]:
         v = op.outputs[1]
         grad_v = _or_zeros(grad_v, v)
         # f[i, j] = 1 / (e_j - e_i) off the diagonal, 0 on it
@@ -139,11 +139,11 @@ def _svd_grad(op, grad_s, grad_u, grad_v):
     s = op.outputs[0]
     grad_s = _or_zeros(grad_s, s)
     grad_s_mat = matrix_diag(grad_s)
-    if not op.get_attr("compute_uv"):
+    if not op.attrs["compute_uv"]:
         _, u, v = svd(a, compute_uv=True)
         return [matmul(u, matmul(grad_s_mat, v, adjoint_b=True))]
     m, n = _static_matrix_size(op, "SVD gradient")
-    full_matrices = op.get_attr("full_matrices")
+    full_matrices = op.attrs["full_matrices"]
     u, v = op.outputs[1], op.outputs[2]
     grad_u, grad_v = _or_zeros(grad_u, u), _or_zeros(grad_v, v)
     use_adjoint = m > n

@@ -23,7 +23,7 @@ from .shape_of import ones_like_of, reduce_to_shape_of
 @register_gradient("MatMul")
 def _matmul_grad(op, dy):
     a, b = (conj(x) for x in op.inputs)          # TF's: the identity for real operands
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
         da, db = matmul(dy, b, transpose_b=True), matmul(a, dy, transpose_a=True)
     elif not ta and tb:

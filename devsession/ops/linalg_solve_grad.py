@@ -30,7 +30,7 @@ __all__: list = []
 @register_gradient("MatrixInverse")
 def _matrix_inverse_grad(op, grad):
     y = op.outputs[0]
-    if op.get_attr("adjoint"):
+    if op.attrs["adjoint"]:
         return [negative(matmul(y, matmul(grad, y, adjoint_a=True)))]
     return [negative(matmul(y, matmul(grad, y, adjoint_b=True), adjoint_a=True))]
 
@@ -38,7 +38,7 @@ def _matrix_inverse_grad(op, grad):
 def _solve_grads(op, grad, solve_again):
     a = op.inputs[0]
     c = op.outputs[0]
-    adjoint = op.get_attr("adjoint")
+    adjoint = op.attrs["adjoint"]
     grad_b = solve_again(a, grad, not adjoint)
     if adjoint:
         grad_a = negative(matmul(c, grad_b, adjoint_b=True))
@@ -54,7 +54,7 @@ def _matrix_solve_grad(op, grad):
 
 @register_gradient("MatrixTriangularSolve")
 def _matrix_triangular_solve_grad(op, grad):
-    lower = op.get_attr("lower")
+    lower = op.attrs["lower"]
     grad_a, grad_b = _solve_grads(
         op, grad, lambda a, g, adj: matrix_triangular_solve(a, g, lower=lower, adjoint=adj))
     grad_a = matrix_band_part(grad_a, -1, 0) if lower else matrix_band_part(grad_a, 0, -1)
@@ -63,7 +63,7 @@ def _matrix_triangular_solve_grad(op, grad):
 
 @register_gradient("MatrixSolveLs")
 def _matrix_solve_ls_grad(op, grad):
-    if not op.get_attr("fast"):
+    if not op.attrs["fast"]:
         raise ValueError("Gradient not defined for fast=False")
     a, b, l2 = op.inputs
     m, n = a.shape.dims[-2:] if a.shape.ndims is not None else (None, None)

@@ -79,6 +79,6 @@ def _tridiagonal_solve_grad(op, grad):
     diags = op.inputs[0]
     x = op.outputs[0]
     grad_rhs = tridiagonal_solve(_transposed_diagonals(diags), grad,
-                                 partial_pivoting=op.get_attr("partial_pivoting"),
-                                 perturb_singular=op.get_attr("perturb_singular"))
+                                 partial_pivoting=op.attrs["partial_pivoting"],
+                                 perturb_singular=op.attrs["perturb_singular"])
     return [negative(_three_diagonals_of_product(grad_rhs, x)), grad_rhs]

@@ -39,6 +39,7 @@ from .elementwise import (_unary_float, greater_equal, maximum, relu, rsqrt, sig
 from .linalg import matmul
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
+from .nn_channels_first import format_name
 from .reduce import reduce_mean, reduce_sum
 from .registry import InferError, OpDef, register_op
 from .random import random_uniform
@@ -361,7 +362,7 @@ def bias_add(value, bias, data_format=None, name=None) -> Tensor:
     """``value + bias`` with ``bias`` along the channel axis (last, or 1 for NCHW)."""
     x = convert_to_tensor(value)
     b = convert_to_tensor(bias, dtype_hint=x.dtype)
-    return make_op("BiasAdd", [x, b], {"data_format": data_format or "NHWC"}, name)
+    return make_op("BiasAdd", [x, b], {"data_format": format_name(data_format)}, name)
 
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:

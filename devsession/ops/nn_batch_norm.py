@@ -125,7 +125,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
                                  graph=graph)
     attrs = {"epsilon": float(epsilon),
              "exponential_avg_factor": float(exponential_avg_factor),
-             "data_format": data_format, "is_training": bool(is_training)}
+             "data_format": _text(data_format), "is_training": bool(is_training)}
     op = graph.create_op("FusedBatchNormV3", [x, scale, offset, mean, variance], attrs,
                          name=name or "FusedBatchNormV3")
     return FusedBatchNorm(*op.outputs[:3])

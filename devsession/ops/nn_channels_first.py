@@ -26,18 +26,25 @@ from __future__ import annotations
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import transpose
 
-__all__ = ["is_channels_first", "nhwc_order", "to_nhwc", "around_nhwc", "nhwc_sizes",
+__all__ = ["format_name", "is_channels_first", "nhwc_order", "to_nhwc", "around_nhwc", "nhwc_sizes",
            "NHWC_FROM_NCHW", "NCHW_FROM_NHWC"]
 
 NHWC_FROM_NCHW = (0, 2, 3, 1)
 NCHW_FROM_NHWC = (0, 3, 1, 2)
 
 
+def format_name(data_format, default: str = "NHWC") -> str:
+    """A builder's ``data_format`` as devsession's attrs hold it: bytes decoded (TF's
+    ``get_attr`` gives string attrs as bytes, and TF's builders take both), None the
+    default."""
+    if isinstance(data_format, bytes):
+        return data_format.decode()
+    return default if data_format is None else data_format
+
+
 def is_channels_first(data_format) -> bool:
     """Whether a 2-D tf.nn op's ``data_format`` is "NCHW" (str or bytes)."""
-    if isinstance(data_format, bytes):
-        data_format = data_format.decode()
-    return data_format == "NCHW"
+    return format_name(data_format) == "NCHW"
 
 
 def nhwc_order(value):

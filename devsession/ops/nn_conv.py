@@ -44,7 +44,8 @@ from ..tensor_shape import TensorShape
 from .array import expand_dims, squeeze
 from .array_operands import int_operand, shape_operand
 from .common import make_op, same_dtype
-from .nn_channels_first import around_nhwc, is_channels_first, nhwc_order, nhwc_sizes
+from .nn_channels_first import (around_nhwc, format_name, is_channels_first, nhwc_order,
+                                nhwc_sizes)
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv1d", "conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
@@ -421,7 +422,7 @@ def conv_attrs(strides, padding, data_format, dilations, name, use_cudnn_on_gpu=
     padding, paddings = explicit_padding(padding, name) if explicit else \
         (_padding(padding, name), ())
     return {"strides": nhwc_list(strides, "strides", name), "padding": padding,
-            "data_format": data_format or "NHWC",
+            "data_format": format_name(data_format),
             "dilations": nhwc_list(1 if dilations is None else dilations, "dilations", name),
             "explicit_paddings": paddings, "use_cudnn_on_gpu": bool(use_cudnn_on_gpu)}
 
@@ -458,8 +459,9 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
         raise ValueError("conv1d needs value= (or input=) and filters=.")
     if isinstance(padding, (list, tuple)):      # TF1's conv1d has no explicit padding
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    data_format = format_name(data_format, "NWC")
     first = data_format in ("NCW", "NCHW")       # TF1's conv1d takes either name
-    if data_format not in (None, "NWC", "NHWC") and not first:
+    if data_format not in ("NWC", "NHWC") and not first:
         raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got "
                          f"{data_format!r}.")
     height = 2 if first else 1          # NCW: [batch, in, 1, width], an NCHW Conv2D
@@ -566,7 +568,7 @@ def _pool_builder(op_type: str):
         label = name or op_type
         attrs = {"ksize": nhwc_list(ksize, "ksize", label),
                  "strides": nhwc_list(strides, "strides", label),
-                 "padding": _padding(padding, label), "data_format": data_format or "NHWC"}
+                 "padding": _padding(padding, label), "data_format": format_name(data_format)}
         return make_op(op_type, [convert_to_tensor(value)], attrs, name)
     build.__name__ = "max_pool" if op_type == "MaxPool" else "avg_pool"
     build.__doc__ = (f"{op_type} over ``ksize`` windows of an NHWC tensor, as "

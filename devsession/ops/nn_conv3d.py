@@ -35,6 +35,7 @@ from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
 from .array_operands import int_operand
 from .common import make_op, same_dtype
+from .nn_channels_first import format_name
 from .nn_conv import FLOATS, dtype_in, sizes_operand
 from .registry import InferError, OpDef, register_op
 
@@ -274,7 +275,7 @@ def _window5(value, key: str, data_format: str) -> tuple:
 
 
 def _conv_attrs(strides, padding, data_format, dilations, op_type: str) -> dict:
-    data_format = data_format or "NDHWC"
+    data_format = format_name(data_format, "NDHWC")
     if data_format not in FORMATS:
         raise ValueError(f"'{op_type}': data_format must be 'NDHWC' or 'NCDHW', got "
                          f"{data_format!r}.")
@@ -360,7 +361,7 @@ def _pool_builder(op_type: str, public: str):
     def build(input=None, ksize=None, strides=None, padding=None,  # noqa: A002
               data_format="NDHWC", name=None, value=None):
         x = convert_to_tensor(input if input is not None else value)
-        data_format = data_format or "NDHWC"
+        data_format = format_name(data_format, "NDHWC")
         if data_format not in FORMATS:
             raise ValueError(f"'{public}': data_format must be 'NDHWC' or 'NCDHW', got "
                              f"{data_format!r}.")

@@ -29,7 +29,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from .array import concat, expand_dims, squeeze
 from .array_operands import int_operand
 from .common import make_op
-from .nn_channels_first import is_channels_first
+from .nn_channels_first import format_name, is_channels_first
 from .nn_conv import (_padding, avg_pool, conv1d, conv2d_transpose, conv_attrs, max_pool,
                       nhwc_list)
 from .nn_conv3d import _conv_attrs as conv3d_attrs
@@ -65,14 +65,14 @@ def _pool_nd(op_type: str, x: Tensor, ksize, strides, padding, data_format, name
         return (max_pool if op_type == "MaxPool" else avg_pool)(
             x, ksize, strides, padding, data_format, name)
     if op_type.endswith("3D"):
-        data_format = data_format or "NDHWC"
+        data_format = format_name(data_format, "NDHWC")
         attrs = {"ksize": _window5(ksize, "ksize", data_format),
                  "strides": _window5(strides, "strides", data_format),
                  "padding": _padding(padding, op_type), "data_format": data_format}
     else:
         attrs = {"ksize": nhwc_list(ksize, "ksize", op_type),
                  "strides": nhwc_list(strides, "strides", op_type),
-                 "padding": _padding(padding, op_type), "data_format": data_format or "NHWC"}
+                 "padding": _padding(padding, op_type), "data_format": format_name(data_format)}
     return make_op(op_type, [x], attrs, name)
 
 

@@ -23,7 +23,7 @@ def _dynamic_partition_grad(op, *dys):
     data, partitions = op.inputs
     prefix_shape = shape(partitions)
     original = reshape(range_op(reduce_prod(prefix_shape)), prefix_shape)
-    partitioned = dynamic_partition(original, partitions, op.get_attr("num_partitions"))
+    partitioned = dynamic_partition(original, partitions, op.attrs["num_partitions"])
     grads = [dy if dy is not None else zeros_like(part)     # a partition nothing used
              for dy, part in zip(dys, op.outputs)]
     stitched = parallel_dynamic_stitch(partitioned, grads)

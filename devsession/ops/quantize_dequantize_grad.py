@@ -25,7 +25,7 @@ def _quantize_and_dequantize_v3_grad(op, grad):
 def _quantize_and_dequantize_v4_grad(op, grad):
     x, lo, hi = op.inputs
     backprop = make_op("QuantizeAndDequantizeV4Grad", [grad, x, lo, hi],
-                       {"axis": op.get_attr("axis")}).op
+                       {"axis": op.attrs["axis"]}).op
     return list(backprop.outputs)
 
 

@@ -25,15 +25,15 @@ def _ragged_tensor_to_tensor_grad(op, grad):
     shape, values, default_value, *partitions = op.inputs
     index_type = dtypes.int64
     nvals = shape_of(values, out_type=index_type)[0]
-    outer = len(partitions) + 1 - (1 if op.get_attr("row_partition_types")[0] in
+    outer = len(partitions) + 1 - (1 if op.attrs["row_partition_types"][0] in
                                    ("FIRST_DIM_SIZE", b"FIRST_DIM_SIZE") else 0)
     outer_shape = shape if shape.shape.ndims == 0 else shape[:outer]
     positions = make_op("RaggedTensorToTensor",
                         [outer_shape, range_op(nvals, dtype=index_type),
                          cast(-1, index_type), *partitions],
-                        {"Tindex": op.get_attr("Tindex"),
+                        {"Tindex": op.attrs["Tindex"],
                          "num_row_partition_tensors": len(partitions),
-                         "row_partition_types": op.get_attr("row_partition_types")})
+                         "row_partition_types": op.attrs["row_partition_types"]})
     flat_positions = reshape(positions, [-1])
     padded = less(flat_positions, 0)
     segments = where(padded, nvals + 0 * flat_positions, flat_positions)

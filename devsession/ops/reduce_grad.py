@@ -29,12 +29,12 @@ not_differentiable("ArgMax", "ArgMin", "All", "Any")
 def _axes(op):
     """The axes the reduction ``op`` went over: None for every axis of an input of
     unknown rank (its ``all_axes`` attr); they may count from the end then."""
-    return None if op.attrs.get("all_axes") else op.get_attr("axis")
+    return None if op.attrs.get("all_axes") else op.attrs["axis"]
 
 
 def _kept(op, t):
     """``t`` (shaped like the op's output) in the input's rank, keepdims-style."""
-    if op.get_attr("keepdims"):
+    if op.attrs["keepdims"]:
         return t
     return reshape_to_shape_of(t, op.inputs[0], reduced_axes=_axes(op))
 
@@ -55,7 +55,7 @@ def _extremum_grad(op, dy):
     x = op.inputs[0]
     chosen = cast(equal(_kept(op, op.outputs[0]), x), dy.dtype)
     every = {"all_axes": True} if op.attrs.get("all_axes") else {}
-    ties = make_op("Sum", [chosen], {"axis": op.get_attr("axis"), "keepdims": True, **every})
+    ties = make_op("Sum", [chosen], {"axis": op.attrs["axis"], "keepdims": True, **every})
     return [multiply(divide(chosen, ties), _kept(op, dy))]
 
 
@@ -94,20 +94,20 @@ def _prod_grad(op, dy):
 
 
 def _scan(op_type: str, op, x, reverse: bool):
-    return make_op(op_type, [x, op.inputs[1]], {"exclusive": op.get_attr("exclusive"),
+    return make_op(op_type, [x, op.inputs[1]], {"exclusive": op.attrs["exclusive"],
                                                 "reverse": reverse})
 
 
 @register_gradient("Cumsum")
 def _cumsum_grad(op, dy):
-    return [_scan("Cumsum", op, dy, not op.get_attr("reverse")), None]
+    return [_scan("Cumsum", op, dy, not op.attrs["reverse"]), None]
 
 
 @register_gradient("Cumprod")
 def _cumprod_grad(op, dy):
     x = op.inputs[0]
-    products = _scan("Cumprod", op, x, op.get_attr("reverse"))
-    return [div_no_nan(_scan("Cumsum", op, multiply(products, dy), not op.get_attr("reverse")),
+    products = _scan("Cumprod", op, x, op.attrs["reverse"])
+    return [div_no_nan(_scan("Cumsum", op, multiply(products, dy), not op.attrs["reverse"]),
                        x), None]
 
 
@@ -131,6 +131,6 @@ def _cumulative_logsumexp_grad(op, dy):
 
     def back(log_part):
         scanned = _scan("CumulativeLogsumexp", op, subtract(log_part, total),
-                        not op.get_attr("reverse"))
+                        not op.attrs["reverse"])
         return exp(add(scanned, x))
     return [subtract(back(positive), back(negative_part)), None]

@@ -31,4 +31,4 @@ def _reshape_grad(op, dy):
 @register_gradient("_SplitToShapesOf")
 def _split_grad(op, *dys):
     pieces = [zeros_like_of(t) if g is None else g for t, g in zip(op.outputs, dys)]
-    return [concat(pieces, op.get_attr("axis"))] + [None] * (len(op.inputs) - 1)
+    return [concat(pieces, op.attrs["axis"])] + [None] * (len(op.inputs) - 1)

@@ -43,6 +43,7 @@ from ..kernels.windows import output_size
 from ..tensor_shape import TensorShape
 from .array_operands import check_int, int_operand, int_values
 from .common import make_op
+from .nn_channels_first import format_name
 from .nn_conv import conv2d, conv2d_transpose
 from .registry import InferError, OpDef, register_op
 
@@ -266,9 +267,9 @@ _register()
 
 def _depth_builder(op_type: str):
     def build(input, block_size, name=None, data_format="NHWC"):  # noqa: A002  (TF's name)
-        fmt = data_format.decode() if isinstance(data_format, bytes) else data_format
         return make_op(op_type, [convert_to_tensor(input)],
-                       {"block_size": int(block_size), "data_format": fmt}, name)
+                       {"block_size": int(block_size), "data_format": format_name(data_format)},
+                       name)
     return build
 
 

@@ -33,14 +33,14 @@ __all__: list = []
 
 @register_gradient("SpaceToDepth")
 def _space_to_depth_grad(op, grad):
-    return [depth_to_space(grad, op.get_attr("block_size"),
-                           data_format=op.get_attr("data_format"))]
+    return [depth_to_space(grad, op.attrs["block_size"],
+                           data_format=op.attrs["data_format"])]
 
 
 @register_gradient("DepthToSpace")
 def _depth_to_space_grad(op, grad):
-    return [space_to_depth(grad, op.get_attr("block_size"),
-                           data_format=op.get_attr("data_format"))]
+    return [space_to_depth(grad, op.attrs["block_size"],
+                           data_format=op.attrs["data_format"])]
 
 
 @register_gradient("SpaceToBatchND")
@@ -56,13 +56,13 @@ def _batch_to_space_nd_grad(op, grad):
 @register_gradient("SpaceToBatch")
 def _space_to_batch_grad(op, grad):
     return [make_op("BatchToSpace", [grad, op.inputs[1]],
-                    {"block_size": op.get_attr("block_size")}), None]
+                    {"block_size": op.attrs["block_size"]}), None]
 
 
 @register_gradient("BatchToSpace")
 def _batch_to_space_grad(op, grad):
     return [make_op("SpaceToBatch", [grad, op.inputs[1]],
-                    {"block_size": op.get_attr("block_size")}), None]
+                    {"block_size": op.attrs["block_size"]}), None]
 
 
 def _dims(x: Tensor) -> list:
@@ -81,7 +81,7 @@ def _dims(x: Tensor) -> list:
 def _extract_image_patches_grad(op, grad):
     images = op.inputs[0]
     batch, rows, cols, depth = _dims(images)
-    attrs = {key: op.get_attr(key) for key in ("ksizes", "strides", "rates", "padding")}
+    attrs = {key: op.attrs[key] for key in ("ksizes", "strides", "rates", "padding")}
     pixels = rows * cols
     index = reshape(range_op(1, pixels + 1, dtype=dtypes.int64), [1, rows, cols, 1])
     sources = reshape(extract_image_patches(index, **attrs), [-1])    # 0: padding

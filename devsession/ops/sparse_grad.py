@@ -48,7 +48,7 @@ not_differentiable("SparseReshape", "SparseAddGrad", "SparseConcat")
 @register_gradient("SparseTensorDenseMatMul")
 def _sparse_dense_matmul_grad(op, dy):
     a_indices, a_values, a_shape, b = op.inputs
-    adjoint_a, adjoint_b = op.get_attr("adjoint_a"), op.get_attr("adjoint_b")
+    adjoint_a, adjoint_b = op.attrs["adjoint_a"], op.attrs["adjoint_b"]
     b_grad = make_op("SparseTensorDenseMatMul", [a_indices, a_values, a_shape, dy],
                      {"adjoint_a": not adjoint_a, "adjoint_b": False})
     if adjoint_b:

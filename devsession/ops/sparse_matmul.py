@@ -65,7 +65,7 @@ def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
 @register_gradient(SPARSE_MATMUL)
 def _sparse_matmul_grad(op, dy):
     a, b = op.inputs
-    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
     if not ta and not tb:
         return [matmul(dy, b, transpose_b=True), matmul(a, dy, transpose_a=True)]
     if not ta and tb:

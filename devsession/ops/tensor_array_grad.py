@@ -37,7 +37,7 @@ def _write_grad(op, grad, _):
         return [None] * 4
     values, _, index, _ = op.inputs
     value = _op("_TensorArrayRead", [grad, op.outputs[1], index],
-                    {"identical_element_shapes": op.get_attr("identical_element_shapes")})
+                    {"identical_element_shapes": op.attrs["identical_element_shapes"]})
     return [_unwrite(grad, values, index), None, None, value]
 
 
@@ -47,7 +47,7 @@ def _scatter_grad(op, grad, _):
         return [None] * 4
     values, _, indices, _ = op.inputs
     value = _op("_TensorArrayGather", [grad, op.outputs[1], indices],
-                    {"identical_element_shapes": op.get_attr("identical_element_shapes")})
+                    {"identical_element_shapes": op.attrs["identical_element_shapes"]})
     return [_unwrite(grad, values, indices), None, None, value]
 
 

@@ -27,7 +27,7 @@ def _extract_volume_patches_grad(op, grad):
                                         for i, d in enumerate(dims)]
     cells = planes * rows * cols
     index = reshape(range_op(1, cells + 1, dtype=dtypes.int64), [1, planes, rows, cols, 1])
-    attrs = {key: op.get_attr(key) for key in ("ksizes", "strides", "padding")}
+    attrs = {key: op.attrs[key] for key in ("ksizes", "strides", "padding")}
     sources = reshape(extract_volume_patches(index, **attrs), [-1])      # 0: padding
     per_element = transpose(reshape(grad, [batch, -1, depth]), [1, 0, 2])
     summed = unsorted_segment_sum(per_element, sources, cells + 1)

@@ -390,7 +390,7 @@ def _asset_path(tensor) -> str:
     if tensor.dtype != dtypes.string:
         raise TypeError(f"Asset path tensor {tensor}` must be of dtype string.Has type "
                         f"{tensor.dtype} instead.")
-    value = np.asarray(tensor.op.get_attr("value"))
+    value = np.asarray(tensor.op.attrs["value"])
     if value.size != 1:
         raise TypeError(f"Asset path tensor {tensor} must be a scalar.")
     path = value.reshape(-1)[0]
