@@ -82,13 +82,13 @@ def test_functions_survive_a_graph_def_round_trip():
         y = ds.cond(x > 0.0, lambda: v.assign_add(x), lambda: x * 2.0, name="y")
         _, z = ds.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s * x), [0, 1.0], name="z")
     gd = g.as_graph_def()
-    assert isinstance(y.op.get_attr("then_branch"), FunctionAttr)
+    assert isinstance(y.op.attrs["then_branch"], FunctionAttr)
     assert {n.name: n for n in gd.node}["y"].attr["then_branch"].HasField("func")
     imported = ds.Graph()
     with imported.as_default():
         ds.import_graph_def(gd.SerializeToString())
-    assert imported.get_operation_by_name("y").get_attr("then_branch") == \
-        y.op.get_attr("then_branch")
+    assert imported.get_operation_by_name("y").attrs["then_branch"] == \
+        y.op.attrs["then_branch"]
     with ds.Session(graph=imported) as sess:
         sess.run("v/Assign")
         assert float(sess.run("y:0", {"x:0": 2.0})) == 3.0

@@ -53,7 +53,7 @@ def test_custom_gradient_replaces_the_functions_own_gradient():
     np.testing.assert_allclose(got_y[:2], np.log1p(np.exp(xs[:2])))
     np.testing.assert_allclose(got_dx, 1.0 - 1.0 / (1.0 + np.exp(xs)))   # 1.0 at 100, no NaN
     assert y.op.type == "IdentityN" and y.op.get_attr("_gradient_op_type").startswith(
-        "CustomGradient-")
+        b"CustomGradient-")          # TF's form: bytes
 
 
 def test_gradient_reversal_and_what_flows_around_it():

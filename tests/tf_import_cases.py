@@ -38,7 +38,7 @@ def recorded_cases(stem: str) -> list:
 
 def body_types(graph, name: str) -> set:
     """The op types in the body of the While ``name``."""
-    return {t for _, t in function_nodes(graph.get_operation_by_name(name).get_attr("body"))}
+    return {t for _, t in function_nodes(graph.get_operation_by_name(name).attrs["body"])}
 
 
 def assert_computes_cases(graph, cases: list, shown: tuple, init=None, **tolerance) -> None:
