@@ -45,6 +45,9 @@ class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims: Iterable | None):
+        if hasattr(dims, "unknown_rank"):            # a TensorShapeProto, as TF's takes
+            dims = None if dims.unknown_rank else [None if d.size < 0 else d.size
+                                                   for d in dims.dim]
         if dims is None:
             self._dims = None
         elif isinstance(dims, TensorShape):
@@ -78,6 +81,12 @@ class TensorShape:
 
     def as_tuple(self) -> tuple | None:
         return self._dims
+
+    def as_proto(self):
+        """TF's ``TensorShapeProto`` of this shape (-1 for an unknown dimension)."""
+        from .tensor_codec import shape_to_proto
+
+        return shape_to_proto(self)
 
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)

@@ -1,23 +1,80 @@
-"""TF1's ``tf.test``, the part a graph library needs: ``compute_gradient`` and
+"""TF1's ``tf.test``, the part graph-mode tests use: ``TestCase`` (``test_case.py``)
+and ``main``, ``get_temp_dir``, ``mock``; ``compute_gradient`` and
 ``compute_gradient_error`` (TF1's gradient checker: the Jacobian ``ds.gradients``
-builds against central differences, both run in the default session), and the device
-queries ``is_gpu_available``, ``gpu_device_name``, ``is_built_with_cuda`` and
-``is_built_with_gpu_support`` (``device_listing.py``).  Every other
-``tf.test`` name (``TestCase``, ``main``...) is ``UnsupportedTF1Error``."""
+builds against central differences, both run in the default session);
+``assert_equal_graph_def`` (``graph_def_equality.py``); ``create_local_cluster`` (its
+servers in this process); the device and build queries ``is_gpu_available``,
+``gpu_device_name``, ``is_built_with_cuda``, ``is_built_with_gpu_support``,
+``is_built_with_rocm``, ``is_built_with_xla``.  Every other ``tf.test`` name
+(``Benchmark``...) is ``UnsupportedTF1Error``."""
 
 from __future__ import annotations
+
+import sys
+import unittest
+from unittest import mock
 
 import numpy as np
 
 from .device_listing import gpu_device_name, is_built_with_cuda, is_gpu_available
 from .graph import constant_from_array
+from .graph_def_equality import assert_equal_graph_def
 from .ops.array import identity
 from .session import get_default_session
+from .test_case import TestCase, temp_root
 
-__all__ = ["compute_gradient", "compute_gradient_error", "is_gpu_available", "gpu_device_name",
-           "is_built_with_cuda", "is_built_with_gpu_support"]
+__all__ = ["TestCase", "main", "get_temp_dir", "mock", "compute_gradient",
+           "compute_gradient_error", "assert_equal_graph_def", "create_local_cluster",
+           "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
+           "is_built_with_gpu_support", "is_built_with_rocm", "is_built_with_xla"]
 
 is_built_with_gpu_support = is_built_with_cuda
+
+
+def is_built_with_rocm() -> bool:
+    return False
+
+
+def is_built_with_xla() -> bool:
+    return False
+
+
+def get_temp_dir() -> str:
+    """A folder for this process's tests (``TestCase.get_temp_dir`` makes one per test
+    inside it)."""
+    return temp_root()
+
+
+def main(argv=None):
+    """Runs the ``__main__`` module's tests, as TF1's ``tf.test.main``: the flags it
+    defines (``ds.flags``) are parsed from ``argv`` first (default ``sys.argv``), the
+    rest go to ``unittest``; exits with its status."""
+    from . import flags
+
+    argv = sys.argv if argv is None else list(argv)
+    try:
+        remaining = flags.FLAGS(argv, known_only=True)
+    except flags.Error as e:
+        print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
+        sys.exit(1)
+    unittest.main(module="__main__", argv=[a for a in remaining if a != "--"])
+
+
+def create_local_cluster(num_workers: int, num_ps: int, protocol: str = "grpc",
+                         worker_config=None, ps_config=None):
+    """``(workers, ps_servers)``: started servers of a cluster of ``num_workers`` worker
+    and ``num_ps`` ps tasks on free ports of 127.0.0.1, all in this process."""
+    from .distributed.local_processes import free_ports
+    from .distributed.server import Server
+
+    ports = free_ports(num_workers + num_ps)
+    cluster = {"worker": [f"127.0.0.1:{p}" for p in ports[:num_workers]],
+               "ps": [f"127.0.0.1:{p}" for p in ports[num_workers:]]}
+    workers = [Server(cluster, "worker", k, protocol=protocol, config=worker_config)
+               for k in range(num_workers)]
+    ps_servers = [Server(cluster, "ps", k, protocol=protocol, config=ps_config)
+                  for k in range(num_ps)]
+    return workers, ps_servers
 
 
 def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3,
