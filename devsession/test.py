@@ -5,8 +5,8 @@ builds against central differences, both run in the default session);
 ``assert_equal_graph_def`` (``graph_def_equality.py``); ``create_local_cluster`` (its
 servers in this process); the device and build queries ``is_gpu_available``,
 ``gpu_device_name``, ``is_built_with_cuda``, ``is_built_with_gpu_support``,
-``is_built_with_rocm``, ``is_built_with_xla``.  Every other ``tf.test`` name
-(``Benchmark``...) is ``UnsupportedTF1Error``."""
+``is_built_with_rocm``, ``is_built_with_xla``; ``Benchmark`` and ``benchmark_config``
+(``test_benchmark.py``).  Every other ``tf.test`` name is ``UnsupportedTF1Error``."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ from .graph import constant_from_array
 from .graph_def_equality import assert_equal_graph_def
 from .ops.array import identity
 from .session import get_default_session
+from .test_benchmark import Benchmark, benchmark_config, run_benchmarks
 from .test_case import TestCase, temp_root
 
-__all__ = ["TestCase", "main", "get_temp_dir", "mock", "compute_gradient",
+__all__ = ["TestCase", "Benchmark", "benchmark_config", "main", "get_temp_dir", "mock",
+           "compute_gradient",
            "compute_gradient_error", "assert_equal_graph_def", "create_local_cluster",
            "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
            "is_built_with_gpu_support", "is_built_with_rocm", "is_built_with_xla"]
@@ -48,15 +50,25 @@ def get_temp_dir() -> str:
 def main(argv=None):
     """Runs the ``__main__`` module's tests, as TF1's ``tf.test.main``: the flags it
     defines (``ds.flags``) are parsed from ``argv`` first (default ``sys.argv``), the
-    rest go to ``unittest``; exits with its status."""
+    rest go to ``unittest``; exits with its status.  With ``--benchmark_filter=REGEX``
+    (or TF1's ``--benchmarks=REGEX``) it runs the matching benchmarks instead."""
     from . import flags
 
     argv = sys.argv if argv is None else list(argv)
+    pattern = None
+    for arg in list(argv[1:]):
+        for option in ("--benchmark_filter=", "-benchmark_filter=", "--benchmarks="):
+            if arg.startswith(option):
+                argv.remove(arg)
+                pattern = arg[len(option):]
     try:
         remaining = flags.FLAGS(argv, known_only=True)
     except flags.Error as e:
         print(f"FATAL Flags parsing error: {e}", file=sys.stderr)
         sys.exit(1)
+    if pattern is not None:
+        run_benchmarks(pattern)
+        sys.exit(0)
     unittest.main(module="__main__", argv=[a for a in remaining if a != "--"])
 
 
