@@ -24,7 +24,8 @@ def build(tf):
     concat = tf.concat([x, x], axis=3)
     argmax = tf.argmax(total, axis=1)
     stacked = tf.stack([i, i])
-    return {**_own_forms(tf, x, i),"conv": (conv.op, ["T"]), "sum": (total.op, ["T", "Tidx", "keep_dims"]),
+    return {**_own_forms(tf, x, i),
+            "conv": (conv.op, ["T"]), "sum": (total.op, ["T", "Tidx", "keep_dims"]),
             "max": (biggest.op, ["T", "Tidx", "keep_dims"]), "add_n": (added.op, ["N", "T"]),
             "matmul": (product.op, ["T"]),
             "gather": (gathered.op, ["Tparams", "Tindices", "Taxis"]),
