@@ -5,7 +5,8 @@ Each test starts from a fresh default graph with TF's seeds (``DEFAULT_GRAPH_SEE
 the graph, Python's ``random`` and numpy's); ``session()`` opens a new session and
 ``cached_session()`` / ``test_session()`` one kept for the whole test (closed in
 ``tearDown``), each as the default session with its graph as the default graph, and
-``use_gpu=False`` (``test_session``'s old default) pins the ops built inside to the CPU.
+``use_gpu=False`` pins the ops built inside to the CPU (the defaults are TF 2's
+``tf.compat.v1``: ``use_gpu=True``, where TF 1.15's were False).
 ``evaluate`` runs tensors (any nest of them) in the default session or the cached one.
 The assertions take tensors (evaluated) or array-likes, as TF's do, and fail with
 TF's messages: where the values differ, by how much, at which path of a nest.
