@@ -83,11 +83,7 @@ def dtype_from_enum(enum: int, node: str | None = None, what: str = "dtype") -> 
 def shape_to_proto(shape: TensorShape, out: "graph_pb2.TensorShapeProto | None" = None):
     proto = out if out is not None else graph_pb2.TensorShapeProto()
     proto.SetInParent()  # a scalar shape sets no field, but must still count as set
-    if shape.dims is None:
-        proto.unknown_rank = True
-    else:
-        for d in shape.dims:
-            proto.dim.add(size=-1 if d is None else d)
+    proto.MergeFrom(shape.as_proto())
     return proto
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from .proto import graph_pb2
+
 __all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static"]
 
 
@@ -84,9 +86,10 @@ class TensorShape:
 
     def as_proto(self):
         """TF's ``TensorShapeProto`` of this shape (-1 for an unknown dimension)."""
-        from .tensor_codec import shape_to_proto
-
-        return shape_to_proto(self)
+        proto = graph_pb2.TensorShapeProto(unknown_rank=self._dims is None)
+        for d in self._dims or ():
+            proto.dim.add(size=-1 if d is None else d)
+        return proto
 
     def is_fully_defined(self) -> bool:
         return self._dims is not None and all(d is not None for d in self._dims)
