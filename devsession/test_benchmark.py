@@ -52,8 +52,9 @@ class Benchmark(metaclass=_Registered):
                          extras=None, name=None, metrics=None) -> None:
         """Reports one benchmark named ``Class.method`` (the outermost benchmark method
         running; ``name`` replaces the method's name)."""
-        report(f"{type(self._caller()).__name__}.{name or self._caller_method()}",
-               iters, cpu_time, wall_time, throughput, extras, metrics)
+        caller, method = _outermost_benchmark_call()
+        report(f"{type(caller).__name__}.{name or method}", iters, cpu_time, wall_time,
+               throughput, extras, metrics)
 
     def run_op_benchmark(self, sess, op_or_tensor, feed_dict=None, burn_iters: int = 2,
                          min_iters: int = 10, store_trace: bool = False,
@@ -97,19 +98,15 @@ class Benchmark(metaclass=_Registered):
         with Session() as sess:
             return sess.run(tensors)
 
-    def _caller(self) -> "Benchmark":
-        return self._outermost()[0]
 
-    def _caller_method(self) -> str:
-        return self._outermost()[1]
-
-    @staticmethod
-    def _outermost():
-        for frame in reversed(inspect.stack()):
-            owner = frame.frame.f_locals.get("self")
-            if isinstance(owner, Benchmark):
-                return owner, frame.function
-        raise ValueError("Unable to determine calling Benchmark class.")
+def _outermost_benchmark_call() -> tuple:
+    """(the Benchmark, its method's name) of the outermost frame running a method of a
+    Benchmark: the benchmark method, whatever helpers it calls."""
+    for frame in reversed(inspect.stack()):
+        owner = frame.frame.f_locals.get("self")
+        if isinstance(owner, Benchmark):
+            return owner, frame.function
+    raise ValueError("Unable to determine calling Benchmark class.")
 
 
 def report(name: str, iters=None, cpu_time=None, wall_time=None, throughput=None,
