@@ -74,3 +74,20 @@ def test_tf_style_gradient_code_builds_from_get_attrs_values(padding):
     with ds.Session(graph=g) as sess:
         for want, got in zip(*sess.run([ours, theirs])):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tfs_defaults_of_every_kind_come_in_tfs_forms():
+    """The defaults TF's op fills in where the exported node omits them (devsession's own
+    ops hold most attrs themselves, ImageSummary's bad_color among them, so the tensor
+    default is asked of the signature directly)."""
+    from devsession.tf_export import _tf_default
+
+    bad_color = _tf_default("ImageSummary", "bad_color")
+    assert ds.make_ndarray(bad_color).tolist() == [255, 0, 0, 255]
+    assert ds.make_ndarray(bad_color).dtype == np.uint8
+    assert _tf_default("Conv2D", "data_format") == b"NHWC"
+    assert _tf_default("Conv2D", "explicit_paddings") == []
+    assert _tf_default("All", "Tidx") == ds.int32
+    assert _tf_default("Placeholder", "shape").unknown_rank
+    with pytest.raises(KeyError):
+        _tf_default("Conv2D", "strides")                   # required: no default

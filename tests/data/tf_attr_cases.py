@@ -51,6 +51,7 @@ def _own_forms(tf, x, i):
     checked = tf.debugging.check_numerics(const, "bad const", name="checked")
     uniform = tf.random.uniform([2], seed=3, name="uniform")
     queue = tf.FIFOQueue(4, [tf.float32], name="queue")
+    image = tf.summary.image("image", tf.zeros([1, 4, 4, 3]))    # a tensor attr's default
     return {"placeholder": (x.op, ["dtype", "shape"]),
             "variable": (weights.op, ["dtype", "shape", "container", "shared_name"]),
             "read": (read.op, ["T", "_class"]),
@@ -65,7 +66,8 @@ def _own_forms(tf, x, i):
             "checked": (checked.op, ["message"]),
             "uniform": (uniform.op, ["seed", "seed2", "dtype"]),
             "queue": (queue.queue_ref.op, ["capacity", "component_types", "shapes",
-                                           "container"])}
+                                           "container"]),
+            "image_summary": (image.op, ["bad_color", "max_images"])}
 
 
 def describe(value, to_array=None):
