@@ -2,7 +2,7 @@
 recorded: a TF1 test file run by ``ds.test.main()`` (flags parsed, exit status),
 ``assertProtoEquals`` failing, ``force_gpu`` without a GPU, ``create_local_cluster`` and
 ``assert_equal_graph_def``'s rules (node order, control inputs as a set, internal attrs,
-Saver's random file names)."""
+Saver's random file names), and TensorShape's proto both ways."""
 
 from __future__ import annotations
 
@@ -160,3 +160,15 @@ def test_saver_random_file_names_compare_with_checkpoint_v2():
         ds.test.assert_equal_graph_def(first, second)
     ds.test.assert_equal_graph_def(first, second, checkpoint_v2=True)
     assert first.node[0].attr["value"].tensor.string_val    # the arguments are unchanged
+
+
+@pytest.mark.parametrize("dims", [None, [], [3, None], [0, 2]], ids=str)
+def test_tensor_shapes_go_to_tfs_proto_and_back(dims):
+    """``as_proto`` (what assertProtoEquals compares) and ``TensorShape(proto)``, as TF's:
+    an unknown rank is ``unknown_rank``, an unknown dimension -1."""
+    shape = ds.TensorShape(dims)
+    proto = shape.as_proto()
+    assert proto.unknown_rank == (dims is None)
+    assert [d.size for d in proto.dim] == [-1 if d is None else d for d in dims or []]
+    back = ds.TensorShape(proto)
+    assert back.dims is None if dims is None else back == shape
