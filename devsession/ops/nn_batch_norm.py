@@ -32,6 +32,7 @@ from .. import dtypes
 from ..graph import convert_to_tensor
 from ..tensor_shape import TensorShape
 from .common import graph_of
+from .nn_channels_first import format_name
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["fused_batch_norm", "FUSED_BATCH_NORM_OPS", "channel_axis"]
@@ -125,7 +126,7 @@ def fused_batch_norm(x, scale, offset, mean=None, variance=None, epsilon=0.001,
                                  graph=graph)
     attrs = {"epsilon": float(epsilon),
              "exponential_avg_factor": float(exponential_avg_factor),
-             "data_format": _text(data_format), "is_training": bool(is_training)}
+             "data_format": format_name(data_format), "is_training": bool(is_training)}
     op = graph.create_op("FusedBatchNormV3", [x, scale, offset, mean, variance], attrs,
                          name=name or "FusedBatchNormV3")
     return FusedBatchNorm(*op.outputs[:3])
