@@ -552,6 +552,7 @@ ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's 
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use,
+    ``ds.profiler`` the model profiler,
     ``ds.Event``, ``ds.SessionLog`` and ``ds.LogMessage`` TensorBoard's protos; a
     TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming
     it (``devsession/unsupported.py``)."""
@@ -559,6 +560,10 @@ def __getattr__(name: str):
         from . import distributed
 
         return getattr(distributed, name)
+    if name == "profiler":
+        import importlib
+
+        return importlib.import_module(".profiler", __name__)
     if name in _EVENT_PROTOS:
         from .summary.writer import tensorboard_event_protos
 

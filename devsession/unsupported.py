@@ -18,7 +18,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 # namespaces that TF1 programs commonly use.
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
-    "lite", "profiler",
+    "lite",
     "resource_loader", "sysconfig", "user_ops",
     "autograph",
 })
