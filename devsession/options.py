@@ -165,7 +165,9 @@ class NodeStats:
     still has its own stat: ``kernel`` names the fused kernel (after its last node, as
     TF names fused nodes; "" for a node that ran its own kernel), and the members of one
     kernel run split its time into equal consecutive shares, in the kernel's order (one
-    loop computes them all, so they cannot be timed apart).
+    loop computes them all, so they cannot be timed apart).  ``output_shapes`` are the
+    shapes of the values the node produced (the profiler completes unknown static
+    shapes with them); a fused kernel's members have none but its last.
     """
 
     node: str
@@ -175,6 +177,7 @@ class NodeStats:
     duration: float
     thread: int = 0
     kernel: str = ""
+    output_shapes: tuple = ()
 
 
 @dataclasses.dataclass(frozen=True)

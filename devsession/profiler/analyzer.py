@@ -16,7 +16,7 @@ import sys
 from .. import errors
 from ..graph import get_default_graph
 from ..proto.tfprof_pb2 import AdviceProto, OpLogEntry, OpLogProto
-from .model import ModelStats, logged_ops
+from .model import ModelStats, logged_ops, runtime_shapes
 from .options import Options, ProfileOptionBuilder
 from .views import op_view, scope_view
 
@@ -48,10 +48,11 @@ def profile(graph=None, run_meta=None, op_log=None, cmd="scope", options=_DEFAUL
     if options == _DEFAULT_OPTIONS:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     opts = _options(options)
-    stats = ModelStats(graph)
+    known = runtime_shapes(graph, run_meta) if run_meta is not None else {}
+    stats = ModelStats(graph, known)
     if run_meta is not None:
         stats.add_run_meta(0, run_meta)
-    stats.add_op_log(merge_op_logs(graph, op_log, run_meta))
+    stats.add_op_log(merge_op_logs(graph, op_log, known, report_missing=run_meta is None))
     return _show(stats, cmd, opts, run_meta)
 
 
@@ -60,7 +61,8 @@ def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
     op's float ops and the ``_trainable_variables`` type, merged into ``op_log``.
     ``add_trace`` is accepted; devsession keeps no Python traceback per op."""
     graph = graph if graph is not None else get_default_graph()
-    merged = merge_op_logs(graph, op_log, run_meta)
+    known = runtime_shapes(graph, run_meta) if run_meta is not None else {}
+    merged = merge_op_logs(graph, op_log, known, report_missing=run_meta is None)
     os.makedirs(log_dir, exist_ok=True)
     with open(os.path.join(log_dir, "tfprof_log"), "wb") as f:
         f.write(merged.SerializeToString())
@@ -72,10 +74,11 @@ def advise(graph=None, run_meta=None, options=_DEFAULT_OPTIONS):
     (``AcceleratorUtilizationChecker``), and NHWC convolutions placed on a GPU
     (``OperationChecker``)."""
     graph = graph if graph is not None else get_default_graph()
-    stats = ModelStats(graph)
+    known = runtime_shapes(graph, run_meta) if run_meta is not None else {}
+    stats = ModelStats(graph, known)
     if run_meta is not None:
         stats.add_run_meta(0, run_meta)
-    stats.add_op_log(merge_op_logs(graph, None, run_meta))
+    stats.add_op_log(merge_op_logs(graph, None, known, report_missing=run_meta is None))
     return _advice(stats, graph, options)
 
 
@@ -87,12 +90,18 @@ class Profiler:
     def __init__(self, graph=None, op_log=None):
         self._graph = graph if graph is not None else get_default_graph()
         self._stats = ModelStats(self._graph)
-        self._stats.add_op_log(merge_op_logs(self._graph, op_log, None))
+        self._stats.add_op_log(merge_op_logs(self._graph, op_log, {}))
+        self._known: dict = {}
         self._last_run_meta = None
 
     def add_step(self, step, run_meta):
+        """A traced step's times; its shapes complete the float ops of ops whose static
+        shapes are not fully known (the first step's, as TF sets them into the graph)."""
         self._stats.add_run_meta(int(step), run_meta)
-        self._stats.add_op_log(merge_op_logs(self._graph, None, run_meta))
+        for name, dims in runtime_shapes(self._graph, run_meta).items():
+            self._known.setdefault(name, dims)
+        self._stats.add_op_log(merge_op_logs(self._graph, None, self._known,
+                                             report_missing=False))
         self._last_run_meta = run_meta
 
     def profile_name_scope(self, options):
@@ -125,11 +134,11 @@ class Profiler:
         return _show(self._stats, cmd, opts, self._last_run_meta)
 
 
-def merge_op_logs(graph, op_log, run_meta) -> OpLogProto:
-    """The op log of ``graph`` (float ops, trainable variables' type) merged into
-    ``op_log``, as TF's ``merge_default_with_oplog``: a given entry keeps its float ops
-    when it has some and gains the types."""
-    logged = logged_ops(graph, report_missing=run_meta is None)
+def merge_op_logs(graph, op_log, known: dict, report_missing: bool = True) -> OpLogProto:
+    """The op log of ``graph`` (float ops, trainable variables' type; ``known``: shapes
+    a traced step showed) merged into ``op_log``, as TF's ``merge_default_with_oplog``:
+    a given entry keeps its float ops when it has some and gains the types."""
+    logged = logged_ops(graph, known, report_missing)
     merged = OpLogProto()
     if op_log is None:
         merged.log_entries.extend(logged.values())

@@ -18,7 +18,8 @@ from ..proto.tfprof_pb2 import OpLogEntry
 from ..tf_signatures import tf_signature
 from . import flops
 
-__all__ = ["ProfNode", "ModelStats", "logged_ops", "shape_list", "TRAINABLE_VARIABLES"]
+__all__ = ["ProfNode", "ModelStats", "logged_ops", "runtime_shapes", "shape_list",
+           "TRAINABLE_VARIABLES"]
 
 TRAINABLE_VARIABLES = "_trainable_variables"
 _UNTRACKED = re.compile(r"RecvTensor|_SOURCE|.*MEMCPY.*")    # never nodes of their own
@@ -118,12 +119,38 @@ def _attr_inputs(op) -> list[list]:
     return []
 
 
-class ModelStats:
-    """The nodes of a graph, by name, with what op logs and traced steps added."""
+def runtime_shapes(graph, run_meta) -> dict:
+    """Tensor name -> the shape a traced step showed, for the outputs whose static shape
+    is not fully known (TF's profiler completes the graph's shapes so)."""
+    known = {}
+    for stat in run_meta.step_stats:
+        if not stat.output_shapes or stat.op == "_Output":
+            continue
+        try:
+            op = graph.get_operation_by_name(stat.node)
+        except (KeyError, ValueError):
+            continue
+        if len(stat.output_shapes) != len(op.outputs):
+            continue
+        for tensor, shape in zip(op.outputs, stat.output_shapes):
+            if tensor.shape.is_fully_defined():
+                continue
+            if tensor.shape.is_compatible_with(shape):
+                known[tensor.name] = list(shape)
+            else:
+                sys.stderr.write(f"Node {stat.node} incompatible shapes: {tensor.shape} "
+                                 f"and {list(shape)}.\n")
+    return known
 
-    def __init__(self, graph):
+
+class ModelStats:
+    """The nodes of a graph, by name, with what op logs and traced steps added;
+    ``known`` (``runtime_shapes``) completes the shapes the graph does not know."""
+
+    def __init__(self, graph, known: dict | None = None):
         self.nodes: dict[str, ProfNode] = {}
         self.steps: set[int] = set()
+        self._known = known or {}
         for op in graph.get_operations():
             self._add_graph_node(op)
 
@@ -138,7 +165,8 @@ class ModelStats:
         sources += _attr_inputs(op)
         sources += [(c.name, 0) for c in op.control_inputs]
         node.inputs = dict(enumerate(sources))
-        node.output_shapes = {k: shape_list(t.shape) for k, t in enumerate(op.outputs)}
+        node.output_shapes = {k: self._known.get(t.name) or shape_list(t.shape)
+                              for k, t in enumerate(op.outputs)}
         self.nodes[op.name] = node
 
     def add_op_log(self, op_log) -> None:
@@ -154,6 +182,8 @@ class ModelStats:
         """A traced step's node times (a ``ds.RunMetadata``)."""
         self.steps.add(step)
         for stat in run_meta.step_stats:
+            if stat.op == "_Output":        # an output taken out of a node's results
+                continue
             name = stat.node.split(":")[0]
             node = self.nodes.get(name)
             if node is None:
@@ -170,16 +200,16 @@ class ModelStats:
             run.devices.add(stat.device)
 
 
-def logged_ops(graph, report_missing: bool = True) -> dict:
+def logged_ops(graph, known: dict | None = None, report_missing: bool = True) -> dict:
     """The op log a profile starts from (TF's ``tfprof_logger``), by op name: each op's
     float ops where its op type has a count, and the ``_trainable_variables`` type on
     the trainable variables' ops.  Ops whose count needs a shape the graph does not
     know get none; with ``report_missing``, their number goes to stderr, as TF's
-    profiler reports it."""
+    profiler reports it.  ``known``: shapes a traced step showed (``runtime_shapes``)."""
     entries, missing = {}, 0
     for op in graph.get_operations():
         try:
-            count = flops.float_ops(op)
+            count = flops.float_ops(op, known)
         except flops.IncompleteShape:
             missing, count = missing + 1, None
         if count:

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import graph_pb2 as graph__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\nwire.proto\x12\ndevsession\x1a\x0bgraph.proto\"d\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.devsession.DataType\x12\r\n\x05shape\x18\x03 \x03(\x03\x12\x14\n\x0cstring_bytes\x18\x04 \x01(\x03\"e\n\x15\x44\x65viceAttributesProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"1\n\rDeviceKernels\x12\x13\n\x0b\x64\x65vice_type\x18\x01 \x01(\t\x12\x0b\n\x03ops\x18\x02 \x03(\t\"{\n\x0eNodeStatsProto\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\r\n\x05start\x18\x04 \x01(\x01\x12\x10\n\x08\x64uration\x18\x05 \x01(\x01\x12\x0e\n\x06thread\x18\x06 \x01(\x03\x12\x0e\n\x06kernel\x18\x07 \x01(\t\"\x8c\x01\n\x0fOptimizerConfig\x12\x18\n\x10\x63onstant_folding\x18\x01 \x01(\x08\x12(\n common_subexpression_elimination\x18\x02 \x01(\x08\x12\x0e\n\x06\x66usion\x18\x03 \x01(\x08\x12%\n\x1d\x63onstant_folding_max_elements\x18\x04 \x01(\x03\"_\n\rExchangeReply\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tnode_name\x18\x03 \x01(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x0bSocketHello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04task\x18\x02 \x01(\t\"2\n\rSocketWelcome\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\nwire.proto\x12\ndevsession\x1a\x0bgraph.proto\"d\n\nTensorSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x05\x64type\x18\x02 \x01(\x0e\x32\x14.devsession.DataType\x12\r\n\x05shape\x18\x03 \x03(\x03\x12\x14\n\x0cstring_bytes\x18\x04 \x01(\x03\"e\n\x15\x44\x65viceAttributesProto\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x03 \x01(\x03\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"1\n\rDeviceKernels\x12\x13\n\x0b\x64\x65vice_type\x18\x01 \x01(\t\x12\x0b\n\x03ops\x18\x02 \x03(\t\"\xb0\x01\n\x0eNodeStatsProto\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\n\n\x02op\x18\x02 \x01(\t\x12\x0e\n\x06\x64\x65vice\x18\x03 \x01(\t\x12\r\n\x05start\x18\x04 \x01(\x01\x12\x10\n\x08\x64uration\x18\x05 \x01(\x01\x12\x0e\n\x06thread\x18\x06 \x01(\x03\x12\x0e\n\x06kernel\x18\x07 \x01(\t\x12\x33\n\routput_shapes\x18\x08 \x03(\x0b\x32\x1c.devsession.TensorShapeProto\"\x8c\x01\n\x0fOptimizerConfig\x12\x18\n\x10\x63onstant_folding\x18\x01 \x01(\x08\x12(\n common_subexpression_elimination\x18\x02 \x01(\x08\x12\x0e\n\x06\x66usion\x18\x03 \x01(\x08\x12%\n\x1d\x63onstant_folding_max_elements\x18\x04 \x01(\x03\"_\n\rExchangeReply\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\tnode_name\x18\x03 \x01(\t\x12\x0e\n\x06origin\x18\x04 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x0f \x01(\x0c\"*\n\x0bSocketHello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04task\x18\x02 \x01(\t\"2\n\rSocketWelcome\x12\x0c\n\x04task\x18\x01 \x01(\t\x12\x13\n\x0bincarnation\x18\x02 \x01(\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,14 +38,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DEVICEATTRIBUTESPROTO']._serialized_end=242
   _globals['_DEVICEKERNELS']._serialized_start=244
   _globals['_DEVICEKERNELS']._serialized_end=293
-  _globals['_NODESTATSPROTO']._serialized_start=295
-  _globals['_NODESTATSPROTO']._serialized_end=418
-  _globals['_OPTIMIZERCONFIG']._serialized_start=421
-  _globals['_OPTIMIZERCONFIG']._serialized_end=561
-  _globals['_EXCHANGEREPLY']._serialized_start=563
-  _globals['_EXCHANGEREPLY']._serialized_end=658
-  _globals['_SOCKETHELLO']._serialized_start=660
-  _globals['_SOCKETHELLO']._serialized_end=702
-  _globals['_SOCKETWELCOME']._serialized_start=704
-  _globals['_SOCKETWELCOME']._serialized_end=754
+  _globals['_NODESTATSPROTO']._serialized_start=296
+  _globals['_NODESTATSPROTO']._serialized_end=472
+  _globals['_OPTIMIZERCONFIG']._serialized_start=475
+  _globals['_OPTIMIZERCONFIG']._serialized_end=615
+  _globals['_EXCHANGEREPLY']._serialized_start=617
+  _globals['_EXCHANGEREPLY']._serialized_end=712
+  _globals['_SOCKETHELLO']._serialized_start=714
+  _globals['_SOCKETHELLO']._serialized_end=756
+  _globals['_SOCKETWELCOME']._serialized_start=758
+  _globals['_SOCKETWELCOME']._serialized_end=808
 # @@protoc_insertion_point(module_scope)

@@ -105,7 +105,7 @@ def _run_step(step, slots: list, deadline, stats) -> None:
             result = step.kernel(*[slots[i] for i in step.inputs])
         except Exception as e:
             _raise_node_error(e, step)
-        _record(stats, step, start_wall, time.perf_counter() - start)
+        _record(stats, step, start_wall, time.perf_counter() - start, result)
     if step.output >= 0:
         slots[step.output] = result
 
@@ -127,18 +127,32 @@ def _run_pooled_step(step, slots: list, deadline, stats) -> None:
         _RUNNING.step = None
 
 
-def _record(stats: list, step, start: float, duration: float) -> None:
+def _record(stats: list, step, start: float, duration: float, result) -> None:
     """One NodeStats for the step, or for each graph node a fused step ran: equal
     consecutive shares of its time, in member order (one extend: waves' threads append
-    to the same list, and a kernel's members stay together)."""
+    to the same list, and a kernel's members stay together).  The step's result gives
+    the output shapes (of the last member only: the others' values stay inside)."""
     thread = threading.get_ident() % 1_000_000
     device = step.device.short_name
+    shapes = _shapes_of(result)
     if not step.members:
-        stats.append(NodeStats(step.name, step.op_type, device, start, duration, thread))
+        stats.append(NodeStats(step.name, step.op_type, device, start, duration, thread,
+                               output_shapes=shapes))
         return
-    share = duration / len(step.members)
-    stats.extend([NodeStats(node, op, device, start + k * share, share, thread, step.name)
+    share, last = duration / len(step.members), len(step.members) - 1
+    stats.extend([NodeStats(node, op, device, start + k * share, share, thread, step.name,
+                            shapes if k == last else ())
                   for k, (node, op) in enumerate(step.members)])
+
+
+def _shapes_of(result) -> tuple:
+    """The shapes of a kernel's result: one value, or a tuple of them (an op of several
+    outputs); () for what has no shape (a queue handle, None)."""
+    values = result if isinstance(result, tuple) else (result,)
+    shapes = tuple(getattr(v, "shape", None) for v in values)
+    if any(s is None or not isinstance(s, tuple) for s in shapes):
+        return ()
+    return tuple(tuple(int(d) for d in s) for s in shapes)
 
 
 def _check_finished_in_time(deadline) -> None:

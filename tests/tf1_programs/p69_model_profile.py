@@ -118,7 +118,7 @@ def main(tf, out):
     custom = (builder(builder.float_operation()).with_max_depth(3)
               .select(["params", "float_ops"]).order_by("name")
               .with_node_names(show_name_regexes=["dense.*", "hidden.*"],
-                               hide_name_regexes=[".*/b", ".*bias.*"])
+                               hide_name_regexes=[".*/b", "hidden/add"])
               .account_displayed_op_only(False).build())
     result, lines = _report(tf, plain, custom)
     out["custom_tree"] = _tree(result)
@@ -211,7 +211,6 @@ def main(tf, out):
         unknown, options=builder(builder.trainable_variables_parameter())
         .with_empty_output().build())
     out["unknown_params_total"] = int(unknown_params.total_parameters)
-
     # the default options (trainable parameters) and the default graph
     with graph.as_default():
         default = tf.profiler.profile(

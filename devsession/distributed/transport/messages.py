@@ -11,7 +11,7 @@ import dataclasses
 
 from ...devices import DeviceAttributes
 from ...options import NodeStats, OptimizerOptions, SessionOptions
-from ...proto import master_pb2, wire_pb2, worker_pb2
+from ...proto import graph_pb2, master_pb2, wire_pb2, worker_pb2
 from ..timeouts import CONNECT_TIMEOUT_S
 from ..master.placement import TaskDevices
 
@@ -51,12 +51,16 @@ def stats_to_proto(stats, out, task: str = "") -> None:
     ("CPU:0") become full ones."""
     for s in stats:
         device = f"{task}/device:{s.device}" if task else s.device
-        out.add(node=s.node, op=s.op, device=device, start=s.start, duration=s.duration,
-                thread=s.thread, kernel=s.kernel)
+        stat = out.add(node=s.node, op=s.op, device=device, start=s.start,
+                       duration=s.duration, thread=s.thread, kernel=s.kernel)
+        for shape in s.output_shapes:
+            stat.output_shapes.add().dim.extend(graph_pb2.TensorShapeProto.Dim(size=d)
+                                                for d in shape)
 
 
 def stats_from_proto(protos) -> list[NodeStats]:
-    return [NodeStats(p.node, p.op, p.device, p.start, p.duration, p.thread, p.kernel)
+    return [NodeStats(p.node, p.op, p.device, p.start, p.duration, p.thread, p.kernel,
+                      tuple(tuple(d.size for d in shape.dim) for shape in p.output_shapes))
             for p in protos]
 
 
