@@ -237,3 +237,22 @@ def test_a_file_output_holds_the_report(batch_free_graph, tmp_path):
     assert "node name | # float_ops\n_TFProfRoot (--/800 flops)\n  fixed (800/800 flops)\n" \
         in text
     assert text.rstrip().endswith("End of Report==========================")
+
+
+def test_a_cluster_sessions_traced_step_brings_its_shapes(batch_free_graph):
+    graph, x, loss, init = batch_free_graph
+    server = ds.train.Server.create_local_server()
+    try:
+        with ds.Session(server.target, graph=graph) as sess:
+            sess.run(init)
+            meta = ds.RunMetadata()
+            sess.run(loss, {x: np.ones((7, 20), np.float32)},
+                     options=ds.RunOptions(trace_level=ds.RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+    finally:
+        server.stop()
+    shapes = {s.node: s.output_shapes for s in meta.step_stats if s.output_shapes}
+    assert shapes["Sum"] == ((),)
+    assert any(shape == ((7, 5),) for shape in shapes.values())
+    _, by_node = _flops_by_node(graph, run_meta=meta)
+    assert by_node["Sum"] == 7 * 5 - 1

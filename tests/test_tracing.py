@@ -95,10 +95,11 @@ def test_no_stats_without_trace(make_session):
     assert json.loads(meta.chrome_trace())["traceEvents"] == []
 
 
-def test_stats_keep_their_kernel_across_the_wire():
+def test_stats_keep_their_kernel_and_shapes_across_the_wire():
     stats = [ds.NodeStats("a", "Mul", "CPU:0", 1.0, 0.5, 7, kernel="b"),
-             ds.NodeStats("b", "Relu", "CPU:0", 1.5, 0.5, 7, kernel="b"),
-             ds.NodeStats("c", "Sum", "CPU:0", 2.0, 0.25, 7)]
+             ds.NodeStats("b", "Relu", "CPU:0", 1.5, 0.5, 7, kernel="b",
+                          output_shapes=((2, 3),)),
+             ds.NodeStats("c", "Sum", "CPU:0", 2.0, 0.25, 7, output_shapes=((), (0, 4)))]
     reply = worker_pb2.RunGraphResponse()
     stats_to_proto(stats, reply.stats, "/job:worker/replica:0/task:1")
     decoded = stats_from_proto(worker_pb2.RunGraphResponse.FromString(
