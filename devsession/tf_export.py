@@ -390,6 +390,25 @@ def _first_input(node: _Node) -> tuple:
     return node.inputs[0], node.dtypes[0], node.shapes[0]
 
 
+def _matmul(node: _Node, ex: _Exporter) -> _Node:
+    """A product of stacks of matrices (an input not known to be of rank 2) is TF's
+    ``BatchMatMulV2``: TF's ``MatMul`` takes matrices only.  Its ``adj_x``/``adj_y``
+    conjugate complex values, so a complex input transposed (not conjugated) goes
+    through a ``Conj`` first."""
+    if all(shape.rank == 2 for shape in node.shapes[:2]):
+        return node
+    node.op = "BatchMatMulV2"
+    for k, (flag, adjoint) in enumerate((("transpose_a", "adj_x"),
+                                         ("transpose_b", "adj_y"))):
+        node.attrs[adjoint] = transposed = bool(node.attrs.pop(flag, False))
+        if transposed and node.dtypes[k].is_complex:
+            conj = ex.helper(node, f"Conj_{'xy'[k]}", "Conj",
+                             [(node.inputs[k], node.dtypes[k], node.shapes[k])],
+                             outputs=[node.dtypes[k]])
+            node.inputs[k] = conj
+    return node
+
+
 def _reduction(node: _Node, ex: _Exporter) -> _Node:
     if "axis" not in node.attrs:
         return node                                 # TF's form already
@@ -514,6 +533,7 @@ def _assert(node: _Node, ex: _Exporter) -> _Node:
 
 
 _REWRITES = {
+    "MatMul": _matmul,
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",
                                  "EuclideanNorm")},
     "ArgMax": _arg_reduction,

@@ -174,7 +174,7 @@ def test_devsession_computes_what_tensorflow_computed_from_the_export(name):
     for output, ours in zip(case.outputs, run_devsession(graph, case)):
         theirs = data[f"fetch:{output}"]
         assert np.asarray(ours).dtype == theirs.dtype and np.shape(ours) == theirs.shape
-        if theirs.dtype.kind == "f":
+        if theirs.dtype.kind in "fc":
             np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6, err_msg=output)
         else:
             np.testing.assert_array_equal(ours, theirs, err_msg=output)

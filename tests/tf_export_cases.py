@@ -144,6 +144,10 @@ def tensor_ops() -> Case:
     put("where", ds.where(x > 0.0, x, -x))
     put("top_k", ds.nn.top_k(x, 2)[0])
     put("matmul", ds.matmul(x, v, transpose_b=True))
+    stacked = ds.reshape(x, [2, 2, 6])                  # TF's BatchMatMulV2
+    put("matmul_batched", ds.matmul(stacked, stacked, transpose_b=True))
+    pairs = ds.complex(stacked, 1.0 - stacked)
+    put("matmul_complex_transposed", ds.matmul(pairs, pairs, transpose_a=True))
     check = ds.Assert(ds.reduce_all(ds.is_finite(x)), [x], message="x must be finite")
     with ds.control_dependencies([check]):
         put("asserted", ds.identity(x))

@@ -24,8 +24,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "devsession", "tf_op_signatures.json")
 
 # TF ops devsession does not register but writes into GraphDefs for TensorFlow: the
-# SavedModel builder's TF1 Saver (devsession/saved_model/tf_saver_nodes.py)
-EXPORT_ONLY_OPS = ("SaveV2",)
+# SavedModel builder's TF1 Saver (devsession/saved_model/tf_saver_nodes.py), and the
+# batched products devsession's MatMul runs (tf_export.py's ``_matmul``)
+EXPORT_ONLY_OPS = ("SaveV2", "BatchMatMulV2")
 
 
 def dtype_name(enum: int) -> str:
