@@ -93,7 +93,7 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 from . import summary  # noqa: E402
 from .config import ConfigProto, GPUOptions, GraphOptions  # noqa: E402
 from .dtypes import (complex64, complex128, int8, int16, string, uint8,  # noqa: E402
-                     uint16, uint64)
+                     uint16, uint32, uint64)
 from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
                            glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
@@ -193,7 +193,7 @@ tensor_scatter_add = tensor_scatter_nd_add
 tensor_scatter_sub = tensor_scatter_nd_sub
 
 __all__ += [
-    "summary", "ConfigProto", "GPUOptions", "GraphOptions", "int8", "int16", "string", "uint8", "uint16", "uint64",
+    "summary", "ConfigProto", "GPUOptions", "GraphOptions", "int8", "int16", "string", "uint8", "uint16", "uint32", "uint64",
     "complex64", "complex128",
     "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
     "ones_initializer", "random_normal_initializer", "random_uniform_initializer",

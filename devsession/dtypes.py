@@ -8,8 +8,9 @@ defined here too, next to the names, so the two cannot drift apart.
 ``ds.string`` holds byte strings, as TF1's: a string tensor's value is a numpy object
 array whose elements are ``bytes`` (Python ``str`` values are UTF-8 encoded on the way
 in), and a 0-d one is fetched as a ``bytes`` object.  The small integer types (int8,
-int16, uint8, uint16) wrap around on overflow, as TF's do.  ``uint64`` is there for the
-key and counter of TF's stateless random ops (``StatelessRandomGetKeyCounter``).
+int16, uint8, uint16, uint32) wrap around on overflow, as TF's do.  ``uint64`` is there for
+the key and counter of TF's stateless random ops (``StatelessRandomGetKeyCounter``).
+``ds.dtypes.bool`` is ``bool_`` (the module keeps Python's ``bool`` for itself).
 ``complex64`` and ``complex128`` are TF's complex types (the values of ``tf.complex``, the
 FFTs); their kernels run on the host (numpy), and only the ops TF defines on complex
 values take them.
@@ -20,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint64", "bool_", "string",
+           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_",
+           "string",
            "complex64", "complex128", "half", "double"]
 
 
@@ -78,7 +80,7 @@ class DType:
 
     is_floating = _kind_in("f", "float16, float32 or float64.")
     is_integer = _kind_in("iu", "A signed or unsigned integer type.")
-    is_unsigned = _kind_in("u", "An unsigned integer type (uint8, uint16, uint64).")
+    is_unsigned = _kind_in("u", "An unsigned integer type (uint8 ... uint64).")
     is_bool = _kind_in("b", "The boolean type.")
     is_numeric = _kind_in("fiu", "A floating or integer type (not bool, string or complex).")
     is_complex = _kind_in("c", "complex64 or complex128.")
@@ -141,13 +143,14 @@ int16 = DType(np.int16, 5)
 int8 = DType(np.int8, 6)
 string = DType(np.object_, 7, name="string")
 uint16 = DType(np.uint16, 17)
+uint32 = DType(np.uint32, 22)     # DT_UINT32
 uint64 = DType(np.uint64, 23)     # DT_UINT64: the stateless random ops' keys and counters
 complex64 = DType(np.complex64, 8)     # DT_COMPLEX64
 complex128 = DType(np.complex128, 18)  # DT_COMPLEX128
 half, double = float16, float64   # TF's other names of them (tf.dtypes.half...)
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint64, bool_,
-       string, complex64, complex128)
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+       bool_, string, complex64, complex128)
 FLOATS = (float16, float32, float64)
 _BY_NP = {d.np: d for d in ALL}
 _BY_ENUM = {d.enum: d for d in ALL}
@@ -245,3 +248,11 @@ def holds_strings(value) -> bool:
     if isinstance(value, (list, tuple)) and value:
         return holds_strings(value[0])
     return False
+
+
+def __getattr__(name: str):
+    """``ds.dtypes.bool``, TF's name of ``bool_`` (a module global named ``bool`` would
+    shadow Python's in this module)."""
+    if name == "bool":
+        return bool_
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ the shape is checked: a constant may expand to at most ``constant_limit_bytes()`
 the most a GraphDef can carry as content, or a quarter of the machine's memory if less):
 more is ``ResourceExhaustedError``; negative dimensions, a wrong content length or an
 enum TF does not define are ``InvalidArgumentError``; a dtype TF has but devsession does
-not (bfloat16, the quantized types, uint32...) is ``UnimplementedError``.  Errors name the node
+not (bfloat16, the quantized types...) is ``UnimplementedError``.  Errors name the node
 when the caller says which one it is decoding.
 """
 
@@ -46,7 +46,8 @@ _VALUE_FIELDS = {
     np.dtype(np.int32): "int_val", np.dtype(np.int64): "int64_val",
     np.dtype(np.bool_): "bool_val", np.dtype(np.float16): "half_val",
     np.dtype(np.int8): "int_val", np.dtype(np.int16): "int_val", np.dtype(np.uint8): "int_val",
-    np.dtype(np.uint16): "int_val", np.dtype(np.uint64): "uint64_val",
+    np.dtype(np.uint16): "int_val", np.dtype(np.uint32): "uint32_val",
+    np.dtype(np.uint64): "uint64_val",
     np.dtype(np.complex64): "scomplex_val", np.dtype(np.complex128): "dcomplex_val",
 }
 _ALL_VALUE_FIELDS = ("float_val", "double_val", "int_val", "int64_val", "bool_val",

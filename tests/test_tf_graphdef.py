@@ -281,7 +281,7 @@ def test_huge_constants_are_refused_before_allocating(dims, fields):
     (3, (2,), {"float_val": [1.0]}, "InvalidArgumentError", "in int_val, not float_val"),
     (19, (1,), {"half_val": [70000]}, "InvalidArgumentError", "not a 16-bit pattern"),
     (999, (1,), {}, "InvalidArgumentError", "Unsupported tensor dtype enum 999"),
-    (22, (2,), {}, "UnimplementedError", "DT_UINT32 \\(uint32\\) is not supported"),
+    (14, (2,), {}, "UnimplementedError", "DT_BFLOAT16 \\(bfloat16\\) is not supported"),
 ])
 def test_malformed_constants_name_the_node(dtype, dims, fields, error, message):
     found = import_without_allocating(const_graph_def(dtype, dims, **fields))
@@ -525,8 +525,8 @@ def test_cli_runs_tf_frozen_graphs(tmp_path, capsys):
 
 
 def test_cli_names_the_unsupported_node(capsys, tmp_path):
-    path = tmp_path / "uint32.pb"
-    path.write_bytes(const_graph_def(22, (2,)).SerializeToString())     # DT_UINT32
+    path = tmp_path / "bfloat16.pb"
+    path.write_bytes(const_graph_def(14, (2,)).SerializeToString())     # DT_BFLOAT16
     assert main(["run", str(path), "--fetch", "c:0"]) == 2
     err = capsys.readouterr().err
     assert "UnimplementedError" in err and "'c'" in err
