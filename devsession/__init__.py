@@ -487,10 +487,11 @@ __all__ += ["batch_gather", "meshgrid", "parallel_stack", "repeat", "reverse_v2"
 from .confusion_matrix import confusion_matrix  # noqa: E402
 from .ops.random import get_seed  # noqa: E402
 from .ops.index_shuffle import random_index_shuffle  # noqa: E402  (TF's raw op)
-from .proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata  # noqa: E402
+from .proto.summary_pb2 import (Event, HistogramProto, LogMessage,  # noqa: E402
+                                SessionLog, Summary, SummaryMetadata)
 
 __all__ += ["confusion_matrix", "get_seed", "HistogramProto", "Summary", "SummaryMetadata",
-            "random_index_shuffle"]
+            "random_index_shuffle", "Event", "SessionLog", "LogMessage"]
 
 from .ops.debugging import add_check_numerics_ops  # noqa: E402
 from . import sets  # noqa: E402  (tf.sets)
@@ -527,7 +528,6 @@ from .proto.meta_graph_pb2 import MetaGraphDef, TensorInfo  # noqa: E402
 
 __all__ += ["version", "OpError", "AttrValue", "NameAttrList", "NodeDef", "MetaGraphDef",
             "TensorInfo"]
-_EVENT_PROTOS = ("Event", "SessionLog", "LogMessage")   # TensorBoard's, on first use
 
 
 # TF1's small names: tf.IndexedSlices and the conversions (indexed_slices.py), the rest of
@@ -552,10 +552,8 @@ ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's 
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use,
-    ``ds.profiler`` the model profiler,
-    ``ds.Event``, ``ds.SessionLog`` and ``ds.LogMessage`` TensorBoard's protos; a
-    TF1 symbol devsession lacks raises ``UnsupportedTF1Error`` (an AttributeError) naming
-    it (``devsession/unsupported.py``)."""
+    ``ds.profiler`` the model profiler; a TF1 symbol devsession lacks raises
+    ``UnsupportedTF1Error`` (an AttributeError) naming it (``devsession/unsupported.py``)."""
     if name in ("Server", "ClusterSpec"):
         from . import distributed
 
@@ -564,10 +562,6 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".profiler", __name__)
-    if name in _EVENT_PROTOS:
-        from .summary.writer import tensorboard_event_protos
-
-        return getattr(tensorboard_event_protos(), name)
     from .unsupported import TF1_NAMESPACES, UnsupportedNamespace, missing
 
     if name in TF1_NAMESPACES:

@@ -138,6 +138,33 @@ def test_unknown_summary_function_names_the_tf1_symbol():
         ds.summary.get_summary_description  # noqa: B018
 
 
+def test_event_protos_are_under_summary_and_tensorboard_reads_them(tmp_path, accumulator):
+    """tf.summary.Event / SessionLog / TaggedRunMetadata / SummaryDescription, and the
+    top-level tf.Event: TF1 code writes hand-made events with them, holding a tf.Summary."""
+    from tensorboard.compat.proto import event_pb2
+
+    assert ds.summary.Event is ds.Event is summary_pb2.Event
+    assert ds.summary.SessionLog is ds.SessionLog
+    assert ds.summary.SummaryDescription(type_hint="image").type_hint == "image"
+    value = ds.Summary(value=[ds.Summary.Value(tag="loss", simple_value=0.5)])
+    hand_made = ds.summary.Event(step=7, wall_time=1.0, summary=value)
+    assert event_pb2.Event.FromString(hand_made.SerializeToString()).summary.value[0].tag == \
+        "loss"                                       # TensorBoard's fields are these
+    with ds.summary.FileWriter(str(tmp_path)) as writer:
+        writer.add_event(hand_made)
+        writer.add_session_log(ds.summary.SessionLog(status=ds.summary.SessionLog.START),
+                               global_step=8)
+        writer.add_event(ds.Event(step=9, tagged_run_metadata=ds.summary.TaggedRunMetadata(
+            tag="step9", run_metadata=b"")))
+    assert [(e.step, e.value) for e in accumulator(str(tmp_path)).Scalars("loss")] == \
+        [(7, 0.5)]
+    events = list(ds.train.summary_iterator(next(tmp_path.iterdir())))
+    assert all(isinstance(e, ds.Event) for e in events)
+    assert [(e.step, e.WhichOneof("what")) for e in events[1:]] == \
+        [(7, "summary"), (8, "session_log"), (9, "tagged_run_metadata")]
+    assert events[2].session_log.status == ds.SessionLog.START
+
+
 # --- FileWriter -------------------------------------------------------------------------
 
 def test_file_writer_without_tensorboard_names_the_extra(monkeypatch):

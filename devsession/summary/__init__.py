@@ -8,14 +8,15 @@ writer (``writer.py``) needs the ``tensorboard`` package: ``pip install
 the TF1 symbol as not supported yet.
 """
 
-from ..proto.summary_pb2 import Summary, SummaryMetadata
+from ..proto.summary_pb2 import (Event, SessionLog, Summary, SummaryDescription,
+                                 SummaryMetadata, TaggedRunMetadata)
 from .ops import (SUMMARIES, audio, histogram, image, merge, merge_all, scalar, tensor_summary,
                   text)
 from .writer import FileWriter, FileWriterCache
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
            "merge_all", "FileWriter", "FileWriterCache", "SUMMARIES", "Summary",
-           "SummaryMetadata"]
+           "SummaryMetadata", "Event", "SessionLog", "TaggedRunMetadata", "SummaryDescription"]
 
 
 def __getattr__(name: str):

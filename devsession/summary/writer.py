@@ -20,8 +20,7 @@ import time
 
 from ..devices import LOCAL_PREFIX
 
-__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "tensorboard_event_protos",
-           "run_metadata_proto"]
+__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "run_metadata_proto"]
 
 _INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
                  "package, which is not installed: pip install 'devsession[tensorboard]'")
@@ -34,12 +33,6 @@ def _tensorboard():
     except ImportError as e:
         raise ImportError(f"{_INSTALL_HINT} ({e}).") from None
     return EventFileWriter, event_pb2, graph_pb2, summary_pb2
-
-
-def tensorboard_event_protos():
-    """TensorBoard's event_pb2 (``Event``, ``SessionLog``, ``LogMessage``: ``ds.Event``...),
-    or the ImportError naming the extra to install."""
-    return _tensorboard()[1]
 
 
 def run_metadata_proto(run_metadata, graph_pb2):
@@ -98,8 +91,11 @@ class FileWriter:
         return self._logdir
 
     def add_event(self, event) -> None:
+        """Write ``event`` (``ds.Event``, or TensorBoard's ``Event``)."""
         if self._closed:
             raise RuntimeError(f"FileWriter for {self._logdir} is closed; reopen() it first.")
+        if not isinstance(event, self._event_pb2.Event):      # ds.Event: the same fields
+            event = self._event_pb2.Event.FromString(event.SerializeToString())
         self._writer.add_event(event)
 
     def add_summary(self, summary, global_step=None) -> None:
@@ -117,9 +113,11 @@ class FileWriter:
         self.add_event(event)
 
     def add_session_log(self, session_log, global_step=None) -> None:
-        """Write a ``SessionLog`` (TensorBoard's event_pb2 message, or its bytes): the
+        """Write a ``SessionLog`` (``ds.SessionLog``, TensorBoard's, or its bytes): the
         START, STOP and CHECKPOINT marks ``ds.train.Supervisor`` writes; a START at a step
         makes TensorBoard drop the events a crashed run wrote after that step."""
+        if not isinstance(session_log, (bytes, bytearray, self._event_pb2.SessionLog)):
+            session_log = session_log.SerializeToString()
         if isinstance(session_log, (bytes, bytearray)):
             session_log = self._event_pb2.SessionLog.FromString(bytes(session_log))
         event = self._event_pb2.Event(wall_time=time.time(), session_log=session_log)

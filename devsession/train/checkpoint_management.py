@@ -122,12 +122,11 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
 
 
 def summary_iterator(path):
-    """The ``Event`` protobufs of TensorBoard event file ``path``, in order (TF1's
-    ``tf.train.summary_iterator``); needs the ``tensorboard`` extra for the message
-    type.  A corrupt or truncated file is ``DataLossError``, as its records' reader's."""
+    """The ``ds.Event`` protobufs of TensorBoard event file ``path``, in order (TF1's
+    ``tf.train.summary_iterator``).  A corrupt or truncated file is ``DataLossError``, as
+    its records' reader's."""
     from ..io.tfrecord import tf_record_iterator
-    from ..summary.writer import _tensorboard
+    from ..proto.summary_pb2 import Event
 
-    event_pb2 = _tensorboard()[1]
     for record in tf_record_iterator(path):
-        yield event_pb2.Event.FromString(record)
+        yield Event.FromString(record)

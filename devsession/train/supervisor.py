@@ -280,12 +280,10 @@ class Supervisor:
 
     def _add_session_log(self, status: str, step=None, checkpoint_path=None) -> None:
         """A TensorBoard SessionLog event, when the writer can write one."""
+        from ..proto.summary_pb2 import SessionLog
+
         add = getattr(self._summary_writer, "add_session_log", None)
         if add is None:
-            return
-        try:
-            from tensorboard.compat.proto.event_pb2 import SessionLog
-        except ImportError:
             return
         entry = SessionLog(status=getattr(SessionLog, status))
         if checkpoint_path is not None:
