@@ -34,12 +34,9 @@ and ignored, with one warning per session naming them.
 
 As ``tf.config`` this module also answers the device queries (``list_physical_devices``,
 ``list_logical_devices``, ``get_visible_devices``, ``set_visible_devices``,
-``experimental.set_memory_growth``: ``device_listing.py``) and keeps TF2's process-wide
-settings, which the sessions ``ds.Session`` makes from then on start from (explicit
-``SessionOptions`` replace them, ConfigProto fields override them):
-``threading.set_intra_op_parallelism_threads`` / ``set_inter_op_parallelism_threads`` and
-``set_soft_device_placement``.  TF refuses to change them once its runtime started;
-devsession applies them to the sessions made after the call.
+``experimental.set_memory_growth``: ``device_listing.py``) and TF2's process-wide
+settings (``threading``, ``set_soft_device_placement``, ``optimizer``: kept in
+``process_settings.py``), which the sessions ``ds.Session`` makes from then on start from.
 """
 
 from __future__ import annotations
@@ -51,44 +48,18 @@ import types
 from .device_listing import (LogicalDevice, PhysicalDevice, get_memory_growth,
                              get_visible_devices, list_logical_devices, list_physical_devices,
                              set_memory_growth, set_visible_devices)
+from .process_settings import (enable_tensor_float_32_execution, get_experimental_options,
+                               get_jit, get_soft_device_placement, session_defaults,
+                               set_experimental_options, set_jit, set_soft_device_placement,
+                               tensor_float_32_execution_enabled, thread_setting)
 
 __all__ = ["ConfigProto", "GPUOptions", "GraphOptions", "session_options", "session_defaults",
            "list_physical_devices", "list_logical_devices", "get_visible_devices",
            "set_visible_devices", "set_soft_device_placement", "get_soft_device_placement",
-           "threading", "experimental", "PhysicalDevice", "LogicalDevice"]
+           "threading", "experimental", "optimizer", "PhysicalDevice", "LogicalDevice"]
 
-_PROCESS = {"intra_op_threads": 0, "inter_op_threads": 0, "allow_soft_placement": True}
-
-
-def session_defaults():
-    """``SessionOptions`` holding the process-wide settings (see the module docstring)."""
-    from .options import SessionOptions
-
-    return SessionOptions(**_PROCESS)
-
-
-def set_soft_device_placement(enabled: bool) -> None:
-    """Whether the sessions made from now on place an op where its device cannot run it
-    on one that can (True, TF2's default and devsession's) or fail."""
-    _PROCESS["allow_soft_placement"] = bool(enabled)
-
-
-def get_soft_device_placement() -> bool:
-    return _PROCESS["allow_soft_placement"]
-
-
-def _thread_setting(key: str, what: str):
-    def set_threads(num_threads: int) -> None:
-        if int(num_threads) < 0:
-            raise ValueError(f"{what} must be >= 0 (0: picked from the machine), not "
-                             f"{num_threads}.")
-        _PROCESS[key] = int(num_threads)
-    set_threads.__doc__ = f"The {what} of the sessions made from now on (0: the machine's)."
-    return set_threads, lambda: _PROCESS[key]
-
-
-_set_intra, _get_intra = _thread_setting("intra_op_threads", "threads inside one op")
-_set_inter, _get_inter = _thread_setting("inter_op_threads", "ops run at once")
+_set_intra, _get_intra = thread_setting("intra_op_threads", "threads inside one op")
+_set_inter, _get_inter = thread_setting("inter_op_threads", "ops run at once")
 threading = types.SimpleNamespace(          # tf.config.threading
     set_intra_op_parallelism_threads=_set_intra, get_intra_op_parallelism_threads=_get_intra,
     set_inter_op_parallelism_threads=_set_inter, get_inter_op_parallelism_threads=_get_inter)
@@ -96,7 +67,13 @@ threading = types.SimpleNamespace(          # tf.config.threading
 experimental = types.SimpleNamespace(       # tf.config.experimental's device calls
     list_physical_devices=list_physical_devices, list_logical_devices=list_logical_devices,
     get_visible_devices=get_visible_devices, set_visible_devices=set_visible_devices,
-    set_memory_growth=set_memory_growth, get_memory_growth=get_memory_growth)
+    set_memory_growth=set_memory_growth, get_memory_growth=get_memory_growth,
+    enable_tensor_float_32_execution=enable_tensor_float_32_execution,
+    tensor_float_32_execution_enabled=tensor_float_32_execution_enabled)
+
+optimizer = types.SimpleNamespace(          # tf.config.optimizer
+    set_jit=set_jit, get_jit=get_jit, set_experimental_options=set_experimental_options,
+    get_experimental_options=get_experimental_options)
 
 log = logging.getLogger("devsession")
 

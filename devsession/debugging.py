@@ -4,7 +4,8 @@ assertions (``assert_equal``, ``assert_less``, ``assert_positive``...) and the s
 ones (``assert_rank``, ``assert_type``, ``assert_scalar``...), ``assert_shapes``
 (symbolic shapes across tensors: ``ops/assert_shapes.py``), and the rest of TF1's
 check_ops (``assert_near``, ``assert_rank_in``, ``is_non_decreasing``...:
-``ops/check_helpers.py``).  The rest raises
+``ops/check_helpers.py``), and ``set_log_device_placement`` (the sessions made from then on
+log where each op runs: ``process_settings.py``).  The rest raises
 ``UnsupportedTF1Error`` naming it."""
 
 from .ops.assertions import (assert_equal, assert_greater, assert_greater_equal, assert_integer,
@@ -20,6 +21,7 @@ from .ops.elementwise import is_finite, is_inf, is_nan
 from .ops.check_helpers import (assert_near, assert_proper_iterable, assert_rank_in,
                                 assert_same_float_dtype, is_non_decreasing, is_numeric_tensor,
                                 is_strictly_increasing)
+from .process_settings import get_log_device_placement, set_log_device_placement
 
 __all__ = ["check_numerics", "assert_all_finite", "is_finite", "is_inf", "is_nan", "Assert",
            "assert_equal", "assert_greater", "assert_greater_equal", "assert_less",
@@ -27,7 +29,8 @@ __all__ = ["check_numerics", "assert_all_finite", "is_finite", "is_inf", "is_nan
            "assert_non_positive", "assert_none_equal", "assert_positive", "assert_integer",
            "assert_rank", "assert_rank_at_least", "assert_scalar", "assert_type",
            "assert_near", "assert_proper_iterable", "assert_rank_in", "assert_same_float_dtype",
-           "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing", "assert_shapes"]
+           "is_non_decreasing", "is_numeric_tensor", "is_strictly_increasing", "assert_shapes",
+           "set_log_device_placement", "get_log_device_placement"]
 
 
 def __getattr__(name: str):
