@@ -370,6 +370,37 @@ def test_global_step_counts_applies():
         assert ds.train.global_step(sess, gs) == 2
 
 
+@pytest.mark.parametrize("make", [lambda: ds.train.GradientDescentOptimizer(0.1),
+                                  lambda: ds.train.AdamOptimizer(0.1)], ids=["sgd", "adam"])
+def test_updates_built_in_a_cond_branch_run_only_when_it_is_taken(make):
+    """tf.cond(all_finite, lambda: opt.apply_gradients(...), tf.no_op): the updates, the
+    beta powers and the global step move only on the steps the branch runs; the slots
+    are the graph's variables, made once."""
+    w, loss = quadratic(F32)
+    x = ds.placeholder(ds.float32, [], name="x")
+    opt = make()
+    pairs = opt.compute_gradients(loss * x)
+    finite = ds.reduce_all(ds.stack([ds.reduce_all(ds.is_finite(g)) for g, _ in pairs]))
+    step = ds.train.get_or_create_global_step()
+    train = ds.cond(finite, lambda: opt.apply_gradients(pairs, global_step=step), ds.no_op)
+    assert {v.op.name for v in opt.variables()} <= \
+        {v.op.name for v in ds.global_variables()}
+    reference = make()
+    plain = reference.apply_gradients(reference.compute_gradients(loss * x, var_list=[w]))
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        before = sess.run(w)
+        sess.run(train, {x: np.inf})                      # skipped: nothing moves
+        np.testing.assert_array_equal(sess.run(w), before)
+        assert sess.run(step) == 0
+        sess.run(train, {x: 1.0})
+        moved = sess.run(w)
+        sess.run(w.assign(before))
+        sess.run(plain, {x: 1.0})                         # the same step outside a cond
+        np.testing.assert_allclose(moved, sess.run(w), rtol=1e-6)
+        assert sess.run(step) == 1
+
+
 def test_var_list_and_non_trainable_variables():
     a = ds.Variable(np.array([1.0, 2.0]), name="a")
     frozen = ds.Variable(np.array([3.0, 4.0]), name="frozen", trainable=False)

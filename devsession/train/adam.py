@@ -55,7 +55,7 @@ class AdamOptimizer(Optimizer):
                           use_locking=self._use_locking).op
 
     def _finish(self, update_ops, name):
-        beta1_power, beta2_power = self._beta_accumulators(update_ops[0].graph)
+        beta1_power, beta2_power = self._beta_accumulators(self._variables_graph)
         with control_dependencies(update_ops), device(None), device(beta1_power.device or None):
             update_beta1 = beta1_power.assign(beta1_power * self._beta1_t, name="Assign")
             update_beta2 = beta2_power.assign(beta2_power * self._beta2_t, name="Assign")

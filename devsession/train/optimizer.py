@@ -41,8 +41,8 @@ import numpy as np
 
 from .. import dtypes
 from ..gradients import gradients
-from ..graph import (Operation, Tensor, control_dependencies, convert_to_tensor, device,
-                     name_scope)
+from ..graph import (Operation, Tensor, building_graph, control_dependencies,
+                     convert_to_tensor, device, name_scope)
 from ..ops.common import graph_of
 from ..ops.elementwise import cast
 from ..ops.indexed_rows import rows_of
@@ -68,6 +68,7 @@ class Optimizer:
         self._slots: dict[str, dict] = {}            # slot name -> {VariableV2 op: slot}
         self._non_slot: dict = {}                    # (name, graph) -> Variable
         self._cast_cache: dict = {}
+        self._variables_graph = None                 # the graph of the variables updated
 
     def get_name(self) -> str:
         return self._name
@@ -115,10 +116,11 @@ class Optimizer:
         if not var_list:
             raise ValueError(f"No gradients provided for any variable: "
                              f"{[v.name for _, v in pairs]}.")
-        graph = var_list[0].graph
-        with graph.as_default():
-            with control_dependencies(None):
-                self._create_slots(var_list)
+        graph = self._variables_graph = var_list[0].graph
+        building = building_graph(graph)        # a cond's branch being traced, or graph
+        with graph.as_default(), control_dependencies(None):
+            self._create_slots(var_list)        # variables live in the graph, not a branch
+        with building.as_default():
             with name_scope(name or self._name) as scope:
                 self._cast_cache = {}
                 self._prepare()
@@ -134,7 +136,8 @@ class Optimizer:
                 else:
                     with control_dependencies([self._finish(updates, "update")]):
                         train_op = self._increment(step, scope)
-        graph.add_to_collection("train_op", train_op)
+        if building is graph:
+            graph.add_to_collection("train_op", train_op)
         return train_op
 
     def get_slot(self, var, name: str):
