@@ -82,6 +82,9 @@ class FunctionGraph(Graph):
         self.control_captures: list[Operation] = []
         self.bound_inputs: list[Tensor] | None = None    # fixed by the control-flow builder
         self._importing = False         # import_function copies variables' nodes as they are
+        # the name scope TF1 gives what a branch makes outside itself (an optimizer's
+        # variables): its cond's ("cond_1/"); "" where none was given
+        self.lifted_scope = ""
 
     # --- what the control-flow op needs -------------------------------------------------
 

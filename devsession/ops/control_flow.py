@@ -264,6 +264,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     with graph.as_default():
         base = graph.unique_name(name or "cond", mark_as_used=False)
         branches = [_new_function(graph, f"{base}_true"), _new_function(graph, f"{base}_false")]
+        for function in branches:
+            function.lifted_scope = f"{base}/"
         results = []
         for function, fn, label, value in zip(branches, (true_fn, false_fn),
                                               ("true_fn", "false_fn"), (True, False)):

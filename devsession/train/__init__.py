@@ -87,6 +87,8 @@ The updates are fused ops (``devsession/ops/training.py``) that change each vari
 place in one pass over its arrays, on the variable's device.
 """
 
+import types as _types
+
 from ..proto.example_pb2 import (BytesList, Example, Feature, FeatureList, FeatureLists,
                                  Features, FloatList, Int64List, SequenceExample)
 from ..proto.cluster_pb2 import ClusterDef, JobDef
@@ -144,6 +146,16 @@ from .saver import (CheckpointState, Saver, checkpoint_exists, get_checkpoint_st
                     import_meta_graph, latest_checkpoint)
 from .training_util import (assert_global_step, create_global_step, get_global_step,
                             get_or_create_global_step, global_step)
+from .loss_scale import DynamicLossScale as _DynamicLossScale
+from .loss_scale import FixedLossScale as _FixedLossScale
+from .loss_scale import LossScale as _LossScale
+from . import loss_scale_optimizer as _loss_scaling
+
+experimental = _types.SimpleNamespace(     # tf.train.experimental: mixed precision's names
+    LossScale=_LossScale, FixedLossScale=_FixedLossScale, DynamicLossScale=_DynamicLossScale,
+    MixedPrecisionLossScaleOptimizer=_loss_scaling.MixedPrecisionLossScaleOptimizer,
+    enable_mixed_precision_graph_rewrite=_loss_scaling.enable_mixed_precision_graph_rewrite,
+    disable_mixed_precision_graph_rewrite=_loss_scaling.disable_mixed_precision_graph_rewrite)
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "FtrlOptimizer",
@@ -178,7 +190,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "start_queue_runners", "queue_runner", "batch", "batch_join", "input_producer",
            "limit_epochs", "range_input_producer", "shuffle_batch", "shuffle_batch_join",
            "slice_input_producer", "string_input_producer", "match_filenames_once",
-           "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join"]
+           "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch", "maybe_shuffle_batch_join",
+           "experimental"]
 
 
 def __getattr__(name: str):

@@ -36,7 +36,9 @@ class CheckpointReader:
         return name in self._checkpoint.names()
 
     def get_tensor(self, name: str) -> np.ndarray:
-        return self._checkpoint.tensor(name)
+        """The saved value; a scalar one as a numpy scalar (``np.float32(3.0)``), as TF's."""
+        value = self._checkpoint.tensor(name)
+        return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 def NewCheckpointReader(filepattern) -> CheckpointReader:  # noqa: N802  (TF1's name)

@@ -37,6 +37,8 @@ them: ``ValueError``; a loss (or ``grad_loss``) that is not floating point:
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .. import dtypes
@@ -118,7 +120,9 @@ class Optimizer:
                              f"{[v.name for _, v in pairs]}.")
         graph = self._variables_graph = var_list[0].graph
         building = building_graph(graph)        # a cond's branch being traced, or graph
-        with graph.as_default(), control_dependencies(None):
+        lifted = getattr(building, "lifted_scope", "")     # TF1's scope for them in a cond
+        with graph.as_default(), control_dependencies(None), \
+                (name_scope(lifted) if lifted else contextlib.nullcontext()):
             self._create_slots(var_list)        # variables live in the graph, not a branch
         with building.as_default():
             with name_scope(name or self._name) as scope:
