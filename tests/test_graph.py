@@ -638,6 +638,7 @@ def tf1_surface_ops(x):
         *linalg_ops(x),
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *image_file_ops(x),
+        *audio_and_compression_ops(x),
         ds.is_variable_initialized(ds.Variable(1.0, name="probed")),
         *space_and_sampling_ops(x),
         *stateless_random_ops(x),
@@ -777,6 +778,13 @@ def image_file_ops(x):
             ds.image.decode_and_crop_jpeg(jpeg, [0, 0, 1, 1]), ds.image.decode_bmp(png),
             ds.image.decode_gif(png), ds.image.decode_image(png),
             ds.image.extract_jpeg_shape(jpeg), ds.image.adjust_jpeg_quality(pixels, 50)]
+
+
+def audio_and_compression_ops(x):
+    """One node of each WAV op and of DecodeCompressed, from float ``x`` (2x2)."""
+    wav = ds.audio.encode_wav(x, 8000)
+    return [wav, *ds.audio.decode_wav(wav, desired_channels=1),
+            ds.io.decode_compressed(wav, "ZLIB")]
 
 
 def string_ops(x):

@@ -22,6 +22,7 @@ Anything else under ``ds.io`` raises an error naming the TF1 symbol as unsupport
 from ..ops.decode_csv import decode_csv
 from ..ops.file_io import matching_files, read_file, write_file
 from ..image_dtype import decode_image
+from ..ops.compression import decode_compressed
 from ..ops.image_files import (decode_and_crop_jpeg, decode_bmp, decode_gif, decode_jpeg,
                                decode_png, encode_jpeg, encode_png, extract_jpeg_shape,
                                is_jpeg)
@@ -44,7 +45,8 @@ __all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "serialize_tensor", "parse_tensor", "decode_json_example",
            "serialize_sparse", "serialize_many_sparse", "deserialize_many_sparse",
            "FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature", "SparseFeature",
-           "RaggedFeature", "decode_raw", "gfile", "write_graph", "read_file", "write_file",
+           "RaggedFeature", "decode_raw", "decode_compressed", "gfile", "write_graph",
+           "read_file", "write_file",
            "matching_files", "decode_csv",
            "encode_base64", "decode_base64", "decode_jpeg", "decode_and_crop_jpeg",
            "decode_png", "decode_bmp", "decode_gif", "decode_image", "encode_jpeg",

@@ -96,6 +96,8 @@ module              ops
                     IFFT, RFFT, IRFFT and their 2D and 3D ops, numpy's pocketfft (HOST)
 ``ctc``             CTCLoss: log-space forward-backward per example (HOST);
                     ``ctc_decoders``: CTCGreedyDecoder, CTCBeamSearchDecoder (HOST)
+``audio``           DecodeWav, EncodeWav: 16-bit PCM WAV files (HOST)
+``compression``     DecodeCompressed: ZLIB and GZIP over zlib (HOST)
 ==================  ===============================================================
 """
 
@@ -128,6 +130,8 @@ from . import volume_patches  # noqa: F401,E402  (ExtractVolumePatches: HOST)
 from . import session_ops  # noqa: F401,E402  (GetSessionHandle...: HOST)
 from . import guarantee_const, timestamp  # noqa: F401,E402  (GuaranteeConst, Timestamp: HOST)
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
+from . import audio  # noqa: F401,E402  (DecodeWav, EncodeWav: HOST)
+from . import compression  # noqa: F401,E402  (DecodeCompressed: HOST)
 from . import string_hashing, string_joins  # noqa: F401,E402  (Fingerprint, StringNGrams...: HOST)
 from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
 from . import top_k  # noqa: F401,E402  (registers)

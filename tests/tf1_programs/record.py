@@ -33,7 +33,7 @@ from values import encode, load_program, program_names, read_event_tags  # noqa:
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXPECTED = os.path.join(HERE, "expected")
-ALLOWED_IMPORTS = {"numpy", "tempfile", "os"}
+ALLOWED_IMPORTS = {"numpy", "tempfile", "os", "zlib"}
 DEFAULT_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
 
 
