@@ -555,16 +555,16 @@ ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's 
 
 def __getattr__(name: str):
     """``ds.Server`` and ``ds.ClusterSpec`` load the distributed runtime on first use,
-    ``ds.profiler`` the model profiler; a TF1 symbol devsession lacks raises
+    ``ds.profiler`` the model profiler, ``ds.raw_ops`` TF's op functions; a TF1 symbol devsession lacks raises
     ``UnsupportedTF1Error`` (an AttributeError) naming it (``devsession/unsupported.py``)."""
     if name in ("Server", "ClusterSpec"):
         from . import distributed
 
         return getattr(distributed, name)
-    if name == "profiler":
+    if name in ("profiler", "raw_ops"):
         import importlib
 
-        return importlib.import_module(".profiler", __name__)
+        return importlib.import_module(f".{name}", __name__)
     from .unsupported import TF1_NAMESPACES, UnsupportedNamespace, missing
 
     if name in TF1_NAMESPACES:

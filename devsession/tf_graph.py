@@ -65,7 +65,7 @@ from .ops.run_time_attrs import RUN_TIME_ATTR, RUN_TIME_ATTR_OPS
 from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .tensor_shape import TensorShape
 
-__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS"]
+__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS", "mapped_op_types"]
 
 IGNORED_ATTRS = frozenset({
     # the dtype of an input (or the count of a list input): devsession infers it
@@ -451,3 +451,9 @@ _REWRITES = {
     "RandomUniformInt": _uniform_int,
     **{op: _batch_matmul for op in _BATCH_MATMULS},
 }
+
+
+def mapped_op_types() -> frozenset:
+    """TF's op types ``translate`` builds from devsession's ops (or rewrites): importable
+    though devsession registers no op of that type (``Einsum``, ``BatchMatMulV2``...)."""
+    return frozenset(_COMPOSITES) | frozenset(_REWRITES) | frozenset(_CHANNELS_FIRST)

@@ -1,6 +1,7 @@
 """Writes devsession/tf_op_signatures.json: TensorFlow's OpDef signatures of the op types
-devsession registers that TensorFlow also has, which ``devsession/tf_export.py`` reads to
-write GraphDefs TensorFlow imports.  Run once, with TensorFlow installed (never at run
+devsession registers that TensorFlow also has, and of those its importer builds from
+devsession's ops (``tf_graph.mapped_op_types``), which ``devsession/tf_export.py`` reads to
+write GraphDefs TensorFlow imports and ``devsession/raw_ops.py`` to bind keywords.  Run once, with TensorFlow installed (never at run
 time or in tests), from the repository root:
 
     /work/peers/bin/python tools/make_tf_op_signatures.py
@@ -9,7 +10,8 @@ Per op: ``inputs`` and ``outputs`` (each arg's ``name`` and, as TF's OpDef has t
 ``type_attr`` / ``number_attr`` / ``type_list_attr`` or a fixed ``type``, and ``is_ref``),
 and ``attrs`` (each attr's ``type`` as TF spells it: "type", "int", "list(type)"..., its
 ``default`` when it has one, ``minimum``, and ``allowed`` dtypes of a type attr).  Dtypes
-are named as ``ds.DType.name`` names them ("float32", "int64", "string").  The op types
+are named as ``ds.DType.name`` names them ("float32", "int64", "string"); ``raw_ops_names``
+maps the keywords ``tf.raw_ops`` renamed to the OpDef's names.  The op types
 devsession has and TF lacks are listed under ``missing``; ``graph_def_version`` is the
 GraphDef producer version of that TensorFlow (what an exported GraphDef says it is).
 """
@@ -96,6 +98,30 @@ def signature(op_def) -> dict:
             **({"stateful": True} if op_def.is_stateful else {})}
 
 
+def raw_ops_names(tf, name: str, op_def):
+    """{keyword of ``tf.raw_ops.<name>``: the OpDef's input or attr name} where TF's API
+    renamed one (Sum's ``reduction_indices`` is ``axis``, Squeeze's ``squeeze_dims``
+    ``axis``); None where none is, or raw_ops lacks the op.  The keywords are the inputs
+    in order, then the attrs the inputs do not determine (required ones first)."""
+    import inspect
+
+    function = getattr(tf.raw_ops, name, None)
+    if function is None:
+        return None
+    params = [p for p in inspect.signature(function).parameters if p != "name"]
+    inputs = [a.name for a in op_def.input_arg]
+    renamed = {mine: theirs for mine, theirs in zip(params, inputs) if mine != theirs}
+    attrs = {a.name for a in op_def.attr}
+    loose = [p for p in params[len(inputs):] if p not in attrs]    # attrs renamed: required
+    inferred = {getattr(a, field) for a in op_def.input_arg         # to match one for one
+                for field in ("type_attr", "number_attr", "type_list_attr")}
+    unmatched = sorted(attrs - inferred - set(params[len(inputs):]))
+    if len(loose) > 1 or len(loose) != len(unmatched):
+        raise SystemExit(f"raw_ops.{name}{params}: cannot match {loose} to {unmatched}")
+    renamed.update(zip(loose, unmatched))
+    return renamed or None
+
+
 def main() -> None:
     import tensorflow as tf
     from tensorflow.python.framework import op_def_registry
@@ -105,8 +131,10 @@ def main() -> None:
 
     registered_ops = devsession.ops.registry.registered_ops
 
+    from devsession.tf_graph import mapped_op_types
+
     ops, missing = {}, []
-    for name in sorted(set(registered_ops()) | set(EXPORT_ONLY_OPS)):
+    for name in sorted(set(registered_ops()) | set(EXPORT_ONLY_OPS) | mapped_op_types()):
         if name.startswith("_"):
             continue                      # devsession's private ops: TF never has them
         op_def = op_def_registry.get(name)
@@ -114,6 +142,9 @@ def main() -> None:
             missing.append(name)
         else:
             ops[name] = signature(op_def)
+            renamed = raw_ops_names(tf, name, op_def)
+            if renamed is not None:
+                ops[name]["raw_ops_names"] = renamed
     data = {"tensorflow_version": tf.__version__, "graph_def_version": tf.version.GRAPH_DEF_VERSION,
             "missing": missing, "ops": ops}
     with open(OUT, "w") as f:
