@@ -16,7 +16,7 @@ from .ops.nn_depthwise import depthwise_conv2d, depthwise_conv2d_native, separab
 from .ops.nn_conv3d import (avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_transpose,
                             max_pool3d)
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
-from .ops.top_k import in_top_k, top_k
+from .ops.top_k import approx_max_k, approx_min_k, in_top_k, top_k
 from .ops.nn_lrn import local_response_normalization, lrn
 from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_space,
                               space_to_batch, space_to_depth)
@@ -113,6 +113,10 @@ __all__ += ["raw_rnn", "static_state_saving_rnn", "with_space_to_batch", "collap
 from .ops.nn_fractional_pool import fractional_avg_pool, fractional_max_pool  # noqa: E402
 
 __all__ += ["fractional_max_pool", "fractional_avg_pool"]
+
+from . import nn_experimental as experimental  # noqa: E402  (tf.nn.experimental: dropouts)
+
+__all__ += ["experimental", "approx_max_k", "approx_min_k"]
 
 
 def __getattr__(name: str):

@@ -23,12 +23,16 @@ from .ops.array import identity
 from .session import get_default_session
 from .test_benchmark import Benchmark, benchmark_config, run_benchmarks
 from .test_case import TestCase, temp_root
+from .test_stubs import (StubOutForTesting, disable_with_predicate, is_cpu_target_available,
+                         with_eager_op_as_function)
 
 __all__ = ["TestCase", "Benchmark", "benchmark_config", "main", "get_temp_dir", "mock",
            "compute_gradient",
            "compute_gradient_error", "assert_equal_graph_def", "create_local_cluster",
            "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
-           "is_built_with_gpu_support", "is_built_with_rocm", "is_built_with_xla"]
+           "is_built_with_gpu_support", "is_built_with_rocm", "is_built_with_xla",
+           "StubOutForTesting", "disable_with_predicate", "with_eager_op_as_function",
+           "is_cpu_target_available"]
 
 is_built_with_gpu_support = is_built_with_cuda
 

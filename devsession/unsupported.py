@@ -19,7 +19,7 @@ __all__ = ["UnsupportedTF1Error", "UnsupportedNamespace", "missing", "TF1_NAMESP
 TF1_NAMESPACES = frozenset({
     "contrib", "estimator", "keras",
     "lite",
-    "resource_loader", "sysconfig", "user_ops",
+    "sysconfig", "user_ops",
     "autograph",
 })
 

@@ -436,6 +436,14 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             rate = 1.0 - float(keep_prob)
     if rate is None:
         raise ValueError("dropout needs rate= (or keep_prob=).")
+    return dropout_with(x, rate, noise_shape,
+                        lambda shape, dtype: random_uniform(shape, dtype=dtype, seed=seed),
+                        name or "dropout")
+
+
+def dropout_with(x, rate, noise_shape, uniform_sampler, name: str) -> Tensor:
+    """Dropout drawing its uniform [0, 1) noise from ``uniform_sampler(shape, dtype)``
+    (TF's ``_dropout``, shared by ``dropout`` and ``nn.experimental``'s)."""
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"dropout scales '{x.name}', so it must be floating point, not "
@@ -445,14 +453,14 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             raise ValueError(f"dropout's rate must be in [0, 1), got {rate}.")
         if rate == 0:
             return x
-    with name_scope(name or "dropout"):
+    with name_scope(name):
         if isinstance(rate, numbers.Real):
             scaled = x * (1.0 / (1.0 - rate))
             rate = convert_to_tensor(rate, dtype=x.dtype)
         else:
             rate = _scalar_rate(convert_to_tensor(rate, dtype_hint=x.dtype))
             scaled = x / (1 - rate)
-        noise = random_uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
+        noise = uniform_sampler(_noise_shape(x, noise_shape), x.dtype)
         return where(noise >= rate, scaled, 0.0)
 
 

@@ -34,12 +34,12 @@ from __future__ import annotations
 import collections
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import graph_of, make_op, numeric
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["top_k", "in_top_k", "TopKV2"]
+__all__ = ["top_k", "in_top_k", "TopKV2", "approx_max_k", "approx_min_k", "ApproxTopK"]
 
 # What ``top_k`` returns, as TF1's namedtuple of the same name.
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
@@ -118,6 +118,45 @@ def top_k(input, k=1, sorted=True, name=None) -> TopKV2:  # noqa: A002  (TF1's n
     op = x.graph.create_op("TopKV2", [x, kt], {"sorted": bool(sorted)},
                            name=name or "TopKV2")
     return TopKV2(op.outputs[0], op.outputs[1])
+
+
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """TF's ``tf.math.approx_max_k``: the ``k`` largest entries along
+    ``reduction_dimension`` and their indices, an ``ApproxTopK(values, indices)``.  Exact
+    (recall 1, above any ``recall_target``), as TF's CPU kernel is; any dimension."""
+    return _approx_k(operand, k, reduction_dimension, name or "ApproxTopK", largest=True)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """TF's ``tf.math.approx_min_k``: the ``k`` smallest entries (see ``approx_max_k``)."""
+    return _approx_k(operand, k, reduction_dimension, name or "ApproxTopK", largest=False)
+
+
+def _approx_k(operand, k, dimension: int, name: str, largest: bool) -> ApproxTopK:
+    from .array import transpose
+    from .elementwise import negative
+
+    x = convert_to_tensor(operand)
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"approx top-k of '{x.name}' needs its rank known.")
+    dimension = dimension + rank if dimension < 0 else dimension
+    if not 0 <= dimension < rank:
+        raise ValueError(f"reduction_dimension {dimension} is out of range for rank {rank}.")
+    order = [d for d in range(rank) if d != dimension] + [dimension]
+    inverse = [order.index(d) for d in range(rank)]
+    with name_scope(name):
+        moved = x if dimension == rank - 1 else transpose(x, order)
+        values, indices = top_k(moved if largest else negative(moved), k)
+        values = values if largest else negative(values)
+        if dimension != rank - 1:
+            values, indices = transpose(values, inverse), transpose(indices, inverse)
+    return ApproxTopK(values, indices)
 
 
 def in_top_k(predictions, targets, k, name=None) -> Tensor:
