@@ -44,7 +44,7 @@ def test_other_spellings():
 @pytest.mark.parametrize("namespace,name", [("math", "sobol_sample"),
                                             ("signal", "fftnd"),
                                             ("linalg", "experimental"),
-                                            ("debugging", "set_log_device_placement"),
+                                            ("debugging", "disable_traceback_filtering"),
                                             ("debugging", "enable_check_numerics")])
 def test_missing_names_are_named(namespace, name):
     assert namespace not in TF1_NAMESPACES
