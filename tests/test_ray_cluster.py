@@ -130,7 +130,8 @@ def test_a_task_ray_cannot_place_fails_at_once_and_starts_nothing(local_ray):
                              r".*has 0 GPU in all.*Nothing was started"):
         RayCluster({"ps": 1, "worker": 2}, resources={"worker": {"GPU": 1}})
     assert time.monotonic() - start < 10
-    assert ray.available_resources() == before
+    after = ray.available_resources()       # nothing held (a previous test's actors may
+    assert all(after.get(key, 0) >= value for key, value in before.items())  # free some)
 
 
 def test_tasks_waiting_for_busy_resources_time_out_and_nothing_is_left(local_ray):
