@@ -11,6 +11,7 @@ servers in this process); the device and build queries ``is_gpu_available``,
 from __future__ import annotations
 
 import sys
+import types
 import unittest
 from unittest import mock
 
@@ -32,9 +33,19 @@ __all__ = ["TestCase", "Benchmark", "benchmark_config", "main", "get_temp_dir", 
            "is_gpu_available", "gpu_device_name", "is_built_with_cuda",
            "is_built_with_gpu_support", "is_built_with_rocm", "is_built_with_xla",
            "StubOutForTesting", "disable_with_predicate", "with_eager_op_as_function",
-           "is_cpu_target_available"]
+           "is_cpu_target_available", "experimental"]
 
 is_built_with_gpu_support = is_built_with_cuda
+
+
+def _sync_devices():
+    """TF2's wait for eager ops' pending work: TF refuses it in graph mode, the only mode
+    devsession has (a session's run has finished its work when it returns)."""
+    raise RuntimeError("sync_devices() must only be called in Eager mode, outside "
+                       "tf.functions")
+
+
+experimental = types.SimpleNamespace(sync_devices=_sync_devices)     # tf.test.experimental
 
 
 def is_built_with_rocm() -> bool:

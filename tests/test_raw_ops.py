@@ -28,3 +28,24 @@ def test_names_are_made_unique_as_the_graphs_are():
         assert (first.op.name, second.op.name) == ("total", "total_1")
         with ds.Session() as sess:
             assert sess.run(second) == 5.0
+
+
+def test_the_v2_conv_gradients_equal_the_v1_ones():
+    """TF runs Conv2DBackprop*V2 on GPUs only, so its CPU cannot record them: they must
+    equal the V1 gradients, which take the shape instead of the tensor."""
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    with ds.Graph().as_default():
+        images = ds.constant(rng.uniform(0, 1, (2, 7, 6, 3)).astype(np.float32))
+        kernel = ds.constant(rng.standard_normal((3, 2, 3, 4)).astype(np.float32))
+        out = ds.nn.conv2d(images, kernel, [1, 2, 1, 1], "SAME")
+        pairs = [(ds.conv2d_backprop_filter_v2(images, kernel, out, [1, 2, 1, 1], "SAME"),
+                  ds.nn.conv2d_backprop_filter(images, [3, 2, 3, 4], out, [1, 2, 1, 1],
+                                               "SAME")),
+                 (ds.conv2d_backprop_input_v2(images, kernel, out, [1, 2, 1, 1], "SAME"),
+                  ds.nn.conv2d_backprop_input([2, 7, 6, 3], kernel, out, [1, 2, 1, 1],
+                                              "SAME"))]
+        with ds.Session() as sess:
+            for v2, v1 in sess.run(pairs):
+                np.testing.assert_allclose(v2, v1, rtol=1e-5, atol=1e-5)

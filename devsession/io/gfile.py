@@ -38,7 +38,7 @@ __all__ = ["GFile", "Open", "FastGFile", "Exists", "IsDirectory", "ListDirectory
            "MakeDirs", "MkDir", "Remove", "DeleteRecursively", "Rename", "Copy", "Glob",
            "Stat", "Walk", "FileStatistics",
            "exists", "isdir", "listdir", "makedirs", "mkdir", "remove", "rmtree", "rename",
-           "copy", "glob", "stat", "walk", "join"]
+           "copy", "glob", "stat", "walk", "join", "get_registered_schemes"]
 
 _MODES = ("r", "w", "a", "r+", "w+", "a+")
 
@@ -354,3 +354,9 @@ def __getattr__(name: str):
     from ..unsupported import missing
 
     raise missing("gfile", name)
+
+
+def get_registered_schemes() -> list:
+    """The URL schemes these functions read: plain paths ("") and "file" (TF's also has
+    "ram" and "gs")."""
+    return ["file", ""]

@@ -18,11 +18,12 @@ from .ragged_ops import (boolean_mask, constant, constant_value, map_flat_values
 from .ragged_tensor import RaggedTensor, is_ragged
 from .ragged_tensor_spec import RaggedTensorSpec
 from .ragged_tensor_value import RaggedTensorValue
+from .ragged_math import stack
 
 __all__ = ["RaggedTensor", "RaggedTensorValue", "RaggedTensorSpec", "constant",
            "constant_value", "range", "placeholder", "row_splits_to_segment_ids",
            "segment_ids_to_row_splits", "map_flat_values", "boolean_mask",
-           "stack_dynamic_partitions", "is_ragged"]
+           "stack_dynamic_partitions", "is_ragged", "stack"]
 
 
 def __getattr__(name: str):

@@ -16,7 +16,14 @@ from .writer import FileWriter, FileWriterCache
 
 __all__ = ["scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge",
            "merge_all", "FileWriter", "FileWriterCache", "SUMMARIES", "Summary",
-           "SummaryMetadata", "Event", "SessionLog", "TaggedRunMetadata", "SummaryDescription"]
+           "SummaryMetadata", "Event", "SessionLog", "TaggedRunMetadata", "SummaryDescription",
+           "all_v2_summary_ops"]
+
+
+def all_v2_summary_ops() -> list:
+    """TF2's summary ops of the default graph: none (devsession writes TF1's summaries),
+    as TF1's graph without TF2 summaries answers."""
+    return []
 
 
 def __getattr__(name: str):

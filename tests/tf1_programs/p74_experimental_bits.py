@@ -51,11 +51,33 @@ def main(tf, out):
     top = tf.math.approx_max_k(values, 3)
     out["approx_kind"] = [type(top).__name__, list(top._fields)]
     cube = tf.constant(rng.standard_normal((2, 3, 5)).astype(np.float32))
+    ragged = tf.ragged.constant([[1, 2], [3]])
     with tf.Session() as sess:
         for key, value in sess.run(dropped, {rate: 0.6}).items():
             out[key] = value
         out["approx_max_k"] = list(sess.run(top))
         out["approx_max_k_3d"] = list(sess.run(tf.nn.approx_max_k(cube, 2)))
+        out["approx_top_k"] = list(sess.run(tf.approx_top_k(values, 2)))
+        out["ragged_stack"] = sess.run(tf.ragged.stack([ragged, ragged])).to_list()
+    # TF has no CPU kernels for these (a GPU's only; a session of a graph holding one
+    # fails): their static shapes, in a graph of their own
+    with tf.Graph().as_default():
+        fed = tf.placeholder(tf.float32, [1, 5, 5, 2])
+        weights = tf.placeholder(tf.float32, [3, 3, 2, 4])
+        backprop = tf.placeholder(tf.float32, [1, 3, 3, 4])
+        out["conv_grads_v2"] = [
+            tf.conv2d_backprop_filter_v2(fed, weights, backprop, [1, 2, 2, 1],
+                                         "SAME").shape.as_list(),
+            tf.conv2d_backprop_input_v2(fed, weights, backprop, [1, 2, 2, 1],
+                                        "SAME").shape.as_list()]
+    out["v2_summaries"] = tf.summary.all_v2_summary_ops()
+    try:
+        tf.test.experimental.sync_devices()
+        out["sync_devices"] = None
+    except RuntimeError:
+        out["sync_devices"] = "RuntimeError"         # eager only
+    schemes = tf.io.gfile.get_registered_schemes()
+    out["schemes"] = ["file" in schemes, "" in schemes]
 
     # tf.test's stubs
     clock = _Clock()
