@@ -23,17 +23,20 @@ def conv2d_backprop_filter_v2(input, filter, out_backprop, strides, padding,  # 
                               use_cudnn_on_gpu=True, explicit_paddings=(),
                               data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
     """Conv2D's filter gradient, ``filter`` giving its shape."""
-    return raw_ops.Conv2DBackpropFilterV2(
-        input=input, filter=filter, out_backprop=out_backprop, strides=list(strides),
-        padding=padding, explicit_paddings=list(explicit_paddings),
-        data_format=data_format, dilations=list(dilations), name=name)
+    return _conv_gradient(raw_ops.Conv2DBackpropFilterV2, input, filter, out_backprop,
+                          strides, padding, explicit_paddings, data_format, dilations, name)
 
 
 def conv2d_backprop_input_v2(input, filter, out_backprop, strides, padding,  # noqa: A002
                              use_cudnn_on_gpu=True, explicit_paddings=(),
                              data_format="NHWC", dilations=(1, 1, 1, 1), name=None):
     """Conv2D's input gradient, ``input`` giving its shape."""
-    return raw_ops.Conv2DBackpropInputV2(
-        input=input, filter=filter, out_backprop=out_backprop, strides=list(strides),
-        padding=padding, explicit_paddings=list(explicit_paddings),
-        data_format=data_format, dilations=list(dilations), name=name)
+    return _conv_gradient(raw_ops.Conv2DBackpropInputV2, input, filter, out_backprop,
+                          strides, padding, explicit_paddings, data_format, dilations, name)
+
+
+def _conv_gradient(op, input, filter, out_backprop, strides, padding,  # noqa: A002
+                   explicit_paddings, data_format, dilations, name):
+    return op(input=input, filter=filter, out_backprop=out_backprop, strides=list(strides),
+              padding=padding, explicit_paddings=list(explicit_paddings),
+              data_format=data_format, dilations=list(dilations), name=name)

@@ -282,17 +282,10 @@ def _scope_line(node: _ScopeNode, opts: Options) -> str:
 
 
 def _times(node, select) -> list[str]:
-    proto, found = node.proto, []
-    kinds = []
-    if "micros" in select:
-        kinds = ["exec_micros", "accelerator_exec_micros", "cpu_exec_micros"]
-    else:
-        kinds += ["accelerator_exec_micros"] if "accelerator_micros" in select else []
-        kinds += ["cpu_exec_micros"] if "cpu_micros" in select else []
-    for field in kinds:
-        found.append(_own_of_total(node, _time(getattr(proto, field)),
-                                   _time(getattr(proto, "total_" + field))))
-    return found
+    proto = node.proto
+    return [_own_of_total(node, _time(getattr(proto, field)),
+                          _time(getattr(proto, "total_" + field)))
+            for field, _ in _time_columns(select)]
 
 
 _SCOPE_LEGENDS = (("params", "# parameters"), ("float_ops", "# float_ops"),
@@ -300,11 +293,20 @@ _SCOPE_LEGENDS = (("params", "# parameters"), ("float_ops", "# float_ops"),
                   ("residual_bytes", "residual bytes"), ("output_bytes", "output bytes"))
 
 
-def _time_legends(select) -> list[str]:
+_TIME_COLUMNS = {"micros": ("exec_micros", "total execution time"),
+                 "accelerator_micros": ("accelerator_exec_micros", "accelerator execution time"),
+                 "cpu_micros": ("cpu_exec_micros", "cpu execution time")}
+
+
+def _time_columns(select) -> list[tuple[str, str]]:
+    """(proto field, legend) of the times ``select`` asks for: all three for "micros"."""
     if "micros" in select:
-        return ["total execution time", "accelerator execution time", "cpu execution time"]
-    return ((["accelerator execution time"] if "accelerator_micros" in select else []) +
-            (["cpu execution time"] if "cpu_micros" in select else []))
+        return list(_TIME_COLUMNS.values())
+    return [_TIME_COLUMNS[key] for key in ("accelerator_micros", "cpu_micros") if key in select]
+
+
+def _time_legends(select) -> list[str]:
+    return [legend for _, legend in _time_columns(select)]
 
 
 def _scope_legend(opts: Options) -> str:
@@ -437,7 +439,7 @@ def _op_line(entry: _OpNode, root: _OpNode, opts: Options) -> str:
         if key in select:
             own, total, of_all = figures(field)
             attrs.append(column(_memory(own), own, total, of_all, counted=own))
-    for field in _time_fields(select):
+    for field, _ in _time_columns(select):
         own, total, of_all = figures(field)
         attrs.append(column(_time(own), own, total, of_all, counted=total))
     for key, field, unit in (("params", "parameters", "params"),
@@ -473,13 +475,6 @@ def _input_kinds(proto: MultiGraphNodeProto) -> str:
     ranked = sorted(sorted(kinds.items()), key=lambda kv: -kv[1][1])
     return "\n".join(f"{text}\t(run*{runs}|defined*{defined})\texec_time: {_time(micros)}"
                      for text, (defined, runs, micros) in ranked)
-
-
-def _time_fields(select) -> list[str]:
-    if "micros" in select:
-        return ["exec_micros", "accelerator_exec_micros", "cpu_exec_micros"]
-    return ((["accelerator_exec_micros"] if "accelerator_micros" in select else []) +
-            (["cpu_exec_micros"] if "cpu_micros" in select else []))
 
 
 def _op_legend(opts: Options) -> str:
