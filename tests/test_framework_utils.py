@@ -206,5 +206,5 @@ def test_compute_gradient_error_sees_a_wrong_gradient():
 
 
 def test_the_rest_of_tf_test_is_named_as_missing():
-    with pytest.raises(UnsupportedTF1Error, match="tf.test.StubOutForTesting is not supported"):
-        ds.test.StubOutForTesting
+    with pytest.raises(UnsupportedTF1Error, match="tf.test.test_src_dir_path is not supported"):
+        ds.test.test_src_dir_path

@@ -525,7 +525,8 @@ def test_softmax(graph):
 def test_tf1_spellings_are_the_same_functions():
     for name in ("relu", "sigmoid", "tanh", "softmax"):
         assert getattr(ds.nn, name) is getattr(ds, name)
-    only_in_math = {"top_k", "in_top_k"}     # TF1 has no tf.top_k, tf.in_top_k either
+    only_in_math = {"top_k", "in_top_k",     # TF1 has no tf.top_k, tf.in_top_k either,
+                    "approx_max_k", "approx_min_k"}          # nor tf.approx_max_k
     math_only = {"xlogy", "divide_no_nan",  # nor tf.xlogy, tf.divide_no_nan (tf.div_no_nan),
                  "reduce_std", "reduce_variance", "l2_normalize", "softplus", "softsign",
                  "erfinv", "ndtri", "bessel_i0e", "bessel_i1e", "bessel_i0", "bessel_i1",

@@ -311,7 +311,7 @@ def test_unsupported_scope_options_name_themselves():
     (lambda: ds.layers.experimental, "tf.layers.experimental"),
     (lambda: ds.signal.fftnd, "tf.signal.fftnd"),
     (lambda: ds.contrib.layers, "tf.contrib.layers"),
-    (lambda: ds.nn.approx_min_k, "tf.nn.approx_min_k"),
+    (lambda: ds.nn.quantized_conv2d, "tf.nn.quantized_conv2d"),
     (lambda: ds.train.sdca_optimizer, "tf.train.sdca_optimizer"),
 ])
 def test_a_missing_tf1_symbol_is_named_as_not_supported_yet(access, symbol):

@@ -15,7 +15,8 @@ import sys
 
 from .. import errors
 from ..graph import get_default_graph
-from ..proto.tfprof_pb2 import AdviceProto, OpLogEntry, OpLogProto
+from ..proto.tfprof_pb2 import (AdviceProto, GraphNodeProto, MultiGraphNodeProto, OpLogEntry,
+                                OpLogProto)
 from .model import ModelStats, logged_ops, runtime_shapes
 from .options import Options, ProfileOptionBuilder
 from .views import op_view, scope_view
@@ -169,8 +170,6 @@ def _options(options) -> Options:
 
 
 def _empty(cmd):
-    from ..proto.tfprof_pb2 import GraphNodeProto, MultiGraphNodeProto
-
     return MultiGraphNodeProto() if cmd in ("op", "code") else GraphNodeProto()
 
 
