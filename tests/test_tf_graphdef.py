@@ -239,7 +239,9 @@ def const_value(gd):
     (ds.float32, (0, 5), {}, np.zeros((0, 5), np.float32)),
     (ds.float32, (2,), {"tensor_content": np.array([1.5, -2], "<f4").tobytes()},
      np.array([1.5, -2], np.float32)),
-], ids=["zeros", "fill", "padded", "double", "half-bits", "bool", "empty", "content"])
+    (ds.uint32, (3,), {"uint32_val": [1, 4000000000]},                      # TF's field
+     np.array([1, 4000000000, 4000000000], np.uint32)),
+], ids=["zeros", "fill", "padded", "double", "half-bits", "bool", "empty", "content", "uint32"])
 def test_every_tensorproto_form(dtype, dims, fields, want):
     value = const_value(const_graph_def(dtype.enum, dims, **fields))
     assert (value.dtype, value.shape) == (want.dtype, np.shape(want))
