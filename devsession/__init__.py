@@ -264,8 +264,10 @@ from . import resource_loader  # noqa: E402  (tf.resource_loader: data files bes
 from .raw_op_aliases import (approx_top_k, conv2d_backprop_filter_v2,  # noqa: E402
                              conv2d_backprop_input_v2)
 from .ops.compression import decode_compressed  # noqa: E402  (tf.decode_compressed)
+from .ops.betainc import betainc  # noqa: E402  (tf.betainc)
 
 __all__ += ["debugging", "linalg", "random", "mixed_precision", "audio", "decode_compressed",
+            "betainc",
             "resource_loader", "approx_top_k", "conv2d_backprop_filter_v2",
             "conv2d_backprop_input_v2"]
 

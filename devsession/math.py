@@ -18,6 +18,7 @@ from .ops import (add_n, argmin, ceil, floor, floordiv, floormod, logical_and,  
 from .ops.linalg import tensordot  # noqa: E402
 from .ops import cos, reduce_logsumexp, sin  # noqa: E402
 from .ops.top_k import approx_max_k, approx_min_k, in_top_k, top_k  # noqa: E402
+from .ops.betainc import betainc  # noqa: E402
 from .ops.elementwise import squared_difference  # noqa: E402
 from .ops.reduce import cumprod, cumsum  # noqa: E402
 
@@ -26,7 +27,7 @@ __all__ += ["add_n", "argmin", "ceil", "floor", "floordiv", "floormod", "logical
             "reduce_all", "reduce_any", "reduce_prod", "round", "rsqrt", "sign",
             "truncatediv", "truncatemod", "tensordot", "unsorted_segment_sum",
             "reduce_logsumexp", "sin", "cos", "in_top_k", "top_k", "squared_difference", "cumsum", "cumprod",
-            "approx_max_k", "approx_min_k"]
+            "approx_max_k", "approx_min_k", "betainc"]
 
 # --- TF1 math (branch tf1-math) ------------------------------------------------------------
 from .ops import (acos, asin, atan, atan2, cosh, divide_no_nan, erf, erfc, expm1,  # noqa: E402

@@ -639,6 +639,7 @@ def tf1_surface_ops(x):
         _restore_v2(), ds.read_file("f"), ds.write_file("f", "x"), ds.matching_files("*"),
         *image_file_ops(x),
         *audio_and_compression_ops(x),
+        ds.math.betainc(ds.abs(x) + 1.0, 2.0 + ds.abs(x), ds.sigmoid(x)),
         ds.is_variable_initialized(ds.Variable(1.0, name="probed")),
         *space_and_sampling_ops(x),
         *stateless_random_ops(x),

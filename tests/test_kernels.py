@@ -345,6 +345,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "DecodeWav", "EncodeWav", "DecodeCompressed",   # file bytes, on the host
+             "Betainc",                      # a continued fraction, on the host
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, "ExtractVolumePatches", *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
@@ -414,6 +415,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.timestamp",  # test_framework_names.py
                      "devsession.kernels.reference.audio",  # tf1_programs/p72_audio_
                      "devsession.kernels.reference.compression",  # files.py these two
+                     "devsession.kernels.reference.betainc",  # tf1_programs/p75_betainc
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.linalg_sqrtm",  # these two
                      "devsession.kernels.reference.linalg_tridiagonal",  # these three

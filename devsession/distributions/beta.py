@@ -1,11 +1,13 @@
 """TF1's ``tf.distributions.Beta(concentration1, concentration0)`` on (0, 1), samples
 ``g1 / (g1 + g0)`` of two Gamma draws (differentiable through them), and the Beta-Beta
-KL divergence.  ``cdf`` needs ``betainc``, which devsession lacks: NotImplementedError."""
+KL divergence.  ``cdf`` is ``betainc(concentration1, concentration0, x)``, as TF's (whose
+Betainc takes x of the batch's shape, or a scalar)."""
 
 from __future__ import annotations
 
 from ..graph import name_scope
 from ..ops.array_fill import ones_like
+from ..ops.betainc import betainc
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import greater, log, log1p, logical_and, negative
 from ..ops.special import digamma, lgamma
@@ -57,6 +59,9 @@ class Beta(Distribution):
     def _log_prob(self, x):
         c1, c0 = self._concentration1, self._concentration0
         return (c1 - 1.0) * log(x) + (c0 - 1.0) * log1p(negative(x)) - _lbeta(c1, c0)
+
+    def _cdf(self, x):
+        return betainc(self._concentration1, self._concentration0, x)
 
     def _entropy(self):
         c1, c0, total = self._concentration1, self._concentration0, self._total_concentration

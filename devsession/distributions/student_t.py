@@ -1,8 +1,8 @@
 """TF1's ``tf.distributions.StudentT(df, loc, scale)``: samples ``loc + scale z /
 sqrt(g / df)`` (``z`` normal, ``g`` Gamma(df/2, 1/2)), differentiable in all three
 parameters.  Mean NaN for ``df <= 1``; variance inf for ``1 < df <= 2`` and NaN for
-``df <= 1`` (or an error when ``allow_nan_stats`` is False), as TF's.  ``cdf`` needs
-``betainc``, which devsession lacks: NotImplementedError."""
+``df <= 1`` (or an error when ``allow_nan_stats`` is False), as TF's.  ``cdf`` is TF's:
+half of ``betainc(df/2, 1/2, df / (y^2 + df))`` below the mean, one minus it above."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from ..graph import convert_to_tensor, name_scope
 from ..ops.array_fill import ones_like
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import abs as abs_
-from ..ops.elementwise import greater, log, log1p, rsqrt, square, where
+from ..ops.betainc import betainc
+from ..ops.elementwise import greater, less, log, log1p, rsqrt, square, where
 from ..ops.special import digamma, lgamma
 from ..ops.random import random_normal
 from ..ops.random_rates import random_gamma
@@ -56,6 +57,11 @@ class StudentT(Distribution):
         seed2 = None if seed is None else (seed * 7 + 13) % (2 ** 31)    # another stream
         gamma = random_gamma([n], 0.5 * df, beta=0.5, dtype=self._dtype, seed=seed2)
         return normal * rsqrt(gamma / df) * self._scale + self._loc
+
+    def _cdf(self, x):
+        y = (x - self._loc) / abs_(self._scale)
+        tail = 0.5 * betainc(0.5 * self._df, 0.5, self._df / (square(y) + self._df))
+        return where(less(y, 0.0), tail, 1.0 - tail)
 
     def _log_prob(self, x):
         y = (x - self._loc) / self._scale

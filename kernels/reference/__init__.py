@@ -98,6 +98,7 @@ module              ops
                     ``ctc_decoders``: CTCGreedyDecoder, CTCBeamSearchDecoder (HOST)
 ``audio``           DecodeWav, EncodeWav: 16-bit PCM WAV files (HOST)
 ``compression``     DecodeCompressed: ZLIB and GZIP over zlib (HOST)
+``betainc``         Betainc: the incomplete beta's continued fraction (HOST)
 ==================  ===============================================================
 """
 
@@ -132,6 +133,7 @@ from . import guarantee_const, timestamp  # noqa: F401,E402  (GuaranteeConst, Ti
 from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops: HOST)
 from . import audio  # noqa: F401,E402  (DecodeWav, EncodeWav: HOST)
 from . import compression  # noqa: F401,E402  (DecodeCompressed: HOST)
+from . import betainc  # noqa: F401,E402  (Betainc: HOST)
 from . import string_hashing, string_joins  # noqa: F401,E402  (Fingerprint, StringNGrams...: HOST)
 from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
