@@ -73,7 +73,7 @@ def _raw_op(op_type: str):
         op = graph.create_op(made_type, data, made_attrs, name=unique, exact_name=True)
         if not outputs:
             return op
-        values = _grouped(op.outputs, outputs, attrs, inputs)
+        values = _grouped(op.outputs, outputs, attrs)
         return values[0] if result is None else result(*values)
 
     raw_op.__name__ = raw_op.__qualname__ = op_type
@@ -93,13 +93,11 @@ def _bound_inputs(op_type: str, signature: dict, kwargs: dict) -> list:
     inputs, typed = [], {}
     for arg in signature["inputs"]:
         if arg["name"] not in kwargs:
-            keyword = dict(zip([a["name"] for a in signature["inputs"]],
-                               _arg_names(signature)))[arg["name"]]
+            keyword = _arg_names(signature)[signature["inputs"].index(arg)]
             raise TypeError(f"raw_ops.{op_type} missing required argument '{keyword}' "
                             f"(its arguments: {_arg_names(signature)}).")
         value = kwargs.pop(arg["name"])
-        many = "number_attr" in arg or "type_list_attr" in arg
-        values = list(value) if many else [value]
+        values = list(value) if _is_list(arg) else [value]
         type_attr = arg.get("type_attr")
         for item in values:
             if arg.get("is_ref"):
@@ -142,19 +140,20 @@ def _attr_value(kind: str, value):
     return value
 
 
-def _grouped(tensors: list, outputs: list, attrs: dict, inputs: list) -> list:
-    """The op's outputs, one per TF output arg (a list for a list arg)."""
-    fixed = sum(1 for o in outputs if "number_attr" not in o and "type_list_attr" not in o)
-    spare = len(tensors) - fixed                    # what the list outputs hold
+def _is_list(arg: dict) -> bool:
+    return "number_attr" in arg or "type_list_attr" in arg
+
+
+def _grouped(tensors: list, outputs: list, attrs: dict) -> list:
+    """The op's outputs, one per TF output arg (a list for a list arg: its length is its
+    number attr, or for an op's only list, whatever the single outputs leave)."""
+    lists = sum(map(_is_list, outputs))
+    spare = len(tensors) - (len(outputs) - lists)
     values, at = [], 0
     for arg in outputs:
-        if "number_attr" in arg or "type_list_attr" in arg:
-            count = spare if sum("number_attr" in o or "type_list_attr" in o
-                                 for o in outputs) == 1 else \
-                int(attrs.get(arg.get("number_attr"), spare))
-            values.append(list(tensors[at:at + count]))
-            at += count
-        else:
-            values.append(tensors[at])
-            at += 1
+        count = 1
+        if _is_list(arg):
+            count = spare if lists == 1 else int(attrs.get(arg.get("number_attr"), spare))
+        values.append(list(tensors[at:at + count]) if _is_list(arg) else tensors[at])
+        at += count
     return values

@@ -286,3 +286,16 @@ def test_names_scopes_and_run_time_shapes(graph):
 def run_fed(fetches, feed):
     with ds.Session() as sess:
         return sess.run(fetches, feed)
+
+
+def test_betainc_gradient_of_a_scalar_x_sums_over_the_batch(graph):
+    """d/dx I_x(a, b) = x^(a-1) (1-x)^(b-1) / B(a, b), summed where one x meets a batch."""
+    from math import lgamma
+
+    a, b = np.array([2.0, 3.5]), np.array([1.5, 4.0])
+    x = ds.constant(0.3, ds.float64)
+    (grad,) = ds.gradients(ds.reduce_sum(ds.math.betainc(a, b, x)), [x])
+    want = sum(np.exp((ai - 1) * np.log(0.3) + (bi - 1) * np.log(0.7) - lgamma(ai) - lgamma(bi)
+                      + lgamma(ai + bi)) for ai, bi in zip(a, b))
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(grad), want, rtol=1e-12)

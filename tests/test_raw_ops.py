@@ -49,3 +49,11 @@ def test_the_v2_conv_gradients_equal_the_v1_ones():
         with ds.Session() as sess:
             for v2, v1 in sess.run(pairs):
                 np.testing.assert_allclose(v2, v1, rtol=1e-5, atol=1e-5)
+
+
+def test_bad_calls_name_tfs_keywords():
+    with ds.Graph().as_default():
+        with pytest.raises(TypeError, match="missing required argument 'axis'"):
+            ds.raw_ops.Sum(input=[1.0, 2.0])          # the OpDef's reduction_indices
+        with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+            ds.raw_ops.AddV2(x=1.0, y=2.0, bogus=3)

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..graph import convert_to_tensor, get_default_graph
 from ..tensor_shape import TensorShape
 from .elementwise import exp, log, log1p, negative
+from .reduce import reduce_sum
 from .registry import InferError, OpDef, register_gradient, register_op
 from .special import lgamma
 
@@ -44,8 +45,6 @@ def _betainc_grad(op, dy):
     partial_x = exp((b - 1) * log1p(negative(x)) + (a - 1) * log(x) - log_beta)
     grad = partial_x * dy
     if x.shape.rank == 0 and grad.shape.rank != 0:        # x was a scalar beside arrays
-        from .reduce import reduce_sum
-
         grad = reduce_sum(grad)
     return [None, None, grad]
 
