@@ -66,6 +66,11 @@ from .confusion_matrix import confusion_matrix  # noqa: E402  (tf.math.confusion
 
 __all__ += ["confusion_matrix"]
 
+from . import math_special as special  # noqa: E402  (tf.math.special)
+from .ops.next_after import nextafter  # noqa: E402
+
+__all__ += ["special", "nextafter"]
+
 # --- TF1 math names (branch tf1-math-names) --------------------------------------------------
 from .ops import (accumulate_n, acosh, asinh, atanh, cumulative_logsumexp,  # noqa: E402
                   log_sigmoid, multiply_no_nan, polyval, reciprocal_no_nan,

@@ -963,7 +963,8 @@ def special_function_ops(x):
     return [ds.lgamma(x), ds.digamma(x), ds.polygamma(x, x), ds.zeta(x, x), ds.igamma(x, x),
             ds.igammac(x, x), ds.ops.special.igamma_grad_a(x, x), ds.math.bessel_i0e(x),
             ds.math.bessel_i1e(x), ds.math.bessel_i0(x), ds.math.bessel_i1(x),
-            ds.math.erfinv(x), ds.math.ndtri(x)]
+            ds.math.erfinv(x), ds.math.ndtri(x), ds.math.nextafter(x, x),
+            *[getattr(ds.math.special, name)(x) for name in ds.math.special.__all__]]
 
 
 def segment_ops(x):

@@ -331,6 +331,9 @@ ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
 LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupTableImportV2",
               "InitializeTableFromTextFileV2", "LookupTableFindV2", "LookupTableSizeV2",
               "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
+MATH_SPECIAL_OPS = ("BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselK0", "BesselK0e",
+                    "BesselK1", "BesselK1e", "Dawsn", "Expint", "FresnelCos", "FresnelSin",
+                    "Spence")
 HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the host
              "GetSessionHandle", "GetSessionTensor", "DeleteSessionTensor",  # its store
              "GuaranteeConst", "Timestamp",
@@ -346,6 +349,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "DecodeWav", "EncodeWav", "DecodeCompressed",   # file bytes, on the host
              "Betainc",                      # a continued fraction, on the host
+             *MATH_SPECIAL_OPS, "NextAfter",  # float64 numpy, on the host
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
              *SPARSE_OPS, "EditDistance", *FRACTIONAL_POOL_OPS, "ExtractVolumePatches", *SPARSE_SERIALIZATION_OPS, *COUNT_OPS, "Lu", "MatrixSquareRoot",
              "MatrixLogarithm", "TridiagonalSolve", "TridiagonalMatMul", *STRING_OPS, *REGEX_OPS, *SPLIT_OPS, DECODE_CSV,
@@ -416,6 +420,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.audio",  # tf1_programs/p72_audio_
                      "devsession.kernels.reference.compression",  # files.py these two
                      "devsession.kernels.reference.betainc",  # tf1_programs/p75_betainc
+                     "devsession.kernels.reference.math_special",  # tf1_programs/p76_math_
+                     "devsession.kernels.reference.next_after",  # special.py these two
                      "devsession.kernels.reference.linalg_lu",  # test_linalg_more.py
                      "devsession.kernels.reference.linalg_sqrtm",  # these two
                      "devsession.kernels.reference.linalg_tridiagonal",  # these three

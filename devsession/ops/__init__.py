@@ -176,6 +176,8 @@ from . import image_files  # noqa: F401,E402  (decode_jpeg...: ds.image and ds.i
 from . import audio  # noqa: F401,E402  (decode_wav, encode_wav: ds.audio)
 from . import compression  # noqa: F401,E402  (decode_compressed: ds.io)
 from . import betainc  # noqa: F401,E402  (tf.math.betainc)
+from . import math_special  # noqa: F401,E402  (tf.math.special)
+from . import next_after  # noqa: F401,E402  (tf.math.nextafter)
 from . import candidate_sampling  # noqa: F401,E402  (samplers; nce/sampled softmax)
 from . import parsing  # noqa: F401,E402  (parse_example: ds.io and ds)
 from . import sequence_parsing  # noqa: F401,E402  (parse_sequence_example: ds.io and ds)

@@ -99,6 +99,9 @@ module              ops
 ``audio``           DecodeWav, EncodeWav: 16-bit PCM WAV files (HOST)
 ``compression``     DecodeCompressed: ZLIB and GZIP over zlib (HOST)
 ``betainc``         Betainc: the incomplete beta's continued fraction (HOST)
+``math_special``    tf.math.special's J, Y, K Bessel functions, Dawsn, Expint, the
+                    Fresnel integrals, Spence: float64 numpy (HOST)
+``next_after``      NextAfter: numpy's nextafter (HOST)
 ==================  ===============================================================
 """
 
@@ -134,6 +137,8 @@ from . import decode_csv, string_regex, strings  # noqa: F401,E402  (string ops:
 from . import audio  # noqa: F401,E402  (DecodeWav, EncodeWav: HOST)
 from . import compression  # noqa: F401,E402  (DecodeCompressed: HOST)
 from . import betainc  # noqa: F401,E402  (Betainc: HOST)
+from . import math_special  # noqa: F401,E402  (BesselJ0, Dawsn, Spence...: HOST)
+from . import next_after  # noqa: F401,E402  (NextAfter: HOST)
 from . import string_hashing, string_joins  # noqa: F401,E402  (Fingerprint, StringNGrams...: HOST)
 from . import sparse_training  # noqa: F401,E402  (SparseApply<X>: HOST)
 from . import top_k  # noqa: F401,E402  (registers)
