@@ -163,3 +163,11 @@ def test_nextafter_errors():
         ds.math.nextafter(ds.constant([1.0], ds.float16), ds.constant([2.0], ds.float16))
     with pytest.raises(ValueError, match="NextAfter"):
         ds.math.nextafter(ds.constant([1.0, 2.0]), ds.constant([1.0, 2.0, 3.0]))
+
+
+def test_a_large_array_is_computed_in_chunks_with_the_same_values():
+    """The kernel holds 128 values per element, so it takes 8192 elements at a time."""
+    x = np.linspace(0.1, 30.0, 20001)
+    full, part = run([special.bessel_y0(ds.constant(x)), special.bessel_y0(ds.constant(x[-7:]))])
+    np.testing.assert_array_equal(full[-7:], part)
+    np.testing.assert_array_equal(full[8190:8194], run(special.bessel_y0(x[8190:8194])))

@@ -46,17 +46,21 @@ _GAMMA = 0.5772156649015329            # Euler's constant
 _POINTS = 128                          # trapezoid points (Bessel's integral, K's)
 _SMALL_BESSEL = 25.0                   # the integral below, Hankel's expansion above
 _UNDERFLOW_LOG = 740.0                 # exp(-740) is below the smallest double
+_CHUNK = 8192                          # elements at a time: 16 MB of complex samples
 
 
 def _elementwise(fn):
-    """``fn`` over a float64 copy of ``x``, NaN kept, rounded to ``x``'s dtype."""
+    """``fn`` over a float64 copy of ``x``, NaN kept, rounded to ``x``'s dtype; in
+    chunks of ``_CHUNK`` elements, as the methods hold ``_POINTS`` values per element."""
     def kernel(x):
         x = np.asarray(x)
         values = x.astype(np.float64).ravel()
         out = np.full(values.shape, np.nan)
-        known = ~np.isnan(values)
         with np.errstate(all="ignore"):
-            out[known] = fn(values[known])
+            for start in range(0, values.size, _CHUNK):
+                chunk = values[start:start + _CHUNK]
+                known = ~np.isnan(chunk)
+                out[start:start + _CHUNK][known] = fn(chunk[known])
         return out.reshape(x.shape).astype(x.dtype if x.dtype.kind == "f" else np.float64)
     kernel.__doc__ = fn.__doc__
     return kernel
