@@ -937,7 +937,8 @@ def stateless_random_ops(x):
             ds.random.stateless_uniform([2], seed, minval=None, maxval=None, dtype=ds.int64),
             ds.random.stateless_categorical(x, 2, seed), *v1,
             *graph.create_op("StatelessRandomGetKeyCounterAlg", [seed]).outputs,
-            graph.create_op("StatelessRandomGetAlg", []).outputs[0]]
+            graph.create_op("StatelessRandomGetAlg", []).outputs[0],
+            ds.random.experimental.stateless_shuffle(x, seed)]
 
 
 def _restore_v2():

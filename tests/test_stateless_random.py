@@ -27,7 +27,7 @@ import stateless_random_cases
 from kernel_cases import DEVICES, check_against_ref, make_node
 from tf_recorded import DATA, run_recorded, tf_static_shape
 
-COVERED = set(STATELESS_OPS)
+COVERED = set(STATELESS_OPS) | {"StatelessShuffle"}
 InvalidArgumentError = ds.errors.InvalidArgumentError
 TF = np.load(os.path.join(DATA, "tf_stateless_random.npz"))
 SEED, SEED64 = TF["feed:seed"], TF["feed:seed64"]
@@ -250,6 +250,56 @@ def test_run_time_errors_as_tfs(graph):
     np.testing.assert_array_equal(run(v2.outputs[0], {alg: 3}), run(v2.outputs[0], {alg: 1}))
 
 
+# --- stateless_shuffle (TF's values: tf1_programs/p77_stateless_shuffle.py) ---------------------
+
+def _fisher_yates(size, samples):
+    """shuffle_common.h's forward Fisher-Yates over ``samples`` (uint32), written apart
+    from the kernel's."""
+    order = list(range(size))
+    for i in range(size - 1):
+        j = i + int(samples[i]) % (size - i)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def test_stateless_shuffle_is_fisher_yates_over_the_seeds_philox_stream(graph):
+    """The permutation from the stream StatelessRandomUniformFullIntV2 draws under the
+    same key and counter: 32-bit samples in order, one per swap."""
+    rows = np.arange(40.0).reshape(20, 2)
+    shuffled = ds.random.experimental.stateless_shuffle(rows, seed=[12, -3])
+    key, counter, _ = [t for t in shuffled.op.inputs[1:]]
+    bits = graph.create_op("StatelessRandomUniformFullIntV2",
+                           [ds.constant([19]), key, counter, ds.constant(1)],
+                           {"dtype": ds.uint64}).outputs[0]
+    got, words = run([shuffled, bits])
+    samples = [w for word in words.tolist() for w in (word & 0xFFFFFFFF, word >> 32)]
+    np.testing.assert_array_equal(got, rows[_fisher_yates(20, samples)])
+
+
+def test_stateless_shuffle_same_seed_same_order_and_no_gradient(graph):
+    seed = ds.placeholder(ds.int32, (2,))
+    value = ds.constant(np.arange(50.0))
+    shuffled = ds.random.experimental.stateless_shuffle(value, seed)
+    first, again, other = (run(shuffled, {seed: s}) for s in ([1, 2], [1, 2], [2, 1]))
+    np.testing.assert_array_equal(first, again)
+    assert sorted(first) == list(range(50)) and not np.array_equal(first, other)
+    assert shuffled.name == "stateless_shuffle/StatelessShuffle:0"
+    assert shuffled.shape == (50,) and not get_op_def("StatelessShuffle").stateful
+    with pytest.raises(LookupError, match="No gradient defined for operation "
+                                          "'stateless_shuffle/StatelessShuffle'"):
+        ds.gradients(ds.reduce_sum(shuffled), value)
+
+
+def test_stateless_shuffle_errors_as_tfs(graph):
+    shuffle = ds.random.experimental.stateless_shuffle
+    with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
+        shuffle([1, 2, 3], seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="Argument `alg` got unsupported value"):
+        shuffle([1, 2, 3], seed=[1, 2], alg="mersenne")
+    _raises_naming_node(shuffle(ds.range(4), seed=[1, 2], alg="threefry"), None,
+                        "Unsupported algorithm id: 2")
+
+
 # --- every device's kernel --------------------------------------------------------------------
 
 KEY, COUNTER = np.array([123456789012345], np.uint64), np.array([7, 2**63 + 5], np.uint64)
@@ -274,6 +324,7 @@ def _cases():
     yield "StatelessRandomGetAlg", (), np.int32
     yield ("StatelessMultinomial", (np.array([[0.0, 1.0, 2.0]], np.float32),
                                     np.array(4, np.int32), seed), np.int64)
+    yield ("StatelessShuffle", (np.arange(21.0).reshape(7, 3), KEY, COUNTER, ALG), np.float64)
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -17,6 +17,8 @@ import as they are:
 ``StatelessRandomUniformFullIntV2``  (shape, key, counter, alg): int32/int64/uint64 bits
 ``StatelessRandomUniform`` ...     TF1's forms of the five, (shape, seed[, minval, maxval])
 ``StatelessMultinomial``           (logits, num_samples, seed): ``stateless_categorical``
+``StatelessShuffle``               (value, key, counter, alg): ``value``'s rows permuted,
+                                   ``tf.random.experimental.stateless_shuffle``
 =================================  ==========================================================
 
 The builders are TF's ``tf.random.stateless_uniform`` / ``stateless_normal`` /
@@ -27,7 +29,8 @@ applied with graph ops under the same names as TF's.  ``alg="philox"`` builds th
 key and counter with ``alg`` 1 (TF computes them with uint64 graph ops; the values are
 the same).  A seed of another static shape than [2], or a non-integer one, is TF's
 ValueError / TypeError at build; at run time InvalidArgumentError.  Not differentiable,
-as TF's.  Values are computed on the host (the GPU's are uploaded).
+as TF's (StatelessShuffle has no gradient: a LookupError, as TF's).  Values are computed
+on the host (the GPU's are uploaded).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["Algorithm", "stateless_random_uniform", "stateless_random_normal",
            "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
-           "STATELESS_OPS"]
+           "stateless_shuffle", "STATELESS_OPS"]
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 _INTS = (dtypes.int32, dtypes.int64)
@@ -148,6 +151,17 @@ def _infer_key_counter(inputs, attrs, node):
     return [(dtypes.uint64, TensorShape([1])), (dtypes.uint64, TensorShape([2]))]
 
 
+def _infer_shuffle(inputs, attrs, node):
+    value, key, counter, alg = inputs
+    _dtype_in(node, key, (dtypes.uint64,), "key")
+    _length(node, key, 1, "key")
+    _dtype_in(node, counter, (dtypes.uint64,), "counter")
+    _rank(node, counter, 1, "counter")
+    _dtype_in(node, alg, (dtypes.int32,), "alg")
+    _rank(node, alg, 0, "alg")
+    return value.dtype, value.shape
+
+
 def _infer_key_counter_alg(inputs, attrs, node):
     return [*_infer_key_counter(inputs, attrs, node), (dtypes.int32, TensorShape([]))]
 
@@ -174,6 +188,7 @@ def _register() -> None:
     register_op(OpDef("StatelessMultinomial", _stateless_multinomial, 3, host_inputs=(1, 2),
                       attr_defaults={"output_dtype": dtypes.int64}))
     not_differentiable(*sorted(STATELESS_OPS))
+    register_op(OpDef("StatelessShuffle", _infer_shuffle, 4, host_inputs=(1, 2, 3)))
 
 
 _register()
@@ -342,3 +357,13 @@ def stateless_multinomial(logits, num_samples, seed, output_dtype=dtypes.int64,
     as ``output_dtype``."""
     return _stateless_classes(logits, num_samples, seed, output_dtype,
                               "stateless_multinomial", name)
+
+
+def stateless_shuffle(value, seed, alg="auto_select", name=None) -> Tensor:
+    """``tf.random.experimental.stateless_shuffle``: ``value`` with its first dimension
+    permuted as ``seed`` (a shape [2] int32/int64 tensor) determines, TF's permutation
+    bit for bit."""
+    with name_scope(name or "stateless_shuffle"):
+        key, counter, alg = _key_counter_alg(seed, alg)
+        return _v2_op("StatelessShuffle", convert_to_tensor(value, name="value"), key, counter,
+                      alg, {})

@@ -1,7 +1,8 @@
 """TF's stateless random ops on the GPU: the host kernels (``reference/stateless_random.py``)
 on the inputs copied down (shapes, seeds, keys and counters are small), the values
 uploaded, so a GPU graph gets the CPU's values: TF's, which TF's GPU kernels also give for
-the uniform and integer draws."""
+the uniform and integer draws.  StatelessShuffle copies its value down too (TF has no GPU
+kernel for it: TF's GPU sessions place it on the CPU)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ _BUILDERS = {**{op: host.build_stateless_v1 for op in host.V1_OPS},
              "StatelessRandomGetKeyCounter": host.build_get_key_counter,
              "StatelessRandomGetKeyCounterAlg": host.build_get_key_counter_alg,
              "StatelessRandomGetAlg": host.build_get_alg,
-             "StatelessMultinomial": host.build_stateless_multinomial}
+             "StatelessMultinomial": host.build_stateless_multinomial,
+             "StatelessShuffle": host.build_stateless_shuffle}
 
 
 @register_kernel(tuple(_BUILDERS), "GPU")

@@ -272,3 +272,23 @@ def build_stateless_multinomial(node):
         uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
         return draw_classes(logits, uniforms).astype(dtype, copy=False)
     return stateless_multinomial
+
+
+@register_kernel("StatelessShuffle", HOST)
+def build_stateless_shuffle(node):
+    """TF's ``RandomShuffle`` (``shuffle_common.h``): a forward Fisher-Yates shuffle of the
+    first dimension, swapping row i with row ``i + sample % (size - i)`` for the stream's
+    32-bit samples in order (four to a Philox block)."""
+    def stateless_shuffle(value, key, counter, alg):
+        key_words, counter_words = _v2_words(node, np.asarray(key), np.asarray(counter),
+                                             np.asarray(alg))
+        if value.ndim == 0 or value.size <= 1 or value.shape[0] <= 1:
+            return value.copy()
+        size = value.shape[0]
+        samples = blocks(key_words, counter_words, _ceil_div(size - 1, 4)).reshape(-1)
+        order = np.arange(size)
+        for i, sample in enumerate(samples[:size - 1].tolist()):
+            j = i + sample % (size - i)
+            order[i], order[j] = order[j], order[i]
+        return value[order]
+    return stateless_shuffle
