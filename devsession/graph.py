@@ -115,6 +115,7 @@ class Operation:
         self._device = device
         self._control_inputs = tuple(control_inputs)
         self._outputs: tuple[Tensor, ...] = ()
+        self._listed_outputs = False    # an op whose outputs are a list: Split, Unpack...
 
     name = property(lambda self: self._name)
     type = property(lambda self: self._type)
@@ -298,6 +299,7 @@ class Graph:
             op = Operation(self, name, op_type, inputs, full_attrs, device,
                            _dedupe(control))
             outs = out if isinstance(out, list) else [] if out is None else [out]
+            op._listed_outputs = isinstance(out, list)
             op._outputs = tuple(Tensor(op, k, dtypes.as_dtype(dtype), TensorShape(shape))
                                 for k, (dtype, shape) in enumerate(outs))
             if device is _DEVICE_FUNCTIONS_PENDING:

@@ -45,7 +45,11 @@ def fold_constants(ops: list[PlanOp], evaluate, max_elements: int) -> list[PlanO
             out.append(op)
             continue
         try:
-            value = np.asarray(evaluate(op, [constant[t] for t in op.inputs]))
+            value = evaluate(op, [constant[t] for t in op.inputs])
+            if getattr(op.outputs[0].op, "_listed_outputs", False) and \
+                    isinstance(value, (tuple, list)):
+                (value,) = value                # a list of one output (Split into 1...)
+            value = np.asarray(value)
         except Exception as e:  # the run will raise it, naming the node
             log.debug("not folding %s: %s", op.name, e)
             out.append(op)

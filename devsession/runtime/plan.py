@@ -90,6 +90,17 @@ def _aliasing_type(op) -> str:
     return op.type
 
 
+def _lists_outputs(op) -> bool:
+    """Whether the graph op behind ``op`` (an Operation or a PlanOp: its outputs are the
+    graph's tensors) has a list of outputs, whatever its length."""
+    return getattr(op.outputs[0].op, "_listed_outputs", False)
+
+
+def _only_item(result):
+    """The one output of an op whose outputs are a list (its kernel's 1-tuple)."""
+    return result[0] if isinstance(result, (tuple, list)) and len(result) == 1 else result
+
+
 def _static_work(op) -> int:
     """Output elements ``op``'s kernel computes (-1: unknown until run; 0 for a view or
     a stored value): what ``overlapping_waves`` weighs."""
@@ -182,20 +193,21 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
             variable_kernels[op.name] = kernel if device == fetch_device else \
                 _moved(kernel, make_transfer(device, fetch_device))
         work = _static_work(op)
-        if len(op.outputs) <= 1:
+        if len(op.outputs) == 0 or (len(op.outputs) == 1 and not _lists_outputs(op)):
             output = slot_of[op.outputs[0]] if op.outputs and op.outputs[0] not in fed else -1
             builder.add(kernel, inputs, output, op.name, op.type, device, work,
                         fused_members(op))
             continue
-        # Several outputs: the kernel returns a tuple into one slot, and a step per
-        # output takes its item out (the executor only ever stores one value per step).
+        # Several outputs (or a list of one: Split into 1, Unpack of 1): the kernel returns
+        # a tuple into one slot, and a step per output takes its item out (the executor
+        # only ever stores one value per step).
         whole = builder.new_slot(device)
         builder.add(kernel, inputs, whole, op.name, op.type, device, work,
                     fused_members(op))
+        take = operator.itemgetter if len(op.outputs) > 1 else lambda k: _only_item
         for k, t in enumerate(op.outputs):
             if t not in fed:
-                builder.add(operator.itemgetter(k), (whole,), slot_of[t], t.name, "_Output",
-                            device, 0)
+                builder.add(take(k), (whole,), slot_of[t], t.name, "_Output", device, 0)
 
     fetch_slots = tuple(builder.on_device(slot_of[alias.get(t, t)], fetch_device, t.name)
                         for t in fetches)
