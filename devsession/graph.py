@@ -593,9 +593,38 @@ def device(spec):
         _STACKS.devices.pop()
 
 
+def name_scope(name: str | None, default_name: str | None = None, values=None):
+    """Prefix the names of nodes built inside with ``name/`` (unique in the graph); TF1's
+    form: ``default_name`` when ``name`` is None, in the graph of the tensors in
+    ``values`` (TF1 library code writes ``name_scope(name, "Op", [x])``)."""
+    if name is None and default_name is not None:
+        name = default_name
+    elif name is None and values is not None:
+        raise ValueError(f"At least one of name ({name}) and default_name ({default_name}) "
+                         f"must be provided.")
+    graph = next((v.graph for v in _flat(values) if isinstance(getattr(v, "graph", None), Graph)),
+                 None)
+    if graph is None or graph is get_default_graph():
+        return _name_scope(name)
+    return _in_graph(graph, name)
+
+
+def _flat(values) -> list:
+    if values is None:
+        return []
+    if isinstance(values, (list, tuple)):
+        return [leaf for v in values for leaf in _flat(v)]
+    return [values]
+
+
 @contextlib.contextmanager
-def name_scope(name: str | None):
-    """Prefix the names of nodes built inside with ``name/`` (unique in the graph)."""
+def _in_graph(graph, name):
+    with graph.as_default(), _name_scope(name) as scope:
+        yield scope
+
+
+@contextlib.contextmanager
+def _name_scope(name: str | None):
     if not name:
         saved = list(_STACKS.names)
         _STACKS.names.clear()

@@ -171,6 +171,25 @@ def test_name_scopes(graph):
         "outer/Const:0", "outer/inner/sum:0", "Const:0", "outer/Const_1:0", "outer_1/Const:0"]
 
 
+def test_tf1_name_scope_with_a_default_name_and_values(graph):
+    """TF1's ``name_scope(name, default_name, values)``, as library code writes it: the
+    default when name is None, in the graph of ``values``; neither name is a ValueError."""
+    x = ds.constant(1.0)
+    with ds.name_scope(None, "PTBProducer", [x]) as scope:
+        assert scope == "PTBProducer/" and ds.identity(x).name == "PTBProducer/Identity:0"
+    with ds.name_scope("given", default_name="unused", values=[x]) as scope:
+        assert scope == "given/"
+    with pytest.raises(ValueError, match="At least one of name"):
+        with ds.name_scope(None, None, [x]):
+            pass
+    other = ds.Graph()
+    with other.as_default():
+        y = ds.constant(2.0)
+    with ds.name_scope(None, "elsewhere", [[y]]) as scope:
+        assert ds.identity(y).graph is other and scope == "elsewhere/"
+    assert ds.get_default_graph() is graph
+
+
 def test_name_scope_reserves_its_name(graph):
     with ds.name_scope("s"):
         pass
