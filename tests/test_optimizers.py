@@ -363,6 +363,9 @@ def test_global_step_counts_applies():
         ds.train.create_global_step()
     train = ds.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=gs)
     assert train.name == "GradientDescent" and train.type == "AssignAdd"
+    with ds.Graph().as_default(), ds.variable_scope("Model"):     # TF1's: a get_variable
+        scoped = ds.train.get_or_create_global_step()
+        assert scoped.op.name == "Model/global_step" and ds.train.get_global_step() is scoped
     with ds.Session() as sess:
         sess.run(ds.global_variables_initializer())
         assert sess.run(train) is None

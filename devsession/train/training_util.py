@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import int64
 from ..graph import Tensor, control_dependencies, get_default_graph, name_scope
 from ..ops.elementwise import add
 from ..variables import GLOBAL_VARIABLES, Variable, global_variables
@@ -40,11 +41,16 @@ def create_global_step(graph=None) -> Variable:
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
-    # The device scope applies, as in TF1: under replica_device_setter the step lives on
-    # a ps task, where every replica's steps count it.
+    # As TF1's, a get_variable: the variable scope names it ("Model/global_step" in the
+    # PTB tutorial's) and the device scope places it (under replica_device_setter on a
+    # ps task, where every replica's steps count it).
+    from ..initializers import zeros_initializer
+    from ..variable_scope import get_variable
+
     with graph.as_default(), control_dependencies(None), name_scope(None):
-        return Variable(np.int64(0), name="global_step", trainable=False,
-                        collections=[GLOBAL_VARIABLES, GLOBAL_STEP])
+        return get_variable(GLOBAL_STEP, shape=[], dtype=int64, trainable=False,
+                            initializer=zeros_initializer(),
+                            collections=[GLOBAL_VARIABLES, GLOBAL_STEP])
 
 
 def get_or_create_global_step(graph=None) -> Variable:
