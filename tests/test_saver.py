@@ -223,9 +223,13 @@ def test_checkpoint_files_have_the_umasks_mode_as_tfs(tmp_path, umask):
 
 
 def test_a_missing_checkpoint_is_not_found(tmp_path):
+    """A NotFoundError, and TF 2.21's ValueError too (code written for either catches it)."""
     model()
     saver = ds.train.Saver()
     with ds.Session() as sess, pytest.raises(ds.errors.NotFoundError, match="nope"):
+        saver.restore(sess, str(tmp_path / "nope"))
+    with ds.Session() as sess, pytest.raises(
+            ValueError, match="The passed save_path is not a valid checkpoint: .*nope"):
         saver.restore(sess, str(tmp_path / "nope"))
 
 
@@ -309,8 +313,12 @@ def test_shape_mismatch_and_bad_arguments(tmp_path):
     with ds.Session() as sess:
         sess.run(w.initializer)
         path = saver.save(sess, str(tmp_path / "m"))
-        with pytest.raises(ValueError, match="doesn't exist"):
-            saver.save(sess, str(tmp_path / "missing_dir" / "m"))
+        with pytest.raises(ValueError, match="doesn't exist"):    # two levels missing
+            saver.save(sess, str(tmp_path / "missing_dir" / "deeper" / "m"))
+        assert not (tmp_path / "missing_dir").exists()
+        made = saver.save(sess, str(tmp_path / "new_dir" / "m"), global_step=3)  # one: made
+        assert made == str(tmp_path / "new_dir" / "m-3")
+        assert ds.train.latest_checkpoint(str(tmp_path / "new_dir")) == made
     other = ds.Graph()
     with other.as_default():
         ds.Variable(np.zeros((3, 2), F32), name="w")

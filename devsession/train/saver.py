@@ -173,7 +173,8 @@ class Saver:
              strip_default_attrs=False, save_debug_info=False) -> str:
         """Write the variables' current values; returns the checkpoint's prefix
         (``save_path``, with ``-<global_step>`` when given: an int, or a variable or
-        tensor holding it).  ``ValueError`` if the directory does not exist; I/O
+        tensor holding it).  A missing directory is made if its parent exists (as TF),
+        else ``ValueError``; I/O
         failures as ``ds.errors`` (a full disk: ``ResourceExhaustedError``).  With
         ``write_meta_graph``, also writes ``<prefix>.<meta_graph_suffix>``, the graph's
         MetaGraphDef."""
@@ -184,7 +185,9 @@ class Saver:
             save_path = f"{save_path}-{int(step)}"
         directory = os.path.dirname(os.path.abspath(save_path))
         if not os.path.isdir(directory):
-            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            if not os.path.isdir(os.path.dirname(directory)):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            os.makedirs(directory, exist_ok=True)     # one level, as TF's bundle writer
         names = sorted(self._variables)
         values = sess.run([[v.value() for v in _parts(self._variables[n])] for n in names])
         values = [_joined(self._variables[n], parts) for n, parts in zip(names, values)]
@@ -203,7 +206,11 @@ class Saver:
         first (see the module docstring for the errors), then assigned in one run."""
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
-        arrays = _read_checkpoint(os.fspath(save_path), self._variables)
+        save_path = os.fspath(save_path)
+        if not os.path.exists(_index_path(save_path.removesuffix(".index"))):
+            raise InvalidSavePathError(f"The passed save_path is not a valid checkpoint: "
+                                       f"{save_path}")
+        arrays = _read_checkpoint(save_path, self._variables)
         if self._restore_op is not None:
             sess.run(self._restore_op, {
                 value: arrays[k] if where is None else arrays[k][where]
@@ -226,6 +233,11 @@ class Saver:
         self._last_checkpoints.append(path)
         while self._max_to_keep and len(self._last_checkpoints) > self._max_to_keep:
             _delete_checkpoint(self._last_checkpoints.pop(0), meta_graph_suffix)
+
+
+class InvalidSavePathError(NotFoundError, ValueError):
+    """``Saver.restore`` of a path with no checkpoint: TF's ValueError, and devsession's
+    NotFoundError (either ``except`` catches it)."""
 
 
 def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None,
