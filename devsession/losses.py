@@ -27,8 +27,8 @@ from __future__ import annotations
 from . import nn
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
-from .ops import (add_n, cast, constant, equal, multiply, not_equal, ones_like, reduce_sum,
-                  size, stop_gradient, where, zeros_like)
+from .ops import (add_n, cast, constant, div_no_nan, equal, multiply, not_equal, ones_like,
+                  reduce_sum, size, stop_gradient, where, zeros_like)
 from .dtypes import float32
 from .metrics_common import broadcast_weights
 from .ops import log, maximum, minimum, rank, relu
@@ -67,7 +67,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSE
     if reduction not in Reduction.all():
         raise ValueError(f"reduction must be one of ds.losses.Reduction's values "
                          f"{Reduction.all()}, got {reduction!r}.")
-    with name_scope(scope or "weighted_loss"):
+    with name_scope(scope or "weighted_loss") as scope:
         losses = convert_to_tensor(losses)
         if not losses.dtype.is_floating:
             raise TypeError(f"losses '{losses.name}' must be floating point, not "
@@ -79,12 +79,13 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSE
         else:
             loss = reduce_sum(weighted)
             if reduction == Reduction.MEAN:
-                loss = _safe_divide(loss, reduce_sum(multiply(ones_like(losses), weights)))
+                loss = div_no_nan(loss, reduce_sum(multiply(ones_like(losses), weights)),
+                                  name="value")
             elif reduction == Reduction.SUM_OVER_BATCH_SIZE:
-                loss = _safe_divide(loss, cast(size(weighted), losses.dtype))
+                loss = div_no_nan(loss, cast(size(weighted), losses.dtype), name="value")
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 present = cast(not_equal(multiply(ones_like(losses), weights), 0), losses.dtype)
-                loss = _safe_divide(loss, reduce_sum(present))
+                loss = div_no_nan(loss, reduce_sum(present), name="value")
     add_loss(loss, loss_collection)
     return loss
 
@@ -93,17 +94,17 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The softmax cross entropy of ``logits`` against class indices ``labels``."""
-    with name_scope(scope or "sparse_softmax_cross_entropy_loss"):
+    with name_scope(scope or "sparse_softmax_cross_entropy_loss") as scope:
         losses = nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
                                                              name="xentropy")
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0, scope=None,
                           loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The softmax cross entropy of ``logits`` against distributions ``onehot_labels``,
     smoothed toward uniform by ``label_smoothing``; no gradient reaches the labels."""
-    with name_scope(scope or "softmax_cross_entropy_loss"):
+    with name_scope(scope or "softmax_cross_entropy_loss") as scope:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(onehot_labels, dtype_hint=logits.dtype), logits.dtype)
         if label_smoothing:
@@ -114,7 +115,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
             labels = labels * (1.0 - label_smoothing) + label_smoothing / classes
         losses = nn.softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels),
                                                          logits=logits, name="xentropy")
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothing=0,
@@ -122,32 +123,32 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The sigmoid cross entropy of each logit against its label in [0, 1], smoothed
     toward 1/2 by ``label_smoothing``."""
-    with name_scope(scope or "sigmoid_cross_entropy_loss"):
+    with name_scope(scope or "sigmoid_cross_entropy_loss") as scope:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(multi_class_labels, dtype_hint=logits.dtype),
                       logits.dtype)
         if label_smoothing:
             labels = labels * (1.0 - label_smoothing) + 0.5 * label_smoothing
         losses = nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``(predictions - labels) ** 2``, weighted and reduced."""
-    with name_scope(scope or "mean_squared_error"):
+    with name_scope(scope or "mean_squared_error") as scope:
         predictions, labels = _paired(predictions, labels, "mean_squared_error")
         losses = squared_difference(predictions, labels)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``|predictions - labels|``, weighted and reduced."""
-    with name_scope(scope or "absolute_difference"):
+    with name_scope(scope or "absolute_difference") as scope:
         predictions, labels = _paired(predictions, labels, "absolute_difference")
         losses = abs_(predictions - labels)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
@@ -155,30 +156,30 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
     """``0.5 * e**2`` where ``|e| <= delta``, else ``delta * (|e| - 0.5 * delta)``
     (``e = predictions - labels``), written as TF1's: ``0.5 * q**2 + delta * (|e| - q)``
     with ``q = min(|e|, delta)``."""
-    with name_scope(scope or "huber_loss"):
+    with name_scope(scope or "huber_loss") as scope:
         predictions, labels = _paired(predictions, labels, "huber_loss")
         error = abs_(predictions - labels)
         quadratic = minimum(error, delta)
         losses = 0.5 * quadratic * quadratic + delta * (error - quadratic)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``-z log(p + eps) - (1 - z) log(1 - p + eps)`` for probabilities ``p``."""
-    with name_scope(scope or "log_loss"):
+    with name_scope(scope or "log_loss") as scope:
         p, z = _paired(predictions, labels, "log_loss")
         losses = -z * log(p + epsilon) - (1.0 - z) * log(1.0 - p + epsilon)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``max(0, 1 - (2z - 1) * logits)`` for labels ``z`` in {0, 1}."""
-    with name_scope(scope or "hinge_loss"):
+    with name_scope(scope or "hinge_loss") as scope:
         logits, z = _paired(logits, labels, "hinge_loss")
         losses = relu(1.0 - (2.0 * z - 1.0) * logits)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
@@ -189,10 +190,10 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     axis = dim if axis is None else axis
     if axis is None:
         raise ValueError("You must specify 'axis'.")
-    with name_scope(scope or "cosine_distance_loss"):
+    with name_scope(scope or "cosine_distance_loss") as scope:
         predictions, labels = _paired(predictions, labels, "cosine_distance")
         losses = 1.0 - reduce_sum(predictions * labels, axis=(int(axis),), keepdims=True)
-        return compute_weighted_loss(losses, weights, None, loss_collection, reduction)
+        return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
 
 
 def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,

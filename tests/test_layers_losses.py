@@ -454,3 +454,22 @@ def test_l2_normalize(make_session, rng):
                                rtol=1e-5)
     np.testing.assert_allclose(got_columns, v / np.linalg.norm(v, axis=0), rtol=1e-5)
     np.testing.assert_array_equal(got_zero, np.zeros(3))
+
+
+def test_a_loss_tensor_is_named_as_tfs(graph):
+    """TF1's losses end in ``<loss scope>/value`` (a DivNoNan), so hooks and scripts find
+    them by name: ``Sum`` and ``Mul`` for the SUM and NONE reductions (TF 2.21's names)."""
+    mse = ds.losses.mean_squared_error
+    R = ds.losses.Reduction
+    names = [mse([1.0, 2.0], [0.0, 0.0]).name,
+             mse([1.0, 2.0], [0.0, 0.0], reduction=R.SUM).name,
+             mse([1.0, 2.0], [0.0, 0.0], reduction=R.NONE).name,
+             ds.losses.sparse_softmax_cross_entropy([1], [[0.0, 1.0]]).name,
+             ds.losses.compute_weighted_loss([1.0, 3.0], [0.0, 2.0]).name]
+    assert names == ["mean_squared_error/value:0", "mean_squared_error_1/Sum:0",
+                     "mean_squared_error_2/Mul:0", "sparse_softmax_cross_entropy_loss/value:0",
+                     "weighted_loss/value:0"]
+    found = graph.get_tensor_by_name("sparse_softmax_cross_entropy_loss/value:0")
+    assert found.op.type == "DivNoNan"
+    with ds.Session() as sess:
+        assert sess.run("weighted_loss/value:0") == 6.0
