@@ -191,11 +191,6 @@ def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
                          lambda t, n: make_op("LogSoftmax", [t], name=n))
 
 
-def _keyword_only(sentinel, fn_name: str) -> None:
-    if sentinel is not None:
-        raise ValueError(f"Only call {fn_name} with named arguments (labels=..., logits=...).")
-
-
 def _rows(x: Tensor, fn_name: str) -> tuple[list, object]:
     """(leading dims, classes) of logits ``x``, whose rank must be known and >= 1."""
     if x.shape.ndims is None:
@@ -227,12 +222,11 @@ def _from_rows(loss: Tensor, lead: list, name) -> Tensor:
     return reshape(loss, [-1 if d is None else d for d in lead], name=name)
 
 
-def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=None, axis=None,
-                                         name=None, dim=None) -> Tensor:
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None,
+                                         dim=None) -> Tensor:
     """Per-row cross entropy of ``softmax(logits)`` against the distributions
     ``labels`` (same shape, or broadcastable for 2-D logits), as TF; the gradient
     flows to both."""
-    _keyword_only(_sentinel, "softmax_cross_entropy_with_logits_v2")
     fn_name = name or "softmax_cross_entropy_with_logits"
     axis = dim if axis is None else axis
     x = convert_to_tensor(logits)
@@ -258,21 +252,19 @@ def softmax_cross_entropy_with_logits_v2(_sentinel=None, labels=None, logits=Non
     return _from_rows(loss, lead, name)
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1,
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1,
                                       name=None, axis=None) -> Tensor:
     """TF1's v1 form of ``softmax_cross_entropy_with_logits_v2``: no gradient flows to
     ``labels``."""
-    _keyword_only(_sentinel, "softmax_cross_entropy_with_logits")
     labels = stop_gradient(convert_to_tensor(labels, dtype_hint=convert_to_tensor(logits).dtype))
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
                                                 axis=dim if axis is None else axis, name=name)
 
 
-def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
                                              name=None) -> Tensor:
     """Per-row cross entropy of ``softmax(logits)`` against integer class ``labels``
     (int32/int64, of shape ``logits.shape[:-1]``)."""
-    _keyword_only(_sentinel, "sparse_softmax_cross_entropy_with_logits")
     fn_name = name or "SparseSoftmaxCrossEntropyWithLogits"
     x = convert_to_tensor(logits)
     y = convert_to_tensor(labels)
@@ -297,11 +289,10 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
     return _from_rows(loss, lead, name)
 
 
-def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None,
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None,
                                       name=None) -> Tensor:
     """Per-element cross entropy of ``sigmoid(logits)`` against ``labels`` in [0, 1], as
     TF: ``max(x, 0) - x * z + log(1 + exp(-|x|))``, which never overflows."""
-    _keyword_only(_sentinel, "sigmoid_cross_entropy_with_logits")
     x, z = _logits_and_labels(logits, labels, "sigmoid_cross_entropy_with_logits")
     with name_scope(name or "logistic_loss"):
         # TF's where()s, not relu and abs: their gradients at x = 0 sum to the true
