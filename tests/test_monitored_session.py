@@ -90,8 +90,11 @@ def test_the_chief_trains_saves_and_a_new_session_restores(tmp_path, accumulator
     assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-6")
     kept = ds.train.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths
     assert [p.rsplit("-", 1)[1] for p in kept] == ["0", "4", "6"]
+    # as TF 2.21's: each summary is logged at the step its run left (the first run's
+    # is 1), then every 4 steps
     steps = [e.step for e in accumulator(str(tmp_path)).Scalars("loss")]
-    assert steps == [0, 4]
+    assert steps == [1, 5]
+    assert (tmp_path / "graph.pbtxt").exists() and (tmp_path / "model.ckpt-6.meta").exists()
 
     ds.reset_default_graph()                       # a new process, as it were
     train, loss, x, y = regression()
@@ -107,6 +110,50 @@ def test_the_chief_trains_saves_and_a_new_session_restores(tmp_path, accumulator
             sess.run(train, {x: xb, y: yb})
             runs += 1
         assert runs == 2 and sess.run(step) == 8
+
+
+def test_summary_saver_hook_as_tfs(tmp_path, accumulator):
+    """TF 2.21's SummarySaverHook: a summary_op or a scaffold (exactly one), save_steps or
+    save_secs, a given writer or output_dir's; each summary at the step its run left."""
+    rng = np.random.default_rng(0)
+    train, loss, x, y = regression()
+    with pytest.raises(ValueError, match="Exactly one of scaffold or summary_op"):
+        ds.train.SummarySaverHook(save_steps=1, output_dir=str(tmp_path))
+    every = ds.train.SummarySaverHook(save_steps=1, output_dir=str(tmp_path / "every"),
+                                      summary_op=ds.summary.merge_all())
+    writer = ds.summary.FileWriter(str(tmp_path / "given"))
+    timed = ds.train.SummarySaverHook(save_secs=3600, summary_writer=writer, scaffold=(
+        ds.train.Scaffold(summary_op=ds.summary.merge_all())))
+    with ds.train.MonitoredSession(hooks=[every, timed,
+                                          ds.train.StopAtStepHook(last_step=3)]) as sess:
+        while not sess.should_stop():
+            sess.run(train, dict(zip((x, y), batch(rng))))
+    assert [e.step for e in accumulator(str(tmp_path / "every")).Scalars("loss")] == [1, 2, 3]
+    writer.flush()
+    assert [e.step for e in accumulator(str(tmp_path / "given")).Scalars("loss")] == [1]
+
+
+def test_checkpoint_hooks_keyword_arguments_and_summaries_without_checkpoints(tmp_path,
+                                                                              accumulator):
+    """``scaffold`` / ``save_graph_def`` of TF 2.21's CheckpointSaverHook and
+    MonitoredTrainingSession; a ``summary_dir`` alone still gets the summaries."""
+    rng = np.random.default_rng(0)
+    train, loss, x, y = regression()
+    with pytest.raises(ValueError, match="both saver and scaffold"):
+        ds.train.CheckpointSaverHook(str(tmp_path), save_steps=1, saver=ds.train.Saver(),
+                                     scaffold=ds.train.Scaffold())
+    hook = ds.train.CheckpointSaverHook(str(tmp_path / "ck"), save_steps=2,
+                                        scaffold=ds.train.Scaffold(saver=ds.train.Saver()),
+                                        save_graph_def=False)
+    with ds.train.MonitoredTrainingSession(
+            summary_dir=str(tmp_path / "summaries"), save_summaries_secs=3600,
+            hooks=[hook, ds.train.StopAtStepHook(last_step=2)]) as sess:
+        while not sess.should_stop():
+            sess.run(train, dict(zip((x, y), batch(rng))))
+    assert ds.train.get_checkpoint_state(str(tmp_path / "ck")).all_model_checkpoint_paths[
+        -2:] == [str(tmp_path / "ck" / f"model.ckpt-{n}") for n in (0, 2)]
+    assert not [p for p in (tmp_path / "ck").iterdir() if p.suffix in (".meta", ".pbtxt")]
+    assert [e.step for e in accumulator(str(tmp_path / "summaries")).Scalars("loss")] == [1]
 
 
 def test_hooks_see_every_run_add_fetches_and_feeds_and_stop_the_loop():
@@ -214,10 +261,11 @@ def test_a_scaffold_initializes_with_its_own_op_then_its_init_fn(tmp_path):
     start = ds.placeholder(ds.float32, (3, 1), name="start")
     w = [v for v in ds.global_variables() if v.op.name == "w"][0]
     loaded = []
+    bump = w.assign_add(np.ones((3, 1), F32))   # built before the session finalizes the graph
 
     def init_fn(scaffold, session):            # e.g. pretrained weights
         loaded.append(scaffold)
-        session.run(w.assign(session.run(w) + 1.0))
+        session.run(bump)
     scaffold = ds.train.Scaffold(
         init_op=ds.group(ds.variables_initializer([ds.train.get_global_step()]),
                          w.assign(start)),
@@ -238,11 +286,12 @@ def test_a_scaffolds_ready_op_holds_a_worker_until_it_is_empty():
     regression()
     names = ds.placeholder(ds.string, (None,), name="names")
     not_ready = ds.identity(ds.constant([b"w"]), name="not_ready")
+    nothing = ds.constant(np.zeros(0, np.float32))     # built before a session finalizes
     with pytest.raises(DeadlineExceededError, match="did not initialize.*not ready"):
         ds.train.MonitoredTrainingSession(
             is_chief=False, max_wait_secs=0.3, log_step_count_steps=0,
             scaffold=ds.train.Scaffold(ready_op=not_ready))
-    ready = ds.train.Scaffold(ready_op=ds.constant(np.zeros(0, np.float32)))
+    ready = ds.train.Scaffold(ready_op=nothing)
     with ds.train.MonitoredTrainingSession(is_chief=False, scaffold=ready,
                                            log_step_count_steps=0) as sess:
         assert not sess.should_stop()
@@ -297,3 +346,27 @@ def test_without_a_directory_no_step_counter_asks_for_a_global_step():
     with ds.train.MonitoredTrainingSession() as sess:
         sess.run(train)
         assert sess.run(w) == pytest.approx(0.8)
+
+
+def test_the_graph_is_finalized_and_a_second_session_finds_the_scaffolds_ops(tmp_path):
+    """As TF1's: making the session finalizes the graph (a loop that keeps adding ops
+    is a RuntimeError), and the Scaffold's defaults live in the graph's collections, so
+    a second session on the same graph reuses them instead of building new ones."""
+    train, loss, x, y = regression()
+    graph = ds.get_default_graph()
+    with ds.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                           log_step_count_steps=0) as sess:
+        assert graph.finalized
+        with pytest.raises(RuntimeError, match="Graph is finalized"):
+            ds.constant(2.0)
+        sess.run(train, dict(zip((x, y), batch(np.random.default_rng(0)))))
+    found = [graph.get_collection(key) for key in (
+        ds.GraphKeys.INIT_OP, ds.GraphKeys.READY_OP, ds.GraphKeys.SUMMARY_OP,
+        ds.GraphKeys.SAVERS)]
+    assert [len(items) for items in found] == [1, 1, 1, 1]
+    with ds.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), log_step_count_steps=0,
+                                           save_summaries_steps=0) as sess:
+        assert sess.run(ds.train.get_global_step()) == 1       # restored by the same saver
+    assert [graph.get_collection(key) for key in (
+        ds.GraphKeys.INIT_OP, ds.GraphKeys.READY_OP, ds.GraphKeys.SUMMARY_OP,
+        ds.GraphKeys.SAVERS)] == found

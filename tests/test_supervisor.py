@@ -117,6 +117,8 @@ def test_the_constructor_finds_or_builds_its_ops_and_finalizes_the_graph(tmp_pat
     assert len(graph.get_collection(ds.GraphKeys.LOCAL_INIT_OP)) == 1
     assert sv.summary_op is not None and sv.summary_op.dtype == ds.string
     assert isinstance(sv.saver, ds.train.Saver)
+    assert graph.get_collection(ds.GraphKeys.SAVERS) == [sv.saver]     # as TF1's
+    assert ds.train.Supervisor(logdir=str(tmp_path), summary_writer=None).saver is sv.saver
     assert sv.global_step is ds.train.get_global_step()
     assert sv.is_chief and isinstance(sv.coord, ds.train.Coordinator)
     assert isinstance(sv.session_manager, ds.train.SessionManager)

@@ -57,7 +57,7 @@ from ..options import RunMetadata, RunOptions
 from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import (global_variables, global_variables_initializer, local_variables,
                          local_variables_initializer)
-from .hooks import StepCounterHook
+from .hooks import SecondOrStepTimer, StepCounterHook
 from .saver import Saver
 from .session_manager import SessionManager, variables_ready_op
 from .session_run_hook import (SessionRunArgs, SessionRunContext, SessionRunHook,
@@ -104,23 +104,52 @@ class CheckpointSaverHook(SessionRunHook):
     ``save_secs`` or ``save_steps`` (one of them), and at the end."""
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
-                 checkpoint_basename="model.ckpt", listeners=None):
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None,
+                 save_graph_def=True):
         if (save_secs is None) == (save_steps is None):
             raise ValueError("CheckpointSaverHook takes exactly one of save_secs and "
                              "save_steps.")
+        if saver is not None and scaffold is not None:
+            raise ValueError("You cannot provide both saver and scaffold.")
         self._path = os.path.join(checkpoint_dir, checkpoint_basename)
         self._dir = checkpoint_dir
         self._secs, self._steps, self._saver = save_secs, save_steps, saver
+        self._scaffold, self._save_graph_def = scaffold, save_graph_def
         self._listeners = list(listeners or [])
 
     def begin(self):
+        from ..graph_keys import GraphKeys, add_to_collection, get_collection
+
         os.makedirs(self._dir, exist_ok=True)
         self._step = global_step_or_error("CheckpointSaverHook")
-        self._saver = self._saver or Saver()
+        if self._saver is None and getattr(self._scaffold, "saver", None) is None and \
+                not get_collection(GraphKeys.SAVERS):
+            # now, as the graph is finalized when the session is made; in the graph's
+            # savers, where the session's Scaffold finds it (one Saver, one restore op
+            # per variable)
+            add_to_collection(GraphKeys.SAVERS, Saver())
         for listener in self._listeners:
             listener.begin()
 
+    def _get_saver(self):
+        """The given saver, the scaffold's, or the graph's (its ``savers`` collection:
+        ``begin`` put one there if none would be)."""
+        if self._saver is None:
+            from ..graph_keys import GraphKeys, get_collection
+
+            self._saver = getattr(self._scaffold, "saver", None)
+            savers = get_collection(GraphKeys.SAVERS)
+            if self._saver is None and len(savers) != 1:
+                raise RuntimeError(f"{len(savers)} items in collection {GraphKeys.SAVERS}: "
+                                   f"pass the one to use to the constructor.")
+            self._saver = self._saver or savers[0]
+        return self._saver
+
     def after_create_session(self, session, coord):
+        if self._save_graph_def:       # as TF1's, the graph as the hooks left it
+            from .graph_io import write_graph
+
+            write_graph(session.graph, self._dir, "graph.pbtxt")
         self._save(session)
 
     def before_run(self, run_context):
@@ -146,7 +175,8 @@ class CheckpointSaverHook(SessionRunHook):
         self._saved_at = time.monotonic()
         for listener in self._listeners:
             listener.before_save(session, self._saved_step)
-        self._saver.save(session, self._path, global_step=self._saved_step)
+        self._get_saver().save(session, self._path, global_step=self._saved_step,
+                               write_meta_graph=self._save_graph_def)
         stop = False
         for listener in self._listeners:
             if listener.after_save(session, self._saved_step):
@@ -175,43 +205,59 @@ class CheckpointSaverListener:
 
 
 class SummarySaverHook(SessionRunHook):
-    """Write ``summary_op``'s value (by default, every summary of the graph merged)
-    into ``output_dir`` every ``save_steps`` steps, for TensorBoard."""
+    """Write the summaries of ``summary_op`` (or of ``scaffold.summary_op``: exactly one of
+    them) every ``save_steps`` steps or ``save_secs`` seconds, into ``summary_writer`` or
+    ``output_dir``'s cached FileWriter, for TensorBoard.  As TF1's, each is logged at the
+    global step the run left (the first run's, and each one written, read after the run;
+    otherwise the step read as the run started, plus one)."""
 
-    def __init__(self, save_steps=100, output_dir=None, summary_op=None):
-        self._every, self._dir, self._op = save_steps, output_dir, summary_op
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._op, self._scaffold = summary_op, scaffold
+        self._writer, self._dir = summary_writer, output_dir
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
 
     def begin(self):
-        from ..summary import merge_all
+        from ..summary import FileWriterCache
 
+        if self._writer is None and self._dir:
+            self._writer = FileWriterCache.get(self._dir)
+        self._next_step = None
         self._step = global_step_or_error("SummarySaverHook")
-        self._op = self._op if self._op is not None else merge_all()
-        self._writer = None
-        self._coming = None            # the step the next run makes; None: not known yet
-        self._due = 0
 
-    def after_create_session(self, session, coord):
-        from ..summary import FileWriter
-
-        if self._op is not None:
-            self._writer = FileWriter(self._dir, session.graph)
+    def _summary_ops(self) -> list:
+        op = self._op if self._op is not None else self._scaffold.summary_op
+        return [] if op is None else op if isinstance(op, list) else [op]
 
     def before_run(self, run_context):
+        self._requested = self._next_step is None or \
+            self._timer.should_trigger_for_step(self._next_step)
         fetches = {"step": self._step}
-        if self._writer is not None and (self._coming is None or self._coming >= self._due):
-            fetches["summary"] = self._op         # only on the runs that write it
+        if self._requested and self._summary_ops():
+            fetches["summary"] = self._summary_ops()      # only on the runs that write it
         return SessionRunArgs(fetches)
 
     def after_run(self, run_context, run_values):
-        step = int(run_values.results["step"])
-        if "summary" in run_values.results and step >= self._due:
-            self._writer.add_summary(run_values.results["summary"], step)
-            self._due = step + self._every
-        self._coming = step + 1
+        if not self._writer:
+            return
+        step = int(run_values.results["step"]) + 1
+        if self._next_step is None or self._requested:
+            step = int(run_context.session.run(self._step))
+        if self._next_step is None:
+            from ..proto.summary_pb2 import SessionLog
+
+            self._writer.add_session_log(SessionLog(status=SessionLog.START), step)
+        if self._requested:
+            self._timer.update_last_triggered_step(step)
+            for summary in run_values.results.get("summary", ()):
+                self._writer.add_summary(summary, step)
+        self._next_step = step + 1
 
     def end(self, session):
-        if self._writer is not None:
-            self._writer.close()
+        if self._writer:
+            self._writer.flush()
 
 
 def merged_run_options(options, hook_options: list) -> RunOptions:
@@ -243,37 +289,47 @@ class Scaffold:
         self.ready_op, self.ready_for_local_init_op = ready_op, ready_for_local_init_op
         self.local_init_op, self.local_init_feed_dict = local_init_op, local_init_feed_dict
         self.summary_op, self.saver = summary_op, saver
-        self._finalized = False
 
     def finalize(self, with_saver: bool = True) -> "Scaffold":
         """Build the defaults: every global variable's initializer, the ready check
         (``report_uninitialized_variables`` over the global and local variables; over the
         global ones what ``local_init_op`` waits for), the local variables' initializer,
         the merged summaries and (``with_saver``: the session saves or restores) a
-        ``Saver``."""
-        if self._finalized:
-            return self
+        ``Saver``.  As TF1's, each default is the one in its graph collection
+        (``GraphKeys.INIT_OP``, ``READY_OP``, ..., ``SAVERS``) or is built and put
+        there, so that a second session on the graph finds them; then the graph is
+        finalized: an op added while the loop runs (a graph that keeps growing) is a
+        RuntimeError."""
+        from ..graph_keys import GraphKeys
         from ..summary import merge_all
 
         with name_scope("monitored_session"), control_dependencies(None):
             variables = global_variables()
             if self.init_op is None:
-                self.init_op = global_variables_initializer()
+                self.init_op = _get_or_default("init_op", GraphKeys.INIT_OP,
+                                               global_variables_initializer)
             if self.ready_op is None:
-                self.ready_op = variables_ready_op(variables + local_variables())
-            if self.local_init_op is None and local_variables():
-                self.local_init_op = local_variables_initializer()
+                self.ready_op = _get_or_default(
+                    "ready_op", GraphKeys.READY_OP,
+                    lambda: variables_ready_op(variables + local_variables()))
+            if self.local_init_op is None:
+                self.local_init_op = _get_or_default(
+                    "local_init_op", GraphKeys.LOCAL_INIT_OP,
+                    lambda: local_variables_initializer() if local_variables() else None)
             if self.ready_for_local_init_op is None and self.local_init_op is not None:
                 # as TF1's: a worker runs local_init_op once the chief initialized the
                 # global variables (a local one may start from a global's value)
-                self.ready_for_local_init_op = variables_ready_op(
-                    variables, name="report_uninitialized_variables_1")
+                self.ready_for_local_init_op = _get_or_default(
+                    "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
+                    lambda: variables_ready_op(variables,
+                                               name="report_uninitialized_variables_1"))
             if self.summary_op is None:
-                self.summary_op = merge_all()
+                self.summary_op = _get_or_default("summary_op", GraphKeys.SUMMARY_OP,
+                                                  merge_all)
             # one Saver restores and saves: each Saver adds a restore op per variable
             if self.saver is None and variables and with_saver:
-                self.saver = Saver()
-        self._finalized = True
+                self.saver = _get_or_default("saver", GraphKeys.SAVERS, Saver)
+        get_default_graph().finalize()
         return self
 
     def session_manager(self, graph) -> SessionManager:
@@ -284,6 +340,24 @@ class Scaffold:
             ready_for_local_init_op=self.ready_for_local_init_op if local_init is not None
             else None, graph=graph, recovery_wait_secs=_WAIT_POLL_S,
             local_init_feed_dict=self.local_init_feed_dict)
+
+
+def _get_or_default(argument: str, key: str, build):
+    """TF1's ``Scaffold.get_or_default``: the one item of collection ``key``, or
+    ``build()`` put there (None: nothing)."""
+    from ..graph_keys import add_to_collection, get_collection
+
+    found = get_collection(key)
+    if len(found) > 1:
+        raise RuntimeError(f'More than one item in the collection "{key}". Please indicate '
+                           f'which one to use by passing it to the ds.train.Scaffold '
+                           f'constructor as: ds.train.Scaffold({argument}=item to use)')
+    if found:
+        return found[0]
+    built = build()
+    if built is not None:
+        add_to_collection(key, built)
+    return built
 
 
 class _MonitoredSession:
@@ -353,31 +427,46 @@ class _MonitoredSession:
         return quiet
 
 
+_USE_DEFAULT = object()     # TF1's marker: the argument was not given
+
+
+def _defaults(steps, secs, default_secs, default_steps):
+    """TF1's: both not given, the defaults; one given, the other is None."""
+    if steps is _USE_DEFAULT and secs is _USE_DEFAULT:
+        return default_steps, default_secs
+    return (None if steps is _USE_DEFAULT else steps), (None if secs is _USE_DEFAULT else secs)
+
+
 def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None,
-                             hooks=None, chief_only_hooks=None, save_checkpoint_secs=600,
-                             save_summaries_steps=100, save_summaries_secs=None, config=None,
+                             hooks=None, chief_only_hooks=None,
+                             save_checkpoint_secs=_USE_DEFAULT,
+                             save_summaries_steps=_USE_DEFAULT,
+                             save_summaries_secs=_USE_DEFAULT, config=None,
                              stop_grace_period_secs=120, log_step_count_steps=100,
-                             max_wait_secs=7200, save_checkpoint_steps=None,
-                             summary_dir=None):
-    """A session for a training loop (see the module docstring), as TF1's."""
-    saves = is_chief and checkpoint_dir is not None
-    scaffold = (scaffold or Scaffold()).finalize(with_saver=saves)
-    saver = scaffold.saver if saves else None
+                             max_wait_secs=7200, save_checkpoint_steps=_USE_DEFAULT,
+                             summary_dir=None, save_graph_def=True):
+    """A session for a training loop (see the module docstring), as TF1's: checkpoints
+    every 600 seconds and summaries every 100 steps unless asked otherwise."""
+    checkpoint_steps, checkpoint_secs = _defaults(save_checkpoint_steps, save_checkpoint_secs,
+                                                  600, None)
+    summary_steps, summary_secs = _defaults(save_summaries_steps, save_summaries_secs, None,
+                                            100)
+    scaffold = scaffold or Scaffold()        # finalized as the session is made
     hooks = list(hooks or [])
+    summary_dir = summary_dir or checkpoint_dir
     if is_chief:
         hooks += list(chief_only_hooks or [])
-        if (summary_dir or checkpoint_dir) and log_step_count_steps and \
-                log_step_count_steps > 0:           # as TF1's: beside the summaries
-            hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
-        if checkpoint_dir is not None:
-            if save_checkpoint_steps is not None or save_checkpoint_secs is not None:
-                hooks.append(CheckpointSaverHook(
-                    checkpoint_dir, save_secs=None if save_checkpoint_steps else
-                    save_checkpoint_secs, save_steps=save_checkpoint_steps, saver=saver))
-            if save_summaries_steps:
-                hooks.append(SummarySaverHook(save_summaries_steps,
-                                              summary_dir or checkpoint_dir,
-                                              summary_op=scaffold.summary_op))
+        if summary_dir:
+            if log_step_count_steps and log_step_count_steps > 0:
+                hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
+            if (summary_steps and summary_steps > 0) or (summary_secs and summary_secs > 0):
+                hooks.append(SummarySaverHook(summary_steps, summary_secs, summary_dir,
+                                              scaffold=scaffold))
+        if checkpoint_dir is not None and ((checkpoint_secs and checkpoint_secs > 0) or
+                                           (checkpoint_steps and checkpoint_steps > 0)):
+            hooks.append(CheckpointSaverHook(
+                checkpoint_dir, save_secs=None if checkpoint_steps else checkpoint_secs,
+                save_steps=checkpoint_steps, scaffold=scaffold, save_graph_def=save_graph_def))
     creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir) if is_chief \
         else WorkerSessionCreator(scaffold, master, config, max_wait_secs)
     return MonitoredSession(creator, hooks, stop_grace_period_secs)

@@ -88,8 +88,7 @@ class Supervisor:
                                            lambda: group(local_variables_initializer(),
                                                          tables_initializer()))
             self._saver = _default(saver, graph, GraphKeys.SAVERS,
-                                   lambda: Saver() if global_variables() else None,
-                                   keep=False)
+                                   lambda: Saver() if global_variables() else None)
             from ..summary import merge_all
 
             self._summary_op = _default(summary_op, graph, GraphKeys.SUMMARY_OP, merge_all)
