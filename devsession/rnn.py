@@ -30,8 +30,9 @@ time_major=False, scope=None)`` runs the cell over the time axis of ``inputs``
 (``[batch, time, depth]``, or time first) and returns ``(outputs, final_state)``; with
 ``sequence_length`` a sequence's outputs past its length are 0 and its state stays the
 last valid one, as TF1's.  ``static_rnn`` takes a list of inputs.  Options TF1's cells
-have and devsession lacks (peepholes, projections, ``state_is_tuple=False``) are
-ValueErrors, never ignored.
+have and devsession lacks are ValueErrors, never ignored.  ``state_is_tuple=False``
+(TF1's deprecated form) makes an LSTM's state ``concat([c, h], 1)`` and a
+``MultiRNNCell``'s the concatenation of its cells'.
 
 How the time loop runs:
 
@@ -152,27 +153,40 @@ class BasicLSTMCell(RNNCell):
 
     def __init__(self, num_units, forget_bias=1.0, state_is_tuple=True, activation=None,
                  reuse=None, name=None, dtype=None, initializer=None):
-        if not state_is_tuple:
-            raise ValueError(f"{type(self).__name__}: devsession supports state_is_tuple=True "
-                             f"(LSTMStateTuple states) only.")
         super().__init__(num_units, activation, reuse, name, dtype)
         self._forget_bias = float(forget_bias)
         self._initializer = initializer
+        self._state_is_tuple = bool(state_is_tuple)
 
     @property
     def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_units)
+        sizes = LSTMStateTuple(self._num_units, self._h_size)
+        return sizes if self._state_is_tuple else sum(sizes)
+
+    @property
+    def _h_size(self) -> int:
+        return self._num_units
+
+    def _state_parts(self, state) -> tuple:
+        """(c, h): TF1's LSTMStateTuple, or with ``state_is_tuple=False`` the halves of
+        its ``[batch, c + h]`` concatenation (TF1's deprecated form)."""
+        if self._state_is_tuple:
+            return tuple(state)
+        return tuple(split(state, [self._num_units, self._h_size], axis=1))
+
+    def _new_state(self, c, h):
+        return LSTMStateTuple(c, h) if self._state_is_tuple else concat([c, h], 1)
 
     def _build(self, depth, dtype):
         return _weights(depth + self._num_units, 4 * self._num_units, dtype, self._initializer)
 
     def _step(self, inputs, state, kernel, bias):
-        c, h = state
+        c, h = self._state_parts(state)
         gates = bias_add(matmul(concat([inputs, h], 1), kernel), bias)
         i, j, f, o = split(gates, 4, axis=1)
         new_c = c * sigmoid(f + self._forget_bias) + sigmoid(i) * self._activation(j)
         new_h = self._activation(new_c) * sigmoid(o)
-        return new_h, LSTMStateTuple(new_c, new_h)
+        return new_h, self._new_state(new_c, new_h)
 
 
 class LSTMCell(BasicLSTMCell):
@@ -202,8 +216,8 @@ class LSTMCell(BasicLSTMCell):
         self._num_proj = None if num_proj is None else int(num_proj)
 
     @property
-    def state_size(self):
-        return LSTMStateTuple(self._num_units, self._num_proj or self._num_units)
+    def _h_size(self) -> int:
+        return self._num_proj or self._num_units
 
     @property
     def output_size(self):
@@ -223,7 +237,7 @@ class LSTMCell(BasicLSTMCell):
         return made
 
     def _step(self, inputs, state, kernel, bias, *extra):
-        c, h = state
+        c, h = self._state_parts(state)
         peepholes = extra[:3] if self._peepholes else None
         gates = bias_add(matmul(concat([inputs, h], 1), kernel), bias)
         i, j, f, o = split(gates, 4, axis=1)
@@ -241,7 +255,7 @@ class LSTMCell(BasicLSTMCell):
             new_h = matmul(new_h, extra[-1])
             if self._proj_clip is not None:
                 new_h = clip_by_value(new_h, -self._proj_clip, self._proj_clip)
-        return new_h, LSTMStateTuple(new_c, new_h)
+        return new_h, self._new_state(new_c, new_h)
 
 
 class GRUCell(RNNCell):
@@ -280,14 +294,19 @@ class MultiRNNCell(RNNCell):
     def __init__(self, cells, state_is_tuple=True):
         if not cells:
             raise ValueError("Must specify at least one cell for MultiRNNCell.")
-        if not state_is_tuple:
-            raise ValueError("MultiRNNCell: devsession supports state_is_tuple=True only.")
         self._cells = list(cells)
         self._reuse, self._name = None, None
+        self._state_is_tuple = bool(state_is_tuple)
+        if not state_is_tuple and any(isinstance(cell.state_size, tuple)
+                                      for cell in self._cells):
+            raise ValueError(f"Some cells return tuples of states, but the flag "
+                             f"state_is_tuple is not set. State sizes are: "
+                             f"{[cell.state_size for cell in self._cells]}")
 
     @property
     def state_size(self):
-        return tuple(cell.state_size for cell in self._cells)
+        sizes = tuple(cell.state_size for cell in self._cells)
+        return sizes if self._state_is_tuple else sum(sizes)
 
     @property
     def output_size(self):
@@ -295,12 +314,16 @@ class MultiRNNCell(RNNCell):
 
     def __call__(self, inputs, state, scope=None):
         with variable_scope(scope or self._default_name):
+            if self._state_is_tuple:
+                states = state
+            else:           # TF1's deprecated form: the cells' states side by side
+                states = split(state, [cell.state_size for cell in self._cells], axis=1)
             new_states = []
-            for k, (cell, cell_state) in enumerate(zip(self._cells, state)):
+            for k, (cell, cell_state) in enumerate(zip(self._cells, states)):
                 with variable_scope(f"cell_{k}"):
                     inputs, new_state = cell(inputs, cell_state)
                 new_states.append(new_state)
-            return inputs, tuple(new_states)
+            return inputs, tuple(new_states) if self._state_is_tuple else concat(new_states, 1)
 
 
 class _Wrapper(RNNCell):

@@ -178,12 +178,36 @@ def test_what_the_rnns_refuse():
         ds.nn.rnn_cell.LSTMCell(2, num_unit_shards=2)
     with pytest.raises(ValueError, match="proj_clip needs num_proj"):
         ds.nn.rnn_cell.LSTMCell(2, proj_clip=1.0)
-    with pytest.raises(ValueError, match="state_is_tuple=True"):
-        ds.nn.rnn_cell.BasicLSTMCell(2, state_is_tuple=False)
+    with pytest.raises(ValueError, match="Some cells return tuples of states"):
+        ds.nn.rnn_cell.MultiRNNCell([ds.nn.rnn_cell.BasicLSTMCell(2)], state_is_tuple=False)
     with pytest.raises(AttributeError, match="tf.nn.rnn_cell.LayerNormBasicLSTMCell"):
         ds.nn.rnn_cell.LayerNormBasicLSTMCell
     with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
         ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(2), output_keep_prob=1.5)
+
+
+def test_state_is_tuple_false_concatenates_the_tuple_states(make_session):
+    """TF1's deprecated flat states: an LSTM's ``concat([c, h], 1)``, a MultiRNNCell's
+    its cells' side by side; the same outputs and states as the tuple form with the
+    same weights (a projection makes c and h of different sizes)."""
+    x = ds.constant(np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32))
+
+    def stacked(flat: bool, scope: str):
+        cells = [ds.nn.rnn_cell.BasicLSTMCell(5, state_is_tuple=not flat),
+                 ds.nn.rnn_cell.LSTMCell(4, num_proj=3, state_is_tuple=not flat)]
+        cell = ds.nn.rnn_cell.MultiRNNCell(cells, state_is_tuple=not flat)
+        return cell, ds.nn.dynamic_rnn(cell, x, dtype=ds.float32, scope=scope)
+    flat_cell, (flat_out, flat_state) = stacked(True, "flat")
+    tuple_cell, (out, state) = stacked(False, "tuples")
+    assert flat_cell.state_size == 5 + 5 + 4 + 3 and flat_state.shape.as_list() == [2, 17]
+    session = make_session()
+    session.run(ds.global_variables_initializer())
+    for a, b in zip(ds.trainable_variables("flat"), ds.trainable_variables("tuples")):
+        session.run(a.assign(b))
+    got, flat, want, parts = session.run([flat_out, flat_state, out, state])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_allclose(flat, np.concatenate([p for cell in parts for p in cell], 1),
+                               rtol=1e-6)
 
 
 def numpy_peephole_lstm(x, kernel, bias, w_f, w_i, w_o, projection, cell_clip, proj_clip):
