@@ -77,7 +77,8 @@ from .ops.array import split
 from .ops.array_fill import shape
 from .ops.control_flow import most_specific_compatible, while_loop
 from .ops.array_fill import clip_by_value
-from .ops.elementwise import cast
+from .ops.elementwise import cast, floor
+from .ops.random import random_uniform
 from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
 from .tensor_shape import TensorShape
@@ -346,20 +347,23 @@ class _Wrapper(RNNCell):
 
 
 class DropoutWrapper(_Wrapper):
-    """``cell`` with ``nn.dropout`` on its inputs, outputs and new state, each kept with
-    its probability (a float or a scalar tensor: a placeholder switches dropout off at
+    """``cell`` with dropout on its inputs, outputs and new state, each kept with its
+    probability (a float or a scalar tensor: a placeholder switches dropout off at
     evaluation); the wrapped cell's variables keep their names, as TF1's.  An LSTM's
     memory ``c`` is never dropped, only its ``h`` (TF1's default state filter).  Each
-    step draws its own masks (TF1's ``variational_recurrent=False``)."""
+    step draws its own masks (``nn.dropout``), or with ``variational_recurrent`` (Gal and
+    Ghahramani's) every step of a run uses the same ones: TF1's ``[1, depth]`` uniform
+    noise per input, output and state part, drawn once per run (so shared by the batch,
+    as TF's), each value kept where ``floor(keep + noise)`` is 1 and scaled by
+    ``1/keep``; ``dtype`` is then required, and ``input_size`` (the inputs' depth) when
+    the inputs are dropped."""
 
     def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
                  variational_recurrent=False, input_size=None, dtype=None, seed=None,
                  dropout_state_filter_visitor=None):
-        for option, value in (("variational_recurrent", variational_recurrent or None),
-                              ("dropout_state_filter_visitor", dropout_state_filter_visitor)):
-            if value is not None:
-                raise ValueError(f"DropoutWrapper: devsession does not support {option} "
-                                 f"yet.")
+        if dropout_state_filter_visitor is not None:
+            raise ValueError("DropoutWrapper: devsession does not support "
+                             "dropout_state_filter_visitor yet.")
         for what, keep in (("input_keep_prob", input_keep_prob),
                            ("output_keep_prob", output_keep_prob),
                            ("state_keep_prob", state_keep_prob)):
@@ -368,23 +372,51 @@ class DropoutWrapper(_Wrapper):
         super().__init__(cell)
         self._seed = seed
         self._keep = (input_keep_prob, output_keep_prob, state_keep_prob)
+        self._noise = None
+        if variational_recurrent:
+            if dtype is None:
+                raise ValueError("When variational_recurrent=True, dtype must be provided")
+            drops_inputs = not (isinstance(input_keep_prob, (int, float)) and
+                                input_keep_prob == 1.0)
+            if drops_inputs and input_size is None:
+                raise ValueError("When variational_recurrent=True and input_keep_prob < 1.0 "
+                                 "or is unknown, input_size must be provided")
+            self._noise = (_map_state(lambda depth: self._batch_noise(depth, dtype),
+                                      input_size) if drops_inputs else None,
+                           _map_state(lambda depth: self._batch_noise(depth, dtype),
+                                      cell.output_size),
+                           _map_state(lambda depth: self._batch_noise(depth, dtype),
+                                      cell.state_size))
+
+    def _batch_noise(self, depth, dtype):
+        depth = depth if isinstance(depth, int) else TensorShape(depth).as_list()
+        return random_uniform([1] + ([depth] if isinstance(depth, int) else depth),
+                              dtype=dtype, seed=self._seed)
 
     def __call__(self, inputs, state, scope=None):
         keep_inputs, keep_outputs, keep_state = self._keep
-        output, new_state = self._cell(self._dropout(inputs, keep_inputs), state, scope)
-        return self._dropout(output, keep_outputs), self._drop_state(new_state, keep_state)
+        noise_inputs, noise_outputs, noise_state = self._noise or (None, None, None)
+        output, new_state = self._cell(self._dropout(inputs, keep_inputs, noise_inputs), state,
+                                       scope)
+        return (self._dropout(output, keep_outputs, noise_outputs),
+                self._drop_state(new_state, keep_state, noise_state))
 
-    def _drop_state(self, state, keep):
+    def _drop_state(self, state, keep, noise):
         if isinstance(state, LSTMStateTuple):
-            return LSTMStateTuple(state.c, self._dropout(state.h, keep))
+            return LSTMStateTuple(state.c, self._dropout(state.h, keep, noise and noise.h))
         if isinstance(state, tuple):             # a MultiRNNCell's
-            return tuple(self._drop_state(s, keep) for s in state)
-        return self._dropout(state, keep)
+            return tuple(self._drop_state(s, keep, noise and noise[k])
+                         for k, s in enumerate(state))
+        return self._dropout(state, keep, noise)
 
-    def _dropout(self, t, keep):
+    def _dropout(self, t, keep, noise=None):
         if isinstance(keep, (int, float)) and keep == 1.0:
             return t
-        return dropout(t, keep_prob=keep, seed=self._seed)
+        if noise is None:
+            return dropout(t, keep_prob=keep, seed=self._seed)
+        t = convert_to_tensor(t)
+        keep = cast(keep, t.dtype)
+        return (t / keep) * floor(keep + noise)
 
 
 class ResidualWrapper(_Wrapper):

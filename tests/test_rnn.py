@@ -531,3 +531,47 @@ def test_an_lstm_with_dropout_over_unknown_time_learns(rng):
         xv = rng.standard_normal((32, steps, 1)).astype(F32)
         batches.append({x: xv, y: xv.sum(1)})
     assert_trains_below_a_tenth(train, loss, batches)
+
+
+@pytest.mark.parametrize("steps", [5, None], ids=["unrolled", "while_loop"])
+def test_variational_dropout_uses_one_mask_for_every_step_of_a_run(steps):
+    """TF1's variational_recurrent: [1, depth] noise drawn once per run, so every step
+    (and, as TF's, every sequence of the batch) drops the same units, scaled by 1/keep;
+    a new run draws a new mask."""
+    x = ds.placeholder(ds.float32, (3, steps, 4))
+    base = ds.nn.rnn_cell.GRUCell(32)
+    cell = ds.nn.rnn_cell.DropoutWrapper(base, input_keep_prob=0.5, output_keep_prob=0.5,
+                                         state_keep_prob=0.5, variational_recurrent=True,
+                                         input_size=4, dtype=ds.float32, seed=3)
+    out, _ = ds.nn.dynamic_rnn(cell, x, dtype=ds.float32)
+    feed = {x: np.random.default_rng(0).uniform(0.5, 1.0, (3, 5, 4)).astype(np.float32)}
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        masks = [sess.run(out, feed) == 0 for _ in range(4)]
+    for dropped in masks:
+        assert (dropped == dropped[:1, :1]).all()                    # one mask per run
+        assert 0 < dropped[0, 0].sum() < 32
+    assert len({m[0, 0].tobytes() for m in masks}) > 1
+    with pytest.raises(ValueError, match="dtype must be provided"):
+        ds.nn.rnn_cell.DropoutWrapper(base, output_keep_prob=0.5, variational_recurrent=True)
+    with pytest.raises(ValueError, match="input_size must be provided"):
+        ds.nn.rnn_cell.DropoutWrapper(base, input_keep_prob=0.5, variational_recurrent=True,
+                                      dtype=ds.float32)
+
+
+def test_variational_dropout_keeping_everything_changes_nothing(make_session):
+    x = ds.constant(np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32))
+    keep = ds.placeholder_with_default(1.0, ())
+    cell = ds.nn.rnn_cell.BasicLSTMCell(64)         # some of 64 outputs are surely dropped
+    plain, _ = ds.nn.dynamic_rnn(cell, x, dtype=ds.float32, scope="rnn")
+    wrapped = ds.nn.rnn_cell.DropoutWrapper(cell, input_keep_prob=keep, output_keep_prob=keep,
+                                            variational_recurrent=True, input_size=4,
+                                            dtype=ds.float32)
+    with ds.variable_scope("rnn", reuse=True):
+        dropped, _ = ds.nn.dynamic_rnn(wrapped, x, dtype=ds.float32, scope="rnn")
+    session = make_session()
+    session.run(ds.global_variables_initializer())
+    want, got = session.run([plain, dropped])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    scaled = session.run(dropped, {keep: 0.5})
+    assert (scaled == 0).any() and not np.allclose(scaled, want)
