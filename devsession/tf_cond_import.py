@@ -38,8 +38,12 @@ Example: ``y = tf.cond(p, lambda: x * 2, lambda: x)`` holds ``Switch(x, pred_id)
 TF1's while loops are taken apart before (``tf_while_import.py``): their Switches and
 Merges are not conds.  Refused with ``UnimplementedError`` naming the node: a while
 loop's node left in the GraphDef (``Enter``, ``Exit``, ``NextIteration``, ``LoopCond``:
-``functionalize_conds`` called without that pass), ``RefSwitch``/``RefMerge``, a Merge that does
-not join the two branches of one predicate, and a branch whose outputs no Merge joins
+``functionalize_conds`` called without that pass), ``RefMerge`` and a ``RefSwitch`` of
+anything but a variable (a ``RefSwitch`` of one, as TF1's batch norm following a
+``training`` placeholder assigns its moving averages in conds, is captured as the
+variable: the branch's assignment updates it), a cond whose branch reads the cond's own
+Merge (TF1's gradient of a cond), a Merge that does not join the two branches of one
+predicate, and a branch whose outputs no Merge joins
 but which holds an op with effects (a stateless dead end, such as an unused pivot, is
 dropped).
 """
@@ -59,7 +63,7 @@ __all__ = ["COND_OP", "CondPlan", "functionalize_conds", "build_cond"]
 COND_OP = "_TFV1Cond"
 WHILE_OPS = frozenset({"Enter", "Exit", "NextIteration", "LoopCond", "RefEnter", "RefExit",
                        "RefNextIteration"})
-REF_OPS = frozenset({"RefSwitch", "RefMerge"})
+SWITCHES = frozenset({"Switch", "RefSwitch"})
 
 
 @dataclasses.dataclass
@@ -93,7 +97,7 @@ def functionalize_conds(graph_def: graph_pb2.GraphDef, known: dict | None = None
     what does not import yet."""
     known = dict(known or {})
     _refuse_unsupported(graph_def)
-    if not any(node.op in ("Switch", "Merge") for node in graph_def.node):
+    if not any(node.op in (*SWITCHES, "Merge") for node in graph_def.node):
         return graph_def, known
     walk = nodes_in_order(graph_def)
     if walk is None:
@@ -110,11 +114,19 @@ def _refuse_unsupported(graph_def) -> None:
             raise UnimplementedError(
                 f"Node '{node.name}' ({node.op}) belongs to a TF1 while loop, which "
                 f"tf_while_import.functionalize takes apart before the conds.", node.name)
-        if node.op in REF_OPS:
+        if node.op == "RefMerge" or (node.op == "RefSwitch" and not _switches_a_variable(
+                node, graph_def)):
             raise UnimplementedError(
-                f"Node '{node.name}' ({node.op}): TF1 control flow over a variable's "
-                f"reference does not import; freeze the graph (its variables become "
+                f"Node '{node.name}' ({node.op}): TF1 control flow over a reference other "
+                f"than a variable's (a RefSwitch of a VariableV2, as a cond that assigns "
+                f"it holds) does not import; freeze the graph (its variables become "
                 f"constants) or read the variable before the cond.", node.name)
+
+
+def _switches_a_variable(node, graph_def) -> bool:
+    producer, _ = split_input(node.input[0])
+    return any(other.name == producer and other.op in ("VariableV2", "Variable")
+               for other in graph_def.node)
 
 
 class _Frames:
@@ -143,7 +155,7 @@ class _Frames:
         producer, index = split_input(text)
         frames = self.of.get(producer, ())
         node = self.nodes.get(producer)
-        if node is not None and node.op == "Switch" and index >= 0:
+        if node is not None and node.op in SWITCHES and index >= 0:
             return frames + ((self.predicate(node), index),)
         return frames
 
@@ -188,10 +200,12 @@ class _Rewrite:
 
     def run(self):
         conds, removed = self._conds(), set()
+        for cond in conds:
+            self._check_acyclic(cond)
         plans, replaced, added = {}, {}, []
         for cond in conds:
             removed |= cond["switches"] | cond["members"]
-        self.removed_switches = {n for n in removed if self.nodes[n].op == "Switch"}
+        self.removed_switches = {n for n in removed if self.nodes[n].op in SWITCHES}
         for cond in conds:
             if not cond["merges"]:
                 self._check_dead_end(cond)
@@ -224,10 +238,13 @@ class _Rewrite:
                     union(split_input(text)[0], node.name)
         by_pred_id = {}
         for node in self.graph_def.node:
-            if node.op == "Switch" and not self.frames.of[node.name]:
+            if node.op in SWITCHES and not self.frames.of[node.name]:
                 find(node.name)
                 anchor = self._pred_id(node)
-                if anchor is not None:
+                # a gradient's conds read the forward cond's pred_id too, but from their
+                # own scope (gradients/...), after its Merges: they are conds of their own
+                if anchor is not None and \
+                        node.name.startswith(anchor.rpartition("/")[0] + "/"):
                     union(node.name, by_pred_id.setdefault(anchor, node.name))
         conds: dict = {}
         for node in self.graph_def.node:        # GraphDef order, so plans are stable
@@ -259,6 +276,32 @@ class _Rewrite:
                     and split_input(node.input[0]) == split_input(switch.input[1]):
                 return beside
         return None
+
+    def _check_acyclic(self, cond) -> None:
+        """A node of the cond computed from the cond's own Merges would make its If an
+        input of itself: TF1's gradient of a cond reads the forward branches' tensors
+        from its own branches (TF 2's control flow v2 returns them from the If)."""
+        merges = set(cond["merges"])
+        if not merges:
+            return
+        readers: dict = {}
+        for node in self.graph_def.node:
+            for text in node.input:
+                readers.setdefault(split_input(text)[0], []).append(node.name)
+        seen, stack = set(), list(merges)
+        inside = cond["members"] | cond["switches"]
+        while stack:
+            for name in readers.get(stack.pop(), ()):
+                if name in inside:
+                    raise UnimplementedError(
+                        f"Node '{name}' runs in a TF1 cond (Switch/Merge) and reads that "
+                        f"cond's own output '{sorted(merges)[0]}': a cond's gradient built "
+                        f"with TF1's control flow does not import (build the graph with TF "
+                        f"2's control flow v2, tf.cond's default there, or freeze it for "
+                        f"inference).", name)
+                if name not in seen:
+                    seen.add(name)
+                    stack.append(name)
 
     def _check_dead_end(self, cond) -> None:
         for name in cond["order"]:

@@ -75,6 +75,32 @@ def test_input_map_reaches_into_the_branches():
     np.testing.assert_allclose(got, want["nested/Merge:0"], rtol=1e-6)
 
 
+def test_a_tf1_program_whose_batch_norm_assigns_in_conds_resumes_with_tfs_values():
+    """TF1's tf.layers.batch_normalization(training=<placeholder>) saved by a program
+    (tests/data/make_tf_v1_cond_assign.py): its moving averages are assigned inside conds
+    through RefSwitches of the variables; imported from the .meta and restored, each
+    training-mode run with the update ops updates them as TensorFlow did."""
+    directory = f"{DATA}/tf_v1_cond_batch_norm"
+    want = np.load(f"{directory}/expected.npz")
+    graph = ds.Graph()
+    with graph.as_default():
+        saver = ds.train.import_meta_graph(f"{directory}/model.meta")
+        updates = ds.get_collection(ds.GraphKeys.UPDATE_OPS)
+    with ds.Session(graph=graph) as sess:
+        saver.restore(sess, f"{directory}/model")
+
+        def run(mode):
+            return sess.run(["y:0", updates], {"x:0": want["feed_x"], "training:0": mode})[0]
+        np.testing.assert_allclose(run(False), want["infer_before"], rtol=1e-6)
+        for k in range(3):
+            np.testing.assert_allclose(run(True), want[f"train_{k}"], rtol=1e-5, atol=1e-6)
+            for stat in ("moving_mean", "moving_variance"):
+                np.testing.assert_allclose(sess.run(f"batch_normalization/{stat}:0"),
+                                           want[f"{stat}_{k}"], rtol=1e-6, err_msg=stat)
+        np.testing.assert_allclose(run(False), want["infer_after"], rtol=1e-5)
+        assert len(ds.global_variables()) == 4        # the branches' twins are not variables
+
+
 def _graph_def_with(*nodes) -> graph_pb2.GraphDef:
     with ds.Graph().as_default() as graph:
         ds.placeholder(ds.float32, [2], name="x")
@@ -86,10 +112,13 @@ def _graph_def_with(*nodes) -> graph_pb2.GraphDef:
 
 
 @pytest.mark.parametrize("nodes, node, message", [
-    ([("sw", "RefSwitch", ["x", "p"])], "sw", "over a variable's reference"),
+    ([("sw", "RefSwitch", ["x", "p"])], "sw", "over a reference other than a variable's"),
+    ([("sw", "RefMerge", ["x", "x"])], "sw", "over a reference other than a variable's"),
     ([("sw", "Switch", ["p", "p"]), ("check", "Assert", ["sw:1", "sw:1"])], "check",
      "no Merge joins: a dead end with side effects"),
     ([("m", "Merge", ["x", "x"])], "m", "does not join the two branches"),
+    ([("sw", "Switch", ["x", "p"]), ("t", "Identity", ["sw:1"]), ("m", "Merge", ["sw:0", "t"]),
+      ("grad", "Mul", ["m", "sw:1"])], "grad", "reads that cond's own output 'm'"),
     ([("sw", "Switch", ["x", "p"]), ("both", "AddV2", ["sw:0", "sw:1"])], "both",
      "two branches that never run together"),
 ])
