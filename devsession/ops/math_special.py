@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import convert_to_tensor
-from .elementwise import _unary_float, cos, equal, exp, log, multiply, reciprocal, sin, square, where
+from .elementwise import (_unary_float, cos, equal, exp, log, multiply, reciprocal, sin, square,
+                          where)
 from .registry import OpDef, register_gradient, register_op
 from .special import _scoped_unary
 
