@@ -370,3 +370,22 @@ def test_the_graph_is_finalized_and_a_second_session_finds_the_scaffolds_ops(tmp
     assert [graph.get_collection(key) for key in (
         ds.GraphKeys.INIT_OP, ds.GraphKeys.READY_OP, ds.GraphKeys.SUMMARY_OP,
         ds.GraphKeys.SAVERS)] == found
+
+
+def test_a_training_session_without_summaries_needs_no_tensorboard(tmp_path, monkeypatch):
+    """The summary hook makes its FileWriter (which needs the tensorboard extra) only
+    when the graph has summaries to write."""
+    import sys
+
+    for module in ("tensorboard", "tensorboard.compat.proto",
+                   "tensorboard.summary.writer.event_file_writer"):
+        monkeypatch.setitem(sys.modules, module, None)
+    w = ds.Variable(np.zeros((3, 1), F32), name="w")
+    step = ds.train.get_or_create_global_step()
+    train = ds.train.GradientDescentOptimizer(0.1).minimize(ds.reduce_sum(w * w) + 1.0,
+                                                           global_step=step)
+    with ds.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path),
+                                           hooks=[ds.train.StopAtStepHook(last_step=2)]) as sess:
+        while not sess.should_stop():
+            sess.run(train)
+    assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-2")

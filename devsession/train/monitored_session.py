@@ -220,12 +220,16 @@ class SummarySaverHook(SessionRunHook):
         self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
 
     def begin(self):
-        from ..summary import FileWriterCache
-
-        if self._writer is None and self._dir:
-            self._writer = FileWriterCache.get(self._dir)
         self._next_step = None
         self._step = global_step_or_error("SummarySaverHook")
+
+    def after_create_session(self, session, coord):
+        from ..summary import FileWriterCache
+
+        # once the scaffold is final; a graph without summaries needs no writer (nor the
+        # tensorboard package that writes event files)
+        if self._writer is None and self._dir and self._summary_ops():
+            self._writer = FileWriterCache.get(self._dir)
 
     def _summary_ops(self) -> list:
         op = self._op if self._op is not None else self._scaffold.summary_op
