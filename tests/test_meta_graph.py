@@ -370,3 +370,17 @@ def test_tf1_write_graph_writes_text_or_binary_that_read_graph_def_reads(tmp_pat
     assert ds.read_graph_def(text) == ds.read_graph_def(binary) == graph.as_graph_def()
     # devsession's own ds.write_graph keeps its (graph, path) signature
     assert ds.write_graph(graph, str(tmp_path / "own.pb")) == str(tmp_path / "own.pb")
+
+
+def test_the_savers_collection_is_written_as_saver_defs_and_skipped_on_import(graph):
+    """As TF1's: a Saver in ``GraphKeys.SAVERS`` (MonitoredSession's Scaffold puts its
+    own there) is its SaverDef in the MetaGraphDef, with no warning about it."""
+    ds.Variable(1.0, name="v")
+    saver = ds.train.Saver()
+    ds.add_to_collection(ds.GraphKeys.SAVERS, saver)
+    meta = ds.train.export_meta_graph()
+    assert list(meta.collection_def["savers"].bytes_list.value) == [
+        saver.saver_def.SerializeToString()]
+    with ds.Graph().as_default() as other:
+        ds.train.import_meta_graph(meta)
+        assert other.get_collection(ds.GraphKeys.SAVERS) == []

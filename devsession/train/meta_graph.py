@@ -15,8 +15,8 @@ wrote:
 **Collections**, as TF1 writes them: a variable collection (``VARIABLE_COLLECTIONS``:
 ``variables``, ``trainable_variables``, ``global_step``...) as serialized ``VariableDef``s
 in ``bytes_list``, queue runners (``queue_runners``) as serialized ``QueueRunnerDef``\\ s
-there too (``QueueRunner.from_proto`` on import, so ``start_queue_runners`` starts them);
-Operations, Tensors and other Variables by name in ``node_list``; ints,
+there too (``QueueRunner.from_proto`` on import, so ``start_queue_runners`` starts them),
+savers (``savers``) as their ``SaverDef``\\ s (skipped on import, TF's included); Operations, Tensors and other Variables by name in ``node_list``; ints,
 floats and strings in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is
 left out with a warning, as TF1 does.  On import each ``VariableDef`` becomes one
 ``ds.Variable`` (``Variable.from_proto``; the same object in every collection that names
@@ -137,6 +137,9 @@ def _collection_def(key: str, items: list) -> CollectionDef | None:
     if key in VARIABLE_COLLECTIONS and all(isinstance(i, Variable) for i in items):
         return CollectionDef(bytes_list=CollectionDef.BytesList(
             value=[v.to_proto().SerializeToString() for v in items]))
+    if key == "savers" and all(hasattr(i, "saver_def") for i in items):   # as TF1's
+        return CollectionDef(bytes_list=CollectionDef.BytesList(
+            value=[s.saver_def.SerializeToString() for s in items]))
     if key == QUEUE_RUNNERS and all(isinstance(i, QueueRunner) for i in items):
         return CollectionDef(bytes_list=CollectionDef.BytesList(
             value=[r.to_proto().SerializeToString() for r in items]))
