@@ -16,11 +16,11 @@ wrote:
 ``variables``, ``trainable_variables``, ``global_step``...) as serialized ``VariableDef``s
 in ``bytes_list``, queue runners (``queue_runners``) as serialized ``QueueRunnerDef``\\ s
 there too (``QueueRunner.from_proto`` on import, so ``start_queue_runners`` starts them),
-savers (``savers``) as their ``SaverDef``\\ s (skipped on import, TF's included); Operations, Tensors and other Variables by name in ``node_list``; ints,
-floats and strings in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is
-left out with a warning, as TF1 does.  On import each ``VariableDef`` becomes one
-``ds.Variable`` (``Variable.from_proto``; the same object in every collection that names
-it), so ``trainable_variables()``, optimizers and ``Saver()`` see the imported variables
+savers (``savers``) as their ``SaverDef``\\ s (skipped on import, TF's included);
+Operations, Tensors and other Variables by name in ``node_list``; ints, floats and strings
+in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is left out with a
+warning, as TF1 does.  On import each ``VariableDef`` becomes one ``ds.Variable``
+(``Variable.from_proto``; the same object in every collection that names it), so ``trainable_variables()``, optimizers and ``Saver()`` see the imported variables
 as if the program had built them.
 
 **The Saver's nodes are not imported.**  TF's Saver keeps its ops in the graph
