@@ -20,8 +20,9 @@ savers (``savers``) as their ``SaverDef``\\ s (skipped on import, TF's included)
 Operations, Tensors and other Variables by name in ``node_list``; ints, floats and strings
 in ``int64_list``, ``float_list``, ``bytes_list``.  Anything else is left out with a
 warning, as TF1 does.  On import each ``VariableDef`` becomes one ``ds.Variable``
-(``Variable.from_proto``; the same object in every collection that names it), so ``trainable_variables()``, optimizers and ``Saver()`` see the imported variables
-as if the program had built them.
+(``Variable.from_proto``; the same object in every collection that names it), so
+``trainable_variables()``, optimizers and ``Saver()`` see the imported variables as if the
+program had built them.
 
 **The Saver's nodes are not imported.**  TF's Saver keeps its ops in the graph
 (``save/SaveV2``, ``save/RestoreV2``, ``save/Assign_k``, ``save/restore_all``), and
