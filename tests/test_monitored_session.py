@@ -389,3 +389,13 @@ def test_a_training_session_without_summaries_needs_no_tensorboard(tmp_path, mon
         while not sess.should_stop():
             sess.run(train)
     assert ds.train.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-2")
+
+
+def test_the_default_local_init_op_initializes_the_lookup_tables():
+    """As TF1's Scaffold: a vocabulary's table (a feature column's) is ready in a
+    monitored session, with no initializer run by hand."""
+    table = ds.lookup.StaticHashTable(ds.lookup.KeyValueTensorInitializer(
+        ["a", "b"], [1, 2], ds.string, ds.int64), -1)
+    found = table.lookup(ds.constant(["b", "z"]))
+    with ds.train.MonitoredTrainingSession(log_step_count_steps=0) as sess:
+        np.testing.assert_array_equal(sess.run(found), [2, -1])

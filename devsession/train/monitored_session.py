@@ -53,6 +53,7 @@ import os
 import time
 
 from ..errors import OutOfRangeError
+from ..ops.state import group
 from ..options import RunMetadata, RunOptions
 from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import (global_variables, global_variables_initializer, local_variables,
@@ -317,9 +318,8 @@ class Scaffold:
                     "ready_op", GraphKeys.READY_OP,
                     lambda: variables_ready_op(variables + local_variables()))
             if self.local_init_op is None:
-                self.local_init_op = _get_or_default(
-                    "local_init_op", GraphKeys.LOCAL_INIT_OP,
-                    lambda: local_variables_initializer() if local_variables() else None)
+                self.local_init_op = _get_or_default("local_init_op", GraphKeys.LOCAL_INIT_OP,
+                                                     _default_local_init_op)
             if self.ready_for_local_init_op is None and self.local_init_op is not None:
                 # as TF1's: a worker runs local_init_op once the chief initialized the
                 # global variables (a local one may start from a global's value)
@@ -344,6 +344,18 @@ class Scaffold:
             ready_for_local_init_op=self.ready_for_local_init_op if local_init is not None
             else None, graph=graph, recovery_wait_secs=_WAIT_POLL_S,
             local_init_feed_dict=self.local_init_feed_dict)
+
+
+def _default_local_init_op():
+    """TF1's: the local variables' initializer grouped with every lookup table's (a
+    vocabulary feature column's table is ready in a monitored session); None when the
+    graph has neither."""
+    from ..graph_keys import GraphKeys, get_collection
+    from ..lookup.tables import tables_initializer
+
+    if not local_variables() and not get_collection(GraphKeys.TABLE_INITIALIZERS):
+        return None
+    return group(local_variables_initializer(), tables_initializer())
 
 
 def _get_or_default(argument: str, key: str, build):
