@@ -544,3 +544,23 @@ def test_slots_follow_their_variable_when_devices_are_assigned_later():
     w.op._set_device("/device:CPU:0")
     with ds.Session() as sess:
         assert set(sess.placement().values()) == {ds.list_local_devices()[0].name}
+
+
+def test_slots_and_averages_are_named_in_the_current_variable_scope_as_tfs():
+    """TF1 names a slot (and an EMA shadow) ``<variable scope>/<variable>/<name>``, so a
+    model trained under ``variable_scope("m")`` checkpoints ``m/m/w/Adam``: TF 2.21's
+    names, which checkpoints from either side must share."""
+    with ds.variable_scope("m"):
+        w = ds.get_variable("w", [2])
+        ds.train.AdamOptimizer(0.1).minimize(ds.reduce_sum(w * w))
+        ema = ds.train.ExponentialMovingAverage(0.9)
+        ema.apply([w])
+    with ds.variable_scope("n"):
+        ds.train.AdamOptimizer(0.1).minimize(ds.reduce_sum(w * w))
+    with ds.name_scope("ns"):                       # a name scope does not count
+        ds.train.MomentumOptimizer(0.1, 0.9).minimize(ds.reduce_sum(w * w))
+    assert [v.op.name for v in ds.global_variables()] == [
+        "m/w", "m/beta1_power", "m/beta2_power", "m/m/w/Adam", "m/m/w/Adam_1",
+        "m/m/w/ExponentialMovingAverage", "n/beta1_power", "n/beta2_power", "n/m/w/Adam",
+        "n/m/w/Adam_1", "m/w/Momentum"]
+    assert ema.average_name(w) == "m/m/w/ExponentialMovingAverage"

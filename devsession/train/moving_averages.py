@@ -34,6 +34,7 @@ from ..ops import cast, minimum, zeros
 from ..ops import pow as pow_
 from ..ops.state import variable_ref
 from ..variables import Variable, global_variables, trainable_variables
+from ..variable_scope import get_variable_scope
 from .optimizer import colocated, group_after
 
 __all__ = ["ExponentialMovingAverage", "assign_moving_average", "moving_average_variables"]
@@ -112,11 +113,13 @@ class ExponentialMovingAverage:
                 raise ValueError(f"ExponentialMovingAverage needs tensors of fully defined "
                                  f"shape; '{item.name}' is {item.shape}.")
             initial = None
+        scope = get_variable_scope().name         # TF1's slot naming: m/m/w/<name>
+        name = f"{scope}/{item.op.name}/{self._name}" if scope else f"{item.op.name}/{self._name}"
         with control_dependencies(None), name_scope(None), device(None), \
                 device(item.device or None):
             if initial is None:
                 initial = zeros(item.shape.as_list(), item.dtype)
-            shadow = Variable(initial, name=f"{item.op.name}/{self._name}", trainable=False)
+            shadow = Variable(initial, name=name, trainable=False)
         return colocated(shadow, item) if isinstance(item, Variable) else shadow
 
 

@@ -195,13 +195,18 @@ class Optimizer:
 
     def _filled_slot(self, var, slot_name: str, op_name: str, value):
         """The slot ``slot_name`` of ``var`` (made once), starting as ``value`` everywhere,
-        named ``<var>/<op_name>`` (``_1``... when taken) on the variable's device."""
+        named ``<var>/<op_name>`` (``_1``... when taken) in the current variable scope, as
+        TF1's (``m/m/w/Adam`` for ``m/w`` trained under ``variable_scope("m")``), on the
+        variable's device."""
+        from ..variable_scope import get_variable_scope
+
         slots = self._slots.setdefault(slot_name, {})
         if var.op not in slots:
             initial = np.full(var.shape.as_list(), value, var.dtype.np)
+            scope = get_variable_scope().name
+            name = f"{scope}/{var.op.name}/{op_name}" if scope else f"{var.op.name}/{op_name}"
             with name_scope(None), device(None), device(var.device or None):
-                slots[var.op] = colocated(Variable(initial, name=f"{var.op.name}/{op_name}",
-                                                   trainable=False), var)
+                slots[var.op] = colocated(Variable(initial, name=name, trainable=False), var)
             _slice_like(slots[var.op], var)
         return slots[var.op]
 
