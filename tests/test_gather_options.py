@@ -80,3 +80,26 @@ def test_bad_batch_dims_are_build_time_errors():
         ds.gather(params, [[0], [1]], axis=1, batch_dims=1)
     with pytest.raises(ValueError, match=r"batch_dims \(2\) must be in"):
         ds.gather_nd(params, [[0], [1], [2]], batch_dims=2)
+
+
+def test_the_sparse_lookups_and_embedding_columns_clip_rows_to_max_norm():
+    """embedding_lookup_sparse / safe_embedding_lookup_sparse (and so embedding_column)
+    clip each looked-up row to ``max_norm`` before combining: TF 2.21's [[0.5897,
+    0.8065]] for rows 1 and 2 of arange(6).reshape(3, 2), mean-combined, max_norm 1."""
+    params = ds.constant(np.arange(6, dtype=np.float32).reshape(3, 2))
+    ids = ds.SparseTensor([[0, 0], [0, 1]], ds.constant([1, 2], ds.int64), [1, 2])
+    rows = np.arange(6, dtype=np.float64).reshape(3, 2)[1:]
+    want = (rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1.0)).mean(0)
+    column = ds.feature_column.embedding_column(
+        ds.feature_column.categorical_column_with_identity("k", 3), 2, combiner="mean",
+        initializer=ds.constant_initializer(np.arange(6.0).reshape(3, 2)), max_norm=1.0)
+    layer = ds.feature_column.input_layer({"k": ids}, [column])
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got = sess.run([ds.nn.embedding_lookup_sparse(params, ids, None, combiner="mean",
+                                                      max_norm=1.0),
+                        ds.nn.safe_embedding_lookup_sparse(params, ids, combiner="mean",
+                                                           max_norm=1.0), layer])
+    for value in got:
+        np.testing.assert_allclose(value, [want], rtol=1e-6)
+    np.testing.assert_allclose(want, [0.5896976, 0.80645955], rtol=1e-6)

@@ -26,7 +26,8 @@ from ..graph import name_scope
 from ..sparse_tensor import SparseTensor
 from .array import concat, expand_dims, reshape
 from .array_fill import fill, rank, shape
-from .array_index import embedding_lookup, gather
+from .array_index import gather
+from .gather_options import embedding_lookup
 from .elementwise import cast, div, sqrt
 from .elementwise import pow as power
 from .segments import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, \
