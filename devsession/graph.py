@@ -312,11 +312,12 @@ class Graph:
         """What the graph's ``gradient_override_map`` and ``container`` scopes give a new
         op, as TF1's: ``_gradient_op_type`` (the gradient ``ds.gradients`` looks up for
         it) and an empty ``container`` attr filled in.  A function graph (a cond
-        branch) takes them from the graph it is built over."""
-        scopes = self
+        branch) takes them from the graph it is built over; an override map opened on
+        the function graph itself (``custom_gradient`` inside a branch does) comes first."""
+        scopes, override = self, self._gradient_override_map.get(op_type)
         while getattr(scopes, "outer_graph", None) is not None:
             scopes = scopes.outer_graph
-        override = scopes._gradient_override_map.get(op_type)
+            override = override or scopes._gradient_override_map.get(op_type)
         if override is not None:
             attrs["_gradient_op_type"] = override
         if scopes._container and attrs.get("container", None) == "":

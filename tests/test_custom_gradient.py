@@ -292,3 +292,34 @@ def test_identity_n_in_a_session_and_its_own_gradient():
     np.testing.assert_array_equal(got[2], [4.0, 4.0])
     with pytest.raises(ValueError, match="at least one input"):
         identity_n([])
+
+
+@pytest.mark.parametrize("wrap", ["cond", "while_loop", "map_fn", "scan", "cond_in_while"])
+def test_a_custom_gradient_inside_control_flow_is_used(wrap):
+    """The override is opened on the branch's (or body's) own graph: it must reach the
+    IdentityN built there (it was looked up on the outer graph only: the plain
+    gradient, 2x, silently)."""
+    @ds.custom_gradient
+    def half(t):
+        return ds.identity(t), lambda dy: dy * 0.5
+    x = ds.constant([1.0, 2.0, 3.0])
+    true = ds.constant(True)
+    y = {"cond": lambda: ds.cond(true, lambda: half(x * x), lambda: x),
+         "while_loop": lambda: ds.while_loop(lambda i, v: i < 1,
+                                             lambda i, v: (i + 1, half(v * v)), [0, x])[1],
+         "map_fn": lambda: ds.map_fn(lambda v: half(v * v), x),
+         "scan": lambda: ds.scan(lambda a, v: half(v * v), x, initializer=ds.constant(0.0)),
+         "cond_in_while": lambda: ds.while_loop(
+             lambda i, v: i < 1,
+             lambda i, v: (i + 1, ds.cond(true, lambda: half(v * v), lambda: v)), [0, x])[1],
+         }[wrap]()
+    with ds.Session() as sess:
+        (grad,) = sess.run(ds.gradients(ds.reduce_sum(y), x))
+    np.testing.assert_allclose(grad, [1.0, 2.0, 3.0])               # d(x^2)/dx halved
+
+
+def test_grad_pass_through_inside_a_cond():
+    x = ds.constant([1.0, 2.0, 3.0])
+    y = ds.cond(ds.constant(True), lambda: ds.grad_pass_through(ds.round)(x * x), lambda: x)
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(ds.gradients(ds.reduce_sum(y), x))[0], [2, 4, 6])
