@@ -497,3 +497,26 @@ def test_graphdef_round_trip_keeps_tensorflow_attrs():
         ds.import_graph_def(graph_def, name="")
     assert g.get_tensor_by_name("conv:0").shape == (None, 4, 4, 2)
     assert g.get_operation_by_name("lrelu").get_attr("alpha") == float(np.float32(0.1))
+
+
+def test_cross_entropies_of_batch_by_time_logits_with_both_dims_unknown(make_session):
+    """A seq2seq loss: logits [None, None, classes] (batch and time unknown) keep their
+    leading shape, read at run time; values and the gradient against numpy."""
+    logits = ds.placeholder(ds.float32, [None, None, 5])
+    labels = ds.placeholder(ds.int32, [None, None])
+    sparse = ds.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    dense = ds.nn.softmax_cross_entropy_with_logits_v2(labels=ds.one_hot(labels, 5),
+                                                       logits=logits)
+    mean = ds.losses.sparse_softmax_cross_entropy(labels, logits)
+    (grad,) = ds.gradients(ds.reduce_sum(sparse), [logits])
+    assert sparse.shape.as_list() == dense.shape.as_list() == [None, None]
+    x = np.random.default_rng(0).standard_normal((2, 3, 5)).astype(np.float32)
+    y = np.array([[0, 1, 2], [3, 4, 0]], np.int32)
+    got = make_session().run([sparse, dense, mean, grad], {logits: x, labels: y})
+    e = np.exp(x - x.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    want = -np.log(np.take_along_axis(p, y[..., None], -1)[..., 0])
+    for value in got[:2]:
+        np.testing.assert_allclose(value, want, rtol=1e-5)
+    np.testing.assert_allclose(got[2], want.mean(), rtol=1e-5)
+    np.testing.assert_allclose(got[3], p - np.eye(5)[y], rtol=1e-5, atol=1e-6)

@@ -214,12 +214,14 @@ def _to_matrix(t: Tensor, classes, fn_name: str) -> Tensor:
     return reshape(t, [-1, classes])
 
 
-def _from_rows(loss: Tensor, lead: list, name) -> Tensor:
-    """The per-row loss of flattened logits reshaped back to their leading dims."""
-    if sum(d is None for d in lead) > 1:
-        raise ValueError(f"Cannot give the loss the logits' leading shape {lead}: more than "
-                         f"one dimension is unknown.")
-    return reshape(loss, [-1 if d is None else d for d in lead], name=name)
+def _from_rows(loss: Tensor, lead: list, name, logits: Tensor) -> Tensor:
+    """The per-row loss of flattened logits reshaped back to their leading dims (read at
+    run time when more than one is unknown: a [batch, time, classes] seq2seq loss)."""
+    if sum(d is None for d in lead) <= 1:
+        return reshape(loss, [-1 if d is None else d for d in lead], name=name)
+    out = reshape(loss, shape(logits)[:-1], name=name)
+    out.set_shape(lead)
+    return out
 
 
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None,
@@ -249,7 +251,7 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None,
         return make_op("SoftmaxCrossEntropyWithLogits", [x, y], name=name)
     loss = make_op("SoftmaxCrossEntropyWithLogits",
                    [_to_matrix(x, classes, fn_name), _to_matrix(y, classes, fn_name)])
-    return _from_rows(loss, lead, name)
+    return _from_rows(loss, lead, name, x)
 
 
 def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1,
@@ -286,7 +288,7 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
         return make_op("SparseSoftmaxCrossEntropyWithLogits", [x, y], name=name)
     loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
                    [_to_matrix(x, classes, fn_name), reshape(y, [-1])])
-    return _from_rows(loss, lead, name)
+    return _from_rows(loss, lead, name, x)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None,
