@@ -78,3 +78,20 @@ def test_bad_arguments():
         ds.random.create_rng_state(1, 7)
     with pytest.raises(ValueError, match="unsupported value"):
         ds.random.split([1, 2], alg="mersenne")
+
+
+def test_a_shape_list_holding_a_tensor_is_packed_for_the_random_ops_and_pad():
+    """TF's auto-packing: ``random_normal([tf.shape(x)[0], 6])`` (a VAE's or WGAN-GP's
+    noise per example) and ``pad(x, [[0, 0], [0, n]])``, nested lists included."""
+    x = ds.placeholder(ds.float32, [None, 3])
+    n = ds.shape(x)[0]
+    draws = [ds.random_normal([n, 6]), ds.random_uniform([n, 6]),
+             ds.random_uniform([n, 2], maxval=5, dtype=ds.int32), ds.truncated_normal([n, 6]),
+             ds.random.normal([n, 6])]
+    padded = ds.pad(x, [[0, 0], [0, n]])
+    assert [d.shape.as_list() for d in draws] == [[None, 6], [None, 6], [None, 2], [None, 6],
+                                                  [None, 6]]
+    with ds.Session() as sess:
+        got = sess.run(draws + [padded], {x: np.ones((4, 3), np.float32)})
+    assert [g.shape for g in got] == [(4, 6), (4, 6), (4, 2), (4, 6), (4, 6), (4, 7)]
+    np.testing.assert_array_equal(got[-1], np.pad(np.ones((4, 3)), [[0, 0], [0, 4]]))

@@ -21,6 +21,7 @@ from .registry import InferError
 from .shape_arithmetic import STATIC_VALUE_LIMIT, small
 
 __all__ = ["STATIC_VALUE_LIMIT", "INDEX_DTYPES", "check_int", "int_values", "vector_length",
+           "holds_tensor",
            "small", "int_operand", "partial_shape_value", "shape_operand"]
 
 INDEX_DTYPES = (dtypes.int32, dtypes.int64)
@@ -51,10 +52,18 @@ def vector_length(spec) -> int | None:
     return spec.shape.dims[0] if spec.shape.ndims == 1 else None
 
 
+def holds_tensor(value) -> bool:
+    """Whether ``value`` is a tensor or a (nested) list holding one."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        return True
+    return isinstance(value, (list, tuple)) and any(holds_tensor(v) for v in value)
+
+
 def int_operand(value, graph=None, name: str | None = None) -> Tensor:
     """A shape, axis or index operand as an int tensor: Tensors pass through (int32 or
-    int64, else TypeError), a list holding tensors is stacked (TF's auto-packing of
-    ``[tf.shape(x)[0], -1]``), Python values become an int32 Const (int64 if needed)."""
+    int64, else TypeError), a list holding tensors (nested too: ``pad``'s ``[[0, 0], [0,
+    n]]``) is stacked (TF's auto-packing of ``[tf.shape(x)[0], -1]``), Python values
+    become an int32 Const (int64 if needed)."""
     if isinstance(value, TensorShape):
         value = value.as_list()
     if hasattr(value, "_as_tensor"):
@@ -64,8 +73,7 @@ def int_operand(value, graph=None, name: str | None = None) -> Tensor:
             raise TypeError(f"'{value.name}' must be an int32 or int64 tensor, not "
                             f"{value.dtype.name}.")
         return value
-    if isinstance(value, (list, tuple)) and any(
-            isinstance(v, Tensor) or hasattr(v, "_as_tensor") for v in value):
+    if isinstance(value, (list, tuple)) and holds_tensor(value):
         parts = [int_operand(v, graph) for v in value]
         if any(p.dtype == dtypes.int64 for p in parts):
             from .elementwise import cast

@@ -28,7 +28,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
 from ..tensor_shape import TensorShape, as_shape
-from .array_operands import shape_operand
+from .array_operands import holds_tensor, int_operand, shape_operand
 from .common import make_op
 from .registry import InferError, OpDef, not_differentiable, register_op
 
@@ -163,8 +163,8 @@ def _is_tensor(value) -> bool:
 
 def _shape_attr_or_input(shape) -> tuple[dict, list]:
     """({"shape": dims}, []) for a shape the graph knows, else ({}, [shape tensor])."""
-    if _is_tensor(shape):
-        tensor = convert_to_tensor(shape)
+    if holds_tensor(shape):             # a tensor, or a list holding one: [tf.shape(x)[0], 6]
+        tensor = int_operand(shape)
         value = constant_value(tensor)
         if value is None:
             return {"shape": ()}, [tensor]
