@@ -84,10 +84,20 @@ def test_a_graph_from_another_process_has_no_function_for_the_token():
             sess.run("neg:0")
 
 
-def test_no_gradient_as_in_tf1():
+def test_no_gradient_flows_through_a_py_func_as_in_tf():
+    """TF 2.21: PyFunc and PyFuncStateless are not differentiable (None, so minimize
+    trains what else reaches the loss); py_function's gradient, which TF takes on its eager
+    tape, is a LookupError here, never a silent None."""
     x = ds.placeholder(ds.float32, [2])
-    with pytest.raises(LookupError, match="PyFunc"):
-        ds.gradients(ds.reduce_sum(ds.py_func(np.square, [x], ds.float32)), x)
+    for stateful in (True, False):
+        y = ds.py_func(np.square, [x], ds.float32, stateful=stateful)
+        assert ds.gradients(ds.reduce_sum(y), x) == [None]
+        (grad,) = ds.gradients(ds.reduce_sum(y * x), x)
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(
+                sess.run(grad, {y: [4.0, 9.0], x: [2.0, 3.0]}), [4.0, 9.0])
+    with pytest.raises(LookupError, match="py_function 'EagerPyFunc'.*eager GradientTape"):
+        ds.gradients(ds.reduce_sum(ds.py_function(lambda a: a * 2, [x], ds.float32)), x)
 
 
 def test_a_dataset_map_can_call_python():

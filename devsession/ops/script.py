@@ -29,7 +29,7 @@ import uuid
 from .. import dtypes
 from ..graph import convert_to_tensor, get_default_graph
 from ..tensor_shape import TensorShape
-from .registry import InferError, OpDef, register_op
+from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["py_func", "numpy_function", "registered_function", "PY_FUNC_OPS"]
 
@@ -68,7 +68,8 @@ def _py_func(inputs, attrs, node):
 
 
 register_op(OpDef("PyFunc", _py_func, None, stateful=True))
-register_op(OpDef("PyFuncStateless", _py_func, None))   # no gradient: LookupError, as TF1
+register_op(OpDef("PyFuncStateless", _py_func, None))
+not_differentiable(*PY_FUNC_OPS)       # no gradient flows through them: None, as TF 2.21's
 
 
 def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803  (TF1's names)
