@@ -255,3 +255,22 @@ def test_shapes_given_as_partly_known_vectors_survive_a_graph_def_import():
     with imported.as_default():
         ds.import_graph_def(graph.as_graph_def(), name="")
     assert [imported.get_tensor_by_name(t.name).shape.as_list() for t in built] == want
+
+
+def test_tile_and_scatter_nd_keep_the_dims_a_packed_shape_knows(graph):
+    """TF's static shapes for multiples / a shape packed from a run-time batch size and
+    constants: tile([[0, 1]], [bsz, 1]) is (?, 2), so a beam search's while_loop with
+    shape invariant (None, K) accepts it."""
+    x = ds.placeholder(ds.float32, [None, 3])
+    bsz = ds.shape(x)[0]
+    c = ds.constant([[0.0, 1.0]])
+    assert ds.tile(c, [bsz, 1]).shape.as_list() == [None, 2]
+    assert ds.tile(c, ds.stack([bsz, 2])).shape.as_list() == [None, 4]
+    assert ds.tile(c, [bsz, bsz]).shape.as_list() == [None, None]
+    assert ds.tile(ds.zeros([0, 2]), [bsz, 1]).shape.as_list() == [0, 2]
+    assert ds.scatter_nd([[0]], [[1.0, 2.0]], ds.stack([bsz, 2])).shape.as_list() == [None, 2]
+    _, beams = ds.while_loop(lambda i, b: i < 2, lambda i, b: (i + 1, ds.tile(b, [1, 1])),
+                             [0, ds.tile(c, [bsz, 1])],
+                             shape_invariants=[ds.TensorShape([]), ds.TensorShape([None, 2])])
+    with ds.Session() as sess:
+        assert sess.run(beams, {x: np.ones((3, 3), np.float32)}).shape == (3, 2)

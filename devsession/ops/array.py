@@ -33,7 +33,7 @@ import numpy as np
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array_operands import (check_int, int_operand, int_values, partial_shape_value,
-                             small, vector_length)
+                             shape_operand, small, vector_length)
 from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
 
@@ -335,8 +335,11 @@ def _tile(inputs, attrs, node):
                          f"'{x.name}' has rank {rank} (shape {x.shape}).")
     if rank is None:
         return x.dtype, TensorShape(None if n is None else [None] * n)
-    if values is None:
-        return x.dtype, TensorShape([None] * rank)
+    if values is None:          # what the graph knows of them: [tf.shape(x)[0], 1]
+        partial = shape_operand(multiples).dims
+        partial = partial if partial is not None and len(partial) == rank else [None] * rank
+        return x.dtype, TensorShape(0 if m == 0 or d == 0 else None if d is None or m is None
+                                    else d * m for d, m in zip(x.shape.dims, partial))
     if any(m < 0 for m in values):
         raise InferError(f"Op '{node}': multiples {values} must be non-negative.")
     return x.dtype, TensorShape(0 if m == 0 else None if d is None else d * m

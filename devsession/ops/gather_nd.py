@@ -28,7 +28,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .array_operands import check_int, int_operand, int_values, vector_length
+from .array_operands import check_int, int_operand, int_values, shape_operand
 from .common import graph_of, make_op
 from .elementwise import cast
 from .registry import InferError, OpDef, register_op
@@ -79,9 +79,7 @@ def _scatter_nd(inputs, attrs, node):
     dims = int_values(shape, node, "shape")
     if dims is not None and any(d is not None and d < 0 for d in dims):
         raise InferError(f"Op '{node}': shape must be non-negative, got {dims}.")
-    length = vector_length(shape)
-    out = TensorShape(dims if dims is not None else
-                      None if length is None else [None] * length)
+    out = TensorShape(dims) if dims is not None else shape_operand(shape)   # [n, 2]: (?, 2)
     k = coordinate_depth(indices, out.ndims, node, "the output")
     check_updates(updates, sliced_shape(indices, k, out.dims), node)
     return updates.dtype, out
