@@ -610,6 +610,11 @@ def name_scope(name: str | None, default_name: str | None = None, values=None):
     return _in_graph(graph, name)
 
 
+def current_name_scope() -> str:
+    """The name scope new nodes are named in ("" at the top), as a path."""
+    return "/".join(s for s in _STACKS.names if s)
+
+
 def _flat(values) -> list:
     if values is None:
         return []

@@ -139,7 +139,10 @@ _STORES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _store(graph) -> dict:
     """The graph's {"variables": {name: Variable}, "partitioned": {name:
-    PartitionedVariable}, "scope_counts": {name: n}}."""
+    PartitionedVariable}, "scope_counts": {name: n}}: a function graph's (a cond branch,
+    a loop body) is the one of the graph it is built in, where its variables live."""
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
     store = _STORES.get(graph)
     if store is None:
         store = _STORES[graph] = {"variables": {}, "partitioned": {}, "scope_counts": {}}

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor, device,
-                    get_default_graph, name_scope, pending_control_inputs)
+from .graph import (Tensor, building_graph, control_dependencies, convert_to_tensor,
+                    current_name_scope, device, get_default_graph, name_scope,
+                    pending_control_inputs)
 from .graph_keys import get_collection
 from .tensor_shape import TensorShape
 from . import dtypes, variable_creator, variable_sync
@@ -85,6 +86,29 @@ class _MadeThroughCreators(type):
                                        cls.__init__, args, kwargs)
 
 
+def _home_graph(graph):
+    """The graph a variable made while ``graph`` is the default lives in: ``graph``, or
+    for a function graph being traced (not imported: its variables are twins of outer
+    ones) the graph it is built in."""
+    if getattr(graph, "_importing", False):
+        return graph
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph
+
+
+def _check_liftable(initial_value, name) -> None:
+    """A variable made inside a cond or loop is built outside it, so its initial value
+    cannot be a tensor computed inside (TF1's error); a callable (get_variable's
+    initializers) is called outside."""
+    if isinstance(initial_value, Tensor) and getattr(initial_value.graph, "outer_graph",
+                                                     None) is not None:
+        raise ValueError(f"Initializer for variable {name or 'Variable'} is from inside a "
+                         f"control-flow construct, such as a loop or conditional. When "
+                         f"creating a variable inside a loop or conditional, use a lambda as "
+                         f"the initializer.")
+
+
 class Variable(metaclass=_MadeThroughCreators):
     """A mutable tensor; ``sess.run(v.initializer)`` before reading it.  A
     ``constraint`` (a function of the variable's value, TF1's) is kept as
@@ -105,6 +129,15 @@ class Variable(metaclass=_MadeThroughCreators):
         if constraint is not None and not callable(constraint):
             raise ValueError("The `constraint` argument must be a callable.")
         graph = get_default_graph()
+        home = _home_graph(graph)
+        if home is not graph:       # a cond branch or loop body being traced: TF1 makes the
+            _check_liftable(initial_value, name)          # variable in the graph itself
+            prefix = getattr(graph, "lifted_scope", "") + current_name_scope()
+            with home.as_default(), name_scope(prefix.rstrip("/") + "/" if prefix else None):
+                self.__init__(initial_value, name, dtype, trainable, container, shared_name,
+                              collections, validate_shape, constraint, synchronization,
+                              aggregation)
+            return
         with control_dependencies(None), name_scope(name or "Variable") as scope:
             base = scope.rstrip("/")
             if callable(initial_value):    # TF1: made inside the variable's name scope

@@ -265,8 +265,8 @@ def test_cond_build_errors():
         ds.cond(p, lambda: None, lambda: x)
     with pytest.raises(TypeError, match="callable"):
         ds.cond(p, x, lambda: x)
-    with pytest.raises(ValueError, match="variable inside"):
-        ds.cond(p, lambda: ds.Variable(1.0) * x, lambda: x)
+    with pytest.raises(ValueError, match="from inside a control-flow construct.*lambda"):
+        ds.cond(p, lambda: ds.Variable(ds.zeros([2])) * x, lambda: x)
 
 
 def test_while_build_errors():
@@ -317,3 +317,33 @@ def test_a_trace_shows_the_control_flow_node_and_what_its_functions_ran(make_ses
     assert any(n.endswith("gate") for n in nodes) and any(n.endswith("spin") for n in nodes)
     assert any(n.endswith("gate/then/grow") for n in nodes)
     assert sum(n.endswith("spin/body/add") for n in nodes) == 3
+
+
+def test_variables_made_inside_a_cond_or_loop_live_in_the_graph(make_session):
+    """As TF1's: a variable made while a branch or body is traced (get_variable in a
+    decoder loop, batch norm in both branches of a cond, reusing) is made in the graph
+    itself, under the cond's name scope, its initializer outside; a tensor initial value
+    from inside is TF's error (a lambda works)."""
+    p = ds.placeholder(ds.bool, [])
+    x = ds.ones([2, 3])
+    y = ds.cond(p, lambda: x + ds.Variable(lambda: ds.fill([3], 2.0), name="vv"), lambda: x)
+    body = lambda i, h: (i + 1, ds.matmul(h, ds.get_variable(          # noqa: E731
+        "w", [3, 3], initializer=ds.constant_initializer(0.5))))
+    _, looped = ds.while_loop(lambda i, h: i < 3, body, [0, ds.ones([2, 3])])
+    xb = ds.placeholder(ds.float32, [4, 3])
+    bn = ds.cond(p, lambda: ds.layers.batch_normalization(xb, training=True, name="bn"),
+                 lambda: ds.layers.batch_normalization(xb, training=False, name="bn",
+                                                       reuse=True))
+    assert [v.op.name for v in ds.global_variables()] == [
+        "cond/vv", "w", "bn/gamma", "bn/beta", "bn/moving_mean", "bn/moving_variance"]
+    session = make_session()
+    session.run(ds.global_variables_initializer())
+    got, loop = session.run([y, looped], {p: True})
+    np.testing.assert_array_equal(got, np.full((2, 3), 3.0))
+    np.testing.assert_allclose(loop, np.full((2, 3), 3.375))
+    batch = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    normed = (batch - batch.mean(0)) / np.sqrt(batch.var(0) + 1e-3)
+    np.testing.assert_allclose(session.run(bn, {p: True, xb: batch}), normed, rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(session.run(bn, {p: False, xb: batch}), batch / np.sqrt(1.001),
+                               rtol=1e-5)
