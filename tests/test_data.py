@@ -507,3 +507,37 @@ def test_an_augmentation_pipeline_of_image_ops_runs_in_map():
     every = np.concatenate(got)
     np.testing.assert_allclose(every.mean(axis=(1, 2, 3)), 0, atol=1e-5)
     np.testing.assert_allclose(every.std(axis=(1, 2, 3)), 1, rtol=1e-4)
+
+
+@pytest.mark.parametrize("session_kind", sorted(SESSION_MAKERS))
+def test_sizes_and_counts_fed_when_the_iterator_is_made(session_kind):
+    """TF1's ``batch_size = tf.placeholder(tf.int64)`` with an initializable iterator: the
+    batch size, take/skip/repeat counts, shard's number and index, shuffle's buffer and
+    padded_batch's size are read as the iterator is made; a bad one is the iterator op's
+    InvalidArgumentError then."""
+    graph = ds.Graph()
+    with graph.as_default(), ds.device("/job:worker/task:1" if session_kind == "grpc" else None):
+        size, shards, index = (ds.placeholder(ds.int64, []) for _ in range(3))
+        batched = ds.data.make_initializable_iterator(ds.data.Dataset.range(10).batch(size))
+        batch = batched.get_next()
+        mixed = ds.data.Dataset.range(10).shard(shards, index).take(size).skip(size - 2) \
+            .repeat(size).padded_batch(size, []).shuffle(size)
+        mixed_it = ds.data.make_initializable_iterator(mixed)
+        mixed_next = mixed_it.get_next()
+    assert batch.shape.as_list() == [None]
+    sess = SESSION_MAKERS[session_kind](graph)
+    try:
+        sess.run(batched.initializer, {size: 3})
+        assert [b.tolist() for b in drain(sess, batch)] == [
+            [0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+        sess.run(mixed_it.initializer, {shards: 3, index: 1, size: 2})
+        got = drain(sess, mixed_next)
+        assert sorted(b.tolist() for b in got) == [[1, 4], [1, 4]]
+        with pytest.raises(InvalidArgumentError, match="batch_size must be at least 1"):
+            sess.run(batched.initializer, {size: 0})
+        with pytest.raises(InvalidArgumentError, match="index 3 must be less than num_sh"):
+            sess.run(mixed_it.initializer, {shards: 2, index: 3, size: 2})
+    finally:
+        sess.close()
+    with graph.as_default(), pytest.raises(ValueError, match="expected a scalar int tensor"):
+        ds.data.Dataset.range(3).batch(ds.placeholder(ds.float32, []))

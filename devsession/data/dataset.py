@@ -182,8 +182,8 @@ class Dataset(Structured):
     def batch(self, batch_size, drop_remainder=False) -> "Dataset":
         """``batch_size`` consecutive elements stacked into one (the last batch may be
         smaller unless ``drop_remainder``)."""
-        size = _python_int(batch_size, "batch", minimum=1)
-        lead = size if drop_remainder else None
+        size = _python_int_or_tensor(batch_size, "batch", minimum=1)
+        lead = size if drop_remainder and isinstance(size, int) else None
         structure = nest.map_structure(
             lambda s: ElementSpec(s.dtype, TensorShape([lead]).concatenate(s.shape)),
             self._structure)
@@ -195,7 +195,7 @@ class Dataset(Structured):
         """``batch``, each component padded to its ``padded_shapes`` entry (a None or -1
         dimension: the batch's largest; default: every dimension) with its
         ``padding_values`` entry (default 0, or ``b""`` for strings)."""
-        size = _python_int(batch_size, "padded_batch", minimum=1)
+        size = _python_int_or_tensor(batch_size, "padded_batch", minimum=1)
         specs = self.flat_specs
         shapes = [TensorShape([None] * s.shape.ndims) if s.shape.ndims is not None else None
                   for s in specs] if padded_shapes is None else \
@@ -211,7 +211,7 @@ class Dataset(Structured):
             if padding_values is None else _flat_like(self._structure, padding_values)
         pads = [convert_to_tensor(v, dtype=s.dtype, name="padding_value")
                 for v, s in zip(values, specs)]
-        lead = size if drop_remainder else None
+        lead = size if drop_remainder and isinstance(size, int) else None
         structure = nest.pack_sequence_as(self._structure, [
             ElementSpec(s.dtype, TensorShape([lead]).concatenate(p))
             for s, p in zip(specs, shapes)])
@@ -219,17 +219,18 @@ class Dataset(Structured):
         stage = {**_stage("padded_batch", start, start + len(pads)), "batch_size": size,
                  "drop_remainder": bool(drop_remainder),
                  "padded_shapes": [[-1 if d is None else d for d in p.dims] for p in shapes]}
-        return Dataset(self._graph, self._stages + (stage,), self._inputs + tuple(pads),
-                       self._functions, structure, self._control)
+        with_pads = Dataset(self._graph, self._stages, self._inputs + tuple(pads),
+                            self._functions, self._structure, self._control)
+        return with_pads._then(stage, structure)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None) -> "Dataset":
         """Elements in random order, drawn from a buffer of ``buffer_size`` (TF's
         algorithm); seeded by ``seed`` and the graph seed as TF1's random ops."""
         reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
-        return self._shuffled(seed, _python_int(buffer_size, "shuffle", minimum=1),
+        return self._shuffled(seed, _python_int_or_tensor(buffer_size, "shuffle", minimum=1),
                               reshuffle)
 
-    def _shuffled(self, seed, buffer_size: int, reshuffle=True) -> "Dataset":
+    def _shuffled(self, seed, buffer_size, reshuffle=True) -> "Dataset":
         """A shuffle stage (``buffer_size`` -1: every element, list_files' shuffle)."""
         from ..ops.random import _seeds
 
@@ -251,9 +252,9 @@ class Dataset(Structured):
     def shard(self, num_shards, index) -> "Dataset":
         """Every ``num_shards``-th element from the ``index``-th: one worker's part of
         the input (TF's ``shard``)."""
-        shards = _python_int(num_shards, "shard", minimum=1)
-        at = _python_int(index, "shard", minimum=0)
-        if at >= shards:
+        shards = _python_int_or_tensor(num_shards, "shard", minimum=1)
+        at = _python_int_or_tensor(index, "shard", minimum=0)
+        if isinstance(at, int) and isinstance(shards, int) and at >= shards:
             raise ValueError(f"Dataset.shard: index {at} must be less than num_shards "
                              f"{shards}.")
         return self._then({"kind": "shard", "num_shards": shards, "index": at})
@@ -427,7 +428,7 @@ class Dataset(Structured):
 
     def prefetch(self, buffer_size) -> "Dataset":
         """Accepted and a no-op: get_next makes each element when it is asked for."""
-        _python_int(buffer_size, "prefetch", minimum=-1)
+        _python_int_or_tensor(buffer_size, "prefetch", minimum=-1)
         return self._then({"kind": "prefetch"})
 
     # --- iterators -------------------------------------------------------------------------------
@@ -464,7 +465,18 @@ class Dataset(Structured):
     # --- helpers -------------------------------------------------------------------------------
 
     def _then(self, stage: dict, structure=None) -> "Dataset":
-        return Dataset(self._graph, self._stages + (stage,), self._inputs, self._functions,
+        """The dataset with ``stage`` after this one's; a parameter given as a tensor
+        (``_TensorParam``: a placeholder batch size...) becomes an input of the iterator
+        op, read as its iterator is made (``stage["tensor_params"]``)."""
+        inputs, params = list(self._inputs), {}
+        for key, value in stage.items():
+            if isinstance(value, _TensorParam):
+                params[key] = [len(inputs), value.minimum, value.where]
+                inputs.append(value.tensor)
+        if params:
+            stage = {**{k: (None if k in params else v) for k, v in stage.items()},
+                     "tensor_params": params}
+        return Dataset(self._graph, self._stages + (stage,), tuple(inputs), self._functions,
                        self._structure if structure is None else structure, self._control)
 
     def _then_function(self, kind, function: FunctionGraph, structure) -> "Dataset":
@@ -678,5 +690,25 @@ def _python_int(value, where: str, minimum=None) -> int:
     return number
 
 
-def _count(value, where: str) -> int:
-    return -1 if value is None else _python_int(value, where, minimum=-1)
+class _TensorParam:
+    """A stage's int parameter that only the run knows (a fed batch size)."""
+
+    def __init__(self, tensor, where: str, minimum):
+        self.tensor, self.where, self.minimum = tensor, where, minimum
+
+
+def _python_int_or_tensor(value, where: str, minimum=None):
+    """``_python_int``'s int, or for an int scalar tensor the graph cannot compute (a
+    placeholder) a ``_TensorParam``: TF1 feeds batch sizes and counts so."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        tensor = convert_to_tensor(value)
+        if constant_value(tensor) is None:
+            if not tensor.dtype.is_integer or tensor.shape.ndims not in (None, 0):
+                raise ValueError(f"Dataset.{where}: expected a scalar int tensor, got "
+                                 f"{tensor!r}.")
+            return _TensorParam(tensor, where, minimum)
+    return _python_int(value, where, minimum)
+
+
+def _count(value, where: str):
+    return -1 if value is None else _python_int_or_tensor(value, where, minimum=-1)

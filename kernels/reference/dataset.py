@@ -84,6 +84,7 @@ import numpy as np
 from devsession.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
                                OpError, OutOfRangeError)
 
+from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
 from .dataset_checks import (assert_cardinality_stage, list_source, random_source,
                              unique_stage)
@@ -133,6 +134,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
     element (or the end of the pipeline) materializes the rows."""
     source, table = None, None
     for stage in stages:
+        stage = _with_tensor_params(node, stage, inputs)
         kind = stage["kind"]
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
         if source is None and kind in _COMBINED:
@@ -148,6 +150,28 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
                 source, table = _rows(source, table), None
             source = _STAGES[kind](node, stage, source, args, functions)
     return source if table is None else _rows(source, table)
+
+
+def _with_tensor_params(node, stage: dict, inputs: list) -> dict:
+    """``stage`` with the int parameters the graph gave as tensors (a fed batch size)
+    read from the op's inputs, checked as the builder checks Python ints."""
+    params = stage.get("tensor_params")
+    if not params:
+        return stage
+    stage = dict(stage)
+    for key, (index, minimum, where) in params.items():
+        value = np.asarray(inputs[index])
+        if value.ndim != 0 or value.dtype.kind not in "iu":
+            raise invalid_argument(node.name, node.op, f"Dataset.{where}: {key} must be an "
+                                   f"int scalar, got {value!r}.")
+        if minimum is not None and int(value) < minimum:
+            raise invalid_argument(node.name, node.op, f"Dataset.{where}: {key} must be at "
+                                   f"least {minimum}, got {int(value)}.")
+        stage[key] = int(value)
+    if stage["kind"] == "shard" and stage["index"] >= stage["num_shards"]:
+        raise invalid_argument(node.name, node.op, f"Dataset.shard: index {stage['index']} "
+                               f"must be less than num_shards {stage['num_shards']}.")
+    return stage
 
 
 def _rows(numbers, table: list):
