@@ -541,3 +541,8 @@ def test_sizes_and_counts_fed_when_the_iterator_is_made(session_kind):
         sess.close()
     with graph.as_default(), pytest.raises(ValueError, match="expected a scalar int tensor"):
         ds.data.Dataset.range(3).batch(ds.placeholder(ds.float32, []))
+    with graph.as_default():        # known only when the iterator is made: UNKNOWN (-2)
+        counted = ds.data.experimental.cardinality(ds.data.Dataset.range(10).batch(size))
+        shuffled = ds.data.experimental.cardinality(ds.data.Dataset.range(10).shuffle(size))
+    with ds.Session(graph=graph) as direct:
+        assert direct.run([counted, shuffled]) == [-2, 10]

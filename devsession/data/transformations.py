@@ -306,6 +306,8 @@ def _count(stages, inputs) -> int:
             pass
         elif n == _UNKNOWN:
             continue
+        elif stage.get("tensor_params"):    # a fed batch size or count: known at run time
+            n = _UNKNOWN
         elif kind in ("batch", "padded_batch"):
             size = stage["batch_size"]
             if n >= 0:
