@@ -425,8 +425,10 @@ def test_bad_pipelines_are_build_time_errors():
         Dataset.range(3).filter(lambda x: x + 1)
     with pytest.raises(ValueError, match="at least 1"):
         Dataset.range(3).batch(0)
+    with pytest.raises(ValueError, match="scalar int tensor"):     # a fed one is fine
+        Dataset.range(3).batch(ds.placeholder(ds.int64, [2]))
     with pytest.raises(ValueError, match="Python int"):
-        Dataset.range(3).batch(ds.placeholder(ds.int64, []))
+        Dataset.range(3).batch(2.5)
     with pytest.raises(ValueError, match="in memory only"):
         Dataset.range(3).cache("/tmp/x")
     with pytest.raises(ValueError, match="returned None"):
