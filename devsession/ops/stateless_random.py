@@ -47,7 +47,7 @@ from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["Algorithm", "stateless_random_uniform", "stateless_random_normal",
            "stateless_truncated_normal", "stateless_categorical", "stateless_multinomial",
-           "stateless_shuffle", "STATELESS_OPS"]
+           "stateless_shuffle", "check_key_counter_alg", "STATELESS_OPS"]
 
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 _INTS = (dtypes.int32, dtypes.int64)
@@ -120,16 +120,22 @@ def _bounds(node, inputs, dtype) -> None:
                              f"{spec.shape} ('{spec.name}').")
 
 
+def check_key_counter_alg(node, key, counter, alg) -> None:
+    """A V2 op's key (uint64 [1]), counter (uint64 vector) and alg (int32 scalar), as far
+    as the graph knows them."""
+    _dtype_in(node, key, (dtypes.uint64,), "key")
+    _length(node, key, 1, "key")
+    _dtype_in(node, counter, (dtypes.uint64,), "counter")
+    _rank(node, counter, 1, "counter")
+    _dtype_in(node, alg, (dtypes.int32,), "alg")
+    _rank(node, alg, 0, "alg")
+
+
 def _v2_draw(allowed, bounded: bool):
     def infer(inputs, attrs, node):
         dtype = _output_dtype(node, attrs, allowed)
         shape, key, counter, alg = inputs[:4]
-        _dtype_in(node, key, (dtypes.uint64,), "key")
-        _length(node, key, 1, "key")
-        _dtype_in(node, counter, (dtypes.uint64,), "counter")
-        _rank(node, counter, 1, "counter")
-        _dtype_in(node, alg, (dtypes.int32,), "alg")
-        _rank(node, alg, 0, "alg")
+        check_key_counter_alg(node, key, counter, alg)
         if bounded:
             _bounds(node, inputs[4:], dtype)
         return dtype, _drawn(node, shape)
@@ -153,12 +159,7 @@ def _infer_key_counter(inputs, attrs, node):
 
 def _infer_shuffle(inputs, attrs, node):
     value, key, counter, alg = inputs
-    _dtype_in(node, key, (dtypes.uint64,), "key")
-    _length(node, key, 1, "key")
-    _dtype_in(node, counter, (dtypes.uint64,), "counter")
-    _rank(node, counter, 1, "counter")
-    _dtype_in(node, alg, (dtypes.int32,), "alg")
-    _rank(node, alg, 0, "alg")
+    check_key_counter_alg(node, key, counter, alg)
     return value.dtype, value.shape
 
 

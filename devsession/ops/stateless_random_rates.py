@@ -38,8 +38,8 @@ from .array_fill import broadcast_to, shape as shape_of
 from .array_shapes import broadcast_dynamic_shape
 from .common import make_op
 from .registry import OpDef, not_differentiable, register_op
-from .stateless_random import (_drawn, _dtype_in, _key_counter_alg, _length, _rank, _seed,
-                               _seed_tensor, _shape_tensor, _v2_op)
+from .stateless_random import (_drawn, _dtype_in, _key_counter_alg, _seed, _seed_tensor,
+                               _shape_tensor, _v2_op, check_key_counter_alg)
 
 __all__ = ["stateless_random_poisson", "stateless_random_gamma",
            "stateless_random_binomial", "stateless_parameterized_truncated_normal"]
@@ -67,12 +67,7 @@ def _infer_gamma(inputs, attrs, node):
     if dtype not in _FLOATS:
         raise TypeError(f"Op '{node}': Value for attr 'dtype' of {dtype.name} is not in the "
                         f"list of allowed values: {', '.join(d.name for d in _FLOATS)}")
-    _dtype_in(node, key, (dtypes.uint64,), "key")
-    _length(node, key, 1, "key")
-    _dtype_in(node, counter, (dtypes.uint64,), "counter")
-    _rank(node, counter, 1, "counter")
-    _dtype_in(node, alg, (dtypes.int32,), "alg")
-    _rank(node, alg, 0, "alg")
+    check_key_counter_alg(node, key, counter, alg)
     _dtype_in(node, alpha, (dtype,), "alpha")
     return dtype, _drawn(node, shape)
 
