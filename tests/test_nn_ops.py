@@ -520,3 +520,17 @@ def test_cross_entropies_of_batch_by_time_logits_with_both_dims_unknown(make_ses
         np.testing.assert_allclose(value, want, rtol=1e-5)
     np.testing.assert_allclose(got[2], want.mean(), rtol=1e-5)
     np.testing.assert_allclose(got[3], p - np.eye(5)[y], rtol=1e-5, atol=1e-6)
+
+
+def test_moments_are_named_as_tfs():
+    """TF 2.21's names (an EMA of the batch statistics, checkpointed, is named after
+    them): the squeezed mean and variance are moments/Squeeze and moments/Squeeze_1."""
+    x = ds.constant(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+    mean, variance = ds.nn.moments(x, [0])
+    kept = ds.nn.moments(x, [0], keep_dims=True)
+    assert [mean.name, variance.name] == ["moments/Squeeze:0", "moments/Squeeze_1:0"]
+    assert [t.name for t in kept] == ["moments_1/mean:0", "moments_1/variance:0"]
+    with ds.Session() as sess:
+        got = sess.run([mean, variance])
+    np.testing.assert_allclose(got, [np.arange(12.0).reshape(4, 3).mean(0),
+                                     np.arange(12.0).reshape(4, 3).var(0)], rtol=1e-6)

@@ -500,9 +500,11 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         y = x if x.dtype != dtypes.float16 else make_op("Cast", [x], {"DstT": dtypes.float32})
         kept_mean = reduce_mean(y, axes, keepdims=True, name="mean")
         variance = reduce_mean(squared_difference(y, stop_gradient(kept_mean)), axes,
-                               keepdims=keep, name="variance")
-        # the kept dims are 1 statically, so squeezing them needs no run-time shape
+                               keepdims=True, name="variance")
+        # the kept dims are 1 statically, so squeezing them needs no run-time shape; TF's
+        # names: moments/Squeeze and moments/Squeeze_1 (an EMA of them is named after them)
         mean = kept_mean if keep else squeeze(kept_mean, axes)
+        variance = variance if keep else squeeze(variance, axes)
         if x.dtype == dtypes.float16:
             mean = make_op("Cast", [mean], {"DstT": dtypes.float16})
             variance = make_op("Cast", [variance], {"DstT": dtypes.float16})
