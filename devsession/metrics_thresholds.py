@@ -22,8 +22,9 @@ from .dtypes import float32
 from .graph import control_dependencies, convert_to_tensor
 from .metrics_common import (broadcast_weights, collected, metric_variable,
                              remove_squeezable_dimensions)
-from .ops import (abs as abs_, argmax, argmin, cast, constant, equal, gather, greater,
-                  logical_and, logical_not, reduce_min, reduce_sum, reshape)
+from .ops import (abs as abs_, argmax, argmin, cast, constant, div_no_nan, equal, gather,
+                  greater, log, logical_and, logical_not, maximum, minimum, ones_like,
+                  reduce_min, reduce_sum, reshape, where)
 from .ops.reduce import cumsum
 from .variable_scope import variable_scope
 
@@ -173,13 +174,15 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
         thresholds=None):
     """``(auc, update_op)``: the area under the ROC or PR curve, from the confusion
-    counts of ``predictions`` (in [0, 1]) above each of TF1's thresholds, summed with
-    the trapezoidal rule as TF1's ``tf.metrics.auc``."""
+    counts of ``predictions`` (in [0, 1]) above each of TF1's thresholds, summed as TF1's
+    ``tf.metrics.auc``: by the trapezoidal rule, each interval's lower or upper value
+    ("minoring", "majoring"), or for a PR curve "careful_interpolation" (precision
+    interpolated between thresholds, TF's closed form; the trapezoidal rule for ROC)."""
     if curve not in ("ROC", "PR"):
         raise ValueError(f"auc: curve must be 'ROC' or 'PR', got {curve!r}.")
-    if summation_method != "trapezoidal":
-        raise ValueError(f"auc: devsession sums with the trapezoidal rule only, got "
-                         f"{summation_method!r}.")
+    if summation_method not in _SUMMATIONS:
+        raise ValueError(f"Invalid summation_method: {summation_method} (one of "
+                         f"{', '.join(_SUMMATIONS)}).")
     if thresholds is None:
         if num_thresholds < 2:
             raise ValueError(f"auc: num_thresholds must be at least 2, got {num_thresholds}.")
@@ -189,18 +192,45 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     with variable_scope(name, default_name="auc"):
         values, updates = confusion_at_thresholds(labels, predictions, thresholds, weights,
                                                   metric="auc")
-        value = _area(values, curve, "value")
-        update_op = _area(updates, curve, "update_op")
+        value = _area(values, curve, "value", summation_method)
+        update_op = _area(updates, curve, "update_op", summation_method)
     return collected(value, update_op, metrics_collections, updates_collections)
 
 
-def _area(counts: dict, curve: str, name: str):
-    """TF1's trapezoidal sum over the thresholds' (x, y) points."""
+_SUMMATIONS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+
+
+def _area(counts: dict, curve: str, name: str, method: str = "trapezoidal"):
+    """TF1's sum over the thresholds' (x, y) points (see ``auc``)."""
     eps = 1e-6
     tp, fp, tn, fn = (counts[k] for k in ("tp", "fp", "tn", "fn"))
+    if curve == "PR" and method == "careful_interpolation":
+        return _interpolated_pr_area(tp, fp, fn, name)
     rec = (tp + eps) / (tp + fn + eps)
     if curve == "ROC":
         x, y = fp / (fp + tn + eps), rec
     else:
         x, y = rec, (tp + eps) / (tp + fp + eps)
-    return reduce_sum((x[:-1] - x[1:]) * (y[:-1] + y[1:]) / 2.0, name=name)
+    width = x[:-1] - x[1:]
+    if method == "minoring":
+        return reduce_sum(width * minimum(y[:-1], y[1:]), name=name)
+    if method == "majoring":
+        return reduce_sum(width * maximum(y[:-1], y[1:]), name=name)
+    return reduce_sum(width * (y[:-1] + y[1:]) / 2.0, name=name)
+
+
+def _interpolated_pr_area(tp, fp, fn, name: str):
+    """TF's ``interpolate_pr_auc`` (Davis and Goadrich's interpolation, in closed form):
+    over each interval true positives and predicted positives P move linearly, so
+    precision is ``(TP_A + slope (P - P_A)) / P`` and its integral over recall is
+    ``slope (dTP + intercept log(P_A / P_B)) / (TP + FN)``."""
+    dtp = tp[:-1] - tp[1:]
+    p = tp + fp
+    slope = div_no_nan(dtp, maximum(p[:-1] - p[1:], 0.0), name="prec_slope")
+    intercept = tp[1:] - slope * p[1:]
+    ratio = where(logical_and(p[:-1] > 0, p[1:] > 0),
+                  div_no_nan(p[:-1], maximum(p[1:], 0.0), name="recall_relative_ratio"),
+                  ones_like(p[1:]))
+    return reduce_sum(div_no_nan(slope * (dtp + intercept * log(ratio)),
+                                 maximum(tp[1:] + fn[1:], 0.0), name="pr_auc_increment"),
+                      name=name)

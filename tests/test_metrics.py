@@ -99,8 +99,28 @@ def test_confusion_counts_precision_recall_and_auc_against_numpy():
 def test_auc_refuses_what_it_does_not_compute():
     with pytest.raises(ValueError, match="curve"):
         ds.metrics.auc([True], [0.5], curve="DET")
-    with pytest.raises(ValueError, match="trapezoidal"):
-        ds.metrics.auc([True], [0.5], summation_method="careful_interpolation")
+    with pytest.raises(ValueError, match="Invalid summation_method: simpson"):
+        ds.metrics.auc([True], [0.5], summation_method="simpson")
+
+
+def test_auc_summation_methods_give_tfs_values():
+    """Every curve and summation_method against TF 2.21 (weighted, 50 thresholds):
+    careful_interpolation is TF's closed-form PR interpolation (the trapezoidal rule for
+    ROC), minoring and majoring each interval's lower and upper value."""
+    rng = np.random.RandomState(0)
+    labels = (rng.rand(200) > 0.6).astype(np.float32)
+    preds = np.clip(labels * 0.3 + rng.rand(200) * 0.7, 0, 1).astype(np.float32)
+    weights = rng.rand(200).astype(np.float32)
+    methods = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+    aucs = [ds.metrics.auc(labels, preds, weights=weights, curve=curve, summation_method=m,
+                           num_thresholds=50) for curve in ("ROC", "PR") for m in methods]
+    with ds.Session() as sess:
+        sess.run(ds.local_variables_initializer())
+        sess.run([update for _, update in aucs])
+        got = sess.run([value for value, _ in aucs])
+    np.testing.assert_allclose(got, [0.8316024541854858, 0.8316024541854858, 0.82273268699646,
+                                     0.8404721021652222, 0.8021884560585022, 0.801577627658844,
+                                     0.794793426990509, 0.8095833659172058], rtol=1e-6)
 
 
 def test_new_metrics_refuse_bad_inputs_as_tf1():
