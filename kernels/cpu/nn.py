@@ -34,6 +34,7 @@ import numpy as np
 from ..checks import to_float16
 from ..nn_checks import (bias_axis, broadcastable_bias, label_error, last_axis,
                          softmax_axis, sparse_xent_shapes, xent_shape)
+from ..plan_cache import remember
 from ..registry import register_kernel
 from ..buffer_pool import BufferPool
 from .elementwise import PARALLEL_MIN_SIZE, ElementwiseKernel
@@ -192,6 +193,17 @@ def xent_rows_parallel(x, labels, n, loss, backprop):
 
 
 @njit(**JIT)
+def first_bad_label(labels, n):
+    """The row of the first label outside [0, n), or -1: checked here, compiled, since
+    numpy's three passes and their temporaries cost ~50 us in a training step, where the
+    caches hold the products' panels rather than the interpreter's objects."""
+    for r in range(labels.size):
+        if labels[r] < 0 or labels[r] >= n:
+            return r
+    return -1
+
+
+@njit(**JIT)
 def sparse_xent_rows(x, labels, n, loss, backprop):
     for r in range(loss.size):
         loss[r] = _sparse_xent_row(x, labels[r], backprop, r * n, r * n + n)
@@ -283,19 +295,26 @@ def build_xent(node):
 def build_sparse_xent(node):
     widen = node.output_dtype == _F16
     pool = BufferPool()
+    loops: dict[tuple, object] = {}       # per logits shape: the serial or parallel loop
 
     def sparse_xent(logits, labels):
-        sparse_xent_shapes(node, logits.shape, labels.shape)
+        rows_loop = loops.get(logits.shape)
+        if rows_loop is None:
+            sparse_xent_shapes(node, logits.shape, labels.shape)
+            rows, n = logits.shape
+            rows_loop = remember(loops, logits.shape, sparse_xent_rows_parallel
+                                 if _parallel(rows, n) else sparse_xent_rows)
+        elif labels.shape != logits.shape[:1]:
+            sparse_xent_shapes(node, logits.shape, labels.shape)
         rows, n = logits.shape
-        error = label_error(node, labels, n)
-        if error is not None:
-            raise error
+        labels = np.ascontiguousarray(labels)
+        if labels.size and (n == 0 or first_bad_label(labels, n) >= 0):
+            raise label_error(node, labels, n)
         x = _compute(logits, widen)
         loss = np.zeros(rows, x.dtype)
         backprop = pool.take(x.shape, x.dtype)
         if backprop.size:
-            (sparse_xent_rows_parallel if _parallel(rows, n) else sparse_xent_rows)(
-                x.ravel(), np.ascontiguousarray(labels), n, loss, backprop.ravel())
+            rows_loop(x.ravel(), labels, n, loss, backprop.ravel())
         pool.give(backprop)
         return _narrowed(widen, loss, backprop)
     return sparse_xent
