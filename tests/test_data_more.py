@@ -313,3 +313,42 @@ def test_a_dataset_of_sparse_tensors_refuses_what_needs_dense_elements():
         with pytest.raises(TypeError, match="single component"):
             ds.data.Dataset.zip((ds.data.Dataset.range(2), ds.data.Dataset.range(2))).apply(
                 E.dense_to_sparse_batch(2, [2]))
+
+
+def test_reduce_folds_every_element_from_the_start_on_each_run():
+    graph = ds.Graph()
+    with graph.as_default():
+        numbers = ds.data.Dataset.range(5)
+        total = numbers.reduce(np.int64(0), lambda state, x: state + x)
+        rows = np.arange(6, dtype=np.float32).reshape(3, 2)
+        pairs = ds.data.Dataset.from_tensor_slices((rows, np.arange(3))).reduce(
+            (np.float32(1), np.int64(0)), lambda s, e: (s[0] * ds.reduce_sum(e[0]), s[1] + e[1]))
+        columns = ds.data.Dataset.from_tensor_slices({"a": rows}).reduce(
+            {"sum": ds.zeros([2])}, lambda s, e: {"sum": s["sum"] + e["a"]})
+        start = ds.placeholder(ds.int64, [])
+        empty = numbers.filter(lambda x: x > 10).reduce(start, lambda s, x: s + x)
+    with ds.Session(graph=graph) as sess:
+        first = sess.run([total, pairs, columns])
+        again = sess.run(total)
+        nothing = sess.run(empty, {start: 7})
+    assert total.op.type == "DatasetReduce" and total.name == "ReduceDataset:0"
+    assert first[0] == again == 10 and first[0].dtype == np.int64
+    assert first[1] == (np.float32(np.prod(rows.sum(axis=1))), 3)
+    np.testing.assert_array_equal(first[2]["sum"], rows.sum(axis=0))
+    assert columns["sum"].shape.as_list() == [2]
+    assert nothing == 7
+
+
+def test_reduce_checks_the_new_state_and_fails_the_run_on_a_pipeline_error():
+    numbers = ds.data.Dataset.range(3)
+    with pytest.raises(TypeError, match="types for the new state"):
+        numbers.reduce(np.int64(0), lambda s, x: ds.cast(s, ds.float32))
+    with pytest.raises(TypeError, match="structure for the new state"):
+        numbers.reduce(np.int64(0), lambda s, x: (s, s))
+    with pytest.raises(ValueError, match="Dataset.reduce: the new state's shape"):
+        numbers.reduce(ds.zeros([1], ds.int64), lambda s, x: ds.concat([s, [x]], 0))
+    logs = ds.data.Dataset.from_tensor_slices([1.0, 0.0]).map(
+        lambda x: ds.debugging.check_numerics(ds.log(x), "bad"))
+    total = logs.reduce(np.float32(0), lambda s, x: s + x)
+    with ds.Session() as sess, pytest.raises(ds.errors.InvalidArgumentError):
+        sess.run(total)

@@ -1114,7 +1114,7 @@ def _reader_ops(queue) -> list:
 def _dataset_ops(x) -> list:
     """An initializable iterator's initializer, get_next (a map function inside) and
     string handle, a feedable iterator's get_next, an optional's value, a TFRecordWriter's
-    write, and the Example parsers and DecodeRaw."""
+    write, a dataset's reduce, and the Example parsers and DecodeRaw."""
     iterator = ds.data.Dataset.from_tensor_slices(x).map(lambda row: row * 2.0) \
         .make_initializable_iterator()
     spec = {"x": ds.io.FixedLenFeature([], ds.float32)}
@@ -1124,6 +1124,7 @@ def _dataset_ops(x) -> list:
             feedable.get_next(), iterator.get_next_as_optional().get_value(),
             ds.data.experimental.TFRecordWriter("out.tfrecord").write(
                 ds.data.Dataset.from_tensors("record")),
+            ds.data.Dataset.range(3).reduce(np.int64(0), lambda total, k: total + k),
             ds.parse_single_example(ds.placeholder(ds.string, []), spec)["x"],
             ds.parse_example(ds.placeholder(ds.string, [None]), spec)["x"],
             ds.io.decode_raw(ds.placeholder(ds.string, [None]), ds.int16),

@@ -339,7 +339,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "GuaranteeConst", "Timestamp",
              "MakeDatasetIterator", "DatasetIteratorGetNext", "DatasetIteratorHandle",
              "DatasetIteratorGetNextFromHandle", "DatasetOptionalGetValue",
-             "DatasetWriteTFRecord", "PyFunc", "PyFuncStateless",
+             "DatasetWriteTFRecord", "DatasetReduce", "PyFunc", "PyFuncStateless",
              "LogUniformCandidateSampler", "UniformCandidateSampler", "ParseSingleExample",
              "LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler",
              "AllCandidateSampler", "ComputeAccidentalHits", "StatelessRandomPoisson",

@@ -25,7 +25,7 @@ from .. import dtypes
 from ..function_graph import FunctionGraph, serialize
 from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
 from ..ops import nest
-from ..ops.dataset import FUNCTION_SLOTS
+from ..ops.dataset import FUNCTION_SLOTS, REDUCE
 from ..tensor_shape import TensorShape
 from . import grouping
 from .generator import generator_stage
@@ -322,10 +322,33 @@ class Dataset(Structured):
         the outputs are the elements, the state starts as ``initial_state`` (a nest of
         tensors; the new state must have its structure and dtypes, and its shapes where
         they are static, as TF's)."""
-        state_structure, state = _as_tensors(initial_state, "scan")
+        return self._scanned(initial_state, scan_func, "scan")
+
+    def reduce(self, initial_state, reduce_func):
+        """TF's ``reduce``: ``reduce_func(state, element)`` gives the new state, from
+        ``initial_state`` over every element; the final state, a nest of tensors as
+        ``initial_state`` (the new state keeps its structure, dtypes and static shapes,
+        as ``scan``'s).  Each run of it runs the whole pipeline from its start
+        (``DatasetReduce``: a scan whose last state it keeps)."""
+        def step(state, element):
+            new_state = reduce_func(state, element)
+            return new_state, new_state
+
+        scanned = self._scanned(initial_state, step, "reduce")
+        specs = scanned.flat_specs
+        attrs = {**scanned.op_attrs(), "output_types": tuple(s.dtype for s in specs),
+                 "output_shapes": tuple(s.shape for s in specs)}
+        op = self._graph.create_op(REDUCE, list(scanned._inputs), attrs,
+                                   name="ReduceDataset", control_inputs=scanned._control)
+        return nest.pack_sequence_as(scanned._structure, list(op.outputs))
+
+    def _scanned(self, initial_state, scan_func, kind: str) -> "Dataset":
+        """This dataset through a scan stage (``scan``; ``reduce`` keeps its last
+        state); ``kind`` names the method in errors."""
+        state_structure, state = _as_tensors(initial_state, kind)
         state = [s if s.graph is self._graph else convert_to_tensor(s) for s in state]
         graph = self._graph
-        function = FunctionGraph(graph.unique_name("Dataset_scan"), graph)
+        function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
         with function.as_default(), name_scope(None):
             args = [function.add_input(t.dtype, t.shape, f"state{k}")
                     for k, t in enumerate(state)]
@@ -351,7 +374,7 @@ class Dataset(Structured):
                                     f"initial state. Expected {before.dtype.name}; got "
                                     f"{after.dtype.name}.")
                 if not before.shape.is_compatible_with(after.shape):
-                    raise ValueError(f"Dataset.scan: the new state's shape {after.shape} "
+                    raise ValueError(f"Dataset.{kind}: the new state's shape {after.shape} "
                                      f"differs from the initial state's {before.shape}; "
                                      f"devsession does not relax the state's shape.")
             outputs = [convert_to_tensor(leaf) for leaf in nest.flatten(output)]

@@ -31,6 +31,10 @@ code crosses into the graph: a GraphDef holding these ops is data.
   pipeline of scalar strings to the end, writing each as a record of the TFRecord file
   (``data.experimental.TFRecordWriter(filename).write(dataset)``; TF's
   ``DatasetToTFRecord`` takes a variant devsession has not).
+* ``DatasetReduce(inputs...)`` runs its pipeline, whose last stage is a scan, to the end
+  and gives the scan's last state (its initial state, an input, for no elements):
+  ``dataset.reduce(initial_state, reduce_func)``, attrs ``output_types`` and
+  ``output_shapes`` (TF's ``ReduceDataset`` takes a variant devsession has not).
 * ``DatasetOptionalGetValue(has_value, components...)`` gives the components, or
   TF's ``InvalidArgumentError`` where ``has_value`` is False: ``Optional.get_value()``
   (``data/optional.py``; TF's optionals are variants devsession has not).
@@ -45,7 +49,7 @@ from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["MAKE_ITERATOR", "GET_NEXT", "HANDLE", "GET_NEXT_FROM_HANDLE", "FUNCTION_SLOTS",
-           "OPTIONAL_GET_VALUE", "WRITE_TFRECORD"]
+           "OPTIONAL_GET_VALUE", "WRITE_TFRECORD", "REDUCE"]
 
 MAKE_ITERATOR = "MakeDatasetIterator"
 GET_NEXT = "DatasetIteratorGetNext"
@@ -53,6 +57,7 @@ HANDLE = "DatasetIteratorHandle"
 GET_NEXT_FROM_HANDLE = "DatasetIteratorGetNextFromHandle"
 OPTIONAL_GET_VALUE = "DatasetOptionalGetValue"
 WRITE_TFRECORD = "DatasetWriteTFRecord"
+REDUCE = "DatasetReduce"
 # The attrs that may hold a pipeline's traced functions (map and filter stages).
 FUNCTION_SLOTS = tuple(f"f{i}" for i in range(8))
 
@@ -114,7 +119,9 @@ register_op(OpDef(HANDLE, _handle, None, stateful=True, function_attrs=FUNCTION_
 register_op(OpDef(GET_NEXT_FROM_HANDLE, _get_next_from_handle, 1, stateful=True,
                   attr_defaults={"as_optional": False}))
 register_op(OpDef(OPTIONAL_GET_VALUE, _optional_get_value, None))
+register_op(OpDef(REDUCE, _get_next, None, stateful=True, function_attrs=FUNCTION_SLOTS,
+                  attr_defaults={"pipeline": ""}))
 register_op(OpDef(WRITE_TFRECORD, _write_tfrecord, None, stateful=True, has_output=False,
                   function_attrs=FUNCTION_SLOTS, attr_defaults={"pipeline": ""}))
 not_differentiable(MAKE_ITERATOR, GET_NEXT, HANDLE, GET_NEXT_FROM_HANDLE, OPTIONAL_GET_VALUE,
-                   WRITE_TFRECORD)
+                   WRITE_TFRECORD, REDUCE)
