@@ -305,8 +305,8 @@ def test_a_dataset_of_sparse_tensors_refuses_what_needs_dense_elements():
     with ds.Graph().as_default():
         sparse = ds.data.Dataset.range(3).map(lambda x: ds.fill([2], x)).apply(
             E.dense_to_sparse_batch(2, [2]))
-        for build in (lambda: sparse.map(lambda s: s), lambda: sparse.batch(2),
-                      lambda: ds.data.Dataset.zip((sparse, sparse)),
+        for build in (lambda: sparse.padded_batch(2, [2]), lambda: sparse.window(2),
+                      lambda: sparse.apply(E.dense_to_sparse_batch(2, [2])),
                       lambda: sparse.make_one_shot_iterator().get_next_as_optional()):
             with pytest.raises(TypeError, match="SparseTensor"):
                 build()

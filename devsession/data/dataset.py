@@ -32,8 +32,8 @@ from .generator import generator_stage
 from .iterator import Iterator
 from .options import Options, merge_options
 from .resampling import resampled
-from .sparse_batch import SparseBatches
-from .structure import ElementSpec, Structured
+from .structure import (ElementSpec, SparseSpec, Structured, component_tensors, flat_outputs,
+                        holds_sparse, packed_outputs, result_specs)
 from .structure import common_shape as _common_shape, lists_as_tuples as _lists_as_tuples
 from .window import Windows, stacked, window_stage
 
@@ -141,7 +141,10 @@ class Dataset(Structured):
             if mine.dtype != theirs.dtype:
                 raise TypeError(f"Dataset.concatenate: {theirs.dtype.name} components "
                                 f"after {mine.dtype.name} ones.")
-            specs.append(ElementSpec(mine.dtype, _common_shape(mine.shape, theirs.shape)))
+            if type(mine) is not type(theirs):
+                raise TypeError("Dataset.concatenate: SparseTensor components where the "
+                                "other dataset has dense ones (or the other way round).")
+            specs.append(type(mine)(mine.dtype, _common_shape(mine.shape, theirs.shape)))
         return _combined("concatenate", [self, dataset],
                          nest.pack_sequence_as(self._structure, specs))
 
@@ -151,7 +154,7 @@ class Dataset(Structured):
         """``map_func`` applied to each element (traced once into a function)."""
         function, result = self._trace(map_func, "map")
         structure = nest.pack_sequence_as(
-            result, [ElementSpec(t.dtype, t.shape) for t in function.outputs])
+            result, result_specs(nest.flatten(result), function.outputs))
         return self._then_function("map", function, structure)
 
     def flat_map(self, map_func) -> "Dataset":
@@ -185,16 +188,22 @@ class Dataset(Structured):
         size = _python_int_or_tensor(batch_size, "batch", minimum=1)
         lead = size if drop_remainder and isinstance(size, int) else None
         structure = nest.map_structure(
-            lambda s: ElementSpec(s.dtype, TensorShape([lead]).concatenate(s.shape)),
+            lambda s: type(s)(s.dtype, TensorShape([lead]).concatenate(s.shape)),
             self._structure)
-        return self._then({"kind": "batch", "batch_size": size,
-                           "drop_remainder": bool(drop_remainder)}, structure)
+        stage = {"kind": "batch", "batch_size": size, "drop_remainder": bool(drop_remainder)}
+        if holds_sparse(self.flat_specs):
+            stage["sparse"] = _sparse_components(self.flat_specs)
+        return self._then(stage, structure)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False) -> "Dataset":
         """``batch``, each component padded to its ``padded_shapes`` entry (a None or -1
         dimension: the batch's largest; default: every dimension) with its
         ``padding_values`` entry (default 0, or ``b""`` for strings)."""
+        if holds_sparse(self.flat_specs):
+            raise TypeError("`padded_batch` is only supported for datasets that produce "
+                            "tensor elements; these hold SparseTensors (batch them with "
+                            "`batch`, or ds.sparse.to_dense them in a map first).")
         size = _python_int_or_tensor(batch_size, "padded_batch", minimum=1)
         specs = self.flat_specs
         shapes = [TensorShape([None] * s.shape.ndims) if s.shape.ndims is not None else None
@@ -266,9 +275,12 @@ class Dataset(Structured):
         if any(s.shape.ndims == 0 for s in specs):
             raise ValueError("Dataset.unbatch: every component must have rank >= 1.")
         structure = nest.map_structure(
-            lambda s: ElementSpec(s.dtype, s.shape[1:] if s.shape.ndims is not None
-                                  else TensorShape(None)), self._structure)
-        return self._then({"kind": "unbatch"}, structure)
+            lambda s: type(s)(s.dtype, s.shape[1:] if s.shape.ndims is not None
+                              else TensorShape(None)), self._structure)
+        stage = {"kind": "unbatch"}
+        if holds_sparse(specs):
+            stage["sparse"] = _sparse_components(specs)
+        return self._then(stage, structure)
 
     def enumerate(self, start=0) -> "Dataset":
         """``(index, element)`` pairs, the index an int64 from ``start`` (TF builds it as
@@ -281,6 +293,7 @@ class Dataset(Structured):
         ``stride``-th element inside one; the last ones shorter unless
         ``drop_remainder``.  Each window is a dataset (a nest of them for a nested
         element), for ``flat_map``/``interleave``: ``window.py``."""
+        self._dense_only("window")
         size = _python_int(size, "window", minimum=1)
         shift = size if shift is None else _python_int(shift, "window", minimum=1)
         stride = _python_int(stride, "window", minimum=1)
@@ -294,6 +307,7 @@ class Dataset(Structured):
         for windows of up to ``window_size`` (or ``window_size_func(key)``) elements of
         one ``key_func`` key, in TF's order (``grouping.py``).  Raises TF's
         ``ValueError`` and ``TypeError`` for functions of the wrong kind."""
+        self._dense_only("group_by_window")
         with_keys, windows = grouping.keyed(self, key_func, window_size, window_size_func)
         grouped = _GroupedDataset(self._graph, with_keys._stages + (
             {"kind": "group_by_window"},), with_keys._inputs, with_keys._functions,
@@ -307,6 +321,7 @@ class Dataset(Structured):
                                   no_padding=False, drop_remainder=False) -> "Dataset":
         """TF's ``bucket_by_sequence_length``: padded batches of elements of similar
         ``element_length_func`` lengths (``grouping.py``)."""
+        self._dense_only("bucket_by_sequence_length")
         return grouping.bucket_by_sequence_length(
             self, element_length_func, bucket_boundaries, bucket_batch_sizes,
             padded_shapes, padding_values, pad_to_bucket_boundary, no_padding,
@@ -350,12 +365,9 @@ class Dataset(Structured):
         graph = self._graph
         function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
         with function.as_default(), name_scope(None):
-            args = [function.add_input(t.dtype, t.shape, f"state{k}")
-                    for k, t in enumerate(state)]
-            args += [function.add_input(s.dtype, s.shape, f"arg{k}")
-                     for k, s in enumerate(self.flat_specs)]
-            old = nest.pack_sequence_as(state_structure, args[:len(state)])
-            element = self._traced_element(args[len(state):])
+            old = nest.pack_sequence_as(state_structure, [
+                function.add_input(t.dtype, t.shape, f"state{k}") for k, t in enumerate(state)])
+            element = self._traced_element(self._element_arguments(function))
             result = scan_func(old, element)      # a tuple element as one argument
             result = _lists_as_tuples(result)
             if not isinstance(result, tuple) or len(result) != 2:
@@ -377,10 +389,10 @@ class Dataset(Structured):
                     raise ValueError(f"Dataset.{kind}: the new state's shape {after.shape} "
                                      f"differs from the initial state's {before.shape}; "
                                      f"devsession does not relax the state's shape.")
-            outputs = [convert_to_tensor(leaf) for leaf in nest.flatten(output)]
+            outputs = component_tensors(nest.flatten(output))
             function.outputs = [function.capture(t) for t in new_flat + outputs]
         structure = nest.pack_sequence_as(
-            output, [ElementSpec(t.dtype, t.shape) for t in outputs])
+            output, result_specs(nest.flatten(output), outputs))
         if len(self._functions) == len(FUNCTION_SLOTS):
             raise ValueError(f"A devsession Dataset holds at most {len(FUNCTION_SLOTS)} map "
                              f"and filter functions.")
@@ -397,14 +409,15 @@ class Dataset(Structured):
     def _sparse_batches(self, batch_size, row_shape: list, spec) -> "Dataset":
         """This dataset in ``dense_to_sparse_batch``'s SparseTensors of ``spec``
         (``sparse_batch.py``); ``row_shape``'s -1: the batch's largest."""
+        self._dense_only("dense_to_sparse_batch")
         stage = {"kind": "dense_to_sparse_batch", "row_shape": row_shape,
                  "batch_size": _python_int(batch_size, "dense_to_sparse_batch", minimum=1)}
-        return _SparseDataset(self._graph, self._stages + (stage,), self._inputs,
-                              self._functions, spec, self._control)
+        return self._then(stage, spec)
 
     def unique(self) -> "Dataset":
         """The elements not seen before, in their first order; TF's ``TypeError`` for
         components other than int32, int64 or string."""
+        self._dense_only("unique")
         for spec in self.flat_specs:
             if spec.dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
                 raise TypeError(f"`tf.data.Dataset.unique` does not support type <dtype: "
@@ -416,6 +429,7 @@ class Dataset(Structured):
                            seed=None) -> "Dataset":
         """TF's ``rejection_resample``: ``(class, element)`` pairs whose classes follow
         ``target_dist`` (``resampling.py``)."""
+        self._dense_only("rejection_resample")
         return resampled(self, class_func, target_dist, initial_dist, seed)
 
     def with_options(self, options) -> "Dataset":
@@ -537,9 +551,22 @@ class Dataset(Structured):
     def _check_combinable(self, kind: str) -> None:
         """Raises where this dataset cannot be a branch of ``zip``/``concatenate``."""
 
+    def _dense_only(self, kind: str) -> None:
+        """TypeError where this dataset's elements hold SparseTensors, for the stages
+        that read components as dense arrays."""
+        if holds_sparse(self.flat_specs):
+            raise TypeError(f"Dataset.{kind}: the elements hold SparseTensors, and "
+                            f"devsession's {kind} takes dense components (ds.sparse.to_dense "
+                            f"them in a map first).")
+
+    def _element_arguments(self, function: FunctionGraph) -> list:
+        """A traced function's placeholders for one element: three per SparseTensor."""
+        return [function.add_input(dtype, shape, f"arg{k}")
+                for k, (dtype, shape) in enumerate(flat_outputs(self.flat_specs))]
+
     def _traced_element(self, args: list):
         """The element a traced function receives, from its placeholders ``args``."""
-        return nest.pack_sequence_as(self._structure, args)
+        return nest.pack_sequence_as(self._structure, packed_outputs(self.flat_specs, args))
 
     def _predicate(self, predicate, kind: str) -> FunctionGraph:
         """``predicate`` traced, checked to return one scalar bool."""
@@ -556,9 +583,7 @@ class Dataset(Structured):
         graph = self._graph
         function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
         with function.as_default(), name_scope(None):
-            args = [function.add_input(s.dtype, s.shape, f"arg{k}")
-                    for k, s in enumerate(self.flat_specs)]
-            element = self._traced_element(args)
+            element = self._traced_element(self._element_arguments(function))
             result = fn(*element) if type(element) is tuple else fn(element)
             if result is None:
                 raise ValueError(f"The function given to Dataset.{kind} returned None.")
@@ -566,20 +591,17 @@ class Dataset(Structured):
                 raise TypeError(f"The function given to Dataset.{kind} must return "
                                 f"{'a Dataset' if returns_dataset else 'tensors'}, got "
                                 f"{type(result).__name__}.")
-            leaves = result._inputs if returns_dataset else \
-                nest.flatten(_lists_as_tuples(result))
-            if not returns_dataset:
+            if returns_dataset:
+                tensors = [convert_to_tensor(t) for t in result._inputs]
+            else:
                 result = _lists_as_tuples(result)
-            function.outputs = [function.capture(convert_to_tensor(leaf)) for leaf in leaves]
+                tensors = component_tensors(nest.flatten(result))
+            function.outputs = [function.capture(t) for t in tensors]
         return function, result
 
 
 class _WindowDataset(Windows, Dataset):
     """``Dataset.window``'s dataset of windows (``window.py``)."""
-
-
-class _SparseDataset(SparseBatches, Dataset):
-    """``dense_to_sparse_batch``'s dataset of SparseTensors (``sparse_batch.py``)."""
 
 
 class _GroupedDataset(grouping.GroupedWindows, Dataset):
@@ -653,6 +675,16 @@ def _pads_to(shape: TensorShape, padded: TensorShape) -> bool:
         return True
     return shape.ndims == padded.ndims and all(
         s is None or p is None or s <= p for s, p in zip(shape.dims, padded.dims))
+
+
+def _sparse_components(specs) -> list:
+    """Where each SparseSpec's three arrays start among a pipeline's components."""
+    starts, at = [], 0
+    for spec in specs:
+        if isinstance(spec, SparseSpec):
+            starts.append(at)
+        at += 3 if isinstance(spec, SparseSpec) else 1
+    return starts
 
 
 def _stage(kind: str, start: int, stop: int) -> dict:

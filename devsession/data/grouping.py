@@ -236,6 +236,7 @@ def group_by_reducer(key_func, reducer: Reducer):
 
 
 def _grouped_by_reducer(dataset, key_func, reducer: Reducer):
+    dataset._dense_only("group_by_reducer")
     unpacked = type(dataset._structure) is tuple
 
     def with_state(*args):

@@ -7,11 +7,8 @@ of elements of differing shapes as SparseTensors of dense shape ``[n, *row_shape
     batch = sparse.make_one_shot_iterator().get_next()       # a ds.SparseTensor
 
 The ``dense_to_sparse_batch`` stage (``kernels/reference/dataset_sparse.py``) gives
-each batch as its three arrays, which ``get_next`` packs into a SparseTensor
-(``structure.SparseSpec``).  devsession's pipeline stages work on dense components, so
-a dataset of SparseTensors takes the stages that pass elements through (``take``,
-``skip``, ``repeat``, ``shuffle``, ``shard``, ``cache``, ``prefetch``,
-``with_options``) and iterators; anything else on it is a TypeError.
+each batch as its three arrays, which later functions receive and ``get_next`` gives
+back as a SparseTensor (``structure.SparseSpec``), as for a ``map`` returning one.
 """
 
 from __future__ import annotations
@@ -19,9 +16,7 @@ from __future__ import annotations
 from ..tensor_shape import TensorShape
 from .structure import SparseSpec
 
-__all__ = ["dense_to_sparse_batch", "SparseBatches"]
-
-_PASSING = {"take", "skip", "shuffle", "repeat", "shard", "cache", "prefetch", "options"}
+__all__ = ["dense_to_sparse_batch"]
 
 
 def dense_to_sparse_batch(batch_size, row_shape):
@@ -39,30 +34,3 @@ def dense_to_sparse_batch(batch_size, row_shape):
             batch_size, [-1 if d is None else int(d) for d in row.dims],
             SparseSpec(spec.dtype, TensorShape([None]).concatenate(row)))
     return apply
-
-
-class SparseBatches:
-    """What makes a Dataset (``data/dataset.py``'s ``_SparseDataset``) one of
-    SparseTensors: the stages that pass elements through, and iterators."""
-
-    def _then(self, stage: dict, structure=None):
-        if stage["kind"] not in _PASSING:
-            _refuse(stage["kind"])
-        return type(self)(self._graph, self._stages + (stage,), self._inputs,
-                          self._functions, self._structure, self._control)
-
-    def _trace(self, fn, kind: str, returns_dataset=False):
-        _refuse(kind)
-
-    def _check_combinable(self, kind: str) -> None:
-        _refuse(kind)
-
-    def padded_batch(self, *args, **kwargs):
-        _refuse("padded_batch")
-
-
-def _refuse(what: str):
-    raise TypeError(f"A dataset of SparseTensors (dense_to_sparse_batch's) takes only the "
-                    f"stages that pass elements through (take, skip, repeat, shuffle, "
-                    f"shard, cache, prefetch) and iterators in devsession; {what} over it "
-                    f"is not supported.")

@@ -8,7 +8,8 @@ from ..ops import nest
 from ..tensor_shape import TensorShape
 
 __all__ = ["ElementSpec", "SparseSpec", "Structured", "common_shape", "lists_as_tuples",
-           "flat_outputs", "packed_outputs"]
+           "flat_outputs", "packed_outputs", "component_tensors", "result_specs",
+           "holds_sparse"]
 
 
 class ElementSpec:
@@ -25,9 +26,10 @@ class ElementSpec:
 
 
 class SparseSpec(ElementSpec):
-    """A component that is a SparseTensor (``dense_to_sparse_batch``'s): its values'
-    dtype and its dense shape.  A pipeline carries it as three arrays (indices, values,
-    dense_shape), which an iterator's ``get_next`` gives back as a SparseTensor."""
+    """A component that is a SparseTensor (a ``map`` function's, ``dense_to_sparse_batch``'s):
+    its values' dtype and its dense shape.  A pipeline carries it as three arrays
+    (indices, values, dense_shape), which the functions of later stages receive and an
+    iterator's ``get_next`` gives back as a SparseTensor."""
 
     __slots__ = ()
 
@@ -63,6 +65,44 @@ def packed_outputs(specs, tensors: list) -> list:
             out.append(tensors[at])
             at += 1
     return out
+
+
+def component_tensors(leaves) -> list:
+    """The tensors a traced function returns for ``leaves`` (a nest's flattened
+    result): three for a SparseTensor (or SparseTensorValue), one for anything else."""
+    from ..graph import convert_to_tensor
+    from ..sparse_tensor import SparseTensor, is_sparse
+
+    out = []
+    for leaf in leaves:
+        if is_sparse(leaf):
+            sparse = SparseTensor.from_value(leaf)
+            out += [sparse.indices, sparse.values, sparse.dense_shape]
+        else:
+            out.append(convert_to_tensor(leaf))
+    return out
+
+
+def result_specs(leaves, outputs: list) -> list:
+    """The spec of each of ``leaves`` from the function ``outputs`` made of them
+    (``component_tensors``): a SparseSpec of its values' dtype and its static dense
+    shape for a SparseTensor."""
+    from ..sparse_tensor import SparseTensor, is_sparse
+
+    specs, at = [], 0
+    for leaf in leaves:
+        if is_sparse(leaf):
+            sparse = SparseTensor(*outputs[at:at + 3])
+            specs.append(SparseSpec(sparse.dtype, sparse.shape))
+            at += 3
+        else:
+            specs.append(ElementSpec(outputs[at].dtype, outputs[at].shape))
+            at += 1
+    return specs
+
+
+def holds_sparse(specs) -> bool:
+    return any(isinstance(s, SparseSpec) for s in specs)
 
 
 class Structured:

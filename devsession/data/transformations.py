@@ -247,12 +247,11 @@ def _chosen(datasets: list, selector: Dataset, stop_on_empty: bool) -> Dataset:
         shape = mine.shape
         for d in datasets[1:]:
             theirs = d.flat_specs[k]
-            if theirs.dtype != mine.dtype:
+            if theirs.dtype != mine.dtype or type(theirs) is not type(mine):
                 raise TypeError(f"Invalid `datasets`. `datasets` must have compatible "
-                                f"element specs: component {k} is {mine.dtype.name} and "
-                                f"{theirs.dtype.name}.")
+                                f"element specs: component {k} is {mine} and {theirs}.")
             shape = _common_shape(shape, theirs.shape)
-        specs.append(ElementSpec(mine.dtype, shape))
+        specs.append(type(mine)(mine.dtype, shape))
     return _combined("choose", [selector, *datasets],
                      nest.pack_sequence_as(first._structure, specs),
                      stop_on_empty=stop_on_empty)

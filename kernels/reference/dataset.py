@@ -94,7 +94,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
-from .dataset_sparse import dense_to_sparse_batch_stage
+from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -381,9 +381,19 @@ def _groups(items, stage):
 
 
 def _batch(node, stage, upstream, _, __):
+    sparse = set(stage.get("sparse", ()))      # where a SparseTensor's three arrays start
+
     def batches():
         for group in _groups(upstream(), stage):
-            yield [_stacked(node, [e[k] for e in group], k) for k in range(len(group[0]))]
+            batch, k = [], 0
+            while k < len(group[0]):
+                if k in sparse:
+                    batch += batched_sparse(node, [e[k:k + 3] for e in group])
+                    k += 3
+                else:
+                    batch.append(_stacked(node, [e[k] for e in group], k))
+                    k += 1
+            yield batch
     return batches
 
 
@@ -491,16 +501,33 @@ def _shard(node, stage, upstream, _, __):
 
 
 def _unbatch(node, stage, upstream, _, __):
+    sparse = set(stage.get("sparse", ()))      # where a SparseTensor's three arrays start
+
     def rows():
         for element in upstream():
-            counts = {c.shape[0] for c in element}
+            parts = _components(element, sparse)
+            counts = {int(p[2][0]) if len(p) == 3 else p[0].shape[0] for p in parts}
             if len(counts) != 1:
                 raise InvalidArgumentError(
                     f"'{node.name}': cannot unbatch an element whose components have "
-                    f"different first dimensions {[c.shape[0] for c in element]}.", node.name)
+                    f"different first dimensions {sorted(counts)}.", node.name)
             for i in range(counts.pop()):
-                yield [c[i, ...].copy() for c in element]
+                row = []
+                for p in parts:
+                    row += unbatched_sparse(p, i) if len(p) == 3 else [p[0][i, ...].copy()]
+                yield row
     return rows
+
+
+def _components(element: list, sparse: set) -> list:
+    """``element``'s arrays grouped per component: three for a SparseTensor (those
+    starting at an index in ``sparse``), one for a dense one."""
+    parts, k = [], 0
+    while k < len(element):
+        width = 3 if k in sparse else 1
+        parts.append(element[k:k + width])
+        k += width
+    return parts
 
 
 def _take_while(node, stage, upstream, captured, functions):
