@@ -340,6 +340,22 @@ def test_logging_and_step_counter_hooks_report_on_their_schedule(caplog):
         ds.train.LoggingTensorHook([loss], every_n_iter=2, every_n_secs=1.0)
 
 
+def test_step_counter_writes_global_step_per_sec_summaries_as_tf(tmp_path):
+    train, loss, x, y = regression()
+    xv, yv = batch(np.random.default_rng(5))
+    with ds.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), log_step_count_steps=2,
+                                           save_summaries_steps=0) as sess:
+        for _ in range(7):
+            sess.run(train, {x: xv, y: yv})
+    rates = [(event.step, value.simple_value)
+             for path in sorted(tmp_path.glob("events.out.tfevents.*"))
+             for event in ds.train.summary_iterator(str(path))
+             for value in event.summary.value if value.tag == "global_step/sec"]
+    # the first run starts the clock at step 1; then every second step, as TF's timer
+    assert [step for step, _ in rates] == [3, 5, 7]
+    assert all(rate > 0 for _, rate in rates)
+
+
 def test_without_a_directory_no_step_counter_asks_for_a_global_step():
     w = ds.Variable(F32(1.0), name="w")
     train = ds.train.GradientDescentOptimizer(0.1).minimize(w * w)      # no global step

@@ -20,10 +20,20 @@ import time
 
 from ..devices import LOCAL_PREFIX
 
-__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "run_metadata_proto"]
+__all__ = ["FileWriter", "FileWriterCache", "tensorboard_graph_def", "run_metadata_proto",
+           "tensorboard_installed"]
 
 _INSTALL_HINT = ("ds.summary.FileWriter writes TensorBoard event files with the tensorboard "
                  "package, which is not installed: pip install 'devsession[tensorboard]'")
+
+
+def tensorboard_installed() -> bool:
+    """Whether FileWriters can be made (the ``tensorboard`` extra is installed)."""
+    try:
+        _tensorboard()
+    except ImportError:
+        return False
+    return True
 
 
 def _tensorboard():

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from .session_run_hook import SessionRunArgs, SessionRunHook, global_step_or_error
+from .training_util import get_global_step
 
 __all__ = ["NanTensorHook", "NanLossDuringTrainingError", "LoggingTensorHook",
            "StepCounterHook", "FinalOpsHook", "FeedFnHook", "GlobalStepWaiterHook",
@@ -155,18 +156,26 @@ class LoggingTensorHook(SessionRunHook):
 
 class StepCounterHook(SessionRunHook):
     """Log the global steps per second every ``every_n_steps`` steps (or
-    ``every_n_secs``); ``steps_per_sec`` holds the last rate.  ``output_dir`` and
-    ``summary_writer`` are accepted: the rate is logged, not written as a summary."""
+    ``every_n_secs``) and, as TF's, write it as the scalar summary
+    ``<global step op>/sec`` ("global_step/sec") into ``summary_writer`` or the
+    ``FileWriterCache`` writer of ``output_dir`` (neither: logged only);
+    ``steps_per_sec`` holds the last rate."""
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None,
                  summary_writer=None):
         self._timer = _Timer(None if every_n_secs is not None else every_n_steps,
                              every_n_secs, "StepCounterHook")
+        self._output_dir, self._writer = output_dir, summary_writer
         self._last_step = None
         self.steps_per_sec = None           # the last rate logged
 
     def begin(self):
+        from ..summary import FileWriterCache
+
         self._step = global_step_or_error("StepCounterHook")
+        self._tag = f"{get_global_step().op.name}/sec"
+        if self._writer is None and self._output_dir:
+            self._writer = FileWriterCache.get(self._output_dir)
 
     def before_run(self, run_context):
         return SessionRunArgs(self._step)
@@ -180,8 +189,20 @@ class StepCounterHook(SessionRunHook):
             elapsed = self._timer.mark(step)
             if elapsed:
                 self.steps_per_sec = (step - self._last_step) / elapsed
-                log.info("global_step/sec: %g", self.steps_per_sec)
+                log.info("%s: %g", self._tag, self.steps_per_sec)
+                self._record(step)
             self._last_step = step
+
+    def end(self, session):
+        if self._writer is not None:
+            self._writer.flush()
+
+    def _record(self, step: int) -> None:
+        from ..summary import Summary
+
+        if self._writer is not None:
+            rate = Summary(value=[Summary.Value(tag=self._tag, simple_value=self.steps_per_sec)])
+            self._writer.add_summary(rate, step)
 
 
 class FinalOpsHook(SessionRunHook):

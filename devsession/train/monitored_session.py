@@ -58,6 +58,7 @@ from ..options import RunMetadata, RunOptions
 from ..graph import control_dependencies, get_default_graph, name_scope
 from ..variables import (global_variables, global_variables_initializer, local_variables,
                          local_variables_initializer)
+from ..summary.writer import tensorboard_installed
 from .hooks import SecondOrStepTimer, StepCounterHook
 from .saver import Saver
 from .session_manager import SessionManager, variables_ready_op
@@ -474,7 +475,11 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaf
         hooks += list(chief_only_hooks or [])
         if summary_dir:
             if log_step_count_steps and log_step_count_steps > 0:
-                hooks.append(StepCounterHook(every_n_steps=log_step_count_steps))
+                # TF's also writes the rate as a summary; without the tensorboard
+                # extra it is logged only, as a graph without summaries needs none
+                writes = tensorboard_installed()
+                hooks.append(StepCounterHook(every_n_steps=log_step_count_steps,
+                                             output_dir=summary_dir if writes else None))
             if (summary_steps and summary_steps > 0) or (summary_secs and summary_secs > 0):
                 hooks.append(SummarySaverHook(summary_steps, summary_secs, summary_dir,
                                               scaffold=scaffold))
