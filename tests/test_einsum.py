@@ -17,7 +17,11 @@ CASES = [("ij,jk->ik", [(3, 4), (4, 5)]), ("ij,jk", [(3, 4), (4, 5)]),
          ("ij,kj->ik", [(2, 3), (4, 3)]), ("ij,ij->ij", [(0, 3), (0, 3)]),
          ("...ij,...jk->...ik", [(2, 3, 4), (2, 4, 5)]), ("...ij,jk", [(2, 3, 4), (4, 5)]),
          ("i...,i...->...", [(3, 2, 4), (3, 2, 4)]), ("b...d,bd->b...", [(2, 3, 4, 5), (2, 5)]),
-         ("...,...->...", [(2, 3), (2, 3)]), ("...ij->...ji", [(2, 3)])]
+         ("...,...->...", [(2, 3), (2, 3)]), ("...ij->...ji", [(2, 3)]),
+         # an index repeated within an operand: its diagonal (summed: a trace)
+         ("ii->", [(3, 3)]), ("ii->i", [(3, 3)]), ("bii->bi", [(2, 3, 3)]),
+         ("iji->j", [(3, 4, 3)]), ("iii->i", [(3, 3, 3)]), ("ij,jj->i", [(2, 3), (3, 3)]),
+         ("...ii->...i", [(2, 4, 4)])]
 # the ellipses' dimensions broadcast (size 1 against more, or absent): static sizes only
 BROADCAST = [("...ij,...jk->...ik", [(2, 1, 3, 4), (5, 4, 6)]), ("...,...->...", [(2, 3), (3,)]),
              ("...i,...i", [(4, 1, 3), (2, 3)]), ("a...,...a->...", [(3, 2, 1), (1, 4, 3)])]
@@ -53,7 +57,7 @@ def test_ellipses_broadcast_as_numpys(equation, shapes):
 
 
 @pytest.mark.parametrize("equation,shapes", [CASES[2], CASES[3], CASES[8], CASES[10],
-                                             CASES[17], BROADCAST[0]],
+                                             CASES[17], BROADCAST[0], CASES[22], CASES[25]],
                          ids=lambda c: str(c))
 def test_einsum_gradients_match_finite_differences(equation, shapes):
     xs = inputs_for(shapes, seed=1, dtype=np.float64)
@@ -76,7 +80,7 @@ def test_einsum_gradients_match_finite_differences(equation, shapes):
 
 
 @pytest.mark.parametrize("equation,shapes,match", [
-    ("ii->i", [(3, 3)], "repeated"), ("..ij,jk", [(2, 3, 4), (4, 5)], "only allowed as"),
+    ("ij->ii", [(3, 3)], "repeat an index"), ("ii->i", [(2, 3)], "has sizes 2 and 3"), ("..ij,jk", [(2, 3, 4), (4, 5)], "only allowed as"),
     ("...ij,jk->ik", [(2, 3, 4), (4, 5)], "no '...'"), ("...ijk", [(3, 4)], "fewer than"),
     ("ij,jk->ik", [(3, 4)], "2 operands"), ("ij,jk->il", [(3, 4), (4, 5)], "appears in no"),
     ("ij,jk->ik", [(3, 4), (5, 6)], "sizes 4 and 5"), ("ijk,jk", [(3, 4), (4, 5)], "rank 2"),

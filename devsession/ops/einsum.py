@@ -15,9 +15,12 @@ once, sorted).  An ellipsis (``"...ij,...jk->...ik"``) stands for the dimensions
 operand has beyond its letters (its rank must be known when the graph is built): each is
 given letters of its own, aligned right across the operands, and a dimension of size 1
 against a larger one is broadcast (squeezed from that operand, when the graph knows
-both sizes), as numpy and TF do; implicit output puts them first.  Not supported (a ValueError saying so): an index
-repeated within one operand (a trace or a diagonal, ``"ii->i"``).  Sizes of an index
-that differ between operands are a ValueError when the graph knows them.
+both sizes), as numpy and TF do; implicit output puts them first.  An index repeated
+within one operand (``"ii->i"``, ``"bii->b"``) takes the diagonal of those axes first
+(``matrix_diag_part``), so a trace is that diagonal summed away as any index nothing
+keeps.  Sizes of an index that differ (between operands, or where one operand repeats
+it) are a ValueError when the graph knows them; an output repeating an index is one too,
+as in TF.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import reshape, squeeze, stack, transpose
 from .array_fill import shape as shape_of
 from .common import graph_of
+from .diagonals import matrix_diag_part
 from .linalg import matmul
 from .reduce import reduce_prod, reduce_sum
 
@@ -41,6 +45,8 @@ def einsum(equation: str, *inputs, name=None) -> Tensor:
         if "." in equation:
             equation, tensors = _expand_ellipses(equation, tensors)
         subscripts, output = _parse(equation, len(inputs), written)
+        for k, (t, indices) in enumerate(zip(tensors, subscripts)):
+            tensors[k], subscripts[k] = _diagonals(t, indices, written)
         sizes = _sizes(subscripts, tensors)
         value, indices = tensors[0], subscripts[0]
         for k in range(1, len(tensors)):
@@ -128,14 +134,37 @@ def _parse(equation: str, count: int, written: str):
         if not part.isalpha() and part:
             raise ValueError(f"einsum: subscripts are letters, got {part!r} in "
                              f"{written!r}.")
-        if len(set(part)) != len(part):
-            raise ValueError(f"einsum: an index repeated within {part!r} (a trace or a "
-                             f"diagonal) is not supported yet, in {written!r}.")
+    if len(set(output)) != len(output):
+        raise ValueError(f"einsum: the output subscripts {output!r} repeat an index, in "
+                         f"{written!r}.")
     missing = set(output) - set(letters)
     if missing:
         raise ValueError(f"einsum: output index {sorted(missing)} of {written!r} appears "
                          f"in no operand.")
     return subscripts, output
+
+
+def _diagonals(value, indices: str, written: str):
+    """(``value`` with the axes of each index it repeats replaced by their diagonal, the
+    indices it has then, each once)."""
+    while len(set(indices)) != len(indices):
+        if value.shape.ndims is not None and value.shape.ndims != len(indices):
+            raise ValueError(f"einsum: operand '{value.name}' has rank {value.shape.ndims} "
+                             f"but subscripts {indices!r}.")
+        index = next(i for i in indices if indices.count(i) > 1)
+        first = indices.index(index)
+        second = indices.index(index, first + 1)
+        dims = value.shape.dims or [None] * len(indices)
+        if None not in (dims[first], dims[second]) and dims[first] != dims[second]:
+            raise ValueError(f"einsum: index {index!r} repeated in {indices!r} has sizes "
+                             f"{dims[first]} and {dims[second]}, in {written!r}.")
+        rest = [axis for axis in range(len(indices)) if axis not in (first, second)]
+        order = rest + [first, second]
+        if order != list(range(len(indices))):
+            value = transpose(value, order)
+        value = matrix_diag_part(value)
+        indices = "".join(indices[axis] for axis in rest) + index
+    return value, indices
 
 
 def _sizes(subscripts, tensors) -> dict:
