@@ -127,6 +127,9 @@ class DType:
     def __repr__(self) -> str:
         return f"ds.{self.name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: {self.name!r}>"          # TF's, which scripts print and compare
+
     def __reduce__(self):
         return as_dtype, (self.name,)
 

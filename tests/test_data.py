@@ -548,3 +548,25 @@ def test_sizes_and_counts_fed_when_the_iterator_is_made(session_kind):
         shuffled = ds.data.experimental.cardinality(ds.data.Dataset.range(10).shuffle(size))
     with ds.Session(graph=graph) as direct:
         assert direct.run([counted, shuffled]) == [-2, 10]
+
+
+def test_range_takes_tensors_and_an_output_type_as_tf():
+    """A fed stop, a flat_map function's argument, output_type (as TF 2.21's compat.v1)."""
+    stop = ds.placeholder(ds.int64, [])
+    fed = ds.data.Dataset.range(stop).make_initializable_iterator()
+    nested = ds.data.Dataset.range(1, 4).flat_map(lambda k: ds.data.Dataset.range(k)).batch(9)
+    halves = ds.data.Dataset.range(0, 5, 2, output_type=ds.float32).batch(5)
+    step = ds.placeholder(ds.int64, [])
+    stepped = ds.data.Dataset.range(0, 3, step).make_initializable_iterator()
+    assert halves.output_types == ds.float32
+    with ds.Session() as sess:
+        sess.run(fed.initializer, {stop: 3})
+        assert [sess.run(fed.get_next()) for _ in range(3)] == [0, 1, 2]
+        assert sess.run(nested.make_one_shot_iterator().get_next()).tolist() == \
+            [0, 0, 1, 0, 1, 2]
+        got = sess.run(halves.make_one_shot_iterator().get_next())
+        assert got.dtype == np.float32 and got.tolist() == [0, 2, 4]
+        with pytest.raises(InvalidArgumentError, match="step must not be 0"):
+            sess.run(stepped.initializer, {step: 0})
+    with pytest.raises(TypeError, match="output_type"):
+        ds.data.Dataset.range(3, output_type=ds.string)

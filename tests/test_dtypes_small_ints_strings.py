@@ -118,3 +118,10 @@ def test_an_element_of_a_string_constant_is_known_when_built():
     assert (value.shape, value.dtype, value.item()) == ((), object, b"a b")
     with ds.Session() as sess:
         assert sess.run(first) == b"a b"
+
+
+def test_a_dtype_prints_as_tf_and_reprs_as_devsession():
+    import devsession as ds
+
+    assert (str(ds.int64), str(ds.float32)) == ("<dtype: 'int64'>", "<dtype: 'float32'>")
+    assert repr(ds.string) == "ds.string"

@@ -680,3 +680,20 @@ def test_string_ops_are_not_differentiable(graph):
     x = ds.placeholder(ds.float32, [2])
     text = ds.as_string(x)
     assert ds.gradients(ds.strings.to_number(text), [x]) == [None]
+
+
+def test_format_takes_one_tensor_and_reduce_join_names_its_op_as_tf():
+    with ds.Graph().as_default():
+        text = ds.strings.format("x={}", ds.constant([1, 2]))
+        words = ds.constant([["a", "b"], ["c", "d"]])
+        joined = ds.strings.reduce_join(words)
+        named = ds.strings.reduce_join(words, axis=1, name="j")
+        with ds.Session() as sess:
+            assert sess.run(text) == b"x=[1 2]"
+            assert sess.run(joined) == b"abcd"
+    assert (joined.name, named.name) == ("ReduceJoin/ReduceJoin:0", "ReduceJoin_1/j:0")
+
+
+def test_hash_keys_beyond_int64_are_refused_as_tf():
+    with pytest.raises(ValueError, match="Value out of range: 9223372036854775808"):
+        ds.strings.to_hash_bucket_strong(["a"], 10, [2 ** 63, 1])

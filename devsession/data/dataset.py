@@ -85,16 +85,23 @@ class Dataset(Structured):
                        nest.pack_sequence_as(structure, specs))
 
     @staticmethod
-    def range(*args) -> "Dataset":
-        """int64 scalars as Python's ``range(start, stop, step)`` gives them."""
+    def range(*args, output_type=dtypes.int64) -> "Dataset":
+        """Scalars of ``output_type`` (int64) as Python's ``range(start, stop, step)``
+        gives them; each argument an int or an int scalar tensor (a placeholder, a
+        ``flat_map`` function's argument), read as the iterator starts."""
         if not 1 <= len(args) <= 3:
             raise ValueError(f"Dataset.range takes 1 to 3 arguments, got {len(args)}.")
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-        start, stop, step = (_python_int(v, "range") for v in (start, stop, step))
+        start, stop, step = (_python_int_or_tensor(v, "range") for v in (start, stop, step))
         if step == 0:
             raise ValueError("Dataset.range: step must not be 0.")
-        stage = {"kind": "range", "start": start, "stop": stop, "step": step}
-        return Dataset(get_default_graph(), [stage], (), (), ElementSpec(dtypes.int64, []))
+        dtype = dtypes.as_dtype(output_type)
+        if not (dtype.is_integer or dtype.is_floating):
+            raise TypeError(f"Dataset.range: output_type must be an integer or float type, "
+                            f"got {dtype.name}.")
+        source = Dataset(get_default_graph(), (), (), (), None)
+        return source._then({"kind": "range", "start": start, "stop": stop, "step": step,
+                             "dtype": dtype.name}, ElementSpec(dtype, []))
 
     @staticmethod
     def from_generator(generator, output_types, output_shapes=None, args=None) -> "Dataset":

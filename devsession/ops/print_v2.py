@@ -63,7 +63,9 @@ def _stream_name(output_stream) -> str:
 
 def string_format(template, inputs, placeholder="{}", summarize=3, name=None) -> Tensor:
     """A string scalar: ``template`` with each ``placeholder`` replaced by the next
-    tensor's text (TF's ``tf.strings.format``)."""
+    tensor's text (TF's ``tf.strings.format``; ``inputs`` a list of tensors, or one)."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
     tensors = [convert_to_tensor(t) for t in inputs]
     graph = graph_of(*tensors)
     return graph.create_op("StringFormat", tensors,

@@ -322,8 +322,12 @@ def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A
     each string's SipHash-2-4 under ``key`` (two ints) modulo ``num_buckets`` (int64),
     the buckets TF computes; ValueError for fewer than one bucket or a key of another
     length."""
+    key = tuple(int(k) for k in key)
+    for k in key:
+        if not -2 ** 63 <= k < 2 ** 63:          # an int attr is an int64, as TF's
+            raise ValueError(f"Value out of range: {k}")
     return _op("StringToHashBucketStrong", [("input", input, _S)],
-               {"num_buckets": int(num_buckets), "key": tuple(int(k) for k in key)}, name)
+               {"num_buckets": int(num_buckets), "key": key}, name)
 
 
 def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
@@ -340,8 +344,9 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = axis if axis is not None else reduction_indices
     graph = graph_of(inputs, axis)
-    with name_scope(name or "ReduceJoin") as scope:
-        x = convert_to_tensor(inputs, dtype=dtypes.string, graph=graph)
+    # TF's op (and the inputs it converts) is named inside the scope "ReduceJoin"
+    with name_scope("ReduceJoin"), name_scope(name or "ReduceJoin") as scope:
+        x = convert_to_tensor(inputs, dtype=dtypes.string, graph=graph, name="inputs")
         if axis is None:
             if x.shape.ndims is None:
                 raise ValueError("reduce_join with axis=None needs an input of known rank.")

@@ -206,7 +206,10 @@ def _tensors(node, stage, components):
 
 def _range(node, stage, _):
     start, stop, step = stage["start"], stage["stop"], stage["step"]
-    return lambda: ([np.int64(v)] for v in range(start, stop, step))
+    if step == 0:
+        raise invalid_argument(node.name, node.op, "Dataset.range: step must not be 0.")
+    dtype = np.dtype(stage.get("dtype", "int64"))
+    return lambda: ([dtype.type(v)] for v in range(start, stop, step))
 
 
 def _zipped(node, stage, branches):
