@@ -139,3 +139,31 @@ def test_every_session_type_updates_the_same_rows(make_session, case):
     sess.run(init)
     embs, ws = trajectory(sess, train, emb, w, ids, y)
     np.testing.assert_allclose(embs, TF[f"{case}/emb"], rtol=2e-5, atol=2e-6)
+
+
+def test_clipped_sparse_gradients_stay_sparse_as_tf():
+    """clip_by_norm's norm is over the rows' values (a repeated id's rows apart), and
+    after clip_by_norm or clip_by_value an L1-regularized Ftrl still updates only the
+    looked-up row (TF 2.21's values)."""
+    table = ds.Variable(np.ones((4, 2), np.float32))
+    (grad,) = ds.gradients(ds.reduce_sum(ds.nn.embedding_lookup(table, [0, 0, 1])), [table])
+    by_norm, by_value = ds.clip_by_norm(grad, 1.0), ds.clip_by_value(grad, 0.5, 1.5)
+    trained = []
+    for clip in (lambda g: ds.clip_by_norm(g, 10.0), lambda g: ds.clip_by_value(g, -5., 5.)):
+        v = ds.Variable(np.ones((3, 2), np.float32))
+        (g,) = ds.gradients(ds.reduce_sum(ds.nn.embedding_lookup(v, [0])), [v])
+        opt = ds.train.FtrlOptimizer(0.1, l1_regularization_strength=0.1)
+        trained.append((v, opt.apply_gradients([(clip(g), v)])))
+    assert rows_of(by_norm) is not None and rows_of(by_value) is not None
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        norm_value, clip_value = sess.run([by_norm, by_value])
+        sess.run([train for _, train in trained])
+        after = sess.run([v for v, _ in trained])
+    values = np.ones((3, 2))                     # the three looked-up rows' gradients
+    np.testing.assert_allclose(norm_value[:2], [[2, 2], [1, 1]] / np.linalg.norm(values),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(clip_value, [[2, 2], [1, 1], [0, 0], [0, 0]])
+    for value in after:
+        np.testing.assert_allclose(value[0], 0.5936077, rtol=1e-6)
+        np.testing.assert_array_equal(value[1:], 1.0)

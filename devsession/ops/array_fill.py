@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .array import alike_inputs, identity
 from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
@@ -235,17 +235,23 @@ def add_n(inputs, name=None) -> Tensor:
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
     """``t`` with values below ``clip_value_min`` raised to it and above
-    ``clip_value_max`` lowered to it: Minimum then Maximum, as TF; ValueError when the
-    bounds would broadcast ``t`` to a bigger shape."""
+    ``clip_value_max`` lowered to it: Minimum then Maximum in the scope
+    ``clip_by_value``, as TF; ValueError when the bounds would broadcast ``t`` to a
+    bigger shape.  A gradient TF keeps sparse (``indexed_rows.py``) has its rows'
+    values clipped and stays sparse, as TF's IndexedSlices."""
     from .elementwise import maximum, minimum
+    from .indexed_rows import dense_rows, rows_of
 
-    x = convert_to_tensor(t)
-    clipped = maximum(minimum(x, clip_value_max), clip_value_min, name=name)
-    if not x.shape.is_compatible_with(clipped.shape):
-        raise ValueError(f"clip_by_value: the bounds broadcast '{x.name}' with shape "
-                         f"{x.shape} to {clipped.shape}; they must be scalars or have "
-                         f"its shape.")
-    return clipped
+    with name_scope(name or "clip_by_value") as scope:
+        x = convert_to_tensor(t, name="t")
+        rows = rows_of(x)
+        values, indices = (x, None) if rows is None else rows.concatenated()
+        clipped = maximum(minimum(values, clip_value_max), clip_value_min, name=scope)
+        if not values.shape.is_compatible_with(clipped.shape):
+            raise ValueError(f"clip_by_value: the bounds broadcast '{x.name}' with shape "
+                             f"{values.shape} to {clipped.shape}; they must be scalars or "
+                             f"have its shape.")
+        return clipped if rows is None else dense_rows(clipped, indices, x)
 
 
 

@@ -10,9 +10,9 @@ rest.
   returns ``(clipped, norm)``; a norm that is inf or NaN makes every value NaN (TF's
   ``+ (norm - norm)``), so a diverged step is visible rather than silently clipped.
   A gradient TF keeps sparse (``indexed_rows.py``) stays sparse, its rows' values
-  scaled, and the norm counts its values (a repeated id's rows apart), as TF's.
-  ``clip_by_norm`` gives a dense result (TF's stays an IndexedSlices, its norm over the
-  values), so an optimizer then updates every row.
+  scaled, and the norm counts its values (a repeated id's rows apart), as TF's; so
+  does ``clip_by_norm``'s (and ``clip_by_value``'s, ``array_fill.py``), so an
+  optimizer still updates only the rows looked up.
 * ``clip_by_average_norm(t, c)`` scales ``t`` by ``c * min(n / norm, 1 / c)``, ``n``
   its number of elements: the L2 norm divided by ``n`` is clipped to ``c`` (TF1's).
 """
@@ -23,7 +23,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import identity, stack
 from .array_fill import ones_like, size
 from .elementwise import cast, maximum, minimum, rsqrt, sqrt, where
-from .indexed_rows import IndexedRows, rows_of, with_rows
+from .indexed_rows import IndexedRows, dense_rows, rows_of, with_rows
 from .nn import l2_loss
 from .reduce import reduce_sum
 
@@ -50,14 +50,18 @@ def global_norm(t_list, name=None) -> Tensor:
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
-    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``."""
-    with name_scope(name or "clip_by_norm"):
+    """``t * clip_norm / max(l2norm(t, axes), clip_norm)``; for a gradient TF keeps
+    sparse, of its rows' values (the norm over them, ``axes`` theirs), as TF's."""
+    with name_scope(name or "clip_by_norm") as scope:
         t = convert_to_tensor(t, name="t")
-        l2sum = reduce_sum(t * t, axes, keepdims=True)
+        rows = rows_of(t)
+        values, indices = (t, None) if rows is None else rows.concatenated()
+        l2sum = reduce_sum(values * values, axes, keepdims=True)
         positive = l2sum > 0
         l2norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
         clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
-        return identity(t * clip_norm / maximum(l2norm, clip_norm), name="clipped")
+        clipped = identity(values * clip_norm / maximum(l2norm, clip_norm), name=scope)
+        return clipped if rows is None else dense_rows(clipped, indices, t)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from ..graph import Tensor
 from .array import concat
 
-__all__ = ["IndexedRows", "rows_of", "with_rows", "gather_rows"]
+__all__ = ["IndexedRows", "rows_of", "with_rows", "gather_rows", "dense_rows"]
 
 _ATTR = "_indexed_rows"
 
@@ -55,6 +55,17 @@ def with_rows(dense: Tensor, rows: IndexedRows | None) -> Tensor:
     if rows is not None:
         setattr(dense, _ATTR, rows)
     return dense
+
+
+def dense_rows(values: Tensor, indices: Tensor, like: Tensor) -> Tensor:
+    """The dense tensor of ``like``'s shape that rows ``values`` at ``indices`` make
+    (summed where an index repeats), remembering them as its sparse form: what an op TF
+    applies to an IndexedSlices' values (a clip) gives."""
+    from .array_fill import shape
+    from .array_index import unsorted_segment_sum
+
+    dense = unsorted_segment_sum(values, indices, shape(like, out_type=indices.dtype)[0])
+    return with_rows(dense, IndexedRows(((values, indices),)))
 
 
 def gather_rows(op, grad: Tensor) -> IndexedRows | None:
