@@ -242,6 +242,20 @@ class Variable(metaclass=_MadeThroughCreators):
 
     read_value = value
 
+    def initialized_value(self) -> Tensor:
+        """The value once initialized, else the initial value (TF1's cond on
+        ``is_variable_initialized``): how one variable is initialized from another's
+        value without ordering their initializers."""
+        from .ops.control_flow import cond
+        from .ops.state import is_variable_initialized
+
+        def read() -> Tensor:             # inside the branch, so only run there
+            return building_graph(self.graph).create_op(
+                "_ReadVariable", [self._variable], name="read").outputs[0]
+
+        with building_graph(self.graph).as_default():
+            return cond(is_variable_initialized(self), read, lambda: self.initial_value)
+
     def _as_tensor(self) -> Tensor:
         """The value, read where it is used: under ``control_dependencies`` a fresh read
         that runs after them (TF1 reads a variable's buffer when the reader runs, so

@@ -63,3 +63,24 @@ def test_a_gpu_variable_is_fetched_after_the_step_through_a_transfer():
         with ds.Session(graph=graph, options=options) as sess:
             sess.run(init)
             assert sess.run(fetches)[1:] == [1, 0.5, 0.5, 0.5, 1.0]
+
+
+def test_initialized_value_lets_one_variable_start_from_anothers():
+    """TF1's idiom (a target network copied from the online one): whichever initializer
+    runs first, ``initialized_value`` gives the value, or the initial value before."""
+    with ds.Graph().as_default():
+        v = ds.Variable(np.arange(3, dtype=np.float32), name="v")
+        w = ds.Variable(v.initialized_value() * 2.0, name="w")
+        u = ds.Variable(w.initialized_value() + v.initialized_value(), name="u")
+        assert v.initialized_value().shape.as_list() == [3]
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            got = sess.run([v, w, u])
+            sess.run(v.assign([5.0, 5.0, 5.0]))
+            after = sess.run(v.initialized_value())
+            sess.run(u.initializer)             # v is initialized: its value now
+            again = sess.run(u)
+    np.testing.assert_array_equal(got[1], [0, 2, 4])
+    np.testing.assert_array_equal(got[2], [0, 3, 6])
+    np.testing.assert_array_equal(after, [5, 5, 5])
+    np.testing.assert_array_equal(again, [5, 7, 9])
