@@ -28,7 +28,7 @@ from . import nn
 from .graph import convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .ops import (add_n, cast, constant, div_no_nan, equal, multiply, not_equal, ones_like,
-                  reduce_sum, size, stop_gradient, where, zeros_like)
+                  reduce_sum, size, squeeze, stop_gradient, where, zeros_like)
 from .dtypes import float32
 from .metrics_common import broadcast_weights
 from .ops import log, maximum, minimum, rank, relu
@@ -95,6 +95,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The softmax cross entropy of ``logits`` against class indices ``labels``."""
     with name_scope(scope or "sparse_softmax_cross_entropy_loss") as scope:
+        labels, logits, weights = _remove_squeezable_dimensions(labels, logits, weights)
         losses = nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
                                                              name="xentropy")
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
@@ -223,6 +224,25 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
         loss = where(reduce_sum(per_example) > 0, loss, zeros_like(loss), name="value")
     add_loss(loss, loss_collection)
     return loss
+
+
+def _remove_squeezable_dimensions(labels, logits, weights):
+    """TF1's ``_remove_squeezable_dimensions(expected_rank_diff=1)`` on static ranks, so
+    ``[batch, 1]`` labels and weights (a common way to feed them) mean ``[batch]``: labels
+    of the logits' rank lose a trailing dimension of 1 (logits two ranks above lose theirs),
+    then weights one rank above the labels lose their last dimension."""
+    logits, labels = convert_to_tensor(logits), convert_to_tensor(labels)
+    p, q = logits.shape, labels.shape
+    if p.ndims is not None and q.ndims is not None:
+        with name_scope("remove_squeezable_dimensions"):
+            if p.ndims - q.ndims == 2 and p.dims[-1] in (None, 1):
+                logits = squeeze(logits, [-1])
+            elif p.ndims == q.ndims and q.dims[-1] in (None, 1):
+                labels = squeeze(labels, [-1])
+    weights = convert_to_tensor(weights, dtype_hint=logits.dtype)
+    if labels.shape.ndims is not None and weights.shape.ndims == labels.shape.ndims + 1:
+        weights = squeeze(weights, [-1])
+    return labels, logits, weights
 
 
 def _paired(predictions, labels, loss: str):

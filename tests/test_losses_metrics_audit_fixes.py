@@ -1,0 +1,42 @@
+"""Audit fixes in ``ds.losses``, ``ds.metrics``, ``ds.confusion_matrix``, the
+learning-rate schedules and a few op names, each checked against TF 2.21's behaviour
+(values computed here with numpy and equal to what TF 2.21 gave on the same programs;
+names and static shapes as TF 2.21 printed them).  TF is not a test dependency.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+LOGITS = np.array([[1., 2., 0.], [0., 1., 3.]], np.float32)
+
+
+def xentropy(logits, labels):
+    """Per-example softmax cross entropy, in numpy."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return -log_softmax[np.arange(len(labels)), labels]
+
+
+# --- 1. sparse_softmax_cross_entropy squeezes [batch, 1] labels and weights -----------------
+
+def test_sparse_softmax_cross_entropy_squeezes_batch_by_1_weights(make_session):
+    weights = ds.constant([[1.], [.5]])
+    per_example = ds.losses.sparse_softmax_cross_entropy(
+        ds.constant([1, 2]), LOGITS, weights=weights, reduction=ds.losses.Reduction.NONE)
+    mean = ds.losses.sparse_softmax_cross_entropy(ds.constant([1, 2]), LOGITS, weights=weights)
+    assert per_example.shape.as_list() == [2] and mean.shape.as_list() == []
+    expected = xentropy(LOGITS, [1, 2]) * [1., .5]      # TF: [0.40760595, 0.08492302]
+    got, got_mean = make_session().run([per_example, mean])
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+    np.testing.assert_allclose(got, [0.40760595, 0.08492302], rtol=1e-6)
+    np.testing.assert_allclose(got_mean, expected.sum() / 2, rtol=1e-6)   # TF: 0.24626449
+
+
+def test_sparse_softmax_cross_entropy_squeezes_batch_by_1_labels(make_session):
+    loss = ds.losses.sparse_softmax_cross_entropy(ds.constant([[1], [2]]), LOGITS)
+    got = make_session().run(loss)
+    np.testing.assert_allclose(got, xentropy(LOGITS, [1, 2]).mean(), rtol=1e-6)  # TF: 0.288726
