@@ -274,3 +274,22 @@ def test_tile_and_scatter_nd_keep_the_dims_a_packed_shape_knows(graph):
                              shape_invariants=[ds.TensorShape([]), ds.TensorShape([None, 2])])
     with ds.Session() as sess:
         assert sess.run(beams, {x: np.ones((3, 3), np.float32)}).shape == (3, 2)
+
+
+def test_transpose_and_reverse_take_tensors_the_graph_can_compute():
+    """TF takes perm and axis as tensors: constants and what static shapes give work
+    (named as TF's ops), a tensor only a run knows is a ValueError saying so."""
+    with ds.Graph().as_default():
+        x = ds.reshape(ds.range(6), [2, 3])
+        by_constant = ds.transpose(x, ds.constant([1, 0]))
+        by_range = ds.transpose(x, ds.range(1, -1, -1))
+        flipped = ds.reverse(x, ds.constant([1]))
+        with ds.Session() as sess:
+            got = sess.run([by_constant, by_range, flipped])
+        with pytest.raises(ValueError, match="perm known when the graph is built"):
+            ds.transpose(x, ds.placeholder(ds.int32, [2]))
+    want = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(got[0], want.T)
+    np.testing.assert_array_equal(got[1], want.T)
+    np.testing.assert_array_equal(got[2], want[:, ::-1])
+    assert (by_constant.name, flipped.name) == ("transpose:0", "ReverseV2:0")

@@ -221,7 +221,7 @@ def test_a_graph_def_exports_as_its_graph_does(graph):
     assert to_tf_graph_def(graph.as_graph_def().SerializeToString()) == from_graph
     assert graph.as_graph_def().node[-1].attr["axis"].list.i == [0]   # devsession's own form
     nodes = {node.name: node for node in from_graph.node}
-    assert [n.name for n in from_graph.node] == ["x", "Transpose/perm", "Transpose",
+    assert [n.name for n in from_graph.node] == ["x", "transpose/perm", "transpose",
                                                   "m/reduction_indices", "m"]
     assert nodes["m"].attr["keep_dims"].b is True and "axis" not in nodes["m"].attr
 

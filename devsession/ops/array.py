@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Tensor, convert_to_tensor
+from ..graph import Tensor, constant_value, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array_operands import (check_int, int_operand, int_values, partial_shape_value,
                              shape_operand, small, vector_length)
@@ -470,13 +470,28 @@ def reshape(tensor, shape, name=None) -> Tensor:
     return make_op("Reshape", [x, shape], name=name)
 
 
-def transpose(a, perm=None, name=None) -> Tensor:
+def transpose(a, perm=None, name="transpose") -> Tensor:
+    """``a`` with its axes in the order ``perm`` (reversed when None): ints, or a tensor
+    the graph can compute when it is built (``tf.range(1, -1, -1)``, a constant)."""
     x = convert_to_tensor(a)
     if perm is None:
         if x.shape.ndims is None:
             raise ValueError(f"transpose of '{x.name}' without perm needs a known rank.")
         perm = tuple(reversed(range(x.shape.ndims)))
-    return make_op("Transpose", [x], {"perm": tuple(int(p) for p in perm)}, name)
+    return make_op("Transpose", [x], {"perm": static_ints(perm, "transpose", "perm")}, name)
+
+
+def static_ints(value, fn: str, what: str) -> tuple:
+    """``value`` (ints, or a tensor whose value the graph knows) as a tuple of ints; a
+    ValueError for a tensor only a run knows (these ops take it as an attr)."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_tensor"):
+        known = constant_value(convert_to_tensor(value))
+        if known is None:
+            raise ValueError(f"{fn}: devsession needs the {what} known when the graph is "
+                             f"built (ints, or a tensor computed from constants and "
+                             f"static shapes), got '{convert_to_tensor(value).name}'.")
+        value = known
+    return tuple(int(v) for v in np.atleast_1d(value))
 
 
 def concat(values, axis, name=None) -> Tensor:

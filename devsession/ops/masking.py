@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
-from .array import concat, expand_dims, reshape, squeeze, transpose
+from .array import concat, expand_dims, reshape, squeeze, static_ints, transpose
 from .array_fill import shape
 from .array_index import gather, strided_slice
 from .elementwise import cast, less, maximum, not_equal, where
@@ -93,11 +93,11 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
 def reverse(tensor, axis, name=None) -> Tensor:
     """See the module docstring."""
     x = convert_to_tensor(tensor)
+    axis = static_ints(axis, "reverse", "axis")
     rank = x.shape.ndims
     if rank is None:
         return _reverse_of_unknown_rank(x, axis, name)
-    axes = {int(a) % rank if -rank <= int(a) < rank else _bad_axis(a, rank)
-            for a in np.atleast_1d(axis)}
+    axes = {a % rank if -rank <= a < rank else _bad_axis(a, rank) for a in axis}
     begin, end, strides = [0] * rank, [0] * rank, [1] * rank
     begin_mask = end_mask = 0
     for a in range(rank):
@@ -106,7 +106,7 @@ def reverse(tensor, axis, name=None) -> Tensor:
         if a in axes:
             strides[a] = -1
     return strided_slice(x, begin, end, strides, begin_mask=begin_mask, end_mask=end_mask,
-                         name=name or "reverse")
+                         name=name or "ReverseV2")            # TF's op's name
 
 
 def _reverse_of_unknown_rank(x: Tensor, axis, name) -> Tensor:
