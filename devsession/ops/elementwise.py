@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
+from ..sparse_tensor import SparseTensor
 from .common import broadcast, graph_of, make_op, numeric, operands, same_dtype, unary_any
 from .registry import OpDef, register_op
 from .shape_arithmetic import INT_ARITHMETIC, int_arithmetic_value
@@ -220,6 +221,10 @@ def where(condition, x=None, y=None, name=None) -> Tensor:
 
 
 def cast(x, dtype, name=None) -> Tensor:
+    """``x`` as ``dtype``; a SparseTensor keeps its indices and dense shape and casts its
+    values (TF's ``tf.cast``, so CTC's ``tf.cast(decoded[0], tf.int32)`` stays sparse)."""
+    if isinstance(x, SparseTensor):
+        return SparseTensor(x.indices, cast(x.values, dtype, name=name), x.dense_shape)
     x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype)
     if x.dtype == dtype:
