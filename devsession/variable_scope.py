@@ -307,6 +307,8 @@ def _get_variable(scope, name, shape, dtype, initializer, trainable, collections
                   sync=(None, None)):
     """Through the custom getter, if there is one (see the module docstring)."""
     full = f"{scope.name}/{name}" if scope.name else name
+    if dtype is not None and initializer is not None and not callable(initializer):
+        _check_initializer_dtype(initializer, dtypes.as_dtype(dtype))
     dtype = dtypes.as_dtype(dtype) if dtype is not None else (scope.dtype or dtypes.float32)
     regularizer = regularizer if regularizer is not None else scope.regularizer
     constraint = constraint if constraint is not None else scope.constraint
@@ -444,6 +446,8 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
                          f"VarScope?")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
     initial_value = _initial_value(full, shape, dtype, initializer, partition_info)
+    if not callable(initial_value):
+        dtype = None                  # a value (a tensor, an array) keeps its own, as TF's
     variable = Variable(initial_value, name=full + "/", dtype=dtype, trainable=trainable,
                         collections=collections, constraint=constraint,
                         synchronization=sync[0], aggregation=sync[1])
@@ -454,6 +458,16 @@ def _stored_or_new(reuse, full: str, shape, dtype, initializer, regularizer, tra
         if penalty is not None:
             add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)
     return variable
+
+
+def _check_initializer_dtype(initializer, dtype) -> None:
+    """TF's ValueError for a value initializer whose dtype is not an explicit ``dtype``
+    (converted at the top level, as TF converts it to check)."""
+    with name_scope(None):
+        found = convert_to_tensor(initializer).dtype
+    if found != dtype:
+        raise ValueError(f"Initializer type '{found}' and explicit dtype '{dtype}' don't "
+                         f"match.")
 
 
 def _initial_value(full: str, shape, dtype, initializer, partition_info=None):

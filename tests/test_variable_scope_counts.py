@@ -6,6 +6,7 @@ which is what ``tf.layers.dense`` opens)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import devsession as ds
@@ -73,3 +74,25 @@ def test_a_second_unnamed_layer_without_reuse_is_a_new_one(graph):
     with ds.variable_scope("E"):
         with pytest.raises(ValueError, match="E/dense/kernel already exists"):
             ds.layers.dense(x, 3)
+
+
+def test_a_value_initializer_keeps_its_dtype_as_tf():
+    """get_variable(initializer=<a tensor or an array>) takes the value's dtype (the
+    scope's dtype does not apply), and an explicit dtype that differs is TF's
+    ValueError (TF 2.21's dtypes and message)."""
+    with ds.Graph().as_default():
+        made = [ds.get_variable("a", initializer=ds.constant(np.ones(3, np.float64))),
+                ds.get_variable("b", initializer=np.ones(3, np.int32)),
+                ds.get_variable("c", initializer=[1, 2]),
+                ds.get_variable("d", initializer=1.5)]
+        with ds.variable_scope("s", dtype=ds.float64):
+            made += [ds.get_variable("e", initializer=np.ones(3, np.float32)),
+                     ds.get_variable("f", shape=[2])]
+        with pytest.raises(ValueError, match="Initializer type '<dtype: 'float64'>' and "
+                                             "explicit dtype '<dtype: 'float32'>' don't"):
+            ds.get_variable("g", initializer=np.ones(3), dtype=ds.float32)
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(made[1]), [1, 1, 1])
+    assert [v.dtype.name for v in made] == ["float64", "int32", "int32", "float32",
+                                            "float32", "float64"]
