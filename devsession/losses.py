@@ -16,8 +16,9 @@ number a training script minimizes, and the graph's collection of them.
 ``get_total_loss``, ``add_loss``               joins ``"losses"``
 =============================================  ==========================================
 
-As TF1: ``weights`` (a scalar, or a tensor that broadcasts to the losses) multiply the
-per-example losses, and ``reduction`` (``Reduction.SUM_BY_NONZERO_WEIGHTS`` by default:
+As TF1: ``weights`` (a scalar, or a tensor of the losses' rank whose every dimension is 1
+or the losses', else ValueError, or InvalidArgumentError where only the run decides)
+multiply the per-example losses, and ``reduction`` (``Reduction.SUM_BY_NONZERO_WEIGHTS`` by default:
 the sum over the number of non-zero weights, so the mean with ``weights=1``) makes them
 one number; a reduction over nothing, or over weights that are all 0, is 0, not NaN.
 """
@@ -25,12 +26,12 @@ one number; a reduction over nothing, or over weights that are all 0, is 0, not 
 from __future__ import annotations
 
 from . import nn
-from .graph import convert_to_tensor, name_scope
+from .graph import control_dependencies, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .ops import (add_n, cast, constant, div_no_nan, equal, multiply, not_equal, ones_like,
                   reduce_sum, size, squeeze, stop_gradient, where, zeros_like)
 from .dtypes import float32
-from .metrics_common import broadcast_weights
+from .metrics_common import assert_broadcastable, broadcast_weights
 from .ops import log, maximum, minimum, rank, relu
 from .ops.sequence import range as range_
 from .ops.elementwise import abs as abs_
@@ -72,8 +73,11 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSE
         if not losses.dtype.is_floating:
             raise TypeError(f"losses '{losses.name}' must be floating point, not "
                             f"{losses.dtype.name}.")
-        weights = cast(convert_to_tensor(weights, dtype_hint=losses.dtype), losses.dtype)
-        weighted = multiply(losses, weights)
+        weights = convert_to_tensor(weights, dtype_hint=losses.dtype)
+        check = assert_broadcastable(weights, losses)
+        weights = cast(weights, losses.dtype)
+        with control_dependencies([check] if check is not None else []):
+            weighted = multiply(losses, weights)
         if reduction == Reduction.NONE:
             loss = weighted
         else:

@@ -3,8 +3,9 @@ the collections it joins, the division that makes "nothing seen yet" 0, and TF1'
 static shape rules for labels, predictions and weights.
 
 TF1 checks shapes at build time where they are known (ValueError) and adds run-time
-checks where they are not; devsession keeps the build-time checks, and broadcasting
-(an element-wise op) refuses the rest at run time.
+checks where they are not; devsession keeps the build-time checks and, for weights whose
+ranks are known, the run-time ``assert_broadcastable``; broadcasting (an element-wise op)
+refuses the rest at run time.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import numpy as np
 
 from . import dtypes
 from .dtypes import float32
-from .graph import convert_to_tensor
+from .graph import control_dependencies, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection
-from .ops import equal, expand_dims, ones_like, squeeze, where, zeros_like
+from .ops import (Assert, equal, expand_dims, logical_or, ones_like, reduce_all, shape, squeeze,
+                  where, zeros_like)
 from .variables import Variable
 
 
@@ -79,15 +81,50 @@ def remove_squeezable_dimensions(predictions, labels, weights, metric: str):
 
 def broadcast_weights(weights, values):
     """``weights`` as ``values``' shape (TF1's ``broadcast_weights``): a scalar, or a
-    tensor of the same rank whose every dimension is 1 or the values'; ValueError when
-    the static shapes say it is neither."""
+    tensor of the same rank whose every dimension is 1 or the values'; checked by
+    ``assert_broadcastable``."""
     weights = convert_to_tensor(weights)
+    check = assert_broadcastable(weights, values)
+    with control_dependencies([check] if check is not None else []):
+        return weights * ones_like(values, dtype=weights.dtype)
+
+
+_NOT_BROADCASTABLE = "weights can not be broadcast to values."
+
+
+def assert_broadcastable(weights, values):
+    """TF's ``assert_broadcastable``: the weights of ``tf.losses`` and ``tf.metrics`` are
+    a scalar or have the values' rank with every dimension 1 or the values' (a stricter
+    rule than broadcasting, so that ``[batch]`` weights on ``[batch, n]`` losses are an
+    error, not a silent row-wise product).  ValueError where the static shapes decide it;
+    otherwise an ``Assert`` op (InvalidArgumentError at run time) to depend on, or None
+    when no run-time check is needed (unknown ranks are left to the product)."""
     w, v = weights.shape, values.shape
-    if w.ndims not in (None, 0) and v.ndims is not None:
-        mismatched = w.ndims != v.ndims or any(
-            a is not None and b is not None and a != 1 and a != b
-            for a, b in zip(w.dims, v.dims))
-        if mismatched:
-            raise ValueError(f"weights can not be broadcast to values. values.rank={v.ndims}. "
-                             f"weights.rank={w.ndims}. values.shape={v}. weights.shape={w}.")
-    return weights * ones_like(values, dtype=weights.dtype)
+    if w.ndims is None or v.ndims is None or w.ndims == 0:
+        return None
+    received = f"Received weights={_tf_repr(weights)}, values={_tf_repr(values)}"
+    if w.ndims != v.ndims:
+        raise ValueError(f"{_NOT_BROADCASTABLE} values.rank={v.ndims}. weights.rank={w.ndims}. "
+                         f"values.shape={v}. weights.shape={w}. {received}")
+    pairs = list(zip(w.as_list(), v.as_list()))
+    if w.is_fully_defined() and v.is_fully_defined():
+        for i, (a, b) in enumerate(pairs):
+            if a not in (1, b):
+                raise ValueError(f"{_NOT_BROADCASTABLE} Mismatch at dim {i}. values.shape="
+                                 f"{np.array(v.as_list())}, weights.shape="
+                                 f"{np.array(w.as_list())}. {received}")
+        return None
+    if all(a == 1 or (a is not None and a == b) for a, b in pairs):
+        return None
+    with name_scope("assert_broadcastable"):
+        weights_shape, values_shape = shape(weights), shape(values)
+        valid = reduce_all(logical_or(equal(weights_shape, 1),
+                                      equal(weights_shape, values_shape)))
+        return Assert(valid, [_NOT_BROADCASTABLE, "weights.shape=", weights.name, weights_shape,
+                              "values.shape=", values.name, values_shape,
+                              "is_scalar=", False])
+
+
+def _tf_repr(tensor) -> str:
+    """A tensor as TF's messages print it."""
+    return f'Tensor("{tensor.name}", shape={tensor.shape}, dtype={tensor.dtype.name})'

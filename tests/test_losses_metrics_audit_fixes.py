@@ -40,3 +40,43 @@ def test_sparse_softmax_cross_entropy_squeezes_batch_by_1_labels(make_session):
     loss = ds.losses.sparse_softmax_cross_entropy(ds.constant([[1], [2]]), LOGITS)
     got = make_session().run(loss)
     np.testing.assert_allclose(got, xentropy(LOGITS, [1, 2]).mean(), rtol=1e-6)  # TF: 0.288726
+
+
+# --- 2. compute_weighted_loss asserts the weights broadcast as TF's assert_broadcastable ----
+
+def test_weights_of_another_rank_are_a_value_error_at_build():
+    p = ds.placeholder(ds.float32, [None, 3])
+    with pytest.raises(ValueError, match=r"weights can not be broadcast to values\. "
+                                         r"values\.rank=2\. weights\.rank=1\. "
+                                         r"values\.shape=\(\?, 3\)\. weights\.shape=\(3,\)"):
+        ds.losses.absolute_difference(p, p * 2., weights=ds.constant([0., 1., 2.]))
+
+
+def test_static_weights_mismatching_a_dimension_are_a_value_error_at_build():
+    c = ds.constant(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"Mismatch at dim 1\. values\.shape=\[2 3\], "
+                                         r"weights\.shape=\[1 2\]"):
+        ds.losses.absolute_difference(c, c * 2., weights=ds.constant([[1., 2.]]))
+
+
+def test_fed_weights_are_checked_at_run_time(make_session):
+    p = ds.placeholder(ds.float32, [None, 3])
+    w = ds.placeholder(ds.float32, [None, None])
+    loss = ds.losses.absolute_difference(p, p * 2., weights=w,
+                                         reduction=ds.losses.Reduction.NONE)
+    sess = make_session()
+    ones = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(sess.run(loss, {p: ones, w: [[1.], [2.]]}),
+                                  [[1.] * 3, [2.] * 3])
+    np.testing.assert_array_equal(sess.run(loss, {p: ones, w: [[1., 2., 3.]]}), [[1., 2., 3.]] * 2)
+    with pytest.raises(ds.errors.InvalidArgumentError,
+                       match=r"weights can not be broadcast to values\..*\[4 3\]"):
+        sess.run(loss, {p: ones, w: [[1., 2., 3.]] * 4})
+
+
+def test_fed_weights_wider_than_the_losses_are_refused_though_they_broadcast(make_session):
+    p = ds.placeholder(ds.float32, [None, None])
+    w = ds.placeholder(ds.float32, [None, None])
+    loss = ds.losses.absolute_difference(p, p * 2., weights=w)
+    with pytest.raises(ds.errors.InvalidArgumentError, match="can not be broadcast"):
+        make_session().run(loss, {p: np.ones((2, 1)), w: np.ones((2, 3))})
