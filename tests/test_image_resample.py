@@ -161,7 +161,12 @@ def test_static_shapes_and_gradient_registrations(graph):
     assert get_gradient("ResizeBicubic")(up.op, up) == [None, None]   # integer images
     area = ds.image.resize_area(ph((2, 8, 8, 1)), ph((2,), ds.int32), align_corners=True)
     assert area.shape.as_list() == [2, None, None, 1] and area.op.get_attr("align_corners")
-    assert get_gradient("ResizeArea") is None and get_gradient("ResizeBicubicGrad") is None
+    for no_gradient in ("ResizeArea", "ResizeBicubicGrad"):     # TF registers none
+        with pytest.raises(LookupError):
+            get_gradient(no_gradient)
+    x = ds.ones([1, 4, 4, 1])
+    with pytest.raises(LookupError, match="ResizeArea"):
+        ds.gradients(ds.image.resize_area(x, [2, 2]), x)
     image = ph((1, 4, 4, 2), ds.float64)
     back = get_gradient("ResizeBicubic")(ds.image.resize_bicubic(image, [3, 3]).op,
                                          ph((1, 3, 3, 2)))[0]

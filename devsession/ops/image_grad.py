@@ -6,11 +6,12 @@
   (static dims when the graph knows both, else ``shape(images)[1:3]``).
 * ResizeBilinearGrad: not differentiable, as in TF.
 * ResizeBicubic: ``ResizeBicubicGrad(grad, images)`` for float32/float64 images (none
-  for other dtypes), as TF's ``_ResizeBicubicGrad``; ResizeBicubicGrad and ResizeArea
-  get none (TF registers none).
+  for other dtypes), as TF's ``_ResizeBicubicGrad``.  ResizeBicubicGrad and ResizeArea
+  have no gradient: TF registers none, so differentiating through one is TF's
+  ``LookupError`` (not a silent None that would leave a loss untrained).
 * CropAndResize: ``CropAndResizeGradImage`` (float images only) and
-  ``CropAndResizeGradBoxes``, as TF's ``_CropAndResizeGrad``; its gradient ops get none
-  (TF registers none).
+  ``CropAndResizeGradBoxes``, as TF's ``_CropAndResizeGrad``; its gradient ops have no
+  gradient either (TF registers none: ``LookupError``).
 * ResizeNearestNeighborGrad (TF registers nothing): it is linear in ``grads`` and sums
   each resized pixel into the pixel the forward pass copied it from, so its adjoint is
   that copy: ResizeNearestNeighbor of the incoming gradient back to ``grads``' height and
@@ -32,8 +33,7 @@ from .registry import not_differentiable, register_gradient
 
 __all__: list = []
 
-not_differentiable("ResizeBilinearGrad", "CropAndResizeGradImage", "CropAndResizeGradBoxes",
-                   "ResizeBicubicGrad", "ResizeArea")
+not_differentiable("ResizeBilinearGrad")
 
 
 def _height_width(x):
