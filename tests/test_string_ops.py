@@ -697,3 +697,14 @@ def test_format_takes_one_tensor_and_reduce_join_names_its_op_as_tf():
 def test_hash_keys_beyond_int64_are_refused_as_tf():
     with pytest.raises(ValueError, match="Value out of range: 9223372036854775808"):
         ds.strings.to_hash_bucket_strong(["a"], 10, [2 ** 63, 1])
+
+
+def test_as_string_writes_complex_numbers_as_tf():
+    values = np.array([1 + 2j, -0.5 - 1.25j], np.complex64)
+    with ds.Graph().as_default(), ds.Session() as sess:
+        c = ds.constant(values)
+        got = sess.run([ds.as_string(c), ds.as_string(c, precision=2),
+                        ds.as_string(ds.constant(np.array([1e10 + 1j])), shortest=True)])
+    assert got[0].tolist() == [b"(1.000000,2.000000)", b"(-0.500000,-1.250000)"]
+    assert got[1].tolist() == [b"(1.00,2.00)", b"(-0.50,-1.25)"]
+    assert got[2].tolist() == [b"(1e+10,1)"]

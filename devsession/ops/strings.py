@@ -53,7 +53,7 @@ __all__ = ["string_to_number", "as_string", "string_join", "string_length", "sub
 NUMBER_DTYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64)
 AS_STRING_DTYPES = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8,
                     dtypes.uint16, dtypes.float16, dtypes.float32, dtypes.float64,
-                    dtypes.bool_)
+                    dtypes.bool_, dtypes.complex64, dtypes.complex128)
 UNITS = ("BYTE", "UTF8_CHAR")
 STRING_OPS = ("StringToNumber", "AsString", "StringJoin", "StringLength", "Substr",
               "StringStrip", "StringLower", "StringUpper", "StringToHashBucketFast",

@@ -99,8 +99,8 @@ def _as_string_format(node, dtype: np.dtype):
     fill = attrs.get("fill", "")
     fill = fill.decode(errors="replace") if isinstance(fill, bytes) else str(fill)
     name = dtypes.as_dtype(dtype).name
-    kind = {"f": "f", "b": "b", "u": "u"}.get(dtype.kind, "i")
-    if kind != "f":
+    kind = {"f": "f", "c": "c", "b": "b", "u": "u"}.get(dtype.kind, "i")
+    if kind not in "fc":
         if scientific or shortest:
             return kind, _invalid(node, f"scientific and shortest format not supported for "
                                         f"datatype {name}")
@@ -112,7 +112,8 @@ def _as_string_format(node, dtype: np.dtype):
         return kind, _invalid(node, "Cannot select both scientific and shortest notation")
     if fill not in ("", " ", "+", "-", "0", "#"):
         return kind, _invalid(node, f'Fill argument not supported: "{fill}"')
-    return kind, printf_format(kind, precision, scientific, shortest, width, fill)
+    return kind, printf_format("f" if kind == "c" else kind, precision, scientific, shortest,
+                               width, fill)
 
 
 @register_kernel("AsString", HOST)
@@ -128,6 +129,9 @@ def build_as_string(node):
             values = [b"true" if v else b"false" for v in flat]
         elif kind in "iu":
             values = [(spec % int(v)).encode() for v in flat]
+        elif kind == "c":                   # TF's "(real,imag)", each part a float's text
+            values = [f"({format_value(spec, float(v.real))},"
+                      f"{format_value(spec, float(v.imag))})".encode() for v in flat]
         else:
             values = [format_value(spec, float(v)).encode() for v in flat]
         return object_array(values, data.shape)
