@@ -293,3 +293,20 @@ def test_transpose_and_reverse_take_tensors_the_graph_can_compute():
     np.testing.assert_array_equal(got[1], want.T)
     np.testing.assert_array_equal(got[2], want[:, ::-1])
     assert (by_constant.name, flipped.name) == ("transpose:0", "ReverseV2:0")
+
+
+def test_one_hot_and_crop_and_resize_name_their_ops_and_inputs_as_tf():
+    """TF 2.21's names: get_tensor_by_name in ported scripts finds them."""
+    with ds.Graph().as_default() as graph:
+        ids = ds.placeholder(ds.int32, [None])
+        plain = ds.one_hot(ids, 3)
+        given = ds.one_hot([0, 1], 4, on_value=5.0, off_value=-1.0, name="oh")
+        image = ds.placeholder(ds.float32, [1, 8, 8, 1])
+        crops = ds.image.crop_and_resize(image, [[0.0, 0.0, 1.0, 1.0]], [0], [2, 2])
+        names = sorted(op.name for op in graph.get_operations()
+                       if op.name.startswith(("one_hot", "oh", "CropAndResize")))
+    assert (plain.name, given.name, crops.name) == ("one_hot:0", "oh:0", "CropAndResize:0")
+    assert names == ["CropAndResize", "CropAndResize/box_ind", "CropAndResize/boxes",
+                     "CropAndResize/crop_size", "oh", "oh/Const", "oh/Const_1", "oh/depth",
+                     "oh/indices", "one_hot", "one_hot/depth", "one_hot/off_value",
+                     "one_hot/on_value"]

@@ -428,6 +428,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """``on_value`` where the new axis' position equals the index, ``off_value``
     elsewhere (an index outside ``[0, depth)`` gives an all-off row), as TF."""
     graph = graph_of(indices, depth, on_value, off_value)
+    with name_scope(name or "one_hot") as scope:        # TF's op and constants' names
+        return _one_hot_op(graph, indices, depth, on_value, off_value, axis, dtype, scope)
+
+
+def _one_hot_op(graph, indices, depth, on_value, off_value, axis, dtype, scope) -> Tensor:
     values = {k: convert_to_tensor(v, graph=graph) for k, v in
               (("on_value", on_value), ("off_value", off_value)) if v is not None}
     if dtype is not None:
@@ -445,10 +450,10 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     else:
         dtype = dtypes.float32
     on = values["on_value"] if on_value is not None else \
-        convert_to_tensor(1, dtype=dtype, graph=graph)
+        convert_to_tensor(1, dtype=dtype, graph=graph, name="on_value")
     off = values["off_value"] if off_value is not None else \
-        convert_to_tensor(0, dtype=dtype, graph=graph)
-    ids = int_operand(indices, graph)
-    return make_op("OneHot", [ids, int_operand(depth, graph), on, off],
-                   {"axis": -1 if axis is None else int(axis)}, name)
+        convert_to_tensor(0, dtype=dtype, graph=graph, name="off_value")
+    ids = int_operand(indices, graph, name="indices")
+    return make_op("OneHot", [ids, int_operand(depth, graph, name="depth"), on, off],
+                   {"axis": -1 if axis is None else int(axis)}, scope)
 

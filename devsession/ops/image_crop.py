@@ -128,7 +128,7 @@ def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear",
     if method not in _METHODS:
         raise ValueError(f"crop_and_resize: method must be 'bilinear' or 'nearest', got "
                          f"{method!r}.")
-    with name_scope(name or "crop_and_resize"):
+    with name_scope(name or "CropAndResize") as scope:     # TF's op and inputs' names
         x = convert_to_tensor(image, name="image")
         graph = x.graph
         b = convert_to_tensor(boxes, dtype=dtypes.float32, name="boxes", graph=graph)
@@ -136,7 +136,7 @@ def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear",
         size = int_operand(crop_size, graph, name="crop_size")
         return make_op("CropAndResize", [x, b, ind, size],
                        {"method": method, "extrapolation_value": float(extrapolation_value)},
-                       "CropAndResize")
+                       scope)
 
 
 def crop_and_resize_grad_image(grads, boxes, box_ind, image_size, T, method="bilinear",
