@@ -80,3 +80,29 @@ def test_fed_weights_wider_than_the_losses_are_refused_though_they_broadcast(mak
     loss = ds.losses.absolute_difference(p, p * 2., weights=w)
     with pytest.raises(ds.errors.InvalidArgumentError, match="can not be broadcast"):
         make_session().run(loss, {p: np.ones((2, 1)), w: np.ones((2, 3))})
+
+
+# --- 3. confusion_matrix is TF's ScatterNd with a static (n, n) shape ------------------------
+
+def test_confusion_matrix_has_tfs_name_and_static_shape(make_session):
+    matrix = ds.confusion_matrix([0, 1, 2, 2], [0, 2, 2, 1], num_classes=3)
+    of_constant = ds.confusion_matrix([0, 1, 2, 2], [0, 2, 2, 1], num_classes=ds.constant(3))
+    found = ds.confusion_matrix([0, 1, 2, 2], [0, 2, 2, 1])
+    fed = ds.confusion_matrix([0, 1], [0, 1], num_classes=ds.placeholder(ds.int32, []))
+    assert (matrix.name, matrix.shape.as_list()) == ("confusion_matrix/ScatterNd:0", [3, 3])
+    assert (of_constant.name, of_constant.shape.as_list()) == \
+        ("confusion_matrix_1/ScatterNd:0", [3, 3])
+    assert found.shape.as_list() == [3, 3] and fed.shape.as_list() == [None, None]
+    want = np.zeros((3, 3), np.int32)
+    np.add.at(want, ([0, 1, 2, 2], [0, 2, 2, 1]), 1)
+    got, got_found = make_session().run([matrix, found])
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got_found, want)
+
+
+def test_confusion_matrix_squeezes_batch_by_1_ids_and_checks_weights_shape(make_session):
+    matrix = ds.confusion_matrix([[0], [1]], [0, 1], num_classes=2)
+    assert matrix.shape.as_list() == [2, 2]
+    np.testing.assert_array_equal(make_session().run(matrix), np.eye(2))
+    with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(2, 1\) are incompatible"):
+        ds.confusion_matrix([0, 1], [0, 1], num_classes=2, weights=[[1.], [2.]])
