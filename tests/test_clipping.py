@@ -105,3 +105,21 @@ def test_clip_by_norm_of_zeros_has_a_finite_gradient():
     got = run(grad, g)
     assert np.isfinite(got).all()
     np.testing.assert_allclose(got, np.ones((2, 3)), rtol=1e-6)   # identity below the clip
+
+
+def test_clipping_and_normalizing_name_their_results_as_tf():
+    """TF 2.21's tensor names, which ported scripts look up."""
+    with ds.Graph().as_default():
+        a, b = ds.ones([2]), ds.ones([3])
+        clipped, norm = ds.clip_by_global_norm([a, b], 1.0)
+        again, _ = ds.clip_by_global_norm([a, None], 1.0, use_norm=norm)
+        names = [t.name for t in clipped] + [norm.name, again[0].name,
+                                             ds.clip_by_value(a, 0.0, 1.0).name,
+                                             ds.clip_by_norm(a, 1.0).name,
+                                             ds.nn.l2_normalize(a, 0).name,
+                                             ds.nn.weighted_cross_entropy_with_logits(
+                                                 labels=a, logits=a, pos_weight=2.0).name]
+    assert names == ["clip_by_global_norm/clip_by_global_norm/_0:0",
+                     "clip_by_global_norm/clip_by_global_norm/_1:0", "global_norm/global_norm:0",
+                     "clip_by_global_norm_1/clip_by_global_norm_1/_0:0", "clip_by_value:0",
+                     "clip_by_norm:0", "l2_normalize:0", "logistic_loss:0"]

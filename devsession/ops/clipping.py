@@ -68,8 +68,9 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """``([t * clip_norm / max(norm, clip_norm) for t in t_list], norm)``, the norm over
     all of them (``use_norm`` if given); None entries stay None."""
     tensors = _tensor_list(t_list, "clip_by_global_norm")
-    with name_scope(name or "clip_by_global_norm"):
-        norm = global_norm(tensors) if use_norm is None else convert_to_tensor(use_norm)
+    # the norm before the scope and the clipped tensors' names, as TF's
+    norm = global_norm(tensors) if use_norm is None else convert_to_tensor(use_norm)
+    with name_scope(name or "clip_by_global_norm") as scope:
         clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
         scale = clip_norm * minimum(1.0 / norm, 1.0 / clip_norm) + (norm - norm)
         clipped = []
@@ -78,7 +79,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
                 clipped.append(None)
                 continue
             factor = scale if t.dtype == norm.dtype else cast(scale, t.dtype)
-            clipped.append(with_rows(identity(t * factor, name=f"clipped_{i}"),
+            clipped.append(with_rows(identity(t * factor, name=f"{scope}_{i}"),
                                      _scaled_rows(t, factor)))
         return clipped, norm
 

@@ -34,8 +34,8 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
 from .elementwise import abs as abs_
-from .elementwise import (_unary_float, greater_equal, maximum, relu, rsqrt, sigmoid,
-                          squared_difference, where)
+from .elementwise import (_unary_float, add, greater_equal, maximum, multiply, relu, rsqrt,
+                          sigmoid, squared_difference, where)
 from .linalg import matmul
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
@@ -329,21 +329,21 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     if labels is None or logits is None or pos_weight is None:
         raise ValueError("weighted_cross_entropy_with_logits needs labels (or targets), "
                          "logits and pos_weight.")
-    with name_scope(name or "logistic_loss"):
+    with name_scope(name or "logistic_loss") as scope:
         x, z = _logits_and_labels(logits, labels, "weighted_cross_entropy_with_logits")
         q = convert_to_tensor(pos_weight, dtype_hint=x.dtype, name="pos_weight")
         log_weight = 1.0 + (q - 1.0) * z
         # relu, not maximum: at x = 0 TF's gradient of this term is 0
-        return (1.0 - z) * x + log_weight * (softplus(-abs_(x)) + relu(-x))
+        return add((1.0 - z) * x, log_weight * (softplus(-abs_(x)) + relu(-x)), name=scope)
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
     """``x / sqrt(max(sum(x ** 2, axis), epsilon))``, as TF."""
     axis = dim if axis is None else axis
     x = convert_to_tensor(x)
-    with name_scope(name or "l2_normalize"):
+    with name_scope(name or "l2_normalize") as scope:
         total = reduce_sum(x * x, axis=axis, keepdims=True)
-        return x * rsqrt(maximum(total, epsilon))
+        return multiply(x, rsqrt(maximum(total, epsilon)), name=scope)   # TF's name
 
 
 def l2_loss(t, name=None) -> Tensor:
