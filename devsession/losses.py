@@ -18,9 +18,9 @@ number a training script minimizes, and the graph's collection of them.
 
 As TF1: ``weights`` (a scalar, or a tensor of the losses' rank whose every dimension is 1
 or the losses', else ValueError, or InvalidArgumentError where only the run decides)
-multiply the per-example losses, and ``reduction`` (``Reduction.SUM_BY_NONZERO_WEIGHTS`` by default:
-the sum over the number of non-zero weights, so the mean with ``weights=1``) makes them
-one number; a reduction over nothing, or over weights that are all 0, is 0, not NaN.
+multiply the per-example losses, and ``reduction`` (``Reduction.SUM_BY_NONZERO_WEIGHTS``
+by default: the sum over the number of non-zero weights, so the mean with ``weights=1``)
+makes them one number; a reduction over nothing, or over weights that are all 0, is 0, not NaN.
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ from .metrics_thresholds import (auc, false_negatives_at_thresholds,
                                  recall_at_thresholds, sensitivity_at_specificity,
                                  specificity_at_sensitivity, true_negatives_at_thresholds,
                                  true_positives_at_thresholds)
-from .ops import (cast, equal, less, logical_and, logical_not, maximum, ones_like,
-                  reduce_sum, size, sqrt, where, zeros_like)
+from .ops import (assign_add, cast, equal, identity, less, logical_and, logical_not, maximum,
+                  ones_like, reduce_sum, size, sqrt, subtract, where, zeros_like)
 from .ops.elementwise import abs as abs_
 from .ops.elementwise import squared_difference
 from .variable_scope import variable_scope
@@ -90,9 +90,9 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
             weights = cast(convert_to_tensor(weights), float32) * ones_like(values)
             values = values * weights
             number = reduce_sum(weights)
-        update_total = total.assign_add(reduce_sum(values))
+        update_total = assign_add(total, reduce_sum(values))
         with control_dependencies([values]):
-            update_count = count.assign_add(number)
+            update_count = assign_add(count, number)
         value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
     return collected(value, update_op, metrics_collections, updates_collections)
@@ -154,9 +154,9 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
                                                               "mean_tensor")
             weights = broadcast_weights(cast(weights, float32), values)
             values, number = values * weights, number * weights
-        update_total = total.assign_add(values)
+        update_total = assign_add(total, values)
         with control_dependencies([values]):
-            update_count = count.assign_add(number)
+            update_count = assign_add(count, number)
         value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
     return collected(value, update_op, metrics_collections, updates_collections)
@@ -170,7 +170,8 @@ def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collect
         predictions, labels, weights, "mean_cosine_distance")
     products = reduce_sum(predictions * labels, axis=[dim], keepdims=True)
     value, update_op = mean(products, weights, None, None, name or "mean_cosine_distance")
-    return collected(1.0 - value, 1.0 - update_op, metrics_collections, updates_collections)
+    return collected(subtract(1.0, value), subtract(1.0, update_op), metrics_collections,
+                     updates_collections)
 
 
 def mean_relative_error(labels, predictions, normalizer, weights=None,
@@ -215,7 +216,7 @@ def _count(kind: str, labels, predictions, weights, name=None):
         if weights is not None:
             hits = hits * cast(convert_to_tensor(weights), float32)
         count = metric_variable("count")
-        return count.value(), count.assign_add(reduce_sum(hits))
+        return identity(count), assign_add(count, reduce_sum(hits))   # TF's names
 
 
 def _bool_pair(labels, predictions, metric: str):

@@ -28,8 +28,9 @@ from .dtypes import float64
 from .graph import convert_to_tensor, name_scope
 from .metrics_common import broadcast_weights, collected, div_no_nan, metric_variable
 from .nn import top_k
-from .ops import (cast, concat, equal, expand_dims, greater_equal, less, logical_and,
-                  logical_not, minimum, ones_like, reduce_sum, reshape, shape, size, where)
+from .ops import (assign_add, cast, concat, divide, equal, expand_dims, greater_equal, less,
+                  logical_and, logical_not, minimum, ones_like, reduce_sum, reshape, shape,
+                  size, where)
 from .ops.reduce import cumsum, reduce_any
 from .ops.sequence import range as range_
 from .sparse_tensor import SparseTensor
@@ -87,7 +88,7 @@ def sparse_precision_at_k(labels, predictions, k, class_id=None, weights=None,
 def _ratio_at_top_k(metric: str, wrong: str, labels, predictions_idx, k, class_id, weights,
                     metrics_collections, updates_collections, name):
     """``tp / (tp + <wrong>)`` over float64 counts of each row's sets."""
-    with name_scope(name or _at_k_name(metric, k, class_id)):
+    with name_scope(name or _at_k_name(metric, k, class_id)) as scope:
         predictions_idx = cast(convert_to_tensor(predictions_idx), dtypes.int64)
         labels = _expanded_labels(labels, predictions_idx)
         counts = _row_counts(labels, predictions_idx, class_id)
@@ -96,11 +97,12 @@ def _ratio_at_top_k(metric: str, wrong: str, labels, predictions_idx, k, class_i
             per_row = counts[kind]
             if weights is not None:
                 per_row = per_row * broadcast_weights(cast(weights, float64), per_row)
-            variable = metric_variable(_at_k_name(kind, k, class_id), (), float64)
-            totals.append(variable.value())
-            updates.append(variable.assign_add(reduce_sum(per_row), name="update"))
-        value = totals[0] / (totals[0] + totals[1])
-        update_op = updates[0] / (updates[0] + updates[1])
+            with name_scope(_at_k_name(kind, k, class_id)) as count_scope:   # TF's names
+                variable = metric_variable(count_scope, (), float64)
+                totals.append(variable.value())
+                updates.append(assign_add(variable, reduce_sum(per_row), name="update"))
+        value = divide(totals[0], totals[0] + totals[1], name=scope)   # TF's: the scope's name
+        update_op = divide(updates[0], updates[0] + updates[1], name="update")
     return collected(value, update_op, metrics_collections, updates_collections)
 
 
@@ -160,7 +162,7 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
     the (weighted) mean over rows.  Labels ``>= num_classes`` are out of range."""
     if k < 1:
         raise ValueError(f"Invalid k={k}. `k` should be >= 1.")
-    with name_scope(name or _at_k_name("average_precision", k)):
+    with name_scope(name or _at_k_name("average_precision", k)) as scope:
         predictions = convert_to_tensor(predictions)
         _, top = top_k(predictions, k)
         top = cast(top, dtypes.int64)
@@ -179,7 +181,7 @@ def average_precision_at_k(labels, predictions, k, weights=None, metrics_collect
         max_update = max_seen.assign_add(seen, name="update")
         total_update = total.assign_add(reduce_sum(precision), name="update")
         value = div_no_nan(total.value(), max_seen.value(), name="mean")
-        update_op = div_no_nan(total_update, max_update)
+        update_op = div_no_nan(total_update, max_update, name=scope)
     return collected(value, update_op, metrics_collections, updates_collections)
 
 

@@ -21,7 +21,7 @@ from .confusion_matrix import confusion_matrix
 from .dtypes import float32, float64
 from .graph import convert_to_tensor
 from .metrics_common import collected, div_no_nan, metric_variable
-from .ops import (cast, equal, greater, maximum, not_equal, ones_like, reduce_mean,
+from .ops import (assign_add, cast, equal, greater, maximum, not_equal, ones_like, reduce_mean,
                   reduce_sum, reshape, where)
 from .ops.matrix import matrix_diag_part
 from .ops.state_scatter import scatter_add
@@ -42,8 +42,8 @@ def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections
     with variable_scope(name, default_name="mean_iou"):
         matrix = metric_variable("total_confusion_matrix", [num_classes, num_classes],
                                  float64)
-        update_op = matrix.assign_add(
-            _confusion_matrix(labels, predictions, num_classes, weights))
+        update_op = assign_add(matrix,        # TF's mean_iou/AssignAdd
+                               _confusion_matrix(labels, predictions, num_classes, weights))
         value = _mean_iou(matrix.value())
     return collected(value, update_op, metrics_collections, updates_collections)
 

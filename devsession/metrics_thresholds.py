@@ -22,9 +22,9 @@ from .dtypes import float32
 from .graph import control_dependencies, convert_to_tensor
 from .metrics_common import (broadcast_weights, collected, metric_variable,
                              remove_squeezable_dimensions)
-from .ops import (abs as abs_, argmax, argmin, cast, constant, div_no_nan, equal, gather,
-                  greater, log, logical_and, logical_not, maximum, minimum, ones_like,
-                  reduce_min, reduce_sum, reshape, where)
+from .ops import (abs as abs_, argmax, argmin, assign_add, cast, constant, div_no_nan, divide,
+                  equal, gather, greater, identity, log, logical_and, logical_not, maximum,
+                  minimum, ones_like, reduce_min, reduce_sum, reshape, where)
 from .ops.reduce import cumsum
 from .variable_scope import variable_scope
 
@@ -47,15 +47,15 @@ def confusion_at_thresholds(labels, predictions, thresholds, weights=None,
         if key not in COUNTS:
             raise ValueError(f"Invalid key: {key}")
     predictions = convert_to_tensor(predictions)
-    in_range = [check(predictions, cast(bound, predictions.dtype),
+    in_range = [check(predictions, _as(convert_to_tensor(bound), predictions.dtype),
                       message="predictions must be in [0, 1]")
                 for check, bound in ((assert_greater_equal, 0.0), (assert_less_equal, 1.0))]
-    with control_dependencies(in_range):
-        predictions, labels, weights = remove_squeezable_dimensions(
-            cast(predictions, float32), cast(convert_to_tensor(labels), dtypes.bool_),
-            weights, metric)
-    above = greater(reshape(predictions, [-1, 1]),
-                    constant(np.asarray(thresholds, np.float32).reshape(1, -1)))
+    predictions, labels, weights = remove_squeezable_dimensions(
+        _as(predictions, float32), _as(convert_to_tensor(labels), dtypes.bool_), weights,
+        metric)
+    with control_dependencies(in_range):        # every count reads the comparison
+        above = greater(reshape(predictions, [-1, 1]),
+                        constant(np.asarray(thresholds, np.float32).reshape(1, -1)))
     positive = reshape(labels, [-1, 1])
     weight = None if weights is None else \
         reshape(broadcast_weights(cast(weights, float32), predictions), [-1, 1])
@@ -68,8 +68,14 @@ def confusion_at_thresholds(labels, predictions, thresholds, weights=None,
             hit = hit * weight
         variable = metric_variable(name, [len(thresholds)])
         values[key] = variable.value()
-        updates[key] = variable.assign_add(reduce_sum(hit, axis=0))
+        updates[key] = assign_add(variable, reduce_sum(hit, axis=0))
     return values, updates
+
+
+def _as(tensor, dtype):
+    """``tensor`` cast to ``dtype``, itself when it has it (as TF's ``cast``: no op, so
+    that the scope's ops are named as TF's)."""
+    return tensor if tensor.dtype == dtype else cast(tensor, dtype)
 
 
 def _count_at_thresholds(key: str):
@@ -81,7 +87,8 @@ def _count_at_thresholds(key: str):
         with variable_scope(name, default_name=scope):
             values, updates = confusion_at_thresholds(labels, predictions, thresholds,
                                                       weights, (key,), public)
-        return collected(values[key], updates[key], metrics_collections, updates_collections)
+            value = identity(values[key])      # TF's _aggregate_variable
+        return collected(value, updates[key], metrics_collections, updates_collections)
     metric.__name__ = metric.__qualname__ = public
     metric.__doc__ = (f"``({scope.replace('_', ' ')}, update_op)``: the (weighted) count of "
                       f"{scope.replace('_', ' ')} at each of ``thresholds``.")
@@ -141,8 +148,9 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
             specificities = c["tn"] / (c["tn"] + c["fp"] + EPSILON)
             at = argmin(abs_(specificities - specificity), 0)
             tp = gather(c["tp"], at)
-            return tp / (tp + gather(c["fn"], at) + EPSILON)
-        value, update_op = sensitivity(values), sensitivity(updates)
+            return tp, tp + gather(c["fn"], at) + EPSILON
+        value = divide(*sensitivity(values), name="value")
+        update_op = divide(*sensitivity(updates), name="update_op")
     return collected(value, update_op, metrics_collections, updates_collections)
 
 
@@ -165,8 +173,9 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
             nearest = cast(equal(distance, reduce_min(distance)), dtypes.int64)
             at = argmax(cumsum(nearest), 0)          # the last nearest threshold
             tn = gather(c["tn"], at)
-            return tn / (tn + gather(c["fp"], at) + EPSILON)
-        value, update_op = specificity(values), specificity(updates)
+            return tn, tn + gather(c["fp"], at) + EPSILON
+        value = divide(*specificity(values), name="value")
+        update_op = divide(*specificity(updates), name="update_op")
     return collected(value, update_op, metrics_collections, updates_collections)
 
 

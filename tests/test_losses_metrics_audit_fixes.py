@@ -106,3 +106,73 @@ def test_confusion_matrix_squeezes_batch_by_1_ids_and_checks_weights_shape(make_
     np.testing.assert_array_equal(make_session().run(matrix), np.eye(2))
     with pytest.raises(ValueError, match=r"Shapes \(2,\) and \(2, 1\) are incompatible"):
         ds.confusion_matrix([0, 1], [0, 1], num_classes=2, weights=[[1.], [2.]])
+
+
+# --- 4. the metrics' value and update ops have TF's names -----------------------------------
+
+def test_mean_iou_update_is_the_assign_add_named_as_tfs(make_session):
+    miou, update = ds.metrics.mean_iou(ds.constant([0, 1, 2, 1]), ds.constant([0, 2, 2, 1]), 3)
+    assert update.name == "mean_iou/AssignAdd:0" and update.shape.as_list() == [3, 3]
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    np.testing.assert_array_equal(sess.run(update), [[1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    # IoU per class: 1/1, 1/2, 1/2
+    np.testing.assert_allclose(sess.run(miou), (1 + .5 + .5) / 3, rtol=1e-6)
+
+
+def test_counting_metrics_are_named_as_tfs(make_session):
+    labels = ds.constant([False, True, False, True])
+    scores = ds.constant([0.1, 0.7, 0.4, 0.9])
+    made = {"tp": ds.metrics.true_positives(labels, scores > 0.5),
+            "fn": ds.metrics.false_negatives(labels, scores > 0.8),
+            "tp_at": ds.metrics.true_positives_at_thresholds(labels, scores, [0.5, 0.8]),
+            "fp_at": ds.metrics.false_positives_at_thresholds(labels, scores, [0.3]),
+            "sens": ds.metrics.sensitivity_at_specificity(labels, scores, 0.5),
+            "spec": ds.metrics.specificity_at_sensitivity(labels, scores, 0.5)}
+    names = {k: (v.name, u.name) for k, (v, u) in made.items()}
+    assert names == {
+        "tp": ("true_positives/Identity:0", "true_positives/AssignAdd:0"),
+        "fn": ("false_negatives/Identity:0", "false_negatives/AssignAdd:0"),
+        "tp_at": ("true_positives_1/Identity:0", "true_positives_1/AssignAdd:0"),
+        "fp_at": ("false_positives/Identity:0", "false_positives/AssignAdd:0"),
+        "sens": ("sensitivity_at_specificity/value:0", "sensitivity_at_specificity/update_op:0"),
+        "spec": ("specificity_at_sensitivity/value:0", "specificity_at_sensitivity/update_op:0")}
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    got = sess.run({k: u for k, (_, u) in made.items()})
+    assert got["tp"] == 2.0 and got["fn"] == 1.0 and got["fp_at"].tolist() == [1.0]
+    assert got["tp_at"].tolist() == [2.0, 1.0]
+    np.testing.assert_allclose([got["sens"], got["spec"]], [1.0, 1.0], rtol=1e-5)
+
+
+def test_metrics_at_k_are_named_as_tfs(make_session):
+    labels = ds.constant([[1], [2], [0], [1]], ds.int64)
+    scores = ds.constant([[.1, .5, .4], [.3, .2, .5], [.2, .7, .1], [.6, .3, .1]])
+    top = ds.constant([[1, 2]] * 4, ds.int64)
+    made = {"p": ds.metrics.precision_at_k(labels, scores, 2),
+            "r": ds.metrics.recall_at_k(labels, scores, 2),
+            "pt": ds.metrics.precision_at_top_k(labels, top),
+            "ap": ds.metrics.average_precision_at_k(labels, scores, 2)}
+    assert {k: (v.name, u.name) for k, (v, u) in made.items()} == {
+        "p": ("precision_at_2:0", "precision_at_2/update:0"),
+        "r": ("recall_at_2:0", "recall_at_2/update:0"),
+        "pt": ("precision_at_k:0", "precision_at_k/update:0"),
+        "ap": ("average_precision_at_2/mean:0", "average_precision_at_2:0")}
+    assert [v.op.name for v in ds.local_variables()][:2] == [
+        "precision_at_2/true_positive_at_2", "precision_at_2/false_positive_at_2"]
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    got = sess.run({k: u for k, (_, u) in made.items()})
+    # top 2 of each row: {1, 2}, {2, 0}, {1, 0}, {0, 1}; labels 1, 2, 0, 1 all among them
+    assert got["p"] == 0.5 and got["r"] == 1.0 and got["pt"] == 3 / 8      # [1, 2] has 1, 2, -, 1
+    np.testing.assert_allclose(got["ap"], (1 + 1 + 0.5 + 0.5) / 4)
+
+
+def test_mean_cosine_distance_subtracts_as_tf(make_session):
+    x = ds.constant([[0.6, 0.8], [1.0, 0.0]])
+    value, update = ds.metrics.mean_cosine_distance(x, x, 1)
+    assert value.op.type == update.op.type == "Sub"
+    assert (value.name, update.name) == ("Sub:0", "Sub_1:0")
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    np.testing.assert_allclose(sess.run(update), 0.0, atol=1e-6)
