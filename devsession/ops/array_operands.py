@@ -76,9 +76,8 @@ def int_operand(value, graph=None, name: str | None = None) -> Tensor:
     if isinstance(value, (list, tuple)) and holds_tensor(value):
         parts = [int_operand(v, graph) for v in value]
         if any(p.dtype == dtypes.int64 for p in parts):
-            from .elementwise import cast
-
-            parts = [cast(p, dtypes.int64) for p in parts]
+            parts = [p if p.dtype == dtypes.int64 else
+                     make_op("Cast", [p], {"DstT": dtypes.int64}) for p in parts]
         return make_op("Pack", parts, {"N": len(parts), "axis": 0}, name or "stack")
     array = np.asarray(value)
     if array.size == 0:
