@@ -846,7 +846,9 @@ def sparse_slicing_ops(sp):
             ds.sparse.split(sp_input=sp, num_split=2, axis=1)[0].values, empty,
             ds.sparse.reduce_max(sp, 0), ds.sparse.reduce_max_sparse(sp, 0).values,
             ds.sparse.reduce_sum_sparse(sp, 0).values, ds.sparse.maximum(sp, sp).values,
-            ds.sparse.minimum(sp, sp).values,
+            ds.sparse.minimum(sp, sp).values, (sp * [1.0, 2.0]).values, (sp / [1.0, 2.0]).values,
+            ds.get_default_graph().create_op("SparseDenseCwiseAdd", [
+                sp.indices, sp.values, sp.dense_shape, ds.ones([2])]).outputs[0],
             *ds.gradients(sliced.values, [sp.values]),          # SparseSliceGrad
             *ds.gradients(filled.values, [sp.values]),          # SparseFillEmptyRowsGrad
             *ds.gradients(softmax.values, [sp.values]),

@@ -51,3 +51,125 @@ def test_saturate_cast_refuses_a_sparse_tensor_as_tf(graph):
     st = ds.SparseTensor([[0]], ds.constant([300.0]), [1])
     with pytest.raises(TypeError):
         ds.saturate_cast(st, ds.uint8)
+
+
+# --- 2. SparseTensor * dense, SparseTensor / dense ------------------------------------------
+
+def entries():
+    return ds.SparseTensor([[0, 1], [1, 0], [1, 3]], [1.0, 2.0, 3.0], [2, 4])
+
+
+def test_times_and_over_a_dense_tensor_broadcast_it_to_the_dense_shape(graph):
+    st = entries()
+    times, over = st * [1.0, 2.0, 3.0, 4.0], st / ds.constant([1.0, 2.0, 3.0, 4.0])
+    by_scalar, by_column = st * ds.constant(3.0), st * [[2.0], [3.0]]
+    assert isinstance(times, ds.SparseTensor) and times.indices is st.indices
+    assert times.values.op.type == "SparseDenseCwiseMul" and times.values.op.name == "mul"
+    assert [t.name for t in times.values.op.inputs][3] == "mul/y:0"
+    assert over.values.op.type == "SparseDenseCwiseDiv" and over.values.op.name == "truediv"
+    assert times.values.shape.as_list() == [3] and times.shape.as_list() == [2, 4]
+    got = run(times.values, over.values, by_scalar.values, by_column.values)
+    # the dense elements met: [2, 1, 4] (columns 1, 0, 3); rows 0, 1, 1 for the column
+    np.testing.assert_allclose(got[0], [2.0, 2.0, 12.0])
+    np.testing.assert_allclose(got[1], [0.5, 2.0, 0.75])
+    np.testing.assert_allclose(got[2], [3.0, 6.0, 9.0])
+    np.testing.assert_allclose(got[3], [2.0, 6.0, 9.0])
+
+
+def test_dense_times_sparse_is_sparse_too(graph):
+    st = entries()
+    product = ds.constant([1.0, 2.0, 3.0, 4.0]) * st
+    assert isinstance(product, ds.SparseTensor)
+    assert product.values.op.type == "SparseDenseCwiseMul"
+    np.testing.assert_allclose(run(product.values)[0], [2.0, 2.0, 12.0])
+    with pytest.raises(TypeError):
+        ds.constant([1, 2, 3, 4]) * st
+    with pytest.raises(TypeError):
+        2.0 * st                                  # TF has no reflected sparse operators
+
+
+def test_integer_division_truncates_and_truediv_casts_as_tf(graph):
+    st = ds.SparseTensor([[0, 1], [1, 0]], [7, -7], [2, 2])
+    over = st / ds.constant([2, 2])
+    div = st.__div__(ds.constant([2, 2]))
+    assert over.dtype == ds.float64 and div.dtype == ds.int32
+    assert [t.op.name for t in over.values.op.inputs[1::2]] == ["truediv/Cast",
+                                                               "truediv/Cast_1"]
+    small = ds.SparseTensor([[0]], ds.constant([7], ds.uint8), [2]) / ds.constant([2, 1],
+                                                                                    ds.uint8)
+    assert small.dtype == ds.float32
+    got = run(over.values, div.values, small.values, (st * [[2], [3]]).values)
+    np.testing.assert_array_equal(got[0], [3.5, -3.5])
+    np.testing.assert_array_equal(got[1], np.array([3, -3], np.int32))
+    np.testing.assert_array_equal(got[2], np.array([3.5], np.float32))
+    np.testing.assert_array_equal(got[3], [14, -21])
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda st: st * ds.constant([[1.0, 2.0, 3.0, 4.0, 5.0]]),
+     r"broadcasts dense to sparse only; got incompatible shapes: \[2,4\] vs. \[1,5\]"),
+    (lambda st: st * ds.ones([3, 2, 4]), r"incompatible shapes: \[2,4\] vs. \[3,2,4\]"),
+    (lambda st: st / ds.constant([1.0, 0.0, 1.0, 1.0]), "cannot divide by zero"),
+    (lambda st: ds.SparseTensor([[0, 5]], [1.0], [2, 4]) * ds.ones([4]),
+     "Provided indices are out-of-bounds w.r.t. dense side"),
+    (lambda st: ds.SparseTensor([[0] * 6], [1.0], [1] * 6) * ds.constant(2.0),
+     "Only tensors with ranks between 1 and 5 are currently supported.  Tensor rank: 6"),
+    (lambda st: ds.SparseTensor([[0]], ds.constant([1j], ds.complex64), [1]) *
+     ds.constant([2j], ds.complex64), "No OpKernel was registered"),
+])
+def test_run_time_errors_are_tfs(graph, build, message):
+    with pytest.raises(ds.errors.InvalidArgumentError, match=message):
+        run(build(entries()).values)
+
+
+def test_build_time_errors_are_tfs(graph):
+    st = entries()
+    with pytest.raises(ValueError, match="requested dtype float32 for Tensor with dtype int32"):
+        st * ds.constant([1, 2, 3, 4])
+    with pytest.raises(TypeError, match="DataType bool not in list of allowed values"):
+        ds.SparseTensor([[0]], [True], [2]) * ds.constant([True, False])
+    with pytest.raises(TypeError, match="Invalid dtype tf.string in __truediv__"):
+        ds.SparseTensor([[0]], ["a"], [2]) / ds.constant(["a", "b"])
+    with pytest.raises(TypeError):
+        st * st
+
+
+def test_gradients_are_tfs(graph):
+    values = ds.constant([1.0, 2.0, 3.0])
+    weights = ds.constant([1.0, 10.0, 100.0])
+    st = ds.SparseTensor([[0, 1], [1, 0], [1, 3]], values, [2, 4])
+    row, column = ds.constant([1.0, 2.0, 3.0, 4.0]), ds.constant([[2.0], [3.0]])
+    grads = [ds.gradients(ds.reduce_sum(result.values * weights), [values, dense])
+             for result, dense in ((st * row, row), (st / row, row), (st * column, column))]
+    assert [g.shape.as_list() for g in grads[2]] == [[3], [2, 1]]
+    got = run(*[g for pair in grads for g in pair])
+    expected = [[2.0, 10.0, 400.0], [20.0, 1.0, 0.0, 300.0],            # TF 2.21's values
+                [0.5, 10.0, 25.0], [-20.0, -0.25, 0.0, -18.75],
+                [2.0, 30.0, 300.0], [[1.0], [320.0]]]
+    for value, want in zip(got, expected):
+        np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["mul", "div"])
+@pytest.mark.parametrize("dense_shape", [(3, 4), (4,), (3, 1), (1, 4)])
+def test_gradients_are_finite_differences(op, dense_shape):
+    from gradient_check import check_op_gradient
+
+    rng = np.random.default_rng(len(dense_shape))
+    indices = np.array([[0, 0], [0, 3], [1, 2], [2, 1], [2, 3]])
+    dense = rng.uniform(1.0, 2.0, dense_shape)
+
+    def build(i, v, s, d):
+        st = ds.SparseTensor(i, v, s)
+        return (st * d if op == "mul" else st / d).values
+    check_op_gradient(build, [indices, rng.standard_normal(5), np.array([3, 4]), dense],
+                      no_gradient=(0, 2))
+
+
+def test_sparse_dense_cwise_add_has_tfs_not_implemented_gradient(graph):
+    st = entries()
+    added = graph.create_op("SparseDenseCwiseAdd", [st.indices, st.values, st.dense_shape,
+                                                    ds.constant([1.0, 2.0, 3.0, 4.0])])
+    np.testing.assert_allclose(run(added.outputs[0])[0], [3.0, 3.0, 7.0])
+    with pytest.raises(NotImplementedError):
+        ds.gradients(added.outputs[0], [st.values])

@@ -8,10 +8,12 @@ Tensor) knows nothing of the ops the operators build.
 from __future__ import annotations
 
 from ..graph import Tensor, convert_to_tensor, name_scope
+from ..sparse_tensor import SparseTensor
 from .array_index import getitem
 from .elementwise import (abs, add_v2, divide, greater, greater_equal, less, less_equal,
                           multiply, negative, pow, subtract)
 from .linalg import matmul
+from .sparse_math import dense_times_sparse
 
 __all__: list = []
 
@@ -34,6 +36,7 @@ def _install() -> None:
                        ("truediv", divide), ("pow", pow), ("matmul", matmul)):
         setattr(Tensor, f"__{method}__", binary_operator(fn, method))
         setattr(Tensor, f"__r{method}__", binary_operator(fn, method, reflected=True))
+    Tensor.__mul__ = _mul_dispatch(Tensor.__mul__)
     Tensor.__lt__ = lambda self, other: less(self, other)
     Tensor.__le__ = lambda self, other: less_equal(self, other)
     Tensor.__gt__ = lambda self, other: greater(self, other)
@@ -42,6 +45,15 @@ def _install() -> None:
     Tensor.__abs__ = lambda self: abs(self)
     Tensor.__getitem__ = getitem
     Tensor.__iter__ = _not_iterable
+
+
+def _mul_dispatch(dense_mul):
+    """``dense * sparse`` is a SparseTensor, as TF's ``_mul_dispatch`` (``sparse_math``)."""
+    def method(self, other):
+        if isinstance(other, SparseTensor):
+            return dense_times_sparse(self, other)
+        return dense_mul(self, other)
+    return method
 
 
 def _not_iterable(self):

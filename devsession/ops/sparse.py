@@ -50,7 +50,8 @@ SPARSE_OPS = ("SparseToDense", "SparseTensorDenseMatMul", "SparseReduceSum", "Sp
               "SparseFillEmptyRows", "SparseFillEmptyRowsGrad", "SparseReduceMax",
               "SparseReduceMaxSparse", "SparseReduceSumSparse", "SparseSoftmax",
               "SparseSparseMaximum", "SparseSparseMinimum",
-              "SparseCross", "SparseCrossV2", "SparseCrossHashed")
+              "SparseCross", "SparseCrossV2", "SparseCrossHashed", "SparseDenseCwiseMul",
+              "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
 
 
 # --- static shapes ---------------------------------------------------------------------------

@@ -18,7 +18,11 @@ the values (and a dense operand) get gradients; indices and shapes get None.
 * SparseFillEmptyRows: ``SparseFillEmptyRowsGrad`` gives each value the gradient at its
   output position (``reverse_index_map``) and the default the rest of the sum.
 * SparseSoftmax: TF's ``(dy - sum(dy * y over the row)) * y`` over the stored entries.
-* SparseSparseMaximum / Minimum raise NotImplementedError, as TF's.
+* SparseDenseCwiseMul / Div: each value gets ``dy`` times / over the dense element it
+  met; the dense operand gets the sum, at each element, of ``dy * value`` (Div: ``dy *
+  -value / dense^2``) over the entries that met it (TF's ``_SparseDenseCwiseMulOrDivGrad``:
+  indices divided by the broadcast's scaling, added into zeros by SparseTensorDenseAdd).
+* SparseSparseMaximum / Minimum and SparseDenseCwiseAdd raise NotImplementedError, as TF's.
 * SparseReshape moves indices only (the values pass through an Identity): not
   differentiable; nor are SparseAddGrad and SparseConcat, as in TF.  SparseSplit, the
   SparseReduceMax ops, SparseReduceSumSparse and the gradient ops have no gradient in
@@ -29,12 +33,13 @@ Checked against finite differences in tests/test_sparse.py.
 
 from __future__ import annotations
 
+from .. import dtypes
 from ..graph import convert_to_tensor
 from .array import concat, expand_dims, reshape, transpose
-from .array_fill import ones_like, shape, size, zeros_like
-from .array_index import gather, unsorted_segment_sum
+from .array_fill import ones, ones_like, shape, size, zeros_like
+from .array_index import gather, slice as slice_, unsorted_segment_sum
 from .common import make_op
-from .elementwise import equal, floormod, subtract, where
+from .elementwise import equal, floordiv, floormod, square, subtract, where
 from .gather_nd import gather_nd
 from .reduce import reduce_any, reduce_sum
 from .registry import not_differentiable, register_gradient
@@ -143,3 +148,32 @@ def _not_implemented(op, *grads):
 
 register_gradient("SparseSparseMaximum")(_not_implemented)
 register_gradient("SparseSparseMinimum")(_not_implemented)
+register_gradient("SparseDenseCwiseAdd")(_not_implemented)
+
+
+def _dense_positions(op):
+    """Each entry's index into the dense operand: the sparse index divided by how much
+    the broadcast scaled each dim, leading dims the dense side lacks dropped."""
+    indices, _, dense_shape, y = op.inputs
+    y_shape = shape(y, out_type=dtypes.int64)
+    added = expand_dims(size(dense_shape) - size(y_shape), 0)
+    scaling = floordiv(dense_shape, concat([ones(added, dtypes.int64), y_shape], 0))
+    return slice_(floordiv(indices, scaling), concat([[0], added], 0), [-1, -1]), y_shape
+
+
+def _sparse_dense_cwise_grad(is_mul: bool):
+    def gradient(op, dy):
+        values, y = op.inputs[1], op.inputs[3]
+        positions, y_shape = _dense_positions(op)
+        picked = gather_nd(y, positions)
+        if is_mul:
+            values_grad, y_values = dy * picked, dy * values
+        else:
+            values_grad, y_values = dy / picked, dy * (-values / square(picked))
+        y_grad = make_op("SparseTensorDenseAdd", [positions, y_values, y_shape, zeros_like(y)])
+        return [None, values_grad, None, y_grad]
+    return gradient
+
+
+register_gradient("SparseDenseCwiseMul")(_sparse_dense_cwise_grad(True))
+register_gradient("SparseDenseCwiseDiv")(_sparse_dense_cwise_grad(False))

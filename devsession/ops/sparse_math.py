@@ -12,26 +12,50 @@
   b_indices, b_values, b_shape)``: the union of two (sorted) SparseTensors' entries,
   each the max / min of its two values, an implicit 0 standing in for a missing one
   (``sparse.maximum``, ``sparse.minimum``).
+* ``SparseDenseCwiseMul`` / ``SparseDenseCwiseDiv`` / ``SparseDenseCwiseAdd(sp_indices,
+  sp_values, sp_shape, dense)``, attr ``T``: each stored value times / over / plus the
+  dense element at its index, the dense side broadcast to the sparse's dense shape (that
+  way only: it has no more dimensions, and none larger); outputs the new values.  What
+  ``sparse * dense``, ``sparse / dense`` (ints cast to float first, as TF's truediv) and
+  ``sparse.__div__`` build.  At run time, as TF's kernel: InvalidArgumentError for
+  shapes that do not broadcast so, a rank outside 1..5, an index outside the dense shape,
+  a division by a zero the entries pick, and complex values (TF has no kernel for them).
 
 Kernels: ``kernels/reference/sparse_math.py`` (host).  Gradients: ``sparse_grad.py``
-(SparseSoftmax's; the maximum and minimum raise NotImplementedError, as TF's).
+(SparseSoftmax's and the dense-side Mul/Div's; the maximum, minimum and SparseDenseCwiseAdd
+raise NotImplementedError, as TF's).
 """
 
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import name_scope
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..sparse_tensor import SparseTensor, convert_to_sparse_tensor
 from ..tensor_shape import TensorShape
 from .common import make_op
+from .elementwise import cast
 from .registry import OpDef, register_op
 from .sparse import check_sparse_inputs, reduction_shape, sparse_reduction
 
 __all__ = ["MATH_OPS", "sparse_reduce_max", "sparse_reduce_max_sparse",
-           "sparse_reduce_sum_sparse", "sparse_softmax", "sparse_maximum", "sparse_minimum"]
+           "sparse_reduce_sum_sparse", "sparse_softmax", "sparse_maximum", "sparse_minimum",
+           "sparse_dense_cwise", "dense_times_sparse"]
 
+CWISE_OPS = ("SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
 MATH_OPS = ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
-            "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum")
+            "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum", *CWISE_OPS)
+
+# TF's ``numbertypes`` (the op's T) that devsession holds, in TF's order for its message
+_NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "complex64", "int64",
+                 "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
+                 "complex128", "float16", "uint32", "uint64")
+
+# what ``sparse / dense`` casts integer values to first (TF's ``_TRUEDIV_TABLE``)
+_TRUEDIV_CASTS = {"int8": dtypes.float32, "uint8": dtypes.float32, "int16": dtypes.float32,
+                  "uint16": dtypes.float32, "int32": dtypes.float64, "uint32": dtypes.float64,
+                  "int64": dtypes.float64, "uint64": dtypes.float64}
+_TRUEDIV_TYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
+                  "bfloat16", "float16", "float32", "float64", "complex64", "complex128")
 
 
 def _reduction_sparse(inputs, attrs, node):
@@ -62,12 +86,28 @@ def _sparse_sparse(inputs, attrs, node):
     return [(dtypes.int64, TensorShape([None, rank])), (a_values.dtype, TensorShape([None]))]
 
 
+def _sparse_dense_cwise(inputs, attrs, node):
+    indices, values, shape, dense = inputs
+    check_sparse_inputs(indices, values, shape, node)
+    if values.dtype.name not in _NUMBER_TYPES:
+        raise TypeError(f"Value passed to parameter 'sp_values' has DataType "
+                        f"{values.dtype.name} not in list of allowed values: "
+                        f"{', '.join(_NUMBER_TYPES)}")
+    if dense.dtype != values.dtype:
+        raise TypeError(f"Input 'dense' of '{node}' Op has type {dense.dtype.name} that does "
+                        f"not match type {values.dtype.name} of argument 'sp_values'.")
+    rows = indices.shape.dims[0] if indices.shape.ndims == 2 else None
+    return values.dtype, TensorShape([rows])
+
+
 register_op(OpDef("SparseReduceMax", reduction_shape, 4, attr_defaults={"keep_dims": False}))
 for _op in ("SparseReduceMaxSparse", "SparseReduceSumSparse"):
     register_op(OpDef(_op, _reduction_sparse, 4, attr_defaults={"keep_dims": False}))
 register_op(OpDef("SparseSoftmax", _softmax, 3))
 register_op(OpDef("SparseSparseMaximum", _sparse_sparse, 6))
 register_op(OpDef("SparseSparseMinimum", _sparse_sparse, 6))
+for _op in CWISE_OPS:
+    register_op(OpDef(_op, _sparse_dense_cwise, 4))
 
 
 def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None,
@@ -125,3 +165,53 @@ def sparse_minimum(sp_a, sp_b, name=None) -> SparseTensor:
     """TF1's ``tf.sparse.minimum`` / ``tf.sparse_minimum``: as ``sparse_maximum``, the
     min."""
     return _min_or_max("SparseSparseMinimum", sp_a, sp_b, name)
+
+
+def sparse_dense_cwise(op_type: str, scope: str):
+    """The SparseTensor operator building ``op_type`` as TF's ``binary_op_wrapper_sparse``:
+    the dense operand converted to the values' dtype ("mul/y"; ValueError for a tensor of
+    another), the op named after the scope, a SparseTensor of the same indices and dense
+    shape holding its output."""
+    def method(sp_x, y):
+        with name_scope(scope) as name:
+            if isinstance(y, Tensor) and y.dtype != sp_x.dtype:
+                raise ValueError(f"y: Tensor conversion requested dtype {sp_x.dtype.name} "
+                                 f"for Tensor with dtype {y.dtype.name}: {y!r}")
+            y = convert_to_tensor(y, dtype=sp_x.dtype, graph=sp_x.graph, name="y")
+            values = sp_x.values
+            if scope == "truediv":
+                values, y = _truediv_operands(values, y)
+            values = make_op(op_type, [sp_x.indices, values, sp_x.dense_shape, y], name=name)
+        return SparseTensor(sp_x.indices, values, sp_x.dense_shape)
+    return method
+
+
+def dense_times_sparse(x: Tensor, sp_y: SparseTensor) -> SparseTensor:
+    """``dense * sparse``: the SparseDenseCwiseMul of ``sparse * dense`` (TF's
+    ``_mul_dispatch``; TypeError for a dense tensor of another dtype)."""
+    with name_scope("mul") as name:
+        values = make_op("SparseDenseCwiseMul", [sp_y.indices, sp_y.values, sp_y.dense_shape,
+                                                 x], name=name)
+    return SparseTensor(sp_y.indices, values, sp_y.dense_shape)
+
+
+def _truediv_operands(values, y):
+    """Both operands cast as TF's truediv casts integers (TypeError for a type it has no
+    division for)."""
+    kind = values.dtype.name
+    if kind not in _TRUEDIV_TYPES:
+        expected = ", ".join(f"tf.{t}" for t in _TRUEDIV_TYPES)
+        raise TypeError(f"Invalid dtype tf.{kind} in __truediv__. Expected one of "
+                        f"{{{expected}}}.")
+    if kind in _TRUEDIV_CASTS:
+        values, y = cast(values, _TRUEDIV_CASTS[kind]), cast(y, _TRUEDIV_CASTS[kind])
+    return values, y
+
+
+# ``sparse * dense``, ``sparse / dense`` and Python 2's ``__div__`` (which TF's SparseTensor
+# keeps), installed here as ``operators.py`` installs Tensor's: sparse_tensor.py sits
+# below every op family.  TF defines no reflected forms: ``dense * sparse`` is Tensor's
+# ``__mul__`` (``operators.py``), ``2.0 * sparse`` a TypeError.
+SparseTensor.__mul__ = sparse_dense_cwise("SparseDenseCwiseMul", "mul")
+SparseTensor.__truediv__ = sparse_dense_cwise("SparseDenseCwiseDiv", "truediv")
+SparseTensor.__div__ = sparse_dense_cwise("SparseDenseCwiseDiv", "div")

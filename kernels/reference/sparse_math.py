@@ -9,15 +9,21 @@ group, in row-major order.  SparseSoftmax normalises each run of consecutive ent
 sharing all but the last coordinate (TF's ``group`` over entries meant to be sorted),
 output in input order.  The sparse-sparse maximum and minimum walk both entry lists as
 SparseAdd does (``sparse_add.merge``), an entry of one side alone against an implicit 0.
+
+The SparseDenseCwise ops (TF's ``SparseDenseBinaryOpShared``) pick the dense element at
+each entry's index from the dense side broadcast to the dense shape, checking entry by
+entry as TF does (an index out of bounds, then for Div a zero picked: the first entry at
+fault decides the error); integer division truncates, as Eigen's.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..checks import invalid_argument
+from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
-from .sparse import accumulator, checked_reduction, sparse_parts
+from .elementwise import _truncate_div
+from .sparse import accumulator, checked_reduction, out_of_bounds, sparse_parts
 from .sparse_add import _rows, merge
 
 
@@ -133,3 +139,58 @@ def _build_min_or_max(pick):
 
 register_kernel("SparseSparseMaximum", HOST)(_build_min_or_max(np.maximum))
 register_kernel("SparseSparseMinimum", HOST)(_build_min_or_max(np.minimum))
+
+
+def _broadcasts_into(sparse_dims: tuple, dense_dims: tuple) -> bool:
+    """TF's test: the dense side has no more dims than the sparse, and each trailing dim
+    equals the sparse's or is 1 (and is no larger)."""
+    if len(dense_dims) > len(sparse_dims):
+        return False
+    pairs = zip(reversed(sparse_dims), reversed(dense_dims))
+    return all(d <= s and d in (s, 1) for s, d in pairs)
+
+
+def _picked(node, coords: np.ndarray, dims: tuple, dense: np.ndarray) -> np.ndarray:
+    """The dense element at each entry's index, with TF's run-time errors."""
+    if not _broadcasts_into(dims, dense.shape):
+        raise invalid_argument(node.name, node.op, f"SparseDenseBinaryOpShared broadcasts "
+                               f"dense to sparse only; got incompatible shapes: "
+                               f"{fmt_shape(dims)} vs. {fmt_shape(dense.shape)}")
+    if not 1 <= len(dims) <= 5:
+        raise invalid_argument(node.name, node.op, f"Only tensors with ranks between 1 and 5 "
+                               f"are currently supported.  Tensor rank: {len(dims)}")
+    bad = out_of_bounds(coords, dims)
+    valid = int(np.argmax(bad)) if bad.any() else len(coords)
+    picked = np.broadcast_to(dense, dims)[tuple(coords[:valid].T)]
+    if node.op == "SparseDenseCwiseDiv" and (picked == 0).any():
+        raise invalid_argument(node.name, node.op, "SparseDenseCwiseDiv cannot divide by "
+                               "zero,but input dense tensor contains zero ")
+    if valid < len(coords):
+        raise invalid_argument(node.name, node.op, "Provided indices are out-of-bounds "
+                               "w.r.t. dense side with broadcasted shape")
+    return picked
+
+
+def _divide(x, y):
+    return _truncate_div(x, y) if x.dtype.kind in "iu" else x / y
+
+
+_CWISE = {"SparseDenseCwiseMul": np.multiply, "SparseDenseCwiseDiv": _divide,
+          "SparseDenseCwiseAdd": np.add}
+
+
+@register_kernel(tuple(_CWISE), HOST)
+def build_sparse_dense_cwise(node):
+    combine = _CWISE[node.op]
+
+    def sparse_dense_cwise(indices, values, shape, dense):
+        coords, values, dims = sparse_parts(node, indices, values, shape,
+                                            ("sp_indices", "sp_values", "sp_shape"))
+        if values.dtype.kind == "c":
+            raise invalid_argument(node.name, node.op, (
+                f"No OpKernel was registered to support Op '{node.op}' used by {{{{node "
+                f"{node.name}}}}} with these attrs: [T=DT_COMPLEX{values.dtype.itemsize * 8}]"))
+        picked = _picked(node, coords, dims, np.asarray(dense))
+        with np.errstate(all="ignore"):
+            return combine(values, picked).astype(values.dtype, copy=False)
+    return sparse_dense_cwise
