@@ -176,3 +176,25 @@ def test_mean_cosine_distance_subtracts_as_tf(make_session):
     sess = make_session()
     sess.run(ds.local_variables_initializer())
     np.testing.assert_allclose(sess.run(update), 0.0, atol=1e-6)
+
+
+# --- 5. embedding_lookup_sparse with weights: a row weighing 0 is 0 (TF 2.21's div_no_nan) --
+
+def test_weighted_embedding_lookup_sparse_gives_zero_for_rows_weighing_nothing(make_session):
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    params = ds.constant(table)
+    indices = [[0, 0], [0, 1], [2, 0], [3, 0]]       # row 1 empty; row 3 weighs 0
+    ids = ds.SparseTensor(indices, ds.constant([1, 3, 0, 2], ds.int64), [4, 2])
+    weights = ds.SparseTensor(indices, [1., 3., 2., 0.], [4, 2])
+    out = {c: ds.nn.embedding_lookup_sparse(params, ids, weights, combiner=c)
+           for c in ("mean", "sqrtn", "sum")}
+    assert out["mean"].name == "embedding_lookup_sparse:0"
+    grad = ds.gradients(out["mean"], params)[0]
+    got, got_grad = make_session().run([out, ds.convert_to_tensor(grad)])
+    row0 = table[1] * 1 + table[3] * 3
+    want_mean = np.array([row0 / 4, np.zeros(3), table[0], np.zeros(3)], np.float32)
+    want_sqrtn = np.array([row0 / np.sqrt(10), np.zeros(3), table[0], np.zeros(3)])
+    np.testing.assert_allclose(got["mean"], want_mean, rtol=1e-6)     # TF: [[7.5 8.5 9.5]
+    np.testing.assert_allclose(got["sqrtn"], want_sqrtn, rtol=1e-6)   # [0 0 0] [0 1 2] [0 0 0]]
+    np.testing.assert_allclose(got["sum"], [row0, np.zeros(3), 2 * table[0], np.zeros(3)])
+    np.testing.assert_allclose(got_grad, np.repeat([[1.], [.25], [0.], [.75]], 3, 1))

@@ -1,6 +1,6 @@
 """``nn.embedding_lookup_sparse``: one embedding per row of a SparseTensor of ids (a
 bag of words, a user's items), the rows' embeddings combined by ``combiner``, built as
-TF 1.15 builds it so that its nodes, values and gradients are TF's:
+TF builds it so that its nodes, values and gradients are TF 2.21's:
 
 * the segment of each id is its row (``sp_ids.indices[:, 0]``), and the distinct ids
   are looked up once (``unique`` then ``embedding_lookup``);
@@ -9,8 +9,9 @@ TF 1.15 builds it so that its nodes, values and gradients are TF's:
   the square root of the number of ids);
 * with weights (a SparseTensor of the same indices), each embedding times its weight,
   ``SegmentSum``, divided by the sum of the weights (``mean``) or the square root of the
-  sum of their squares (``sqrtn``); a row whose weights sum to 0 divides by 0 (TF 1.15's
-  ``div``).
+  sum of their squares (``sqrtn``); a row whose weights sum to 0 (an empty row before the
+  last, or weights that cancel) is 0, TF 2.21's ``div_no_nan`` (TF 1.15 divided, giving
+  NaN).
 
 The result has one row per segment up to the last row holding an id: rows without ids
 before it are zeros, rows after it are not there (TF's segment ops).  The segment ops
@@ -28,7 +29,7 @@ from .array import concat, expand_dims, reshape
 from .array_fill import fill, rank, shape
 from .array_index import gather
 from .gather_options import embedding_lookup
-from .elementwise import cast, div, sqrt
+from .elementwise import cast, div_no_nan, sqrt
 from .elementwise import pow as power
 from .segments import segment_sum, sparse_segment_mean, sparse_segment_sqrt_n, \
     sparse_segment_sum
@@ -83,7 +84,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
 
 
 def _weighted(embeddings, idx, segment_ids, weights, combiner: str, name: str):
-    """The weighted combination, TF 1.15's nodes: weights reshaped to broadcast over an
+    """The weighted combination, TF 2.21's nodes: weights reshaped to broadcast over an
     embedding's dimensions, SegmentSum of the products, the divisor of ``combiner``; the
     result is the node ``name`` (the scope's own name, as TF names it)."""
     if weights.dtype != embeddings.dtype:
@@ -99,5 +100,5 @@ def _weighted(embeddings, idx, segment_ids, weights, combiner: str, name: str):
         return segment_sum(embeddings, segment_ids, name=name)
     summed = segment_sum(embeddings, segment_ids)
     if combiner == "mean":
-        return div(summed, segment_sum(weights, segment_ids), name=name)
-    return div(summed, sqrt(segment_sum(power(weights, 2), segment_ids)), name=name)
+        return div_no_nan(summed, segment_sum(weights, segment_ids), name=name)
+    return div_no_nan(summed, sqrt(segment_sum(power(weights, 2), segment_ids)), name=name)
