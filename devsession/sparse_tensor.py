@@ -20,7 +20,10 @@ values, dense_shape)`` tuple (``feeds.expand_feed``).
 The constructor checks the static shapes as TF1's: ``indices`` of rank 2, ``values`` and
 ``dense_shape`` of rank 1, as many rows of indices as values and as many columns as
 ``dense_shape`` has elements; a mismatch is a ValueError with TF's wording.  The static
-shape (``.shape``) is what the graph knows of ``dense_shape``'s value.
+shape (``.shape``) is what the graph knows of ``dense_shape``'s value, merged with what
+``set_shape`` was told (TF 2.x's ``_dense_shape_default``): a dataset iterator's element
+or a sparse placeholder knows dims that its ``dense_shape`` tensor cannot say.  A new
+SparseTensor built from the same three tensors knows only what the graph says, as TF's.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ class SparseTensor:
         self._indices = indices
         self._values = values
         self._dense_shape = dense_shape
+        self._dense_shape_default = None         # what set_shape added, merged
 
     @classmethod
     def from_value(cls, sparse_tensor_value) -> "SparseTensor":
@@ -80,12 +84,20 @@ class SparseTensor:
     graph = property(lambda self: self._indices.graph)
 
     def get_shape(self) -> TensorShape:
-        """The static shape: what the graph knows of ``dense_shape``'s value."""
+        """The static shape: what the graph knows of ``dense_shape``'s value, with what
+        ``set_shape`` added."""
+        if self._dense_shape_default is not None:
+            return self._dense_shape_default
         from .ops.array_operands import partial_shape_value
 
         dims = partial_shape_value(self._dense_shape)
         return TensorShape(None if dims is None else
                            [d if d is not None and d >= 0 else None for d in dims])
+
+    def set_shape(self, shape) -> None:
+        """Tells the static shape more than ``dense_shape``'s tensor says (TF 2.x's
+        ``SparseTensor.set_shape``); ValueError when it contradicts what is known."""
+        self._dense_shape_default = self.get_shape().merge_with(TensorShape(shape))
 
     @property
     def shape(self) -> TensorShape:

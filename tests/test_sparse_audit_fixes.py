@@ -173,3 +173,52 @@ def test_sparse_dense_cwise_add_has_tfs_not_implemented_gradient(graph):
     np.testing.assert_allclose(run(added.outputs[0])[0], [3.0, 3.0, 7.0])
     with pytest.raises(NotImplementedError):
         ds.gradients(added.outputs[0], [st.values])
+
+
+# --- 3. the static shape of a sparse dataset element; SparseTensor.set_shape -----------------
+
+def one_hot_rows():
+    return ds.data.Dataset.range(3).map(
+        lambda n: ds.SparseTensor([[0]], ds.reshape(n, [1]), [3]))
+
+
+def test_an_iterators_sparse_element_keeps_the_datasets_static_shape(graph):
+    seen = []
+
+    def note(sparse):
+        seen.append(sparse.shape.as_list())
+        return sparse
+    single = ds.data.make_one_shot_iterator(one_hot_rows()).get_next()
+    batched = ds.data.make_one_shot_iterator(
+        one_hot_rows().map(note).batch(2).map(note)).get_next()
+    assert single.shape.as_list() == [3] and batched.shape.as_list() == [None, 3]
+    assert seen == [[3], [None, 3]]                   # what later functions receive
+    assert ds.sparse.to_dense(batched).shape.as_list() == [None, 3]
+    with ds.Session() as sess:
+        first, second = sess.run(batched), sess.run(batched)
+    np.testing.assert_array_equal(first.indices, [[0, 0], [1, 0]])
+    np.testing.assert_array_equal(first.values, [0, 1])
+    np.testing.assert_array_equal(first.dense_shape, [2, 3])
+    np.testing.assert_array_equal(second.indices, [[0, 0]])
+    np.testing.assert_array_equal(second.values, [2])
+    np.testing.assert_array_equal(second.dense_shape, [1, 3])
+
+
+def test_set_shape_merges_with_what_is_known_as_tfs(graph):
+    sp = ds.SparseTensor(ds.placeholder(ds.int64, [None, 2]), ds.placeholder(ds.float32, [None]),
+                         ds.placeholder(ds.int64, [2]))
+    assert sp.shape.as_list() == [None, None]
+    sp.set_shape([None, 4])
+    assert sp.get_shape().as_list() == [None, 4]
+    sp.set_shape(ds.TensorShape([3, None]))
+    assert sp.shape.as_list() == [3, 4]
+    for wrong in ([5, 4], [3]):
+        with pytest.raises(ValueError, match="are not compatible"):
+            sp.set_shape(wrong)
+    assert ds.SparseTensor(sp.indices, sp.values, sp.dense_shape).shape.as_list() == \
+        [None, None]                                  # the graph alone knows no more
+    known = ds.SparseTensor([[0]], [1.0], [3])
+    known.set_shape(None)
+    assert known.shape.as_list() == [3]
+    with pytest.raises(ValueError, match="are not compatible"):
+        known.set_shape([4])

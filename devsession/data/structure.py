@@ -53,13 +53,28 @@ def flat_outputs(specs) -> list:
 
 def packed_outputs(specs, tensors: list) -> list:
     """``tensors`` (an iterator op's outputs) as one value per spec: a SparseTensor of
-    each SparseSpec's three."""
+    each SparseSpec's three, knowing the spec's dense shape as TF's element does (TF's
+    ``SparseTensorSpec._from_compatible_tensor_list``): the known dims become constants
+    of its ``dense_shape``, for the ops it meets to infer, and its ``set_shape``."""
+    from ..graph import convert_to_tensor
+    from ..ops.array import stack, unstack
     from ..sparse_tensor import SparseTensor
 
     out, at = [], 0
     for spec in specs:
         if isinstance(spec, SparseSpec):
-            out.append(SparseTensor(*tensors[at:at + 3]))
+            indices, values, dense_shape = tensors[at:at + 3]
+            dims = spec.shape.dims
+            if spec.shape.is_fully_defined():
+                dense_shape = convert_to_tensor(dims, dtype=dtypes.int64, name="shape")
+            elif dims is not None and any(d is not None for d in dims):
+                pieces = unstack(dense_shape, num=len(dims))
+                dense_shape = stack([piece if d is None else
+                                     convert_to_tensor(d, dtype=dtypes.int64)
+                                     for piece, d in zip(pieces, dims)])
+            sparse = SparseTensor(indices, values, dense_shape)
+            sparse.set_shape(spec.shape)
+            out.append(sparse)
             at += 3
         else:
             out.append(tensors[at])
