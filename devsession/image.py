@@ -76,7 +76,7 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
                   pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
                   square, squeeze, stack, tile, where)
 from .ops.control_flow import Assert
-from .ops.elementwise import abs as abs_op, floor, floormod, logical_and, round as round_op, rsqrt
+from .ops.elementwise import abs as abs_op, divide, floor, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
 from .ops.image_draw import draw_bounding_boxes
@@ -532,7 +532,7 @@ def random_contrast(image, lower, upper, seed=None) -> Tensor:
 def per_image_standardization(image) -> Tensor:
     """Each image (the last 3 dimensions) scaled to mean 0 and variance 1, float32:
     ``(x - mean) / max(stddev, 1 / sqrt(num_pixels))`` as TF."""
-    with name_scope("per_image_standardization"):
+    with name_scope("per_image_standardization") as scope:
         image = convert_to_tensor(image, name="image")
         if image.shape.ndims is None or image.shape.ndims < 3:
             raise ValueError(f"per_image_standardization: 'image' (shape {image.shape}) "
@@ -545,13 +545,13 @@ def per_image_standardization(image) -> Tensor:
         mean = reduce_mean(image, axis=axes, keepdims=True)
         variance = reduce_mean(square(abs_op(image - mean)), axis=axes, keepdims=True)
         min_stddev = rsqrt(cast(convert_to_tensor(pixels), dtypes.float32))
-        return (image - mean) / maximum(sqrt(variance), min_stddev)
+        return divide(image - mean, maximum(sqrt(variance), min_stddev), name=scope)
 
 
 def rgb_to_grayscale(images, name=None) -> Tensor:
     """The luma ``0.2989 R + 0.5870 G + 0.1140 B`` of ``images`` (``[..., 3]``) as
     ``[..., 1]``, computed in float32 and converted back to ``images``' dtype."""
-    with name_scope(name or "rgb_to_grayscale"):
+    with name_scope(name or "rgb_to_grayscale") as scope:
         images = convert_to_tensor(images, name="images")
         if images.shape.ndims is None or images.shape.dims[-1] not in (None, 3):
             raise ValueError(f"rgb_to_grayscale: 'images' (shape {images.shape}) must have "
@@ -565,12 +565,12 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
         else:
             gray = reshape(gray, list(dims[:-1]) + [1])
         gray.set_shape(list(dims[:-1]) + [1])
-        return convert_image_dtype(gray, images.dtype)
+        return convert_image_dtype(gray, images.dtype, name=scope)
 
 
 def grayscale_to_rgb(images, name=None) -> Tensor:
     """``images`` (``[..., 1]``) with the channel repeated 3 times."""
-    with name_scope(name or "grayscale_to_rgb"):
+    with name_scope(name or "grayscale_to_rgb") as scope:
         images = convert_to_tensor(images, name="images")
         rank = images.shape.ndims
         if rank is None or rank < 2:
@@ -578,7 +578,7 @@ def grayscale_to_rgb(images, name=None) -> Tensor:
                              f"two-dimensional (a known rank).")
         if images.shape.dims[-1] not in (None, 1):
             raise ValueError("Last dimension of a grayscale image should be size 1.")
-        return tile(images, [1] * (rank - 1) + [3])
+        return tile(images, [1] * (rank - 1) + [3], name=scope)
 
 
 def __getattr__(name: str):

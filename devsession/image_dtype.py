@@ -10,16 +10,16 @@ import numpy as np
 
 from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
-from .ops import cast, clip_by_value, constant, identity
+from .ops import cast, clip_by_value, constant, identity, multiply
 from .ops.elementwise import floordiv
 from .ops.image_files import decode_image_op
 
 __all__ = ["convert_image_dtype", "saturate_cast", "as_float", "decode_image"]
 
 
-def saturate_cast(value: Tensor, dtype) -> Tensor:
+def saturate_cast(value: Tensor, dtype, name=None) -> Tensor:
     """TF 2.21's ``saturate_cast``: clip to the target's range (its limits nudged toward
-    0 where the source type cannot hold them exactly), then cast."""
+    0 where the source type cannot hold them exactly), then cast (named ``name``)."""
     source, target = value.dtype, dtypes.as_dtype(dtype)
     kind = source.np.type
     promoted = np.promote_types(source.np, target.np)
@@ -31,7 +31,7 @@ def saturate_cast(value: Tensor, dtype) -> Tensor:
         if np.array([high, target.max], promoted)[0] > np.array([high, target.max], promoted)[1]:
             high = np.nextafter(high, kind(0), dtype=source.np)
     clipped = clip_by_value(value, constant(low, source), constant(high, source))
-    return cast(clipped, target)
+    return cast(clipped, target, name=name)
 
 
 def _in_dtype(value, dtype: dtypes.DType) -> Tensor:
@@ -53,21 +53,25 @@ def convert_image_dtype(image, dtype, saturate=False, name=None) -> Tensor:
         raise AttributeError("image dtype must be either floating point or integer")
     if dtype == image.dtype:
         return identity(image, name=name)
-    with name_scope(name or "convert_image"):
+    with name_scope(name or "convert_image") as scope:     # the result named as TF's
         if image.dtype.is_integer and dtype.is_integer:
             scale_in, scale_out = int(image.dtype.max), int(dtype.max)
             if scale_in > scale_out:
                 scaled = floordiv(image, _in_dtype((scale_in + 1) // (scale_out + 1),
                                                    image.dtype))
-                return saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
+                return saturate_cast(scaled, dtype, name=scope) if saturate else \
+                    cast(scaled, dtype, name=scope)
             converted = saturate_cast(image, dtype) if saturate else cast(image, dtype)
-            return converted * _in_dtype((scale_out + 1) // (scale_in + 1), dtype)
+            return multiply(converted, _in_dtype((scale_out + 1) // (scale_in + 1), dtype),
+                            name=scope)
         if image.dtype.is_floating and dtype.is_floating:
-            return cast(image, dtype)
+            return cast(image, dtype, name=scope)
         if image.dtype.is_integer:
-            return cast(image, dtype) * _in_dtype(1.0 / float(image.dtype.max), dtype)
+            return multiply(cast(image, dtype), _in_dtype(1.0 / float(image.dtype.max), dtype),
+                            name=scope)
         scaled = image * _in_dtype(float(dtype.max) + 0.5, image.dtype)
-        return saturate_cast(scaled, dtype) if saturate else cast(scaled, dtype)
+        return saturate_cast(scaled, dtype, name=scope) if saturate else \
+            cast(scaled, dtype, name=scope)
 
 
 def as_float(image: Tensor) -> Tensor:

@@ -30,9 +30,9 @@ from . import dtypes
 from .graph import Tensor, convert_to_tensor, name_scope
 from .image_checks import after, assert_or_raise
 from .image_dtype import convert_image_dtype
-from .ops import (abs as abs_op, cast, concat, constant, log, pad, reduce_mean,
+from .ops import (abs as abs_op, cast, concat, constant, identity, log, pad, reduce_mean,
                   reduce_prod, reduce_sum, relu, reshape, shape, square, stack, tile, zeros)
-from .ops.elementwise import equal, floormod, greater_equal, pow as pow_op
+from .ops.elementwise import equal, floormod, greater_equal, pow as pow_op, subtract
 from .ops.nn_conv import avg_pool
 from .ops.nn_depthwise import depthwise_conv2d
 from .ops.reduce import reduce_all
@@ -147,8 +147,9 @@ def psnr(a, b, max_val, name=None) -> Tensor:
     with name_scope(name or "PSNR"):
         a, b, max_val = _as_float_pair(a, b, max_val)
         mse = reduce_mean(square(a - b), [-3, -2, -1])
-        return (20.0 * log(max_val) / np.float32(np.log(10.0))
-                - np.float32(10 / np.log(10)) * log(mse))
+        value = subtract(20.0 * log(max_val) / np.float32(np.log(10.0)),
+                         np.float32(10 / np.log(10)) * log(mse), name="psnr")
+        return identity(value)                   # TF's result: PSNR/Identity...
 
 
 def gaussian_window(size: int, sigma: float) -> np.ndarray:

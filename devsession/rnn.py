@@ -76,7 +76,7 @@ from .ops import (concat, constant, expand_dims, gather, less, matmul, sigmoid, 
 from .ops.array import split
 from .ops.array_fill import shape
 from .ops.control_flow import most_specific_compatible, while_loop
-from .ops.array_fill import clip_by_value
+from .ops.clipping import clip_by_value
 from .ops.elementwise import cast, floor
 from .ops.random import random_uniform
 from .ops.masking import reverse, reverse_sequence

@@ -389,3 +389,23 @@ def test_inception_distort_color_runs_as_written():
         assert got.dtype == np.float32 and 0 <= got.min() and got.max() <= 1
         assert not np.allclose(got, IN["u8"] / 255.0, atol=1e-3)
     np.testing.assert_array_equal(first[0][0], first[1][0])     # seeded: new sessions agree
+
+
+def test_image_ops_name_their_results_as_tf():
+    """TF 2.21's names (a cast to an image's own dtype adds no op, as TF's cast)."""
+    with ds.Graph().as_default():
+        images = ds.placeholder(ds.float32, [2, 16, 16, 3])
+        pixels = ds.placeholder(ds.uint8, [8, 8, 3])
+        gray = ds.placeholder(ds.float32, [8, 8, 1])
+        names = [ds.image.adjust_brightness(images, 0.1).name,
+                 ds.image.adjust_gamma(images, 2.0).name,
+                 ds.image.adjust_brightness(pixels, 0.1).name,
+                 ds.image.rgb_to_grayscale(images).name,
+                 ds.image.grayscale_to_rgb(gray).name,
+                 ds.image.per_image_standardization(images).name,
+                 ds.image.convert_image_dtype(pixels, ds.float32).name,
+                 ds.image.convert_image_dtype(images, ds.uint8).name]
+    assert names == ["adjust_brightness/Identity:0", "adjust_gamma/Identity:0",
+                     "adjust_brightness_1/convert_image_1:0", "rgb_to_grayscale:0",
+                     "grayscale_to_rgb:0", "per_image_standardization:0", "convert_image:0",
+                     "convert_image_1:0"]

@@ -73,7 +73,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``control_flow``   ``cond``, ``case``, ``while_loop``, ``Assert``: If/While nodes holding
                    traced functions (``function_graph.py``)
 ``operators``      the Tensor operators (``+ - * / ** @``, comparisons)
-``clipping``       ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm`` (composites)
+``clipping``       ``clip_by_value``, ``clip_by_norm``, ``clip_by_global_norm``, ``global_norm``
 ``debugging``      ``check_numerics``, ``verify_tensor_all_finite``, ``Print``
 ``assertions``     ``assert_equal``, ``assert_less``, ``assert_positive``... (``Assert``s)
 ``norms``          ``norm``, ``reduce_variance``, ``reduce_std`` (composites)
@@ -94,9 +94,9 @@ this package registers every op and every gradient.
 
 from .array import (concat, expand_dims, identity, pad, reshape, squeeze, stack,
                     stop_gradient, tile, transpose, unstack)
-from .array_fill import (add_n, clip_by_value, fill, ones, ones_like, rank, shape, size,
+from .array_fill import (add_n, fill, ones, ones_like, rank, shape, size,
                          zeros, zeros_like)
-from .clipping import clip_by_global_norm, clip_by_norm, global_norm
+from .clipping import clip_by_global_norm, clip_by_norm, clip_by_value, global_norm
 from .array_index import (embedding_lookup, gather, one_hot, slice, strided_slice,
                           unsorted_segment_sum)
 from .elementwise import (abs, add, cast, divide, equal, exp, greater, greater_equal, less,

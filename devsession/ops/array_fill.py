@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, convert_to_tensor
 from ..tensor_shape import TensorShape
 from .array import alike_inputs, identity
 from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
@@ -28,7 +28,7 @@ from .common import graph_of, make_op, operands
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["shape", "size", "rank", "fill", "zeros", "ones", "zeros_like", "ones_like",
-           "add_n", "clip_by_value", "broadcast_to"]
+           "add_n", "broadcast_to"]
 
 
 def _out_type(attrs, node):
@@ -231,28 +231,6 @@ def add_n(inputs, name=None) -> Tensor:
     if len(tensors) == 1:
         return identity(tensors[0], name=name) if name else tensors[0]
     return make_op("AddN", tensors, {"N": len(tensors)}, name)
-
-
-def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
-    """``t`` with values below ``clip_value_min`` raised to it and above
-    ``clip_value_max`` lowered to it: Minimum then Maximum in the scope
-    ``clip_by_value``, as TF; ValueError when the bounds would broadcast ``t`` to a
-    bigger shape.  A gradient TF keeps sparse (``indexed_rows.py``) has its rows'
-    values clipped and stays sparse, as TF's IndexedSlices."""
-    from .elementwise import maximum, minimum
-    from .indexed_rows import dense_rows, rows_of
-
-    with name_scope(name or "clip_by_value") as scope:
-        x = convert_to_tensor(t, name="t")
-        rows = rows_of(x)
-        values, indices = (x, None) if rows is None else rows.concatenated()
-        clipped = maximum(minimum(values, clip_value_max), clip_value_min, name=scope)
-        if not values.shape.is_compatible_with(clipped.shape):
-            raise ValueError(f"clip_by_value: the bounds broadcast '{x.name}' with shape "
-                             f"{values.shape} to {clipped.shape}; they must be scalars or "
-                             f"have its shape.")
-        return clipped if rows is None else dense_rows(clipped, indices, x)
-
 
 
 def broadcast_to(input, shape, name=None) -> Tensor:  # noqa: A002  (TF1's argument name)

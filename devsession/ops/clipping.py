@@ -1,5 +1,5 @@
-"""Norm clipping, as TF1's ``clip_ops``: ``global_norm``, ``clip_by_norm`` and
-``clip_by_global_norm`` (how most training scripts tame their gradients), built from
+"""Clipping, as TF1's ``clip_ops``: ``clip_by_value``, ``global_norm``, ``clip_by_norm``
+and ``clip_by_global_norm`` (how most training scripts tame their gradients), built from
 ordinary ops exactly as TF builds them, so they fuse, place and differentiate like the
 rest.
 
@@ -21,13 +21,14 @@ from __future__ import annotations
 
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import identity, stack
-from .array_fill import ones_like, size
+from .array_fill import ones_like, shape, size
 from .elementwise import cast, maximum, minimum, rsqrt, sqrt, where
 from .indexed_rows import IndexedRows, dense_rows, rows_of, with_rows
 from .nn import l2_loss
 from .reduce import reduce_sum
 
-__all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm", "clip_by_average_norm"]
+__all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm", "clip_by_average_norm",
+           "clip_by_value"]
 
 
 def _tensor_list(t_list, fn: str) -> list:
@@ -61,7 +62,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
         l2norm = where(positive, sqrt(where(positive, l2sum, ones_like(l2sum))), l2sum)
         clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
         clipped = identity(values * clip_norm / maximum(l2norm, clip_norm), name=scope)
-        return clipped if rows is None else dense_rows(clipped, indices, t)
+        return clipped if rows is None else \
+            dense_rows(clipped, indices, shape(t, out_type=indices.dtype)[0])
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
@@ -94,6 +96,25 @@ def _scaled_rows(t: Tensor, factor) -> IndexedRows | None:
     """The sparse form of ``t * factor`` (TF's clipped IndexedSlices), if ``t`` has one."""
     rows = rows_of(t)
     return None if rows is None else IndexedRows(tuple((v * factor, i) for v, i in rows.parts))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Tensor:
+    """``t`` with values below ``clip_value_min`` raised to it and above
+    ``clip_value_max`` lowered to it: Minimum then Maximum in the scope
+    ``clip_by_value``, as TF; ValueError when the bounds would broadcast ``t`` to a
+    bigger shape.  A gradient TF keeps sparse (``indexed_rows.py``) has its rows'
+    values clipped and stays sparse, as TF's IndexedSlices."""
+    with name_scope(name or "clip_by_value") as scope:
+        x = convert_to_tensor(t, name="t")
+        rows = rows_of(x)
+        values, indices = (x, None) if rows is None else rows.concatenated()
+        clipped = maximum(minimum(values, clip_value_max), clip_value_min, name=scope)
+        if not values.shape.is_compatible_with(clipped.shape):
+            raise ValueError(f"clip_by_value: the bounds broadcast '{x.name}' with shape "
+                             f"{values.shape} to {clipped.shape}; they must be scalars or "
+                             f"have its shape.")
+        return clipped if rows is None else \
+            dense_rows(clipped, indices, shape(x, out_type=indices.dtype)[0])
 
 
 def clip_by_average_norm(t, clip_norm, name=None) -> Tensor:

@@ -225,11 +225,12 @@ def cast(x, dtype, name=None) -> Tensor:
     values (TF's ``tf.cast``, so CTC's ``tf.cast(decoded[0], tf.int32)`` stays sparse)."""
     if isinstance(x, SparseTensor):
         return SparseTensor(x.indices, cast(x.values, dtype, name=name), x.dense_shape)
-    x = convert_to_tensor(x)
     dtype = dtypes.as_dtype(dtype)
-    if x.dtype == dtype:
-        return make_op("Identity", [x], name=name)
-    return make_op("Cast", [x], {"DstT": dtype}, name=name)
+    if isinstance(x, Tensor) and x.dtype == dtype:
+        return x                        # TF's: no op at all (so no name taken)
+    with name_scope(name or "Cast") as scope:
+        x = convert_to_tensor(x, name="x")
+        return x if x.dtype == dtype else make_op("Cast", [x], {"DstT": dtype}, name=scope)
 
 
 

@@ -57,14 +57,13 @@ def with_rows(dense: Tensor, rows: IndexedRows | None) -> Tensor:
     return dense
 
 
-def dense_rows(values: Tensor, indices: Tensor, like: Tensor) -> Tensor:
-    """The dense tensor of ``like``'s shape that rows ``values`` at ``indices`` make
-    (summed where an index repeats), remembering them as its sparse form: what an op TF
-    applies to an IndexedSlices' values (a clip) gives."""
-    from .array_fill import shape
+def dense_rows(values: Tensor, indices: Tensor, rows) -> Tensor:
+    """The dense tensor of ``rows`` rows that ``values`` at ``indices`` make (summed where
+    an index repeats), remembering them as its sparse form: what an op TF applies to an
+    IndexedSlices' values (a clip) gives."""
     from .array_index import unsorted_segment_sum
 
-    dense = unsorted_segment_sum(values, indices, shape(like, out_type=indices.dtype)[0])
+    dense = unsorted_segment_sum(values, indices, rows)
     return with_rows(dense, IndexedRows(((values, indices),)))
 
 

@@ -233,8 +233,8 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
     """The bin of each of ``values`` (their shape) for ``histogram_fixed_width``'s bins,
     as TF builds it: ``floor(nbins * (v - lo) / (hi - lo))`` clipped to the bins."""
     from .array import reshape
-    from .array_fill import clip_by_value, shape
-    from .elementwise import cast, floor, truediv
+    from .array_fill import shape
+    from .elementwise import cast, floor, maximum, minimum, truediv
 
     with name_scope(name or "histogram_fixed_width_bins"):
         values = convert_to_tensor(values, name="values")
@@ -247,6 +247,8 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
         scaled = truediv(flat - value_range[0], value_range[1] - value_range[0],
                          name="scaled_values")
         indices = floor(nbins_float * scaled, name="indices")
-        indices = cast(clip_by_value(indices, 0, nbins_float - 1), dtypes.int32)
+        with name_scope("clip_by_value") as scope:      # TF's clip_by_value, inlined
+            indices = maximum(minimum(indices, nbins_float - 1), 0.0, name=scope)
+        indices = cast(indices, dtypes.int32)
         return reshape(indices, values_shape)        # int32 whatever ``dtype``, as TF
 
