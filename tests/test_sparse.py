@@ -128,13 +128,15 @@ def test_a_sparse_placeholder_is_fed_a_value_or_a_tuple(graph):
     np.testing.assert_array_equal(values, want.values)
 
 
-def test_a_sparse_placeholder_of_known_shape_holds_it_as_a_constant(graph):
+def test_a_sparse_placeholder_of_known_shape_defaults_to_it(graph):
+    # TF 2.21's: a PlaceholderWithDefault of the shape, -1 for an unknown dim
     known = ds.sparse_placeholder(ds.int64, shape=[3, 4], name="known")
-    assert known.dense_shape.op.type == "Const" and known.shape == (3, 4)
+    assert known.dense_shape.op.type == "PlaceholderWithDefault" and known.shape == (3, 4)
+    assert known.dense_shape.op.inputs[0].name == "known/shape_default:0"
     assert known.indices.shape.as_list() == [None, 2]
     partial = ds.sparse_placeholder(ds.float32, shape=[None, 4])
-    assert partial.dense_shape.op.type == "Placeholder" and partial.shape.as_list() == \
-        [None, None]
+    assert partial.dense_shape.op.type == "PlaceholderWithDefault" and \
+        partial.shape.as_list() == [None, 4]
     value = ds.SparseTensorValue([[1, 2]], [5], [3, 4])
     with ds.Session() as sess:
         assert_sparse_equal(sess.run(known, {known: value}),

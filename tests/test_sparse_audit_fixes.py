@@ -222,3 +222,26 @@ def test_set_shape_merges_with_what_is_known_as_tfs(graph):
     assert known.shape.as_list() == [3]
     with pytest.raises(ValueError, match="are not compatible"):
         known.set_shape([4])
+
+
+# --- 4. tf.sparse.placeholder's static shape ---------------------------------------------------
+
+def test_a_sparse_placeholder_has_its_shape_and_is_still_fed(graph):
+    partial = ds.sparse.placeholder(ds.float32, shape=[None, 4], name="sp")
+    assert partial.shape.as_list() == [None, 4]
+    assert ds.sparse.placeholder(ds.float32, shape=[-1, 4]).shape.as_list() == [None, 4]
+    assert ds.sparse.placeholder(ds.float32, shape=ds.TensorShape([2, None])).shape.as_list() \
+        == [2, None]
+    assert ds.sparse.placeholder(ds.float32).shape.ndims is None
+    assert partial.dense_shape.name == "sp/shape:0" and partial.indices.shape.as_list() == \
+        [None, 2]
+    dense = ds.sparse.to_dense(partial)
+    with ds.Session() as sess:
+        assert sess.run(partial.dense_shape).tolist() == [-1, 4]     # TF's default
+        got = sess.run(dense, {partial: ([[0, 1], [2, 3]], [1.0, 2.0], [3, 4])})
+        fed = sess.run(partial, {partial: ds.SparseTensorValue([[1, 0]], [5.0], [2, 4])})
+    want = np.zeros((3, 4), np.float32)
+    want[0, 1], want[2, 3] = 1.0, 2.0
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(fed.dense_shape, [2, 4])
+    np.testing.assert_array_equal(fed.values, [5.0])

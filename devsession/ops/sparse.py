@@ -33,7 +33,7 @@ from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..sparse_tensor import SparseTensor, convert_to_sparse_tensor
 from ..tensor_shape import TensorShape
-from .array_operands import check_int, int_operand, shape_operand
+from .array_operands import check_int, int_operand, partial_shape_value, shape_operand
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
@@ -334,27 +334,30 @@ def from_dense(tensor, name=None) -> SparseTensor:
 def sparse_placeholder(dtype, shape=None, name=None) -> SparseTensor:
     """TF1's ``tf.sparse.placeholder`` / ``tf.sparse_placeholder``: a SparseTensor of
     three placeholders (``name/indices``, ``name/values``, ``name/shape``) fed with a
-    SparseTensorValue or an ``(indices, values, dense_shape)`` tuple.  A fully known
-    ``shape`` becomes the constant ``name/shape`` (fed too if need be), as in TF1."""
-    from .state import placeholder
+    SparseTensorValue or an ``(indices, values, dense_shape)`` tuple.  A ``shape`` makes
+    ``name/shape`` a PlaceholderWithDefault of it (TF 2.21's: -1 for an unknown dim, from
+    the constant ``name/shape_default``; a shape tensor is its default as is), and the
+    SparseTensor's static shape is ``shape`` (``[None, 4]`` gives ``(?, 4)``)."""
+    from .state import placeholder, placeholder_with_default
 
     def named(part):
         return f"{name}/{part}" if name is not None else None
 
-    rank = None
-    if isinstance(shape, Tensor):
-        rank = shape.shape.dims[0] if shape.shape.ndims == 1 else None
-        dense_shape = shape
-    elif shape is not None:
-        dims = _shape_list(shape)
-        rank = len(dims)
-        dense_shape = None if any(d is None for d in dims) else \
-            convert_to_tensor(dims, dtype=dtypes.int64, name=named("shape"))
-    else:
-        dense_shape = None
-    if dense_shape is None:
+    if shape is None:
+        rank, static = None, None
         dense_shape = placeholder(dtypes.int64, [rank], name=named("shape"))
+    elif isinstance(shape, Tensor):
+        rank = shape.shape.dims[0] if shape.shape.ndims == 1 else None
+        static = partial_shape_value(shape)
+        dense_shape = placeholder_with_default(shape, shape.shape, name=named("shape"))
+    else:
+        dims = [None if d == -1 else d for d in _shape_list(shape)]
+        rank, static = len(dims), dims
+        default = convert_to_tensor([-1 if d is None else d for d in dims], dtype=dtypes.int64,
+                                    name=named("shape_default"))
+        dense_shape = placeholder_with_default(default, [rank], name=named("shape"))
     values = placeholder(dtype, [None], name=named("values"))
     indices = placeholder(dtypes.int64, [None, rank], name=named("indices"))
-    return SparseTensor(indices, values, dense_shape)
-
+    result = SparseTensor(indices, values, dense_shape)
+    result.set_shape(TensorShape(static))
+    return result
