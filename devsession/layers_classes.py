@@ -500,4 +500,4 @@ class Dropout(Layer):
         self._options = _options(locals(), self)
 
     def call(self, inputs, training=False):
-        return functional.dropout(inputs, training=training, **self._options)
+        return functional.apply_dropout(inputs, training=training, **self._options)

@@ -58,7 +58,7 @@ import numpy as np
 
 from . import nn
 from .dtypes import float16, float32
-from .graph import convert_to_tensor, name_scope
+from .graph import constant_value, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
 from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
 from .layers_formats import channel_dimension, channels_first, full_window, nn_format
@@ -350,16 +350,26 @@ def flatten(inputs, name=None, data_format="channels_last"):
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):
     """``ds.nn.dropout(inputs, rate=rate)`` while ``training`` (a Python bool, or a
     bool tensor chosen at run time), ``inputs`` unchanged otherwise; gradients flow
-    through either."""
+    through either.  Built in a scope ``name`` (else "dropout"), as TF's layer: the
+    inputs unchanged are ``dropout/Identity:0``."""
+    with name_scope(name or "dropout"):
+        return apply_dropout(inputs, rate, noise_shape, seed, training)
+
+
+def apply_dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False):
+    """``dropout`` in the current scope (``layers.Dropout`` calls it in the layer's).
+    ``training`` a constant tensor is decided now, as TF's ``smart_cond``."""
     x = convert_to_tensor(inputs)
+    if not isinstance(training, bool) and constant_value(convert_to_tensor(training)) \
+            is not None:
+        training = bool(constant_value(convert_to_tensor(training)))
     if isinstance(training, bool):
         if not training:
-            return identity(x, name=name)
-        return nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed, name=name)
+            return identity(x)
+        return nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
     # a select, not a cond: the gradient of a cond cannot run its random draw again
-    with name_scope(name or "dropout"):
-        dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
-        return where(convert_to_tensor(training), dropped, x)
+    dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
+    return where(convert_to_tensor(training), dropped, x)
 
 
 def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,

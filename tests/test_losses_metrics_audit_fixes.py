@@ -198,3 +198,86 @@ def test_weighted_embedding_lookup_sparse_gives_zero_for_rows_weighing_nothing(m
     np.testing.assert_allclose(got["sqrtn"], want_sqrtn, rtol=1e-6)   # [0 0 0] [0 1 2] [0 0 0]]
     np.testing.assert_allclose(got["sum"], [row0, np.zeros(3), 2 * table[0], np.zeros(3)])
     np.testing.assert_allclose(got_grad, np.repeat([[1.], [.25], [0.], [.75]], 3, 1))
+
+
+# --- 6. schedules, layers.dropout and norm name their result as TF's -----------------------
+
+def _schedules(step):
+    train = ds.train
+    return {"exp": train.exponential_decay(0.1, step, 3, 0.5),
+            "exp_named": train.exponential_decay(0.1, step, 3, 0.5, staircase=True, name="lr"),
+            "poly": train.polynomial_decay(0.1, step, 6),
+            "poly_cycle": train.polynomial_decay(0.1, step, 6, cycle=True, power=2.),
+            "nat": train.natural_exp_decay(0.1, step, 2, 0.5),
+            "inv": train.inverse_time_decay(0.1, step, 2, 0.5),
+            "cos": train.cosine_decay(0.1, step, 6, alpha=0.1),
+            "cosr": train.cosine_decay_restarts(0.1, step, 3),
+            "lincos": train.linear_cosine_decay(0.1, step, 6),
+            "noisy": train.noisy_linear_cosine_decay(0.1, step, 6)}
+
+
+def test_learning_rate_schedules_are_named_as_tfs():
+    step = ds.train.get_or_create_global_step()
+    names = {k: v.name for k, v in _schedules(step).items()}
+    assert names == {"exp": "ExponentialDecay:0", "exp_named": "lr:0",
+                     "poly": "PolynomialDecay:0", "poly_cycle": "PolynomialDecay_1:0",
+                     "nat": "ExponentialDecay_1:0", "inv": "InverseTimeDecay:0",
+                     "cos": "CosineDecay/Mul_3:0", "cosr": "SGDRDecay:0",
+                     "lincos": "LinearCosineDecay:0", "noisy": "NoisyLinearCosineDecay:0"}
+
+
+def test_learning_rate_schedules_keep_their_values(make_session):
+    step = ds.placeholder(ds.int64, [])
+    rates = _schedules(step)
+    del rates["noisy"]
+    sess = make_session()
+    for s in (0, 1, 4, 7):
+        got = sess.run(rates, {step: s})
+        cosine = 0.5 * (1 + np.cos(np.pi * min(s, 6) / 6))
+        fraction = s / 3                 # SGDR with t_mul 2: periods of 3, 6, 12 steps
+        restart = np.floor(np.log(1 - fraction * (1 - 2.)) / np.log(2.))
+        done = (fraction - (1 - 2. ** restart) / (1 - 2.)) / 2. ** restart
+        periods = max(1, np.ceil(s / 6))
+        want = {"exp": 0.1 * 0.5 ** (s / 3), "exp_named": 0.1 * 0.5 ** np.floor(s / 3),
+                "poly": (0.1 - 1e-4) * (1 - min(s, 6) / 6) + 1e-4,
+                "poly_cycle": (0.1 - 1e-4) * (1 - s / (6 * periods)) ** 2 + 1e-4,
+                "nat": 0.1 * np.exp(-0.5 * s / 2), "inv": 0.1 / (1 + 0.5 * s / 2),
+                "cos": 0.1 * (0.9 * cosine + 0.1),
+                "cosr": 0.1 * 0.5 * (1 + np.cos(np.pi * done)),
+                "lincos": 0.1 * ((6 - min(s, 6)) / 6 * cosine + 0.001)}
+        for key in want:
+            np.testing.assert_allclose(got[key], want[key], rtol=2e-6, atol=1e-8, err_msg=key)
+
+
+def test_layers_dropout_builds_in_its_scope_as_tfs(make_session):
+    x = ds.placeholder(ds.float32, [None, 3])
+    kept = ds.layers.dropout(x, 0.5, training=False)
+    named = ds.layers.dropout(x, 0.5, training=False, name="drop")
+    const = ds.layers.dropout(x, 0.5, training=ds.constant(False))
+    dropped = ds.layers.dropout(x, 0.5, training=True)
+    layer = ds.layers.Dropout(0.5)
+    assert (kept.name, named.name, const.name) == \
+        ("dropout/Identity:0", "drop/Identity:0", "dropout_1/Identity:0")
+    assert dropped.name.startswith("dropout_2/dropout/")
+    assert layer(x).name == "dropout_3/Identity:0"          # the layer's own scope, once
+    ones = np.ones((2, 3), np.float32)
+    got_kept, got_dropped = make_session().run([kept, dropped], {x: ones})
+    np.testing.assert_array_equal(got_kept, ones)
+    assert set(np.unique(got_dropped)) <= {0.0, 2.0}
+
+
+def test_norm_squeezes_the_kept_axes_as_tf(make_session):
+    x = ds.placeholder(ds.float32, [2, 3, 4])
+    rows = ds.norm(x, axis=-1)
+    matrix = ds.norm(x, ord=1, axis=[-2, -1])
+    whole = ds.norm(x)
+    kept = ds.norm(x, keepdims=True)
+    assert [(t.name, t.shape.as_list()) for t in (rows, matrix, whole, kept)] == [
+        ("norm/Squeeze:0", [2, 3]), ("norm_1/Squeeze:0", [2]), ("norm_2/Squeeze:0", []),
+        ("norm_3/Sqrt:0", [1, 1, 1])]
+    value = np.random.default_rng(0).standard_normal((2, 3, 4)).astype(np.float32)
+    got = make_session().run([rows, matrix, whole, kept], {x: value})
+    np.testing.assert_allclose(got[0], np.linalg.norm(value, axis=-1), rtol=1e-6)
+    np.testing.assert_allclose(got[1], np.abs(value).sum(axis=1).max(axis=-1), rtol=1e-6)
+    np.testing.assert_allclose(got[2], np.linalg.norm(value), rtol=1e-6)
+    np.testing.assert_allclose(got[3], np.linalg.norm(value).reshape(1, 1, 1), rtol=1e-6)

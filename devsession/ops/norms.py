@@ -9,7 +9,8 @@ else, a one-axis list ``[1]`` included, is TF's ValueError.  Vector ords:
 ``|x|``), ``np.inf`` (the largest row sum), 2 (the largest singular value, from an Svd
 of the matrices moved to the last two axes, as TF computes it; the input's rank must be
 known).  Other ords and axes (a nuclear norm included: TF has none) are TF's
-ValueErrors.
+ValueErrors.  As TF, the norm is reduced keeping the axes, then (without ``keepdims``)
+squeezed: the result is ``norm/Squeeze:0``.
 
     ds.norm(x, axis=-1, keepdims=True)          # row lengths, for normalising rows
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Tensor, convert_to_tensor, name_scope
+from .array import squeeze
 from .elementwise import abs as abs_
 from .elementwise import pow as pow_
 from .elementwise import multiply, sqrt, square, subtract
@@ -60,23 +62,31 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
     with name_scope(name or "norm"):
         x = convert_to_tensor(tensor)
-        if matrix and ord == 2:
-            return _spectral_norm(x, axis, keep)
-        if ord in ("euclidean", "fro", 2):
-            return sqrt(reduce_sum(multiply(x, x), axis=axis, keepdims=keep))
-        magnitude = abs_(x)
-        if matrix:
-            # ord 1: sum over rows (axis[0]), max over columns; inf: the other way round
-            summed, maxed = axis if ord == 1 else axis[::-1]
-            sums = reduce_sum(magnitude, axis=summed, keepdims=True)
-            result = reduce_max(sums, axis=maxed, keepdims=True)
-            return result if keep else reduce_sum(result, axis=list(axis))
-        if ord == np.inf:
-            return reduce_max(magnitude, axis=axis, keepdims=keep)
-        if ord == 1:
-            return reduce_sum(magnitude, axis=axis, keepdims=keep)
-        total = reduce_sum(pow_(magnitude, float(ord)), axis=axis, keepdims=keep)
-        return pow_(total, 1.0 / float(ord))
+        result = _kept_norm(x, ord, axis, matrix)
+        if keep:
+            return result
+        # TF reduces keeping the axes, then squeezes them: the result is norm/Squeeze
+        return squeeze(result, None if axis is None else list(axis) if matrix else [axis])
+
+
+def _kept_norm(x: Tensor, ord, axis, matrix: bool) -> Tensor:  # noqa: A002
+    """The norm with the reduced axes kept (size 1)."""
+    if matrix and ord == 2:
+        return _spectral_norm(x, axis, True)
+    if ord in ("euclidean", "fro", 2):
+        return sqrt(reduce_sum(multiply(x, x), axis=axis, keepdims=True))
+    magnitude = abs_(x)
+    if matrix:
+        # ord 1: sum over rows (axis[0]), max over columns; inf: the other way round
+        summed, maxed = axis if ord == 1 else axis[::-1]
+        sums = reduce_sum(magnitude, axis=summed, keepdims=True)
+        return reduce_max(sums, axis=maxed, keepdims=True)
+    if ord == np.inf:
+        return reduce_max(magnitude, axis=axis, keepdims=True)
+    if ord == 1:
+        return reduce_sum(magnitude, axis=axis, keepdims=True)
+    total = reduce_sum(pow_(magnitude, float(ord)), axis=axis, keepdims=True)
+    return pow_(total, 1.0 / float(ord))
 
 
 def _spectral_norm(x: Tensor, axis: tuple, keep: bool) -> Tensor:

@@ -2,9 +2,12 @@
 step each time the optimizer reads them, built from ordinary ops (so they run on any
 device and in any session type).
 
-Formulas as TF's (``learning_rate_schedule.py``, which TF1's functions call): the rate's
-dtype is the learning rate's, every other argument is cast to it, and ``p = step /
-decay_steps`` (floored with ``staircase``):
+Formulas and nodes as TF's (``learning_rate_schedule.py``, which TF1's functions call):
+the rate's dtype is the learning rate's, every other argument is cast to it, ``p = step /
+decay_steps`` (floored with ``staircase``), and the result is the scope's own node
+(``ExponentialDecay:0``, ``PolynomialDecay:0``, ``SGDRDecay:0``...; ``natural_exp_decay``
+is TF's ``ExponentialDecay`` of ``exp(-decay_rate)``, ``cosine_decay``'s is
+``CosineDecay/Mul_3:0``, ``piecewise_constant``'s a ``where``, not TF's ``case``):
 
 =========================  ================================================================
 ``exponential_decay``      ``lr * decay_rate ** p``
@@ -31,8 +34,8 @@ from __future__ import annotations
 import math
 
 from ..graph import Tensor, convert_to_tensor, name_scope
-from ..ops import (cast, ceil, cond, constant, cos, equal, exp, floor, less_equal, log,
-                   minimum, pow, random_normal, sqrt, where)
+from ..ops import (add, cast, ceil, cond, constant, cos, divide, equal, exp, floor, less_equal,
+                   log, minimum, multiply, negative, pow, random_normal, sqrt, where)
 
 __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
            "polynomial_decay", "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
@@ -44,38 +47,49 @@ def _require_step(global_step, schedule: str) -> None:
         raise ValueError(f"global_step is required for {schedule}.")
 
 
-def _progress(learning_rate, global_step, decay_steps, staircase: bool):
-    """(lr tensor, p) with p = step / decay_steps in the rate's dtype, floored if asked."""
-    lr = convert_to_tensor(learning_rate, name="learning_rate")
-    p = cast(global_step, lr.dtype) / cast(decay_steps, lr.dtype)
-    return lr, (floor(p) if staircase else p)
+def _progress(learning_rate, global_step, decay_steps, decay_rate, staircase: bool):
+    """(lr, decay_rate, p) in the rate's dtype, cast in TF's order, with p = step /
+    decay_steps floored if asked."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    decay_steps = cast(decay_steps, lr.dtype)
+    decay_rate = cast(decay_rate, lr.dtype)
+    p = cast(global_step, lr.dtype) / decay_steps
+    return lr, decay_rate, (floor(p) if staircase else p)
 
 
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
-    """``learning_rate * decay_rate ** (global_step / decay_steps)``."""
+    """``learning_rate * decay_rate ** (global_step / decay_steps)``; the result is the
+    scope's own node (``ExponentialDecay:0``), as TF's."""
     _require_step(global_step, "exponential_decay")
-    with name_scope(name or "ExponentialDecay"):
-        lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
-        return lr * pow(cast(decay_rate, lr.dtype), p)
+    with name_scope(name or "ExponentialDecay") as scope:
+        lr, decay_rate, p = _progress(learning_rate, global_step, decay_steps, decay_rate,
+                                      staircase)
+        return multiply(lr, pow(decay_rate, p), name=scope)
 
 
 def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
-    """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
+    """``learning_rate * exp(-decay_rate * global_step / decay_steps)``: as TF 2.21 builds
+    it, ``exp(-decay_rate)`` (outside any scope) given to ``exponential_decay``, so the
+    result is ``ExponentialDecay:0`` unless ``name`` is given."""
     _require_step(global_step, "natural_exp_decay")
-    with name_scope(name or "NaturalExpDecay"):
-        lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
-        return lr * pow(exp(-cast(decay_rate, lr.dtype)), p)
+    if isinstance(decay_rate, int):
+        decay_rate = float(decay_rate)          # TF's exp would refuse an int32
+    natural_rate = exp(negative(decay_rate))
+    return exponential_decay(learning_rate, global_step, decay_steps, natural_rate,
+                             staircase, name)
 
 
 def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                        name=None):
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
     _require_step(global_step, "inverse_time_decay")
-    with name_scope(name or "InverseTimeDecay"):
-        lr, p = _progress(learning_rate, global_step, decay_steps, staircase)
-        return lr / (1 + cast(decay_rate, lr.dtype) * p)
+    with name_scope(name or "InverseTimeDecay") as scope:
+        lr, decay_rate, p = _progress(learning_rate, global_step, decay_steps, decay_rate,
+                                      staircase)
+        denominator = add(cast(constant(1), lr.dtype), multiply(decay_rate, p))
+        return divide(lr, denominator, name=scope)
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001,
@@ -83,30 +97,35 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
     """From ``learning_rate`` to ``end_learning_rate`` in ``decay_steps`` steps along
     ``(1 - p) ** power``; then constant, or (``cycle``) again over a longer period."""
     _require_step(global_step, "polynomial_decay")
-    with name_scope(name or "PolynomialDecay"):
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
+    with name_scope(name or "PolynomialDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
         end = cast(end_learning_rate, lr.dtype)
+        power = cast(power, lr.dtype)
         step = cast(global_step, lr.dtype)
         steps = cast(decay_steps, lr.dtype)
         if cycle:
-            periods = where(equal(step, 0), constant(1.0, lr.dtype), ceil(step / steps))
-            steps = steps * periods
+            periods = where(equal(step, 0), constant(1.0, lr.dtype),
+                            ceil(step / cast(decay_steps, lr.dtype)))
+            steps = multiply(steps, periods)
         else:
             step = minimum(step, steps)
-        return (lr - end) * pow(1 - step / steps, cast(power, lr.dtype)) + end
+        p = divide(step, steps)
+        return add(multiply(lr - end, pow(1 - p, power)), end, name=scope)
 
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
     """Half a cosine from ``learning_rate`` down to ``alpha * learning_rate`` over
-    ``decay_steps`` steps, then constant."""
+    ``decay_steps`` steps, then constant.  TF names no node after the scope here: the
+    result is ``CosineDecay/Mul_3:0``."""
     _require_step(global_step, "cosine_decay")
     with name_scope(name or "CosineDecay"):
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
         steps = cast(decay_steps, lr.dtype)
         done = minimum(cast(global_step, lr.dtype), steps) / steps
         cosine = 0.5 * (1.0 + cos(constant(math.pi, lr.dtype) * done))
-        alpha = cast(alpha, lr.dtype)
-        return lr * ((1 - alpha) * cosine + alpha)
+        if not isinstance(alpha, (int, float)):       # TF's Python arithmetic otherwise
+            alpha = cast(alpha, lr.dtype)
+        return multiply(lr, (1 - alpha) * cosine + alpha)
 
 
 def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0,
@@ -114,11 +133,12 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
     """Cosine decay with warm restarts (SGDR): the i-th period lasts ``first_decay_steps
     * t_mul**i`` steps and starts from ``learning_rate * m_mul**i``."""
     _require_step(global_step, "cosine_decay_restarts")
-    with name_scope(name or "SGDRDecay"):
+    with name_scope(name or "SGDRDecay") as scope:
         lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
         dtype = lr.dtype
-        t_mul, m_mul, alpha = (cast(v, dtype) for v in (t_mul, m_mul, alpha))
-        fraction = cast(global_step, dtype) / cast(first_decay_steps, dtype)
+        first_decay_steps = cast(first_decay_steps, dtype)
+        alpha, t_mul, m_mul = (cast(v, dtype) for v in (alpha, t_mul, m_mul))
+        fraction = cast(global_step, dtype) / first_decay_steps
 
         def evenly():                   # t_mul == 1: periods of equal length
             restart = floor(fraction)
@@ -131,7 +151,7 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
 
         restart, done = cond(equal(t_mul, 1.0), evenly, geometrically)
         cosine = 0.5 * pow(m_mul, restart) * (1.0 + cos(constant(math.pi, dtype) * done))
-        return lr * ((1 - alpha) * cosine + alpha)
+        return multiply(lr, (1 - alpha) * cosine + alpha, name=scope)
 
 
 def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
@@ -140,10 +160,10 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
     decay_steps`` and ``cosine`` a cosine over ``num_periods`` periods, the step capped
     at ``decay_steps``."""
     _require_step(global_step, "linear_cosine_decay")
-    with name_scope(name or "LinearCosineDecay"):
+    with name_scope(name or "LinearCosineDecay") as scope:
         lr, linear, cosine, alpha, beta = _linear_cosine(
             learning_rate, global_step, decay_steps, num_periods, alpha, beta)[:5]
-        return lr * ((alpha + linear) * cosine + beta)
+        return multiply(lr, (alpha + linear) * cosine + beta, name=scope)
 
 
 def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
@@ -152,13 +172,13 @@ def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_v
     """``linear_cosine_decay`` with noise of variance ``initial_variance / (1 + step) **
     variance_decay`` added to ``linear`` (a new draw each time the rate is computed)."""
     _require_step(global_step, "noisy_linear_cosine_decay")
-    with name_scope(name or "NoisyLinearCosineDecay"):
+    with name_scope(name or "NoisyLinearCosineDecay") as scope:
         lr, linear, cosine, alpha, beta, step = _linear_cosine(
             learning_rate, global_step, decay_steps, num_periods, alpha, beta)
         variance = cast(initial_variance, lr.dtype) / pow(1.0 + step,
                                                           cast(variance_decay, lr.dtype))
         noisy = linear + random_normal((), stddev=sqrt(variance), dtype=lr.dtype)
-        return lr * ((alpha + noisy) * cosine + beta)
+        return multiply(lr, (alpha + noisy) * cosine + beta, name=scope)
 
 
 def _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, beta):
