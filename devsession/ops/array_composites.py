@@ -39,9 +39,10 @@ reverse_v2 = reverse
 
 
 def select(condition, x=None, y=None, name=None):
-    """TF1's ``tf.where`` (its Select): as ``where``, except that a vector ``condition``
-    against higher-rank ``x`` and ``y`` picks whole rows (their first dimension), where
-    broadcasting would pair it with their last."""
+    """TF1's ``tf.where`` (its Select, and named so): as ``where``, except that a vector
+    ``condition`` against higher-rank ``x`` and ``y`` picks whole rows (their first
+    dimension), where broadcasting would pair it with their last.  Other shapes
+    broadcast, where TF1's Select would refuse them: programs TF runs run the same."""
     if x is None or y is None:
         return where(condition, x, y, name=name)
     cond = convert_to_tensor(condition, dtype=dtypes.bool_, graph=graph_of(condition, x, y))
@@ -54,13 +55,13 @@ def select(condition, x=None, y=None, name=None):
                              f"{cond.shape.dims[0]} elements picks rows of '{x.name}' "
                              f"{x.shape}, which has {rows}.")
         cond = reshape(cond, [-1] + [1] * (rank - 1))
-    return where(cond, x, y, name=name)
+    return where(cond, x, y, name=name or "Select")
 
 
 def where_v2(condition, x=None, y=None, name=None):
     """TF's ``tf.where_v2``: SelectV2 (broadcasting), or the coordinates of the true
     elements of ``condition`` alone."""
-    return where(condition, x, y, name=name)
+    return where(condition, x, y, name=name or ("SelectV2" if x is not None else None))
 
 
 def repeat(input, repeats, axis=None, name=None):  # noqa: A002  (TF's argument names)
