@@ -165,11 +165,10 @@ def test_bad_feature_specs_are_build_time_errors():
         ds.parse_single_example(ds.placeholder(ds.string, [2]), features())
 
 
-def test_merged_sparse_and_ragged_features_are_unsupported():
-    for name in ("SparseFeature", "RaggedFeature"):
-        with pytest.raises(UnsupportedTF1Error, match=f"tf.io.{name} is not supported.*"
-                                                      f"FixedLenFeature"):
-            getattr(ds.io, name)(ds.int64)
+def test_ragged_features_are_unsupported():
+    with pytest.raises(UnsupportedTF1Error, match="tf.io.RaggedFeature is not supported.*"
+                                                  "FixedLenFeature"):
+        ds.io.RaggedFeature(ds.int64)
     assert ds.VarLenFeature is ds.io.VarLenFeature
 
 

@@ -245,3 +245,94 @@ def test_a_sparse_placeholder_has_its_shape_and_is_still_fed(graph):
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(fed.dense_shape, [2, 4])
     np.testing.assert_array_equal(fed.values, [5.0])
+
+
+# --- 5. tf.io.SparseFeature ------------------------------------------------------------------
+
+def example(**features) -> bytes:
+    def feature(values):
+        if isinstance(values[0], float):
+            return ds.train.Feature(float_list=ds.train.FloatList(value=values))
+        if isinstance(values[0], bytes):
+            return ds.train.Feature(bytes_list=ds.train.BytesList(value=values))
+        return ds.train.Feature(int64_list=ds.train.Int64List(value=values))
+    return ds.train.Example(features=ds.train.Features(
+        feature={k: feature(v) for k, v in features.items()})).SerializeToString()
+
+
+def assert_entries(value, indices, values, dense_shape):
+    np.testing.assert_array_equal(value.indices.reshape(-1, len(dense_shape)),
+                                  np.array(indices, np.int64).reshape(-1, len(dense_shape)))
+    np.testing.assert_array_equal(value.values, values)
+    np.testing.assert_array_equal(value.dense_shape, dense_shape)
+
+
+def test_a_sparse_feature_merges_its_index_and_value_features(graph):
+    feature = ds.io.SparseFeature("idx", "val", ds.float32, 5)
+    unsorted = example(idx=[3, 0], val=[1.0, 2.0])
+    parsed = ds.io.parse_single_example(unsorted, {"sp": feature})
+    as_given = ds.io.parse_single_example(unsorted, {"sp": feature._replace(already_sorted=True)})
+    absent = ds.io.parse_single_example(example(other=[1]), {"sp": feature})
+    strings = ds.io.parse_single_example(example(idx=[4, 1], val=[b"a", b"b"]), {
+        "sp": ds.io.SparseFeature("idx", "val", ds.string, 5)})
+    grid = ds.io.parse_single_example(example(i0=[1, 0, 1], i1=[2, 1, 0], val=[1.0, 2.0, 3.0]),
+                                      {"sp": ds.io.SparseFeature(["i0", "i1"], "val",
+                                                                 ds.float32, [2, 3])})
+    assert list(parsed) == ["sp"] and parsed["sp"].shape.as_list() == [5]
+    assert grid["sp"].shape.as_list() == [2, 3]
+    got = run(parsed["sp"], as_given["sp"], absent["sp"], strings["sp"], grid["sp"])
+    assert_entries(got[0], [[0], [3]], [2.0, 1.0], [5])          # sorted by index
+    assert_entries(got[1], [[3], [0]], [1.0, 2.0], [5])
+    assert_entries(got[2], [], [], [5])
+    assert_entries(got[3], [[1], [4]], [b"b", b"a"], [5])
+    assert_entries(got[4], [[0, 1], [1, 0], [1, 2]], [2.0, 3.0, 1.0], [2, 3])
+
+
+def test_sparse_features_sit_beside_other_features_and_share_keys(graph):
+    parsed = ds.io.parse_single_example(example(idx=[2], val=[5.0], v=[1, 2], f=[3]), {
+        "sp": ds.io.SparseFeature("idx", "val", ds.float32, 4),
+        "val": ds.io.VarLenFeature(ds.float32), "v": ds.io.VarLenFeature(ds.int64),
+        "f": ds.io.FixedLenFeature([], ds.int64)})
+    assert sorted(parsed) == ["f", "sp", "v", "val"]
+    got = run(parsed)[0]
+    assert_entries(got["sp"], [[2]], [5.0], [4])
+    assert_entries(got["val"], [[0]], [5.0], [1])
+    assert_entries(got["v"], [[0], [1]], [1, 2], [2])
+    assert got["f"] == 3
+
+
+def test_parse_example_gives_a_batch_of_sparse_features(graph):
+    batch = [example(idx=[3, 0], val=[1.0, 2.0]), example(idx=[1], val=[9.0]), example(z=[1])]
+    parsed = ds.io.parse_example(batch, {"sp": ds.io.SparseFeature("idx", "val", ds.float32,
+                                                                   5)})
+    grid = ds.io.parse_example(
+        [example(i0=[1, 0], i1=[2, 1], val=[1.0, 2.0]), example(i0=[0], i1=[0], val=[9.0])],
+        {"sp": ds.io.SparseFeature(["i0", "i1"], "val", ds.float32, [2, 3])})
+    assert parsed["sp"].shape.as_list() == [None, 5]
+    assert grid["sp"].shape.as_list() == [None, 2, 3]
+    got, got_grid = run(parsed["sp"], grid["sp"])
+    assert_entries(got, [[0, 0], [0, 3], [1, 1]], [2.0, 1.0, 9.0], [3, 5])
+    assert_entries(got_grid, [[0, 0, 1], [0, 1, 2], [1, 0, 0]], [2.0, 1.0, 9.0], [2, 2, 3])
+
+
+def test_sparse_feature_errors_are_tfs(graph):
+    feature = ds.io.SparseFeature("idx", "val", ds.float32, 5)
+    mismatched = ds.io.parse_single_example(example(idx=[0, 3], val=[1.0]), {"sp": feature})
+    with pytest.raises(ds.errors.InvalidArgumentError):
+        run(mismatched["sp"])
+    beyond = ds.io.parse_single_example(example(idx=[0, 7], val=[1.0, 2.0]), {"sp": feature})
+    assert_entries(run(beyond["sp"])[0], [[0], [7]], [1.0, 2.0], [5])   # as TF: unchecked
+    with pytest.raises(ds.errors.InvalidArgumentError, match="out of bounds"):
+        run(ds.sparse.to_dense(beyond["sp"]))
+    serialized = example(idx=[2], val=[5.0])
+    with pytest.raises(ValueError, match="Conflicting type <dtype: 'float32'> vs "
+                                         "<dtype: 'int64'> for feature val"):
+        ds.io.parse_single_example(serialized, {"sp": feature,
+                                                "val": ds.io.VarLenFeature(ds.int64)})
+    with pytest.raises(ValueError, match="Dense and sparse keys must not intersect"):
+        ds.io.parse_single_example(serialized, {
+            "sp": feature, "val": ds.io.FixedLenFeature([1], ds.float32)})
+    with pytest.raises(ValueError, match="Missing index_key for SparseFeature"):
+        ds.io.parse_single_example(serialized, {"sp": feature._replace(index_key=None)})
+    with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int"):
+        ds.io.parse_single_example(serialized, {"sp": feature._replace(size=4.5)})

@@ -28,14 +28,16 @@ then their dense shapes, then the dense features' values.
   ``[batch, the most values an example has]``.
 
 Keys are taken in sorted order, as TF's, and the result is a dict by key: a Tensor per
-FixedLenFeature, a SparseTensor per VarLenFeature.  A default of no elements (what
-``default_value=None`` becomes) makes a dense feature required; a VarLenFeature an
-example lacks has no values there.  A FixedLenSequenceFeature is a dense key of shape
+FixedLenFeature, a SparseTensor per VarLenFeature and per SparseFeature (parsed as TF's:
+its index and value keys as VarLenFeatures, merged after by ``sparse.merge``, so indices
+outside ``size`` pass, and as many values as indices is checked only by the reorder).
+A default of no elements (what ``default_value=None`` becomes) makes a dense feature
+required; a VarLenFeature an example lacks has no values there.  A FixedLenSequenceFeature is a dense key of shape
 ``[-1] + shape`` (TF's): its values must be a whole number of rows (else
 ``InvalidArgumentError``), and a batch is padded to its longest example with the
 feature's default (0 or "" without one); ``parse_single_example`` of one is TF 2's
 ParseExampleV2 of a scalar.  SequenceExamples: ``ops/sequence_parsing.py``.
-``SparseFeature`` and ``RaggedFeature`` raise ``UnsupportedTF1Error`` (and a GraphDef with ragged keys does
+``RaggedFeature`` raises ``UnsupportedTF1Error`` (and a GraphDef with ragged keys does
 not import).  The kernel (``kernels/reference/parsing.py``) runs on the host: a feature
 that is missing without a default, of another kind than its dtype or of another size
 than its shape is an ``InvalidArgumentError`` naming the key, the example and the node.
@@ -103,9 +105,17 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     ``dtype`` (int64, float32 or string), parsed into a SparseTensor."""
 
 
-SparseFeature = _unsupported("SparseFeature", "it merges an index and a value feature "
-                                              "into one SparseTensor, which devsession's "
-                                              "parse ops do not")
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """TF's ``tf.io.SparseFeature(index_key, value_key, dtype, size, already_sorted=False)``:
+    a SparseTensor of dense shape ``[size]`` holding the values of feature ``value_key``
+    (of ``dtype``) at the int64 indices of feature ``index_key`` (a list of index keys and
+    of sizes for more dims); in row-major order unless ``already_sorted``."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
 RaggedFeature = _unsupported("RaggedFeature", "it parses into a RaggedTensor, which "
                                               "devsession lacks")
 
@@ -271,6 +281,68 @@ def _features(features, where: str):
     return sparse_keys, sparse_types, keys, types, shapes, defaults
 
 
+def _split_sparse_features(features) -> tuple:
+    """(``features`` with each SparseFeature replaced by VarLenFeatures of its index keys
+    (int64) and value key, the SparseFeatures by key), as TF's ``_ParseOpParams``; its
+    ValueErrors for a SparseFeature lacking a key or dtype and for a key parsed as two
+    dtypes or as both dense and sparse."""
+    if not isinstance(features, dict) or \
+            not any(isinstance(f, SparseFeature) for f in features.values()):
+        return features, {}
+    dense, sparse, merged = {}, {}, {}
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, VarLenFeature):
+            _add_sparse_key(sparse, key, feature.dtype)
+        elif not isinstance(feature, SparseFeature):
+            dense[key] = feature
+        else:
+            for index_key in _checked_index_keys(key, feature):
+                _add_sparse_key(sparse, index_key, dtypes.int64)
+            _add_sparse_key(sparse, feature.value_key, feature.dtype)
+            merged[key] = feature
+    both = set(dense) & set(sparse)
+    if both:
+        raise ValueError(f"Dense and sparse keys must not intersect; dense_keys: "
+                         f"{list(dense)}, sparse_keys: {list(sparse)}, intersection: {both}")
+    return {**dense, **{k: VarLenFeature(t) for k, t in sparse.items()}}, merged
+
+
+def _checked_index_keys(key: str, feature: SparseFeature) -> list:
+    for part in ("index_key", "value_key"):
+        if not getattr(feature, part):
+            raise ValueError(f"Missing {part} for SparseFeature {feature}.")
+    if not feature.dtype:
+        raise ValueError(f"Missing type for feature {key}. Received feature={feature}.")
+    return [feature.index_key] if isinstance(feature.index_key, str) else \
+        sorted(feature.index_key)
+
+
+def _add_sparse_key(sparse: dict, key: str, dtype) -> None:
+    """Adds ``key`` parsed as ``dtype``; ValueError if it is parsed as another."""
+    dtype = dtypes.as_dtype(dtype)
+    if key in sparse and sparse[key] != dtype:
+        raise ValueError(f"Conflicting type {sparse[key]} vs {dtype} for feature {key}.")
+    sparse.setdefault(key, dtype)
+
+
+def _merged_results(results: dict, features: dict, merged: dict) -> dict:
+    """The parse ``results`` with a SparseTensor per SparseFeature, built as TF's
+    ``sparse_merge`` (its indices from the index keys, in row-major order unless
+    ``already_sorted``), and only the keys of ``features``."""
+    from .sparse_composites import sparse_merge
+
+    updates = {}
+    for key in sorted(merged):
+        feature = merged[key]
+        ids = results[feature.index_key] if isinstance(feature.index_key, str) else \
+            [results[k] for k in feature.index_key]
+        updates[key] = sparse_merge(ids, results[feature.value_key], feature.size,
+                                    already_sorted=feature.already_sorted)
+    results = {**results, **updates}
+    return {key: value for key, value in results.items() if key in features}
+
+
 def _results(op, sparse_keys, dense_keys) -> dict:
     """The op's outputs by key: a SparseTensor per sparse key, a Tensor per dense one."""
     n = len(sparse_keys)
@@ -306,8 +378,9 @@ def parse_single_example(serialized, features, name=None, example_names=None) ->
     """TF1's ``tf.io.parse_single_example``: the features of one serialized Example (a
     scalar string tensor), as a dict by key of tensors of each FixedLenFeature's shape
     and SparseTensors of rank 1 for the VarLenFeatures (see the module docstring)."""
+    parsed, merged = _split_sparse_features(features)
     sparse_keys, sparse_types, keys, types, shapes, defaults = _features(
-        features, "parse_single_example")
+        parsed, "parse_single_example")
     if any(not s.is_fully_defined() for s in shapes):      # TF 2's: ParseExampleV2
         return parse_example(serialized, features, name=name or "ParseSingleExample",
                              example_names=None if example_names is None else
@@ -320,7 +393,7 @@ def parse_single_example(serialized, features, name=None, example_names=None) ->
                  "sparse_keys": tuple(sparse_keys), "sparse_types": tuple(sparse_types)}
         op = graph.create_op(PARSE_SINGLE_EXAMPLE, [serialized, *defaults], attrs,
                              name="ParseSingleExample")
-    return _results(op, sparse_keys, keys)
+        return _merged_results(_results(op, sparse_keys, keys), features, merged)
 
 
 def parse_example(serialized, features, name=None, example_names=None) -> dict:
@@ -328,8 +401,9 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
     as a dict by key of tensors ``[batch] + shape`` for the FixedLenFeatures and
     SparseTensors of shape ``[batch, longest]`` for the VarLenFeatures (see the module
     docstring).  ``example_names`` (strings, one per example) name them in errors."""
+    parsed, merged = _split_sparse_features(features)
     sparse_keys, sparse_types, keys, types, shapes, defaults = _features(
-        features, "parse_example")
+        parsed, "parse_example")
     graph = get_default_graph()
     with name_scope(name or "ParseExample"):
         serialized = convert_to_tensor(serialized, dtype=dtypes.string, graph=graph)
@@ -344,7 +418,7 @@ def parse_example(serialized, features, name=None, example_names=None) -> dict:
                  "ragged_value_types": (), "ragged_split_types": ()}
         op = graph.create_op(PARSE_EXAMPLE, [serialized, names, *key_tensors, *defaults],
                              attrs, name="ParseExampleV2")
-    return _results(op, sparse_keys, keys)
+    return _merged_results(_results(op, sparse_keys, keys), features, merged)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None,

@@ -170,7 +170,7 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None,
     several id dimensions), replacing the last dimension by ``vocab_size`` (an int or
     Tensor, or a list matching ``sp_ids``); row-major unless ``already_sorted``.
     TypeError / ValueError for arguments of the wrong kinds or lengths, as TF1's."""
-    from .array import concat, expand_dims
+    from .array import concat, expand_dims, stack
     from .elementwise import cast
 
     if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
@@ -197,10 +197,9 @@ def sparse_merge(sp_ids, sp_values, vocab_size, name=None,
         values = convert_to_sparse_tensor(sp_values, "sp_values")
         ids = [expand_dims(ids.values if ids.dtype == dtypes.int64 else
                            cast(ids.values, dtypes.int64), axis=1) for ids in sp_ids]
-        sizes = [cast(convert_to_tensor(v, graph=values.graph), dtypes.int64)
-                 for v in vocab_size]
+        sizes = stack([_size(v, values.graph) for v in vocab_size])
         indices = concat([sp_ids[0].indices[:, :-1]] + ids, 1)
-        shape = concat([sp_ids[0].dense_shape[:-1]] + [_as_vector(s) for s in sizes], 0)
+        shape = concat([sp_ids[0].dense_shape[:-1], sizes], 0)
         result = SparseTensor(indices, values.values, shape)
         if already_sorted:
             return result
@@ -212,6 +211,18 @@ def _as_vector(size: Tensor) -> Tensor:
     from .array import reshape
 
     return reshape(size, [1])
+
+
+def _size(size, graph) -> Tensor:
+    """A vocab size as an int64 scalar: a constant when the graph knows it, so the
+    merged SparseTensor's static shape has it (as TF's shape inference sees through
+    the Cast)."""
+    from .elementwise import cast
+
+    known = constant_value(size) if isinstance(size, Tensor) else size
+    if known is not None:
+        return convert_to_tensor(np.int64(np.asarray(known).reshape(())), graph=graph)
+    return cast(size, dtypes.int64)
 
 
 def sparse_to_indicator(sp_input, vocab_size, name=None) -> Tensor:
