@@ -422,10 +422,10 @@ class BatchNormalization(_WithVariables):
 # --- layers without variables: their function runs in the layer's name scope ---------------
 
 class _Pooling(Layer):
-    """A pooling layer: its function (``_function``) over each window, its op named
-    ``_op_name`` in the layer's name scope (a 1-D layer's ops: directly in it, as TF1's)."""
+    """A pooling layer: its function (``_function``) over each window, its ops in the
+    layer's name scope (``max_pooling2d/MaxPool``, as TF1's)."""
 
-    _function, _op_name = None, None
+    _function = None
 
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
@@ -433,35 +433,30 @@ class _Pooling(Layer):
         self._options = _options(locals(), self)
 
     def call(self, inputs):
-        return self._function(inputs, **self._options,
-                              name=self._op_name or self._scope.original_name_scope)
+        return self._function(inputs, **self._options, name=self._scope.original_name_scope)
 
 
 class MaxPooling2D(_Pooling):
     """The maximum over each window of NHWC inputs (``ds.layers.max_pooling2d``)."""
 
-    _op_name = "MaxPool"
     _function = staticmethod(functional.max_pooling2d)
 
 
 class AveragePooling2D(_Pooling):
     """The mean over each window of NHWC inputs (``ds.layers.average_pooling2d``)."""
 
-    _op_name = "AvgPool"
     _function = staticmethod(functional.average_pooling2d)
 
 
 class MaxPooling3D(_Pooling):
     """The maximum over each window of NDHWC inputs (``ds.layers.max_pooling3d``)."""
 
-    _op_name = "MaxPool3D"
     _function = staticmethod(functional.max_pooling3d)
 
 
 class AveragePooling3D(_Pooling):
     """The mean over each window of NDHWC inputs (``ds.layers.average_pooling3d``)."""
 
-    _op_name = "AvgPool3D"
     _function = staticmethod(functional.average_pooling3d)
 
 

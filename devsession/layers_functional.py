@@ -91,7 +91,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
             y = nn.bias_add(matmul(x, kernel), bias) if use_bias else matmul(x, kernel)
         else:
             y = tensordot(x, kernel, [[x.shape.ndims - 1], [0]])
-            y = y + bias if use_bias else y
+            y = nn.bias_add(y, bias) if use_bias else y        # TF's BiasAdd, any rank
         return _output(y, activation, activity_regularizer)
 
 
@@ -519,10 +519,13 @@ def _regularize(regularizer, variable) -> None:
 
 
 def _pooling(pool, layer, inputs, pool_size, strides, padding, data_format, name):
+    """The pooling op in the layer's scope, named by its op (TF's max_pooling2d/MaxPool)."""
     first = channels_first(layer, data_format)
-    return pool(convert_to_tensor(inputs), ksize=full_window(_pair(pool_size, "pool_size"), first),
-                strides=full_window(_pair(strides, "strides"), first), padding=_padding(padding),
-                data_format=nn_format(2, first), name=name or layer)
+    with name_scope(name or layer):
+        return pool(convert_to_tensor(inputs),
+                    ksize=full_window(_pair(pool_size, "pool_size"), first),
+                    strides=full_window(_pair(strides, "strides"), first),
+                    padding=_padding(padding), data_format=nn_format(2, first))
 
 
 def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
@@ -541,9 +544,10 @@ def _pooling_1d(pool, layer, inputs, pool_size, strides, padding, data_format, n
 def _pooling_3d(pool, layer, inputs, pool_size, strides, padding, data_format, name):
     first = channels_first(layer, data_format)
     ksize = full_window(_triple(pool_size, "pool_size"), first)
-    return pool(convert_to_tensor(inputs), ksize=ksize,
-                strides=full_window(_triple(strides, "strides"), first),
-                padding=_padding(padding), data_format=nn_format(3, first), name=name or layer)
+    with name_scope(name or layer):
+        return pool(convert_to_tensor(inputs), ksize=ksize,
+                    strides=full_window(_triple(strides, "strides"), first),
+                    padding=_padding(padding), data_format=nn_format(3, first))
 
 
 def _triple(value, what: str) -> tuple[int, int, int]:

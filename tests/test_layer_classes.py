@@ -282,3 +282,20 @@ def test_a_custom_layers_weights_take_its_inputs_float_dtype(graph):
     assert Scale(dtype=ds.float64)(wide).dtype == ds.float64            # the layer's own
     assert Scale()(ds.placeholder(ds.float16, (None, 2))).dtype == ds.float16
     np.testing.assert_array_equal(run(y, {wide: [[1.0, 2.0, 3.0]]}), [[2.0, 4.0, 6.0]])
+
+
+def test_pooling_and_dense_layers_name_their_ops_as_tf():
+    """TF 2.21's (legacy Keras) names: the pooling op in the layer's scope, a dense
+    layer's bias a BiasAdd for any input rank."""
+    with ds.Graph().as_default():
+        x = ds.placeholder(ds.float32, [2, 8, 8, 3])
+        volume = ds.placeholder(ds.float32, [2, 4, 4, 4, 3])
+        names = [ds.layers.max_pooling2d(x, 2, 2).name,
+                 ds.layers.average_pooling2d(x, 2, 2).name,
+                 ds.layers.max_pooling3d(volume, 2, 2).name,
+                 ds.layers.max_pooling2d(x, 2, 2, name="p").name,
+                 ds.layers.MaxPooling2D(2, 2)(x).name,
+                 ds.layers.dense(ds.placeholder(ds.float32, [2, 8, 3]), 4).name]
+    assert names == ["max_pooling2d/MaxPool:0", "average_pooling2d/AvgPool:0",
+                     "max_pooling3d/MaxPool3D:0", "p/MaxPool:0", "max_pooling2d_1/MaxPool:0",
+                     "dense/BiasAdd:0"]
