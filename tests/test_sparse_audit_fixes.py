@@ -336,3 +336,79 @@ def test_sparse_feature_errors_are_tfs(graph):
         ds.io.parse_single_example(serialized, {"sp": feature._replace(index_key=None)})
     with pytest.raises(TypeError, match="vocab_size has to be a Tensor or Python int"):
         ds.io.parse_single_example(serialized, {"sp": feature._replace(size=4.5)})
+
+
+# --- 6. Dataset.from_tensor_slices / from_tensors of a SparseTensor ---------------------------
+
+def elements(dataset) -> list:
+    element = ds.data.make_one_shot_iterator(dataset).get_next()
+    out = []
+    with ds.Session() as sess:
+        try:
+            while True:
+                out.append(sess.run(element))
+        except ds.errors.OutOfRangeError:
+            return out
+
+
+def test_slices_of_a_sparse_tensor_are_its_rows(graph):
+    st = ds.SparseTensor([[0, 1], [2, 0], [2, 2]], [1, 2, 3], [4, 3])
+    dataset = ds.data.Dataset.from_tensor_slices(st)
+    assert ds.data.get_output_classes(dataset) is ds.SparseTensor
+    assert dataset.output_shapes.as_list() == [3]
+    rows = elements(dataset)
+    assert len(rows) == 4                                   # dense_shape[0], empty rows too
+    for value, (indices, values) in zip(rows, [([[1]], [1]), ([], []), ([[0], [2]], [2, 3]),
+                                                ([], [])]):
+        assert_entries(value, indices, values, [3])
+    cube = ds.data.Dataset.from_tensor_slices(ds.SparseTensorValue(
+        [[0, 1, 1], [1, 0, 2]], np.float32([1.0, 2.0]), [2, 3, 4]))
+    assert cube.output_shapes.as_list() == [3, 4]
+    first, second = elements(cube)
+    assert_entries(first, [[1, 1]], [1.0], [3, 4])
+    assert_entries(second, [[0, 2]], [2.0], [3, 4])
+
+
+def test_sparse_slices_sit_beside_dense_ones_and_batch(graph):
+    st = ds.SparseTensor([[0, 1], [1, 0], [2, 2]], [1, 2, 3], [3, 3])
+    pairs = elements(ds.data.Dataset.from_tensor_slices({"a": st, "b": [7, 8, 9]}))
+    assert [p["b"] for p in pairs] == [7, 8, 9]
+    assert_entries(pairs[2]["a"], [[2]], [3], [3])
+    batched = ds.data.Dataset.from_tensor_slices(st).batch(2)
+    assert batched.output_shapes.as_list() == [None, 3]
+    first, second = elements(batched)
+    assert_entries(first, [[0, 1], [1, 0]], [1, 2], [2, 3])   # the slices stacked back
+    assert_entries(second, [[0, 2]], [3], [1, 3])
+    dense = elements(ds.data.Dataset.from_tensor_slices(st).map(ds.sparse.to_dense))
+    np.testing.assert_array_equal(dense, [[0, 1, 0], [2, 0, 0], [0, 0, 3]])
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: ds.SparseTensor([[0], [2]], [1.0, 2.0], [3]),
+     "Rank of input SparseTensor should be > 1, but saw rank: 1"),
+    (lambda: ds.SparseTensor([[1, 0], [0, 1]], [2, 1], [2, 3]),
+     r"indices\[1\] = \[0,1\] is out of order"),
+    (lambda: ds.SparseTensor([[0, 1], [5, 0]], [1, 2], [2, 3]),
+     r"indices\[1\] = \[5,0\] is out of bounds: need 0 <= index < \[2,3\]"),
+    (lambda: (ds.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3]), ds.constant([7, 8, 9])),
+     "All components must have the same size in the 0th dimension"),
+])
+def test_slicing_bad_sparse_tensors_fails_as_tf(graph, build, message):
+    with pytest.raises(ds.errors.InvalidArgumentError, match=message):
+        elements(ds.data.Dataset.from_tensor_slices(build()))
+
+
+def test_from_tensors_of_a_sparse_tensor_is_one_sparse_element(graph):
+    single = ds.data.Dataset.from_tensors(ds.SparseTensor([[0]], [1], [2]))
+    assert ds.data.get_output_classes(single) is ds.SparseTensor
+    assert single.output_shapes.as_list() == [2]
+    (value,) = elements(single)
+    assert_entries(value, [[0]], [1], [2])
+    pair = ds.data.Dataset.from_tensors((ds.SparseTensor([[0, 1]], [1.0], [2, 2]), 5))
+    ((sparse, five),) = elements(pair)
+    assert_entries(sparse, [[0, 1]], [1.0], [2, 2])
+    assert five == 5
+    rows = elements(ds.data.Dataset.from_tensors(
+        ds.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])).unbatch())
+    assert_entries(rows[0], [[1]], [1], [3])
+    assert_entries(rows[1], [[0]], [2], [3])

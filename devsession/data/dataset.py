@@ -26,6 +26,7 @@ from ..function_graph import FunctionGraph, serialize
 from ..graph import Tensor, constant_value, convert_to_tensor, get_default_graph, name_scope
 from ..ops import nest
 from ..ops.dataset import FUNCTION_SLOTS, REDUCE
+from ..sparse_tensor import SparseTensor, is_sparse
 from ..tensor_shape import TensorShape
 from . import grouping
 from .generator import generator_stage
@@ -59,10 +60,16 @@ class Dataset(Structured):
 
     @staticmethod
     def from_tensor_slices(tensors) -> "Dataset":
-        """One element per row of the tensors (they must agree on their first dimension)."""
-        structure, flat = _as_tensors(tensors, "from_tensor_slices")
+        """One element per row of the tensors (they must agree on their first dimension).
+        A SparseTensor's row ``i`` is TF's slice: its entries whose first index is ``i``,
+        without that index, of dense shape ``dense_shape[1:]``; as the iterator starts,
+        an InvalidArgumentError as TF's for one of rank 1, indices out of row-major order
+        or bounds, or a first dimension other than the rest's."""
+        structure, leaves, flat = _as_tensors(tensors, "from_tensor_slices")
         rows = set()
-        for t in flat:
+        for t in leaves:
+            if isinstance(t, SparseTensor):
+                continue                         # its dense shape's value: checked at run
             if t.shape.ndims == 0:
                 raise ValueError(f"from_tensor_slices: '{t.name}' is a scalar; every "
                                  f"component needs a first dimension to slice.")
@@ -71,16 +78,19 @@ class Dataset(Structured):
         if len(rows) > 1:
             raise ValueError(f"from_tensor_slices: the components' first dimensions differ "
                              f"({sorted(rows)}); they must be equal.")
-        specs = [ElementSpec(t.dtype, TensorShape(None) if t.shape.ndims is None
-                             else t.shape.dims[1:]) for t in flat]
-        return Dataset(flat[0].graph, [_stage("slices", 0, len(flat))], flat, (),
-                       nest.pack_sequence_as(structure, specs))
+        specs = [_leaf_spec(t, TensorShape(None) if t.shape.ndims is None
+                            else t.shape.dims[1:]) for t in leaves]
+        stage = _stage("slices", 0, len(flat))
+        if holds_sparse(specs):
+            stage["sparse"] = _sparse_components(specs)
+        return Dataset(flat[0].graph, [stage], flat, (), nest.pack_sequence_as(structure, specs))
 
     @staticmethod
     def from_tensors(tensors) -> "Dataset":
-        """A dataset of exactly one element: ``tensors``."""
-        structure, flat = _as_tensors(tensors, "from_tensors")
-        specs = [ElementSpec(t.dtype, t.shape) for t in flat]
+        """A dataset of exactly one element: ``tensors`` (a SparseTensor among them
+        stays one)."""
+        structure, leaves, flat = _as_tensors(tensors, "from_tensors")
+        specs = [_leaf_spec(t, t.shape) for t in leaves]
         return Dataset(flat[0].graph, [_stage("tensors", 0, len(flat))], flat, (),
                        nest.pack_sequence_as(structure, specs))
 
@@ -367,7 +377,7 @@ class Dataset(Structured):
     def _scanned(self, initial_state, scan_func, kind: str) -> "Dataset":
         """This dataset through a scan stage (``scan``; ``reduce`` keeps its last
         state); ``kind`` names the method in errors."""
-        state_structure, state = _as_tensors(initial_state, kind)
+        state_structure, _, state = _as_tensors(initial_state, kind)
         state = [s if s.graph is self._graph else convert_to_tensor(s) for s in state]
         graph = self._graph
         function = FunctionGraph(graph.unique_name(f"Dataset_{kind}"), graph)
@@ -699,18 +709,32 @@ def _stage(kind: str, start: int, stop: int) -> dict:
 
 
 def _as_tensors(value, where: str):
-    """(structure, flat tensors): tuples and dicts stay structure; anything else (a
-    list, an array, a number) is one tensor."""
-    structure = _lists_as_leaves(value) if isinstance(value, (tuple, dict)) else _Leaf(value)
-    flat = [convert_to_tensor(leaf.value if isinstance(leaf, _Leaf) else leaf,
-                              name="component")
-            for leaf in nest.flatten(structure)]
+    """(structure, leaves, flat tensors): tuples and dicts stay structure; anything else
+    (a list, an array, a number) is one tensor, and a SparseTensor (or SparseTensorValue)
+    one leaf of three tensors, indices, values and dense_shape, as a pipeline carries it
+    (``structure.SparseSpec``)."""
+    structure = _lists_as_leaves(value) if isinstance(value, (tuple, dict)) and \
+        not is_sparse(value) else _Leaf(value)
+    leaves = [_leaf_tensor(leaf.value if isinstance(leaf, _Leaf) else leaf)
+              for leaf in nest.flatten(structure)]
+    flat = component_tensors(leaves)
     if not flat:
         raise ValueError(f"Dataset.{where}: the structure holds no tensors.")
     graphs = {t.graph for t in flat}
     if len(graphs) > 1:
         raise ValueError(f"Dataset.{where}: the tensors belong to different graphs.")
-    return structure, flat
+    return structure, leaves, flat
+
+
+def _leaf_tensor(value):
+    if is_sparse(value):
+        return SparseTensor.from_value(value)
+    return convert_to_tensor(value, name="component")
+
+
+def _leaf_spec(leaf, shape) -> ElementSpec:
+    """The spec of a source's component ``leaf`` with elements of ``shape``."""
+    return (SparseSpec if isinstance(leaf, SparseTensor) else ElementSpec)(leaf.dtype, shape)
 
 
 class _Leaf:
@@ -723,6 +747,8 @@ class _Leaf:
 
 
 def _lists_as_leaves(value):
+    if is_sparse(value):                     # a SparseTensorValue is a namedtuple: one leaf
+        return _Leaf(value)
     if isinstance(value, dict):
         return type(value)((k, _lists_as_leaves(v)) for k, v in value.items())
     if isinstance(value, tuple):

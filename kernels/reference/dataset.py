@@ -95,6 +95,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
 from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
+from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
@@ -142,7 +143,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
             source = _COMBINED[kind](node, stage, branches)
         elif source is None:
             source = _SOURCES[kind](node, stage, args)
-            table = args if kind == "slices" else None
+            table = args if kind == "slices" and not stage.get("sparse") else None
         elif table is not None and kind == "batch":
             source, table = _gathered_batches(stage, source, table), None
         else:
@@ -190,6 +191,8 @@ def _gathered_batches(stage, numbers, table: list):
 # --- sources ---------------------------------------------------------------------------------
 
 def _slices(node, stage, components):
+    if stage.get("sparse"):
+        return _sparse_slices(node, components, set(stage["sparse"]))
     rows = {c.shape[0] if c.ndim else None for c in components}
     if None in rows or len(rows) != 1:
         shapes = ", ".join(str(list(c.shape)) for c in components)
@@ -198,6 +201,40 @@ def _slices(node, stage, components):
                                    node.name)
     (count,) = rows
     return lambda: iter(range(count))           # row numbers: see build_pipeline
+
+
+def _sparse_slices(node, components: list, sparse: set):
+    """Rows of components among which SparseTensors' three arrays start at the indices
+    in ``sparse``: a SparseTensor's row is TF's slice (its entries of that first index,
+    less it, and ``dense_shape[1:]``), after TF's checks of it (rank > 1, its indices
+    in bounds and row-major order: ``check_indices``) and of the first dimensions."""
+    parts = _components(components, sparse)
+    counts = set()
+    for part in parts:
+        if len(part) == 3:
+            indices, shape = np.asarray(part[0], np.int64), np.asarray(part[2], np.int64)
+            if shape.size < 2:
+                raise invalid_argument(node.name, node.op, f"Rank of input SparseTensor "
+                                       f"should be > 1, but saw rank: {shape.size}")
+            check_indices(node, indices, tuple(int(d) for d in shape))
+            counts.add(int(shape[0]))
+        else:
+            counts.add(part[0].shape[0] if part[0].ndim else None)
+    if len(counts) != 1 or None in counts:
+        raise invalid_argument(node.name, node.op, "All components must have the same size "
+                               "in the 0th dimension")
+    (count,) = counts
+    sliced = [_sparse_rows(part, count) if len(part) == 3 else
+              ([part[0][i, ...].copy()] for i in range(count)) for part in parts]
+    return lambda: ([a for row in rows for a in row] for rows in zip(*sliced))
+
+
+def _sparse_rows(arrays: list, count: int):
+    """Each row's three arrays of a SparseTensor whose indices are in row-major order."""
+    indices, values, shape = (np.asarray(a) for a in arrays)
+    bounds = np.searchsorted(indices[:, 0], np.arange(count + 1))
+    for begin, end in zip(bounds[:-1], bounds[1:]):
+        yield [indices[begin:end, 1:].copy(), values[begin:end].copy(), shape[1:].copy()]
 
 
 def _tensors(node, stage, components):
