@@ -91,7 +91,9 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
             values = values * weights
             number = reduce_sum(weights)
         update_total = assign_add(total, reduce_sum(values))
-        with control_dependencies([values]):
+        # TF's count waits on the values; here on the total's update, which read them:
+        # the values may be a fed placeholder, whose op a session would ask to be fed
+        with control_dependencies([update_total]):
             update_count = assign_add(count, number)
         value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")
@@ -155,7 +157,7 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
             weights = broadcast_weights(cast(weights, float32), values)
             values, number = values * weights, number * weights
         update_total = assign_add(total, values)
-        with control_dependencies([values]):
+        with control_dependencies([update_total]):        # as mean's
             update_count = assign_add(count, number)
         value = div_no_nan(total.value(), maximum(count.value(), 0.0), "value")
         update_op = div_no_nan(update_total, maximum(update_count, 0.0), "update_op")

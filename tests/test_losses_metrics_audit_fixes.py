@@ -281,3 +281,14 @@ def test_norm_squeezes_the_kept_axes_as_tf(make_session):
     np.testing.assert_allclose(got[1], np.abs(value).sum(axis=1).max(axis=-1), rtol=1e-6)
     np.testing.assert_allclose(got[2], np.linalg.norm(value), rtol=1e-6)
     np.testing.assert_allclose(got[3], np.linalg.norm(value).reshape(1, 1, 1), rtol=1e-6)
+
+
+# --- a control dependency on a fed placeholder is met by the feed (metrics.mean of one) -----
+
+def test_the_mean_of_a_fed_placeholder_updates(make_session):
+    values = ds.placeholder(ds.float32, [None])          # mean's count waits on the values
+    mean, update = ds.metrics.mean(values)
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    assert sess.run(update, {values: [1., 2., 3.]}) == 2.0
+    assert sess.run(update, {values: [6.]}) == 3.0 and sess.run(mean) == 3.0
