@@ -22,7 +22,8 @@ from .dtypes import float32, float64
 from .graph import convert_to_tensor
 from .metrics_common import collected, div_no_nan, metric_variable
 from .ops import (assign_add, cast, equal, greater, maximum, not_equal, ones_like, reduce_mean,
-                  reduce_sum, reshape, where)
+                  reduce_sum, reshape)
+from .ops.array_composites import select          # TF1's where: mean_iou/Select_1:0
 from .ops.matrix import matrix_diag_part
 from .ops.state_scatter import scatter_add
 from .variable_scope import variable_scope
@@ -67,9 +68,9 @@ def _mean_iou(matrix):
     diagonal = cast(matrix_diag_part(matrix), float32)
     denominator = rows + columns - diagonal
     valid = reduce_sum(cast(not_equal(denominator, 0), float32))
-    denominator = where(greater(denominator, 0), denominator, ones_like(denominator))
+    denominator = select(greater(denominator, 0), denominator, ones_like(denominator))
     iou = diagonal / denominator
-    return where(greater(valid, 0), reduce_sum(iou, name="mean_iou") / valid, 0.0)
+    return select(greater(valid, 0), reduce_sum(iou, name="mean_iou") / valid, 0.0)
 
 
 def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,

@@ -113,6 +113,7 @@ def test_confusion_matrix_squeezes_batch_by_1_ids_and_checks_weights_shape(make_
 def test_mean_iou_update_is_the_assign_add_named_as_tfs(make_session):
     miou, update = ds.metrics.mean_iou(ds.constant([0, 1, 2, 1]), ds.constant([0, 2, 2, 1]), 3)
     assert update.name == "mean_iou/AssignAdd:0" and update.shape.as_list() == [3, 3]
+    assert miou.name == "mean_iou/Select_1:0"
     sess = make_session()
     sess.run(ds.local_variables_initializer())
     np.testing.assert_array_equal(sess.run(update), [[1, 0, 0], [0, 1, 1], [0, 0, 1]])
