@@ -25,6 +25,21 @@ def test_two_heavy_independent_steps_form_a_wave():
     assert set(waves[1].frees) == {1, 2} and set(waves[0].frees) == {0}
 
 
+def test_a_control_edge_puts_a_step_in_a_later_wave():
+    # n2 runs under control_dependencies([n1]) (an Assert's check, say): it must not run
+    # beside n1, though no data flows between them; n4 still overlaps n1
+    steps = [step([0], 1), step([0], 2), step([0], 4), step([1, 2, 4], 3)]
+    waves = overlapping_waves(steps, keep=frozenset({3}), controls={"n2": ("n1",)})
+    assert [w.steps for w in waves] == [(0, 2), (1,), (3,)]
+    fused = [step([0], 1), Step(None, (0,), 2, (), "n2", "Tanh", "CPU:0", HEAVY_WORK,
+                                (("mul", "Mul"), ("n2", "Tanh"))), step([0], 4),
+             step([1, 2, 4], 3)]
+    waves = overlapping_waves(fused, keep=frozenset({3}), controls={"mul": ("n1",)})
+    assert [w.steps for w in waves] == [(0, 2), (1,), (3,)]      # a fused member's edge
+    assert [w.steps for w in overlapping_waves(steps, keep=frozenset({3}))] == \
+        [(0, 1, 2), (3,)]
+
+
 def test_light_or_stateful_steps_do_not_overlap():
     light = [step([0], 1, work=10), step([0], 2, work=10), step([1, 2], 3)]
     assert overlapping_waves(light) == ()

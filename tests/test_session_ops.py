@@ -259,3 +259,16 @@ def test_placeholder_with_default_flows_its_input_unless_fed(make_session):
     np.testing.assert_array_equal(sess.run(dx, {keep: 2.0}), np.full((2, 3), 2.0))
     with pytest.raises(ValueError, match="not compatible with the placeholder's shape"):
         ds.placeholder_with_default(np.ones(3, np.float32), (2,))
+
+
+def test_a_control_edge_from_a_fed_placeholder_is_met_by_the_feed(make_session):
+    """As TF: the feed stands for the placeholder's op (unfed, it is the usual error)."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, [2])
+        with ds.control_dependencies([x.op]):
+            y = ds.constant(3.0) * 2.0
+    sess = make_session(g)
+    assert sess.run(y, {x: [1.0, 2.0]}) == 6.0
+    with pytest.raises(ds.errors.InvalidArgumentError, match="must feed a value"):
+        sess.run(y)

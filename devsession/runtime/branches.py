@@ -34,19 +34,27 @@ class Wave:
     frees: tuple        # slots to drop once the wave is done
 
 
-def overlapping_waves(steps, keep=frozenset()) -> tuple:
+def overlapping_waves(steps, keep=frozenset(), controls=None) -> tuple:
     """The plan's steps as waves by depth, or () when nothing is worth overlapping.
 
-    ``keep`` are slots never freed (the fetches).
+    ``keep`` are slots never freed (the fetches); ``controls`` maps a node's name to the
+    nodes it has control edges from, so a step comes in a wave after theirs (an op
+    under ``control_dependencies([assert_op])`` never runs beside the Assert).
     """
     if any(step.op_type in _STATEFUL or _waits(step.op_type) for step in steps):
         return ()
+    controls = controls or {}
     depth_of_slot: dict = {}
+    depth_of_node: dict = {}
     by_depth: dict = {}
     for index, step in enumerate(steps):
-        depth = 1 + max((depth_of_slot.get(s, 0) for s in step.inputs), default=0)
+        nodes = [name for name, _ in step.members] or [step.name]
+        after = [depth_of_node.get(c, 0) for node in nodes for c in controls.get(node, ())]
+        depth = 1 + max([depth_of_slot.get(s, 0) for s in step.inputs] + after, default=0)
         if step.output >= 0:
             depth_of_slot[step.output] = depth
+        for node in nodes:
+            depth_of_node[node] = depth
         by_depth.setdefault(depth, []).append(index)
     groups = [tuple(by_depth[d]) for d in sorted(by_depth)]
     overlap = [sum(1 for i in g if _heavy(steps[i])) >= 2 for g in groups]

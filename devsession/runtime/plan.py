@@ -114,7 +114,9 @@ def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
                fed: set) -> set:
     """The ops the fetches and targets depend on, not looking past fed tensors.
 
-    Ref inputs (Assign's variable) are not dependencies: assigning reads no value.
+    Ref inputs (Assign's variable) are not dependencies: assigning reads no value.  Nor
+    is an op every output of which is fed, through a control edge either: the feed
+    stands for it, as in TF (``control_dependencies([placeholder.op])``).
     """
     needed: set = set()
     stack = [t.op for t in fetches if t not in fed] + list(targets)
@@ -127,7 +129,8 @@ def needed_ops(fetches: Sequence[Tensor], targets: Sequence[Operation],
         for i, t in enumerate(op.inputs):
             if i not in refs and t not in fed:
                 stack.append(t.op)
-        stack.extend(op.control_inputs)
+        stack.extend(c for c in op.control_inputs
+                     if not (c.outputs and all(t in fed for t in c.outputs)))
     return needed
 
 
@@ -223,9 +226,11 @@ def build_plan(graph_ops: Sequence[Operation], feeds: Sequence[Tensor],
         seen.add(s)
     after_step = tuple((i, variable_kernels[found[0].name]) for i, found in enumerate(read_after)
                        if found is not None and found[0].name in variable_kernels)
+    controls = {op.name: tuple(c.name for c in op.control_inputs) for op in order
+                if op.control_inputs}
     return Plan(steps, builder.num_slots, tuple(slot_of[t] for t in feeds), fetch_slots,
-                tuple(needs_copy), placements, overlapping_waves(steps, frozenset(fetch_slots)),
-                after_step)
+                tuple(needs_copy), placements,
+                overlapping_waves(steps, frozenset(fetch_slots), controls), after_step)
 
 
 def _moved(read, transfer):

@@ -286,6 +286,8 @@ class _Partitioner:
         waiting on a ps's updates waits for one message, not one per variable)."""
         out, elsewhere = [], {}
         for c in controls:
+            if c.name not in self.placements:    # fed (a placeholder's op): not run at all
+                continue
             if _copyable(c):             # a constant "runs" wherever it is read
                 self.include(c)
             src = self.task_of(c)
