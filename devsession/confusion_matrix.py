@@ -17,7 +17,8 @@ import numpy as np
 from . import dtypes
 from .debugging import assert_less, assert_non_negative
 from .graph import constant_value, control_dependencies, convert_to_tensor, name_scope
-from .ops import cast, identity, maximum, ones_like, squeeze, stack
+from .metrics_common import squeezed_ids
+from .ops import cast, identity, maximum, ones_like, stack
 from .ops.gather_nd import scatter_nd
 from .ops.reduce import reduce_max
 
@@ -30,7 +31,7 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
     trailing dimension of 1 that only one of them has is squeezed, as TF's).  ValueError
     for other shapes, or ``weights`` of a shape other than the predictions'."""
     with name_scope(name or "confusion_matrix"):
-        labels, predictions = _squeezed(convert_to_tensor(labels, name="labels"),
+        labels, predictions = squeezed_ids(convert_to_tensor(labels, name="labels"),
                                         convert_to_tensor(predictions, name="predictions"))
         static_count = _static_count(labels, predictions, num_classes)
         labels, predictions = cast(labels, dtypes.int64), cast(predictions, dtypes.int64)
@@ -64,18 +65,6 @@ def confusion_matrix(labels, predictions, num_classes=None, dtype=dtypes.int32, 
         if static_count is not None:
             matrix.set_shape([static_count, static_count])
         return matrix
-
-
-def _squeezed(labels, predictions):
-    """TF's ``remove_squeezable_dimensions`` on static ranks: ``[n, 1]`` ids beside a
-    ``[n]`` vector become ``[n]``."""
-    p, q = predictions.shape, labels.shape
-    if p.ndims is not None and q.ndims is not None:
-        if p.ndims == q.ndims + 1 and p.dims[-1] in (None, 1):
-            predictions = squeeze(predictions, [-1])
-        elif q.ndims == p.ndims + 1 and q.dims[-1] in (None, 1):
-            labels = squeeze(labels, [-1])
-    return labels, predictions
 
 
 def _static_count(labels, predictions, num_classes):

@@ -53,19 +53,25 @@ def check_shapes(labels, predictions, metric: str) -> None:
                          f"labels '{labels.name}' {labels.shape} must have the same shape.")
 
 
+def squeezed_ids(labels, predictions) -> tuple:
+    """TF's ``remove_squeezable_dimensions`` on static ranks: ``[n, 1]`` beside a ``[n]``
+    (either way round) becomes ``[n]``."""
+    p, q = predictions.shape, labels.shape
+    if p.ndims is not None and q.ndims is not None:
+        if p.ndims == q.ndims + 1 and p.dims[-1] in (None, 1):
+            predictions = squeeze(predictions, [-1])
+        elif q.ndims == p.ndims + 1 and q.dims[-1] in (None, 1):
+            labels = squeeze(labels, [-1])
+    return labels, predictions
+
+
 def remove_squeezable_dimensions(predictions, labels, weights, metric: str):
     """TF1's ``_remove_squeezable_dimensions`` on static ranks: a trailing dimension of 1
     that only one of ``labels`` and ``predictions`` has is squeezed, then ``weights`` (not a
     scalar) loses or gains a trailing dimension to match the predictions' rank."""
     predictions = convert_to_tensor(predictions)
     if labels is not None:
-        labels = convert_to_tensor(labels)
-        p, q = predictions.shape, labels.shape
-        if p.ndims is not None and q.ndims is not None:
-            if p.ndims == q.ndims + 1 and p.dims[-1] in (None, 1):
-                predictions = squeeze(predictions, [-1])
-            elif q.ndims == p.ndims + 1 and q.dims[-1] in (None, 1):
-                labels = squeeze(labels, [-1])
+        labels, predictions = squeezed_ids(convert_to_tensor(labels), predictions)
         check_shapes(labels, predictions, metric)
     if weights is None:
         return predictions, labels, None
