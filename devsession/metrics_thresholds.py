@@ -7,7 +7,9 @@ float32 local variable of one entry per threshold, named as TF1's
 (``<scope>/true_positives``, ``false_negatives``, ``true_negatives``,
 ``false_positives``, created in that order); ``update_op`` adds a batch's (weighted)
 counts.  A score outside [0, 1] is TF1's InvalidArgumentError at run time
-("predictions must be in [0, 1]").
+("predictions must be in [0, 1]") where TF checks it: its checks gate the casts of the
+scores to float32 and of the labels to bool, so float32 scores with bool labels go
+unchecked, as in TF 2.21.
 
     prec, prec_op = ds.metrics.precision_at_thresholds(labels, probabilities, [0.3, 0.5])
 """
@@ -47,15 +49,18 @@ def confusion_at_thresholds(labels, predictions, thresholds, weights=None,
         if key not in COUNTS:
             raise ValueError(f"Invalid key: {key}")
     predictions = convert_to_tensor(predictions)
-    in_range = [check(predictions, _as(convert_to_tensor(bound), predictions.dtype),
+    in_range = [check(predictions, cast(convert_to_tensor(bound), predictions.dtype),
                       message="predictions must be in [0, 1]")
                 for check, bound in ((assert_greater_equal, 0.0), (assert_less_equal, 1.0))]
-    predictions, labels, weights = remove_squeezable_dimensions(
-        _as(predictions, float32), _as(convert_to_tensor(labels), dtypes.bool_), weights,
-        metric)
-    with control_dependencies(in_range):        # every count reads the comparison
-        above = greater(reshape(predictions, [-1, 1]),
-                        constant(np.asarray(thresholds, np.float32).reshape(1, -1)))
+    # TF's checks gate only the casts: float32 predictions and bool labels need none, so
+    # then the range goes unchecked, as in TF (int labels or float64 scores check it)
+    with control_dependencies(in_range):
+        predictions = cast(predictions, float32)
+        labels = cast(convert_to_tensor(labels), dtypes.bool_)
+    predictions, labels, weights = remove_squeezable_dimensions(predictions, labels, weights,
+                                                                metric)
+    above = greater(reshape(predictions, [-1, 1]),
+                    constant(np.asarray(thresholds, np.float32).reshape(1, -1)))
     positive = reshape(labels, [-1, 1])
     weight = None if weights is None else \
         reshape(broadcast_weights(cast(weights, float32), predictions), [-1, 1])
@@ -70,12 +75,6 @@ def confusion_at_thresholds(labels, predictions, thresholds, weights=None,
         values[key] = variable.value()
         updates[key] = assign_add(variable, reduce_sum(hit, axis=0))
     return values, updates
-
-
-def _as(tensor, dtype):
-    """``tensor`` cast to ``dtype``, itself when it has it (as TF's ``cast``: no op, so
-    that the scope's ops are named as TF's)."""
-    return tensor if tensor.dtype == dtype else cast(tensor, dtype)
 
 
 def _count_at_thresholds(key: str):

@@ -173,3 +173,24 @@ def test_metrics_at_k_with_unknown_shapes_count_sets_as_tf1():
     assert got["recall_class_0"] == 1.0
     # row 0: ranks 1 and 2 both labels, 2 labels in range -> 1; row 1: no hit, 1 label in range
     assert got["map"] == 0.5
+
+
+def test_threshold_metrics_check_the_score_range_where_tf_does():
+    """TF's range checks gate the casts (scores to float32, labels to bool): float32
+    scores with bool labels go unchecked, int labels or float64 scores fail the run
+    (TF 2.21's outcomes for the same feeds)."""
+    outcomes = []
+    for label_dtype, score_dtype in ((ds.bool, ds.float32), (ds.int64, ds.float32),
+                                     (ds.bool, ds.float64)):
+        with ds.Graph().as_default():
+            labels = ds.placeholder(label_dtype, [None])
+            scores = ds.placeholder(score_dtype, [None])
+            _, update = ds.metrics.auc(labels, scores)
+            with ds.Session() as sess:
+                sess.run(ds.local_variables_initializer())
+                try:
+                    sess.run(update, {labels: [1, 0], scores: [1.5, 0.2]})
+                    outcomes.append("ran")
+                except ds.errors.InvalidArgumentError as e:
+                    outcomes.append("checked" if "must be in [0, 1]" in e.message else e)
+    assert outcomes == ["ran", "checked", "checked"]
