@@ -412,3 +412,15 @@ def test_from_tensors_of_a_sparse_tensor_is_one_sparse_element(graph):
         ds.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])).unbatch())
     assert_entries(rows[0], [[1]], [1], [3])
     assert_entries(rows[1], [[0]], [2], [3])
+
+
+def test_tf_divide_of_a_sparse_tensor_divides_its_values_as_tf():
+    """TF's tf.divide divides through x's operator: a SparseTensor stays one."""
+    with ds.Graph().as_default():
+        st = ds.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+        halved = ds.divide(st, ds.constant(2.0))
+        assert isinstance(halved, ds.SparseTensor)
+        with ds.Session() as sess:
+            got = sess.run(halved)
+    np.testing.assert_array_equal(got.values, [0.5, 1.0])
+    np.testing.assert_array_equal(got.indices, [[0, 1], [1, 0]])

@@ -193,7 +193,15 @@ relu = _unary("Relu", "relu")
 add = _binary("Add", "add")
 subtract = _binary("Sub", "subtract")
 multiply = _binary("Mul", "multiply")
-divide = truediv = _binary("RealDiv", "divide", "truediv")
+truediv = _binary("RealDiv", "divide", "truediv")
+
+
+def divide(x, y, name=None) -> Tensor:
+    """``x / y`` (RealDiv, float results), as TF's ``tf.divide``, which divides through
+    ``x``'s operator: so a SparseTensor ``x`` gives a SparseTensor (SparseDenseCwiseDiv)."""
+    if isinstance(x, SparseTensor):
+        return x / y
+    return truediv(x, y, name=name)
 pow = _binary("Pow", "pow")  # noqa: A001
 maximum = _binary("Maximum", "maximum")
 minimum = _binary("Minimum", "minimum")
