@@ -242,6 +242,23 @@ class Graph:
                 self._names_in_use.setdefault(candidate.lower(), 1)
         return candidate
 
+    def free_name(self, name: str, scope: bool = False) -> str:
+        """``name`` if no node has it (with ``scope``: none has it as its scope either),
+        else TF's importer's choice, the first free of ``name_1``, ``name_2``... (outside
+        any name scope: a GraphDef's names are absolute)."""
+        def taken(candidate: str) -> bool:
+            if candidate.lower() in self._names_in_use:
+                return True
+            return scope and any(op.startswith(candidate + "/") for op in self._ops)
+
+        with self._lock:
+            if not taken(name):
+                return name
+            count = 1
+            while taken(f"{name}_{count}"):
+                count += 1
+            return f"{name}_{count}"
+
     def create_op(self, op_type: str, inputs=(), attrs=None, name: str | None = None,
                   device: str | None = None, control_inputs=(), exact_name: bool = False) -> Operation:
         """Create a node, inferring its output; raises ValueError/TypeError on bad inputs.

@@ -155,7 +155,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
     TensorFlow's) to ``graph`` (default: the default graph); TF1's signature.
 
     Node names get the prefix ``name/`` when ``name`` is set (devsession's default is no
-    prefix; TF1's is "import").  ``input_map`` replaces inputs with tensors of the graph
+    prefix; TF1's is "import"), ``name_1/`` where that scope is taken; a node whose name
+    is taken is renamed ``<name>_1`` (as TF's importer uniquifies).  ``input_map`` replaces inputs with tensors of the graph
     (see the module docstring for how inputs resolve).  Returns the elements named in
     ``return_elements`` (GraphDef names: "op" for an Operation, "op:0" for a Tensor),
     else None.  ``op_dict`` and ``producer_op_list`` are accepted and ignored, as TF1
@@ -179,7 +180,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
     graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
     plans.update(functions)
     with graph._all_or_nothing():
-        created = import_nodes(graph_def, graph, mapped, f"{name}/" if name else "", plans)
+        prefix = f"{graph.free_name(name, scope=True)}/" if name else ""   # import_1/...
+        created = import_nodes(graph_def, graph, mapped, prefix, plans)
     if return_elements is None:
         return None
     return [_return_element(e, created) for e in return_elements]
@@ -202,9 +204,10 @@ def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, plans: dict
                 build = _PLAN_BUILDERS[type(plan)]
                 created[node.name] = build(plan, data, control, graph, prefix + node.name)
                 continue
-            op_type, data, attrs = translate(node, data, prefix + node.name)
+            name = graph.free_name(prefix + node.name)    # TF's: c taken, c_1
+            op_type, data, attrs = translate(node, data, name)
             created[node.name] = graph.create_op(
-                op_type, data, attrs, name=prefix + node.name, device=node.device,
+                op_type, data, attrs, name=name, device=node.device,
                 control_inputs=control, exact_name=True)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
             raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",

@@ -249,12 +249,28 @@ def test_import_twice_with_different_prefixes(every_op_graph):
     assert len(target.get_operations()) == 2 * len(gd.node)
 
 
-def test_import_into_a_graph_with_the_same_names_fails(every_op_graph):
+def test_import_into_a_graph_with_the_same_names_uniquifies_them_as_tf(every_op_graph):
+    """TF's importer renames a node whose name is taken (c -> c_1), and a taken prefix
+    scope (import -> import_1), rather than failing."""
     gd = every_op_graph.as_graph_def()
     target = ds.Graph()
     ds.import_graph_def(gd, graph=target)
-    with pytest.raises(ds.errors.InvalidArgumentError, match="Duplicate node name in graph"):
-        ds.import_graph_def(gd, graph=target)
+    before = {op.name for op in target.get_operations()}
+    again = ds.import_graph_def(gd, graph=target, return_elements=["x:0"])[0]
+    added = [op.name for op in target.get_operations() if op.name not in before]
+    assert len(added) == len(gd.node) and again.name == "x_1:0"
+    with ds.Graph().as_default() as g:
+        ds.constant(5.0, name="c")
+        small = ds.Graph()
+        with small.as_default():
+            ds.multiply(ds.constant(2.0, name="c"), 3.0, name="d")
+        d, c = ds.import_graph_def(small.as_graph_def(), name="", return_elements=["d:0", "c:0"])
+        prefixed = [ds.import_graph_def(small.as_graph_def(), name="import",
+                                        return_elements=["d:0"])[0] for _ in range(2)]
+        with ds.Session(graph=g) as sess:
+            assert sess.run([d, c] + prefixed) == [6.0, 2.0, 6.0, 6.0]
+    assert [t.name for t in [d, c] + prefixed] == ["d:0", "c_1:0", "import/d:0",
+                                                     "import_1/d:0"]
 
 
 def test_return_elements(every_op_graph):
