@@ -36,8 +36,10 @@ def parse_message(data: bytes, message_class, source: str, error=DataLossError):
         return message
     except (_message.DecodeError, ValueError, RuntimeError) as binary_error:
         reason = binary_error
-    try:
-        return text_format.Parse(data.decode("utf-8"), message_class())
+    try:   # fields devsession's protos leave out (TF's stripped_op_list...) are skipped,
+        # as the binary parser keeps them aside
+        return text_format.Parse(data.decode("utf-8"), message_class(),
+                                 allow_unknown_field=True)
     except (text_format.ParseError, UnicodeDecodeError) as text_error:
         name = message_class.DESCRIPTOR.name
         raise error(

@@ -384,3 +384,23 @@ def test_the_savers_collection_is_written_as_saver_defs_and_skipped_on_import(gr
     with ds.Graph().as_default() as other:
         ds.train.import_meta_graph(meta)
         assert other.get_collection(ds.GraphKeys.SAVERS) == []
+
+
+def test_a_text_meta_graph_with_fields_devsession_lacks_imports(tmp_path):
+    """TF's text-format files carry fields devsession's protos leave out (meta_info_def's
+    stripped_op_list): they are skipped, as the binary parser keeps them aside."""
+    with ds.Graph().as_default():
+        x = ds.placeholder(ds.float32, [None], name="x")
+        ds.multiply(x, 2.0, name="y")
+        path = str(tmp_path / "g.meta")
+        ds.train.export_meta_graph(path, as_text=True)
+    with open(path) as f:
+        text = f.read()
+    text = ('meta_info_def {\n  stripped_op_list {\n    op { name: "Mul" }\n  }\n'
+            '  tensorflow_version: "2.21.0"\n}\n' + text)
+    with open(path, "w") as f:
+        f.write(text)
+    with ds.Graph().as_default():
+        ds.train.import_meta_graph(path)
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(sess.run("y:0", {"x:0": [1.0, 2.0]}), [2.0, 4.0])

@@ -90,7 +90,7 @@ def parse_saved_model(export_dir: str) -> SavedModel:
         with open(text, "rb") as f:
             data = f.read()
         try:
-            text_format.Parse(data.decode("utf-8"), saved_model)
+            text_format.Parse(data.decode("utf-8"), saved_model, allow_unknown_field=True)
         except (text_format.ParseError, UnicodeDecodeError) as e:
             raise OSError(f"Cannot parse file {text}: {e}.") from None
     else:
