@@ -159,3 +159,23 @@ def test_one_call_reads_the_checkpoint_through_one_restore(tmp_path):
         np.testing.assert_array_equal(sess.run(b), want["enc/b"])
         sess.run(ds.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(vv), want["v"])
+
+
+def test_a_scope_mapping_loads_a_partitioned_variable_part_by_part(tmp_path):
+    """As TF: the parts' names are cut at "/part_" and the parts load their slices of
+    the mapped checkpoint tensor."""
+    whole = np.arange(8, dtype=np.float32).reshape(4, 2)
+    with ds.Graph().as_default():
+        with ds.variable_scope("old"):
+            p = ds.get_variable("p", [4, 2], partitioner=ds.fixed_size_partitioner(2))
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            sess.run([part.assign(whole[2 * k:2 * k + 2]) for k, part in enumerate(p)])
+            path = ds.train.Saver().save(sess, str(tmp_path / "m"))
+    with ds.Graph().as_default():
+        with ds.variable_scope("new"):
+            q = ds.get_variable("p", [4, 2], partitioner=ds.fixed_size_partitioner(2))
+        ds.train.init_from_checkpoint(path, {"old/": "new/"})
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(ds.concat(list(q), 0)), whole)

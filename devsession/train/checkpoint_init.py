@@ -68,12 +68,21 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
             _check_shape(variable, tensor_name, shapes, ckpt_dir_or_file)
             pairs.append((variable, tensor_name))
             continue
+        partitioned: dict = {}             # checkpoint name -> the parts that load it
         for relative, variable, full_name in _scope_pairs(store, tensor_name, target):
+            if "/part_" in full_name and variable._get_save_slice_info() is not None:
+                # a part of a partitioned variable: its slice of the whole, as TF cuts
+                # the name at "/part_" and collects the parts
+                whole = full_name[:full_name.rindex("/part_")]
+                partitioned.setdefault(whole, []).append(variable)
+                continue
             if full_name not in shapes:
                 raise ValueError(f"Tensor {full_name} ({relative} in {tensor_name}) is not found "
                                  f"in {os.fspath(ckpt_dir_or_file)} checkpoint")
             _check_shape(variable, full_name, shapes, ckpt_dir_or_file)
             pairs.append((variable, full_name))
+        for whole, parts in partitioned.items():
+            pairs += part_pairs(parts, whole, shapes, ckpt_dir_or_file)
     if pairs:
         initialize_from(graph, prefix, pairs)
 
