@@ -86,16 +86,25 @@ class constant_initializer(Initializer):  # noqa: N801  (TF1's names)
         self.verify_shape = verify_shape
 
     def _value(self, shape, dtype):
+        """TF1's ``tf.constant(value, shape=shape)``: one value broadcast, as many values
+        reshaped, fewer values padded with the last one; more are TF's ValueError, and
+        with ``verify_shape`` another shape TF's TypeError."""
         array = np.asarray(self.value, dtype=dtype.np)
         size = math.prod(shape)
+        if self.verify_shape and array.shape != tuple(shape):
+            raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {array.shape}.")
         if array.size == 1:
             array = np.full(shape, array.reshape(()), dtype=dtype.np)
-        elif array.size == size and not self.verify_shape:
-            array = array.reshape(shape)
-        elif array.shape != shape:
-            raise TypeError(f"constant_initializer: {array.size} values do not fill shape "
-                            f"{list(shape)} ({size} elements).")
-        return constant_op(array, dtype=dtype)
+        elif array.size > size:
+            raise ValueError(f"Too many elements provided. Takes at most {size}, but got "
+                             f"{array.size}.")
+        elif array.size < size:
+            if array.size == 0:
+                raise ValueError(f"constant_initializer: no values to fill shape "
+                                 f"{list(shape)}.")
+            flat = array.reshape(-1)
+            array = np.concatenate([flat, np.full(size - flat.size, flat[-1], flat.dtype)])
+        return constant_op(array.reshape(shape), dtype=dtype)
 
 
 class zeros_initializer(Initializer):  # noqa: N801

@@ -151,3 +151,25 @@ def test_initializer_ops(graph):
         assert sess.run([v, local]) == [1.0, 2.0]
         sess.run(ds.initializers.variables([v], name="again"))
         sess.run(ds.initializers.tables_initializer())
+
+
+def test_constant_initializer_fills_as_tf1s_constant():
+    """TF1's tf.constant(value, shape): fewer values pad with the last, more are TF's
+    ValueError (a partitioned variable's part too), verify_shape TF's TypeError."""
+    def initial(value, shape, verify_shape=False):
+        with ds.Graph().as_default():
+            v = ds.get_variable("v", shape, initializer=ds.constant_initializer(
+                value, verify_shape=verify_shape))
+            with ds.Session() as sess:
+                sess.run(ds.global_variables_initializer())
+                return sess.run(v).tolist()
+
+    assert initial([1.0, 2.0], [2, 2]) == [[1.0, 2.0], [2.0, 2.0]]
+    assert initial(7.0, [3]) == [7.0, 7.0, 7.0]
+    with pytest.raises(ValueError, match="Takes at most 4, but got 8"):
+        initial(np.arange(8.0), [2, 2])
+    with pytest.raises(TypeError, match=r"Expected Tensor's shape: \(2, 2\), but got \(4,\)"):
+        initial(np.arange(4.0), [2, 2], verify_shape=True)
+    with ds.Graph().as_default(), pytest.raises(ValueError, match="Takes at most 4"):
+        ds.get_variable("p", [4, 2], initializer=ds.constant_initializer(np.arange(8.0)),
+                        partitioner=ds.fixed_size_partitioner(2))
