@@ -149,6 +149,11 @@ class Operation:
         except KeyError:
             return self._get_own_attr(name)
 
+    def colocation_groups(self) -> list:
+        """The colocation groups of this op as bytes (TF1's): its ``_class`` entries
+        ("loc:@global_step"), else its own ``loc:@<name>``."""
+        return [group.encode() for group in _colocation_groups(self)]
+
     def _get_own_attr(self, name: str):
         try:
             return self._attrs[name]

@@ -182,3 +182,17 @@ def test_partitioned_embedding_parts_round_robin_and_train_on_a_cluster_as_direc
     assert not np.allclose(direct[0], full)
     for got, want in zip(on_cluster, direct):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_the_global_step_increment_sits_beside_the_step_variable_as_tf():
+    """TF's apply_gradients increments the step under colocate_with(global_step): on
+    the ps, whatever device the train op was built under (TF 2.21's device and groups)."""
+    with ds.Graph().as_default():
+        with ds.device("/job:ps/task:0"):
+            step = ds.train.get_or_create_global_step()
+            w = ds.Variable(1.0, name="w")
+        with ds.device("/job:worker/task:1"):
+            train = ds.train.GradientDescentOptimizer(0.1).minimize(w * w, global_step=step)
+    assert (train.type, train.device) == ("AssignAdd", "/job:ps/task:0")
+    assert train.colocation_groups() == [b"loc:@global_step"]
+    assert w.op.colocation_groups() == [b"loc:@w"]

@@ -138,7 +138,9 @@ class Optimizer:
                 if step is None:
                     train_op = self._finish(updates, scope)
                 else:
-                    with control_dependencies([self._finish(updates, "update")]):
+                    # the increment beside the step variable (on its ps), as TF's
+                    with control_dependencies([self._finish(updates, "update")]), \
+                            graph_of(step).colocate_with(step):
                         train_op = self._increment(step, scope)
         if building is graph:
             graph.add_to_collection("train_op", train_op)
