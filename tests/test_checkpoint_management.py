@@ -210,3 +210,20 @@ def test_global_step_waiter_holds_the_first_run_until_the_chief_gets_there(monke
         thread.join()
         sess.run(work)                  # later runs do not wait
         assert (reached, raw.run(runs)) == (5, 2)
+
+
+def test_no_max_to_keep_keeps_every_file_and_tracks_none_as_tf(tmp_path):
+    """Saver(max_to_keep=None): nothing deleted, last_checkpoints empty, the state file
+    lists the latest only (TF 2.21's)."""
+    with ds.Graph().as_default():
+        v = ds.Variable(1.0)
+        saver = ds.train.Saver(max_to_keep=None)
+        with ds.Session() as sess:
+            sess.run(v.initializer)
+            for k in range(3):
+                saver.save(sess, str(tmp_path / "m"), global_step=k)
+    state = ds.train.get_checkpoint_state(str(tmp_path))
+    assert saver.last_checkpoints == []
+    assert list(state.all_model_checkpoint_paths) == [str(tmp_path / "m-2")]
+    assert sorted(p.name for p in tmp_path.glob("*.index")) == ["m-0.index", "m-1.index",
+                                                                "m-2.index"]

@@ -197,7 +197,7 @@ class Saver:
                 self._write_meta_graph(f"{save_path}.{meta_graph_suffix}")
             if write_state:
                 self._remember(save_path, meta_graph_suffix)
-                _write_state(directory, save_path, self._last_checkpoints,
+                _write_state(directory, save_path, self._last_checkpoints or [save_path],
                              latest_filename or STATE_FILE)
         return save_path
 
@@ -227,7 +227,11 @@ class Saver:
 
     def _remember(self, path: str, meta_graph_suffix: str) -> None:
         """Keep ``path``; delete the checkpoints past ``max_to_keep``, with their meta
-        graph of this save's suffix (as TF's ``_MaybeDeleteOldCheckpoints``)."""
+        graph of this save's suffix (as TF's ``_MaybeDeleteOldCheckpoints``).  With no
+        ``max_to_keep`` (None or 0) nothing is tracked or deleted, as TF's: the state
+        file then lists the latest only."""
+        if not self._max_to_keep:
+            return
         if path in self._last_checkpoints:
             self._last_checkpoints.remove(path)
         self._last_checkpoints.append(path)
