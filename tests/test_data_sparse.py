@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import window_cases as _window
 
 ROWS = np.array([[1, 0, 2], [0, 0, 3], [4, 5, 0]], np.int64)
 
@@ -25,14 +26,7 @@ def sparse_rows():
 
 
 def elements(dataset) -> list:
-    element = dataset.make_one_shot_iterator().get_next()
-    out = []
-    with ds.Session() as sess:
-        try:
-            while True:
-                out.append(sess.run(element))
-        except ds.errors.OutOfRangeError:
-            return out
+    return _window.values(ds, dataset)           # every element, run to the end
 
 
 def entries(rows: np.ndarray) -> tuple:

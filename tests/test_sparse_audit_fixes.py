@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+import window_cases as _window
 
 
 @pytest.fixture
@@ -341,14 +342,7 @@ def test_sparse_feature_errors_are_tfs(graph):
 # --- 6. Dataset.from_tensor_slices / from_tensors of a SparseTensor ---------------------------
 
 def elements(dataset) -> list:
-    element = ds.data.make_one_shot_iterator(dataset).get_next()
-    out = []
-    with ds.Session() as sess:
-        try:
-            while True:
-                out.append(sess.run(element))
-        except ds.errors.OutOfRangeError:
-            return out
+    return _window.values(ds, dataset)           # every element, run to the end
 
 
 def test_slices_of_a_sparse_tensor_are_its_rows(graph):
