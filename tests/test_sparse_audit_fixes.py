@@ -418,3 +418,11 @@ def test_tf_divide_of_a_sparse_tensor_divides_its_values_as_tf():
             got = sess.run(halved)
     np.testing.assert_array_equal(got.values, [0.5, 1.0])
     np.testing.assert_array_equal(got.indices, [[0, 1], [1, 0]])
+
+
+def test_sparse_slices_are_read_again_by_a_repeat():
+    with ds.Graph().as_default():
+        st = ds.SparseTensor([[0, 1], [1, 0]], [1, 2], [2, 3])
+        got = elements(ds.data.Dataset.from_tensor_slices((st, np.array([5, 6]))).repeat(2))
+    assert [int(dense) for _, dense in got] == [5, 6, 5, 6]
+    assert [sparse.indices.tolist() for sparse, _ in got] == [[[1]], [[0]]] * 2

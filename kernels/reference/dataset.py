@@ -224,9 +224,12 @@ def _sparse_slices(node, components: list, sparse: set):
         raise invalid_argument(node.name, node.op, "All components must have the same size "
                                "in the 0th dimension")
     (count,) = counts
-    sliced = [_sparse_rows(part, count) if len(part) == 3 else
-              ([part[0][i, ...].copy()] for i in range(count)) for part in parts]
-    return lambda: ([a for row in rows for a in row] for rows in zip(*sliced))
+
+    def rows():                  # fresh generators per pass (a repeat reads it again)
+        sliced = [_sparse_rows(part, count) if len(part) == 3 else
+                  ([part[0][i, ...].copy()] for i in range(count)) for part in parts]
+        return ([a for row in rows for a in row] for rows in zip(*sliced))
+    return rows
 
 
 def _sparse_rows(arrays: list, count: int):
