@@ -144,7 +144,8 @@ def test_lstm_gradients_match_finite_differences(rng):
             plus = sess.run(loss, {x: xv})
             sess.run(kernel.assign(k0 - step))
             minus = sess.run(loss, {x: xv})
-            np.testing.assert_allclose(got_dk.reshape(-1)[i], (plus - minus) / 2e-6, rtol=1e-5)
+            np.testing.assert_allclose(got_dk.reshape(-1)[i], (plus - minus) / 2e-6, rtol=1e-5,
+                                       atol=1e-8)   # central differences: ~1e-10 of rounding
     assert not got_dx[1, 1:].any()                   # past its length, no gradient flows
 
 

@@ -1,9 +1,13 @@
 """Seeded random ops: RandomUniform, RandomStandardNormal, TruncatedNormal,
 RandomUniformInt, RandomShuffle and Multinomial, and TF1's ``set_random_seed``.
 
-Seeds as TF1 derives them: an op seed and the graph's seed (``ds.set_random_seed``) make
-a pair; a seeded op draws a new value each run and the same sequence again in a new
-session; ``(0, 0)`` means unseeded.  Each op's stream lives in the session's resources.
+Seeds as TF derives them: an op seed and the graph's seed (``ds.set_random_seed``) make
+a pair; an op given no seed in a graph with one takes the count of such seeds the graph
+gave before (TF 2's ``get_seed``, which ``tf.compat.v1`` programs run under); ``(0, 0)``
+means unseeded.  A seeded op draws a new value each run and the same sequence again in a
+new session: TF's values (its Philox stream, ``runtime/resources.py``'s ``RandomStream``),
+so a program seeded as in TF starts from TF's initial weights.  Each op's stream lives in
+the session's resources.
 
 Shapes: a shape the graph knows (a list, or a tensor with a static value) is the
 ``shape`` attr and the op has no shape input; a shape known only at run time (a placeholder,
@@ -23,6 +27,8 @@ Not differentiable.  Kernel: ``kernels/reference/random.py`` (the GPU's draws th
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import dtypes
@@ -36,6 +42,7 @@ __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffl
            "set_random_seed", "get_seed", "categorical", "multinomial"]
 
 _DEFAULT_GRAPH_SEED = 87654321
+_SEED_OFFSETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # graph -> op seeds given
 _MAX_INT32 = 2**31 - 1
 FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
 
@@ -145,8 +152,9 @@ def _seeds(seed) -> tuple[int, int]:
     graph = get_default_graph()
     if graph.seed is None and seed is None:
         return 0, 0
-    if seed is None:
-        seed = graph.version  # distinct per op, repeatable for the same graph
+    if seed is None:            # TF 2's: the graph's count of such calls so far
+        seed = _SEED_OFFSETS.setdefault(graph, 0)
+        _SEED_OFFSETS[graph] += 1
     pair = (_truncate(graph.seed) if graph.seed is not None else _DEFAULT_GRAPH_SEED,
             _truncate(seed))
     return (0, _MAX_INT32) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF

@@ -139,15 +139,37 @@ def _shape_ok(static, actual) -> bool:
     return len(static) == len(actual) and all(s is None or s == a for s, a in zip(static, actual))
 
 
-class RandomStream:
-    """A numpy Generator behind a lock; seeded streams repeat per ResourceMgr."""
+_MASK64, _MASK128 = (1 << 64) - 1, (1 << 128) - 1
 
-    __slots__ = ("generator", "lock")
+
+class RandomStream:
+    """A seeded random op's state, behind a lock; seeded streams repeat per ResourceMgr.
+
+    TF's ``GuardedPhiloxRandom``: a Philox stream whose key is the ``seed`` attr and whose
+    128-bit counter starts with ``seed2`` in its upper half (both as uint64; ``(0, 0)``
+    asks for random ones), moved on by ``reserve``, so RandomUniform,
+    RandomStandardNormal, TruncatedNormal, RandomUniformInt and RandomShuffle give TF's
+    values.  The ops TF draws otherwise (gamma, Poisson, the samplers...) take the numpy
+    ``generator`` seeded by the same pair."""
+
+    __slots__ = ("generator", "lock", "_key", "_counter")
 
     def __init__(self, seed: int, seed2: int):
-        entropy = None if (seed, seed2) == (0, 0) else [seed, seed2]
+        entropy = None if (seed, seed2) == (0, 0) else [seed & _MASK64, seed2 & _MASK64]
         self.generator = np.random.default_rng(entropy)
+        if entropy is None:
+            seed, seed2 = (int(word) for word in np.random.default_rng().integers(
+                0, 2**64, 2, dtype=np.uint64))
+        self._key = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF)
+        self._counter = (seed2 & _MASK64) << 64
         self.lock = threading.Lock()
+
+    def reserve(self, blocks: int) -> tuple[tuple, tuple]:
+        """The (key, counter) words of the Philox stream where it stands, moved on by
+        ``blocks`` 128-bit blocks (TF's ``ReserveSamples128``); call with ``lock`` held."""
+        counter = self._counter
+        self._counter = (counter + blocks) & _MASK128
+        return self._key, tuple((counter >> shift) & 0xFFFFFFFF for shift in (0, 32, 64, 96))
 
 
 class ResourceMgr:

@@ -25,6 +25,9 @@ module              ops and how they run
                     3-D pooling: ``volumes.py``'s window reductions on numpy
 ``image``           ResizeBilinear(Grad): numba row loops (the gradient a gather);
                     ResizeNearestNeighbor(Grad): numpy takes and reduceats
+``random``          TF1's seeded RandomUniform, RandomStandardNormal, TruncatedNormal,
+                    RandomUniformInt, RandomShuffle: the reference's kernels over
+                    Philox draws compiled by numba (``philox``)
 ``special``         lgamma, digamma, zeta, igamma... (``kernels/special_math.py``)
                     compiled by numba, called by the generated elementwise loops
 (reference)         data movement (``reference/array.py``, the slices of
@@ -88,4 +91,5 @@ from ..reference import bitcast  # noqa: F401,E402  (Bitcast: HOST, the CPU's to
 from ..reference import bucketize  # noqa: F401,E402  (Bucketize: HOST, the CPU's too)
 from ..reference import complex_math, fft  # noqa: F401,E402  (complex values: HOST)
 from . import conv3d  # noqa: F401,E402  (registers)
+from . import random  # noqa: F401,E402  (TF1's seeded random ops: compiled Philox draws)
 from . import window_argmax  # noqa: F401,E402  (registers)

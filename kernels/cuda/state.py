@@ -104,21 +104,18 @@ def _assign_add(node):
     return on_device(node, kernel)
 
 
-_HOST_DRAWS = {"RandomUniform": host_state.build_random_uniform,
-               "RandomStandardNormal": host_state.build_random_normal,
-               "TruncatedNormal": host_state.build_truncated_normal,
-               "RandomUniformInt": host_state.build_random_uniform_int}
-
-
-@register_kernel(tuple(_HOST_DRAWS), "GPU")
+@register_kernel(("RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                  "RandomUniformInt"), "GPU")
 def _random(node):
-    draw = _HOST_DRAWS[node.op](node)     # the host kernel and its seeded stream; the
+    from ..cpu.random import build_draw     # the CPU's kernel and the node's seeded stream
+    draw = build_draw(node)
     return on_device(node, lambda *shape_and_bounds: cupy.asarray(draw(*shape_and_bounds)))
 
 
 @register_kernel("RandomShuffle", "GPU")
 def _random_shuffle(node):
-    shuffle = host_state.build_random_shuffle(node)   # the CPU's permutation, uploaded
+    from ..cpu.random import build_draw     # the CPU's permutation, uploaded
+    shuffle = build_draw(node)
     return on_device(node, lambda x: cupy.asarray(shuffle(cupy.asnumpy(x))))
 
 

@@ -65,15 +65,22 @@ def multinomial_count(node, logits, num_samples) -> int:
 
 @register_kernel("Multinomial", HOST)
 def build_multinomial(node):
+    """TF's values: the stateless op's draws where the node's Philox stream stands, which
+    moves ``256 * 2 * rows * ceil4(samples)`` blocks on (TF's reservation)."""
+    from .stateless_random import multinomial as draw    # (that module imports this one)
+
     a = node.attrs
     stream = node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
     dtype = node.output_dtype
 
     def multinomial(logits, num_samples):
         count = multinomial_count(node, logits, num_samples)
+        rows = logits.shape[0]
+        if rows * count == 0:
+            return np.zeros((rows, count), dtype)
         with stream.lock:
-            uniforms = stream.generator.random((logits.shape[0], count))
-        return draw_classes(logits, uniforms).astype(dtype, copy=False)
+            key, counter = stream.reserve(256 * 2 * rows * (-(-count // 4) * 4))
+        return draw(logits, count, key, counter).astype(dtype, copy=False)
     return multinomial
 
 

@@ -1,6 +1,8 @@
 """Kernels that touch session state rather than compute: constants, placeholders,
 variables (with their sparse updates, the Scatter ops) and seeded random streams, for
-the reference device and the CPU (``HOST``).
+the reference device and the CPU (``HOST``).  TF1's random ops draw TF's values from the
+node's Philox stream (``RandomStream``) with ``stateless_random``'s draws; the CPU
+registers the same builders with its compiled draws (``cpu/random.py``).
 
 They read the session state they need from ``KernelNode.context``: the runtime's
 ``StateContext`` (``devsession/runtime/state.py``), which offers ``variable_resource()``
@@ -11,11 +13,14 @@ containers) never leaves a plan holding a stale variable.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
+from . import stateless_random
 from .array_index import as_table, first_bad_index, nd_rows, nd_updates
 
 
@@ -101,76 +106,87 @@ def _stream(node):
     return node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
 
 
-def _random_kernel(node, draw):
-    """A kernel returning ``draw(generator, shape)`` in the node's dtype, drawn from the
-    node's seeded stream under its lock (draws from one stream stay in one order)."""
+def _philox_kernel(node, draw, finish):
+    """A kernel returning ``finish(values)``, ``values`` drawn by ``draw(key, counter,
+    count, dtype)`` (``stateless_random``'s) where the node's seeded Philox stream
+    stands, which moves ``256 * count`` blocks on under its lock, as TF's
+    ``ReserveRandomOutputs(count, 256)`` (room for the truncated normal's rejections):
+    TF's values, run after run."""
     stream, shape_of = _stream(node), _shape_of(node)
     dtype = node.output_dtype
 
     def kernel(*inputs):
         shape = shape_of(*inputs)
+        count = math.prod(shape)
         with stream.lock:
-            return draw(stream.generator, shape).astype(dtype)
+            key, counter = stream.reserve(256 * count)
+        if count == 0:
+            return np.zeros(shape, dtype)
+        return finish(draw(key, counter, count, dtype).reshape(shape))
     return kernel
 
 
-@register_kernel("RandomUniform", HOST)
-def build_random_uniform(node):
-    low, high = node.attrs["minval"], node.attrs["maxval"]
-    return _random_kernel(node, lambda generator, shape: generator.uniform(low, high, shape))
+def _in_dtype(node, *attrs):
+    """The node's float attrs ``attrs`` as scalars of its dtype: TF1 applies them with
+    graph ops on tensors of that dtype (``rnd * stddev + mean``)."""
+    scalar = np.dtype(node.output_dtype).type
+    return [scalar(node.attrs[name]) for name in attrs]
 
 
-@register_kernel("RandomStandardNormal", HOST)
-def build_random_normal(node):
-    mean, stddev = node.attrs["mean"], node.attrs["stddev"]
-    return _random_kernel(
-        node, lambda generator, shape: generator.standard_normal(shape) * stddev + mean)
+def build_random_uniform(node, draws=stateless_random):
+    low, high = _in_dtype(node, "minval", "maxval")
+    return _philox_kernel(node, draws.uniform, lambda values: values * (high - low) + low)
 
 
-# --- TF1 surface (branch tf1): TruncatedNormal, RandomUniformInt, RandomShuffle --------
-
-@register_kernel("TruncatedNormal", HOST)
-def build_truncated_normal(node):
-    """Standard normal draws, those beyond two standard deviations drawn again (TF's
-    rule), then scaled by the ``stddev`` and ``mean`` attrs."""
-    mean, stddev = node.attrs["mean"], node.attrs["stddev"]
-
-    def draw(generator, shape):
-        values = generator.standard_normal(shape)
-        outside = np.abs(values) > 2.0
-        while outside.any():
-            values[outside] = generator.standard_normal(int(outside.sum()))
-            outside = np.abs(values) > 2.0
-        return values * stddev + mean
-    return _random_kernel(node, draw)
+def build_random_normal(node, draws=stateless_random):
+    mean, stddev = _in_dtype(node, "mean", "stddev")
+    return _philox_kernel(node, draws.normal, lambda values: values * stddev + mean)
 
 
-@register_kernel("RandomUniformInt", HOST)
-def build_random_uniform_int(node):
+def build_truncated_normal(node, draws=stateless_random):
+    """Standard normals within two standard deviations (TF's draw, rejections and all),
+    then scaled by the ``stddev`` and ``mean`` attrs."""
+    mean, stddev = _in_dtype(node, "mean", "stddev")
+    return _philox_kernel(node, draws.truncated_normal, lambda values: values * stddev + mean)
+
+
+def build_random_uniform_int(node, draws=stateless_random):
+    """``lo + bits % (hi - lo)`` as TF's; an empty output checks no bounds' order."""
     stream, shape_of = _stream(node), _shape_of(node)
     dtype = node.output_dtype
 
     def kernel(low, high, *shape_input):
-        low, high = int(np.asarray(low)), int(np.asarray(high))
-        if low >= high:
-            raise InvalidArgumentError(f"{node.op} node '{node.name}': Need minval < maxval, "
-                                       f"got {low} >= {high}", node.name)
         shape = shape_of(low, high, *shape_input)
+        count = math.prod(shape)
+        bounds = stateless_random.int_bounds(node, np.asarray(low), np.asarray(high), count)
+        if count == 0:
+            return np.zeros(shape, dtype)
         with stream.lock:
-            return stream.generator.integers(low, high, shape, dtype=dtype)
+            key, counter = stream.reserve(256 * count)
+        return draws.uniform_int(key, counter, count, dtype, *bounds).reshape(shape)
     return kernel
 
 
-@register_kernel("RandomShuffle", HOST)
-def build_random_shuffle(node):
+def build_random_shuffle(node, draws=stateless_random):
+    """TF's shuffle of the first dimension, from ``size - 1`` 32-bit samples of the
+    stream (four to a block)."""
     stream = _stream(node)
 
     def kernel(x):
-        if x.ndim == 0:
+        if x.ndim == 0 or x.size <= 1 or x.shape[0] <= 1:
             return x.copy()
         with stream.lock:
-            return x[stream.generator.permutation(x.shape[0])]
+            key, counter = stream.reserve(-(-(x.shape[0] - 1) // 4))
+        return stateless_random.shuffle(x, key, counter, draws.blocks)
     return kernel
+
+
+DRAW_BUILDERS = {"RandomUniform": build_random_uniform,
+                 "RandomStandardNormal": build_random_normal,
+                 "TruncatedNormal": build_truncated_normal,
+                 "RandomUniformInt": build_random_uniform_int,
+                 "RandomShuffle": build_random_shuffle}
+register_kernel(tuple(DRAW_BUILDERS), "REF")(lambda node: DRAW_BUILDERS[node.op](node))
 
 
 # --- ScatterUpdate/Add/Sub and their Nd forms: sparse updates in place ---------------------------

@@ -36,7 +36,7 @@ from .philox import blocks, blocks_at, key_counter_tensors, key_counter_words, s
 from .random import draw_classes, drawn_shape, multinomial_count
 
 __all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int", "int_bounds",
-           "V1_OPS", "V2_OPS"]
+           "shuffle", "multinomial", "V1_OPS", "V2_OPS"]
 
 _PHILOX, _AUTO_SELECT = 1, 3
 
@@ -61,8 +61,9 @@ def _unit_float16(bits: np.ndarray) -> np.ndarray:
     return half.view(np.float16) - np.float16(1.0)
 
 
-def uniform(key, counter, count: int, dtype) -> np.ndarray:
-    """``count`` uniform values in [0, 1) of float ``dtype``."""
+def uniform(key, counter, count: int, dtype, blocks=blocks) -> np.ndarray:
+    """``count`` uniform values in [0, 1) of float ``dtype``; ``blocks`` makes the
+    stream's Philox blocks (the CPU passes its compiled ones)."""
     dtype = np.dtype(dtype)
     if dtype == np.float64:
         b = blocks(key, counter, _ceil_div(count, 2))
@@ -136,7 +137,7 @@ def _bits64(b: np.ndarray) -> np.ndarray:
     return pairs[:, 0] | (pairs[:, 1] << np.uint64(32))
 
 
-def full_int(key, counter, count: int, dtype) -> np.ndarray:
+def full_int(key, counter, count: int, dtype, blocks=blocks) -> np.ndarray:
     """``count`` integers of ``dtype`` over its whole range (the bits reinterpreted)."""
     dtype = np.dtype(dtype)
     if dtype.itemsize == 8:
@@ -144,12 +145,12 @@ def full_int(key, counter, count: int, dtype) -> np.ndarray:
     return blocks(key, counter, _ceil_div(count, 4)).reshape(-1)[:count].view(dtype)
 
 
-def uniform_int(key, counter, count: int, dtype, lo, hi) -> np.ndarray:
+def uniform_int(key, counter, count: int, dtype, lo, hi, blocks=blocks) -> np.ndarray:
     """``count`` integers in ``[lo, hi)`` (``lo < hi``) of int32/int64 ``dtype``."""
     dtype = np.dtype(dtype)
     unsigned = np.uint64 if dtype.itemsize == 8 else np.uint32
     span = unsigned((int(hi) - int(lo)) & (2 ** (8 * dtype.itemsize) - 1))
-    bits = full_int(key, counter, count, unsigned)
+    bits = full_int(key, counter, count, unsigned, blocks)
     with np.errstate(over="ignore"):
         return (unsigned(int(lo) & (2 ** (8 * dtype.itemsize) - 1)) + bits % span).view(dtype)
 
@@ -267,28 +268,38 @@ def build_stateless_multinomial(node):
     def stateless_multinomial(logits, num_samples, seed):
         count = multinomial_count(node, logits, num_samples)
         key, counter = _seed_words(node, np.asarray(seed))
-        draws = logits.shape[0] * count
-        bits = blocks(key, counter, _ceil_div(draws, 2)).reshape(-1, 2)[:draws]
-        uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
-        return draw_classes(logits, uniforms).astype(dtype, copy=False)
+        return multinomial(logits, count, key, counter).astype(dtype, copy=False)
     return stateless_multinomial
+
+
+def multinomial(logits: np.ndarray, count: int, key, counter, blocks=blocks) -> np.ndarray:
+    """TF's CPU ``Multinomial``: ``count`` classes for each row of ``logits``, from one
+    double (two uint32s) a sample, row after row (``draw_classes``)."""
+    draws = logits.shape[0] * count
+    bits = blocks(key, counter, _ceil_div(draws, 2)).reshape(-1, 2)[:draws]
+    uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
+    return draw_classes(logits, uniforms)
+
+
+def shuffle(value: np.ndarray, key, counter, blocks=blocks) -> np.ndarray:
+    """TF's ``RandomShuffle`` (``shuffle_common.h``): a forward Fisher-Yates shuffle of the
+    first dimension (at least two rows), swapping row i with row ``i + sample % (size -
+    i)`` for the stream's 32-bit samples in order (four to a Philox block)."""
+    size = value.shape[0]
+    samples = blocks(key, counter, _ceil_div(size - 1, 4)).reshape(-1)
+    order = np.arange(size)
+    for i, sample in enumerate(samples[:size - 1].tolist()):
+        j = i + sample % (size - i)
+        order[i], order[j] = order[j], order[i]
+    return value[order]
 
 
 @register_kernel("StatelessShuffle", HOST)
 def build_stateless_shuffle(node):
-    """TF's ``RandomShuffle`` (``shuffle_common.h``): a forward Fisher-Yates shuffle of the
-    first dimension, swapping row i with row ``i + sample % (size - i)`` for the stream's
-    32-bit samples in order (four to a Philox block)."""
     def stateless_shuffle(value, key, counter, alg):
         key_words, counter_words = _v2_words(node, np.asarray(key), np.asarray(counter),
                                              np.asarray(alg))
         if value.ndim == 0 or value.size <= 1 or value.shape[0] <= 1:
             return value.copy()
-        size = value.shape[0]
-        samples = blocks(key_words, counter_words, _ceil_div(size - 1, 4)).reshape(-1)
-        order = np.arange(size)
-        for i, sample in enumerate(samples[:size - 1].tolist()):
-            j = i + sample % (size - i)
-            order[i], order[j] = order[j], order[i]
-        return value[order]
+        return shuffle(value, key_words, counter_words)
     return stateless_shuffle

@@ -1,0 +1,53 @@
+"""TF1's seeded random ops (and ``multinomial``) as a program builds them, in one list that
+tests/data/make_tf_random_ops.py builds with TensorFlow (``tensorflow.compat.v1``) and
+tests/test_random_ops_tf_values.py with devsession, to compare value for value.
+
+Only the graph's seed is set (``set_random_seed(1)``), so each op's seed comes from how
+many seeds the graph gave before it, as TF 2 counts them; one op has its own seed."""
+
+LAYERS = (6, 5, 3)      # the small classifier: inputs, hidden units, classes
+BATCH = 8
+LOGITS = [[0.0, 1.0, 2.0, -1.0], [3.0, 0.0, 0.0, float("-inf")], [0.1, 0.2, 0.3, 0.4]]
+
+
+def draws(tf) -> dict:
+    """key -> a random tensor (built in this order: the op seeds count on)."""
+    ones = tf.ones([4, 5])
+    return {
+        "normal": tf.random_normal([3, 4]),
+        "normal_scaled": tf.random_normal([5], mean=1.0, stddev=2.0),
+        "normal_f64": tf.random_normal([3], dtype=tf.float64),
+        "normal_f16": tf.random_normal([6], dtype=tf.float16),
+        "uniform": tf.random_uniform([2, 5], -1.0, 3.0),
+        "uniform_default": tf.random_uniform([7]),
+        "uniform_f64": tf.random_uniform([3], dtype=tf.float64),
+        "uniform_f16": tf.random_uniform([5], 0.5, 2.0, dtype=tf.float16),
+        "uniform_tensor_bounds": tf.random_uniform([3], tf.constant(-2.0), tf.constant(2.0)),
+        "truncated": tf.truncated_normal([4, 4], stddev=0.1),
+        "truncated_f64": tf.truncated_normal([5], mean=3.0, dtype=tf.float64),
+        "int32": tf.random_uniform([6], -5, 17, dtype=tf.int32),
+        "int64": tf.random_uniform([4], -2**40, 2**41, dtype=tf.int64),
+        "shuffle": tf.random_shuffle(tf.range(12)),
+        "shuffle_rows": tf.random_shuffle(tf.reshape(tf.range(12), [4, 3])),
+        "own_seed": tf.random_normal([3], seed=5),
+        "long_truncated": tf.truncated_normal([5000]),
+        "dropout": tf.nn.dropout(ones, rate=0.5),
+        "multinomial": tf.multinomial(tf.constant(LOGITS), 5),
+        "categorical_i32": tf.random.categorical(tf.constant(LOGITS), 3, dtype=tf.int32),
+    }
+
+
+def classifier(tf, x, labels):
+    """(loss, train_op, variables): a two-layer classifier whose weights TF1's usual
+    initializers draw (glorot by get_variable, truncated normal, zeros), trained by SGD."""
+    n_in, n_hidden, n_out = LAYERS
+    w1 = tf.get_variable("w1", [n_in, n_hidden])                   # glorot uniform
+    b1 = tf.Variable(tf.zeros([n_hidden]), name="b1")
+    w2 = tf.Variable(tf.truncated_normal([n_hidden, n_out], stddev=0.5), name="w2")
+    b2 = tf.get_variable("b2", [n_out], initializer=tf.random_normal_initializer(stddev=0.1))
+    hidden = tf.nn.relu(tf.matmul(x, w1) + b1)
+    logits = tf.matmul(hidden, w2) + b2
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    return loss, train, {"w1": w1, "b1": b1, "w2": w2, "b2": b2}

@@ -1,0 +1,176 @@
+"""TF1's seeded random ops (and Multinomial) give TensorFlow's values (kernels: ``reference/state.py`` with
+``reference/stateless_random.py``'s draws; the CPU's compiled ones, ``cpu/philox.py``),
+recorded by tests/data/make_tf_random_ops.py with TF 2.21:
+
+* each draw of tests/random_ops_cases.py, in two runs (the op's Philox stream moves on);
+* a GraphDef TF wrote imports and draws TF's values;
+* a classifier whose initializers draw starts from TF's weights and follows TF's loss
+  curve under SGD;
+* each device's kernel equals the reference's, run after run (the GPU's on the stand-in).
+"""
+
+from __future__ import annotations
+
+import os
+import types
+
+import numpy as np
+import pytest
+
+import devsession as ds
+from devsession.runtime.resources import ResourceMgr
+import random_ops_cases as cases
+from kernel_cases import DEVICES, make_node, run_on
+from tf_recorded import DATA
+
+TF = np.load(os.path.join(DATA, "tf_random_ops.npz"))
+DRAW_NAMES = [k[len("run0:"):] for k in TF if k.startswith("run0:")]
+
+
+def assert_tfs(key: str, run: int, value) -> None:
+    want = TF[f"run{run}:{key}"]
+    assert value.dtype == want.dtype, key
+    np.testing.assert_array_equal(value, want, err_msg=f"{key}, run {run}")
+
+
+def test_every_draw_is_tfs_run_after_run(make_session):
+    ds.set_random_seed(1)
+    draws = cases.draws(ds)
+    assert sorted(draws) == sorted(DRAW_NAMES)
+    session = make_session()
+    for run in range(2):
+        for key, value in session.run(draws).items():
+            assert_tfs(key, run, value)
+
+
+def test_a_new_session_draws_the_same_sequence_again():
+    ds.set_random_seed(1)
+    draws = cases.draws(ds)
+    for _ in range(2):
+        with ds.Session() as sess:
+            assert_tfs("normal", 0, sess.run(draws["normal"]))
+            assert_tfs("normal", 1, sess.run(draws["normal"]))
+
+
+def test_a_graph_tensorflow_wrote_draws_tfs_values():
+    graph_def = ds.read_graph_def(os.path.join(DATA, "tf_random_ops.pb"))
+    ds.import_graph_def(graph_def, name="")
+    names = {key: str(TF[f"name:{key}"]) for key in DRAW_NAMES}
+    with ds.Session() as sess:
+        for run in range(2):
+            for key, value in sess.run(names).items():
+                assert_tfs(key, run, value)
+
+
+def test_a_classifier_starts_from_tfs_weights_and_follows_its_loss_curve():
+    ds.set_random_seed(1)
+    cases.draws(ds)                           # the same seeds given out before it
+    x = ds.placeholder(ds.float32, [None, cases.LAYERS[0]])
+    labels = ds.placeholder(ds.int32, [None])
+    loss, train, variables = cases.classifier(ds, x, labels)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        for name, value in sess.run(variables).items():
+            np.testing.assert_array_equal(value, TF[f"initial:{name}"], err_msg=name)
+        feed = {x: TF["x"], labels: TF["labels"]}
+        losses = [sess.run([loss, train], feed)[0] for _ in range(len(TF["losses"]))]
+    np.testing.assert_allclose(losses, TF["losses"], rtol=1e-5)
+
+
+def test_without_a_graph_seed_the_op_seeds_count_as_tf_2s():
+    assert ds.get_seed(None) == (None, None)
+    ds.set_random_seed(3)
+    assert [ds.get_seed(None) for _ in range(3)] == [(3, 0), (3, 1), (3, 2)]
+    assert ds.get_seed(9) == (3, 9)
+    assert ds.random_normal([2]).op.get_attr("seed2") == 3
+
+
+def test_unseeded_draws_differ_between_sessions():
+    draw = ds.random_uniform([64])
+    values = []
+    for _ in range(2):
+        with ds.Session() as sess:
+            values.append(sess.run(draw))
+    assert not np.array_equal(*values)
+
+
+# --- each device's kernel ----------------------------------------------------------------------
+
+def _nodes():
+    shape = np.array([3, 7], np.int32)
+    for op, attrs in (("RandomUniform", {"minval": -1.5, "maxval": 2.0}),
+                      ("RandomStandardNormal", {"mean": 0.5, "stddev": 3.0}),
+                      ("TruncatedNormal", {"mean": 0.0, "stddev": 1.0})):
+        for dtype in (np.float16, np.float32, np.float64):
+            yield make_node(op, [np.int32], dtype, {**attrs, "dtype": dtype}), (shape,)
+    bounds = (np.array(-4, np.int64), np.array(2**40, np.int64))
+    yield make_node("RandomUniformInt", [np.int64] * 2 + [np.int32], np.int64), \
+        (*bounds, shape)
+    yield make_node("RandomShuffle", [np.float32], np.float32), \
+        (np.arange(30, dtype=np.float32).reshape(10, 3),)
+    yield make_node("Multinomial", [np.float32, np.int32], np.int64,
+                    {"output_dtype": np.int64}), \
+        (np.array(cases.LOGITS * 3, np.float32), np.array(9, np.int32))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_each_devices_kernel_equals_the_reference_run_after_run(device):
+    import dataclasses
+
+    for node, inputs in _nodes():
+        node = dataclasses.replace(node, attrs={**node.attrs, "seed": 5, "seed2": 2**40 + 3})
+        runs = {}
+        for where in ("REF", device):
+            context = types.SimpleNamespace(resources=ResourceMgr())
+            placed = dataclasses.replace(node, context=context)
+            runs[where] = [run_on(where, placed, *inputs) for _ in range(2)]
+        for ref, got in zip(runs["REF"], runs[device]):
+            assert got.dtype == ref.dtype, node.op
+            np.testing.assert_array_equal(got, ref, err_msg=node.op)
+        assert not np.array_equal(*runs["REF"]), f"{node.op}: the stream did not move on"
+
+
+# --- the CPU's compiled draws ------------------------------------------------------------------
+
+def test_compiled_draws_equal_the_references_over_long_streams():
+    from devsession.kernels.cpu import philox
+    from devsession.kernels.reference import stateless_random as reference
+
+    philox._agrees.cache_clear()
+    assert philox._agrees(), "numba's normals differ from the C library's on this machine"
+    key, counter = (0x9E3779B9, 0x7F4A7C15), (0xFFFFFFF0, 0xFFFFFFFF, 3, 0)   # carries
+    for kind in ("uniform", "normal", "truncated_normal"):
+        for dtype in (np.float16, np.float32, np.float64):
+            got = getattr(philox, kind)(key, counter, 20_003, dtype)
+            want = getattr(reference, kind)(key, counter, 20_003, dtype)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want, err_msg=f"{kind} {np.dtype(dtype)}")
+    for dtype, lo, hi in ((np.int32, -7, 2**31 - 1), (np.int64, -2**62, 2**62)):
+        np.testing.assert_array_equal(philox.uniform_int(key, counter, 999, dtype, lo, hi),
+                                      reference.uniform_int(key, counter, 999, dtype, lo, hi))
+
+
+def test_a_zero_uniform_is_raised_to_tfs_epsilon_before_its_log():
+    from devsession.kernels.cpu import philox
+    from devsession.kernels.reference import stateless_random as reference
+
+    # this block's third word has no mantissa bits: its pair's u1 is 0 (found by search)
+    key, counter = (1, 2), (604682, 0, 0, 0)
+    assert philox.blocks(key, counter, 1)[0, 2] & 0x7FFFFF == 0
+    assert philox._agrees()
+    for dtype in (np.float16, np.float32):
+        got = philox.normal(key, counter, 4, dtype)
+        radius = np.hypot(float(got[2]), float(got[3]))      # the pair's sqrt(-2 log u1)
+        assert radius == pytest.approx(np.sqrt(-2 * np.log(1e-7)), rel=1e-2)
+        np.testing.assert_array_equal(got, reference.normal(key, counter, 4, dtype))
+
+
+def test_where_the_compiled_normals_disagree_the_references_are_drawn(monkeypatch):
+    from devsession.kernels.cpu import philox
+    from devsession.kernels.reference import stateless_random as reference
+
+    calls = []
+    monkeypatch.setattr(philox, "_agrees", lambda: False)
+    monkeypatch.setattr(reference, "normal", lambda *a: calls.append(a) or np.zeros(3))
+    assert philox.normal((1, 2), (0, 0, 0, 0), 3, np.float32).tolist() == [0.0] * 3
+    assert calls == [((1, 2), (0, 0, 0, 0), 3, np.dtype(np.float32))]
