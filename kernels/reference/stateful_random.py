@@ -27,17 +27,17 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from .philox import key_counter_words
 from .random import drawn_shape
-from .stateless_random import (full_int, int_bounds, normal, truncated_normal, uniform,
-                               uniform_int)
+from . import stateless_random
+from .stateless_random import int_bounds
 from .stateless_random_rates import binomial_dims, binomial_samples
 
 __all__ = ["advance", "philox_words", "DRAW_OPS"]
 
 _PHILOX, _THREEFRY, _AUTO_SELECT = 1, 2, 3
 _MASK64 = (1 << 64) - 1
-_DRAWS = {"StatefulStandardNormalV2": normal, "StatefulUniform": uniform,
-          "StatefulTruncatedNormal": truncated_normal, "StatefulUniformFullInt": full_int,
-          "StatefulUniformInt": uniform_int}
+_DRAWS = {"StatefulStandardNormalV2": "normal", "StatefulUniform": "uniform",     # op -> draw
+          "StatefulTruncatedNormal": "truncated_normal", "StatefulUniformFullInt": "full_int",
+          "StatefulUniformInt": "uniform_int"}
 DRAW_OPS = tuple(_DRAWS)
 
 
@@ -87,9 +87,11 @@ def _philox_state(node, resource) -> np.ndarray:
     return state
 
 
-@register_kernel(DRAW_OPS, HOST)
-def build_stateful_draw(node):
-    ctx, draw, dtype = node.context, _DRAWS[node.op], node.output_dtype
+@register_kernel(DRAW_OPS, "REF")
+def build_stateful_draw(node, draws=stateless_random):
+    """``draws``: the module whose draw functions it calls (``stateless_random``, or the
+    CPU's compiled ``cpu/philox.py``)."""
+    ctx, draw, dtype = node.context, getattr(draws, _DRAWS[node.op]), node.output_dtype
 
     def kernel(alg, shape, *bounds):
         dims = drawn_shape(node, shape)

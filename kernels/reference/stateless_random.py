@@ -27,6 +27,8 @@ each part skipping ahead: such batches draw other values there).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
@@ -36,7 +38,7 @@ from .philox import blocks, blocks_at, key_counter_tensors, key_counter_words, s
 from .random import draw_classes, drawn_shape, multinomial_count
 
 __all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int", "int_bounds",
-           "shuffle", "multinomial", "V1_OPS", "V2_OPS"]
+           "shuffle", "multinomial", "DRAW_NAMES", "V1_OPS", "V2_OPS"]
 
 _PHILOX, _AUTO_SELECT = 1, 3
 
@@ -155,8 +157,9 @@ def uniform_int(key, counter, count: int, dtype, lo, hi, blocks=blocks) -> np.nd
         return (unsigned(int(lo) & (2 ** (8 * dtype.itemsize) - 1)) + bits % span).view(dtype)
 
 
-_DRAWS = {"Uniform": uniform, "Normal": normal, "TruncatedNormal": truncated_normal,
-          "UniformFullInt": full_int, "UniformInt": uniform_int}
+# kind -> the name of its draw here (and in the CPU's ``cpu/philox.py``)
+DRAW_NAMES = {"Uniform": "uniform", "Normal": "normal", "TruncatedNormal": "truncated_normal",
+              "UniformFullInt": "full_int", "UniformInt": "uniform_int"}
 # op type -> the draw; V1 ops take (shape, seed[, minval, maxval]), V2 ops (shape, key,
 # counter, alg[, minval, maxval])
 V1_OPS = {"StatelessRandomUniform": "Uniform", "StatelessRandomNormal": "Normal",
@@ -208,12 +211,12 @@ def int_bounds(node, minval: np.ndarray, maxval: np.ndarray, count: int):
     return lo, hi
 
 
-def _draw_kernel(node, words_of, arity: int):
+def _draw_kernel(node, words_of, arity: int, draws):
     """A draw of ``node``'s kind: ``words_of(inputs)`` gives the (key, counter) words of
     the ``arity`` inputs after the shape (the seed, or key, counter and alg), checked in
     TF's order: V2 ops the key, counter and alg first; V1 ops their bounds only for a
     non-empty output."""
-    draw = _DRAWS[V1_OPS.get(node.op) or V2_OPS[node.op]]
+    draw = getattr(draws, DRAW_NAMES[V1_OPS.get(node.op) or V2_OPS[node.op]])
     dtype = node.output_dtype
 
     def kernel(shape, *inputs):
@@ -230,15 +233,16 @@ def _draw_kernel(node, words_of, arity: int):
     return kernel
 
 
-@register_kernel(tuple(V1_OPS), HOST)
-def build_stateless_v1(node):
-    return _draw_kernel(node, lambda seed: _seed_words(node, np.asarray(seed)), 1)
+@register_kernel(tuple(V1_OPS), "REF")
+def build_stateless_v1(node, draws=sys.modules[__name__]):
+    """``draws``: the module whose draw functions it calls (this one, or the CPU's)."""
+    return _draw_kernel(node, lambda seed: _seed_words(node, np.asarray(seed)), 1, draws)
 
 
-@register_kernel(tuple(V2_OPS), HOST)
-def build_stateless_v2(node):
+@register_kernel(tuple(V2_OPS), "REF")
+def build_stateless_v2(node, draws=sys.modules[__name__]):
     return _draw_kernel(node, lambda key, counter, alg: _v2_words(
-        node, np.asarray(key), np.asarray(counter), np.asarray(alg)), 3)
+        node, np.asarray(key), np.asarray(counter), np.asarray(alg)), 3, draws)
 
 
 @register_kernel("StatelessRandomGetKeyCounter", HOST)
