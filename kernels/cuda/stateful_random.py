@@ -1,6 +1,6 @@
 """TF's stateful random ops on the GPU: the host kernels (``reference/stateful_random.py``),
 which read and move on the variable's state on the host (three int64s), their inputs
-copied down and their draws uploaded, so a GPU graph draws the CPU's values: TF's."""
+copied down and their draws (the CPU's compiled ones) uploaded, so a GPU graph draws the CPU's values: TF's."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ from ..reference import stateful_random as host
 from ..registry import register_kernel
 from .host_ops import through_host
 
-_BUILDERS = {**{op: host.build_stateful_draw for op in host.DRAW_OPS},
+
+def _compiled_draw(node):
+    from ..cpu.random import build_draw     # the CPU's kernel: compiled Philox draws
+    return build_draw(node)
+
+
+_BUILDERS = {**{op: _compiled_draw for op in host.DRAW_OPS},
              "RngReadAndSkip": host.build_rng_read_and_skip,
              "RngSkip": host.build_rng_skip,
              "StatefulRandomBinomial": host.build_stateful_binomial,
