@@ -400,3 +400,34 @@ def test_warming_an_optimizer_leaves_the_variables_alone_and_compiles_its_update
                       "four": bool(np.allclose(four_bg, four_eager, rtol=1e-5))}))
     """, tmp_path)
     assert report == {"compiles": [], "three": True, "four": True}
+
+
+def test_big_random_draws_take_the_cpus_compiled_draws_on_the_reference_tier(monkeypatch):
+    from devsession.kernels.cpu import philox
+    from devsession.kernels.reference import stateless_random
+
+    g = ds.Graph()
+    with g.as_default():
+        big = ds.random_normal([256, tiered.BIG_DRAW // 256], seed=3)
+        small = ds.truncated_normal([tiered.BIG_DRAW - 1], seed=3)
+        unknown = ds.random_uniform(ds.placeholder_with_default([4, 4], [2]), seed=3)
+    assert tiered.big_draw(big.op)
+    assert not tiered.big_draw(small.op) and not tiered.big_draw(unknown.op)
+    philox._agrees()                   # (checks its draws against the reference's once)
+    drawn = []
+    for module in (philox, stateless_random):
+        for name in ("normal", "truncated_normal", "uniform"):
+            draw = getattr(module, name)
+            monkeypatch.setattr(module, name, lambda *a, _draw=draw, _where=module.__name__,
+                                **k: drawn.append((_where.rsplit(".", 2)[-2], a[2]))
+                                or _draw(*a, **k))
+    with background_session(g) as sess:
+        first = sess.run([big, small, unknown])
+        during_first_run = set(drawn)    # (the compiled tier, warming, may draw on after)
+        assert step_of(sess, [], [big, small, unknown]).tier == "reference"
+    assert {("cpu", tiered.BIG_DRAW), ("reference", 16),
+            ("reference", tiered.BIG_DRAW - 1)} <= during_first_run
+    assert ("reference", tiered.BIG_DRAW) not in during_first_run
+    with ds.Session(graph=g, options=ds.SessionOptions(kernel_compile="eager")) as sess:
+        for got, want in zip(first, sess.run([big, small, unknown])):
+            np.testing.assert_array_equal(got, want)

@@ -36,12 +36,15 @@ class LocalExecutorFactory:
     with its ``variable`` and ``random_stream`` methods), with the kernels of each
     placement's device type or of ``kernel_device_types[device type]``."""
 
-    def __init__(self, resources, optimizer_options, kernel_device_types=None):
+    def __init__(self, resources, optimizer_options, kernel_device_types=None,
+                 keeps_own_kernel=None):
         self.resources = resources
         self.optimizer_options = optimizer_options
         # Device type whose kernels a placement gets: {"CPU": "REF"} builds the numpy
-        # reference kernels for CPU nodes (the first tier of ``tiered.py``).
+        # reference kernels for CPU nodes (the first tier of ``tiered.py``), except for
+        # the ops ``keeps_own_kernel(op)`` names, which keep their device type's.
         self.kernel_device_types = dict(kernel_device_types or {})
+        self.keeps_own_kernel = keeps_own_kernel or (lambda op: False)
 
     def build_plan(self, graph_ops, feeds, fetches, targets, place, feed_device=HOST,
                    fetch_device=HOST, variables_after_step=True):
@@ -66,7 +69,9 @@ class LocalExecutorFactory:
             output_shapes=tuple(t.shape.dims for t in op.outputs),
             context=context, device=placement.device)
         device_type = placement.device.device_type
-        return lookup_kernel(op.type, self.kernel_device_types.get(device_type, device_type))(node)
+        if not self.keeps_own_kernel(op):
+            device_type = self.kernel_device_types.get(device_type, device_type)
+        return lookup_kernel(op.type, device_type)(node)
 
     def _state_context(self, op) -> StateContext:
         variable, refs = None, ()

@@ -43,6 +43,7 @@ import numpy as np
 
 from ..errors import NotFoundError
 from ..kernels import background_compile
+from ..kernels.reference import stateful_random, stateless_random
 from ..kernels.codegen.module_cache import CACHE_VERSION, cache_dir
 from ..ops.registry import get_op_def
 from .local_executor import LocalExecutorFactory
@@ -51,11 +52,15 @@ from .resources import ResourceMgr
 from .state import variable_key
 
 __all__ = ["TieredStep", "plan_fingerprint", "is_compiled", "mark_compiled", "COPY_LIMIT",
-           "reference_factory", "scratch_kernels"]
+           "reference_factory", "big_draw", "scratch_kernels"]
 
 _log = logging.getLogger("devsession")
 
 COPY_LIMIT = 4096      # elements: smaller values are kept as they are, bigger ones stood in for
+BIG_DRAW = 1 << 16     # values: a random draw this big takes the CPU's kernel on the first tier
+_PHILOX_DRAWS = frozenset({"RandomUniform", "RandomStandardNormal", "TruncatedNormal",
+                           "RandomUniformInt", *stateless_random.V1_OPS,
+                           *stateless_random.V2_OPS, *stateful_random.DRAW_OPS})
 
 
 class TieredStep:
@@ -132,9 +137,22 @@ class TieredStep:
 
 def reference_factory(resources, optimizer) -> LocalExecutorFactory:
     """The first tier's executor: numpy reference kernels for CPU nodes, unfused (fusion
-    makes kernels only the compiled tier has)."""
+    makes kernels only the compiled tier has), except large random draws (``big_draw``)."""
     return LocalExecutorFactory(resources, dataclasses.replace(optimizer, fusion=False),
-                                kernel_device_types={"CPU": "REF"})
+                                kernel_device_types={"CPU": "REF"}, keeps_own_kernel=big_draw)
+
+
+def big_draw(op) -> bool:
+    """Whether the reference tier runs ``op`` with the CPU's compiled kernel: a Philox
+    draw of at least ``BIG_DRAW`` values, known when the graph is built.  The reference's
+    draws call the C library one value at a time for TF's normals (0.5 s a million, in
+    every process: a model's initializers run once, on this tier); the CPU's give the
+    same values, a hundred times faster, after numba's import (about 1 s, once a
+    process, which the compiled tier needs anyway)."""
+    if op.type not in _PHILOX_DRAWS or not op.outputs:
+        return False
+    count = op.outputs[0].shape.num_elements()
+    return count is not None and count >= BIG_DRAW
 
 
 def scratch_kernels(graph, optimizer, place) -> Callable:

@@ -1,7 +1,7 @@
 """Kernels of TF's stateful random ops (``devsession/ops/stateful_random.py``) for the
 host: TF's values bit for bit, from the stateless kernels' draws
-(``stateless_random.py``, ``stateless_random_rates.py``) at the key and counter the
-variable holds.
+(``stateless_random.py``, ``stateless_random_rates.py``; the CPU's compiled ones,
+``cpu/random.py``) at the key and counter the variable holds.
 
 Each kernel works under the variable's lock: it reads the state (Philox: counter words 0
 and 1, key word 2), draws at it, and writes the counter moved on, as TF's

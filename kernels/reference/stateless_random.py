@@ -1,6 +1,7 @@
 """Kernels of TF's stateless random ops (``devsession/ops/stateless_random.py``), for the
-reference device and the CPU (``HOST``; ``cuda/stateless_random.py`` runs them for the
-GPU and uploads): TensorFlow's values bit for bit, from Philox (``philox.py``) as TF's
+reference device and the CPU (``HOST``; the draws register for "REF" here and for the CPU
+with compiled Philox, ``cpu/random.py``; ``cuda/stateless_random.py`` runs the CPU's for
+the GPU and uploads): TensorFlow's values bit for bit, from Philox (``philox.py``) as TF's
 CPU kernels draw them (``random_distributions.h``, ``random_op_cpu.h``).
 
 Per output dtype, from the stream's uint32s in order:
