@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["blocks", "blocks_at", "seed_key_counter", "key_counter_words",
-           "key_counter_tensors"]
+           "key_counter_tensors", "unit_float64"]
 
 _MUL_A, _MUL_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _WEYL_A, _WEYL_B = 0x9E3779B9, 0xBB67AE85
@@ -75,3 +75,11 @@ def key_counter_tensors(key_words, counter_words) -> tuple[np.ndarray, np.ndarra
     counter = (counter_words[0] | counter_words[1] << 32,
                counter_words[2] | counter_words[3] << 32)
     return np.array([key], np.uint64), np.array(counter, np.uint64)
+
+
+def unit_float64(high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """TF's ``Uint64ToDouble``: doubles in [0, 1) of two uint32 words each (20 low bits
+    of ``high`` above ``low``, under exponent 0, minus 1)."""
+    mantissa = ((high.astype(np.uint64) & np.uint64(0xFFFFF)) << np.uint64(32)) \
+        | low.astype(np.uint64)
+    return (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0

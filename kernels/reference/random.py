@@ -10,7 +10,10 @@ running sums ``cdf``, and for each sample a uniform ``u`` in ``[0, 1)``: the cla
 the first ``j`` with ``cdf[j] > u * total`` (``searchsorted(..., side="right")``), so a
 class of weight 0 is never drawn; a row whose logits are all non-finite has total 0 and
 answers ``classes``, as TF's does.  The weights are float64 whatever the logits' dtype.
-The uniforms are drawn as one ``[batch, num_samples]`` block, row by row.
+The uniforms are TF's: one double a sample, row by row, from the node's Philox stream
+(``philox.py``), which moves on as TF's reserves (``build_multinomial``), so a seeded
+Multinomial draws TF's classes (TF's CPU kernel splits very large batches across its
+threads, each part skipping ahead: such batches draw other classes there).
 
 RandomGamma and RandomPoissonV2 draw ``shape + params.shape`` values with numpy's
 ``standard_gamma`` and ``poisson`` (float64, then the node's dtype).  Where TF's
@@ -24,9 +27,10 @@ import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
+from .philox import blocks, unit_float64
 
-__all__ = ["build_multinomial", "draw_classes", "drawn_shape", "build_random_gamma",
-           "build_random_poisson"]
+__all__ = ["build_multinomial", "multinomial", "draw_classes", "drawn_shape",
+           "build_random_gamma", "build_random_poisson"]
 
 
 def draw_classes(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -67,21 +71,28 @@ def multinomial_count(node, logits, num_samples) -> int:
 def build_multinomial(node):
     """TF's values: the stateless op's draws where the node's Philox stream stands, which
     moves ``256 * 2 * rows * ceil4(samples)`` blocks on (TF's reservation)."""
-    from .stateless_random import multinomial as draw    # (that module imports this one)
-
     a = node.attrs
     stream = node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
     dtype = node.output_dtype
 
-    def multinomial(logits, num_samples):
+    def kernel(logits, num_samples):
         count = multinomial_count(node, logits, num_samples)
         rows = logits.shape[0]
         if rows * count == 0:
             return np.zeros((rows, count), dtype)
         with stream.lock:
             key, counter = stream.reserve(256 * 2 * rows * (-(-count // 4) * 4))
-        return draw(logits, count, key, counter).astype(dtype, copy=False)
-    return multinomial
+        return multinomial(logits, count, key, counter).astype(dtype, copy=False)
+    return kernel
+
+
+def multinomial(logits: np.ndarray, count: int, key, counter) -> np.ndarray:
+    """TF's CPU ``Multinomial`` at a Philox stream's (key, counter): ``count`` classes
+    for each row of ``logits``, from one double (two uint32s) a sample, row after row."""
+    draws = logits.shape[0] * count
+    bits = blocks(key, counter, -(-draws // 2)).reshape(-1, 2)[:draws]
+    uniforms = unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
+    return draw_classes(logits, uniforms)
 
 
 def drawn_shape(node, shape) -> tuple:

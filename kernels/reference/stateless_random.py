@@ -35,11 +35,12 @@ import numpy as np
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from . import libm
-from .philox import blocks, blocks_at, key_counter_tensors, key_counter_words, seed_key_counter
-from .random import draw_classes, drawn_shape, multinomial_count
+from .philox import (blocks, blocks_at, key_counter_tensors, key_counter_words,
+                     seed_key_counter, unit_float64 as _unit_float64)
+from .random import drawn_shape, multinomial, multinomial_count
 
 __all__ = ["uniform", "normal", "truncated_normal", "uniform_int", "full_int", "int_bounds",
-           "shuffle", "multinomial", "DRAW_NAMES", "V1_OPS", "V2_OPS"]
+           "shuffle", "DRAW_NAMES", "V1_OPS", "V2_OPS"]
 
 _PHILOX, _AUTO_SELECT = 1, 3
 
@@ -51,12 +52,6 @@ def _ceil_div(a: int, b: int) -> int:
 def _unit_float32(bits: np.ndarray) -> np.ndarray:
     return ((bits & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)).view(np.float32) \
         - np.float32(1.0)
-
-
-def _unit_float64(high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    mantissa = ((high.astype(np.uint64) & np.uint64(0xFFFFF)) << np.uint64(32)) \
-        | low.astype(np.uint64)
-    return (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0
 
 
 def _unit_float16(bits: np.ndarray) -> np.ndarray:
@@ -275,15 +270,6 @@ def build_stateless_multinomial(node):
         key, counter = _seed_words(node, np.asarray(seed))
         return multinomial(logits, count, key, counter).astype(dtype, copy=False)
     return stateless_multinomial
-
-
-def multinomial(logits: np.ndarray, count: int, key, counter, blocks=blocks) -> np.ndarray:
-    """TF's CPU ``Multinomial``: ``count`` classes for each row of ``logits``, from one
-    double (two uint32s) a sample, row after row (``draw_classes``)."""
-    draws = logits.shape[0] * count
-    bits = blocks(key, counter, _ceil_div(draws, 2)).reshape(-1, 2)[:draws]
-    uniforms = _unit_float64(bits[:, 0], bits[:, 1]).reshape(logits.shape[0], count)
-    return draw_classes(logits, uniforms)
 
 
 def shuffle(value: np.ndarray, key, counter, blocks=blocks) -> np.ndarray:
