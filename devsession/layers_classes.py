@@ -495,4 +495,14 @@ class Dropout(Layer):
         self._options = _options(locals(), self)
 
     def call(self, inputs, training=False):
-        return functional.apply_dropout(inputs, training=training, **self._options)
+        options = dict(self._options)
+        if options["seed"] is not None:
+            options["seed"] = self._next_seed
+        return functional.apply_dropout(inputs, training=training, **options)
+
+    def _next_seed(self) -> int:
+        """The seed this call's dropout takes: the layer's seed, one more each call that
+        draws (TF's ``make_legacy_seed``), so a layer called twice drops differently."""
+        seed = self._options["seed"]
+        self._options["seed"] = seed + 1
+        return seed

@@ -53,6 +53,7 @@ With a bool tensor for ``training`` both results are computed and one is selecte
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -358,17 +359,21 @@ def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=
 
 def apply_dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False):
     """``dropout`` in the current scope (``layers.Dropout`` calls it in the layer's).
-    ``training`` a constant tensor is decided now, as TF's ``smart_cond``."""
+    ``training`` a constant tensor is decided now, as TF's ``smart_cond``; a rate of 0
+    is the inputs, drawing no seed (TF's layer returns before its dropout)."""
     x = convert_to_tensor(inputs)
+    if isinstance(rate, numbers.Real) and rate == 0:
+        return identity(x)
     if not isinstance(training, bool) and constant_value(convert_to_tensor(training)) \
             is not None:
         training = bool(constant_value(convert_to_tensor(training)))
-    if isinstance(training, bool):
-        if not training:
-            return identity(x)
-        return nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
-    # a select, not a cond: the gradient of a cond cannot run its random draw again
+    if isinstance(training, bool) and not training:
+        return identity(x)
+    seed = seed() if callable(seed) else seed        # a Dropout layer's next seed
     dropped = nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed)
+    if isinstance(training, bool):
+        return dropped
+    # a select, not a cond: the gradient of a cond cannot run its random draw again
     return where(convert_to_tensor(training), dropped, x)
 
 

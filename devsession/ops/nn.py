@@ -42,7 +42,7 @@ from .array_fill import shape
 from .nn_channels_first import format_name
 from .reduce import reduce_mean, reduce_sum
 from .registry import InferError, OpDef, register_op
-from .random import random_uniform
+from .random import random_uniform, skip_seed
 from .state import constant
 
 __all__ = ["softmax", "log_softmax", "softmax_cross_entropy_with_logits",
@@ -431,12 +431,15 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         raise ValueError("dropout needs rate= (or keep_prob=).")
     return dropout_with(x, rate, noise_shape,
                         lambda shape, dtype: random_uniform(shape, dtype=dtype, seed=seed),
-                        name or "dropout")
+                        name or "dropout", skipped_draw=lambda: skip_seed(seed))
 
 
-def dropout_with(x, rate, noise_shape, uniform_sampler, name: str) -> Tensor:
+def dropout_with(x, rate, noise_shape, uniform_sampler, name: str,
+                 skipped_draw=None) -> Tensor:
     """Dropout drawing its uniform [0, 1) noise from ``uniform_sampler(shape, dtype)``
-    (TF's ``_dropout``, shared by ``dropout`` and ``nn.experimental``'s)."""
+    (TF's ``_dropout``, shared by ``dropout`` and ``nn.experimental``'s).  A rate of 0
+    draws nothing and calls ``skipped_draw()`` instead (TF's ``dummy_rng_step``: the
+    stateful dropout counts its op seed all the same)."""
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise ValueError(f"dropout scales '{x.name}', so it must be floating point, not "
@@ -445,6 +448,8 @@ def dropout_with(x, rate, noise_shape, uniform_sampler, name: str) -> Tensor:
         if not 0 <= rate < 1:
             raise ValueError(f"dropout's rate must be in [0, 1), got {rate}.")
         if rate == 0:
+            if skipped_draw is not None:
+                skipped_draw()
             return x
     with name_scope(name):
         if isinstance(rate, numbers.Real):

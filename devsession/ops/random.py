@@ -4,7 +4,12 @@ RandomUniformInt, RandomShuffle and Multinomial, and TF1's ``set_random_seed``.
 Seeds as TF derives them: an op seed and the graph's seed (``ds.set_random_seed``) make
 a pair; an op given no seed in a graph with one takes the count of such seeds the graph
 gave before (TF 2's ``get_seed``, which ``tf.compat.v1`` programs run under); ``(0, 0)``
-means unseeded.  A seeded op draws a new value each run and the same sequence again in a
+means unseeded.  Ops devsession builds where TF builds none (an unrolled RNN's later
+steps, where TF's loop runs one op again) are built under ``uncounted_seeds``: their op
+seeds are hashed from a tag and leave the count alone, so every op built after them still
+gets TF's seed; builders that draw no seed where TF's draw one (``dropout`` at rate 0,
+``sampled_softmax_loss``'s accidental hits, ``make_one_shot_iterator``) call
+``skip_seed``.  A seeded op draws a new value each run and the same sequence again in a
 new session: TF's values (its Philox stream, ``runtime/resources.py``'s ``RandomStream``),
 so a program seeded as in TF starts from TF's initial weights.  Each op's stream lives in
 the session's resources.
@@ -27,7 +32,9 @@ Not differentiable.  Kernel: ``kernels/reference/random.py`` (the GPU's draws th
 
 from __future__ import annotations
 
+import contextlib
 import weakref
+import zlib
 
 import numpy as np
 
@@ -39,10 +46,12 @@ from .common import make_op
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["random_uniform", "random_normal", "truncated_normal", "random_shuffle",
-           "set_random_seed", "get_seed", "categorical", "multinomial"]
+           "set_random_seed", "get_seed", "categorical", "multinomial", "skip_seed",
+           "uncounted_seeds"]
 
 _DEFAULT_GRAPH_SEED = 87654321
 _SEED_OFFSETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # graph -> op seeds given
+_UNCOUNTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()     # graph -> [tag, seeds]
 _MAX_INT32 = 2**31 - 1
 FLOAT_DRAWS = ("RandomUniform", "RandomStandardNormal", "TruncatedNormal")
 
@@ -152,12 +161,42 @@ def _seeds(seed) -> tuple[int, int]:
     graph = get_default_graph()
     if graph.seed is None and seed is None:
         return 0, 0
-    if seed is None:            # TF 2's: the graph's count of such calls so far
+    uncounted = _UNCOUNTED.get(graph)
+    if uncounted is not None:   # TF builds no such op: a seed of its own, the count kept
+        tag, given = uncounted
+        uncounted[1] += 1
+        seed = zlib.crc32(f"{tag}/{given}/{seed}".encode())
+    elif seed is None:          # TF 2's: the graph's count of such calls so far
         seed = _SEED_OFFSETS.setdefault(graph, 0)
         _SEED_OFFSETS[graph] += 1
     pair = (_truncate(graph.seed) if graph.seed is not None else _DEFAULT_GRAPH_SEED,
             _truncate(seed))
     return (0, _MAX_INT32) if pair == (0, 0) else pair  # (0, 0) means unseeded, as in TF
+
+
+def skip_seed(seed=None) -> None:
+    """Count the op seed a TF builder takes here though devsession builds no seeded op
+    (TF's dropout at rate 0 calls ``get_seed`` all the same), so the ops built after get
+    TF's seeds."""
+    _seeds(seed)
+
+
+@contextlib.contextmanager
+def uncounted_seeds(tag: str):
+    """Random ops built inside, in the default graph, take op seeds hashed from ``tag``,
+    their order in the block and their own seed, and the graph's count of seeds stays as
+    it was: for ops devsession builds where TF builds none (see the module docstring).
+    Without a graph seed an op given none stays unseeded."""
+    graph = get_default_graph()
+    outer = _UNCOUNTED.get(graph)
+    _UNCOUNTED[graph] = [tag, 0]
+    try:
+        yield
+    finally:
+        if outer is None:
+            del _UNCOUNTED[graph]
+        else:
+            _UNCOUNTED[graph] = outer
 
 
 def _truncate(seed) -> int:
