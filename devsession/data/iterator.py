@@ -48,6 +48,10 @@ class Iterator(Structured):
 
     @classmethod
     def one_shot(cls, dataset) -> "Iterator":
+        from ..ops.random import skip_seed
+
+        with dataset._graph.as_default():
+            skip_seed()     # TF's takes an op seed for the graph seed of its dataset function
         return cls(dataset._graph, _unique("OneShotIterator"), dataset._structure,
                    one_shot=dataset)
 

@@ -43,7 +43,7 @@ from .array_index import embedding_lookup
 from .elementwise import cast, equal, log, multiply, where
 from .linalg import matmul
 from .nn import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
-from .random import _seeds
+from .random import _seeds, skip_seed
 from .reduce import reduce_any, reduce_sum
 from .registry import InferError, OpDef, not_differentiable, register_op
 
@@ -280,6 +280,7 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
         true_logits = reduce_sum(rows, axis=2) + reshape(true_b, [-1, num_true])
         sampled_logits = matmul(inputs, sampled_w, transpose_b=True) + sampled_b
         if remove_accidental_hits:
+            skip_seed()             # TF's compute_accidental_hits op takes one, unseeded
             hit = reduce_any(equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1])),
                              axis=1)
             sampled_logits = where(hit, sampled_logits - _FLOAT_MAX, sampled_logits)
