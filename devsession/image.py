@@ -270,7 +270,9 @@ def _random_flip(image, axis: int, seed, what: str) -> Tensor:
             return where(draw < 0.5, flipped, image)
         batch = image_dims(image)[0]
         draw = random_uniform([batch], 0, 1.0, seed=seed)
-        return where(reshape(draw < 0.5, [-1, 1, 1, 1]), flipped, image)
+        # TF flips an image of a batch where round(draw) is 1 (draw > 0.5, half to even),
+        # a single image where draw < 0.5
+        return where(reshape(draw > 0.5, [-1, 1, 1, 1]), flipped, image)
 
 
 def random_flip_left_right(image, seed=None) -> Tensor:

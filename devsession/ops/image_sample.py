@@ -27,7 +27,7 @@ from .. import dtypes
 from ..graph import convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .image_operands import dims_of_rank, dtype_in
-from .random import _seeds
+from .random import _seeds, uncounted_seeds
 from .registry import InferError, OpDef, not_differentiable, register_op
 
 __all__ = ["sample_distorted_bounding_box", "SAMPLE_OPS"]
@@ -74,12 +74,16 @@ register_op(OpDef("SampleDistortedBoundingBoxV2", _sample, 3, stateful=True, dra
 not_differentiable(*SAMPLE_OPS)
 
 
-def _seed_pair(seed, seed2) -> tuple[int, int]:
-    """TF1's: ``seed`` and ``seed2`` as given when either is; else devsession's seeds
-    (the graph's ``set_random_seed`` makes the op repeatable; neither: unseeded)."""
+def _seed_pair(graph, seed, seed2) -> tuple[int, int]:
+    """TF1's: ``seed`` and ``seed2`` as given when either is; else, where the graph has
+    a seed, one of devsession's (the op repeats per session; TF's is unseeded), hashed
+    from the op's name and not counted, as TF's builder takes no op seed: the random ops
+    built after get TF's seeds."""
     if seed or seed2:
         return int(seed or 0), int(seed2 or 0)
-    return _seeds(None)
+    with graph.as_default(), \
+            uncounted_seeds(graph.unique_name("SampleDistortedBoundingBoxV2", False)):
+        return _seeds(None)
 
 
 def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=None,
@@ -97,7 +101,7 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=None, seed2=N
                                   name="bounding_boxes", graph=size.graph)
         covered = convert_to_tensor(min_object_covered, dtype=dtypes.float32,
                                     name="min_object_covered", graph=size.graph)
-        first, second = _seed_pair(seed, seed2)
+        first, second = _seed_pair(size.graph, seed, seed2)
         attrs = {**_ATTRS, "seed": first, "seed2": second}
         given = {"aspect_ratio_range": aspect_ratio_range, "area_range": area_range,
                  "max_attempts": max_attempts,
