@@ -38,6 +38,10 @@ How the time loop runs:
 
 * **Known number of steps** (``inputs.shape`` says it): unrolled, one cell call per step
   (``_unrolled``), the fastest form: no loop node, and the executor sees every step.
+  TF builds the cell once, in its loop, so a ``DropoutWrapper``'s draws of the steps
+  after the first are ops TF has not: they take uncounted seeds (``ops/random.py``), and
+  every random op built after the RNN (the next layer's initializer) gets TF's seed.
+  (``static_rnn`` builds the cell per step, as TF's, each step's seeds counted.)
 * **Unknown number of steps** (a ``[None, None, depth]`` placeholder: TF1's
   variable-length batches): one ``ds.while_loop`` (``rnn/while``) whose body calls the
   cell on ``inputs[t]`` (time first; a ``gather`` of the captured inputs) with the
@@ -46,7 +50,8 @@ How the time loop runs:
   the initial state).  The cell is called once outside the loop first, on step 0: that
   call makes its variables (``get_variable`` cannot create variables inside a loop
   body; the body reads them, captured, so their gradients flow out of the loop) and
-  gives the output's dtype and shape; nothing fetches it, so it never runs.  The
+  gives the output's dtype and shape, and takes TF's seeds (the body's draws are
+  uncounted); nothing fetches it, so it never runs.  The
   outputs accumulate in a loop variable, ``concat``-ed one step at a time (time-major,
   the time dimension free in its shape invariant; a ``ds.TensorArray`` write copies too).
   Step ``t`` copies the ``t`` rows so far: ``T**2/2`` rows for ``T`` steps, half what
@@ -67,9 +72,10 @@ How the time loop runs:
 from __future__ import annotations
 
 import collections
+import contextlib
 
 from . import dtypes
-from .graph import convert_to_tensor
+from .graph import convert_to_tensor, get_default_graph
 from .initializers import constant_initializer, zeros_initializer
 from .ops import (concat, constant, expand_dims, gather, less, matmul, sigmoid, stack,
                   tanh, transpose, unstack, where, zeros, zeros_like)
@@ -78,7 +84,7 @@ from .ops.array_fill import shape
 from .ops.control_flow import most_specific_compatible, while_loop
 from .ops.clipping import clip_by_value
 from .ops.elementwise import cast, floor
-from .ops.random import random_uniform
+from .ops.random import random_uniform, uncounted_seeds
 from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
 from .tensor_shape import TensorShape
@@ -475,14 +481,19 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
         return _unrolled(cell, inputs, initial_state, dtype, sequence_length)
 
 
-def _unrolled(cell, inputs, initial_state, dtype, sequence_length):
+def _unrolled(cell, inputs, initial_state, dtype, sequence_length, as_loop=False):
     """One cell call per input; past a sequence's length, a zero output and the state
-    kept (a select per step)."""
+    kept (a select per step).  ``as_loop`` (``dynamic_rnn``'s steps, TF's while loop):
+    the random ops of steps after the first take uncounted seeds, as TF builds the cell's
+    once (``ops/random.py``'s ``uncounted_seeds``); ``static_rnn`` builds them per step,
+    as TF's."""
     state = _initial_state(cell, inputs[0], 0, initial_state, dtype)
     lengths = _lengths(sequence_length)
     outputs = []
+    tag = get_default_graph().unique_name("rnn_step", False)
     for t, x in enumerate(inputs):
-        output, state = _masked(t, lengths, state, *cell(x, state))
+        with uncounted_seeds(f"{tag}/{t}") if as_loop and t else contextlib.nullcontext():
+            output, state = _masked(t, lengths, state, *cell(x, state))
         outputs.append(output)
     return outputs, state
 
@@ -521,7 +532,7 @@ def _over_time(cell, x, sequence_length, initial_state, dtype, time_major):
     steps = x.shape.dims[time_axis]
     if steps is not None:
         outputs, state = _unrolled(cell, unstack(x, num=steps, axis=time_axis),
-                                   initial_state, dtype, sequence_length)
+                                   initial_state, dtype, sequence_length, as_loop=True)
         return stack(outputs, axis=time_axis), state
     outputs, state = _looped(cell, x if time_major else _swap_batch_and_time(x),
                              initial_state, dtype, sequence_length)
@@ -543,8 +554,11 @@ def _looped(cell, x, initial_state, dtype, sequence_length):
     no_outputs = expand_dims(zero_output, 0)[:0]
     steps = shape(x)[0]
 
+    tag = get_default_graph().unique_name("rnn_body", False)
+
     def body(t, state, outputs):
-        output, state = _masked(t, lengths, state, *cell(gather(x, t), state))
+        with uncounted_seeds(tag):        # the call above took TF's seeds
+            output, state = _masked(t, lengths, state, *cell(gather(x, t), state))
         return t + 1, state, concat([outputs, expand_dims(output, 0)], 0)
 
     # What both the loop's inputs and the cell's results fit (the time dimension free).
