@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -106,6 +107,54 @@ def test_gamma_errors():
         assert "StatelessRandomGammaV3" in info.value.node_name
     with pytest.raises(ValueError, match="Dimension must be 2 but is 3"):
         ds.random.stateless_gamma([2], [1, 2, 3], 1.0)
+
+
+def test_edge_rates_answer_as_tfs_without_drawing():
+    ds.reset_default_graph()
+    # TF 2.21 gives these (checked once): a rate of 0, below or infinite samples 0; alpha 0
+    # gives the float's tiny (the builder's floor), a negative or NaN alpha NaN
+    poisson = {dtype: ds.random.stateless_poisson([2, 4], [1, 2], [np.inf, -1.0, 0.0, np.nan],
+                                                  dtype=dtype)
+               for dtype in (ds.int32, ds.float32)}
+    gamma = ds.random.stateless_gamma([2, 4], [1, 2], [0.0, -1.0, np.nan, np.inf])
+    with ds.Session() as sess:
+        got = sess.run(poisson)
+        assert got[ds.int32].tolist() == [[0] * 4] * 2
+        assert got[ds.float32].tolist() == [[0.0] * 4] * 2      # NaN: TF never returns
+        drawn = sess.run(gamma)
+    tiny = np.finfo(np.float32).tiny
+    np.testing.assert_array_equal(drawn, [[tiny, np.nan, np.nan, np.inf]] * 2)
+
+
+def within_seconds(seconds: float, call):
+    """``call()``'s result or exception, or a failure after ``seconds`` (the call goes on
+    in a daemon thread): a sampler that never returns fails the test, not the run."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = call()
+        except BaseException as e:              # noqa: BLE001 (re-raised below)
+            outcome["error"] = e
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"no answer within {seconds} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def test_a_rate_beyond_the_dtype_is_an_error_where_tfs_sampler_never_returns():
+    ds.reset_default_graph()
+    lam = ds.placeholder(ds.float64, [None])
+    draw = ds.random.stateless_poisson([2], [1, 2], lam)              # int32 samples
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="beyond what int32") as info:
+            within_seconds(30, lambda: sess.run(draw, {lam: [1.0, 1e18]}))
+        assert "StatelessRandomPoisson" in info.value.node_name
+        assert sess.run(draw, {lam: [2e9, 2e9]}).min() > 1.9e9         # still within it
 
 
 TF_BINOMIAL = json.load(open(os.path.join(DATA, "tf_stateless_binomial.json")))

@@ -17,6 +17,11 @@ the C library's ``exp``, ``log`` and ``lgamma`` (``libm.py``) as TF calls them:
   negative or in the tails, else accepted when ``log(v inv_alpha / (a / us^2 + b)) <=
   -rate + k log(rate) - lgamma(k + 1)``.
 
+Edges, answered without drawing as TF's kernels answer: a rate of 0 or below, or
+infinite, samples 0 (and so does NaN, for which TF's sampler never returns); alpha 0
+gives 0, a negative or NaN alpha NaN.  A finite rate beyond what the output dtype holds is
+InvalidArgumentError: TF's sampler redraws every sample out of range, for ever.
+
 Gamma (Marsaglia and Tsang) reads its output's part the same way, through two buffers
 that refill from the one stream: normals (Box-Muller, ``cos`` then ``sin`` of a block)
 and uniforms (a block's second double, then its first).  Alpha 1 is ``-log1p(-u)`` of the
@@ -153,6 +158,8 @@ def poisson_samples(key, counter, rates: np.ndarray, num_samples: int, dtype) ->
     flat = rates.reshape(-1).astype(np.float64)
     out = np.zeros((num_samples, flat.size), np.float64)
     for rate_index, rate in enumerate(flat.tolist()):
+        if not 0.0 < rate < math.inf:     # 0 below, infinite or NaN (TF's: 0 for inf)
+            continue
         draw = _knuth if rate < 10.0 else _hormann
         for sample in range(num_samples):
             block = _RESERVED_BLOCKS * (rate_index * num_samples + sample)
@@ -189,6 +196,9 @@ def gamma_samples(key, counter, alphas: np.ndarray, num_samples: int, dtype) -> 
     flat = alphas.reshape(-1).astype(np.float64)
     out = np.zeros((num_samples, flat.size), np.float64)
     for alpha_index, alpha in enumerate(flat.tolist()):
+        if not alpha > 0:                 # TF's kernel: 0 for alpha 0, NaN below or NaN
+            out[:, alpha_index] = 0.0 if alpha == 0 else math.nan
+            continue
         for sample in range(num_samples):
             block = _RESERVED_BLOCKS * (alpha_index * num_samples + sample)
             out[sample, alpha_index] = _gamma(alpha, _Stream(key, counter, block))
@@ -291,6 +301,19 @@ def _rates_of(node, rates: np.ndarray, dims: tuple, what: str) -> int:
     return int(np.prod(dims, dtype=np.int64)) // rates.size
 
 
+def _check_rates_fit(node, rates: np.ndarray, dtype) -> None:
+    """InvalidArgumentError for a finite rate above what ``dtype`` holds: TF's sampler
+    redraws every sample beyond the dtype's range, so it never returns for one."""
+    dtype = np.dtype(dtype)
+    highest = float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
+    rates = rates.astype(np.float64)
+    too_big = np.isfinite(rates) & (rates > highest)
+    if too_big.any():
+        raise invalid_argument(node.name, node.op, f"the rate {rates[too_big][0]:g} is "
+                               f"beyond what {dtype.name} holds ({highest:g}): its samples "
+                               f"cannot be {dtype.name}; ask for a wider dtype")
+
+
 @register_kernel("StatelessRandomGammaV3", HOST)
 def build_stateless_gamma(node):
     dtype = node.output_dtype
@@ -323,6 +346,7 @@ def build_stateless_poisson(node):
         count = int(np.prod(dims, dtype=np.int64))
         if count == 0:
             return np.zeros(dims, dtype)
+        _check_rates_fit(node, lam, dtype)
         samples = poisson_samples(key, counter, lam, count // max(lam.size, 1), dtype)
         return samples.reshape(dims)
     return stateless_poisson
