@@ -215,3 +215,26 @@ def test_parameterized_truncated_normal_errors():
     with ds.Session() as sess:
         with pytest.raises(ds.errors.InvalidArgumentError, match="Invalid parameters"):
             sess.run(bad)
+
+
+def test_a_truncated_normal_of_nan_parameters_gives_up_as_tfs():
+    ds.reset_default_graph()
+    mean = ds.placeholder(ds.float32, [])
+    draw = ds.random.stateless_parameterized_truncated_normal([3], [1, 2], mean, 1.0, -1.0,
+                                                              1.0)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InternalError, match="failed to accept") as info:
+            within_seconds(30, lambda: sess.run(draw, {mean: np.nan}))
+        assert "StatelessParameterizedTruncatedNormal" in info.value.node_name
+        assert np.all(np.abs(sess.run(draw, {mean: 0.0})) < 1.0)
+
+
+def test_binomial_edges_answer_without_drawing():
+    ds.reset_default_graph()
+    # TF 2.21: an infinite count gives infinite successes; a NaN count or p NaN (TF's
+    # sampler never returns for the count), a count of 0 or below 0, p at least 1 the count
+    draw = ds.random.stateless_binomial([2, 5], [1, 2], [np.inf, np.nan, -3.0, 10.0, 10.0],
+                                        [0.5, 0.5, 0.5, np.nan, 2.0], output_dtype=ds.float32)
+    with ds.Session() as sess:
+        got = within_seconds(30, lambda: sess.run(draw))
+    np.testing.assert_array_equal(got, [[np.inf, np.nan, 0.0, np.nan, 10.0]] * 2)

@@ -31,7 +31,8 @@ sample ``d v`` when ``u < 1 - 0.0331 x^4`` or ``log u < x^2 / 2 + d (1 - v + log
 (times ``uniform^(1 / alpha)`` below 1).
 
 Binomial (counts and probs broadcast; ``p`` above 0.5 draws the failures with ``1 - p``):
-0 for a count or ``p`` at most 0, the count for ``p`` at least 1; else, when ``count * p``
+0 for a count or ``p`` at most 0, the count for ``p`` at least 1, NaN for a NaN ``p`` or
+count, infinity for an infinite count; else, when ``count * p``
 (in the parameters' dtype) is below 10, inversion from block ``42 i`` (geometric
 ``ceil(log u / log1p(-p))`` summed until past the count: the number of them), or
 Hormann's BTRS from block ``256 i``.
@@ -42,7 +43,8 @@ parameters' dtype with the C library's ``exp``/``log``: per batch member, normal
 kept within the bounds when a bound is 1.3 standard deviations beyond the mean and the
 other not (normal blocks: float 4 values, double 2), uniform proposals when the bounds
 are close (a block of ``z`` then a block of acceptance uniforms), else an exponential
-proposal (uniforms in pairs).  TF's CPU kernel splits large outputs into shards that
+proposal (uniforms in pairs); a thousand blocks in a row kept nothing (NaN parameters):
+TF's InternalError, as its sampler gives up.  TF's CPU kernel splits large outputs into shards that
 each skip ahead by their first output; below TF's sharding threshold (a few dozen
 values) it is one shard, whose values these are.
 
@@ -56,6 +58,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from devsession.errors import InternalError
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
@@ -263,8 +267,10 @@ def _binomial(count, p, key, counter, index: int) -> float:
         return 0.0
     if p >= 1:
         return dcount
-    if not p <= 0.5 and not p > 0.5:            # NaN
+    if math.isnan(p) or math.isnan(dcount):  # (TF's sampler never returns for a NaN count)
         return math.nan
+    if dcount == math.inf:                      # TF's: infinite draws, infinite successes
+        return math.inf
     q = p if p <= 0.5 else type(p)(1) - p     # in the parameters' dtype, as TF's T
     with np.errstate(over="ignore"):
         rare = count * q < type(q)(10)
@@ -434,13 +440,33 @@ def truncated_normal_samples(key, counter, params, num_samples: int, dtype) -> n
     return out
 
 
+class NoSampleAccepted(RuntimeError):
+    """A truncated normal's rejection sampler drew ``MAX_REJECTED_BLOCKS`` blocks in a row
+    without keeping a value (NaN parameters): TF's gives up too, with an InternalError."""
+
+
+MAX_REJECTED_BLOCKS = 1000
+
+
+def _blocks_until_kept(stream, kept: list):
+    """``stream``'s blocks, one at a time, while each run of them adds to ``kept`` within
+    ``MAX_REJECTED_BLOCKS`` blocks."""
+    rejected, had = 0, len(kept)
+    while True:
+        yield stream.block()
+        rejected, had = (0, len(kept)) if len(kept) > had else (rejected + 1, had)
+        if rejected >= MAX_REJECTED_BLOCKS:
+            raise NoSampleAccepted
+
+
 def _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff, count) -> list:
     """``count`` normalized samples of one batch member, in TF's order."""
     t, kept = dtype.type, []
     inside = t(1.3)
+    blocks = _blocks_until_kept(stream, kept)
     if (norm_min < -inside and norm_max >= 0) or (norm_max > inside and norm_min <= 0):
         while len(kept) < count:
-            for x in _normal_block(stream.block(), dtype):
+            for x in _normal_block(next(blocks), dtype):
                 if norm_min <= x <= norm_max:
                     kept.append(x)
                     if len(kept) == count:
@@ -449,8 +475,8 @@ def _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff, count) -> 
     if diff < cutoff:
         plus = t(0) if norm_min < 0 else norm_min * norm_min
         while len(kept) < count:
-            z = [r * diff + norm_min for r in _uniform_block(stream.block(), dtype)]
-            u = _uniform_block(stream.block(), dtype)
+            z = [r * diff + norm_min for r in _uniform_block(next(blocks), dtype)]
+            u = _uniform_block(next(blocks), dtype)
             for zi, ui in zip(z, u):
                 if ui <= _in_dtype("exp", (plus - zi * zi) / t(2.0), dtype):
                     kept.append(zi)
@@ -459,7 +485,7 @@ def _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff, count) -> 
         return kept
     alpha = (norm_min + np.sqrt(norm_min * norm_min + t(4))) / t(2)
     while len(kept) < count:
-        rand = _uniform_block(stream.block(), dtype)
+        rand = _uniform_block(next(blocks), dtype)
         for i in range(0, len(rand), 2):
             z = -_in_dtype("log", rand[i], dtype) / alpha + norm_min
             x = alpha - z if norm_min < alpha else norm_min - alpha
@@ -495,8 +521,13 @@ def build_stateless_parameterized_truncated_normal(node):
         if count == 0:
             return np.zeros(dims, dtype)
         key, counter = seed_key_counter(int(seed[0]), int(seed[1]))
-        samples = truncated_normal_samples(key, counter, params,
-                                           count // max(params[0].size, 1), dtype)
+        try:
+            samples = truncated_normal_samples(key, counter, params,
+                                               count // max(params[0].size, 1), dtype)
+        except NoSampleAccepted:
+            raise InternalError(f"{node.op} node '{node.name}': TruncatedNormal's rejection "
+                                f"sampler failed to accept a sample (NaN parameters?)",
+                                node.name) from None
         if samples is None:
             raise invalid_argument(node.name, node.op, "Invalid parameters")
         return samples.reshape(dims)
