@@ -1,6 +1,7 @@
-"""TF1's seeded random ops (and ``multinomial``) as a program builds them, in one list that
-tests/data/make_tf_random_ops.py builds with TensorFlow (``tensorflow.compat.v1``) and
-tests/test_random_ops_tf_values.py with devsession, to compare value for value.
+"""TF1's seeded random ops (``multinomial``, ``random_gamma`` and ``random_poisson`` too) as a
+program builds them, in one list that tests/data/make_tf_random_ops.py builds with
+TensorFlow (``tensorflow.compat.v1``) and tests/test_random_ops_tf_values.py with
+devsession, to compare value for value.
 
 Only the graph's seed is set (``set_random_seed(1)``), so each op's seed comes from how
 many seeds the graph gave before it, as TF 2 counts them; one op has its own seed."""
@@ -34,6 +35,10 @@ def draws(tf) -> dict:
         "dropout": tf.nn.dropout(ones, rate=0.5),
         "multinomial": tf.multinomial(tf.constant(LOGITS), 5),
         "categorical_i32": tf.random.categorical(tf.constant(LOGITS), 3, dtype=tf.int32),
+        "gamma": tf.random_gamma([3], [0.5, 1.0, 2.5, 40.0]),
+        "gamma_beta_f64": tf.random_gamma([2, 2], 3.0, beta=2.0, dtype=tf.float64),
+        "poisson": tf.random_poisson([2.0, 9.5, 30.0, 1e4], [4]),
+        "poisson_i32": tf.random_poisson(7.0, [5], dtype=tf.int32),
     }
 
 

@@ -398,6 +398,8 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.candidate_sampling",  # and these
                                                                 # test_candidate_sampling.py
                      "devsession.kernels.reference.random",    # test_random_categorical.py
+                     "devsession.kernels.reference.random_rates",  # test_random_ops_tf_
+                                                                   # values.py
                      "devsession.kernels.reference.image_sample",  # test_image_sample.py
                      "devsession.kernels.reference.parsing",   # and test_parsing.py these
                      "devsession.kernels.reference.sequence_parsing",  # and

@@ -1,4 +1,5 @@
-"""TF1's seeded random ops (and Multinomial) give TensorFlow's values (kernels: ``reference/state.py`` with
+"""TF1's seeded random ops (and Multinomial, RandomGamma, RandomPoissonV2) give TensorFlow's
+values (kernels: ``reference/state.py`` with
 ``reference/stateless_random.py``'s draws; the CPU's compiled ones, ``cpu/philox.py``),
 recorded by tests/data/make_tf_random_ops.py with TF 2.21:
 
@@ -111,6 +112,11 @@ def _nodes():
     yield make_node("Multinomial", [np.float32, np.int32], np.int64,
                     {"output_dtype": np.int64}), \
         (np.array(cases.LOGITS * 3, np.float32), np.array(9, np.int32))
+    yield make_node("RandomGamma", [np.int32, np.float32], np.float32), \
+        (np.array([4], np.int32), np.array([0.4, 1.0, 3.0], np.float32))
+    yield make_node("RandomPoissonV2", [np.int32, np.float64], np.int64,
+                    {"dtype": np.int64, "R": np.float64}), \
+        (np.array([2, 3], np.int32), np.array([0.5, 4.0, 25.0, 900.0]))
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -174,3 +180,37 @@ def test_where_the_compiled_normals_disagree_the_references_are_drawn(monkeypatc
     monkeypatch.setattr(reference, "normal", lambda *a: calls.append(a) or np.zeros(3))
     assert philox.normal((1, 2), (0, 0, 0, 0), 3, np.float32).tolist() == [0.0] * 3
     assert calls == [((1, 2), (0, 0, 0, 0), 3, np.dtype(np.float32))]
+
+
+def test_compiled_gamma_and_poisson_samples_equal_the_references():
+    from devsession.kernels.cpu import philox_rates
+    from devsession.kernels.reference import stateless_random_rates as reference
+
+    philox_rates._agrees.cache_clear()
+    assert philox_rates._agrees(), "numba's samplers differ from the C library's here"
+    key, counter = (0x243F6A88, 0x85A308D3), (0xFFFFFF00, 0xFFFFFFFF, 9, 0)     # carries
+    alphas = np.array([[0.0, -2.0, np.nan, np.inf], [0.05, 1.0, 1.5, 900.0]])
+    rates = np.array([0.0, -1.0, np.nan, np.inf, 0.2, 9.99, 10.0, 64.0, 3e6])
+    for dtype in (np.float16, np.float32, np.float64):
+        got = philox_rates.gamma_samples(key, counter, alphas, 40, dtype)
+        want = reference.gamma_samples(key, counter, alphas, 40, dtype)
+        assert got.dtype == want.dtype and got.shape == (40, 2, 4)
+        np.testing.assert_array_equal(got, want, err_msg=np.dtype(dtype).name)
+    for dtype in (np.int32, np.int64, np.float32):
+        got = philox_rates.poisson_samples(key, counter, rates, 40, dtype)
+        want = reference.poisson_samples(key, counter, rates, 40, dtype)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want, err_msg=np.dtype(dtype).name)
+
+
+def test_gamma_and_poisson_edges_and_a_rate_beyond_the_dtype():
+    rate = ds.placeholder(ds.float32, [3])
+    poisson = ds.random_poisson(rate, [2], dtype=ds.int32, seed=1)
+    gamma = ds.random_gamma([2], [0.0, -1.0, np.nan, np.inf], seed=1)
+    with ds.Session() as sess:
+        assert sess.run(poisson, {rate: [np.inf, np.nan, -3.0]}).tolist() == [[0] * 3] * 2
+        tiny = np.finfo(np.float32).tiny            # TF's builder floors the draws at it
+        np.testing.assert_array_equal(sess.run(gamma), [[tiny, np.nan, np.nan, np.inf]] * 2)
+        with pytest.raises(ds.errors.InvalidArgumentError, match="beyond what int32") as info:
+            sess.run(poisson, {rate: [1.0, 3e9, 2.0]})
+        assert "RandomPoissonV2" in info.value.node_name

@@ -411,8 +411,11 @@ def test_big_random_draws_take_the_cpus_compiled_draws_on_the_reference_tier(mon
         big = ds.random_normal([256, tiered.BIG_DRAW // 256], seed=3)
         small = ds.truncated_normal([tiered.BIG_DRAW - 1], seed=3)
         unknown = ds.random_uniform(ds.placeholder_with_default([4, 4], [2]), seed=3)
-    assert tiered.big_draw(big.op)
+        samplers = [ds.random_poisson(2.0, [n], seed=3).op for n in (tiered.BIG_SAMPLE,
+                                                                     tiered.BIG_SAMPLE - 1)]
+    assert tiered.big_draw(big.op) and tiered.big_draw(samplers[0])
     assert not tiered.big_draw(small.op) and not tiered.big_draw(unknown.op)
+    assert samplers[1].type == "RandomPoissonV2" and not tiered.big_draw(samplers[1])
     philox._agrees()                   # (checks its draws against the reference's once)
     drawn = []
     for module in (philox, stateless_random):

@@ -12,7 +12,9 @@ RandomGamma's gradient in alpha is TF's implicit reparameterisation (Figurnov et
 2018): the sample's derivative is ``-dP(alpha, x)/dalpha / p(x; alpha)`` (the regularised
 incomplete gamma's derivative, ``IgammaGradA``, over the density), summed over the
 drawn dimensions; so Gamma, Beta and Dirichlet samples are differentiable.  Poisson
-draws are not.  Kernels: ``kernels/reference/random.py`` (host; the GPU's draw there).
+draws are not.  The draws are TF's, bit for bit (its samplers over its Philox stream):
+kernels ``kernels/reference/random_rates.py``, compiled for the CPU (and the GPU, which
+draws there) in ``kernels/cpu/philox_rates.py``.
 """
 
 from __future__ import annotations

@@ -3,16 +3,19 @@ draws (``philox.py``), so TF's values at about a hundred times the reference's s
 million normals: 5 ms against 0.5 s).  TF1's RandomUniform, RandomStandardNormal,
 TruncatedNormal, RandomUniformInt and RandomShuffle (``reference/state.py``), the
 stateless ops (``reference/stateless_random.py``) and the stateful ones that read their
-state from a variable (``reference/stateful_random.py``)."""
+state from a variable (``reference/stateful_random.py``); and the Gamma and Poisson
+samplers (``reference/random_rates.py``, ``reference/stateless_random_rates.py``) with
+the compiled ``philox_rates.py``: 80 us a sample in Python, well under 1 us here."""
 
 from __future__ import annotations
 
-from ..reference import stateful_random, stateless_random
+from ..reference import random_rates, stateful_random, stateless_random
+from ..reference import stateless_random_rates
 from ..reference.state import DRAW_BUILDERS
 from ..registry import register_kernel
-from . import philox
+from . import philox, philox_rates
 
-__all__ = ["build_draw"]
+__all__ = ["build_draw", "build_sampler"]
 
 _BUILDERS = {**DRAW_BUILDERS,
              **dict.fromkeys(stateless_random.V1_OPS, stateless_random.build_stateless_v1),
@@ -20,6 +23,16 @@ _BUILDERS = {**DRAW_BUILDERS,
              **dict.fromkeys(stateful_random.DRAW_OPS, stateful_random.build_stateful_draw)}
 
 
+_SAMPLER_BUILDERS = {**random_rates.BUILDERS,
+                     "StatelessRandomGammaV3": stateless_random_rates.build_stateless_gamma,
+                     "StatelessRandomPoisson": stateless_random_rates.build_stateless_poisson}
+
+
 @register_kernel(tuple(_BUILDERS), "CPU")
 def build_draw(node):
     return _BUILDERS[node.op](node, draws=philox)
+
+
+@register_kernel(tuple(_SAMPLER_BUILDERS), "CPU")
+def build_sampler(node):
+    return _SAMPLER_BUILDERS[node.op](node, samplers=philox_rates)

@@ -1,12 +1,12 @@
 """Multinomial, RandomGamma and RandomPoissonV2 on the GPU: the host kernels
-(``reference/random.py``) on the inputs copied down, the draws uploaded, so a seeded
-graph draws the same values on the GPU as on the CPU (as the other random ops:
-``state.py``).  TF's GPU kernels sample differently (Multinomial: Gumbel-max); the
-distributions are the same."""
+(``reference/random.py``; the CPU's compiled samplers for Gamma and Poisson) on the
+inputs copied down, the draws uploaded, so a seeded graph draws the same values on the
+GPU as on the CPU (as the other random ops: ``state.py``).  TF's GPU kernels sample
+differently (Multinomial: Gumbel-max); the distributions are the same."""
 
 from __future__ import annotations
 
-from ..reference.random import build_multinomial, build_random_gamma, build_random_poisson
+from ..reference.random import build_multinomial
 from ..registry import register_kernel
 from .host_ops import through_host
 
@@ -16,11 +16,7 @@ def _multinomial(node):
     return through_host(node, build_multinomial(node))   # the host's seeded stream
 
 
-@register_kernel("RandomGamma", "GPU")
-def _random_gamma(node):
-    return through_host(node, build_random_gamma(node))
-
-
-@register_kernel("RandomPoissonV2", "GPU")
-def _random_poisson(node):
-    return through_host(node, build_random_poisson(node))
+@register_kernel(("RandomGamma", "RandomPoissonV2"), "GPU")
+def _random_rates(node):
+    from ..cpu.random import build_sampler      # the CPU's kernel: compiled samplers
+    return through_host(node, build_sampler(node))

@@ -80,6 +80,8 @@ module              ops
                     SpaceToBatch, BatchToSpace, ExtractImagePatches: reshapes and
                     transposes over numpy or cupy (also the CPU's kernels)
 ``random``          Multinomial: draws from the node's seeded stream (HOST)
+``random_rates``    RandomGamma, RandomPoissonV2: the stateless samplers at the node's
+                    seeded stream (REF; the CPU's compiled in ``cpu/philox_rates.py``)
 ``stateless_random``  TF's stateless random ops: Philox (``philox``) and TF's
                     distributions, the C library's log/sin/cos (``libm``) (HOST)
 ``stateful_random``  TF's stateful random ops (tf.random.Generator's): the stateless
@@ -167,6 +169,7 @@ from . import partition, segments  # noqa: F401,E402  (HOST: registers)
 from . import space_depth  # noqa: F401,E402  (registers: REF and CPU)
 from . import tensor_array  # noqa: F401,E402  (ds.TensorArray: REF and CPU)
 from . import random  # noqa: F401,E402  (Multinomial: HOST)
+from . import random_rates  # noqa: F401,E402  (RandomGamma, RandomPoissonV2: REF)
 from . import stateless_random  # noqa: F401,E402  (the stateless random ops: HOST)
 from . import stateless_random_rates  # noqa: F401,E402  (StatelessRandomPoisson: HOST)
 from . import stateful_random  # noqa: F401,E402  (RngReadAndSkip, Stateful*: HOST)

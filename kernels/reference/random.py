@@ -1,8 +1,8 @@
-"""Multinomial's kernel (``devsession/ops/random.py``: ``tf.random.categorical``) and
-RandomGamma's and RandomPoissonV2's (``ops/random_rates.py``), for the reference device
-and the CPU (``HOST``; ``cuda/random.py`` runs it for the GPU and
-uploads): draws from the node's seeded stream (``resources.random_stream``) under its
-lock, as the other random ops (``state.py``).
+"""Multinomial's kernel (``devsession/ops/random.py``: ``tf.random.categorical``), for the
+reference device and the CPU (``HOST``; ``cuda/random.py`` runs it for the GPU and
+uploads), drawing from the node's seeded stream (``resources.random_stream``) under its
+lock, as the other random ops (``state.py``; RandomGamma's and RandomPoissonV2's:
+``random_rates.py``).
 
 TF's CPU algorithm (multinomial_op.cc), row by row: the weights ``exp(logit - max)``
 of the finite logits (the max over the finite ones; a non-finite logit weighs 0), their
@@ -14,11 +14,6 @@ The uniforms are TF's: one double a sample, row by row, from the node's Philox s
 (``philox.py``), which moves on as TF's reserves (``build_multinomial``), so a seeded
 Multinomial draws TF's classes (TF's CPU kernel splits very large batches across its
 threads, each part skipping ahead: such batches draw other classes there).
-
-RandomGamma and RandomPoissonV2 draw ``shape + params.shape`` values with numpy's
-``standard_gamma`` and ``poisson`` (float64, then the node's dtype).  Where TF's
-kernels answer without drawing, so do they: alpha 0 gives 0, a negative or NaN alpha
-NaN; a rate of 0 or below (or NaN) gives 0.
 """
 
 from __future__ import annotations
@@ -29,8 +24,7 @@ from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from .philox import blocks, unit_float64
 
-__all__ = ["build_multinomial", "multinomial", "draw_classes", "drawn_shape",
-           "build_random_gamma", "build_random_poisson"]
+__all__ = ["build_multinomial", "multinomial", "draw_classes", "drawn_shape"]
 
 
 def draw_classes(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -105,39 +99,3 @@ def drawn_shape(node, shape) -> tuple:
         raise invalid_argument(node.name, node.op, f"Dimension {int(np.argmax(dims < 0))} "
                                f"must be >= 0")
     return tuple(int(d) for d in dims)
-
-
-def _params_kernel(node, draw):
-    """A kernel drawing ``draw(generator, params broadcast to shape + params.shape)``
-    from the node's seeded stream under its lock, in the node's dtype."""
-    a = node.attrs
-    stream = node.context.resources.random_stream(node.name, a["seed"], a["seed2"])
-    dtype = node.output_dtype
-
-    def kernel(shape, params):
-        params = np.broadcast_to(np.asarray(params, np.float64),
-                                 drawn_shape(node, shape) + np.shape(params))
-        with stream.lock:
-            return draw(stream.generator, params).astype(dtype)
-    return kernel
-
-
-def _gamma(generator, alpha):
-    valid = alpha > 0
-    drawn = generator.standard_gamma(np.where(valid, alpha, 1.0))
-    return np.where(valid, drawn, np.where(alpha == 0, 0.0, np.nan))
-
-
-def _poisson(generator, rate):
-    valid = rate > 0
-    return np.where(valid, generator.poisson(np.where(valid, rate, 0.0)), 0)
-
-
-@register_kernel("RandomGamma", HOST)
-def build_random_gamma(node):
-    return _params_kernel(node, _gamma)
-
-
-@register_kernel("RandomPoissonV2", HOST)
-def build_random_poisson(node):
-    return _params_kernel(node, _poisson)

@@ -56,6 +56,7 @@ size gives the same values.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -70,7 +71,7 @@ from .stateless_random import (_box_muller64, _normal_pairs, _unit_float16, _uni
                                _unit_float64, _v2_words)
 
 __all__ = ["poisson_samples", "gamma_samples", "binomial_samples", "binomial_dims",
-           "truncated_normal_samples"]
+           "truncated_normal_samples", "check_rates_fit"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
@@ -307,7 +308,7 @@ def _rates_of(node, rates: np.ndarray, dims: tuple, what: str) -> int:
     return int(np.prod(dims, dtype=np.int64)) // rates.size
 
 
-def _check_rates_fit(node, rates: np.ndarray, dtype) -> None:
+def check_rates_fit(node, rates: np.ndarray, dtype) -> None:
     """InvalidArgumentError for a finite rate above what ``dtype`` holds: TF's sampler
     redraws every sample beyond the dtype's range, so it never returns for one."""
     dtype = np.dtype(dtype)
@@ -320,8 +321,10 @@ def _check_rates_fit(node, rates: np.ndarray, dtype) -> None:
                                f"cannot be {dtype.name}; ask for a wider dtype")
 
 
-@register_kernel("StatelessRandomGammaV3", HOST)
-def build_stateless_gamma(node):
+@register_kernel("StatelessRandomGammaV3", "REF")
+def build_stateless_gamma(node, samplers=sys.modules[__name__]):
+    """``samplers``: the module whose ``gamma_samples`` draws (this one, or the CPU's
+    compiled ``cpu/philox_rates.py``)."""
     dtype = node.output_dtype
 
     def stateless_gamma(shape, key, counter, alg, alpha):
@@ -330,12 +333,12 @@ def build_stateless_gamma(node):
         if int(np.prod(dims, dtype=np.int64)) == 0:
             return np.zeros(dims, dtype)
         count = _rates_of(node, np.asarray(alpha), dims, "alpha")
-        return gamma_samples(*words, np.asarray(alpha), count, dtype).reshape(dims)
+        return samplers.gamma_samples(*words, np.asarray(alpha), count, dtype).reshape(dims)
     return stateless_gamma
 
 
-@register_kernel("StatelessRandomPoisson", HOST)
-def build_stateless_poisson(node):
+@register_kernel("StatelessRandomPoisson", "REF")
+def build_stateless_poisson(node, samplers=sys.modules[__name__]):
     dtype = node.output_dtype
 
     def stateless_poisson(shape, seed, lam):
@@ -352,8 +355,9 @@ def build_stateless_poisson(node):
         count = int(np.prod(dims, dtype=np.int64))
         if count == 0:
             return np.zeros(dims, dtype)
-        _check_rates_fit(node, lam, dtype)
-        samples = poisson_samples(key, counter, lam, count // max(lam.size, 1), dtype)
+        check_rates_fit(node, lam, dtype)
+        samples = samplers.poisson_samples(key, counter, lam, count // max(lam.size, 1),
+                                           dtype)
         return samples.reshape(dims)
     return stateless_poisson
 
