@@ -148,9 +148,10 @@ class RandomStream:
     TF's ``GuardedPhiloxRandom``: a Philox stream whose key is the ``seed`` attr and whose
     128-bit counter starts with ``seed2`` in its upper half (both as uint64; ``(0, 0)``
     asks for random ones), moved on by ``reserve``, so RandomUniform,
-    RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle and Multinomial
-    give TF's values.  The ops TF draws otherwise (gamma, Poisson, the samplers...) take the numpy
-    ``generator`` seeded by the same pair."""
+    RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial,
+    RandomGamma and RandomPoissonV2 give TF's values.  The ops drawn otherwise (the
+    candidate samplers, a bounding box's crops...) take the numpy ``generator`` seeded by
+    the same pair."""
 
     __slots__ = ("generator", "lock", "_key", "_counter")
 
