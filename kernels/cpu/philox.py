@@ -64,6 +64,21 @@ def _fill_blocks(k0, k1, low0, high0, out):
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = _block(k0, k1, low0, high0, np.uint64(i))
 
 
+@njit(**JIT, parallel=True)
+def _fill_uniform32(k0, k1, low0, high0, out):
+    count = out.shape[0]
+    for b in prange((count + 3) // 4):
+        w0, w1, w2, w3 = _block(k0, k1, low0, high0, np.uint64(b))
+        i = 4 * b
+        out[i] = _unit32(w0)
+        if i + 1 < count:
+            out[i + 1] = _unit32(w1)
+        if i + 2 < count:
+            out[i + 2] = _unit32(w2)
+        if i + 3 < count:
+            out[i + 3] = _unit32(w3)
+
+
 @njit(**INNER)
 def _unit32(word):
     return np.float32(word & _MANTISSA32) * _UNIT32        # (1.mantissa) - 1, exactly
@@ -169,7 +184,13 @@ def blocks(key, counter, count: int) -> np.ndarray:
 
 
 def uniform(key, counter, count: int, dtype) -> np.ndarray:
-    return reference.uniform(key, counter, count, dtype, blocks=blocks)
+    """``reference.uniform``: float32 in one pass, the other dtypes over these blocks."""
+    if np.dtype(dtype) != _F32:
+        return reference.uniform(key, counter, count, dtype, blocks=blocks)
+    out = np.empty(count, _F32)
+    if count:
+        _fill_uniform32(*_words(key, counter), out)
+    return out
 
 
 def full_int(key, counter, count: int, dtype) -> np.ndarray:

@@ -133,21 +133,31 @@ def _in_dtype(node, *attrs):
     return [scalar(node.attrs[name]) for name in attrs]
 
 
+def _scaled(scale, shift):
+    """``values * scale + shift`` in the draw's own (fresh) array: two roundings, as TF1's
+    two graph ops."""
+    def finish(values):
+        values *= scale
+        values += shift
+        return values
+    return finish
+
+
 def build_random_uniform(node, draws=stateless_random):
     low, high = _in_dtype(node, "minval", "maxval")
-    return _philox_kernel(node, draws.uniform, lambda values: values * (high - low) + low)
+    return _philox_kernel(node, draws.uniform, _scaled(high - low, low))
 
 
 def build_random_normal(node, draws=stateless_random):
     mean, stddev = _in_dtype(node, "mean", "stddev")
-    return _philox_kernel(node, draws.normal, lambda values: values * stddev + mean)
+    return _philox_kernel(node, draws.normal, _scaled(stddev, mean))
 
 
 def build_truncated_normal(node, draws=stateless_random):
     """Standard normals within two standard deviations (TF's draw, rejections and all),
     then scaled by the ``stddev`` and ``mean`` attrs."""
     mean, stddev = _in_dtype(node, "mean", "stddev")
-    return _philox_kernel(node, draws.truncated_normal, lambda values: values * stddev + mean)
+    return _philox_kernel(node, draws.truncated_normal, _scaled(stddev, mean))
 
 
 def build_random_uniform_int(node, draws=stateless_random):
