@@ -56,25 +56,28 @@ def _gamma(alpha, k0, k1, low0, high0, start):
         if v <= 0:
             continue
         v = v * v * v
-        if uniforms == 0:
-            w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
-            offset += _ONE
-            uniform_first, uniform_last = _unit64(w0, w1), _unit64(w2, w3)
-            uniforms = 2
-        u = uniform_last if uniforms == 2 else uniform_first
-        uniforms -= 1
+        u, offset, uniforms, uniform_first, uniform_last = _buffered_uniform(
+            k0, k1, low0, high0, offset, uniforms, uniform_first, uniform_last)
         if u < 1 - 0.0331 * (x * x) * (x * x) or \
                 math.log(u) < 0.5 * x * x + d * (1 - v + math.log(v)):
             sample = d * v
             if below_one:
-                if uniforms == 0:
-                    w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
-                    offset += _ONE
-                    uniform_first, uniform_last = _unit64(w0, w1), _unit64(w2, w3)
-                    uniforms = 2
-                u = uniform_last if uniforms == 2 else uniform_first
+                u = _buffered_uniform(k0, k1, low0, high0, offset, uniforms, uniform_first,
+                                      uniform_last)[0]
                 sample *= math.pow(u, 1 / alpha)
             return sample
+
+
+@njit(**INNER)
+def _buffered_uniform(k0, k1, low0, high0, offset, left, first, last):
+    """TF's ``SampleBuffer`` of uniform doubles: the next one and the buffer after it
+    (``offset``, values ``left``, ``first``, ``last``), refilled from the block at
+    ``offset`` when empty (a block's second double, then its first)."""
+    if left == 0:
+        w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
+        offset += _ONE
+        first, last, left = _unit64(w0, w1), _unit64(w2, w3), 2
+    return (last if left == 2 else first), offset, left - 1, first, last
 
 
 @njit(**JIT, parallel=True)
