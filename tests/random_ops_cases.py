@@ -56,3 +56,31 @@ def classifier(tf, x, labels):
         labels=labels, logits=logits))
     train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
     return loss, train, {"w1": w1, "b1": b1, "w2": w2, "b2": b2}
+
+
+def shuffles(tf) -> dict:
+    """key -> a dataset whose order TF's ShuffleDataset decides (built in a graph of its
+    own, all before any iterator: a one-shot iterator takes an op seed too)."""
+    d = tf.data.Dataset
+    return {
+        "shuffle_epochs": d.range(10).shuffle(10, seed=3).repeat(3),
+        "shuffle_small_buffer": d.range(20).shuffle(5, seed=3),
+        "shuffle_fixed": d.range(10).shuffle(10, seed=3, reshuffle_each_iteration=False)
+                          .repeat(2),
+        "shuffle_big_buffer": d.range(7).shuffle(100, seed=9),
+        "shuffle_graph_seed": d.range(12).shuffle(6).repeat(2),
+        "shuffle_batched": d.range(16).shuffle(8, seed=4).batch(4),
+        "repeat_then_shuffle": d.range(5).repeat(3).shuffle(4, seed=2),
+        "slices": d.from_tensor_slices(tf.constant(
+            [[i, 10 * i] for i in range(12)])).shuffle(5, seed=7).batch(3),
+    }
+
+
+def drain(tf, session, next_element) -> list:
+    """Every element an iterator gives, as lists of Python numbers."""
+    values = []
+    while True:
+        try:
+            values.append(session.run(next_element).tolist())
+        except tf.errors.OutOfRangeError:
+            return values

@@ -7,6 +7,8 @@ recorded by tests/data/make_tf_random_ops.py with TF 2.21:
 * a GraphDef TF wrote imports and draws TF's values;
 * a classifier whose initializers draw starts from TF's weights and follows TF's loss
   curve under SGD;
+* seeded ``Dataset.shuffle`` pipelines give TF's orders, epoch after epoch, and again at
+  each start of an iterator;
 * each device's kernel equals the reference's, run after run (the GPU's on the stand-in).
 """
 
@@ -76,6 +78,20 @@ def test_a_classifier_starts_from_tfs_weights_and_follows_its_loss_curve():
         feed = {x: TF["x"], labels: TF["labels"]}
         losses = [sess.run([loss, train], feed)[0] for _ in range(len(TF["losses"]))]
     np.testing.assert_allclose(losses, TF["losses"], rtol=1e-5)
+
+
+def test_seeded_dataset_shuffles_give_tfs_orders_at_every_start():
+    ds.set_random_seed(1)
+    datasets = cases.shuffles(ds)
+    nexts = {k: ds.data.make_one_shot_iterator(d).get_next() for k, d in datasets.items()}
+    again = ds.data.make_initializable_iterator(datasets["shuffle_epochs"])
+    with ds.Session() as sess:
+        for key, next_element in nexts.items():
+            assert cases.drain(ds, sess, next_element) == TF[f"order:{key}"].tolist(), key
+        for start in range(2):
+            sess.run(again.initializer)
+            assert cases.drain(ds, sess, again.get_next()) == TF[f"order:restart{start}"] \
+                .tolist()
 
 
 def test_without_a_graph_seed_the_op_seeds_count_as_tf_2s():

@@ -23,9 +23,9 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``map``           the traced function ``fn`` (an ``f<k>`` attr) on each element and the
                   tensors it captured
 ``filter``        the elements for which the traced predicate is True
-``shuffle``       TF's buffered shuffle: a buffer of ``buffer_size`` elements (-1: all of
-                  them), each output drawn from it at random and its place refilled from
-                  upstream
+``shuffle``       TF's buffered shuffle, TF's orders: a buffer of ``buffer_size`` elements
+                  (-1: all of them), each output drawn from it by TF's Philox samples and
+                  its place refilled from upstream
 ``batch``         ``batch_size`` consecutive elements stacked (the last, smaller batch kept
                   unless ``drop_remainder``); elements of differing shapes are an error
 ``padded_batch``  as ``batch``, each component padded with its padding value (an input)
@@ -95,6 +95,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
 from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
+from .philox import blocks_at
 from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
@@ -381,33 +382,61 @@ def _predicate(node, predicate, captured, kind: str):
 
 
 def _shuffle(node, stage, upstream, _, __):
-    size, seeds, reshuffle = stage["buffer_size"], stage["seeds"], stage["reshuffle"]
-    # Seeded: the same orders each time the iterator starts, as TF's.  Unseeded: one
-    # entropy per start.  Each epoch draws a new order unless ``reshuffle`` is off.
-    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
-    epochs = itertools.count()
+    """TF's ``ShuffleDataset``: ``buffer_size`` elements buffered, each output the one at
+    ``start + sample % count`` of the buffered run, swapped to its front, the run refilled
+    from upstream; the samples are a Philox stream's 32-bit words.  Seeded ``(seed,
+    seed2)``: that stream when ``reshuffle`` is off; else each epoch's seeds are the next
+    two words of it (TF's ``RandomSeedGenerator``), so every start of the iterator draws
+    the same orders, a new one each epoch.  Unseeded: random seeds each start."""
+    size, (seed, seed2), reshuffle = stage["buffer_size"], stage["seeds"], stage["reshuffle"]
+    if (seed, seed2) == (0, 0):
+        seed, seed2 = (int(w) for w in np.random.default_rng().integers(0, 2**63, 2))
+    epoch_seeds = _philox_words(seed, seed2) if reshuffle else None
 
     def shuffled():
-        rng = np.random.default_rng([*base, next(epochs) if reshuffle else 0])
-        draws = _uniforms(rng)
-        elements = upstream()
-        buffer = list(itertools.islice(elements, size if size > 0 else None))
-        while buffer:
-            k = int(next(draws) * len(buffer))
-            picked = buffer[k]
-            refill = next(elements, None)
-            if refill is not None:
-                buffer[k] = refill
-            else:
-                buffer[k] = buffer[-1]
-                buffer.pop()
-            yield picked
+        first, second = (next(epoch_seeds), next(epoch_seeds)) if reshuffle else (seed, seed2)
+        samples = _philox_words(first, second)
+        elements, capacity = upstream(), size
+        if capacity <= 0:                                   # every element (list_files)
+            everything = list(elements)
+            elements, capacity = iter(everything), max(len(everything), 1)
+        buffer, start, end = [None] * capacity, 0, 0
+        for element in elements:
+            buffer[end % capacity] = element
+            end += 1
+            if end - start == capacity:
+                yield _take_one(buffer, capacity, start, end, next(samples))
+                start += 1
+        while start < end:
+            yield _take_one(buffer, capacity, start, end, next(samples))
+            start += 1
     return shuffled
+
+
+def _take_one(buffer: list, capacity: int, start: int, end: int, sample: int):
+    """The element at ``start + sample % (end - start)`` of the buffered run, its place
+    taken by the run's first (TF's swap)."""
+    index = (start + sample % (end - start)) % capacity
+    front = start % capacity
+    picked = buffer[index]
+    buffer[index], buffer[front] = buffer[front], None
+    return picked
+
+
+def _philox_words(seed: int, seed2: int):
+    """TF's ``SingleSampleAdapter<PhiloxRandom(seed, seed2)>``: the stream's uint32s in
+    order (key ``seed``, counter ``seed2`` in its upper half; both as uint64)."""
+    seed, seed2 = seed % 2**64, seed2 % 2**64
+    key = (seed & 0xFFFFFFFF, seed >> 32)
+    counter = (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32)
+    for first in itertools.count(0, 256):
+        yield from blocks_at(key, counter, np.arange(first, first + 256,
+                                                     dtype=np.uint64)).reshape(-1).tolist()
 
 
 def _uniforms(rng):
     """Uniform floats in [0, 1), drawn a block at a time (one numpy call per element
-    would cost more than the shuffle itself)."""
+    would cost more than the sampling itself)."""
     while True:
         yield from rng.random(1024).tolist()
 

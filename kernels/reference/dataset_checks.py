@@ -10,7 +10,7 @@
 ``list``                a source: the inputs in groups of ``num_components``, one
                         element each (the elements may differ in shape)
 ``random``              a source: int64 scalars drawn uniformly from all int64 values
-                        forever, seeded as ``shuffle`` (numpy's sequence, not TF's)
+                        forever, seeded by the stage's seeds (numpy's sequence, not TF's)
 """
 
 from __future__ import annotations

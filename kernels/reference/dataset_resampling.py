@@ -15,8 +15,8 @@ dataset.py`` runs it; ``devsession/data/resampling.py`` builds it): TF's
   pass ends (TF's ``sample_from_datasets(..., stop_on_empty_dataset=True)``), or one
   pass alone where ``initial`` makes ``m`` 1 or 0.
 
-Elements are ``[class, components...]``.  The draws are numpy's, seeded as
-``shuffle``: the proportions are TF's, the sequence is not.
+Elements are ``[class, components...]``.  The draws are numpy's, seeded by the stage's
+seeds: the proportions are TF's, the sequence is not.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 TF1's seeded RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt and
 RandomShuffle, and a small classifier their initializers draw) and tf_random_ops.npz
 (each draw's values in two runs, the classifier's initial weights and its losses over
-SGD steps on fixed data), which tests/test_random_ops_tf_values.py compares with
+SGD steps on fixed data, and the orders of seeded ``Dataset.shuffle`` pipelines), which tests/test_random_ops_tf_values.py compares with
 devsession's.  Run with TensorFlow installed (not a test):
 
     /work/peers/bin/python tests/data/make_tf_random_ops.py
@@ -39,11 +39,23 @@ with tf.Session(graph=graph) as sess:
     initial = sess.run(variables)
     losses = [sess.run([loss, train], {x: x_value, labels: labels_value})[0]
               for _ in range(STEPS)]
+orders = {}
+with tf.Graph().as_default() as shuffle_graph:
+    tf.set_random_seed(1)
+    datasets = cases.shuffles(tf)
+    nexts = {k: tf.data.make_one_shot_iterator(d).get_next() for k, d in datasets.items()}
+    again = tf.data.make_initializable_iterator(datasets["shuffle_epochs"])
+    with tf.Session() as sess:
+        orders = {k: cases.drain(tf, sess, n) for k, n in nexts.items()}
+        for start in range(2):                      # the same orders at each start
+            sess.run(again.initializer)
+            orders[f"restart{start}"] = cases.drain(tf, sess, again.get_next())
 with open(os.path.join(HERE, "tf_random_ops.pb"), "wb") as f:
     f.write(graph.as_graph_def().SerializeToString())
 np.savez(os.path.join(HERE, "tf_random_ops.npz"),
          **{f"run{i}:{k}": v for i, run in enumerate(runs) for k, v in run.items()},
          **{f"name:{k}": np.array(t.name) for k, t in draws.items()},
          **{f"initial:{k}": v for k, v in initial.items()},
-         x=x_value, labels=labels_value, losses=np.array(losses, np.float32))
+         x=x_value, labels=labels_value, losses=np.array(losses, np.float32),
+         **{f"order:{k}": np.array(v) for k, v in orders.items()})
 print(len(draws), "draws; losses", losses)
