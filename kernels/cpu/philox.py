@@ -10,7 +10,8 @@ C functions (``logf``, ``sinf``, ``cosf``...) from compiled code: about 10 ms a 
 A numba build with a vector math library (SVML) could vectorise those calls with other
 results, so the first draw checks a thousand normals of each kind against the reference's
 (``_agrees``); if any differs, every draw takes the reference's way (slower, still TF's
-values).  Uniform and integer draws take the reference's arithmetic over these blocks.
+values).  Integer draws, and uniforms other than float32, take the reference's arithmetic
+over these blocks.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from ..reference import stateless_random as reference
 from .numba_setup import numba
 from .reduce import INNER, JIT
 
-__all__ = ["blocks", "uniform", "normal", "truncated_normal", "uniform_int", "full_int"]
+__all__ = ["blocks", "uniform", "normal", "truncated_normal", "uniform_int", "full_int",
+           "philox_block", "box_muller64", "unit64", "stream_words"]
 
 njit, prange = numba.njit, numba.prange
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -44,7 +46,7 @@ _GROUP_SKIP32, _GROUP_SKIP64 = np.uint64(256), np.uint64(128)
 
 
 @njit(**INNER)
-def _block(k0, k1, low0, high0, offset):
+def philox_block(k0, k1, low0, high0, offset):
     """Philox4x32-10 of the 128-bit counter ``(low0, high0) + offset`` under the key
     words ``k0``, ``k1``: four uint32 words (as uint64s), the first the lowest."""
     low = low0 + offset
@@ -61,14 +63,14 @@ def _block(k0, k1, low0, high0, offset):
 @njit(**JIT, parallel=True)
 def _fill_blocks(k0, k1, low0, high0, out):
     for i in prange(out.shape[0]):
-        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = _block(k0, k1, low0, high0, np.uint64(i))
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = philox_block(k0, k1, low0, high0, np.uint64(i))
 
 
 @njit(**JIT, parallel=True)
 def _fill_uniform32(k0, k1, low0, high0, out):
     count = out.shape[0]
     for b in prange((count + 3) // 4):
-        w0, w1, w2, w3 = _block(k0, k1, low0, high0, np.uint64(b))
+        w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, np.uint64(b))
         i = 4 * b
         out[i] = _unit32(w0)
         if i + 1 < count:
@@ -85,7 +87,8 @@ def _unit32(word):
 
 
 @njit(**INNER)
-def _unit64(high, low):
+def unit64(high, low):
+    """TF's ``Uint64ToDouble``: a double in [0, 1) of two words."""
     return np.float64(((high & _MANTISSA20) << _SHIFT) | low) * _UNIT64
 
 
@@ -98,9 +101,10 @@ def _box_muller32(x0, x1):
 
 
 @njit(**INNER)
-def _box_muller64(x0, x1, x2, x3):
-    u1 = max(_unit64(x0, x1), _EPSILON64)
-    v1 = _TWO_PI * _unit64(x2, x3)
+def box_muller64(x0, x1, x2, x3):
+    """TF's ``BoxMullerDouble`` of a block's words: ``(sin, cos) * sqrt(-2 log u1)``."""
+    u1 = max(unit64(x0, x1), _EPSILON64)
+    v1 = _TWO_PI * unit64(x2, x3)
     u2 = math.sqrt(-2.0 * math.log(u1))
     return math.sin(v1) * u2, math.cos(v1) * u2
 
@@ -109,7 +113,7 @@ def _box_muller64(x0, x1, x2, x3):
 def _fill_normal32(k0, k1, low0, high0, out):
     count = out.shape[0]
     for b in prange((count + 3) // 4):
-        w0, w1, w2, w3 = _block(k0, k1, low0, high0, np.uint64(b))
+        w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, np.uint64(b))
         f0, f1 = _box_muller32(w0, w1)
         f2, f3 = _box_muller32(w2, w3)
         i = 4 * b
@@ -126,8 +130,8 @@ def _fill_normal32(k0, k1, low0, high0, out):
 def _fill_normal64(k0, k1, low0, high0, out):
     count = out.shape[0]
     for b in prange((count + 1) // 2):
-        w0, w1, w2, w3 = _block(k0, k1, low0, high0, np.uint64(b))
-        d0, d1 = _box_muller64(w0, w1, w2, w3)
+        w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, np.uint64(b))
+        d0, d1 = box_muller64(w0, w1, w2, w3)
         out[2 * b] = d0
         if 2 * b + 1 < count:
             out[2 * b + 1] = d1
@@ -142,7 +146,7 @@ def _fill_truncated32(k0, k1, low0, high0, out):
         start, filled, taken = np.uint64(g) * _GROUP_SKIP32, 4 * g, np.uint64(0)
         end = min(4 * g + 4, count)
         while filled < end:
-            w0, w1, w2, w3 = _block(k0, k1, low0, high0, start + taken)
+            w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, start + taken)
             taken += _ONE
             f0, f1 = _box_muller32(w0, w1)
             f2, f3 = _box_muller32(w2, w3)
@@ -159,17 +163,18 @@ def _fill_truncated64(k0, k1, low0, high0, out):
         start, filled, taken = np.uint64(g) * _GROUP_SKIP64, 2 * g, np.uint64(0)
         end = min(2 * g + 2, count)
         while filled < end:
-            w0, w1, w2, w3 = _block(k0, k1, low0, high0, start + taken)
+            w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, start + taken)
             taken += _ONE
-            d0, d1 = _box_muller64(w0, w1, w2, w3)
+            d0, d1 = box_muller64(w0, w1, w2, w3)
             for value in (d0, d1):
                 if filled < end and abs(value) < _CUTOFF:
                     out[filled] = value
                     filled += 1
 
 
-def _words(key, counter) -> tuple:
-    """The fills' arguments: the key words and the counter's low and high halves."""
+def stream_words(key, counter) -> tuple:
+    """The compiled fills' arguments for a stream at (key words, counter words): the key
+    words and the counter's low and high 64-bit halves."""
     return (np.uint64(key[0]), np.uint64(key[1]), np.uint64(counter[0] | counter[1] << 32),
             np.uint64(counter[2] | counter[3] << 32))
 
@@ -179,7 +184,7 @@ def blocks(key, counter, count: int) -> np.ndarray:
     (``reference.philox.blocks``)."""
     out = np.empty((count, 4), np.uint32)
     if count:
-        _fill_blocks(*_words(key, counter), out)
+        _fill_blocks(*stream_words(key, counter), out)
     return out
 
 
@@ -189,7 +194,7 @@ def uniform(key, counter, count: int, dtype) -> np.ndarray:
         return reference.uniform(key, counter, count, dtype, blocks=blocks)
     out = np.empty(count, _F32)
     if count:
-        _fill_uniform32(*_words(key, counter), out)
+        _fill_uniform32(*stream_words(key, counter), out)
     return out
 
 
@@ -219,7 +224,7 @@ def _normals(slow, fills, key, counter, count: int, dtype) -> np.ndarray:
         return slow(key, counter, count, dtype)
     out = np.empty(count, _F64 if dtype == _F64 else _F32)
     if count:
-        fills[dtype == _F64](*_words(key, counter), out)
+        fills[dtype == _F64](*stream_words(key, counter), out)
     return out.astype(dtype, copy=False)
 
 
@@ -232,7 +237,7 @@ def _agrees() -> bool:
                               (_fill_normal64, _F64, reference.normal),
                               (_fill_truncated32, _F32, reference.truncated_normal)):
         out = np.empty(1027, dtype)
-        fill(*_words(key, counter), out)
+        fill(*stream_words(key, counter), out)
         if not np.array_equal(out, draw(key, counter, out.size, dtype)):
             logging.getLogger("devsession").warning(
                 "devsession: compiled Box-Muller normals differ from the C library's here "

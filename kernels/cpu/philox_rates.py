@@ -21,7 +21,7 @@ import numpy as np
 
 from ..reference import stateless_random_rates as reference
 from .numba_setup import numba
-from .philox import _block, _box_muller64, _unit64, _words
+from .philox import philox_block, box_muller64, unit64, stream_words
 from .reduce import INNER, JIT
 
 __all__ = ["gamma_samples", "poisson_samples"]
@@ -37,8 +37,8 @@ def _gamma(alpha, k0, k1, low0, high0, start):
     of a block) and uniforms (a block's second double, then its first) from one stream."""
     offset = start
     if alpha == 1.0:
-        w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
-        return -math.log1p(-_unit64(w2, w3))
+        w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset)
+        return -math.log1p(-unit64(w2, w3))
     below_one = alpha < 1
     d = alpha + (2.0 / 3 if below_one else -1.0 / 3)
     c = 1.0 / 3 / math.sqrt(d)
@@ -46,9 +46,9 @@ def _gamma(alpha, k0, k1, low0, high0, start):
     normal_last = normal_first = uniform_last = uniform_first = 0.0
     while True:
         if normals == 0:
-            w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
+            w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset)
             offset += _ONE
-            normal_first, normal_last = _box_muller64(w0, w1, w2, w3)
+            normal_first, normal_last = box_muller64(w0, w1, w2, w3)
             normals = 2
         x = normal_last if normals == 2 else normal_first
         normals -= 1
@@ -74,9 +74,9 @@ def _buffered_uniform(k0, k1, low0, high0, offset, left, first, last):
     (``offset``, values ``left``, ``first``, ``last``), refilled from the block at
     ``offset`` when empty (a block's second double, then its first)."""
     if left == 0:
-        w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset)
+        w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset)
         offset += _ONE
-        first, last, left = _unit64(w0, w1), _unit64(w2, w3), 2
+        first, last, left = unit64(w0, w1), unit64(w2, w3), 2
     return (last if left == 2 else first), offset, left - 1, first, last
 
 
@@ -92,8 +92,8 @@ def _fill_gamma(alphas, num_samples, k0, k1, low0, high0, out):
 def _uniform_at(k0, k1, low0, high0, offset, taken):
     """The ``taken``-th uniform double (0 first) of the blocks from ``offset``: a block's
     second double, then its first."""
-    w0, w1, w2, w3 = _block(k0, k1, low0, high0, offset + np.uint64(taken // 2))
-    return _unit64(w2, w3) if taken % 2 == 0 else _unit64(w0, w1)
+    w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset + np.uint64(taken // 2))
+    return unit64(w2, w3) if taken % 2 == 0 else unit64(w0, w1)
 
 
 @njit(**INNER)
@@ -153,7 +153,7 @@ def gamma_samples(key, counter, alphas: np.ndarray, num_samples: int, dtype) -> 
     valid = flat > 0
     out = np.empty((num_samples, flat.size), np.float64)
     if num_samples and flat.size:
-        _fill_gamma(np.where(valid, flat, 1.0), num_samples, *_words(key, counter), out)
+        _fill_gamma(np.where(valid, flat, 1.0), num_samples, *stream_words(key, counter), out)
     out[:, ~valid] = np.where(flat[~valid] == 0, 0.0, np.nan)   # the reference's edges
     return out.astype(dtype).reshape((num_samples,) + alphas.shape)
 
@@ -169,7 +169,7 @@ def poisson_samples(key, counter, rates: np.ndarray, num_samples: int, dtype) ->
     out = np.zeros((num_samples, flat.size), np.float64)
     if num_samples and flat.size:
         _fill_poisson(np.where(valid, flat, 1.0), num_samples, highest,
-                      *_words(key, counter), out)
+                      *stream_words(key, counter), out)
     out[:, ~valid] = 0.0
     return out.astype(dtype).reshape((num_samples,) + rates.shape)
 
@@ -184,7 +184,7 @@ def _agrees() -> bool:
                                    (_fill_poisson, reference.poisson_samples, rates)):
         out = np.empty((3, params.size), np.float64)
         extra = (float(np.finfo(np.float64).max),) if compiled is _fill_poisson else ()
-        compiled(params, 3, *extra, *_words(key, counter), out)
+        compiled(params, 3, *extra, *stream_words(key, counter), out)
         if not np.array_equal(out, slow(key, counter, params, 3, np.float64)):
             logging.getLogger("devsession").warning(
                 "devsession: compiled Gamma/Poisson samples differ from the C library's "
