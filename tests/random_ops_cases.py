@@ -84,3 +84,18 @@ def drain(tf, session, next_element) -> list:
             values.append(session.run(next_element).tolist())
         except tf.errors.OutOfRangeError:
             return values
+
+
+def samplers(tf) -> dict:
+    """key -> a candidate sampler's (sampled, true expected counts, sampled expected
+    counts) whose classes TF's Philox stream decides (built in a graph of its own)."""
+    labels = tf.constant([[1], [5], [7]], tf.int64)
+    nn = tf.nn
+    return {
+        "log_uniform_unique": nn.log_uniform_candidate_sampler(labels, 1, 8, True, 50),
+        "log_uniform": nn.log_uniform_candidate_sampler(labels, 1, 6, False, 1000000,
+                                                        seed=4),
+        "uniform_unique": nn.uniform_candidate_sampler(labels, 1, 9, True, 10),
+        "uniform": nn.uniform_candidate_sampler(labels, 1, 5, False, 1000),
+        "uniform_power_of_two": nn.uniform_candidate_sampler(labels, 1, 5, False, 64),
+    }

@@ -8,7 +8,7 @@ recorded by tests/data/make_tf_random_ops.py with TF 2.21:
 * a classifier whose initializers draw starts from TF's weights and follows TF's loss
   curve under SGD;
 * seeded ``Dataset.shuffle`` pipelines give TF's orders, epoch after epoch, and again at
-  each start of an iterator;
+  each start of an iterator; the log-uniform and uniform candidate samplers TF's classes;
 * each device's kernel equals the reference's, run after run (the GPU's on the stand-in).
 """
 
@@ -92,6 +92,20 @@ def test_seeded_dataset_shuffles_give_tfs_orders_at_every_start():
             sess.run(again.initializer)
             assert cases.drain(ds, sess, again.get_next()) == TF[f"order:restart{start}"] \
                 .tolist()
+
+
+def test_log_uniform_and_uniform_candidate_samplers_draw_tfs_classes():
+    ds.set_random_seed(1)
+    outputs = cases.samplers(ds)
+    with ds.Session() as sess:
+        for run in range(2):
+            for key, got in sess.run(outputs).items():
+                for name, value in zip(("classes", "true_counts", "counts"), got):
+                    want = TF[f"sampler:{key}:{name}:{run}"]
+                    if name == "classes":
+                        np.testing.assert_array_equal(value, want, err_msg=f"{key} {run}")
+                    else:           # float32 expected counts, TF's formula
+                        np.testing.assert_allclose(value, want, rtol=1e-6, err_msg=key)
 
 
 def test_without_a_graph_seed_the_op_seeds_count_as_tf_2s():

@@ -17,12 +17,16 @@ lives in the session's resources, one per node, as TF's kernel keeps it); *fixed
 unigram*, weights from the ``unigrams`` attr or a vocabulary file's last csv field,
 raised to ``distortion``, ``num_reserved_ids`` zero weights first, only this shard's ids
 (``id % num_shards == shard``); and *all*, which returns ``0..num_sampled-1`` with
-expected counts 1.  The draws are numpy's, not TF's Philox stream: the classes differ
-from TF's, their distribution and the expected counts do not.
+expected counts 1.  The log-uniform and uniform samplers draw TF's classes: its samples
+from the node's Philox stream, which moves ``512 num_sampled`` blocks on each run (TF's
+``ReserveSamples32(2048 num_sampled)``; a unique draw that needs more reads on, as TF's).
+The unigram samplers' draws are numpy's: their classes differ from TF's, their
+distribution and the expected counts do not.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 
 import numpy as np
@@ -30,6 +34,7 @@ import numpy as np
 from ...errors import NotFoundError
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
+from .philox import unit_float64, words as philox_words
 
 __all__ = ["build_sampler", "build_accidental_hits", "fixed_unigram_weights"]
 
@@ -38,15 +43,17 @@ _INT32_MAX = 2**31 - 1
 
 
 class _LogUniform:
-    """``P(k) = log((k + 2) / (k + 1)) / log(range + 1)``."""
+    """``P(k) = log((k + 2) / (k + 1)) / log(range + 1)``; a sample is
+    ``exp(u * log(range + 1)) - 1`` truncated, for a uniform double ``u`` (two words)."""
 
     def __init__(self, node, range_max: int):
         self.range = range_max
-        self._log_range = np.log1p(range_max)
+        self._log_range = math.log1p(range_max)
 
-    def draw(self, generator, count: int) -> np.ndarray:
-        values = np.floor(np.exp(generator.random(count) * self._log_range)) - 1
-        return (values.astype(np.int64) % self.range).astype(np.int64)
+    def sample(self, words) -> int:
+        high, low = next(words), next(words)
+        u = float(unit_float64(np.array([high], np.uint32), np.array([low], np.uint32))[0])
+        return (int(math.exp(u * self._log_range)) - 1) % self.range
 
     def probability(self, k) -> np.ndarray:
         k = np.asarray(k, np.float64)
@@ -54,11 +61,20 @@ class _LogUniform:
 
 
 class _Uniform:
+    """A sample is TF's ``Uniform64(range)``: 64 random bits (the low word first), masked
+    for a power of two, else drawn again below ``2**64 mod range`` and taken modulo it."""
+
     def __init__(self, node, range_max: int):
         self.range = range_max
+        self._rejected_below = (2**64 - 1) % range_max + 1
 
-    def draw(self, generator, count: int) -> np.ndarray:
-        return generator.integers(0, self.range, size=count, dtype=np.int64)
+    def sample(self, words) -> int:
+        while True:
+            bits = next(words) | next(words) << 32
+            if self.range & (self.range - 1) == 0:
+                return bits & (self.range - 1)
+            if bits >= self._rejected_below:
+                return bits % self.range
 
     def probability(self, k) -> np.ndarray:
         return np.full(np.shape(k), np.float32(1.0 / self.range), np.float32)
@@ -174,6 +190,19 @@ _RUN_CHECKED = ("LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler"
                 "AllCandidateSampler")
 
 
+def _philox_draws(sampler, words, count: int, unique: bool):
+    """TF's ``SampleBatchGetExpectedCountAvoid``: ``count`` samples (with ``unique``,
+    the distinct ones in the order they came up) and the number of samples taken."""
+    if not unique:
+        return np.array([sampler.sample(words) for _ in range(count)], np.int64), count
+    picked: dict = {}
+    tries = 0
+    while len(picked) < count:
+        tries += 1
+        picked.setdefault(sampler.sample(words), None)
+    return np.fromiter(picked, np.int64, count), tries
+
+
 def _unique_draws(sampler, generator, count: int):
     """``count`` distinct classes, in the order they first came up, and the number of
     draws that took."""
@@ -242,12 +271,16 @@ def build_sampler(node):
                     np.ones(num_sampled, np.float32))
         with state.lock:
             with stream.lock:
-                if unique:
+                if hasattr(state.sampler, "sample"):   # TF's ReserveSamples32(2048 n)
+                    words = philox_words(*stream.reserve(512 * num_sampled))
+                elif unique:
                     sampled, tries = _unique_draws(state.sampler, stream.generator,
                                                    num_sampled)
                 else:
                     sampled, tries = state.sampler.draw(stream.generator, num_sampled), \
                         num_sampled
+            if hasattr(state.sampler, "sample"):
+                sampled, tries = _philox_draws(state.sampler, words, num_sampled, unique)
             counts = (_expected(state.sampler.probability(true_classes), num_sampled, tries),
                       _expected(state.sampler.probability(sampled), num_sampled, tries))
             if hasattr(state.sampler, "update"):

@@ -95,7 +95,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
 from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
-from .philox import blocks_at
+from .philox import seed_pair_stream, words
 from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
@@ -424,14 +424,8 @@ def _take_one(buffer: list, capacity: int, start: int, end: int, sample: int):
 
 
 def _philox_words(seed: int, seed2: int):
-    """TF's ``SingleSampleAdapter<PhiloxRandom(seed, seed2)>``: the stream's uint32s in
-    order (key ``seed``, counter ``seed2`` in its upper half; both as uint64)."""
-    seed, seed2 = seed % 2**64, seed2 % 2**64
-    key = (seed & 0xFFFFFFFF, seed >> 32)
-    counter = (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32)
-    for first in itertools.count(0, 256):
-        yield from blocks_at(key, counter, np.arange(first, first + 256,
-                                                     dtype=np.uint64)).reshape(-1).tolist()
+    """TF's ``SingleSampleAdapter<PhiloxRandom(seed, seed2)>``: the stream's uint32s."""
+    return words(*seed_pair_stream(seed, seed2))
 
 
 def _uniforms(rng):

@@ -17,10 +17,12 @@ key as one uint64 (low word first) and the counter as two uint64s (``key_counter
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 __all__ = ["blocks", "blocks_at", "seed_key_counter", "key_counter_words",
-           "key_counter_tensors", "unit_float64"]
+           "key_counter_tensors", "unit_float64", "words", "seed_pair_stream"]
 
 _MUL_A, _MUL_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _WEYL_A, _WEYL_B = 0x9E3779B9, 0xBB67AE85
@@ -83,3 +85,18 @@ def unit_float64(high: np.ndarray, low: np.ndarray) -> np.ndarray:
     mantissa = ((high.astype(np.uint64) & np.uint64(0xFFFFF)) << np.uint64(32)) \
         | low.astype(np.uint64)
     return (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0
+
+
+def words(key, counter):
+    """The stream's uint32s in order (TF's ``SingleSampleAdapter``): each block's four
+    words, block after block, read 256 blocks at a time."""
+    for first in itertools.count(0, 256):
+        offsets = np.arange(first, first + 256, dtype=np.uint64)
+        yield from blocks_at(key, counter, offsets).reshape(-1).tolist()
+
+
+def seed_pair_stream(seed: int, seed2: int) -> tuple[tuple, tuple]:
+    """The (key, counter) words of TF's ``PhiloxRandom(seed, seed2)``: key ``seed``, the
+    counter's upper half ``seed2`` (both as uint64), its lower half 0."""
+    seed, seed2 = seed % 2**64, seed2 % 2**64
+    return (seed & 0xFFFFFFFF, seed >> 32), (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32)

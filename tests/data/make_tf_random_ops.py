@@ -2,7 +2,8 @@
 TF1's seeded RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniformInt and
 RandomShuffle, and a small classifier their initializers draw) and tf_random_ops.npz
 (each draw's values in two runs, the classifier's initial weights and its losses over
-SGD steps on fixed data, and the orders of seeded ``Dataset.shuffle`` pipelines), which tests/test_random_ops_tf_values.py compares with
+SGD steps on fixed data, the orders of seeded ``Dataset.shuffle`` pipelines, and the
+classes and expected counts of the log-uniform and uniform candidate samplers), which tests/test_random_ops_tf_values.py compares with
 devsession's.  Run with TensorFlow installed (not a test):
 
     /work/peers/bin/python tests/data/make_tf_random_ops.py
@@ -50,6 +51,15 @@ with tf.Graph().as_default() as shuffle_graph:
         for start in range(2):                      # the same orders at each start
             sess.run(again.initializer)
             orders[f"restart{start}"] = cases.drain(tf, sess, again.get_next())
+sampled = {}
+with tf.Graph().as_default():
+    tf.set_random_seed(1)
+    sampler_outputs = cases.samplers(tf)
+    with tf.Session() as sess:
+        for run in range(2):
+            for key, outputs in sess.run(sampler_outputs).items():
+                for name, value in zip(("classes", "true_counts", "counts"), outputs):
+                    sampled[f"sampler:{key}:{name}:{run}"] = value
 with open(os.path.join(HERE, "tf_random_ops.pb"), "wb") as f:
     f.write(graph.as_graph_def().SerializeToString())
 np.savez(os.path.join(HERE, "tf_random_ops.npz"),
@@ -57,5 +67,5 @@ np.savez(os.path.join(HERE, "tf_random_ops.npz"),
          **{f"name:{k}": np.array(t.name) for k, t in draws.items()},
          **{f"initial:{k}": v for k, v in initial.items()},
          x=x_value, labels=labels_value, losses=np.array(losses, np.float32),
-         **{f"order:{k}": np.array(v) for k, v in orders.items()})
+         **{f"order:{k}": np.array(v) for k, v in orders.items()}, **sampled)
 print(len(draws), "draws; losses", losses)
