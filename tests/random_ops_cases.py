@@ -99,3 +99,17 @@ def samplers(tf) -> dict:
         "uniform": nn.uniform_candidate_sampler(labels, 1, 5, False, 1000),
         "uniform_power_of_two": nn.uniform_candidate_sampler(labels, 1, 5, False, 64),
     }
+
+
+def crops(tf) -> dict:
+    """key -> a seeded ``sample_distorted_bounding_box``'s (begin, size, bboxes), TF's
+    crops (built in a graph of its own)."""
+    boxes = tf.constant([[[0.1, 0.2, 0.8, 0.9]]], tf.float32)
+    sample = tf.image.sample_distorted_bounding_box
+    return {
+        "covering": sample([240, 320, 3], boxes, seed=5, min_object_covered=0.3),
+        "narrow": sample([100, 57, 3], boxes, seed=7, seed2=2, aspect_ratio_range=[0.5, 2.0],
+                         area_range=[0.05, 0.9], max_attempts=20),
+        "whole_image": sample([64, 64, 3], tf.zeros([1, 0, 4]), seed=3,
+                              use_image_if_no_bounding_boxes=True, min_object_covered=0.9),
+    }

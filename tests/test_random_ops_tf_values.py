@@ -8,7 +8,8 @@ recorded by tests/data/make_tf_random_ops.py with TF 2.21:
 * a classifier whose initializers draw starts from TF's weights and follows TF's loss
   curve under SGD;
 * seeded ``Dataset.shuffle`` pipelines give TF's orders, epoch after epoch, and again at
-  each start of an iterator; the log-uniform and uniform candidate samplers TF's classes;
+  each start of an iterator; the log-uniform and uniform candidate samplers TF's classes,
+  ``sample_distorted_bounding_box`` TF's crops;
 * each device's kernel equals the reference's, run after run (the GPU's on the stand-in).
 """
 
@@ -106,6 +107,18 @@ def test_log_uniform_and_uniform_candidate_samplers_draw_tfs_classes():
                         np.testing.assert_array_equal(value, want, err_msg=f"{key} {run}")
                     else:           # float32 expected counts, TF's formula
                         np.testing.assert_allclose(value, want, rtol=1e-6, err_msg=key)
+
+
+def test_seeded_bounding_box_samples_are_tfs_crops():
+    ds.set_random_seed(1)
+    outputs = cases.crops(ds)
+    with ds.Session() as sess:
+        for run in range(3):
+            for key, got in sess.run(outputs).items():
+                for name, value in zip(("begin", "size", "bboxes"), got):
+                    want = TF[f"crop:{key}:{name}:{run}"]
+                    assert value.dtype == want.dtype, (key, name)
+                    np.testing.assert_array_equal(value, want, err_msg=f"{key} {run}")
 
 
 def test_without_a_graph_seed_the_op_seeds_count_as_tf_2s():

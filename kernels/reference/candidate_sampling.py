@@ -34,7 +34,7 @@ import numpy as np
 from ...errors import NotFoundError
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
-from .philox import unit_float64, words as philox_words
+from .philox import SimplePhilox
 
 __all__ = ["build_sampler", "build_accidental_hits", "fixed_unigram_weights"]
 
@@ -50,10 +50,8 @@ class _LogUniform:
         self.range = range_max
         self._log_range = math.log1p(range_max)
 
-    def sample(self, words) -> int:
-        high, low = next(words), next(words)
-        u = float(unit_float64(np.array([high], np.uint32), np.array([low], np.uint32))[0])
-        return (int(math.exp(u * self._log_range)) - 1) % self.range
+    def sample(self, random: SimplePhilox) -> int:
+        return (int(math.exp(random.rand_double() * self._log_range)) - 1) % self.range
 
     def probability(self, k) -> np.ndarray:
         k = np.asarray(k, np.float64)
@@ -61,20 +59,13 @@ class _LogUniform:
 
 
 class _Uniform:
-    """A sample is TF's ``Uniform64(range)``: 64 random bits (the low word first), masked
-    for a power of two, else drawn again below ``2**64 mod range`` and taken modulo it."""
+    """A sample is TF's ``Uniform64(range)``."""
 
     def __init__(self, node, range_max: int):
         self.range = range_max
-        self._rejected_below = (2**64 - 1) % range_max + 1
 
-    def sample(self, words) -> int:
-        while True:
-            bits = next(words) | next(words) << 32
-            if self.range & (self.range - 1) == 0:
-                return bits & (self.range - 1)
-            if bits >= self._rejected_below:
-                return bits % self.range
+    def sample(self, random: SimplePhilox) -> int:
+        return random.uniform64(self.range)
 
     def probability(self, k) -> np.ndarray:
         return np.full(np.shape(k), np.float32(1.0 / self.range), np.float32)
@@ -190,16 +181,16 @@ _RUN_CHECKED = ("LearnedUnigramCandidateSampler", "FixedUnigramCandidateSampler"
                 "AllCandidateSampler")
 
 
-def _philox_draws(sampler, words, count: int, unique: bool):
+def _philox_draws(sampler, random: SimplePhilox, count: int, unique: bool):
     """TF's ``SampleBatchGetExpectedCountAvoid``: ``count`` samples (with ``unique``,
     the distinct ones in the order they came up) and the number of samples taken."""
     if not unique:
-        return np.array([sampler.sample(words) for _ in range(count)], np.int64), count
+        return np.array([sampler.sample(random) for _ in range(count)], np.int64), count
     picked: dict = {}
     tries = 0
     while len(picked) < count:
         tries += 1
-        picked.setdefault(sampler.sample(words), None)
+        picked.setdefault(sampler.sample(random), None)
     return np.fromiter(picked, np.int64, count), tries
 
 
@@ -272,7 +263,7 @@ def build_sampler(node):
         with state.lock:
             with stream.lock:
                 if hasattr(state.sampler, "sample"):   # TF's ReserveSamples32(2048 n)
-                    words = philox_words(*stream.reserve(512 * num_sampled))
+                    random = SimplePhilox(*stream.reserve(512 * num_sampled))
                 elif unique:
                     sampled, tries = _unique_draws(state.sampler, stream.generator,
                                                    num_sampled)
@@ -280,7 +271,7 @@ def build_sampler(node):
                     sampled, tries = state.sampler.draw(stream.generator, num_sampled), \
                         num_sampled
             if hasattr(state.sampler, "sample"):
-                sampled, tries = _philox_draws(state.sampler, words, num_sampled, unique)
+                sampled, tries = _philox_draws(state.sampler, random, num_sampled, unique)
             counts = (_expected(state.sampler.probability(true_classes), num_sampled, tries),
                       _expected(state.sampler.probability(sampled), num_sampled, tries))
             if hasattr(state.sampler, "update"):

@@ -11,9 +11,10 @@ left the area outside its range; the attempt fails when it still is, or the crop
 not fit); a top-left corner uniform over the positions inside the image.  The first
 crop of at least one pixel that covers ``min_object_covered`` of one box (of one pixel
 or more) is the answer; when none is, the whole image.  Arithmetic in float32 with
-C's ``lrintf`` (half to even) and truncating casts, as TF's; the draws are numpy's, not
-TF's Philox, so the crops follow TF's distribution but not its sequence.  Errors are
-``InvalidArgumentError`` naming the node, with TF's messages.
+C's ``lrintf`` (half to even) and truncating casts, as TF's, and TF's draws
+(``SimplePhilox``: float32 ratios, exactly uniform integers) from the node's Philox
+stream, which moves ``max_attempts`` blocks on each run: a seeded op gives TF's crops.
+Errors are ``InvalidArgumentError`` naming the node, with TF's messages.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
+from .philox import SimplePhilox
 
 __all__ = ["random_crop", "build_sample_distorted_bounding_box"]
 
@@ -32,7 +34,7 @@ def _rint(value) -> int:
     return int(np.rint(F32(value)))
 
 
-def _crop_size(width: int, height: int, min_area, max_area, ratio, generator):
+def _crop_size(width: int, height: int, min_area, max_area, ratio, random):
     """TF's ``GenerateRandomCrop`` without the corner: ``(h, w)`` or None."""
     if max_area <= 0 or ratio <= 0 or width <= 0 or height <= 0 or min_area > max_area:
         return None
@@ -45,7 +47,7 @@ def _crop_size(width: int, height: int, min_area, max_area, ratio, generator):
     max_rows = min(max_rows, height)
     rows = min(rows, max_rows)
     if rows < max_rows:
-        rows += int(generator.integers(0, max_rows - rows + 1))
+        rows += random.uniform(max_rows - rows + 1)
     columns = _rint(rows * ratio)
     area = F32(columns * rows)
     if area < min_area:
@@ -62,17 +64,18 @@ def _crop_size(width: int, height: int, min_area, max_area, ratio, generator):
     return rows, columns
 
 
-def random_crop(width: int, height: int, min_fraction, max_fraction, ratio, generator):
+def random_crop(width: int, height: int, min_fraction, max_fraction, ratio,
+                random: SimplePhilox):
     """A crop ``(y0, x0, y1, x1)`` of ``ratio`` (w / h) whose area is within the
     fractions of the image's, at a uniform position; None when none fits."""
     min_area = F32(min_fraction) * F32(width) * F32(height)
     max_area = F32(max_fraction) * F32(width) * F32(height)
-    size = _crop_size(width, height, min_area, max_area, F32(ratio), generator)
+    size = _crop_size(width, height, min_area, max_area, F32(ratio), random)
     if size is None:
         return None
     rows, columns = size
-    y = int(generator.integers(0, height - rows)) if rows < height else 0
-    x = int(generator.integers(0, width - columns)) if columns < width else 0
+    y = random.uniform(height - rows) if rows < height else 0
+    x = random.uniform(width - columns) if columns < width else 0
     return y, x, y + rows, x + columns
 
 
@@ -173,15 +176,14 @@ def build_sample_distorted_bounding_box(node):
         (low_ratio, high_ratio), (low_area, high_area) = (
             F32(attrs["aspect_ratio_range"]), F32(attrs["area_range"]))
         crop = None
-        with stream.lock:
-            for _ in range(attrs["max_attempts"]):
-                ratio = F32(stream.generator.random(dtype=np.float32)) * (
-                    high_ratio - low_ratio) + low_ratio
-                found = random_crop(width, height, low_area, high_area, ratio,
-                                    stream.generator)
-                if found is not None and _covers(found, rects, minimum):
-                    crop = found
-                    break
+        with stream.lock:                       # TF's ReserveSamples32(4 max_attempts)
+            random = SimplePhilox(*stream.reserve(attrs["max_attempts"]))
+        for _ in range(attrs["max_attempts"]):
+            ratio = random.rand_float() * (high_ratio - low_ratio) + low_ratio
+            found = random_crop(width, height, low_area, high_area, ratio, random)
+            if found is not None and _covers(found, rects, minimum):
+                crop = found
+                break
         y0, x0, y1, x1 = crop if crop is not None else (0, 0, height, width)
         begin = np.array([y0, x0, 0], dtype)
         size = np.array([y1 - y0, x1 - x0, -1], dtype)

@@ -22,7 +22,7 @@ import itertools
 import numpy as np
 
 __all__ = ["blocks", "blocks_at", "seed_key_counter", "key_counter_words",
-           "key_counter_tensors", "unit_float64", "words", "seed_pair_stream"]
+           "key_counter_tensors", "unit_float64", "words", "seed_pair_stream", "SimplePhilox"]
 
 _MUL_A, _MUL_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _WEYL_A, _WEYL_B = 0x9E3779B9, 0xBB67AE85
@@ -100,3 +100,48 @@ def seed_pair_stream(seed: int, seed2: int) -> tuple[tuple, tuple]:
     counter's upper half ``seed2`` (both as uint64), its lower half 0."""
     seed, seed2 = seed % 2**64, seed2 % 2**64
     return (seed & 0xFFFFFFFF, seed >> 32), (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32)
+
+
+class SimplePhilox:
+    """TF's ``random::SimplePhilox`` over a stream's words (``words``): the draws TF's
+    samplers and crops make one at a time."""
+
+    def __init__(self, key, counter):
+        self._words = words(key, counter)
+
+    def rand32(self) -> int:
+        return next(self._words)
+
+    def rand64(self) -> int:
+        """64 bits, the low word drawn first."""
+        return next(self._words) | next(self._words) << 32
+
+    def rand_float(self) -> np.float32:
+        """``Uint32ToFloat``: the low 23 bits as a float32 in [0, 1)."""
+        return np.float32(self.rand32() & 0x7FFFFF) * np.float32(2.0 ** -23)
+
+    def rand_double(self) -> float:
+        """``Uint64ToDouble`` of two words, the first the high one."""
+        high, low = self.rand32(), self.rand32()
+        return float(((high & 0xFFFFF) << 32 | low) * 2.0 ** -52)
+
+    def uniform(self, n: int) -> int:
+        """TF's ``ExactUniformInt`` over 32 bits: exactly uniform in ``[0, n)``."""
+        return _exact_uniform(n, self.rand32, 32)
+
+    def uniform64(self, n: int) -> int:
+        return _exact_uniform(n, self.rand64, 64)
+
+
+def _exact_uniform(n: int, bits, width: int) -> int:
+    """``bits() % n``, drawing again below ``2**width mod n`` (a power of two: masked)."""
+    if n == 0:
+        bits()
+        return 0
+    if n & (n - 1) == 0:
+        return bits() & (n - 1)
+    rejected_below = (2**width - 1) % n + 1
+    while True:
+        value = bits()
+        if value >= rejected_below:
+            return value % n

@@ -3,7 +3,8 @@ TF1's seeded RandomUniform, RandomStandardNormal, TruncatedNormal, RandomUniform
 RandomShuffle, and a small classifier their initializers draw) and tf_random_ops.npz
 (each draw's values in two runs, the classifier's initial weights and its losses over
 SGD steps on fixed data, the orders of seeded ``Dataset.shuffle`` pipelines, and the
-classes and expected counts of the log-uniform and uniform candidate samplers), which tests/test_random_ops_tf_values.py compares with
+classes and expected counts of the log-uniform and uniform candidate samplers and
+sample_distorted_bounding_box's crops), which tests/test_random_ops_tf_values.py compares with
 devsession's.  Run with TensorFlow installed (not a test):
 
     /work/peers/bin/python tests/data/make_tf_random_ops.py
@@ -60,6 +61,14 @@ with tf.Graph().as_default():
             for key, outputs in sess.run(sampler_outputs).items():
                 for name, value in zip(("classes", "true_counts", "counts"), outputs):
                     sampled[f"sampler:{key}:{name}:{run}"] = value
+with tf.Graph().as_default():
+    tf.set_random_seed(1)
+    crop_outputs = cases.crops(tf)
+    with tf.Session() as sess:
+        for run in range(3):
+            for key, outputs in sess.run(crop_outputs).items():
+                for name, value in zip(("begin", "size", "bboxes"), outputs):
+                    sampled[f"crop:{key}:{name}:{run}"] = value
 with open(os.path.join(HERE, "tf_random_ops.pb"), "wb") as f:
     f.write(graph.as_graph_def().SerializeToString())
 np.savez(os.path.join(HERE, "tf_random_ops.npz"),
