@@ -9,6 +9,7 @@ many seeds the graph gave before it, as TF 2 counts them; one op has its own see
 LAYERS = (6, 5, 3)      # the small classifier: inputs, hidden units, classes
 BATCH = 8
 LOGITS = [[0.0, 1.0, 2.0, -1.0], [3.0, 0.0, 0.0, float("-inf")], [0.1, 0.2, 0.3, 0.4]]
+UNIGRAMS = [5.0, 1.0, 0.5, 3.0, 2.0, 8.0, 1.0, 1.0, 0.2, 4.0]
 
 
 def draws(tf) -> dict:
@@ -88,8 +89,9 @@ def drain(tf, session, next_element) -> list:
 
 def samplers(tf) -> dict:
     """key -> a candidate sampler's (sampled, true expected counts, sampled expected
-    counts) whose classes TF's Philox stream decides (built in a graph of its own)."""
-    labels = tf.constant([[1], [5], [7]], tf.int64)
+    counts) whose classes TF's Philox stream decides (built in a graph of its own; the
+    learned unigram samplers learn from the labels run after run)."""
+    labels = tf.constant([[1], [5], [7], [5]], tf.int64)
     nn = tf.nn
     return {
         "log_uniform_unique": nn.log_uniform_candidate_sampler(labels, 1, 8, True, 50),
@@ -98,6 +100,14 @@ def samplers(tf) -> dict:
         "uniform_unique": nn.uniform_candidate_sampler(labels, 1, 9, True, 10),
         "uniform": nn.uniform_candidate_sampler(labels, 1, 5, False, 1000),
         "uniform_power_of_two": nn.uniform_candidate_sampler(labels, 1, 5, False, 64),
+        "learned_unigram_unique": nn.learned_unigram_candidate_sampler(labels, 1, 6, True,
+                                                                       12),
+        "learned_unigram": nn.learned_unigram_candidate_sampler(labels, 1, 8, False, 9,
+                                                                seed=3),
+        "fixed_unigram": nn.fixed_unigram_candidate_sampler(
+            labels, 1, 10, False, 10, unigrams=UNIGRAMS, distortion=0.75),
+        "fixed_unigram_reserved": nn.fixed_unigram_candidate_sampler(
+            labels, 1, 6, True, 12, unigrams=UNIGRAMS, num_reserved_ids=2, seed=2),
     }
 
 

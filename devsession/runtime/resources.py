@@ -149,9 +149,9 @@ class RandomStream:
     128-bit counter starts with ``seed2`` in its upper half (both as uint64; ``(0, 0)``
     asks for random ones), moved on by ``reserve``, so RandomUniform,
     RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial,
-    RandomGamma, RandomPoissonV2, the log-uniform and uniform candidate samplers and
-    SampleDistortedBoundingBox give TF's values.  The ops drawn otherwise (the unigram
-    samplers) take the numpy ``generator`` seeded by the same pair."""
+    RandomGamma, RandomPoissonV2, the candidate samplers and SampleDistortedBoundingBox
+    give TF's values.  The ops TF draws otherwise (its queues' and datasets' own
+    generators) take the numpy ``generator`` seeded by the same pair."""
 
     __slots__ = ("generator", "lock", "_key", "_counter")
 

@@ -17,11 +17,9 @@ lives in the session's resources, one per node, as TF's kernel keeps it); *fixed
 unigram*, weights from the ``unigrams`` attr or a vocabulary file's last csv field,
 raised to ``distortion``, ``num_reserved_ids`` zero weights first, only this shard's ids
 (``id % num_shards == shard``); and *all*, which returns ``0..num_sampled-1`` with
-expected counts 1.  The log-uniform and uniform samplers draw TF's classes: its samples
+expected counts 1.  Every sampler draws TF's classes: its samples (``SimplePhilox``)
 from the node's Philox stream, which moves ``512 num_sampled`` blocks on each run (TF's
 ``ReserveSamples32(2048 num_sampled)``; a unique draw that needs more reads on, as TF's).
-The unigram samplers' draws are numpy's: their classes differ from TF's, their
-distribution and the expected counts do not.
 """
 
 from __future__ import annotations
@@ -72,26 +70,31 @@ class _Uniform:
 
 
 class _Weighted:
-    """Classes drawn in proportion to float weights (``weights`` float32 [range])."""
+    """Classes drawn in proportion to weights (``weights`` [range])."""
 
     def __init__(self, weights: np.ndarray, total):
         self.range = len(weights)
         self.weights = weights
         self.total = total
 
-    def draw(self, generator, count: int) -> np.ndarray:
-        chances = self.weights.astype(np.float64)
-        return generator.choice(self.range, size=count, p=chances / chances.sum())
-
     def probability(self, k) -> np.ndarray:
         return (self.weights[np.asarray(k)] / self.total).astype(np.float32)
 
 
 class _LearnedUnigram(_Weighted):
-    """Integer weights, all 1 at first; ``update`` counts the true classes a run saw."""
+    """Integer weights, all 1 at first; ``update`` counts the true classes a run saw.  A
+    sample is TF's ``WeightedPicker``: the class whose run of the cumulative weights
+    holds ``Uniform(total)``."""
 
     def __init__(self, node, range_max: int):
         super().__init__(np.ones(range_max, np.int64), range_max)
+        self._cumulative = None
+
+    def sample(self, random: SimplePhilox) -> int:
+        if self._cumulative is None:
+            self._cumulative = np.cumsum(self.weights)
+        return int(np.searchsorted(self._cumulative, random.uniform(int(self.total)),
+                                   side="right"))
 
     def probability(self, k) -> np.ndarray:
         return (self.weights[np.asarray(k)].astype(np.float32)
@@ -101,6 +104,7 @@ class _LearnedUnigram(_Weighted):
         values = true_classes.reshape(-1)[:max(0, _INT32_MAX - self.total)]
         np.add.at(self.weights, values, 1)
         self.total += len(values)
+        self._cumulative = None
 
 
 def fixed_unigram_weights(attrs: dict, node_name: str, op: str) -> np.ndarray:
@@ -154,12 +158,42 @@ def _vocabulary_counts(path: str, shards: int, shard: int, first: int, node_name
 
 
 class _FixedUnigram(_Weighted):
+    """A sample is TF's ``DistributionSampler`` (Walker's alias method): a float32 ``r``
+    and a bucket ``Uniform(range)``, the bucket when ``r`` is below its probability,
+    else its alias."""
+
     def __init__(self, node, range_max: int):
         weights = fixed_unigram_weights(node.attrs, node.name, node.op)
         if len(weights) != range_max:
             raise invalid_argument(node.name, node.op, f"range is {range_max} must be equal "
                                    f"to weights size  {len(weights)}")
         super().__init__(weights, float(np.sum(weights, dtype=np.float64)))
+        self._chance, self._alias = _alias_table(weights)
+
+    def sample(self, random: SimplePhilox) -> int:
+        r = random.rand_float()
+        bucket = random.uniform(self.range)
+        return bucket if r < self._chance[bucket] else int(self._alias[bucket])
+
+
+def _alias_table(weights: np.ndarray):
+    """TF's ``DistributionSampler`` tables: each bucket's float32 chance and its alias,
+    paired as TF pairs them (the last short bucket with the last long one, in turn)."""
+    n = len(weights)
+    total = sum(float(w) for w in weights.tolist())                # in double, in order
+    scaled = [float(np.float32(w) * np.float32(n)) / total for w in weights.tolist()]
+    alias = list(range(n))
+    low = [i for i, p in enumerate(scaled) if p < 1.0]
+    high = [i for i, p in enumerate(scaled) if p >= 1.0]
+    while high and low:
+        short, tall = low.pop(), high.pop()
+        alias[short] = tall
+        scaled[tall] -= 1.0 - scaled[short]
+        (low if scaled[tall] < 1.0 else high).append(tall)
+    chance = np.array(scaled, np.float32)
+    for i in high + low:                       # rounding left these: always themselves
+        chance[i], alias[i] = 1.0, i
+    return chance, np.array(alias)
 
 
 class _All:
@@ -191,20 +225,6 @@ def _philox_draws(sampler, random: SimplePhilox, count: int, unique: bool):
     while len(picked) < count:
         tries += 1
         picked.setdefault(sampler.sample(random), None)
-    return np.fromiter(picked, np.int64, count), tries
-
-
-def _unique_draws(sampler, generator, count: int):
-    """``count`` distinct classes, in the order they first came up, and the number of
-    draws that took."""
-    picked: dict = {}
-    tries = 0
-    while len(picked) < count:
-        for value in sampler.draw(generator, max(2 * (count - len(picked)), 16)).tolist():
-            tries += 1
-            picked.setdefault(value, None)
-            if len(picked) == count:
-                break
     return np.fromiter(picked, np.int64, count), tries
 
 
@@ -261,17 +281,9 @@ def build_sampler(node):
             return (np.arange(num_sampled, dtype=np.int64), ones,
                     np.ones(num_sampled, np.float32))
         with state.lock:
-            with stream.lock:
-                if hasattr(state.sampler, "sample"):   # TF's ReserveSamples32(2048 n)
-                    random = SimplePhilox(*stream.reserve(512 * num_sampled))
-                elif unique:
-                    sampled, tries = _unique_draws(state.sampler, stream.generator,
-                                                   num_sampled)
-                else:
-                    sampled, tries = state.sampler.draw(stream.generator, num_sampled), \
-                        num_sampled
-            if hasattr(state.sampler, "sample"):
-                sampled, tries = _philox_draws(state.sampler, random, num_sampled, unique)
+            with stream.lock:                   # TF's ReserveSamples32(2048 num_sampled)
+                random = SimplePhilox(*stream.reserve(512 * num_sampled))
+            sampled, tries = _philox_draws(state.sampler, random, num_sampled, unique)
             counts = (_expected(state.sampler.probability(true_classes), num_sampled, tries),
                       _expected(state.sampler.probability(sampled), num_sampled, tries))
             if hasattr(state.sampler, "update"):

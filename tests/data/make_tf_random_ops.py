@@ -57,7 +57,7 @@ with tf.Graph().as_default():
     tf.set_random_seed(1)
     sampler_outputs = cases.samplers(tf)
     with tf.Session() as sess:
-        for run in range(2):
+        for run in range(3):
             for key, outputs in sess.run(sampler_outputs).items():
                 for name, value in zip(("classes", "true_counts", "counts"), outputs):
                     sampled[f"sampler:{key}:{name}:{run}"] = value
