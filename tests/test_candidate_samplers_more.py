@@ -105,9 +105,10 @@ def test_unique_draws_are_distinct_with_tfs_expected_counts(sampler):
     for classes, true_expected, sampled_expected in run(list(out),
                                                         runs=4 if sampler == "fixed" else 1):
         assert len(set(classes.tolist())) == 6 and 0 <= classes.min() and classes.max() < 9
-        tries = np.log1p(-sampled_expected.astype(np.float64)) / np.log1p(-p[classes])
         if np.allclose(sampled_expected, p[classes] * 6):   # no class came up twice
             tries = np.full(6, 6.0)
+        else:
+            tries = np.log1p(-sampled_expected.astype(np.float64)) / np.log1p(-p[classes])
         assert np.allclose(tries, np.round(tries[0]), rtol=1e-3) and tries[0] >= 6
         want = -np.expm1(np.round(tries[0]) * np.log1p(-p[true.ravel()]))
         if tries[0] == 6:
