@@ -123,3 +123,18 @@ def crops(tf) -> dict:
         "whole_image": sample([64, 64, 3], tf.zeros([1, 0, 4]), seed=3,
                               use_image_if_no_bounding_boxes=True, min_object_covered=0.9),
     }
+
+
+SAMPLER_OUTPUTS = ("classes", "true_counts", "counts")
+CROP_OUTPUTS = ("begin", "size", "bboxes")
+
+
+def runs_of(session, outputs: dict, names: tuple, prefix: str, runs: int = 3) -> dict:
+    """``{"<prefix>:<key>:<name>:<run>": value}`` over ``runs`` runs of ``outputs`` (key
+    -> a tuple of tensors, their names ``names``)."""
+    found = {}
+    for run in range(runs):
+        for key, values in session.run(outputs).items():
+            for name, value in zip(names, values):
+                found[f"{prefix}:{key}:{name}:{run}"] = value
+    return found

@@ -95,30 +95,27 @@ def test_seeded_dataset_shuffles_give_tfs_orders_at_every_start():
                 .tolist()
 
 
-def test_candidate_samplers_draw_tfs_classes_run_after_run():
+def _runs(build, names, prefix) -> dict:
     ds.set_random_seed(1)
-    outputs = cases.samplers(ds)
+    outputs = build(ds)
     with ds.Session() as sess:
-        for run in range(3):
-            for key, got in sess.run(outputs).items():
-                for name, value in zip(("classes", "true_counts", "counts"), got):
-                    want = TF[f"sampler:{key}:{name}:{run}"]
-                    if name == "classes":
-                        np.testing.assert_array_equal(value, want, err_msg=f"{key} {run}")
-                    else:           # float32 expected counts, TF's formula
-                        np.testing.assert_allclose(value, want, rtol=1e-6, err_msg=key)
+        got = cases.runs_of(sess, outputs, names, prefix)
+    assert sorted(got) == sorted(k for k in TF.files if k.startswith(prefix + ":"))
+    return got
+
+
+def test_candidate_samplers_draw_tfs_classes_run_after_run():
+    for key, value in _runs(cases.samplers, cases.SAMPLER_OUTPUTS, "sampler").items():
+        if ":classes:" in key:
+            np.testing.assert_array_equal(value, TF[key], err_msg=key)
+        else:                       # float32 expected counts, TF's formula
+            np.testing.assert_allclose(value, TF[key], rtol=1e-6, err_msg=key)
 
 
 def test_seeded_bounding_box_samples_are_tfs_crops():
-    ds.set_random_seed(1)
-    outputs = cases.crops(ds)
-    with ds.Session() as sess:
-        for run in range(3):
-            for key, got in sess.run(outputs).items():
-                for name, value in zip(("begin", "size", "bboxes"), got):
-                    want = TF[f"crop:{key}:{name}:{run}"]
-                    assert value.dtype == want.dtype, (key, name)
-                    np.testing.assert_array_equal(value, want, err_msg=f"{key} {run}")
+    for key, value in _runs(cases.crops, cases.CROP_OUTPUTS, "crop").items():
+        assert value.dtype == TF[key].dtype, key
+        np.testing.assert_array_equal(value, TF[key], err_msg=key)
 
 
 def test_without_a_graph_seed_the_op_seeds_count_as_tf_2s():

@@ -53,22 +53,13 @@ with tf.Graph().as_default() as shuffle_graph:
             sess.run(again.initializer)
             orders[f"restart{start}"] = cases.drain(tf, sess, again.get_next())
 sampled = {}
-with tf.Graph().as_default():
-    tf.set_random_seed(1)
-    sampler_outputs = cases.samplers(tf)
-    with tf.Session() as sess:
-        for run in range(3):
-            for key, outputs in sess.run(sampler_outputs).items():
-                for name, value in zip(("classes", "true_counts", "counts"), outputs):
-                    sampled[f"sampler:{key}:{name}:{run}"] = value
-with tf.Graph().as_default():
-    tf.set_random_seed(1)
-    crop_outputs = cases.crops(tf)
-    with tf.Session() as sess:
-        for run in range(3):
-            for key, outputs in sess.run(crop_outputs).items():
-                for name, value in zip(("begin", "size", "bboxes"), outputs):
-                    sampled[f"crop:{key}:{name}:{run}"] = value
+for build, names, prefix in ((cases.samplers, cases.SAMPLER_OUTPUTS, "sampler"),
+                             (cases.crops, cases.CROP_OUTPUTS, "crop")):
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        outputs = build(tf)
+        with tf.Session() as sess:
+            sampled.update(cases.runs_of(sess, outputs, names, prefix))
 with open(os.path.join(HERE, "tf_random_ops.pb"), "wb") as f:
     f.write(graph.as_graph_def().SerializeToString())
 np.savez(os.path.join(HERE, "tf_random_ops.npz"),
