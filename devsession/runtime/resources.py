@@ -150,15 +150,12 @@ class RandomStream:
     asks for random ones), moved on by ``reserve``, so RandomUniform,
     RandomStandardNormal, TruncatedNormal, RandomUniformInt, RandomShuffle, Multinomial,
     RandomGamma, RandomPoissonV2, the candidate samplers and SampleDistortedBoundingBox
-    give TF's values.  The ops TF draws otherwise (its queues' and datasets' own
-    generators) take the numpy ``generator`` seeded by the same pair."""
+    give TF's values."""
 
-    __slots__ = ("generator", "lock", "_key", "_counter")
+    __slots__ = ("lock", "_key", "_counter")
 
     def __init__(self, seed: int, seed2: int):
-        entropy = None if (seed, seed2) == (0, 0) else [seed & _MASK64, seed2 & _MASK64]
-        self.generator = np.random.default_rng(entropy)
-        if entropy is None:
+        if (seed, seed2) == (0, 0):
             seed, seed2 = (int(word) for word in np.random.default_rng().integers(
                 0, 2**64, 2, dtype=np.uint64))
         self._key = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF)
