@@ -11,10 +11,10 @@ the compiled tier (``kernel_compile="eager"``).
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+
+from .products import median_ms
 
 # (label, builder over a TF1-style module, numpy's draw of the same size)
 N = 1 << 20
@@ -30,17 +30,6 @@ DRAWS = [
     ("poisson 1M (rate 30)", lambda tf: tf.random_poisson(30.0, [N], seed=1),
      lambda rng: rng.poisson(30.0, N).astype(np.float32)),
 ]
-
-
-def _median_ms(call, runs: int = 15) -> float:
-    for _ in range(3):
-        call()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return 1e3 * statistics.median(times)
 
 
 def _session_draw(tf, build, **session_options):
@@ -66,7 +55,7 @@ def main(argv=None) -> None:
     for label, build, numpy_draw in DRAWS:
         ours, session = _session_draw(ds, build, options=ds.SessionOptions(
             kernel_compile="eager"))
-        ours_ms = _median_ms(ours)
+        ours_ms = median_ms(ours, 15)
         tf_ms = float("nan")
         if tf1 is not None:
             theirs, tf_session = _session_draw(tf1, build)
@@ -75,10 +64,10 @@ def main(argv=None) -> None:
             if not np.array_equal(fresh(), theirs()):      # both on their first run
                 raise SystemExit(f"{label}: devsession's values are not TF1's")
             check_session.close()
-            tf_ms = _median_ms(theirs)
+            tf_ms = median_ms(theirs, 15)
             tf_session.close()
         session.close()
-        numpy_ms = _median_ms(lambda: numpy_draw(rng))
+        numpy_ms = median_ms(lambda: numpy_draw(rng), 15)
         print(f"{label:<24}{ours_ms:>10.1f}ms{tf_ms:>8.1f}ms{numpy_ms:>8.1f}ms"
               f"{tf_ms / ours_ms:>9.2f}x{numpy_ms / ours_ms:>11.2f}x")
 
