@@ -198,6 +198,18 @@ def build(tf, name) -> dict:
     return fetches
 
 
+def built(tf, name) -> tuple:
+    """``(graph, fetches, variables, init)``: case ``name`` in a new graph of ``tf``'s
+    seeded with 1, as TF recorded it and devsession rebuilds it."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(1)
+        fetches = build(tf, name)
+        variables = tf.global_variables()
+        init = tf.global_variables_initializer()
+    return graph, fetches, variables, init
+
+
 def seeded_ops(graph) -> list:
     """``(type, seed, seed2)`` of every op with seed attrs, in the order they were built."""
     found = []

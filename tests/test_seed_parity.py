@@ -26,16 +26,6 @@ TF = np.load(os.path.join(DATA, "tf_seed_parity.npz"))
 COUNTED = 2**16     # the count's seeds stay far below; a hashed, uncounted seed is above
 
 
-def _build(name):
-    graph = ds.Graph()
-    with graph.as_default():
-        ds.set_random_seed(1)
-        fetches = cases.build(ds, name)
-        variables = ds.global_variables()
-        init = ds.global_variables_initializer()
-    return graph, fetches, variables, init
-
-
 def _tfs_ops(name) -> list:
     return [(str(t), int(s), int(s2)) for t, (s, s2) in zip(TF[f"types:{name}"],
                                                             TF[f"seeds:{name}"])]
@@ -55,7 +45,7 @@ def _in_order_among(wanted: list, ours: list) -> list:
 
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_op_seeds_are_tfs(name):
-    graph, _, _, _ = _build(name)
+    graph, _, _, _ = cases.built(ds, name)
     ours, tfs = cases.seeded_ops(graph), _tfs_ops(name)
     assert ours[-1] == tfs[-1], "the probe: the count of op seeds after the case"
     if name not in cases.DIFFERS:
@@ -70,7 +60,7 @@ def test_op_seeds_are_tfs(name):
 
 @pytest.mark.parametrize("name", list(cases.CASES))
 def test_initial_values_and_first_draws_are_tfs(name):
-    graph, fetches, variables, init = _build(name)
+    graph, fetches, variables, init = cases.built(ds, name)
     want = {k.split(":", 2)[2]: TF[k] for k in TF.files
             if k.startswith((f"var:{name}:", f"run:{name}:"))}
     with ds.Session(graph=graph) as sess:

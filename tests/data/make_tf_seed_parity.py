@@ -27,12 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 recorded = {}
 for name in cases.CASES:
-    graph = tf.Graph()
-    with graph.as_default():
-        tf.set_random_seed(1)
-        fetches = cases.build(tf, name)
-        variables = tf.global_variables()
-        init = tf.global_variables_initializer()
+    graph, fetches, variables, init = cases.built(tf, name)
     ops = cases.seeded_ops(graph)
     recorded[f"types:{name}"] = np.array([t for t, _, _ in ops])
     recorded[f"seeds:{name}"] = np.array([s for _, *s in ops], np.int64).reshape(-1, 2)
