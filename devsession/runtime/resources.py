@@ -30,6 +30,7 @@ import threading
 import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError, OutOfRangeError
+from ..kernels.reference.philox import seed_pair_stream   # (loaded by the optimizer anyway)
 
 __all__ = ["ResourceMgr", "VariableResource", "RandomStream"]
 
@@ -139,7 +140,7 @@ def _shape_ok(static, actual) -> bool:
     return len(static) == len(actual) and all(s is None or s == a for s, a in zip(static, actual))
 
 
-_MASK64, _MASK128 = (1 << 64) - 1, (1 << 128) - 1
+_MASK128 = (1 << 128) - 1
 
 
 class RandomStream:
@@ -158,8 +159,8 @@ class RandomStream:
         if (seed, seed2) == (0, 0):
             seed, seed2 = (int(word) for word in np.random.default_rng().integers(
                 0, 2**64, 2, dtype=np.uint64))
-        self._key = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF)
-        self._counter = (seed2 & _MASK64) << 64
+        self._key, words = seed_pair_stream(seed, seed2)
+        self._counter = words[2] << 64 | words[3] << 96
         self.lock = threading.Lock()
 
     def reserve(self, blocks: int) -> tuple[tuple, tuple]:
