@@ -162,14 +162,12 @@ def poisson_samples(key, counter, rates: np.ndarray, num_samples: int, dtype) ->
     """``reference.poisson_samples``: ``[num_samples, *rates.shape]`` of ``dtype``."""
     if not _agrees():
         return reference.poisson_samples(key, counter, rates, num_samples, dtype)
-    dtype = np.dtype(dtype)
-    highest = float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
     flat = rates.reshape(-1).astype(np.float64)
     valid = (flat > 0) & (flat < np.inf)
     out = np.zeros((num_samples, flat.size), np.float64)
     if num_samples and flat.size:
-        _fill_poisson(np.where(valid, flat, 1.0), num_samples, highest,
-                      *stream_words(key, counter), out)
+        _fill_poisson(np.where(valid, flat, 1.0), num_samples,
+                      reference.largest_value(dtype), *stream_words(key, counter), out)
     out[:, ~valid] = 0.0
     return out.astype(dtype).reshape((num_samples,) + rates.shape)
 

@@ -44,9 +44,9 @@ kept within the bounds when a bound is 1.3 standard deviations beyond the mean a
 other not (normal blocks: float 4 values, double 2), uniform proposals when the bounds
 are close (a block of ``z`` then a block of acceptance uniforms), else an exponential
 proposal (uniforms in pairs); a thousand blocks in a row kept nothing (NaN parameters):
-TF's InternalError, as its sampler gives up.  TF's CPU kernel splits large outputs into shards that
-each skip ahead by their first output; below TF's sharding threshold (a few dozen
-values) it is one shard, whose values these are.
+TF's InternalError, as its sampler gives up.  TF's CPU kernel splits large outputs into
+shards that each skip ahead by their first output; below TF's sharding threshold (a few
+dozen values) it is one shard, whose values these are.
 
 Samples are Python floats, one output at a time (the draws are sequential); TF's CPU
 kernel shards the outputs across threads, each reading its own outputs' parts, so every
@@ -71,7 +71,7 @@ from .stateless_random import (_box_muller64, _normal_pairs, _unit_float16, _uni
                                _unit_float64, _v2_words)
 
 __all__ = ["poisson_samples", "gamma_samples", "binomial_samples", "binomial_dims",
-           "truncated_normal_samples", "check_rates_fit"]
+           "truncated_normal_samples", "check_rates_fit", "largest_value"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
@@ -159,7 +159,7 @@ def _hormann(rate: float, uniform, highest: float) -> float:
 def poisson_samples(key, counter, rates: np.ndarray, num_samples: int, dtype) -> np.ndarray:
     """``[num_samples, *rates.shape]`` Poisson samples of ``dtype``, as TF draws them."""
     dtype = np.dtype(dtype)
-    highest = float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
+    highest = largest_value(dtype)
     flat = rates.reshape(-1).astype(np.float64)
     out = np.zeros((num_samples, flat.size), np.float64)
     for rate_index, rate in enumerate(flat.tolist()):
@@ -308,11 +308,17 @@ def _rates_of(node, rates: np.ndarray, dims: tuple, what: str) -> int:
     return int(np.prod(dims, dtype=np.int64)) // rates.size
 
 
+def largest_value(dtype) -> float:
+    """The largest value ``dtype`` (a float or an int) holds: a Poisson sample's bound."""
+    dtype = np.dtype(dtype)
+    return float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
+
+
 def check_rates_fit(node, rates: np.ndarray, dtype) -> None:
     """InvalidArgumentError for a finite rate above what ``dtype`` holds: TF's sampler
     redraws every sample beyond the dtype's range, so it never returns for one."""
     dtype = np.dtype(dtype)
-    highest = float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
+    highest = largest_value(dtype)
     rates = rates.astype(np.float64)
     too_big = np.isfinite(rates) & (rates > highest)
     if too_big.any():
