@@ -592,6 +592,24 @@ def _device_from_functions(op) -> DeviceSpec:
     return spec
 
 
+def device_scopes() -> list:
+    """The device scopes in force now, for ``under_device_scopes`` to build under later."""
+    return list(_STACKS.devices)
+
+
+@contextlib.contextmanager
+def under_device_scopes(scopes: list):
+    """Build under ``scopes`` (what ``device_scopes()`` gave earlier) in place of the
+    scopes in force: TF's ``colocate_with`` an op made back then, as TF builds an
+    iterator's ops with the iterator's resource wherever they are asked for."""
+    saved = list(_STACKS.devices)
+    _STACKS.devices[:] = scopes
+    try:
+        yield
+    finally:
+        _STACKS.devices[:] = saved
+
+
 @contextlib.contextmanager
 def device(spec):
     """Place the nodes built inside on ``spec``; nested scopes merge as in TF.

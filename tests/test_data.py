@@ -268,6 +268,20 @@ def test_a_reinitializable_iterator_switches_datasets():
         train.make_one_shot_iterator().initializer
 
 
+def test_iterator_shapes_may_be_lists_as_tf_takes_them():
+    """TF maps output_shapes up to output_types: ``[]`` is a scalar's shape, not an empty
+    structure."""
+    scalar = ds.data.Iterator.from_structure(ds.int64, [])
+    pair = ds.data.Iterator.from_structure((ds.int64, ds.float32), ([], [None, 2]))
+    named = ds.data.Iterator.from_string_handle(ds.placeholder(ds.string, []),
+                                                {"a": ds.int64}, {"a": [3]})
+    assert scalar.output_shapes == ds.TensorShape([])
+    assert pair.output_shapes == (ds.TensorShape([]), ds.TensorShape([None, 2]))
+    assert named.output_shapes == {"a": ds.TensorShape([3])}
+    with pytest.raises(ValueError, match="nesting"):
+        ds.data.Iterator.from_structure((ds.int64, ds.int64), ([],))
+
+
 def test_a_feedable_iterator_reads_from_the_iterator_its_handle_names():
     source = ds.placeholder(ds.float32, [None, 3])
     train = ds.data.Dataset.from_tensor_slices(source).batch(4)

@@ -15,7 +15,11 @@
 Each ``get_next()`` call builds a ``DatasetIteratorGetNext`` op; running it gives the
 next element, and ``OutOfRangeError`` after the last (what TF1's input loops catch).
 The iterator is named by a ``shared_name`` unique to the iterator (so two programs on
-one cluster never share one by accident), under which the session keeps it.
+one cluster never share one by accident), under which the session keeps it.  Its ops
+(initializers, ``get_next``, ``string_handle``) are built under the device scopes in
+force where the iterator was made, wherever they are asked for: TF colocates them with
+the iterator's resource, so a ``get_next()`` called under a worker's scope for an
+iterator made on a parameter server reads that iterator, on that server.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from __future__ import annotations
 import uuid
 
 from .. import dtypes
-from ..graph import Operation, convert_to_tensor, get_default_graph
+from ..graph import (Operation, convert_to_tensor, device_scopes, get_default_graph,
+                     under_device_scopes)
 from ..ops import nest
 from ..ops.dataset import GET_NEXT, GET_NEXT_FROM_HANDLE, HANDLE, MAKE_ITERATOR
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, as_shape
 from .optional import Optional
 from .structure import ElementSpec, SparseSpec, Structured, flat_outputs, packed_outputs
 
@@ -45,6 +50,7 @@ class Iterator(Structured):
         self._initializer = initializer
         self._one_shot = one_shot
         self._handle = handle           # from_string_handle's string tensor
+        self._device_scopes = device_scopes()   # where TF would make its resource
 
     @classmethod
     def one_shot(cls, dataset) -> "Iterator":
@@ -106,9 +112,10 @@ class Iterator(Structured):
                 raise ValueError(f"make_initializer: the dataset yields shape "
                                  f"{theirs.shape} where the iterator expects {mine.shape}.")
         attrs = {**dataset.op_attrs(), "shared_name": self._shared_name}
-        return dataset._graph.create_op(MAKE_ITERATOR, list(dataset._inputs), attrs,
-                                        name=name or "make_initializer",
-                                        control_inputs=dataset._control)
+        with under_device_scopes(self._device_scopes):
+            return dataset._graph.create_op(MAKE_ITERATOR, list(dataset._inputs), attrs,
+                                            name=name or "make_initializer",
+                                            control_inputs=dataset._control)
 
     def get_next(self, name=None):
         """The next element: a structure of tensors (SparseTensors for sparse
@@ -117,11 +124,7 @@ class Iterator(Structured):
         outputs = flat_outputs(specs)
         attrs = {"output_types": tuple(t for t, _ in outputs),
                  "output_shapes": tuple(s for _, s in outputs)}
-        if self._handle is not None:
-            op = self._graph.create_op(GET_NEXT_FROM_HANDLE, [self._handle], attrs,
-                                       name=name or "IteratorGetNext")
-        else:
-            op = self._iterator_op(GET_NEXT, attrs, name or "IteratorGetNext")
+        op = self._iterator_op(GET_NEXT, attrs, name or "IteratorGetNext")
         return nest.pack_sequence_as(self._structure,
                                      packed_outputs(specs, list(op.outputs)))
 
@@ -134,11 +137,7 @@ class Iterator(Structured):
                             "tensors; this dataset gives SparseTensors (use get_next).")
         attrs = {"output_types": tuple(s.dtype for s in specs),
                  "output_shapes": tuple(s.shape for s in specs), "as_optional": True}
-        if self._handle is not None:
-            op = self._graph.create_op(GET_NEXT_FROM_HANDLE, [self._handle], attrs,
-                                       name="IteratorGetNextAsOptional")
-        else:
-            op = self._iterator_op(GET_NEXT, attrs, "IteratorGetNextAsOptional")
+        op = self._iterator_op(GET_NEXT, attrs, "IteratorGetNextAsOptional")
         has_value, *components = op.outputs
         return Optional(has_value, components, self._structure)
 
@@ -150,14 +149,20 @@ class Iterator(Structured):
         return self._iterator_op(HANDLE, {}, name or "IteratorToStringHandle").outputs[0]
 
     def _iterator_op(self, op_type: str, attrs: dict, name: str) -> Operation:
-        """An op on this iterator: a one-shot iterator's ops carry its pipeline and
-        inputs, so whichever runs first starts it."""
-        attrs = {**attrs, "shared_name": self._shared_name}
+        """An op on this iterator, where the iterator was made: a one-shot iterator's
+        ops carry its pipeline and inputs, so whichever runs first starts it; a
+        ``get_next`` of one made by ``from_string_handle`` reads its handle."""
         inputs, control = [], ()
+        if self._handle is not None:
+            op_type, inputs = GET_NEXT_FROM_HANDLE, [self._handle]
+        else:
+            attrs = {**attrs, "shared_name": self._shared_name}
         if self._one_shot is not None:
             attrs.update(self._one_shot.op_attrs(), one_shot=True)
             inputs, control = list(self._one_shot._inputs), self._one_shot._control
-        return self._graph.create_op(op_type, inputs, attrs, name=name, control_inputs=control)
+        with under_device_scopes(self._device_scopes):
+            return self._graph.create_op(op_type, inputs, attrs, name=name,
+                                         control_inputs=control)
 
     def __getattr__(self, name):
         if name.startswith("_"):
@@ -173,9 +178,9 @@ def _structure(output_types, output_shapes):
     types = nest.map_structure(dtypes.as_dtype, output_types)
     if output_shapes is None:
         output_shapes = nest.map_structure(lambda _: TensorShape(None), types)
-    nest.assert_same_structure(types, output_shapes)
+    shapes = nest.flatten_up_to(types, output_shapes)   # a shape may be a list: [] is a scalar
     return nest.pack_sequence_as(types, [
-        ElementSpec(t, s) for t, s in zip(nest.flatten(types), nest.flatten(output_shapes))])
+        ElementSpec(t, as_shape(s)) for t, s in zip(nest.flatten(types), shapes)])
 
 
 def _unique(kind: str) -> str:
