@@ -57,8 +57,12 @@ class ConditionalAccumulatorBase:
         return self._op("AccumulatorSetGlobalStep", [_int64(new_global_step)], name, {})
 
     def _op(self, op_type, inputs, name, attrs):
+        """An op on this accumulator, placed with it (as TF places every user of a
+        resource)."""
         graph = self._accumulator_ref.graph
-        return graph.create_op(op_type, [self._accumulator_ref, *inputs], attrs, name=name)
+        with graph.colocate_with(self._accumulator_ref):
+            return graph.create_op(op_type, [self._accumulator_ref, *inputs], attrs,
+                                   name=name)
 
 
 class ConditionalAccumulator(ConditionalAccumulatorBase):

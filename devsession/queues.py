@@ -134,8 +134,11 @@ class QueueBase:
                         {}).outputs[0]
 
     def _op(self, op_type, inputs, name, attrs):
+        """An op on this queue, placed with the queue (as TF places every user of a
+        resource), so an enqueue asked for on a worker finds a queue made on a ps task."""
         graph = self._queue_ref.graph
-        return graph.create_op(op_type, [self._queue_ref, *inputs], attrs, name=name)
+        with graph.colocate_with(self._queue_ref):
+            return graph.create_op(op_type, [self._queue_ref, *inputs], attrs, name=name)
 
 
 def _make(op_type, dtypes_, shapes, names, capacity, shared_name, name, extra=None):

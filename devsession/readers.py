@@ -70,8 +70,10 @@ class ReaderBase:
         raise missing("ReaderBase", "restore_state")
 
     def _op(self, op_type, inputs, name):
-        return self._reader_ref.graph.create_op(op_type, [self._reader_ref, *inputs],
-                                                name=name)
+        """An op on this reader, placed with it (as TF places every user of a resource)."""
+        graph = self._reader_ref.graph
+        with graph.colocate_with(self._reader_ref):
+            return graph.create_op(op_type, [self._reader_ref, *inputs], name=name)
 
 
 def _queue_ref(queue):

@@ -1,9 +1,10 @@
-"""tf.data iterators on a cluster: an iterator's ops (its initializers, ``get_next``,
-``string_handle``) are built where the iterator was made, whatever device scope they are
-asked for under, as TF colocates them with the iterator's resource.  A ``get_next()``
-called under a worker's scope for an iterator made on a parameter server reads that
-iterator, on that server (before, it looked for an iterator of that name on the worker
-and failed with "the iterator has not been initialized")."""
+"""Resources on a cluster: an op on an iterator, a queue, an accumulator or a reader is
+placed where that resource was made, whatever device scope it is asked for under, as TF
+places every user of a resource with it.  A ``get_next()`` or ``enqueue`` called under a
+worker's scope for an iterator or queue made on a parameter server reads or fills that
+one, on that server.  Before, a ``get_next()`` looked for an iterator of that name on the
+worker ("the iterator has not been initialized"), and an enqueue failed sending the
+queue's handle ("a string tensor holds bytes, not str")."""
 
 from __future__ import annotations
 
@@ -131,3 +132,60 @@ def test_in_process_the_ops_follow_the_iterator_too(scope):
     with ds.Session(graph=g) as sess:
         sess.run(it.initializer)
         assert batches_until_the_end(sess, element) == [0, 1, 2]
+
+
+def test_a_queue_made_on_another_task_is_filled_and_drained_there():
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device(THERE):
+            queue = ds.FIFOQueue(10, [ds.float32, ds.int32], shapes=[[2], []])
+        with ds.device(HERE):
+            value = ds.constant([1.0, 2.0]) * 3.0
+            enqueue = queue.enqueue([value, 7])
+            enqueue_many = queue.enqueue_many([[[0.5, 0.5], [4.0, 4.0]], [8, 9]])
+            dequeue = queue.dequeue()
+            size, close = queue.size(), queue.close()
+    assert {enqueue.device, dequeue[0].op.device, close.device} == {queue.queue_ref.op.device}
+    assert value.op.device.startswith(HERE)     # its inputs are computed where asked
+    with cluster_session(g) as sess:
+        sess.run([enqueue])
+        sess.run(enqueue_many)
+        assert sess.run(size) == 3
+        got = [sess.run(dequeue) for _ in range(3)]
+        assert [(v.tolist(), int(i)) for v, i in got] == [
+            ([3.0, 6.0], 7), ([0.5, 0.5], 8), ([4.0, 4.0], 9)]
+        sess.run(close)
+        with pytest.raises(ds.errors.OutOfRangeError):
+            sess.run(dequeue)
+
+
+def test_an_accumulator_made_on_another_task_averages_gradients_there():
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device(THERE):
+            accumulator = ds.ConditionalAccumulator(ds.float32, shape=[2])
+        with ds.device(HERE):
+            applies = [accumulator.apply_grad([1.0, 2.0], local_step=0),
+                       accumulator.apply_grad([3.0, 6.0], local_step=0)]
+            average = accumulator.take_grad(2)
+    assert all(op.device == accumulator.accumulator_ref.op.device for op in applies)
+    with cluster_session(g) as sess:
+        sess.run(applies)
+        assert sess.run(average).tolist() == [2.0, 4.0]
+
+
+def test_a_reader_made_on_another_task_reads_its_files_there(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("first\nsecond\n")
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device(THERE):
+            filenames = ds.FIFOQueue(2, ds.string, shapes=[])
+            reader = ds.TextLineReader()
+        with ds.device(HERE):
+            fill = filenames.enqueue_many([[str(path)]])
+            key, line = reader.read(filenames)
+    assert line.op.device == reader.reader_ref.op.device
+    with cluster_session(g) as sess:
+        sess.run(fill)
+        assert [sess.run(line) for _ in range(2)] == [b"first", b"second"]
