@@ -27,7 +27,7 @@ from .numba_setup import numba
 from .reduce import INNER, JIT
 
 __all__ = ["blocks", "uniform", "normal", "truncated_normal", "uniform_int", "full_int",
-           "philox_block", "box_muller64", "unit64", "stream_words"]
+           "philox_block", "box_muller32", "box_muller64", "unit32", "unit64", "stream_words"]
 
 njit, prange = numba.njit, numba.prange
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
@@ -72,17 +72,18 @@ def _fill_uniform32(k0, k1, low0, high0, out):
     for b in prange((count + 3) // 4):
         w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, np.uint64(b))
         i = 4 * b
-        out[i] = _unit32(w0)
+        out[i] = unit32(w0)
         if i + 1 < count:
-            out[i + 1] = _unit32(w1)
+            out[i + 1] = unit32(w1)
         if i + 2 < count:
-            out[i + 2] = _unit32(w2)
+            out[i + 2] = unit32(w2)
         if i + 3 < count:
-            out[i + 3] = _unit32(w3)
+            out[i + 3] = unit32(w3)
 
 
 @njit(**INNER)
-def _unit32(word):
+def unit32(word):
+    """TF's ``Uint32ToFloat``: a float32 in [0, 1) of a word's 23 low bits."""
     return np.float32(word & _MANTISSA32) * _UNIT32        # (1.mantissa) - 1, exactly
 
 
@@ -93,9 +94,10 @@ def unit64(high, low):
 
 
 @njit(**INNER)
-def _box_muller32(x0, x1):
-    u1 = max(_unit32(x0), _EPSILON32)
-    v1 = np.float32(_TWO_PI * np.float64(_unit32(x1)))
+def box_muller32(x0, x1):
+    """TF's ``BoxMullerFloat`` of two words: ``(sin, cos) * sqrt(-2 log u1)`` in float32."""
+    u1 = max(unit32(x0), _EPSILON32)
+    v1 = np.float32(_TWO_PI * np.float64(unit32(x1)))
     u2 = np.float32(math.sqrt(_MINUS_TWO32 * math.log(u1)))
     return math.sin(v1) * u2, math.cos(v1) * u2
 
@@ -114,8 +116,8 @@ def _fill_normal32(k0, k1, low0, high0, out):
     count = out.shape[0]
     for b in prange((count + 3) // 4):
         w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, np.uint64(b))
-        f0, f1 = _box_muller32(w0, w1)
-        f2, f3 = _box_muller32(w2, w3)
+        f0, f1 = box_muller32(w0, w1)
+        f2, f3 = box_muller32(w2, w3)
         i = 4 * b
         out[i] = f0
         if i + 1 < count:
@@ -148,8 +150,8 @@ def _fill_truncated32(k0, k1, low0, high0, out):
         while filled < end:
             w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, start + taken)
             taken += _ONE
-            f0, f1 = _box_muller32(w0, w1)
-            f2, f3 = _box_muller32(w2, w3)
+            f0, f1 = box_muller32(w0, w1)
+            f2, f3 = box_muller32(w2, w3)
             for value in (f0, f1, f2, f3):
                 if filled < end and abs(value) < _CUTOFF:
                     out[filled] = value

@@ -29,7 +29,8 @@ from .philox import key_counter_words
 from .random import drawn_shape
 from . import stateless_random
 from .stateless_random import int_bounds
-from .stateless_random_rates import binomial_dims, binomial_samples
+from . import stateless_random_rates
+from .stateless_random_rates import binomial_dims
 
 __all__ = ["advance", "philox_words", "DRAW_OPS"]
 
@@ -141,8 +142,10 @@ def build_rng_skip(node):
     return rng_skip
 
 
-@register_kernel("StatefulRandomBinomial", HOST)
-def build_stateful_binomial(node):
+@register_kernel("StatefulRandomBinomial", "REF")
+def build_stateful_binomial(node, samplers=stateless_random_rates):
+    """``samplers``: the module whose ``binomial_samples`` draws (the stateless kernels',
+    or the CPU's compiled ``cpu/philox_rates.py``)."""
     ctx, dtype = node.context, node.output_dtype
 
     def stateful_binomial(alg, shape, counts, probs):
@@ -163,7 +166,7 @@ def build_stateful_binomial(node):
             state = _philox_state(node, resource)
             words = philox_words(state)
             advance(state, 256 * (batches * 2 * 100 * (samples + 3) // 4))
-        return binomial_samples(*words, counts, probs, samples, dtype).reshape(dims)
+        return samplers.binomial_samples(*words, counts, probs, samples, dtype).reshape(dims)
     return stateful_binomial
 
 

@@ -1,9 +1,11 @@
-"""The kernels of TF's ``StatelessRandomPoisson``, ``StatelessRandomGammaV3`` and
-``StatelessRandomBinomial`` (``devsession/ops/stateless_random_rates.py``), for the
-reference device and the CPU (``HOST``): TensorFlow's values bit for bit, as its CPU
-``PoissonFunctor`` (``random_poisson_op.cc``), ``StatelessRandomGammaFunctor``
-(``stateless_random_gamma_op.cc``) and ``RandomBinomialFunctor``
-(``random_binomial_op.cc``) draw them from the seed's Philox stream (``philox.py``).
+"""The kernels of TF's ``StatelessRandomPoisson``, ``StatelessRandomGammaV3``,
+``StatelessRandomBinomial`` and ``StatelessParameterizedTruncatedNormal``
+(``devsession/ops/stateless_random_rates.py``), for the reference device (the CPU runs
+them with the samplers compiled: ``cpu/philox_rates.py``, ``cpu/philox_truncated.py``):
+TensorFlow's values bit for bit, as its CPU ``PoissonFunctor`` (``random_poisson_op.cc``),
+``StatelessRandomGammaFunctor`` (``stateless_random_gamma_op.cc``) and
+``RandomBinomialFunctor`` (``random_binomial_op.cc``) draw them from the seed's Philox
+stream (``philox.py``).
 
 Output ``i`` (rate ``i // samples``, sample ``i % samples``; stored at ``sample * rates +
 rate``, the rates' shape last) reads its own part of the stream, from block ``256 * i``:
@@ -63,15 +65,16 @@ import numpy as np
 from devsession.errors import InternalError
 
 from ..checks import fmt_shape, invalid_argument
-from ..registry import HOST, register_kernel
+from ..registry import register_kernel
 from . import libm
 from .philox import blocks_at, seed_key_counter
 from .random import drawn_shape
 from .stateless_random import (_box_muller64, _normal_pairs, _unit_float16, _unit_float32,
                                _unit_float64, _v2_words)
 
-__all__ = ["poisson_samples", "gamma_samples", "binomial_samples", "binomial_dims",
-           "truncated_normal_samples", "check_rates_fit", "largest_value"]
+__all__ = ["poisson_samples", "gamma_samples", "binomial_samples", "binomial_plan",
+           "binomial_dims", "truncated_normal_samples", "check_rates_fit", "largest_value",
+           "STIRLING_TAILS"]
 
 _RESERVED_BLOCKS = 256        # TF's kReservedSamplesPerOutput
 _CHUNK = 8                    # blocks read at once for one output
@@ -212,21 +215,23 @@ def gamma_samples(key, counter, alphas: np.ndarray, num_samples: int, dtype) -> 
 
 def _binomial_inversion(count: float, p: float, uniform) -> float:
     geom_sum, num_geom = 0.0, 0
-    while True:
-        geom_sum += math.ceil(math.log(uniform()) / math.log1p(-p))
+    while True:     # (a float ceil: an infinite wait, for p near 1e-308, ends the sum)
+        geom_sum += float(np.ceil(math.log(uniform()) / math.log1p(-p)))
         if geom_sum > count:
             return float(num_geom)
         num_geom += 1
 
 
-_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
-          0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
-          0.00925546218271273, 0.00833056343336287)
+# TF's ``stirling_approx_tail`` of 0...9: the tail of Stirling's series for log k!
+STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                  0.00833056343336287)
 
 
 def _stirling_tail(k: float) -> float:
     if k <= 9:
-        return _TAILS[int(k)]
+        return STIRLING_TAILS[int(k)]
     kp1sq = (k + 1) * (k + 1)
     return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
@@ -261,38 +266,43 @@ def _btrs(count: float, p: float, uniform) -> float:
             return float(k)
 
 
-def _binomial(count, p, key, counter, index: int) -> float:
-    """One sample of output ``index``; ``count`` and ``p`` of the parameters' dtype."""
-    dcount = float(count)
-    if dcount <= 0.0 or p <= 0:
-        return 0.0
-    if p >= 1:
-        return dcount
-    if math.isnan(p) or math.isnan(dcount):  # (TF's sampler never returns for a NaN count)
-        return math.nan
-    if dcount == math.inf:                      # TF's: infinite draws, infinite successes
-        return math.inf
-    q = p if p <= 0.5 else type(p)(1) - p     # in the parameters' dtype, as TF's T
-    with np.errstate(over="ignore"):
-        rare = count * q < type(q)(10)
-    if rare:
-        drawn = _binomial_inversion(dcount, float(q), _Uniforms(key, counter, 42 * index))
-    else:
-        drawn = _btrs(dcount, float(q), _Uniforms(key, counter, _RESERVED_BLOCKS * index))
-    return drawn if p <= 0.5 else dcount - drawn
+def binomial_plan(counts: np.ndarray, probs: np.ndarray) -> tuple:
+    """What TF's sampler does for each batch member (``counts`` and ``probs`` flat, of
+    one dtype): ``(answers, batches, count, q, rare, flip)``: float64 ``answers`` where it
+    draws nothing (0 for a count or ``p`` at most 0, the count for ``p`` at least 1, NaN
+    for NaN, infinity for an infinite count); the ``batches`` it draws for, with their
+    count (float64), ``q`` (``p``, or ``1 - p`` where ``flip``: ``p`` above 0.5, computed
+    in the parameters' dtype as TF's ``T``, then float64) and whether ``rare``
+    (``count * q`` below 10 in that dtype: inversion, else BTRS)."""
+    count = counts.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        zero = (count <= 0.0) | (probs <= 0)
+        whole = ~zero & (probs >= 1)
+        nan = ~zero & ~whole & (np.isnan(probs) | np.isnan(count))
+        drawn = ~(zero | whole | nan) & (count != math.inf)
+        answers = np.select([zero, whole, nan], [0.0, count, math.nan], math.inf)
+        p = probs[drawn]
+        flip = p > 0.5
+        q = np.where(flip, probs.dtype.type(1) - p, p)
+        rare = counts[drawn] * q < probs.dtype.type(10)
+    return answers, np.flatnonzero(drawn), count[drawn], q.astype(np.float64), rare, flip
 
 
 def binomial_samples(key, counter, counts: np.ndarray, probs: np.ndarray,
                      num_samples: int, dtype) -> np.ndarray:
     """``[num_samples, *broadcast shape]`` Binomial(counts, probs) samples of ``dtype``."""
     counts, probs = np.broadcast_arrays(counts, probs)
-    flat_counts, flat_probs = counts.reshape(-1), probs.reshape(-1)
-    out = np.zeros((num_samples, flat_counts.size), np.float64)
-    for batch in range(flat_counts.size):
+    answers, *plan = binomial_plan(counts.reshape(-1), probs.reshape(-1))
+    out = np.repeat(answers[None, :], num_samples, axis=0)
+    for batch, count, q, rare, flip in zip(*(column.tolist() for column in plan)):
         for sample in range(num_samples):
-            out[sample, batch] = _binomial(flat_counts[batch], flat_probs[batch], key,
-                                           counter, batch * num_samples + sample)
-    with np.errstate(invalid="ignore"):
+            index = batch * num_samples + sample
+            if rare:
+                drawn = _binomial_inversion(count, q, _Uniforms(key, counter, 42 * index))
+            else:
+                drawn = _btrs(count, q, _Uniforms(key, counter, _RESERVED_BLOCKS * index))
+            out[sample, batch] = count - drawn if flip else drawn
+    with np.errstate(invalid="ignore", over="ignore"):   # (NaN, inf; beyond float16: inf)
         return out.astype(dtype).reshape((num_samples,) + counts.shape)
 
 
@@ -384,8 +394,10 @@ def binomial_dims(node, shape, counts: np.ndarray, probs: np.ndarray) -> tuple:
     return dims, batch
 
 
-@register_kernel("StatelessRandomBinomial", HOST)
-def build_stateless_binomial(node):
+@register_kernel("StatelessRandomBinomial", "REF")
+def build_stateless_binomial(node, samplers=sys.modules[__name__]):
+    """``samplers``: the module whose ``binomial_samples`` draws (this one, or the CPU's
+    compiled ``cpu/philox_rates.py``)."""
     dtype = node.output_dtype
 
     def stateless_binomial(shape, seed, counts, probs):
@@ -399,8 +411,9 @@ def build_stateless_binomial(node):
         if count == 0:
             return np.zeros(dims, dtype)
         key, counter = seed_key_counter(int(seed[0]), int(seed[1]))
-        samples = binomial_samples(key, counter, counts, probs,
-                                   count // max(int(np.prod(batch, dtype=np.int64)), 1), dtype)
+        samples = samplers.binomial_samples(
+            key, counter, counts, probs, count // max(int(np.prod(batch, dtype=np.int64)), 1),
+            dtype)
         return samples.reshape(dims)
     return stateless_binomial
 
@@ -443,9 +456,9 @@ def truncated_normal_samples(key, counter, params, num_samples: int, dtype) -> n
             cutoff = t(2) * _in_dtype("exp", t(0.5) + (norm_min * (norm_min - sqrt_factor))
                                       / t(4), dtype) / (norm_min + sqrt_factor)
             diff = norm_max - norm_min
-        samples = _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff,
-                                   num_samples)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):          # (an infinite mean: inf - inf, as TF's)
+            samples = _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff,
+                                       num_samples)
             out[:, batch] = [z * stddev + mean for z in samples]
     return out
 
@@ -507,8 +520,10 @@ def _truncated_batch(stream, dtype, norm_min, norm_max, cutoff, diff, count) -> 
     return kept
 
 
-@register_kernel("StatelessParameterizedTruncatedNormal", HOST)
-def build_stateless_parameterized_truncated_normal(node):
+@register_kernel("StatelessParameterizedTruncatedNormal", "REF")
+def build_stateless_parameterized_truncated_normal(node, samplers=sys.modules[__name__]):
+    """``samplers``: the module whose ``truncated_normal_samples`` draws (this one, or the
+    CPU's compiled ``cpu/philox_truncated.py``)."""
     dtype = node.output_dtype
 
     def stateless_truncated_normal(shape, seed, means, stddevs, minvals, maxvals):
@@ -532,8 +547,9 @@ def build_stateless_parameterized_truncated_normal(node):
             return np.zeros(dims, dtype)
         key, counter = seed_key_counter(int(seed[0]), int(seed[1]))
         try:
-            samples = truncated_normal_samples(key, counter, params,
-                                               count // max(params[0].size, 1), dtype)
+            samples = samplers.truncated_normal_samples(key, counter, params,
+                                                        count // max(params[0].size, 1),
+                                                        dtype)
         except NoSampleAccepted:
             raise InternalError(f"{node.op} node '{node.name}': TruncatedNormal's rejection "
                                 f"sampler failed to accept a sample (NaN parameters?)",
