@@ -434,3 +434,37 @@ def test_big_random_draws_take_the_cpus_compiled_draws_on_the_reference_tier(mon
     with ds.Session(graph=g, options=ds.SessionOptions(kernel_compile="eager")) as sess:
         for got, want in zip(first, sess.run([big, small, unknown])):
             np.testing.assert_array_equal(got, want)
+
+
+def test_big_binomial_and_truncated_normal_draws_take_the_cpus_samplers_on_the_reference_tier(
+        monkeypatch):
+    # the reference samples these in Python (20-80 us a sample): 8 s for 100000 binomials
+    from devsession.kernels.cpu import philox_rates, philox_truncated
+    from devsession.kernels.reference import stateless_random_rates
+
+    g = ds.Graph()
+    with g.as_default():
+        seed = ds.placeholder(ds.int32, [2])
+        n = tiered.BIG_SAMPLE
+        generator = ds.random.Generator.from_seed(1)
+        draws = [ds.random.stateless_binomial([n], seed, 20.0, 0.4),
+                 ds.random.stateless_parameterized_truncated_normal([n], seed),
+                 generator.binomial([n], 20.0, 0.4),
+                 ds.random.stateless_binomial([n - 1], seed, 20.0, 0.4)]
+    assert [tiered.big_draw(d.op) for d in draws] == [True, True, True, False]
+    philox_rates._agrees(), philox_truncated._agrees()      # (their checks call the reference)
+    drawn = []
+    for module, name in ((philox_rates, "binomial_samples"),
+                         (philox_truncated, "truncated_normal_samples"),
+                         (stateless_random_rates, "binomial_samples"),
+                         (stateless_random_rates, "truncated_normal_samples")):
+        monkeypatch.setattr(module, name, lambda *a, _draw=getattr(module, name),
+                            _where=module.__name__.rsplit(".", 2)[-2]:
+                            drawn.append((_where, a[-2])) or _draw(*a))
+    with background_session(g) as sess:
+        sess.run(generator.state.initializer)
+        sess.run(draws, {seed: [1, 2]})
+        during_first_run = set(drawn)    # (the compiled tier, warming, may draw on after)
+        assert step_of(sess, [seed], draws).tier == "reference"
+    assert during_first_run >= {("cpu", n), ("reference", n - 1)}
+    assert ("reference", n) not in during_first_run

@@ -58,9 +58,10 @@ _log = logging.getLogger("devsession")
 
 COPY_LIMIT = 4096      # elements: smaller values are kept as they are, bigger ones stood in for
 BIG_DRAW = 1 << 16     # values: a random draw this big takes the CPU's kernel on the first tier
-BIG_SAMPLE = 1 << 10   # ... and a Gamma or Poisson draw this big (80 us a sample in Python)
+BIG_SAMPLE = 1 << 10   # ... and a sampler's draw this big (20-80 us a sample in Python)
 _SAMPLERS = frozenset({"RandomGamma", "RandomPoissonV2", "StatelessRandomGammaV3",
-                       "StatelessRandomPoisson"})
+                       "StatelessRandomPoisson", "StatelessRandomBinomial",
+                       "StatefulRandomBinomial", "StatelessParameterizedTruncatedNormal"})
 _PHILOX_DRAWS = frozenset({"RandomUniform", "RandomStandardNormal", "TruncatedNormal",
                            "RandomUniformInt", *stateless_random.V1_OPS,
                            *stateless_random.V2_OPS, *stateful_random.DRAW_OPS})
@@ -147,12 +148,13 @@ def reference_factory(resources, optimizer) -> LocalExecutorFactory:
 
 def big_draw(op) -> bool:
     """Whether the reference tier runs ``op`` with the CPU's compiled kernel: a Philox
-    draw of at least ``BIG_DRAW`` values (``BIG_SAMPLE`` for Gamma and Poisson), known
-    when the graph is built.  The reference's draws call the C library one value at a
-    time for TF's normals (0.5 s a million, in every process: a model's initializers run
-    once, on this tier) and sample Gamma and Poisson in Python; the CPU's give the same
-    values, a hundred to a thousand times faster, after numba's import (about 1 s, once
-    a process, which the compiled tier needs anyway)."""
+    draw of at least ``BIG_DRAW`` values (``BIG_SAMPLE`` for the samplers: Gamma,
+    Poisson, Binomial, the parameterized truncated normal), known when the graph is
+    built.  The reference's draws call the C library one value at a time for TF's
+    normals (0.5 s a million, in every process: a model's initializers run once, on this
+    tier) and run the samplers in Python; the CPU's give the same values, a hundred to a
+    thousand times faster, after numba's import (about 1 s, once a process, which the
+    compiled tier needs anyway)."""
     least = BIG_SAMPLE if op.type in _SAMPLERS else BIG_DRAW if op.type in _PHILOX_DRAWS \
         else None
     if least is None or not op.outputs:
