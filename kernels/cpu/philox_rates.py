@@ -93,23 +93,24 @@ def _fill_gamma(alphas, num_samples, k0, k1, low0, high0, out):
 
 
 @njit(**INNER)
-def _uniform_at(k0, k1, low0, high0, offset, taken):
-    """The ``taken``-th uniform double (0 first) of the blocks from ``offset``: a block's
-    second double, then its first."""
-    w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset + np.uint64(taken // 2))
-    return unit64(w2, w3) if taken % 2 == 0 else unit64(w0, w1)
+def _uniform_pair(k0, k1, low0, high0, offset):
+    """The two uniform doubles of the block at ``offset`` in the order they are taken:
+    its second double, then its first."""
+    w0, w1, w2, w3 = philox_block(k0, k1, low0, high0, offset)
+    return unit64(w2, w3), unit64(w0, w1)
 
 
 @njit(**INNER)
 def _knuth(rate, highest, k0, k1, low0, high0, start):
     exp_neg_rate = math.exp(-rate)
-    product, x, taken = 1.0, 0.0, 0
+    product, x, offset = 1.0, 0.0, start
     while True:
-        product *= _uniform_at(k0, k1, low0, high0, start, taken)
-        taken += 1
-        if product <= exp_neg_rate and x <= highest:
-            return x
-        x += 1.0
+        for u in _uniform_pair(k0, k1, low0, high0, offset):
+            product *= u
+            if product <= exp_neg_rate and x <= highest:
+                return x
+            x += 1.0
+        offset += _ONE
 
 
 @njit(**INNER)
@@ -118,11 +119,11 @@ def _hormann(rate, highest, k0, k1, low0, high0, start):
     b = 0.931 + 2.53 * math.sqrt(rate)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
-    taken = 0
+    offset = start
     while True:
-        u = _uniform_at(k0, k1, low0, high0, start, taken) - 0.5
-        v = _uniform_at(k0, k1, low0, high0, start, taken + 1)
-        taken += 2
+        u, v = _uniform_pair(k0, k1, low0, high0, offset)
+        offset += _ONE
+        u = u - 0.5
         u_shifted = 0.5 - abs(u)
         k = np.floor((2.0 * a / u_shifted + b) * u + rate + 0.43)
         if k > highest:
@@ -153,14 +154,15 @@ def _fill_poisson(rates, num_samples, highest, k0, k1, low0, high0, out):
 def _binomial_inversion(count, p, k0, k1, low0, high0, start):
     """Geometric waits ``ceil(log u / log1p(-p))`` summed until past ``count``: how
     many there were."""
-    geom_sum, num_geom, taken = 0.0, 0.0, 0
+    log1p_minus_p = math.log1p(-p)
+    geom_sum, num_geom, offset = 0.0, 0.0, start
     while True:
-        u = _uniform_at(k0, k1, low0, high0, start, taken)
-        taken += 1
-        geom_sum += np.ceil(math.log(u) / math.log1p(-p))
-        if geom_sum > count:
-            return num_geom
-        num_geom += 1.0
+        for u in _uniform_pair(k0, k1, low0, high0, offset):
+            geom_sum += np.ceil(math.log(u) / log1p_minus_p)
+            if geom_sum > count:
+                return num_geom
+            num_geom += 1.0
+        offset += _ONE
 
 
 _TAILS = np.array(reference.STIRLING_TAILS)
@@ -185,11 +187,10 @@ def _btrs(count, p, k0, k1, low0, high0, start):
     r = p / (1 - p)
     alpha = (2.83 + 5.1 / b) * stddev
     m = np.floor((count + 1) * p)
-    taken = 0
+    offset = start
     while True:
-        u = _uniform_at(k0, k1, low0, high0, start, taken)
-        v = _uniform_at(k0, k1, low0, high0, start, taken + 1)
-        taken += 2
+        u, v = _uniform_pair(k0, k1, low0, high0, offset)
+        offset += _ONE
         u = u - 0.5
         us = 0.5 - abs(u)
         k = np.floor((2 * a / us + b) * u + c)
