@@ -65,17 +65,17 @@ def _uniform_block(k0, k1, low0, high0, offset, values):
 
 
 @njit(**INNER)
-def _gives_up(kept, state):
-    """The reference's rule before a batch member's next block: whether the blocks read
-    since its last kept value reached ``MAX_REJECTED_BLOCKS``.  ``state``: [blocks read,
-    values kept at the last one that kept any, blocks since], updated."""
-    if state[0]:
-        if kept > state[1]:
-            state[1], state[2] = kept, 0
+def _gives_up(kept, read, had, rejected):
+    """The reference's rule before a batch member's next block, over what it counts:
+    the blocks ``read``, the values it ``had`` kept when one last kept any, the blocks
+    ``rejected`` since.  Returns them as they are after it, and whether to give up (the
+    rejected blocks reached ``MAX_REJECTED_BLOCKS``)."""
+    if read:
+        if kept > had:
+            had, rejected = kept, 0
         else:
-            state[2] += 1
-    state[0] += 1
-    return state[2] >= reference.MAX_REJECTED_BLOCKS
+            rejected += 1
+    return read + 1, had, rejected, rejected >= reference.MAX_REJECTED_BLOCKS
 
 
 @njit(**INNER)
@@ -85,7 +85,7 @@ def _member(mean, stddev, minval, maxval, c, column, scratch, scratch2, k0, k1, 
     ``offset`` (``c``: the constants, in its dtype): (the block after its last one,
     whether it gave up)."""
     count = out.shape[0]
-    state = np.zeros(3, np.int64)
+    read = had = rejected = 0
     if (math.isinf(minval) and minval < 0) or maxval < mean:
         minval, maxval, stddev = maxval, minval, -stddev
     norm_min, norm_max = (minval - mean) / stddev, (maxval - mean) / stddev
@@ -96,7 +96,8 @@ def _member(mean, stddev, minval, maxval, c, column, scratch, scratch2, k0, k1, 
     kept = 0
     if (norm_min < -c[_INSIDE] and norm_max >= 0) or (norm_max > c[_INSIDE] and norm_min <= 0):
         while kept < count:                 # normals within the bounds
-            if _gives_up(kept, state):
+            read, had, rejected, give_up = _gives_up(kept, read, had, rejected)
+            if give_up:
                 return offset, True
             _normal_block(k0, k1, low0, high0, offset, scratch)
             offset += _ONE
@@ -110,10 +111,12 @@ def _member(mean, stddev, minval, maxval, c, column, scratch, scratch2, k0, k1, 
     if diff < cutoff:                       # uniform proposals, a block of acceptances
         plus = c[_ZERO] if norm_min < 0 else norm_min * norm_min
         while kept < count:
-            if _gives_up(kept, state):
+            read, had, rejected, give_up = _gives_up(kept, read, had, rejected)
+            if give_up:
                 return offset, True
             _uniform_block(k0, k1, low0, high0, offset, scratch)
-            if _gives_up(kept, state):
+            read, had, rejected, give_up = _gives_up(kept, read, had, rejected)
+            if give_up:
                 return offset, True
             _uniform_block(k0, k1, low0, high0, offset + _ONE, scratch2)
             offset += _ONE + _ONE
@@ -127,7 +130,8 @@ def _member(mean, stddev, minval, maxval, c, column, scratch, scratch2, k0, k1, 
         return offset, False
     alpha = (norm_min + math.sqrt(norm_min * norm_min + c[_FOUR])) / c[_TWO]
     while kept < count:                     # exponential proposals, uniforms in pairs
-        if _gives_up(kept, state):
+        read, had, rejected, give_up = _gives_up(kept, read, had, rejected)
+        if give_up:
             return offset, True
         _uniform_block(k0, k1, low0, high0, offset, scratch)
         offset += _ONE
