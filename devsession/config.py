@@ -14,6 +14,7 @@ ConfigProto / GPUOptions field         SessionOptions
 ``intra_op_parallelism_threads``       ``intra_op_threads``
 ``inter_op_parallelism_threads``       ``inter_op_threads``
 ``operation_timeout_in_ms``            ``operation_timeout_s``
+``device_filters``                     ``device_filters`` (a cluster session's devices)
 ``gpu_options.allow_growth``           nothing to do: the GPU memory pool grows on demand
 ``gpu_options.per_process_gpu_``       ``gpu_memory_limit_bytes`` (that fraction of GPU:0's
 ``memory_fraction``                    memory; nothing without a GPU)
@@ -181,6 +182,8 @@ def session_options(config: ConfigProto, base):
     for name, value in fields.items():
         if name in renames:
             changes[renames[name]] = type(getattr(base, renames[name]))(value)
+        elif name == "device_filters":
+            changes["device_filters"] = tuple(value)
         elif name == "operation_timeout_in_ms":
             changes["operation_timeout_s"] = value / 1000 if value and value > 0 else None
         elif name == "device_count":

@@ -86,6 +86,14 @@ class DeviceSpec:
     def replace(self, **changes) -> "DeviceSpec":
         return dataclasses.replace(self, **changes)
 
+    def includes(self, device: "str | DeviceSpec") -> bool:
+        """True when every field this spec sets has ``device``'s value: ``/job:ps``
+        includes every device of the ps job (TF's ``IsSpecification``, which device
+        filters use)."""
+        device = DeviceSpec.parse(device)
+        return all(getattr(self, f.name) in (None, getattr(device, f.name))
+                   for f in dataclasses.fields(self))
+
     @property
     def is_empty(self) -> bool:
         return self == DeviceSpec()

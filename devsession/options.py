@@ -66,6 +66,10 @@ class SessionOptions:
     plan that was never compiled on this machine with the numpy reference kernels
     while its numba kernels compile on a background thread (``runtime/tiered.py``);
     "eager" compiles them during the first run.
+    ``device_filters`` (TF's ConfigProto field): a cluster session sees only the
+    devices one of them includes (``/job:ps`` includes every ps device): it lists,
+    contacts and places on no other, so tasks it leaves out need not be running.  A
+    direct session has only its own devices and ignores them, as TF's.
     """
 
     target: str = ""
@@ -80,6 +84,7 @@ class SessionOptions:
     optimizer: OptimizerOptions = OptimizerOptions()
     kernel_compile: str = dataclasses.field(default_factory=lambda: os.environ.get(
         "DEVSESSION_KERNEL_COMPILE", "background"))
+    device_filters: tuple = ()
 
     def __post_init__(self):
         if self.kernel_compile not in KERNEL_COMPILE_MODES:
@@ -104,6 +109,11 @@ class SessionOptions:
                 raise ValueError(f"{name} must be >= 0 (0 picks from the machine).")
         if isinstance(self.config, dict):
             object.__setattr__(self, "config", tuple(sorted(self.config.items())))
+        if isinstance(self.device_filters, (str, DeviceSpec)):
+            raise TypeError(f"device_filters must be a list of device names, not "
+                            f"{self.device_filters!r}.")
+        object.__setattr__(self, "device_filters",
+                           tuple(DeviceSpec.parse(f) for f in self.device_filters))
 
     @property
     def is_local(self) -> bool:

@@ -33,12 +33,13 @@ class GrpcSessionFactory(SessionFactory):
         return GrpcSession(options)
 
     def reset(self, options: SessionOptions, containers=None) -> None:
-        """Clear resource containers (variables) on every task of the target's cluster."""
+        """Clear resource containers (variables) on every task of the target's cluster
+        that the options' device filters keep."""
         from .session import master_client
 
         client = master_client(options)
         try:
-            client.reset(containers)
+            client.reset(containers, options.device_filters)
         finally:
             client.close()
 

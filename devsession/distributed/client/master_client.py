@@ -165,8 +165,9 @@ class MasterClient:
         except grpc.RpcError as e:
             raise self.error(e, "FetchResults") from None
 
-    def reset(self, containers) -> None:
-        request = pb.ResetRequest(containers=list(containers or ()), all=containers is None)
+    def reset(self, containers, device_filters=()) -> None:
+        request = pb.ResetRequest(containers=list(containers or ()), all=containers is None,
+                                  device_filters=[str(f) for f in device_filters])
         self.call("Reset", "unary_unary", request.SerializeToString(), CLIENT_CONTROL_TIMEOUT_S)
 
     def close(self) -> None:
@@ -213,8 +214,8 @@ class LocalMasterClient:
             raise _as_reply(e) from None
         return [wire.to_host(v) for v in result.fetched], result.stats
 
-    def reset(self, containers) -> None:
-        self.state.reset(containers)
+    def reset(self, containers, device_filters=()) -> None:
+        self.state.reset(containers, device_filters)
 
     def close(self) -> None:
         pass

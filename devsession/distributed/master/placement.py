@@ -17,6 +17,10 @@ Two steps, because the master must reach a task before it knows its devices:
 2. ``place(op, devices)``: the device on that task, with ``runtime.placement.place_node``
    and the task's own device list and kernel table (``TaskDevices``, from the worker's
    GetStatus), so soft placement behaves exactly as in a direct session.
+
+A session with ``device_filters`` (TF's ConfigProto field) sees only the devices one of
+them includes: a node on a task they leave out is an ``InvalidArgumentError`` naming the
+node and the filters, and soft placement picks among the devices they keep.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from ...runtime.placement import (Placement, PlacementPolicy, colocation_root, p
                                   takes_or_makes_strings)
 from ..cluster_spec import ClusterSpec, task_name
 
-__all__ = ["TaskDevices", "ClusterPlacer", "colocation_root", "referenced_variables"]
+__all__ = ["TaskDevices", "ClusterPlacer", "colocation_root", "referenced_variables",
+           "filters_include_task"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,12 +71,14 @@ class ClusterPlacer:
     """Places the nodes of one session on a cluster (see the module docstring)."""
 
     def __init__(self, cluster: ClusterSpec, master_job: str, master_task: int,
-                 session_device: str = "", allow_soft_placement: bool = True):
+                 session_device: str = "", allow_soft_placement: bool = True,
+                 device_filters: tuple = ()):
         self.cluster = cluster
         self.master_task = task_name(master_job, master_task)
         self._master = DeviceSpec(job=master_job, replica=0, task=master_task)
         self._session = DeviceSpec.parse(session_device)
         self._allow_soft = allow_soft_placement
+        self._filters = tuple(device_filters)
 
     def _spec(self, op) -> DeviceSpec:
         root = self._root(op)
@@ -121,6 +128,12 @@ class ClusterPlacer:
             raise InvalidArgumentError(
                 f"Cannot assign a device for operation '{op.name}': /job:{spec.job}/task:"
                 f"{spec.task} is not in the cluster (tasks: {tasks}).", op.name)
+        if not filters_include_task(self._filters, spec.job, spec.task):
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}': it asks for /job:"
+                f"{spec.job}/task:{spec.task}, which the session's device_filters "
+                f"({_listed(self._filters)}) leave out.  Add it to ConfigProto("
+                f"device_filters=...), or place the op on a task they keep.", op.name)
         return task_name(spec.job, spec.task)
 
     def place(self, op, devices: TaskDevices) -> Placement:
@@ -129,6 +142,7 @@ class ClusterPlacer:
         CPU kernel either)."""
         self.task_of(op)            # a job or task the cluster lacks is named here
         spec = self._spec(op)
+        devices = self._visible(op, devices, spec)
         local = DeviceSpec(device_type=spec.device_type, device_index=spec.device_index)
         policy = PlacementPolicy(
             default=devices.best_device, exists=devices.exists,
@@ -144,3 +158,28 @@ class ClusterPlacer:
                 f"with its variable '{root.name}' on {device}, which has no {op.type} "
                 f"kernel.", op.name)
         return Placement(device, placement.note)
+
+    def _visible(self, op, devices: TaskDevices, spec: DeviceSpec) -> TaskDevices:
+        """``devices`` (of ``spec``'s task) less those the device filters leave out."""
+        if not self._filters:
+            return devices
+        task = DeviceSpec(job=spec.job, replica=0, task=spec.task)
+        kept = frozenset(d for d in devices.devices
+                         if any(f.includes(task.merge(d)) for f in self._filters))
+        if not kept:
+            raise InvalidArgumentError(
+                f"Cannot assign a device for operation '{op.name}': the session's "
+                f"device_filters ({_listed(self._filters)}) keep none of {task}'s "
+                f"devices ({devices.describe()}).", op.name)
+        return dataclasses.replace(devices, devices=kept)
+
+
+def filters_include_task(filters: tuple, job: str, task: int) -> bool:
+    """Whether device filters (none: all) keep some device of ``/job:job/task:task``."""
+    device = DeviceSpec(job=job, replica=0, task=task)
+    return not filters or any(f.replace(device_type=None, device_index=None).includes(device)
+                              for f in filters)
+
+
+def _listed(filters: tuple) -> str:
+    return ", ".join(repr(str(f)) for f in filters)

@@ -16,6 +16,7 @@ import grpc
 
 from ...errors import InvalidArgumentError
 from ...graph_def import graph_def_from_bytes
+from ...options import SessionOptions
 from ...proto import master_pb2 as pb
 from ..transport import wire
 from ..transport.exchange import StreamLimit
@@ -126,7 +127,11 @@ class MasterServicer:
 
     @rpc(pb.ResetRequest)
     def Reset(self, message, _):
-        self.state.reset(None if message.all else list(message.containers))
+        try:
+            filters = SessionOptions(device_filters=list(message.device_filters)).device_filters
+        except (ValueError, TypeError) as e:
+            raise InvalidArgumentError(f"Bad device filters: {e}") from None
+        self.state.reset(None if message.all else list(message.containers), filters)
 
 
 def master_handler(servicer: MasterServicer, streams: StreamLimit) -> grpc.GenericRpcHandler:

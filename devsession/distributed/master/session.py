@@ -83,7 +83,7 @@ class MasterSession:
         self.connect_timeout = connect_timeout(options)
         self.graph = Graph()
         self.placer = ClusterPlacer(workers.cluster, master_job, master_task, options.device,
-                                    options.allow_soft_placement)
+                                    options.allow_soft_placement, options.device_filters)
         self._lock = threading.Lock()
         self._prepared: dict = {}
         self._by_handle: dict[int, PreparedStep] = {}

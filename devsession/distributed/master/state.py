@@ -23,11 +23,13 @@ import secrets
 import threading
 import time
 
+from ...device_spec import DeviceSpec
 from ...errors import InvalidArgumentError, NotFoundError, OpError, UnavailableError
 from ...feeds import validate_feed
 from ...options import SessionOptions
 from ..timeouts import HOLD_TTL_S
 from ..transport.messages import connect_timeout
+from .placement import filters_include_task
 from .session import MasterSession, PreparedStep
 from .worker_pool import WorkerPool, run_parallel
 
@@ -166,11 +168,10 @@ class MasterState:
 
     def list_devices(self, handle: str = "") -> tuple[list, list]:
         """(devices of every reachable task, "task: why" for the others), this task first."""
-        if handle:
-            timeout = connect_timeout(self.session(handle).options)
-        else:
-            timeout = connect_timeout(SessionOptions())
-        tasks = self.workers.all_tasks()
+        options = self.session(handle).options if handle else SessionOptions()
+        timeout = connect_timeout(options)
+        filters = options.device_filters
+        tasks = self._kept_tasks(filters)
         results = run_parallel({t: (lambda t=t: self.workers.status(t, timeout, False))
                                 for t in tasks})
         devices, unreachable = [], []
@@ -179,15 +180,21 @@ class MasterState:
             if isinstance(result, Exception):
                 unreachable.append(f"{task}: {result}")
             else:
-                devices.extend(sorted(result.devices,
+                devices.extend(sorted((d for d in result.devices if not filters or
+                                       any(f.includes(d.name) for f in filters)),
                                       key=lambda d: (d.device_type != "CPU", d.name)))
         return devices, unreachable
 
-    def reset(self, containers=None) -> None:
-        """Clear resource containers on every task; UnavailableError naming the tasks
-        that could not be reached (the others are cleared)."""
+    def _kept_tasks(self, device_filters: tuple) -> list:
+        return [t for t in self.workers.all_tasks()
+                if filters_include_task(device_filters, *DeviceSpec.parse(t).task_key)]
+
+    def reset(self, containers=None, device_filters: tuple = ()) -> None:
+        """Clear resource containers on every task the device filters (none: all) keep;
+        UnavailableError naming the tasks that could not be reached (the others are
+        cleared)."""
         results = run_parallel({t: (lambda t=t: self.workers.worker(t).reset(containers))
-                                for t in self.workers.all_tasks()})
+                                for t in self._kept_tasks(device_filters)})
         failed = {t: r for t, r in results.items() if isinstance(r, Exception)}
         if failed:
             raise UnavailableError(

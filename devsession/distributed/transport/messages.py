@@ -91,7 +91,8 @@ def options_to_proto(options: SessionOptions) -> master_pb2.SessionConfig:
     out = master_pb2.SessionConfig(
         device=str(options.device), allow_soft_placement=options.allow_soft_placement,
         log_device_placement=options.log_device_placement,
-        connect_timeout_s=connect_timeout(options))
+        connect_timeout_s=connect_timeout(options),
+        device_filters=[str(f) for f in options.device_filters])
     optimizer_to_proto(options.optimizer, out.optimizer)
     return out
 
@@ -101,6 +102,7 @@ def options_from_proto(p: master_pb2.SessionConfig) -> SessionOptions:
     return SessionOptions(
         device=p.device, allow_soft_placement=p.allow_soft_placement,
         log_device_placement=p.log_device_placement, optimizer=optimizer_from_proto(p.optimizer),
+        device_filters=tuple(p.device_filters),
         config={"connect_timeout_s": p.connect_timeout_s or CONNECT_TIMEOUT_S})
 
 
