@@ -1,8 +1,9 @@
 """``tf.data.experimental``'s transformations (``devsession/data/transformations.py``)
 against TensorFlow 2.21's outputs recorded by tests/data/make_tf_data_experimental.py:
 each pipeline's elements, ``cardinality``, ``get_single_element``'s value and errors;
-and what TF leaves random (``sample_from_datasets``' proportions, shuffle_and_repeat's
-epochs) by its statistics, and TF's build-time errors."""
+and random orders by their statistics (``sample_from_datasets``' proportions, whose
+orders tests/test_data_random_tf_values.py compares with TF's; shuffle_and_repeat's
+epochs), and TF's build-time errors."""
 
 from __future__ import annotations
 

@@ -7,8 +7,8 @@ stages:
 
 Orders are TF's where TF's are deterministic (``parallel_interleave`` with
 ``sloppy=False`` is ``interleave``'s order, ``sloppy=True`` too);
-``sample_from_datasets`` draws with numpy's generator, seeded as ``shuffle``: the same
-proportions as TF's, not TF's sequence.  ``prefetch_to_device`` and ``copy_to_device``
+``sample_from_datasets`` and ``RandomDataset`` draw TF's values for a seed
+(``kernels/reference/dataset_random.py``).  ``prefetch_to_device`` and ``copy_to_device``
 pass the elements through (devsession's pipelines run on the host, and ``get_next``
 feeds whichever device reads it).  ``cardinality`` is worked out when the graph is
 built, from the stages: UNKNOWN where that needs a run (a slice of a tensor of
@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import control_dependencies, convert_to_tensor
+from ..graph import Tensor, control_dependencies, convert_to_tensor
 from ..ops import nest
 from .dataset import Dataset, _combined, _common_shape, _python_int
 from .structure import ElementSpec
@@ -126,9 +126,8 @@ def from_list(elements) -> Dataset:
 
 
 def RandomDataset(seed=None) -> Dataset:  # noqa: N802
-    """int64 scalars drawn uniformly from all int64 values, forever; seeded by ``seed``
-    and the graph seed as ``shuffle`` (the same sequence in each session for a seed;
-    numpy's sequence, not TF's)."""
+    """int64 scalars, TF's uniform uint32s, forever; seeded by ``seed`` and the graph
+    seed as TF's (``get_seed``): TF's values for a seed, in each session."""
     from ..graph import get_default_graph
     from ..ops.random import _seeds
 
@@ -208,29 +207,58 @@ def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False) 
 def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False
                          ) -> Dataset:
     """Elements drawn at random from ``datasets``, dataset ``i`` with probability
-    ``weights[i]`` (normalized; default equal), seeded as ``shuffle`` (numpy's
-    sequence, not TF's: see the module docstring)."""
+    ``weights[i]`` (normalized; default equal), TF's draws for a seed: its selector
+    (``kernels/reference/dataset_random.py``) from ``RandomDataset(seed)``, which takes
+    the op seed.  As TF's, a list of weights drops the datasets of weight 0, and one
+    dataset left is returned as it is.  Raises TF's ValueError for no datasets or
+    weights of another length, TypeError for weights neither float32 nor float64."""
     from ..ops.random import _seeds
 
     if not datasets:
         raise ValueError("Invalid `datasets`. `datasets` should not be empty.")
-    graph = datasets[0]._graph
-    if weights is None:
-        weights = np.full(len(datasets), 1.0 / len(datasets), np.float32)
+    datasets = list(datasets)
     if isinstance(weights, Dataset):
         raise ValueError("sample_from_datasets: devsession takes weights as a list or a "
                          "tensor, not a dataset of them.")
+    if weights is None:
+        weights = np.full(len(datasets), 1.0 / len(datasets), np.float32)
+    elif not (isinstance(weights, Tensor) or hasattr(weights, "_as_tensor")):
+        datasets, weights = _weighted(datasets, weights)
+    if len(datasets) == 1:
+        return datasets[0]
+    graph = datasets[0]._graph
     with graph.as_default():
-        weights = convert_to_tensor(weights, dtype=dtypes.float32, name="weights")
+        weights = _float_weights(weights, len(datasets))
         seeds = list(_seeds(seed))
-    count = weights.shape.num_elements() if weights.shape.ndims == 1 else None
-    if weights.shape.ndims is not None and weights.shape.ndims != 1 or \
-            count is not None and count != len(datasets):
-        raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible "
-                         f"with `[len(datasets)]` but is {weights.shape}.")
     selector = Dataset(graph, [{"kind": "categorical", "inputs": [0, 1], "seeds": seeds}],
                        [weights], (), ElementSpec(dtypes.int64, []))
-    return _chosen(list(datasets), selector, bool(stop_on_empty_dataset))
+    return _chosen(datasets, selector, bool(stop_on_empty_dataset))
+
+
+def _weighted(datasets: list, weights) -> tuple[list, list]:
+    """TF's: the datasets of a positive weight, and their weights (an empty dataset of
+    weight 1 where none is)."""
+    if len(datasets) != len(weights):
+        raise ValueError(f"Invalid `weights`. `weights` should have the same length as "
+                         f"`datasets` but got `len(weights)={len(weights)}` vs. "
+                         f"`len(datasets)={len(datasets)}`.")
+    kept = [(d, w) for d, w in zip(datasets, weights) if w > 0]
+    if not kept:
+        return [datasets[0].take(0)], [1.0]
+    return [d for d, _ in kept], [w for _, w in kept]
+
+
+def _float_weights(weights, count: int) -> Tensor:
+    """The weights as a float32 or float64 vector of ``count``; TF's errors else."""
+    weights = convert_to_tensor(weights, name="weights")
+    if weights.shape.ndims is not None and weights.shape.ndims != 1 or \
+            weights.shape.ndims == 1 and weights.shape.dims[0] not in (None, count):
+        raise ValueError(f"Invalid `weights`. The shape of `weights` should be compatible "
+                         f"with `[len(datasets)]` but is {weights.shape}.")
+    if weights.dtype not in (dtypes.float32, dtypes.float64):
+        raise TypeError(f"Invalid `weights`. `weights` type must be either `tf.float32` or "
+                        f"`tf.float64` but is {weights.dtype}.")
+    return weights
 
 
 def _chosen(datasets: list, selector: Dataset, stop_on_empty: bool) -> Dataset:

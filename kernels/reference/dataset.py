@@ -49,7 +49,7 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
                   shapes that follow them; ``group_by_reducer``: one state per key,
                   folded by the traced ``fn`` (``dataset_grouping.py``)
 ``unique``        the elements not seen before; ``assert_cardinality``: the elements,
-                  checked to be ``expected`` many; ``list`` and ``random``: sources
+                  checked to be ``expected`` many; ``list``: a source
                   (``dataset_checks.py``); ``rejection_resample``: TF's resampling to
                   a class distribution (``dataset_resampling.py``);
                   ``dense_to_sparse_batch``: batches as a SparseTensor's three arrays
@@ -57,7 +57,8 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``choose``        a source: the first branch's int64 scalars pick which other branch
                   gives the next element (an ended branch is skipped, or ends the data
                   with ``stop_on_empty``); ``categorical``: a source of int64 indices
-                  drawn at random with the input's weights (seeded as ``shuffle``)
+                  drawn with the input's weights, TF's ``sample_from_datasets``
+                  selector; ``random``: TF's ``RandomDataset`` (``dataset_random.py``)
 ``interleave``    per element, the traced ``fn`` computes the inputs of the nested
                   pipeline ``stages``; ``cycle_length`` of those run interleaved,
                   ``block_length`` elements each in turn, in TF's order (``flat_map``:
@@ -86,10 +87,10 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
 
 from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
-from .dataset_checks import (assert_cardinality_stage, list_source, random_source,
-                             unique_stage)
+from .dataset_checks import assert_cardinality_stage, list_source, unique_stage
 from .dataset_csv import csv_source
 from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unpad_stage
+from .dataset_random import categorical_source, random_source
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
@@ -291,28 +292,11 @@ def _chosen(node, stage, branches):
     return chosen
 
 
-def _categorical(node, stage, inputs):
-    weights = np.asarray(inputs[0], np.float64).reshape(-1)
-    if weights.size == 0 or (weights < 0).any() or not weights.sum() > 0:
-        raise InvalidArgumentError(f"'{node.name}': sample_from_datasets needs non-negative "
-                                   f"weights with a positive sum, got {weights.tolist()}.",
-                                   node.name)
-    edges = np.cumsum(weights / weights.sum())
-    seeds = stage["seeds"]
-    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
-
-    def indices():
-        rng = np.random.default_rng(base)
-        for u in _uniforms(rng):
-            yield [np.int64(min(np.searchsorted(edges, u, side="right"), len(edges) - 1))]
-    return indices
-
-
 _SOURCES = {"slices": _slices, "tensors": _tensors, "range": _range,
             "tfrecord": tfrecord_source, "textline": textline_source,
             "fixed_length": fixed_length_source, "csv": csv_source,
             "generator": generator_source, "list_files": list_files_source,
-            "categorical": _categorical, "list": list_source, "random": random_source}
+            "categorical": categorical_source, "list": list_source, "random": random_source}
 _COMBINED = {"zip": _zipped, "concatenate": _concatenated, "choose": _chosen}
 
 
@@ -426,13 +410,6 @@ def _take_one(buffer: list, capacity: int, start: int, end: int, sample: int):
 def _philox_words(seed: int, seed2: int):
     """TF's ``SingleSampleAdapter<PhiloxRandom(seed, seed2)>``: the stream's uint32s."""
     return words(*seed_pair_stream(seed, seed2))
-
-
-def _uniforms(rng):
-    """Uniform floats in [0, 1), drawn a block at a time (one numpy call per element
-    would cost more than the sampling itself)."""
-    while True:
-        yield from rng.random(1024).tolist()
 
 
 def _groups(items, stage):

@@ -1,6 +1,7 @@
 """More stages of a dataset pipeline (``kernels/reference/dataset.py`` runs it), behind
-``tf.data.experimental``'s ``unique``, ``assert_cardinality``, ``from_list`` and
-``RandomDataset`` (``devsession/data/transformations.py``):
+``tf.data.experimental``'s ``unique``, ``assert_cardinality`` and ``from_list``
+(``devsession/data/transformations.py``; ``RandomDataset``'s source:
+``dataset_random.py``):
 
 ``unique``              the elements not seen before (one int32, int64 or string
                         component), in their first order
@@ -9,19 +10,13 @@
                         past them, or at the end of too few
 ``list``                a source: the inputs in groups of ``num_components``, one
                         element each (the elements may differ in shape)
-``random``              a source: int64 scalars drawn uniformly from all int64 values
-                        forever, seeded by the stage's seeds (numpy's sequence, not TF's)
 """
 
 from __future__ import annotations
 
-import itertools
-
-import numpy as np
-
 from devsession.errors import FailedPreconditionError, InvalidArgumentError
 
-__all__ = ["unique_stage", "assert_cardinality_stage", "list_source", "random_source"]
+__all__ = ["unique_stage", "assert_cardinality_stage", "list_source"]
 
 
 def unique_stage(node, stage, upstream, _, __):
@@ -66,16 +61,3 @@ def list_source(node, stage, inputs):
     width = stage["num_components"]
     elements = [inputs[i:i + width] for i in range(0, len(inputs), width)]
     return lambda: ([v.copy() for v in element] for element in elements)
-
-
-def random_source(node, stage, _):
-    seeds = stage["seeds"]
-    base = seeds if seeds != [0, 0] else [np.random.SeedSequence().entropy]
-    info = np.iinfo(np.int64)
-
-    def draws():
-        rng = np.random.default_rng(base)
-        for _ in itertools.count():
-            for value in rng.integers(info.min, info.max, 1024, np.int64, endpoint=True):
-                yield [np.int64(value)]
-    return draws

@@ -21,11 +21,12 @@ import itertools
 
 import numpy as np
 
-__all__ = ["blocks", "blocks_at", "seed_key_counter", "key_counter_words",
+__all__ = ["blocks", "blocks_at", "seed_key_counter", "first_blocks_of_seeds",
+           "key_counter_words",
            "key_counter_tensors", "unit_float64", "words", "seed_pair_stream", "SimplePhilox"]
 
 _MUL_A, _MUL_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
-_WEYL_A, _WEYL_B = 0x9E3779B9, 0xBB67AE85
+_WEYL_A, _WEYL_B = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)
 _LOW, _SHIFT = np.uint64(0xFFFFFFFF), np.uint64(32)
 _SCRAMBLE_KEY = (0x3EC8F720, 0x02461E29)
 _MASK64 = (1 << 64) - 1
@@ -40,13 +41,18 @@ def blocks_at(key, counter, offsets) -> np.ndarray:
     with np.errstate(over="ignore"):
         low = low0 + offsets                        # 128-bit addition, carry into high
         high = high0 + (low < low0).astype(np.uint64)
-    c0, c1, c2, c3 = low & _LOW, low >> _SHIFT, high & _LOW, high >> _SHIFT
-    k0, k1 = int(key[0]), int(key[1])
+    return _rounds(low & _LOW, low >> _SHIFT, high & _LOW, high >> _SHIFT,
+                   np.uint64(key[0]), np.uint64(key[1]))
+
+
+def _rounds(c0, c1, c2, c3, k0, k1) -> np.ndarray:
+    """The ten rounds of counters' words (uint64 arrays holding uint32s) under keys' (the
+    same for all, or one each): uint32 ``[..., 4]``."""
     for _ in range(10):
         product_a, product_b = _MUL_A * c0, _MUL_B * c2   # 32 x 32 bits: fits in 64
-        c0, c1, c2, c3 = ((product_b >> _SHIFT) ^ c1 ^ np.uint64(k0), product_b & _LOW,
-                          (product_a >> _SHIFT) ^ c3 ^ np.uint64(k1), product_a & _LOW)
-        k0, k1 = (k0 + _WEYL_A) & 0xFFFFFFFF, (k1 + _WEYL_B) & 0xFFFFFFFF
+        c0, c1, c2, c3 = ((product_b >> _SHIFT) ^ c1 ^ k0, product_b & _LOW,
+                          (product_a >> _SHIFT) ^ c3 ^ k1, product_a & _LOW)
+        k0, k1 = (k0 + _WEYL_A) & _LOW, (k1 + _WEYL_B) & _LOW
     return np.stack([c0, c1, c2, c3], axis=-1).astype(np.uint32)
 
 
@@ -61,6 +67,17 @@ def seed_key_counter(seed0: int, seed1: int) -> tuple[tuple, tuple]:
     words = (s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32)
     mix = [int(w) for w in blocks(_SCRAMBLE_KEY, words, 1)[0]]
     return (mix[0], mix[1]), (0, 0, mix[2], mix[3])
+
+
+def first_blocks_of_seeds(seed0, seed1) -> np.ndarray:
+    """For each pair of seeds (int64 or uint64 arrays), the first block of the stream
+    ``seed_key_counter`` gives it, all pairs at once: uint32 ``[n, 4]`` (TF's stateless
+    ops of one sample, seeded element by element, as ``sample_from_datasets``' selector)."""
+    s0, s1 = (np.asarray(s).astype(np.uint64) for s in (seed0, seed1))
+    mix = _rounds(s0 & _LOW, s0 >> _SHIFT, s1 & _LOW, s1 >> _SHIFT,
+                  np.uint64(_SCRAMBLE_KEY[0]), np.uint64(_SCRAMBLE_KEY[1])).astype(np.uint64)
+    zero = np.zeros_like(s0)
+    return _rounds(zero, zero, mix[:, 2], mix[:, 3], mix[:, 0], mix[:, 1])
 
 
 def key_counter_words(key: np.ndarray, counter: np.ndarray) -> tuple[tuple, tuple]:
