@@ -70,3 +70,20 @@ def test_sample_from_datasets_errors():
         negative = E.sample_from_datasets(two, ds.constant([0.5, -0.5]), seed=1)
         with pytest.raises(ds.errors.InvalidArgumentError, match="non-negative weights"):
             cases.drain(ds, ds.Session(), negative.make_one_shot_iterator().get_next())
+
+
+def test_dataset_static_methods_are_the_experimental_functions():
+    with ds.Graph().as_default():
+        ds.set_random_seed(cases.GRAPH_SEED)
+        random = Dataset.random(7).take(20)
+        sampled = Dataset.sample_from_datasets(
+            [Dataset.range(0, 100), Dataset.range(100, 200), Dataset.range(200, 300)],
+            [0.2, 0.3, 0.5], seed=5).take(60)
+        chosen = Dataset.choose_from_datasets([Dataset.range(2), Dataset.range(10, 14)],
+                                              Dataset.from_tensor_slices(
+                                                  np.array([0, 1, 0, 0, 1], np.int64)))
+        with ds.Session() as sess:
+            drained = [cases.drain(ds, sess, d.make_one_shot_iterator().get_next())
+                       for d in (random, sampled, chosen)]
+    assert drained[:2] == [TF["random"].tolist(), TF["sample_three"].tolist()]
+    assert drained[2] == [0, 10, 1]                 # stops at the ended first dataset
