@@ -2,7 +2,8 @@
 ``with_options`` / ``options()`` (``devsession/data/transformations.py``, ``options.py``,
 ``kernels/reference/dataset_checks.py``) against TensorFlow 2.21's elements, static
 shapes, cardinalities, errors and merged options, recorded by
-tests/data/make_data_more.py."""
+tests/data/make_data_more.py; and ``rejection_resample``'s elements for a seed or the
+graph seed alone (tests/data/make_data_resampling.py)."""
 
 from __future__ import annotations
 
@@ -247,36 +248,32 @@ with open(os.path.join(DATA, "tf_data_resampling.json")) as _f:
     RESAMPLED = json.load(_f)
 
 
-def _resampled(name: str, seed: int):
+def _run_of(elements: list) -> dict:
+    """As the recorder reads them: classes and first components, or plain values."""
+    if all(isinstance(e, tuple) for e in elements):
+        return {"classes": [int(c) for c, _ in elements],
+                "first": [int(nest.flatten(e)[0]) for _, e in elements]}
+    return {"values": [int(e) for e in elements]}
+
+
+@pytest.mark.parametrize("name", sorted(RESAMPLED["runs"]))
+def test_rejection_resample_gives_tensorflows_elements_for_each_seed(name):
+    for seed, tf_run in zip(RESAMPLED["seeds"], RESAMPLED["runs"][name]):
+        with ds.Graph().as_default():
+            dataset = _cases.resamplings(ds, seed)[name]
+            types = [t.name for t in nest.flatten(ds.data.get_output_types(dataset))]
+            assert types == RESAMPLED["types"][name]
+            assert _run_of(_window.values(ds, dataset)) == tf_run, seed
+
+
+def test_rejection_resample_takes_tensorflows_op_seeds_from_the_graph_seed():
+    expected = RESAMPLED["graph_seeded"]
     with ds.Graph().as_default():
-        dataset = _cases.resamplings(ds, seed)[name]
-        types = [t.name for t in nest.flatten(ds.data.get_output_types(dataset))]
-        got = _window.values(ds, dataset)
-    return types, {"classes": [int(c) for c, _ in got],
-                   "first": [int(nest.flatten(e)[0]) for _, e in got]}
-
-
-@pytest.mark.parametrize("name", ["only_accepted", "as_it_is"])
-def test_rejection_resample_without_chance_is_tensorflows(name):
-    types, run = _resampled(name, 1)
-    assert types == RESAMPLED["types"][name]
-    assert all(run == tf_run for tf_run in RESAMPLED["runs"][name])
-
-
-@pytest.mark.parametrize("name", ["estimated", "given"])
-def test_rejection_resample_draws_tensorflows_proportions(name):
-    runs = [_resampled(name, seed) for seed in RESAMPLED["seeds"]]
-    assert runs[0][0] == RESAMPLED["types"][name]
-
-    def stats(rows):
-        lengths = [len(r["classes"]) for r in rows]
-        ones = [sum(r["classes"]) for r in rows]
-        return np.mean(lengths), np.mean(ones)
-    ours, theirs = stats([r for _, r in runs]), stats(RESAMPLED["runs"][name])
-    # the same input, resampled: lengths and class-1 counts within 10% of TF's means
-    np.testing.assert_allclose(ours, theirs, rtol=0.1)
-    for _, run in runs:          # each element keeps its class
-        assert all((f >= 900) == bool(c) for c, f in zip(run["classes"], run["first"]))
+        ds.set_random_seed(1)
+        datasets = _cases.graph_seeded_resamplings(ds)
+        assert sorted(datasets) == sorted(expected)
+        for name, dataset in datasets.items():
+            assert _run_of(_window.values(ds, dataset)) == expected[name], name
 
 
 @pytest.mark.parametrize("name", sorted(TF["sparse_batches"]))

@@ -76,6 +76,7 @@ rather than ending the data early in silence.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import threading
@@ -136,7 +137,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
     rather than a row copy and a stack per element; the first stage that reads an
     element (or the end of the pipeline) materializes the rows."""
     source, table = None, None
-    for stage in stages:
+    for index, stage in enumerate(stages):
         stage = _with_tensor_params(node, stage, inputs)
         kind = stage["kind"]
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
@@ -146,6 +147,9 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
         elif source is None:
             source = _SOURCES[kind](node, stage, args)
             table = args if kind == "slices" and not stage.get("sparse") else None
+        elif kind in _PASSES:      # its input read in passes of their own, as TF's
+            upstream = functools.partial(build_pipeline, node, stages[:index], inputs, functions)
+            source, table = _PASSES[kind](node, stage, upstream, args, functions), None
         elif table is not None and kind == "batch":
             source, table = _gathered_batches(stage, source, table), None
         else:
@@ -627,8 +631,10 @@ _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "group_by_window": group_by_window_stage, "unpad": unpad_stage,
            "group_by_reducer": group_by_reducer_stage, "unique": unique_stage,
            "assert_cardinality": assert_cardinality_stage, "options": _prefetch,
-           "rejection_resample": rejection_resample_stage,
            "dense_to_sparse_batch": dense_to_sparse_batch_stage}
+# Stages given a builder of their input rather than its source: each pass is built anew,
+# as TF's iterators of one input in different places are (a shuffle's seed generator each).
+_PASSES = {"rejection_resample": rejection_resample_stage}
 
 
 # --- the kernels ---------------------------------------------------------------------------------

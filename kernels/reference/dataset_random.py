@@ -31,13 +31,13 @@ from devsession.errors import InvalidArgumentError
 from .philox import blocks_at, first_blocks_of_seeds, seed_pair_stream, unit_float64, words
 from .random import draw_classes
 
-__all__ = ["random_source", "categorical_source"]
+__all__ = ["random_source", "categorical_source", "selector_uniform_chunks", "stream_seeds"]
 
 _CHUNK_BLOCKS = 256             # a categorical chunk: two elements' seeds per block
 
 
 def random_source(node, stage, _):
-    key, counter = seed_pair_stream(*_stream_seeds(stage["seeds"]))
+    key, counter = seed_pair_stream(*stream_seeds(stage["seeds"]))
     return lambda: ([np.int64(word)] for word in words(key, counter))
 
 
@@ -45,17 +45,25 @@ def categorical_source(node, stage, inputs):
     """Indices drawn with the weights ``inputs[0]`` (non-negative, a positive sum: else
     InvalidArgumentError), TF's selector's (see the module docstring)."""
     logits = _logits(node, np.asarray(inputs[0]))
-    key, counter = seed_pair_stream(*_stream_seeds(stage["seeds"]))
+    seeds = stage["seeds"]
 
     def indices():
-        for first in itertools.count(0, _CHUNK_BLOCKS):
-            offsets = np.arange(first, first + _CHUNK_BLOCKS, dtype=np.uint64)
-            seeds = blocks_at(key, counter, offsets).reshape(-1, 2)   # batch(2)'s pairs
-            bits = first_blocks_of_seeds(seeds[:, 0], seeds[:, 1])
-            uniforms = unit_float64(bits[:, 0], bits[:, 1])
+        for uniforms in selector_uniform_chunks(seeds):
             for index in draw_classes(logits, uniforms[None])[0].tolist():
                 yield [np.int64(index)]
     return indices
+
+
+def selector_uniform_chunks(seeds):
+    """The uniforms in [0, 1) TF's selector draws, element after element, in arrays of
+    ``2 * _CHUNK_BLOCKS`` (endless): each the first double of the stateless stream that
+    a pair of ``RandomDataset(seeds)``'s words seeds."""
+    key, counter = seed_pair_stream(*stream_seeds(seeds))
+    for first in itertools.count(0, _CHUNK_BLOCKS):
+        offsets = np.arange(first, first + _CHUNK_BLOCKS, dtype=np.uint64)
+        pairs = blocks_at(key, counter, offsets).reshape(-1, 2)      # batch(2)'s pairs
+        bits = first_blocks_of_seeds(pairs[:, 0], pairs[:, 1])
+        yield unit_float64(bits[:, 0], bits[:, 1])
 
 
 def _logits(node, weights: np.ndarray) -> np.ndarray:
@@ -69,7 +77,7 @@ def _logits(node, weights: np.ndarray) -> np.ndarray:
         return np.log(flat)[None]
 
 
-def _stream_seeds(seeds) -> tuple[int, int]:
+def stream_seeds(seeds) -> tuple[int, int]:
     """The stage's seeds, or random ones where it is unseeded (``(0, 0)``)."""
     if list(seeds) != [0, 0]:
         return int(seeds[0]), int(seeds[1])

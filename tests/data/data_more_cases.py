@@ -224,6 +224,27 @@ def resamplings(tf, seed: int) -> dict:
     }
 
 
+def graph_seeded_resamplings(tf) -> dict:
+    """{name: a dataset}, built in this order in one graph of graph seed 1 with no op
+    seeds: each filter's op seed its function's first, each mixing's the graph's count
+    (a RandomDataset after them shows it); the filter alone where ``target`` has a 0; a
+    repeat (the filter's stream goes on; each pass's shuffle moves on)."""
+    E, Dataset = tf.data.experimental, tf.data.Dataset
+    labels = np.array([0] * 90 + [1] * 30, np.int64)
+    skewed = Dataset.from_tensor_slices((np.arange(120), labels)).shuffle(120, seed=2)
+
+    def label(x, y):
+        return tf.cast(y, tf.int32)
+    return {
+        "estimated": skewed.apply(E.rejection_resample(label, [0.5, 0.5])),
+        "filtered_only": Dataset.range(30).apply(E.rejection_resample(
+            lambda x: tf.cast(x % 3, tf.int32), [0.0, 0.3, 0.7], initial_dist=[1 / 3] * 3)),
+        "given_repeated": skewed.rejection_resample(
+            label, [0.5, 0.5], initial_dist=[0.75, 0.25]).repeat(2),
+        "random_after": E.RandomDataset().take(3),
+    }
+
+
 def sparse_batches(tf) -> dict:
     """{name: a dense_to_sparse_batch dataset whose SparseTensors both sides read}."""
     E, r = tf.data.experimental, tf.data.Dataset.range
