@@ -1,18 +1,23 @@
 """TF1's queues (ds.FIFOQueue, ds.RandomShuffleQueue, ds.PaddingFIFOQueue): their ops as
-TF1 builds them, their order, their blocking across threads, close and cancel, and every
-wait bounded (each blocking run here has a deadline: no test can hang)."""
+TF1 builds them, their order (a RandomShuffleQueue's TF's for its seeds), their blocking
+across threads, close and cancel, and every wait bounded (each blocking run here has a
+deadline: no test can hang)."""
 
 from __future__ import annotations
 
+import json
+import os
 import time
 
 import numpy as np
 import pytest
 
 import devsession as ds
+import shuffle_queue_cases
 from devsession.errors import (CancelledError, DeadlineExceededError, InvalidArgumentError,
                                OutOfRangeError)
 from concurrency import in_thread, still_blocked
+from tf_recorded import DATA
 
 SHORT = ds.RunOptions(timeout_s=0.2)       # for a run that must block, then time out
 
@@ -148,6 +153,16 @@ def test_random_shuffle_queue_is_a_repeatable_permutation():
     assert sorted(order) == list(range(20)) and order != list(range(20))
     assert _shuffled(seed=3, graph_seed=1) == order            # a new session, same order
     assert _shuffled(seed=4, graph_seed=1) != order
+
+
+def test_random_shuffle_queues_dequeue_in_tensorflows_order():
+    """Every element enqueued first: TF's orders (tests/data/make_tf_shuffle_queues.py),
+    seeded, by the graph seed alone, by dequeue_many, with min_after_dequeue and close."""
+    with open(os.path.join(DATA, "tf_shuffle_queues.json")) as f:
+        expected = json.load(f)
+    graph = ds.Graph()
+    with ds.Session(graph=graph) as sess:
+        assert shuffle_queue_cases.runs(ds, graph, sess) == expected
 
 
 def test_random_shuffle_queue_keeps_min_after_dequeue_back_until_closed(sess):

@@ -18,8 +18,9 @@ Ends, as TF's:
 * an enqueue into a closed queue is ``CancelledError`` ("... is closed."); waiting
   enqueues survive ``close()`` (they may still find room) unless it cancels them
   (``cancel_pending_enqueues``: "Enqueue operation was cancelled");
-* a ``RandomShuffleQueue`` hands out elements picked at random from its buffer, and
-  while open keeps ``min_after_dequeue`` of them back;
+* a ``RandomShuffleQueue`` hands out elements picked at random from its buffer (the
+  element at ``pick(size)``, its place taken by the last, as TF's), and while open
+  keeps ``min_after_dequeue`` of them back;
 * a ``PaddingFIFOQueue`` pads the elements of a ``dequeue_many`` to the largest of each
   dimension its shapes leave unknown (zeros, or empty strings);
 * a ``PriorityQueue`` hands out the element of the lowest priority (its first component,
@@ -60,13 +61,13 @@ class Queue:
     None for unknown), ``capacity`` (-1: unbounded)."""
 
     def __init__(self, kind: str, name: str, dtypes, shapes, capacity: int,
-                 min_after_dequeue: int = 0, rng=None):
+                 min_after_dequeue: int = 0, pick=None):
         self.kind, self.name = kind, name
         self.dtypes = tuple(np.dtype(getattr(d, "np", d)) for d in dtypes)
         self.shapes = tuple(shapes) if shapes else (None,) * len(self.dtypes)
         self.capacity = capacity if capacity >= 0 else None
         self.min_after_dequeue = min_after_dequeue
-        self._rng = rng
+        self._pick = pick               # a RandomShuffleQueue's: size -> the index to take
         # in their order of leaving (FIFO; a PriorityQueue's by priority), or any order
         self._elements = _ByPriority() if kind == "PriorityQueue" else collections.deque()
         self._closed = False
@@ -164,15 +165,15 @@ class Queue:
         return len(self._elements)
 
     def _take_one(self) -> tuple:
-        if self._rng is None:
+        if self._pick is None:
             return self._elements.popleft()
-        index = int(self._rng.integers(len(self._elements)))
+        index = self._pick(len(self._elements))
         self._elements[index], self._elements[-1] = self._elements[-1], self._elements[index]
         return self._elements.pop()
 
     def _put_back(self, taken: list) -> None:
         """Return a failed dequeue's elements where they were (FIFO: at the front)."""
-        if self._rng is None:
+        if self._pick is None:
             self._elements.extendleft(reversed(taken))
         else:
             self._elements.extend(taken)

@@ -4,12 +4,13 @@ and the CPU (``HOST``; GPU sessions place them on the CPU, as TF places its queu
 The queue op makes its ``Queue`` (``devsession/runtime/queues.py``) in the session's
 resources on its first run, under the container ``_queues`` and a key from its
 ``container`` and ``shared_name`` (the node's name when that is empty), and outputs that
-key as the queue's handle; the other kernels look the queue up by it.  A queue made with
-a shared name is shared by every session of a server, as TF's (SyncReplicasOptimizer's
-token queue on the ps serves every replica's session).  A blocking kernel
-waits under its step's deadline (``running_step()``): past it, ``DeadlineExceededError``
-as TF's ("Timed out waiting for notification"); closed by its session, the session's
-``CancelledError``.
+key as the queue's handle; the other kernels look the queue up by it.  A
+``RandomShuffleQueue`` dequeues in TF's order for its seeds (``_shuffle_picks``).  A
+queue made with a shared name is shared by every session of a server, as TF's
+(SyncReplicasOptimizer's token queue on the ps serves every replica's session).  A
+blocking kernel waits under its step's deadline (``running_step()``): past it,
+``DeadlineExceededError`` as TF's ("Timed out waiting for notification"); closed by its
+session, the session's ``CancelledError``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from devsession.runtime.executor import running_step
 from devsession.runtime.queues import Queue, queue_display_name
 
 from ..registry import HOST, register_kernel
+from .philox import seed_pair_stream, words
 
 __all__ = ["CONTAINER", "find_queue", "find_resource", "step_check", "resource_name"]
 
@@ -55,19 +57,28 @@ def build_make_queue(node):
         types, shapes = (np.dtype(np.int64), *types), ((), *(shapes or (None,) * len(types)))
 
     def make():
-        rng = None
+        pick = None
         if kind == "RandomShuffleQueue":
-            pair = (int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
-            rng = np.random.default_rng(None if pair == (0, 0) else list(pair))
+            pick = _shuffle_picks(int(attrs.get("seed", 0)), int(attrs.get("seed2", 0)))
         name = shared or queue_display_name(node.name)
         return Queue(kind, name, types, shapes,
                      int(attrs.get("capacity", -1)), int(attrs.get("min_after_dequeue", 0)),
-                     rng)
+                     pick)
 
     def make_queue():
         _resources(node).get_or_put(CONTAINER, key, make, shared=bool(shared))
         return handle
     return make_queue
+
+
+def _shuffle_picks(seed: int, seed2: int):
+    """TF's ``RandomShuffleQueue`` draws: the index of each element dequeued is the next
+    32-bit word of ``PhiloxRandom(seed, seed2)`` (random seeds for (0, 0)) modulo the
+    queue's size; called under the queue's lock."""
+    if (seed, seed2) == (0, 0):
+        seed, seed2 = (int(w) for w in np.random.default_rng().integers(0, 2**63, 2))
+    samples = words(*seed_pair_stream(seed, seed2))
+    return lambda size: next(samples) % size
 
 
 def find_queue(resources, handle, node_name: str) -> Queue:
