@@ -28,6 +28,7 @@ from .proto_files import read_message
 from .tf_cond_import import CondPlan, build_cond
 from .tf_function_import import functionalize_functions, inline_calls
 from .tf_graph import translate
+from .tf_graph_passes import without_unread_variant_placeholders
 from .tf_resource_import import map_resource_variables
 from .tf_tensor_array_import import map_tensor_arrays
 from .tf_tensor_list_import import ListPlan, build_list
@@ -173,12 +174,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
                         f"{type(graph_def).__name__}.")
     graph = graph or get_default_graph()
     mapped = _input_map(input_map, graph)
+    graph_def = without_unread_variant_placeholders(graph_def)  # what freezing leaves
     graph_def = inline_calls(graph_def)            # TF2's function calls -> their nodes
     graph_def = map_resource_variables(graph_def)  # TF's resource variables -> VariableV2
     graph_def, functions, _ = functionalize_functions(graph_def)  # TF2's If/While, lists
     graph_def = map_tensor_arrays(graph_def)      # TF1's TensorArrays -> devsession's values
-    graph_def, plans = functionalize(graph_def)    # TF1's loops -> While, Switch/Merge -> If
-    plans.update(functions)
+    graph_def, plans = functionalize(graph_def, functions)  # TF1's loops -> While, conds -> If
     with graph._all_or_nothing():
         prefix = f"{graph.free_name(name, scope=True)}/" if name else ""   # import_1/...
         created = import_nodes(graph_def, graph, mapped, prefix, plans)

@@ -26,7 +26,7 @@ __all__ = ["FunctionPart", "split_input", "tensor_key", "topological_order", "no
            "loop_back_edge", "unique_name", "with_nodes", "with_inputs", "without_controls",
            "cut_function", "may_have_effects", "register_builder", "registered_builder",
            "is_tfs_functional", "FUNCTIONAL_IFS", "FUNCTIONAL_WHILES",
-           "check_control_flow_inputs"]
+           "check_control_flow_inputs", "without_unread_variant_placeholders"]
 
 FUNCTIONAL_IFS = ("If", "StatelessIf")
 FUNCTIONAL_WHILES = ("While", "StatelessWhile")
@@ -97,6 +97,20 @@ def unique_name(names: set, name: str) -> str:
         candidate = f"{name}_{k}"
     names.add(candidate)
     return candidate
+
+
+def without_unread_variant_placeholders(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
+    """``graph_def`` less its ``variant`` Placeholders that no node reads: TF's
+    ``convert_variables_to_constants_v2`` leaves one behind for each variant a lowered
+    loop used to take (``unused_control_flow_input_<k>``).  A variant placeholder that is
+    read stays, for the importer to refuse."""
+    read = {split_input(text)[0] for node in graph_def.node for text in node.input}
+    unread = [node.name for node in graph_def.node
+              if node.op == "Placeholder" and node.attr["dtype"].type == graph_pb2.DT_VARIANT
+              and node.name not in read]
+    if not unread:
+        return graph_def
+    return with_nodes(graph_def, [node for node in graph_def.node if node.name not in unread])
 
 
 def with_nodes(graph_def: graph_pb2.GraphDef, nodes) -> graph_pb2.GraphDef:

@@ -23,6 +23,12 @@ resolve), its ``lengths`` after the node's other outputs, one per list in order.
   the same layout: ``Wiring.functional`` says which arguments and results are lists,
   so that ``tf_function_import.py`` gives their functions the same layout (a
   function's list arguments are the ``lists`` the pass over its body starts from).
+* A TF1 loop's node carrying a list (``Enter``, ``Merge``, ``Switch``, ``NextIteration``,
+  ``Exit``: what TF's ``convert_variables_to_constants_v2`` lowers a Keras RNN's
+  ``While`` into) carries its values, and a twin ``<node>/lengths`` beside it carries
+  its lengths, so that ``tf_while_import.py`` makes the list two loop variables.  A
+  ``Merge`` meets its ``NextIteration`` before the walk (which skips back edges) does:
+  it names that one's twin in advance, and the ``NextIteration`` must carry a list.
 
 Refused with ``UnimplementedError`` naming the node: another op reading a list, and
 the TensorList ops not listed here (concat, split, resize...).
@@ -41,8 +47,8 @@ from .ops.sequence import range as range_op
 from .ops.state import constant
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
-from .tf_graph_passes import is_tfs_functional, nodes_in_order, split_input, tensor_key, \
-    with_inputs, with_nodes
+from .tf_graph_passes import is_tfs_functional, loop_back_edge, nodes_in_order, split_input, \
+    tensor_key, unique_name, with_inputs, with_nodes
 
 __all__ = ["split_tensor_lists", "build_list", "ListPlan", "Wiring", "LIST_OP", "DT_VARIANT",
            "LIST_OP_SIGNATURES"]
@@ -78,6 +84,8 @@ _ON_LISTS = {"ZerosLike": ((0,), ("list",)), "AddN": (ALL, ("list",))}
 # op, so TF's signature table lacks them), as that table lists outputs.
 LIST_OP_SIGNATURES = {"TensorListPopBack": {"outputs": [{"name": "output_handle"},
                                                         {"name": "tensor"}]}}
+# TF1 loop ops that pass a list on (Switch: its input 0; outputs 0 and 1 for a Switch)
+LOOP_CARRIERS = frozenset({"Enter", "Merge", "Switch", "NextIteration", "Exit"})
 # functional op -> (attr listing its arguments' types, attr listing its results')
 _FUNCTIONAL_TYPES = {"If": ("Tin", "Tout"), "StatelessIf": ("Tin", "Tout"),
                      "While": ("T", "T"), "StatelessWhile": ("T", "T")}
@@ -118,14 +126,16 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
     optional = optional or {}
     if not wiring.lists and not any(_makes_lists(node) for node in graph_def.node):
         return graph_def, {}, wiring
-    walk = nodes_in_order(graph_def)
+    walk = nodes_in_order(graph_def, skip=loop_back_edge)
     if walk is None:
         return graph_def, {}, wiring
     nodes, order = walk
-    out, plans = {}, {}
+    out, plans, twins = {}, {}, _Twins(set(nodes), {})
     for name in order:
         node = nodes[name]
-        if node.op in _LIST_OPS or (node.op in _ON_LISTS and _list_inputs(node, wiring)):
+        if node.op in LOOP_CARRIERS and _carried_lists(node, wiring, nodes, twins):
+            out[name] = twins.pair(node, wiring)
+        elif node.op in _LIST_OPS or (node.op in _ON_LISTS and _list_inputs(node, wiring)):
             count = len(_data(node))
             if count != _INPUT_COUNTS.get(node.op, max(count, 1)):
                 raise InvalidArgumentError(
@@ -150,7 +160,71 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
                     f"maps TF's TensorLists onto its TensorArrays for TF's TensorList ops, "
                     f"Identity, If and While only.", name)
             out[name] = node
-    return with_nodes(graph_def, [out[node.name] for node in graph_def.node]), plans, wiring
+    if twins.reserved.keys() - out.keys():
+        missing = sorted(twins.reserved.keys() - out.keys())[0]
+        raise InvalidArgumentError(f"Node '{missing}' ends a TF1 loop's back edge but is not "
+                                   f"in the graph's order.", missing)
+    kept = [n for node in graph_def.node
+            for n in (out[node.name] if isinstance(out[node.name], tuple) else (out[node.name],))]
+    return with_nodes(graph_def, kept), plans, wiring
+
+
+@dataclasses.dataclass
+class _Twins:
+    """The names the pass has given out, and the twins named in advance: a
+    ``NextIteration``'s, by the ``Merge`` that reads it across the back edge."""
+    names: set
+    reserved: dict          # NextIteration's name -> its twin's name
+
+    def name_for(self, node_name: str) -> str:
+        if node_name not in self.reserved:
+            self.reserved[node_name] = unique_name(self.names, f"{node_name}/lengths")
+        return self.reserved[node_name]
+
+    def pair(self, node, wiring: Wiring) -> tuple:
+        """``node`` carrying its lists' values and its twin carrying their lengths (the
+        other inputs, a Switch's predicate, go to both); its list outputs recorded."""
+        twin_name = self.name_for(node.name)
+        carried = _carried_positions(node)
+        values, lengths = [], []
+        for k, text in enumerate(_data(node)):
+            keys = wiring.keys(tensor_key(*split_input(text)))
+            if k in carried and len(keys) != 2:
+                raise UnimplementedError(
+                    f"Node '{node.name}' ({node.op}) joins a TensorList with '{text}', "
+                    f"which is none; this does not import.", node.name)
+            values.append(keys[0])
+            lengths.append(keys[1] if k in carried else keys[0])
+        controls = [t for t in node.input if t.startswith("^")]
+        copy = with_inputs(node, values + controls)
+        twin = with_inputs(node, lengths + controls)
+        twin.name = twin_name
+        twin.attr["T"].type = graph_pb2.DT_INT32
+        if "_class" in twin.attr:
+            del twin.attr["_class"]
+        for k in ((0, 1) if node.op == "Switch" else (0,)):
+            wiring.lists[f"{node.name}:{k}"] = (f"{node.name}:{k}", f"{twin_name}:{k}")
+        return copy, twin
+
+
+def _carried_positions(node) -> tuple:
+    return (0,) if node.op == "Switch" else tuple(range(len(_data(node))))
+
+
+def _carried_lists(node, wiring: Wiring, nodes: dict, twins: _Twins) -> bool:
+    """Whether the loop op ``node`` carries a list; a Merge of one names the twin of the
+    NextIteration across its back edge, which must carry one too."""
+    data = _data(node)
+    keys = [tensor_key(*split_input(data[k])) for k in _carried_positions(node)]
+    if node.name in twins.reserved:
+        return True                    # a NextIteration a Merge of a list reads
+    if not any(key in wiring.lists for key in keys):
+        return False
+    for key in keys:
+        producer = nodes.get(split_input(key)[0])
+        if key not in wiring.lists and producer is not None and loop_back_edge(producer):
+            wiring.lists[key] = (key, f"{twins.name_for(producer.name)}:0")
+    return True
 
 
 def _list_signature(op: str, inputs: int) -> tuple:

@@ -97,19 +97,23 @@ def build_while(plan: WhilePlan, data: list, controls: list, graph, name: str):
 
 # --- the pass ---------------------------------------------------------------------------------
 
-def functionalize(graph_def: graph_pb2.GraphDef):
+def functionalize(graph_def: graph_pb2.GraphDef, known: dict | None = None):
     """(GraphDef, {node name: WhilePlan or CondPlan}): ``graph_def`` with its TF1 loops,
-    then its TF1 conds, rewritten into single nodes.  Raises ``UnimplementedError`` for
-    what does not import yet, ``InvalidArgumentError`` for a malformed control-flow
-    node."""
+    then its TF1 conds, rewritten into single nodes.  ``known``: the plans of nodes an
+    earlier pass made (TensorList ops, TF2's functional conds and loops): a loop's or a
+    cond's function holding one takes its plan along, and the others are returned with
+    the new ones.  Raises ``UnimplementedError`` for what does not import yet,
+    ``InvalidArgumentError`` for a malformed control-flow node."""
     check_control_flow_inputs(graph_def)
-    graph_def, loops = functionalize_whiles(graph_def)
+    graph_def, loops = functionalize_whiles(graph_def, known)
     return functionalize_conds(graph_def, loops)
 
 
-def functionalize_whiles(graph_def: graph_pb2.GraphDef):
-    """(GraphDef, {node name: WhilePlan}): ``graph_def`` with its top-level TF1 loops
-    rewritten (see the module docstring), or itself and {} when it holds none."""
+def functionalize_whiles(graph_def: graph_pb2.GraphDef, known: dict | None = None):
+    """(GraphDef, {node name: plan}): ``graph_def`` with its top-level TF1 loops
+    rewritten (see the module docstring), or itself and ``known`` when it holds none;
+    the plans are the loops' and those of ``known`` no loop took along."""
+    known = dict(known or {})
     for node in graph_def.node:
         if node.op in REF_LOOP_OPS:
             raise UnimplementedError(
@@ -117,12 +121,12 @@ def functionalize_whiles(graph_def: graph_pb2.GraphDef):
                 f"reference does not import; freeze the graph (its variables become "
                 f"constants) or read the variable before the loop.", node.name)
     if not any(node.op in LOOP_OPS for node in graph_def.node):
-        return graph_def, {}
+        return graph_def, known
     walk = nodes_in_order(graph_def, skip=loop_back_edge)
     if walk is None:
-        return graph_def, {}
+        return graph_def, known
     nodes, order = walk
-    return _Rewrite(graph_def, nodes, _frames(nodes, order)).run()
+    return _Rewrite(graph_def, nodes, _frames(nodes, order), known).run()
 
 
 def _frames(nodes: dict, order: list) -> dict:
@@ -155,8 +159,10 @@ def _frames(nodes: dict, order: list) -> dict:
 class _Rewrite:
     """Steps 2 to 4 of the module docstring for the top level of one GraphDef."""
 
-    def __init__(self, graph_def, nodes: dict, frames: dict):
+    def __init__(self, graph_def, nodes: dict, frames: dict, known: dict):
         self.graph_def, self.nodes, self.frames = graph_def, nodes, frames
+        self.known = known              # plans of nodes, which loops take along
+        self.taken: set = set()         # the nodes of ``known`` a loop's function holds
         self.names = set(nodes)
         self.readers: dict = {}
         for node in graph_def.node:
@@ -177,7 +183,8 @@ class _Rewrite:
             removed.update(members)
         kept = [replaced.get(node.name, node) for node in self.graph_def.node
                 if node.name in replaced or node.name not in removed]
-        return with_nodes(self.graph_def, kept + added), plans
+        left = {name: plan for name, plan in self.known.items() if name not in self.taken}
+        return with_nodes(self.graph_def, kept + added), {**left, **plans}
 
 
 class _Loop:
@@ -270,7 +277,9 @@ class _Loop:
             if name in names:
                 graph_def.node.append(self._without_variable_controls(self.nodes[name]))
         self.used |= names
-        graph_def, plans = functionalize(graph_def)
+        known = {n: self.rewrite.known[n] for n in names if n in self.rewrite.known}
+        self.rewrite.taken.update(known)
+        graph_def, plans = functionalize(graph_def, known)
         return cut_function(graph_def, outputs, plans, lambda key: self._external(key, body))
 
     def _needed(self, outputs: list, body: bool) -> set:
