@@ -28,17 +28,23 @@ import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
-from .philox import blocks_at, first_blocks_of_seeds, seed_pair_stream, unit_float64, words
+from .philox import blocks_at, first_blocks_of_seeds, seed_pair_stream, unit_float64
 from .random import draw_classes
 
 __all__ = ["random_source", "categorical_source", "selector_uniform_chunks", "stream_seeds"]
 
-_CHUNK_BLOCKS = 256             # a categorical chunk: two elements' seeds per block
+_CHUNK_BLOCKS = 256             # blocks drawn at once (4 random elements, 2 categorical)
 
 
 def random_source(node, stage, _):
     key, counter = seed_pair_stream(*stream_seeds(stage["seeds"]))
-    return lambda: ([np.int64(word)] for word in words(key, counter))
+
+    def draws():
+        for first in itertools.count(0, _CHUNK_BLOCKS):
+            offsets = np.arange(first, first + _CHUNK_BLOCKS, dtype=np.uint64)
+            for word in blocks_at(key, counter, offsets).reshape(-1).astype(np.int64):
+                yield [word]                    # the stream's words in order
+    return draws
 
 
 def categorical_source(node, stage, inputs):
@@ -49,8 +55,8 @@ def categorical_source(node, stage, inputs):
 
     def indices():
         for uniforms in selector_uniform_chunks(seeds):
-            for index in draw_classes(logits, uniforms[None])[0].tolist():
-                yield [np.int64(index)]
+            for index in draw_classes(logits, uniforms[None])[0]:   # int64s
+                yield [index]
     return indices
 
 
