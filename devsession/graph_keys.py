@@ -41,6 +41,7 @@ class GraphKeys:
     READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
     SUMMARY_OP = "summary_op"
     SAVERS = "savers"
+    SAVEABLE_OBJECTS = "saveable_objects"         # tables a Saver saves (lookup/saveable.py)
 
 
 def get_collection(key: str, scope: str | None = None, graph=None) -> list:

@@ -260,8 +260,32 @@ def test_mutable_tables_insert_lookup_export_as_tf(graph, sess):
     assert sorted(zip(plain(keys), values.tolist())) == [tuple(e) for e in tf["export"]]
     sess.run(table.remove(ds.constant(["a", "q"])))
     assert sess.run(table.size()) == 2
-    with pytest.raises(UnsupportedTF1Error, match="tf.lookup.experimental.DenseHashTable"):
-        ds.lookup.experimental.DenseHashTable
+    with pytest.raises(UnsupportedTF1Error, match="tf.lookup.experimental.DatasetInitializer"):
+        ds.lookup.experimental.DatasetInitializer
+
+
+def test_a_saver_saves_and_restores_mutable_tables_as_tf1s(tmp_path):
+    words = ds.lookup.experimental.MutableHashTable(ds.string, ds.int64, -1, name="words")
+    counts = ds.lookup.experimental.MutableHashTable(ds.int64, ds.float32, 0.0, name="counts",
+                                                     checkpoint=False)
+    w = ds.Variable(3.0, name="w")
+    fill = ds.group(words.insert(ds.constant(["a", "b\x00"]), ds.constant([1, 2], ds.int64)),
+                    counts.insert(ds.constant([5], ds.int64), ds.constant([0.5])))
+    saver = ds.train.Saver()
+    with ds.Session() as sess:
+        sess.run([w.initializer, fill])
+        path = saver.save(sess, str(tmp_path / "model"))
+        sess.run([words.remove(ds.constant(["a"])), words.insert(ds.constant(["c"]),
+                                                                 ds.constant([3], ds.int64))])
+        saver.restore(sess, path)
+        assert sess.run(words.lookup(ds.constant(["a", "b\x00", "c"]))).tolist() == \
+            [1, 2, -1]
+    assert dict(ds.train.list_variables(path)) == {"w": [], "words-keys": [2],
+                                                   "words-values": [2]}
+    only_words = ds.train.Saver(ds.get_collection(ds.GraphKeys.SAVEABLE_OBJECTS))
+    with ds.Session() as sess:
+        only_words.restore(sess, path)
+        assert sess.run(words.size()) == 2
 
 
 # --- sessions, datasets, GraphDefs ------------------------------------------------------------

@@ -3,15 +3,17 @@ graph runs (``MutableHashTableV2``): ``insert`` adds or replaces entries, ``remo
 drops them, ``lookup`` reads (``default_value`` where missing), ``export`` gives every
 entry, ``size`` counts them.  No initializer: it starts empty.
 
-As TF's, the table op shares its table by the node's name
-(``use_node_name_sharing``), so every session of a server sees one table.  TF also
-saves such a table in checkpoints (``checkpoint=True``); devsession's ``Saver`` does
-not save tables yet.
+As TF's, with ``checkpoint=True`` the table op shares its table by the node's name
+(``use_node_name_sharing``), so every session of a server sees one table, and a
+``ds.train.Saver`` saves it, as its export, under ``<name>-keys`` and ``<name>-values``
+(``saveable.py``).
 """
 
 from __future__ import annotations
 
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from ..graph_keys import GraphKeys
+from .saveable import TableSaveable
 from .table_ops import make_table, table_op
 from .tables import LookupInterface
 
@@ -34,6 +36,9 @@ class MutableHashTable(LookupInterface):
                                            self._value_dtype, name,
                                            use_node_name_sharing=checkpoint)
         self._table_name = self._resource_handle.op.name.split("/")[-1]
+        if checkpoint:
+            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                                  TableSaveable(self, name))
 
     default_value = property(lambda self: self._default_value)
 

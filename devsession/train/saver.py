@@ -15,12 +15,20 @@ stored tensor.  So a checkpoint restores into any partitioning of the same full 
 or into an unpartitioned variable, and back; a TensorFlow checkpoint's sliced tensors
 are read whole (``tf_checkpoint.py``).
 
+Lookup tables made with ``checkpoint=True`` (``MutableHashTable``, ``DenseHashTable``)
+are saved with the variables, as TF1's Saver saves the graph's ``SAVEABLE_OBJECTS``:
+each as its export, under ``<name>-keys`` and ``<name>-values``, restored by the table's
+import op (``lookup/saveable.py``).  A Saver without ``var_list`` saves them all; a
+``var_list`` may list their saveables.
+
 On disk, a checkpoint is a *prefix* ``P`` (what ``save`` returns, e.g.
 ``/runs/model-1000``) and two files:
 
 * ``P.data-<digest>.npz``: numpy's ``.npz`` (an uncompressed zip of ``.npy`` arrays,
   each member CRC-32 checked when read), one member ``v<k>`` per variable, read with
-  ``allow_pickle=False``; ``<digest>`` is the first 16 hex digits of the file's SHA-256;
+  ``allow_pickle=False`` (a string tensor as fixed-width bytes, each string with one
+  byte appended, so that trailing NULs survive: index dtype ``"string"``);
+  ``<digest>`` is the first 16 hex digits of the file's SHA-256;
 * ``P.index``: JSON, ``{"format": "devsession-checkpoint", "version": 1,
   "data": "<data file name>", "sha256": "<of the data file>", "variables":
   {"<name>": {"key": "v<k>", "dtype": "float32", "shape": [3, 2]}, ...}}``.
@@ -76,6 +84,7 @@ from .meta_graph import export_meta_graph, import_scoped_meta_graph, read_meta_g
 from .object_graph import OBJECT_GRAPH_KEY, full_name_keys
 from .tf_checkpoint import TFCheckpoint, is_tf_checkpoint
 from ..graph import control_dependencies, device, get_default_graph, name_scope
+from ..graph_keys import GraphKeys
 from ..ops.state import assign, group, placeholder
 from ..proto.meta_graph_pb2 import MetaGraphDef, SaverDef
 from ..variables import global_variables
@@ -109,13 +118,15 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=None, pad_step_number=False, save_relative_paths=False,
                  filename=None):
+        var_list, self._tables = _split_tables(var_list)
         self._variables = _named_variables(var_list)
-        if not self._variables and not allow_empty:
+        if not self._variables and not self._tables and not allow_empty:
             raise ValueError("No variables to save.")
         self._max_to_keep = max_to_keep or 0
         self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._last_checkpoints: list[str] = []
         graph = (_parts(next(iter(self._variables.values())))[0].graph if self._variables
+                 else self._tables[0].op.resource_handle.graph if self._tables
                  else get_default_graph())
         self._graph = graph
         self._feeds = {}          # name: [(placeholder, the part's slice or None)]
@@ -131,6 +142,13 @@ class Saver:
                         assigns.append(assign(part, value, name=f"restore_{suffix}"))
                     self._feeds[key].append((value, _slice_of(part) if isinstance(var, list)
                                              else None))
+            for k, table in enumerate(self._tables):
+                with device(None), device(table.device or None):
+                    values = [placeholder(t.dtype, None, name=f"restore_table_{k}_{j}")
+                              for j, (_, t) in enumerate(table.specs)]
+                assigns.append(table.restore(values))
+                for (key, _), value in zip(table.specs, values):
+                    self._feeds[key] = [(value, None)]
             self._restore_op = group(*assigns, name="restore_all") if assigns else None
 
     @property
@@ -189,10 +207,15 @@ class Saver:
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(directory, exist_ok=True)     # one level, as TF's bundle writer
         names = sorted(self._variables)
-        values = sess.run([[v.value() for v in _parts(self._variables[n])] for n in names])
+        specs = [spec for table in self._tables for spec in table.specs]
+        values, table_values = sess.run(
+            [[[v.value() for v in _parts(self._variables[n])] for n in names],
+             [tensor for _, tensor in specs]])
         values = [_joined(self._variables[n], parts) for n, parts in zip(names, values)]
+        saved = dict(zip(names, values))
+        saved.update((name, value) for (name, _), value in zip(specs, table_values))
         with _as_op_errors(save_path):
-            _write_checkpoint(save_path, dict(zip(names, values)))
+            _write_checkpoint(save_path, saved)
             if write_meta_graph:
                 self._write_meta_graph(f"{save_path}.{meta_graph_suffix}")
             if write_state:
@@ -211,6 +234,7 @@ class Saver:
             raise InvalidSavePathError(f"The passed save_path is not a valid checkpoint: "
                                        f"{save_path}")
         arrays = _read_checkpoint(save_path, self._variables)
+        arrays.update(_read_tables(save_path, self._tables))
         if self._restore_op is not None:
             sess.run(self._restore_op, {
                 value: arrays[k] if where is None else arrays[k][where]
@@ -260,6 +284,29 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         return None
     with name_scope(import_scope) if import_scope else contextlib.nullcontext():
         return Saver(imported.var_list, name=imported.saver_name, **imported.saver_options)
+
+
+def _split_tables(var_list):
+    """(the variables of ``var_list``, the lookup tables' saveables to save with them):
+    with no ``var_list``, the graph's ``SAVEABLE_OBJECTS``, as TF1's; ValueError for two
+    entries of one name."""
+    if var_list is None:
+        tables = get_default_graph().get_collection(GraphKeys.SAVEABLE_OBJECTS)
+    elif isinstance(var_list, (list, tuple)):
+        tables = [v for v in var_list if _is_table(v)]
+        var_list = [v for v in var_list if not _is_table(v)]
+    else:
+        tables = []
+    seen = set()
+    for name in [name for table in tables for name, _ in table.specs]:
+        if name in seen:
+            raise ValueError(f"At least two variables have the same name: {name}")
+        seen.add(name)
+    return var_list, tables
+
+
+def _is_table(item) -> bool:
+    return hasattr(item, "specs") and hasattr(item, "restore")
 
 
 def _named_variables(var_list) -> dict:
@@ -338,10 +385,10 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
     """The data file, then the index that commits it, then the old data file goes."""
     directory = os.path.dirname(os.path.abspath(prefix))
     keys = {name: f"v{k}" for k, name in enumerate(values)}
-    entries = {name: {"key": keys[name], "dtype": np.dtype(v.dtype).name,
+    entries = {name: {"key": keys[name], "dtype": _dtype_name(v),
                       "shape": list(np.shape(v))} for name, v in values.items()}
     tmp = write_temp(directory, os.path.basename(prefix),
-                      lambda f: _write_npz(f, {keys[n]: np.asarray(v) for n, v in values.items()}))
+                      lambda f: _write_npz(f, {keys[n]: _storable(v) for n, v in values.items()}))
     try:
         digest = _sha256(tmp)
         data_name = f"{os.path.basename(prefix)}.data-{digest[:16]}.npz"
@@ -363,6 +410,24 @@ def _write_checkpoint(prefix: str, values: dict) -> None:
         raise
     if replaces_previous:
         _remove(previous)
+
+
+def _dtype_name(value) -> str:
+    return "string" if np.asarray(value).dtype == object else np.dtype(value.dtype).name
+
+
+def _storable(value) -> np.ndarray:
+    """``value`` as the npz holds it: a string tensor as fixed-width bytes, each string
+    ending in one byte more (``_STRING_END``), since numpy drops bytes strings' trailing
+    NULs."""
+    value = np.asarray(value)
+    if value.dtype != object:
+        return value
+    return np.array([s + _STRING_END for s in value.reshape(-1).tolist()],
+                    dtype=bytes).reshape(value.shape)
+
+
+_STRING_END = b"."
 
 
 def _write_npz(fileobj, arrays: dict) -> None:
@@ -482,7 +547,9 @@ class _Checkpoint:
         except (KeyError, ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
             raise DataLossError(f"Checkpoint {self.prefix}: cannot read its data file "
                                 f"{self._data_path}: {type(e).__name__}: {e}") from e
-        if array.dtype.name != entry.get("dtype") or list(array.shape) != entry.get("shape"):
+        if entry.get("dtype") == "string" and array.dtype.kind == "S":
+            array = _strings_of(array)
+        if _dtype_name(array) != entry.get("dtype") or list(array.shape) != entry.get("shape"):
             raise DataLossError(f"Checkpoint {self.prefix}: '{name}' is {array.dtype} "
                                 f"{array.shape} in the data file but {entry.get('dtype')} "
                                 f"{entry.get('shape')} in the index.")
@@ -494,6 +561,30 @@ class _Checkpoint:
         except KeyError:
             raise NotFoundError(f"Key {name} not found in checkpoint {self.prefix}.") \
                 from None
+
+
+def _read_tables(prefix: str, tables: list) -> dict:
+    """{checkpoint name: array} of the tables' entries; NotFoundError for a missing one,
+    InvalidArgumentError for one of another dtype than the table's."""
+    specs = {name: tensor for table in tables for name, tensor in table.specs}
+    if not specs:
+        return {}
+    checkpoint = open_checkpoint(prefix)
+    _check_present(checkpoint.prefix, specs, set(checkpoint.names()))
+    arrays = {name: checkpoint.tensor(name) for name in specs}
+    for name, array in arrays.items():
+        stored = dtypes.string if array.dtype == object else dtypes.as_dtype(array.dtype)
+        if stored != specs[name].dtype:
+            raise InvalidArgumentError(f"Checkpoint {prefix}: '{name}' is {stored.name}, but "
+                                       f"the table saves {specs[name].dtype.name}.")
+    return arrays
+
+
+def _strings_of(array: np.ndarray) -> np.ndarray:
+    """The string tensor ``_storable`` stored as ``array``."""
+    out = np.empty(array.shape, dtype=object)
+    out.reshape(-1)[:] = [s[:-len(_STRING_END)] for s in array.reshape(-1).tolist()]
+    return out
 
 
 def _check_present(prefix: str, variables: dict, stored) -> None:
