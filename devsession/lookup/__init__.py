@@ -5,7 +5,9 @@ pipelines use them (words to ids, ids back to words).
   for unknown words), ``tables_initializer``;
 * ``initializers.py``: ``KeyValueTensorInitializer``, ``TextFileInitializer``,
   ``TextFileIndex``;
-* ``mutable.py``: ``experimental.MutableHashTable``.
+* ``mutable.py``: ``experimental.MutableHashTable``;
+* ``dense.py``: ``experimental.DenseHashTable`` (buckets, as TF's);
+* ``saveable.py``: what a ``ds.train.Saver`` saves of the last two.
 
 The ops are TF's (``ops/lookup.py``); the tables live in the session
 (``runtime/lookup_tables.py``), on the host (``kernels/reference/lookup.py``).  Anything

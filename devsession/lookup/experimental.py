@@ -1,9 +1,11 @@
-"""TF1's ``tf.lookup.experimental``: ``MutableHashTable`` (``mutable.py``).  The rest
-(``DenseHashTable``) raises ``UnsupportedTF1Error`` naming it."""
+"""TF1's ``tf.lookup.experimental``: ``MutableHashTable`` (``mutable.py``) and
+``DenseHashTable`` (``dense.py``).  Anything else raises ``UnsupportedTF1Error`` naming
+it."""
 
+from .dense import DenseHashTable
 from .mutable import MutableHashTable
 
-__all__ = ["MutableHashTable"]
+__all__ = ["DenseHashTable", "MutableHashTable"]
 
 
 def __getattr__(name: str):

@@ -12,15 +12,17 @@ __all__ = ["make_table", "table_op"]
 
 
 def make_table(op_type: str, key_dtype, value_dtype, name: str, shared_name: str = "",
-               use_node_name_sharing: bool = False) -> Tensor:
+               use_node_name_sharing: bool = False, inputs=(), attrs=None) -> Tensor:
     """The handle of a new table op (built outside any function being traced, as TF
-    makes resources)."""
+    makes resources); ``inputs`` (made by calling it, inside that scope, when a
+    function) and ``attrs`` are those some tables' ops take besides."""
     attrs = {"key_dtype": dtypes.as_dtype(key_dtype),
              "value_dtype": dtypes.as_dtype(value_dtype),
              "container": "", "shared_name": shared_name or "",
-             "use_node_name_sharing": use_node_name_sharing}
+             "use_node_name_sharing": use_node_name_sharing, **(attrs or {})}
     with init_scope():
-        return get_default_graph().create_op(op_type, [], attrs, name=name).outputs[0]
+        inputs = inputs() if callable(inputs) else list(inputs)
+        return get_default_graph().create_op(op_type, inputs, attrs, name=name).outputs[0]
 
 
 def table_op(op_type: str, handle: Tensor, inputs=(), attrs=None):

@@ -2,7 +2,9 @@
 ``ds.lookup`` (``devsession/lookup/``).
 
 As a queue op does (``ops/queues.py``), a table op (``HashTableV2``: a table filled once
-by an initializer; ``MutableHashTableV2``: one changed by inserts) makes its table in the
+by an initializer; ``MutableHashTableV2``: one changed by inserts;
+``MutableDenseHashTableV2(empty_key, deleted_key)``: one of buckets, as TF's, whose
+``value_shape`` attr and empty key's shape make its values and keys vectors) makes its table in the
 session's resources on its first run and outputs its handle, a string scalar (TF's is a
 ``resource``); every other op takes that handle first.  Their attrs are TF's
 (``key_dtype``, ``value_dtype``, ``container``, ``shared_name``,
@@ -26,12 +28,17 @@ from ..dtypes import bool_, float32, float64, int32, int64, string
 from ..tensor_shape import TensorShape
 from .registry import InferError, OpDef, not_differentiable, register_op
 
-__all__ = ["TABLE_TYPES", "KEY_DTYPES", "VALUE_DTYPES", "table_dtypes"]
+__all__ = ["TABLE_TYPES", "KEY_DTYPES", "VALUE_DTYPES", "DENSE_DTYPES", "table_dtypes",
+           "dense_shapes"]
 
-TABLE_TYPES = ("HashTableV2", "MutableHashTableV2")
+TABLE_TYPES = ("HashTableV2", "MutableHashTableV2", "MutableDenseHashTableV2")
 KEY_DTYPES = (int32, int64, string)
 VALUE_DTYPES = (bool_, int32, int64, float32, float64, string)
 _TABLE_ATTRS = {"container": "", "shared_name": "", "use_node_name_sharing": False}
+# the (key, value) dtypes TF 2.21 registers a MutableDenseHashTable kernel for
+DENSE_DTYPES = {int32: (int32, float32, float64),
+                int64: (bool_, int32, int64, float32, float64),
+                string: (bool_, int32, int64, float32, float64)}
 
 
 def _make_table(inputs, attrs, node):
@@ -41,6 +48,25 @@ def _make_table(inputs, attrs, node):
                          f"to bool, int32, int64, float32, float64 or string values, not "
                          f"{_name(key)} to {_name(value)}.")
     return string, TensorShape([])
+
+
+def _make_dense_table(inputs, attrs, node):
+    key, value = attrs.get("key_dtype"), attrs.get("value_dtype")
+    if value not in DENSE_DTYPES.get(key, ()):
+        raise InferError(f"Op '{node}': TF has no MutableDenseHashTable of {_name(key)} keys "
+                         f"and {_name(value)} values.")
+    for spec in inputs:
+        _check_dtype(spec, key, "keys", node)
+    return string, TensorShape([])
+
+
+def dense_shapes(handle_spec):
+    """(key shape, value shape) of the dense table ``handle_spec`` names (each a
+    TensorShape, the key's possibly unknown), or None for another table."""
+    op = getattr(getattr(handle_spec, "tensor", handle_spec), "op", None)
+    if op is None or op.type != "MutableDenseHashTableV2":
+        return None
+    return op.inputs[0].shape, TensorShape(op.attrs.get("value_shape", []))
 
 
 def _name(dtype) -> str:
@@ -79,6 +105,12 @@ def _check_pairs(inputs, node):
 
 
 def _fill(inputs, attrs, node):
+    if dense_shapes(inputs[0]) is not None:      # TF's kernel checks their shapes
+        _check_handle(inputs, node)
+        key, value = table_dtypes(inputs[0])
+        _check_dtype(inputs[1], key, "keys", node)
+        _check_dtype(inputs[2], value, "values", node)
+        return None
     _check_pairs(inputs, node)
     return None
 
@@ -109,6 +141,13 @@ def _find(inputs, attrs, node):
     _check_dtype(inputs[1], key, "keys", node)
     _check_dtype(inputs[2], value, "values", node)
     keys, default = inputs[1].shape, inputs[2].shape
+    dense = dense_shapes(inputs[0])
+    if dense is not None:                        # TF's kernel checks the keys' shape
+        key_shape, value_shape = dense
+        if keys.rank is None or key_shape.rank is None or keys.rank < key_shape.rank:
+            return inputs[2].dtype, TensorShape(None)
+        return inputs[2].dtype, TensorShape(keys.dims[:keys.rank - key_shape.rank]
+                                            ).concatenate(value_shape)
     if default.rank not in (None, 0) and not default.is_compatible_with(keys):
         raise InferError(f"Op '{node}': default_value must be a scalar or of the keys' "
                          f"shape {keys}, got {default}.")
@@ -128,12 +167,20 @@ def _remove(inputs, attrs, node):
 
 def _export(inputs, attrs, node):
     _check_handle(inputs, node)
+    dense = dense_shapes(inputs[0])
+    if dense is not None:                        # the buckets: [n, key size], [n, value size]
+        sizes = [s.num_elements() if s.is_fully_defined() else None for s in dense]
+        return [(attrs["Tkeys"], TensorShape([None, sizes[0]])),
+                (attrs["Tvalues"], TensorShape([None, sizes[1]]))]
     return [(attrs["Tkeys"], TensorShape([None])), (attrs["Tvalues"], TensorShape([None]))]
 
 
 register_op(OpDef("HashTableV2", _make_table, 0, stateful=True, attr_defaults=_TABLE_ATTRS))
 register_op(OpDef("MutableHashTableV2", _make_table, 0, stateful=True,
                   attr_defaults=_TABLE_ATTRS))
+register_op(OpDef("MutableDenseHashTableV2", _make_dense_table, 2, stateful=True,
+                  attr_defaults={**_TABLE_ATTRS, "value_shape": [],
+                                 "initial_num_buckets": 131072, "max_load_factor": 0.8}))
 register_op(OpDef("InitializeTableV2", _initialize, 3, stateful=True, has_output=False))
 register_op(OpDef("LookupTableImportV2", _fill, 3, stateful=True, has_output=False))
 register_op(OpDef("InitializeTableFromTextFileV2", _from_text_file, 2, stateful=True,

@@ -3,15 +3,16 @@ device and the CPU (``HOST``; GPU sessions place them on the CPU, as TF keeps it
 in host memory).
 
 The table op makes its ``StaticTable`` or ``MutableTable``
-(``devsession/runtime/lookup_tables.py``) in the session's resources on its first run,
+(``devsession/runtime/lookup_tables.py``), or its ``DenseTable`` (``lookup_dense.py``,
+from the op's empty and deleted keys), in the session's resources on its first run,
 under the container ``_lookup_tables`` and a key from its ``container`` and
 ``shared_name`` (the node's name when that is empty; with ``use_node_name_sharing``,
 the node's name is the shared name), and outputs that key as its handle.  A table made
 with a shared name is shared by every session of a server, as TF's device resources
 are; a second node asking for it with another kind or dtypes is
 ``InvalidArgumentError``.  The handle is the key as bytes (a string tensor's value), so
-it may cross tasks; the ops on a table are built placed with it.  Ops inside a dataset's functions find the tables of the
-session running the iterator.
+it may cross tasks; the ops on a table are built placed with it.  Ops inside a
+dataset's functions find the tables of the session running the iterator.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from devsession.errors import InvalidArgumentError
 from devsession.runtime.lookup_tables import MutableTable, StaticTable
 
 from ..registry import HOST, register_kernel
+from .lookup_dense import DenseTable
 from .lookup_text_file import read_entries
 from .queues import find_resource, resource_name
 
@@ -29,6 +31,7 @@ __all__ = ["CONTAINER", "find_table"]
 
 CONTAINER = "_lookup_tables"
 _KINDS = {"HashTableV2": StaticTable, "MutableHashTableV2": MutableTable}
+_MUTABLE = (MutableTable, DenseTable)
 
 
 def _resources(node):
@@ -40,19 +43,39 @@ def _resources(node):
 
 @register_kernel(tuple(_KINDS), HOST)
 def build_make_table(node):
+    return _table_maker(node, _KINDS[node.op], _KINDS[node.op])
+
+
+@register_kernel("MutableDenseHashTableV2", HOST)
+def build_make_dense_table(node):
+    attrs = node.attrs
+
+    def make_dense(empty_key, deleted_key):
+        def make(name, key_dtype, value_dtype):
+            return DenseTable(name, key_dtype, value_dtype, empty_key, deleted_key,
+                              attrs.get("value_shape", []),
+                              int(attrs.get("initial_num_buckets", 131072)),
+                              float(attrs.get("max_load_factor", 0.8)), node.name)
+        return make
+    return _table_maker(node, DenseTable, make_dense, takes_inputs=True)
+
+
+def _table_maker(node, kind, make, takes_inputs=False):
+    """The kernel of a table op: its table, made by ``make(name, key dtype, value
+    dtype)`` (by ``make(*inputs)(...)`` when the op ``takes_inputs``) in the session's
+    resources when missing, and its handle."""
     attrs = node.attrs
     if attrs.get("use_node_name_sharing") and not attrs.get("shared_name"):
         attrs = {**attrs, "shared_name": node.name}
     shared, key, _ = resource_name(_Named(node.name, attrs))
     handle = np.array(key.encode(), dtype=object)   # bytes, as a string tensor holds
-    kind = _KINDS[node.op]
     key_dtype, value_dtype = attrs["key_dtype"], attrs["value_dtype"]
 
-    def make():
-        return kind(shared or node.name, key_dtype, value_dtype)
-
-    def make_table():
-        found = _resources(node).get_or_put(CONTAINER, key, make, shared=bool(shared))
+    def make_table(*inputs):
+        maker = make(*inputs) if takes_inputs else make
+        found = _resources(node).get_or_put(
+            CONTAINER, key, lambda: maker(shared or node.name, key_dtype, value_dtype),
+            shared=bool(shared))
         if not found.matches(kind.kind, key_dtype, value_dtype):
             raise InvalidArgumentError(
                 f"Shared table '{shared}' is a {found.kind} of {found.key_dtype} keys and "
@@ -95,7 +118,9 @@ def _pairs(keys, values, node_name: str) -> tuple[list, list]:
 def _initializer(node):
     def initialize(handle, keys, values):
         table = _table(node, handle)
-        if isinstance(table, MutableTable):      # LookupTableImportV2 on a mutable table
+        if isinstance(table, DenseTable):        # its buckets, as export gave them
+            table.import_(keys, values, node.name)
+        elif isinstance(table, MutableTable):    # LookupTableImportV2 on a mutable table
             table.import_(*_pairs(keys, values, node.name))
         else:
             table.initialize(*_pairs(keys, values, node.name), node.name)
@@ -140,14 +165,22 @@ def build_size(node):
 @register_kernel("LookupTableInsertV2", HOST)
 def build_insert(node):
     def insert(handle, keys, values):
-        _table(node, handle, MutableTable).insert(*_pairs(keys, values, node.name))
+        table = _table(node, handle, _MUTABLE)
+        if isinstance(table, DenseTable):
+            table.insert(keys, values, node.name)
+        else:
+            table.insert(*_pairs(keys, values, node.name))
     return insert
 
 
 @register_kernel("LookupTableRemoveV2", HOST)
 def build_remove(node):
     def remove(handle, keys):
-        _table(node, handle, MutableTable).remove(np.asarray(keys).reshape(-1).tolist())
+        table = _table(node, handle, _MUTABLE)
+        if isinstance(table, DenseTable):
+            table.remove(keys, node.name)
+        else:
+            table.remove(np.asarray(keys).reshape(-1).tolist())
     return remove
 
 
