@@ -359,11 +359,11 @@ from .tensor_array import TensorArray  # noqa: E402
 __all__ += ["TensorArray"]
 
 from .ops.state import count_up_to  # noqa: E402
-from .readers import (FixedLengthRecordReader, ReaderBase, TextLineReader,  # noqa: E402
-                      TFRecordReader, WholeFileReader)
+from .readers import (FixedLengthRecordReader, IdentityReader, ReaderBase,  # noqa: E402
+                      TextLineReader, TFRecordReader, WholeFileReader)
 
-__all__ += ["count_up_to", "FixedLengthRecordReader", "ReaderBase", "TextLineReader",
-            "TFRecordReader", "WholeFileReader"]
+__all__ += ["count_up_to", "FixedLengthRecordReader", "IdentityReader", "ReaderBase",
+            "TextLineReader", "TFRecordReader", "WholeFileReader"]
 
 
 # TF1 scripts written for TF2's compat module: tf.compat (tf.compat.v1 is devsession

@@ -1,5 +1,6 @@
 """TF1's readers: ``ds.TFRecordReader``, ``ds.FixedLengthRecordReader``,
-``ds.TextLineReader``, ``ds.WholeFileReader`` (the graph side of ``ops/readers.py``).
+``ds.TextLineReader``, ``ds.WholeFileReader``, ``ds.IdentityReader`` (the graph side of
+``ops/readers.py``).
 
 A reader reads the files whose names it dequeues from a queue, one after another:
 ``reader.read(filename_queue)`` is a (key, value) pair of string scalars, the key
@@ -18,7 +19,7 @@ from .ops.readers import READER_TYPES
 from .io.tfrecord import TFRecordOptions
 
 __all__ = ["ReaderBase", "TFRecordReader", "FixedLengthRecordReader", "TextLineReader",
-           "WholeFileReader"]
+           "WholeFileReader", "IdentityReader"]
 
 
 class ReaderBase:
@@ -120,3 +121,12 @@ class WholeFileReader(ReaderBase):
 
     def __init__(self, name=None):
         super().__init__(_make("WholeFileReaderV2", name, {}))
+
+
+class IdentityReader(ReaderBase):
+    """Each work item dequeued is one record, its own key and value (TF's
+    ``IdentityReaderV2``): ``read`` gives ``(item, item)``, ``read_up_to`` one item a
+    call."""
+
+    def __init__(self, name=None):
+        super().__init__(_make("IdentityReaderV2", name, {}))

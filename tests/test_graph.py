@@ -1102,13 +1102,14 @@ def _lookup_ops(x) -> list:
         "InitializeTableV2", [static.resource_handle, ds.constant(["a"]), ds.constant([1])])
     return [static.lookup(ds.constant(["a"])), static.size(), from_file.initializer,
             initialize, mutable.insert(["a"], x[0, :1]), mutable.remove(["a"]),
-            *mutable.export()]
+            *mutable.export(),
+            ds.lookup.experimental.DenseHashTable(ds.int64, ds.float32, 0.0, -1, -2).size()]
 
 
 def _reader_ops(queue) -> list:
     """One of each reader and each op on a reader."""
     readers = [ds.TFRecordReader(), ds.FixedLengthRecordReader(4), ds.TextLineReader(),
-               ds.WholeFileReader()]
+               ds.WholeFileReader(), ds.IdentityReader()]
     return [*(r.read(queue)[0] for r in readers), readers[0].read_up_to(queue, 2)[0],
             readers[0].num_records_produced(), readers[0].num_work_units_completed(),
             readers[0].reset()]

@@ -320,7 +320,7 @@ QUEUE_OPS = {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2", "Prior
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2",
              # and TF1's readers (test_queue_pipelines.py runs theirs)
              "TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
-             "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
+             "WholeFileReaderV2", "IdentityReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
              "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2"}
 # TF1's conditional accumulators: host-side session resources (test_accumulators.py)
 ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
@@ -328,7 +328,8 @@ ACCUMULATOR_OPS = {"ConditionalAccumulator", "SparseConditionalAccumulator",
                    "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
                    "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}
 # TF1's lookup tables: host-side session resources (test_lookup_tables.py)
-LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "InitializeTableV2", "LookupTableImportV2",
+LOOKUP_OPS = {"HashTableV2", "MutableHashTableV2", "MutableDenseHashTableV2",
+              "InitializeTableV2", "LookupTableImportV2",
               "InitializeTableFromTextFileV2", "LookupTableFindV2", "LookupTableSizeV2",
               "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2"}
 MATH_SPECIAL_OPS = ("BesselJ0", "BesselJ1", "BesselY0", "BesselY1", "BesselK0", "BesselK0e",

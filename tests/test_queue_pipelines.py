@@ -6,6 +6,8 @@ operation timeout, so a broken pipeline fails instead of hanging."""
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import time
 
 import numpy as np
@@ -225,6 +227,41 @@ def test_tfrecord_and_whole_file_readers(graph, tmp_path):
     text.write_bytes(b"whole\nfile")
     assert read_all(ds.get_default_graph(), ds.WholeFileReader(), [text, path])[0] == (
         str(text), b"whole\nfile")
+
+
+def test_identity_reader_gives_each_work_item_as_key_and_value_as_tf(graph):
+    """What TF 2.21 gave (tests/data/tf_identity_reader.json, recorded by
+    tests/data/make_tf_identity_reader.py): one item a read and a read_up_to, the
+    counts, a reset, the end."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                           "tf_identity_reader.json")) as f:
+        recorded = json.load(f)
+    queue = ds.FIFOQueue(10, ds.string)
+    fill = queue.enqueue_many([recorded["items"]])
+    reader = ds.IdentityReader()
+    assert reader.reader_ref.op.type == recorded["op"]
+    read, read_up_to = reader.read(queue), reader.read_up_to(queue, 3)
+    counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+    steps = []
+    with ds.Session(graph=graph, options=ds.SessionOptions(operation_timeout_s=10)) as sess:
+        sess.run([fill, queue.close()])
+        for what in [read, read, read_up_to, counts, read_up_to, read, counts,
+                     reader.reset(), counts, read, read_up_to]:
+            try:
+                steps.append(_plain(sess.run(what)))
+            except ds.errors.OpError as e:
+                steps.append(["error", type(e).__name__])
+    assert steps == recorded["steps"]
+
+
+def _plain(value):
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if hasattr(value, "tolist"):
+        return _plain(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def test_reader_counts_reset_and_a_missing_file(graph, tmp_path):

@@ -1,6 +1,6 @@
 """TF1's reader ops (``TFRecordReaderV2``, ``ReaderReadV2``...), the graph side of
-``ds.TFRecordReader``, ``ds.FixedLengthRecordReader``, ``ds.TextLineReader`` and
-``ds.WholeFileReader`` (``devsession/readers.py``).
+``ds.TFRecordReader``, ``ds.FixedLengthRecordReader``, ``ds.TextLineReader``,
+``ds.WholeFileReader`` and ``ds.IdentityReader`` (``devsession/readers.py``).
 
 A reader op makes its reader in the session's resources on its first run and outputs its
 handle (a string scalar, as a queue's: ``ops/queues.py``).  ``ReaderReadV2(reader,
@@ -24,6 +24,7 @@ READER_TYPES = {
                                   "hop_bytes": 0, "encoding": ""},
     "TextLineReaderV2": {**_SHARED, "skip_header_lines": 0},
     "WholeFileReaderV2": dict(_SHARED),
+    "IdentityReaderV2": dict(_SHARED),
 }
 
 

@@ -16,6 +16,7 @@ reader                      value                                               
                             one every ``hop_bytes`` when given (``encoding``)
 ``TextLineReaderV2``        each line, after ``skip_header_lines``               line (from 1)
 ``WholeFileReaderV2``       the whole file                                       (the name)
+``IdentityReaderV2``        the work item itself (not a file)                    (the item)
 ==========================  ===================================================  ============
 
 A key is ``<file name>:<suffix>``.  A queue that is closed and drained ends a read with
@@ -46,8 +47,9 @@ _TFRECORD_FRAME = 16          # 8 bytes of length, 4 of its CRC, 4 of the data's
 class Reader:
     """One reader's position: the current file and its remaining records."""
 
-    def __init__(self, records_of):
+    def __init__(self, records_of, one_per_work: bool = False):
         self._records_of = records_of       # file name -> iterator of (suffix, value)
+        self._one_per_work = one_per_work   # its work is done with its one record
         self._lock = threading.Lock()
         self._work: str | None = None
         self._records = None
@@ -68,13 +70,18 @@ class Reader:
                 for suffix, value in self._records:
                     keys.append(self._work if suffix is None else f"{self._work}:{suffix}")
                     values.append(value)
-                    if len(keys) == wanted:
+                    if len(keys) == wanted or self._one_per_work:
                         break
                 else:
-                    self._records, self._work = None, None
-                    self.completed += 1
+                    self._finish_work()
+                if self._one_per_work and self._records is not None:
+                    self._finish_work()     # as TF's, at once: the next read dequeues
             self.produced += len(keys)
             return keys, values
+
+    def _finish_work(self) -> None:
+        self._records, self._work = None, None
+        self.completed += 1
 
     def reset(self, check) -> None:
         with self._locked(check):
@@ -95,7 +102,7 @@ class Reader:
 
 def _text(value) -> str:
     value = np.asarray(value).item()
-    return value.decode() if isinstance(value, bytes) else str(value)
+    return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else str(value)
 
 
 # --- the formats ---------------------------------------------------------------------------
@@ -147,6 +154,12 @@ def _text_lines(attrs):
     return records_of
 
 
+def _identity(attrs):
+    def records_of(work):
+        yield None, work.encode("utf-8", "surrogateescape")
+    return records_of
+
+
 def _whole_files(attrs):
     def records_of(path):
         with open_file(path, "rb") as f:
@@ -155,7 +168,10 @@ def _whole_files(attrs):
 
 
 _FORMATS = {"TFRecordReaderV2": _tfrecords, "FixedLengthRecordReaderV2": _fixed_length,
-            "TextLineReaderV2": _text_lines, "WholeFileReaderV2": _whole_files}
+            "TextLineReaderV2": _text_lines, "WholeFileReaderV2": _whole_files,
+            "IdentityReaderV2": _identity}
+# readers whose one record ends their work item (a file's count goes up with it)
+_ONE_RECORD_A_WORK = {"WholeFileReaderV2", "IdentityReaderV2"}
 
 
 # --- the kernels ---------------------------------------------------------------------------
@@ -170,9 +186,10 @@ def build_make_reader(node):
     key = f"{attrs.get('container') or ''}/{attrs.get('shared_name') or node.name}"
     handle = np.array(key, dtype=object)
     records_of = _FORMATS[node.op](attrs)
+    one_per_work = node.op in _ONE_RECORD_A_WORK
 
     def make_reader():
-        _resources(node).get_or_put(CONTAINER, key, lambda: Reader(records_of))
+        _resources(node).get_or_put(CONTAINER, key, lambda: Reader(records_of, one_per_work))
         return handle
     return make_reader
 
@@ -212,7 +229,7 @@ def build_read_up_to(node):
 
 def _strings(items) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
-    out[:] = [s.encode() if isinstance(s, str) else s for s in items]
+    out[:] = [s.encode("utf-8", "surrogateescape") if isinstance(s, str) else s for s in items]
     return out
 
 
