@@ -261,14 +261,14 @@ from . import debugging, linalg, random  # noqa: E402
 from . import mixed_precision  # noqa: E402  (tf.compat.v1.mixed_precision: loss scaling)
 from . import audio  # noqa: E402  (tf.audio: WAV files)
 from . import resource_loader  # noqa: E402  (tf.resource_loader: data files beside a script)
-from .raw_op_aliases import (approx_top_k, conv2d_backprop_filter_v2,  # noqa: E402
+from .raw_op_aliases import (approx_top_k, conv, conv2d_backprop_filter_v2,  # noqa: E402
                              conv2d_backprop_input_v2)
 from .ops.compression import decode_compressed  # noqa: E402  (tf.decode_compressed)
 from .ops.betainc import betainc  # noqa: E402  (tf.betainc)
 
 __all__ += ["debugging", "linalg", "random", "mixed_precision", "audio", "decode_compressed",
             "betainc",
-            "resource_loader", "approx_top_k", "conv2d_backprop_filter_v2",
+            "resource_loader", "approx_top_k", "conv", "conv2d_backprop_filter_v2",
             "conv2d_backprop_input_v2"]
 
 # TF1's tf.distributions, and tf.random_gamma / tf.random_poisson (ops/random_rates.py)
