@@ -15,8 +15,9 @@ Pipeline (pure functions; numba is only imported by ``load_module``):
    statement (``t3 = np.float32(t1 * t2)``, ``a * np.float32(1.5)``).  Every op's
    result is wrapped in its dtype's constructor so that numba computes exactly in the
    inferred dtype (numba would otherwise widen int32 + int32 to int64); integer
-   results therefore wrap like numpy's.  float32 ``exp`` calls ``cpu/fastmath.py``'s
-   vectorisable ``fexp32``; sigmoid takes the front end's one-division form.
+   results therefore wrap like numpy's.  float32 ``exp`` and ``tanh`` call
+   ``cpu/fastmath.py``'s vectorisable ``fexp32`` and ``ftanh32`` (TF's tanh); sigmoid
+   takes the front end's one-division form.
 2. ``render_module(program, modes)`` wraps the statements in two loop functions,
    ``serial`` and ``parallel`` (``prange``), specialised to how each input is read:
 
@@ -153,6 +154,9 @@ def _statement(ins: Instr, helpers: set) -> str:
     if op == "exp" and d == np.float32:
         helpers.add("_fexp32")  # vectorisable; libm's expf is scalar (no SVML)
         return f"_fexp32({a[0]})"
+    if op == "tanh" and d == np.float32:
+        helpers.add("_ftanh32")  # TF's values, vectorisable; libm's tanhf is scalar
+        return f"_ftanh32({a[0]})"
     if op in ("exp", "log", "sqrt", "tanh"):
         return _wrap(d, f"np.{op}({a[0]})")
     if op == "select":
@@ -184,6 +188,8 @@ def _source_digest(module_name: str) -> str:
 _HELPERS = {
     "_fexp32": "from devsession.kernels.cpu.fastmath import fexp32 as _fexp32  # "
                + _source_digest("devsession.kernels.cpu.fastmath"),
+    "_ftanh32": "from devsession.kernels.cpu.fastmath import ftanh32 as _ftanh32  # "
+                + _source_digest("devsession.kernels.cpu.fastmath"),
     # Integer power by squaring, wrapping like numpy; a negative exponent gives the
     # truncated real result (see reference.py).
     "_ipow": '''
