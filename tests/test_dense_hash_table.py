@@ -210,3 +210,19 @@ def test_a_table_made_on_another_task_is_used_there():
         assert sess.run(found).tolist() == [[7.0, 8.0], [0.0, 0.0], [1.0, 2.0]]
         assert sess.run([total, size]) == [18.0, 3]
         assert sess.run(keys).shape == (8, 1)
+
+
+def test_importing_buckets_takes_a_power_of_two_of_them():
+    t = ds.lookup.experimental.DenseHashTable(ds.int64, ds.int64, -1, -1, -2,
+                                              initial_num_buckets=4)
+    good = ds.get_default_graph().create_op("LookupTableImportV2", [
+        t.resource_handle, ds.constant([[-1], [9], [-2], [-1]], ds.int64),
+        ds.constant([[0], [90], [0], [0]], ds.int64)])
+    bad = ds.get_default_graph().create_op("LookupTableImportV2", [
+        t.resource_handle, ds.constant([[9], [-1], [-1]], ds.int64),
+        ds.constant([[90], [0], [0]], ds.int64)])
+    with ds.Session() as sess:
+        sess.run(good)
+        assert sess.run([t.size(), t.lookup(ds.constant([9], ds.int64))])[0] == 1
+        with pytest.raises(ds.errors.InvalidArgumentError, match="power of 2, got: 3"):
+            sess.run(bad)

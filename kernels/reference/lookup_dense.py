@@ -21,9 +21,10 @@ Before an insert of n keys, when ``size + n`` exceeds ``max_load_factor`` (float
 of the buckets, their number doubles until it does not, and every held entry is
 inserted anew in bucket order.  ``export`` gives the buckets themselves:
 ``[num_buckets, key size]`` keys and ``[num_buckets, value size]`` values (free buckets'
-values are zeros), which ``import_`` takes back as they are.  A key equal to the empty
-or deleted key is ``InvalidArgumentError`` (the keys before it in an insert or remove
-are done, as TF's).
+values are zeros), which ``import_`` takes back as they are (a power of two of them,
+at least 4: TF takes any count, and then reads past them).  A key equal to the empty or
+deleted key is ``InvalidArgumentError`` (the keys before it in an insert or remove are
+done, as TF's).
 """
 
 from __future__ import annotations
@@ -161,6 +162,10 @@ class DenseTable:
             raise InvalidArgumentError(
                 f"devsession's dense table imports buckets of shape [n,{self._key_size}] "
                 f"(what export gives), got {shape_text(keys.shape)}", node_name)
+        count = len(keys)
+        if count < 4 or count & (count - 1):     # TF takes any count, and then misreads
+            raise InvalidArgumentError(f"Number of buckets must be at least 4 and a power "
+                                       f"of 2, got: {count}", node_name)
         slots = self._rows(keys)
         with self._lock:
             self._num_buckets = len(slots)
