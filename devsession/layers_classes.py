@@ -32,6 +32,7 @@ import re
 import weakref
 
 from . import layers_functional as functional
+from .layers_batch_norm import batch_normalization, check_options
 from .layers_input_spec import assert_input_compatibility
 from .layers_separable import separable_conv1d
 from .graph import convert_to_tensor, get_default_graph, name_scope
@@ -399,11 +400,14 @@ class SeparableConv1D(_WithVariables):
 
 
 class BatchNormalization(_WithVariables):
-    """Per-channel normalization (``ds.layers.batch_normalization``); ``training`` at
-    the call; the moving averages' updates in ``updates`` and ``GraphKeys.UPDATE_OPS``."""
+    """Per-channel normalization (``ds.layers.batch_normalization``,
+    ``layers_batch_norm.py``); ``training`` at the call; the moving averages' updates in
+    ``updates`` and ``GraphKeys.UPDATE_OPS``.  Bad ``renorm_clipping`` keys are TF's
+    ValueError here, when the layer is made."""
 
-    _function = staticmethod(functional.batch_normalization)
-    _weight_names = ("gamma", "beta", "moving_mean", "moving_variance")
+    _function = staticmethod(batch_normalization)
+    _weight_names = ("gamma", "beta", "moving_mean", "moving_variance", "moving_stddev",
+                     "renorm_mean", "renorm_stddev")
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer=None, gamma_initializer=None, moving_mean_initializer=None,
@@ -412,6 +416,7 @@ class BatchNormalization(_WithVariables):
                  renorm=False, renorm_clipping=None, renorm_momentum=0.99, fused=None,
                  trainable=True, virtual_batch_size=None, adjustment=None, name=None,
                  **kwargs):
+        check_options(renorm, renorm_clipping)
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 

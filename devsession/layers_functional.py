@@ -18,6 +18,7 @@
 ``batch_normalization(inputs, training)``  the batch's statistics while ``training``, the
                                        moving averages otherwise; their updates go
                                        in ``tf.GraphKeys.UPDATE_OPS``
+                                       (``layers_batch_norm.py``)
 =====================================  ===================================================
 
 As TF1's: each layer with variables opens a variable scope named after it ("dense",
@@ -30,24 +31,13 @@ them alike), the kernel starts Glorot-uniform and the bias at 0, and a
 (TF1's layers are Keras v1's, which divide so).
 A ``*_constraint`` stays with its variable (``v.constraint``), which the optimizers
 assign after each update, as TF1's.  What TF1 layers take but devsession does not
-(renorm, virtual batches...) is a clear error, never ignored.  ``data_format=
+is a clear error, never ignored.  ``data_format=
 "channels_first"`` builds the tf.nn ops with NCW/NCHW/NCDHW (``layers_formats.py``: TF's
 values and variables, Transposes where TF has NCHW nodes).
 
-``batch_normalization`` is TF1's (Keras's v1 ``BatchNormalization``): variables
-``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two not
-trainable), float32 for float16 inputs.  A 4-D input normalized over axis 3 or 1 takes
-the fused op (FusedBatchNormV3), as TF1 does, whose moving variance averages the batch
-variance with Bessel's correction; any other input takes ``nn.moments`` and
-``nn.batch_normalization``, whose moving variance averages the population variance.
-The moving averages move by ``(moving - batch) * (1 - momentum)``
-(``AssignMovingAvg``), ops the caller runs with the train op, as in TF1::
-
-    with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
-        train = optimizer.minimize(loss)
-
-With a bool tensor for ``training`` both results are computed and one is selected
-(``where``), and the updates change nothing when it is false.
+``batch_normalization`` lives in ``layers_batch_norm.py`` (its variables, the fused op,
+renorm, virtual batches, adjustment), which builds its variables with this module's
+``_variable``; ``ds.layers`` takes it from there.
 """
 
 from __future__ import annotations
@@ -55,22 +45,18 @@ from __future__ import annotations
 import math
 import numbers
 
-import numpy as np
-
 from . import nn
-from .dtypes import float16, float32
+from .dtypes import float32
 from .graph import constant_value, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection, get_collection
-from .initializers import glorot_uniform_initializer, ones_initializer, zeros_initializer
+from .initializers import glorot_uniform_initializer, zeros_initializer
 from .layers_formats import channel_dimension, channels_first, full_window, nn_format
-from .ops import (cast, constant, expand_dims, identity, matmul, reshape, shape, squeeze,
+from .ops import (cast, expand_dims, identity, matmul, reshape, shape, squeeze,
                   stack, tensordot, transpose, where)
-from .ops.nn_batch_norm import fused_batch_norm
-from .train.moving_averages import assign_moving_average
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
-           "flatten", "dropout", "batch_normalization", "conv1d", "max_pooling1d",
+           "flatten", "dropout", "conv1d", "max_pooling1d",
            "average_pooling1d", "separable_conv2d", "conv3d", "conv3d_transpose",
            "max_pooling3d", "average_pooling3d"]
 
@@ -375,100 +361,6 @@ def apply_dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False)
         return dropped
     # a select, not a cond: the gradient of a cond cannot run its random draw again
     return where(convert_to_tensor(training), dropped, x)
-
-
-def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                        beta_initializer=None, gamma_initializer=None,
-                        moving_mean_initializer=None, moving_variance_initializer=None,
-                        beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                        gamma_constraint=None, training=False, trainable=True, name=None,
-                        reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
-                        fused=None, virtual_batch_size=None, adjustment=None):
-    """``inputs`` normalized per channel of ``axis`` (see the module docstring)."""
-    _refuse("batch_normalization", virtual_batch_size=virtual_batch_size,
-            adjustment=adjustment, renorm_clipping=renorm_clipping, renorm=renorm or None)
-    x = convert_to_tensor(inputs)
-    rank = x.shape.ndims
-    if rank is None:
-        raise ValueError(f"tf.layers.batch_normalization needs inputs '{x.name}' of known "
-                         f"rank.")
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"tf.layers.batch_normalization: axis {axis} is out of range for "
-                         f"inputs '{x.name}' of rank {rank}.")
-    axis = int(axis) % rank
-    channels = x.shape.dims[axis]
-    if channels is None:
-        raise ValueError(f"tf.layers.batch_normalization: axis {axis} of inputs '{x.name}' "
-                         f"(shape {x.shape}) must be known: it sizes the variables.")
-    param = float32 if x.dtype in (float16, float32) else x.dtype
-    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
-        gamma = _variable("gamma", (channels,), param, gamma_initializer or ones_initializer(),
-                          trainable, gamma_regularizer, gamma_constraint) if scale else None
-        beta = _variable("beta", (channels,), param, beta_initializer or zeros_initializer(),
-                         trainable, beta_regularizer, beta_constraint) if center else None
-        moving_mean = _variable("moving_mean", (channels,), param,
-                                moving_mean_initializer or zeros_initializer(), False)
-        moving_variance = _variable("moving_variance", (channels,), param,
-                                    moving_variance_initializer or ones_initializer(), False)
-        use_fused = fused is not False and rank == 4 and axis in (1, 3) and param == float32
-        normalize = _fused_normalization if use_fused else _moments_normalization
-        y, mean, variance = normalize(x, axis, gamma, beta, moving_mean, moving_variance,
-                                      epsilon, training)
-        if training is not False:
-            for moving, batch in ((moving_mean, mean), (moving_variance, variance)):
-                add_to_collection(GraphKeys.UPDATE_OPS,
-                                  assign_moving_average(moving, batch, momentum).op)
-        return y
-
-
-def _select(training, when_training, otherwise):
-    """``when_training`` or ``otherwise`` as the Python bool or bool tensor ``training``
-    says (a select: both are computed)."""
-    if isinstance(training, bool):
-        return when_training if training else otherwise
-    return where(convert_to_tensor(training), when_training, otherwise)
-
-
-def _fused_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
-                         training):
-    """FusedBatchNormV3, as TF1 builds it for 4-D inputs: ``(y, mean, variance)``, the
-    statistics to average (the batch's when training, else the moving ones)."""
-    data_format = "NHWC" if axis == 3 else "NCHW"
-    channels = moving_mean.shape.dims[0]
-    gamma = gamma if gamma is not None else constant(np.ones(channels, moving_mean.dtype.np))
-    beta = beta if beta is not None else constant(np.zeros(channels, moving_mean.dtype.np))
-    inference = None if training is True else fused_batch_norm(
-        x, gamma, beta, mean=moving_mean, variance=moving_variance, epsilon=epsilon,
-        data_format=data_format, is_training=False)[0]
-    if training is False:
-        return inference, moving_mean, moving_variance
-    y, mean, variance = fused_batch_norm(x, gamma, beta, mean=moving_mean,
-                                         variance=moving_variance, epsilon=epsilon,
-                                         data_format=data_format, is_training=True)
-    return (_select(training, y, inference), _select(training, mean, moving_mean),
-            _select(training, variance, moving_variance))
-
-
-def _moments_normalization(x, axis, gamma, beta, moving_mean, moving_variance, epsilon,
-                           training):
-    """``nn.moments`` and ``nn.batch_normalization``, as TF1 builds them for other inputs
-    (float16 computed in float32)."""
-    rank = x.shape.ndims
-    xf = cast(x, moving_mean.dtype) if x.dtype != moving_mean.dtype else x
-    if training is False:
-        mean, variance = moving_mean, moving_variance
-    else:
-        batch_mean, batch_variance = nn.moments(xf, [a for a in range(rank) if a != axis])
-        mean = _select(training, batch_mean, moving_mean)
-        variance = _select(training, batch_variance, moving_variance)
-
-    def along_axis(v):             # a [channels] vector against x's layout
-        if v is None or axis == rank - 1:
-            return v
-        return reshape(v, [-1 if a == axis else 1 for a in range(rank)])
-    y = nn.batch_normalization(xf, along_axis(mean), along_axis(variance), along_axis(beta),
-                               along_axis(gamma), epsilon)
-    return (cast(y, x.dtype) if y.dtype != x.dtype else y), mean, variance
 
 
 # --- shared ---------------------------------------------------------------------------------

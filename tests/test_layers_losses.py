@@ -173,9 +173,9 @@ def test_what_layers_do_not_take_is_a_clear_error():
         ds.layers.conv2d(x, 2, (3, 0))
     with pytest.raises(ValueError, match="last dimension of inputs .* must be known"):
         ds.layers.dense(ds.placeholder(ds.float32, (None, None)), 3)
-    with pytest.raises(ValueError, match="does not support virtual_batch_size"):
-        ds.layers.batch_normalization(ds.placeholder(ds.float32, (None, 3)),
-                                      virtual_batch_size=2)
+    with pytest.raises(ValueError, match="`virtual_batch_size` must be a positive integer"):
+        ds.layers.batch_normalization(ds.placeholder(ds.float32, (None, 3)),   # TF's error
+                                      virtual_batch_size=0)
     with pytest.raises(UnsupportedTF1Error, match="tf.layers.experimental"):
         ds.layers.experimental.SyncBatchNormalization()
 
@@ -267,7 +267,7 @@ def test_batch_normalization_trains_on_batch_statistics_and_moves_its_averages(
                                rtol=1e-5, atol=1e-6)
 
 
-def test_batch_normalization_of_float16_keeps_float32_variables_and_refuses_what_it_lacks():
+def test_batch_normalization_of_float16_keeps_float32_variables_and_refuses_bad_arguments():
     y = ds.layers.batch_normalization(ds.placeholder(ds.float16, (None, 4, 4, 3)),
                                       training=True, center=False, scale=False)
     assert y.dtype == ds.float16
@@ -278,8 +278,8 @@ def test_batch_normalization_of_float16_keeps_float32_variables_and_refuses_what
         sess.run(ds.global_variables_initializer())
         got = sess.run(y, {"Placeholder:0": np.arange(96, dtype=np.float16).reshape(2, 4, 4, 3)})
     np.testing.assert_allclose(got.astype(np.float64).mean((0, 1, 2)), 0, atol=2e-3)
-    with pytest.raises(ValueError, match="renorm"):
-        ds.layers.batch_normalization(y, renorm=True)
+    with pytest.raises(ValueError, match="invalid keys for `renorm_clipping`"):
+        ds.layers.batch_normalization(y, renorm=True, renorm_clipping={"r": 1.0})
     with pytest.raises(ValueError, match="must be known"):
         ds.layers.batch_normalization(ds.placeholder(ds.float32, (2, None)))
     with pytest.raises(ValueError, match="known rank"):
