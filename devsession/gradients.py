@@ -15,7 +15,7 @@ Algorithm (TF's ``_GradientsHelper``, minus control flow):
 3. Walk the between ops in reverse creation order (the graph's creation order is
    topological, so every consumer of an op's outputs is done before the op), summing
    the gradients each output received (a chain of ``Add``, which the optimizer fuses
-   into one kernel), and call the op's gradient function (``ops/registry.py``:
+   into one kernel; ``_sum``), and call the op's gradient function (``ops/registry.py``:
    ``grad(op, *output_grads) -> [input_grad or None, ...]``, one output grad per output,
    None for an output no gradient reached).  The gradient of each floating-point input
    is recorded (its static shape merged with the input's); other inputs get none.
@@ -42,11 +42,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .graph import Operation, Tensor, convert_to_tensor, name_scope
+from .graph import Operation, Tensor, convert_to_tensor, device, name_scope
 from .ops.common import graph_of
-from .ops.array import reshape, stack
+from .ops.array import concat, reshape, stack
 from .ops.elementwise import add
 from .ops.indexed_rows import IndexedRows, gather_rows, with_rows
+from .ops.linalg import matmul
 from .ops.registry import get_gradient
 from .ops.shape_of import ones_like_of, zeros_like_of
 
@@ -244,14 +245,56 @@ def _aggregate(grads: dict, t: Tensor) -> tuple:
     received = grads.get(t)
     if not received:
         return None, None
-    total = received[0][0]
-    for g, _ in received[1:]:
-        total = add(total, g, name="AddN")
+    total = _sum([g for g, _ in received])
     rows = None
     if all(r is not None for _, r in received):
         rows = sum((r for _, r in received[1:]), received[0][1])
     grads[t] = [(total, rows)]
     return total, rows
+
+
+# Stacking the factors of this many weight gradients or more beats adding their products.
+STACKED_PRODUCTS = 3
+
+
+def _sum(parts: list) -> Tensor:
+    """The sum of a tensor's gradient parts: TF's AddN, as a chain of adds; but where
+    ``STACKED_PRODUCTS`` or more parts are weight gradients ``x_i^T . dz_i`` (MatMuls
+    with ``transpose_a`` on one device: a recurrent cell's kernel over its time steps),
+    one MatMul of the stacked ``x_i`` and ``dz_i``, ``[x_1; x_2; ...]^T . [dz_1; ...]``.
+    That is one product over the summed batch rows instead of a small product per part
+    (each writing the whole kernel-sized result) and an add of each into the total."""
+    products = [g for g in parts if _weight_gradient(g)]
+    groups: dict = defaultdict(list)
+    for g in products:
+        groups[(g.op.device, g.dtype, _columns(g.op))].append(g)
+    stacked = [group for group in groups.values() if len(group) >= STACKED_PRODUCTS]
+    used = {id(g) for group in stacked for g in group}
+    terms = [_stacked_product(group) for group in stacked]
+    terms += [g for g in parts if id(g) not in used]
+    total = terms[0]
+    for g in terms[1:]:
+        total = add(total, g, name="AddN")
+    return total
+
+
+def _weight_gradient(g: Tensor) -> bool:
+    op = g.op
+    return op.type == "MatMul" and op.attrs.get("transpose_a") and \
+        not op.attrs.get("transpose_b") and len(op.inputs) == 2 and \
+        all(t.shape.ndims == 2 for t in op.inputs)
+
+
+def _columns(op: Operation) -> tuple:
+    return tuple(t.shape.dims[1] for t in op.inputs)
+
+
+def _stacked_product(group: list) -> Tensor:
+    """``sum(x_i^T . dz_i)`` as one MatMul of the stacked factors, on their device."""
+    with device(group[0].op.device or None):
+        xs = concat([g.op.inputs[0] for g in group], 0, name="stacked_inputs")
+        dzs = concat([g.op.inputs[1] for g in group], 0, name="stacked_gradients")
+        return matmul(xs, dzs, transpose_a=True, name="stacked_products")
 
 
 def _rows_passed(op: Operation, summed: list, in_grad: Tensor) -> IndexedRows | None:
