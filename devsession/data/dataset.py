@@ -150,27 +150,6 @@ class Dataset(Structured):
         structure = nest.pack_sequence_as(datasets, [d._structure for d in flat])
         return _combined("zip", flat, structure)
 
-    @staticmethod
-    def random(seed=None) -> "Dataset":
-        """TF's ``Dataset.random``: ``experimental.RandomDataset(seed)``."""
-        from .transformations import RandomDataset
-        return RandomDataset(seed)
-
-    @staticmethod
-    def sample_from_datasets(datasets, weights=None, seed=None,
-                             stop_on_empty_dataset=False) -> "Dataset":
-        """TF's ``Dataset.sample_from_datasets`` (``transformations.py``)."""
-        from .transformations import sample_from_datasets
-        return sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
-
-    @staticmethod
-    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True
-                             ) -> "Dataset":
-        """TF's ``Dataset.choose_from_datasets``, which stops at an ended dataset unless
-        told not to (the experimental function goes on)."""
-        from .transformations import choose_from_datasets
-        return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
-
     def concatenate(self, dataset) -> "Dataset":
         """This dataset's elements, then ``dataset``'s (the same structure and dtypes)."""
         nest.assert_same_structure(self._structure, dataset._structure)

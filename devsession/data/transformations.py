@@ -359,3 +359,17 @@ def _count(stages, inputs) -> int:
         else:                    # filter, interleave, unbatch, readers, ...
             n = _UNKNOWN
     return n
+
+
+def _dataset_choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True
+                                  ) -> Dataset:
+    """TF's ``Dataset.choose_from_datasets``, which stops at an ended dataset unless told
+    not to (the experimental function goes on)."""
+    return choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+# TF1's static methods of Dataset that are these functions: attached here, as dataset.py
+# cannot import this module (which imports it).
+Dataset.random = staticmethod(RandomDataset)
+Dataset.sample_from_datasets = staticmethod(sample_from_datasets)
+Dataset.choose_from_datasets = staticmethod(_dataset_choose_from_datasets)
