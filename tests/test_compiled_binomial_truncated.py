@@ -172,3 +172,31 @@ def test_a_cpu_session_runs_the_compiled_samplers(monkeypatch):
     np.testing.assert_array_equal(got["truncated"], reference.truncated_normal_samples(
         key, counter, [np.float32(v) for v in (0.0, 1.0, -1.0, 1.0)], 4,
         np.float32).reshape(-1))
+
+
+def test_a_gpu_sessions_stateful_binomial_takes_the_compiled_sampler(monkeypatch):
+    """On the GPU (the cupy stand-in) Generator.binomial draws on the host with the CPU's
+    compiled sampler (it sampled in Python there), the CPU's values."""
+    import cuda_host
+    import cupy_standin
+
+    if cuda_host.compiler_missing():
+        pytest.skip(cuda_host.compiler_missing())
+    called = []
+    draw = philox_rates.binomial_samples
+    monkeypatch.setattr(philox_rates, "binomial_samples",
+                        lambda *a: called.append(1) or draw(*a))
+
+    def binomials(device):
+        with ds.Graph().as_default(), ds.device(device):
+            generator = ds.random.Generator.from_seed(4)
+            drawn = generator.binomial([3, 2], [10.0, 80.0], 0.3)
+            with ds.Session(options=ds.SessionOptions(device=device)) as sess:
+                sess.run(generator.state.initializer)
+                return sess.run(drawn)
+
+    on_cpu = binomials("cpu")
+    with cupy_standin.installed():
+        on_gpu = binomials("gpu:0")
+    np.testing.assert_array_equal(on_gpu, on_cpu)
+    assert len(called) == 2

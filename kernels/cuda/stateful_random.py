@@ -14,10 +14,15 @@ def _compiled_draw(node):
     return build_draw(node)
 
 
+def _compiled_binomial(node):
+    from ..cpu import philox_rates          # the CPU's compiled Binomial sampler
+    return host.build_stateful_binomial(node, samplers=philox_rates)
+
+
 _BUILDERS = {**{op: _compiled_draw for op in host.DRAW_OPS},
              "RngReadAndSkip": host.build_rng_read_and_skip,
              "RngSkip": host.build_rng_skip,
-             "StatefulRandomBinomial": host.build_stateful_binomial,
+             "StatefulRandomBinomial": _compiled_binomial,
              "NonDeterministicInts": host.build_non_deterministic_ints}
 
 
