@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+import importlib.util
 import os
 import time
 from typing import Any
@@ -77,6 +78,9 @@ def load_peers(names: list[str], has_gpu: bool, gpu_reason: str = "") -> dict[st
 def _import_peer(name: str) -> Peer:
     if name == "tf1":
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")   # no C++ start-up chatter
+        if importlib.util.find_spec("tf_keras") is not None:
+            # TF1's tf.nn.rnn_cell (the LSTM workload) needs Keras 2 (tf_keras)
+            os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
     start = time.perf_counter()
     try:
         module = importlib.import_module(_MODULES[name])

@@ -28,7 +28,8 @@ from typing import Callable
 
 import numpy as np
 
-from . import cluster_training, input_pipeline, separable, startup, training, transfers
+from . import (cluster_training, input_pipeline, recurrent_training, separable, startup,
+               training, transfers)
 from .workload import Data, Workload
 
 __all__ = ["Data", "Workload", "SUITES", "get_suite", "tiny", "chain", "matmul", "softmax",
@@ -194,7 +195,7 @@ def _small() -> list[Workload]:
             *transfers.copies(1 << 20), transfers.grpc_transfer(1 << 16),
             transfers.grpc_tiny_step(), cluster_training.mlp_train_ps(16, (784, 64, 64, 10)),
             training.mlp_train(16, (784, 64, 64, 10)), separable.separable_train(2),
-            input_pipeline.pipeline(1000, 32),
+            recurrent_training.lstm_train(4, 5, 16, 50), input_pipeline.pipeline(1000, 32),
             startup.startup(warm_runs=1, cold_runs=1, peers=("numpy",))]
 
 
@@ -205,6 +206,7 @@ def _default() -> list[Workload]:
             matmul(1024), matmul(4096, max_repeats=3), softmax(4096, 1024),
             reduce_sum(10_000_000, "10M"), mlp(256),
             training.mlp_train(), training.convnet_train(), separable.separable_train(),
+            recurrent_training.lstm_train(),
             input_pipeline.pipeline(), *transfers.copies(1 << 26), transfers.grpc_transfer(1 << 22),
             transfers.grpc_tiny_step(), cluster_training.mlp_train_ps(),
             startup.startup(warm_runs=3, cold_runs=1, peers=("numpy", "jax"))]
@@ -215,8 +217,8 @@ def _full() -> list[Workload]:
             matmul(4096), softmax(4096, 1024),
             softmax(16384, 4096), reduce_sum(10_000_000, "10M"),
             reduce_sum(100_000_000, "100M"), mlp(256), training.mlp_train(),
-            training.convnet_train(), separable.separable_train(), input_pipeline.pipeline(),
-            *transfers.copies(1 << 28),
+            training.convnet_train(), separable.separable_train(),
+            recurrent_training.lstm_train(), input_pipeline.pipeline(), *transfers.copies(1 << 28),
             transfers.grpc_transfer(1 << 22), transfers.grpc_transfer(1 << 25),
             transfers.grpc_tiny_step(), cluster_training.mlp_train_ps(),
             startup.startup(warm_runs=5, cold_runs=2, peers=("numpy", "jax", "tf1"))]

@@ -29,7 +29,7 @@ from .runner import error_row, measure
 from .workload import Data, Workload
 
 __all__ = ["mlp_train", "convnet_train", "mlp_data", "mlp_graph", "convnet_data",
-           "convnet_graph"]
+           "convnet_graph", "measure_with"]
 
 F32 = np.float32
 ADAM = dict(learning_rate=1e-4, beta1=0.9, beta2=0.999, epsilon=1e-8)
@@ -212,10 +212,12 @@ def _measure(kind, graph_fn, reference):
     return measure_with(graph_fn, reference, jax_kind=kind)
 
 
-def measure_with(graph_fn, reference, peers=("tf1", "jax"), jax_kind=None):
+def measure_with(graph_fn, reference, peers=("tf1", "jax"), jax_kind=None,
+                 jax_contender=None):
     """A workload's ``measure``: devsession on each target and the ``peers`` (TF1 with
-    the same graph builder, JAX with ``jax_kind``'s model) each advancing a step per
-    call; the first result is checked against ``reference(data)``."""
+    the same graph builder, JAX with ``jax_kind``'s model, or ``jax_contender(jax,
+    data)``'s) each advancing a step per call; the first result is checked against
+    ``reference(data)``."""
     def measure_training(workload, context):
         data = workload.make_data(np.random.default_rng(context.seed))
         contenders, failed = [], []
@@ -228,7 +230,8 @@ def measure_with(graph_fn, reference, peers=("tf1", "jax"), jax_kind=None):
                 failed.append(error_row(f"devsession {target.label}", "ours", e,
                                         requested=target.label))
         builders = {"tf1": lambda m: _tf1_contender(m, graph_fn, data),
-                    "jax": lambda m: _jax_contender(m, jax_kind, data)}
+                    "jax": lambda m: (jax_contender(m, data) if jax_contender else
+                                      _jax_contender(m, jax_kind, data))}
         for peer in context.available_peers():
             if peer.name in builders and peer.name in peers:
                 try:
