@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import FailedPreconditionError, InvalidArgumentError
 
-__all__ = ["StaticTable", "MutableTable", "table_key"]
+__all__ = ["SharedTable", "StaticTable", "MutableTable", "table_key"]
 
 
 def table_key(value):
@@ -34,8 +34,9 @@ def table_key(value):
     return value if isinstance(value, bytes) else int(value)
 
 
-class _Table:
-    """What both kinds share: dtypes, the entries and their lock."""
+class SharedTable:
+    """What every table a session keeps by name has: its kind and dtypes, by which a
+    node asking for a table of that name is checked to ask for this one."""
 
     kind = ""
 
@@ -43,14 +44,21 @@ class _Table:
         self.name = name
         self.key_dtype = np.dtype(getattr(key_dtype, "np", key_dtype))
         self.value_dtype = np.dtype(getattr(value_dtype, "np", value_dtype))
-        self._lock = threading.Lock()
-        self._entries: dict | None = None
 
     def matches(self, kind: str, key_dtype, value_dtype) -> bool:
         """Whether a node asking for this shared table asks for the same one."""
         return (kind, np.dtype(getattr(key_dtype, "np", key_dtype)),
                 np.dtype(getattr(value_dtype, "np", value_dtype))) == \
             (self.kind, self.key_dtype, self.value_dtype)
+
+
+class _Table(SharedTable):
+    """What the hash tables share: the entries (a dict) and their lock."""
+
+    def __init__(self, name: str, key_dtype, value_dtype):
+        super().__init__(name, key_dtype, value_dtype)
+        self._lock = threading.Lock()
+        self._entries: dict | None = None
 
     def size(self) -> int:
         with self._lock:

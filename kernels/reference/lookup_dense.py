@@ -34,6 +34,7 @@ import threading
 import numpy as np
 
 from devsession.errors import InternalError, InvalidArgumentError
+from devsession.runtime.lookup_tables import SharedTable
 
 from .tf_hash64 import tf_hash64
 
@@ -56,16 +57,14 @@ def _hash_scalar(key) -> int:
     return tf_hash64(key) if isinstance(key, bytes) else key & _M
 
 
-class DenseTable:
+class DenseTable(SharedTable):
     """One ``MutableDenseHashTable`` (see the module docstring)."""
 
     kind = "MutableDenseHashTable"
 
     def __init__(self, name: str, key_dtype, value_dtype, empty_key, deleted_key,
                  value_shape, num_buckets: int, max_load_factor: float, node_name: str):
-        self.name = name
-        self.key_dtype = np.dtype(getattr(key_dtype, "np", key_dtype))
-        self.value_dtype = np.dtype(getattr(value_dtype, "np", value_dtype))
+        super().__init__(name, key_dtype, value_dtype)
         self._max_load = np.float32(max_load_factor)
         if not 0 < self._max_load < 1:
             raise InvalidArgumentError(f"max_load_factor must be between 0 and 1, got: "
@@ -91,12 +90,6 @@ class DenseTable:
             raise InvalidArgumentError("Empty and deleted keys cannot be equal", node_name)
         self._lock = threading.Lock()
         self._allocate(int(num_buckets), node_name)
-
-    def matches(self, kind: str, key_dtype, value_dtype) -> bool:
-        """Whether a node asking for this shared table asks for the same one."""
-        return (kind, np.dtype(getattr(key_dtype, "np", key_dtype)),
-                np.dtype(getattr(value_dtype, "np", value_dtype))) == \
-            (self.kind, self.key_dtype, self.value_dtype)
 
     def size(self) -> int:
         with self._lock:
