@@ -6,6 +6,7 @@ build the same graph: ``sources`` builds its datasets in order in one graph of g
 left with one dataset takes none)."""
 
 import numpy as np
+from random_ops_cases import drain  # noqa: F401  (tests/: every element an iterator gives)
 
 GRAPH_SEED = 1
 
@@ -34,13 +35,3 @@ def sources(tf) -> dict:
             [r(4), r(100, 140)], [0.5, 0.5], seed=8, stop_on_empty_dataset=True),
         "random_last": E.RandomDataset().take(5),
     }
-
-
-def drain(tf, session, next_element) -> list:
-    """Every element an iterator gives, as Python numbers (lists for vectors)."""
-    values = []
-    while True:
-        try:
-            values.append(session.run(next_element).tolist())
-        except tf.errors.OutOfRangeError:
-            return values

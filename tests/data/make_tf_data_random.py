@@ -7,11 +7,13 @@ TensorFlow installed (not a test):
 """
 
 import os
+import sys
 
 import numpy as np
 import tensorflow.compat.v1 as tf
 
-import data_random_cases as cases   # this script's folder
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # tests/
+import data_random_cases as cases  # noqa: E402  (this script's folder)
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
