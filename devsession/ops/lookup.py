@@ -191,7 +191,7 @@ register_op(OpDef("LookupTableRemoveV2", _remove, 2, stateful=True, has_output=F
 register_op(OpDef("LookupTableFindV2", _find, 3, stateful=True))
 register_op(OpDef("LookupTableSizeV2", _size, 1, stateful=True))
 register_op(OpDef("LookupTableExportV2", _export, 1, stateful=True))
-not_differentiable("InitializeTableV2", "LookupTableImportV2",
+not_differentiable("MutableDenseHashTableV2", "InitializeTableV2", "LookupTableImportV2",
                    "InitializeTableFromTextFileV2", "LookupTableInsertV2",
                    "LookupTableRemoveV2", "LookupTableFindV2", "LookupTableSizeV2",
                    "LookupTableExportV2")
