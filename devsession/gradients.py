@@ -40,6 +40,7 @@ tensor, whose ``read`` Identity the forward pass consumed), as TF1's ``as_ref``.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 
 from .graph import Operation, Tensor, convert_to_tensor, device, name_scope
@@ -79,15 +80,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     ``grad_ys`` weights each y (default: ones of its shape).  ``stop_gradients``:
     tensors held constant (no gradient flows through their ops).
     ``unconnected_gradients`` ("none" or "zero", ``UnconnectedGradients``) is what an x
-    no y depends on gets.  The TF1 arguments ``colocate_gradients_with_ops``,
-    ``gate_gradients`` and ``aggregation_method`` (one of ``AggregationMethod``'s) are
-    accepted and change nothing.  Returns a list as long as ``xs``.
+    no y depends on gets.  ``colocate_gradients_with_ops``: each op's gradient (the sum
+    of what its outputs received, and its gradient function's ops) is placed with the
+    op, as TF1's, so a model spread over devices or tasks differentiates where it runs;
+    otherwise gradient ops take the device scope ``gradients`` is called in.  The TF1
+    arguments ``gate_gradients`` and ``aggregation_method`` (one of
+    ``AggregationMethod``'s) are accepted and change nothing.  Returns a list as long as
+    ``xs``.
 
     Raises ``LookupError`` for an op on a path without a registered gradient,
     ``TypeError``/``ValueError`` for a ``grad_ys`` entry of the wrong dtype or shape
     and for tensors of different graphs.
     """
-    del colocate_gradients_with_ops, gate_gradients
+    del gate_gradients
     if aggregation_method not in (None, AggregationMethod.ADD_N,
                                   AggregationMethod.EXPERIMENTAL_TREE,
                                   AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
@@ -115,14 +120,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         between = _between_ops(ys, xs, _consumers(graph))
         stop_ops |= _xs_ops_with_nothing_between(xs, between)
         for op in sorted(between, key=_creation_order(graph), reverse=True):
-            summed = [_aggregate(grads, t) for t in op.outputs]
-            out_grads = [g for g, _ in summed]
-            if op in stop_ops or all(g is None for g in out_grads):
-                continue
-            for t_in, g in zip(op.inputs, _input_grads(op, out_grads)):
-                if g is not None and _carries_gradient(t_in):
-                    grads[t_in].append((g, _rows_passed(op, summed, g)))
-        results = [with_rows(*_aggregate(grads, x)) for x in xs]
+            with _placed_with(op, colocate_gradients_with_ops):
+                summed = [_aggregate(grads, t) for t in op.outputs]
+                out_grads = [g for g, _ in summed]
+                if op in stop_ops or all(g is None for g in out_grads):
+                    continue
+                for t_in, g in zip(op.inputs, _input_grads(op, out_grads)):
+                    if g is not None and _carries_gradient(t_in):
+                        grads[t_in].append((g, _rows_passed(op, summed, g)))
+        results = []
+        for x in xs:
+            with _placed_with(x.op, colocate_gradients_with_ops):
+                results.append(with_rows(*_aggregate(grads, x)))
         if unconnected_gradients == UnconnectedGradients.ZERO:
             results = [zeros_like_of(x) if g is None else g for x, g in zip(xs, results)]
     return results
@@ -236,6 +245,14 @@ def _xs_ops_with_nothing_between(xs, between) -> set:
 def _creation_order(graph):
     position = {id(op): i for i, op in enumerate(graph.get_operations())}
     return lambda op: position[id(op)]
+
+
+def _placed_with(op: Operation, colocate: bool):
+    """Where the gradient ops of ``op`` go: with ``op`` (TF1's
+    ``colocate_gradients_with_ops``), else the scopes ``gradients`` was called in."""
+    if not colocate:
+        return contextlib.nullcontext()
+    return op.graph.colocate_with(op, ignore_existing=True)
 
 
 def _aggregate(grads: dict, t: Tensor) -> tuple:

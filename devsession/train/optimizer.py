@@ -81,7 +81,9 @@ class Optimizer:
                  aggregation_method=None, colocate_gradients_with_ops=False, name=None,
                  grad_loss=None) -> Operation:
         """``compute_gradients`` then ``apply_gradients``; the train op."""
-        grads_and_vars = self.compute_gradients(loss, var_list=var_list, grad_loss=grad_loss)
+        grads_and_vars = self.compute_gradients(
+            loss, var_list=var_list, grad_loss=grad_loss,
+            colocate_gradients_with_ops=colocate_gradients_with_ops)
         if not any(g is not None for g, _ in grads_and_vars):
             raise ValueError(
                 f"No gradients provided for any variable, check your graph for ops that do "
@@ -93,7 +95,8 @@ class Optimizer:
                           aggregation_method=None, colocate_gradients_with_ops=False,
                           grad_loss=None) -> list:
         """``[(gradient or None, variable)]`` for ``var_list`` (default: the trainable
-        variables of the loss's graph)."""
+        variables of the loss's graph); ``colocate_gradients_with_ops`` places each
+        op's gradient with it (``ds.gradients``)."""
         if callable(loss) and not isinstance(loss, (Tensor, Variable)):
             raise TypeError("compute_gradients takes a loss tensor; a callable loss is "
                             "eager execution, which devsession does not have.")
@@ -105,7 +108,8 @@ class Optimizer:
                 raise TypeError(f"var_list holds {v!r}; it takes ds.Variable objects.")
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss])
+        grads = gradients(loss, var_list, grad_ys=None if grad_loss is None else [grad_loss],
+                          colocate_gradients_with_ops=colocate_gradients_with_ops)
         return list(zip(grads, var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None) -> Operation:
