@@ -6,7 +6,8 @@ values: test_tf_grad_ops.py (a recorded TF training graph).
 Elementwise backprops: every float dtype, sizes 0, 1, 7, (3, 5) and 1,000,003, NaN and
 infinities among the values.  BroadcastGradientArgs (TF's reduction indices, including
 both-1 axes and equal shapes), ConcatOffset, PreventGradient, FusedBatchNormGrad (V2,
-V3; training and inference, NHWC and NCHW, float16 to float64), ``_RunTimeAttr``.
+V3; training and inference, NHWC and NCHW, V3's NDHWC and NCDHW, float16 to float64),
+``_RunTimeAttr``.
 """
 
 from __future__ import annotations
@@ -118,11 +119,13 @@ def test_prevent_gradient_passes_its_input_through(device):
 
 def _batch_norm_operands(dtype, fmt, training):
     rng = rng_for("FusedBatchNormGrad", dtype, fmt, training)
-    shape = (2, 3, 4, 5) if fmt == "NHWC" else (2, 5, 3, 4)
+    shape = {"NHWC": (2, 3, 4, 5), "NCHW": (2, 5, 3, 4), "NDHWC": (2, 3, 2, 2, 5),
+             "NCDHW": (2, 5, 3, 1, 2)}[fmt]
     param = F64 if dtype == F64 else F32
     x, dy = (random_array(rng, shape, dtype) for _ in range(2))
     scale = random_array(rng, (5,), param)
-    axes = (0, 1, 2) if fmt == "NHWC" else (0, 2, 3)
+    axis = 1 if fmt in ("NCHW", "NCDHW") else len(shape) - 1
+    axes = tuple(a for a in range(len(shape)) if a != axis)
     if training:
         mean, var = x.astype(param).mean(axes), x.astype(param).var(axes)
     else:
@@ -131,11 +134,13 @@ def _batch_norm_operands(dtype, fmt, training):
 
 
 @pytest.mark.parametrize("op", BATCH_NORM_GRADS)
-@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW", "NDHWC", "NCDHW"])
 @pytest.mark.parametrize("training", [True, False])
 @pytest.mark.parametrize("dtype", [F16, F32, F64])
 def test_fused_batch_norm_grad(device, op, fmt, training, dtype):
     if op == "FusedBatchNormGrad" and dtype != F32:
+        return
+    if fmt in ("NDHWC", "NCDHW") and op != "FusedBatchNormGradV3":   # V3's formats only
         return
     inputs, axes, param = _batch_norm_operands(dtype, fmt, training)
     if op.endswith("V3"):
@@ -145,8 +150,8 @@ def test_fused_batch_norm_grad(device, op, fmt, training, dtype):
                      output_dtypes=(dtype,) + (param,) * 4)
     got = check_against_ref(device, node, *inputs)
     dy, x, scale, mean, var = (a.astype(F64) for a in inputs[:5])
-    shape = [1, 1, 1, 1]
-    shape[3 if fmt == "NHWC" else 1] = 5
+    shape = [1] * x.ndim
+    shape[1 if fmt in ("NCHW", "NCDHW") else x.ndim - 1] = 5
     inv = (1 / np.sqrt(var + 0.01)).reshape(shape)
     xhat = (x - mean.reshape(shape)) * inv
     if training:

@@ -1,9 +1,9 @@
 """Fused batch norm (FusedBatchNorm, V2, V3; ``ds.nn.fused_batch_norm``): the kernels on
 every device against TF's formulas written out in float64 numpy (training and
-inference, NHWC and NCHW, the moving-average factor, float16, empty batches), the
-gradients against finite differences, and TF's errors at build and run time.  That
-TensorFlow computes the same is checked on a graph it froze (``convnet_bn`` in
-tests/test_tf_graphdef.py)."""
+inference, NHWC and NCHW, V3's NDHWC and NCDHW, the moving-average factor, float16,
+empty batches), the gradients against finite differences, and TF's errors at build and
+run time.  That TensorFlow computes the same is checked on a graph it froze
+(``convnet_bn`` in tests/test_tf_graphdef.py; 5-D: tests/test_batch_norm_5d.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,16 @@ from kernel_cases import DEVICES, F16, F32, F64, check_against_ref, make_node, r
 OPS = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
 
 
+def channel_axis(data_format, rank):
+    return 1 if data_format in ("NCHW", "NCDHW") else rank - 1
+
+
 def numpy_fused_batch_norm(x, scale, offset, mean, variance, epsilon, factor, training,
                            data_format):
     """TF's formulas in float64: y and the two statistics outputs."""
-    axis = 3 if data_format == "NHWC" else 1
-    axes = tuple(a for a in range(4) if a != axis)
-    shape = [1, 1, 1, 1]
+    axis = channel_axis(data_format, x.ndim)
+    axes = tuple(a for a in range(x.ndim) if a != axis)
+    shape = [1] * x.ndim
     shape[axis] = -1
     x64 = x.astype(F64)
     if training:
@@ -65,13 +69,20 @@ CASES = [  # (op, x dtype, training, exponential_avg_factor, data_format, x shap
     ("FusedBatchNormV3", F16, True, 1.0, "NHWC", (2, 4, 4, 3)),
     ("FusedBatchNormV2", F32, True, 1.0, "NHWC", (1, 1, 1, 5)),     # one value per channel
     ("FusedBatchNorm", F32, False, 1.0, "NHWC", (2, 1, 1, 1)),
+    ("FusedBatchNormV3", F32, True, 1.0, "NDHWC", (2, 3, 4, 2, 5)),
+    ("FusedBatchNormV3", F32, False, 1.0, "NDHWC", (2, 3, 4, 2, 5)),
+    ("FusedBatchNormV3", F32, True, 0.25, "NCDHW", (3, 4, 2, 3, 2)),
+    ("FusedBatchNormV3", F64, False, 1.0, "NCDHW", (2, 3, 1, 2, 5)),
+    ("FusedBatchNormV3", F16, True, 1.0, "NCDHW", (2, 3, 2, 2, 3)),
+    ("FusedBatchNormV3", F32, True, 0.5, "NDHWC", (1, 1, 1, 1, 4)),   # one value per channel
+    ("FusedBatchNormV3", F32, True, 1.0, "NCDHW", (3, 4, 2, 5)),      # 4-D in a 5-D format
 ]
 
 
 @pytest.mark.parametrize("op,dtype,training,factor,data_format,shape", CASES, ids=str)
 def test_the_reference_is_tfs_formula(op, dtype, training, factor, data_format, shape):
     rng = rng_for(op, dtype, training, factor, data_format, shape)
-    channels = shape[3 if data_format == "NHWC" else 1]
+    channels = shape[channel_axis(data_format, len(shape))]
     inputs = inputs_of(rng, shape, dtype, channels)
     attrs = {"epsilon": 0.01, "exponential_avg_factor": factor, "data_format": data_format,
              "is_training": training}
@@ -90,33 +101,38 @@ def test_the_reference_is_tfs_formula(op, dtype, training, factor, data_format, 
 @pytest.mark.parametrize("op,dtype,training,factor,data_format,shape", CASES, ids=str)
 def test_kernels_match_the_reference(device, op, dtype, training, factor, data_format, shape):
     rng = rng_for("device", op, dtype, training, factor, data_format, shape)
-    channels = shape[3 if data_format == "NHWC" else 1]
+    channels = shape[channel_axis(data_format, len(shape))]
     attrs = {"epsilon": 0.001, "exponential_avg_factor": factor, "data_format": data_format,
              "is_training": training}
     check_against_ref(device, node_of(op, dtype, attrs), *inputs_of(rng, shape, dtype, channels))
 
 
 @pytest.mark.parametrize("device", ["REF"] + DEVICES)
-def test_training_takes_empty_statistics_and_an_empty_batch_gives_nan(device):
-    node = node_of("FusedBatchNormV3", F32, {"is_training": True})
-    x, scale, offset, mean, variance = inputs_of(rng_for("empty"), (3, 2, 2, 4), F32, 4,
+@pytest.mark.parametrize("data_format,shape", [("NHWC", (3, 2, 2, 4)),
+                                               ("NCDHW", (3, 4, 2, 1, 2))])
+def test_training_takes_empty_statistics_and_an_empty_batch_gives_nan(device, data_format,
+                                                                      shape):
+    node = node_of("FusedBatchNormV3", F32, {"is_training": True, "data_format": data_format})
+    x, scale, offset, mean, variance = inputs_of(rng_for("empty"), shape, F32, 4,
                                                  empty_stats=True)
     y, batch_mean, batch_var = run_on(device, node, x, scale, offset, mean, variance)[:3]
-    want = numpy_fused_batch_norm(x, scale, offset, mean, variance, 0.0001, 1.0, True, "NHWC")
+    want = numpy_fused_batch_norm(x, scale, offset, mean, variance, 0.0001, 1.0, True,
+                                  data_format)
     np.testing.assert_allclose(y, want[0], rtol=2e-5, atol=1e-5)
     np.testing.assert_allclose(batch_var, want[2], rtol=2e-5)
-    y, batch_mean, batch_var = run_on(device, node, np.zeros((0, 2, 2, 4), F32), scale, offset,
-                                      mean, variance)[:3]
-    assert y.shape == (0, 2, 2, 4)
+    y, batch_mean, batch_var = run_on(device, node, np.zeros((0,) + shape[1:], F32), scale,
+                                      offset, mean, variance)[:3]
+    assert y.shape == (0,) + shape[1:]
     assert np.isnan(batch_mean).all() and np.isnan(batch_var).all() and batch_mean.shape == (4,)
 
 
 @pytest.mark.parametrize("training", [True, False])
-@pytest.mark.parametrize("data_format", ["NHWC", "NCHW"])
-def test_gradients_match_finite_differences(training, data_format):
+@pytest.mark.parametrize("data_format,shape", [("NHWC", (2, 3, 2, 3)), ("NCHW", (2, 3, 2, 3)),
+                                               ("NDHWC", (2, 2, 3, 1, 3)),
+                                               ("NCDHW", (2, 3, 2, 1, 2))])
+def test_gradients_match_finite_differences(training, data_format, shape):
     """``sum(y * weights)``'s gradients with respect to x, scale and offset."""
     rng = rng_for("grad", training, data_format)
-    shape = (2, 3, 2, 3)
     x, scale, offset, mean, variance = inputs_of(rng, shape, F64, 3)
     weights = rng.standard_normal(shape)
     xs = [ds.placeholder(ds.float64, v.shape) for v in (x, scale, offset)]
@@ -171,7 +187,7 @@ def test_build_time_errors_are_tfs():
         g.create_op("FusedBatchNorm", [ds.placeholder(ds.float64, (1, 1, 1, 2))] +
                     [ds.constant(np.ones(2))] * 4)
     y, m, v = ds.nn.fused_batch_norm(ds.placeholder(ds.float32, (None, 4, 4, None)), c3, c3)
-    assert y.shape.as_list() == [None, 4, 4, None] and m.shape.as_list() == [3]
+    assert y.shape.as_list() == [None, 4, 4, 3] and m.shape.as_list() == [3]   # as TF
 
 
 def test_run_time_errors_name_the_node():

@@ -3,8 +3,9 @@ ops TF's gradient of a fused batch norm writes (``nn_batch_norm.py``), so TF-wri
 training graphs of convnets import.  devsession's own gradient builds the same formulas
 from elementwise ops (``nn_batch_norm_grad.py``).
 
-Inputs ``y_backprop`` and ``x`` (rank 4, one shape, ``data_format`` "NHWC" or "NCHW";
-float16, float32 or float64), ``scale``, ``reserve_space_1``, ``reserve_space_2`` (1-D of
+Inputs ``y_backprop`` and ``x`` (one shape; ``data_format`` "NHWC" or "NCHW": rank 4,
+FusedBatchNormGradV3 also "NDHWC" or "NCDHW": rank 5, as the forward ops; float16,
+float32 or float64), ``scale``, ``reserve_space_1``, ``reserve_space_2`` (1-D of
 the channels; float32, float64 for float64 ``x``) and, for V3, ``reserve_space_3`` (not
 read).  The reserve spaces are the forward's batch mean and population variance when
 ``is_training`` (TF's gradient passes the forward's reserve outputs), its ``mean`` and
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..tensor_shape import TensorShape
-from .nn_batch_norm import channel_axis
+from .nn_batch_norm import channel_axis, check_format, format_rank, with_channels
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["FUSED_BATCH_NORM_GRAD_OPS"]
@@ -33,17 +34,10 @@ _DEFAULTS = {"epsilon": 0.0001, "data_format": "NHWC", "is_training": True}
 _X_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def _infer(op_type: str):
     def infer(inputs, attrs, node):
         dy, x, scale, mean, variance = inputs[:5]
-        data_format = _text(attrs.get("data_format", "NHWC"))
-        if data_format not in ("NHWC", "NCHW"):
-            raise InferError(f"Op '{node}' ({op_type}): data_format {data_format!r} is not "
-                             f"supported; use 'NHWC' or 'NCHW'.")
+        data_format = check_format(op_type, attrs.get("data_format", "NHWC"), node)
         if dy.dtype != x.dtype or x.dtype not in _X_TYPES or (
                 op_type == "FusedBatchNormGrad" and x.dtype != dtypes.float32):
             raise TypeError(f"Op '{node}' ({op_type}): y_backprop '{dy.name}' and x "
@@ -64,10 +58,11 @@ def _infer(op_type: str):
             raise InferError(f"Op '{node}' ({op_type}): y_backprop '{dy.name}' with shape "
                              f"{dy.shape} and x '{x.name}' with shape {x.shape} must have "
                              f"the same shape.") from None
-        if shape.ndims not in (None, 4):
-            raise InferError(f"Op '{node}' ({op_type}): x '{x.name}' must be 4-D, but has "
-                             f"shape {shape}.")
-        channels = None if shape.ndims is None else shape.dims[channel_axis(data_format)]
+        rank = format_rank(data_format)
+        if shape.ndims not in (None, rank):
+            raise InferError(f"Op '{node}' ({op_type}): x '{x.name}' must be {rank}-D with "
+                             f"data_format {data_format!r}, but has shape {shape}.")
+        channels = None if shape.ndims is None else shape.dims[channel_axis(data_format, rank)]
         for t in (scale, mean, variance):
             size = t.shape.dims[0] if t.shape.ndims == 1 else None
             if channels is None:
@@ -77,7 +72,8 @@ def _infer(op_type: str):
                                  f"but x '{x.name}' has {channels} channels ({data_format}).")
         per_channel = (param, TensorShape([channels]))
         empty = (param, TensorShape([0]))
-        return [(x.dtype, shape), per_channel, per_channel, empty, empty]
+        dx = (x.dtype, with_channels(shape, data_format, channels))
+        return [dx, per_channel, per_channel, empty, empty]
     return infer
 
 

@@ -1,7 +1,8 @@
 """The gradients of the fused batch norms (``nn_batch_norm.py``), as TF's
 ``_BaseFusedBatchNormGrad`` defines them, written with elementwise ops and reductions
 over every axis but the channels' (so the optimizer fuses them; checked against finite
-differences in tests/test_batch_norm.py).
+differences in tests/test_batch_norm.py, 4-D and 5-D).  The rank is x's static rank, or
+the format's when that is unknown (4 for "NHWC"/"NCHW", 5 for "NDHWC"/"NCDHW").
 
 With ``inv = 1 / sqrt(var + epsilon)`` and ``xhat = (x - mean) * inv``:
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 from .. import dtypes
 from .array import reshape
 from .elementwise import cast, multiply, rsqrt, subtract
-from .nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis
+from .nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis, format_rank
 from .reduce import reduce_mean, reduce_sum
 from .registry import register_gradient
 
@@ -30,14 +31,16 @@ def _fused_batch_norm_grad(op, dy, *unused):
     if dy is None:
         return [None] * 5
     x, scale = op.inputs[0], op.inputs[1]
-    axis = channel_axis(op.attrs.get("data_format", "NHWC"))
-    axes = [a for a in range(4) if a != axis]
+    data_format = op.attrs.get("data_format", "NHWC")
+    rank = x.shape.ndims if x.shape.ndims is not None else format_rank(data_format)
+    axis = channel_axis(data_format, rank)
+    axes = [a for a in range(rank) if a != axis]
     training = bool(op.attrs.get("is_training", True))
     mean, variance = (op.outputs[3], op.outputs[4]) if training else \
         (op.inputs[3], op.inputs[4])
 
     def per_channel(v):          # a [C] vector against x's layout
-        return v if axis == 3 else reshape(v, [-1, 1, 1])
+        return v if axis == rank - 1 else reshape(v, [-1] + [1] * (rank - 2))
 
     half = x.dtype == dtypes.float16
     xf, dyf = (cast(x, dtypes.float32), cast(dy, dtypes.float32)) if half else (x, dy)

@@ -4,17 +4,19 @@ TF's formulas over an array module ``xp``, so numpy runs them here (the "REF" or
 and the CPU's kernel: numpy's reductions already stream at memory speed) and cupy on
 the GPU (``cuda/batch_norm.py``).
 
-``make_fused_batch_norm(xp, node)`` checks operands as TF's kernel does
-(``InvalidArgumentError`` naming the node: x not 4-D, a scale, offset, mean or variance
-that is not 1-D of the channels) and returns ``y``, the two statistics and the reserve
-spaces (the batch's mean and population variance; V3's third reserve space empty).
+``make_fused_batch_norm(xp, node)`` checks operands as TF 2.21's CPU kernel does
+(``InvalidArgumentError`` naming the node: x not 4-D for "NHWC"/"NCHW", neither 4-D nor
+5-D for "NDHWC"/"NCDHW"; a scale, offset, mean or variance that is not 1-D of the
+channels) and returns ``y``, the two statistics and the reserve spaces (the batch's mean
+and population variance; V3's third reserve space empty).  The statistics reduce every
+axis but the channels' (``channel_axis``), so 5-D inputs need no reshape.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...ops.nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis
+from ...ops.nn_batch_norm import FUSED_BATCH_NORM_OPS, channel_axis, format_rank
 from ...ops.nn_batch_norm_backprop import FUSED_BATCH_NORM_GRAD_OPS
 from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
@@ -24,11 +26,24 @@ __all__ = ["make_fused_batch_norm", "make_fused_batch_norm_grad"]
 DEVICE = "REF"
 
 
-def _check(node, x, params, training_stats: bool) -> None:
-    if x.ndim != 4:
-        raise invalid_argument(node.name, node.op, f"input must be 4-dimensional "
+def _layout(node, x) -> tuple:
+    """``(axis, axes, shape)`` of ``x`` in the node's format: the channels' axis, the
+    axes reduced, and the shape a [C] vector takes against ``x``; InvalidArgumentError
+    for a rank the format does not take."""
+    data_format = node.attrs.get("data_format", "NHWC")
+    if format_rank(data_format) == 4 and x.ndim != 4:
+        raise invalid_argument(node.name, node.op, f"input must be 4-dimensional"
                                f"{fmt_shape(x.shape)}")
-    channels = x.shape[channel_axis(node.attrs.get("data_format", "NHWC"))]
+    if x.ndim not in (4, 5):
+        raise invalid_argument(node.name, node.op, f"input must be 4 or 5-dimensional"
+                               f"{fmt_shape(x.shape)}")
+    axis = channel_axis(data_format, x.ndim)
+    shape = tuple(x.shape[axis] if a == axis else 1 for a in range(x.ndim))
+    return axis, tuple(a for a in range(x.ndim) if a != axis), shape
+
+
+def _check(node, x, axis, params, training_stats: bool) -> None:
+    channels = x.shape[axis]
     for what, p in params:
         if p.ndim != 1:
             raise invalid_argument(node.name, node.op, f"{what} must be 1-dimensional "
@@ -42,18 +57,16 @@ def _check(node, x, params, training_stats: bool) -> None:
 
 def make_fused_batch_norm(xp, node):
     """The kernel of a FusedBatchNorm* ``node`` over array module ``xp``."""
-    axis = channel_axis(node.attrs.get("data_format", "NHWC"))
-    axes = tuple(a for a in range(4) if a != axis)
     epsilon = node.attrs.get("epsilon", 0.0001)
     factor = node.attrs.get("exponential_avg_factor", 1.0)
     training = bool(node.attrs.get("is_training", True))
     outputs = FUSED_BATCH_NORM_OPS[node.op]
 
     def kernel(x, scale, offset, mean, variance):
-        _check(node, x, (("scale", scale), ("offset", offset), ("mean", mean),
-                         ("variance", variance)), training and factor == 1.0)
+        axis, axes, shape = _layout(node, x)
+        _check(node, x, axis, (("scale", scale), ("offset", offset), ("mean", mean),
+                               ("variance", variance)), training and factor == 1.0)
         param = scale.dtype
-        shape = tuple(x.shape[axis] if a == axis else 1 for a in range(4))
 
         def per_channel(v):            # a [C] vector against x's layout
             return v.reshape(shape)
@@ -98,20 +111,19 @@ def make_fused_batch_norm_grad(xp, node):
     formulas, with ``inv = 1 / sqrt(variance + epsilon)`` and ``xhat = (x - mean) * inv``,
     ``dx = scale * inv * (dy - mean(dy) - xhat * mean(dy * xhat))`` when training, else
     ``dy * scale * inv``; ``dscale = sum(dy * xhat)``, ``doffset = sum(dy)``."""
-    axis = channel_axis(node.attrs.get("data_format", "NHWC"))
-    axes = tuple(a for a in range(4) if a != axis)
     epsilon = node.attrs.get("epsilon", 0.0001)
     training = bool(node.attrs.get("is_training", True))
 
     def kernel(dy, x, scale, mean, variance, *unused_reserve_space_3):
+        _layout(node, dy)
+        axis, axes, shape = _layout(node, x)
         if dy.shape != x.shape:
             raise invalid_argument(node.name, node.op, f"x and y_backprop must have same "
                                    f"shape, but x has shape {fmt_shape(x.shape)} and "
                                    f"y_backprop has shape {fmt_shape(dy.shape)}")
-        _check(node, x, (("scale", scale), ("reserve_space_1", mean),
-                         ("reserve_space_2", variance)), False)
+        _check(node, x, axis, (("scale", scale), ("reserve_space_1", mean),
+                               ("reserve_space_2", variance)), False)
         param = scale.dtype
-        shape = tuple(x.shape[axis] if a == axis else 1 for a in range(4))
 
         def per_channel(v):
             return v.reshape(shape)
