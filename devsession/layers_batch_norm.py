@@ -2,8 +2,9 @@
 builds it: tf_keras's legacy (v1) ``BatchNormalization``.
 
 Variables ``<scope>/gamma``, ``beta``, ``moving_mean``, ``moving_variance`` (the last two
-not trainable), float32 for float16 inputs.  A 4-D input normalized over axis 3 or 1
-takes the fused op (FusedBatchNormV3), as TF1 does, whose moving variance averages the
+not trainable), float32 for float16 inputs.  A 4-D input normalized over axis 3 or 1,
+or a 5-D one over axis 4 or 1 (a Conv3D model's), takes the fused op (FusedBatchNormV3,
+"NHWC", "NCHW", "NDHWC" or "NCDHW"), as TF1 does, whose moving variance averages the
 batch variance with Bessel's correction; any other input, and any layer with ``renorm``,
 ``virtual_batch_size`` or ``adjustment`` (``fused=True`` included: TF1's layer falls back
 silently), takes ``nn.moments`` and ``nn.batch_normalization``, whose moving variance
@@ -59,6 +60,9 @@ from .variable_scope import variable_scope
 __all__ = ["batch_normalization", "check_options"]
 
 _CLIPPING_KEYS = ["rmax", "rmin", "dmax"]
+# (rank, axis) -> the fused op's data_format, where TF1's layer takes the fused op
+# (tf_keras's legacy BatchNormalization.build); elsewhere, as TF, the non-fused path.
+_FUSED_FORMATS = {(4, 3): "NHWC", (4, 1): "NCHW", (5, 4): "NDHWC", (5, 1): "NCDHW"}
 
 
 def check_options(renorm=False, renorm_clipping=None) -> None:
@@ -130,9 +134,9 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                         zeros_initializer())
             v["renorm_stddev"] = variable("renorm_stddev", stddev_init, None)
         plain = not renorm and virtual_batch_size is None and adjustment is None
-        if fused is not False and rank == 4 and axis in (1, 3) and param == float32 \
+        if fused is not False and (rank, axis) in _FUSED_FORMATS and param == float32 \
                 and plain:
-            return _fused(x, axis, v, epsilon, momentum, training)
+            return _fused(x, _FUSED_FORMATS[rank, axis], v, epsilon, momentum, training)
         options = {"epsilon": epsilon, "momentum": momentum, "renorm": renorm,
                    "clipping": renorm_clipping or {}, "renorm_momentum": renorm_momentum,
                    "adjustment": adjustment}
@@ -177,10 +181,9 @@ def _select(training, when_training, otherwise):
 
 # --- the fused op ----------------------------------------------------------------------------
 
-def _fused(x, axis, v, epsilon, momentum, training):
-    """FusedBatchNormV3, as TF1 builds it for 4-D inputs; the batch's statistics (the
-    moving ones when not training) averaged into the moving ones."""
-    data_format = "NHWC" if axis == 3 else "NCHW"
+def _fused(x, data_format, v, epsilon, momentum, training):
+    """FusedBatchNormV3, as TF1 builds it for 4-D and 5-D inputs; the batch's statistics
+    (the moving ones when not training) averaged into the moving ones."""
     moving_mean, moving_variance = v["moving_mean"], v["moving_variance"]
     channels = moving_mean.shape.dims[0]
     gamma = v["gamma"] if v["gamma"] is not None else \

@@ -51,12 +51,12 @@ CASES = {
 }
 
 
-def inputs():
-    """The fixed arrays of every case: ``<case>:x`` its inputs, ``<case>:target`` the
-    weights of its loss."""
+def inputs(cases=None):
+    """The fixed arrays of every case (of ``cases``, by default ``CASES``): ``<case>:x``
+    its inputs, ``<case>:target`` the weights of its loss."""
     rng = np.random.default_rng(21)
     d = {}
-    for name, (shape, axis, _) in CASES.items():
+    for name, (shape, axis, _) in (cases or CASES).items():
         d[f"{name}:x"] = (rng.standard_normal(shape) * 1.5 + 0.5).astype(np.float32)
         d[f"{name}:target"] = rng.standard_normal(shape).astype(np.float32)
         channels = shape[axis]
@@ -65,11 +65,12 @@ def inputs():
     return d
 
 
-def built(tf, name, d):
-    """The case's graph in the default graph: a dict of its tensors and ops ("h" the
-    layer's inputs, "y" its training output, "loss", "train", "updates" the training
-    layer's UPDATE_OPS, "y_infer", "flag" (a bool placeholder), "y_flag", "flag_updates")."""
-    shape, axis, options = CASES[name]
+def built(tf, name, d, cases=None):
+    """The case's graph in the default graph (the case ``name`` of ``cases``, by default
+    ``CASES``): a dict of its tensors and ops ("h" the layer's inputs, "y" its training
+    output, "loss", "train", "updates" the training layer's UPDATE_OPS, "y_infer", "flag"
+    (a bool placeholder), "y_flag", "flag_updates")."""
+    shape, axis, options = (cases or CASES)[name]
     options = dict(options)
     if options.pop("adjust", False):
         options["adjustment"] = _adjust(tf)
