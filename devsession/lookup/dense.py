@@ -48,7 +48,7 @@ class DenseHashTable(LookupInterface):
                                                 name="default_value")
         self._value_shape = self._default_value.shape
         self._name = name
-        attrs = {"value_shape": self._value_shape.as_list()}
+        attrs = {"value_shape": self._value_shape}     # a shape attr, as TF's
         if initial_num_buckets is not None:
             attrs["initial_num_buckets"] = int(initial_num_buckets)
 

@@ -179,7 +179,7 @@ register_op(OpDef("HashTableV2", _make_table, 0, stateful=True, attr_defaults=_T
 register_op(OpDef("MutableHashTableV2", _make_table, 0, stateful=True,
                   attr_defaults=_TABLE_ATTRS))
 register_op(OpDef("MutableDenseHashTableV2", _make_dense_table, 2, stateful=True,
-                  attr_defaults={**_TABLE_ATTRS, "value_shape": [],
+                  attr_defaults={**_TABLE_ATTRS, "value_shape": TensorShape([]),
                                  "initial_num_buckets": 131072, "max_load_factor": 0.8}))
 register_op(OpDef("InitializeTableV2", _initialize, 3, stateful=True, has_output=False))
 register_op(OpDef("LookupTableImportV2", _fill, 3, stateful=True, has_output=False))
