@@ -160,10 +160,6 @@ def split_tensor_lists(graph_def: graph_pb2.GraphDef, lists: dict | None = None,
                     f"maps TF's TensorLists onto its TensorArrays for TF's TensorList ops, "
                     f"Identity, If and While only.", name)
             out[name] = node
-    if twins.reserved.keys() - out.keys():
-        missing = sorted(twins.reserved.keys() - out.keys())[0]
-        raise InvalidArgumentError(f"Node '{missing}' ends a TF1 loop's back edge but is not "
-                                   f"in the graph's order.", missing)
     kept = [n for node in graph_def.node
             for n in (out[node.name] if isinstance(out[node.name], tuple) else (out[node.name],))]
     return with_nodes(graph_def, kept), plans, wiring
