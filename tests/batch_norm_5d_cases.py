@@ -17,7 +17,8 @@ import numpy as np
 
 from tests.batch_renorm_cases import built as _built
 from tests.batch_renorm_cases import inputs as _inputs
-from tests.batch_renorm_cases import layer_variables, run  # noqa: F401  (the tests' API)
+from tests.batch_renorm_cases import (LAYOUT, RECORDED_INPUTS, layout,  # noqa: F401
+                                      run)                               # (the tests' API)
 
 # name: (input shape, axis, the layer's options), as in batch_renorm_cases
 LAYER_CASES = {

@@ -103,6 +103,24 @@ def layer_variables(tf):
     return [v for v in tf.global_variables() if v.op.name.startswith("bn/")]
 
 
+# what ``layout`` records, and the recorded inputs, beside each case's values
+LAYOUT = ("variables", "shapes", "trainable", "updates", "y_shape")
+RECORDED_INPUTS = ("x", "target", "w0", "b0")
+
+
+def layout(tf, t) -> dict:
+    """What a built case's graph holds besides values: the layer's variables (names,
+    shapes, trainable or not), its update ops and its output's static shape (-1:
+    unknown), as lists keyed as ``LAYOUT``."""
+    variables = layer_variables(tf)
+    trainable = set(tf.trainable_variables())
+    return {"variables": [v.op.name for v in variables],
+            "shapes": [str(v.shape.as_list()) for v in variables],
+            "trainable": [v in trainable for v in variables],
+            "updates": [op.name for op in t["updates"]],
+            "y_shape": [-1 if s is None else s for s in t["y"].shape.as_list()]}
+
+
 def run(tf, sess, name, t):
     """Runs the case (its graph ``t`` from ``built``) in ``sess`` and returns what is
     compared, keyed ``<name>:<what>``."""

@@ -22,8 +22,8 @@ import pytest
 
 import devsession as ds
 from devsession.errors import InvalidArgumentError
-from tests.batch_norm_5d_cases import (FUSED, LAYER_CASES, built, fused_formats,
-                                       layer_variables, op_feeds, op_graph, run)
+from tests.batch_norm_5d_cases import (FUSED, LAYER_CASES, LAYOUT, RECORDED_INPUTS, built,
+                                       fused_formats, layout, op_feeds, op_graph, run)
 from tests.tf_recorded import assert_imported_as_tf, recorded_keys, run_recorded
 
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "tf_batch_norm_5d.npz"))
@@ -70,18 +70,12 @@ def test_the_layer_over_5d_inputs_trains_as_tfs(graph, name):
     t = built(ds, name, DATA)
     assert fused_formats(graph) == list(DATA[f"{name}:fused"])
     assert fused_formats(graph)[:1] == ([FUSED[name]] if FUSED[name] else [])
-    variables = layer_variables(ds)
-    assert [v.op.name for v in variables] == list(DATA[f"{name}:variables"])
-    assert [str(v.shape.as_list()) for v in variables] == list(DATA[f"{name}:shapes"])
-    assert [op.name for op in t["updates"]] == list(DATA[f"{name}:updates"])
-    assert [-1 if s is None else s for s in t["y"].shape.as_list()] == \
-        list(DATA[f"{name}:y_shape"])
+    for key, ours in layout(ds, t).items():
+        assert ours == list(DATA[f"{name}:{key}"]), key
     with ds.Session() as sess:
         got = run(ds, sess, name, t)
     assert sorted(got) == sorted(k for k in DATA.files if k.startswith(f"{name}:")
-                                 and k.split(":")[1] not in
-                                 ("x", "target", "w0", "b0", "variables", "shapes",
-                                  "trainable", "updates", "y_shape", "fused"))
+                                 and k.split(":")[1] not in RECORDED_INPUTS + LAYOUT + ("fused",))
     for key, value in got.items():
         np.testing.assert_allclose(value, DATA[key], rtol=2e-5, atol=2e-5, err_msg=key)
 

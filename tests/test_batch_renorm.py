@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
-from tests.batch_renorm_cases import CASES, built, layer_variables, run
+from tests.batch_renorm_cases import CASES, LAYOUT, RECORDED_INPUTS, built, layout, run
 from tests.gradient_check import numeric_gradient
 
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "tf_batch_renorm.npz"))
@@ -31,20 +31,12 @@ def graph():
 @pytest.mark.parametrize("name", list(CASES))
 def test_training_and_inference_are_tfs(graph, name):
     t = built(ds, name, DATA)
-    variables = layer_variables(ds)
-    assert [v.op.name for v in variables] == list(DATA[f"{name}:variables"])
-    assert [str(v.shape.as_list()) for v in variables] == list(DATA[f"{name}:shapes"])
-    trainable = set(ds.trainable_variables())
-    assert [v in trainable for v in variables] == list(DATA[f"{name}:trainable"])
-    assert [op.name for op in t["updates"]] == list(DATA[f"{name}:updates"])
-    assert [-1 if s is None else s for s in t["y"].shape.as_list()] == \
-        list(DATA[f"{name}:y_shape"])
+    for key, ours in layout(ds, t).items():
+        assert ours == list(DATA[f"{name}:{key}"]), key
     with ds.Session() as sess:
         got = run(ds, sess, name, t)
     assert sorted(got) == sorted(k for k in DATA.files if k.startswith(f"{name}:")
-                                 and k.split(":")[1] not in
-                                 ("x", "target", "w0", "b0", "variables", "shapes",
-                                  "trainable", "updates", "y_shape"))
+                                 and k.split(":")[1] not in RECORDED_INPUTS + LAYOUT)
     for key, value in got.items():
         np.testing.assert_allclose(value, DATA[key], rtol=2e-5, atol=2e-5, err_msg=key)
 

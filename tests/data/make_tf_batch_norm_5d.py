@@ -30,8 +30,7 @@ tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))      # the repository root
 from tests.batch_norm_5d_cases import (LAYER_CASES, built, fused_formats,  # noqa: E402
-                                       layer_inputs, layer_variables, op_feeds, op_graph,
-                                       run)
+                                       layer_inputs, layout, op_feeds, op_graph, run)
 
 
 def _config():
@@ -73,15 +72,8 @@ def record_layers() -> dict:
     for name in LAYER_CASES:
         with tf.Graph().as_default() as graph, tf.Session() as sess:
             t = built(tf, name, d)
-            variables = layer_variables(tf)
-            trainable = set(tf.trainable_variables())
             out[f"{name}:fused"] = np.array(fused_formats(graph), dtype=str)
-            out[f"{name}:variables"] = np.array([v.op.name for v in variables])
-            out[f"{name}:shapes"] = np.array([str(v.shape.as_list()) for v in variables])
-            out[f"{name}:trainable"] = np.array([v in trainable for v in variables])
-            out[f"{name}:updates"] = np.array([op.name for op in t["updates"]])
-            out[f"{name}:y_shape"] = np.array([-1 if s is None else s
-                                               for s in t["y"].shape.as_list()])
+            out.update({f"{name}:{k}": np.array(v) for k, v in layout(tf, t).items()})
             out.update(run(tf, sess, name, t))
     return out
 

@@ -26,7 +26,7 @@ import tensorflow.compat.v1 as tf  # noqa: E402
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))   # tests/: the cases shared with the test
-from batch_renorm_cases import CASES, built, inputs, layer_variables, run  # noqa: E402
+from batch_renorm_cases import CASES, built, inputs, layout, run  # noqa: E402
 
 
 def main():
@@ -35,14 +35,7 @@ def main():
     for name in CASES:
         with tf.Graph().as_default(), tf.Session() as sess:
             t = built(tf, name, d)
-            variables = layer_variables(tf)
-            trainable = set(tf.trainable_variables())
-            out[f"{name}:variables"] = np.array([v.op.name for v in variables])
-            out[f"{name}:shapes"] = np.array([str(v.shape.as_list()) for v in variables])
-            out[f"{name}:trainable"] = np.array([v in trainable for v in variables])
-            out[f"{name}:updates"] = np.array([op.name for op in t["updates"]])
-            out[f"{name}:y_shape"] = np.array([-1 if s is None else s
-                                               for s in t["y"].shape.as_list()])
+            out.update({f"{name}:{k}": np.array(v) for k, v in layout(tf, t).items()})
             out.update(run(tf, sess, name, t))
     np.savez(os.path.join(HERE, "tf_batch_renorm.npz"), **out)
     print(len(out), "arrays;", {n: list(out[f"{n}:updates"]) for n in CASES})
