@@ -25,16 +25,14 @@ under ``<name>-keys`` and ``<name>-values`` (``saveable.py``).
 
 from __future__ import annotations
 
-from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
-from ..graph_keys import GraphKeys
-from .saveable import TableSaveable
-from .table_ops import make_table, table_op
-from .tables import LookupInterface
+from ..graph import Tensor, convert_to_tensor, name_scope
+from .mutable import MutableTable
+from .table_ops import make_table
 
 __all__ = ["DenseHashTable"]
 
 
-class DenseHashTable(LookupInterface):
+class DenseHashTable(MutableTable):
     """A table of ``key_dtype`` keys and ``value_dtype`` values in buckets (see the
     module docstring).  TypeError or ValueError, as TF's, for a default value or key
     that is not of the table's dtype.  ``experimental_is_anonymous``: the table is not
@@ -56,22 +54,10 @@ class DenseHashTable(LookupInterface):
             return [convert_to_tensor(empty_key, dtype=self._key_dtype, name="empty_key"),
                     convert_to_tensor(deleted_key, dtype=self._key_dtype,
                                       name="deleted_key")]
-        self._resource_handle = make_table("MutableDenseHashTableV2", self._key_dtype,
-                                           self._value_dtype, name,
-                                           use_node_name_sharing=checkpoint and
-                                           not experimental_is_anonymous, inputs=keys,
-                                           attrs=attrs)
-        self._table_name = self._resource_handle.op.name.split("/")[-1]
-        if checkpoint:
-            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
-                                                  TableSaveable(self, name))
-
-    default_value = property(lambda self: self._default_value)
-
-    def size(self, name=None) -> Tensor:
-        """The number of entries (int64)."""
-        with name_scope(name or f"{self.name}_Size"):
-            return self._op("LookupTableSizeV2", []).outputs[0]
+        self._made(make_table("MutableDenseHashTableV2", self._key_dtype, self._value_dtype,
+                              name, use_node_name_sharing=checkpoint and
+                              not experimental_is_anonymous, inputs=keys, attrs=attrs),
+                   name, checkpoint)
 
     def lookup(self, keys, name=None) -> Tensor:
         """Each key's value (``default_value`` where missing): the keys' shape less the
@@ -103,16 +89,6 @@ class DenseHashTable(LookupInterface):
 
     def remove(self, keys, name=None):
         return self.erase(keys, name)
-
-    def export(self, name=None):
-        """(keys, values): the buckets (see the module docstring)."""
-        with name_scope(name or f"{self.name}_lookup_table_export_values"):
-            op = self._op("LookupTableExportV2", [],
-                          {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype})
-        return op.outputs[0], op.outputs[1]
-
-    def _op(self, op_type: str, inputs, attrs=None):
-        return table_op(op_type, self._resource_handle, inputs, attrs)
 
 
 def _converted(value, dtype, name: str) -> Tensor:

@@ -17,10 +17,41 @@ from .saveable import TableSaveable
 from .table_ops import make_table, table_op
 from .tables import LookupInterface
 
-__all__ = ["MutableHashTable"]
+__all__ = ["MutableTable", "MutableHashTable"]
 
 
-class MutableHashTable(LookupInterface):
+class MutableTable(LookupInterface):
+    """What the tables that inserts change share (``MutableHashTable``,
+    ``DenseHashTable``): their table op, its saveable, the size, the export."""
+
+    def _made(self, handle: Tensor, name: str, checkpoint: bool) -> None:
+        """Keep the table op's ``handle``; a checkpointed table joins the graph's
+        ``SAVEABLE_OBJECTS`` (a Saver saves its export)."""
+        self._resource_handle = handle
+        self._table_name = handle.op.name.split("/")[-1]
+        if checkpoint:
+            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
+                                                  TableSaveable(self, name))
+
+    default_value = property(lambda self: self._default_value)
+
+    def size(self, name=None) -> Tensor:
+        """The number of entries (int64)."""
+        with name_scope(name or f"{self.name}_Size"):
+            return self._op("LookupTableSizeV2", []).outputs[0]
+
+    def export(self, name=None):
+        """(keys, values): what the table holds (each table's module docstring says how)."""
+        with name_scope(name or f"{self.name}_lookup_table_export_values"):
+            op = self._op("LookupTableExportV2", [],
+                          {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype})
+        return op.outputs[0], op.outputs[1]
+
+    def _op(self, op_type: str, inputs, attrs=None):
+        return table_op(op_type, self._resource_handle, inputs, attrs)
+
+
+class MutableHashTable(MutableTable):
     """A table of ``key_dtype`` keys and ``value_dtype`` values (see the module
     docstring); ``default_value`` a scalar."""
 
@@ -32,20 +63,8 @@ class MutableHashTable(LookupInterface):
             raise ValueError("devsession's MutableHashTable holds scalar values (TF's "
                              "MutableHashTableOfTensors is not supported yet).")
         self._name = name
-        self._resource_handle = make_table("MutableHashTableV2", self._key_dtype,
-                                           self._value_dtype, name,
-                                           use_node_name_sharing=checkpoint)
-        self._table_name = self._resource_handle.op.name.split("/")[-1]
-        if checkpoint:
-            get_default_graph().add_to_collection(GraphKeys.SAVEABLE_OBJECTS,
-                                                  TableSaveable(self, name))
-
-    default_value = property(lambda self: self._default_value)
-
-    def size(self, name=None) -> Tensor:
-        """The number of entries (int64)."""
-        with name_scope(name or f"{self.name}_Size"):
-            return self._op("LookupTableSizeV2", []).outputs[0]
+        self._made(make_table("MutableHashTableV2", self._key_dtype, self._value_dtype, name,
+                              use_node_name_sharing=checkpoint), name, checkpoint)
 
     def lookup(self, keys, dynamic_default_values=None, name=None) -> Tensor:
         """Each key's value (the keys' shape): ``default_value``, or the matching item
@@ -69,13 +88,3 @@ class MutableHashTable(LookupInterface):
         keys = self._keys(keys)
         with name_scope(name or f"{self.name}_lookup_table_remove"):
             return self._op("LookupTableRemoveV2", [keys])
-
-    def export(self, name=None):
-        """(keys, values): every entry, in no particular order."""
-        with name_scope(name or f"{self.name}_lookup_table_export_values"):
-            op = self._op("LookupTableExportV2", [],
-                          {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype})
-        return op.outputs[0], op.outputs[1]
-
-    def _op(self, op_type: str, inputs, attrs=None):
-        return table_op(op_type, self._resource_handle, inputs, attrs)
