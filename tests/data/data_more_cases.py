@@ -201,16 +201,25 @@ def write_errors(tf) -> dict:
     }
 
 
+def _skewed(tf, zeros: int, ones: int) -> tuple:
+    """(a dataset of (index, class) pairs, ``zeros`` of class 0 then ``ones`` of class 1,
+    shuffled; the class function ``rejection_resample`` takes)."""
+    labels = np.array([0] * zeros + [1] * ones, np.int64)
+    count = zeros + ones
+    skewed = tf.data.Dataset.from_tensor_slices((np.arange(count), labels)).shuffle(
+        count, seed=2)
+
+    def label(x, y):
+        return tf.cast(y, tf.int32)
+    return skewed, label
+
+
 def resamplings(tf, seed: int) -> dict:
     """{name: a rejection_resample dataset}: 900 elements of class 0 and 100 of class 1
     (shuffled) resampled to half and half, the class distribution estimated or given;
     and two whose draws cannot matter (m 0: only accepted elements, m 1: the input)."""
     E, Dataset = tf.data.experimental, tf.data.Dataset
-    labels = np.array([0] * 900 + [1] * 100, np.int64)
-    skewed = Dataset.from_tensor_slices((np.arange(1000), labels)).shuffle(1000, seed=2)
-
-    def label(x, y):
-        return tf.cast(y, tf.int32)
+    skewed, label = _skewed(tf, 900, 100)
     return {
         "estimated": skewed.apply(E.rejection_resample(label, [0.5, 0.5], seed=seed)),
         "given": skewed.rejection_resample(label, [0.5, 0.5], initial_dist=[0.9, 0.1],
@@ -230,11 +239,7 @@ def graph_seeded_resamplings(tf) -> dict:
     (a RandomDataset after them shows it); the filter alone where ``target`` has a 0; a
     repeat (the filter's stream goes on; each pass's shuffle moves on)."""
     E, Dataset = tf.data.experimental, tf.data.Dataset
-    labels = np.array([0] * 90 + [1] * 30, np.int64)
-    skewed = Dataset.from_tensor_slices((np.arange(120), labels)).shuffle(120, seed=2)
-
-    def label(x, y):
-        return tf.cast(y, tf.int32)
+    skewed, label = _skewed(tf, 90, 30)
     return {
         "estimated": skewed.apply(E.rejection_resample(label, [0.5, 0.5])),
         "filtered_only": Dataset.range(30).apply(E.rejection_resample(
