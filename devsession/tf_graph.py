@@ -40,7 +40,8 @@ their ``adj_x``/``adj_y`` its transposes (complex ones also conjugate: built as
 
 **Composites.**  A few TF ops devsession builds from other ops (TF1's ``Select``: a
 vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
-``ReverseSequence``, ``ConjugateTranspose``: a Transpose and a Conj) are built by devsession's own builder under the node's name as a
+``ReverseSequence``, ``ConjugateTranspose``: a Transpose and a Conj; TF 2's generic
+``Conv``: a Conv2D or Conv3D) are built by devsession's own builder under the node's name as a
 name scope, and the node itself becomes an ``Identity`` of the result, so its name and
 outputs resolve as TF's did.  So are TF's channels-first nodes whose devsession ops take
 NHWC only (Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, MaxPool, AvgPool with
@@ -392,6 +393,18 @@ def _text(value):
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _conv(node, inputs, attrs):
+    """TF 2's generic ``Conv`` (``tf.conv``): a Conv2D or Conv3D by the input's rank."""
+    from .raw_op_aliases import conv
+
+    x, f = inputs
+    return conv(x, f, list(attrs["strides"]), _text(attrs["padding"]),
+                explicit_paddings=list(attrs.get("explicit_paddings", ())),
+                data_format=_text(attrs.get("data_format", "CHANNELS_LAST")),
+                dilations=list(attrs.get("dilations", ())),
+                batch_dims=attrs.get("batch_dims", 1), groups=attrs.get("groups", 1))
+
+
 def _nchw_conv2d(node, inputs, attrs):
     from .ops.nn_conv import conv2d, padding_argument
 
@@ -436,7 +449,7 @@ _CHANNELS_FIRST = {"Conv2D": _nchw_conv2d, "DepthwiseConv2dNative": _nchw_depthw
 
 _COMPOSITES = {"Select": _select, "Einsum": _einsum, "MatrixBandPart": _band_part,
                "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence,
-               "ConjugateTranspose": _conjugate_transpose}
+               "ConjugateTranspose": _conjugate_transpose, "Conv": _conv}
 
 _REWRITES = {
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",

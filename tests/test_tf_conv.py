@@ -1,8 +1,9 @@
 """``ds.conv``, TF 2.21's generic ``tf.conv`` (the ``Conv`` op), against TensorFlow's
 values (tests/data/tf_conv.npz, recorded by tests/data/make_tf_conv.py from
 tests/data/conv_cases.py): 2-D and 3-D, extra batch dimensions, strides, dilations,
-EXPLICIT padding, int32, and TF's build errors.  What TF's CPU kernel refuses
-(CHANNELS_FIRST, groups) is checked against devsession's own conv2d."""
+EXPLICIT padding, int32, and TF's build errors; the ``Conv`` nodes of TF's own graph
+imported.  What TF's CPU kernel refuses (CHANNELS_FIRST, groups) is checked against
+devsession's own conv2d."""
 
 from __future__ import annotations
 
@@ -61,3 +62,16 @@ def test_it_is_differentiable():
     (grad,) = ds.gradients(ds.reduce_sum(y), [x])
     with ds.Session() as sess:
         assert sess.run(grad).shape == (1, 2, 5, 5, 4)
+
+
+@pytest.mark.parametrize("case", sorted(conv_cases.cases(ds)))
+def test_tfs_conv_nodes_import(case):
+    graph_def = ds.GraphDef()
+    graph_def.ParseFromString(TF["graph_def"].tobytes())
+    with ds.Graph().as_default() as graph:
+        ds.import_graph_def(graph_def, name="")
+        with ds.Session() as sess:
+            got = sess.run(graph.get_tensor_by_name(str(TF[f"tensor:{case}"])))
+    want = TF[case]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
