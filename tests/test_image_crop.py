@@ -166,8 +166,6 @@ def test_build_time_errors(graph, call, error, message):
 
 @pytest.mark.parametrize("device", ALL_DEVICES)
 @pytest.mark.parametrize("inputs,message", [
-    ((IMAGE, BOXES, np.array([0, 1, 2, 0, 1], np.int32), hw(2, 2)),
-     r"box_index has values outside \[0, batch_size\)"),
     ((IMAGE, BOXES, BOX_IND, hw(0, 2)), "crop dimensions must be positive"),
     ((IMAGE[0], BOXES, BOX_IND, hw(2, 2)), r"input image must be 4-D\[5,6,3\]"),
     ((IMAGE, BOXES[:, :3], BOX_IND, hw(2, 2)), "boxes must have 4 columns"),
@@ -178,3 +176,18 @@ def test_run_time_errors_name_the_node(device, inputs, message):
     with pytest.raises(ds.errors.InvalidArgumentError, match=message) as info:
         run_on(device, crop_node(), *inputs)
     assert info.value.node_name == "crop"
+
+
+@pytest.mark.parametrize("device", ALL_DEVICES)
+@pytest.mark.parametrize("bad", [[0, 1, 2, 0, 1], [0, -1, 0, 0, 1]], ids=["past", "negative"])
+def test_box_index_outside_the_batch_is_out_of_range_on_every_op(device, bad):
+    """TF's RunIfBoxIndexIsValid: OutOfRangeError (not InvalidArgumentError), all three ops."""
+    index = np.array(bad, np.int32)
+    grads = np.ones((5, 2, 2, 3), np.float32)
+    for node, inputs in [(crop_node(), (IMAGE, BOXES, index, hw(2, 2))),
+                         (grad_image_node(), (grads, BOXES, index, np.array(IMAGE.shape, np.int32))),
+                         (grad_boxes_node(), (grads, IMAGE, BOXES, index))]:
+        with pytest.raises(ds.errors.OutOfRangeError,
+                           match=r"box_index has values outside \[0, batch_size\)") as info:
+            run_on(device, node, *inputs)
+        assert info.value.node_name == node.name

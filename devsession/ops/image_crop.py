@@ -15,7 +15,8 @@ image).  Output float32 ``[num_boxes, crop_height, crop_width, depth]``.
 
 Sampling and sums are TF's (``kernels/reference/image_crop.py``).  Gradients:
 ``image_grad.py``.  Static shape errors are ``ValueError`` (TypeError for dtypes TF's
-op does not take); run-time ones ``InvalidArgumentError`` naming the node.
+op does not take); run-time ones ``InvalidArgumentError`` naming the node, but a
+``box_ind`` value outside ``[0, batch)`` is ``OutOfRangeError``, as TF's.
 
     crops = ds.image.crop_and_resize(images, boxes, box_ind, [14, 14])
 """

@@ -30,6 +30,8 @@ import math
 
 import numpy as np
 
+from devsession.errors import OutOfRangeError
+
 from ..checks import fmt_shape, invalid_argument
 from ..registry import register_kernel
 from .array import on_host
@@ -60,11 +62,12 @@ def check_boxes(node, boxes_shape: tuple, index_shape: tuple) -> int:
 
 
 def check_box_index(node, box_index, batch: int) -> np.ndarray:
-    """``box_index`` on the host, each value in ``[0, batch)``."""
+    """``box_index`` on the host, each value in ``[0, batch)``: else ``OutOfRangeError``,
+    as TF's ``RunIfBoxIndexIsValid`` (every crop op, CPU and GPU)."""
     index = on_host(box_index).astype(np.int64)
     if index.size and (index.min() < 0 or index.max() >= batch):
-        raise invalid_argument(node.name, node.op, "box_index has values outside "
-                                                   "[0, batch_size)")
+        raise OutOfRangeError(f"{node.op} node '{node.name}': box_index has values outside "
+                              "[0, batch_size)", node_name=node.name)
     return index
 
 
