@@ -240,7 +240,11 @@ class Variable(metaclass=_MadeThroughCreators):
     def value(self) -> Tensor:
         return self._snapshot
 
-    read_value = value
+    def read_value(self) -> Tensor:
+        """A read of the variable where it is built (TF1's ``identity(variable)``): under
+        ``control_dependencies`` it runs after them, so ``with control_dependencies([train]):
+        v.read_value()`` sees the update; elsewhere the variable's snapshot."""
+        return self._as_tensor()
 
     def initialized_value(self) -> Tensor:
         """The value once initialized, else the initial value (TF1's cond on

@@ -227,6 +227,21 @@ def test_a_variable_read_under_control_dependencies_runs_after_them(make_session
     assert float(sess.run(loss)) == 4.0
 
 
+def test_read_value_under_control_dependencies_runs_after_them(make_session):
+    # WGAN-GP scripts' checksum after the critic step: `v.read_value()` in the block is a
+    # new read (TF1's identity of the ref), not the snapshot made with the variable
+    v = ds.Variable([1.0, 2.0], name="v")
+    inc = ds.assign_add(v, [1.0, 1.0])
+    with ds.control_dependencies([inc]):
+        after = ds.reduce_sum(v.read_value())
+    assert after.op.inputs[0].op.control_inputs == (inc.op,)
+    assert v.read_value() is v.value()                # outside: the plain snapshot
+    sess = make_session()
+    sess.run(v.initializer)
+    assert [float(sess.run([inc, after])[1]) for _ in range(3)] == [5.0, 7.0, 9.0]
+    assert float(sess.run(after)) == 11.0
+
+
 def test_a_read_under_control_dependencies_inside_a_cond_or_loop_body(make_session):
     # the same idiom inside a branch or a loop body reads after the body's increment
     def branch():
