@@ -98,6 +98,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
                                  loss_collection=LOSSES,
                                  reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The softmax cross entropy of ``logits`` against class indices ``labels``."""
+    _not_none(labels=labels, logits=logits)
     with name_scope(scope or "sparse_softmax_cross_entropy_loss") as scope:
         labels, logits, weights = _remove_squeezable_dimensions(labels, logits, weights)
         losses = nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits,
@@ -109,6 +110,7 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
                           loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The softmax cross entropy of ``logits`` against distributions ``onehot_labels``,
     smoothed toward uniform by ``label_smoothing``; no gradient reaches the labels."""
+    _not_none(onehot_labels=onehot_labels, logits=logits)
     with name_scope(scope or "softmax_cross_entropy_loss") as scope:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(onehot_labels, dtype_hint=logits.dtype), logits.dtype)
@@ -128,6 +130,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """The sigmoid cross entropy of each logit against its label in [0, 1], smoothed
     toward 1/2 by ``label_smoothing``."""
+    _not_none(multi_class_labels=multi_class_labels, logits=logits)
     with name_scope(scope or "sigmoid_cross_entropy_loss") as scope:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(multi_class_labels, dtype_hint=logits.dtype),
@@ -141,6 +144,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
 def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
                        reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``(predictions - labels) ** 2``, weighted and reduced."""
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "mean_squared_error") as scope:
         predictions, labels = _paired(predictions, labels, "mean_squared_error")
         losses = squared_difference(predictions, labels)
@@ -150,6 +154,7 @@ def mean_squared_error(labels, predictions, weights=1.0, scope=None, loss_collec
 def absolute_difference(labels, predictions, weights=1.0, scope=None, loss_collection=LOSSES,
                         reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``|predictions - labels|``, weighted and reduced."""
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "absolute_difference") as scope:
         predictions, labels = _paired(predictions, labels, "absolute_difference")
         losses = abs_(predictions - labels)
@@ -161,6 +166,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
     """``0.5 * e**2`` where ``|e| <= delta``, else ``delta * (|e| - 0.5 * delta)``
     (``e = predictions - labels``), written as TF1's: ``0.5 * q**2 + delta * (|e| - q)``
     with ``q = min(|e|, delta)``."""
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "huber_loss") as scope:
         predictions, labels = _paired(predictions, labels, "huber_loss")
         error = abs_(predictions - labels)
@@ -172,6 +178,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``-z log(p + eps) - (1 - z) log(1 - p + eps)`` for probabilities ``p``."""
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "log_loss") as scope:
         p, z = _paired(predictions, labels, "log_loss")
         losses = -z * log(p + epsilon) - (1.0 - z) * log(1.0 - p + epsilon)
@@ -181,6 +188,7 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
 def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=LOSSES,
                reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``max(0, 1 - (2z - 1) * logits)`` for labels ``z`` in {0, 1}."""
+    _not_none(labels=labels, logits=logits)
     with name_scope(scope or "hinge_loss") as scope:
         logits, z = _paired(logits, labels, "hinge_loss")
         losses = relu(1.0 - (2.0 * z - 1.0) * logits)
@@ -194,7 +202,8 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
     TF1 assumes), the axis kept; ``dim`` is TF1's older name for ``axis``."""
     axis = dim if axis is None else axis
     if axis is None:
-        raise ValueError("You must specify 'axis'.")
+        raise ValueError("You must specify argument `axis`.")
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "cosine_distance_loss") as scope:
         predictions, labels = _paired(predictions, labels, "cosine_distance")
         losses = 1.0 - reduce_sum(predictions * labels, axis=(int(axis),), keepdims=True)
@@ -208,8 +217,7 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
     times its weight, summed over the batch, as TF1's (which takes no ``reduction``).
     ``weights`` (a scalar, or broadcastable with the same rank as ``labels``) else
     ValueError."""
-    if labels is None or predictions is None:
-        raise ValueError("Argument `labels` and `predictions` must not be None.")
+    _not_none(labels=labels, predictions=predictions)
     with name_scope(scope or "mean_pairwise_squared_error"):
         weights = cast(convert_to_tensor(weights, dtype_hint=float32), float32)
         labels = cast(convert_to_tensor(labels, dtype_hint=float32), float32)
@@ -228,6 +236,13 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
         loss = where(reduce_sum(per_example) > 0, loss, zeros_like(loss), name="value")
     add_loss(loss, loss_collection)
     return loss
+
+
+def _not_none(**arguments) -> None:
+    """ValueError for the first of a loss's tensor arguments that is None, as TF1's."""
+    for name, value in arguments.items():
+        if value is None:
+            raise ValueError(f"Argument `{name}` must not be None.")
 
 
 def _remove_squeezable_dimensions(labels, logits, weights):

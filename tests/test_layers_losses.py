@@ -393,7 +393,7 @@ def test_the_regression_and_margin_losses_are_tf1s(make_session, rng):
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=2e-5, atol=1e-6, err_msg=key)
     assert got["cosine"].shape == (4, 1)
-    with pytest.raises(ValueError, match="specify 'axis'"):
+    with pytest.raises(ValueError, match="specify argument `axis`"):
         ds.losses.cosine_distance(y_v, p_v)
     with pytest.raises(ValueError, match="huber_loss: predictions .* must have the same shape"):
         ds.losses.huber_loss(y_v, p_v[:, :2])
@@ -425,6 +425,24 @@ def test_bad_loss_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="weights can not be broadcast to values"):
         ds.losses.mean_pairwise_squared_error(ds.ones([3, 4]), ds.ones([3, 4]),
                                               weights=ds.ones([3]))
+
+
+@pytest.mark.parametrize("loss, first, second", [
+    ("absolute_difference", "labels", "predictions"), ("huber_loss", "labels", "predictions"),
+    ("log_loss", "labels", "predictions"), ("mean_squared_error", "labels", "predictions"),
+    ("mean_pairwise_squared_error", "labels", "predictions"),
+    ("hinge_loss", "labels", "logits"), ("cosine_distance", "labels", "predictions"),
+    ("sigmoid_cross_entropy", "multi_class_labels", "logits"),
+    ("softmax_cross_entropy", "onehot_labels", "logits"),
+    ("sparse_softmax_cross_entropy", "labels", "logits")])
+def test_a_loss_given_none_names_the_argument_as_tf1(loss, first, second):
+    # TF1's ValueError (not a TypeError from converting None), the labels checked first
+    fn, given = getattr(ds.losses, loss), ds.ones([2, 3])
+    extra = {"axis": 1} if loss == "cosine_distance" else {}
+    with pytest.raises(ValueError, match=f"^Argument `{first}` must not be None.$"):
+        fn(None, None, **extra)
+    with pytest.raises(ValueError, match=f"^Argument `{second}` must not be None.$"):
+        fn(given, None, **extra)
 
 
 # --- nn additions ---------------------------------------------------------------------------
