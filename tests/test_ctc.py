@@ -28,7 +28,8 @@ LOSS_FLAGS = {"basic": {}, "no_merge": {"ctc_merge_repeated": False},
                                     "ctc_merge_repeated": False},
               "repeats": {}, "null_label": {},
               "ignore_longer": {"ignore_longer_outputs_than_inputs": True},
-              "batch_major": {"time_major": False}, "random": {}, "float64": {}}
+              "batch_major": {"time_major": False}, "random": {}, "float64": {},
+              "all_null": {}}
 BEAMS = [(1, 1, True), (3, 2, True), (10, 3, True), (10, 3, False), (100, 1, True),
          (4, 4, False)]
 
@@ -72,6 +73,20 @@ def test_ctc_loss_and_its_gradient_as_tf(case):
     assert got_loss.dtype == got_grad.dtype == logits.dtype
     np.testing.assert_allclose(got_loss, TF[f"{case}/loss"], **tolerance)
     np.testing.assert_allclose(got_grad, TF[f"{case}/grad"], **tolerance)
+
+
+def test_labels_all_null_have_tfs_loss_not_the_all_blank_paths():
+    # TF's backward pass also starts at step T - 2 when l' is [blank] alone
+    logits, lengths = recorded("all_null", "logits"), recorded("all_null", "sequence_length")
+    log_y = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    blank = log_y[:, :, -1]
+    want = [-blank[:steps - 1, b].sum() - np.log1p(np.exp(blank[steps - 1, b]))
+            for b, steps in enumerate(lengths)]
+    np.testing.assert_allclose(TF["all_null/loss"][[0, 1, 3]], np.array(want)[[0, 1, 3]],
+                               rtol=1e-5)
+    got = run(ds.nn.ctc_loss(labels_of("all_null"), logits, lengths))
+    np.testing.assert_allclose(got, TF["all_null/loss"], rtol=2e-5, atol=2e-5)
+    assert got[0] < -blank[:lengths[0], 0].sum() - 0.1
 
 
 def test_a_label_sequence_without_a_path_has_an_infinite_loss_and_the_softmax_gradient():

@@ -20,6 +20,13 @@ index order):
   no path (``p = 0``: repeats needing more steps than there are) the loss is ``inf`` and
   the gradient ``y``.  Steps past ``T`` get a zero gradient; an example of length 0, or
   (with ``ignore_longer_outputs_than_inputs``) with more labels than steps, a zero loss.
+* Labels that are all null (``l' = [blank]``, one state) get TF's loss, not the blank
+  path's ``-sum_t log y[blank, t]``: TF's backward pass sets ``beta`` to log 1 on rows
+  ``U - 2`` and ``U - 1`` of the last step, and for ``U = 1`` row ``-1`` of its
+  column-major ``[1, T]`` matrix is row 0 of step ``T - 2``, which the recursion then
+  adds to; so (``T >= 2``) ``beta[0, T - 2] = log(1 + y[blank, T - 1])``, the loss is
+  ``-sum_{t < T-1} log y[blank, t] - log(1 + y[blank, T - 1])`` and the gradient is
+  that ``alpha``/``beta``'s.
 
 Run-time errors are TF's InvalidArgumentErrors, in TF's order and words (an example
 without labels, a label after a null label, a negative label, more labels than steps,
@@ -162,12 +169,17 @@ def _backward(log_y: np.ndarray, stay, skip) -> np.ndarray:
     states, steps = log_y.shape
     beta = np.full((states, steps), -np.inf, log_y.dtype)
     beta[max(0, states - 2):, steps - 1] = 0
+    if states == 1 and steps > 1:
+        # TF sets log 1 at rows U - 2 and U - 1 of the last step; with one state (labels
+        # all null) row -1 of its column-major [1, T] matrix is row 0 of step T - 2,
+        # which the recursion then adds to (the module docstring)
+        beta[0, steps - 2] = 0
     for t in range(steps - 2, -1, -1):
         after = beta[:, t + 1] + log_y[:, t + 1]
         total = np.where(stay, after, -np.inf)
         total[:-1] = np.logaddexp(total[:-1], after[1:])
         total[:-2] = np.where(skip[2:], np.logaddexp(total[:-2], after[2:]), total[:-2])
-        beta[:, t] = total
+        beta[:, t] = np.logaddexp(beta[:, t], total)
         _window(beta[:, t], t, steps)
     return beta
 

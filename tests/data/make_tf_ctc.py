@@ -52,14 +52,15 @@ LOSS_CASES = [
     ("float64", (5, 2, 4), [[0, 2], [1, 1]], [5, 4], {"dtype": np.float64}),
 ]
 
-for case, shape, labels, lengths, flags in LOSS_CASES:
+
+def record_loss(case, shape, labels, lengths, flags, draw):
     flags = dict(flags)
     dtype = flags.pop("dtype", f32)
     time_major = flags.get("time_major", True)
-    logits = rng.normal(0, 2, shape).astype(dtype)
+    logits = draw.normal(0, 2, shape).astype(dtype)
     if not time_major:
         logits = np.ascontiguousarray(logits.transpose(1, 0, 2))
-    weights = rng.uniform(0.5, 2, shape[1]).astype(dtype)
+    weights = draw.uniform(0.5, 2, shape[1]).astype(dtype)
     indices, values, dense_shape = sparse_of(labels)
     for name, value in (("logits", logits), ("indices", indices), ("values", values),
                         ("dense_shape", dense_shape), ("sequence_length",
@@ -72,6 +73,15 @@ for case, shape, labels, lengths, flags in LOSS_CASES:
                               tf.constant(lengths, tf.int32), **flags)
         grad = tf.gradients(loss * weights, x)[0]
         out[f"{case}/loss"], out[f"{case}/grad"] = sess.run([loss, grad])
+
+
+for loss_case in LOSS_CASES:
+    record_loss(*loss_case, rng)
+# labels all null (the blank class or above): TF's loss is not the all-blank path's (its
+# backward pass also starts at step T - 2, kernels/reference/ctc.py); its own generator,
+# so the cases above and below keep their values
+record_loss("all_null", (5, 4, 4), [[3], [3, 3], [0, 3], [5, 3]], [5, 2, 3, 4], {},
+            np.random.default_rng(82))
 
 # --- ctc_loss_v2 on dense labels (blank 0 by default, or the last class) -------------------
 for case, blank in (("v2_dense", None), ("v2_dense_blank_last", -1)):
