@@ -8,7 +8,8 @@ or a 5-D one over axis 4 or 1 (a Conv3D model's), takes the fused op (FusedBatch
 batch variance with Bessel's correction; any other input, and any layer with ``renorm``,
 ``virtual_batch_size`` or ``adjustment`` (``fused=True`` included: TF1's layer falls back
 silently), takes ``nn.moments`` and ``nn.batch_normalization``, whose moving variance
-averages the population variance.  The moving averages move by ``(moving - batch) *
+averages the population variance.  ``axis`` may be a list (TF's): with several axes the
+variables and statistics take the inputs' rank, 1 along the axes reduced over.  The moving averages move by ``(moving - batch) *
 (1 - momentum)`` (``AssignMovingAvg``), ops the caller runs with the train op, as in
 TF1::
 
@@ -83,10 +84,11 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                         gamma_constraint=None, training=False, trainable=True, name=None,
                         reuse=None, renorm=False, renorm_clipping=None, renorm_momentum=0.99,
                         fused=None, virtual_batch_size=None, adjustment=None):
-    """``inputs`` normalized per channel of ``axis`` (see the module docstring).  Raises
-    ValueError, as TF, for inputs of unknown rank or channels, an axis out of range,
-    bad ``renorm_clipping`` keys, a ``virtual_batch_size`` not positive or with ``axis``
-    the batch's or with ``adjustment``, and a static batch it does not divide; TypeError
+    """``inputs`` normalized per channel of ``axis`` (an int or a list; see the module
+    docstring).  Raises ValueError, as TF, for inputs of unknown rank or channels, an axis
+    out of range or given twice, bad ``renorm_clipping`` keys, a ``virtual_batch_size``
+    not positive or with ``axis`` the batch's or with ``adjustment``, and a static batch
+    it does not divide; TypeError
     for a ``virtual_batch_size`` not an int and for ``renorm`` of float64 inputs (TF's
     Maximum mixes float64 and float32)."""
     check_options(renorm, renorm_clipping)
@@ -95,25 +97,24 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     if rank is None:
         raise ValueError(f"tf.layers.batch_normalization needs inputs '{x.name}' of known "
                          f"rank.")
-    if not -rank <= int(axis) < rank:
-        raise ValueError(f"tf.layers.batch_normalization: axis {axis} is out of range for "
-                         f"inputs '{x.name}' of rank {rank}.")
-    axis = int(axis) % rank
-    _check_virtual_batches(virtual_batch_size, axis, adjustment)
-    channels = x.shape.dims[axis]
-    if channels is None:
-        raise ValueError(f"tf.layers.batch_normalization: axis {axis} of inputs '{x.name}' "
-                         f"(shape {x.shape}) must be known: it sizes the variables.")
+    axes = _axes(axis, rank, x)
+    _check_virtual_batches(virtual_batch_size, axes, adjustment)
+    for a in axes:
+        if x.shape.dims[a] is None:
+            raise ValueError(f"tf.layers.batch_normalization: axis {a} of inputs '{x.name}' "
+                             f"(shape {x.shape}) must be known: it sizes the variables.")
     param = float32 if x.dtype in (float16, float32) else x.dtype
     if renorm and param != float32:
         raise TypeError(f"tf.layers.batch_normalization: renorm of {param.name} inputs "
                         f"'{x.name}': TF 2.21 fails on them too (Input 'y' of 'Maximum' Op "
                         f"has type float32 that does not match type {param.name} of "
                         f"argument 'x').")
-    if virtual_batch_size is None:
-        param_shape = (channels,)
-    else:
-        param_shape = tuple([1, 1] + [channels if a == axis else 1 for a in range(1, rank)])
+    # one axis: a vector; several (or virtual batches): the inputs' rank, 1 elsewhere
+    param_shape = tuple(x.shape.dims[a] if a in axes else 1 for a in range(rank))
+    if len(axes) == 1 and virtual_batch_size is None:
+        param_shape = (x.shape.dims[axes[0]],)
+    elif virtual_batch_size is not None:
+        param_shape = (1, *param_shape)
     with variable_scope(name, default_name="batch_normalization", reuse=reuse):
         def variable(name_, initializer, default, trainable_=False, regularizer=None,
                      constraint=None):
@@ -134,18 +135,32 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
                                         zeros_initializer())
             v["renorm_stddev"] = variable("renorm_stddev", stddev_init, None)
         plain = not renorm and virtual_batch_size is None and adjustment is None
-        if fused is not False and (rank, axis) in _FUSED_FORMATS and param == float32 \
-                and plain:
-            return _fused(x, _FUSED_FORMATS[rank, axis], v, epsilon, momentum, training)
+        if fused is not False and len(axes) == 1 and (rank, axes[0]) in _FUSED_FORMATS \
+                and param == float32 and plain:
+            return _fused(x, _FUSED_FORMATS[rank, axes[0]], v, epsilon, momentum, training)
         options = {"epsilon": epsilon, "momentum": momentum, "renorm": renorm,
                    "clipping": renorm_clipping or {}, "renorm_momentum": renorm_momentum,
                    "adjustment": adjustment}
         if virtual_batch_size is None:
-            return _normalized(x, axis, v, training, options)
-        return _virtually_batched(x, axis, virtual_batch_size, v, training, options)
+            return _normalized(x, axes, v, training, options)
+        return _virtually_batched(x, axes, virtual_batch_size, v, training, options)
 
 
-def _check_virtual_batches(virtual_batch_size, axis, adjustment) -> None:
+def _axes(axis, rank, x) -> list:
+    """``axis`` (an int or a list of them, TF's) as sorted non-negative axes; ValueError,
+    as TF, for one out of range or given twice."""
+    given = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in given:
+        if not -rank <= int(a) < rank:
+            raise ValueError(f"tf.layers.batch_normalization: axis {a} is out of range for "
+                             f"inputs '{x.name}' of rank {rank}.")
+    axes = [int(a) % rank for a in given]
+    if len(set(axes)) != len(axes) or not axes:
+        raise ValueError(f"Duplicate axis: {tuple(axes)}" if axes else "axis must not be empty.")
+    return sorted(axes)
+
+
+def _check_virtual_batches(virtual_batch_size, axes, adjustment) -> None:
     if virtual_batch_size is None:
         return
     if virtual_batch_size <= 0:
@@ -156,9 +171,9 @@ def _check_virtual_batches(virtual_batch_size, axis, adjustment) -> None:
                                                               numbers.Integral):
         raise TypeError(f"virtual_batch_size must be an int, got {virtual_batch_size!r} "
                         f"(TF's reshape to virtual batches fails on it too).")
-    if axis == 0:
+    if 0 in axes:
         raise ValueError(f"When using `virtual_batch_size`, the batch dimension must be 0 "
-                         f"and thus axis cannot include 0. Received axis=[{axis}]")
+                         f"and thus axis cannot include 0. Received axis={axes}")
     if adjustment is not None:
         raise ValueError("When using `virtual_batch_size`, adjustment cannot be specified")
 
@@ -207,29 +222,31 @@ def _fused(x, data_format, v, epsilon, momentum, training):
 
 # --- nn.moments and nn.batch_normalization ---------------------------------------------------
 
-def _virtually_batched(x, axis, size, v, training, options):
+def _virtually_batched(x, axes, size, v, training, options):
     """The inputs reshaped to ``[size, -1, ...]`` (TF1's legacy order), normalized with
     the virtual batch as a kept axis, and reshaped back."""
     original = concat([constant([-1]), shape(x)[1:]], 0)
     expanded = reshape(x, concat([constant([size, -1]), original[1:]], 0))
     batch = x.shape.dims[0]
     expanded.set_shape([size, None if batch is None else batch // size, *x.shape.dims[1:]])
-    y = _normalized(expanded, axis + 1, v, training, options, virtual=True)
+    y = _normalized(expanded, [a + 1 for a in axes], v, training, options, virtual=True)
     return reshape(y, original)
 
 
-def _normalized(x, axis, v, training, options, virtual=False):
-    """TF's non-fused path (float16 computed in float32): ``adjustment`` and the renorm
-    correction composed into gamma and beta, the update ops added to UPDATE_OPS."""
+def _normalized(x, axes, v, training, options, virtual=False):
+    """TF's non-fused path (float16 computed in float32) over the kept ``axes``:
+    ``adjustment`` and the renorm correction composed into gamma and beta, the update ops
+    added to UPDATE_OPS.  With several axes the statistics keep the inputs' rank, as the
+    variables do."""
     moving_mean, moving_variance = v["moving_mean"], v["moving_variance"]
     rank = x.shape.ndims
     xf = cast(x, moving_mean.dtype) if x.dtype != moving_mean.dtype else x
-    reduction_axes = [a for a in range(rank) if a != axis and not (virtual and a == 1)]
+    reduction_axes = [a for a in range(rank) if a not in axes and not (virtual and a == 1)]
 
     def along_axis(t):             # a [channels] vector against x's layout
-        if t is None or axis == rank - 1 or t.shape.ndims == rank:
+        if t is None or axes == [rank - 1] or t.shape.ndims == rank:
             return t
-        return reshape(t, [-1 if a == axis else 1 for a in range(rank)])
+        return reshape(t, [-1 if a in axes else 1 for a in range(rank)])
     scale, offset = along_axis(v["gamma"]), along_axis(v["beta"])
     if training is False:
         mean, variance = moving_mean, moving_variance
@@ -239,7 +256,8 @@ def _normalized(x, axis, v, training, options, virtual=False):
             adj_scale = _select(training, adj_scale, ones_like(adj_scale))
             adj_bias = _select(training, adj_bias, zeros_like(adj_bias))
             scale, offset = _composed(adj_scale, adj_bias, scale, offset)
-        batch_mean, batch_variance = nn.moments(xf, reduction_axes, keepdims=virtual)
+        batch_mean, batch_variance = nn.moments(xf, reduction_axes,
+                                                keepdims=virtual or len(axes) > 1)
         mean = _select(training, batch_mean, moving_mean)
         variance = _select(training, batch_variance, moving_variance)
         new_mean, new_variance = mean, variance

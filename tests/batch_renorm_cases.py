@@ -48,7 +48,18 @@ CASES = {
     "adjustment_renorm_nhwc": ((6, 2, 2, 3), -1, dict(adjust=True, renorm=True,
                                                       renorm_clipping=CLIPPED)),
     "adjustment_bare": ((8, 3), -1, dict(adjust=True, center=False, scale=False)),
+    # axis as a list: one axis (the fused op), several (statistics of the inputs' rank)
+    "axis_list_fused": ((4, 2, 2, 3), [3], dict(momentum=0.6)),
+    "axes_1_3": ((4, 3, 2, 2), [1, 3], dict(momentum=0.6)),
+    "axes_virtual": ((8, 3, 5), [2, 1], dict(virtual_batch_size=4, momentum=0.5)),
+    "axes_renorm": ((6, 2, 3), [-1, 1], dict(renorm=True, renorm_clipping=CLIPPED)),
 }
+
+
+def _along(shape, axis) -> list:
+    """The shape of a per-channel value over ``axis`` (an int or a list) of ``shape``."""
+    axes = [a % len(shape) for a in (axis if isinstance(axis, list) else [axis])]
+    return [shape[a] if a in axes else 1 for a in range(len(shape))]
 
 
 def inputs(cases=None):
@@ -59,7 +70,7 @@ def inputs(cases=None):
     for name, (shape, axis, _) in (cases or CASES).items():
         d[f"{name}:x"] = (rng.standard_normal(shape) * 1.5 + 0.5).astype(np.float32)
         d[f"{name}:target"] = rng.standard_normal(shape).astype(np.float32)
-        channels = shape[axis]
+        channels = int(np.prod(_along(shape, axis)))
         d[f"{name}:w0"] = rng.uniform(0.5, 1.5, channels).astype(np.float32)
         d[f"{name}:b0"] = rng.uniform(-0.5, 0.5, channels).astype(np.float32)
     return d
@@ -78,7 +89,7 @@ def built(tf, name, d, cases=None):
         options["moving_mean_initializer"] = tf.constant_initializer(options.pop("mean0"))
     if "var0" in options:
         options["moving_variance_initializer"] = tf.constant_initializer(options.pop("var0"))
-    along = [-1 if a == axis % len(shape) else 1 for a in range(len(shape))]
+    along = _along(shape, axis)
     w = tf.get_variable("w", initializer=d[f"{name}:w0"].reshape(along))
     b = tf.get_variable("b", initializer=d[f"{name}:b0"].reshape(along))
     h = tf.constant(d[f"{name}:x"]) * w + b

@@ -104,6 +104,8 @@ def test_bad_arguments_are_tfs_errors(graph):
     for training in (True, False):      # TF: a ValueError from the Reshape's shape function
         with pytest.raises(ValueError, match="cannot reshape"):
             ds.layers.batch_normalization(x, virtual_batch_size=3, training=training)
+    with pytest.raises(ValueError, match=r"Duplicate axis: \(1, 1\)"):
+        ds.layers.batch_normalization(x, axis=[1, -1])
     with pytest.raises(TypeError, match="float64 of argument 'x'"):
         ds.layers.batch_normalization(ds.placeholder(ds.float64, (4, 3)), renorm=True)
 
