@@ -88,9 +88,8 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
     docstring).  Raises ValueError, as TF, for inputs of unknown rank or channels, an axis
     out of range or given twice, bad ``renorm_clipping`` keys, a ``virtual_batch_size``
     not positive or with ``axis`` the batch's or with ``adjustment``, and a static batch
-    it does not divide; TypeError
-    for a ``virtual_batch_size`` not an int and for ``renorm`` of float64 inputs (TF's
-    Maximum mixes float64 and float32)."""
+    it does not divide; TypeError for a ``virtual_batch_size`` not an int and for
+    ``renorm`` of float64 inputs (TF's Maximum mixes float64 and float32)."""
     check_options(renorm, renorm_clipping)
     x = convert_to_tensor(inputs)
     rank = x.shape.ndims
