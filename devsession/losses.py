@@ -228,10 +228,10 @@ def mean_pairwise_squared_error(labels, predictions, weights=1.0, scope=None,
         axis = range_(1, rank(diffs))
         per_example = reduce_sum(present, axis=axis, keepdims=True)
         sum_squares = reduce_sum(diffs * diffs, axis=axis, keepdims=True)
-        term1 = 2.0 * _safe_divide(sum_squares, maximum(per_example - 1.0, 0.0))
+        term1 = 2.0 * div_no_nan(sum_squares, maximum(per_example - 1.0, 0.0), name="value")
         sum_diff = reduce_sum(diffs, axis=axis, keepdims=True)
-        term2 = 2.0 * _safe_divide(sum_diff * sum_diff,
-                                   maximum(per_example * (per_example - 1.0), 0.0))
+        term2 = 2.0 * div_no_nan(sum_diff * sum_diff,      # TF1's names: value, value_1
+                                 maximum(per_example * (per_example - 1.0), 0.0), name="value")
         loss = reduce_sum((term1 - term2) * weights)
         loss = where(reduce_sum(per_example) > 0, loss, zeros_like(loss), name="value")
     add_loss(loss, loss_collection)
@@ -306,13 +306,6 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     if not losses:
         raise ValueError("No losses to sum: build one with ds.losses first.")
     return add_n(losses, name=name)
-
-
-def _safe_divide(total, count):
-    """``total / count``, and 0 where ``count`` is 0 (TF1's ``div_no_nan``; a sum of
-    weights may be negative, and is divided by as it is)."""
-    nothing = equal(count, 0.0)
-    return where(nothing, zeros_like(total), total / where(nothing, ones_like(count), count))
 
 
 def __getattr__(name: str):

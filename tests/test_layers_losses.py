@@ -427,6 +427,20 @@ def test_bad_loss_arguments_are_clear_errors():
                                               weights=ds.ones([3]))
 
 
+def test_loss_op_names_are_tf1s():
+    # what TF 2.21's compat.v1 named them (a script's get_losses() names); the pairwise
+    # loss divides by div_no_nan twice, 'value' and 'value_1', before its 'value_2'
+    a, L = np.ones((2, 3), np.float32), ds.losses
+    made = [L.absolute_difference(a, a), L.cosine_distance(a, a, axis=1),
+            L.softmax_cross_entropy(a, a), L.mean_pairwise_squared_error(a, a),
+            L.mean_pairwise_squared_error(a, a), L.huber_loss(a, a, reduction=L.Reduction.SUM),
+            L.huber_loss(a, a, reduction=L.Reduction.MEAN)]
+    assert [t.op.name for t in made] == [
+        "absolute_difference/value", "cosine_distance_loss/value",
+        "softmax_cross_entropy_loss/value", "mean_pairwise_squared_error/value_2",
+        "mean_pairwise_squared_error_1/value_2", "huber_loss/Sum", "huber_loss_1/value"]
+
+
 @pytest.mark.parametrize("loss, first, second", [
     ("absolute_difference", "labels", "predictions"), ("huber_loss", "labels", "predictions"),
     ("log_loss", "labels", "predictions"), ("mean_squared_error", "labels", "predictions"),
