@@ -127,6 +127,18 @@ def test_tf_values(device, flags):
     np.testing.assert_array_equal(grad, TF_NEAREST_GRAD[flags])
 
 
+# TF 2.21: ResizeNearestNeighborGrad(arange(30) [1, 5, 6, 1], size=[3, 4]) with both flags
+# (its kernel, unlike the resizes', does not refuse them)
+TF_NEAREST_GRAD_BOTH = [[0, 1, 5, 9], [18, 20, 46, 54], [42, 44, 94, 102]]
+
+
+@pytest.mark.parametrize("device", [pytest.param("REF", id="ref"), *DEVICES])
+def test_nearest_grad_takes_both_flags_as_tf(device):
+    grads = np.arange(30, dtype=F32).reshape(1, 5, 6, 1)
+    got = run_on(device, nearest_grad_node(F32, True, True), grads, size(3, 4))
+    np.testing.assert_array_equal(got[0, :, :, 0], TF_NEAREST_GRAD_BOTH)
+
+
 # --- kernels: every device against the reference ----------------------------------------------
 
 CASES = [((1, 1, 1, 1), (1, 1)), ((2, 3, 4, 3), (5, 7)), ((1, 5, 7, 2), (3, 4)),
@@ -278,9 +290,6 @@ def test_static_shapes_of_the_gradient_ops(graph):
      "int32"),
     (lambda: ds.image.resize_nearest_neighbor(ph((1, 3, 4, 1), ds.bool), [2, 2]), TypeError,
      "dtype bool"),
-    (lambda: ds.image.resize_bilinear(ph((1, 3, 4, 1)), [2, 2], align_corners=True,
-                                      half_pixel_centers=True), ValueError,
-     "align_corners must be False"),
     (lambda: ds.image.resize_bilinear(ph((1, 0, 4, 1)), [2, 2]), ValueError, "non-zero size"),
     (lambda: ds.image.resize_nearest_neighbor(ph((1, 3, 4, 0)), [2, 2]), ValueError,
      "at least one channel"),
@@ -298,6 +307,28 @@ def test_build_time_errors(graph, build, error, message):
 
 
 # --- sessions and gradients ---------------------------------------------------------------------
+
+def test_both_sampling_flags_build_and_fail_when_run():
+    """TF checks align_corners with half_pixel_centers in the kernel, not the shape function:
+    the graph builds, with its static shapes, and running the op is InvalidArgumentError
+    (ResizeNearestNeighborGrad's kernel takes both: the test below)."""
+    x = ds.placeholder(ds.float32, (1, 3, 4, 1), name="x")
+    flags = {"align_corners": True, "half_pixel_centers": True}
+    ops = [ds.image.resize_bilinear(x, [5, 6], name="bl", **flags),
+           ds.image.resize_nearest_neighbor(x, [5, 6], name="nn", **flags),
+           resize_bilinear_grad(ph((1, 5, 6, 1)), x, name="blg", **flags)]
+    assert [op.shape.as_list() for op in ops] == [[1, 5, 6, 1]] * 2 + [[1, 3, 4, 1]]
+    xv = np.ones((1, 3, 4, 1), F32)
+    with ds.Session() as sess:
+        for op in ops:
+            feed = {x: xv, **{t: np.ones((1, 5, 6, 1), F32) for t in op.op.inputs[:1]
+                              if t.op.type == "Placeholder" and t is not x}}
+            with pytest.raises(ds.errors.InvalidArgumentError,
+                               match="If half_pixel_centers is True, align_corners") as e:
+                sess.run(op, feed)
+            assert e.value.node_name == op.op.name
+
+
 
 def test_resize_images_in_a_cpu_session_with_gradients():
     x = ds.placeholder(ds.float64, (None, None, None, 2), name="x")

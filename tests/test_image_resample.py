@@ -177,8 +177,6 @@ def test_static_shapes_and_gradient_registrations(graph):
 @pytest.mark.parametrize("call,error,message", [
     (lambda: ds.image.resize_bicubic(ph((3, 4, 1)), [2, 2]), ValueError, "must be 4-D"),
     (lambda: ds.image.resize_area(ph((1, 3, 4, 1)), [0, 2]), ValueError, "positive"),
-    (lambda: ds.image.resize_bicubic(ph((1, 3, 4, 1)), [2, 2], align_corners=True,
-                                     half_pixel_centers=True), ValueError, "align_corners"),
     (lambda: ds.image.resize_area(ph((1, 3, 4, 1), ds.bool_), [2, 2]), TypeError,
      "dtype bool"),
     (lambda: ds.image.resize_bicubic(ph((1, 3, 4, 1)), ph((2,), ds.int64)), TypeError,
@@ -189,6 +187,21 @@ def test_static_shapes_and_gradient_registrations(graph):
 def test_build_time_errors(graph, call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_both_sampling_flags_build_and_fail_when_run():
+    """As TF: ResizeBicubic and its gradient with align_corners and half_pixel_centers build
+    (TF's kernels, not its shape functions, refuse them) and raise InvalidArgumentError."""
+    image = ds.placeholder(ds.float32, (1, 4, 5, 2), name="image")
+    up = ds.image.resize_bicubic(image, [7, 9], align_corners=True, half_pixel_centers=True,
+                                 name="up")
+    (back,) = ds.gradients(ds.reduce_sum(up), [image])
+    assert up.shape.as_list() == [1, 7, 9, 2] and back.shape.as_list() == [1, 4, 5, 2]
+    with ds.Session() as sess:
+        for fetch in (up, back):
+            with pytest.raises(ds.errors.InvalidArgumentError,
+                               match="If half_pixel_centers is True, align_corners"):
+                sess.run(fetch, {image: SMALL[:1]})
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)

@@ -8,8 +8,8 @@ real dtype (int8 ... int64, uint8, uint16, float16/32/64), ``size`` an int32 vec
 fed or computed); the output is float32 ``[batch, new_height, new_width, channels]``
 whatever the input's dtype, as TF's.  **ResizeNearestNeighbor** takes the same inputs
 and keeps the input's dtype.  Both have TF's attrs ``align_corners`` and
-``half_pixel_centers`` (False by default: TF1's legacy sampling); setting both is an
-error.  The sampling (scales, source coordinates, float32 rounding) is TF 2.21's:
+``half_pixel_centers`` (False by default: TF1's legacy sampling); setting both builds,
+as TF's, and is the kernel's ``InvalidArgumentError`` when the op runs.  The sampling (scales, source coordinates, float32 rounding) is TF 2.21's:
 ``kernels/reference/image.py`` spells it out.
 
 **ResizeBilinearGrad(grads, original_image)**: float32 ``grads`` (the resized image's
@@ -20,7 +20,7 @@ summed back onto ``size`` (the original height and width), in ``grads``' dtype.
 Static shapes as TF infers them, with the errors TF only finds at run time raised when
 the graph is built where the graph already knows them: images of rank other than 4,
 ``size`` not an int32 vector of 2 elements, a constant size that is not positive, a known
-height, width or channel count of 0, both sampling flags set: ``ValueError`` (TypeError
+height, width or channel count of 0: ``ValueError`` (TypeError
 for a dtype TF's op does not take).  At run time the kernels raise
 ``InvalidArgumentError`` naming the node, with TF's messages.
 
@@ -50,12 +50,6 @@ IMAGE_DTYPES = (dtypes.int8, dtypes.uint8, dtypes.int16, dtypes.uint16, dtypes.i
                 dtypes.int64, dtypes.float16, dtypes.float32, dtypes.float64)
 _GRAD_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 _FLAGS = {"align_corners": False, "half_pixel_centers": False}
-
-
-def _flags(attrs, node: str) -> None:
-    if attrs.get("align_corners") and attrs.get("half_pixel_centers"):
-        raise InferError(f"Op '{node}': If half_pixel_centers is True, align_corners must "
-                         f"be False.")
 
 
 def _rank4(spec, node: str, what: str) -> list:
@@ -97,7 +91,6 @@ def _size(spec, node: str) -> list:
 def _resize(inputs, attrs, node, keep_dtype: bool):
     images, size = inputs
     dtype_in(images, IMAGE_DTYPES, node, "images")
-    _flags(attrs, node)
     batch, height, width, channels = _rank4(images, node, "images")
     _nonzero([batch, height, width], node, images, "images")
     if channels == 0:
@@ -131,7 +124,6 @@ def _resize_grad(inputs, attrs, node, forward: str, original_dtypes):
         raise TypeError(f"Op '{node}': grads '{grads.name}' must be float32 (what "
                         f"{forward} outputs), not {grads.dtype.name}.")
     dtype_in(original, original_dtypes, node, "original_image")
-    _flags(attrs, node)
     g_dims = _rank4(grads, node, "grads")
     o_dims = _rank4(original, node, "original_image")
     _nonzero(g_dims, node, grads, "grads")
@@ -148,7 +140,6 @@ def _resize_bilinear_grad(inputs, attrs, node):
 def _resize_nearest_grad(inputs, attrs, node):
     grads, size = inputs
     dtype_in(grads, IMAGE_DTYPES, node, "grads")
-    _flags(attrs, node)
     batch, _, _, channels = _rank4(grads, node, "grads")
     height, width = _size(size, node)
     return grads.dtype, TensorShape([batch, height, width, channels])

@@ -14,7 +14,7 @@ covers (partial pixels weighted by their covered part), attr ``align_corners`` o
 output float32.  TF registers no gradient for it (nor for ResizeBicubicGrad).
 
 Static shapes and errors as ``ops/image.py``'s resizes (``ValueError`` when built,
-``InvalidArgumentError`` naming the node at run time).  Kernels:
+``InvalidArgumentError`` naming the node at run time, both sampling flags set included).  Kernels:
 ``kernels/{reference,cpu,cuda}/image_resample.py``; gradient: ``image_grad.py``.
 
     big = ds.image.resize_bicubic(images, [448, 448], half_pixel_centers=True)

@@ -122,8 +122,11 @@ def check_bilinear_grad(node, grads_shape: tuple, original_shape: tuple) -> tupl
 
 def check_nearest_grad(node, grads_shape: tuple, size) -> tuple[int, int, bool, bool]:
     """``(height, width, align_corners, half_pixel_centers)`` of a
-    ResizeNearestNeighborGrad node (the original image's size), its inputs checked."""
-    align, half = _flags(node)
+    ResizeNearestNeighborGrad node (the original image's size), its inputs checked.  TF's
+    gradient kernel, unlike the resizes, takes both flags (``roundf`` of the half-pixel
+    source scaled as align_corners scales it)."""
+    align = bool(node.attrs.get("align_corners", False))
+    half = bool(node.attrs.get("half_pixel_centers", False))
     _rank4(node, grads_shape, "input")
     height, width = _size(node, size)
     if height <= 0 or width <= 0:
