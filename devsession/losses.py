@@ -58,16 +58,22 @@ class Reduction:
 
     @classmethod
     def all(cls) -> tuple:
-        return (cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE, cls.MEAN,
-                cls.SUM_BY_NONZERO_WEIGHTS)
+        """TF1's tuple: its order, and the nonzero-weights key under both its names."""
+        return (cls.NONE, cls.SUM, cls.MEAN, cls.SUM_OVER_BATCH_SIZE,
+                cls.SUM_OVER_NONZERO_WEIGHTS, cls.SUM_BY_NONZERO_WEIGHTS)
+
+    @classmethod
+    def validate(cls, key) -> None:
+        """ValueError unless ``key`` is one of ``all()``."""
+        if key not in cls.all():
+            raise ValueError(f"Invalid Reduction Key {key}. Key should be one of "
+                             f"{cls.all()}.")
 
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``losses * weights`` reduced by ``reduction``; added to ``loss_collection``."""
-    if reduction not in Reduction.all():
-        raise ValueError(f"reduction must be one of ds.losses.Reduction's values "
-                         f"{Reduction.all()}, got {reduction!r}.")
+    Reduction.validate(reduction)
     with name_scope(scope or "weighted_loss") as scope:
         losses = convert_to_tensor(losses)
         if not losses.dtype.is_floating:

@@ -413,9 +413,22 @@ def test_total_loss_sums_the_losses_and_regularization(make_session):
         ds.losses.get_total_loss()
 
 
+def test_reduction_keys_and_validate_are_tf1s():
+    # TF 2.21's compat.v1 tuple: its order, the nonzero-weights key twice (two names)
+    R = ds.losses.Reduction
+    assert R.all() == ("none", "weighted_sum", "weighted_mean", "weighted_sum_over_batch_size",
+                       "weighted_sum_by_nonzero_weights", "weighted_sum_by_nonzero_weights")
+    assert R.SUM_OVER_NONZERO_WEIGHTS == R.SUM_BY_NONZERO_WEIGHTS
+    for key in R.all():
+        R.validate(key)
+    with pytest.raises(ValueError, match=r"^Invalid Reduction Key mean\. Key should be one of "
+                                         r"\('none', 'weighted_sum', "):
+        R.validate("mean")
+
+
 def test_bad_loss_arguments_are_clear_errors():
     logits = ds.placeholder(ds.float32, (None, 3))
-    with pytest.raises(ValueError, match="reduction must be one of"):
+    with pytest.raises(ValueError, match="Invalid Reduction Key average"):
         ds.losses.sparse_softmax_cross_entropy(ds.placeholder(ds.int32, (None,)), logits,
                                                reduction="average")
     with pytest.raises(ValueError, match="same shape"):
