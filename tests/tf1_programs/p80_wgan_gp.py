@@ -22,7 +22,7 @@ def main(tf, out):
         return tf.constant_initializer(rng.normal(0, 0.3, shape))
 
     def generator(z):
-        with tf.variable_scope("generator"):
+        with tf.variable_scope("generator", reuse=tf.AUTO_REUSE):
             h = tf.nn.leaky_relu(tf.layers.dense(z, side * side * 2, kernel_initializer=init(
                 noise_dim, side * side * 2), name="fc"), alpha=0.2)
             h = tf.reshape(h, [-1, side, side, 2])
@@ -52,7 +52,8 @@ def main(tf, out):
     norms = tf.norm(tf.reshape(slope_grad, [tf.shape(slope_grad)[0], -1]), axis=1)
     other_norms = [tf.norm(slope_grad, ord="fro", axis=[1, 2]),
                    tf.norm(tf.reshape(slope_grad, [-1, side * side]), ord=1, axis=-1),
-                   tf.norm(slope_grad, ord=np.inf, axis=1, keepdims=True)]
+                   tf.norm(slope_grad, ord=np.inf, axis=1, keepdims=True),
+                   tf.norm(slope_grad[..., 0], ord=2, axis=[1, 2])]
     penalty = tf.reduce_mean((slopes - 1.0) ** 2)
     wasserstein = tf.reduce_mean(d_fake) - tf.reduce_mean(d_real)
     d_loss = wasserstein + 10.0 * penalty + tf.losses.get_regularization_loss()
@@ -67,9 +68,12 @@ def main(tf, out):
     d_train = d_opt.apply_gradients(list(zip(clipped, d_used)))
     with tf.control_dependencies([d_train]):
         d_checksum = tf.add_n([tf.reduce_sum(v.read_value()) for v in d_vars])
-    g_opt = tf.train.RMSPropOptimizer(5e-3)
+    g_opt = tf.train.RMSPropOptimizer(5e-3, momentum=0.2, centered=True)
     g_train = g_opt.apply_gradients([(tf.clip_by_norm(g, 0.5), v) for g, v in
                                      g_opt.compute_gradients(g_loss, var_list=g_vars)])
+    with tf.control_dependencies([d_train]):    # one run: a critic step, then the generator's
+        g_loss_after = -tf.reduce_mean(critic(generator(z)))
+        both_steps = g_opt.minimize(g_loss_after, var_list=g_vars)
     second_order = tf.gradients(penalty, d_vars[0])[0]
 
     out["scopes"] = scopes
@@ -90,7 +94,10 @@ def main(tf, out):
         for step in range(steps):
             feed = {real: real_data[step], z: noise_data[step], alpha: alpha_data[step]}
             _, dl, gp, checksum = sess.run([d_train, d_loss, penalty, d_checksum], feed)
-            _, gl = sess.run([g_train, g_loss], {z: noise_data[step]})
+            if step % 2:
+                _, gl = sess.run([both_steps, g_loss_after], feed)
+            else:
+                _, gl = sess.run([g_train, g_loss], {z: noise_data[step]})
             history.append([dl, gp, gl])
             checksums.append([checksum, sum(float(np.sum(v)) for v in sess.run(g_vars))])
         out["history"] = np.array(history)
@@ -133,17 +140,31 @@ def main(tf, out):
         labels, predictions, weights=3.0)
     built["weighted_xent"] = tf.nn.weighted_cross_entropy_with_logits(
         labels=labels, logits=logits, pos_weight=2.5)
+    built["weighted_xent_targets"] = tf.nn.weighted_cross_entropy_with_logits(
+        targets=labels, logits=logits, pos_weight=0.5)
+    built["compute_weighted"] = tf.losses.compute_weighted_loss(
+        tf.square(logits), weights=weights, scope="custom", reduction=tf.losses.Reduction.MEAN)
+    fed_weights = tf.placeholder(tf.float32, [None, None], name="fed_weights")
+    fed_loss = tf.losses.absolute_difference(labels, predictions, weights=fed_weights,
+                                             loss_collection=None)
     built["gradient"] = tf.gradients(
         [built[k] for k in ("huber_MEAN", "hinge_SUM", "sigmoid_SUM_BY_NONZERO_WEIGHTS",
                             "softmax_SUM_OVER_BATCH_SIZE")], logits)[0]
     out["loss_shapes"] = {k: v.shape.as_list() for k, v in built.items()}
     out["collected_losses"] = [t.op.name for t in tf.losses.get_losses()]
+    out["scoped_losses"] = [t.op.name for t in tf.losses.get_losses(scope="custom")]
+    out["reduction_keys"] = list(tf.losses.Reduction.all())
     built["total_loss"] = tf.losses.get_total_loss()
     built["total_without_regularization"] = tf.losses.get_total_loss(
         add_regularization_losses=False)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         out["losses"] = sess.run(built)
+        out["fed_weights_loss"] = sess.run(fed_loss, {fed_weights: weights})
+        try:
+            sess.run(fed_loss, {fed_weights: np.ones((2, 3), np.float32)})
+        except tf.errors.OpError as e:
+            out["fed_weights_error"] = type(e).__name__
 
     def error(fn):
         try:
@@ -159,6 +180,8 @@ def main(tf, out):
             labels, predictions, reduction="bogus")),
         "labels_none": error(lambda: tf.losses.log_loss(None, predictions)),
         "bad_weights": error(lambda: tf.losses.huber_loss(labels, logits, weights=weights[:3])),
+        "norm_three_axes": error(lambda: tf.norm(slope_grad, axis=[1, 2, 3])),
+        "validate": error(lambda: tf.losses.Reduction.validate("bogus")),
         "no_gradients": error(lambda: tf.train.AdamOptimizer(0.1).apply_gradients(
             [(None, v) for v in d_vars]))}
     out["_tol"] = {"initial": {"rtol": 1e-4, "atol": 1e-5},
