@@ -145,6 +145,22 @@ def test_static_shapes_and_gradient_registrations(graph):
             get_gradient(no_gradient)
 
 
+def test_box_indices_is_box_inds_newer_name():
+    """TF1's crop_and_resize(image, boxes, box_ind=None, crop_size=None, ...,
+    box_indices=None): either name, by keyword, gives the same crops."""
+    index = np.array([1, 0, 1, 1, 0], np.int32)
+    by_old = ds.image.crop_and_resize(IMAGE, BOXES, index, [3, 4])
+    by_new = ds.image.crop_and_resize(IMAGE, BOXES, crop_size=[3, 4], box_indices=index,
+                                      method="nearest", extrapolation_value=-1.0)
+    with ds.Session() as sess:
+        old, new = sess.run([by_old, by_new])
+    np.testing.assert_array_equal(old, run_on("REF", crop_node(), IMAGE, BOXES, index, hw(3, 4)))
+    np.testing.assert_array_equal(
+        new, run_on("REF", crop_node(F32, "nearest", -1.0), IMAGE, BOXES, index, hw(3, 4)))
+    with pytest.raises(ValueError, match="Cannot specify both 'box_ind' and 'box_indices'"):
+        ds.image.crop_and_resize(IMAGE, BOXES, index, [3, 4], box_indices=index)
+
+
 @pytest.mark.parametrize("call,error,message", [
     (lambda: ds.image.crop_and_resize(ph((2, 8, 3)), ph((1, 4)), [0], [2, 2]), ValueError,
      "4-D"),

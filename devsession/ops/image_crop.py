@@ -119,13 +119,17 @@ register_op(OpDef("CropAndResizeGradBoxes", _grad_boxes, 4,
                   attr_defaults={"method": "bilinear"}))
 
 
-def crop_and_resize(image, boxes, box_ind, crop_size, method="bilinear",
-                    extrapolation_value=0.0, name=None) -> Tensor:
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",
+                    extrapolation_value=0.0, name=None, box_indices=None) -> Tensor:
     """Crops of ``image`` (4-D) at ``boxes`` (normalized ``[y1, x1, y2, x2]``), from the
     images ``box_ind`` names, each resized to ``crop_size`` by bilinear or nearest
     sampling, float32: TF1's ``tf.image.crop_and_resize``.  Differentiable with respect
-    to ``image`` (float images) and ``boxes``.  ValueError for shapes the op rejects or a
-    method other than "bilinear" and "nearest"."""
+    to ``image`` (float images) and ``boxes``.  ``box_indices`` is TF1's newer name of
+    ``box_ind`` (giving both: ValueError, as TF's).  ValueError for shapes the op rejects
+    or a method other than "bilinear" and "nearest"."""
+    if box_ind is not None and box_indices is not None:
+        raise ValueError("Cannot specify both 'box_ind' and 'box_indices'.")
+    box_ind = box_indices if box_ind is None else box_ind
     if method not in _METHODS:
         raise ValueError(f"crop_and_resize: method must be 'bilinear' or 'nearest', got "
                          f"{method!r}.")
