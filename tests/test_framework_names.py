@@ -46,7 +46,7 @@ def test_a_py_function_error_names_the_node(graph):
     def fails(a):
         raise ValueError("no good")
     out = ds.py_function(fails, [ds.constant([1.0])], ds.float32, name="bad")
-    with ds.Session() as sess, pytest.raises(ds.errors.UnknownError, match="no good"):
+    with ds.Session() as sess, pytest.raises(ds.errors.InvalidArgumentError, match="no good"):
         sess.run(out)
 
 

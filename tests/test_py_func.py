@@ -11,7 +11,8 @@ import pytest
 
 import devsession as ds
 from devsession.errors import (FailedPreconditionError, InvalidArgumentError,
-                               OutOfRangeError, UnknownError)
+                               OutOfRangeError, ResourceExhaustedError, UnimplementedError,
+                               UnknownError)
 from fake_gpu import fake_gpus
 
 X = np.array([[1.0, -2.0], [3.0, 0.5]], np.float32)
@@ -67,6 +68,29 @@ def test_exceptions_become_op_errors_naming_the_node():
         assert info.value.node_name == broken.op.name
         with pytest.raises(OutOfRangeError):
             sess.run(ended)
+
+
+def _raises(exception):
+    def fails(a):
+        raise exception
+    return fails
+
+
+# what TF 2.21 raised for each (py_func.cc picks the class; subclasses count)
+@pytest.mark.parametrize("exception,error", [
+    (ValueError("bad"), InvalidArgumentError), (TypeError("bad"), InvalidArgumentError),
+    (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad"), InvalidArgumentError),
+    (StopIteration(), OutOfRangeError), (MemoryError("bad"), ResourceExhaustedError),
+    (NotImplementedError("bad"), UnimplementedError), (KeyError("bad"), UnknownError),
+    (AssertionError("bad"), UnknownError), (StopAsyncIteration("bad"), UnknownError),
+    (OutOfRangeError("bad"), UnknownError)])
+@pytest.mark.parametrize("wrap", [ds.py_func, ds.numpy_function, ds.py_function])
+def test_an_exception_becomes_the_op_error_tf_picks_for_its_class(exception, error, wrap):
+    value = wrap(_raises(exception), [ds.constant(1.0)], ds.float32)
+    with ds.Session() as sess:
+        with pytest.raises(error, match=type(exception).__name__) as info:
+            sess.run(value)
+    assert type(info.value) is error and info.value.node_name == value.op.name
 
 
 def test_a_graph_from_another_process_has_no_function_for_the_token():

@@ -2,19 +2,32 @@
 registered Python function called on the host with numpy arrays, its results checked
 against the declared dtypes as TF checks them (a list or tuple is that many values; a
 dtype must match exactly, a Python float is float64), for the reference device and the
-CPU (``HOST``; GPU sessions place the op on the CPU)."""
+CPU (``HOST``; GPU sessions place the op on the CPU).
+
+An exception the function raises becomes the OpError TF's ``py_func.cc`` picks by its
+class (subclasses included): ValueError and TypeError an InvalidArgumentError,
+StopIteration an OutOfRangeError, MemoryError a ResourceExhaustedError,
+NotImplementedError an UnimplementedError, anything else (an OpError too) an
+UnknownError."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from devsession.errors import (FailedPreconditionError, InvalidArgumentError, OpError,
-                               OutOfRangeError, UnknownError)
+from devsession.errors import (FailedPreconditionError, InvalidArgumentError,
+                               OutOfRangeError, ResourceExhaustedError, UnimplementedError,
+                               UnknownError)
 from devsession.ops.script import registered_function
 
 from ..registry import HOST, register_kernel
 
 __all__ = ["build_py_func"]
+
+# TF's order of checks (py_func.cc's DoCallPyFunc); the rest are UnknownError
+_RAISED_AS = (((ValueError, TypeError), InvalidArgumentError),
+              ((StopIteration,), OutOfRangeError),
+              ((MemoryError,), ResourceExhaustedError),
+              ((NotImplementedError,), UnimplementedError))
 
 
 @register_kernel(("PyFunc", "PyFuncStateless"), HOST)
@@ -34,11 +47,11 @@ def build_py_func(node):
         except StopIteration:
             raise OutOfRangeError(f"'{node.name}': its Python function raised "
                                   f"StopIteration.", node.name) from None
-        except OpError:
-            raise
         except Exception as e:
-            raise UnknownError(f"'{node.name}': its Python function raised "
-                               f"{type(e).__name__}: {e}", node.name) from e
+            error = next((error for classes, error in _RAISED_AS
+                          if isinstance(e, classes)), UnknownError)
+            raise error(f"'{node.name}': its Python function raised "
+                        f"{type(e).__name__}: {e}", node.name) from e
         values = [] if result is None and not out_dtypes else \
             list(result) if isinstance(result, (list, tuple)) else [result]
         if len(values) != len(out_dtypes):
