@@ -3,10 +3,11 @@ small conv backbone, ROI pooling by tf.image.crop_and_resize (and its gradients 
 image and the boxes), an IoU matrix with tf.argmax matching, Faster R-CNN box encoding and
 decoding, one-argument tf.where / tf.gather_nd / tf.boolean_mask, a smooth-L1
 (tf.losses.huber_loss) box loss and a focal classification loss trained with Momentum,
-non_max_suppression (plain, _with_scores, _padded) and tf.nn.top_k on the decoded boxes,
-the resize ops with align_corners / half_pixel_centers and their gradients, ESPCN sub-pixel
-upsampling by tf.depth_to_space / tf.space_to_depth with tf.image.psnr / ssim, a
-tf.nn.conv3d layer trained one step, and the errors a user hits (box_ind out of range)."""
+non_max_suppression (plain, _with_scores, _padded, combined) and tf.nn.top_k on the decoded
+boxes, the resize ops with align_corners / half_pixel_centers and their gradients, ESPCN
+sub-pixel upsampling by tf.depth_to_space / tf.space_to_depth with tf.image.psnr / ssim, a
+tf.nn.conv3d layer trained one step, and the errors a user hits (box_ind out of range, both
+sampling flags, an NMS threshold above 1, top_k past the end, no gradient for resize_area)."""
 
 import numpy as np
 
@@ -36,14 +37,16 @@ def main(tf, out):
     deltas = tf.matmul(pooled, weight("box", (32, 4), 0.1))
 
     def iou(a, b):
-        ymin, xmin = tf.maximum(a[:, None, 0], b[None, :, 0]), tf.maximum(a[:, None, 1], b[None, :, 1])
-        ymax, xmax = tf.minimum(a[:, None, 2], b[None, :, 2]), tf.minimum(a[:, None, 3], b[None, :, 3])
-        inter = tf.maximum(ymax - ymin, 0.0) * tf.maximum(xmax - xmin, 0.0)
-        area = lambda t: (t[:, 2] - t[:, 0]) * (t[:, 3] - t[:, 1])  # noqa: E731
-        return inter / (area(a)[:, None] + area(b)[None, :] - inter)
+        low = tf.maximum(a[:, None, :2], b[None, :, :2])
+        high = tf.minimum(a[:, None, 2:], b[None, :, 2:])
+        inter = tf.reduce_prod(tf.maximum(high - low, 0.0), axis=2)
+        area_a = tf.reduce_prod(a[:, 2:] - a[:, :2], axis=1)
+        area_b = tf.reduce_prod(b[:, 2:] - b[:, :2], axis=1)
+        return inter / (area_a[:, None] + area_b[None, :] - inter)
 
     def to_center(t):
-        return (t[:, 0] + t[:, 2]) / 2, (t[:, 1] + t[:, 3]) / 2, t[:, 2] - t[:, 0], t[:, 3] - t[:, 1]
+        center, size = (t[:, :2] + t[:, 2:]) / 2, t[:, 2:] - t[:, :2]
+        return center[:, 0], center[:, 1], size[:, 0], size[:, 1]
 
     def encode(gt, anchors):
         (gy, gx, gh, gw), (ay, ax, ah, aw) = to_center(gt), to_center(anchors)
@@ -80,23 +83,29 @@ def main(tf, out):
     padded_keep, num_valid = tf.image.non_max_suppression_padded(
         decoded, scores, 6, iou_threshold=0.3, score_threshold=0.3, pad_to_max_output_size=True)
     top_scores, top_index = tf.nn.top_k(scores, k=3)
+    per_class = tf.reshape(tf.nn.softmax(class_logits)[:, 1:], [2, 4, 2])   # 2 images x 4 anchors
+    combined = tf.image.combined_non_max_suppression(
+        tf.reshape(decoded, [2, 4, 1, 4]), per_class, 2, 3, iou_threshold=0.4,
+        score_threshold=0.2)
     roi_grads = tf.gradients(tf.reduce_sum(rois * tf.range(8, dtype=tf.float32)), [features, boxes])
 
     small = tf.constant(images[:1, :5, :6])
     resized = {"bilinear_ac": tf.image.resize_bilinear(small, [9, 7], align_corners=True),
                "bilinear_hp": tf.image.resize_bilinear(small, [9, 7], half_pixel_centers=True),
                "nearest_ac": tf.image.resize_nearest_neighbor(small, [8, 9], align_corners=True),
-               "nearest_hp": tf.image.resize_nearest_neighbor(small, [3, 4], half_pixel_centers=True),
+               "nearest_hp": tf.image.resize_nearest_neighbor(small, [3, 4],
+                                                              half_pixel_centers=True),
                "bicubic_hp": tf.image.resize_bicubic(small, [7, 8], half_pixel_centers=True),
                "area": tf.image.resize(small, [3, 4], method=tf.image.ResizeMethod.AREA),
                "bicubic": tf.image.resize(small, [7, 9], method=tf.image.ResizeMethod.BICUBIC),
                "resize_ac": tf.image.resize(small, [8, 8], align_corners=True,
                                             method=tf.image.ResizeMethod.BILINEAR),
                "crop_nearest": tf.image.crop_and_resize(
-                   small, [[-0.2, 0.1, 0.7, 1.3], [0.9, 0.8, 0.1, 0.2]], [0, 0], [3, 5],
-                   method="nearest", extrapolation_value=-1.0)}
+                   small, [[-0.2, 0.1, 0.7, 1.3], [0.9, 0.8, 0.1, 0.2]], crop_size=[3, 5],
+                   box_indices=[0, 0], method="nearest", extrapolation_value=-1.0)}
     check = tf.constant(rng.normal(size=(9, 9)).astype(np.float32))
-    resize_grads = {k: tf.gradients(tf.reduce_sum(v * check[:v.shape[1], :v.shape[2], None]), small)[0]
+    resize_grads = {k: tf.gradients(tf.reduce_sum(v * check[:v.shape[1], :v.shape[2], None]),
+                                    small)[0]
                     for k, v in sorted(resized.items()) if k not in ("area", "crop_nearest")}
 
     low = tf.placeholder(tf.float32, [None, 8, 8, 3], name="low_res")
@@ -131,6 +140,7 @@ def main(tf, out):
         out["decoded"], out["scores"] = sess.run([decoded, scores], feed)
         out["nms"] = sess.run([keep, soft_keep, soft_scores, padded_keep, num_valid], feed)
         out["top_k"] = sess.run([top_scores, top_index], feed)
+        out["combined_nms"] = sess.run(list(combined), feed)
         out["resized"] = sess.run(resized)
         out["resize_grads"] = sess.run(resize_grads)
         sr_feed = {low: low_res, high: images}
@@ -157,13 +167,18 @@ def main(tf, out):
                 out[name + "_error"] = None
             except (ValueError, tf.errors.OpError) as error:
                 out[name + "_error"] = type(error).__name__
-    for name, build in [("nms_rank", lambda: tf.image.non_max_suppression(gt_boxes[None], [0.5, 0.6], 2)),
+    for name, build in [("nms_rank", lambda: tf.image.non_max_suppression(
+                            gt_boxes[None], [0.5, 0.6], 2)),
                         ("depth_to_space", lambda: tf.depth_to_space(tf.zeros([1, 2, 2, 6]), 2)),
-                        ("crop_rank", lambda: tf.image.crop_and_resize(images[0], gt_boxes, [0, 0], [2, 2]))]:
+                        ("crop_rank", lambda: tf.image.crop_and_resize(
+                            images[0], gt_boxes, [0, 0], [2, 2])),
+                        ("both_box_ind", lambda: tf.image.crop_and_resize(
+                            images, gt_boxes, [0, 0], [2, 2], box_indices=[0, 0])),
+                        ("area_gradient", lambda: tf.gradients(resized["area"], small))]:
         try:
             build()
             out[name + "_error"] = None
-        except (ValueError, tf.errors.OpError) as error:
+        except (ValueError, LookupError, tf.errors.OpError) as error:
             out[name + "_error"] = type(error).__name__
     out["_tol"] = {"detection_losses": {"rtol": 1e-3, "atol": 1e-5},
                    "sr_losses": {"rtol": 1e-3, "atol": 1e-6},
