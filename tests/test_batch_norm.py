@@ -153,6 +153,34 @@ def test_gradients_match_finite_differences(training, data_format, shape):
             np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7, err_msg=f"input {k}")
 
 
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("data_format,shape", [("NHWC", (2, 3, 2, 3)), ("NCHW", (2, 3, 2, 3)),
+                                               ("NCDHW", (2, 3, 2, 1, 2))])
+def test_gradients_of_the_gradient_match_finite_differences(training, data_format, shape):
+    """A gradient penalty's second order (WGAN-GP through a batch-normed critic): the
+    batch statistics depend on x, so ``sum(dx * dx * v)`` does through them too."""
+    rng = rng_for("grad2", training, data_format)
+    x, scale, offset, mean, variance = inputs_of(rng, shape, F64, 3)
+    weights, v = rng.standard_normal(shape), rng.standard_normal(shape)
+    xs = [ds.placeholder(ds.float64, p.shape) for p in (x, scale)]
+    y, _, _ = ds.nn.fused_batch_norm(*xs, offset, mean=mean, variance=variance, epsilon=0.01,
+                                     data_format=data_format, is_training=training)
+    dx, = ds.gradients(ds.reduce_sum(ds.sin(y) * weights), xs[:1])
+    penalty = ds.reduce_sum(dx * dx * v)
+    point = [x, scale]
+    with ds.Session() as sess:
+        grads = sess.run(ds.gradients(penalty, xs), dict(zip(xs, point)))
+        for k, grad in enumerate(grads):
+            numeric = np.zeros_like(point[k])
+            for i in range(point[k].size):
+                plus, minus = [p.copy() for p in point], [p.copy() for p in point]
+                plus[k].reshape(-1)[i] += 1e-6
+                minus[k].reshape(-1)[i] -= 1e-6
+                numeric.reshape(-1)[i] = (sess.run(penalty, dict(zip(xs, plus))) -
+                                          sess.run(penalty, dict(zip(xs, minus)))) / 2e-6
+            np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6, err_msg=f"input {k}")
+
+
 def test_statistics_get_no_gradient_and_float16_is_differentiated_in_float32():
     x = ds.placeholder(ds.float16, (2, 2, 2, 3))
     y, m, v = ds.nn.fused_batch_norm(x, np.ones(3, np.float32), np.zeros(3, np.float32))
