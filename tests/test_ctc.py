@@ -250,6 +250,22 @@ def test_static_shape_errors_and_dense_labels():
         ds.nn.ctc_loss(labels, ds.constant(np.zeros((3, 1, 4), np.int32)), [3])
 
 
+def test_float64_arrays_stay_float64_and_python_lists_are_float32_as_tf():
+    # TF converts the logits with no dtype hint: float32-exact float64 values stay float64
+    logits = recorded("basic", "logits").astype(F64)
+    lengths = recorded("basic", "sequence_length")
+    loss = ds.nn.ctc_loss(labels_of("basic"), logits, lengths)
+    (greedy,), greedy_prob = ds.nn.ctc_greedy_decoder(logits, lengths)
+    _, beam_prob = ds.nn.ctc_beam_search_decoder(logits, lengths, beam_width=3)
+    from_list = ds.nn.ctc_loss(labels_of("basic"), logits.tolist(), lengths)
+    assert [t.dtype for t in (loss, greedy_prob, beam_prob, from_list)] == \
+        [ds.float64, ds.float64, ds.float64, ds.float32]
+    got, got_list = run([loss, from_list])
+    assert got.dtype == F64 and got_list.dtype == F32
+    np.testing.assert_allclose(got, TF["basic/loss"], rtol=1e-5)
+    np.testing.assert_allclose(got_list, TF["basic/loss"], rtol=1e-5)
+
+
 # --- devices, GraphDefs ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("device", DEVICES)

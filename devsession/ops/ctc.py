@@ -94,7 +94,8 @@ register_op(OpDef("CTCBeamSearchDecoder", _beam, 2,
 # --- builders ---------------------------------------------------------------------------------
 
 def _time_major_logits(inputs, time_major: bool) -> Tensor:
-    inputs = convert_to_tensor(inputs, dtype_hint=dtypes.float32, name="logits")
+    # no dtype hint, as TF's: a float64 array stays float64 even when float32 holds it
+    inputs = convert_to_tensor(inputs, name="logits")
     return inputs if time_major else transpose(inputs, [1, 0, 2])
 
 
