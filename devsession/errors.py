@@ -42,12 +42,17 @@ UNAUTHENTICATED = 16
 class OpError(Exception):
     """Base class of every error a session raises while building or running a graph.
 
-    ``node_name`` is the graph node at fault, or None when no single node is.
+    ``node_name`` is the graph node at fault, or None when no single node is.  TF's own
+    signature, ``(node_def, op, message)``, is taken too (a str third argument): what TF1
+    code writes to raise one itself, ``tf.errors.OutOfRangeError(None, None, "done")``.
     """
 
     code = UNKNOWN
 
     def __init__(self, message: str, node_name: str | None = None, op=None):
+        if isinstance(op, str) and not isinstance(message, str):
+            node_def, op, message = message, node_name, op
+            node_name = getattr(op, "name", None) or getattr(node_def, "name", None)
         super().__init__(message)
         self.message = message
         self.node_name = node_name

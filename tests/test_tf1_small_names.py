@@ -51,6 +51,20 @@ def test_error_codes_and_classes():
         assert isinstance(got, E.UnknownError)
 
 
+def test_errors_take_tfs_node_def_op_message_signature():
+    """TF1 code raises them as TF's classes take them: (node_def, op, message)."""
+    E = ds.errors
+    error = E.OutOfRangeError(None, None, "no more batches")
+    assert (error.message, error.node_name, error.op, str(error)) == \
+        ("no more batches", None, None, "no more batches")
+    with ds.Graph().as_default():
+        op = ds.constant(1.0, name="source").op
+        error = E.InvalidArgumentError(None, op, "bad value")
+    assert (error.message, error.node_name, error.op) == ("bad value", "source", op)
+    error = E.UnknownError("its own words", "node")                   # devsession's form
+    assert (error.message, error.node_name, error.op) == ("its own words", "node", None)
+
+
 def test_file_writer_cache_gives_one_writer_per_logdir(tmp_path):
     ds.summary.FileWriterCache.clear()
     try:
