@@ -1,12 +1,14 @@
-"""A WGAN-GP training loop as improved_wgan_training wrote it in TF1: a tf.nn.conv2d
-generator and a tf.layers.conv2d/dense critic with leaky ReLU, called three times through
-tf.AUTO_REUSE; the gradient penalty on interpolates between real and fake (alpha fed, not
-drawn), so training the critic takes second-order gradients through conv2d, dense, leaky
-ReLU and the norm; var_lists by scope, the critic on Adam(beta1=0.5, beta2=0.9) with
-tf.clip_by_global_norm (one gradient None), the generator on RMSProp with tf.clip_by_norm,
-a checksum read after the critic step by tf.control_dependencies; then the tf.losses family
-under every Reduction, get_losses/get_total_loss/get_regularization_loss with a kernel
-regularizer, tf.nn.weighted_cross_entropy_with_logits and the errors a user meets."""
+"""A WGAN-GP training loop as improved_wgan_training wrote it in TF1: a generator (dense,
+tf.layers.batch_normalization with its UPDATE_OPS, tf.nn.conv2d) and a critic
+(tf.layers.conv2d, a tf.nn.moments layer norm, leaky ReLU, tf.layers.dense with a kernel
+regularizer) called three times through tf.AUTO_REUSE; the gradient penalty on
+interpolates between real and fake (alpha fed, not drawn), so training the critic takes
+second-order gradients through conv2d, the layer norm, dense, leaky ReLU and the norm;
+var_lists by scope, the critic on Adam(beta1=0.5, beta2=0.9) with tf.clip_by_global_norm
+(one gradient None), the generator on centered RMSProp with tf.clip_by_norm, a checksum
+read after the critic step and a critic-then-generator run by tf.control_dependencies;
+then the tf.losses family under every Reduction, get_losses/get_total_loss/
+get_regularization_loss, tf.nn.weighted_cross_entropy_with_logits and a user's errors."""
 
 import numpy as np
 
@@ -25,7 +27,8 @@ def main(tf, out):
         with tf.variable_scope("generator", reuse=tf.AUTO_REUSE):
             h = tf.nn.leaky_relu(tf.layers.dense(z, side * side * 2, kernel_initializer=init(
                 noise_dim, side * side * 2), name="fc"), alpha=0.2)
-            h = tf.reshape(h, [-1, side, side, 2])
+            h = tf.layers.batch_normalization(tf.reshape(h, [-1, side, side, 2]), training=True,
+                                              momentum=0.8)
             kernel = tf.get_variable("conv_w", initializer=rng.normal(
                 0, 0.3, (3, 3, 2, 1)).astype(np.float32))
             return tf.tanh(tf.nn.conv2d(h, kernel, [1, 1, 1, 1], "SAME"))
@@ -35,6 +38,8 @@ def main(tf, out):
             scopes.append([scope.name, tf.get_variable_scope().reuse == tf.AUTO_REUSE])
             h = tf.layers.conv2d(x, 4, 3, strides=2, padding="same", kernel_initializer=init(
                 3, 3, 1, 4), bias_initializer=init(4), name="conv")
+            mean, variance = tf.nn.moments(h, [1, 2, 3], keep_dims=True)   # layer norm
+            h = (h - mean) * tf.rsqrt(variance + 1e-5)
             h = tf.reshape(tf.nn.leaky_relu(h), [-1, 3 * 3 * 4])
             tf.get_variable("unused_scale", initializer=1.0)
             return tf.layers.dense(h, 1, kernel_initializer=init(36, 1), name="fc",
@@ -69,12 +74,14 @@ def main(tf, out):
     with tf.control_dependencies([d_train]):
         d_checksum = tf.add_n([tf.reduce_sum(v.read_value()) for v in d_vars])
     g_opt = tf.train.RMSPropOptimizer(5e-3, momentum=0.2, centered=True)
-    g_train = g_opt.apply_gradients([(tf.clip_by_norm(g, 0.5), v) for g, v in
-                                     g_opt.compute_gradients(g_loss, var_list=g_vars)])
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS, "generator")):
+        g_train = g_opt.apply_gradients([(tf.clip_by_norm(g, 0.5), v) for g, v in
+                                         g_opt.compute_gradients(g_loss, var_list=g_vars)])
     with tf.control_dependencies([d_train]):    # one run: a critic step, then the generator's
         g_loss_after = -tf.reduce_mean(critic(generator(z)))
         both_steps = g_opt.minimize(g_loss_after, var_list=g_vars)
     second_order = tf.gradients(penalty, d_vars[0])[0]
+    penalty_generator = tf.gradients(penalty, g_vars)
 
     out["scopes"] = scopes
     out["optimizer_variables"] = sorted(v.op.name for v in tf.global_variables()
@@ -89,7 +96,8 @@ def main(tf, out):
         feed = {real: real_data[0], z: noise_data[0], alpha: alpha_data[0]}
         out["initial"] = sess.run({"slopes": slopes, "norms": norms, "penalty": penalty,
                                    "global_norm": global_norm, "second_order": second_order,
-                                   "other_norms": other_norms}, feed)
+                                   "other_norms": other_norms,
+                                   "penalty_generator": penalty_generator}, feed)
         history, checksums = [], []
         for step in range(steps):
             feed = {real: real_data[step], z: noise_data[step], alpha: alpha_data[step]}
@@ -103,6 +111,8 @@ def main(tf, out):
         out["history"] = np.array(history)
         out["checksums"] = np.array(checksums)
         out["samples"] = sess.run(fake, {z: noise_data[0][:2]})
+        out["moving_statistics"] = sess.run([v for v in tf.global_variables()
+                                             if "moving" in v.name])
 
     labels = (rng.uniform(size=(4, 3)) > 0.5).astype(np.float32)
     predictions = rng.uniform(0.05, 0.95, (4, 3)).astype(np.float32)
@@ -187,4 +197,5 @@ def main(tf, out):
     out["_tol"] = {"initial": {"rtol": 1e-4, "atol": 1e-5},
                    "history": {"rtol": 1e-4, "atol": 1e-5},
                    "checksums": {"rtol": 1e-4, "atol": 1e-4},
-                   "samples": {"rtol": 1e-4, "atol": 1e-5}}
+                   "samples": {"rtol": 1e-4, "atol": 1e-5},
+                   "moving_statistics": {"rtol": 1e-4, "atol": 1e-5}}
