@@ -198,6 +198,32 @@ def test_bincount_as_tf1():
     assert got[5].shape == (0,)
 
 
+def test_bincount_counts_int64_and_casts_other_values_as_tf2():
+    """TF 2.21's compat.v1 bincount counts an int64 ``arr`` (a GNN's int64 edge ids) and
+    casts a float one to int32; the bins' static size is known for constant values, as
+    TF's shape inference evaluates ``max(arr) + 1``."""
+    arr = np.array([[1, 1], [4, 0]], np.int64)
+    weights = np.arange(4.0, dtype=np.float32).reshape(2, 2)
+    built = [ds.math.bincount(arr), ds.math.bincount(arr, minlength=7),
+             ds.math.bincount(arr, maxlength=2),
+             ds.math.bincount(arr, weights=weights, minlength=6),
+             ds.math.bincount(arr, dtype=ds.float64), ds.math.bincount(np.zeros(0, np.int64)),
+             ds.math.bincount(np.array([2.5, 1.0, 2.0]))]
+    assert [b.shape.as_list() for b in built] == [[5], [7], [2], [6], [5], [0], [None]]
+    assert built[0].op.type == "DenseBincount" and built[6].op.type == "Bincount"
+    got = run(built)
+    flat = arr.reshape(-1)
+    np.testing.assert_array_equal(got[0], np.bincount(flat))
+    np.testing.assert_array_equal(got[1], np.bincount(flat, minlength=7))
+    np.testing.assert_array_equal(got[2], [1, 2])                       # 4 skipped
+    np.testing.assert_array_equal(got[3], np.bincount(flat, weights.reshape(-1), 6))
+    assert got[0].dtype == np.int32 and got[3].dtype == np.float32
+    assert got[4].dtype == np.float64 and got[5].shape == (0,)
+    np.testing.assert_array_equal(got[6], [0, 1, 2])                    # 2.5 counts as 2
+    ids = ds.placeholder(ds.int64, [None])
+    _raises(ds.math.bincount(ids), "must be non-negative", {ids: [1, -2]})
+
+
 def test_histogram_fixed_width_and_its_bins():
     values = np.array([-1.0, 0.0, 0.4, 1.0, 1.9, 2.0, 7.5], np.float32)
     counts = ds.histogram_fixed_width(values, [0.0, 2.0], nbins=4)

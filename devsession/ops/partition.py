@@ -1,6 +1,7 @@
 """Ops that route or count elements by their values: DynamicPartition, DynamicStitch,
 ParallelDynamicStitch, Bincount, HistogramFixedWidth; ``bincount`` (TF1's composite: the
-output size from ``max(arr)``, minlength and maxlength, then Bincount) and
+output size from ``max(arr)``, minlength and maxlength, then Bincount, or DenseBincount
+for an int64 ``arr``, as TF 2.x) and
 ``histogram_fixed_width_bins`` (elementwise arithmetic, as TF builds it).
 
 Their output sizes follow from the values, so their static shapes are TF's: each
@@ -180,29 +181,34 @@ def parallel_dynamic_stitch(indices, data, name=None) -> Tensor:
 
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32,
              name=None) -> Tensor:
-    """TF1's ``tf.math.bincount``: how often each value of the int32 ``arr`` occurs (or
-    the sum of its ``weights``, of ``arr``'s shape), ``max(arr) + 1`` bins (0 for an
-    empty ``arr``), at least ``minlength``, at most ``maxlength`` (larger values are
-    skipped); a negative value is InvalidArgumentError when it runs.  A SparseTensor's
-    values are counted (its weights a SparseTensor too), as TF 2.x's dispatch does."""
+    """TF1's ``tf.math.bincount``: how often each value of ``arr`` occurs (or the sum of
+    its ``weights``, of ``arr``'s shape), ``max(arr) + 1`` bins (0 for an empty ``arr``),
+    at least ``minlength``, at most ``maxlength`` (larger values are skipped); a negative
+    value is InvalidArgumentError when it runs.  ``arr`` may be int32 (TF1's Bincount) or
+    int64 (counted by DenseBincount, as TF 2.x's compat.v1 counts every ``arr``); other
+    dtypes are cast to int32 first, as TF 2.x's.  A SparseTensor's values are counted (its
+    weights a SparseTensor too), as TF 2.x's dispatch does."""
     from ..sparse_tensor import SparseTensor
     from .array import concat, reshape
-    from .elementwise import maximum, minimum
+    from .elementwise import cast, maximum, minimum
     from .reduce import reduce_max
 
     if isinstance(arr, SparseTensor):
         arr = arr.values
         weights = weights.values if isinstance(weights, SparseTensor) else weights
     with name_scope(name or "bincount"):
-        arr = convert_to_tensor(arr, dtype=dtypes.int32, name="arr")
+        arr = convert_to_tensor(arr, name="arr")
+        if arr.dtype != dtypes.int64:
+            arr = cast(arr, dtypes.int32)          # the tensor itself when int32 already
         # max(arr) + 1, 0 for an empty arr (TF multiplies by "non-empty": its Max of
-        # nothing is INT_MIN, devsession's an error)
-        output_size = reduce_max(concat([reshape(arr, [-1]), [-1]], 0)) + 1
+        # nothing is INT_MIN, devsession's an error); in arr's dtype, as TF's
+        output_size = reduce_max(concat([reshape(arr, [-1]),
+                                         convert_to_tensor([-1], dtype=arr.dtype)], 0)) + 1
         if minlength is not None:
-            output_size = maximum(convert_to_tensor(minlength, dtype=dtypes.int32,
+            output_size = maximum(convert_to_tensor(minlength, dtype=arr.dtype,
                                                     name="minlength"), output_size)
         if maxlength is not None:
-            output_size = minimum(convert_to_tensor(maxlength, dtype=dtypes.int32,
+            output_size = minimum(convert_to_tensor(maxlength, dtype=arr.dtype,
                                                     name="maxlength"), output_size)
         if weights is None:
             weights = convert_to_tensor(np.zeros(0, dtypes.as_dtype(dtype).np))
@@ -210,6 +216,9 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
             # TF1 sums weights with an UnsortedSegmentSum, which on the CPU fails for a
             # value past maxlength instead of skipping it as documented; Bincount skips.
             weights = convert_to_tensor(weights, name="weights")
+        if arr.dtype == dtypes.int64:             # Bincount counts int32 only
+            return make_op("DenseBincount", [reshape(arr, [-1]), output_size,
+                                             reshape(weights, [-1])], name="DenseBincount")
         return make_op("Bincount", [arr, output_size, weights], name="Bincount")
 
 
