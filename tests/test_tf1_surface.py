@@ -270,6 +270,27 @@ def test_integer_arithmetic_on_known_values_keeps_shapes_known():
     assert ds.get_static_value(ds.constant(2.5) * 2.0) is None      # integers only
 
 
+def test_integer_reductions_of_known_values_keep_shapes_known():
+    """TF's shape inference evaluates integer Sum/Prod/Max/Min of constants too: a
+    ``num_segments`` of ``reduce_max(ids) + 1`` over constant ids is a known dimension, as
+    is ``bincount``'s; the kernels' wrapping is kept, and what they leave to the run
+    (floats, a Max over nothing, an unknown input) stays unknown."""
+    ids = ds.constant([0, 1, 0, 3, 3, 1])
+    x = ds.zeros([6, 2])
+    assert ds.unsorted_segment_sum(x, ids, ds.reduce_max(ids) + 1).shape.as_list() == [4, 2]
+    assert ds.zeros([ds.reduce_sum(ids)]).shape.as_list() == [8]
+    table = ds.constant([[2, 3, 4], [5, 1, 7]])
+    assert ds.get_static_value(ds.reduce_min(table, 1)).tolist() == [2, 1]
+    assert ds.get_static_value(ds.reduce_max(table, 0, keepdims=True)).tolist() == [[5, 3, 7]]
+    assert ds.get_static_value(ds.reduce_prod(table)) == 2 * 3 * 4 * 5 * 7
+    big = ds.get_static_value(ds.reduce_sum(ds.constant([2 ** 31 - 1, 1])))
+    assert big.dtype == np.int32 and big == -2 ** 31                   # wraps, as the kernel
+    assert ds.get_static_value(ds.reduce_max(ds.zeros([0], ds.int32))) is None
+    assert ds.get_static_value(ds.reduce_sum(ds.constant([1.5, 2.0]))) is None
+    assert ds.get_static_value(ds.reduce_max(ds.placeholder(ds.int32, [3]))) is None
+    assert ds.reduce_max(ds.placeholder(ds.int32, [3])).shape.as_list() == []
+
+
 def test_reverse_of_unknown_rank_counts_axes_from_one_end():
     x = ds.placeholder(ds.float32, None)
     value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)

@@ -18,6 +18,10 @@ or -inf, so the last element is left out) and ``reverse`` runs from the end of t
 Integers wrap and float16 accumulates in float32, as the reductions do; an axis outside
 ``[-rank, rank)`` is a ValueError when the graph knows it, else InvalidArgumentError.
 
+Integer Sum/Prod/Max/Min of values the graph alone determines have static values
+(``graph.constant_value``), as TF's shape inference evaluates them, so a size computed
+from constant ids (``reduce_max(ids) + 1``, bincount's bins) is a known dimension.
+
 Kernels: ``kernels/{reference,cpu,cuda}/reduce.py``.
 """
 
@@ -33,6 +37,7 @@ from .array_fill import zeros_like
 from .common import make_op, normalise_axis, numeric
 from .elementwise import abs as absolute, exp, less, log, where
 from .registry import InferError, OpDef, register_op
+from .shape_arithmetic import small
 
 __all__ = ["cumsum", "cumprod", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_all", "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm",
@@ -117,9 +122,33 @@ def _float_scan(inputs, attrs, node):
 for _name, _infer in [*((s, _scan) for s in SCANS), ("CumulativeLogsumexp", _float_scan)]:
     register_op(OpDef(_name, _infer, 2, attr_defaults={"exclusive": False, "reverse": False},
                       host_inputs=(1,)))
+_INT_REDUCTIONS = {"Sum": np.sum, "Prod": np.prod, "Max": np.max, "Min": np.min}
+
+
+def _int_reduction_value(op, value_of):
+    """An integer Sum/Prod/Max/Min of a small value the graph alone determines
+    (``OpDef.static_value``), wrapping as the kernels do, as TF's shape inference evaluates
+    such subgraphs: bincount's ``max(arr) + 1`` bins and a ``num_segments`` of
+    ``reduce_max(ids) + 1`` over constant ids give known static shapes.  None for other
+    dtypes, an input of unknown rank, and a Max/Min over an empty axis (left to the run)."""
+    x = op.inputs[0]
+    value = value_of(x)
+    if not x.dtype.is_integer or op.attrs.get("all_axes") or not small(value):
+        return None
+    value = np.asarray(value, x.dtype.np)
+    axis = tuple(op.attrs["axis"])
+    if op.type in ("Max", "Min") and any(value.shape[a] == 0 for a in axis):
+        return None
+    with np.errstate(over="ignore"):
+        return np.asarray(_INT_REDUCTIONS[op.type](value, axis=axis,
+                                                   keepdims=bool(op.attrs["keepdims"])),
+                          x.dtype.np)
+
+
 for _name in REDUCTIONS:
     register_op(OpDef(_name, _reduce_complex if _name in COMPLEX_REDUCTIONS else _reduce,
-                      1, attr_defaults={"keepdims": False}))
+                      1, attr_defaults={"keepdims": False},
+                      static_value=_int_reduction_value if _name in _INT_REDUCTIONS else None))
 for _name in LOGICAL_REDUCTIONS:
     register_op(OpDef(_name, _reduce_bool, 1, attr_defaults={"keepdims": False}))
 register_op(OpDef("ArgMax", _argmax, 1, attr_defaults={"output_type": dtypes.int64}))
