@@ -160,6 +160,19 @@ def test_greedy_decoder_as_tf(merge, blank):
     np.testing.assert_allclose(got, TF[f"{key}/log_prob"], rtol=1e-6)
 
 
+@pytest.mark.parametrize("merge", [True, False])
+def test_greedy_decoder_takes_tfs_max_over_nan_logits(merge):
+    # a NaN in class 0 is the step's max (its log probability NaN), one elsewhere is skipped
+    logits = recorded("greedy_nan", "logits")
+    (decoded,), log_prob = ds.nn.ctc_greedy_decoder(
+        logits, recorded("decode", "sequence_length"), merge)
+    value, got = run([decoded, log_prob])
+    assert_sparse_as_tf(value, f"greedy_nan_{merge}")
+    want = TF[f"greedy_nan_{merge}/log_prob"]
+    assert np.isnan(want[0, 0]) and np.isfinite(want[1:]).all()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("width,paths,merge", BEAMS, ids=str)
 def test_beam_search_decoder_as_tf(width, paths, merge):
     decoded, log_prob = ds.nn.ctc_beam_search_decoder(

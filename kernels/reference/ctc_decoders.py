@@ -3,7 +3,9 @@ through the host, ``cuda/ctc.py``): CTCGreedyDecoder and CTCBeamSearchDecoder, T
 ``ctc_decoder_ops.cc`` and ``ctc_beam_search.h`` (with its default scorer, no language
 model).
 
-Greedy: per step the first largest logit's class; a blank is dropped, and with
+Greedy: per step the first largest logit's class, as TF's ``RowMax`` finds it (from
+class 0, a class replaces the best so far when its logit is greater: a NaN in class 0 is
+the step's largest, a NaN elsewhere never is); a blank is dropped, and with
 ``merge_repeated`` a class equal to the previous step's; the log probability is the
 negative sum of the largest logits.
 
@@ -76,6 +78,16 @@ def _log_sum_exp(a: float, b: float) -> float:
     return max(a, b) + math.log1p(math.exp(-abs(a - b)))
 
 
+def _row_max(inputs: np.ndarray) -> np.ndarray:
+    """TF's ``RowMax`` of every step and example: ``[time, batch]`` class indices (see the
+    module docstring)."""
+    if inputs.shape[2] == 1:
+        return np.zeros(inputs.shape[:2], np.int64)
+    later = inputs[:, :, 1:]
+    later = np.where(np.isnan(later), -np.inf, later)
+    return np.where(later.max(axis=2) > inputs[:, :, 0], later.argmax(axis=2) + 1, 0)
+
+
 @register_kernel("CTCGreedyDecoder", HOST)
 def build_greedy_decoder(node):
     merge = node.attrs.get("merge_repeated", False)
@@ -88,7 +100,7 @@ def build_greedy_decoder(node):
         if not 0 <= blank < classes:
             raise invalid_argument(node.name, node.op, f"blank_index expected to be between "
                                                        f"{-classes} and {classes - 1}")
-        best = inputs.argmax(axis=2)                       # [time, batch]: the first max
+        best = _row_max(inputs)                            # [time, batch]
         log_prob = np.zeros((inputs.shape[1], 1), inputs.dtype)
         paths = []
         for b, length in enumerate(lengths):

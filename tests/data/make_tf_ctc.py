@@ -134,6 +134,15 @@ with tf.Graph().as_default(), tf.Session() as sess:
         for p, sp in enumerate(got[0]):
             record_sparse(f"{key}/{p}", sp)
         out[f"{key}/log_prob"] = got[1]
+    # NaN logits: TF's RowMax keeps a NaN in class 0 as the step's max, skips one elsewhere
+    NAN = DECODE.copy()
+    NAN[0, 0, 0] = NAN[1, 1, 2] = NAN[3, 2, 4] = NAN[5, 0, 1] = NAN[6, 1, 0] = np.nan
+    out["in/greedy_nan/logits"] = NAN
+    for merge in (True, False):
+        (decoded,), log_prob = tf.nn.ctc_greedy_decoder(NAN, DECODE_LENGTHS, merge)
+        got = sess.run([decoded, log_prob])
+        record_sparse(f"greedy_nan_{merge}", got[0])
+        out[f"greedy_nan_{merge}/log_prob"] = got[1]
     # "1, blank, 1": a beam of two 1s, which TF emits as one 1 when merging repeats
     REPEAT = np.log(np.array([[[0.1, 0.8, 0.1]], [[0.1, 0.1, 0.8]], [[0.1, 0.8, 0.1]]], f32))
     out["in/repeat/logits"] = REPEAT
