@@ -23,7 +23,7 @@ import weakref
 from .device_spec import Device
 from .devices import gpu_devices, gpu_unavailable_reason, list_local_devices, local_device_name
 from .errors import InvalidArgumentError
-from .kernels.registry import registered_ops
+from .kernels.registry import has_kernel
 from .options import SessionOptions
 from .runtime import tiered
 from .runtime.daemon_pool import DaemonThreadPool
@@ -291,7 +291,7 @@ def _has_kernel(op_type: str, device_type: str) -> bool:
     The CPU has a kernel for exactly the reference ops (tests/test_tiered_compile.py
     checks it), so asking the reference registry spares a tiered start importing numba
     on the caller's thread; a missing numba still fails when the CPU kernel is built."""
-    return op_type in registered_ops("REF" if device_type == "CPU" else device_type)
+    return has_kernel(op_type, "REF" if device_type == "CPU" else device_type)
 
 
 def _exists(device: Device) -> bool:

@@ -169,6 +169,40 @@ def test_registry_duplicates_and_unknown_ops():
         lookup_kernel("Add", "XPU")
 
 
+def test_has_kernel_is_registered_ops_membership():
+    from devsession.kernels.registry import has_kernel, registered_ops
+
+    for device_type in ("REF", "CPU"):
+        ops = registered_ops(device_type)
+        assert all(has_kernel(op, device_type) for op in ops)
+        assert not has_kernel("NoSuchOp", device_type)
+    assert not has_kernel("TestOnlyOp", "REF")
+    with pytest.raises(NotFoundError, match="unknown device type 'XPU'"):
+        has_kernel("Add", "XPU")
+
+
+def test_placement_looks_kernels_up_without_listing_the_registry(monkeypatch):
+    """Placement asks has_kernel once per node: building the op set of a device type
+    (registered_ops) for each node cost seconds on graphs of thousands of nodes."""
+    import devsession as ds
+    from devsession.kernels import registry
+
+    registry.registered_ops("REF"), registry.registered_ops("CPU")    # both loaded first
+    original = registry._builders
+
+    class NoScan(dict):
+        def __iter__(self):
+            raise AssertionError("the kernel registry was listed while placing nodes")
+
+    monkeypatch.setattr(registry, "_builders", NoScan(original))
+    with ds.Graph().as_default():
+        x = ds.placeholder(ds.float64, [3])
+        y = ds.reduce_sum(ds.square(x) + 1.0)
+        with ds.Session() as sess:
+            assert sess.run(y, {x: [1.0, 2.0, 3.0]}) == 17.0
+    assert registry._builders.keys() == original.keys()     # nothing registered meanwhile
+
+
 def test_registry_import_is_lazy():
     code = (
         "import sys, numpy as np\n"

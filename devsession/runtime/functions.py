@@ -25,7 +25,7 @@ import dataclasses
 from ..device_spec import HOST, Device
 from ..function_graph import import_function
 from ..graph import Graph
-from ..kernels.registry import registered_ops
+from ..kernels.registry import has_kernel
 from ..errors import NotFoundError
 from .executor import execute, running_step
 from .placement import Placement
@@ -64,7 +64,7 @@ class FunctionContext:
 
 def _has_kernel(op_type: str, device_type: str) -> bool:
     try:
-        return op_type in registered_ops(device_type)
+        return has_kernel(op_type, device_type)
     except NotFoundError:
         return False
 
