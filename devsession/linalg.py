@@ -13,6 +13,7 @@ TF's ``LinearOperator`` classes (``linalg_operators/``: pure Python over these o
 imported when one is first asked for).
 Other TF1 names raise ``UnsupportedTF1Error`` naming them."""
 
+from .graph import name_scope
 from .ops.clipping import global_norm
 from .ops.einsum import einsum
 from .ops.linalg import diag as tensor_diag
@@ -36,9 +37,11 @@ transpose = matrix_transpose
 
 
 def adjoint(matrix, name=None):
-    """The conjugate transpose of the last two axes: the transpose, for devsession's
-    real dtypes (TF's ``tf.linalg.adjoint``)."""
-    return matrix_transpose(matrix, name=name or "adjoint")
+    """The conjugate transpose of the last two axes (TF's ``tf.linalg.adjoint``): a
+    ``matrix_transpose`` with ``conjugate`` inside an ``adjoint`` scope, as TF builds it
+    (``adjoint/matrix_transpose/transpose:0``)."""
+    with name_scope(name or "adjoint"):
+        return matrix_transpose(matrix, conjugate=True)
 
 
 __all__ = ["matmul", "norm", "eye", "trace", "transpose", "matrix_transpose", "band_part",

@@ -220,6 +220,37 @@ def test_tf1_spellings():
     assert type(sl).__name__ == "LogMatrixDeterminant" and sl.sign is sl[0]
 
 
+def test_node_names_as_tf_builds_them():
+    """The names TF 2.21's compat.v1 gives these tensors in a fresh graph (what a TF1
+    program that fetches or imports by name sees): the triangular solve in its wrapper's
+    scope, cholesky_solve's two bare ops, logdet's ``mul``, adjoint's transpose."""
+    a = ds.constant(2.0 * np.eye(3))
+    b = ds.constant(np.ones((3, 1)))
+    got = [ds.linalg.triangular_solve(a, b).name,
+           ds.matrix_triangular_solve(a, b, lower=False).name,
+           ds.linalg.triangular_solve(a, b, name="tri").name,
+           ds.linalg.cholesky_solve(a, b).name,
+           ds.cholesky_solve(a, b, name="cs").name,
+           ds.linalg.logdet(a).name, ds.linalg.logdet(a, name="ld").name,
+           ds.linalg.adjoint(a).name, ds.linalg.adjoint(a, name="adj").name,
+           ds.linalg.lu_solve(*ds.linalg.lu(a), b).name]
+    assert got == ["triangular_solve/MatrixTriangularSolve:0",
+                   "triangular_solve_1/MatrixTriangularSolve:0",
+                   "tri/MatrixTriangularSolve:0",
+                   "cholesky_solve/MatrixTriangularSolve_1:0",
+                   "cs/MatrixTriangularSolve_1:0",
+                   "logdet/mul:0", "ld/mul:0",
+                   "adjoint/matrix_transpose/transpose:0",
+                   "adj/matrix_transpose/transpose:0",
+                   "lu_solve/triangular_solve_1/MatrixTriangularSolve:0"]
+
+
+def test_adjoint_conjugates_complex_matrices():
+    x = np.array([[1 + 2j, 3j], [1.0, 2 - 1j]])
+    got = run(ds.linalg.adjoint(ds.constant(x)))
+    np.testing.assert_array_equal(got, x.conj().T)
+
+
 # --- static shapes and TF's errors ---------------------------------------------------------------
 
 @pytest.mark.parametrize("a_shape, b_shape, a_size, b_size, axes", [

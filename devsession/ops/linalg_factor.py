@@ -189,4 +189,4 @@ def logdet(matrix, name=None) -> Tensor:
 
             diagonal = real(diagonal)
         total = reduce_sum(log(diagonal), axis=[-1])
-        return multiply(convert_to_tensor(2.0, dtype=total.dtype), total)
+        return multiply(convert_to_tensor(2.0, dtype=total.dtype), total, name="mul")

@@ -116,20 +116,28 @@ def matrix_solve(matrix, rhs, adjoint=False, name=None) -> Tensor:
     return make_op("MatrixSolve", [a, b], {"adjoint": bool(adjoint)}, name)
 
 
+def _triangular_solve_op(a: Tensor, b: Tensor, lower: bool, adjoint: bool) -> Tensor:
+    return make_op("MatrixTriangularSolve", [a, b],
+                   {"lower": bool(lower), "adjoint": bool(adjoint)})
+
+
 def matrix_triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None) -> Tensor:
     """``matrix_solve`` for triangular matrices: only the lower (``lower``) or upper
-    triangle of ``matrix`` is read."""
-    a, b = _pair(matrix, rhs)
-    return make_op("MatrixTriangularSolve", [a, b],
-                   {"lower": bool(lower), "adjoint": bool(adjoint)}, name)
+    triangle of ``matrix`` is read.  The op sits in a ``triangular_solve`` (or ``name``)
+    scope, as TF's wrapper puts it: ``triangular_solve/MatrixTriangularSolve:0``."""
+    with name_scope(name or "triangular_solve"):
+        a, b = _pair(matrix, rhs)
+        return _triangular_solve_op(a, b, lower, adjoint)
 
 
 def cholesky_solve(chol, rhs, name=None) -> Tensor:
     """``x`` with ``A @ x == rhs`` given ``chol``, the Cholesky factor of ``A``: two
-    triangular solves, as TF builds it."""
+    triangular solves, as TF builds it (the ops themselves, in one ``cholesky_solve``
+    scope)."""
     with name_scope(name or "cholesky_solve"):
-        y = matrix_triangular_solve(chol, rhs, lower=True, adjoint=False)
-        return matrix_triangular_solve(chol, y, lower=True, adjoint=True)
+        a, b = _pair(chol, rhs)
+        y = _triangular_solve_op(a, b, lower=True, adjoint=False)
+        return _triangular_solve_op(a, y, lower=True, adjoint=True)
 
 
 def regularized_gramian_cholesky(a: Tensor, l2_regularizer, first_kind: bool) -> Tensor:
