@@ -61,6 +61,17 @@ def test_use_norm_replaces_the_computed_one():
     np.testing.assert_allclose(got, A / 4.0, rtol=1e-6)
 
 
+def test_a_list_of_nones_has_a_zero_norm_as_tf1():
+    # compute_gradients for a var_list the loss does not reach, clipped before the
+    # optimizer says so: TF's norm of nothing is a float32 0, the Nones stay None
+    g = ds.Graph()
+    with g.as_default():
+        clipped, norm = ds.clip_by_global_norm([None, None], 1.0)
+        alone = ds.global_norm([None])
+    assert clipped == [None, None] and norm.dtype == ds.float32
+    assert run([norm, alone], g) == [0.0, 0.0]
+
+
 def test_a_lone_tensor_is_not_a_list():
     with ds.Graph().as_default():
         with pytest.raises(TypeError, match="t_list should be a sequence"):

@@ -3,7 +3,8 @@ and ``clip_by_global_norm`` (how most training scripts tame their gradients), bu
 ordinary ops exactly as TF builds them, so they fuse, place and differentiate like the
 rest.
 
-* ``global_norm(ts)`` is ``sqrt(2 * sum(l2_loss(t)))`` over the tensors that are not None.
+* ``global_norm(ts)`` is ``sqrt(2 * sum(l2_loss(t)))`` over the tensors that are not None
+  (0.0, float32, when every one is None, as TF's).
 * ``clip_by_norm(t, c, axes)`` scales ``t`` by ``c / max(norm, c)``, the norm over
   ``axes`` (all by default); a zero norm leaves ``t`` as it is.
 * ``clip_by_global_norm(ts, c)`` scales every tensor by ``c * min(1 / norm, 1 / c)`` and
@@ -19,6 +20,8 @@ rest.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import identity, stack
 from .array_fill import ones_like, shape, size
@@ -26,6 +29,7 @@ from .elementwise import cast, maximum, minimum, rsqrt, sqrt, where
 from .indexed_rows import IndexedRows, dense_rows, rows_of, with_rows
 from .nn import l2_loss
 from .reduce import reduce_sum
+from .state import constant
 
 __all__ = ["global_norm", "clip_by_norm", "clip_by_global_norm", "clip_by_average_norm",
            "clip_by_value"]
@@ -43,10 +47,10 @@ def global_norm(t_list, name=None) -> Tensor:
     over its rows' values for a gradient TF keeps sparse (``rows_of``), as TF's over an
     IndexedSlices' values (a repeated id's rows count apart)."""
     tensors = [t for t in _tensor_list(t_list, "global_norm") if t is not None]
-    if not tensors:
-        raise ValueError("global_norm: t_list holds no tensors.")
     with name_scope(name or "global_norm"):
-        half_squares = stack([l2_loss(_values(t)) for t in tensors])
+        # none (every gradient None): TF's stack of nothing, float32, so the norm is 0
+        half_squares = stack([l2_loss(_values(t)) for t in tensors]) if tensors else \
+            constant(np.zeros(0, np.float32))
         return sqrt(reduce_sum(half_squares) * 2, name="global_norm")
 
 
