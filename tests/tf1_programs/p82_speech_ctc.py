@@ -173,7 +173,9 @@ def main(tf, out):
         out["bad_py_func"] = [_error(lambda: sess.run(tf.py_func(
             lambda a: np.log(a[1000]), [seq_len], tf.float64), feed))[0],
             _error(lambda: sess.run(tf.py_func(
-                lambda a: a * 0.5, [seq_len], tf.float32), feed))[0]]
+                lambda a: a * 0.5, [seq_len], tf.float32), feed))[0],
+            _error(lambda: sess.run(tf.numpy_function(
+                lambda a: a.reshape([2]), [seq_len], tf.int32), feed))[0]]
         probs = tf.placeholder(tf.float32, [None], name="probs")
         log_p = tf.log(probs, name="log_p")
         name, message = _error(lambda: sess.run(
