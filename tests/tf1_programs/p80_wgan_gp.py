@@ -69,6 +69,7 @@ def main(tf, out):
     d_grads, d_used = zip(*tf.train.AdamOptimizer(1e-3, beta1=0.5, beta2=0.9)
                           .compute_gradients(d_loss, var_list=d_vars))
     clipped, global_norm = tf.clip_by_global_norm(list(d_grads), 1.0)
+    nothing_clipped, no_norm = tf.clip_by_global_norm([None, None], 1.0)
     d_opt = tf.train.AdamOptimizer(1e-3, beta1=0.5, beta2=0.9)
     d_train = d_opt.apply_gradients(list(zip(clipped, d_used)))
     with tf.control_dependencies([d_train]):
@@ -89,7 +90,7 @@ def main(tf, out):
     out["d_vars"] = [v.name for v in d_vars]
     out["g_vars"] = [v.name for v in g_vars]
     out["none_gradient"] = [g is None for g in d_grads]
-    out["clipped_none"] = [g is None for g in clipped]
+    out["clipped_none"] = [g is None for g in clipped] + nothing_clipped
     out["regularization_count"] = len(tf.losses.get_regularization_losses())
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -97,7 +98,8 @@ def main(tf, out):
         out["initial"] = sess.run({"slopes": slopes, "norms": norms, "penalty": penalty,
                                    "global_norm": global_norm, "second_order": second_order,
                                    "other_norms": other_norms,
-                                   "penalty_generator": penalty_generator}, feed)
+                                   "penalty_generator": penalty_generator,
+                                   "no_norm": no_norm}, feed)
         history, checksums = [], []
         for step in range(steps):
             feed = {real: real_data[step], z: noise_data[step], alpha: alpha_data[step]}
