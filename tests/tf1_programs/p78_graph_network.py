@@ -5,8 +5,10 @@ by in-degree from tf.math.bincount), a residual by tensor_scatter_nd_add, a GCN 
 normalised tf.SparseTensor adjacency times a dense matrix, per-graph readouts by
 segment_sum/segment_mean on sorted graph ids, edge scores by gather_nd on a scatter_nd'd
 adjacency, a train/test node split by dynamic_partition and predictions put back by
-dynamic_stitch; a few Adam steps, gradients of each op (features included), and the errors
-of out-of-range ids at run time."""
+dynamic_stitch; Kipf and Welling's feeds (sparse_placeholders fed tuples, sparse dropout by
+sparse_retain); a few Adam steps, gradients of each op (features included), int64 degrees,
+static shapes (known for a fixed batch's constant ids), and the errors of out-of-range ids
+at run time."""
 
 import numpy as np
 
@@ -32,8 +34,10 @@ def main(tf, out):
 
     def weight(name, shape):
         return tf.Variable(rng.normal(0, 0.4, shape).astype(np.float32), name=name)
-    w_in, w_send, w_recv = weight("w_in", (3, 4)), weight("w_send", (4, 4)), weight("w_recv", (4, 4))
-    w_gcn, w_out, w_graph = weight("w_gcn", (16, 4)), weight("w_out", (4, 3)), weight("w_graph", (12, 1))
+    w_in, w_send, w_recv = [weight(n, s) for n, s in [("w_in", (3, 4)), ("w_send", (4, 4)),
+                                                      ("w_recv", (4, 4))]]
+    w_gcn, w_out, w_graph = [weight(n, s) for n, s in [("w_gcn", (16, 4)), ("w_out", (4, 3)),
+                                                       ("w_graph", (12, 1))]]
 
     h0 = tf.tanh(tf.matmul(nodes, w_in))
     messages = tf.nn.relu(tf.matmul(tf.gather(h0, senders), w_send)
@@ -77,11 +81,37 @@ def main(tf, out):
     grads = tf.gradients(loss, [nodes] + variables)
     train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
 
+    fixed_ids = tf.constant(graph_np)      # a fixed batch: sizes known when the graph is built
     out["static_shapes"] = [t.get_shape().as_list() for t in
                             [agg_sum, in_degree, train_logits, predictions, readout, dense_adj,
-                             tf.math.unsorted_segment_sum(messages, receivers, 9)]]
+                             tf.math.unsorted_segment_sum(messages, receivers, 9),
+                             tf.math.unsorted_segment_sum(h1, fixed_ids,
+                                                          tf.reduce_max(fixed_ids) + 1),
+                             tf.math.bincount(tf.constant(receivers_np))]]
+    degree64 = tf.math.bincount(tf.cast(receivers, tf.int64), minlength=10)
 
-    # the ops on their own, with gradients
+    # Kipf & Welling's GCN feeds: sparse features and the normalised support as
+    # sparse_placeholders fed (indices, values, shape) tuples; sparse dropout by sparse_retain
+    sym = np.eye(9, dtype=np.float32)
+    sym[receivers_np, senders_np] = sym[senders_np, receivers_np] = 1.0
+    norm = sym / np.sqrt(np.outer(sym.sum(1), sym.sum(0)))
+    sparse_feats = feats_np * (np.abs(feats_np) > 0.5)
+    as_tuple = lambda a: (np.argwhere(a).astype(np.int64), a[a != 0], np.array(a.shape, np.int64))
+    feat_sp = tf.sparse_placeholder(tf.float32, shape=tf.constant([9, 3], tf.int64))
+    support = tf.sparse_placeholder(tf.float32)
+    keep_prob = tf.placeholder_with_default(1.0, [])
+    kept = tf.cast(tf.floor(keep_prob + tf.random_uniform(tf.shape(feat_sp.values))), tf.bool)
+    dropped = tf.sparse_retain(feat_sp, kept) * (1.0 / keep_prob)
+    w_kipf = weight("w_kipf", (3, 3))
+    kipf_logits = tf.sparse_tensor_dense_matmul(support,
+                                                tf.sparse_tensor_dense_matmul(dropped, w_kipf))
+    mask = tf.constant((split_np == 0) / np.mean(split_np == 0), tf.float32)
+    kipf_loss = tf.reduce_mean(mask * tf.nn.softmax_cross_entropy_with_logits(
+        labels=tf.one_hot(labels, 3), logits=kipf_logits)) + 5e-4 * tf.nn.l2_loss(w_kipf)
+    kipf_train = tf.train.AdamOptimizer(0.05).minimize(kipf_loss, var_list=[w_kipf])
+    kipf_feed = {feat_sp: as_tuple(sparse_feats), support: as_tuple(norm), labels: labels_np}
+
+    # each op on its own, with its gradient (empty max segments masked out of the sum)
     x = tf.placeholder(tf.float32, [6, 2], name="x")
     x_np = rng.normal(size=(6, 2)).astype(np.float32)
     ids = [0, 2, 0, 2, 3, 3]    # segments 1 and 4 are empty
@@ -108,7 +138,7 @@ def main(tf, out):
     }
     op_grads = {}
     for key, value in op_values.items():
-        safe = tf.where(value > -1e30, value, tf.zeros_like(value))   # empty max segments
+        safe = tf.where(value > -1e30, value, tf.zeros_like(value))
         flat = tf.reshape(safe, [-1])
         coeff = tf.constant(np.linspace(0.5, 1.5, 40).astype(np.float32))[:tf.size(flat)]
         # gather_nd's gradient by rows is IndexedSlices in TF: fetched dense
@@ -131,6 +161,11 @@ def main(tf, out):
         out["losses"] = np.array(history)
         out["predictions"], out["test_accuracy"] = sess.run([predictions, test_accuracy], feed)
         out["graph_pred"] = sess.run(graph_pred, feed)
+        out["degree64"] = sess.run(degree64, feed)
+        out["kipf_losses"] = np.array([sess.run([kipf_train, kipf_loss], kipf_feed)[1]
+                                       for _ in range(4)])
+        out["kipf_logits_shape"] = [kipf_logits.get_shape().as_list(),
+                                    list(sess.run(kipf_logits, kipf_feed).shape)]
         out["op_values"] = sess.run(op_values, {x: x_np})
         out["op_grads"] = sess.run(op_grads, {x: x_np})
 
@@ -151,14 +186,16 @@ def main(tf, out):
                 errors[key] = None
             except tf.errors.OpError as e:
                 errors[key] = type(e).__name__
-        dropped = sess.run(agg_sum, {**feed, messages: first["messages"],
-                                     receivers: np.where(receivers_np == 5, -1, receivers_np)})
-        errors["negative_receiver_dropped"] = bool(np.all(dropped[5] == 0))
+        no_5 = sess.run(agg_sum, {**feed, messages: first["messages"],
+                                  receivers: np.where(receivers_np == 5, -1, receivers_np)})
+        errors["negative_receiver_dropped"] = bool(np.all(no_5[5] == 0))
         out["errors"] = errors
     try:
         tf.math.unsorted_segment_sum(tf.ones([3, 2]), [0, 1], 2)
         out["build_error"] = None
     except ValueError as e:
         out["build_error"] = type(e).__name__
-    out["_tol"] = {"losses": {"rtol": 1e-3, "atol": 1e-4}, "graph_pred": {"rtol": 1e-3, "atol": 1e-4},
+    out["_tol"] = {"losses": {"rtol": 1e-3, "atol": 1e-4},
+                   "graph_pred": {"rtol": 1e-3, "atol": 1e-4},
+                   "kipf_losses": {"rtol": 1e-4, "atol": 1e-5},
                    "first_grads": {"rtol": 1e-3, "atol": 1e-5}}
