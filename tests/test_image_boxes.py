@@ -118,6 +118,33 @@ def test_combined_nms_as_tf(q, per_class, total, pad, clip):
 
 # --- shapes and errors ------------------------------------------------------------------------
 
+# TF 2.21: tf.compat.v1.image.non_max_suppression_padded(random boxes [2, 4, 5, 4], their
+# scores [2, 4, 5], 3, iou_threshold=0.1, score_threshold=0.3, pad_to_max_output_size=True)
+TF_BATCHED_PADDED = [[[3, 1, 0], [0, 1, 3], [1, 0, 2], [3, 2, 1]],
+                     [[4, 3, 2], [3, 2, 0], [0, 1, 3], [4, 2, 0]]]
+TF_BATCHED_VALID = [[3, 3, 3, 3], [3, 2, 3, 2]]
+
+
+def test_batched_padded_nms_as_tf():
+    """Boxes [..., n, 4]: each image suppressed alone, the indices [..., max_output_size]
+    and counts [...] in the batch dimensions (static where the graph knows them)."""
+    boxes, scores = RANDOM_BOXES.reshape(2, 4, 5, 4), RANDOM_SCORES.reshape(2, 4, 5)
+    indices, valid = ds.image.non_max_suppression_padded(boxes, scores, 3, 0.1, 0.3, True)
+    assert indices.shape.as_list() == [2, 4, 3] and valid.shape.as_list() == [2, 4]
+    fed_boxes, fed_scores = ph((None, 5, 4)), ph((None, 5))
+    size = ph((), ds.int32)
+    fed = ds.image.non_max_suppression_padded(fed_boxes, fed_scores, size, 0.1, 0.3, True)
+    assert fed[0].shape.as_list() == [None, None] and fed[1].shape.as_list() == [None]
+    got, got_valid = run([indices, valid])
+    np.testing.assert_array_equal(got, TF_BATCHED_PADDED)
+    np.testing.assert_array_equal(got_valid, TF_BATCHED_VALID)
+    assert got.dtype == got_valid.dtype == np.int32
+    with ds.Session() as sess:
+        one, one_valid = sess.run(fed, {fed_boxes: boxes[1], fed_scores: scores[1], size: 3})
+    np.testing.assert_array_equal(one, TF_BATCHED_PADDED[1])
+    np.testing.assert_array_equal(one_valid, TF_BATCHED_VALID[1])
+
+
 def test_static_shapes_and_op_types(graph):
     boxes, scores = ph((None, 4)), ph((None,))
     v3 = ds.image.non_max_suppression(boxes, scores, 5)
@@ -147,7 +174,10 @@ def test_static_shapes_and_op_types(graph):
     (lambda: ds.image.combined_non_max_suppression(ph((1, 3, 2, 4)), ph((1, 3, 4)), 2, 3),
      ValueError, "third dimension"),
     (lambda: ds.image.non_max_suppression_padded(ph((2, 3, 4)), ph((2, 3)), 2), ValueError,
-     "one image's boxes"),
+     r"'pad_to_max_output_size' \(value False\) must be True for batched input"),
+    (lambda: ds.image.non_max_suppression_padded(ph((2, 3, 4)), ph((2, 3, 1)), 2,
+                                                 pad_to_max_output_size=True), ValueError,
+     "without their last dimension"),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_build_time_errors(graph, call, error, message):
     with pytest.raises(error, match=message):

@@ -5,7 +5,10 @@ wrote import), and the ``tf.image`` functions that build them.
 * **V3** ``(boxes [n, 4], scores [n], max_output_size, iou_threshold, score_threshold)``
   -> the int32 indices of the boxes kept, best first (``tf.image.non_max_suppression``).
 * **V4**: V3 plus ``valid_outputs``; ``pad_to_max_output_size`` pads the indices with
-  zeros to ``max_output_size`` (``non_max_suppression_padded``).
+  zeros to ``max_output_size`` (``non_max_suppression_padded``; batched boxes
+  ``[..., n, 4]``: V4 on each image by ``map_fn``).  TF 2.21's TF1 function is a
+  composite of its own (tiles, IoU at the threshold suppressed, coordinates ordered by
+  the first box's) that agrees with V4 but on those edges; devsession builds TF1's V4.
 * **V5**: V4 plus ``soft_nms_sigma`` (soft NMS: overlapping boxes' scores decay instead
   of being dropped) and the kept scores (``non_max_suppression_with_scores``).
 * **WithOverlaps**: a precomputed ``[n, n]`` overlap matrix replaces the IoU
@@ -24,7 +27,7 @@ copied to the host).  Not differentiable, as in TF.  Static shape errors (boxes 
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .image_operands import box_count, dims_of_rank, dtype_in
 from .registry import InferError, OpDef, not_differentiable, register_op
@@ -192,20 +195,53 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
                                tile_size=512):
     """``(selected_indices, valid_outputs)``: ``non_max_suppression`` with the count of
     valid indices, the indices zero-padded to ``max_output_size`` when
-    ``pad_to_max_output_size`` (NonMaxSuppressionV4, TF1's op).  One image's boxes
-    ``[n, 4]`` only: ValueError for batched boxes (TF 2.21's batched form is not
-    supported); ``sorted_input``, ``canonicalized_coordinates`` and ``tile_size`` are
-    TF 2's speed hints and change nothing here."""
+    ``pad_to_max_output_size`` (NonMaxSuppressionV4).  Boxes ``[..., n, 4]`` with
+    scores ``[..., n]`` are batched, as TF 2.21's: each image's boxes suppressed alone,
+    indices ``[..., max_output_size]`` and counts ``[...]`` (``pad_to_max_output_size``
+    must be True there: TF's ValueError).  ``sorted_input``, ``canonicalized_coordinates``
+    and ``tile_size`` are TF 2's speed hints and change nothing here."""
     with name_scope(name or "non_max_suppression_padded"):
         inputs = _inputs(boxes, scores, max_output_size,
                          [("iou_threshold", iou_threshold),
                           ("score_threshold", score_threshold)])
         if inputs[0].shape.ndims not in (None, 2):
-            raise ValueError(f"non_max_suppression_padded: devsession takes one image's "
-                             f"boxes [num_boxes, 4], not {inputs[0].shape}.")
+            if not pad_to_max_output_size:
+                raise ValueError(f"'pad_to_max_output_size' (value {pad_to_max_output_size}) "
+                                 f"must be True for batched input")
+            return _batched_padded(inputs)
         indices, valid = _create("NonMaxSuppressionV4", inputs,
                                  {"pad_to_max_output_size": bool(pad_to_max_output_size)})
         return indices, valid
+
+
+def _batched_padded(inputs):
+    """NonMaxSuppressionV4 (padded) over each image of boxes ``[..., n, 4]`` by map_fn,
+    the results in the boxes' batch dimensions."""
+    from .array import concat, reshape
+    from .array_fill import shape
+    from .functional import map_fn
+
+    boxes, scores, size, *thresholds = inputs
+    if scores.shape.ndims not in (None, boxes.shape.ndims - 1):
+        raise ValueError(f"non_max_suppression_padded: scores {scores.shape} must be the "
+                         f"boxes' {boxes.shape} without their last dimension.")
+    batch_shape = shape(boxes)[:-2]
+    count = shape(boxes)[-2:-1]
+    flat_boxes = reshape(boxes, concat([[-1], count, [4]], 0))
+    flat_scores = reshape(scores, concat([[-1], count], 0))
+
+    def one_image(image):
+        return tuple(_create("NonMaxSuppressionV4", [*image, size, *thresholds],
+                             {"pad_to_max_output_size": True}))
+    indices, valid = map_fn(one_image, (flat_boxes, flat_scores),
+                            dtype=(dtypes.int32, dtypes.int32))
+    indices = reshape(indices, concat([batch_shape, size[None]], 0))
+    valid = reshape(valid, batch_shape)
+    length = constant_value(size)
+    batch_dims = boxes.shape[:-2]
+    indices.set_shape(batch_dims.concatenate([None if length is None else int(length)]))
+    valid.set_shape(batch_dims)
+    return indices, valid
 
 
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
