@@ -8,10 +8,11 @@ also in GPflow 1.x's spellings (tf.cholesky, tf.matrix_triangular_solve, ...); t
 as one batch of kernels; Adam steps (and GradientDescent on the noise alone) on the negative
 log marginal likelihood with their losses and gradients, gradients through cholesky,
 triangular_solve, slogdet, logdet, matrix_determinant and matrix_inverse, the predictive
-mean and variance, tf.hessians of the likelihood in the hyperparameters, a float32 case,
-static shapes and node names, and the errors a user hits: a matrix that is not positive
-definite or singular and a feed of the wrong length at run time (InvalidArgumentError),
-shape mismatches at build time (ValueError)."""
+mean and variance and the held-out log density (tf.distributions.Normal), tf.hessians of
+the likelihood in the hyperparameters, a float32 case, static shapes and node names, and
+the errors a user hits: a matrix that is not positive definite or singular and a feed of
+the wrong length at run time (InvalidArgumentError), shape mismatches at build time
+(ValueError)."""
 
 import numpy as np
 
@@ -84,6 +85,9 @@ def main(tf, out):
     a = tf.linalg.triangular_solve(chol, k_star, lower=True)
     mean = tf.matmul(a, v, transpose_a=True)
     var = variance - tf.reduce_sum(tf.square(a), axis=0)
+    y_new = tf.placeholder(tf.float64, [None], name="y_new")
+    predictive = tf.distributions.Normal(loc=mean[:, 0], scale=tf.sqrt(var + noise))
+    log_density = tf.check_numerics(tf.reduce_sum(predictive.log_prob(y_new)), "log density")
 
     # the same prediction in GPflow 1.x's spellings, and two outputs as one batch
     chol_v1 = tf.cholesky(tf.matrix_set_diag(k, tf.matrix_diag_part(k) + 1e-6))
@@ -143,7 +147,8 @@ def main(tf, out):
         out["noise_steps"] = [sess.run([noise_step, nlml, noise], feed)[1:] for _ in range(3)]
         out["batch_fit"], out["other_grads"] = sess.run([batch_fit, other_grads], feed)
         out["variable_hessians"] = sess.run(var_hessians, feed)
-        out["predictive_mean"], out["predictive_var"] = sess.run([mean, var], feed)
+        out["predictive_mean"], out["predictive_var"], out["log_density"] = sess.run(
+            [mean, var, log_density], {y_new: np.sin(x_new[:, 0]), **feed})
         out["hessian"], out["hessian_slogdet"] = sess.run([hessian, hessian_slogdet],
                                                           {theta: start})
         out["nlml32"], out["grads32"] = sess.run([nlml32, grads32])
@@ -188,6 +193,7 @@ def main(tf, out):
                                     "checks", "chol", "losses", "step_grads",
                                     "hyperparameters", "noise_steps", "batch_fit",
                                     "other_grads", "variable_hessians", "predictive_mean",
-                                    "predictive_var", "hessian", "hessian_slogdet"], double),
+                                    "predictive_var", "log_density", "hessian",
+                                    "hessian_slogdet"], double),
                    "nlml32": {"rtol": 1e-5, "atol": 1e-6},
                    "grads32": {"rtol": 2e-5, "atol": 1e-6}}
