@@ -3,11 +3,12 @@ small conv backbone, ROI pooling by tf.image.crop_and_resize (and its gradients 
 image and the boxes), an IoU matrix with tf.argmax matching, Faster R-CNN box encoding and
 decoding, one-argument tf.where / tf.gather_nd / tf.boolean_mask, a smooth-L1
 (tf.losses.huber_loss) box loss and a focal classification loss trained with Momentum,
-non_max_suppression (plain, _with_scores, _padded, combined) and tf.nn.top_k on the decoded
-boxes, the resize ops with align_corners / half_pixel_centers and their gradients, ESPCN
-sub-pixel upsampling by tf.depth_to_space / tf.space_to_depth with tf.image.psnr / ssim, a
-tf.nn.conv3d layer trained one step, and the errors a user hits (box_ind out of range, both
-sampling flags, an NMS threshold above 1, top_k past the end, no gradient for resize_area)."""
+non_max_suppression (plain, _with_scores, _padded also batched, combined) and tf.nn.top_k
+on the decoded boxes, the resize ops with align_corners / half_pixel_centers and their
+gradients, ESPCN sub-pixel upsampling by tf.depth_to_space / tf.space_to_depth with
+tf.image.psnr / ssim, a tf.nn.conv3d layer trained one step, and the errors a user hits
+(box_ind out of range, both sampling flags, an NMS threshold above 1, top_k past the end,
+box_ind with box_indices, no gradient for resize_area)."""
 
 import numpy as np
 
@@ -84,6 +85,9 @@ def main(tf, out):
         decoded, scores, 6, iou_threshold=0.3, score_threshold=0.3, pad_to_max_output_size=True)
     top_scores, top_index = tf.nn.top_k(scores, k=3)
     per_class = tf.reshape(tf.nn.softmax(class_logits)[:, 1:], [2, 4, 2])   # 2 images x 4 anchors
+    batched_keep, batched_valid = tf.image.non_max_suppression_padded(
+        tf.reshape(decoded, [2, 4, 4]), tf.reshape(scores, [2, 4]), 3, iou_threshold=0.2,
+        score_threshold=0.3, pad_to_max_output_size=True)
     combined = tf.image.combined_non_max_suppression(
         tf.reshape(decoded, [2, 4, 1, 4]), per_class, 2, 3, iou_threshold=0.4,
         score_threshold=0.2)
@@ -129,7 +133,8 @@ def main(tf, out):
     low_res = images.reshape(2, 8, 2, 8, 2, 3).mean(axis=(2, 4))
     feed = {image: images, boxes: proposals, ind: box_ind}
     out["static_shapes"] = [t.shape.as_list() for t in (rois, upscaled, unshuffled, vol_out,
-                                                         padded_keep, resized["bicubic"])]
+                                                         padded_keep, batched_keep,
+                                                         resized["bicubic"])]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         out["overlaps"], out["matched"], out["labels"], out["targets"], out["positive_rows"] = \
@@ -141,6 +146,7 @@ def main(tf, out):
         out["nms"] = sess.run([keep, soft_keep, soft_scores, padded_keep, num_valid], feed)
         out["top_k"] = sess.run([top_scores, top_index], feed)
         out["combined_nms"] = sess.run(list(combined), feed)
+        out["batched_nms"] = sess.run([batched_keep, batched_valid], feed)
         out["resized"] = sess.run(resized)
         out["resize_grads"] = sess.run(resize_grads)
         sr_feed = {low: low_res, high: images}
