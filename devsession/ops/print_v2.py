@@ -1,6 +1,7 @@
 """TF's ``tf.print`` in graph mode: a ``StringFormat`` node writes the tensors into a
 template (TF's print_v2 text of each: ``[0 1 2 ... 7 8 9]``, rows on their own lines,
-strings quoted; ``summarize`` elements at each end of each dimension, -1 all), and a
+strings quoted; ``summarize`` elements at each end of each dimension, -1 all; a
+SparseTensor as TF's quoted ``'SparseTensor(indices=..., values=..., shape=...)'``), and a
 ``PrintV2`` node writes that string and ``end`` to its ``output_stream`` each time it
 runs.  ``print`` returns the PrintV2 op, to run or to put in ``control_dependencies``.
 Kernels: ``kernels/reference/print_v2.py`` (on the host)."""
@@ -12,6 +13,7 @@ import sys
 
 from .. import dtypes
 from ..graph import Operation, Tensor, convert_to_tensor, name_scope
+from ..sparse_tensor import SparseTensor
 from . import nest
 from .common import graph_of
 from .registry import InferError, OpDef, not_differentiable, register_op
@@ -98,6 +100,14 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor) or hasattr(x, "_as_tensor")
 
 
+class _SparseMark:
+    """Where a SparseTensor goes in the template: TF formats it as the string
+    "SparseTensor(indices={}, values={}, shape={})", which pformat quotes."""
+
+    def __repr__(self) -> str:
+        return "'SparseTensor(indices=\0, values=\0, shape=\0)'"
+
+
 def _template(inputs, sep: str):
     """The template (tensors as "\\0" marks) and the tensors, as TF's print_v2 writes
     Python values: a str as it is, anything else through ``pprint.pformat``."""
@@ -108,7 +118,10 @@ def _template(inputs, sep: str):
             continue
         flat = []
         for x in nest.flatten(value):
-            if _is_tensor(x):
+            if isinstance(x, SparseTensor):
+                tensors.extend([x.indices, x.values, x.dense_shape])
+                flat.append(_SparseMark())
+            elif _is_tensor(x):
                 tensors.append(convert_to_tensor(x))
                 flat.append("\0")
             else:

@@ -23,6 +23,12 @@ CASES = {
     "floats": lambda: ([tf.constant([0.1, 1e-8, 123456789.0])], {}),
     "all_of_long": lambda: ([tf.range(8, dtype=tf.int64)], {"summarize": -1}),
     "literal_braces": lambda: (["{}", tf.constant(4)], {}),
+    # a SparseTensor (a CTC decoding) is TF's quoted text of its three tensors
+    "sparse": lambda: (["decoded", tf.SparseTensor([[0, 1], [2, 0], [2, 3]], [5, 6, 7],
+                                                    [3, 4])], {}),
+    "sparse_in_structure": lambda: ([{"d": tf.SparseTensor([[0, 0], [1, 2], [2, 1]],
+                                                            [1.5, 2.0, 3.0], [3, 3]),
+                                      "n": 1}], {"summarize": 1}),
 }
 
 
