@@ -172,6 +172,22 @@ def test_repeat_sizes_zero_and_one_and_errors():
         ds.repeat([1, 2], [[1, 2]], axis=0)
 
 
+def test_repeat_static_shapes_as_tf():
+    """TF 2.21's static shapes: one known count over a known dimension multiplies it (a
+    graph_nets-style broadcast of a fixed batch); several counts, an unknown count or an
+    unknown dimension leave it unknown; the other dimensions are the input's."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    rows = ds.placeholder(ds.float32, [None, 3])
+    count = ds.placeholder(ds.int32, [])
+    cases = [(x, 2, None, [12]), (x, [1, 0], 0, [None, 3]), (x, [3], 0, [6, 3]),
+             (x, 0, 1, [2, 0]), (x, 1, -1, [2, 3]), (x, count, 0, [None, 3]),
+             (rows, 2, 0, [None, 3]), (rows, 2, 1, [None, 6]), (rows, 2, None, [None]),
+             (x, ds.constant(np.int64(2)), 1, [2, 6])]
+    for value, repeats, axis, want in cases:
+        assert ds.repeat(value, repeats, axis=axis).shape.as_list() == want, (repeats, axis)
+    np.testing.assert_array_equal(run(ds.repeat(x, [3], axis=0)), np.repeat(x, 3, axis=0))
+
+
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 def test_meshgrid_as_numpy(indexing):
     a, b, c = np.arange(3.0), np.arange(2.0) + 10, np.array([5.0])

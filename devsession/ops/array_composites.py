@@ -8,7 +8,10 @@ picks rows, as a SelectV2 of a reshaped condition) and the spellings ``tf.where_
 * ``repeat(input, repeats, axis)``: each slice along ``axis`` repeated ``repeats`` times
   (a scalar, or one count per slice; ``axis=None`` flattens first, as TF).  Built as a
   GatherV2 of the slices' indices, found by UpperBound of each output position in the
-  counts' running sums; a negative count repeats nothing (TF's sequence mask).
+  counts' running sums; a negative count repeats nothing (TF's sequence mask).  One
+  count the graph knows, over a known dimension, gives that dimension times the count
+  statically, as TF's tile-and-reshape for a single count does (several counts leave
+  it unknown, as TF's).
 * ``meshgrid(*xs, indexing="xy"|"ij")``: TF's reshapes times a tensor of ones.
 * ``batch_gather(params, indices)``: TF1's, a gather in the last index axis of each batch
   (the leading ``indices.rank - 1`` axes, which ``params`` shares): the batches' rows
@@ -21,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import convert_to_tensor, name_scope
+from ..graph import constant_value, convert_to_tensor, name_scope
 from .array import concat, expand_dims, reshape, stack
 from .array_fill import broadcast_to, ones, shape, size
 from .array_index import gather
@@ -89,7 +92,13 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002  (TF's argument 
         positions = range_(reduce_sum(counts), dtype=r.dtype)
         rows = upper_bound(expand_dims(cumsum(counts), 0), expand_dims(positions, 0),
                            out_type=r.dtype)
-        return gather(x, reshape(rows, [-1]), axis=axis)
+        repeated = gather(x, reshape(rows, [-1]), axis=axis)
+        count = constant_value(r) if r.shape.num_elements() == 1 else None
+        if slices is not None and count is not None and int(np.reshape(count, [])) >= 0:
+            dims = repeated.shape.as_list()
+            dims[axis] = slices * int(np.reshape(count, []))
+            repeated.set_shape(dims)
+        return repeated
 
 
 def meshgrid(*args, **kwargs):
