@@ -87,7 +87,12 @@ def main(tf, out):
                              tf.math.unsorted_segment_sum(messages, receivers, 9),
                              tf.math.unsorted_segment_sum(h1, fixed_ids,
                                                           tf.reduce_max(fixed_ids) + 1),
-                             tf.math.bincount(tf.constant(receivers_np))]]
+                             tf.math.bincount(tf.constant(receivers_np)),
+                             tf.repeat(readout, 3, axis=0)]]
+    # graph_nets' broadcast of each graph's globals to its nodes
+    graph_to_nodes = tf.repeat(graph_pred, tf.math.bincount(graph_ids), axis=0)
+    d_graph_to_nodes = tf.gradients(tf.reduce_sum(graph_to_nodes * nodes[:, :1]),
+                                    [w_graph, nodes])
     degree64 = tf.math.bincount(tf.cast(receivers, tf.int64), minlength=10)
 
     # Kipf & Welling's GCN feeds: sparse features and the normalised support as
@@ -160,7 +165,8 @@ def main(tf, out):
             history.append([a, b])
         out["losses"] = np.array(history)
         out["predictions"], out["test_accuracy"] = sess.run([predictions, test_accuracy], feed)
-        out["graph_pred"] = sess.run(graph_pred, feed)
+        out["graph_pred"], out["graph_to_nodes"], out["d_graph_to_nodes"] = sess.run(
+            [graph_pred, graph_to_nodes, d_graph_to_nodes], feed)
         out["degree64"] = sess.run(degree64, feed)
         out["kipf_losses"] = np.array([sess.run([kipf_train, kipf_loss], kipf_feed)[1]
                                        for _ in range(4)])
@@ -197,5 +203,7 @@ def main(tf, out):
         out["build_error"] = type(e).__name__
     out["_tol"] = {"losses": {"rtol": 1e-3, "atol": 1e-4},
                    "graph_pred": {"rtol": 1e-3, "atol": 1e-4},
+                   "graph_to_nodes": {"rtol": 1e-3, "atol": 1e-4},
+                   "d_graph_to_nodes": {"rtol": 1e-3, "atol": 1e-4},
                    "kipf_losses": {"rtol": 1e-4, "atol": 1e-5},
                    "first_grads": {"rtol": 1e-3, "atol": 1e-5}}
