@@ -112,7 +112,7 @@ def main(tf, out):
     log_file = os.path.join(tempfile.mkdtemp(), "log.txt")
     flat_mask = tf.reshape(tf.cast(mask, tf.int32), [-1])
     with tf.control_dependencies([tf.print("batch", tf.shape(x), "seq_len", seq_len, "mask",
-                                           flat_mask, summarize=2,
+                                           flat_mask, "decoded", greedy[0], summarize=2,
                                            output_stream="file://" + log_file),
                                   tf.print("step", global_step, "loss", loss)]):
         logged = tf.identity(printed)
