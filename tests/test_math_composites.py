@@ -209,6 +209,22 @@ def test_matrix_band_part_refuses_a_band_wider_than_the_matrix_as_tf():
         assert run(ds.matrix_band_part(ds.ones([2, 3]), lower, upper)).shape == (2, 3)
 
 
+def test_eye_trace_and_band_part_are_named_as_tf():
+    # the names TF 2.21's compat.v1 gives these in a fresh graph (eye's last op is its
+    # MatrixDiag / MatrixSetDiag, trace's its Sum, band_part is one op)
+    a = ds.constant(np.ones((3, 3)))
+    p = ds.placeholder(ds.float32, [None, None])
+    n = ds.shape(p)[0]
+    got = [ds.eye(3), ds.eye(2, 3), ds.eye(3, batch_shape=[2]), ds.eye(n), ds.eye(n, 4),
+           ds.eye(3, name="I"), ds.linalg.eye(2, dtype=ds.float64), ds.eye(n, batch_shape=[2]),
+           ds.trace(a), ds.linalg.trace(a, name="tr"), ds.linalg.band_part(a, -1, 0),
+           ds.matrix_band_part(a, 0, 0, name="bp"), ds.linalg.band_part(p, n, 0)]
+    assert [t.name for t in got] == [
+        "eye/diag:0", "eye_1/set_diag:0", "eye_2/diag:0", "eye_3/diag:0", "eye_4/set_diag:0",
+        "I/diag:0", "eye_5/diag:0", "eye_6/diag:0", "Trace:0", "tr:0", "MatrixBandPart:0",
+        "bp:0", "MatrixBandPart_1:0"]
+
+
 def test_matrix_band_part_value_from_tf():
     # tf.compat.v1.matrix_band_part(tf.ones((3, 4)), 1, -1)
     np.testing.assert_array_equal(run(ds.matrix_band_part(ds.ones((3, 4)), 1, -1)),

@@ -64,22 +64,25 @@ def band_mask(rows, columns, num_lower=-1, num_upper=-1) -> Tensor:
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
         name=None) -> Tensor:
     """The (``batch_shape`` +) ``num_rows`` x ``num_columns`` identity matrix.  Python ints
-    give a Const, as TF's constant folding would; tensors a computed mask."""
+    give a Const, as TF's constant folding would; tensors a computed mask.  Named as TF's
+    (``eye/diag:0``, ``eye/set_diag:0`` when ``num_columns`` is given), whose last op is
+    a MatrixDiag (MatrixSetDiag) of ones."""
     dtype = dtypes.as_dtype(dtype)
+    last = "diag" if num_columns is None else "set_diag"
     num_columns = num_rows if num_columns is None else num_columns
     batch = [] if batch_shape is None else [int(d) for d in batch_shape]
-    if all(isinstance(v, (int, np.integer)) for v in (num_rows, num_columns)):
-        value = np.eye(int(num_rows), int(num_columns), dtype=dtype.np)
-        return constant_from_array(np.broadcast_to(value, batch + list(value.shape)),
-                                   name=name or "eye", graph=get_default_graph())
     with name_scope(name or "eye"):
-        matrix = cast(equal(expand_dims(range_(num_rows), 1),
-                            expand_dims(range_(num_columns), 0)), dtype)
+        if all(isinstance(v, (int, np.integer)) for v in (num_rows, num_columns)):
+            value = np.eye(int(num_rows), int(num_columns), dtype=dtype.np)
+            return constant_from_array(np.broadcast_to(value, batch + list(value.shape)),
+                                       name=last, graph=get_default_graph())
+        matrix = equal(expand_dims(range_(num_rows), 1), expand_dims(range_(num_columns), 0))
         if not batch:
-            return matrix
+            return cast(matrix, dtype, name=last)
         from .array_fill import broadcast_to
 
-        return broadcast_to(matrix, batch + [_dim(matrix, 0), _dim(matrix, 1)])
+        matrix = cast(matrix, dtype)
+        return broadcast_to(matrix, batch + [_dim(matrix, 0), _dim(matrix, 1)], name=last)
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
@@ -103,14 +106,14 @@ def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa:
     ``num_upper`` the number of columns, with TF's kernel's text; devsession raises it
     when the graph knows both numbers (TF at run time), and takes such a band unchecked
     when one is known only at run time."""
-    with name_scope(name or "MatrixBandPart"):
+    with name_scope(name or "MatrixBandPart") as scope:
         x = convert_to_tensor(input)
         rank = _rank_at_least_2(x, "matrix_band_part")
         rows, columns = _dim(x, rank - 2), _dim(x, rank - 1)
         _check_band(num_lower, rows, "num_lower", "rows")
         _check_band(num_upper, columns, "num_upper", "columns")
         mask = band_mask(rows, columns, num_lower, num_upper)
-        return where(mask, x, zeros_like(x))
+        return where(mask, x, zeros_like(x), name=scope)     # TF's name: "MatrixBandPart:0"
 
 
 def _check_band(num, size, what: str, dimension: str) -> None:
@@ -153,8 +156,9 @@ def matrix_diag(diagonal, name=None) -> Tensor:
 
 def trace(x, name=None) -> Tensor:
     """The sum of the main diagonal of each innermost matrix."""
-    with name_scope(name or "Trace"):
+    with name_scope(name or "Trace") as scope:
         x = convert_to_tensor(x)
         rank = _rank_at_least_2(x, "trace")
         on_diagonal = band_mask(_dim(x, rank - 2), _dim(x, rank - 1), 0, 0)
-        return reduce_sum(where(on_diagonal, x, zeros_like(x)), axis=[rank - 2, rank - 1])
+        return reduce_sum(where(on_diagonal, x, zeros_like(x)), axis=[rank - 2, rank - 1],
+                          name=scope)                          # TF's name: "Trace:0"
