@@ -157,7 +157,9 @@ def main(tf, out):
             hessian, var_hessians[0], checks["solve"], checks["trace_band"]]]
         out["names"] = [t.name for t in [chol, sign, logabsdet, k_inv, checks["logdet"], v,
                                          chol_t, checks["alpha_upper"], chol_v1, a_v1,
-                                         batch_solve, tf.linalg.cholesky_solve(chol, y)]]
+                                         batch_solve, tf.linalg.cholesky_solve(chol, y),
+                                         checks["trace_band"], tf.linalg.band_part(k, -1, 0),
+                                         tf.eye(tf.shape(x)[0], dtype=tf.float64)]]
         out["dtypes"] = [t.dtype.name for t in [nlml, nlml32, sign, hessian]]
         # TF1 raised InvalidArgumentError for a matrix that is not positive definite
         # (TF 2.21's CPU kernel fills NaN: test_tf1_programs.DIFFERS)
