@@ -558,6 +558,7 @@ __all__ += ["manip", "batch_scatter_update", "IndexedSlices", "IndexedSlicesValu
             "is_strictly_increasing"]
 
 ragged.install_dispatch()   # tf.add(rt, 1), tf.reduce_sum(rt, axis=1)...: TF's ragged dispatch
+from . import tf_legacy_ops  # noqa: E402,F401  (import_graph_def: TF's older and image op types)
 
 
 def __getattr__(name: str):

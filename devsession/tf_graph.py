@@ -41,7 +41,8 @@ their ``adj_x``/``adj_y`` its transposes (complex ones also conjugate: built as
 **Composites.**  A few TF ops devsession builds from other ops (TF1's ``Select``: a
 vector condition picks rows; ``Einsum``, ``MatrixBandPart``, ``ReverseV2``,
 ``ReverseSequence``, ``ConjugateTranspose``: a Transpose and a Conj; TF 2's generic
-``Conv``: a Conv2D or Conv3D) are built by devsession's own builder under the node's name as a
+``Conv``: a Conv2D or Conv3D; older releases' ops and TF's image color ops:
+``tf_legacy_ops.py``) are built by devsession's own builder under the node's name as a
 name scope, and the node itself becomes an ``Identity`` of the result, so its name and
 outputs resolve as TF's did.  So are TF's channels-first nodes whose devsession ops take
 NHWC only (Conv2D, DepthwiseConv2dNative, Conv2DBackpropInput, MaxPool, AvgPool with
@@ -66,7 +67,7 @@ from .ops.run_time_attrs import RUN_TIME_ATTR, RUN_TIME_ATTR_OPS
 from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .tensor_shape import TensorShape
 
-__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS", "mapped_op_types"]
+__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS", "mapped_op_types", "add_mapped_ops"]
 
 IGNORED_ATTRS = frozenset({
     # the dtype of an input (or the count of a list input): devsession infers it
@@ -395,7 +396,7 @@ def _text(value):
 
 def _conv(node, inputs, attrs):
     """TF 2's generic ``Conv`` (``tf.conv``): a Conv2D or Conv3D by the input's rank."""
-    from .raw_op_aliases import conv
+    from .ops.nn_conv_generic import conv
 
     x, f = inputs
     return conv(x, f, list(attrs["strides"]), _text(attrs["padding"]),
@@ -464,6 +465,13 @@ _REWRITES = {
     "RandomUniformInt": _uniform_int,
     **{op: _batch_matmul for op in _BATCH_MATMULS},
 }
+
+
+def add_mapped_ops(composites: dict, rewrites: dict) -> None:
+    """More composites and rewrites (``tf_legacy_ops.py`` adds its own when devsession is
+    imported: its builders use modules that would import this one back)."""
+    _COMPOSITES.update(composites)
+    _REWRITES.update(rewrites)
 
 
 def mapped_op_types() -> frozenset:

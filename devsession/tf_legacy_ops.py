@@ -1,0 +1,172 @@
+"""TF op types devsession imports by building other ops: those older TF 1.x releases
+wrote into frozen models (``Div``, ``Mod``, ``Inv``, ``Concat``, ``Reverse``,
+``BiasAddV1``, ``InTopK``, ``MaxPoolV2``, ``NonMaxSuppression``/``V2``, ``UniqueV2``)
+and those TF's image and math functions build that devsession computes from others
+(``RGBToHSV``, ``HSVToRGB``, ``AdjustHue``, ``AdjustSaturation``, ``AdjustContrastv2``,
+``NthElement``, ``ApproximateEqual``, ``LinSpace``, ``ClipByValue``, ``AccumulateNV2``).
+
+``COMPOSITES`` maps each to a builder ``(node, inputs, attrs) -> tensor`` that
+``tf_graph.translate`` runs under the node's name (the node becomes an Identity of the
+result); ``REWRITES`` maps a node to one devsession op, ``(node, inputs, attrs) ->
+(op type, inputs, attrs)``.  Both join ``tf_graph``'s tables when this module is
+imported (by devsession's ``__init__``).  Semantics are TF's kernels': ``Div`` and ``Mod`` truncate
+(C's ``/`` and ``%``, ``fmod`` for floats), whatever the newer Python wrappers do.  An
+input devsession needs while building (a pool's window, ``Reverse``'s dims) must be a
+constant: UnimplementedError naming the node otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import image
+from .errors import UnimplementedError
+from .graph import constant_value
+from .tf_graph import add_mapped_ops
+
+__all__ = ["COMPOSITES", "REWRITES"]
+
+
+def _constant(node, tensor, what: str) -> np.ndarray:
+    value = constant_value(tensor)
+    if value is None:
+        raise UnimplementedError(
+            f"Node '{node.name}': {node.op} with {what} computed at run time is not supported; "
+            f"devsession needs {what} known when the graph is built (a Const), but "
+            f"'{tensor.name}' is computed by a {tensor.op.type}.", node.name)
+    return np.asarray(value)
+
+
+def _div(node, inputs, attrs):
+    from .ops.elementwise import truncatediv
+
+    x, y = inputs
+    return truncatediv(x, y) if x.dtype.is_integer else x / y
+
+
+def _mod(node, inputs, attrs):
+    from .ops.elementwise import truncatemod
+
+    return truncatemod(*inputs)
+
+
+def _inv(node, inputs, attrs):
+    from .ops.elementwise import reciprocal
+
+    return reciprocal(inputs[0])
+
+
+def _concat_v1(node, inputs, attrs):
+    from .ops.array import concat
+
+    axis, *values = inputs
+    return concat(values, int(_constant(node, axis, "the concat_dim")))
+
+
+def _reverse_v1(node, inputs, attrs):
+    from .ops.masking import reverse
+
+    x, dims = inputs
+    flags = _constant(node, dims, "the dims").reshape(-1)
+    return reverse(x, [axis for axis, flag in enumerate(flags) if flag])
+
+
+def _in_top_k_v1(node, inputs, attrs):
+    from .ops.top_k import in_top_k
+
+    predictions, targets = inputs
+    return in_top_k(predictions, targets, int(attrs["k"]))
+
+
+def _max_pool_v2(node, inputs, attrs):
+    from .ops.nn_conv import max_pool
+
+    x, ksize, strides = inputs
+    return max_pool(x, [int(k) for k in _constant(node, ksize, "the ksize")],
+                    [int(s) for s in _constant(node, strides, "the strides")],
+                    _text(attrs["padding"]), _text(attrs.get("data_format", "NHWC")))
+
+
+def _non_max_suppression(node, inputs, attrs):
+    from .ops.image_nms import non_max_suppression
+
+    boxes, scores, max_output_size, *threshold = inputs
+    iou_threshold = threshold[0] if threshold else attrs.get("iou_threshold", 0.5)
+    return non_max_suppression(boxes, scores, max_output_size, iou_threshold)
+
+
+def _image_op(function_name: str):
+    """A builder calling ``devsession.image``'s ``function_name`` with the node's
+    inputs."""
+    def build(node, inputs, attrs):
+        return getattr(image, function_name)(*inputs)
+    return build
+
+
+def _nth_element(node, inputs, attrs):
+    from .ops.array_order import sort
+    from .ops.gather_options import gather
+
+    x, n = inputs
+    ordered = sort(x, direction="DESCENDING" if attrs.get("reverse") else "ASCENDING")
+    return gather(ordered, n, axis=-1)
+
+
+def _approximate_equal(node, inputs, attrs):
+    from .ops.elementwise import abs as abs_op, less
+
+    x, y = inputs
+    return less(abs_op(x - y), np.asarray(attrs.get("tolerance", 1e-5), x.dtype.np))
+
+
+def _lin_space(node, inputs, attrs):
+    from .ops.masking import linspace
+
+    return linspace(*inputs)
+
+
+def _clip_by_value(node, inputs, attrs):
+    from .ops.clipping import clip_by_value
+
+    return clip_by_value(*inputs)
+
+
+def _accumulate_n(node, inputs, attrs):
+    from .ops.array_fill import add_n
+
+    return add_n(list(inputs))
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
+COMPOSITES = {
+    "Div": _div, "Mod": _mod, "Inv": _inv, "Concat": _concat_v1, "Reverse": _reverse_v1,
+    "InTopK": _in_top_k_v1, "MaxPoolV2": _max_pool_v2,
+    "NonMaxSuppression": _non_max_suppression, "NonMaxSuppressionV2": _non_max_suppression,
+    "RGBToHSV": _image_op("rgb_to_hsv"), "HSVToRGB": _image_op("hsv_to_rgb"),
+    "AdjustHue": _image_op("adjust_hue"), "AdjustSaturation": _image_op("adjust_saturation"),
+    "AdjustContrastv2": _image_op("adjust_contrast"),
+    "NthElement": _nth_element, "ApproximateEqual": _approximate_equal,
+    "LinSpace": _lin_space, "ClipByValue": _clip_by_value, "AccumulateNV2": _accumulate_n,
+}
+
+
+def _bias_add_v1(node, inputs, attrs):
+    return "BiasAdd", inputs, attrs
+
+
+def _unique_v2(node, inputs, attrs):
+    """UniqueV2 over axis 0 of a vector (what ``tf.unique`` means) is Unique."""
+    x, axis = inputs
+    axes = _constant(node, axis, "the axis").reshape(-1)
+    if x.shape.ndims != 1 or axes.size > 1 or (axes.size and int(axes[0]) not in (0, -1)):
+        raise UnimplementedError(
+            f"Node '{node.name}' (UniqueV2): only the unique elements of a vector are "
+            f"supported, not axis {axes.tolist()} of shape {x.shape}.", node.name)
+    return "Unique", [x], attrs
+
+
+REWRITES = {"BiasAddV1": _bias_add_v1, "UniqueV2": _unique_v2}
+add_mapped_ops(COMPOSITES, REWRITES)
