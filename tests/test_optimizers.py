@@ -564,3 +564,23 @@ def test_slots_and_averages_are_named_in_the_current_variable_scope_as_tfs():
         "m/m/w/ExponentialMovingAverage", "n/beta1_power", "n/beta2_power", "n/m/w/Adam",
         "n/m/w/Adam_1", "m/w/Momentum"]
     assert ema.average_name(w) == "m/m/w/ExponentialMovingAverage"
+
+
+def test_variables_are_the_default_graphs_sorted_by_name():
+    """TF1's ``Optimizer.variables()``: the slots and non-slot variables (Adam's beta
+    powers) of the default graph, sorted by name (what TF 2.21's compat.v1 listed for
+    a centered RMSProp over two variables and an Adam over one)."""
+    graph = ds.Graph()
+    with graph.as_default():
+        v, u = ds.Variable([1.0, 2.0], name="v"), ds.Variable(3.0, name="u")
+        loss = ds.reduce_sum(v * v) + u
+        rms = ds.train.RMSPropOptimizer(0.1, momentum=0.2, centered=True)
+        rms.minimize(loss)
+        adam = ds.train.AdamOptimizer(0.1)
+        adam.minimize(loss, var_list=[v])
+        assert [x.op.name for x in rms.variables()] == [
+            "u/RMSProp", "u/RMSProp_1", "u/RMSProp_2", "v/RMSProp", "v/RMSProp_1",
+            "v/RMSProp_2"]
+        assert [x.op.name for x in adam.variables()] == ["beta1_power", "beta2_power",
+                                                         "v/Adam", "v/Adam_1"]
+    assert adam.variables() == []                     # another default graph: none of it

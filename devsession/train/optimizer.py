@@ -44,7 +44,7 @@ import numpy as np
 from .. import dtypes
 from ..gradients import gradients
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
-                     convert_to_tensor, device, name_scope)
+                     convert_to_tensor, device, get_default_graph, name_scope)
 from ..ops.common import graph_of
 from ..ops.elementwise import cast
 from ..ops.indexed_rows import rows_of
@@ -158,9 +158,12 @@ class Optimizer:
         return sorted(self._slots)
 
     def variables(self) -> list:
-        """The variables this optimizer created (slots and e.g. Adam's beta powers)."""
+        """The variables this optimizer created in the default graph (slots and e.g.
+        Adam's beta powers), sorted by name as TF1's."""
         made = [v for slots in self._slots.values() for v in slots.values()]
-        return made + list(self._non_slot.values())
+        graph = get_default_graph()
+        return sorted((v for v in made + list(self._non_slot.values()) if v.graph is graph),
+                      key=lambda v: v.name)
 
     # --- what subclasses implement ------------------------------------------------------------
 
