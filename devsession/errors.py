@@ -50,13 +50,28 @@ class OpError(Exception):
     code = UNKNOWN
 
     def __init__(self, message: str, node_name: str | None = None, op=None):
+        node_def = None
         if isinstance(op, str) and not isinstance(message, str):
             node_def, op, message = message, node_name, op
             node_name = getattr(op, "name", None) or getattr(node_def, "name", None)
+        self._node_def = node_def
         super().__init__(message)
         self.message = message
         self.node_name = node_name
         self.op = op
+
+    @property
+    def error_code(self) -> int:
+        """TF's name for ``code``."""
+        return self.code
+
+    @property
+    def node_def(self):
+        """The NodeDef of the node at fault (its op's), or None, as TF's."""
+        node_def = getattr(self, "_node_def", None)
+        if node_def is not None or self.op is None:
+            return node_def
+        return getattr(self.op, "node_def", None)
 
     def __str__(self) -> str:
         if self.node_name and f"'{self.node_name}'" not in self.message:

@@ -20,7 +20,7 @@ import logging
 import threading
 
 from . import defaults
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, OpError
 from .feeds import expand_feed, feed_parts, feed_validator, is_composite, validate_feed
 from .fetches import FetchMapper, fetched
 from .graph import Graph, Tensor, get_default_graph
@@ -250,7 +250,11 @@ class BaseSession:
             if step is None:
                 return build([])
             if options is None and run_metadata is None and timeout is None:
-                out = step(values, None, None)
+                try:
+                    out = step(values, None, None)
+                except OpError as e:
+                    session._name_the_op(e)
+                    raise
             else:
                 out = session._call_step(step, values, options, run_metadata)
             return fetched(out[0]) if single else build(out)
@@ -268,10 +272,23 @@ class BaseSession:
         if deadline is False:
             deadline = self._deadline(options)
         stats = [] if (options is not None and options.trace) else None
-        out = step(values, deadline, stats)
+        try:
+            out = step(values, deadline, stats)
+        except OpError as e:
+            self._name_the_op(e)
+            raise
         if stats is not None and run_metadata is not None:
             run_metadata.add(stats)
         return out
+
+    def _name_the_op(self, error: OpError) -> None:
+        """A run's error carries the graph's Operation at fault as ``op``, as TF's (code
+        reads ``e.op.name``), when its node is one of the graph's."""
+        if error.op is None and error.node_name and self._graph is not None:
+            try:
+                error.op = self._graph.get_operation_by_name(error.node_name)
+            except (KeyError, ValueError):
+                pass
 
     # --- partial runs (partial_run.py) ------------------------------------------------------
 

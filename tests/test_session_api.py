@@ -194,6 +194,29 @@ def test_runtime_shape_error_names_node_and_session_survives(make_session):
     np.testing.assert_array_equal(sess.run(z, {x: [1.0], y: [2.0]}), [3.0])
 
 
+def test_a_run_error_carries_the_op_at_fault_as_tfs(make_session):
+    """TF1 code reads ``e.op.name`` (and ``e.node_def``, ``e.error_code``) of the error a
+    NaN raises; through run, a callable (its fast path too) and a partial run."""
+    g = ds.Graph()
+    with g.as_default():
+        p = ds.placeholder(ds.float32, (None,), name="p")
+        checked = ds.debugging.check_numerics(ds.log(p), "log of p", name="checked")
+    sess = make_session(g)
+    runs = [lambda: sess.run(checked, {p: [-1.0]}),
+            lambda: sess.make_callable(checked, [p])([-1.0]),
+            lambda: sess.make_callable(checked, [p])([-1.0], options=ds.RunOptions()),
+            lambda: sess.partial_run(sess.partial_run_setup([checked], [p]), checked,
+                                     {p: [-1.0]})]
+    for run in runs:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="log of p") as info:
+            run()
+        error = info.value
+        assert error.op is checked.op and error.node_name == "checked"
+        assert error.node_def.name == "checked" and error.error_code == error.code == 3
+    assert ds.errors.UnknownError("no node").op is None
+    assert ds.errors.UnknownError("no node").node_def is None
+
+
 # --- variables ------------------------------------------------------------------------------
 
 def test_variables_initialize_assign_and_read(make_session):
