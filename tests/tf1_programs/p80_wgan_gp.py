@@ -85,8 +85,8 @@ def main(tf, out):
     penalty_generator = tf.gradients(penalty, g_vars)
 
     out["scopes"] = scopes
-    out["optimizer_variables"] = sorted(v.op.name for v in tf.global_variables()
-                                        if v not in d_vars + g_vars)
+    out["optimizer_variables"] = [[v.op.name for v in opt.variables()] for opt in (d_opt, g_opt)]
+    out["slot_names"] = [d_opt.get_slot_names(), g_opt.get_slot_names()]
     out["d_vars"] = [v.name for v in d_vars]
     out["g_vars"] = [v.name for v in g_vars]
     out["none_gradient"] = [g is None for g in d_grads]
