@@ -17,11 +17,13 @@ import numpy as np
 
 
 def _error(fn):
+    """The class of what ``fn`` raised, its message and the name of the op it names."""
     try:
         fn()
     except Exception as e:  # noqa: BLE001 - the class is what is recorded
-        return type(e).__name__, str(getattr(e, "message", e))
-    return None, ""
+        op = getattr(e, "op", None)
+        return type(e).__name__, str(getattr(e, "message", e)), op.name if op else None
+    return None, "", None
 
 
 def _word_error_rate(decoded, truth):
@@ -157,7 +159,7 @@ def main(tf, out):
         long_labels = np.array([[0, 1, 2, 3, 0, 1], [1, 2, -1, -1, -1, -1],
                                 [0, 1, 2, 3, 0, 1]], np.int32)
         short = {**feed, seq_len: [9, 7, 3], dense: long_labels}
-        name, message = _error(lambda: sess.run(per_example, short))
+        name, message, _ = _error(lambda: sess.run(per_example, short))
         out["too_long"] = [name, "(required: 6, available: 3)" in message]
         ignoring = tf.nn.ctc_loss(labels, logits, seq_len, ignore_longer_outputs_than_inputs=True)
         out["ignored"] = sess.run([ignoring, tf.gradients(ignoring, logits)[0][:, 2]], short)
@@ -168,8 +170,8 @@ def main(tf, out):
         out["label_after_null"] = _error(lambda: sess.run(per_example, {
             **feed, dense: np.where(truth == 1, classes, truth)}))[0]
         nan_feats = np.where(np.arange(n_feat) == 2, np.nan, feats).astype(np.float32)
-        name, message = _error(lambda: sess.run(checked, {**feed, x: nan_feats}))
-        out["nan_features"] = [name, "ctc loss" in message, "NaN" in message]
+        name, message, op = _error(lambda: sess.run(checked, {**feed, x: nan_feats}))
+        out["nan_features"] = [name, "ctc loss" in message, "NaN" in message, op]
         out["bad_py_func"] = [_error(lambda: sess.run(tf.py_func(
             lambda a: np.log(a[1000]), [seq_len], tf.float64), feed))[0],
             _error(lambda: sess.run(tf.py_func(
@@ -178,20 +180,21 @@ def main(tf, out):
                 lambda a: a.reshape([2]), [seq_len], tf.int32), feed))[0]]
         probs = tf.placeholder(tf.float32, [None], name="probs")
         log_p = tf.log(probs, name="log_p")
-        name, message = _error(lambda: sess.run(
-            tf.debugging.check_numerics(log_p, "log of probs"), {probs: [0.5, -1.0]}))
-        out["check_numerics"] = [name, "log of probs" in message, "NaN" in message]
-        root = tf.sqrt(tf.debugging.check_numerics(probs, "before sqrt"))
-        name, message = _error(lambda: sess.run(tf.gradients(root, probs), {probs: [0.0]}))
-        out["check_numerics_gradient"] = [name, "in gradient" in message, "Inf" in message]
+        name, message, op = _error(lambda: sess.run(tf.debugging.check_numerics(
+            log_p, "log of probs", name="check_log_p"), {probs: [0.5, -1.0]}))
+        out["check_numerics"] = [name, "log of probs" in message, "NaN" in message, op]
+        root = tf.sqrt(tf.debugging.check_numerics(probs, "before sqrt", name="check_probs"))
+        name, message, op = _error(lambda: sess.run(tf.gradients(root, probs), {probs: [0.0]}))
+        out["check_numerics_gradient"] = [name, "in gradient" in message, "Inf" in message, op]
     with tf.Graph().as_default():
         probs = tf.placeholder(tf.float32, [None], name="probs")
         entropy = -tf.reduce_sum(probs * tf.log(probs, name="log_p"), name="entropy")
         check = tf.add_check_numerics_ops()
         with tf.Session() as sess:
             out["checked_entropy"] = sess.run([entropy, check], {probs: [0.25, 0.75]})[0]
-            name, message = _error(lambda: sess.run([entropy, check], {probs: [0.5, -1.0]}))
-        out["add_check_numerics"] = [name, "log_p" in message, "NaN" in message]
+            name, message, op = _error(lambda: sess.run([entropy, check],
+                                                        {probs: [0.5, -1.0]}))
+        out["add_check_numerics"] = [name, "log_p" in message, "NaN" in message, op]
     with open(log_file) as f:
         out["print_file"] = f.read()
     os.remove(log_file)
