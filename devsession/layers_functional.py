@@ -402,14 +402,14 @@ def _variable(name, shape, dtype, initializer, trainable, regularizer=None, cons
     variable = get_variable(name, shape, dtype, initializer, trainable=trainable,
                             constraint=constraint)
     if len(get_collection(GraphKeys.GLOBAL_VARIABLES)) > made_before:
-        _regularize(regularizer, variable)
+        _regularize(regularizer, variable, name)
     return variable
 
 
-def _regularize(regularizer, variable) -> None:
+def _regularize(regularizer, variable, name: str) -> None:
     if regularizer is None:
         return
-    with name_scope("Regularizer"):
+    with name_scope(f"{name}/Regularizer"):         # TF1's <layer>/kernel/Regularizer
         penalty = regularizer(variable)
     if penalty is not None:
         add_to_collection(GraphKeys.REGULARIZATION_LOSSES, penalty)

@@ -79,6 +79,25 @@ def test_a_regularizer_adds_its_loss_to_the_regularization_collection(make_sessi
     np.testing.assert_allclose(got, 0.5 * (kernel ** 2).sum(), rtol=1e-5)
 
 
+def test_layer_regularizers_are_named_for_their_weights_as_tf1():
+    # what TF 2.21's compat.v1 (tf_keras's legacy layers) named them: <layer>/<weight>/
+    # Regularizer, a layer object called twice adding its penalty once
+    r = lambda w: 1e-2 * ds.nn.l2_loss(w)  # noqa: E731
+    x = ds.ones([2, 4, 4, 3])
+    with ds.variable_scope("critic", reuse=ds.AUTO_REUSE):
+        h = ds.layers.conv2d(x, 2, 3, kernel_regularizer=r, bias_regularizer=r)
+        h = ds.layers.batch_normalization(h, gamma_regularizer=r, beta_regularizer=r)
+    dense = ds.layers.Dense(3, kernel_regularizer=r, name="dense_obj")
+    dense(ds.layers.flatten(h))
+    dense(ds.layers.flatten(h))
+    ds.layers.dense(x, 2, activity_regularizer=r)
+    assert [t.op.name for t in ds.losses.get_regularization_losses()] == [
+        "critic/conv2d/kernel/Regularizer/mul", "critic/conv2d/bias/Regularizer/mul",
+        "critic/batch_normalization/gamma/Regularizer/mul",
+        "critic/batch_normalization/beta/Regularizer/mul", "dense_obj/kernel/Regularizer/mul",
+        "dense/ActivityRegularizer/truediv"]
+
+
 def test_conv_and_pooling_layers_are_the_nn_ops_with_their_variables(make_session, rng):
     x = ds.placeholder(ds.float32, (None, 8, 8, 3))
     c = ds.layers.conv2d(x, 4, 3, padding="same", activation=ds.nn.relu,
