@@ -91,7 +91,8 @@ def main(tf, out):
     out["g_vars"] = [v.name for v in g_vars]
     out["none_gradient"] = [g is None for g in d_grads]
     out["clipped_none"] = [g is None for g in clipped] + nothing_clipped
-    out["regularization_count"] = len(tf.losses.get_regularization_losses())
+    out["regularization_losses"] = [t.op.name for t in
+                                    tf.losses.get_regularization_losses(scope="critic")]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         feed = {real: real_data[0], z: noise_data[0], alpha: alpha_data[0]}
