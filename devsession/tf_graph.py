@@ -67,7 +67,8 @@ from .ops.run_time_attrs import RUN_TIME_ATTR, RUN_TIME_ATTR_OPS
 from .ops.tensor_array import TF_TENSOR_ARRAY_OPS
 from .tensor_shape import TensorShape
 
-__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS", "mapped_op_types", "add_mapped_ops"]
+__all__ = ["translate", "IGNORED_ATTRS", "NEUTRAL_ATTRS", "mapped_op_types", "add_mapped_ops",
+           "constant_input"]
 
 IGNORED_ATTRS = frozenset({
     # the dtype of an input (or the count of a list input): devsession infers it
@@ -157,13 +158,21 @@ def _folded_ints(tensor, depth: int = 8):
     return np.asarray(fold(*args), dtype=tensor.dtype.np)
 
 
-def _constant_ints(node, tensor, what: str) -> np.ndarray:
+def constant_input(node, tensor, what: str) -> np.ndarray:
+    """The value of ``node``'s input ``tensor`` (``what`` it is, for the message), which
+    devsession needs while building: UnimplementedError naming the node unless the graph
+    alone determines it."""
     value = _folded_ints(tensor)
     if value is None:
         raise UnimplementedError(
             f"Node '{node.name}': {node.op} with {what} computed at run time is not supported "
             f"yet; devsession needs {what} known when the graph is built (a Const), but "
             f"'{tensor.name}' is computed by a {tensor.op.type}.", node.name)
+    return np.asarray(value)
+
+
+def _constant_ints(node, tensor, what: str) -> np.ndarray:
+    value = constant_input(node, tensor, what)
     if value.dtype.kind not in "iu":
         raise InvalidArgumentError(
             f"Node '{node.name}' ({node.op}): {what} '{tensor.name}' must be integers, not "

@@ -21,20 +21,9 @@ import numpy as np
 
 from . import image
 from .errors import UnimplementedError
-from .graph import constant_value
-from .tf_graph import add_mapped_ops
+from .tf_graph import add_mapped_ops, constant_input
 
 __all__ = ["COMPOSITES", "REWRITES"]
-
-
-def _constant(node, tensor, what: str) -> np.ndarray:
-    value = constant_value(tensor)
-    if value is None:
-        raise UnimplementedError(
-            f"Node '{node.name}': {node.op} with {what} computed at run time is not supported; "
-            f"devsession needs {what} known when the graph is built (a Const), but "
-            f"'{tensor.name}' is computed by a {tensor.op.type}.", node.name)
-    return np.asarray(value)
 
 
 def _div(node, inputs, attrs):
@@ -60,14 +49,14 @@ def _concat_v1(node, inputs, attrs):
     from .ops.array import concat
 
     axis, *values = inputs
-    return concat(values, int(_constant(node, axis, "the concat_dim")))
+    return concat(values, int(constant_input(node, axis, "the concat_dim")))
 
 
 def _reverse_v1(node, inputs, attrs):
     from .ops.masking import reverse
 
     x, dims = inputs
-    flags = _constant(node, dims, "the dims").reshape(-1)
+    flags = constant_input(node, dims, "the dims").reshape(-1)
     return reverse(x, [axis for axis, flag in enumerate(flags) if flag])
 
 
@@ -82,8 +71,8 @@ def _max_pool_v2(node, inputs, attrs):
     from .ops.nn_conv import max_pool
 
     x, ksize, strides = inputs
-    return max_pool(x, [int(k) for k in _constant(node, ksize, "the ksize")],
-                    [int(s) for s in _constant(node, strides, "the strides")],
+    return max_pool(x, [int(k) for k in constant_input(node, ksize, "the ksize")],
+                    [int(s) for s in constant_input(node, strides, "the strides")],
                     _text(attrs["padding"]), _text(attrs.get("data_format", "NHWC")))
 
 
@@ -160,7 +149,7 @@ def _bias_add_v1(node, inputs, attrs):
 def _unique_v2(node, inputs, attrs):
     """UniqueV2 over axis 0 of a vector (what ``tf.unique`` means) is Unique."""
     x, axis = inputs
-    axes = _constant(node, axis, "the axis").reshape(-1)
+    axes = constant_input(node, axis, "the axis").reshape(-1)
     if x.shape.ndims != 1 or axes.size > 1 or (axes.size and int(axes[0]) not in (0, -1)):
         raise UnimplementedError(
             f"Node '{node.name}' (UniqueV2): only the unique elements of a vector are "
