@@ -291,6 +291,21 @@ def test_integer_reductions_of_known_values_keep_shapes_known():
     assert ds.reduce_max(ds.placeholder(ds.int32, [3])).shape.as_list() == []
 
 
+def test_casts_to_integers_of_known_values_are_static_as_tf():
+    """TF's ``get_static_value`` and shape inference fold a Cast: to an integer dtype the
+    value is the kernel's (truncated floats, wrapped integers, bools as 0/1), so bincount
+    of a constant float ``arr`` has known bins; NaN, out-of-range floats and casts to
+    floats stay unknown (devsession keeps static values to integers)."""
+    assert ds.get_static_value(ds.cast(ds.constant([1.7, -2.9]), ds.int32)).tolist() == [1, -2]
+    wrapped = ds.get_static_value(ds.cast(ds.constant([2 ** 31 + 5], ds.int64), ds.int32))
+    assert wrapped.dtype == np.int32 and wrapped.tolist() == [-2 ** 31 + 5]
+    assert ds.get_static_value(ds.cast(ds.constant([True, False]), ds.int64)).tolist() == [1, 0]
+    assert ds.math.bincount(ds.constant([2.5, 1.0, 2.0])).shape.as_list() == [3]
+    for value in ([np.nan], [3e9]):
+        assert ds.get_static_value(ds.cast(ds.constant(value), ds.int32)) is None
+    assert ds.get_static_value(ds.cast(ds.constant([1, 2]), ds.float32)) is None
+
+
 def test_reverse_of_unknown_rank_counts_axes_from_one_end():
     x = ds.placeholder(ds.float32, None)
     value = np.arange(24, dtype=np.float32).reshape(2, 3, 4)

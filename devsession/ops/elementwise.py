@@ -14,7 +14,7 @@ from ..graph import Tensor, convert_to_tensor, name_scope
 from ..sparse_tensor import SparseTensor
 from .common import broadcast, graph_of, make_op, numeric, operands, same_dtype, unary_any
 from .registry import OpDef, register_op
-from .shape_arithmetic import INT_ARITHMETIC, int_arithmetic_value
+from .shape_arithmetic import INT_ARITHMETIC, int_arithmetic_value, int_cast_value
 
 __all__ = ["negative", "abs", "exp", "log", "sqrt", "square", "tanh", "sigmoid", "relu", "add",
            "subtract", "multiply", "divide", "truediv", "pow", "maximum", "minimum", "equal",
@@ -144,7 +144,7 @@ def _register() -> None:
     for name in COMPARISONS:
         register_op(OpDef(name, _equal if name == "Equal" else _order, 2, elementwise=True))
     register_op(OpDef("SelectV2", _select, 3, elementwise=True))
-    register_op(OpDef("Cast", _cast, 1, elementwise=True))
+    register_op(OpDef("Cast", _cast, 1, elementwise=True, static_value=int_cast_value))
     register_op(OpDef("_FusedElementwise", _internal, None))  # optimizer/fusion.py
 
 

@@ -1,7 +1,7 @@
 """Static values of integer arithmetic, so shapes computed in a graph stay known when it
 is built: ``constant_value`` of an ``AddV2``/``Sub``/``Mul``/``FloorDiv``/``FloorMod``/
-``Maximum``/``Minimum``/``Neg`` of int32/int64 tensors whose values the graph alone
-determines (TF's shape inference evaluates the same small subgraphs).  TF's framing
+``Maximum``/``Minimum``/``Neg`` of int32/int64 tensors, and of a ``Cast`` to an integer
+dtype, whose values the graph alone determines (TF's shape inference evaluates the same small subgraphs).  TF's framing
 (``tf.signal.frame``) builds its outer shape as ``rank - axis - 1`` from Sub nodes; without
 this a GraphDef TensorFlow wrote would reach its SplitV with unknown split sizes, and every
 op after it with an unknown rank.
@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["STATIC_VALUE_LIMIT", "small", "INT_ARITHMETIC", "int_arithmetic_value"]
+__all__ = ["STATIC_VALUE_LIMIT", "small", "INT_ARITHMETIC", "int_arithmetic_value",
+           "int_cast_value"]
 
 # Static values (shape arithmetic) are worked out at build time only for small arrays:
 # they are kept on the tensor, and a big constant is the optimizer's business.
@@ -45,3 +46,23 @@ def int_arithmetic_value(op, value_of):
     with np.errstate(over="ignore"):
         return np.asarray(INT_ARITHMETIC[op.type](*[np.asarray(v, dtype.np) for v in values]),
                           dtype.np)
+
+
+def int_cast_value(op, value_of):
+    """A Cast to an integer dtype of a value the graph alone determines (TF's shape
+    inference and ``constant_value`` fold Cast too: bincount's bins of a constant float
+    ``arr``): integers and bools convert as the kernel does (wrapping), floats truncate
+    when finite and within the target's range; other values are left to the run."""
+    dtype = op.outputs[0].dtype
+    value = value_of(op.inputs[0])
+    if not dtype.is_integer or not small(value):
+        return None
+    value = np.asarray(value)
+    if value.dtype.kind == "f":
+        bounds = np.iinfo(dtype.np)
+        if not (np.isfinite(value).all() and (value > bounds.min - 1).all()
+                and (value < bounds.max + 1).all()):
+            return None
+    elif value.dtype.kind not in "biu":
+        return None
+    return value.astype(dtype.np)
