@@ -34,10 +34,10 @@ def main(tf, out):
 
     def weight(name, shape):
         return tf.Variable(rng.normal(0, 0.4, shape).astype(np.float32), name=name)
-    w_in, w_send, w_recv = [weight(n, s) for n, s in [("w_in", (3, 4)), ("w_send", (4, 4)),
-                                                      ("w_recv", (4, 4))]]
-    w_gcn, w_out, w_graph = [weight(n, s) for n, s in [("w_gcn", (16, 4)), ("w_out", (4, 3)),
-                                                       ("w_graph", (12, 1))]]
+    w_in, w_send, w_recv = weight("w_in", (3, 4)), weight("w_send", (4, 4)), \
+        weight("w_recv", (4, 4))
+    w_gcn, w_out, w_graph = weight("w_gcn", (16, 4)), weight("w_out", (4, 3)), \
+        weight("w_graph", (12, 1))
 
     h0 = tf.tanh(tf.matmul(nodes, w_in))
     messages = tf.nn.relu(tf.matmul(tf.gather(h0, senders), w_send)
