@@ -53,7 +53,7 @@ def main(tf, out):
     d_real, d_fake = critic(real), critic(fake)
     interpolates = real + alpha * (fake - real)
     slope_grad = tf.gradients(critic(interpolates), [interpolates])[0]
-    slopes = tf.sqrt(tf.reduce_sum(tf.square(slope_grad), axis=[1, 2, 3]))
+    slopes = tf.sqrt(tf.reduce_sum(tf.square(slope_grad), reduction_indices=[1, 2, 3]))
     norms = tf.norm(tf.reshape(slope_grad, [tf.shape(slope_grad)[0], -1]), axis=1)
     other_norms = [tf.norm(slope_grad, ord="fro", axis=[1, 2]),
                    tf.norm(tf.reshape(slope_grad, [-1, side * side]), ord=1, axis=-1),
