@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import devsession as ds
+from devsession.optimizer import fusion
 from devsession.options import OptimizerOptions
 from concurrency import run_in_threads
 
@@ -273,15 +274,20 @@ def test_fusion_and_codegen_parse_one_thread_at_a_time(monkeypatch):
                 inside[0] -= 1
 
     monkeypatch.setattr(frontend.ast, "parse", watched)
+    fusion._with_slots.cache_clear()     # fusion parses each op's template once
+    # each thread its own activation: templates and programs of its own to parse
+    activations = [(ds.nn.relu, lambda v: np.maximum(v, 0)), (ds.tanh, np.tanh),
+                   (ds.nn.softplus, lambda v: np.log1p(np.exp(v))), (ds.abs, np.abs)]
 
     def plan_and_run(i):
         g = ds.Graph()
+        activation, reference = activations[i]
         with g.as_default():
             x = ds.placeholder(ds.float32, (None,))
-            y = ds.nn.relu(x * (1.5 + i) + 0.25) * ds.sigmoid(x)
+            y = activation(x * (1.5 + i) + 0.25) * ds.sigmoid(x)
         with ds.Session(graph=g) as sess:
             np.testing.assert_allclose(sess.run(y, {x: np.ones(3, np.float32)}),
-                                       np.maximum(1.75 + i, 0) / (1 + np.exp(-1)),
+                                       reference(1.75 + i) / (1 + np.exp(-1)),
                                        rtol=1e-5)
 
     run_in_threads(plan_and_run, 4, timeout=120)

@@ -21,6 +21,7 @@ of all the leaves.
 from __future__ import annotations
 
 import ast
+import functools
 
 from ..kernels.codegen.expressions import ELEMENTWISE_OPS, expression_for
 from ..kernels.codegen.frontend import parse
@@ -102,21 +103,29 @@ class _Rename(ast.NodeTransformer):
         return node
 
 
+@functools.lru_cache(maxsize=None)
+def _with_slots(names: tuple, template: str) -> str:
+    """``template`` parsed and unparsed once, its k-th input name replaced by the slot
+    NUL k NUL that ``_fused_op`` fills in: a plan of thousands of fused members would
+    otherwise parse and unparse the same few templates thousands of times."""
+    slots = {name: f"\0{k}\0" for k, name in enumerate(names)}
+    return ast.unparse(_Rename(slots).visit(parse(template, mode="eval")))
+
+
 def _fused_op(root: PlanOp, members: list) -> PlanOp:
     value_name: dict = {}     # tensor -> name in the program
     leaves: list = []
     lines = []
     for k, op in enumerate(members):
         names, template = expression_for(op.type, op.attrs)
-        renames = {}
-        for formal, t in zip(names, op.inputs):
+        text = _with_slots(tuple(names), template)
+        for slot, t in enumerate(op.inputs[:len(names)]):
             if t not in value_name:
                 value_name[t] = f"i{len(leaves)}"
                 leaves.append(t)
-            renames[formal] = value_name[t]
-        tree = _Rename(renames).visit(parse(template, mode="eval"))
+            text = text.replace(f"\0{slot}\0", value_name[t])
         value_name[op.outputs[0]] = f"t{k}"
-        lines.append(f"t{k} = {ast.unparse(tree)}")
+        lines.append(f"t{k} = {text}")
     lines.append(f"t{len(members) - 1}")
     return PlanOp(
         name=root.name, type=FUSED_OP, inputs=tuple(leaves), outputs=root.outputs,
