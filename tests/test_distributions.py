@@ -299,3 +299,134 @@ def test_betainc_gradient_of_a_scalar_x_sums_over_the_batch(graph):
                       + lgamma(ai + bi)) for ai, bi in zip(a, b))
     with ds.Session() as sess:
         np.testing.assert_allclose(sess.run(grad), want, rtol=1e-12)
+
+
+def _lbeta(c):
+    return lgamma(c).sum(-1) - lgamma(c.sum(-1))
+
+
+def test_dirichlet_multinomial_against_formulas(graph):
+    """TF1's DirichletMultinomial: ``n!/prod(x!) B(c + x) / B(c)``, its moments (TF's
+    ``total_count * c / c0`` and overdispersed variance), covariance, shapes, samples."""
+    c = np.array([[1.5, 2.0, 3.0], [0.5, 4.0, 1.2]])
+    x = np.array([[1.0, 2.0, 2.0], [0.0, 3.0, 2.0]])
+    d = tfd.DirichletMultinomial(5.0, c)
+    assert d.batch_shape.as_list() == [2] and d.event_shape.as_list() == [3]
+    assert d.reparameterization_type is tfd.NOT_REPARAMETERIZED and d.dtype == ds.float64
+    lp, mean, var, cov, shapes, draws = run(
+        d.log_prob(x), d.mean(), d.variance(), d.covariance(),
+        [d.batch_shape_tensor(), d.event_shape_tensor()], d.sample(4, seed=3))
+    want = (_lbeta(c + x) - _lbeta(c) + math.lgamma(6.0) - lgamma(x + 1).sum(-1))
+    np.testing.assert_allclose(lp, want, rtol=1e-12)
+    c0 = c.sum(-1, keepdims=True)
+    p = c / c0
+    np.testing.assert_allclose(mean, 5.0 * p, rtol=1e-12)
+    np.testing.assert_allclose(var, 5.0 * p * (1 - p) * (5.0 + c0) / (1 + c0), rtol=1e-12)
+    off = -5.0 * p[:, :, None] * p[:, None, :] * ((5.0 + c0) / (1 + c0))[:, :, None]
+    np.testing.assert_allclose(cov, off + np.stack([np.diag(v) for v in var]) -
+                               np.stack([np.diag(np.diag(o)) for o in off]), rtol=1e-12)
+    assert [s.tolist() for s in shapes] == [[2], [3]]
+    assert draws.shape == (4, 2, 3) and (draws.sum(-1) == 5.0).all() and (draws >= 0).all()
+    for method in ("entropy", "mode", "cdf"):
+        with pytest.raises(NotImplementedError, match=method):
+            getattr(d, method)(*([x] if method == "cdf" else []))
+
+
+def test_dirichlet_multinomial_validate_args(graph):
+    n = ds.placeholder(ds.float32, ())
+    d = tfd.DirichletMultinomial(n, [1.0, 2.0], validate_args=True)
+    with ds.Session() as sess:
+        assert np.isfinite(sess.run(d.log_prob([1.0, 2.0]), {n: 3.0}))
+        with pytest.raises(InvalidArgumentError, match="must sum to"):
+            sess.run(d.log_prob([1.0, 1.0]), {n: 3.0})
+        with pytest.raises(InvalidArgumentError, match="non-integer"):
+            sess.run(d.mean(), {n: 2.5})
+    with pytest.raises(InvalidArgumentError):
+        tfd.DirichletMultinomial(2.0, [1.0, -2.0], validate_args=True)
+
+
+def test_categorical_cdf_sums_the_classes_below_k(graph):
+    """TF's Categorical cdf is ``P[X < k]`` (its sequence mask of k), with k broadcast
+    against the batch; log_cdf and the survival function follow from it."""
+    probs = np.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], np.float32)
+    d = tfd.Categorical(probs=probs)
+    cdf, log_cdf, survival, table = run(d.cdf([2, 0]), d.log_cdf([1, 3]),
+                                        d.survival_function([2, 1]),
+                                        d.cdf(ds.range(4)[:, None]))
+    below = np.concatenate([np.zeros((2, 1), np.float32), np.cumsum(probs, -1)], -1)  # [2, 4]
+    np.testing.assert_allclose(cdf, [below[0, 2], below[1, 0]], rtol=1e-6)
+    np.testing.assert_allclose(log_cdf, np.log([below[0, 1], below[1, 3]]), rtol=1e-6)
+    np.testing.assert_allclose(survival, 1 - np.array([below[0, 2], below[1, 1]]), rtol=1e-6)
+    np.testing.assert_allclose(table, below.T, rtol=1e-6)
+    (from_logits,) = run(tfd.Categorical(logits=np.log(probs)).cdf([2, 0]))
+    np.testing.assert_allclose(from_logits, cdf, rtol=1e-6)
+
+
+def test_undefined_statistics_of_constants_fail_while_building(graph):
+    """Without allow_nan_stats, TF asserts ``1 < parameter``: a constant parameter fails
+    at build time, a fed one at run time; a defined statistic passes."""
+    builders = {"Gamma": lambda c: tfd.Gamma(c, 1.0, allow_nan_stats=False).mode(),
+                "Beta": lambda c: tfd.Beta(2.0, c, allow_nan_stats=False).mode(),
+                "Dirichlet": lambda c: tfd.Dirichlet(ds.stack([c, c], -1),
+                                                     allow_nan_stats=False).mode(),
+                "StudentT mean": lambda c: tfd.StudentT(c, 0.0, 1.0,
+                                                        allow_nan_stats=False).mean(),
+                "StudentT variance": lambda c: tfd.StudentT(c, 0.0, 1.0,
+                                                            allow_nan_stats=False).variance()}
+    for label, build in builders.items():
+        with pytest.raises(InvalidArgumentError):
+            build(ds.constant([0.5, 3.0]))
+        fed = ds.placeholder(ds.float32, [2])
+        stat = build(fed)
+        with ds.Session() as sess:
+            with pytest.raises(InvalidArgumentError):
+                sess.run(stat, {fed: [0.5, 3.0]})
+            assert np.isfinite(sess.run(stat, {fed: [2.5, 3.0]})).all(), label
+
+
+def test_exponential_and_student_t_modes_as_tf(graph):
+    """Exponential's mode is Gamma's (concentration 1 is not above 1: NaN, as TF's);
+    StudentT's is its loc unbroadcast (TF's ``identity(loc)``)."""
+    exponential, student = run(tfd.Exponential([0.5, 2.0]).mode(),
+                               tfd.StudentT([1.5, 5.0], 0.5, 2.0).mode())
+    assert np.isnan(exponential).all() and exponential.shape == (2,)
+    assert student.shape == () and student == 0.5
+    with pytest.raises(InvalidArgumentError):
+        tfd.Exponential([0.5], allow_nan_stats=False).mode()
+
+
+def test_validate_args_checks_probabilities_and_points(graph):
+    """TF's validate_args checks: Bernoulli/Categorical probs in [0, 1] (Categorical's
+    summing to 1), Beta points in (0, 1), Dirichlet points on the simplex, Multinomial
+    counts whole and summing to total_count; constants fail while building."""
+    with pytest.raises(InvalidArgumentError, match="greater than 1"):
+        tfd.Bernoulli(probs=1.5, validate_args=True)
+    with pytest.raises(InvalidArgumentError, match="less than 0"):
+        tfd.Categorical(probs=[-0.1, 1.1], validate_args=True)
+    with pytest.raises(InvalidArgumentError, match="less than `1`"):
+        tfd.Beta(2.0, 3.0, validate_args=True).prob(1.5)
+    assert tfd.Bernoulli(probs=1.5).probs.op.type != "Assert"      # unchecked without it
+    p = ds.placeholder(ds.float32, [2])
+    counts = ds.placeholder(ds.float32, [2])
+    x = ds.placeholder(ds.float32, [3])
+    categorical = tfd.Categorical(probs=p, validate_args=True).probs
+    multinomial = tfd.Multinomial(4.0, probs=[0.5, 0.5], validate_args=True).log_prob(counts)
+    dirichlet = tfd.Dirichlet([1.0, 2.0, 3.0], validate_args=True).log_prob(x)
+    beta = tfd.Beta(2.0, 3.0, validate_args=True).cdf(x)
+    with ds.Session() as sess:
+        sess.run(categorical, {p: [0.25, 0.75]})
+        with pytest.raises(InvalidArgumentError, match="sum to 1"):
+            sess.run(categorical, {p: [0.5, 0.6]})
+        np.testing.assert_allclose(sess.run(multinomial, {counts: [1.0, 3.0]}),
+                                   np.log(4 / 16), rtol=1e-6)
+        with pytest.raises(InvalidArgumentError, match="must sum to"):
+            sess.run(multinomial, {counts: [1.0, 2.0]})
+        with pytest.raises(InvalidArgumentError, match="non-integer"):
+            sess.run(multinomial, {counts: [1.5, 2.5]})
+        sess.run(dirichlet, {x: [0.2, 0.3, 0.5]})
+        with pytest.raises(InvalidArgumentError, match="sum to `1`"):
+            sess.run(dirichlet, {x: [0.5, 0.6, 0.2]})
+        with pytest.raises(InvalidArgumentError):
+            sess.run(dirichlet, {x: [-0.2, 0.7, 0.5]})
+        with pytest.raises(InvalidArgumentError, match="positive"):
+            sess.run(beta, {x: [0.0, 0.5, 0.5]})

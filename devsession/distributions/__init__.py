@@ -10,6 +10,7 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
 from .dirichlet import Dirichlet
+from .dirichlet_multinomial import DirichletMultinomial
 from .gamma import Exponential, Gamma
 from .laplace import Laplace
 from .multinomial import Multinomial
@@ -20,7 +21,7 @@ from .uniform import Uniform
 __all__ = ["Distribution", "ReparameterizationType", "FULLY_REPARAMETERIZED",
            "NOT_REPARAMETERIZED", "kl_divergence", "RegisterKL", "Normal", "Uniform",
            "Bernoulli", "Categorical", "Laplace", "Exponential", "Gamma", "Beta",
-           "Multinomial", "Dirichlet", "StudentT"]
+           "Multinomial", "Dirichlet", "DirichletMultinomial", "StudentT"]
 
 
 def __getattr__(name: str):

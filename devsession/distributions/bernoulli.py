@@ -7,11 +7,15 @@ from __future__ import annotations
 from .. import dtypes
 from ..graph import convert_to_tensor, name_scope
 from ..ops.array import identity
+from ..ops.assertions import assert_less_equal, assert_non_negative
+from ..ops.check_helpers import assert_near
+from ..ops.reduce import reduce_sum
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import cast, greater, less, log, log1p, negative, sigmoid
 from ..ops.nn import sigmoid_cross_entropy_with_logits, softplus
 from ..ops.random import random_uniform
 from .distribution import NOT_REPARAMETERIZED, Distribution, float_parameters
+from .statistics import checked
 
 __all__ = ["Bernoulli"]
 
@@ -28,6 +32,15 @@ def logits_and_probs(logits, probs, validate_args, multidimensional=False):
             return logits, identity(softmax(logits), name="probs")
         return logits, identity(sigmoid(logits), name="probs")
     (probs,) = float_parameters(probs=probs)
+    if validate_args:
+        one = convert_to_tensor(1.0, dtype=probs.dtype)
+        checks = [assert_non_negative(probs, message="probs has components less than 0."),
+                  assert_less_equal(probs, one,
+                                    message="probs has components greater than 1.")]
+        if multidimensional:
+            checks.append(assert_near(one, reduce_sum(probs, -1),
+                                      message="probs does not sum to 1."))
+        probs = checked(probs, checks)
     if multidimensional:
         return identity(log(probs), name="logits"), probs
     return identity(log(probs) - log1p(negative(probs)), name="logits"), probs

@@ -5,7 +5,8 @@ Betainc takes x of the batch's shape, or a scalar)."""
 
 from __future__ import annotations
 
-from ..graph import name_scope
+from ..graph import convert_to_tensor, name_scope
+from ..ops.assertions import assert_less, assert_positive
 from ..ops.array_fill import ones_like
 from ..ops.betainc import betainc
 from ..ops.array_fill import shape as shape_of
@@ -14,7 +15,7 @@ from ..ops.special import digamma, lgamma
 from ..ops.random_rates import random_gamma
 from .distribution import FULLY_REPARAMETERIZED, Distribution, float_parameters, static_batch
 from .kullback_leibler import RegisterKL
-from .statistics import nan_or_raise
+from .statistics import checked, nan_or_raise
 
 __all__ = ["Beta"]
 
@@ -56,6 +57,16 @@ class Beta(Distribution):
                               seed=seed2)
         return gamma1 / (gamma1 + gamma0)
 
+    def _value(self, value):
+        """A point of (0, 1), checked when ``validate_args`` (TF's
+        ``_maybe_assert_valid_sample``)."""
+        x = super()._value(value)
+        if not self._validate_args:
+            return x
+        return checked(x, [assert_positive(x, message="sample must be positive"),
+                           assert_less(x, convert_to_tensor(1.0, dtype=x.dtype),
+                                       message="sample must be less than `1`.")])
+
     def _log_prob(self, x):
         c1, c0 = self._concentration1, self._concentration0
         return (c1 - 1.0) * log(x) + (c0 - 1.0) * log1p(negative(x)) - _lbeta(c1, c0)
@@ -80,7 +91,8 @@ class Beta(Distribution):
         defined = logical_and(greater(self._concentration1, 1.0),
                               greater(self._concentration0, 1.0))
         return nan_or_raise(self, mode, defined,
-                            "Mode undefined for concentration1 <= 1 or concentration0 <= 1.")
+                            "Mode undefined for concentration1 <= 1 or concentration0 <= 1.",
+                            above_one=[self._concentration1, self._concentration0])
 
 
 @RegisterKL(Beta, Beta)

@@ -8,7 +8,9 @@ from .. import dtypes
 from ..graph import convert_to_tensor, name_scope
 from ..ops.array import concat, reshape, transpose
 from ..ops.array_fill import shape as shape_of
-from ..ops.elementwise import cast, multiply, negative
+from ..ops.array_fill import zeros_like
+from ..ops.elementwise import cast, less, multiply, negative, where
+from ..ops.sequence import range as range_
 from ..ops.nn import log_softmax, softmax, sparse_softmax_cross_entropy_with_logits
 from ..ops.random import categorical
 from ..ops.reduce import argmax, reduce_sum
@@ -68,6 +70,17 @@ class Categorical(Distribution):
             k = k + cast(logits[..., 0] * 0.0, dtypes.int32)
             logits = logits + cast(k, logits.dtype)[..., None] * 0.0
         return negative(sparse_softmax_cross_entropy_with_logits(labels=k, logits=logits))
+
+    def _cdf(self, k):
+        """``P[X < k]``: the probabilities of the classes below ``k`` summed, as TF's
+        (its ``sequence_mask`` of ``k``), ``k`` and the batch broadcast together."""
+        k = cast(k, dtypes.int32)
+        probs = self._probs
+        if k.shape != self.batch_shape or not k.shape.is_fully_defined():
+            k = k + cast(probs[..., 0] * 0.0, dtypes.int32)
+            probs = probs + cast(k, probs.dtype)[..., None] * 0.0
+        below = less(range_(self.event_size), k[..., None])
+        return reduce_sum(where(below, probs, zeros_like(probs)), -1)
 
     def _entropy(self):
         return negative(reduce_sum(multiply(softmax(self._logits),

@@ -4,7 +4,9 @@ and the Dirichlet-Dirichlet KL divergence."""
 
 from __future__ import annotations
 
-from ..graph import name_scope
+from ..graph import convert_to_tensor, name_scope
+from ..ops.assertions import assert_positive
+from ..ops.check_helpers import assert_near
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import cast, greater, log
 from ..ops.special import digamma, lgamma
@@ -13,7 +15,7 @@ from ..ops.reduce import reduce_all, reduce_sum
 from ..tensor_shape import TensorShape
 from .distribution import FULLY_REPARAMETERIZED, Distribution, float_parameters
 from .kullback_leibler import RegisterKL
-from .statistics import nan_or_raise
+from .statistics import checked, nan_or_raise
 
 __all__ = ["Dirichlet"]
 
@@ -60,6 +62,17 @@ class Dirichlet(Distribution):
         gamma = random_gamma([n], self._concentration, dtype=self._dtype, seed=seed)
         return gamma / reduce_sum(gamma, -1, keepdims=True)
 
+    def _value(self, value):
+        """A point of the simplex, checked when ``validate_args`` (TF's
+        ``_maybe_assert_valid_sample``)."""
+        x = super()._value(value)
+        if not self._validate_args:
+            return x
+        one = convert_to_tensor(1.0, dtype=x.dtype)
+        return checked(x, [assert_positive(x),
+                           assert_near(one, reduce_sum(x, -1),
+                                       message="sample last-dimension must sum to `1`")])
+
     def _log_prob(self, x):
         return reduce_sum((self._concentration - 1.0) * log(x), -1) - _lbeta(
             self._concentration)
@@ -89,7 +102,8 @@ class Dirichlet(Distribution):
             self._total_concentration[..., None] - self._event_size())
         defined = reduce_all(greater(self._concentration, 1.0), -1, keepdims=True)
         return nan_or_raise(self, mode, defined,
-                            "Mode undefined when any concentration <= 1")
+                            "Mode undefined when any concentration <= 1",
+                            above_one=[self._concentration])
 
 
 @RegisterKL(Dirichlet, Dirichlet)

@@ -1,14 +1,15 @@
 """TF1's ``tf.distributions.Gamma(concentration, rate)`` and ``Exponential(rate)`` (a
 Gamma of concentration 1), and the Gamma-Gamma KL divergence.  Gamma samples come from
 ``RandomGamma``, differentiable in both parameters (its implicit gradient); Exponential's
-from ``-log(U) / rate``, as TF's."""
+from ``-log(U) / rate``, as TF's.  Exponential's mode is Gamma's, so NaN (or an error
+without ``allow_nan_stats``): its concentration 1 is not above 1, as in TF."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..graph import name_scope
-from ..ops.array_fill import ones_like
+from ..ops.array_fill import ones
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import greater, log, negative, sqrt
 from ..ops.special import digamma, igamma, lgamma
@@ -70,7 +71,8 @@ class Gamma(Distribution):
     def _mode(self):
         mode = (self._concentration - 1.0) / self._rate
         return nan_or_raise(self, mode, greater(self._concentration, 1.0),
-                            "mode not defined when any concentration <= 1")
+                            "mode not defined when any concentration <= 1",
+                            above_one=[self._concentration])
 
 
 class Exponential(Gamma):
@@ -80,7 +82,8 @@ class Exponential(Gamma):
         parameters = dict(locals())
         with name_scope(name) as name:
             (self._rate,) = float_parameters(validate_args, ("rate",), rate=rate)
-            self._concentration = ones_like(self._rate, name="concentration")
+            # a scalar 1, as TF's: a constant, so a check on it folds while building
+            self._concentration = ones([], dtype=self._rate.dtype, name="concentration")
         Distribution.__init__(self, self._rate.dtype, FULLY_REPARAMETERIZED, validate_args,
                               allow_nan_stats, parameters, [self._rate], name)
 
@@ -99,8 +102,6 @@ class Exponential(Gamma):
     def _log_prob(self, x):
         return log(self._rate) - self._rate * x
 
-    def _mode(self):
-        return self._rate * 0.0
 
 
 @RegisterKL(Gamma, Gamma)

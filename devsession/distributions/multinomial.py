@@ -18,6 +18,7 @@ from ..ops.sequence import range as range_
 from ..tensor_shape import TensorShape
 from .bernoulli import logits_and_probs
 from .distribution import NOT_REPARAMETERIZED, Distribution, float_parameters
+from .statistics import integer_counts
 
 __all__ = ["Multinomial"]
 
@@ -74,7 +75,8 @@ class Multinomial(Distribution):
         return reshape(transpose(tally, [1, 0, 2]), self._draw_shape(n))
 
     def _value(self, value):
-        return convert_to_tensor(value, dtype=self._dtype, name="value")
+        counts = convert_to_tensor(value, dtype=self._dtype, name="value")
+        return integer_counts(self, counts, self._total_count)
 
     def _log_prob(self, counts):
         log_norm = lgamma(self._total_count + 1.0) - reduce_sum(lgamma(counts + 1.0), -1)

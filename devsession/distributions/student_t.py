@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..graph import convert_to_tensor, name_scope
+from ..ops.array import identity
 from ..ops.array_fill import ones_like
 from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import abs as abs_
@@ -81,7 +82,8 @@ class StudentT(Distribution):
     def _mean(self):
         mean = self._loc * self._ones()
         return nan_or_raise(self, mean, greater(self._df * self._ones(), 1.0),
-                            "mean not defined for components of df <= 1")
+                            "mean not defined for components of df <= 1",
+                            above_one=[self._df])
 
     def _variance(self):
         df = self._df * self._ones()
@@ -89,7 +91,9 @@ class StudentT(Distribution):
         inf = convert_to_tensor(np.inf, dtype=self._dtype) * self._ones()
         variance = where(greater(df, 2.0), variance, inf)
         return nan_or_raise(self, variance, greater(df, 1.0),
-                            "variance not defined for components of df <= 1")
+                            "variance not defined for components of df <= 1",
+                            above_one=[self._df])
 
     def _mode(self):
-        return self._loc * self._ones()
+        """``loc`` itself, not broadcast to the batch (TF's ``identity(loc)``)."""
+        return identity(self._loc)
