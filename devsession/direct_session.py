@@ -230,8 +230,9 @@ class DirectSession(BaseSession):
         return True
 
     def _log_plan(self, plan) -> None:
-        self._log_placement((name, local_device_name(p.device.device_type, p.device.index),
-                             p.note) for name, p in plan.placements.items())
+        self._log_placement(((name, local_device_name(p.device.device_type, p.device.index),
+                              p.note) for name, p in plan.placements.items()),
+                            said=self._policy.default_note)
 
     def _branch_pool(self):
         """Threads that run independent branches (``inter_op_threads``; 0 = one per

@@ -26,6 +26,7 @@ from .fetches import FetchMapper, fetched
 from .graph import Graph, Tensor, get_default_graph
 from .options import RunMetadata, RunOptions, SessionOptions
 from .runtime.deadline import Deadline
+from .runtime.placement import moved_node_warnings
 from .tensor_handle import TensorHandle
 
 __all__ = ["BaseSession", "Session", "InteractiveSession", "get_default_session"]
@@ -72,14 +73,14 @@ class BaseSession:
                                                                timeout)
         return step
 
-    def _log_placement(self, entries) -> None:
-        """Warn about every node that moved (soft placement), and with
+    def _log_placement(self, entries, said: str = "") -> None:
+        """Warn about the nodes that moved (soft placement), once per reason, and with
         ``log_device_placement`` log each node's device as TF1 does.  ``entries`` are
-        (node name, device name, note) triples."""
+        (node name, device name, note) triples; ``said``: a note already warned about
+        (the session's own fallback), not repeated for each node it moved."""
         entries = list(entries)
-        for name, _, note in entries:
-            if note:
-                log.warning("devsession: node '%s' %s", name, note)
+        for line in moved_node_warnings(((name, note) for name, _, note in entries), said):
+            log.warning("%s", line)
         if self._options.log_device_placement:
             if not placement_log.handlers and not logging.getLogger().handlers:
                 placement_log.addHandler(logging.StreamHandler())

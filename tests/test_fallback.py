@@ -75,6 +75,24 @@ def test_gpu_request_falls_back_to_cpu_with_a_warning(no_gpu, caplog):
         sess.close()
 
 
+def test_a_fallback_is_one_warning_not_one_a_node(no_gpu, caplog):
+    """The session's own fallback is said once, when it is made; nodes moved for another
+    reason are said once per reason, naming the first few."""
+    x, y, xv, expected = small_model()
+    with ds.device("gpu:1"):
+        pinned = [ds.multiply(y, float(k), name=f"pinned{k}") for k in range(7)]
+    with caplog.at_level(logging.WARNING, logger="devsession"):
+        with ds.Session(options=ds.SessionOptions(device="/device:GPU:0")) as sess:
+            sess.run(y, {x: xv})
+            sess.run(pinned, {x: xv})
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert sum("GPU:0" in m for m in warned) == 1, warned
+    moved = [m for m in warned if "pinned" in m]
+    # seven products and their constants: 14 nodes, five named
+    assert len(moved) == 1 and "14 nodes ('pinned0/y', 'pinned0', " in moved[0], moved
+    assert "and 9 more) placed on CPU:0 instead of /device:GPU:1" in moved[0]
+
+
 def test_gpu_request_without_soft_placement_is_an_error(no_gpu):
     opts = ds.SessionOptions(device="gpu:0", allow_soft_placement=False)
     with pytest.raises(NotFoundError) as info:

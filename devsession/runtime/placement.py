@@ -30,7 +30,8 @@ from ..errors import InvalidArgumentError, NotFoundError
 from ..ops.registry import get_op_def
 
 __all__ = ["Placement", "PlacementPolicy", "place_node", "DefaultDevice",
-           "resolve_default_device", "Machine", "colocation_root", "takes_or_makes_strings"]
+           "resolve_default_device", "Machine", "colocation_root", "takes_or_makes_strings",
+           "moved_node_warnings"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,3 +194,23 @@ def colocation_root(op):
             return op
         op = op.graph.get_operation_by_name(name)
     return op
+
+
+def moved_node_warnings(notes, said: str = "", shown: int = 5) -> list:
+    """One warning line per distinct placement note in ``notes`` ((node name, note)
+    pairs; empty notes and ``said`` skipped), naming the first ``shown`` nodes it moved:
+    a GPU request on a machine without one moves every node for the same reason, which
+    is one warning, not one a node."""
+    by_note: dict = {}
+    for name, note in notes:
+        if note and note != said:
+            by_note.setdefault(note, []).append(name)
+    lines = []
+    for note, names in by_note.items():
+        listed = ", ".join(f"'{n}'" for n in names[:shown])
+        if len(names) == 1:
+            lines.append(f"devsession: node {listed} {note}")
+        else:
+            more = f" and {len(names) - shown} more" if len(names) > shown else ""
+            lines.append(f"devsession: {len(names)} nodes ({listed}{more}) {note}")
+    return lines

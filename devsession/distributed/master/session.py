@@ -46,6 +46,7 @@ from ...graph_codec import node_def_of
 from ...graph_def import import_graph_def
 from ...options import SessionOptions
 from ...runtime.deadline import session_closed_error
+from ...runtime.placement import moved_node_warnings
 from ...runtime.plan import check_feeds_cover_placeholders, needed_ops
 from ..timeouts import ABORT_GRACE_S, RECONNECT_WAIT_S, REGISTER_TIMEOUT_S, RUN_GRACE_S
 from ..transport.messages import connect_timeout
@@ -197,11 +198,13 @@ class MasterSession:
         return handle, incarnation
 
     def _log_placement(self, plan: PartitionPlan) -> None:
-        for name, placement in sorted(plan.placements.items()):
-            if placement.note:
-                log.warning("devsession: node '%s' %s", name, placement.note)
-            elif self.options.log_device_placement:
-                log.info("%s: %s", name, placement.device)
+        placements = sorted(plan.placements.items())
+        for line in moved_node_warnings((name, p.note) for name, p in placements):
+            log.warning("%s", line)
+        if self.options.log_device_placement:
+            for name, placement in placements:
+                if not placement.note:
+                    log.info("%s: %s", name, placement.device)
 
     # --- steps --------------------------------------------------------------------------------
 
