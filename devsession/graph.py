@@ -275,8 +275,29 @@ class Graph:
         graph its inputs come from (``function_graph.py``).
         """
         target = _function_built_over(self) or self
+        refs = _refs_to_colocate(op_type, inputs) \
+            if target is self and device is None and not exact_name else ()
+        if refs:
+            with self._colocated_with_refs(refs):
+                return self._create_op(op_type, inputs, attrs, name, None, control_inputs,
+                                       False)
         return target._create_op(op_type, inputs, attrs, name, device, control_inputs,
                                   exact_name)
+
+    @contextlib.contextmanager
+    def _colocated_with_refs(self, refs):
+        """TF1's op_def_library: an op with reference inputs (an Assign, a training
+        Apply, a scatter) is built in ``colocate_with`` each variable it writes: it joins
+        their colocation groups, and its device is the last of them that has one (none
+        when none has: the scopes' devices are set aside)."""
+        chosen = next((op.device for op in reversed(refs) if op.device), None)
+        with contextlib.ExitStack() as scopes:
+            for op in refs:
+                scopes.enter_context(self.colocate_with(op))
+            scopes.enter_context(device(None))
+            if chosen:
+                scopes.enter_context(device(chosen))
+            yield
 
     def _captures_from(self, graph) -> bool:
         """Whether this graph takes tensors of ``graph`` as inputs (a function graph
@@ -524,6 +545,21 @@ def _colocation_groups(op) -> list:
     """The groups ``op`` is placed with: its own ``_class`` entries, else itself."""
     groups = [str(g) for g in op.attrs.get("_class", ()) if str(g).startswith("loc:@")]
     return groups or [f"loc:@{op.name}"]
+
+
+def _refs_to_colocate(op_type: str, inputs) -> tuple:
+    """The variables an op writes through its reference inputs, in input order, for
+    the op types whose TF op def declares ``Ref(T)`` inputs (devsession's own
+    ``_ReadVariable`` and the stateful random ops, resource ops in TF, are not)."""
+    if op_type.startswith(("_", "Rng", "Stateful")):
+        return ()
+    refs = get_op_def(op_type).ref_inputs
+    if not refs:
+        return ()
+    inputs = list(inputs)
+    return tuple(_dedupe(inputs[i].op for i in refs
+                         if i < len(inputs) and isinstance(inputs[i], Tensor)
+                         and inputs[i].op.type == "VariableV2"))
 
 
 def _dedupe(ops):

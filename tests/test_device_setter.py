@@ -41,7 +41,9 @@ def test_variables_round_robin_over_ps_tasks_and_the_rest_on_the_worker():
     assert placed["x"] == "/job:worker/task:1/device:GPU:0"
     assert y.op.device == "/job:worker/task:1" and placed["MatMul"] == "/job:worker/task:1"
     assert w.device == "/job:ps/task:0"
-    assert update.op.device == "/job:worker/task:1"   # placement colocates it with b anyway
+    # an op writing a variable is built colocated with it (TF1's op_def_library)
+    assert update.op.device == "/job:ps/task:1"
+    assert update.op.colocation_groups() == [b"loc:@b"]
 
 
 def test_ps_tasks_without_a_cluster_and_merge_devices_off():

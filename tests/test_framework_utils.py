@@ -166,6 +166,41 @@ def test_colocate_with_names_the_group_and_takes_the_ops_device():
         assert sess.run(a) == 1.0
 
 
+def test_ops_writing_a_variable_are_built_colocated_with_it():
+    """TF1's op_def_library builds an op with reference inputs in ``colocate_with`` its
+    variables: their groups, their device, the scopes' devices set aside (what TF 2.21's
+    compat.v1 gives each op below); reads are ordinary ops."""
+    g = ds.Graph()
+    with g.as_default():
+        with ds.device("/job:ps/task:0"):
+            on_ps = ds.Variable([1.0, 2.0], name="on_ps")
+        free = ds.Variable([1.0, 2.0], name="free")
+        other = ds.Variable([1.0, 2.0], name="other")
+        with ds.device("/job:worker/task:0"):
+            writes = [ds.assign(on_ps, [3.0, 4.0]), on_ps.assign_add([1.0, 1.0]),
+                      ds.scatter_update(on_ps, [0], [5.0]), ds.assign(free, [0.0, 0.0]),
+                      ds.is_variable_initialized(free)]
+            with ds.colocate_with(other):
+                nested = ds.assign_add(free, [1.0, 1.0])
+            read = ds.identity(on_ps)
+            ds.train.MomentumOptimizer(0.1, 0.9).minimize(ds.reduce_sum(free * other))
+    placed = [(t.op.device, t.op.colocation_groups()) for t in writes]
+    assert placed == [("/job:ps/task:0", [b"loc:@on_ps"])] * 3 + [("", [b"loc:@free"])] * 2
+    assert on_ps.initializer.colocation_groups() == [b"loc:@on_ps"]
+    assert (nested.op.device, nested.op.colocation_groups()) == (
+        "", [b"loc:@free", b"loc:@other"])
+    assert (read.op.device, read.op.colocation_groups()) == (
+        "/job:worker/task:0", [b"loc:@" + read.op.name.encode()])
+    apply = g.get_operation_by_name("Momentum/update_free/ApplyMomentum")
+    assert apply.colocation_groups() == [b"loc:@free"]
+    nodes = {n.name: n for n in g.as_graph_def().node}
+    assert list(nodes[writes[0].op.name].attr["_class"].list.s) == [b"loc:@on_ps"]
+    with ds.Session(graph=g) as sess:
+        sess.run([on_ps.initializer, free.initializer, other.initializer])
+        sess.run(writes[:2])
+        assert sess.run(on_ps).tolist() == [4.0, 5.0]
+
+
 def test_container_scopes_variables_and_a_reset_clears_only_it():
     with ds.container("experiment"):
         scoped = ds.Variable(1.0, name="scoped")
