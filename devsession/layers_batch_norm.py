@@ -9,9 +9,9 @@ batch variance with Bessel's correction; any other input, and any layer with ``r
 ``virtual_batch_size`` or ``adjustment`` (``fused=True`` included: TF1's layer falls back
 silently), takes ``nn.moments`` and ``nn.batch_normalization``, whose moving variance
 averages the population variance.  ``axis`` may be a list (TF's): with several axes the
-variables and statistics take the inputs' rank, 1 along the axes reduced over.  The moving averages move by ``(moving - batch) *
-(1 - momentum)`` (``AssignMovingAvg``), ops the caller runs with the train op, as in
-TF1::
+variables and statistics take the inputs' rank, 1 along the axes reduced over.  The
+moving averages move by ``(moving - batch) * (1 - momentum)`` (``AssignMovingAvg``), ops
+the caller runs with the train op, as in TF1::
 
     with ds.control_dependencies(ds.get_collection(ds.GraphKeys.UPDATE_OPS)):
         train = optimizer.minimize(loss)

@@ -9,8 +9,9 @@ fed or computed); the output is float32 ``[batch, new_height, new_width, channel
 whatever the input's dtype, as TF's.  **ResizeNearestNeighbor** takes the same inputs
 and keeps the input's dtype.  Both have TF's attrs ``align_corners`` and
 ``half_pixel_centers`` (False by default: TF1's legacy sampling); setting both builds,
-as TF's, and is the kernel's ``InvalidArgumentError`` when the op runs.  The sampling (scales, source coordinates, float32 rounding) is TF 2.21's:
-``kernels/reference/image.py`` spells it out.
+as TF's, and is the kernel's ``InvalidArgumentError`` when the op runs.  The sampling
+(scales, source coordinates, float32 rounding) is TF 2.21's: ``kernels/reference/image.py``
+spells it out.
 
 **ResizeBilinearGrad(grads, original_image)**: float32 ``grads`` (the resized image's
 gradient) spread back onto a float16/32/64 image of ``original_image``'s height and

@@ -1,14 +1,13 @@
 """Static values of integer arithmetic, so shapes computed in a graph stay known when it
 is built: ``constant_value`` of an ``AddV2``/``Sub``/``Mul``/``FloorDiv``/``FloorMod``/
 ``Maximum``/``Minimum``/``Neg`` of int32/int64 tensors, and of a ``Cast`` to an integer
-dtype, whose values the graph alone determines (TF's shape inference evaluates the same small subgraphs).  TF's framing
-(``tf.signal.frame``) builds its outer shape as ``rank - axis - 1`` from Sub nodes; without
-this a GraphDef TensorFlow wrote would reach its SplitV with unknown split sizes, and every
-op after it with an unknown rank.
+dtype, whose values the graph alone determines (TF's shape inference evaluates the same
+small subgraphs).  TF's framing (``tf.signal.frame``) builds its outer shape as ``rank -
+axis - 1`` from Sub nodes; without this a GraphDef TensorFlow wrote would reach its SplitV
+with unknown split sizes, and every op after it with an unknown rank.
 
-Only small integer values are computed (``small``, the limit every static value
-keeps to); a division by zero
-is left to the run, which raises as TF does."""
+Only small integer values are computed (``small``, the limit every static value keeps to);
+a division by zero is left to the run, which raises as TF does."""
 
 from __future__ import annotations
 

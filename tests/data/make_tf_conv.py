@@ -1,7 +1,8 @@
 """Writes tf_conv.npz: the values of tests/data/conv_cases.py's ``tf.conv`` cases and
 the messages of its build errors (``error:<name>``), as TensorFlow 2.21 gives them, and
 the graph that computed the values (``graph_def``: its serialized GraphDef, of ``Conv``
-nodes; ``tensor:<name>``: each case's tensor in it), for tests/test_tf_conv.py.  Run with TensorFlow installed (not a test):
+nodes; ``tensor:<name>``: each case's tensor in it), for tests/test_tf_conv.py.  Run with
+TensorFlow installed (not a test):
 
     TF_CPP_MIN_LOG_LEVEL=3 /work/peers/bin/python tests/data/make_tf_conv.py
 """
