@@ -12,6 +12,7 @@ import pytest
 
 import devsession as ds
 from devsession.errors import InvalidArgumentError
+from gradient_check import numeric_gradient
 from kernel_cases import DEVICES, F16, F32, F64, check_against_ref, make_node, rng_for, run_on
 
 OPS = ("FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3")
@@ -140,17 +141,7 @@ def test_gradients_match_finite_differences(training, data_format, shape):
                                      data_format=data_format, is_training=training)
     loss = ds.reduce_sum(y * weights)
     point = [x, scale, offset]
-    with ds.Session() as sess:
-        grads = sess.run(ds.gradients(loss, xs), dict(zip(xs, point)))
-        for k, grad in enumerate(grads):
-            numeric = np.zeros_like(point[k])
-            for i in range(point[k].size):
-                plus, minus = [p.copy() for p in point], [p.copy() for p in point]
-                plus[k].reshape(-1)[i] += 1e-6
-                minus[k].reshape(-1)[i] -= 1e-6
-                numeric.reshape(-1)[i] = (sess.run(loss, dict(zip(xs, plus))) -
-                                          sess.run(loss, dict(zip(xs, minus)))) / 2e-6
-            np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7, err_msg=f"input {k}")
+    _assert_gradients_are_central_differences(loss, xs, point, atol=1e-7)
 
 
 @pytest.mark.parametrize("training", [True, False])
@@ -168,17 +159,19 @@ def test_gradients_of_the_gradient_match_finite_differences(training, data_forma
     dx, = ds.gradients(ds.reduce_sum(ds.sin(y) * weights), xs[:1])
     penalty = ds.reduce_sum(dx * dx * v)
     point = [x, scale]
+    _assert_gradients_are_central_differences(penalty, xs, point, atol=1e-6)
+
+
+def _assert_gradients_are_central_differences(loss, xs, point, atol):
+    """``loss``'s gradients with respect to the placeholders ``xs`` at ``point`` (their
+    values) against central differences of ``loss``, each input varied alone."""
     with ds.Session() as sess:
-        grads = sess.run(ds.gradients(penalty, xs), dict(zip(xs, point)))
+        grads = sess.run(ds.gradients(loss, xs), dict(zip(xs, point)))
         for k, grad in enumerate(grads):
-            numeric = np.zeros_like(point[k])
-            for i in range(point[k].size):
-                plus, minus = [p.copy() for p in point], [p.copy() for p in point]
-                plus[k].reshape(-1)[i] += 1e-6
-                minus[k].reshape(-1)[i] -= 1e-6
-                numeric.reshape(-1)[i] = (sess.run(penalty, dict(zip(xs, plus))) -
-                                          sess.run(penalty, dict(zip(xs, minus)))) / 2e-6
-            np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6, err_msg=f"input {k}")
+            def loss_at(value, k=k):
+                return sess.run(loss, {**dict(zip(xs, point)), xs[k]: value})
+            np.testing.assert_allclose(grad, numeric_gradient(loss_at, point[k]), rtol=1e-5,
+                                       atol=atol, err_msg=f"input {k}")
 
 
 def test_statistics_get_no_gradient_and_float16_is_differentiated_in_float32():
