@@ -150,6 +150,11 @@ def main(tf, out):
         out["mdn_losses"] = [float(sess.run([loss, train], {x: xs, y: ys})[0])
                              for _ in range(6)]
         out["mdn_mixture"] = sess.run(components.probs, {x: xs[:3]})
+        out["mdn_shapes"] = [components.batch_shape.as_list(), gaussians.batch_shape.as_list(),
+                             sess.run([components.batch_shape_tensor(),
+                                       gaussians.batch_shape_tensor()], {x: xs[:5]})]
+        a, b = pairs["normal"]
+        out["method_forms"] = sess.run([a.kl_divergence(b), a.cross_entropy(b)])
 
         bad = {"normal_scale": lambda: ds.Normal(0.0, -1.0, validate_args=True).sample(),
                "bernoulli_probs": lambda: ds.Bernoulli(probs=1.5, validate_args=True).mean(),
