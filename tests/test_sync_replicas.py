@@ -100,6 +100,9 @@ def test_builds_tf1s_graph():
         local = ds.local_variables()
         assert [v.op.name for v in local] == ["sync_rep_local_step"]
         assert local[0].dtype == ds.int64 and local[0] not in ds.trainable_variables()
+        # colocated with a NoOp of the replica, as TF1's; so is the train op writing it
+        assert local[0].op.colocation_groups() == [b"loc:@NoOp"]
+        assert m["train"].op.colocation_groups() == [b"loc:@NoOp"]
         accumulators = [op for op in g.get_operations() if op.type == "ConditionalAccumulator"]
         assert sorted(op.attrs["shared_name"] for op in accumulators) == [
             "b:0/grad_accum", "w:0/grad_accum"]

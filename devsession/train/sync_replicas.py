@@ -204,9 +204,10 @@ class SyncReplicasOptimizer(Optimizer):
 
 def _replica_local_step(global_step) -> Variable:
     """``sync_rep_local_step``: a local variable where this replica's other ops run (a
-    device function's worker device), not on the ps, as TF1's colocation puts it."""
+    device function's worker device), not on the ps: colocated with a NoOp built there
+    (its colocation group ``loc:@NoOp``, as TF1's)."""
     anchor = no_op()
-    with device(None), device(anchor.device or None), control_dependencies(None):
+    with anchor.graph.colocate_with(anchor), control_dependencies(None):
         return Variable(0, name="sync_rep_local_step", dtype=global_step.dtype,
                         trainable=False, collections=[GraphKeys.LOCAL_VARIABLES])
 
