@@ -1,0 +1,146 @@
+"""tf.signal inside a trained speech-enhancement model, as TF1 audio repos wrote it: a noisy
+waveform through tf.signal.stft, a dense layer on the log magnitude (tf.abs of the complex
+spectrogram) estimating a spectral mask, the masked spectrogram back to a waveform by
+tf.signal.inverse_stft with inverse_stft_window_fn, and a few Adam steps on a spectral L1
+loss plus a waveform loss (frame / overlap_and_add and rfft / irfft in the path), so
+gradients flow through every transform. Beside it the keyword-spotting features (log-mel
+by linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms), windows, dct/idct,
+fft/ifft on complex64, static shapes for known and unknown lengths, and the errors TF
+raises for bad arguments."""
+
+import numpy as np
+
+
+def main(tf, out):
+    rng = np.random.RandomState(0)
+    length, frame_length, frame_step, fft_length = 256, 64, 16, 64
+    t = np.arange(length, dtype=np.float32) / 8000.0
+    clean = (0.6 * np.sin(2 * np.pi * 440.0 * t) + 0.3 * np.sin(2 * np.pi * 1250.0 * t))
+    clean = clean.astype(np.float32)
+    noisy = (clean + 0.2 * rng.standard_normal(length)).astype(np.float32)
+
+    wave = tf.placeholder(tf.float32, [length], name="wave")
+    any_length = tf.placeholder(tf.float32, [None, None], name="any_length")
+    spectrogram = tf.signal.stft(wave, frame_length, frame_step, fft_length)
+    magnitude = tf.abs(spectrogram)
+    log_magnitude = tf.log(magnitude + 1e-6)
+    w = tf.Variable(rng.normal(0, 0.1, (33, 33)).astype(np.float32), name="mask_w")
+    b = tf.Variable(np.zeros(33, np.float32), name="mask_b")
+    mask = tf.sigmoid(tf.matmul(log_magnitude, w) + b)
+    masked = spectrogram * tf.complex(mask, tf.zeros_like(mask))
+    inverse_window = tf.signal.inverse_stft_window_fn(frame_step)
+    enhanced = tf.signal.inverse_stft(masked, frame_length, frame_step, fft_length,
+                                      window_fn=inverse_window)
+    target_magnitude = tf.abs(tf.signal.stft(tf.constant(clean), frame_length, frame_step))
+    spectral_loss = tf.reduce_mean(tf.abs(tf.abs(masked) - target_magnitude))
+    # a waveform loss on the middle samples, through frame / rfft / irfft / overlap_and_add
+    frames = tf.signal.frame(enhanced, 32, 16, pad_end=True)
+    filtered = tf.signal.irfft(tf.signal.rfft(frames * tf.signal.hann_window(32)))
+    rebuilt = tf.signal.overlap_and_add(filtered, 16)[:length]
+    wave_loss = tf.reduce_mean(tf.square(rebuilt[48:-48] - clean[48:-48]))
+    loss = spectral_loss + 4.0 * wave_loss
+    grads = tf.gradients(loss, [w, b, wave])
+    train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+
+    # a round trip with no mask, and the keyword-spotting features
+    round_trip = tf.signal.inverse_stft(spectrogram, frame_length, frame_step, fft_length,
+                                        window_fn=inverse_window)
+    mel_matrix = tf.signal.linear_to_mel_weight_matrix(
+        num_mel_bins=10, num_spectrogram_bins=33, sample_rate=8000,
+        lower_edge_hertz=80.0, upper_edge_hertz=3800.0)
+    log_mel = tf.log(tf.tensordot(magnitude, mel_matrix, 1) + 1e-6)
+    mfccs = tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :6]
+    any_stft = tf.signal.stft(any_length, 32, 8, window_fn=tf.signal.hamming_window)
+    any_mfcc = tf.signal.mfccs_from_log_mel_spectrograms(tf.log(tf.abs(any_stft) + 1e-6))
+    out["static_shapes"] = [
+        spectrogram.shape.as_list(), enhanced.shape.as_list(), frames.shape.as_list(),
+        rebuilt.shape.as_list(), any_stft.shape.as_list(), any_mfcc.shape.as_list(),
+        tf.signal.frame(any_length, 5, 2, axis=0).shape.as_list(),
+        tf.signal.frame(any_length, 5, 2, pad_end=True, axis=-1).shape.as_list(),
+        tf.signal.frame(tf.zeros([7, 3]), 3, 2, pad_end=True, axis=0).shape.as_list(),
+        mel_matrix.shape.as_list()]
+
+    x = tf.constant(rng.normal(size=(3, 8)).astype(np.float32))
+    z = tf.complex(x, tf.reverse(x, [1]))
+    transforms = {
+        "hann_periodic": tf.signal.hann_window(8),
+        "hann_symmetric": tf.signal.hann_window(8, periodic=False),
+        "hamming": tf.signal.hamming_window(7),
+        "hamming_symmetric": tf.signal.hamming_window(7, periodic=False),
+        "inverse_window": inverse_window(frame_length, tf.float32),
+        "dct2_ortho": tf.signal.dct(x, type=2, norm="ortho"),
+        "dct3": tf.signal.dct(x, type=3),
+        "idct2_ortho_round_trip": tf.signal.idct(tf.signal.dct(x, norm="ortho"),
+                                                 norm="ortho"),
+        "idct3_of_dct3": tf.signal.idct(tf.signal.dct(x, type=3), type=3),
+        "fft_ifft": tf.stack([tf.real(tf.signal.ifft(tf.signal.fft(z))),
+                              tf.imag(tf.signal.ifft(tf.signal.fft(z)))]),
+        "fft_real_imag": tf.stack([tf.real(tf.signal.fft(z)), tf.imag(tf.signal.fft(z))]),
+        "fft_abs": tf.abs(tf.signal.fft(z)),
+        "rfft_irfft": tf.signal.irfft(tf.signal.rfft(x)),
+        "frame_axis0": tf.signal.frame(tf.reshape(tf.range(14.0), [7, 2]), 3, 2,
+                                       pad_end=True, pad_value=-1.0, axis=0),
+        "overlap_add": tf.signal.overlap_and_add(tf.reshape(tf.range(12.0), [3, 4]), 2),
+    }
+    step_in = tf.placeholder(tf.int32, [], name="frame_step")
+    fed_step = tf.signal.frame(tf.range(10.0), 4, step_in)
+    zero_step = tf.signal.frame(tf.range(10.0), 4, 0)
+    out["bad_step_shapes"] = [fed_step.shape.as_list(), zero_step.shape.as_list()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        stepped = []
+        for step in (3, -2, 0):
+            try:
+                stepped.append(sess.run(fed_step, {step_in: step}).tolist())
+            except tf.errors.InvalidArgumentError:
+                stepped.append("InvalidArgumentError")
+        out["fed_steps"] = stepped
+        feed = {wave: noisy}
+        out["first_grads"] = sess.run(grads, feed)
+        history = []
+        for _ in range(6):
+            _, spec_value, wave_value = sess.run([train_op, spectral_loss, wave_loss], feed)
+            history.append([spec_value, wave_value])
+        out["losses"] = np.array(history)
+        out["mask_row"] = sess.run(mask, feed)[5]
+        out["enhanced"] = sess.run(enhanced, feed)[60:80]
+        out["round_trip_error"] = float(np.max(np.abs(
+            sess.run(round_trip, feed)[64:-64] - noisy[64:-64])))
+        out["mel_matrix"] = sess.run(mel_matrix)
+        out["log_mel_mfccs"] = sess.run([log_mel[2], mfccs[2]], feed)
+        features = sess.run([any_stft, any_mfcc], {any_length: np.stack([noisy[:100],
+                                                                          clean[:100]])})
+        out["any_length_shapes"] = [list(features[0].shape), list(features[1].shape)]
+        out["any_length_mfcc"] = features[1][:, 3, :4]
+        out.update(sess.run(transforms))
+
+    errors = {}
+    bad_calls = {
+        "dct_type_5": lambda: tf.signal.dct(tf.zeros([4]), type=5),
+        "dct_norm": lambda: tf.signal.dct(tf.zeros([4]), norm="unit"),
+        "dct1_ortho": lambda: tf.signal.dct(tf.zeros([4]), type=1, norm="ortho"),
+        "dct_axis": lambda: tf.signal.dct(tf.zeros([4, 4]), axis=0),
+        "stft_rank0": lambda: tf.signal.stft(tf.zeros([]), 4, 2),
+        "overlap_rank1": lambda: tf.signal.overlap_and_add(tf.zeros([4]), 2),
+        "mel_edges": lambda: tf.signal.linear_to_mel_weight_matrix(
+            lower_edge_hertz=500.0, upper_edge_hertz=100.0),
+        "mel_nyquist": lambda: tf.signal.linear_to_mel_weight_matrix(
+            sample_rate=8000, upper_edge_hertz=5000.0),
+        "mfcc_zero_bins": lambda: tf.signal.mfccs_from_log_mel_spectrograms(
+            tf.zeros([3, 0])),
+    }
+    for key, call in bad_calls.items():
+        try:
+            call()
+            errors[key] = None
+        except (ValueError, TypeError, NotImplementedError,
+                tf.errors.InvalidArgumentError) as e:
+            errors[key] = type(e).__name__
+    out["errors"] = errors
+    out["_tol"] = {"first_grads": {"rtol": 1e-3, "atol": 1e-5},
+                   "losses": {"rtol": 1e-3, "atol": 1e-6},
+                   "mask_row": {"rtol": 1e-3, "atol": 1e-5},
+                   "enhanced": {"rtol": 1e-3, "atol": 1e-4},
+                   "round_trip_error": {"rtol": 0, "atol": 1e-5},
+                   "log_mel_mfccs": {"rtol": 1e-4, "atol": 1e-4},
+                   "any_length_mfcc": {"rtol": 1e-4, "atol": 1e-4}}
