@@ -33,6 +33,11 @@ only those rows as TF's do.
 Variables: an x that is a ``ds.Variable`` means the variable itself (its ``VariableV2``
 tensor, whose ``read`` Identity the forward pass consumed), as TF1's ``as_ref``.
 
+Inside a cond branch or loop body (a function graph being traced), an x of an enclosing
+graph (a variable, a placeholder: MAML's inner step inside ``map_fn``) stands for what
+captured it there (``_standins``): its gradient is the sum of theirs.  One the function
+uses only through a tensor computed from it outside is refused (ValueError).
+
     y = x * x + 3 * x
     (dx,) = ds.gradients(y, [x])        # 2x + 3
     (ddx,) = ds.gradients(dx, [x])      # 2: gradients of gradients work too
@@ -46,6 +51,7 @@ from collections import defaultdict
 from .graph import Operation, Tensor, convert_to_tensor, device, name_scope
 from .ops.common import graph_of
 from .ops.array import concat, reshape, stack
+from .ops.array_fill import zeros
 from .ops.elementwise import add
 from .ops.indexed_rows import IndexedRows, gather_rows, with_rows
 from .ops.linalg import matmul
@@ -101,16 +107,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
     ys, xs = _as_list(ys), _as_list(xs)
     graph = graph_of(*ys, *xs)
     ys = [convert_to_tensor(y, graph=graph) for y in ys]
-    xs = [_as_x(x, graph) for x in xs]
+    xs = original_xs = [_as_x(x, graph) for x in xs]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     if len(grad_ys) != len(ys):
         raise ValueError(f"gradients: {len(grad_ys)} grad_ys for {len(ys)} ys.")
     if unconnected_gradients not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
         raise ValueError(f"Unknown unconnected_gradients value {unconnected_gradients!r}; "
                          f"use 'none' or 'zero'.")
-    for t in ys + xs:
+    for t in ys:
         if t.graph is not graph:
             raise ValueError(f"Tensor '{t.name}' is not in the graph of the other ys and xs.")
+    groups = [_standins(graph, x) for x in xs]      # each x, or what stands for it here
+    xs = [t for group in groups for t in group]
     stop_ops = {_op_of(s) for s in _as_list(stop_gradients or [])}
 
     with graph.as_default(), name_scope(name):
@@ -128,12 +136,18 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 for t_in, g in zip(op.inputs, _input_grads(op, out_grads)):
                     if g is not None and _carries_gradient(t_in):
                         grads[t_in].append((g, _rows_passed(op, summed, g)))
-        results = []
+        flat = []
         for x in xs:
             with _placed_with(x.op, colocate_gradients_with_ops):
-                results.append(with_rows(*_aggregate(grads, x)))
+                flat.append(with_rows(*_aggregate(grads, x)))
+        results, start = [], 0
+        for group in groups:
+            parts = [g for g in flat[start:start + len(group)] if g is not None]
+            start += len(group)
+            results.append(parts[0] if len(parts) == 1 else _sum(parts) if parts else None)
         if unconnected_gradients == UnconnectedGradients.ZERO:
-            results = [zeros_like_of(x) if g is None else g for x, g in zip(xs, results)]
+            results = [g if g is not None else zeros_like_of(group[0]) if group
+                       else _outer_zeros(x) for x, group, g in zip(original_xs, groups, results)]
     return results
 
 
@@ -175,6 +189,65 @@ def _as_x(x, graph) -> Tensor:
     if hasattr(x, "_ref"):           # a Variable: the variable itself, not a read of it
         return x._ref()
     return convert_to_tensor(x, graph=graph)
+
+
+def _standins(graph, x: Tensor) -> list:
+    """The tensors of ``graph`` that ``x`` reaches it as: ``[x]`` when it is in
+    ``graph``; for an ``x`` of a graph enclosing the function graph ``graph`` (a
+    cond branch or loop body differentiating with respect to an outer tensor or
+    variable, as MAML's inner loop inside ``map_fn``), the Placeholders that captured it
+    (through each nesting level) or a read of it (a variable's), and the copy of a
+    variable the function assigns to; ``[]`` where ``graph`` never used it (its gradient
+    is None).  The gradient of ``x`` is the sum of theirs."""
+    if x.graph is graph:
+        return [x]
+    outer = getattr(graph, "outer_graph", None)
+    if outer is None or not graph._captures_from(x.graph):
+        raise ValueError(f"Tensor '{x.name}' is not in the graph of the other ys and xs.")
+    found = []
+    for t in _standins(outer, x):
+        seen = [t]
+        if t.op.type == "VariableV2":           # its reads, and its copy in ``graph``
+            seen += [op.outputs[0] for op in outer.get_operations()
+                     if op.type in ("Identity", "_ReadVariable") and op.inputs
+                     and op.inputs[0] is t]
+            copy = graph.variables.get(t.op)
+            if copy is not None:
+                found.append(copy.outputs[0])
+        found += [graph._captures[s] for s in seen if s in graph._captures]
+        indirect = _computed_from(t, [c for c in graph._captures if c not in seen])
+        if indirect is not None:
+            raise ValueError(
+                f"ds.gradients inside '{graph.name}' (a cond branch or loop body) with "
+                f"respect to '{x.name}' of an enclosing graph: the function uses "
+                f"'{indirect.name}', computed from it outside the function, and its "
+                f"gradient cannot reach back there; differentiate with respect to "
+                f"'{indirect.name}', or compute it inside the function.")
+    return found
+
+
+def _computed_from(t: Tensor, captured: list):
+    """The first of ``captured`` (tensors of ``t``'s graph) computed from ``t`` along
+    tensors that carry gradients, or None."""
+    for c in captured:
+        seen, stack = set(), [c]
+        while stack:
+            u = stack.pop()
+            if u is t:
+                return c
+            if u in seen or not _carries_gradient(u) or u.op.type == "StopGradient":
+                continue
+            seen.add(u)
+            stack.extend(u.op.inputs)
+    return None
+
+
+def _outer_zeros(x: Tensor) -> Tensor:
+    """Zeros for an outer ``x`` the function never used: of its static shape where
+    known, so the function does not capture ``x`` only for its shape."""
+    if x.shape.is_fully_defined():
+        return zeros(x.shape.as_list(), dtype=x.dtype)
+    return zeros_like_of(x)
 
 
 def _op_of(value) -> Operation:

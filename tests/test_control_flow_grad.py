@@ -396,3 +396,101 @@ def test_a_loop_gradient_of_zero_iterations_is_a_copy_not_the_fed_array():
         got = sess.run(dx, {x: np.ones(3, np.float32), dy: fed})
     np.testing.assert_array_equal(got, fed)
     assert not np.shares_memory(got, fed)
+
+
+# --- ds.gradients inside a branch or loop body, with respect to outer tensors ---------------
+
+def test_gradients_inside_a_body_reach_outer_variables_and_differentiate_again():
+    """MAML's inner step inside ``map_fn``: ``ds.gradients`` in the loop body with respect
+    to a variable of the outer graph (it stands for the Placeholder that captured its
+    read), then the outer gradient through that inner gradient (float64 numpy)."""
+    xs = np.array([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]])
+    w0, alpha = np.array([0.3, -0.7, 0.4]), 0.5
+    w = ds.Variable(w0, name="w")
+
+    def adapt(x):
+        (g,) = ds.gradients(ds.reduce_sum(ds.tanh(w * x)), w)
+        return ds.reduce_sum(ds.square(w - alpha * g)), g
+    losses, inner = ds.map_fn(adapt, ds.constant(xs), dtype=(ds.float64, ds.float64))
+    (outer,) = ds.gradients(ds.reduce_sum(losses), w)
+    t = np.tanh(w0 * xs)
+    fast = w0 - alpha * xs * (1 - t * t)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got_inner, got_outer = sess.run([inner, outer])
+    np.testing.assert_allclose(got_inner, xs * (1 - t * t), rtol=1e-12)
+    want = (2 * fast * (1 + 2 * alpha * xs * xs * t * (1 - t * t))).sum(0)
+    np.testing.assert_allclose(got_outer, want, rtol=1e-12)
+
+
+def test_gradients_inside_branches_and_nested_bodies_reach_outer_tensors():
+    c = ds.placeholder(ds.float64, (2,), name="c")
+    v = ds.Variable(np.array([1.0, -2.0]), name="v")
+    unused = ds.placeholder(ds.float64, (2,), name="unused")
+
+    def branch():
+        (dc,) = ds.gradients(ds.reduce_sum(c * c * c), c)         # an outer placeholder
+        assert ds.gradients(ds.reduce_sum(c), unused) == [None]    # never used inside
+        assert ds.gradients(ds.reduce_sum(c), unused,
+                            unconnected_gradients="zero")[0] is not None
+
+        def body(i, acc):       # nested: a loop in the branch, v of the outermost graph
+            return i + 1, acc + ds.gradients(ds.reduce_sum(v * v * acc), v)[0]
+        return dc + ds.while_loop(lambda i, acc: i < 2, body, [0, ds.ones([2], ds.float64)])[1]
+    def reads_twice():          # v's captured read, and a fresh read after c inside
+        with ds.control_dependencies([ds.identity(c)]):
+            fresh = v + 0.0
+        return ds.gradients(ds.reduce_sum(v * fresh), v)[0]
+    y = ds.cond(ds.reduce_sum(c) > 0.0, branch, lambda: c)
+    twice = ds.cond(ds.reduce_sum(c) > 0.0, reads_twice, lambda: c)
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        cv, vv = np.array([0.5, 1.5]), np.array([1.0, -2.0])
+        acc = np.ones(2)
+        for _ in range(2):
+            acc = acc + 2 * vv * acc
+        np.testing.assert_allclose(sess.run(y, {c: cv}), 3 * cv * cv + acc)
+        np.testing.assert_allclose(sess.run(twice, {c: cv}), 2 * vv)
+    other = ds.Graph()
+    with other.as_default():
+        stranger = ds.constant([1.0, 2.0])
+    with pytest.raises(ValueError, match="is not in the graph"):
+        ds.cond(ds.reduce_sum(c) > 0.0, lambda: ds.gradients(c * 2.0, stranger)[0],
+                lambda: c)
+
+
+def test_a_loop_gradient_differentiated_again_raises_tf1s_type_error():
+    """The gradient of a ``map_fn``'s gradient, taken outside the loop: TF1's TypeError
+    (it was a silent None); gradients taken inside the body still differentiate."""
+    scale = ds.Variable(np.array([1.5, -0.5]), name="scale")
+    rows = np.array([[1.0, 2.0], [-0.5, 1.0], [0.3, 0.7]])
+    mapped = ds.map_fn(lambda row: ds.reduce_sum(ds.tanh(row * scale)), ds.constant(rows))
+    (g,) = ds.gradients(ds.reduce_sum(mapped), scale)
+    with pytest.raises(TypeError, match="^Second-order gradient for while loops not "
+                                        "supported.$"):
+        ds.gradients(g, scale, grad_ys=ds.constant([1.0, -2.0], ds.float64))
+    stopped = ds.map_fn(lambda row: ds.reduce_sum(row * scale), ds.constant(rows),
+                        back_prop=False)
+    assert ds.gradients(ds.gradients(ds.reduce_sum(stopped) + ds.reduce_sum(scale), scale),
+                        scale) == [None]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        t = np.tanh(rows * np.array([1.5, -0.5]))
+        np.testing.assert_allclose(sess.run(g), (rows * (1 - t * t)).sum(0), rtol=1e-12)
+
+
+def test_gradients_inside_a_body_refuse_an_x_used_only_through_outer_ops():
+    """An outer x the function uses through a tensor computed from it outside: the
+    gradient cannot reach back through those outer ops, so ValueError naming that
+    tensor rather than a None (or a partial sum) that would be wrong."""
+    x = ds.placeholder(ds.float64, (2,), name="x")
+    doubled = ds.multiply(x, 2.0, name="doubled")
+    held = ds.stop_gradient(x * 3.0, name="held")
+    with pytest.raises(ValueError, match="uses 'doubled:0', computed from it outside"):
+        ds.cond(ds.reduce_sum(x) > 0.0,
+                lambda: ds.gradients(ds.reduce_sum(x * doubled), x)[0], lambda: x)
+    # through a stop_gradient the outer path carries no gradient: x's own use counts
+    y = ds.cond(ds.reduce_sum(x) > 0.0,
+                lambda: ds.gradients(ds.reduce_sum(x * held), x)[0], lambda: x)
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(y, {x: [1.0, 2.0]}), [3.0, 6.0])
