@@ -13,7 +13,9 @@ The gradient of a ``While`` is one ``_WhileGrad`` node: its kernel runs the loop
 from the same inputs, keeping every iteration's loop variables (TF1 keeps them on
 stacks during the forward pass), then runs the body's gradient function (built as a
 branch's is) once per iteration, last first, carrying the loop variables' gradients
-back and summing the captured tensors'.  ``back_prop=False`` stops the gradient.
+back and summing the captured tensors'.  ``back_prop=False`` stops the gradient.  A
+``_WhileGrad`` has no gradient: differentiating a loop's gradient again raises TF1's
+TypeError (gradients taken inside a body, of what the body computes, are ordinary ops).
 
 Random ops: replay.  The copies recompute the forward functions (TF2 instead makes
 the forward op output its intermediates), and a random op recomputed would draw other
@@ -160,7 +162,15 @@ def _loop_var_shape(op: Operation, k: int):
 register_gradient("While")(_while_grad)
 register_gradient("StatelessWhile")(_while_grad)
 register_gradient(WHILE_REPLAY_OP)(_while_grad)
-not_differentiable(WHILE_GRAD_OP)   # no second derivatives through a loop
+
+
+@register_gradient(WHILE_GRAD_OP)
+def _while_grad_grad(op: Operation, *out_grads):
+    """A loop's gradient differentiated again (a Hessian-vector product or a gradient
+    penalty through a ``while_loop``, ``map_fn`` or ``dynamic_rnn``, differentiated from
+    outside the loop): TF1's error, where a silent None would hide the missing term.
+    ``ds.gradients`` inside a loop body (MAML's inner step in ``map_fn``) is fine."""
+    raise TypeError("Second-order gradient for while loops not supported.")
 
 
 def _refuse_repeated_effects(op: Operation, records: int) -> None:
