@@ -48,6 +48,9 @@ class FetchMapper:
         except TypeError as e:
             raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch).__name__}, "
                             f"must be a string, Tensor or Operation. ({e})") from None
+        if not graph.is_fetchable(element):
+            op = element if isinstance(element, Operation) else element.op
+            raise ValueError(f"Operation {op.name} has been marked as not fetchable.")
         if isinstance(element, Operation):
             if element not in self._target_set:
                 self._target_set.add(element)

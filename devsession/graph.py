@@ -204,6 +204,8 @@ class Graph:
         self._container = ""                                 # TF1's Graph.container
         self._colocation_stack: list = []                    # TF1's Graph.colocate_with
         self._finalized = False
+        self._unfeedable: set = set()     # TF1's prevent_feeding / prevent_fetching
+        self._unfetchable: set = set()
         self.seed: int | None = None
 
     # --- building ---------------------------------------------------------------
@@ -224,6 +226,28 @@ class Graph:
     @property
     def finalized(self) -> bool:
         return self._finalized
+
+    def _unsafe_unfinalize(self) -> None:
+        """Allow changes again (TF1's private ``Graph._unsafe_unfinalize``, which a
+        MonitoredSession calls as it closes when it finalized the graph itself)."""
+        self._finalized = False
+
+    def prevent_feeding(self, tensor) -> None:
+        """TF1's ``Graph.prevent_feeding``: a session run feeding ``tensor`` raises
+        ValueError ("may not be fed")."""
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor) -> bool:
+        return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op) -> None:
+        """TF1's ``Graph.prevent_fetching``: fetching ``op`` or one of its outputs raises
+        ValueError ("marked as not fetchable")."""
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
 
     @property
     def version(self) -> int:

@@ -336,15 +336,21 @@ class BaseSession:
     # --- feeds -------------------------------------------------------------------------------
 
     def _feed_tensor(self, key) -> Tensor:
+        """The tensor a feed_dict key names (an operation or its name: its first output);
+        TypeError where it names none of this graph's (another graph's tensor, a missing
+        name), as TF's."""
         try:
             element = self._graph.as_graph_element(key)
         except (KeyError, ValueError, TypeError) as e:
-            raise ValueError(f"Cannot interpret feed_dict key {key!r} as a Tensor: "
-                             f"{e.args[0] if e.args else e}") from None
+            raise TypeError(f"Cannot interpret feed_dict key {key!r} as Tensor: "
+                            f"{e.args[0] if e.args else e}") from None
         if not isinstance(element, Tensor):
-            if element.outputs:
-                return element.outputs[0]
-            raise ValueError(f"Cannot feed operation '{element.name}': it has no output.")
+            if not element.outputs:
+                raise TypeError(f"Cannot interpret feed_dict key as Tensor: operation "
+                                f"'{element.name}' has no output.")
+            element = element.outputs[0]
+        if not self._graph.is_feedable(element):
+            raise ValueError(f"Tensor {element.name} may not be fed.")
         return element
 
     def _resolve_feeds(self, feed_dict) -> tuple[tuple, list]:

@@ -112,6 +112,24 @@ def test_finalized_graph_refuses_new_nodes(graph):
     assert graph.version == 1
 
 
+def test_unsafe_unfinalize_allows_new_nodes_again(graph):
+    graph.finalize()
+    graph._unsafe_unfinalize()       # what a MonitoredSession does as it closes
+    assert not graph.finalized
+    assert ds.constant(2.0).graph is graph
+
+
+def test_prevent_feeding_and_fetching_mark_only_what_they_name(graph):
+    a = ds.placeholder(ds.float32, (), name="a")
+    b = a * 2.0
+    c = b + 1.0
+    graph.prevent_feeding(b)
+    graph.prevent_fetching(c.op)
+    assert [graph.is_feedable(t) for t in (a, b, c)] == [True, False, True]
+    assert [graph.is_fetchable(t) for t in (a, b, c, c.op, b.op)] == [True, True, False, False,
+                                                                       True]
+
+
 # --- names ------------------------------------------------------------------------------------
 
 def test_default_names_are_uniquified(graph):

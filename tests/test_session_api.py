@@ -124,6 +124,33 @@ def test_feed_python_lists_and_scalars(make_session):
     np.testing.assert_array_equal(sess.run(n, {n: [1, 2]}), [1, 2])
 
 
+def test_prevented_feeds_and_fetches_and_another_graphs_feed_key(make_session):
+    """As TF's: feeding a tensor the graph prevents feeding is a ValueError ("may not be
+    fed"), fetching a prevented op a ValueError, and a feed key of another graph a
+    TypeError ("Cannot interpret feed_dict key as Tensor")."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (), name="x")
+        y = x * 2.0
+        z = y + 1.0
+        hidden = z * 3.0
+    g.prevent_feeding(y)
+    g.prevent_fetching(hidden.op)
+    sess = make_session(g)
+    assert sess.run(z, {x: 1.0}) == 3.0
+    with pytest.raises(ValueError, match="may not be fed"):
+        sess.run(z, {y: 5.0})
+    assert sess.run(z, {x: 1.0, z.op.inputs[1]: 2.0}) == 4.0     # others still can be
+    with pytest.raises(ValueError, match="not fetchable"):
+        sess.run(hidden, {x: 1.0})
+    with pytest.raises(ValueError, match="not fetchable"):
+        sess.run([z, hidden.op], {x: 1.0})
+    with ds.Graph().as_default():
+        stranger = ds.placeholder(ds.float32, (), name="x")
+    with pytest.raises(TypeError, match="Cannot interpret feed_dict key"):
+        sess.run(z, {stranger: 1.0})
+
+
 def test_any_tensor_can_be_fed(make_session):
     g = ds.Graph()
     with g.as_default():
@@ -165,7 +192,7 @@ def test_unknown_fetch_and_feed_names(make_session, add_graph):
         sess.run("nope:0")
     with pytest.raises(ValueError, match="Did you mean 'c'"):
         sess.run("cc:0", {a: A, b: B})
-    with pytest.raises(ValueError, match="missing:0"):
+    with pytest.raises(TypeError, match="missing:0"):     # a feed key: TypeError, as TF's
         sess.run(c, {"missing:0": A, b: B})
     with pytest.raises(TypeError):
         sess.run(3.5)
