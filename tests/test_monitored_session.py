@@ -388,6 +388,26 @@ def test_the_graph_is_finalized_and_a_second_session_finds_the_scaffolds_ops(tmp
         ds.GraphKeys.SAVERS)] == found
 
 
+def test_closing_opens_again_a_graph_only_the_session_finalized():
+    """As TF1's: a monitored session that finalized the graph un-finalizes it as it closes
+    (ops can be added for the next session); one given a finalized graph leaves it so."""
+    w = ds.Variable(F32(1.0), name="w")
+    graph = ds.get_default_graph()
+    with ds.train.SingularMonitoredSession() as sess:
+        assert graph.finalized
+        assert sess.run(w) == 1.0
+    assert not graph.finalized
+    double = w * 2.0
+    with ds.train.MonitoredTrainingSession() as sess:
+        assert graph.finalized
+        assert sess.run(double) == 2.0
+    assert not graph.finalized
+    graph.finalize()
+    with ds.train.SingularMonitoredSession() as sess:
+        assert sess.run(double) == 2.0
+    assert graph.finalized
+
+
 def test_a_training_session_without_summaries_needs_no_tensorboard(tmp_path, monkeypatch):
     """The summary hook makes its FileWriter (which needs the tensorboard extra) only
     when the graph has summaries to write."""

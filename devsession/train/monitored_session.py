@@ -380,8 +380,10 @@ def _get_or_default(argument: str, key: str, build):
 class _MonitoredSession:
     """The session ``MonitoredTrainingSession`` returns (see the module docstring)."""
 
-    def __init__(self, session, hooks, coord=None, threads=(), stop_grace_period_secs=120):
+    def __init__(self, session, hooks, coord=None, threads=(), stop_grace_period_secs=120,
+                 unfinalize=None):
         self._session, self._hooks = session, hooks
+        self._unfinalize = unfinalize   # the graph it finalized, open again after close()
         self._stop = False
         self.graph = session.graph
         self._coord, self._threads = coord, list(threads)
@@ -426,7 +428,11 @@ class _MonitoredSession:
             try:
                 self._stop_queue_runners()
             finally:
-                self._session.close()
+                try:
+                    self._session.close()
+                finally:    # as TF's: a graph finalized only for the session is opened again
+                    if self._unfinalize is not None:
+                        self._unfinalize._unsafe_unfinalize()
 
     def _stop_queue_runners(self) -> None:
         """Stop the runners and wait for them; a runner's error is raised here."""
@@ -546,6 +552,8 @@ class MonitoredSession(_MonitoredSession):
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
         hooks = list(hooks or [])
+        graph = get_default_graph()
+        unfinalize = None if graph.finalized else graph
         for hook in hooks:
             hook.begin()
         session = (session_creator or ChiefSessionCreator()).create_session()
@@ -559,7 +567,7 @@ class MonitoredSession(_MonitoredSession):
                 coord.request_stop()        # the runners end with the session's close
             session.close()
             raise
-        super().__init__(session, hooks, coord, threads, stop_grace_period_secs)
+        super().__init__(session, hooks, coord, threads, stop_grace_period_secs, unfinalize)
 
     def run_step_fn(self, step_fn):
         """``step_fn(StepContext)``'s result; its ``request_stop()`` ends the step and
