@@ -303,3 +303,73 @@ def test_complex_gradients_are_tfs_convention():
         (grad,) = ds.gradients(loss, [z])
         with ds.Session() as sess:
             np.testing.assert_array_equal(sess.run(grad, {z: [1j, 2]}), [3 + 5j, 3 + 5j])
+
+
+def _np_frames(x, length, step, pad_end=False, pad_value=0.0):
+    """``x``'s last axis in frames, as TF's ``tf.signal.frame`` defines them."""
+    size = x.shape[-1]
+    count = -(-size // step) if pad_end else max(0, 1 + (size - length) // step)
+    if pad_end:
+        extra = max(0, length + step * (count - 1) - size)
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, extra)], constant_values=pad_value)
+    return np.stack([x[..., i * step:i * step + length] for i in range(count)], axis=-2)
+
+
+def _np_overlap_and_add(frames, step):
+    count, length = frames.shape[-2:]
+    out = np.zeros(frames.shape[:-2] + (length + step * (count - 1),), frames.dtype)
+    for i in range(count):
+        out[..., i * step:i * step + length] += frames[..., i, :]
+    return out
+
+
+def test_frame_takes_a_length_and_step_only_a_run_knows():
+    signal = np.arange(22.0, dtype=np.float32).reshape(2, 11)
+    with ds.Graph().as_default():
+        length = ds.placeholder(ds.int32, [])
+        step = ds.placeholder(ds.int32, [])
+        by_step = ds.signal.frame(signal, 4, step)
+        by_length = ds.signal.frame(signal, length, 3, pad_end=True, pad_value=-1.0)
+        by_both = ds.signal.frame(signal, length, step, pad_end=True)
+        down_rows = ds.signal.frame(signal.T, 4, step, axis=0)
+        # TF's static shapes: frames unknown where the step is; with pad_end and a known
+        # step, ceil(11 / 3) frames of a length only the run knows
+        assert by_step.shape.as_list() == [2, None, 4]
+        assert by_length.shape.as_list() == [2, 4, None]
+        assert by_both.shape.as_list() == [2, None, None]
+        assert down_rows.shape.as_list() == [None, 4, 2]
+        with ds.Session() as sess:
+            for n, s in ((4, 3), (5, 2), (3, 1), (11, 4), (12, 5)):
+                got = sess.run([by_step, by_length, by_both, down_rows], {length: n, step: s})
+                np.testing.assert_array_equal(got[0], _np_frames(signal, 4, s))
+                np.testing.assert_array_equal(got[1], _np_frames(signal, n, 3, True, -1.0))
+                np.testing.assert_array_equal(got[2], _np_frames(signal, n, s, True))
+                np.testing.assert_array_equal(got[3], np.moveaxis(
+                    _np_frames(signal, 4, s), -2, 0).swapaxes(1, 2))
+            # a negative step makes no frames, as TF's run
+            assert sess.run(by_step, {step: -2}).shape == (2, 0, 4)
+
+
+def test_overlap_and_add_takes_a_step_only_a_run_knows():
+    frames = np.random.default_rng(3).normal(size=(2, 3, 4)).astype(np.float32)
+    with ds.Graph().as_default():
+        step = ds.placeholder(ds.int32, [])
+        summed = ds.signal.overlap_and_add(frames, step)
+        assert summed.shape.as_list() == [2, None]
+        with ds.Session() as sess:
+            for s in (1, 2, 4, 6):
+                np.testing.assert_allclose(sess.run(summed, {step: s}),
+                                           _np_overlap_and_add(frames, s), rtol=1e-6)
+
+
+def test_frame_steps_it_cannot_take():
+    with ds.Graph().as_default():
+        signal = ds.zeros([10])
+        with pytest.raises(ValueError, match="frame_step must not be 0"):
+            ds.signal.frame(signal, 4, 0)
+        with pytest.raises(ValueError, match="must have rank 0"):
+            ds.signal.frame(signal, 4, ds.placeholder(ds.int32, [1]))
+        with pytest.raises(TypeError, match="frame_step must be an integer tensor"):
+            ds.signal.frame(signal, 4, ds.placeholder(ds.float32, []))
+        with pytest.raises(TypeError, match="frame_length must be an integer tensor"):
+            ds.signal.frame(signal, ds.placeholder(ds.float32, []), 2)

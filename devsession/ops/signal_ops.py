@@ -10,8 +10,10 @@ power of two enclosing ``frame_length``), ``inverse_stft`` and
 ``linear_to_mel_weight_matrix`` (HTK's mel scale, TF's triangles) and
 ``mfccs_from_log_mel_spectrograms`` (a type-2 DCT scaled by ``rsqrt(2 * num_mel_bins)``).
 
-``frame_length``, ``frame_step`` and ``fft_length`` are Python ints or constants here
-(TF also takes tensors only a run knows); the signal's length may be unknown.
+``frame`` takes a ``frame_length`` and ``frame_step`` only a run knows (int32/int64 scalar
+tensors, as TF), ``overlap_and_add`` and ``stft`` such a ``frame_step``; the other
+lengths (``stft``'s ``frame_length``, ``fft_length``, ``inverse_stft``'s arguments,
+window lengths) are Python ints or constants here. The signal's length may be unknown.
 """
 
 from __future__ import annotations
@@ -50,6 +52,20 @@ def _static_int(value, what: str) -> int:
     return int(known)
 
 
+def _int_or_tensor(value, what: str):
+    """``value`` as a Python int where it is known before a run, else an int32 scalar
+    tensor (TF takes a ``frame_step`` only a run knows)."""
+    if isinstance(value, (int, np.integer)) or constant_value(convert_to_tensor(value)) \
+            is not None:
+        return _static_int(value, what)
+    value = convert_to_tensor(value, name=what)
+    if value.shape.ndims not in (None, 0):
+        raise ValueError(f"Shape {value.shape} must have rank 0 ({what}).")
+    if value.dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(f"{what} must be an integer tensor, got {value.dtype.name}.")
+    return cast(value, dtypes.int32)
+
+
 def _axis_length(x: Tensor, axis: int):
     dim = x.shape.dims[axis]
     return dim if dim is not None else shape(x)[axis]
@@ -65,11 +81,17 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
             raise ValueError("frame: the signal's rank must be known.")
         if x.shape.ndims < 1:
             raise ValueError(f"Shape {x.shape} must have rank at least 1")
-        length_frame = _static_int(frame_length, "frame_length")
-        step = _static_int(frame_step, "frame_step")
+        length_frame = _int_or_tensor(frame_length, "frame_length")
+        step = _int_or_tensor(frame_step, "frame_step")
         axis = range(x.shape.ndims)[axis]
         length = _axis_length(x, axis)
-        static = isinstance(length, int)
+        if isinstance(step, int) and step == 0:
+            # TF builds this (its static shape divides by zero in numpy) and a run fails
+            # with "Integer division by zero"; devsession's integer division by zero
+            # gives 0, so it refuses when the graph is built instead.
+            raise ValueError("frame_step must not be 0 (TensorFlow fails the run with "
+                             "'Integer division by zero').")
+        static = all(isinstance(v, int) for v in (length, step, length_frame))
         if pad_end:
             num_frames = -(-length // step) if static else negative(
                 floordiv(negative(length), step))
@@ -107,9 +129,9 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
         x = convert_to_tensor(signal, name="signal")
         if x.shape.ndims is None or x.shape.ndims < 2:
             raise ValueError(f"Shape {x.shape} must have rank at least 2")
-        step = _static_int(frame_step, "frame_step")
+        step = _int_or_tensor(frame_step, "frame_step")
         frames, length_frame = (_axis_length(x, axis) for axis in (-2, -1))
-        if isinstance(frames, int) and isinstance(length_frame, int):
+        if all(isinstance(v, int) for v in (frames, length_frame, step)):
             out_length = length_frame + step * (frames - 1)
         else:
             out_length = add_op(length_frame, multiply(step, subtract(frames, 1)))

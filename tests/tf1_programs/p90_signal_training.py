@@ -84,17 +84,19 @@ def main(tf, out):
     }
     step_in = tf.placeholder(tf.int32, [], name="frame_step")
     fed_step = tf.signal.frame(tf.range(10.0), 4, step_in)
-    zero_step = tf.signal.frame(tf.range(10.0), 4, 0)
-    out["bad_step_shapes"] = [fed_step.shape.as_list(), zero_step.shape.as_list()]
+    length_in = tf.placeholder(tf.int32, [], name="frame_length")
+    fed_length = tf.signal.frame(tf.reshape(tf.range(22.0), [2, 11]), length_in, 3,
+                                 pad_end=True)
+    fed_overlap = tf.signal.overlap_and_add(tf.reshape(tf.range(24.0), [2, 3, 4]), step_in)
+    negative_step = tf.signal.frame(tf.range(10.0), 4, -2)
+    out["fed_shapes"] = [fed_step.shape.as_list(), fed_length.shape.as_list(),
+                         fed_overlap.shape.as_list(), negative_step.shape.as_list()]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        stepped = []
-        for step in (3, -2, 0):
-            try:
-                stepped.append(sess.run(fed_step, {step_in: step}).tolist())
-            except tf.errors.InvalidArgumentError:
-                stepped.append("InvalidArgumentError")
-        out["fed_steps"] = stepped
+        out["fed_steps"] = [sess.run(fed_step, {step_in: step}).tolist() for step in (3, 4, -2)]
+        out["negative_step"] = sess.run(negative_step)
+        out["fed_length"] = sess.run(fed_length, {length_in: 5})
+        out["fed_overlap"] = [sess.run(fed_overlap, {step_in: step}) for step in (1, 4, 6)]
         feed = {wave: noisy}
         out["first_grads"] = sess.run(grads, feed)
         history = []
