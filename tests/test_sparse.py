@@ -243,6 +243,24 @@ def test_sparse_dense_matmul_is_numpy_matmul(graph, adjoint_a, adjoint_b, count)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("adjoint_a", [False, True])
+@pytest.mark.parametrize("adjoint_b", [False, True])
+def test_complex_matmul_adjoints_conjugate(graph, adjoint_a, adjoint_b):
+    # the adjoint of a complex operand is its conjugate transpose, not the transpose
+    rng = np.random.default_rng([7, adjoint_a, adjoint_b])
+    value = random_sparse(rng, (4, 3) if adjoint_a else (3, 4), 6, dtype=np.complex128)
+    value = value._replace(values=value.values + 1j * rng.standard_normal(6))
+    b = rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))
+    b = b.T if adjoint_b else b
+    product = ds.sparse_tensor_dense_matmul(ds.SparseTensor(*value), ds.constant(b),
+                                            adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+    with ds.Session() as sess:
+        got = sess.run(product)
+    a = dense_of(value)
+    want = (a.conj().T if adjoint_a else a) @ (b.conj().T if adjoint_b else b)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_matmul_of_repeated_indices_adds_them(graph):
     sp = ds.SparseTensor([[0, 1], [0, 1]], [2.0, 3.0], [1, 2])
     with ds.Session() as sess:
@@ -499,6 +517,33 @@ def test_matmul_gradient_is_finite_differences(adjoint_a, adjoint_b):
                                                          adjoint_a=adjoint_a,
                                                          adjoint_b=adjoint_b),
         [*_sparse_inputs(value), b], no_gradient=(0, 2))
+
+
+@pytest.mark.parametrize("adjoint_a", [False, True])
+@pytest.mark.parametrize("adjoint_b", [False, True])
+def test_complex_matmul_gradients_are_the_dense_matmuls(graph, adjoint_a, adjoint_b):
+    # TF's complex gradients (those of the dense MatMul): for C = op(A) op(B) and the
+    # output gradient dy, A's is dy op(B)^H (adjointed under adjoint_a) at A's indices
+    rng = np.random.default_rng([8, adjoint_a, adjoint_b])
+    value = random_sparse(rng, (3, 3), 5, dtype=np.complex128)
+    value = value._replace(values=value.values + 1j * rng.standard_normal(5))
+    b, dy = rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3))
+    values, dense_b = ds.constant(value.values), ds.constant(b)
+    product = ds.sparse_tensor_dense_matmul(
+        ds.SparseTensor(value.indices, values, value.dense_shape), dense_b,
+        adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+    grads = ds.gradients(product, [values, dense_b], grad_ys=ds.constant(dy))
+    with ds.Session() as sess:
+        got_values, got_b = sess.run(grads)
+    a = dense_of(value)
+    adj = lambda m: m.conj().T                          # noqa: E731
+    op_b = adj(b) if adjoint_b else b
+    grad_a = adj(dy @ adj(op_b)) if adjoint_a else dy @ adj(op_b)
+    grad_op_b = adj(adj(a) if adjoint_a else a) @ dy
+    rows, cols = value.indices.T
+    np.testing.assert_allclose(got_values, grad_a[rows, cols], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got_b, adj(grad_op_b) if adjoint_b else grad_op_b,
+                               rtol=1e-12, atol=1e-12)
 
 
 def test_to_dense_gradient_is_finite_differences():

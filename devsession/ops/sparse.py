@@ -209,8 +209,8 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False,
                                name=None) -> Tensor:
     """TF1's ``tf.sparse_tensor_dense_matmul`` / ``tf.sparse.sparse_dense_matmul``:
     ``op(sp_a) @ op(b)`` for a rank-2 SparseTensor ``sp_a`` and a dense matrix ``b``,
-    ``op`` transposing where ``adjoint_a``/``adjoint_b`` (real dtypes: the adjoint is
-    the transpose).  Repeated indices of ``sp_a`` add up."""
+    ``op`` the adjoint where ``adjoint_a``/``adjoint_b`` (the conjugate transpose: for
+    real dtypes the transpose).  Repeated indices of ``sp_a`` add up."""
     sp = convert_to_sparse_tensor(sp_a, "sp_a")
     with name_scope(name or "SparseTensorDenseMatMul"):
         b = convert_to_tensor(b, graph=sp.graph, name="b", dtype_hint=sp.dtype)

@@ -3,7 +3,8 @@ the values (and a dense operand) get gradients; indices and shapes get None.
 
 * SparseTensorDenseMatMul: ``b`` gets ``op(A)^T @ dy`` (the same op with ``adjoint_a``
   flipped, transposed back under ``adjoint_b``); each value of A gets the dot product
-  of its row of ``dy`` with its row of ``op(b)^T``.
+  of its row of ``dy`` with its row of ``op(b)^T`` (complex: conjugated as TF's, the
+  value's gradient that of ``dy @ op(b)^H`` at its index, adjointed under ``adjoint_a``).
 * SparseToDense: each value gets ``dy`` at its index (``gather_nd``); the default gets
   what is left of ``sum(dy)``.
 * SparseReduceSum: each value gets the output gradient of the sum it went into (its
@@ -39,6 +40,7 @@ from .array import concat, expand_dims, reshape, transpose
 from .array_fill import ones, ones_like, shape, size, zeros_like
 from .array_index import gather, slice as slice_, unsorted_segment_sum
 from .common import make_op
+from .complex_math import conj
 from .elementwise import equal, floordiv, floormod, square, subtract, where
 from .gather_nd import gather_nd
 from .reduce import reduce_any, reduce_sum
@@ -58,9 +60,14 @@ def _sparse_dense_matmul_grad(op, dy):
                      {"adjoint_a": not adjoint_a, "adjoint_b": False})
     if adjoint_b:
         b_grad = transpose(b_grad)
+        if b_grad.dtype.is_complex:
+            b_grad = conj(b_grad)
     rows, cols = a_indices[:, 0], a_indices[:, 1]
     parts_a = gather(dy, cols if adjoint_a else rows)
     parts_b = gather(transpose(b) if adjoint_b else b, rows if adjoint_a else cols)
+    if dy.dtype.is_complex:     # TF's: dy conjugated under adjoint_a, b where both or neither
+        parts_a = conj(parts_a) if adjoint_a else parts_a
+        parts_b = conj(parts_b) if adjoint_a == adjoint_b else parts_b
     return [None, reduce_sum(parts_a * parts_b, axis=1), None, b_grad]
 
 

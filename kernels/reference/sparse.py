@@ -150,7 +150,9 @@ def build_sparse_tensor_dense_matmul(node):
         _check_matmul(node, a_indices, a_values, a_shape, b)
         dims = [int(d) for d in a_shape]
         rows, inner = (dims[1], dims[0]) if adjoint_a else (dims[0], dims[1])
-        b = b.T if adjoint_b else b
+        b = b.T.conj() if adjoint_b else b
+        if adjoint_a:                  # the adjoint: conjugated too (complex values)
+            a_values = a_values.conj()
         if inner != b.shape[0]:
             raise invalid_argument(
                 node.name, node.op, f"Cannot multiply A and B because inner dimension does "
