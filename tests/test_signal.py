@@ -154,10 +154,23 @@ def test_dtype_errors_as_tf():
     with pytest.raises(TypeError, match="float32 not in list of allowed values: complex64, "
                                         "complex128"):
         ds.signal.fft(f)
-    with pytest.raises(TypeError, match="complex64 not in list of allowed values: float32"):
+    # the real FFTs' Python wrappers raise ValueError (the raw ops a TypeError), as TF's
+    with pytest.raises(ValueError, match="RFFT requires tf.float32 or tf.float64 inputs, "
+                                         "got: .*complex64"):
         ds.signal.rfft(ds.complex(f, f))
+    with pytest.raises(ValueError, match="RFFT requires tf.float32 or tf.float64 .*int32"):
+        ds.signal.rfft2d(ds.constant([[1, 2]]))
+    with pytest.raises(ValueError, match="IRFFT requires tf.complex64 or tf.complex128 "
+                                         "inputs, got: .*float32"):
+        ds.signal.irfft(f)
+    with pytest.raises(ValueError, match="IRFFT requires .*float32"):
+        ds.signal.inverse_stft(ds.zeros([5, 5]), 8, 4)
+    with pytest.raises(TypeError, match="complex64 not in list of allowed values: float32"):
+        ds.raw_ops.RFFT(input=ds.complex(f, f), fft_length=[2])
     with pytest.raises(ValueError, match="must be at least rank 1"):
         ds.signal.rfft(ds.constant(1.0))
+    with pytest.raises(ValueError, match="must be at least rank 1"):   # IRFFT: rank first
+        ds.signal.irfft(ds.constant(1.0))
     z = ds.complex(f, f)
     with pytest.raises(TypeError, match="DataType complex64"):
         ds.maximum(z, z)
@@ -373,3 +386,15 @@ def test_frame_steps_it_cannot_take():
             ds.signal.frame(signal, 4, ds.placeholder(ds.float32, []))
         with pytest.raises(TypeError, match="frame_length must be an integer tensor"):
             ds.signal.frame(signal, ds.placeholder(ds.float32, []), 2)
+
+
+def test_real_ffts_take_python_lists_as_tf():
+    """TF's wrappers convert a list to float32 (IRFFT: complex64) where it can be."""
+    with ds.Graph().as_default():
+        forward = ds.signal.rfft([1, 2, 3])
+        backward = ds.signal.irfft([1.0, 2.0, 0.5])
+        assert (forward.dtype, backward.dtype) == (ds.complex64, ds.float32)
+        with ds.Session() as sess:
+            got = sess.run([forward, backward])
+    np.testing.assert_allclose(got[0], np.fft.rfft([1.0, 2.0, 3.0]), rtol=1e-6)
+    np.testing.assert_allclose(got[1], np.fft.irfft([1.0, 2.0, 0.5]), rtol=1e-6)

@@ -114,9 +114,17 @@ def _real_builder(op_type: str, public: str, rank: int, inverse: bool):
         from .array_index import strided_slice
 
         with name_scope(name or public) as scope:
-            x = convert_to_tensor(input_tensor, name="input_tensor")
+            # TF's wrappers: a Python list is float32 (IRFFT: complex64) where it can be,
+            # and another dtype is their ValueError (the raw op's is a TypeError); IRFFT
+            # checks the rank first.
+            x = convert_to_tensor(input_tensor, name="input_tensor",
+                                  dtype_hint=dtypes.complex64 if inverse else dtypes.float32)
+            if inverse:
+                _at_least(x, rank, op_type)
             if x.dtype not in (_COMPLEX if inverse else _REAL):
-                _allowed(x, op_type, _COMPLEX if inverse else _REAL)
+                raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: "
+                                 f"{x}" if inverse else
+                                 f"RFFT requires tf.float32 or tf.float64 inputs, got: {x}")
             _at_least(x, rank, op_type)
             if fft_length is None:   # TF's default: the inner dims (IRFFT: 2 * (n - 1))
                 inner = _static_inner(x, rank)

@@ -78,6 +78,7 @@ def main(tf, out):
         "fft_real_imag": tf.stack([tf.real(tf.signal.fft(z)), tf.imag(tf.signal.fft(z))]),
         "fft_abs": tf.abs(tf.signal.fft(z)),
         "rfft_irfft": tf.signal.irfft(tf.signal.rfft(x)),
+        "rfft_of_list": tf.abs(tf.signal.rfft([1, 2, 3, 4])),
         "frame_axis0": tf.signal.frame(tf.reshape(tf.range(14.0), [7, 2]), 3, 2,
                                        pad_end=True, pad_value=-1.0, axis=0),
         "overlap_add": tf.signal.overlap_and_add(tf.reshape(tf.range(12.0), [3, 4]), 2),
@@ -123,6 +124,8 @@ def main(tf, out):
         "dct1_ortho": lambda: tf.signal.dct(tf.zeros([4]), type=1, norm="ortho"),
         "dct_axis": lambda: tf.signal.dct(tf.zeros([4, 4]), axis=0),
         "stft_rank0": lambda: tf.signal.stft(tf.zeros([]), 4, 2),
+        "istft_of_real": lambda: tf.signal.inverse_stft(tf.zeros([5, 5]), 8, 4),
+        "rfft_of_complex": lambda: tf.signal.rfft(tf.complex(x, x)),
         "overlap_rank1": lambda: tf.signal.overlap_and_add(tf.zeros([4]), 2),
         "mel_edges": lambda: tf.signal.linear_to_mel_weight_matrix(
             lower_edge_hertz=500.0, upper_edge_hertz=100.0),
