@@ -198,6 +198,22 @@ def test_build_time_errors_are_tf1s(graph):
         ds.sparse.concat(0, [a, np.zeros((3, 4))])
 
 
+@pytest.mark.parametrize("dtype", [ds.complex64, ds.complex128, ds.bool])
+def test_the_max_ops_refuse_values_without_an_order_as_tf(graph, dtype):
+    # TF's realnumbertype attr: a TypeError naming the parameter when the graph is built
+    values = ds.constant([1j, 2] if dtype.is_complex else [True, False], dtype)
+    sp = ds.SparseTensor([[0, 0], [1, 1]], values, [2, 2])
+    for build, parameter in ((lambda: ds.sparse.reduce_max(sp, 1), "input_values"),
+                             (lambda: ds.sparse.reduce_max_sparse(sp), "input_values"),
+                             (lambda: ds.sparse.maximum(sp, sp), "a_values")):
+        with pytest.raises(TypeError, match=f"parameter '{parameter}' has DataType "
+                                            f"{dtype.name} not in list of allowed values"):
+            build()
+    ds.sparse.reduce_sum_sparse(ds.SparseTensor([[0, 0]], [1j], [2, 2]))    # sums take them
+    if dtype.is_complex:
+        ds.sparse.minimum(sp, sp)       # TF's SparseSparseMinimum allows any number type
+
+
 def test_reset_shape_checks_a_fed_shape_at_run_time(graph):
     sp = ds.sparse_placeholder(ds.float32)
     shape = ds.placeholder(ds.int64, [None])

@@ -21,6 +21,9 @@
   shapes that do not broadcast so, a rank outside 1..5, an index outside the dense shape,
   a division by a zero the entries pick, and complex values (TF has no kernel for them).
 
+The max ops (SparseReduceMax, SparseReduceMaxSparse, SparseSparseMaximum) take TF's real
+number types only: complex or bool values are TF's TypeError when the graph is built.
+
 Kernels: ``kernels/reference/sparse_math.py`` (host).  Gradients: ``sparse_grad.py``
 (SparseSoftmax's and the dense-side Mul/Div's; the maximum, minimum and SparseDenseCwiseAdd
 raise NotImplementedError, as TF's).
@@ -49,6 +52,18 @@ MATH_OPS = ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
 _NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "complex64", "int64",
                  "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
                  "complex128", "float16", "uint32", "uint64")
+# TF's realnumbertype: what the max ops (reductions, SparseSparseMaximum) take
+_REAL_NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "int64",
+                      "bfloat16", "uint16", "float16", "uint32", "uint64")
+
+
+def _check_real(values, parameter: str) -> None:
+    """TF's TypeError for values a max op has no order for (complex, bool, strings)."""
+    if values.dtype.name not in _REAL_NUMBER_TYPES:
+        raise TypeError(f"Value passed to parameter '{parameter}' has DataType "
+                        f"{values.dtype.name} not in list of allowed values: "
+                        f"{', '.join(_REAL_NUMBER_TYPES)}")
+
 
 # what ``sparse / dense`` casts integer values to first (TF's ``_TRUEDIV_TABLE``)
 _TRUEDIV_CASTS = {"int8": dtypes.float32, "uint8": dtypes.float32, "int16": dtypes.float32,
@@ -56,6 +71,11 @@ _TRUEDIV_CASTS = {"int8": dtypes.float32, "uint8": dtypes.float32, "int16": dtyp
                   "int64": dtypes.float64, "uint64": dtypes.float64}
 _TRUEDIV_TYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64",
                   "bfloat16", "float16", "float32", "float64", "complex64", "complex128")
+
+
+def _reduce_max(inputs, attrs, node):
+    _check_real(inputs[1], "input_values")
+    return reduction_shape(inputs, attrs, node)
 
 
 def _reduction_sparse(inputs, attrs, node):
@@ -73,6 +93,16 @@ def _softmax(inputs, attrs, node):
         raise TypeError(f"Op '{node}': sp_values '{values.name}' must be float16, float32 or "
                         f"float64, not {values.dtype.name}.")
     return values.dtype, values.shape
+
+
+def _reduce_max_sparse(inputs, attrs, node):
+    _check_real(inputs[1], "input_values")
+    return _reduction_sparse(inputs, attrs, node)
+
+
+def _sparse_maximum(inputs, attrs, node):
+    _check_real(inputs[1], "a_values")
+    return _sparse_sparse(inputs, attrs, node)
 
 
 def _sparse_sparse(inputs, attrs, node):
@@ -100,11 +130,13 @@ def _sparse_dense_cwise(inputs, attrs, node):
     return values.dtype, TensorShape([rows])
 
 
-register_op(OpDef("SparseReduceMax", reduction_shape, 4, attr_defaults={"keep_dims": False}))
-for _op in ("SparseReduceMaxSparse", "SparseReduceSumSparse"):
-    register_op(OpDef(_op, _reduction_sparse, 4, attr_defaults={"keep_dims": False}))
+register_op(OpDef("SparseReduceMax", _reduce_max, 4, attr_defaults={"keep_dims": False}))
+register_op(OpDef("SparseReduceMaxSparse", _reduce_max_sparse, 4,
+                  attr_defaults={"keep_dims": False}))
+register_op(OpDef("SparseReduceSumSparse", _reduction_sparse, 4,
+                  attr_defaults={"keep_dims": False}))
 register_op(OpDef("SparseSoftmax", _softmax, 3))
-register_op(OpDef("SparseSparseMaximum", _sparse_sparse, 6))
+register_op(OpDef("SparseSparseMaximum", _sparse_maximum, 6))
 register_op(OpDef("SparseSparseMinimum", _sparse_sparse, 6))
 for _op in CWISE_OPS:
     register_op(OpDef(_op, _sparse_dense_cwise, 4))
