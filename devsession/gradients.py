@@ -83,7 +83,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
               unconnected_gradients=UnconnectedGradients.NONE):
     """The symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``.
 
-    ``grad_ys`` weights each y (default: ones of its shape).  ``stop_gradients``:
+    ``grad_ys`` weights each y (default: ones of its shape; a complex y must have
+    one, TF's TypeError otherwise).  ``stop_gradients``:
     tensors held constant (no gradient flows through their ops).
     ``unconnected_gradients`` ("none" or "zero", ``UnconnectedGradients``) is what an x
     no y depends on gets.  ``colocate_gradients_with_ops``: each op's gradient (the sum
@@ -265,6 +266,9 @@ def _carries_gradient(t: Tensor) -> bool:
 def _grad_y(y: Tensor, grad_y, k: int) -> Tensor:
     """The weight of ``y``: ones of its shape by default (TF's ``grad_ys_k``)."""
     if grad_y is None:
+        if y.dtype.is_complex:      # no one weight is right: TF asks for it
+            raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys (y.dtype = "
+                            f"{y.dtype.name})")
         return ones_like_of(y, name=f"grad_ys_{k}")
     grad_y = convert_to_tensor(grad_y, dtype_hint=y.dtype, graph=y.graph)
     if grad_y.dtype != y.dtype:

@@ -358,6 +358,21 @@ def test_grad_ys_weight_each_y():
         ds.gradients([x, x], x, grad_ys=[np.ones(3)])
 
 
+def test_a_complex_y_needs_its_grad_ys_as_in_tf():
+    # TF1 refuses to pick a weight for a complex y (the real part's? both parts'?)
+    x = ds.placeholder(ds.complex64, (2,))
+    y = ds.reduce_sum(x * x)
+    with pytest.raises(TypeError, match=r"Gradients of complex tensors \(.*\) must set "
+                                        r"grad_ys \(y.dtype = complex64\)"):
+        ds.gradients(y, x)
+    with pytest.raises(TypeError, match="must set grad_ys"):
+        ds.gradients([ds.real(y), y], x, grad_ys=[1.0, None])
+    (g,) = ds.gradients(y, x, grad_ys=ds.constant(1 + 0j, ds.complex64))
+    np.testing.assert_allclose(run(g, {x: [1 + 1j, 2]}), [2 - 2j, 4])   # 2 conj(x)
+    (g,) = ds.gradients(ds.real(y), x)        # a real y: ones, as always
+    np.testing.assert_allclose(run(g, {x: [1 + 1j, 2]}), [2 - 2j, 4])
+
+
 def test_stop_gradients_and_the_stop_gradient_op():
     xv = rand(3)
     x = ds.placeholder(ds.float64, (3,))
