@@ -75,6 +75,17 @@ def main(tf, out):
         sess.run(tf.variables_initializer([sp_vals, b, bt]))
         out["matmul"], out["matmul_adjoint"] = sess.run([prod, prod_t])
         out["matmul_grads"] = sess.run(tf.gradients(loss_mm, [sp_vals, b, bt]))
+        # a complex operand: its adjoint is the conjugate transpose (grad_ys must be given)
+        cplx = tf.SparseTensor([[0, 1], [1, 0], [2, 2]],
+                               tf.constant([1 + 2j, 3 - 1j, 2j], tf.complex64), [3, 3])
+        cb = tf.constant((rng.normal(size=(3, 2)) + 1j * rng.normal(size=(3, 2))).astype(
+            np.complex64))
+        for adjoint_a, adjoint_b in ((True, False), (False, True)):
+            cprod = tf.sparse_tensor_dense_matmul(cplx, cb if adjoint_a else tf.transpose(cb),
+                                                  adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+            grads = tf.gradients(cprod, [cplx.values, cb], grad_ys=tf.ones_like(cprod) * 1j)
+            key = "complex_adjoint_" + ("a" if adjoint_a else "b")
+            out[key] = [np.stack([v.real, v.imag]) for v in sess.run([cprod] + grads)]
 
         # embedding lookups over weighted sparse ids
         table = tf.Variable(rng.normal(size=(6, 3)).astype(np.float32), name="table")
@@ -172,6 +183,7 @@ def main(tf, out):
         dense = tf.ones([6, 2])
         bad = tf.SparseTensorValue([[0, 5], [0, 1]], [1.0, 2.0], [2, 6])
         oob = tf.SparseTensorValue([[0, 1], [3, 1]], [1.0, 2.0], [2, 6])
+        complex_sp = tf.SparseTensor([[0, 0]], tf.constant([1j], tf.complex64), [2, 2])
         with tf.Session() as sess:
             out["errors"] = {
                 "to_dense_unordered": error(lambda: sess.run(
@@ -190,6 +202,10 @@ def main(tf, out):
                     tf.SparseTensor([[0, 0]], [1.0], [2, 6]),
                     tf.SparseTensor([[0, 0]], [1.0], [3, 6])))),
                 "dense_shape_rank": error(lambda: tf.SparseTensor([[0, 0]], [1.0], [2, 6, 1])),
+                "reduce_max_complex": error(lambda: tf.sparse_reduce_max(complex_sp, 1)),
+                "maximum_complex": error(lambda: tf.sparse_maximum(complex_sp, complex_sp)),
+                "complex_grad_without_grad_ys": error(lambda: tf.gradients(
+                    tf.sparse_reduce_sum(complex_sp), complex_sp.values)),
                 "reshape_size": error(lambda: sess.run(tf.sparse_reshape(
                     tf.SparseTensor([[0, 0]], [1.0], [2, 6]), [5, -1]))),
             }
