@@ -398,3 +398,77 @@ def test_real_ffts_take_python_lists_as_tf():
             got = sess.run([forward, backward])
     np.testing.assert_allclose(got[0], np.fft.rfft([1.0, 2.0, 3.0]), rtol=1e-6)
     np.testing.assert_allclose(got[1], np.fft.irfft([1.0, 2.0, 0.5]), rtol=1e-6)
+
+
+def _np_raised_cosine(length, periodic, a, b):
+    if length == 1:
+        return np.ones(1)
+    # TF's N: the length for an even periodic window, else the length - 1
+    denominator = length if periodic and length % 2 == 0 else length - 1
+    return a - b * np.cos(2 * np.pi * np.arange(length) / denominator)
+
+
+def test_windows_take_a_length_and_periodic_only_a_run_knows():
+    with ds.Graph().as_default():
+        length = ds.placeholder(ds.int32, [])
+        periodic = ds.placeholder(ds.bool, [])
+        hann = ds.signal.hann_window(length, periodic=periodic)
+        hamming = ds.signal.hamming_window(length, periodic=periodic, dtype=ds.float64)
+        fixed = ds.signal.hann_window(6, periodic=periodic)
+        assert hann.shape.as_list() == [None] and fixed.shape.as_list() == [6]
+        assert hamming.dtype == ds.float64
+        with ds.Session() as sess:
+            for n in (1, 2, 5, 8):
+                for p in (True, False):
+                    got = sess.run([hann, hamming, fixed], {length: n, periodic: p})
+                    np.testing.assert_allclose(got[0], _np_raised_cosine(n, p, 0.5, 0.5),
+                                               atol=1e-6)
+                    np.testing.assert_allclose(got[1], _np_raised_cosine(n, p, 0.54, 0.46),
+                                               atol=1e-12)
+                    np.testing.assert_allclose(got[2], _np_raised_cosine(6, p, 0.5, 0.5),
+                                               atol=1e-6)
+
+
+def test_stft_takes_a_frame_length_only_a_run_knows():
+    signal = np.sin(np.arange(40.0) * 0.3).astype(np.float32)
+    with ds.Graph().as_default():
+        length = ds.placeholder(ds.int32, [])
+        fed = ds.abs(ds.signal.stft(signal, length, 4, fft_length=16))
+        fed_default = ds.abs(ds.signal.stft(signal, length, 4))   # fft_length found at run
+        assert fed.shape.as_list() == [None, 9]          # TF pads the frames at run time
+        assert fed_default.shape.as_list() == [None, None]
+        with ds.Session() as sess:
+            for n, bins in ((5, 5), (8, 5), (9, 9), (16, 9)):
+                want = sess.run(ds.abs(ds.signal.stft(signal, n, 4, fft_length=16)))
+                np.testing.assert_allclose(sess.run(fed, {length: n}), want, atol=1e-5)
+                got = sess.run(fed_default, {length: n})
+                assert got.shape[-1] == bins
+                np.testing.assert_allclose(got, sess.run(ds.abs(ds.signal.stft(signal, n, 4))),
+                                           atol=1e-5)
+
+
+def test_real_ffts_pad_at_run_time_as_tf():
+    """Where the fft_length or the inner dims are known only at run time, TF's wrappers
+    pad in the graph, and their static shapes lose the outer dimensions too."""
+    x = np.random.default_rng(4).normal(size=(2, 6))
+    with ds.Graph().as_default():
+        real = ds.placeholder(ds.float32, [2, None])
+        spectrum = ds.placeholder(ds.complex64, [2, None])
+        n = ds.placeholder(ds.int32, [1])
+        outs = {"rfft": ds.signal.rfft(real), "rfft_8": ds.signal.rfft(real, [8]),
+                "rfft_fed": ds.signal.rfft(ds.constant(x, ds.float32), n),
+                "irfft": ds.signal.irfft(spectrum), "irfft_fed": ds.signal.irfft(spectrum, n),
+                "rfft_known": ds.signal.rfft(ds.constant(x, ds.float32), [4])}
+        shapes = {k: v.shape.as_list() for k, v in outs.items()}
+        assert shapes == {"rfft": [None, None], "rfft_8": [None, 5], "rfft_fed": [None, None],
+                          "irfft": [None, None], "irfft_fed": [None, None],
+                          "rfft_known": [2, 3]}
+        z = np.fft.rfft(x)
+        with ds.Session() as sess:
+            got = sess.run(outs, {real: x, spectrum: z, n: [11]})
+    np.testing.assert_allclose(got["rfft"], np.fft.rfft(x), atol=1e-5)
+    np.testing.assert_allclose(got["rfft_8"], np.fft.rfft(x, 8), atol=1e-5)
+    np.testing.assert_allclose(got["rfft_fed"], np.fft.rfft(x, 11), atol=1e-5)
+    np.testing.assert_allclose(got["irfft"], np.fft.irfft(z), atol=1e-5)
+    np.testing.assert_allclose(got["irfft_fed"], np.fft.irfft(z, 11), atol=1e-5)
+    np.testing.assert_allclose(got["rfft_known"], np.fft.rfft(x[:, :4]), atol=1e-5)

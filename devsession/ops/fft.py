@@ -3,7 +3,11 @@ ones) complex to complex (attr ``Tcomplex``), ``RFFT`` real to the ``fft_length 
 non-negative frequencies, ``IRFFT`` back (attrs ``Treal``, ``Tcomplex``), both with TF's
 ``fft_length`` input: each inner dimension cropped or zero-padded to it first (IRFFT's
 last to ``fft_length[-1] // 2 + 1``).  Shapes as TF infers them: a constant
-``fft_length`` gives the inner dimensions, any other leaves them unknown.
+``fft_length`` gives the inner dimensions, any other leaves them unknown.  The real
+transforms' Python names are TF's wrappers: a list converts to float32 (IRFFT:
+complex64), another dtype is their ValueError, and where the ``fft_length`` or the inner
+dims are known only at run time they pad in the graph as TF's do (so every static
+dimension of the result is unknown, as TF's).
 
 Python names (``tf.signal.fft``... and TF1's ``tf.fft``, ``tf.spectral.*``): ``fft``,
 ``ifft``, ``fft2d``, ``ifft2d``, ``fft3d``, ``ifft3d``, ``rfft``, ``irfft``, ``rfft2d``,
@@ -14,7 +18,7 @@ pocketfft on the host); gradients: ``fft_grad.py``.
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import make_op
 from .registry import InferError, OpDef, register_op
@@ -137,6 +141,7 @@ def _real_builder(op_type: str, public: str, rank: int, inverse: bool):
                     if inverse:
                         fft_length = _irfft_default(fft_length, rank)
             fft_length = convert_to_tensor(fft_length, dtype=dtypes.int32, name="fft_length")
+            x = _pad_at_run_time(x, rank, fft_length, inverse)
             real = x.dtype.real_dtype
             attrs = {"Treal": real, "Tcomplex": (dtypes.complex64 if real == dtypes.float32
                                                  else dtypes.complex128)}
@@ -145,6 +150,28 @@ def _real_builder(op_type: str, public: str, rank: int, inverse: bool):
     build.__doc__ = (f"TF's ``tf.signal.{public}``: the {op_type} of ``input_tensor``'s inner "
                      f"{rank} dimension(s), each cropped or padded to ``fft_length``.")
     return build
+
+
+def _pad_at_run_time(x: Tensor, rank: int, fft_length: Tensor, inverse: bool) -> Tensor:
+    """TF's wrappers pad the inner dims up to ``fft_length`` (IRFFT's last to
+    ``fft_length // 2 + 1``) in the graph when it or they are known only at run time: a
+    Pad with run-time paddings, whose static shape TF leaves unknown in every dimension,
+    the outer ones too.  Where both are known the op's kernel pads, as TF's would."""
+    from .array import concat, pad, stack
+    from .array_fill import rank as rank_of, shape as shape_of, zeros, zeros_like
+    from .array_index import strided_slice
+    from .elementwise import add, floordiv, maximum, subtract
+
+    if x.shape.ndims is not None and 0 in x.shape.as_list():
+        return x                                       # TF leaves an empty tensor as it is
+    if constant_value(fft_length) is not None and _static_inner(x, rank) is not None:
+        return x
+    inner = strided_slice(shape_of(x), [-rank], [0], [1], end_mask=1)
+    outer = zeros([maximum(0, subtract(rank_of(x), rank))], dtypes.int32)
+    if inverse:
+        fft_length = concat([fft_length[:-1], add(floordiv(fft_length[-1:], 2), 1)], 0)
+    paddings = concat([outer, maximum(0, subtract(fft_length, inner))], 0)
+    return pad(x, stack([zeros_like(paddings), paddings], axis=1))
 
 
 def _irfft_default(inner: Tensor, rank: int) -> Tensor:

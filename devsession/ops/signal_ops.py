@@ -10,10 +10,13 @@ power of two enclosing ``frame_length``), ``inverse_stft`` and
 ``linear_to_mel_weight_matrix`` (HTK's mel scale, TF's triangles) and
 ``mfccs_from_log_mel_spectrograms`` (a type-2 DCT scaled by ``rsqrt(2 * num_mel_bins)``).
 
-``frame`` takes a ``frame_length`` and ``frame_step`` only a run knows (int32/int64 scalar
-tensors, as TF), ``overlap_and_add`` and ``stft`` such a ``frame_step``; the other
-lengths (``stft``'s ``frame_length``, ``fft_length``, ``inverse_stft``'s arguments,
-window lengths) are Python ints or constants here. The signal's length may be unknown.
+Lengths only a run knows (int32/int64 scalar tensors, as TF takes them): ``frame``'s
+``frame_length`` and ``frame_step``, ``overlap_and_add``'s ``frame_step``, ``stft``'s
+three lengths (the default ``fft_length`` then computed in the graph, as TF) and the
+windows' ``window_length`` and ``periodic``.  ``inverse_stft`` and
+``inverse_stft_window_fn`` take Python ints or constants here.  The signal's length may
+be unknown.  A ``frame_step`` of 0 is a ValueError when built: TF fails the run on its
+integer division by zero, which devsession's kernels give as 0.
 """
 
 from __future__ import annotations
@@ -28,8 +31,10 @@ from . import complex_math, fft
 from .array import concat, expand_dims, pad, reshape, split, tile, transpose
 from .array_fill import ones, shape
 from .array_index import gather, unsorted_segment_sum
-from .elementwise import (cast, cos, divide, exp, floordiv, maximum, minimum, multiply,
-                          negative, rsqrt, sqrt, square, subtract)
+from .array_composites import where_v2
+from .elementwise import (cast, ceil, cos, divide, equal, exp, floordiv, floormod, maximum,
+                          minimum, multiply, negative, pow as pow_op, rsqrt, sqrt, square,
+                          subtract)
 from .elementwise import add as add_op, log as log_op
 from .masking import linspace
 from .reduce import reduce_sum
@@ -146,19 +151,32 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
 
 
 def _raised_cosine(window_length, periodic, dtype, a: float, b: float, name: str):
+    """``a - b cos(2 pi n / N)`` over ``range(window_length)`` (TF's formula; a length
+    or ``periodic`` only a run knows gives the same values from the run's)."""
     dtype = dtypes.as_dtype(dtype)
     if not dtype.is_floating:
         raise ValueError(f"dtype must be a floating point type. Found {dtype!r}")
     with name_scope(name):
-        length = _static_int(window_length, "window_length")
-        if length == 1:
+        length = _int_or_tensor(window_length, "window_length")
+        if isinstance(length, int) and length == 1:
             return ones([1], dtype=dtype)
-        periodic = bool(constant_value(convert_to_tensor(periodic)))
-        even = 1 - length % 2
-        n = cast(length + int(periodic) * even - 1, dtype)
+        periodic = convert_to_tensor(periodic, dtype=dtypes.bool, name="periodic")
+        if periodic.shape.ndims not in (None, 0):
+            raise ValueError(f"Shape {periodic.shape} must have rank 0 (periodic).")
+        known = constant_value(periodic)
+        periodic = int(bool(known)) if known is not None else cast(periodic, dtypes.int32)
+        if isinstance(length, int) and isinstance(periodic, int):
+            n = cast(length + periodic * (1 - length % 2) - 1, dtype)
+        else:
+            even = subtract(1, floormod(length, 2))
+            n = cast(subtract(add_op(length, multiply(periodic, even)), 1), dtype)
         count = cast(range_op(length), dtype)
         cos_arg = divide(multiply(convert_to_tensor(2 * np.pi, dtype=dtype), count), n)
-        return cast(subtract(a, multiply(b, cos(cos_arg))), dtype)
+        window = cast(subtract(a, multiply(b, cos(cos_arg))), dtype)
+        if isinstance(length, int):
+            return window
+        # TF's cond: a run's length of 1 is [1.0] (the formula divides 0 by 0)
+        return where_v2(equal(length, 1), ones([length], dtype=dtype), window)
 
 
 def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None) -> Tensor:
@@ -173,8 +191,13 @@ def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None
                           name or "hamming_window")
 
 
-def _enclosing_power_of_two(value: int) -> int:
-    return int(2 ** np.ceil(np.log(value) / np.log(2.0)))
+def _enclosing_power_of_two(value):
+    """The smallest power of two at least ``value`` (an int, or an int32 tensor as TF's
+    ``2 ** ceil(log(value) / log(2))`` in float32)."""
+    if isinstance(value, int):
+        return int(2 ** np.ceil(np.log(value) / np.log(2.0)))
+    exponent = ceil(divide(log_op(cast(value, dtypes.float32)), np.float32(np.log(2.0))))
+    return cast(pow_op(2.0, exponent), dtypes.int32)
 
 
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_window,
@@ -185,9 +208,9 @@ def stft(signals, frame_length, frame_step, fft_length=None, window_fn=hann_wind
         x = convert_to_tensor(signals, name="signals")
         if x.shape.ndims is not None and x.shape.ndims < 1:
             raise ValueError(f"Shape {x.shape} must have rank at least 1")
-        length_frame = _static_int(frame_length, "frame_length")
+        length_frame = _int_or_tensor(frame_length, "frame_length")
         n = (_enclosing_power_of_two(length_frame) if fft_length is None
-             else _static_int(fft_length, "fft_length"))
+             else _int_or_tensor(fft_length, "fft_length"))
         framed = frame(x, length_frame, frame_step, pad_end=pad_end)
         if window_fn is not None:
             framed = multiply(framed, window_fn(length_frame, dtype=framed.dtype))
