@@ -472,3 +472,39 @@ def test_real_ffts_pad_at_run_time_as_tf():
     np.testing.assert_allclose(got["irfft"], np.fft.irfft(z), atol=1e-5)
     np.testing.assert_allclose(got["irfft_fed"], np.fft.irfft(z, 11), atol=1e-5)
     np.testing.assert_allclose(got["rfft_known"], np.fft.rfft(x[:, :4]), atol=1e-5)
+
+
+def _weighted_loss(y):
+    """A loss whose gradient tells every element of ``y`` (real or complex) apart."""
+    bins = ds.cast(ds.range(ds.shape(y)[-1]), ds.float32) + 1.0
+    if y.dtype.is_complex:
+        return ds.reduce_sum(ds.square(ds.real(y)) * bins + ds.imag(y) * bins)
+    return ds.reduce_sum(ds.square(y) * bins)
+
+
+def test_real_fft_gradients_with_lengths_only_a_run_knows():
+    """RFFT's and IRFFT's gradients where the fft_length or the inner length is fed equal
+    the static gradients (themselves checked against finite differences above)."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(2, 6)).astype(np.float32)
+    z = (rng.normal(size=(2, 4)) + 1j * rng.normal(size=(2, 4))).astype(np.complex64)
+    with ds.Graph().as_default():
+        n = ds.placeholder(ds.int32, [1])
+        real = ds.placeholder(ds.float32, [2, None])
+        spectrum = ds.placeholder(ds.complex64, [2, None])
+        fed = {"rfft": ds.gradients(_weighted_loss(ds.signal.rfft(real, n)), real)[0],
+               "irfft": ds.gradients(_weighted_loss(ds.signal.irfft(spectrum, n)),
+                                     spectrum)[0]}
+        with ds.Session() as sess:
+            for length in (4, 6, 7, 10):
+                constant_x, constant_z = ds.constant(x), ds.constant(z)
+                want = sess.run({
+                    "rfft": ds.gradients(_weighted_loss(ds.signal.rfft(constant_x, [length])),
+                                         constant_x)[0],
+                    "irfft": ds.gradients(_weighted_loss(
+                        ds.signal.irfft(constant_z, [length])), constant_z)[0]})
+                got = sess.run(fed, {n: [length], real: x, spectrum: z})
+                for key in want:
+                    assert got[key].shape == want[key].shape, (key, length)
+                    np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-4,
+                                               err_msg=f"{key} {length}")

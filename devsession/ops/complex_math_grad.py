@@ -10,20 +10,26 @@ RFFT: ``irfft(grad / c) * n``, IRFFT: ``rfft(grad) * c / n`` (``c`` 1 at the zer
 Nyquist frequencies, 2 elsewhere: the bins a half spectrum stands for), each cropped or
 padded back to the input's inner length.  RFFT2D and IRFFT2D compose these with the
 complex FFT's adjoint along the rows (TF registers no gradient for the 3D real FFTs, nor
-does devsession).  The real FFTs' gradients need static shapes and fft lengths.  Checked against finite differences
-in tests/test_complex_math.py and tests/test_fft.py.
+does devsession).  RFFT's and IRFFT's gradients take lengths only a run knows (the same
+formulas built from tensors); the 2D ones need static shapes and fft lengths.  Checked
+against finite differences in tests/test_signal.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..graph import constant_value
 from . import complex_math, fft
-from .array import pad, transpose
-from .array_fill import shape, zeros_like
+from .array import pad, reshape, stack, transpose
+from .array_composites import where_v2
+from .array_fill import shape, zeros, zeros_like
 from .array_index import strided_slice
-from .elementwise import cast, div_no_nan, multiply, negative, reciprocal
+from .elementwise import (add, cast, div_no_nan, divide, equal, floordiv, floormod,
+                          logical_and, logical_or, maximum, multiply, negative, reciprocal,
+                          subtract)
+from .sequence import range as range_op
 from .reduce import reduce_prod
 from .registry import register_gradient
 from .shape_of import reduce_to_shape_of
@@ -130,9 +136,42 @@ def _fit_last(x, length: int):
     return x
 
 
+def _known_lengths(op):
+    """``_static_lengths(op)``, or None where only a run knows them (rank 1)."""
+    try:
+        return _static_lengths(op)
+    except NotImplementedError:
+        if op.inputs[0].shape.ndims is None:
+            raise
+        return None
+
+
+def _run_time_half_weights(n, dtype):
+    """``_half_weights`` of an int32 scalar ``n`` only a run knows, as ``dtype``."""
+    bins = range_op(add(floordiv(n, 2), 1))
+    edge = logical_or(equal(bins, 0), logical_and(
+        equal(bins, floordiv(n, 2)), equal(floormod(n, 2), 0)))
+    return cast(where_v2(edge, 1.0, 2.0), dtype)
+
+
+def _fit_last_at_run_time(x, length):
+    """``x``'s last dimension zero-padded or cropped to ``length``, a scalar tensor."""
+    grow = maximum(0, subtract(length, shape(x)[-1]))
+    rows = [zeros([2], dtypes.int32)] * (x.shape.ndims - 1)
+    padded = pad(x, stack(rows + [stack([0, grow])]))
+    return padded[..., :length]
+
+
 @register_gradient("RFFT")
 def _rfft_grad(op, grad):
-    n, length = _static_lengths(op)
+    known = _known_lengths(op)
+    if known is None:            # a run's lengths: the same formula with tensors
+        n = reshape(op.inputs[1], [])
+        weights = reciprocal(_run_time_half_weights(n, grad.dtype))
+        full = multiply(fft.irfft(multiply(grad, weights), op.inputs[1]),
+                        cast(n, grad.dtype.real_dtype))
+        return [_fit_last_at_run_time(full, shape(op.inputs[0])[-1]), None]
+    n, length = known
     weights = (1.0 / _half_weights(n)).astype(grad.dtype.np)
     full = multiply(fft.irfft(multiply(grad, weights), [n]), float(n))
     return [_fit_last(full, length), None]
@@ -140,8 +179,15 @@ def _rfft_grad(op, grad):
 
 @register_gradient("IRFFT")
 def _irfft_grad(op, grad):
-    n, length = _static_lengths(op)
-    weights = (_half_weights(n) / n).astype(op.inputs[0].dtype.np)
+    known = _known_lengths(op)
+    complex_dtype = op.inputs[0].dtype
+    if known is None:
+        n = reshape(op.inputs[1], [])
+        weights = divide(_run_time_half_weights(n, complex_dtype), cast(n, complex_dtype))
+        half = multiply(fft.rfft(grad, op.inputs[1]), weights)
+        return [_fit_last_at_run_time(half, shape(op.inputs[0])[-1]), None]
+    n, length = known
+    weights = (_half_weights(n) / n).astype(complex_dtype.np)
     return [_fit_last(multiply(fft.rfft(grad, [n]), weights), length), None]
 
 

@@ -90,14 +90,24 @@ def main(tf, out):
                                  pad_end=True)
     fed_overlap = tf.signal.overlap_and_add(tf.reshape(tf.range(24.0), [2, 3, 4]), step_in)
     negative_step = tf.signal.frame(tf.range(10.0), 4, -2)
+    periodic_in = tf.placeholder(tf.bool, [], name="periodic")
+    fed_window = tf.signal.hann_window(length_in, periodic=periodic_in)
+    fed_stft = tf.abs(tf.signal.stft(wave, length_in, frame_step, fft_length=64))
+    fed_stft_grad = tf.gradients(tf.reduce_sum(fed_stft), wave)[0]
     out["fed_shapes"] = [fed_step.shape.as_list(), fed_length.shape.as_list(),
-                         fed_overlap.shape.as_list(), negative_step.shape.as_list()]
+                         fed_overlap.shape.as_list(), negative_step.shape.as_list(),
+                         fed_window.shape.as_list(), fed_stft.shape.as_list()]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         out["fed_steps"] = [sess.run(fed_step, {step_in: step}).tolist() for step in (3, 4, -2)]
         out["negative_step"] = sess.run(negative_step)
         out["fed_length"] = sess.run(fed_length, {length_in: 5})
         out["fed_overlap"] = [sess.run(fed_overlap, {step_in: step}) for step in (1, 4, 6)]
+        out["fed_windows"] = [sess.run(fed_window, {length_in: n, periodic_in: p})
+                              for n, p in ((1, True), (6, True), (6, False), (7, True))]
+        stft_value, stft_grad = sess.run([fed_stft, fed_stft_grad], {wave: noisy,
+                                                                     length_in: 48})
+        out["fed_stft"] = [list(stft_value.shape), stft_value[3, :6], stft_grad[100:110]]
         feed = {wave: noisy}
         out["first_grads"] = sess.run(grads, feed)
         history = []
@@ -148,4 +158,5 @@ def main(tf, out):
                    "enhanced": {"rtol": 1e-3, "atol": 1e-4},
                    "round_trip_error": {"rtol": 0, "atol": 1e-5},
                    "log_mel_mfccs": {"rtol": 1e-4, "atol": 1e-4},
-                   "any_length_mfcc": {"rtol": 1e-4, "atol": 1e-4}}
+                   "any_length_mfcc": {"rtol": 1e-4, "atol": 1e-4},
+                   "fed_stft": {"rtol": 1e-4, "atol": 1e-5}}
