@@ -508,3 +508,32 @@ def test_real_fft_gradients_with_lengths_only_a_run_knows():
                     assert got[key].shape == want[key].shape, (key, length)
                     np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-4,
                                                err_msg=f"{key} {length}")
+
+
+def test_inverse_stft_takes_lengths_only_a_run_knows():
+    """A fed frame_length (and the inverse window's frame_step) round-trips a signal as the
+    constant ones do; the static shape is TF's (unknown: it crops and pads at run time)."""
+    signal = np.random.default_rng(8).normal(size=(2, 80)).astype(np.float32)
+    with ds.Graph().as_default():
+        length = ds.placeholder(ds.int32, [])
+        step = ds.placeholder(ds.int32, [])
+        window = ds.signal.inverse_stft_window_fn(step)
+        for fft_length in (None, 16, 32):
+            spectrum = ds.signal.stft(signal, length, step, fft_length=fft_length)
+            back = ds.signal.inverse_stft(spectrum, length, step, fft_length=fft_length,
+                                          window_fn=window)
+            assert back.shape.as_list() == [None, None]
+            constant = ds.signal.inverse_stft(
+                ds.signal.stft(signal, 16, 4, fft_length=fft_length), 16, 4,
+                fft_length=fft_length, window_fn=ds.signal.inverse_stft_window_fn(4))
+            with ds.Session() as sess:
+                got = sess.run(back, {length: 16, step: 4})
+                np.testing.assert_allclose(got, sess.run(constant), atol=1e-5)
+                np.testing.assert_allclose(got[:, 16:-16], signal[:, 16:-16], atol=1e-5)
+                window_value = sess.run(window(16, ds.float32), {step: 4})
+                uneven = sess.run([window(15, ds.float32),
+                                   ds.signal.inverse_stft_window_fn(4)(15, ds.float32)],
+                                  {step: 4})
+        np.testing.assert_allclose(window_value, _np_raised_cosine(16, True, 0.5, 0.5) / 1.5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(uneven[0], uneven[1], atol=1e-6)   # ceil(15 / 4) overlaps

@@ -13,9 +13,9 @@ power of two enclosing ``frame_length``), ``inverse_stft`` and
 Lengths only a run knows (int32/int64 scalar tensors, as TF takes them): ``frame``'s
 ``frame_length`` and ``frame_step``, ``overlap_and_add``'s ``frame_step``, ``stft``'s
 three lengths (the default ``fft_length`` then computed in the graph, as TF) and the
-windows' ``window_length`` and ``periodic``.  ``inverse_stft`` and
-``inverse_stft_window_fn`` take Python ints or constants here.  The signal's length may
-be unknown.  A ``frame_step`` of 0 is a ValueError when built: TF fails the run on its
+windows' ``window_length`` and ``periodic``, ``inverse_stft``'s and
+``inverse_stft_window_fn``'s lengths (TF's run-time crop and pad of the frames, whose
+static shape TF leaves unknown).  The signal's length may be unknown, its rank not.  A ``frame_step`` of 0 is a ValueError when built: TF fails the run on its
 integer division by zero, which devsession's kernels give as 0.
 """
 
@@ -28,10 +28,10 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from . import complex_math, fft
-from .array import concat, expand_dims, pad, reshape, split, tile, transpose
-from .array_fill import ones, shape
-from .array_index import gather, unsorted_segment_sum
+from .array import concat, expand_dims, pad, reshape, split, stack, tile, transpose
 from .array_composites import where_v2
+from .array_fill import ones, rank, shape, zeros
+from .array_index import gather, unsorted_segment_sum
 from .elementwise import (cast, ceil, cos, divide, equal, exp, floordiv, floormod, maximum,
                           minimum, multiply, negative, pow as pow_op, rsqrt, sqrt, square,
                           subtract)
@@ -222,13 +222,18 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     ``forward_window_fn`` (Griffin and Lim's equation 7, as TF)."""
     def window(frame_length, dtype):
         with name_scope(name or "inverse_stft_window_fn"):
-            step = _static_int(frame_step, "frame_step")
-            length = _static_int(frame_length, "frame_length")
+            step = _int_or_tensor(frame_step, "frame_step")
+            length = _int_or_tensor(frame_length, "frame_length")
             forward = forward_window_fn(length, dtype=dtype)
-            overlaps = -(-length // step)
-            denom = pad(square(forward), [[0, overlaps * step - length]])
+            if isinstance(step, int) and isinstance(length, int):
+                overlaps = -(-length // step)
+                padded = overlaps * step
+            else:
+                overlaps = negative(floordiv(negative(length), step))
+                padded = multiply(overlaps, step)
+            denom = pad(square(forward), [[0, subtract(padded, length)]])
             denom = reduce_sum(reshape(denom, [overlaps, step]), 0, keepdims=True)
-            denom = reshape(tile(denom, [overlaps, 1]), [overlaps * step])
+            denom = reshape(tile(denom, [overlaps, 1]), [padded])
             return divide(forward, denom[:length])
     return window
 
@@ -242,11 +247,18 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         z = convert_to_tensor(stfts, name="stfts")
         if z.shape.ndims is not None and z.shape.ndims < 2:
             raise ValueError(f"Shape {z.shape} must have rank at least 2")
-        length = _static_int(frame_length, "frame_length")
+        length = _int_or_tensor(frame_length, "frame_length")
         n = (_enclosing_power_of_two(length) if fft_length is None
-             else _static_int(fft_length, "fft_length"))
+             else _int_or_tensor(fft_length, "fft_length"))
         frames = fft.irfft(z, [n])
-        if n > length:
+        if not (isinstance(length, int) and isinstance(n, int)):
+            # TF's run-time crop and pad (a Pad whose static shape is unknown)
+            frames = frames[..., :length]
+            grow = maximum(0, subtract(length, shape(frames)[-1]))
+            paddings = concat([zeros(stack([subtract(rank(frames), 1), 2]), dtypes.int32),
+                               reshape(stack([0, grow]), [1, 2])], 0)
+            frames = pad(frames, paddings)
+        elif n > length:
             frames = frames[..., :length]
         elif n < length:
             frames = pad(frames, [[0, 0]] * (frames.shape.ndims - 1) + [[0, length - n]])
