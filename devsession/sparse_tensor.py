@@ -120,6 +120,37 @@ class SparseTensor:
     def __bool__(self):
         raise TypeError("Using a ds.SparseTensor as a Python bool is not allowed.")
 
+    # --- what ds.cond returns and ds.while_loop carries (ops/control_flow.py) ----------
+
+    def _loop_parts(self) -> list:
+        return [self._indices, self._values, self._dense_shape]
+
+    def _loop_invariants(self, given=None) -> list:
+        """TF's SparseTensorSpec components: the number of values may change from one
+        iteration to the next, the rank may not.  A shape invariant ``given`` for it is
+        TF1's: the shape of ``dense_shape``, ``[rank]`` (ValueError for another rank)."""
+        rank = self._dense_shape.shape.dims[0] if self._dense_shape.shape.ndims == 1 else None
+        if given is not None:
+            given = TensorShape(given)
+            if given.ndims is not None and given.ndims != 1:
+                raise ValueError(f"Expected a shape with 1 dimension. Obtained: "
+                                 f"{_tf_shape(given)} which has {given.ndims} dimensions.")
+            rank = given.dims[0] if given.ndims == 1 else None
+        return [TensorShape([None, rank]), TensorShape([None]), TensorShape([rank])]
+
+    def _with_loop_parts(self, parts, given=None) -> "SparseTensor":
+        """The same kind of value on ``parts`` with this one's static shape, as TF's
+        SparseTensorSpec gives it: a cond's is its true branch's, a loop's its entry
+        value's, or of the rank of the shape invariant ``given`` for it."""
+        value = SparseTensor(*parts)
+        shape = self.get_shape()
+        if given is not None:
+            rank = self._loop_invariants(given)[2].dims[0]
+            shape = TensorShape(None if rank is None else [None] * rank)
+        if shape.ndims is not None and value.get_shape().is_compatible_with(shape):
+            value.set_shape(shape)
+        return value
+
 
 def _graph_of(*values):
     for v in values:

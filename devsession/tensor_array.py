@@ -106,9 +106,10 @@ class TensorArray:
     def _loop_parts(self) -> list:
         return [self._values, self._lengths]
 
-    def _loop_invariants(self) -> list:
+    def _loop_invariants(self, given=None) -> list:
         """The shapes the parts keep through a loop's iterations: a dynamic array may
-        grow, and elements not yet written may take any shape that fits."""
+        grow, and elements not yet written may take any shape that fits (a shape
+        invariant ``given`` for it is not used, as TF1's)."""
         element = self.element_shape if self._infer_shape else TensorShape(None)
         size = None if self._dynamic_size else self._values.shape.dims[0] \
             if self._values.shape.ndims else None
@@ -116,7 +117,7 @@ class TensorArray:
             else TensorShape([size]).concatenate(element)
         return [values, TensorShape([size])]
 
-    def _with_loop_parts(self, parts) -> "TensorArray":
+    def _with_loop_parts(self, parts, given=None) -> "TensorArray":
         return self._new(*parts)
 
     # --- writes -------------------------------------------------------------------------

@@ -193,6 +193,56 @@ def test_shape_invariants_let_a_tensor_grow(make_session):
     assert int(sess.run(j_end)) == 5
 
 
+def test_a_sparse_tensor_is_a_cond_result_with_the_true_branchs_static_shape(make_session):
+    flag = ds.placeholder(ds.bool, [])
+    values = ds.Variable([1.0, 2.0])
+    a = ds.SparseTensor([[0, 1], [1, 0]], values, [2, 2])
+    b = ds.SparseTensor([[1, 1]], values[:1] * 5.0, [2, 3])
+    chosen, count = ds.cond(flag, lambda: (a, ds.constant(2)), lambda: (b, ds.constant(1)))
+    assert isinstance(chosen, ds.SparseTensor)
+    assert chosen.shape.as_list() == [2, 2]              # TF's: the true branch's spec
+    assert chosen.indices.shape.as_list() == [None, 2]
+    (grad,) = ds.gradients(ds.reduce_sum(chosen.values * 3.0), values)
+    sess = make_session()
+    sess.run(values.initializer)
+    got = sess.run([chosen, count, grad], {flag: True})
+    np.testing.assert_array_equal(got[0].indices, [[0, 1], [1, 0]])
+    np.testing.assert_array_equal(got[0].values, [1.0, 2.0])
+    np.testing.assert_array_equal(got[2], [3.0, 3.0])
+    got = sess.run([ds.sparse.to_dense(chosen), count, grad], {flag: False})
+    np.testing.assert_array_equal(got[0], [[0, 0, 0], [0, 5, 0]])
+    np.testing.assert_array_equal(got[2], [15.0, 0.0])
+    with pytest.raises(ValueError, match="same nested structure"):
+        ds.cond(flag, lambda: a, lambda: ds.constant([1.0]))
+
+
+def test_a_sparse_tensor_loop_variable_may_change_its_number_of_values(make_session):
+    a = ds.SparseTensor([[0, 1], [1, 0]], [1.0, 2.0], [2, 2])
+
+    def body(i, sp):          # one more value each time, the dense shape kept
+        extra = ds.SparseTensor([[0, 0]], [ds.cast(i, ds.float32)], [2, 2])
+        return i + 1, ds.sparse.add(sp, extra)
+    _, out = ds.while_loop(lambda i, sp: i < 3, body, [ds.constant(0), a])
+    assert isinstance(out, ds.SparseTensor) and out.shape.as_list() == [2, 2]
+    assert out.indices.shape.as_list() == [None, 2] and out.values.shape.as_list() == [None]
+    _, moved = ds.while_loop(lambda i, sp: i < 2,
+                             lambda i, sp: (i + 1, ds.sparse.reshape(sp, [1, 4])),
+                             [ds.constant(0), a],
+                             shape_invariants=[ds.TensorShape([]), ds.TensorShape([2])])
+    assert moved.shape.as_list() == [None, None]       # the rank of the invariant
+    sess = make_session()
+    got = sess.run(out)
+    np.testing.assert_array_equal(got.indices, [[0, 0], [0, 1], [1, 0]])
+    np.testing.assert_array_equal(got.values, [3.0, 1.0, 2.0])
+    np.testing.assert_array_equal(sess.run(moved).dense_shape, [1, 4])
+    with pytest.raises(ValueError, match="Expected a shape with 1 dimension"):
+        ds.while_loop(lambda i, sp: i < 2, lambda i, sp: (i + 1, sp), [ds.constant(0), a],
+                      shape_invariants=[ds.TensorShape([]), ds.TensorShape([None, 2])])
+    with pytest.raises(ValueError, match="same nested structure"):
+        ds.while_loop(lambda i, sp: i < 2, lambda i, sp: (i + 1, sp.values),
+                      [ds.constant(0), a])
+
+
 def test_maximum_iterations_single_and_nested_loop_vars(make_session):
     x = scalar(name="x")
     doubled = ds.while_loop(lambda t: t < 1000.0, lambda t: t * 2.0, [x], maximum_iterations=3)

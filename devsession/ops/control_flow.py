@@ -22,6 +22,11 @@ body while the cond holds, through sub-plans the runtime builds for them
   whose static shape changes in the body is a ValueError unless ``shape_invariants``
   relaxes it; its dtype may not change (TypeError).  ``maximum_iterations`` adds a
   counter, as TF1 does.
+* A TensorArray or a SparseTensor goes through either as its tensors.  A SparseTensor's
+  number of values may change in a loop (its shape invariant, if given, is TF1's: the
+  shape of its ``dense_shape``, ``[rank]``); its static shape after a cond is the true
+  branch's, after a loop its entry value's (TF's SparseTensorSpec).  A SparseTensor
+  against a tensor is ValueError, as TF's nest.
 
 Ops whose functions hold no stateful op are ``StatelessIf``/``StatelessWhile``: the
 optimizer may fold or merge those; ``If``/``While`` it never touches.  A function that
@@ -50,6 +55,7 @@ from .. import dtypes
 from ..function_graph import FunctionGraph, draws, holds_draws, serialize
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
                      convert_to_tensor, name_scope)
+from ..sparse_tensor import SparseTensor
 from ..tensor_shape import TensorShape, as_shape
 from . import nest
 from .elementwise import add, cast, less, less_equal, logical_and
@@ -357,6 +363,9 @@ def _check_branches_agree(results, branches) -> None:
             from None
     for a, b in zip(nest.flatten(results[0]), nest.flatten(results[1])):
         if hasattr(a, "_loop_parts") != hasattr(b, "_loop_parts"):
+            if isinstance(a, SparseTensor) or isinstance(b, SparseTensor):
+                raise ValueError(f"The two structures don't have the same nested structure: "
+                                 f"'true_fn' returned {a!r} and 'false_fn' {b!r}.")
             raise TypeError(f"Incompatible return types of 'true_fn' and 'false_fn': "
                             f"{a!r} against {b!r}.")
     if not branches[0].outputs:
@@ -522,16 +531,17 @@ def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_i
     flat = [t for p in parts for t in p]
     graph = building_graph(flat[0].graph)
     with graph.as_default():
-        invariants = _invariants(leaves, parts, loop_vars, shape_invariants)
+        given = _given_invariants(leaves, loop_vars, shape_invariants)
+        invariants = _invariants(leaves, parts, given)
         base = graph.unique_name(name or "while", mark_as_used=False)
         cond_graph = _new_function(graph, f"{base}_cond")
         body_graph = _new_function(graph, f"{base}_body")
         for function in (cond_graph, body_graph):
             for t, shape in zip(flat, invariants):
                 function.add_input(t.dtype, shape, t.op.name)
-        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, cond_graph.arguments))
+        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, cond_graph.arguments, given))
         cond_graph.outputs = [_loop_condition(cond_graph, _trace(cond_graph, cond_fn, packed))]
-        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, body_graph.arguments))
+        packed = nest.pack_sequence_as(loop_vars, _rebuilt(leaves, body_graph.arguments, given))
         body_result = _trace(body_graph, body_fn, packed)
         if not nest.is_nested(body_result):
             body_result = [body_result]
@@ -543,7 +553,7 @@ def _build_while(cond_fn, body_fn, loop_vars, shape_invariants, name, parallel_i
         _check_loop_outputs(flat, body_graph.outputs, invariants)
         op = create_while(graph, flat, cond_graph, body_graph, invariants, name or "while",
                           parallel_iterations, back_prop)
-    outputs = _rebuilt(leaves, op.outputs[:len(flat)])
+    outputs = _rebuilt(leaves, op.outputs[:len(flat)], given)
     return nest.pack_sequence_as(body_result, outputs), outputs
 
 
@@ -574,9 +584,10 @@ def create_while(graph, loop_vars: list, cond_graph: FunctionGraph, body_graph: 
                                   [*loop_vars, *captured], attrs, name, functions)
 
 
-# A loop variable (or a branch result) that is not a tensor but a few (a TensorArray)
-# has ``_loop_parts()`` (its tensors), ``_loop_invariants()`` (their shapes through the
-# loop) and ``_with_loop_parts(tensors)`` (the same kind of value, on other tensors).
+# A loop variable (or a branch result) that is not a tensor but a few (a TensorArray, a
+# SparseTensor) has ``_loop_parts()`` (its tensors), ``_loop_invariants(given)`` (their
+# shapes through the loop, given the shape invariant for it or None) and
+# ``_with_loop_parts(tensors, given)`` (the same kind of value, on other tensors).
 
 def _parts_of(value) -> list:
     if hasattr(value, "_loop_parts"):
@@ -588,19 +599,24 @@ def _parts_of_result(result, loop_var) -> list:
     """The tensors of the body's ``result`` for ``loop_var``: a TensorArray for a
     TensorArray (TypeError otherwise), as TF1."""
     if hasattr(loop_var, "_loop_parts") != hasattr(result, "_loop_parts"):
+        if isinstance(loop_var, SparseTensor) or isinstance(result, SparseTensor):
+            raise ValueError(f"The two structures don't have the same nested structure: the "
+                             f"loop variable {loop_var!r} and the body's {result!r}.")
         raise TypeError(f"The body of a while_loop must return a "
                         f"{type(loop_var).__name__} where the loop variable is one, and "
                         f"not where it is not; got {result!r} for {loop_var!r}.")
     return result._loop_parts() if hasattr(result, "_loop_parts") else [result]
 
 
-def _rebuilt(leaves, tensors) -> list:
-    """``leaves`` (loop variables) made again from ``tensors`` (their parts in order)."""
+def _rebuilt(leaves, tensors, given=None) -> list:
+    """``leaves`` (loop variables) made again from ``tensors`` (their parts in order);
+    ``given``: the shape invariant given for each leaf (None: none given)."""
     out, position = [], 0
-    for leaf in leaves:
+    for leaf, invariant in zip(leaves, given or [None] * len(leaves)):
         if hasattr(leaf, "_loop_parts"):
             count = len(leaf._loop_parts())
-            out.append(leaf._with_loop_parts(list(tensors[position:position + count])))
+            out.append(leaf._with_loop_parts(list(tensors[position:position + count]),
+                                             invariant))
             position += count
         else:
             out.append(tensors[position])
@@ -620,23 +636,27 @@ def _declare_loop_records(attrs: dict, records) -> None:
     attrs[RECORDS_ATTR] = len(types)
 
 
-def _invariants(leaves, parts, loop_vars, shape_invariants) -> list:
-    """One shape per part of the loop variables: a TensorArray's own (a shape invariant
-    given for it is not used: TF1's is its flow's), the others' given or entry shape."""
+def _given_invariants(leaves, loop_vars, shape_invariants) -> list:
+    """The shape invariant given for each loop variable (None for each when none are)."""
     if shape_invariants is None:
-        given = [None] * len(leaves)
-    else:
-        try:
-            nest.assert_same_structure(list(loop_vars), list(shape_invariants),
-                                       check_types=False)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"'shape_invariants' must have the structure of 'loop_vars': "
-                             f"{e}") from None
-        given = nest.flatten(list(shape_invariants))
+        return [None] * len(leaves)
+    try:
+        nest.assert_same_structure(list(loop_vars), list(shape_invariants),
+                                   check_types=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"'shape_invariants' must have the structure of 'loop_vars': "
+                         f"{e}") from None
+    return nest.flatten(list(shape_invariants))
+
+
+def _invariants(leaves, parts, given) -> list:
+    """One shape per part of the loop variables: a TensorArray's own (a shape invariant
+    given for it is not used: TF1's is its flow's), a SparseTensor's from its rank (or
+    the ``[rank]`` given for it), the others' given or entry shape."""
     invariants = []
     for leaf, leaf_parts, shape in zip(leaves, parts, given):
         if hasattr(leaf, "_loop_invariants"):
-            invariants.extend(leaf._loop_invariants())
+            invariants.extend(leaf._loop_invariants(shape))
             continue
         t = leaf_parts[0]
         if shape is None:
