@@ -537,3 +537,29 @@ def test_inverse_stft_takes_lengths_only_a_run_knows():
         np.testing.assert_allclose(window_value, _np_raised_cosine(16, True, 0.5, 0.5) / 1.5,
                                    atol=1e-6)
         np.testing.assert_allclose(uneven[0], uneven[1], atol=1e-6)   # ceil(15 / 4) overlaps
+
+
+def test_dct_and_mfccs_of_a_last_dimension_only_a_run_knows():
+    """TF's DCTs take the length of the last axis from the run where the graph does not
+    know it; each type, norm and ``n`` gives what the static graph gives."""
+    x = np.random.default_rng(9).normal(size=(3, 7)).astype(np.float32)
+    with ds.Graph().as_default():
+        fed = ds.placeholder(ds.float32, [3, None])
+        known = ds.constant(x)
+        pairs = {}
+        for kind in (1, 2, 3, 4):
+            for norm in ((None,) if kind == 1 else (None, "ortho")):
+                for n in (None, 5, 9):
+                    for fn in (ds.signal.dct, ds.signal.idct):
+                        key = f"{fn.__name__}{kind} {norm} {n}"
+                        pairs[key] = (fn(fed, type=kind, n=n, norm=norm),
+                                      fn(known, type=kind, n=n, norm=norm))
+        pairs["mfccs"] = (ds.signal.mfccs_from_log_mel_spectrograms(fed),
+                          ds.signal.mfccs_from_log_mel_spectrograms(known))
+        assert pairs["dct2 ortho None"][0].shape.as_list() == [None, None]   # as TF's
+        with ds.Session() as sess:
+            got, want = sess.run([{k: v[0] for k, v in pairs.items()},
+                                  {k: v[1] for k, v in pairs.items()}], {fed: x})
+    for key in pairs:
+        assert got[key].shape == want[key].shape, key
+        np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-4, err_msg=key)

@@ -15,8 +15,11 @@ Lengths only a run knows (int32/int64 scalar tensors, as TF takes them): ``frame
 three lengths (the default ``fft_length`` then computed in the graph, as TF) and the
 windows' ``window_length`` and ``periodic``, ``inverse_stft``'s and
 ``inverse_stft_window_fn``'s lengths (TF's run-time crop and pad of the frames, whose
-static shape TF leaves unknown).  The signal's length may be unknown, its rank not.  A ``frame_step`` of 0 is a ValueError when built: TF fails the run on its
-integer division by zero, which devsession's kernels give as 0.
+static shape TF leaves unknown).  The signal's length may be unknown, its rank not; so
+may the last dimension of ``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``'
+input (its length then taken from the run, as TF).  A ``frame_step`` of 0 is a
+ValueError when built: TF fails the run on its integer division by zero, which
+devsession's kernels give as 0.
 """
 
 from __future__ import annotations
@@ -121,8 +124,6 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
 
 
 def _stack_paddings(paddings):
-    from .array import stack
-
     return stack([stack([convert_to_tensor(v, dtype=dtypes.int32) for v in row])
                   for row in paddings])
 
@@ -288,30 +289,36 @@ def _validate_dct(x: Tensor, dct_type, n, axis, norm) -> None:
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
 
 
-def _fit_last(x: Tensor, n: int) -> Tensor:
+def _fit_last(x: Tensor, n) -> Tensor:
+    """``x``'s last dimension cropped or zero-padded to ``n`` (TF's smart_cond of a crop
+    and a pad; where the last dimension or ``n`` is known only at run time, a crop then a
+    pad of what is missing)."""
     have = x.shape.dims[-1]
+    if have is None or not isinstance(n, int):
+        grow = maximum(0, subtract(n, shape(x)[-1]))
+        return pad(x[..., 0:n], _stack_paddings([[0, 0]] * (x.shape.ndims - 1) + [[0, grow]]))
     if n <= have:
         return x[..., 0:n]
     return pad(x, [[0, 0]] * (x.shape.ndims - 1) + [[0, n - have]])
 
 
-def _ortho_weights(first, rest, size: int, dtype):
+def _ortho_weights(first, rest, size, dtype):
     """``[first, rest, rest, ...]`` of ``size`` values (TF pads ``first`` with ``rest``)."""
-    return pad(expand_dims(first, 0), [[0, size - 1]], constant_values=rest)
+    return pad(expand_dims(first, 0), [[0, subtract(size, 1)]], constant_values=rest)
 
 
 def _dct(x: Tensor, dct_type: int, n, norm) -> Tensor:
     zero = convert_to_tensor(0.0, dtype=x.dtype)
     if n is not None:
         x = _fit_last(x, n)
-    size = x.shape.dims[-1]
+    size = _axis_length(x, -1)            # TF's: the static length, else the run's
     size_float = cast(size, x.dtype)
     if dct_type == 1:
         return complex_math.real(fft.rfft(concat([x, x[..., -2:0:-1]], -1)))
     if dct_type == 2:
         scale = multiply(2.0, exp(complex_math.complex(zero, divide(multiply(multiply(
             negative(range_op(size_float)), math.pi), 0.5), size_float))))
-        dct2 = complex_math.real(multiply(fft.rfft(x, [2 * size])[..., :size], scale))
+        dct2 = complex_math.real(multiply(fft.rfft(x, [multiply(2, size)])[..., :size], scale))
         if norm == "ortho":
             n1 = multiply(0.5, rsqrt(size_float))
             dct2 = multiply(dct2, _ortho_weights(n1, multiply(n1, math.sqrt(2.0)), size,
@@ -326,8 +333,8 @@ def _dct(x: Tensor, dct_type: int, n, norm) -> Tensor:
         scale = multiply(2.0, exp(complex_math.complex(zero, divide(multiply(multiply(
             range_op(size_float), math.pi), 0.5), size_float))))
         return complex_math.real(fft.irfft(multiply(scale, complex_math.complex(x, zero)),
-                                           [2 * size]))[..., :size]
-    dct2 = _dct(x, 2, 2 * size, None)
+                                           [multiply(2, size)]))[..., :size]
+    dct2 = _dct(x, 2, 2 * size if isinstance(size, int) else multiply(2, size), None)
     dct4 = dct2[..., 1::2]
     if norm == "ortho":
         dct4 = multiply(dct4, multiply(math.sqrt(0.5), rsqrt(size_float)))
@@ -336,8 +343,8 @@ def _dct(x: Tensor, dct_type: int, n, norm) -> Tensor:
 
 def _dct_input(input, name: str) -> Tensor:  # noqa: A002
     x = convert_to_tensor(input)
-    if x.shape.ndims is None or x.shape.dims[-1] is None:
-        raise ValueError(f"{name}: devsession needs the last dimension of the input known.")
+    if x.shape.ndims is None:
+        raise ValueError(f"{name}: devsession needs the rank of the input known.")
     return x
 
 
@@ -421,10 +428,10 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None) -> Tensor:
     type-2 DCT TF computes, ``dct(x) * rsqrt(2 * num_mel_bins)``."""
     with name_scope(name or "mfccs_from_log_mel_spectrograms"):
         x = convert_to_tensor(log_mel_spectrograms)
-        if x.shape.ndims is None or x.shape.dims[-1] is None:
-            raise ValueError("mfccs_from_log_mel_spectrograms: devsession needs the number "
-                             "of mel bins (the last dimension) known.")
-        bins = x.shape.dims[-1]
+        if x.shape.ndims is None:
+            raise ValueError("mfccs_from_log_mel_spectrograms: devsession needs the rank of "
+                             "the log-mel spectrograms known.")
+        bins = _axis_length(x, -1)
         if bins == 0:
             raise ValueError(f"num_mel_bins must be positive. Got: {x}")
         dct2 = dct(x, type=2)
