@@ -63,6 +63,18 @@ def main(tf, out):
             "indicator": indicator, "merged": dense_of(merged)}, feed)
         out.update({"sparse_" + k: v for k, v in got.items()})
 
+        # feature dropout while training only (a cond returning a SparseTensor) and a
+        # loop carrying one, its values decayed
+        training = tf.placeholder_with_default(False, [])
+        kept = tf.cond(training, lambda: tf.sparse_retain(
+            ordered, tf.equal(ordered.indices[:, 1] % 2, 0)), lambda: ordered)
+        _, decayed = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.SparseTensor(
+            s.indices, s.values * 0.5, s.dense_shape)), [tf.constant(0), ordered])
+        out["cond_static_shape"] = [str(kept.get_shape()), str(kept.indices.get_shape())]
+        out["cond_training"] = sess.run(dense_of(kept), {training: True, **feed})
+        out["cond_eval"] = sess.run(kept, feed).indices
+        out["loop_decayed"] = sess.run(dense_of(decayed), feed)
+
         # sparse x dense matmul with the adjoint flags, and its gradients
         order = np.lexsort((indices[:, 1], indices[:, 0]))
         sp_vals = tf.Variable(values[order], name="sp_vals")
