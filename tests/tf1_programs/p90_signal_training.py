@@ -5,7 +5,8 @@ tf.signal.inverse_stft with inverse_stft_window_fn, and a few Adam steps on a sp
 loss plus a waveform loss (frame / overlap_and_add and rfft / irfft in the path), so
 gradients flow through every transform. Beside it the keyword-spotting features (log-mel
 by linear_to_mel_weight_matrix, mfccs_from_log_mel_spectrograms), windows, dct/idct,
-fft/ifft on complex64, static shapes for known and unknown lengths, and the errors TF
+fft/ifft on complex64, frame/stft/inverse_stft/windows with lengths and steps only a run
+knows (their gradients too), static shapes for known and unknown lengths, and the errors TF
 raises for bad arguments."""
 
 import numpy as np
@@ -94,9 +95,14 @@ def main(tf, out):
     fed_window = tf.signal.hann_window(length_in, periodic=periodic_in)
     fed_stft = tf.abs(tf.signal.stft(wave, length_in, frame_step, fft_length=64))
     fed_stft_grad = tf.gradients(tf.reduce_sum(fed_stft), wave)[0]
+    fed_round_trip = tf.signal.inverse_stft(
+        tf.signal.stft(wave, length_in, step_in), length_in, step_in,
+        window_fn=tf.signal.inverse_stft_window_fn(step_in))
+    unknown_bins_mfcc = tf.signal.mfccs_from_log_mel_spectrograms(any_length)
     out["fed_shapes"] = [fed_step.shape.as_list(), fed_length.shape.as_list(),
                          fed_overlap.shape.as_list(), negative_step.shape.as_list(),
-                         fed_window.shape.as_list(), fed_stft.shape.as_list()]
+                         fed_window.shape.as_list(), fed_stft.shape.as_list(),
+                         fed_round_trip.shape.as_list(), unknown_bins_mfcc.shape.as_list()]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         out["fed_steps"] = [sess.run(fed_step, {step_in: step}).tolist() for step in (3, 4, -2)]
@@ -108,6 +114,11 @@ def main(tf, out):
         stft_value, stft_grad = sess.run([fed_stft, fed_stft_grad], {wave: noisy,
                                                                      length_in: 48})
         out["fed_stft"] = [list(stft_value.shape), stft_value[3, :6], stft_grad[100:110]]
+        round_trip_value = sess.run(fed_round_trip, {wave: noisy, length_in: 40, step_in: 10})
+        out["fed_round_trip"] = [list(round_trip_value.shape), float(np.max(np.abs(
+            round_trip_value[40:-40] - noisy[40:len(round_trip_value) - 40])))]
+        out["unknown_bins_mfcc"] = sess.run(unknown_bins_mfcc, {any_length: noisy[:24].reshape(
+            3, 8)})
         feed = {wave: noisy}
         out["first_grads"] = sess.run(grads, feed)
         history = []
@@ -159,4 +170,6 @@ def main(tf, out):
                    "round_trip_error": {"rtol": 0, "atol": 1e-5},
                    "log_mel_mfccs": {"rtol": 1e-4, "atol": 1e-4},
                    "any_length_mfcc": {"rtol": 1e-4, "atol": 1e-4},
-                   "fed_stft": {"rtol": 1e-4, "atol": 1e-5}}
+                   "fed_stft": {"rtol": 1e-4, "atol": 1e-5},
+                   "fed_round_trip": {"rtol": 0, "atol": 1e-5},
+                   "unknown_bins_mfcc": {"rtol": 1e-4, "atol": 1e-5}}
