@@ -101,6 +101,19 @@ def test_softmax_gradient_is_finite_differences(shape):
                       _inputs(value), no_gradient=(0, 2))
 
 
+def test_softmax_of_unsorted_indices_writes_row_major_order_as_tf(graph):
+    # the op wants sorted indices; TF's kernel reorders and writes its results in that
+    # order, so they no longer line up with unsorted indices (TF 2.21's values)
+    sp = ds.SparseTensor([[1, 2], [0, 1], [1, 0], [0, 3]], [1.0, 2.0, 3.0, 4.0], [2, 4])
+    with ds.Session() as sess:
+        got = sess.run(ds.sparse.softmax(sp))
+        ordered = sess.run(ds.sparse.softmax(ds.sparse.reorder(sp)))
+    np.testing.assert_array_equal(got.indices, [[1, 2], [0, 1], [1, 0], [0, 3]])
+    np.testing.assert_allclose(got.values, [0.11920291, 0.880797, 0.880797, 0.11920291],
+                               rtol=1e-6)
+    np.testing.assert_allclose(ordered.values, got.values, rtol=1e-6)
+
+
 def test_maximum_and_minimum_gradients_are_not_implemented_as_in_tf(graph):
     a = ds.SparseTensor.from_value(_sorted(SPV))
     for build in (ds.sparse.maximum, ds.sparse.minimum):

@@ -5,9 +5,10 @@ SparseSparseMaximum and SparseSparseMinimum, on the host, in numpy.
 As TF's kernels, the reductions group the stored entries by their kept coordinates
 (implicit zeros take no part: the max of ``[-1, -2]`` stored in a row of four is -1),
 and an output element with no entry is 0.  The ``*Sparse`` forms return one entry per
-group, in row-major order.  SparseSoftmax normalises each run of consecutive entries
-sharing all but the last coordinate (TF's ``group`` over entries meant to be sorted),
-output in input order.  The sparse-sparse maximum and minimum walk both entry lists as
+group, in row-major order.  SparseSoftmax normalises the entries sharing all but the
+last coordinate (TF's ``group`` after its ``Reorder``), output in row-major order: the
+input order when the indices are sorted, as the op requires; for unsorted ones the values
+do not line up with their indices, as TF's.  The sparse-sparse maximum and minimum walk both entry lists as
 SparseAdd does (``sparse_add.merge``), an entry of one side alone against an implicit 0.
 
 The SparseDenseCwise ops (TF's ``SparseDenseBinaryOpShared``) pick the dense element at
@@ -98,6 +99,11 @@ def build_sparse_softmax(node):
         if len(dims) < 2:
             raise invalid_argument(node.name, node.op, f"Input should have rank >= 2, but "
                                    f"received shape: {' '.join(str(d) for d in dims)}")
+        # TF's kernel reorders the entries row-major first and writes each result at
+        # its entry's place in that order: unsorted indices get values that no longer
+        # line up with them, as TF's
+        order = np.lexsort(coords.T[::-1]) if len(coords) else np.zeros(0, int)
+        coords, values = coords[order], values[order]
         out = np.empty_like(values)
         leading = coords[:, :-1]
         starts = np.flatnonzero(np.r_[True, (leading[1:] != leading[:-1]).any(axis=1)]) \
