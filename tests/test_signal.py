@@ -563,3 +563,16 @@ def test_dct_and_mfccs_of_a_last_dimension_only_a_run_knows():
     for key in pairs:
         assert got[key].shape == want[key].shape, key
         np.testing.assert_allclose(got[key], want[key], rtol=1e-4, atol=1e-4, err_msg=key)
+
+
+def test_lengths_that_are_not_integers_are_tfs_errors():
+    with ds.Graph().as_default():
+        signal = ds.zeros([20])
+        for build in (lambda: ds.signal.frame(signal, 4, 2.0),
+                      lambda: ds.signal.frame(signal, 4.5, 2),
+                      lambda: ds.signal.hann_window(4.0),
+                      lambda: ds.signal.stft(signal, 8, 4.0)):
+            with pytest.raises(TypeError, match="must be an integer, got float32"):
+                build()
+        with pytest.raises(ValueError, match="frame_step must be an integer. Got"):
+            ds.signal.overlap_and_add(ds.zeros([3, 4]), 2.5)

@@ -55,6 +55,10 @@ def _static_int(value, what: str) -> int:
         raise ValueError(f"{what} must be a Python int or a constant here; devsession "
                          f"does not take a {what} only a run knows.")
     known = np.asarray(known)
+    if known.dtype.kind not in "iu":
+        # TF converts it to int32 or meets it in an int32 FloorDiv: a TypeError either way
+        raise TypeError(f"{what} must be an integer, got {known.dtype.name} "
+                        f"({known.tolist()!r}).")
     if known.ndim != 0:
         raise ValueError(f"Shape {list(known.shape)} must have rank 0 ({what}).")
     return int(known)
@@ -135,6 +139,9 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
         x = convert_to_tensor(signal, name="signal")
         if x.shape.ndims is None or x.shape.ndims < 2:
             raise ValueError(f"Shape {x.shape} must have rank at least 2")
+        if not convert_to_tensor(frame_step).dtype.is_integer:
+            raise ValueError(f"frame_step must be an integer. Got "
+                             f"{convert_to_tensor(frame_step).dtype!r}")
         step = _int_or_tensor(frame_step, "frame_step")
         frames, length_frame = (_axis_length(x, axis) for axis in (-2, -1))
         if all(isinstance(v, int) for v in (frames, length_frame, step)):
