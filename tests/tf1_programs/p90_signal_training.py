@@ -147,6 +147,8 @@ def main(tf, out):
         "stft_rank0": lambda: tf.signal.stft(tf.zeros([]), 4, 2),
         "istft_of_real": lambda: tf.signal.inverse_stft(tf.zeros([5, 5]), 8, 4),
         "rfft_of_complex": lambda: tf.signal.rfft(tf.complex(x, x)),
+        "frame_float_step": lambda: tf.signal.frame(tf.zeros([10]), 4, 2.0),
+        "overlap_float_step": lambda: tf.signal.overlap_and_add(tf.zeros([3, 4]), 2.5),
         "overlap_rank1": lambda: tf.signal.overlap_and_add(tf.zeros([4]), 2),
         "mel_edges": lambda: tf.signal.linear_to_mel_weight_matrix(
             lower_edge_hertz=500.0, upper_edge_hertz=100.0),
