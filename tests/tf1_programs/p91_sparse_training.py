@@ -221,5 +221,8 @@ def main(tf, out):
                 "reshape_size": error(lambda: sess.run(tf.sparse_reshape(
                     tf.SparseTensor([[0, 0]], [1.0], [2, 6]), [5, -1]))),
             }
+            # no error here: the values come back in row-major order, not lined up with
+            # the unsorted indices
+            out["softmax_unsorted"] = sess.run(tf.sparse_softmax(unordered), {unordered: bad})
             out["reordered_fixes_it"] = sess.run(
                 tf.sparse_tensor_to_dense(tf.sparse.reorder(unordered)), {unordered: bad})
