@@ -576,3 +576,37 @@ def test_lengths_that_are_not_integers_are_tfs_errors():
                 build()
         with pytest.raises(ValueError, match="frame_step must be an integer. Got"):
             ds.signal.overlap_and_add(ds.zeros([3, 4]), 2.5)
+
+
+def test_signals_of_unknown_rank_as_tf():
+    """TF frames, overlap-adds and (inverse) STFTs a signal whose rank only the run
+    knows: every static shape is unknown, the values those of the known rank."""
+    x = np.random.default_rng(10).normal(size=(2, 3, 24)).astype(np.float32)
+    with ds.Graph().as_default():
+        fed = ds.placeholder(ds.float32)
+        known = ds.constant(x)
+
+        def build(signal):
+            spectrum = ds.signal.stft(signal, 8, 4, pad_end=True)
+            outs = {"stft": ds.abs(spectrum),
+                    "inverse_stft": ds.signal.inverse_stft(spectrum, 8, 4),
+                    "overlap_and_add": ds.signal.overlap_and_add(signal, 3)}
+            for i, options in enumerate((dict(), dict(pad_end=True), dict(axis=-2),
+                                         dict(axis=0), dict(axis=1, pad_end=True),
+                                         dict(axis=-2, pad_end=True, pad_value=5.0))):
+                outs[f"frame {options}"] = ds.signal.frame(signal, 2, 1, **options)
+            return outs
+
+        got, want = build(fed), build(known)
+        assert all(t.shape.ndims is None for t in got.values())
+        complex_in = ds.placeholder(ds.complex64)
+        spectrum = np.fft.rfft(x).astype(np.complex64)
+        grads = [ds.gradients(ds.reduce_sum(ds.square(ds.signal.irfft(z, [16]))), z)[0]
+                 for z in (complex_in, ds.constant(spectrum))]
+        with ds.Session() as sess:
+            got, want = sess.run([got, want], {fed: x})
+            grads = sess.run(grads, {complex_in: spectrum})
+    for key in want:
+        assert got[key].shape == want[key].shape, key
+        np.testing.assert_allclose(got[key], want[key], atol=1e-5, err_msg=key)
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-5)

@@ -22,9 +22,9 @@ import numpy as np
 from .. import dtypes
 from ..graph import constant_value
 from . import complex_math, fft
-from .array import pad, reshape, stack, transpose
+from .array import concat, pad, reshape, stack, transpose
 from .array_composites import where_v2
-from .array_fill import shape, zeros, zeros_like
+from .array_fill import rank, shape, zeros, zeros_like
 from .array_index import strided_slice
 from .elementwise import (add, cast, div_no_nan, divide, equal, floordiv, floormod,
                           logical_and, logical_or, maximum, multiply, negative, reciprocal,
@@ -141,8 +141,6 @@ def _known_lengths(op):
     try:
         return _static_lengths(op)
     except NotImplementedError:
-        if op.inputs[0].shape.ndims is None:
-            raise
         return None
 
 
@@ -157,8 +155,8 @@ def _run_time_half_weights(n, dtype):
 def _fit_last_at_run_time(x, length):
     """``x``'s last dimension zero-padded or cropped to ``length``, a scalar tensor."""
     grow = maximum(0, subtract(length, shape(x)[-1]))
-    rows = [zeros([2], dtypes.int32)] * (x.shape.ndims - 1)
-    padded = pad(x, stack(rows + [stack([0, grow])]))
+    outer = zeros(stack([subtract(rank(x), 1), 2]), dtypes.int32)
+    padded = pad(x, concat([outer, reshape(stack([0, grow]), [1, 2])], 0))
     return padded[..., :length]
 
 

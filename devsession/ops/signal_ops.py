@@ -15,8 +15,9 @@ Lengths only a run knows (int32/int64 scalar tensors, as TF takes them): ``frame
 three lengths (the default ``fft_length`` then computed in the graph, as TF) and the
 windows' ``window_length`` and ``periodic``, ``inverse_stft``'s and
 ``inverse_stft_window_fn``'s lengths (TF's run-time crop and pad of the frames, whose
-static shape TF leaves unknown).  The signal's length may be unknown, its rank not; so
-may the last dimension of ``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``'
+static shape TF leaves unknown).  The signal's length may be unknown, and its rank
+(``frame`` then pads the run's row for ``axis``; the gradient of such a frame, a
+GatherV2 of unknown rank, is not there yet); so may the last dimension of ``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``'
 input (its length then taken from the run, as TF).  A ``frame_step`` of 0 is a
 ValueError when built: TF fails the run on its integer division by zero, which
 devsession's kernels give as 0.
@@ -79,7 +80,7 @@ def _int_or_tensor(value, what: str):
 
 
 def _axis_length(x: Tensor, axis: int):
-    dim = x.shape.dims[axis]
+    dim = x.shape.dims[axis] if x.shape.ndims is not None else None
     return dim if dim is not None else shape(x)[axis]
 
 
@@ -89,13 +90,12 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     (TF's ``tf.signal.frame``)."""
     with name_scope(name or "frame"):
         x = convert_to_tensor(signal, name="signal")
-        if x.shape.ndims is None:
-            raise ValueError("frame: the signal's rank must be known.")
-        if x.shape.ndims < 1:
+        if x.shape.ndims is not None and x.shape.ndims < 1:
             raise ValueError(f"Shape {x.shape} must have rank at least 1")
         length_frame = _int_or_tensor(frame_length, "frame_length")
         step = _int_or_tensor(frame_step, "frame_step")
-        axis = range(x.shape.ndims)[axis]
+        if x.shape.ndims is not None:
+            axis = range(x.shape.ndims)[axis]
         length = _axis_length(x, axis)
         if isinstance(step, int) and step == 0:
             # TF builds this (its static shape divides by zero in numpy) and a run fails
@@ -110,13 +110,20 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
             padding = (max(0, length_frame + step * (num_frames - 1) - length) if static
                        else maximum(0, subtract(add_op(length_frame, multiply(
                            step, subtract(num_frames, 1))), length)))
-            paddings = [[0, 0]] * x.shape.ndims
-            paddings[axis] = [0, padding]
-            dims = list(x.shape.dims)
-            if not static:
-                paddings = _stack_paddings(paddings)
+            if x.shape.ndims is None:      # the padded row found from the run's rank
+                rows = rank(x)
+                where = equal(range_op(rows), axis if axis >= 0 else add_op(rows, axis))
+                paddings = stack([zeros([rows], dtypes.int32),
+                                  multiply(cast(where, dtypes.int32), padding)], axis=1)
+                dims = None
+            else:
+                paddings = [[0, 0]] * x.shape.ndims
+                paddings[axis] = [0, padding]
+                dims = list(x.shape.dims)
+                if not static:
+                    paddings = _stack_paddings(paddings)
             x = pad(x, paddings, constant_values=convert_to_tensor(pad_value, dtype=x.dtype))
-            if not static:
+            if not static and dims is not None:
                 x.set_shape(dims)      # only the framed axis grows (by a run's amount)
         elif static:
             num_frames = max(0, 1 + (length - length_frame) // step)
@@ -137,7 +144,7 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
     ``frame_step`` samples: ``[..., frame_length + frame_step * (frames - 1)]``."""
     with name_scope(name or "overlap_and_add"):
         x = convert_to_tensor(signal, name="signal")
-        if x.shape.ndims is None or x.shape.ndims < 2:
+        if x.shape.ndims is not None and x.shape.ndims < 2:
             raise ValueError(f"Shape {x.shape} must have rank at least 2")
         if not convert_to_tensor(frame_step).dtype.is_integer:
             raise ValueError(f"frame_step must be an integer. Got "
@@ -153,6 +160,8 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
         flat = reshape(x, [-1, multiply(frames, length_frame)])
         summed = transpose(unsorted_segment_sum(transpose(flat), reshape(ids, [-1]),
                                                 out_length))
+        if x.shape.ndims is None:
+            return reshape(summed, concat([shape(x)[:-2], reshape(out_length, [1])], 0))
         outer = [d if d is not None else shape(x)[i]
                  for i, d in enumerate(x.shape.dims[:-2])]
         return reshape(summed, outer + [out_length])
@@ -259,7 +268,7 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=han
         n = (_enclosing_power_of_two(length) if fft_length is None
              else _int_or_tensor(fft_length, "fft_length"))
         frames = fft.irfft(z, [n])
-        if not (isinstance(length, int) and isinstance(n, int)):
+        if not (isinstance(length, int) and isinstance(n, int)) or frames.shape.ndims is None:
             # TF's run-time crop and pad (a Pad whose static shape is unknown)
             frames = frames[..., :length]
             grow = maximum(0, subtract(length, shape(frames)[-1]))
