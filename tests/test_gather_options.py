@@ -103,3 +103,25 @@ def test_the_sparse_lookups_and_embedding_columns_clip_rows_to_max_norm():
     for value in got:
         np.testing.assert_allclose(value, [want], rtol=1e-6)
     np.testing.assert_allclose(want, [0.5896976, 0.80645955], rtol=1e-6)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2])
+def test_gather_gradient_of_params_of_unknown_rank(axis):
+    """The gradient of a gather from params whose rank only the run knows (TF's, from
+    Shape tensors) equals the one of the known rank; repeated ids add up."""
+    params = np.random.default_rng(11).normal(size=(3, 4, 5)).astype(np.float32)
+    ids = np.array([[0, 2], [2, 1]], np.int32)
+    with ds.Graph().as_default():
+        fed = ds.placeholder(ds.float32)
+        known = ds.constant(params)
+        grads = []
+        for p in (fed, known):
+            gathered = ds.gather(p, ids, axis=axis)
+            weights = ds.cast(ds.reshape(ds.range(ds.size(gathered)), ds.shape(gathered)),
+                              ds.float32)
+            grads.append(ds.gradients(ds.reduce_sum(gathered * weights), p)[0])
+        assert grads[0].shape.ndims is None
+        with ds.Session() as sess:
+            got, want = sess.run(grads, {fed: params})
+    assert got.shape == params.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6)

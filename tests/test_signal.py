@@ -610,3 +610,18 @@ def test_signals_of_unknown_rank_as_tf():
         assert got[key].shape == want[key].shape, key
         np.testing.assert_allclose(got[key], want[key], atol=1e-5, err_msg=key)
     np.testing.assert_allclose(grads[0], grads[1], atol=1e-5)
+
+
+def test_gradient_through_frames_of_a_signal_of_unknown_rank():
+    x = np.random.default_rng(12).normal(size=(2, 3, 24)).astype(np.float32)
+    with ds.Graph().as_default():
+        fed = ds.placeholder(ds.float32)
+        grads = []
+        for signal in (fed, ds.constant(x)):
+            rebuilt = ds.signal.inverse_stft(ds.signal.stft(signal, 8, 4, pad_end=True), 8, 4)
+            framed = ds.signal.frame(signal, 5, 2, axis=1, pad_end=True)
+            loss = ds.reduce_sum(ds.abs(rebuilt)) + ds.reduce_sum(framed * framed)
+            grads.append(ds.gradients(loss, signal)[0])
+        with ds.Session() as sess:
+            got, want = sess.run(grads, {fed: x})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

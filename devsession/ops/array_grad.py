@@ -17,7 +17,8 @@ from .shape_of import reshape_to_shape_of, split_to_shapes_of
 # --- gradients of the array ops added for training
 #
 # Gathers scatter back (GatherV2 -> UnsortedSegmentSum: a dense gradient where TF makes
-# IndexedSlices; repeated ids add up), slices pad back (Slice -> Pad, StridedSlice ->
+# IndexedSlices; repeated ids add up; params of unknown rank through a [outer, ids,
+# inner] reshape), slices pad back (Slice -> Pad, StridedSlice ->
 # StridedSliceGrad), reshapes reshape back (Squeeze, ExpandDims), Pack and Unpack undo
 # each other, Split and SplitV concatenate (zeros for a part no gradient reached), Tile
 # sums over its copies, Pad slices the input's block out, MirrorPad
@@ -62,7 +63,8 @@ def _gather_grad(op, dy):
     params, indices, axis = op.inputs
     rank = params.shape.ndims
     if rank is None:
-        raise ValueError(f"The gradient of '{op.name}' needs the rank of '{params.name}'.")
+        return [_gather_grad_of_unknown_rank(params, indices, _static_int(axis, "axis"),
+                                             dy), None, None]
     a = _static_int(axis, "axis") % rank
     dims = _dims(params)
     count = indices.shape.num_elements()
@@ -76,6 +78,21 @@ def _gather_grad(op, dy):
     summed = unsorted_segment_sum(transpose(rows, perm), flat, dims[a])
     inverse = [perm.index(k) for k in range(rank)]
     return [transpose(summed, inverse), None, None]
+
+
+def _gather_grad_of_unknown_rank(params: Tensor, indices: Tensor, a: int, dy: Tensor):
+    """The GatherV2 gradient for params whose rank only the run knows (``a`` may be
+    negative): ``dy`` as ``[outer, ids, inner]`` (three dims, whatever the rank), its
+    rows summed into their ids, and reshaped back to the params' shape."""
+    from .reduce import reduce_prod
+
+    dims = shape(params)
+    count = indices.shape.num_elements()
+    count = size(indices) if count is None else count
+    rows = reshape(dy, stack([reduce_prod(dims[:a]), count, reduce_prod(dims[a:][1:])]))
+    summed = unsorted_segment_sum(transpose(rows, [1, 0, 2]), reshape(indices, [-1]),
+                                  dims[a])
+    return reshape(transpose(summed, [1, 0, 2]), dims)
 
 
 @register_gradient("UnsortedSegmentSum")

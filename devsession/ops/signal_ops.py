@@ -16,9 +16,9 @@ three lengths (the default ``fft_length`` then computed in the graph, as TF) and
 windows' ``window_length`` and ``periodic``, ``inverse_stft``'s and
 ``inverse_stft_window_fn``'s lengths (TF's run-time crop and pad of the frames, whose
 static shape TF leaves unknown).  The signal's length may be unknown, and its rank
-(``frame`` then pads the run's row for ``axis``; the gradient of such a frame, a
-GatherV2 of unknown rank, is not there yet); so may the last dimension of ``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``'
-input (its length then taken from the run, as TF).  A ``frame_step`` of 0 is a
+(``frame`` then pads the run's row for ``axis``); so may the last dimension of
+``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``' input (its length then
+taken from the run, as TF).  A ``frame_step`` of 0 is a
 ValueError when built: TF fails the run on its integer division by zero, which
 devsession's kernels give as 0.
 """
