@@ -261,6 +261,39 @@ def test_complex_matmul_adjoints_conjugate(graph, adjoint_a, adjoint_b):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("build,dtype,enum", [
+    (lambda sp: ds.sparse.add(sp, sp).values, ds.float16, "DT_HALF"),
+    (lambda sp: ds.sparse.add(sp, sp).values, ds.uint8, "DT_UINT8"),
+    (lambda sp: ds.sparse.add(sp, sp).values, ds.uint64, "DT_UINT64"),
+    (lambda sp: ds.sparse_tensor_dense_matmul(sp, ds.ones([3, 1], sp.dtype)), ds.int64,
+     "DT_INT64"),
+    (lambda sp: ds.sparse_tensor_dense_matmul(sp, ds.ones([3, 1], sp.dtype)), ds.int8,
+     "DT_INT8"),
+    (lambda sp: ds.sparse_tensor_dense_matmul(sp, ds.ones([3, 1], sp.dtype)), ds.uint16,
+     "DT_UINT16"),
+    (lambda sp: ds.sparse.minimum(sp, sp).values, ds.complex64, "DT_COMPLEX64")])
+def test_dtypes_tf_has_no_cpu_kernel_for_fail_at_run_time(graph, build, dtype, enum):
+    # the op takes them (TF's op def does), TF's CPU kernels do not: the run fails
+    sp = ds.SparseTensor([[0, 0], [1, 2]], ds.cast(ds.constant([1, 2]), dtype), [2, 3])
+    with ds.Session() as sess, pytest.raises(InvalidArgumentError,
+                                             match=f"No OpKernel .* attrs: \\[T={enum}\\]"):
+        sess.run(build(sp))
+
+
+def test_the_sparse_arithmetic_refuses_bool_values_when_built(graph):
+    sp = ds.SparseTensor([[0, 0]], [True], [2, 2])
+    builds = {"a_values": [lambda: ds.sparse.add(sp, sp, threshold=False),
+                           lambda: ds.sparse.add(sp, ds.constant([[True, False]] * 2)),
+                           lambda: ds.sparse.minimum(sp, sp)],
+              "input_values": [lambda: ds.sparse.reduce_sum(sp),
+                               lambda: ds.sparse.reduce_sum_sparse(sp)]}
+    for parameter, fns in builds.items():
+        for fn in fns:
+            with pytest.raises(TypeError, match=f"parameter '{parameter}' has DataType bool "
+                                                f"not in list of allowed values"):
+                fn()
+
+
 def test_matmul_of_repeated_indices_adds_them(graph):
     sp = ds.SparseTensor([[0, 1], [0, 1]], [2.0, 3.0], [1, 2])
     with ds.Session() as sess:

@@ -37,7 +37,8 @@ from .array_operands import check_int, int_operand, partial_shape_value, shape_o
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
-__all__ = ["SPARSE_OPS", "with_rank", "check_sparse_inputs", "sparse_to_dense",
+__all__ = ["SPARSE_OPS", "NUMBER_TYPES", "REAL_NUMBER_TYPES", "check_value_type",
+           "with_rank", "check_sparse_inputs", "sparse_to_dense",
            "sparse_tensor_to_dense", "sparse_tensor_dense_matmul", "sparse_reduce_sum",
            "reduction_shape", "axes_operand",
            "sparse_reorder", "sparse_reshape", "from_dense", "sparse_placeholder"]
@@ -52,6 +53,24 @@ SPARSE_OPS = ("SparseToDense", "SparseTensorDenseMatMul", "SparseReduceSum", "Sp
               "SparseSparseMaximum", "SparseSparseMinimum",
               "SparseCross", "SparseCrossV2", "SparseCrossHashed", "SparseDenseCwiseMul",
               "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
+
+
+# TF's numbertype and realnumbertype attrs (the sparse arithmetic's and the max ops'), as
+# far as devsession has the types, in TF's order
+NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "complex64", "int64",
+                "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
+                "complex128", "float16", "uint32", "uint64")
+REAL_NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "int64",
+                     "bfloat16", "uint16", "float16", "uint32", "uint64")
+
+
+def check_value_type(values, parameter: str, allowed: tuple = NUMBER_TYPES) -> None:
+    """TF's TypeError naming ``parameter`` for values of a dtype the op's attr does not
+    allow (bool or strings for arithmetic; complex too where it takes an order)."""
+    if values.dtype.name not in allowed:
+        raise TypeError(f"Value passed to parameter '{parameter}' has DataType "
+                        f"{values.dtype.name} not in list of allowed values: "
+                        f"{', '.join(allowed)}")
 
 
 # --- static shapes ---------------------------------------------------------------------------
@@ -115,6 +134,7 @@ def _matmul(inputs, attrs, node):
 def reduction_shape(inputs, attrs, node):
     """The dense shape of a sparse reduction (SparseReduceSum, SparseReduceMax)."""
     indices, values, shape, axes = inputs
+    check_value_type(values, "input_values")
     check_int(indices, node, "input_indices")
     _check_dtype(shape, dtypes.int64, node, "input_shape")
     _check_dtype(axes, dtypes.int32, node, "reduction_axes")

@@ -22,13 +22,14 @@ from ..tensor_shape import TensorShape, broadcast_static
 from .array_operands import check_int
 from .common import make_op
 from .registry import OpDef, register_op
-from .sparse import check_sparse_inputs, with_rank
+from .sparse import check_sparse_inputs, check_value_type, with_rank
 
 __all__ = ["sparse_add"]
 
 
 def _sparse_add(inputs, attrs, node):
     a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh = inputs
+    check_value_type(a_values, "a_values")
     check_sparse_inputs(a_indices, a_values, a_shape, node)
     check_sparse_inputs(b_indices, b_values, b_shape, node)
     if a_values.dtype != b_values.dtype:
@@ -53,6 +54,7 @@ def _sparse_add_grad(inputs, attrs, node):
 
 def _sparse_dense_add(inputs, attrs, node):
     indices, values, shape, b = inputs
+    check_value_type(values, "a_values")
     check_sparse_inputs(indices, values, shape, node)
     if values.dtype != b.dtype:
         raise TypeError(f"Op '{node}': a_values are {values.dtype.name} but b '{b.name}' is "

@@ -38,7 +38,8 @@ from ..tensor_shape import TensorShape
 from .common import make_op
 from .elementwise import cast
 from .registry import OpDef, register_op
-from .sparse import check_sparse_inputs, reduction_shape, sparse_reduction
+from .sparse import REAL_NUMBER_TYPES, check_sparse_inputs, check_value_type, \
+    reduction_shape, sparse_reduction
 
 __all__ = ["MATH_OPS", "sparse_reduce_max", "sparse_reduce_max_sparse",
            "sparse_reduce_sum_sparse", "sparse_softmax", "sparse_maximum", "sparse_minimum",
@@ -47,23 +48,6 @@ __all__ = ["MATH_OPS", "sparse_reduce_max", "sparse_reduce_max_sparse",
 CWISE_OPS = ("SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseDenseCwiseAdd")
 MATH_OPS = ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
             "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum", *CWISE_OPS)
-
-# TF's ``numbertypes`` (the op's T) that devsession holds, in TF's order for its message
-_NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "complex64", "int64",
-                 "qint8", "quint8", "qint32", "bfloat16", "qint16", "quint16", "uint16",
-                 "complex128", "float16", "uint32", "uint64")
-# TF's realnumbertype: what the max ops (reductions, SparseSparseMaximum) take
-_REAL_NUMBER_TYPES = ("float32", "float64", "int32", "uint8", "int16", "int8", "int64",
-                      "bfloat16", "uint16", "float16", "uint32", "uint64")
-
-
-def _check_real(values, parameter: str) -> None:
-    """TF's TypeError for values a max op has no order for (complex, bool, strings)."""
-    if values.dtype.name not in _REAL_NUMBER_TYPES:
-        raise TypeError(f"Value passed to parameter '{parameter}' has DataType "
-                        f"{values.dtype.name} not in list of allowed values: "
-                        f"{', '.join(_REAL_NUMBER_TYPES)}")
-
 
 # what ``sparse / dense`` casts integer values to first (TF's ``_TRUEDIV_TABLE``)
 _TRUEDIV_CASTS = {"int8": dtypes.float32, "uint8": dtypes.float32, "int16": dtypes.float32,
@@ -74,12 +58,13 @@ _TRUEDIV_TYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64
 
 
 def _reduce_max(inputs, attrs, node):
-    _check_real(inputs[1], "input_values")
+    check_value_type(inputs[1], "input_values", REAL_NUMBER_TYPES)
     return reduction_shape(inputs, attrs, node)
 
 
 def _reduction_sparse(inputs, attrs, node):
     _, values, _, _ = inputs
+    check_value_type(values, "input_values")
     _, dense = reduction_shape(inputs, attrs, node)
     rank = dense.ndims
     return [(dtypes.int64, TensorShape([None, rank])), (values.dtype, TensorShape([None])),
@@ -96,17 +81,18 @@ def _softmax(inputs, attrs, node):
 
 
 def _reduce_max_sparse(inputs, attrs, node):
-    _check_real(inputs[1], "input_values")
+    check_value_type(inputs[1], "input_values", REAL_NUMBER_TYPES)
     return _reduction_sparse(inputs, attrs, node)
 
 
 def _sparse_maximum(inputs, attrs, node):
-    _check_real(inputs[1], "a_values")
+    check_value_type(inputs[1], "a_values", REAL_NUMBER_TYPES)
     return _sparse_sparse(inputs, attrs, node)
 
 
 def _sparse_sparse(inputs, attrs, node):
     a_indices, a_values, a_shape, b_indices, b_values, b_shape = inputs
+    check_value_type(a_values, "a_values")
     check_sparse_inputs(a_indices, a_values, a_shape, node)
     check_sparse_inputs(b_indices, b_values, b_shape, node)
     if a_values.dtype != b_values.dtype:
@@ -119,10 +105,7 @@ def _sparse_sparse(inputs, attrs, node):
 def _sparse_dense_cwise(inputs, attrs, node):
     indices, values, shape, dense = inputs
     check_sparse_inputs(indices, values, shape, node)
-    if values.dtype.name not in _NUMBER_TYPES:
-        raise TypeError(f"Value passed to parameter 'sp_values' has DataType "
-                        f"{values.dtype.name} not in list of allowed values: "
-                        f"{', '.join(_NUMBER_TYPES)}")
+    check_value_type(values, "sp_values")
     if dense.dtype != values.dtype:
         raise TypeError(f"Input 'dense' of '{node}' Op has type {dense.dtype.name} that does "
                         f"not match type {values.dtype.name} of argument 'sp_values'.")

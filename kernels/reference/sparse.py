@@ -7,7 +7,9 @@ Every kernel first checks its arrays as TF's kernels do (a matrix of int indices
 vector of values as long as it, a shape vector as long as a row of indices) and raises
 ``InvalidArgumentError`` naming the node with TF's wording; ``check_indices`` is TF's
 ``SparseTensor::IndicesValid`` (in bounds, then sorted, then distinct; the first bad
-row is reported).
+row is reported).  ``require_kernel`` is TF's run-time error for a dtype the op takes but
+TF's CPU kernels do not (SparseAdd of half or unsigned values, SparseTensorDenseMatMul
+of int64, int8, int16 or unsigned ones, SparseSparseMinimum of complex ones).
 """
 
 from __future__ import annotations
@@ -16,6 +18,21 @@ import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
+
+
+_TF_TYPE_ENUMS = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
+                  "complex64": "DT_COMPLEX64", "complex128": "DT_COMPLEX128", "bool": "DT_BOOL"}
+
+
+def require_kernel(node, values: np.ndarray, supported: tuple) -> None:
+    """TF's InvalidArgumentError for values of a dtype its CPU kernels of ``node.op`` do
+    not cover (``supported``: numpy dtype names), as a run of the op raises it."""
+    name = np.asarray(values).dtype.name
+    if name not in supported:
+        enum = _TF_TYPE_ENUMS.get(name, f"DT_{name.upper()}")
+        raise invalid_argument(node.name, node.op, (
+            f"No OpKernel was registered to support Op '{node.op}' used by {{{{node "
+            f"{node.name}}}}} with these attrs: [T={enum}]"))
 
 
 def _check_rank(node, array: np.ndarray, what: str, rank: int) -> None:
@@ -138,6 +155,10 @@ def build_sparse_to_dense(node):
     return sparse_to_dense
 
 
+# the dtypes of TF's CPU SparseTensorDenseMatMul kernels
+_MATMUL_TYPES = ("float16", "float32", "float64", "int32", "complex64", "complex128")
+
+
 @register_kernel("SparseTensorDenseMatMul", HOST)
 def build_sparse_tensor_dense_matmul(node):
     adjoint_a = bool(node.attrs.get("adjoint_a", False))
@@ -147,6 +168,7 @@ def build_sparse_tensor_dense_matmul(node):
     def matmul(a_indices, a_values, a_shape, b):
         a_indices, a_values, a_shape, b = (np.asarray(x) for x in (a_indices, a_values,
                                                                    a_shape, b))
+        require_kernel(node, a_values, _MATMUL_TYPES)
         _check_matmul(node, a_indices, a_values, a_shape, b)
         dims = [int(d) for d in a_shape]
         rows, inner = (dims[1], dims[0]) if adjoint_a else (dims[0], dims[1])

@@ -13,7 +13,11 @@ import numpy as np
 
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
-from .sparse import sparse_parts
+from .sparse import require_kernel, sparse_parts
+
+# the dtypes of TF's CPU SparseAdd kernels (no half, no unsigned ints)
+_ADD_TYPES = ("float32", "float64", "int64", "int32", "int16", "int8", "complex64",
+              "complex128")
 
 
 def _rows(indices: np.ndarray) -> list:
@@ -48,6 +52,7 @@ def merge(a: list, b: list):
 @register_kernel("SparseAdd", HOST)
 def build_sparse_add(node):
     def sparse_add(a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+        require_kernel(node, a_values, _ADD_TYPES)
         a_coords, a_values, a_dims = sparse_parts(node, a_indices, a_values, a_shape)
         b_coords, b_values, b_dims = sparse_parts(node, b_indices, b_values, b_shape)
         thresh = np.asarray(thresh)

@@ -24,7 +24,8 @@ import numpy as np
 from ..checks import fmt_shape, invalid_argument
 from ..registry import HOST, register_kernel
 from .elementwise import _truncate_div
-from .sparse import accumulator, checked_reduction, out_of_bounds, sparse_parts
+from .sparse import accumulator, checked_reduction, out_of_bounds, require_kernel, \
+    sparse_parts
 from .sparse_add import _rows, merge
 
 
@@ -116,9 +117,15 @@ def build_sparse_softmax(node):
     return sparse_softmax
 
 
+# the dtypes of TF's CPU SparseSparseMaximum/Minimum kernels (real numbers)
+_REAL_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+               "uint16", "uint32", "uint64")
+
+
 def _build_min_or_max(pick):
     def build(node):
         def sparse_sparse(a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+            require_kernel(node, a_values, _REAL_TYPES)     # Minimum's op takes complex
             a_coords, a_values, a_dims = sparse_parts(node, a_indices, a_values, a_shape,
                                                       ("a_indices", "a_values", "a_shape"))
             b_coords, b_values, b_dims = sparse_parts(node, b_indices, b_values, b_shape,
