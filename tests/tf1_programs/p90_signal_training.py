@@ -99,10 +99,14 @@ def main(tf, out):
         tf.signal.stft(wave, length_in, step_in), length_in, step_in,
         window_fn=tf.signal.inverse_stft_window_fn(step_in))
     unknown_bins_mfcc = tf.signal.mfccs_from_log_mel_spectrograms(any_length)
+    no_shape = tf.placeholder(tf.float32, name="no_shape")       # rank unknown too
+    no_shape_magnitude = tf.abs(tf.signal.stft(no_shape, 32, 16, pad_end=True))
+    no_shape_grad = tf.gradients(tf.reduce_sum(no_shape_magnitude), no_shape)[0]
     out["fed_shapes"] = [fed_step.shape.as_list(), fed_length.shape.as_list(),
                          fed_overlap.shape.as_list(), negative_step.shape.as_list(),
                          fed_window.shape.as_list(), fed_stft.shape.as_list(),
-                         fed_round_trip.shape.as_list(), unknown_bins_mfcc.shape.as_list()]
+                         fed_round_trip.shape.as_list(), unknown_bins_mfcc.shape.as_list(),
+                         no_shape_magnitude.shape.ndims, no_shape_grad.shape.ndims]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         out["fed_steps"] = [sess.run(fed_step, {step_in: step}).tolist() for step in (3, 4, -2)]
@@ -117,6 +121,10 @@ def main(tf, out):
         round_trip_value = sess.run(fed_round_trip, {wave: noisy, length_in: 40, step_in: 10})
         out["fed_round_trip"] = [list(round_trip_value.shape), float(np.max(np.abs(
             round_trip_value[40:-40] - noisy[40:len(round_trip_value) - 40])))]
+        magnitude_value, grad_value = sess.run([no_shape_magnitude, no_shape_grad],
+                                               {no_shape: noisy[:100].reshape(2, 1, 50)})
+        out["no_shape_stft"] = [list(magnitude_value.shape), magnitude_value[1, 0, :, :4],
+                                grad_value[1, 0, 20:30]]
         out["unknown_bins_mfcc"] = sess.run(unknown_bins_mfcc, {any_length: noisy[:24].reshape(
             3, 8)})
         feed = {wave: noisy}
@@ -174,4 +182,5 @@ def main(tf, out):
                    "any_length_mfcc": {"rtol": 1e-4, "atol": 1e-4},
                    "fed_stft": {"rtol": 1e-4, "atol": 1e-5},
                    "fed_round_trip": {"rtol": 0, "atol": 1e-5},
+                   "no_shape_stft": {"rtol": 1e-4, "atol": 1e-5},
                    "unknown_bins_mfcc": {"rtol": 1e-4, "atol": 1e-5}}
