@@ -188,6 +188,12 @@ def main(tf, out):
             return type(e).__name__
         return None
 
+    def int64_counts():       # TF has no int64 kernel (a graph of its own: TF's session
+        with tf.Graph().as_default():       # fails every later run of a graph holding it)
+            counts = tf.SparseTensor([[0, 1]], tf.constant([3], tf.int64), [1, 2])
+            with tf.Session() as sess:
+                sess.run(tf.sparse_tensor_dense_matmul(counts, tf.ones([2, 1], tf.int64)))
+
     with tf.Graph().as_default():
         unordered = tf.sparse_placeholder(tf.float32)
         ids = tf.placeholder(tf.int32, [None])
@@ -214,6 +220,9 @@ def main(tf, out):
                     tf.SparseTensor([[0, 0]], [1.0], [2, 6]),
                     tf.SparseTensor([[0, 0]], [1.0], [3, 6])))),
                 "dense_shape_rank": error(lambda: tf.SparseTensor([[0, 0]], [1.0], [2, 6, 1])),
+                "matmul_int64_counts": error(int64_counts),
+                "reduce_sum_bool": error(lambda: tf.sparse_reduce_sum(
+                    tf.SparseTensor([[0, 1]], [True], [1, 2]))),
                 "reduce_max_complex": error(lambda: tf.sparse_reduce_max(complex_sp, 1)),
                 "maximum_complex": error(lambda: tf.sparse_maximum(complex_sp, complex_sp)),
                 "complex_grad_without_grad_ys": error(lambda: tf.gradients(
