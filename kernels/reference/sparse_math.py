@@ -117,7 +117,8 @@ def build_sparse_softmax(node):
     return sparse_softmax
 
 
-# the dtypes of TF's CPU SparseSparseMaximum/Minimum kernels (real numbers)
+# the dtypes of TF's CPU SparseSparseMaximum/Minimum and SparseDenseCwise kernels (real
+# numbers)
 _REAL_TYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
                "uint16", "uint32", "uint64")
 
@@ -199,10 +200,7 @@ def build_sparse_dense_cwise(node):
     def sparse_dense_cwise(indices, values, shape, dense):
         coords, values, dims = sparse_parts(node, indices, values, shape,
                                             ("sp_indices", "sp_values", "sp_shape"))
-        if values.dtype.kind == "c":
-            raise invalid_argument(node.name, node.op, (
-                f"No OpKernel was registered to support Op '{node.op}' used by {{{{node "
-                f"{node.name}}}}} with these attrs: [T=DT_COMPLEX{values.dtype.itemsize * 8}]"))
+        require_kernel(node, values, _REAL_TYPES)     # the op takes complex, TF's CPU not
         picked = _picked(node, coords, dims, np.asarray(dense))
         with np.errstate(all="ignore"):
             return combine(values, picked).astype(values.dtype, copy=False)
