@@ -430,3 +430,24 @@ def test_validate_args_checks_probabilities_and_points(graph):
             sess.run(dirichlet, {x: [-0.2, 0.7, 0.5]})
         with pytest.raises(InvalidArgumentError, match="positive"):
             sess.run(beta, {x: [0.0, 0.5, 0.5]})
+
+
+def test_vector_distributions_take_their_event_from_the_last_axis():
+    """Dirichlet, Multinomial and DirichletMultinomial over a batch of two 3-vectors:
+    events of 3, a batch of 2, statically and, from a parameter of unknown shape, when
+    run."""
+    concentration = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]], np.float32)
+    fed = ds.placeholder(ds.float32, [None, None])
+
+    def dists(c):
+        return [tfd.Dirichlet(c), tfd.Multinomial(5.0, logits=c),
+                tfd.DirichletMultinomial(5.0, c)]
+    for dist in dists(concentration):
+        assert dist.event_shape.as_list() == [3] and dist.batch_shape.as_list() == [2]
+    for dist in dists(fed):
+        assert dist.event_shape.as_list() == [None]
+    with ds.Session() as sess:
+        shapes = sess.run([(d.event_shape_tensor(), d.batch_shape_tensor())
+                           for d in dists(fed)], {fed: concentration})
+    for event, batch in shapes:
+        assert event.tolist() == [3] and batch.tolist() == [2]

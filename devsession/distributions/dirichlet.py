@@ -13,7 +13,7 @@ from ..ops.special import digamma, lgamma
 from ..ops.random_rates import random_gamma
 from ..ops.reduce import reduce_all, reduce_sum
 from ..tensor_shape import TensorShape
-from .distribution import FULLY_REPARAMETERIZED, Distribution, float_parameters
+from .distribution import FULLY_REPARAMETERIZED, Distribution, VectorEvents, float_parameters
 from .kullback_leibler import RegisterKL
 from .statistics import checked, nan_or_raise
 
@@ -25,7 +25,7 @@ def _lbeta(c):
     return reduce_sum(lgamma(c), -1) - lgamma(reduce_sum(c, -1))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(VectorEvents, Distribution):
     """Density ``prod_k x_k^(c_k - 1) / B(c)`` on the simplex."""
 
     def __init__(self, concentration, validate_args=False, allow_nan_stats=True,
@@ -48,12 +48,7 @@ class Dirichlet(Distribution):
     def _batch_shape_tensor(self):
         return shape_of(self._total_concentration)
 
-    def _event_shape(self):
-        shape = self._concentration.shape
-        return TensorShape(None) if shape.ndims is None else TensorShape(shape.dims[-1:])
-
-    def _event_shape_tensor(self):
-        return shape_of(self._concentration)[-1:]
+    _event_parameter = property(lambda self: self._concentration)
 
     def _event_size(self):
         return cast(shape_of(self._concentration)[-1], self._dtype)

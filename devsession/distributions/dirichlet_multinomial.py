@@ -19,15 +19,14 @@ from ..ops.random import categorical
 from ..ops.random_rates import random_gamma
 from ..ops.reduce import reduce_sum
 from ..ops.special import lgamma
-from ..tensor_shape import TensorShape
 from .dirichlet import _lbeta
-from .distribution import NOT_REPARAMETERIZED, Distribution, float_parameters
+from .distribution import NOT_REPARAMETERIZED, Distribution, VectorEvents, float_parameters
 from .statistics import checked, integer_counts
 
 __all__ = ["DirichletMultinomial"]
 
 
-class DirichletMultinomial(Distribution):
+class DirichletMultinomial(VectorEvents, Distribution):
     """Counts ``x`` (summing to ``total_count``) with probability
     ``n! / prod(x_k!) B(c + x) / B(c)``."""
 
@@ -58,12 +57,7 @@ class DirichletMultinomial(Distribution):
     def _batch_shape_tensor(self):
         return shape_of(self._total_concentration)
 
-    def _event_shape(self):
-        shape = self._concentration.shape
-        return TensorShape(None) if shape.ndims is None else TensorShape(shape.dims[-1:])
-
-    def _event_shape_tensor(self):
-        return shape_of(self._concentration)[-1:]
+    _event_parameter = property(lambda self: self._concentration)
 
     def _sample_n(self, n, seed=None):
         k = self._concentration.shape.dims[-1] if self._concentration.shape.ndims else None

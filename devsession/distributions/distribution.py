@@ -22,7 +22,7 @@ from ..ops.assertions import assert_positive
 from ..ops.elementwise import exp, log, log1p, negative, sqrt, square
 from ..tensor_shape import TensorShape, as_shape, broadcast_static
 
-__all__ = ["Distribution", "ReparameterizationType", "FULLY_REPARAMETERIZED",
+__all__ = ["Distribution", "VectorEvents", "ReparameterizationType", "FULLY_REPARAMETERIZED",
            "NOT_REPARAMETERIZED"]
 
 
@@ -281,6 +281,18 @@ class Distribution:
         return (f"<ds.distributions.{type(self).__name__} '{self._name}' batch_shape="
                 f"{self.batch_shape} event_shape={self.event_shape} dtype="
                 f"{self._dtype.name if self._dtype else None}>")
+
+
+class VectorEvents:
+    """For a distribution whose events are vectors along the last axis of a parameter
+    (``_event_parameter``: Dirichlet's concentration, Multinomial's logits)."""
+
+    def _event_shape(self):
+        shape = self._event_parameter.shape
+        return TensorShape(None) if shape.ndims is None else TensorShape(shape.dims[-1:])
+
+    def _event_shape_tensor(self):
+        return shape_of(self._event_parameter)[-1:]
 
 
 def _writes(dist, method: str) -> bool:

@@ -17,13 +17,13 @@ from ..ops.reduce import reduce_max, reduce_sum
 from ..ops.sequence import range as range_
 from ..tensor_shape import TensorShape
 from .bernoulli import logits_and_probs
-from .distribution import NOT_REPARAMETERIZED, Distribution, float_parameters
+from .distribution import NOT_REPARAMETERIZED, Distribution, VectorEvents, float_parameters
 from .statistics import integer_counts
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(VectorEvents, Distribution):
     """Counts ``x`` (summing to ``total_count``) with probability
     ``n! / prod(x_k!) prod(p_k^x_k)``."""
 
@@ -51,12 +51,7 @@ class Multinomial(Distribution):
     def _batch_shape_tensor(self):
         return shape_of(self._mean_val)[:-1]
 
-    def _event_shape(self):
-        shape = self._logits.shape
-        return TensorShape(None) if shape.ndims is None else TensorShape(shape.dims[-1:])
-
-    def _event_shape_tensor(self):
-        return shape_of(self._logits)[-1:]
+    _event_parameter = property(lambda self: self._logits)
 
     def _sample_n(self, n, seed=None):
         k = self._logits.shape.dims[-1] if self._logits.shape.ndims else None
