@@ -408,6 +408,21 @@ def test_closing_opens_again_a_graph_only_the_session_finalized():
     assert graph.finalized
 
 
+def test_the_scaffolds_saver_is_built_without_a_checkpoint_dir(tmp_path):
+    """As TF1's: finalize() builds the default Saver (in the savers collection) even
+    where the session neither saves nor restores, so scaffold.saver saves what the loop
+    trained; default_local_init_op() is a grouped NoOp."""
+    w = ds.Variable(F32(1.0), name="w")
+    bump = w.assign_add(F32(2.0))
+    scaffold = ds.train.Scaffold()
+    with ds.train.SingularMonitoredSession(scaffold=scaffold) as sess:
+        sess.run(bump)
+        path = scaffold.saver.save(sess.raw_session(), str(tmp_path / "model"))
+    assert ds.get_default_graph().get_collection(ds.GraphKeys.SAVERS) == [scaffold.saver]
+    assert ds.train.load_variable(path, "w") == 3.0
+    assert ds.train.Scaffold.default_local_init_op().type == "NoOp"
+
+
 def test_a_training_session_without_summaries_needs_no_tensorboard(tmp_path, monkeypatch):
     """The summary hook makes its FileWriter (which needs the tensorboard extra) only
     when the graph has summaries to write."""

@@ -296,12 +296,12 @@ class Scaffold:
         self.local_init_op, self.local_init_feed_dict = local_init_op, local_init_feed_dict
         self.summary_op, self.saver = summary_op, saver
 
-    def finalize(self, with_saver: bool = True) -> "Scaffold":
+    def finalize(self) -> "Scaffold":
         """Build the defaults: every global variable's initializer, the ready check
         (``report_uninitialized_variables`` over the global and local variables; over the
         global ones what ``local_init_op`` waits for), the local variables' initializer,
-        the merged summaries and (``with_saver``: the session saves or restores) a
-        ``Saver``.  As TF1's, each default is the one in its graph collection
+        the merged summaries and a ``Saver`` (empty where there are no variables).  As
+        TF1's, each default is the one in its graph collection
         (``GraphKeys.INIT_OP``, ``READY_OP``, ..., ``SAVERS``) or is built and put
         there, so that a second session on the graph finds them; then the graph is
         finalized: an op added while the loop runs (a graph that keeps growing) is a
@@ -331,11 +331,22 @@ class Scaffold:
             if self.summary_op is None:
                 self.summary_op = _get_or_default("summary_op", GraphKeys.SUMMARY_OP,
                                                   merge_all)
-            # one Saver restores and saves: each Saver adds a restore op per variable
-            if self.saver is None and variables and with_saver:
-                self.saver = _get_or_default("saver", GraphKeys.SAVERS, Saver)
+            # one Saver restores and saves (each Saver adds a restore op per variable);
+            # built even where the session neither saves nor restores, as TF1's, so that
+            # scaffold.saver can save the model the loop trained
+            if self.saver is None:
+                self.saver = _get_or_default("saver", GraphKeys.SAVERS,
+                                             lambda: Saver(allow_empty=True))
         get_default_graph().finalize()
         return self
+
+    @staticmethod
+    def default_local_init_op():
+        """TF1's ``Scaffold.default_local_init_op()``: the local variables' and lookup
+        tables' initializers, grouped (a NoOp)."""
+        from ..lookup.tables import tables_initializer
+
+        return group(local_variables_initializer(), tables_initializer())
 
     def session_manager(self, graph) -> SessionManager:
         """The ``SessionManager`` making sessions ready with this scaffold's ops."""
@@ -350,13 +361,13 @@ class Scaffold:
 def _default_local_init_op():
     """TF1's: the local variables' initializer grouped with every lookup table's (a
     vocabulary feature column's table is ready in a monitored session); None when the
-    graph has neither."""
+    graph has neither (TF's NoOp then makes a worker wait for the global variables too,
+    through its ready_for_local_init_op; devsession's does not)."""
     from ..graph_keys import GraphKeys, get_collection
-    from ..lookup.tables import tables_initializer
 
     if not local_variables() and not get_collection(GraphKeys.TABLE_INITIALIZERS):
         return None
-    return group(local_variables_initializer(), tables_initializer())
+    return Scaffold.default_local_init_op()
 
 
 def _get_or_default(argument: str, key: str, build):
@@ -520,7 +531,7 @@ class ChiefSessionCreator(SessionCreator):
 
     def create_session(self):
         restores = self._checkpoint_dir is not None or self._checkpoint_path is not None
-        scaffold = self._scaffold.finalize(with_saver=restores)
+        scaffold = self._scaffold.finalize()
         init_fn = scaffold.init_fn
         return scaffold.session_manager(get_default_graph()).prepare_session(
             self._master, init_op=scaffold.init_op, saver=scaffold.saver if restores else None,
@@ -539,7 +550,7 @@ class WorkerSessionCreator(SessionCreator):
         self._max_wait_secs = max_wait_secs
 
     def create_session(self):
-        scaffold = self._scaffold.finalize(with_saver=False)
+        scaffold = self._scaffold.finalize()
         return scaffold.session_manager(get_default_graph()).wait_for_session(
             self._master, config=self._config, max_wait_secs=self._max_wait_secs)
 

@@ -41,6 +41,10 @@ def main(tf, out):
             tf.constant(1.0)
         except RuntimeError as e:
             errors["constant_after_finalize"] = type(e).__name__
+        try:
+            tf.train.Saver()
+        except RuntimeError as e:
+            errors["saver_after_finalize"] = type(e).__name__
     out["tuple_ops"] = [[t.op.type, [c.type for c in t.op.control_inputs]]
                         for t in (scaled, shifted)]
     out["feedable"] = [g.is_feedable(x), g.is_feedable(hidden), g.is_feedable(loss)]
@@ -90,6 +94,18 @@ def main(tf, out):
         stage1 = sess.partial_run(h, ab, feed_dict={a: 3.0, b: 4.0})
         stage2 = sess.partial_run(h, abc, feed_dict={c: 0.5})
         out["partial_run"] = [stage1, stage2]
+        partial_errors = []
+        h2 = sess.partial_run_setup([ab, abc], [a, b, c])
+        sess.partial_run(h2, ab, feed_dict={a: 1.0, b: 2.0})
+        for fetch, feed in [(abc, {a: 5.0, c: 1.0}), (ab, None), (abc * 2.0, {c: 1.0})]:
+            try:  # feeding a twice, fetching ab twice, fetching what the setup did not name
+                sess.partial_run(h2, fetch, feed_dict=feed)
+            except (tf.errors.InvalidArgumentError, ValueError) as e:
+                partial_errors.append(type(e).__name__)
+        out["partial_run_errors"] = partial_errors
+        out["tuple_control_inputs"] = sess.run(
+            tf.tuple([a + 1.0, b + 1.0], control_inputs=[q.enqueue(7.0)]), {a: 1.0, b: 2.0})
+        out["dequeued"] = sess.run(deq)
         other_graph = []
         for fetch, feed in [(hidden, None), (ab, {x: x_data})]:
             try:
@@ -101,6 +117,15 @@ def main(tf, out):
             sess.run(deq, options=tf.RunOptions(timeout_in_ms=50))
         except tf.errors.DeadlineExceededError as e:
             out["timeout"] = [type(e).__name__, e.error_code, isinstance(e, tf.errors.OpError)]
+    with tf.Session(config=tf.ConfigProto(operation_timeout_in_ms=50)) as sess:
+        try:
+            sess.run(deq)
+        except tf.errors.DeadlineExceededError as e:
+            out["config_timeout"] = type(e).__name__
+        try:
+            sess.run(ab, {a: "three", b: 1.0})
+        except (ValueError, TypeError) as e:
+            out["string_for_float"] = type(e).__name__
 
     # Scaffold with init_op / init_fn and the monitored sessions
     tf.reset_default_graph()
@@ -120,6 +145,8 @@ def main(tf, out):
         out["scaffold_bump"] = [sess.run(bump) for _ in range(2)]
     out["init_fn_saw"] = calls
     out["scaffold_finalized"] = tf.get_default_graph().finalized
+    out["scaffold_fields"] = [scaffold.init_op.type, scaffold.ready_op.dtype.name,
+                              scaffold.ready_op.shape.as_list(), type(scaffold.saver).__name__]
     with tempfile.TemporaryDirectory() as tmp:
         tf.reset_default_graph()
         gs = tf.train.get_or_create_global_step()
@@ -167,6 +194,20 @@ def main(tf, out):
         with tf.gfile.GFile(os.path.join(base, "b.bin"), "wb") as fh:
             fh.write(b"\x00\x01\x02")
         tf.gfile.Rename(os.path.join(base, "b.bin"), os.path.join(base, "c.bin"))
+        with tf.gfile.GFile(os.path.join(base, "a.txt"), "r") as fh:
+            first = fh.read(4)
+            at = fh.tell()
+            fh.seek(9)
+            out["gfile_seek"] = [first, at, fh.readline(), fh.size()]
+        tf.gfile.Copy(os.path.join(base, "c.bin"), os.path.join(base, "d.bin"))
+        try:
+            tf.gfile.Copy(os.path.join(base, "c.bin"), os.path.join(base, "d.bin"))
+        except tf.errors.AlreadyExistsError as e:
+            out["gfile_copy_again"] = [type(e).__name__, e.error_code]
+        tf.gfile.MakeDirs(os.path.join(base, "sub"))
+        out["gfile_walk"] = [[os.path.relpath(d, tmp), sorted(ds), sorted(fs)]
+                             for d, ds, fs in tf.gfile.Walk(os.path.join(tmp, "files"))]
+        tf.gfile.Remove(os.path.join(base, "d.bin"))
         out["gfile_list"] = sorted(tf.gfile.ListDirectory(base))
         out["gfile_glob"] = sorted(os.path.basename(p)
                                    for p in tf.gfile.Glob(os.path.join(base, "*.txt")))
@@ -194,3 +235,8 @@ def main(tf, out):
     err = tf.errors.InvalidArgumentError(None, None, "bad value")
     out["error_fields"] = [err.message, err.node_def, err.op, str(err)]
     out["error_from_code"] = tf.errors.exception_type_from_error_code(11).__name__
+    out["code_from_type"] = tf.errors.error_code_from_exception_type(tf.errors.AbortedError)
+    try:
+        raise tf.errors.NotFoundError(None, None, "no such thing")
+    except tf.errors.OpError as e:
+        out["caught_as_op_error"] = [type(e).__name__, e.message, e.error_code]
