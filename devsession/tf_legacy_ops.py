@@ -9,10 +9,10 @@ and those TF's image and math functions build that devsession computes from othe
 ``tf_graph.translate`` runs under the node's name (the node becomes an Identity of the
 result); ``REWRITES`` maps a node to one devsession op, ``(node, inputs, attrs) ->
 (op type, inputs, attrs)``.  Both join ``tf_graph``'s tables when this module is
-imported (by devsession's ``__init__``).  Semantics are TF's kernels': ``Div`` and ``Mod`` truncate
-(C's ``/`` and ``%``, ``fmod`` for floats), whatever the newer Python wrappers do.  An
-input devsession needs while building (a pool's window, ``Reverse``'s dims) must be a
-constant: UnimplementedError naming the node otherwise.
+imported (by devsession's ``__init__``).  Semantics are TF's kernels': ``Div`` and
+``Mod`` truncate (C's ``/`` and ``%``, ``fmod`` for floats), whatever the newer Python
+wrappers do.  An input devsession needs while building (a pool's window, ``Reverse``'s
+dims) must be a constant: UnimplementedError naming the node otherwise.
 """
 
 from __future__ import annotations
@@ -21,55 +21,51 @@ import numpy as np
 
 from . import image
 from .errors import UnimplementedError
+from .ops.array import concat
+from .ops.array_fill import add_n
+from .ops.array_order import sort
+from .ops.clipping import clip_by_value
+from .ops.elementwise import abs as abs_op, less, reciprocal, truncatediv, truncatemod
+from .ops.gather_options import gather
+from .ops.image_nms import non_max_suppression
+from .ops.masking import linspace, reverse
+from .ops.nn_conv import max_pool
+from .ops.top_k import in_top_k
 from .tf_graph import add_mapped_ops, constant_input
 
 __all__ = ["COMPOSITES", "REWRITES"]
 
 
 def _div(node, inputs, attrs):
-    from .ops.elementwise import truncatediv
-
     x, y = inputs
     return truncatediv(x, y) if x.dtype.is_integer else x / y
 
 
 def _mod(node, inputs, attrs):
-    from .ops.elementwise import truncatemod
-
     return truncatemod(*inputs)
 
 
 def _inv(node, inputs, attrs):
-    from .ops.elementwise import reciprocal
-
     return reciprocal(inputs[0])
 
 
 def _concat_v1(node, inputs, attrs):
-    from .ops.array import concat
-
     axis, *values = inputs
     return concat(values, int(constant_input(node, axis, "the concat_dim")))
 
 
 def _reverse_v1(node, inputs, attrs):
-    from .ops.masking import reverse
-
     x, dims = inputs
     flags = constant_input(node, dims, "the dims").reshape(-1)
     return reverse(x, [axis for axis, flag in enumerate(flags) if flag])
 
 
 def _in_top_k_v1(node, inputs, attrs):
-    from .ops.top_k import in_top_k
-
     predictions, targets = inputs
     return in_top_k(predictions, targets, int(attrs["k"]))
 
 
 def _max_pool_v2(node, inputs, attrs):
-    from .ops.nn_conv import max_pool
-
     x, ksize, strides = inputs
     return max_pool(x, [int(k) for k in constant_input(node, ksize, "the ksize")],
                     [int(s) for s in constant_input(node, strides, "the strides")],
@@ -77,8 +73,6 @@ def _max_pool_v2(node, inputs, attrs):
 
 
 def _non_max_suppression(node, inputs, attrs):
-    from .ops.image_nms import non_max_suppression
-
     boxes, scores, max_output_size, *threshold = inputs
     iou_threshold = threshold[0] if threshold else attrs.get("iou_threshold", 0.5)
     return non_max_suppression(boxes, scores, max_output_size, iou_threshold)
@@ -93,36 +87,25 @@ def _image_op(function_name: str):
 
 
 def _nth_element(node, inputs, attrs):
-    from .ops.array_order import sort
-    from .ops.gather_options import gather
-
     x, n = inputs
     ordered = sort(x, direction="DESCENDING" if attrs.get("reverse") else "ASCENDING")
     return gather(ordered, n, axis=-1)
 
 
 def _approximate_equal(node, inputs, attrs):
-    from .ops.elementwise import abs as abs_op, less
-
     x, y = inputs
     return less(abs_op(x - y), np.asarray(attrs.get("tolerance", 1e-5), x.dtype.np))
 
 
 def _lin_space(node, inputs, attrs):
-    from .ops.masking import linspace
-
     return linspace(*inputs)
 
 
 def _clip_by_value(node, inputs, attrs):
-    from .ops.clipping import clip_by_value
-
     return clip_by_value(*inputs)
 
 
 def _accumulate_n(node, inputs, attrs):
-    from .ops.array_fill import add_n
-
     return add_n(list(inputs))
 
 
