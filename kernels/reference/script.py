@@ -44,9 +44,6 @@ def build_py_func(node):
                 f"where its graph was built).", node.name)
         try:
             result = func(*inputs)
-        except StopIteration:
-            raise OutOfRangeError(f"'{node.name}': its Python function raised "
-                                  f"StopIteration.", node.name) from None
         except Exception as e:
             error = next((error for classes, error in _RAISED_AS
                           if isinstance(e, classes)), UnknownError)
