@@ -18,9 +18,8 @@ windows' ``window_length`` and ``periodic``, ``inverse_stft``'s and
 static shape TF leaves unknown).  The signal's length may be unknown, and its rank
 (``frame`` then pads the run's row for ``axis``); so may the last dimension of
 ``dct``'s, ``idct``'s and ``mfccs_from_log_mel_spectrograms``' input (its length then
-taken from the run, as TF).  A ``frame_step`` of 0 is a
-ValueError when built: TF fails the run on its integer division by zero, which
-devsession's kernels give as 0.
+taken from the run, as TF).  A ``frame_step`` of 0 is a ValueError when built: TF fails
+the run on its integer division by zero, which devsession's kernels give as 0.
 """
 
 from __future__ import annotations
@@ -146,9 +145,9 @@ def overlap_and_add(signal, frame_step, name=None) -> Tensor:
         x = convert_to_tensor(signal, name="signal")
         if x.shape.ndims is not None and x.shape.ndims < 2:
             raise ValueError(f"Shape {x.shape} must have rank at least 2")
-        if not convert_to_tensor(frame_step).dtype.is_integer:
-            raise ValueError(f"frame_step must be an integer. Got "
-                             f"{convert_to_tensor(frame_step).dtype!r}")
+        step_dtype = convert_to_tensor(frame_step).dtype
+        if not step_dtype.is_integer:
+            raise ValueError(f"frame_step must be an integer. Got {step_dtype!r}")
         step = _int_or_tensor(frame_step, "frame_step")
         frames, length_frame = (_axis_length(x, axis) for axis in (-2, -1))
         if all(isinstance(v, int) for v in (frames, length_frame, step)):
