@@ -99,6 +99,23 @@ def test_add_n_of_one_and_one_hot_dtypes():
     assert ds.one_hot(i, 4, dtype=ds.float64).dtype == ds.float64
     with pytest.raises(TypeError, match="does not match"):
         ds.one_hot(i, 4, on_value=1.0, dtype=ds.int32)
+    with pytest.raises(TypeError, match="does not match"):
+        ds.one_hot(i, 4, on_value=ds.constant(1.0), dtype=ds.float64)
+
+
+def test_one_hot_python_on_off_values_take_the_dtype_argument():
+    # TF's dtype_hint: Python numbers become the dtype asked for (DQN code's
+    # one_hot(a, n, on_value=1.0, off_value=0.0, dtype=tf.float64))
+    i = ph((3,), ds.int64)
+    hot = ds.one_hot(i, 4, on_value=2.0, off_value=-1.0, dtype=ds.float64)
+    assert hot.dtype == ds.float64
+    assert [t.dtype for t in hot.op.inputs[2:]] == [ds.float64, ds.float64]
+    assert constant_value(hot.op.inputs[3]) == -1.0
+    assert ds.one_hot(i, 4, on_value=2, off_value=0, dtype=ds.float16).dtype == ds.float16
+    assert ds.one_hot(i, 4, on_value=True, dtype=ds.float32).dtype == ds.float32
+
+
+def test_add_n_of_nothing():
     with pytest.raises(ValueError, match="non-empty list"):
         ds.add_n([])
 

@@ -432,11 +432,23 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         return _one_hot_op(graph, indices, depth, on_value, off_value, axis, dtype, scope)
 
 
+def _one_hot_hint(value, dtype):
+    """TF's ``dtype_hint=dtype`` for on/off values: a Python number takes the dtype
+    argument (``on_value=2.0, dtype=tf.float64`` is float64, ``on_value=1`` with float32
+    is 1.0), but a Python float never becomes an integer (TF's constant refuses 1.0 as
+    int32) and tensors and numpy arrays keep their own dtype."""
+    if dtype is None or not isinstance(value, (bool, int, float, list, tuple)):
+        return None
+    if dtype.is_integer and np.asarray(value).dtype.kind in "fc":
+        return None
+    return dtype
+
+
 def _one_hot_op(graph, indices, depth, on_value, off_value, axis, dtype, scope) -> Tensor:
-    values = {k: convert_to_tensor(v, graph=graph) for k, v in
-              (("on_value", on_value), ("off_value", off_value)) if v is not None}
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    values = {k: convert_to_tensor(v, graph=graph, dtype_hint=_one_hot_hint(v, dtype))
+              for k, v in (("on_value", on_value), ("off_value", off_value)) if v is not None}
     if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
         for key, v in values.items():
             if v.dtype != dtype:
                 raise TypeError(f"one_hot: dtype of {key} ({v.dtype.name}) does not match "
