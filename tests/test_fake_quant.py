@@ -106,12 +106,40 @@ def test_errors_as_tf():
         q.quantize
 
 
+def test_a_zero_range_quantizes_to_zeros_and_passes_the_whole_gradient():
+    """TF's functors: ``min == max == 0`` (also -0.0) gives zeros, the incoming gradient
+    to the inputs and none to min and max, per channel for PerChannel (values TF 2.21
+    printed); ``min == max == 1`` nudges as usual (NaN, the gradient only at 0)."""
+    x = ds.constant([-0.5, 0.0, 0.4, 1.0, 2.5, 9.0])
+    lo, hi = ds.constant(0.0), ds.constant(-0.0)
+    vs = q.fake_quant_with_min_max_vars(x, lo, hi)
+    vars_grads = ds.gradients(ds.reduce_sum(vs * ds.range(6.0)), [x, lo, hi])
+    cx, clo, chi = ds.reshape(x, [3, 2]), ds.constant([0.0, -1.0]), ds.constant([0.0, 1.0])
+    ch = q.fake_quant_with_min_max_vars_per_channel(cx, clo, chi)
+    ch_grads = ds.gradients(ds.reduce_sum(ch * ds.reshape(ds.range(6.0), [3, 2])),
+                            [cx, clo, chi])
+    ones = q.fake_quant_with_min_max_vars(x, 1.0, 1.0)
+    with ds.Session() as sess:
+        got_vs, got_vg, got_ch, got_cg, got_ones, got_ones_grad = sess.run(
+            [vs, vars_grads, ch, ch_grads, ones,
+             ds.gradients(ds.reduce_sum(ones * ds.range(6.0)), x)[0]])
+    assert got_vs.tolist() == [0.0] * 6
+    assert [g.tolist() for g in got_vg] == [[0.0, 1.0, 2.0, 3.0, 4.0, 5.0], 0.0, 0.0]
+    np.testing.assert_allclose(got_ch, [[0.0, 0.0], [0.0, 1.0039216], [0.0, 1.0039216]],
+                               rtol=1e-6)
+    assert [g.tolist() for g in got_cg] == [[[0.0, 1.0], [2.0, 3.0], [4.0, 0.0]],
+                                            [0.0, 0.0], [0.0, 5.0]]
+    assert np.isnan(got_ones).all()
+    assert got_ones_grad.tolist() == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_kernels_on_every_device(device):
     x = np.linspace(-3, 3, 48, dtype=F32).reshape(8, 6)
     g = np.linspace(1, 2, 48, dtype=F32).reshape(8, 6)
     lo, hi = np.float32(-0.7), np.float32(1.9)
     lo_c, hi_c = np.linspace(-2, -0.1, 6, dtype=F32), np.linspace(0.2, 2.5, 6, dtype=F32)
+    lo_c[2] = hi_c[2] = 0.0               # a channel of zero range: zeros, the whole gradient
     attrs = {"min": -1.3, "max": 2.1, "num_bits": 5, "narrow_range": False}
     check_against_ref(device, make_node("FakeQuantWithMinMaxArgs", [F32], F32, attrs), x)
     check_against_ref(device, make_node("FakeQuantWithMinMaxArgsGradient", [F32, F32], F32,

@@ -13,6 +13,9 @@ float32 as TF's ``fake_quant_ops_functor.h``:
 * the gradients pass where ``nudged_min <= x <= nudged_max``; a Vars gradient's min
   (max) gets the sum of the gradient below (above) the range, per channel for
   PerChannel.
+* a Vars range (a PerChannel channel's) with ``min == max == 0`` quantizes to 0.0 and
+  passes the whole gradient to the inputs, none to min and max: TF's functors test for it
+  before nudging (the nudge would divide 0 by 0).
 
 The Args ops check their attrs as TF's kernels do when built (``min < max``, ``num_bits``
 2 to 16: InvalidArgumentError); the Vars ops check ``num_bits``.
@@ -90,6 +93,12 @@ def _host(value):
     return value.get() if hasattr(value, "get") else value
 
 
+def _zero_range(lo, hi):
+    """Where ``min == max == 0`` (a bool, or per channel a bool vector): TF's functors
+    give such a range zeros, and its gradient the inputs' whole."""
+    return (np.asarray(_host(lo)) == 0) & (np.asarray(_host(hi)) == 0)
+
+
 def _check_channels(node, x, lo, hi) -> None:
     d = x.shape[-1] if x.ndim else None
     if lo.shape != (d,) or hi.shape != (d,):
@@ -122,6 +131,8 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         levels = _levels(node)
 
         def fake_quant(x, lo, hi):
+            if _zero_range(lo, hi):
+                return xp.zeros_like(x)
             return _quantize(xp, x, nudge(_host(lo), _host(hi), *levels))
         return wrap(node, fake_quant)
 
@@ -129,6 +140,8 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         levels = _levels(node)
 
         def gradient(g, x, lo, hi):
+            if _zero_range(lo, hi):
+                return g.astype(F32), xp.asarray(0, F32), xp.asarray(0, F32)
             nudged = nudge(_host(lo), _host(hi), *levels)
             below, above = x < xp.asarray(nudged[0], F32), x > xp.asarray(nudged[1], F32)
             return (xp.where(_in_range(xp, x, nudged), g, F32(0)).astype(F32),
@@ -141,7 +154,9 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
 
         def fake_quant(x, lo, hi):
             _check_channels(node, x, lo, hi)
-            return _quantize(xp, x, _channel_nudges(node, xp, lo, hi, levels))
+            zero = xp.asarray(_zero_range(lo, hi))
+            return xp.where(zero, F32(0), _quantize(xp, x, _channel_nudges(
+                node, xp, lo, hi, levels))).astype(F32)
         return wrap(node, fake_quant)
 
     def per_channel_gradient(node):
@@ -151,8 +166,10 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
             _check_channels(node, x, lo, hi)
             nudged = _channel_nudges(node, xp, lo, hi, levels)
             low, high = xp.asarray(nudged[0]), xp.asarray(nudged[1])
+            # a zero channel's nudged ends are NaN: no input lies below or above them
+            zero = xp.asarray(_zero_range(lo, hi))
             flat_g, flat_x = g.reshape(-1, x.shape[-1]), x.reshape(-1, x.shape[-1])
-            return (xp.where((x >= low) & (x <= high), g, F32(0)).astype(F32),
+            return (xp.where(zero | ((x >= low) & (x <= high)), g, F32(0)).astype(F32),
                     xp.where(flat_x < low, flat_g, F32(0)).sum(axis=0).astype(F32),
                     xp.where(flat_x > high, flat_g, F32(0)).sum(axis=0).astype(F32))
         return wrap(node, gradient)
