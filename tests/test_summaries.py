@@ -75,6 +75,21 @@ def test_scalar_summary_names_tags_and_collects_like_tf1():
         ("loss", 2.5), ("train/loss", 1.25), ("loss_1", 1.25)]
 
 
+def test_a_family_prefixes_the_op_scope_and_again_the_tag_as_tf1():
+    # what TF 2.21's tf.compat.v1.summary names and tags for the same calls
+    x = ds.constant([[0.5, -1.0]])
+    built = [ds.summary.scalar("loss", ds.constant(1.0), family="train"),
+             ds.summary.histogram("q", x, family="my family"),
+             ds.summary.image("img", ds.zeros([1, 2, 2, 1]), family="vis")]
+    with ds.name_scope("outer"):
+        built.append(ds.summary.scalar("acc", ds.constant(1.0), family="eval"))
+    tags = [[v.tag for v in parse(b).value] for b in run(built)]
+    assert [t.op.name for t in built] == ["train/loss", "my_family/q", "vis/img",
+                                          "outer/eval/acc"]
+    assert tags == [["train/train/loss"], ["my_family/my_family/q"], ["vis/vis/img/image/0"],
+                    ["eval/outer/eval/acc"]]
+
+
 def test_histogram_matches_tensorflows_buckets():
     (value,) = parse(run(ds.summary.histogram("h", ds.constant(VALUES)))).value
     got = value.histo

@@ -22,7 +22,7 @@ def test_text_and_tensor_summaries_reach_tensorboard(tmp_path):
                                         summary_description="the weights",
                                         display_name="W")
     assert (text.op.type, text.op.name, weights.op.name) == ("TensorSummaryV2", "notes",
-                                                              "layer/w")
+                                                              "layer/w")   # tag layer/layer/w
     assert ds.get_default_graph().get_collection("summaries") == [text, weights]
     writer = ds.summary.FileWriter(str(tmp_path))
     with ds.Session() as sess:
@@ -37,9 +37,9 @@ def test_text_and_tensor_summaries_reach_tensorboard(tmp_path):
     assert got["notes"].metadata.plugin_data.plugin_name == "text"
     assert tensor_util.make_ndarray(got["notes"].tensor).tolist() == [b"step 1: ok",
                                                                       "é".encode()]
-    assert (got["layer/w"].metadata.summary_description,
-            got["layer/w"].metadata.display_name) == ("the weights", "W")
-    np.testing.assert_array_equal(tensor_util.make_ndarray(got["layer/w"].tensor),
+    assert (got["layer/layer/w"].metadata.summary_description,
+            got["layer/layer/w"].metadata.display_name) == ("the weights", "W")
+    np.testing.assert_array_equal(tensor_util.make_ndarray(got["layer/layer/w"].tensor),
                                   np.array([[1.5, -2.0]], np.float32))
 
 

@@ -11,6 +11,8 @@ they make strings).
 
 from __future__ import annotations
 
+import contextlib
+
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from ..ops.common import make_op
@@ -113,12 +115,24 @@ def _collect(summary: Tensor, collections) -> Tensor:
 
 def _summary(op_type, name, values, collections, family, attrs=None) -> Tensor:
     """A summary node named by ``name`` in the current name scope; its tag is that name."""
-    if family:
-        name = f"{family}/{name}"
-    with name_scope(_clean_tag(name)) as scope:
-        tag = scope.rstrip("/")
+    with _summary_scope(name, family) as (tag, scope):
         tensors = [convert_to_tensor(tag, name="tag"), convert_to_tensor(values)]
     return _collect(make_op(op_type, tensors, attrs, name=scope), collections)
+
+
+@contextlib.contextmanager
+def _summary_scope(name, family):
+    """TF1's summary_scope: (tag, scope) for a summary op named ``name`` in the current
+    name scope.  With a ``family`` the op's scope is ``family/name`` and the tag is that
+    scope prefixed with the family once more (``scalar("loss", family="train")`` is op
+    ``train/loss``, tag ``train/train/loss``: TensorBoard's tab is the tag's first part)."""
+    name = _clean_tag(name)
+    if family:
+        family = _clean_tag(family)
+        name = f"{family}/{name}"
+    with name_scope(name) as scope:
+        tag = scope.rstrip("/")
+        yield (f"{family}/{tag}" if family else tag), scope
 
 
 def _clean_tag(name: str) -> str:
@@ -149,10 +163,8 @@ def image(name, tensor, max_outputs=3, collections=None, family=None) -> Tensor:
 def audio(name, tensor, sample_rate, max_outputs=3, collections=None, family=None) -> Tensor:
     """16-bit WAV clips of the first ``max_outputs`` of ``tensor`` ([batch, frames] or
     [batch, frames, channels], float32 in [-1, 1]) at ``sample_rate`` Hz, as TF1's."""
-    if family:
-        name = f"{family}/{name}"
-    with name_scope(_clean_tag(name)) as scope:
-        tensors = [convert_to_tensor(scope.rstrip("/"), name="tag"), convert_to_tensor(tensor),
+    with _summary_scope(name, family) as (tag, scope):
+        tensors = [convert_to_tensor(tag, name="tag"), convert_to_tensor(tensor),
                    convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")]
     return _collect(make_op("AudioSummaryV2", tensors, {"max_outputs": int(max_outputs)},
                             name=scope), collections)
@@ -171,10 +183,8 @@ def tensor_summary(name, tensor, summary_description=None, collections=None,
         metadata.summary_description = summary_description
     if display_name is not None:
         metadata.display_name = display_name
-    if family:
-        name = f"{family}/{name}"
-    with name_scope(_clean_tag(name)) as scope:
-        tensors = [convert_to_tensor(scope.rstrip("/"), name="tag"), convert_to_tensor(tensor),
+    with _summary_scope(name, family) as (tag, scope):
+        tensors = [convert_to_tensor(tag, name="tag"), convert_to_tensor(tensor),
                    convert_to_tensor(metadata.SerializeToString(), dtype=dtypes.string,
                                      name="serialized_summary_metadata")]
     return _collect(make_op("TensorSummaryV2", tensors, name=scope), collections)
