@@ -173,10 +173,29 @@ def test_matrix_transpose_trace_diag_part(shape):
 
 
 def test_matrix_helpers_refuse_vectors():
-    for build in (ds.matrix_transpose, ds.trace, ds.matrix_diag_part,
-                  lambda v: ds.matrix_band_part(v, 0, 0)):
+    for build in (ds.matrix_transpose, ds.trace, ds.matrix_diag_part):
         with pytest.raises(ValueError, match="rank >= 2|at least rank 2"):   # (TF's op's)
             build(ds.ones((3,)))
+
+
+def test_matrix_band_part_of_a_vector_is_tf_kernels_error():
+    # TF 2.21 builds tf.linalg.band_part(tf.zeros([4]), 0, -1) (its shape function takes
+    # any rank) and its kernel fails when run: InvalidArgumentError, not ValueError
+    with pytest.raises(ds.errors.InvalidArgumentError,
+                       match=r"input must be at least 2-dim, received shape: \[4\]"):
+        ds.linalg.band_part(ds.zeros([4]), 0, -1)
+
+
+def test_matrix_band_part_of_unknown_rank():
+    # TF takes a placeholder of unknown rank: the band of the last two axes of what is fed
+    p = ds.placeholder(ds.float32)
+    band = ds.linalg.band_part(p, -1, 0)
+    assert band.shape.ndims is None
+    x = rand(2, 3, 4, seed=3).astype(np.float32)
+    np.testing.assert_array_equal(run(band, {p: x}), np.tril(x))
+    np.testing.assert_array_equal(run(band, {p: x[0]}), np.tril(x[0]))
+    with pytest.raises(ds.errors.InvalidArgumentError):
+        run(band, {p: x[0, 0]})
 
 
 @pytest.mark.parametrize("lower,upper", [(1, -1), (0, 0), (-1, 0), (0, -1), (2, 1), (-1, -1)],

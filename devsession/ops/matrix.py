@@ -105,11 +105,22 @@ def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa:
     ``InvalidArgumentError`` when ``num_lower`` exceeds the number of rows or
     ``num_upper`` the number of columns, with TF's kernel's text; devsession raises it
     when the graph knows both numbers (TF at run time), and takes such a band unchecked
-    when one is known only at run time."""
+    when one is known only at run time.  An ``input`` of rank below 2 is
+    ``InvalidArgumentError`` too, TF's kernel's, raised when built where the rank is known
+    (TF builds the op and fails when it runs); of unknown rank, the band is taken over the
+    last two axes of the value fed (a vector fed: ``InvalidArgumentError`` from slicing
+    its shape)."""
     with name_scope(name or "MatrixBandPart") as scope:
         x = convert_to_tensor(input)
-        rank = _rank_at_least_2(x, "matrix_band_part")
-        rows, columns = _dim(x, rank - 2), _dim(x, rank - 1)
+        rank = x.shape.ndims
+        if rank is not None and rank < 2:      # TF's kernel's check, raised when built
+            raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
+                                       f"{x.shape.as_list()}")
+        if rank is None:                       # the sizes from the shape at run time
+            sizes = shape(x)
+            rows, columns = sizes[-2], sizes[-1]
+        else:
+            rows, columns = _dim(x, rank - 2), _dim(x, rank - 1)
         _check_band(num_lower, rows, "num_lower", "rows")
         _check_band(num_upper, columns, "num_upper", "columns")
         mask = band_mask(rows, columns, num_lower, num_upper)
