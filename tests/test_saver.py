@@ -307,6 +307,17 @@ def test_partial_var_lists_and_missing_variables(tmp_path):
             "weights"}
 
 
+def test_one_variable_under_two_names_is_an_error_as_tf1():
+    # TF1: "The same saveable will be restored with two names"; a list's duplicate is
+    # "two variables have the same name"
+    w, b, step, change = model()
+    with pytest.raises(ValueError, match="restored with two names: online_copy"):
+        ds.train.Saver({"online": w, "online_copy": w})
+    with pytest.raises(ValueError, match="two variables have the same name: w"):
+        ds.train.Saver([w, w])
+    assert sorted(ds.train.Saver({"online": w, "target": b})._variables) == ["online", "target"]
+
+
 def test_shape_mismatch_and_bad_arguments(tmp_path):
     w, b, step, change = model()
     saver = ds.train.Saver(var_list=[w])

@@ -334,10 +334,15 @@ def _named_variables(var_list) -> dict:
             if name in named:
                 raise ValueError(f"At least two variables have the same name: {name}")
             named[name] = entry
+    saved = set()
     for name, var in named.items():
         for part in _parts(var):
             if not hasattr(part, "_ref"):
                 raise TypeError(f"Saver saves ds.Variable objects; '{name}' is {part!r}.")
+            if part.op.name in saved:    # {"a": v, "b": v}: which would restore it?
+                raise ValueError(f"The same saveable will be restored with two names: "
+                                 f"{name}")
+            saved.add(part.op.name)
             if isinstance(var, list) and part._save_slice_info is None:
                 raise ValueError(f"'{name}' lists {part.op.name}, which is not a part of a "
                                  f"partitioned variable.")
