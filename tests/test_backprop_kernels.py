@@ -70,6 +70,20 @@ def test_the_reference_formulas(device):
         np.testing.assert_allclose(got, np.asarray(want, F64), rtol=1e-12, err_msg=op)
 
 
+def test_math_backprops_are_zero_where_dy_is_zero(device):
+    # tf.raw_ops.{Sqrt,Rsqrt,Reciprocal,Inv}Grad(y, dy) in TF 2.21: 0 where dy is 0, even
+    # where y is 0, inf or NaN (the gradient of a masked tf.sqrt(0) is 0, not NaN)
+    y = np.array([0.0, 0.0, 4.0, 0.0, np.nan, np.inf, 0.0, -0.0], F32)
+    dy = np.array([0.0, 1.0, 0.0, -1.0, 0.0, 0.0, -0.0, 0.0], F32)
+    want = {"SqrtGrad": [0, np.inf, 0, -np.inf, 0, 0, 0, 0], "RsqrtGrad": [0] * 8,
+            "ReciprocalGrad": [0] * 8, "InvGrad": [0] * 8}
+    for op, values in want.items():
+        for dtype, on in ((F16, device), (F32, device), (F64, device), (F32, "REF")):
+            got = run_on(on, make_node(op, [dtype, dtype], dtype), y.astype(dtype),
+                         dy.astype(dtype))
+            np.testing.assert_array_equal(got, np.array(values, dtype), err_msg=op)
+
+
 def test_backprops_need_one_shape(device):
     with pytest.raises(InvalidArgumentError, match="same shape"):
         run_on("REF", make_node("ReluGrad", [F32, F32], F32), np.ones((2, 3), F32),

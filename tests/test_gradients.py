@@ -171,6 +171,25 @@ def test_shape_of_op_gradients():
                       [rand(2, 5), rand(2, 2), rand(2, 3)], no_gradient=(1, 2))
 
 
+def test_sqrt_rsqrt_reciprocal_gradients_are_zero_where_no_gradient_flows():
+    # TF 2.21: tf.gradients(tf.sqrt(x), x, grad_ys=dy) with x = [0, 0, 4, 0, -1] and
+    # dy = [0, 1, 0, -1, 0] is [0, inf, 0, -inf, 0] (its SqrtGrad kernel gives 0 where dy
+    # is 0), so a pairwise distance masked after its sqrt has no NaN gradient at 0
+    x = ds.constant([0.0, 0.0, 4.0, 0.0, -1.0])
+    dy = ds.constant([0.0, 1.0, 0.0, -1.0, 0.0])
+    grads = [ds.gradients(f(x), x, grad_ys=dy)[0] for f in (ds.sqrt, ds.rsqrt, ds.reciprocal)]
+    assert [g.op.type for g in grads] == ["SqrtGrad", "RsqrtGrad", "ReciprocalGrad"]
+    with ds.Session() as sess:
+        got = sess.run(grads)
+    np.testing.assert_array_equal(got[0], [0, np.inf, 0, -np.inf, 0])
+    np.testing.assert_array_equal(got[1], [0, -np.inf, 0, np.inf, 0])
+    np.testing.assert_array_equal(got[2], [0, -np.inf, 0, np.inf, 0])
+    d = ds.constant([0.0, 0.25])                     # masked sqrt: gradient 0 at 0
+    masked = ds.gradients(ds.reduce_sum(ds.sqrt(d) * [0.0, 1.0]), d)[0]
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(masked), [0.0, 1.0])
+
+
 def test_tf1_math_gradients():
     rng = np.random.default_rng(7)
     x = rng.uniform(1, 4, (3, 4))

@@ -83,7 +83,9 @@ def _log_grad(op, dy):
 
 @register_gradient("Sqrt")
 def _sqrt_grad(op, dy):
-    return [divide(multiply(dy, 0.5), _c(op.outputs[0]))]   # TF's SqrtGrad: 0.5 * dy / y
+    # TF's SqrtGrad op: 0.5 * dy / conj(y), and 0 where dy is 0 (at y = 0 too, so a
+    # distance masked after its sqrt has gradient 0 there, not NaN)
+    return [make_op("SqrtGrad", [op.outputs[0], dy])]
 
 
 @register_gradient("Tanh")
@@ -165,21 +167,17 @@ def _select_grad(op, dy):
 
 
 # --- the TF1 surface's math spellings: Rsqrt and Reciprocal in terms of the output, as TF
-# computes them; Floor, Ceil, Round and Sign are piecewise constant (no gradient flows;
-# Sign's is TF's zeros).
+# computes them (its RsqrtGrad and ReciprocalGrad ops: 0 where the gradient is 0); Floor,
+# Ceil, Round and Sign are piecewise constant (no gradient flows; Sign's is TF's zeros).
 
 @register_gradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = _c(op.outputs[0])
-    cube = make_op("Mul", [make_op("Mul", [y, y]), y])
-    minus_half = constant_from_array(np.array(-0.5, y.dtype.np), graph=y.graph)
-    return [make_op("Mul", [grad, make_op("Mul", [minus_half, cube])])]
+    return [make_op("RsqrtGrad", [op.outputs[0], grad])]
 
 
 @register_gradient("Reciprocal")
 def _reciprocal_grad(op, grad):
-    y = _c(op.outputs[0])
-    return [make_op("Mul", [grad, make_op("Neg", [make_op("Mul", [y, y])])])]
+    return [make_op("ReciprocalGrad", [op.outputs[0], grad])]
 
 
 @register_gradient("Sin")

@@ -154,8 +154,9 @@ ELEMENTWISE_OPS.update({
 # --- TF's gradient ops (ops/backprops.py): TF's kernels' formulas.  The activations'
 # take (g, features) or (g, outputs) and pass ``g * 0`` where TF multiplies by a zero
 # mask (so a NaN or infinite gradient stays NaN there, as TF's); the math ops' take the
-# forward output y first, then its gradient dy.  SeluGrad's constants are TF's scale and
-# scale * alpha.
+# forward output y first, then its gradient dy, and give 0 where dy is 0 (Sqrt's, Rsqrt's
+# and Reciprocal's: no NaN from a zero or infinite y, as TF 2's kernels).  SeluGrad's
+# constants are TF's scale and scale * alpha.
 ELEMENTWISE_OPS.update({
     "ReluGrad": (("g", "f"), "g if f > 0 else g * 0"),
     "Relu6Grad": (("g", "f"), "g if f > 0 and f < 6 else g * 0"),
@@ -167,10 +168,10 @@ ELEMENTWISE_OPS.update({
     "SoftsignGrad": (("g", "f"), "g / ((abs(f) + 1) * (abs(f) + 1))"),
     "SigmoidGrad": (("y", "dy"), "dy * y * (1 - y)"),
     "TanhGrad": (("y", "dy"), "dy * (1 - y * y)"),
-    "RsqrtGrad": (("y", "dy"), "-0.5 * (dy * y) * (y * y)"),
-    "SqrtGrad": (("y", "dy"), "0.5 * dy / y"),
-    "ReciprocalGrad": (("y", "dy"), "-dy * y * y"),
-    "InvGrad": (("y", "dy"), "-dy * y * y"),
+    "RsqrtGrad": (("y", "dy"), "0 if dy == 0 else -0.5 * (dy * y) * (y * y)"),
+    "SqrtGrad": (("y", "dy"), "0 if dy == 0 else 0.5 * dy / y"),
+    "ReciprocalGrad": (("y", "dy"), "0 if dy == 0 else -dy * y * y"),
+    "InvGrad": (("y", "dy"), "0 if dy == 0 else -dy * y * y"),
 })
 _EXPRESSION_ATTRS["LeakyReluGrad"] = {"alpha": 0.2}
 

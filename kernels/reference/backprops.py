@@ -3,8 +3,10 @@ backprops as numpy formulas (TF's kernels'; the CPU and GPU run the expression t
 ``codegen/expressions.py``), and the host ops TF's gradients compute shapes with:
 BroadcastGradientArgs, ConcatOffset; PreventGradient passes its input through.
 
-Complex values (the math ops' backprops, which TF defines on them): SqrtGrad, RsqrtGrad,
-ReciprocalGrad and InvGrad conjugate y as TF's kernels do and give 0 where dy is 0;
+SqrtGrad, RsqrtGrad, ReciprocalGrad and InvGrad give 0 where dy is 0, as TF 2's kernels
+(so the gradient of ``tf.sqrt`` at 0 is 0, not NaN, where no gradient flows into it: the
+masked distances of metric-learning losses).  Complex values (the math ops' backprops,
+which TF defines on them): those four conjugate y as TF's kernels do;
 SigmoidGrad and TanhGrad do not conjugate (TF's gradients pass them ``conj(y)``).  The CPU
 and GPU kernels run these numpy formulas on the host for complex values.
 
@@ -30,14 +32,12 @@ def _masked(g, keep):
     return np.where(keep, g, g * 0)
 
 
-def _complex_zero_for_zero(formula):
-    """``formula(y, dy)``; of complex values 0 where dy is 0, as TF's kernels (no NaN from
-    an infinite or zero y).  ``np.conj`` is the identity on real values."""
+def _zero_for_zero(formula):
+    """``formula(y, dy)``, and 0 where dy is 0, as TF's kernels (no NaN from an infinite or
+    zero y).  ``np.conj`` is the identity on real values."""
     def backprop(y, dy):
         grad = formula(y, dy)
-        if grad.dtype.kind == "c":
-            grad = np.where(dy == 0, np.zeros((), grad.dtype), grad)
-        return grad
+        return np.where(dy == 0, np.zeros((), grad.dtype), grad)
     return backprop
 
 
@@ -53,12 +53,12 @@ BACKPROPS = {
     "SoftsignGrad": lambda node: lambda g, f: g / np.square(np.abs(f) + 1),
     "SigmoidGrad": lambda node: lambda y, dy: dy * y * (1 - y),
     "TanhGrad": lambda node: lambda y, dy: dy * (1 - y * y),
-    "RsqrtGrad": lambda node: _complex_zero_for_zero(
+    "RsqrtGrad": lambda node: _zero_for_zero(
         lambda y, dy: y.dtype.type(-0.5) * (dy * np.conj(y)) * np.conj(y * y)),
-    "SqrtGrad": lambda node: _complex_zero_for_zero(
+    "SqrtGrad": lambda node: _zero_for_zero(
         lambda y, dy: _divide(y.dtype.type(0.5) * dy, np.conj(y))),
-    "ReciprocalGrad": lambda node: _complex_zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
-    "InvGrad": lambda node: _complex_zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
+    "ReciprocalGrad": lambda node: _zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
+    "InvGrad": lambda node: _zero_for_zero(lambda y, dy: -dy * np.conj(y * y)),
 }
 
 
