@@ -7,7 +7,9 @@ it (elsewhere: ``FailedPreconditionError``).  Each time the iterator starts, the
 generator is called with the values of ``args`` (tensors, fed then); each value it
 yields is converted to the declared ``output_types`` as TF converts it (numpy's
 ``asarray``) and must then have exactly those dtypes and shapes compatible with
-``output_shapes``, else the ``get_next`` is an ``InvalidArgumentError``.
+``output_shapes``, else the ``get_next`` is an ``InvalidArgumentError`` (and the next
+one reads on).  An exception the generator raises is the error ``py_func`` makes of it
+(ValueError: ``InvalidArgumentError``...), and the end of its elements.
 """
 
 from __future__ import annotations
@@ -60,14 +62,16 @@ def _flat(structure, value) -> list:
 
 
 class _Elements:
-    """Calls the generator and turns what it yields into checked flat elements."""
+    """Calls the generator, and turns what it yields into checked flat elements (two
+    steps: the kernel goes on past a value that does not fit, not past the generator's
+    own exception, as TF's)."""
 
     def __init__(self, generator, types, specs):
         self.generator, self.types, self.specs = generator, types, specs
 
-    def __call__(self, *args):
-        for value in self.generator(*[_python_value(a) for a in args]):
-            yield self.element(value)
+    def values(self, *args):
+        """What the generator called with ``args`` (the stage's inputs) yields."""
+        yield from self.generator(*[_python_value(a) for a in args])
 
     def element(self, value) -> list:
         try:

@@ -38,8 +38,7 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``cache``         the first complete pass recorded in memory and replayed after it
 ``prefetch``      nothing: elements are made when ``get_next`` asks for them (``options``:
                   ``with_options``' options, kept for ``Dataset.options()``, nothing too)
-``ignore_errors`` the upstream's elements, skipping those whose making raised an error
-                  (``map`` and ``filter`` go on past a failed element, as TF's)
+``ignore_errors`` the upstream's elements, skipping the errors among them (below)
 ``scan``          the traced ``fn`` on ``(state..., element...)``: its first
                   ``num_state`` outputs the next state (from the inputs' initial one),
                   the rest the element
@@ -68,9 +67,21 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 The iterator lives in the session's resources (container ``_datasets``) under the op's
 ``shared_name``; ``get_next`` takes its lock, so concurrent runs each get their own
 elements.  Each element is checked against the op's declared dtypes and static shapes.
-An error inside the pipeline (a map function's, a batch of mismatched shapes) is raised
-for that ``get_next`` and leaves the iterator failed until its initializer runs again,
-rather than ending the data early in silence.
+An error inside the pipeline (a map function's for one element, a batch of mismatched
+shapes, a file that cannot be read) is raised for that ``get_next`` alone, and the next
+``get_next`` gives the next element, as TF's: the error travels down the stages as a
+``Failed`` element (``dataset_failures.py``) and each stage treats it as TF's does.  A
+``map`` followed by a ``batch`` is TF's fused ``MapAndBatchDataset`` (its default
+``map_and_batch_fusion``): a batch with an error consumes its ``batch_size`` elements;
+any other ``batch`` (``padded_batch``, ``dense_to_sparse_batch``) ends at the error,
+losing what it had gathered.  ``take``, ``skip``, ``shard`` and ``assert_cardinality``
+count only elements, not errors (a ``skip`` that meets one starts counting again, as
+TF's); ``shuffle``, ``scan`` and the grouping stages keep their buffers and states past
+one; ``zip`` reads every branch and gives the first error; ``cache`` records no error.
+A file that cannot be opened is its error at every ``get_next`` that reaches it; an
+error partway through a file ends that file.  An error that a stage cannot go on past
+(a Python exception, a ``rejection_resample`` input's) leaves the iterator failed until
+its initializer runs again.
 """
 
 from __future__ import annotations
@@ -84,12 +95,13 @@ import threading
 import numpy as np
 
 from devsession.errors import (FailedPreconditionError, InvalidArgumentError, NotFoundError,
-                               OpError, OutOfRangeError)
+                               OutOfRangeError)
 
 from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
 from .dataset_checks import assert_cardinality_stage, list_source, unique_stage
 from .dataset_csv import csv_source
+from .dataset_failures import Failed, attempt, batch_groups, first_failure
 from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unpad_stage
 from .dataset_random import categorical_source, random_source
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
@@ -102,6 +114,7 @@ from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
 
+_END = object()                 # next()'s default: the end of a source
 CONTAINER = "_datasets"
 HANDLES = "_dataset_handles"    # the iterators whose string_handle() ran, by name
 
@@ -121,12 +134,15 @@ class DatasetIterator:
                     f"The iterator read by '{node.name}' failed earlier ({self._failure}); "
                     f"run its initializer to start it again.", node.name)
             try:
-                return next(self._elements)
+                element = next(self._elements)
             except StopIteration:
                 raise OutOfRangeError("End of sequence", node.name) from None
             except BaseException as e:
                 self._failure = e
                 raise
+            if element.__class__ is Failed:        # this element's error only
+                raise element.error
+            return element
 
 
 def build_pipeline(node, stages: list, inputs: list, functions: dict):
@@ -135,8 +151,10 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
     Slices travel as row numbers through the stages that only reorder, drop or repeat
     elements (``_ROW_STAGES``), so that a batch of them is one ``np.take`` per component
     rather than a row copy and a stack per element; the first stage that reads an
-    element (or the end of the pipeline) materializes the rows."""
+    element (or the end of the pipeline) materializes the rows.  No error can arise
+    before that, so those stages' row versions need not look for ``Failed``."""
     source, table = None, None
+    fusion = _map_and_batch_fusion(stages)
     for index, stage in enumerate(stages):
         stage = _with_tensor_params(node, stage, inputs)
         kind = stage["kind"]
@@ -155,8 +173,22 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
         else:
             if table is not None and kind not in _ROW_STAGES:
                 source, table = _rows(source, table), None
-            source = _STAGES[kind](node, stage, source, args, functions)
+            if kind == "batch" and fusion and stages[index - 1]["kind"] == "map":
+                stage = {**stage, "after_map": True}
+            kinds = _ROW_STAGES if table is not None else _STAGES
+            source = kinds[kind](node, stage, source, args, functions)
     return source if table is None else _rows(source, table)
+
+
+def _map_and_batch_fusion(stages: list) -> bool:
+    """Whether TF's ``map_and_batch_fusion`` rewrite applies (on unless the dataset's
+    options turn it, or the default optimizations, off)."""
+    optimization = {}
+    for stage in stages:
+        if stage["kind"] == "options":
+            optimization.update(stage["options"].get("experimental_optimization", {}))
+    return optimization.get("map_and_batch_fusion",
+                            optimization.get("apply_default_optimizations", True)) is not False
 
 
 def _with_tensor_params(node, stage: dict, inputs: list) -> dict:
@@ -260,9 +292,25 @@ def _range(node, stage, _):
 
 def _zipped(node, stage, branches):
     """Each element the concatenated components of the branches' elements, until the
-    shortest branch ends."""
-    return lambda: ([v for e in elements for v in e]
-                    for elements in zip(*[branch() for branch in branches]))
+    shortest branch ends.  As TF's, every branch is read for each element (up to one
+    that ended): an error in one is that element's, the others' elements consumed."""
+    def zipped():
+        sources = [branch() for branch in branches]
+        while True:
+            elements = []
+            for source in sources:
+                element = next(source, _END)
+                if element is _END:
+                    break
+                elements.append(element)
+            failure = first_failure(elements)
+            if failure is not None:
+                yield failure
+            if len(elements) < len(sources):
+                return
+            if failure is None:
+                yield [v for e in elements for v in e]
+    return zipped
 
 
 def _concatenated(node, stage, branches):
@@ -277,11 +325,15 @@ def _chosen(node, stage, branches):
     def chosen():
         selector, *sources = [branch() for branch in branches]
         live = len(sources)
-        for (choice,) in selector:
-            i = int(choice)
+        for choice in selector:
+            if choice.__class__ is Failed:
+                yield choice
+                continue
+            i = int(choice[0])
             if not 0 <= i < len(sources):
-                raise InvalidArgumentError(f"Selector index out of range: {i} >= "
-                                           f"{len(sources)}", node.name)
+                yield Failed(InvalidArgumentError(f"Selector index out of range: {i} >= "
+                                                  f"{len(sources)}", node.name))
+                continue
             if sources[i] is None:
                 continue
             element = next(sources[i], None)
@@ -306,40 +358,50 @@ _COMBINED = {"zip": _zipped, "concatenate": _concatenated, "choose": _chosen}
 
 # --- stages ----------------------------------------------------------------------------------
 
-# map and filter are builtin iterators, not generators: one that raised for an element
-# goes on with the next, which ``ignore_errors`` needs.
 def _map(node, stage, upstream, captured, functions):
     fn = functions[stage["fn"]]
-    return lambda: map(lambda element: fn(element + captured), upstream())
+
+    def mapped():
+        for element in upstream():
+            yield element if element.__class__ is Failed else attempt(fn, element + captured)
+    return mapped
 
 
 def _filter(node, stage, upstream, captured, functions):
     keep = _predicate(node, functions[stage["fn"]], captured, "filter")
-    return lambda: filter(keep, upstream())
 
-
-def _ignore_errors(node, stage, upstream, _, __):
     def kept():
-        elements = upstream()
-        while True:
-            try:
-                element = next(elements)
-            except StopIteration:
-                return
-            except OpError:
+        for element in upstream():
+            if element.__class__ is Failed:
+                yield element
                 continue
-            yield element
+            verdict = attempt(keep, element)
+            if verdict.__class__ is Failed:
+                yield verdict
+            elif verdict:
+                yield element
     return kept
 
 
+def _ignore_errors(node, stage, upstream, _, __):
+    return lambda: (e for e in upstream() if e.__class__ is not Failed)
+
+
 def _scan(node, stage, upstream, args, functions):
+    """The state moves on with each element; an error (the input's or ``fn``'s) leaves
+    it as it was, as TF's."""
     fn, count = functions[stage["fn"]], stage["num_state"]
     initial, captured = args[:count], args[count:]
 
     def scanned():
         state = list(initial)
         for element in upstream():
-            outputs = [np.asarray(v) for v in fn(state + element + captured)]
+            if element.__class__ is not Failed:
+                element = attempt(fn, state + element + captured)
+            if element.__class__ is Failed:
+                yield element
+                continue
+            outputs = [np.asarray(v) for v in element]
             state = outputs[:count]
             yield outputs[count:]
     return scanned
@@ -351,8 +413,12 @@ def _single(node, stage, upstream, _, __):
         element = next(elements, None)
         if element is None:
             raise InvalidArgumentError("Dataset was empty.", node.name)
-        if next(elements, None) is not None:
-            raise InvalidArgumentError("Dataset had more than one element.", node.name)
+        if element.__class__ is not Failed:
+            second = next(elements, None)
+            if second.__class__ is Failed:
+                element = second
+            elif second is not None:
+                raise InvalidArgumentError("Dataset had more than one element.", node.name)
         yield element
     return single
 
@@ -375,7 +441,8 @@ def _shuffle(node, stage, upstream, _, __):
     from upstream; the samples are a Philox stream's 32-bit words.  Seeded ``(seed,
     seed2)``: that stream when ``reshuffle`` is off; else each epoch's seeds are the next
     two words of it (TF's ``RandomSeedGenerator``), so every start of the iterator draws
-    the same orders, a new one each epoch.  Unseeded: random seeds each start."""
+    the same orders, a new one each epoch.  Unseeded: random seeds each start.  An
+    error read to fill the buffer is raised then, the buffer kept, as TF's."""
     size, (seed, seed2), reshuffle = stage["buffer_size"], stage["seeds"], stage["reshuffle"]
     if (seed, seed2) == (0, 0):
         seed, seed2 = (int(w) for w in np.random.default_rng().integers(0, 2**63, 2))
@@ -390,6 +457,9 @@ def _shuffle(node, stage, upstream, _, __):
             elements, capacity = iter(everything), max(len(everything), 1)
         buffer, start, end = [None] * capacity, 0, 0
         for element in elements:
+            if element.__class__ is Failed:             # raised as read, not buffered
+                yield element
+                continue
             buffer[end % capacity] = element
             end += 1
             if end - start == capacity:
@@ -418,7 +488,7 @@ def _philox_words(seed: int, seed2: int):
 
 def _groups(items, stage):
     """Lists of ``batch_size`` consecutive items (the last one shorter unless
-    ``drop_remainder``)."""
+    ``drop_remainder``): row numbers, which no error is among."""
     size, drop = stage["batch_size"], stage["drop_remainder"]
     while True:
         group = list(itertools.islice(items, size))
@@ -430,17 +500,20 @@ def _groups(items, stage):
 def _batch(node, stage, upstream, _, __):
     sparse = set(stage.get("sparse", ()))      # where a SparseTensor's three arrays start
 
+    def batched(group: list) -> list:
+        batch, k = [], 0
+        while k < len(group[0]):
+            if k in sparse:
+                batch += batched_sparse(node, [e[k:k + 3] for e in group])
+                k += 3
+            else:
+                batch.append(_stacked(node, [e[k] for e in group], k))
+                k += 1
+        return batch
+
     def batches():
-        for group in _groups(upstream(), stage):
-            batch, k = [], 0
-            while k < len(group[0]):
-                if k in sparse:
-                    batch += batched_sparse(node, [e[k:k + 3] for e in group])
-                    k += 3
-                else:
-                    batch.append(_stacked(node, [e[k] for e in group], k))
-                    k += 1
-            yield batch
+        for group in batch_groups(upstream(), stage, stage.get("after_map", False)):
+            yield group if group.__class__ is Failed else attempt(batched, group)
     return batches
 
 
@@ -448,7 +521,8 @@ def _window(node, stage, upstream, _, __):
     """``Dataset.window``'s windows, each component stacked (``data/window.py``), in the
     order of TF's WindowDataset: a buffer of ``(size - 1) * stride + 1`` elements gives
     every ``stride``-th, then drops ``shift`` of them (reading past its end when
-    ``shift`` is larger); once the input ends, the shorter windows of what remains."""
+    ``shift`` is larger); once the input ends, the shorter windows of what remains.
+    A window is the error of an element in it, if any (``_window_of``)."""
     size, shift, stride = stage["size"], stage["shift"], stage["stride"]
     target = (size - 1) * stride + 1
 
@@ -471,8 +545,14 @@ def _window(node, stage, upstream, _, __):
     return windows
 
 
-def _window_of(node, elements: list) -> list:
-    return [_stacked(node, [e[k] for e in elements], k) for k in range(len(elements[0]))]
+def _window_of(node, elements: list):
+    """The window of ``elements``: TF keeps an error in the buffer in its element's
+    place, and a window that holds one is that error."""
+    failure = first_failure(elements)
+    if failure is not None:
+        return failure
+    return attempt(lambda: [_stacked(node, [e[k] for e in elements], k)
+                            for k in range(len(elements[0]))])
 
 
 def _stacked(node, values: list, component: int) -> np.ndarray:
@@ -489,10 +569,13 @@ def _stacked(node, values: list, component: int) -> np.ndarray:
 def _padded_batch(node, stage, upstream, padding, __):
     shapes = stage["padded_shapes"]
 
+    def padded(group: list) -> list:
+        return [_padded(node, [e[k] for e in group], shapes[k], padding[k], k)
+                for k in range(len(group[0]))]
+
     def batches():
-        for group in _groups(upstream(), stage):
-            yield [_padded(node, [e[k] for e in group], shapes[k], padding[k], k)
-                   for k in range(len(group[0]))]
+        for group in batch_groups(upstream(), stage):
+            yield group if group.__class__ is Failed else attempt(padded, group)
     return batches
 
 
@@ -515,26 +598,44 @@ def _padded(node, values: list, declared: list, pad, component: int) -> np.ndarr
 
 
 def _repeat(node, stage, upstream, _, __):
+    """An epoch with nothing ends it; repeating forever, so does a first epoch of
+    errors only (TF's ``first_call_``)."""
     count = stage["count"]
 
     def repeated():
         epochs = itertools.count() if count < 0 else range(count)
-        for _ in epochs:
-            produced = False
+        for epoch in epochs:
+            produced = good = False
             for element in upstream():
                 produced = True
+                good = good or element.__class__ is not Failed
                 yield element
-            if not produced:
+            if not produced or (count < 0 and epoch == 0 and not good):
                 return
     return repeated
 
 
-def _take(node, stage, upstream, _, __):
+def _take_rows(node, stage, upstream, _, __):
     count = stage["count"]
     return lambda: itertools.islice(upstream(), None if count < 0 else count)
 
 
-def _skip(node, stage, upstream, _, __):
+def _take(node, stage, upstream, _, __):
+    """The first ``count`` elements, and the errors among them (not counted, as TF's)."""
+    count = stage["count"]
+
+    def taken():
+        elements, left = upstream(), count
+        while left:
+            element = next(elements, _END)
+            if element is _END:
+                return
+            left -= element.__class__ is not Failed
+            yield element
+    return upstream if count < 0 else taken
+
+
+def _skip_rows(node, stage, upstream, _, __):
     count = stage["count"]
 
     def skipped():
@@ -542,9 +643,60 @@ def _skip(node, stage, upstream, _, __):
     return skipped
 
 
-def _shard(node, stage, upstream, _, __):
+def _skip(node, stage, upstream, _, __):
+    """TF's SkipDataset: an error met while skipping is raised and the skip starts
+    again (its ``Skip`` of ``count`` elements failed as a whole)."""
+    count = stage["count"]
+
+    def skipped():
+        if count < 0:
+            return
+        elements, done = upstream(), 0
+        while done < count:
+            element = next(elements, _END)
+            if element is _END:
+                return
+            if element.__class__ is Failed:
+                yield element
+                done = 0
+            else:
+                done += 1
+        yield from elements
+    return skipped
+
+
+def _shard_rows(node, stage, upstream, _, __):
     shards, index = stage["num_shards"], stage["index"]
     return lambda: itertools.islice(upstream(), index, None, shards)
+
+
+def _shard(node, stage, upstream, _, __):
+    """TF's ShardDataset: the position counts elements only; an error met while
+    skipping to the next shard's element is raised, that skip not counted."""
+    shards, index = stage["num_shards"], stage["index"]
+
+    def sharded():
+        elements, position = upstream(), 0
+        while True:
+            ahead, failure = 0, None
+            while ahead < (index - position) % shards:
+                element = next(elements, _END)
+                if element is _END:
+                    return
+                if element.__class__ is Failed:
+                    failure = element
+                    break
+                ahead += 1
+            if failure is not None:
+                yield failure
+                continue
+            position += ahead
+            element = next(elements, _END)
+            if element is _END:
+                return
+            position += element.__class__ is not Failed
+            yield element
+    return sharded
 
 
 def _unbatch(node, stage, upstream, _, __):
@@ -552,12 +704,16 @@ def _unbatch(node, stage, upstream, _, __):
 
     def rows():
         for element in upstream():
+            if element.__class__ is Failed:
+                yield element
+                continue
             parts = _components(element, sparse)
             counts = {int(p[2][0]) if len(p) == 3 else p[0].shape[0] for p in parts}
             if len(counts) != 1:
-                raise InvalidArgumentError(
+                yield Failed(InvalidArgumentError(
                     f"'{node.name}': cannot unbatch an element whose components have "
-                    f"different first dimensions {sorted(counts)}.", node.name)
+                    f"different first dimensions {sorted(counts)}.", node.name))
+                continue
             for i in range(counts.pop()):
                 row = []
                 for p in parts:
@@ -579,7 +735,17 @@ def _components(element: list, sparse: set) -> list:
 
 def _take_while(node, stage, upstream, captured, functions):
     keep = _predicate(node, functions[stage["fn"]], captured, "take_while")
-    return lambda: itertools.takewhile(keep, upstream())
+
+    def taken():
+        for element in upstream():
+            verdict = element if element.__class__ is Failed else attempt(keep, element)
+            if verdict.__class__ is Failed:
+                yield verdict
+            elif not verdict:
+                return
+            else:
+                yield element
+    return taken
 
 
 def _cache(node, stage, upstream, _, __):
@@ -592,6 +758,9 @@ def _cache(node, stage, upstream, _, __):
             return
         memory.elements = []
         for element in upstream():
+            if element.__class__ is Failed:          # raised, not recorded (TF's)
+                yield element
+                continue
             memory.elements.append(element)
             yield [v.copy() for v in element]
         memory.complete = True
@@ -616,12 +785,15 @@ def _interleave(node, stage, upstream, captured, functions):
 
     def open_element(element):
         inputs = [np.asarray(v) for v in fn(element + captured)]
-        return build_pipeline(node, nested, inputs, functions)()
+        return build_pipeline(node, nested, inputs, functions)()   # an OpError: Failed
     return lambda: interleaved(upstream(), open_element, cycle, stage["block_length"])
 
 
-# Stages that never look inside an element, so they pass row numbers through.
-_ROW_STAGES = {"shuffle", "repeat", "take", "skip", "shard", "prefetch", "options"}
+# Stages that never look inside an element, so they pass row numbers through: their
+# versions for rows, which no error is among.
+_ROW_STAGES = {"shuffle": _shuffle, "repeat": _repeat, "take": _take_rows,
+               "skip": _skip_rows, "shard": _shard_rows, "prefetch": _prefetch,
+               "options": _prefetch}
 _STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
            "padded_batch": _padded_batch, "unbatch": _unbatch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,

@@ -6,8 +6,9 @@
 ``unique``              the elements not seen before (one int32, int64 or string
                         component), in their first order
 ``assert_cardinality``  the elements, checked to be ``expected`` many (-1: never
-                        ending): TF's ``FailedPreconditionError`` at the first element
-                        past them, or at the end of too few
+                        ending; errors are not counted): TF's ``FailedPreconditionError``
+                        at each element past them, or at every ``get_next`` after the
+                        end of a wrong count (TF's reads its ended input again)
 ``list``                a source: the inputs in groups of ``num_components``, one
                         element each (the elements may differ in shape)
 """
@@ -16,6 +17,8 @@ from __future__ import annotations
 
 from devsession.errors import FailedPreconditionError, InvalidArgumentError
 
+from .dataset_failures import Failed
+
 __all__ = ["unique_stage", "assert_cardinality_stage", "list_source"]
 
 
@@ -23,6 +26,9 @@ def unique_stage(node, stage, upstream, _, __):
     def unique():
         seen = set()
         for element in upstream():
+            if element.__class__ is Failed:
+                yield element
+                continue
             if len(element) != 1:
                 raise InvalidArgumentError("UniqueDataset only supports inputs with a "
                                            "single component.", node.name)
@@ -44,16 +50,19 @@ def assert_cardinality_stage(node, stage, upstream, _, __):
     def checked():
         count = 0
         for element in upstream():
-            count += 1
-            if 0 <= expected < count:
-                raise FailedPreconditionError(
-                    f"Input dataset was expected to contain {_expected_text()} elements "
-                    f"but contained at least {count} elements.", node.name)
+            if element.__class__ is not Failed:
+                count += 1
+                if 0 <= expected < count:
+                    element = Failed(FailedPreconditionError(
+                        f"Input dataset was expected to contain {_expected_text()} "
+                        f"elements but contained at least {count} elements.", node.name))
             yield element
         if count != expected:
-            raise FailedPreconditionError(
+            failure = Failed(FailedPreconditionError(
                 f"Input dataset was expected to contain {_expected_text()} elements but "
-                f"contained only {count} elements.", node.name)
+                f"contained only {count} elements.", node.name))
+            while True:
+                yield failure
     return checked
 
 

@@ -9,7 +9,8 @@ ZLIB too), its first skipped when ``header``, and each line is split into fields
 An empty line is one empty field, as TF's CsvDataset reads it.  A field that is empty
 or equals ``na_value`` takes its column's default; malformed records are
 ``InvalidArgumentError`` with TF's CsvDataset texts ("Expect 3 fields but have 1 in
-record", "Field 0 is required but missing in record!"), naming the node.  With
+record", "Field 0 is required but missing in record!"), naming the node, for that
+record's ``get_next`` alone: the next gives the next record, as TF's.  With
 ``ignore_errors`` (make_csv_dataset's) such records are skipped instead.
 
 Not as TF's: a line ends at every ``\\n``, so a quoted field cannot hold a newline (TF's
@@ -23,7 +24,8 @@ import numpy as np
 from devsession.errors import InvalidArgumentError
 from devsession.io.plain_records import read_lines
 
-from .dataset_readers import _naming, _text
+from .dataset_failures import Failed
+from .dataset_readers import _named, _text, file_records
 from .decode_csv import FieldSplitter, field_converter
 
 __all__ = ["csv_source"]
@@ -43,16 +45,21 @@ def csv_source(node, stage, args):
     parse = _record_parser(node, stage, select, fills, dtypes)
 
     def records_of(path):
-        lines = read_lines(path, stage["compression"])
+        lines = file_records(node, read_lines(path, stage["compression"]), lambda x: x)
         if stage["header"]:
-            next(lines, None)
+            header = next(lines, None)
+            if header.__class__ is Failed:
+                yield header
         for line in lines:
+            if line.__class__ is Failed:
+                yield line
+                continue
             try:
                 yield parse(line)
-            except InvalidArgumentError:
+            except InvalidArgumentError as e:     # that record's error, as TF's
                 if not stage["ignore_errors"]:
-                    raise
-    return lambda: (e for path in paths for e in _naming(node, records_of(path)))
+                    yield Failed(_named(node, e))
+    return lambda: (e for path in paths for e in records_of(path))
 
 
 def _record_parser(node, stage, select: tuple, fills: list, dtypes: list):

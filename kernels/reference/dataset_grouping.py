@@ -22,6 +22,10 @@ it), behind ``group_by_window``, ``bucket_by_sequence_length`` and ``group_by_re
                      back to their shapes: over the slices of a window, the window
                      dataset ``reduce_func`` receives.
 
+An error (an input element's, a key or window size that is not a scalar int64 or not
+positive, ``fn``'s) is raised for its ``get_next`` and leaves the windows and states as
+they were, as TF's: a key whose window size failed is asked again.
+
 A window travels padded because its elements may differ in shape (variable-length
 sequences are what ``bucket_by_sequence_length`` groups), and a pipeline's values are
 arrays.
@@ -33,6 +37,8 @@ import numpy as np
 
 from devsession.errors import InvalidArgumentError
 
+from .dataset_failures import Failed, attempt
+
 __all__ = ["group_by_window_stage", "group_by_reducer_stage", "unpad_stage"]
 
 
@@ -41,33 +47,52 @@ def group_by_window_stage(node, stage, upstream, _, __):
         groups: dict[int, list] = {}
         sizes: dict[int, int] = {}
         for element in upstream():
-            key = _scalar(node, element[0], "key_func")
-            if key not in sizes:
-                size = _scalar(node, element[1], "window_size_func")
-                if size <= 0:
-                    raise InvalidArgumentError(f"Window size must be greater than zero, "
-                                               f"but got {size}.", node.name)
-                sizes[key] = size
+            key = element if element.__class__ is Failed else \
+                attempt(_scalar, node, element[0], "key_func")
+            if key.__class__ is not Failed and key not in sizes:
+                size = attempt(_window_size, node, element[1])
+                if size.__class__ is Failed:
+                    key = size
+                else:
+                    sizes[key] = size
+            if key.__class__ is Failed:
+                yield key
+                continue
             group = groups.setdefault(key, [])
             group.append(element[2:])
             if len(group) == sizes[key]:
                 del groups[key]
-                yield _window(node, key, group)
+                yield attempt(_window, node, key, group)
         for key in sorted(groups):
-            yield _window(node, key, groups[key])
+            yield attempt(_window, node, key, groups[key])
     return windows
+
+
+def _window_size(node, value) -> int:
+    size = _scalar(node, value, "window_size_func")
+    if size <= 0:
+        raise InvalidArgumentError(f"Window size must be greater than zero, but got "
+                                   f"{size}.", node.name)
+    return size
 
 
 def group_by_reducer_stage(node, stage, upstream, captured, functions):
     reduce, count = functions[stage["fn"]], stage["num_state"]
 
+    def folded(states: dict, element) -> tuple:
+        key = _scalar(node, element[0], "key_func")
+        state = states.get(key, element[1:1 + count])
+        return key, [np.asarray(v) for v in reduce(state + element[1 + count:] + captured)]
+
     def reduced():
         states: dict[int, list] = {}
         for element in upstream():
-            key = _scalar(node, element[0], "key_func")
-            state = states.get(key, element[1:1 + count])
-            states[key] = [np.asarray(v) for v in reduce(state + element[1 + count:] +
-                                                         captured)]
+            step = element if element.__class__ is Failed else \
+                attempt(folded, states, element)
+            if step.__class__ is Failed:        # raised while folding, as TF's
+                yield step
+            else:
+                states[step[0]] = step[1]
         for key in sorted(states):
             yield states[key]
     return reduced
@@ -111,6 +136,9 @@ def _padded(node, values: list, component: int) -> np.ndarray:
 def unpad_stage(node, stage, upstream, _, __):
     def elements():
         for element in upstream():
+            if element.__class__ is Failed:
+                yield element
+                continue
             count = len(element) // 2
             yield [p[tuple(slice(0, int(n)) for n in shape)].copy()
                    for p, shape in zip(element[:count], element[count:])]

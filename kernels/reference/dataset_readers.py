@@ -4,11 +4,17 @@ tfrecord.py`` reads the frames), ``textline``, the lines of text files, and
 ``fixed_length``, their records of ``record_bytes`` between a header and a footer
 (``devsession/io/plain_records.py``), files one after another or ``cycle_length`` of
 them interleaved a record at a time, as TF's ``num_parallel_reads`` orders them;
-``list_files``, the sorted paths matching glob patterns; and ``generator``, the elements of the generator registered under the stage's ``token``
+``list_files``, the sorted paths matching glob patterns; and ``generator``, the
+elements of the generator registered under the stage's ``token``
 (``devsession/data/generator.py``), called with the stage's inputs.
 
-Each record is a scalar string element.  An error reading a file (``NotFoundError``,
-``DataLossError``) is raised for the ``get_next`` that reached it, naming the node.
+Each record is a scalar string element.  An error reading a file is raised for the
+``get_next`` that reached it, naming the node, and the iterator goes on as TF's
+(``dataset_failures.py``): a file that cannot be opened (``NotFoundError``) is that
+error at every ``get_next`` that reaches it, as TF's reader tries it again each time; an
+error partway through one (``DataLossError``) ends that file.  A generator's exception
+is the OpError ``py_func`` makes of it, and ends its elements; a value it yields that
+does not fit the declared dtypes and shapes is an error in that element's place.
 """
 
 from __future__ import annotations
@@ -18,13 +24,17 @@ import os
 
 import numpy as np
 
-from devsession.errors import FailedPreconditionError, InvalidArgumentError, OpError
+from devsession.errors import (DataLossError, FailedPreconditionError, InvalidArgumentError,
+                               OpError)
 from devsession.io.plain_records import read_fixed_length, read_lines
 from devsession.io.tfrecord import read_records
 from devsession.ops.script import registered_function
 
+from .dataset_failures import Failed
+from .script import python_error
+
 __all__ = ["tfrecord_source", "textline_source", "fixed_length_source", "generator_source",
-           "list_files_source", "interleaved", "default_cycle_length"]
+           "list_files_source", "interleaved", "default_cycle_length", "file_records"]
 
 
 def default_cycle_length() -> int:
@@ -50,12 +60,35 @@ def _file_source(records):
             cycle = default_cycle_length()
 
         def records_of(path):
-            return _naming(node, ([np.array(r, dtype=object)] for r in read(path)))
+            return file_records(node, read(path), _scalar_string)
 
         if cycle == 1:
             return lambda: (e for path in paths for e in records_of(path))
-        return lambda: interleaved(iter(paths), records_of, cycle, 1)
+        return lambda: interleaved(iter(paths), records_of, cycle, 1, advance_on_error=True)
     return source
+
+
+def _scalar_string(record: bytes) -> list:
+    return [np.array(record, dtype=object)]
+
+
+def file_records(node, records, convert):
+    """``convert`` of each of one file's ``records``; an error opening the file (before
+    any record, other than a corrupt record's ``DataLossError``) is that file's every
+    element from then on, as TF's reader opens it again at each ``get_next``; an error
+    partway through ends the file after it."""
+    opened = False
+    try:
+        for record in records:
+            opened = True
+            yield convert(record)
+    except OpError as e:
+        failure = Failed(_named(node, e))
+        if opened or isinstance(e, DataLossError):
+            yield failure
+        else:
+            while True:
+                yield failure
 
 
 def _tfrecords(node, stage):
@@ -107,14 +140,37 @@ def generator_source(node, stage, args):
             f"'{node.name}': the generator of this dataset (token {stage['token']!r}) is "
             f"not registered in this process: a from_generator dataset runs only in the "
             f"process that built it.", node.name)
-    return lambda: _naming(node, elements(*args))
+    return lambda: _generated(node, elements, args)
 
 
-def interleaved(inputs, open_element, cycle_length: int, block_length: int):
+def _generated(node, elements, args):
+    """The generator's elements (``data/generator.py``'s ``values`` checked by its
+    ``element``): its exception is TF's error for it, then the end (a Python generator
+    that raised is finished); a value that does not fit is an error in its place."""
+    values = elements.values(*args)
+    while True:
+        try:
+            value = next(values)
+        except StopIteration:
+            return
+        except Exception as e:
+            yield Failed(python_error(node, e, "the dataset's generator"))
+            return
+        try:
+            yield elements.element(value)
+        except OpError as e:
+            yield Failed(_named(node, e))
+
+
+def interleaved(inputs, open_element, cycle_length: int, block_length: int,
+                advance_on_error: bool = False):
     """TF's interleave order (``InterleaveDatasetOp``): ``cycle_length`` slots, each
     holding an iterator opened by ``open_element(input)``; ``block_length`` elements from
     a slot, then the next slot.  An empty slot takes the next input when the cycle comes
-    to it; a slot whose iterator ends is emptied and the cycle moves on."""
+    to it; a slot whose iterator ends is emptied and the cycle moves on.  An error (an
+    input's, ``open_element``'s, a slot's element's) is raised where the cycle stands,
+    which stays there, as TF's; ``advance_on_error``: a slot's error moves it on as an
+    element would (the files ``num_parallel_reads`` reads)."""
     slots = [None] * cycle_length
     index = block = opened = 0
     end_of_input = False
@@ -123,9 +179,10 @@ def interleaved(inputs, open_element, cycle_length: int, block_length: int):
         if current is not None:
             element = next(current, _END)
             if element is not _END:
-                block += 1
-                if block == block_length:
-                    block, index = 0, (index + 1) % cycle_length
+                if advance_on_error or element.__class__ is not Failed:
+                    block += 1
+                    if block == block_length:
+                        block, index = 0, (index + 1) % cycle_length
                 yield element
                 continue
             slots[index] = None
@@ -135,8 +192,14 @@ def interleaved(inputs, open_element, cycle_length: int, block_length: int):
             item = next(inputs, _END)
             if item is _END:
                 end_of_input = True
+            elif item.__class__ is Failed:
+                yield item
             else:
-                slots[index] = iter(open_element(item))
+                try:
+                    slots[index] = iter(open_element(item))
+                except OpError as e:
+                    yield Failed(e)
+                    continue
                 opened += 1
         else:
             block, index = 0, (index + 1) % cycle_length
@@ -145,14 +208,11 @@ def interleaved(inputs, open_element, cycle_length: int, block_length: int):
 _END = object()
 
 
-def _naming(node, elements):
-    """``elements``, with an error of no node named as this node's."""
-    try:
-        yield from elements
-    except OpError as e:
-        if e.node_name:
-            raise
-        raise type(e)(f"'{node.name}': {e.message}", node.name) from None
+def _named(node, error: OpError) -> OpError:
+    """``error``, or where it names no node, the same error naming this node."""
+    if error.node_name:
+        return error
+    return type(error)(f"'{node.name}': {error.message}", node.name)
 
 
 def _text(name) -> str:

@@ -19,6 +19,7 @@ TF builds it from datasets, each reading the input in a pass of its own:
   picks with TF's selector (``dataset_random.py``, ``selector_seeds``), ending when the
   chosen pass or the selector ends; where ``initial`` makes ``m`` 1 or 0, one pass alone.
 
+An error in the input ends the iterator, not mirrored (``_unfailing``).
 Each pass is its input built anew (``build_upstream``), as TF's iterators of one input
 in different places each have their own state: a shuffle in the input gives each pass
 the same order, as TF's (its seed generator is the iterator's).  The passes are TF's:
@@ -34,6 +35,8 @@ import itertools
 import numpy as np
 
 from devsession.errors import InvalidArgumentError
+
+from .dataset_failures import Failed
 
 from .dataset_random import selector_uniform_chunks, stream_seeds
 from .philox import blocks_at, seed_pair_stream
@@ -79,9 +82,10 @@ def rejection_resample_stage(node, stage, build_upstream, captured, functions):
 
     def resampled():
         if static == 1:
-            return (_with_class(classify(e), e) for e in upstreams[0]())
+            return (_with_class(classify(e), e) for e in _unfailing(upstreams[0]()))
         if static == 0:
-            return accepted(itertools.repeat(_mixing(initial, target)[0]), upstreams[0]())
+            return accepted(itertools.repeat(_mixing(initial, target)[0]),
+                            _unfailing(upstreams[0]()))
         if initial is None:
             chances, original, accepts, elements = _passes(upstreams)
             chances = (m for _, m in _estimates(classify, chances, target))
@@ -113,7 +117,16 @@ def _with_class(c: int, element) -> list:
 
 def _passes(upstreams: list):
     """A fresh iterator of each pass (a repeat's next epoch: each pass's next)."""
-    return [source() for source in upstreams]
+    return [_unfailing(source()) for source in upstreams]
+
+
+def _unfailing(elements):
+    """A pass's elements; an error among them is raised, which ends the iterator (its
+    passes would each meet it at a different point: TF's sequence is not mirrored)."""
+    for element in elements:
+        if element.__class__ is Failed:
+            raise element.error
+        yield element
 
 
 def _estimates(classify, elements, target: np.ndarray):

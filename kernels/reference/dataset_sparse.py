@@ -13,15 +13,16 @@ consecutive elements (one component each, of the rank of ``row_shape``) as the t
 arrays of a SparseTensor: the indices of every element's entries, row-major, after its
 position in the batch; their values; the dense shape ``[n, *row_shape]``, a -1
 dimension the batch's largest.  An element larger than ``row_shape`` is TF's
-``DataLossError``."""
+``DataLossError``; a batch that meets an error ends there, as ``batch``'s
+(``dataset_failures.batch_groups``)."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 from devsession.errors import DataLossError, InvalidArgumentError
+
+from .dataset_failures import Failed, attempt, batch_groups
 
 __all__ = ["dense_to_sparse_batch_stage", "batched_sparse", "unbatched_sparse"]
 
@@ -30,12 +31,9 @@ def dense_to_sparse_batch_stage(node, stage, upstream, _, __):
     size, row = stage["batch_size"], stage["row_shape"]
 
     def batches():
-        elements = upstream()
-        while True:
-            group = [element[0] for element in itertools.islice(elements, size)]
-            if not group:
-                return
-            yield _sparse(node, group, row)
+        for group in batch_groups(upstream(), {"batch_size": size, "drop_remainder": False}):
+            yield group if group.__class__ is Failed else \
+                attempt(_sparse, node, [element[0] for element in group], row)
     return batches
 
 

@@ -21,13 +21,22 @@ from devsession.ops.script import registered_function
 
 from ..registry import HOST, register_kernel
 
-__all__ = ["build_py_func"]
+__all__ = ["build_py_func", "python_error"]
 
 # TF's order of checks (py_func.cc's DoCallPyFunc); the rest are UnknownError
 _RAISED_AS = (((ValueError, TypeError), InvalidArgumentError),
               ((StopIteration,), OutOfRangeError),
               ((MemoryError,), ResourceExhaustedError),
               ((NotImplementedError,), UnimplementedError))
+
+
+def python_error(node, exception: Exception, raiser: str):
+    """The OpError naming ``node`` that TF makes of a Python ``exception`` (its class
+    by ``_RAISED_AS``) that ``raiser`` raised: a ``from_generator``'s generator too."""
+    error = next((error for classes, error in _RAISED_AS
+                  if isinstance(exception, classes)), UnknownError)
+    return error(f"'{node.name}': {raiser} raised {type(exception).__name__}: "
+                 f"{exception}", node.name)
 
 
 @register_kernel(("PyFunc", "PyFuncStateless"), HOST)
@@ -45,10 +54,7 @@ def build_py_func(node):
         try:
             result = func(*inputs)
         except Exception as e:
-            error = next((error for classes, error in _RAISED_AS
-                          if isinstance(e, classes)), UnknownError)
-            raise error(f"'{node.name}': its Python function raised "
-                        f"{type(e).__name__}: {e}", node.name) from e
+            raise python_error(node, e, "its Python function") from e
         values = [] if result is None and not out_dtypes else \
             list(result) if isinstance(result, (list, tuple)) else [result]
         if len(values) != len(out_dtypes):
