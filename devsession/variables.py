@@ -279,17 +279,19 @@ class Variable(metaclass=_MadeThroughCreators):
         return self._variable
 
     def assign(self, value, use_locking=False, name=None, read_value=True) -> Tensor:
-        """An op that sets the variable; fetching it gives the new value."""
-        return api.assign(self, value, name=name or f"{self.op.name}/Assign")
+        """An op that sets the variable; fetching it gives the new value.  Named
+        ``Assign`` in the current name scope (not the variable's), as TF1's
+        ``RefVariable.assign``: ``v.assign(x)`` at the top is ``Assign``, ``Assign_1``..."""
+        return api.assign(self, value, name=name)
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
         """An op that adds ``delta`` to the variable; fetching it gives the new value."""
-        return api.assign_add(self, delta, name=name or f"{self.op.name}/AssignAdd")
+        return api.assign_add(self, delta, name=name)
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
         """An op that subtracts ``delta`` from the variable; fetching it gives the new
         value."""
-        return api.assign_sub(self, delta, name=name or f"{self.op.name}/AssignSub")
+        return api.assign_sub(self, delta, name=name)
 
     def count_up_to(self, limit) -> Tensor:
         """An op adding 1 to this integer variable and giving its value before;

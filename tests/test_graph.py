@@ -509,12 +509,16 @@ def test_variable_needs_a_fully_defined_shape(graph):
 def test_variable_assign_ops(graph):
     v = ds.Variable([1.0, 2.0], name="v")
     assign = v.assign([3.0, 4.0])
+    # named in the current name scope, not the variable's, as TF1's RefVariable.assign
     assert (assign.op.type, assign.op.name, assign.dtype, assign.shape) == (
-        "Assign", "v/Assign_1", ds.float32, (2,))
+        "Assign", "Assign", ds.float32, (2,))
+    with ds.name_scope("sync"):
+        assert v.assign([0.0, 0.0]).op.name == "sync/Assign"
     assert assign.op.inputs[0].name == "v:0"
     add = v.assign_add([1, 1])  # Python ints take the variable's dtype
     assert (add.op.type, add.op.name, add.dtype, add.shape) == (
-        "AssignAdd", "v/AssignAdd", ds.float32, (2,))
+        "AssignAdd", "AssignAdd", ds.float32, (2,))
+    assert v.assign_sub([1.0, 1.0]).op.name == "AssignSub"
     assert add.op.inputs[1].dtype == ds.float32
     assert v.assign(ph((2,)), name="set").op.name == "set"
     with pytest.raises(ValueError, match=r"cannot assign value .* with shape \(3,\) to variable "
