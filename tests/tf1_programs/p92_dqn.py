@@ -155,6 +155,7 @@ def _train(tf, out, tag, make_optimizer, workdir):
         except tf.errors.InvalidArgumentError:
             out[tag + "_gather_error"] = "InvalidArgumentError"
     out[tag + "_var_names"] = [v.op.name for v in online_vars]
+    out[tag + "_sync_ops"] = sorted(op.name for op in hard_sync.control_inputs)
     latest = tf.train.latest_checkpoint(os.path.join(workdir, tag))
     with tf.Graph().as_default() as graph:      # the trained agent played from its checkpoint
         player = tf.train.import_meta_graph(latest + ".meta")
@@ -181,7 +182,10 @@ def main(tf, out):
                     "huber_fed_shapes": lambda: tf.losses.huber_loss(x, y),
                     "no_gradients": lambda: tf.train.AdamOptimizer(0.1).apply_gradients(
                         [(None, v) for v in tf.trainable_variables()]),
-                    "empty_saver": lambda: tf.train.Saver(var_list={})}.items():
+                    "empty_saver": lambda: tf.train.Saver(var_list={}),
+                    "saver_one_var_twice": lambda: tf.train.Saver(
+                        {"online": tf.trainable_variables()[0],
+                         "target": tf.trainable_variables()[0]})}.items():
                 try:
                     fn()
                     errors[key] = None
