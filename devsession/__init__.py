@@ -92,8 +92,8 @@ __all__ += ["Assert", "case", "cond", "while_loop"]
 # --- TF1 surface (branch tf1): the rest of TF1's graph-mode API ------------------------
 from . import summary  # noqa: E402
 from .config import ConfigProto, GPUOptions, GraphOptions  # noqa: E402
-from .dtypes import (complex64, complex128, int8, int16, string, uint8,  # noqa: E402
-                     uint16, uint32, uint64)
+from .dtypes import (complex64, complex128, int8, int16, qint8, qint16,  # noqa: E402
+                     qint32, quint8, quint16, string, uint8, uint16, uint32, uint64)
 from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
                            glorot_uniform_initializer, ones_initializer,
                            random_normal_initializer, random_uniform_initializer,
@@ -194,6 +194,7 @@ tensor_scatter_sub = tensor_scatter_nd_sub
 
 __all__ += [
     "summary", "ConfigProto", "GPUOptions", "GraphOptions", "int8", "int16", "string", "uint8", "uint16", "uint32", "uint64",
+    "qint8", "quint8", "qint16", "quint16", "qint32",
     "complex64", "complex128",
     "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
     "ones_initializer", "random_normal_initializer", "random_uniform_initializer",

@@ -13,7 +13,10 @@ the key and counter of TF's stateless random ops (``StatelessRandomGetKeyCounter
 ``ds.dtypes.bool`` is ``bool_`` (the module keeps Python's ``bool`` for itself).
 ``complex64`` and ``complex128`` are TF's complex types (the values of ``tf.complex``, the
 FFTs); their kernels run on the host (numpy), and only the ops TF defines on complex
-values take them.
+values take them.  The quantized types (``qint8``, ``quint8``, ``qint16``, ``quint16``,
+``qint32``) are TF's: their numpy dtypes are TF's one-field structured dtypes
+(``np.dtype([("qint8", np.int8)])``, what ``sess.run`` returns), they live on the host, and
+only ``tf.quantization.quantize``/``dequantize`` and ``tf.bitcast`` take or make them.
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ import numpy as np
 
 __all__ = ["DType", "as_dtype", "converts_without_loss", "float16", "float32", "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool_",
-           "string",
-           "complex64", "complex128", "half", "double"]
+           "string", "complex64", "complex128", "qint8", "quint8", "qint16", "quint16",
+           "qint32", "half", "double"]
 
 
 def _kind_in(kinds: str, doc: str) -> property:
@@ -56,7 +59,8 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        return self._np.type
+        """The numpy type (a quantized type's: its structured dtype, as TF's)."""
+        return self._np if self.is_quantized else self._np.type
 
     @property
     def np(self) -> np.dtype:
@@ -71,7 +75,8 @@ class DType:
         """TF's name of the wire enum (what an ``AttrValue(type=...)`` holds)."""
         return self._enum
 
-    is_quantized = False            # devsession has no quantized types
+    is_quantized = property(lambda self: self._np.names is not None,
+                            doc="qint8, quint8, qint16, quint16 or qint32.")
 
     def is_compatible_with(self, other) -> bool:
         """Whether a value of ``other``'s type can stand where this type is expected: the
@@ -103,7 +108,7 @@ class DType:
         return np.finfo(self._np).max if self.is_floating else np.iinfo(self._np).max
 
     def _ordered(self, what: str) -> None:
-        if self.is_complex:     # TF's TypeError: complex values have no order
+        if self.is_complex or self.is_quantized:     # TF's TypeError
             raise TypeError(f"Cannot find {what} value of {self.name}.")
 
     @property
@@ -150,10 +155,17 @@ uint32 = DType(np.uint32, 22)     # DT_UINT32
 uint64 = DType(np.uint64, 23)     # DT_UINT64: the stateless random ops' keys and counters
 complex64 = DType(np.complex64, 8)     # DT_COMPLEX64
 complex128 = DType(np.complex128, 18)  # DT_COMPLEX128
+# DT_QINT8=11, DT_QUINT8=12, DT_QINT32=13, DT_QINT16=15, DT_QUINT16=16: TF's numpy dtypes
+qint8 = DType([("qint8", np.int8)], 11, name="qint8")
+quint8 = DType([("quint8", np.uint8)], 12, name="quint8")
+qint32 = DType([("qint32", np.int32)], 13, name="qint32")
+qint16 = DType([("qint16", np.int16)], 15, name="qint16")
+quint16 = DType([("quint16", np.uint16)], 16, name="quint16")
 half, double = float16, float64   # TF's other names of them (tf.dtypes.half...)
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-       bool_, string, complex64, complex128)
+       bool_, string, complex64, complex128, qint8, quint8, qint16, quint16, qint32)
+QUANTIZED = (qint8, quint8, qint32, qint16, quint16)     # in TF's order
 FLOATS = (float16, float32, float64)
 _BY_NP = {d.np: d for d in ALL}
 _BY_ENUM = {d.enum: d for d in ALL}

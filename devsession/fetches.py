@@ -23,7 +23,10 @@ __all__ = ["FetchMapper", "fetched"]
 
 def fetched(value):
     """A fetched array as TF1 returns it: a 0-d result becomes a numpy scalar (``bytes``
-    for a string), anything else stays the array."""
+    for a string), a quantized one (a structured dtype, ``dtypes.qint8.np``) its integers
+    (TF's session returns ``qint8`` values as int8), anything else stays the array."""
+    if getattr(getattr(value, "dtype", None), "names", None) is not None:
+        value = value.view(value.dtype[0])
     return value[()] if getattr(value, "ndim", None) == 0 else value
 
 
@@ -96,11 +99,9 @@ def _fill(template, values, used: set):
     if template is None:
         return None
     if isinstance(template, int):
-        value = values[template]
-        if getattr(value, "ndim", None) == 0:
-            return fetched(value)
-        if template in used and hasattr(value, "copy"):     # (a TensorHandle has none)
-            return value.copy()
+        value = fetched(values[template])
+        if template in used and getattr(value, "ndim", 0) and hasattr(value, "copy"):
+            return value.copy()     # (a scalar needs no copy, a TensorHandle has none)
         used.add(template)
         return value
     if template[0] == "namedtuple":

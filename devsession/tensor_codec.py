@@ -21,7 +21,8 @@ the shape is checked: a constant may expand to at most ``constant_limit_bytes()`
 the most a GraphDef can carry as content, or a quarter of the machine's memory if less):
 more is ``ResourceExhaustedError``; negative dimensions, a wrong content length or an
 enum TF does not define are ``InvalidArgumentError``; a dtype TF has but devsession does
-not (bfloat16, the quantized types...) is ``UnimplementedError``.  Errors name the node
+not (bfloat16...), or a constant of a quantized type (devsession's quantized values come
+only from ``tf.quantization.quantize`` and ``tf.bitcast``), is ``UnimplementedError``.  Errors name the node
 when the caller says which one it is decoding.
 """
 
@@ -127,6 +128,9 @@ def constant_limit_bytes() -> int:
 def proto_to_array(proto: "graph_pb2.TensorProto", node: str | None = None) -> np.ndarray:
     """A fresh, writable array of any form TF writes (see the module docstring)."""
     dtype = dtype_from_enum(int(proto.dtype), node, "tensor dtype enum")
+    if dtype.is_quantized:
+        raise UnimplementedError(f"{_where(node)}A tensor of quantized type {dtype.name} is not "
+                                 f"supported by devsession yet as a constant.", node)
     shape = proto_to_shape(proto.tensor_shape, node)
     if not shape.is_fully_defined():
         raise InvalidArgumentError(

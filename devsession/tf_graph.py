@@ -461,7 +461,14 @@ _COMPOSITES = {"Select": _select, "Einsum": _einsum, "MatrixBandPart": _band_par
                "ReverseV2": _reverse, "ReverseSequence": _reverse_sequence,
                "ConjugateTranspose": _conjugate_transpose, "Conv": _conv}
 
+def _quantize_v2(node, inputs, attrs):
+    """QuantizeV2's ``T`` is the type of its output, not of an input: kept (the other
+    ``T`` attrs are dropped, devsession infers them)."""
+    return node.op, inputs, {**attrs, "T": decode_attr(node.attr["T"], node.name, "T")}
+
+
 _REWRITES = {
+    "QuantizeV2": _quantize_v2,
     **{op: _reduction for op in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any",
                                  "EuclideanNorm")},
     "ArgMax": _arg_reduction,

@@ -102,8 +102,9 @@ def test_errors_as_tf():
         q.fake_quant_with_min_max_vars_per_channel(x, [0.0, 1.0, 2.0], [1.0, 2.0, 3.0])
     with pytest.raises(TypeError, match="float32"):
         q.fake_quant_with_min_max_args(ds.constant([1.0], ds.float64))
-    with pytest.raises(ds.unsupported.UnsupportedTF1Error, match="tf.quantization.quantize"):
-        q.quantize
+    with pytest.raises(ds.unsupported.UnsupportedTF1Error,
+                       match="tf.quantization.quantized_concat"):
+        q.quantized_concat
 
 
 def test_a_zero_range_quantizes_to_zeros_and_passes_the_whole_gradient():

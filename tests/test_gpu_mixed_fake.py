@@ -145,12 +145,32 @@ def test_string_nodes_stay_on_the_host_of_a_gpu_session():
         assert placed["total"] == local_device_name("GPU", 0)
         for name in ("loss/tag", "loss"):         # the tag constant and the summary
             assert placed[name] == local_device_name("CPU", 0)
-            assert "no GPU kernel for string tensors" in notes[name]
+            assert "no GPU kernel for string or quantized tensors" in notes[name]
         assert ("total", GPU0) in gpu.calls and gpu.transfers_between(GPU0, HOST)
         strict = ds.SessionOptions(device="gpu:0", allow_soft_placement=False)
         with ds.Session(options=strict) as sess, pytest.raises(
-                ds.errors.InvalidArgumentError, match="no GPU kernel for string tensors"):
+                ds.errors.InvalidArgumentError,
+                match="no GPU kernel for string or quantized tensors"):
             sess.run(summary, {x: [1.0, 2.0, 3.0]})
+
+
+def test_quantized_values_stay_on_the_host_of_a_gpu_session():
+    # qint8 values are numpy structured arrays, which no device array holds: the Bitcast
+    # reading one runs on CPU:0 though Bitcast has a GPU kernel, the float math on GPU:0
+    with fake_gpus(1) as gpu:
+        x = ds.placeholder(ds.float32, (3,), name="x")
+        scaled = ds.multiply(x, 0.5, name="scaled")
+        q = ds.quantization.quantize(scaled, -1.0, 1.0, ds.qint8, mode="SCALED", name="q")
+        ints = ds.bitcast(q.output, ds.int8, name="ints")
+        with ds.Session(options=ds.SessionOptions(device="gpu:0")) as sess:
+            got = sess.run(ints, {x: [1.0, -2.0, 0.5]})
+            placed, notes = sess.placement(ints), sess.placement_notes(ints)
+        assert got.tolist() == [64, -127, 32]
+        assert placed["scaled"] == local_device_name("GPU", 0)
+        for name in ("q", "ints"):
+            assert placed[name] == local_device_name("CPU", 0)
+            assert "no GPU kernel for string or quantized tensors" in notes[name]
+        assert ("scaled", GPU0) in gpu.calls
 
 
 def test_second_gpu_gets_a_device_to_device_copy():

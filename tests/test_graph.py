@@ -781,7 +781,8 @@ def _complex_and_fft_ops(x):
 
 
 def _fake_quant_ops(x):
-    """One node of each fake quantization op (tests/test_fake_quant.py), from (2, 2) ``x``."""
+    """One node of each fake quantization op (tests/test_fake_quant.py) and of quantize /
+    dequantize, from (2, 2) ``x``."""
     q, lo, hi = ds.quantization, ds.constant([-1.0, -0.5]), ds.constant([1.0, 2.0])
     return [q.fake_quant_with_min_max_args(x), q.fake_quant_with_min_max_args_gradient(x, x),
             q.fake_quant_with_min_max_vars(x, -1.0, 1.0),
@@ -791,7 +792,8 @@ def _fake_quant_ops(x):
             q.quantize_and_dequantize(x, -1.0, 1.0),
             *ds.gradients(q.quantize_and_dequantize_v2(x, -1.0, 1.0, range_given=True), x),
             ds.get_default_graph().create_op(
-                "QuantizeAndDequantizeV3", [x, lo[0], hi[0], ds.constant(4)], {}).outputs[0]]
+                "QuantizeAndDequantizeV3", [x, lo[0], hi[0], ds.constant(4)], {}).outputs[0],
+            q.dequantize(*q.quantize(x, -1.0, 1.0, ds.qint8))]     # (tests/test_quantize.py)
 
 
 def _set_ops():

@@ -349,6 +349,7 @@ HOST_ONLY = {"StringFormat", "PrintV2",   # tf.print: strings, written on the ho
              "ParseExampleV2", "DecodeRaw", "ParseSequenceExampleV2",
              "ParseSingleSequenceExample", "SerializeTensor", "ParseTensor", "DecodeJSONExample", "CountUpTo", "RestoreV2", "ReadFile", "WriteFile",
              "DecodeWav", "EncodeWav", "DecodeCompressed",   # file bytes, on the host
+             "QuantizeV2", "Dequantize",     # quantized values live on the host
              "Betainc",                      # a continued fraction, on the host
              *MATH_SPECIAL_OPS, "NextAfter",  # float64 numpy, on the host
              "MatchingFiles", *QUEUE_OPS, *IMAGE_FILE_OPS, *ACCUMULATOR_OPS, *LOOKUP_OPS,
@@ -420,6 +421,7 @@ def test_every_ref_op_is_covered(device):
                      "devsession.kernels.reference.session_ops",  # test_session_handles.py
                      "devsession.kernels.reference.guarantee_const",  # and
                      "devsession.kernels.reference.timestamp",  # test_framework_names.py
+                     "devsession.kernels.reference.quantize",  # test_quantize.py
                      "devsession.kernels.reference.audio",  # tf1_programs/p72_audio_
                      "devsession.kernels.reference.compression",  # files.py these two
                      "devsession.kernels.reference.betainc",  # tf1_programs/p75_betainc

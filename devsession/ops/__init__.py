@@ -291,6 +291,7 @@ from . import (array_composites, array_order, array_sets, array_shapes,  # noqa:
 from . import set_operations  # noqa: F401,E402  (tf.sets' ops; the namespace: devsession/sets.py)
 from . import fake_quant, fake_quant_grad  # noqa: F401,E402  (tf.quantization's fake quant)
 from . import quantize_dequantize, quantize_dequantize_grad  # noqa: F401,E402  (QuantizeAndDequantize*)
+from . import quantize  # noqa: F401,E402  (QuantizeV2, Dequantize: tf.quantization.quantize...)
 from . import bitcast  # noqa: F401,E402  (Bitcast: registers; tf.bitcast: devsession/)
 from . import bucketize  # noqa: F401,E402  (Bucketize: registers; feature columns use it)
 from . import complex_math, fft  # noqa: F401,E402  (tf.complex, tf.signal's FFTs: register)

@@ -153,7 +153,7 @@ def _kernel_problem(policy: PlacementPolicy, op_type: str, device_type: str,
     """Why ``op_type`` cannot run on ``device_type`` ('' when it can).  A device type
     whose kernels failed to load (a broken cupy install) says so, with the cause."""
     if strings and device_type != "CPU":     # as TF's: no device kernel holds strings
-        return f"op {op_type} has no {device_type} kernel for string tensors"
+        return f"op {op_type} has no {device_type} kernel for string or quantized tensors"
     try:
         if policy.has_kernel(op_type, device_type):
             return ""
@@ -173,8 +173,9 @@ def _host_only(policy: PlacementPolicy, op_type: str, device_type: str) -> bool:
 
 
 def takes_or_makes_strings(op) -> bool:
-    """Whether ``op`` has a string input or output (a summary, its tag constant)."""
-    return any(t.dtype.is_string for t in (*op.inputs, *op.outputs))
+    """Whether ``op`` has a string input or output (a summary, its tag constant), or a
+    quantized one (``qint8``...: numpy structured arrays, which only the host holds)."""
+    return any(t.dtype.is_string or t.dtype.is_quantized for t in (*op.inputs, *op.outputs))
 
 
 def colocation_root(op):

@@ -87,6 +87,7 @@ from ..reference import (array_order, array_sets, array_shapes,  # noqa: F401,E4
 from ..reference import set_operations  # noqa: F401,E402  (tf.sets: HOST, the CPU's too)
 from ..reference import fake_quant  # noqa: F401,E402  (FakeQuantWithMinMax*: HOST, too)
 from ..reference import quantize_dequantize  # noqa: F401,E402  (QuantizeAndDequantize*: HOST)
+from ..reference import quantize  # noqa: F401,E402  (QuantizeV2, Dequantize: HOST)
 from ..reference import bitcast  # noqa: F401,E402  (Bitcast: HOST, the CPU's too)
 from ..reference import bucketize  # noqa: F401,E402  (Bucketize: HOST, the CPU's too)
 from ..reference import complex_math, fft  # noqa: F401,E402  (complex values: HOST)

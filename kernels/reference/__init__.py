@@ -180,6 +180,7 @@ from . import (array_order, array_sets, array_shapes, diagonals,  # noqa: F401,E
 from . import set_operations  # noqa: F401,E402  (tf.sets: HOST, the CPU's too)
 from . import fake_quant  # noqa: F401,E402  (FakeQuantWithMinMax*: HOST, the CPU's too)
 from . import quantize_dequantize  # noqa: F401,E402  (QuantizeAndDequantize*: HOST, the CPU's too)
+from . import quantize  # noqa: F401,E402  (QuantizeV2, Dequantize: HOST, the CPU's too)
 from . import bitcast  # noqa: F401,E402  (Bitcast: HOST, the CPU's too)
 from . import bucketize  # noqa: F401,E402  (Bucketize: HOST, the CPU's too)
 from . import complex_math, fft  # noqa: F401,E402  (complex parts, FFTs: HOST, the CPU's too)
