@@ -40,6 +40,33 @@ def test_chain_becomes_one_kernel_with_same_result():
         np.testing.assert_array_equal(fused.run(y, {x: xv}), plain.run(y, {x: xv}))
 
 
+def test_a_fused_integer_division_by_zero_is_its_members_error():
+    """A zero divisor inside a fused region is the error of the member that divided, as
+    TF's unfused kernels raise it (FloorDiv's InvalidArgumentError, TruncateMod's
+    InternalError), where the loop had given 0; without one the values are numpy's."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.int32, (None,), name="x")
+        y = ds.placeholder(ds.int32, (None,), name="y")
+        quotient = ds.math.floordiv(x * 2 + 1, y - 1, name="quotient")
+        z = ds.truncatemod(quotient + 3, y, name="remainder") * 3
+    xv = np.array([1, -2, 3], np.int32)
+    with ds.Session(graph=g) as sess:
+        assert op_types(plan_of(sess, z, [x, y])) == ["Const", "Const", "Const",
+                                                     "_FusedElementwise"]
+        yv = np.array([2, -3, 4], np.int32)
+        want = np.fmod(np.floor_divide(xv * 2 + 1, yv - 1) + 3, yv) * 3
+        np.testing.assert_array_equal(sess.run(z, {x: xv, y: yv}), want)
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match="^FloorDiv node 'quotient': Integer division by zero$") as e:
+            sess.run(z, {x: xv, y: [2, 1, 4]})
+        assert e.value.node_name == "quotient"
+        with pytest.raises(ds.errors.InternalError, match="^TruncateMod node 'remainder': "
+                           r"Unexpected error in binary operator \(only integer div") as e:
+            sess.run(z, {x: xv, y: [2, 0, 4]})
+        assert e.value.node_name == "remainder"
+
+
 def test_fetched_intermediate_is_not_fused_away():
     g = ds.Graph()
     with g.as_default():

@@ -12,11 +12,12 @@ sized outputs: Range, Unique, Where; Diag and MatrixDeterminant; the summary ker
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
 
-from devsession.errors import InvalidArgumentError
+from devsession.errors import InternalError, InvalidArgumentError
 from devsession.kernels.codegen import cuda as cuda_codegen
 from devsession.kernels.codegen.expressions import ELEMENTWISE_OPS
 from devsession.kernels.registry import lookup_kernel
@@ -45,10 +46,12 @@ def operands(op, dtype, shape=(4, 7)):
     elif dtype.kind == "i":
         info = np.iinfo(dtype)
         x = rng.integers(max(info.min, -1000), min(info.max, 1000), size=shape).astype(dtype)
-        y = rng.integers(-9, 9, size=shape).astype(dtype)     # zeros included: 0 as numpy
+        y = rng.integers(-9, 9, size=shape).astype(dtype)
     else:
         x, y = random_array(rng, shape, dtype), random_array(rng, shape, dtype)
         y.reshape(-1)[:3] = [2.0, -2.0, 0.0]
+    if dtype.kind in "iu" and op in DIVISIONS:
+        y[y == 0] = 3                       # a zero divisor is an error (tests below)
     return x, y
 
 
@@ -71,11 +74,60 @@ def test_division_semantics_as_tf(device, dtype):
         np.testing.assert_array_equal(got, np.array(want, dtype), err_msg=op)
 
 
-def test_integer_division_by_zero_gives_zero(device):
-    x, zero = np.array([5, -5], np.int32), np.zeros(2, np.int32)
-    for op in DIVISIONS:
-        np.testing.assert_array_equal(run_on(device, make_node(op, [I32, I32], I32), x, zero),
-                                      [0, 0], err_msg=op)
+ZERO_DIVISION = {"FloorDiv": (InvalidArgumentError, "Integer division by zero"),
+                 "FloorMod": (InvalidArgumentError, "Integer division by zero"),
+                 "TruncateDiv": (InternalError, "Unexpected error in binary operator (only "
+                                                "integer div and mod should have errors)"),
+                 "TruncateMod": (InternalError, "Unexpected error in binary operator (only "
+                                                "integer div and mod should have errors)")}
+
+
+@pytest.mark.parametrize("dtype", [I32, U8])
+def test_integer_division_by_zero_is_tfs_error_on_the_cpu(device, dtype):
+    """TF 2.21's CPU kernels (classes and messages recorded): a zero divisor, also one
+    broadcast from a scalar or a row, is an error naming the node; an empty output
+    divides nothing.  TF's GPU kernels do not check: a zero divisor gives 0 there."""
+    if device != "CPU" and dtype != I32:
+        pytest.skip("one dtype is enough where nothing is checked")
+    x = np.array([[7, 5, 3], [1, 2, 9]], dtype)
+    divisors = [np.array([[2, 1, 1], [1, 0, 1]], dtype), np.array(0, dtype),
+                np.array([1, 0, 3], dtype)]
+    checked = ["REF", device] if device == "CPU" else ["REF"]
+    for op, (error, message) in ZERO_DIVISION.items():
+        node = make_node(op, [dtype, dtype], dtype, name="quotient")
+        for y in divisors:
+            for where in checked:
+                with pytest.raises(error, match=f"^{op} node 'quotient': {re.escape(message)}$") \
+                        as raised:
+                    run_on(where, node, x, y)
+                assert raised.value.node_name == "quotient"
+            if device != "CPU":
+                got = run_on(device, node, x, y)
+                assert not got[np.broadcast_to(y, got.shape) == 0].any(), op
+        empty = run_on(device, node, np.zeros((0, 3), dtype), np.zeros(3, dtype))
+        assert empty.shape == (0, 3), op
+        empty = run_on("REF", node, np.zeros((0, 3), dtype), np.zeros(3, dtype))
+        assert empty.shape == (0, 3), op
+
+
+def test_every_cpu_loop_form_counts_a_zero_divisor(device):
+    """The generated loops count zero divisors in each way they read a divisor (whole,
+    scalar, a row, a block, materialised; rows in parallel): one 0 anywhere is the error,
+    and with it replaced the quotients are numpy's."""
+    if device != "CPU":
+        pytest.skip("the GPU kernels do not check")
+    node = make_node("FloorDiv", [I32, I32], I32, name="q")
+    x = np.arange(-256, 256, dtype=np.int32).reshape(4, 8, 16)
+    shapes = [(4, 8, 16), (), (16,), (4, 1, 16), (4, 8, 1)]
+    cases = [(x, np.full(shape, 3, np.int32)) for shape in shapes]
+    big = np.arange(2048 * 64, dtype=np.int32).reshape(2048, 64)    # the parallel loop
+    cases.append((big, np.arange(1, 65, dtype=np.int32)))
+    for a, y in cases:
+        np.testing.assert_array_equal(run_on(device, node, a, y), np.floor_divide(a, y))
+        y = y.copy()
+        y.reshape(-1)[-1] = 0
+        with pytest.raises(InvalidArgumentError, match="Integer division by zero"):
+            run_on(device, node, a, y)
 
 
 @pytest.mark.parametrize("dtype", [I8, I16, I32, I64])

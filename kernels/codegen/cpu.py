@@ -31,7 +31,8 @@ Pipeline (pure functions; numba is only imported by ``load_module``):
 
    Any other broadcast is materialised by the driver, which also flattens every
    array to 1-D.  Signature: ``serial(out, x0, ..., x{k-1}, inner)``, with a last
-   ``repeat`` argument when an input is a BLOCK.
+   ``repeat`` argument when an input is a BLOCK.  A program that divides integers
+   returns how many of its divisors were 0 (``counts_zero_divisors``), others None.
 3. ``load_module(source)`` (from ``module_cache``) writes the source to a file in
    ``$DEVSESSION_CACHE_DIR`` (default ``~/.cache/devsession/kernels``) named by a
    hash of the source and the numba version, and imports it.  Because the functions
@@ -81,6 +82,7 @@ class Program:
     body: tuple              # SSA statements over v0..v{k-1}
     result: str              # expression stored into out[i]
     helpers: frozenset       # names of helper functions the body calls
+    counts_zero_divisors: bool = False   # the loops return how many integer divisors were 0
 
 
 def compile_expression(expr: str, inputs: Iterable[tuple[str, object]],
@@ -92,12 +94,17 @@ def compile_expression(expr: str, inputs: Iterable[tuple[str, object]],
     """
     ir = frontend.compile_expression(expr, inputs, out_dtype, one_division_sigmoid=True)
     helpers: set[str] = set()
-    body = tuple(f"{ins.dst} = {_statement(ins, helpers)}" for ins in ir.instrs)
+    body = []
+    for ins in ir.instrs:
+        body.append(f"{ins.dst} = {_statement(ins, helpers)}")
+        if ins.op in _DIVISIONS and ins.dtype.kind in "iu":
+            body.append(f"zeros += np.int64({_operand(ins.args[1])} == 0)")
     compute = frontend.compute_dtype
     return Program(expr=expr, inputs=ir.inputs,
                    input_dtypes=tuple(compute(d) for d in ir.input_dtypes),
-                   out_dtype=compute(ir.out_dtype), body=body, result=_operand(ir.result),
-                   helpers=frozenset(helpers))
+                   out_dtype=compute(ir.out_dtype), body=tuple(body),
+                   result=_operand(ir.result), helpers=frozenset(helpers),
+                   counts_zero_divisors=len(body) > len(ir.instrs))
 
 
 # ------------------------------------------------------------------ statements
@@ -224,6 +231,8 @@ def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bo
     lines = [f'@njit(cache=True, nogil=True, error_model="numpy", no_cfunc_wrapper=True'
              f'{", parallel=True" if parallel else ""})',
              f"def {name}({params}):"]
+    if program.counts_zero_divisors:
+        lines.append("    zeros = 0")              # a prange reduction in ``parallel``
     lines += [f"    v{k} = x{k}[0]" for k, m in enumerate(modes) if m == SCALAR]
     if SUFFIX in modes or blocks:
         # Rows are sliced rather than indexed as base + j: numba cannot prove base + j
@@ -248,6 +257,8 @@ def _render_loop(program: Program, modes: Sequence[str], name: str, parallel: bo
               for k, m in enumerate(modes) if m != SCALAR]
     lines += [indent + stmt for stmt in program.body]
     lines.append(f"{indent}{out_ref} = {program.result}")
+    if program.counts_zero_divisors:
+        lines.append("    return zeros")
     return "\n".join(lines) + "\n"
 
 
@@ -275,7 +286,11 @@ def render_module(program: Program, modes: Sequence[str]) -> str:
 # ------------------------------------------------- TF1 surface (branch tf1): rounding
 # and integer division (see frontend's block of the same name for the semantics).
 # numba's ``//`` and ``%`` follow Python (floor, divisor's sign) and give 0 for an
-# integer division by zero under ``error_model="numpy"``.
+# integer division by zero under ``error_model="numpy"``; the loops count those zero
+# divisors and return the count, for the driver to raise TF's error
+# (``division_checks.py``).
+
+_DIVISIONS = frozenset({"floordiv", "floormod", "truncdiv", "truncmod"})
 
 def _tf1_statement(ins: Instr, a: list) -> str:
     d, op = ins.dtype, ins.op

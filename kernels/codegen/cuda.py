@@ -201,7 +201,8 @@ def render_cuda(program: Program) -> tuple[str, str, str, str]:
 # ------------------------------------------------- TF1 surface (branch tf1): small
 # integer types, rounding and integer division (semantics: frontend's block).  C's
 # integer ``/`` and ``%`` truncate; the floor forms adjust when the signs differ; a
-# zero divisor gives 0 (C leaves it undefined).  Small integers compute in their own C
+# zero divisor gives 0 (C leaves it undefined; TF's GPU kernels do not check it either,
+# where the CPU's raise: ``division_checks.py``).  Small integers compute in their own C
 # type and wrap like the wide ones (through unsigned arithmetic).
 
 _I8, _I16 = np.dtype(np.int8), np.dtype(np.int16)

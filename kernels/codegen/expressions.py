@@ -85,8 +85,8 @@ def elementwise_program(node) -> "tuple[str, tuple, np.dtype, str] | None":
 # --- TF1 surface (branch tf1): integer division, rounding, logic ----------------------
 # Semantics as TF's kernels: FloorDiv of floats is floor(x / y); FloorMod has the
 # divisor's sign, TruncateMod the dividend's; Round is half to even (rint); Sign keeps
-# 0, -0.0 and NaN as they are.  Integer division or modulo by zero gives 0 (see
-# codegen/frontend.py).
+# 0, -0.0 and NaN as they are.  Integer division or modulo by zero is TF's CPU error
+# (kernels/division_checks.py); a GPU kernel gives 0 there.
 ELEMENTWISE_OPS.update({
     "AddV2": (("x", "y"), "x + y"),
     "FloorDiv": (("x", "y"), "floordiv(x, y)"), "FloorMod": (("x", "y"), "floormod(x, y)"),

@@ -567,7 +567,8 @@ def evaluate(program: Program, *arrays) -> np.ndarray:
 # floormod truncdiv truncmod`` on every numeric dtype.  As TF: float floor division is
 # ``floor(x / y)``; ``floormod`` has the divisor's sign (Python's ``%``); ``truncmod`` the
 # dividend's (C's ``fmod``).  An integer division or modulo by zero gives 0 (numpy's
-# result; TF raises on the CPU), so a fused loop never traps.
+# result), so a fused loop never traps; the CPU's loops count those zero divisors, for
+# the kernel to raise TF's error (``division_checks.py``).
 
 def _rounding(name: str):
     def lower(lw, a):

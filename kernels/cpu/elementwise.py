@@ -14,7 +14,9 @@ just one op.  Per call it
    or that are float16, which numba cannot load: they are widened to float32);
 3. runs the loop into ``out`` (a fresh ``np.empty`` unless the caller passes a
    C-contiguous ``out=``, so an executor can reuse buffers) and, for a float16 result,
-   rounds the float32 result once.
+   rounds the float32 result once;
+4. raises TF's error for an integer division by zero when the loop counted a zero
+   divisor (``division_checks.py``; a loop that divides no integers returns None).
 
 Loops for each input-mode combination are generated and compiled lazily, on the first
 call that needs them, and shared by every kernel with the same expression and dtypes.
@@ -40,6 +42,7 @@ import numpy as np
 from ..checks import call_shape, fmt_shape, invalid_argument, to_float16
 from ..codegen import cpu as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..division_checks import division_by_zero, fused_division_error
 from ..plan_cache import remember
 from ..registry import register_kernel
 from ..buffer_pool import BufferPool
@@ -71,13 +74,15 @@ class ElementwiseKernel:
     ``inputs`` is a sequence of ``(name, dtype)``; the arrays passed must have those
     dtypes (the session guarantees it).  Raises ``codegen.CodegenError`` for a bad
     expression, and (per call) ``InvalidArgumentError`` naming ``name`` when the shapes
-    do not broadcast or ``out`` does not fit.
+    do not broadcast or ``out`` does not fit.  An integer division by zero raises
+    ``zero_division(arrays)``, by default TF's error for ``op`` naming ``name``.
     """
 
     def __init__(self, expr: str, inputs, output_dtype, *, name: str = "elementwise",
-                 op: str = "Elementwise", reuse_buffers: bool = False):
+                 op: str = "Elementwise", reuse_buffers: bool = False, zero_division=None):
         inputs = tuple((n, np.dtype(d)) for n, d in inputs)
         self.name, self.op = name, op
+        self._zero_division = zero_division or (lambda arrays: division_by_zero(name, op))
         self.output_dtype = np.dtype(output_dtype)
         self._narrow = self.output_dtype == _F16      # computed as float32, rounded once
         self._store_dtype = _F32 if self._narrow else self.output_dtype
@@ -97,15 +102,19 @@ class ElementwiseKernel:
         if fast and out is None:
             if not pooled:
                 result = np.empty(out_shape, self._store_dtype)
-                loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments)
+                if loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments):
+                    raise self._zero_division(arrays)
                 return result
             result = self._pool.take(out_shape, self._store_dtype)
-            loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments)
+            zeros = loop(result.ravel(), *[a.ravel() for a in arrays], *row_arguments)
             self._pool.give(result)
+            if zeros:
+                raise self._zero_division(arrays)
             return result
         result = self._output(out_shape, out)
-        if loop is not None:
-            loop(result.ravel(), *self._prepare(arrays, out_shape, materialise), *row_arguments)
+        if loop is not None and loop(result.ravel(), *self._prepare(arrays, out_shape, materialise),
+                                     *row_arguments):
+            raise self._zero_division(arrays)
         if not self._narrow:
             return result
         if out is None:
@@ -228,5 +237,8 @@ def build_elementwise(node):
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()
     expr, names, output_dtype, label = program
+    fused = node.op == "_FusedElementwise"
     return ElementwiseKernel(expr, zip(names, node.input_dtypes), output_dtype,
-                             name=node.name, op=label, reuse_buffers=True)
+                             name=node.name, op=label, reuse_buffers=True,
+                             zero_division=(lambda arrays: fused_division_error(node, arrays))
+                             if fused else None)

@@ -8,6 +8,8 @@ direct numpy formulation of each, the oracle the CPU and GPU kernels are tested 
   (1 for base 1, +-1 for base -1, else 0) instead of numpy's ValueError.
 * ``RealDiv`` of integers is numpy true division: float64.  Division by zero gives
   inf/nan, never an exception or a warning (``np.errstate``).
+* An integer FloorDiv, FloorMod, TruncateDiv or TruncateMod by zero raises TF's error
+  for it (``division_checks.py``).
 * ``Sigmoid`` uses ``exp(-|x|)``, which never overflows.
 * Maximum/Minimum propagate NaN like numpy.
 """
@@ -20,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..checks import broadcast_shape, get_attr
+from ..division_checks import check_divisor, divides_integers
 from ..registry import register_kernel
 
 DEVICE = "REF"
@@ -79,9 +82,12 @@ BINARY = {
 def build_elementwise(node):
     fn = {**UNARY, **BINARY}[node.op]
     out_dtype = node.output_dtype
+    divides = divides_integers(node.op, node.input_dtypes)
 
     def kernel(*xs):
-        broadcast_shape(node.name, node.op, [x.shape for x in xs])
+        shape = broadcast_shape(node.name, node.op, [x.shape for x in xs])
+        if divides:
+            check_divisor(node.name, node.op, xs[1], math.prod(shape))
         with np.errstate(all="ignore"):   # inf/nan results and float16 overflow
             result = fn(*[compute_dtype(x) for x in xs])
             return np.asarray(result).astype(out_dtype, copy=False)

@@ -1,0 +1,77 @@
+"""Integer division by zero, which TF's CPU kernels refuse, naming the node.
+
+TF 2.21's FloorDiv and FloorMod (and so ``//``, ``%``, ``tf.div`` and ``tf.math.mod`` of
+integers) raise ``InvalidArgumentError`` "Integer division by zero"; TruncateDiv and
+TruncateMod raise ``InternalError`` "Unexpected error in binary operator (only integer
+div and mod should have errors)".  A float divides by zero to inf or NaN, never an
+error, and an empty output divides nothing.
+
+Where each device checks: the reference kernels look at the divisor before dividing (one
+``np.any(y == 0)`` pass); the generated CPU loops count zero divisors as they divide
+and return the count (``codegen/cpu.py``), so a float program pays nothing.  When a
+fused region's loop reports one, ``fused_division_error`` finds the member that divided
+by zero by evaluating the region's lines with numpy (only on that error path), so the
+error names the node TF's would.  The GPU kernels do not check (nor do TF's GPU kernels,
+which would need a reduction and a wait for the host): a zero divisor gives 0 there.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from devsession.errors import InternalError, InvalidArgumentError
+
+__all__ = ["DIVISION_OPS", "divides_integers", "division_by_zero", "check_divisor",
+           "fused_division_error"]
+
+# op -> (error class, TF's message)
+_TRUNCATING = (InternalError,
+               "Unexpected error in binary operator (only integer div and mod should have "
+               "errors)")
+DIVISION_OPS = {"FloorDiv": (InvalidArgumentError, "Integer division by zero"),
+                "FloorMod": (InvalidArgumentError, "Integer division by zero"),
+                "TruncateDiv": _TRUNCATING, "TruncateMod": _TRUNCATING}
+
+
+def divides_integers(op: str, dtypes) -> bool:
+    """Whether an ``op`` node over inputs of ``dtypes`` divides integers (and so checks)."""
+    return op in DIVISION_OPS and np.dtype(dtypes[0]).kind in "iu"
+
+
+def division_by_zero(node_name: str, op: str):
+    """The error TF raises for ``op`` (an InvalidArgumentError for an op it does not
+    know: an expression's own ``//`` or ``%``), to be raised by the caller."""
+    cls, message = DIVISION_OPS.get(op, DIVISION_OPS["FloorDiv"])
+    return cls(f"{op} node '{node_name}': {message}", node_name=node_name)
+
+
+def check_divisor(node_name: str, op: str, divisor: np.ndarray, out_size: int) -> None:
+    """Raise ``division_by_zero`` if an integer divisor holds a 0 that an output element
+    divides by (every element of a broadcast input is used when the output has any)."""
+    if out_size and np.any(divisor == 0):
+        raise division_by_zero(node_name, op)
+
+
+def fused_division_error(node, arrays):
+    """The error of the first member of the ``_FusedElementwise`` ``node`` that divides
+    an integer by zero on ``arrays`` (its inputs), as that member alone would raise it.
+
+    The region's program is ``tK = <member K>`` lines; member K's divisor is evaluated
+    after the lines before it, with the numpy oracle of ``codegen/frontend.py``."""
+    from .codegen import frontend
+
+    attrs = node.attrs
+    lines = attrs["expression"].splitlines()
+    inputs = list(zip(attrs["input_names"], node.input_dtypes))
+    for k, (member, op) in enumerate(zip(attrs["members"], attrs["member_ops"])):
+        if op not in DIVISION_OPS:
+            continue
+        call = frontend.parse(lines[k].split("=", 1)[1].strip(), mode="eval").body
+        divisor = ast.unparse(call.args[1])
+        program = frontend.compile_expression("\n".join(lines[:k] + [divisor]), inputs)
+        if program.out_dtype.kind in "iu" and np.any(frontend.evaluate(program, *arrays) == 0):
+            return division_by_zero(member, op)
+    members = ", ".join(attrs["members"])
+    return division_by_zero(node.name, f"_FusedElementwise({members})")
