@@ -270,6 +270,35 @@ def test_integer_arithmetic_on_known_values_keeps_shapes_known():
     assert ds.get_static_value(ds.constant(2.5) * 2.0) is None      # integers only
 
 
+def test_integer_division_by_zero_at_run_time_is_tfs_error():
+    """TF 2.21: ``//``, ``%``, tf.div and tf.math.mod of integers by zero are FloorDiv's
+    and FloorMod's InvalidArgumentError naming the node (a constant divisor included);
+    tf.truncatediv is InternalError; truediv and divide_no_nan of integers divide in
+    floats (inf, 0), never an error.  TruncateMod takes no int8 (TF's TypeError)."""
+    x = ds.constant([7, -7, 3])
+    zero = ds.placeholder_with_default(ds.constant([2, 0, 1]), [3])
+    failing = {"floordiv": x // zero, "mod": x % zero, "div": ds.div(x, zero, name="div"),
+               "constant": ds.math.floormod(x, ds.constant(0), name="constant"),
+               "truncated": ds.truncatediv(x, zero, name="truncated")}
+    with ds.Session() as sess:
+        for name, fetch in failing.items():
+            error = ds.errors.InternalError if name == "truncated" else \
+                ds.errors.InvalidArgumentError
+            with pytest.raises(error) as raised:
+                sess.run(fetch)
+            assert raised.value.node_name == fetch.op.name, name
+        np.testing.assert_array_equal(sess.run(ds.math.truediv(x, zero)), [3.5, -np.inf, 3])
+        no_nan = ds.math.divide_no_nan(x, zero)
+        assert no_nan.dtype == ds.float64                   # TF's cast, as for truediv
+        np.testing.assert_array_equal(sess.run(no_nan), [3.5, 0, 3])
+        small = ds.div_no_nan(ds.constant([3], ds.int8), ds.constant([0], ds.int8))
+        assert small.dtype == ds.float32 and sess.run(small).tolist() == [0.0]
+        np.testing.assert_array_equal(sess.run([x // [2, -2, 5], x % [2, -2, 5]]),
+                                      [[3, 3, 0], [1, -1, 3]])
+    with pytest.raises(TypeError, match="DataType int8 not in list of allowed values: int32"):
+        ds.truncatemod(ds.constant([7], ds.int8), ds.constant([2], ds.int8))
+
+
 def test_integer_reductions_of_known_values_keep_shapes_known():
     """TF's shape inference evaluates integer Sum/Prod/Max/Min of constants too: a
     ``num_segments`` of ``reduce_max(ids) + 1`` over constant ids is a known dimension, as

@@ -259,10 +259,23 @@ def _sign(inputs, attrs, node):
     return _unary_numeric(inputs, attrs, node)
 
 
+# TF's TruncateMod takes no small or unsigned integers (its T list), unlike FloorMod.
+TRUNCATE_MOD_TYPES = ("int32", "int64", "bfloat16", "float16", "float32", "float64")
+
+
+def _truncate_mod(inputs, attrs, node):
+    dtype, shape = _binary_same(inputs, attrs, node)
+    if dtype.name not in TRUNCATE_MOD_TYPES:
+        raise TypeError(f"Value passed to parameter 'x' has DataType {dtype.name} not in list "
+                        f"of allowed values: {', '.join(TRUNCATE_MOD_TYPES)}")
+    return dtype, shape
+
+
 def _register_tf1() -> None:
     # AddV2 is TF 2's Add (what `x + y` builds in tf.compat.v1): the same op.
     for name in ("AddV2", "FloorDiv", "FloorMod", "TruncateDiv", "TruncateMod"):
-        register_op(OpDef(name, _binary_complex if name in COMPLEX_BINARY else _binary_same,
+        shape_fn = _binary_complex if name in COMPLEX_BINARY else _binary_same
+        register_op(OpDef(name, _truncate_mod if name == "TruncateMod" else shape_fn,
                           2, elementwise=True, static_value=_static_value(name)))
     register_op(OpDef("NotEqual", _equal, 2, elementwise=True))
     for name in ("LogicalAnd", "LogicalOr"):
@@ -396,7 +409,21 @@ is_inf = _unary("IsInf", "is_inf")
 is_finite = _unary("IsFinite", "is_finite")
 atan2 = _binary("Atan2", "atan2", names=("y", "x"))
 xlogy = _binary("Xlogy", "xlogy")
-div_no_nan = divide_no_nan = _binary("DivNoNan", "div_no_nan")
+
+
+def div_no_nan(x, y, name=None) -> Tensor:
+    """Elementwise ``x / y``, 0 where ``y`` is 0 (DivNoNan).  Integers divide in floats, as
+    TF's wrapper casts them (its truediv table: float32 for 8- and 16-bit ones, float64 for
+    wider), so a zero divisor gives 0 there too, never an integer division."""
+    with name_scope(name or "DivNoNan") as scope:
+        x, y = operands(x, y)
+        if x.dtype.is_integer and x.dtype == y.dtype:
+            wide = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
+            x, y = cast(x, wide), cast(y, wide)
+        return make_op("DivNoNan", [x, y], name=scope)
+
+
+divide_no_nan = div_no_nan
 __all__ += ["log1p", "expm1", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh",
             "is_nan", "is_inf", "is_finite", "atan2", "xlogy", "div_no_nan", "divide_no_nan"]
 
