@@ -74,6 +74,26 @@ def test_a_bad_row_is_tfs_error_and_changes_nothing(op):
     assert error.value.node_name == want["node"]
 
 
+def test_an_integer_scatter_div_by_zero_is_tfs_error_and_changes_nothing():
+    """TF 2.21's (resource) ScatterDiv: integer updates holding a 0 are an
+    InvalidArgumentError before any row changes (its ref ScatterDiv dies of SIGFPE); a
+    float 0 divides to inf."""
+    with ds.Graph().as_default():
+        ints = ds.Variable(np.array([10, 20, 30], np.int32))
+        floats = ds.Variable(np.array([10.0, 20.0], np.float32))
+        updates = ds.placeholder_with_default(np.array([2, 0], np.int32), [2])
+        bad = ds.scatter_div(ints, [0, 1], updates, name="divide_rows")
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            with pytest.raises(InvalidArgumentError, match="^ScatterDiv node 'divide_rows': "
+                               "updates must not contain 0$") as error:
+                sess.run(bad)
+            assert error.value.node_name == "divide_rows"
+            assert sess.run(ints).tolist() == [10, 20, 30]
+            assert sess.run(bad, {updates: [2, -3]}).tolist() == [5, -6, 30]
+            assert sess.run(ds.scatter_div(floats, [0], [0.0])).tolist() == [np.inf, 20.0]
+
+
 def test_variable_scatters_run_twice_and_keep_use_locking():
     with ds.Graph().as_default():
         variable = ds.Variable(np.array([2.0, 3.0], np.float32))

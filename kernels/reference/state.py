@@ -248,6 +248,10 @@ def _row_targets(node, xp, value, indices, updates):
             f"{node.op} node '{node.name}': updates must have shape {list(expected)} "
             f"(indices.shape + the variable's shape[1:]), got {list(updates.shape)}.",
             node.name)
+    if node.op == "ScatterDiv" and updates.dtype.kind in "iu" and bool((updates == 0).any()):
+        # TF's resource ScatterDiv (its ref one dies of SIGFPE), before any row changes
+        raise InvalidArgumentError(f"{node.op} node '{node.name}': updates must not contain 0",
+                                   node.name)
     inner = int(np.prod(value.shape[1:], dtype=np.int64))
     return rows, updates.reshape(rows.size, inner), value.reshape(n, inner)
 
@@ -271,7 +275,8 @@ def combine_rows(table, rows, values, op: str) -> None:
         return
     ufunc = {"ScatterMul": np.multiply, "ScatterDiv": np.divide, "ScatterMin": np.minimum,
              "ScatterMax": np.maximum}[op]
-    ufunc.at(table, rows, values)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):   # inf/nan, as TF's
+        ufunc.at(table, rows, values)
 
 
 def truncated_divide(a, b):
