@@ -53,7 +53,7 @@ def _yielding_text():
     yield 3.0
 
 
-def _outcomes(dataset, count=12) -> list:
+def _outcomes(dataset, count=18) -> list:
     """What ``count`` get_next runs give: values, error class names, "end"."""
     value = ds.data.make_one_shot_iterator(dataset).get_next()
     out = []
@@ -155,9 +155,9 @@ ORDER = {         # stages that reorder, count or repeat elements
     "assert_cardinality": (lambda: _checked([1., NAN, 3.]).apply(
         ds.data.experimental.assert_cardinality(2)), [1.0, ERROR, 3.0, END]),
     "assert_cardinality_short": (lambda: _checked([1., NAN, 3.]).apply(
-        ds.data.experimental.assert_cardinality(3)), [1.0, ERROR, 3.0] + [FAILED] * 9),
+        ds.data.experimental.assert_cardinality(3)), [1.0, ERROR, 3.0] + [FAILED] * 15),
     "assert_cardinality_long": (lambda: _checked([1., NAN, 3., 4.]).apply(
-        ds.data.experimental.assert_cardinality(1)), [1.0, ERROR] + [FAILED] * 10),
+        ds.data.experimental.assert_cardinality(1)), [1.0, ERROR] + [FAILED] * 16),
 }
 
 COMBINED = {      # stages of several datasets
@@ -184,6 +184,20 @@ COMBINED = {      # stages of several datasets
         cycle_length=2, block_length=2),
         [ERROR, ERROR, 0.7071067690849304, 0.7071067690849304, 1.2247449159622192,
          1.2247449159622192, END]),
+    "interleave_parallel_input": (lambda: _checked(D9[:6]).interleave(   # a slot of it
+        lambda x: ds.data.Dataset.from_tensors(x).repeat(3), cycle_length=2,
+        block_length=2, num_parallel_calls=2),
+        [1.0, 1.0, ERROR, 1.0, 3.0, 3.0, 4.0, 4.0, 3.0, 4.0, 5.0, 5.0, 6.0, 6.0, 5.0, 6.0,
+         END]),
+    "interleave_parallel_inner": (lambda: ds.data.Dataset.range(3).interleave(
+        lambda i: _checked([1., NAN, 3.]).map(lambda x: x * ds.cast(i + 1, ds.float32)),
+        cycle_length=2, block_length=2, num_parallel_calls=2),   # counted in its block
+        [1.0, ERROR, 2.0, ERROR, 3.0, 6.0, 3.0, ERROR, 9.0, END]),
+    "parallel_interleave": (lambda: ds.data.Dataset.range(3).apply(
+        ds.data.experimental.parallel_interleave(
+            lambda i: _checked([1., NAN, 3.]).map(lambda x: x * ds.cast(i + 1, ds.float32)),
+            cycle_length=2)),
+        [1.0, 2.0, ERROR, ERROR, 3.0, 6.0, 3.0, ERROR, 9.0, END]),
     "choose_from_datasets": (lambda: ds.data.experimental.choose_from_datasets(
         [_checked(D9), ds.data.Dataset.range(10, 20).map(lambda x: ds.cast(x, ds.float32))],
         ds.data.Dataset.from_tensor_slices(ds.constant([0, 1, 0, 0, 1, 0], ds.int64))),

@@ -185,14 +185,17 @@ class Dataset(Structured):
         at a time, ``block_length`` elements from each in turn, in TF's deterministic
         order (``kernels/reference/dataset_readers.py``).  ``cycle_length`` None or
         AUTOTUNE: the number of CPUs, as TF's.  ``num_parallel_calls`` and
-        ``deterministic`` change nothing: the order is always TF's deterministic one."""
+        ``deterministic`` change nothing in the order, always TF's deterministic one;
+        with ``num_parallel_calls`` an error moves the cycle on, as TF's parallel
+        interleave's does (``parallel``)."""
         cycle = AUTOTUNE if cycle_length is None else \
             _python_int(cycle_length, "interleave", minimum=AUTOTUNE)
         if cycle == 0:
             raise ValueError("Dataset.interleave: cycle_length must be positive (or "
                              "AUTOTUNE).")
         return self._nested("interleave", map_func, cycle,
-                            _python_int(block_length, "interleave", minimum=1))
+                            _python_int(block_length, "interleave", minimum=1),
+                            parallel=num_parallel_calls is not None)
 
     def filter(self, predicate) -> "Dataset":
         """The elements for which ``predicate`` (a scalar bool tensor) is True."""
@@ -546,7 +549,8 @@ class Dataset(Structured):
                        self._functions + (serialize(function),), structure,
                        self._control + tuple(function.control_captures))
 
-    def _nested(self, kind, map_func, cycle_length: int, block_length: int) -> "Dataset":
+    def _nested(self, kind, map_func, cycle_length: int, block_length: int,
+                parallel: bool = False) -> "Dataset":
         """An ``interleave`` stage: the traced ``map_func`` computes the inputs of the
         dataset it returns, whose stages (and functions, after this one's) the stage
         holds to run once per element."""
@@ -560,7 +564,7 @@ class Dataset(Structured):
         nested = _shifted(inner._stages, 0, len(self._functions) + 1)
         dataset = self._then_function("interleave", function, inner._structure)
         stage = {**dataset._stages[-1], "stages": nested, "cycle_length": cycle_length,
-                 "block_length": block_length}
+                 "block_length": block_length, **({"parallel": True} if parallel else {})}
         return Dataset(dataset._graph, dataset._stages[:-1] + (stage,), dataset._inputs,
                        dataset._functions + inner._functions, inner._structure,
                        dataset._control)

@@ -54,8 +54,9 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
     """``interleave(map_func, cycle_length, block_length)`` (its order whatever
-    ``sloppy``)."""
-    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length)
+    ``sloppy``), parallel: an error moves the cycle on."""
+    return lambda dataset: dataset.interleave(map_func, cycle_length, block_length,
+                                              num_parallel_calls=cycle_length)
 
 
 def unbatch():

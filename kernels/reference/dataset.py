@@ -786,7 +786,8 @@ def _interleave(node, stage, upstream, captured, functions):
     def open_element(element):
         inputs = [np.asarray(v) for v in fn(element + captured)]
         return build_pipeline(node, nested, inputs, functions)()   # an OpError: Failed
-    return lambda: interleaved(upstream(), open_element, cycle, stage["block_length"])
+    return lambda: interleaved(upstream(), open_element, cycle, stage["block_length"],
+                               advance_on_error=stage.get("parallel", False))
 
 
 # Stages that never look inside an element, so they pass row numbers through: their

@@ -169,8 +169,10 @@ def interleaved(inputs, open_element, cycle_length: int, block_length: int,
     a slot, then the next slot.  An empty slot takes the next input when the cycle comes
     to it; a slot whose iterator ends is emptied and the cycle moves on.  An error (an
     input's, ``open_element``'s, a slot's element's) is raised where the cycle stands,
-    which stays there, as TF's; ``advance_on_error``: a slot's error moves it on as an
-    element would (the files ``num_parallel_reads`` reads)."""
+    which stays there, as TF's; ``advance_on_error`` (TF's parallel interleave, which
+    ``num_parallel_reads`` is too): a slot's error counts in its block as an element
+    does, and an input's or ``open_element``'s fills the slot as an iterator of that
+    one error."""
     slots = [None] * cycle_length
     index = block = opened = 0
     end_of_input = False
@@ -192,14 +194,18 @@ def interleaved(inputs, open_element, cycle_length: int, block_length: int,
             item = next(inputs, _END)
             if item is _END:
                 end_of_input = True
-            elif item.__class__ is Failed:
-                yield item
             else:
                 try:
-                    slots[index] = iter(open_element(item))
+                    slots[index] = item if item.__class__ is Failed else \
+                        iter(open_element(item))
                 except OpError as e:
-                    yield Failed(e)
+                    slots[index] = Failed(e)
+                if slots[index].__class__ is Failed and not advance_on_error:
+                    failure, slots[index] = slots[index], None
+                    yield failure
                     continue
+                if slots[index].__class__ is Failed:      # a slot of that one error
+                    slots[index] = iter([slots[index]])
                 opened += 1
         else:
             block, index = 0, (index + 1) % cycle_length
