@@ -120,6 +120,11 @@ def test_errors_as_tf():
         q.quantize(W, -1.0, 1.0, ds.int8)
     with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
         q.quantize(W, [-1.0], [1.0], ds.qint8)
+    ints = q.quantize(W, -1.0, 1.0, ds.qint8).output
+    with pytest.raises(TypeError, match="does not take qint8 inputs"):
+        ints + ints                       # TF's T lists hold no quantized type
+    with pytest.raises(TypeError, match="cannot order qint8 inputs"):
+        ints < ints
     with ds.Session() as sess:
         with pytest.raises(ds.errors.InvalidArgumentError,
                            match="Round mode 'HALF_TO_EVEN' only supported for mode "

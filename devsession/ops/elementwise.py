@@ -76,7 +76,7 @@ def _unary_float(inputs, attrs, node):
 
 def _binary_complex(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
-    if dtype.is_bool or dtype.is_string:
+    if dtype.is_bool or dtype.is_string or dtype.is_quantized:     # TF's T lists
         raise TypeError(f"Op '{node}' does not take {dtype.name} inputs ('{inputs[0].name}').")
     return dtype, broadcast(inputs, node)
 
@@ -99,7 +99,7 @@ def _equal(inputs, attrs, node):
 
 def _order(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
-    if dtype.is_bool or dtype.is_string or dtype.is_complex:
+    if dtype.is_bool or dtype.is_string or dtype.is_complex or dtype.is_quantized:
         raise TypeError(f"Op '{node}' cannot order {dtype.name} inputs ('{inputs[0].name}').")
     return dtypes.bool_, broadcast(inputs, node)
 
