@@ -33,9 +33,9 @@ def _ragged(count, sizes):
         lambda n: ds.fill(ds.reshape(ds.cast(n % sizes, ds.int32) + 1, [1]), 1.0))
 
 
-def _no_fusion():
+def _no_fusion(name="map_and_batch_fusion"):
     options = ds.data.Options()
-    options.experimental_optimization.map_and_batch_fusion = False
+    setattr(options.experimental_optimization, name, False)
     return options
 
 
@@ -53,7 +53,7 @@ def _yielding_text():
     yield 3.0
 
 
-def _outcomes(dataset, count=18) -> list:
+def _outcomes(dataset, count=20) -> list:
     """What ``count`` get_next runs give: values, error class names, "end"."""
     value = ds.data.make_one_shot_iterator(dataset).get_next()
     out = []
@@ -140,6 +140,20 @@ BATCHES = {       # a batch right after a map is TF's fused MapAndBatch: it take
 ORDER = {         # stages that reorder, count or repeat elements
     "shuffle": (lambda: _checked(D7).shuffle(3, seed=1),
                 [ERROR, 2.0, 5.0, ERROR, 1.0, 7.0, 4.0, END]),
+    "shuffle_repeat": (      # TF's fused ShuffleAndRepeat reads epoch 2 sooner: its error
+        lambda: _checked(D9).shuffle(3, seed=1).repeat(2),
+        [ERROR, 3.0, 5.0, 1.0, ERROR, 8.0, 4.0, 6.0, ERROR, 9.0, 3.0, 5.0, 1.0, ERROR, 8.0,
+         6.0, 9.0, 4.0, END]),
+    "shuffle_repeat_unfused_by_options": (
+        lambda: _checked(D9).shuffle(3, seed=1).repeat(2).with_options(
+            _no_fusion("shuffle_and_repeat_fusion")),
+        [ERROR, 3.0, 5.0, 1.0, ERROR, 8.0, 4.0, 6.0, 9.0, ERROR, 3.0, 5.0, 1.0, ERROR, 8.0,
+         6.0, 9.0, 4.0, END]),
+    "shuffle_all_repeat": (lambda: _checked(D9).shuffle(20, seed=3).repeat(2),
+                           [ERROR, ERROR, ERROR, ERROR, 8.0, 3.0, 6.0, 5.0, 1.0, 4.0, 9.0,
+                            3.0, 9.0, 4.0, 6.0, 5.0, 8.0, 1.0, END]),
+    "shuffle_repeat_forever_errors_only": (
+        lambda: _checked([NAN, NAN]).shuffle(2, seed=1).repeat(), [ERROR, ERROR, END]),
     "repeat": (lambda: _checked([1., NAN, 3.]).repeat(2),
                [1.0, ERROR, 3.0, 1.0, ERROR, 3.0, END]),
     "repeat_forever_errors_only": (lambda: _checked([NAN]).repeat(), [ERROR, END]),
@@ -155,9 +169,9 @@ ORDER = {         # stages that reorder, count or repeat elements
     "assert_cardinality": (lambda: _checked([1., NAN, 3.]).apply(
         ds.data.experimental.assert_cardinality(2)), [1.0, ERROR, 3.0, END]),
     "assert_cardinality_short": (lambda: _checked([1., NAN, 3.]).apply(
-        ds.data.experimental.assert_cardinality(3)), [1.0, ERROR, 3.0] + [FAILED] * 15),
+        ds.data.experimental.assert_cardinality(3)), [1.0, ERROR, 3.0] + [FAILED] * 17),
     "assert_cardinality_long": (lambda: _checked([1., NAN, 3., 4.]).apply(
-        ds.data.experimental.assert_cardinality(1)), [1.0, ERROR] + [FAILED] * 16),
+        ds.data.experimental.assert_cardinality(1)), [1.0, ERROR] + [FAILED] * 18),
 }
 
 COMBINED = {      # stages of several datasets

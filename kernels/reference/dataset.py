@@ -108,8 +108,8 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               interleaved, list_files_source, textline_source,
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
+from .dataset_shuffle import shuffle_and_repeat_stage, shuffle_stage
 from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
-from .philox import seed_pair_stream, words
 from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
@@ -152,10 +152,14 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
     elements (``_ROW_STAGES``), so that a batch of them is one ``np.take`` per component
     rather than a row copy and a stack per element; the first stage that reads an
     element (or the end of the pipeline) materializes the rows.  No error can arise
-    before that, so those stages' row versions need not look for ``Failed``."""
+    before that, so those stages' row versions need not look for ``Failed``.  Where
+    TF's default rewrites fuse two stages, their errors are the fused dataset's
+    (``_fusions``)."""
     source, table = None, None
-    fusion = _map_and_batch_fusion(stages)
+    fusions, fused = _fusions(stages), set()
     for index, stage in enumerate(stages):
+        if index in fused:
+            continue
         stage = _with_tensor_params(node, stage, inputs)
         kind = stage["kind"]
         args = [inputs[i] for i in range(*stage.get("inputs", (0, 0)))]
@@ -173,22 +177,32 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
         else:
             if table is not None and kind not in _ROW_STAGES:
                 source, table = _rows(source, table), None
-            if kind == "batch" and fusion and stages[index - 1]["kind"] == "map":
+            following = stages[index + 1]["kind"] if index + 1 < len(stages) else None
+            if kind == "batch" and "map_and_batch_fusion" in fusions and \
+                    stages[index - 1]["kind"] == "map":
                 stage = {**stage, "after_map": True}
+            if kind == "shuffle" and following == "repeat" and table is None and \
+                    "shuffle_and_repeat_fusion" in fusions and stage["buffer_size"] > 0:
+                count = _with_tensor_params(node, stages[index + 1], inputs)["count"]
+                source = shuffle_and_repeat_stage(node, stage, count, source)
+                fused.add(index + 1)
+                continue
             kinds = _ROW_STAGES if table is not None else _STAGES
             source = kinds[kind](node, stage, source, args, functions)
     return source if table is None else _rows(source, table)
 
 
-def _map_and_batch_fusion(stages: list) -> bool:
-    """Whether TF's ``map_and_batch_fusion`` rewrite applies (on unless the dataset's
-    options turn it, or the default optimizations, off)."""
+def _fusions(stages: list) -> set:
+    """TF's default rewrites that fuse stages, those of them the dataset's options leave
+    on: ``map_and_batch_fusion`` (a map's batch takes its ``batch_size`` elements even
+    past an error) and ``shuffle_and_repeat_fusion`` (``dataset_shuffle.py``)."""
     optimization = {}
     for stage in stages:
         if stage["kind"] == "options":
             optimization.update(stage["options"].get("experimental_optimization", {}))
-    return optimization.get("map_and_batch_fusion",
-                            optimization.get("apply_default_optimizations", True)) is not False
+    default = optimization.get("apply_default_optimizations", True) is not False
+    return {name for name in ("map_and_batch_fusion", "shuffle_and_repeat_fusion")
+            if optimization.get(name, default) is not False}
 
 
 def _with_tensor_params(node, stage: dict, inputs: list) -> dict:
@@ -433,57 +447,6 @@ def _predicate(node, predicate, captured, kind: str):
                                        node.name)
         return bool(value)
     return keep
-
-
-def _shuffle(node, stage, upstream, _, __):
-    """TF's ``ShuffleDataset``: ``buffer_size`` elements buffered, each output the one at
-    ``start + sample % count`` of the buffered run, swapped to its front, the run refilled
-    from upstream; the samples are a Philox stream's 32-bit words.  Seeded ``(seed,
-    seed2)``: that stream when ``reshuffle`` is off; else each epoch's seeds are the next
-    two words of it (TF's ``RandomSeedGenerator``), so every start of the iterator draws
-    the same orders, a new one each epoch.  Unseeded: random seeds each start.  An
-    error read to fill the buffer is raised then, the buffer kept, as TF's."""
-    size, (seed, seed2), reshuffle = stage["buffer_size"], stage["seeds"], stage["reshuffle"]
-    if (seed, seed2) == (0, 0):
-        seed, seed2 = (int(w) for w in np.random.default_rng().integers(0, 2**63, 2))
-    epoch_seeds = _philox_words(seed, seed2) if reshuffle else None
-
-    def shuffled():
-        first, second = (next(epoch_seeds), next(epoch_seeds)) if reshuffle else (seed, seed2)
-        samples = _philox_words(first, second)
-        elements, capacity = upstream(), size
-        if capacity <= 0:                                   # every element (list_files)
-            everything = list(elements)
-            elements, capacity = iter(everything), max(len(everything), 1)
-        buffer, start, end = [None] * capacity, 0, 0
-        for element in elements:
-            if element.__class__ is Failed:             # raised as read, not buffered
-                yield element
-                continue
-            buffer[end % capacity] = element
-            end += 1
-            if end - start == capacity:
-                yield _take_one(buffer, capacity, start, end, next(samples))
-                start += 1
-        while start < end:
-            yield _take_one(buffer, capacity, start, end, next(samples))
-            start += 1
-    return shuffled
-
-
-def _take_one(buffer: list, capacity: int, start: int, end: int, sample: int):
-    """The element at ``start + sample % (end - start)`` of the buffered run, its place
-    taken by the run's first (TF's swap)."""
-    index = (start + sample % (end - start)) % capacity
-    front = start % capacity
-    picked = buffer[index]
-    buffer[index], buffer[front] = buffer[front], None
-    return picked
-
-
-def _philox_words(seed: int, seed2: int):
-    """TF's ``SingleSampleAdapter<PhiloxRandom(seed, seed2)>``: the stream's uint32s."""
-    return words(*seed_pair_stream(seed, seed2))
 
 
 def _groups(items, stage):
@@ -792,10 +755,10 @@ def _interleave(node, stage, upstream, captured, functions):
 
 # Stages that never look inside an element, so they pass row numbers through: their
 # versions for rows, which no error is among.
-_ROW_STAGES = {"shuffle": _shuffle, "repeat": _repeat, "take": _take_rows,
+_ROW_STAGES = {"shuffle": shuffle_stage, "repeat": _repeat, "take": _take_rows,
                "skip": _skip_rows, "shard": _shard_rows, "prefetch": _prefetch,
                "options": _prefetch}
-_STAGES = {"map": _map, "filter": _filter, "shuffle": _shuffle, "batch": _batch,
+_STAGES = {"map": _map, "filter": _filter, "shuffle": shuffle_stage, "batch": _batch,
            "padded_batch": _padded_batch, "unbatch": _unbatch,
            "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
            "take_while": _take_while, "cache": _cache,
