@@ -64,8 +64,8 @@ def unbatch():
 
 
 def ignore_errors(log_warning=False):
-    """The elements whose making raised no error (a map function's failure drops that
-    element and the pipeline goes on)."""
+    """The elements whose making raised no error (an error anywhere upstream, a map
+    function's or a batch's, drops that element and the pipeline goes on)."""
     return lambda dataset: dataset._then({"kind": "ignore_errors"})
 
 

@@ -74,7 +74,10 @@ shapes, a file that cannot be read) is raised for that ``get_next`` alone, and t
 ``map`` followed by a ``batch`` is TF's fused ``MapAndBatchDataset`` (its default
 ``map_and_batch_fusion``): a batch with an error consumes its ``batch_size`` elements;
 any other ``batch`` (``padded_batch``, ``dense_to_sparse_batch``) ends at the error,
-losing what it had gathered.  ``take``, ``skip``, ``shard`` and ``assert_cardinality``
+losing what it had gathered.  A ``shuffle`` followed by a ``repeat`` is TF's fused
+ShuffleAndRepeat, which reads the next epoch sooner (``dataset_shuffle.py``); an
+``interleave`` with ``num_parallel_calls`` moves its cycle on past an error, as TF's
+parallel interleave does, the sequential one stays.  ``take``, ``skip``, ``shard`` and ``assert_cardinality``
 count only elements, not errors (a ``skip`` that meets one starts counting again, as
 TF's); ``shuffle``, ``scan`` and the grouping stages keep their buffers and states past
 one; ``zip`` reads every branch and gives the first error; ``cache`` records no error.
