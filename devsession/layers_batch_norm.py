@@ -56,7 +56,7 @@ from .ops import (assign, cast, concat, constant, identity, maximum, minimum, on
                   reduce_mean, relu, reshape, shape, sqrt, stop_gradient, where, zeros_like)
 from .ops.nn_batch_norm import fused_batch_norm
 from .train.moving_averages import assign_moving_average
-from .variable_scope import variable_scope
+from .variable_scope import layer_scope
 
 __all__ = ["batch_normalization", "check_options"]
 
@@ -114,7 +114,7 @@ def batch_normalization(inputs, axis=-1, momentum=0.99, epsilon=1e-3, center=Tru
         param_shape = (x.shape.dims[axes[0]],)
     elif virtual_batch_size is not None:
         param_shape = (1, *param_shape)
-    with variable_scope(name, default_name="batch_normalization", reuse=reuse):
+    with layer_scope(name, "batch_normalization", reuse):
         def variable(name_, initializer, default, trainable_=False, regularizer=None,
                      constraint=None):
             return _variable(name_, param_shape, param, initializer or default, trainable_,

@@ -53,7 +53,7 @@ from .initializers import glorot_uniform_initializer, zeros_initializer
 from .layers_formats import channel_dimension, channels_first, full_window, nn_format
 from .ops import (cast, expand_dims, identity, matmul, reshape, shape, squeeze,
                   stack, tensordot, transpose, where)
-from .variable_scope import get_variable, variable_scope
+from .variable_scope import get_variable, layer_scope
 
 __all__ = ["dense", "conv2d", "conv2d_transpose", "max_pooling2d", "average_pooling2d",
            "flatten", "dropout", "conv1d", "max_pooling1d",
@@ -69,7 +69,7 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
     ``inputs`` (whose size must be known: it is the kernel's first dimension)."""
     x = convert_to_tensor(inputs)
     depth = _last_dimension(x, "dense")
-    with variable_scope(name, default_name="dense", reuse=reuse):
+    with layer_scope(name, "dense", reuse):
         kernel, bias = _weights((depth, int(units)), int(units), x.dtype, use_bias,
                                 kernel_initializer, bias_initializer, kernel_regularizer,
                                 bias_regularizer, trainable,
@@ -96,7 +96,7 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     kh, kw = _pair(kernel_size, "kernel_size")
     sh, sw = _pair(strides, "strides")
     _strided_or_dilated("conv2d", (sh, sw), (dh, dw))
-    with variable_scope(name, default_name="conv2d", reuse=reuse):
+    with layer_scope(name, "conv2d", reuse):
         kernel, bias = _weights((kh, kw, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable,
@@ -122,7 +122,7 @@ def conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
     (k,) = _single(kernel_size, "kernel_size")
     _strided_or_dilated("conv1d", _single(strides, "strides"),
                         _single(dilation_rate, "dilation_rate"))
-    with variable_scope(name, default_name="conv1d", reuse=reuse):
+    with layer_scope(name, "conv1d", reuse):
         kernel, bias = _weights((k, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable,
@@ -156,7 +156,7 @@ def separable_conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="vali
     _strided_or_dilated("separable_conv2d", (sh, sw), (dh, dw))
     multiplier, filters = int(depth_multiplier), int(filters)
     glorot = glorot_uniform_initializer()
-    with variable_scope(name, default_name="separable_conv2d", reuse=reuse):
+    with layer_scope(name, "separable_conv2d", reuse):
         depthwise = _variable("depthwise_kernel", (kh, kw, channels, multiplier), x.dtype,
                               depthwise_initializer or glorot, trainable, depthwise_regularizer,
                               depthwise_constraint)
@@ -206,7 +206,7 @@ def _transposed(op, default_name, x, channels, filters, window, steps, padding, 
 
     def grown(size, k, s):
         return size * s if same else size * s + max(k - s, 0)
-    with variable_scope(name, default_name=default_name, reuse=reuse):
+    with layer_scope(name, default_name, reuse):
         kernel, bias = _weights((*window, int(filters), channels), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable, constraints)
@@ -267,7 +267,7 @@ def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
     channels = channel_dimension(x, "conv3d", first)
     window, steps = _triple(kernel_size, "kernel_size"), _triple(strides, "strides")
     _strided_or_dilated("conv3d", steps, dilations)
-    with variable_scope(name, default_name="conv3d", reuse=reuse):
+    with layer_scope(name, "conv3d", reuse):
         kernel, bias = _weights((*window, channels, int(filters)), int(filters), x.dtype,
                                 use_bias, kernel_initializer, bias_initializer,
                                 kernel_regularizer, bias_regularizer, trainable,

@@ -21,7 +21,7 @@ from .layers_formats import channel_dimension, channels_first, nn_format
 from .layers_functional import (_bias_format, _output, _padding, _single,
                                 _strided_or_dilated, _variable)
 from .ops import expand_dims, pad, squeeze
-from .variable_scope import variable_scope
+from .variable_scope import layer_scope
 
 __all__ = ["separable_conv1d"]
 
@@ -53,7 +53,7 @@ def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid",
             raise ValueError("Causal padding is only supported for `channels_last` "
                              "data format.")
         x = pad(x, [[0, 0], [(k - 1) * rate, 0], [0, 0]])
-    with variable_scope(name, default_name="separable_conv1d", reuse=reuse):
+    with layer_scope(name, "separable_conv1d", reuse):
         depthwise = _variable("depthwise_kernel", (k, channels, multiplier), x.dtype,
                               depthwise_initializer or glorot, trainable, depthwise_regularizer,
                               depthwise_constraint)

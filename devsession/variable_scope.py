@@ -56,7 +56,8 @@ import weakref
 
 
 from . import dtypes, variable_sync
-from .graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from .graph import (Tensor, convert_to_tensor, current_name_scope, get_default_graph,
+                    name_scope)
 from .graph_keys import GraphKeys, add_to_collection
 from .initializers import glorot_uniform_initializer, zeros_initializer
 from .ops.array_index import slice as slice_op
@@ -169,8 +170,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     graph = get_default_graph()
     reentered = isinstance(name_or_scope, VariableScope)
     if reentered:
-        full_name, ns_name = name_or_scope.name, name_or_scope.original_name_scope or None
-        base = name_or_scope
+        full_name, ns_name, base = name_or_scope.name, None, name_or_scope
     else:
         if name_or_scope is None:
             if default_name is None:
@@ -184,9 +184,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
     scope_reuse = True if (reuse is True or parent.reuse is True) else \
         AUTO_REUSE if (reuse is AUTO_REUSE or parent.reuse is AUTO_REUSE) else \
         (base.reuse if base is not parent else False)
-    names = name_scope(ns_name) if auxiliary_name_scope else contextlib.nullcontext(
-        parent.original_name_scope)
-    with names as opened:
+    with _scope_names(name_or_scope if reentered else ns_name, auxiliary_name_scope) as opened:
         scope = VariableScope(full_name, scope_reuse,
                               initializer if initializer is not None else base.initializer,
                               dtype if dtype is not None else base.dtype, opened or "",
@@ -207,6 +205,41 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
                 store["scope_counts"] = saved
             else:
                 _close_subscopes(store["scope_counts"], full_name)
+
+
+@contextlib.contextmanager
+def layer_scope(name, default_name: str, reuse=None):
+    """The variable scope a ``tf.layers`` function builds in: ``variable_scope(name,
+    default_name, reuse=reuse)``, except that a ``VariableScope`` (a layer object's,
+    made on its first call) is re-entered as TF1's ``Layer.__call__`` re-enters it:
+    without a name scope of its own, the ops under its ``original_name_scope``, so a
+    layer object called twice builds both calls' ops under "dense_obj/"."""
+    if not isinstance(name, VariableScope):
+        with variable_scope(name, default_name=default_name, reuse=reuse) as scope:
+            yield scope
+        return
+    with variable_scope(name, reuse=reuse, auxiliary_name_scope=False) as scope, \
+            name_scope(name.original_name_scope):
+        yield scope
+
+
+@contextlib.contextmanager
+def _scope_names(name_or_scope, auxiliary_name_scope: bool):
+    """The name scope a variable scope opens for its ops, as TF1's; yields the scope's
+    ``original_name_scope``.  A name opens a name scope of it (made unique); a
+    re-entered ``VariableScope`` opens one of its last component in the current name
+    scope (``s`` entered again at the top builds ops under "s_1/", inside "tower_0"
+    under "tower_0/s/"; the root scope opens none, so ops stay in "tower_0/"), keeping
+    its own ``original_name_scope``.  Without ``auxiliary_name_scope`` no name scope is
+    opened."""
+    reentered = isinstance(name_or_scope, VariableScope)
+    last = name_or_scope.name.split("/")[-1] if reentered else name_or_scope
+    if auxiliary_name_scope and last:
+        with name_scope(last) as opened:
+            yield name_or_scope.original_name_scope if reentered else opened
+        return
+    current = current_name_scope()
+    yield name_or_scope.original_name_scope if reentered else (current and current + "/")
 
 
 def _wrap_getter(custom_getter, outer):

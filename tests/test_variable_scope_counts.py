@@ -96,3 +96,43 @@ def test_a_value_initializer_keeps_its_dtype_as_tf():
             np.testing.assert_array_equal(sess.run(made[1]), [1, 1, 1])
     assert [v.dtype.name for v in made] == ["float64", "int32", "int32", "float32",
                                             "float32", "float64"]
+
+
+def test_a_reentered_scope_object_opens_a_name_scope_of_its_last_part_as_tf1(graph):
+    # op names TF 2.21's compat.v1 printed for the same calls: re-entering a scope object
+    # opens a new name scope of its last component where it is entered (the root scope
+    # none: a multi-tower script's ops stay in their tower), the scope keeping its
+    # original_name_scope; a make_template's later calls build under "T_1/", a layer
+    # object's under its own scope
+    x = ds.zeros([2, 3])
+    with ds.variable_scope("s") as s:
+        first = ds.constant(1.0, name="c")
+        ds.layers.dense(x, 2)
+    with ds.variable_scope(s):
+        again = ds.constant(1.0, name="c")
+    with ds.variable_scope(s, reuse=True):
+        reused = ds.layers.dense(x, 2)
+    with ds.variable_scope("outer"), ds.variable_scope(s):
+        inside = ds.constant(1.0, name="c")
+    with ds.variable_scope("a/b") as ab:
+        pass
+    with ds.variable_scope(ab):
+        last_part = ds.constant(1.0, name="c")
+        assert ds.get_variable_scope().original_name_scope == "a/b/"
+    towers = []
+    for k in range(2):
+        with ds.name_scope(f"tower_{k}"), ds.variable_scope(ds.get_variable_scope(),
+                                                             reuse=ds.AUTO_REUSE):
+            towers.append(ds.layers.dense(x, 2, name="shared"))
+    template = ds.make_template("T", lambda v: ds.layers.dense(v, 2, name="fc"))
+    calls = [template(x), template(x)]
+    layer = ds.layers.Dense(2, name="dense_obj")
+    objects = [layer(x), layer(x)]
+    assert [t.name for t in [first, again, reused, inside, last_part, *towers, *calls,
+                             *objects]] == [
+        "s/c:0", "s_1/c:0", "s_2/dense/BiasAdd:0", "outer/s/c:0", "b/c:0",
+        "tower_0/shared/BiasAdd:0", "tower_1/shared/BiasAdd:0", "T/fc/BiasAdd:0",
+        "T_1/fc/BiasAdd:0", "dense_obj/BiasAdd:0", "dense_obj/BiasAdd_1:0"]
+    assert sorted(v.op.name for v in ds.global_variables()) == [
+        "T/fc/bias", "T/fc/kernel", "dense_obj/bias", "dense_obj/kernel", "s/dense/bias",
+        "s/dense/kernel", "shared/bias", "shared/kernel"]
