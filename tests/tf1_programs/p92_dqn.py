@@ -167,6 +167,36 @@ def _train(tf, out, tag, make_optimizer, workdir):
     out[tag + "_greedy_before"] = greedy_before
 
 
+def _templates(tf, out):
+    """Dopamine's way: the networks as tf.make_template, the target's not trainable; the
+    online template called on states and next states shares its variables."""
+    rng = np.random.RandomState(4)
+    states = tf.constant(rng.randint(0, 256, (4, 8, 8, 1)).astype(np.float32) / 255.0)
+
+    def network(frames, seed, trainable=True):
+        init = tf.constant_initializer(np.random.RandomState(seed).normal(
+            0, 0.3, (64, ACTIONS)).astype(np.float32))
+        torso = tf.layers.conv2d(frames, 4, 3, strides=2, padding="same",
+                                 activation=tf.nn.relu, trainable=trainable,
+                                 kernel_initializer=tf.constant_initializer(0.05))
+        return tf.layers.dense(tf.layers.flatten(torso), ACTIONS, kernel_initializer=init,
+                               trainable=trainable)
+
+    online = tf.make_template("Online", network, seed=5)
+    target = tf.make_template("Target", network, seed=6, trainable=False)
+    q, q_next, q_target = online(states), online(states[::-1]), target(states[::-1])
+    sync = tf.group(*[t.assign(o) for t, o in zip(target.global_variables,
+                                                  online.global_variables)])
+    out["template_names"] = [q.name, q_next.name, q_target.name, online.variable_scope.name]
+    out["template_trainable"] = [v.op.name for v in tf.trainable_variables()]
+    out["template_target_vars"] = [v.op.name for v in target.global_variables]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(q_target)
+        sess.run(sync)
+        out["template_q"] = sess.run([q, q_next]) + [before, sess.run(q_target)]
+
+
 def main(tf, out):
     with tempfile.TemporaryDirectory() as workdir:
         with tf.Graph().as_default():
@@ -192,7 +222,9 @@ def main(tf, out):
                 except Exception as e:  # noqa: BLE001 - the class is what the program records
                     errors[key] = type(e).__name__
             out["errors"] = errors
+        with tf.Graph().as_default():
+            _templates(tf, out)
     out["_tol"] = {k: {"rtol": 2e-4, "atol": 2e-5}
                    for k in ("rmsprop_history", "adam_history", "rmsprop_first", "adam_first",
                              "rmsprop_target_w", "adam_target_w", "rmsprop_summary",
-                             "adam_summary")}
+                             "adam_summary", "template_q")}
