@@ -51,6 +51,8 @@ DIFFERS["p79_gaussian_process"] = {
     "cholesky_error": "a matrix that is not positive definite is InvalidArgumentError from "
                       "Cholesky, as TF1 raised it (the error GPflow 1.x users hit); TF 2.21's "
                       "CPU kernel fills the factor with NaN and warns instead"}
+DIFFERS["p95_normalizing_flow"] = {
+    "cholesky_not_pd": DIFFERS["p79_gaussian_process"]["cholesky_error"]}
 WRITES_EVENTS = {"p21_summaries", "p26_summaries_standalone"}
 
 
