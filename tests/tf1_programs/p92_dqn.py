@@ -1,15 +1,17 @@
 """A DeepMind-style DQN training script: an online and a target Q-network built by one
-function under two variable scopes (a tf.layers.conv2d torso on 8x8 frames, dense
-layers), Q(s, a) picked with gather_nd and with one_hot + reduce_sum, double-DQN targets
-(the online argmax on next states valued by the target net, stop_gradient, (1 - done) *
-gamma), a weighted huber_loss for prioritized replay (and its reduction variants),
-epsilon-greedy acting with epsilon from polynomial_decay and the uniforms fed from
-numpy, compute_gradients (None for the target net) filtered and clipped with
-clip_by_global_norm, hard and Polyak target updates, TD-error priorities fed back into a
-numpy replay buffer; trained with centered RMSProp and again with Adam; summaries parsed
-back, a Saver of the online variables by name (restored into the target net too), and
-the errors a user hits: an action out of range, a loss of mismatched shapes, no
-gradients at all."""
+function under two variable scopes (a tf.layers.conv2d torso on 8x8 uint8 frames scaled
+to [0, 1], dense layers), Q(s, a) picked with gather_nd and with one_hot + reduce_sum
+(also in float64), double-DQN targets (the online argmax on next states valued by the
+target net, stop_gradient, (1 - done) * gamma), a weighted huber_loss for prioritized
+replay (and its reduction variants), epsilon-greedy acting with epsilon from
+polynomial_decay and the uniforms fed from numpy, compute_gradients (None for the target
+net) filtered and clipped with clip_by_global_norm, hard and Polyak target updates,
+TD-error priorities fed back into a numpy replay buffer; trained with centered RMSProp
+and again with Adam; summaries (with families) parsed back, Variable.load, a Saver of the
+online variables by name (restored into the target net too), periodic checkpoints
+played back through import_meta_graph; the networks again as tf.make_template
+(Dopamine's way); and the errors a user hits: an action out of range, a loss of
+mismatched shapes, no gradients at all, one variable saved under two names."""
 
 import os
 import tempfile
@@ -21,7 +23,9 @@ ACTIONS, GAMMA, TAU = 3, 0.9, 0.25
 
 def _q_network(tf, frames, seed):
     rng = np.random.RandomState(seed)
-    init = lambda *shape: tf.constant_initializer(rng.normal(0, 0.3, shape).astype(np.float32))  # noqa: E731
+
+    def init(*shape):
+        return tf.constant_initializer(rng.normal(0, 0.3, shape).astype(np.float32))
     torso = tf.layers.conv2d(frames, 4, 3, strides=2, padding="same", activation=tf.nn.relu,
                              kernel_initializer=init(3, 3, 1, 4), name="conv")
     hidden = tf.layers.dense(tf.layers.flatten(torso), 16, activation=tf.nn.relu,
@@ -208,7 +212,8 @@ def main(tf, out):
             y = tf.placeholder(tf.float32, [None, 2])
             errors = {}
             for key, fn in {
-                    "huber_shapes": lambda: tf.losses.huber_loss(tf.zeros([4, 3]), tf.zeros([4, 2])),
+                    "huber_shapes": lambda: tf.losses.huber_loss(tf.zeros([4, 3]),
+                                                                 tf.zeros([4, 2])),
                     "huber_fed_shapes": lambda: tf.losses.huber_loss(x, y),
                     "no_gradients": lambda: tf.train.AdamOptimizer(0.1).apply_gradients(
                         [(None, v) for v in tf.trainable_variables()]),
