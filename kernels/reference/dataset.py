@@ -591,13 +591,15 @@ def _take(node, stage, upstream, _, __):
     count = stage["count"]
 
     def taken():
-        elements, left = upstream(), count
-        while left:
-            element = next(elements, _END)
-            if element is _END:
-                return
-            left -= element.__class__ is not Failed
+        left = count
+        if not left:
+            return
+        for element in upstream():
             yield element
+            if element.__class__ is not Failed:
+                left -= 1
+                if not left:
+                    return                      # reading no element past them
     return upstream if count < 0 else taken
 
 

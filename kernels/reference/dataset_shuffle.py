@@ -83,22 +83,23 @@ def _philox_words(seed: int, seed2: int):
 
 def shuffle_and_repeat_stage(node, stage, count: int, upstream):
     """The ``shuffle`` stage's elements ``count`` times (-1: forever) as TF's fused
-    ShuffleAndRepeatDataset (the module docstring): the buffer holds one slice per epoch
-    (``[start, end, samples]``), drawn from its front slice.  As ``repeat``, an epoch with
-    nothing ends the data, and so does a first epoch of errors only, repeating forever."""
+    ShuffleAndRepeatDataset (the module docstring): the buffer holds a run of each epoch,
+    drawn from the front one (``start`` on, up to the next run's start or ``end``; the
+    later runs' starts and samples in ``later``).  As ``repeat``, an epoch with nothing
+    ends the data, and so does a first epoch of errors only, repeating forever."""
     size, epoch_samples = stage["buffer_size"], _epoch_samples(stage)
 
     def shuffled():
-        buffer, slices = [None] * size, collections.deque()
-        elements, end, epoch, more = None, 0, 0, True
+        buffer, later, samples = [None] * size, collections.deque(), None
+        elements, start, end, epoch, more = None, 0, 0, 0, True
         while True:
-            while more and end - (slices[0][0] if slices else end) < size:
+            while more and end - start < size:
                 if elements is None:
                     if 0 <= count <= epoch:
                         more = False
                         break
                     elements, epoch, produced, good = upstream(), epoch + 1, False, False
-                    slices.append([end, end, epoch_samples()])
+                    later.append((end, epoch_samples()))
                 element = next(elements, _END)
                 if element is _END:
                     elements = None
@@ -111,12 +112,11 @@ def shuffle_and_repeat_stage(node, stage, count: int, upstream):
                 good = True
                 buffer[end % size] = element
                 end += 1
-                slices[-1][1] = end
-            while slices and slices[0][0] == slices[0][1]:
-                slices.popleft()
-            if not slices:
+            while later and later[0][0] == start:       # the front run is drawn
+                samples = later.popleft()[1]
+            stop = later[0][0] if later else end
+            if start == stop:
                 return
-            front = slices[0]
-            yield _take_one(buffer, size, front[0], front[1], next(front[2]))
-            front[0] += 1
+            yield _take_one(buffer, size, start, stop, next(samples))
+            start += 1
     return shuffled
