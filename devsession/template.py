@@ -47,9 +47,10 @@ class Template:
         self._custom_getter = custom_getter
         self._variable_scope = None
         self._variables_created = False
-        if create_scope_now:
-            with variable_scope(unique_name, default_name=name,
-                                custom_getter=custom_getter) as scope:
+        if create_scope_now:     # no name scope yet (TF1's _pure_variable_scope): the
+            # first call's ops are under "name/", a later one's "name_1/"...
+            with variable_scope(unique_name, default_name=name, custom_getter=custom_getter,
+                                auxiliary_name_scope=False) as scope:
                 self._variable_scope = scope
 
     def __call__(self, *args, **kwargs):

@@ -104,3 +104,21 @@ def test_a_custom_getter_sees_every_variable_of_every_call():
     with ds.Session() as sess:
         sess.run(ds.global_variables_initializer())
         assert sess.run([first, second]) == [6.0, 6.0]
+
+
+def test_each_call_builds_its_ops_in_a_new_name_scope_as_tf1(graph):
+    # op names TF 2.21's compat.v1 printed for the same calls: every call re-enters the
+    # template's variable scope, opening a name scope of its name where it is called;
+    # create_scope_now_ opens none at creation, so the first call is still under "T/"
+    x = ds.zeros([2, 3])
+    fc = lambda v: ds.layers.dense(v, 2, name="fc")  # noqa: E731
+    early = ds.make_template("T", fc, create_scope_now_=True)
+    names = [early(x).name, early(x).name]
+    with ds.name_scope("outer"):
+        late = ds.make_template("U", fc)
+        names += [late(x).name, late(x).name]
+    names.append(late(x).name)
+    assert names == ["T/fc/BiasAdd:0", "T_1/fc/BiasAdd:0", "outer/U/fc/BiasAdd:0",
+                     "outer/U_1/fc/BiasAdd:0", "U/fc/BiasAdd:0"]
+    assert [v.op.name for v in ds.global_variables()] == ["T/fc/kernel", "T/fc/bias",
+                                                          "U/fc/kernel", "U/fc/bias"]
