@@ -25,15 +25,17 @@ upstream again for each epoch and ``shuffle`` draws a new order each time.  Stag
 ``filter``        the elements for which the traced predicate is True
 ``shuffle``       TF's buffered shuffle, TF's orders: a buffer of ``buffer_size`` elements
                   (-1: all of them), each output drawn from it by TF's Philox samples and
-                  its place refilled from upstream
+                  its place refilled from upstream (``dataset_shuffle.py``)
 ``batch``         ``batch_size`` consecutive elements stacked (the last, smaller batch kept
                   unless ``drop_remainder``); elements of differing shapes are an error
 ``padded_batch``  as ``batch``, each component padded with its padding value (an input)
-                  to its padded shape (-1: the batch's largest)
+                  to its padded shape (-1: the batch's largest); ``unbatch``: each
+                  element's rows, one element each (first dimensions must agree); these,
+                  ``batch`` and ``window``: ``dataset_batching.py``
 ``repeat``        the upstream ``count`` times (-1: forever; an epoch with no elements ends it)
 ``take/skip``     the first ``count`` elements / all but them (-1: all)
-``shard``         every ``num_shards``-th element from the ``index``-th
-``unbatch``       each element's rows, one element each (first dimensions must agree)
+``shard``         every ``num_shards``-th element from the ``index``-th (``repeat``,
+                  ``take``, ``skip`` and ``shard``: ``dataset_counting.py``)
 ``take_while``    the elements before the first the traced predicate rejects
 ``cache``         the first complete pass recorded in memory and replayed after it
 ``prefetch``      nothing: elements are made when ``get_next`` asks for them (``options``:
@@ -102,9 +104,13 @@ from devsession.errors import (FailedPreconditionError, InvalidArgumentError, No
 
 from ..checks import invalid_argument
 from ..registry import HOST, register_kernel
+from .dataset_batching import (batch_stage, component_parts, gathered_batches,
+                               padded_batch_stage, unbatch_stage, window_stage)
 from .dataset_checks import assert_cardinality_stage, list_source, unique_stage
+from .dataset_counting import (repeat_stage, shard_rows_stage, shard_stage, skip_rows_stage,
+                               skip_stage, take_rows_stage, take_stage)
 from .dataset_csv import csv_source
-from .dataset_failures import Failed, attempt, batch_groups, first_failure
+from .dataset_failures import Failed, attempt, first_failure
 from .dataset_grouping import group_by_reducer_stage, group_by_window_stage, unpad_stage
 from .dataset_random import categorical_source, random_source
 from .dataset_readers import (default_cycle_length, fixed_length_source, generator_source,
@@ -112,7 +118,7 @@ from .dataset_readers import (default_cycle_length, fixed_length_source, generat
                               tfrecord_source)
 from .dataset_resampling import rejection_resample_stage
 from .dataset_shuffle import shuffle_and_repeat_stage, shuffle_stage
-from .dataset_sparse import batched_sparse, dense_to_sparse_batch_stage, unbatched_sparse
+from .dataset_sparse import dense_to_sparse_batch_stage
 from .sparse import check_indices
 
 __all__ = ["DatasetIterator", "build_pipeline"]
@@ -176,7 +182,7 @@ def build_pipeline(node, stages: list, inputs: list, functions: dict):
             upstream = functools.partial(build_pipeline, node, stages[:index], inputs, functions)
             source, table = _PASSES[kind](node, stage, upstream, args, functions), None
         elif table is not None and kind == "batch":
-            source, table = _gathered_batches(stage, source, table), None
+            source, table = gathered_batches(stage, source, table), None
         else:
             if table is not None and kind not in _ROW_STAGES:
                 source, table = _rows(source, table), None
@@ -235,14 +241,6 @@ def _rows(numbers, table: list):
     return lambda: ([c[i, ...].copy() for c in table] for i in numbers())
 
 
-def _gathered_batches(stage, numbers, table: list):
-    def batches():
-        for group in _groups(numbers(), stage):
-            picked = np.asarray(group, np.int64)
-            yield [np.take(c, picked, axis=0) for c in table]
-    return batches
-
-
 # --- sources ---------------------------------------------------------------------------------
 
 def _slices(node, stage, components):
@@ -263,7 +261,7 @@ def _sparse_slices(node, components: list, sparse: set):
     in ``sparse``: a SparseTensor's row is TF's slice (its entries of that first index,
     less it, and ``dense_shape[1:]``), after TF's checks of it (rank > 1, its indices
     in bounds and row-major order: ``check_indices``) and of the first dimensions."""
-    parts = _components(components, sparse)
+    parts = component_parts(components, sparse)
     counts = set()
     for part in parts:
         if len(part) == 3:
@@ -452,255 +450,6 @@ def _predicate(node, predicate, captured, kind: str):
     return keep
 
 
-def _groups(items, stage):
-    """Lists of ``batch_size`` consecutive items (the last one shorter unless
-    ``drop_remainder``): row numbers, which no error is among."""
-    size, drop = stage["batch_size"], stage["drop_remainder"]
-    while True:
-        group = list(itertools.islice(items, size))
-        if not group or (drop and len(group) < size):
-            return
-        yield group
-
-
-def _batch(node, stage, upstream, _, __):
-    sparse = set(stage.get("sparse", ()))      # where a SparseTensor's three arrays start
-
-    def batched(group: list) -> list:
-        batch, k = [], 0
-        while k < len(group[0]):
-            if k in sparse:
-                batch += batched_sparse(node, [e[k:k + 3] for e in group])
-                k += 3
-            else:
-                batch.append(_stacked(node, [e[k] for e in group], k))
-                k += 1
-        return batch
-
-    def batches():
-        for group in batch_groups(upstream(), stage, stage.get("after_map", False)):
-            yield group if group.__class__ is Failed else attempt(batched, group)
-    return batches
-
-
-def _window(node, stage, upstream, _, __):
-    """``Dataset.window``'s windows, each component stacked (``data/window.py``), in the
-    order of TF's WindowDataset: a buffer of ``(size - 1) * stride + 1`` elements gives
-    every ``stride``-th, then drops ``shift`` of them (reading past its end when
-    ``shift`` is larger); once the input ends, the shorter windows of what remains.
-    A window is the error of an element in it, if any (``_window_of``)."""
-    size, shift, stride = stage["size"], stage["shift"], stage["stride"]
-    target = (size - 1) * stride + 1
-
-    def windows():
-        elements, buffer = upstream(), []
-        for element in elements:
-            buffer.append(element)
-            if len(buffer) < target:
-                continue
-            yield _window_of(node, buffer[::stride])
-            if shift >= len(buffer):
-                for _ in itertools.islice(elements, shift - len(buffer)):
-                    pass
-                buffer = []
-            else:
-                del buffer[:shift]
-        while buffer and not stage["drop_remainder"]:
-            yield _window_of(node, buffer[::stride])
-            del buffer[:shift]
-    return windows
-
-
-def _window_of(node, elements: list):
-    """The window of ``elements``: TF keeps an error in the buffer in its element's
-    place, and a window that holds one is that error."""
-    failure = first_failure(elements)
-    if failure is not None:
-        return failure
-    return attempt(lambda: [_stacked(node, [e[k] for e in elements], k)
-                            for k in range(len(elements[0]))])
-
-
-def _stacked(node, values: list, component: int) -> np.ndarray:
-    first = values[0].shape
-    for index, v in enumerate(values):
-        if v.shape != first:
-            raise InvalidArgumentError(
-                f"'{node.name}': cannot batch tensors with different shapes in component "
-                f"{component}. First element had shape {list(first)} and element {index} "
-                f"had shape {list(v.shape)}.", node.name)
-    return np.stack(values)
-
-
-def _padded_batch(node, stage, upstream, padding, __):
-    shapes = stage["padded_shapes"]
-
-    def padded(group: list) -> list:
-        return [_padded(node, [e[k] for e in group], shapes[k], padding[k], k)
-                for k in range(len(group[0]))]
-
-    def batches():
-        for group in batch_groups(upstream(), stage):
-            yield group if group.__class__ is Failed else attempt(padded, group)
-    return batches
-
-
-def _padded(node, values: list, declared: list, pad, component: int) -> np.ndarray:
-    """``values`` stacked, each padded with ``pad`` to ``declared`` (-1: the largest)."""
-    if any(v.ndim != len(declared) for v in values):
-        raise InvalidArgumentError(f"'{node.name}': component {component} has rank "
-                                   f"{values[0].ndim}, its padded shape {declared} another.",
-                                   node.name)
-    target = [d if d >= 0 else max(v.shape[axis] for v in values)
-              for axis, d in enumerate(declared)]
-    out = np.full((len(values), *target), pad, dtype=values[0].dtype)
-    for index, v in enumerate(values):
-        if any(n > t for n, t in zip(v.shape, target)):
-            raise InvalidArgumentError(
-                f"'{node.name}': attempted to pad component {component} of shape "
-                f"{list(v.shape)} to the smaller shape {target}.", node.name)
-        out[(index, *(slice(0, n) for n in v.shape))] = v
-    return out
-
-
-def _repeat(node, stage, upstream, _, __):
-    """An epoch with nothing ends it; repeating forever, so does a first epoch of
-    errors only (TF's ``first_call_``)."""
-    count = stage["count"]
-
-    def repeated():
-        epochs = itertools.count() if count < 0 else range(count)
-        for epoch in epochs:
-            produced = good = False
-            for element in upstream():
-                produced = True
-                good = good or element.__class__ is not Failed
-                yield element
-            if not produced or (count < 0 and epoch == 0 and not good):
-                return
-    return repeated
-
-
-def _take_rows(node, stage, upstream, _, __):
-    count = stage["count"]
-    return lambda: itertools.islice(upstream(), None if count < 0 else count)
-
-
-def _take(node, stage, upstream, _, __):
-    """The first ``count`` elements, and the errors among them (not counted, as TF's)."""
-    count = stage["count"]
-
-    def taken():
-        left = count
-        if not left:
-            return
-        for element in upstream():
-            yield element
-            if element.__class__ is not Failed:
-                left -= 1
-                if not left:
-                    return                      # reading no element past them
-    return upstream if count < 0 else taken
-
-
-def _skip_rows(node, stage, upstream, _, __):
-    count = stage["count"]
-
-    def skipped():
-        return itertools.islice(upstream(), count, None) if count >= 0 else iter(())
-    return skipped
-
-
-def _skip(node, stage, upstream, _, __):
-    """TF's SkipDataset: an error met while skipping is raised and the skip starts
-    again (its ``Skip`` of ``count`` elements failed as a whole)."""
-    count = stage["count"]
-
-    def skipped():
-        if count < 0:
-            return
-        elements, done = upstream(), 0
-        while done < count:
-            element = next(elements, _END)
-            if element is _END:
-                return
-            if element.__class__ is Failed:
-                yield element
-                done = 0
-            else:
-                done += 1
-        yield from elements
-    return skipped
-
-
-def _shard_rows(node, stage, upstream, _, __):
-    shards, index = stage["num_shards"], stage["index"]
-    return lambda: itertools.islice(upstream(), index, None, shards)
-
-
-def _shard(node, stage, upstream, _, __):
-    """TF's ShardDataset: the position counts elements only; an error met while
-    skipping to the next shard's element is raised, that skip not counted."""
-    shards, index = stage["num_shards"], stage["index"]
-
-    def sharded():
-        elements, position = upstream(), 0
-        while True:
-            ahead, failure = 0, None
-            while ahead < (index - position) % shards:
-                element = next(elements, _END)
-                if element is _END:
-                    return
-                if element.__class__ is Failed:
-                    failure = element
-                    break
-                ahead += 1
-            if failure is not None:
-                yield failure
-                continue
-            position += ahead
-            element = next(elements, _END)
-            if element is _END:
-                return
-            position += element.__class__ is not Failed
-            yield element
-    return sharded
-
-
-def _unbatch(node, stage, upstream, _, __):
-    sparse = set(stage.get("sparse", ()))      # where a SparseTensor's three arrays start
-
-    def rows():
-        for element in upstream():
-            if element.__class__ is Failed:
-                yield element
-                continue
-            parts = _components(element, sparse)
-            counts = {int(p[2][0]) if len(p) == 3 else p[0].shape[0] for p in parts}
-            if len(counts) != 1:
-                yield Failed(InvalidArgumentError(
-                    f"'{node.name}': cannot unbatch an element whose components have "
-                    f"different first dimensions {sorted(counts)}.", node.name))
-                continue
-            for i in range(counts.pop()):
-                row = []
-                for p in parts:
-                    row += unbatched_sparse(p, i) if len(p) == 3 else [p[0][i, ...].copy()]
-                yield row
-    return rows
-
-
-def _components(element: list, sparse: set) -> list:
-    """``element``'s arrays grouped per component: three for a SparseTensor (those
-    starting at an index in ``sparse``), one for a dense one."""
-    parts, k = [], 0
-    while k < len(element):
-        width = 3 if k in sparse else 1
-        parts.append(element[k:k + width])
-        k += width
-    return parts
-
-
 def _take_while(node, stage, upstream, captured, functions):
     keep = _predicate(node, functions[stage["fn"]], captured, "take_while")
 
@@ -760,14 +509,14 @@ def _interleave(node, stage, upstream, captured, functions):
 
 # Stages that never look inside an element, so they pass row numbers through: their
 # versions for rows, which no error is among.
-_ROW_STAGES = {"shuffle": shuffle_stage, "repeat": _repeat, "take": _take_rows,
-               "skip": _skip_rows, "shard": _shard_rows, "prefetch": _prefetch,
+_ROW_STAGES = {"shuffle": shuffle_stage, "repeat": repeat_stage, "take": take_rows_stage,
+               "skip": skip_rows_stage, "shard": shard_rows_stage, "prefetch": _prefetch,
                "options": _prefetch}
-_STAGES = {"map": _map, "filter": _filter, "shuffle": shuffle_stage, "batch": _batch,
-           "padded_batch": _padded_batch, "unbatch": _unbatch,
-           "repeat": _repeat, "take": _take, "skip": _skip, "shard": _shard,
-           "take_while": _take_while, "cache": _cache,
-           "prefetch": _prefetch, "interleave": _interleave, "window": _window,
+_STAGES = {"map": _map, "filter": _filter, "shuffle": shuffle_stage, "batch": batch_stage,
+           "padded_batch": padded_batch_stage, "unbatch": unbatch_stage,
+           "repeat": repeat_stage, "take": take_stage, "skip": skip_stage,
+           "shard": shard_stage, "take_while": _take_while, "cache": _cache,
+           "prefetch": _prefetch, "interleave": _interleave, "window": window_stage,
            "ignore_errors": _ignore_errors, "scan": _scan, "single": _single,
            "group_by_window": group_by_window_stage, "unpad": unpad_stage,
            "group_by_reducer": group_by_reducer_stage, "unique": unique_stage,
