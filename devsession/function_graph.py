@@ -307,15 +307,47 @@ def _graph_def_of(data: bytes) -> graph_pb2.GraphDef:
     return graph_def
 
 
+_CLEARING = "clear_after_read"
+
+
+def _drop_clearing(graph_def) -> None:
+    """Take ``clear_after_read`` off the TensorArray reads and writes of ``graph_def``
+    and of the functions its nodes hold (their arrays' creation keeps it)."""
+    for node in graph_def.node:
+        if node.op != "_TensorArray" and _CLEARING in node.attr:
+            del node.attr[_CLEARING]
+        for value in node.attr.values():
+            if value.HasField("func") and FunctionAttr.BODY_KEY in value.func.attr:
+                inner = graph_pb2.GraphDef()
+                inner.ParseFromString(value.func.attr[FunctionAttr.BODY_KEY].s)
+                _drop_clearing(inner)
+                value.func.attr[FunctionAttr.BODY_KEY].s = inner.SerializeToString(
+                    deterministic=True)
+
+
+def without_clearing(function: FunctionAttr) -> FunctionAttr:
+    """``function`` whose TensorArrays do not clear their elements once read: what a
+    gradient runs again reads again what the forward pass read (TF1's gradients read
+    the values the forward pass kept)."""
+    if _CLEARING.encode() not in function.data:
+        return function
+    _, graph_def, inputs, outputs = parse(function)
+    _drop_clearing(graph_def)
+    return function_attr(graph_def, inputs, outputs)
+
+
 def import_function(function: FunctionAttr, graph: Graph, node_name: str | None = None,
                     drop_control_inputs: bool = False) -> tuple[list, list]:
     """Import a function's nodes into ``graph``; returns (input tensors, output
     tensors).  ``drop_control_inputs`` leaves out control edges (a gradient's copy of a
-    function needs values, not the order of effects)."""
+    function needs values, not the order of effects) and the clearing of TensorArray
+    reads (``without_clearing``)."""
     from .graph_def import import_graph_def
 
     _, graph_def, inputs, outputs = parse(function, node_name)
     if drop_control_inputs:
+        if _CLEARING.encode() in function.data:
+            _drop_clearing(graph_def)
         for node in graph_def.node:
             kept = [i for i in node.input if not i.startswith("^")]
             del node.input[:]

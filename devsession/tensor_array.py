@@ -17,10 +17,14 @@ static shape does not fit it is a ValueError at build time.
 ``flow`` is the ``values`` tensor and ``handle`` the ``lengths`` tensor, so
 ``ds.TensorArray(dtype, handle=ta.handle, flow=ta.flow)`` is ``ta`` again (but fixed in
 size: TF1 takes no ``dynamic_size`` with a handle).  A loop that carries only
-``ta.flow`` loses the writes' lengths: carry the TensorArray itself.  Accepted and
-without effect: ``clear_after_read`` (a value is never cleared: reading twice is
-allowed), ``tensor_array_name``, ``colocate_with_first_write_call``; ``close()`` is a
-no-op.
+``ta.flow`` loses the writes' lengths: carry the TensorArray itself.
+
+``clear_after_read`` (TF1's default, True) makes a second read of an element in one run
+(``read``, ``gather``, ``stack``, ``concat``) or a write after its read TF1's
+InvalidArgumentError: the ops of such an array carry the attr and the array's name, and
+their kernels note what was read (``kernels/reference/tensor_array.py``).  An array
+made from a ``handle`` does not clear.  Accepted and without effect:
+``tensor_array_name``, ``colocate_with_first_write_call``; ``close()`` is a no-op.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class TensorArray:
         self._dtype = dtypes.as_dtype(dtype)
         self._infer_shape = bool(infer_shape)
         self._dynamic_size = bool(dynamic_size)
+        self._clearing = {}                # the attrs of an array that clears after reads
         if handle is not None:
             self._values, self._lengths = convert_to_tensor(flow), handle
             self._size = None
@@ -73,6 +78,8 @@ class TensorArray:
              "tensor_array_name": tensor_array_name or ""},
             name=name or "TensorArray")
         self._values, self._lengths = op.outputs
+        if op.attrs["clear_after_read"]:
+            self._clearing = {"clear_after_read": True, "array_name": op.name}
 
     def _check_flow(self) -> None:
         if self._values.dtype != self._dtype:
@@ -135,7 +142,7 @@ class TensorArray:
     def _write_op(self, op_type, inputs, name) -> "TensorArray":
         attrs = {"element_shape": self._declared_shape(),
                  "dynamic_size": self._dynamic_size,
-                 "identical_element_shapes": self._infer_shape}
+                 "identical_element_shapes": self._infer_shape, **self._clearing}
         op = get_default_graph().create_op(op_type, [self._values, self._lengths, *inputs],
                                            attrs, name=name)
         return self._new(*op.outputs)
@@ -185,7 +192,8 @@ class TensorArray:
 
     def _read_op(self, op_type, inputs, attrs, name) -> Tensor:
         return get_default_graph().create_op(
-            op_type, [self._values, self._lengths, *inputs], attrs, name=name).outputs[0]
+            op_type, [self._values, self._lengths, *inputs], {**attrs, **self._clearing},
+            name=name).outputs[0]
 
     def read(self, index, name=None) -> Tensor:
         """The element at ``index``: zeros where it has not been written and its shape

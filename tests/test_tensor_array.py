@@ -4,6 +4,8 @@ kernels on every device against the reference's."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,7 @@ def run(fetches, feed=None):
 def test_write_read_stack_and_size():
     rng = np.random.default_rng(0)
     a, b, c = rng.standard_normal((3, 2, 3))
-    ta = ds.TensorArray(ds.float64, size=3)
+    ta = ds.TensorArray(ds.float64, size=3, clear_after_read=False)
     ta = ta.write(0, a).write(2, c).write(1, b)
     stacked, second, size = ta.stack(), ta.read(1), ta.size()
     assert stacked.shape == (3, 2, 3) and second.shape == (2, 3)
@@ -43,12 +45,13 @@ def test_write_read_stack_and_size():
     np.testing.assert_array_equal(got[0], np.stack([a, b, c]))
     np.testing.assert_array_equal(got[1], b)
     assert got[2] == 3
-    np.testing.assert_array_equal(got[3], b)        # read twice: a value is never cleared
+    np.testing.assert_array_equal(got[3], b)        # read again: not cleared
 
 
 def test_unstack_gather_scatter_and_a_dynamic_size():
     x = np.arange(12.0).reshape(4, 3)
-    ta = ds.TensorArray(ds.float64, size=0, dynamic_size=True).unstack(x)
+    ta = ds.TensorArray(ds.float64, size=0, dynamic_size=True,
+                        clear_after_read=False).unstack(x)       # read more than once
     gathered = ta.gather([3, 0, 3])
     scattered = ds.TensorArray(ds.float64, size=4).scatter([2, 0, 3, 1], x)
     grown = ds.TensorArray(ds.int32, size=1, dynamic_size=True).write(0, 7).write(4, 9)
@@ -63,7 +66,8 @@ def test_unstack_gather_scatter_and_a_dynamic_size():
 
 def test_split_into_unequal_pieces_and_concat():
     x = np.arange(14.0).reshape(7, 2)
-    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False).split(x, [3, 0, 4])
+    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False,
+                        clear_after_read=False).split(x, [3, 0, 4])
     assert ta.concat().shape.as_list() == [None, 2]
     got = run([ta.concat(), ta.read(0), ta.read(1), ta.read(2)])
     np.testing.assert_array_equal(got[0], x)
@@ -222,7 +226,8 @@ def test_read_gather_and_concat_gradients():
 def test_gradients_through_ragged_elements():
     x = np.arange(1.0, 8.0)
     xt = ds.placeholder(ds.float64, (7,))
-    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False).split(xt, [2, 4, 1])
+    ta = ds.TensorArray(ds.float64, size=3, infer_shape=False,
+                        clear_after_read=False).split(xt, [2, 4, 1])
     y = ds.reduce_sum(ta.read(1) * ta.read(1)) + ds.reduce_sum(ta.concat() * 3.0)
     (g,) = ds.gradients(y, xt)
     want = np.full(7, 3.0)
@@ -343,6 +348,77 @@ def test_the_constructor_checks_its_arguments_as_tf1():
         ds.TensorArray(ds.float32, size=1, handle=ta.handle, flow=ta.flow)
     with pytest.raises(TypeError, match="Expected `handle` to be a Tensor"):
         ds.TensorArray(ds.float32, handle="h", flow=ta.flow)
+
+
+# TF 2.21's messages (TF1 behaviour: tf.disable_v2_behavior()), after its "TensorArray <name>: "
+CLEARED = ("Could not read index {} twice because it was cleared after a previous read "
+           "(perhaps try setting clear_after_read = false?).")
+READ_BEFORE_WRITE = "Could not write to TensorArray index {} because it has already been read."
+
+
+def _fails(fetches, node, message):
+    """``fetches`` fail at ``node`` (or at any fetched one: two reads run in either order)."""
+    with pytest.raises(InvalidArgumentError) as error:
+        run(fetches)
+    assert error.value.node_name in ([node.op.name] if node is not None
+                                     else [t.op.name for t in fetches])
+    assert re.search(rf"TensorArray TensorArray(_\d+)?: {re.escape(message)}$",
+                     error.value.message), error.value.message
+
+
+def test_an_element_read_once_is_cleared_as_tf1s():
+    """clear_after_read (the default): a second read of an element in one run, by read,
+    gather or stack, and a write after a read, are TF1's InvalidArgumentError naming
+    the op; other elements, another run, or clear_after_read=False read freely."""
+    def array(clear=True):
+        return ds.TensorArray(ds.float32, size=3, clear_after_read=clear).unstack(
+            [1.0, 2.0, 3.0])
+
+    ta = array()
+    _fails([ta.read(0), ta.read(0)], None, CLEARED.format(0))
+    ta = array()
+    first = ta.read(1)
+    with ds.control_dependencies([first]):
+        stacked, again = ta.stack(), ta.write(1, 5.0)
+        gathered = ta.gather([0, 2])
+    _fails([first, stacked], stacked, CLEARED.format(1))
+    _fails([first, again.flow], again.flow, READ_BEFORE_WRITE.format(1))
+    assert run([first, gathered])[1].tolist() == [1.0, 3.0]
+    partial = ds.TensorArray(ds.float32, size=3).write(0, 1.0)
+    first = partial.read(0)
+    with ds.control_dependencies([first]):
+        later = partial.write(1, 2.0).read(0)           # a write keeps what was read
+    _fails([first, later], later, CLEARED.format(0))
+    repeated = array().gather([2, 2])
+    _fails(repeated, repeated, CLEARED.format(2))
+    with ds.Session() as sess:                          # each run makes its array anew
+        once = array().read(2)
+        assert sess.run(once) == sess.run(once) == 3.0
+    kept = array(clear=False)
+    assert run([kept.read(0), kept.read(0), kept.stack()])[2].tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_loop_reads_each_element_once_and_its_gradient_reads_them_again():
+    """In a while_loop as TF1's: reading index i once per iteration is fine, twice is the
+    error; the loop's gradient runs the body again without clearing (TF 2.21: x**2's
+    gradient [2, 4, 6]), as a cond's gradient runs a copy of its branch."""
+    x = ds.constant([1.0, 2.0, 3.0])
+    ta = ds.TensorArray(ds.float32, size=3).unstack(x)
+    _, total = ds.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + ta.read(i) ** 2),
+                             [0, 0.0])
+    (grad,) = ds.gradients(total, x)
+    got = run([total, grad])                   # the loop, then its gradient running it again
+    assert got[0] == 14.0
+    np.testing.assert_array_equal(got[1], [2.0, 4.0, 6.0])
+    branched = ds.TensorArray(ds.float32, size=3).unstack(x)
+    chosen = ds.cond(ds.constant(True), lambda: branched.read(1) ** 2, lambda: branched.read(2))
+    (branch_grad,) = ds.gradients(chosen, x)                 # the branch's copy reads again
+    np.testing.assert_array_equal(run([chosen, branch_grad])[1], [0.0, 4.0, 0.0])
+    twice = ds.TensorArray(ds.float32, size=3).unstack(x)
+    _, bad = ds.while_loop(lambda i, a: i < 3,
+                           lambda i, a: (i + 1, a + twice.read(i) + twice.read(i)), [0, 0.0])
+    with pytest.raises(InvalidArgumentError, match="Could not read index 0 twice"):
+        run(bad)
 
 
 # --- GraphDefs ---------------------------------------------------------------------------

@@ -54,7 +54,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..function_graph import (FunctionGraph, draws, function_attr, function_nodes,
-                              import_function, parse, serialize)
+                              import_function, parse, serialize, without_clearing)
 from ..gradients import gradients
 from ..graph import Graph, Operation
 from ..graph_codec import FunctionAttr, decode_attr, encode_attr
@@ -123,6 +123,7 @@ def _while_grad(op: Operation, *out_grads):
         _refuse_repeated_effects(op, records)
         if records:
             body = replay_function(body, (records - 1) // 2, op.name)
+    body = without_clearing(body)          # the loop runs again: its reads read again
     loop_vars = [k for k, t in enumerate(op.outputs[:count]) if t.dtype.is_floating]
     captures = [k for k, t in enumerate(loop_inputs[count:]) if t.dtype.is_floating]
     if not loop_vars:

@@ -38,8 +38,10 @@ that is not ``dynamic_size`` (a dynamic one grows), elements of different shapes
 ``infer_shape`` (attr ``identical_element_shapes``) wants them equal.  One more is
 devsession's: elements of an ``infer_shape=False`` array may differ only in their
 first dimension (TF's may differ in any, though only ``concat`` can then read them
-together).  TF1 clears an element once read (``clear_after_read``); a value cannot
-forget, so reading twice is allowed here.
+together).  TF1 clears an element once read (``clear_after_read``): a second read of
+it, or a write after the read, in one run; a value cannot forget, so the ops of such an
+array carry the attr and their kernels note what was read
+(``kernels/reference/tensor_array_clearing.py``).
 
 Gradients (``tensor_array_grad.py``) use four more ops, each the adjoint of a read or
 a write: ``_TensorArrayGatherGrad`` (elements placed back at their rows of a zero

@@ -2,9 +2,10 @@
 
 Two ops are the same computation when they have the same type, attributes, inputs
 (after earlier merges), control inputs and device.  Stateful ops (variables, random)
-are never merged.  Constants are compared by value up to ``_HASHED_CONST_ELEMENTS``
-elements (bigger ones only merge with themselves, since hashing them costs more than
-the merge saves).  Returns the kept ops and ``alias``: dropped tensor -> kept tensor.
+are never merged, nor are the ops of a TensorArray that clears its elements once read
+(two reads of one element are TF1's error, not one read).  Constants are compared by
+value up to ``_HASHED_CONST_ELEMENTS`` elements (bigger ones only merge with
+themselves, since hashing them costs more than the merge saves).  Returns the kept ops and ``alias``: dropped tensor -> kept tensor.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def eliminate_common_subexpressions(ops: list[PlanOp], fed: set) -> tuple[list, 
         inputs = tuple(alias.get(t, t) for t in op.inputs)
         if inputs != op.inputs:
             op = op.replace(inputs=inputs)
-        if (not op.outputs or any(t in fed for t in op.outputs) or get_op_def(op.type).stateful
-                or op.type == "Placeholder"):
+        if (not op.outputs or any(t in fed for t in op.outputs)
+                or get_op_def(op.type).stateful or op.type == "Placeholder"
+                or op.attrs.get("clear_after_read")):
             kept.append(op)
             continue
         key = (op.type, tuple(id(t) for t in inputs), _attr_key(op.attrs), op.device,

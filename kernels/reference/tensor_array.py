@@ -6,6 +6,7 @@ elements move with the array module ``xp`` (numpy here, for the reference device
 the CPU; cupy for the GPU: ``cuda/tensor_array.py``).  Lengths and indices arrive as
 host arrays (``OpDef.host_inputs``); the lengths a kernel outputs are ``xp`` arrays.
 Every kernel returns new arrays: a write copies the array before writing into it.
+The reads of an array that clears after them are noted (``tensor_array_clearing.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..checks import fmt_shape, get_attr, invalid_argument
 from ..registry import HOST, register_kernel
+from .tensor_array_clearing import check_writes, inherit, note_reads
 
 __all__ = ["make_builders"]
 
@@ -190,10 +192,18 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                     xp.asarray(np.full(n, -1, np.int32)))
         return wrap(node, new_array)
 
+    def written(node, values, array, indices, elements):
+        """``_write_rows``, refused at an element already read of an array that clears,
+        whose new array remembers what was read."""
+        check_writes(node, values, indices)
+        new_values, new_lengths = _write_rows(node, xp, array, indices, elements)
+        inherit(node, values, new_values)
+        return new_values, new_lengths
+
     def build_write(node):
         def write(values, lengths, index, value):
-            return _write_rows(node, xp, _Array(xp, values, lengths),
-                               [_scalar_index(node, index)], [value])
+            return written(node, values, _Array(xp, values, lengths),
+                           [_scalar_index(node, index)], [value])
         return wrap(node, write)
 
     def build_scatter(node):
@@ -207,8 +217,8 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                 raise invalid_argument(node.name, node.op, f"Expected len(indices) == "
                                        f"values.shape[0], but saw: {len(indices)} vs. "
                                        f"{value.shape[0]}")
-            return _write_rows(node, xp, _Array(xp, values, lengths), indices,
-                               [value[k, ...] for k in range(len(indices))])
+            return written(node, values, _Array(xp, values, lengths), indices,
+                           [value[k, ...] for k in range(len(indices))])
         return wrap(node, scatter)
 
     def build_split(node):
@@ -233,7 +243,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                                        f"as dynamically resizeable")
             starts = np.concatenate([[0], np.cumsum(pieces)]).astype(int)
             elements = [value[starts[k]:starts[k + 1]] for k in range(len(pieces))]
-            return _write_rows(node, xp, array, range(len(pieces)), elements)
+            return written(node, values, array, range(len(pieces)), elements)
         return wrap(node, split)
 
     def reading(node, values, lengths) -> _Array:
@@ -245,6 +255,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         def read(values, lengths, index):
             array, i = reading(node, values, lengths), _scalar_index(node, index)
             array.check_read(node, i)
+            note_reads(node, values, [i])
             return array.element(i)
         return wrap(node, read)
 
@@ -256,6 +267,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
             indices = [int(i) for i in _host(indices).reshape(-1)]
             for i in indices:
                 array.check_read(node, i)
+            note_reads(node, values, indices)
             shapes = [array.element_shape(i) for i in indices]
             for i, shape in zip(indices, shapes):
                 if shape != shapes[0]:
@@ -284,6 +296,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
             array = reading(node, values, lengths)
             for i in range(array.size):
                 array.check_read(node, i)
+            note_reads(node, values, range(array.size))
             if array.size and values.ndim == 1:
                 raise invalid_argument(node.name, node.op, "Concat saw a scalar shape at "
                                        "index 0 but requires at least vectors.  Did you "
