@@ -278,20 +278,22 @@ class Variable(metaclass=_MadeThroughCreators):
         write to and what ``ds.gradients`` differentiates with respect to."""
         return self._variable
 
-    def assign(self, value, use_locking=False, name=None, read_value=True) -> Tensor:
-        """An op that sets the variable; fetching it gives the new value.  Named
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """An op that sets the variable; fetching it gives the new value (with
+        ``read_value=False`` the Operation, which fetches as None, as TF1's).  Named
         ``Assign`` in the current name scope (not the variable's), as TF1's
         ``RefVariable.assign``: ``v.assign(x)`` at the top is ``Assign``, ``Assign_1``..."""
-        return api.assign(self, value, name=name)
+        return _read_or_op(api.assign(self, value, name=name), read_value)
 
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
-        """An op that adds ``delta`` to the variable; fetching it gives the new value."""
-        return api.assign_add(self, delta, name=name)
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """An op that adds ``delta`` to the variable; fetching it gives the new value
+        (the Operation with ``read_value=False``)."""
+        return _read_or_op(api.assign_add(self, delta, name=name), read_value)
 
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True) -> Tensor:
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """An op that subtracts ``delta`` from the variable; fetching it gives the new
-        value."""
-        return api.assign_sub(self, delta, name=name)
+        value (the Operation with ``read_value=False``)."""
+        return _read_or_op(api.assign_sub(self, delta, name=name), read_value)
 
     def count_up_to(self, limit) -> Tensor:
         """An op adding 1 to this integer variable and giving its value before;
@@ -417,4 +419,7 @@ def assert_variables_initialized(var_list=None):
         return api.group(*reads)
 
 
-
+def _read_or_op(assigned: Tensor, read_value: bool):
+    """An assignment's new value, or with ``read_value=False`` its Operation (TF1's
+    ``RefVariable.assign*``: ``return assign if read_value else assign.op``)."""
+    return assigned if read_value else assigned.op

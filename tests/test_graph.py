@@ -519,6 +519,14 @@ def test_variable_assign_ops(graph):
     assert (add.op.type, add.op.name, add.dtype, add.shape) == (
         "AssignAdd", "AssignAdd", ds.float32, (2,))
     assert v.assign_sub([1.0, 1.0]).op.name == "AssignSub"
+    # read_value=False: the Operation, as TF1's RefVariable (fetched, None)
+    ops = [v.assign([0.0, 0.0], read_value=False), v.assign_add([1, 1], read_value=False),
+           v.assign_sub([1, 1], read_value=False)]
+    assert [(type(op), op.type) for op in ops] == [
+        (ds.Operation, "Assign"), (ds.Operation, "AssignAdd"), (ds.Operation, "AssignSub")]
+    with ds.Session() as sess:
+        assert sess.run(v.initializer) is None and sess.run(ops[0]) is None
+        np.testing.assert_array_equal(sess.run(v), [0.0, 0.0])
     assert add.op.inputs[1].dtype == ds.float32
     assert v.assign(ph((2,)), name="set").op.name == "set"
     with pytest.raises(ValueError, match=r"cannot assign value .* with shape \(3,\) to variable "
