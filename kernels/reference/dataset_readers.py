@@ -157,9 +157,10 @@ def _generated(node, elements, args):
             yield Failed(python_error(node, e, "the dataset's generator"))
             return
         try:
-            yield elements.element(value)
+            element = elements.element(value)
         except OpError as e:
-            yield Failed(_named(node, e))
+            element = Failed(_named(node, e))
+        yield element
 
 
 def interleaved(inputs, open_element, cycle_length: int, block_length: int,
