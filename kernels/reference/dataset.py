@@ -129,7 +129,9 @@ HANDLES = "_dataset_handles"    # the iterators whose string_handle() ran, by na
 
 
 class DatasetIterator:
-    """One iterator's position in its pipeline (a session resource)."""
+    """One iterator's position in its pipeline (a session resource).  A ``Failed``
+    element is raised for that ``next`` alone; an exception out of the pipeline itself
+    (a stage that cannot go on) fails the iterator until it is started again."""
 
     def __init__(self, elements):
         self._elements = elements
