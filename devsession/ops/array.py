@@ -32,8 +32,8 @@ import numpy as np
 
 from ..graph import Tensor, constant_value, convert_to_tensor
 from ..tensor_shape import TensorShape
-from .array_operands import (check_int, int_operand, int_values, partial_shape_value,
-                             shape_operand, small, vector_length)
+from .array_operands import (check_int, holds_tensor, int_operand, int_values,
+                             partial_shape_value, shape_operand, small, vector_length)
 from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
 
@@ -471,14 +471,35 @@ def reshape(tensor, shape, name=None) -> Tensor:
 
 
 def transpose(a, perm=None, name="transpose") -> Tensor:
-    """``a`` with its axes in the order ``perm`` (reversed when None): ints, or a tensor
-    the graph can compute when it is built (``tf.range(1, -1, -1)``, a constant)."""
+    """``a`` with its axes in the order ``perm`` (reversed when None): ints, or a tensor.
+    A perm the graph knows is the Transpose's attr; one only a run knows (a placeholder,
+    a perm computed from ``tf.rank(x)``, no perm for an ``a`` of unknown rank) is read at
+    run time as TF's Transpose reads its perm input (``run_time_attrs.py``), its errors
+    the kernel's ``InvalidArgumentError``."""
     x = convert_to_tensor(a)
-    if perm is None:
-        if x.shape.ndims is None:
-            raise ValueError(f"transpose of '{x.name}' without perm needs a known rank.")
+    if perm is None and x.shape.ndims is not None:
         perm = tuple(reversed(range(x.shape.ndims)))
+    if perm is None:
+        perm = _reversed_axes(x, name)
+    elif holds_tensor(perm):
+        perm = int_operand(perm, x.graph)
+    if isinstance(perm, Tensor) and constant_value(perm) is None:
+        from .run_time_attrs import RUN_TIME_ATTR
+
+        return make_op(RUN_TIME_ATTR, [x, perm], {"op": "Transpose", "attr": "perm"}, name)
     return make_op("Transpose", [x], {"perm": static_ints(perm, "transpose", "perm")}, name)
+
+
+def _reversed_axes(x: Tensor, name) -> Tensor:
+    """TF's perm for ``transpose(x)`` of unknown rank: ``(rank - 1) - range(rank)``."""
+    from ..graph import name_scope
+    from .elementwise import subtract
+    from .sequence import range as range_
+    from .array_fill import rank
+
+    with name_scope(name or "transpose"):
+        r = rank(x)
+        return subtract(subtract(r, 1), range_(0, r, 1))
 
 
 def static_ints(value, fn: str, what: str) -> tuple:
@@ -495,8 +516,13 @@ def static_ints(value, fn: str, what: str) -> tuple:
 
 
 def concat(values, axis, name=None) -> Tensor:
+    """``values`` joined along ``axis``; a negative axis of inputs whose ranks are all
+    unknown stays negative, counted from the end of the values fed (the kernel and the
+    gradient settle it per run, as TF's ConcatV2 reads its axis input)."""
     tensors = operands(*values)
     rank = next((t.shape.ndims for t in tensors if t.shape.ndims is not None), None)
+    if rank is None and int(axis) < 0:
+        return make_op("ConcatV2", tensors, {"axis": int(axis)}, name)
     axis = normalised_axis(axis, rank, name or "concat")
     return make_op("ConcatV2", tensors, {"axis": axis}, name)
 

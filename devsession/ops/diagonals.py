@@ -202,8 +202,12 @@ def _set_diag(inputs, attrs, node):
     if len(inputs) == 3:
         _check_align(attrs, node, "MatrixSetDiagV3")
         band = _band(inputs[2], node)
-    if x.shape.ndims is None:
-        return x.dtype, x.shape
+    if x.shape.ndims is None:        # TF's shape function: the batch from the diagonal
+        if diagonal.shape.ndims is None:
+            return x.dtype, x.shape
+        drop = 2 if band is not None and band[0] != band[1] else 1
+        batch = diagonal.shape.dims[:max(diagonal.shape.ndims - drop, 0)]
+        return x.dtype, TensorShape(tuple(batch) + (None, None))
     rank = x.shape.ndims
     if band is None:
         _rank_at_least(diagonal, rank - 1, node)

@@ -136,14 +136,14 @@ def tensordot(a, b, axes, name=None) -> Tensor:
     ``axes`` is an int N (the last N axes of ``a`` with the first N of ``b``) or a pair
     of axis lists.  Built as TF builds it (transpose, reshape, matmul, reshape); a
     dimension unknown at build time (a ``None`` batch) is read from ``tf.shape`` at run
-    time, so both operands need only a known rank."""
+    time.  An operand of unknown rank is TF's run-time form too: its axes, free axes and
+    perm computed from ``tf.rank`` (``_run_time_matrix``), the result of unknown rank."""
     from ..graph import name_scope
 
     a, b = operands(a, b)
-    for t in (a, b):
-        if t.shape.ndims is None:
-            raise ValueError(f"tensordot needs operands of known rank; '{t.name}' has "
-                             f"unknown rank.")
+    if a.shape.ndims is None or b.shape.ndims is None:
+        with name_scope(name or "Tensordot"):
+            return _tensordot_at_run_time(a, b, axes)
     a_axes, b_axes = _tensordot_axes(axes, a.shape.ndims, b.shape.ndims)
     a_dims, b_dims = a.shape.as_list(), b.shape.as_list()
     for i, j in zip(a_axes, b_axes):
@@ -163,6 +163,71 @@ def tensordot(a, b, axes, name=None) -> Tensor:
             [_dims_of(a, a_free), _dims_of(b, b_free)]))
         product.set_shape(free_dims)
         return product
+
+
+def _tensordot_at_run_time(a: Tensor, b: Tensor, axes) -> Tensor:
+    """tensordot where an operand's rank is unknown: each side's axes as TF's
+    ``_tensordot_axes`` gives them (an int N: ``range(rank - N, rank)`` of ``a``), each
+    operand a matrix by ``_run_time_matrix``, the product reshaped to both free sizes."""
+    from .sequence import range as range_
+
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"'axes' must be at least 0, got {axes}.")
+        if a.shape.ndims is not None:
+            if axes > a.shape.ndims:
+                raise ValueError(f"'axes' must not be larger than the number of dimensions "
+                                 f"of tensor {a}.")
+            a_axes = list(range(a.shape.ndims - axes, a.shape.ndims))
+        else:
+            rank = _rank(a)
+            a_axes = range_(rank - axes, rank)
+        b_axes = list(range(axes))
+    else:
+        try:
+            a_axes, b_axes = axes
+        except (TypeError, ValueError):
+            raise ValueError(f"tensordot: axes must be an int or a pair of axis lists, got "
+                             f"{axes!r}.") from None
+        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
+        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
+        if len(a_axes) != len(b_axes):
+            raise ValueError(f"tensordot: {len(a_axes)} axes of a against {len(b_axes)} "
+                             f"of b.")
+    a2, a_free = _run_time_matrix(a, a_axes, flipped=False)
+    b2, b_free = _run_time_matrix(b, b_axes, flipped=True)
+    return _reshape(matmul(a2, b2), _concat_dims([a_free, b_free]))
+
+
+def _run_time_matrix(t: Tensor, axes, flipped: bool) -> tuple[Tensor, Tensor]:
+    """TF's ``_tensordot_reshape`` at run time: ``t`` transposed to its free axes then
+    ``axes`` (``axes`` first when ``flipped``) and reshaped to a matrix, and the sizes of
+    its free axes (an int32 vector)."""
+    from ..graph import convert_to_tensor
+    from .array import stack, transpose
+    from .array_fill import shape
+    from .array_index import gather
+    from .array_sets import setdiff1d
+    from .elementwise import add, greater_equal, where
+    from .reduce import reduce_prod
+    from .sequence import range as range_
+
+    rank = _rank(t)
+    axes = convert_to_tensor(axes, dtype_hint=as_dtype("int32"), name="axes")
+    axes = where(greater_equal(axes, 0), axes, add(axes, rank))
+    free = setdiff1d(range_(rank), axes).out
+    sizes = shape(t)
+    free_dims, axes_dims = gather(sizes, free), gather(sizes, axes)
+    free_size, axes_size = reduce_prod(free_dims), reduce_prod(axes_dims)
+    perm = _concat_dims([axes, free] if flipped else [free, axes])
+    rows_cols = [axes_size, free_size] if flipped else [free_size, axes_size]
+    return _reshape(transpose(t, perm), stack(rows_cols)), free_dims
+
+
+def _rank(t: Tensor) -> Tensor:
+    from .array_fill import rank
+
+    return rank(t)
 
 
 def _as_matrix(t: Tensor, rows: list, cols: list) -> Tensor:

@@ -17,9 +17,10 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, constant_from_array, constant_value, convert_to_tensor, \
-    get_default_graph, name_scope
-from .array import expand_dims, transpose
+from ..graph import Tensor, constant_from_array, constant_value, control_dependencies, \
+    convert_to_tensor, get_default_graph, name_scope
+from .array import concat, expand_dims, stack, transpose
+from .array_fill import rank as rank_of
 from .array_fill import shape, zeros_like
 from .array_index import strided_slice
 from .elementwise import (cast, equal, less, less_equal, logical_and, logical_or, subtract,
@@ -86,12 +87,19 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32,
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False) -> Tensor:
-    """``a`` with its last two axes swapped (a rank known at build time, at least 2);
-    ``conjugate`` conjugates complex values too (the adjoint)."""
+    """``a`` with its last two axes swapped; ``conjugate`` conjugates complex values too
+    (the adjoint).  Of unknown rank, the perm is TF's, computed at run time from
+    ``rank(a)`` (a vector fed: the Range's ``InvalidArgumentError``)."""
     with name_scope(name or "matrix_transpose"):
         x = convert_to_tensor(a)
-        rank = _rank_at_least_2(x, "matrix_transpose")
-        swapped = transpose(x, list(range(rank - 2)) + [rank - 1, rank - 2])
+        if x.shape.ndims is None:
+            rank = rank_of(x)
+            perm = concat([range_(0, subtract(rank, 2), 1),
+                           stack([subtract(rank, 1), subtract(rank, 2)])], 0)
+        else:
+            rank = _rank_at_least_2(x, "matrix_transpose")
+            perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+        swapped = transpose(x, perm)
         if conjugate and x.dtype.is_complex:
             from .complex_math import conj
 
@@ -108,8 +116,8 @@ def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa:
     when one is known only at run time.  An ``input`` of rank below 2 is
     ``InvalidArgumentError`` too, TF's kernel's, raised when built where the rank is known
     (TF builds the op and fails when it runs); of unknown rank, the band is taken over the
-    last two axes of the value fed (a vector fed: ``InvalidArgumentError`` from slicing
-    its shape)."""
+    last two axes of the value fed (a vector fed: that ``InvalidArgumentError`` at run
+    time, with TF's text)."""
     with name_scope(name or "MatrixBandPart") as scope:
         x = convert_to_tensor(input)
         rank = x.shape.ndims
@@ -117,7 +125,7 @@ def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa:
             raise InvalidArgumentError(f"input must be at least 2-dim, received shape: "
                                        f"{x.shape.as_list()}")
         if rank is None:                       # the sizes from the shape at run time
-            sizes = shape(x)
+            sizes = _at_least_matrices(x)
             rows, columns = sizes[-2], sizes[-1]
         else:
             rows, columns = _dim(x, rank - 2), _dim(x, rank - 1)
@@ -125,6 +133,16 @@ def matrix_band_part(input, num_lower, num_upper, name=None) -> Tensor:  # noqa:
         _check_band(num_upper, columns, "num_upper", "columns")
         mask = band_mask(rows, columns, num_lower, num_upper)
         return where(mask, x, zeros_like(x), name=scope)     # TF's name: "MatrixBandPart:0"
+
+
+def _at_least_matrices(x: Tensor) -> Tensor:
+    """``x``'s shape, read after a MatrixDiagPart of ``x`` ran: its kernel's check is
+    TF's MatrixBandPart's (``InvalidArgumentError`` "input must be at least 2-dim"), at
+    the cost of one pass over the diagonals, for an ``x`` of unknown rank."""
+    from .diagonals import matrix_diag_part as diag_part_op
+
+    with control_dependencies([diag_part_op(x, name="check_rank").op]):
+        return shape(x)
 
 
 def _check_band(num, size, what: str, dimension: str) -> None:
@@ -166,9 +184,14 @@ def matrix_diag(diagonal, name=None) -> Tensor:
 
 
 def trace(x, name=None) -> Tensor:
-    """The sum of the main diagonal of each innermost matrix."""
+    """The sum of the main diagonal of each innermost matrix.  Of unknown rank, TF's
+    form: the sum of ``matrix_diag_part`` (a vector fed: its ``InvalidArgumentError``)."""
     with name_scope(name or "Trace") as scope:
         x = convert_to_tensor(x)
+        if x.shape.ndims is None:
+            from .diagonals import matrix_diag_part as diag_part_op
+
+            return reduce_sum(diag_part_op(x, name="diag_part"), axis=-1, name=scope)
         rank = _rank_at_least_2(x, "trace")
         on_diagonal = band_mask(_dim(x, rank - 2), _dim(x, rank - 1), 0, 0)
         return reduce_sum(where(on_diagonal, x, zeros_like(x)), axis=[rank - 2, rank - 1],

@@ -165,9 +165,13 @@ register_op(OpDef("Softsign", _unary_float, 1, elementwise=True))
 # --- builders ----------------------------------------------------------------------------
 
 def softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
-    """Numerically stable softmax along ``axis`` (default: the last)."""
+    """Numerically stable softmax along ``axis`` (default: the last; of logits of unknown
+    rank, the last axis of the value fed, as TF's Softmax op)."""
     x = convert_to_tensor(logits)
-    axis = normalised_axis(axis if dim is None else dim, x.shape.ndims, name or "Softmax")
+    axis = axis if dim is None else dim
+    if x.shape.ndims is None and not isinstance(axis, Tensor) and int(axis) == -1:
+        return make_op("Softmax", [x], {"axis": -1}, name)
+    axis = normalised_axis(axis, x.shape.ndims, name or "Softmax")
     return make_op("Softmax", [x], {"axis": axis}, name)
 
 
@@ -491,7 +495,11 @@ def _noise_shape(x: Tensor, noise_shape):
 
 
 def _axes_list(axes, rank, fn_name) -> list:
+    """``axes`` made non-negative and sorted; of an input of unknown rank, as given (the
+    reductions and Squeeze count negative ones from the end of the value fed)."""
     axes = [axes] if isinstance(axes, (int, np.integer)) else list(axes)
+    if rank is None:
+        return list(dict.fromkeys(int(a) for a in axes))
     return sorted({normalised_axis(a, rank, fn_name) for a in axes})
 
 

@@ -13,7 +13,11 @@ run_time_attrs.py``), so values, errors and devices are the wrapped op's.
 
 Static shapes are TF's for an unknown attr: a reduction with ``keepdims`` keeps the
 rank, without it the shape is unknown; a Transpose keeps the rank.  Its gradient is the
-wrapped op's only for Transpose (the inverse permutation, computed at run time too).
+wrapped op's only for Transpose (the inverse permutation, computed at run time too, as
+TF's ``_TransposeGrad``); a reduction's is ``LookupError``, as for an op without one.
+
+``ds.transpose`` builds it for a perm only a run knows (a placeholder, a perm computed
+from ``tf.rank(x)``, ``matrix_transpose`` or ``transpose`` of an input of unknown rank).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..tensor_shape import TensorShape
 from .reduce import COMPLEX_REDUCTIONS
-from .registry import InferError, OpDef, register_op
+from .registry import InferError, OpDef, register_gradient, register_op
 
 __all__ = ["RUN_TIME_ATTR", "RUN_TIME_ATTR_OPS"]
 
@@ -58,3 +62,14 @@ def _infer(inputs, attrs, node):
 
 
 register_op(OpDef(RUN_TIME_ATTR, _infer, 2, host_inputs=(1,)))
+
+
+@register_gradient(RUN_TIME_ATTR)
+def _run_time_attr_grad(op, dy):
+    if op.attrs["op"] != "Transpose":
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
+                          f"{RUN_TIME_ATTR} of {op.attrs['op']}).")
+    from .array import transpose
+    from .array_sets import invert_permutation
+
+    return [transpose(dy, invert_permutation(op.inputs[1])), None]

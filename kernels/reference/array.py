@@ -156,15 +156,16 @@ def _concat(node, xp):
 
     def concat(*xs):
         first = xs[0].shape
-        ok = len(first) > axis and all(
+        at = axis + len(first) if axis < 0 else axis    # negative: inputs of unknown rank
+        ok = 0 <= at < len(first) and all(
             x.ndim == len(first)
-            and all(a == b for d, (a, b) in enumerate(zip(x.shape, first)) if d != axis)
+            and all(a == b for d, (a, b) in enumerate(zip(x.shape, first)) if d != at)
             for x in xs)
         if not ok:
             raise invalid_argument(
                 node.name, node.op, f"cannot concatenate along axis {axis} inputs of "
                 f"shapes {', '.join(fmt_shape(x.shape) for x in xs)}")
-        return xp.concatenate(xs, axis=axis, dtype=dtype)
+        return xp.concatenate(xs, axis=at, dtype=dtype)
     return concat
 
 

@@ -91,15 +91,16 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
         axis = int(get_attr(node, "axis"))
 
         def split_to(value, *likes):
-            sizes = [like.shape[axis] if like.ndim > axis else -1 for like in likes]
-            if value.ndim <= axis or min(sizes) < 0 or sum(sizes) != value.shape[axis]:
+            at = axis + value.ndim if axis < 0 else axis    # a concat of unknown rank's
+            sizes = [like.shape[at] if like.ndim > at >= 0 else -1 for like in likes]
+            if not 0 <= at < value.ndim or min(sizes) < 0 or sum(sizes) != value.shape[at]:
                 raise invalid_argument(
                     node.name, node.op, f"cannot cut a tensor of shape "
                     f"{fmt_shape(value.shape)} along axis {axis} into pieces of shapes "
                     f"{', '.join(fmt_shape(like.shape) for like in likes)}")
             pieces, start = [], 0
             for size in sizes:
-                index = (slice(None),) * axis + (slice(start, start + size),)
+                index = (slice(None),) * at + (slice(start, start + size),)
                 pieces.append(value[index])
                 start += size
             return tuple(pieces)

@@ -1,0 +1,139 @@
+"""Ops on tensors whose rank the graph does not know (``placeholder(shape=None)``, a
+``reshape`` to a fed shape): each builds as TF1 builds it, with TF's static shape
+(recorded from TF 2.21's tf.compat.v1: ``None`` is an unknown rank), and computes
+numpy's value for the array fed; what TF checks at run time is its error class then,
+naming the node.  (Reductions: tests/test_reduce_unknown_rank.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import devsession as ds
+
+R = np.random.default_rng(7)
+A3 = R.standard_normal((2, 3, 4)).astype(np.float32)
+SQ = R.standard_normal((2, 3, 3)).astype(np.float32)
+W = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+
+
+def _softmax(v, axis=-1):
+    e = np.exp(v - v.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+def _swap(v):
+    return np.swapaxes(v, -1, -2)
+
+
+def _perm_from_rank(x):                     # a perm only a run knows
+    r = ds.rank(x)
+    return ds.transpose(x, ds.concat([ds.range(r - 2), [r - 1, r - 2]], 0))
+
+
+# (id, build(x), array fed, TF's static shape, numpy's value)
+CASES = [
+    ("transpose", ds.transpose, A3, None, lambda v: v.T),
+    ("transpose_run_time_perm", _perm_from_rank, A3, None, _swap),
+    ("matrix_transpose", ds.linalg.matrix_transpose, A3, None, _swap),
+    ("matrix_transpose_2d", ds.linalg.transpose, A3[0], None, _swap),
+    ("trace", ds.linalg.trace, SQ, None, lambda v: np.trace(v, axis1=-2, axis2=-1)),
+    ("tensordot_1", lambda x: ds.tensordot(x, ds.constant(W), 1), A3, None,
+     lambda v: np.tensordot(v, W, 1)),
+    ("tensordot_pairs", lambda x: ds.tensordot(x, ds.ones([3, 4]), [[1, -1], [0, 1]]), A3,
+     None, lambda v: np.tensordot(v, np.ones((3, 4), np.float32), [[1, 2], [0, 1]])),
+    ("tensordot_0", lambda x: ds.tensordot(x, ds.constant(W[0]), 0), A3[0], None,
+     lambda v: np.tensordot(v, W[0], 0)),
+    ("set_diag", lambda x: ds.linalg.set_diag(x, ds.ones([2, 3])), SQ, [2, None, None],
+     lambda v: np.where(np.eye(3, dtype=bool), 1.0, v)),
+    ("band_part", lambda x: ds.linalg.band_part(x, 0, -1), SQ, None, np.triu),
+    ("softmax", ds.nn.softmax, A3, None, _softmax),
+    ("log_softmax", ds.nn.log_softmax, A3[0, 0], None, lambda v: np.log(_softmax(v))),
+    ("softmax_xent", lambda x: ds.nn.softmax_cross_entropy_with_logits_v2(
+        labels=ds.nn.softmax(x), logits=x), A3, None,
+     lambda v: -(_softmax(v) * np.log(_softmax(v))).sum(-1)),
+    ("concat_last", lambda x: ds.concat([x, 2 * x], -1), A3, None,
+     lambda v: np.concatenate([v, 2 * v], -1)),
+    ("concat_known", lambda x: ds.concat([x, ds.ones([2, 3, 1])], -1), A3, [2, 3, None],
+     lambda v: np.concatenate([v, np.ones((2, 3, 1), np.float32)], -1)),
+    ("crelu", ds.nn.crelu, A3, None,
+     lambda v: np.concatenate([np.maximum(v, 0), np.maximum(-v, 0)], -1)),
+    ("moments_last_kept", lambda x: ds.nn.moments(x, [-1], keep_dims=True)[1], A3, None,
+     lambda v: v.var(-1, keepdims=True)),
+    ("moments", lambda x: ds.nn.moments(x, [0, -2])[0], A3, None, lambda v: v.mean((0, 1))),
+]
+
+
+@pytest.mark.parametrize("build, value, static, reference", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_builds_as_tf_and_computes_the_value_fed(build, value, static, reference):
+    x = ds.placeholder(ds.float32, None)
+    y = build(x)
+    assert (None if y.shape.ndims is None else y.shape.as_list()) == static
+    with ds.Session() as sess:
+        got = sess.run(y, {x: value})
+    np.testing.assert_allclose(got, reference(value), rtol=1e-5, atol=1e-6)
+
+
+# (id, build(x), array fed, numpy's gradient of sum(build(x)) (times weights))
+GRADIENTS = [
+    ("transpose", lambda x: ds.linalg.matrix_transpose(x) * ds.range(3.0), A3,
+     lambda v: np.broadcast_to(np.arange(3.0)[:, None], v.shape)),
+    ("trace", ds.linalg.trace, SQ, lambda v: np.broadcast_to(np.eye(3), v.shape)),
+    ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3,
+     lambda v: np.broadcast_to(W.sum(1), v.shape)),
+    ("concat", lambda x: ds.concat([x, 3 * x], -1), A3, lambda v: np.full(v.shape, 4.0)),
+]
+
+
+@pytest.mark.parametrize("build, value, reference", [c[1:] for c in GRADIENTS],
+                         ids=[c[0] for c in GRADIENTS])
+def test_gradients_over_an_unknown_rank(build, value, reference):
+    x = ds.placeholder(ds.float32, None)
+    (grad,) = ds.gradients(ds.reduce_sum(build(x)), [x])
+    assert grad.shape.ndims is None
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(grad, {x: value}), reference(value), rtol=1e-5)
+
+
+# (id, build(x), array fed, TF's error text; the node named in it)
+RUN_TIME_ERRORS = [
+    ("band_part", lambda x: ds.linalg.band_part(x, 0, -1), A3[0, 0],
+     r"input must be at least 2-dim, received shape: \[4\]", "MatrixBandPart/check_rank"),
+    ("trace", ds.linalg.trace, A3[0, 0],
+     r"input must be at least 2-dim, received shape: \[4\]", "Trace/diag_part"),
+    ("matrix_transpose", ds.linalg.matrix_transpose, A3[0, 0], "range", "matrix_transpose/range"),
+    ("concat", lambda x: ds.concat([x, ds.ones([2, 3, 1])], -1), A3[0], "concatenate", "concat"),
+    ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3[..., :3],
+     "size-incompatible", "Tensordot/MatMul"),
+]
+
+
+@pytest.mark.parametrize("build, value, message, node", [c[1:] for c in RUN_TIME_ERRORS],
+                         ids=[c[0] for c in RUN_TIME_ERRORS])
+def test_what_tf_checks_at_run_time_is_its_invalid_argument(build, value, message, node):
+    x = ds.placeholder(ds.float32, None)
+    y = build(x)
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match=message) as caught:
+            sess.run(y, {x: value})
+    assert f"'{node}'" in str(caught.value)
+
+
+def test_a_perm_only_a_run_knows():
+    """TF's Transpose takes its perm as an input: a fed perm works, its rank known from the
+    perm's length, a bad one is the kernel's error; the gradient transposes back."""
+    x = ds.placeholder(ds.float32, [2, 3, 4])
+    perm = ds.placeholder(ds.int32, [3])
+    y = ds.transpose(x, perm, name="t")
+    (grad,) = ds.gradients(ds.reduce_sum(y * ds.range(3.0)), [x])
+    assert y.shape.as_list() == [None, None, None]
+    assert ds.transpose(ds.placeholder(ds.float32), perm).shape.as_list() == [None] * 3
+    with ds.Session() as sess:
+        got, g = sess.run([y, grad], {x: A3, perm: [2, 0, 1]})
+        np.testing.assert_array_equal(got, A3.transpose(2, 0, 1))
+        np.testing.assert_array_equal(
+            g, np.broadcast_to(np.arange(3.0), (4, 2, 3)).transpose(1, 2, 0))
+        for bad in ([0, 0, 1], [1, 0, 3]):
+            with pytest.raises(ds.errors.InvalidArgumentError, match="'t'"):
+                sess.run(y, {x: A3, perm: bad})
