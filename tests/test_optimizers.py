@@ -79,8 +79,10 @@ def test_adam_steps_and_beta_powers(dtype):
     w, loss = quadratic(dtype)
     opt = ds.train.AdamOptimizer(learning_rate=0.1, beta1=0.8, beta2=0.95, epsilon=1e-3)
     gs = ds.train.get_or_create_global_step()
+    assert opt._get_beta_accumulators() == (None, None)
     train = opt.minimize(loss, global_step=gs)
-    b1p, b2p = [v for v in opt.variables() if v.op.name in ("beta1_power", "beta2_power")]
+    b1p, b2p = opt._get_beta_accumulators()          # TF1's, which scripts log
+    assert (b1p.op.name, b2p.op.name) == ("beta1_power", "beta2_power")
     got = steps(train, [w, opt.get_slot(w, "m"), opt.get_slot(w, "v"), b1p, b2p, gs], n=6)
     lr, b1, b2, eps = (dtype(F32(x)) for x in (0.1, 0.8, 0.95, 1e-3))
     var, m, v = np.array([0.3, -0.7, 1.1], dtype), np.zeros(3, dtype), np.zeros(3, dtype)

@@ -28,8 +28,13 @@ class AdamOptimizer(Optimizer):
         self._lr, self._beta1, self._beta2, self._epsilon = learning_rate, beta1, beta2, epsilon
 
     def _beta_accumulators(self, graph):
-        return (self._non_slot.get(("beta1_power", graph)),
-                self._non_slot.get(("beta2_power", graph)))
+        return (self._get_non_slot_variable("beta1_power", graph),
+                self._get_non_slot_variable("beta2_power", graph))
+
+    def _get_beta_accumulators(self):
+        """TF1's ``(beta1_power, beta2_power)`` of the default graph, which training
+        scripts log or reset (None before ``minimize`` made them)."""
+        return self._beta_accumulators(None)
 
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)

@@ -229,6 +229,11 @@ class Optimizer:
                                                          trainable=False), colocate_with)
         return self._non_slot[key]
 
+    def _get_non_slot_variable(self, name: str, graph=None):
+        """TF1's: the optimizer's variable ``name`` (Adam's ``beta1_power``) in ``graph``
+        (the default graph), or None -- scripts read Adam's beta powers through it."""
+        return self._non_slot.get((name, graph if graph is not None else get_default_graph()))
+
     def _hyper(self, value, name: str):
         """A hyper-parameter as a tensor (a float becomes a float32 Const, as in TF)."""
         value = value() if callable(value) and not isinstance(value, (Tensor, Variable)) \
