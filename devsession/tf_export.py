@@ -14,7 +14,8 @@ TensorFlow's own op registry by ``tools/make_tf_op_signatures.py``; TF is never 
   the graph: the reductions' ``axis`` (``<node>/reduction_indices`` and ``keep_dims``; every
   axis of an input of unknown rank is ``Range(0, Rank(x), 1)``), ``ArgMax``/``ArgMin``'s
   (``<node>/dimension``), ``ConcatV2``'s (``<node>/axis``; one value is an ``Identity``),
-  ``Transpose``'s ``perm``, ``Reshape``'s ``shape``, the random ops' ``shape``;
+  ``Transpose``'s ``perm``, ``Reshape``'s ``shape``, the random ops' ``shape``
+  (``_RunTimeAttr``, such an attr computed at run time, is the op it wraps);
   ``RandomUniformInt``'s inputs in TF's order; a draw with other bounds than TF's standard
   ones is the standard draw scaled as TF1's ``random_uniform``/``random_normal`` build it
   (``<node>/RandomUniform``, ``<node>/mul``..., ``<node>`` the result); ``Softmax`` over
@@ -51,6 +52,7 @@ from .errors import UnimplementedError
 from .graph import TF_ATTR_LOOKUP, Graph
 from .graph_codec import FunctionAttr, encode_attr
 from .graph_def import import_graph_def
+from .ops.run_time_attrs import RUN_TIME_ATTR
 from .proto import graph_pb2
 from .tensor_shape import TensorShape
 from .tf_export_gradients import GRADIENT_FORMS
@@ -204,6 +206,8 @@ class _Exporter:
         return candidate
 
     def export(self, node: _Node) -> None:
+        if node.op == RUN_TIME_ATTR:
+            node = _run_time_attr(node)
         node.op = _PRIVATE_AS_TF.get(node.op, node.op)
         gradient_form = GRADIENT_FORMS.get(node.op)
         if gradient_form is not None:                 # devsession's gradient helpers
@@ -440,6 +444,15 @@ def _concat(node: _Node, ex: _Exporter) -> _Node:
         return dataclasses.replace(node, op="Identity")
     _add_input(node, ex.const(node, "axis", _int_const(axis)))
     return node
+
+
+def _run_time_attr(node: _Node) -> _Node:
+    """``_RunTimeAttr``: the wrapped op, its attr already TF's input (a Transpose's perm,
+    a reduction's axes computed at run time)."""
+    attrs = {k: v for k, v in node.attrs.items() if k not in ("op", "attr", "keepdims")}
+    if "keepdims" in node.attrs:
+        attrs["keep_dims"] = bool(node.attrs["keepdims"])
+    return dataclasses.replace(node, op=node.attrs["op"], attrs=attrs)
 
 
 def _attr_to_input(attr: str):

@@ -137,3 +137,17 @@ def test_a_perm_only_a_run_knows():
         for bad in ([0, 0, 1], [1, 0, 3]):
             with pytest.raises(ds.errors.InvalidArgumentError, match="'t'"):
                 sess.run(y, {x: A3, perm: bad})
+
+
+def test_a_run_time_perm_exports_as_tfs_transpose():
+    from devsession.tf_export import to_tf_graph_def
+
+    x = ds.placeholder(ds.float32, None, name="x")
+    ds.identity(ds.linalg.matrix_transpose(x), name="y")
+    graph_def = to_tf_graph_def(ds.get_default_graph())
+    (node,) = [n for n in graph_def.node if n.name == "matrix_transpose/transpose"]
+    assert (node.op, list(node.input)) == ("Transpose", ["x", "matrix_transpose/concat"])
+    with ds.Graph().as_default():
+        ds.import_graph_def(graph_def, name="")
+        with ds.Session() as sess:
+            assert sess.run("y:0", {"x:0": A3}).shape == (2, 4, 3)
