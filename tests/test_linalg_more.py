@@ -113,6 +113,50 @@ def test_lu_has_no_gradient_as_in_tf():
             ds.gradients(ds.reduce_sum(ds.linalg.lu(a).lu), a)
 
 
+NAN = np.nan
+# TF 2.21's results for matrices holding a NaN: Eigen's PartialPivLU never picks a NaN
+# below the diagonal as the pivot, and refuses the factor (Lu, MatrixInverse,
+# MatrixSolve) only when its first pivot is NaN; triangular solves substitute row by row;
+# no numpy RuntimeWarning on the way
+NAN_CASES = {
+    "first_pivot": ([[NAN, 1.0], [1.0, 2.0]], {"inv": None, "lu": None, "solve": None,
+                                               "tri": [NAN, NAN], "slogdet": [NAN, NAN], "det": NAN}),
+    "below_diagonal": ([[1.0, 2.0], [NAN, 3.0]], {
+        "inv": [[NAN, NAN], [NAN, NAN]], "lu": [[1.0, 2.0], [NAN, NAN]], "solve": [NAN, NAN],
+        "tri": [1.0, NAN], "upper_adjoint": [1.0, -1.0 / 3.0], "slogdet": [NAN, NAN],
+        "det": NAN}),
+    "last_pivot": ([[1.0, 1.0], [1.0, NAN]], {
+        "inv": [[NAN, NAN], [NAN, NAN]], "lu": [[1.0, 1.0], [1.0, NAN]], "solve": [NAN, NAN],
+        "tri": [1.0, NAN], "slogdet": [NAN, NAN], "det": NAN}),
+    "infinite": ([[np.inf, 1.0], [1.0, 2.0]], {
+        "inv": [[0.0, 0.0], [0.0, 0.5]], "lu": [[np.inf, 1.0], [0.0, 2.0]], "solve": [0.0, 0.5],
+        "tri": [0.0, 0.5], "slogdet": [1.0, np.inf], "det": np.inf}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NAN_CASES))
+def test_a_nan_or_inf_in_a_matrix_is_tfs_verdict(case, recwarn):
+    value, want = NAN_CASES[case]
+    with ds.Graph().as_default():
+        x = ds.placeholder(ds.float32, [2, 2])
+        ops = {"inv": ds.matrix_inverse(x), "lu": ds.linalg.lu(x).lu,
+               "solve": ds.linalg.solve(x, ds.ones([2, 1]))[:, 0],
+               "tri": ds.linalg.triangular_solve(x, ds.ones([2, 1]))[:, 0],
+               "upper_adjoint": ds.linalg.triangular_solve(x, ds.ones([2, 1]), lower=False,
+                                                           adjoint=True)[:, 0],
+               "slogdet": ds.stack(ds.linalg.slogdet(x)), "det": ds.linalg.det(x)}
+        with ds.Session() as sess:
+            for key, expected in want.items():
+                if expected is None:
+                    with pytest.raises(ds.errors.InvalidArgumentError,
+                                       match="Input (matrix )?is not invertible"):
+                        sess.run(ops[key], {x: value})
+                else:
+                    np.testing.assert_allclose(sess.run(ops[key], {x: value}), expected,
+                                               rtol=1e-6, err_msg=key)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_lu_solve_gradients_against_finite_differences():
     lu, p = lu_factor(cases.INPUTS["batch"][0])             # [3, 4, 4], [3, 4]
     p = p.astype(np.int32)

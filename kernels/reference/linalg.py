@@ -46,12 +46,14 @@ def diag_kernel(xp):
 
 def determinant_kernel(node, xp):
     """MatrixDeterminant on array module ``xp`` (LU: LAPACK's or cuSOLVER's, which have
-    no float16)."""
+    no float16); a NaN in a matrix gives its NaN, without numpy's warning."""
     out_dtype = node.output_dtype
 
     def determinant(x):
         check_square_matrices(node, x.shape)
-        return xp.asarray(xp.linalg.det(compute_dtype(x))).astype(out_dtype, copy=False)
+        with np.errstate(invalid="ignore"):
+            out = xp.linalg.det(compute_dtype(x))
+        return xp.asarray(out).astype(out_dtype, copy=False)
     return determinant
 
 

@@ -167,7 +167,11 @@ def slogdet_kernel(node, xp):
         batch = x.shape[:-2]
         if x.size == 0:                    # 0 x 0 matrices: determinant 1
             return xp.ones(batch, out_dtype), xp.zeros(batch, out_dtype)
-        sign, log_abs = xp.linalg.slogdet(compute_dtype(x))
+        with np.errstate(invalid="ignore"):
+            sign, log_abs = xp.linalg.slogdet(compute_dtype(x))
+        # TF's sign is the product of the pivots' signs: NaN with a NaN pivot, where
+        # LAPACK's slogdet keeps 1 beside its NaN log|det|
+        sign = xp.where(xp.isnan(log_abs), xp.asarray(np.nan, sign.dtype), sign)
         return (xp.asarray(sign).astype(out_dtype, copy=False),
                 xp.asarray(log_abs).astype(out_dtype, copy=False))
     return slogdet

@@ -7,14 +7,17 @@ reference device and the CPU, ``HOST``, since numba would only call LAPACK too),
   whole batch); ``adjoint`` takes the matrix's conjugate transpose first.  Complex
   matrices as real ones (TF's ``T`` lists complex64 and complex128).
 * The triangular solve reads the chosen triangle only (``tril``/``triu``) and solves it
-  with ``xp.linalg.solve``; a zero on its diagonal is TF1's "not invertible" error.
+  with ``xp.linalg.solve``; a zero on its diagonal is TF1's "not invertible" error.  A
+  triangle with a NaN or inf is solved by substitution on the host, as TF's (Eigen's).
 * MatrixSolveLs is TF's kernel: with ``fast``, the normal equations ``(AᵀA + λI) x =
   Aᵀb`` (``x = Aᵀ (AAᵀ + λI)⁻¹ b`` when M < N), refused as TF when their Cholesky fails;
   without, ``lstsq``'s minimum-norm solution, matrix by matrix.
 * float16 is computed in float32 and rounded once.  Empty matrices give empty (or zero)
   results without calling the library.  numpy raises ``LinAlgError`` for an exactly
   singular matrix; cuSOLVER returns infinities or NaN, so a non-finite result from a
-  finite input is the same error there (``_check_finite``).
+  finite input is the same error there (``_check_finite``).  On the host a matrix with a
+  NaN or inf gets TF's (Eigen's) verdict too (``_check_pivots``): numpy's LAPACK would
+  return NaN where TF refuses a NaN first pivot.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..registry import HOST, register_kernel
 from .array import _as_is, on_host
 from .elementwise import compute_dtype
 from .linalg_factor import factored, over
+from .linalg_lu import lu_factor, pivots_fail
 
 __all__ = ["inverse_kernel", "solve_kernel", "triangular_solve_kernel", "solve_ls_kernel",
            "make_builders"]
@@ -49,6 +53,19 @@ def _check_finite(node, xp, inputs, out, message: str) -> None:
         raise invalid_argument(node.name, node.op, message)
 
 
+def _check_pivots(node, xp, a, message: str) -> None:
+    """TF's refusal of a host matrix batch ``a`` with NaN or inf entries, as Eigen's
+    ``PartialPivLU`` pivots it (``linalg_lu.pivots_fail``); finite matrices are left to
+    LAPACK's ``LinAlgError``."""
+    if xp is not np or a.size == 0 or bool(np.isfinite(a).all()):
+        return
+    n = a.shape[-1]
+    with np.errstate(invalid="ignore"):
+        factors, _ = lu_factor(a.reshape((-1, n, n)))
+    if pivots_fail(factors):
+        raise invalid_argument(node.name, node.op, message)
+
+
 def inverse_kernel(node, xp):
     out_dtype = node.output_dtype
     transpose = bool(node.attrs.get("adjoint", False))
@@ -59,6 +76,7 @@ def inverse_kernel(node, xp):
             return xp.zeros(x.shape, out_dtype)
         a = compute_dtype(x)
         a = adjoint(xp, a) if transpose else a
+        _check_pivots(node, xp, a, "Input is not invertible.")
         with failing(node, "Input is not invertible."):
             out = xp.linalg.inv(a)
         _check_finite(node, xp, (a,), out, "Input is not invertible.")
@@ -83,8 +101,9 @@ def solve_kernel(node, xp):
     def solve(matrix, rhs):
         check_solver(node, matrix.shape, rhs.shape)
         a, b = compute_dtype(matrix), compute_dtype(rhs)
-        return _solve_with(node, xp, adjoint(xp, a) if transpose else a,
-                           b).astype(out_dtype, copy=False)
+        a = adjoint(xp, a) if transpose else a
+        _check_pivots(node, xp, a, NOT_INVERTIBLE)
+        return _solve_with(node, xp, a, b).astype(out_dtype, copy=False)
     return solve
 
 
@@ -103,8 +122,25 @@ def triangular_solve_kernel(node, xp):
         if not bool((diagonal != 0).all()):
             raise invalid_argument(node.name, node.op, NOT_INVERTIBLE)
         triangle = adjoint(xp, triangle) if transpose else triangle
+        if xp is np and not bool(np.isfinite(triangle).all()):
+            return _substitute(triangle, b, lower != transpose).astype(out_dtype, copy=False)
         return _solve_with(node, xp, triangle, b).astype(out_dtype, copy=False)
     return triangular_solve
+
+
+def _substitute(triangle, b, lower: bool):
+    """Forward (``lower``) or back substitution, row by row over the batch, as Eigen's
+    triangular solve computes it: a NaN or inf in the triangle reaches only the rows that
+    read it (``xp.linalg.solve`` pivots and would spread it, or hide it)."""
+    n = triangle.shape[-1]
+    x = np.zeros(np.broadcast_shapes(triangle.shape[:-2], b.shape[:-2]) + b.shape[-2:],
+                 np.result_type(triangle, b))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for i in (range(n) if lower else range(n - 1, -1, -1)):
+            done = slice(0, i) if lower else slice(i + 1, n)
+            known = np.matmul(triangle[..., i:i + 1, done], x[..., done, :])
+            x[..., i, :] = (b[..., i, :] - known[..., 0, :]) / triangle[..., i, i, None]
+    return x
 
 
 def solve_ls_kernel(node, xp):
