@@ -75,23 +75,27 @@ def test_builds_as_tf_and_computes_the_value_fed(build, value, static, reference
     np.testing.assert_allclose(got, reference(value), rtol=1e-5, atol=1e-6)
 
 
-# (id, build(x), array fed, numpy's gradient of sum(build(x)) (times weights))
+# (id, build(x), array fed, TF's static shape of the gradient, numpy's gradient of
+# sum(build(x)))
 GRADIENTS = [
-    ("transpose", lambda x: ds.linalg.matrix_transpose(x) * ds.range(3.0), A3,
+    ("transpose", lambda x: ds.linalg.matrix_transpose(x) * ds.range(3.0), A3, None,
      lambda v: np.broadcast_to(np.arange(3.0)[:, None], v.shape)),
-    ("trace", ds.linalg.trace, SQ, lambda v: np.broadcast_to(np.eye(3), v.shape)),
-    ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3,
+    ("trace", ds.linalg.trace, SQ, None, lambda v: np.broadcast_to(np.eye(3), v.shape)),
+    ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3, None,
      lambda v: np.broadcast_to(W.sum(1), v.shape)),
-    ("concat", lambda x: ds.concat([x, 3 * x], -1), A3, lambda v: np.full(v.shape, 4.0)),
+    ("concat", lambda x: ds.concat([x, 3 * x], -1), A3, None,
+     lambda v: np.full(v.shape, 4.0)),
+    ("tile", lambda x: ds.tile(x, [1, 2, 1]) * ds.range(4.0), A3, [None] * 3,
+     lambda v: np.broadcast_to(2 * np.arange(4.0), v.shape)),
 ]
 
 
-@pytest.mark.parametrize("build, value, reference", [c[1:] for c in GRADIENTS],
+@pytest.mark.parametrize("build, value, static, reference", [c[1:] for c in GRADIENTS],
                          ids=[c[0] for c in GRADIENTS])
-def test_gradients_over_an_unknown_rank(build, value, reference):
+def test_gradients_over_an_unknown_rank(build, value, static, reference):
     x = ds.placeholder(ds.float32, None)
     (grad,) = ds.gradients(ds.reduce_sum(build(x)), [x])
-    assert grad.shape.ndims is None
+    assert (None if grad.shape.ndims is None else grad.shape.as_list()) == static
     with ds.Session() as sess:
         np.testing.assert_allclose(sess.run(grad, {x: value}), reference(value), rtol=1e-5)
 

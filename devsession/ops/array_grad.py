@@ -189,6 +189,8 @@ def _tile_grad(op, dy):
     from .reduce import reduce_sum
 
     x, multiples = op.inputs
+    if x.shape.ndims is None:
+        return [_tile_grad_at_run_time(x, multiples, dy), None]
     dims = _dims(x)
     known = constant_value(multiples)
     copies = [int(m) for m in known] if known is not None else \
@@ -197,6 +199,21 @@ def _tile_grad(op, dy):
     split = [v for m, d in zip(copies, dims) for v in (m, d)]
     summed = reduce_sum(reshape(dy, split), axis=list(range(0, 2 * len(dims), 2)))
     return [summed, None]
+
+
+def _tile_grad_at_run_time(x: Tensor, multiples: Tensor, dy: Tensor) -> Tensor:
+    """TF's ``_TileGrad`` for an ``x`` of unknown rank: ``dy`` reshaped to [m0, d0, m1,
+    d1, ...] and summed over the m axes, counted at run time (a Sum over run-time axes,
+    ``run_time_attrs.py``)."""
+    from .run_time_attrs import RUN_TIME_ATTR
+    from .sequence import range as range_
+
+    sizes = shape(x, out_type=multiples.dtype)
+    split = reshape(transpose(stack([multiples, sizes]), [1, 0]), [-1])
+    axes = range_(0, size(split, out_type=multiples.dtype), 2)
+    return x.graph.create_op(RUN_TIME_ATTR, [reshape(dy, split), axes],
+                             {"op": "Sum", "attr": "axis", "keepdims": False},
+                             name="Sum").outputs[0]
 
 
 @register_gradient("BroadcastTo")

@@ -12,7 +12,8 @@ builds the wrapped op's kernel for each value it sees (``kernels/reference/
 run_time_attrs.py``), so values, errors and devices are the wrapped op's.
 
 Static shapes are TF's for an unknown attr: a reduction with ``keepdims`` keeps the
-rank, without it the shape is unknown; a Transpose keeps the rank.  Its gradient is the
+rank, without it loses one axis per axis given (when the number of axes and the rank
+are known; else the shape is unknown); a Transpose keeps the rank.  Its gradient is the
 wrapped op's only for Transpose (the inverse permutation, computed at run time too, as
 TF's ``_TransposeGrad``); a reduction's is ``LookupError``, as for an op without one.
 
@@ -58,6 +59,10 @@ def _infer(inputs, attrs, node):
         raise TypeError(f"Op '{node}' ({op}) needs a numeric input, but '{x.name}' is "
                         f"{x.dtype.name}.")
     keep = bool(attrs.get("keepdims", False))
+    if rank is not None and not keep and value.shape.ndims is not None:
+        count = 1 if value.shape.ndims == 0 else value.shape.dims[0]
+        if count is not None and count <= rank:  # TF's: one axis fewer per axis given
+            return x.dtype, TensorShape([None] * (rank - count))
     return x.dtype, TensorShape([None] * rank if keep and rank is not None else None)
 
 
