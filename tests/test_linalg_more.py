@@ -106,6 +106,20 @@ def test_static_shapes_and_build_errors():
             ds.linalg.lu_reconstruct(ds.zeros([3]), ds.zeros([], ds.int32))
 
 
+def test_lu_compositions_are_named_as_tfs():
+    """The names TF 2.21 gives (the batch's inverse permutation indexes a range by
+    ``[:, newaxis]``, a StridedSlice: the result is the third Reshape)."""
+    with ds.Graph().as_default():
+        lu = ds.placeholder(ds.float32, [2, 3, 3], name="lu")
+        p = ds.placeholder(ds.int32, [2, 3], name="p")
+        got = [ds.linalg.lu_reconstruct(lu, p).name, ds.linalg.lu_reconstruct(lu[0], p[0]).name,
+               ds.linalg.lu_solve(lu, p, ds.ones([2, 3, 1])).name,
+               ds.linalg.lu_reconstruct(ds.placeholder(ds.float32), p).name]
+    assert got == ["lu_reconstruct/Reshape_2:0", "lu_reconstruct_1/GatherV2:0",
+                   "lu_solve/triangular_solve_1/MatrixTriangularSolve:0",
+                   "lu_reconstruct_2/Reshape_2:0"]
+
+
 def test_lu_has_no_gradient_as_in_tf():
     with ds.Graph().as_default():
         a = ds.placeholder(ds.float64, [3, 3])
@@ -119,8 +133,9 @@ NAN = np.nan
 # MatrixSolve) only when its first pivot is NaN; triangular solves substitute row by row;
 # no numpy RuntimeWarning on the way
 NAN_CASES = {
-    "first_pivot": ([[NAN, 1.0], [1.0, 2.0]], {"inv": None, "lu": None, "solve": None,
-                                               "tri": [NAN, NAN], "slogdet": [NAN, NAN], "det": NAN}),
+    "first_pivot": ([[NAN, 1.0], [1.0, 2.0]], {
+        "inv": None, "lu": None, "solve": None, "tri": [NAN, NAN], "slogdet": [NAN, NAN],
+        "det": NAN}),
     "below_diagonal": ([[1.0, 2.0], [NAN, 3.0]], {
         "inv": [[NAN, NAN], [NAN, NAN]], "lu": [[1.0, 2.0], [NAN, NAN]], "solve": [NAN, NAN],
         "tri": [1.0, NAN], "upper_adjoint": [1.0, -1.0 / 3.0], "slogdet": [NAN, NAN],

@@ -189,8 +189,8 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None) -> Tensor:
             d = shape[-1]
             x = reshape(x, stack([batch_size, d, d]))
             inverse = map_fn(invert_permutation, reshape(perm, stack([batch_size, d])))
-            batch_indices = broadcast_to(reshape(range_(batch_size), [-1, 1]),
-                                         stack([batch_size, d]))
+            batch_indices = broadcast_to(range_(batch_size)[:, None],   # TF's newaxis:
+                                         stack([batch_size, d]))         # no Reshape
             x = gather_nd(x, stack([batch_indices, _cast_like(inverse, batch_indices)],
                                    axis=-1))
             x = reshape(x, shape)
