@@ -75,7 +75,9 @@ from .image_rotate import rot90, transpose, transpose_image
 from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum, minimum,
                   pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
                   square, squeeze, stack, tile, where)
-from .ops.control_flow import Assert
+from .ops.array_fill import rank as rank_of
+from .ops.control_flow import Assert, cond
+from .ops.elementwise import equal
 from .ops.elementwise import abs as abs_op, divide, floor, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
@@ -244,6 +246,10 @@ resize = resize_images      # TF1's tf.image.resize is resize_images
 def _flip(image, axis: int, what: str) -> Tensor:
     with name_scope(what):
         image = convert_to_tensor(image, name="image")
+        if image.shape.ndims is None:      # TF's: checked, then a cond on the rank fed
+            image = after(nonzero_inner(image, what), image)
+            return cond(equal(rank_of(image), 3), lambda: reverse(image, [axis]),
+                        lambda: reverse(image, [axis + 1]))
         rank = known_rank(image, (3, 4), what)
         nonzero_inner(image, what)
         return reverse(image, [axis + rank - 3])
@@ -262,17 +268,27 @@ def flip_up_down(image) -> Tensor:
 def _random_flip(image, axis: int, seed, what: str) -> Tensor:
     with name_scope(what):
         image = convert_to_tensor(image, name="image")
+        if image.shape.ndims is None:      # TF's: checked, then a cond on the rank fed
+            image = after(nonzero_inner(image, what), image)
+            return cond(equal(rank_of(image), 3),
+                        lambda: _random_flip_of_rank(image, axis, 3, seed),
+                        lambda: _random_flip_of_rank(image, axis, 4, seed))
         rank = known_rank(image, (3, 4), what)
         nonzero_inner(image, what)
-        flipped = reverse(image, [axis + rank - 3])
-        if rank == 3:
-            draw = random_uniform([], 0, 1.0, seed=seed)
-            return where(draw < 0.5, flipped, image)
-        batch = image_dims(image)[0]
-        draw = random_uniform([batch], 0, 1.0, seed=seed)
-        # TF flips an image of a batch where round(draw) is 1 (draw > 0.5, half to even),
-        # a single image where draw < 0.5
-        return where(reshape(draw > 0.5, [-1, 1, 1, 1]), flipped, image)
+        return _random_flip_of_rank(image, axis, rank, seed)
+
+
+def _random_flip_of_rank(image: Tensor, axis: int, rank: int, seed) -> Tensor:
+    """A single image (rank 3) or each image of a batch (rank 4) flipped with p = 1/2."""
+    flipped = reverse(image, [axis + rank - 3])
+    if rank == 3:
+        draw = random_uniform([], 0, 1.0, seed=seed)
+        return where(draw < 0.5, flipped, image)
+    batch = shape(image)[0] if image.shape.ndims is None else image_dims(image)[0]
+    draw = random_uniform([batch], 0, 1.0, seed=seed)
+    # TF flips an image of a batch where round(draw) is 1 (draw > 0.5, half to even),
+    # a single image where draw < 0.5
+    return where(reshape(draw > 0.5, [-1, 1, 1, 1]), flipped, image)
 
 
 def random_flip_left_right(image, seed=None) -> Tensor:
@@ -511,12 +527,13 @@ def random_brightness(image, max_delta, seed=None) -> Tensor:
 def adjust_contrast(images, contrast_factor) -> Tensor:
     """``(x - mean) * contrast_factor + mean``, the mean over height and width per
     channel, in float (TF's AdjustContrastv2), converted back saturated.  ``images``
-    need a known rank of at least 3."""
+    need a rank of at least 3 (of unknown rank: the reduction's ``InvalidArgumentError``
+    at run time, where TF's kernel raises its own)."""
     with name_scope("adjust_contrast"):
         images = convert_to_tensor(images, name="images")
-        if images.shape.ndims is None or images.shape.ndims < 3:
+        if images.shape.ndims is not None and images.shape.ndims < 3:
             raise ValueError(f"adjust_contrast: 'images' (shape {images.shape}) must be at "
-                             f"least 3-D (a known rank).")
+                             f"least 3-D.")
         flt = as_float(images)
         factor = cast(convert_to_tensor(contrast_factor, dtype_hint=dtypes.float32),
                       flt.dtype)
@@ -536,12 +553,12 @@ def per_image_standardization(image) -> Tensor:
     ``(x - mean) / max(stddev, 1 / sqrt(num_pixels))`` as TF."""
     with name_scope("per_image_standardization") as scope:
         image = convert_to_tensor(image, name="image")
-        if image.shape.ndims is None or image.shape.ndims < 3:
+        if image.shape.ndims is not None and image.shape.ndims < 3:
             raise ValueError(f"per_image_standardization: 'image' (shape {image.shape}) "
-                             f"must be at least three-dimensional (a known rank).")
+                             f"must be at least three-dimensional.")
         image = after(nonzero_inner(image, "per_image_standardization"), image)
         image = cast(image, dtypes.float32)
-        inner = image.shape.dims[-3:]
+        inner = image.shape.dims[-3:] if image.shape.ndims is not None else [None]
         pixels = int(np.prod(inner)) if None not in inner else reduce_prod(shape(image)[-3:])
         axes = [-1, -2, -3]
         mean = reduce_mean(image, axis=axes, keepdims=True)
@@ -555,13 +572,16 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
     ``[..., 1]``, computed in float32 and converted back to ``images``' dtype."""
     with name_scope(name or "rgb_to_grayscale") as scope:
         images = convert_to_tensor(images, name="images")
-        if images.shape.ndims is None or images.shape.dims[-1] not in (None, 3):
+        if images.shape.ndims is not None and images.shape.dims[-1] not in (None, 3):
             raise ValueError(f"rgb_to_grayscale: 'images' (shape {images.shape}) must have "
-                             f"a known rank and 3 channels.")
+                             f"3 channels.")
         flt = convert_image_dtype(images, dtypes.float32)
         weights = constant([[0.2989], [0.5870], [0.1140]], dtypes.float32, name="rgb_weights")
         gray = matmul(reshape(flt, [-1, 3]), weights)        # TF's tensordot
         dims = images.shape.dims
+        if dims is None:                                    # unknown rank: the run's shape
+            gray = reshape(gray, concat([shape(flt)[:-1], [1]], 0))
+            return convert_image_dtype(gray, images.dtype, name=scope)
         if None in dims[:-1]:
             gray = reshape(gray, concat([shape(flt)[:-1], [1]], 0))
         else:

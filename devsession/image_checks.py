@@ -8,7 +8,7 @@ where only the run does.
 from __future__ import annotations
 
 from .graph import Tensor, control_dependencies
-from .ops import identity, random_uniform, shape
+from .ops import identity, random_uniform, rank, shape
 from .ops.control_flow import Assert
 from .ops.reduce import reduce_all
 
@@ -49,7 +49,13 @@ def known_rank(image: Tensor, ranks, what: str) -> int:
 
 def nonzero_inner(image: Tensor, what: str) -> list:
     """TF's ``_CheckAtLeast3DImage(require_static=False)``: a known 0 among the inner 3
-    dimensions is a ValueError; unknown ones get an ``Assert``."""
+    dimensions is a ValueError; unknown ones get an ``Assert``, and an unknown rank one
+    more (at least 3, TF's ``assert_greater_equal``)."""
+    if image.shape.ndims is None:
+        return [*assert_or_raise(reduce_all(shape(image)[-3:] > 0),
+                                 "inner 3 dims of 'image.shape' must be > 0."),
+                *assert_or_raise(rank(image) >= 3,
+                                 "'image' must be at least three-dimensional.")]
     dims = image.shape.dims[-3:]
     if 0 in dims:
         raise ValueError(f"{what}: inner 3 dims of 'image.shape' must be > 0: {image.shape}")

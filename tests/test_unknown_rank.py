@@ -15,6 +15,7 @@ R = np.random.default_rng(7)
 A3 = R.standard_normal((2, 3, 4)).astype(np.float32)
 SQ = R.standard_normal((2, 3, 3)).astype(np.float32)
 W = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
+IMAGES = R.uniform(0, 1, (2, 5, 4, 3)).astype(np.float32)
 
 
 def _softmax(v, axis=-1):
@@ -24,6 +25,17 @@ def _softmax(v, axis=-1):
 
 def _swap(v):
     return np.swapaxes(v, -1, -2)
+
+
+def _standardized(v):
+    mean = v.mean((-3, -2, -1), keepdims=True)
+    floor = 1 / np.sqrt(np.prod(v.shape[-3:]))
+    return (v - mean) / np.maximum(v.std((-3, -2, -1), keepdims=True), floor)
+
+
+def _contrast(v, factor=2.0):
+    mean = v.mean((-3, -2), keepdims=True)
+    return (v - mean) * factor + mean
 
 
 def _perm_from_rank(x):                     # a perm only a run knows
@@ -61,6 +73,13 @@ CASES = [
     ("moments_last_kept", lambda x: ds.nn.moments(x, [-1], keep_dims=True)[1], A3, None,
      lambda v: v.var(-1, keepdims=True)),
     ("moments", lambda x: ds.nn.moments(x, [0, -2])[0], A3, None, lambda v: v.mean((0, 1))),
+    ("flip_left_right", ds.image.flip_left_right, IMAGES[0], None, lambda v: v[:, ::-1]),
+    ("flip_up_down_batch", ds.image.flip_up_down, IMAGES, None, lambda v: v[:, ::-1]),
+    ("per_image_standardization", ds.image.per_image_standardization, IMAGES, None,
+     _standardized),
+    ("rgb_to_grayscale", ds.image.rgb_to_grayscale, IMAGES[0], None,
+     lambda v: (v @ np.float32([0.2989, 0.5870, 0.1140]))[..., None]),
+    ("adjust_contrast", lambda x: ds.image.adjust_contrast(x, 2.0), IMAGES, None, _contrast),
 ]
 
 
@@ -110,6 +129,10 @@ RUN_TIME_ERRORS = [
     ("concat", lambda x: ds.concat([x, ds.ones([2, 3, 1])], -1), A3[0], "concatenate", "concat"),
     ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3[..., :3],
      "size-incompatible", "Tensordot/MatMul"),
+    ("flip_left_right", ds.image.flip_left_right, A3[0],
+     "'image' must be at least three-dimensional", "flip_left_right/Assert_1"),
+    ("per_image_standardization", ds.image.per_image_standardization, A3[0],
+     "'image' must be at least three-dimensional", "per_image_standardization/Assert_1"),
 ]
 
 
@@ -155,3 +178,22 @@ def test_a_run_time_perm_exports_as_tfs_transpose():
         ds.import_graph_def(graph_def, name="")
         with ds.Session() as sess:
             assert sess.run("y:0", {"x:0": A3}).shape == (2, 4, 3)
+
+
+@pytest.mark.parametrize("flip, axis", [(ds.image.random_flip_left_right, 1),
+                                        (ds.image.random_flip_up_down, 0)])
+def test_random_flips_of_an_image_or_a_batch_of_unknown_rank(flip, axis):
+    """TF's cond on the rank fed: one draw for an image, one per image of a batch."""
+    x = ds.placeholder(ds.float32, None)
+    y = flip(x, seed=3)
+    assert y.shape.ndims is None
+    batch = np.concatenate([IMAGES] * 4)
+    with ds.Session() as sess:
+        flips = []
+        for value in (IMAGES[0], batch):
+            got = sess.run(y, {x: value})
+            for image, out in zip(value[None] if value.ndim == 3 else value,
+                                  got[None] if got.ndim == 3 else got):
+                flips.append(np.array_equal(out, np.flip(image, axis)))
+                assert flips[-1] or np.array_equal(out, image)
+    assert any(flips[1:]) and not all(flips[1:])    # the batch's images drawn apart
