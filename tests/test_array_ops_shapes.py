@@ -151,6 +151,19 @@ def test_partly_known_shapes_flow_through_shape_tensors():
     assert ds.reshape(x, ph(None, ds.int32)).shape == ds.TensorShape(None)
 
 
+def test_partly_known_shapes_flow_through_an_integer_cast():
+    """TF's constant_value_as_shape sees through a Cast to int32/int64 (a SparseTensor
+    whose dense_shape is ``tf.cast(tf.shape(x), tf.int64)``), not through one to float."""
+    x = ph((None, 4))
+    as_int64 = ds.cast(ds.shape(x), ds.int64)
+    assert ds.zeros(as_int64).shape == (None, 4)
+    assert ds.reshape(x, ds.cast(ds.stack([-1, ds.shape(x)[1]]), ds.int64)).shape == (None, 4)
+    sp = ds.SparseTensor(ph((None, 2), ds.int64), ph((None,)), as_int64)
+    assert sp.shape == (None, 4) and ds.sparse.to_dense(sp).shape == (None, 4)
+    through_float = ds.cast(ds.cast(ds.shape(x), ds.float32), ds.int32)
+    assert ds.fill(through_float, 0.0).shape == (None, None)               # as TF
+
+
 def test_reshape_keeps_the_attr_form_for_python_shapes():
     x = ph((2, 3))
     r = ds.reshape(x, [3, -1])

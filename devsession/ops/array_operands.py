@@ -92,8 +92,9 @@ def partial_shape_value(tensor: Tensor) -> list | None:
     where an element is known and None where not, or None when even its length is
     unknown.  Sees through Shape (the input's static dims), a strided slice of one
     (``shape(x)[1:]``), Pack of scalars (each one's static value, or a dimension of a
-    Shape picked by ``shape(x)[i]``) and ConcatV2 of such vectors, as TF's shape
-    inference does."""
+    Shape picked by ``shape(x)[i]``), ConcatV2 of such vectors and a Cast of one to int32
+    or int64 (``tf.cast(tf.shape(x), tf.int64)`` as a SparseTensor's dense_shape), as
+    TF's shape inference does."""
     value = constant_value(tensor)
     if value is not None:
         return [int(v) for v in np.asarray(value).reshape(-1)]
@@ -107,6 +108,8 @@ def partial_shape_value(tensor: Tensor) -> list | None:
         dims = _sliced_dims(op)
         if dims is not None:
             return dims
+    if op.type == "Cast" and op.attrs.get("DstT") in (dtypes.int32, dtypes.int64):
+        return partial_shape_value(op.inputs[0])
     if op.type == "ConcatV2" and len(op.inputs) and op.attrs.get("axis") == 0:
         parts = [partial_shape_value(t) for t in op.inputs]
         if all(p is not None for p in parts):
