@@ -317,11 +317,14 @@ def average_pooling3d(inputs, pool_size, strides, padding="valid",
 
 def flatten(inputs, name=None, data_format="channels_last"):
     """``inputs`` as ``(batch, everything else)``; channels_first inputs of rank 3 or more
-    are made channels_last first, as Keras's ``Flatten``, so the order is TF's."""
+    are made channels_last first, as Keras's ``Flatten``, so the order is TF's.  Inputs of
+    unknown rank are reshaped to ``[shape(inputs)[0], -1]`` as Keras's (a vector fed
+    becomes a column; no transposition)."""
     first = channels_first("flatten", data_format)
     x = convert_to_tensor(inputs)
     if x.shape.ndims is None:
-        raise ValueError(f"tf.layers.flatten needs inputs '{x.name}' of known rank.")
+        with name_scope(name or "flatten"):
+            return reshape(x, stack([shape(x)[0], -1]))
     if x.shape.ndims == 0:
         raise ValueError(f"tf.layers.flatten needs inputs of rank >= 1, got scalar "
                          f"'{x.name}'.")

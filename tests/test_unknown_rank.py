@@ -80,6 +80,14 @@ CASES = [
     ("rgb_to_grayscale", ds.image.rgb_to_grayscale, IMAGES[0], None,
      lambda v: (v @ np.float32([0.2989, 0.5870, 0.1140]))[..., None]),
     ("adjust_contrast", lambda x: ds.image.adjust_contrast(x, 2.0), IMAGES, None, _contrast),
+    ("lrn", ds.nn.lrn, IMAGES, [None] * 4,              # 3 channels, all within radius 5
+     lambda v: v / np.sqrt(1 + (v * v).sum(-1, keepdims=True))),
+    ("sparse_xent", lambda x: ds.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=ds.constant([0, 3, 1]), logits=x), A3[0], [3],
+     lambda v: -np.log(_softmax(v)[np.arange(3), [0, 3, 1]])),
+    ("layers_flatten", ds.layers.flatten, A3, [None, None], lambda v: v.reshape(2, 12)),
+    ("layers_flatten_vector", ds.layers.flatten, A3[0, 0], [None, None],
+     lambda v: v[:, None]),
 ]
 
 

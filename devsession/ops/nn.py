@@ -278,11 +278,13 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
         raise TypeError(f"{fn_name}: labels '{y.name}' must be int32 or int64 class indices, "
                         f"not {y.dtype.name} (softmax_cross_entropy_with_logits_v2 takes "
                         f"distributions).")
-    if x.shape.ndims is None:
+    if x.shape.ndims is None:       # TF's: the loss takes the labels' static shape
         dims = shape(x)
         loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
                        [_flat_rows(x, dims), reshape(y, [-1])])
-        return reshape(loss, dims[:-1], name=name)
+        loss = reshape(loss, dims[:-1], name=name)
+        loss.set_shape(y.shape)
+        return loss
     lead, classes = _rows(x, fn_name)
     if y.shape.ndims is not None and not TensorShape(lead).is_compatible_with(y.shape):
         raise ValueError(f"{fn_name}: labels '{y.name}' have shape {y.shape}, but logits "

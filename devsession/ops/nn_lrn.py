@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
+from ..tensor_shape import TensorShape
 from .common import make_op
 from .registry import InferError, OpDef, register_gradient, register_op
 
@@ -42,7 +43,7 @@ def _lrn(inputs, attrs, node):
     if int(attrs["depth_radius"]) < 0:
         raise InferError(f"Op '{node}': depth_radius must be >= 0, got "
                          f"{attrs['depth_radius']}.")
-    return x.dtype, x.shape
+    return x.dtype, x.shape.merge_with(TensorShape([None] * 4))   # TF's: rank 4
 
 
 def _lrn_grad(inputs, attrs, node):
