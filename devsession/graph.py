@@ -26,6 +26,7 @@ from . import defaults, dtypes, tensor_conversion_registry
 from .device_spec import DeviceSpec
 from .graph_codec import graph_to_graph_def
 from .ops.registry import InferError, InputSpec, get_op_def
+from .tensor_codec import shape_to_proto
 from .tensor_shape import TensorShape
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
@@ -546,9 +547,20 @@ class Graph:
 
     # --- serialisation --------------------------------------------------------------
 
-    def as_graph_def(self):
-        """This graph as a GraphDef protobuf (``ds.import_graph_def`` reads it back)."""
-        return graph_to_graph_def(self.get_operations())
+    def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False):
+        """This graph as a GraphDef protobuf (``ds.import_graph_def`` reads it back).  As
+        TF's: ``from_version`` keeps only the ops added since ``graph.version`` was that
+        number; ``add_shapes`` gives each node with outputs an ``_output_shapes`` attr, the
+        static shapes of its outputs (what serving tools read)."""
+        ops = self.get_operations() if from_version is None else \
+            self.operations_since(from_version)
+        graph_def = graph_to_graph_def(ops)
+        if add_shapes:
+            for op, node in zip(ops, graph_def.node):
+                if op.outputs:
+                    node.attr["_output_shapes"].list.shape.extend(
+                        shape_to_proto(t.get_shape()) for t in op.outputs)
+        return graph_def
 
 
 def _default_name(op_type: str) -> str:

@@ -39,6 +39,13 @@ __all__ = ["graph_to_graph_def", "import_graph_def", "write_graph", "read_graph_
 
 GraphDef = graph_pb2.GraphDef
 
+
+class NodeImportError(InvalidArgumentError, ValueError):
+    """A node of the GraphDef that cannot be created (an input of the wrong dtype, a bad
+    attr): devsession's ``InvalidArgumentError``, and a ``ValueError`` as well, which is
+    what TF1's ``import_graph_def`` raises for it (it turns the importer's
+    InvalidArgumentError into one), so TF1 code catching ValueError catches it."""
+
 # how the node standing for a cond, a loop or a TensorList op a pass took apart is built
 _PLAN_BUILDERS = {CondPlan: build_cond, WhilePlan: build_while, ListPlan: build_list}
 
@@ -163,7 +170,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name: str 
     else None.  ``op_dict`` and ``producer_op_list`` are accepted and ignored, as TF1
     ignores the first and devsession needs no op list.  Raises ``NotFoundError`` for an op
     type devsession does not know, ``UnimplementedError`` for a TF form it does not
-    support yet, ``InvalidArgumentError`` for a malformed graph; the graph is then
+    support yet, ``InvalidArgumentError`` for a malformed graph (``NodeImportError``, a
+    ValueError too as TF's, for a node that cannot be created); the graph is then
     unchanged.
     """
     del op_dict, producer_op_list
@@ -211,8 +219,8 @@ def import_nodes(graph_def, graph: Graph, mapped: dict, prefix: str, plans: dict
                 op_type, data, attrs, name=name, device=node.device,
                 control_inputs=control, exact_name=True)
         except (ValueError, TypeError, KeyError, AttributeError) as e:
-            raise InvalidArgumentError(f"Cannot import node '{node.name}' ({node.op}): {e}",
-                                       node.name) from None
+            raise NodeImportError(f"Cannot import node '{node.name}' ({node.op}): {e}",
+                                  node.name) from None
     return created
 
 

@@ -370,6 +370,31 @@ def test_imported_graph_is_checked_like_a_built_one():
     assert info.value.node_name == "c"
 
 
+def test_as_graph_def_add_shapes_and_from_version():
+    """TF's ``as_graph_def(from_version, add_shapes)``: ``_output_shapes`` holds each node's
+    static output shapes (none on an op without outputs; -1 for an unknown dimension,
+    ``unknown_rank`` for an unknown rank), and ``from_version`` keeps the later ops; a
+    GraphDef with the shapes imports again."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.float32, (None, 3), name="x")
+        version = g.version
+        ds.placeholder(ds.float32, None, name="any")
+        ds.reduce_sum(x, 1, name="total")
+        ds.no_op(name="n")
+    shapes = {n.name: n.attr["_output_shapes"].list.shape
+              for n in g.as_graph_def(add_shapes=True).node if "_output_shapes" in n.attr}
+    assert sorted(shapes) == ["any", "total", "x"]
+    assert [[d.size for d in s.dim] for s in shapes["x"]] == [[-1, 3]]
+    assert [[d.size for d in s.dim] for s in shapes["total"]] == [[-1]]
+    assert shapes["any"][0].unknown_rank
+    assert all("_output_shapes" not in n.attr for n in g.as_graph_def().node)
+    assert [n.name for n in g.as_graph_def(version).node] == ["any", "total", "n"]
+    imported = ds.Graph()
+    ds.import_graph_def(g.as_graph_def(add_shapes=True), graph=imported)
+    assert imported.get_tensor_by_name("total:0").shape.as_list() == [None]
+
+
 # --- malformed GraphDefs ---------------------------------------------------------------------
 
 @pytest.fixture

@@ -113,6 +113,21 @@ def test_bad_input_maps(input_map, error, message):
     assert g.version == before
 
 
+def test_an_input_map_of_the_wrong_dtype_is_a_value_error_as_tfs():
+    """TF1's import_graph_def raises ValueError for a node it cannot create (an input
+    mapped to a tensor of another dtype); devsession's error is an InvalidArgumentError
+    naming the node as well, and the graph is left as it was."""
+    g, _, _ = base_graph()
+    with g.as_default():
+        ints = ds.zeros([2, 3], ds.int32, name="ints")
+    before = g.version
+    for error in (ValueError, ds.errors.InvalidArgumentError):
+        with pytest.raises(error, match="Cannot import node 'scaled'") as info:
+            ds.import_graph_def(new_nodes_graph_def(), graph=g, input_map={"x:0": ints})
+        assert info.value.node_name == "scaled"
+    assert g.version == before
+
+
 @pytest.mark.parametrize("name", ["out", "total:1", "^total", "missing:0"])
 def test_return_elements_must_name_graph_def_nodes(name):
     g, _, _ = base_graph()
