@@ -87,8 +87,9 @@ def to_float16(x: np.ndarray) -> np.ndarray:
         return x.astype(np.float16)
 
 # --- reductions -------------------------------------------------------------------------
-# An integer Mean, a Max, a Min or an ArgMax over zero elements has no value: it raises
-# InvalidArgumentError naming the node (a float Mean over nothing is NaN, a Sum 0).
+# An ArgMax or ArgMin over zero elements has no value: it raises InvalidArgumentError
+# naming the node.  Over nothing, as TF 2.21's: a Sum is 0, a Max or Min its identity
+# (``empty_extremum``), a Mean NaN of floats and 0 of integers and complex values.
 
 def reduction_attrs(node) -> tuple[tuple | None, bool]:
     """``(axes, keepdims)`` of a Sum/Mean/Max/Min/Prod/All/Any node, as the graph gave
@@ -132,15 +133,10 @@ def empty_extremum(kind: str, dtype):
 
 
 def check_reduction(node, kind: str, x, axes: tuple) -> int:
-    """The number of elements each output reduces; raises ``InvalidArgumentError`` for
-    a bad axis or an empty integer mean (which has no value; an empty max or min is
-    ``empty_extremum``, as TF's)."""
+    """The number of elements each output reduces (0 for an empty one: see above);
+    raises ``InvalidArgumentError`` for a bad axis."""
     check_axes(node.name, node.op, x.shape, axes)
-    count = math.prod(x.shape[a] for a in axes)
-    if count == 0 and kind == "mean" and x.dtype.kind != "f":
-        raise invalid_argument(node.name, node.op, f"cannot take the {kind} of zero "
-                               f"elements (input shape {fmt_shape(x.shape)}, axis {axes})")
-    return count
+    return math.prod(x.shape[a] for a in axes)
 
 
 class ReductionParams:

@@ -190,12 +190,9 @@ def test_reduction(device, op, dtype, shape, axes, keepdims):
     x = random_array(rng_for(op, dtype, shape, axes), shape, dtype)
     node = make_node(op, [dtype], dtype, {"axis": axes, "keepdims": keepdims})
     empty = 0 in [shape[a] for a in axes]
-    if empty and op == "Mean" and dtype.kind == "i":   # an empty Max/Min: its identity
-        for where in ("REF", device):
-            with pytest.raises(InvalidArgumentError, match=node.name):
-                run_on(where, node, x)
-        return
     got = check_against_ref(device, node, x, **reduction_tolerance(op, dtype, x, axes))
+    if empty and op == "Mean" and dtype.kind == "i":   # TF 2.21's (an empty Max/Min: its identity)
+        assert not got.any()
     numpy_fn = {"Sum": np.sum, "Mean": np.mean, "Max": np.max, "Min": np.min}[op]
     if dtype.kind == "f" and not empty:
         with np.errstate(all="ignore"):

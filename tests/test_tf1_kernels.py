@@ -234,6 +234,19 @@ def test_prod_all_any(device, axis, keep):
         check_against_ref(device, reduction(op, BOOL, axis, keep, out=BOOL), flags)
 
 
+def test_a_mean_of_nothing_is_tfs(device):
+    """TF 2.21: the Mean of zero elements is 0 of integers and complex values (where
+    devsession raised), NaN of floats."""
+    for dtype, want in ((I32, 0), (np.dtype(np.uint8), 0), (I64, 0), (F32, np.nan),
+                        (np.dtype(np.complex64), 0)):
+        for axis, shape in (((1,), (2,)), ((0, 1), ())):
+            node = make_node("Mean", [dtype], dtype, {"axis": axis, "keepdims": False})
+            for where in ("REF", device):
+                got = run_on(where, node, np.zeros((2, 0), dtype))
+                np.testing.assert_array_equal(got, np.full(shape, want, dtype),
+                                              err_msg=f"{where} {dtype}", strict=True)
+
+
 def test_empty_prod_all_any(device):
     empty = np.zeros((0, 3), np.float32)
     np.testing.assert_array_equal(run_on(device, reduction("Prod", F32, (0,)), empty), [1, 1, 1])

@@ -36,8 +36,9 @@ loop runs.  Above it, with at least 4 rows per thread, ``prange`` runs over rows
 with fewer (e.g. one huge row) Sum/Mean/Max/Min/ArgMax split each row into chunks,
 reduce the chunks in parallel and combine the partial results serially.
 
-Empty reductions: Sum gives 0, float Mean NaN; integer Mean, Max, Min and ArgMax over
-zero elements raise ``InvalidArgumentError`` (like the reference).
+Empty reductions (as the reference's): Sum gives 0, Mean NaN of floats and 0 of
+integers, Max and Min their identity; ArgMax over zero elements raises
+``InvalidArgumentError``.
 """
 
 from __future__ import annotations
@@ -503,12 +504,10 @@ def build_reduction(node):
         out = np.empty(out_shape, store)
         flat_out = out.ravel()
         if n == 0:
-            if kind == "sum" or (kind == "mean" and is_float):
-                flat_out[:] = 0 if kind == "sum" else np.nan
-            elif kind in ("max", "min"):
-                flat_out[:] = empty_extremum(kind, store)
+            if kind in ("sum", "mean"):        # an integer Mean of nothing is 0, as TF's
+                flat_out[:] = np.nan if kind == "mean" and is_float else 0
             else:
-                raise _empty_error(node, x.shape, kind)
+                flat_out[:] = empty_extremum(kind, store)
         elif rows:
             how, nchunks = strategy(rows, n)
             if kind in ("sum", "mean"):

@@ -9,8 +9,9 @@ reference kernels' semantics pinned down around them:
 * Max/Min/ArgMax propagate NaN like numpy (cupy's reductions follow numpy; ArgMax:
   the first NaN, ties: the first index).  Max/Min of float16 need no widening: they are
   exact.
-* Empty reductions: Sum gives 0, float Mean NaN; integer Mean, Max, Min and ArgMax over
-  zero elements raise ``InvalidArgumentError`` naming the node (like the reference).
+* Empty reductions (as the reference's): Sum gives 0, Mean NaN of floats and 0 of
+  integers and complex values, Max and Min their identity; ArgMax over zero elements
+  raises ``InvalidArgumentError`` naming the node.
   Inputs with no elements at all never reach cupy (whose reductions refuse some of
   them); the result is built directly.
 * Cumsum/Cumprod: cupy's scans through the reference's ``scan_along`` (flip for
@@ -51,7 +52,7 @@ def build_reduction(node):
         if not axes:                  # reducing over nothing is a copy
             return x.astype(out_dtype, copy=True)
         if x.size == 0:
-            fill = np.nan if (kind == "mean" and count == 0) else \
+            fill = np.nan if (kind == "mean" and count == 0 and out_dtype.kind == "f") else \
                 empty_extremum(kind, out_dtype) if kind in ("max", "min") and count == 0 else 0
             return cupy.full(reduced_shape(x.shape, axes, keepdims), fill, out_dtype)
         if kind == "max":

@@ -2,9 +2,9 @@
 Any, ArgMax and ArgMin; and of the scans Cumsum, Cumprod and CumulativeLogsumexp.
 
 * ``Mean`` of integers truncates toward zero like TF (``-7 / 2 == -3``) and is taken
-  of the wrapped integer sum; an integer Mean, a Max, a Min, an ArgMax or an ArgMin over
-  zero elements raises ``InvalidArgumentError`` (a float Mean over nothing is NaN, a Sum
-  0, a Prod 1, an All True, an Any False).
+  of the wrapped integer sum.  Over zero elements, as TF 2.21's: a Mean is NaN of floats
+  and 0 of integers and complex values, a Sum 0, a Prod 1, an All True, an Any False, a
+  Max or Min its identity; an ArgMax or ArgMin raises ``InvalidArgumentError``.
 * Integer Sum and Prod wrap around in the input dtype, as TF's.  EuclideanNorm is
   ``sqrt(sum(x * x))``; of integers, truncated back to the integer dtype (TF's).
 * Max/Min/ArgMax/ArgMin propagate NaN like numpy (first NaN wins; ties: first
@@ -49,7 +49,9 @@ def build_reduction(node):
                 r = np.sqrt(np.sum(square, axis=axes, keepdims=keepdims, dtype=xc.dtype))
             else:
                 r = np.sum(xc, axis=axes, keepdims=keepdims, dtype=xc.dtype)
-                if kind == "mean" and axes:
+                if kind == "mean" and axes and count == 0 and xc.dtype.kind != "f":
+                    r = np.zeros_like(r)        # TF's integer and complex Mean of nothing
+                elif kind == "mean" and axes:
                     r = r / count if xc.dtype.kind in "fc" else _trunc_div(r, count)
             return np.asarray(r).astype(out_dtype, copy=False)
     return reduce
