@@ -10,6 +10,9 @@ make_linalg_more.py):
 * ``tridiagonal_solve`` (three formats, pivoting, Thomas, ``perturb_singular``),
   ``tridiagonal_matmul``, ``eigh_tridiagonal``;
 
+* a NaN or inf in a matrix: TF's (Eigen's) pivots and verdicts for Lu, the inverse, the
+  solves and the determinants (values TF 2.21 computed, written in the test);
+
 batches, 1 x 1 and empty matrices, float32, float64 and complex where TF allows; TF's
 run-time InvalidArgumentErrors, build-time ValueErrors and TypeErrors, static shapes;
 the gradients TF computes and finite differences; a GraphDef TF wrote.
