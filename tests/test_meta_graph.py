@@ -235,6 +235,38 @@ def test_export_meta_graph_and_its_text_form(tmp_path):
         assert restored is not None
 
 
+def test_strip_default_attrs_leaves_out_default_valued_attrs(tmp_path):
+    """TF's ``strip_default_attrs``: attrs equal to the op's default are left out (the
+    importer fills them back in), others kept, and ``meta_info_def`` says so; from
+    ``export_meta_graph`` and from ``Saver.save``."""
+    graph = ds.Graph()
+    with graph.as_default():
+        a = ds.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], F32), name="a")
+        ds.matmul(ds.matmul(a, a, name="mm"), a, transpose_b=True, name="mm_t")
+        saver = ds.train.Saver()
+    meta = ds.train.export_meta_graph(graph=graph, strip_default_attrs=True)
+    attrs = {n.name: sorted(n.attr) for n in meta.graph_def.node}
+    assert attrs["mm"] == [] and attrs["mm_t"] == ["transpose_b"]
+    assert "shape" in attrs["a"] and "container" not in attrs["a"]
+    assert meta.meta_info_def.stripped_default_attrs
+    kept = ds.train.export_meta_graph(graph=graph)
+    assert not kept.meta_info_def.stripped_default_attrs
+    assert [sorted(n.attr) for n in kept.graph_def.node if n.name == "mm"] == \
+        [["transpose_a", "transpose_b"]]
+    with ds.Session(graph=graph) as sess:
+        sess.run(ds.global_variables_initializer())
+        prefix = saver.save(sess, str(tmp_path / "model"), strip_default_attrs=True)
+    written = MetaGraphDef.FromString(open(prefix + ".meta", "rb").read())
+    assert written.meta_info_def.stripped_default_attrs
+    with ds.Graph().as_default() as imported:
+        ds.train.import_meta_graph(meta)
+        assert imported.get_operation_by_name("mm").get_attr("transpose_a") is False
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            value = np.array([[1.0, 2.0], [3.0, 4.0]], F32)
+            np.testing.assert_allclose(sess.run("mm_t:0"), value @ value @ value.T)
+
+
 def test_a_graph_without_variables_imports_with_no_saver(tmp_path):
     with ds.Graph().as_default() as graph:
         ds.identity(ds.constant(2.0), name="two")

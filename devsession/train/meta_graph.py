@@ -54,8 +54,11 @@ import logging
 import numbers
 from typing import NamedTuple
 
+from ..errors import NotFoundError
 from ..graph import Graph, Operation, Tensor, get_default_graph
+from ..graph_codec import encode_attr
 from ..graph_def import import_graph_def
+from ..ops.registry import get_op_def
 from ..proto import graph_pb2
 from ..proto.meta_graph_pb2 import CollectionDef, MetaGraphDef, VariableDef
 from ..proto.queue_runner_pb2 import QueueRunnerDef
@@ -104,9 +107,10 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     """The MetaGraphDef of ``graph`` (default: the default graph) with ``saver_def`` and
     the collections in ``collection_list`` (default: all); written to ``filename`` when
     given (text format when ``as_text``).  TF1's signature; ``export_scope`` is not
-    supported (``NotImplementedError``), the debug-info and attr-stripping flags change
-    nothing here."""
-    del clear_extraneous_savers, strip_default_attrs, save_debug_info, kwargs
+    supported (``NotImplementedError``), the debug-info flag changes nothing here.  With
+    ``strip_default_attrs``, as TF's, the nodes leave out every attr holding its op's
+    default value (an importer fills it back in) and ``meta_info_def`` says so."""
+    del clear_extraneous_savers, save_debug_info, kwargs
     if export_scope is not None:
         raise NotImplementedError("export_meta_graph(export_scope=...) is not supported by "
                                   "devsession yet.")
@@ -118,6 +122,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
+    if strip_default_attrs:
+        _strip_default_attrs(meta.graph_def)
+        meta.meta_info_def.stripped_default_attrs = True
     if saver_def is not None:
         meta.saver_def.CopyFrom(saver_def)
     keys = graph.get_all_collection_keys() if collection_list is None else collection_list
@@ -128,6 +135,22 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if filename is not None:
         write_message(filename, meta, as_text=as_text)
     return meta
+
+
+def _strip_default_attrs(graph_def: graph_pb2.GraphDef) -> None:
+    """Drop from ``graph_def``'s nodes the attrs equal to their op's default (TF's
+    ``strip_graph_default_valued_attrs``); an op type devsession lacks keeps its attrs."""
+    for node in graph_def.node:
+        try:
+            defaults = get_op_def(node.op).attr_defaults
+        except NotFoundError:
+            continue
+        for key, value in defaults.items():
+            if key in node.attr:
+                default = graph_pb2.AttrValue()
+                encode_attr(value, default)
+                if node.attr[key] == default:
+                    del node.attr[key]
 
 
 def _collection_def(key: str, items: list) -> CollectionDef | None:

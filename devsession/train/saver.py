@@ -184,7 +184,8 @@ class Saver:
         return export_meta_graph(filename=filename, graph=self._graph,
                                  saver_def=self.saver_def, collection_list=collection_list,
                                  as_text=as_text, export_scope=export_scope,
-                                 clear_devices=clear_devices)
+                                 clear_devices=clear_devices,
+                                 strip_default_attrs=strip_default_attrs)
 
     def save(self, sess, save_path, global_step=None, latest_filename=None,
              meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
@@ -217,7 +218,8 @@ class Saver:
         with _as_op_errors(save_path):
             _write_checkpoint(save_path, saved)
             if write_meta_graph:
-                self._write_meta_graph(f"{save_path}.{meta_graph_suffix}")
+                self._write_meta_graph(f"{save_path}.{meta_graph_suffix}",
+                                       strip_default_attrs)
             if write_state:
                 self._remember(save_path, meta_graph_suffix)
                 _write_state(directory, save_path, self._last_checkpoints or [save_path],
@@ -240,12 +242,12 @@ class Saver:
                 value: arrays[k] if where is None else arrays[k][where]
                 for k, feeds in self._feeds.items() for value, where in feeds})
 
-    def _write_meta_graph(self, path: str) -> None:
+    def _write_meta_graph(self, path: str, strip_default_attrs: bool = False) -> None:
         """The ``.meta`` beside a checkpoint; a graph with an attr no GraphDef can hold
         (a Python function of ``py_func``) gets none, with a warning, so that saving the
         variables never fails for it."""
         try:
-            self.export_meta_graph(path)
+            self.export_meta_graph(path, strip_default_attrs=strip_default_attrs)
         except TypeError as e:
             log.warning("Saver: no MetaGraph written to %s: %s", path, e)
 
