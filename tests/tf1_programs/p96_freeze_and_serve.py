@@ -170,6 +170,10 @@ def main(tf, out):
             tf.train.write_graph(check.as_graph_def(), tmp, "serving.pbtxt")
             meta = tf.train.export_meta_graph(os.path.join(tmp, "serving.meta"),
                                               strip_default_attrs=True)
+            out["stripped"] = meta.meta_info_def.stripped_default_attrs
+            out["stripped_matmul_defaults"] = [
+                ["transpose_a" in n.attr, "transpose_b" in n.attr]
+                for n in meta.graph_def.node if n.name == "import/logits/MatMul"]
             out["meta_nodes"] = sorted(n.name for n in meta.graph_def.node
                                        if n.name in ("import/x", "import/probs"))
             out["meta_files"] = sorted(f for f in os.listdir(tmp) if f.startswith("serving"))
