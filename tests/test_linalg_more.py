@@ -123,6 +123,17 @@ def test_lu_compositions_are_named_as_tfs():
                    "lu_reconstruct_2/Reshape_2:0"]
 
 
+def test_expm_is_named_as_tfs():
+    """TF 2.21's names: the l1 norm takes its two new axes by ``[..., newaxis, newaxis]``
+    (StridedSlice), so the result is the second Reshape, whatever the shape known."""
+    with ds.Graph().as_default():
+        got = [ds.linalg.expm(ds.eye(2)).name,
+               ds.linalg.expm(ds.placeholder(ds.float64, [2, 3, 3])).name,
+               ds.linalg.expm(ds.placeholder(ds.float32)).name]
+    assert got == ["matrix_exponential/Reshape_1:0", "matrix_exponential_1/Reshape_1:0",
+                   "matrix_exponential_2/Reshape_1:0"]
+
+
 def test_lu_has_no_gradient_as_in_tf():
     with ds.Graph().as_default():
         a = ds.placeholder(ds.float64, [3, 3])

@@ -184,8 +184,8 @@ def matrix_exponential(input, name=None) -> Tensor:  # noqa: A002  (TF's names)
         batch_shape = static_batch if static_batch is not None and \
             static_batch.is_fully_defined() else shape_of(matrix)[:-2]
         matrix = reshape(matrix, concat([[-1], shape_of(matrix)[-2:]], axis=0))
-        l1_norm = reduce_max(reduce_sum(abs_(matrix), axis=1), axis=-1)
-        l1_norm = reshape(l1_norm, [-1, 1, 1])
+        l1_norm = reduce_max(reduce_sum(abs_(matrix), axis=1),
+                             axis=-1)[..., None, None]      # TF's newaxis: no Reshape
         real = l1_norm.dtype
 
         def const(x):
