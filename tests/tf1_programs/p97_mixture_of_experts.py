@@ -96,10 +96,13 @@ def main(tf, out):
     position = tf.reduce_sum(tf.math.cumsum(assigned, axis=0, exclusive=True) * assigned, 1)
     kept = tf.less(position, capacity)
     counts = tf.math.bincount(best, minlength=experts)
+    token_order = tf.argsort(best, stable=True)          # tokens grouped by expert
+    grouped = tf.math.segment_sum(tf.gather(x, token_order), tf.gather(best, token_order))
     max_gate = tf.math.unsorted_segment_max(tf.reduce_max(gates, 1), best, experts)
 
     gate_vars, expert_vars = [w_gate, w_noise], w1s + w2s + [expert_bias]
     grads = tf.gradients(loss, gate_vars + expert_vars)
+    dense_grads = tf.gradients(tf.reduce_sum(tf.square(dense_combined - y)), w1s + w2s)
     train_op = tf.group(tf.train.AdamOptimizer(0.05).minimize(loss, var_list=gate_vars),
                         tf.train.AdagradOptimizer(0.2).minimize(loss, var_list=expert_vars))
 
@@ -113,10 +116,13 @@ def main(tf, out):
                         "importance": importance, "balance": balance, "parts": parts,
                         "by_where": by_where, "combined": combined, "dense": dense_combined,
                         "sparse_to_dense": tf.sparse.to_dense(dispatch),
+                        "stitched": stitched,
+                        "token_order": token_order, "grouped": grouped,
                         "position": position, "kept": kept, "counts": counts,
                         "max_gate": max_gate}, feed)
         out.update({"step0_" + key: value for key, value in got.items()})
         out["step0_grads"] = sess.run(grads, feed)
+        out["step0_dense_grads"] = sess.run(dense_grads, feed)
         starved_feed = {x: x_data, y: y_data, noise: starved}
         out["starved_parts"] = sess.run(parts, starved_feed)
         out["starved_grads"], out["starved_max_gate"] = sess.run([grads[2:], max_gate],
