@@ -109,6 +109,64 @@ def _check_liftable(initial_value, name) -> None:
                          f"the initializer.")
 
 
+_GUARD_STOPS = {"IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp",
+                "_ReadVariable"}
+
+
+def _guard_uninitialized_dependencies(graph, value: Tensor, scope: str) -> Tensor:
+    """TF1's ``_try_guard_against_uninitialized_dependencies``: an initial value that
+    reads other variables of the graph's collections reads their ``initialized_value()``
+    instead, so ``global_variables_initializer`` may run the initializers in any order.
+    Every op between such a variable and ``value`` is copied as ``<op>_<scope>`` (TF's
+    names) with the new inputs; stateful ops (a cond, an assignment, a read already
+    guarded) are kept as they are.  ``value`` itself when it reads no variable."""
+    if not _reads_a_variable(value):
+        return value
+    variables = {v.op: v for key in (GLOBAL_VARIABLES, LOCAL_VARIABLES)
+                 for v in graph.get_collection(key) if isinstance(v, Variable)}
+    from .ops.registry import get_op_def
+
+    done: dict = {}
+
+    def guarded(t: Tensor) -> Tensor:
+        if t in done:
+            return done[t]
+        done[t] = t                   # a cycle keeps the tensor as it is
+        op = t.op
+        if op in variables:
+            new = variables[op].initialized_value()
+        elif op.type in _GUARD_STOPS or get_op_def(op.type).stateful:
+            new = t
+        else:
+            inputs = [guarded(x) for x in op.inputs]
+            if all(a is b for a, b in zip(inputs, op.inputs)):
+                new = t
+            else:
+                copy = graph.create_op(op.type, inputs, dict(op.attrs),
+                                       name=f"{op.name}_{scope}")
+                for k, out in enumerate(op.outputs):
+                    done[out] = copy.outputs[k]
+                new = copy.outputs[t.value_index]
+        done[t] = new
+        return new
+    return guarded(value)
+
+
+def _reads_a_variable(value: Tensor) -> bool:
+    """Whether ``value`` depends on a VariableV2 node through data inputs (most initial
+    values, constants and random ops, reach none in a step or two)."""
+    seen, stack = set(), [value.op]
+    while stack:
+        op = stack.pop()
+        if op.type == "VariableV2":
+            return True
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs)
+    return False
+
+
 class Variable(metaclass=_MadeThroughCreators):
     """A mutable tensor; ``sess.run(v.initializer)`` before reading it.  A
     ``constraint`` (a function of the variable's value, TF1's) is kept as
@@ -153,9 +211,10 @@ class Variable(metaclass=_MadeThroughCreators):
                                    "shape": value.shape if validate_shape else TensorShape(None),
                                    "container": container, "shared_name": shared_name},
                 name=base, exact_name=True).outputs[0]
+            guarded = _guard_uninitialized_dependencies(graph, value, scope)
             with device(self._variable.op.device):   # as TF1: both follow the variable
                 self._initializer = graph.create_op(
-                    "Assign", [self._variable, value],
+                    "Assign", [self._variable, guarded],
                     None if validate_shape else {"validate_shape": False},
                     name="Assign").outputs[0].op
                 self._snapshot = api.identity(self._variable, name="read")

@@ -84,3 +84,34 @@ def test_initialized_value_lets_one_variable_start_from_anothers():
     np.testing.assert_array_equal(got[2], [0, 3, 6])
     np.testing.assert_array_equal(after, [5, 5, 5])
     np.testing.assert_array_equal(again, [5, 7, 9])
+
+
+def test_an_initial_value_that_reads_another_variable_is_guarded_as_tf1s():
+    """TF1 rewrites such an initial value to read the other variable's
+    ``initialized_value()`` (``_try_guard_against_uninitialized_dependencies``): the
+    ops between are copied as ``<op>_<scope>`` for the Assign, ``initial_value`` stays
+    as built, and the initializer runs before the other's (its initial value) or after
+    (its value then).  Names as TF 2.21's."""
+    with ds.Graph().as_default():
+        w = ds.Variable([[2.0, 1.0], [4.0, 3.0]], name="w")
+        l_var = ds.Variable(ds.linalg.lu(w)[0] * 2.0, name="l")
+        s = ds.get_variable("s", initializer=ds.log(ds.abs(ds.linalg.diag_part(w))))
+        c = ds.Variable(ds.ones([2]) * 3.0, name="c")
+        assign_input = l_var.initializer.inputs[1]
+        assert (l_var.initial_value.name, assign_input.name) == ("mul:0", "mul_l:0")
+        assert [t.name for t in assign_input.op.inputs[0].op.inputs] == ["w/read_l:0"]
+        assert c.initializer.inputs[1] is c.initial_value      # reads no variable: as is
+        with ds.Session() as sess:
+            sess.run([l_var.initializer, s.initializer])       # w not initialized yet
+            first = sess.run([l_var, s])
+            sess.run(w.initializer)
+            sess.run(w.assign([[1.0, 0.0], [0.0, 4.0]]))
+            sess.run([l_var.initializer, s.initializer])       # from w's value now
+            second = sess.run([l_var, s])
+            sess.run(ds.global_variables_initializer())         # in any order
+            third = sess.run([l_var, s])
+    np.testing.assert_allclose(first[0], [[8.0, 6.0], [1.0, -1.0]])
+    np.testing.assert_allclose(first[1], np.log([2.0, 3.0]), rtol=1e-6)
+    np.testing.assert_allclose(second[0], [[2.0, 0.0], [0.0, 8.0]])
+    np.testing.assert_allclose(second[1], np.log([1.0, 4.0]), rtol=1e-6)
+    np.testing.assert_allclose(third[0], first[0])
