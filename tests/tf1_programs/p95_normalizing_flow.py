@@ -78,7 +78,10 @@ def main(tf, out):
 
     # invertible 1x1 convolution, parametrized by the LU decomposition of W0
     with tf.variable_scope("invconv"):
-        lu0, perm = tf.linalg.lu(tf.constant(w0))
+        # the LU variables start from a (frozen) variable W0: TF1 guards their initial
+        # values with W0's initialized_value, whatever order the initializers run in
+        w_init = tf.get_variable("w_init", initializer=w0, trainable=False)
+        lu0, perm = tf.linalg.lu(w_init)
         s0 = tf.linalg.diag_part(lu0)
         lower_mask = tf.linalg.band_part(tf.ones([D, D]), -1, 0) - tf.eye(D)
         l_var = tf.get_variable("lower", initializer=lu0 * lower_mask)
@@ -210,6 +213,7 @@ def main(tf, out):
         except ValueError:
             out[key] = "ValueError"
     out["shapes"] = [t.shape.as_list() for t in [z, log_px, w, perm, rotation, h_tri]]
+    out["guarded_init"] = [l_var.initial_value.name, l_var.initializer.inputs[1].name]
     loose = {"rtol": 1e-4, "atol": 1e-4}
     out["_tol"] = {**dict.fromkeys(["nll_grads", "reconstructed", "samples", "w_after",
                                     "logdets_after", "actnorm_after"], loose),
