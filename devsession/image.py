@@ -435,6 +435,17 @@ def resize_image_with_crop_or_pad(image, target_height, target_width) -> Tensor:
 resize_with_crop_or_pad = resize_image_with_crop_or_pad
 
 
+def _over(size: Tensor, target) -> Tensor:
+    """``size / target`` in float32 as a TF session computes it: a target the graph knows
+    is a constant, and Grappler's constant folding turns the division into a product by
+    its float32 reciprocal (5 * (1/6) is 0.8333334, not 5/6's 0.8333333; a 5x5 image
+    fitted to 6x6 is then padded, not resized)."""
+    known = constant_value(target) if is_tensor(target) else target
+    if known is None:
+        return size / cast(convert_to_tensor(target), dtypes.float32)
+    return size * (np.float32(1) / np.float32(known))
+
+
 def _fit_and_offsets(height, width, target_height, target_width) -> list:
     """TF's arithmetic of ``resize_image_with_pad``, in float32: the size that keeps the
     aspect ratio inside the target (floored) and the top and left padding; Python ints
@@ -448,7 +459,7 @@ def _fit_and_offsets(height, width, target_height, target_width) -> list:
                 max(0, int(np.floor((th - fit_h) / np.float32(2)))),
                 max(0, int(np.floor((tw - fit_w) / np.float32(2))))]
     h, w, th, tw = (cast(convert_to_tensor(v), dtypes.float32) for v in sides)
-    ratio = maximum(w / tw, h / th)
+    ratio = maximum(_over(w, target_width), _over(h, target_height))
     fit_h, fit_w = h / ratio, w / ratio
     return [cast(floor(fit_h), dtypes.int32), cast(floor(fit_w), dtypes.int32),
             maximum(0, cast(floor((th - fit_h) / 2), dtypes.int32)),

@@ -241,14 +241,32 @@ def test_resize_image_with_pad_as_tf():
         assert outs[f"{h}x{w}"].shape.as_list() == [h, w, 1]
     assert outs["nearest_4d"].shape.as_list() == [1, 7, 7, 1]
     fed = ds.placeholder(ds.float32, (None, None, 1))
-    target = ds.placeholder(ds.int32, ())
-    dynamic = ds.image.resize_image_with_pad(fed, target, 13)
+    target = ds.placeholder(ds.int32, ()), ds.placeholder(ds.int32, ())
+    dynamic = ds.image.resize_image_with_pad(fed, *target)
     with ds.Session() as sess:
         got = sess.run(outs)
-        got["dynamic"] = sess.run(dynamic, {fed: PAD_IN, target: 9})
+        got["dynamic"] = sess.run(dynamic, {fed: PAD_IN, target[0]: 9, target[1]: 13})
     for key, value in got.items():
         np.testing.assert_array_equal(value, TF[f"pad/{key if key != 'dynamic' else '9x13'}"],
                                       err_msg=key)
+
+
+def test_resize_image_with_pad_of_a_size_known_at_run_time_divides_as_tfs_grappler():
+    """A constant target divides as TF's session does, by a product with the float32
+    reciprocal (5 * (1/6) = 0.8333334): a 5x5 image fitted to 6x6 is 5x5 (floor of
+    5.9999995) padded, as TF 2.21 gives; fed targets divide (6x6, as the static shape)."""
+    image = np.arange(75, dtype=np.float32).reshape(5, 5, 3)
+    fed = ds.placeholder(ds.float32, (None, None, 3))
+    size = ds.placeholder(ds.int32, ()), ds.placeholder(ds.int32, ())
+    by_constant = ds.image.resize_image_with_pad(fed, 6, 6)
+    by_feed = ds.image.resize_image_with_pad(fed, *size)
+    static = ds.image.resize_image_with_pad(ds.constant(image), 6, 6)
+    with ds.Session() as sess:
+        got = sess.run(by_constant, {fed: image})
+        fed_size = sess.run(by_feed, {fed: image, size[0]: 6, size[1]: 6})
+        np.testing.assert_array_equal(fed_size, sess.run(static))
+    np.testing.assert_array_equal(got, np.pad(image, ((0, 1), (0, 1), (0, 0))))
+    assert fed_size[0, :, 0].tolist() == [0.0, 2.5, 5.0, 7.5, 10.0, 12.0]
 
 
 def test_resize_image_with_pad_errors(graph):
