@@ -77,7 +77,8 @@ from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum
                   square, squeeze, stack, tile, where)
 from .ops.array_fill import rank as rank_of
 from .ops.control_flow import Assert, cond
-from .ops.elementwise import equal
+from .ops.array_fill import fill
+from .ops.elementwise import equal, subtract
 from .ops.elementwise import abs as abs_op, divide, floor, floormod, logical_and, round as round_op, rsqrt
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
@@ -606,9 +607,12 @@ def grayscale_to_rgb(images, name=None) -> Tensor:
     with name_scope(name or "grayscale_to_rgb") as scope:
         images = convert_to_tensor(images, name="images")
         rank = images.shape.ndims
-        if rank is None or rank < 2:
+        if rank is None:              # TF's: multiples of ones but the last, at run time
+            ones = fill(expand_dims(subtract(rank_of(images), 1), 0), 1)
+            return tile(images, concat([ones, [3]], 0), name=scope)
+        if rank < 2:
             raise ValueError(f"A grayscale image (shape {images.shape}) must be at least "
-                             f"two-dimensional (a known rank).")
+                             f"two-dimensional.")
         if images.shape.dims[-1] not in (None, 1):
             raise ValueError("Last dimension of a grayscale image should be size 1.")
         return tile(images, [1] * (rank - 1) + [3], name=scope)

@@ -42,15 +42,18 @@ __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "random_saturation",
 
 
 def _three_channels(images, what: str) -> Tensor:
-    """``images`` as a tensor of known rank with 3 channels (or an unknown count, which
-    the run must supply); TypeError for a non-float image (TF's kernels take floats)."""
+    """``images`` as a tensor with 3 channels (or an unknown count or rank, which the run
+    must supply: else Unpack's ``InvalidArgumentError``, where TF's kernels raise theirs);
+    TypeError for a non-float image (TF's kernels take floats)."""
     images = convert_to_tensor(images, name="images")
     if not images.dtype.is_floating:
         raise TypeError(f"{what}: 'images' must be float16, float32 or float64, got "
                         f"{images.dtype.name}.")
-    if images.shape.ndims is None or images.shape.ndims < 1:
-        raise ValueError(f"{what}: 'images' (shape {images.shape}) must have a known rank "
-                         f"of at least 1.")
+    if images.shape.ndims is None:
+        return images
+    if images.shape.ndims < 1:
+        raise ValueError(f"{what}: 'images' (shape {images.shape}) must have a rank of at "
+                         f"least 1.")
     if images.shape.dims[-1] not in (None, 3):
         raise ValueError(f"{what}: 'images' must have 3 channels in the last dimension, "
                          f"got shape {images.shape}.")

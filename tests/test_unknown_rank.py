@@ -80,6 +80,15 @@ CASES = [
     ("rgb_to_grayscale", ds.image.rgb_to_grayscale, IMAGES[0], None,
      lambda v: (v @ np.float32([0.2989, 0.5870, 0.1140]))[..., None]),
     ("adjust_contrast", lambda x: ds.image.adjust_contrast(x, 2.0), IMAGES, None, _contrast),
+    ("rot90", ds.image.rot90, IMAGES[0], None, lambda v: np.rot90(v, 1, (0, 1))),
+    ("rot90_batch", lambda x: ds.image.rot90(x, 3), IMAGES, None,
+     lambda v: np.rot90(v, 3, (1, 2))),
+    ("transpose_image", ds.image.transpose_image, IMAGES, None,
+     lambda v: v.transpose(0, 2, 1, 3)),
+    ("grayscale_to_rgb", ds.image.grayscale_to_rgb, IMAGES[..., :1], None,
+     lambda v: np.repeat(v, 3, -1)),
+    ("hsv_round_trip", lambda x: ds.image.hsv_to_rgb(ds.image.rgb_to_hsv(x)), IMAGES[0], None,
+     lambda v: v),
     ("lrn", ds.nn.lrn, IMAGES, [None] * 4,              # 3 channels, all within radius 5
      lambda v: v / np.sqrt(1 + (v * v).sum(-1, keepdims=True))),
     ("sparse_xent", lambda x: ds.nn.sparse_softmax_cross_entropy_with_logits(
