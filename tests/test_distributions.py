@@ -99,7 +99,7 @@ def test_gamma_beta_student_t_values(graph):
     x = np.array([0.2, 0.6, 0.9])
     g = tfd.Gamma(c, r)
     b = tfd.Beta(c, r)
-    t = tfd.StudentT(c + 1.0, 0.5, r)
+    t = tfd.StudentT(c + 1.0, np.float64(0.5), r)      # TF: a Python 0.5 is float32
     got = run(g.log_prob(x), g.entropy(), g.mean(), g.variance(), g.mode(),
               b.log_prob(x), b.entropy(), b.mean(), b.variance(),
               t.log_prob(x), t.entropy(), t.mean(), t.variance())
@@ -246,12 +246,31 @@ def test_register_kl_and_its_errors(graph):
         tfd.kl_divergence(tfd.Normal(0.0, 1.0), tfd.Uniform())
 
 
+@pytest.mark.parametrize("build, match", [
+    (lambda: tfd.Normal(ds.constant(0.0, ds.float64), 1.0),
+     r"scale, type=float32, must be of the same type \(float64\) as loc"),
+    (lambda: tfd.Uniform(low=ds.constant(0.0, ds.float64)), "high, type=float32"),
+    (lambda: tfd.Gamma(ds.constant(2.0, ds.float64), 1.0), "rate, type=float32"),
+    (lambda: tfd.StudentT(3, 0.0, 1.0), r"loc, type=float32, .* \(int32\) as df"),
+    (lambda: tfd.Normal(0, 1), "Expected floating point type, got int32"),
+])
+def test_parameters_of_two_dtypes_are_tf_value_errors(graph, build, match):
+    """TF converts each parameter alone (a Python number is float32, an int int32) and
+    then asserts one floating dtype: a float64 loc with scale 1.0 is TF's ValueError."""
+    with pytest.raises(ValueError, match=match):
+        build()
+    assert tfd.Normal(np.zeros(2, np.float32), 1.0).dtype == ds.float32
+    assert tfd.Normal(ds.constant(0.0, ds.float64), np.float64(2.0)).dtype == ds.float64
+    assert tfd.DirichletMultinomial(5.0, ds.constant([1.0, 2.0], ds.float64)).dtype == \
+        ds.float64                                        # TF's total_count is lenient
+
+
 def test_tf1_errors_and_unsupported_methods(graph):
     with pytest.raises(ValueError, match="probs or logits"):
         tfd.Bernoulli(logits=[0.0], probs=[0.5])
     with pytest.raises(ValueError, match="probs or logits"):
         tfd.Categorical()
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="must be of the same type"):
         tfd.Normal(np.float64(0.0), np.float32(1.0))
     with pytest.raises(NotImplementedError, match="cdf"):
         tfd.Dirichlet([1.0, 2.0]).cdf([0.3, 0.7])

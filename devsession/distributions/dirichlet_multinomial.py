@@ -35,8 +35,8 @@ class DirichletMultinomial(VectorEvents, Distribution):
         parameters = dict(locals())
         with name_scope(name) as name:
             self._total_count, self._concentration = float_parameters(
-                validate_args, ("concentration",), total_count=total_count,
-                concentration=concentration)
+                validate_args, ("concentration",), same_dtype=False,
+                total_count=total_count, concentration=concentration)
             if validate_args:
                 self._total_count = checked(self._total_count, [
                     assert_non_negative(self._total_count, message="x has negative components."),

@@ -49,12 +49,40 @@ def _is_tensor(value) -> bool:
     return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
 
 
-def float_parameters(validate_args=False, positive=(), dtype=None, **values) -> list:
+def float_parameters(validate_args=False, positive=(), dtype=None, same_dtype=True,
+                     **values) -> list:
     """The parameters as tensors of one floating dtype, named as TF names them (an
-    ``Identity`` each): tensors and numpy arrays keep their dtype, Python numbers take
-    theirs (else float32, as TF's); two dtypes are a TypeError, as TF's
-    ``assert_same_float_dtype``.  Those named in ``positive`` are checked at run time
-    when ``validate_args``."""
+    ``Identity`` each).  Several parameters with no ``dtype`` given (Normal, Laplace,
+    Uniform, Gamma, Beta, StudentT) are TF's ``identity`` each, so a Python number is
+    float32 (an int int32) whatever the others are, then TF's ``assert_same_float_dtype``:
+    two dtypes, or one that is not floating, are a ValueError (``Normal(float64_loc,
+    1.0)`` is TF's error).  Otherwise (one parameter, a ``dtype``, or ``same_dtype=False``
+    as DirichletMultinomial's lenient conversion) tensors and numpy arrays keep their
+    dtype, Python numbers take theirs (else float32), and a mismatch or an integer tensor
+    is a TypeError.  Those named in ``positive`` are checked at run time when
+    ``validate_args``."""
+    if dtype is None and same_dtype and len(values) > 1:
+        tensors = {key: convert_to_tensor(value) for key, value in values.items()}
+        _assert_same_float_dtype(tensors)
+    else:
+        tensors = _hinted_tensors(dtype, values)
+    checks = [assert_positive(tensors[k]) for k in positive] if validate_args else []
+    with control_dependencies(checks):
+        return [identity(t, name=k) for k, t in tensors.items()]
+
+
+def _assert_same_float_dtype(tensors: dict) -> None:
+    """TF's ``check_ops.assert_same_float_dtype`` on the named parameters."""
+    (first, expected), *rest = [(key, t.dtype) for key, t in tensors.items()]
+    for key, got in rest:
+        if got.base_dtype != expected.base_dtype:
+            raise ValueError(f"{key}, type={got.name}, must be of the same type "
+                             f"({expected.name}) as {first}.")
+    if not expected.is_floating:
+        raise ValueError(f"Expected floating point type, got {expected.name}.")
+
+
+def _hinted_tensors(dtype, values: dict) -> dict:
     hint = dtype
     for value in values.values():
         if hint is None and (_is_tensor(value) or isinstance(value, (np.ndarray, np.generic))):
@@ -68,9 +96,7 @@ def float_parameters(validate_args=False, positive=(), dtype=None, **values) -> 
     if len(kinds) > 1 or not next(iter(kinds)).is_floating:
         raise TypeError(f"Expected floating point parameters of one dtype, got "
                         f"{ {k: t.dtype.name for k, t in tensors.items()} }.")
-    checks = [assert_positive(tensors[k]) for k in positive] if validate_args else []
-    with control_dependencies(checks):
-        return [identity(t, name=k) for k, t in tensors.items()]
+    return tensors
 
 
 def static_batch(*tensors) -> TensorShape:

@@ -11,8 +11,8 @@ tf.nn.moments), Switch-Transformer capacity (exclusive cumsum of one-hot assignm
 tf.less mask dropping overflow), bincount and unsorted_segment_max per expert, gradients
 at step 0 (a starved expert's are zeros), Adam on the gate and Adagrad on the experts for a
 few steps, and the errors a user hits: a partition id out of range, a scatter_nd index out
-of range, top_k with k larger than the last dimension; dynamic_stitch with a duplicate
-index (the later one wins)."""
+of range, top_k with k larger than the last dimension, a float64 Normal given a Python
+scale (float32); dynamic_stitch with a duplicate index (the later one wins)."""
 
 import numpy as np
 
@@ -152,10 +152,13 @@ def main(tf, out):
                 out[name] = None
             except tf.errors.OpError as error:
                 out[name] = type(error).__name__
-    try:
-        tf.math.top_k(tf.zeros([2, 3]), 4)
-        out["top_k_build_error"] = None
-    except (ValueError, tf.errors.OpError) as error:
-        out["top_k_build_error"] = type(error).__name__
+    for name, build in [("top_k_build_error", lambda: tf.math.top_k(tf.zeros([2, 3]), 4)),
+                        ("normal_float64_error", lambda: tf.distributions.Normal(
+                            tf.zeros([3], tf.float64), 1.0))]:      # 1.0 is float32
+        try:
+            build()
+            out[name] = None
+        except (ValueError, TypeError, tf.errors.OpError) as error:
+            out[name] = type(error).__name__
     out["_tol"] = {"history": {"rtol": 1e-3, "atol": 1e-5},
                    "final_load": {"rtol": 1e-3, "atol": 1e-5}}
