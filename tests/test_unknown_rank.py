@@ -59,6 +59,8 @@ CASES = [
     ("set_diag", lambda x: ds.linalg.set_diag(x, ds.ones([2, 3])), SQ, [2, None, None],
      lambda v: np.where(np.eye(3, dtype=bool), 1.0, v)),
     ("band_part", lambda x: ds.linalg.band_part(x, 0, -1), SQ, None, np.triu),
+    ("matrix_solve", lambda x: ds.matrix_solve(x + 3 * ds.eye(3), ds.ones([2, 3, 1])), SQ,
+     [2, 3, 1], lambda v: np.linalg.solve(v + 3 * np.eye(3), np.ones((2, 3, 1)))),
     ("softmax", ds.nn.softmax, A3, None, _softmax),
     ("log_softmax", ds.nn.log_softmax, A3[0, 0], None, lambda v: np.log(_softmax(v))),
     ("softmax_xent", lambda x: ds.nn.softmax_cross_entropy_with_logits_v2(

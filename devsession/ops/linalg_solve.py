@@ -63,7 +63,8 @@ def _solve_shape(inputs, node, square: bool):
         if batch is None:
             return matrix.dtype, TensorShape(None)
         columns = right[2] if right is not None else None
-        return matrix.dtype, batch_of(batch, lhs[2] if lhs is not None else None, columns)
+        rows = lhs[2] if lhs is not None else right[1] if square and right else None
+        return matrix.dtype, batch_of(batch, rows, columns)   # square: N is rhs's M
     merge_dim(lhs[1], right[1], node, f"the rows of '{matrix.name}' {matrix.shape} and "
                                       f"'{rhs.name}' {rhs.shape}")
     return matrix.dtype, batch_of(batch, lhs[2], right[2])
