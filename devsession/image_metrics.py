@@ -32,7 +32,9 @@ from .image_checks import after, assert_or_raise
 from .image_dtype import convert_image_dtype
 from .ops import (abs as abs_op, cast, concat, constant, identity, log, pad, reduce_mean,
                   reduce_prod, reduce_sum, relu, reshape, shape, square, stack, tile, zeros)
-from .ops.elementwise import equal, floormod, greater_equal, pow as pow_op, subtract
+from .ops.array_fill import rank
+from .ops.elementwise import (equal, floormod, greater_equal, logical_and, pow as pow_op,
+                              subtract)
 from .ops.nn_conv import avg_pool
 from .ops.nn_depthwise import depthwise_conv2d
 from .ops.reduce import reduce_all
@@ -118,8 +120,13 @@ def _compatible(img1: Tensor, img2: Tensor) -> list:
     inner dimensions the graph knows to differ, or batch dimensions that cannot
     broadcast; ``Assert``s where only the run knows the inner dimensions."""
     for img in (img1, img2):
-        if img.shape.ndims is None or img.shape.ndims < 3:
-            raise ValueError(f"Shape {img.shape} must have a known rank of at least 3.")
+        if img.shape.ndims is not None and img.shape.ndims < 3:
+            raise ValueError(f"Shape {img.shape} must have a rank of at least 3.")
+    if img1.shape.ndims is None or img2.shape.ndims is None:     # TF's: checked at run time
+        return [*assert_or_raise(logical_and(rank(img1) >= 3, rank(img2) >= 3),
+                                 "Two images are not compatible."),
+                *assert_or_raise(reduce_all(equal(shape(img1)[-3:], shape(img2)[-3:])),
+                                 "Two images are not compatible.")]
     inner1, inner2 = img1.shape.dims[-3:], img2.shape.dims[-3:]
     outer = zip(reversed(img1.shape.dims[:-3]), reversed(img2.shape.dims[:-3]))
     if (any(a is not None and b is not None and a != b for a, b in zip(inner1, inner2))
@@ -164,7 +171,7 @@ def gaussian_window(size: int, sigma: float) -> np.ndarray:
 
 def _window_fits(img: Tensor, filter_size: int) -> list:
     """ValueError (or an ``Assert`` for unknown sizes) unless the filter fits."""
-    height, width = img.shape.dims[-3:-1]
+    height, width = img.shape.dims[-3:-1] if img.shape.ndims is not None else (None, None)
     if any(d is not None and d < filter_size for d in (height, width)):
         raise ValueError(f"ssim: the images' height and width ({img.shape}) must be at least "
                          f"filter_size ({filter_size}).")

@@ -91,6 +91,8 @@ CASES = [
      lambda v: np.repeat(v, 3, -1)),
     ("hsv_round_trip", lambda x: ds.image.hsv_to_rgb(ds.image.rgb_to_hsv(x)), IMAGES[0], None,
      lambda v: v),
+    ("psnr", lambda x: ds.image.psnr(x, x * 0.5, 1.0), IMAGES, None,
+     lambda v: -10 * np.log10(np.square(v * 0.5).mean((1, 2, 3)))),
     ("lrn", ds.nn.lrn, IMAGES, [None] * 4,              # 3 channels, all within radius 5
      lambda v: v / np.sqrt(1 + (v * v).sum(-1, keepdims=True))),
     ("sparse_xent", lambda x: ds.nn.sparse_softmax_cross_entropy_with_logits(
@@ -148,6 +150,7 @@ RUN_TIME_ERRORS = [
     ("concat", lambda x: ds.concat([x, ds.ones([2, 3, 1])], -1), A3[0], "concatenate", "concat"),
     ("tensordot", lambda x: ds.tensordot(x, ds.constant(W), 1), A3[..., :3],
      "size-incompatible", "Tensordot/MatMul"),
+    ("psnr", lambda x: ds.image.psnr(x, x, 1.0), A3[0], "not compatible", "PSNR/Assert"),
     ("flip_left_right", ds.image.flip_left_right, A3[0],
      "'image' must be at least three-dimensional", "flip_left_right/Assert_1"),
     ("per_image_standardization", ds.image.per_image_standardization, A3[0],
@@ -216,3 +219,13 @@ def test_random_flips_of_an_image_or_a_batch_of_unknown_rank(flip, axis):
                 flips.append(np.array_equal(out, np.flip(image, axis)))
                 assert flips[-1] or np.array_equal(out, image)
     assert any(flips[1:]) and not all(flips[1:])    # the batch's images drawn apart
+
+
+def test_ssim_of_unknown_rank_equals_ssim_of_the_known_shape():
+    x = ds.placeholder(ds.float32, None)
+    known = ds.placeholder(ds.float32, IMAGES.shape)
+    y, want = (ds.image.ssim(t, t * 0.9 + 0.05, 1.0, filter_size=3) for t in (x, known))
+    assert y.shape.ndims is None
+    with ds.Session() as sess:
+        got, expected = sess.run([y, want], {x: IMAGES, known: IMAGES})
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
