@@ -253,6 +253,7 @@ def test_register_kl_and_its_errors(graph):
     (lambda: tfd.Gamma(ds.constant(2.0, ds.float64), 1.0), "rate, type=float32"),
     (lambda: tfd.StudentT(3, 0.0, 1.0), r"loc, type=float32, .* \(int32\) as df"),
     (lambda: tfd.Normal(0, 1), "Expected floating point type, got int32"),
+    (lambda: tfd.Exponential(2), "Expected floating point type, got int32"),
 ])
 def test_parameters_of_two_dtypes_are_tf_value_errors(graph, build, match):
     """TF converts each parameter alone (a Python number is float32, an int int32) and
@@ -263,6 +264,18 @@ def test_parameters_of_two_dtypes_are_tf_value_errors(graph, build, match):
     assert tfd.Normal(ds.constant(0.0, ds.float64), np.float64(2.0)).dtype == ds.float64
     assert tfd.DirichletMultinomial(5.0, ds.constant([1.0, 2.0], ds.float64)).dtype == \
         ds.float64                                        # TF's total_count is lenient
+
+
+@pytest.mark.parametrize("build, match", [
+    (lambda: tfd.Categorical(logits=[1, 2]), "logits must having floating type"),
+    (lambda: tfd.Bernoulli(probs=[1, 0]), "probs must having floating type"),
+    (lambda: tfd.Multinomial(3.0, logits=ds.constant([1, 0])), "logits must having"),
+])
+def test_integer_logits_or_probs_are_tf_type_errors(graph, build, match):
+    """TF's get_logits_and_probs keeps the value's dtype (Python ints are int32)."""
+    with pytest.raises(TypeError, match=match):
+        build()
+    assert tfd.Categorical(logits=np.array([1.0, 2.0])).logits.dtype == ds.float64
 
 
 def test_tf1_errors_and_unsupported_methods(graph):

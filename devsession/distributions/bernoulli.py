@@ -5,7 +5,7 @@ outcomes of ``dtype`` (int32), and its KL divergence to another Bernoulli."""
 from __future__ import annotations
 
 from .. import dtypes
-from ..graph import convert_to_tensor, name_scope
+from ..graph import Tensor, convert_to_tensor, name_scope
 from ..ops.array import identity
 from ..ops.assertions import assert_less_equal, assert_non_negative
 from ..ops.check_helpers import assert_near
@@ -14,10 +14,19 @@ from ..ops.array_fill import shape as shape_of
 from ..ops.elementwise import cast, greater, less, log, log1p, negative, sigmoid
 from ..ops.nn import sigmoid_cross_entropy_with_logits, softplus
 from ..ops.random import random_uniform
-from .distribution import NOT_REPARAMETERIZED, Distribution, float_parameters
+from .distribution import NOT_REPARAMETERIZED, Distribution
 from .statistics import checked
 
 __all__ = ["Bernoulli"]
+
+
+def _floating(value, name: str) -> Tensor:
+    """TF's ``get_logits_and_probs`` conversion: the value's own dtype (a Python int is
+    int32), a TypeError unless floating."""
+    tensor = convert_to_tensor(value)
+    if not tensor.dtype.is_floating:
+        raise TypeError(f"{name} must having floating type.")
+    return identity(tensor, name=name)
 
 
 def logits_and_probs(logits, probs, validate_args, multidimensional=False):
@@ -25,13 +34,13 @@ def logits_and_probs(logits, probs, validate_args, multidimensional=False):
     if (logits is None) == (probs is None):
         raise ValueError("Must pass probs or logits, but not both.")
     if probs is None:
-        (logits,) = float_parameters(logits=logits)
+        logits = _floating(logits, "logits")
         if multidimensional:
             from ..ops.nn import softmax
 
             return logits, identity(softmax(logits), name="probs")
         return logits, identity(sigmoid(logits), name="probs")
-    (probs,) = float_parameters(probs=probs)
+    probs = _floating(probs, "probs")
     if validate_args:
         one = convert_to_tensor(1.0, dtype=probs.dtype)
         checks = [assert_non_negative(probs, message="probs has components less than 0."),

@@ -49,19 +49,21 @@ def _is_tensor(value) -> bool:
     return isinstance(value, Tensor) or hasattr(value, "_as_tensor")
 
 
-def float_parameters(validate_args=False, positive=(), dtype=None, same_dtype=True,
+def float_parameters(validate_args=False, positive=(), dtype=None, same_dtype=None,
                      **values) -> list:
     """The parameters as tensors of one floating dtype, named as TF names them (an
-    ``Identity`` each).  Several parameters with no ``dtype`` given (Normal, Laplace,
-    Uniform, Gamma, Beta, StudentT) are TF's ``identity`` each, so a Python number is
-    float32 (an int int32) whatever the others are, then TF's ``assert_same_float_dtype``:
-    two dtypes, or one that is not floating, are a ValueError (``Normal(float64_loc,
-    1.0)`` is TF's error).  Otherwise (one parameter, a ``dtype``, or ``same_dtype=False``
-    as DirichletMultinomial's lenient conversion) tensors and numpy arrays keep their
-    dtype, Python numbers take theirs (else float32), and a mismatch or an integer tensor
-    is a TypeError.  Those named in ``positive`` are checked at run time when
-    ``validate_args``."""
-    if dtype is None and same_dtype and len(values) > 1:
+    ``Identity`` each).  With ``same_dtype`` (by default: several parameters and no
+    ``dtype``, as Normal, Laplace, Uniform, Gamma, Beta, StudentT; Exponential says so)
+    each is TF's ``identity`` alone, so a Python number is float32 (an int int32) whatever
+    the others are, then TF's ``assert_same_float_dtype``: two dtypes, or one that is not
+    floating, are a ValueError (``Normal(float64_loc, 1.0)`` is TF's error).  Otherwise
+    (one parameter, a ``dtype``, or ``same_dtype=False`` as DirichletMultinomial's lenient
+    conversion) tensors and numpy arrays keep their dtype, Python numbers take theirs
+    (else float32), and a mismatch or an integer tensor is a TypeError.  Those named in
+    ``positive`` are checked at run time when ``validate_args``."""
+    if same_dtype is None:
+        same_dtype = dtype is None and len(values) > 1
+    if same_dtype:
         tensors = {key: convert_to_tensor(value) for key, value in values.items()}
         _assert_same_float_dtype(tensors)
     else:

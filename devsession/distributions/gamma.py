@@ -81,7 +81,8 @@ class Exponential(Gamma):
     def __init__(self, rate, validate_args=False, allow_nan_stats=True, name="Exponential"):
         parameters = dict(locals())
         with name_scope(name) as name:
-            (self._rate,) = float_parameters(validate_args, ("rate",), rate=rate)
+            (self._rate,) = float_parameters(validate_args, ("rate",), same_dtype=True,
+                                             rate=rate)      # TF's Gamma checks it
             # a scalar 1, as TF's: a constant, so a check on it folds while building
             self._concentration = ones([], dtype=self._rate.dtype, name="concentration")
         Distribution.__init__(self, self._rate.dtype, FULLY_REPARAMETERIZED, validate_args,
