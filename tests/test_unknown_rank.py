@@ -229,3 +229,29 @@ def test_ssim_of_unknown_rank_equals_ssim_of_the_known_shape():
     with ds.Session() as sess:
         got, expected = sess.run([y, want], {x: IMAGES, known: IMAGES})
     np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+V = np.array([[1, 5, 5], [2, 0, 1]], np.float32)
+W2 = np.array([[1], [2]], np.float32)        # weights of the two rows' results
+
+
+@pytest.mark.parametrize("build, value, grad", [
+    (ds.reduce_sum, V.sum(-1), 2 * V * W2),
+    (ds.reduce_mean, V.mean(-1), 2 * V * W2 / 3),
+    (ds.reduce_max, V.max(-1), np.float32([[0, 5, 5], [8, 0, 0]])),   # a tie shares
+    (ds.reduce_min, V.min(-1), np.float32([[2, 0, 0], [0, 0, 0]])),
+], ids=["sum", "mean", "max", "min"])
+def test_a_reduction_over_an_axis_only_a_run_knows(build, value, grad):
+    """TF's reductions take their axes as an input: a fed axis (negative counted from the
+    end of the value fed) builds, reduces and has TF's gradient."""
+    x = ds.placeholder(ds.float32, None)
+    axis = ds.placeholder(ds.int32, [])
+    y = build(x, axis)
+    kept = build(x, ds.rank(x) - 1, keepdims=True)
+    (g,) = ds.gradients(ds.reduce_sum(build(x * x, axis) * W2[:, 0]), [x])
+    assert y.shape.ndims is None and kept.shape.ndims is None
+    with ds.Session() as sess:
+        got, got_kept, got_grad = sess.run([y, kept, g], {x: V, axis: -1})
+    np.testing.assert_allclose(got, value, rtol=1e-6)
+    np.testing.assert_allclose(got_kept, value[:, None], rtol=1e-6)
+    np.testing.assert_allclose(got_grad, grad, rtol=1e-6)

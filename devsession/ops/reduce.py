@@ -174,6 +174,12 @@ def _axis_values(axis, what: str) -> list | None:
     return [int(a) for a in values.reshape(-1)]
 
 
+def _run_time_axis(axis) -> bool:
+    """Whether ``axis`` is a tensor whose value only a run knows."""
+    return (hasattr(axis, "_as_tensor") or isinstance(axis, Tensor)) and \
+        constant_value(convert_to_tensor(axis)) is None
+
+
 def _axis_attrs(x: Tensor, axis, what: str) -> dict:
     rank = x.shape.ndims
     axes = _axis_values(axis, what)
@@ -203,6 +209,13 @@ def _reduction(op_type: str, public_name: str):
         x = convert_to_tensor(input_tensor)
         axis = _pick(axis, reduction_indices, "axis", "reduction_indices")
         keep = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
+        if _run_time_axis(axis):      # TF's axes input, read per run (run_time_attrs.py)
+            from .array_operands import int_operand
+            from .run_time_attrs import RUN_TIME_ATTR
+
+            return make_op(RUN_TIME_ATTR, [x, int_operand(axis, x.graph)],
+                           {"op": op_type, "attr": "axis", "keepdims": keep},
+                           name or public_name.replace("reduce_", "").capitalize())
         attrs = {**_axis_attrs(x, axis, name or public_name), "keepdims": keep}
         if axis is None and x.shape.ndims is not None:
             # TF1 makes a Const of the axes here ("Const_N", unused by devsession, whose

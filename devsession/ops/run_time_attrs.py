@@ -13,12 +13,16 @@ run_time_attrs.py``), so values, errors and devices are the wrapped op's.
 
 Static shapes are TF's for an unknown attr: a reduction with ``keepdims`` keeps the
 rank, without it loses one axis per axis given (when the number of axes and the rank
-are known; else the shape is unknown); a Transpose keeps the rank.  Its gradient is the
-wrapped op's only for Transpose (the inverse permutation, computed at run time too, as
-TF's ``_TransposeGrad``); a reduction's is ``LookupError``, as for an op without one.
+are known; else the shape is unknown); a Transpose keeps the rank.  Gradients are TF's,
+computed at run time too: a Transpose's by the inverse permutation (``_TransposeGrad``),
+Sum's, Mean's, Max's and Min's by broadcasting over the input's shape with the reduced
+axes kept as 1s (``reduced_shape``); the other reductions' are ``LookupError``, as for an
+op without one.
 
 ``ds.transpose`` builds it for a perm only a run knows (a placeholder, a perm computed
-from ``tf.rank(x)``, ``matrix_transpose`` or ``transpose`` of an input of unknown rank).
+from ``tf.rank(x)``, ``matrix_transpose`` or ``transpose`` of an input of unknown rank),
+the ``ds.reduce_*`` builders for an axis only a run knows, Tile's gradient for an input
+of unknown rank.
 """
 
 from __future__ import annotations
@@ -71,10 +75,53 @@ register_op(OpDef(RUN_TIME_ATTR, _infer, 2, host_inputs=(1,)))
 
 @register_gradient(RUN_TIME_ATTR)
 def _run_time_attr_grad(op, dy):
-    if op.attrs["op"] != "Transpose":
-        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
-                          f"{RUN_TIME_ATTR} of {op.attrs['op']}).")
-    from .array import transpose
-    from .array_sets import invert_permutation
+    wrapped = op.attrs["op"]
+    if wrapped == "Transpose":
+        from .array import transpose
+        from .array_sets import invert_permutation
 
-    return [transpose(dy, invert_permutation(op.inputs[1])), None]
+        return [transpose(dy, invert_permutation(op.inputs[1])), None]
+    if wrapped not in ("Sum", "Mean", "Max", "Min"):
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: "
+                          f"{RUN_TIME_ATTR} of {wrapped}).")
+    return [_reduction_grad(op, dy, wrapped), None]
+
+
+def _reduction_grad(op, dy, wrapped: str):
+    """TF's _SumGrad, _MeanGrad and _MinOrMaxGrad over axes a run gives: ``dy`` with the
+    reduced axes kept as 1s (``_kept_shape``), broadcast back over the input; a Mean's
+    divided by the count of each reduced group, a Max's (Min's) shared among the
+    elements equal to the extreme."""
+    from .array import reshape
+    from .array_fill import broadcast_to, shape, size
+    from .elementwise import cast, divide, equal, multiply
+
+    x, axes = op.inputs
+    sizes = shape(x)
+    kept = _kept_shape(sizes, axes)
+    grad = broadcast_to(reshape(dy, kept), sizes)
+    if wrapped == "Mean":
+        count = divide(size(x), size(op.outputs[0]))
+        return divide(grad, cast(count, grad.dtype))
+    if wrapped == "Sum":
+        return grad
+    chosen = cast(equal(broadcast_to(reshape(op.outputs[0], kept), sizes), x), grad.dtype)
+    counts = op.graph.create_op(RUN_TIME_ATTR, [chosen, axes],
+                                {"op": "Sum", "attr": "axis", "keepdims": True},
+                                name="Sum").outputs[0]
+    return multiply(divide(chosen, counts), grad)
+
+
+def _kept_shape(sizes, axes):
+    """TF's ``reduced_shape``: ``sizes`` with each of ``axes`` (negative ones counted
+    from the end) set to 1."""
+    from .array import expand_dims, reshape
+    from .array_fill import ones_like, size
+    from .elementwise import cast, equal, floormod, where
+    from .reduce import reduce_any
+    from .sequence import range as range_
+
+    rank = size(sizes)
+    axes = floormod(reshape(cast(axes, dtypes.int32), [-1]), rank)
+    reduced = reduce_any(equal(expand_dims(range_(rank), 1), expand_dims(axes, 0)), axis=1)
+    return where(reduced, ones_like(sizes), sizes)
