@@ -215,7 +215,7 @@ def _reduction(op_type: str, public_name: str):
 
             return make_op(RUN_TIME_ATTR, [x, int_operand(axis, x.graph)],
                            {"op": op_type, "attr": "axis", "keepdims": keep},
-                           name or public_name.replace("reduce_", "").capitalize())
+                           name or op_type)
         attrs = {**_axis_attrs(x, axis, name or public_name), "keepdims": keep}
         if axis is None and x.shape.ndims is not None:
             # TF1 makes a Const of the axes here ("Const_N", unused by devsession, whose
