@@ -255,3 +255,15 @@ def test_a_reduction_over_an_axis_only_a_run_knows(build, value, grad):
     np.testing.assert_allclose(got, value, rtol=1e-6)
     np.testing.assert_allclose(got_kept, value[:, None], rtol=1e-6)
     np.testing.assert_allclose(got_grad, grad, rtol=1e-6)
+
+
+def test_concat_takes_an_axis_tensor_the_graph_knows():
+    x = ds.placeholder(ds.float32, [2, 3])
+    by_rank = ds.concat([x, 2 * x], ds.rank(x) - 1)
+    assert by_rank.shape.as_list() == [2, 6]
+    with ds.Session() as sess:
+        got = sess.run(by_rank, {x: A3[0, :, :3].T[:2]})
+    np.testing.assert_array_equal(got[:, 3:], 2 * got[:, :3])
+    unknown = ds.placeholder(ds.float32, None)
+    with pytest.raises(NotImplementedError, match="an axis only a run knows"):
+        ds.concat([unknown, unknown], ds.rank(unknown) - 1)      # TF reads it per run

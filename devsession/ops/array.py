@@ -521,6 +521,13 @@ def concat(values, axis, name=None) -> Tensor:
     gradient settle it per run, as TF's ConcatV2 reads its axis input)."""
     tensors = operands(*values)
     rank = next((t.shape.ndims for t in tensors if t.shape.ndims is not None), None)
+    if holds_tensor(axis):           # TF's axis input: one the graph knows (tf.rank(x) - 1)
+        known = constant_value(convert_to_tensor(axis))
+        if known is None:
+            raise NotImplementedError(
+                f"concat: an axis only a run knows ('{convert_to_tensor(axis).name}') is "
+                f"not supported by devsession; pass an int or a tensor the graph can compute.")
+        axis = int(known)
     if rank is None and int(axis) < 0:
         return make_op("ConcatV2", tensors, {"axis": int(axis)}, name)
     axis = normalised_axis(axis, rank, name or "concat")
