@@ -93,6 +93,10 @@ CASES = [
      lambda v: v),
     ("psnr", lambda x: ds.image.psnr(x, x * 0.5, 1.0), IMAGES, None,
      lambda v: -10 * np.log10(np.square(v * 0.5).mean((1, 2, 3)))),
+    ("reverse_sequence", lambda x: ds.reverse_sequence(x, [2, 4, 1], seq_axis=2,
+                                                       batch_axis=1), A3, None,
+     lambda v: np.stack([np.concatenate([v[:, b, :n][..., ::-1], v[:, b, n:]], -1)
+                         for b, n in enumerate([2, 4, 1])], 1)),
     ("lrn", ds.nn.lrn, IMAGES, [None] * 4,              # 3 channels, all within radius 5
      lambda v: v / np.sqrt(1 + (v * v).sum(-1, keepdims=True))),
     ("sparse_xent", lambda x: ds.nn.sparse_softmax_cross_entropy_with_logits(

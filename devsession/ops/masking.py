@@ -140,13 +140,19 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     with name_scope(name or "ReverseSequence"):
         x = convert_to_tensor(input, name="input")
         rank = x.shape.ndims
-        if rank is None or not (0 <= seq_axis < rank and 0 <= batch_axis < rank) or \
-                seq_axis == batch_axis:
+        limit = rank if rank is not None else max(seq_axis, batch_axis) + 1
+        if not (0 <= seq_axis < limit and 0 <= batch_axis < limit) or seq_axis == batch_axis:
             raise ValueError(f"reverse_sequence: seq_axis {seq_axis} and batch_axis "
                              f"{batch_axis} must be two axes of '{x.name}' ({x.shape}).")
-        order = [batch_axis, seq_axis] + [a for a in range(rank) if a not in (batch_axis,
-                                                                             seq_axis)]
-        inverse = [order.index(a) for a in range(rank)]
+        if rank is None:      # the order of the axes at run time (a Transpose's error
+            from .array_sets import invert_permutation   # if the run lacks one)
+
+            order = _batch_and_time_first(x, batch_axis, seq_axis)
+            inverse = invert_permutation(order)
+        else:
+            order = [batch_axis, seq_axis] + [a for a in range(rank)
+                                              if a not in (batch_axis, seq_axis)]
+            inverse = [order.index(a) for a in range(rank)]
         moved = transpose(x, order)                       # [batch, time, ...]
         dims = shape(moved)
         lengths = cast(convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32), dtypes.int32)
@@ -158,6 +164,16 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         picked = reshape(gather(flat, reshape(rows + source, [-1])), dims)
         picked.set_shape(moved.shape)
         return transpose(picked, inverse)
+
+
+def _batch_and_time_first(x: Tensor, batch_axis: int, seq_axis: int) -> Tensor:
+    """The perm putting ``batch_axis`` then ``seq_axis`` first, the other axes of the
+    value fed after them in order (for an ``x`` of unknown rank)."""
+    from .array_fill import rank
+    from .array_sets import setdiff1d
+
+    pair = convert_to_tensor(np.array([batch_axis, seq_axis], np.int32))
+    return concat([pair, setdiff1d(range_op(0, rank(x), 1), pair).out], 0)
 
 
 def _bad_axis(axis, rank):
