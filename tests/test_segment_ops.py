@@ -431,6 +431,17 @@ def test_counting_ops_have_no_gradient():
     values = ds.constant([0.5, 1.5])
     assert ds.gradients(ds.cast(ds.histogram_fixed_width(values, [0.0, 2.0], 2),
                                 ds.float32), values) == [None]
+    weights = ds.constant([0.25, 0.5, 1.0])
+    counts = ds.bincount([0, 2, 2], weights=weights)
+    with pytest.raises(LookupError, match="op type: Bincount"):          # TF's: none
+        ds.gradients(counts, weights)
+    with pytest.raises(LookupError, match="op type: DenseBincount"):
+        ds.gradients(ds.bincount(ds.constant([0, 2], ds.int64), weights=weights[:2]), weights)
+    with pytest.raises(LookupError, match="op type: DenseCountSparseOutput"):
+        ds.gradients(ds.sparse.bincount([0, 2, 2], weights=weights).values, weights)
+    scale = ds.constant(2.0)                 # counts of ints on a path that takes no gradient
+    loss = scale * ds.cast(ds.bincount(ds.cast(scale * weights, ds.int32)), ds.float32)
+    assert run(ds.gradients(ds.reduce_sum(loss), scale)[0]) == 3.0
 
 
 # --- kernels on every device against the reference ---------------------------------------------

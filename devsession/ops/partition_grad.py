@@ -1,8 +1,11 @@
 """Gradients of the partition ops (TF's ``data_flow_grad.py``): DynamicPartition's
 stitches the partitions' gradients back into data's order (a DynamicPartition of the row
 numbers says where each came from); DynamicStitch's gathers each data tensor's rows of
-the output gradient (every copy of a repeated index gets it, as TF's).  Bincount and
-HistogramFixedWidth count, and have none.
+the output gradient (every copy of a repeated index gets it, as TF's).
+HistogramFixedWidth counts and passes none (its int output takes no gradient anyway);
+Bincount and DenseBincount have no gradient registered, as in TF: a gradient reaching
+them through ``weights`` (``bincount(expert, weights=gates)`` in a loss) is TF's
+LookupError, not a silent None.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from .reduce import reduce_prod
 from .registry import not_differentiable, register_gradient
 from .sequence import range as range_op
 
-not_differentiable("Bincount", "HistogramFixedWidth")
+not_differentiable("HistogramFixedWidth")
 
 
 @register_gradient("DynamicPartition")

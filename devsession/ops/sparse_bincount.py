@@ -14,7 +14,8 @@ dimension is ``maxlength`` when it is positive, else ``max(largest value + 1,
 minlength)`` (a largest value of 0 when there are none).  A negative value is TF's
 ``InvalidArgumentError`` naming the node; ``binary_output`` with weights, or an axis
 other than 0 and -1, TF's ValueError.  Host kernels
-(``kernels/reference/sparse_bincount.py``); not differentiable, as TF's.
+(``kernels/reference/sparse_bincount.py``); no gradient registered, as TF's: a gradient
+reaching one through its weights is TF's LookupError.
 
 TF's dense-output bincount ops, which TF 2.x's ``tf.math.bincount`` builds (so GraphDefs
 holding them import and run), are here too: ``DenseBincount(input, size, weights)`` and
@@ -35,7 +36,7 @@ from ..tensor_shape import TensorShape
 from .array import reshape
 from .state import constant
 from .common import graph_of
-from .registry import InferError, OpDef, not_differentiable, register_op
+from .registry import InferError, OpDef, register_op
 
 __all__ = ["sparse_bincount", "COUNT_OPS"]
 
@@ -109,7 +110,6 @@ register_op(OpDef("DenseBincount", _infer_dense_bincount, 3, host_inputs=(1,),
                   attr_defaults={"binary_output": False}))
 register_op(OpDef("SparseBincount", _infer_sparse_bincount, 5, host_inputs=(3,),
                   attr_defaults={"binary_output": False}))
-not_differentiable(*COUNT_OPS)
 
 
 def _weights_or_empty(weights, values_dtype, graph):

@@ -12,7 +12,8 @@ tf.less mask dropping overflow), bincount and unsorted_segment_max per expert, g
 at step 0 (a starved expert's are zeros), Adam on the gate and Adagrad on the experts for a
 few steps, and the errors a user hits: a partition id out of range, a scatter_nd index out
 of range, top_k with k larger than the last dimension, a float64 Normal given a Python
-scale (float32); dynamic_stitch with a duplicate index (the later one wins)."""
+scale (float32), a gradient through bincount's weights (TF has none); dynamic_stitch
+with a duplicate index (the later one wins)."""
 
 import numpy as np
 
@@ -154,11 +155,13 @@ def main(tf, out):
                 out[name] = type(error).__name__
     for name, build in [("top_k_build_error", lambda: tf.math.top_k(tf.zeros([2, 3]), 4)),
                         ("normal_float64_error", lambda: tf.distributions.Normal(
-                            tf.zeros([3], tf.float64), 1.0))]:      # 1.0 is float32
+                            tf.zeros([3], tf.float64), 1.0)),       # 1.0 is float32
+                        ("bincount_gradient_error", lambda: tf.gradients(tf.math.bincount(
+                            best, weights=tf.reduce_max(gates, 1)), w_gate))]:
         try:
             build()
             out[name] = None
-        except (ValueError, TypeError, tf.errors.OpError) as error:
+        except (ValueError, TypeError, LookupError, tf.errors.OpError) as error:
             out[name] = type(error).__name__
     out["_tol"] = {"history": {"rtol": 1e-3, "atol": 1e-5},
                    "final_load": {"rtol": 1e-3, "atol": 1e-5}}
