@@ -116,8 +116,7 @@ def main(tf, out):
         got = sess.run({"gates": gates, "gates_one_hot": gates_one_hot, "load": load,
                         "importance": importance, "balance": balance, "parts": parts,
                         "by_where": by_where, "combined": combined, "dense": dense_combined,
-                        "sparse_to_dense": tf.sparse.to_dense(dispatch),
-                        "stitched": stitched,
+                        "sparse_to_dense": tf.sparse.to_dense(dispatch), "stitched": stitched,
                         "token_order": token_order, "grouped": grouped,
                         "position": position, "kept": kept, "counts": counts,
                         "max_gate": max_gate}, feed)
@@ -136,6 +135,8 @@ def main(tf, out):
             out.setdefault("counts_per_step", []).append(step_counts)
         out["history"] = np.array(history)
         out["final_load"] = sess.run(load, feed)
+        empty = {x: x_data[:0], y: y_data[:0], noise: noise_data[:0]}    # a batch of none
+        out["empty_batch"] = sess.run([parts, combined, counts, max_gate, grads[2]], empty)
 
         out["stitch_duplicate"] = sess.run(tf.dynamic_stitch(
             [[0, 1], [1, 2]], [[1.0, 2.0], [3.0, 4.0]]))
