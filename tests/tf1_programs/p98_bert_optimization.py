@@ -3,13 +3,16 @@ modeling.py writes it: get_shape_list with a dynamic batch, word embeddings by t
 and by a one-hot matmul, token-type and position embeddings (tf.slice under an
 assert_less_equal control dependency), a hand-written layer norm under "LayerNorm",
 attention through reshape/transpose to [B, N, F, H] with the (1 - mask) * -10000 adder,
-the tanh gelu, the first-token pooler, and a log_softmax classification loss; trained by
-create_optimizer (polynomial_decay with linear warm-up blended by a cast comparison) and
-AdamWeightDecayOptimizer, a tf.train.Optimizer subclass making its own adam_m/adam_v
-variables, with the global step advanced by a separate assign (ordered after the update:
-BERT's own leaves it racing the learning rate's read); then run_classifier's warm
-start: get_assignment_map_from_checkpoint over list_variables, init_from_checkpoint with a
-name->name map, the restored names logged as BERT logs them."""
+the tanh gelu, the first-token pooler, the masked-LM head (gather_indexes over flattened
+offsets, output weights tied to the word embeddings, a weighted mean) and a log_softmax
+next-sentence loss; trained by create_optimizer (polynomial_decay with linear warm-up
+blended by a cast comparison) and AdamWeightDecayOptimizer, a tf.train.Optimizer
+subclass making its own adam_m/adam_v variables, with the global step advanced by a
+separate assign (ordered after the update: BERT's own leaves it racing the learning
+rate's read); then run_classifier's warm start (get_assignment_map_from_checkpoint over
+list_variables, init_from_checkpoint with a name->name map, the restored names logged as
+BERT logs them) and its metric_fn (tf.metrics.accuracy and tf.metrics.mean weighted by
+is_real_example)."""
 
 import os
 import tempfile
@@ -182,7 +185,40 @@ class _Bert(object):
                 pooled_output = tf.layers.dense(
                     first_token_tensor, HIDDEN, activation=tf.tanh,
                     kernel_initializer=self.initializer([HIDDEN, HIDDEN]))
+        self.embedding_table = table
         return pooled_output, sequence_output, probs
+
+    def gather_indexes(self, sequence_tensor, positions):
+        tf = self.tf
+        batch_size, seq_length, width = self.get_shape_list(sequence_tensor, expected_rank=3)
+        flat_offsets = tf.reshape(tf.range(0, batch_size, dtype=tf.int32) * seq_length, [-1, 1])
+        flat_positions = tf.reshape(positions + flat_offsets, [-1])
+        flat_sequence_tensor = tf.reshape(sequence_tensor, [batch_size * seq_length, width])
+        return tf.gather(flat_sequence_tensor, flat_positions)
+
+    def masked_lm_output(self, input_tensor, output_weights, positions, label_ids,
+                         label_weights):
+        tf = self.tf
+        input_tensor = self.gather_indexes(input_tensor, positions)
+        with tf.variable_scope("cls/predictions"):
+            with tf.variable_scope("transform"):
+                input_tensor = tf.layers.dense(
+                    input_tensor, units=HIDDEN, activation=self.gelu,
+                    kernel_initializer=self.initializer([HIDDEN, HIDDEN]))
+                input_tensor = self.layer_norm(input_tensor)
+            output_bias = tf.get_variable("output_bias", shape=[VOCAB],
+                                          initializer=tf.zeros_initializer())
+            logits = tf.matmul(input_tensor, output_weights, transpose_b=True)
+            logits = tf.nn.bias_add(logits, output_bias)
+            log_probs = tf.nn.log_softmax(logits, axis=-1)
+            label_ids = tf.reshape(label_ids, [-1])
+            label_weights = tf.reshape(label_weights, [-1])
+            one_hot_labels = tf.one_hot(label_ids, depth=VOCAB, dtype=tf.float32)
+            per_example_loss = -tf.reduce_sum(log_probs * one_hot_labels, axis=[-1])
+            numerator = tf.reduce_sum(label_weights * per_example_loss)
+            denominator = tf.reduce_sum(label_weights) + 1e-5
+            loss = numerator / denominator
+        return loss, per_example_loss, log_probs
 
     def classifier(self, output_layer, labels, num_labels):
         tf = self.tf
@@ -315,6 +351,9 @@ def main(tf, out):
     types = np.zeros((2, BATCH, SEQ), np.int32)
     types[:, :, 2:] = 1
     nsp_labels = np.array([[0, 1, 1], [1, 0, 1]], np.int32)
+    lm_positions = np.array([[1, 3], [2, 0], [1, 2]], np.int32)
+    lm_weights = np.array([[1, 1], [1, 0], [1, 1]], np.float32)
+    lm_ids = np.where(lm_weights > 0, (lm_positions * 3 + 2) % VOCAB, 0).astype(np.int32)
     class_labels = np.array([[2, 0, 1], [1, 2, 0]], np.int32)
     workdir = tempfile.mkdtemp()
     init_checkpoint = os.path.join(workdir, "bert_model.ckpt")
@@ -328,8 +367,14 @@ def main(tf, out):
         labels = tf.placeholder(tf.int32, [None], name="labels")
         pooled, sequence_output, probs = bert.model(
             input_ids, input_mask, segment_ids, True, use_one_hot_embeddings=False)
+        positions = tf.placeholder(tf.int32, [None, 2], name="masked_lm_positions")
+        lm_labels = tf.placeholder(tf.int32, [None, 2], name="masked_lm_ids")
+        lm_label_weights = tf.placeholder(tf.float32, [None, 2], name="masked_lm_weights")
+        lm_loss, lm_per_example, lm_log_probs = bert.masked_lm_output(
+            sequence_output, bert.embedding_table, positions, lm_labels, lm_label_weights)
         with tf.variable_scope("cls/seq_relationship"):
-            loss, per_example, _, _ = bert.classifier(pooled, labels, 2)
+            nsp_loss, per_example, _, _ = bert.classifier(pooled, labels, 2)
+        loss = lm_loss + nsp_loss
         train_op, learning_rate, optimizer = create_optimizer(
             tf, loss, init_lr=0.05, num_train_steps=6, num_warmup_steps=2)
         global_step = tf.train.get_global_step()
@@ -343,17 +388,23 @@ def main(tf, out):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             feed = {input_ids: ids[0], input_mask: masks[0], segment_ids: types[0],
-                    labels: nsp_labels[0]}
+                    labels: nsp_labels[0], positions: lm_positions, lm_labels: lm_ids,
+                    lm_label_weights: lm_weights}
+            out["lm_per_example"], out["lm_log_probs"] = sess.run(
+                [lm_per_example, lm_log_probs], feed)
             out["attention_probs"] = sess.run(probs, feed)
             out["first_pooled"] = sess.run(pooled, feed)
             losses, rates, steps = [], [], []
             for i in range(6):
                 feed = {input_ids: ids[i % 2], input_mask: masks[i % 2],
-                        segment_ids: types[i % 2], labels: nsp_labels[i % 2]}
+                        segment_ids: types[i % 2], labels: nsp_labels[i % 2],
+                        positions: lm_positions, lm_labels: lm_ids,
+                        lm_label_weights: lm_weights}
                 rates.append(sess.run(learning_rate))
                 losses.append(sess.run([train_op, loss], feed)[1])
                 steps.append(int(sess.run(global_step)))
             out["losses"] = np.array(losses)
+            out["lm_loss"], out["nsp_loss"] = sess.run([lm_loss, nsp_loss], feed)
             out["learning_rates"] = np.array(rates)
             out["steps"] = steps
             out["final_rate"] = sess.run(learning_rate)
@@ -374,7 +425,12 @@ def main(tf, out):
         labels = tf.placeholder(tf.int32, [None], name="label_ids")
         pooled, _, _ = bert.model(input_ids, input_mask, segment_ids, False,
                                   use_one_hot_embeddings=True)
-        loss, _, logits, probabilities = bert.classifier(pooled, labels, 3)
+        loss, per_example_loss, logits, probabilities = bert.classifier(pooled, labels, 3)
+        is_real_example = tf.placeholder(tf.float32, [None], name="is_real_example")
+        predictions = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        accuracy = tf.metrics.accuracy(labels=labels, predictions=predictions,
+                                       weights=is_real_example)
+        eval_loss = tf.metrics.mean(values=per_example_loss, weights=is_real_example)
         tvars = tf.trainable_variables()
         assignment_map, initialized_variable_names = get_assignment_map_from_checkpoint(
             tf, tvars, init_checkpoint)
@@ -411,9 +467,17 @@ def main(tf, out):
             out["tuned_losses"] = np.array(tuned)
             out["tuned_rates"] = np.array(rates)
             out["tuned_logits"] = sess.run(logits, feed)
+            sess.run(tf.local_variables_initializer())
+            feed[is_real_example] = np.array([1.0, 1.0, 0.0], np.float32)
+            for batch in range(2):
+                feed[labels] = class_labels[batch]
+                sess.run([accuracy[1], eval_loss[1]], feed)
+            out["eval_accuracy"], out["eval_loss"] = sess.run([accuracy[0], eval_loss[0]])
+            out["local_names"] = sorted(v.op.name for v in tf.local_variables())
     # Adam divides by sqrt(v) + 1e-6: gradients that are rounding noise (the key bias's is
     # zero in exact arithmetic, softmax ignoring a shift shared by every key) still move
     # their variables by about the rate, so trained values carry a little more round-off.
     out["_tol"] = {k: {"rtol": 1e-3, "atol": 1e-4} for k in (
         "losses", "per_example_loss", "adam_m_word_embeddings", "adam_v_gamma",
-        "trained_query", "trained_gamma", "probabilities", "tuned_losses", "tuned_logits")}
+        "trained_query", "trained_gamma", "probabilities", "tuned_losses", "tuned_logits",
+        "lm_loss", "nsp_loss", "eval_loss")}
