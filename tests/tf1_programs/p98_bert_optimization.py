@@ -11,8 +11,10 @@ subclass making its own adam_m/adam_v variables, with the global step advanced b
 separate assign (ordered after the update: BERT's own leaves it racing the learning
 rate's read); then run_classifier's warm start (get_assignment_map_from_checkpoint over
 list_variables, init_from_checkpoint with a name->name map, the restored names logged as
-BERT logs them) and its metric_fn (tf.metrics.accuracy and tf.metrics.mean weighted by
-is_real_example)."""
+BERT logs them), its metric_fn (tf.metrics.accuracy and tf.metrics.mean weighted by
+is_real_example) and its predict path (a vocabulary read through tf.gfile, tf.train.Example
+records written by TFRecordWriter and parsed by parse_single_example in a tf.data map,
+batches that drop the remainder, OutOfRangeError after the last)."""
 
 import os
 import tempfile
@@ -341,6 +343,78 @@ def get_assignment_map_from_checkpoint(tf, tvars, init_checkpoint):
     return assignment_map, initialized_variable_names
 
 
+def convert_to_unicode(text):
+    if isinstance(text, str):
+        return text
+    if isinstance(text, bytes):
+        return text.decode("utf-8", "ignore")
+    raise ValueError("Unsupported string type: %s" % (type(text)))
+
+
+def load_vocab(tf, vocab_file):
+    """tokenization.load_vocab: one token a line, read through tf.gfile."""
+    vocab = {}
+    index = 0
+    with tf.gfile.GFile(vocab_file, "r") as reader:
+        while True:
+            token = convert_to_unicode(reader.readline())
+            if not token:
+                break
+            token = token.strip()
+            vocab[token] = index
+            index += 1
+    return vocab
+
+
+def file_based_convert_examples_to_features(tf, examples, vocab, output_file):
+    def create_int_feature(values):
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+
+    writer = tf.python_io.TFRecordWriter(output_file)
+    for (words_a, words_b, label_id, is_real_example) in examples:
+        tokens = ["[CLS]"] + words_a + ["[SEP]"] + words_b + ["[SEP]"]
+        segment_ids = [0] * (len(words_a) + 2) + [1] * (len(words_b) + 1)
+        input_ids = [vocab.get(t, vocab["[UNK]"]) for t in tokens][:SEQ]
+        segment_ids = segment_ids[:SEQ]
+        input_mask = [1] * len(input_ids)
+        while len(input_ids) < SEQ:
+            input_ids.append(0)
+            input_mask.append(0)
+            segment_ids.append(0)
+        features = {}
+        features["input_ids"] = create_int_feature(input_ids)
+        features["input_mask"] = create_int_feature(input_mask)
+        features["segment_ids"] = create_int_feature(segment_ids)
+        features["label_ids"] = create_int_feature([label_id])
+        features["is_real_example"] = create_int_feature([int(is_real_example)])
+        tf_example = tf.train.Example(features=tf.train.Features(feature=features))
+        writer.write(tf_example.SerializeToString())
+    writer.close()
+
+
+def file_based_input_fn(tf, input_file, batch_size):
+    name_to_features = {
+        "input_ids": tf.FixedLenFeature([SEQ], tf.int64),
+        "input_mask": tf.FixedLenFeature([SEQ], tf.int64),
+        "segment_ids": tf.FixedLenFeature([SEQ], tf.int64),
+        "label_ids": tf.FixedLenFeature([], tf.int64),
+        "is_real_example": tf.FixedLenFeature([], tf.int64),
+    }
+
+    def _decode_record(record, name_to_features):
+        example = tf.parse_single_example(record, name_to_features)
+        for name in list(example.keys()):
+            t = example[name]
+            if t.dtype == tf.int64:
+                t = tf.to_int32(t)
+            example[name] = t
+        return example
+
+    d = tf.data.TFRecordDataset(input_file)
+    d = d.map(lambda record: _decode_record(record, name_to_features))
+    return d.batch(batch_size=batch_size, drop_remainder=True)
+
+
 def main(tf, out):
     rng = np.random.RandomState(0)
     ids = rng.randint(1, VOCAB, (2, BATCH, SEQ)).astype(np.int32)
@@ -474,10 +548,49 @@ def main(tf, out):
                 sess.run([accuracy[1], eval_loss[1]], feed)
             out["eval_accuracy"], out["eval_loss"] = sess.run([accuracy[0], eval_loss[0]])
             out["local_names"] = sorted(v.op.name for v in tf.local_variables())
+
+    # --- run_classifier's predict path: a vocabulary and TFRecords, read back by tf.data
+    vocab_file = os.path.join(workdir, "vocab.txt")
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "dog",
+              "ran", "away"]
+    with tf.gfile.GFile(vocab_file, "w") as writer:
+        writer.write("".join(token + "\n" for token in tokens))
+    vocab = load_vocab(tf, vocab_file)
+    out["vocab"] = sorted(vocab.items())
+    output_dir = os.path.join(workdir, "output")
+    tf.gfile.MakeDirs(output_dir)
+    predict_file = os.path.join(output_dir, "predict.tf_record")
+    examples = [(["the", "cat"], ["sat"], 1, True), (["dog"], ["ran", "away"], 2, True),
+                (["the", "emu"], ["ran"], 0, True), ([], [], 0, False)]
+    file_based_convert_examples_to_features(tf, examples, vocab, predict_file)
+    out["record_exists"] = tf.gfile.Exists(predict_file)
+    with tf.Graph().as_default():
+        bert = _Bert(tf, rng)
+        dataset = file_based_input_fn(tf, predict_file, BATCH)
+        features = tf.data.make_one_shot_iterator(dataset).get_next()
+        out["feature_shapes"] = sorted((k, v.shape.as_list(), v.dtype.name)
+                                       for k, v in features.items())
+        pooled, _, _ = bert.model(features["input_ids"], features["input_mask"],
+                                  features["segment_ids"], False,
+                                  use_one_hot_embeddings=False)
+        _, _, _, probabilities = bert.classifier(pooled, features["label_ids"], 3)
+        assignment_map, _ = get_assignment_map_from_checkpoint(
+            tf, tf.trainable_variables(), init_checkpoint)
+        tf.train.init_from_checkpoint(init_checkpoint, assignment_map)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got, probs = sess.run([features, probabilities])
+            out["predict_features"] = {k: v for k, v in got.items()}
+            out["predict_probabilities"] = probs
+            try:
+                sess.run(probabilities)
+                out["second_batch"] = "ran"
+            except tf.errors.OutOfRangeError:
+                out["second_batch"] = "OutOfRangeError"
     # Adam divides by sqrt(v) + 1e-6: gradients that are rounding noise (the key bias's is
     # zero in exact arithmetic, softmax ignoring a shift shared by every key) still move
     # their variables by about the rate, so trained values carry a little more round-off.
     out["_tol"] = {k: {"rtol": 1e-3, "atol": 1e-4} for k in (
         "losses", "per_example_loss", "adam_m_word_embeddings", "adam_v_gamma",
         "trained_query", "trained_gamma", "probabilities", "tuned_losses", "tuned_logits",
-        "lm_loss", "nsp_loss", "eval_loss")}
+        "lm_loss", "nsp_loss", "eval_loss", "predict_probabilities")}
