@@ -11,7 +11,9 @@ result); ``REWRITES`` maps a node to one devsession op, ``(node, inputs, attrs) 
 (op type, inputs, attrs)``.  Both join ``tf_graph``'s tables when this module is
 imported (by devsession's ``__init__``).  Semantics are TF's kernels': ``Div`` and
 ``Mod`` truncate (C's ``/`` and ``%``, ``fmod`` for floats), whatever the newer Python
-wrappers do.  An input devsession needs while building (a pool's window, ``Reverse``'s
+wrappers do; an integer ``Div`` or ``Mod`` by zero is their InvalidArgumentError "Integer
+division by zero" (raised by a FloorMod guard, ``_zero_divisor_guard``), not the
+InternalError of TruncateDiv's kernel.  An input devsession needs while building (a pool's window, ``Reverse``'s
 dims) must be a constant: UnimplementedError naming the node otherwise.
 """
 
@@ -21,11 +23,13 @@ import numpy as np
 
 from . import image
 from .errors import UnimplementedError
+from .graph import control_dependencies
 from .ops.array import concat
 from .ops.array_fill import add_n
 from .ops.array_order import sort
 from .ops.clipping import clip_by_value
-from .ops.elementwise import abs as abs_op, less, reciprocal, truncatediv, truncatemod
+from .ops.elementwise import (abs as abs_op, floormod, less, reciprocal, truncatediv,
+                              truncatemod)
 from .ops.gather_options import gather
 from .ops.image_nms import non_max_suppression
 from .ops.masking import linspace, reverse
@@ -36,13 +40,29 @@ from .tf_graph import add_mapped_ops, constant_input
 __all__ = ["COMPOSITES", "REWRITES"]
 
 
+def _zero_divisor_guard(x, y):
+    """A FloorMod of ``x`` by ``y``, run before an integer Div or Mod: TF's legacy Div
+    and Mod kernels raise FloorMod's error for a zero divisor (InvalidArgumentError
+    "Integer division by zero"), where TruncateDiv's and TruncateMod's raise an
+    InternalError; and it raises exactly when the division would (an empty output
+    divides nothing)."""
+    return control_dependencies([floormod(x, y).op])
+
+
 def _div(node, inputs, attrs):
     x, y = inputs
-    return truncatediv(x, y) if x.dtype.is_integer else x / y
+    if not x.dtype.is_integer:
+        return x / y
+    with _zero_divisor_guard(x, y):
+        return truncatediv(x, y)
 
 
 def _mod(node, inputs, attrs):
-    return truncatemod(*inputs)
+    x, y = inputs
+    if not x.dtype.is_integer:
+        return truncatemod(x, y)
+    with _zero_divisor_guard(x, y):
+        return truncatemod(x, y)
 
 
 def _inv(node, inputs, attrs):

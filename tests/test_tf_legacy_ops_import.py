@@ -75,3 +75,43 @@ def test_unique_v2_over_another_axis_is_refused():
     with ds.Graph().as_default():
         with pytest.raises(ds.errors.UnimplementedError, match="'unique' \\(UniqueV2\\)"):
             ds.import_graph_def(_graph_def(x, axis, unique), name="")
+
+
+def _div_graph(op: str, dtype, divisors):
+    """x (a placeholder of ``dtype``, fed) ``op`` y (a Const), as a TF GraphDef holds it."""
+    x = _node("Placeholder", "x", [], dtype=ds.AttrValue(type=ds.as_dtype(dtype).as_datatype_enum))
+    y = _const("y", np.array(divisors, dtype))
+    division = _node(op, "old_" + op.lower(), ["x", "y"],
+                     T=ds.AttrValue(type=ds.as_dtype(dtype).as_datatype_enum))
+    graph = ds.Graph()
+    with graph.as_default():
+        ds.import_graph_def(_graph_def(x, y, division), name="")
+    return graph
+
+
+# tf.raw_ops.Div / Mod in TF 2.21: truncating, and x by 0 is "Integer division by zero"
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("op, want", [("Div", [3, -3, -3, 0]), ("Mod", [1, -1, 1, 0])])
+def test_integer_div_and_mod_truncate(op, want, dtype):
+    graph = _div_graph(op, dtype, [2, 2, -2, 5])
+    with ds.Session(graph=graph) as sess:
+        got = sess.run(f"old_{op.lower()}:0", {"x:0": np.array([7, -7, 7, 0], dtype)})
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("op", ["Div", "Mod"])
+def test_integer_div_and_mod_by_zero_is_tfs_invalid_argument(op, dtype):
+    graph = _div_graph(op, dtype, [2, 0, 0])
+    with ds.Session(graph=graph) as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match=f"old_{op.lower()}.*Integer division by zero"):
+            sess.run(f"old_{op.lower()}:0", {"x:0": np.array([7, -7, 3], dtype)})
+
+
+def test_integer_div_of_an_empty_output_by_zero_divides_nothing():
+    graph = _div_graph("Div", np.int32, [0])
+    with ds.Session(graph=graph) as sess:
+        got = sess.run("old_div:0", {"x:0": np.zeros([0], np.int32)})
+    assert got.shape == (0,)
