@@ -137,10 +137,12 @@ def _takes_attr_form(op_type: str, attr_form_inputs: int) -> bool:
 
 # Integer arithmetic TF's Python wrappers put between constants and an axis or a shape
 # (linspace's ``axis + rank`` picked by a SelectV2): folded when every input is known.
+# A division by a zero divisor is not folded (TF's kernel raises there, when it runs).
 _INT_FOLDS = {"AddV2": np.add, "Add": np.add, "Sub": np.subtract, "Mul": np.multiply,
               "FloorDiv": np.floor_divide, "FloorMod": np.mod, "Maximum": np.maximum,
               "Minimum": np.minimum, "Neg": np.negative, "SelectV2": np.where,
               "Select": np.where}
+_DIVISIONS = ("FloorDiv", "FloorMod")
 
 
 def _folded_ints(tensor, depth: int = 8):
@@ -154,6 +156,8 @@ def _folded_ints(tensor, depth: int = 8):
         return None
     args = [_folded_ints(t, depth - 1) for t in tensor.op.inputs]
     if any(a is None or a.size > 64 for a in args):
+        return None
+    if tensor.op.type in _DIVISIONS and np.any(args[1] == 0):
         return None
     return np.asarray(fold(*args), dtype=tensor.dtype.np)
 

@@ -339,6 +339,36 @@ def test_concat_v2_takes_its_axis_as_the_last_input():
     np.testing.assert_array_equal(run_tf_form(build), np.concatenate([X, X], axis=1))
 
 
+def _concat_over_a_division(op: str, divisor: int):
+    """ConcatV2 of x with itself over ``op``(3, divisor), as TF's wrappers compute an
+    axis between constants."""
+    gd = ds.GraphDef()
+    placeholder(gd, "x", shape=(None, 3, 4))
+    tf_const(gd, "three", 3, np.int32)
+    tf_const(gd, "divisor", divisor, np.int32)
+    add_node(gd, "axis", op, ["three", "divisor"], T=ds.int32)
+    add_node(gd, "y", "ConcatV2", ["x", "x:0", "axis"], N=2, T=ds.float32, Tidx=ds.int32)
+    return gd
+
+
+@pytest.mark.parametrize("op,divisor,axis", [("FloorDiv", 2, 1), ("FloorDiv", -2, -2),
+                                             ("FloorMod", 2, 1), ("FloorMod", -2, -1)])
+def test_an_axis_divided_between_constants_is_folded(op, divisor, axis):
+    got = run_imported(_concat_over_a_division(op, divisor), "y:0", {"x:0": X})
+    np.testing.assert_array_equal(got, np.concatenate([X, X], axis=axis))
+
+
+@pytest.mark.parametrize("op", ["FloorDiv", "FloorMod"])
+def test_a_division_by_zero_is_not_folded(op):
+    # TF imports it and its run raises the FloorDiv's "Integer division by zero"; the
+    # concat devsession builds needs its axis, which no fold may make up (it gave 0)
+    with pytest.raises(ds.errors.UnimplementedError,
+                       match=f"'y': ConcatV2 with the axis computed at run time.*'axis:0' is "
+                             f"computed by a {op}") as info:
+        ds.import_graph_def(_concat_over_a_division(op, 0), graph=ds.Graph())
+    assert info.value.node_name == "y"
+
+
 @pytest.mark.parametrize("op,value,want", [
     ("Transpose", [2, 0, 1], np.transpose(X, (2, 0, 1))),
     ("Reshape", [-1, 6], X.reshape(-1, 6)),
