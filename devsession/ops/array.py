@@ -36,6 +36,7 @@ from .array_operands import (check_int, holds_tensor, int_operand, int_values,
                              partial_shape_value, shape_operand, small, vector_length)
 from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
 from .registry import InferError, OpDef, register_op
+from .run_time_attr_name import RUN_TIME_ATTR
 
 __all__ = ["identity", "reshape", "transpose", "concat", "squeeze", "expand_dims", "stack",
            "unstack", "split", "tile", "pad", "mirror_pad_grad", "stop_gradient"]
@@ -484,8 +485,6 @@ def transpose(a, perm=None, name="transpose") -> Tensor:
     elif holds_tensor(perm):
         perm = int_operand(perm, x.graph)
     if isinstance(perm, Tensor) and constant_value(perm) is None:
-        from .run_time_attrs import RUN_TIME_ATTR
-
         return make_op(RUN_TIME_ATTR, [x, perm], {"op": "Transpose", "attr": "perm"}, name)
     return make_op("Transpose", [x], {"perm": static_ints(perm, "transpose", "perm")}, name)
 
@@ -495,10 +494,9 @@ def _reversed_axes(x: Tensor, name) -> Tensor:
     from ..graph import name_scope
     from .elementwise import subtract
     from .sequence import range as range_
-    from .array_fill import rank
 
     with name_scope(name or "transpose"):
-        r = rank(x)
+        r = make_op("Rank", [x])                  # x's rank is unknown: no Const
         return subtract(subtract(r, 1), range_(0, r, 1))
 
 

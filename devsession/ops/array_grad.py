@@ -205,7 +205,7 @@ def _tile_grad_at_run_time(x: Tensor, multiples: Tensor, dy: Tensor) -> Tensor:
     """TF's ``_TileGrad`` for an ``x`` of unknown rank: ``dy`` reshaped to [m0, d0, m1,
     d1, ...] and summed over the m axes, counted at run time (a Sum over run-time axes,
     ``run_time_attrs.py``)."""
-    from .run_time_attrs import RUN_TIME_ATTR
+    from .run_time_attr_name import RUN_TIME_ATTR
     from .sequence import range as range_
 
     sizes = shape(x, out_type=multiples.dtype)

@@ -211,7 +211,7 @@ def _reduction(op_type: str, public_name: str):
         keep = bool(_pick(keepdims, keep_dims, "keepdims", "keep_dims"))
         if _run_time_axis(axis):      # TF's axes input, read per run (run_time_attrs.py)
             from .array_operands import int_operand
-            from .run_time_attrs import RUN_TIME_ATTR
+            from .run_time_attr_name import RUN_TIME_ATTR
 
             return make_op(RUN_TIME_ATTR, [x, int_operand(axis, x.graph)],
                            {"op": op_type, "attr": "axis", "keepdims": keep},

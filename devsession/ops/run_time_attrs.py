@@ -31,10 +31,10 @@ from .. import dtypes
 from ..tensor_shape import TensorShape
 from .reduce import COMPLEX_REDUCTIONS
 from .registry import InferError, OpDef, register_gradient, register_op
+from .run_time_attr_name import RUN_TIME_ATTR
 
 __all__ = ["RUN_TIME_ATTR", "RUN_TIME_ATTR_OPS"]
 
-RUN_TIME_ATTR = "_RunTimeAttr"
 # wrapped op -> the attr its second input gives
 RUN_TIME_ATTR_OPS = {**{op: "axis" for op in ("Sum", "Mean", "Max", "Min", "Prod", "All",
                                               "Any", "EuclideanNorm")},
