@@ -9,7 +9,7 @@ error, and an empty output divides nothing.
 Where each device checks: the reference kernels look at the divisor before dividing (one
 ``np.any(y == 0)`` pass); the generated CPU loops count zero divisors as they divide
 and return the count (``codegen/cpu.py``), so a float program pays nothing.  When a
-fused region's loop reports one, ``fused_division_error`` finds the member that divided
+fused region's loop reports one, ``cpu/fused_division.py`` finds the member that divided
 by zero by evaluating the region's lines with numpy (only on that error path), so the
 error names the node TF's would.  The GPU kernels do not check (nor do TF's GPU kernels,
 which would need a reduction and a wait for the host): a zero divisor gives 0 there.
@@ -17,14 +17,11 @@ which would need a reduction and a wait for the host): a zero divisor gives 0 th
 
 from __future__ import annotations
 
-import ast
-
 import numpy as np
 
 from devsession.errors import InternalError, InvalidArgumentError
 
-__all__ = ["DIVISION_OPS", "divides_integers", "division_by_zero", "check_divisor",
-           "fused_division_error"]
+__all__ = ["DIVISION_OPS", "divides_integers", "division_by_zero", "check_divisor"]
 
 # op -> (error class, TF's message)
 _TRUNCATING = (InternalError,
@@ -52,26 +49,3 @@ def check_divisor(node_name: str, op: str, divisor: np.ndarray, out_size: int) -
     divides by (every element of a broadcast input is used when the output has any)."""
     if out_size and np.any(divisor == 0):
         raise division_by_zero(node_name, op)
-
-
-def fused_division_error(node, arrays):
-    """The error of the first member of the ``_FusedElementwise`` ``node`` that divides
-    an integer by zero on ``arrays`` (its inputs), as that member alone would raise it.
-
-    The region's program is ``tK = <member K>`` lines; member K's divisor is evaluated
-    after the lines before it, with the numpy oracle of ``codegen/frontend.py``."""
-    from .codegen import frontend
-
-    attrs = node.attrs
-    lines = attrs["expression"].splitlines()
-    inputs = list(zip(attrs["input_names"], node.input_dtypes))
-    for k, (member, op) in enumerate(zip(attrs["members"], attrs["member_ops"])):
-        if op not in DIVISION_OPS:
-            continue
-        call = frontend.parse(lines[k].split("=", 1)[1].strip(), mode="eval").body
-        divisor = ast.unparse(call.args[1])
-        program = frontend.compile_expression("\n".join(lines[:k] + [divisor]), inputs)
-        if program.out_dtype.kind in "iu" and np.any(frontend.evaluate(program, *arrays) == 0):
-            return division_by_zero(member, op)
-    members = ", ".join(attrs["members"])
-    return division_by_zero(node.name, f"_FusedElementwise({members})")

@@ -42,10 +42,11 @@ import numpy as np
 from ..checks import call_shape, fmt_shape, invalid_argument, to_float16
 from ..codegen import cpu as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
-from ..division_checks import division_by_zero, fused_division_error
+from ..division_checks import division_by_zero
 from ..plan_cache import remember
 from ..registry import register_kernel
 from ..buffer_pool import BufferPool
+from .fused_division import fused_division_error
 from .numba_setup import num_threads
 
 __all__ = ["ElementwiseKernel", "PARALLEL_MIN_SIZE", "build_elementwise"]
