@@ -11,11 +11,18 @@ import pytest
 
 import devsession as ds
 
-R = np.random.default_rng(7)
-A3 = R.standard_normal((2, 3, 4)).astype(np.float32)
-SQ = R.standard_normal((2, 3, 3)).astype(np.float32)
+
+
+def _inputs():
+    """The fed values, drawn once at import by a generator no test shares."""
+    rng = np.random.default_rng(7)
+    return (rng.standard_normal((2, 3, 4)).astype(np.float32),
+            rng.standard_normal((2, 3, 3)).astype(np.float32),
+            rng.uniform(0, 1, (2, 5, 4, 3)).astype(np.float32))
+
+
+A3, SQ, IMAGES = _inputs()
 W = np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2)
-IMAGES = R.uniform(0, 1, (2, 5, 4, 3)).astype(np.float32)
 
 
 def _softmax(v, axis=-1):
