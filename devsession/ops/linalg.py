@@ -184,16 +184,7 @@ def _tensordot_at_run_time(a: Tensor, b: Tensor, axes) -> Tensor:
             a_axes = range_(rank - axes, rank)
         b_axes = list(range(axes))
     else:
-        try:
-            a_axes, b_axes = axes
-        except (TypeError, ValueError):
-            raise ValueError(f"tensordot: axes must be an int or a pair of axis lists, got "
-                             f"{axes!r}.") from None
-        a_axes = [a_axes] if isinstance(a_axes, (int, np.integer)) else list(a_axes)
-        b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
-        if len(a_axes) != len(b_axes):
-            raise ValueError(f"tensordot: {len(a_axes)} axes of a against {len(b_axes)} "
-                             f"of b.")
+        a_axes, b_axes = _axis_lists(axes)
     a2, a_free = _run_time_matrix(a, a_axes, flipped=False)
     b2, b_free = _run_time_matrix(b, b_axes, flipped=True)
     return _reshape(matmul(a2, b2), _concat_dims([a_free, b_free]))
@@ -276,6 +267,13 @@ def _tensordot_axes(axes, rank_a: int, rank_b: int) -> tuple[list, list]:
         if not 0 <= axes <= min(rank_a, rank_b):
             raise ValueError(f"tensordot: axes={axes} must be in [0, {min(rank_a, rank_b)}].")
         return list(range(rank_a - axes, rank_a)), list(range(axes))
+    a_axes, b_axes = _axis_lists(axes)
+    return [int(i) % rank_a for i in a_axes], [int(i) % rank_b for i in b_axes]
+
+
+def _axis_lists(axes) -> tuple[list, list]:
+    """tensordot's ``axes`` given as a pair (each an int or a list) as two lists of
+    equal length, else ValueError."""
     try:
         a_axes, b_axes = axes
     except (TypeError, ValueError):
@@ -285,4 +283,4 @@ def _tensordot_axes(axes, rank_a: int, rank_b: int) -> tuple[list, list]:
     b_axes = [b_axes] if isinstance(b_axes, (int, np.integer)) else list(b_axes)
     if len(a_axes) != len(b_axes):
         raise ValueError(f"tensordot: {len(a_axes)} axes of a against {len(b_axes)} of b.")
-    return [int(i) % rank_a for i in a_axes], [int(i) % rank_b for i in b_axes]
+    return a_axes, b_axes
