@@ -32,6 +32,14 @@ class Dimension(int):
     def value(self) -> int:
         return int(self)
 
+    def __repr__(self) -> str:
+        return f"Dimension({int(self)})"        # TF1's repr
+
+    def __str__(self) -> str:
+        return str(int(self))                   # and TF1's str: the bare size
+
+    __format__ = int.__format__
+
     def is_compatible_with(self, other) -> bool:
         other = getattr(other, "value", other)
         return other is None or int(other) == int(self)
@@ -210,9 +218,11 @@ class TensorShape:
         return hash(self._dims)
 
     def __repr__(self) -> str:
+        # TF1's: TensorShape([Dimension(None), Dimension(3)]), what printing a dict of
+        # dataset output_shapes or a logged repr shows.
         if self._dims is None:
             return "TensorShape(None)"
-        return f"TensorShape({list(self._dims)})"
+        return "TensorShape([%s])" % ", ".join(f"Dimension({d})" for d in self._dims)
 
     def __str__(self) -> str:
         if self._dims is None:

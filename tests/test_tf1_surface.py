@@ -255,6 +255,19 @@ def test_a_shapes_rank_checks_are_tf1s():
     assert (known + [5]).as_list() == [2, None, 5] and ([1] + known).as_list() == [1, 2, None]
 
 
+def test_shapes_and_dimensions_print_as_tf1s():
+    """repr and str as tf.compat.v1 2.21 (v2 behavior disabled) prints them: a logged dict
+    of dataset output shapes, a list of dims."""
+    shape = ds.placeholder(ds.float32, [None, 3]).shape
+    assert repr(shape) == "TensorShape([Dimension(None), Dimension(3)])"
+    assert str(shape) == "(?, 3)"
+    assert repr(ds.TensorShape([])) == "TensorShape([])"
+    assert repr(ds.TensorShape(None)) == "TensorShape(None)"
+    assert repr([shape[1]]) == "[Dimension(3)]"
+    assert str(shape[1]) == "%s" % shape[1] == f"{shape[1]}" == "3"
+    assert "%d" % shape[1] == "3" and shape[1] + 1 == 4
+
+
 def test_integer_arithmetic_on_known_values_keeps_shapes_known():
     """TF's shape inference evaluates small integer subgraphs (frame's ``rank - axis - 1``):
     a SplitV whose sizes come from Sub and FloorDiv nodes splits into known shapes."""

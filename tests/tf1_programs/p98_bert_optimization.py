@@ -456,6 +456,8 @@ def main(tf, out):
         out["optimizer_name"] = optimizer.get_name()
         out["sequence_shape"] = sequence_output.shape.as_list()
         out["pooled_shape"] = pooled.shape.as_list()
+        out["shape_reprs"] = [repr(pooled.shape), repr(input_ids.shape[1]),
+                              str(input_ids.shape[1]), repr(loss.shape)]
         out["trainable"] = [(v.name, v.shape.as_list()) for v in tf.trainable_variables()]
         out["global_names"] = sorted(v.op.name for v in tf.global_variables())
         saver = tf.train.Saver()
@@ -570,6 +572,10 @@ def main(tf, out):
         features = tf.data.make_one_shot_iterator(dataset).get_next()
         out["feature_shapes"] = sorted((k, v.shape.as_list(), v.dtype.name)
                                        for k, v in features.items())
+        out["feature_log"] = ["  name = %s, shape = %s" % (name, features[name].shape)
+                              for name in sorted(features.keys())]
+        out["output_shapes"] = [(name, repr(shape)) for name, shape in
+                                sorted(tf.data.get_output_shapes(dataset).items())]
         pooled, _, _ = bert.model(features["input_ids"], features["input_mask"],
                                   features["segment_ids"], False,
                                   use_one_hot_embeddings=False)
