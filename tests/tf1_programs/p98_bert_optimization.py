@@ -224,9 +224,10 @@ class _Bert(object):
 
     def classifier(self, output_layer, labels, num_labels):
         tf = self.tf
+        hidden_size = output_layer.shape[-1].value
         output_weights = tf.get_variable(
-            "output_weights", [num_labels, HIDDEN],
-            initializer=self.initializer([num_labels, HIDDEN]))
+            "output_weights", [num_labels, hidden_size],
+            initializer=self.initializer([num_labels, hidden_size]))
         output_bias = tf.get_variable("output_bias", [num_labels],
                                       initializer=tf.zeros_initializer())
         with tf.variable_scope("loss"):
