@@ -13,6 +13,12 @@ fused region's loop reports one, ``cpu/fused_division.py`` finds the member that
 by zero by evaluating the region's lines with numpy (only on that error path), so the
 error names the node TF's would.  The GPU kernels do not check (nor do TF's GPU kernels,
 which would need a reduction and a wait for the host): a zero divisor gives 0 there.
+
+RealDiv of integers (``tf.realdiv``; ``truediv`` casts them first) builds in TF, with
+the integer dtype, but TF registers no kernel for it: its run is InvalidArgumentError
+"No OpKernel was registered to support Op 'RealDiv' ..." on every device, here too
+(``real_div_of_integers``).  A RealDiv kernel node with an integer input and a float64
+output (the kernels' own tests) still divides as numpy does.
 """
 
 from __future__ import annotations
@@ -49,3 +55,21 @@ def check_divisor(node_name: str, op: str, divisor: np.ndarray, out_size: int) -
     divides by (every element of a broadcast input is used when the output has any)."""
     if out_size and np.any(divisor == 0):
         raise division_by_zero(node_name, op)
+
+
+def real_div_of_integers(node) -> bool:
+    """Whether ``node`` is TF's RealDiv of integers (an integer output), which no kernel
+    runs."""
+    return node.op == "RealDiv" and np.dtype(node.output_dtype).kind in "iu"
+
+
+def no_real_div_kernel(node):
+    """The kernel of a ``real_div_of_integers`` node: each run raises TF's error."""
+    attr = f"DT_{np.dtype(node.output_dtype).name.upper()}"
+
+    def kernel(*arrays):
+        raise InvalidArgumentError(
+            f"RealDiv node '{node.name}': No OpKernel was registered to support Op "
+            f"'RealDiv' used by {{{{node {node.name}}}}} with these attrs: [T={attr}]",
+            node_name=node.name)
+    return kernel

@@ -382,3 +382,33 @@ def test_names_live_where_tf1_puts_them():
         assert callable(getattr(ds.math, name)), name
     for name in ("silu", "swish", "crelu", "relu_layer", "zero_fraction", "log_poisson_loss"):
         assert callable(getattr(ds.nn, name)), name
+
+
+def test_realdiv_of_integers_builds_and_its_run_has_no_kernel():
+    # TF 2.21: RealDiv keeps T=int32 when built, and no kernel runs it; a Mul after it
+    # (which fusion would otherwise join) does not hide the error
+    x, y = ds.placeholder(ds.int32, [2]), ds.placeholder(ds.int32, [2])
+    z = ds.realdiv(x, y, name="rd")
+    assert z.dtype == ds.int32 and z.op.type == "RealDiv"
+    with pytest.raises(ds.errors.InvalidArgumentError,
+                       match=r"No OpKernel was registered to support Op 'RealDiv' used by "
+                             r"\{\{node rd\}\} with these attrs: \[T=DT_INT32\]") as info:
+        run(z * 2, {x: [7, 3], y: [2, 1]})
+    assert info.value.node_name == "rd"
+
+
+@pytest.mark.parametrize("dtype, want", [(ds.int8, ds.float32), (ds.uint16, ds.float32),
+                                         (ds.int32, ds.float64), (ds.int64, ds.float64)])
+def test_truediv_casts_integers_as_tf(dtype, want):
+    # TF 2.21's truediv table and names: truediv/Cast, truediv/Cast_1, truediv (RealDiv)
+    with ds.Graph().as_default() as graph:
+        x, y = ds.constant([7, 3], dtype), ds.constant([2, 4], dtype)
+        zs = [x / y, ds.truediv(x, y), ds.divide(x, y, name="dv")]
+        assert [z.dtype for z in zs] == [want] * 3
+        names = [op.name for op in graph.get_operations()]
+        assert names[2:5] == ["truediv/Cast", "truediv/Cast_1", "truediv"]
+        assert names[-3:] == ["dv/Cast", "dv/Cast_1", "dv"]
+        with ds.Session() as sess:
+            for got in sess.run(zs):
+                assert got.dtype == want.np
+                np.testing.assert_array_equal(got, [3.5, 0.75])

@@ -364,3 +364,16 @@ def test_summary_kernels_run_on_the_host(device):
         data = lookup_kernel(op, "REF")(make_node(op, [np.dtype(object), F32],
                                                   np.dtype(object)))(tags, value)
         assert data.dtype == object and isinstance(data[()], bytes)
+
+
+# TF 2.21 registers RealDiv for floats and complex values only: tf.realdiv of integers
+# builds (T=int32) and its run is "No OpKernel was registered ..." naming the node
+@pytest.mark.parametrize("dtype", [I32, I64, U8])
+def test_real_div_of_integers_has_no_kernel(device, dtype):
+    node = make_node("RealDiv", [dtype, dtype], dtype, name="rd")
+    enum = f"DT_{dtype.name.upper()}"
+    for where in ("REF", device):
+        with pytest.raises(InvalidArgumentError, match=re.escape(
+                f"No OpKernel was registered to support Op 'RealDiv' used by {{{{node rd}}}} "
+                f"with these attrs: [T={enum}]")):
+            run_on(where, node, np.array([7, 3], dtype), np.array([2, 1], dtype))

@@ -88,8 +88,9 @@ def _binary_same(inputs, attrs, node):
 
 
 def _real_div(inputs, attrs, node):
-    dtype, shape = _binary_complex(inputs, attrs, node)
-    return (dtype if dtype.is_floating or dtype.is_complex else dtypes.float64), shape
+    """TF's shape function: the inputs' dtype, integers too (RealDiv of integers builds,
+    and its run is TF's missing-kernel error: ``kernels/division_checks.py``)."""
+    return _binary_complex(inputs, attrs, node)
 
 
 def _equal(inputs, attrs, node):
@@ -193,7 +194,24 @@ relu = _unary("Relu", "relu")
 add = _binary("Add", "add")
 subtract = _binary("Sub", "subtract")
 multiply = _binary("Mul", "multiply")
-truediv = _binary("RealDiv", "divide", "truediv")
+
+
+# TF's truediv table: integers divide as floats, cast first (its RealDiv has no integer
+# kernel)
+_TRUEDIV_FLOATS = {1: dtypes.float32, 2: dtypes.float32, 4: dtypes.float64,
+                   8: dtypes.float64}
+
+
+def truediv(x, y, name=None) -> Tensor:
+    """``x / y`` (RealDiv) with numpy broadcasting; integers are cast first as TF's
+    truediv casts them (float32 for 8- and 16-bit ones, float64 for wider: the Casts
+    ``truediv/Cast`` and ``truediv/Cast_1``)."""
+    with name_scope(name or "truediv") as scope:
+        x, y = operands(x, y)
+        if x.dtype.is_integer and x.dtype == y.dtype:
+            wide = _TRUEDIV_FLOATS[x.dtype.size]
+            x, y = cast(x, wide), cast(y, wide)
+        return make_op("RealDiv", [x, y], name=scope)
 
 
 def divide(x, y, name=None) -> Tensor:

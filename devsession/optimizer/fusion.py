@@ -40,7 +40,13 @@ _NOT_FUSED_DTYPES = ("float16", "string", "complex64", "complex128")
 def _fusible(op: PlanOp) -> bool:
     return (op.type in _FUSIBLE and len(op.outputs) == 1
             and op.outputs[0].dtype.name not in _NOT_FUSED_DTYPES
-            and all(t.dtype.name not in _NOT_FUSED_DTYPES for t in op.inputs))
+            and all(t.dtype.name not in _NOT_FUSED_DTYPES for t in op.inputs)
+            and not _real_div_of_integers(op))
+
+
+def _real_div_of_integers(op: PlanOp) -> bool:
+    """TF's RealDiv of integers has no kernel: it stays alone, whose kernel raises."""
+    return op.type == "RealDiv" and op.outputs[0].dtype.is_integer
 
 
 def fuse_elementwise(ops: list[PlanOp], fed: set, protected: set, placements: dict) -> list:

@@ -42,7 +42,7 @@ import numpy as np
 from ..checks import call_shape, fmt_shape, invalid_argument, to_float16
 from ..codegen import cpu as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
-from ..division_checks import division_by_zero
+from ..division_checks import division_by_zero, no_real_div_kernel, real_div_of_integers
 from ..plan_cache import remember
 from ..registry import register_kernel
 from ..buffer_pool import BufferPool
@@ -234,6 +234,8 @@ def build_elementwise(node):
         from ..registry import lookup_kernel
 
         return lookup_kernel(node.op, "REF")(node)        # the reference device's kernel
+    if real_div_of_integers(node):
+        return no_real_div_kernel(node)
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

@@ -33,6 +33,7 @@ import numpy as np
 from ..checks import call_shape, fmt_shape, invalid_argument
 from ..codegen import cuda as codegen
 from ..codegen.expressions import KERNEL_OPS, elementwise_program
+from ..division_checks import no_real_div_kernel, real_div_of_integers
 from ..plan_cache import remember
 from ..registry import register_kernel
 from .device import on_device
@@ -106,6 +107,8 @@ def build_elementwise(node):
         from .host_ops import through_host
 
         return through_host(node, build_on_cpu(node))     # complex values: on the host
+    if real_div_of_integers(node):
+        return no_real_div_kernel(node)
     program = elementwise_program(node)
     if program is None:        # a Cast to the same dtype
         return lambda x: x.view()

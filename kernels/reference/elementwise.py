@@ -6,7 +6,8 @@ direct numpy formulation of each, the oracle the CPU and GPU kernels are tested 
 * Integer arithmetic wraps around in the input dtype (``np.int32`` overflow wraps).
   ``Pow`` on integers with a negative exponent gives the truncated real result
   (1 for base 1, +-1 for base -1, else 0) instead of numpy's ValueError.
-* ``RealDiv`` of integers is numpy true division: float64.  Division by zero gives
+* ``RealDiv`` of integers into float64 (a kernel node's own) is numpy true division;
+  TF's, into integers, has no kernel (``division_checks.py``).  Division by zero gives
   inf/nan, never an exception or a warning (``np.errstate``).
 * An integer FloorDiv, FloorMod, TruncateDiv or TruncateMod by zero raises TF's error
   for it (``division_checks.py``).
@@ -22,7 +23,8 @@ import warnings
 import numpy as np
 
 from ..checks import broadcast_shape, get_attr
-from ..division_checks import check_divisor, divides_integers
+from ..division_checks import (check_divisor, divides_integers, no_real_div_kernel,
+                               real_div_of_integers)
 from ..registry import register_kernel
 
 DEVICE = "REF"
@@ -80,6 +82,8 @@ BINARY = {
 
 @register_kernel(tuple(UNARY) + tuple(BINARY), DEVICE)
 def build_elementwise(node):
+    if real_div_of_integers(node):
+        return no_real_div_kernel(node)
     fn = {**UNARY, **BINARY}[node.op]
     out_dtype = node.output_dtype
     divides = divides_integers(node.op, node.input_dtypes)
