@@ -246,13 +246,15 @@ def test_strip_default_attrs_leaves_out_default_valued_attrs(tmp_path):
         saver = ds.train.Saver()
     meta = ds.train.export_meta_graph(graph=graph, strip_default_attrs=True)
     attrs = {n.name: sorted(n.attr) for n in meta.graph_def.node}
-    assert attrs["mm"] == [] and attrs["mm_t"] == ["transpose_b"]
+    # TF 2.21 keeps the _output_shapes its export adds
+    assert attrs["mm"] == ["_output_shapes"]
+    assert attrs["mm_t"] == ["_output_shapes", "transpose_b"]
     assert "shape" in attrs["a"] and "container" not in attrs["a"]
     assert meta.meta_info_def.stripped_default_attrs
     kept = ds.train.export_meta_graph(graph=graph)
     assert not kept.meta_info_def.stripped_default_attrs
     assert [sorted(n.attr) for n in kept.graph_def.node if n.name == "mm"] == \
-        [["transpose_a", "transpose_b"]]
+        [["_output_shapes", "transpose_a", "transpose_b"]]
     with ds.Session(graph=graph) as sess:
         sess.run(ds.global_variables_initializer())
         prefix = saver.save(sess, str(tmp_path / "model"), strip_default_attrs=True)
@@ -436,3 +438,45 @@ def test_a_text_meta_graph_with_fields_devsession_lacks_imports(tmp_path):
         ds.train.import_meta_graph(path)
         with ds.Session() as sess:
             np.testing.assert_array_equal(sess.run("y:0", {"x:0": [1.0, 2.0]}), [2.0, 4.0])
+
+
+def _shapes(meta: MetaGraphDef) -> dict:
+    """Each node's ``_output_shapes`` as lists of dims (None: unknown), or None without."""
+    return {n.name: [None if s.unknown_rank else [d.size if d.size >= 0 else None
+                                                  for d in s.dim]
+                     for s in n.attr["_output_shapes"].list.shape]
+            if "_output_shapes" in n.attr else None for n in meta.graph_def.node}
+
+
+def test_export_writes_output_shapes_and_they_import_back(tmp_path):
+    """TF 2.21's export_meta_graph (and Saver.save's meta file) writes the graph with
+    add_shapes=True: each node with outputs has ``_output_shapes``, a NoOp none; a
+    graph_def passed in is written as it is; importing drops the attr."""
+    graph = ds.Graph()
+    with graph.as_default():
+        x = ds.placeholder(ds.float32, [None, 3], name="x")
+        v = ds.Variable(np.ones((3, 2), F32), name="v")
+        ds.matmul(x, v, name="y")
+        ds.placeholder(ds.float32, name="any")
+        init = ds.global_variables_initializer()
+        saver = ds.train.Saver()
+    shapes = _shapes(ds.train.export_meta_graph(graph=graph))
+    assert shapes["x"] == [[None, 3]] and shapes["y"] == [[None, 2]]
+    assert shapes["v"] == [[3, 2]] and shapes["any"] == [None] and shapes["init"] is None
+    given = ds.train.export_meta_graph(graph=graph, graph_def=graph.as_graph_def())
+    assert all(s is None for s in _shapes(given).values())
+    with ds.Session(graph=graph) as sess:
+        sess.run(init)
+        prefix = saver.save(sess, str(tmp_path / "model"))
+    written = MetaGraphDef.FromString(open(prefix + ".meta", "rb").read())
+    assert _shapes(written)["y"] == [[None, 2]]
+    with ds.Graph().as_default() as again:
+        restorer = ds.train.import_meta_graph(prefix + ".meta")
+        assert "_output_shapes" not in again.get_operation_by_name("y").node_def.attr
+        with ds.Session() as sess:
+            restorer.restore(sess, prefix)
+            got = sess.run("y:0", {"x:0": np.ones((1, 3), F32)})
+    np.testing.assert_array_equal(got, [[3.0, 3.0]])
+    with ds.Graph().as_default() as imported:
+        ds.import_graph_def(graph.as_graph_def(add_shapes=True), name="")
+        assert imported.get_tensor_by_name("y:0").shape.as_list() == [None, 2]

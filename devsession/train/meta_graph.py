@@ -106,7 +106,9 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
                       **kwargs) -> MetaGraphDef:
     """The MetaGraphDef of ``graph`` (default: the default graph) with ``saver_def`` and
     the collections in ``collection_list`` (default: all); written to ``filename`` when
-    given (text format when ``as_text``).  TF1's signature; ``export_scope`` is not
+    given (text format when ``as_text``).  As TF's, the graph is written with
+    ``add_shapes=True`` (each node's ``_output_shapes``, which importing drops; a
+    ``graph_def`` passed in is written as it is).  TF1's signature; ``export_scope`` is not
     supported (``NotImplementedError``), the debug-info flag changes nothing here.  With
     ``strip_default_attrs``, as TF's, the nodes leave out every attr holding its op's
     default value (an importer fills it back in) and ``meta_info_def`` says so."""
@@ -118,7 +120,8 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     meta = MetaGraphDef()
     if meta_info_def is not None:
         meta.meta_info_def.CopyFrom(meta_info_def)
-    meta.graph_def.CopyFrom(graph_def if graph_def is not None else graph.as_graph_def())
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None
+                            else graph.as_graph_def(add_shapes=True))
     if clear_devices:
         for node in meta.graph_def.node:
             node.device = ""
