@@ -59,7 +59,7 @@ class _ExampleParser:
             if default.size and default.size != int(np.prod(shape, dtype=np.int64)):
                 raise InvalidArgumentError(
                     f"'{node.name}': the default of feature '{key}' has {default.size} "
-                    f"values, its shape {list(shape)} needs {int(np.prod(shape))}.",
+                    f"values, its shape {shape_text(shape)} needs {int(np.prod(shape))}.",
                     node.name)
             self.defaults.append(default.reshape(shape) if default.size else None)
 
@@ -146,7 +146,7 @@ class _ExampleParser:
             raise InvalidArgumentError(
                 f"'{self.node.name}': Name: {name}, Key: {key}, Index: {index}.  Number of "
                 f"{type_name} values != expected.  Values size: {len(values)} but output "
-                f"shape: {list(shape)}", self.node.name)
+                f"shape: {shape_text(shape)}", self.node.name)
         return value_array(values, dtype).reshape(shape)
 
 
