@@ -202,16 +202,21 @@ _TRUEDIV_FLOATS = {1: dtypes.float32, 2: dtypes.float32, 4: dtypes.float64,
                    8: dtypes.float64}
 
 
+def _as_truediv_floats(x, y) -> tuple[Tensor, Tensor]:
+    """``x`` and ``y`` as operands; integers of one dtype cast to TF's truediv float
+    (float32 for 8- and 16-bit ones, float64 for wider: the Casts ``Cast``, ``Cast_1``)."""
+    x, y = operands(x, y)
+    if x.dtype.is_integer and x.dtype == y.dtype:
+        wide = _TRUEDIV_FLOATS[x.dtype.size]
+        x, y = cast(x, wide), cast(y, wide)
+    return x, y
+
+
 def truediv(x, y, name=None) -> Tensor:
-    """``x / y`` (RealDiv) with numpy broadcasting; integers are cast first as TF's
-    truediv casts them (float32 for 8- and 16-bit ones, float64 for wider: the Casts
-    ``truediv/Cast`` and ``truediv/Cast_1``)."""
+    """``x / y`` (RealDiv) with numpy broadcasting; integers divide as floats
+    (``truediv/Cast``, ``truediv/Cast_1``), as TF's truediv casts them."""
     with name_scope(name or "truediv") as scope:
-        x, y = operands(x, y)
-        if x.dtype.is_integer and x.dtype == y.dtype:
-            wide = _TRUEDIV_FLOATS[x.dtype.size]
-            x, y = cast(x, wide), cast(y, wide)
-        return make_op("RealDiv", [x, y], name=scope)
+        return make_op("RealDiv", list(_as_truediv_floats(x, y)), name=scope)
 
 
 def divide(x, y, name=None) -> Tensor:
@@ -434,11 +439,7 @@ def div_no_nan(x, y, name=None) -> Tensor:
     TF's wrapper casts them (its truediv table: float32 for 8- and 16-bit ones, float64 for
     wider), so a zero divisor gives 0 there too, never an integer division."""
     with name_scope(name or "DivNoNan") as scope:
-        x, y = operands(x, y)
-        if x.dtype.is_integer and x.dtype == y.dtype:
-            wide = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
-            x, y = cast(x, wide), cast(y, wide)
-        return make_op("DivNoNan", [x, y], name=scope)
+        return make_op("DivNoNan", list(_as_truediv_floats(x, y)), name=scope)
 
 
 divide_no_nan = div_no_nan
