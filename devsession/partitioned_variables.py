@@ -292,8 +292,10 @@ class PartitionedVariable:
         return self._apply_assign(lambda v, x: v.assign(x, use_locking, name, read_value), value)
 
     def assign_add(self, value, use_locking=False, name=None, read_value=True) -> list:
-        return self._apply_assign(lambda v, x: v.assign_add(x, use_locking, name, read_value), value)
+        return self._apply_assign(
+            lambda v, x: v.assign_add(x, use_locking, name, read_value), value)
 
     def assign_sub(self, value, use_locking=False, name=None, read_value=True) -> list:
-        return self._apply_assign(lambda v, x: v.assign_sub(x, use_locking, name, read_value), value)
+        return self._apply_assign(
+            lambda v, x: v.assign_sub(x, use_locking, name, read_value), value)
 

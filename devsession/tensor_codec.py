@@ -22,8 +22,8 @@ the most a GraphDef can carry as content, or a quarter of the machine's memory i
 more is ``ResourceExhaustedError``; negative dimensions, a wrong content length or an
 enum TF does not define are ``InvalidArgumentError``; a dtype TF has but devsession does
 not (bfloat16...), or a constant of a quantized type (devsession's quantized values come
-only from ``tf.quantization.quantize`` and ``tf.bitcast``), is ``UnimplementedError``.  Errors name the node
-when the caller says which one it is decoding.
+only from ``tf.quantization.quantize`` and ``tf.bitcast``), is ``UnimplementedError``.
+Errors name the node when the caller says which one it is decoding.
 """
 
 from __future__ import annotations

@@ -29,9 +29,10 @@ input must have a value known when the graph is built (a ``Const``, or what
 reduction or a Transpose becomes ``_RunTimeAttr`` (the op reading the axes or perm on
 the host each step: TF's gradients compute them from ``BroadcastGradientArgs`` and
 ``InvertPermutation``), and another node is ``UnimplementedError`` ("ConcatV2 with the
-axis computed at run time is not supported yet").  A reduction's ``Range(0, Rank(x), 1)`` over an ``x`` of unknown rank (how TF
-writes "every axis") is the reduction's ``all_axes``, and a negative axis of such an
-``x`` stays negative, as devsession's reductions settle it per input.
+axis computed at run time is not supported yet").  A reduction's ``Range(0, Rank(x), 1)``
+over an ``x`` of unknown rank (how TF writes "every axis") is the reduction's
+``all_axes``, and a negative axis of such an ``x`` stays negative, as devsession's
+reductions settle it per input.
 ``RandomUniformInt``'s inputs come in TF's order (shape, minval, maxval) with its dtype
 as ``Tout``; devsession's op takes the shape last and the dtype as ``dtype``.
 ``BatchMatMul``/``V2``/``V3`` are devsession's ``MatMul`` (which broadcasts batches),

@@ -13,8 +13,9 @@ imported (by devsession's ``__init__``).  Semantics are TF's kernels': ``Div`` a
 ``Mod`` truncate (C's ``/`` and ``%``, ``fmod`` for floats), whatever the newer Python
 wrappers do; an integer ``Div`` or ``Mod`` by zero is their InvalidArgumentError "Integer
 division by zero" (raised by a FloorMod guard, ``_zero_divisor_guard``), not the
-InternalError of TruncateDiv's kernel.  An input devsession needs while building (a pool's window, ``Reverse``'s
-dims) must be a constant: UnimplementedError naming the node otherwise.
+InternalError of TruncateDiv's kernel.  An input devsession needs while building (a
+pool's window, ``Reverse``'s dims) must be a constant: UnimplementedError naming the node
+otherwise.
 """
 
 from __future__ import annotations

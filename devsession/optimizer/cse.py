@@ -5,7 +5,8 @@ Two ops are the same computation when they have the same type, attributes, input
 are never merged, nor are the ops of a TensorArray that clears its elements once read
 (two reads of one element are TF1's error, not one read).  Constants are compared by
 value up to ``_HASHED_CONST_ELEMENTS`` elements (bigger ones only merge with
-themselves, since hashing them costs more than the merge saves).  Returns the kept ops and ``alias``: dropped tensor -> kept tensor.
+themselves, since hashing them costs more than the merge saves).  Returns the kept ops
+and ``alias``: dropped tensor -> kept tensor.
 """
 
 from __future__ import annotations

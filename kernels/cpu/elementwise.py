@@ -113,7 +113,8 @@ class ElementwiseKernel:
                 raise self._zero_division(arrays)
             return result
         result = self._output(out_shape, out)
-        if loop is not None and loop(result.ravel(), *self._prepare(arrays, out_shape, materialise),
+        if loop is not None and loop(result.ravel(),
+                                     *self._prepare(arrays, out_shape, materialise),
                                      *row_arguments):
             raise self._zero_division(arrays)
         if not self._narrow:

@@ -79,14 +79,14 @@ any other ``batch`` (``padded_batch``, ``dense_to_sparse_batch``) ends at the er
 losing what it had gathered.  A ``shuffle`` followed by a ``repeat`` is TF's fused
 ShuffleAndRepeat, which reads the next epoch sooner (``dataset_shuffle.py``); an
 ``interleave`` with ``num_parallel_calls`` moves its cycle on past an error, as TF's
-parallel interleave does, the sequential one stays.  ``take``, ``skip``, ``shard`` and ``assert_cardinality``
-count only elements, not errors (a ``skip`` that meets one starts counting again, as
-TF's); ``shuffle``, ``scan`` and the grouping stages keep their buffers and states past
-one; ``zip`` reads every branch and gives the first error; ``cache`` records no error.
-A file that cannot be opened is its error at every ``get_next`` that reaches it; an
-error partway through a file ends that file.  An error that a stage cannot go on past
-(a Python exception, a ``rejection_resample`` input's) leaves the iterator failed until
-its initializer runs again.
+parallel interleave does, the sequential one stays.  ``take``, ``skip``, ``shard`` and
+``assert_cardinality`` count only elements, not errors (a ``skip`` that meets one starts
+counting again, as TF's); ``shuffle``, ``scan`` and the grouping stages keep their
+buffers and states past one; ``zip`` reads every branch and gives the first error;
+``cache`` records no error.  A file that cannot be opened is its error at every
+``get_next`` that reaches it; an error partway through a file ends that file.  An error
+that a stage cannot go on past (a Python exception, a ``rejection_resample`` input's)
+leaves the iterator failed until its initializer runs again.
 """
 
 from __future__ import annotations
