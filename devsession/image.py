@@ -75,11 +75,10 @@ from .image_rotate import rot90, transpose, transpose_image
 from .ops import (cast, concat, constant, expand_dims, identity, matmul, maximum, minimum,
                   pad, random_uniform, reduce_mean, reduce_prod, reshape, shape, slice, sqrt,
                   square, squeeze, stack, tile, where)
-from .ops.array_fill import rank as rank_of
+from .ops.array_fill import fill, rank as rank_of
 from .ops.control_flow import Assert, cond
-from .ops.array_fill import fill
-from .ops.elementwise import equal, subtract
-from .ops.elementwise import abs as abs_op, divide, floor, floormod, logical_and, round as round_op, rsqrt
+from .ops.elementwise import (abs as abs_op, divide, equal, floor, floormod, logical_and,
+                              round as round_op, rsqrt, subtract)
 from .ops.image import resize_bilinear, resize_nearest_neighbor
 from .ops.image_crop import crop_and_resize
 from .ops.image_draw import draw_bounding_boxes
@@ -591,14 +590,12 @@ def rgb_to_grayscale(images, name=None) -> Tensor:
         weights = constant([[0.2989], [0.5870], [0.1140]], dtypes.float32, name="rgb_weights")
         gray = matmul(reshape(flt, [-1, 3]), weights)        # TF's tensordot
         dims = images.shape.dims
-        if dims is None:                                    # unknown rank: the run's shape
-            gray = reshape(gray, concat([shape(flt)[:-1], [1]], 0))
-            return convert_image_dtype(gray, images.dtype, name=scope)
-        if None in dims[:-1]:
+        if dims is None or None in dims[:-1]:               # the run's shape
             gray = reshape(gray, concat([shape(flt)[:-1], [1]], 0))
         else:
             gray = reshape(gray, list(dims[:-1]) + [1])
-        gray.set_shape(list(dims[:-1]) + [1])
+        if dims is not None:
+            gray.set_shape(list(dims[:-1]) + [1])
         return convert_image_dtype(gray, images.dtype, name=scope)
 
 
