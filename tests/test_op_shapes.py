@@ -517,8 +517,15 @@ def test_softmax(graph):
     assert ds.nn.softmax(x).op.type == "Softmax"
     with pytest.raises(TypeError, match="floating-point"):
         ds.softmax(ph((3,), ds.int32))
-    with pytest.raises(ValueError, match="axis 2 is out of range for rank 2"):
-        ds.softmax(x, 2)
+    for build in (ds.softmax, ds.nn.log_softmax):       # TF's error class, when built
+        for axis in (2, -3):
+            with pytest.raises(ds.errors.InvalidArgumentError,
+                               match=rf"range \[-2, 2\) .* Received: dim={axis}$"):
+                build(x, axis)
+    with pytest.raises(ds.errors.InvalidArgumentError, match="dim=3"):
+        ds.nn.softmax(x, dim=3)
+    with pytest.raises(ValueError, match="out of range for rank 0"):     # the op's own
+        ds.softmax(ph((), ds.float32))
 
 
 def test_tf1_spellings_are_the_same_functions():

@@ -30,6 +30,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes
+from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, operands, same_dtype
@@ -166,13 +167,27 @@ register_op(OpDef("Softsign", _unary_float, 1, elementwise=True))
 
 def softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
     """Numerically stable softmax along ``axis`` (default: the last; of logits of unknown
-    rank, the last axis of the value fed, as TF's Softmax op)."""
+    rank, the last axis of the value fed, as TF's Softmax op).  Raises
+    ``InvalidArgumentError`` for an ``axis`` out of range of a known rank, as TF."""
     x = convert_to_tensor(logits)
     axis = axis if dim is None else dim
     if x.shape.ndims is None and not isinstance(axis, Tensor) and int(axis) == -1:
         return make_op("Softmax", [x], {"axis": -1}, name)
+    _check_softmax_axis(axis, x.shape.ndims)
     axis = normalised_axis(axis, x.shape.ndims, name or "Softmax")
     return make_op("Softmax", [x], {"axis": axis}, name)
+
+
+def _check_softmax_axis(axis, rank: int | None) -> None:
+    """TF's check of a softmax's or log_softmax's static ``axis`` against a known rank:
+    ``InvalidArgumentError`` when built (TF1's and TF2's ``_wrap_2d_function``), not the
+    ``ValueError`` of other ops' axes.  The last axis (-1 or rank - 1) goes unchecked, as
+    TF's: a scalar's softmax is the op's own rank error."""
+    if rank is None or isinstance(axis, Tensor) or int(axis) in (-1, rank - 1) or \
+            -rank <= int(axis) < rank:
+        return
+    raise InvalidArgumentError(f"`dim` must be in the range [{-rank}, {rank}) where {rank} is "
+                               f"the number of dimensions in the input. Received: dim={axis}")
 
 
 def _on_last_axis(x: Tensor, axis, name: str, fn) -> Tensor:
@@ -180,6 +195,7 @@ def _on_last_axis(x: Tensor, axis, name: str, fn) -> Tensor:
     rank = x.shape.ndims
     if axis is None or rank is None:
         return fn(x, name)
+    _check_softmax_axis(axis, rank)
     axis = normalised_axis(axis, rank, name)
     if axis == rank - 1:
         return fn(x, name)
@@ -189,7 +205,8 @@ def _on_last_axis(x: Tensor, axis, name: str, fn) -> Tensor:
 
 
 def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
-    """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last)."""
+    """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last); an ``axis``
+    out of range of a known rank is ``InvalidArgumentError``, as softmax's."""
     x = convert_to_tensor(logits)
     return _on_last_axis(x, axis if dim is None else dim, name or "LogSoftmax",
                          lambda t, n: make_op("LogSoftmax", [t], name=n))
