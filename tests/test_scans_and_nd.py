@@ -198,11 +198,13 @@ def test_gather_nd_kernels_match_the_reference(device, dtype):
 
 @pytest.mark.parametrize("device", ["REF", "CPU", STANDIN])
 def test_a_coordinate_outside_the_params_names_the_node_and_the_coordinate(device):
+    """TF's wording: GatherNd's coordinates "do not index into param shape" (the
+    scatters' say "shape"), the message programs check."""
     params = np.zeros((2, 3), np.float32)
     indices = np.array([[[0, 1], [1, 2]], [[1, -1], [0, 0]]], np.int32)
     with pytest.raises(ds.errors.InvalidArgumentError,
                        match=r"gathernd_node.*indices\[1,0\] = \[1, -1\] does not index "
-                             r"into shape \[2,3\]"):
+                             r"into param shape \[2,3\]"):
         run_on(device, gather_nd_node(F32), params, indices)
 
 

@@ -253,10 +253,11 @@ def build_add_n_ref(node):
 
 # --- GatherNd, ScatterNd, TensorScatterUpdate/Add/Sub ------------------------------------------
 
-def nd_rows(node, xp, indices, shape: tuple):
+def nd_rows(node, xp, indices, shape: tuple, what: str = "shape"):
     """The coordinates in the last axis of ``indices`` as flat row numbers into ``shape``
     viewed as ``(prod(shape[:K]), prod(shape[K:]))``, checked: InvalidArgumentError
-    naming the first coordinate outside ``shape`` (read back to the host only then)."""
+    naming the first coordinate outside ``shape`` (read back to the host only then), which
+    the message calls ``what`` (TF's scatters say "shape", GatherNd "param shape")."""
     k = indices.shape[-1] if indices.ndim else 0
     if indices.ndim == 0 or k > len(shape):
         raise invalid_argument(node.name, node.op, f"indices must have rank >= 1 and "
@@ -272,7 +273,7 @@ def nd_rows(node, xp, indices, shape: tuple):
             where = np.unravel_index(row, indices.shape[:-1]) if indices.ndim > 1 else ()
             value = [int(v) for v in np.asarray(coords[row].tolist())]
             raise invalid_argument(node.name, node.op, f"indices[{','.join(map(str, where))}]"
-                                   f" = {value} does not index into shape "
+                                   f" = {value} does not index into {what} "
                                    f"{fmt_shape(shape)}")
     strides = np.cumprod((shape[1:k] + (1,))[::-1], dtype=np.int64)[::-1].copy()
     return (coords.astype(np.int64) * xp.asarray(strides)).sum(axis=1)
@@ -311,7 +312,7 @@ def scatter_shape(node, shape) -> tuple:
 
 def _gather_nd(node, xp):
     def gather_nd(params, indices):
-        rows = nd_rows(node, xp, indices, params.shape)
+        rows = nd_rows(node, xp, indices, params.shape, "param shape")
         k = indices.shape[-1]
         inner = params.shape[k:]
         return xp.take(as_table(params, k), rows, axis=0).reshape(indices.shape[:-1] + inner)
