@@ -18,7 +18,10 @@ A cell makes its variables on its first call, in a variable scope named after it
 the scope it is called in, so ``dynamic_rnn``'s variables are TF1's
 (``rnn/basic_lstm_cell/kernel``, ``rnn/gru_cell/gates/bias``...) and a TF1 checkpoint
 matches by name; two cells in one scope collide, as in TF1 (pass ``scope=``).  Kernels
-start Glorot-uniform, biases at 0 (the GRU's gates at 1).
+start Glorot-uniform, biases at 0 (the GRU's gates at 1).  Then ``cell.weights`` (and
+TF1's layer spellings ``variables``, ``trainable_variables``, ``trainable_weights``) lists
+them in that order, a ``MultiRNNCell`` its cells' and a wrapper its cell's; ``built`` says
+whether they are made.
 
 ``bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, ...)`` runs one cell forward and the
 other over each sequence reversed (``reverse_sequence`` by ``sequence_length``), in
@@ -119,6 +122,16 @@ class RNNCell:
     def zero_state(self, batch_size, dtype):
         """A zero state for ``batch_size`` sequences (an int or a scalar tensor)."""
         return _zeros_like_size(self.state_size, batch_size, dtype)
+
+    # TF1's cells are layers: their variables, in the order they were made, once the
+    # first call has made them (before it, none); all of a cell's are trainable.
+    trainable = True
+    built = property(lambda self: getattr(self, "_variables", None) is not None,
+                     doc="Whether the first call has made the cell's variables.")
+    trainable_variables = property(lambda self: list(getattr(self, "_variables", None) or ()),
+                                   doc="The cell's variables, as TF1's layer lists them.")
+    variables = weights = trainable_weights = trainable_variables
+    non_trainable_variables = non_trainable_weights = property(lambda self: [])
 
     def __call__(self, inputs, state, scope=None):
         inputs = convert_to_tensor(inputs)
@@ -319,6 +332,12 @@ class MultiRNNCell(RNNCell):
     def output_size(self):
         return self._cells[-1].output_size
 
+    built = property(lambda self: all(cell.built for cell in self._cells))
+    trainable_variables = property(lambda self: [v for cell in self._cells
+                                                 for v in cell.trainable_variables],
+                                   doc="The cells' variables, the first cell's first.")
+    variables = weights = trainable_weights = trainable_variables
+
     def __call__(self, inputs, state, scope=None):
         with variable_scope(scope or self._default_name):
             if self._state_is_tuple:
@@ -350,6 +369,11 @@ class _Wrapper(RNNCell):
 
     def zero_state(self, batch_size, dtype):
         return self._cell.zero_state(batch_size, dtype)
+
+    built = property(lambda self: self._cell.built)
+    trainable_variables = property(lambda self: self._cell.trainable_variables,
+                                   doc="The wrapped cell's variables.")
+    variables = weights = trainable_weights = trainable_variables
 
 
 class DropoutWrapper(_Wrapper):
@@ -499,8 +523,13 @@ def _unrolled(cell, inputs, initial_state, dtype, sequence_length, as_loop=False
 
 
 def _lengths(sequence_length):
-    return None if sequence_length is None else \
-        cast(convert_to_tensor(sequence_length), dtypes.int32)
+    if sequence_length is None:
+        return None
+    lengths = cast(convert_to_tensor(sequence_length), dtypes.int32)
+    if lengths.shape.ndims not in (None, 1):
+        raise ValueError(f"sequence_length must be a vector of length batch_size, but saw "
+                         f"shape: {lengths.shape}")
+    return lengths
 
 
 def _masked(t, lengths, state, output, new_state):

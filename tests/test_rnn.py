@@ -185,6 +185,33 @@ def test_what_the_rnns_refuse():
         ds.nn.rnn_cell.LayerNormBasicLSTMCell
     with pytest.raises(ValueError, match="output_keep_prob must be between 0 and 1"):
         ds.nn.rnn_cell.DropoutWrapper(ds.nn.rnn_cell.GRUCell(2), output_keep_prob=1.5)
+    with pytest.raises(ValueError, match="sequence_length must be a vector of length "
+                                         r"batch_size, but saw shape: \(1, 4\)"):
+        ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(2), fixed, sequence_length=[[1, 2, 3, 4]],
+                          dtype=ds.float32, scope="matrix_lengths")
+
+
+def test_a_cell_lists_its_variables_as_tf1s_layers_do():
+    """TF1's cells are layers: ``weights``/``variables``/``trainable_variables`` (and the
+    ``_weights`` spelling) are the variables in the order they were made (TF 2.21's
+    names), none before the first call; a stack lists its cells' in order, a wrapper its
+    cell's."""
+    def names(variables):
+        return [v.op.name for v in variables]
+
+    gru, lstm = ds.nn.rnn_cell.GRUCell(3), ds.nn.rnn_cell.LSTMCell(2, use_peepholes=True)
+    stack = ds.nn.rnn_cell.MultiRNNCell([ds.nn.rnn_cell.DropoutWrapper(gru), lstm])
+    assert (stack.weights, gru.variables, stack.built, gru.built) == ([], [], False, False)
+    stack(ds.zeros([1, 4]), stack.zero_state(1, ds.float32))
+    assert names(gru.trainable_weights) == [f"multi_rnn_cell/cell_0/gru_cell/{part}" for part in
+                                            ("gates/kernel", "gates/bias", "candidate/kernel",
+                                             "candidate/bias")]
+    assert names(lstm.weights) == [f"multi_rnn_cell/cell_1/lstm_cell/{part}" for part in
+                                   ("kernel", "bias", "w_f_diag", "w_i_diag", "w_o_diag")]
+    assert names(stack.trainable_variables) == names(gru.weights) + names(lstm.weights)
+    assert stack.variables == ds.trainable_variables()
+    assert (stack.built, gru.built, gru.trainable) == (True, True, True)
+    assert gru.non_trainable_weights == gru.non_trainable_variables == []
 
 
 def test_state_is_tuple_false_concatenates_the_tuple_states(make_session):
