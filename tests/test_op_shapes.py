@@ -528,6 +528,33 @@ def test_softmax(graph):
         ds.softmax(ph((), ds.float32))
 
 
+def test_an_argument_given_in_both_its_spellings_is_value_error(graph):
+    """TF's deprecated_argument_lookup: axis and dim (keepdims and keep_dims) together are
+    ValueError even when they agree; one of them alone is that argument."""
+    x, labels = ph((2, 3)), ph((2, 3))
+    for build in (lambda: ds.nn.softmax(x, axis=-1, dim=1),
+                  lambda: ds.nn.log_softmax(x, axis=0, dim=0),
+                  lambda: ds.nn.l2_normalize(x, axis=1, dim=1),
+                  lambda: ds.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x,
+                                                                     axis=0, dim=0),
+                  lambda: ds.nn.softmax_cross_entropy_with_logits(labels=labels, logits=x,
+                                                                  axis=0)):   # dim=-1 given
+        with pytest.raises(ValueError, match=r"^Cannot specify both 'dim' and 'axis'\.$"):
+            build()
+    for build in (lambda: ds.norm(x, axis=1, keepdims=True, keep_dims=True),
+                  lambda: ds.nn.moments(x, [0], keepdims=False, keep_dims=True),
+                  lambda: ds.count_nonzero(x, keepdims=True, keep_dims=False)):
+        with pytest.raises(ValueError, match="Cannot specify both 'keep_dims' and 'keepdims'"):
+            build()
+    with pytest.raises(ValueError, match="'reduction_indices' and 'axis'"):
+        ds.count_nonzero(x, axis=0, reduction_indices=0)
+    assert ds.nn.softmax(x, dim=0).op.get_attr("axis") == 0
+    assert ds.nn.softmax(x, axis=None).op.get_attr("axis") == 1
+    assert ds.norm(x, axis=1, keep_dims=True).shape == (2, 1)
+    assert ds.nn.moments(x, [0], keep_dims=True)[0].shape == (1, 3)
+    assert ds.count_nonzero(x, reduction_indices=1, keep_dims=True).shape == (2, 1)
+
+
 def test_tf1_spellings_are_the_same_functions():
     for name in ("relu", "sigmoid", "tanh", "softmax"):
         assert getattr(ds.nn, name) is getattr(ds, name)

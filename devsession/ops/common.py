@@ -15,7 +15,7 @@ from ..tensor_shape import TensorShape, broadcast_static
 from .registry import InferError
 
 __all__ = ["numeric", "same_dtype", "broadcast", "normalise_axis", "normalised_axis",
-           "unary_any", "graph_of", "make_op", "operands"]
+           "one_spelling", "unary_any", "graph_of", "make_op", "operands"]
 
 
 def numeric(x, node: str) -> None:
@@ -61,6 +61,17 @@ def normalised_axis(axis, rank: int | None, node: str) -> int:
         return normalise_axis(int(axis), rank, node)
     except InferError as e:
         raise ValueError(str(e)) from None
+
+
+def one_spelling(value, old_value, name: str, old_name: str):
+    """TF's ``deprecated_argument_lookup``: the argument given as ``name`` or as its TF1
+    spelling ``old_name`` (``axis``/``dim``, ``keepdims``/``keep_dims``); ValueError, with
+    TF's text, when both are given, even with the same value."""
+    if old_value is None:
+        return value
+    if value is not None:
+        raise ValueError(f"Cannot specify both '{old_name}' and '{name}'.")
+    return old_value
 
 
 def unary_any(inputs, attrs, node):

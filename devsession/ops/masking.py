@@ -28,6 +28,7 @@ from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from .array import concat, expand_dims, reshape, squeeze, static_ints, transpose
 from .array_fill import shape
 from .array_index import gather, strided_slice
+from .common import one_spelling
 from .elementwise import cast, less, maximum, not_equal, where
 from .reduce import reduce_max, reduce_prod, reduce_sum
 from .sequence import range as range_op
@@ -81,8 +82,8 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
                   reduction_indices=None, keep_dims=None, input=None) -> Tensor:  # noqa: A002
     """See the module docstring."""
     x = input if input_tensor is None else input_tensor
-    axis = reduction_indices if axis is None else axis
-    keep = bool(keepdims if keepdims is not None else keep_dims)
+    axis = one_spelling(axis, reduction_indices, "axis", "reduction_indices")
+    keep = bool(one_spelling(keepdims, keep_dims, "keepdims", "keep_dims"))
     with name_scope(name or "count_nonzero"):
         x = convert_to_tensor(x, name="input_tensor")
         zero = np.zeros((), x.dtype.np) if x.dtype != dtypes.string else b""

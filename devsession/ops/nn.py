@@ -33,7 +33,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
-from .common import broadcast, make_op, normalised_axis, operands, same_dtype
+from .common import broadcast, make_op, normalised_axis, one_spelling, operands, same_dtype
 from .elementwise import abs as abs_
 from .elementwise import (_unary_float, add, greater_equal, maximum, multiply, relu, rsqrt,
                           sigmoid, squared_difference, where)
@@ -165,12 +165,13 @@ register_op(OpDef("Softsign", _unary_float, 1, elementwise=True))
 
 # --- builders ----------------------------------------------------------------------------
 
-def softmax(logits, axis=-1, name=None, dim=None) -> Tensor:
+def softmax(logits, axis=None, name=None, dim=None) -> Tensor:
     """Numerically stable softmax along ``axis`` (default: the last; of logits of unknown
     rank, the last axis of the value fed, as TF's Softmax op).  Raises
     ``InvalidArgumentError`` for an ``axis`` out of range of a known rank, as TF."""
     x = convert_to_tensor(logits)
-    axis = axis if dim is None else dim
+    axis = one_spelling(axis, dim, "axis", "dim")
+    axis = -1 if axis is None else axis
     if x.shape.ndims is None and not isinstance(axis, Tensor) and int(axis) == -1:
         return make_op("Softmax", [x], {"axis": -1}, name)
     _check_softmax_axis(axis, x.shape.ndims)
@@ -208,7 +209,7 @@ def log_softmax(logits, axis=None, name=None, dim=None) -> Tensor:
     """``logits - log(sum(exp(logits)))`` along ``axis`` (default: the last); an ``axis``
     out of range of a known rank is ``InvalidArgumentError``, as softmax's."""
     x = convert_to_tensor(logits)
-    return _on_last_axis(x, axis if dim is None else dim, name or "LogSoftmax",
+    return _on_last_axis(x, one_spelling(axis, dim, "axis", "dim"), name or "LogSoftmax",
                          lambda t, n: make_op("LogSoftmax", [t], name=n))
 
 
@@ -251,7 +252,7 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None,
     ``labels`` (same shape, or broadcastable for 2-D logits), as TF; the gradient
     flows to both."""
     fn_name = name or "softmax_cross_entropy_with_logits"
-    axis = dim if axis is None else axis
+    axis = one_spelling(axis, dim, "axis", "dim")
     x = convert_to_tensor(logits)
     y = convert_to_tensor(labels, dtype_hint=x.dtype)
     if axis is not None and x.shape.ndims is not None:
@@ -278,10 +279,12 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None,
 def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1,
                                       name=None, axis=None) -> Tensor:
     """TF1's v1 form of ``softmax_cross_entropy_with_logits_v2``: no gradient flows to
-    ``labels``."""
+    ``labels``.  ``axis`` with ``dim`` at its default is ValueError, as TF's (which
+    looks the two spellings up with ``dim=-1`` given)."""
+    axis = one_spelling(axis, dim, "axis", "dim")
     labels = stop_gradient(convert_to_tensor(labels, dtype_hint=convert_to_tensor(logits).dtype))
     return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
-                                                axis=dim if axis is None else axis, name=name)
+                                                axis=axis, name=name)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
@@ -362,7 +365,7 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None) -> Tensor:
     """``x / sqrt(max(sum(x ** 2, axis), epsilon))``, as TF."""
-    axis = dim if axis is None else axis
+    axis = one_spelling(axis, dim, "axis", "dim")
     x = convert_to_tensor(x)
     with name_scope(name or "l2_normalize") as scope:
         total = reduce_sum(x * x, axis=axis, keepdims=True)
@@ -525,7 +528,7 @@ def _axes_list(axes, rank, fn_name) -> list:
 def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
     """``(mean, variance)`` of ``x`` over ``axes``, as TF: the mean, then the mean of
     ``squared_difference(x, mean)``; float16 is computed in float32."""
-    keep = bool(keepdims if keepdims is not None else keep_dims)
+    keep = bool(one_spelling(keepdims, keep_dims, "keepdims", "keep_dims"))
     with name_scope(name or "moments"):
         x = convert_to_tensor(x)
         axes = _axes_list(axes, x.shape.ndims, "moments")

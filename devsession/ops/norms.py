@@ -21,6 +21,7 @@ import numpy as np
 
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import squeeze
+from .common import one_spelling
 from .elementwise import abs as abs_
 from .elementwise import pow as pow_
 from .elementwise import multiply, sqrt, square, subtract
@@ -52,7 +53,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None,  # noqa: 
          keep_dims=None) -> Tensor:
     """The vector or matrix norm of ``tensor`` (see the module docstring); ValueError for
     an ord or axis TF refuses."""
-    keep = bool(keepdims if keepdims is not None else keep_dims)
+    keep = bool(one_spelling(keepdims, keep_dims, "keepdims", "keep_dims"))
     axis = _checked_axis(axis)
     matrix = isinstance(axis, tuple)
     if matrix and ord not in _MATRIX_ORDS:

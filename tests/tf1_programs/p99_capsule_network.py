@@ -2,14 +2,16 @@
 code wrote it: a conv2d + ReLU, primary capsules as a second conv reshaped to
 [batch, caps, dim] and squashed (tf.norm with keepdims and an epsilon), prediction vectors
 u_hat by tf.tile/tf.expand_dims and a tf.matmul with a 5-D weight (and the same by
-tf.einsum), dynamic routing by agreement for 3 iterations as a Python loop with
-tf.stop_gradient on u_hat in the inner iterations (the reference code's trick) and again
-as a tf.while_loop carrying the logits b (gradients flow through the loop),
-tf.nn.softmax over axis 2 (also spelled dim=2), the margin loss on one_hot labels, masking
-by the true label for a small reconstruction decoder (tf.layers.dense, sigmoid, squared
-errors scaled by 0.0005), Adam for a few steps; and the edges a user hits: tf.norm's ord
-values and axis tuples, tf.einsum equation errors, softmax over an axis out of range, the
-squash of an all-zero vector with and without the epsilon (and its gradient)."""
+tf.einsum, also with an ellipsis), dynamic routing by agreement for 3 iterations as a
+Python loop with tf.stop_gradient on u_hat in the inner iterations (the reference code's
+trick) and again as a tf.while_loop carrying the logits b (gradients flow through the
+loop), tf.nn.softmax over axis 2 (also spelled dim=2, and of the reference code's 5-D b),
+the margin loss on one_hot labels, masking by the true label for a small reconstruction
+decoder (tf.layers.dense, sigmoid, squared errors scaled by 0.0005) and by the predicted
+class at test time, Adam for a few steps; and the edges a user hits: tf.norm's ord values
+and axis tuples, tf.einsum equation errors, softmax over an axis out of range, axis and
+dim (keepdims and keep_dims) given together, the squash of an all-zero vector with and
+without the epsilon (and its gradient)."""
 
 import numpy as np
 
@@ -41,6 +43,7 @@ def main(tf, out):
     u_tiled = tf.tile(tf.expand_dims(tf.expand_dims(u, 2), -1), [1, 1, classes, 1, 1])
     u_hat = tf.squeeze(tf.matmul(tf.tile(w, [n, 1, 1, 1, 1]), u_tiled), [-1])
     u_hat_einsum = tf.einsum("bid,ijkd->bijk", u, w[0])
+    u_hat_ellipsis = tf.einsum("...d,...kod->...ko", u, w[0])
     u_hat_stopped = tf.stop_gradient(u_hat, name="stop_gradient")
 
     b = tf.zeros([n, n_caps, classes])
@@ -91,8 +94,9 @@ def main(tf, out):
         got = sess.run({"u_hat": u_hat, "u_hat_einsum": u_hat_einsum, "c": coupling,
                         "lengths": lengths, "lengths_while": lengths_while, "margin": margin,
                         "margin_while": margin_while, "recon_loss": recon_loss}, feed)
-        out["einsum_matches_matmul"] = bool(np.allclose(got.pop("u_hat"),
-                                                        got.pop("u_hat_einsum"), atol=1e-6))
+        matmul_u_hat, ellipsis = got.pop("u_hat"), sess.run(u_hat_ellipsis, feed)
+        out["einsum_matches_matmul"] = [bool(np.allclose(matmul_u_hat, other, atol=1e-6))
+                                        for other in (got.pop("u_hat_einsum"), ellipsis)]
         out.update({"step0_" + key: value for key, value in got.items()})
         out["step0_grads"] = sess.run(grads, feed)
         out["step0_while_grads"] = sess.run(while_grads, feed)
@@ -100,8 +104,13 @@ def main(tf, out):
         for _ in range(5):
             history.append(sess.run([train_op, margin, recon_loss], feed)[1:])
         out["history"] = np.array(history)
-        out["final_lengths"], out["predictions"] = sess.run(
-            [lengths, tf.argmax(lengths, 1)], feed)
+        # at test time the decoder is masked by the predicted class, not the label
+        predicted = tf.argmax(lengths, 1)
+        paper_b = tf.reshape(b_loop, [-1, n_caps, classes, 1, 1])     # the reference's b_IJ
+        out["final_lengths"], out["predictions"], out["paper_c"] = sess.run(
+            [lengths, predicted, tf.nn.softmax(paper_b, axis=2)[0, :3, :, 0, 0]], feed)
+        out["masked_by_prediction"] = sess.run(tf.norm(
+            v * tf.one_hot(predicted, classes)[..., None], axis=(1, 2), keep_dims=True), feed)
 
         m = tf.constant([[3.0, -4.0], [1.0, 2.0]])
         out["norms"] = sess.run([tf.norm(m), tf.norm(m, ord=1), tf.norm(m, ord=np.inf),
@@ -126,7 +135,10 @@ def main(tf, out):
             ("einsum_dims_error", lambda: tf.einsum("bid,ijd->bij", u, w[0])),
             ("einsum_output_error", lambda: tf.einsum("ij,jk->iz", m, m)),
             ("softmax_axis_error", lambda: tf.nn.softmax(tf.zeros([2, 3, 4]), axis=3)),
-            ("softmax_dim_error", lambda: tf.nn.softmax(tf.zeros([2, 3]), dim=-3))]:
+            ("softmax_dim_error", lambda: tf.nn.softmax(tf.zeros([2, 3]), dim=-3)),
+            ("softmax_axis_and_dim_error", lambda: tf.nn.softmax(m, axis=1, dim=1)),
+            ("norm_keepdims_twice_error", lambda: tf.norm(m, axis=1, keepdims=True,
+                                                          keep_dims=True))]:
         try:
             build()
             out[name] = None
