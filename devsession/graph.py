@@ -35,6 +35,10 @@ __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_g
            "active_control_inputs", "building_graph", "pending_control_inputs"]
 
 _VALID_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
+# TF's name_scope: a scope opened at the root is named as an op is; inside another scope
+# its first character may also be '_', '-', '/' or '>' (TF1 code nests "_interpolate").
+_VALID_ROOT_SCOPE = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 
 
@@ -751,6 +755,7 @@ def _name_scope(name: str | None):
         finally:
             _STACKS.names[:] = saved
         return
+    _check_scope_name(name)
     graph = get_default_graph()
     unique = graph.unique_name(name.rstrip("/")) if not name.endswith("/") else name.rstrip("/")
     saved = list(_STACKS.names)
@@ -759,6 +764,18 @@ def _name_scope(name: str | None):
         yield unique + "/"
     finally:
         _STACKS.names[:] = saved
+
+
+def _check_scope_name(name: str) -> None:
+    """ValueError, TF's, for a scope name no op could be named under (checked as the scope
+    opens, before anything is built in it)."""
+    if current_name_scope():
+        if not _VALID_SCOPE.match(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match "
+                             f"the following pattern: {_VALID_SCOPE.pattern}")
+    elif not _VALID_ROOT_SCOPE.match(name):
+        raise ValueError(f"'{name}' is not a valid root scope name. A root scope name has to "
+                         f"match the following pattern: {_VALID_ROOT_SCOPE.pattern}")
 
 
 @contextlib.contextmanager

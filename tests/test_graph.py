@@ -209,6 +209,25 @@ def test_tf1_name_scope_with_a_default_name_and_values(graph):
     assert ds.get_default_graph() is graph
 
 
+def test_scope_names_are_checked_as_tf_checks_them(graph):
+    """A root scope is named as an op is; a nested one may also start with '_' (TF1's
+    spatial transformer nests "_interpolate"); either error is TF's ValueError, raised as
+    the scope opens, by variable_scope too."""
+    with ds.variable_scope("outer"):
+        with ds.variable_scope("_interpolate"), ds.name_scope("_meshgrid"):
+            assert ds.constant(1.0).op.name == "outer/_interpolate/_meshgrid/Const"
+        with pytest.raises(ValueError, match="'a b' is not a valid scope name"):
+            with ds.name_scope("a b"):
+                pass
+    for opens in (ds.name_scope, ds.variable_scope):
+        with pytest.raises(ValueError, match="'_x' is not a valid root scope name"):
+            with opens("_x"):
+                pass
+    with ds.name_scope(".x") as scope:
+        assert scope == ".x/"
+    assert graph.get_operations()[1:] == [] and ds.get_variable_scope().name == ""
+
+
 def test_name_scope_reserves_its_name(graph):
     with ds.name_scope("s"):
         pass

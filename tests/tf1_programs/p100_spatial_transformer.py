@@ -42,22 +42,24 @@ def main(tf, out):
 
     def transformer(im, theta, size):
         """The classic sampler: weights from the clipped corners, (x + 1) * w / 2."""
-        shape = tf.shape(im)
-        x, y = affine_grid(theta, size)
-        x = (x + 1.0) * tf.cast(shape[2], tf.float32) / 2.0
-        y = (y + 1.0) * tf.cast(shape[1], tf.float32) / 2.0
-        x0, y0 = tf.cast(tf.floor(x), tf.int32), tf.cast(tf.floor(y), tf.int32)
-        x0, x1 = tf.clip_by_value(x0, 0, shape[2] - 1), tf.clip_by_value(x0 + 1, 0, shape[2] - 1)
-        y0, y1 = tf.clip_by_value(y0, 0, shape[1] - 1), tf.clip_by_value(y0 + 1, 0, shape[1] - 1)
-        base = repeat(tf.range(shape[0]) * shape[1] * shape[2], size[0] * size[1])
-        im_flat = tf.reshape(im, tf.stack([-1, shape[3]]))
-        corners = [tf.gather(im_flat, base + yy * shape[2] + xx, name="corner")
-                   for yy in (y0, y1) for xx in (x0, x1)]
-        x0f, x1f, y0f, y1f = [tf.cast(v, tf.float32) for v in (x0, x1, y0, y1)]
-        weights = [(y1f - y) * (x1f - x), (y1f - y) * (x - x0f),
-                   (y - y0f) * (x1f - x), (y - y0f) * (x - x0f)]
-        mixed = tf.add_n([tf.expand_dims(w, 1) * c for w, c in zip(weights, corners)])
-        return tf.reshape(mixed, tf.stack([shape[0], size[0], size[1], shape[3]]))
+        with tf.variable_scope("SpatialTransformer"), tf.variable_scope("_interpolate"):
+            shape = tf.shape(im)
+            x, y = affine_grid(theta, size)
+            x = (x + 1.0) * tf.cast(shape[2], "float32") / 2.0
+            y = (y + 1.0) * tf.cast(shape[1], "float32") / 2.0
+            x0, y0 = tf.cast(tf.floor(x), "int32"), tf.cast(tf.floor(y), "int32")
+            zero, max_x, max_y = tf.zeros([], dtype="int32"), shape[2] - 1, shape[1] - 1
+            x0, x1 = tf.clip_by_value(x0, zero, max_x), tf.clip_by_value(x0 + 1, zero, max_x)
+            y0, y1 = tf.clip_by_value(y0, zero, max_y), tf.clip_by_value(y0 + 1, zero, max_y)
+            base = repeat(tf.range(shape[0]) * shape[1] * shape[2], size[0] * size[1])
+            im_flat = tf.reshape(im, tf.stack([-1, shape[3]]))
+            corners = [tf.gather(im_flat, base + yy * shape[2] + xx, name="corner")
+                       for yy in (y0, y1) for xx in (x0, x1)]
+            x0f, x1f, y0f, y1f = [tf.cast(v, "float32") for v in (x0, x1, y0, y1)]
+            weights = [(y1f - y) * (x1f - x), (y1f - y) * (x - x0f),
+                       (y - y0f) * (x1f - x), (y - y0f) * (x - x0f)]
+            mixed = tf.add_n([tf.expand_dims(w, 1) * c for w, c in zip(weights, corners)])
+            return tf.reshape(mixed, tf.stack([shape[0], size[0], size[1], shape[3]]))
 
     def transformer_nd(im, theta, size):
         """gather_nd with stacked [b, y, x] indices, align-corners scaling, weights from the
@@ -112,8 +114,24 @@ def main(tf, out):
     crop_grads = tf.gradients(tf.reduce_sum(crops * probe), [image, boxes])
     box_warp_grads = tf.gradients(tf.reduce_sum(box_warp * probe), [image, boxes])
 
+    any_size = tf.placeholder(tf.float32, [None, None, None, channels], name="any_size")
+    any_warp = transformer(any_size, fixed_theta, [4, 5])
+    outside = tf.image.crop_and_resize(image, [[-0.2, 0.5, 0.4, 1.3]], [1], [3, 4],
+                                       extrapolation_value=-1.0)
+    out["static_shapes"] = [t.shape.as_list() for t in (warped, nd_out, any_warp, crops)]
+    try:
+        with tf.variable_scope("_interpolate"):
+            out["root_scope_error"] = None
+    except ValueError as error:
+        out["root_scope_error"] = "not a valid root scope name" in str(error)
+    out["corner_names"] = sorted({op.name.split("/")[0] for op in tf.get_default_graph(
+        ).get_operations() if op.type in ("GatherV2", "Gather")})[:2]
+
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
+        out["any_size_warp"] = sess.run(any_warp, {any_size: images[:2, 1:8, :9],
+                                                   fixed_theta: theta_data[:2]})
+        out["extrapolated"] = sess.run(outside, {image: images})
         feed = {image: images, label: labels}
         out["first_warped"] = sess.run(warped, feed)
         out["first_theta_grad"], out["first_image_grad"] = sess.run([theta_grad, image_grad], feed)
