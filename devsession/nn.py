@@ -18,8 +18,8 @@ from .ops.nn_conv3d import (avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn
 from .ops.top_k import approx_max_k, approx_min_k, in_top_k, top_k
 from .ops.nn_lrn import local_response_normalization, lrn
-from .ops.space_depth import (atrous_conv2d, atrous_conv2d_transpose, depth_to_space,
-                              space_to_batch, space_to_depth)
+from .ops.space_depth import (atrous_conv2d_transpose, depth_to_space, space_to_batch,
+                              space_to_depth)
 from .ops.candidate_sampling import (log_uniform_candidate_sampler, nce_loss,
                                      sampled_softmax_loss, uniform_candidate_sampler)
 from .ops.candidate_sampling import (all_candidate_sampler, compute_accidental_hits,
@@ -74,9 +74,9 @@ rnn_cell = _RNNCells()
 
 
 # --- TF's pooling/convolution spellings, the moment composites, the argmax windows ---------
-from .ops.nn_nd import (avg_pool1d, avg_pool2d, avg_pool_v2, conv1d_transpose,  # noqa: E402
-                        conv_transpose, convolution, max_pool1d, max_pool2d, max_pool_v2,
-                        pool)
+from .ops.nn_nd import (atrous_conv2d, avg_pool1d, avg_pool2d, avg_pool_v2,  # noqa: E402
+                        conv1d_transpose, conv_transpose, convolution, max_pool1d,
+                        max_pool2d, max_pool_v2, pool)
 from .ops.nn_moments import (batch_norm_with_global_normalization,  # noqa: E402
                              normalize_moments, sufficient_statistics, weighted_moments)
 from .ops.nn_window_argmax import dilation2d, erosion2d, max_pool_with_argmax  # noqa: E402

@@ -448,8 +448,33 @@ def test_an_output_shape_stacked_from_a_run_time_batch_keeps_the_sizes_it_names(
         got = sess.run(y, {x: value})
     np.testing.assert_allclose(got, numpy_conv2d_transpose(value, f, (10, 8), 2, "SAME"),
                                rtol=1e-4, atol=1e-4)
-    with pytest.raises(ValueError, match="output gradient's shape"):
-        ds.nn.conv2d_transpose(x, f, ds.stack([ds.shape(x)[0], 13, 8, 6]), [1, 2, 2, 1])
+
+
+def test_sizes_that_do_not_fit_out_backprop_build_and_fail_at_run_as_tfs():
+    # TF's shape functions of Conv2DBackpropInput/Filter check only the batch and the
+    # out-channels: a conv2d_transpose whose output_shape its input and strides cannot
+    # make (4x4 by stride 2 SAME is 7x7 or 8x8, not 5x5) builds, with TF's static shape,
+    # and its kernel raises InvalidArgumentError when it runs (TF's
+    # "Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed").
+    x = ds.placeholder(ds.float32, (None, 4, 4, 8))
+    f = np.ones((3, 3, 1, 8), F32)
+    static = ds.nn.conv2d_transpose(x, f, [2, 5, 5, 1], [1, 2, 2, 1], "SAME")
+    dynamic = ds.nn.conv2d_transpose(x, f, ds.stack([ds.shape(x)[0], 13, 8, 1]), [1, 2, 2, 1])
+    tiny = ds.nn.conv2d_transpose(x, f, [2, 2, 2, 1], [1, 1, 1, 1], "VALID")
+    dw = ds.nn.conv2d_backprop_filter(np.ones((2, 5, 5, 1), F32), [3, 3, 1, 8],
+                                      np.ones((2, 4, 4, 8), F32), [1, 2, 2, 1], "SAME")
+    assert [t.shape.as_list() for t in (static, dynamic, tiny, dw)] == [
+        [None, 5, 5, 1], [None, 13, 8, 1], [None, 2, 2, 1], [3, 3, 1, 8]]
+    with ds.Session() as sess:
+        for t in (static, dynamic, tiny, dw):
+            with pytest.raises(InvalidArgumentError, match="out_backprop|does not fit"):
+                sess.run(t, {x: np.ones((2, 4, 4, 8), F32)})
+    # What TF's shape function does check stays a ValueError at build.
+    with pytest.raises(ValueError, match="batch of input_sizes and of out_backprop"):
+        ds.nn.conv2d_transpose(np.ones((2, 4, 4, 8), F32), f, [3, 8, 8, 1], [1, 2, 2, 1])
+    with pytest.raises(ValueError, match="out_backprop's channels and the filter's"):
+        ds.nn.conv2d_backprop_input([2, 8, 8, 1], f, np.ones((2, 4, 4, 3), F32),
+                                    [1, 2, 2, 1], "SAME")
 
 
 @pytest.mark.parametrize("padding,stride", [("same", 2), ("valid", 2), ("valid", 1)], ids=str)

@@ -25,6 +25,10 @@ def run(fetches, feeds=None):
     (lambda x: ds.nn.pool(x, [2], "MAX", "VALID"), "rank 3"),
     (lambda x: ds.nn.convolution(x, np.ones((2, 2, 3, 1), np.float32), "VALID",
                                  strides=2, dilation_rate=2), "strides > 1"),
+    (lambda x: ds.nn.convolution(x, np.ones((2, 2, 3, 1), np.float32), "VALID",
+                                 dilation_rate=[1, 0]), "all values of `dilation_rate` must be"),
+    (lambda x: ds.nn.atrous_conv2d(x, np.ones((2, 2, 3, 1), np.float32), [1, 2, 3], "SAME"),
+     "one int or two"),
     (lambda x: ds.nn.conv_transpose(x, np.ones((2, 2, 1, 3), np.float32), [1, 2], 1),
      "length 3, 4 or 5"),
     (lambda x: ds.nn.max_pool_v2(ds.placeholder(ds.float32), 2, 2, "SAME"), "static rank"),
@@ -48,6 +52,35 @@ def test_pool_and_convolution_are_the_ops_they_name():
                            ds.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", dilations=[1, 2, 1, 1])])
         np.testing.assert_allclose(conv, named, rtol=1e-5)
         assert ds.get_default_graph().get_operation_by_name("convolution").type == "Conv2D"
+
+
+def test_conv1d_and_atrous_conv2d_nodes_take_their_scopes_names_as_tfs():
+    """TF names conv1d's Conv2D after its scope ("conv1d", or ``convolution``'s), and
+    atrous_conv2d is ``convolution``: its nodes count among the "convolution" scopes."""
+    x = np.ones((1, 5, 7, 2), np.float32)
+    with ds.Graph().as_default() as graph:
+        ds.nn.conv1d(x[0], np.ones((2, 2, 3), np.float32), 1, "VALID")
+        ds.nn.convolution(x[0], np.ones((2, 2, 3), np.float32), "VALID", dilation_rate=[2])
+        atrous = ds.nn.atrous_conv2d(x, np.ones((2, 2, 2, 3), np.float32), 2, "SAME")
+        after = ds.nn.convolution(x, np.ones((2, 2, 2, 3), np.float32), "VALID")
+        conv_names = sorted(op.name for op in graph.get_operations() if op.type == "Conv2D")
+    assert conv_names == ["conv1d", "convolution", "convolution_1", "convolution_2"]
+    assert (atrous.name, after.name) == ("convolution_1:0", "convolution_2:0")
+
+
+def test_atrous_conv2d_takes_a_rate_per_spatial_dim():
+    """rate [2, 3] (TF broadcasts the rate to two) against a VALID conv2d of the filter
+    with 1 zero row between its rows and 2 zero columns between its columns."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 7, 9, 3)).astype(np.float32)
+    f = rng.standard_normal((2, 3, 3, 4)).astype(np.float32)
+    spread = np.zeros((3, 7, 3, 4), np.float32)
+    spread[::2, ::3] = f
+    with ds.Graph().as_default():
+        got, want = run([ds.nn.atrous_conv2d(x, f, [2, 3], "VALID"),
+                         ds.nn.conv2d(x, spread, [1, 1, 1, 1], "VALID")])
+    assert got.shape == (2, 5, 3, 4)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_dilated_pooling_takes_every_rate_th_element():

@@ -342,7 +342,7 @@ def test_static_shapes(graph):
     (lambda x: ds.extract_image_patches(x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "FULL"),
      "padding must be 'SAME' or 'VALID'"),
     (lambda x: ds.nn.atrous_conv2d(x, np.ones((3, 3, 3, 1), F32), 0, "SAME"),
-     "rate 0 cannot be less than one"),
+     "all values of `dilation_rate` must be positive"),
     (lambda x: ds.nn.atrous_conv2d_transpose(x, np.ones((3, 3, 1, 2), F32), [3, 5, 6, 1], 2,
                                              "SAME"),
      "value's input channels does not match filters' input channels, 3 != 2"),

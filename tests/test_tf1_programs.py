@@ -53,6 +53,13 @@ DIFFERS["p79_gaussian_process"] = {
                       "CPU kernel fills the factor with NaN and warns instead"}
 DIFFERS["p95_normalizing_flow"] = {
     "cholesky_not_pd": DIFFERS["p79_gaussian_process"]["cholesky_error"]}
+DIFFERS["p103_spectral_norm_gan"] = {
+    "channels_error": "TF1's conv2d_transpose raises ValueError when a list output_shape "
+                      "names channels the filter does not make (TF 1.x nn_ops.py), as "
+                      "devsession does; TF 2.21's compat.v1 builds it",
+    "run_errors": "an output_shape that does not fit the input and strides is "
+                  "InvalidArgumentError at run, TF's own kernel's error; TF 2.21's oneDNN "
+                  "CPU kernel (on by default) raises AbortedError"}
 WRITES_EVENTS = {"p21_summaries", "p26_summaries_standalone"}
 
 

@@ -47,7 +47,7 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``nn_lrn``         ``nn.local_response_normalization`` (LRN, LRNGrad)
 ``space_depth``    ``space_to_depth``, ``depth_to_space``, ``space_to_batch(_nd)``,
                    ``batch_to_space(_nd)``, ``extract_image_patches``,
-                   ``nn.atrous_conv2d(_transpose)`` (elements moved between the batch,
+                   ``nn.atrous_conv2d_transpose`` (elements moved between the batch,
                    spatial and depth dimensions; image patches)
 ``candidate_sampling``  ``nn.log_uniform_candidate_sampler``, ``nn.nce_loss``,
                    ``nn.sampled_softmax_loss``

@@ -18,7 +18,9 @@ Static shapes follow TF1: a filter whose in-channels do not divide the input's (
 whose groups do not divide the out-channels), a VALID
 (or EXPLICIT) window larger than the (padded) input, or explicit paddings TF refuses
 (not 8, negative, or padding the batch or channels), is a ``ValueError`` when the graph
-is built.
+is built.  The gradient ops given their sizes (Conv2DBackpropInput, so
+``conv2d_transpose``, and Conv2DBackpropFilter) check at build only what TF's shape
+functions check; sizes that do not fit ``out_backprop`` are InvalidArgumentError at run.
 
 The gradient ops take the original shapes as int32 tensors read on the host
 (``Conv2DBackpropInput(input_sizes, filter, out_backprop)``,
@@ -234,26 +236,36 @@ def _check_backprop(x_dims, f_dims, dy_dims, attrs, node) -> None:
 def _conv2d_backprop_input(inputs, attrs, node):
     """TF's static shape: the batch of ``out_backprop`` (unknown when its is, whatever
     ``input_sizes`` says), the spatial sizes of ``input_sizes``, and its channels or
-    else the filter's in-channels."""
+    else the filter's in-channels.  TF's shape function checks only that the batch
+    ``input_sizes`` names is ``out_backprop``'s and that ``out_backprop`` has the
+    filter's out-channels: sizes whose convolution would not give ``out_backprop``'s
+    spatial shape (a ``conv2d_transpose`` whose ``output_shape`` does not fit its input
+    and strides) build, and are the kernel's InvalidArgumentError when the op runs."""
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
     dtype_in(f, FLOATS, node)
+    _conv_geometry(attrs, node)
     shape = sizes_operand(sizes, node)
     f_dims, dy_dims = dims4(f, node, "filter"), dims4(dy, node, "out_backprop")
-    _check_backprop(shape.dims, f_dims, dy_dims, attrs, node)
+    _matching(shape.dims[0], dy_dims[0], node, "the batch of input_sizes and of "
+              "out_backprop differ")
+    _matching(dy_dims[3], f_dims[3], node, "out_backprop's channels and the filter's "
+              "out-channels differ")
     _, height, width, channels = shape.dims
     return dtype, TensorShape([dy_dims[0], height, width,
                                f_dims[2] if channels is None else channels])
 
 
 def _conv2d_backprop_filter(inputs, attrs, node):
+    """``filter_sizes``, as TF's shape function reads it, and checks no more: shapes
+    that do not fit are the kernel's InvalidArgumentError when the op runs."""
     x, sizes, dy = inputs
     dtype = same_dtype([x, dy], node)
     dtype_in(x, FLOATS, node)
-    shape = sizes_operand(sizes, node)
-    _check_backprop(dims4(x, node, "input"), shape.dims, dims4(dy, node, "out_backprop"),
-                    attrs, node)
-    return dtype, shape
+    _conv_geometry(attrs, node)
+    dims4(x, node, "input")
+    dims4(dy, node, "out_backprop")
+    return dtype, sizes_operand(sizes, node)
 
 
 def _conv2d_backprop_input_v2(inputs, attrs, node):
@@ -453,7 +465,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
            ) -> Tensor:
     """1-D convolution of an NWC ``value`` ([batch, width, in]) with a filter [width, in,
     out], as TF1's ``tf.nn.conv1d``: a Conv2D over a height of 1 (ExpandDims, Conv2D,
-    Squeeze under a ``conv1d`` scope, TF's nodes)."""
+    Squeeze under a ``conv1d`` scope, TF's nodes; the NWC Conv2D is named after the scope
+    itself, ``conv1d``, as TF names it)."""
     value = input if value is None else value
     if value is None or filters is None:
         raise ValueError("conv1d needs value= (or input=) and filters=.")
@@ -465,7 +478,7 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
         raise ValueError(f"conv1d: data_format must be 'NWC' or 'NCW', got "
                          f"{data_format!r}.")
     height = 2 if first else 1          # NCW: [batch, in, 1, width], an NCHW Conv2D
-    with name_scope(name or "conv1d"):
+    with name_scope(name or "conv1d") as scope:
         x = expand_dims(convert_to_tensor(value, name="value"), height)
         f = expand_dims(convert_to_tensor(filters, dtype_hint=x.dtype, name="filters"), 0)
         step = _one_int(stride, "stride", first)
@@ -474,8 +487,10 @@ def conv1d(value=None, filters=None, stride=None, padding=None,  # noqa: A002  (
         if first:
             y = conv2d(x, f, [1, 1, 1, step], padding, cudnn, "NCHW", [1, 1, 1, rate])
         else:
-            y = _conv_op("Conv2D", [x, f], [1, 1, step, 1], padding, cudnn, "NHWC",
-                         [1, 1, rate, 1], None)
+            attrs = conv_attrs([1, 1, step, 1], padding, "NHWC", [1, 1, rate, 1],
+                               scope.rstrip("/"), cudnn, explicit=True)
+            y = x.graph.create_op("Conv2D", [x, f], attrs, name=scope.rstrip("/"),
+                                  exact_name=True).outputs[0]
         return squeeze(y, [height])
 
 
@@ -529,7 +544,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
         known = constant_value(sizes)
         if known is not None and f.shape.ndims == 4 and f.shape.dims[2] is not None and \
                 int(np.asarray(known).reshape(-1)[-1]) != f.shape.dims[2]:
-            raise ValueError(f"conv2d_transpose: output_shape {list(np.asarray(known))} has "
+            raise ValueError(f"conv2d_transpose: output_shape {np.asarray(known).tolist()} has "
                              f"{int(np.asarray(known).reshape(-1)[-1])} channels but the "
                              f"filter makes {f.shape.dims[2]}, filter shape {f.shape}.")
         attrs = conv_attrs(strides, padding, data_format, dilations, "conv2d_transpose",

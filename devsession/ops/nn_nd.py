@@ -13,12 +13,15 @@ ops devsession has (``nn_conv.py``'s MaxPool/AvgPool/Conv2D/Conv2DBackpropInput 
 * ``convolution``: Conv2D, Conv3D or ``conv1d`` by the filter's rank, the dilations
   as the op's attr (TF builds a dilated one between SpaceToBatchND and BatchToSpaceND;
   the values are the same);
+* ``atrous_conv2d``: TF's, ``convolution`` with ``rate`` as the ``dilation_rate`` of both
+  spatial dims (one int, or one per dim), so its nodes take the ``convolution`` scope's
+  names (and count among them) as TF's do;
 * ``conv1d_transpose``: a Conv2DBackpropInput over a height of 1; ``conv_transpose``:
   the 1-, 2- or 3-D transposed convolution ``output_shape``'s length names.
 
 Build-time errors are TF's ValueErrors (ranks it cannot tell, window/stride list
-lengths, strides above 1 with a dilation above 1, SAME with a dilation above 1 in
-``pool``).
+lengths, a dilation below 1, strides above 1 with a dilation above 1, SAME with a
+dilation above 1 in ``pool``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from .nn_conv3d import _window5, conv3d_transpose
 from .space_depth import batch_to_space_nd, space_to_batch_nd
 
 __all__ = ["max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool_v2",
-           "avg_pool_v2", "pool", "convolution", "conv1d_transpose", "conv_transpose"]
+           "avg_pool_v2", "pool", "convolution", "atrous_conv2d", "conv1d_transpose",
+           "conv_transpose"]
 
 _POOL_OPS = {("MAX", 2): "MaxPool", ("AVG", 2): "AvgPool", ("MAX", 3): "MaxPool3D",
              ("AVG", 3): "AvgPool3D"}
@@ -266,6 +270,9 @@ def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002  (
         step = sequence(strides, n, channel_index, "strides")
         rate = sequence(dilation_rate, n, channel_index, "dilations")
         spatial = slice(2, None) if channels_first else slice(1, -1)
+        if min(rate[spatial]) < 1:
+            raise ValueError(f"all values of `dilation_rate` must be positive. Received: "
+                             f"dilation_rate={np.array(rate[spatial])}")
         if max(step[spatial]) > 1 and max(rate[spatial]) > 1:
             raise ValueError(f"strides > 1 not supported in conjunction with dilation_rate "
                              f"> 1 (strides={step[spatial]}, "
@@ -281,6 +288,18 @@ def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002  (
             op_type = "Conv3D"
         return x.graph.create_op(op_type, [x, f], attrs, name=scope.rstrip("/"),
                                  exact_name=True).outputs[0]
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None) -> Tensor:
+    """TF1's ``tf.nn.atrous_conv2d``: ``convolution`` of stride 1 whose filter taps are
+    ``rate`` pixels apart, ``rate`` one int or [height rate, width rate] (TF broadcasts it
+    to two); one Conv2D named after the ``convolution`` scope (or ``name``).  ValueError
+    for a rate below 1 or of more than two values."""
+    try:
+        rates = np.broadcast_to(np.asarray(rate), (2,))
+    except ValueError:
+        raise ValueError(f"atrous_conv2d: rate must be one int or two, got {rate!r}.") from None
+    return convolution(value, filters, padding, dilation_rate=rates, name=name)
 
 
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002

@@ -28,9 +28,9 @@ the depth) are ``ValueError`` here too, as Conv2D's are.  What only the run know
 shapes, ``block_shape`` and ``paddings`` computed at run time) the kernels check, with
 TF's messages, as ``InvalidArgumentError`` naming the node.
 
-``atrous_conv2d`` and ``atrous_conv2d_transpose`` are Conv2D and Conv2DBackpropInput
-with ``dilations = rate`` (TF 1.15 builds the former around a SpaceToBatchND; the values
-are the same).  Kernels: ``kernels/{reference,cuda}/space_depth.py``; gradients (each op
+``atrous_conv2d_transpose`` is a Conv2DBackpropInput with ``dilations = rate``
+(``atrous_conv2d``, TF's ``convolution`` with a ``dilation_rate``, is in ``nn_nd.py``
+beside it).  Kernels: ``kernels/{reference,cuda}/space_depth.py``; gradients (each op
 is the other's inverse; ExtractImagePatches' scatters back): ``space_depth_grad.py``.
 """
 
@@ -44,12 +44,12 @@ from ..tensor_shape import TensorShape
 from .array_operands import check_int, int_operand, int_values
 from .common import make_op
 from .nn_channels_first import format_name
-from .nn_conv import conv2d, conv2d_transpose
+from .nn_conv import conv2d_transpose
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["space_to_depth", "depth_to_space", "space_to_batch_nd", "batch_to_space_nd",
            "space_to_batch", "batch_to_space", "extract_image_patches", "extract_patches",
-           "atrous_conv2d", "atrous_conv2d_transpose", "patch_geometry", "SPACE_OPS",
+           "atrous_conv2d_transpose", "patch_geometry", "SPACE_OPS",
            "DATA_FORMATS"]
 
 SPACE_OPS = ("SpaceToDepth", "DepthToSpace", "SpaceToBatchND", "BatchToSpaceND",
@@ -374,14 +374,6 @@ def _rate(rate, what: str) -> int:
     if values[0] < 1:
         raise ValueError(f"rate {values[0]} cannot be less than one")
     return values[0]
-
-
-def atrous_conv2d(value, filters, rate, padding, name=None) -> Tensor:
-    """TF1's ``tf.nn.atrous_conv2d``: a Conv2D of stride 1 whose filter taps are ``rate``
-    pixels apart (``dilations=[1, rate, rate, 1]``); ``rate`` below 1 is a ValueError."""
-    rate = _rate(rate, "atrous_conv2d")
-    return conv2d(value, filters, strides=[1, 1, 1, 1], padding=padding,
-                  dilations=[1, rate, rate, 1], name=name)
 
 
 def atrous_conv2d_transpose(value, filters, output_shape, rate, padding,
