@@ -43,7 +43,8 @@ def main(tf, out):
     logits = tf.tensordot(outputs, w_out, 1) + b_out
     mask = tf.sequence_mask(tgt_len, max_time, dtype=tf.float32)
     xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tgt, logits=logits)
-    loss = tf.reduce_sum(xent * mask) / tf.reduce_sum(mask)
+    l2 = tf.add_n([tf.nn.l2_loss(v) for v in cell.trainable_variables if "kernel" in v.name])
+    loss = tf.reduce_sum(xent * mask) / tf.reduce_sum(mask) + 1e-3 * l2
     params = tf.trainable_variables()
     grads = [tf.convert_to_tensor(g) for g in tf.gradients(loss, params)]
     train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
@@ -52,6 +53,7 @@ def main(tf, out):
         return tf.pow((5.0 + tf.to_float(length)) / 6.0, alpha)
 
     def beam_search(beam, max_len=7):
+        batch = tf.shape(start)[0]
         state = tf.reshape(tf.tile(start[:, None, :], [1, beam, 1]), [batch * beam, units])
         scores = tf.tile(tf.constant([[0.0] + [-np.inf] * (beam - 1)]), [batch, 1])
         eos_only = tf.one_hot(EOS, vocab, on_value=0.0, off_value=-np.inf)
@@ -79,7 +81,7 @@ def main(tf, out):
             lambda t, s, h, w, finished, *_: tf.logical_and(
                 t < max_len, tf.logical_not(tf.reduce_all(finished))),
             step, [0, scores, state, tf.fill([batch * beam], GO),
-                   tf.zeros([batch, beam], tf.bool), tf.zeros([batch, beam], tf.int32),
+                   tf.zeros([batch, beam], tf.bool), tf.zeros_like(scores, tf.int32),
                    tf.TensorArray(tf.int32, size=0, dynamic_size=True),
                    tf.TensorArray(tf.int32, size=0, dynamic_size=True)])
         ids, parents = ids.stack(), parents.stack()
@@ -105,18 +107,20 @@ def main(tf, out):
         def step(t, state, token, finished, seq):
             output, state = cell(tf.nn.embedding_lookup(embedding, token), state)
             token = tf.argmax(tf.matmul(output, w_out) + b_out, 1, output_type=tf.int32)
-            token = tf.where(finished, tf.fill([batch], EOS), token)
+            token = tf.where(finished, tf.ones_like(token) * EOS, token)
             return t + 1, state, token, finished | tf.equal(token, EOS), seq.write(t, token)
+        go = tf.fill(tf.shape(start)[:1], GO)
         _, _, _, _, seq = tf.while_loop(
-            lambda t, h, w, finished, s: (t < max_len) & ~tf.reduce_all(finished), step,
-            [0, start, tf.fill([batch], GO), tf.zeros([batch], tf.bool),
-             tf.TensorArray(tf.int32, size=0, dynamic_size=True)])
+            lambda t, h, w, finished, s: ~tf.reduce_all(finished), step,
+            (0, start, go, tf.zeros_like(go, tf.bool), tf.TensorArray(tf.int32, size=0,
+                                                                 dynamic_size=True)),
+            maximum_iterations=max_len, back_prop=False)
         return tf.transpose(seq.stack())
 
     searches = {1: beam_search(1), 3: beam_search(3)}
     greedy_seq = greedy()
     out["variables"] = [(v.op.name, v.shape.as_list()) for v in params]
-    out["ids_shape"] = searches[3]["ids"].shape.as_list()
+    out["static_shapes"] = {key: value.shape.as_list() for key, value in searches[3].items()}
     feed = {feats: features, tgt: targets, tgt_len: lengths}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -128,6 +132,7 @@ def main(tf, out):
                 out["beam%d_%s" % (beam, key)] = value
         out["greedy"] = sess.run(greedy_seq, feed)
         out["greedy_is_beam1"] = bool(np.array_equal(out["greedy"], out["beam1_best"]))
+        out["beam3_first_two"] = sess.run(searches[3]["best"], {feats: features[:2]})
 
         values, indices = sess.run(tf.nn.top_k([[1.0, 3.0, 3.0, 2.0, 3.0],
                                                 [0.0, 0.0, -1.0, 0.0, 5.0]], k=3))
@@ -152,6 +157,13 @@ def main(tf, out):
             errors["while_shape"] = None
         except ValueError as e:
             errors["while_shape"] = type(e).__name__
+        try:    # with maximum_iterations a list of loop vars and a tuple from the body
+            tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])],
+                          shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
+                          maximum_iterations=2)
+            errors["while_list_vs_tuple"] = None
+        except (TypeError, ValueError) as e:
+            errors["while_list_vs_tuple"] = type(e).__name__
         out["errors"] = errors
         _, grown = tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])],
                                  shape_invariants=[tf.TensorShape([]),
