@@ -18,7 +18,9 @@ Static checks are TF1's, a ``ValueError`` when the graph is built: ranks other t
 filter whose in-channels differ from the input's (or are 0), a VALID window larger than
 the input, strides below 1 or dilations below 1, attr lists not of 5.  As in TF, what
 only its kernels refuse is an error when the graph runs (``kernels/volumes.py``):
-strides, dilations or windows over the batch or channels, pooling windows below 1.
+strides, dilations or windows over the batch or channels, pooling windows below 1, and
+the sizes of a gradient op (TF's shape functions read them and check nothing) that do
+not fit its ``out_backprop``.
 MaxPool3D and its gradient take float16 and float32 only, as TF's op (float64 is a
 ``TypeError``); the rest also float64.
 
@@ -150,11 +152,19 @@ def _pool3d_shape(x_dims, attrs, node: str) -> TensorShape:
     return _join(batch, spatial, channels, data_format)
 
 
-def _check_out_backprop(x_dims, f_dims, dy, attrs, node: str) -> None:
-    expected = _conv3d_shape(x_dims, f_dims, attrs, node)
-    if not expected.is_compatible_with(dy.shape):
-        raise InferError(f"Op '{node}': the output gradient's shape {dy.shape} is not the "
-                         f"convolution's output shape {expected}.")
+def _check_sized_backprop(operand, what: str, dy, attrs, node: str) -> None:
+    """What TF checks when it builds a Conv3DBackpropInputV2/FilterV2, whose shape
+    function reads only the sizes: here also the attrs and the ranks.  Sizes whose
+    convolution would not give ``out_backprop``'s shape (a ``conv3d_transpose`` whose
+    ``output_shape`` does not fit its input and strides) build, and are the kernel's
+    InvalidArgumentError when the op runs."""
+    data_format = _format(attrs, node)
+    _padding_attr(attrs, node)
+    _positive(_five(attrs, "strides", node, data_format), "strides", node)
+    _positive(_five(attrs, "dilations", node, data_format, (1, 1, 1, 1, 1)), "dilations",
+              node)
+    _dims5(operand, node, what)
+    _dims5(dy, node, "out_backprop")
 
 
 # --- inference -------------------------------------------------------------------------
@@ -171,18 +181,16 @@ def _backprop_input(inputs, attrs, node):
     sizes, f, dy = inputs
     dtype = same_dtype([f, dy], node)
     dtype_in(f, FLOATS, node)
-    shape = sizes_operand(sizes, node, 5)
-    _check_out_backprop(shape.dims, _dims5(f, node, "filter"), dy, attrs, node)
-    return dtype, shape
+    _check_sized_backprop(f, "filter", dy, attrs, node)
+    return dtype, sizes_operand(sizes, node, 5)
 
 
 def _backprop_filter(inputs, attrs, node):
     x, sizes, dy = inputs
     dtype = same_dtype([x, dy], node)
     dtype_in(x, FLOATS, node)
-    shape = sizes_operand(sizes, node, 5)
-    _check_out_backprop(_dims5(x, node, "input"), shape.dims, dy, attrs, node)
-    return dtype, shape
+    _check_sized_backprop(x, "input", dy, attrs, node)
+    return dtype, sizes_operand(sizes, node, 5)
 
 
 def _pool(allowed):
