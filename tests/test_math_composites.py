@@ -114,6 +114,22 @@ def test_norm_keepdims_shapes_and_tf_errors():
             ds.norm(x, **kwargs)
 
 
+def test_the_euclidean_norm_of_complex_numbers_is_of_their_magnitudes():
+    """TF's sqrt(sum(z * conj(z))): real, in the complex dtype, and TF 2.21's gradient of
+    its real part (z / |z|); the other ords take |z| and are real."""
+    z = ds.constant([[3 + 4j, 1j], [2, -1 - 1j]], ds.complex64)
+    rows, whole, fro, ord3 = ds.norm(z, axis=1), ds.norm(z), ds.norm(z, "fro", (0, 1)), \
+        ds.norm(z, ord=3)
+    assert (rows.dtype, ord3.dtype) == (ds.complex64, ds.float32)
+    (grad,) = ds.gradients(ds.real(whole), [z])
+    got = run([rows, whole, fro, ord3, grad])
+    np.testing.assert_allclose(got[0], [np.sqrt(26), np.sqrt(6)], rtol=1e-6)
+    np.testing.assert_allclose(got[1:3], [np.sqrt(32)] * 2, rtol=1e-6)
+    np.testing.assert_allclose(got[3], 5.152984, rtol=1e-6)          # TF 2.21's
+    np.testing.assert_allclose(got[4], np.array([[3 + 4j, 1j], [2, -1 - 1j]]) / np.sqrt(32),
+                               rtol=1e-6)
+
+
 @pytest.mark.parametrize("ord,axis", [("euclidean", None), (1, 1), (np.inf, 0), (3, 1),
                                       ("fro", (0, 1)), (1, (0, 1)), (np.inf, (1, 0))], ids=str)
 def test_norm_gradients(ord, axis):

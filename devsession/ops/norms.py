@@ -4,7 +4,9 @@ from those ops'): ``norm`` (TF1's ``tf.norm``), ``reduce_variance`` and ``reduce
 ``norm(x, ord, axis)``: with ``axis`` None the whole tensor is one vector; an int is a
 vector norm along that axis; a pair of axes (tuple or list) is a matrix norm; anything
 else, a one-axis list ``[1]`` included, is TF's ValueError.  Vector ords:
-'euclidean' (= 2), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p)``).  Matrix ords:
+'euclidean' (= 2; ``sqrt(sum(x * conj(x)))``, of a complex ``x`` a complex number with
+no imaginary part, as TF's), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p)``,
+real).  Matrix ords:
 'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
 ``|x|``), ``np.inf`` (the largest row sum), 2 (the largest singular value, from an Svd
 of the matrices moved to the last two axes, as TF computes it; the input's rank must be
@@ -22,6 +24,7 @@ import numpy as np
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import squeeze
 from .common import one_spelling
+from .complex_math import conj
 from .elementwise import abs as abs_
 from .elementwise import pow as pow_
 from .elementwise import multiply, sqrt, square, subtract
@@ -75,7 +78,9 @@ def _kept_norm(x: Tensor, ord, axis, matrix: bool) -> Tensor:  # noqa: A002
     if matrix and ord == 2:
         return _spectral_norm(x, axis, True)
     if ord in ("euclidean", "fro", 2):
-        return sqrt(reduce_sum(multiply(x, x), axis=axis, keepdims=True))
+        # TF's x * conj(x): a complex norm is real (in the complex dtype), not sqrt(sum(z^2))
+        squares = multiply(x, conj(x) if x.dtype.is_complex else x)
+        return sqrt(reduce_sum(squares, axis=axis, keepdims=True))
     magnitude = abs_(x)
     if matrix:
         # ord 1: sum over rows (axis[0]), max over columns; inf: the other way round
