@@ -149,6 +149,8 @@ def main(tf, out):
         fast_step = tf.matmul(hidden, tf.get_variable("post2")[0])
     reset_queues = tf.variables_initializer(queues)
 
+    out["conv_op_names"] = sorted(op.name for op in tf.get_default_graph().get_operations()
+                                  if op.type == "Conv2D")
     x1 = tf.placeholder(tf.float32, [2, 64, Q])
     out["conv1d_in_channels"] = _error(lambda: tf.nn.conv1d(x1, tf.zeros([2, 5, D]), 1,
                                                             "VALID"))
