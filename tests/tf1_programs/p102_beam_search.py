@@ -34,14 +34,14 @@ def main(tf, out):
     cell = tf.nn.rnn_cell.GRUCell(units, kernel_initializer=init, name="gru")
 
     feats = tf.placeholder(tf.float32, [None, feat_dim], name="features")
-    tgt = tf.placeholder(tf.int32, [None, max_time], name="targets")
+    tgt = tf.placeholder(tf.int32, [None, None], name="targets")
     tgt_len = tf.placeholder(tf.int32, [None], name="lengths")
     start = tf.tanh(tf.matmul(feats, w_init))
     inputs = tf.concat([tf.fill([tf.shape(tgt)[0], 1], GO), tgt[:, :-1]], 1)
     outputs, last = tf.nn.dynamic_rnn(cell, tf.nn.embedding_lookup(embedding, inputs),
                                       sequence_length=tgt_len, initial_state=start)
     logits = tf.tensordot(outputs, w_out, 1) + b_out
-    mask = tf.sequence_mask(tgt_len, max_time, dtype=tf.float32)
+    mask = tf.sequence_mask(tgt_len, tf.shape(tgt)[1], dtype=tf.float32)
     xent = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tgt, logits=logits)
     l2 = tf.add_n([tf.nn.l2_loss(v) for v in cell.trainable_variables if "kernel" in v.name])
     loss = tf.reduce_sum(xent * mask) / tf.reduce_sum(mask) + 1e-3 * l2
@@ -70,6 +70,7 @@ def main(tf, out):
             ranked = tf.reshape(total / penalty(grown)[:, :, None], [batch, beam * vocab])
             _, top = tf.nn.top_k(ranked, k=beam)
             parent, word = tf.floordiv(top, vocab), tf.floormod(top, vocab)
+            body_shapes[beam] = [x.shape.as_list() for x in (output, log_p, total, ranked, top)]
             state = tf.gather(state, tf.reshape(parent + offsets, [-1]))
             pairs = tf.stack([tf.tile(tf.range(batch)[:, None], [1, beam]), parent], 2)
             finished = tf.logical_or(tf.gather_nd(finished, pairs), tf.equal(word, EOS))
@@ -95,7 +96,8 @@ def main(tf, out):
         _, _, best_seq = tf.while_loop(lambda t, *_: t >= 0, back,
                                        [t - 1, best, tf.TensorArray(tf.int32, size=t)])
         words, _ = tf.scan(
-            lambda acc, x: (tf.batch_gather(x[0], acc[1]), tf.batch_gather(x[1], acc[1])),
+            lambda acc, x: (tf.batch_gather(x[0], acc[1]),
+                            tf.gather(x[1], acc[1], batch_dims=1)),
             (ids, parents), initializer=(tf.zeros([batch, beam], tf.int32),
                                          tf.tile(tf.range(beam)[None], [batch, 1])),
             reverse=True)
@@ -117,7 +119,9 @@ def main(tf, out):
             maximum_iterations=max_len, back_prop=False)
         return tf.transpose(seq.stack())
 
+    body_shapes = {}
     searches = {1: beam_search(1), 3: beam_search(3)}
+    out["body_shapes"] = body_shapes[3]
     greedy_seq = greedy()
     out["variables"] = [(v.op.name, v.shape.as_list()) for v in params]
     out["static_shapes"] = {key: value.shape.as_list() for key, value in searches[3].items()}
@@ -170,6 +174,4 @@ def main(tf, out):
                                                    tf.TensorShape([None])])
         out["grown"] = sess.run(grown)
         out["grown_shape"] = grown.shape.as_list()
-    out["_tol"] = {k: {"rtol": 1e-3, "atol": 1e-5} for k in (
-        "first_grads", "losses", "last_state", "beam1_scores", "beam1_final", "beam3_scores",
-        "beam3_final")}
+    out["_tol"] = {"first_grads": {"rtol": 2e-4, "atol": 1e-6}}
