@@ -163,7 +163,7 @@ def main(tf, out):
             sess.run(tf.gather(flat_pixels, index, validate_indices=True, name="bad_corner"),
                      {image: images, index: [0, 5, batch * height * width]})
         except tf.errors.OpError as error:
-            out["gather_error"] = [type(error).__name__, "bad_corner" in error.message,
+            out["gather_error"] = [type(error).__name__, error.op.name, error.op.type,
                                    "indices[2] = 300 is not in [0, 300)" in error.message]
         nd_index = tf.placeholder(tf.int32, [None, 3], name="nd_index")
         try:
