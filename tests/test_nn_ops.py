@@ -534,3 +534,37 @@ def test_moments_are_named_as_tfs():
         got = sess.run([mean, variance])
     np.testing.assert_allclose(got, [np.arange(12.0).reshape(4, 3).mean(0),
                                      np.arange(12.0).reshape(4, 3).var(0)], rtol=1e-6)
+
+
+def test_softmax_along_an_axis_given_as_a_tensor():
+    """TF's _wrap_2d_function: an axis tensor of a known value is that axis (out of range:
+    InvalidArgumentError when built); one only a run knows swaps itself with the last by
+    a computed Transpose, for logits of known rank (the gradient flows back through it).
+    log_softmax's axis of logits of unknown rank is ValueError, not the last axis."""
+    x = np.random.RandomState(0).normal(size=(2, 3, 4)).astype(np.float32)
+    logits, axis = ds.constant(x), ds.placeholder(ds.int32, [])
+
+    def numpy_softmax(v, a):
+        e = np.exp(v - v.max(a, keepdims=True))
+        return e / e.sum(a, keepdims=True)
+    fed = ds.nn.softmax(logits, axis=axis)
+    (grad,) = ds.gradients(ds.reduce_sum(fed * logits), [logits])
+    fetches = [ds.nn.softmax(logits, axis=ds.constant(0)), fed,
+               ds.nn.log_softmax(logits, dim=axis), grad]
+    assert fed.shape == (2, 3, 4)
+    with ds.Session() as sess:
+        for a in (1, -3):
+            const_axis, got, log_got, got_grad = sess.run(fetches, {axis: a})
+            np.testing.assert_allclose(const_axis, numpy_softmax(x, 0), rtol=1e-6)
+            np.testing.assert_allclose(got, numpy_softmax(x, a), rtol=1e-6)
+            np.testing.assert_allclose(log_got, np.log(numpy_softmax(x, a)), rtol=1e-5)
+            p = numpy_softmax(x, a)       # d/dx sum(softmax(x) * x) = p * (1 + x - sum(p * x))
+            np.testing.assert_allclose(got_grad, p * (1 + x - (p * x).sum(a, keepdims=True)),
+                                       rtol=1e-5, atol=1e-6)
+    with pytest.raises(InvalidArgumentError, match="Received: dim=3"):
+        ds.nn.softmax(logits, axis=ds.constant(3))
+    unknown = ds.placeholder(ds.float32)
+    for build in (lambda: ds.nn.softmax(unknown, axis=axis),
+                  lambda: ds.nn.log_softmax(unknown, axis=0)):
+        with pytest.raises(ValueError, match="of known rank"):
+            build()

@@ -31,18 +31,19 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
 from .common import broadcast, make_op, normalised_axis, one_spelling, operands, same_dtype
 from .elementwise import abs as abs_
-from .elementwise import (_unary_float, add, greater_equal, maximum, multiply, relu, rsqrt,
-                          sigmoid, squared_difference, where)
+from .elementwise import (_unary_float, add, cast, equal, floormod, greater_equal, maximum,
+                          multiply, relu, rsqrt, sigmoid, squared_difference, subtract, where)
 from .linalg import matmul
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
 from .nn_channels_first import format_name
 from .reduce import reduce_mean, reduce_sum
 from .registry import InferError, OpDef, register_op
+from .sequence import range as range_op
 from .random import random_uniform, skip_seed
 from .state import constant
 
@@ -171,7 +172,10 @@ def softmax(logits, axis=None, name=None, dim=None) -> Tensor:
     ``InvalidArgumentError`` for an ``axis`` out of range of a known rank, as TF."""
     x = convert_to_tensor(logits)
     axis = one_spelling(axis, dim, "axis", "dim")
-    axis = -1 if axis is None else axis
+    axis = -1 if axis is None else _static_axis(axis)
+    if isinstance(axis, Tensor):
+        return _along_run_time_axis(x, axis, name or "Softmax", lambda t, n: make_op(
+            "Softmax", [t], {"axis": x.shape.ndims - 1}, n))
     if x.shape.ndims is None and not isinstance(axis, Tensor) and int(axis) == -1:
         return make_op("Softmax", [x], {"axis": -1}, name)
     _check_softmax_axis(axis, x.shape.ndims)
@@ -191,9 +195,43 @@ def _check_softmax_axis(axis, rank: int | None) -> None:
                                f"the number of dimensions in the input. Received: dim={axis}")
 
 
+def _static_axis(axis):
+    """``axis`` as an int where it is one or a tensor of a known value; else the tensor."""
+    if not isinstance(axis, Tensor):
+        return int(axis)
+    value = constant_value(axis)
+    return axis if value is None else int(value)
+
+
+def _along_run_time_axis(x: Tensor, axis: Tensor, name: str, fn) -> Tensor:
+    """``fn`` (an op over the last axis) along an ``axis`` only a run knows, as TF's
+    ``_wrap_2d_function`` for a tensor ``dim``: that axis swapped with the last by a
+    Transpose of a computed perm, and back; ``x``'s rank must be known (TF's too)."""
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"{name}: an axis only a run knows ('{axis.name}') needs logits "
+                         f"'{x.name}' of known rank.")
+    last = rank - 1
+    positions = range_op(rank)
+    swapped = floormod(cast(axis, dtypes.int32), rank)
+    # position i -> last where i is the axis, -> the axis where i is the last, else i
+    perm = add(positions, add(
+        multiply(subtract(last, positions), cast(equal(positions, swapped), dtypes.int32)),
+        multiply(subtract(swapped, positions), cast(equal(positions, last), dtypes.int32))))
+    out = transpose(fn(transpose(x, perm), None), perm, name=name)
+    out.set_shape(x.shape)
+    return out
+
+
 def _on_last_axis(x: Tensor, axis, name: str, fn) -> Tensor:
     """``fn`` (an op over the last axis) applied along ``axis``, transposing around it."""
     rank = x.shape.ndims
+    if axis is not None:
+        axis = _static_axis(axis)
+    if isinstance(axis, Tensor):
+        return _along_run_time_axis(x, axis, name, fn)
+    if rank is None and axis not in (None, -1):     # TF fails too (a TypeError)
+        raise ValueError(f"{name}: axis={axis} needs logits '{x.name}' of known rank.")
     if axis is None or rank is None:
         return fn(x, name)
     _check_softmax_axis(axis, rank)
