@@ -168,11 +168,11 @@ def main(tf, out):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         feed = {audio: wave}
-        codes, back = sess.run([encoded, decoded], feed)
+        codes, back, differences, out["probe_atrous"] = sess.run(
+            [encoded, decoded, agree, ways[2]], feed)
         out["encoded"] = codes
         out["roundtrip_error"] = float(np.max(np.abs(back - np.clip(wave, -1, 1))))
-        out["conv_ways_agree"] = [bool(v < 1e-5) for v in sess.run(agree)]
-        out["probe_atrous"] = sess.run(ways[2])
+        out["conv_ways_agree"] = [bool(v < 1e-5) for v in differences]
         history = []
         for _ in range(6):
             history.append(sess.run([loss, learning_rate, norm], feed))
@@ -180,14 +180,14 @@ def main(tf, out):
         history = np.array(history)
         out["losses"], out["learning_rates"] = history[:, 0], history[:, 1]
         out["global_norms"] = history[:, 2]
-        out["global_step"] = sess.run(global_step)
-        out["final_logits"] = sess.run(logits, feed)[:, -3:]
+        out["global_step"], final_logits = sess.run([global_step, logits], feed)
+        out["final_logits"] = final_logits[:, -3:]
 
-        seed = codes[:, :10]
+        seed = codes[:, :8]
         for step in range(seed.shape[1]):
             step_logits = sess.run([fast_step] + pushes, {sample: seed[:, step]})[0]
         fast, slow, generated = [], [], seed
-        for _ in range(5):
+        for _ in range(4):
             fast.append(np.argmax(step_logits, 1))
             full = sess.run(slow_logits, {encoded: generated})[:, -1]
             slow.append(np.argmax(full, 1))
