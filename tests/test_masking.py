@@ -61,6 +61,23 @@ def test_sequence_mask_count_nonzero_reverse_and_linspace(make_session, rng):
         ds.linspace(0.0, 1.0, 0)
 
 
+def test_sequence_mask_compares_in_maxlens_dtype_as_tf(make_session):
+    """TF 2.21's values: float lengths against an int maxlen are truncated, a float maxlen
+    counts float steps below it, and without maxlen no negative length is the longest."""
+    built = {"float lengths": ds.sequence_mask(ds.constant([1.5, 2.0]), 3),
+             "float maxlen": ds.sequence_mask([1, 2], 2.5),
+             "int64 maxlen": ds.sequence_mask([1, 2], ds.constant(3, ds.int64)),
+             "no lengths": ds.sequence_mask(ds.zeros([0], ds.int32)),
+             "negative": ds.sequence_mask([-2, -1])}
+    got = make_session().run(built)
+    two = [[True, False, False], [True, True, False]]
+    for key in ("float lengths", "float maxlen", "int64 maxlen"):
+        np.testing.assert_array_equal(got[key], two, err_msg=key)
+    assert got["no lengths"].shape == (0, 0) and got["negative"].shape == (2, 0)
+    with pytest.raises(ValueError, match="`maxlen` must be scalar"):
+        ds.sequence_mask([1, 2], [3])
+
+
 def test_local_and_table_initializers_run_beside_the_global_one():
     counter = ds.Variable(np.int64(5), name="count", collections=[ds.GraphKeys.LOCAL_VARIABLES])
     w = ds.Variable(F32(1.0), name="w")

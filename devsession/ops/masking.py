@@ -7,7 +7,10 @@ gradients come with them): ``boolean_mask``, ``sequence_mask``, ``count_nonzero`
   true, those dimensions flattened into one: a Where of the flattened mask and a
   GatherV2 (whose gradient scatters back), as TF's.
 * ``sequence_mask(lengths, maxlen=None)``: ``range(maxlen) < lengths[..., None]``
-  (``maxlen`` the longest length when not given), cast to ``dtype``.
+  (``maxlen`` the longest length, at least 0, when not given), cast to ``dtype``.  As
+  TF's, the comparison is in ``maxlen``'s dtype: float lengths against an int ``maxlen``
+  are truncated (``[1.5]`` against 3 is ``[True, False, False]``), and a float ``maxlen``
+  counts ``0., 1., ...`` below it (2.5: three steps).
 * ``count_nonzero(x, axis)``: the number of non-zero entries along ``axis``, int64 by
   default.
 * ``reverse(tensor, axis)``: ``tensor`` with the given axes reversed (a strided slice of
@@ -66,14 +69,17 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None) -> Tensor:
-    """See the module docstring."""
+    """See the module docstring; ValueError when ``maxlen`` is not a scalar."""
     with name_scope(name or "SequenceMask"):
         lengths = convert_to_tensor(lengths, dtype_hint=dtypes.int32, name="lengths")
         if maxlen is None:
-            maxlen = reduce_max(lengths, axis=None)
-        maxlen = cast(convert_to_tensor(maxlen, dtype_hint=lengths.dtype), lengths.dtype)
-        steps = range_op(0, maxlen, 1, dtype=lengths.dtype)
-        mask = less(steps, expand_dims(lengths, -1))
+            maxlen = maximum(np.zeros((), lengths.dtype.np), reduce_max(lengths, axis=None))
+        maxlen = convert_to_tensor(maxlen, graph=lengths.graph)
+        if maxlen.shape.ndims not in (None, 0):
+            raise ValueError(f"Argument `maxlen` must be scalar for sequence_mask, received "
+                             f"`maxlen` = {maxlen} with shape '{maxlen.shape}' instead")
+        steps = range_op(0, maxlen, 1, dtype=maxlen.dtype)
+        mask = less(steps, cast(expand_dims(lengths, -1), maxlen.dtype))
         dtype = dtypes.as_dtype(dtype)
         return mask if dtype == dtypes.bool_ else cast(mask, dtype)
 
