@@ -4,14 +4,15 @@ code wrote it: a conv2d + ReLU, primary capsules as a second conv reshaped to
 u_hat by tf.tile/tf.expand_dims and a tf.matmul with a 5-D weight (and the same by
 tf.einsum, also with an ellipsis), dynamic routing by agreement for 3 iterations as a
 Python loop with tf.stop_gradient on u_hat in the inner iterations (the reference code's
-trick) and again as a tf.while_loop carrying the logits b (gradients flow through the
-loop), tf.nn.softmax over axis 2 (also spelled dim=2, and of the reference code's 5-D b),
-the margin loss on one_hot labels, masking by the true label for a small reconstruction
-decoder (tf.layers.dense, sigmoid, squared errors scaled by 0.0005) and by the predicted
-class at test time, Adam for a few steps; and the edges a user hits: tf.norm's ord values
-and axis tuples, tf.einsum equation errors, softmax over an axis out of range, axis and
-dim (keepdims and keep_dims) given together, the squash of an all-zero vector with and
-without the epsilon (and its gradient)."""
+trick) and again as a tf.while_loop carrying the logits b (the agreement a 5-D matmul
+with transpose_a; gradients flow through the loop), tf.nn.softmax over axis 2 (also
+spelled dim=2, and of the reference code's 5-D b), the margin loss on one_hot labels,
+masking by the true label for a small reconstruction decoder (tf.layers.dense, sigmoid,
+squared errors scaled by 0.0005) and by the predicted class at test time, Adam for a few
+steps; and the edges a user hits: tf.norm's ord values and axis tuples, tf.einsum
+equation errors, softmax over an axis out of range, axis and dim (keepdims and
+keep_dims) given together, the squash of an all-zero vector with and without the
+epsilon (and its gradient)."""
 
 import numpy as np
 
@@ -58,7 +59,9 @@ def main(tf, out):
 
     def routing_body(i, logits):
         v_loop = squash(tf.reduce_sum(tf.nn.softmax(logits, dim=2)[..., None] * u_hat, 1))
-        return i + 1, logits + tf.reduce_sum(u_hat * v_loop[:, None], -1)
+        v_tiled = tf.tile(v_loop[:, None, :, :, None], [1, n_caps, 1, 1, 1])
+        agreement = tf.matmul(u_hat[..., None], v_tiled, transpose_a=True)   # [b, i, j, 1, 1]
+        return i + 1, logits + agreement[..., 0, 0]
     _, b_loop = tf.while_loop(lambda i, logits: i < 2, routing_body,
                               [tf.constant(0), tf.zeros([n, n_caps, classes])])
     v_while = squash(tf.reduce_sum(tf.nn.softmax(b_loop, axis=2)[..., None] * u_hat, 1))
