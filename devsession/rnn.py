@@ -106,6 +106,7 @@ class RNNCell:
     _default_name = "rnn_cell"
 
     def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+        _check_supported_dtype(dtype)
         self._num_units = int(num_units)
         self._activation = activation or tanh
         self._reuse, self._name, self._dtype = reuse, name, dtype
@@ -139,6 +140,8 @@ class RNNCell:
         if depth is None:
             raise ValueError(f"{type(self).__name__}: inputs '{inputs.name}' must be 2-D "
                              f"with a known last dimension, got {inputs.shape}.")
+        for t in [inputs] + _flat_state(state):
+            _check_supported_dtype(convert_to_tensor(t).dtype)
         with variable_scope(scope or self._name or self._default_name, reuse=self._reuse):
             if self._variables is None:
                 self._variables = self._build(depth, self._dtype or inputs.dtype)
@@ -149,6 +152,25 @@ class RNNCell:
 
     def _step(self, inputs, state, *variables):
         raise NotImplementedError
+
+
+def _check_supported_dtype(dtype) -> None:
+    """TF1's cells compute in floats (their sigmoid and tanh): another dtype for a cell,
+    its inputs or its state is TF's ValueError (an int32 batch of token ids passed
+    without its embedding lookup is the usual one)."""
+    if dtype is None:
+        return
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise ValueError(f"RNN cell only supports floating point inputs, but received "
+                         f"dtype: {dtype}")
+
+
+def _flat_state(state) -> list:
+    """The tensors of a (nested) cell state."""
+    if isinstance(state, (tuple, list)):
+        return [t for part in state for t in _flat_state(part)]
+    return [state]
 
 
 def _weights(depth, units, dtype, kernel_initializer=None, bias_initializer=None):

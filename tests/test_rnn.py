@@ -189,6 +189,16 @@ def test_what_the_rnns_refuse():
                                          r"batch_size, but saw shape: \(1, 4\)"):
         ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(2), fixed, sequence_length=[[1, 2, 3, 4]],
                           dtype=ds.float32, scope="matrix_lengths")
+    token_ids = ds.placeholder(ds.int32, (None, None, 1))      # no embedding lookup
+    floats_only = "RNN cell only supports floating point inputs, but received dtype: "
+    with pytest.raises(ValueError, match=floats_only + "<dtype: 'int32'>"):
+        ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(2), token_ids, dtype=ds.float32,
+                          scope="token_ids")
+    with pytest.raises(ValueError, match=floats_only + "<dtype: 'int64'>"):
+        ds.nn.rnn_cell.BasicLSTMCell(2)(ds.ones([1, 2]), (ds.ones([1, 2]),
+                                                          ds.ones([1, 2], ds.int64)))
+    with pytest.raises(ValueError, match=floats_only):
+        ds.nn.rnn_cell.GRUCell(2, dtype=ds.int32)
 
 
 def test_a_cell_lists_its_variables_as_tf1s_layers_do():
