@@ -93,3 +93,21 @@ def test_equations_it_refuses(equation, shapes, match):
 def test_an_ellipsis_needs_its_operands_rank():
     with pytest.raises(ValueError, match=r"'\.\.\.' in '\.\.\.ij' needs the rank"):
         ds.einsum("...ij,jk", ds.placeholder(ds.float32), ds.zeros((4, 5)))
+
+
+def test_an_operand_of_unknown_rank_takes_its_subscripts_rank_checked_when_run():
+    """As TF's Einsum: the output's static rank from the equation, and another rank fed
+    is InvalidArgumentError (it was a sum over the wrong axes: 'ij->' of a 3-D value a
+    vector)."""
+    unknown = ds.placeholder(ds.float32)
+    total = ds.einsum("ij->", unknown)
+    product = ds.einsum("ij,jk->ik", unknown, ds.ones((4, 2)))
+    assert (total.shape.as_list(), product.shape.as_list()) == ([], [None, 2])
+    x = inputs_for([(3, 4)])[0]
+    with ds.Session() as sess:
+        np.testing.assert_allclose(sess.run(total, {unknown: x}), x.sum(), rtol=1e-5)
+        np.testing.assert_allclose(sess.run(product, {unknown: x}), x @ np.ones((4, 2)),
+                                   rtol=1e-5)
+        for wrong in (np.ones((2, 3, 4), np.float32), np.ones(4, np.float32)):
+            with pytest.raises(ds.errors.InvalidArgumentError, match="EnsureShape"):
+                sess.run(total, {unknown: wrong})

@@ -20,7 +20,9 @@ within one operand (``"ii->i"``, ``"bii->b"``) takes the diagonal of those axes 
 (``matrix_diag_part``), so a trace is that diagonal summed away as any index nothing
 keeps.  Sizes of an index that differ (between operands, or where one operand repeats
 it) are a ValueError when the graph knows them; an output repeating an index is one too,
-as in TF.
+as in TF.  An operand of unknown rank (without an ellipsis) takes the rank of its
+subscripts, checked when run (an ``EnsureShape``): another rank fed is TF's
+``InvalidArgumentError``, not a sum over the wrong axes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import reshape, squeeze, stack, transpose
 from .array_fill import shape as shape_of
+from .array_shapes import ensure_shape
 from .common import graph_of
 from .diagonals import matrix_diag_part
 from .linalg import matmul
@@ -46,6 +49,8 @@ def einsum(equation: str, *inputs, name=None) -> Tensor:
             equation, tensors = _expand_ellipses(equation, tensors)
         subscripts, output = _parse(equation, len(inputs), written)
         for k, (t, indices) in enumerate(zip(tensors, subscripts)):
+            if t.shape.ndims is None:       # TF's Einsum checks the rank fed, when run
+                t = ensure_shape(t, [None] * len(indices))
             tensors[k], subscripts[k] = _diagonals(t, indices, written)
         sizes = _sizes(subscripts, tensors)
         value, indices = tensors[0], subscripts[0]
