@@ -161,6 +161,12 @@ def main(tf, out):
             errors["while_shape"] = None
         except ValueError as e:
             errors["while_shape"] = type(e).__name__
+        try:    # the token ids fed to the cell without their embedding lookup
+            tf.nn.dynamic_rnn(cell, inputs[:, :, None], sequence_length=tgt_len,
+                              initial_state=start, scope="ids")
+            errors["rnn_int_inputs"] = None
+        except (TypeError, ValueError) as e:
+            errors["rnn_int_inputs"] = type(e).__name__
         try:    # with maximum_iterations a list of loop vars and a tuple from the body
             tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])],
                           shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
