@@ -112,10 +112,10 @@ def main(tf, out):
             token = tf.where(finished, tf.ones_like(token) * EOS, token)
             return t + 1, state, token, finished | tf.equal(token, EOS), seq.write(t, token)
         go = tf.fill(tf.shape(start)[:1], GO)
+        seq = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
         _, _, _, _, seq = tf.while_loop(
             lambda t, h, w, finished, s: ~tf.reduce_all(finished), step,
-            (0, start, go, tf.zeros_like(go, tf.bool), tf.TensorArray(tf.int32, size=0,
-                                                                 dynamic_size=True)),
+            (0, start, go, tf.zeros_like(go, tf.bool), seq),
             maximum_iterations=max_len, back_prop=False)
         return tf.transpose(seq.stack())
 
@@ -142,38 +142,29 @@ def main(tf, out):
                                                 [0.0, 0.0, -1.0, 0.0, 5.0]], k=3))
         out["ties"] = [values, indices]
         errors = {}
-        try:
-            tf.nn.top_k(tf.constant([[1.0, 2.0]]), k=3)
-            errors["top_k_static"] = None
-        except (ValueError, tf.errors.InvalidArgumentError) as e:
-            errors["top_k_static"] = type(e).__name__
-        row = tf.placeholder(tf.float32, [None, None])
-        try:
-            sess.run(tf.nn.top_k(row, k=3), {row: [[1.0, 2.0]]})
-            errors["top_k_fed"] = None
-        except (ValueError, tf.errors.InvalidArgumentError) as e:
-            errors["top_k_fed"] = type(e).__name__
+
+        def error(key, build):
+            try:
+                build()
+                errors[key] = None
+            except (TypeError, ValueError, tf.errors.InvalidArgumentError) as e:
+                errors[key] = type(e).__name__
 
         def grow(i, seq):
             return i + 1, tf.concat([seq, seq[-1:] * 2], 0)
-        try:
-            tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])])
-            errors["while_shape"] = None
-        except ValueError as e:
-            errors["while_shape"] = type(e).__name__
-        try:    # the token ids fed to the cell without their embedding lookup
-            tf.nn.dynamic_rnn(cell, inputs[:, :, None], sequence_length=tgt_len,
-                              initial_state=start, scope="ids")
-            errors["rnn_int_inputs"] = None
-        except (TypeError, ValueError) as e:
-            errors["rnn_int_inputs"] = type(e).__name__
-        try:    # with maximum_iterations a list of loop vars and a tuple from the body
-            tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])],
-                          shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])],
-                          maximum_iterations=2)
-            errors["while_list_vs_tuple"] = None
-        except (TypeError, ValueError) as e:
-            errors["while_list_vs_tuple"] = type(e).__name__
+        row = tf.placeholder(tf.float32, [None, None])
+        error("top_k_static", lambda: tf.nn.top_k(tf.constant([[1.0, 2.0]]), k=3))
+        error("top_k_fed", lambda: sess.run(tf.nn.top_k(row, k=3), {row: [[1.0, 2.0]]}))
+        error("while_shape", lambda: tf.while_loop(lambda i, seq: i < 3, grow,
+                                                   [0, tf.constant([1])]))
+        # with maximum_iterations, a list of loop vars against the body's tuple
+        error("while_list_vs_tuple", lambda: tf.while_loop(
+            lambda i, seq: i < 3, grow, [0, tf.constant([1])], maximum_iterations=2,
+            shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])]))
+        # the token ids fed to the cell without their embedding lookup
+        error("rnn_int_inputs", lambda: tf.nn.dynamic_rnn(
+            cell, inputs[:, :, None], sequence_length=tgt_len, initial_state=start,
+            scope="ids"))
         out["errors"] = errors
         _, grown = tf.while_loop(lambda i, seq: i < 3, grow, [0, tf.constant([1])],
                                  shape_invariants=[tf.TensorShape([]),
