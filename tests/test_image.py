@@ -285,7 +285,8 @@ def test_static_shapes_of_the_gradient_ops(graph):
     (lambda: ds.image.resize_bilinear(ph((3, 4, 1)), [2, 2]), ValueError, "must be 4-D"),
     (lambda: ds.image.resize_bilinear(ph((1, 3, 4, 1)), [2, 2, 2]), ValueError,
      "vector of 2 elements"),
-    (lambda: ds.image.resize_bilinear(ph((1, 3, 4, 1)), [0, 2]), ValueError, "positive"),
+    (lambda: ds.image.resize_bilinear(ph((1, 3, 4, 1)), [-5, 2]), ValueError,
+     "Dimension -5 must be >= 0$"),
     (lambda: ds.image.resize_bilinear(ph((1, 3, 4, 1)), ph((2,), ds.int64)), TypeError,
      "int32"),
     (lambda: ds.image.resize_nearest_neighbor(ph((1, 3, 4, 1), ds.bool), [2, 2]), TypeError,
@@ -299,7 +300,8 @@ def test_static_shapes_of_the_gradient_ops(graph):
      "original_image"),
     (lambda: resize_bilinear_grad(ph((1, 2, 2, 1)), ph((2, 3, 3, 1))), ValueError,
      "batch sizes"),
-    (lambda: resize_nearest_neighbor_grad(ph((1, 2, 2, 1)), [-1, 2]), ValueError, "positive"),
+    (lambda: resize_nearest_neighbor_grad(ph((1, 2, 2, 1)), [3, -2]), ValueError,
+     "Dimension -2 must be >= 0$"),
 ])
 def test_build_time_errors(graph, build, error, message):
     with pytest.raises(error, match=message):
@@ -307,6 +309,20 @@ def test_build_time_errors(graph, build, error, message):
 
 
 # --- sessions and gradients ---------------------------------------------------------------------
+
+def test_a_size_that_is_not_positive_builds_and_fails_when_run(graph):
+    """TF's shape function makes a size of 0 a dimension of 0 and -1 an unknown one; the
+    kernel's InvalidArgumentError when the op runs (TF 2.21's shapes and messages)."""
+    x = np.ones((1, 3, 4, 1), np.float32)
+    ops = [ds.image.resize_bilinear(x, [0, 2]), ds.image.resize_nearest_neighbor(x, [-1, 2]),
+           ds.image.resize_images(x, [2, 0]), resize_nearest_neighbor_grad(x, [0, 3])]
+    assert [op.shape.as_list() for op in ops] == [[1, 0, 2, 1], [1, None, 2, 1],
+                                                  [1, 2, 0, 1], [1, 0, 3, 1]]
+    with ds.Session() as sess:
+        for op, message in zip(ops, ["output dimensions"] * 3 + ["shape_t's elements"]):
+            with pytest.raises(ds.errors.InvalidArgumentError, match=message + " must be posi"):
+                sess.run(op)
+
 
 def test_both_sampling_flags_build_and_fail_when_run():
     """TF checks align_corners with half_pixel_centers in the kernel, not the shape function:

@@ -168,8 +168,8 @@ def test_box_indices_is_box_inds_newer_name():
      "4 columns"),
     (lambda: ds.image.crop_and_resize(ph((1, 8, 8, 3)), ph((2, 4)), [0], [2, 2]), ValueError,
      "one index per box"),
-    (lambda: ds.image.crop_and_resize(ph((1, 8, 8, 3)), ph((1, 4)), [0], [0, 2]), ValueError,
-     "positive"),
+    (lambda: ds.image.crop_and_resize(ph((1, 8, 8, 3)), ph((1, 4)), [0], [2, -4]), ValueError,
+     "Dimension -4 must be >= 0$"),
     (lambda: ds.image.crop_and_resize(ph((1, 8, 8, 3)), ph((1, 4)), [0], [2, 2], "bicubic"),
      ValueError, "bilinear"),
     (lambda: ds.image.crop_and_resize(ph((1, 8, 8, 3), ds.bool_), ph((1, 4)), [0], [2, 2]),
@@ -178,6 +178,17 @@ def test_box_indices_is_box_inds_newer_name():
 def test_build_time_errors(graph, call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_a_crop_size_that_is_not_positive_builds_and_fails_when_run(graph):
+    """As TF's shape function: 0 is a dimension of 0, -1 an unknown one; the kernel's
+    InvalidArgumentError when the op runs."""
+    crops = [ds.image.crop_and_resize(IMAGE, BOXES, BOX_IND, size) for size in ([0, 2], [3, -1])]
+    assert [c.shape.as_list() for c in crops] == [[len(BOXES), 0, 2, 3], [len(BOXES), 3, None, 3]]
+    with ds.Session() as sess:
+        for c in crops:
+            with pytest.raises(ds.errors.InvalidArgumentError, match="crop dimensions must be"):
+                sess.run(c)
 
 
 @pytest.mark.parametrize("device", ALL_DEVICES)

@@ -71,7 +71,10 @@ def _nonzero(dims, node: str, spec, what: str) -> None:
 
 
 def _size(spec, node: str) -> list:
-    """``[height, width]`` that the int32 size input gives (None where unknown)."""
+    """``[height, width]`` that the int32 size input gives (None where unknown).  A size
+    that is not positive is the kernel's InvalidArgumentError when the op runs, as TF's,
+    whose shape function makes 0 a dimension of 0 and -1 an unknown one (below -1, TF's
+    Python shape is a ValueError at build: "Dimension -5 must be >= 0")."""
     if spec.dtype != dtypes.int32:
         raise TypeError(f"Op '{node}': size '{spec.name}' must be int32, not "
                         f"{spec.dtype.name}.")
@@ -84,9 +87,10 @@ def _size(spec, node: str) -> list:
     else:
         known = shape_operand(spec)
         dims = list(known.dims) if known.ndims == 2 else [None, None]
-    if any(d is not None and d <= 0 for d in dims):
-        raise InferError(f"Op '{node}': size '{spec.name}' must be positive, got {dims}.")
-    return dims
+    for d in dims:
+        if d is not None and d < -1:
+            raise InferError(f"Dimension {d} must be >= 0")
+    return [None if d == -1 else d for d in dims]
 
 
 def _resize(inputs, attrs, node, keep_dtype: bool):
