@@ -171,12 +171,18 @@ def matrix_diag_part(input, name=None) -> Tensor:  # noqa: A002
 
 
 def matrix_diag(diagonal, name=None) -> Tensor:
-    """A batch of square matrices with ``diagonal`` (..., n) on their main diagonals."""
+    """A batch of square matrices with ``diagonal`` (..., n) on their main diagonals; of
+    a ``diagonal`` of unknown rank, TF's MatrixDiag op (the gradients of Svd and
+    SelfAdjointEig of unknown rank build this)."""
     with name_scope(name or "matrix_diag"):
         d = convert_to_tensor(diagonal)
-        if d.shape.ndims is None or d.shape.ndims < 1:
-            raise ValueError(f"matrix_diag needs a diagonal of rank >= 1 and known rank, "
-                             f"got '{d.name}' with shape {d.shape}.")
+        if d.shape.ndims is None:
+            from .diagonals import matrix_diag as diag_op
+
+            return diag_op(d, name="diag")
+        if d.shape.ndims < 1:
+            raise ValueError(f"matrix_diag needs a diagonal of rank >= 1, got '{d.name}' "
+                             f"with shape {d.shape}.")
         n = _dim(d, d.shape.ndims - 1)
         on_diagonal = band_mask(n, n, 0, 0)
         spread = expand_dims(d, -1)                      # (..., n, 1) against (n, n)

@@ -9,8 +9,8 @@ no imaginary part, as TF's), 1, ``np.inf`` and any positive p (``sum(|x|^p)^(1/p
 real).  Matrix ords:
 'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
 ``|x|``), ``np.inf`` (the largest row sum), 2 (the largest singular value, from an Svd
-of the matrices moved to the last two axes, as TF computes it; the input's rank must be
-known).  Other ords and axes (a nuclear norm included: TF has none) are TF's
+of the matrices moved to the last two axes, as TF computes it; by a permutation computed
+when run where the input's rank is unknown).  Other ords and axes (a nuclear norm included: TF has none) are TF's
 ValueErrors.  As TF, the norm is reduced keeping the axes, then (without ``keepdims``)
 squeezed: the result is ``norm/Squeeze:0``.
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from .array import squeeze
 from .common import one_spelling
@@ -104,8 +105,7 @@ def _spectral_norm(x: Tensor, axis: tuple, keep: bool) -> Tensor:
 
     rank = x.shape.ndims
     if rank is None:
-        raise ValueError(f"norm: the matrix 2-norm needs the rank of '{x.name}' known when "
-                         f"the graph is built.")
+        return _spectral_norm_of_unknown_rank(x, axis)
     rows, columns = (int(a) % rank if -rank <= a < rank else _bad_axis(a, rank)
                      for a in axis)
     others = [i for i in range(rank) if i not in (rows, columns)]
@@ -116,6 +116,26 @@ def _spectral_norm(x: Tensor, axis: tuple, keep: bool) -> Tensor:
         for position in sorted((rows, columns)):
             largest = expand_dims(largest, position)
     return largest
+
+
+def _spectral_norm_of_unknown_rank(x: Tensor, axis: tuple) -> Tensor:
+    """TF's matrix 2-norm of an ``x`` whose rank only a run knows: the axes made positive
+    against its rank, the others put first (a ListDiff), an Svd of that transpose, the
+    largest value at two axes of size 1, moved back by the inverse permutation."""
+    from .array import concat, expand_dims, transpose
+    from .array_fill import rank as rank_of
+    from .array_sets import invert_permutation, setdiff1d
+    from .elementwise import add, cast, less
+    from .linalg_factor import svd
+    from .sequence import range as range_op
+
+    rank = rank_of(x)
+    axes = convert_to_tensor(list(axis), dtype_hint=dtypes.int32)
+    positive = add(axes, multiply(cast(less(axes, 0), dtypes.int32), rank))
+    perm = concat([setdiff1d(range_op(rank), positive).out, positive], 0)
+    largest = reduce_max(abs_(svd(transpose(x, perm), compute_uv=False)), axis=-1,
+                         keepdims=True)
+    return transpose(expand_dims(largest, -1), invert_permutation(perm))
 
 
 def _bad_axis(axis: int, rank: int):
