@@ -7,9 +7,11 @@ from tf.range(batch) * h * w repeated by a matmul of ones, tf.gather, four corne
 tf.add_n) and a tf.gather_nd / tf.stack variant with align-corners scaling; a classifier on
 the warped images trained with Momentum; gradients for theta and the image; the sampler
 against tf.image.resize_bilinear / resize_images (align_corners) and crop_and_resize (and
-its box gradients); and the edges a user hits: out-of-range gather / gather_nd indices,
-no gradient through floor, border pixels repeated by the clip, the classic sampler's zero
-last row and column."""
+its box gradients, extrapolation_value outside the image); the static shapes that
+tf.shape / tf.stack give the warped images, also of an image of any size; and the edges a
+user hits: out-of-range gather / gather_nd indices (the error's op), no gradient through
+floor, border pixels repeated by the clip, the classic sampler's zero last row and column,
+"_interpolate" valid as a nested scope name and not as a root one."""
 
 import numpy as np
 
