@@ -7,8 +7,10 @@ scores added with broadcasting, finished beams extended only with EOS (tf.where,
 with -inf off values), top_k over beam*vocab with a GNMT length penalty, parents and words by
 floordiv/floormod, the state reordered with tf.gather on offset flat indices, and the
 sequences backtracked with a reverse tf.while_loop and a reverse tf.scan.  Beam 1 is greedy
-decoding.  Edge cases: top_k with k past the last dimension, ties in top_k, and a while_loop
-whose loop variable changes shape, without and with shape_invariants."""
+decoding; beam 9, wider than the vocabulary, fills its first step with -inf ties (lower index
+first).  Edge cases: top_k with k past the last dimension, ties in top_k, a while_loop whose
+loop variable changes shape, without and with shape_invariants, and token ids fed to the RNN
+without their embedding."""
 
 import numpy as np
 
@@ -120,7 +122,7 @@ def main(tf, out):
         return tf.transpose(seq.stack())
 
     body_shapes = {}
-    searches = {1: beam_search(1), 3: beam_search(3)}
+    searches = {1: beam_search(1), 3: beam_search(3), 9: beam_search(9)}   # 9 > vocab
     out["body_shapes"] = body_shapes[3]
     greedy_seq = greedy()
     out["variables"] = [(v.op.name, v.shape.as_list()) for v in params]
