@@ -27,7 +27,7 @@ from .device_spec import DeviceSpec
 from .graph_codec import graph_to_graph_def
 from .ops.registry import InferError, InputSpec, get_op_def
 from .tensor_codec import shape_to_proto
-from .tensor_shape import TensorShape
+from .tensor_shape import TensorShape, fully_defined_dims
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "device", "name_scope", "control_dependencies", "convert_to_tensor",
@@ -877,6 +877,8 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph |
         converted = tensor_conversion_registry.convert(value, dtype, name, Tensor)
         if converted is not None:
             return converted
+    if isinstance(value, TensorShape):
+        value = fully_defined_dims(value)
     want = dtype if dtype is not None else dtype_hint
     array = python_value_to_array(value, want, strict=dtype is not None)
     return constant_from_array(array, name=name or "Const", graph=graph)

@@ -3,8 +3,10 @@
 A shape is either of unknown rank (``dims is None``) or a tuple whose entries are ints
 or None (unknown).  Shapes compare equal to plain tuples and lists, so tests can write
 ``t.shape == (None, 3)``.  Indexing or iterating a shape gives each known size as a
-``Dimension``: an int that also has TF1's ``.value`` (``x.get_shape()[-1].value``, the
-TF1 idiom); an unknown size is None.
+``Dimension``: a known size is an int that also has TF1's ``.value``
+(``x.get_shape()[-1].value``, the TF1 idiom); an unknown size is TF1's ``Dimension(None)``,
+whose ``.value`` is None, so ``x.get_shape()[0].value is None`` reads a batch size of a
+placeholder as TF1 does.  ``dims`` and ``as_list()`` hold plain ints and None.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Iterable
 
 from .proto import graph_pb2
 
-__all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static"]
+__all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims"]
 
 
 class Dimension(int):
@@ -23,9 +25,9 @@ class Dimension(int):
     __slots__ = ()
 
     def __new__(cls, value):
+        value = getattr(value, "value", value)
         if value is None:
-            raise TypeError("devsession's Dimension is a known size; an unknown one is None "
-                            "(ds.dimension_value reads both).")
+            return UNKNOWN_DIMENSION
         return super().__new__(cls, value)
 
     @property
@@ -44,9 +46,73 @@ class Dimension(int):
         other = getattr(other, "value", other)
         return other is None or int(other) == int(self)
 
+    def assert_is_compatible_with(self, other) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {Dimension(other)} are not compatible")
+
+    def merge_with(self, other) -> "Dimension":
+        self.assert_is_compatible_with(other)
+        return self
+
+
+class _UnknownDimension:
+    """TF1's ``Dimension(None)``: an unknown size.  As in TF1, comparing it gives None,
+    arithmetic with it stays unknown, it is falsy, and it is no int (``int()``, indexing
+    and ``range`` raise TypeError), so an unknown batch size cannot silently become a
+    number."""
+
+    __slots__ = ()
+    value = None
+
+    def __repr__(self) -> str:
+        return "Dimension(None)"
+
+    def __str__(self) -> str:
+        return "?"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __int__(self):
+        raise TypeError("Dimension(None) is an unknown size and has no int value; read "
+                        "the size at run time with tf.shape(x).")
+
+    __index__ = __int__
+
+    def __hash__(self) -> int:
+        return hash(None)
+
+    def __reduce__(self):
+        return (Dimension, (None,))
+
+    def _unknown(self, other):
+        return self
+
+    def _compare(self, other):
+        return None
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _compare
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unknown
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+
+    def is_compatible_with(self, other) -> bool:
+        return True
+
+    def assert_is_compatible_with(self, other) -> None:
+        pass
+
+    def merge_with(self, other):
+        return Dimension(other)
+
+
+UNKNOWN_DIMENSION = _UnknownDimension()
+
 
 def _dimension(size):
-    return None if size is None else Dimension(size)
+    return UNKNOWN_DIMENSION if size is None else Dimension(size)
 
 
 class TensorShape:
@@ -65,6 +131,7 @@ class TensorShape:
         else:
             out = []
             for d in dims:
+                d = getattr(d, "value", d)
                 if d is None:
                     out.append(None)
                 else:
@@ -203,7 +270,7 @@ class TensorShape:
 
     def __getitem__(self, key):
         if self._dims is None:
-            return None if isinstance(key, int) else TensorShape(None)
+            return TensorShape(None) if isinstance(key, slice) else UNKNOWN_DIMENSION
         got = self._dims[key]
         return TensorShape(got) if isinstance(key, slice) else _dimension(got)
 
@@ -229,6 +296,14 @@ class TensorShape:
             return "<unknown>"
         inner = ", ".join("?" if d is None else str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
+
+
+def fully_defined_dims(shape: TensorShape) -> list:
+    """A shape's sizes, to make a shape tensor of; ValueError (TF's message) when one of
+    them is unknown, as TF1's ``tf.zeros(x.shape)`` of a placeholder with a None size."""
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    return list(shape.dims)
 
 
 def as_shape(value) -> TensorShape:

@@ -153,7 +153,7 @@ def test_dimension_value_and_at_index():
     assert ds.compat.dimension_value(Dimension()) == 5
     assert ds.compat.dimension_at_index(x.shape, 1) == 3
     assert ds.compat.dimension_at_index([4, None], 0) == 4
-    assert ds.compat.dimension_at_index(ds.TensorShape(None), 2) is None
+    assert ds.compat.dimension_at_index(ds.TensorShape(None), 2).value is None
 
 
 def test_forward_compatible_and_its_horizon():

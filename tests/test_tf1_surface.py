@@ -214,15 +214,46 @@ def test_a_shapes_known_sizes_have_tf1s_value_and_stay_ints():
     x = ds.placeholder(ds.float32, [None, 4, 5])
     channels = x.get_shape()[-1]
     assert channels.value == 5 and isinstance(channels, ds.Dimension) and channels == 5
-    assert x.shape[0] is None and [d for d in x.shape] == [None, 4, 5]
+    assert [d.value for d in x.shape] == [None, 4, 5] and x.shape.as_list() == [None, 4, 5]
     assert [d.value for d in x.shape[1:]] == [4, 5]
     assert type(channels * 2) is int and np.zeros(channels).shape == (5,)
     assert channels.is_compatible_with(None) and not channels.is_compatible_with(4)
     assert ds.dimension_value(channels) == 5 and ds.Dimension(3).value == 3
     flat = ds.reshape(x, [-1, x.shape[1].value * x.shape[2].value])
     assert flat.shape.as_list() == [None, 20]
-    with pytest.raises(TypeError, match="unknown one is None"):
-        ds.Dimension(None)
+
+
+def test_an_unknown_size_is_tf1s_dimension_none():
+    """What tf.compat.v1 2.21 (v2 behavior disabled) gives, checked by hand: the TF1 idiom
+    ``batch = x.get_shape()[0].value`` reads None, comparisons give None, arithmetic stays
+    unknown, and no int can be made of it."""
+    x = ds.placeholder(ds.float32, [None, 3])
+    batch = x.get_shape()[0]
+    assert batch.value is None and ds.dimension_value(batch) is None
+    assert batch is not None and not batch and repr(batch) == "Dimension(None)"
+    assert str(batch) == "?" and "{}".format(batch) == "?" and repr(list(x.shape)) == \
+        "[Dimension(None), Dimension(3)]"
+    assert (batch == None) is None and (batch == 3) is None and (x.shape[1] == batch) is None  # noqa: E711
+    assert (batch < 3) is None and repr(batch * 2) == repr(3 + batch) == "Dimension(None)"
+    assert batch.is_compatible_with(4) and batch.merge_with(4) == 4
+    assert ds.Dimension(None) is batch and ds.TensorShape(None)[2] is batch
+    assert x.shape[1].merge_with(batch) == 3 and ds.TensorShape([batch, 2]).as_list() == [None, 2]
+    with pytest.raises(ValueError, match="not compatible"):
+        x.shape[1].merge_with(4)
+    for make_an_int in (int, range, lambda d: [0, 1][d], lambda d: ds.zeros([d, 2])):
+        with pytest.raises(TypeError):
+            make_an_int(batch)
+    assert ds.placeholder(ds.float32, [batch, 2]).shape.as_list() == [None, 2]
+
+
+@pytest.mark.parametrize("make", [ds.zeros, ds.ones, lambda s: ds.fill(s, 1.0),
+                                  ds.convert_to_tensor, lambda s: ds.reshape(ds.zeros([6]), s)])
+def test_a_partially_known_shape_is_no_shape_tensor(make):
+    """TF1's ValueError (checked against tf.compat.v1 2.21 by hand); a known shape converts."""
+    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape \(\?, 3\)"):
+        make(ds.placeholder(ds.float32, [None, 3]).shape)
+    assert make(ds.TensorShape([2, 3])).shape.as_list() == ([2] if make is ds.convert_to_tensor
+                                                             else [2, 3])
 
 
 def test_a_shapes_rank_checks_are_tf1s():

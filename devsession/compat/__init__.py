@@ -89,12 +89,11 @@ def dimension_value(dimension):
 
 
 def dimension_at_index(shape, index: int):
-    """Dimension ``index`` of a static shape (a ``TensorShape``, list or tuple), None
-    when the rank is unknown, as TF's."""
+    """Dimension ``index`` of a static shape (a ``TensorShape``, list or tuple) as TF1's
+    ``Dimension``: ``Dimension(None)`` when that size or the rank is unknown."""
     from ..tensor_shape import as_shape
 
-    dims = as_shape(shape).dims
-    return None if dims is None else dims[index]
+    return as_shape(shape)[index]
 
 
 # --- forward compatibility ------------------------------------------------------------------

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Tensor, constant_value, convert_to_tensor
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, fully_defined_dims
 from .array_operands import (check_int, holds_tensor, int_operand, int_values,
                              partial_shape_value, shape_operand, small, vector_length)
 from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
@@ -459,7 +459,7 @@ def reshape(tensor, shape, name=None) -> Tensor:
     tensors is stacked."""
     x = convert_to_tensor(tensor)
     if isinstance(shape, TensorShape):
-        shape = shape.as_list()
+        shape = fully_defined_dims(shape)
     tensor_shape = hasattr(shape, "_as_tensor") or isinstance(shape, Tensor) or (
         isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) or hasattr(d, "_as_tensor") for d in shape))

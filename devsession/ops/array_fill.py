@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, fully_defined_dims
 from .array import alike_inputs, identity
 from .array_operands import (INDEX_DTYPES, STATIC_VALUE_LIMIT, int_operand, int_values,
                              shape_operand, small)
@@ -176,7 +176,7 @@ def _filled(value: int, what: str):
         dtype = dtypes.as_dtype(dtype)
         graph = graph_of(shape)
         if isinstance(shape, TensorShape):
-            shape = shape.as_list()
+            shape = fully_defined_dims(shape)
         static = _static_dims(shape)
         if static is not None and int(np.prod(static)) < 1000:
             array = np.broadcast_to(dtypes.filled_scalar(value, dtype), static)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, constant_value, convert_to_tensor
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, fully_defined_dims
 from .common import make_op
 from .registry import InferError
 from .shape_arithmetic import STATIC_VALUE_LIMIT, small
@@ -65,7 +65,7 @@ def int_operand(value, graph=None, name: str | None = None) -> Tensor:
     n]]``) is stacked (TF's auto-packing of ``[tf.shape(x)[0], -1]``), Python values
     become an int32 Const (int64 if needed)."""
     if isinstance(value, TensorShape):
-        value = value.as_list()
+        value = fully_defined_dims(value)
     if hasattr(value, "_as_tensor"):
         value = value._as_tensor()
     if isinstance(value, Tensor):

@@ -51,6 +51,7 @@ class _Conditional:
     def __init__(self, name: str, dtype, shape, reduction_type: str = "MEAN"):
         self.name = name
         self.dtype = np.dtype(getattr(dtype, "np", dtype))
+        shape = getattr(shape, "dims", shape)          # a TensorShape's int-or-None sizes
         self.shape = None if shape is None else tuple(shape)
         self.reduction_type = reduction_type
         self._global_step = 0

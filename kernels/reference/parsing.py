@@ -47,8 +47,8 @@ class _ExampleParser:
         self.keys = keys
         self.types = [np.dtype(d) for d in node.output_dtypes[3 * len(sparse_keys):]] \
             if types is None else [np.dtype(dtypes.as_dtype(d).np) for d in types]
-        self.shapes = [tuple(s) for s in (node.attrs["dense_shapes"] if shapes is None
-                                          else shapes)]
+        self.shapes = [tuple(getattr(s, "dims", s)) for s in (
+            node.attrs["dense_shapes"] if shapes is None else shapes)]
         self.defaults = []
         for key, dtype, shape, default in zip(keys, self.types, self.shapes, defaults):
             default = np.asarray(default)

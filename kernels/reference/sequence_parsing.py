@@ -41,7 +41,8 @@ class _Spec:
         self.list_sparse_types = _np_types(attrs.get("feature_list_sparse_types", ()))
         self.list_dense = list_dense
         self.list_types = _np_types(attrs.get("feature_list_dense_types", ()))
-        self.list_shapes = [tuple(s) for s in attrs.get("feature_list_dense_shapes", ())]
+        self.list_shapes = [tuple(getattr(s, "dims", s))
+                            for s in attrs.get("feature_list_dense_shapes", ())]
         self.missing = set(missing)
         for keys, label in ((context_sparse, "Ncontext_sparse"),
                             (list_sparse, "Nfeature_list_sparse"),
