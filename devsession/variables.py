@@ -28,6 +28,7 @@ from .tensor_shape import TensorShape
 from . import dtypes, variable_creator, variable_sync
 from . import ops as api
 from .ops.state import is_variable_initialized
+from .ops.state_slices import sliced_variable
 
 __all__ = ["Variable", "global_variables_initializer", "global_variables",
            "trainable_variables", "variables_initializer", "local_variables",
@@ -384,6 +385,11 @@ class Variable(metaclass=_MadeThroughCreators):
     def __iter__(self):
         return self._snapshot.__iter__()
 
+    def __getitem__(self, key) -> Tensor:
+        """``v[key]``: the slice of the value, whose ``assign(value)`` writes into those
+        elements of the variable (TF1's ``v[0, 1:].assign(x)``: ``ops/state_slices.py``)."""
+        return sliced_variable(self, key)
+
     # Arithmetic goes through the snapshot, so a Variable works wherever a Tensor does.
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
@@ -400,8 +406,7 @@ def _delegate_operators() -> None:
     names = ["add", "sub", "mul", "truediv", "pow", "matmul", "floordiv", "mod", "and", "or",
              "xor"]
     methods = [f"__{n}__" for n in names] + [f"__r{n}__" for n in names] + [
-        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__getitem__",
-        "__invert__"]
+        "__lt__", "__le__", "__gt__", "__ge__", "__neg__", "__abs__", "__invert__"]
     for method in methods:
         def forward(self, *args, _m=method):
             return getattr(self._as_tensor(), _m)(*args)

@@ -1085,7 +1085,7 @@ def _variable_scatters(x) -> list:
                                                  ds.scatter_max)]
     points = [build(w, [[0, 1]], [1.0]) for build in (ds.scatter_nd_update, ds.scatter_nd_add,
                                                        ds.scatter_nd_sub)]
-    return rows + points
+    return rows + points + [w[1, ::-1].assign(x[0, :2])]       # StridedSliceAssign
 
 
 def _image_ops(x) -> list:

@@ -42,6 +42,8 @@ inference, registered in ``registry.py``) beside the builder functions users cal
 ``dataset``        the iterator ops behind ``ds.data`` (host-side input pipelines)
 ``state_scatter``  ``scatter_update/add/sub``, ``scatter_nd_update/add/sub`` (variables
                    changed in place at indices)
+``state_slices``   ``v[key].assign`` / ``assign(v[key], x)`` (StridedSliceAssign: a
+                   strided slice of a variable written in place)
 ``einsum``         ``einsum`` (transposes, reshapes and MatMuls; a composite)
 ``functional``     ``map_fn``, ``scan``, ``foldl``, ``foldr`` (``while_loop``s; composites)
 ``nn_lrn``         ``nn.local_response_normalization`` (LRN, LRNGrad)
@@ -167,6 +169,7 @@ from . import tensor_array, tensor_array_grad  # noqa: F401,E402  (ds.TensorArra
 from . import dataset  # noqa: F401,E402  (the iterator ops behind ds.data)
 from . import script  # noqa: F401,E402  (py_func)
 from . import state_scatter  # noqa: F401,E402  (scatter_update... on variables)
+from . import state_slices  # noqa: F401,E402  (v[key].assign: StridedSliceAssign)
 from . import sparse_training  # noqa: F401,E402  (TF's SparseApply<X>: imported graphs)
 from . import image, image_grad  # noqa: F401,E402  (ds.image only; gradients)
 from . import image_nms  # noqa: F401,E402  (non-max suppression: ds.image only)

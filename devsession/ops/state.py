@@ -175,7 +175,11 @@ def _assignment(op_type: str, what: str, ref, value, name, attrs=None) -> Tensor
 
 def assign(ref, value, validate_shape=None, use_locking=None, name=None) -> Tensor:
     """An op setting variable ``ref`` to ``value``; fetching it gives the new value.
-    ``use_locking`` is accepted and ignored (updates always hold the variable's lock)."""
+    ``use_locking`` is accepted and ignored (updates always hold the variable's lock).
+    A slice of a variable (``v[key]``, which TF1 does not make a ref) is written by its
+    own ``assign``, as TF's ``state_ops.assign`` does (``state_slices.py``)."""
+    if isinstance(ref, Tensor) and callable(getattr(ref, "assign", None)):
+        return ref.assign(value, name=name)
     attrs = None if validate_shape is None else {"validate_shape": bool(validate_shape)}
     return _assignment("Assign", "assign", ref, value, name, attrs)
 

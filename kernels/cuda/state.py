@@ -8,7 +8,8 @@ The GPU twins of ``reference/state.py``:
   value that was set on the host (by a CPU ``Assign``) or on another GPU is copied
   once and stored back, so the variable then lives on its device; ``Assign``,
   ``AssignAdd`` and ``AssignSub`` on the GPU store cupy arrays (``resources._as_array``
-  keeps the backend of the value it is given).
+  keeps the backend of the value it is given); the Scatter ops and StridedSliceAssign
+  write into it in place there (``reference/state.py``'s kernels over cupy).
 * The random ops draw on the host from the session's seeded numpy stream (the very
   kernel the CPU runs; their shape and bounds inputs are host inputs) and upload, so a
   seeded graph gives the same sequence on the GPU as on the CPU.
@@ -152,3 +153,10 @@ def _scatter(node):
     return on_device(node, host_state.scatter_kernel(
         node, cupy, _device_rows, prepare=lambda resource: _on_this_device(resource, name,
                                                                            index)))
+
+
+@register_kernel("StridedSliceAssign", "GPU")
+def _strided_slice_assign(node):
+    name, index = node.name, node.device.index
+    return on_device(node, host_state.strided_slice_assign_kernel(
+        node, cupy, prepare=lambda resource: _on_this_device(resource, name, index)))

@@ -35,7 +35,7 @@ from .array import as_ints, on_host
 __all__ = ["make_index_builders", "check_gather", "first_bad_index", "check_segment_ids",
            "segment_range_error",
            "one_hot_axis", "check_add_n", "make_add_n_builder", "nd_rows", "nd_updates",
-           "scatter_shape", "as_table"]
+           "scatter_shape", "as_table", "strided_resolver"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -80,13 +80,15 @@ def _slice(node, xp):
     return slice_
 
 
-def _strided_resolver(node):
+def strided_resolver(node):
+    """``spec_for(shape, begin, end, strides)``: the node's strided-slice spec (its masks),
+    remembered per key; a bad spec is the node's InvalidArgumentError."""
     masks = {m: int(node.attrs.get(m, 0)) for m in MASKS}
     return _remembered(node, lambda shape, b, e, s: strided_slice_spec(shape, b, e, s, **masks))
 
 
 def _strided_slice(node, xp):
-    spec_for = _strided_resolver(node)
+    spec_for = strided_resolver(node)
 
     def strided_slice(x, begin, end, strides):
         spec = spec_for(x.shape, as_ints(begin), as_ints(end), as_ints(strides))
@@ -95,7 +97,7 @@ def _strided_slice(node, xp):
 
 
 def _strided_slice_grad(node, xp):
-    spec_for = _strided_resolver(node)
+    spec_for = strided_resolver(node)
 
     def strided_slice_grad(shape, begin, end, strides, dy):
         dims = as_ints(shape)

@@ -1,8 +1,9 @@
 """Kernels that touch session state rather than compute: constants, placeholders,
-variables (with their sparse updates, the Scatter ops) and seeded random streams, for
-the reference device and the CPU (``HOST``).  TF1's random ops draw TF's values from the
-node's Philox stream (``RandomStream``) with ``stateless_random``'s draws; the CPU
-registers the same builders with its compiled draws (``cpu/random.py``).
+variables (with their sparse updates, the Scatter ops, and StridedSliceAssign's writes
+of a slice) and seeded random streams, for the reference device and the CPU (``HOST``).
+TF1's random ops draw TF's values from the node's Philox stream (``RandomStream``) with
+``stateless_random``'s draws; the CPU registers the same builders with its compiled
+draws (``cpu/random.py``).
 
 They read the session state they need from ``KernelNode.context``: the runtime's
 ``StateContext`` (``devsession/runtime/state.py``), which offers ``variable_resource()``
@@ -21,7 +22,9 @@ from devsession.errors import InvalidArgumentError
 
 from ..registry import HOST, register_kernel
 from . import stateless_random
-from .array_index import as_table, first_bad_index, nd_rows, nd_updates
+from ..checks import fmt_shape, invalid_argument
+from .array import as_ints
+from .array_index import as_table, first_bad_index, nd_rows, nd_updates, strided_resolver
 
 
 @register_kernel("Const", HOST)
@@ -289,3 +292,35 @@ def truncated_divide(a, b):
 @register_kernel(ROW_SCATTERS + ND_SCATTERS, HOST)
 def build_scatter(node):
     return scatter_kernel(node, np, _numpy_rows)
+
+
+# --- StridedSliceAssign: a strided slice of a variable written in place ------------------------
+
+def strided_slice_assign_kernel(node, xp, prepare=None):
+    """The kernel of StridedSliceAssign over array module ``xp``: under the variable's
+    lock, ``value`` broadcast to the slice's shape (else TF's InvalidArgumentError, the
+    variable unchanged) is written into the slice of its updatable array, which the op
+    returns.  ``prepare(resource)`` runs first (the GPU moves the variable there)."""
+    ctx, name, spec_for = node.context, node.name, strided_resolver(node)
+
+    def kernel(begin, end, strides, value):
+        resource = ctx.variable_resource()
+        if prepare is not None:
+            prepare(resource)
+        with resource.lock:
+            table = resource.updatable(name)
+            spec = spec_for(table.shape, as_ints(begin), as_ints(end), as_ints(strides))
+            try:
+                value = xp.broadcast_to(value, spec.final_shape)
+            except ValueError:
+                raise invalid_argument(name, node.op, f"Cannot broadcast input shape "
+                                       f"{fmt_shape(value.shape)} into final shape "
+                                       f"{fmt_shape(spec.final_shape)}") from None
+            table[spec.index + (Ellipsis,)] = value.reshape(spec.sliced_shape)
+            return table
+    return kernel
+
+
+@register_kernel("StridedSliceAssign", HOST)
+def build_strided_slice_assign(node):
+    return strided_slice_assign_kernel(node, np)
