@@ -6,7 +6,8 @@ tanh * sigmoid units with 1x1 residual and skip convolutions, a sparse softmax l
 time steps with an L2 penalty, Adam under a staircase exponential_decay with
 clip_by_global_norm, and a greedy "fast generation" loop keeping per-layer input queues in
 non-trainable variables (tf.assign of a tf.concat of slices), checked against recomputing
-the whole network; and the errors and shapes a user hits with conv1d and dilations."""
+the whole network, and a queue slot written in place (v[key].assign, tf.assign(v[key]));
+and the errors, shapes and node names a user meets with conv1d and dilations."""
 
 import numpy as np
 
@@ -198,5 +199,8 @@ def main(tf, out):
         out["fast_logits"] = step_logits
         out["fast_vs_slow_logits"] = bool(np.allclose(
             step_logits, sess.run(slow_logits, {encoded: generated})[:, -1], atol=1e-4))
+        newest = sess.run(queues[-1][:, -1, :].assign(0.5))     # a slot written in place
+        oldest = sess.run(tf.assign(queues[-1][:, 0], tf.ones([2, D])))
+        out["queue_slot_writes"] = [newest[:, -1, :], oldest[:, 0], oldest[:, 1:-1]]
         sess.run(reset_queues)
         out["queues_reset"] = float(np.abs(sess.run(queues[-1])).sum())
