@@ -20,8 +20,9 @@ the scope it is called in, so ``dynamic_rnn``'s variables are TF1's
 matches by name; two cells in one scope collide, as in TF1 (pass ``scope=``).  Kernels
 start Glorot-uniform, biases at 0 (the GRU's gates at 1).  Then ``cell.weights`` (and
 TF1's layer spellings ``variables``, ``trainable_variables``, ``trainable_weights``) lists
-them in that order, a ``MultiRNNCell`` its cells' and a wrapper its cell's; ``built`` says
-whether they are made.
+them in that order and a ``MultiRNNCell`` its cells'; ``built`` says whether they are made.
+As TF's (2.21), a wrapper (``DropoutWrapper``...) lists none, nor is it ``built``: the
+variables are its cell's, listed there (so a stack lists none of a wrapped cell's).
 
 ``bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, ...)`` runs one cell forward and the
 other over each sequence reversed (``reverse_sequence`` by ``sequence_length``), in
@@ -337,7 +338,7 @@ class MultiRNNCell(RNNCell):
         if not cells:
             raise ValueError("Must specify at least one cell for MultiRNNCell.")
         self._cells = list(cells)
-        self._reuse, self._name = None, None
+        self._reuse, self._name, self._built = None, None, False
         self._state_is_tuple = bool(state_is_tuple)
         if not state_is_tuple and any(isinstance(cell.state_size, tuple)
                                       for cell in self._cells):
@@ -354,13 +355,14 @@ class MultiRNNCell(RNNCell):
     def output_size(self):
         return self._cells[-1].output_size
 
-    built = property(lambda self: all(cell.built for cell in self._cells))
+    built = property(lambda self: self._built, doc="Whether the stack has been called.")
     trainable_variables = property(lambda self: [v for cell in self._cells
                                                  for v in cell.trainable_variables],
                                    doc="The cells' variables, the first cell's first.")
     variables = weights = trainable_weights = trainable_variables
 
     def __call__(self, inputs, state, scope=None):
+        self._built = True
         with variable_scope(scope or self._default_name):
             if self._state_is_tuple:
                 states = state
@@ -391,11 +393,6 @@ class _Wrapper(RNNCell):
 
     def zero_state(self, batch_size, dtype):
         return self._cell.zero_state(batch_size, dtype)
-
-    built = property(lambda self: self._cell.built)
-    trainable_variables = property(lambda self: self._cell.trainable_variables,
-                                   doc="The wrapped cell's variables.")
-    variables = weights = trainable_weights = trainable_variables
 
 
 class DropoutWrapper(_Wrapper):

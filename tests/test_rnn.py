@@ -203,14 +203,16 @@ def test_what_the_rnns_refuse():
 
 def test_a_cell_lists_its_variables_as_tf1s_layers_do():
     """TF1's cells are layers: ``weights``/``variables``/``trainable_variables`` (and the
-    ``_weights`` spelling) are the variables in the order they were made (TF 2.21's
-    names), none before the first call; a stack lists its cells' in order, a wrapper its
-    cell's."""
+    ``*_weights`` spellings) are its variables in the order they were made (TF 2.21's
+    names), none before the first call; a stack lists its cells' in order.  As TF 2.21's,
+    a wrapper lists none (its cell does), so a stack lists none of a wrapped cell's."""
     def names(variables):
         return [v.op.name for v in variables]
 
-    gru, lstm = ds.nn.rnn_cell.GRUCell(3), ds.nn.rnn_cell.LSTMCell(2, use_peepholes=True)
-    stack = ds.nn.rnn_cell.MultiRNNCell([ds.nn.rnn_cell.DropoutWrapper(gru), lstm])
+    gru, lstm, rnn = (ds.nn.rnn_cell.GRUCell(3), ds.nn.rnn_cell.LSTMCell(2, use_peepholes=True),
+                      ds.nn.rnn_cell.BasicRNNCell(2))
+    wrapped = ds.nn.rnn_cell.DropoutWrapper(rnn)
+    stack = ds.nn.rnn_cell.MultiRNNCell([gru, lstm, wrapped])
     assert (stack.weights, gru.variables, stack.built, gru.built) == ([], [], False, False)
     stack(ds.zeros([1, 4]), stack.zero_state(1, ds.float32))
     assert names(gru.trainable_weights) == [f"multi_rnn_cell/cell_0/gru_cell/{part}" for part in
@@ -218,8 +220,11 @@ def test_a_cell_lists_its_variables_as_tf1s_layers_do():
                                              "candidate/bias")]
     assert names(lstm.weights) == [f"multi_rnn_cell/cell_1/lstm_cell/{part}" for part in
                                    ("kernel", "bias", "w_f_diag", "w_i_diag", "w_o_diag")]
+    assert names(rnn.variables) == ["multi_rnn_cell/cell_2/basic_rnn_cell/kernel",
+                                    "multi_rnn_cell/cell_2/basic_rnn_cell/bias"]
     assert names(stack.trainable_variables) == names(gru.weights) + names(lstm.weights)
-    assert stack.variables == ds.trainable_variables()
+    assert (wrapped.weights, wrapped.built, rnn.built) == ([], False, True)
+    assert ds.trainable_variables() == stack.variables + rnn.variables
     assert (stack.built, gru.built, gru.trainable) == (True, True, True)
     assert gru.non_trainable_weights == gru.non_trainable_variables == []
 
