@@ -141,8 +141,8 @@ class RNNCell:
         if depth is None:
             raise ValueError(f"{type(self).__name__}: inputs '{inputs.name}' must be 2-D "
                              f"with a known last dimension, got {inputs.shape}.")
-        for t in [inputs] + _flat_state(state):
-            _check_supported_dtype(convert_to_tensor(t).dtype)
+        for t in [inputs] + _flat_state(state):      # no op made for a numpy state
+            _check_supported_dtype(getattr(t, "dtype", None))
         with variable_scope(scope or self._name or self._default_name, reuse=self._reuse):
             if self._variables is None:
                 self._variables = self._build(depth, self._dtype or inputs.dtype)
