@@ -182,7 +182,14 @@ class Variable(metaclass=_MadeThroughCreators):
     def __init__(self, initial_value, name: str | None = None, dtype=None,
                  trainable: bool | None = None, container: str = "", shared_name: str = "",
                  collections=None, validate_shape: bool = True, constraint=None,
-                 synchronization=None, aggregation=None):
+                 synchronization=None, aggregation=None, caching_device=None,
+                 expected_shape=None, use_resource=None):
+        # caching_device, expected_shape and use_resource are TF1's and change no value a
+        # step reads, so they are accepted and left alone (as get_variable does).
+        if isinstance(name, bool):      # TF1's second positional argument: trainable
+            if trainable is not None:
+                raise TypeError("Variable() got two values for 'trainable'.")
+            name, trainable = None, name
         self._synchronization, self._aggregation, trainable = variable_sync.validate(
             synchronization, aggregation, trainable, name)
         if constraint is not None and not callable(constraint):

@@ -108,6 +108,20 @@ def test_old_variable_names():
         assert sess.run(v) == 1.0
 
 
+def test_variable_takes_tf1s_positional_trainable_and_its_placement_keywords():
+    """TF1's ``Variable(initial_value, trainable, ...)``: a bool second argument is
+    ``trainable`` (a name never is), so ``Variable(zeros, False)`` is never trained; the
+    keywords TF1 scripts pass that change no value are accepted (TF 2.21 compat.v1 by hand)."""
+    frozen = ds.Variable(ds.zeros([3]), False)
+    named = ds.Variable(ds.zeros([3]), "named")
+    kept = ds.Variable(ds.zeros([2]), caching_device="/cpu:0", expected_shape=[2],
+                       use_resource=True)
+    assert not frozen.trainable and frozen.name == "Variable:0" and named.name == "named:0"
+    assert ds.trainable_variables() == [named, kept]
+    with pytest.raises(TypeError, match="two values for 'trainable'"):
+        ds.Variable(ds.zeros([3]), True, trainable=False)
+
+
 # --- get_variable / variable_scope ------------------------------------------------------------
 
 def test_get_variable_errors_say_what_tf1_says():
