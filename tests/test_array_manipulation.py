@@ -145,8 +145,22 @@ def test_searchsorted_errors_as_tf():
                                                    "match") as info:
         run(node, {**feed, **feed_v})
     assert info.value.node_name == "bound"
-    with pytest.raises(ValueError, match="leading dimensions"):
-        ds.ops.array_order.upper_bound(np.zeros((1, 2)), np.zeros((2, 1)))
+    # rows of different static counts build, as TF's (its shape function checks ranks only)
+    static = ds.ops.array_order.upper_bound(np.zeros((1, 2)), np.zeros((2, 1)))
+    assert static.shape == (2, 1)
+    with pytest.raises(InvalidArgumentError, match="Leading dim_size of both tensors"):
+        run(static)
+
+
+def test_searchsorted_of_unsorted_rows_is_tfs_binary_search():
+    """TF does not check that rows are sorted; its std::upper_bound / lower_bound steps give
+    these indices (recorded from TF 2.21; np.searchsorted's search gives others)."""
+    rows = [[5., 1., 4., 2., 3., 0., 6., 9.], [5., 1., 3., 4., 0., 2., 7., 9.]]
+    values = [[0., 1., 2., 3., 4., 5., 6., 7.], [-1., 0., 1., 2., 3., 4., 5., 6.]]
+    right, left = run([ds.searchsorted(rows, values, side="right"),
+                       ds.searchsorted(rows, values, side="left", out_type=ds.int64)])
+    np.testing.assert_array_equal(right, [[0, 2, 2, 6, 6, 6, 7, 7], [0, 5, 5, 6, 6, 6, 6, 6]])
+    np.testing.assert_array_equal(left, [[0, 0, 2, 2, 6, 6, 6, 7], [0, 0, 5, 5, 6, 6, 6, 6]])
 
 
 # --- repeat, meshgrid, batch_gather, parallel_stack, where_v2, reverse_v2 ---------------------

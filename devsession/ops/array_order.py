@@ -7,6 +7,8 @@ and TF's composites ``tf.sort`` and ``tf.argsort``.
   lengths is a ValueError when built, TF's run-time errors are InvalidArgumentErrors.
 * **LowerBound/UpperBound(sorted_inputs, values)**: per row of the 2-D inputs, the first
   index whose element is >= (> for UpperBound) each value; ``out_type`` int32 or int64.
+  Rows of different static counts build (TF's shape function checks only the ranks) and
+  fail when run, with TF's 'Leading dim_size...' InvalidArgumentError.
   ``searchsorted`` reshapes N-D operands to rows around them, as TF's does.
 * ``sort``/``argsort`` are TF's: ``TopKV2`` with k the axis' size (stable: ties keep
   their order), the axis transposed last when it is not; ascending order sorts
@@ -60,11 +62,6 @@ def _bound(inputs, attrs, node):
     if sorted_inputs.dtype != values.dtype:
         raise TypeError(f"Op '{node}': sorted_inputs and values must have one dtype, got "
                         f"{sorted_inputs.dtype.name} and {values.dtype.name}.")
-    rows = [s.shape.dims[0] for s in inputs if s.shape.ndims == 2]
-    known = {r for r in rows if r is not None}
-    if len(known) > 1:
-        raise InferError(f"Op '{node}': the leading dimensions of sorted_inputs and values "
-                         f"must match, but are {rows[0]} and {rows[1]}.")
     out_type = dtypes.as_dtype(attrs["out_type"])
     if out_type not in _INDEX_DTYPES:
         raise TypeError(f"Op '{node}': out_type must be int32 or int64, not {out_type.name}.")

@@ -3,8 +3,10 @@
 * Roll: ``xp.roll`` over numpy or cupy (``make_builders``; ``cuda/array_order.py``
   registers the cupy builders), shifts and axes read on the host; TF's checks and
   messages (an input of rank 0, shift and axis of different sizes, an axis out of range).
-* LowerBound/UpperBound: ``np.searchsorted`` row by row (HOST; the GPU runs it through
-  the host).  The rows' counts must agree: TF's 'Leading dim_size...' error.
+* LowerBound/UpperBound: TF's binary search (``std::lower_bound``/``std::upper_bound``, the
+  same steps as its GPU kernel's), all values at once (HOST; the GPU runs it through the
+  host): on a row that is not sorted it returns TF's index, where ``np.searchsorted``'s
+  search returns another.  The rows' counts must agree: TF's 'Leading dim_size...' error.
 """
 
 from __future__ import annotations
@@ -50,8 +52,26 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
     return {"Roll": lambda node: wrap(node, _roll(node, xp))}
 
 
+def _binary_search(rows, values, upper: bool) -> np.ndarray:
+    """Per row, ``std::upper_bound`` (``upper``) or ``std::lower_bound`` of each value, step
+    by step: from ``first`` over ``count`` elements, look at ``first + count // 2`` and go
+    right past it when it is <= the value (< for the lower bound), else keep its left."""
+    first = np.zeros(values.shape, np.int64)
+    count = np.full(values.shape, rows.shape[1], np.int64)
+    while True:
+        searching = count > 0
+        if not searching.any():
+            return first
+        step = count // 2
+        middle = first + step
+        element = np.take_along_axis(rows, np.minimum(middle, rows.shape[1] - 1), axis=1)
+        right = searching & (~(values < element) if upper else element < values)
+        first = np.where(right, middle + 1, first)
+        count = np.where(right, count - step - 1, step)
+
+
 def _bound(node):
-    side = "left" if node.op == "LowerBound" else "right"
+    upper = node.op == "UpperBound"
     out_dtype = np.dtype(node.output_dtype)
 
     def bound(sorted_inputs, values):
@@ -61,10 +81,7 @@ def _bound(node):
         if sorted_inputs.shape[0] != values.shape[0]:
             raise invalid_argument(node.name, node.op, "Leading dim_size of both tensors "
                                    "must match.")
-        out = np.empty(values.shape, out_dtype)
-        for row in range(values.shape[0]):
-            out[row] = np.searchsorted(sorted_inputs[row], values[row], side=side)
-        return out
+        return _binary_search(sorted_inputs, values, upper).astype(out_dtype)
     return bound
 
 
