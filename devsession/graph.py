@@ -45,11 +45,31 @@ _VALID_SCOPE = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 def run_in_session(fetch, feed_dict, session, what: str):
     """``session.run(fetch, feed_dict)``, in the default session when ``session`` is None
     (``t.eval()``, ``op.run()``); ValueError saying how to give one when there is none."""
+    given = session is not None
     session = session or defaults.default_session()
     if session is None:
         raise ValueError(f"Cannot {what} without a session: pass session= or use "
                          f"'with ds.Session() as sess:'.")
+    graph = getattr(session, "graph", None)
+    if graph is not None and getattr(fetch, "graph", graph) is not graph:
+        # TF's ValueError, before the session sees the fetch (it would say "not an
+        # element of this graph"): which session, and how to give the right one.
+        which = "given" if given else "default"
+        if isinstance(fetch, Operation):
+            hint = "" if given else " Pass an explicit session to run(session=sess)."
+            raise ValueError(f"Cannot use the {which} session to execute operation: the "
+                             f"operation's graph is different from the session's graph.{hint}")
+        hint = "" if given else " Pass an explicit session to `eval(session=sess)`."
+        raise ValueError(f"Cannot use the {which} session to evaluate tensor: the tensor's "
+                         f"graph is different from the session's graph.{hint}")
     return session.run(fetch, feed_dict=feed_dict)
+
+
+def different_graphs_error(item, original) -> ValueError:
+    """TF's ValueError for inputs of one op from two graphs: ``item`` is not from the graph
+    of ``original`` (the first input, whose graph the op is built in)."""
+    return ValueError(f"{item!r} must be from the same graph as {original!r} (graphs are "
+                      f"{item.graph!r} and {original.graph!r}).")
 
 class Tensor:
     """The output of an ``Operation``: a symbolic value with a dtype and a static shape."""
@@ -340,8 +360,11 @@ class Graph:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of '{op_type}' must be Tensors, got {type(t).__name__}.")
             if t.graph is not self:
-                raise ValueError(f"Tensor '{t.name}' belongs to another graph than this "
-                                 f"'{op_type}' op; build both in the same graph.")
+                original = next((x for x in inputs
+                                 if isinstance(x, Tensor) and x.graph is self), None)
+                if original is None:
+                    raise ValueError(f"{t!r} is not from the passed-in graph.")
+                raise different_graphs_error(t, original)
         if op_def.num_inputs is not None and len(inputs) != op_def.num_inputs:
             raise ValueError(f"Op type '{op_type}' takes {op_def.num_inputs} inputs, "
                              f"got {len(inputs)}.")
@@ -486,7 +509,12 @@ class Graph:
             raise ValueError(f"The name '{name}' looks like an Operation name; a Tensor name "
                              f"is 'op_name:output_index' (e.g. '{name}:0').")
         op_name, _, index = name.rpartition(":")
-        op = self.get_operation_by_name(op_name)
+        try:
+            op = self.get_operation_by_name(op_name)
+        except KeyError:    # TF's message, which names the tensor (a feed key's error shows it)
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The "
+                           f"operation, '{op_name}', does not exist in this graph."
+                           f"{_did_you_mean(op_name, self._ops)}") from None
         if not index.isdigit() or int(index) >= len(op.outputs):
             raise KeyError(f"The name '{name}' refers to a Tensor which does not exist: "
                            f"operation '{op_name}' has {len(op.outputs)} output(s).")
@@ -635,7 +663,9 @@ def get_default_graph() -> Graph:
 def reset_default_graph() -> None:
     """Replace the global default graph with a new, empty one."""
     if defaults.graph_stack():
-        raise AssertionError("Do not use reset_default_graph() inside a graph's as_default().")
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
+                             "If you need a cleared graph, exit the nesting and create a new "
+                             "graph.")
     global _global_default_graph
     with _GLOBAL_DEFAULT_LOCK:
         _global_default_graph = Graph()

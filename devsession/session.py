@@ -167,8 +167,11 @@ class BaseSession:
             raise RuntimeError(_CLOSED_MESSAGE)
 
     def __enter__(self):
-        self._default_ctx = self.as_default()
-        self._default_ctx.__enter__()
+        """``with sess:`` makes this the default session and its graph the default graph."""
+        self._default_ctx = contextlib.ExitStack()
+        if self._graph is not None:
+            self._default_ctx.enter_context(self._graph.as_default())
+        self._default_ctx.enter_context(self.as_default())
         return self
 
     def __exit__(self, *exc):
@@ -178,16 +181,14 @@ class BaseSession:
 
     @contextlib.contextmanager
     def as_default(self):
-        """Make this the default session (and its graph the default graph) inside."""
-        graph_ctx = self._graph.as_default() if self._graph is not None else \
-            contextlib.nullcontext()
-        with graph_ctx:
-            stack = defaults.session_stack()
-            stack.append(self)
-            try:
-                yield self
-            finally:
-                defaults.remove_innermost(stack, self)
+        """Make this the default session inside; the default graph stays what it was (as
+        TF1's: ``with sess.graph.as_default():`` makes its graph the default)."""
+        stack = defaults.session_stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            defaults.remove_innermost(stack, self)
 
     def __del__(self):
         try:
@@ -342,7 +343,7 @@ class BaseSession:
         try:
             element = self._graph.as_graph_element(key)
         except (KeyError, ValueError, TypeError) as e:
-            raise TypeError(f"Cannot interpret feed_dict key {key!r} as Tensor: "
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: "
                             f"{e.args[0] if e.args else e}") from None
         if not isinstance(element, Tensor):
             if not element.outputs:

@@ -57,7 +57,9 @@ def test_as_default_restores_after_an_exception():
 
 
 def test_reset_default_graph_inside_as_default_is_refused(graph):
-    with pytest.raises(AssertionError, match="reset_default_graph"):
+    with pytest.raises(AssertionError, match=r"^Do not use tf.reset_default_graph\(\) to clear "
+                                             r"nested graphs. If you need a cleared graph, exit "
+                                             r"the nesting and create a new graph.$"):
         ds.reset_default_graph()
 
 
@@ -276,7 +278,10 @@ BAD_LOOKUPS = {
                    "'alpah' refers to an Operation not in the graph"),
     "unknown-op-suggests": ("alpha", "op", "alpah", KeyError, "Did you mean 'alpha'"),
     "tensor-of-unknown-op": ("alpha", "tensor", "nope:0", KeyError,
-                             "'nope' refers to an Operation not in the graph"),
+                             "'nope:0' refers to a Tensor which does not exist. The "
+                             "operation, 'nope', does not exist in this graph."),
+    "tensor-of-unknown-op-suggests": ("alpha", "tensor", "alpah:0", KeyError,
+                                      "does not exist in this graph. Did you mean 'alpha'"),
     "unknown-output": ("alpha", "tensor", "alpha:1", KeyError,
                        "'alpha:1' refers to a Tensor which does not exist"),
     "op-by-tensor-name": ("a", "op", "a:0", ValueError,

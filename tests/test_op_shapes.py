@@ -4,6 +4,8 @@ here."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -297,17 +299,25 @@ def test_tensor_properties_and_hashing(graph):
 
 
 def test_tensors_from_different_graphs_are_value_error(graph):
+    """TF's ValueError and message: the later input must be from the same graph as the
+    first (whose graph the op is built in)."""
     a = ds.constant(1.0, name="a")
     with ds.Graph().as_default():
         b = ds.constant(1.0, name="b")
-    with pytest.raises(ValueError, match="belongs to another graph"):
+    def same(x, y):
+        return re.escape(f"{x!r} must be from the same graph as {y!r} (graphs are")
+
+    with pytest.raises(ValueError, match=same(b, a)):
         a + b
-    with pytest.raises(ValueError, match="belongs to another graph"):
-        ds.multiply(a, b)
-    with pytest.raises(ValueError, match="belongs to another graph"):
+    with pytest.raises(ValueError, match=same(a, b)):
+        ds.multiply(b, a)
+    with pytest.raises(ValueError, match=same(b, a)):
         ds.concat([a, b], 0)
-    with pytest.raises(ValueError, match="not an element of this graph"):
-        ds.group(a, b)
+    with pytest.raises(ValueError, match=same(b.op, a)):
+        ds.group(a, b.op)
+    with pytest.raises(ValueError, match="'b:0'.* is not from the passed-in graph"):
+        graph.create_op("Identity", [b], {"T": ds.float32})
+    assert graph.get_operations() == [a.op]
 
 
 def test_ops_follow_their_inputs_graph(graph):

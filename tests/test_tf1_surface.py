@@ -99,6 +99,49 @@ def test_interactive_session_closed_inside_or_after_other_scopes_leaves_them_alo
     assert ds.get_default_graph() not in (g, outer)
 
 
+def test_sess_as_default_leaves_the_default_graph_and_with_sess_sets_both():
+    """TF1's: ``sess.as_default()`` makes only the session the default (its graph must be
+    entered itself); ``with sess:`` makes both."""
+    g = ds.Graph()
+    with g.as_default():
+        c = ds.constant(3.0)
+    sess = ds.Session(graph=g)
+    try:
+        with sess.as_default():
+            assert ds.get_default_session() is sess and ds.get_default_graph() is not g
+            assert c.eval() == 3.0
+        with sess:
+            assert ds.get_default_session() is sess and ds.get_default_graph() is g
+        assert ds.get_default_session() is None and ds.get_default_graph() is not g
+    finally:
+        sess.close()
+
+
+def test_eval_and_run_in_a_session_of_another_graph_are_tfs_value_error():
+    """``t.eval()`` / ``op.run()`` in the default or a given session of another graph: TF's
+    ValueError and message, not the session's "not an element of this graph"."""
+    mine, other = ds.Graph(), ds.Graph()
+    with mine.as_default():
+        c = ds.constant(3.0)
+    with ds.Session(graph=other) as sess:
+        default = "Cannot use the default session to {}: the {}'s graph is different " \
+                  "from the session's graph. Pass an explicit session to {}."
+        given = "Cannot use the given session to {}: the {}'s graph is different " \
+                "from the session's graph."
+        cases = [(c.eval, default.format("evaluate tensor", "tensor", "`eval(session=sess)`")),
+                 (c.op.run, default.format("execute operation", "operation",
+                                           "run(session=sess)")),
+                 (lambda: c.eval(session=sess), given.format("evaluate tensor", "tensor")),
+                 (lambda: c.op.run(session=sess), given.format("execute operation",
+                                                               "operation"))]
+        for call, message in cases:
+            with pytest.raises(ValueError) as e:
+                call()
+            assert str(e.value) == message
+    with ds.Session(graph=mine) as sess:
+        assert c.eval() == 3.0 and c.eval(session=sess) == 3.0
+
+
 def test_old_variable_names():
     v = ds.Variable(1.0, name="v")
     assert ds.all_variables() == [v]
@@ -230,7 +273,8 @@ def test_a_shapes_known_sizes_have_tf1s_value_and_stay_ints():
     assert channels.value == 5 and isinstance(channels, ds.Dimension) and channels == 5
     assert [d.value for d in x.shape] == [None, 4, 5] and x.shape.as_list() == [None, 4, 5]
     assert [d.value for d in x.shape[1:]] == [4, 5]
-    assert type(channels * 2) is int and np.zeros(channels).shape == (5,)
+    assert repr(channels * 2) == "Dimension(10)" and (channels * 2).value == 10   # TF1's
+    assert isinstance(channels * 2, int) and np.zeros(channels).shape == (5,)
     assert channels.is_compatible_with(None) and not channels.is_compatible_with(4)
     assert ds.dimension_value(channels) == 5 and ds.Dimension(3).value == 3
     flat = ds.reshape(x, [-1, x.shape[1].value * x.shape[2].value])
@@ -289,8 +333,8 @@ def test_a_shapes_rank_checks_are_tf1s():
     with pytest.raises(ValueError, match=r"Shapes \(2, \?\) and \(3,\) must have the same"):
         known.assert_same_rank([3])
     known.assert_is_compatible_with([2, 9])
-    with pytest.raises(ValueError, match=r"Shapes \(2, \?\) and \(3, 1\) are incompatible"):
-        known.assert_is_compatible_with([3, 1])
+    with pytest.raises(ValueError, match=r"Shapes \(2, \?\) and \[3, 1\] are incompatible"):
+        known.assert_is_compatible_with([3, 1])              # TF's: the other as it was given
     ds.TensorShape([1, 2]).assert_is_fully_defined()
     with pytest.raises(ValueError, match=r"Shape \(2, \?\) is not fully defined"):
         known.assert_is_fully_defined()

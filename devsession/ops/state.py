@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import (Operation, Tensor, constant_from_array, convert_to_tensor,
-                     get_default_graph, python_value_to_array)
+                     different_graphs_error, get_default_graph, python_value_to_array)
 from ..tensor_shape import TensorShape, as_shape
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
@@ -146,8 +146,12 @@ def group(*inputs, name=None) -> Operation:
     for item in inputs:
         flat.extend(item if isinstance(item, (list, tuple)) else [item])
     graph = graph_of(*flat)
+    elements = [x for x in flat if isinstance(x, (Tensor, Operation))]
     ops = []
     for item in flat:
+        if (isinstance(item, (Tensor, Operation)) and item.graph is not graph
+                and elements[0].graph is graph):
+            raise different_graphs_error(item, elements[0])     # TF's message
         element = graph.as_graph_element(item)
         ops.append(element.op if isinstance(element, Tensor) else element)
     return graph.create_op("NoOp", (), name=name or "group_deps", control_inputs=ops)
