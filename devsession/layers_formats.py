@@ -45,6 +45,7 @@ def channel_dimension(x, layer: str, first: bool) -> int:
     axis = 1 if first else -1
     if x.shape.ndims is None or x.shape.ndims < 2 or x.shape.dims[axis] is None:
         where = "channels (axis 1)" if first else "last dimension"
-        raise ValueError(f"tf.layers.{layer}: the {where} of inputs '{x.name}' (shape "
-                         f"{x.shape}) must be known: it sizes the kernel.")
+        raise ValueError(f"The channel dimension of the inputs should be defined. Found "
+                         f"`None`. (tf.layers.{layer}: the {where} of inputs '{x.name}' "
+                         f"(shape {x.shape}) must be known: it sizes the kernel.)")
     return int(x.shape.dims[axis])

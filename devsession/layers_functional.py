@@ -474,8 +474,10 @@ def _single(value, what: str) -> tuple:
 
 def _last_dimension(x, layer: str) -> int:
     if x.shape.ndims is None or x.shape.dims[-1] is None:
-        raise ValueError(f"tf.layers.{layer}: the last dimension of inputs '{x.name}' "
-                         f"(shape {x.shape}) must be known: it sizes the kernel.")
+        # TF1's message first (what ported code matches), then which tensor it was
+        raise ValueError(f"The last dimension of the inputs to `Dense` should be defined. "
+                         f"Found `None`. (tf.layers.{layer}: the last dimension of inputs "
+                         f"'{x.name}' (shape {x.shape}) must be known: it sizes the kernel.)")
     return int(x.shape.dims[-1])
 
 

@@ -11,6 +11,8 @@ placeholder as TF1 does.  ``dims`` and ``as_list()`` hold plain ints and None.
 
 from __future__ import annotations
 
+import numbers
+import operator
 from typing import Iterable
 
 from .proto import graph_pb2
@@ -18,9 +20,76 @@ from .proto import graph_pb2
 __all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims"]
 
 
-class Dimension(int):
-    """A known size in a shape, as TF1's ``shape[i]`` gives it: an int (arithmetic and
-    comparisons are int's) with TF1's ``value``."""
+class _DimensionType(type):
+    """Lets ``isinstance(d, tf.Dimension)`` hold for an unknown size as well, as TF1 code
+    tests it before reading ``d.value``."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return type.__instancecheck__(cls, obj) or (cls is Dimension and
+                                                    obj is UNKNOWN_DIMENSION)
+
+
+def _size(value) -> int:
+    """TF1's check of a known size: an int (or a string of one), never negative, and no
+    float with a fraction (TF1's 'Ambiguous dimension')."""
+    size = int(value)
+    if size != value and not isinstance(value, (str, bytes)):
+        raise ValueError(f"Ambiguous dimension: {value}")
+    if size < 0:
+        raise ValueError(f"Dimension {size} must be >= 0")
+    return size
+
+
+def _operand(other):
+    """``other``'s size for Dimension arithmetic: an int, None when unknown, or
+    NotImplemented for what is no size (a tensor, an array, a float)."""
+    if other is None or other is UNKNOWN_DIMENSION:
+        return None
+    if isinstance(other, numbers.Integral):
+        return int(other)
+    return NotImplemented
+
+
+def _arithmetic(operation):
+    """A TF1 Dimension operator: a Dimension (unknown when either side is), so
+    ``(d * 2).value`` reads as in TF1."""
+
+    def apply(self, other):
+        other = _operand(other)
+        if other is NotImplemented:
+            return NotImplemented
+        return UNKNOWN_DIMENSION if other is None else Dimension(operation(int(self), other))
+    return apply
+
+
+def _comparison(operation):
+    """A TF1 Dimension comparison: None when either size is unknown (``d == None`` too)."""
+
+    def compare(self, other):
+        if other is None or other is UNKNOWN_DIMENSION:
+            return None
+        return operation(int(self), other)
+    return compare
+
+
+def _no_true_division(self, other):
+    raise TypeError(f"unsupported operand type(s) for /: 'Dimension' and "
+                    f"'{_type_name(other)}', please use // instead")
+
+
+def _no_reflected_true_division(self, other):
+    raise TypeError(f"unsupported operand type(s) for /: '{_type_name(other)}' and "
+                    f"'Dimension', please use // instead")
+
+
+def _type_name(value) -> str:
+    return "Dimension" if isinstance(value, Dimension) else type(value).__name__
+
+
+class Dimension(int, metaclass=_DimensionType):
+    """A known size in a shape, as TF1's ``shape[i]`` gives it: an int with TF1's
+    ``value``; arithmetic with it is a Dimension, comparing it with an unknown size None,
+    and ``/`` TF1's TypeError (sizes divide with ``//``)."""
 
     __slots__ = ()
 
@@ -28,7 +97,7 @@ class Dimension(int):
         value = getattr(value, "value", value)
         if value is None:
             return UNKNOWN_DIMENSION
-        return super().__new__(cls, value)
+        return super().__new__(cls, _size(value))
 
     @property
     def value(self) -> int:
@@ -41,6 +110,27 @@ class Dimension(int):
         return str(int(self))                   # and TF1's str: the bare size
 
     __format__ = int.__format__
+    __hash__ = int.__hash__
+
+    __add__ = _arithmetic(operator.add)
+    __radd__ = _arithmetic(lambda a, b: b + a)
+    __sub__ = _arithmetic(operator.sub)
+    __rsub__ = _arithmetic(lambda a, b: b - a)
+    __mul__ = _arithmetic(operator.mul)
+    __rmul__ = _arithmetic(lambda a, b: b * a)
+    __floordiv__ = _arithmetic(operator.floordiv)
+    __rfloordiv__ = _arithmetic(lambda a, b: b // a)
+    __mod__ = _arithmetic(operator.mod)
+    __rmod__ = _arithmetic(lambda a, b: b % a)
+    __truediv__ = _no_true_division
+    __rtruediv__ = _no_reflected_true_division
+
+    __eq__ = _comparison(operator.eq)
+    __ne__ = _comparison(operator.ne)
+    __lt__ = _comparison(operator.lt)
+    __le__ = _comparison(operator.le)
+    __gt__ = _comparison(operator.gt)
+    __ge__ = _comparison(operator.ge)
 
     def is_compatible_with(self, other) -> bool:
         other = getattr(other, "value", other)
@@ -97,6 +187,8 @@ class _UnknownDimension:
     __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _compare
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unknown
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _unknown
+    __truediv__ = _no_true_division
+    __rtruediv__ = _no_reflected_true_division
 
     def is_compatible_with(self, other) -> bool:
         return True
@@ -129,16 +221,15 @@ class TensorShape:
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
         else:
+            if isinstance(dims, (str, bytes)):
+                raise ValueError(f"A string has ambiguous TensorShape, please wrap in a list "
+                                 f"or convert to an int: {dims}")
+            if not hasattr(dims, "__iter__"):
+                dims = (dims,)                        # TF1: TensorShape(5) is (5,)
             out = []
             for d in dims:
                 d = getattr(d, "value", d)
-                if d is None:
-                    out.append(None)
-                else:
-                    d = int(d)
-                    if d < 0:
-                        raise ValueError(f"Dimension {d} must be >= 0 or None.")
-                    out.append(d)
+                out.append(d if d is None or type(d) is int and d >= 0 else _size(d))
             self._dims = tuple(out)
 
     @property
@@ -188,7 +279,7 @@ class TensorShape:
     def merge_with(self, other) -> "TensorShape":
         other = as_shape(other)
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {other} are not compatible.")
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
         if self._dims is None:
             return other
         if other._dims is None:
@@ -230,7 +321,7 @@ class TensorShape:
     def assert_is_compatible_with(self, other) -> None:
         """ValueError unless ``other`` could be this shape (see ``is_compatible_with``)."""
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+            raise ValueError(f"Shapes {self} and {other} are incompatible")   # other as given
 
     def assert_is_fully_defined(self) -> None:
         """ValueError unless every dimension (and so the rank) is known."""
@@ -260,7 +351,7 @@ class TensorShape:
 
     def __len__(self) -> int:
         if self._dims is None:
-            raise ValueError("Cannot take the length of a shape with unknown rank.")
+            raise ValueError("Cannot take the length of shape with unknown rank.")
         return len(self._dims)
 
     def __iter__(self):
@@ -271,15 +362,23 @@ class TensorShape:
     def __getitem__(self, key):
         if self._dims is None:
             return TensorShape(None) if isinstance(key, slice) else UNKNOWN_DIMENSION
-        got = self._dims[key]
+        try:
+            got = self._dims[key]
+        except IndexError:
+            raise IndexError("list index out of range") from None     # TF1's message
         return TensorShape(got) if isinstance(key, slice) else _dimension(got)
 
+    def __bool__(self) -> bool:
+        """TF1's: a shape says something unless its rank is unknown (a scalar's is True)."""
+        return self._dims is not None
+
     def __eq__(self, other) -> bool:
-        if isinstance(other, TensorShape):
-            return self._dims == other._dims
-        if isinstance(other, (tuple, list)):
-            return self._dims is not None and self._dims == tuple(other)
-        return NotImplemented
+        if not isinstance(other, TensorShape):
+            try:
+                other = as_shape(other)      # a list, tuple or int, as TF1 compares them
+            except (TypeError, ValueError):
+                return NotImplemented
+        return self._dims == other._dims
 
     def __hash__(self) -> int:
         return hash(self._dims)

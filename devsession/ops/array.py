@@ -239,7 +239,8 @@ def _unpack(inputs, attrs, node):
     num = attrs.get("num")
     if rank is None:
         if num is None:
-            raise InferError(f"Op '{node}': cannot infer num from '{x.name}' of unknown rank.")
+            raise InferError(f"Cannot infer num from shape {x.shape} of '{x.name}' (op "
+                             f"'{node}'); pass num=.")        # TF1's words first
         return [(x.dtype, TensorShape(None))] * num
     axis = attrs.get("axis", 0)
     if rank == 0 or not -rank <= axis < rank:

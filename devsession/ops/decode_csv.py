@@ -49,7 +49,7 @@ def _infer(inputs, attrs, node):
             raise InferError(f"Shape must be at most rank 1 but is rank {shape.ndims} for "
                              f"'{node}' (op: 'DecodeCSV') with a record default of shape "
                              f"{shape}.")
-        if shape.ndims == 1 and shape[0] is not None and shape[0] > 1:
+        if shape.ndims == 1 and shape.dims[0] is not None and shape.dims[0] > 1:
             raise InferError(f"Shape of a default must be a length-0 or length-1 vector, or "
                              f"a scalar. for '{node}' (op: 'DecodeCSV'), a default of shape "
                              f"{shape}.")
