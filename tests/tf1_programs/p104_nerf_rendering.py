@@ -1,18 +1,23 @@
 """A tiny NeRF as Mildenhall et al.'s TF1 run_nerf.py / run_nerf_helpers.py wrote it, on a
-synthetic 4x5 image: rays from a camera-to-world matrix and a pixel grid (tf.meshgrid with
+synthetic 4x5 image: rays from a camera-to-world variable and a pixel grid (tf.meshgrid with
 indexing='xy', the rotation as reduce_sum(dirs[..., None, :] * c2w[:3, :3], -1), origins
 by tf.broadcast_to), positional encoding (sin/cos of 2.**tf.linspace frequencies,
-tf.concat), coarse and fine tf.layers.dense MLPs with a skip concat and view directions,
-stratified depths from numpy noise, raw2outputs volume rendering (dists with a 1e10 tail,
-tf.norm of the directions, alpha, an exclusive tf.math.cumprod transmittance, rgb / depth /
-acc / disp maps, white background), hierarchical sampling (sample_pdf: tf.cumsum,
-tf.searchsorted side='right' of numpy u, clamps, tf.gather with batch_dims, tf.where on
+tf.concat), coarse and fine tf.layers.dense MLPs (a skip concat, view directions) run as
+run_network did: shapes as Dimension lists and TensorShapes, batchified over
+range(0, x.shape[0], chunk) under AUTO_REUSE; stratified depths from numpy noise,
+raw2outputs volume rendering (dists with a 1e10 tail, tf.norm of the directions, alpha, an
+exclusive tf.math.cumprod transmittance, rgb / depth / acc / disp maps, white background),
+hierarchical sampling (sample_pdf: tf.cumsum, tf.searchsorted side='right' of numpy u or of
+det linspace u broadcast to a Dimension list, clamps, tf.gather with batch_dims, tf.where on
 small denominators, tf.stop_gradient, tf.sort of the merged depths), coarse + fine MSE,
-PSNR both by tf.image.psnr and -10 log10, Adam with tf.train.exponential_decay; the
-gradients for the first layer and the camera pose.  Edges: searchsorted of an unsorted row
-(TF's binary search, no check) and of mismatched batches (TF's error), cumprod's
-reverse/exclusive combinations and their gradients, tf.sort / tf.argsort DESCENDING, and a
-ray whose weights are all zero (the pdf's +1e-5 makes its samples uniform)."""
+PSNR both by tf.image.psnr and -10 log10, Adam with tf.train.exponential_decay on the
+networks only; the gradients for the first layer, the camera pose and the depth noise
+(through the sort); a deterministic test render after training.  Edges: searchsorted of an
+unsorted row (TF's binary search, no check) and of mismatched batches (TF's run-time
+error, also where the static shapes disagree: TF builds it), cumprod's reverse/exclusive
+combinations and their gradients (a zero factor's: TF's div_no_nan gives 0, not the true
+1.5), tf.sort / tf.argsort DESCENDING, a ray whose weights are all zero (the pdf's +1e-5
+makes its samples uniform) and empty rays (disp_map 0 / 0 is NaN through tf.maximum)."""
 
 import numpy as np
 
@@ -137,6 +142,8 @@ def main(tf, out):
 
     zero_ray = sample_pdf(tf.constant([[0., 1., 2., 3., 4.]]), tf.zeros([1, 4]),
                           tf.constant([[0., .3, .5, .99]]))
+    empty = raw2outputs(tf.fill([2, 4, 4], -1.), tf.constant([[2., 3., 4., 5.]] * 2),
+                        tf.constant([[0., 0., -1.], [.3, 0., -1.]]))   # sigma 0: nothing hit
     x = tf.constant([[1., 2., 3., 4.], [.5, -1., 2., 1.5]])
     combos = [tf.math.cumprod(x, -1, exclusive=e, reverse=r) for e in (False, True)
               for r in (False, True)]
@@ -158,6 +165,8 @@ def main(tf, out):
         out["after"] = sess.run([rgb, depth, z_fine, psnr, psnr_image, global_step], feed)
         out["test_render"] = sess.run([test_rgb, test_depth, test_disp, test_z])
         out["zero_ray_samples"] = sess.run(zero_ray)
+        *out["empty_rays"], empty_disp = sess.run(empty[:4])     # white, depth 0, acc 0
+        out["empty_disp_nan"] = np.isnan(empty_disp).tolist()   # disp: 1 / max(1e-10, 0 / 0)
         out["cumprod_combos"] = sess.run(combos)
         out["cumprod_grads"] = sess.run([tf.gradients(tf.reduce_sum(c * x), x)[0] for c in combos])
         opaque = tf.constant([.5, 0., 2.])          # 1 - alpha of a fully opaque sample: 0
