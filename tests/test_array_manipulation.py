@@ -154,13 +154,21 @@ def test_searchsorted_errors_as_tf():
 
 def test_searchsorted_of_unsorted_rows_is_tfs_binary_search():
     """TF does not check that rows are sorted; its std::upper_bound / lower_bound steps give
-    these indices (recorded from TF 2.21; np.searchsorted's search gives others)."""
+    these indices (recorded from TF 2.21; np.searchsorted's search gives others), also
+    around NaNs."""
     rows = [[5., 1., 4., 2., 3., 0., 6., 9.], [5., 1., 3., 4., 0., 2., 7., 9.]]
     values = [[0., 1., 2., 3., 4., 5., 6., 7.], [-1., 0., 1., 2., 3., 4., 5., 6.]]
     right, left = run([ds.searchsorted(rows, values, side="right"),
                        ds.searchsorted(rows, values, side="left", out_type=ds.int64)])
     np.testing.assert_array_equal(right, [[0, 2, 2, 6, 6, 6, 7, 7], [0, 5, 5, 6, 6, 6, 6, 6]])
     np.testing.assert_array_equal(left, [[0, 0, 2, 2, 6, 6, 6, 7], [0, 0, 5, 5, 6, 6, 6, 6]])
+    # NaNs compare false both ways (a cdf of NaN weights): numpy orders them last instead
+    nan = np.nan
+    rows, values = [[nan] * 5, [0., .2, nan, .7, 1.]], [[.1, .5, nan], [.1, .5, nan]]
+    right, left = run([ds.searchsorted(rows, values, side="right"),
+                       ds.searchsorted(rows, values, side="left")])
+    np.testing.assert_array_equal(right, [[5, 5, 5], [3, 3, 5]])
+    np.testing.assert_array_equal(left, [[0, 0, 0], [1, 2, 0]])
 
 
 # --- repeat, meshgrid, batch_gather, parallel_stack, where_v2, reverse_v2 ---------------------
