@@ -2,11 +2,14 @@
 trained in its own tf.Graph, saved (Saver, tf.train.export_meta_graph) and frozen
 (convert_variables_to_constants), its graph then finalized; a student in a second graph
 that brings the teacher in twice, by tf.train.import_meta_graph(import_scope="teacher",
-input_map=...) restored through the returned saver, and by tf.import_graph_def of the
-frozen GraphDef (name="teacher", made unique); soft targets at temperature T behind
+input_map=...) restored through the returned saver (and through a Saver renaming the
+imported variables to their checkpoint keys; a Saver of every variable is NotFoundError),
+and by tf.import_graph_def of the frozen GraphDef (name="teacher", made unique), the two
+agreeing in logits and input gradients; soft targets at temperature T behind
 tf.stop_gradient, a T**2-scaled distillation loss plus tf.losses.softmax_cross_entropy with
-label smoothing, Momentum on the student's variables only; and the errors of mixing the
-two graphs: ops across graphs, feeding, fetching and eval in the other graph's session,
+label smoothing, Momentum on the student's variables only, the student saved alone; and the
+errors of mixing the two graphs: ops across graphs, feeding, fetching, eval and run in the
+other graph's session, sess.as_default() leaving the default graph alone,
 tf.reset_default_graph() in a graph context, a finalized graph, a closed session."""
 
 import os
@@ -76,6 +79,8 @@ def main(tf, out):
             out["finalized_error"] = error(lambda: tf.constant(1.0))
             out["reset_in_graph"] = error(tf.reset_default_graph)
         out["teacher_logits"] = teacher_sess.run(t_logits, {tx: batch})
+        again = saver.save(teacher_sess, os.path.join(tmp, "finalized.ckpt"))
+        out["saved_after_finalize"] = os.path.basename(again)
 
         student_graph = tf.Graph()
         with student_graph.as_default():
@@ -83,6 +88,7 @@ def main(tf, out):
             y = tf.placeholder(tf.float32, [None, 3], name="y")
             restorer = tf.train.import_meta_graph(meta, import_scope="teacher",
                                                   input_map={"x:0": x})
+            out["restore_op_name"] = restorer.saver_def.restore_op_name
             teacher_a = student_graph.get_tensor_by_name("teacher/net/logits:0")
             (teacher_b,) = tf.import_graph_def(frozen, input_map={"x:0": x},
                                                return_elements=["net/logits:0"],
@@ -100,14 +106,23 @@ def main(tf, out):
             grads = tf.gradients(loss, tf.trainable_variables(scope="teacher") + student_vars)
             out["grad_is_none"] = [g is None for g in grads]
             train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss, var_list=student_vars)
+            out["losses_collection"] = [t.name for t in tf.losses.get_losses()]
+            renamed = tf.train.Saver({v.op.name[len("teacher/"):]: v
+                                      for v in tf.global_variables(scope="teacher")})
+            everything = tf.train.Saver()
             out["slots"] = sorted(v.op.name for v in tf.global_variables()
                                   if "Momentum" in v.op.name)
             init = tf.global_variables_initializer()
+            input_grads = [tf.gradients(tf.reduce_sum(t[:, 1]), x)[0]
+                           for t in (teacher_a, teacher_b)]
+            student_saver = tf.train.Saver(student_vars)
             correct = tf.equal(tf.argmax(s_logits, 1), tf.argmax(y, 1))
             accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
             out["cross_graph_op"] = error(lambda: tf.add(t_logits, s_logits),
                                            "must be from the same graph as")
         out["default_after"] = tf.get_default_graph() is student_graph
+        with student_graph.as_default(), tf.Session() as plain:
+            out["plain_session_graph"] = plain.graph is student_graph
 
         with tf.Session(graph=student_graph) as sess:
             out["with_session_default"] = [tf.get_default_graph() is student_graph,
@@ -119,20 +134,36 @@ def main(tf, out):
             out["a_b_max_diff_small"] = float(np.abs(a - b).max()) < 1e-5
             feed = {x: x_data, y: y_data}
             out["accuracy_before"] = sess.run(accuracy, feed)
+            sess.run(init)
+            renamed.restore(sess, ckpt)
+            out["renamed_restore_same"] = bool(np.array_equal(
+                sess.run(teacher_a, {x: batch}), a))
+            try:
+                everything.restore(sess, ckpt)
+            except tf.errors.NotFoundError as e:
+                out["restore_all_error"] = [type(e).__name__, "student/" in str(e)]
             out["student_losses"] = np.array([sess.run(
                 [train, loss, distill, hard], feed)[1:] for _ in range(10)])
             out["accuracy_after"] = sess.run(accuracy, feed)
             out["student_logits"] = sess.run(s_logits, {x: batch})
+            grad_a, grad_b = sess.run(input_grads, {x: batch})
+            out["teacher_input_grads"] = grad_a
+            out["input_grads_agree"] = bool(np.allclose(grad_a, grad_b, atol=1e-6))
+            saved = student_saver.save(sess, os.path.join(tmp, "student.ckpt"))
+            out["student_checkpoint"] = tf.train.list_variables(saved)
             out["eval_given_session"] = error(lambda: t_logits.eval({tx: batch}, session=sess))
             out["feed_other_graph"] = error(lambda: sess.run(s_logits, {tx: batch}),
                                             "Cannot interpret feed_dict key as Tensor: ",
                                             "is not an element of this graph")
-            out["fetch_other_graph"] = error(lambda: sess.run(t_logits), "cannot be interpreted as a Tensor",
+            out["fetch_other_graph"] = error(lambda: sess.run(t_logits),
+                                             "cannot be interpreted as a Tensor",
                                              "is not an element of this graph")
             with teacher_sess.as_default():
                 out["eval_other_session"] = error(lambda: s_logits.eval({x: batch}))
                 out["run_other_session"] = error(init.run)
                 out["as_default_keeps_graph"] = tf.get_default_graph() is student_graph
+        out["teacher_unchanged"] = bool(np.array_equal(
+            teacher_sess.run(t_logits, {tx: batch}), out["teacher_logits"]))
         teacher_sess.close()
         out["closed_run"] = error(lambda: teacher_sess.run(t_logits, {tx: batch}))
     out["_tol"] = {"teacher_losses": {"rtol": 1e-5, "atol": 1e-6},
