@@ -27,7 +27,8 @@ from .device_spec import DeviceSpec
 from .graph_codec import graph_to_graph_def
 from .ops.registry import InferError, InputSpec, get_op_def
 from .tensor_codec import shape_to_proto
-from .tensor_shape import TensorShape, fully_defined_dims
+from .tensor_shape import (UNKNOWN_DIMENSION, TensorShape, fully_defined_dims, refined,
+                           unknown_dimension_error)
 
 __all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "device", "name_scope", "control_dependencies", "convert_to_tensor",
@@ -103,7 +104,7 @@ class Tensor:
 
     def set_shape(self, shape) -> None:
         """Refine the static shape (as TF1's ``set_shape``); ValueError if incompatible."""
-        self._shape = self._shape.merge_with(shape)
+        self._shape = refined(self._shape, shape)
 
     def eval(self, feed_dict=None, session=None):
         return run_in_session(self, feed_dict, session, "evaluate a tensor")
@@ -909,6 +910,8 @@ def convert_to_tensor(value, dtype=None, name: str | None = None, graph: Graph |
             return converted
     if isinstance(value, TensorShape):
         value = fully_defined_dims(value)
+    elif value is UNKNOWN_DIMENSION:
+        raise unknown_dimension_error()
     want = dtype if dtype is not None else dtype_hint
     array = python_value_to_array(value, want, strict=dtype is not None)
     return constant_from_array(array, name=name or "Const", graph=graph)

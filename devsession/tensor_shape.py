@@ -17,7 +17,8 @@ from typing import Iterable
 
 from .proto import graph_pb2
 
-__all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims"]
+__all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims",
+           "refined", "unknown_dimension_error", "UNKNOWN_DIMENSION"]
 
 
 class _DimensionType(type):
@@ -395,6 +396,32 @@ class TensorShape:
             return "<unknown>"
         inner = ", ".join("?" if d is None else str(d) for d in self._dims)
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
+
+
+def refined(shape: TensorShape, by) -> TensorShape:
+    """``shape`` merged with ``by``, as TF1's ``Tensor.set_shape`` does it; a conflict is
+    the ValueError of TF's C++ shape merge (its words, which TF1 code matches)."""
+    by = as_shape(by)
+    if shape.dims is not None and by.dims is not None:
+        if len(shape.dims) != len(by.dims):
+            raise ValueError(f"Shapes must be equal rank, but are {len(shape.dims)} and "
+                             f"{len(by.dims)}")
+        for i, (a, b) in enumerate(zip(shape.dims, by.dims)):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} "
+                                 f"and {b}. Shapes are {_bracketed(shape)} and "
+                                 f"{_bracketed(by)}.")
+    return shape.merge_with(by)
+
+
+def _bracketed(shape: TensorShape) -> str:
+    """TF's C++ spelling of a shape: [?,3,4]."""
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.dims)
+
+
+def unknown_dimension_error() -> ValueError:
+    """TF1's error for an unknown size where a tensor goes (``tf.range(x.shape[0])``)."""
+    return ValueError("Cannot convert unknown Dimension ? to a Tensor.")
 
 
 def fully_defined_dims(shape: TensorShape) -> list:
