@@ -44,7 +44,8 @@ def main(tf, out):
     def get_rays(c2w):
         i, j = tf.meshgrid(tf.range(width, dtype=tf.float32), tf.range(height, dtype=tf.float32),
                            indexing="xy")
-        dirs = tf.stack([(i - width * .5) / focal, -(j - height * .5) / focal, -tf.ones_like(i)], -1)
+        dirs = tf.stack([(i - width * .5) / focal, -(j - height * .5) / focal,
+                         -tf.ones_like(i)], -1)
         rays_d = tf.reduce_sum(dirs[..., np.newaxis, :] * c2w[:3, :3], -1)
         rays_o = tf.broadcast_to(c2w[:3, -1], tf.shape(rays_d))
         return rays_o, rays_d
@@ -55,9 +56,10 @@ def main(tf, out):
         return tf.concat([x, tf.sin(scaled), tf.cos(scaled)], -1)
 
     def dense(x, units, name, activation=None):
-        kernel = rng.normal(0, 1 / np.sqrt(x.shape[-1].value), (x.shape[-1].value, units))
+        fan_in = x.shape[-1].value
+        kernel = rng.normal(0, 1 / np.sqrt(fan_in), (fan_in, units)).astype(np.float32)
         return tf.layers.dense(x, units, activation, name=name,
-                               kernel_initializer=tf.constant_initializer(kernel.astype(np.float32)))
+                               kernel_initializer=tf.constant_initializer(kernel))
 
     def network(embedded):
         inputs, views = embedded[:, :27], embedded[:, 27:]
