@@ -48,7 +48,8 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 
-from .graph import Operation, Tensor, convert_to_tensor, device, name_scope
+from .graph import (Operation, Tensor, convert_to_tensor, device, different_graphs_error,
+                    name_scope)
 from .ops.common import graph_of
 from .ops.array import concat, reshape, stack
 from .ops.array_fill import zeros
@@ -117,8 +118,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                          f"use 'none' or 'zero'.")
     for t in ys:
         if t.graph is not graph:
-            raise ValueError(f"Tensor '{t.name}' is not in the graph of the other ys and xs.")
-    groups = [_standins(graph, x) for x in xs]      # each x, or what stands for it here
+            raise different_graphs_error(t, ys[0])      # TF's message
+    groups = [_standins(graph, x, ys[0]) for x in xs]   # each x, or what stands for it here
     xs = [t for group in groups for t in group]
     stop_ops = {_op_of(s) for s in _as_list(stop_gradients or [])}
 
@@ -192,21 +193,22 @@ def _as_x(x, graph) -> Tensor:
     return convert_to_tensor(x, graph=graph)
 
 
-def _standins(graph, x: Tensor) -> list:
+def _standins(graph, x: Tensor, original: Tensor) -> list:
     """The tensors of ``graph`` that ``x`` reaches it as: ``[x]`` when it is in
     ``graph``; for an ``x`` of a graph enclosing the function graph ``graph`` (a
     cond branch or loop body differentiating with respect to an outer tensor or
     variable, as MAML's inner loop inside ``map_fn``), the Placeholders that captured it
     (through each nesting level) or a read of it (a variable's), and the copy of a
     variable the function assigns to; ``[]`` where ``graph`` never used it (its gradient
-    is None).  The gradient of ``x`` is the sum of theirs."""
+    is None).  The gradient of ``x`` is the sum of theirs.  An ``x`` of another graph is
+    TF's ValueError: it must be from the same graph as ``original`` (the first y)."""
     if x.graph is graph:
         return [x]
     outer = getattr(graph, "outer_graph", None)
     if outer is None or not graph._captures_from(x.graph):
-        raise ValueError(f"Tensor '{x.name}' is not in the graph of the other ys and xs.")
+        raise different_graphs_error(x, original)
     found = []
-    for t in _standins(outer, x):
+    for t in _standins(outer, x, original):
         seen = [t]
         if t.op.type == "VariableV2":           # its reads, and its copy in ``graph``
             seen += [op.outputs[0] for op in outer.get_operations()

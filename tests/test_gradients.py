@@ -9,6 +9,8 @@ which take the runtime shape-of ops) against numpy formulas or finite difference
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -495,11 +497,25 @@ def test_unused_outputs_of_a_several_output_op_get_none():
 
 
 def test_tensors_from_another_graph_are_refused():
-    x = ds.placeholder(ds.float64, (2,))
+    """TF's ValueError and message, an x or a y against the first y (also through an
+    optimizer's var_list): it must be from the same graph."""
+    x = ds.placeholder(ds.float64, (2,), name="x")
+    y = ds.multiply(x, 2.0, name="y")
     with ds.Graph().as_default():
-        other = ds.placeholder(ds.float64, (2,))
-    with pytest.raises(ValueError):
-        ds.gradients(x * 2.0, other)
+        other = ds.placeholder(ds.float64, (2,), name="other")
+        v = ds.Variable([1.0, 2.0], name="v")
+
+    def same(item, original):
+        return re.escape(f"{item!r} must be from the same graph as {original!r} (graphs are")
+
+    with pytest.raises(ValueError, match=same(other, y)):
+        ds.gradients(y, other)
+    with pytest.raises(ValueError, match=same(other, y)):
+        ds.gradients([y, other], x)
+    loss = ds.reduce_sum(y, name="loss")
+    with pytest.raises(ValueError, match="'v:0'.* must be from the same graph as "
+                                         + re.escape(repr(loss))):
+        ds.train.GradientDescentOptimizer(0.1).minimize(loss, var_list=[v])
 
 
 # --- unknown shapes: the runtime shape-of ops -------------------------------------------------
