@@ -8,8 +8,8 @@ and by tf.import_graph_def of the frozen GraphDef (name="teacher", made unique),
 agreeing in logits and input gradients; soft targets at temperature T behind
 tf.stop_gradient, a T**2-scaled distillation loss plus tf.losses.softmax_cross_entropy with
 label smoothing, Momentum on the student's variables only, the student saved alone; and the
-errors of mixing the two graphs: ops across graphs, feeding, fetching, eval and run in the
-other graph's session, sess.as_default() leaving the default graph alone,
+errors of mixing the two graphs: ops and gradients across graphs, feeding, fetching, eval
+and run in the other graph's session, sess.as_default() leaving the default graph alone,
 tf.reset_default_graph() in a graph context, a finalized graph, a closed session."""
 
 import os
@@ -120,6 +120,11 @@ def main(tf, out):
             accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
             out["cross_graph_op"] = error(lambda: tf.add(t_logits, s_logits),
                                            "must be from the same graph as")
+            own_vars = teacher_graph.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)
+            out["cross_graph_gradients"] = [
+                error(lambda: tf.gradients(loss, own_vars), "must be from the same graph as"),
+                error(lambda: tf.train.GradientDescentOptimizer(0.1).minimize(
+                    loss, var_list=own_vars), "must be from the same graph as")]
         out["default_after"] = tf.get_default_graph() is student_graph
         with student_graph.as_default(), tf.Session() as plain:
             out["plain_session_graph"] = plain.graph is student_graph
