@@ -193,3 +193,18 @@ def test_while_loop_invariants_and_placeholder_with_default_take_partial_shapes(
     assert grown.shape.as_list() == [None, 3]
     dflt = ds.placeholder_with_default(ds.zeros([2, 3]), ds.TensorShape([None, 3]))
     assert repr(dflt.shape) == "TensorShape([Dimension(None), Dimension(3)])"
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: ds.image.decode_and_crop_jpeg(ds.constant(b""), ds.placeholder(ds.int32, [None])),
+     [None, None, None]),
+    (lambda: ds.summary.image("x", ds.placeholder(ds.float32, [None, 8, 8, None])), []),
+    (lambda: ds.raw_ops.RestoreV2(prefix="a", tensor_names=ds.placeholder(ds.string, [None]),
+                                  shape_and_slices=ds.placeholder(ds.string, [None]),
+                                  dtypes=[ds.float32])[0], None),
+])
+def test_shape_functions_read_an_unknown_size_as_unknown(build, want):
+    """These checked ``shape[i] not in (None, ...)``: an unknown size, Dimension(None), is
+    no None, so they refused inputs TF builds (its static shapes here)."""
+    got = build().shape
+    assert (got.dims if want is None else got.as_list()) == want

@@ -33,7 +33,7 @@ def _infer_restore(inputs, attrs, node):
         raise InferError(f"Op '{node}': prefix must be a scalar, got shape {prefix.shape}.")
     for spec in (names, slices):
         if spec.shape.rank not in (None, 1) or \
-                (spec.shape.rank == 1 and spec.shape[0] not in (None, len(types))):
+                (spec.shape.rank == 1 and spec.shape.dims[0] not in (None, len(types))):
             raise InferError(f"Op '{node}': tensor_names and shape_and_slices must be "
                              f"vectors of {len(types)} (one per dtype), got {spec.shape}.")
     return [(t, TensorShape(None)) for t in types]

@@ -95,7 +95,7 @@ def _infer_crop(inputs, attrs, node):
     window = inputs[1]
     if window.shape.rank not in (None, 1):
         _rank_error(node, window, 1)
-    if window.shape.rank == 1 and window.shape[0] not in (None, 4):
+    if window.shape.rank == 1 and window.shape.dims[0] not in (None, 4):
         raise InferError(f"Dimension must be 4 but is {window.shape[0]} for '{node}' "
                          f"with input shapes: [], {window.shape}.")
     height = width = None

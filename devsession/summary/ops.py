@@ -58,7 +58,7 @@ def _image_summary(inputs, attrs, node):
         raise TypeError(f"Op '{node}': images must be uint8 or floating point, not "
                         f"{images.dtype.name}.")
     if images.shape.ndims not in (None, 4) or (
-            images.shape.ndims == 4 and images.shape[3] not in (None, 1, 3, 4)):
+            images.shape.ndims == 4 and images.shape.dims[3] not in (None, 1, 3, 4)):
         raise InferError(f"Op '{node}': images must be [batch, height, width, channels] with "
                          f"1, 3 or 4 channels, got '{images.name}' with shape {images.shape}.")
     return dtypes.string, TensorShape([])
