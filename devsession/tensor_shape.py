@@ -18,7 +18,7 @@ from typing import Iterable
 from .proto import graph_pb2
 
 __all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims",
-           "refined", "unknown_dimension_error", "UNKNOWN_DIMENSION"]
+           "refined", "bracketed", "unknown_dimension_error", "UNKNOWN_DIMENSION"]
 
 
 class _DimensionType(type):
@@ -409,13 +409,16 @@ def refined(shape: TensorShape, by) -> TensorShape:
         for i, (a, b) in enumerate(zip(shape.dims, by.dims)):
             if a is not None and b is not None and a != b:
                 raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} "
-                                 f"and {b}. Shapes are {_bracketed(shape)} and "
-                                 f"{_bracketed(by)}.")
+                                 f"and {b}. Shapes are {bracketed(shape)} and "
+                                 f"{bracketed(by)}.")
     return shape.merge_with(by)
 
 
-def _bracketed(shape: TensorShape) -> str:
-    """TF's C++ spelling of a shape: [?,3,4]."""
+def bracketed(shape: TensorShape) -> str:
+    """TF's C++ spelling of a shape, as its shape functions' errors show it: [?,3,4], and
+    ? for an unknown rank."""
+    if shape.dims is None:
+        return "?"
     return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.dims)
 
 
@@ -463,5 +466,5 @@ def broadcast_static(a: TensorShape, b: TensorShape) -> TensorShape:
         elif q is None or p == q:
             out.append(p)
         else:
-            raise ValueError(f"Dimensions {p} and {q} are not broadcastable.")
+            raise ValueError(f"Dimensions must be equal, but are {p} and {q}")  # TF's words
     return TensorShape(out)

@@ -208,3 +208,26 @@ def test_shape_functions_read_an_unknown_size_as_unknown(build, want):
     no None, so they refused inputs TF builds (its static shapes here)."""
     got = build().shape
     assert (got.dims if want is None else got.as_list()) == want
+
+
+def _ph(shape, name):
+    return ds.placeholder(ds.float32, shape, name=name)
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: ds.matmul(_ph([None, 3], "a"), _ph([4, 5], "b"), name="mm"),
+     "but are 3 and 4 for 'mm' with input shapes: [?,3], [4,5]. Op 'mm': matmul inner"),
+    (lambda: ds.matmul(_ph([None, 3], "a"), _ph([4, 5], "b"), transpose_b=True, name="mm"),
+     "but are 3 and 5 for 'mm' with input shapes: [?,3], [4,5]. "),
+    (lambda: ds.matmul(_ph([2, 4, 3], "a"), _ph([3, 3, 5], "b"), name="mm"),
+     "but are 2 and 3 for 'mm' with input shapes: [2,4,3], [3,3,5]. Op 'mm': batch"),
+    (lambda: ds.add(_ph([None, 3], "a"), _ph([4, 2], "b"), name="sum"),
+     "but are 3 and 2 for 'sum' with input shapes: [?,3], [4,2]. Op 'sum': incompatible "
+     "shapes for broadcasting: 'a:0' with shape (?, 3) and 'b:0' with shape (4, 2)."),
+    (lambda: ds.subtract(_ph([2, 3], "a"), _ph([None, 4], "b"), name="diff"),
+     "but are 3 and 4 for 'diff' with input shapes: [2,3], [?,4]. "),
+])
+def test_shape_conflicts_say_tfs_dimensions_must_be_equal_then_name_the_tensors(build, want):
+    with pytest.raises(ValueError) as info:
+        build()
+    assert str(info.value).startswith("Dimensions must be equal, " + want)

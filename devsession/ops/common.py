@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..graph import Operation, Tensor, convert_to_tensor, get_default_graph
-from ..tensor_shape import TensorShape, broadcast_static
+from ..tensor_shape import TensorShape, bracketed, broadcast_static
 from .registry import InferError
 
 __all__ = ["numeric", "same_dtype", "broadcast", "normalise_axis", "normalised_axis",
@@ -39,9 +39,12 @@ def broadcast(inputs, node: str) -> TensorShape:
     for other in inputs[1:]:
         try:
             shape = broadcast_static(shape, other.shape)
-        except ValueError:
+        except ValueError as conflict:
+            # TF's sentence first (what TF1 code matches), then which tensors they were
             names = " and ".join(f"'{x.name}' with shape {x.shape}" for x in inputs)
-            raise InferError(f"Op '{node}': incompatible shapes for broadcasting: {names}.") from None
+            raise InferError(f"{conflict} for '{node}' with input shapes: "
+                             f"{', '.join(bracketed(x.shape) for x in inputs)}. Op '{node}': "
+                             f"incompatible shapes for broadcasting: {names}.") from None
     return shape
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dtypes import as_dtype
 from ..graph import Tensor
-from ..tensor_shape import TensorShape, broadcast_static
+from ..tensor_shape import TensorShape, bracketed, broadcast_static
 from .common import make_op, numeric, operands, same_dtype
 from .complex_math import conj
 from .linalg_shapes import batch_of, float_matrices, square_matrices
@@ -35,15 +35,19 @@ def _matmul(inputs, attrs, node):
             f"and '{b.name}' with shape {b.shape}.")
     m, ka = (a.shape[-1], a.shape[-2]) if attrs["transpose_a"] else (a.shape[-2], a.shape[-1])
     kb, n = (b.shape[-1], b.shape[-2]) if attrs["transpose_b"] else (b.shape[-2], b.shape[-1])
-    if ka is not None and kb is not None and ka != kb:
-        raise InferError(
+    if ka.value is not None and kb.value is not None and ka != kb:
+        raise InferError(                   # TF's sentence first, then which tensors
+            f"Dimensions must be equal, but are {ka} and {kb} for '{node}' with input "
+            f"shapes: {bracketed(a.shape)}, {bracketed(b.shape)}. "
             f"Op '{node}': matmul inner dimensions differ: '{a.name}' has shape {a.shape}"
             f"{' (transposed)' if attrs['transpose_a'] else ''} and '{b.name}' has shape "
             f"{b.shape}{' (transposed)' if attrs['transpose_b'] else ''} ({ka} != {kb}).")
     try:
         batch = broadcast_static(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise InferError(f"Op '{node}': batch dimensions of '{a.name}' {a.shape} and "
+    except ValueError as conflict:
+        raise InferError(f"{conflict} for '{node}' with input shapes: {bracketed(a.shape)}, "
+                         f"{bracketed(b.shape)}. Op '{node}': batch dimensions of "
+                         f"'{a.name}' {a.shape} and "
                          f"'{b.name}' {b.shape} do not broadcast.") from None
     return dtype, TensorShape(batch.dims + (m, n))
 
