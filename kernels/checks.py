@@ -37,12 +37,14 @@ def fmt_shape(shape: Sequence[int]) -> str:
 
 
 def broadcast_shape(node_name: str, op: str, shapes: Sequence[tuple]) -> tuple:
-    """The numpy broadcast of ``shapes``; ``InvalidArgumentError`` if they don't broadcast."""
+    """The numpy broadcast of ``shapes``; ``InvalidArgumentError`` if they don't broadcast,
+    with TF's sentence (``Incompatible shapes: [3,4] vs. [2,1]``, what TF1 code and its
+    tests match) after the node's name."""
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
         raise invalid_argument(
-            node_name, op, "incompatible shapes for broadcasting: "
+            node_name, op, "Incompatible shapes: "
             + " vs. ".join(fmt_shape(s) for s in shapes)) from None
 
 

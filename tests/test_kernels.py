@@ -292,7 +292,7 @@ def test_non_contiguous_and_float16_inputs(device):
 def test_runtime_errors_name_the_node(device):
     cases = [
         (make_node("Add", [F32, F32], F32, name="my_add"),
-         (np.ones(3, F32), np.ones(4, F32)), r"my_add.*\[3\] vs\. \[4\]"),
+         (np.ones(3, F32), np.ones(4, F32)), r"my_add': Incompatible shapes: \[3\] vs\. \[4\]$"),
         (make_node("MatMul", [F32, F32], F32, name="mm"),
          (np.ones((2, 3), F32), np.ones((4, 2), F32)), r"\[2,3\]"),
         (make_node("Reshape", [F32], F32, {"shape": (5, -1)}, name="rs"),
