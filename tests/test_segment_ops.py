@@ -279,6 +279,7 @@ def test_sorted_segments_check_their_ids_as_tf(build):
     _raises(out, "segment_ids should be the same size as dimension 0 of input.$",
             {ids: [0, 0]})
     _raises(out, "segment ids must be >= 0$", {ids: [-3, -3, -2]})
+    _raises(out, "segment ids must be >= 0$", {ids: [0, 1, -1]})    # the last id first
 
 
 def test_unsorted_segments_and_bincount_check_their_values_as_tf():
@@ -307,6 +308,10 @@ def test_sparse_segments_check_their_ids_and_indices_as_tf():
     _raises(ds.sparse_segment_sum(data, [0, 5], [0, 0]),
             r"Bad: indices\[1\] == 5 out of range \[0, 3\)$")
     _raises(ds.sparse_segment_mean(data, [0, 1], [1, 0]), "segment ids are not increasing$")
+    _raises(ds.sparse_segment_sum(data, [0, 1], [0, -1]), "segment ids must be >= 0$")
+    _raises(ds.sparse_segment_mean(data, [0], [-1]), "segment ids must be >= 0$")
+    _raises(ds.sparse_segment_sum(data, [0, 1], [-1, -1], num_segments=3),
+            r"Segment id -1 out of range \[0, 3\), possibly because")
     _raises(ds.sparse_segment_sqrt_n(data, [0, 1], [0, 5], num_segments=3),
             "segment ids must be < num_segments$")
     with pytest.raises(ValueError, match="same length"):

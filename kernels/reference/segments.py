@@ -10,7 +10,8 @@ sums and means (and, for the sorted ops, max and min), 1 for products, and for t
 unsorted max and min the dtype's lowest and highest values.  float16 sums accumulate in
 float32.  An integer mean divides as C++ does (toward zero).
 
-The ids are checked as TF's CPU kernels check them, in the order they scan: segment by
+The ids are checked as TF's CPU kernels check them: first the last id (negative:
+"segment ids must be >= 0", without num_segments), then in the order they scan, segment by
 segment, "segment ids are not increasing", then the id's range, then (sparse ops) the
 rows it gathers; each an ``InvalidArgumentError`` naming the node with TF's text.
 Unsorted ops drop rows with a negative id; one ``>= num_segments`` is an error.
@@ -112,7 +113,7 @@ def _build_sorted(node):
             raise invalid_argument(node.name, node.op, "segment_ids should be the same size "
                                    "as dimension 0 of input.")
         output_rows = int(ids[-1]) + 1 if ids.size else 0
-        if output_rows < 0:
+        if output_rows <= 0 and ids.size:       # TF checks the last id first
             raise invalid_argument(node.name, node.op, "segment ids must be >= 0")
         starts, values = _runs(ids)
         found = _first_violation(values, output_rows)
@@ -171,7 +172,8 @@ def _build_sparse(node):
                                        "num_segments")
         else:
             output_rows = last + 1
-        if output_rows < 0:
+        if output_rows < 0 or not with_num_segments and ids.size and last < 0:
+            # TF checks the last id first: [0, -1] is this, not "not increasing"
             raise invalid_argument(node.name, node.op, "segment ids must be >= 0")
         rows_in = data.shape[0] if data.ndim else 0
         starts, values = _runs(ids)
