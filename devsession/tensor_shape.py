@@ -18,7 +18,8 @@ from typing import Iterable
 from .proto import graph_pb2
 
 __all__ = ["TensorShape", "Dimension", "as_shape", "broadcast_static", "fully_defined_dims",
-           "refined", "bracketed", "unknown_dimension_error", "UNKNOWN_DIMENSION"]
+           "refined", "merge_conflict", "bracketed", "unknown_dimension_error",
+           "UNKNOWN_DIMENSION"]
 
 
 class _DimensionType(type):
@@ -398,19 +399,27 @@ class TensorShape:
         return f"({inner},)" if len(self._dims) == 1 else f"({inner})"
 
 
+def merge_conflict(a: TensorShape, b: TensorShape) -> str | None:
+    """Why two shapes do not merge, in the words of TF's C++ shape merge (what its shape
+    functions and ``set_shape`` raise, and TF1 code matches); None when they merge."""
+    if a.dims is None or b.dims is None:
+        return None
+    if len(a.dims) != len(b.dims):
+        return f"Shapes must be equal rank, but are {len(a.dims)} and {len(b.dims)}"
+    for i, (p, q) in enumerate(zip(a.dims, b.dims)):
+        if p is not None and q is not None and p != q:
+            return (f"Dimension {i} in both shapes must be equal, but are {p} and {q}. "
+                    f"Shapes are {bracketed(a)} and {bracketed(b)}.")
+    return None
+
+
 def refined(shape: TensorShape, by) -> TensorShape:
     """``shape`` merged with ``by``, as TF1's ``Tensor.set_shape`` does it; a conflict is
-    the ValueError of TF's C++ shape merge (its words, which TF1 code matches)."""
+    the ValueError of TF's C++ shape merge."""
     by = as_shape(by)
-    if shape.dims is not None and by.dims is not None:
-        if len(shape.dims) != len(by.dims):
-            raise ValueError(f"Shapes must be equal rank, but are {len(shape.dims)} and "
-                             f"{len(by.dims)}")
-        for i, (a, b) in enumerate(zip(shape.dims, by.dims)):
-            if a is not None and b is not None and a != b:
-                raise ValueError(f"Dimension {i} in both shapes must be equal, but are {a} "
-                                 f"and {b}. Shapes are {bracketed(shape)} and "
-                                 f"{bracketed(by)}.")
+    conflict = merge_conflict(shape, by)
+    if conflict:
+        raise ValueError(conflict)
     return shape.merge_with(by)
 
 

@@ -231,3 +231,37 @@ def test_shape_conflicts_say_tfs_dimensions_must_be_equal_then_name_the_tensors(
     with pytest.raises(ValueError) as info:
         build()
     assert str(info.value).startswith("Dimensions must be equal, " + want)
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: ds.stack([_ph([None, 3, 4], "x"), _ph([2, None, 5], "z"), _ph([2, 5, 4], "y")],
+                      name="st"),
+     "Dimension 2 in both shapes must be equal, but are 5 and 4. Shapes are [2,?,5] and "
+     "[2,5,4].\n\tFrom merging shape 1 with other shapes. for 'st' with input shapes: "
+     "[?,3,4], [2,?,5], [2,5,4]. Op 'st': shapes of all inputs must match: 'z:0'"),
+    (lambda: ds.add_n([_ph([None, 3, 4], "x"), _ph([3, 4], "y")], name="an"),
+     "Shapes must be equal rank, but are 3 and 2\n\tFrom merging shape 0 with other shapes. "
+     "for 'an' with input shapes: [?,3,4], [3,4]. "),
+    (lambda: ds.concat([_ph([None, 3, 4], "x"), _ph([2, None, 5], "z")], 1, name="cc"),
+     "Dimension 0 in both shapes must be equal, but are 4 and 5. Shapes are [4] and [5]. "
+     "for 'cc' with input shapes: [?,3,4], [2,?,5]. "),
+    (lambda: ds.concat([_ph([None, 3, 4], "x"), _ph([2, 5, 4], "y")], 0, name="cc"),
+     "Dimension 0 in both shapes must be equal, but are 3 and 5. Shapes are [3,4] and [5,4]. "),
+    (lambda: ds.concat([_ph([None, 3, 4], "x"), _ph([3, 4], "y")], 1, name="cc"),
+     "Shape must be rank 3 but is rank 2 for 'cc' with input shapes: [?,3,4], [3,4]. "),
+    (lambda: ds.squeeze(_ph([None, 3, 4], "x"), [1, 2], name="sq"),
+     "Can not squeeze dim[1], expected a dimension of 1, got 3 for 'sq' with input shapes: "
+     "[?,3,4]. "),
+    (lambda: ds.ensure_shape(_ph([None, 3, 4], "x"), [5, 2, None], name="es"),
+     "Dimension 1 in both shapes must be equal, but are 2 and 3. Shapes are [5,2,?] and "
+     "[?,3,4]. for 'es' with input shapes: [?,3,4]. "),
+    (lambda: ds.placeholder_with_default(ds.zeros([2, 3]), [None, 4], name="pd"),
+     "Dimension 1 in both shapes must be equal, but are 3 and 4. Shapes are [2,3] and [?,4]. "
+     "for 'pd' with input shapes: [2,3]. "),
+])
+def test_merge_conflicts_are_tfs_shape_function_messages(build, want):
+    """TF's shape-function words (its 1.15 form: the node's name, no NodeDef) come first,
+    then devsession's, which name the tensors."""
+    with pytest.raises(ValueError) as info:
+        build()
+    assert str(info.value).startswith(want) and "Op '" in str(info.value)

@@ -31,10 +31,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Tensor, constant_value, convert_to_tensor
-from ..tensor_shape import TensorShape, fully_defined_dims
+from ..tensor_shape import TensorShape, bracketed, fully_defined_dims, merge_conflict
 from .array_operands import (check_int, holds_tensor, int_operand, int_values,
                              partial_shape_value, shape_operand, small, vector_length)
-from .common import graph_of, make_op, normalised_axis, operands, same_dtype, unary_any
+from .common import (graph_of, input_shapes, make_op, normalised_axis, operands, same_dtype,
+                     unary_any)
 from .registry import InferError, OpDef, register_op
 from .run_time_attr_name import RUN_TIME_ATTR
 
@@ -119,7 +120,9 @@ def _concat(inputs, attrs, node):
     out[axis] = 0
     for x in known:
         if x.shape.ndims != rank:
-            raise InferError(f"Op '{node}': concat inputs differ in rank: '{known[0].name}' "
+            raise InferError(f"Shape must be rank {rank} but is rank {x.shape.ndims} for "
+                             f"'{node}' with input shapes: {input_shapes(inputs)}. "
+                             f"Op '{node}': concat inputs differ in rank: '{known[0].name}' "
                              f"{known[0].shape} vs '{x.name}' {x.shape}.")
         for i, d in enumerate(x.shape.dims):
             if i == axis:
@@ -127,12 +130,21 @@ def _concat(inputs, attrs, node):
             elif out[i] is None:
                 out[i] = d
             elif d is not None and d != out[i]:
-                raise InferError(f"Op '{node}': concat inputs differ in dimension {i} "
+                raise InferError(f"{_concat_conflict(out, x.shape.dims, i, axis)} for '{node}' "
+                                 f"with input shapes: {input_shapes(inputs)}. "
+                                 f"Op '{node}': concat inputs differ in dimension {i} "
                                  f"(other than axis {axis}): '{known[0].name}' "
                                  f"{known[0].shape} vs '{x.name}' {x.shape}.")
     if len(known) < len(inputs):
         out[axis] = None
     return dtype, TensorShape(out)
+
+
+def _concat_conflict(merged: list, dims: tuple, i: int, axis: int) -> str:
+    """TF's words for dimension ``i`` differing: its ConcatV2 merges the dimensions before
+    ``axis`` and those after it as two shapes, and names the dimension within one."""
+    part = slice(0, axis) if i < axis else slice(axis + 1, None)
+    return merge_conflict(TensorShape(merged[part]), TensorShape(dims[part]))
 
 
 def _concat_value(op, value_of):
@@ -162,7 +174,9 @@ def _squeeze(inputs, attrs, node):
         return x.dtype, TensorShape(d for d in dims if d != 1)
     for a in sorted(axes):
         if dims[a] is not None and dims[a] != 1:
-            raise InferError(f"Op '{node}': can not squeeze dim[{a}] of '{x.name}' with "
+            raise InferError(f"Can not squeeze dim[{a}], expected a dimension of 1, got "
+                             f"{dims[a]} for '{node}' with input shapes: {bracketed(x.shape)}. "
+                             f"Op '{node}': can not squeeze dim[{a}] of '{x.name}' with "
                              f"shape {x.shape}: expected a dimension of 1, got {dims[a]}.")
     return x.dtype, TensorShape(d for i, d in enumerate(dims) if i not in axes)
 
@@ -203,12 +217,16 @@ def alike_inputs(inputs, attrs, node) -> tuple:
     if attrs.get("N", len(inputs)) != len(inputs):
         raise InferError(f"Op '{node}': attr N={attrs['N']} but {len(inputs)} inputs.")
     dtype = same_dtype(inputs, node)
-    shape = TensorShape(None)
-    for x in inputs:
-        if not shape.is_compatible_with(x.shape):
-            raise InferError(f"Op '{node}': shapes of all inputs must match: '{inputs[0].name}' "
-                             f"{inputs[0].shape} vs '{x.name}' {x.shape}.")
-        shape = shape.merge_with(x.shape)
+    shape = inputs[-1].shape
+    for i in range(len(inputs) - 2, -1, -1):        # TF's order, last to first
+        x = inputs[i]
+        conflict = merge_conflict(x.shape, shape)
+        if conflict:
+            raise InferError(f"{conflict}\n\tFrom merging shape {i} with other shapes. for "
+                             f"'{node}' with input shapes: {input_shapes(inputs)}. "
+                             f"Op '{node}': shapes of all inputs must match: '{x.name}' "
+                             f"{x.shape} vs {shape}, the inputs' after it.")
+        shape = x.shape.merge_with(shape)
     return dtype, shape
 
 

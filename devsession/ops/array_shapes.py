@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor
-from ..tensor_shape import TensorShape, as_shape, broadcast_static
+from ..tensor_shape import TensorShape, as_shape, bracketed, broadcast_static, merge_conflict
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, not_differentiable, register_gradient, register_op
 
@@ -31,11 +31,12 @@ _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 def _ensure_shape(inputs, attrs, node):
     (x,) = inputs
     expected = as_shape(attrs["shape"])
-    try:
-        return x.dtype, x.shape.merge_with(expected)
-    except ValueError:
-        raise InferError(f"Op '{node}': the shape {x.shape} of '{x.name}' is not compatible "
-                         f"with the expected shape {expected}.") from None
+    conflict = merge_conflict(expected, x.shape)                 # TF's words, then ours
+    if conflict:
+        raise InferError(f"{conflict} for '{node}' with input shapes: {bracketed(x.shape)}. "
+                         f"Op '{node}': the shape {x.shape} of '{x.name}' is not compatible "
+                         f"with the expected shape {expected}.")
+    return x.dtype, x.shape.merge_with(expected)
 
 
 def _shape_n(inputs, attrs, node):

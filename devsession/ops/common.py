@@ -15,7 +15,7 @@ from ..tensor_shape import TensorShape, bracketed, broadcast_static
 from .registry import InferError
 
 __all__ = ["numeric", "same_dtype", "broadcast", "normalise_axis", "normalised_axis",
-           "one_spelling", "unary_any", "graph_of", "make_op", "operands"]
+           "one_spelling", "unary_any", "graph_of", "make_op", "operands", "input_shapes"]
 
 
 def numeric(x, node: str) -> None:
@@ -43,9 +43,14 @@ def broadcast(inputs, node: str) -> TensorShape:
             # TF's sentence first (what TF1 code matches), then which tensors they were
             names = " and ".join(f"'{x.name}' with shape {x.shape}" for x in inputs)
             raise InferError(f"{conflict} for '{node}' with input shapes: "
-                             f"{', '.join(bracketed(x.shape) for x in inputs)}. Op '{node}': "
-                             f"incompatible shapes for broadcasting: {names}.") from None
+                             f"{input_shapes(inputs)}. Op '{node}': incompatible shapes "
+                             f"for broadcasting: {names}.") from None
     return shape
+
+
+def input_shapes(inputs) -> str:
+    """The inputs' shapes as TF's shape-function errors list them: [?,3], [4,2]."""
+    return ", ".join(bracketed(x.shape) for x in inputs)
 
 
 def normalise_axis(axis: int, rank: int | None, node: str) -> int:

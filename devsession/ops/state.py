@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import (Operation, Tensor, constant_from_array, convert_to_tensor,
                      different_graphs_error, get_default_graph, python_value_to_array)
-from ..tensor_shape import TensorShape, as_shape
+from ..tensor_shape import TensorShape, as_shape, bracketed, merge_conflict
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
@@ -76,8 +76,10 @@ def _no_output(inputs, attrs, node):
 def _placeholder_with_default(inputs, attrs, node):
     (value,) = inputs
     shape = as_shape(attrs.get("shape"))
-    if not shape.is_compatible_with(value.shape):
-        raise InferError(f"Op '{node}': the default '{value.name}' has shape {value.shape}, "
+    conflict = merge_conflict(value.shape, shape)                # TF's words, then ours
+    if conflict:
+        raise InferError(f"{conflict} for '{node}' with input shapes: {bracketed(value.shape)}. "
+                         f"Op '{node}': the default '{value.name}' has shape {value.shape}, "
                          f"not compatible with the placeholder's shape {shape}.")
     return value.dtype, shape
 
