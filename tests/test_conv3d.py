@@ -484,6 +484,28 @@ def test_bad_graphs_are_value_errors_when_built(build, match):
         build()
 
 
+@pytest.mark.parametrize("build", [
+    lambda p: ds.nn.conv3d(X5, F5, [1] * 5, p),
+    lambda p: ds.nn.max_pool3d(X5, 2, 2, p),
+    lambda p: ds.nn.avg_pool3d(X5, 2, 2, p),
+    lambda p: ds.nn.conv3d_transpose(X5, np.ones((2, 2, 2, 3, 2), F32), [1, 4, 4, 4, 3],
+                                     [1] * 5, p),
+    lambda p: ds.nn.convolution(X5, F5, p),
+    lambda p: ds.nn.pool(X5, [2, 2, 2], "AVG", p),
+    lambda p: ds.nn.conv2d(X5[0], F5[0], [1] * 4, p),
+    lambda p: ds.nn.max_pool(X5[0], 2, 2, p),
+], ids=["conv3d", "max_pool3d", "avg_pool3d", "conv3d_transpose", "convolution", "pool",
+        "conv2d", "max_pool"])
+def test_padding_is_upper_case_as_tensorflows_attr(build):
+    """TF checks the padding attr against "SAME"/"VALID" as spelled: a lower-case "same"
+    (the tf.layers spelling) given to tf.nn is a ValueError when built."""
+    for padding in ("SAME", b"VALID"):
+        build(padding)
+    for padding in ("same", "valid", "Same"):
+        with pytest.raises(ValueError, match="padding"):
+            build(padding)
+
+
 def test_max_pool3d_takes_float16_and_float32_only_as_tensorflows():
     with pytest.raises(TypeError, match="float64"):
         ds.nn.max_pool3d(np.ones((1, 2, 2, 2, 1)), 2, 2, "SAME")

@@ -382,9 +382,9 @@ def nhwc_list(value, what: str, name) -> tuple:
 def _padding(padding, name) -> str:
     if isinstance(padding, bytes):
         padding = padding.decode()
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+    if not isinstance(padding, str) or padding not in ("SAME", "VALID"):
         raise ValueError(f"padding of '{name}' must be 'SAME' or 'VALID', got {padding!r}.")
-    return padding.upper()
+    return padding
 
 
 def explicit_padding(padding, name) -> tuple[str, tuple]:

@@ -254,10 +254,10 @@ register_op(OpDef("AvgPool3DGrad", _avg_pool3d_grad, 2, attr_defaults=_POOL_DEFA
 def _padding(padding, op_type: str) -> str:
     if isinstance(padding, bytes):
         padding = padding.decode()
-    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+    if not isinstance(padding, str) or padding not in ("SAME", "VALID"):
         raise ValueError(f"Attr 'padding' of '{op_type}' Op passed {padding!r}, not in: "
                          f"\"SAME\", \"VALID\".")
-    return padding.upper()
+    return padding
 
 
 def _list5(value, key: str, op_type: str) -> tuple:
