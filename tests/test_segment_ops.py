@@ -303,6 +303,18 @@ def test_a_fed_num_segments_is_checked_as_tf(build):
     _raises(y, r"num_segments should be a scalar, not shape \[1\]$", {n: [2]})
 
 
+def test_a_negative_constant_num_segments_is_tf_shape_functions_value_error():
+    data = rows(3, seed=8)
+    with pytest.raises(ValueError, match=r"^Dimension size, given by scalar input 2, must be "
+                       r"non-negative but is -1 for 'u' with input shapes: \[3,3\], \[3\], "
+                       r"\[\] and with computed input tensors: input\[2\] = <-1>\.$"):
+        ds.unsorted_segment_sum(data, [0, 1, 0], -1, name="u")
+    with pytest.raises(ValueError, match=r"^Cannot specify a negative value for num_segments "
+                       r"for 's' with input shapes: \[3,3\], \[2\], \[2\], \[\] and with "
+                       r"computed input tensors: input\[3\] = <-2>\.$"):
+        ds.sparse_segment_sqrt_n(data, [0, 1], [0, 1], num_segments=-2, name="s")
+
+
 def test_sparse_segments_check_their_ids_and_indices_as_tf():
     data = rows(3, seed=9)
     _raises(ds.sparse_segment_sum(data, [0, 5], [0, 0]),

@@ -24,7 +24,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..kernels.slicing import MASKS, SliceError, slice_spec, strided_slice_spec
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, bracketed
 from .array_operands import (INDEX_DTYPES, check_int, int_operand, int_values, small,
                              vector_length)
 from .common import graph_of, make_op
@@ -161,8 +161,11 @@ def _segment_sum(inputs, attrs, node):
                         f"{data.dtype.name}.")
     check_int(ids, node, "segment_ids")
     n = int_values(num_segments, node, "num_segments", rank=0)
-    if n is not None and n < 0:
-        raise InferError(f"Op '{node}': num_segments must be non-negative, got {n}.")
+    if n is not None and n < 0:         # TF's shape function's sentence
+        raise InferError(f"Dimension size, given by scalar input 2, must be non-negative but "
+                         f"is {n} for '{node}' with input shapes: "
+                         f"{', '.join(bracketed(x.shape) for x in inputs)} and with computed "
+                         f"input tensors: input[2] = <{n}>.")
     if data.shape.ndims is None or ids.shape.ndims is None:
         return data.dtype, TensorShape(None)
     k = ids.shape.ndims

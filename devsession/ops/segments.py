@@ -17,7 +17,7 @@ gradients, TF's: ``segments_grad.py``.
 from __future__ import annotations
 
 from ..graph import Tensor, convert_to_tensor, name_scope
-from ..tensor_shape import TensorShape
+from ..tensor_shape import TensorShape, bracketed
 from .array import reshape
 from .array_fill import ones, rank, shape
 from .array_index import _segment_sum as _unsorted_segment_infer
@@ -99,6 +99,10 @@ def _sparse_infer(floats_only: bool):
                              f"{ids.shape} must have the same length.")
         first = int_values(inputs[3], node, "num_segments", rank=0) if len(inputs) == 4 \
             else None
+        if first is not None and first < 0:
+            raise InferError(f"Cannot specify a negative value for num_segments for '{node}' "
+                             f"with input shapes: {', '.join(bracketed(x.shape) for x in inputs)}"
+                             f" and with computed input tensors: input[3] = <{first}>.")
         return data.dtype, _rows_of(data, first, node)
     return infer
 
