@@ -44,6 +44,25 @@ def test_results_of_unknown_shape_run_from_a_first_element_outside_the_loop():
         np.testing.assert_array_equal(sess.run(cut, {x: ROWS[:1], n: 3}), ROWS[:1])
 
 
+def test_zero_elements_with_results_of_unknown_shape_are_unimplemented_as_tf():
+    # TF's scan and map_fn stack TensorArrays: a zero-size one without a fully defined
+    # element shape is UnimplementedError (the one-step CRF batch's scan over steps 1:)
+    x = ds.placeholder(ds.float32, [None, None, 4])
+    n = ds.placeholder(ds.int32, [])
+    scanned = ds.scan(lambda a, e: a + e, ds.transpose(x[:, 1:], [1, 0, 2]),
+                      initializer=x[:, 0])
+    mapped = ds.map_fn(lambda r: r[:n], ds.zeros([0, 3]))
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(scanned, {x: np.ones((2, 3, 4))}),
+                                      np.ones((2, 2, 4)) * [[[2.0]], [[3.0]]])
+        with pytest.raises(ds.errors.UnimplementedError,
+                           match=r"size zero, but element shape \[\?,4\] is not fully"):
+            sess.run(scanned, {x: np.ones((2, 1, 4))})
+        with pytest.raises(ds.errors.UnimplementedError,
+                           match=r"size zero, but element shape \[\?\] is not fully"):
+            sess.run(mapped, {n: 2})
+
+
 def test_folds_without_an_initializer_start_from_an_end():
     x = ds.constant(ROWS)
     with ds.Session() as sess:

@@ -333,9 +333,13 @@ def test_element_shapes_that_disagree():
 
 
 def test_an_empty_array_of_unknown_element_shape_does_not_stack():
-    with pytest.raises(InvalidArgumentError, match="size zero, but element shape <unknown> "
-                                                   "is not fully defined"):
+    # TF's errors::Unimplemented, for stack (gather) and concat alike
+    with pytest.raises(UnimplementedError, match="size zero, but element shape <unknown> "
+                                                 "is not fully defined"):
         run(ds.TensorArray(ds.float32, size=0).stack())
+    with pytest.raises(UnimplementedError, match="size zero, but element_shape_except0 "
+                                                 "<unknown> is not fully defined"):
+        run(ds.TensorArray(ds.float32, size=0, infer_shape=False).concat())
 
 
 def test_the_constructor_checks_its_arguments_as_tf1():

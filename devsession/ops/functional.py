@@ -9,7 +9,9 @@ collected, which is quadratic in the number of elements but cheap for the few hu
 The accumulator starts empty, shaped from a trial trace of ``fn`` over placeholders
 (thrown away): when that shape is fully known the loop runs from element 0; otherwise
 element 0 is computed before the loop and the loop starts at 1, so the accumulator
-starts with its real shape.
+starts with its real shape; without elements that is TF's UnimplementedError (TF's
+zero-size TensorArray stacked without a fully defined element shape), raised before
+element 0 is read.
 
 Elements and results are nested structures as in TF1 (tuples, lists, dicts); a result
 of another structure than ``elems`` is fine (TF1 asks for ``dtype`` then: it is
@@ -21,14 +23,15 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..function_graph import FunctionGraph
-from ..graph import convert_to_tensor, get_default_graph, name_scope
+from ..graph import control_dependencies, convert_to_tensor, get_default_graph, name_scope
+from ..tensor_array import TensorArray
 from ..tensor_shape import TensorShape
 from . import nest
-from .array import concat, expand_dims
+from .array import concat, expand_dims, identity
 from .array_fill import shape as shape_of, zeros
 from .array_index import gather
-from .control_flow import while_loop
-from .elementwise import less, subtract
+from .control_flow import cond, while_loop
+from .elementwise import equal, less, subtract
 from .masking import reverse as reverse_axes
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
@@ -121,7 +124,9 @@ def _collect(step, count, specs, carried, back_prop: bool, label: str):
     if known:
         accumulators = [zeros([0] + s.as_list(), dtype=d) for d, s in flat_specs]
     else:
-        first = step(convert_to_tensor(0), carried)
+        with control_dependencies(_empty_guard(count, flat_specs)):
+            index = identity(convert_to_tensor(0))      # the element reads wait for it
+        first = step(index, carried)
         carried = first if carried is not None else None
         accumulators = [expand_dims(convert_to_tensor(t), 0) for t in nest.flatten(first)]
         start = 1
@@ -144,6 +149,19 @@ def _collect(step, count, specs, carried, back_prop: bool, label: str):
     for t, (_, s) in zip(stacked, flat_specs):
         t.set_shape(TensorShape([length]).concatenate(s))
     return nest.pack_sequence_as(structure, stacked)
+
+
+def _empty_guard(count, flat_specs) -> list:
+    """What stops the loop that computes its first element outside (an element shape
+    not fully known) when there is no element: TF's stack of a zero-size TensorArray of
+    that element shape, UnimplementedError (TF's map_fn and scan end with those stacks).
+    A cond on ``count == 0`` where the graph does not know the count."""
+    def stack():
+        d, s = next((d, s) for d, s in flat_specs if not s.is_fully_defined())
+        return shape_of(TensorArray(d, size=0, element_shape=s).stack())[0]
+    if isinstance(count, int):
+        return [stack()] if count == 0 else []
+    return [cond(equal(count, 0), stack, lambda: convert_to_tensor(0))]
 
 
 def _probe_specs(trace):

@@ -15,6 +15,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...errors import UnimplementedError
 from ..checks import fmt_shape, get_attr, invalid_argument
 from ..registry import HOST, register_kernel
 from .tensor_array_clearing import check_writes, inherit, note_reads
@@ -24,6 +25,12 @@ __all__ = ["make_builders"]
 
 def _as_is(node, fn):
     return fn
+
+
+def _unimplemented(node_name: str, op: str, message: str) -> UnimplementedError:
+    """TF's ``errors::Unimplemented`` for node ``node_name`` (a zero-size array stacked or
+    concatenated without a fully defined element shape)."""
+    return UnimplementedError(f"{op} node '{node_name}': {message}", node_name=node_name)
 
 
 def _host(x) -> np.ndarray:
@@ -279,7 +286,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                 element = array.element_shape(int(np.argmax(array.lengths >= 0))) \
                     if array.settled else declared
                 if not _known(element):
-                    raise invalid_argument(
+                    raise _unimplemented(
                         node.name, node.op, f"TensorArray has size zero, but element shape "
                         f"{_fmt_partial(element)} is not fully defined. Currently only "
                         f"static shapes are supported when packing zero-size TensorArrays.")
@@ -303,7 +310,7 @@ def make_builders(xp, wrap: Callable = _as_is) -> dict[str, Callable]:
                                        "mean to call TensorArray::Pack instead?")
             if not array.size:
                 if not _known(declared):
-                    raise invalid_argument(
+                    raise _unimplemented(
                         node.name, node.op, f"TensorArray has size zero, but "
                         f"element_shape_except0 {_fmt_partial(declared)} is not fully "
                         f"defined. Currently only static shapes are supported when "
