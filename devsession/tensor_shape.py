@@ -6,7 +6,10 @@ or None (unknown).  Shapes compare equal to plain tuples and lists, so tests can
 ``Dimension``: a known size is an int that also has TF1's ``.value``
 (``x.get_shape()[-1].value``, the TF1 idiom); an unknown size is TF1's ``Dimension(None)``,
 whose ``.value`` is None, so ``x.get_shape()[0].value is None`` reads a batch size of a
-placeholder as TF1 does.  ``dims`` and ``as_list()`` hold plain ints and None.
+placeholder as TF1 does.  Arithmetic on Dimensions is a Dimension and comparing one with an
+unknown size is None, as in TF1.  ``dims`` and ``as_list()`` hold plain ints and None: code
+inside devsession reads sizes there (``shape.dims[i] is None``), never by indexing a shape,
+whose unknown size is no None.
 """
 
 from __future__ import annotations
