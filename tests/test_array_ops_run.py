@@ -79,6 +79,16 @@ def test_bad_indices_at_run_time_name_the_node(make_session):
         with pytest.raises(InvalidArgumentError, match=pattern) as info:
             sess.run(fetch, feed)
         assert info.value.node_name.startswith(node), info.value.node_name
+    # TF's node names: the gather is the lookup's scope ("embedding_lookup"), also inside
+    # a weighted embedding_lookup_sparse
+    sp_ids = ds.SparseTensor([[0, 0], [0, 1]], ids, [1, 2])
+    for fetch, node in [(ds.nn.embedding_lookup(table, ids), "embedding_lookup"),
+                        (ds.nn.embedding_lookup_sparse(table, sp_ids, ds.SparseTensor(
+                            [[0, 0], [0, 1]], [1.0, 2.0], [1, 2]), name="genre"),
+                         "genre/embedding_lookup")]:
+        with pytest.raises(InvalidArgumentError, match=r"= 5 is not in \[0, 3\)") as info:
+            sess.run(fetch, {ids: [0, 5]})
+        assert info.value.node_name == node
 
 
 def test_views_of_variables_are_fetched_as_copies(make_session):

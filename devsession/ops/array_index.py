@@ -340,8 +340,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None,
     shards = list(params) if isinstance(params, (list, tuple)) else [params]
     if not shards:
         raise ValueError("Length of params is currently 0. Need at least one param.")
-    if len(shards) == 1:
-        return gather(shards[0], ids, name=name)
+    if len(shards) == 1:            # TF's node: the gather named as the lookup's scope
+        return gather(shards[0], ids, name=name or "embedding_lookup")
     if partition_strategy not in ("mod", "div"):
         raise ValueError(f"Unrecognized partition strategy: {partition_strategy}.Must be "
                          f"one of either `mod` or `div`.")

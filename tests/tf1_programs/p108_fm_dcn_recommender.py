@@ -152,8 +152,16 @@ def main(tf, out):
             sess.run(lookup, {ids_in: tf.SparseTensorValue(ordered.indices, [1, 12, 0], [2, 2]),
                               w_in: tf.SparseTensorValue(ordered.indices, [1.0] * 3, [2, 2])})
         except tf.errors.OpError as e:
-            out["out_of_range"] = [type(e).__name__, e.op.name.startswith("genre_lookup"),
+            out["out_of_range"] = [type(e).__name__, e.op.name, e.op.type,
                                    "12 is not in [0, 10)" in e.message]
+        tag_lookup = tf.nn.embedding_lookup_sparse(v_tag, ids_in, None, combiner="sqrtn",
+                                                   name="tag_lookup")
+        try:                            # a -1 padding id left in: TF 2.21 reads the table
+            sess.run(tag_lookup, {ids_in: tf.SparseTensorValue(    # without a gather
+                ordered.indices, [1, -1, 0], [2, 2])})
+        except tf.errors.OpError as e:
+            out["negative_id"] = [type(e).__name__, e.op.name.startswith("tag_lookup"),
+                                  "-1" in e.message and "[0, 12)" in e.message]
         out["weights_mismatch_static"] = error(
             lambda: tf.nn.embedding_lookup_sparse(
                 v_genre, tf.SparseTensor([[0, 0], [1, 0]], tf.constant([1, 2], tf.int64),
@@ -175,6 +183,32 @@ def main(tf, out):
                 "default_id": tf.nn.safe_embedding_lookup_sparse(
                     v_genre, ids_in, w_in, combiner="sum", default_id=5)}
         out["safe"] = sess.run(safe, {ids_in: padded, w_in: pad_w})
+        # [batch, slot, id] ids: one embedding per (row, slot)
+        ids3 = tf.sparse_placeholder(tf.int64, name="ids3")
+        w3 = tf.sparse_placeholder(tf.float32, name="w3")
+        slotted = tf.SparseTensorValue([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 1, 0], [1, 1, 2]],
+                                       [3, 7, -1, 2, 9], [2, 2, 3])
+        out["safe_rank3"] = sess.run(
+            [tf.nn.safe_embedding_lookup_sparse(v_genre, ids3, w3, combiner="mean"),
+             tf.nn.safe_embedding_lookup_sparse(v_genre, ids3, None, combiner="sqrtn",
+                                                default_id=0)],
+            {ids3: slotted, w3: tf.SparseTensorValue(slotted.indices,
+                                                     [1.0, 2.0, 3.0, 0.5, 1.5], [2, 2, 3])})
+        # the table in two shards (as a partitioner cuts it), looked up by "div" and "mod"
+        shards = tf.split(v_genre, 2)
+        sharded = [tf.nn.embedding_lookup_sparse(shards, ids_in, w_in, combiner="sqrtn",
+                                                 partition_strategy="div"),
+                   tf.nn.embedding_lookup_sparse([v_genre[0::2], v_genre[1::2]], ids_in, None,
+                                                 combiner="mean", partition_strategy="mod")]
+        sharded_feed = {ids_in: tf.SparseTensorValue([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1]],
+                                                     [1, 8, 5, 0, 9], [3, 3]),
+                        w_in: tf.SparseTensorValue([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1]],
+                                                   [1.0, 2.0, 0.5, 1.0, 3.0], [3, 3])}
+        out["sharded"] = sess.run(sharded, sharded_feed)
+        out["sharded_grads"] = sess.run([tf.convert_to_tensor(g) for g in tf.gradients(
+            tf.reduce_sum(tf.square(sharded[0])), shards)], sharded_feed)
+        # how the loss moves with each (row, genre) weight
+        out["feature_weight_grad"] = sess.run(tf.gradients(loss, genre_w.values)[0], feeds[0])
 
         scores = tf.placeholder(tf.float32, [None])
         bad_auc, bad_update = tf.metrics.auc(label, scores, name="bad_auc")
