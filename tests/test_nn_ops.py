@@ -221,6 +221,27 @@ def test_cpu_bias_add_grad_is_the_reduce_modules_column_sum(monkeypatch, value_s
     assert calls == ([(value.size // channels, channels)] if channels else [])
 
 
+def test_bias_add_takes_tfs_n_c_spellings_of_data_format(make_session):
+    """TF's builder: "NC..." (NCDHW, NCW) is NCHW and "N...C" (NDHWC) NHWC, as Keras's
+    Conv3D(channels_first) passes it; another form is ValueError, and NCHW needs rank >= 3
+    (TF's BiasAdd shape function)."""
+    rng = np.random.RandomState(0)
+    value, bias = rng.normal(size=(2, 3, 2, 2, 4)).astype(F32), np.arange(3, dtype=F32)
+    first = ds.nn.bias_add(value, bias, data_format="NCDHW")
+    last = ds.nn.bias_add(value.transpose(0, 2, 3, 4, 1), bias, data_format="NDHWC")
+    ncw = ds.nn.bias_add(value[:, :, 0, 0], bias, data_format="NCW")
+    assert [t.op.get_attr("data_format") for t in (first, last, ncw)] == [b"NCHW", b"NHWC",
+                                                                          b"NCHW"]
+    got = make_session().run([first, last, ncw])
+    np.testing.assert_array_equal(got[0], value + bias[:, None, None, None])
+    np.testing.assert_array_equal(got[1], value.transpose(0, 2, 3, 4, 1) + bias)
+    np.testing.assert_array_equal(got[2], value[:, :, 0, 0] + bias[:, None])
+    with pytest.raises(ValueError, match=r"must be of the form `N\.\.\.C` or `NC\.\.\.`"):
+        ds.nn.bias_add(value, bias, data_format="CDHWN")
+    with pytest.raises(ValueError, match="rank >= 3"):
+        ds.nn.bias_add(np.ones((2, 3), F32), bias, data_format="NCHW")
+
+
 @pytest.mark.parametrize("device", ["REF"] + DEVICES)
 def test_bias_add_checks_the_bias(device):
     node = make_node("BiasAdd", [F32, F32], F32, {"data_format": "NHWC"}, name="ba")

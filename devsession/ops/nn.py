@@ -127,7 +127,8 @@ def _bias_add(inputs, attrs, node):
     dtype = same_dtype(inputs, node)
     if not dtype.is_numeric:
         raise TypeError(f"Op '{node}' needs numeric inputs, not {dtype.name}.")
-    _rank_at_least(value, 2, node)
+    # TF's BiasAddShape: NCHW needs a channel axis before the last one
+    _rank_at_least(value, 3 if attrs.get("data_format") == "NCHW" else 2, node)
     if bias.shape.ndims not in (None, 1):
         raise InferError(f"Op '{node}': bias '{bias.name}' must be 1-D, got shape {bias.shape}.")
     rank = value.shape.ndims
@@ -416,7 +417,18 @@ def l2_loss(t, name=None) -> Tensor:
 
 
 def bias_add(value, bias, data_format=None, name=None) -> Tensor:
-    """``value + bias`` with ``bias`` along the channel axis (last, or 1 for NCHW)."""
+    """``value + bias`` with ``bias`` along the channel axis (last, or 1 for NCHW).
+    ``data_format`` as TF's builder reads it: any ``NC...`` ("NCDHW", "NCW") is NCHW and
+    any ``N...C`` ("NDHWC") NHWC, the attr's two values; another form is ValueError."""
+    if data_format is not None:
+        data_format = format_name(data_format)
+        if data_format.startswith("NC"):
+            data_format = "NCHW"
+        elif data_format.startswith("N") and data_format.endswith("C"):
+            data_format = "NHWC"
+        else:
+            raise ValueError(f"`data_format` must be of the form `N...C` or `NC...`. "
+                             f"Received: data_format={data_format}")
     x = convert_to_tensor(value)
     b = convert_to_tensor(bias, dtype_hint=x.dtype)
     return make_op("BiasAdd", [x, b], {"data_format": format_name(data_format)}, name)
