@@ -186,11 +186,12 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     ``tf.metrics.auc``: by the trapezoidal rule, each interval's lower or upper value
     ("minoring", "majoring"), or for a PR curve "careful_interpolation" (precision
     interpolated between thresholds, TF's closed form; the trapezoidal rule for ROC)."""
-    if curve not in ("ROC", "PR"):
-        raise ValueError(f"auc: curve must be 'ROC' or 'PR', got {curve!r}.")
+    if curve not in ("ROC", "PR"):          # TF's messages, what TF1 code matches
+        raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
     if summation_method not in _SUMMATIONS:
-        raise ValueError(f"Invalid summation_method: {summation_method} (one of "
-                         f"{', '.join(_SUMMATIONS)}).")
+        raise ValueError(f"Invalid summation_method: {summation_method} summation_method "
+                         f"should be 'trapezoidal', 'careful_interpolation', 'minoring', or "
+                         f"'majoring'.")
     if thresholds is None:
         if num_thresholds < 2:
             raise ValueError(f"auc: num_thresholds must be at least 2, got {num_thresholds}.")

@@ -97,9 +97,12 @@ def test_confusion_counts_precision_recall_and_auc_against_numpy():
 
 
 def test_auc_refuses_what_it_does_not_compute():
-    with pytest.raises(ValueError, match="curve"):
+    with pytest.raises(ValueError, match=r"^Curve must be either ROC or PR\. Curve DET is "
+                                         r"unknown\.$"):
         ds.metrics.auc([True], [0.5], curve="DET")
-    with pytest.raises(ValueError, match="Invalid summation_method: simpson"):
+    with pytest.raises(ValueError, match=r"^Invalid summation_method: simpson summation_method "
+                       r"should be 'trapezoidal', 'careful_interpolation', 'minoring', or "
+                       r"'majoring'\.$"):
         ds.metrics.auc([True], [0.5], summation_method="simpson")
 
 
