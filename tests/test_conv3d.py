@@ -506,6 +506,30 @@ def test_padding_is_upper_case_as_tensorflows_attr(build):
             build(padding)
 
 
+def test_strides_are_a_list_for_conv3d_and_a_sequence_for_conv3d_transpose():
+    """conv3d (and its filter backprop) pass strides and dilations to the op as they are:
+    an int or an array is TypeError, as TF's op-def check.  conv3d_transpose takes an int
+    or 1, 3 or 5 of them, as TF's builder (spatial ones, NDHWC or NCDHW)."""
+    for bad in (1, np.ones(5, np.int64)):
+        with pytest.raises(TypeError, match="Expected list for 'strides'"):
+            ds.nn.conv3d(X5, F5, bad, "SAME")
+        with pytest.raises(TypeError, match="Expected list for 'strides'"):
+            ds.nn.conv3d_backprop_filter_v2(X5, [2, 2, 2, 2, 3], np.ones((1, 4, 4, 4, 3), F32),
+                                            bad, "SAME")
+    with pytest.raises(TypeError, match="Expected list for 'dilations'"):
+        ds.nn.conv3d(X5, F5, [1] * 5, "SAME", dilations=1)
+    x = np.arange(16, dtype=F32).reshape(1, 2, 2, 2, 2)
+    f = np.random.RandomState(0).normal(size=(2, 2, 2, 3, 2)).astype(F32)
+    ys = [ds.nn.conv3d_transpose(x, f, [1, 4, 4, 4, 3], s)
+          for s in (2, [2], [2, 2, 2], [1, 2, 2, 2, 1])]
+    assert [y.op.get_attr("strides") for y in ys] == [[1, 2, 2, 2, 1]] * 4
+    first = ds.nn.conv3d_transpose(x.transpose(0, 4, 1, 2, 3), f, [1, 3, 4, 4, 4], [1, 2, 1],
+                                   data_format="NCDHW")
+    assert first.op.get_attr("strides") == [1, 1, 1, 2, 1]
+    with pytest.raises(ValueError, match="strides should be of length 1, 3 or 5"):
+        ds.nn.conv3d_transpose(x, f, [1, 4, 4, 4, 3], [2, 2])
+
+
 def test_max_pool3d_takes_float16_and_float32_only_as_tensorflows():
     with pytest.raises(TypeError, match="float64"):
         ds.nn.max_pool3d(np.ones((1, 2, 2, 2, 1)), 2, 2, "SAME")

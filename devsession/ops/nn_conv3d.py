@@ -261,8 +261,12 @@ def _padding(padding, op_type: str) -> str:
 
 
 def _list5(value, key: str, op_type: str) -> tuple:
-    """A conv attr: TF's builders take exactly 5 ints."""
-    values = [value] if isinstance(value, (int, np.integer)) else list(value)
+    """A conv attr: TF's builders take a list of exactly 5 ints (an int or an array is
+    TypeError, as TF's op-def check)."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"Expected list for '{key}' argument to '{op_type}' Op, not "
+                        f"{value!r}.")
+    values = list(value)
     if len(values) != 5:
         raise ValueError(f"Attr '{key}' of '{op_type}' Op passed list of length "
                          f"{len(values)}, not 5: {value!r}.")
@@ -335,7 +339,8 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     """TF1's ``tf.nn.conv3d_transpose``: the gradient of a 3-D convolution with respect to
     its input, run forward (one Conv3DBackpropInputV2 of ``output_shape``, named after
     the ``conv3d_transpose`` scope); ``filter`` is ``[KD, KH, KW, output channels, input
-    channels]``.  ValueError when the channels of ``value``, ``filter`` and
+    channels]``; ``strides`` and ``dilations`` an int or a list of 1, 3 or 5, as TF's
+    builder takes them.  ValueError when the channels of ``value``, ``filter`` and
     ``output_shape`` disagree, as TF1's."""
     value = input if value is None else value
     filter = filters if filter is None else filter  # noqa: A001
@@ -343,6 +348,11 @@ def conv3d_transpose(value=None, filter=None, output_shape=None, strides=None,  
         x = convert_to_tensor(value, name="value")
         f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter")
         sizes = int_operand(output_shape, x.graph, name="output_shape")
+        if strides is not None:      # TF's conv3d_transpose: an int or 1, 3 or 5 of them
+            strides = list(_window5(strides, "strides", format_name(data_format, "NDHWC")))
+        if dilations is not None:
+            dilations = list(_window5(dilations, "dilations", format_name(data_format,
+                                                                          "NDHWC")))
         attrs = _conv_attrs(strides, padding, data_format, dilations, "conv3d_transpose")
         data_format = attrs["data_format"]
         if x.shape.ndims == 5 and f.shape.ndims == 5:
