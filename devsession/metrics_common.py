@@ -46,10 +46,13 @@ def div_no_nan(total, count, name: str | None = None):
 
 
 def check_shapes(labels, predictions, metric: str) -> None:
-    """ValueError when the static shapes of ``labels`` and ``predictions`` differ."""
+    """ValueError when the static shapes of ``labels`` and ``predictions`` differ: TF's
+    sentence first (``assert_is_compatible_with``'s, what TF1 code matches), then which
+    tensors they were."""
     if labels.shape.ndims is not None and predictions.shape.ndims is not None and \
             not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError(f"{metric}: predictions '{predictions.name}' {predictions.shape} and "
+        raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible: "
+                         f"{metric}: predictions '{predictions.name}' {predictions.shape} and "
                          f"labels '{labels.name}' {labels.shape} must have the same shape.")
 
 

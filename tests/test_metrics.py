@@ -61,8 +61,11 @@ def test_metric_variables_names_and_collections():
     with ds.Session() as sess:
         sess.run(ds.local_variables_initializer())
         assert sess.run(update) == 0.5
-    with pytest.raises(ValueError, match="accuracy: predictions .* must have the same shape"):
+    with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible: "
+                                         r"accuracy: predictions .* must have the same shape"):
         ds.metrics.accuracy(labels, ds.constant([1, 2, 3]))
+    with pytest.raises(ValueError, match=r"^Shapes \(\?, 2\) and \(2,\) are incompatible"):
+        ds.metrics.auc(labels, ds.placeholder(ds.float32, [None, 2]))
 
 
 def test_confusion_counts_precision_recall_and_auc_against_numpy():
