@@ -66,18 +66,23 @@ def main(tf, out):
     with tf.control_dependencies(update_ops):
         train_op = tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True).minimize(loss)
     grads = tf.gradients(loss, [w1, w_up, pool1, x])
+    # a gradient penalty (as video GANs add): second derivatives through max_pool3d, conv3d
+    input_grad = tf.gradients(tf.reduce_sum(tf.square(pool1)), x)[0]
+    penalty_grad = tf.gradients(tf.reduce_sum(tf.square(input_grad)), w1)[0]
 
     out["shapes"] = [t.shape.as_list() for t in (conv1, pool1, spatial, temporal, pool2, conv3,
                                                   features, up1, merged, decoded)]
     out["update_ops"] = len(update_ops)
     out["trainable"] = [v.name for v in tf.trainable_variables()]
     out["_tol"] = {"first_grads": {"rtol": 1e-3, "atol": 1e-5},
+                   "penalty_grad": {"rtol": 1e-3, "atol": 1e-4},
                    "history": {"rtol": 1e-4, "atol": 1e-5}}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         feed = {x: clips[0], y: labels[0]}
         out["first_grads"] = sess.run(grads, feed)
         out["first_features"] = sess.run(features, feed)
+        out["penalty_grad"] = sess.run(penalty_grad[:, 1, 1], feed)
         history = []
         for step in range(steps):
             _, xl, rl = sess.run([train_op, xent, recon], {x: clips[step], y: labels[step]})
@@ -99,6 +104,10 @@ def main(tf, out):
                                    "pool": pooled,
                                    "pool_grad": g_pool[0, :2, :3, :3, 0]}, {x: clips[1]})
         out["generic_shapes"] = [t.shape.as_list() for t in (generic, strided, pooled)]
+        channels_first = tf.nn.bias_add(tf.transpose(direct, [0, 4, 1, 2, 3]),
+                                        [1.0, 2.0, 3.0, 4.0], data_format="NCDHW")
+        out["bias_ncdhw"] = [channels_first.op.get_attr("data_format"),
+                             sess.run(channels_first[0, :, 0, 0, 0], {x: clips[1]})]
 
         scale = tf.constant(rng.uniform(0.5, 1.5, channels).astype(np.float32))
         offset = tf.constant(rng.normal(0, 0.1, channels).astype(np.float32))
@@ -133,6 +142,8 @@ def main(tf, out):
         "pool_too_large_same": error(lambda: tf.nn.avg_pool3d(x, [1, 5, 2, 2, 1],
                                                               [1, 1, 1, 1, 1], "SAME"), data),
         "fused_5d_nhwc": error(lambda: tf.nn.fused_batch_norm(x, scale, offset)[0], data),
+        "lowercase_padding": error(lambda: tf.nn.conv3d(x, w1, [1, 1, 1, 1, 1], "same"), data),
+        "int_strides": error(lambda: tf.nn.conv3d(x, w1, 1, "SAME"), data),
         "dilated_pool_same": error(lambda: tf.nn.pool(x, [2, 2, 2], "AVG", "SAME",
                                                       dilation_rate=[1, 2, 2]), data),
     }
