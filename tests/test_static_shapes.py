@@ -265,3 +265,38 @@ def test_merge_conflicts_are_tfs_shape_function_messages(build, want):
     with pytest.raises(ValueError) as info:
         build()
     assert str(info.value).startswith(want) and "Op '" in str(info.value)
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: ds.reshape(ds.zeros([2, 3]), [-1, 4], name="rs"),
+     "Dimension size must be evenly divisible by 4 but is 6 for 'rs' with input shapes: [2,3]. "),
+    (lambda: ds.reshape(ds.zeros([2, 3]), [0, -1], name="rs"),
+     "Cannot reshape a tensor with 6 elements to shape [0,?] (0 elements) for 'rs' "),
+    (lambda: ds.reshape(ds.zeros([2, 6]), [5, 2], name="rs"),
+     "Cannot reshape a tensor with 12 elements to shape [5,2] (10 elements) for 'rs' "),
+    (lambda: ds.nn.bias_add(_ph([None, 4], "x"), ds.zeros([3]), name="ba"),
+     "Dimensions must be equal, but are 4 and 3 for 'ba' with input shapes: [?,4], [3]. "),
+    (lambda: ds.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=ds.placeholder(ds.int32, [None]), logits=_ph([None], "x")),     # TF 1.15's
+     "Rank mismatch: Rank of labels (received 1) should equal rank of logits minus 1 "
+     "(received 1). "),
+    (lambda: ds.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=ds.zeros([3], ds.int32), logits=_ph([4, 5], "x")),
+     "Shape mismatch: The shape of labels (received (3,)) should equal the shape of logits "
+     "except for the last dimension (received (4, 5)). "),
+    (lambda: ds.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=ds.zeros([], ds.int32), logits=_ph([], "x")),
+     "Logits cannot be scalars - received shape (). "),
+])
+def test_reshape_bias_add_and_sparse_cross_entropy_errors_start_with_tf1s_words(build, want):
+    with pytest.raises(ValueError) as info:
+        build()
+    assert str(info.value).startswith(want) and ":0'" in str(info.value)
+
+
+def test_bias_add_takes_an_unknown_channel_size_from_the_bias():
+    """TF's BiasAddShape merges the channel dimension with the bias's length."""
+    nhwc = ds.nn.bias_add(ds.placeholder(ds.float32, [None, None]), ds.zeros([3]))
+    nchw = ds.nn.bias_add(ds.placeholder(ds.float32, [None, None, None]), ds.zeros([3]),
+                          data_format="NCHW")
+    assert nhwc.shape.as_list() == [None, 3] and nchw.shape.as_list() == [None, 3, None]

@@ -60,13 +60,26 @@ def reshaped_dims(x_shape: TensorShape, target, node: str, x_name: str) -> Tenso
         if size is None:
             return TensorShape(None if d == -1 else d for d in target)
         if known == 0 or size % known:
-            raise InferError(f"Op '{node}': cannot reshape '{x_name}' with shape {x_shape} "
-                             f"({size} elements) into {target}.")
+            raise InferError(f"{_reshape_words(size, known, target)} for '{node}' with input "
+                             f"shapes: {bracketed(x_shape)}. Op '{node}': cannot reshape "
+                             f"'{x_name}' with shape {x_shape} ({size} elements) into {target}.")
         return TensorShape(size // known if d == -1 else d for d in target)
     if size is not None and size != known:
-        raise InferError(f"Op '{node}': cannot reshape '{x_name}' with shape {x_shape} "
-                         f"({size} elements) into {target} ({known} elements).")
+        raise InferError(f"{_reshape_words(size, known, target)} for '{node}' with input "
+                         f"shapes: {bracketed(x_shape)}. Op '{node}': cannot reshape "
+                         f"'{x_name}' with shape {x_shape} ({size} elements) into {target} "
+                         f"({known} elements).")
     return TensorShape(target)
+
+
+def _reshape_words(size: int, known: int, target: list) -> str:
+    """TF's Reshape shape-function error, which TF1 code matches: a -1 the other sizes do
+    not divide, or element counts that differ."""
+    if -1 in target and known:
+        return f"Dimension size must be evenly divisible by {known} but is {size}"
+    spelled = "[%s]" % ",".join("?" if d == -1 else str(d) for d in target)
+    return (f"Cannot reshape a tensor with {size} elements to shape {spelled} "
+            f"({known} elements)")
 
 
 def _reshape(inputs, attrs, node):

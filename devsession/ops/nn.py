@@ -33,7 +33,8 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
 from ..tensor_shape import TensorShape
-from .common import broadcast, make_op, normalised_axis, one_spelling, operands, same_dtype
+from .common import (broadcast, input_shapes, make_op, normalised_axis, one_spelling, operands,
+                     same_dtype)
 from .elementwise import abs as abs_
 from .elementwise import (_unary_float, add, cast, equal, floormod, greater_equal, maximum,
                           multiply, relu, rsqrt, sigmoid, squared_difference, subtract, where)
@@ -136,8 +137,14 @@ def _bias_add(inputs, attrs, node):
     if rank is not None and bias.shape.ndims is not None:
         channels, size = value.shape.dims[axis], bias.shape.dims[0]
         if channels is not None and size is not None and channels != size:
-            raise InferError(f"Op '{node}': bias '{bias.name}' has {size} elements but "
+            raise InferError(f"Dimensions must be equal, but are {channels} and {size} for "
+                             f"'{node}' with input shapes: {input_shapes(inputs)}. "
+                             f"Op '{node}': bias '{bias.name}' has {size} elements but "
                              f"'{value.name}' has {channels} channels (shape {value.shape}).")
+        if channels is None and size is not None:       # TF's BiasAddShape merges them
+            dims = list(value.shape.dims)
+            dims[axis] = size
+            return dtype, TensorShape(dims)
     return dtype, value.shape
 
 
@@ -344,11 +351,21 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
         loss = reshape(loss, dims[:-1], name=name)
         loss.set_shape(y.shape)
         return loss
+    which = f"labels '{y.name}' {y.shape}, logits '{x.name}' {x.shape}"
+    if x.shape.ndims == 0:                    # TF1's checks and words first
+        raise ValueError(f"Logits cannot be scalars - received shape {x.shape}. "
+                         f"({fn_name}: {which})")
+    if y.shape.ndims is not None and y.shape.ndims != x.shape.ndims - 1:
+        raise ValueError(f"Rank mismatch: Rank of labels (received {y.shape.ndims}) should "
+                         f"equal rank of logits minus 1 (received {x.shape.ndims}). "
+                         f"({fn_name}: {which})")
     lead, classes = _rows(x, fn_name)
     if y.shape.ndims is not None and not TensorShape(lead).is_compatible_with(y.shape):
-        raise ValueError(f"{fn_name}: labels '{y.name}' have shape {y.shape}, but logits "
-                         f"'{x.name}' have shape {x.shape}: labels need the logits' shape "
-                         f"without its last (classes) dimension.")
+        raise ValueError(f"Shape mismatch: The shape of labels (received {y.shape}) should "
+                         f"equal the shape of logits except for the last dimension (received "
+                         f"{x.shape}). {fn_name}: labels '{y.name}' have shape {y.shape}, "
+                         f"but logits '{x.name}' have shape {x.shape}: labels need the logits' "
+                         f"shape without its last (classes) dimension.")
     if len(lead) == 1:
         return make_op("SparseSoftmaxCrossEntropyWithLogits", [x, y], name=name)
     loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
