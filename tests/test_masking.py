@@ -112,3 +112,31 @@ def test_reverse_sequence_reverses_each_sequence_up_to_its_length(make_session, 
     np.testing.assert_array_equal(got_dx, want_dx)
     with pytest.raises(ValueError, match="must be two axes"):
         ds.reverse_sequence(x, lengths, seq_axis=1, batch_axis=1)
+
+
+def test_reverse_sequence_checks_its_lengths_as_tf(make_session):
+    # TF's kernel: each length in [0, time], one per batch entry (InvalidArgumentError
+    # at run, where devsession's gather read past the row or broadcast a short vector);
+    # its shape function: a vector, of the batch's size where both are known
+    x = ds.placeholder(ds.int32, (None, None))
+    n = ds.placeholder(ds.int32, (None,))
+    rows = [[1, 2, 3], [4, 5, 6]]
+    reversed_ = ds.reverse_sequence(x, n, seq_axis=1, batch_axis=0)
+    sess = make_session()
+    assert sess.run(reversed_, {x: rows, n: [3, 0]}).tolist() == [[3, 2, 1], [4, 5, 6]]
+    for lengths, words in (([1, 4], r"seq_lens > input.dims\(1\)\] \[1 4\] \[3\]"),
+                           ([1, -1], r"seq_lens < 0\] \[1 -1\]"),
+                           ([1], r"Length of seq_lengths != input.dims\(0\)\] \[1\] \[2\]")):
+        with pytest.raises(ds.errors.InvalidArgumentError, match=words):
+            sess.run(reversed_, {x: rows, n: lengths})
+    with pytest.raises(ValueError, match=r"Shape must be rank 1 but is rank 2 .* input "
+                                         r"shapes: \[\?,\?\], \[1,2\]"):
+        ds.reverse_sequence(x, [[1, 2]], seq_axis=1, batch_axis=0)
+    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 2 and 3"):
+        ds.reverse_sequence(ds.constant(rows), [1, 2, 3], seq_axis=1, batch_axis=0)
+    with pytest.raises(ds.errors.InvalidArgumentError, match=r"seq_lens > input.dims\(1\)"):
+        sess.run(ds.reverse_sequence(ds.constant(rows), [3, 4], seq_axis=1, batch_axis=0))
+    graph = ds.Graph()
+    with graph.as_default():      # constant lengths that pass: no run-time checks
+        ds.reverse_sequence(ds.constant(rows), [3, 1], seq_axis=1, batch_axis=0)
+    assert not [op for op in graph.get_operations() if op.type == "Assert"]

@@ -17,7 +17,10 @@ gradients come with them): ``boolean_mask``, ``sequence_mask``, ``count_nonzero`
   stride -1 on each).
 * ``reverse_sequence(input, seq_lengths, seq_axis, batch_axis)``: each sequence's first
   ``seq_lengths[b]`` steps reversed, the rest left in place (one gather of the
-  reordered steps, so its gradient scatters back).
+  reordered steps, so its gradient scatters back).  ``seq_lengths`` is checked as TF's
+  op checks it: a vector of the batch's size (ValueError when built where the graph
+  knows both), each length in ``[0, time]`` (Asserts at run with the words of TF's
+  kernel, InvalidArgumentError; none for constant lengths that pass).
 * ``linspace(start, stop, num)``: ``num`` evenly spaced values from ``start`` to
   ``stop`` included, in ``start``'s float dtype.
 """
@@ -27,13 +30,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
-from .array import concat, expand_dims, reshape, squeeze, static_ints, transpose
-from .array_fill import shape
+from ..graph import (Tensor, building_graph, constant_value, control_dependencies,
+                     convert_to_tensor, name_scope)
+from ..tensor_shape import bracketed
+from .array import concat, expand_dims, identity, reshape, squeeze, static_ints, transpose
+from .array_fill import shape, size
 from .array_index import gather, strided_slice
 from .common import one_spelling
-from .elementwise import cast, less, maximum, not_equal, where
-from .reduce import reduce_max, reduce_prod, reduce_sum
+from .elementwise import (cast, equal, greater_equal, less, less_equal, maximum, not_equal,
+                          where)
+from .reduce import reduce_all, reduce_max, reduce_prod, reduce_sum
 from .sequence import range as range_op
 
 __all__ = ["boolean_mask", "sequence_mask", "count_nonzero", "reverse", "reverse_sequence",
@@ -144,7 +150,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         else batch_axis
     if seq_axis is None:
         raise ValueError("reverse_sequence needs seq_axis.")
-    with name_scope(name or "ReverseSequence"):
+    with name_scope(name or "ReverseSequence") as scope:
         x = convert_to_tensor(input, name="input")
         rank = x.shape.ndims
         limit = rank if rank is not None else max(seq_axis, batch_axis) + 1
@@ -162,7 +168,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
             inverse = [order.index(a) for a in range(rank)]
         moved = transpose(x, order)                       # [batch, time, ...]
         dims = shape(moved)
-        lengths = cast(convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32), dtypes.int32)
+        lengths = convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32, name="seq_lengths")
+        checks = _sequence_checks(scope.rstrip("/"), x, moved, lengths, batch_axis, seq_axis)
+        with control_dependencies(checks):
+            lengths = identity(cast(lengths, dtypes.int32))   # the steps wait for the checks
         steps = expand_dims(range_op(0, dims[1], 1), 0)   # [1, time]
         length = expand_dims(lengths, 1)                  # [batch, 1]
         source = where(less(steps, length), length - 1 - steps, steps)
@@ -171,6 +180,44 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         picked = reshape(gather(flat, reshape(rows + source, [-1])), dims)
         picked.set_shape(moved.shape)
         return transpose(picked, inverse)
+
+
+def _sequence_checks(node: str, x: Tensor, moved: Tensor, lengths: Tensor, batch_axis: int,
+                     seq_axis: int) -> list:
+    """TF's checks of ``seq_lengths`` against ``x`` (``moved``: [batch, time, ...]): a vector
+    (ValueError), as long as the batch (ValueError where the graph knows both, else at
+    run), each length in ``[0, time]`` (at run, InvalidArgumentError with the words of
+    TF's kernel).  The run's Asserts are left out where constant lengths pass."""
+    dims = moved.shape.dims
+    batch, time = (None, None) if dims is None else (dims[0], dims[1])
+    context = f"for '{node}' (op: 'ReverseSequence') with input shapes: " \
+              f"{bracketed(x.shape)}, {bracketed(lengths.shape)}"
+    if lengths.shape.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {lengths.shape.ndims} {context}.")
+    count = None if lengths.shape.ndims is None else lengths.shape.dims[0]
+    if batch is not None and count is not None and batch != count:
+        raise ValueError(f"Dimensions must be equal, but are {batch} and {count} {context}.")
+    known = constant_value(lengths)
+    if known is not None and batch is not None and time is not None and \
+            len(known) == batch and ((known >= 0) & (known <= time)).all():
+        return []
+    dims, n = shape(moved), size(lengths, out_type=dtypes.int32)
+    check = _assert(equal(n, dims[0]), [f"Length of seq_lengths != input.dims({batch_axis})",
+                                        n, dims[0]], "seq_lengths_count")
+    with control_dependencies([check]):
+        check = _assert(reduce_all(greater_equal(lengths, 0)), ["seq_lens < 0", lengths],
+                        "seq_lengths_nonnegative")
+    with control_dependencies([check]):
+        return [_assert(reduce_all(less_equal(lengths, cast(dims[1], lengths.dtype))),
+                        [f"seq_lens > input.dims({seq_axis})", lengths, dims[1]],
+                        "seq_lengths_in_range")]
+
+
+def _assert(condition: Tensor, data: list, name: str):
+    """``ds.Assert`` (control_flow.py, which imports what imports this module)."""
+    values = [convert_to_tensor(d) for d in data]
+    return building_graph(condition.graph).create_op(
+        "Assert", [condition, *values], {"summarize": 3, "message": ""}, name=name)
 
 
 def _batch_and_time_first(x: Tensor, batch_axis: int, seq_axis: int) -> Tensor:
