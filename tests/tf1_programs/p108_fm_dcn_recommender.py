@@ -6,10 +6,13 @@ tf.where(tf.not_equal(ids, -1)) + tf.gather_nd), embedding_lookup_sparse under t
 second-order term, a two-layer cross network (tf.tensordot, tf.matmul, tf.expand_dims), a
 deep tower, FTRL (l1, l2, l2 shrinkage, learning_rate_power=-0.5) on the embeddings and
 Adagrad on the towers grouped in one train op, tf.metrics.auc with careful interpolation
-over two batches, the embedding gradients (IndexedSlices in TF: their dense values) and the
-rows the training touched; and what a user hits: an out-of-range id, sp_weights that do
-not match sp_ids, safe_embedding_lookup_sparse over empty rows and -1 ids (with and without
-default_id), tf.sparse.reorder before a lookup, and predictions outside [0, 1] for auc."""
+over two batches, the embedding gradients (IndexedSlices in TF: their dense values), the
+rows the training touched and FTRL's accumulators; [batch, slot, id] ids, a table in two
+shards ("div" and "mod"), the gradient with respect to the feature weights; and what a user
+hits: an out-of-range id (the node TF names), a -1 id left in a plain lookup, sp_weights
+that do not match sp_ids (at build and at run), safe_embedding_lookup_sparse over empty rows
+and -1 ids (with and without default_id), tf.sparse.reorder before a lookup, predictions
+outside [0, 1] for auc and auc's argument errors."""
 
 import numpy as np
 
@@ -133,6 +136,7 @@ def main(tf, out):
         out["genre_rows"] = after[0][[1, 3, 7]]
         out["user_table"], out["tower_out_w"] = after[2], sess.run(out_w)[:, 0]
         out["ftrl_slots"] = sorted(ftrl.get_slot_names())
+        out["ftrl_user_accum"] = sess.run(ftrl.get_slot(v_user, "accum"))[:, 0]
         out["auc"] = [first_auc, sess.run(auc_update, feeds[1]), sess.run(auc)]
 
         # unordered ids reordered before the lookup; weights of the wrong length
@@ -215,5 +219,12 @@ def main(tf, out):
         sess.run(tf.local_variables_initializer())
         out["auc_out_of_range"] = error(lambda: sess.run(bad_update, {
             label: [1.0, 0.0, 1.0], scores: [0.3, 1.4, -0.2]}), "predictions must be in [0, 1]")
+        out["auc_argument_errors"] = [
+            error(lambda: tf.metrics.auc(label, scores, summation_method="simpson"),
+                  "Invalid summation_method: simpson summation_method should be"),
+            error(lambda: tf.metrics.auc(label, scores, curve="DET"),
+                  "Curve must be either ROC or PR. Curve DET is unknown."),
+            error(lambda: tf.metrics.auc(tf.constant([1.0, 0.0]), tf.constant([0.2, 0.3, 0.4])),
+                  "Shapes (3,) and (2,) are incompatible")]
     out["_tol"] = {key: {"rtol": 2e-4, "atol": 2e-5} for key in (
         "losses", "genre_rows", "user_table", "tower_out_w", "auc")}
