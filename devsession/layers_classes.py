@@ -18,6 +18,8 @@ for a weight it was told not to have), the update ops and regularization losses 
 added (``updates``, ``losses``; they are also in ``GraphKeys.UPDATE_OPS`` and
 ``REGULARIZATION_LOSSES``, where TF1 puts them).  ``Dropout`` and
 ``BatchNormalization`` take ``training`` at the call: ``layer(x, training=is_training)``.
+``layer.compute_output_shape(input_shape)`` is the shape a call would give, without
+building (``layers_output_shape.py``).
 
 A TF1 custom layer subclasses ``Layer`` with ``build(input_shape)``, which makes its
 variables with ``self.add_weight(name, shape, ...)`` (in the layer's scope, before the
@@ -32,6 +34,7 @@ import re
 import weakref
 
 from . import layers_functional as functional
+from . import layers_output_shape as output_shape
 from .layers_batch_norm import batch_normalization, check_options
 from .layers_input_spec import assert_input_compatibility
 from .layers_separable import separable_conv1d
@@ -123,6 +126,12 @@ class Layer:
 
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} defines no call().")
+
+    def compute_output_shape(self, input_shape):
+        """TF1's in graph mode: NotImplementedError unless the layer's class says how (the
+        built-in layers do, ``layers_output_shape.py``; a subclass may)."""
+        raise NotImplementedError(f"Please implement the compute_output_shape method on "
+                                  f"your layer ({type(self).__name__}).")
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, **kwargs):
@@ -291,6 +300,9 @@ class Dense(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.dense(self.units, input_shape)
+
 
 class Conv2D(_WithVariables):
     """An NHWC convolution, then the bias and activation (``ds.layers.conv2d``)."""
@@ -306,6 +318,9 @@ class Conv2D(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 2, input_shape, filters=self.filters)
+
 
 class Conv1D(_WithVariables):
     """An NWC convolution, then the bias and activation (``ds.layers.conv1d``)."""
@@ -320,6 +335,9 @@ class Conv1D(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 1, input_shape, filters=self.filters)
+
 
 class Conv2DTranspose(_WithVariables):
     """The transposed NHWC convolution (``ds.layers.conv2d_transpose``)."""
@@ -333,6 +351,10 @@ class Conv2DTranspose(_WithVariables):
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
+
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 2, input_shape, transpose=True,
+                                     filters=self.filters)
 
 
 class Conv3D(_WithVariables):
@@ -349,6 +371,9 @@ class Conv3D(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 3, input_shape, filters=self.filters)
+
 
 class Conv3DTranspose(_WithVariables):
     """The transposed NDHWC convolution (``ds.layers.conv3d_transpose``)."""
@@ -362,6 +387,10 @@ class Conv3DTranspose(_WithVariables):
                  bias_constraint=None, trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
+
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 3, input_shape, transpose=True,
+                                     filters=self.filters)
 
 
 class SeparableConv2D(_WithVariables):
@@ -380,6 +409,9 @@ class SeparableConv2D(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 2, input_shape, filters=self.filters)
+
 
 class SeparableConv1D(_WithVariables):
     """A depthwise then a pointwise 1-D convolution (``ds.layers.separable_conv1d``,
@@ -397,6 +429,9 @@ class SeparableConv1D(_WithVariables):
                  trainable=True, name=None, **kwargs):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
+
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, 1, input_shape, filters=self.filters)
 
 
 class BatchNormalization(_WithVariables):
@@ -420,6 +455,9 @@ class BatchNormalization(_WithVariables):
         super().__init__(trainable=trainable, name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
     def call(self, inputs, training=False):
         return self._function(inputs, training=training, **self._options, **self._scoping())
 
@@ -437,6 +475,9 @@ class _Pooling(Layer):
         super().__init__(name=name, **kwargs)
         self._options = _options(locals(), self)
 
+    def compute_output_shape(self, input_shape):
+        return output_shape.windowed(self._options, self._rank, input_shape)
+
     def call(self, inputs):
         return self._function(inputs, **self._options, name=self._scope.original_name_scope)
 
@@ -444,36 +485,42 @@ class _Pooling(Layer):
 class MaxPooling2D(_Pooling):
     """The maximum over each window of NHWC inputs (``ds.layers.max_pooling2d``)."""
 
+    _rank = 2
     _function = staticmethod(functional.max_pooling2d)
 
 
 class AveragePooling2D(_Pooling):
     """The mean over each window of NHWC inputs (``ds.layers.average_pooling2d``)."""
 
+    _rank = 2
     _function = staticmethod(functional.average_pooling2d)
 
 
 class MaxPooling3D(_Pooling):
     """The maximum over each window of NDHWC inputs (``ds.layers.max_pooling3d``)."""
 
+    _rank = 3
     _function = staticmethod(functional.max_pooling3d)
 
 
 class AveragePooling3D(_Pooling):
     """The mean over each window of NDHWC inputs (``ds.layers.average_pooling3d``)."""
 
+    _rank = 3
     _function = staticmethod(functional.average_pooling3d)
 
 
 class MaxPooling1D(_Pooling):
     """The maximum over each window of NWC inputs (``ds.layers.max_pooling1d``)."""
 
+    _rank = 1
     _function = staticmethod(functional.max_pooling1d)
 
 
 class AveragePooling1D(_Pooling):
     """The mean over each window of NWC inputs (``ds.layers.average_pooling1d``)."""
 
+    _rank = 1
     _function = staticmethod(functional.average_pooling1d)
 
 
@@ -485,6 +532,9 @@ class Flatten(Layer):
     def __init__(self, data_format=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self._options = _options(locals(), self)
+
+    def compute_output_shape(self, input_shape):
+        return output_shape.flatten(input_shape)
 
     def call(self, inputs):
         return functional.flatten(inputs, name=self._scope.original_name_scope,
@@ -498,6 +548,9 @@ class Dropout(Layer):
     def __init__(self, rate=0.5, noise_shape=None, seed=None, name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         self._options = _options(locals(), self)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
 
     def call(self, inputs, training=False):
         options = dict(self._options)

@@ -299,3 +299,50 @@ def test_pooling_and_dense_layers_name_their_ops_as_tf():
     assert names == ["max_pooling2d/MaxPool:0", "average_pooling2d/AvgPool:0",
                      "max_pooling3d/MaxPool3D:0", "p/MaxPool:0", "max_pooling2d_1/MaxPool:0",
                      "dense/BiasAdd:0"]
+
+
+# the shapes TF 2.21's tf.compat.v1.layers (tf_keras) gave for these, in graph mode
+OUTPUT_SHAPES = [
+    (lambda: ds.layers.Conv3D(4, (1, 3, 3), strides=(1, 2, 2), padding="same"),
+     [2, 4, 8, 8, 3], [2, 4, 4, 4, 4]),
+    (lambda: ds.layers.Conv3D(4, 3, dilation_rate=(2, 1, 1)), [2, 4, 8, 8, 3], [2, 0, 6, 6, 4]),
+    (lambda: ds.layers.Conv3D(4, 3, data_format="channels_first"), [2, 4, 8, 8, 3],
+     [2, 4, 6, 6, 1]),
+    (lambda: ds.layers.Conv3DTranspose(4, (2, 3, 3), strides=2), [2, 4, 8, 8, 3],
+     [2, 8, 17, 17, 4]),
+    (lambda: ds.layers.Conv2D(5, 3, strides=2, padding="same"), [None, 8, 8, 3],
+     [None, 4, 4, 5]),
+    (lambda: ds.layers.Conv2DTranspose(5, 3, strides=2, padding="same"), [None, 8, 8, 3],
+     [None, 16, 16, 5]),
+    (lambda: ds.layers.Conv1D(5, 3), [None, 10, 3], [None, 8, 5]),
+    (lambda: ds.layers.SeparableConv2D(5, 3), [None, 8, 8, 3], [None, 6, 6, 5]),
+    (lambda: ds.layers.MaxPooling3D(2, 2), [2, 4, 8, 8, 3], [2, 2, 4, 4, 3]),
+    (lambda: ds.layers.AveragePooling3D((1, 2, 2), (1, 2, 2), padding="same"),
+     [2, 4, 8, 8, 3], [2, 4, 4, 4, 3]),
+    (lambda: ds.layers.MaxPooling1D(2, 2), [None, 10, 3], [None, 5, 3]),
+    (lambda: ds.layers.Dense(7), [2, 4, 8, 8, 3], [2, 4, 8, 8, 7]),
+    (lambda: ds.layers.Flatten(), [2, 4, 8, 8, 3], [2, 768]),
+    (lambda: ds.layers.Flatten(), [None, 4, None], [None, None]),
+]
+
+
+@pytest.mark.parametrize("make,given,want", OUTPUT_SHAPES,
+                         ids=[f"{i}" for i in range(len(OUTPUT_SHAPES))])
+def test_compute_output_shape_is_tfs_without_building(graph, make, given, want):
+    layer = make()
+    for shape in (given, tuple(given), ds.TensorShape(given)):
+        got = layer.compute_output_shape(shape)
+        assert isinstance(got, ds.TensorShape) and got.as_list() == want
+    assert not layer.built and layer.variables == []
+    if 0 not in want:             # what a call builds (TF refuses a window past the input)
+        assert layer(ds.placeholder(ds.float32, given)).shape.as_list() == want
+
+
+def test_compute_output_shape_of_the_shape_keeping_and_custom_layers(graph):
+    for layer in (ds.layers.BatchNormalization(), ds.layers.Dropout(0.5)):
+        given = (None, 4, 3)
+        assert layer.compute_output_shape(given) is given        # as TF's: as given
+    with pytest.raises(ValueError, match="last dimension of the input shape of a Dense"):
+        ds.layers.Dense(3).compute_output_shape([2, None])
+    with pytest.raises(NotImplementedError, match="compute_output_shape"):
+        ds.layers.Layer().compute_output_shape([2, 3])
