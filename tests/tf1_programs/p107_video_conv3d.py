@@ -126,6 +126,12 @@ def main(tf, out):
             return ["run", type(e).__name__, t.shape.as_list()]
         return ["ok", t.shape.as_list(), list(got.shape)]
 
+    # sizing a decoder before building it, as Keras-minded TF1 code did
+    planned = [tf.layers.Conv3D(8, (3, 1, 1), padding="same", dilation_rate=(2, 1, 1)),
+               tf.layers.MaxPooling3D(2, 2), tf.layers.Conv3DTranspose(3, (1, 3, 3), (1, 2, 2),
+                                                                     padding="same")]
+    out["planned_shapes"] = [layer.compute_output_shape(shape).as_list() for layer, shape in
+                             zip(planned, [[None, 4, 4, 4, 8]] * 2 + [(None, 4, 4, 4, 12)])]
     data = {x: clips[0]}
     short = tf.placeholder(tf.float32, [None, None, side, side, channels], name="short")
     deep = tf.constant(np.ones((5, 3, 3, channels, 2), np.float32))
