@@ -79,18 +79,19 @@ import collections
 import contextlib
 
 from . import dtypes
-from .graph import convert_to_tensor, get_default_graph
+from .graph import control_dependencies, convert_to_tensor, get_default_graph
 from .initializers import constant_initializer, zeros_initializer
 from .ops import (concat, constant, expand_dims, gather, less, matmul, sigmoid, stack,
                   tanh, transpose, unstack, where, zeros, zeros_like)
-from .ops.array import split
+from .ops.array import identity, split
 from .ops.array_fill import shape
-from .ops.control_flow import most_specific_compatible, while_loop
+from .ops.control_flow import Assert, most_specific_compatible, while_loop
 from .ops.clipping import clip_by_value
-from .ops.elementwise import cast, floor
+from .ops.elementwise import cast, equal, floor
 from .ops.random import random_uniform, uncounted_seeds
 from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
+from .ops.reduce import reduce_all
 from .tensor_shape import TensorShape
 from .variable_scope import get_variable, variable_scope
 
@@ -551,6 +552,25 @@ def _lengths(sequence_length):
     return lengths
 
 
+def _checked_lengths(sequence_length, batch_size):
+    """``dynamic_rnn``'s lengths, which wait for TF's check that there is one per batch
+    entry (an Assert, InvalidArgumentError at run with TF's words: a vector of another
+    size would broadcast through the steps' selects); none where the graph knows both
+    sizes equal."""
+    lengths = _lengths(sequence_length)
+    if lengths is None:
+        return None
+    count = None if lengths.shape.ndims is None else lengths.shape.dims[0]
+    if isinstance(batch_size, int) and count == batch_size:
+        return lengths
+    expected = stack([batch_size])
+    check = Assert(reduce_all(equal(shape(lengths), expected)),
+                   [f"Expected shape for Tensor {lengths.name} is ", expected,
+                    " but saw shape: ", shape(lengths)])
+    with control_dependencies([check]):
+        return identity(lengths, name="CheckSeqLen")
+
+
 def _masked(t, lengths, state, output, new_state):
     """A step's ``(output, new_state)``, where ``t`` (an int or a scalar tensor) is past
     a sequence's length: a zero output and the old ``state`` (TF1's ``_rnn_step``)."""
@@ -577,6 +597,7 @@ def _over_time(cell, x, sequence_length, initial_state, dtype, time_major):
         raise ValueError(f"dynamic_rnn: inputs '{x.name}' must be [batch, time, depth] (or "
                          f"time first), got shape {x.shape}.")
     time_axis = 0 if time_major else 1
+    sequence_length = _checked_lengths(sequence_length, _batch_size(x, 1 - time_axis))
     steps = x.shape.dims[time_axis]
     if steps is not None:
         outputs, state = _unrolled(cell, unstack(x, num=steps, axis=time_axis),

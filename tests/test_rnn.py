@@ -481,6 +481,29 @@ def test_the_loop_runs_zero_steps_and_one(rng):
         np.testing.assert_array_equal(out[:, 0], h)
 
 
+def test_sequence_lengths_for_another_batch_are_tf1s_run_time_error():
+    # TF1's dynamic_rnn asserts one length per batch entry (a short vector would
+    # broadcast through the steps' selects), unrolled or looped over unknown time
+    n = ds.placeholder(ds.int32, (None,))
+    cell = ds.nn.rnn_cell.GRUCell(2)
+    for i, x in enumerate((ds.zeros((2, 3, 1)), ds.placeholder(ds.float32, (None, None, 1)))):
+        outputs, _ = ds.nn.dynamic_rnn(cell, x, sequence_length=n, dtype=ds.float32,
+                                       scope=f"rnn{i}")
+        feed = {} if i == 0 else {x: np.zeros((2, 3, 1), F32)}
+        with ds.Session() as sess:
+            sess.run(ds.global_variables_initializer())
+            assert sess.run(outputs, {**feed, n: [3, 1]}).shape == (2, 3, 2)
+            with pytest.raises(ds.errors.InvalidArgumentError,
+                               match=r"Expected shape for Tensor .* is \] \[2\] \[ but saw "
+                                     r"shape: \] \[1\]"):
+                sess.run(outputs, {**feed, n: [3]})
+    graph = ds.Graph()
+    with graph.as_default():      # sizes the graph knows equal: no check
+        ds.nn.dynamic_rnn(ds.nn.rnn_cell.GRUCell(2), ds.zeros((2, 3, 1)), sequence_length=[3, 1],
+                          dtype=ds.float32)
+    assert not [op for op in graph.get_operations() if op.type == "Assert"]
+
+
 def test_a_bidirectional_rnn_over_unknown_time_equals_the_unrolled_one(rng):
     lengths = np.array([5, 2, 0], np.int32)
     xv = rng.standard_normal((3, 5, 4)).astype(F32)

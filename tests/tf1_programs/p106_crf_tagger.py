@@ -189,12 +189,13 @@ def main(tf, out):
             errors["reverse_too_long"] = None
         except tf.errors.InvalidArgumentError as e:
             errors["reverse_too_long"] = type(e).__name__
-        try:        # lengths of another batch
-            sess.run(tf.reverse_sequence(ids, seq_len, seq_axis=1, batch_axis=0),
-                     {ids: words, seq_len: lengths[:1]})
-            errors["reverse_lengths_count"] = None
-        except tf.errors.InvalidArgumentError as e:
-            errors["reverse_lengths_count"] = type(e).__name__
+        for key, fetch in (("reverse_lengths_count", tf.reverse_sequence(
+                ids, seq_len, seq_axis=1, batch_axis=0)), ("rnn_lengths_count", out_fw)):
+            try:    # one length for the whole batch
+                sess.run(fetch, {ids: words, seq_len: lengths[:1]})
+                errors[key] = None
+            except tf.errors.InvalidArgumentError as e:
+                errors[key] = type(e).__name__
         try:
             sess.run(unguarded, {ids: words[:, :1], seq_len: [1, 1, 0, 1]})
             errors["scan_zero_steps"] = None
