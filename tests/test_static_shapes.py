@@ -300,3 +300,31 @@ def test_bias_add_takes_an_unknown_channel_size_from_the_bias():
     nchw = ds.nn.bias_add(ds.placeholder(ds.float32, [None, None, None]), ds.zeros([3]),
                           data_format="NCHW")
     assert nhwc.shape.as_list() == [None, 3] and nchw.shape.as_list() == [None, 3, None]
+
+
+@pytest.mark.parametrize("size, begin, want", [          # TF 2.21's static shapes
+    (lambda x: [-1, 2, ds.shape(x)[2]], lambda: ds.placeholder(ds.int32, [3]), [None, 2, 4]),
+    (lambda x: [-1, -1, ds.shape(x)[2]], lambda: [1, 1, 1], [None, 2, 4]),
+    (lambda x: ds.shape(x), lambda: [0, 0, 0], [None, 3, 4]),
+    (lambda x: [ds.shape(x)[0], 5, 1], lambda: [0, 0, 0], [None, 5, 1]),
+    (lambda x: ds.placeholder(ds.int32, [3]), lambda: [0, 0, 0], [None, None, None]),
+])
+def test_slice_takes_the_sizes_the_graph_knows(size, begin, want):
+    x = ds.placeholder(ds.float32, [None, 3, 4])
+    assert ds.slice(x, begin(), size(x)).shape.as_list() == want
+
+
+def test_slice_of_begin_and_size_of_other_lengths_is_tfs_value_error():
+    with pytest.raises(ValueError, match=r"^Dimension 0 in both shapes must be equal, but are "
+                                         r"2 and 3\. Shapes are \[2\] and \[3\]\. for 'Slice'"):
+        ds.slice(ds.placeholder(ds.float32), [0, 0], ds.placeholder(ds.int32, [3]))
+
+
+def test_dropout_noise_shape_may_hold_tensors():
+    """TF1's ``noise_shape=[tf.shape(x)[0], 1, n]``: one draw shared along axis 1."""
+    x = ds.placeholder(ds.float32, [None, 3, 4])
+    y = ds.nn.dropout(x, rate=0.5, noise_shape=[ds.shape(x)[0], 1, 4], seed=1)
+    assert y.shape.as_list() == [None, 3, 4]
+    with ds.Session() as sess:
+        got = sess.run(y, {x: np.ones([8, 3, 4], np.float32)})
+    assert set(np.unique(got)) <= {0.0, 2.0} and (got == got[:, :1]).all()

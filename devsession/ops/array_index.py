@@ -25,8 +25,8 @@ from .. import dtypes
 from ..graph import Tensor, convert_to_tensor, name_scope
 from ..kernels.slicing import MASKS, SliceError, slice_spec, strided_slice_spec
 from ..tensor_shape import TensorShape, bracketed
-from .array_operands import (INDEX_DTYPES, check_int, int_operand, int_values, small,
-                             vector_length)
+from .array_operands import (INDEX_DTYPES, check_int, int_operand, int_values,
+                             partial_shape_value, shape_operand, small, vector_length)
 from .common import graph_of, make_op
 from .registry import InferError, OpDef, register_op
 
@@ -50,6 +50,15 @@ def _slice(inputs, attrs, node):
     b = int_values(begin, node, "begin")
     n = int_values(size, node, "size")
     rank = x.shape.ndims
+    lengths = vector_length(begin), vector_length(size)
+    if None not in lengths and lengths[0] != lengths[1]:
+        raise InferError(f"Dimension 0 in both shapes must be equal, but are {lengths[0]} and "
+                         f"{lengths[1]}. Shapes are [{lengths[0]}] and [{lengths[1]}]. for "
+                         f"'{node}': begin and size of a Slice must be as long.")
+    if n is None:
+        sizes = _partial_sizes(x.shape, b, size)
+        if sizes is not None:
+            return x.dtype, sizes
     if rank is None:
         length = vector_length(begin) or vector_length(size)
         if length is None:
@@ -58,6 +67,25 @@ def _slice(inputs, attrs, node):
                                      for i in range(length)])
     spec = _spec_or_error(node, lambda: slice_spec(x.shape.dims, b, n))
     return x.dtype, TensorShape(spec.final_shape)
+
+
+def _partial_sizes(x_shape: TensorShape, begin, size) -> TensorShape | None:
+    """TF's Slice shape from sizes the graph knows only in part ([-1, 2, tf.shape(x)[2]]):
+    each known size, and a -1 the rest of the input from a known begin; None when not
+    even their count is known."""
+    sizes = partial_shape_value(size.tensor) if size.tensor is not None else None
+    if sizes is None:
+        length = shape_operand(size).ndims
+        sizes = None if length is None else [None] * length
+    if sizes is None or x_shape.ndims not in (None, len(sizes)):
+        return None
+    dims = []
+    for i, d in enumerate(sizes):
+        if d == -1 and begin is not None and x_shape.ndims is not None and \
+                x_shape.dims[i] is not None:
+            d = x_shape.dims[i] - begin[i]
+        dims.append(None if d is None or d < 0 else d)
+    return TensorShape(dims)
 
 
 def _slice_value(op, value_of):

@@ -41,6 +41,7 @@ from .elementwise import (_unary_float, add, cast, equal, floormod, greater_equa
 from .linalg import matmul
 from .array import concat, reshape, squeeze, stack, stop_gradient, transpose
 from .array_fill import shape
+from .array_operands import holds_tensor
 from .nn_channels_first import format_name
 from .reduce import reduce_mean, reduce_sum
 from .registry import InferError, OpDef, register_op
@@ -568,8 +569,8 @@ def _scalar_rate(rate: Tensor) -> Tensor:
 def _noise_shape(x: Tensor, noise_shape):
     """Dropout's draw shape: ``noise_shape`` (a tensor, or dims with None meaning x's),
     else x's, read at run time where the graph leaves it open (a batch of None)."""
-    if isinstance(noise_shape, Tensor):
-        return noise_shape
+    if holds_tensor(noise_shape):          # a tensor, or TF1's [tf.shape(x)[0], 1, n]
+        return convert_to_tensor(noise_shape, dtype_hint=dtypes.int32)
     if noise_shape is None:
         return x.shape.as_tuple() if x.shape.is_fully_defined() else shape(x)
     dims = TensorShape(noise_shape)
