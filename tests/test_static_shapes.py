@@ -328,3 +328,9 @@ def test_dropout_noise_shape_may_hold_tensors():
     with ds.Session() as sess:
         got = sess.run(y, {x: np.ones([8, 3, 4], np.float32)})
     assert set(np.unique(got)) <= {0.0, 2.0} and (got == got[:, :1]).all()
+
+
+def test_tile_with_multiples_of_another_length_than_the_rank_is_tfs_message():
+    with pytest.raises(ValueError, match=r"^Shape must be rank 2 but is rank 3 for 'Tile' with "
+                                         r"input shapes: \[\?,6\], \[3\]\. Op 'Tile'"):
+        ds.tile(ds.placeholder(ds.float32, [None, 6]), ds.placeholder(ds.int32, [3]))

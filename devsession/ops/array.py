@@ -364,7 +364,9 @@ def _tile(inputs, attrs, node):
     rank = x.shape.ndims
     n = vector_length(multiples)
     if rank is not None and n is not None and n != rank:
-        raise InferError(f"Op '{node}': multiples '{multiples.name}' has length {n}, but "
+        raise InferError(f"Shape must be rank {rank} but is rank {n} for '{node}' with input "
+                         f"shapes: {input_shapes(inputs)}. "            # TF's words first
+                         f"Op '{node}': multiples '{multiples.name}' has length {n}, but "
                          f"'{x.name}' has rank {rank} (shape {x.shape}).")
     if rank is None:
         return x.dtype, TensorShape(None if n is None else [None] * n)
