@@ -54,7 +54,7 @@ from .ops.common import graph_of
 from .ops.array import concat, reshape, stack
 from .ops.array_fill import zeros
 from .ops.elementwise import add
-from .ops.indexed_rows import IndexedRows, gather_rows, with_rows
+from .ops.indexed_rows import IndexedRows, gather_rows, rows_of, with_rows
 from .ops.linalg import matmul
 from .ops.registry import get_gradient
 from .ops.shape_of import ones_like_of, zeros_like_of
@@ -395,11 +395,14 @@ def _stacked_product(group: list) -> Tensor:
 
 def _rows_passed(op: Operation, summed: list, in_grad: Tensor) -> IndexedRows | None:
     """The sparse form of ``in_grad``, where TF's would be an IndexedSlices: made by a
-    gather (``gather_rows``), or passed on unchanged by an Identity (a variable's read);
-    ``summed``: the op's output ``(gradient, rows)``."""
+    gather (``gather_rows``) or a sparse segment reduction with ``sparse_gradient`` (the
+    rows its gradient function remembered), or passed on unchanged by an Identity (a
+    variable's read); ``summed``: the op's output ``(gradient, rows)``."""
     if op.type == "Identity":
         out_grad, rows = summed[0]
         return rows if in_grad is out_grad else None
+    if op.attrs.get("sparse_gradient") and op.type.startswith("SparseSegment"):
+        return rows_of(in_grad)         # the rows its gradient function remembered
     return gather_rows(op, in_grad)
 
 

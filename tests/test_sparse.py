@@ -777,3 +777,60 @@ def test_embedding_lookup_sparse_arguments_are_checked(graph):
                                                                    [1.0, 2.0], [1, 2]))
     default = ds.nn.embedding_lookup_sparse(params, ids, None)      # TF1's default: mean
     assert default.op.type == "SparseSegmentMean"
+
+
+def test_unweighted_lookup_reduces_the_table_and_its_gradient_keeps_the_rows(graph):
+    """TF 2.21's graph without weights: the SparseSegment op over the table itself (no
+    Unique, no gather), its gradient the rows looked up (TF's IndexedSlices), so FTRL
+    moves only those rows; an id outside the table is that op's error, TF's words."""
+    from devsession.ops.indexed_rows import rows_of
+
+    init = np.arange(12, dtype=np.float32).reshape(6, 2) / 10
+    table = ds.Variable(init, name="table")
+    ids = ds.sparse_placeholder(ds.int64, name="ids")
+    out = ds.nn.embedding_lookup_sparse(table, ids, None, combiner="sqrtn", name="tags")
+    assert (out.op.name, out.op.type, out.op.get_attr("sparse_gradient")) == \
+        ("tags", "SparseSegmentSqrtN", True)
+    assert "Unique" not in {op.type for op in graph.get_operations()}
+    (grad,) = ds.gradients(ds.reduce_sum(out * out), [table])
+    assert rows_of(grad) is not None
+    # two lookups of one table (fields sharing it): their rows together, still sparse
+    shared = ds.nn.embedding_lookup_sparse(table, ids, None, combiner="sum")
+    assert rows_of(ds.gradients(ds.reduce_sum(out) + ds.reduce_sum(shared), table)[0])
+    train = ds.train.FtrlOptimizer(0.5, l1_regularization_strength=0.01).minimize(
+        ds.reduce_sum(out * out))
+    feed = {ids: ds.SparseTensorValue([[0, 0], [0, 1], [2, 0]], [4, 1, 4], [3, 2])}
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got_grad = sess.run(grad, feed)
+        sess.run(train, feed)
+        after = sess.run(table)
+        with pytest.raises(InvalidArgumentError,
+                           match=r"Bad: indices\[1\] == 6 out of range \[0, 6\)$") as info:
+            sess.run(out, {ids: ds.SparseTensorValue([[0, 0], [0, 1]], [1, 6], [1, 2])})
+    assert info.value.node_name == "tags"
+    # rows 0 = (t4 + t1) / sqrt(2), 2 = t4: d sum(out^2) / d t = 2 out / sqrt(count) per id
+    row0, row2 = (init[4] + init[1]) / np.sqrt(2), init[4]
+    want = np.zeros_like(init)
+    want[[4, 1]] += 2 * row0 / np.sqrt(2)
+    want[4] += 2 * row2
+    np.testing.assert_allclose(got_grad, want, rtol=1e-6)
+    np.testing.assert_array_equal(after[[0, 2, 3, 5]], init[[0, 2, 3, 5]])
+    assert not np.allclose(after[[1, 4]], init[[1, 4]])
+
+
+@pytest.mark.parametrize("reduce", [ds.sparse_segment_sum, ds.sparse_segment_mean,
+                                    ds.sparse_segment_sqrt_n], ids=lambda f: f.__name__)
+def test_sparse_gradient_of_a_sparse_segment_reduction_is_the_dense_one(graph, reduce):
+    from devsession.ops.indexed_rows import rows_of
+
+    data = ds.constant(np.random.RandomState(3).normal(size=(5, 2)))
+    indices, segments = [3, 0, 3, 1], [0, 0, 2, 2]
+    dense, sparse = (reduce(data, indices, segments, num_segments=4, sparse_gradient=s)
+                     for s in (False, True))
+    dy = ds.constant(np.arange(8.0).reshape(4, 2))
+    g_dense, g_sparse = (ds.gradients(y, data, grad_ys=dy)[0] for y in (dense, sparse))
+    assert rows_of(g_dense) is None and rows_of(g_sparse) is not None
+    with ds.Session() as sess:
+        want, got = sess.run([g_dense, g_sparse])
+    np.testing.assert_allclose(got, want, rtol=1e-12)

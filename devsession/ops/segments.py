@@ -155,17 +155,20 @@ def _unsorted_builder(op_type: str, public_name: str):
 
 
 def _sparse_builder(op_type: str, public_name: str):
-    def build(data, indices, segment_ids, name=None, num_segments=None) -> Tensor:
+    def build(data, indices, segment_ids, name=None, num_segments=None,
+              sparse_gradient=False) -> Tensor:
         graph = graph_of(data, indices, segment_ids, num_segments)
         inputs = [convert_to_tensor(data, graph=graph), int_operand(indices, graph),
                   int_operand(segment_ids, graph)]
+        attrs = {"sparse_gradient": True} if sparse_gradient else None
         if num_segments is None:
-            return make_op(op_type, inputs, name=name)
+            return make_op(op_type, inputs, attrs, name=name)
         return make_op(f"{op_type}WithNumSegments",
-                       inputs + [int_operand(num_segments, graph)], name=name)
+                       inputs + [int_operand(num_segments, graph)], attrs, name=name)
     return _public(build, public_name, f"{op_type}: ``data[indices]`` reduced by sorted "
                    f"``segment_ids``; with ``num_segments``, that many output rows "
-                   f"({op_type}WithNumSegments).")
+                   f"({op_type}WithNumSegments); with ``sparse_gradient``, data's gradient "
+                   f"is TF's IndexedSlices of the rows ``indices`` names (``segments_grad``).")
 
 
 segment_sum = _sorted_builder("SegmentSum", "segment_sum")

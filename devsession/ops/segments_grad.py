@@ -7,7 +7,8 @@
 * SegmentProd and UnsortedSegmentProd: the product of the other rows of the segment
   (exact with one zero in the segment, 0 with two or more);
 * SparseSegmentSum/Mean/SqrtN (and WithNumSegments): the SparseSegment*Grad ops, as
-  dense gradients of data's shape.
+  dense gradients of data's shape; with the ``sparse_gradient`` attr, TF's IndexedSlices
+  of the rows gathered (a dense gradient remembering its rows, ``indexed_rows.py``).
 
 The ids and num_segments get no gradient.
 """
@@ -19,7 +20,8 @@ from .array import expand_dims
 from .array_fill import ones_like, shape, zeros_like
 from .array_index import gather, unsorted_segment_sum
 from .elementwise import (cast, divide, equal, greater, greater_equal, logical_and, maximum,
-                          multiply, where)
+                          multiply, sqrt, where)
+from .indexed_rows import dense_rows
 from .registry import not_differentiable, register_gradient
 from .segments import (SPARSE, SPARSE_GRADS, segment_prod, segment_sum, sparse_segment_grad,
                        unsorted_segment_prod)
@@ -122,8 +124,26 @@ def _sparse_segment_grad(op, dy):
     data, indices, ids = op.inputs[:3]
     kind = op.type.replace("WithNumSegments", "")
     rows = gather(shape(data), 0)           # int32: TF's output_dim0 takes no other
-    grad = sparse_segment_grad(f"{kind}Grad", dy, indices, ids, rows)
+    if op.attrs.get("sparse_gradient"):
+        grad = _sparse_rows_grad(kind, dy, indices, ids, rows)
+    else:
+        grad = sparse_segment_grad(f"{kind}Grad", dy, indices, ids, rows)
     return [grad] + [None] * (len(op.inputs) - 1)
+
+
+def _sparse_rows_grad(kind: str, dy, indices, ids, rows):
+    """With ``sparse_gradient`` (TF 2.21's embedding_lookup_sparse without weights), TF's
+    gradient is an IndexedSlices of the rows ``indices`` names: each entry's segment
+    gradient, divided by the segment's count (Mean) or its square root (SqrtN).  Here the
+    dense sum of those rows, remembering them (``indexed_rows``): an optimizer then
+    updates only those rows, as TF's."""
+    values = gather(dy, ids)
+    if kind != "SparseSegmentSum":
+        counts = gather(segment_sum(cast(ones_like(ids), dy.dtype), ids), ids)
+        if kind == "SparseSegmentSqrtN":
+            counts = sqrt(counts)
+        values = divide(values, _broadcast_rows(counts, values))
+    return dense_rows(values, indices, rows)
 
 
 for _kind in SPARSE:

@@ -2,11 +2,16 @@
 bag of words, a user's items), the rows' embeddings combined by ``combiner``, built as
 TF builds it so that its nodes, values and gradients are TF 2.21's:
 
-* the segment of each id is its row (``sp_ids.indices[:, 0]``), and the distinct ids
-  are looked up once (``unique`` then ``embedding_lookup``);
-* without weights, ``SparseSegmentSum`` / ``SparseSegmentMean`` / ``SparseSegmentSqrtN``
-  of the looked-up rows by segment (``sum``, ``mean``, ``sqrtn``: the sum divided by
-  the square root of the number of ids);
+* the segment of each id is its row (``sp_ids.indices[:, 0]``);
+* without weights, over one table (no ``max_norm``), ``SparseSegmentSum`` /
+  ``SparseSegmentMean`` / ``SparseSegmentSqrtN`` of the table's rows the ids name, by
+  segment (``sum``, ``mean``, ``sqrtn``: the sum divided by the square root of the number
+  of ids), with ``sparse_gradient``: the table's gradient is the rows looked up (TF's
+  IndexedSlices), and an id outside the table is that op's error, TF's ``Bad:
+  indices[1] == 12 out of range [0, 10)`` naming the lookup's node;
+* otherwise the distinct ids are looked up once (``unique`` then ``embedding_lookup``,
+  over the shards of a list or a PartitionedVariable) and, without weights, reduced by
+  the same ops;
 * with weights (a SparseTensor of the same indices), each embedding times its weight,
   ``SegmentSum``, divided by the sum of the weights (``mean``) or the square root of the
   sum of their squares (``sqrtn``); a row whose weights sum to 0 (an empty row before the
@@ -73,6 +78,11 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
                                  f"(sp_ids.{part} and sp_weights.{part}).")
     with name_scope(name or "embedding_lookup_sparse") as scope:
         segment_ids = sp_ids.indices[:, 0]
+        if not weighted and len(params) == 1 and max_norm is None and \
+                not hasattr(params[0], "_get_variable_list"):
+            # TF 2.21: the table itself reduced by the ids, its gradient the rows they name
+            return _SPARSE_SEGMENT[combiner](params[0], sp_ids.values, segment_ids,
+                                             name=scope, sparse_gradient=True)
         if segment_ids.dtype != dtypes.int32:
             segment_ids = cast(segment_ids, dtypes.int32)
         ids, idx = unique(sp_ids.values)
