@@ -16,8 +16,8 @@ The ids and num_segments get no gradient.
 from __future__ import annotations
 
 from .. import dtypes
-from .array import expand_dims
-from .array_fill import ones_like, shape, zeros_like
+from .array import concat, expand_dims, reshape
+from .array_fill import ones, ones_like, rank, shape, zeros_like
 from .array_index import gather, unsorted_segment_sum
 from .elementwise import (cast, divide, equal, greater, greater_equal, logical_and, maximum,
                           multiply, sqrt, where)
@@ -142,7 +142,12 @@ def _sparse_rows_grad(kind: str, dy, indices, ids, rows):
         counts = gather(segment_sum(cast(ones_like(ids), dy.dtype), ids), ids)
         if kind == "SparseSegmentSqrtN":
             counts = sqrt(counts)
-        values = divide(values, _broadcast_rows(counts, values))
+        if values.shape.ndims is None:      # one count per row, whatever the rank
+            counts = reshape(counts, concat([[-1], ones(expand_dims(rank(values) - 1, 0),
+                                                        dtypes.int32)], 0))
+        else:
+            counts = _broadcast_rows(counts, values)
+        values = divide(values, counts)
     return dense_rows(values, indices, rows)
 
 
