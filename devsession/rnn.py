@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import re
 
 from . import dtypes
 from .graph import control_dependencies, convert_to_tensor, get_default_graph
@@ -94,6 +95,7 @@ from .ops.nn import bias_add, dropout
 from .ops.reduce import reduce_all
 from .tensor_shape import TensorShape
 from .variable_scope import get_variable, variable_scope
+from .variables import trainable_variables
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
            "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple",
@@ -103,23 +105,34 @@ LSTMStateTuple = collections.namedtuple("LSTMStateTuple", ["c", "h"])
 
 
 class RNNCell:
-    """The base of the cells: ``cell(inputs, state) -> (output, new_state)``."""
+    """The base of the cells: ``cell(inputs, state) -> (output, new_state)``.  Also TF1's
+    ``tf.nn.rnn_cell.RNNCell`` to subclass, made without ``num_units``: the subclass
+    gives ``state_size`` and ``output_size`` (else NotImplementedError, TF's "Abstract
+    method") and overrides ``__call__``, or ``call(inputs, state)``, which the first
+    call runs in the cell's variable scope (``scope``, the ``name`` given, or the class's
+    name in snake case) and every later one in it again with reuse, as TF1's layers; the
+    variables that first call makes are the cell's."""
 
     _default_name = "rnn_cell"
 
-    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None):
+    def __init__(self, num_units=None, activation=None, reuse=None, name=None, dtype=None,
+                 trainable=True, **kwargs):
         _check_supported_dtype(dtype)
-        self._num_units = int(num_units)
+        self._num_units = None if num_units is None else int(num_units)
         self._activation = activation or tanh
         self._reuse, self._name, self._dtype = reuse, name, dtype
         self._variables = None           # made on the first call
 
     @property
     def state_size(self):
+        if self._num_units is None:
+            raise NotImplementedError("Abstract method")
         return self._num_units
 
     @property
     def output_size(self):
+        if self._num_units is None:
+            raise NotImplementedError("Abstract method")
         return self._num_units
 
     def zero_state(self, batch_size, dtype):
@@ -137,6 +150,8 @@ class RNNCell:
     non_trainable_variables = non_trainable_weights = property(lambda self: [])
 
     def __call__(self, inputs, state, scope=None):
+        if hasattr(self, "call"):
+            return self._call_subclass(inputs, state, scope)
         inputs = convert_to_tensor(inputs)
         depth = inputs.shape.dims[-1] if inputs.shape.ndims == 2 else None
         if depth is None:
@@ -149,11 +164,30 @@ class RNNCell:
                 self._variables = self._build(depth, self._dtype or inputs.dtype)
             return self._step(inputs, state, *self._variables)
 
+    def _call_subclass(self, inputs, state, scope):
+        """A subclass's ``call`` (see the class docstring)."""
+        name = scope or self._name or _snake_case(type(self).__name__)
+        made = self._variables is None
+        before = set(trainable_variables()) if made else None
+        with variable_scope(name, reuse=True if not made else self._reuse):
+            result = self.call(inputs, state)
+        if made:
+            self._variables = [v for v in trainable_variables() if v not in before]
+        return result
+
     def _build(self, depth, dtype):
         raise NotImplementedError
 
     def _step(self, inputs, state, *variables):
         raise NotImplementedError
+
+
+def _snake_case(name: str) -> str:
+    """TF's ``to_snake_case`` of a cell's class name ("MinimalRNNCell" ->
+    "minimal_rnn_cell"), as ``layers_classes`` has it (which imports this module)."""
+    words = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
+    return snake if not snake.startswith("_") else "private" + snake
 
 
 def _check_supported_dtype(dtype) -> None:

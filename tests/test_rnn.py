@@ -504,6 +504,50 @@ def test_sequence_lengths_for_another_batch_are_tf1s_run_time_error():
     assert not [op for op in graph.get_operations() if op.type == "Assert"]
 
 
+def test_user_cells_subclass_rnn_cell_as_tf1s():
+    # TF1's tf.nn.rnn_cell.RNNCell made without num_units: a cell with call() runs in its
+    # snake-case scope, its variables made once and reused; contrib's CRF cells override
+    # __call__ and have no __init__; the base's sizes are abstract
+    class MinimalCell(ds.nn.rnn_cell.RNNCell):
+        def __init__(self, units, name=None):
+            super().__init__(name=name)
+            self.units = units
+        state_size = output_size = property(lambda self: self.units)
+
+        def call(self, inputs, state):
+            w = ds.get_variable("w", [3, self.units], initializer=ds.constant_initializer(0.1))
+            h = ds.tanh(ds.matmul(inputs, w) + state)
+            return h, h
+
+    class SumCell(ds.nn.rnn_cell.RNNCell):
+        state_size = output_size = 3
+
+        def __call__(self, inputs, state, scope=None):
+            return inputs + state, inputs + state
+
+    x = np.arange(12, dtype=F32).reshape(2, 2, 3) / 12
+    cell = MinimalCell(3)
+    outputs, last = ds.nn.dynamic_rnn(cell, x, sequence_length=[2, 1], dtype=ds.float32)
+    named = MinimalCell(3, name="named")
+    again = named(named(x[:, 0], np.zeros((2, 3), F32))[0], np.zeros((2, 3), F32))[0]
+    sums, _ = ds.nn.dynamic_rnn(SumCell(), x, dtype=ds.float32, scope="sums")
+    assert [v.op.name for v in ds.trainable_variables()] == ["rnn/minimal_cell/w", "named/w"]
+    assert [[v.op.name for v in c.trainable_variables] for c in (cell, named)] == [
+        ["rnn/minimal_cell/w"], ["named/w"]]
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        got, got_last, got_again, got_sums = sess.run([outputs, last, again, sums])
+    h1 = np.tanh(x[:, 0].sum(1, keepdims=True) * 0.1 + np.zeros((2, 3)))
+    h2 = np.tanh(x[:, 1].sum(1, keepdims=True) * 0.1 + h1)
+    np.testing.assert_allclose(got[:, 0], h1, rtol=1e-6)
+    np.testing.assert_allclose(got_last, [h2[0], h1[1]], rtol=1e-6)
+    np.testing.assert_allclose(got_again, np.tanh(h1.sum(1, keepdims=True) * 0.1 + 0 * h1),
+                               rtol=1e-6)
+    np.testing.assert_allclose(got_sums, np.cumsum(x, 1), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="Abstract method"):
+        ds.nn.rnn_cell.RNNCell().state_size
+
+
 def test_a_bidirectional_rnn_over_unknown_time_equals_the_unrolled_one(rng):
     lengths = np.array([5, 2, 0], np.int32)
     xv = rng.standard_normal((3, 5, 4)).astype(F32)

@@ -127,7 +127,26 @@ def main(tf, out):
         path = tf.reverse_sequence(path, lengths, seq_axis=1, batch_axis=0)
         return path * tf.sequence_mask(lengths, tf.shape(inputs)[1], tf.int32)
 
-    log_likelihood = sequence_score(emissions, gold, seq_len) - log_norm(emissions, seq_len)
+    class ForwardCell(tf.nn.rnn_cell.RNNCell):
+        """contrib's CrfForwardRnnCell: the forward algorithm run by dynamic_rnn."""
+
+        @property
+        def state_size(self):
+            return tags
+
+        @property
+        def output_size(self):
+            return tags
+
+        def __call__(self, inputs, state, scope=None):
+            alpha = inputs + tf.reduce_logsumexp(state[:, :, None] + transitions[None], [1])
+            return alpha, alpha
+
+    _, last_alpha = tf.nn.dynamic_rnn(ForwardCell(), emissions[:, 1:],
+                                      initial_state=emissions[:, 0],
+                                      sequence_length=tf.maximum(seq_len - 1, 0), scope="crf")
+    norm = log_norm(emissions, seq_len)
+    log_likelihood = sequence_score(emissions, gold, seq_len) - norm
     loss = -tf.reduce_mean(log_likelihood)
     ll_grads = tf.gradients(tf.reduce_sum(log_likelihood), [transitions, emissions])
     unguarded = viterbi(emissions, seq_len)     # scans zero steps on a one-step batch
@@ -160,6 +179,7 @@ def main(tf, out):
         for _ in range(8):
             history.append(sess.run([train_op, loss, global_norm], feed)[1:])
         out["history"] = np.array(history)
+        out["log_norms"] = sess.run([norm, tf.reduce_logsumexp(last_alpha, 1)], feed)
         out["transitions"] = sess.run(transitions)
         emit, trans, tags_out, _ = sess.run([emissions, transitions, decoded, accuracy_update],
                                             feed)
