@@ -33,10 +33,11 @@ state_bw))``, the backward outputs back in time order.
 time_major=False, scope=None)`` runs the cell over the time axis of ``inputs``
 (``[batch, time, depth]``, or time first) and returns ``(outputs, final_state)``; with
 ``sequence_length`` a sequence's outputs past its length are 0 and its state stays the
-last valid one, as TF1's.  ``static_rnn`` takes a list of inputs.  Options TF1's cells
-have and devsession lacks are ValueErrors, never ignored.  ``state_is_tuple=False``
-(TF1's deprecated form) makes an LSTM's state ``concat([c, h], 1)`` and a
-``MultiRNNCell``'s the concatenation of its cells'.
+last valid one, as TF1's (which asserts one length per batch entry at run: an Assert
+here too, unless the graph knows both sizes equal).  ``static_rnn`` takes a list of
+inputs.  Options TF1's cells have and devsession lacks are ValueErrors, never ignored.
+``state_is_tuple=False`` (TF1's deprecated form) makes an LSTM's state
+``concat([c, h], 1)`` and a ``MultiRNNCell``'s the concatenation of its cells'.
 
 How the time loop runs:
 
