@@ -2,14 +2,17 @@
 token ids with sequence lengths, tf.nn.embedding_lookup, tf.nn.bidirectional_dynamic_rnn over
 an LSTMCell and a peephole LSTMCell with num_proj, a dense projection to tag scores and a
 transition matrix; the CRF written by hand after contrib's crf.py: the gold path score from a
-flattened tf.gather of unary and binary scores (num_tags a Dimension), the log-partition by a
-forward tf.scan of reduce_logsumexp with tf.where keeping padded steps, a tf.cond on a
-one-step batch; Viterbi decoding in-graph (argmax backpointers, tf.reverse_sequence, a reverse
-tf.scan with tf.gather batch_dims=1) checked against numpy; Adam with tf.clip_by_global_norm,
-tf.metrics.accuracy weighted by the mask, and the log-likelihood's gradients, compared with
-expected-count differences from a numpy forward-backward.  Edge cases: sequence length 0,
-reduce_logsumexp of all -inf, a scan initializer of another structure than fn returns, and
-reverse_sequence with lengths past the time axis."""
+flattened tf.gather of unary and binary scores (num_tags a Dimension; tf.batch_gather checks
+the unary part), the log-partition by a forward tf.scan of reduce_logsumexp with tf.where
+keeping padded steps and by contrib's CrfForwardRnnCell (an RNNCell subclass) run by
+dynamic_rnn, a tf.cond on a one-step batch; Viterbi decoding in-graph (argmax backpointers,
+tf.reverse_sequence, a reverse tf.scan with tf.gather batch_dims=1) checked against numpy;
+Adam with tf.clip_by_global_norm, tf.metrics.accuracy weighted by the mask, and the
+log-likelihood's gradients, compared with expected-count differences from a numpy
+forward-backward.  Edge cases: sequence length 0, reduce_logsumexp of all -inf, a scan
+initializer of another structure than fn returns, a scan over zero steps of a result of
+unknown shape, reverse_sequence with lengths past the time axis, and one length fed for a
+batch (reverse_sequence, dynamic_rnn)."""
 
 import numpy as np
 
@@ -154,6 +157,8 @@ def main(tf, out):
                       lambda: tf.argmax(emissions, 2, output_type=tf.int32) * tf.sequence_mask(
                           seq_len, 1, tf.int32), lambda: viterbi(emissions, seq_len))
     mask = tf.sequence_mask(seq_len, tf.shape(ids)[1])
+    gold_unary = tf.reduce_sum(tf.where(mask, tf.squeeze(tf.batch_gather(
+        emissions, gold[:, :, None]), 2), tf.zeros_like(emissions[:, :, 0])), 1)
     accuracy, accuracy_update = tf.metrics.accuracy(gold, decoded, weights=mask)
     optimizer = tf.train.AdamOptimizer(0.05)
     grads, params = zip(*optimizer.compute_gradients(loss))
@@ -180,6 +185,7 @@ def main(tf, out):
             history.append(sess.run([train_op, loss, global_norm], feed)[1:])
         out["history"] = np.array(history)
         out["log_norms"] = sess.run([norm, tf.reduce_logsumexp(last_alpha, 1)], feed)
+        out["gold_unary"] = sess.run(gold_unary, feed)
         out["transitions"] = sess.run(transitions)
         emit, trans, tags_out, _ = sess.run([emissions, transitions, decoded, accuracy_update],
                                             feed)
