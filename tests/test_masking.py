@@ -136,6 +136,13 @@ def test_reverse_sequence_checks_its_lengths_as_tf(make_session):
         ds.reverse_sequence(ds.constant(rows), [1, 2, 3], seq_axis=1, batch_axis=0)
     with pytest.raises(ds.errors.InvalidArgumentError, match=r"seq_lens > input.dims\(1\)"):
         sess.run(ds.reverse_sequence(ds.constant(rows), [3, 4], seq_axis=1, batch_axis=0))
+    with pytest.raises(TypeError, match="'seq_lengths' has DataType float32 not in list of "
+                                        "allowed values: int32, int64"):
+        ds.reverse_sequence(x, [2.0, 3.0], seq_axis=1, batch_axis=0)
+    with pytest.raises(ValueError, match="Cannot specify both 'seq_dim' and 'seq_axis'"):
+        ds.reverse_sequence(x, n, seq_axis=1, seq_dim=1)
+    assert sess.run(ds.reverse_sequence(x, ds.cast(n, ds.int64), seq_dim=1),
+                    {x: rows, n: [2, 3]}).tolist() == [[2, 1, 3], [6, 5, 4]]
     graph = ds.Graph()
     with graph.as_default():      # constant lengths that pass: no run-time checks
         ds.reverse_sequence(ds.constant(rows), [3, 1], seq_axis=1, batch_axis=0)

@@ -145,9 +145,9 @@ def _reverse_of_unknown_rank(x: Tensor, axis, name) -> Tensor:
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
                      seq_dim=None, batch_dim=None) -> Tensor:
     """See the module docstring; ``seq_dim``/``batch_dim`` are TF1's older names."""
-    seq_axis = seq_dim if seq_axis is None else seq_axis
-    batch_axis = (batch_dim if batch_dim is not None else 0) if batch_axis is None \
-        else batch_axis
+    seq_axis = one_spelling(seq_axis, seq_dim, "seq_axis", "seq_dim")
+    batch_axis = one_spelling(batch_axis, batch_dim, "batch_axis", "batch_dim")
+    batch_axis = 0 if batch_axis is None else batch_axis
     if seq_axis is None:
         raise ValueError("reverse_sequence needs seq_axis.")
     with name_scope(name or "ReverseSequence") as scope:
@@ -168,7 +168,10 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
             inverse = [order.index(a) for a in range(rank)]
         moved = transpose(x, order)                       # [batch, time, ...]
         dims = shape(moved)
-        lengths = convert_to_tensor(seq_lengths, dtype_hint=dtypes.int32, name="seq_lengths")
+        lengths = convert_to_tensor(seq_lengths, name="seq_lengths")
+        if lengths.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Value passed to parameter 'seq_lengths' has DataType "
+                            f"{lengths.dtype.name} not in list of allowed values: int32, int64")
         checks = _sequence_checks(scope.rstrip("/"), x, moved, lengths, batch_axis, seq_axis)
         with control_dependencies(checks):
             lengths = identity(cast(lengths, dtypes.int32))   # the steps wait for the checks
