@@ -166,15 +166,19 @@ class RNNCell:
             return self._step(inputs, state, *self._variables)
 
     def _call_subclass(self, inputs, state, scope):
-        """A subclass's ``call`` (see the class docstring)."""
-        name = scope or self._name or _snake_case(type(self).__name__)
+        """A subclass's ``call`` (see the class docstring): the later calls re-enter the
+        first one's scope (wherever they are made), as a TF1 layer does."""
         made = self._variables is None
-        before = set(trainable_variables()) if made else None
-        with variable_scope(name, reuse=True if not made else self._reuse):
-            result = self.call(inputs, state)
         if made:
+            before = set(trainable_variables())
+            with variable_scope(scope or self._name or _snake_case(type(self).__name__),
+                                reuse=self._reuse) as entered:
+                result = self.call(inputs, state)
             self._variables = [v for v in trainable_variables() if v not in before]
-        return result
+            self._scope = entered
+            return result
+        with variable_scope(scope or self._scope, reuse=True):
+            return self.call(inputs, state)
 
     def _build(self, depth, dtype):
         raise NotImplementedError

@@ -529,7 +529,9 @@ def test_user_cells_subclass_rnn_cell_as_tf1s():
     cell = MinimalCell(3)
     outputs, last = ds.nn.dynamic_rnn(cell, x, sequence_length=[2, 1], dtype=ds.float32)
     named = MinimalCell(3, name="named")
-    again = named(named(x[:, 0], np.zeros((2, 3), F32))[0], np.zeros((2, 3), F32))[0]
+    first = named(x[:, 0], np.zeros((2, 3), F32))[0]
+    with ds.variable_scope("elsewhere"):          # the cell's own scope again
+        again = named(first, np.zeros((2, 3), F32))[0]
     sums, _ = ds.nn.dynamic_rnn(SumCell(), x, dtype=ds.float32, scope="sums")
     assert [v.op.name for v in ds.trainable_variables()] == ["rnn/minimal_cell/w", "named/w"]
     assert [[v.op.name for v in c.trainable_variables] for c in (cell, named)] == [
