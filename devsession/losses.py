@@ -277,7 +277,8 @@ def _paired(predictions, labels, loss: str):
     labels = cast(convert_to_tensor(labels, dtype_hint=predictions.dtype), predictions.dtype)
     if predictions.shape.ndims is not None and labels.shape.ndims is not None and \
             not predictions.shape.is_compatible_with(labels.shape):
-        raise ValueError(f"{loss}: predictions '{predictions.name}' {predictions.shape} and "
+        raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible: "
+                         f"{loss}: predictions '{predictions.name}' {predictions.shape} and "
                          f"labels '{labels.name}' {labels.shape} must have the same shape.")
     return predictions, labels
 

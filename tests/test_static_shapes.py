@@ -334,3 +334,21 @@ def test_tile_with_multiples_of_another_length_than_the_rank_is_tfs_message():
     with pytest.raises(ValueError, match=r"^Shape must be rank 2 but is rank 3 for 'Tile' with "
                                          r"input shapes: \[\?,6\], \[3\]\. Op 'Tile'"):
         ds.tile(ds.placeholder(ds.float32, [None, 6]), ds.placeholder(ds.int32, [3]))
+
+
+@pytest.mark.parametrize("build, want", [
+    (lambda: ds.nn.sigmoid_cross_entropy_with_logits(labels=ds.zeros([2, 3]),
+                                                     logits=ds.zeros([2, 4])),
+     "logits and labels must have the same shape ((2, 4) vs (2, 3))"),          # TF 1.15's
+    (lambda: ds.nn.weighted_cross_entropy_with_logits(labels=ds.zeros([2, 3]),
+                                                      logits=ds.zeros([2, 4]), pos_weight=2.0),
+     "logits and labels must have the same shape ((2, 4) vs (2, 3))"),
+    (lambda: ds.losses.mean_squared_error(ds.zeros([2, 3]), ds.zeros([2, 4])),
+     "Shapes (2, 4) and (2, 3) are incompatible"),
+    (lambda: ds.losses.huber_loss(ds.zeros([2, 3]), ds.zeros([2, 4])),
+     "Shapes (2, 4) and (2, 3) are incompatible"),
+])
+def test_losses_of_other_shapes_start_with_tf1s_words(build, want):
+    with pytest.raises(ValueError) as info:
+        build()
+    assert str(info.value).startswith(want + ": ") and "'zeros_1:0' (2, 4)" in str(info.value)

@@ -397,8 +397,9 @@ def _logits_and_labels(logits, labels, loss: str):
                         f"{z.dtype.name}.")
     if x.shape.ndims is not None and z.shape.ndims is not None and \
             not x.shape.is_compatible_with(z.shape):
-        raise ValueError(f"{loss}: logits '{x.name}' {x.shape} and labels '{z.name}' "
-                         f"{z.shape} must have the same shape.")
+        raise ValueError(f"logits and labels must have the same shape ({x.shape} vs "
+                         f"{z.shape}): {loss}: logits '{x.name}' {x.shape} and labels "
+                         f"'{z.name}' {z.shape} must have the same shape.")   # TF1's first
     return x, z
 
 
