@@ -249,10 +249,17 @@ def test_argmax(device, dtype, shape, axis):
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_argmax_nan_ties_and_empty(device, dtype):
-    x = np.array([[1, 3, 3, 2], [1, np.nan, 5, np.nan], [np.nan, 9, 9, 9]], dtype)
+    # TF 2.21's CPU kernel (Eigen's tuple reducer), recorded: ties go to the first, a NaN
+    # never wins, a row of NaN and -inf (inf for ArgMin) is 0
+    x = np.array([[1, 3, 3, 2], [1, np.nan, 5, np.nan], [np.nan, 9, 9, 9],
+                  [np.nan, np.nan, np.nan, np.nan], [np.nan, -np.inf, np.inf, 4],
+                  [-np.inf, np.nan, -np.inf, np.nan], [4, np.nan, 1, 1]], dtype)
     node = make_node("ArgMax", [dtype], I64, {"axis": 1})
+    least = make_node("ArgMin", [dtype], I64, {"axis": 1})
     for where in ("REF", device):
-        np.testing.assert_array_equal(run_on(where, node, x), [1, 1, 0])
+        np.testing.assert_array_equal(run_on(where, node, x), [1, 2, 1, 0, 2, 0, 0])
+        np.testing.assert_array_equal(run_on(where, least, -x), [1, 2, 1, 0, 2, 0, 0])
+        np.testing.assert_array_equal(run_on(where, least, x), [0, 0, 1, 0, 1, 0, 2])
         with pytest.raises(InvalidArgumentError, match="argmax_node"):
             run_on(where, node, np.zeros((2, 0), dtype))
 

@@ -295,8 +295,14 @@ def test_argmin_of_a_big_row_and_nan(device):
     x = np.arange(1_000_003, dtype=np.float32)[::-1].copy()
     node = make_node("ArgMin", [F32], I64, {"axis": 0})
     assert int(run_on(device, node, x)) == x.size - 1
-    x[10] = np.nan
-    assert int(run_on(device, node, x)) == 10
+    x[10] = np.nan            # TF's kernel: a NaN never wins (the chunked path here)
+    assert int(run_on(device, node, x)) == x.size - 1
+    x[-5:] = np.inf
+    x[20] = -np.inf
+    assert int(run_on(device, make_node("ArgMax", [F32], I64, {"axis": 0}), x)) == x.size - 5
+    x[:] = np.nan             # chunks of NaN name their first element, which never wins
+    x[-3] = -1.0
+    assert int(run_on(device, node, x)) == x.size - 3
 
 
 # --- value-sized outputs, linear algebra, summaries ----------------------------------------

@@ -118,21 +118,18 @@ def _extreme_slice(x, lo, hi, is_max):
 
 
 @njit(**INNER)
-def _argmax_slice(x, lo, hi, is_max):
-    """Index in x[lo:hi] of its first NaN, else of the first occurrence of its max (its
-    min when not ``is_max``)."""
+def _argmax_slice(x, lo, hi, is_max, bound):
+    """Index in x[lo:hi] of its first max (min when not ``is_max``), TF's way: from 0 at
+    ``bound`` (the dtype's lowest, or highest, value) an element wins only when strictly
+    greater (less), so a NaN never does (the reference's ``extreme_index``)."""
     xs = x[lo:hi]
-    best = xs[0]
-    if best != best:
-        return 0
+    best = bound
     at = 0
-    for k in range(1, xs.size):
+    for k in range(xs.size):
         v = xs[k]
         if (v > best) if is_max else (v < best):
             best = v
             at = k
-        elif v != v:
-            return k
     return at
 
 
@@ -332,36 +329,38 @@ def extreme_chunks_parallel(x, n, nchunks, partial, is_max):
 
 
 @njit(**JIT)
-def argmax_rows(x, n, out, is_max):
+def argmax_rows(x, n, out, is_max, bound):
     for r in range(out.size):
-        out[r] = _argmax_slice(x, r * n, r * n + n, is_max)
+        out[r] = _argmax_slice(x, r * n, r * n + n, is_max, bound)
 
 
 @njit(**PAR)
-def argmax_rows_parallel(x, n, out, is_max):
+def argmax_rows_parallel(x, n, out, is_max, bound):
     for r in prange(out.size):
-        out[r] = _argmax_slice(x, r * n, r * n + n, is_max)
+        out[r] = _argmax_slice(x, r * n, r * n + n, is_max, bound)
 
 
 @njit(**PAR)
-def argmax_chunks_parallel(x, n, nchunks, partial, is_max):
+def argmax_chunks_parallel(x, n, nchunks, partial, is_max, bound):
     for t in prange(partial.size):
         lo, hi = _chunk_bounds(t, n, nchunks)
-        partial[t] = lo + _argmax_slice(x, lo, hi, is_max)
+        partial[t] = lo + _argmax_slice(x, lo, hi, is_max, bound)
 
 
 @njit(**JIT)
-def argmax_combine(x, n, nchunks, partial, out, is_max):
-    """Per row, the first chunk winner that is NaN or strictly better than earlier ones."""
+def argmax_combine(x, n, nchunks, partial, out, is_max, bound):
+    """Per row, the first chunk winner strictly better than the earlier ones (a chunk
+    with nothing past ``bound`` names its first element, which counts as ``bound``)."""
     for r in range(out.size):
         best = partial[r * nchunks]
+        value = x[best]
+        if not ((value >= bound) if is_max else (value <= bound)):
+            value = bound
         for c in range(1, nchunks):
-            if x[best] != x[best]:
-                break
             at = partial[r * nchunks + c]
-            better = (x[at] > x[best]) if is_max else (x[at] < x[best])
-            if better or x[at] != x[at]:
+            if (x[at] > value) if is_max else (x[at] < value):
                 best = at
+                value = x[at]
         out[r] = best - r * n
 
 
@@ -544,16 +543,24 @@ def build_argmax(node):
         if n == 0:
             raise _empty_error(node, x.shape, node.op.lower())
         if rows:
+            bound = _argmax_bound(x.dtype, flat.dtype, is_max)
             how, nchunks = strategy(rows, n)
             if how == "chunks":
                 partial = np.empty(rows * nchunks, np.int64)
-                argmax_chunks_parallel(flat, n, nchunks, partial, is_max)
-                argmax_combine(flat, n, nchunks, partial, out.ravel(), is_max)
+                argmax_chunks_parallel(flat, n, nchunks, partial, is_max, bound)
+                argmax_combine(flat, n, nchunks, partial, out.ravel(), is_max, bound)
             else:
                 (argmax_rows_parallel if how == "rows" else argmax_rows)(
-                    flat, n, out.ravel(), is_max)
+                    flat, n, out.ravel(), is_max, bound)
         return out.astype(out_dtype, copy=False)    # int64 unless TF's output_type says int32
     return argmax
+
+
+def _argmax_bound(dtype, computed, is_max: bool):
+    """Where TF's ArgMax (ArgMin) starts: ``dtype``'s lowest (highest) value, in the
+    ``computed`` dtype (float32 for float16)."""
+    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    return computed.type(info.min if is_max else info.max)
 
 
 # --- TF1 surface (branch tf1): Prod, All, Any, Cumsum, Cumprod ---------------------------

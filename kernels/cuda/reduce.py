@@ -6,9 +6,9 @@ reference kernels' semantics pinned down around them:
 * Sum accumulates in the input dtype, float16 in float32 (numpy and the REF kernels do
   the same); integer sums wrap, and Mean of integers divides the wrapped sum,
   truncating toward zero (C integer division does exactly that).
-* Max/Min/ArgMax propagate NaN like numpy (cupy's reductions follow numpy; ArgMax:
-  the first NaN, ties: the first index).  Max/Min of float16 need no widening: they are
-  exact.
+* Max/Min propagate NaN like numpy (cupy's reductions follow numpy).  ArgMax/ArgMin are
+  TF's (the reference's ``extreme_index``: ties to the first index, a NaN never wins).
+  Max/Min of float16 need no widening: they are exact.
 * Empty reductions (as the reference's): Sum gives 0, Mean NaN of floats and 0 of
   integers and complex values, Max and Min their identity; ArgMax over zero elements
   raises ``InvalidArgumentError`` naming the node.
@@ -24,7 +24,7 @@ import cupy
 import numpy as np
 
 from ..checks import ReductionParams, check_argmax, empty_extremum, get_attr, reduced_shape
-from ..reference.reduce import scan_along, scan_axis
+from ..reference.reduce import extreme_index, scan_along, scan_axis
 from ..registry import register_kernel
 from .device import on_device
 
@@ -71,13 +71,13 @@ def build_reduction(node):
 def build_argmax(node):
     spec = int(get_attr(node, "axis"))
     out_dtype = node.output_dtype
-    pick = cupy.argmax if node.op == "ArgMax" else cupy.argmin
+    is_max = node.op == "ArgMax"
 
     def argmax(x):
         axis = check_argmax(node, x.shape, spec)
         if x.size == 0:
             return cupy.empty(reduced_shape(x.shape, (axis,), False), out_dtype)
-        return pick(x, axis=axis).astype(out_dtype, copy=False)
+        return extreme_index(cupy, x, axis, is_max).astype(out_dtype, copy=False)
     return on_device(node, argmax)
 
 

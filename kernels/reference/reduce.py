@@ -7,8 +7,10 @@ Any, ArgMax and ArgMin; and of the scans Cumsum, Cumprod and CumulativeLogsumexp
   Max or Min its identity; an ArgMax or ArgMin raises ``InvalidArgumentError``.
 * Integer Sum and Prod wrap around in the input dtype, as TF's.  EuclideanNorm is
   ``sqrt(sum(x * x))``; of integers, truncated back to the integer dtype (TF's).
-* Max/Min/ArgMax/ArgMin propagate NaN like numpy (first NaN wins; ties: first
-  occurrence).
+* Max/Min propagate NaN like numpy.  ArgMax/ArgMin are TF's kernel (Eigen's tuple
+  reducer): from index 0 at the dtype's lowest (highest) value, an element wins only
+  when strictly greater (less), so ties go to the first, a NaN never wins and a row of
+  NaN and -inf (inf) is 0 (``extreme_index``).
 * Axes are settled per input (``checks.resolve_axes``): a graph that did not know its
   input's rank reduces every axis, or counts negative axes from the end, at run time.
 """
@@ -22,7 +24,7 @@ from ..checks import (ReductionParams, check_argmax, empty_extremum, get_attr,
 from ..registry import register_kernel
 from .elementwise import compute_dtype
 
-__all__ = ["scan_axis", "scan_along"]
+__all__ = ["scan_axis", "scan_along", "extreme_index"]
 
 DEVICE = "REF"
 _NUMPY = {"max": np.max, "min": np.min, "prod": np.prod, "all": np.all, "any": np.any}
@@ -65,12 +67,23 @@ def _trunc_div(s, n):
 @register_kernel(("ArgMax", "ArgMin"), DEVICE)
 def build_argmax(node):
     spec = int(get_attr(node, "axis"))
-    pick = np.argmax if node.op == "ArgMax" else np.argmin
+    is_max = node.op == "ArgMax"
 
     def argmax(x):
         axis = check_argmax(node, x.shape, spec)
-        return np.asarray(pick(x, axis=axis)).astype(node.output_dtype)
+        return np.asarray(extreme_index(np, x, axis, is_max)).astype(node.output_dtype)
     return argmax
+
+
+def extreme_index(xp, x, axis: int, is_max: bool):
+    """TF's ArgMax (ArgMin) of ``x`` along ``axis`` with the array module ``xp`` (see the
+    module docstring): a float's NaN and values past its lowest (highest) finite value
+    count as that value, then the first extreme wins."""
+    if x.dtype.kind == "f":
+        bound = np.finfo(x.dtype).min if is_max else np.finfo(x.dtype).max
+        beyond = (x < bound) if is_max else (x > bound)
+        x = xp.where(xp.isnan(x) | beyond, x.dtype.type(bound), x)
+    return (xp.argmax if is_max else xp.argmin)(x, axis=axis)
 
 
 def scan_axis(node, rank: int, axis) -> int:
