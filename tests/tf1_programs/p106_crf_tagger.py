@@ -9,10 +9,10 @@ dynamic_rnn, a tf.cond on a one-step batch; Viterbi decoding in-graph (argmax ba
 tf.reverse_sequence, a reverse tf.scan with tf.gather batch_dims=1) checked against numpy;
 Adam with tf.clip_by_global_norm, tf.metrics.accuracy weighted by the mask, and the
 log-likelihood's gradients, compared with expected-count differences from a numpy
-forward-backward.  Edge cases: sequence length 0, reduce_logsumexp of all -inf, a scan
-initializer of another structure than fn returns, a scan over zero steps of a result of
-unknown shape, reverse_sequence with lengths past the time axis, and one length fed for a
-batch (reverse_sequence, dynamic_rnn)."""
+forward-backward.  Edge cases: sequence length 0, reduce_logsumexp of all -inf, argmax of
+NaN scores, a scan initializer of another structure than fn returns, a scan over zero steps
+of a result of unknown shape, reverse_sequence with lengths past the time axis, and one
+length fed for a batch (reverse_sequence, dynamic_rnn)."""
 
 import numpy as np
 
@@ -203,6 +203,9 @@ def main(tf, out):
                               "log_likelihood": ll, "decoded": tags_zero}
         out["logsumexp_inf"] = sess.run(tf.reduce_logsumexp(
             tf.constant([[-np.inf, -np.inf], [0.0, -np.inf]]), 1))
+        diverged = tf.constant([[0.5, np.nan, 2.0, 2.0], [np.nan] * 4])   # NaN scores
+        picked, top = sess.run([tf.argmax(diverged, 1), tf.reduce_max(diverged, 1)])
+        out["argmax_nan"] = [picked, np.isnan(top).tolist()]
         errors = {}
         try:
             tf.scan(lambda acc, x: (acc + x, acc), tf.constant([1.0, 2.0]), initializer=0.0)
