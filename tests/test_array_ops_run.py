@@ -172,6 +172,22 @@ def test_gradients_of_the_gradient_ops(rng):
     check_op_gradient(lambda dy: mirror_pad_grad(dy, [[1, 0], [1, 1]], "REFLECT"), [x])
 
 
+def test_mirror_pads_too_large_build_as_tf_and_fail_when_they_run():
+    """TF's MirrorPad infers as Pad: paddings the mode does not allow (REFLECT: as large as
+    the dimension, SYMMETRIC: larger) are the kernel's InvalidArgumentError at run."""
+    x = ds.constant(np.arange(9, dtype=np.float32).reshape(3, 3))
+    equal = ds.pad(x, [[3, 0], [0, 0]], "REFLECT")
+    over = ds.pad(x, [[0, 4], [0, 0]], "SYMMETRIC")
+    allowed = ds.pad(x, [[3, 3], [0, 0]], "SYMMETRIC")
+    assert [t.shape.as_list() for t in (equal, over, allowed)] == [[6, 3], [7, 3], [9, 3]]
+    with ds.Session() as sess:
+        np.testing.assert_array_equal(sess.run(allowed), np.pad(
+            np.arange(9, dtype=np.float32).reshape(3, 3), [[3, 3], [0, 0]], "symmetric"))
+        for t in (equal, over):
+            with pytest.raises(InvalidArgumentError, match="at most"):
+                sess.run(t)
+
+
 def test_embedding_gradient_adds_up_repeated_ids():
     table = ds.placeholder(ds.float64, (4, 2))
     ids = ds.constant([1, 1, 3, 1])

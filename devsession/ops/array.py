@@ -389,10 +389,12 @@ def _mirror_pad(inputs, attrs, node):
     if mode not in MIRROR_MODES:
         raise InferError(f"Op '{node}': MirrorPad's mode must be one of "
                          f"{', '.join(MIRROR_MODES)}, got {mode!r}.")
-    return _pad(inputs, attrs, node, mode)
+    # TF's MirrorPad infers as Pad does: paddings too large for the mode are its kernel's
+    # InvalidArgumentError at run, not an error at build
+    return _pad(inputs, attrs, node)
 
 
-def _pad(inputs, attrs, node, mode=None):
+def _pad(inputs, attrs, node):
     x, paddings = inputs[:2]
     if len(inputs) == 3:
         value = inputs[2]
@@ -422,8 +424,6 @@ def _pad(inputs, attrs, node, mode=None):
     pairs = list(zip(values[0::2], values[1::2]))
     if any(p < 0 for pair in pairs for p in pair):
         raise InferError(f"Op '{node}': paddings {pairs} must be non-negative.")
-    if mode is not None:
-        _check_mirror(mode, pairs, dims, node, x)
     return x.dtype, TensorShape(None if d is None else d + a + b
                                 for d, (a, b) in zip(dims, pairs))
 
@@ -444,15 +444,6 @@ def _mirror_pad_grad(inputs, attrs, node):
                          f"{dy.shape}.")
     return dy.dtype, TensorShape(None if d is None else d - a - b
                                  for d, (a, b) in zip(dy.shape.dims, pairs))
-
-
-def _check_mirror(mode, pairs, dims, node, x):
-    offset = 1 if mode == "REFLECT" else 0
-    for i, (d, pair) in enumerate(zip(dims, pairs)):
-        if d is not None and max(pair) > d - offset:
-            raise InferError(f"Op '{node}': {mode} paddings {list(pair)} of dimension {i} "
-                             f"of '{x.name}' (shape {x.shape}) must be "
-                             f"{'less than' if offset else 'at most'} {d}.")
 
 
 def _register() -> None:
