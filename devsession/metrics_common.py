@@ -3,9 +3,8 @@ the collections it joins, the division that makes "nothing seen yet" 0, and TF1'
 static shape rules for labels, predictions and weights.
 
 TF1 checks shapes at build time where they are known (ValueError) and adds run-time
-checks where they are not; devsession keeps the build-time checks and, for weights whose
-ranks are known, the run-time ``assert_broadcastable``; broadcasting (an element-wise op)
-refuses the rest at run time.
+checks where they are not; devsession keeps the build-time checks and the run-time
+``assert_broadcastable`` (ranks too where one is unknown).
 """
 
 from __future__ import annotations
@@ -16,8 +15,9 @@ from . import dtypes
 from .dtypes import float32
 from .graph import control_dependencies, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection
-from .ops import (Assert, equal, expand_dims, logical_or, ones_like, reduce_all, shape, squeeze,
-                  where, zeros_like)
+from .ops import (Assert, equal, expand_dims, logical_and, logical_or, minimum, ones_like,
+                  reduce_all, reshape, shape, size, squeeze, where, zeros_like)
+from .ops import slice as slice_
 from .variables import Variable
 
 
@@ -107,10 +107,14 @@ def assert_broadcastable(weights, values):
     rule than broadcasting, so that ``[batch]`` weights on ``[batch, n]`` losses are an
     error, not a silent row-wise product).  ValueError where the static shapes decide it;
     otherwise an ``Assert`` op (InvalidArgumentError at run time) to depend on, or None
-    when no run-time check is needed (unknown ranks are left to the product)."""
+    when no run-time check is needed.  Where a rank is unknown the run checks the ranks
+    too, as TF's does (weights of shape ``[n]`` fed for losses ``[batch, n]`` are refused,
+    not multiplied row by row)."""
     w, v = weights.shape, values.shape
-    if w.ndims is None or v.ndims is None or w.ndims == 0:
+    if w.ndims == 0:
         return None
+    if w.ndims is None or v.ndims is None:
+        return _assert_broadcastable_at_run(weights, values)
     received = f"Received weights={_tf_repr(weights)}, values={_tf_repr(values)}"
     if w.ndims != v.ndims:
         raise ValueError(f"{_NOT_BROADCASTABLE} values.rank={v.ndims}. weights.rank={w.ndims}. "
@@ -132,6 +136,24 @@ def assert_broadcastable(weights, values):
         return Assert(valid, [_NOT_BROADCASTABLE, "weights.shape=", weights.name, weights_shape,
                               "values.shape=", values.name, values_shape,
                               "is_scalar=", False])
+
+
+def _assert_broadcastable_at_run(weights, values):
+    """TF's run-time ``assert_broadcastable`` where a rank is unknown: the weights are a
+    scalar, or of the values' rank with every dimension 1 or the values'.  The dimensions
+    are compared over the shorter shape's length, so shapes of other ranks still run."""
+    with name_scope("assert_broadcastable"):
+        weights_shape, values_shape = shape(weights), shape(values)
+        weights_rank, values_rank = size(weights_shape), size(values_shape)
+        is_scalar = equal(weights_rank, 0)
+        common = reshape(minimum(weights_rank, values_rank), [1])
+        w_dims = slice_(weights_shape, [0], common)
+        dims_ok = reduce_all(logical_or(equal(w_dims, 1),
+                                        equal(w_dims, slice_(values_shape, [0], common))))
+        valid = logical_or(is_scalar, logical_and(equal(weights_rank, values_rank), dims_ok))
+        return Assert(valid, [_NOT_BROADCASTABLE, "weights.shape=", weights.name, weights_shape,
+                              "values.shape=", values.name, values_shape,
+                              "is_scalar=", is_scalar])
 
 
 def _tf_repr(tensor) -> str:

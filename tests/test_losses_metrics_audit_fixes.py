@@ -82,6 +82,50 @@ def test_fed_weights_wider_than_the_losses_are_refused_though_they_broadcast(mak
         make_session().run(loss, {p: np.ones((2, 1)), w: np.ones((2, 3))})
 
 
+def test_fed_weights_of_unknown_rank_are_checked_at_run_time(make_session):
+    # TF's: with the weights' rank unknown the run checks it, so [3] weights fed for
+    # [2, 3] losses are refused though they would multiply row by row
+    w = ds.placeholder(ds.float32, None)
+    losses = ds.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    loss = ds.losses.compute_weighted_loss(losses, weights=w, reduction=ds.losses.Reduction.SUM)
+    sess = make_session()
+    assert sess.run(loss, {w: 2.0}) == 30.0
+    assert sess.run(loss, {w: [[1.], [0.]]}) == 3.0
+    for fed in ([1., 1., 1.], [[[1., 1., 1.]]], np.ones((3, 3))):
+        with pytest.raises(ds.errors.InvalidArgumentError,
+                           match=r"weights can not be broadcast to values\..*is_scalar=\] \[0\]"):
+            sess.run(loss, {w: fed})
+
+
+def test_losses_of_any_dtype_are_reduced_in_float32_and_cast_back(make_session):
+    # TF1's casts (TF 2.21 printed these dtypes and values): the pairwise-style losses
+    # cast predictions and labels to float32; compute_weighted_loss reduces in float32
+    # and casts the result back to the losses' dtype
+    z = np.array([[1, 0], [0, 1]], np.int32)
+    log = ds.losses.log_loss(z, ds.constant(z))                       # integer predictions
+    wide = ds.losses.mean_squared_error(z.astype(np.float64), ds.constant([[.5, 0], [0, 1]],
+                                                                          ds.float64))
+    counts = ds.losses.compute_weighted_loss(ds.constant([1, 2, 4]))
+    half = ds.losses.compute_weighted_loss(ds.constant([60000., 60000.], ds.float16))
+    assert [t.dtype for t in (log, wide, counts, half)] == \
+        [ds.float32, ds.float32, ds.int32, ds.float16]
+    got = make_session().run([log, wide, counts, half])
+    np.testing.assert_allclose(got[0], -np.log(1 + 1e-7), atol=1e-7)   # TF: -1.1920929e-07
+    assert got[1] == 0.0625 and got[2] == 2 and got[3] == 60000.0   # no float16 overflow
+
+
+def test_one_hot_float_labels_to_sparse_cross_entropy_are_tfs_rank_error():
+    # TF checks the labels' rank before their dtype: the usual mistake (one-hot labels
+    # to the sparse loss) is its ValueError, not a TypeError
+    logits = ds.placeholder(ds.float32, [None, 3])
+    onehot = ds.placeholder(ds.float32, [None, 3])
+    with pytest.raises(ValueError, match="Rank mismatch: Rank of labels"):
+        ds.losses.sparse_softmax_cross_entropy(onehot, logits)
+    with pytest.raises(TypeError, match="must be int32 or int64 class indices"):
+        ds.nn.sparse_softmax_cross_entropy_with_logits(labels=ds.placeholder(ds.float32, [None]),
+                                                       logits=logits)
+
+
 # --- 3. confusion_matrix is TF's ScatterNd with a static (n, n) shape ------------------------
 
 def test_confusion_matrix_has_tfs_name_and_static_shape(make_session):
