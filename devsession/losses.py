@@ -72,16 +72,17 @@ class Reduction:
 
 def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSES,
                           reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
-    """``losses * weights`` reduced by ``reduction``; added to ``loss_collection``."""
+    """``losses * weights`` reduced by ``reduction``; added to ``loss_collection``.  As
+    TF1's, the losses (of any numeric dtype) are weighted and reduced in float32 and the
+    result cast back to their dtype."""
     Reduction.validate(reduction)
     with name_scope(scope or "weighted_loss") as scope:
         losses = convert_to_tensor(losses)
-        if not losses.dtype.is_floating:
-            raise TypeError(f"losses '{losses.name}' must be floating point, not "
-                            f"{losses.dtype.name}.")
-        weights = convert_to_tensor(weights, dtype_hint=losses.dtype)
+        input_dtype = losses.dtype          # TF1's: reduced in float32, then cast back
+        losses = cast(losses, float32)
+        weights = convert_to_tensor(weights, dtype_hint=float32)
         check = assert_broadcastable(weights, losses)
-        weights = cast(weights, losses.dtype)
+        weights = cast(weights, float32)
         with control_dependencies([check] if check is not None else []):
             weighted = multiply(losses, weights)
         if reduction == Reduction.NONE:
@@ -96,6 +97,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=LOSSE
             elif reduction == Reduction.SUM_BY_NONZERO_WEIGHTS:
                 present = cast(not_equal(multiply(ones_like(losses), weights), 0), losses.dtype)
                 loss = div_no_nan(loss, reduce_sum(present), name="value")
+        loss = cast(loss, input_dtype)
     add_loss(loss, loss_collection)
     return loss
 
@@ -271,10 +273,11 @@ def _remove_squeezable_dimensions(labels, logits, weights):
 
 
 def _paired(predictions, labels, loss: str):
-    """``predictions`` and ``labels`` as tensors of the predictions' dtype (float32 for
-    Python values), of compatible shapes (else ValueError, as TF1's)."""
-    predictions = convert_to_tensor(predictions, dtype_hint=float32)
-    labels = cast(convert_to_tensor(labels, dtype_hint=predictions.dtype), predictions.dtype)
+    """``predictions`` and ``labels`` cast to float32 whatever their dtype (TF1's: integer
+    predictions of 0/1, or float64 ones, make a float32 loss), of compatible shapes (else
+    ValueError, as TF1's)."""
+    predictions = cast(convert_to_tensor(predictions, dtype_hint=float32), float32)
+    labels = cast(convert_to_tensor(labels, dtype_hint=float32), float32)
     if predictions.shape.ndims is not None and labels.shape.ndims is not None and \
             not predictions.shape.is_compatible_with(labels.shape):
         raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible: "
