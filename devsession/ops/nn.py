@@ -342,9 +342,11 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
     x = convert_to_tensor(logits)
     y = convert_to_tensor(labels)
     if y.dtype not in _SPARSE_LABELS:
-        raise TypeError(f"{fn_name}: labels '{y.name}' must be int32 or int64 class indices, "
-                        f"not {y.dtype.name} (softmax_cross_entropy_with_logits_v2 takes "
-                        f"distributions).")
+        wrong_dtype = TypeError(f"{fn_name}: labels '{y.name}' must be int32 or int64 class "
+                                f"indices, not {y.dtype.name} "
+                                f"(softmax_cross_entropy_with_logits_v2 takes distributions).")
+        if x.shape.ndims is None:
+            raise wrong_dtype
     if x.shape.ndims is None:       # TF's: the loss takes the labels' static shape
         dims = shape(x)
         loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
@@ -367,6 +369,8 @@ def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None,
                          f"{x.shape}). {fn_name}: labels '{y.name}' have shape {y.shape}, "
                          f"but logits '{x.name}' have shape {x.shape}: labels need the logits' "
                          f"shape without its last (classes) dimension.")
+    if y.dtype not in _SPARSE_LABELS:   # after the shape checks, as TF's (one-hot float
+        raise wrong_dtype               # labels are its rank ValueError)
     if len(lead) == 1:
         return make_op("SparseSoftmaxCrossEntropyWithLogits", [x, y], name=name)
     loss = make_op("SparseSoftmaxCrossEntropyWithLogits",
