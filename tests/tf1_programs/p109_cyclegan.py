@@ -7,10 +7,14 @@ a conv (gen_B), a tanh output; PatchGAN discriminators (strided convs, tf.nn.lea
 alpha=0.2, no sigmoid); LSGAN losses by tf.squared_difference, the cycle L1 loss with lambda
 10 and the identity loss; four var_lists by scope name, Adam(beta1=0.5) with the learning
 rate a placeholder fed a linear decay, alternating G and D steps with an image pool in
-Python feeding past fakes through placeholders; a pix2pix tf.layers.conv2d_transpose. Also the
-pads and their gradients (folded back onto the border) and the errors a user hits: mirror
-padding too large, an unknown mode, constant_values with REFLECT (ignored), moments with
-keep_dims and keepdims, conv2d_transpose with a Dimension in a list output_shape."""
+Python feeding past fakes through placeholders; the fakes saved as uint8
+(convert_image_dtype saturate=True) and as an image summary; a pix2pix
+tf.layers.conv2d_transpose. Also the pads and their gradients (folded back onto the border;
+a second order through SYMMETRIC), moments with a shift, resize_nearest_neighbor with
+align_corners and its gradient, and what a user hits: mirror padding too large (built, an
+InvalidArgumentError at run; SYMMETRIC allows the size itself), negative paddings, an unknown
+mode, constant_values with REFLECT (ignored), moments with keep_dims and keepdims, and
+conv2d_transpose with Dimensions in a list output_shape (known: fine; None: TypeError)."""
 
 import numpy as np
 
@@ -105,6 +109,8 @@ def main(tf, out):
     out["var_counts"] = {k: len(v) for k, v in var_lists.items()}
     out["gen_A_vars"] = [v.name for v in var_lists["gen_A"][:6]]
     out["shapes"] = [t.shape.as_list() for t in (fake_b, fake_a, d_fake_b)]
+    saved = tf.image.convert_image_dtype(fake_b * 0.5 + 0.5, tf.uint8, saturate=True)
+    image_summary = tf.summary.image("fake_B", fake_b * 0.5 + 0.5, max_outputs=1)
 
     pool_rng, pools = np.random.RandomState(1), {"A": [], "B": []}
 
@@ -139,6 +145,12 @@ def main(tf, out):
         out["history"] = np.array(history)
         out["pool_sizes"] = [len(pools["A"]), len(pools["B"])]
         out["images"] = sess.run([fake_b, cycle_a], {real_a: data_a[0]})
+        pixels, summary = sess.run([saved, image_summary], {real_a: data_a[0]})
+        out["saved_dtype"] = str(pixels.dtype)
+        out["saved_uint8"] = pixels.astype(np.float32)     # compared within one step
+        value = tf.Summary.FromString(summary).value[0]
+        out["image_summary"] = [value.tag, value.image.height, value.image.width,
+                                value.image.colorspace]
         out["patches"] = sess.run(d_fake_a, {real_b: data_b[0]})
 
     def error(fn):
@@ -171,10 +183,20 @@ def main(tf, out):
         "unknown_mode": error(lambda: tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], "WRAP")),
         "moments_both": error(lambda: tf.nn.moments(x, [1, 2], keep_dims=True,
                                                     keepdims=True))}
+    errors["negative_padding"] = error(lambda: tf.pad(x, [[0, 0], [-1, 1], [0, 0], [0, 0]],
+                                                      "REFLECT"))
     mean, variance = tf.nn.moments(x, [1, 2], keepdims=True)
+    shifted = tf.nn.moments(x, [1, 2], shift=4.0)
+    second = tf.gradients(tf.gradients(tf.reduce_sum(pads["symmetric"] ** 3), x)[0], x)[0]
     h = tf.constant(rng.normal(size=(2, 4, 4, 8)).astype(np.float32))
     kernel = tf.constant(rng.normal(0, 0.3, (3, 3, 4, 8)).astype(np.float32))
-    upsampled = tf.nn.conv2d_transpose(h, kernel, [h.shape[0], 8, 8, 4], [1, 2, 2, 1], "SAME")
+    upsampled = tf.nn.conv2d_transpose(h, kernel, [h.shape[0], h.shape[1] * 2, 8, 4],
+                                       [1, 2, 2, 1], "SAME")
+    unknown = tf.placeholder(tf.float32, [None, 4, 4, 8])
+    errors["unknown_batch_output_shape"] = error(lambda: tf.nn.conv2d_transpose(
+        unknown, kernel, [unknown.shape[0], 8, 8, 4], [1, 2, 2, 1], "SAME"))
+    nearest = tf.image.resize_nearest_neighbor(h, [7, 7], align_corners=True)
+    nearest_grad = tf.gradients(tf.reduce_sum(nearest ** 2), h)[0]
     with tf.variable_scope("pix2pix"):
         decoded = tf.layers.conv2d_transpose(
             h, 3, 4, strides=2, padding="same",
@@ -185,7 +207,8 @@ def main(tf, out):
         sess.run(tf.global_variables_initializer())
         out["pads"] = sess.run(pads)
         out["pad_grads"] = sess.run(pad_grads)
-        out["moments"] = sess.run([mean, variance])
+        out["moments"] = sess.run([mean, variance, shifted, second])
+        out["nearest"] = sess.run([nearest, nearest_grad])
         out["upsampled"] = sess.run([upsampled, decoded, decoded_grad])
         out["dynamic"] = sess.run(dynamic, {z: np.ones((1, 3, 3, 1), np.float32)})
         for name, t, feed in [(k, v, None) for k, v in sorted(too_large.items())] + [
@@ -197,3 +220,4 @@ def main(tf, out):
     out["errors"] = errors
     out["_tol"] = {k: {"rtol": 2e-3, "atol": 2e-4}
                    for k in ("initial", "history", "images", "patches")}
+    out["_tol"]["saved_uint8"] = {"rtol": 0, "atol": 1}
