@@ -96,15 +96,13 @@ _SOBEL = np.expand_dims(np.transpose(np.array(
 def sobel_edges(image) -> Tensor:
     """The Sobel responses of each channel of a 4-D float ``image``, ``[N, H, W, C, 2]``
     (vertical, then horizontal), the borders REFLECT-padded as TF.  ValueError unless
-    4-D, or for a known height or width below 2 (nothing to reflect)."""
+    4-D; a height or width below 2 (nothing to reflect) builds and is MirrorPad's
+    InvalidArgumentError at run, as TF."""
     with name_scope("sobel_edges"):
         image = convert_to_tensor(image, name="image")
         if image.shape.ndims != 4:
             raise ValueError(f"sobel_edges: 'image' (shape {image.shape}) must be 4-D "
                              f"[batch_size, h, w, d].")
-        if any(d is not None and d < 2 for d in image.shape.dims[1:3]):
-            raise ValueError(f"sobel_edges: REFLECT padding needs a height and width of at "
-                             f"least 2, got shape {image.shape}.")
         dims = shape(image)
         kernels = tile(constant(_SOBEL.astype(image.dtype.np), image.dtype),
                        stack([1, 1, dims[-1], 1]), name="sobel_filters")

@@ -242,14 +242,20 @@ def test_bad_inputs_are_errors_when_built():
         im.total_variation(ds.zeros([3, 3]))
     with pytest.raises(ValueError, match="4D tensor"):
         im.image_gradients(ds.zeros([3, 3, 1]))
-    with pytest.raises(ValueError, match="REFLECT"):
-        im.sobel_edges(ds.zeros([1, 1, 1, 3]))
     with pytest.raises(ValueError, match="not compatible"):
         im.ssim(ds.zeros([2, 12, 12, 3]), ds.zeros([2, 12, 11, 3]), 1.0)
     with pytest.raises(ValueError, match="filter_size"):
         im.ssim(ds.zeros([12, 10, 3]), ds.zeros([12, 10, 3]), 1.0)
     with pytest.raises(ValueError, match="176"):
         im.ssim_multiscale(ds.zeros([100, 200, 1]), ds.zeros([100, 200, 1]), 1.0)
+
+
+def test_sobel_edges_of_a_single_row_builds_and_fails_the_run_as_tf():
+    edges = im.sobel_edges(ds.zeros([1, 1, 4, 3]))
+    assert edges.shape.as_list() == [1, 1, 4, 3, 2]
+    with ds.Session() as sess:
+        with pytest.raises(ds.errors.InvalidArgumentError, match="REFLECT"):
+            sess.run(edges)
 
 
 def test_a_fed_negative_gamma_fails_the_run():
