@@ -32,7 +32,8 @@ from .ops import (add_n, cast, constant, div_no_nan, equal, multiply, not_equal,
                   reduce_sum, size, squeeze, stop_gradient, where, zeros_like)
 from .dtypes import float32
 from .metrics_common import assert_broadcastable, broadcast_weights
-from .ops import log, maximum, minimum, rank, relu
+from .ops import log, maximum, minimum, rank, relu, shape
+from .ops.common import one_spelling
 from .ops.sequence import range as range_
 from .ops.elementwise import abs as abs_
 from .ops.elementwise import squared_difference
@@ -122,11 +123,14 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     with name_scope(scope or "softmax_cross_entropy_loss") as scope:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(onehot_labels, dtype_hint=logits.dtype), logits.dtype)
-        if label_smoothing:
+        if not logits.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible: "
+                             f"softmax_cross_entropy: logits '{logits.name}' and onehot_labels "
+                             f"'{labels.name}' must have the same shape.")
+        if label_smoothing > 0:           # TF1's test: a negative smoothing is none
             classes = labels.shape.dims[-1] if labels.shape.ndims else None
-            if classes is None:
-                raise ValueError(f"label_smoothing needs labels '{labels.name}' with a known "
-                                 f"number of classes, got shape {labels.shape}.")
+            if classes is None:           # counted at run time, as TF1's
+                classes = cast(shape(labels)[-1], logits.dtype)
             labels = labels * (1.0 - label_smoothing) + label_smoothing / classes
         losses = nn.softmax_cross_entropy_with_logits_v2(labels=stop_gradient(labels),
                                                          logits=logits, name="xentropy")
@@ -143,7 +147,7 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(multi_class_labels, dtype_hint=logits.dtype),
                       logits.dtype)
-        if label_smoothing:
+        if label_smoothing > 0:
             labels = labels * (1.0 - label_smoothing) + 0.5 * label_smoothing
         losses = nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
         return compute_weighted_loss(losses, weights, scope, loss_collection, reduction)
@@ -207,8 +211,9 @@ def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
                     loss_collection=LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
                     dim=None):
     """``1 - sum(labels * predictions, axis)`` (both unit-normalized along ``axis``, as
-    TF1 assumes), the axis kept; ``dim`` is TF1's older name for ``axis``."""
-    axis = dim if axis is None else axis
+    TF1 assumes), the axis kept; ``dim`` is TF1's older name for ``axis`` (both given is
+    ValueError, as TF1's)."""
+    axis = one_spelling(axis, dim, "axis", "dim")
     if axis is None:
         raise ValueError("You must specify argument `axis`.")
     _not_none(labels=labels, predictions=predictions)
@@ -303,9 +308,10 @@ def get_regularization_losses(scope=None) -> list:
 
 
 def get_regularization_loss(scope=None, name="total_regularization_loss"):
-    """The sum of the regularization losses (layers' ``kernel_regularizer``...), or 0."""
+    """The sum of the regularization losses (layers' ``kernel_regularizer``...), or 0 (an
+    unnamed constant, as TF1's: ``name`` names only the sum)."""
     losses = get_regularization_losses(scope)
-    return add_n(losses, name=name) if losses else constant(0.0, name=name)
+    return add_n(losses, name=name) if losses else constant(0.0)
 
 
 def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):

@@ -126,6 +126,34 @@ def test_one_hot_float_labels_to_sparse_cross_entropy_are_tfs_rank_error():
                                                        logits=logits)
 
 
+def test_label_smoothing_counts_classes_the_run_knows(make_session):
+    # TF1's: num_classes is the labels' shape at run time, so placeholders of unknown
+    # classes build; a negative smoothing is no smoothing (TF1's `label_smoothing > 0`)
+    labels, logits = ds.placeholder(ds.float32, [None, None]), ds.placeholder(ds.float32)
+    smoothed = ds.losses.softmax_cross_entropy(labels, logits, label_smoothing=0.3)
+    negative = ds.losses.sigmoid_cross_entropy(labels, logits, label_smoothing=-0.5)
+    onehot = np.eye(3, dtype=np.float32)[[1, 2]]
+    soft = onehot * 0.7 + 0.1
+    log_softmax = LOGITS - np.log(np.exp(LOGITS).sum(1, keepdims=True))
+    got = make_session().run([smoothed, negative], {labels: onehot, logits: LOGITS})
+    np.testing.assert_allclose(got[0], -(soft * log_softmax).sum(1).mean(), rtol=1e-6)
+    sigmoid_xent = np.maximum(LOGITS, 0) - LOGITS * onehot + np.log1p(np.exp(-abs(LOGITS)))
+    np.testing.assert_allclose(got[1], sigmoid_xent.mean(), rtol=1e-6)
+
+
+def test_softmax_and_cosine_argument_errors_are_tf1s():
+    with pytest.raises(ValueError, match=r"^Shapes \(2, 3\) and \(2, 4\) are incompatible"):
+        ds.losses.softmax_cross_entropy(np.ones((2, 4), np.float32), LOGITS)
+    with pytest.raises(ValueError, match=r"^Cannot specify both 'dim' and 'axis'\.$"):
+        ds.losses.cosine_distance(LOGITS, LOGITS, axis=1, dim=1)
+
+
+def test_no_regularization_loss_is_an_unnamed_zero(make_session):
+    zero = ds.losses.get_regularization_loss(scope="nothing")
+    assert zero.op.type == "Const" and zero.op.name == "Const"      # TF1's constant(0.0)
+    assert make_session().run(zero) == 0.0
+
+
 # --- 3. confusion_matrix is TF's ScatterNd with a static (n, n) shape ------------------------
 
 def test_confusion_matrix_has_tfs_name_and_static_shape(make_session):

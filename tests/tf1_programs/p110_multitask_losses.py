@@ -118,6 +118,12 @@ def main(tf, out):
     counts = tf.losses.compute_weighted_loss(tf.constant([1, 2, 4]), loss_collection=None)
     fed_w = tf.placeholder(tf.float32, None, name="fed_weights")
     fed_loss = tf.losses.absolute_difference(regress, regression, weights=fed_w)
+    fed_labels = tf.placeholder(tf.float32, [None, None], name="fed_onehot")
+    fed_logits = tf.placeholder(tf.float32, [None, None], name="fed_logits")
+    smoothed_fed = tf.losses.softmax_cross_entropy(fed_labels, fed_logits, label_smoothing=0.2,
+                                                   loss_collection=None)
+    empty = tf.losses.get_regularization_loss(scope="none_here")
+    out["empty_regularization"] = [empty.op.type, "regularization" in empty.op.name]
     out["loss_dtypes"] = [t.dtype.name for t in (int_log_loss, wide, half, counts)]
 
     def error(build):
@@ -134,6 +140,9 @@ def main(tf, out):
             regress, regression, reduction="mean")),
         "sparse_rank": error(lambda: tf.losses.sparse_softmax_cross_entropy(
             onehot.astype(np.int64), class_logits)),
+        "cosine_axis_and_dim": error(lambda: tf.losses.cosine_distance(anchor, embedding,
+                                                                       axis=1, dim=1)),
+        "softmax_shapes": error(lambda: tf.losses.softmax_cross_entropy(multi, class_logits)),
         "sparse_onehot": error(lambda: tf.losses.sparse_softmax_cross_entropy(
             onehot, class_logits)),
     }
@@ -155,6 +164,8 @@ def main(tf, out):
         out["int_log_loss"] = sess.run(int_log_loss)
         out["other_dtypes"] = [float(v) for v in sess.run([wide, half], feed)]
         out["int_counts"] = sess.run(counts)
+        out["smoothed_fed"] = sess.run(smoothed_fed, {fed_labels: onehot,
+                                                      fed_logits: x_data[:, :classes]})
         fed = {}
         for shape in [(), (batch, 1), (1, targets), (targets,), (batch,)]:
             try:
