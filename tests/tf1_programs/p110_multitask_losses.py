@@ -9,9 +9,13 @@ mean_pairwise_squared_error); every loss under every tf.losses.Reduction, with w
 hold zeros and weights that are all zero; loss_collection (the default, None, a custom
 one), add_loss, get_losses(scope=...), the regularization losses and get_total_loss,
 compute_weighted_loss; an uncertainty-weighted total (exp(-s) * L + s with learned
-log-variances s) trained with Adam for a few steps, its gradients w.r.t. s; and the errors
-a user hits (weights that do not broadcast, cosine_distance without axis, an unknown
-reduction, integer predictions to log_loss, sparse labels of the logits' rank)."""
+log-variances s) trained with Adam for a few steps, its gradients w.r.t. s; the dtypes TF1's
+casts give (integer predictions to log_loss, float64, float16 logits, integer losses),
+label_smoothing of placeholders of unknown classes, weights of unknown rank checked when
+fed; and the errors a user hits (weights that do not broadcast, [batch, 1] weights on a
+softmax loss, cosine_distance without axis or with axis and dim, an unknown reduction,
+one-hot labels of another width, sparse labels of the logits' rank, one-hot labels to the
+sparse loss)."""
 
 import numpy as np
 
@@ -142,6 +146,8 @@ def main(tf, out):
             onehot.astype(np.int64), class_logits)),
         "cosine_axis_and_dim": error(lambda: tf.losses.cosine_distance(anchor, embedding,
                                                                        axis=1, dim=1)),
+        "softmax_column_weights": error(lambda: tf.losses.softmax_cross_entropy(
+            onehot, class_logits, weights=example_w[:, None])),
         "softmax_shapes": error(lambda: tf.losses.softmax_cross_entropy(multi, class_logits)),
         "sparse_onehot": error(lambda: tf.losses.sparse_softmax_cross_entropy(
             onehot, class_logits)),
