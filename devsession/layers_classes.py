@@ -38,6 +38,7 @@ from . import layers_output_shape as output_shape
 from .layers_batch_norm import batch_normalization, check_options
 from .layers_input_spec import assert_input_compatibility
 from .layers_separable import separable_conv1d
+from .snake_case import to_snake_case
 from .graph import convert_to_tensor, get_default_graph, name_scope
 from .graph_keys import GraphKeys, get_collection
 from .variable_scope import VariableScope, variable_scope
@@ -84,7 +85,7 @@ class Layer:
     def _base_name(self) -> str:
         """The class's name in snake case ("dense", "conv2d_transpose", "my_layer"): the
         name of a layer made without one, as TF1's."""
-        return _snake_case(type(self).__name__)
+        return to_snake_case(type(self).__name__)
 
     # --- calling --------------------------------------------------------------------------
 
@@ -248,13 +249,6 @@ def _first_float_dtype(inputs):
         inputs = inputs[0]
     dtype = convert_to_tensor(inputs).dtype
     return dtype if dtype.is_floating else None
-
-
-def _snake_case(name: str) -> str:
-    """TF's ``to_snake_case``: "Conv2DTranspose" -> "conv2d_transpose"."""
-    words = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
-    return snake if not snake.startswith("_") else "private" + snake
 
 
 def _unique_object_name(base: str) -> str:

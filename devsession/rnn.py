@@ -78,7 +78,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import re
 
 from . import dtypes
 from .graph import control_dependencies, convert_to_tensor, get_default_graph
@@ -94,6 +93,7 @@ from .ops.random import random_uniform, uncounted_seeds
 from .ops.masking import reverse, reverse_sequence
 from .ops.nn import bias_add, dropout
 from .ops.reduce import reduce_all
+from .snake_case import to_snake_case
 from .tensor_shape import TensorShape
 from .variable_scope import get_variable, variable_scope
 from .variables import trainable_variables
@@ -171,7 +171,7 @@ class RNNCell:
         made = self._variables is None
         if made:
             before = set(trainable_variables())
-            with variable_scope(scope or self._name or _snake_case(type(self).__name__),
+            with variable_scope(scope or self._name or to_snake_case(type(self).__name__),
                                 reuse=self._reuse) as entered:
                 result = self.call(inputs, state)
             self._variables = [v for v in trainable_variables() if v not in before]
@@ -185,14 +185,6 @@ class RNNCell:
 
     def _step(self, inputs, state, *variables):
         raise NotImplementedError
-
-
-def _snake_case(name: str) -> str:
-    """TF's ``to_snake_case`` of a cell's class name ("MinimalRNNCell" ->
-    "minimal_rnn_cell"), as ``layers_classes`` has it (which imports this module)."""
-    words = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
-    return snake if not snake.startswith("_") else "private" + snake
 
 
 def _check_supported_dtype(dtype) -> None:
