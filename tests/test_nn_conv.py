@@ -450,6 +450,29 @@ def test_an_output_shape_stacked_from_a_run_time_batch_keeps_the_sizes_it_names(
                                rtol=1e-4, atol=1e-4)
 
 
+def test_an_int64_output_shape_tensor_is_tfs_type_error_but_the_3d_ops_take_it():
+    # TF's Conv2DBackpropInput, AvgPoolGrad and the depthwise backprops take int32 sizes
+    # only (tf.shape(x, out_type=tf.int64) is a TypeError at build); Conv3DBackpropInputV2
+    # has a Tshape attr of int32 or int64.
+    x = ds.placeholder(ds.float32, (None, 4, 4, 8))
+    f = np.ones((3, 3, 1, 8), F32)
+    batch = ds.shape(x, out_type=ds.int64)[0]
+    with pytest.raises(TypeError, match="must be int32, not int64"):
+        ds.nn.conv2d_transpose(x, f, ds.stack([batch, 8, 8, 1]), [1, 2, 2, 1])
+    with pytest.raises(TypeError, match="must be int32, not int64"):
+        ds.nn.conv2d_backprop_input(ds.constant([2, 8, 8, 1], ds.int64), f,
+                                    np.ones((2, 4, 4, 8), F32), [1, 2, 2, 1], "SAME")
+    y = ds.nn.conv2d_transpose(x, f, np.array([2, 8, 8, 1], np.int64), [1, 2, 2, 1])
+    x3 = ds.placeholder(ds.float32, (None, 2, 3, 4, 3))
+    y3 = ds.nn.conv3d_transpose(x3, np.ones((2, 2, 2, 5, 3), F32),
+                                ds.constant([2, 4, 6, 8, 5], ds.int64), [1, 2, 2, 2, 1])
+    assert [y.shape.as_list(), y3.shape.as_list()] == [[None, 8, 8, 1], [2, 4, 6, 8, 5]]
+    dx = ds.nn.depthwise_conv2d_native_backprop_input(
+        np.array([2, 8, 8, 1]), np.ones((3, 3, 1, 1), F32), np.ones((2, 4, 4, 1), F32),
+        [1, 2, 2, 1], "SAME")      # a numpy array (int64) is converted to int32, as TF's op
+    assert dx.op.inputs[0].dtype == ds.int32 and y.op.inputs[0].dtype == ds.int32
+
+
 def test_sizes_that_do_not_fit_out_backprop_build_and_fail_at_run_as_tfs():
     # TF's shape functions of Conv2DBackpropInput/Filter check only the batch and the
     # out-channels: a conv2d_transpose whose output_shape its input and strides cannot

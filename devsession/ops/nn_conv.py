@@ -52,7 +52,8 @@ from .registry import InferError, OpDef, register_op
 
 __all__ = ["conv1d", "conv2d", "max_pool", "avg_pool", "conv2d_backprop_input",
            "conv2d_backprop_filter", "conv2d_transpose", "CONV_ATTRS", "conv_output_shape",
-           "dims4", "dtype_in", "sizes_operand", "explicit_padding", "padding_argument"]
+           "dims4", "dtype_in", "int32_sizes", "sizes_operand", "explicit_padding",
+           "padding_argument"]
 
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 MAX_POOL_TYPES = FLOATS + (dtypes.int32, dtypes.int64)
@@ -196,13 +197,26 @@ def conv_output_shape(x_dims, f_dims, attrs, node, grouped: bool = False) -> Ten
                         f_dims[3]])
 
 
-def sizes_operand(spec, node: str, rank: int = 4) -> TensorShape:
+def int32_sizes(value):
+    """A sizes argument as TF's op converts it: a numpy array of ints becomes int32 (the
+    op's type; TF converts a value that is not a tensor to it), anything else stays as
+    it is (an int64 Tensor is ``sizes_operand``'s TypeError, as TF's)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.size \
+            and np.all(np.abs(value) < 2 ** 31):
+        return value.astype(np.int32)
+    return value
+
+
+def sizes_operand(spec, node: str, rank: int = 4, int64: bool = False) -> TensorShape:
     """The static shape an int32 sizes input of ``rank`` ints describes, as far as the
     graph knows it: its value, or what ``partial_shape_value`` reads of a
     ``tf.stack([tf.shape(x)[0], 8, 8, 4])`` (a transposed convolution's output_shape
-    with a batch of unknown size)."""
-    if spec.dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32, not {spec.dtype.name}.")
+    with a batch of unknown size).  TypeError for an int64 one unless ``int64`` (TF's
+    Conv2DBackpropInput, AvgPoolGrad and the depthwise ones take int32 sizes only; the
+    Conv3D V2 ones either)."""
+    if spec.dtype not in ((dtypes.int32, dtypes.int64) if int64 else (dtypes.int32,)):
+        raise TypeError(f"Op '{node}': sizes '{spec.name}' must be int32"
+                        f"{' or int64' if int64 else ''}, not {spec.dtype.name}.")
     if spec.shape.ndims not in (None, 1) or spec.shape.dims not in (None, (None,), (rank,)):
         raise InferError(f"Op '{node}': sizes '{spec.name}' must be a vector of {rank} ints, "
                          f"got shape {spec.shape}.")
@@ -511,7 +525,7 @@ def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  
                           name=None) -> Tensor:
     """The gradient of Conv2D with respect to its input, of shape ``input_sizes``."""
     dy = convert_to_tensor(out_backprop)
-    sizes = convert_to_tensor(input_sizes, dtype_hint=dtypes.int32)
+    sizes = convert_to_tensor(int32_sizes(input_sizes), dtype_hint=dtypes.int32)
     f = convert_to_tensor(filter, dtype_hint=dy.dtype)
     return _conv_op("Conv2DBackpropInput", [sizes, f, dy], strides, padding,
                     use_cudnn_on_gpu, data_format, dilations, name)
@@ -534,7 +548,7 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
     with name_scope(name or "conv2d_transpose") as scope:
         x = convert_to_tensor(value, name="value")
         f = convert_to_tensor(filter, dtype_hint=x.dtype, name="filter")
-        sizes = int_operand(output_shape, x.graph, name="output_shape")
+        sizes = int_operand(int32_sizes(output_shape), x.graph, name="output_shape")
         channels = x.shape.dims[-1] if x.shape.ndims == 4 else None
         if channels is not None and f.shape.ndims == 4 and f.shape.dims[3] is not None \
                 and channels != f.shape.dims[3]:
@@ -558,7 +572,7 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                            name=None) -> Tensor:
     """The gradient of Conv2D with respect to its filter, of shape ``filter_sizes``."""
     x = convert_to_tensor(input)
-    sizes = convert_to_tensor(filter_sizes, dtype_hint=dtypes.int32)
+    sizes = convert_to_tensor(int32_sizes(filter_sizes), dtype_hint=dtypes.int32)
     dy = convert_to_tensor(out_backprop, dtype_hint=x.dtype)
     return _conv_op("Conv2DBackpropFilter", [x, sizes, dy], strides, padding,
                     use_cudnn_on_gpu, data_format, dilations, name)

@@ -182,7 +182,7 @@ def _backprop_input(inputs, attrs, node):
     dtype = same_dtype([f, dy], node)
     dtype_in(f, FLOATS, node)
     _check_sized_backprop(f, "filter", dy, attrs, node)
-    return dtype, sizes_operand(sizes, node, 5)
+    return dtype, sizes_operand(sizes, node, 5, int64=True)
 
 
 def _backprop_filter(inputs, attrs, node):
@@ -190,7 +190,7 @@ def _backprop_filter(inputs, attrs, node):
     dtype = same_dtype([x, dy], node)
     dtype_in(x, FLOATS, node)
     _check_sized_backprop(x, "input", dy, attrs, node)
-    return dtype, sizes_operand(sizes, node, 5)
+    return dtype, sizes_operand(sizes, node, 5, int64=True)
 
 
 def _pool(allowed):

@@ -41,7 +41,7 @@ from .common import make_op, same_dtype
 from .nn_channels_first import around_nhwc, is_channels_first, nhwc_order
 # Conv2D's static checks, shared: the windows' geometry and the in-channels are the same.
 from .nn_conv import (FLOATS, conv2d, conv_attrs, conv_output_shape, dims4, dtype_in,
-                      nhwc_list, sizes_operand)
+                      int32_sizes, nhwc_list, sizes_operand)
 from .registry import InferError, OpDef, register_op
 
 __all__ = ["depthwise_conv2d", "depthwise_conv2d_native", "separable_conv2d",
@@ -201,7 +201,7 @@ def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop,  #
     ``depthwise_conv2d_backprop_input``): the gradient of ``depthwise_conv2d_native``
     with respect to its input, of shape ``input_sizes``; one node."""
     dy = convert_to_tensor(out_backprop)
-    sizes = convert_to_tensor(input_sizes, dtype_hint=dtypes.int32)
+    sizes = convert_to_tensor(int32_sizes(input_sizes), dtype_hint=dtypes.int32)
     f = convert_to_tensor(filter, dtype_hint=dy.dtype)
     op_type = "DepthwiseConv2dNativeBackpropInput"
     return make_op(op_type, [sizes, f, dy], depthwise_attrs(
@@ -215,7 +215,7 @@ def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  
     ``depthwise_conv2d_backprop_filter``): the gradient of ``depthwise_conv2d_native``
     with respect to its filter, of shape ``filter_sizes``; one node."""
     x = convert_to_tensor(input)
-    sizes = convert_to_tensor(filter_sizes, dtype_hint=dtypes.int32)
+    sizes = convert_to_tensor(int32_sizes(filter_sizes), dtype_hint=dtypes.int32)
     dy = convert_to_tensor(out_backprop, dtype_hint=x.dtype)
     op_type = "DepthwiseConv2dNativeBackpropFilter"
     return make_op(op_type, [x, sizes, dy], depthwise_attrs(
