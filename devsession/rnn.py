@@ -119,9 +119,15 @@ class RNNCell:
     def __init__(self, num_units=None, activation=None, reuse=None, name=None, dtype=None,
                  trainable=True, **kwargs):
         _check_supported_dtype(dtype)
+        # TF1's layer keywords a subclass passes on (``super().__init__(_reuse=reuse)``);
+        # any other is TF's TypeError, never silently dropped
+        unknown = sorted(set(kwargs) - {"_reuse", "_scope"})
+        if unknown:
+            raise TypeError(f"('Keyword argument not understood:', {unknown[0]!r})")
         self._num_units = None if num_units is None else int(num_units)
         self._activation = activation or tanh
-        self._reuse, self._name, self._dtype = reuse, name, dtype
+        self._reuse = kwargs.get("_reuse") if reuse is None else reuse
+        self._name, self._dtype = name, dtype
         self._variables = None           # made on the first call
 
     @property

@@ -548,6 +548,9 @@ def test_user_cells_subclass_rnn_cell_as_tf1s():
     np.testing.assert_allclose(got_sums, np.cumsum(x, 1), rtol=1e-6)
     with pytest.raises(NotImplementedError, match="Abstract method"):
         ds.nn.rnn_cell.RNNCell().state_size
+    assert ds.nn.rnn_cell.RNNCell(_reuse=True)._reuse is True     # TF1 subclasses pass it on
+    with pytest.raises(TypeError, match="Keyword argument not understood"):
+        ds.nn.rnn_cell.RNNCell(num_unit=3)                         # a typo is no silent no-op
 
 
 def test_a_bidirectional_rnn_over_unknown_time_equals_the_unrolled_one(rng):
