@@ -14,7 +14,8 @@ a second order through SYMMETRIC), moments with a shift, resize_nearest_neighbor
 align_corners and its gradient, and what a user hits: mirror padding too large (built, an
 InvalidArgumentError at run; SYMMETRIC allows the size itself), negative paddings, an unknown
 mode, constant_values with REFLECT (ignored), moments with keep_dims and keepdims, and
-conv2d_transpose with Dimensions in a list output_shape (known: fine; None: TypeError)."""
+conv2d_transpose with Dimensions in a list output_shape (known: fine; None: TypeError) or
+an int64 one (TypeError; a numpy array of int64 is fine)."""
 
 import numpy as np
 
@@ -195,6 +196,10 @@ def main(tf, out):
     unknown = tf.placeholder(tf.float32, [None, 4, 4, 8])
     errors["unknown_batch_output_shape"] = error(lambda: tf.nn.conv2d_transpose(
         unknown, kernel, [unknown.shape[0], 8, 8, 4], [1, 2, 2, 1], "SAME"))
+    errors["int64_output_shape"] = error(lambda: tf.nn.conv2d_transpose(
+        unknown, kernel, tf.stack([tf.shape(unknown, out_type=tf.int64)[0], 8, 8, 4]),
+        [1, 2, 2, 1], "SAME"))
+    from_numpy = tf.nn.conv2d_transpose(h, kernel, np.array([2, 8, 8, 4]), [1, 2, 2, 1])
     nearest = tf.image.resize_nearest_neighbor(h, [7, 7], align_corners=True)
     nearest_grad = tf.gradients(tf.reduce_sum(nearest ** 2), h)[0]
     with tf.variable_scope("pix2pix"):
@@ -210,6 +215,8 @@ def main(tf, out):
         out["moments"] = sess.run([mean, variance, shifted, second])
         out["nearest"] = sess.run([nearest, nearest_grad])
         out["upsampled"] = sess.run([upsampled, decoded, decoded_grad])
+        out["upsampled_from_numpy_shape"] = bool(np.array_equal(sess.run(from_numpy),
+                                                                out["upsampled"][0]))
         out["dynamic"] = sess.run(dynamic, {z: np.ones((1, 3, 3, 1), np.float32)})
         for name, t, feed in [(k, v, None) for k, v in sorted(too_large.items())] + [
                 ("reflect_at_run", dynamic, {z: np.ones((1, 2, 3, 1), np.float32)})]:
