@@ -86,8 +86,9 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         count = metric_variable("count")
         if weights is None:
             number = cast(size(values), float32)
-        else:
-            weights = cast(convert_to_tensor(weights), float32) * ones_like(values)
+        else:                           # TF1's: [batch, 1] weights of [batch] values
+            values, _, weights = remove_squeezable_dimensions(values, None, weights, "mean")
+            weights = broadcast_weights(cast(weights, float32), values)
             values = values * weights
             number = reduce_sum(weights)
         update_total = assign_add(total, reduce_sum(values))
@@ -215,8 +216,14 @@ def _count(kind: str, labels, predictions, weights, name=None):
         hit = logical_and(labels if label_true else logical_not(labels),
                           predictions if prediction_true else logical_not(predictions))
         hits = cast(hit, float32)
-        if weights is not None:
-            hits = hits * cast(convert_to_tensor(weights), float32)
+        if weights is not None:             # TF1's: [batch, 1] weights of [batch] labels
+            hits, _, weights = remove_squeezable_dimensions(hits, None, weights, kind)
+            ranks = weights.shape.ndims, hits.shape.ndims
+            if None not in ranks and ranks[0] not in (0, ranks[1]):
+                raise ValueError(f"Tensor {weights.name} must have rank in (0, {ranks[1]}). "
+                                 f"Received rank {ranks[0]}, shape {weights.shape}: {kind}'s "
+                                 f"weights are a scalar or of the labels' rank.")
+            hits = hits * cast(weights, float32)
         count = metric_variable("count")
         return identity(count), assign_add(count, reduce_sum(hits))   # TF's names
 

@@ -17,7 +17,9 @@ from .graph import control_dependencies, convert_to_tensor, name_scope
 from .graph_keys import GraphKeys, add_to_collection
 from .ops import (Assert, equal, expand_dims, logical_and, logical_or, minimum, ones_like,
                   reduce_all, reshape, shape, size, squeeze, where, zeros_like)
+from .ops import concat
 from .ops import slice as slice_
+from .ops.elementwise import abs as abs_
 from .variables import Variable
 
 
@@ -69,9 +71,10 @@ def squeezed_ids(labels, predictions) -> tuple:
 
 
 def remove_squeezable_dimensions(predictions, labels, weights, metric: str):
-    """TF1's ``_remove_squeezable_dimensions`` on static ranks: a trailing dimension of 1
-    that only one of ``labels`` and ``predictions`` has is squeezed, then ``weights`` (not a
-    scalar) loses or gains a trailing dimension to match the predictions' rank."""
+    """TF1's ``_remove_squeezable_dimensions``: a trailing dimension of 1 that only one of
+    ``labels`` and ``predictions`` has is squeezed (static ranks), then ``weights`` (not a
+    scalar) loses or gains a trailing dimension to match the predictions' rank (at run
+    time where a rank is unknown)."""
     predictions = convert_to_tensor(predictions)
     if labels is not None:
         labels, predictions = squeezed_ids(convert_to_tensor(labels), predictions)
@@ -85,7 +88,24 @@ def remove_squeezable_dimensions(predictions, labels, weights, metric: str):
             weights = squeeze(weights, [-1])
         elif p - w == 1:
             weights = expand_dims(weights, -1)
+    elif w != 0:
+        weights = _match_rank_at_run(weights, predictions)
     return predictions, labels, weights
+
+
+def _match_rank_at_run(weights, predictions):
+    """TF1's dynamic branch of ``_remove_squeezable_dimensions`` (a rank unknown): weights
+    one rank above the predictions lose their last dimension (InvalidArgumentError unless
+    it is 1), one rank below gain a last dimension of 1; a scalar or any other rank is
+    left as it is.  A reshape to the shape the run picks, not TF's conds."""
+    with name_scope("remove_squeezable_dimensions"):
+        weights_shape = shape(weights)
+        weights_rank = size(weights_shape)
+        rank_diff = weights_rank - size(shape(predictions))
+        step = where(logical_and(equal(abs_(rank_diff), 1), weights_rank > 0),
+                     rank_diff, zeros_like(rank_diff))
+        extended = concat([weights_shape, [1]], 0)
+        return reshape(weights, slice_(extended, [0], reshape(weights_rank - step, [1])))
 
 
 def broadcast_weights(weights, values):

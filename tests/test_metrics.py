@@ -200,3 +200,30 @@ def test_threshold_metrics_check_the_score_range_where_tf_does():
                 except ds.errors.InvalidArgumentError as e:
                     outcomes.append("checked" if "must be in [0, 1]" in e.message else e)
     assert outcomes == ["ran", "checked", "checked"]
+
+
+def test_weights_of_a_column_weigh_the_rows_as_tf1(make_session):
+    # TF1's _remove_squeezable_dimensions: [batch, 1] weights of [batch] labels are one
+    # weight a row (TF 2.21: 0.75, 1.0, 0.25, 0.75), static or fed with an unknown rank;
+    # [1, batch] ones are refused, at build where the ranks are known, else at run
+    labels, predictions = ds.constant([1, 0, 1, 1]), ds.constant([1, 1, 1, 0])
+    column = np.array([[1.], [0.], [2.], [1.]], F32)
+    fed = ds.placeholder(ds.float32, None)
+
+    def metrics(weights):
+        return [ds.metrics.accuracy(labels, predictions, weights=weights)[1],
+                ds.metrics.mean(ds.cast(labels, ds.float32), weights=weights)[1],
+                ds.metrics.mean_squared_error(labels, predictions, weights=weights)[1],
+                ds.metrics.recall(labels, predictions, weights=weights)[1]]
+    static, at_run = metrics(ds.constant(column)), metrics(fed)
+    sess = make_session()
+    sess.run(ds.local_variables_initializer())
+    np.testing.assert_allclose(sess.run(static), [0.75, 1.0, 0.25, 0.75], rtol=1e-6)
+    np.testing.assert_allclose(sess.run(at_run, {fed: column}), [0.75, 1.0, 0.25, 0.75],
+                               rtol=1e-6)
+    for metric in (ds.metrics.accuracy, ds.metrics.true_positives):
+        with pytest.raises(ValueError):
+            metric(labels, predictions, weights=ds.constant(column.T))
+    for update in at_run[::3]:
+        with pytest.raises(ds.errors.InvalidArgumentError):
+            sess.run(update, {fed: column.T})
