@@ -15,7 +15,8 @@ label_smoothing of placeholders of unknown classes, weights of unknown rank chec
 fed; and the errors a user hits (weights that do not broadcast, [batch, 1] weights on a
 softmax loss, cosine_distance without axis or with axis and dim, an unknown reduction,
 one-hot labels of another width, sparse labels of the logits' rank, one-hot labels to the
-sparse loss)."""
+sparse loss); an evaluation with tf.metrics weighted by [batch, 1] weights, static and
+fed through a placeholder of unknown rank."""
 
 import numpy as np
 
@@ -126,6 +127,11 @@ def main(tf, out):
     fed_logits = tf.placeholder(tf.float32, [None, None], name="fed_logits")
     smoothed_fed = tf.losses.softmax_cross_entropy(fed_labels, fed_logits, label_smoothing=0.2,
                                                    loss_collection=None)
+    eval_metrics = [tf.metrics.accuracy(class_ids, tf.argmax(class_logits, 1),
+                                        weights=example_w[:, None]),
+                    tf.metrics.mean_squared_error(regress, regression, weights=fed_w),
+                    tf.metrics.recall(multi[:, 0], tf.sigmoid(tag_logits[:, 0]) > 0.45,
+                                      weights=fed_w)]
     empty = tf.losses.get_regularization_loss(scope="none_here")
     out["empty_regularization"] = [empty.op.type, "regularization" in empty.op.name]
     out["loss_dtypes"] = [t.dtype.name for t in (int_log_loss, wide, half, counts)]
@@ -179,12 +185,15 @@ def main(tf, out):
             except tf.errors.InvalidArgumentError:
                 fed[str(shape)] = "InvalidArgumentError"
         out["fed_weights"] = fed
+        sess.run(tf.local_variables_initializer())
+        sess.run([update for _, update in eval_metrics], {x: x_data, fed_w: example_w[:, None]})
+        out["eval_metrics"] = np.array(sess.run([value for value, _ in eval_metrics]))
         history = [sess.run([train_op, total, weighted], feed)[1:] for _ in range(6)]
         out["history"] = np.array(history)
         out["learned_log_vars"] = sess.run(log_vars)
         out["final_log_var_grads"] = sess.run(task_grads, feed)
     out["_tol"].update(dict.fromkeys(["task_losses", "totals", "pairwise", "history",
-                                      "fed_weights"], tol))
+                                      "fed_weights", "eval_metrics"], tol))
     out["_tol"]["other_dtypes"] = {"rtol": 2e-3, "atol": 1e-3}      # one float16 loss
     out["_tol"].update(dict.fromkeys(["log_var_grads", "final_log_var_grads",
                                       "learned_log_vars"], {"rtol": 1e-3, "atol": 1e-4}))
