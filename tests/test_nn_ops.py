@@ -340,6 +340,21 @@ def test_static_shapes_and_build_errors():
                      1, "SAME")
 
 
+def test_leaky_relu_casts_integers_and_wants_a_number_alpha_as_tf():
+    with ds.Graph().as_default():
+        x = ds.constant([1.0])
+        for alpha in (ds.constant(0.3), "a"):
+            with pytest.raises(TypeError, match="Expected float for argument 'alpha'"):
+                ds.nn.leaky_relu(x, alpha=alpha)
+        y = ds.nn.leaky_relu(ds.constant([-3, 2]))     # TF's names: the failed scopes count
+        assert (y.name, y.dtype, y.op.inputs[0].name) == ("LeakyRelu_2:0", ds.float32,
+                                                          "LeakyRelu_2/Cast:0")
+        half = ds.nn.leaky_relu(x, alpha=np.array(0.5), name="half")
+        assert half.name == "half:0" and half.op.attrs["alpha"] == 0.5
+        with ds.Session() as sess:
+            np.testing.assert_array_equal(sess.run(y), np.float32([-0.6, 2.0]))
+
+
 def test_loss_builders_check_labels_at_build_time():
     logits = ds.placeholder(ds.float32, (None, 10))
     with pytest.raises(TypeError, match="int32 or int64"):

@@ -459,9 +459,18 @@ def bias_add(value, bias, data_format=None, name=None) -> Tensor:
 
 def leaky_relu(features, alpha=0.2, name=None) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * x``.  ``alpha`` is a float32 attr, as TF's
-    (so it round-trips through GraphDefs exactly)."""
-    alpha = float(np.float32(alpha))
-    return make_op("LeakyRelu", [convert_to_tensor(features)], {"alpha": alpha}, name)
+    (so it round-trips through GraphDefs exactly): a Python or numpy number, else
+    TypeError (a tensor too, as TF's).  Integer ``features`` are cast to float32 first,
+    as TF's ``leaky_relu`` does (under its ``LeakyRelu`` scope)."""
+    with name_scope(name or "LeakyRelu") as scope:
+        x = convert_to_tensor(features, name="features")
+        if x.dtype.is_integer:
+            x = cast(x, dtypes.float32)
+        if isinstance(alpha, np.ndarray):
+            alpha = alpha.item()
+        if not isinstance(alpha, numbers.Real):
+            raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
+        return make_op("LeakyRelu", [x], {"alpha": float(np.float32(alpha))}, scope)
 
 
 def elu(features, name=None) -> Tensor:
