@@ -15,7 +15,7 @@ align_corners and its gradient, and what a user hits: mirror padding too large (
 InvalidArgumentError at run; SYMMETRIC allows the size itself), negative paddings, an unknown
 mode, constant_values with REFLECT (ignored), moments with keep_dims and keepdims, and
 conv2d_transpose with Dimensions in a list output_shape (known: fine; None: TypeError) or
-an int64 one (TypeError; a numpy array of int64 is fine)."""
+an int64 one (TypeError; a numpy array of int64 is fine), leaky_relu's alpha a tensor."""
 
 import numpy as np
 
@@ -184,6 +184,7 @@ def main(tf, out):
         "unknown_mode": error(lambda: tf.pad(x, [[0, 0], [1, 1], [1, 1], [0, 0]], "WRAP")),
         "moments_both": error(lambda: tf.nn.moments(x, [1, 2], keep_dims=True,
                                                     keepdims=True))}
+    errors["leaky_alpha_tensor"] = error(lambda: tf.nn.leaky_relu(x, alpha=tf.constant(0.2)))
     errors["negative_padding"] = error(lambda: tf.pad(x, [[0, 0], [-1, 1], [0, 0], [0, 0]],
                                                       "REFLECT"))
     mean, variance = tf.nn.moments(x, [1, 2], keepdims=True)
