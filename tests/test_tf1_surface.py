@@ -401,6 +401,22 @@ def test_integer_division_by_zero_at_run_time_is_tfs_error():
         ds.truncatemod(ds.constant([7], ds.int8), ds.constant([2], ds.int8))
 
 
+def test_neg_and_abs_refuse_unsigned_integers_as_tf_does():
+    """TF's Neg and Abs list no unsigned type (Square and Relu do): ``-x``, ``abs(x)`` and
+    so ``tf.image.total_variation`` of a uint8 image are TypeError when built."""
+    image = ds.constant(np.arange(12, dtype=np.uint8).reshape(2, 2, 3))
+    for build in (ds.negative, ds.abs, lambda x: -x, ds.image.total_variation):
+        with pytest.raises(TypeError, match="DataType uint8 not in list of allowed values"):
+            build(image)
+    for dtype in (ds.uint16, ds.uint32, ds.uint64):
+        with pytest.raises(TypeError, match=f"DataType {dtype.name} not in list"):
+            ds.abs(ds.constant([1], dtype))
+    assert ds.square(image).dtype == ds.nn.relu(image).dtype == ds.uint8
+    with ds.Session() as sess:
+        assert sess.run(ds.abs(ds.constant([-3, 2], ds.int8))).tolist() == [3, 2]
+        assert sess.run(-ds.constant([3], ds.int16)).tolist() == [-3]
+
+
 def test_integer_reductions_of_known_values_keep_shapes_known():
     """TF's shape inference evaluates integer Sum/Prod/Max/Min of constants too: a
     ``num_segments`` of ``reduce_max(ids) + 1`` over constant ids is a known dimension, as

@@ -49,6 +49,20 @@ def _unary_numeric(inputs, attrs, node):
     return unary_any(inputs, attrs, node)
 
 
+# TF's Neg and Abs take no unsigned integers (their T lists; Square and Relu do): -x or
+# abs(x) of a uint8 image is TypeError when built, as tf.image.total_variation of one.
+SIGNED_ONLY = ("Neg", "Abs")
+
+
+def _signed_numeric(inputs, attrs, node):
+    dtype = inputs[0].dtype
+    if dtype.is_unsigned:
+        allowed = "bfloat16, float16, float32, float64, int8, int16, int32, int64"
+        raise TypeError(f"Value passed to parameter 'x' of Op '{node}' has DataType "
+                        f"{dtype.name} not in list of allowed values: {allowed}")
+    return _unary_numeric(inputs, attrs, node)
+
+
 def _not_complex(dtype, node, what: str = "x") -> None:
     if dtype.is_complex:
         raise TypeError(f"Value passed to parameter '{what}' of Op '{node}' has DataType "
@@ -134,7 +148,8 @@ def _static_value(name: str):
 
 def _register() -> None:
     for name in UNARY_NUMERIC:
-        register_op(OpDef(name, _unary_with_complex(name, _unary_numeric), 1, elementwise=True,
+        infer = _signed_numeric if name in SIGNED_ONLY else _unary_numeric
+        register_op(OpDef(name, _unary_with_complex(name, infer), 1, elementwise=True,
                           static_value=_static_value(name)))
     for name in UNARY_FLOAT:
         register_op(OpDef(name, _unary_with_complex(name, _unary_float), 1, elementwise=True))
