@@ -364,7 +364,7 @@ def test_reduce_sum_adds_repeated_indices_and_takes_tf1_names(graph):
                                                        "input with 2 dimensions."):
             sess.run(ds.sparse.reduce_sum(sp, axis=5), {sp: SPV})
     np.testing.assert_array_equal(got, [[3.0], [0.0], [5.0]])
-    with pytest.raises(ValueError, match="both 'axis' and 'reduction_axes'"):
+    with pytest.raises(ValueError, match="both 'reduction_axes' and 'axis'"):
         ds.sparse.reduce_sum(sp, axis=0, reduction_axes=0)
 
 

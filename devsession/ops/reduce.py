@@ -199,7 +199,7 @@ def _pick(axis, tf1_spelling, new_name: str, old_name: str):
     if tf1_spelling is None:
         return axis
     if axis is not None:
-        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+        raise ValueError(f"Cannot specify both '{old_name}' and '{new_name}'.")   # TF's order
     return tf1_spelling
 
 

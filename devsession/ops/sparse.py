@@ -254,9 +254,9 @@ def sparse_reduction(op_type: str, sp_input, axis, keepdims, reduction_axes, kee
     """The ``op_type`` reduction node of ``sp_input`` (TF's Sparse*Reduce* ops), TF1's
     older argument names taken too: its dense output, or a SparseTensor of its three."""
     if axis is not None and reduction_axes is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_axes'.")
+        raise ValueError("Cannot specify both 'reduction_axes' and 'axis'.")
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
     sp = convert_to_sparse_tensor(sp_input)
     axes = axes_operand(sp, reduction_axes if axis is None else axis)
     keep = bool(keepdims if keepdims is not None else keep_dims)

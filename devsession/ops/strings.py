@@ -338,9 +338,9 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
     ``keep_dims``) keeps the joined axes with length 1; ``reduction_indices`` is the old
     name of ``axis``."""
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
     if axis is not None and reduction_indices is not None:
-        raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        raise ValueError("Cannot specify both 'reduction_indices' and 'axis'.")
     keep = bool(keepdims if keepdims is not None else keep_dims)
     axis = axis if axis is not None else reduction_indices
     graph = graph_of(inputs, axis)
