@@ -33,6 +33,8 @@ def run(fetches, feeds=None):
      "length 3, 4 or 5"),
     (lambda x: ds.nn.max_pool_v2(ds.placeholder(ds.float32), 2, 2, "SAME"), "static rank"),
     (lambda x: ds.nn.max_pool2d(x, [1, 2, 3], 1, "SAME"), "ksize"),
+    (lambda x: ds.nn.weighted_moments(x, [1], 1.0, keep_dims=True, keepdims=True),
+     "^Cannot specify both 'keep_dims' and 'keepdims'"),
 ])
 def test_build_time_errors_are_tfs_value_errors(build, message):
     with ds.Graph().as_default():

@@ -35,7 +35,7 @@ __all__ = ["sufficient_statistics", "normalize_moments", "weighted_moments",
 
 def _keep(keepdims, keep_dims) -> bool:
     if keepdims is not None and keep_dims is not None:
-        raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'.")
+        raise ValueError("Cannot specify both 'keep_dims' and 'keepdims'.")
     return bool(keepdims if keepdims is not None else keep_dims)
 
 
