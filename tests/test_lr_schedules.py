@@ -5,6 +5,7 @@ tests/data/make_tf_lr_schedules.py), their errors, and one driving an optimizer.
 from __future__ import annotations
 
 import json
+import re
 import os
 
 import numpy as np
@@ -84,17 +85,47 @@ def test_no_global_step_is_a_value_error_naming_the_schedule(fn):
 def test_piecewise_constant_checks_its_lists():
     with ds.Graph().as_default():
         step = ds.placeholder(ds.int64, ())
-        with pytest.raises(ValueError, match="should be 1 less"):
+        with pytest.raises(ValueError, match="^The length of boundaries should be 1 less "
+                                             "than the length of values$"):
             ds.train.piecewise_constant(step, [10, 20], [0.1, 0.01])
-        with pytest.raises(ValueError, match="same dtype"):
+        with pytest.raises(ValueError, match=re.escape(
+                "Values must have elements all with the same dtype (<dtype: 'float32'> vs "
+                "<dtype: 'int32'>).")):
             ds.train.piecewise_constant(step, [10], [ds.constant(1.0), ds.constant(1)])
 
 
-def test_piecewise_constant_with_int32_steps_and_tensor_boundaries():
+# (x's dtype, boundaries, the boundary dtype TF 2.21 refuses or None): TF converts each
+# boundary as it is (a Python int to int32, a float to float32) and casts only int32
+# boundaries to an int64 x; the dtype is checked before the lengths
+_BOUNDARY_CASES = [
+    ("int32", lambda: [ds.constant(3, ds.int64), 6], "int64"),
+    ("int32", lambda: [np.int64(3), 6], "int64"),
+    ("float32", lambda: [3, 6], "int32"),
+    ("float64", lambda: [3.5, 6.5], "float32"),
+    ("int64", lambda: [2.5, 6], "float32"),
+    ("int64", lambda: [2.5], "float32"),        # and one value too few
+    ("int64", lambda: [ds.constant(3), np.int64(6)], None),
+    ("int32", lambda: [3, 6], None),
+    ("float32", lambda: [3.0, np.float32(6)], None),
+]
+
+
+def test_piecewise_constant_boundaries_must_have_the_step_dtype_as_tf():
     g = ds.Graph()
     with g.as_default():
-        step = ds.placeholder(ds.int32, ())
-        rate = ds.train.piecewise_constant(step, [ds.constant(3, ds.int64), 6], [1, 2, 3])
+        rates = []
+        for dtype, boundaries, refused in _BOUNDARY_CASES:
+            step = ds.placeholder(dtype, ())
+            if refused is None:
+                rates.append((step, ds.train.piecewise_constant(step, boundaries(),
+                                                                [1, 2, 3])))
+                continue
+            with pytest.raises(ValueError, match=re.escape(
+                    f"Boundaries (<dtype: '{refused}'>) must have the same dtype as x "
+                    f"(<dtype: '{dtype}'>).")):
+                ds.train.piecewise_constant(step, boundaries(), [1, 2, 3])
     with ds.Session(graph=g) as sess:
-        assert [int(sess.run(rate, {step: s})) for s in range(8)] == [1, 1, 1, 1, 2, 2, 2, 3]
+        for step, rate in rates:
+            assert [int(sess.run(rate, {step: s})) for s in range(8)] == \
+                [1, 1, 1, 1, 2, 2, 2, 3]
 

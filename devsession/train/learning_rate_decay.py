@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import math
 
-from ..graph import Tensor, convert_to_tensor, name_scope
+from ..dtypes import int32, int64
+from ..graph import convert_to_tensor, name_scope
 from ..ops import (add, cast, ceil, cond, constant, cos, divide, equal, exp, floor, less_equal,
                    log, minimum, multiply, negative, pow, random_normal, sqrt, where)
 
@@ -196,20 +197,32 @@ def _linear_cosine(learning_rate, global_step, decay_steps, num_periods, alpha, 
 def piecewise_constant(x, boundaries, values, name=None):
     """``values[0]`` while ``x <= boundaries[0]``, ``values[i]`` while
     ``boundaries[i-1] < x <= boundaries[i]``, ``values[-1]`` after the last boundary.
-    ``ValueError`` unless there is one more value than boundaries, all of one dtype."""
-    if len(boundaries) != len(values) - 1:
-        raise ValueError(f"The length of boundaries ({len(boundaries)}) should be 1 less "
-                         f"than the length of values ({len(values)}).")
+
+    As TF's: each boundary is a tensor of its own dtype (a Python int an int32, a float a
+    float32), which must be ``x``'s, except that int32 boundaries are cast to an int64
+    ``x``; the values must share one dtype; and there must be one more value than
+    boundaries. Each rule broken is TF's ``ValueError``, checked in TF's order."""
     with name_scope(name or "PiecewiseConstant"):
         x = convert_to_tensor(x)
+        bounds = []
+        for bound in boundaries:
+            bound = convert_to_tensor(bound)
+            if bound.dtype.base_dtype != x.dtype.base_dtype:
+                if not (bound.dtype.base_dtype == int32 and x.dtype.base_dtype == int64):
+                    raise ValueError(f"Boundaries ({bound.dtype.base_dtype}) must have the "
+                                     f"same dtype as x ({x.dtype.base_dtype}).")
+                bound = cast(bound, x.dtype.base_dtype)
+            bounds.append(bound)
         values = [convert_to_tensor(v) for v in values]
-        kinds = {v.dtype.base_dtype for v in values}
-        if len(kinds) > 1:
-            raise ValueError(f"Values must have elements all with the same dtype "
-                             f"({', '.join(sorted(d.name for d in kinds))} given).")
+        for value in values[1:]:
+            if value.dtype.base_dtype != values[0].dtype.base_dtype:
+                raise ValueError(f"Values must have elements all with the same dtype "
+                                 f"({values[0].dtype.base_dtype} vs "
+                                 f"{value.dtype.base_dtype}).")
+        if len(bounds) != len(values) - 1:
+            raise ValueError("The length of boundaries should be 1 less than the length of "
+                             "values")
         result = values[-1]
-        for bound, value in zip(reversed(boundaries), reversed(values[:-1])):
-            bound = cast(bound, x.dtype) if isinstance(bound, Tensor) else \
-                constant(bound, x.dtype)
+        for bound, value in zip(reversed(bounds), reversed(values[:-1])):
             result = where(less_equal(x, bound), value, result)
         return result
