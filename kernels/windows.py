@@ -79,6 +79,17 @@ def output_size(size: int, k: int, stride: int, dilation: int, padding: str,
     return out, total // 2, total - total // 2
 
 
+def patches_output_size(size: int, k: int, stride: int, rate: int, padding: str) -> int:
+    """ExtractImagePatches' output size of one dimension, TF's ``GetWindowedOutputSize``:
+    VALID is ``(size - effective + stride) / stride`` in C's division (toward zero), so a
+    window up to ``stride`` pixels past the input gives 0 patches, not an error (Conv2D's
+    and MaxPool's shape functions refuse it); negative (the caller's error) beyond."""
+    if padding != "VALID":
+        return -(-size // stride)
+    ahead = size - ((k - 1) * rate + 1) + stride
+    return ahead // stride if ahead >= 0 else -(-ahead // stride)
+
+
 @dataclasses.dataclass(frozen=True)
 class Geometry:
     """Where the windows of a 2-D sliding-window op fall on an NHWC input."""

@@ -403,7 +403,7 @@ def test_index_operands_must_be_integers(graph):
     (square_node("BatchToSpace", F32, 1, name="b2s4"),
      (np.ones((1, 4, 4, 1), F32), ints([[0, 0], [0, 0]])), "Block size should be > 1: 1"),
     (patches_node(F32, (3, 3), (1, 1), (1, 1), "VALID", name="patches"),
-     (np.ones((1, 2, 5, 1), F32),), "does not fit"),
+     (np.ones((1, 1, 5, 1), F32),), "does not fit"),
     (patches_node(F32, (2, 2), (1, 1), (1, 1), "VALID", name="patches"),
      (np.ones((2, 5, 1), F32),), "must be 4-dimensional"),
 ], ids=lambda v: v if isinstance(v, str) else "")
@@ -411,6 +411,36 @@ def test_run_time_errors_name_the_node(device, node, inputs, message):
     with pytest.raises(ds.errors.InvalidArgumentError, match=message) as info:
         run_on(device, node, *inputs)
     assert info.value.node_name == node.name and f"'{node.name}'" in str(info.value)
+
+
+@pytest.mark.parametrize("device", [pytest.param("REF", id="ref"), *DEVICES])
+def test_patches_of_a_window_up_to_a_stride_past_the_input_are_none(device):
+    """TF's GetWindowedOutputSize, ``(size - effective + stride) / stride`` toward zero:
+    a VALID window up to ``stride`` pixels past the input gives 0 patches (the shapes
+    TF 2.21 printed); Conv2D and MaxPool refuse it."""
+    x = np.ones((1, 4, 5, 2), F32)
+    for k, s, r, want in [((5, 3), (1, 1), (1, 1), (1, 0, 3, 30)),
+                          ((3, 3), (2, 1), (2, 1), (1, 0, 3, 18)),
+                          ((7, 3), (4, 1), (1, 1), (1, 0, 3, 42))]:
+        got = run_on(device, patches_node(F32, k, s, r, "VALID"), x)
+        assert got.shape == want, (k, s, r)
+
+
+def test_patches_output_size_is_tfs_even_past_the_input(graph):
+    x = ds.placeholder(ds.float32, (1, 16, 16, 2))
+    shape = ds.image.extract_patches(x, [1, 20, 1, 1], [1, 3, 1, 1], [1, 1, 1, 1],
+                                     "VALID").shape.as_list()
+    assert shape == [1, 0, 16, 40]                     # TF: (16 - 20 + 3) / 3 is 0
+    assert ds.extract_image_patches(x, [1, 9, 1, 1], [1, 1, 1, 1], [1, 2, 1, 1],
+                                    "VALID").shape.as_list() == [1, 0, 16, 18]
+    with pytest.raises(ValueError, match=r"negative: -1 \[input_size: 16, effective_filter_"
+                                         r"size: 18, stride: 1\]"):
+        ds.extract_image_patches(x, [1, 18, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    patches = ds.extract_image_patches(x, [1, 17, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")
+    grad = ds.gradients(ds.reduce_sum(patches), x)[0]
+    with ds.Session() as sess:
+        got, back = sess.run([patches, grad], {x: np.ones((1, 16, 16, 2), F32)})
+    assert got.shape == (1, 0, 16, 34) and back.tolist() == np.zeros((1, 16, 16, 2)).tolist()
 
 
 def test_shapes_known_only_at_run_time(graph):

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Tensor, constant_value, convert_to_tensor, name_scope
-from ..kernels.windows import output_size
+from ..kernels.windows import patches_output_size
 from ..tensor_shape import TensorShape
 from .array_operands import check_int, int_operand, int_values
 from .common import make_op
@@ -229,7 +229,7 @@ def patch_geometry(attrs, node: str):
 def _patches_out(size, k: int, stride: int, rate: int, padding: str, node: str):
     if size is None:
         return None
-    out = output_size(size, k, stride, rate, padding)[0]
+    out = patches_output_size(size, k, stride, rate, padding)
     if out < 0:
         raise InferError(f"Op '{node}': Computed output size would be negative: {out} "
                          f"[input_size: {size}, effective_filter_size: {(k - 1) * rate + 1}, "

@@ -17,7 +17,8 @@ on_device)``, so the checks and TF's messages are the same on every device.
   ``(b1, ..., bM, n, p1/b1, ..., pM/bM, rest...)`` -> ``[b1*...*bM*n, ...]``;
   BatchToSpaceND the inverse permutation, then the crop (a slice, copied).
 * ExtractImagePatches: ``windows.patches`` (``[n, oh, ow, kh, kw, c]``, padding reads
-  zero) reshaped to ``[n, oh, ow, kh*kw*c]``.
+  zero) reshaped to ``[n, oh, ow, kh*kw*c]``; a VALID window up to a stride past the
+  input is TF's 0 patches (``windows.patches_output_size``), not an error.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 
 from ..checks import fmt_shape, get_attr, invalid_argument
 from ..registry import HOST, register_kernel
-from ..windows import geometry, patches, spatial
+from ..windows import geometry, patches, patches_output_size, spatial
 from .array import _as_is, on_host
 
 __all__ = ["make_builders"]
@@ -213,6 +214,12 @@ def _extract_image_patches(node, xp):
     padding = get_attr(node, "padding")
 
     def extract_image_patches(x):
+        if len(x.shape) == 4:
+            sizes = [patches_output_size(size, k, s, r, padding) for size, k, s, r
+                     in zip(x.shape[1:3], ksize, strides, rates)]
+            if 0 in sizes and min(sizes) == 0:  # a window just past the input: TF's none
+                depth = ksize[0] * ksize[1] * x.shape[3]
+                return xp.zeros((x.shape[0], *sizes, depth), x.dtype)
         g = geometry(node.name, node.op, x.shape, ksize, strides, rates, padding)
         return patches(xp, x, g).reshape(g.out_shape + (g.window * g.channels,))
     return extract_image_patches
