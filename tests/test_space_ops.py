@@ -335,8 +335,6 @@ def test_static_shapes(graph):
     (lambda x: ds.extract_image_patches(x, [1, 2, 2, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1],
                                         "VALID"),
      "requires the ksizes attribute to contain 4 values, but got: 5"),
-    (lambda x: ds.extract_image_patches(x, [2, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
-     "Only support ksizes across space"),
     (lambda x: ds.extract_image_patches(x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 0, 1, 1], "VALID"),
      "rates is out of range"),
     (lambda x: ds.extract_image_patches(x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 1, 1, 1], "FULL"),
@@ -441,6 +439,22 @@ def test_patches_output_size_is_tfs_even_past_the_input(graph):
     with ds.Session() as sess:
         got, back = sess.run([patches, grad], {x: np.ones((1, 16, 16, 2), F32)})
     assert got.shape == (1, 0, 16, 34) and back.tolist() == np.zeros((1, 16, 16, 2)).tolist()
+
+
+def test_patches_across_batch_or_depth_build_and_are_unimplemented_at_run(graph):
+    """TF's shape function reads the spatial sizes only (TF 2.21 built each of these as
+    [2, 3, 5, 18]); its kernel refuses anything but 1 in the batch and depth dimensions."""
+    x = ds.constant(np.ones((2, 5, 6, 3), F32))
+    one, space = [1, 1, 1, 1], [1, 3, 2, 1]
+    built = {"ksizes": ds.image.extract_patches(x, [2, 3, 2, 1], one, one, "VALID"),
+             "strides": ds.image.extract_patches(x, space, [1, 1, 1, 2], one, "VALID"),
+             "rates": ds.extract_image_patches(x, space, one, [2, 1, 1, 1], "VALID")}
+    assert [p.shape.as_list() for p in built.values()] == [[2, 3, 5, 18]] * 3
+    with ds.Session() as sess:
+        for attr, patches in built.items():
+            with pytest.raises(ds.errors.UnimplementedError,
+                               match=f"Only support {attr} across space"):
+                sess.run(patches)
 
 
 def test_shapes_known_only_at_run_time(graph):

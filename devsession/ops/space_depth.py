@@ -207,9 +207,8 @@ def _spatial_attr(attrs, key: str, node: str) -> tuple[int, int]:
     if len(values) != 4:
         raise InferError(f"Op '{node}': ExtractImagePatches requires the {key} attribute to "
                          f"contain 4 values, but got: {len(values)}")
-    if values[0] != 1 or values[3] != 1:
-        raise InferError(f"Op '{node}': Only support {key} across space ({key} "
-                         f"{values} must be 1 in the batch and depth dimensions).")
+    # a batch or depth value other than 1 builds, as TF's shape function (which reads the
+    # spatial values only) builds it; the kernel refuses it (UnimplementedError)
     if values[1] < 1 or values[2] < 1:
         raise InferError(f"Op '{node}': {key} is out of range: {values}.")
     return values[1], values[2]

@@ -28,6 +28,7 @@ from typing import Callable
 
 import numpy as np
 
+from ...errors import UnimplementedError
 from ..checks import fmt_shape, get_attr, invalid_argument
 from ..registry import HOST, register_kernel
 from ..windows import geometry, patches, patches_output_size, spatial
@@ -208,7 +209,13 @@ def _batch_space(move, what: str, four_d: bool):
 
 
 def _extract_image_patches(node, xp):
-    # the attrs were checked when the graph was built (ops/space_depth.py)
+    # the attrs were checked when the graph was built (ops/space_depth.py), except TF's
+    # kernel's: nothing but 1 in the batch and depth dimensions
+    for key in ("ksizes", "strides", "rates"):
+        values = [int(v) for v in get_attr(node, key)]
+        if values[0] != 1 or values[3] != 1:
+            raise UnimplementedError(f"{node.op} node '{node.name}': Only support {key} "
+                                     f"across space.", node_name=node.name)
     ksize, strides, rates = (spatial(get_attr(node, key), node.name, node.op, key)
                              for key in ("ksizes", "strides", "rates"))
     padding = get_attr(node, "padding")
