@@ -2,11 +2,13 @@
 (a 2-layer MLP over numpy features and an embedding table looked up with repeated ids, so
 the table's gradient is sparse) trained a few steps by Adadelta, Adagrad, AdagradDA,
 ProximalGradientDescent, ProximalAdagrad, RMSProp (centered and not), Ftrl (power -0.5 and
-0, l2 shrinkage), Nesterov momentum and Adam with epsilon=1, each in its own graph, with
-losses, variables, slot names and values; the schedules driven by a global step that
-minimize(global_step=...) increments; ExponentialMovingAverage with num_updates and
-zero_debias; and the errors a user hits (no global_step, mismatched piecewise lengths,
-dtype mismatches, no variables, all-None gradients, a missing slot)."""
+0, l2 shrinkage), Nesterov momentum and Adam with epsilon=1, each in its own graph (every
+other one on resource variables), with losses, variables, slot names and values; the
+schedules driven by a global step that minimize(global_step=...) increments;
+ExponentialMovingAverage with num_updates and zero_debias; apply_gradients with a None
+gradient and hand-built IndexedSlices; and the errors a user hits (no global_step,
+piecewise lengths and dtypes, no variables, all-None gradients, a missing slot, invalid
+optimizer arguments, an int variable averaged)."""
 
 import numpy as np
 
@@ -53,13 +55,14 @@ def main(tf, out):
         "nesterov": lambda gs: tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
         "adam_eps1": lambda gs: tf.train.AdamOptimizer(0.05, epsilon=1.0),
     }
-    for key, make in optimizers.items():
-        with tf.Graph().as_default():
+    for index, (key, make) in enumerate(optimizers.items()):
+        with tf.Graph().as_default():   # every other one on resource variables
             gs = tf.train.get_or_create_global_step()
             x = tf.placeholder(tf.float32, [None, 4], name="x")
             ids = tf.placeholder(tf.int32, [None], name="ids")
             with tf.variable_scope("model"):
-                params = {k: tf.get_variable(k, initializer=v) for k, v in init.items()}
+                params = {k: tf.get_variable(k, initializer=v, use_resource=index % 2 == 1)
+                          for k, v in init.items()}
             feats = tf.concat([x, tf.nn.embedding_lookup(params["table"], ids)], 1)
             hidden = tf.tanh(tf.matmul(feats, params["w1"]) + params["b1"])
             loss = tf.reduce_mean(tf.square(tf.matmul(hidden, params["w2"]) - y_data))
@@ -150,6 +153,55 @@ def main(tf, out):
                 "No gradients provided for any variable", "w:0"),
         }
     with tf.Graph().as_default():
-        out["errors"]["no_variables"] = _error(
+        errors = out["errors"]
+        errors["no_variables"] = _error(
             lambda: tf.train.RMSPropOptimizer(0.1).minimize(tf.constant(2.0) * 3.0),
             "No variables to optimize")
+        errors["adagrad_zero_accumulator"] = _error(
+            lambda: tf.train.AdagradOptimizer(0.1, initial_accumulator_value=0.0),
+            "initial_accumulator_value must be positive")
+        errors["proximal_adagrad_zero_accumulator"] = _error(
+            lambda: tf.train.ProximalAdagradOptimizer(0.1, initial_accumulator_value=0.0),
+            "initial_accumulator_value must be positive")
+        errors["ftrl_positive_power"] = _error(
+            lambda: tf.train.FtrlOptimizer(0.1, learning_rate_power=0.5),
+            "learning_rate_power 0.500000 needs to be negative or zero")
+        errors["ftrl_negative_l1"] = _error(
+            lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0),
+            "l1_regularization_strength", "needs to be positive or zero")
+        errors["ftrl_negative_shrinkage"] = _error(
+            lambda: tf.train.FtrlOptimizer(0.1, l2_shrinkage_regularization_strength=-0.1),
+            "l2_shrinkage_regularization_strength")
+        counter = tf.Variable(3, name="counter")
+        errors["ema_int_variable"] = _error(
+            lambda: tf.train.ExponentialMovingAverage(0.9).apply([counter]),
+            "The variables must be half, float, or double", "counter")
+
+        # apply_gradients skips a None gradient, and takes hand-built IndexedSlices with
+        # repeated indices (summed) for a fed learning rate
+        gs = tf.train.get_or_create_global_step()
+        table = tf.Variable(init["table"], name="table")
+        bias = tf.Variable([0.5, -0.5], name="bias")
+        lr = tf.placeholder(tf.float32, [], name="lr")
+        rows = tf.IndexedSlices(tf.constant([[1.0, 2.0, -1.0], [0.5, 0.5, 0.5],
+                                             [-2.0, 1.0, 0.0]]),
+                                tf.constant([4, 1, 4]), tf.constant([6, 3]))
+        ftrl = tf.train.FtrlOptimizer(lr, l1_regularization_strength=0.1)
+        adagrad = tf.train.AdagradOptimizer(lr)
+        steps = [ftrl.apply_gradients([(rows, table), (None, bias)], global_step=gs),
+                 adagrad.apply_gradients([(rows, table)])]
+        out["partial_slots"] = [ftrl.get_slot(bias, "accum") is None,
+                                sorted(v.name for v in ftrl.variables()),
+                                sorted(v.name for v in adagrad.variables())]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for rate in (0.5, 0.1):
+                for step in steps:      # one at a time: both update the table
+                    sess.run(step, {lr: rate})
+            out["indexed_slices_table"] = sess.run(table)
+            out["indexed_slices_slots"] = sess.run(
+                [ftrl.get_slot(table, "accum"), ftrl.get_slot(table, "linear"),
+                 adagrad.get_slot(table, "accumulator")])
+            out["bias_untouched"] = sess.run(bias)
+            out["global_step_helper"] = [tf.train.global_step(sess, gs),
+                                         tf.train.get_global_step() is gs]
