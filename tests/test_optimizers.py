@@ -101,6 +101,23 @@ def test_adam_steps_and_beta_powers(dtype):
     assert got[5] == 6 and got[5].dtype == np.int64
 
 
+def test_adam_betas_and_epsilon_as_a_variable_a_tensor_or_a_callable():
+    """TF1 takes tensors for beta1, beta2 and epsilon: the beta powers' initializers read
+    them (a Variable beta too, a callable called); values TensorFlow 2.21 gave."""
+    betas = {"variable": lambda: ds.Variable(0.5, trainable=False, name="beta1"),
+             "tensor": lambda: ds.constant(0.5, ds.float64), "callable": lambda: lambda: 0.5}
+    for kind, make in betas.items():
+        with ds.Graph().as_default():
+            w = ds.Variable([1.0, 2.0], name="w")
+            opt = ds.train.AdamOptimizer(0.1, beta1=make(), beta2=ds.constant(0.9),
+                                         epsilon=ds.constant(0.1))
+            train = opt.minimize(ds.reduce_sum(w * w))
+            got = steps(train, [w] + list(opt._get_beta_accumulators()), n=3)
+        np.testing.assert_allclose(got[0], [0.73853135, 1.7200904], rtol=1e-6, err_msg=kind)
+        np.testing.assert_allclose(got[1:], [0.5 ** 4, 0.9 ** 4], rtol=1e-6, err_msg=kind)
+        assert got[1].dtype == (F64 if kind == "tensor" else F32)   # the beta's dtype
+
+
 @pytest.mark.parametrize("centered", [False, True])
 @pytest.mark.parametrize("dtype", [F32, F64])
 def test_rms_prop_steps(dtype, centered):

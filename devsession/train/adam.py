@@ -2,7 +2,8 @@
 
 Per variable two slots, ``m`` (``<var>/Adam``) and ``v`` (``<var>/Adam_1``); per graph
 two non-trainable scalars, ``beta1_power`` and ``beta2_power`` (beta1**t, beta2**t,
-starting at beta1 and beta2), on the device of the first variable by name.  A step:
+starting at beta1 and beta2), on the device of the first variable by name.  The betas
+and epsilon may be tensors or variables, as TF's (the powers' initializers read them).  A step:
 
     lr_t = learning_rate * sqrt(1 - beta2_power) / (1 - beta1_power)
     m = beta1 * m + (1 - beta1) * g        (computed as TF does: m += (g - m) * (1 - beta1))
@@ -14,11 +15,18 @@ and, after every variable's update, ``beta1_power *= beta1``, ``beta2_power *= b
 
 from __future__ import annotations
 
-from ..graph import control_dependencies, device
+from ..graph import Tensor, control_dependencies, device
 from ..ops.training import apply_adam
+from ..variables import Variable
 from .optimizer import Optimizer, group_after
 
 __all__ = ["AdamOptimizer"]
+
+
+def _initial(beta):
+    """A beta power's initial value, as TF's: the beta itself, a float or whatever TF1
+    takes as a variable's initial value (a tensor, a Variable, a callable)."""
+    return beta if isinstance(beta, (Tensor, Variable)) or callable(beta) else float(beta)
 
 
 class AdamOptimizer(Optimizer):
@@ -38,8 +46,8 @@ class AdamOptimizer(Optimizer):
 
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)
-        self._non_slot_variable(float(self._beta1), "beta1_power", first)
-        self._non_slot_variable(float(self._beta2), "beta2_power", first)
+        self._non_slot_variable(_initial(self._beta1), "beta1_power", first)
+        self._non_slot_variable(_initial(self._beta2), "beta2_power", first)
         for v in var_list:
             self._zeros_slot(v, "m", self._name)
             self._zeros_slot(v, "v", self._name)
