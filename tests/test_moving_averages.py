@@ -87,6 +87,30 @@ def test_zero_debias_corrects_the_averages_of_tensors_as_tf():
     np.testing.assert_array_equal(seen[-1][1], [1.0, 2.0])       # a Variable's: no debias
 
 
+def test_a_decay_tensor_is_read_at_each_apply_run_as_tf():
+    """TF1 takes a tensor decay (a placeholder with a default, a schedule) and reads it
+    each time the update runs, num_updates capping it and zero_debias using it."""
+    w = ds.Variable([1.0, 2.0], name="w")
+    x = ds.placeholder(ds.float32, [])
+    decay = ds.placeholder_with_default(0.5, [])
+    ema = ds.train.ExponentialMovingAverage(decay, num_updates=ds.constant(3))
+    debiased = ds.train.ExponentialMovingAverage(ds.constant(0.75), zero_debias=True,
+                                                 name="debiased")
+    y = x * 2.0
+    update, update_x = ema.apply([w]), debiased.apply([y])
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run(w.assign([3.0, 3.0]))
+        sess.run(update)                       # decay min(0.5, 4/13)
+        sess.run(update, {decay: 0.25})
+        sess.run(update_x, {x: 1.0})
+        sess.run(update_x, {x: 2.0})
+        got = sess.run([ema.average(w), debiased.average(y)])
+    # TensorFlow 2.21's values for the same steps
+    np.testing.assert_allclose(got[0], [2.8461537, 2.9230769], rtol=1e-6)
+    np.testing.assert_allclose(got[1], 3.142857, rtol=1e-6)
+
+
 def test_what_exponential_moving_average_refuses():
     ema = ds.train.ExponentialMovingAverage(0.9)
     with pytest.raises(TypeError, match="half, float, or double.*int32"):

@@ -11,7 +11,9 @@ zero.  The op ``apply`` returns moves every shadow, as TF1's ``assign_moving_ave
     shadow -= (shadow - value) * (1 - decay)
 
 with ``decay = min(decay, (1 + num_updates) / (10 + num_updates))`` when ``num_updates``
-is given (faster averaging early on).  Run it after the train op, as TF1 programs do::
+is given (faster averaging early on).  ``decay`` is a float or, as TF's, a tensor or
+variable read at each run of the update (a placeholder with a default, a schedule).  Run
+the update after the train op, as TF1 programs do::
 
     with ds.control_dependencies([train_op]):
         train_and_average = ema.apply(ds.trainable_variables())
@@ -66,7 +68,9 @@ class ExponentialMovingAverage:
             if _key(item) not in self._averages:
                 self._averages[_key(item)] = self._shadow(item)
         with name_scope(self._name) as scope:
-            decay = convert_to_tensor(float(self._decay), dtype=dtypes.float32, name="decay")
+            decay = convert_to_tensor(self._decay, name="decay") \
+                if isinstance(self._decay, (Tensor, Variable)) else \
+                convert_to_tensor(float(self._decay), dtype=dtypes.float32, name="decay")
             if self._num_updates is not None:
                 steps = cast(self._num_updates, dtypes.float32, name="num_updates")
                 decay = minimum(decay, (1.0 + steps) / (10.0 + steps))
