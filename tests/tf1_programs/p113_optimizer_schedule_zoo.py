@@ -2,13 +2,13 @@
 (a 2-layer MLP over numpy features and an embedding table looked up with repeated ids, so
 the table's gradient is sparse) trained a few steps by Adadelta, Adagrad, AdagradDA,
 ProximalGradientDescent, ProximalAdagrad, RMSProp (centered and not), Ftrl (power -0.5 and
-0, l2 shrinkage), Nesterov momentum and Adam with epsilon=1, each in its own graph (every
-other one on resource variables), with losses, variables, slot names and values; the
-schedules driven by a global step that minimize(global_step=...) increments;
-ExponentialMovingAverage with num_updates and zero_debias; apply_gradients with a None
-gradient and hand-built IndexedSlices; and the errors a user hits (no global_step,
-piecewise lengths and dtypes, no variables, all-None gradients, a missing slot, invalid
-optimizer arguments, an int variable averaged)."""
+0, l2 shrinkage), Nesterov momentum and Adam with epsilon=1 (beta1 a variable), each in its
+own graph (every other one on resource variables), with losses, variables, slot names and
+values; the schedules driven by a global step that minimize(global_step=...) increments;
+ExponentialMovingAverage with num_updates, zero_debias and a fed decay; apply_gradients
+with a None gradient and hand-built IndexedSlices; and the errors a user hits (no
+global_step, piecewise lengths and dtypes, no variables, all-None gradients, a missing
+slot, invalid optimizer arguments, an int variable averaged)."""
 
 import numpy as np
 
@@ -53,7 +53,9 @@ def main(tf, out):
             l1_regularization_strength=0.02, l2_regularization_strength=0.01,
             l2_shrinkage_regularization_strength=0.05),
         "nesterov": lambda gs: tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
-        "adam_eps1": lambda gs: tf.train.AdamOptimizer(0.05, epsilon=1.0),
+        "adam_eps1": lambda gs: tf.train.AdamOptimizer(
+            0.05, beta1=tf.Variable(0.8, trainable=False, name="beta1"),
+            beta2=tf.constant(0.99), epsilon=1.0),
     }
     for index, (key, make) in enumerate(optimizers.items()):
         with tf.Graph().as_default():   # every other one on resource variables
@@ -112,7 +114,8 @@ def main(tf, out):
         train = tf.train.GradientDescentOptimizer(sched["exp_staircase"]).minimize(
             loss, global_step=gs)
         ema = tf.train.ExponentialMovingAverage(0.9, num_updates=gs)
-        ema_debiased = tf.train.ExponentialMovingAverage(0.9, num_updates=gs,
+        ema_decay = tf.placeholder_with_default(0.9, [], name="ema_decay")
+        ema_debiased = tf.train.ExponentialMovingAverage(ema_decay, num_updates=gs,
                                                          zero_debias=True, name="debiased")
         ema_ops = [ema.apply([w, loss]), ema_debiased.apply([w, loss])]
         out["ema_names"] = [ema.average_name(w), ema.average_name(loss),
@@ -128,7 +131,7 @@ def main(tf, out):
                 if step in (0, 1, 3, 4, 5, 7, 9, 10, 12):
                     seen[str(step)] = sess.run(sched)
                 sess.run(train)
-                sess.run(ema_ops)
+                sess.run(ema_ops, {ema_decay: 0.5} if step == 2 else None)
                 if step < 4:
                     averages.append(sess.run([ema.average(w), ema.average(loss),
                                               ema_debiased.average(loss)]))
