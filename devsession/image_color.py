@@ -3,7 +3,8 @@
 TensorFlow has kernels for RGBToHSV, HSVToRGB, AdjustHue and AdjustSaturation; devsession
 builds the same formulas (TF's ``colorspace_op.h``) from ``maximum``, ``minimum``,
 ``where``, ``floormod`` and arithmetic, so the values match TF's to float rounding and
-gradients come with the ops (TF has one only for RGBToHSV):
+gradients come with the ops (TF has one only for RGBToHSV, and ``rgb_to_hsv`` gives that
+one, ``custom_gradient``: on ties and 0 channels it is not the composite's derivative):
 
 * ``rgb_to_hsv``: ``V = max(R, G, B)``, ``S = (V - min) / V`` (0 where V is 0), ``H`` in
   [0, 1) from whichever channel is the maximum (R first, then G), 0 for grays.
@@ -29,11 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
+from .custom_gradient import custom_gradient
 from .graph import Tensor, convert_to_tensor, name_scope
 from .image_checks import after, assert_or_raise, is_tensor, random_factor
 from .image_dtype import as_float, convert_image_dtype
-from .ops import (cast, concat, constant, equal, matmul, maximum, minimum, ones_like,
-                  random_uniform, reshape, shape, stack, unstack, where, zeros_like)
+from .ops import (cast, concat, constant, div_no_nan, equal, logical_and, matmul, maximum,
+                  minimum, ones_like, random_uniform, reshape, shape, square, stack, unstack,
+                  where, zeros_like)
 from .ops.elementwise import abs as abs_op, floormod, pow as pow_op
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "random_saturation",
@@ -101,11 +104,66 @@ def _hsv_to_rgb(images: Tensor) -> Tensor:
                  axis=-1)
 
 
+def _rgb_to_hsv_grad(images: Tensor, hsv: Tensor, grad: Tensor) -> Tensor:
+    """TF's gradient of RGBToHSV (``image_grad.py``), term by term: ties go to R, then
+    G, then B as the maximum (B, then G, then R as the minimum), every term of a channel
+    that is 0 is dropped (so a 0 channel gets no saturation gradient), and reciprocals
+    of 0 are 0 (``div_no_nan``), its quirks kept so that gradients match TF's."""
+    r, g, b = _channels(images)
+    _, saturation, value = _channels(hsv)
+    dtype = images.dtype
+
+    def mask(condition):
+        return cast(condition, dtype)
+
+    def recip(x):
+        return div_no_nan(ones_like(x), x)
+
+    big = {"r": mask(logical_and(r >= b, r >= g)), "g": mask(logical_and(g > r, g >= b)),
+           "b": mask(logical_and(b > r, b > g))}
+    small = {"r": mask(logical_and(r < b, r < g)), "g": mask(logical_and(g <= r, g < b)),
+             "b": mask(logical_and(b <= r, b <= g))}
+    x = {"r": r, "g": g, "b": b}
+    pos = {c: mask(x[c] > 0) for c in x}
+    spread = recip(square(saturation)) * recip(square(value))
+    d_value = [big[c] for c in "rgb"]
+    d_saturation = [pos[c] * (big[c] * (small[o] * x[o] + small[p] * x[p]) *
+                              recip(square(x[c])) -
+                              small[c] * recip(big[o] * x[o] + big[p] * x[p]))
+                    for c, o, p in (("r", "g", "b"), ("g", "r", "b"), ("b", "g", "r"))]
+    d_hue = [  # TF's five terms for each channel, as it writes them
+        (pos["r"] * big["r"] * -(g - b) * spread
+         + pos["g"] * big["g"] * small["r"] * (b - g) * recip(square(r - g))
+         - pos["g"] * big["g"] * small["b"] * recip(g - b)
+         + pos["b"] * big["b"] * small["r"] * (b - g) * recip(square(b - r))
+         + pos["b"] * big["b"] * small["g"] * recip(b - g)),
+        (pos["g"] * big["g"] * -(b - r) * spread
+         + pos["r"] * big["r"] * small["g"] * (r - b) * recip(square(r - g))
+         + pos["r"] * big["r"] * small["b"] * recip(r - b)
+         + pos["b"] * big["b"] * small["g"] * (r - b) * recip(square(b - g))
+         - pos["b"] * big["b"] * small["r"] * recip(b - r)),
+        (pos["b"] * big["b"] * -(r - g) * spread
+         + pos["r"] * big["r"] * small["b"] * (g - r) * recip(square(r - b))
+         - pos["r"] * big["r"] * small["g"] * recip(r - g)
+         + pos["g"] * big["g"] * small["b"] * (g - r) * recip(square(g - b))
+         + pos["g"] * big["g"] * small["r"] * recip(g - r))]
+    d_hue_in, d_saturation_in, d_value_in = _channels(grad)
+    return stack([d_value_in * dv + d_saturation_in * ds_ + d_hue_in * (dh / 6.0)
+                  for dv, ds_, dh in zip(d_value, d_saturation, d_hue)], axis=-1)
+
+
+@custom_gradient
+def _rgb_to_hsv_with_tfs_gradient(images):
+    hsv = _rgb_to_hsv(images)
+    return hsv, lambda grad: _rgb_to_hsv_grad(images, hsv, grad)
+
+
 def rgb_to_hsv(images, name=None) -> Tensor:
     """``images`` (``[..., 3]`` RGB floats in [0, 1]) as HSV, each in [0, 1], as TF's
-    RGBToHSV.  ValueError for another channel count; TypeError for integer images."""
+    RGBToHSV, with TF's gradient (``_rgb_to_hsv_grad``).  ValueError for another channel
+    count; TypeError for integer images."""
     with name_scope(name or "rgb_to_hsv"):
-        return _rgb_to_hsv(_three_channels(images, "rgb_to_hsv"))
+        return _rgb_to_hsv_with_tfs_gradient(_three_channels(images, "rgb_to_hsv"))
 
 
 def hsv_to_rgb(images, name=None) -> Tensor:

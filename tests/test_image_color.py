@@ -348,6 +348,33 @@ def test_measure_gradients_against_finite_differences():
                     x0[:, :4, :5, :1].astype(np.float64), eps=1e-6, atol=1e-6)
 
 
+# TF 2.21's RGBToHSV gradient of TIES (grad_ys [0.7, -1.3, 2.0] on every pixel): ties,
+# grays, black and 0 channels, where its term-by-term formula is not the derivative of the
+# composite (a 0 channel gets no saturation gradient; ties go to R, G, B as the maximum)
+TIES = np.array([[0.5, 0.5, 0.2], [0.3, 0.7, 0.7], [0.4, 0.4, 0.4], [0.0, 0.0, 0.0],
+                 [0.9, 0.0, 0.3], [0.2, 0.6, 0.0], [0.1, 0.3, 0.8], [0.8, 0.8, 0.9],
+                 [0.6, 0.2, 0.6], [0.0, 0.5, 0.25]], np.float32)
+TF_HSV_GRAD_OF_TIES = np.array([
+    [0.57111, 0.38889, 2.6],
+    [1.85714, 0.91242, 0.29167],
+    [-1.25, 0.0, 3.25],
+    [2.0, 0.0, 0.0],
+    [2.04321, 0.08642, -0.12963],
+    [-0.19444, 2.06481, 0.12963],
+    [1.74405, -0.16667, 1.84449],
+    [1.16667, 0.27778, 0.71605],
+    [1.56944, 2.16667, -0.29167],
+    [-0.11667, 1.88333, 0.23333]])
+
+
+@pytest.mark.parametrize("dtype", [ds.float32, ds.float64])
+def test_rgb_to_hsv_gradient_is_tfs_on_ties_and_zero_channels(dtype):
+    x = ds.cast(ds.constant(TIES), dtype)
+    dy = ds.constant(np.tile([[0.7, -1.3, 2.0]], (len(TIES), 1)), dtype)
+    (grad,) = ds.gradients(im.rgb_to_hsv(x), x, grad_ys=dy)
+    np.testing.assert_allclose(run(grad), TF_HSV_GRAD_OF_TIES, atol=2e-5)
+
+
 def test_gradients_stay_finite_on_black_gray_and_white_pixels():
     image = c("rgb")                 # holds black, white, gray and tied pixels
     grads = ds.gradients([ds.reduce_sum(im.adjust_saturation(image, 0.5)),
