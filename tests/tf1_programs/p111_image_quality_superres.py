@@ -146,6 +146,8 @@ def main(tf, out):
         "space_depth": tf.gradients(tf.reduce_sum(tf.space_to_depth(hr, 4) ** 2), hr)[0][0, :2],
         "patch_same_grad": tf.gradients(tf.reduce_sum(tf.image.extract_image_patches(
             hr, [1, 3, 2, 1], [1, 2, 3, 1], [1, 3, 2, 1], "SAME") ** 2), hr)[0][0, :6, :6, 0],
+        "hsv_grad": tf.gradients(tf.image.rgb_to_hsv(hr[:, :5, :5]), hr, grad_ys=tf.constant(
+            np.tile([0.7, -1.3, 2.0], (2, 5, 5, 1)), tf.float32))[0][:, :5, :5],
         "tv_grad": tf.gradients(tf.reduce_sum(tf.image.total_variation(sr)), sr)[0][0, :4, :4]}
     out["more_shapes"] = {k: v.shape.as_list() for k, v in more.items()
                           if not isinstance(v, list)}
