@@ -1,4 +1,5 @@
-"""Integer division by zero, which TF's CPU kernels refuse, naming the node.
+"""Integer division by zero, which TF's CPU kernels refuse, naming the node; and an
+integer Pow with a negative exponent, which they refuse the same way.
 
 TF 2.21's FloorDiv and FloorMod (and so ``//``, ``%``, ``tf.div`` and ``tf.math.mod`` of
 integers) raise ``InvalidArgumentError`` "Integer division by zero"; TruncateDiv and
@@ -14,6 +15,12 @@ by zero by evaluating the region's lines with numpy (only on that error path), s
 error names the node TF's would.  The GPU kernels do not check (nor do TF's GPU kernels,
 which would need a reduction and a wait for the host): a zero divisor gives 0 there.
 
+TF's CPU Pow of integers (``functor::safe_pow``) raises ``InvalidArgumentError``
+"Integers to negative integer powers are not allowed" for any negative exponent (base 1
+and -1 too); it is checked where the divisions are, the exponent taking the divisor's
+place (``< 0`` instead of ``== 0``).  The GPU kernels give the truncated real result
+(1 for base 1, +-1 for base -1, else 0), as TF's GPU kernel does not check.
+
 RealDiv of integers (``tf.realdiv``; ``truediv`` casts them first) builds in TF, with
 the integer dtype, but TF registers no kernel for it: its run is InvalidArgumentError
 "No OpKernel was registered to support Op 'RealDiv' ..." on every device, here too
@@ -27,7 +34,7 @@ import numpy as np
 
 from devsession.errors import InternalError, InvalidArgumentError
 
-__all__ = ["DIVISION_OPS", "divides_integers", "division_by_zero", "check_divisor"]
+__all__ = ["DIVISION_OPS", "divides_integers", "refused", "division_by_zero", "check_divisor"]
 
 # op -> (error class, TF's message)
 _TRUNCATING = (InternalError,
@@ -35,12 +42,19 @@ _TRUNCATING = (InternalError,
                "errors)")
 DIVISION_OPS = {"FloorDiv": (InvalidArgumentError, "Integer division by zero"),
                 "FloorMod": (InvalidArgumentError, "Integer division by zero"),
-                "TruncateDiv": _TRUNCATING, "TruncateMod": _TRUNCATING}
+                "TruncateDiv": _TRUNCATING, "TruncateMod": _TRUNCATING,
+                "Pow": (InvalidArgumentError,
+                        "Integers to negative integer powers are not allowed")}
 
 
 def divides_integers(op: str, dtypes) -> bool:
     """Whether an ``op`` node over inputs of ``dtypes`` divides integers (and so checks)."""
     return op in DIVISION_OPS and np.dtype(dtypes[0]).kind in "iu"
+
+
+def refused(op: str, divisor: np.ndarray) -> np.ndarray:
+    """Where ``op``'s integer ``divisor`` (Pow's exponent) makes TF's CPU kernel refuse."""
+    return divisor < 0 if op == "Pow" else divisor == 0
 
 
 def division_by_zero(node_name: str, op: str):
@@ -52,8 +66,9 @@ def division_by_zero(node_name: str, op: str):
 
 def check_divisor(node_name: str, op: str, divisor: np.ndarray, out_size: int) -> None:
     """Raise ``division_by_zero`` if an integer divisor holds a 0 that an output element
-    divides by (every element of a broadcast input is used when the output has any)."""
-    if out_size and np.any(divisor == 0):
+    divides by, or Pow's exponent a negative value (every element of a broadcast input is
+    used when the output has any)."""
+    if out_size and np.any(refused(op, divisor)):
         raise division_by_zero(node_name, op)
 
 

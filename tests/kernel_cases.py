@@ -233,11 +233,12 @@ def out_dtype_of(op, dtype):
 
 
 def binary_inputs(op, dtype, shapes):
-    """Inputs for binary ``op``: small exponents for integer Pow, no specials for Pow."""
+    """Inputs for binary ``op``: small exponents for integer Pow (none negative: that is
+    the CPU's error, ``test_tf1_kernels.py``), no specials for Pow."""
     rng = rng_for(op, dtype, shapes)
     if op == "Pow" and dtype.kind == "i":
         return (random_array(rng, shapes[0], dtype, low=-5, high=6),
-                random_array(rng, shapes[1], dtype, low=-2, high=7))
+                random_array(rng, shapes[1], dtype, low=0, high=7))
     return tuple(random_array(rng, s, dtype, specials=op != "Pow") for s in shapes)
 
 

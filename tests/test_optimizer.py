@@ -67,6 +67,27 @@ def test_a_fused_integer_division_by_zero_is_its_members_error():
         assert e.value.node_name == "remainder"
 
 
+def test_a_fused_integer_pow_with_a_negative_exponent_is_its_members_error():
+    """An integer Pow inside a fused region with a negative exponent is TF's CPU error for
+    that member, as unfused; a float Pow of a negative exponent is no error."""
+    g = ds.Graph()
+    with g.as_default():
+        x = ds.placeholder(ds.int32, (None,), name="x")
+        y = ds.placeholder(ds.int32, (None,), name="y")
+        z = ds.pow(x * 2 + 1, y - 1, name="power") * 3 + ds.cast(
+            ds.pow(ds.cast(x, ds.float32) + 1.5, ds.cast(y, ds.float32) - 4), ds.int32)
+    xv = np.array([1, -2, 3], np.int32)
+    with ds.Session(graph=g) as sess:
+        assert op_types(plan_of(sess, z, [x, y])).count("_FusedElementwise") == 1
+        yv = np.array([2, 1, 4], np.int32)
+        want = (xv * 2 + 1) ** (yv - 1) * 3 + ((xv + 1.5) ** (yv - 4.0)).astype(np.int32)
+        np.testing.assert_array_equal(sess.run(z, {x: xv, y: yv}), want)
+        with pytest.raises(ds.errors.InvalidArgumentError, match="^Pow node 'power': "
+                           "Integers to negative integer powers are not allowed$") as e:
+            sess.run(z, {x: xv, y: [2, 0, 4]})
+        assert e.value.node_name == "power"
+
+
 def test_fetched_intermediate_is_not_fused_away():
     g = ds.Graph()
     with g.as_default():

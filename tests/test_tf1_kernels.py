@@ -130,6 +130,29 @@ def test_every_cpu_loop_form_counts_a_zero_divisor(device):
             run_on(device, node, a, y)
 
 
+@pytest.mark.parametrize("dtype", [I8, I64])
+def test_integer_pow_with_a_negative_exponent_is_tfs_error_on_the_cpu(device, dtype):
+    """TF 2.21's CPU Pow of integers (recorded): any negative exponent, base 1 and -1
+    too, whole, a broadcast scalar or a row, read by the whole and the row loops, is
+    InvalidArgumentError naming the node; non-negative ones wrap as numpy.  TF's GPU
+    kernel does not check: the truncated real result there (1, +-1, else 0)."""
+    node = make_node("Pow", [dtype, dtype], dtype, name="power")
+    x = np.array([[2, 1, -1], [3, -2, 0]], dtype)
+    checked = ["REF", device] if device == "CPU" else ["REF"]
+    np.testing.assert_array_equal(run_on(device, node, x, np.array([3, 0, 5], dtype)),
+                                  np.array([[8, 1, -1], [27, 1, 0]], dtype))
+    for y in (np.array([[1, -1, 2], [1, 2, 2]], dtype), np.array(-3, dtype),
+              np.array([2, 2, -1], dtype)):
+        for where in checked:
+            with pytest.raises(InvalidArgumentError, match="^Pow node 'power': Integers to "
+                               "negative integer powers are not allowed$") as raised:
+                run_on(where, node, x, y)
+            assert raised.value.node_name == "power"
+    if device != "CPU":
+        np.testing.assert_array_equal(run_on(device, node, x, np.array([-1, -1, -3], dtype)),
+                                      np.array([[0, 1, -1], [0, 0, 0]], dtype))
+
+
 @pytest.mark.parametrize("dtype", [I8, I16, I32, I64])
 def test_signed_minimum_divided_by_minus_one_wraps_as_numpy(device, dtype):
     """MIN / -1 overflows (a trap on x86, undefined in C): numpy's MIN and 0 everywhere."""

@@ -32,7 +32,9 @@ Pipeline (pure functions; numba is only imported by ``load_module``):
    Any other broadcast is materialised by the driver, which also flattens every
    array to 1-D.  Signature: ``serial(out, x0, ..., x{k-1}, inner)``, with a last
    ``repeat`` argument when an input is a BLOCK.  A program that divides integers
-   returns how many of its divisors were 0 (``counts_zero_divisors``), others None.
+   returns how many of its divisors were 0 (``counts_zero_divisors``), and one that
+   raises integers to a power how many exponents were negative (TF's CPU error, see
+   ``division_checks.py``); others return None.
 3. ``load_module(source)`` (from ``module_cache``) writes the source to a file in
    ``$DEVSESSION_CACHE_DIR`` (default ``~/.cache/devsession/kernels``) named by a
    hash of the source and the numba version, and imports it.  Because the functions
@@ -99,6 +101,8 @@ def compile_expression(expr: str, inputs: Iterable[tuple[str, object]],
         body.append(f"{ins.dst} = {_statement(ins, helpers)}")
         if ins.op in _DIVISIONS and ins.dtype.kind in "iu":
             body.append(f"zeros += np.int64({_operand(ins.args[1])} == 0)")
+        elif ins.op == "pow" and ins.dtype.kind in "iu":     # TF's negative-power error
+            body.append(f"zeros += np.int64({_operand(ins.args[1])} < 0)")
     compute = frontend.compute_dtype
     return Program(expr=expr, inputs=ir.inputs,
                    input_dtypes=tuple(compute(d) for d in ir.input_dtypes),

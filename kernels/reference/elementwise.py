@@ -4,8 +4,10 @@ direct numpy formulation of each, the oracle the CPU and GPU kernels are tested 
 * float16 is computed in float32 and rounded back once per op (like numpy's float16
   loops and TF's CPU kernels).
 * Integer arithmetic wraps around in the input dtype (``np.int32`` overflow wraps).
-  ``Pow`` on integers with a negative exponent gives the truncated real result
-  (1 for base 1, +-1 for base -1, else 0) instead of numpy's ValueError.
+  ``Pow`` on integers with a negative exponent is TF's CPU error
+  (``division_checks.py``); ``_pow`` itself gives the truncated real result there
+  (1 for base 1, +-1 for base -1, else 0: the GPU kernels' rule) instead of numpy's
+  ValueError.
 * ``RealDiv`` of integers into float64 (a kernel node's own) is numpy true division;
   TF's, into integers, has no kernel (``division_checks.py``).  Division by zero gives
   inf/nan, never an exception or a warning (``np.errstate``).

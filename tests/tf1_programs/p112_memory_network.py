@@ -7,7 +7,8 @@ matmuls; the scan carries (memory, read and write weightings, LSTM state, read v
 Trained with centered RMSProp with momentum and tf.clip_by_global_norm; gradients reach the
 initial memory through the scan.  Then a DNC-style allocation weighting (top_k sort,
 exclusive cumprod, unsorted by invert_permutation with gather and batch_gather), a reversed
-nested scan, and the errors a user hits with roll, invert_permutation and pow."""
+nested scan, and the errors a user hits with roll, invert_permutation and pow (NaN for a
+negative base to a fractional power; an integer to a negative power is an error)."""
 
 import numpy as np
 
@@ -146,6 +147,8 @@ def main(tf, out):
     exponent = tf.constant(2.0)
     squared = tf.pow(base, exponent)
     pow_grads = tf.gradients(tf.reduce_sum(squared), [base, exponent])
+    int_exponent = tf.placeholder(tf.int32, [None])
+    int_power = tf.pow(tf.constant([2, 3]), int_exponent)
 
     with tf.Session() as sess:
         out["allocation"] = sess.run({"free_list": free_list, "allocation": allocation,
@@ -158,7 +161,8 @@ def main(tf, out):
         run_errors = {}
         for name, fetch, feed in (("roll_lengths", rolls["fed"], {shift_in: [1, 2, 3]}),
                                   ("not_a_permutation", inverted, {perm: [0, 0, 2]}),
-                                  ("out_of_range", inverted, {perm: [0, 3, 1]})):
+                                  ("out_of_range", inverted, {perm: [0, 3, 1]}),
+                                  ("int_negative_power", int_power, {int_exponent: [-1, 2]})):
             try:
                 sess.run(fetch, feed)
             except tf.errors.OpError as e:
@@ -168,6 +172,7 @@ def main(tf, out):
         root, square = sess.run([power, squared], {base: values})
         out["pow_negative_base"] = [np.isnan(root), np.nan_to_num(root, nan=-1.0), square]
         out["pow_grads"] = sess.run(pow_grads, {base: values})
+        out["int_power"] = sess.run(int_power, {int_exponent: [3, 0]})
     out["_tol"] = {"first_grads": {"rtol": 1e-3, "atol": 1e-6},
                    "losses": {"rtol": 1e-4, "atol": 1e-6},
                    "final": {"rtol": 1e-3, "atol": 1e-5},
