@@ -110,6 +110,12 @@ def main(tf, out):
     offset = tf.placeholder(tf.int32, [], name="offset")
     fed_crop = tf.image.crop_to_bounding_box(img8, offset, 0, 8, 8)
     out["fed_crop_shape"] = fed_crop.shape.as_list()
+    unknown = tf.placeholder(tf.uint8, [None, None, None, 3], name="unknown")
+    fed = {"pad_small": tf.image.pad_to_bounding_box(unknown, 1, 2, 12, 20),
+           "crop_or_pad": tf.image.resize_image_with_crop_or_pad(unknown, offset, offset + 5),
+           "central": tf.image.central_crop(unknown, 0.6),
+           "bicubic": tf.image.resize_images(unknown, [offset, offset * 2], M.BICUBIC)}
+    out["fed_shapes"] = {k: v.shape.as_list() for k, v in fed.items()}
 
     big = tf.constant(np.kron(rng.uniform(0, 1, (1, 11, 11, 1)),
                               np.ones((1, 16, 16, 1))).astype(np.float32))
@@ -188,8 +194,14 @@ def main(tf, out):
                 errors[name] = sess.run(t, fd).tolist()
             except tf.errors.OpError as e:
                 errors[name] = type(e).__name__
+        out["fed"] = {}
+        for name, t in sorted(fed.items()):      # the sizes only the run knows
+            try:
+                out["fed"][name] = sess.run(t, {unknown: raw, offset: 6})
+            except tf.errors.OpError as e:
+                out["fed"][name] = type(e).__name__
     out["errors"] = errors
     loose = {"rtol": 1e-4, "atol": 1e-5}
     out["_tol"] = dict.fromkeys(["initial", "final", "losses", "ssim_grad", "lows"], loose)
     out["_tol"]["augment"] = {"rtol": 1e-5, "atol": 2e-6}
-    out["_tol"]["more"] = loose
+    out["_tol"]["more"] = out["_tol"]["fed"] = loose
