@@ -147,6 +147,7 @@ def main(tf, out):
     exponent = tf.constant(2.0)
     squared = tf.pow(base, exponent)
     pow_grads = tf.gradients(tf.reduce_sum(squared), [base, exponent])
+    wrong_axis = tf.math.cumprod(usage, axis=2, exclusive=True)    # builds, as TF's
     int_exponent = tf.placeholder(tf.int32, [None])
     int_power = tf.pow(tf.constant([2, 3]), int_exponent)
 
@@ -162,7 +163,8 @@ def main(tf, out):
         for name, fetch, feed in (("roll_lengths", rolls["fed"], {shift_in: [1, 2, 3]}),
                                   ("not_a_permutation", inverted, {perm: [0, 0, 2]}),
                                   ("out_of_range", inverted, {perm: [0, 3, 1]}),
-                                  ("int_negative_power", int_power, {int_exponent: [-1, 2]})):
+                                  ("int_negative_power", int_power, {int_exponent: [-1, 2]}),
+                                  ("cumprod_axis", wrong_axis, None)):
             try:
                 sess.run(fetch, feed)
             except tf.errors.OpError as e:
