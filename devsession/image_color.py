@@ -20,7 +20,9 @@ one, ``custom_gradient``: on ties and 0 channels it is not the composite's deriv
   channel axis with TF's coefficients (float images only, as TF).
 
 Images are ``[..., 3]`` of known rank (a single HWC image or an NHWC batch); another
-channel count is a ``ValueError`` when the graph is built.
+channel count is a ``ValueError`` when the graph is built, except for ``adjust_hue`` and
+``adjust_saturation``, which build (rank at least 3, as TF's shape functions) and fail
+the run with ``InvalidArgumentError``, as TF's kernels.
 
     image = ds.image.random_hue(ds.image.random_saturation(image, 0.5, 1.5), 0.2)
 """
@@ -182,10 +184,30 @@ def _in_float32(image, what: str):
     return image, _three_channels(flt, what), image.dtype
 
 
+def _not_three_channels(image, what: str):
+    """TF's AdjustHue and AdjustSaturation shape functions: rank at least 3 (ValueError);
+    their kernels refuse another channel count than 3 at run.  A tensor that fails the
+    run so (``InvalidArgumentError``, TF's message) for a known other count, else
+    None."""
+    image = convert_to_tensor(image, name="image")
+    rank = image.shape.ndims
+    if rank is not None and rank < 3:
+        raise ValueError(f"{what}: Shape must be at least rank 3 but is rank {rank} "
+                         f"(shape {image.shape}).")
+    channels = image.shape.dims[-1] if rank is not None else None
+    if channels is None or channels == 3:
+        return None
+    message = f"input must have 3 channels but instead has {channels} channels."
+    return after(assert_or_raise(constant(False), message), image)
+
+
 def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     """``image`` (RGB ``[..., 3]``) with its HSV saturation multiplied by
     ``saturation_factor`` and clipped to [0, 1], in ``image``'s dtype."""
     with name_scope(name or "adjust_saturation"):
+        refused = _not_three_channels(image, "adjust_saturation")
+        if refused is not None:
+            return refused
         image, flt, dtype = _in_float32(image, "adjust_saturation")
         factor = cast(convert_to_tensor(saturation_factor, dtype_hint=flt.dtype), flt.dtype)
         hue, saturation, value = _channels(_rgb_to_hsv(flt))
@@ -204,6 +226,9 @@ def adjust_hue(image, delta, name=None) -> Tensor:
     """``image`` (RGB ``[..., 3]``) with ``delta`` added to its HSV hue, wrapped into
     [0, 1) (a delta of 1 is no change), in ``image``'s dtype."""
     with name_scope(name or "adjust_hue"):
+        refused = _not_three_channels(image, "adjust_hue")
+        if refused is not None:
+            return refused
         image, flt, dtype = _in_float32(image, "adjust_hue")
         delta = cast(convert_to_tensor(delta, dtype_hint=flt.dtype), flt.dtype)
         hue, saturation, value = _channels(_rgb_to_hsv(flt))

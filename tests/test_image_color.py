@@ -219,8 +219,6 @@ def test_bad_inputs_are_errors_when_built():
     with pytest.raises(ValueError, match="3 channels"):
         im.rgb_to_hsv(four)
     with pytest.raises(ValueError, match="3 channels"):
-        im.adjust_hue(ds.zeros([2, 2, 4], ds.uint8), 0.1)
-    with pytest.raises(ValueError, match="3 channels"):
         im.rgb_to_yiq(four)
     with pytest.raises(TypeError, match="float"):
         im.rgb_to_hsv(ds.zeros([2, 2, 3], ds.uint8))
@@ -248,6 +246,24 @@ def test_bad_inputs_are_errors_when_built():
         im.ssim(ds.zeros([12, 10, 3]), ds.zeros([12, 10, 3]), 1.0)
     with pytest.raises(ValueError, match="176"):
         im.ssim_multiscale(ds.zeros([100, 200, 1]), ds.zeros([100, 200, 1]), 1.0)
+
+
+def test_hue_and_saturation_of_other_channel_counts_build_and_fail_the_run_as_tf():
+    """TF's AdjustHue and AdjustSaturation shape functions check only the rank (at least
+    3: ValueError); their kernels refuse another channel count (TF 2.21 built these, in
+    the input's dtype and shape, and failed the run with this message)."""
+    built = [im.adjust_hue(ds.zeros([2, 2, 4], ds.uint8), 0.1),
+             im.adjust_saturation(ds.zeros([1, 2, 2, 2]), 0.5)]
+    assert [(t.dtype, t.shape.as_list()) for t in built] == [(ds.uint8, [2, 2, 4]),
+                                                             (ds.float32, [1, 2, 2, 2])]
+    with ds.Session() as sess:
+        for t, count in zip(built, (4, 2)):
+            with pytest.raises(ds.errors.InvalidArgumentError,
+                               match=f"must have 3 channels but instead has {count} "):
+                sess.run(t)
+    for adjust in (lambda x: im.adjust_hue(x, 0.1), lambda x: im.adjust_saturation(x, 2.0)):
+        with pytest.raises(ValueError, match="at least rank 3 but is rank 2"):
+            adjust(ds.zeros([4, 3]))
 
 
 def test_sobel_edges_of_a_single_row_builds_and_fails_the_run_as_tf():
