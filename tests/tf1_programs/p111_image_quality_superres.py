@@ -10,7 +10,8 @@ round trips, flips, rotations, crops and pads; and the errors a user hits: ssim 
 smaller than its filter (static: ValueError; fed: at run), total_variation of uint8 (Abs
 takes no unsigned type), a central_crop fraction out of (0, 1], crop_to_bounding_box past
 the image, no gradient through resize_area, patches across the batch (built, refused at
-run) and a patch window just past the image (no patches)"""
+run), a patch window just past the image (no patches), adjust_hue of 4 channels (built,
+refused at run), and crops, pads and resizes of a fully unknown shape with fed sizes"""
 
 import numpy as np
 
@@ -171,6 +172,9 @@ def main(tf, out):
     past = tf.image.extract_image_patches(hr, [1, 9, 3, 1], [1, 2, 1, 1], [1, 2, 1, 1],
                                           "VALID")         # a window past the image: none
     out["patches_past_shapes"] = [batch_rates.shape.as_list(), past.shape.as_list()]
+    four_channels = tf.image.adjust_hue(tf.concat([img8, img8[..., :1]], -1), 0.2)
+    out["four_channels"] = [four_channels.dtype.name, four_channels.shape.as_list()]
+    errors["saturation_rank2"] = error(lambda: tf.image.adjust_saturation(img[0], 0.5))
 
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
@@ -189,7 +193,8 @@ def main(tf, out):
         for name, t, fd in [("tiny_ssim", tiny_ssim, {tiny: np.ones((1, 8, 8, 3))}),
                             ("fed_crop_past", fed_crop, {offset: 12}),
                             ("patches_batch_rates", batch_rates, feed),
-                            ("patches_past", past, feed)]:
+                            ("patches_past", past, feed),
+                            ("four_channels", four_channels, None)]:
             try:
                 errors[name] = sess.run(t, fd).tolist()
             except tf.errors.OpError as e:
