@@ -551,6 +551,9 @@ from .ops.check_helpers import (assert_near, assert_proper_iterable,  # noqa: E4
                                 assert_rank_in, assert_same_float_dtype, is_non_decreasing,
                                 is_numeric_tensor, is_strictly_increasing)
 from .ops.state_scatter import batch_scatter_update  # noqa: E402
+# tf.convert_to_tensor densifies a gradient TF keeps as an IndexedSlices, tf.identity keeps
+# it one (gradient_conversions.py); the graph's own functions stay as they are inside
+from .gradient_conversions import convert_to_tensor, identity  # noqa: E402,F811
 
 __all__ += ["manip", "batch_scatter_update", "IndexedSlices", "IndexedSlicesValue",
             "convert_to_tensor_or_indexed_slices", "convert_to_tensor_or_sparse_tensor",

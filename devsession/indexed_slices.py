@@ -7,9 +7,11 @@ gather's), ``ds.gradients`` records its rows beside the dense tensor
 (``ops/indexed_rows.py``) and the optimizers update those rows alone.  So
 ``isinstance(g, ds.IndexedSlices)`` is false for every ``ds.gradients`` result, and a TF1
 clipping loop takes its dense branch, which works on the same tensor.  An IndexedSlices a
-program builds itself converts to the dense sum of its rows (``convert_to_tensor``, any op
-taking it: TF's ``unsorted_segment_sum`` into ``dense_shape[0]`` rows), keeping the rows as
-its sparse form, so ``apply_gradients`` of one still updates only those rows:
+program builds itself converts to the dense sum of its rows (any op taking it: TF's
+``unsorted_segment_sum`` into ``dense_shape[0]`` rows), keeping the rows as its sparse
+form, so ``apply_gradients`` of one still updates only those rows (the public
+``tf.convert_to_tensor`` of one, or of such a gradient, is dense, as TF's:
+``gradient_conversions.py``):
 
     (g,) = ds.gradients(loss, [emb])
     clipped = ds.IndexedSlices(ds.clip_by_norm(values, 1.0), ids, ds.shape(emb))

@@ -167,3 +167,27 @@ def test_clipped_sparse_gradients_stay_sparse_as_tf():
     for value in after:
         np.testing.assert_allclose(value[0], 0.5936077, rtol=1e-6)
         np.testing.assert_array_equal(value[1:], 1.0)
+
+
+def test_convert_to_tensor_densifies_a_sparse_gradient_and_identity_keeps_it_as_tf():
+    """tf.convert_to_tensor of a gradient TF keeps as an IndexedSlices (or of one built by
+    hand) is dense, so an L1-regularized Ftrl zeroes the rows left out; tf.identity of one
+    is an IndexedSlices again, so only the looked-up row moves (TF 2.21's values)."""
+    def built(_):
+        return ds.IndexedSlices(ds.constant([[1.0, 1.0]]), ds.constant([0]),
+                                ds.constant([3, 2]))
+    posts = [ds.convert_to_tensor, ds.identity, lambda g: ds.convert_to_tensor(built(g)),
+             lambda g: ds.identity(built(g))]
+    trained = []
+    for post in posts:
+        v = ds.Variable(np.ones((3, 2), np.float32))
+        (g,) = ds.gradients(ds.reduce_sum(ds.nn.embedding_lookup(v, [0])), [v])
+        opt = ds.train.FtrlOptimizer(0.1, l1_regularization_strength=0.1)
+        trained.append((v, opt.apply_gradients([(post(g), v)])))
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run([train for _, train in trained])
+        after = sess.run([v for v, _ in trained])
+    for value, left_out in zip(after, [0.0, 1.0, 0.0, 1.0]):
+        np.testing.assert_allclose(value[0], 0.5936077, rtol=1e-6)
+        np.testing.assert_array_equal(value[1:], left_out)
