@@ -6,7 +6,8 @@ ProximalGradientDescent, ProximalAdagrad, RMSProp (centered and not), Ftrl (powe
 own graph (every other one on resource variables), with losses, variables, slot names and
 values; the schedules driven by a global step that minimize(global_step=...) increments;
 ExponentialMovingAverage with num_updates, zero_debias and a fed decay; apply_gradients
-with a None gradient and hand-built IndexedSlices; and the errors a user hits (no
+with a None gradient and hand-built IndexedSlices, a sparse gradient made dense by
+convert_to_tensor or kept sparse by identity; and the errors a user hits (no
 global_step, piecewise lengths and dtypes, no variables, all-None gradients, a missing
 slot, invalid optimizer arguments, an int variable averaged)."""
 
@@ -193,6 +194,17 @@ def main(tf, out):
         adagrad = tf.train.AdagradOptimizer(lr)
         steps = [ftrl.apply_gradients([(rows, table), (None, bias)], global_step=gs),
                  adagrad.apply_gradients([(rows, table)])]
+        # TF's convert_to_tensor makes a sparse gradient dense (every row shrinks), its
+        # identity keeps it sparse (only the looked-up row moves)
+        densified = tf.Variable(init["table"], name="densified")
+        kept = tf.Variable(init["table"], name="kept")
+        (g_dense, _), (g_kept, _) = tf.train.ProximalGradientDescentOptimizer(0.1).\
+            compute_gradients(tf.reduce_sum(tf.square(tf.gather(densified, [1, 1])))
+                              + tf.reduce_sum(tf.square(tf.gather(kept, [1, 1]))),
+                              var_list=[densified, kept])
+        steps.append(tf.train.ProximalGradientDescentOptimizer(
+            lr, l1_regularization_strength=0.5).apply_gradients(
+                [(tf.convert_to_tensor(g_dense), densified), (tf.identity(g_kept), kept)]))
         out["partial_slots"] = [ftrl.get_slot(bias, "accum") is None,
                                 sorted(v.name for v in ftrl.variables()),
                                 sorted(v.name for v in adagrad.variables())]
@@ -202,6 +214,7 @@ def main(tf, out):
                 for step in steps:      # one at a time: both update the table
                     sess.run(step, {lr: rate})
             out["indexed_slices_table"] = sess.run(table)
+            out["densified_and_kept"] = sess.run([densified, kept])
             out["indexed_slices_slots"] = sess.run(
                 [ftrl.get_slot(table, "accum"), ftrl.get_slot(table, "linear"),
                  adagrad.get_slot(table, "accumulator")])
