@@ -155,7 +155,8 @@ def main(tf, out):
         out["allocation"] = sess.run({"free_list": free_list, "allocation": allocation,
                                       "flat": flat, "usage_grad": allocation_grad})
         out["allocation_fed"] = sess.run(allocation, {usage: [[0.5, 0.1, 0.9, 0.3, 0.7, 0.2]]})
-        out["reverse_scan"] = sess.run([returns, maxima])
+        out["reverse_scan"] = sess.run([returns, maxima,
+                                        tf.gradients(tf.reduce_sum(returns * rewards), rewards)])
         out["rolls"] = sess.run({k: v for k, v in rolls.items() if k != "fed"})
         out["roll_fed"] = sess.run(rolls["fed"], {shift_in: [2, 1]})
         out["inverted"] = sess.run(inverted, {perm: [2, 0, 3, 1]})
