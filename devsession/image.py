@@ -201,6 +201,14 @@ def _aspect_size(images: Tensor, size: Tensor) -> Tensor:
                   cast(round_op(scale * width_f), dtypes.int32)], name="size")
 
 
+def _python_floats(values) -> bool:
+    """Whether a list or tuple ``values`` holds floats: TF's int32 conversion refuses
+    them, whole or not (a numpy float array it converts), where devsession's converts
+    whole floats."""
+    return isinstance(values, (list, tuple)) and any(
+        isinstance(v, (float, np.floating)) for v in values)
+
+
 def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
                   preserve_aspect_ratio=False, name=None) -> Tensor:
     """``images`` (4-D, or 3-D ``[height, width, channels]``) resized to ``size``
@@ -223,6 +231,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
             images = expand_dims(images, 0)
         _, height, width, _ = images.shape.dims
         try:
+            if not is_tensor(size) and _python_floats(size):
+                raise TypeError(size)     # TF's conversion refuses floats, even 2.0
             size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
         except (TypeError, ValueError):
             raise ValueError("'size' must be a 1-D int32 Tensor") from None

@@ -510,6 +510,9 @@ def test_resizing_images_as_tf():
     keep = ds.image.resize_images(fed, hw, preserve_aspect_ratio=True)
     assert keep.shape.as_list() == [None, None, 3]
     assert run(keep, {fed: IMG.astype(np.float32), hw: [8, 8]}).shape == (6, 8, 3)
+    sizes = [np.array([4.0, 5.0]), [np.int64(4), 5], [ds.constant(4), 5]]   # as TF: built
+    assert [ds.image.resize_images(fed, s).shape.as_list() for s in sizes] == \
+        [[4, 5, 3]] * 3
 
 
 @pytest.mark.parametrize("call,message", [
@@ -519,6 +522,11 @@ def test_resizing_images_as_tf():
     (lambda: ds.image.resize_images(ph((2, 2, 1)), [2, 2], "lanczos3"),
      "not implemented: lanczos3"),
     (lambda: ds.image.resize_images(ph((2, 2, 1)), [2, 2], method=7), "not implemented: 7"),
+    # TF's int32 conversion refuses Python floats, whole ones too (a numpy array converts)
+    (lambda: ds.image.resize_images(ph((2, 2, 1)), [4.0, 4.0]), "1-D int32 Tensor"),
+    (lambda: ds.image.resize_images(ph((2, 2, 1)), [np.float32(4), 4],
+                                    ds.image.ResizeMethod.AREA),
+     "1-D int32 Tensor"),
 ])
 def test_resize_images_errors(graph, call, message):
     with pytest.raises(ValueError, match=message):
