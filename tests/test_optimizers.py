@@ -10,6 +10,7 @@ learning rates as tensors, the errors TF1 raises at build time, and the assign o
 from __future__ import annotations
 
 import json
+import logging
 import os
 
 import numpy as np
@@ -390,6 +391,14 @@ def test_global_step_counts_applies():
         assert sess.run(train) is None
         sess.run(train)
         assert ds.train.global_step(sess, gs) == 2
+
+
+def test_several_global_steps_are_none_with_an_error_logged_as_tf1(caplog):
+    for name in ("step", "step2"):
+        ds.add_to_collection(ds.GraphKeys.GLOBAL_STEP, ds.Variable(0, name=name))
+    with caplog.at_level(logging.ERROR, "devsession.train"):
+        assert ds.train.get_global_step() is None
+    assert "Multiple tensors in global_step collection." in caplog.text
 
 
 @pytest.mark.parametrize("make", [lambda: ds.train.GradientDescentOptimizer(0.1),

@@ -4,6 +4,8 @@ in the graph's ``"global_step"`` collection (and ``"variables"``), never trained
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from ..dtypes import int64
@@ -15,20 +17,21 @@ __all__ = ["GLOBAL_STEP", "get_global_step", "create_global_step",
            "get_or_create_global_step", "global_step", "step_read", "assert_global_step"]
 
 GLOBAL_STEP = "global_step"
+_log = logging.getLogger("devsession.train")
 
 
 def get_global_step(graph=None):
-    """The graph's global step variable, or None.  ``ValueError`` if the collection holds
-    several or a non-integer one."""
+    """The graph's global step variable, or None (also, as TF1's, with an error logged,
+    when the collection holds several).  ``TypeError`` for a non-integer one."""
     graph = graph or get_default_graph()
     found = graph.get_collection(GLOBAL_STEP)
     if not found:
         found = [v for v in global_variables(graph=graph) if v.op.name == "global_step"]
     if not found:
         return None
-    if len(found) > 1:
-        raise ValueError(f"There are {len(found)} global step variables in the graph's "
-                         f"'{GLOBAL_STEP}' collection; there must be one.")
+    if len(found) > 1:              # TF1's: an error logged, no global step
+        _log.error("Multiple tensors in global_step collection.")
+        return None
     step = found[0]
     if not step.dtype.is_integer:
         raise TypeError(f"Existing 'global_step' ('{step.name}') does not have integer "
