@@ -164,6 +164,7 @@ def main(tf, out):
         "psnr_shapes": error(lambda: tf.image.psnr(hr, hr[:, :, :8], 1.0)),
         "gradients_3d": error(lambda: tf.image.image_gradients(img)),
         "sobel_uint8": error(lambda: tf.image.sobel_edges(images)),
+        "resize_float_size": error(lambda: tf.image.resize_images(hr, [8.0, 8.0])),
         "resize_rank": error(lambda: tf.image.resize_images(tf.zeros([4, 4]), [2, 2])),
         "patches_too_big": error(lambda: tf.image.extract_patches(
             hr, [1, 18, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "VALID"))})
