@@ -9,7 +9,7 @@ ExponentialMovingAverage with num_updates, zero_debias and a fed decay; apply_gr
 with a None gradient and hand-built IndexedSlices, a sparse gradient made dense by
 convert_to_tensor or kept sparse by identity; and the errors a user hits (no
 global_step, piecewise lengths and dtypes, no variables, all-None gradients, a missing
-slot, invalid optimizer arguments, an int variable averaged)."""
+slot, invalid optimizer arguments, an int variable averaged, two global steps)."""
 
 import numpy as np
 
@@ -221,3 +221,8 @@ def main(tf, out):
             out["bias_untouched"] = sess.run(bias)
             out["global_step_helper"] = [tf.train.global_step(sess, gs),
                                          tf.train.get_global_step() is gs]
+    with tf.Graph().as_default():
+        for step_name in ("step_a", "step_b"):    # two global steps: TF1 logs, gives None
+            tf.add_to_collection(tf.GraphKeys.GLOBAL_STEP,
+                                 tf.Variable(0, trainable=False, name=step_name))
+        out["several_global_steps"] = tf.train.get_global_step() is None
