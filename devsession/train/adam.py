@@ -15,7 +15,7 @@ and, after every variable's update, ``beta1_power *= beta1``, ``beta2_power *= b
 
 from __future__ import annotations
 
-from ..graph import Tensor, control_dependencies, device
+from ..graph import Tensor, control_dependencies, device, get_default_graph
 from ..ops.training import apply_adam
 from ..variables import Variable
 from .optimizer import Optimizer, group_after
@@ -42,7 +42,7 @@ class AdamOptimizer(Optimizer):
     def _get_beta_accumulators(self):
         """TF1's ``(beta1_power, beta2_power)`` of the default graph, which training
         scripts log or reset (None before ``minimize`` made them)."""
-        return self._beta_accumulators(None)
+        return self._beta_accumulators(get_default_graph())
 
     def _create_slots(self, var_list):
         first = min(var_list, key=lambda v: v.name)

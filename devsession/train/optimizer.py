@@ -22,6 +22,15 @@ IndexedSlices (``rows_of``: it came through gathers of the variable alone), thei
 deduplicated and their values summed first, as TF's ``_apply_sparse_duplicate_indices``.
 The slots of the parts of a partitioned variable are parts of one slot (``_slice_like``).
 
+A user's subclass written against TF's semi-private API works unchanged: its
+``_apply_sparse(grad, var)`` (or ``_apply_sparse_duplicate_indices``) receives an
+``IndexedSlices`` (values, indices, dense_shape), as TF's, and one without it, given a
+gradient TF keeps sparse, raises TF's NotImplementedError (``_tf_sparse_api``: decided by
+where the methods are defined, devsession's own optimizers keeping their dense
+fallback); TF's helpers ``_get_or_make_slot``, ``_get_or_make_slot_with_initializer``,
+``_create_non_slot_variable``/``_get_non_slot_variable`` and ``_call_if_callable`` are
+here too.
+
 A variable with a ``constraint`` (``Variable(constraint=...)``, ``get_variable``, the
 layers' ``kernel_constraint``...) is then assigned ``constraint(var)``, read after its
 update (TF1's ``_RefVariableProcessor.update_op``: ``var.assign(var.constraint(var))``
@@ -45,6 +54,8 @@ from .. import dtypes
 from ..gradients import gradients
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
                      convert_to_tensor, device, get_default_graph, name_scope)
+from ..indexed_slices import IndexedSlices
+from ..ops.array_fill import shape as shape_of
 from ..ops.common import graph_of
 from ..ops.elementwise import cast
 from ..ops.indexed_rows import rows_of
@@ -176,19 +187,45 @@ class Optimizer:
     def _apply_dense(self, grad, var):
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense.")
 
-    def _apply_sparse(self, grad, indices, var):
-        """The update of rows ``indices`` (unique) of ``var`` by their gradients ``grad``
-        alone, TF's ``_apply_sparse``; an optimizer without it updates densely (the same
-        where a zero gradient leaves a row unchanged)."""
+    def _resource_apply_dense(self, grad, handle):
+        """TF's hook for a resource variable's dense update; devsession's variables take
+        ``_apply_dense`` (TF1's ref variables), so only a subclass's alias uses it."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement "
+                                  f"_resource_apply_dense.")
+
+    def _resource_apply_sparse(self, grad, handle, indices):
+        raise NotImplementedError(f"{type(self).__name__} does not implement "
+                                  f"_resource_apply_sparse.")
+
+    def _apply_sparse(self, grad, *args):
+        """The sparse update.  devsession's optimizers take ``(grad, indices, var)``: rows
+        ``indices`` (unique) of ``var`` by their gradients ``grad`` alone; an optimizer of
+        devsession's without it updates densely (the same where a zero gradient leaves a
+        row unchanged).  A user's subclass (TF's API) takes ``(grad, var)``, ``grad`` an
+        ``IndexedSlices`` (see ``_apply``); TF's base raises NotImplementedError."""
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse.")
+
+    def _apply_sparse_duplicate_indices(self, grad, var):
+        """TF's: ``grad`` (an IndexedSlices) with the values of repeated indices summed,
+        then ``_apply_sparse(grad, var)``."""
+        values, indices = deduplicated(grad.values, grad.indices)
+        return self._apply_sparse(IndexedSlices(values, indices, grad.dense_shape), var)
 
     def _apply(self, grad, var):
         """The sparse update where TF's gradient is an IndexedSlices (``rows_of``) and
-        the optimizer has one, else the dense update, then ``var``'s constraint."""
+        the optimizer has one, else the dense update, then ``var``'s constraint.  A
+        subclass written against TF's API (``_tf_sparse_api``) gets TF's sparse path:
+        ``_apply_sparse_duplicate_indices(IndexedSlices, var)``."""
         rows = rows_of(grad)
         if rows is not None and var.constraint is not None:
             raise RuntimeError("Cannot use a constraint function on a sparse variable.")
-        if rows is None or type(self)._apply_sparse is Optimizer._apply_sparse:
+        if rows is None:
+            return _constrained(self._apply_dense(grad, var), var)
+        if _tf_sparse_api(type(self)):
+            values, indices = rows.concatenated()
+            return self._apply_sparse_duplicate_indices(
+                IndexedSlices(values, indices, shape_of(var, out_type=indices.dtype)), var)
+        if _defined_by(type(self), "_apply_sparse") is Optimizer:
             return _constrained(self._apply_dense(grad, var), var)
         return self._apply_sparse(*deduplicated(*rows.concatenated()), var)
 
@@ -207,17 +244,45 @@ class Optimizer:
         named ``<var>/<op_name>`` (``_1``... when taken) in the current variable scope, as
         TF1's (``m/m/w/Adam`` for ``m/w`` trained under ``variable_scope("m")``), on the
         variable's device."""
+        return self._make_slot(var, slot_name, op_name,
+                               lambda: np.full(var.shape.as_list(), value, var.dtype.np))
+
+    def _make_slot(self, var, slot_name: str, op_name: str, initial):
+        """The slot ``slot_name`` of ``var``, made once with the value ``initial()``
+        (see ``_filled_slot``)."""
         from ..variable_scope import get_variable_scope
 
         slots = self._slots.setdefault(slot_name, {})
         if var.op not in slots:
-            initial = np.full(var.shape.as_list(), value, var.dtype.np)
             scope = get_variable_scope().name
             name = f"{scope}/{var.op.name}/{op_name}" if scope else f"{var.op.name}/{op_name}"
             with name_scope(None), device(None), device(var.device or None):
-                slots[var.op] = colocated(Variable(initial, name=name, trainable=False), var)
+                slots[var.op] = colocated(Variable(initial(), name=name, trainable=False),
+                                          var)
             _slice_like(slots[var.op], var)
         return slots[var.op]
+
+    def _get_or_make_slot(self, var, val, slot_name: str, op_name: str):
+        """TF's: the slot ``slot_name`` of ``var``, made once with the initial value
+        ``val`` (a tensor or array of ``var``'s shape), named as ``_zeros_slot``'s."""
+        return self._make_slot(var, slot_name, op_name, lambda: val)
+
+    def _get_or_make_slot_with_initializer(self, var, initializer, shape, dtype,
+                                           slot_name: str, op_name: str):
+        """TF's: the slot ``slot_name`` of ``var``, made once from ``initializer``
+        (called with ``shape`` and ``dtype``)."""
+        shape = shape.as_list() if hasattr(shape, "as_list") else list(shape)
+        dtype = dtypes.as_dtype(dtype)
+        return self._make_slot(var, slot_name, op_name,
+                               lambda: initializer(shape, dtype=dtype))
+
+    def _create_non_slot_variable(self, initial_value, name: str, colocate_with):
+        """TF's name for ``_non_slot_variable``."""
+        return self._non_slot_variable(initial_value, name, colocate_with)
+
+    def _call_if_callable(self, param):
+        """TF's: ``param()`` if it is callable, else ``param``."""
+        return param() if callable(param) else param
 
     def _non_slot_variable(self, initial_value, name: str, colocate_with):
         """A variable of the optimizer itself (Adam's beta powers), made once per graph,
@@ -230,9 +295,10 @@ class Optimizer:
         return self._non_slot[key]
 
     def _get_non_slot_variable(self, name: str, graph=None):
-        """TF1's: the optimizer's variable ``name`` (Adam's ``beta1_power``) in ``graph``
-        (the default graph), or None -- scripts read Adam's beta powers through it."""
-        return self._non_slot.get((name, graph if graph is not None else get_default_graph()))
+        """TF1's: the optimizer's variable ``name`` (Adam's ``beta1_power``) in ``graph``,
+        or None -- scripts read Adam's beta powers through it.  As TF's, without
+        ``graph`` it is None (TF's key for eager execution's variables)."""
+        return self._non_slot.get((name, graph))
 
     def _hyper(self, value, name: str):
         """A hyper-parameter as a tensor (a float becomes a float32 Const, as in TF)."""
@@ -278,6 +344,25 @@ class Optimizer:
         one = convert_to_tensor(1, dtype_hint=step.dtype, name="value")
         return graph_of(step).create_op("AssignAdd", [step, one], name=scope.rstrip("/"),
                                         exact_name=True)
+
+
+def _defined_by(cls, method: str):
+    """The class of ``cls``'s MRO whose body defines ``method``."""
+    return next(c for c in cls.__mro__ if method in vars(c))
+
+
+def _tf_sparse_api(cls) -> bool:
+    """Whether ``cls`` takes TF's sparse path (``_apply_sparse(IndexedSlices, var)``):
+    its ``_apply_sparse`` or ``_apply_sparse_duplicate_indices`` is a user's (defined
+    outside devsession), or it has neither and its ``_apply_dense`` is a user's (TF's
+    NotImplementedError then, where devsession's own optimizers update densely)."""
+    def users(method):
+        owner = _defined_by(cls, method)
+        return owner is not Optimizer and not owner.__module__.startswith("devsession.")
+
+    if users("_apply_sparse") or users("_apply_sparse_duplicate_indices"):
+        return True
+    return _defined_by(cls, "_apply_sparse") is Optimizer and users("_apply_dense")
 
 
 def _slice_like(slot, var) -> None:
