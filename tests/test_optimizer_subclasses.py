@@ -121,6 +121,29 @@ def test_devsessions_own_sparse_updates_keep_working_in_a_users_subclass():
         np.testing.assert_allclose(sess.run(table), want, rtol=1e-6)
 
 
+def test_a_users_dense_override_of_one_of_devsessions_optimizers_takes_a_sparse_gradient():
+    """Subclassing GradientDescentOptimizer for its _apply_dense alone builds for an
+    embedding's gradient, which takes GradientDescent's own sparse update (unclipped, as
+    TF 2.21 gives it, checked by hand); a dense gradient takes the override.  It is
+    Optimizer itself without _apply_sparse that is TF's NotImplementedError."""
+    class ClippedGD(ds.train.GradientDescentOptimizer):
+        def _apply_dense(self, grad, var):
+            return super()._apply_dense(ds.clip_by_value(grad, -3.0, 3.0), var)
+
+    table, loss = lookup_loss()
+    sparse_step = ClippedGD(0.1).minimize(loss)
+    dense_step = ClippedGD(0.1).minimize(ds.reduce_sum(table * 5.0))
+    with ds.Session() as sess:
+        sess.run(ds.global_variables_initializer())
+        sess.run(sparse_step)
+        want = TABLE.copy()
+        want[2] -= 0.1 * 4.0
+        want[0] -= 0.1 * 2.0
+        np.testing.assert_allclose(sess.run(table), want, rtol=1e-6)
+        sess.run(dense_step)
+        np.testing.assert_allclose(sess.run(table), want - 0.1 * 3.0, rtol=1e-6)
+
+
 def test_slot_and_non_slot_helpers():
     class Helpers(ds.train.Optimizer):
         def __init__(self):

@@ -354,15 +354,16 @@ def _defined_by(cls, method: str):
 def _tf_sparse_api(cls) -> bool:
     """Whether ``cls`` takes TF's sparse path (``_apply_sparse(IndexedSlices, var)``):
     its ``_apply_sparse`` or ``_apply_sparse_duplicate_indices`` is a user's (defined
-    outside devsession), or it has neither and its ``_apply_dense`` is a user's (TF's
-    NotImplementedError then, where devsession's own optimizers update densely)."""
+    outside devsession), or it subclasses ``Optimizer`` itself with a ``_apply_dense`` of
+    its own and neither (TF's NotImplementedError then).  A user's subclass of one of
+    devsession's optimizers keeps that optimizer's sparse update, or its dense one."""
     def users(method):
-        owner = _defined_by(cls, method)
-        return owner is not Optimizer and not owner.__module__.startswith("devsession.")
+        return not _defined_by(cls, method).__module__.startswith("devsession.")
 
     if users("_apply_sparse") or users("_apply_sparse_duplicate_indices"):
         return True
-    return _defined_by(cls, "_apply_sparse") is Optimizer and users("_apply_dense")
+    own_base = next(c for c in cls.__mro__ if c.__module__.startswith("devsession."))
+    return own_base is Optimizer and users("_apply_dense")
 
 
 def _slice_like(slot, var) -> None:
