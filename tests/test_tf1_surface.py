@@ -291,7 +291,8 @@ def test_an_unknown_size_is_tf1s_dimension_none():
     assert batch is not None and not batch and repr(batch) == "Dimension(None)"
     assert str(batch) == "?" and "{}".format(batch) == "?" and repr(list(x.shape)) == \
         "[Dimension(None), Dimension(3)]"
-    assert (batch == None) is None and (batch == 3) is None and (x.shape[1] == batch) is None  # noqa: E711
+    assert (batch == None) is None and (batch == 3) is None  # noqa: E711
+    assert (x.shape[1] == batch) is None
     assert (batch < 3) is None and repr(batch * 2) == repr(3 + batch) == "Dimension(None)"
     assert batch.is_compatible_with(4) and batch.merge_with(4) == 4
     assert ds.Dimension(None) is batch and ds.TensorShape(None)[2] is batch
@@ -308,7 +309,8 @@ def test_an_unknown_size_is_tf1s_dimension_none():
                                   ds.convert_to_tensor, lambda s: ds.reshape(ds.zeros([6]), s)])
 def test_a_partially_known_shape_is_no_shape_tensor(make):
     """TF1's ValueError (checked against tf.compat.v1 2.21 by hand); a known shape converts."""
-    with pytest.raises(ValueError, match=r"Cannot convert a partially known TensorShape \(\?, 3\)"):
+    with pytest.raises(ValueError,
+                       match=r"Cannot convert a partially known TensorShape \(\?, 3\)"):
         make(ds.placeholder(ds.float32, [None, 3]).shape)
     assert make(ds.TensorShape([2, 3])).shape.as_list() == ([2] if make is ds.convert_to_tensor
                                                              else [2, 3])

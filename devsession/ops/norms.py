@@ -10,9 +10,9 @@ real).  Matrix ords:
 'euclidean'/'fro' (the square root of the sum of squares), 1 (the largest column sum of
 ``|x|``), ``np.inf`` (the largest row sum), 2 (the largest singular value, from an Svd
 of the matrices moved to the last two axes, as TF computes it; by a permutation computed
-when run where the input's rank is unknown).  Other ords and axes (a nuclear norm included: TF has none) are TF's
-ValueErrors.  As TF, the norm is reduced keeping the axes, then (without ``keepdims``)
-squeezed: the result is ``norm/Squeeze:0``.
+when run where the input's rank is unknown).  Other ords and axes (a nuclear norm
+included: TF has none) are TF's ValueErrors.  As TF, the norm is reduced keeping the axes,
+then (without ``keepdims``) squeezed: the result is ``norm/Squeeze:0``.
 
     ds.norm(x, axis=-1, keepdims=True)          # row lengths, for normalising rows
 """

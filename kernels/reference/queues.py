@@ -50,7 +50,8 @@ def build_make_queue(node):
     attrs = node.attrs
     shared, key, handle = resource_name(node)
     kind = _KINDS[node.op]
-    shapes = tuple(None if s is None else tuple(getattr(s, "dims", s)) for s in (attrs.get("shapes") or ()))
+    shapes = tuple(None if s is None else tuple(getattr(s, "dims", s))
+                   for s in (attrs.get("shapes") or ()))
     types = tuple(attrs["component_types"])
     if kind == "PriorityQueue":             # the int64 scalar priority comes first,
         # a scalar even where the components' shapes are not given
