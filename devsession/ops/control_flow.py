@@ -53,6 +53,7 @@ import numpy as np
 
 from .. import dtypes
 from ..function_graph import FunctionGraph, draws, holds_draws, serialize
+from .assert_op import Assert  # noqa: F401  (ds.Assert, imported from here too)
 from ..graph import (Operation, Tensor, building_graph, control_dependencies,
                      convert_to_tensor, name_scope)
 from ..sparse_tensor import SparseTensor
@@ -447,18 +448,6 @@ def _assert_at_most_one_true(predicates) -> Operation:
 
 
 # --- Assert --------------------------------------------------------------------------------
-
-def Assert(condition, data, summarize=None, name=None, message: str = "") -> Operation:
-    """An op that raises ``InvalidArgumentError`` when ``condition`` (a bool scalar) is
-    false, showing ``data`` (a list of tensors, their first ``summarize`` values);
-    TF1's ``tf.Assert``.  Run it as a target or through ``control_dependencies``."""
-    condition = convert_to_tensor(condition)
-    values = [convert_to_tensor(d) for d in data]
-    graph = building_graph(condition.graph)
-    return graph.create_op("Assert", [condition, *values],
-                           {"summarize": 3 if summarize is None else int(summarize),
-                            "message": message}, name=name or "Assert")
-
 
 # --- while_loop ------------------------------------------------------------------------------
 

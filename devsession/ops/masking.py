@@ -30,12 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..graph import (Tensor, building_graph, constant_value, control_dependencies,
+from ..graph import (Tensor, constant_value, control_dependencies,
                      convert_to_tensor, name_scope)
 from ..tensor_shape import bracketed
 from .array import concat, expand_dims, identity, reshape, squeeze, static_ints, transpose
 from .array_fill import shape, size
 from .array_index import gather, strided_slice
+from .assert_op import Assert
 from .common import one_spelling
 from .elementwise import (cast, equal, greater_equal, less, less_equal, maximum, not_equal,
                           where)
@@ -205,22 +206,15 @@ def _sequence_checks(node: str, x: Tensor, moved: Tensor, lengths: Tensor, batch
             len(known) == batch and ((known >= 0) & (known <= time)).all():
         return []
     dims, n = shape(moved), size(lengths, out_type=dtypes.int32)
-    check = _assert(equal(n, dims[0]), [f"Length of seq_lengths != input.dims({batch_axis})",
-                                        n, dims[0]], "seq_lengths_count")
+    check = Assert(equal(n, dims[0]), [f"Length of seq_lengths != input.dims({batch_axis})",
+                                       n, dims[0]], name="seq_lengths_count")
     with control_dependencies([check]):
-        check = _assert(reduce_all(greater_equal(lengths, 0)), ["seq_lens < 0", lengths],
-                        "seq_lengths_nonnegative")
+        check = Assert(reduce_all(greater_equal(lengths, 0)), ["seq_lens < 0", lengths],
+                       name="seq_lengths_nonnegative")
     with control_dependencies([check]):
-        return [_assert(reduce_all(less_equal(lengths, cast(dims[1], lengths.dtype))),
-                        [f"seq_lens > input.dims({seq_axis})", lengths, dims[1]],
-                        "seq_lengths_in_range")]
-
-
-def _assert(condition: Tensor, data: list, name: str):
-    """``ds.Assert`` (control_flow.py, which imports what imports this module)."""
-    values = [convert_to_tensor(d) for d in data]
-    return building_graph(condition.graph).create_op(
-        "Assert", [condition, *values], {"summarize": 3, "message": ""}, name=name)
+        return [Assert(reduce_all(less_equal(lengths, cast(dims[1], lengths.dtype))),
+                       [f"seq_lens > input.dims({seq_axis})", lengths, dims[1]],
+                       name="seq_lengths_in_range")]
 
 
 def _batch_and_time_first(x: Tensor, batch_axis: int, seq_axis: int) -> Tensor:
